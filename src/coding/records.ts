@@ -1,0 +1,40 @@
+import { z } from "zod";
+
+/**
+ * One code record: the code(s) or scale ratings one coder gave one turn under one codebook.
+ * Stored as JSONL under `codes/<codebook>/<coder>.jsonl`.
+ * Coder ids: "rules", "llm" (or "llm:<label>" when a study compares models), "human:<name>".
+ */
+export const codeRecordSchema = z.object({
+  session: z.string(),
+  /** Turn id within the session. */
+  turn: z.string(),
+  codebook: z.string(),
+  codebookVersion: z.string(),
+  coder: z.string(),
+  /** Category ids for nominal codebooks (one unless the codebook allows multi-coding). */
+  codes: z.array(z.string()).optional(),
+  /** Ratings per scale id for ordinal codebooks. */
+  scores: z.record(z.string(), z.number()).optional(),
+  rationale: z.string().optional(),
+  /** With --samples N: how many samples and the share that agreed with the stored value. */
+  samples: z.object({ n: z.number().int().positive(), agreement: z.number() }).optional(),
+  /** How the code was made: model, endpoint host, prompt hash, temperature, rule ids, source file… */
+  provenance: z.record(z.string(), z.unknown()).default({}),
+  createdAt: z.string(),
+});
+
+export type CodeRecord = z.infer<typeof codeRecordSchema>;
+
+/** A turn the coder could not code: kept with the raw reply, never stored as a code. */
+export const codeFailureSchema = z.object({
+  session: z.string(),
+  turn: z.string(),
+  codebook: z.string(),
+  coder: z.string(),
+  reason: z.string(),
+  raw: z.string().optional(),
+  createdAt: z.string(),
+});
+
+export type CodeFailure = z.infer<typeof codeFailureSchema>;

@@ -1,0 +1,94 @@
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { appendJsonl, readJsonl, writeFileAtomic } from "../util/fs.js";
+import { studyPaths } from "../study/study.js";
+import { codeFailureSchema, codeRecordSchema, type CodeFailure, type CodeRecord } from "./records.js";
+
+/** Coder ids may contain ':' or spaces (human:alice); file names percent-encode them, reversibly. */
+export function coderFileName(coder: string): string {
+  return encodeURIComponent(coder);
+}
+
+function coderFromFileName(name: string): string {
+  return decodeURIComponent(name);
+}
+
+export function codesPath(study: string, codebook: string, coder: string): string {
+  return join(studyPaths(study).codes, codebook, `${coderFileName(coder)}.jsonl`);
+}
+
+export function failuresPath(study: string, codebook: string, coder: string): string {
+  return join(studyPaths(study).codes, codebook, `${coderFileName(coder)}.failures.jsonl`);
+}
+
+/** Append code records (grouped per codebook and coder file). */
+export async function appendCodes(study: string, records: readonly CodeRecord[]): Promise<void> {
+  const groups = new Map<string, CodeRecord[]>();
+  for (const record of records) {
+    const path = codesPath(study, record.codebook, record.coder);
+    groups.set(path, [...(groups.get(path) ?? []), codeRecordSchema.parse(record)]);
+  }
+  for (const [path, group] of groups) await appendJsonl(path, group);
+}
+
+/** Replace all codes of one codebook and coder (used by importers of human codes). */
+export async function replaceCodes(study: string, codebook: string, coder: string, records: readonly CodeRecord[]): Promise<void> {
+  const body = records.map((r) => JSON.stringify(codeRecordSchema.parse(r))).join("\n");
+  await writeFileAtomic(codesPath(study, codebook, coder), body ? body + "\n" : "");
+}
+
+export async function appendFailures(study: string, failures: readonly CodeFailure[]): Promise<void> {
+  const groups = new Map<string, CodeFailure[]>();
+  for (const failure of failures) {
+    const path = failuresPath(study, failure.codebook, failure.coder);
+    groups.set(path, [...(groups.get(path) ?? []), codeFailureSchema.parse(failure)]);
+  }
+  for (const [path, group] of groups) await appendJsonl(path, group);
+}
+
+/**
+ * Codes of one codebook and coder. When a turn was coded more than once (a resumed run
+ * that overlapped), the latest record wins. Torn final lines from an interrupted run are skipped.
+ */
+export async function readCodes(study: string, codebook: string, coder: string): Promise<CodeRecord[]> {
+  const path = codesPath(study, codebook, coder);
+  const { records } = await readJsonl(path);
+  const latest = new Map<string, CodeRecord>();
+  records.forEach((value, i) => {
+    const parsed = codeRecordSchema.safeParse(value);
+    if (!parsed.success) throw new Error(`${path}: record ${i + 1} is not a code record`);
+    latest.set(`${parsed.data.session}\u0000${parsed.data.turn}`, parsed.data);
+  });
+  return [...latest.values()];
+}
+
+export async function readFailures(study: string, codebook: string, coder: string): Promise<CodeFailure[]> {
+  const { records } = await readJsonl(failuresPath(study, codebook, coder));
+  return records.map((r) => codeFailureSchema.parse(r));
+}
+
+/** Which codebooks have codes, and from which coders: `{ "bales-ipa": ["human:alice", "rules"] }`. */
+export async function listCoders(study: string): Promise<Record<string, string[]>> {
+  const root = studyPaths(study).codes;
+  const out: Record<string, string[]> = {};
+  let codebooks: string[];
+  try {
+    codebooks = await readdir(root);
+  } catch {
+    return out;
+  }
+  for (const codebook of codebooks.sort()) {
+    let files: string[];
+    try {
+      files = await readdir(join(root, codebook));
+    } catch {
+      continue;
+    }
+    const coders = files
+      .filter((f) => f.endsWith(".jsonl") && !f.endsWith(".failures.jsonl"))
+      .map((f) => coderFromFileName(f.slice(0, -".jsonl".length)))
+      .sort();
+    if (coders.length > 0) out[codebook] = coders;
+  }
+  return out;
+}

@@ -1,0 +1,105 @@
+/**
+ * The one seam between Colloquy and language models. Coders, topic extraction and the
+ * orchestrator depend only on `ChatModel`; `src/llm/` is the only place that constructs
+ * the openai client. Errors are values here, never exceptions.
+ */
+
+export interface ChatMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+  /** Optional speaker name (OpenAI `name` field). */
+  name?: string;
+}
+
+export type ResponseFormat =
+  | { type: "text" }
+  | { type: "json_object" }
+  /** Structured output; falls back to json_object/text + strict parsing when unsupported. */
+  | { type: "json_schema"; name: string; schema: Record<string, unknown> };
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  /** Overrides the configured model for this request (e.g. a per-agent model). */
+  model?: string;
+  /** Default 0: coding should be as repeatable as the endpoint allows. */
+  temperature?: number;
+  seed?: number;
+  maxTokens?: number;
+  responseFormat?: ResponseFormat;
+  /** Skip the cache for this request (still deduplicated while in flight). */
+  noCache?: boolean;
+  /** Accounting label: "code", "topics", "orchestrator", … */
+  purpose?: string;
+  signal?: AbortSignal;
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface ChatResponse {
+  text: string;
+  model: string;
+  usage: TokenUsage;
+  /** Wall time of the request that produced this text (0 for a cache hit). */
+  latencyMs: number;
+  cached: boolean;
+  finishReason?: string;
+  /** sha256 cache key of the request: also a provenance handle. */
+  requestHash: string;
+}
+
+export type LlmErrorKind =
+  | "auth" // 401/403: bad or missing key
+  | "unreachable" // connection refused, DNS, TLS
+  | "rate_limit" // 429 after all retries
+  | "server" // 5xx after all retries
+  | "timeout" // per-request timeout after all retries
+  | "bad_request" // 400/404/422: wrong model name, unsupported parameter
+  | "aborted"
+  | "unknown";
+
+export interface LlmError {
+  kind: LlmErrorKind;
+  /** Says how to fix it where we can (export OPENAI_API_KEY=…, --base-url …). Never contains the key. */
+  message: string;
+  status?: number;
+  attempts: number;
+}
+
+export type ChatResult = { ok: true; response: ChatResponse } | { ok: false; error: LlmError };
+
+/** Resolved model settings: CLI > study config > environment > default, already merged. */
+export interface ModelConfig {
+  model: string;
+  /** OpenAI-compatible base URL; undefined means the OpenAI API. */
+  baseURL?: string;
+  /** Never logged, cached or written anywhere. */
+  apiKey?: string;
+  temperature: number;
+  seed?: number;
+  concurrency: number;
+  timeoutMs: number;
+  maxRetries: number;
+  /** Folder of the content-addressed response cache; null disables caching. */
+  cacheDir: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface UsageTotals {
+  requests: number;
+  cachedResponses: number;
+  failures: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** USD, when the model's price is known. */
+  estimatedCost?: number;
+}
+
+export interface ChatModel {
+  complete(request: ChatRequest): Promise<ChatResult>;
+  /** Provenance-safe description (no key): model, endpoint host, temperature. */
+  readonly info: { model: string; endpointHost: string; temperature: number };
+  usage(): UsageTotals;
+}

@@ -1,0 +1,2 @@
+// Public API of src/orchestrator (filled in as the module grows).
+export {};

@@ -1,0 +1,102 @@
+import { z } from "zod";
+
+/**
+ * `colloquy.json`, the study's one configuration file. Precedence everywhere is
+ * CLI flag > this file > environment > default, written as one `??` chain at the use site.
+ */
+export const modelSettingsSchema = z
+  .object({
+    /** Model name as the endpoint knows it (e.g. gpt-4o-mini, llama3.1:8b). */
+    model: z.string().optional(),
+    /** OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama. */
+    baseURL: z.string().url().optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    seed: z.number().int().optional(),
+    concurrency: z.number().int().positive().optional(),
+    timeoutMs: z.number().int().positive().optional(),
+    maxRetries: z.number().int().nonnegative().optional(),
+    /** Prices in USD per million tokens, overriding the built-in table. */
+    prices: z.record(z.string(), z.object({ input: z.number(), output: z.number() })).optional(),
+  })
+  .strict();
+
+export const codebookPlanSchema = z
+  .object({
+    /** Shipped codebook id (bales-ipa, pragmatic-style, ttct-creativity) or a path to a codebook file. */
+    codebook: z.string(),
+    /** Machine coders to run: "rules" and/or "llm". */
+    coders: z.array(z.enum(["rules", "llm"])).default(["rules"]),
+    /** Turn context for the LLM coder: turns before and after the target. */
+    context: z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]).optional(),
+    samples: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export const compareSettingsSchema = z
+  .object({
+    /** Condition every other condition is compared against. */
+    control: z.string().optional(),
+    /** Merge codes: new code id -> codes it replaces. */
+    collapse: z.record(z.string(), z.array(z.string())).optional(),
+    /** Codes left out of comparisons entirely. */
+    drop: z.array(z.string()).optional(),
+    /** Merge conditions: group name -> conditions it contains. */
+    conditionGroups: z.record(z.string(), z.array(z.string())).optional(),
+    /** Divide counts by the number of runs per condition so groups with more runs are not inflated. */
+    normaliseByRuns: z.boolean().optional(),
+    /** "within" (paired per participant/session) or "between" subjects design for the tests. */
+    design: z.enum(["within", "between"]).optional(),
+    holm: z.boolean().optional(),
+  })
+  .strict();
+
+export const topicSettingsSchema = z
+  .object({
+    coder: z.enum(["rules", "llm"]).optional(),
+    scope: z.enum(["session", "participant"]).optional(),
+    /** "human", "all", or a list of participant names. */
+    speakers: z.union([z.enum(["human", "all"]), z.array(z.string())]).optional(),
+    runs: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export const conceptSettingsSchema = z
+  .object({
+    speakers: z.union([z.enum(["human", "all"]), z.array(z.string())]).optional(),
+    /** Path (relative to the study) of a lexicon file. */
+    lexicon: z.string().optional(),
+    /** Which minutes a concept rate divides by. */
+    rateBasis: z.enum(["session", "active"]).optional(),
+  })
+  .strict();
+
+export const studyConfigSchema = z
+  .object({
+    $schema: z.string().optional(),
+    version: z.literal(1).default(1),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    /** Codebooks to apply and the machine coders for each. */
+    codebooks: z.array(codebookPlanSchema).default([
+      { codebook: "bales-ipa", coders: ["rules"] },
+      { codebook: "pragmatic-style", coders: ["rules"] },
+    ]),
+    /** Human coders (as stored, e.g. "human:alice") that machine coders are checked against. */
+    humanCoders: z.array(z.string()).default([]),
+    import: z
+      .object({ format: z.string().optional(), pathPattern: z.string().optional() })
+      .strict()
+      .default({}),
+    compare: compareSettingsSchema.default({}),
+    topics: topicSettingsSchema.default({}),
+    concepts: conceptSettingsSchema.default({}),
+    model: modelSettingsSchema.default({}),
+  })
+  .strict();
+
+export type StudyConfig = z.infer<typeof studyConfigSchema>;
+export type ModelSettings = z.infer<typeof modelSettingsSchema>;
+export type CodebookPlan = z.infer<typeof codebookPlanSchema>;
+export type CompareSettings = z.infer<typeof compareSettingsSchema>;
+export type TopicSettings = z.infer<typeof topicSettingsSchema>;
+export type ConceptSettings = z.infer<typeof conceptSettingsSchema>;

@@ -1,0 +1,134 @@
+import { mkdir, readdir, readFile, access } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { CliError } from "../util/errors.js";
+import { writeJsonAtomic } from "../util/fs.js";
+import { readSessionFile, writeSessionFile } from "../transcript/io.js";
+import { formatIssues } from "../transcript/validate.js";
+import type { Session } from "../transcript/schema.js";
+import { studyConfigSchema, type StudyConfig } from "./config.js";
+
+/** Every path of a study folder, in one place. */
+export interface StudyPaths {
+  root: string;
+  config: string;
+  sessions: string;
+  codes: string;
+  analysis: string;
+  site: string;
+  cache: string;
+  inbox: string;
+  /** Stage fingerprints of the incremental pipeline. */
+  state: string;
+}
+
+export function studyPaths(dir: string): StudyPaths {
+  const root = resolve(dir);
+  return {
+    root,
+    config: join(root, "colloquy.json"),
+    sessions: join(root, "sessions"),
+    codes: join(root, "codes"),
+    analysis: join(root, "analysis"),
+    site: join(root, "site"),
+    cache: join(root, ".cache"),
+    inbox: join(root, "inbox"),
+    state: join(root, ".colloquy-state.json"),
+  };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Create a study folder (idempotent: an existing config is kept). */
+export async function initStudy(dir: string, config: Partial<StudyConfig> = {}): Promise<StudyPaths> {
+  const paths = studyPaths(dir);
+  for (const folder of [paths.sessions, paths.codes, paths.analysis, paths.inbox]) {
+    await mkdir(folder, { recursive: true });
+  }
+  if (!(await exists(paths.config))) {
+    await writeJsonAtomic(paths.config, studyConfigSchema.parse(config));
+  }
+  return paths;
+}
+
+/** Load and validate colloquy.json; a missing file means defaults, an invalid one names the field. */
+export async function loadStudyConfig(dir: string): Promise<StudyConfig> {
+  const paths = studyPaths(dir);
+  let text: string;
+  try {
+    text = await readFile(paths.config, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      if (!(await exists(paths.root))) {
+        throw new CliError(`${paths.root}: no such study folder. Create one with \`colloquy init ${dir}\`.`);
+      }
+      return studyConfigSchema.parse({});
+    }
+    throw error;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`${paths.config}: not valid JSON (${(error as Error).message})`);
+  }
+  const parsed = studyConfigSchema.safeParse(value);
+  if (!parsed.success) throw new CliError(`${paths.config}: ${formatIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+/** Path of a session's native file inside the study. */
+export function sessionPath(dir: string, sessionId: string): string {
+  return join(studyPaths(dir).sessions, `${sessionId}.json`);
+}
+
+/** Ids of the study's sessions, sorted. */
+export async function listSessionIds(dir: string): Promise<string[]> {
+  const paths = studyPaths(dir);
+  if (!(await exists(paths.root))) {
+    throw new CliError(`${paths.root}: no such study folder. Create one with \`colloquy init ${dir}\`.`);
+  }
+  let names: string[];
+  try {
+    names = await readdir(paths.sessions);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  return names
+    .filter((n) => n.endsWith(".json") && !n.startsWith("."))
+    .map((n) => n.slice(0, -".json".length))
+    .sort();
+}
+
+/** Load sessions (all, or the given ids), sorted by condition, run, id. */
+export async function loadSessions(dir: string, ids?: readonly string[]): Promise<Session[]> {
+  const wanted = ids ?? (await listSessionIds(dir));
+  const sessions: Session[] = [];
+  for (const id of wanted) {
+    const path = sessionPath(dir, id);
+    if (!(await exists(path))) throw new CliError(`${path}: no session "${id}" in this study`);
+    sessions.push(await readSessionFile(path));
+  }
+  return sessions.sort(compareSessions);
+}
+
+export async function saveSession(dir: string, session: Session): Promise<string> {
+  const path = sessionPath(dir, session.id);
+  await writeSessionFile(path, session);
+  return path;
+}
+
+/** Order sessions by condition, then run (numerically where possible), then id. */
+export function compareSessions(a: Session, b: Session): number {
+  const cond = (a.metadata.condition ?? "").localeCompare(b.metadata.condition ?? "");
+  if (cond !== 0) return cond;
+  const run = (a.metadata.run ?? "").localeCompare(b.metadata.run ?? "", undefined, { numeric: true });
+  return run !== 0 ? run : a.id.localeCompare(b.id);
+}
