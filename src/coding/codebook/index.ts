@@ -1,0 +1,2 @@
+export * from "./schema.js";
+export { loadCodebook, loadCodebookFile, parseCodebook, shippedCodebookIds, shippedCodebooksDir } from "./load.js";
