@@ -1,4 +1,78 @@
 import type { Command } from "commander";
+import { resolve } from "node:path";
+import { CliError } from "../util/errors.js";
+import { initStudy, loadStudyConfig } from "../study/study.js";
+import { createChatModel, resolveModelConfig } from "../llm/index.js";
+import { loadScenario } from "../orchestrator/scenario.js";
+import { runScenario } from "../orchestrator/run.js";
+import { terminalHuman } from "../orchestrator/human.js";
+import { io, printJson } from "./io.js";
 
-/** `colloquy run`: not registered yet (its issue is in progress). */
-export function registerRun(_program: Command): void {}
+interface RunFlags {
+  study: string;
+  runs: string;
+  condition?: string[];
+  seed: string;
+  model?: string;
+  baseUrl?: string;
+  resume?: boolean;
+  overwrite?: boolean;
+  cache: boolean;
+  json?: boolean;
+}
+
+/** `colloquy run <scenario>`: run multi-agent sessions into a study. */
+export function registerRun(program: Command): void {
+  program
+    .command("run")
+    .description("run a scenario (multi-agent session, humans in the loop) for each condition x runs, into a study")
+    .argument("<scenario>", "scenario file (JSON or YAML)")
+    .option("--study <dir>", "study folder the sessions are written to (created if missing)", "colloquy-study")
+    .option("--runs <n>", "runs per condition", "1")
+    .option("--condition <name...>", "only these conditions (default: all)")
+    .option("--seed <n>", "seed for every random choice; same scenario + seed + cache = same sessions", "1")
+    .option("--model <name>", "model name (default: study config, $COLLOQUY_MODEL / $OPENAI_MODEL, or gpt-4o-mini)")
+    .option("--base-url <url>", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama")
+    .option("--resume", "continue sessions saved as incomplete after a failure")
+    .option("--overwrite", "run again sessions that are already complete")
+    .option("--no-cache", "do not use the response cache (runs are then not replayable offline)")
+    .option("--json", "print the outcome as JSON")
+    .action(async (file: string, flags: RunFlags) => {
+      const runs = Number(flags.runs);
+      const seed = Number(flags.seed);
+      if (!Number.isInteger(runs) || runs < 1) throw new CliError(`--runs must be a whole number >= 1, got "${flags.runs}"`);
+      if (!Number.isInteger(seed)) throw new CliError(`--seed must be a whole number, got "${flags.seed}"`);
+      const scenario = await loadScenario(file);
+      const study = resolve(flags.study);
+      await initStudy(study);
+      const config = await loadStudyConfig(study);
+      const model = createChatModel(
+        resolveModelConfig({ cli: { model: flags.model ?? scenario.model.model, baseURL: flags.baseUrl, noCache: !flags.cache }, study: config.model, studyDir: study }),
+        { onRetry: ({ delayMs, error }) => io().err(`  retrying in ${(delayMs / 1000).toFixed(1)} s: ${error.message}`) },
+      );
+      const problem = await model.preflight();
+      if (problem) {
+        if (!flags.cache) throw new CliError(problem.message);
+        io().err(`warning: ${problem.message}\n  continuing from the response cache only (replays work offline; new requests will fail)`);
+      }
+      const human = terminalHuman();
+      const reporter = io().reporter();
+      try {
+        const outcomes = await runScenario(scenario, {
+          study, runs, seed, model, human, reporter,
+          conditions: flags.condition, resume: flags.resume, overwrite: flags.overwrite,
+        });
+        const usage = model.usage();
+        if (flags.json) printJson({ outcomes, usage });
+        else {
+          for (const o of outcomes) io().out(`${o.status.padEnd(9)} ${o.sessionId}  ${o.turns} turns  ${o.reason}`);
+          io().out(`LLM: ${usage.requests} requests (${usage.cachedResponses} from cache), ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens${usage.estimatedCost !== undefined ? `, about $${usage.estimatedCost.toFixed(4)}` : ""}`);
+          io().out(`Sessions are in ${study}/sessions; next: colloquy study ${flags.study}`);
+        }
+        const failed = outcomes.filter((o) => o.status === "failed");
+        if (failed.length) throw new CliError(`${failed.length} session(s) stopped early and were saved as incomplete; fix the cause and run again with --resume`);
+      } finally {
+        human.close?.();
+      }
+    });
+}

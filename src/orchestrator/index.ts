@@ -1,2 +1,9 @@
-// Public API of src/orchestrator (filled in as the module grows).
-export {};
+/** Public API of the orchestrator: run multi-agent sessions with turn-taking strategies. */
+export { scenarioSchema, parseScenario, loadScenario, type Scenario, type ParticipantSpec, type ConditionSpec } from "./scenario.js";
+export { Conversation, OrchestratorError, parseJsonReply, type SayOptions, type CompleteOptions } from "./conversation.js";
+export { scriptedHuman, terminalHuman, type HumanInput } from "./human.js";
+export { createRandom, deriveSeed, type Random } from "./random.js";
+export { defineStrategy, type Strategy } from "./strategy.js";
+export { strategies } from "./policies/index.js";
+export { roleSets } from "./policies/role-sets.js";
+export { runScenario, resolveStrategy, sessionIdFor, type RunScenarioOptions, type RunOutcome } from "./run.js";

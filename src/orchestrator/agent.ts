@@ -1,0 +1,51 @@
+import type { ParticipantSpec, Scenario, ConditionSpec } from "./scenario.js";
+import { participantId, uniqueId } from "../transcript/ids.js";
+
+/** A scenario participant with its id resolved. */
+export interface Agent extends ParticipantSpec {
+  id: string;
+}
+
+export function resolveAgents(scenario: Scenario): Agent[] {
+  const taken = new Set<string>(["system"]);
+  return scenario.participants.map((p) => ({ ...p, id: uniqueId(p.id ?? participantId(p.name), taken) }));
+}
+
+/** "Name (Role)" as agents see each other in transcripts. */
+export function displayName(agent: Pick<Agent, "name" | "role">): string {
+  return agent.role && agent.role !== agent.name ? `${agent.name} (${agent.role})` : agent.name;
+}
+
+/**
+ * The system prompt of an AI (or simulated human) participant: who it is, the task, the
+ * team's shared instructions plus this condition's instruction, and who else is present.
+ */
+export function systemPrompt(scenario: Scenario, condition: ConditionSpec, agent: Agent, everyone: readonly Agent[]): string {
+  const lines: string[] = [];
+  lines.push(`You are ${displayName(agent)} in a group conversation.`);
+  if (agent.kind === "simulated-human") {
+    lines.push("You are role-playing a human participant. Behave like a person would: brief, natural messages.");
+    if (agent.playbook) lines.push(`Your playbook:\n${agent.playbook}`);
+  }
+  if (agent.persona) lines.push(agent.persona);
+  lines.push(`Task: ${scenario.task}`);
+  const shared = [scenario.sharedInstructions, condition.instruction].filter((s) => s && s.trim()).join("\n");
+  if (shared) lines.push(`Instructions for everyone:\n${shared}`);
+  const others = everyone.filter((p) => p.id !== agent.id).map((p) => `- ${displayName(p)}${p.kind === "human" ? " [human]" : ""}`);
+  if (others.length) lines.push(`Other participants:\n${others.join("\n")}`);
+  lines.push("Write only your own message: no name prefix, no stage directions, no messages for others.");
+  if (agent.wordLimit) lines.push(`Keep every message under ${agent.wordLimit} words.`);
+  return lines.join("\n\n");
+}
+
+/**
+ * Models often prefix their reply with their own name ("CEO: ..."). Remove exactly that
+ * prefix; the raw reply is kept in turn metadata whenever anything was removed.
+ */
+export function stripOwnName(text: string, agent: Pick<Agent, "name" | "role">): string {
+  const trimmed = text.trim();
+  for (const prefix of [`${displayName(agent)}:`, `${agent.name}:`, `**${agent.name}**:`, `**${agent.name}:**`]) {
+    if (trimmed.startsWith(prefix)) return trimmed.slice(prefix.length).trim();
+  }
+  return trimmed;
+}

@@ -1,0 +1,318 @@
+import type { z } from "zod";
+import type { ChatMessage, ChatModel, TokenUsage } from "../llm/types.js";
+import type { Participant, Session, Turn, TurnType } from "../transcript/schema.js";
+import { turnId } from "../transcript/ids.js";
+import { formatIssues } from "../transcript/validate.js";
+import type { Reporter } from "../util/reporter.js";
+import { displayName, resolveAgents, stripOwnName, systemPrompt, type Agent } from "./agent.js";
+import type { HumanInput } from "./human.js";
+import { createRandom, type Random } from "./random.js";
+import type { ConditionSpec, Scenario } from "./scenario.js";
+
+/** An LLM call failed for good (after the LLM layer's retries); the run is saved as incomplete. */
+export class OrchestratorError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "OrchestratorError";
+  }
+}
+
+export interface SayOptions {
+  type?: TurnType;
+  addressees?: string[];
+  /** The decision that produced the turn (scores, rankings, nominations, phase...). */
+  metadata?: Record<string, unknown>;
+  /** Simulated seconds the turn takes; default from the pace settings and word count. */
+  duration?: number;
+  /** Start the turn at this simulated time instead of now (simultaneous speakers). */
+  at?: number;
+}
+
+export interface CompleteOptions {
+  /** What to do now, appended after the transcript ("It is your turn..."). */
+  instruction: string;
+  /** Turns this agent sees; default: the whole visible conversation. */
+  history?: readonly Turn[];
+  /** Pre-rendered history text (e.g. compressed); overrides `history`. */
+  historyText?: string;
+  maxTokens?: number;
+  temperature?: number;
+  /** What the call is for, kept with the usage ("reply", "confidence", "rank", ...). */
+  purpose: string;
+}
+
+export interface RunIdentity {
+  scenario: Scenario;
+  condition: ConditionSpec;
+  run: number;
+  seed: number;
+  sessionId: string;
+}
+
+/**
+ * One running session: participants, the turns so far, the simulated clock and the LLM
+ * calls. Strategies drive it; it owns the transcript, so every strategy produces sessions
+ * in the same native format.
+ */
+export class Conversation {
+  readonly scenario: Scenario;
+  readonly condition: ConditionSpec;
+  readonly run: number;
+  readonly seed: number;
+  readonly sessionId: string;
+  readonly random: Random;
+  readonly participants: Agent[];
+  readonly turns: Turn[] = [];
+  /** Simulated seconds since the session started. */
+  clock = 0;
+  readonly usage: TokenUsage & { requests: number; cached: number } = { promptTokens: 0, completionTokens: 0, requests: 0, cached: 0 };
+  /** Every answer human participants gave, in order (replayed on --resume). */
+  readonly humanAnswers: (string | null)[] = [];
+  /** Strategy-level notes for the session metadata (summaries, phases, mode switches). */
+  readonly notes: Record<string, unknown> = {};
+  private readonly model: ChatModel;
+  private readonly human: HumanInput;
+  readonly reporter: Reporter;
+  /** Set when the session was stopped (by a strategy or a stop condition). */
+  endReason: string | undefined;
+
+  constructor(identity: RunIdentity, deps: { model: ChatModel; human: HumanInput; reporter: Reporter }) {
+    this.scenario = identity.scenario;
+    this.condition = identity.condition;
+    this.run = identity.run;
+    this.seed = identity.seed;
+    this.sessionId = identity.sessionId;
+    this.random = createRandom(identity.seed);
+    this.participants = resolveAgents(identity.scenario);
+    this.model = deps.model;
+    this.human = deps.human;
+    this.reporter = deps.reporter;
+  }
+
+  /** AI agents (LLM-driven, including simulated humans). */
+  get machines(): Agent[] {
+    return this.participants.filter((p) => p.kind !== "human");
+  }
+
+  get humans(): Agent[] {
+    return this.participants.filter((p) => p.kind === "human");
+  }
+
+  /** Find a participant by id or (case-insensitive) name; undefined when unknown. */
+  find(nameOrId: string): Agent | undefined {
+    const key = nameOrId.trim().toLowerCase().replace(/^@/, "");
+    return this.participants.find((p) => p.id === key || p.name.toLowerCase() === key);
+  }
+
+  get(id: string): Agent {
+    const agent = this.participants.find((p) => p.id === id);
+    if (!agent) throw new Error(`unknown participant id "${id}"`);
+    return agent;
+  }
+
+  /** Turns others can see: private reasoning is stored but never shown to anyone. */
+  visible(): Turn[] {
+    return this.turns.filter((t) => t.type !== "reasoning");
+  }
+
+  /** Message-like turns count towards maxTurns; system notes and backchannels do not. */
+  spokenTurns(): number {
+    return this.turns.filter((t) => t.type === "message" || t.type === "interruption" || t.type === "file").length;
+  }
+
+  /** Why the session must stop now, if it must (scenario stop conditions or a strategy's end). */
+  stopReason(): string | undefined {
+    if (this.endReason) return this.endReason;
+    const stop = this.scenario.stop;
+    if (this.spokenTurns() >= stop.maxTurns) return `reached maxTurns (${stop.maxTurns})`;
+    if (stop.maxMinutes !== undefined && this.clock >= stop.maxMinutes * 60) return `reached maxMinutes (${stop.maxMinutes})`;
+    return undefined;
+  }
+
+  end(reason: string): void {
+    this.endReason ??= reason;
+  }
+
+  /** Simulated seconds a participant needs to produce this text. */
+  durationOf(speaker: Agent | undefined, text: string): number {
+    const words = text.split(/\s+/).filter(Boolean).length;
+    const perWord = speaker?.kind === "human" ? this.scenario.pace.humanSecondsPerWord : this.scenario.pace.aiSecondsPerWord;
+    return Math.max(1, Math.round(words * perWord * 10) / 10);
+  }
+
+  /** Append a turn. The clock moves to the turn's end unless `at` places it in the past. */
+  say(speakerId: string, text: string, options: SayOptions = {}): Turn {
+    const speaker = speakerId === "system" ? undefined : this.get(speakerId);
+    const start = options.at ?? this.clock;
+    const duration = options.duration ?? this.durationOf(speaker, text);
+    const turn: Turn = {
+      id: turnId(this.turns.length),
+      index: this.turns.length,
+      speaker: speakerId,
+      text,
+      start,
+      end: start + duration,
+      type: options.type ?? (speakerId === "system" ? "system" : "message"),
+    };
+    if (options.addressees?.length) turn.addressees = options.addressees;
+    if (options.metadata && Object.keys(options.metadata).length) turn.metadata = options.metadata;
+    this.turns.push(turn);
+    this.clock = Math.max(this.clock, start + duration);
+    this.reporter.log(`  ${speaker ? displayName(speaker) : "system"}${turn.type !== "message" ? ` [${turn.type}]` : ""}: ${oneLine(text)}`);
+    return turn;
+  }
+
+  /** A system event in the transcript (moderation, mode switches, "is typing" markers). */
+  system(text: string, metadata?: Record<string, unknown>): Turn {
+    return this.say("system", text, { type: "system", metadata, duration: 0 });
+  }
+
+  advance(seconds: number): void {
+    this.clock += seconds;
+  }
+
+  /** The transcript as agents read it: one line per visible turn, "Name (Role): text". */
+  transcript(turns: readonly Turn[] = this.visible()): string {
+    if (turns.length === 0) return "(nothing has been said yet)";
+    return turns
+      .map((t) => {
+        const who = t.speaker === "system" ? "[system]" : displayName(this.get(t.speaker));
+        const tag = t.type === "backchannel" ? " (backchannel)" : t.type === "file" ? " (shares a file)" : "";
+        return `${who}${tag}: ${t.text}`;
+      })
+      .join("\n");
+  }
+
+  private messages(agent: Agent, options: CompleteOptions): ChatMessage[] {
+    const history = options.historyText ?? this.transcript(options.history ?? this.visible());
+    return [
+      { role: "system", content: systemPrompt(this.scenario, this.condition, agent, this.participants) },
+      { role: "user", content: `Conversation so far:\n${history}\n\n${options.instruction}` },
+    ];
+  }
+
+  private async call(agent: Agent | undefined, messages: ChatMessage[], options: { purpose: string; maxTokens?: number; temperature?: number; json?: { name: string; schema: Record<string, unknown> } }): Promise<{ text: string; usage: TokenUsage; cached: boolean }> {
+    const result = await this.model.complete({
+      messages,
+      model: agent?.model ?? this.scenario.model.model,
+      temperature: options.temperature ?? this.scenario.model.temperature ?? 0.7,
+      // The run's seed makes runs differ (and their cache entries distinct) while keeping replays exact.
+      seed: this.seed,
+      maxTokens: options.maxTokens ?? this.scenario.model.maxTokens,
+      responseFormat: options.json ? { type: "json_schema", name: options.json.name, schema: options.json.schema } : undefined,
+      purpose: `orchestrator:${options.purpose}`,
+    });
+    if (!result.ok) throw new OrchestratorError(`${agent ? agent.name : "orchestrator"} (${options.purpose}): ${result.error.message}`);
+    const { response } = result;
+    this.usage.requests += 1;
+    this.usage.cached += response.cached ? 1 : 0;
+    this.usage.promptTokens += response.usage.promptTokens;
+    this.usage.completionTokens += response.usage.completionTokens;
+    return { text: response.text, usage: response.usage, cached: response.cached };
+  }
+
+  /**
+   * Ask an agent for its next message. Returns the text (own-name prefix removed) and the
+   * metadata to store with the turn (usage, and the raw reply when anything was removed).
+   */
+  async reply(agent: Agent, options: CompleteOptions): Promise<{ text: string; metadata: Record<string, unknown> }> {
+    const { text: raw, usage } = await this.call(agent, this.messages(agent, options), options);
+    const text = stripOwnName(raw, agent);
+    const metadata: Record<string, unknown> = { usage, purpose: options.purpose };
+    if (text !== raw) metadata.rawReply = raw;
+    if (agent.kind === "simulated-human") metadata.simulated = true;
+    return { text, metadata };
+  }
+
+  /**
+   * Ask a model for a JSON decision (confidence, ranking, choice). Structured output is
+   * requested; the reply is validated with `schema` and re-asked once with the error.
+   */
+  async decide<T>(agent: Agent | undefined, options: CompleteOptions & { name: string; jsonSchema: Record<string, unknown>; schema: z.ZodType<T>; systemText?: string }): Promise<{ value: T; usage: TokenUsage }> {
+    const base: ChatMessage[] = agent
+      ? this.messages(agent, options)
+      : [
+          { role: "system", content: options.systemText ?? "You observe a group conversation and answer questions about it in JSON." },
+          { role: "user", content: `Conversation so far:\n${options.historyText ?? this.transcript(options.history ?? this.visible())}\n\n${options.instruction}` },
+        ];
+    let messages = base;
+    let lastProblem = "";
+    const total: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const { text, usage } = await this.call(agent, messages, { ...options, json: { name: options.name, schema: options.jsonSchema } });
+      total.promptTokens += usage.promptTokens;
+      total.completionTokens += usage.completionTokens;
+      const parsed = parseJsonReply(text, options.schema);
+      if (parsed.ok) return { value: parsed.value, usage: total };
+      lastProblem = parsed.problem;
+      messages = [...base, { role: "assistant", content: text }, { role: "user", content: `That reply was not valid: ${parsed.problem}. Answer again with only the JSON object.` }];
+    }
+    throw new OrchestratorError(`${agent ? agent.name : "orchestrator"} (${options.purpose}): invalid JSON decision twice: ${lastProblem}`);
+  }
+
+  /** A human participant's turn: their words verbatim, or null when they pass. */
+  async askHuman(agent: Agent, prompt: string): Promise<string | null> {
+    const answer = await this.human.ask({ participant: agent, prompt, history: this.visible() });
+    this.humanAnswers.push(answer);
+    return answer;
+  }
+
+  /** The native session (complete or, after a failure, incomplete and resumable). */
+  toSession(status: { incomplete: boolean; failure?: string; strategy: Record<string, unknown>; model: Record<string, unknown> }): Session {
+    const participants: Participant[] = this.participants.map((p) => ({
+      id: p.id,
+      name: p.name,
+      ...(p.role ? { role: p.role } : {}),
+      kind: p.kind === "ai" ? "ai" : "human",
+      ...(p.persona || p.playbook ? { persona: [p.persona, p.playbook].filter(Boolean).join("\n\n") } : {}),
+      metadata: { scenarioKind: p.kind, ...(p.kind === "simulated-human" ? { simulated: true } : {}), ...(p.model ? { model: p.model } : {}) },
+    }));
+    if (this.turns.some((t) => t.speaker === "system")) participants.push({ id: "system", name: "System", kind: "system" });
+    return {
+      schemaVersion: 1,
+      id: this.sessionId,
+      title: `${this.scenario.title ?? this.scenario.id}: ${this.condition.name}, run ${this.run}`,
+      metadata: {
+        condition: this.condition.name,
+        run: String(this.run),
+        task: this.scenario.task,
+        date: new Date().toISOString().slice(0, 10),
+        source: { format: "orchestrator", scenario: this.scenario.id },
+        incomplete: status.incomplete,
+        orchestrator: {
+          scenario: this.scenario.id,
+          strategy: status.strategy,
+          seed: this.seed,
+          model: status.model,
+          usage: this.usage,
+          endReason: this.endReason,
+          failure: status.failure,
+          humanAnswers: this.humanAnswers,
+          notes: this.notes,
+          simulatedSeconds: this.clock,
+        },
+      },
+      participants,
+      turns: this.turns,
+    };
+  }
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 100 ? flat.slice(0, 97) + "..." : flat;
+}
+
+/** Parse a JSON reply strictly (a fenced ```json block is accepted) and validate it. */
+export function parseJsonReply<T>(text: string, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; problem: string } {
+  const fenced = text.match(/```(?:json)?\s*([\s\S]*?)```/);
+  const body = (fenced ? fenced[1] : text).trim();
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    return { ok: false, problem: `not JSON (${(error as Error).message})` };
+  }
+  const parsed = schema.safeParse(value);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, problem: formatIssues(parsed.error) };
+}

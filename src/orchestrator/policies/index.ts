@@ -1,0 +1,9 @@
+import type { Strategy } from "../strategy.js";
+import { roundRobin } from "./round-robin.js";
+import { rounds } from "./rounds.js";
+
+/** Every turn-taking strategy, by the `strategy.type` a scenario names. */
+export const strategies: Record<string, Strategy<any>> = {
+  [roundRobin.type]: roundRobin,
+  [rounds.type]: rounds,
+};

@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { defineStrategy } from "../strategy.js";
+import type { Turn } from "../../transcript/schema.js";
+import { roleSets } from "./role-sets.js";
+
+/**
+ * Round-based discussion (as in multi-agent debate studies): an initiation round, discussion
+ * rounds in which every agent sees the previous round's replies of all the others, and a
+ * final convergence round asking for a finalised list of answers. Agents within a round
+ * speak simultaneously: they see only earlier rounds, never each other's reply in the same
+ * round (all turns of a round share one start time). Each agent is reminded of its role
+ * every round. Defaults: 5 rounds in all (initiation + 3 discussion + convergence).
+ * `roleSet` assigns shipped roles ("professions" or "six-hats") to the agents in order.
+ */
+export const rounds = defineStrategy({
+  type: "rounds",
+  description: "round-based discussion: initiation, discussion rounds seeing the others' previous replies, convergence",
+  params: z
+    .object({
+      rounds: z.number().int().min(2).default(5),
+      roleSet: z.enum(["professions", "six-hats"]).optional(),
+      initiationPrompt: z.string().default("Give your initial answer to the task from your perspective."),
+      discussionPrompt: z.string().default("Here are the other participants' answers from the previous round. Considering them, refine your answer; say where you agree or disagree."),
+      convergencePrompt: z.string().default("This is the final round. Give your finalised list of answers as a numbered list."),
+    })
+    .strict(),
+  async run(conversation, params) {
+    const agents = conversation.machines;
+    const roleText = new Map<string, string>();
+    if (params.roleSet) {
+      const set = roleSets[params.roleSet];
+      agents.forEach((agent, i) => roleText.set(agent.id, set[i % set.length].description));
+    }
+    let previousRound: Turn[] = [];
+    for (let round = 1; round <= params.rounds; round++) {
+      if (conversation.stopReason()) return;
+      const phase = round === 1 ? "initiation" : round === params.rounds ? "convergence" : "discussion";
+      const roundStart = conversation.clock;
+      conversation.system(`Round ${round} of ${params.rounds} (${phase})`, { round, phase });
+      const seenHistory = [...conversation.visible().filter((t) => t.type !== "system")];
+      // Everyone answers from the same view of the conversation (simultaneity): compute all
+      // replies first, then record them with the same start time.
+      const replies: { agentId: string; text: string; metadata: Record<string, unknown> }[] = [];
+      for (const agent of agents) {
+        const role = roleText.get(agent.id) ?? agent.persona ?? agent.role ?? "";
+        const prompt = round === 1 ? params.initiationPrompt : round === params.rounds ? params.convergencePrompt : params.discussionPrompt;
+        const others = previousRound.filter((t) => t.speaker !== agent.id);
+        const reminder = role ? `Remember your role: ${role}\n` : "";
+        const { text, metadata } = await conversation.reply(agent, {
+          history: round === 1 ? seenHistory.filter((t) => conversation.get(t.speaker).kind === "human") : others,
+          instruction: `${reminder}Round ${round} of ${params.rounds}. ${prompt}`,
+          purpose: `round-${round}`,
+        });
+        replies.push({ agentId: agent.id, text, metadata: { ...metadata, decision: { strategy: "rounds", round, phase, sawTurns: (round === 1 ? [] : others).map((t) => t.id) } } });
+      }
+      previousRound = replies.map((r) => conversation.say(r.agentId, r.text, { at: roundStart, metadata: r.metadata }));
+      for (const human of conversation.humans) {
+        const text = await conversation.askHuman(human, `Round ${round} is over. Add a message, or press Enter to continue.`);
+        if (text !== null) conversation.say(human.id, text, { metadata: { decision: { strategy: "rounds", round, phase } } });
+      }
+    }
+    conversation.end(`all ${params.rounds} rounds done`);
+  },
+});

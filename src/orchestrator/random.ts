@@ -1,0 +1,55 @@
+/**
+ * Seeded randomness for the orchestrator: every random choice (ties, random picks, pauses,
+ * interruptions) comes from here, so the same scenario + seed replays the same session.
+ */
+export interface Random {
+  /** Uniform in [0, 1). */
+  next(): number;
+  /** Integer in [min, max] inclusive. */
+  int(min: number, max: number): number;
+  /** True with probability p. */
+  chance(p: number): boolean;
+  pick<T>(items: readonly T[]): T;
+  shuffle<T>(items: readonly T[]): T[];
+  /** A 31-bit integer, e.g. to seed an LLM request. */
+  seed(): number;
+}
+
+/** mulberry32: small, fast, and well distributed enough for simulation choices. */
+export function createRandom(seed: number): Random {
+  let state = seed >>> 0;
+  const next = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
+    chance: (p) => next() < p,
+    pick: (items) => {
+      if (items.length === 0) throw new Error("pick from an empty list");
+      return items[Math.floor(next() * items.length)];
+    },
+    shuffle: (items) => {
+      const out = [...items];
+      for (let i = out.length - 1; i > 0; i--) {
+        const j = Math.floor(next() * (i + 1));
+        [out[i], out[j]] = [out[j], out[i]];
+      }
+      return out;
+    },
+    seed: () => Math.floor(next() * 0x7fffffff),
+  };
+}
+
+/** Derive a run's seed from the scenario seed, condition and run number (stable, order-free). */
+export function deriveSeed(seed: number, condition: string, run: number): number {
+  let h = (seed ^ 0x9e3779b9) >>> 0;
+  for (const ch of `${condition}#${run}`) {
+    h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  }
+  return h & 0x7fffffff;
+}

@@ -1,0 +1,123 @@
+import { existsSync } from "node:fs";
+import { CliError, errorMessage } from "../util/errors.js";
+import { formatIssues } from "../transcript/validate.js";
+import type { Session } from "../transcript/schema.js";
+import { readSessionFile } from "../transcript/io.js";
+import { saveSession, sessionPath } from "../study/study.js";
+import type { ChatModel } from "../llm/types.js";
+import type { Reporter } from "../util/reporter.js";
+import { Conversation } from "./conversation.js";
+import { scriptedHuman, type HumanInput } from "./human.js";
+import { deriveSeed } from "./random.js";
+import type { Scenario, ConditionSpec } from "./scenario.js";
+import { strategies } from "./policies/index.js";
+import type { Strategy } from "./strategy.js";
+
+export interface RunScenarioOptions {
+  study: string;
+  /** Runs per condition (numbered 1..runs). */
+  runs: number;
+  /** Only these conditions (default: all the scenario defines). */
+  conditions?: string[];
+  seed: number;
+  model: ChatModel;
+  /** Human input for live participants (terminal by default in the CLI). */
+  human: HumanInput;
+  /** Continue sessions saved as incomplete (replays recorded LLM replies from the cache and recorded human answers). */
+  resume?: boolean;
+  /** Run again sessions that are already complete. */
+  overwrite?: boolean;
+  reporter: Reporter;
+}
+
+export interface RunOutcome {
+  sessionId: string;
+  condition: string;
+  run: number;
+  status: "completed" | "skipped" | "failed";
+  reason: string;
+  turns: number;
+  path: string;
+}
+
+/** The strategy a scenario names and its validated parameters in one condition. */
+export function resolveStrategy(scenario: Scenario, condition: ConditionSpec): { strategy: Strategy<any>; params: unknown; raw: Record<string, unknown> } {
+  const { type, ...rest } = scenario.strategy;
+  const strategy = strategies[type];
+  if (!strategy) throw new CliError(`scenario ${scenario.id}: strategy.type "${type}" is unknown; expected one of ${Object.keys(strategies).join(", ")}`);
+  const raw = { ...rest, ...(condition.strategy ?? {}) };
+  const parsed = strategy.params.safeParse(raw);
+  if (!parsed.success) {
+    const where = condition.strategy ? ` (condition "${condition.name}")` : "";
+    throw new CliError(`scenario ${scenario.id}${where}: invalid strategy parameters: ${formatIssues(parsed.error).replace(/(^|; )/g, "$1strategy.")}`);
+  }
+  return { strategy, params: parsed.data, raw: { type, ...raw } };
+}
+
+export function sessionIdFor(scenario: Scenario, condition: string, run: number): string {
+  return `${scenario.id}-${condition}-${run}`;
+}
+
+/**
+ * Run a scenario: every selected condition x runs 1..N, each a session saved into the study.
+ * Each session's seed derives from (seed, condition, run), so runs differ from each other and
+ * the same command replays the same sessions (offline, from the response cache).
+ * A failure saves the session so far, marked incomplete, and the run goes on with the next
+ * session; `resume` continues incomplete sessions by replaying them.
+ */
+export async function runScenario(scenario: Scenario, options: RunScenarioOptions): Promise<RunOutcome[]> {
+  const conditions = options.conditions?.length
+    ? options.conditions.map((name) => {
+        const found = scenario.conditions.find((c) => c.name === name);
+        if (!found) throw new CliError(`scenario ${scenario.id} has no condition "${name}"; its conditions are ${scenario.conditions.map((c) => c.name).join(", ")}`);
+        return found;
+      })
+    : scenario.conditions;
+  // Validate every condition's parameters before running anything.
+  for (const condition of conditions) resolveStrategy(scenario, condition);
+
+  const outcomes: RunOutcome[] = [];
+  for (const condition of conditions) {
+    for (let run = 1; run <= options.runs; run++) {
+      outcomes.push(await runOne(scenario, condition, run, options));
+    }
+  }
+  return outcomes;
+}
+
+async function runOne(scenario: Scenario, condition: ConditionSpec, run: number, options: RunScenarioOptions): Promise<RunOutcome> {
+  const sessionId = sessionIdFor(scenario, condition.name, run);
+  const path = sessionPath(options.study, sessionId);
+  const { strategy, params, raw } = resolveStrategy(scenario, condition);
+  let human = options.human;
+  let seed = deriveSeed(options.seed, condition.name, run);
+  if (existsSync(path)) {
+    const previous: Session = await readSessionFile(path);
+    const incomplete = previous.metadata.incomplete === true;
+    if (!incomplete && !options.overwrite) {
+      return { sessionId, condition: condition.name, run, status: "skipped", reason: "already complete (use --overwrite to run it again)", turns: previous.turns.length, path };
+    }
+    if (incomplete && !options.resume && !options.overwrite) {
+      return { sessionId, condition: condition.name, run, status: "skipped", reason: "incomplete from an earlier run: use --resume to continue it", turns: previous.turns.length, path };
+    }
+    if (incomplete && options.resume) {
+      const recorded = (previous.metadata.orchestrator as { humanAnswers?: (string | null)[]; seed?: number } | undefined) ?? {};
+      human = scriptedHuman(recorded.humanAnswers ?? [], options.human);
+      seed = recorded.seed ?? seed;
+    }
+  }
+  options.reporter.log(`${sessionId}: ${strategy.type}, condition ${condition.name}, run ${run}`);
+  const conversation = new Conversation({ scenario, condition, run, seed, sessionId }, { model: options.model, human, reporter: options.reporter });
+  const modelInfo = { ...options.model.info };
+  try {
+    await strategy.run(conversation, params);
+    conversation.end(conversation.stopReason() ?? "strategy finished");
+  } catch (error) {
+    const failure = errorMessage(error);
+    await saveSession(options.study, conversation.toSession({ incomplete: true, failure, strategy: raw, model: modelInfo }));
+    options.reporter.warn(`${sessionId}: stopped after ${conversation.turns.length} turns: ${failure}. Saved as incomplete; run again with --resume to continue.`);
+    return { sessionId, condition: condition.name, run, status: "failed", reason: failure, turns: conversation.turns.length, path };
+  }
+  await saveSession(options.study, conversation.toSession({ incomplete: false, strategy: raw, model: modelInfo }));
+  return { sessionId, condition: condition.name, run, status: "completed", reason: conversation.endReason ?? "", turns: conversation.turns.length, path };
+}

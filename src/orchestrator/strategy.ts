@@ -1,0 +1,20 @@
+import type { z } from "zod";
+import type { Conversation } from "./conversation.js";
+
+/**
+ * A turn-taking strategy: the experimental variable of many studies. Each lives in its own
+ * module under policies/, declares its parameters (zod, with documented defaults) and drives
+ * a Conversation until it decides the session is over or `conversation.stopReason()` says so.
+ * Strategies take every random decision from `conversation.random` so runs replay exactly.
+ */
+export interface Strategy<P = unknown> {
+  type: string;
+  description: string;
+  params: z.ZodType<P, any>;
+  run(conversation: Conversation, params: P): Promise<void>;
+}
+
+/** Helper so each policy file keeps its parameter type inferred from its schema. */
+export function defineStrategy<S extends z.ZodType>(strategy: { type: string; description: string; params: S; run(conversation: Conversation, params: z.infer<S>): Promise<void> }): Strategy<z.infer<S>> {
+  return strategy as Strategy<z.infer<S>>;
+}

@@ -1,0 +1,97 @@
+import { CliError, errorMessage } from "../util/errors.js";
+import { loadStudyConfig } from "../study/study.js";
+import type { Reporter } from "../util/reporter.js";
+import { readState, writeState } from "./state.js";
+import type { PipelineOptions, Stage, StageContext, StageName, StagePlan } from "./types.js";
+
+export interface StageOutcome {
+  name: StageName;
+  status: "ran" | "skipped" | "failed" | "not-selected";
+  reason: string;
+  seconds: number;
+  summary?: string;
+}
+
+function forced(options: PipelineOptions, name: StageName): boolean {
+  return options.force === true || (Array.isArray(options.force) && options.force.includes(name));
+}
+
+function selected(options: PipelineOptions, name: StageName): boolean {
+  return !options.only || options.only.includes(name);
+}
+
+/** A stage runs when forced, or when its input fingerprint differs from the last finished run. */
+function decide(context: StageContext, stage: Stage, plan: StagePlan): { run: boolean; reason: string } {
+  if (forced(context.options, stage.name)) return { run: true, reason: "forced" };
+  if (plan.nothingToDo) return { run: false, reason: plan.work };
+  const last = context.state.stages[stage.name];
+  if (last && last.fingerprint === plan.fingerprint) return { run: false, reason: "unchanged since last run" };
+  return { run: true, reason: last ? "inputs changed" : "never run" };
+}
+
+/**
+ * Run the pipeline's stages in order. Prints a plan first (what would run given the current
+ * inputs; later stages are re-checked just before they run, since earlier stages change
+ * their inputs), then one line per stage with its timing. A failing stage stops the
+ * pipeline with a CliError; stages that finished keep their outputs and state records.
+ */
+export async function runPipeline(study: string, stages: readonly Stage[], options: PipelineOptions, reporter: Reporter): Promise<StageOutcome[]> {
+  const config = await loadStudyConfig(study);
+  const state = await readState(study);
+  const context: StageContext = { study, config, options, reporter, state };
+
+  reporter.log("Plan:");
+  let llmRequests = 0;
+  let llmTokens = 0;
+  for (const stage of stages) {
+    if (!selected(options, stage.name)) {
+      reporter.log(`  ${stage.name.padEnd(9)} not selected (--only)`);
+      continue;
+    }
+    const plan = await stage.plan(context);
+    const decision = decide(context, stage, plan);
+    llmRequests += decision.run ? plan.llm?.requests ?? 0 : 0;
+    llmTokens += decision.run ? plan.llm?.promptTokens ?? 0 : 0;
+    reporter.log(`  ${stage.name.padEnd(9)} ${decision.run ? `run: ${plan.work}` : `skip: ${decision.reason}`}`);
+  }
+  reporter.log(`  LLM: about ${llmRequests} requests, ${llmTokens} prompt tokens${llmRequests === 0 ? " (offline)" : ""}`);
+
+  const outcomes: StageOutcome[] = [];
+  for (const stage of stages) {
+    if (!selected(options, stage.name)) {
+      outcomes.push({ name: stage.name, status: "not-selected", reason: "--only", seconds: 0 });
+      continue;
+    }
+    const began = performance.now();
+    // Re-plan: earlier stages may have changed this stage's inputs.
+    const plan = await stage.plan(context);
+    const decision = decide(context, stage, plan);
+    if (!decision.run) {
+      reporter.log(`[${stage.name}] skipped: ${decision.reason}`);
+      outcomes.push({ name: stage.name, status: "skipped", reason: decision.reason, seconds: 0 });
+      continue;
+    }
+    let summary: string;
+    try {
+      summary = await stage.run(context);
+    } catch (error) {
+      const seconds = (performance.now() - began) / 1000;
+      outcomes.push({ name: stage.name, status: "failed", reason: errorMessage(error), seconds });
+      reporter.log(`[${stage.name}] FAILED after ${seconds.toFixed(1)} s`);
+      const done = outcomes.filter((o) => o.status === "ran").map((o) => o.name);
+      throw new CliError(
+        `stage "${stage.name}" failed: ${errorMessage(error)}\n` +
+          `Finished stages keep their outputs${done.length ? ` (${done.join(", ")})` : ""}; fix the problem and run again to continue from "${stage.name}".`,
+        { cause: error },
+      );
+    }
+    const seconds = (performance.now() - began) / 1000;
+    // Fingerprint after running: the stage's own outputs may be among its inputs' neighbours,
+    // but never among its inputs, so the pre-run fingerprint is the one to remember.
+    context.state.stages[stage.name] = { fingerprint: plan.fingerprint, finishedAt: new Date().toISOString(), seconds, summary };
+    await writeState(study, context.state);
+    reporter.log(`[${stage.name}] ${summary} (${seconds.toFixed(1)} s)`);
+    outcomes.push({ name: stage.name, status: "ran", reason: decision.reason, seconds, summary });
+  }
+  return outcomes;
+}

@@ -1,0 +1,45 @@
+import type { StudyConfig } from "../study/config.js";
+import type { Reporter } from "../util/reporter.js";
+import type { PipelineState } from "./state.js";
+
+export const stageNames = ["import", "code", "agree", "compare", "stats", "topics", "concepts", "build"] as const;
+export type StageName = (typeof stageNames)[number];
+
+export interface PipelineOptions {
+  /** Overrides the machine coder of every codebook plan ("rules" offline, "llm" with a model). */
+  coder?: "rules" | "llm";
+  model?: string;
+  baseUrl?: string;
+  /** Run only these stages (others are neither run nor checked). */
+  only?: StageName[];
+  /** Redo these stages even when unchanged (true = all). */
+  force?: boolean | StageName[];
+}
+
+export interface StageContext {
+  study: string;
+  config: StudyConfig;
+  options: PipelineOptions;
+  reporter: Reporter;
+  state: PipelineState;
+}
+
+/** What a stage would do now, computed from its current inputs. */
+export interface StagePlan {
+  /** Fingerprint of everything the stage's output depends on. */
+  fingerprint: string;
+  /** One line: what running it means ("code 40 new turns with rules"). */
+  work: string;
+  /** True when there is nothing to do regardless of the fingerprint (e.g. empty inbox). */
+  nothingToDo?: boolean;
+  /** Estimated LLM use, when the stage calls a model. */
+  llm?: { requests: number; promptTokens: number };
+}
+
+export interface Stage {
+  name: StageName;
+  description: string;
+  plan(context: StageContext): Promise<StagePlan>;
+  /** Run and return a one-line summary. Throws on failure (the pipeline stops there). */
+  run(context: StageContext): Promise<string>;
+}
