@@ -52,3 +52,8 @@ export async function harness(): Promise<Harness> {
     close: () => server.close(),
   };
 }
+
+/** The json_schema name of a structured-output request ("confidence", "reply", "rank", ...), if any. */
+export function formatName(request: RecordedRequest): string | undefined {
+  return request.body?.response_format?.json_schema?.name;
+}

@@ -1,9 +1,13 @@
 import type { Strategy } from "../strategy.js";
 import { roundRobin } from "./round-robin.js";
 import { rounds } from "./rounds.js";
+import { confidence } from "./confidence.js";
+import { ranked } from "./ranked.js";
 
 /** Every turn-taking strategy, by the `strategy.type` a scenario names. */
 export const strategies: Record<string, Strategy<any>> = {
   [roundRobin.type]: roundRobin,
   [rounds.type]: rounds,
+  [confidence.type]: confidence,
+  [ranked.type]: ranked,
 };

@@ -1,0 +1,169 @@
+import { z } from "zod";
+import { defineStrategy } from "../strategy.js";
+import type { Agent } from "../agent.js";
+import type { Conversation } from "../conversation.js";
+import { readHumanInput } from "./shared.js";
+import { compressionSchema, HistoryCompressor } from "./compress.js";
+
+/**
+ * LLM-ranked speakers. The session opens with every persona's short initial thought (private)
+ * and an LLM choice of the first speaker. Then an LLM judge ranks who is most eager and
+ * relevant to speak next (a JSON list of names); at `randomRate` a random agent is picked
+ * instead. Two thinking modes change the agents' instructions: explore (diverge, add new
+ * directions) and focus (evaluate, merge, converge); the human switches them (/mode focus)
+ * or a schedule does. A facilitator intervenes on request (/facilitator), when a drift check
+ * says the discussion has drifted, or after `facilitateEvery` turns without facilitation.
+ * Long histories are compressed (see compress.ts); rolling summaries and key phrases are
+ * stored in the session metadata.
+ */
+export const ranked = defineStrategy({
+  type: "ranked",
+  description: "an LLM judge ranks the next speaker (with random picks), explore/focus modes, a facilitator, history compression",
+  params: z
+    .object({
+      randomRate: z.number().min(0).max(1).default(0.2),
+      mode: z.enum(["explore", "focus"]).default("explore"),
+      /** Mode switches after a number of spoken turns, e.g. [{ afterTurns: 12, mode: focus }]. */
+      schedule: z.array(z.object({ afterTurns: z.number().int().nonnegative(), mode: z.enum(["explore", "focus"]) }).strict()).default([]),
+      facilitator: z.string().optional(),
+      /** Automatic facilitation after this many spoken turns without one (0 = never). */
+      facilitateEvery: z.number().int().nonnegative().default(8),
+      /** Run the drift check every this many spoken turns (0 = never). */
+      driftCheckEvery: z.number().int().nonnegative().default(5),
+      initialThoughts: z.boolean().default(true),
+      wordLimit: z.number().int().positive().default(60),
+      compression: compressionSchema.default({ after: 15, keepLast: 8, summaryWords: 150, refreshEvery: 4 }),
+    })
+    .strict(),
+  async run(conversation, params) {
+    const facilitator = params.facilitator ? conversation.find(params.facilitator) : undefined;
+    if (params.facilitator && !facilitator) throw new Error(`strategy.facilitator names unknown participant "${params.facilitator}"`);
+    const agents = conversation.machines.filter((a) => a.id !== facilitator?.id);
+    const human = conversation.humans[0];
+    const compressor = new HistoryCompressor(params.compression, (t) => t.speaker === facilitator?.id || conversation.find(t.speaker)?.kind === "human");
+    conversation.notes.rollingSummaries = compressor.history;
+    let mode = params.mode;
+    const modeLog: { atTurn: number; mode: string; by: string }[] = [{ atTurn: 0, mode, by: "start" }];
+    conversation.notes.modes = modeLog;
+    let sinceFacilitation = 0;
+    let last: Agent | undefined;
+    let next: { agent: Agent; decision: Record<string, unknown> } | undefined;
+
+    if (params.initialThoughts) {
+      for (const agent of agents) {
+        const { text, metadata } = await conversation.reply(agent, { instruction: "Before the discussion starts, write your short initial thought on the task (one or two sentences, private).", purpose: "initial-thought" });
+        conversation.say(agent.id, text, { type: "reasoning", duration: 0, at: 0, metadata: { ...metadata, decision: { strategy: "ranked", phase: "initial-thought" } } });
+      }
+    }
+    const first = await rank(conversation, agents, undefined, "Choose who should open the discussion, given the participants' initial thoughts.", true);
+    next = { agent: first.agent, decision: { strategy: "ranked", method: "opening", ranking: first.ranking } };
+
+    const switchMode = (to: "explore" | "focus", by: string) => {
+      if (to === mode) return;
+      mode = to;
+      modeLog.push({ atTurn: conversation.spokenTurns(), mode, by });
+      conversation.system(`Thinking mode: ${mode}`, { mode, by });
+    };
+
+    for (;;) {
+      if (conversation.stopReason()) break;
+      for (const step of params.schedule) if (conversation.spokenTurns() === step.afterTurns) switchMode(step.mode, "schedule");
+
+      let facilitate: string | undefined;
+      if (human) {
+        const act = readHumanInput(conversation, await conversation.askHuman(human, "Enter to listen; type to join in (@Name to address someone); /mode explore|focus; /facilitator; /end."));
+        if (act.kind === "command") {
+          if (act.command === "mode" && (act.args === "explore" || act.args === "focus")) switchMode(act.args, "human");
+          else if (act.command === "facilitator") facilitate = "requested by the human";
+          else if (act.command === "end") {
+            conversation.end("the human ended the session");
+            break;
+          }
+        } else if (act.kind === "message" && act.text) {
+          conversation.say(human.id, act.text, { addressees: act.addressee ? [act.addressee.id] : undefined, metadata: { decision: { strategy: "ranked", method: "interjection", mode } } });
+          if (act.addressee && act.addressee.kind !== "human") next = { agent: act.addressee, decision: { strategy: "ranked", method: "addressed", by: human.id } };
+          continue;
+        }
+      }
+      if (!facilitate && facilitator) {
+        if (params.facilitateEvery > 0 && sinceFacilitation >= params.facilitateEvery) facilitate = `${sinceFacilitation} turns without facilitation`;
+        else if (params.driftCheckEvery > 0 && sinceFacilitation > 0 && conversation.spokenTurns() % params.driftCheckEvery === 0) {
+          const drift = await driftCheck(conversation);
+          if (drift.drifting) facilitate = `drift: ${drift.reason}`;
+        }
+      }
+      if (facilitate && facilitator) {
+        const history = await compressor.render(conversation);
+        const { text, metadata } = await conversation.reply(facilitator, {
+          historyText: history.text,
+          instruction: `As the facilitator, intervene briefly (${facilitate}): bring the discussion back to the task, summarise where it stands, and invite a next step. Current mode: ${mode}.`,
+          purpose: "facilitate",
+        });
+        conversation.say(facilitator.id, text, { metadata: { ...metadata, decision: { strategy: "ranked", method: "facilitation", reason: facilitate, mode, compression: history.compression } } });
+        sinceFacilitation = 0;
+        continue;
+      }
+
+      if (!next) {
+        if (conversation.random.chance(params.randomRate)) {
+          const pool = agents.filter((a) => a.id !== last?.id);
+          next = { agent: conversation.random.pick(pool.length ? pool : agents), decision: { strategy: "ranked", method: "random", randomRate: params.randomRate } };
+        } else {
+          const choice = await rank(conversation, agents, last, "Rank the participants by how eager and relevant they would be to speak next.", false);
+          next = { agent: choice.agent, decision: { strategy: "ranked", method: choice.fallback ? "random-fallback" : "ranked", ranking: choice.ranking } };
+        }
+      }
+      const { agent, decision } = next;
+      next = undefined;
+      const history = await compressor.render(conversation);
+      const { text, metadata } = await conversation.reply(agent, {
+        historyText: history.text,
+        instruction: `${modeInstruction[mode]}\nIt is your turn to speak as ${agent.name}. Use at most ${agent.wordLimit ?? params.wordLimit} words.`,
+        purpose: "reply",
+      });
+      conversation.say(agent.id, text, { metadata: { ...metadata, decision: { ...decision, mode, compression: history.compression, keyPhrases: compressor.history.at(-1)?.keyPhrases } } });
+      last = agent;
+      sinceFacilitation += 1;
+    }
+  },
+});
+
+const modeInstruction = {
+  explore: "Thinking mode: EXPLORE. Diverge: add new directions, unusual angles and fresh ideas; do not judge yet.",
+  focus: "Thinking mode: FOCUS. Converge: evaluate the ideas so far, merge similar ones and narrow down to the most promising.",
+} as const;
+
+const rankingSchema = z.object({ ranking: z.array(z.string()).min(1) });
+
+/** Ask the judge for a ranking; the first valid name that is not the last speaker wins. */
+async function rank(conversation: Conversation, agents: readonly Agent[], last: Agent | undefined, question: string, includeThoughts: boolean): Promise<{ agent: Agent; ranking: string[]; fallback: boolean }> {
+  const names = agents.map((a) => a.name);
+  const history = includeThoughts ? conversation.transcript(conversation.turns) : conversation.transcript();
+  const { value } = await conversation.decide(undefined, {
+    name: "rank",
+    systemText: "You moderate a group discussion and decide who speaks next.",
+    historyText: history,
+    instruction: `${question} Candidates: ${names.join(", ")}.${last ? ` ${last.name} just spoke.` : ""} Answer as JSON {"ranking": [names, most suitable first]}.`,
+    jsonSchema: { type: "object", properties: { ranking: { type: "array", items: { type: "string", enum: names } } }, required: ["ranking"], additionalProperties: false },
+    schema: rankingSchema,
+    purpose: "rank",
+  });
+  const ranked = value.ranking.map((n) => agents.find((a) => a.name.toLowerCase() === n.trim().toLowerCase())).filter((a): a is Agent => Boolean(a));
+  const choice = ranked.find((a) => a.id !== last?.id);
+  if (choice) return { agent: choice, ranking: value.ranking, fallback: false };
+  const pool = agents.filter((a) => a.id !== last?.id);
+  return { agent: conversation.random.pick(pool.length ? pool : agents), ranking: value.ranking, fallback: true };
+}
+
+async function driftCheck(conversation: Conversation): Promise<{ drifting: boolean; reason: string }> {
+  const { value } = await conversation.decide(undefined, {
+    name: "drift",
+    systemText: "You check whether a group discussion stays on its task.",
+    history: conversation.visible().slice(-8),
+    instruction: `Task: ${conversation.scenario.task}\nHas the recent discussion drifted away from the task? Answer as JSON {"drifting": true|false, "reason": "..."}.`,
+    jsonSchema: { type: "object", properties: { drifting: { type: "boolean" }, reason: { type: "string" } }, required: ["drifting", "reason"], additionalProperties: false },
+    schema: z.object({ drifting: z.boolean(), reason: z.string() }),
+    purpose: "drift-check",
+  });
+  return value;
+}

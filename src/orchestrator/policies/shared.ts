@@ -1,0 +1,75 @@
+import { z } from "zod";
+import type { Conversation } from "../conversation.js";
+import type { Agent } from "../agent.js";
+
+/**
+ * Pieces several strategies share: reading a human's interjection (messages, addressing,
+ * commands), and asking an agent for a short reply that may nominate the next speaker.
+ */
+
+export interface HumanAct {
+  kind: "message" | "command" | "pass";
+  text?: string;
+  /** Participant the human addressed ("@Name ..." or "/to Name ..."). */
+  addressee?: Agent;
+  /** Command name for "/name args" lines (e.g. "summary", "mode", "facilitator"). */
+  command?: string;
+  args?: string;
+}
+
+/**
+ * Interpret what a human typed. Messages are kept verbatim; "@Name" at the start (or
+ * "/to Name text") addresses a participant; other "/word args" lines are commands.
+ */
+export function readHumanInput(conversation: Conversation, raw: string | null): HumanAct {
+  if (raw === null) return { kind: "pass" };
+  const to = raw.match(/^\/to\s+(.+?)\s*[:,]\s*([\s\S]*)$/) ?? raw.match(/^\/to\s+(\S+)\s+([\s\S]*)$/);
+  if (to) {
+    const addressee = conversation.find(to[1]);
+    if (addressee) return { kind: "message", text: to[2], addressee };
+  }
+  const command = raw.match(/^\/([a-z-]+)\b\s*(.*)$/i);
+  if (command) return { kind: "command", command: command[1].toLowerCase(), args: command[2].trim() };
+  const mention = raw.match(/^@([^\s,:]+(?:\s[^\s,:]+)?)[\s,:]/);
+  if (mention) {
+    const addressee = conversation.find(mention[1]) ?? conversation.find(mention[1].split(/\s/)[0]);
+    if (addressee) return { kind: "message", text: raw, addressee };
+  }
+  const byName = conversation.participants.find((p) => p.kind !== "human" && new RegExp(`^${escape(p.name)}[,:]`, "i").test(raw));
+  return { kind: "message", text: raw, addressee: byName };
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+export const nominatingReplySchema = z.object({
+  message: z.string().min(1),
+  /** Name of the participant who should speak next, or null. */
+  next: z.string().nullable().optional(),
+});
+
+export const nominatingReplyJsonSchema = {
+  type: "object",
+  properties: {
+    message: { type: "string", description: "your message to the group" },
+    next: { type: ["string", "null"], description: "name of the participant you want to speak next, or null" },
+  },
+  required: ["message", "next"],
+  additionalProperties: false,
+};
+
+/** A short reply that may nominate the next speaker by name. */
+export async function nominatingReply(conversation: Conversation, agent: Agent, instruction: string, wordLimit: number, purpose = "reply") {
+  const { value, usage } = await conversation.decide(agent, {
+    name: "reply",
+    instruction:
+      `${instruction}\nReply in at most ${wordLimit} words. If you want a specific participant to answer next, ` +
+      `put their exact name in "next"; otherwise null. Answer as JSON {"message": ..., "next": ...}.`,
+    jsonSchema: nominatingReplyJsonSchema,
+    schema: nominatingReplySchema,
+    purpose,
+  });
+  const nominee = value.next ? conversation.find(value.next) : undefined;
+  return { text: value.message, nominee: nominee && nominee.id !== agent.id ? nominee : undefined, nominatedName: value.next ?? null, usage };
+}
