@@ -3,6 +3,7 @@ import { roundRobin } from "./round-robin.js";
 import { rounds } from "./rounds.js";
 import { confidence } from "./confidence.js";
 import { ranked } from "./ranked.js";
+import { autonomous } from "./autonomous.js";
 
 /** Every turn-taking strategy, by the `strategy.type` a scenario names. */
 export const strategies: Record<string, Strategy<any>> = {
@@ -10,4 +11,5 @@ export const strategies: Record<string, Strategy<any>> = {
   [rounds.type]: rounds,
   [confidence.type]: confidence,
   [ranked.type]: ranked,
+  [autonomous.type]: autonomous,
 };
