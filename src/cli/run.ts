@@ -5,7 +5,7 @@ import { initStudy, loadStudyConfig } from "../study/study.js";
 import { createChatModel, resolveModelConfig } from "../llm/index.js";
 import { loadScenario } from "../orchestrator/scenario.js";
 import { runScenario } from "../orchestrator/run.js";
-import { terminalHuman } from "../orchestrator/human.js";
+import { scriptedHuman, terminalHuman } from "../orchestrator/human.js";
 import { io, printJson } from "./io.js";
 
 interface RunFlags {
@@ -55,7 +55,8 @@ export function registerRun(program: Command): void {
         if (!flags.cache) throw new CliError(problem.message);
         io().err(`warning: ${problem.message}\n  continuing from the response cache only (replays work offline; new requests will fail)`);
       }
-      const human = terminalHuman();
+      // Only listen on the terminal when someone will type (a reader keeps stdin open).
+      const human = scenario.participants.some((p) => p.kind === "human") ? terminalHuman() : scriptedHuman([]);
       const reporter = io().reporter();
       try {
         const outcomes = await runScenario(scenario, {

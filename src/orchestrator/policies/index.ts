@@ -4,6 +4,7 @@ import { rounds } from "./rounds.js";
 import { confidence } from "./confidence.js";
 import { ranked } from "./ranked.js";
 import { autonomous } from "./autonomous.js";
+import { scene } from "./scene.js";
 
 /** Every turn-taking strategy, by the `strategy.type` a scenario names. */
 export const strategies: Record<string, Strategy<any>> = {
@@ -12,4 +13,5 @@ export const strategies: Record<string, Strategy<any>> = {
   [confidence.type]: confidence,
   [ranked.type]: ranked,
   [autonomous.type]: autonomous,
+  [scene.type]: scene,
 };

@@ -1,0 +1,268 @@
+import { defineStrategy } from "../strategy.js";
+import type { Agent } from "../agent.js";
+import type { Conversation } from "../conversation.js";
+import type { Turn } from "../../transcript/schema.js";
+import { sceneParamsSchema, type Party, type SceneParams, type Snippet } from "./scene-schema.js";
+
+/**
+ * Scripted and generated snippets chained in a graph (conference scenes, classrooms, panels):
+ * parties with speaking modes, free / round-robin / moderated party order (members raise
+ * hands; the moderator acknowledges the last speaker and invites one raised hand by name;
+ * system events record both), interaction patterns per snippet, interruptions per pair,
+ * backchannels, fixed lines for scripted participants, and derailers who open impromptu
+ * phases (drift, extend, probe, emotional) that can be held for a human's approval or edit.
+ */
+export const scene = defineStrategy({
+  type: "scene",
+  description: "scripted/generated snippets in a graph with parties, moderation, interruptions, backchannels and derailers",
+  params: sceneParamsSchema,
+  async run(conversation, params) {
+    await new ScenePlayer(conversation, params).play();
+  },
+});
+
+const patternInstruction = {
+  agree: "Agree with the previous speaker and build on what they said.",
+  disagree: "Respectfully disagree with the previous speaker and say why.",
+  neutral: "Respond naturally to the conversation.",
+} as const;
+
+const derailInstruction = {
+  drift: "Steer the conversation onto a related but different topic that interests you.",
+  extend: "Take the current point much further than planned, with a tangent of your own.",
+  probe: "Ask a probing, challenging question about what was just said.",
+  emotional: "React emotionally (excited, frustrated or moved) to what was just said.",
+} as const;
+
+class ScenePlayer {
+  private readonly parties: { spec: Party; members: Agent[] }[];
+  private readonly moderator: Agent | undefined;
+  private readonly scriptCursor = new Map<string, number>();
+  private roundRobin = 0;
+  private raised: Agent[] = [];
+  private last: Agent | undefined;
+
+  constructor(private readonly conversation: Conversation, private readonly params: SceneParams) {
+    const must = (name: string, field: string) => {
+      const agent = conversation.find(name);
+      if (!agent) throw new Error(`${field} names unknown participant "${name}"`);
+      return agent;
+    };
+    this.parties = params.parties.map((spec, i) => ({ spec, members: spec.members.map((m, j) => must(m, `strategy.parties[${i}].members[${j}]`)) }));
+    params.parties.forEach((p, i) => p.representative && must(p.representative, `strategy.parties[${i}].representative`));
+    this.moderator = params.moderator ? must(params.moderator, "strategy.moderator") : undefined;
+    if ((params.partyOrder === "moderated" || params.snippets.some((s) => s.partyOrder === "moderated")) && !this.moderator) {
+      throw new Error('strategy.moderator is required when a party order is "moderated"');
+    }
+    params.interruptions.forEach((p, i) => (must(p.from, `strategy.interruptions[${i}].from`), must(p.to, `strategy.interruptions[${i}].to`)));
+    params.derailers.forEach((d, i) => must(d.participant, `strategy.derailers[${i}].participant`));
+    const ids = new Set(params.snippets.map((s) => s.id));
+    params.snippets.forEach((s, i) => {
+      s.next.forEach((n) => {
+        if (!ids.has(n)) throw new Error(`strategy.snippets[${i}].next names unknown snippet "${n}"`);
+      });
+      if (!this.partyNamed(s.initiator) && !conversation.find(s.initiator)) throw new Error(`strategy.snippets[${i}].initiator "${s.initiator}" is neither a party nor a participant`);
+    });
+    if (params.start && !ids.has(params.start)) throw new Error(`strategy.start names unknown snippet "${params.start}"`);
+  }
+
+  async play(): Promise<void> {
+    let snippet: Snippet | undefined = this.params.snippets.find((s) => s.id === (this.params.start ?? this.params.snippets[0].id));
+    while (snippet && !this.conversation.stopReason()) {
+      await this.playSnippet(snippet);
+      const next: string[] = snippet.next;
+      snippet = next.length ? this.params.snippets.find((s) => s.id === this.conversation.random.pick(next)) : undefined;
+    }
+    this.conversation.end(this.conversation.stopReason() ?? "scene finished");
+  }
+
+  private partyNamed(name: string) {
+    return this.parties.find((p) => p.spec.name.toLowerCase() === name.toLowerCase());
+  }
+
+  private snippetParties(snippet: Snippet) {
+    return snippet.parties ? snippet.parties.map((n) => this.partyNamed(n)).filter((p): p is NonNullable<typeof p> => Boolean(p)) : this.parties;
+  }
+
+  private async playSnippet(snippet: Snippet): Promise<void> {
+    const c = this.conversation;
+    c.system(`Scene: ${snippet.id}`, { event: "snippet", snippet: snippet.id, pattern: snippet.pattern });
+    if (snippet.script) {
+      for (const line of snippet.script) {
+        if (c.stopReason()) return;
+        const speaker = c.find(line.speaker);
+        if (!speaker) throw new Error(`strategy.snippets "${snippet.id}" script names unknown participant "${line.speaker}"`);
+        this.last = speaker;
+        c.say(speaker.id, line.text, { metadata: { decision: { strategy: "scene", snippet: snippet.id, scripted: true } } });
+      }
+      return;
+    }
+    const initiatorParty = this.partyNamed(snippet.initiator);
+    let queue: Agent[] = initiatorParty ? this.partySpeakers(initiatorParty.spec, initiatorParty.members) : [c.find(snippet.initiator)!];
+    for (let spoken = 0; spoken < snippet.turns && !c.stopReason(); spoken++) {
+      if (queue.length === 0) queue = await this.nextSpeakers(snippet);
+      const speaker = queue.shift()!;
+      await this.turn(speaker, snippet, spoken === 0 ? "opening" : "turn");
+      await this.afterTurn(snippet);
+    }
+  }
+
+  /** Members who speak for a party under its speaking mode. */
+  private partySpeakers(spec: Party, members: Agent[]): Agent[] {
+    const random = this.conversation.random;
+    switch (spec.speakingMode) {
+      case "all":
+        return [...members];
+      case "representative":
+        return [this.conversation.find(spec.representative ?? members[0].name)!];
+      case "subset": {
+        const chosen = new Set(random.shuffle(members).slice(0, Math.min(spec.subsetSize, members.length)).map((m) => m.id));
+        return members.filter((m) => chosen.has(m.id));
+      }
+      case "random":
+        return [random.pick(members)];
+    }
+  }
+
+  private async nextSpeakers(snippet: Snippet): Promise<Agent[]> {
+    const c = this.conversation;
+    const parties = this.snippetParties(snippet);
+    if (parties.length === 0) {
+      const pool = c.participants.filter((p) => p.id !== this.last?.id && p.id !== this.moderator?.id);
+      return [c.random.pick(pool)];
+    }
+    const order = snippet.partyOrder ?? this.params.partyOrder;
+    if (order === "round-robin") {
+      const party = parties[this.roundRobin++ % parties.length];
+      return this.partySpeakers(party.spec, party.members);
+    }
+    if (order === "free") {
+      const others = parties.filter((p) => !p.members.some((m) => m.id === this.last?.id));
+      const party = c.random.pick(others.length ? others : parties);
+      return this.partySpeakers(party.spec, party.members);
+    }
+    return [await this.moderate(parties.flatMap((p) => p.members))];
+  }
+
+  /** Moderated order: hands go up (first come, first served); the moderator invites the first by name. */
+  private async moderate(eligible: Agent[]): Promise<Agent> {
+    const c = this.conversation;
+    const candidates = eligible.filter((a) => a.id !== this.last?.id && a.id !== this.moderator!.id && !this.raised.some((r) => r.id === a.id));
+    for (const member of candidates) {
+      if (c.random.chance(this.params.handRaiseProbability)) this.raise(member);
+    }
+    if (this.raised.length === 0) this.raise(c.random.pick(candidates.length ? candidates : eligible));
+    const invited = this.raised.shift()!;
+    const moderator = this.moderator!;
+    const acknowledged = this.last;
+    const instruction = `As the moderator, ${acknowledged ? `thank ${acknowledged.name} for their contribution, then ` : ""}invite ${invited.name} to speak, by name. One or two sentences.`;
+    const { text, metadata } = await c.reply(moderator, { instruction, purpose: "moderate" });
+    c.say(moderator.id, text, { metadata: { ...metadata, decision: { strategy: "scene", method: "moderation", acknowledged: acknowledged?.name, invited: invited.name, queue: this.raised.map((r) => r.name) } } });
+    c.system(`${moderator.name} invites ${invited.name}`, { event: "invite", participant: invited.id });
+    this.last = moderator;
+    return invited;
+  }
+
+  private raise(member: Agent): void {
+    this.raised.push(member);
+    this.conversation.system(`${member.name} raises a hand`, { event: "hand-raise", participant: member.id, position: this.raised.length });
+  }
+
+  private async turn(speaker: Agent, snippet: Snippet, kind: "opening" | "turn" | "reaction", extra = ""): Promise<Turn | undefined> {
+    const c = this.conversation;
+    const decision = { strategy: "scene", snippet: snippet.id, pattern: snippet.pattern, kind };
+    const cursor = this.scriptCursor.get(speaker.id) ?? 0;
+    let turn: Turn | undefined;
+    if (speaker.script && cursor < speaker.script.length) {
+      this.scriptCursor.set(speaker.id, cursor + 1);
+      turn = c.say(speaker.id, speaker.script[cursor], { metadata: { decision: { ...decision, scripted: true, line: cursor } } });
+    } else if (speaker.kind === "human") {
+      const text = await c.askHuman(speaker, `Your turn in "${snippet.id}" (Enter to pass).`);
+      if (text !== null) turn = c.say(speaker.id, text, { metadata: { decision } });
+    } else {
+      const instruction = [
+        snippet.prompt && `Scene: ${snippet.prompt}`,
+        kind === "opening" ? "Open this part of the conversation." : kind === "reaction" ? extra : patternInstruction[snippet.pattern],
+        `It is your turn to speak as ${speaker.name}, in at most ${speaker.wordLimit ?? this.params.wordLimit} words.`,
+      ].filter(Boolean).join("\n");
+      const { text, metadata } = await c.reply(speaker, { instruction, purpose: "scene" });
+      turn = c.say(speaker.id, text, { metadata: { ...metadata, decision } });
+    }
+    if (turn) {
+      this.last = speaker;
+      await this.maybeInterrupt(turn, snippet);
+    }
+    return turn;
+  }
+
+  /** Per-pair interruptions: the interrupter cuts in part-way through the turn. */
+  private async maybeInterrupt(turn: Turn, snippet: Snippet): Promise<void> {
+    const c = this.conversation;
+    for (const rule of this.params.interruptions) {
+      const from = c.find(rule.from)!;
+      if (c.find(rule.to)!.id !== turn.speaker || from.id === turn.speaker || from.kind === "human") continue;
+      if (!c.random.chance(rule.probability)) continue;
+      const fraction = 0.3 + c.random.next() * 0.5;
+      const at = turn.start! + (turn.end! - turn.start!) * fraction;
+      turn.end = at;
+      turn.metadata = { ...turn.metadata, interruptedBy: from.id, interruptedAt: fraction };
+      c.clock = at;
+      const { text, metadata } = await c.reply(from, { instruction: `Interrupt ${c.get(turn.speaker).name} mid-sentence (tone: ${rule.tone}). Keep it short.`, purpose: "interrupt" });
+      c.say(from.id, text, { type: "interruption", addressees: [turn.speaker], metadata: { ...metadata, decision: { strategy: "scene", snippet: snippet.id, interrupts: turn.id, tone: rule.tone } } });
+      this.last = from;
+      return;
+    }
+  }
+
+  private async afterTurn(snippet: Snippet): Promise<void> {
+    const c = this.conversation;
+    const speaker = this.last;
+    const at = c.clock;
+    for (const p of c.machines) {
+      if (p.id === speaker?.id || p.id === this.moderator?.id) continue;
+      if (c.random.chance(this.params.backchannel.probability)) {
+        c.say(p.id, c.random.pick(this.params.backchannel.texts), { type: "backchannel", at, duration: 0.5, metadata: { decision: { strategy: "scene", snippet: snippet.id } } });
+      }
+    }
+    for (const derailer of this.params.derailers) {
+      const agent = c.find(derailer.participant)!;
+      if (agent.id === speaker?.id || c.stopReason()) continue;
+      if (c.random.chance(derailer.probability)) {
+        await this.impromptu(agent, derailer, snippet);
+        return;
+      }
+    }
+  }
+
+  /** An impromptu phase: the derailing turn plus `length - 1` reactions, then back to the scene. */
+  private async impromptu(agent: Agent, derailer: SceneParams["derailers"][number], snippet: Snippet): Promise<void> {
+    const c = this.conversation;
+    const kind = c.random.pick(derailer.kinds);
+    const phase = { strategy: "scene", snippet: snippet.id, phase: "impromptu", derail: kind, derailer: agent.name, length: derailer.length };
+    const { text: proposed, metadata } = await c.reply(agent, { instruction: `${derailInstruction[kind]} Speak as ${agent.name}, in at most ${agent.wordLimit ?? this.params.wordLimit} words.`, purpose: `derail-${kind}` });
+    let text = proposed;
+    const approval: Record<string, unknown> = {};
+    const approver = c.humans[0];
+    if (derailer.approval && approver) {
+      const answer = await c.askHuman(approver, `${agent.name} wants to derail (${kind}):\n  ${proposed}\nEnter to approve, /reject to drop it, or type an edited version.`);
+      if (answer !== null && /^\/reject\b/.test(answer)) {
+        c.system(`${approver.name} rejected a derail by ${agent.name}`, { event: "derail-rejected", proposed, derail: kind });
+        return;
+      }
+      if (answer !== null) Object.assign(approval, { editedBy: approver.id, original: proposed });
+      else approval.approvedBy = approver.id;
+      text = answer ?? proposed;
+    }
+    c.system(`Impromptu phase (${kind}) opened by ${agent.name}`, { event: "impromptu", derail: kind });
+    c.say(agent.id, text, { metadata: { ...metadata, ...approval, decision: { ...phase, step: 1 } } });
+    this.last = agent;
+    for (let step = 2; step <= derailer.length && !c.stopReason(); step++) {
+      const pool = c.machines.filter((p) => p.id !== this.last?.id && p.id !== this.moderator?.id);
+      const responder = c.random.pick(pool.length ? pool : c.machines);
+      const { text: reaction, metadata: m } = await c.reply(responder, { instruction: `React to ${this.last!.name}'s last message. Speak as ${responder.name}, in at most ${responder.wordLimit ?? this.params.wordLimit} words.`, purpose: "impromptu" });
+      c.say(responder.id, reaction, { metadata: { ...m, decision: { ...phase, step } } });
+      this.last = responder;
+    }
+    c.system("Back to the scene", { event: "impromptu-end" });
+  }
+}
