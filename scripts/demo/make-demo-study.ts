@@ -7,8 +7,9 @@
  *    with one human client, under three instruction conditions (control, socratic, critical)
  *    x 3 runs. Runs 1-2 ship as native sessions; run 3 of every condition ships as raw Slack
  *    paste in inbox/<condition>/3/run-3.md, so the pipeline's import stage has work to do.
- *  - Human codes (Bales IPA): coder-a coded every turn of runs 1-2; coder-b re-coded run 1,
- *    disagreeing on about one turn in eight in plausible ways, so agreement has something to show.
+ *  - Human codes (Bales IPA): coder-a coded every turn of runs 1-2; coder-b independently
+ *    re-coded the same turns, disagreeing on about one turn in eight in plausible ways, so
+ *    agreement has something to show. Run 3 (the inbox) has no human codes.
  *  - Ideation subset: a brainstorm on unusual uses of everyday objects with one human
  *    participant (Sam Rivera in run 1, Alex Kim in run 2) and three AI agents, in each
  *    condition, for topics and concept rates.
@@ -215,8 +216,8 @@ async function main(): Promise<void> {
       }
       await writeFile(join(out, "sessions", `${session.id}.json`), JSON.stringify(session, null, 2) + "\n");
       coderA.push(...codeRecords(session, truth, "human:coder-a"));
-      if (run === 1) {
-        const random = rng(77 + condition.length);
+      {
+        const random = rng(77 + condition.length + 13 * run);
         const second = truth.map((code) => (random() < 0.125 ? confusions[code] ?? code : code));
         coderB.push(...codeRecords(session, second, "human:coder-b"));
       }
@@ -256,7 +257,7 @@ async function main(): Promise<void> {
       "- `sessions/`: runs 1-2 of a game-building team (client Maya Chen, human; CEO, Product Manager, Developer, AI)",
       "  under three conditions (control, socratic, critical), and an ideation subset (one human designer, three AI agents).",
       "- `inbox/<condition>/3/run-3.md`: run 3 of each condition as raw Slack pastes, imported by `colloquy study`.",
-      "- `codes/bales-ipa/`: human Bales codes: coder-a coded runs 1-2 of the team sessions, coder-b re-coded run 1.",
+      "- `codes/bales-ipa/`: human Bales codes: coder-a and coder-b each coded runs 1-2 of the team sessions.",
       "",
     ].join("\n"),
   );

@@ -1,4 +1,23 @@
 import type { Command } from "commander";
+import { relative } from "node:path";
+import { buildSite } from "../report/build.js";
+import { io } from "./io.js";
 
-/** `colloquy build`: not registered yet (its issue is in progress). */
-export function registerBuild(_program: Command): void {}
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+
+/** `colloquy build <study> [--out <dir>]`: write the static dashboard site. */
+export function registerBuild(program: Command): void {
+  program
+    .command("build")
+    .description("build the static dashboard site (default <study>/site/)")
+    .argument("<study>", "study folder")
+    .option("--out <dir>", "output folder (default <study>/site)")
+    .action(async (study: string, options: { out?: string }) => {
+      const result = await buildSite(study, { out: options.out, reporter: io().reporter() });
+      const rel = relative(process.cwd(), result.dir);
+      const where = rel === "" ? "." : rel.startsWith("..") ? result.dir : rel;
+      io().out(`Dashboard built in ${where}/ (${result.files.chunks} sessions; app ${kb(result.bytes.app)}, data ${kb(result.bytes.data + result.bytes.chunks)})`);
+      for (const w of result.warnings) io().err(`warning: ${w}`);
+      io().out(`  view it: colloquy serve ${study}   (or any static file server on ${where}/)`);
+    });
+}

@@ -1,4 +1,42 @@
 import type { Command } from "commander";
+import { cp } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
+import { addPipelineOptions, runStudy, type StudyFlags } from "./study.js";
+import { io } from "./io.js";
 
-/** `colloquy demo`: not registered yet (its issue is in progress). */
-export function registerDemo(_program: Command): void {}
+/** The bundled demo study (works from src/ under tsx and from dist/src/ when compiled). */
+export function demoStudySource(): string {
+  for (const rel of ["../../fixtures/demo-study", "../../../fixtures/demo-study"]) {
+    const dir = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(join(dir, "colloquy.json"))) return dir;
+  }
+  throw new Error("the bundled demo study (fixtures/demo-study) was not found next to the colloquy package");
+}
+
+/**
+ * `colloquy demo`: copy the bundled synthetic demo study to a working folder (once), run the
+ * whole pipeline on it with the offline coders, and optionally serve the dashboard. A second
+ * run finds nothing changed and skips every stage. `--fresh` starts again from a new copy.
+ */
+export function registerDemo(program: Command): void {
+  addPipelineOptions(
+    program
+      .command("demo")
+      .description("run the whole pipeline on the bundled demo study (synthetic data, offline) and optionally serve the dashboard")
+      .option("--dir <dir>", "working copy of the demo study", ".demo")
+      .option("--fresh", "start again from a fresh copy of the demo study"),
+  ).action(async (flags: StudyFlags & { dir: string; fresh?: boolean }) => {
+    const dir = resolve(flags.dir);
+    if (flags.fresh || !existsSync(join(dir, "colloquy.json"))) {
+      if (flags.fresh && existsSync(dir)) {
+        const { rm } = await import("node:fs/promises");
+        await rm(dir, { recursive: true, force: true });
+      }
+      await cp(demoStudySource(), dir, { recursive: true });
+      io().out(`Copied the demo study (synthetic data) to ${dir}`);
+    }
+    await runStudy(dir, { ...flags, coder: flags.coder ?? "rules" });
+  });
+}

@@ -1,4 +1,280 @@
 import type { Command } from "commander";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { loadCodebook } from "../coding/codebook/load.js";
+import type { Codebook } from "../coding/codebook/schema.js";
+import type { CodeRecord } from "../coding/records.js";
+import { readCodes, replaceCodes } from "../coding/store.js";
+import { categoryLabelIndex, matchCodeLabel, type LabelIndex } from "../ingest/code-labels.js";
+import { PathPatternError } from "../ingest/path-pattern.js";
+import { FormatError, importers, importFiles, type FileImport } from "../ingest/registry.js";
+import type { ImportedCode } from "../ingest/types.js";
+import { initStudy, listSessionIds, loadStudyConfig, saveSession, studyPaths } from "../study/study.js";
+import { slugify, uniqueId } from "../transcript/ids.js";
+import type { Session } from "../transcript/schema.js";
+import { validateSession } from "../transcript/validate.js";
+import { CliError, errorMessage } from "../util/errors.js";
+import { writeJsonAtomic } from "../util/fs.js";
+import { provenance } from "../util/provenance.js";
+import { io, printJson } from "./io.js";
 
-/** `colloquy import`: not registered yet (its issue is in progress). */
-export function registerImport(_program: Command): void {}
+interface ImportFlags {
+  study: string;
+  format?: string;
+  pathPattern?: string;
+  condition?: string;
+  run?: string;
+  splitContinuations?: boolean;
+  mergeCues?: boolean;
+  columns?: string;
+  codeColumn?: string[];
+  codebook?: string;
+  agents?: string[];
+  delimiter?: string;
+  promptsAs?: "system" | "metadata";
+  json?: boolean;
+}
+
+/** Per-file outcome printed by the command and returned with --json. */
+interface FileReport {
+  path: string;
+  format?: string;
+  sessions: string[];
+  turns: number;
+  codes: number;
+  warnings: string[];
+  error?: string;
+  skipped?: boolean;
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)];
+
+/** "speaker=name,text=message" -> { speaker: "name", text: "message" }. */
+export function parseAssignments(flag: string, items: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of items) {
+    const at = item.indexOf("=");
+    if (at <= 0 || at === item.length - 1) throw new CliError(`${flag} "${item}": expected name=value, e.g. ${flag === "--columns" ? "speaker=name,text=message" : "ipa_code=alice"}`);
+    out[item.slice(0, at).trim()] = item.slice(at + 1).trim();
+  }
+  return out;
+}
+
+/** Where re-imports find the session id a source file's session got last time. */
+const importMapPath = (study: string): string => join(studyPaths(study).root, ".colloquy-imports.json");
+
+async function readImportMap(study: string): Promise<Record<string, string>> {
+  const path = importMapPath(study);
+  if (!existsSync(path)) return {};
+  try {
+    return JSON.parse(await readFile(path, "utf8")).sessions ?? {};
+  } catch (error) {
+    throw new CliError(`${path}: unreadable (${errorMessage(error)}); delete it to re-import with fresh session ids`);
+  }
+}
+
+/** `colloquy import <files or folders…> --study <dir>`: transcripts in any supported format into the study. */
+export function registerImport(program: Command): void {
+  program
+    .command("import")
+    .description("import transcripts (files or folders) into a study; the format is detected from content and extension")
+    .argument("<paths...>", "files or folders (folders are searched recursively)")
+    .requiredOption("--study <dir>", "study folder (created if missing)")
+    .option("--format <name>", `force a format: ${importers.map((i) => i.name).join(", ")}`)
+    .option("--path-pattern <pattern>", 'metadata from each path, e.g. "{condition}/{run}/*"')
+    .option("--condition <name>", "condition of every imported session")
+    .option("--run <n>", "run of every imported session")
+    .option("--split-continuations", "slack-paste: a bare h:mm line starts its own turn")
+    .option("--merge-cues", "vtt/srt: merge consecutive cues of one speaker")
+    .option("--columns <map>", "csv: field=column pairs, e.g. speaker=name,text=message,time=time_stamp,session=run")
+    .option("--code-column <col=coder>", "csv: a column of codes and its coder (repeatable or comma-separated)", collect)
+    .option("--codebook <id>", "codebook the imported code labels belong to (default: the study's first)")
+    .option("--agents <names>", "speaker names that are AI agents (comma-separated)", collect)
+    .option("--delimiter <char>", "csv: force the delimiter")
+    .option("--prompts-as <where>", "round-based logs: prompts as system turns or metadata (system|metadata)")
+    .option("--json", "print the report as JSON")
+    .action(async (paths: string[], flags: ImportFlags) => {
+      await runImport(paths, flags);
+    });
+}
+
+async function runImport(paths: string[], flags: ImportFlags): Promise<void> {
+  const study = flags.study;
+  const created = !existsSync(studyPaths(study).config);
+  await initStudy(study);
+  const config = await loadStudyConfig(study);
+  const codeColumns = Object.fromEntries(
+    Object.entries(parseAssignments("--code-column", flags.codeColumn ?? [])).map(([col, coder]) => [col, coder.includes(":") ? coder : `human:${coder}`]),
+  );
+  if (flags.promptsAs && flags.promptsAs !== "system" && flags.promptsAs !== "metadata") throw new CliError(`--prompts-as "${flags.promptsAs}": expected system or metadata`);
+  let files: FileImport[];
+  try {
+    files = await importFiles(paths, {
+      format: flags.format,
+      pathPattern: flags.pathPattern,
+      condition: flags.condition,
+      run: flags.run,
+      splitContinuations: flags.splitContinuations,
+      mergeCues: flags.mergeCues,
+      columns: flags.columns ? parseAssignments("--columns", collect(flags.columns)) : undefined,
+      codeColumns,
+      delimiter: flags.delimiter === "\\t" || flags.delimiter === "tab" ? "\t" : flags.delimiter,
+      promptsAs: flags.promptsAs,
+      agents: flags.agents,
+    });
+  } catch (error) {
+    if (error instanceof FormatError || error instanceof PathPatternError) throw new CliError(error.message);
+    throw error;
+  }
+
+  const importMap = await readImportMap(study);
+  const taken = new Set(await listSessionIds(study));
+  const reports: FileReport[] = [];
+  const codesByFile: { file: string; codes: ImportedCode[]; ids: Map<string, string>; sessions: Session[] }[] = [];
+  for (const file of files) {
+    const report: FileReport = { path: file.path, format: file.format, sessions: [], turns: 0, codes: 0, warnings: [] };
+    reports.push(report);
+    if (!file.result) {
+      report.error = file.error;
+      if (file.skipped) report.skipped = true;
+      continue;
+    }
+    report.warnings.push(...file.result.warnings);
+    // Validate every session of the file before writing any: a file is imported whole or not at all.
+    const ids = new Map<string, string>();
+    const ready: Session[] = [];
+    try {
+      for (const input of file.result.sessions) {
+        const key = `${resolve(file.path)}#${input.id}`;
+        const meta = input.metadata ?? {};
+        const readable = slugify([meta.condition, meta.run, input.id].filter((p) => typeof p === "string" && p !== "").join("-"));
+        const id = importMap[key] ?? uniqueId(readable, taken);
+        taken.add(id);
+        importMap[key] = id;
+        ids.set(input.id, id);
+        ready.push(validateSession({ ...input, id }, file.path));
+      }
+    } catch (error) {
+      report.error = errorMessage(error);
+      continue;
+    }
+    for (const session of ready) {
+      await saveSession(study, session);
+      report.sessions.push(session.id);
+      report.turns += session.turns.length;
+    }
+    if (file.result.codes.length > 0) codesByFile.push({ file: file.path, codes: file.result.codes, ids, sessions: ready });
+  }
+  await writeJsonAtomic(importMapPath(study), { ...provenance({ note: "source file#session -> study session id, so re-imports replace sessions" }), sessions: importMap });
+
+  await storeCodes(study, flags.codebook ?? config.codebooks[0]?.codebook, codesByFile, reports);
+  printReport(reports, flags, created ? study : undefined);
+  const failed = reports.filter((r) => r.error && !r.skipped);
+  if (failed.length > 0) {
+    throw new CliError(`${failed.length} of ${reports.length} input(s) failed to import (the others were imported); fix them and run the same command again`);
+  }
+}
+
+/**
+ * Imported code labels -> CodeRecords under each coder, matched to the codebook's categories.
+ * Codes of re-imported sessions replace their old ones; other sessions' codes are kept.
+ * Unmatched labels become warnings naming file and line.
+ */
+async function storeCodes(
+  study: string,
+  defaultCodebook: string | undefined,
+  batches: { file: string; codes: ImportedCode[]; ids: Map<string, string>; sessions: Session[] }[],
+  reports: FileReport[],
+): Promise<void> {
+  const indexes = new Map<string, LabelIndex>();
+  const fresh = new Map<string, { codebook: Codebook; coder: string; records: CodeRecord[]; sessions: Set<string> }>();
+  for (const batch of batches) {
+    const report = reports.find((r) => r.path === batch.file)!;
+    for (const code of batch.codes) {
+      const ref = code.codebook ?? defaultCodebook;
+      const session = batch.ids.get(code.session);
+      const turn = batch.sessions.find((s) => s.id === session)?.turns.find((t) => t.id === code.turn);
+      const where = `${batch.file}${typeof turn?.metadata?.line === "number" ? `:${turn.metadata.line}` : ""}`;
+      if (!ref) {
+        report.warnings.push(`${where}: code "${code.label}" not stored: no codebook (pass --codebook <id>)`);
+        continue;
+      }
+      if (!session || !turn) {
+        report.warnings.push(`${where}: code "${code.label}" points at unknown turn ${code.session}/${code.turn}; not stored`);
+        continue;
+      }
+      let index = indexes.get(ref);
+      if (!index) {
+        index = categoryLabelIndex(await loadCodebook(ref, study));
+        indexes.set(ref, index);
+      }
+      if (index.codebook.kind !== "nominal") {
+        report.warnings.push(`${where}: code "${code.label}" not stored: codebook ${index.codebook.id} has scales, not categories`);
+        continue;
+      }
+      const { ids, unmatched } = matchCodeLabel(index, code.label);
+      if (unmatched.length > 0) {
+        report.warnings.push(`${where}: code label ${unmatched.map((u) => JSON.stringify(u)).join(", ")} matches no category id, label or alias of codebook ${index.codebook.id}${ids.length ? "; the rest was stored" : "; not stored"}`);
+      }
+      if (ids.length === 0) continue;
+      const key = `${index.codebook.id}\u0000${code.coder}`;
+      let group = fresh.get(key);
+      if (!group) {
+        group = { codebook: index.codebook, coder: code.coder, records: [], sessions: new Set() };
+        fresh.set(key, group);
+      }
+      for (const s of batch.sessions) group.sessions.add(s.id);
+      group.records.push({
+        session,
+        turn: code.turn,
+        codebook: index.codebook.id,
+        codebookVersion: index.codebook.version,
+        coder: code.coder,
+        codes: ids,
+        provenance: provenance({ source: batch.file, line: turn.metadata?.line, label: code.label, via: "colloquy import" }),
+        createdAt: new Date().toISOString(),
+      });
+      report.codes++;
+    }
+  }
+  for (const group of fresh.values()) {
+    const kept = (await readCodes(study, group.codebook.id, group.coder)).filter((r) => !group.sessions.has(r.session));
+    await replaceCodes(study, group.codebook.id, group.coder, [...kept, ...group.records]);
+  }
+}
+
+function printReport(reports: FileReport[], flags: ImportFlags, createdStudy: string | undefined): void {
+  const ok = reports.filter((r) => !r.error);
+  const failed = reports.filter((r) => r.error && !r.skipped);
+  const skipped = reports.filter((r) => r.skipped);
+  const summary = {
+    inputs: reports.length,
+    imported: ok.length,
+    failed: failed.length,
+    skipped: skipped.length,
+    sessions: ok.reduce((n, r) => n + r.sessions.length, 0),
+    turns: ok.reduce((n, r) => n + r.turns, 0),
+    codes: ok.reduce((n, r) => n + r.codes, 0),
+    warnings: reports.reduce((n, r) => n + r.warnings.length, 0),
+  };
+  if (flags.json) {
+    printJson({ provenance: provenance({ command: "import" }), study: resolve(flags.study), files: reports, summary });
+    return;
+  }
+  const out = io().out;
+  if (createdStudy) out(`Created study ${createdStudy}`);
+  for (const r of reports) {
+    if (r.skipped) out(`- ${r.path}: skipped (${r.error})`);
+    else if (r.error) out(`✗ ${r.path}: ${r.error}`);
+    else out(`✓ ${r.path} [${r.format}]: ${r.sessions.length} session(s) (${r.sessions.join(", ")}), ${r.turns} turns${r.codes ? `, ${r.codes} codes` : ""}${r.warnings.length ? `, ${r.warnings.length} warning(s)` : ""}`);
+    for (const w of r.warnings) out(`    warning: ${w}`);
+  }
+  out(
+    `Imported ${summary.sessions} session(s), ${summary.turns} turns from ${summary.imported} of ${summary.inputs} input(s)` +
+      (summary.codes ? `, ${summary.codes} codes` : "") +
+      (summary.failed ? `; ${summary.failed} failed` : "") +
+      (summary.skipped ? `; ${summary.skipped} skipped` : "") +
+      (summary.warnings ? `; ${summary.warnings} warning(s)` : ""),
+  );
+}

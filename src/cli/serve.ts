@@ -1,4 +1,68 @@
 import type { Command } from "commander";
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { studyPaths } from "../study/study.js";
+import { buildSite, siteIsStale } from "../report/build.js";
+import { startServer } from "../report/server.js";
+import { CliError } from "../util/errors.js";
+import { io } from "./io.js";
 
-/** `colloquy serve`: not registered yet (its issue is in progress). */
-export function registerServe(_program: Command): void {}
+/** Open a URL in the desktop browser (best effort: no browser is not an error). */
+function openBrowser(url: string): void {
+  const command = process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer" : "xdg-open";
+  try {
+    spawn(command, [url], { stdio: "ignore", detached: true }).on("error", () => io().err(`could not open a browser; visit ${url}`)).unref();
+  } catch {
+    io().err(`could not open a browser; visit ${url}`);
+  }
+}
+
+/** Resolves on Ctrl-C / SIGTERM (so the command keeps serving until then). */
+function untilInterrupted(): Promise<void> {
+  return new Promise((ok) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      ok();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}
+
+/** `colloquy serve <study>`: build when needed, then serve the site on 127.0.0.1 until Ctrl-C. */
+export function registerServe(program: Command): void {
+  program
+    .command("serve")
+    .description("serve the dashboard locally (builds it first when the study changed)")
+    .argument("<study>", "study folder")
+    .option("--port <port>", "first port to try (the next ones are tried when taken)", "5173")
+    .option("--host <host>", "interface to bind", "127.0.0.1")
+    .option("--open", "open the dashboard in the browser")
+    .option("--no-build", "serve the existing site as is")
+    .option("--out <dir>", "site folder (default <study>/site)")
+    .action(async (study: string, options: { port: string; host: string; open?: boolean; build: boolean; out?: string }) => {
+      const port = Number(options.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port ${options.port}: not a port number (0-65535)`);
+      const site = resolve(options.out ?? studyPaths(study).site);
+      if (options.build && (await siteIsStale(study, site))) {
+        io().out("Building the dashboard…");
+        await buildSite(study, { out: site, reporter: io().reporter() });
+      } else if (!options.build && (await siteIsStale(study, site)) && !(await import("node:fs")).existsSync(resolve(site, "index.html"))) {
+        throw new CliError(`${site}/index.html is missing: run \`colloquy build ${study}\` first, or drop --no-build`);
+      }
+      let server;
+      try {
+        server = await startServer(site, { host: options.host, port });
+      } catch (error) {
+        throw new CliError((error as Error).message);
+      }
+      if (options.host !== "127.0.0.1" && options.host !== "localhost" && options.host !== "::1") {
+        io().err(`warning: serving on ${options.host}: other machines on the network can read this study`);
+      }
+      io().out(`Dashboard: ${server.url}  (Ctrl-C to stop)`);
+      if (options.open) openBrowser(server.url);
+      await untilInterrupted();
+      await server.close();
+    });
+}

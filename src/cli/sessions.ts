@@ -1,4 +1,76 @@
 import type { Command } from "commander";
+import { loadSessions } from "../study/study.js";
+import type { Session } from "../transcript/schema.js";
+import { provenance } from "../util/provenance.js";
+import { io, printJson } from "./io.js";
 
-/** `colloquy sessions`: not registered yet (its issue is in progress). */
-export function registerSessions(_program: Command): void {}
+/** One line of `colloquy sessions`. */
+export interface SessionSummary {
+  id: string;
+  condition: string;
+  run: string;
+  humans: number;
+  ais: number;
+  systems: number;
+  turns: number;
+  /** Seconds from the first to the last known time (end if known, else start); null without times. */
+  durationSeconds: number | null;
+  source?: string;
+}
+
+export function summariseSession(session: Session): SessionSummary {
+  const count = (kind: string) => session.participants.filter((p) => p.kind === kind).length;
+  const times = session.turns.flatMap((t) => [t.start, t.end]).filter((x): x is number => typeof x === "number");
+  const summary: SessionSummary = {
+    id: session.id,
+    condition: session.metadata.condition ?? "",
+    run: session.metadata.run ?? "",
+    humans: count("human"),
+    ais: count("ai"),
+    systems: count("system"),
+    turns: session.turns.length,
+    durationSeconds: times.length > 0 ? Math.max(...times) - Math.min(...times) : null,
+  };
+  if (session.metadata.source?.file) summary.source = session.metadata.source.file;
+  return summary;
+}
+
+/** 75 -> "1:15", 3725 -> "1:02:05". */
+export function formatDuration(seconds: number | null): string {
+  if (seconds === null) return "-";
+  const s = Math.round(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = String(s % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
+}
+
+/** Left-aligned text table (the CLI's only table, so kept here). */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+/** `colloquy sessions <dir>`: what is in the study. */
+export function registerSessions(program: Command): void {
+  program
+    .command("sessions")
+    .description("list a study's sessions: condition, run, participants (human/ai), turns, duration")
+    .argument("<dir>", "study folder")
+    .option("--json", "print as JSON")
+    .action(async (dir: string, flags: { json?: boolean }) => {
+      const summaries = (await loadSessions(dir)).map(summariseSession);
+      if (flags.json) {
+        printJson({ provenance: provenance({ command: "sessions" }), sessions: summaries });
+        return;
+      }
+      if (summaries.length === 0) {
+        io().out(`No sessions yet. Import some with \`colloquy import <files…> --study ${dir}\`.`);
+        return;
+      }
+      const rows = summaries.map((s) => [s.id, s.condition || "-", s.run || "-", `${s.humans} human / ${s.ais} ai${s.systems ? ` / ${s.systems} system` : ""}`, String(s.turns), formatDuration(s.durationSeconds)]);
+      io().out(table(["session", "condition", "run", "participants", "turns", "duration"], rows));
+      io().out(`${summaries.length} session(s), ${summaries.reduce((n, s) => n + s.turns, 0)} turns`);
+    });
+}

@@ -1,4 +1,89 @@
 import type { Command } from "commander";
+import { existsSync } from "node:fs";
+import { join, relative } from "node:path";
+import { CliError } from "../util/errors.js";
+import { studyPaths } from "../study/study.js";
+import { runPipeline } from "../pipeline/run.js";
+import { stageNames, type PipelineOptions, type StageName } from "../pipeline/types.js";
+import { studyStages } from "./study-stages.js";
+import { io, printJson } from "./io.js";
 
-/** `colloquy study`: not registered yet (its issue is in progress). */
-export function registerStudy(_program: Command): void {}
+export interface StudyFlags {
+  serve?: boolean;
+  port?: string;
+  host?: string;
+  open?: boolean;
+  coder?: string;
+  model?: string;
+  baseUrl?: string;
+  only?: string;
+  force?: string | boolean;
+  json?: boolean;
+}
+
+function stageList(value: string, flag: string): StageName[] {
+  const names = value.split(",").map((s) => s.trim()).filter(Boolean);
+  const bad = names.filter((n) => !(stageNames as readonly string[]).includes(n));
+  if (bad.length) throw new CliError(`${flag}: unknown stage ${bad.map((b) => `"${b}"`).join(", ")}; stages are ${stageNames.join(", ")}`);
+  return names as StageName[];
+}
+
+/** Parse the pipeline flags shared by `colloquy study` and `colloquy demo`. */
+export function pipelineOptions(flags: StudyFlags): PipelineOptions {
+  if (flags.coder !== undefined && flags.coder !== "rules" && flags.coder !== "llm") throw new CliError(`--coder ${flags.coder}: expected rules or llm`);
+  return {
+    coder: flags.coder as PipelineOptions["coder"],
+    model: flags.model,
+    baseUrl: flags.baseUrl,
+    only: flags.only ? stageList(flags.only, "--only") : undefined,
+    force: flags.force === true ? true : typeof flags.force === "string" ? stageList(flags.force, "--force") : undefined,
+  };
+}
+
+/** Run the pipeline, print where the results are, and serve when asked. */
+export async function runStudy(dir: string, flags: StudyFlags): Promise<void> {
+  const paths = studyPaths(dir);
+  if (!existsSync(paths.root)) throw new CliError(`${paths.root}: no such study folder. Create one with \`colloquy init ${dir}\`.`);
+  const outcomes = await runPipeline(dir, studyStages, pipelineOptions(flags), io().reporter());
+  if (flags.json) printJson({ study: paths.root, stages: outcomes });
+  else {
+    const ran = outcomes.filter((o) => o.status === "ran").length;
+    const skipped = outcomes.filter((o) => o.status === "skipped").length;
+    io().out(`Done: ${ran} stage(s) ran, ${skipped} skipped.`);
+    io().out(`  sessions: ${relative(process.cwd(), paths.sessions) || paths.sessions}`);
+    io().out(`  codes:    ${relative(process.cwd(), paths.codes) || paths.codes}`);
+    io().out(`  analysis: ${relative(process.cwd(), paths.analysis) || paths.analysis}`);
+    io().out(`  site:     ${relative(process.cwd(), join(paths.site, "index.html"))}`);
+  }
+  if (flags.serve) {
+    const { createProgram } = await import("./main.js");
+    const args = ["node", "colloquy", "serve", dir, "--no-build", "--port", flags.port ?? "5173", "--host", flags.host ?? "127.0.0.1"];
+    if (flags.open) args.push("--open");
+    await createProgram().parseAsync(args);
+  }
+}
+
+/** Options shared by `study` and `demo`. */
+export function addPipelineOptions(command: Command): Command {
+  return command
+    .option("--serve", "serve the dashboard when done (Ctrl-C to stop)")
+    .option("--port <port>", "first port to try when serving", "5173")
+    .option("--host <host>", "interface to bind when serving", "127.0.0.1")
+    .option("--open", "open the dashboard in the browser")
+    .option("--coder <coder>", "machine coder for every codebook and for topics: rules (offline) or llm")
+    .option("--model <name>", "model for the llm coder")
+    .option("--base-url <url>", "OpenAI-compatible endpoint for the llm coder, e.g. http://localhost:11434/v1")
+    .option("--only <stages>", `run only these stages (comma-separated: ${stageNames.join(", ")})`)
+    .option("--force [stages]", "redo stages even when unchanged (all, or comma-separated names)")
+    .option("--json", "print the stage outcomes as JSON");
+}
+
+/** `colloquy study <dir>`: the whole pipeline, redoing only what changed. */
+export function registerStudy(program: Command): void {
+  addPipelineOptions(
+    program
+      .command("study")
+      .description("run the whole pipeline on a study: import inbox/ -> code -> agree -> compare -> stats -> topics -> concepts -> dashboard (only what changed)")
+      .argument("<dir>", "study folder (see `colloquy init`)"),
+  ).action(async (dir: string, flags: StudyFlags) => runStudy(dir, flags));
+}

@@ -1,2 +1,26 @@
-// Public API of src/ingest (filled in as the module grows).
-export {};
+// Public API of src/ingest: every importer, format detection, and the multi-file importer.
+export { ImportError } from "./types.js";
+export type { Importer, ImportInput, ImportOptions, ImportResult, ImportedCode } from "./types.js";
+export { importers, detectFormat, detectDirectoryFormat, importerByName, importFiles, FormatError, DETECT_HEAD_BYTES } from "./registry.js";
+export type { FileImport, ImportFilesOptions } from "./registry.js";
+export { fileInput, textInput, directoryInput } from "./input.js";
+export { compilePathPattern, PathPatternError } from "./path-pattern.js";
+export type { PathPattern } from "./path-pattern.js";
+export { parseClock, parseOffset, ClockTimeline } from "./clock.js";
+export type { ClockTime } from "./clock.js";
+export { slackPasteImporter, parseSlackPaste } from "./formats/slack-paste.js";
+export { csvImporter, parseCsv, csvFieldAliases } from "./formats/csv.js";
+export { plainImporter, parsePlain } from "./formats/plain.js";
+export { vttImporter, srtImporter, parseSubtitles } from "./formats/subtitles.js";
+export { jsonImporters } from "./formats/json-formats.js";
+export { chatJsonImporter } from "./formats/chat-json.js";
+export { chatgptImporter } from "./formats/chatgpt.js";
+export { slackExportImporter } from "./formats/slack-export.js";
+export { roundsLogImporter } from "./formats/rounds-log.js";
+export { nativeImporter, streamNativeJsonl } from "./formats/native.js";
+export { stripBom } from "./input.js";
+export { parseJson, locateJsonError } from "./formats/json-parse.js";
+export type { JsonSyntaxProblem } from "./formats/json-parse.js";
+export { matchCodeLabel, categoryLabelIndex } from "./code-labels.js";
+export { turnRows, TURN_COLUMNS } from "./table.js";
+export type { TurnRow } from "./table.js";

@@ -85,6 +85,8 @@ export interface ModelConfig {
   /** Folder of the content-addressed response cache; null disables caching. */
   cacheDir: string | null;
   headers?: Record<string, string>;
+  /** USD per 1M tokens by model name, overriding the built-in table (colloquy.json `model.prices`). */
+  prices?: Record<string, { input: number; output: number }>;
 }
 
 export interface UsageTotals {

@@ -24,6 +24,7 @@ function selected(options: PipelineOptions, name: StageName): boolean {
 function decide(context: StageContext, stage: Stage, plan: StagePlan): { run: boolean; reason: string } {
   if (forced(context.options, stage.name)) return { run: true, reason: "forced" };
   if (plan.nothingToDo) return { run: false, reason: plan.work };
+  if (plan.mustRun) return { run: true, reason: plan.mustRun };
   const last = context.state.stages[stage.name];
   if (last && last.fingerprint === plan.fingerprint) return { run: false, reason: "unchanged since last run" };
   return { run: true, reason: last ? "inputs changed" : "never run" };

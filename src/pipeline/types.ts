@@ -32,6 +32,8 @@ export interface StagePlan {
   work: string;
   /** True when there is nothing to do regardless of the fingerprint (e.g. empty inbox). */
   nothingToDo?: boolean;
+  /** A reason to run regardless of the fingerprint (e.g. the output was deleted). */
+  mustRun?: string;
   /** Estimated LLM use, when the stage calls a model. */
   llm?: { requests: number; promptTokens: number };
 }

@@ -1,7 +1,13 @@
 import type { Importer } from "../types.js";
+import { chatJsonImporter } from "./chat-json.js";
+import { chatgptImporter } from "./chatgpt.js";
+import { nativeImporter } from "./native.js";
+import { roundsLogImporter } from "./rounds-log.js";
+import { slackExportImporter } from "./slack-export.js";
 
 /**
  * The JSON-based and folder-based importers (chat JSON, ChatGPT export, Slack export,
- * round-based discussion logs, native), in detection priority order.
+ * round-based discussion logs, native), in detection priority order: the most specific
+ * shapes first, so a tie-break by order (if a registry ever uses one) picks the right one.
  */
-export const jsonImporters: Importer[] = [];
+export const jsonImporters: Importer[] = [nativeImporter, chatgptImporter, roundsLogImporter, chatJsonImporter, slackExportImporter];

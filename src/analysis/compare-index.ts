@@ -1,0 +1,53 @@
+// Public surface of `colloquy compare` and `colloquy stats` for library users and the dashboard
+// (re-exported by ./index.ts). CompareReport and StatsReport are the types of the JSON files they write.
+export { codedTurns, summarise, UNCODED, NO_CONDITION, type CodedTurns, type CodedSession, type Summary as MetricSummary } from "./table.js";
+export { countWords } from "./words.js";
+export {
+  sessionMetrics,
+  summariseByCondition,
+  summariseByRole,
+  followsByRole,
+  normalisedEntropy,
+  gini,
+  EXCLUDED_TURN_TYPES,
+  type SessionMetrics,
+  type MemberMetrics,
+  type Balance,
+  type SpeakerMatrix,
+  type ConditionSummary,
+  type RoleSummary,
+  type RoleFollows,
+} from "./metrics.js";
+export {
+  balesProfiles,
+  phaseMovement,
+  transitions,
+  profileFrame,
+  profileOf,
+  BALES_RATIOS,
+  type InteractionProfile,
+  type Ratio as BalesRatio,
+  type ProfileFrame,
+  type MemberProfile,
+  type BalesProfiles,
+  type PhaseMovement,
+  type PhaseThird,
+  type TransitionMatrix,
+} from "./bales.js";
+export { codeSequences, segmentDistributions, type SessionSequence, type Segment, type SegmentDistributions } from "./sequences.js";
+export {
+  compareConditions,
+  differencesFrom,
+  type CompareOptions,
+  type CompareResult,
+  type CompareReport,
+  type FrequencyRow,
+  type Difference,
+  type UnitRow,
+} from "./compare.js";
+export { mapCodes, mapConditions, parseMergeList, type CodeMapping, type ConditionMapping } from "./compare-mapping.js";
+export { runTests as runCompareTests, type Comparison, type TestResult as CompareTestResult } from "./compare-tests.js";
+export { loadCodedStudy, chooseCoder, type LoadedCodes } from "./compare-load.js";
+export { compareCsvs, compareSummary } from "./compare-output.js";
+export { buildStats, STATS_DEFINITIONS, type StatsResult, type StatsReport, type StatsCodes } from "./stats-report.js";
+export { statsCsvs, statsSummary } from "./stats-output.js";

@@ -1,0 +1,82 @@
+/**
+ * Seeded bootstrap over units. Deterministic: the same seed gives the same interval on every
+ * machine, so an agreement report can be reproduced exactly.
+ */
+
+/** mulberry32: a small, fast 32-bit PRNG; returns floats in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  // State kept as a signed 32-bit integer (`| 0`) so V8 keeps it unboxed; same bits as uint32.
+  let a = seed | 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Percentile bootstrap interval. */
+export interface BootstrapInterval {
+  lower: number;
+  upper: number;
+  /** Confidence level, e.g. 0.95. */
+  confidence: number;
+  replicates: number;
+  /** Replicates whose statistic was undefined (NaN, e.g. a resample with no variation) and were left out. */
+  undefinedReplicates: number;
+  seed: number;
+  method: "percentile";
+}
+
+/** Options of {@link bootstrapCI}. */
+export interface BootstrapOptions {
+  replicates?: number;
+  seed?: number;
+  /** Confidence level (default 0.95). */
+  confidence?: number;
+}
+
+/** Quantile with linear interpolation between order statistics (numpy's default "linear" method). */
+export function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  const h = (sorted.length - 1) * q;
+  const lo = Math.floor(h);
+  const hi = Math.ceil(h);
+  return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
+}
+
+/**
+ * Percentile bootstrap CI: draw `replicates` resamples of the nUnits units with replacement
+ * (indices passed to `statistic`), take the (1-confidence)/2 and (1+confidence)/2 quantiles.
+ */
+export function bootstrapCI(nUnits: number, statistic: (sample: Int32Array) => number, options: BootstrapOptions = {}): BootstrapInterval {
+  return bootstrapSeries(nUnits, (sample) => [statistic(sample)], 1, options)[0];
+}
+
+/**
+ * Several statistics over the same resamples: `statistics(sample)` returns one value per
+ * statistic. Same seed, same resamples, so intervals are reproducible and comparable.
+ */
+export function bootstrapSeries(nUnits: number, statistics: (sample: Int32Array) => number[], count: number, options: BootstrapOptions = {}): BootstrapInterval[] {
+  const replicates = options.replicates ?? 1000;
+  const seed = options.seed ?? 1;
+  const level = options.confidence ?? 0.95;
+  if (!Number.isInteger(replicates) || replicates < 1) throw new Error(`bootstrapCI: replicates must be a positive integer (got ${replicates})`);
+  const random = mulberry32(seed);
+  const values: number[][] = Array.from({ length: count }, () => []);
+  const undefinedReplicates = new Array<number>(count).fill(0);
+  // One buffer reused by every replicate: statistics must not keep it.
+  const sample = new Int32Array(nUnits);
+  for (let b = 0; b < replicates; b++) {
+    for (let i = 0; i < nUnits; i++) sample[i] = Math.floor(random() * nUnits);
+    statistics(sample).forEach((v, s) => {
+      if (Number.isFinite(v)) values[s].push(v);
+      else undefinedReplicates[s]++;
+    });
+  }
+  return values.map((vs, s) => {
+    vs.sort((a, b) => a - b);
+    return { lower: quantile(vs, (1 - level) / 2), upper: quantile(vs, (1 + level) / 2), confidence: level, replicates, undefinedReplicates: undefinedReplicates[s], seed, method: "percentile" as const };
+  });
+}

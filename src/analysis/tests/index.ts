@@ -1,0 +1,9 @@
+// Inferential tests, each matching its SciPy reference (see test/analysis/tests*.test.ts).
+export * from "./distributions.js";
+export { wilcoxonSignedRank, type WilcoxonResult } from "./wilcoxon.js";
+export { pairedTTest, welchTTest, type PairedTTestResult, type WelchTTestResult } from "./ttest.js";
+export { mannWhitneyU, type MannWhitneyResult } from "./mannwhitney.js";
+export { kendallTau, spearman, pearsonR, type KendallResult, type SpearmanResult } from "./correlation.js";
+export { chiSquare, type ChiSquareResult } from "./chisquare.js";
+export { holm } from "./holm.js";
+export { rankAverage } from "./ranks.js";

@@ -1,0 +1,218 @@
+import { readdir } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { join, relative } from "node:path";
+import { studyPaths } from "../study/study.js";
+import { listCoders, codesPath } from "../coding/store.js";
+import { loadCodebook } from "../coding/codebook/load.js";
+import { RULES_CODER_VERSION } from "../coding/rules/index.js";
+import { toolVersion } from "../util/provenance.js";
+import { fileHashes, fingerprint } from "../pipeline/fingerprint.js";
+import type { Stage, StageContext } from "../pipeline/types.js";
+import { runCommand } from "./run-command.js";
+
+/**
+ * The stages of `colloquy study`, in order. Each stage runs the same command a researcher
+ * would run by hand (import, code, agree, compare, stats, topics, concepts, build) with the
+ * study's colloquy.json as its settings; its fingerprint covers everything its outputs
+ * depend on, so unchanged stages are skipped.
+ */
+
+const sessionsHashes = (c: StageContext) => fileHashes(studyPaths(c.study).root, studyPaths(c.study).sessions);
+const codesHashes = (c: StageContext) => fileHashes(studyPaths(c.study).root, studyPaths(c.study).codes, (p) => !p.endsWith(".failures.jsonl"));
+const analysisHashes = (c: StageContext) => fileHashes(studyPaths(c.study).root, studyPaths(c.study).analysis);
+
+/** Machine coders of each codebook plan, with the pipeline's --coder override applied. */
+function plans(c: StageContext): { codebook: string; coders: ("rules" | "llm")[] }[] {
+  return c.config.codebooks.map((p) => ({ codebook: p.codebook, coders: c.options.coder ? [c.options.coder] : p.coders }));
+}
+
+function modelFlags(c: StageContext): string[] {
+  return [...(c.options.model ? ["--model", c.options.model] : []), ...(c.options.baseUrl ? ["--base-url", c.options.baseUrl] : [])];
+}
+
+/** What decides an LLM's replies (never the key): part of the fingerprint of LLM stages. */
+function modelIdentity(c: StageContext): unknown {
+  return { cli: { model: c.options.model, baseUrl: c.options.baseUrl }, config: c.config.model, env: { model: process.env.COLLOQUY_MODEL ?? process.env.OPENAI_MODEL, baseUrl: process.env.OPENAI_BASE_URL } };
+}
+
+async function inboxFiles(c: StageContext): Promise<Record<string, string>> {
+  const paths = studyPaths(c.study);
+  return fileHashes(paths.inbox, paths.inbox);
+}
+
+const importStage: Stage = {
+  name: "import",
+  description: "import new or changed transcripts from inbox/",
+  async plan(c) {
+    const files = await inboxFiles(c);
+    const fresh = Object.keys(files).filter((f) => c.state.imported[f] !== files[f]);
+    return {
+      fingerprint: fingerprint({ files, tool: toolVersion }),
+      work: fresh.length ? `import ${fresh.length} new or changed file(s) from inbox/` : "no new files in inbox/",
+      nothingToDo: fresh.length === 0,
+    };
+  },
+  async run(c) {
+    const paths = studyPaths(c.study);
+    const files = await inboxFiles(c);
+    const fresh = Object.keys(files).filter((f) => c.state.imported[f] !== files[f]);
+    const args = ["import", ...fresh.map((f) => join(paths.inbox, f)), "--study", c.study];
+    if (c.config.import.pathPattern) args.push("--path-pattern", c.config.import.pathPattern);
+    if (c.config.import.format) args.push("--format", c.config.import.format);
+    await runCommand(args, c.reporter);
+    for (const f of fresh) c.state.imported[f] = files[f];
+    return `imported ${fresh.length} file(s)`;
+  },
+};
+
+const codeStage: Stage = {
+  name: "code",
+  description: "code every turn with each codebook and machine coder",
+  async plan(c) {
+    const jobs = plans(c).flatMap((p) => p.coders.map((coder) => `${p.codebook}/${coder}`));
+    const codebooks = await Promise.all(c.config.codebooks.map(async (p) => (await loadCodebook(p.codebook, c.study)).version));
+    const llm = plans(c).some((p) => p.coders.includes("llm"));
+    return {
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), plans: plans(c), codebooks, rules: RULES_CODER_VERSION, model: llm ? modelIdentity(c) : null, tool: toolVersion }),
+      work: `code sessions with ${jobs.join(", ") || "nothing"} (only turns not coded yet)`,
+      nothingToDo: jobs.length === 0,
+    };
+  },
+  async run(c) {
+    const lines: string[] = [];
+    for (const plan of plans(c)) {
+      for (const coder of plan.coders) {
+        const out = await runCommand(["code", c.study, "--codebook", plan.codebook, "--coder", coder, ...(coder === "llm" ? modelFlags(c) : [])], c.reporter);
+        lines.push(out.trim().split("\n").at(-1) ?? "");
+      }
+    }
+    return lines.join("; ");
+  },
+};
+
+/** Human coders (from colloquy.json) that have codes for a codebook. */
+async function humansWithCodes(c: StageContext, codebook: string): Promise<string[]> {
+  const coders = (await listCoders(c.study))[codebook] ?? [];
+  return c.config.humanCoders.filter((h) => coders.includes(h));
+}
+
+const agreeStage: Stage = {
+  name: "agree",
+  description: "agreement of machine coders with human coders",
+  async plan(c) {
+    const pairs: string[] = [];
+    for (const p of plans(c)) if ((await humansWithCodes(c, p.codebook)).length) pairs.push(p.codebook);
+    return {
+      fingerprint: fingerprint({ codes: await codesHashes(c), plans: plans(c), humans: c.config.humanCoders, tool: toolVersion }),
+      work: pairs.length ? `agreement for ${pairs.join(", ")}` : "no human codes to compare against (colloquy.json humanCoders)",
+      nothingToDo: pairs.length === 0,
+    };
+  },
+  async run(c) {
+    const lines: string[] = [];
+    for (const p of plans(c)) {
+      const humans = await humansWithCodes(c, p.codebook);
+      if (!humans.length) continue;
+      const machines = p.coders.filter((m) => existsSync(codesPath(c.study, p.codebook, m)));
+      const out = await runCommand(["agree", c.study, "--codebook", p.codebook, "--coders", [...machines, ...humans].join(",")], c.reporter);
+      lines.push(`${p.codebook}: ${out.trim().split("\n").find((l) => /kappa|alpha/.test(l))?.trim() ?? "done"}`);
+    }
+    return lines.join("; ");
+  },
+};
+
+/** Nominal codebooks of the plan (compare and the Bales analyses work on categories). */
+async function nominalPlans(c: StageContext) {
+  const out: { codebook: string; coder: string }[] = [];
+  for (const p of plans(c)) {
+    if ((await loadCodebook(p.codebook, c.study)).kind === "nominal" && p.coders.length) out.push({ codebook: p.codebook, coder: p.coders[0] });
+  }
+  return out;
+}
+
+const compareStage: Stage = {
+  name: "compare",
+  description: "code frequencies per condition, role and speaker; differences from control; tests",
+  async plan(c) {
+    const targets = await nominalPlans(c);
+    return {
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), targets, compare: c.config.compare, tool: toolVersion }),
+      work: targets.length ? `compare conditions for ${targets.map((t) => `${t.codebook} (${t.coder})`).join(", ")}` : "no nominal codebook to compare",
+      nothingToDo: targets.length === 0,
+    };
+  },
+  async run(c) {
+    for (const t of await nominalPlans(c)) await runCommand(["compare", c.study, "--codebook", t.codebook, "--coder", t.coder], c.reporter);
+    return `wrote ${(await nominalPlans(c)).map((t) => `analysis/compare-${t.codebook}.json`).join(", ")}`;
+  },
+};
+
+const statsStage: Stage = {
+  name: "stats",
+  description: "session metrics, participation, Bales profiles and sequences",
+  async plan(c) {
+    const bales = (await nominalPlans(c)).find((t) => t.codebook === "bales-ipa");
+    return {
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), bales, tool: toolVersion }),
+      work: `session metrics and participation${bales ? `, Bales analyses (${bales.coder})` : ""}`,
+    };
+  },
+  async run(c) {
+    const bales = (await nominalPlans(c)).find((t) => t.codebook === "bales-ipa");
+    await runCommand(["stats", c.study, ...(bales ? ["--codebook", "bales-ipa", "--coder", bales.coder] : [])], c.reporter);
+    return "wrote analysis/stats.json";
+  },
+};
+
+const topicsStage: Stage = {
+  name: "topics",
+  description: "topic trees and branching ratios",
+  async plan(c) {
+    const coder = c.options.coder ?? c.config.topics.coder ?? "rules";
+    return {
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), topics: c.config.topics, coder, model: coder === "llm" ? modelIdentity(c) : null, tool: toolVersion }),
+      work: `topic trees with the ${coder} coder`,
+    };
+  },
+  async run(c) {
+    const coder = c.options.coder ?? c.config.topics.coder ?? "rules";
+    await runCommand(["topics", c.study, "--coder", coder, ...(coder === "llm" ? modelFlags(c) : [])], c.reporter);
+    return "wrote analysis/topics.json";
+  },
+};
+
+const conceptsStage: Stage = {
+  name: "concepts",
+  description: "noun concepts, production rates, lexical measures",
+  async plan(c) {
+    const lexicon = c.config.concepts.lexicon ? await fileHashes(c.study, join(c.study, c.config.concepts.lexicon)).catch(() => ({})) : null;
+    return {
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), concepts: c.config.concepts, lexicon, tool: toolVersion }),
+      work: "noun concepts and concept rates",
+    };
+  },
+  async run(c) {
+    await runCommand(["concepts", c.study], c.reporter);
+    return "wrote analysis/concepts.json";
+  },
+};
+
+const buildStage: Stage = {
+  name: "build",
+  description: "the dashboard (static site)",
+  async plan(c) {
+    const site = studyPaths(c.study).site;
+    return {
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), analysis: await analysisHashes(c), config: c.config, tool: toolVersion }),
+      work: `build the dashboard into ${relative(process.cwd(), site) || site}`,
+      mustRun: existsSync(join(site, "index.html")) ? undefined : "the site is missing",
+    };
+  },
+  async run(c) {
+    await runCommand(["build", c.study], c.reporter);
+    const files = await readdir(studyPaths(c.study).site).catch(() => []);
+    return `site ready (${files.length} files)`;
+  },
+};
+
+export const studyStages: Stage[] = [importStage, codeStage, agreeStage, compareStage, statsStage, topicsStage, conceptsStage, buildStage];

@@ -1,0 +1,403 @@
+import { setMaxListeners } from "node:events";
+import { appendFailures, appendCodes, readCodes } from "./store.js";
+import type { CodeFailure, CodeRecord } from "./records.js";
+import type { Codebook } from "./codebook/schema.js";
+import type { Session, Turn } from "../transcript/schema.js";
+import type { ChatModel, ChatRequest } from "../llm/types.js";
+import { mapLimit } from "../util/concurrency.js";
+import { provenance } from "../util/provenance.js";
+import { silentReporter, type Reporter } from "../util/reporter.js";
+import { RULES_CODER_VERSION, codeTurnWithRules, rulesSupport } from "./rules/index.js";
+import { createLlmCoder, type LlmCoder, type TurnOutcome } from "./llm/coder.js";
+import { estimateTokens, type ContextWindow } from "./llm/prompt.js";
+import { estimateCost, priceFor } from "../llm/prices.js";
+import { isLoopbackEndpoint } from "../llm/config.js";
+import type { ChatMessage } from "../llm/types.js";
+
+/**
+ * A coding job: code every turn of the selected sessions that this codebook + coder has not
+ * coded yet, appending records as they complete (in small batches), so a killed run re-run
+ * codes only what is left; with the response cache, requests that finished before the kill are
+ * not paid for again. Failures go to the coder's failures file with the raw reply and are
+ * retried by the next run.
+ *
+ * Turns that are not coded: `system` turns (and turns by system participants: join/leave
+ * notices, tool banners), `reasoning` turns (an agent's private chain of thought is not an
+ * act in the conversation), and turns with no text. They are counted in `skipped`.
+ */
+export const SKIPPED_TURN_TYPES = ["system", "reasoning"] as const;
+
+export interface CodingJobOptions {
+  study: string;
+  sessions: readonly Session[];
+  codebook: Codebook;
+  coder: "llm" | "rules";
+  /** Stored coder id; default "llm" or "rules" (e.g. "llm:gpt-4o" to compare models). */
+  coderId?: string;
+  /** Required for the llm coder. */
+  model?: ChatModel & {
+    formatSupport?: () => string;
+    forget?: (requestHash: string) => Promise<void>;
+    isCached?: (request: ChatRequest) => Promise<boolean>;
+    config?: { concurrency: number; prices?: Record<string, { input: number; output: number }>; baseURL?: string };
+  };
+  context?: ContextWindow;
+  samples?: number;
+  batch?: number;
+  seed?: number;
+  noCache?: boolean;
+  reporter?: Reporter;
+  signal?: AbortSignal;
+  /** Records per append (default 50); also flushed every `flushMs` (default 500 ms). */
+  flushEvery?: number;
+  flushMs?: number;
+}
+
+export interface CodingSummary {
+  codebook: string;
+  codebookVersion: string;
+  coder: string;
+  sessions: number;
+  /** Codeable turns in the selected sessions. */
+  turns: number;
+  alreadyCoded: number;
+  coded: number;
+  failed: number;
+  /** Coded turns whose every request was answered from the cache. */
+  cached: number;
+  skipped: Record<string, number>;
+  skippedTotal: number;
+  /** Turns not reached because the run was aborted. */
+  remaining: number;
+  aborted: boolean;
+  requests: number;
+  cachedRequests: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** `requests`, `promptTokens`, `completionTokens` and `estimatedCost` count paid requests only. */
+  /** Prompt tokens per coded turn, cached replies included (what batching saves). */
+  promptTokensPerTurn?: number;
+  estimatedCost?: number;
+  elapsedMs: number;
+  failuresFile?: string;
+  /**
+   * Set when the endpoint refused a request in a way every other turn would repeat (bad key,
+   * unknown model, unsupported parameter): the job stops at once instead of failing every turn.
+   */
+  stoppedBy?: string;
+}
+
+/** Error kinds that would fail every remaining request the same way. */
+const FATAL_KINDS = new Set(["auth", "bad_request"]);
+
+/** Why a turn is not coded, or undefined when it is. */
+export function skipReason(session: Session, turn: Turn, systemSpeakers: Set<string>): string | undefined {
+  if ((SKIPPED_TURN_TYPES as readonly string[]).includes(turn.type)) return turn.type;
+  if (systemSpeakers.has(turn.speaker)) return "system";
+  if (turn.text.trim() === "") return "empty";
+  return undefined;
+}
+
+/** Units of work: one per target turn, or up to `batch` nearby targets of one session. */
+export interface CodingUnit {
+  session: Session;
+  targets: number[];
+}
+
+export interface CodingPlan {
+  units: CodingUnit[];
+  turns: number;
+  alreadyCoded: number;
+  skipped: Record<string, number>;
+}
+
+export function planCoding(sessions: readonly Session[], done: ReadonlySet<string>, batch = 1): CodingPlan {
+  const units: CodingUnit[] = [];
+  const skipped: Record<string, number> = {};
+  let turns = 0;
+  let alreadyCoded = 0;
+  for (const session of sessions) {
+    const systemSpeakers = new Set(session.participants.filter((p) => p.kind === "system").map((p) => p.id));
+    let current: CodingUnit | undefined;
+    session.turns.forEach((turn, index) => {
+      const reason = skipReason(session, turn, systemSpeakers);
+      if (reason) {
+        skipped[reason] = (skipped[reason] ?? 0) + 1;
+        return;
+      }
+      turns++;
+      if (done.has(`${session.id}\u0000${turn.id}`)) {
+        alreadyCoded++;
+        return;
+      }
+      // A batch holds nearby targets only, so its shared window stays small.
+      if (current && current.targets.length < batch && index - current.targets[0] < 2 * batch) {
+        current.targets.push(index);
+      } else {
+        current = { session, targets: [index] };
+        units.push(current);
+      }
+    });
+  }
+  return { units, turns, alreadyCoded, skipped };
+}
+
+/** Appends records and failures in small batches, one append at a time, in completion order. */
+function createWriter(study: string, every: number, everyMs: number) {
+  let codes: CodeRecord[] = [];
+  let failures: CodeFailure[] = [];
+  let chain: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    const c = codes;
+    const f = failures;
+    codes = [];
+    failures = [];
+    if (c.length > 0 || f.length > 0) chain = chain.then(async () => {
+      await appendCodes(study, c);
+      await appendFailures(study, f);
+    });
+    return chain;
+  };
+  const schedule = () => {
+    if (codes.length + failures.length >= every) void flush();
+    else timer ??= setTimeout(() => void flush(), everyMs);
+  };
+  return {
+    code(record: CodeRecord) {
+      codes.push(record);
+      schedule();
+    },
+    failure(failure: CodeFailure) {
+      failures.push(failure);
+      schedule();
+    },
+    flush,
+  };
+}
+
+/** Completion tokens we expect per coded turn, for --dry-run estimates (a short JSON answer). */
+const EST_COMPLETION_TOKENS_PER_TURN = { nominal: 40, scales: 70 } as const;
+
+export interface DryRun {
+  /** The exact messages of the first request. */
+  example?: { session: string; turns: string[]; messages: ChatMessage[] };
+  units: number;
+  requests: number;
+  /** Of `requests`, how many the response cache would answer (free). */
+  cachedRequests: number;
+  promptTokens: number;
+  completionTokens: number;
+  estimatedCost?: number;
+  turns: number;
+  alreadyCoded: number;
+  toCode: number;
+  skipped: Record<string, number>;
+}
+
+async function doneSet(options: CodingJobOptions, coderId: string): Promise<Set<string>> {
+  const existing = await readCodes(options.study, options.codebook.id, coderId);
+  return new Set(existing.filter((r) => r.codebookVersion === options.codebook.version).map((r) => `${r.session}\u0000${r.turn}`));
+}
+
+function coderIdOf(options: CodingJobOptions): string {
+  return options.coderId ?? options.coder;
+}
+
+function makeLlmCoder(options: CodingJobOptions): LlmCoder {
+  if (!options.model) throw new Error("the llm coder needs a model");
+  return createLlmCoder({
+    model: options.model,
+    codebook: options.codebook,
+    context: options.context,
+    samples: options.samples,
+    batch: options.batch,
+    seed: options.seed,
+    noCache: options.noCache,
+  });
+}
+
+function priceOf(options: CodingJobOptions) {
+  const model = options.model;
+  return model ? priceFor(model.info.model, { overrides: model.config?.prices, local: isLoopbackEndpoint(model.config?.baseURL) }) : undefined;
+}
+
+/** What a run would do and cost, without calling the model. */
+export async function dryRunCoding(options: CodingJobOptions): Promise<DryRun> {
+  const plan = planCoding(options.sessions, await doneSet(options, coderIdOf(options)), options.batch ?? 1);
+  const toCode = plan.units.reduce((n, u) => n + u.targets.length, 0);
+  const samples = options.samples ?? 1;
+  let promptTokens = 0;
+  let cachedRequests = 0;
+  let example: DryRun["example"];
+  if (options.coder === "llm") {
+    const coder = makeLlmCoder(options);
+    for (const unit of plan.units) {
+      const req = coder.request(unit.session, unit.targets, 0);
+      example ??= { session: unit.session.id, turns: unit.targets.map((i) => unit.session.turns[i].id), messages: req.messages };
+      promptTokens += estimateTokens(req.messages) * samples;
+      for (let s = 0; s < samples && options.model?.isCached; s++) {
+        if (await options.model.isCached(coder.request(unit.session, unit.targets, s))) cachedRequests++;
+      }
+    }
+  }
+  const completionTokens = options.coder === "llm" ? toCode * samples * EST_COMPLETION_TOKENS_PER_TURN[options.codebook.kind] : 0;
+  const price = priceOf(options);
+  return {
+    example,
+    units: plan.units.length,
+    requests: options.coder === "llm" ? plan.units.length * samples : 0,
+    cachedRequests,
+    promptTokens,
+    completionTokens,
+    estimatedCost: options.coder === "llm" ? estimateCost(price, promptTokens, completionTokens) : 0,
+    turns: plan.turns,
+    alreadyCoded: plan.alreadyCoded,
+    toCode,
+    skipped: plan.skipped,
+  };
+}
+
+/** Run the job. Never throws for per-turn failures: they are counted, written and returned. */
+export async function runCodingJob(options: CodingJobOptions): Promise<CodingSummary> {
+  const started = performance.now();
+  const reporter = options.reporter ?? silentReporter;
+  const coderId = coderIdOf(options);
+  const { codebook, study } = options;
+  // Our own controller: aborts on the caller's signal, or when a fatal error makes going on pointless.
+  const stop = new AbortController();
+  // Every in-flight request (and retry wait) listens on this signal: lift the default cap of 10.
+  setMaxListeners(0, stop.signal);
+  const onAbort = () => stop.abort(options.signal?.reason);
+  if (options.signal?.aborted) stop.abort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const signal = stop.signal;
+  if (options.coder === "rules" && !rulesSupport(codebook)) {
+    throw new Error(`the rules coder has no rules for codebook "${codebook.id}"; use --coder llm`);
+  }
+  const plan = planCoding(options.sessions, await doneSet(options, coderId), options.batch ?? 1);
+  const toCode = plan.units.reduce((n, u) => n + u.targets.length, 0);
+  const writer = createWriter(study, options.flushEvery ?? 50, options.flushMs ?? 500);
+  const summary: CodingSummary = {
+    codebook: codebook.id,
+    codebookVersion: codebook.version,
+    coder: coderId,
+    sessions: options.sessions.length,
+    turns: plan.turns,
+    alreadyCoded: plan.alreadyCoded,
+    coded: 0,
+    failed: 0,
+    cached: 0,
+    skipped: plan.skipped,
+    skippedTotal: Object.values(plan.skipped).reduce((a, b) => a + b, 0),
+    remaining: 0,
+    aborted: false,
+    requests: 0,
+    cachedRequests: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    elapsedMs: 0,
+  };
+  const task = `coding ${codebook.id} (${coderId})`;
+  let finished = 0;
+  reporter.progress(task, 0, toCode);
+  const now = () => new Date().toISOString();
+
+  const record = (outcome: TurnOutcome) => {
+    if (outcome.status === "aborted") return;
+    finished++;
+    if (outcome.status === "failed") {
+      summary.failed++;
+      if (outcome.errorKind && FATAL_KINDS.has(outcome.errorKind) && !summary.stoppedBy) {
+        summary.stoppedBy = outcome.reason;
+        stop.abort();
+      }
+      writer.failure({ session: outcome.session, turn: outcome.turn, codebook: codebook.id, coder: coderId, reason: outcome.reason, raw: outcome.raw, createdAt: now() });
+    } else {
+      summary.coded++;
+      if (outcome.cached) summary.cached++;
+      writer.code({
+        session: outcome.session,
+        turn: outcome.turn,
+        codebook: codebook.id,
+        codebookVersion: codebook.version,
+        coder: coderId,
+        ...outcome.value,
+        ...(outcome.samples ? { samples: outcome.samples } : {}),
+        provenance: outcome.provenance,
+        createdAt: now(),
+      });
+    }
+  };
+
+  try {
+    if (options.coder === "rules") {
+      const settings = { coder: "rules", rulesVersion: RULES_CODER_VERSION, codebook: codebook.id, codebookVersion: codebook.version };
+      for (const unit of plan.units) {
+        if (signal?.aborted) break;
+        for (const index of unit.targets) {
+          const turn = unit.session.turns[index];
+          const ref = { session: unit.session.id, turn: turn.id, index };
+          try {
+            const result = codeTurnWithRules(codebook, unit.session, index);
+            const value = { codes: result.codes, scores: result.scores, rationale: result.rationale };
+            record({ ...ref, status: "coded", value, cached: false, provenance: provenance({ ...settings, rules: result.rules }) });
+          } catch (error) {
+            record({ ...ref, status: "failed", reason: `rules coder error: ${(error as Error).message}`, cached: false });
+          }
+        }
+        reporter.progress(task, finished, toCode);
+      }
+    } else {
+      const coder = makeLlmCoder(options);
+      // More workers than HTTP slots so cache hits and parsing never leave a slot idle;
+      // the ChatModel's own limiter bounds what reaches the endpoint.
+      const workers = Math.max(1, (options.model?.config?.concurrency ?? 8) * 2);
+      await mapLimit(plan.units, workers, async (unit) => {
+        if (signal?.aborted) return;
+        const outcomes = await coder.code(unit.session, unit.targets, signal);
+        outcomes.forEach(record);
+        reporter.progress(task, finished, toCode);
+      });
+      const stats = coder.stats();
+      summary.requests = stats.requests;
+      summary.cachedRequests = stats.cachedRequests;
+      summary.promptTokens = stats.paidPromptTokens;
+      summary.completionTokens = stats.paidCompletionTokens;
+      if (summary.coded > 0) summary.promptTokensPerTurn = stats.promptTokens / summary.coded;
+      summary.estimatedCost = estimateCost(priceOf(options), stats.paidPromptTokens, stats.paidCompletionTokens);
+    }
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+    await writer.flush();
+  }
+  summary.remaining = toCode - finished;
+  summary.aborted = Boolean(signal?.aborted) && summary.remaining > 0;
+  summary.elapsedMs = Math.round(performance.now() - started);
+  if (summary.failed > 0) summary.failuresFile = `codes/${codebook.id}/${encodeURIComponent(coderId)}.failures.jsonl`;
+  return summary;
+}
+
+/** The one-line summary printed at the end of `colloquy code`. */
+export function formatCodingSummary(s: CodingSummary): string {
+  const n = (x: number) => x.toLocaleString("en-US");
+  const skipped = Object.entries(s.skipped).map(([k, v]) => `${k} ${v}`).join(", ");
+  const parts = [
+    `${s.codebook}/${s.coder}: coded ${n(s.coded)}`,
+    `failed ${n(s.failed)}`,
+    `cached ${n(s.cached)}`,
+    `skipped ${n(s.skippedTotal)}${skipped ? ` (${skipped})` : ""}`,
+    `already coded ${n(s.alreadyCoded)}`,
+  ];
+  if (s.stoppedBy) parts.push(`not reached ${n(s.remaining)} (stopped: the endpoint refused the request)`);
+  else if (s.aborted) parts.push(`not reached ${n(s.remaining)} (aborted; run again to continue)`);
+  if (s.coder !== "rules" && (s.requests > 0 || s.cachedRequests > 0)) {
+    parts.push(`requests ${n(s.requests)} (+${n(s.cachedRequests)} cached)`);
+    parts.push(`tokens in ${n(s.promptTokens)} / out ${n(s.completionTokens)}${s.promptTokensPerTurn ? ` (${Math.round(s.promptTokensPerTurn)} prompt tokens per coded turn)` : ""}`);
+    parts.push(s.estimatedCost === undefined ? "est. cost unknown (add model.prices to colloquy.json)" : `est. cost $${s.estimatedCost.toFixed(4)}`);
+  }
+  parts.push(`${(s.elapsedMs / 1000).toFixed(1)} s`);
+  return parts.join(", ");
+}

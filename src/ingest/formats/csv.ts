@@ -1,0 +1,237 @@
+import Papa from "papaparse";
+import { ClockTimeline, parseClock, parseOffset } from "../clock.js";
+import { SessionBuilder, sessionIdFromPath, type TurnDraft } from "../builder.js";
+import { turnTypes, type ParticipantKind, type SessionInput, type TurnType } from "../../transcript/schema.js";
+import { ImportError, type ImportedCode, type Importer, type ImportInput, type ImportOptions, type ImportResult } from "../types.js";
+
+/**
+ * CSV/TSV, one row per turn (papaparse). Columns are mapped to turn fields by `--columns`
+ * (field=column) or, failing that, by common header names. Unmapped columns go to turn
+ * metadata, so no cell is lost; `--code-column col=coder` turns a column into imported codes.
+ */
+
+/** Fields a column can map to, and the header names recognised for each (normalised: lower case, `_`). */
+export const csvFieldAliases: Record<string, readonly string[]> = {
+  speaker: ["speaker", "name", "author", "user", "from", "sender", "speaker_name", "participant", "username"],
+  text: ["text", "message", "content", "utterance", "body", "transcript", "msg"],
+  time: ["time", "timestamp", "start", "time_stamp", "start_time", "ts", "datetime", "date_time", "created_at"],
+  end: ["end", "end_time", "stop"],
+  session: ["session", "session_id", "conversation", "conversation_id", "run", "dialog_id", "dialogue_id", "chat_id", "thread"],
+  condition: ["condition", "group", "experimental_condition", "treatment"],
+  run: [],
+  role: ["role", "speaker_role"],
+  kind: ["kind", "type", "speaker_type", "participant_kind"],
+  /** Turn type (message, backchannel, …): only by --columns type=<col>, since "type" usually means kind. */
+  type: [],
+};
+
+const normalise = (header: string): string => header.trim().toLowerCase().replace(/[\s-]+/g, "_");
+
+function guessDelimiter(path: string, firstLine: string): string {
+  if (/\.tsv$/i.test(path)) return "\t";
+  const counts = [",", ";", "\t", "|"].map((d) => ({ d, n: firstLine.split(d).length - 1 }));
+  counts.sort((a, b) => b.n - a.n);
+  return counts[0]!.n > 0 ? counts[0]!.d : ",";
+}
+
+/** Resolve which header each field uses: explicit --columns first, then aliases. */
+function mapColumns(path: string, headers: string[], explicit: Record<string, string> = {}, codeColumns: Record<string, string> = {}): Map<string, number> {
+  const map = new Map<string, number>();
+  const byName = new Map(headers.map((h, i) => [h.trim(), i] as const));
+  for (const [field, column] of Object.entries(explicit)) {
+    if (!(field in csvFieldAliases)) {
+      throw new ImportError({ file: path, line: 1, problem: `--columns names unknown field "${field}"`, expected: `one of ${Object.keys(csvFieldAliases).join(", ")}` });
+    }
+    const index = byName.get(column.trim()) ?? headers.findIndex((h) => normalise(h) === normalise(column));
+    if (index === undefined || index < 0) {
+      throw new ImportError({ file: path, line: 1, problem: `--columns ${field}=${column}: no column "${column}" in the header`, expected: `one of the header's columns: ${headers.join(", ")}` });
+    }
+    map.set(field, index);
+  }
+  const used = new Set([...map.values()]);
+  for (const col of Object.keys(codeColumns)) {
+    const i = headers.findIndex((h) => h.trim() === col.trim());
+    if (i >= 0) used.add(i);
+  }
+  for (const [field, aliases] of Object.entries(csvFieldAliases)) {
+    if (map.has(field)) continue;
+    for (const alias of aliases) {
+      const index = headers.findIndex((h, i) => !used.has(i) && normalise(h) === alias);
+      if (index >= 0) {
+        map.set(field, index);
+        used.add(index);
+        break;
+      }
+    }
+  }
+  return map;
+}
+
+const kindWords: Record<string, ParticipantKind> = { ai: "ai", bot: "ai", agent: "ai", assistant: "ai", llm: "ai", model: "ai", human: "human", user: "human", person: "human", system: "system" };
+
+interface SessionState {
+  builder: SessionBuilder;
+  timeline: ClockTimeline;
+  firstDate?: number;
+  condition?: string;
+}
+
+/** Turn a time cell into {start, timestamp}: media offsets as seconds, clock times and dates relative to the session's first. */
+function placeTime(raw: string, state: SessionState): number | undefined {
+  const offset = parseOffset(raw);
+  if (offset !== undefined) return offset;
+  const clock = parseClock(raw);
+  if (clock) return state.timeline.place(clock);
+  if (/\d{4}-\d{2}-\d{2}|\d{1,2}\/\d{1,2}\/\d{2,4}/.test(raw)) {
+    const ms = Date.parse(raw);
+    if (Number.isFinite(ms)) {
+      state.firstDate ??= ms;
+      return (ms - state.firstDate) / 1000;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Parse a whole CSV/TSV text. Papaparse parses in one pass (much faster than its per-row step
+ * callback); file line numbers are then recovered by counting the line breaks inside each row's
+ * cells, which is exact because line ends were normalised to "\n" first.
+ */
+export async function parseCsv(path: string, rawText: string, options: ImportOptions = {}): Promise<ImportResult> {
+  // One line terminator throughout (papaparse picks a single one; mixed files would leave "\r" in cells).
+  const text = rawText.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+  const newline = text.indexOf("\n");
+  const delimiter = options.delimiter ?? guessDelimiter(path, newline >= 0 ? text.slice(0, newline) : text);
+  const parsed = Papa.parse<string[]>(text, { delimiter, newline: "\n", skipEmptyLines: false });
+  const rows = parsed.data;
+  // File line on which each row starts.
+  const rowLines = new Array<number>(rows.length);
+  let line = 1;
+  for (let r = 0; r < rows.length; r++) {
+    rowLines[r] = line;
+    line++;
+    for (const cell of rows[r]!) {
+      for (let at = cell.indexOf("\n"); at >= 0; at = cell.indexOf("\n", at + 1)) line++;
+    }
+  }
+  const quoteError = parsed.errors.find((e) => e.type === "Quotes");
+  if (quoteError) {
+    const at = quoteError.row !== undefined && quoteError.row < rows.length ? rowLines[quoteError.row]! : line;
+    throw new ImportError({ file: path, line: at, problem: `malformed quoting (${quoteError.message})`, expected: 'cells with a delimiter, quote or line break wrapped in "double quotes", inner quotes doubled ("")' });
+  }
+
+  let first = 0;
+  while (first < rows.length && rows[first]!.every((c) => c.trim() === "")) first++;
+  if (first >= rows.length) throw new ImportError({ file: path, line: 1, problem: "the file is empty", expected: "a header row and one row per turn" });
+  const headerLine = rowLines[first]!;
+  const headers = rows[first]!.map((c) => c.trim());
+  const columns = mapColumns(path, headers, options.columns, options.codeColumns);
+  for (const field of ["speaker", "text"] as const) {
+    if (!columns.has(field)) {
+      throw new ImportError({ file: path, line: headerLine, problem: `no ${field} column (header: ${headers.join(", ")})`, expected: `a column named ${csvFieldAliases[field]!.slice(0, 4).join("/")} or --columns ${field}=<column>` });
+    }
+  }
+  const warnings: string[] = [];
+  const codes: ImportedCode[] = [];
+  const codeColumns: { index: number; coder: string }[] = [];
+  for (const [column, coder] of Object.entries(options.codeColumns ?? {})) {
+    const index = headers.findIndex((h) => h === column.trim());
+    // One import may mix files with and without a code column: say so, but import the turns.
+    if (index < 0) warnings.push(`${path}:${headerLine}: --code-column ${column}: no such column (header: ${headers.join(", ")}); no ${coder} codes from this file`);
+    else codeColumns.push({ index, coder });
+  }
+  const col = (field: string): number => columns.get(field) ?? -1;
+  const [iSpeaker, iText, iTime, iEnd, iSession, iCondition, iRun, iRole, iKind, iType] = ["speaker", "text", "time", "end", "session", "condition", "run", "role", "kind", "type"].map(col) as number[];
+  const mapped = new Set([...columns.values(), ...codeColumns.map((c) => c.index)]);
+  const unmapped = headers.map((h, i) => ({ name: h || `column ${i + 1}`, i })).filter((c) => !mapped.has(c.i));
+  const sessionIsRun = iSession! >= 0 && normalise(headers[iSession!]!) === "run" && iRun! < 0;
+  const sessions = new Map<string, SessionState>();
+
+  for (let r = first + 1; r < rows.length; r++) {
+    const cells = rows[r]!;
+    const rowLine = rowLines[r]!;
+    if (cells.length === 1 && cells[0]!.trim() === "") continue;
+    if (cells.length !== headers.length) {
+      if (cells.every((c) => c.trim() === "")) continue;
+      throw new ImportError({ file: path, line: rowLine, problem: `row has ${cells.length} field(s) but the header has ${headers.length}`, expected: `one field per header column (quote cells that contain "${delimiter === "\t" ? "\\t" : delimiter}" or line breaks)` });
+    }
+    const speakerName = cells[iSpeaker!]!;
+    if (speakerName.trim() === "") {
+      if (cells.every((c) => c.trim() === "")) continue;
+      throw new ImportError({ file: path, line: rowLine, problem: `empty speaker cell (column "${headers[iSpeaker!]}")`, expected: "every row to name its speaker" });
+    }
+    const sessionKey = iSession! >= 0 ? cells[iSession!]! : "";
+    let state = sessions.get(sessionKey);
+    if (!state) {
+      const metadata: Record<string, unknown> = { source: { file: path, format: "csv" } };
+      if (sessionKey !== "") metadata.sessionKey = sessionKey;
+      if (sessionIsRun && sessionKey !== "") metadata.run = sessionKey;
+      const id = sessionKey === "" ? sessionIdFromPath(path) : sessionIdFromPath(path, sessionKey);
+      state = { builder: new SessionBuilder(id, metadata, options.agents), timeline: new ClockTimeline() };
+      sessions.set(sessionKey, state);
+    }
+    const metadata: Record<string, unknown> = { line: rowLine };
+    for (const { name, i } of unmapped) if (cells[i] !== "") metadata[name] = cells[i];
+    if (iCondition! >= 0 && cells[iCondition!] !== "") {
+      const condition = cells[iCondition!]!;
+      if (state.condition === undefined) {
+        state.condition = condition;
+        state.builder.metadata.condition = condition;
+      } else if (state.condition !== condition) {
+        warnings.push(`${path}:${rowLine}: condition "${condition}" differs from "${state.condition}" earlier in the same session; kept in the turn's metadata`);
+        metadata.condition = condition;
+      }
+    }
+    if (iRun! >= 0 && cells[iRun!] !== "") state.builder.metadata.run ??= cells[iRun!];
+    let kind: ParticipantKind | undefined;
+    if (iKind! >= 0 && cells[iKind!]!.trim() !== "") {
+      kind = kindWords[cells[iKind!]!.trim().toLowerCase()];
+      if (!kind) metadata[headers[iKind!]!] = cells[iKind!];
+    }
+    const role = iRole! >= 0 && cells[iRole!] !== "" ? cells[iRole!] : undefined;
+    const speaker = state.builder.participant(speakerName, { role, kind });
+    const timeRaw = iTime! >= 0 ? cells[iTime!]!.trim() : "";
+    const endRaw = iEnd! >= 0 ? cells[iEnd!]!.trim() : "";
+    const start = timeRaw ? placeTime(timeRaw, state) : undefined;
+    const endTime = endRaw ? placeTime(endRaw, state) : undefined;
+    if (timeRaw && start === undefined) warnings.push(`${path}:${rowLine}: time "${timeRaw}" not understood; kept as the turn's timestamp only`);
+    let type: TurnType = "message";
+    if (iType! >= 0 && cells[iType!]!.trim() !== "") {
+      const value = cells[iType!]!.trim();
+      if ((turnTypes as readonly string[]).includes(value)) type = value as TurnType;
+      else metadata[headers[iType!]!] = cells[iType!];
+    }
+    const draft: TurnDraft = { text: cells[iText!]!, type, metadata };
+    if (start !== undefined) draft.start = start;
+    if (endTime !== undefined) draft.end = endTime;
+    if (timeRaw) draft.timestamp = timeRaw;
+    const turnId = state.builder.turn(speaker, draft);
+    for (const { index, coder } of codeColumns) {
+      const label = cells[index]!.trim();
+      if (label !== "") codes.push({ session: state.builder.id, turn: turnId, coder, label });
+    }
+  }
+  if (sessions.size === 0) throw new ImportError({ file: path, line: headerLine + 1, problem: "no rows after the header", expected: "one row per turn" });
+  const result: SessionInput[] = [...sessions.values()].map((s) => s.builder.build());
+  return { sessions: result, codes, warnings };
+}
+
+export const csvImporter: Importer = {
+  name: "csv",
+  description: "CSV/TSV, one row per turn (--columns speaker=name,text=message,…; --code-column col=coder)",
+  extensions: [".csv", ".tsv"],
+  input: "file",
+  detect(path, head) {
+    const ext = /\.(csv|tsv)$/i.test(path);
+    const first = head.split(/\r?\n/, 1)[0] ?? "";
+    const delimiter = guessDelimiter(path, first);
+    const names = first.split(delimiter).map((h) => normalise(h.replace(/^"|"$/g, "")));
+    const hasSpeaker = names.some((n) => csvFieldAliases.speaker!.includes(n));
+    const hasText = names.some((n) => csvFieldAliases.text!.includes(n));
+    if (ext) return hasSpeaker && hasText ? 0.95 : 0.8;
+    return hasSpeaker && hasText && names.length >= 2 && !first.trimStart().startsWith("{") && !first.trimStart().startsWith("[") ? 0.5 : 0;
+  },
+  async parse(input: ImportInput, options: ImportOptions) {
+    return parseCsv(input.path, await input.readText(), options);
+  },
+};

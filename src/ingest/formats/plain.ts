@@ -1,0 +1,169 @@
+import { parseOffset } from "../clock.js";
+import { SessionBuilder, sessionIdFromPath, type TurnDraft } from "../builder.js";
+import { looksLikeName, timeToken } from "../speaker-label.js";
+import { trimBlankEdgeLines } from "./slack-paste.js";
+import { ImportError, type Importer, type ImportInput, type ImportOptions, type ImportResult } from "../types.js";
+
+/**
+ * Plain "Speaker: text" transcripts (interviews; Otter and Rev exports). A line starts a turn when
+ * it is one of:
+ *   [00:01:23] Alice: text        time prefix and speaker
+ *   Speaker 1 (00:00): text       Rev style (text on this line and/or the following ones)
+ *   Alice Smith  1:23             Otter style header line (two spaces or a tab before the time)
+ *   Alice: text                   plain
+ * Any other line continues the previous turn (joined with "\n"). Lines before the first turn go
+ * to session.metadata.preamble.
+ *
+ * The plain `Name: text` form is the risky one ("Note: check this" inside an answer). It counts as
+ * a speaker change only when the label looks like a name (speaker-label.ts) AND the name is known:
+ * it has a timed header somewhere in the file, is listed in --agents, or starts at least two lines
+ * of the file (in a file where no name qualifies, e.g. two people speaking once each, every
+ * name-like label counts). A once-only label stays body text of the previous turn, with a warning naming the
+ * line, so nothing is reassigned silently.
+ */
+
+const T = timeToken;
+const timedPrefix = new RegExp(String.raw`^\[(${T})\]\s*(?:([^:\[\]]{1,40}?):(?:\s|$))?(.*)$`);
+const revHeader = new RegExp(String.raw`^([^:()\[\]]{1,40}?)\s*\((${T})\):(?:\s|$)(.*)$`);
+const otterHeader = new RegExp(String.raw`^(\S[^:\t]{0,39}?)(?:\s{2,}|\t+)(${T})\s*$`);
+const plainLine = /^([^:]{1,40}?):(?:\s+|$)(.*)$/;
+
+interface LineHead {
+  name?: string;
+  time?: string;
+  /** Text after the header on the same line ("" when the text starts on the next line). */
+  rest: string;
+  timed: boolean;
+}
+
+function headOf(line: string): LineHead | undefined {
+  let m = timedPrefix.exec(line);
+  if (m) return { name: m[2]?.trim(), time: m[1], rest: m[3]!, timed: true };
+  m = revHeader.exec(line);
+  if (m && looksLikeName(m[1]!)) return { name: m[1]!.trim(), time: m[2], rest: m[3]!, timed: true };
+  m = otterHeader.exec(line);
+  if (m && looksLikeName(m[1]!)) return { name: m[1]!.trim(), time: m[2], rest: "", timed: true };
+  m = plainLine.exec(line);
+  if (m && looksLikeName(m[1]!) && !m[2]!.startsWith("//")) return { name: m[1]!.trim(), rest: m[2]!, timed: false };
+  return undefined;
+}
+
+/**
+ * Two passes over the lines, so a file can stream twice instead of being held: `count` learns
+ * which names are speakers, `feed` builds the turns.
+ */
+export class PlainParser {
+  private readonly known: Set<string>;
+  private readonly plainCounts = new Map<string, number>();
+  private builder: SessionBuilder;
+  private readonly warnings: string[] = [];
+  private readonly preamble: string[] = [];
+  private current: { name: string; time?: string; line: number; body: string[] } | undefined;
+  private lastName: string | undefined;
+  private lineNo = 0;
+
+  constructor(
+    private readonly path: string,
+    options: ImportOptions,
+  ) {
+    this.known = new Set((options.agents ?? []).map((a) => a.toLowerCase()));
+    this.builder = new SessionBuilder(sessionIdFromPath(path), { source: { file: path, format: "plain" } }, options.agents);
+  }
+
+  /** First pass. */
+  count(line: string): void {
+    const h = headOf(line);
+    if (!h?.name) return;
+    const key = h.name.toLowerCase();
+    if (h.timed) this.known.add(key);
+    else this.plainCounts.set(key, (this.plainCounts.get(key) ?? 0) + 1);
+  }
+
+  /** Second pass (call after every `count`). */
+  feed(line: string): void {
+    if (this.lineNo === 0) for (const [name, n] of this.plainCounts) if (n >= 2) this.known.add(name);
+    this.lineNo++;
+    const h = headOf(line);
+    const isTurn = h !== undefined && (h.timed || (h.name !== undefined && (this.known.has(h.name.toLowerCase()) || this.known.size === 0)));
+    if (h && isTurn) {
+      const name = h.name ?? this.lastName;
+      if (name === undefined) {
+        // A time stamp with no speaker before anyone has spoken: keep it as preamble text.
+        this.preamble.push(line);
+        return;
+      }
+      this.close();
+      this.current = { name, line: this.lineNo, body: [h.rest], ...(h.time !== undefined ? { time: h.time } : {}) };
+      this.lastName = name;
+      return;
+    }
+    if (h?.name && !h.timed && this.current) {
+      this.warnings.push(`${this.path}:${this.lineNo}: "${h.name}:" looks like a speaker label but "${h.name}" starts no other line; kept as text of ${this.current.name}'s turn`);
+    }
+    if (this.current) this.current.body.push(line);
+    else this.preamble.push(line);
+  }
+
+  private close(): void {
+    const current = this.current;
+    if (!current) return;
+    const speaker = this.builder.participant(current.name);
+    const start = current.time !== undefined ? parseOffset(current.time) : undefined;
+    const draft: TurnDraft = { text: trimBlankEdgeLines(current.body).join("\n"), metadata: { line: current.line } };
+    if (start !== undefined) draft.start = start;
+    if (current.time !== undefined) draft.timestamp = current.time;
+    this.builder.turn(speaker, draft);
+    this.current = undefined;
+  }
+
+  finish(): ImportResult {
+    this.close();
+    if (this.builder.turnCount === 0) {
+      throw new ImportError({ file: this.path, line: 1, problem: "no speaker lines found", expected: "lines like `Alice: text`, `[00:01:23] Alice: text`, `Speaker 1 (00:00):` or `Alice  1:23`" });
+    }
+    const text = trimBlankEdgeLines(this.preamble).join("\n");
+    if (text !== "") this.builder.metadata.preamble = text;
+    return { sessions: [this.builder.build()], codes: [], warnings: this.warnings };
+  }
+}
+
+/** Parse a whole plain transcript held in memory (tests, library use). */
+export function parsePlain(path: string, rawText: string, options: ImportOptions = {}): ImportResult {
+  const lines = rawText.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
+  if (lines[lines.length - 1] === "") lines.pop();
+  const parser = new PlainParser(path, options);
+  for (const line of lines) parser.count(line);
+  for (const line of lines) parser.feed(line);
+  return parser.finish();
+}
+
+export const plainImporter: Importer = {
+  name: "plain",
+  description: "plain `Speaker: text` transcripts (interviews, Otter, Rev), optional [00:01:23] / (00:00) times",
+  extensions: [".txt", ".md", ".text"],
+  input: "file",
+  detect(path, head) {
+    const lines = head.split(/\r?\n/).filter((l) => l.trim() !== "");
+    if (lines.length === 0) return 0;
+    let timed = 0;
+    const names = new Map<string, number>();
+    for (const line of lines.slice(0, 500)) {
+      const h = headOf(line);
+      if (!h) continue;
+      if (h.timed) timed++;
+      if (h.name) names.set(h.name, (names.get(h.name) ?? 0) + 1);
+    }
+    const recurring = [...names.values()].filter((n) => n >= 2).length;
+    const textLike = /\.(txt|text|md)$/i.test(path) ? 0.05 : 0;
+    if (timed >= 2) return 0.7 + textLike;
+    if (recurring >= 2 || (recurring >= 1 && names.size >= 2)) return 0.5 + textLike;
+    if (names.size >= 1 && textLike > 0) return 0.2;
+    return 0;
+  },
+  async parse(input: ImportInput, options: ImportOptions) {
+    const parser = new PlainParser(input.path, options);
+    for await (const line of input.lines()) parser.count(line);
+    for await (const line of input.lines()) parser.feed(line);
+    return parser.finish();
+  },
+};

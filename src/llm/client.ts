@@ -1,0 +1,236 @@
+import OpenAI from "openai";
+import { sleep } from "../util/concurrency.js";
+import { ResponseCache, cacheKey } from "./cache.js";
+import { PLACEHOLDER_API_KEY, displayURL, endpointHost, isLoopbackEndpoint, needsApiKey } from "./config.js";
+import { classifyError, redact, type Classified } from "./errors.js";
+import { createLimiter } from "./limiter.js";
+import { nodeFetch } from "./transport.js";
+import { estimateCost, priceFor } from "./prices.js";
+import { DEFAULT_BACKOFF, MAX_RETRY_AFTER_MS, backoffDelay, retryAfterMs, type BackoffOptions } from "./retry.js";
+import type { ChatModel, ChatRequest, ChatResponse, ChatResult, LlmError, ModelConfig, ResponseFormat, UsageTotals } from "./types.js";
+
+/** How much structured output the endpoint has accepted so far (only ever steps down). */
+export type FormatSupport = "json_schema" | "json_object" | "text";
+
+/** A ChatModel with the extras the CLI needs before and around a run. */
+export interface LlmClient extends ChatModel {
+  /** Check key and reachability once, before any work. Undefined when all is well. */
+  preflight(options?: { timeoutMs?: number }): Promise<LlmError | undefined>;
+  /** The cache key a request would have (also `ChatResponse.requestHash`). */
+  requestHash(request: ChatRequest): string;
+  /** Whether a request would be answered from the cache (for --dry-run estimates). */
+  isCached(request: ChatRequest): Promise<boolean>;
+  /**
+   * Drop a cached reply by its request hash: callers use it for replies that turned out to be
+   * unusable (invalid code), so the next run asks again instead of replaying the failure.
+   */
+  forget(requestHash: string): Promise<void>;
+  /** Structured-output level in use after any fallbacks. */
+  formatSupport(): FormatSupport;
+  /** The resolved configuration without the key. */
+  readonly config: Readonly<Omit<ModelConfig, "apiKey">>;
+}
+
+export interface ChatModelOptions {
+  backoff?: BackoffOptions;
+  /** Called before each retry wait (for a "retrying in 2.0 s" line). */
+  onRetry?: (info: { attempt: number; delayMs: number; error: LlmError }) => void;
+  /** Called when a reply could not be written to the cache (disk full, permissions). */
+  onCacheError?: (error: unknown) => void;
+}
+
+/**
+ * Build the ChatModel for a resolved config. This is the only place in Colloquy that
+ * constructs the OpenAI client. The SDK's own retries are off (`maxRetries: 0`) so that
+ * backoff, Retry-After, accounting and error messages are ours and consistent.
+ */
+export function createChatModel(config: ModelConfig, options: ChatModelOptions = {}): LlmClient {
+  const apiKey = config.apiKey ?? PLACEHOLDER_API_KEY;
+  const client = new OpenAI({
+    baseURL: config.baseURL,
+    apiKey,
+    timeout: config.timeoutMs,
+    maxRetries: 0,
+    defaultHeaders: config.headers,
+    fetch: nodeFetch,
+  });
+  const limiter = createLimiter(config.concurrency);
+  const cache = config.cacheDir ? new ResponseCache(config.cacheDir) : undefined;
+  const inFlight = new Map<string, Promise<ChatResult>>();
+  const backoff = options.backoff ?? DEFAULT_BACKOFF;
+  const local = isLoopbackEndpoint(config.baseURL);
+  // The OpenAI API wants max_completion_tokens (reasoning models reject max_tokens); most
+  // other servers only know max_tokens.
+  const tokenField = needsApiKey(config.baseURL) ? "max_completion_tokens" : "max_tokens";
+  let support: FormatSupport = "json_schema";
+  const totals: UsageTotals = { requests: 0, cachedResponses: 0, failures: 0, promptTokens: 0, completionTokens: 0 };
+  const { apiKey: _omit, ...publicConfig } = config;
+
+  const keyOf = (request: ChatRequest) =>
+    cacheKey({
+      model: request.model ?? config.model,
+      messages: request.messages,
+      temperature: request.temperature ?? config.temperature,
+      seed: request.seed ?? config.seed,
+      responseFormat: request.responseFormat,
+      maxTokens: request.maxTokens,
+    });
+
+  const fail = (classified: Pick<Classified, "kind" | "message" | "status">, attempts: number): ChatResult => ({
+    ok: false,
+    error: { kind: classified.kind, message: redact(classified.message, config.apiKey), status: classified.status, attempts },
+  });
+
+  /** response_format as sent, after fallbacks; undefined sends none. */
+  const wireFormat = (format: ResponseFormat | undefined) => {
+    if (!format || format.type === "text") return undefined;
+    if (format.type === "json_schema" && support === "json_schema") {
+      return { type: "json_schema" as const, json_schema: { name: format.name, schema: format.schema, strict: true } };
+    }
+    return support === "text" ? undefined : { type: "json_object" as const };
+  };
+
+  async function send(request: ChatRequest, hash: string): Promise<ChatResult> {
+    const model = request.model ?? config.model;
+    for (let attempt = 0; ; attempt++) {
+      if (request.signal?.aborted) return fail({ kind: "aborted", message: "request aborted" }, attempt);
+      const format = wireFormat(request.responseFormat);
+      const started = performance.now();
+      try {
+        const completion = await client.chat.completions.create(
+          {
+            model,
+            messages: request.messages.map((m) => (m.name ? { role: m.role, content: m.content, name: m.name } : { role: m.role, content: m.content })),
+            temperature: request.temperature ?? config.temperature,
+            ...(request.seed ?? config.seed) !== undefined ? { seed: request.seed ?? config.seed } : {},
+            ...(request.maxTokens !== undefined ? { [tokenField]: request.maxTokens } : {}),
+            ...(format ? { response_format: format } : {}),
+          },
+          { signal: request.signal, timeout: config.timeoutMs, maxRetries: 0 },
+        );
+        const choice = completion.choices?.[0];
+        if (!choice || typeof choice.message?.content !== "string") {
+          throw new SyntaxError("the reply has no choices[0].message.content");
+        }
+        const response: ChatResponse = {
+          text: choice.message.content,
+          model: completion.model ?? model,
+          usage: { promptTokens: completion.usage?.prompt_tokens ?? 0, completionTokens: completion.usage?.completion_tokens ?? 0 },
+          latencyMs: Math.round(performance.now() - started),
+          cached: false,
+          finishReason: choice.finish_reason ?? undefined,
+          requestHash: hash,
+        };
+        return { ok: true, response };
+      } catch (error) {
+        const classified = classifyError(error, { baseURL: config.baseURL, model });
+        if (classified.unsupportedFormat && format) {
+          // Remember for this ChatModel and resend at once; callers parse strictly anyway.
+          support = format.type === "json_schema" ? "json_object" : "text";
+          attempt--;
+          continue;
+        }
+        if (!classified.retryable || attempt >= config.maxRetries) return fail(classified, attempt + 1);
+        const delayMs = retryAfterMs(classified.headers) ?? backoffDelay(attempt, backoff);
+        if (delayMs > MAX_RETRY_AFTER_MS) {
+          return fail({ ...classified, message: `${classified.message}; the server asks to wait ${Math.round(delayMs / 1000)} s, giving up` }, attempt + 1);
+        }
+        options.onRetry?.({ attempt: attempt + 1, delayMs, error: (fail(classified, attempt + 1) as { error: LlmError }).error });
+        try {
+          await sleep(delayMs, request.signal);
+        } catch {
+          return fail({ kind: "aborted", message: "request aborted" }, attempt + 1);
+        }
+      }
+    }
+  }
+
+  async function completeOnce(request: ChatRequest, hash: string): Promise<ChatResult> {
+    if (cache && !request.noCache) {
+      const hit = await cache.get(hash);
+      if (hit) {
+        totals.cachedResponses++;
+        return { ok: true, response: { text: hit.text, model: hit.model, usage: hit.usage, latencyMs: 0, cached: true, finishReason: hit.finishReason, requestHash: hash } };
+      }
+    }
+    const result = await limiter.run(() => send(request, hash));
+    if (!result.ok) {
+      if (result.error.kind !== "aborted") totals.failures++;
+      return result;
+    }
+    const { response } = result;
+    totals.requests++;
+    totals.promptTokens += response.usage.promptTokens;
+    totals.completionTokens += response.usage.completionTokens;
+    // A reply cut off at max tokens is not a usable answer: do not make it permanent.
+    if (cache && response.finishReason !== "length") {
+      try {
+        await cache.put(hash, {
+          text: response.text,
+          model: response.model,
+          usage: response.usage,
+          finishReason: response.finishReason,
+          receivedAt: new Date().toISOString(),
+        });
+      } catch (error) {
+        // The reply is good; failing to keep a copy only costs a repeated request later.
+        options.onCacheError?.(error);
+      }
+    }
+    return result;
+  }
+
+  return {
+    info: { model: config.model, endpointHost: endpointHost(config.baseURL), temperature: config.temperature },
+    config: publicConfig,
+    formatSupport: () => support,
+    forget: async (hash) => {
+      await cache?.delete(hash);
+    },
+    requestHash: keyOf,
+    async isCached(request) {
+      return Boolean(cache && !request.noCache && (await cache.get(keyOf(request))));
+    },
+    usage() {
+      const price = priceFor(config.model, { overrides: config.prices, local });
+      return { ...totals, estimatedCost: estimateCost(price, totals.promptTokens, totals.completionTokens) };
+    },
+    complete(request) {
+      const hash = keyOf(request);
+      const pending = inFlight.get(hash);
+      if (pending) {
+        // Same request already on its way: share its answer, count it as not paid for.
+        return pending.then((result) => {
+          if (!result.ok) return result;
+          totals.cachedResponses++;
+          return { ok: true, response: { ...result.response, cached: true, latencyMs: 0 } };
+        });
+      }
+      const promise = completeOnce(request, hash).finally(() => inFlight.delete(hash));
+      inFlight.set(hash, promise);
+      return promise;
+    },
+    async preflight({ timeoutMs = 10_000 } = {}) {
+      if (needsApiKey(config.baseURL) && !config.apiKey) {
+        return {
+          kind: "auth",
+          attempts: 0,
+          message:
+            `no API key for ${displayURL(config.baseURL)}: export OPENAI_API_KEY=sk-... ` +
+            `(or use a local model: --base-url http://localhost:11434/v1 --model llama3.1)`,
+        };
+      }
+      try {
+        await client.models.list({ timeout: timeoutMs, maxRetries: 0 });
+        return undefined;
+      } catch (error) {
+        const classified = classifyError(error, { baseURL: config.baseURL, model: config.model });
+        // A server without GET /models (404, 405, 501…) is still up; only these stop a run.
+        if (classified.kind === "unreachable" || classified.kind === "timeout" || classified.kind === "auth") {
+          return { kind: classified.kind, status: classified.status, attempts: 1, message: redact(classified.message, config.apiKey) };
+        }
+        return undefined;
+      }
+    },
+  };
+}

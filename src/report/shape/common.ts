@@ -1,0 +1,144 @@
+import type { Codebook } from "../../coding/codebook/schema.js";
+import type { Session, Turn } from "../../transcript/schema.js";
+import type { CodeSet } from "../load.js";
+import type { CategoryInfo, CodebookInfo, SpeakerInfo } from "../types.js";
+
+/** Condition label of a session; sessions without one are grouped as "(none)". */
+export function conditionOf(session: Session): string {
+  return session.metadata.condition ?? "(none)";
+}
+
+/**
+ * Words in a turn: maximal runs of non-whitespace characters (the same rule everywhere in the
+ * dashboard). A char-code scan, since it runs over every turn several times on 100,000-turn studies.
+ */
+export function wordCount(text: string): number {
+  let n = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // ASCII whitespace plus NBSP and the Unicode spaces \s matches.
+    const space = c === 32 || (c >= 9 && c <= 13) || c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+    if (space) inWord = false;
+    else if (!inWord) {
+      inWord = true;
+      n++;
+    }
+  }
+  return n;
+}
+
+/**
+ * Study-wide speaker key of each participant of a session: the participant's name, so an agent
+ * named "Critic" in every run is one speaker with one colour across charts.
+ */
+export function speakerKeys(session: Session): Map<string, { key: string; kind: Session["participants"][number]["kind"]; role?: string }> {
+  const map = new Map<string, { key: string; kind: Session["participants"][number]["kind"]; role?: string }>();
+  for (const p of session.participants) map.set(p.id, { key: p.name || p.id, kind: p.kind, role: p.role });
+  return map;
+}
+
+/** Speaker key of one turn (the raw speaker id when the participant list misses it). */
+export function turnSpeaker(session: Session, keys: ReturnType<typeof speakerKeys>, turn: Turn): string {
+  return keys.get(turn.speaker)?.key ?? turn.speaker;
+}
+
+/** Every speaker of the study, ordered humans first, then AI, then system, then by first appearance. */
+export function collectSpeakers(sessions: Session[]): SpeakerInfo[] {
+  const byKey = new Map<string, SpeakerInfo & { order: number }>();
+  for (const session of sessions) {
+    const keys = speakerKeys(session);
+    const seen = new Set<string>();
+    const touch = (key: string, kind: SpeakerInfo["kind"], role?: string) => {
+      let info = byKey.get(key);
+      if (!info) {
+        info = { key, kind, role, sessions: 0, turns: 0, words: 0, order: byKey.size };
+        byKey.set(key, info);
+      }
+      if (!seen.has(key)) {
+        seen.add(key);
+        info.sessions++;
+      }
+      return info;
+    };
+    for (const p of session.participants) touch(keys.get(p.id)!.key, p.kind, p.role);
+    for (const turn of session.turns) {
+      const k = keys.get(turn.speaker);
+      const info = touch(k?.key ?? turn.speaker, k?.kind ?? "human", k?.role);
+      info.turns++;
+      info.words += wordCount(turn.text);
+    }
+  }
+  const rank = { human: 0, ai: 1, system: 2 } as const;
+  return [...byKey.values()]
+    .sort((a, b) => rank[a.kind] - rank[b.kind] || a.order - b.order)
+    .map(({ order: _order, ...info }) => info);
+}
+
+/** Conditions in session order (sessions are sorted by condition), the control first when known. */
+export function collectConditions(sessions: Session[], control?: string): string[] {
+  const list = [...new Set(sessions.map(conditionOf))];
+  if (control && list.includes(control)) return [control, ...list.filter((c) => c !== control)];
+  return list;
+}
+
+/**
+ * What the dashboard needs to know about a codebook: ordered categories with labels and groups.
+ * Codes present in the data but missing from the definition are appended (never dropped), so an
+ * old code file still shows every code it holds.
+ */
+export function codebookInfo(id: string, codebook: Codebook | null, sets: CodeSet[]): CodebookInfo {
+  const mine = sets.filter((s) => s.codebook === id);
+  const categories: CategoryInfo[] = [];
+  const known = new Set<string>();
+  const scales: CodebookInfo["scales"] = [];
+  let kind: CodebookInfo["kind"] = "nominal";
+  if (codebook?.kind === "nominal") {
+    for (const c of codebook.categories) {
+      categories.push({ id: c.id, label: c.label, groups: c.groups ?? [] });
+      known.add(c.id);
+    }
+  } else if (codebook?.kind === "scales") {
+    kind = "scales";
+    for (const s of codebook.scales) scales.push({ id: s.id, label: s.label, points: s.points });
+  }
+  const seenScales = new Map<string, number>();
+  for (const set of mine) {
+    for (const r of set.records) {
+      for (const code of r.codes ?? []) {
+        if (!known.has(code)) {
+          known.add(code);
+          categories.push({ id: code, label: code, groups: [] });
+        }
+      }
+      for (const [scale, value] of Object.entries(r.scores ?? {})) {
+        seenScales.set(scale, Math.max(seenScales.get(scale) ?? 0, Math.ceil(value)));
+      }
+    }
+  }
+  if (!codebook && seenScales.size > 0 && categories.length === 0) kind = "scales";
+  for (const [scale, max] of seenScales) {
+    if (!scales.some((s) => s.id === scale)) scales.push({ id: scale, label: scale, points: Math.max(max, 2) });
+  }
+  return {
+    id,
+    title: codebook?.title ?? id,
+    version: codebook?.version,
+    kind,
+    categories,
+    groups: codebook?.kind === "nominal" ? codebook.groups.map((g) => ({ id: g.id, label: g.label, kind: g.kind })) : [],
+    scales,
+    coders: mine.map((s) => s.coder).sort(),
+    defined: codebook !== null,
+  };
+}
+
+/** Category ids a record gives (nominal), possibly several for multi-coding. */
+export function recordCodes(set: CodeSet, session: string, turn: string): string[] {
+  return set.byTurn.get(`${session}\u0000${turn}`)?.codes ?? [];
+}
+
+/** Order coders for selectors: machine coders first (llm, rules), then humans. */
+export function preferredCoder(coders: string[]): string | undefined {
+  return coders.find((c) => c.startsWith("llm")) ?? coders.find((c) => c === "rules") ?? coders[0];
+}

@@ -1,0 +1,81 @@
+import type { Session } from "../../transcript/schema.js";
+import type { CodeSet } from "../load.js";
+import type { CodebookInfo, Counts, Distribution, SequenceSession, SequenceSet, SpeakerInfo } from "../types.js";
+import { conditionOf, speakerKeys, turnSpeaker } from "./common.js";
+
+function bump(counts: Counts, code: string): void {
+  counts[code] = (counts[code] ?? 0) + 1;
+}
+
+/**
+ * Who does what: per speaker and per condition, how many turns got each code from one coder.
+ * A multi-coded turn counts once per code; uncoded turns are not counted (totals say how many were).
+ */
+export function buildDistribution(sessions: Session[], set: CodeSet): Distribution {
+  const bySpeaker = new Map<string, Distribution["bySpeaker"][number]>();
+  const byCondition = new Map<string, Distribution["byCondition"][number]>();
+  for (const session of sessions) {
+    const keys = speakerKeys(session);
+    const condition = conditionOf(session);
+    for (const turn of session.turns) {
+      const codes = set.byTurn.get(`${session.id}\u0000${turn.id}`)?.codes;
+      if (!codes || codes.length === 0) continue;
+      const key = turnSpeaker(session, keys, turn);
+      const info = keys.get(turn.speaker);
+      const s = bySpeaker.get(key) ?? { key, kind: info?.kind ?? "human", role: info?.role, total: 0, counts: {} };
+      const c = byCondition.get(condition) ?? { condition, total: 0, counts: {} };
+      s.total++;
+      c.total++;
+      for (const code of codes) {
+        bump(s.counts, code);
+        bump(c.counts, code);
+      }
+      bySpeaker.set(key, s);
+      byCondition.set(condition, c);
+    }
+  }
+  return { codebook: set.codebook, coder: set.coder, bySpeaker: [...bySpeaker.values()], byCondition: [...byCondition.values()] };
+}
+
+/** Cells per sequence row before long sessions are binned (keeps the SVG small for huge studies). */
+export const MAX_SEQUENCE_CELLS = 400;
+
+/** Per session: turns per cell and the speaker index of each cell's first turn. */
+export function buildSequenceSessions(sessions: Session[], speakers: SpeakerInfo[], maxCells = MAX_SEQUENCE_CELLS): SequenceSession[] {
+  const index = new Map(speakers.map((s, i) => [s.key, i]));
+  return sessions.map((session) => {
+    const keys = speakerKeys(session);
+    const binSize = Math.max(1, Math.ceil(session.turns.length / maxCells));
+    const cellSpeakers: number[] = [];
+    for (let i = 0; i < session.turns.length; i += binSize) {
+      cellSpeakers.push(index.get(turnSpeaker(session, keys, session.turns[i])) ?? -1);
+    }
+    return { id: session.id, condition: conditionOf(session), turns: session.turns.length, binSize, speakers: cellSpeakers };
+  });
+}
+
+/**
+ * The code of every turn in time order (turn index order), as indexes into the codebook's
+ * categories; a binned cell holds the most frequent code of its turns (ties: first in codebook order).
+ */
+export function buildSequenceSet(sessions: Session[], rows: SequenceSession[], set: CodeSet, codebook: CodebookInfo): SequenceSet {
+  const catIndex = new Map(codebook.categories.map((c, i) => [c.id, i]));
+  const cells = sessions.map((session, r) => {
+    const binSize = rows[r].binSize;
+    const out: number[] = [];
+    for (let i = 0; i < session.turns.length; i += binSize) {
+      const tally = new Map<number, number>();
+      for (let j = i; j < Math.min(i + binSize, session.turns.length); j++) {
+        const code = set.byTurn.get(`${session.id}\u0000${session.turns[j].id}`)?.codes?.[0];
+        const ci = code === undefined ? -1 : catIndex.get(code) ?? -1;
+        if (ci >= 0) tally.set(ci, (tally.get(ci) ?? 0) + 1);
+      }
+      let best = -1;
+      let bestN = 0;
+      for (const [ci, n] of tally) if (n > bestN || (n === bestN && ci < best)) [best, bestN] = [ci, n];
+      out.push(best);
+    }
+    return out;
+  });
+  return { codebook: set.codebook, coder: set.coder, cells };
+}

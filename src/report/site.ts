@@ -1,0 +1,99 @@
+import { mkdir, readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { writeFileAtomic } from "../util/fs.js";
+import { sha256 } from "../util/hash.js";
+import type { ReportBundle, SessionChunk } from "./types.js";
+import { webAssets } from "./webbundle.js";
+
+/** What `writeSite` wrote. */
+export interface SiteResult {
+  dir: string;
+  files: { index: string; js: string; css: string; data: string; chunks: number };
+  /** Bytes of the app (JS + CSS) and of the data bundle (main JSON + chunks). */
+  bytes: { app: number; data: number; chunks: number };
+}
+
+const hashOf = (text: string) => sha256(text).slice(0, 12);
+
+/**
+ * Content Security Policy of the site (also sent by `colloquy serve`): only same-origin files,
+ * no inline scripts; images may be data:/blob: URLs (PNG export draws the SVG through one).
+ */
+export const SITE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'";
+
+/** The header form adds what a <meta> policy cannot carry. */
+export const SITE_CSP_HEADER = `${SITE_CSP}; frame-ancestors 'none'`;
+
+function indexHtml(title: string, js: string, css: string, data: string): string {
+  const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${SITE_CSP}">
+<meta name="colloquy-data" content="${esc(data)}">
+<link rel="icon" href="data:,">
+<title>${esc(title)}</title>
+<link rel="stylesheet" href="${esc(css)}">
+<script defer src="${esc(js)}"></script>
+</head>
+<body>
+<noscript>This dashboard needs JavaScript. Serve the folder with \`colloquy serve\` or any static file server.</noscript>
+<div id="app"></div>
+</body>
+</html>
+`;
+}
+
+/** Remove hashed files of earlier builds (only names this writer makes), keeping `keep`. */
+async function removeStale(dir: string, keep: Set<string>): Promise<void> {
+  const ours = /^(app\.[0-9a-f]{12}\.(js|css)|data\.[0-9a-f]{12}\.json)$/;
+  for (const name of await readdir(dir)) if (ours.test(name) && !keep.has(name)) await rm(join(dir, name), { force: true });
+  const sessions = join(dir, "sessions");
+  for (const name of await readdir(sessions)) {
+    if (/\.[0-9a-f]{12}\.json$/.test(name) && !keep.has(`sessions/${name}`)) await rm(join(sessions, name), { force: true });
+  }
+}
+
+/**
+ * Write the static site: index.html, app.<hash>.js/css, data.<hash>.json and one hashed chunk
+ * per session. Content hashes in names let any static server cache forever; index.html is
+ * written last so a reader never sees an index pointing at files that are not there yet.
+ */
+export async function writeSite(dir: string, bundle: ReportBundle, chunks: SessionChunk[]): Promise<SiteResult> {
+  await mkdir(join(dir, "sessions"), { recursive: true });
+  const assets = await webAssets();
+  const keep = new Set<string>();
+  let chunkBytes = 0;
+  const chunkNames = new Map<string, string>();
+  for (const chunk of chunks) {
+    const text = JSON.stringify(chunk);
+    const name = `sessions/${chunk.id}.${hashOf(text)}.json`;
+    chunkNames.set(chunk.id, name);
+    keep.add(name);
+    chunkBytes += Buffer.byteLength(text);
+    await writeFileAtomic(join(dir, name), text);
+  }
+  const finalBundle: ReportBundle = {
+    ...bundle,
+    sessions: bundle.sessions.map((s) => ({ ...s, chunk: chunkNames.get(s.id) ?? s.chunk })),
+  };
+  const dataText = JSON.stringify(finalBundle);
+  const data = `data.${hashOf(dataText)}.json`;
+  const js = `app.${hashOf(assets.js)}.js`;
+  const css = `app.${hashOf(assets.css)}.css`;
+  for (const [name, text] of [[data, dataText], [js, assets.js], [css, assets.css]] as const) {
+    keep.add(name);
+    await writeFileAtomic(join(dir, name), text);
+  }
+  const title = `${bundle.study.title ?? bundle.study.name} · Colloquy`;
+  await writeFileAtomic(join(dir, "index.html"), indexHtml(title, js, css, data));
+  await removeStale(dir, keep);
+  return {
+    dir,
+    files: { index: "index.html", js, css, data, chunks: chunks.length },
+    bytes: { app: Buffer.byteLength(assets.js) + Buffer.byteLength(assets.css), data: Buffer.byteLength(dataText), chunks: chunkBytes },
+  };
+}

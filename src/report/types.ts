@@ -1,0 +1,271 @@
+/**
+ * The dashboard's data bundle: everything the static site draws, shaped in Node at build time
+ * (where it is unit-tested) so the charts in web/ only map data to marks.
+ *
+ * The site loads `data.<hash>.json` (this `ReportBundle`) at start and one `SessionChunk`
+ * per session on demand (timeline, transcript, hover texts), so a 100,000-turn study opens fast.
+ * Shared by src/report (writer) and web/ (reader): types only, no runtime code.
+ */
+export const REPORT_SCHEMA_VERSION = 1;
+
+/** Counts per code id (or scale value) — plain object so it survives JSON. */
+export type Counts = Record<string, number>;
+
+export interface SpeakerInfo {
+  /** Study-wide key: the participant's name (same name in several sessions = same speaker). */
+  key: string;
+  kind: "human" | "ai" | "system";
+  role?: string;
+  /** Sessions this speaker appears in. */
+  sessions: number;
+  turns: number;
+  words: number;
+}
+
+export interface CategoryInfo {
+  id: string;
+  label: string;
+  groups: string[];
+}
+
+export interface CodebookInfo {
+  id: string;
+  title: string;
+  version?: string;
+  kind: "nominal" | "scales";
+  /** Categories in codebook order (nominal); codes seen in the data but unknown to the codebook are appended. */
+  categories: CategoryInfo[];
+  groups: { id: string; label: string; kind?: string }[];
+  scales: { id: string; label: string; points: number }[];
+  /** Coders with codes for this codebook, e.g. ["human:alice", "llm", "rules"]. */
+  coders: string[];
+  /** False when the codebook definition could not be loaded (labels then equal ids). */
+  defined: boolean;
+}
+
+export interface SessionSummary {
+  id: string;
+  title?: string;
+  condition: string;
+  run?: string;
+  turns: number;
+  words: number;
+  /** Seconds from first turn start to last turn end; null without times. */
+  duration: number | null;
+  participants: { key: string; kind: string; role?: string }[];
+  incomplete: boolean;
+  /** File of this session's SessionChunk, relative to the site root. */
+  chunk: string;
+}
+
+export interface Overview {
+  sessions: number;
+  conditions: { id: string; sessions: number; turns: number }[];
+  participants: { human: number; ai: number; system: number };
+  turns: number;
+  words: number;
+  turnTypes: Counts;
+  /** codebook id -> coder ids. */
+  coders: Record<string, string[]>;
+  /** Coded turn counts per "codebook\tcoder". */
+  coded: { codebook: string; coder: string; turns: number }[];
+  /** Models, coders and dates found in session metadata and code provenance. */
+  models: string[];
+  dates: { first?: string; last?: string };
+  analysisFiles: { file: string; createdAt?: string; version?: string }[];
+}
+
+/** Who does what: code counts for one nominal codebook and one coder. */
+export interface Distribution {
+  codebook: string;
+  coder: string;
+  bySpeaker: { key: string; kind: string; role?: string; total: number; counts: Counts }[];
+  byCondition: { condition: string; total: number; counts: Counts }[];
+}
+
+/** Interaction sequences: per session, the code index of every turn (or bin of turns). */
+export interface SequenceSet {
+  codebook: string;
+  coder: string;
+  /** Parallel to ReportBundle.sequenceSessions; cells[i][j] = category index, -1 = not coded. */
+  cells: number[][];
+}
+
+export interface SequenceSession {
+  id: string;
+  condition: string;
+  turns: number;
+  /** Turns per cell: 1 normally; >1 when a long session is binned (cell = most frequent code). */
+  binSize: number;
+  /** Speaker index (into ReportBundle.speakers) of the first turn of each cell. */
+  speakers: number[];
+}
+
+export interface ParticipationSession {
+  session: string;
+  condition: string;
+  speakers: { key: string; turns: number; words: number; turnShare: number; wordShare: number }[];
+  /** Normalised entropy of word shares (0 = one speaker, 1 = perfectly even); null for < 2 speakers. */
+  balance: number | null;
+  /** Cumulative words per speaker over time (seconds, or turn index when the session has no times). */
+  cumulative: { key: string; points: [number, number][] }[];
+  timeAxis: "seconds" | "turn";
+}
+
+export interface FollowMatrix {
+  /** Speaker keys (rows = previous speaker, columns = next speaker). */
+  keys: string[];
+  counts: number[][];
+}
+
+/** Summary of ratings 1..points for one group. */
+export interface ScaleSummary {
+  n: number;
+  mean: number;
+  min: number;
+  q1: number;
+  median: number;
+  q3: number;
+  max: number;
+  /** counts[v-1] = ratings equal to v. */
+  counts: number[];
+}
+
+export interface StyleSet {
+  codebook: string;
+  coder: string;
+  scales: { id: string; label: string; points: number }[];
+  bySpeaker: { key: string; kind: string; summaries: Record<string, ScaleSummary> }[];
+  byCondition: { condition: string; summaries: Record<string, ScaleSummary> }[];
+}
+
+export interface BalesSet {
+  codebook: string;
+  coder: string;
+  /** Area groups, in codebook order, with their category ids. */
+  areas: { id: string; label: string; categories: string[] }[];
+  members: { key: string; kind: string; total: number; counts: Counts }[];
+  /** Session thirds (early, middle, late): counts per category summed over sessions. */
+  phases: { phase: "early" | "middle" | "late"; total: number; counts: Counts }[];
+  /** Bales' phase-movement groups (problem kind) in codebook order, with category ids. */
+  problems: { id: string; label: string; categories: string[] }[];
+}
+
+export interface CompareCell {
+  condition: string;
+  code: string;
+  count: number;
+  controlCount: number;
+  /** (count - control) / control * 100 on the (optionally run-normalised) counts; null when control is 0. */
+  pctDiff: number | null;
+}
+
+export interface CompareSet {
+  codebook: string;
+  coder: string;
+  control: string;
+  conditions: string[];
+  codes: { id: string; label: string }[];
+  /** Runs (sessions) per condition, and whether counts were divided by them. */
+  runs: Record<string, number>;
+  normalised: boolean;
+  /** Raw counts per condition (incl. control) per code, after collapsing. */
+  counts: Record<string, Counts>;
+  cells: CompareCell[];
+  collapse: Record<string, string[]>;
+  dropped: string[];
+  /** Test results from analysis/compare-<codebook>.json when present (as reported there). */
+  tests: { label: string; test: string; n?: number; statistic?: number; p?: number; pAdjusted?: number }[];
+  source: "codes" | "analysis";
+}
+
+export interface AgreementPair {
+  a: string;
+  b: string;
+  n: number;
+  percent?: number;
+  kappa?: number;
+  kappaCI?: [number, number];
+  alpha?: number;
+  alphaCI?: [number, number];
+  ac1?: number;
+}
+
+export interface AgreementSet {
+  codebook: string;
+  file: string;
+  coders: string[];
+  pairs: AgreementPair[];
+  confusion?: { reference: string; other: string; labels: string[]; matrix: number[][] };
+  perCategory: { code: string; precision: number | null; recall: number | null; f1: number | null; support?: number }[];
+  disagreements: { session: string; turn: string; speaker?: string; text: string; codes: Record<string, string> }[];
+}
+
+export interface TopicNode {
+  id: string;
+  label: string;
+  children: TopicNode[];
+  turns?: number;
+}
+
+export interface TopicsSet {
+  trees: { scope: string; id: string; condition?: string; root: TopicNode }[];
+  branching: { condition: string; mean: number; sd?: number; ci?: [number, number]; n: number }[];
+  test?: { test: string; statistic?: number; p?: number; n?: number };
+}
+
+export interface ConceptsSet {
+  rates: { condition: string; mean: number; sd?: number; n: number }[];
+  firstMentions: { session: string; condition?: string; concept: string; time: number }[];
+  test?: { test: string; statistic?: number; p?: number; n?: number };
+}
+
+/** A view's data may be absent; the view then shows `empty` (which names the command that fills it). */
+export interface Absent {
+  empty: string;
+}
+
+export interface ReportBundle {
+  schemaVersion: typeof REPORT_SCHEMA_VERSION;
+  provenance: { tool: string; version: string; createdAt: string; [k: string]: unknown };
+  study: { name: string; title?: string; description?: string; control?: string };
+  overview: Overview;
+  speakers: SpeakerInfo[];
+  conditions: string[];
+  codebooks: CodebookInfo[];
+  sessions: SessionSummary[];
+  distributions: Distribution[];
+  sequenceSessions: SequenceSession[];
+  sequences: SequenceSet[];
+  participation: { sessions: ParticipationSession[]; follows: FollowMatrix };
+  styles: StyleSet[];
+  bales: BalesSet[];
+  compare: CompareSet[];
+  agreement: AgreementSet[];
+  topics: TopicsSet | null;
+  concepts: ConceptsSet | null;
+  /** Empty-state messages per view id (present when that view has nothing to draw). */
+  empty: Record<string, string>;
+  /** Problems met while reading analysis files (shown on the overview, never fatal). */
+  warnings: string[];
+}
+
+/** One session's turns and code badges, loaded on demand by the timeline/transcript and hovers. */
+export interface SessionChunk {
+  id: string;
+  condition: string;
+  /** Study speaker keys, indexed by the `s` of each turn. */
+  speakers: string[];
+  turns: {
+    id: string;
+    /** speaker index into `speakers` */
+    s: number;
+    text: string;
+    type: string;
+    start?: number;
+    end?: number;
+    timestamp?: string;
+  }[];
+  /** Badges per turn id: [codebook, coder, label]. */
+  badges: Record<string, [string, string, string][]>;
+}

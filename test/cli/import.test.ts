@@ -1,0 +1,134 @@
+import { cp, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import Papa from "papaparse";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readCodes } from "../../src/coding/store.js";
+import { loadSessions } from "../../src/study/study.js";
+import { runCli } from "../support/cli.js";
+
+const fixtures = fileURLToPath(new URL("../../fixtures/transcripts/", import.meta.url));
+
+describe("colloquy import", () => {
+  let dir: string;
+  let study: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "colloquy-import-"));
+    study = join(dir, "study");
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("done when: a <condition>/<run>/run-<n>.md Slack-paste folder exports one CSV row per speaker header", async () => {
+    const dataset = join(dir, "published");
+    await cp(join(fixtures, "slack-paste/dataset"), dataset, { recursive: true });
+    const imported = await runCli(["import", dataset, "--study", study, "--path-pattern", "{condition}/{run}/*"]);
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toContain("Imported 4 session(s), 18 turns from 4 of 4 input(s)");
+
+    const exported = await runCli(["export", study, "--format", "csv"]);
+    expect(exported.code).toBe(0);
+    const rows = Papa.parse<Record<string, string>>(exported.stdout.trim(), { header: true }).data;
+    // Expected rows straight from the sources: every `Name (Role)` header followed by a time line.
+    const expected: { condition: string; run: string; speaker: string; kind: string }[] = [];
+    for (const condition of ["flat", "hierarchical"]) {
+      for (const run of ["1", "2"]) {
+        const lines = (await readFile(join(dataset, condition, run, `run-${run}.md`), "utf8")).split("\n");
+        lines.forEach((line, i) => {
+          const header = /^(.+) \(([^()]+)\)$/.exec(line);
+          const time = /^(APP)?\s+\d{1,2}:\d{2} [AP]M$/.exec(lines[i + 1] ?? "");
+          if (header && time) expected.push({ condition, run, speaker: header[1]!, kind: time[1] ? "ai" : "human" });
+        });
+      }
+    }
+    expect(expected).toHaveLength(18);
+    expect(rows.map((r) => ({ condition: r.condition!, run: r.run!, speaker: r.speaker!, kind: r.kind! }))).toEqual(expected);
+    expect(Object.keys(rows[0]!)).toEqual(expect.arrayContaining(["session", "condition", "run", "turn", "index", "speaker", "role", "kind", "time", "type", "text"]));
+    // The human client's words survive quoting intact, including embedded quotes and line breaks.
+    expect(rows.find((r) => r.session === "hierarchical-1-run-1" && r.index === "4")!.text).toContain('<form action="/order" method="post">\n  <label>Cake</label>');
+  });
+
+  it("re-importing the same files replaces their sessions instead of duplicating them", async () => {
+    const file = join(fixtures, "slack-paste/dataset/flat/1/run-1.md");
+    expect((await runCli(["import", file, "--study", study, "--condition", "flat", "--run", "1"])).code).toBe(0);
+    expect((await runCli(["import", file, "--study", study, "--condition", "flat", "--run", "1", "--split-continuations"])).code).toBe(0);
+    const sessions = await loadSessions(study);
+    expect(sessions.map((s) => s.id)).toEqual(["flat-1-run-1"]);
+    expect(sessions[0]!.turns).toHaveLength(6);
+    // A different file with the same stem gets its own readable id.
+    await cp(file, join(dir, "run-1.md"));
+    await runCli(["import", join(dir, "run-1.md"), "--study", study, "--condition", "flat", "--run", "1"]);
+    expect((await loadSessions(study)).map((s) => s.id)).toEqual(["flat-1-run-1", "flat-1-run-1-2"]);
+  });
+
+  it("imports the good files, reports the broken one by file and line, and exits non-zero", async () => {
+    await writeFile(join(dir, "good.csv"), "speaker,text\nAnn,hello\n");
+    await writeFile(join(dir, "bad.csv"), "speaker,text\nAnn,\"never closed\n");
+    const run = await runCli(["import", join(dir, "good.csv"), join(dir, "bad.csv"), "--study", study]);
+    expect(run.code).not.toBe(0);
+    expect(run.stdout).toMatch(/✓ .*good\.csv \[csv\]: 1 session\(s\)/);
+    expect(run.stdout).toMatch(/✗ .*bad\.csv:2: malformed quoting/);
+    expect(run.stderr).toMatch(/1 of 2 input\(s\) failed to import/);
+    expect((await loadSessions(study)).map((s) => s.id)).toEqual(["good"]);
+  });
+
+  it("stores CSV code columns as human codes matched by id, label or alias, and reports unmatched labels with their line", async () => {
+    const run = await runCli(["import", join(fixtures, "csv/chat-log.csv"), "--study", study, "--code-column", "ipa_code=alice", "--codebook", "bales-ipa", "--json"]);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.provenance.tool).toBe("colloquy");
+    expect(report.summary).toMatchObject({ sessions: 2, turns: 6, codes: 5, failed: 0 });
+    expect(report.files[0].warnings).toEqual([expect.stringMatching(/chat-log\.csv:9: code label "Cheers" matches no category/)]);
+    const codes = await readCodes(study, "bales-ipa", "human:alice");
+    expect(codes.map((c) => [c.session, c.turn, c.codes])).toEqual([
+      ["control-1-chat-log-1", "t0000", ["shows-solidarity"]],
+      ["control-1-chat-log-1", "t0001", ["gives-suggestion"]],
+      ["control-1-chat-log-1", "t0002", ["disagrees"]],
+      ["treatment-2-chat-log-2", "t0000", ["asks-orientation"]],
+      ["treatment-2-chat-log-2", "t0001", ["gives-orientation"]],
+    ]);
+    expect(codes[0]!.codebookVersion).toBe("1.0.0");
+    expect(codes[0]!.provenance).toMatchObject({ label: "1", line: 2 });
+    // Re-import replaces these sessions' codes rather than appending duplicates.
+    await runCli(["import", join(fixtures, "csv/chat-log.csv"), "--study", study, "--code-column", "ipa_code=alice", "--codebook", "bales-ipa"]);
+    const lines = (await readFile(join(study, "codes", "bales-ipa", "human%3Aalice.jsonl"), "utf8")).trim().split("\n");
+    expect(lines).toHaveLength(5);
+  });
+
+  it("stores labels written in a compact Slack transcript under human:transcript", async () => {
+    const run = await runCli(["import", join(fixtures, "slack-paste/edge/compact.md"), "--study", study, "--codebook", "bales-ipa"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/compact\.md:9: code label "Rambles" matches no category/);
+    const codes = await readCodes(study, "bales-ipa", "human:transcript");
+    expect(codes.map((c) => c.codes![0])).toEqual(["gives-opinion", "agrees", "asks-opinion"]);
+  });
+
+  it("fails clearly on an unknown --format or a bad --path-pattern, writing nothing", async () => {
+    const a = await runCli(["import", join(fixtures, "csv/chat-log.csv"), "--study", study, "--format", "docx"]);
+    expect(a.code).not.toBe(0);
+    expect(a.stderr).toMatch(/unknown format "docx"; known formats: slack-paste, csv/);
+    const b = await runCli(["import", join(fixtures, "csv/chat-log.csv"), "--study", study, "--path-pattern", "*/*"]);
+    expect(b.stderr).toMatch(/--path-pattern "\*\/\*": it captures nothing/);
+    expect(await readdir(join(study, "sessions"))).toEqual([]);
+  });
+
+  it("imports a folder of mixed formats, detecting each, and lists every broken file", async () => {
+    const run = await runCli(["import", join(fixtures, "csv"), join(fixtures, "plain"), join(fixtures, "vtt"), join(fixtures, "srt"), "--study", study]);
+    expect(run.code).not.toBe(0);
+    const formats = [...run.stdout.matchAll(/^✓ .*\/([^/]+) \[([a-z-]+)\]/gm)].map((m) => `${m[1]}=${m[2]}`);
+    expect(formats).toEqual(["chat-log.csv=csv", "interview.tsv=csv", "semicolon-bom.csv=csv", "interview.txt=plain", "otter.txt=plain", "rev.txt=plain", "timed.txt=plain", "teams.vtt=vtt", "zoom.vtt=vtt", "meeting.srt=srt"]);
+    expect(run.stdout).toMatch(/✗ .*broken-row\.csv:5: empty speaker cell/);
+    expect(run.stdout).toMatch(/✗ .*bad-timing\.vtt:4: /);
+    expect(run.stderr).toMatch(/2 of 12 input\(s\) failed/);
+    expect((await loadSessions(study)).length).toBe(11);
+  });
+
+  it("has --help", async () => {
+    const help = await runCli(["import", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("--path-pattern");
+    expect(help.stdout).toContain("slack-paste, csv, vtt, srt, plain");
+  });
+});

@@ -1,0 +1,218 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
+import { modelFor } from "../llm/helpers.js";
+import { loadCodebook } from "../../src/coding/codebook/load.js";
+import type { Codebook } from "../../src/coding/codebook/schema.js";
+import { dryRunCoding, formatCodingSummary, planCoding, runCodingJob, type CodingJobOptions } from "../../src/coding/job.js";
+import { readCodes, readFailures, codesPath } from "../../src/coding/store.js";
+import { loadSessions } from "../../src/study/study.js";
+import { balesCodeFor, balesHandler, makeSession, makeStudy, sessionOf, targetsOf, TEXTS_A, TEXTS_B } from "./llm-fixtures.js";
+
+let bales: Codebook;
+let server: OpenAiServer;
+let study: Awaited<ReturnType<typeof makeStudy>>;
+
+const sessionA = makeSession("a", TEXTS_A, { system: [5] });
+const sessionB = makeSession("b", TEXTS_B, { reasoning: [3] });
+
+beforeEach(async () => {
+  bales = await loadCodebook("bales-ipa");
+  server = await startOpenAiServer({ handler: balesHandler });
+  study = await makeStudy([sessionA, sessionB]);
+});
+afterEach(async () => {
+  await server.close();
+  await study.cleanup();
+});
+
+async function job(extra: Partial<CodingJobOptions> = {}, modelOverrides = {}) {
+  const sessions = await loadSessions(study.dir);
+  const model = modelFor(server, { cacheDir: join(study.dir, ".cache", "llm"), ...modelOverrides });
+  return runCodingJob({ study: study.dir, sessions, codebook: bales, coder: "llm", model, flushEvery: 3, flushMs: 20, ...extra });
+}
+
+const keyOf = (r: { session: string; turn: string }) => `${r.session}/${r.turn}`;
+
+describe("coding job (llm)", () => {
+  it("codes every codeable turn once, skips system and reasoning turns, and never crosses sessions", async () => {
+    const summary = await job();
+    expect(summary).toMatchObject({ coded: 8, failed: 0, skipped: { system: 1, reasoning: 1 }, skippedTotal: 2, alreadyCoded: 0, requests: 8, aborted: false });
+    const codes = await readCodes(study.dir, "bales-ipa", "llm");
+    expect(codes).toHaveLength(8);
+    const texts = new Map([...sessionA.turns, ...sessionB.turns].map((t) => [t.id, t]));
+    for (const record of codes) {
+      const session = record.session === "a" ? sessionA : sessionB;
+      const turn = session.turns.find((t) => t.id === record.turn)!;
+      expect(record.codes).toEqual([balesCodeFor(turn.text)]);
+      expect(record.provenance).toMatchObject({ coder: "llm", model: "test-model", codebook: "bales-ipa", tool: "colloquy" });
+    }
+    expect(texts.size).toBeGreaterThan(0);
+    // Context windows: every turn shown in a request belongs to the session it names.
+    for (const request of server.chatRequests()) {
+      const session = sessionOf(request) === "a" ? sessionA : sessionB;
+      const other = session === sessionA ? sessionB : sessionA;
+      const user = request.body.messages[1].content as string;
+      for (const turn of other.turns) expect(user).not.toContain(turn.text);
+      expect(targetsOf(request)).toHaveLength(1);
+    }
+    // The first turn of session b has no "before" context even though session a precedes it.
+    const firstOfB = server.chatRequests().find((r) => sessionOf(r) === "b" && targetsOf(r)[0].turn === "t0000")!;
+    expect(firstOfB.body.messages[1].content.split("\n").filter((l: string) => l.startsWith("context ["))).toHaveLength(2);
+    expect(formatCodingSummary(summary)).toMatch(/^bales-ipa\/llm: coded 8, failed 0, cached 0, skipped 2 \(system 1, reasoning 1\)/);
+  });
+
+  it("re-runs from the cache with zero requests and identical codes", async () => {
+    await job();
+    const first = await readCodes(study.dir, "bales-ipa", "llm");
+    await rm(join(study.dir, "codes"), { recursive: true });
+    server.reset();
+    const summary = await job();
+    expect(server.chatCount).toBe(0);
+    expect(summary).toMatchObject({ coded: 8, cached: 8, requests: 0, cachedRequests: 8, promptTokens: 0 });
+    const second = await readCodes(study.dir, "bales-ipa", "llm");
+    const strip = (rs: typeof first) => rs.map((r) => ({ s: r.session, t: r.turn, c: r.codes, r: r.rationale })).sort((x, y) => keyOf({ session: x.s, turn: x.t }).localeCompare(keyOf({ session: y.s, turn: y.t })));
+    expect(strip(second)).toEqual(strip(first));
+  });
+
+  it("a second run with codes present codes nothing and sends nothing", async () => {
+    await job();
+    server.reset();
+    const summary = await job();
+    expect(summary).toMatchObject({ coded: 0, alreadyCoded: 8, requests: 0 });
+    expect(server.chatCount).toBe(0);
+  });
+
+  it("resumes after an abort: codes only the rest, no duplicate records, no repeated requests", async () => {
+    server.latencyMs = 40;
+    const controller = new AbortController();
+    let seen = 0;
+    server.setHandler((req) => {
+      if (++seen === 4) setTimeout(() => controller.abort(), 10);
+      return balesHandler(req);
+    });
+    const first = await job({ signal: controller.signal }, { concurrency: 2 });
+    expect(first.aborted).toBe(true);
+    expect(first.coded).toBeGreaterThan(0);
+    expect(first.coded).toBeLessThan(8);
+    expect(first.failed).toBe(0);
+    const codedFirst = new Set((await readCodes(study.dir, "bales-ipa", "llm")).map(keyOf));
+    expect(codedFirst.size).toBe(first.coded);
+
+    server.reset();
+    server.setHandler(balesHandler);
+    const second = await job();
+    expect(second).toMatchObject({ coded: 8 - first.coded, alreadyCoded: first.coded, failed: 0 });
+    const asked = server.chatRequests().map((r) => `${sessionOf(r)}/${targetsOf(r)[0].turn}`);
+    for (const key of asked) expect(codedFirst.has(key)).toBe(false);
+    const lines = (await readFile(codesPath(study.dir, "bales-ipa", "llm"), "utf8")).trim().split("\n");
+    expect(lines).toHaveLength(8);
+    expect(new Set(lines.map((l) => keyOf(JSON.parse(l)))).size).toBe(8);
+  });
+
+  it("records failures (reply outside the codebook) with the raw reply, not codes, and retries them next run", async () => {
+    server.setHandler((req) => (targetsOf(req)[0].text.startsWith("Thanks") ? { content: '{"code":"gratitude","rationale":"x"}' } : balesHandler(req)));
+    const summary = await job();
+    expect(summary).toMatchObject({ coded: 7, failed: 1, failuresFile: "codes/bales-ipa/llm.failures.jsonl" });
+    const failures = await readFailures(study.dir, "bales-ipa", "llm");
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({ session: "a", turn: "t0002", coder: "llm", raw: expect.stringContaining("gratitude") });
+    expect((await readCodes(study.dir, "bales-ipa", "llm")).some((r) => r.turn === "t0002" && r.session === "a")).toBe(false);
+
+    server.reset();
+    server.setHandler(balesHandler);
+    const retry = await job();
+    expect(retry).toMatchObject({ coded: 1, failed: 0, alreadyCoded: 7 });
+  });
+
+  it("never writes the API key into codes, failures or the cache", async () => {
+    const sentinel = "sk-SENTINEL-never-write-me-42";
+    server.setHandler((req) =>
+      targetsOf(req)[0].turn === "t0001" ? { status: 401, message: `Incorrect API key provided: ${sentinel}` } : { content: "garbage" },
+    );
+    await job({}, { apiKey: sentinel, maxRetries: 0 });
+    server.setHandler(balesHandler);
+    await job({ samples: 2 }, { apiKey: sentinel });
+    expect(server.chatRequests().every((r) => r.headers.authorization === `Bearer ${sentinel}`)).toBe(true);
+    const files = await readdir(study.dir, { recursive: true });
+    let scanned = 0;
+    for (const file of files) {
+      const path = join(study.dir, file);
+      const text = await readFile(path, "utf8").catch(() => undefined);
+      if (text === undefined) continue;
+      scanned++;
+      expect(text, path).not.toContain(sentinel);
+      expect(text.toLowerCase(), path).not.toContain("bearer");
+    }
+    expect(scanned).toBeGreaterThan(10);
+    expect((await readFailures(study.dir, "bales-ipa", "llm")).length).toBeGreaterThan(0);
+  });
+
+  it("batched mode codes the same turns with fewer requests", async () => {
+    const summary = await job({ batch: 4 });
+    expect(summary.coded).toBe(8);
+    expect(server.chatCount).toBeLessThanOrEqual(4);
+    const codes = await readCodes(study.dir, "bales-ipa", "llm");
+    for (const r of codes) {
+      const s = r.session === "a" ? sessionA : sessionB;
+      expect(r.codes).toEqual([balesCodeFor(s.turns.find((t) => t.id === r.turn)!.text)]);
+      expect(r.provenance.batch).toBe(4);
+    }
+  });
+
+  it("stores samples with their agreement", async () => {
+    const summary = await job({ samples: 3 });
+    expect(summary.coded).toBe(8);
+    expect(server.chatCount).toBe(24);
+    const codes = await readCodes(study.dir, "bales-ipa", "llm");
+    expect(codes.every((r) => r.samples?.n === 3 && r.samples.agreement === 1)).toBe(true);
+  });
+
+  it("dry-run builds the exact first prompt and estimates without any request", async () => {
+    const sessions = await loadSessions(study.dir);
+    const model = modelFor(server);
+    const plan = await dryRunCoding({ study: study.dir, sessions, codebook: bales, coder: "llm", model });
+    expect(server.requests).toHaveLength(0);
+    expect(plan).toMatchObject({ toCode: 8, requests: 8, units: 8, skipped: { system: 1, reasoning: 1 } });
+    expect(plan.example?.messages[1].content).toContain("TARGET [t0000] Ava: Welcome everyone");
+    expect(plan.promptTokens).toBeGreaterThan(8 * 500);
+    expect(plan.estimatedCost).toBe(0); // local endpoint
+    expect(plan.cachedRequests).toBe(0);
+    await job({ sessions: sessions.filter((s) => s.id === "b") });
+    await rm(join(study.dir, "codes"), { recursive: true });
+    const after = await dryRunCoding({ study: study.dir, sessions, codebook: bales, coder: "llm", model: modelFor(server, { cacheDir: join(study.dir, ".cache", "llm") }) });
+    expect(after).toMatchObject({ requests: 8, cachedRequests: 3 }); // session b: 3 codeable turns
+  });
+});
+
+describe("coding job (rules)", () => {
+  it("codes with the rule coder offline, with rule provenance", async () => {
+    const sessions = await loadSessions(study.dir);
+    const summary = await runCodingJob({ study: study.dir, sessions, codebook: bales, coder: "rules" });
+    expect(summary).toMatchObject({ coded: 8, failed: 0, skippedTotal: 2, requests: 0 });
+    const codes = await readCodes(study.dir, "bales-ipa", "rules");
+    expect(codes).toHaveLength(8);
+    const ids = new Set(bales.kind === "nominal" ? bales.categories.map((c) => c.id) : []);
+    for (const r of codes) {
+      expect(r.codes!.every((c) => ids.has(c))).toBe(true);
+      expect(r.provenance).toMatchObject({ coder: "rules", codebook: "bales-ipa" });
+      expect(Array.isArray(r.provenance.rules)).toBe(true);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("refuses a codebook the rules do not cover", async () => {
+    const sessions = await loadSessions(study.dir);
+    const ttct = await loadCodebook("ttct-creativity");
+    await expect(runCodingJob({ study: study.dir, sessions, codebook: ttct, coder: "rules" })).rejects.toThrow(/--coder llm/);
+  });
+});
+
+describe("planCoding", () => {
+  it("groups nearby targets of one session into batches and never across sessions", () => {
+    const plan = planCoding([makeSession("x", ["a", "b", "c", "d", "e"]), makeSession("y", ["f", "g"])], new Set(["x\u0000t0001"]), 3);
+    expect(plan.units.map((u) => [u.session.id, u.targets])).toEqual([["x", [0, 2, 3]], ["x", [4]], ["y", [0, 1]]]);
+    expect(plan).toMatchObject({ turns: 7, alreadyCoded: 1 });
+  });
+});

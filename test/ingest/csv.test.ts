@@ -1,0 +1,90 @@
+import { readFile } from "node:fs/promises";
+import Papa from "papaparse";
+import { describe, expect, it } from "vitest";
+import { csvImporter, parseCsv } from "../../src/ingest/formats/csv.js";
+import { ImportError } from "../../src/ingest/types.js";
+import { assertNothingDropped } from "../support/coverage.js";
+
+const read = (name: string) => readFile(new URL(`../../fixtures/transcripts/csv/${name}`, import.meta.url), "utf8");
+
+describe("csv importer", () => {
+  it("maps columns explicitly, makes one session per session value, keeps other columns as metadata", async () => {
+    const text = await read("chat-log.csv");
+    const result = await parseCsv("chat-log.csv", text, {
+      columns: { speaker: "name", text: "message", time: "time_stamp", session: "run", condition: "experimental_condition", role: "role" },
+      codeColumns: { ipa_code: "human:alice" },
+      agents: ["Designer Bot", "planner bot"],
+    });
+    expect(result.sessions.map((s) => [s.id, s.metadata!.condition, s.metadata!.run, s.turns.length])).toEqual([
+      ["chat-log-1", "control", "1", 3],
+      ["chat-log-2", "treatment", "2", 3],
+    ]);
+    const [first] = result.sessions;
+    expect(first!.participants).toEqual([
+      { id: "alice-smith", name: "Alice Smith", role: "Client", kind: "human" },
+      { id: "designer-bot", name: "Designer Bot", role: "AI Agent", kind: "ai" },
+    ]);
+    // A quoted multi-line cell with doubled quotes survives verbatim; its row starts on line 3.
+    expect(first!.turns[1]).toMatchObject({ text: 'Hello Alice! Here is my first idea:\n- a "night sky" theme\n- silver accents', start: 20, timestamp: "2024-03-05T14:00:20Z", metadata: { line: 3, sentiment: "neutral" } });
+    // The next row starts after the three physical lines of the multi-line cell.
+    expect(first!.turns[2]!.metadata!.line).toBe(6);
+    expect(first!.turns[2]!.start).toBe(65);
+    expect(result.codes).toHaveLength(6);
+    expect(result.codes[1]).toEqual({ session: "chat-log-1", turn: "t0001", coder: "human:alice", label: "Gives suggestion" });
+    // Every cell of every data row ends up in a turn, a field, metadata or a code.
+    const cells = Papa.parse<string[]>(text.trim()).data.slice(1).flat();
+    assertNothingDropped(cells, result);
+  });
+
+  it("detects common header names without --columns", async () => {
+    const result = await parseCsv("chat-log.csv", await read("chat-log.csv"));
+    // "run" is a session alias; "name"/"message"/"time_stamp" are speaker/text/time aliases.
+    expect(result.sessions).toHaveLength(2);
+    expect(result.sessions[0]!.metadata!.condition).toBe("control");
+    expect(result.sessions[0]!.turns[0]!.text).toBe("Hi all, thanks for joining.");
+    expect(result.sessions[0]!.turns[0]!.metadata).toEqual({ line: 2, ipa_code: "1", sentiment: "positive" });
+  });
+
+  it("reads a BOM, ';' delimiters, CRLF and quoted cells containing the delimiter and line breaks", async () => {
+    const result = await parseCsv("semicolon-bom.csv", await read("semicolon-bom.csv"));
+    const turns = result.sessions[0]!.turns;
+    expect(result.sessions[0]!.participants.map((p) => p.name)).toEqual(["Anna Müller", "KI-Assistent"]);
+    expect(turns[0]!.text).toMatch(/^Guten Tag; wie geht/);
+    expect(turns[1]).toMatchObject({ text: "Mir geht es gut.\nUnd Ihnen?", start: 9, timestamp: "00:00:09" });
+  });
+
+  it("reads TSV with start/end seconds", async () => {
+    const result = await parseCsv("interview.tsv", await read("interview.tsv"));
+    expect(result.sessions[0]!.turns.map((t) => [t.speaker, t.text, t.start, t.end, t.metadata])).toEqual([
+      ["interviewer", "What did you expect?", 0, 2.5, { line: 2 }],
+      ["p1", 'Honestly, "not much".', 2.5, 6, { line: 3, note: "laughs" }],
+    ]);
+  });
+
+  it("names the file line of a row with a missing speaker, counting multi-line cells", async () => {
+    await expect(parseCsv("broken-row.csv", await read("broken-row.csv"))).rejects.toThrow(/^broken-row\.csv:5: empty speaker cell/);
+  });
+
+  it("rejects rows with missing or extra fields, unknown columns and files without speaker/text columns", async () => {
+    await expect(parseCsv("a.csv", "speaker,text\nAnn\n")).rejects.toThrow(/a\.csv:2: row has 1 field\(s\) but the header has 2/);
+    await expect(parseCsv("a.csv", "speaker,text\nAnn,hi,extra\n")).rejects.toThrow(/a\.csv:2: row has 3/);
+    await expect(parseCsv("a.csv", "who,what\nAnn,hi\n")).rejects.toThrow(/a\.csv:1: no speaker column/);
+    await expect(parseCsv("a.csv", "speaker,text\nAnn,hi\n", { columns: { speaker: "nom" } })).rejects.toThrow(/no column "nom"/);
+    await expect(parseCsv("a.csv", "speaker,text\nAnn,hi\n", { columns: { colour: "text" } })).rejects.toThrow(/unknown field "colour"/);
+    await expect(parseCsv("a.csv", "")).rejects.toBeInstanceOf(ImportError);
+    await expect(parseCsv("a.csv", 'speaker,text\nAnn,"unclosed\n')).rejects.toThrow(/a\.csv:2: malformed quoting/);
+  });
+
+  it("maps a kind column and --columns type=…", async () => {
+    const result = await parseCsv("k.csv", "speaker,text,kind,act\nBot,hi,assistant,message\nSys,joined,system,system\nAnn,ok,human,backchannel\n", { columns: { type: "act" } });
+    const s = result.sessions[0]!;
+    expect(s.participants.map((p) => p.kind)).toEqual(["ai", "system", "human"]);
+    expect(s.turns.map((t) => t.type)).toEqual(["message", "system", "backchannel"]);
+  });
+
+  it("detects CSV by extension and header", () => {
+    expect(csvImporter.detect("x.csv", "speaker,text\n")).toBeGreaterThan(0.9);
+    expect(csvImporter.detect("x.txt", "name;message\nA;b")).toBeGreaterThan(0);
+    expect(csvImporter.detect("x.txt", "Alice: hello, world")).toBe(0);
+  });
+});

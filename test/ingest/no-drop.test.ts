@@ -1,0 +1,175 @@
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import Papa from "papaparse";
+import { describe, expect, it } from "vitest";
+import { directoryInput, fileInput } from "../../src/ingest/input.js";
+import { importers } from "../../src/ingest/registry.js";
+import { ImportError, type Importer, type ImportResult } from "../../src/ingest/types.js";
+import { assertNothingDropped } from "../support/coverage.js";
+
+/**
+ * "Nothing is silently dropped": for every fixture of every format, every character of every
+ * input body ends up in some turn's text or in explicit metadata. Markup the format defines
+ * (Slack dividers, time lines, cue timings, CSV headers) is the only thing allowed to vanish;
+ * where a markup line carries words (a speaker header, a `Name:` prefix) those words must
+ * still be found, as participant names/roles or code labels.
+ *
+ * Fixtures that are broken on purpose (they exist to test error messages) must fail with an
+ * ImportError; everything else must import.
+ */
+
+const FIXTURES = fileURLToPath(new URL("../../fixtures/transcripts/", import.meta.url));
+const byName = new Map(importers.map((i) => [i.name, i]));
+
+/** A markup line: when it matches, only its capture groups (trimmed, non-empty) must survive. */
+type Markup = RegExp;
+
+const TIME = String.raw`\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:\s*[AaPp]\.?[Mm]\.?)?`;
+const CUE_TIMING = new RegExp(String.raw`^\s*(?:\d{1,2}:)?\d{2}:\d{2}[.,]\d{3}\s*--?>\s*(?:\d{1,2}:)?\d{2}:\d{2}[.,]\d{3}.*$`);
+
+/** Per text format: markup lines. Kept tight: a pattern that swallowed words could hide a drop. */
+const MARKUP: Record<string, Markup[]> = {
+  "slack-paste": [
+    /^\s*New\s*$/, // Slack's new-messages divider
+    new RegExp(String.raw`^\s*(?:APP|BOT)?\s*${TIME}\s*$`), // time line (timestamps aside)
+    new RegExp(String.raw`^(\S(?:.*?\S)?)\s*\(([^()]*)\)\s+(?:(?:APP|BOT)\s+)?${TIME}(?:\s+(\S.*?))?\s*$`), // compact header + code label
+    /^(\S(?:.*?\S)?)\s*\(([^()]*)\)\s*$/, // Name (Role) header
+  ],
+  plain: [
+    new RegExp(String.raw`^\s*\[${TIME}\]\s*([^:]+?):\s*(.*)$`), // [00:01:23] Speaker: text
+    new RegExp(String.raw`^(.+?)\s*\(${TIME}\):\s*(.*)$`), // Speaker 1 (00:00): text
+    new RegExp(String.raw`^(.+?)\s{2,}${TIME}\s*$`), // Name  1:23
+    /^([^:]{1,60}):\s*(.*)$/, // Speaker: text
+  ],
+  vtt: [/^WEBVTT.*$/, /^\s*\d+\s*$/, CUE_TIMING, /^<v(?:\.[^ >]*)?\s+([^>]+)>(.*?)(?:<\/v>)?$/, /^([^:]{1,60}):\s*(.*)$/],
+  srt: [/^\s*\d+\s*$/, CUE_TIMING, /^([^:]{1,60}):\s*(.*)$/],
+};
+
+/** The pieces of a text fixture that must survive: each line, or a markup line's captures. */
+function textPieces(format: string, text: string): string[] {
+  const patterns = MARKUP[format] ?? [];
+  const out: string[] = [];
+  for (const line of text.replace(/^\uFEFF/, "").split(/\r\n|\n|\r/)) {
+    if (line.trim() === "") continue;
+    const match = patterns.map((p) => p.exec(line)).find((m) => m);
+    if (!match) out.push(line);
+    else out.push(...match.slice(1).filter((g): g is string => g !== undefined && g.trim() !== ""));
+  }
+  return out;
+}
+
+/** Time columns hold timestamps (kept as numbers, e.g. "6.0" -> 6): timestamps aside. */
+const TIME_COLUMN = /^(start|end|time|time_stamp|timestamp|begin|stop)$/i;
+
+/** CSV/TSV: every cell of every data row (header names are column labels, not words). */
+function csvPieces(text: string): string[] {
+  const parsed = Papa.parse<string[]>(text.replace(/^\uFEFF/, ""), { skipEmptyLines: true });
+  const [header = [], ...rows] = parsed.data;
+  return rows.flatMap((row) => row.filter((_, i) => !TIME_COLUMN.test((header[i] ?? "").trim())));
+}
+
+/** JSON formats: every string in the input, except these structural values. */
+const STRUCTURAL_KEYS = new Set([
+  "role", "type", "id", "ts", "thread_ts", "parent_user_id", "user", "bot_id", "team_id", "content_type", "status", "recipient",
+  "parent", "children", "current_node", "conversation_id", "tool_call_id", "mimetype", "filetype", "client_msg_id", "creator",
+  "members", "detail", "schemaVersion", "speaker", "addressees", "index", "kind", "subtype", "users", "name_raw",
+]);
+
+function jsonPieces(value: unknown, key = ""): string[] {
+  if (typeof value === "string") return STRUCTURAL_KEYS.has(key) ? [] : [value];
+  if (Array.isArray(value)) return value.flatMap((v) => jsonPieces(v, key));
+  if (value && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => jsonPieces(v, k));
+  return [];
+}
+
+/** JSON or JSONL text as a list of values. */
+function parseJsonish(text: string): unknown[] {
+  try {
+    return [JSON.parse(text)];
+  } catch {
+    return text.split(/\r?\n/).filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as unknown);
+  }
+}
+
+async function files(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of (await readdir(dir)).sort()) {
+    const path = join(dir, e);
+    if ((await stat(path)).isDirectory()) out.push(...(await files(path)));
+    else out.push(path);
+  }
+  return out;
+}
+
+interface Case {
+  format: string;
+  path: string;
+  importer: Importer;
+}
+
+async function cases(): Promise<Case[]> {
+  const out: Case[] = [];
+  for (const format of (await readdir(FIXTURES)).sort()) {
+    const importer = byName.get(format);
+    if (!importer) continue;
+    if (importer.input === "directory") {
+      for (const e of (await readdir(join(FIXTURES, format))).sort()) out.push({ format, path: join(FIXTURES, format, e), importer });
+    } else for (const path of await files(join(FIXTURES, format))) out.push({ format, path, importer });
+  }
+  return out;
+}
+
+const all = await cases();
+
+/** The input strings a fixture's import must keep. */
+async function piecesOf(c: Case): Promise<string[]> {
+  if (c.importer.input === "directory") {
+    // Slack export: join/leave events are skipped by design (counted in warnings), and a channel
+    // listed in channels.json without a folder has no messages to keep.
+    const folders = new Set((await readdir(c.path, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name));
+    const out: string[] = [];
+    for (const f of await files(c.path)) {
+      let values = parseJsonish(await readFile(f, "utf8"));
+      values = values.map((v) =>
+        Array.isArray(v)
+          ? v.filter((m: { subtype?: string; name?: string }) => !/_(join|leave)$/.test(m?.subtype ?? "") && !(/channels\.json$/.test(f) && m?.name && !folders.has(m.name)))
+          : v,
+      );
+      out.push(...values.flatMap((v) => jsonPieces(v)));
+    }
+    return out;
+  }
+  const text = await readFile(c.path, "utf8");
+  if (c.format === "csv") return csvPieces(text);
+  if (MARKUP[c.format]) return textPieces(c.format, text);
+  return parseJsonish(text.replace(/^\uFEFF/, "")).flatMap((v) => jsonPieces(v));
+}
+
+describe("no input words are dropped by any importer", () => {
+  it("covers every importer with at least one fixture", () => {
+    const covered = new Set(all.map((c) => c.format));
+    expect(importers.map((i) => i.name).filter((n) => !covered.has(n))).toEqual([]);
+  });
+
+  it.each(all.map((c) => [`${c.format}: ${relative(FIXTURES, c.path)}`, c] as const))("%s", async (_label, c) => {
+    let result: ImportResult;
+    try {
+      result = await c.importer.parse(c.importer.input === "directory" ? directoryInput(c.path) : fileInput(c.path), {});
+    } catch (error) {
+      // Fixtures that exist to test errors say so in their name.
+      expect(error).toBeInstanceOf(ImportError);
+      expect(relative(FIXTURES, c.path)).toMatch(/broken|bad/);
+      return;
+    }
+    const pieces = await piecesOf(c);
+    if (!/empty/.test(c.path)) expect(pieces.length).toBeGreaterThan(0);
+    assertNothingDropped(pieces, result);
+  });
+
+  it("the check can fail: a dropped line is reported", () => {
+    const result: ImportResult = { sessions: [{ id: "s", participants: [{ id: "a", name: "A", kind: "human" }], turns: [{ id: "t0", index: 0, speaker: "a", text: "kept" }] }], codes: [], warnings: [] };
+    expect(() => assertNothingDropped(["kept", "lost words"], result)).toThrow(/lost words/);
+    expect(textPieces("slack-paste", "Maria Lopez (Client) 6:35 PM Gives opinion\nNew\nhello")).toEqual(["Maria Lopez", "Client", "Gives opinion", "hello"]);
+  });
+});

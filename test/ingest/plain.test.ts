@@ -1,0 +1,90 @@
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { parsePlain, plainImporter } from "../../src/ingest/formats/plain.js";
+import { ImportError } from "../../src/ingest/types.js";
+import { assertNothingDropped } from "../support/coverage.js";
+
+const read = (name: string) => readFile(new URL(`../../fixtures/transcripts/plain/${name}`, import.meta.url), "utf8");
+
+describe("plain importer", () => {
+  it("reads Speaker: text with continuation lines, keeps a once-only `Note:` label as text and warns", async () => {
+    const text = await read("interview.txt");
+    const result = parsePlain("interview.txt", text);
+    const s = result.sessions[0]!;
+    expect(s.metadata!.preamble).toBe("Interview 7 - remote, 2024-02-12\nTranscribed by hand; [inaudible] marks unclear audio.");
+    expect(s.turns.map((t) => [t.speaker, t.text])).toEqual([
+      ["interviewer", "Thanks for taking the time. How did you use the assistant?"],
+      ["participant", "Mostly for drafting emails.\nSometimes for summaries too.\nNote: I never used it for code."],
+      ["interviewer", "Why not?"],
+      ["participant", "I didn't trust it [inaudible] with that."],
+      ["interviewer", "Fair enough."],
+    ]);
+    expect(result.warnings).toEqual([expect.stringMatching(/^interview\.txt:7: "Note:" looks like a speaker label/)]);
+    // Speaker labels are markup: the name is kept as the participant.
+    assertNothingDropped(text.replace(/^(Interviewer|Participant): /gm, ""), result);
+  });
+
+  it("reads Otter-style `Name  0:03` header lines (names with particles) with text on the next lines", async () => {
+    const text = await read("otter.txt");
+    const s = parsePlain("otter.txt", text).sessions[0]!;
+    expect(s.participants.map((p) => p.name)).toEqual(["Alice Smith", "Bob de Vries"]);
+    expect(s.turns.map((t) => [t.speaker, t.timestamp, t.start, t.text])).toEqual([
+      ["alice-smith", "0:03", 3, "Okay, let's get started. First item: the launch date."],
+      ["bob-de-vries", "0:15", 15, "I think we can ship on Friday.\nIf QA agrees."],
+      ["alice-smith", "1:02", 62, "Great. Moving on."],
+    ]);
+  });
+
+  it("reads Rev-style `Speaker 1 (00:00):` headers, text on the same or the next line", async () => {
+    const s = parsePlain("rev.txt", await read("rev.txt")).sessions[0]!;
+    expect(s.turns.map((t) => [t.speaker, t.start, t.text])).toEqual([
+      ["speaker-1", 0, "Welcome to the podcast."],
+      ["speaker-2", 4, "Thanks for having me. Ratio: about 3:1 in favour."],
+      ["speaker-1", 4205, "And we're back."],
+    ]);
+  });
+
+  it("reads `[00:01:23] Name: text` and marks --agents as AI", async () => {
+    const s = parsePlain("timed.txt", await read("timed.txt"), { agents: ["ChatGPT"] }).sessions[0]!;
+    expect(s.participants.map((p) => [p.name, p.kind])).toEqual([
+      ["Moderator", "human"],
+      ["ChatGPT", "ai"],
+    ]);
+    expect(s.turns.map((t) => [t.start, t.text])).toEqual([
+      [1, "Let's begin."],
+      [4, "Hello everyone, I'm the assistant."],
+      [83, "Thanks.\nAnd one more thing."],
+    ]);
+  });
+
+  it("does not take URLs, lower-case phrases or long sentences before a colon for speakers", () => {
+    const text = "Ann: see https://example.org\nBob: ok\nthe plan: simple\nAnn: Remember this very long sentence before the colon: it is text\nBob: fine";
+    const s = parsePlain("x.txt", text).sessions[0]!;
+    expect(s.participants.map((p) => p.name)).toEqual(["Ann", "Bob"]);
+    expect(s.turns[1]!.text).toBe("ok\nthe plan: simple");
+  });
+
+  it("keeps speakers who each speak once in a two-line file", () => {
+    expect(parsePlain("x.txt", "Ann: hi\nBob: hello").sessions[0]!.turns).toHaveLength(2);
+  });
+
+  it("throws an ImportError when no line names a speaker", () => {
+    expect(() => parsePlain("x.txt", "just prose, no speakers at all.\nsecond line")).toThrow(ImportError);
+  });
+
+  it("detects plain transcripts", async () => {
+    expect(plainImporter.detect("otter.txt", await read("otter.txt"))).toBeGreaterThan(0.5);
+    expect(plainImporter.detect("interview.txt", await read("interview.txt"))).toBeGreaterThan(0.4);
+    expect(plainImporter.detect("x.txt", "")).toBe(0);
+  });
+});
+
+describe("plain importer streaming", () => {
+  it("gives the same result through the streaming Importer as the in-memory parser", async () => {
+    const { textInput } = await import("../../src/ingest/input.js");
+    for (const name of ["interview.txt", "otter.txt", "rev.txt", "timed.txt"]) {
+      const text = await read(name);
+      expect(await plainImporter.parse(textInput(name, text), {})).toEqual(parsePlain(name, text));
+    }
+  });
+});

@@ -1,0 +1,67 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { nodeFetch } from "../../src/llm/transport.js";
+
+describe("nodeFetch (the SDK's transport)", () => {
+  let server: Server;
+  let url: string;
+  let lastBody = "";
+  let lastHeaders: Record<string, unknown> = {};
+  beforeEach(async () => {
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c) => chunks.push(c));
+      req.on("end", () => {
+        lastBody = Buffer.concat(chunks).toString("utf8");
+        lastHeaders = req.headers;
+        if (req.url === "/slow") return void setTimeout(() => res.end("late"), 2_000);
+        if (req.url === "/empty") return void res.writeHead(204).end();
+        res.writeHead(201, [["content-type", "application/json"], ["set-cookie", "a=1"], ["set-cookie", "b=2"], ["retry-after", "3"]]);
+        res.end(JSON.stringify({ echo: lastBody, ünï: "çødé" }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterEach(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  it("sends method, headers and a UTF-8 body and returns a real Response", async () => {
+    const body = JSON.stringify({ text: "héllo 😀" });
+    const res = await nodeFetch(`${url}/x`, { method: "POST", body, headers: { "content-type": "application/json", authorization: "Bearer k" } });
+    expect(res).toBeInstanceOf(Response);
+    expect(res.status).toBe(201);
+    expect(res.headers.get("retry-after")).toBe("3");
+    expect(res.headers.get("set-cookie")).toContain("a=1");
+    expect(await res.json()).toEqual({ echo: body, ünï: "çødé" });
+    expect(lastBody).toBe(body);
+    expect(lastHeaders).toMatchObject({ authorization: "Bearer k", "content-length": String(Buffer.byteLength(body)) });
+  });
+
+  it("handles bodiless responses", async () => {
+    const res = await nodeFetch(`${url}/empty`);
+    expect(res.status).toBe(204);
+    expect(await res.text()).toBe("");
+  });
+
+  it("rejects with an AbortError when the signal fires", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    await expect(nodeFetch(`${url}/slow`, { signal: controller.signal })).rejects.toMatchObject({ name: "AbortError" });
+    await expect(nodeFetch(`${url}/slow`, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("rejects with the network error as cause when nothing listens", async () => {
+    const dead = url;
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    server = createServer();
+    server.listen(0);
+    const error = await nodeFetch(`${dead}/x`).catch((e) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.cause.code).toBe("ECONNREFUSED");
+  });
+});

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtemp, rm, readdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
+import { runCli } from "../support/cli.js";
+import { loadStudyData } from "../../src/report/load.js";
+import { assembleReport } from "../../src/report/bundle.js";
+
+// The dashboard reads what the real analysis commands write: run them on the fixture study
+// (replacing its hand-written analysis files) and check every view's data comes through.
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "colloquy-report-int-"));
+  await writeDashboardFixture(dir);
+  for (const f of await readdir(join(dir, "analysis"))) await rm(join(dir, "analysis", f));
+  for (const args of [
+    ["agree", dir, "--codebook", "bales-ipa", "--coders", "human:alice,rules"],
+    ["compare", dir, "--codebook", "bales-ipa", "--coder", "rules"],
+    ["topics", dir],
+    ["concepts", dir],
+  ]) {
+    const run = await runCli(args);
+    if (run.code !== 0) throw new Error(`colloquy ${args[0]} failed: ${run.stderr}`);
+  }
+}, 120_000);
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("bundle from the real analysis outputs", () => {
+  it("maps agreement, compare, topics and concepts without warnings", async () => {
+    const { bundle } = assembleReport(await loadStudyData(dir));
+    expect(bundle.warnings).toEqual([]);
+    expect(bundle.empty).toEqual({});
+    const compare = bundle.compare.find((c) => c.coder === "rules")!;
+    expect(compare.source).toBe("analysis");
+    expect(compare.cells.find((c) => c.code === "gives-opinion")).toMatchObject({ count: 7, controlCount: 1, pctDiff: 600 });
+    expect(compare.tests.length).toBeGreaterThan(0);
+    const [agreement] = bundle.agreement;
+    expect(agreement.pairs).toHaveLength(1);
+    expect(agreement.pairs[0]).toMatchObject({ a: "human:alice", b: "rules", n: 11 });
+    expect(agreement.pairs[0].percent).toBeCloseTo(10 / 11, 12);
+    expect(agreement.confusion!.labels).toHaveLength(13);
+    expect(agreement.disagreements.map((d) => d.text)).toEqual(["Honestly a mix seems best to me."]);
+    expect(bundle.topics!.trees.length).toBeGreaterThan(0);
+    expect(bundle.topics!.branching.map((b) => b.condition).sort()).toEqual(["control", "debate"]);
+    expect(bundle.concepts!.rates.map((r) => r.condition).sort()).toEqual(["control", "debate"]);
+    expect(bundle.concepts!.firstMentions.length).toBeGreaterThan(0);
+  });
+});

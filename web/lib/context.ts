@@ -1,0 +1,66 @@
+import type { CodebookInfo, ReportBundle, SessionChunk } from "../../src/report/types.js";
+import { codeColour, conditionColour, speakerColour } from "./palette.js";
+
+/** What every view gets: the bundle, colour maps, and the on-demand session loader. */
+export interface ViewContext {
+  bundle: ReportBundle;
+  speakerColour: (key: string) => string;
+  conditionColour: (condition: string) => string;
+  codeColour: (codebook: string) => (code: string) => string;
+  codebook: (id: string) => CodebookInfo | undefined;
+  loadChunk: (sessionId: string) => Promise<SessionChunk>;
+  /** Cached chunk if already loaded (for synchronous hover text). */
+  chunkIfLoaded: (sessionId: string) => SessionChunk | undefined;
+  /** Remembered selections (coder, codebook, session…) shared across views. */
+  prefs: Map<string, string>;
+}
+
+export function createContext(bundle: ReportBundle, base: URL): ViewContext {
+  const chunks = new Map<string, SessionChunk>();
+  const pending = new Map<string, Promise<SessionChunk>>();
+  const colours = new Map<string, (code: string) => string>();
+  const codebooks = new Map(bundle.codebooks.map((c) => [c.id, c]));
+  return {
+    bundle,
+    speakerColour: speakerColour(bundle),
+    conditionColour: conditionColour(bundle),
+    codeColour: (id) => {
+      let c = colours.get(id);
+      if (!c) colours.set(id, (c = codeColour(codebooks.get(id))));
+      return c;
+    },
+    codebook: (id) => codebooks.get(id),
+    chunkIfLoaded: (id) => chunks.get(id),
+    loadChunk: (id) => {
+      const cached = chunks.get(id);
+      if (cached) return Promise.resolve(cached);
+      let p = pending.get(id);
+      if (!p) {
+        const summary = bundle.sessions.find((s) => s.id === id);
+        if (!summary) return Promise.reject(new Error(`unknown session ${id}`));
+        p = fetch(new URL(summary.chunk, base)).then(async (r) => {
+          if (!r.ok) throw new Error(`${summary.chunk}: HTTP ${r.status}`);
+          const chunk = (await r.json()) as SessionChunk;
+          chunks.set(id, chunk);
+          return chunk;
+        });
+        pending.set(id, p);
+        p.catch(() => pending.delete(id));
+      }
+      return p;
+    },
+    prefs: new Map(),
+  };
+}
+
+/** Label for a coder id in selectors: "llm", "rules", "human:alice" -> "human (alice)". */
+export function coderLabel(coder: string): string {
+  return coder.startsWith("human:") ? `human (${coder.slice(6)})` : coder;
+}
+
+/** A remembered preference, falling back to the first allowed value. */
+export function pref(ctx: ViewContext, key: string, allowed: string[], fallback?: string): string {
+  const v = ctx.prefs.get(key);
+  if (v !== undefined && allowed.includes(v)) return v;
+  return fallback !== undefined && allowed.includes(fallback) ? fallback : allowed[0];
+}

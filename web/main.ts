@@ -1,0 +1,70 @@
+import type { ReportBundle } from "../src/report/types.js";
+import { el } from "./lib/dom.js";
+import { createContext, type ViewContext } from "./lib/context.js";
+import { installTooltip, hideTip, setTipProvider } from "./lib/tooltip.js";
+import { views } from "./views/index.js";
+
+/**
+ * The dashboard app: loads the data bundle named in <meta name="colloquy-data"> (a separate
+ * file, so the page needs no inline script under its CSP), then shows one view per tab,
+ * routed by the URL hash (#/overview, #/who, …).
+ */
+async function start(): Promise<void> {
+  const root = document.getElementById("app")!;
+  const dataFile = document.querySelector('meta[name="colloquy-data"]')?.getAttribute("content") ?? "data.json";
+  const base = new URL(".", document.baseURI);
+  let bundle: ReportBundle;
+  try {
+    const response = await fetch(new URL(dataFile, base));
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    bundle = (await response.json()) as ReportBundle;
+  } catch (error) {
+    root.replaceChildren(el("div", { class: "empty" }, `Could not load the study data (${dataFile}): ${(error as Error).message}. Serve this folder with \`colloquy serve\` or any static web server (browsers block file:// fetches).`));
+    return;
+  }
+  installTooltip();
+  const ctx = createContext(bundle, base);
+  const nav = el("nav", { class: "tabs", role: "tablist" });
+  const main = el("main", { id: "view" });
+  const header = el(
+    "header",
+    {},
+    el("div", { class: "brand" }, el("strong", {}, "Colloquy"), " · ", el("span", { class: "study-title" }, bundle.study.title ?? bundle.study.name)),
+    nav,
+  );
+  root.replaceChildren(header, main);
+  for (const v of views) {
+    const a = el("a", { href: `#/${v.id}`, role: "tab", "data-view": v.id }, v.title);
+    nav.append(a);
+  }
+  const show = () => {
+    const id = location.hash.replace(/^#\/?/, "").split("?")[0] || "overview";
+    const view = views.find((v) => v.id === id) ?? views[0];
+    nav.querySelectorAll("a").forEach((a) => a.setAttribute("aria-selected", String(a.getAttribute("data-view") === view.id)));
+    hideTip();
+    setTipProvider(null);
+    main.replaceChildren();
+    main.setAttribute("data-view", view.id);
+    main.setAttribute("data-ready", "false");
+    const t0 = performance.now();
+    renderView(ctx, view, main).finally(() => {
+      main.setAttribute("data-ready", "true");
+      main.setAttribute("data-render-ms", String(Math.round(performance.now() - t0)));
+    });
+  };
+  window.addEventListener("hashchange", show);
+  show();
+}
+
+async function renderView(ctx: ViewContext, view: (typeof views)[number], main: HTMLElement): Promise<void> {
+  main.append(el("h1", {}, view.title));
+  const empty = ctx.bundle.empty[view.id];
+  try {
+    await view.render(ctx, main, empty);
+  } catch (error) {
+    console.error(error);
+    main.append(el("div", { class: "empty error" }, `This view failed to render: ${(error as Error).message}`));
+  }
+}
+
+void start();

@@ -1,0 +1,115 @@
+import { el, emptyState, fmtNum, select } from "../lib/dom.js";
+import { chartCard } from "../lib/frame.js";
+import { coderLabel, pref } from "../lib/context.js";
+import { groupedBarsChart } from "../charts/grouped-bars.js";
+import { heatmapChart } from "../charts/heatmap.js";
+import type { View } from "./types.js";
+
+/** Agreement: kappa/alpha with CIs per coder pair, confusion matrix, per-category F1, disagreements. */
+export const agreementView: View = {
+  id: "agreement",
+  title: "Agreement",
+  render(ctx, main, empty) {
+    const sets = ctx.bundle.agreement;
+    if (sets.length === 0) return void main.append(emptyState(empty ?? "No agreement report yet."));
+    const body = el("div");
+    const draw = () => {
+      const id = pref(ctx, "agreement.codebook", sets.map((s) => s.codebook));
+      const set = sets.find((s) => s.codebook === id)!;
+      const cards: HTMLElement[] = [];
+      // Show codebook labels ("Gives opinion") where the report has category ids.
+      const categories = ctx.codebook(set.codebook.split(" · ")[0])?.categories ?? [];
+      const label = (id: string) => categories.find((c) => c.id === id)?.label ?? id;
+      const pairLabel = (a: string, b: string) => `${coderLabel(a)} × ${coderLabel(b)}`;
+      const stats = groupedBarsChart(
+        {
+          title: "Agreement per coder pair",
+          groups: set.pairs.map((p) => ({
+            label: pairLabel(p.a, p.b),
+            bars: [
+              ...(p.kappa !== undefined ? [{ series: "kappa", value: p.kappa, colour: "#0072B2", err: p.kappaCI, tip: `${pairLabel(p.a, p.b)}\nkappa ${fmtNum(p.kappa, 3)}${p.kappaCI ? ` [${fmtNum(p.kappaCI[0], 3)}, ${fmtNum(p.kappaCI[1], 3)}]` : ""} · n=${p.n}` }] : []),
+              ...(p.alpha !== undefined ? [{ series: "alpha", value: p.alpha, colour: "#E69F00", err: p.alphaCI, tip: `${pairLabel(p.a, p.b)}\nalpha ${fmtNum(p.alpha, 3)}${p.alphaCI ? ` [${fmtNum(p.alphaCI[0], 3)}, ${fmtNum(p.alphaCI[1], 3)}]` : ""} · n=${p.n}` }] : []),
+              ...(p.percent !== undefined ? [{ series: "agreement", value: p.percent, colour: "#009E73", tip: `${pairLabel(p.a, p.b)}\n${(p.percent * 100).toFixed(1)}% agreement · n=${p.n}` }] : []),
+            ],
+          })),
+          legend: [
+            { label: "Cohen's kappa (95% CI)", colour: "#0072B2" },
+            { label: "Krippendorff's alpha (95% CI)", colour: "#E69F00" },
+            { label: "percent agreement", colour: "#009E73" },
+          ],
+          yLabel: "value",
+        },
+        { yMax: 1, width: Math.max(420, 160 + set.pairs.length * 120) },
+      );
+      cards.push(
+        chartCard("agreement-pairs", "Agreement per coder pair", stats, {
+          columns: ["pair", "n", "% agreement", "kappa", "kappa CI", "alpha", "alpha CI", "AC1"],
+          rows: set.pairs.map((p) => [pairLabel(p.a, p.b), p.n, p.percent ?? null, p.kappa ?? null, p.kappaCI ? `${fmtNum(p.kappaCI[0], 3)}–${fmtNum(p.kappaCI[1], 3)}` : null, p.alpha ?? null, p.alphaCI ? `${fmtNum(p.alphaCI[0], 3)}–${fmtNum(p.alphaCI[1], 3)}` : null, p.ac1 ?? null]),
+        }),
+      );
+      if (set.confusion) {
+        const c = set.confusion;
+        const max = Math.max(1, ...c.matrix.flat());
+        cards.push(
+          chartCard(
+            "confusion",
+            `Confusion matrix (rows ${coderLabel(c.reference)}, columns ${coderLabel(c.other)})`,
+            heatmapChart(
+              {
+                title: "Confusion matrix",
+                rows: c.labels.map(label),
+                columns: c.labels.map(label),
+                // Zero cells stay blank so the diagonal and the confusions stand out.
+                cells: c.matrix.flatMap((row, i) => row.map((n, j) => ({ row: i, col: j, value: n, lines: n ? [String(n)] : [], tip: `${coderLabel(c.reference)}: ${label(c.labels[i])}\n${coderLabel(c.other)}: ${label(c.labels[j])}\n${n} turns` }))),
+                scaleLabel: "turns",
+              },
+              { mode: "sequential", domain: max, cellWidth: 46, cellHeight: 28 },
+            ),
+            { columns: ["reference \\ other", ...c.labels.map(label)], rows: c.matrix.map((row, i) => [label(c.labels[i]), ...row]) },
+          ),
+        );
+      }
+      if (set.perCategory.length) {
+        cards.push(
+          chartCard(
+            "per-category-f1",
+            "Per-category precision, recall, F1",
+            groupedBarsChart(
+              {
+                title: "Per-category F1",
+                groups: set.perCategory.map((p) => ({
+                  label: label(p.code),
+                  bars: [
+                    { series: "precision", value: p.precision ?? 0, colour: "#56B4E9", tip: `${p.code}\nprecision ${fmtNum(p.precision, 3)}` },
+                    { series: "recall", value: p.recall ?? 0, colour: "#CC79A7", tip: `${p.code}\nrecall ${fmtNum(p.recall, 3)}` },
+                    { series: "F1", value: p.f1 ?? 0, colour: "#000000", tip: `${p.code}\nF1 ${fmtNum(p.f1, 3)}${p.support !== undefined ? ` · support ${p.support}` : ""}` },
+                  ],
+                })),
+                legend: [{ label: "precision", colour: "#56B4E9" }, { label: "recall", colour: "#CC79A7" }, { label: "F1", colour: "#000000" }],
+                yLabel: "score",
+              },
+              { yMax: 1 },
+            ),
+            { columns: ["code", "precision", "recall", "F1", "support"], rows: set.perCategory.map((p) => [p.code, p.precision, p.recall, p.f1, p.support ?? null]) },
+          ),
+        );
+      }
+      const list = el("table", { class: "data-table disagreements", "data-table": "disagreements" });
+      const coders = set.coders;
+      list.append(el("thead", {}, el("tr", {}, ...["session", "turn", "speaker", "text", ...coders.map(coderLabel)].map((h) => el("th", {}, h)))));
+      const tbody = el("tbody");
+      for (const d of set.disagreements.slice(0, 500)) {
+        tbody.append(el("tr", {}, el("td", {}, d.session), el("td", {}, d.turn), el("td", {}, d.speaker ?? ""), el("td", { class: "text" }, d.text), ...coders.map((c) => el("td", {}, d.codes[c] ?? "–"))));
+      }
+      list.append(tbody);
+      body.replaceChildren(
+        el("div", { class: "controls" }, select("Codebook", sets.map((s) => ({ value: s.codebook, label: s.codebook })), id, (v) => (ctx.prefs.set("agreement.codebook", v), draw()), "codebook")),
+        el("p", { class: "note" }, `From analysis/${set.file}.`),
+        el("div", { class: "grid two" }, ...cards),
+        el("section", { class: "card wide" }, el("h2", {}, `Disagreements (${set.disagreements.length}${set.disagreements.length > 500 ? ", first 500 shown" : ""})`), list),
+      );
+    };
+    main.append(body);
+    draw();
+  },
+};

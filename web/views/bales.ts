@@ -1,0 +1,71 @@
+import { el, emptyState, select } from "../lib/dom.js";
+import { chartCard } from "../lib/frame.js";
+import { coderLabel, pref } from "../lib/context.js";
+import { groupedBarsChart } from "../charts/grouped-bars.js";
+import { linesChart } from "../charts/lines.js";
+import { CODE_COLOURS } from "../lib/palette.js";
+import type { View } from "./types.js";
+
+/** Bales profile: each member's percent per category grouped by area, and phase movement across thirds. */
+export const balesView: View = {
+  id: "bales",
+  title: "Bales profile",
+  render(ctx, main, empty) {
+    const sets = ctx.bundle.bales;
+    if (empty || sets.length === 0) return void main.append(emptyState(empty ?? "No Bales codes yet."));
+    const body = el("div");
+    const draw = () => {
+      const codebooks = [...new Set(sets.map((s) => s.codebook))];
+      const cb = pref(ctx, "codebook", codebooks, "bales-ipa");
+      const coders = sets.filter((s) => s.codebook === cb).map((s) => s.coder);
+      const coder = pref(ctx, "coder", coders, coders.find((c) => c.startsWith("llm")) ?? "rules");
+      const set = sets.find((s) => s.codebook === cb && s.coder === coder)!;
+      const info = ctx.codebook(cb)!;
+      const label = (id: string) => info.categories.find((c) => c.id === id)?.label ?? id;
+      const order = ctx.bundle.speakers.map((s) => s.key);
+      const members = [...set.members].sort((a, b) => order.indexOf(a.key) - order.indexOf(b.key));
+      const cards: HTMLElement[] = [];
+      for (const area of set.areas) {
+        const chart = groupedBarsChart(
+          {
+            title: area.label,
+            groups: area.categories.map((c) => ({
+              label: label(c),
+              bars: members.map((m) => ({ series: m.key, value: m.total ? (m.counts[c] ?? 0) / m.total : 0, colour: ctx.speakerColour(m.key), tip: `${m.key} · ${label(c)}\n${m.counts[c] ?? 0} of ${m.total} acts (${m.total ? (((m.counts[c] ?? 0) / m.total) * 100).toFixed(1) : 0}%)` })),
+            })),
+            legend: members.map((m) => ({ label: m.key, colour: ctx.speakerColour(m.key) })),
+            yLabel: "% of member's acts",
+          },
+          { yFormat: (v) => `${Math.round(v * 100)}%`, width: 520, height: 200 },
+        );
+        cards.push(chartCard(`bales-${area.id}`, area.label, chart, { columns: ["member", ...area.categories.map(label)], rows: members.map((m) => [m.key, ...area.categories.map((c) => (m.total ? (m.counts[c] ?? 0) / m.total : 0))]) }));
+      }
+      const phaseNames = ["early", "middle", "late"];
+      const groups = set.problems.length ? set.problems : set.areas;
+      const series = groups.map((g, i) => ({
+        label: g.label,
+        colour: CODE_COLOURS[(i * 2) % CODE_COLOURS.length],
+        points: set.phases.map((ph, j) => [j, ph.total ? g.categories.reduce((a, c) => a + (ph.counts[c] ?? 0), 0) / ph.total : 0] as [number, number]),
+      }));
+      cards.push(
+        chartCard(
+          "bales-phases",
+          "Phase movement across session thirds",
+          linesChart({ title: "Phase movement", series, xLabel: "session third", yLabel: "% of acts", xCategories: phaseNames }, { yFormat: (v) => `${Math.round(v * 100)}%` }),
+          { columns: ["group", ...phaseNames], rows: series.map((s) => [s.label, ...s.points.map((p) => p[1])]) },
+        ),
+      );
+      body.replaceChildren(
+        el(
+          "div",
+          { class: "controls" },
+          select("Codebook", codebooks.map((c) => ({ value: c, label: ctx.codebook(c)?.title ?? c })), cb, (v) => (ctx.prefs.set("codebook", v), draw()), "codebook"),
+          select("Coder", coders.map((c) => ({ value: c, label: coderLabel(c) })), coder, (v) => (ctx.prefs.set("coder", v), draw()), "coder"),
+        ),
+        el("div", { class: "grid two" }, ...cards),
+      );
+    };
+    main.append(body);
+    draw();
+  },
+};

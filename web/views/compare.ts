@@ -1,0 +1,101 @@
+import { el, emptyState, select } from "../lib/dom.js";
+import { chartCard } from "../lib/frame.js";
+import { coderLabel, pref } from "../lib/context.js";
+import { heatmapChart } from "../charts/heatmap.js";
+import { groupedBarsChart } from "../charts/grouped-bars.js";
+import type { View } from "./types.js";
+
+const pct = (v: number | null) => (v === null ? "n/a" : `${v > 0 ? "+" : ""}${Math.round(v)}%`);
+
+/** Conditions vs control: % difference heatmap (counts in every cell) beside grouped raw counts. */
+export const compareView: View = {
+  id: "compare",
+  title: "Conditions vs control",
+  render(ctx, main, empty) {
+    const sets = ctx.bundle.compare;
+    if (empty || sets.length === 0) return void main.append(emptyState(empty ?? "Nothing to compare yet."));
+    const body = el("div");
+    const draw = () => {
+      const codebooks = [...new Set(sets.map((s) => s.codebook))];
+      const cb = pref(ctx, "codebook", codebooks, "bales-ipa");
+      const coders = sets.filter((s) => s.codebook === cb).map((s) => s.coder);
+      const coder = pref(ctx, "coder", coders, coders.find((c) => c.startsWith("llm")) ?? "rules");
+      const set = sets.find((s) => s.codebook === cb && s.coder === coder)!;
+      const notes: string[] = [`Control: ${set.control} (${set.runs[set.control]} sessions).`];
+      if (set.normalised) notes.push("Counts divided by the number of runs per condition before comparing.");
+      const collapsed = Object.entries(set.collapse);
+      if (collapsed.length) notes.push(`Collapsed: ${collapsed.map(([k, v]) => `${k} = ${v.join(" + ")}`).join("; ")}.`);
+      if (set.dropped.length) notes.push(`Dropped: ${set.dropped.join(", ")}.`);
+      notes.push('Cell: % difference from control, then "count vs control count". n/a = the control has none.');
+      const rows = set.conditions;
+      const cols = set.codes.map((c) => c.label);
+      // The colour scale saturates at ±100%: a +600% cell is as red as +100%, its label says how much.
+      const maxAbs = 100;
+      const heat = heatmapChart(
+        {
+          title: `% difference from ${set.control}`,
+          rows,
+          columns: cols,
+          cells: set.cells.map((c) => ({
+            row: rows.indexOf(c.condition),
+            col: set.codes.findIndex((k) => k.id === c.code),
+            value: c.pctDiff,
+            lines: [pct(c.pctDiff), `${c.count} vs ${c.controlCount}`],
+            tip: `${c.condition} · ${set.codes.find((k) => k.id === c.code)?.label}\n${pct(c.pctDiff)} vs ${set.control}\n${c.count} turns (${set.runs[c.condition]} runs) vs ${c.controlCount} (${set.runs[set.control]} runs)`,
+          })),
+          scaleLabel: `% difference from ${set.control} (clamped at ±${maxAbs}%)`,
+        },
+        { mode: "diverging", domain: maxAbs, tickFormat: (v) => `${v > 0 ? "+" : ""}${v}%` },
+      );
+      const all = [set.control, ...set.conditions];
+      const bars = groupedBarsChart({
+        title: "Raw counts per code and condition",
+        groups: set.codes.map((c) => ({
+          label: c.label,
+          bars: all.map((cond) => ({ series: cond, value: set.counts[cond][c.id], colour: ctx.conditionColour(cond), tip: `${c.label} · ${cond}\n${set.counts[cond][c.id]} turns` })),
+        })),
+        legend: all.map((c) => ({ label: c === set.control ? `${c} (control)` : c, colour: ctx.conditionColour(c) })),
+        yLabel: "turns",
+      });
+      // Tests that could not run (too few units) have no p; the CSV/JSON from colloquy compare says why.
+      const ran = set.tests.filter((t) => t.p !== undefined);
+      const tests = set.tests.length
+        ? el(
+            "section",
+            { class: "card" },
+            el("h2", {}, `Tests (from colloquy compare): ${ran.length} of ${set.tests.length} could run`),
+            el(
+              "table",
+              { class: "data-table" },
+              el("thead", {}, el("tr", {}, ...["comparison", "test", "n", "statistic", "p", "p (Holm)"].map((h) => el("th", {}, h)))),
+              el("tbody", {}, ...ran.map((t) => el("tr", {}, ...[t.label, t.test, t.n ?? "–", t.statistic?.toFixed(3) ?? "–", t.p?.toFixed(4) ?? "–", t.pAdjusted?.toFixed(4) ?? "–"].map((v) => el("td", {}, String(v)))))),
+            ),
+          )
+        : null;
+      body.replaceChildren(
+        el(
+          "div",
+          { class: "controls" },
+          select("Codebook", codebooks.map((c) => ({ value: c, label: ctx.codebook(c)?.title ?? c })), cb, (v) => (ctx.prefs.set("codebook", v), draw()), "codebook"),
+          select("Coder", coders.map((c) => ({ value: c, label: coderLabel(c) })), coder, (v) => (ctx.prefs.set("coder", v), draw()), "coder"),
+        ),
+        el("p", { class: "note" }, notes.join(" ")),
+        el(
+          "div",
+          { class: "grid" },
+          chartCard("compare-heatmap", `% difference from control (${set.control})`, heat, {
+            columns: ["condition", "code", "count", "control count", "% difference"],
+            rows: set.cells.map((c) => [c.condition, set.codes.find((k) => k.id === c.code)?.label ?? c.code, c.count, c.controlCount, c.pctDiff === null ? null : Math.round(c.pctDiff * 10) / 10]),
+          }),
+          chartCard("compare-counts", "Raw counts", bars, {
+            columns: ["code", ...all],
+            rows: set.codes.map((c) => [c.label, ...all.map((cond) => set.counts[cond][c.id])]),
+          }),
+        ),
+        ...(tests ? [tests] : []),
+      );
+    };
+    main.append(body);
+    draw();
+  },
+};

@@ -1,0 +1,66 @@
+import { el, emptyState, select } from "../lib/dom.js";
+import { chartCard } from "../lib/frame.js";
+import { coderLabel, pref } from "../lib/context.js";
+import { setTipProvider } from "../lib/tooltip.js";
+import { sequenceChart } from "../charts/sequence.js";
+import type { View } from "./types.js";
+
+/** Interaction sequences: one row per session (grouped by condition), one cell per turn coloured by code. */
+export const sequencesView: View = {
+  id: "sequences",
+  title: "Interaction sequences",
+  render(ctx, main, empty) {
+    const sets = ctx.bundle.sequences;
+    if (empty || sets.length === 0) return void main.append(emptyState(empty ?? "No codes yet."));
+    const body = el("div");
+    const draw = () => {
+      const codebooks = [...new Set(sets.map((s) => s.codebook))];
+      const cb = pref(ctx, "codebook", codebooks, "bales-ipa");
+      const coders = sets.filter((s) => s.codebook === cb).map((s) => s.coder);
+      const coder = pref(ctx, "coder", coders, coders.find((c) => c.startsWith("llm")) ?? "rules");
+      const set = sets.find((s) => s.codebook === cb && s.coder === coder)!;
+      const info = ctx.codebook(cb)!;
+      const colour = ctx.codeColour(cb);
+      const sessions = ctx.bundle.sequenceSessions;
+      const rows = sessions.map((s, i) => ({ id: s.id, group: s.condition, cells: set.cells[i], binSize: s.binSize, speakers: s.speakers.map((k) => ctx.bundle.speakers[k]?.key ?? "?") }));
+      const order = ctx.bundle.conditions;
+      rows.sort((a, b) => order.indexOf(a.group) - order.indexOf(b.group));
+      const svg = sequenceChart({
+        title: `Sequences · ${info.title} · ${coderLabel(coder)}`,
+        rows,
+        categories: info.categories.map((c) => ({ label: c.label, colour: colour(c.id) })),
+        legend: [...info.categories.map((c) => ({ label: c.label, colour: colour(c.id) })), { label: "not coded", colour: "#eee" }],
+      });
+      const binned = sessions.some((s) => s.binSize > 1);
+      body.replaceChildren(
+        el(
+          "div",
+          { class: "controls" },
+          select("Codebook", codebooks.map((c) => ({ value: c, label: ctx.codebook(c)?.title ?? c })), cb, (v) => (ctx.prefs.set("codebook", v), draw()), "codebook"),
+          select("Coder", coders.map((c) => ({ value: c, label: coderLabel(c) })), coder, (v) => (ctx.prefs.set("coder", v), draw()), "coder"),
+        ),
+        ...(binned ? [el("p", { class: "note" }, "Long sessions are binned: each cell shows the most frequent code of its turns.")] : []),
+        chartCard("sequences", "One row per session, one cell per turn", svg, {
+          columns: ["session", "condition", "codes in order"],
+          rows: rows.map((r) => [r.id, r.group, r.cells.map((c) => (c < 0 ? "-" : info.categories[c].id)).join(" ")]),
+        }),
+      );
+    };
+    // Hover shows the turn's text: loaded with the session's chunk on first hover, then cached.
+    setTipProvider((target) => {
+      if (!target.classList.contains("seq-cell")) return null;
+      const session = target.getAttribute("data-session")!;
+      const base = target.getAttribute("data-tip") ?? "";
+      const row = ctx.bundle.sequenceSessions.find((s) => s.id === session);
+      const chunk = ctx.chunkIfLoaded(session);
+      if (!chunk) {
+        void ctx.loadChunk(session).catch(() => undefined);
+        return `${base}\n(loading text…)`;
+      }
+      const turn = chunk.turns[Number(target.getAttribute("data-index")) * (row?.binSize ?? 1)];
+      return turn ? `${base}\n“${turn.text.length > 280 ? turn.text.slice(0, 279) + "…" : turn.text}”` : base;
+    });
+    main.append(body);
+    draw();
+  },
+};

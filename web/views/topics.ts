@@ -1,0 +1,101 @@
+import { el, emptyState, select } from "../lib/dom.js";
+import { chartCard } from "../lib/frame.js";
+import { pref } from "../lib/context.js";
+import { treeChart } from "../charts/tree.js";
+import { groupedBarsChart } from "../charts/grouped-bars.js";
+import { linesChart } from "../charts/lines.js";
+import type { View } from "./types.js";
+
+const testLine = (t?: { test: string; statistic?: number; p?: number; n?: number }) =>
+  t ? `${t.test}${t.statistic !== undefined ? `: statistic ${t.statistic.toFixed(3)}` : ""}${t.p !== undefined ? `, p = ${t.p.toFixed(4)}` : ""}${t.n !== undefined ? `, n = ${t.n}` : ""}` : "";
+
+/** Topics and concepts: collapsible topic trees, branching ratio and concept rates by condition, first mentions. */
+export const topicsView: View = {
+  id: "topics",
+  title: "Topics & concepts",
+  render(ctx, main, empty) {
+    const topics = ctx.bundle.topics;
+    const concepts = ctx.bundle.concepts;
+    if (!topics && !concepts) return void main.append(emptyState(empty ?? "No topics or concepts yet."));
+    const body = el("div");
+    const collapsed = new Set<string>();
+    const draw = () => {
+      const sections: (HTMLElement | null)[] = [];
+      if (topics && topics.trees.length) {
+        const ids = topics.trees.map((t) => `${t.scope}:${t.id}`);
+        const pick = pref(ctx, "topics.tree", ids);
+        const tree = topics.trees[ids.indexOf(pick)];
+        const chart = treeChart({ title: `Topics · ${tree.id}`, root: tree.root, colour: ctx.conditionColour(tree.condition ?? "") }, { collapsed });
+        chart.addEventListener("click", (event) => {
+          const id = (event.target as Element).closest("g.node")?.getAttribute("data-node");
+          if (!id) return;
+          if (collapsed.has(id)) collapsed.delete(id);
+          else collapsed.add(id);
+          draw();
+        });
+        const flat: (string | number)[][] = [];
+        const walk = (n: typeof tree.root, depth: number) => {
+          flat.push([depth, n.label, n.children.length]);
+          n.children.forEach((c) => walk(c, depth + 1));
+        };
+        walk(tree.root, 0);
+        const card = chartCard("topic-tree", `Topic tree (${tree.scope} ${tree.id}); click a node to collapse or expand`, chart, { columns: ["depth", "topic", "subtopics"], rows: flat });
+        sections.push(el("div", { class: "controls" }, select("Tree", ids.map((i) => ({ value: i, label: i })), pick, (v) => (ctx.prefs.set("topics.tree", v), draw()), "tree")), card);
+      }
+      const grid = el("div", { class: "grid two" });
+      if (topics && topics.branching.length) {
+        grid.append(
+          chartCard(
+            "branching",
+            "Branching ratio by condition (mean, 95% CI)",
+            groupedBarsChart({
+              title: "Branching ratio",
+              groups: topics.branching.map((b) => ({ label: b.condition, bars: [{ series: b.condition, value: b.mean, colour: ctx.conditionColour(b.condition), err: b.ci, tip: `${b.condition}\nmean ${b.mean.toFixed(3)}${b.ci ? ` [${b.ci[0].toFixed(3)}, ${b.ci[1].toFixed(3)}]` : ""} · n=${b.n}` }] })),
+              legend: topics.branching.map((b) => ({ label: b.condition, colour: ctx.conditionColour(b.condition) })),
+              yLabel: "branching ratio",
+            }),
+            { columns: ["condition", "mean", "sd", "CI low", "CI high", "n"], rows: topics.branching.map((b) => [b.condition, b.mean, b.sd ?? null, b.ci?.[0] ?? null, b.ci?.[1] ?? null, b.n]) },
+            testLine(topics.test),
+          ),
+        );
+      }
+      if (concepts && concepts.rates.length) {
+        grid.append(
+          chartCard(
+            "concept-rates",
+            "Concept production rate by condition (per minute)",
+            groupedBarsChart({
+              title: "Concept rate",
+              groups: concepts.rates.map((r) => ({ label: r.condition, bars: [{ series: r.condition, value: r.mean, colour: ctx.conditionColour(r.condition), err: r.sd !== undefined ? [Math.max(0, r.mean - r.sd), r.mean + r.sd] : undefined, tip: `${r.condition}\n${r.mean.toFixed(3)} concepts/min${r.sd !== undefined ? ` ± ${r.sd.toFixed(3)} SD` : ""} · n=${r.n}` }] })),
+              legend: concepts.rates.map((r) => ({ label: r.condition, colour: ctx.conditionColour(r.condition) })),
+              yLabel: "concepts per minute",
+            }),
+            { columns: ["condition", "mean", "sd", "n"], rows: concepts.rates.map((r) => [r.condition, r.mean, r.sd ?? null, r.n]) },
+            testLine(concepts.test),
+          ),
+        );
+      }
+      if (concepts && concepts.firstMentions.length) {
+        const sessions = [...new Set(concepts.firstMentions.map((m) => m.session))];
+        const series = sessions.map((s) => {
+          const times = concepts.firstMentions.filter((m) => m.session === s).map((m) => m.time).sort((a, b) => a - b);
+          const condition = concepts.firstMentions.find((m) => m.session === s)?.condition ?? "";
+          return { label: `${s}`, colour: ctx.conditionColour(condition), points: times.map((t, i) => [t, i + 1] as [number, number]) };
+        });
+        grid.append(
+          chartCard(
+            "first-mentions",
+            "First mentions of concepts over time (cumulative)",
+            linesChart({ title: "First mentions", series, xLabel: "seconds from session start", yLabel: "distinct concepts", curve: "step" }),
+            { columns: ["session", "concept", "time"], rows: concepts.firstMentions.map((m) => [m.session, m.concept, m.time]) },
+          ),
+        );
+      }
+      sections.push(grid);
+      body.replaceChildren(...sections.filter((s): s is HTMLElement => s !== null));
+    };
+    main.append(body);
+    draw();
+  },
+};
+

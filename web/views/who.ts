@@ -1,0 +1,75 @@
+import { el, emptyState, select } from "../lib/dom.js";
+import { chartCard } from "../lib/frame.js";
+import { coderLabel, pref } from "../lib/context.js";
+import { donutChart } from "../charts/donut.js";
+import { stackedBarsChart } from "../charts/stacked-bars.js";
+import type { View } from "./types.js";
+
+/** Who does what: a donut of codes per speaker and 100% bars per condition, for one codebook and coder. */
+export const whoView: View = {
+  id: "who",
+  title: "Who does what",
+  render(ctx, main, empty) {
+    const dists = ctx.bundle.distributions;
+    if (empty || dists.length === 0) return void main.append(emptyState(empty ?? "No nominal codes yet."));
+    const body = el("div");
+    const draw = () => {
+      const codebooks = [...new Set(dists.map((d) => d.codebook))];
+      const cb = pref(ctx, "codebook", codebooks, "bales-ipa");
+      const coders = dists.filter((d) => d.codebook === cb).map((d) => d.coder);
+      const coder = pref(ctx, "coder", coders, coders.find((c) => c.startsWith("llm")) ?? "rules");
+      const dist = dists.find((d) => d.codebook === cb && d.coder === coder)!;
+      const info = ctx.codebook(cb)!;
+      const colour = ctx.codeColour(cb);
+      const by = pref(ctx, "who.by", ["speaker", "role"]);
+      const controls = el(
+        "div",
+        { class: "controls" },
+        select("Group by", [{ value: "speaker", label: "speaker" }, { value: "role", label: "role" }], by, (v) => (ctx.prefs.set("who.by", v), draw()), "by"),
+        select("Codebook", codebooks.map((c) => ({ value: c, label: ctx.codebook(c)?.title ?? c })), cb, (v) => (ctx.prefs.set("codebook", v), draw()), "codebook"),
+        select("Coder", coders.map((c) => ({ value: c, label: coderLabel(c) })), coder, (v) => (ctx.prefs.set("coder", v), draw()), "coder"),
+      );
+      const donuts = el("div", { class: "donuts" });
+      const order = ctx.bundle.speakers.map((s) => s.key);
+      const sorted = [...dist.bySpeaker].sort((a, b) => order.indexOf(a.key) - order.indexOf(b.key));
+      // By role: members with the same role (or, without one, the same kind) are summed.
+      const speakers =
+        by === "speaker"
+          ? sorted
+          : [...sorted.reduce((acc, s) => {
+              const role = s.role ?? s.kind;
+              const g = acc.get(role) ?? { key: role, kind: s.kind, role: undefined as string | undefined, total: 0, counts: {} as Record<string, number> };
+              g.total += s.total;
+              for (const [code, n] of Object.entries(s.counts)) g.counts[code] = (g.counts[code] ?? 0) + n;
+              acc.set(role, g);
+              return acc;
+            }, new Map<string, (typeof sorted)[number]>()).values()];
+      speakers.forEach((s) => {
+        const slices = info.categories.map((c) => ({ key: c.id, label: c.label, value: s.counts[c.id] ?? 0, colour: colour(c.id) }));
+        const svg = donutChart({ title: `${s.key}${s.role ? ` (${s.role})` : ""}`, slices }, { size: 230, legend: true });
+        donuts.append(
+          chartCard(`donut-${s.key}`, `${s.key} · ${s.kind}`, svg, {
+            columns: ["code", "turns", "percent"],
+            rows: slices.map((sl) => [sl.label, sl.value, s.total ? `${((sl.value / s.total) * 100).toFixed(1)}%` : "–"]),
+          }),
+        );
+      });
+      const conditionOrder = ctx.bundle.conditions;
+      const rows = [...dist.byCondition]
+        .sort((a, b) => conditionOrder.indexOf(a.condition) - conditionOrder.indexOf(b.condition))
+        .map((c) => ({ label: c.condition, total: c.total, segments: info.categories.map((k) => ({ key: k.id, label: k.label, value: c.counts[k.id] ?? 0, colour: colour(k.id) })) }));
+      const stacked = stackedBarsChart({ title: "Codes per condition", rows, legend: info.categories.map((c) => ({ label: c.label, colour: colour(c.id) })) });
+      body.replaceChildren(
+        controls,
+        el("h2", {}, "Per speaker"),
+        donuts,
+        chartCard("codes-per-condition", "Codes per condition (share of coded turns)", stacked, {
+          columns: ["condition", ...info.categories.map((c) => c.label), "total"],
+          rows: rows.map((r) => [r.label, ...r.segments.map((s) => s.value), r.total]),
+        }),
+      );
+    };
+    main.append(body);
+    draw();
+  },
+};
