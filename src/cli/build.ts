@@ -13,11 +13,11 @@ export function registerBuild(program: Command): void {
     .argument("<study>", "study folder")
     .option("--out <dir>", "output folder (default <study>/site)")
     .action(async (study: string, options: { out?: string }) => {
+      // Warnings (unreadable analysis files, unknown codebooks) go through the reporter, once.
       const result = await buildSite(study, { out: options.out, reporter: io().reporter() });
       const rel = relative(process.cwd(), result.dir);
       const where = rel === "" ? "." : rel.startsWith("..") ? result.dir : rel;
       io().out(`Dashboard built in ${where}/ (${result.files.chunks} sessions; app ${kb(result.bytes.app)}, data ${kb(result.bytes.data + result.bytes.chunks)})`);
-      for (const w of result.warnings) io().err(`warning: ${w}`);
       io().out(`  view it: colloquy serve ${study}   (or any static file server on ${where}/)`);
     });
 }

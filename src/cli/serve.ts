@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { studyPaths } from "../study/study.js";
 import { buildSite, siteIsStale } from "../report/build.js";
@@ -48,7 +49,7 @@ export function registerServe(program: Command): void {
       if (options.build && (await siteIsStale(study, site))) {
         io().out("Building the dashboard…");
         await buildSite(study, { out: site, reporter: io().reporter() });
-      } else if (!options.build && (await siteIsStale(study, site)) && !(await import("node:fs")).existsSync(resolve(site, "index.html"))) {
+      } else if (!options.build && !existsSync(resolve(site, "index.html"))) {
         throw new CliError(`${site}/index.html is missing: run \`colloquy build ${study}\` first, or drop --no-build`);
       }
       let server;

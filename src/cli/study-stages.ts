@@ -1,7 +1,9 @@
 import { readdir } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
-import { studyPaths } from "../study/study.js";
+import { loadSessions, studyPaths } from "../study/study.js";
+import { dryRunCoding } from "../coding/job.js";
+import { createChatModel, resolveModelConfig } from "../llm/index.js";
 import { listCoders, codesPath } from "../coding/store.js";
 import { loadCodebook } from "../coding/codebook/load.js";
 import { RULES_CODER_VERSION } from "../coding/rules/index.js";
@@ -69,13 +71,29 @@ const codeStage: Stage = {
   name: "code",
   description: "code every turn with each codebook and machine coder",
   async plan(c) {
-    const jobs = plans(c).flatMap((p) => p.coders.map((coder) => `${p.codebook}/${coder}`));
-    const codebooks = await Promise.all(c.config.codebooks.map(async (p) => (await loadCodebook(p.codebook, c.study)).version));
+    const sessions = await loadSessions(c.study);
     const llm = plans(c).some((p) => p.coders.includes("llm"));
+    // Built only to estimate prompts and look up the cache: nothing is sent while planning.
+    const model = llm ? createChatModel(resolveModelConfig({ cli: { model: c.options.model, baseURL: c.options.baseUrl }, study: c.config.model, studyDir: c.study })) : undefined;
+    const jobs: string[] = [];
+    const versions: string[] = [];
+    let requests = 0;
+    let promptTokens = 0;
+    for (const plan of plans(c)) {
+      const codebook = await loadCodebook(plan.codebook, c.study);
+      versions.push(`${codebook.id}@${codebook.version}`);
+      for (const coder of plan.coders) {
+        const dry = await dryRunCoding({ study: c.study, sessions, codebook, coder, model: coder === "llm" ? model : undefined });
+        jobs.push(`${plan.codebook}/${coder} (${dry.toCode} new turn${dry.toCode === 1 ? "" : "s"})`);
+        requests += dry.requests - dry.cachedRequests;
+        promptTokens += dry.promptTokens;
+      }
+    }
     return {
-      fingerprint: fingerprint({ sessions: await sessionsHashes(c), plans: plans(c), codebooks, rules: RULES_CODER_VERSION, model: llm ? modelIdentity(c) : null, tool: toolVersion }),
-      work: `code sessions with ${jobs.join(", ") || "nothing"} (only turns not coded yet)`,
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), plans: plans(c), versions, rules: RULES_CODER_VERSION, model: llm ? modelIdentity(c) : null, tool: toolVersion }),
+      work: `code ${jobs.join(", ") || "nothing"}`,
       nothingToDo: jobs.length === 0,
+      llm: llm ? { requests, promptTokens } : undefined,
     };
   },
   async run(c) {

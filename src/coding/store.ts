@@ -44,7 +44,9 @@ export async function appendFailures(study: string, failures: readonly CodeFailu
   const groups = new Map<string, CodeFailure[]>();
   for (const failure of failures) {
     const path = failuresPath(study, failure.codebook, failure.coder);
-    groups.set(path, [...(groups.get(path) ?? []), codeFailureSchema.parse(failure)]);
+    const group = groups.get(path) ?? [];
+    group.push(codeFailureSchema.parse(failure));
+    groups.set(path, group);
   }
   for (const [path, group] of groups) await appendJsonl(path, group);
 }
