@@ -3,7 +3,7 @@ import { loadCodebook } from "../coding/codebook/load.js";
 import { dryRunCoding, formatCodingSummary, runCodingJob, type CodingJobOptions, type CodingSummary } from "../coding/job.js";
 import { parseContext, type ContextWindow } from "../coding/llm/prompt.js";
 import { createChatModel, type LlmClient } from "../llm/client.js";
-import { displayURL, resolveModelConfig } from "../llm/config.js";
+import { displayURL, needsApiKey, resolveModelConfig } from "../llm/config.js";
 import { listSessionIds, loadSessions, loadStudyConfig } from "../study/study.js";
 import type { CodebookPlan } from "../study/config.js";
 import { CliError } from "../util/errors.js";
@@ -119,6 +119,7 @@ async function runCode(study: string, flags: CodeFlags): Promise<void> {
   const specs = jobSpecs(flags, config.codebooks);
   const codebooks = await Promise.all(specs.map((s) => loadCodebook(s.codebookRef, study)));
   let model: LlmClient | undefined;
+  let keyNote: string | undefined;
   if (specs.some((s) => s.coder === "llm")) {
     const modelConfig = resolveModelConfig({
       cli: {
@@ -135,6 +136,9 @@ async function runCode(study: string, flags: CodeFlags): Promise<void> {
     model = createChatModel(modelConfig, {
       onRetry: ({ attempt, delayMs, error }) => io().reporter().warn(`${error.message}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
     });
+    if (needsApiKey(modelConfig.baseURL) && !modelConfig.apiKey) {
+      keyNote = `note: the real run needs an API key for ${displayURL(modelConfig.baseURL)}: export OPENAI_API_KEY=sk-... (or use a local model with --base-url http://localhost:11434/v1)`;
+    }
     if (!flags.dryRun) {
       // Once, before any work: a missing key or a dead endpoint would otherwise fail every turn.
       const problem = await model.preflight();
@@ -182,6 +186,7 @@ async function runCode(study: string, flags: CodeFlags): Promise<void> {
     process.removeListener("SIGINT", onSigint);
   }
   if (flags.json) printJson(flags.dryRun ? { dryRun: dryRuns } : { jobs: summaries });
+  if (flags.dryRun && keyNote) io().err(keyNote);
   const stopped = summaries.find((s) => s.stoppedBy);
   if (stopped) throw new CliError(`stopped coding ${stopped.codebook}: ${stopped.stoppedBy}`);
   const failed = summaries.filter((s) => s.failed > 0);

@@ -62,6 +62,8 @@ export function cacheKey(input: CacheKeyInput): string {
   return state.copy().update(text.slice(at + MARKER_JSON.length)).digest("hex");
 }
 
+const shared = new Map<string, ResponseCache>();
+
 const MEMO_MIN_CHARS = 2048;
 const MEMO_MAX = 32;
 const MARKER = "\u0000colloquy-cache-key-marker\u0000";
@@ -90,6 +92,16 @@ export class ResponseCache {
   private readonly dirs = new Set<string>();
 
   constructor(readonly dir: string) {}
+
+  /** One instance per folder in a process, so several ChatModels (coder, topics) see each other's entries. */
+  static for(dir: string): ResponseCache {
+    let cache = shared.get(dir);
+    if (!cache) {
+      cache = new ResponseCache(dir);
+      shared.set(dir, cache);
+    }
+    return cache;
+  }
 
   private keys(): Promise<Set<string>> {
     this.index ??= (async () => {

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import OpenAI from "openai";
 import { sleep } from "../util/concurrency.js";
 import { ResponseCache, cacheKey } from "./cache.js";
@@ -55,7 +56,7 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
     fetch: nodeFetch,
   });
   const limiter = createLimiter(config.concurrency);
-  const cache = config.cacheDir ? new ResponseCache(config.cacheDir) : undefined;
+  const cache = config.cacheDir ? ResponseCache.for(resolve(config.cacheDir)) : undefined;
   const inFlight = new Map<string, Promise<ChatResult>>();
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   const local = isLoopbackEndpoint(config.baseURL);

@@ -26,7 +26,6 @@ export async function buildSite(study: string, options: BuildOptions = {}): Prom
   const data = await loadStudyData(study);
   const { bundle, chunks } = assembleReport(data);
   const t1 = performance.now();
-  reporter.log(`shaped ${data.sessions.length} sessions, ${data.codeSets.length} code sets, ${data.analysis.size} analysis files`);
   const result = await writeSite(out, bundle, chunks);
   const t2 = performance.now();
   for (const w of bundle.warnings) reporter.warn(w);

@@ -196,6 +196,8 @@ export interface AgreementSet {
   file: string;
   coders: string[];
   pairs: AgreementPair[];
+  /** Krippendorff's alpha over all coders (shown as its own bar when 3+ coders). */
+  overall?: { level: string; alpha: number; alphaCI?: [number, number]; fleiss?: number };
   confusion?: { reference: string; other: string; labels: string[]; matrix: number[][] };
   perCategory: { code: string; precision: number | null; recall: number | null; f1: number | null; support?: number }[];
   disagreements: { session: string; turn: string; speaker?: string; text: string; codes: Record<string, string> }[];

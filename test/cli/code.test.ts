@@ -69,6 +69,15 @@ describe("colloquy code", () => {
     expect(run.stdout).toMatch(/Estimate for the whole job: 9 request\(s\), ~[\d,]+ prompt tokens/);
   });
 
+  it("--dry-run works without a key and says the real run needs one", async () => {
+    const run = await runCli(["code", study.dir, "--codebook", "bales-ipa", "--coder", "llm", "--dry-run", "--json"]);
+    expect(run.code).toBe(0);
+    const [plan] = JSON.parse(run.stdout).dryRun;
+    expect(plan).toMatchObject({ codebook: "bales-ipa", coder: "llm", toCode: 9, requests: 9 });
+    expect(plan.estimatedCost).toBeGreaterThan(0); // gpt-4o-mini has a price
+    expect(run.stderr).toContain("needs an API key");
+  });
+
   it("exits non-zero after writing everything when turns fail", async () => {
     server.setHandler((req) => (targetsOf(req)[0]?.text.startsWith("Thanks") ? { content: '{"code":"thanks"}' } : balesHandler(req)));
     const run = await runCli(llm());

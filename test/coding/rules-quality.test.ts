@@ -49,14 +49,14 @@ describe("Bales rule coder against the hand-coded set", () => {
     expect(heldout / rows.length).toBeGreaterThanOrEqual(1 / 3);
   });
 
-  it("held-out kappa stays at the level reached (0.769, accuracy 0.797, n = 236)", async () => {
+  it("held-out kappa stays at the level reached (0.774, accuracy 0.801, n = 236)", async () => {
     const result = await agreement("heldout");
     expect(result.n).toBe(236);
-    expect(result.kappa).toBeGreaterThanOrEqual(0.76);
-    expect(result.accuracy).toBeGreaterThanOrEqual(0.79);
+    expect(result.kappa).toBeGreaterThanOrEqual(0.77);
+    expect(result.accuracy).toBeGreaterThanOrEqual(0.8);
   });
 
-  it("tuning-set kappa stays at the level reached (0.907, accuracy 0.918, n = 451)", async () => {
+  it("tuning-set kappa stays at the level reached (0.904, accuracy 0.916, n = 451)", async () => {
     const result = await agreement("tune");
     expect(result.n).toBe(451);
     expect(result.kappa).toBeGreaterThanOrEqual(0.9);

@@ -95,6 +95,35 @@ describe("Bales rules: one example set per rule", () => {
     expect(code("Agreed, but we should also add caching to the search endpoint.").code).toBe("gives-suggestion");
   });
 
+  it("follows the codebook's own worked examples of the precedence", () => {
+    expect(code("Thanks! Here is the file.").code).toBe("gives-orientation");
+    expect(code("Thanks, that really helped.").code).toBe("shows-solidarity");
+    expect(code("The new build is great.").code).toBe("gives-opinion");
+    expect(code("ok, great", "We could ship on Friday.").code).toBe("agrees");
+    expect(code("Yes, the API returns JSON.", "Does the API return JSON?").code).toBe("gives-orientation");
+    // Soft doubt is an opinion on its own and a disagreement as a reaction to a proposal.
+    expect(code("I'm not sure this scales.").code).toBe("gives-opinion");
+    expect(code("I'm not sure this scales.", "Let's put everything in one table.").code).toBe("disagrees");
+    expect(code("What do you think of the draft?").code).toBe("asks-opinion");
+    expect(code("What should we do next?").code).toBe("asks-suggestion");
+    expect(code("Why don't we use Postgres?").code).toBe("gives-suggestion");
+    expect(code("This is a stupid idea, you clearly didn't read the brief.").code).toBe("shows-antagonism");
+  });
+
+  it("codes the codebook's own examples as their category (except a joke, which needs understanding)", async () => {
+    if (bales.kind !== "nominal") throw new Error("bales-ipa must be nominal");
+    const misses: string[] = [];
+    for (const category of bales.categories) {
+      for (const example of category.examples) {
+        // Doubt examples are reactions: give them the proposal they react to.
+        const previous = category.id === "disagrees" ? "We could double the server capacity." : undefined;
+        const got = code(example, previous).code;
+        if (got !== category.id) misses.push(`${category.id}: ${example} -> ${got}`);
+      }
+    }
+    expect(misses).toEqual(["shows-tension-release: If the coffee machine were an API, it would be deprecated by now. -> gives-orientation"]);
+  });
+
   it("a system turn is 13 whatever it says", () => {
     const s = session([["sys", "Nova joined the channel"], ["alice", "Hi Nova!"]]);
     expect(codeTurnWithRules(bales, s, 0)).toMatchObject({ codes: ["none"], rules: ["none:system"] });

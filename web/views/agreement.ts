@@ -20,7 +20,9 @@ export const agreementView: View = {
       // Show codebook labels ("Gives opinion") where the report has category ids.
       const categories = ctx.codebook(set.codebook.split(" · ")[0])?.categories ?? [];
       const label = (id: string) => categories.find((c) => c.id === id)?.label ?? id;
-      const pairLabel = (a: string, b: string) => `${coderLabel(a)} × ${coderLabel(b)}`;
+      const short = (c: string) => c.replace(/^human:/, "");
+      const pairLabel = (a: string, b: string) => `${short(a)} × ${short(b)}`;
+      const all = set.overall && set.coders.length > 2 ? set.overall : undefined;
       const stats = groupedBarsChart(
         {
           title: "Agreement per coder pair",
@@ -31,7 +33,11 @@ export const agreementView: View = {
               ...(p.alpha !== undefined ? [{ series: "alpha", value: p.alpha, colour: "#E69F00", err: p.alphaCI, tip: `${pairLabel(p.a, p.b)}\nalpha ${fmtNum(p.alpha, 3)}${p.alphaCI ? ` [${fmtNum(p.alphaCI[0], 3)}, ${fmtNum(p.alphaCI[1], 3)}]` : ""} · n=${p.n}` }] : []),
               ...(p.percent !== undefined ? [{ series: "agreement", value: p.percent, colour: "#009E73", tip: `${pairLabel(p.a, p.b)}\n${(p.percent * 100).toFixed(1)}% agreement · n=${p.n}` }] : []),
             ],
-          })),
+          })).concat(
+            all
+              ? [{ label: `all ${set.coders.length} coders`, bars: [{ series: "alpha", value: all.alpha, colour: "#E69F00", err: all.alphaCI, tip: `all coders\nKrippendorff's alpha (${all.level}) ${fmtNum(all.alpha, 3)}${all.alphaCI ? ` [${fmtNum(all.alphaCI[0], 3)}, ${fmtNum(all.alphaCI[1], 3)}]` : ""}${all.fleiss !== undefined ? `\nFleiss' kappa ${fmtNum(all.fleiss, 3)}` : ""}` }] }]
+              : [],
+          ),
           legend: [
             { label: "Cohen's kappa (95% CI)", colour: "#0072B2" },
             { label: "Krippendorff's alpha (95% CI)", colour: "#E69F00" },
@@ -44,7 +50,10 @@ export const agreementView: View = {
       cards.push(
         chartCard("agreement-pairs", "Agreement per coder pair", stats, {
           columns: ["pair", "n", "% agreement", "kappa", "kappa CI", "alpha", "alpha CI", "AC1"],
-          rows: set.pairs.map((p) => [pairLabel(p.a, p.b), p.n, p.percent ?? null, p.kappa ?? null, p.kappaCI ? `${fmtNum(p.kappaCI[0], 3)}–${fmtNum(p.kappaCI[1], 3)}` : null, p.alpha ?? null, p.alphaCI ? `${fmtNum(p.alphaCI[0], 3)}–${fmtNum(p.alphaCI[1], 3)}` : null, p.ac1 ?? null]),
+          rows: [
+            ...set.pairs.map((p) => [pairLabel(p.a, p.b), p.n, p.percent ?? null, p.kappa ?? null, p.kappaCI ? `${fmtNum(p.kappaCI[0], 3)}–${fmtNum(p.kappaCI[1], 3)}` : null, p.alpha ?? null, p.alphaCI ? `${fmtNum(p.alphaCI[0], 3)}–${fmtNum(p.alphaCI[1], 3)}` : null, p.ac1 ?? null]),
+            ...(all ? [[`all ${set.coders.length} coders`, null, null, null, null, all.alpha, all.alphaCI ? `${fmtNum(all.alphaCI[0], 3)}–${fmtNum(all.alphaCI[1], 3)}` : null, null]] : []),
+          ],
         }),
       );
       if (set.confusion) {
@@ -99,7 +108,7 @@ export const agreementView: View = {
       list.append(el("thead", {}, el("tr", {}, ...["session", "turn", "speaker", "text", ...coders.map(coderLabel)].map((h) => el("th", {}, h)))));
       const tbody = el("tbody");
       for (const d of set.disagreements.slice(0, 500)) {
-        tbody.append(el("tr", {}, el("td", {}, d.session), el("td", {}, d.turn), el("td", {}, d.speaker ?? ""), el("td", { class: "text" }, d.text), ...coders.map((c) => el("td", {}, d.codes[c] ?? "–"))));
+        tbody.append(el("tr", {}, el("td", {}, d.session), el("td", {}, d.turn), el("td", {}, d.speaker ?? ""), el("td", { class: "text" }, d.text), ...coders.map((c) => el("td", {}, d.codes[c] === undefined ? "–" : d.codes[c].split("+").map(label).join(" + ")))));
       }
       list.append(tbody);
       body.replaceChildren(

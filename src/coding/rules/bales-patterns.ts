@@ -122,7 +122,7 @@ export const askSuggestion =
 
 /** A question that itself proposes an action ("shall we start?", "would you like me to...?"). */
 export const proposalQuestion =
-  /^(\w+,? )?(why don'?t (we|you)|how about|what if|shall (we|i)|would you like (me|us) to|should i go ahead|want me to|do you want me to|(can|could|would) you (please |also |maybe |just |quickly )*(?!tell|remind|explain|clarify|confirm|let me know)\w+)/;
+  /^((?!(what|which|who|whom|how|when|where|why)\b)\w+,? )?(why don'?t (we|you)|how about|what if|shall (we|i)|would you like (me|us) to|should i go ahead|want me to|do you want me to|(can|could|would) you (please |also |maybe |just |quickly )*(?!tell|remind|explain|clarify|confirm|let me know)\w+)/;
 
 /** A closing offer of help is solidarity ("gives help"), not a question for information. */
 export const offerOfHelp = /\b(anything else (i|we) can (help|do)|(can|may) i help|how can i help|is there anything (else )?i can)\b/;
@@ -139,6 +139,7 @@ export const opinion = new RegExp(
   ^(pretty|very|really|quite|super|not that|not very|fairly|extremely) (important|useful|essential|critical|useless|good|bad|helpful|relevant|necessary|risky) |
   (more|less) \w+ than | (?!(later|earlier|other|rather|over|under|after|ever|never|either|neither|whether|number|fewer|older|younger|sooner)\b)\w{3,}er than | (the )?\w{3,}est (candidate|option|one|choice|idea|solution|approach|design|version|plan) | matters (more|less|most|a lot) | (is|are) (key|crucial|essential|critical|vital) |
   (is|are|'s) (a|the) (concern|problem|risk|worry|red flag|dealbreaker|strength|weakness) | (was|were) (great|good|bad|terrible|awesome|excellent|amazing|chaos|a mess) |
+  i'?m not sure | not sure (that|this|it|if|whether|we) | i doubt |
   probably | likely | i'?d say | seems like | looks like | feels like | sounds like | (a|the) (strong|clear|good|bad|big|huge) (signal|start|idea|improvement|problem|point) | the (biggest|main|most \w+) (one|issue|problem|risk)|
   much more | too (long|short|packed|generic|expensive|slow|old|young|risky|much) | makes (more|less) sense | worth it | not worth | tells us | that'?s (clever|smart|great|good|a good|bad|strong|huge|lower|higher|nice) |
   (is|are) (clearly|definitely|obviously) | (is|are|'s) (usually |probably |not |often |rarely |hardly )?enough | i wouldn'?t | won'?t scale | doesn'?t scale | could (hammer|break|slow)
@@ -157,3 +158,6 @@ export const weakSuggestion = /\bwe (need to|must|have to)\b/;
 
 /** Questions about how to act, which outrank opinion cues in the same question. */
 export const askHow = /\b(how to|how (should|could|can|do|would|might|shall) (we|i))\b/;
+
+/** Doubt without outright rejection: disagreement only as a reaction to a statement or proposal. */
+export const softDoubt = /^(hmm,? )?(i'?m not sure|i am not sure|not sure|i'?m not convinced|not convinced|i doubt)\b/;

@@ -182,7 +182,10 @@ export function codeBales(text: string, previous?: string, speakerKind?: string)
   const previousFactQuestion = previousLast?.question === true && questionKind(previousLast) === "information";
   const bareYesNo = /^(yes|yeah|yep|no|nope|not yet|yes and no)\b/.test(first.lower);
 
-  if (P.disagreementStart.test(first.lower) || P.disagreementAnywhere.test(lower)) {
+  // Soft doubt ("I'm not sure this scales") rejects only when it reacts to a statement or a
+  // proposal; opening a conversation or answering a question with it gives an opinion.
+  const softDoubtOnly = P.softDoubt.test(first.lower) && (previousLast === undefined || previousLast.question);
+  if ((P.disagreementStart.test(first.lower) || P.disagreementAnywhere.test(lower)) && !softDoubtOnly) {
     if (!(previousFactQuestion && bareYesNo)) {
       return decide("disagrees", [P.disagreementStart.test(first.lower) ? "disagree:opening" : "disagree:phrase"], "rejects or doubts what was said");
     }
@@ -230,7 +233,9 @@ export function codeBales(text: string, previous?: string, speakerKind?: string)
   // Mostly social sentences and no proposal or facts: the turn is about the relationship.
   const social = t.sentences.filter((s) => P.solidarity.test(s.lower)).length;
   const mostlySocial = social * 2 >= t.sentences.length && !t.sentences.some((s) => P.suggestion.test(s.lower) || P.orientation.test(s.lower));
-  if (P.solidarity.test(lower) && (task.length === 0 || t.words.length <= 14 || mostlySocial)) {
+  // "Thanks! Here is the file." is padding around information or a proposal: code the task act.
+  const taskCue = task.some((s) => P.suggestion.test(s.lower) || P.orientation.test(s.lower));
+  if (P.solidarity.test(lower) && (task.length === 0 || (t.words.length <= 14 && !taskCue) || mostlySocial)) {
     return decide("shows-solidarity", ["solidarity:social"], "thanks, praise, greeting or reassurance");
   }
 

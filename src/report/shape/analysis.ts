@@ -57,6 +57,10 @@ export function agreementFromReport(file: string, report: unknown): AgreementSet
         alphaCI: coders.length === 2 && alpha ? interval(alpha.ci) : undefined,
         ac1: num(p.ac1),
       })),
+      overall:
+        alpha && num(alpha.alpha) !== undefined
+          ? { level: String(alpha.level), alpha: num(alpha.alpha)!, alphaCI: interval(alpha.ci), fleiss: isObject(v.fleiss) ? num(v.fleiss.kappa) : undefined }
+          : undefined,
       confusion:
         refPair && matrix.length === labels.length && matrix.every((r) => r.length === labels.length)
           ? { reference: String(refPair.a), other: String(refPair.b), labels, matrix }
