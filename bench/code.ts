@@ -8,7 +8,7 @@
  *   - the rules coder's throughput (turns/s)
  * Run: npx tsx bench/code.ts  [turns] (default 10000)
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -91,7 +91,7 @@ async function main() {
   const server = await startServerWorker(LATENCY_MS);
   try {
     const codebook = await loadCodebook("bales-ipa");
-    const studies = { single: join(root, "single"), batched: join(root, "batched"), rules: join(root, "rules") };
+    const studies = { single: join(root, "single"), rerun: join(root, "rerun"), batched: join(root, "batched"), rules: join(root, "rules") };
     const sessions = makeSessions();
     for (const dir of Object.values(studies)) {
       await initStudy(dir);
@@ -116,10 +116,11 @@ async function main() {
     const singleRequests = (await server.chatCount()) - before;
     const ratio = single.ms / ideal;
 
-    // Cached re-run: a fresh study folder sharing the cache (codes removed, replies kept).
-    await rm(join(studies.single, "codes"), { recursive: true, force: true });
-    const beforeCached = (await server.chatCount());
-    const cached = await run(studies.single);
+    // Cached re-run as a new process would see it: a copy of the study's cache in another
+    // folder (so nothing is already in memory), no codes yet, every reply cached.
+    await cp(join(studies.single, ".cache"), join(studies.rerun, ".cache"), { recursive: true });
+    const beforeCached = await server.chatCount();
+    const cached = await run(studies.rerun);
     const cachedRequests = (await server.chatCount()) - beforeCached;
 
     const batched = await run(studies.batched, { batch: BATCH });

@@ -1,21 +1,33 @@
 /**
- * Import benchmark: generates a large corpus in each format, imports it with each importer in
- * its own child process, and prints throughput and peak memory next to baselines measured the
- * same way on the same file (fs.readFile; JSON.parse / Papa.parse / readline line count).
+ * Import benchmark (issue 2). Two parts, printed side by side in one run:
  *
- *   npx tsx bench/import.ts                 # ~1,000,000 turns per format (≈100 MB each)
- *   npx tsx bench/import.ts --turns 100000  # quicker
- *   npx tsx bench/import.ts --formats csv,chat-json --keep
+ * 1. Corpus (the memory target): ~1,000,000 turns per line-based format written as many files
+ *    (default 1,000 files x 1,000 turns, in condition folders), imported as a whole folder into a
+ *    fresh study by `colloquy import` itself (in-process `main([... "import", dir, "--study", …])`:
+ *    detection, the per-file stream, validation, saving), in a child process. Its peak memory is
+ *    set against the total input size and against a baseline child that only reads the same files
+ *    line by line (readline). Target: peak <= 25% of the input ("well below the input size").
+ * 2. Single file (the speed target): the same number of turns as ONE file per format, parsed by
+ *    its importer in a child, next to fs.readFile and JSON.parse / Papa.parse / readline on the
+ *    same file. Target: >= 20 MB/s for CSV and JSON. A single file is one session (or one file's
+ *    sessions), which must be held whole to be validated and saved, so its memory is shown but
+ *    the memory target is judged on the corpus.
  *
- * Peak memory is the child's maxRSS (process.resourceUsage) minus the RSS of an idle child that
- * loaded the same modules, so it is what parsing added. Targets (issue 2): >= 20 MB/s for CSV and
- * JSON; memory well below the input size for line-based formats.
+ *   npx tsx bench/import.ts                      # 1,000,000 turns per format (~100 MB each)
+ *   npx tsx bench/import.ts --turns 200000       # quicker (200 files in the corpus)
+ *   npx tsx bench/import.ts --only corpus --corpus-formats slack-paste,plain --per-file 500
+ *   npx tsx bench/import.ts --only single --formats csv,chat-json --keep
+ *
+ * Speeds are input MB per CPU second (user + system) of the child: the machine is shared, so
+ * wall time mostly measures the neighbours (wall seconds are shown too). Peak memory is the
+ * child's maxRSS (process.resourceUsage) minus the RSS of an idle child that loaded the same
+ * modules, so it is what the work added. Exit code 1 when a target is missed.
  */
 import { spawnSync } from "node:child_process";
 import { createReadStream, createWriteStream, statSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import Papa from "papaparse";
@@ -80,42 +92,42 @@ const hms = (s: number, ms = ".000") => `${pad(Math.floor(s / 3600))}:${pad(Math
 const csvCell = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
 /** Each format: file extension, and a writer of n turns. Texts are the same across formats. */
-const FORMATS: Record<string, { ext: string; write: (out: (s: string) => void, n: number) => void }> = {
+const FORMATS: Record<string, { ext: string; write: (out: (s: string) => void, n: number, seed: number) => void }> = {
   "slack-paste": {
     ext: ".md",
-    write(out, n) {
+    write(out, n, seed) {
       out("Condition: bench (generated)\n\n");
-      for (const g of turns(n)) out(`${g.person.name} (${g.person.role})\n${g.person.ai ? "APP  " : "  "}${clock12(g.t)}\n${g.text}\n`);
+      for (const g of turns(n, seed)) out(`${g.person.name} (${g.person.role})\n${g.person.ai ? "APP  " : "  "}${clock12(g.t)}\n${g.text}\n`);
     },
   },
   csv: {
     ext: ".csv",
-    write(out, n) {
+    write(out, n, seed) {
       out("session,speaker,role,time,text\n");
       let i = 0;
-      for (const g of turns(n)) out(`run-${Math.floor(i++ / 1000)},${g.person.name},${g.person.role},${hms(g.t)},${csvCell(g.text)}\n`);
+      for (const g of turns(n, seed)) out(`run-${Math.floor(i++ / 1000)},${g.person.name},${g.person.role},${hms(g.t)},${csvCell(g.text)}\n`);
     },
   },
   plain: {
     ext: ".txt",
-    write(out, n) {
-      for (const g of turns(n)) out(`[${hms(g.t, "")}] ${g.person.name}: ${g.text}\n`);
+    write(out, n, seed) {
+      for (const g of turns(n, seed)) out(`[${hms(g.t, "")}] ${g.person.name}: ${g.text}\n`);
     },
   },
   vtt: {
     ext: ".vtt",
-    write(out, n) {
+    write(out, n, seed) {
       out("WEBVTT\n\n");
       let i = 0;
-      for (const g of turns(n)) out(`${++i}\n${hms(g.t)} --> ${hms(g.t + 1, ".500")}\n<v ${g.person.name}>${g.text}</v>\n\n`);
+      for (const g of turns(n, seed)) out(`${++i}\n${hms(g.t)} --> ${hms(g.t + 1, ".500")}\n<v ${g.person.name}>${g.text}</v>\n\n`);
     },
   },
   "chat-json": {
     ext: ".json",
-    write(out, n) {
+    write(out, n, seed) {
       out("[\n");
       let first = true;
-      for (const g of turns(n)) {
+      for (const g of turns(n, seed)) {
         out(`${first ? "" : ",\n"}${JSON.stringify({ role: g.person.ai ? "assistant" : "user", name: g.person.name.replace(/ /g, "_"), content: g.text })}`);
         first = false;
       }
@@ -124,7 +136,7 @@ const FORMATS: Record<string, { ext: string; write: (out: (s: string) => void, n
   },
   native: {
     ext: ".jsonl",
-    write(out, n) {
+    write(out, n, seed) {
       // One session per line, 1000 turns each: how a study's sessions are exchanged.
       let batch: Gen[] = [];
       let s = 0;
@@ -140,7 +152,7 @@ const FORMATS: Record<string, { ext: string; write: (out: (s: string) => void, n
         out(JSON.stringify(session) + "\n");
         batch = [];
       };
-      for (const g of turns(n)) {
+      for (const g of turns(n, seed)) {
         batch.push(g);
         if (batch.length === 1000) flush();
       }
@@ -149,8 +161,8 @@ const FORMATS: Record<string, { ext: string; write: (out: (s: string) => void, n
   },
 };
 
-async function generate(dir: string, format: string, n: number): Promise<string> {
-  const path = join(dir, `corpus-${format}${FORMATS[format].ext}`);
+/** Write n turns of `format` to `path` (buffered: generation should not dominate the run). */
+async function writeFormat(path: string, format: string, n: number, seed: number): Promise<void> {
   const stream = createWriteStream(path, { encoding: "utf8", highWaterMark: 1 << 20 });
   let buffer = "";
   const out = (s: string) => {
@@ -160,10 +172,43 @@ async function generate(dir: string, format: string, n: number): Promise<string>
       buffer = "";
     }
   };
-  FORMATS[format].write(out, n);
+  FORMATS[format].write(out, n, seed);
   stream.write(buffer);
   await new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve())));
+}
+
+async function generate(dir: string, format: string, n: number): Promise<string> {
+  const path = join(dir, `corpus-${format}${FORMATS[format].ext}`);
+  await writeFormat(path, format, n, 1);
   return path;
+}
+
+/** Conditions a corpus's files are spread over: `<condition>/run-<k>.<ext>`, like a published dataset. */
+const CORPUS_CONDITIONS = 10;
+
+/**
+ * `total` turns of `format` as files of `perFile` turns each (one session per file, a different
+ * seed per file), spread over condition folders. Returns the folder and its total size in bytes.
+ */
+async function generateCorpus(dir: string, format: string, total: number, perFile: number): Promise<{ folder: string; bytes: number; files: number }> {
+  const folder = join(dir, `corpus-${format}`);
+  const files = Math.max(1, Math.ceil(total / perFile));
+  let bytes = 0;
+  for (let k = 0; k < files; k++) {
+    const sub = join(folder, `condition-${k % CORPUS_CONDITIONS}`);
+    if (k < CORPUS_CONDITIONS) await mkdir(sub, { recursive: true });
+    const path = join(sub, `run-${k + 1}${FORMATS[format].ext}`);
+    await writeFormat(path, format, Math.min(perFile, total - k * perFile), k + 1);
+    bytes += statSync(path).size;
+  }
+  return { folder, bytes, files };
+}
+
+async function* walk(dir: string): AsyncGenerator<string> {
+  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.isDirectory()) yield* walk(join(dir, entry.name));
+    else yield join(dir, entry.name);
+  }
 }
 
 // ---------------------------------------------------------------- child: one measurement
@@ -173,20 +218,42 @@ interface Measure {
   /** CPU seconds (user + system) of the child: robust when other processes share the cores. */
   cpu: number;
   turns: number;
+  /** Sessions written (corpus import only). */
+  sessions?: number;
   maxRssMB: number;
   heapMB: number;
   error?: string;
 }
 
-async function child(mode: string, format: string, path: string): Promise<void> {
+async function child(mode: string, format: string, path: string, study?: string): Promise<void> {
+  // The CLI is loaded before the clock starts, in "idle-cli" too, so module memory cancels out.
+  const cli = mode === "corpus" || mode === "idle-cli" ? { ...(await import("../src/cli/main.js")), ...(await import("../src/cli/io.js")), ...(await import("../src/util/reporter.js")) } : undefined;
   const heap0 = process.memoryUsage().heapUsed;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   let turnCount = 0;
+  let sessions: number | undefined;
   let keep: unknown;
   try {
-    if (mode === "idle") {
+    if (mode === "idle" || mode === "idle-cli") {
       // nothing: the RSS of a child that loaded the modules
+    } else if (mode === "corpus") {
+      // Exactly `colloquy import <folder> --study <study>`: format detection, path pattern, the
+      // per-file stream, validation and atomic saves. Only the summary line is kept.
+      let summary = "";
+      let errors = "";
+      const io = { out: (t: string) => void (t.startsWith("Imported ") ? (summary = t) : undefined), err: (t: string) => void (errors += t), reporter: () => cli!.silentReporter };
+      const code = await cli!.withIo(io, () => cli!.main(["node", "colloquy", "import", path, "--study", study!, "--path-pattern", "{condition}/*"]));
+      const m = /Imported (\d+) session\(s\), (\d+) turns/.exec(summary);
+      if (code !== 0 || !m) throw new Error(`colloquy import exited ${code}: ${errors.trim() || summary}`);
+      sessions = Number(m[1]);
+      turnCount = Number(m[2]);
+    } else if (mode === "corpus-readline") {
+      // Baseline: every file of the corpus read line by line, nothing kept.
+      for await (const file of walk(path)) {
+        const rl = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity });
+        for await (const _ of rl) turnCount++;
+      }
     } else if (mode === "readFile") {
       keep = await readFile(path, "utf8");
     } else if (mode === "JSON.parse") {
@@ -215,12 +282,17 @@ async function child(mode: string, format: string, path: string): Promise<void> 
   const cpu = (used.user + used.system) / 1e6;
   const heapMB = (process.memoryUsage().heapUsed - heap0) / 2 ** 20;
   void keep;
-  const m: Measure = { seconds, cpu, turns: turnCount, maxRssMB: process.resourceUsage().maxRSS / 1024, heapMB };
+  const m: Measure = { seconds, cpu, turns: turnCount, ...(sessions !== undefined ? { sessions } : {}), maxRssMB: process.resourceUsage().maxRSS / 1024, heapMB };
   process.stdout.write(JSON.stringify(m));
 }
 
-function measure(mode: string, format: string, path: string): Measure {
-  const run = spawnSync(process.execPath, [...process.execArgv, "--max-old-space-size=8192", SELF, "--child", mode, format, path], { encoding: "utf8", maxBuffer: 1 << 20 });
+/**
+ * One measurement in a fresh child. Single-file parses get a large heap limit (a 100 MB file is
+ * held whole); corpus children run with node's defaults, as `colloquy import` does.
+ */
+function measure(mode: string, format: string, path: string, study?: string): Measure {
+  const heap = mode.startsWith("corpus") || mode === "idle-cli" ? [] : ["--max-old-space-size=8192"];
+  const run = spawnSync(process.execPath, [...process.execArgv, ...heap, SELF, "--child", mode, format, path, ...(study ? [study] : [])], { encoding: "utf8", maxBuffer: 1 << 20 });
   try {
     return JSON.parse(run.stdout) as Measure;
   } catch {
@@ -236,66 +308,136 @@ function arg(name: string): string | undefined {
 }
 
 const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : "-");
+const MB = 2 ** 20;
+
+/** Line-based formats: the memory target applies to them. */
+const LINE_FORMATS = ["slack-paste", "plain", "vtt", "csv"];
+/** Peak memory of a corpus import must stay at or below this share of the input size. */
+const MEMORY_SHARE = 0.25;
+const SPEED_TARGET = 20;
+
+interface Verdict {
+  target: string;
+  figure: string;
+  pass: boolean;
+}
+
+async function corpusSection(dir: string, n: number, perFile: number, formats: string[], verdicts: Verdict[]): Promise<void> {
+  const files = Math.ceil(n / perFile);
+  console.log(`\n== Corpus: ${n.toLocaleString("en")} turns per format as ${files.toLocaleString("en")} files of ${perFile.toLocaleString("en")} turns, imported as one folder by \`colloquy import\` into a fresh study`);
+  console.log(`   peak = maxRSS of the importing child minus an idle child that loaded the CLI; target: peak <= ${MEMORY_SHARE * 100}% of the input`);
+  const idleCli = measure("idle-cli", "-", SELF);
+  const idle = measure("idle", "-", SELF);
+  const header = ["format", "files", "input MB", "sessions", "turns", "wall s", "cpu s", "MB/s", "peak MB", "peak/input", "| readline", "MB/s", "peak MB", "| target", "result"];
+  const table = new Table(header, [0, 10, 13]);
+  for (const format of formats) {
+    if (!FORMATS[format]) throw new Error(`unknown format ${format}; known: ${Object.keys(FORMATS).join(", ")}`);
+    const corpus = await generateCorpus(dir, format, n, perFile);
+    const study = await mkdtemp(join(tmpdir(), "colloquy-bench-study-"));
+    const mb = corpus.bytes / MB;
+    let imp: Measure;
+    try {
+      imp = measure("corpus", format, corpus.folder, study);
+    } finally {
+      await rm(study, { recursive: true, force: true });
+    }
+    const base = measure("corpus-readline", format, corpus.folder);
+    const peak = imp.maxRssMB - idleCli.maxRssMB;
+    const basePeak = base.maxRssMB - idle.maxRssMB;
+    const complete = !imp.error && imp.turns === n;
+    const pass = complete && peak <= MEMORY_SHARE * mb;
+    verdicts.push({ target: `corpus ${format}: peak memory <= ${MEMORY_SHARE * 100}% of input`, figure: imp.error ? `error: ${imp.error}` : `${fmt(peak, 0)} MB of ${fmt(mb, 0)} MB (${fmt((100 * peak) / mb, 0)}%)${complete ? "" : `; imported ${imp.turns} of ${n} turns`}`, pass });
+    table.row([format, String(corpus.files), fmt(mb), String(imp.sessions ?? "-"), imp.turns.toLocaleString("en"), fmt(imp.seconds, 1), fmt(imp.cpu, 1), fmt(mb / imp.cpu), fmt(peak, 0), `${fmt((100 * peak) / mb, 0)}%`, "| readline", fmt(mb / base.cpu, 0), fmt(basePeak, 0), `| <= ${MEMORY_SHARE * 100}%`, pass ? "PASS" : "FAIL"]);
+    if (imp.error) console.log(`   ${format}: ${imp.error}`);
+    if (!process.argv.includes("--keep")) await rm(corpus.folder, { recursive: true, force: true });
+    else console.log(`   kept ${relative(process.cwd(), corpus.folder)}`);
+  }
+}
+
+async function singleSection(dir: string, n: number, formats: string[], verdicts: Verdict[]): Promise<void> {
+  console.log(`\n== Single file: ${n.toLocaleString("en")} turns per format in ONE file, parsed by its importer (no saving)`);
+  console.log(`   MB/s = input MB per CPU second of the child; peak = child's maxRSS minus an idle child's; heap = heap still used by the result`);
+  const idle = measure("idle", "csv", SELF);
+  const header = ["format", "input MB", "turns", "wall s", "cpu s", "MB/s", "turns/s", "peak MB", "heap MB", "| baseline", "MB/s", "peak MB", "readFile", "| target", "result"];
+  const table = new Table(header, [0, 9, 13]);
+  for (const format of formats) {
+    if (!FORMATS[format]) throw new Error(`unknown format ${format}; known: ${Object.keys(FORMATS).join(", ")}`);
+    const path = await generate(dir, format, n);
+    const mb = statSync(path).size / MB;
+    const imp = measure("import", format, path);
+    const read = measure("readFile", format, path);
+    const baseName = format === "csv" ? "Papa.parse" : format === "chat-json" || format === "native" ? "JSON.parse" : "readline";
+    const base = measure(baseName, format, path);
+    const peak = imp.maxRssMB - idle.maxRssMB;
+    // Speeds use CPU time: on a shared machine wall time mostly measures the neighbours.
+    const speed = mb / imp.cpu;
+    const speedTarget = format === "csv" || format === "chat-json" || format === "native";
+    let target = "(speed only)";
+    let result = imp.error ? "ERROR" : "-";
+    if (speedTarget) {
+      target = `>= ${SPEED_TARGET} MB/s`;
+      const pass = !imp.error && speed >= SPEED_TARGET;
+      result = pass ? "PASS" : "FAIL";
+      verdicts.push({ target: `single ${format}: >= ${SPEED_TARGET} MB/s per CPU second`, figure: imp.error ? `error: ${imp.error}` : `${fmt(speed)} MB/s`, pass });
+    }
+    table.row([format, fmt(mb), imp.turns.toLocaleString("en"), fmt(imp.seconds, 2), fmt(imp.cpu, 2), fmt(speed), Math.round(imp.turns / imp.cpu).toLocaleString("en"), fmt(peak, 0), fmt(imp.heapMB, 0), `| ${baseName}`, fmt(mb / base.cpu, 0), fmt(base.maxRssMB - idle.maxRssMB, 0), fmt(mb / read.cpu, 0), `| ${target}`, result]);
+    if (format === "native") {
+      // Streaming (sessions consumed one at a time) on the same file.
+      const st = measure("stream", format, path);
+      const stPeak = st.maxRssMB - idle.maxRssMB;
+      table.row(["native stream", fmt(mb), st.turns.toLocaleString("en"), fmt(st.seconds, 2), fmt(st.cpu, 2), fmt(mb / st.cpu), Math.round(st.turns / st.cpu).toLocaleString("en"), fmt(stPeak, 0), fmt(st.heapMB, 0), "| (same)", "", "", "", "| (memory)", st.error ? "ERROR" : "-"]);
+      if (st.error) console.log(`   native stream: ${st.error}`);
+    }
+    if (imp.error) console.log(`   ${format}: ${imp.error}`);
+    if (!process.argv.includes("--keep")) await rm(path, { force: true });
+  }
+}
 
 async function main(): Promise<void> {
   const n = Number(arg("--turns") ?? 1_000_000);
+  const perFile = Number(arg("--per-file") ?? 1000);
+  const only = arg("--only");
+  if (!(n > 0) || !(perFile > 0) || (only && only !== "corpus" && only !== "single")) {
+    throw new Error("usage: npx tsx bench/import.ts [--turns N] [--per-file N] [--only corpus|single] [--formats a,b] [--corpus-formats a,b] [--keep]");
+  }
   const formats = (arg("--formats") ?? Object.keys(FORMATS).join(",")).split(",");
+  const corpusFormats = (arg("--corpus-formats") ?? LINE_FORMATS.join(",")).split(",");
   const dir = await mkdtemp(join(tmpdir(), "colloquy-bench-"));
-  console.log(`Colloquy import benchmark: ${n.toLocaleString("en")} turns per format, corpus in ${dir}`);
-  console.log(`node ${process.version}; each figure from a fresh child process. MB/s = input MB per CPU second of the child`);
-  console.log(`(wall seconds shown too); peak = child's maxRSS minus an idle child's RSS; heap = heap still used by the result.\n`);
-  const idle = measure("idle", "csv", SELF);
-  const header = ["format", "input MB", "turns", "wall s", "cpu s", "MB/s", "turns/s", "peak MB", "heap MB", "| baseline", "MB/s", "peak MB", "readFile", "| target", "ok"];
-  const rows: string[][] = [];
-  let failed = false;
+  console.log(`Colloquy import benchmark: ${n.toLocaleString("en")} turns per format; node ${process.version}; scratch folder ${dir}`);
+  console.log(`Every figure comes from a fresh child process; MB/s are input MB per CPU second of that child (wall seconds shown too).`);
+  const verdicts: Verdict[] = [];
   try {
-    for (const format of formats) {
-      if (!FORMATS[format]) throw new Error(`unknown format ${format}; known: ${Object.keys(FORMATS).join(", ")}`);
-      const path = await generate(dir, format, n);
-      const mb = statSync(path).size / 2 ** 20;
-      const imp = measure("import", format, path);
-      const read = measure("readFile", format, path);
-      const baseName = format === "csv" ? "Papa.parse" : format === "chat-json" || format === "native" ? "JSON.parse" : "readline";
-      const base = measure(baseName, format, path);
-      const peak = imp.maxRssMB - idle.maxRssMB;
-      // Speeds use CPU time: on a shared machine wall time mostly measures the neighbours.
-      const speed = mb / imp.cpu;
-      const throughputTarget = format === "csv" || format === "chat-json" || format === "native";
-      const target = throughputTarget ? ">= 20 MB/s" : "peak < input";
-      const ok = imp.error ? "ERROR" : throughputTarget ? (speed >= 20 ? "yes" : "NO") : peak < mb ? "yes" : "NO";
-      if (ok !== "yes") failed = true;
-      rows.push([format, fmt(mb), imp.turns.toLocaleString("en"), fmt(imp.seconds, 2), fmt(imp.cpu, 2), fmt(speed), Math.round(imp.turns / imp.cpu).toLocaleString("en"), fmt(peak, 0), fmt(imp.heapMB, 0), `| ${baseName}`, fmt(mb / base.cpu, 0), fmt(base.maxRssMB - idle.maxRssMB, 0), fmt(mb / read.cpu, 0), `| ${target}`, ok]);
-      if (format === "native") {
-        // Streaming (sessions consumed one at a time) against the same line-based target.
-        const st = measure("stream", format, path);
-        const stPeak = st.maxRssMB - idle.maxRssMB;
-        const stOk = st.error ? "ERROR" : stPeak < mb ? "yes" : "NO";
-        rows.push(["native stream", fmt(mb), st.turns.toLocaleString("en"), fmt(st.seconds, 2), fmt(st.cpu, 2), fmt(mb / st.cpu), Math.round(st.turns / st.cpu).toLocaleString("en"), fmt(stPeak, 0), fmt(st.heapMB, 0), "| (same)", "", "", "", "| peak < input", stOk]);
-        if (stOk !== "yes") failed = true;
-        if (st.error) console.log(`  native stream: ${st.error}`);
-      }
-      if (imp.error) console.log(`  ${format}: ${imp.error}`);
-      if (!process.argv.includes("--keep")) await rm(path, { force: true });
-      printTable(header, rows);
-    }
+    if (only !== "single") await corpusSection(dir, n, perFile, corpusFormats, verdicts);
+    if (only !== "corpus") await singleSection(dir, n, formats, verdicts);
   } finally {
     if (!process.argv.includes("--keep")) await rm(dir, { recursive: true, force: true });
   }
-  if (failed) process.exitCode = 1;
+  console.log("\n== Targets (issue 2)");
+  for (const v of verdicts) console.log(`   ${v.pass ? "PASS" : "FAIL"}  ${v.target}: ${v.figure}`);
+  if (verdicts.some((v) => !v.pass)) process.exitCode = 1;
 }
 
-let printed = -1;
 /** Rows print as soon as they are measured (fixed widths, so lines align without buffering). */
-function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((h, i) => Math.max(h.length, i === 0 ? 13 : 8));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 9 || i === 13 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" ");
-  if (printed < 0) console.log(line(header));
-  for (const row of rows.slice(Math.max(0, printed))) console.log(line(row));
-  printed = rows.length;
+class Table {
+  private readonly widths: number[];
+  constructor(
+    header: string[],
+    /** Columns padded on the right (text); the rest are numbers, padded on the left. */
+    private readonly leftAligned: number[],
+  ) {
+    this.widths = header.map((h, i) => Math.max(h.length, i === 0 ? 13 : 8));
+    console.log(this.line(header));
+  }
+  row(cells: string[]): void {
+    console.log(this.line(cells));
+  }
+  private line(cells: string[]): string {
+    return cells.map((c, i) => (this.leftAligned.includes(i) ? c.padEnd(this.widths[i]!) : c.padStart(this.widths[i]!))).join(" ");
+  }
 }
 
 if (process.argv[2] === "--child") {
-  await child(process.argv[3], process.argv[4], process.argv[5]);
+  await child(process.argv[3]!, process.argv[4]!, process.argv[5]!, process.argv[6]);
 } else {
   await main();
 }

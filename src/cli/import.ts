@@ -8,7 +8,7 @@ import type { CodeRecord } from "../coding/records.js";
 import { readCodes, replaceCodes } from "../coding/store.js";
 import { categoryLabelIndex, matchCodeLabel, type LabelIndex } from "../ingest/code-labels.js";
 import { PathPatternError } from "../ingest/path-pattern.js";
-import { FormatError, importers, importFiles, type FileImport } from "../ingest/registry.js";
+import { FormatError, importers, importEach, type FileImport } from "../ingest/registry.js";
 import type { ImportedCode } from "../ingest/types.js";
 import { initStudy, listSessionIds, loadStudyConfig, saveSession, studyPaths } from "../study/study.js";
 import { slugify, uniqueId } from "../transcript/ids.js";
@@ -99,6 +99,17 @@ export function registerImport(program: Command): void {
     });
 }
 
+/**
+ * A file's imported code labels, resolved against the sessions just saved, so they can wait for
+ * storeCodes without keeping those sessions alive: only ids and line numbers are kept.
+ */
+interface CodeBatch {
+  file: string;
+  /** Study ids of every session the file produced (their old codes are replaced). */
+  sessions: string[];
+  codes: { code: ImportedCode; session?: string; turnFound: boolean; line?: number }[];
+}
+
 async function runImport(paths: string[], flags: ImportFlags): Promise<void> {
   const study = flags.study;
   const created = !existsSync(studyPaths(study).config);
@@ -108,67 +119,41 @@ async function runImport(paths: string[], flags: ImportFlags): Promise<void> {
     Object.entries(parseAssignments("--code-column", flags.codeColumn ?? [])).map(([col, coder]) => [col, coder.includes(":") ? coder : `human:${coder}`]),
   );
   if (flags.promptsAs && flags.promptsAs !== "system" && flags.promptsAs !== "metadata") throw new CliError(`--prompts-as "${flags.promptsAs}": expected system or metadata`);
-  let files: FileImport[];
-  try {
-    files = await importFiles(paths, {
-      format: flags.format,
-      pathPattern: flags.pathPattern,
-      condition: flags.condition,
-      run: flags.run,
-      splitContinuations: flags.splitContinuations,
-      mergeCues: flags.mergeCues,
-      columns: flags.columns ? parseAssignments("--columns", collect(flags.columns)) : undefined,
-      codeColumns,
-      delimiter: flags.delimiter === "\\t" || flags.delimiter === "tab" ? "\t" : flags.delimiter,
-      promptsAs: flags.promptsAs,
-      agents: flags.agents,
-    });
-  } catch (error) {
-    if (error instanceof FormatError || error instanceof PathPatternError) throw new CliError(error.message);
-    throw error;
-  }
+  const stream = importEach(paths, {
+    format: flags.format,
+    pathPattern: flags.pathPattern,
+    condition: flags.condition,
+    run: flags.run,
+    splitContinuations: flags.splitContinuations,
+    mergeCues: flags.mergeCues,
+    columns: flags.columns ? parseAssignments("--columns", collect(flags.columns)) : undefined,
+    codeColumns,
+    delimiter: flags.delimiter === "\\t" || flags.delimiter === "tab" ? "\t" : flags.delimiter,
+    promptsAs: flags.promptsAs,
+    agents: flags.agents,
+  });
 
   const importMap = await readImportMap(study);
   const taken = new Set(await listSessionIds(study));
   const reports: FileReport[] = [];
-  const codesByFile: { file: string; codes: ImportedCode[]; ids: Map<string, string>; sessions: Session[] }[] = [];
-  for (const file of files) {
-    const report: FileReport = { path: file.path, format: file.format, sessions: [], turns: 0, codes: 0, warnings: [] };
-    reports.push(report);
-    if (!file.result) {
-      report.error = file.error;
-      if (file.skipped) report.skipped = true;
-      continue;
+  const codeBatches: CodeBatch[] = [];
+  // File by file: each file's sessions are validated and saved before the next file is parsed,
+  // so memory holds one file's sessions, not the corpus (see importEach).
+  try {
+    for await (const file of stream) {
+      const report: FileReport = { path: file.path, format: file.format, sessions: [], turns: 0, codes: 0, warnings: [] };
+      reports.push(report);
+      const batch = await saveFile(study, file, report, importMap, taken);
+      if (batch) codeBatches.push(batch);
     }
-    report.warnings.push(...file.result.warnings);
-    // Validate every session of the file before writing any: a file is imported whole or not at all.
-    const ids = new Map<string, string>();
-    const ready: Session[] = [];
-    try {
-      for (const input of file.result.sessions) {
-        const key = `${resolve(file.path)}#${input.id}`;
-        const meta = input.metadata ?? {};
-        const readable = slugify([meta.condition, meta.run, input.id].filter((p) => typeof p === "string" && p !== "").join("-"));
-        const id = importMap[key] ?? uniqueId(readable, taken);
-        taken.add(id);
-        importMap[key] = id;
-        ids.set(input.id, id);
-        ready.push(validateSession({ ...input, id }, file.path));
-      }
-    } catch (error) {
-      report.error = errorMessage(error);
-      continue;
-    }
-    for (const session of ready) {
-      await saveSession(study, session);
-      report.sessions.push(session.id);
-      report.turns += session.turns.length;
-    }
-    if (file.result.codes.length > 0) codesByFile.push({ file: file.path, codes: file.result.codes, ids, sessions: ready });
+  } catch (error) {
+    // Bad --format / --path-pattern surface on the stream's first step, before any file is read.
+    if (error instanceof FormatError || error instanceof PathPatternError) throw new CliError(error.message);
+    throw error;
   }
   await writeJsonAtomic(importMapPath(study), { ...provenance({ note: "source file#session -> study session id, so re-imports replace sessions" }), sessions: importMap });
 
-  await storeCodes(study, flags.codebook ?? config.codebooks[0]?.codebook, codesByFile, reports);
+  await storeCodes(study, flags.codebook ?? config.codebooks[0]?.codebook, codeBatches, reports);
   printReport(reports, flags, created ? study : undefined);
   const failed = reports.filter((r) => r.error && !r.skipped);
   if (failed.length > 0) {
@@ -177,30 +162,71 @@ async function runImport(paths: string[], flags: ImportFlags): Promise<void> {
 }
 
 /**
+ * Validate and save one file's sessions, filling its report; returns its code labels (resolved
+ * to study ids and lines) when it has any. Every session of the file is validated before any is
+ * written: a file is imported whole or not at all.
+ */
+async function saveFile(study: string, file: FileImport, report: FileReport, importMap: Record<string, string>, taken: Set<string>): Promise<CodeBatch | undefined> {
+  if (!file.result) {
+    report.error = file.error;
+    if (file.skipped) report.skipped = true;
+    return undefined;
+  }
+  report.warnings.push(...file.result.warnings);
+  const ids = new Map<string, string>();
+  const ready: Session[] = [];
+  try {
+    for (const input of file.result.sessions) {
+      const key = `${resolve(file.path)}#${input.id}`;
+      const meta = input.metadata ?? {};
+      const readable = slugify([meta.condition, meta.run, input.id].filter((p) => typeof p === "string" && p !== "").join("-"));
+      const id = importMap[key] ?? uniqueId(readable, taken);
+      taken.add(id);
+      importMap[key] = id;
+      ids.set(input.id, id);
+      ready.push(validateSession({ ...input, id }, file.path));
+    }
+  } catch (error) {
+    report.error = errorMessage(error);
+    return undefined;
+  }
+  for (const session of ready) {
+    await saveSession(study, session);
+    report.sessions.push(session.id);
+    report.turns += session.turns.length;
+  }
+  if (file.result.codes.length === 0) return undefined;
+  const byId = new Map(ready.map((s) => [s.id, s]));
+  return {
+    file: file.path,
+    sessions: ready.map((s) => s.id),
+    codes: file.result.codes.map((code) => {
+      const session = ids.get(code.session);
+      const turn = session === undefined ? undefined : byId.get(session)?.turns.find((t) => t.id === code.turn);
+      const line = turn?.metadata?.line;
+      return { code, session, turnFound: turn !== undefined, ...(typeof line === "number" ? { line } : {}) };
+    }),
+  };
+}
+
+/**
  * Imported code labels -> CodeRecords under each coder, matched to the codebook's categories.
  * Codes of re-imported sessions replace their old ones; other sessions' codes are kept.
  * Unmatched labels become warnings naming file and line.
  */
-async function storeCodes(
-  study: string,
-  defaultCodebook: string | undefined,
-  batches: { file: string; codes: ImportedCode[]; ids: Map<string, string>; sessions: Session[] }[],
-  reports: FileReport[],
-): Promise<void> {
+async function storeCodes(study: string, defaultCodebook: string | undefined, batches: CodeBatch[], reports: FileReport[]): Promise<void> {
   const indexes = new Map<string, LabelIndex>();
   const fresh = new Map<string, { codebook: Codebook; coder: string; records: CodeRecord[]; sessions: Set<string> }>();
   for (const batch of batches) {
     const report = reports.find((r) => r.path === batch.file)!;
-    for (const code of batch.codes) {
+    for (const { code, session, turnFound, line } of batch.codes) {
       const ref = code.codebook ?? defaultCodebook;
-      const session = batch.ids.get(code.session);
-      const turn = batch.sessions.find((s) => s.id === session)?.turns.find((t) => t.id === code.turn);
-      const where = `${batch.file}${typeof turn?.metadata?.line === "number" ? `:${turn.metadata.line}` : ""}`;
+      const where = `${batch.file}${line !== undefined ? `:${line}` : ""}`;
       if (!ref) {
         report.warnings.push(`${where}: code "${code.label}" not stored: no codebook (pass --codebook <id>)`);
         continue;
       }
-      if (!session || !turn) {
+      if (!session || !turnFound) {
         report.warnings.push(`${where}: code "${code.label}" points at unknown turn ${code.session}/${code.turn}; not stored`);
         continue;
       }
@@ -224,7 +250,7 @@ async function storeCodes(
         group = { codebook: index.codebook, coder: code.coder, records: [], sessions: new Set() };
         fresh.set(key, group);
       }
-      for (const s of batch.sessions) group.sessions.add(s.id);
+      for (const s of batch.sessions) group.sessions.add(s);
       group.records.push({
         session,
         turn: code.turn,
@@ -232,7 +258,7 @@ async function storeCodes(
         codebookVersion: index.codebook.version,
         coder: code.coder,
         codes: ids,
-        provenance: provenance({ source: batch.file, line: turn.metadata?.line, label: code.label, via: "colloquy import" }),
+        provenance: provenance({ source: batch.file, line, label: code.label, via: "colloquy import" }),
         createdAt: new Date().toISOString(),
       });
       report.codes++;

@@ -42,6 +42,7 @@ export function registerRun(program: Command): void {
       const seed = Number(flags.seed);
       if (!Number.isInteger(runs) || runs < 1) throw new CliError(`--runs must be a whole number >= 1, got "${flags.runs}"`);
       if (!Number.isInteger(seed)) throw new CliError(`--seed must be a whole number, got "${flags.seed}"`);
+      if (flags.resume && !flags.cache) throw new CliError("--resume replays the session from the response cache; it cannot be combined with --no-cache");
       const scenario = await loadScenario(file);
       const study = resolve(flags.study);
       await initStudy(study);

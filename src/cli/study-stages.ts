@@ -1,4 +1,5 @@
-import { readdir } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
+import { hashValue, sha256 } from "../util/hash.js";
 import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { loadSessions, studyPaths } from "../study/study.js";
@@ -18,6 +19,12 @@ import { runCommand } from "./run-command.js";
  * study's colloquy.json as its settings; its fingerprint covers everything its outputs
  * depend on, so unchanged stages are skipped.
  */
+
+/** A reason to run when any of the stage's output files (in analysis/) is missing. */
+function missingOutputs(c: StageContext, files: string[]): string | undefined {
+  const missing = files.filter((f) => !existsSync(join(studyPaths(c.study).analysis, f)));
+  return missing.length ? `missing ${missing.join(", ")}` : undefined;
+}
 
 const sessionsHashes = (c: StageContext) => fileHashes(studyPaths(c.study).root, studyPaths(c.study).sessions);
 const codesHashes = (c: StageContext) => fileHashes(studyPaths(c.study).root, studyPaths(c.study).codes, (p) => !p.endsWith(".failures.jsonl"));
@@ -42,28 +49,39 @@ async function inboxFiles(c: StageContext): Promise<Record<string, string>> {
   return fileHashes(paths.inbox, paths.inbox);
 }
 
+/** Inbox files to import: new or changed ones; all of them when the import settings changed. */
+async function inboxWork(c: StageContext): Promise<{ files: Record<string, string>; todo: string[]; settings: string; reason: string }> {
+  const files = await inboxFiles(c);
+  const settings = fingerprint({ pathPattern: c.config.import.pathPattern, format: c.config.import.format, tool: toolVersion });
+  const forced = c.options.force === true || (Array.isArray(c.options.force) && c.options.force.includes("import"));
+  const all = forced || (c.state.importSettings !== undefined && c.state.importSettings !== settings);
+  const todo = Object.keys(files).filter((f) => all || c.state.imported[f] !== files[f]);
+  const reason = all && !forced ? " (import settings changed: all files again)" : "";
+  return { files, todo, settings, reason };
+}
+
 const importStage: Stage = {
   name: "import",
   description: "import new or changed transcripts from inbox/",
   async plan(c) {
-    const files = await inboxFiles(c);
-    const fresh = Object.keys(files).filter((f) => c.state.imported[f] !== files[f]);
+    const { files, todo, settings, reason } = await inboxWork(c);
     return {
-      fingerprint: fingerprint({ files, tool: toolVersion }),
-      work: fresh.length ? `import ${fresh.length} new or changed file(s) from inbox/` : "no new files in inbox/",
-      nothingToDo: fresh.length === 0,
+      fingerprint: fingerprint({ files, settings }),
+      work: todo.length ? `import ${todo.length} new or changed file(s) from inbox/${reason}` : "no new files in inbox/",
+      nothingToDo: todo.length === 0,
     };
   },
   async run(c) {
     const paths = studyPaths(c.study);
-    const files = await inboxFiles(c);
-    const fresh = Object.keys(files).filter((f) => c.state.imported[f] !== files[f]);
-    const args = ["import", ...fresh.map((f) => join(paths.inbox, f)), "--study", c.study];
+    const { files, todo, settings } = await inboxWork(c);
+    if (todo.length === 0) return "no new files in inbox/";
+    const args = ["import", ...todo.map((f) => join(paths.inbox, f)), "--study", c.study];
     if (c.config.import.pathPattern) args.push("--path-pattern", c.config.import.pathPattern);
     if (c.config.import.format) args.push("--format", c.config.import.format);
     await runCommand(args, c.reporter);
-    for (const f of fresh) c.state.imported[f] = files[f];
-    return `imported ${fresh.length} file(s)`;
+    for (const f of todo) c.state.imported[f] = files[f];
+    c.state.importSettings = settings;
+    return `imported ${todo.length} file(s)`;
   },
 };
 
@@ -77,14 +95,17 @@ const codeStage: Stage = {
     const model = llm ? createChatModel(resolveModelConfig({ cli: { model: c.options.model, baseURL: c.options.baseUrl }, study: c.config.model, studyDir: c.study })) : undefined;
     const jobs: string[] = [];
     const versions: string[] = [];
+    let toCode = 0;
     let requests = 0;
     let promptTokens = 0;
     for (const plan of plans(c)) {
       const codebook = await loadCodebook(plan.codebook, c.study);
-      versions.push(`${codebook.id}@${codebook.version}`);
+      // The whole definition, not just id@version: a researcher's own codebook may change in place.
+      versions.push(hashValue(codebook));
       for (const coder of plan.coders) {
         const dry = await dryRunCoding({ study: c.study, sessions, codebook, coder, model: coder === "llm" ? model : undefined });
         jobs.push(`${plan.codebook}/${coder} (${dry.toCode} new turn${dry.toCode === 1 ? "" : "s"})`);
+        toCode += dry.toCode;
         requests += dry.requests - dry.cachedRequests;
         promptTokens += dry.promptTokens;
       }
@@ -93,6 +114,8 @@ const codeStage: Stage = {
       fingerprint: fingerprint({ sessions: await sessionsHashes(c), plans: plans(c), versions, rules: RULES_CODER_VERSION, model: llm ? modelIdentity(c) : null, tool: toolVersion }),
       work: `code ${jobs.join(", ") || "nothing"}`,
       nothingToDo: jobs.length === 0,
+      // Turns without codes (e.g. a deleted codes file) are coded whatever the fingerprint says.
+      mustRun: toCode > 0 ? `${toCode} turn(s) have no codes yet` : undefined,
       llm: llm ? { requests, promptTokens } : undefined,
     };
   },
@@ -124,6 +147,7 @@ const agreeStage: Stage = {
       fingerprint: fingerprint({ codes: await codesHashes(c), plans: plans(c), humans: c.config.humanCoders, tool: toolVersion }),
       work: pairs.length ? `agreement for ${pairs.join(", ")}` : "no human codes to compare against (colloquy.json humanCoders)",
       nothingToDo: pairs.length === 0,
+      mustRun: missingOutputs(c, pairs.map((p) => `agreement-${p}.json`)),
     };
   },
   async run(c) {
@@ -131,7 +155,9 @@ const agreeStage: Stage = {
     for (const p of plans(c)) {
       const humans = await humansWithCodes(c, p.codebook);
       if (!humans.length) continue;
-      const machines = p.coders.filter((m) => existsSync(codesPath(c.study, p.codebook, m)));
+      const missing = p.coders.filter((m) => !existsSync(codesPath(c.study, p.codebook, m)));
+      if (missing.length) throw new Error(`no ${p.codebook} codes from ${missing.join(", ")}: run the code stage first (colloquy study ${c.study} --only code)`);
+      const machines = p.coders;
       const out = await runCommand(["agree", c.study, "--codebook", p.codebook, "--coders", [...machines, ...humans].join(",")], c.reporter);
       lines.push(`${p.codebook}: ${out.trim().split("\n").find((l) => /kappa|alpha/.test(l))?.trim() ?? "done"}`);
     }
@@ -157,6 +183,7 @@ const compareStage: Stage = {
       fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), targets, compare: c.config.compare, tool: toolVersion }),
       work: targets.length ? `compare conditions for ${targets.map((t) => `${t.codebook} (${t.coder})`).join(", ")}` : "no nominal codebook to compare",
       nothingToDo: targets.length === 0,
+      mustRun: missingOutputs(c, targets.map((t) => `compare-${t.codebook}.json`)),
     };
   },
   async run(c) {
@@ -173,6 +200,7 @@ const statsStage: Stage = {
     return {
       fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), bales, tool: toolVersion }),
       work: `session metrics and participation${bales ? `, Bales analyses (${bales.coder})` : ""}`,
+      mustRun: missingOutputs(c, ["stats.json"]),
     };
   },
   async run(c) {
@@ -188,8 +216,10 @@ const topicsStage: Stage = {
   async plan(c) {
     const coder = c.options.coder ?? c.config.topics.coder ?? "rules";
     return {
-      fingerprint: fingerprint({ sessions: await sessionsHashes(c), topics: c.config.topics, coder, model: coder === "llm" ? modelIdentity(c) : null, tool: toolVersion }),
+      // compare: the design and control condition decide the between-condition tests.
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), topics: c.config.topics, compare: c.config.compare, coder, model: coder === "llm" ? modelIdentity(c) : null, tool: toolVersion }),
       work: `topic trees with the ${coder} coder`,
+      mustRun: missingOutputs(c, ["topics.json"]),
     };
   },
   async run(c) {
@@ -203,10 +233,12 @@ const conceptsStage: Stage = {
   name: "concepts",
   description: "noun concepts, production rates, lexical measures",
   async plan(c) {
-    const lexicon = c.config.concepts.lexicon ? await fileHashes(c.study, join(c.study, c.config.concepts.lexicon)).catch(() => ({})) : null;
+    const lexiconPath = c.config.concepts.lexicon ? join(c.study, c.config.concepts.lexicon) : undefined;
+    const lexicon = lexiconPath && existsSync(lexiconPath) ? sha256(await readFile(lexiconPath)) : null;
     return {
-      fingerprint: fingerprint({ sessions: await sessionsHashes(c), concepts: c.config.concepts, lexicon, tool: toolVersion }),
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), concepts: c.config.concepts, compare: c.config.compare, lexicon, tool: toolVersion }),
       work: "noun concepts and concept rates",
+      mustRun: missingOutputs(c, ["concepts.json"]),
     };
   },
   async run(c) {

@@ -1,9 +1,10 @@
 import { setMaxListeners } from "node:events";
-import { appendFailures, appendCodes, readCodes } from "./store.js";
-import type { CodeFailure, CodeRecord } from "./records.js";
+import { readCodes } from "./store.js";
+import { planCoding } from "./job-plan.js";
+import { createWriter } from "./job-writer.js";
 import type { Codebook } from "./codebook/schema.js";
-import type { Session, Turn } from "../transcript/schema.js";
-import type { ChatModel, ChatRequest } from "../llm/types.js";
+import type { Session } from "../transcript/schema.js";
+import type { ChatMessage, ChatModel, ChatRequest } from "../llm/types.js";
 import { mapLimit } from "../util/concurrency.js";
 import { provenance } from "../util/provenance.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
@@ -12,7 +13,6 @@ import { createLlmCoder, type LlmCoder, type TurnOutcome } from "./llm/coder.js"
 import { estimateTokens, type ContextWindow } from "./llm/prompt.js";
 import { estimateCost, priceFor } from "../llm/prices.js";
 import { isLoopbackEndpoint } from "../llm/config.js";
-import type { ChatMessage } from "../llm/types.js";
 
 /**
  * A coding job: code every turn of the selected sessions that this codebook + coder has not
@@ -20,12 +20,8 @@ import type { ChatMessage } from "../llm/types.js";
  * codes only what is left; with the response cache, requests that finished before the kill are
  * not paid for again. Failures go to the coder's failures file with the raw reply and are
  * retried by the next run.
- *
- * Turns that are not coded: `system` turns (and turns by system participants: join/leave
- * notices, tool banners), `reasoning` turns (an agent's private chain of thought is not an
- * act in the conversation), and turns with no text. They are counted in `skipped`.
+ * Which turns are coded (not system, reasoning or empty ones): see job-plan.ts.
  */
-export const SKIPPED_TURN_TYPES = ["system", "reasoning"] as const;
 
 export interface CodingJobOptions {
   study: string;
@@ -87,96 +83,10 @@ export interface CodingSummary {
   stoppedBy?: string;
 }
 
+export { SKIPPED_TURN_TYPES, skipReason, planCoding, type CodingPlan, type CodingUnit } from "./job-plan.js";
+
 /** Error kinds that would fail every remaining request the same way. */
 const FATAL_KINDS = new Set(["auth", "bad_request"]);
-
-/** Why a turn is not coded, or undefined when it is. */
-export function skipReason(session: Session, turn: Turn, systemSpeakers: Set<string>): string | undefined {
-  if ((SKIPPED_TURN_TYPES as readonly string[]).includes(turn.type)) return turn.type;
-  if (systemSpeakers.has(turn.speaker)) return "system";
-  if (turn.text.trim() === "") return "empty";
-  return undefined;
-}
-
-/** Units of work: one per target turn, or up to `batch` nearby targets of one session. */
-export interface CodingUnit {
-  session: Session;
-  targets: number[];
-}
-
-export interface CodingPlan {
-  units: CodingUnit[];
-  turns: number;
-  alreadyCoded: number;
-  skipped: Record<string, number>;
-}
-
-export function planCoding(sessions: readonly Session[], done: ReadonlySet<string>, batch = 1): CodingPlan {
-  const units: CodingUnit[] = [];
-  const skipped: Record<string, number> = {};
-  let turns = 0;
-  let alreadyCoded = 0;
-  for (const session of sessions) {
-    const systemSpeakers = new Set(session.participants.filter((p) => p.kind === "system").map((p) => p.id));
-    let current: CodingUnit | undefined;
-    session.turns.forEach((turn, index) => {
-      const reason = skipReason(session, turn, systemSpeakers);
-      if (reason) {
-        skipped[reason] = (skipped[reason] ?? 0) + 1;
-        return;
-      }
-      turns++;
-      if (done.has(`${session.id}\u0000${turn.id}`)) {
-        alreadyCoded++;
-        return;
-      }
-      // A batch holds nearby targets only, so its shared window stays small.
-      if (current && current.targets.length < batch && index - current.targets[0] < 2 * batch) {
-        current.targets.push(index);
-      } else {
-        current = { session, targets: [index] };
-        units.push(current);
-      }
-    });
-  }
-  return { units, turns, alreadyCoded, skipped };
-}
-
-/** Appends records and failures in small batches, one append at a time, in completion order. */
-function createWriter(study: string, every: number, everyMs: number) {
-  let codes: CodeRecord[] = [];
-  let failures: CodeFailure[] = [];
-  let chain: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
-  const flush = () => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    const c = codes;
-    const f = failures;
-    codes = [];
-    failures = [];
-    if (c.length > 0 || f.length > 0) chain = chain.then(async () => {
-      await appendCodes(study, c);
-      await appendFailures(study, f);
-    });
-    return chain;
-  };
-  const schedule = () => {
-    if (codes.length + failures.length >= every) void flush();
-    else timer ??= setTimeout(() => void flush(), everyMs);
-  };
-  return {
-    code(record: CodeRecord) {
-      codes.push(record);
-      schedule();
-    },
-    failure(failure: CodeFailure) {
-      failures.push(failure);
-      schedule();
-    },
-    flush,
-  };
-}
 
 /** Completion tokens we expect per coded turn, for --dry-run estimates (a short JSON answer). */
 const EST_COMPLETION_TOKENS_PER_TURN = { nominal: 40, scales: 70 } as const;

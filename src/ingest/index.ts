@@ -1,7 +1,7 @@
 // Public API of src/ingest: every importer, format detection, and the multi-file importer.
 export { ImportError } from "./types.js";
 export type { Importer, ImportInput, ImportOptions, ImportResult, ImportedCode } from "./types.js";
-export { importers, detectFormat, detectDirectoryFormat, importerByName, importFiles, FormatError, DETECT_HEAD_BYTES } from "./registry.js";
+export { importers, detectFormat, detectDirectoryFormat, importerByName, importEach, importFiles, FormatError, DETECT_HEAD_BYTES } from "./registry.js";
 export type { FileImport, ImportFilesOptions } from "./registry.js";
 export { fileInput, textInput, directoryInput } from "./input.js";
 export { compilePathPattern, PathPatternError } from "./path-pattern.js";

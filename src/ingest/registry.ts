@@ -123,32 +123,36 @@ function transcriptLike(path: string): boolean {
 }
 
 /**
- * Import files and folders. Folders are walked recursively (hidden entries ignored); a folder an
- * importer accepts as a whole (Slack export) is imported as one input. Each input gets its own
- * FileImport: one broken file never stops the others. Sessions carry `metadata.source`
- * ({file, format}) plus condition/run (and any other captures) from --path-pattern, --condition, --run.
+ * Import files and folders, one input at a time: each input's FileImport is yielded as soon as it
+ * is parsed, and nothing of it is kept here, so a consumer that saves and drops each result holds
+ * at most one file's sessions whatever the size of the corpus (`colloquy import` does exactly
+ * that). Folders are walked recursively (hidden entries ignored, names in natural order); a folder
+ * an importer accepts as a whole (Slack export) is imported as one input. One broken file never
+ * stops the others: it is yielded with its `error`. Sessions carry `metadata.source`
+ * ({file, format}) plus condition/run (and any other captures) from --path-pattern, --condition,
+ * --run. An unknown --format or a bad --path-pattern throws on the first step, before any file
+ * is read.
  */
-export async function importFiles(paths: readonly string[], options: ImportFilesOptions = {}): Promise<FileImport[]> {
+export async function* importEach(paths: readonly string[], options: ImportFilesOptions = {}): AsyncGenerator<FileImport> {
   const forced = options.format ? importerByName(options.format) : undefined;
   const pattern = options.pathPattern ? compilePathPattern(options.pathPattern) : undefined;
-  const results: FileImport[] = [];
-  const visit = async (path: string, explicit: boolean): Promise<void> => {
+  async function* visit(path: string, explicit: boolean): AsyncGenerator<FileImport> {
     let info;
     try {
       info = await stat(path);
     } catch (error) {
-      results.push({ path, error: `${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)})` });
+      yield { path, error: `${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)})` };
       return;
     }
     if (info.isDirectory()) {
       const folderImporter = forced?.input === "directory" ? forced : detectDirectoryFormat(path);
       if (folderImporter) {
-        results.push(await runImporter(folderImporter, path, "directory", options, pattern));
+        yield await runImporter(folderImporter, path, "directory", options, pattern);
         return;
       }
       const entries = (await readdir(path)).filter((n) => !n.startsWith(".")).sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
-      if (entries.length === 0 && explicit) results.push({ path, error: `${path}: empty folder, nothing to import` });
-      for (const entry of entries) await visit(join(path, entry), false);
+      if (entries.length === 0 && explicit) yield { path, error: `${path}: empty folder, nothing to import` };
+      for (const entry of entries) yield* visit(join(path, entry), false);
       return;
     }
     let importer = forced;
@@ -157,13 +161,22 @@ export async function importFiles(paths: readonly string[], options: ImportFiles
         importer = detectFormat(path, await readHead(path));
       } catch (error) {
         const skip = !explicit && !transcriptLike(path);
-        results.push({ path, error: errorMessage(error), ...(skip ? { skipped: true } : {}) });
+        yield { path, error: errorMessage(error), ...(skip ? { skipped: true } : {}) };
         return;
       }
     }
-    results.push(await runImporter(importer, path, "file", options, pattern));
-  };
-  for (const path of paths) await visit(path, true);
+    yield await runImporter(importer, path, "file", options, pattern);
+  }
+  for (const path of paths) yield* visit(path, true);
+}
+
+/**
+ * Every input's FileImport in one array (see importEach). Holds all sessions of all files at
+ * once: fine for a handful of transcripts and for tests; use importEach for a corpus.
+ */
+export async function importFiles(paths: readonly string[], options: ImportFilesOptions = {}): Promise<FileImport[]> {
+  const results: FileImport[] = [];
+  for await (const file of importEach(paths, options)) results.push(file);
   return results;
 }
 

@@ -104,4 +104,6 @@ export interface ChatModel {
   /** Provenance-safe description (no key): model, endpoint host, temperature. */
   readonly info: { model: string; endpointHost: string; temperature: number };
   usage(): UsageTotals;
+  /** Drop a cached reply (e.g. one that failed validation), so a later run asks again. */
+  forget?(requestHash: string): Promise<void>;
 }

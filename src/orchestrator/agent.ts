@@ -11,6 +11,12 @@ export function resolveAgents(scenario: Scenario): Agent[] {
   return scenario.participants.map((p) => ({ ...p, id: uniqueId(p.id ?? participantId(p.name), taken) }));
 }
 
+/** A participant by id or (case-insensitive) name, "@" prefix allowed; undefined when unknown. */
+export function findAgent(agents: readonly Agent[], nameOrId: string): Agent | undefined {
+  const key = nameOrId.trim().toLowerCase().replace(/^@/, "");
+  return agents.find((p) => p.id === key || p.name.toLowerCase() === key);
+}
+
 /** "Name (Role)" as agents see each other in transcripts. */
 export function displayName(agent: Pick<Agent, "name" | "role">): string {
   return agent.role && agent.role !== agent.name ? `${agent.name} (${agent.role})` : agent.name;

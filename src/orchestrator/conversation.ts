@@ -4,7 +4,7 @@ import type { Participant, Session, Turn, TurnType } from "../transcript/schema.
 import { turnId } from "../transcript/ids.js";
 import { formatIssues } from "../transcript/validate.js";
 import type { Reporter } from "../util/reporter.js";
-import { displayName, resolveAgents, stripOwnName, systemPrompt, type Agent } from "./agent.js";
+import { displayName, findAgent, resolveAgents, stripOwnName, systemPrompt, type Agent } from "./agent.js";
 import type { HumanInput } from "./human.js";
 import { createRandom, type Random } from "./random.js";
 import type { ConditionSpec, Scenario } from "./scenario.js";
@@ -65,7 +65,8 @@ export class Conversation {
   readonly turns: Turn[] = [];
   /** Simulated seconds since the session started. */
   clock = 0;
-  readonly usage: TokenUsage & { requests: number; cached: number } = { promptTokens: 0, completionTokens: 0, requests: 0, cached: 0 };
+  /** Tokens and requests of this session (replays count the same, cached or not). */
+  readonly usage: TokenUsage & { requests: number } = { promptTokens: 0, completionTokens: 0, requests: 0 };
   /** Every answer human participants gave, in order (replayed on --resume). */
   readonly humanAnswers: (string | null)[] = [];
   /** Strategy-level notes for the session metadata (summaries, phases, mode switches). */
@@ -100,8 +101,7 @@ export class Conversation {
 
   /** Find a participant by id or (case-insensitive) name; undefined when unknown. */
   find(nameOrId: string): Agent | undefined {
-    const key = nameOrId.trim().toLowerCase().replace(/^@/, "");
-    return this.participants.find((p) => p.id === key || p.name.toLowerCase() === key);
+    return findAgent(this.participants, nameOrId);
   }
 
   get(id: string): Agent {
@@ -191,7 +191,7 @@ export class Conversation {
     ];
   }
 
-  private async call(agent: Agent | undefined, messages: ChatMessage[], options: { purpose: string; maxTokens?: number; temperature?: number; json?: { name: string; schema: Record<string, unknown> } }): Promise<{ text: string; usage: TokenUsage; cached: boolean }> {
+  private async call(agent: Agent | undefined, messages: ChatMessage[], options: { purpose: string; maxTokens?: number; temperature?: number; json?: { name: string; schema: Record<string, unknown> } }): Promise<{ text: string; usage: TokenUsage; cached: boolean; requestHash: string }> {
     const result = await this.model.complete({
       messages,
       model: agent?.model ?? this.scenario.model.model,
@@ -205,10 +205,9 @@ export class Conversation {
     if (!result.ok) throw new OrchestratorError(`${agent ? agent.name : "orchestrator"} (${options.purpose}): ${result.error.message}`);
     const { response } = result;
     this.usage.requests += 1;
-    this.usage.cached += response.cached ? 1 : 0;
     this.usage.promptTokens += response.usage.promptTokens;
     this.usage.completionTokens += response.usage.completionTokens;
-    return { text: response.text, usage: response.usage, cached: response.cached };
+    return { text: response.text, usage: response.usage, cached: response.cached, requestHash: response.requestHash };
   }
 
   /**
@@ -237,22 +236,28 @@ export class Conversation {
         ];
     let messages = base;
     let lastProblem = "";
+    const invalid: string[] = [];
     const total: TokenUsage = { promptTokens: 0, completionTokens: 0 };
     for (let attempt = 0; attempt < 2; attempt++) {
-      const { text, usage } = await this.call(agent, messages, { ...options, json: { name: options.name, schema: options.jsonSchema } });
+      const { text, usage, requestHash } = await this.call(agent, messages, { ...options, json: { name: options.name, schema: options.jsonSchema } });
       total.promptTokens += usage.promptTokens;
       total.completionTokens += usage.completionTokens;
       const parsed = parseJsonReply(text, options.schema);
       if (parsed.ok) return { value: parsed.value, usage: total };
+      invalid.push(requestHash);
       lastProblem = parsed.problem;
       messages = [...base, { role: "assistant", content: text }, { role: "user", content: `That reply was not valid: ${parsed.problem}. Answer again with only the JSON object.` }];
     }
+    // Giving up: drop the invalid replies from the cache so a resumed run asks the model again
+    // (a reply that was fixed by the re-ask stays cached, so such sessions still replay exactly).
+    for (const hash of invalid) await this.model.forget?.(hash);
     throw new OrchestratorError(`${agent ? agent.name : "orchestrator"} (${options.purpose}): invalid JSON decision twice: ${lastProblem}`);
   }
 
   /** A human participant's turn: their words verbatim, or null when they pass. */
   async askHuman(agent: Agent, prompt: string): Promise<string | null> {
-    const answer = await this.human.ask({ participant: agent, prompt, history: this.visible() });
+    const display = (t: Turn) => `${t.speaker === "system" ? "[system]" : displayName(this.get(t.speaker))}${t.type === "message" ? "" : ` [${t.type}]`}: ${t.text}`;
+    const answer = await this.human.ask({ participant: agent, prompt, history: this.visible(), display });
     this.humanAnswers.push(answer);
     return answer;
   }
@@ -276,7 +281,6 @@ export class Conversation {
         condition: this.condition.name,
         run: String(this.run),
         task: this.scenario.task,
-        date: new Date().toISOString().slice(0, 10),
         source: { format: "orchestrator", scenario: this.scenario.id },
         incomplete: status.incomplete,
         orchestrator: {

@@ -9,7 +9,7 @@ import type { Agent } from "./agent.js";
  * "/facilitator", "/summary", "/to Developer ..."); everything else is a message, verbatim.
  */
 export interface HumanInput {
-  ask(request: { participant: Agent; prompt: string; history: readonly Turn[] }): Promise<string | null>;
+  ask(request: { participant: Agent; prompt: string; history: readonly Turn[]; display: (turn: Turn) => string }): Promise<string | null>;
   close?(): void;
 }
 
@@ -31,11 +31,13 @@ export function terminalHuman(input: NodeJS.ReadableStream = process.stdin, outp
   const rl = createInterface({ input, output, terminal: false });
   const lines = rl[Symbol.asyncIterator]();
   let ended = false;
+  /** Turns already shown, so the person sees everything said since their last prompt. */
+  let shown = 0;
   return {
-    async ask({ participant, prompt, history }) {
+    async ask({ participant, prompt, history, display }) {
       if (ended) return null;
-      const last = history.at(-1);
-      if (last) output.write(`\n${last.speaker}: ${last.text}\n`);
+      for (const turn of history.slice(shown)) output.write(`${display(turn)}\n`);
+      shown = history.length;
       output.write(`${prompt}\n${participant.name}> `);
       const next = await lines.next();
       if (next.done) {

@@ -12,6 +12,7 @@ import { deriveSeed } from "./random.js";
 import type { Scenario, ConditionSpec } from "./scenario.js";
 import { strategies } from "./policies/index.js";
 import type { Strategy } from "./strategy.js";
+import { findAgent, resolveAgents } from "./agent.js";
 
 export interface RunScenarioOptions {
   study: string;
@@ -50,6 +51,12 @@ export function resolveStrategy(scenario: Scenario, condition: ConditionSpec): {
   if (!parsed.success) {
     const where = condition.strategy ? ` (condition "${condition.name}")` : "";
     throw new CliError(`scenario ${scenario.id}${where}: invalid strategy parameters: ${formatIssues(parsed.error).replace(/(^|; )/g, "$1strategy.")}`);
+  }
+  const agents = resolveAgents(scenario);
+  const problems = strategy.check?.(parsed.data, (name) => findAgent(agents, name)) ?? [];
+  if (problems.length) {
+    const where = condition.strategy ? ` (condition "${condition.name}")` : "";
+    throw new CliError(`scenario ${scenario.id}${where}: invalid strategy parameters: ${problems.join("; ")}`);
   }
   return { strategy, params: parsed.data, raw: { type, ...raw } };
 }

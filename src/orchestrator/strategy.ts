@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Conversation } from "./conversation.js";
+import type { Agent } from "./agent.js";
 
 /**
  * A turn-taking strategy: the experimental variable of many studies. Each lives in its own
@@ -11,10 +12,21 @@ export interface Strategy<P = unknown> {
   type: string;
   description: string;
   params: z.ZodType<P, any>;
+  /**
+   * Problems zod cannot see (participant names that do not exist, ...), as
+   * "strategy.<field>: ..." lines; checked before any session runs.
+   */
+  check?(params: P, find: (name: string) => Agent | undefined): string[];
   run(conversation: Conversation, params: P): Promise<void>;
 }
 
 /** Helper so each policy file keeps its parameter type inferred from its schema. */
-export function defineStrategy<S extends z.ZodType>(strategy: { type: string; description: string; params: S; run(conversation: Conversation, params: z.infer<S>): Promise<void> }): Strategy<z.infer<S>> {
+export function defineStrategy<S extends z.ZodType>(strategy: {
+  type: string;
+  description: string;
+  params: S;
+  check?(params: z.infer<S>, find: (name: string) => Agent | undefined): string[];
+  run(conversation: Conversation, params: z.infer<S>): Promise<void>;
+}): Strategy<z.infer<S>> {
   return strategy as Strategy<z.infer<S>>;
 }

@@ -44,6 +44,7 @@ export async function runPipeline(study: string, stages: readonly Stage[], optio
   reporter.log("Plan:");
   let llmRequests = 0;
   let llmTokens = 0;
+  let firstRunning: StageName | undefined;
   for (const stage of stages) {
     if (!selected(options, stage.name)) {
       reporter.log(`  ${stage.name.padEnd(9)} not selected (--only)`);
@@ -51,11 +52,15 @@ export async function runPipeline(study: string, stages: readonly Stage[], optio
     }
     const plan = await stage.plan(context);
     const decision = decide(context, stage, plan);
+    if (decision.run) firstRunning ??= stage.name;
     llmRequests += decision.run ? plan.llm?.requests ?? 0 : 0;
     llmTokens += decision.run ? plan.llm?.promptTokens ?? 0 : 0;
     reporter.log(`  ${stage.name.padEnd(9)} ${decision.run ? `run: ${plan.work}` : `skip: ${decision.reason}`}`);
   }
   reporter.log(`  LLM: about ${llmRequests} requests, ${llmTokens} prompt tokens${llmRequests === 0 ? " (offline)" : ""}`);
+  if (firstRunning !== undefined && firstRunning !== stages[stages.length - 1]?.name) {
+    reporter.log(`  (each stage is checked again just before it runs: what "${firstRunning}" changes can make later stages run too, and the estimates grow)`);
+  }
 
   const outcomes: StageOutcome[] = [];
   for (const stage of stages) {

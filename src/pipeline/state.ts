@@ -20,6 +20,8 @@ export interface PipelineState {
   stages: Record<string, StageRecord>;
   /** Inbox files already imported: relative path -> content hash. */
   imported: Record<string, string>;
+  /** Fingerprint of the import settings (path pattern, format) the inbox was imported with. */
+  importSettings?: string;
 }
 
 export async function readState(study: string): Promise<PipelineState> {

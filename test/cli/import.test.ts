@@ -1,4 +1,6 @@
-import { cp, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -123,6 +125,30 @@ describe("colloquy import", () => {
     expect(run.stdout).toMatch(/✗ .*bad-timing\.vtt:4: /);
     expect(run.stderr).toMatch(/2 of 12 input\(s\) failed/);
     expect((await loadSessions(study)).length).toBe(11);
+  });
+
+  it("saves each file's sessions before it parses the next file (a corpus is never held in memory at once)", async () => {
+    // The second file is a named pipe: reading it blocks until the test writes to it, so while
+    // the command waits on it we can look at what the first file already left in the study.
+    const folder = join(dir, "corpus");
+    await mkdir(folder);
+    await writeFile(join(folder, "a.csv"), "speaker,text\nAnn,hello\nBob,hi Ann\n");
+    const pipe = join(folder, "b.csv");
+    execFileSync("mkfifo", [pipe]);
+    const run = runCli(["import", folder, "--study", study, "--format", "csv"]);
+    const saved = join(study, "sessions", "a.json");
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(saved) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(existsSync(saved)).toBe(true);
+    expect((await loadSessions(study)).map((s) => [s.id, s.turns.length])).toEqual([["a", 2]]);
+    // Now the second file arrives, broken: it is reported, the first stays imported, exit non-zero.
+    await writeFile(pipe, 'speaker,text\nAnn,"never closed\n');
+    const result = await run;
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toMatch(/✓ .*a\.csv \[csv\]: 1 session\(s\) \(a\), 2 turns/);
+    expect(result.stdout).toMatch(/✗ .*b\.csv:2: malformed quoting/);
+    expect(result.stderr).toMatch(/1 of 2 input\(s\) failed to import/);
+    expect((await loadSessions(study)).map((s) => s.id)).toEqual(["a"]);
   });
 
   it("has --help", async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { detectFormat, FormatError, importerByName, importers, importFiles } from "../../src/ingest/registry.js";
+import { detectFormat, FormatError, importEach, importerByName, importers, importFiles } from "../../src/ingest/registry.js";
 import type { Importer } from "../../src/ingest/types.js";
 
 const fixtures = fileURLToPath(new URL("../../fixtures/transcripts/", import.meta.url));
@@ -117,6 +117,24 @@ describe("importFiles", () => {
     await writeFile(file, "Ann: hi\nBob: hello\n");
     expect((await importFiles([file], { format: "plain" }))[0]!.result!.sessions[0]!.turns).toHaveLength(2);
     expect((await importFiles([file], { format: "vtt" }))[0]!.error).toMatch(/talk\.txt:1: .*expected "WEBVTT"/);
+  });
+
+  it("importEach yields one file at a time and reads the next file only when asked", async () => {
+    await writeFile(join(dir, "1.csv"), "speaker,text\nAnn,hello\n");
+    await writeFile(join(dir, "2.csv"), "speaker,text\nBob,first version\n");
+    const stream = importEach([dir]);
+    const first = await stream.next();
+    expect(first.value!.result!.sessions[0]!.turns[0]!.text).toBe("hello");
+    // The second file has not been parsed yet: what it holds now is what the stream yields.
+    await writeFile(join(dir, "2.csv"), "speaker,text\nBob,changed after the first file was yielded\n");
+    const second = await stream.next();
+    expect(second.value!.result!.sessions[0]!.turns[0]!.text).toBe("changed after the first file was yielded");
+    expect((await stream.next()).done).toBe(true);
+  });
+
+  it("importEach throws a bad --format or --path-pattern before reading any file", async () => {
+    await expect(importEach([join(dir, "nope.md")], { format: "docx" }).next()).rejects.toThrow(FormatError);
+    await expect(importFiles([join(dir, "nope.md")], { pathPattern: "*/*" })).rejects.toThrow(/captures nothing/);
   });
 
   it("hands a Slack export folder to the folder importer as a whole", async () => {

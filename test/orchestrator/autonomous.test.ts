@@ -58,6 +58,14 @@ describe("autonomous strategy", () => {
     expect(Math.min(...decided)).toBeGreaterThanOrEqual(3);
   });
 
+  it("a lone agent is not prompted again by its own typing notice or message", async () => {
+    let n = 0;
+    h.server.setHandler(() => ({ content: JSON.stringify(++n === 1 ? { reasoning: "hello", action: "message", message: "Hi all", fileName: null } : { reasoning: "wait", action: "wait", message: null, fileName: null }) }));
+    const [outcome] = await h.run("id: solo\ntask: t\nparticipants: [{ name: Only }]\nstrategy: { type: autonomous }\n");
+    expect(outcome.reason).toBe("every agent waits and no human acts");
+    expect(h.server.chatRequests()).toHaveLength(1);
+  });
+
   it("an agent deciding while another types sees the typing notice but not the message yet", async () => {
     let first = true;
     h.server.setHandler((req) => {

@@ -48,6 +48,33 @@ function script(plan: Record<string, number>[], nominations: Record<number, stri
 }
 
 describe("confidence strategy", () => {
+  it("rejects an unknown summariser before running", async () => {
+    await expect(h.run(scenario().replace("summariser: Sum", "summariser: Nobody"))).rejects.toThrow(/strategy\.summariser names unknown participant "Nobody"/);
+  });
+
+  it("an agent exactly at the threshold may speak (at or above)", async () => {
+    h.server.setHandler(script([{ Ann: 7, Bob: 6, Cy: 6 }, {}]));
+    await h.run(scenario());
+    const [session] = await h.sessions();
+    expect(session.turns.find((t) => t.type === "message")!.speaker).toBe("ann");
+  });
+
+  it("ties are broken by the seeded generator: the same seed picks the same agent, other seeds pick others", async () => {
+    const picks = new Set<string>();
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      for (let repeat = 0; repeat < 2; repeat++) {
+        const inner = await harness();
+        inner.server.setHandler(script([{ Ann: 9, Bob: 9, Cy: 1 }, {}]));
+        await inner.run(scenario(), { seed });
+        const first = (await inner.sessions())[0].turns.find((t) => t.type === "message")!.speaker;
+        await inner.close();
+        if (repeat === 0) picks.add(`${seed}:${first}`);
+        else expect(picks.has(`${seed}:${first}`)).toBe(true);
+      }
+    }
+    expect(new Set([...picks].map((p) => p.split(":")[1]))).toEqual(new Set(["ann", "bob"]));
+  });
+
   it("the most confident agent above the threshold speaks; the others backchannel; nobody confident ends with the summary", async () => {
     h.server.setHandler(script([{ Ann: 8, Bob: 5, Cy: 9 }, { Ann: 3, Bob: 6, Cy: 2 }]));
     const [outcome] = await h.run(scenario());

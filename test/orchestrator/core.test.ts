@@ -105,6 +105,20 @@ describe("replay, runs and resume", () => {
 });
 
 describe("rounds", () => {
+  it("agents see what the human said between rounds", async () => {
+    const scenario = `
+id: aut-human
+task: Unusual uses of a brick.
+participants: [{ name: A }, { name: B }, { name: Hana, kind: human }]
+strategy: { type: rounds, rounds: 3 }
+stop: { maxTurns: 100 }
+`;
+    await h.run(scenario, { humanAnswers: ["Think about gardens!", null, null] });
+    const later = h.server.chatRequests().slice(2);
+    expect(later).toHaveLength(4);
+    for (const req of later) expect(userText(req)).toContain("Hana: Think about gardens!");
+  });
+
   it("agents in a round speak simultaneously, see only the others' previous-round replies, and are reminded of their role", async () => {
     const scenario = `
 id: aut
@@ -129,7 +143,8 @@ stop: { maxTurns: 100 }
     expect(askedAgent(requests[5])).toBe("B");
     expect(bRound2).toContain("A: A message 1");
     expect(bRound2).toContain("C: C message 3");
-    expect(bRound2).not.toContain("B message 2");
+    // Its own previous reply is shown (to refine it); nothing from the current round is.
+    expect(bRound2).toContain("B: B message 2");
     expect(bRound2).not.toContain("A message 5");
     expect(bRound2).toMatch(/Remember your role: Red hat/);
     expect(userText(requests[11])).toMatch(/final round/);

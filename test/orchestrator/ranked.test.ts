@@ -81,7 +81,10 @@ describe("ranked strategy", () => {
     // The first agent messages were folded into the summary; the latest 8 are verbatim.
     const firstAgentText = messages.find((t) => t.speaker !== "hana")!.text;
     expect(last).not.toContain(`: ${firstAgentText}\n`);
-    for (const t of messages.slice(-8, -1)) expect(last).toContain(t.text);
+    // The prompt for the 18th message sees 17: exactly the last 8 verbatim, the 9th-last folded.
+    for (const t of messages.slice(-9, -1)) expect(last).toContain(t.text);
+    expect(messages.at(-10)!.speaker).not.toBe("hana");
+    expect(last).not.toContain(`: ${messages.at(-10)!.text}\n`);
     expect((session.metadata.orchestrator as any).notes.rollingSummaries.length).toBeGreaterThan(0);
     // Before the threshold there is no summary.
     expect(userText(replies[5])).not.toContain("[Summary");

@@ -113,8 +113,10 @@ describe("scene strategy", () => {
   });
 
   it("reports unknown names in strategy parameters by field", async () => {
-    const [outcome] = await h.run(base(`{ type: scene, parties: [{ name: p, members: [Zed] }], snippets: [{ id: a, initiator: p, turns: 1 }] }`));
-    expect(outcome.status).toBe("failed");
-    expect(outcome.reason).toMatch(/strategy\.parties\[0\]\.members\[0\] names unknown participant "Zed"/);
+    // Checked before anything runs: no incomplete sessions are left behind.
+    await expect(h.run(base(`{ type: scene, parties: [{ name: p, members: [Zed] }], snippets: [{ id: a, initiator: p, turns: 1, next: [b] }] }`))).rejects.toThrow(
+      /strategy\.parties\[0\]\.members\[0\] names unknown participant "Zed"; strategy\.snippets\[0\]\.next names unknown snippet "b"/,
+    );
+    expect(await h.sessions()).toHaveLength(0);
   });
 });

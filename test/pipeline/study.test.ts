@@ -91,3 +91,21 @@ describe("colloquy demo", () => {
     expect(again.stdout).not.toContain("Copied the demo study");
   }, 120_000);
 });
+
+describe("colloquy study: regenerating what is missing", () => {
+  it("re-runs a stage whose output was deleted, recodes deleted codes, and --force with an empty inbox does not fail", async () => {
+    const dir = await demoCopy();
+    expect((await runCli(["study", dir])).code).toBe(0);
+    const { rm } = await import("node:fs/promises");
+    await rm(join(dir, "analysis", "topics.json"));
+    await rm(join(dir, "codes", "bales-ipa", "rules.jsonl"));
+    const again = await runCli(["study", dir, "--json"]);
+    expect(again.code, again.stderr).toBe(0);
+    const statuses = Object.fromEntries((JSON.parse(again.stdout).stages as { name: string; status: string }[]).map((o) => [o.name, o.status]));
+    expect(statuses).toMatchObject({ import: "skipped", code: "ran", topics: "ran" });
+    expect(existsSync(join(dir, "analysis", "topics.json"))).toBe(true);
+    expect(existsSync(join(dir, "codes", "bales-ipa", "rules.jsonl"))).toBe(true);
+    const forced = await runCli(["study", dir, "--force", "--json"]);
+    expect(forced.code, forced.stderr).toBe(0);
+  }, 240_000);
+});

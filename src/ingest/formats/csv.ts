@@ -96,6 +96,13 @@ function placeTime(raw: string, state: SessionState): number | undefined {
  * Parse a whole CSV/TSV text. Papaparse parses in one pass (much faster than its per-row step
  * callback); file line numbers are then recovered by counting the line breaks inside each row's
  * cells, which is exact because line ends were normalised to "\n" first.
+ *
+ * Sessions are returned together at the end of the file rather than streamed as papaparse's
+ * `step`/`chunk` callbacks would allow, on purpose: rows of different sessions may interleave,
+ * so a session is only known to be complete at the end of the file; and `colloquy import` saves
+ * a file whole or not at all, so a bad row on line 90,000 must not leave the sessions before it
+ * half-imported. Memory is bounded per file instead: the import command streams file by file
+ * (importEach), so a corpus of many CSV files holds one file at a time.
  */
 export async function parseCsv(path: string, rawText: string, options: ImportOptions = {}): Promise<ImportResult> {
   // One line terminator throughout (papaparse picks a single one; mixed files would leave "\r" in cells).

@@ -80,14 +80,15 @@ export const autonomous = defineStrategy({
       const agent = agents.find((a) => nextAt.get(a.id) === nextAgentTime)!;
       conversation.clock = Math.max(conversation.clock, nextAgentTime);
       const visible = conversation.visible();
-      const fresh = visible.slice(seen.get(agent.id)!).filter((t) => t.speaker !== agent.id);
+      // New for this agent: anything since its last decision that it did not produce itself
+      // (its own messages and its own "is typing" notices do not count).
+      const fresh = visible.slice(seen.get(agent.id)!).filter((t) => t.speaker !== agent.id && t.metadata?.participant !== agent.id);
       const first = !started.has(agent.id);
       started.add(agent.id);
       if (fresh.length === 0 && !first) {
         nextAt.set(agent.id, Infinity);
         continue;
       }
-      seen.set(agent.id, visible.length);
       decisions += 1;
       const { value, usage } = await conversation.decide(agent, {
         name: "action",
@@ -103,6 +104,7 @@ export const autonomous = defineStrategy({
       const decision = { strategy: "autonomous", action: value.action, reasoning: value.reasoning, decidedAt: conversation.clock, sawEvents: fresh.map((t) => t.id) };
       if (value.action === "wait" || !value.message) {
         conversation.say(agent.id, value.reasoning, { type: "reasoning", duration: 0, at: conversation.clock, metadata: { decision, usage } });
+        seen.set(agent.id, conversation.visible().length);
         nextAt.set(agent.id, Infinity);
         continue;
       }
@@ -110,6 +112,7 @@ export const autonomous = defineStrategy({
       const type = value.action === "file" ? "file" : "message";
       const typing = conversation.durationOf(agent, text);
       if (params.typingVisible) conversation.system(`${agent.name} is typing…`, { event: "typing", participant: agent.id });
+      seen.set(agent.id, conversation.visible().length);
       pending.push({ agent, text, type, startedAt: conversation.clock, deliverAt: conversation.clock + typing, metadata: { decision, usage, ...(type === "file" ? { fileName: value.fileName ?? "untitled" } : {}) } });
       // The typing agent is busy until its message is delivered; the others see the typing notice.
       nextAt.set(agent.id, Infinity);

@@ -6,16 +6,17 @@ import type { Conversation } from "../conversation.js";
  * History compression for long discussions (ranked strategy). Beyond `after` message turns,
  * the last `keepLast` turns stay verbatim, human and facilitator turns always stay verbatim,
  * and older agent turns are folded into a rolling summary of at most `summaryWords` words
- * (with key phrases). The summary is refreshed only when at least `refreshEvery` more turns
- * have left the verbatim window, so compression costs one request every few turns; turns
- * not yet summarised stay verbatim, so nothing is ever hidden from the agents.
+ * (with key phrases). By default the summary is refreshed whenever a turn leaves the verbatim
+ * window, so exactly the last `keepLast` turns are verbatim; `refreshEvery: N` trades that for
+ * one summary request every N turns (turns not yet summarised then stay verbatim, so nothing
+ * is ever hidden from the agents).
  */
 export const compressionSchema = z
   .object({
     after: z.number().int().positive().default(15),
     keepLast: z.number().int().positive().default(8),
     summaryWords: z.number().int().positive().default(150),
-    refreshEvery: z.number().int().positive().default(4),
+    refreshEvery: z.number().int().positive().default(1),
   })
   .strict();
 

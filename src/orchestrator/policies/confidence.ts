@@ -2,12 +2,13 @@ import { z } from "zod";
 import { defineStrategy } from "../strategy.js";
 import type { Agent } from "../agent.js";
 import type { Conversation } from "../conversation.js";
-import { nominatingReply, readHumanInput } from "./shared.js";
+import { nominatingReply, readHumanInput, unknownNames } from "./shared.js";
 
 /**
  * Self-selection by confidence. After each message every agent rates, 0-10, how confident
  * it is that it can add to the latest message's topic and intent (stating the topic and
- * intent it perceived). The most confident agent at or above `threshold` speaks; ties are
+ * intent it perceived). The most confident agent at or above `threshold` ("above the threshold"
+ * in the literature; 7 of 10 by default) speaks; ties are
  * broken by the seeded random generator; the others may acknowledge with a minimal
  * backchannel. A speaker may nominate the next speaker by name and the human may address
  * anyone; a nomination overrides confidence. When nobody is nominated or confident enough
@@ -30,6 +31,7 @@ export const confidence = defineStrategy({
       opener: z.string().optional(),
     })
     .strict(),
+  check: (params, find) => unknownNames([["summariser", params.summariser], ["opener", params.opener]], find),
   async run(conversation, params) {
     const summariser = params.summariser ? mustFind(conversation, params.summariser, "strategy.summariser") : undefined;
     const opener = params.opener ? mustFind(conversation, params.opener, "strategy.opener") : undefined;
@@ -44,6 +46,8 @@ export const confidence = defineStrategy({
 });
 
 type DiscussionEnd = "nobody" | "human-summary" | "stop";
+/** What a human may type besides messages. */
+const COMMANDS = ["summary"];
 type Params = z.infer<typeof confidence.params>;
 
 /** One stretch of self-selected discussion, until nobody is confident enough, the human asks for the summary, or a stop condition. */
@@ -54,7 +58,7 @@ async function discuss(conversation: Conversation, params: Params, summariser: A
   let nominatedBy: string | undefined;
 
   if (opening && !nominee && human) {
-    const act = readHumanInput(conversation, await conversation.askHuman(human, "Open the discussion (Enter to let the agents start)."));
+    const act = readHumanInput(conversation, await conversation.askHuman(human, "Open the discussion (Enter to let the agents start)."), COMMANDS);
     if (act.kind === "message" && act.text) {
       conversation.say(human.id, act.text, { addressees: act.addressee ? [act.addressee.id] : undefined });
       nominee = act.addressee;
@@ -89,7 +93,7 @@ async function discuss(conversation: Conversation, params: Params, summariser: A
     nominee = undefined;
     nominatedBy = undefined;
     if (speaker.kind === "human") {
-      const act = readHumanInput(conversation, await conversation.askHuman(speaker, "You were asked to speak (Enter to pass, /summary to finish)."));
+      const act = readHumanInput(conversation, await conversation.askHuman(speaker, "You were asked to speak (Enter to pass, /summary to finish)."), COMMANDS);
       if (act.kind === "command" && act.command === "summary") return "human-summary";
       if (act.kind === "message" && act.text) {
         conversation.say(speaker.id, act.text, { addressees: act.addressee ? [act.addressee.id] : undefined, metadata: { decision } });
@@ -106,7 +110,7 @@ async function discuss(conversation: Conversation, params: Params, summariser: A
     nominee = reply.nominee;
     nominatedBy = reply.nominee ? speaker.id : undefined;
     if (human && !conversation.stopReason()) {
-      const act = readHumanInput(conversation, await conversation.askHuman(human, "Enter to listen, type to join in (@Name to address someone), /summary to finish."));
+      const act = readHumanInput(conversation, await conversation.askHuman(human, "Enter to listen, type to join in (@Name to address someone), /summary to finish."), COMMANDS);
       if (act.kind === "command" && act.command === "summary") return "human-summary";
       if (act.kind === "message" && act.text) {
         conversation.say(human.id, act.text, { addressees: act.addressee ? [act.addressee.id] : undefined, metadata: { decision: { strategy: "confidence", method: "interjection" } } });

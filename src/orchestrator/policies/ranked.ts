@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineStrategy } from "../strategy.js";
 import type { Agent } from "../agent.js";
 import type { Conversation } from "../conversation.js";
-import { readHumanInput } from "./shared.js";
+import { readHumanInput, unknownNames } from "./shared.js";
 import { compressionSchema, HistoryCompressor } from "./compress.js";
 
 /**
@@ -32,15 +32,16 @@ export const ranked = defineStrategy({
       driftCheckEvery: z.number().int().nonnegative().default(5),
       initialThoughts: z.boolean().default(true),
       wordLimit: z.number().int().positive().default(60),
-      compression: compressionSchema.default({ after: 15, keepLast: 8, summaryWords: 150, refreshEvery: 4 }),
+      compression: compressionSchema.default({ after: 15, keepLast: 8, summaryWords: 150, refreshEvery: 1 }),
     })
     .strict(),
+  check: (params, find) => unknownNames([["facilitator", params.facilitator]], find),
   async run(conversation, params) {
     const facilitator = params.facilitator ? conversation.find(params.facilitator) : undefined;
     if (params.facilitator && !facilitator) throw new Error(`strategy.facilitator names unknown participant "${params.facilitator}"`);
     const agents = conversation.machines.filter((a) => a.id !== facilitator?.id);
     const human = conversation.humans[0];
-    const compressor = new HistoryCompressor(params.compression, (t) => t.speaker === facilitator?.id || conversation.find(t.speaker)?.kind === "human");
+    const compressor = new HistoryCompressor(params.compression, (t) => t.speaker === facilitator?.id || conversation.find(t.speaker)?.kind !== "ai");
     conversation.notes.rollingSummaries = compressor.history;
     let mode = params.mode;
     const modeLog: { atTurn: number; mode: string; by: string }[] = [{ atTurn: 0, mode, by: "start" }];
@@ -71,9 +72,11 @@ export const ranked = defineStrategy({
 
       let facilitate: string | undefined;
       if (human) {
-        const act = readHumanInput(conversation, await conversation.askHuman(human, "Enter to listen; type to join in (@Name to address someone); /mode explore|focus; /facilitator; /end."));
+        let act = readHumanInput(conversation, await conversation.askHuman(human, "Enter to listen; type to join in (@Name to address someone); /mode explore|focus; /facilitator; /end."), ["mode", "facilitator", "end"]);
+        // "/mode" with anything but explore|focus is not a command: keep the words as a message.
+        if (act.kind === "command" && act.command === "mode" && act.args !== "explore" && act.args !== "focus") act = { kind: "message", text: act.raw };
         if (act.kind === "command") {
-          if (act.command === "mode" && (act.args === "explore" || act.args === "focus")) switchMode(act.args, "human");
+          if (act.command === "mode") switchMode(act.args as "explore" | "focus", "human");
           else if (act.command === "facilitator") facilitate = "requested by the human";
           else if (act.command === "end") {
             conversation.end("the human ended the session");

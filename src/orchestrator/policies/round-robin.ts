@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineStrategy } from "../strategy.js";
 import type { Agent } from "../agent.js";
+import { unknownNames } from "./shared.js";
 
 /**
  * Fixed speaking order. `order` lists participant names (default: scenario order).
@@ -19,6 +20,7 @@ export const roundRobin = defineStrategy({
       passes: z.number().int().positive().default(1),
     })
     .strict(),
+  check: (params, find) => unknownNames((params.order ?? []).map((name, i) => [`order[${i}]`, name]), find),
   async run(conversation, params) {
     const order: Agent[] = (params.order ?? conversation.participants.map((p) => p.name)).map((name) => {
       const agent = conversation.find(name);

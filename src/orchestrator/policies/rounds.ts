@@ -8,7 +8,8 @@ import { roleSets } from "./role-sets.js";
  * rounds in which every agent sees the previous round's replies of all the others, and a
  * final convergence round asking for a finalised list of answers. Agents within a round
  * speak simultaneously: they see only earlier rounds, never each other's reply in the same
- * round (all turns of a round share one start time). Each agent is reminded of its role
+ * round (all turns of a round share one start time); they also see everything humans said and
+ * their own previous reply. Each agent is reminded of its role
  * every round. Defaults: 5 rounds in all (initiation + 3 discussion + convergence).
  * `roleSet` assigns shipped roles ("professions" or "six-hats") to the agents in order.
  */
@@ -44,14 +45,16 @@ export const rounds = defineStrategy({
       for (const agent of agents) {
         const role = roleText.get(agent.id) ?? agent.persona ?? agent.role ?? "";
         const prompt = round === 1 ? params.initiationPrompt : round === params.rounds ? params.convergencePrompt : params.discussionPrompt;
-        const others = previousRound.filter((t) => t.speaker !== agent.id);
+        // What the agent sees: everything humans said so far, and the previous round's replies
+        // (its own included, so it can refine it), never a reply from the current round.
+        const seen = seenHistory.filter((t) => conversation.get(t.speaker).kind === "human" || previousRound.includes(t));
         const reminder = role ? `Remember your role: ${role}\n` : "";
         const { text, metadata } = await conversation.reply(agent, {
-          history: round === 1 ? seenHistory.filter((t) => conversation.get(t.speaker).kind === "human") : others,
+          history: seen,
           instruction: `${reminder}Round ${round} of ${params.rounds}. ${prompt}`,
           purpose: `round-${round}`,
         });
-        replies.push({ agentId: agent.id, text, metadata: { ...metadata, decision: { strategy: "rounds", round, phase, sawTurns: (round === 1 ? [] : others).map((t) => t.id) } } });
+        replies.push({ agentId: agent.id, text, metadata: { ...metadata, decision: { strategy: "rounds", round, phase, sawTurns: seen.map((t) => t.id) } } });
       }
       previousRound = replies.map((r) => conversation.say(r.agentId, r.text, { at: roundStart, metadata: r.metadata }));
       for (const human of conversation.humans) {

@@ -3,6 +3,7 @@ import type { Agent } from "../agent.js";
 import type { Conversation } from "../conversation.js";
 import type { Turn } from "../../transcript/schema.js";
 import { sceneParamsSchema, type Party, type SceneParams, type Snippet } from "./scene-schema.js";
+import { unknownNames } from "./shared.js";
 
 /**
  * Scripted and generated snippets chained in a graph (conference scenes, classrooms, panels):
@@ -16,10 +17,36 @@ export const scene = defineStrategy({
   type: "scene",
   description: "scripted/generated snippets in a graph with parties, moderation, interruptions, backchannels and derailers",
   params: sceneParamsSchema,
+  check: sceneProblems,
   async run(conversation, params) {
     await new ScenePlayer(conversation, params).play();
   },
 });
+
+/** Every name and reference in the scene parameters must resolve (checked before any run). */
+export function sceneProblems(params: SceneParams, find: (name: string) => Agent | undefined): string[] {
+  const problems = unknownNames(
+    [
+      ...params.parties.flatMap((p, i) => [...p.members.map((m, j) => [`parties[${i}].members[${j}]`, m] as [string, string]), [`parties[${i}].representative`, p.representative] as [string, string | undefined]]),
+      ["moderator", params.moderator],
+      ...params.interruptions.flatMap((r, i) => [[`interruptions[${i}].from`, r.from], [`interruptions[${i}].to`, r.to]] as [string, string][]),
+      ...params.derailers.map((d, i) => [`derailers[${i}].participant`, d.participant] as [string, string]),
+      ...params.snippets.flatMap((s, i) => (s.script ?? []).map((line, j) => [`snippets[${i}].script[${j}].speaker`, line.speaker] as [string, string])),
+    ],
+    find,
+  );
+  const moderated = params.partyOrder === "moderated" || params.snippets.some((s) => s.partyOrder === "moderated");
+  if (moderated && !params.moderator) problems.push('strategy.moderator is required when a party order is "moderated"');
+  const ids = new Set(params.snippets.map((s) => s.id));
+  const parties = new Set(params.parties.map((p) => p.name.toLowerCase()));
+  params.snippets.forEach((s, i) => {
+    for (const n of s.next) if (!ids.has(n)) problems.push(`strategy.snippets[${i}].next names unknown snippet "${n}"`);
+    for (const p of s.parties ?? []) if (!parties.has(p.toLowerCase())) problems.push(`strategy.snippets[${i}].parties names unknown party "${p}"`);
+    if (!parties.has(s.initiator.toLowerCase()) && !find(s.initiator)) problems.push(`strategy.snippets[${i}].initiator "${s.initiator}" is neither a party nor a participant`);
+  });
+  if (params.start && !ids.has(params.start)) problems.push(`strategy.start names unknown snippet "${params.start}"`);
+  return problems;
+}
 
 const patternInstruction = {
   agree: "Agree with the previous speaker and build on what they said.",
@@ -42,28 +69,10 @@ class ScenePlayer {
   private raised: Agent[] = [];
   private last: Agent | undefined;
 
+  /** Names were checked by sceneProblems before the run started. */
   constructor(private readonly conversation: Conversation, private readonly params: SceneParams) {
-    const must = (name: string, field: string) => {
-      const agent = conversation.find(name);
-      if (!agent) throw new Error(`${field} names unknown participant "${name}"`);
-      return agent;
-    };
-    this.parties = params.parties.map((spec, i) => ({ spec, members: spec.members.map((m, j) => must(m, `strategy.parties[${i}].members[${j}]`)) }));
-    params.parties.forEach((p, i) => p.representative && must(p.representative, `strategy.parties[${i}].representative`));
-    this.moderator = params.moderator ? must(params.moderator, "strategy.moderator") : undefined;
-    if ((params.partyOrder === "moderated" || params.snippets.some((s) => s.partyOrder === "moderated")) && !this.moderator) {
-      throw new Error('strategy.moderator is required when a party order is "moderated"');
-    }
-    params.interruptions.forEach((p, i) => (must(p.from, `strategy.interruptions[${i}].from`), must(p.to, `strategy.interruptions[${i}].to`)));
-    params.derailers.forEach((d, i) => must(d.participant, `strategy.derailers[${i}].participant`));
-    const ids = new Set(params.snippets.map((s) => s.id));
-    params.snippets.forEach((s, i) => {
-      s.next.forEach((n) => {
-        if (!ids.has(n)) throw new Error(`strategy.snippets[${i}].next names unknown snippet "${n}"`);
-      });
-      if (!this.partyNamed(s.initiator) && !conversation.find(s.initiator)) throw new Error(`strategy.snippets[${i}].initiator "${s.initiator}" is neither a party nor a participant`);
-    });
-    if (params.start && !ids.has(params.start)) throw new Error(`strategy.start names unknown snippet "${params.start}"`);
+    this.parties = params.parties.map((spec) => ({ spec, members: spec.members.map((m) => conversation.find(m)!) }));
+    this.moderator = params.moderator ? conversation.find(params.moderator) : undefined;
   }
 
   async play(): Promise<void> {
@@ -90,8 +99,7 @@ class ScenePlayer {
     if (snippet.script) {
       for (const line of snippet.script) {
         if (c.stopReason()) return;
-        const speaker = c.find(line.speaker);
-        if (!speaker) throw new Error(`strategy.snippets "${snippet.id}" script names unknown participant "${line.speaker}"`);
+        const speaker = c.find(line.speaker)!;
         this.last = speaker;
         c.say(speaker.id, line.text, { metadata: { decision: { strategy: "scene", snippet: snippet.id, scripted: true } } });
       }

@@ -7,6 +7,11 @@ import type { Agent } from "../agent.js";
  * commands), and asking an agent for a short reply that may nominate the next speaker.
  */
 
+/** "strategy.<field> names unknown participant" problems for each name that does not resolve. */
+export function unknownNames(entries: [field: string, name: string | undefined][], find: (name: string) => unknown): string[] {
+  return entries.filter(([, name]) => name !== undefined && !find(name)).map(([field, name]) => `strategy.${field} names unknown participant "${name}"`);
+}
+
 export interface HumanAct {
   kind: "message" | "command" | "pass";
   text?: string;
@@ -15,13 +20,17 @@ export interface HumanAct {
   /** Command name for "/name args" lines (e.g. "summary", "mode", "facilitator"). */
   command?: string;
   args?: string;
+  /** What the person typed, verbatim. */
+  raw?: string;
 }
 
 /**
  * Interpret what a human typed. Messages are kept verbatim; "@Name" at the start (or
- * "/to Name text") addresses a participant; other "/word args" lines are commands.
+ * "/to Name text") addresses a participant; "/word args" is a command only when `commands`
+ * (what the strategy understands) lists it. Anything else, unknown commands and "/to" with an
+ * unknown name included, is a message, verbatim: a person's words are never lost.
  */
-export function readHumanInput(conversation: Conversation, raw: string | null): HumanAct {
+export function readHumanInput(conversation: Conversation, raw: string | null, commands: readonly string[] = []): HumanAct {
   if (raw === null) return { kind: "pass" };
   const to = raw.match(/^\/to\s+(.+?)\s*[:,]\s*([\s\S]*)$/) ?? raw.match(/^\/to\s+(\S+)\s+([\s\S]*)$/);
   if (to) {
@@ -29,7 +38,7 @@ export function readHumanInput(conversation: Conversation, raw: string | null): 
     if (addressee) return { kind: "message", text: to[2], addressee };
   }
   const command = raw.match(/^\/([a-z-]+)\b\s*(.*)$/i);
-  if (command) return { kind: "command", command: command[1].toLowerCase(), args: command[2].trim() };
+  if (command && commands.includes(command[1].toLowerCase())) return { kind: "command", command: command[1].toLowerCase(), args: command[2].trim(), raw };
   const mention = raw.match(/^@([^\s,:]+(?:\s[^\s,:]+)?)[\s,:]/);
   if (mention) {
     const addressee = conversation.find(mention[1]) ?? conversation.find(mention[1].split(/\s/)[0]);
