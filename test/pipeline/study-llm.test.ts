@@ -1,0 +1,54 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cp, mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli } from "../support/cli.js";
+import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
+
+/** A valid instance of a JSON schema (first enum value, minimum numbers): enough to answer any structured request. */
+function instance(schema: any): unknown {
+  if (schema.enum) return schema.enum[0];
+  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== "null") : schema.type;
+  switch (type) {
+    case "object":
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, instance(v)]));
+    case "array":
+      return Array.from({ length: schema.minItems ?? 1 }, () => instance(schema.items ?? {}));
+    case "integer":
+    case "number":
+      return schema.minimum ?? 1;
+    case "boolean":
+      return true;
+    default:
+      return "because";
+  }
+}
+
+let server: OpenAiServer;
+beforeEach(async () => {
+  server = await startOpenAiServer({ handler: (req) => ({ content: JSON.stringify(instance(req.body.response_format?.json_schema?.schema ?? { type: "string" })) }) });
+});
+afterEach(() => server.close());
+
+describe("colloquy study with the LLM coder", () => {
+  it("codes through an OpenAI-compatible endpoint, then a second run skips everything and sends no request", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "colloquy-study-llm-")), "demo");
+    await cp(join(import.meta.dirname, "../../fixtures/demo-study"), dir, { recursive: true });
+    const args = ["study", dir, "--coder", "llm", "--base-url", server.url, "--model", "test-model", "--only", "import,code,agree,compare", "--json"];
+    const first = await runCli(args);
+    expect(first.code, first.stderr).toBe(0);
+    const turns = 372;
+    // One request per codeable turn and codebook (bales-ipa and pragmatic-style).
+    expect(server.chatRequests().length).toBe(2 * turns);
+    const record = JSON.parse((await readFile(join(dir, "codes", "bales-ipa", "llm.jsonl"), "utf8")).split("\n")[0]);
+    expect(record).toMatchObject({ coder: "llm", codes: ["shows-solidarity"], provenance: { model: "test-model" } });
+    const agreement = JSON.parse(await readFile(join(dir, "analysis", "agreement-bales-ipa.json"), "utf8"));
+    expect(agreement.coders).toEqual(["llm", "human:coder-a", "human:coder-b"]);
+
+    const before = server.chatRequests().length;
+    const second = await runCli(args);
+    expect(second.code, second.stderr).toBe(0);
+    expect((JSON.parse(second.stdout).stages as { status: string }[]).filter((s) => s.status === "ran")).toEqual([]);
+    expect(server.chatRequests().length).toBe(before);
+  }, 240_000);
+});
