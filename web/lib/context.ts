@@ -1,5 +1,6 @@
 import type { CodebookInfo, ReportBundle, SessionChunk } from "../../src/report/types.js";
 import { codeColour, conditionColour, speakerColour } from "./palette.js";
+import { select } from "./dom.js";
 
 /** What every view gets: the bundle, colour maps, and the on-demand session loader. */
 export interface ViewContext {
@@ -63,4 +64,21 @@ export function pref(ctx: ViewContext, key: string, allowed: string[], fallback?
   const v = ctx.prefs.get(key);
   if (v !== undefined && allowed.includes(v)) return v;
   return fallback !== undefined && allowed.includes(fallback) ? fallback : allowed[0];
+}
+
+/**
+ * The code set a view shows: the codebook and coder the user picked (remembered across views),
+ * defaulting to bales-ipa and to an LLM coder when there is one, else the rules coder; plus
+ * the two selectors that change it (and redraw).
+ */
+export function chooseCodeSet<T extends { codebook: string; coder: string }>(ctx: ViewContext, sets: readonly T[], redraw: () => void): { cb: string; coder: string; set: T; controls: HTMLElement[] } {
+  const codebooks = [...new Set(sets.map((s) => s.codebook))];
+  const cb = pref(ctx, "codebook", codebooks, "bales-ipa");
+  const coders = sets.filter((s) => s.codebook === cb).map((s) => s.coder);
+  const coder = pref(ctx, "coder", coders, coders.find((c) => c.startsWith("llm")) ?? "rules");
+  const controls = [
+    select("Codebook", codebooks.map((c) => ({ value: c, label: ctx.codebook(c)?.title ?? c })), cb, (v) => (ctx.prefs.set("codebook", v), redraw()), "codebook"),
+    select("Coder", coders.map((c) => ({ value: c, label: coderLabel(c) })), coder, (v) => (ctx.prefs.set("coder", v), redraw()), "coder"),
+  ];
+  return { cb, coder, set: sets.find((s) => s.codebook === cb && s.coder === coder)!, controls };
 }

@@ -1,6 +1,6 @@
-import { el, emptyState, select } from "../lib/dom.js";
+import { el, emptyState } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
-import { coderLabel, pref } from "../lib/context.js";
+import { chooseCodeSet } from "../lib/context.js";
 import { groupedBarsChart } from "../charts/grouped-bars.js";
 import { linesChart } from "../charts/lines.js";
 import { CODE_COLOURS } from "../lib/palette.js";
@@ -15,11 +15,7 @@ export const balesView: View = {
     if (empty || sets.length === 0) return void main.append(emptyState(empty ?? "No Bales codes yet."));
     const body = el("div");
     const draw = () => {
-      const codebooks = [...new Set(sets.map((s) => s.codebook))];
-      const cb = pref(ctx, "codebook", codebooks, "bales-ipa");
-      const coders = sets.filter((s) => s.codebook === cb).map((s) => s.coder);
-      const coder = pref(ctx, "coder", coders, coders.find((c) => c.startsWith("llm")) ?? "rules");
-      const set = sets.find((s) => s.codebook === cb && s.coder === coder)!;
+      const { cb, set, controls } = chooseCodeSet(ctx, sets, draw);
       const info = ctx.codebook(cb)!;
       const label = (id: string) => info.categories.find((c) => c.id === id)?.label ?? id;
       const order = ctx.bundle.speakers.map((s) => s.key);
@@ -59,8 +55,7 @@ export const balesView: View = {
         el(
           "div",
           { class: "controls" },
-          select("Codebook", codebooks.map((c) => ({ value: c, label: ctx.codebook(c)?.title ?? c })), cb, (v) => (ctx.prefs.set("codebook", v), draw()), "codebook"),
-          select("Coder", coders.map((c) => ({ value: c, label: coderLabel(c) })), coder, (v) => (ctx.prefs.set("coder", v), draw()), "coder"),
+          ...controls,
         ),
         el("div", { class: "grid two" }, ...cards),
       );

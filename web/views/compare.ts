@@ -1,6 +1,6 @@
-import { el, emptyState, select } from "../lib/dom.js";
+import { el, emptyState } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
-import { coderLabel, pref } from "../lib/context.js";
+import { chooseCodeSet } from "../lib/context.js";
 import { heatmapChart } from "../charts/heatmap.js";
 import { groupedBarsChart } from "../charts/grouped-bars.js";
 import type { View } from "./types.js";
@@ -16,11 +16,7 @@ export const compareView: View = {
     if (empty || sets.length === 0) return void main.append(emptyState(empty ?? "Nothing to compare yet."));
     const body = el("div");
     const draw = () => {
-      const codebooks = [...new Set(sets.map((s) => s.codebook))];
-      const cb = pref(ctx, "codebook", codebooks, "bales-ipa");
-      const coders = sets.filter((s) => s.codebook === cb).map((s) => s.coder);
-      const coder = pref(ctx, "coder", coders, coders.find((c) => c.startsWith("llm")) ?? "rules");
-      const set = sets.find((s) => s.codebook === cb && s.coder === coder)!;
+      const { cb, set, controls } = chooseCodeSet(ctx, sets, draw);
       const notes: string[] = [`Control: ${set.control} (${set.runs[set.control]} sessions).`];
       if (set.normalised) notes.push("Counts divided by the number of runs per condition before comparing.");
       const collapsed = Object.entries(set.collapse);
@@ -76,8 +72,7 @@ export const compareView: View = {
         el(
           "div",
           { class: "controls" },
-          select("Codebook", codebooks.map((c) => ({ value: c, label: ctx.codebook(c)?.title ?? c })), cb, (v) => (ctx.prefs.set("codebook", v), draw()), "codebook"),
-          select("Coder", coders.map((c) => ({ value: c, label: coderLabel(c) })), coder, (v) => (ctx.prefs.set("coder", v), draw()), "coder"),
+          ...controls,
         ),
         el("p", { class: "note" }, notes.join(" ")),
         el(

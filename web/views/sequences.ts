@@ -1,6 +1,6 @@
-import { el, emptyState, select } from "../lib/dom.js";
+import { el, emptyState } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
-import { coderLabel, pref } from "../lib/context.js";
+import { chooseCodeSet, coderLabel } from "../lib/context.js";
 import { setTipProvider } from "../lib/tooltip.js";
 import { sequenceChart } from "../charts/sequence.js";
 import type { View } from "./types.js";
@@ -14,11 +14,7 @@ export const sequencesView: View = {
     if (empty || sets.length === 0) return void main.append(emptyState(empty ?? "No codes yet."));
     const body = el("div");
     const draw = () => {
-      const codebooks = [...new Set(sets.map((s) => s.codebook))];
-      const cb = pref(ctx, "codebook", codebooks, "bales-ipa");
-      const coders = sets.filter((s) => s.codebook === cb).map((s) => s.coder);
-      const coder = pref(ctx, "coder", coders, coders.find((c) => c.startsWith("llm")) ?? "rules");
-      const set = sets.find((s) => s.codebook === cb && s.coder === coder)!;
+      const { cb, coder, set, controls } = chooseCodeSet(ctx, sets, draw);
       const info = ctx.codebook(cb)!;
       const colour = ctx.codeColour(cb);
       const sessions = ctx.bundle.sequenceSessions;
@@ -36,8 +32,7 @@ export const sequencesView: View = {
         el(
           "div",
           { class: "controls" },
-          select("Codebook", codebooks.map((c) => ({ value: c, label: ctx.codebook(c)?.title ?? c })), cb, (v) => (ctx.prefs.set("codebook", v), draw()), "codebook"),
-          select("Coder", coders.map((c) => ({ value: c, label: coderLabel(c) })), coder, (v) => (ctx.prefs.set("coder", v), draw()), "coder"),
+          ...controls,
         ),
         ...(binned ? [el("p", { class: "note" }, "Long sessions are binned: each cell shows the most frequent code of its turns.")] : []),
         chartCard("sequences", "One row per session, one cell per turn", svg, {

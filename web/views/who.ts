@@ -1,6 +1,6 @@
 import { el, emptyState, select } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
-import { coderLabel, pref } from "../lib/context.js";
+import { chooseCodeSet, pref } from "../lib/context.js";
 import { donutChart } from "../charts/donut.js";
 import { stackedBarsChart } from "../charts/stacked-bars.js";
 import type { View } from "./types.js";
@@ -14,11 +14,7 @@ export const whoView: View = {
     if (empty || dists.length === 0) return void main.append(emptyState(empty ?? "No nominal codes yet."));
     const body = el("div");
     const draw = () => {
-      const codebooks = [...new Set(dists.map((d) => d.codebook))];
-      const cb = pref(ctx, "codebook", codebooks, "bales-ipa");
-      const coders = dists.filter((d) => d.codebook === cb).map((d) => d.coder);
-      const coder = pref(ctx, "coder", coders, coders.find((c) => c.startsWith("llm")) ?? "rules");
-      const dist = dists.find((d) => d.codebook === cb && d.coder === coder)!;
+      const { cb, set: dist, controls: codeSetControls } = chooseCodeSet(ctx, dists, draw);
       const info = ctx.codebook(cb)!;
       const colour = ctx.codeColour(cb);
       const by = pref(ctx, "who.by", ["speaker", "role"]);
@@ -26,8 +22,7 @@ export const whoView: View = {
         "div",
         { class: "controls" },
         select("Group by", [{ value: "speaker", label: "speaker" }, { value: "role", label: "role" }], by, (v) => (ctx.prefs.set("who.by", v), draw()), "by"),
-        select("Codebook", codebooks.map((c) => ({ value: c, label: ctx.codebook(c)?.title ?? c })), cb, (v) => (ctx.prefs.set("codebook", v), draw()), "codebook"),
-        select("Coder", coders.map((c) => ({ value: c, label: coderLabel(c) })), coder, (v) => (ctx.prefs.set("coder", v), draw()), "coder"),
+        ...codeSetControls,
       );
       const donuts = el("div", { class: "donuts" });
       const order = ctx.bundle.speakers.map((s) => s.key);
