@@ -1,9 +1,13 @@
 /**
  * Dashboard benchmark: generate a study of 100,000 turns, build the site, serve it, and time how
  * long headless Chromium takes to render the overview (and the heavy views). Prints each figure
- * next to its target. Run: npx tsx bench/dashboard.ts [turns]
+ * next to its target and a baseline: the build beside merely reading the study and writing it
+ * back as one JSON file; each render beside loading a static page from the same server.
+ * Run: npx tsx bench/dashboard.ts [turns]
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { loadSessions } from "../src/study/study.js";
+import { listCoders, readCodes } from "../src/coding/store.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeLargeStudy } from "../fixtures/dashboard/generate.js";
@@ -19,14 +23,28 @@ try {
   await writeLargeStudy(dir, turns);
   console.log(`generated ${turns} turns in ${fmt(performance.now() - t)}`);
   t = performance.now();
+  const sessions = await loadSessions(dir);
+  const codes = [];
+  for (const [codebook, coders] of Object.entries(await listCoders(dir))) for (const coder of coders) codes.push(...(await readCodes(dir, codebook, coder)));
+  await writeFile(join(dir, "baseline.json"), JSON.stringify({ sessions, codes }));
+  const baseline = performance.now() - t;
+  t = performance.now();
   const result = await buildSite(dir);
   const build = performance.now() - t;
   console.log(`build:            ${fmt(build)} (shape ${fmt(result.timings.shape)}, write ${fmt(result.timings.write)}; app bundle ${result.files.js})`);
+  console.log(`  baseline:       ${fmt(baseline)} to read the study and write it back as one JSON file (build / baseline ${(build / baseline).toFixed(2)})`);
   console.log(`bundle size:      app ${(result.bytes.app / 1024).toFixed(0)} KB, data ${(result.bytes.data / 1024).toFixed(0)} KB, session chunks ${(result.bytes.chunks / 1024 / 1024).toFixed(1)} MB in ${result.files.chunks} files`);
   const server = await startServer(join(dir, "site"), { port: 0 });
   const browser = await launchBrowser();
   try {
     const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    await writeFile(join(dir, "site", "static.html"), "<!doctype html><title>static</title><p>A static page.</p>");
+    const t1 = performance.now();
+    await page.goto(`${server.url}static.html`);
+    await page.waitForSelector("p");
+    const staticMs = performance.now() - t1;
+    console.log(`render baseline  ${fmt(staticMs)} to load a static page from the same server`);
+    await page.goto("about:blank");
     for (const view of ["overview", "who", "sequences", "timeline", "participation", "bales", "style", "compare"]) {
       const t0 = performance.now();
       await page.goto(`${server.url}#/${view}`);
