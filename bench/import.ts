@@ -38,6 +38,7 @@ import Papa from "papaparse";
 import { fileInput } from "../src/ingest/input.js";
 import { streamNativeJsonl } from "../src/ingest/formats/native.js";
 import { importers } from "../src/ingest/registry.js";
+import { mulberry32 } from "../src/util/random.js";
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -53,17 +54,7 @@ const PEOPLE = [
   { name: "Developer", role: "AI Agent", ai: true },
 ];
 
-/** Deterministic PRNG (mulberry32) so every run benchmarks the same bytes. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 interface Gen {
   person: (typeof PEOPLE)[number];

@@ -25,6 +25,7 @@ import { sessionMetrics } from "../src/analysis/metrics.js";
 import { balesProfiles, phaseMovement, profileFrame, transitions } from "../src/analysis/bales.js";
 import { codeSequences, segmentDistributions } from "../src/analysis/sequences.js";
 import { loadCodedStudy } from "../src/analysis/compare-load.js";
+import { mulberry32 } from "../src/util/random.js";
 
 const args = process.argv.slice(2);
 const loadAt = args.indexOf("--load-turns");
@@ -32,15 +33,7 @@ const TURNS = Number(args.find((a, i) => /^\d+$/.test(a) && i !== loadAt + 1) ??
 const LOAD_TURNS = loadAt >= 0 ? Number(args[loadAt + 1]) : 100_000;
 const TURNS_PER_SESSION = 500;
 
-/** Deterministic PRNG (mulberry32) so every run benchmarks the same data. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 const SENTENCES = [
   "I think we should start with the budget.",

@@ -21,22 +21,13 @@ import type { Session, Turn, Participant } from "../../src/transcript/schema.js"
 import type { CodeRecord } from "../../src/coding/records.js";
 import { turnId } from "../../src/transcript/ids.js";
 import { readFileSync } from "node:fs";
+import { mulberry32 } from "../../src/util/random.js";
 
 const out = join(import.meta.dirname, "../../fixtures/demo-study");
 const balesVersion = (JSON.parse(readFileSync(join(import.meta.dirname, "../../codebooks/bales-ipa.json"), "utf8")) as { version: string }).version;
 const createdAt = "2026-11-22T00:00:00.000Z";
 
-/** mulberry32: tiny seeded PRNG, good enough for fixtures. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 function pickWeighted(random: () => number, weights: Record<string, number>): string {
   const entries = Object.entries(weights);

@@ -1,3 +1,5 @@
+import { mulberry32 } from "../util/random.js";
+
 /**
  * Seeded randomness for the orchestrator: every random choice (ties, random picks, pauses,
  * interruptions) comes from here, so the same scenario + seed replays the same session.
@@ -15,16 +17,9 @@ export interface Random {
   seed(): number;
 }
 
-/** mulberry32: small, fast, and well distributed enough for simulation choices. */
+/** A Random over mulberry32 (src/util/random.ts). */
 export function createRandom(seed: number): Random {
-  let state = seed >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   return {
     next,
     int: (min, max) => min + Math.floor(next() * (max - min + 1)),

@@ -3,18 +3,9 @@
  * machine, so an agreement report can be reproduced exactly.
  */
 
-/** mulberry32: a small, fast 32-bit PRNG; returns floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  // State kept as a signed 32-bit integer (`| 0`) so V8 keeps it unboxed; same bits as uint32.
-  let a = seed | 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../../util/random.js";
+
+export { mulberry32 };
 
 /** Percentile bootstrap interval. */
 export interface BootstrapInterval {
