@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { loadCodebook } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
@@ -9,6 +9,7 @@ import { readCodes, replaceCodes } from "../coding/store.js";
 import { categoryLabelIndex, matchCodeLabel, type LabelIndex } from "../ingest/code-labels.js";
 import { PathPatternError } from "../ingest/path-pattern.js";
 import { FormatError, importers, importEach, type FileImport } from "../ingest/registry.js";
+import { garbageBudget } from "../util/memory.js";
 import type { ImportedCode } from "../ingest/types.js";
 import { initStudy, listSessionIds, loadStudyConfig, saveSession, studyPaths } from "../study/study.js";
 import { slugify, uniqueId } from "../transcript/ids.js";
@@ -139,12 +140,15 @@ async function runImport(paths: string[], flags: ImportFlags): Promise<void> {
   const codeBatches: CodeBatch[] = [];
   // File by file: each file's sessions are validated and saved before the next file is parsed,
   // so memory holds one file's sessions, not the corpus (see importEach).
+  const processed = garbageBudget();
   try {
     for await (const file of stream) {
       const report: FileReport = { path: file.path, format: file.format, sessions: [], turns: 0, codes: 0, warnings: [] };
       reports.push(report);
       const batch = await saveFile(study, file, report, importMap, taken);
       if (batch) codeBatches.push(batch);
+      // The file's sessions are saved and dropped: keep the peak near one file, not GC slack.
+      processed(await stat(file.path).then((s) => (s.isFile() ? s.size : 0), () => 0));
     }
   } catch (error) {
     // Bad --format / --path-pattern surface on the stream's first step, before any file is read.
