@@ -1,5 +1,4 @@
 import { readdir, readFile } from "node:fs/promises";
-import { hashValue, sha256 } from "../util/hash.js";
 import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { loadSessions, studyPaths } from "../study/study.js";
@@ -9,6 +8,8 @@ import { listCoders, codesPath } from "../coding/store.js";
 import { loadCodebook } from "../coding/codebook/load.js";
 import { RULES_CODER_VERSION } from "../coding/rules/index.js";
 import { toolVersion } from "../util/provenance.js";
+import { hashValue, sha256 } from "../util/hash.js";
+import { isForced } from "../pipeline/run.js";
 import { fileHashes, fingerprint } from "../pipeline/fingerprint.js";
 import type { Stage, StageContext } from "../pipeline/types.js";
 import { runCommand } from "./run-command.js";
@@ -53,7 +54,7 @@ async function inboxFiles(c: StageContext): Promise<Record<string, string>> {
 async function inboxWork(c: StageContext): Promise<{ files: Record<string, string>; todo: string[]; settings: string; reason: string }> {
   const files = await inboxFiles(c);
   const settings = fingerprint({ pathPattern: c.config.import.pathPattern, format: c.config.import.format, tool: toolVersion });
-  const forced = c.options.force === true || (Array.isArray(c.options.force) && c.options.force.includes("import"));
+  const forced = isForced(c.options, "import");
   const all = forced || (c.state.importSettings !== undefined && c.state.importSettings !== settings);
   const todo = Object.keys(files).filter((f) => all || c.state.imported[f] !== files[f]);
   const reason = all && !forced ? " (import settings changed: all files again)" : "";
@@ -157,8 +158,7 @@ const agreeStage: Stage = {
       if (!humans.length) continue;
       const missing = p.coders.filter((m) => !existsSync(codesPath(c.study, p.codebook, m)));
       if (missing.length) throw new Error(`no ${p.codebook} codes from ${missing.join(", ")}: run the code stage first (colloquy study ${c.study} --only code)`);
-      const machines = p.coders;
-      const out = await runCommand(["agree", c.study, "--codebook", p.codebook, "--coders", [...machines, ...humans].join(",")], c.reporter);
+      const out = await runCommand(["agree", c.study, "--codebook", p.codebook, "--coders", [...p.coders, ...humans].join(",")], c.reporter);
       lines.push(`${p.codebook}: ${out.trim().split("\n").find((l) => /kappa|alpha/.test(l))?.trim() ?? "done"}`);
     }
     return lines.join("; ");
@@ -187,8 +187,9 @@ const compareStage: Stage = {
     };
   },
   async run(c) {
-    for (const t of await nominalPlans(c)) await runCommand(["compare", c.study, "--codebook", t.codebook, "--coder", t.coder], c.reporter);
-    return `wrote ${(await nominalPlans(c)).map((t) => `analysis/compare-${t.codebook}.json`).join(", ")}`;
+    const targets = await nominalPlans(c);
+    for (const t of targets) await runCommand(["compare", c.study, "--codebook", t.codebook, "--coder", t.coder], c.reporter);
+    return `wrote ${targets.map((t) => `analysis/compare-${t.codebook}.json`).join(", ")}`;
   },
 };
 

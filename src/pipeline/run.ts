@@ -12,7 +12,8 @@ export interface StageOutcome {
   summary?: string;
 }
 
-function forced(options: PipelineOptions, name: StageName): boolean {
+/** Whether --force names this stage (or all stages). */
+export function isForced(options: PipelineOptions, name: StageName): boolean {
   return options.force === true || (Array.isArray(options.force) && options.force.includes(name));
 }
 
@@ -22,7 +23,7 @@ function selected(options: PipelineOptions, name: StageName): boolean {
 
 /** A stage runs when forced, or when its input fingerprint differs from the last finished run. */
 function decide(context: StageContext, stage: Stage, plan: StagePlan): { run: boolean; reason: string } {
-  if (forced(context.options, stage.name)) return { run: true, reason: "forced" };
+  if (isForced(context.options, stage.name)) return { run: true, reason: "forced" };
   if (plan.nothingToDo) return { run: false, reason: plan.work };
   if (plan.mustRun) return { run: true, reason: plan.mustRun };
   const last = context.state.stages[stage.name];
