@@ -3,6 +3,7 @@ import { createReadStream } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
 import { SITE_CSP_HEADER } from "./site.js";
+import { isIP } from "node:net";
 
 /** A running dashboard server. */
 export interface RunningServer {
@@ -62,7 +63,8 @@ export async function resolveInside(root: string, urlPath: string): Promise<stri
   }
   if (!decoded.startsWith("/") || decoded.includes("\0") || decoded.includes("\\")) return null;
   const segments = decoded.split("/").filter((s) => s.length > 0);
-  if (segments.some((s) => s === ".." || s === "." || /^[A-Za-z]:/.test(s))) return null;
+  // Dot segments never; dotfiles neither (nothing the build writes starts with "."; a stray .env must not leak).
+  if (segments.some((s) => s.startsWith(".") || /^[A-Za-z]:/.test(s))) return null;
   let target = join(root, ...segments);
   try {
     const info = await stat(target);
@@ -76,7 +78,24 @@ export async function resolveInside(root: string, urlPath: string): Promise<stri
   }
 }
 
-async function handle(root: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/**
+ * DNS rebinding guard: a hostile page can point its own domain at 127.0.0.1 and read the site
+ * through the visitor's browser, but the request then carries that domain in Host. Only
+ * localhost, IP literals and the host the server was started with are answered.
+ */
+export function hostAllowed(hostHeader: string | undefined, boundHost: string): boolean {
+  if (!hostHeader) return false;
+  const name = hostHeader.startsWith("[") ? hostHeader.slice(0, hostHeader.indexOf("]") + 1) : hostHeader.replace(/:\d+$/, "");
+  const lower = name.toLowerCase();
+  if (lower === "localhost" || lower === boundHost.toLowerCase() || lower === `[${boundHost.toLowerCase()}]`) return true;
+  return isIP(lower.replace(/^\[|\]$/g, "")) !== 0;
+}
+
+async function handle(root: string, req: IncomingMessage, res: ServerResponse, boundHost: string): Promise<void> {
+  if (!hostAllowed(req.headers.host, boundHost)) {
+    send(res, 421, "Misdirected Request: open the dashboard at its printed http://127.0.0.1:<port>/ address");
+    return;
+  }
   if (req.method !== "GET" && req.method !== "HEAD") {
     send(res, 405, "Method Not Allowed: this server only answers GET and HEAD", { Allow: "GET, HEAD" });
     return;
@@ -140,7 +159,7 @@ export async function startServer(siteDir: string, options: ServeOptions = {}): 
   let lastError: unknown;
   for (let i = 0; i < attempts; i++) {
     const server = createServer((req, res) => {
-      handle(root, req, res).catch(() => {
+      handle(root, req, res, host).catch(() => {
         if (!res.headersSent) send(res, 500, "Internal Server Error");
         else res.destroy();
       });

@@ -7,9 +7,9 @@ import { createServer } from "node:net";
 import { startServer, type RunningServer } from "../../src/report/server.js";
 
 /** Raw HTTP request (no URL normalisation, unlike fetch), so traversal attempts reach the server as sent. */
-function raw(port: number, path: string, method = "GET"): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(port: number, path: string, method = "GET", headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((ok, fail) => {
-    const req = request({ host: "127.0.0.1", port, path, method }, (res) => {
+    const req = request({ host: "127.0.0.1", port, path, method, headers }, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (c) => (body += c));
@@ -90,6 +90,17 @@ describe("startServer", () => {
       expect(res.body, path).not.toContain("do not serve");
     }
     expect((await raw(server.port, "/missing.js")).status).toBe(404);
+  });
+
+  it("refuses requests for other host names (DNS rebinding) and dotfiles", async () => {
+    expect((await raw(server.port, "/", "GET", { host: "evil.example" })).status).toBe(421);
+    expect((await raw(server.port, "/", "GET", { host: `evil.example:${server.port}` })).status).toBe(421);
+    expect((await raw(server.port, "/", "GET", { host: `localhost:${server.port}` })).status).toBe(200);
+    expect((await raw(server.port, "/", "GET", { host: `127.0.0.1:${server.port}` })).status).toBe(200);
+    expect((await raw(server.port, "/", "GET", { host: `[::1]:${server.port}` })).status).toBe(200);
+    await writeFile(join(site, ".env"), "OPENAI_API_KEY=sk-secret");
+    expect((await raw(server.port, "/.env")).status).toBe(404);
+    expect((await raw(server.port, "/%2eenv")).status).toBe(404);
   });
 
   it("tries the next ports when the first is taken", async () => {
