@@ -52,7 +52,7 @@ export function resolveModelConfig(input: {
   return {
     model: cli.model ?? study.model ?? blank(env.COLLOQUY_MODEL) ?? blank(env.OPENAI_MODEL) ?? MODEL_DEFAULTS.model,
     baseURL: cli.baseURL ?? study.baseURL ?? blank(env.OPENAI_BASE_URL) ?? undefined,
-    apiKey: blank(env.OPENAI_API_KEY),
+    apiKey: keyFor(cli.baseURL, study.baseURL, blank(env.OPENAI_API_KEY)),
     temperature: cli.temperature ?? study.temperature ?? MODEL_DEFAULTS.temperature,
     seed: cli.seed ?? study.seed ?? undefined,
     concurrency: cli.concurrency ?? study.concurrency ?? MODEL_DEFAULTS.concurrency,
@@ -61,6 +61,26 @@ export function resolveModelConfig(input: {
     cacheDir: cli.noCache ? null : input.studyDir ? join(input.studyDir, ".cache", "llm") : null,
     prices: study.prices,
   };
+}
+
+/**
+ * The key is the researcher's, but colloquy.json travels with a shared study: a base URL that
+ * only the study file names (not the command line, not OPENAI_BASE_URL) could send the key to
+ * anyone's server. So such an endpoint gets no key unless it is the OpenAI API itself; pass
+ * `--base-url` (or set OPENAI_BASE_URL) to send your key to another endpoint on purpose.
+ */
+function keyFor(cliBaseURL: string | undefined, studyBaseURL: string | undefined, key: string | undefined): string | undefined {
+  if (!key) return undefined;
+  const fromStudyFile = cliBaseURL === undefined && studyBaseURL !== undefined;
+  return fromStudyFile && !isOpenAiApi(studyBaseURL) ? undefined : key;
+}
+
+function isOpenAiApi(baseURL: string): boolean {
+  try {
+    return new URL(baseURL).hostname === "api.openai.com";
+  } catch {
+    return false;
+  }
 }
 
 /** The OpenAI API's own base URL (the SDK's default). */

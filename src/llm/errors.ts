@@ -46,7 +46,7 @@ export function classifyError(error: unknown, context: { baseURL?: string; model
         kind: "auth",
         status,
         retryable: false,
-        message: `${where} rejected the API key (${status}: ${detail}). Check OPENAI_API_KEY (export OPENAI_API_KEY=...), or use a local model with --base-url http://localhost:11434/v1`,
+        message: `${where} rejected the API key (${status}: ${detail}). Check OPENAI_API_KEY (export OPENAI_API_KEY=...), or use a local model with --base-url http://localhost:11434/v1. (Your key is never sent to an endpoint named only by colloquy.json's model.baseURL: pass it as --base-url to use your key there.)`,
       };
     }
     if (status === 429) return { kind: "rate_limit", status, retryable: true, headers, message: `${where} rate limit (429: ${detail})` };
