@@ -35,6 +35,8 @@ export const nodeFetch = (async (input: string | URL | Request, init?: RequestIn
     headers[name] = value;
   });
   if (typeof body === "string") headers["content-length"] = String(Buffer.byteLength(body));
+  // Bodies are read raw: ask for them uncompressed (the platform fetch would decode gzip for us).
+  headers["accept-encoding"] = "identity";
   const signal = init?.signal ?? undefined;
   if (signal?.aborted) throw abortError(signal.reason);
   const client = url.protocol === "https:" ? https : http;
@@ -52,14 +54,24 @@ export const nodeFetch = (async (input: string | URL | Request, init?: RequestIn
       res.on("error", (error) => finish(() => reject(error)));
       res.on("end", () =>
         finish(() => {
-          const responseHeaders = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (Array.isArray(value)) value.forEach((v) => responseHeaders.append(name, v));
-            else if (value !== undefined) responseHeaders.set(name, value);
-          }
           const status = res.statusCode ?? 500;
-          const noBody = status === 204 || status === 304;
-          resolve(new Response(noBody ? null : Buffer.concat(chunks), { status, statusText: res.statusMessage, headers: responseHeaders }));
+          // Redirects (a gateway moving the API) are left to the platform fetch, which follows them.
+          if (status >= 300 && status < 400 && status !== 304 && res.headers.location) {
+            resolve(fetch(input, init));
+            return;
+          }
+          try {
+            const responseHeaders = new Headers();
+            for (const [name, value] of Object.entries(res.headers)) {
+              if (Array.isArray(value)) value.forEach((v) => responseHeaders.append(name, v));
+              else if (value !== undefined) responseHeaders.set(name, value);
+            }
+            const noBody = status === 101 || status === 103 || status === 204 || status === 205 || status === 304;
+            resolve(new Response(noBody ? null : Buffer.concat(chunks), { status, statusText: res.statusMessage, headers: responseHeaders }));
+          } catch (error) {
+            // e.g. a status outside 200-599: a protocol error, reported (and retried) like a network failure.
+            reject(Object.assign(new TypeError(`fetch failed: invalid response (status ${status})`), { cause: error }));
+          }
         }),
       );
     });

@@ -17,6 +17,9 @@ describe("nodeFetch (the SDK's transport)", () => {
         lastHeaders = req.headers;
         if (req.url === "/slow") return void setTimeout(() => res.end("late"), 2_000);
         if (req.url === "/empty") return void res.writeHead(204).end();
+        if (req.url === "/reset") return void res.writeHead(205).end();
+        if (req.url === "/moved") return void res.writeHead(307, { location: "/target" }).end();
+        if (req.url === "/target") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ moved: true, body: lastBody }));
         res.writeHead(201, [["content-type", "application/json"], ["set-cookie", "a=1"], ["set-cookie", "b=2"], ["retry-after", "3"]]);
         res.end(JSON.stringify({ echo: lastBody, ünï: "çødé" }));
       });
@@ -63,5 +66,15 @@ describe("nodeFetch (the SDK's transport)", () => {
     const error = await nodeFetch(`${dead}/x`).catch((e) => e);
     expect(error).toBeInstanceOf(TypeError);
     expect(error.cause.code).toBe("ECONNREFUSED");
+  });
+
+  it("follows redirects, asks for identity encoding, and survives body-less statuses", async () => {
+    const moved = await nodeFetch(`${url}/moved`, { method: "POST", body: "{\"x\":1}" });
+    expect(moved.status).toBe(200);
+    expect(await moved.json()).toEqual({ moved: true, body: "{\"x\":1}" });
+    await nodeFetch(`${url}/echo`, { method: "POST", body: "{}" });
+    expect(lastHeaders["accept-encoding"]).toBe("identity");
+    const reset = await nodeFetch(`${url}/reset`, { method: "POST", body: "{}" });
+    expect(reset.status).toBe(205);
   });
 });
