@@ -65,6 +65,10 @@ export function parseAssignments(flag: string, items: readonly string[]): Record
 /** Where re-imports find the session id a source file's session got last time. */
 const importMapPath = (study: string): string => join(studyPaths(study).root, ".colloquy-imports.json");
 
+async function writeImportMap(study: string, importMap: Record<string, string>): Promise<void> {
+  await writeJsonAtomic(importMapPath(study), { ...provenance({ note: "source file#session -> study session id, so re-imports replace sessions" }), sessions: importMap });
+}
+
 async function readImportMap(study: string): Promise<Record<string, string>> {
   const path = importMapPath(study);
   if (!existsSync(path)) return {};
@@ -155,9 +159,8 @@ async function runImport(paths: string[], flags: ImportFlags): Promise<void> {
     if (error instanceof FormatError || error instanceof PathPatternError) throw new CliError(error.message);
     throw error;
   }
-  await writeJsonAtomic(importMapPath(study), { ...provenance({ note: "source file#session -> study session id, so re-imports replace sessions" }), sessions: importMap });
 
-  await storeCodes(study, flags.codebook ?? config.codebooks[0]?.codebook, codeBatches, reports);
+  await storeCodes(study, flags.codebook ?? config.codebooks[0]?.codebook, codeBatches, reports, [...Object.values(codeColumns), "human:transcript"]);
   printReport(reports, flags, created ? study : undefined);
   const failed = reports.filter((r) => r.error && !r.skipped);
   if (failed.length > 0) {
@@ -178,6 +181,7 @@ async function saveFile(study: string, file: FileImport, report: FileReport, imp
   }
   report.warnings.push(...file.result.warnings);
   const ids = new Map<string, string>();
+  const entries: Record<string, string> = {};
   const ready: Session[] = [];
   try {
     for (const input of file.result.sessions) {
@@ -186,7 +190,7 @@ async function saveFile(study: string, file: FileImport, report: FileReport, imp
       const readable = slugify([meta.condition, meta.run, input.id].filter((p) => typeof p === "string" && p !== "").join("-"));
       const id = importMap[key] ?? uniqueId(readable, taken);
       taken.add(id);
-      importMap[key] = id;
+      entries[key] = id;
       ids.set(input.id, id);
       ready.push(validateSession({ ...input, id }, file.path));
     }
@@ -194,11 +198,21 @@ async function saveFile(study: string, file: FileImport, report: FileReport, imp
     report.error = errorMessage(error);
     return undefined;
   }
-  for (const session of ready) {
-    await saveSession(study, session);
-    report.sessions.push(session.id);
-    report.turns += session.turns.length;
+  try {
+    for (const session of ready) {
+      await saveSession(study, session);
+      report.sessions.push(session.id);
+      report.turns += session.turns.length;
+    }
+  } catch (error) {
+    report.error = `could not save its sessions: ${errorMessage(error)}`;
+  } finally {
+    // Map only what is on disk, and persist it now, so an interrupted import re-run replaces
+    // these sessions instead of adding duplicates.
+    for (const [key, id] of Object.entries(entries)) if (report.sessions.includes(id)) importMap[key] = id;
+    await writeImportMap(study, importMap);
   }
+  if (report.error) return undefined;
   if (file.result.codes.length === 0) return undefined;
   const byId = new Map(ready.map((s) => [s.id, s]));
   return {
@@ -218,7 +232,7 @@ async function saveFile(study: string, file: FileImport, report: FileReport, imp
  * Codes of re-imported sessions replace their old ones; other sessions' codes are kept.
  * Unmatched labels become warnings naming file and line.
  */
-async function storeCodes(study: string, defaultCodebook: string | undefined, batches: CodeBatch[], reports: FileReport[]): Promise<void> {
+async function storeCodes(study: string, defaultCodebook: string | undefined, batches: CodeBatch[], reports: FileReport[], sourceCoders: readonly string[]): Promise<void> {
   const indexes = new Map<string, LabelIndex>();
   const fresh = new Map<string, { codebook: Codebook; coder: string; records: CodeRecord[]; sessions: Set<string> }>();
   for (const batch of batches) {
@@ -271,6 +285,19 @@ async function storeCodes(study: string, defaultCodebook: string | undefined, ba
   for (const group of fresh.values()) {
     const kept = (await readCodes(study, group.codebook.id, group.coder)).filter((r) => !group.sessions.has(r.session));
     await replaceCodes(study, group.codebook.id, group.coder, [...kept, ...group.records]);
+  }
+  // A re-imported file whose code column (named again with --code-column) or transcript labels
+  // are now empty: codes an earlier import brought for its sessions no longer have a source, so
+  // they go too. Other coders, and codes made any other way, are never touched.
+  const imported = new Set(reports.flatMap((r) => r.sessions));
+  const codebooks = new Set([...(defaultCodebook ? [defaultCodebook] : []), ...[...fresh.values()].map((g) => g.codebook.id)]);
+  for (const codebook of codebooks) {
+    for (const coder of sourceCoders) {
+      if (fresh.has(`${codebook}\u0000${coder}`)) continue;
+      const records = await readCodes(study, codebook, coder);
+      const kept = records.filter((r) => !(imported.has(r.session) && r.provenance.via === "colloquy import"));
+      if (kept.length !== records.length) await replaceCodes(study, codebook, coder, kept);
+    }
   }
 }
 

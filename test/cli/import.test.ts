@@ -97,6 +97,18 @@ describe("colloquy import", () => {
     await runCli(["import", join(fixtures, "csv/chat-log.csv"), "--study", study, "--code-column", "ipa_code=alice", "--codebook", "bales-ipa"]);
     const lines = (await readFile(join(study, "codes", "bales-ipa", "human%3Aalice.jsonl"), "utf8")).trim().split("\n");
     expect(lines).toHaveLength(5);
+    // Re-imported without --code-column: alice's codes are kept (nothing said they changed).
+    await runCli(["import", join(fixtures, "csv/chat-log.csv"), "--study", study, "--codebook", "bales-ipa"]);
+    expect(await readCodes(study, "bales-ipa", "human:alice")).toHaveLength(5);
+    // Re-imported with the column now empty: the codes it once brought lose their source and go.
+    const own = join(study, "own.csv");
+    await writeFile(own, "speaker,text,code\nAnn,Thanks all,1\nBo,I think so,5\n");
+    await runCli(["import", own, "--study", study, "--code-column", "code=bob", "--codebook", "bales-ipa"]);
+    expect(await readCodes(study, "bales-ipa", "human:bob")).toHaveLength(2);
+    await writeFile(own, "speaker,text,code\nAnn,Thanks all,\nBo,I think so,\n");
+    await runCli(["import", own, "--study", study, "--code-column", "code=bob", "--codebook", "bales-ipa"]);
+    expect(await readCodes(study, "bales-ipa", "human:bob")).toEqual([]);
+    expect(await readCodes(study, "bales-ipa", "human:alice")).toHaveLength(5);
   });
 
   it("stores labels written in a compact Slack transcript under human:transcript", async () => {
