@@ -62,7 +62,7 @@ export function registerExport(program: Command): void {
     .option("--out <file>", "write to a file (default: stdout); a <file>.provenance.json is written next to it")
     .option("--what <rows>", "turns (one row per turn) or codes (one row per code record)", "turns")
     .option("--codes", "turns: add one column per codebook and coder with each turn's code(s)")
-    .option("--excel", "csv: start with a UTF-8 byte-order mark so Excel reads accents correctly")
+    .option("--excel", "csv: start with a UTF-8 byte-order mark so Excel reads accents correctly (texts are written verbatim: a cell starting with = + - @ is a formula to Excel; import the file as text if transcripts may contain such turns)")
     .action(async (dir: string, flags: ExportFlags) => {
       if (flags.format !== "csv" && flags.format !== "jsonl") throw new CliError(`--format "${flags.format}": expected csv or jsonl`);
       if (flags.what !== "turns" && flags.what !== "codes") throw new CliError(`--what "${flags.what}": expected turns or codes`);
