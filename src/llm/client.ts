@@ -198,11 +198,12 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
     },
     complete(request) {
       const hash = keyOf(request);
-      const pending = inFlight.get(hash);
+      const pending = request.noCache ? undefined : inFlight.get(hash);
       if (pending) {
-        // Same request already on its way: share its answer, count it as not paid for.
+        // Same request already on its way: share its answer, count it as not paid for. Another
+        // caller's abort is not ours: then ask on our own.
         return pending.then((result) => {
-          if (!result.ok) return result;
+          if (!result.ok) return result.error.kind === "aborted" && !request.signal?.aborted ? completeOnce(request, hash) : result;
           totals.cachedResponses++;
           return { ok: true, response: { ...result.response, cached: true, latencyMs: 0 } };
         });
