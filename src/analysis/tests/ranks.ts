@@ -12,8 +12,10 @@ export function assertFinite(values: readonly number[], name: string, test: stri
   }
 }
 
-/** Throw when paired samples differ in length. */
+/** Throw when paired samples hold a non-finite value or differ in length. */
 export function assertPaired(x: readonly number[], y: readonly number[], test: string): void {
+  assertFinite(x, "x", test);
+  assertFinite(y, "y", test);
   if (x.length !== y.length) {
     throw new Error(`${test}: paired samples must have the same length (x has ${x.length}, y has ${y.length})`);
   }

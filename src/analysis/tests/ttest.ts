@@ -17,8 +17,6 @@ export interface PairedTTestResult {
 /** Paired t-test, two-sided, as scipy.stats.ttest_rel(x, y). Needs at least 2 pairs. */
 export function pairedTTest(x: readonly number[], y: readonly number[]): PairedTTestResult {
   const test = "pairedTTest";
-  assertFinite(x, "x", test);
-  assertFinite(y, "y", test);
   assertPaired(x, y, test);
   const n = x.length;
   if (n < 2) throw new Error(`${test}: needs at least 2 pairs (got ${n})`);
