@@ -1,7 +1,9 @@
 import type { Command } from "commander";
 import { agreeCsv } from "../analysis/agree-csv.js";
 import { formatAgreement } from "../analysis/agree-format.js";
-import { agreeStudy, disagreementsCsv, writeAgreement, type AgreementReport } from "../analysis/agree.js";
+import { disagreementsCsv, type AgreementReport } from "../analysis/agree.js";
+import { openStudy } from "../stages/context.js";
+import { runAgree } from "../stages/agree.js";
 import type { MeasurementLevel } from "../analysis/reliability/krippendorff.js";
 import { CliError } from "../util/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
@@ -82,8 +84,7 @@ Examples:
       if (!study) throw new CliError("give a study folder (colloquy agree <study> --codebook <id> --coders A,B) or --csv <file> --raters A,B");
       if (!flags.codebook) throw new CliError("--codebook <id> is required: the codebook whose codes to compare (e.g. --codebook bales-ipa)");
       if (!flags.coders) throw new CliError("--coders A,B[,...] is required, e.g. --coders llm,human:alice");
-      const report = await agreeStudy({ study, codebook: flags.codebook, coders: list(flags.coders), reference: flags.reference, seed, bootstrap, reporter: io().reporter() });
-      const files = await writeAgreement(study, report);
+      const { report, files } = await runAgree(await openStudy(study), { codebook: flags.codebook, coders: list(flags.coders), reference: flags.reference, seed, bootstrap }, io().reporter());
       emit(report, flags, files);
     });
 }

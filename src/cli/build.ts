@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { relative } from "node:path";
-import { buildSite } from "../report/build.js";
+import { openStudy } from "../stages/context.js";
+import { runBuild } from "../stages/build.js";
 import { io } from "./io.js";
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
@@ -13,8 +14,7 @@ export function registerBuild(program: Command): void {
     .argument("<study>", "study folder")
     .option("--out <dir>", "output folder (default <study>/site)")
     .action(async (study: string, options: { out?: string }) => {
-      // Warnings (unreadable analysis files, unknown codebooks) go through the reporter, once.
-      const result = await buildSite(study, { out: options.out, reporter: io().reporter() });
+      const result = await runBuild(await openStudy(study), { out: options.out }, io().reporter());
       const rel = relative(process.cwd(), result.dir);
       const where = rel === "" ? "." : rel.startsWith("..") ? result.dir : rel;
       io().out(`Dashboard built in ${where}/ (${result.files.chunks} sessions; app ${kb(result.bytes.app)}, data ${kb(result.bytes.data + result.bytes.chunks)})`);

@@ -1,11 +1,8 @@
 import { Option, type Command } from "commander";
-import { loadCodebook } from "../coding/codebook/load.js";
-import { dryRunCoding, formatCodingSummary, runCodingJob, type CodingJobOptions, type CodingSummary } from "../coding/job.js";
+import { formatCodingSummary } from "../coding/job.js";
 import { parseContext, type ContextWindow } from "../coding/llm/prompt.js";
-import { createChatModel, type LlmClient } from "../llm/client.js";
-import { displayURL, needsApiKey, resolveModelConfig } from "../llm/config.js";
-import { listSessionIds, loadSessions, loadStudyConfig } from "../study/study.js";
-import type { CodebookPlan } from "../study/config.js";
+import { openStudy } from "../stages/context.js";
+import { incompleteCoding, runCode, type CodeSummary } from "../stages/code.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 
@@ -40,33 +37,6 @@ const number = (flag: string) => (value: string) => {
   return n;
 };
 
-/** One codebook x coder to run. */
-interface JobSpec {
-  codebookRef: string;
-  coder: "llm" | "rules";
-  context?: ContextWindow;
-  samples?: number;
-}
-
-/** From the flags, or every codebook plan of colloquy.json when --codebook is not given. */
-function jobSpecs(flags: CodeFlags, plans: CodebookPlan[]): JobSpec[] {
-  const context = flags.context !== undefined ? contextFlag(flags.context) : undefined;
-  if (flags.codebook) {
-    const plan = plans.find((p) => p.codebook === flags.codebook);
-    const planContext = plan?.context ? { before: plan.context[0], after: plan.context[1] } : undefined;
-    return [{ codebookRef: flags.codebook, coder: flags.coder ?? "rules", context: context ?? planContext, samples: flags.samples ?? plan?.samples }];
-  }
-  if (plans.length === 0) throw new CliError("no --codebook given and colloquy.json lists no codebooks: pass --codebook bales-ipa (or a path)");
-  return plans.flatMap((plan) =>
-    (flags.coder ? [flags.coder] : plan.coders).map((coder) => ({
-      codebookRef: plan.codebook,
-      coder,
-      context: context ?? (plan.context ? { before: plan.context[0], after: plan.context[1] } : undefined),
-      samples: flags.samples ?? plan.samples,
-    })),
-  );
-}
-
 function contextFlag(spec: string): ContextWindow {
   try {
     return parseContext(spec);
@@ -97,11 +67,10 @@ export function registerCode(program: Command): void {
     .option("--no-cache", "do not answer from the response cache (fresh replies are still stored)")
     .option("--dry-run", "print the exact prompt for one turn and the estimated requests and tokens, without calling the model")
     .option("--json", "print the summary as JSON")
-    .action(async (study: string, flags: CodeFlags) => runCode(study, flags));
+    .action(async (study: string, flags: CodeFlags) => codeCommand(study, flags));
 }
 
-async function runCode(study: string, flags: CodeFlags): Promise<void> {
-  const config = await loadStudyConfig(study);
+async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
   if (flags.baseUrl !== undefined) {
     try {
       new URL(flags.baseUrl);
@@ -109,102 +78,51 @@ async function runCode(study: string, flags: CodeFlags): Promise<void> {
       throw new CliError(`--base-url "${flags.baseUrl}" is not a URL; e.g. http://localhost:11434/v1`);
     }
   }
-  const known = await listSessionIds(study);
-  const wanted = flags.sessions?.split(",").map((s) => s.trim()).filter(Boolean);
-  const unknown = (wanted ?? []).filter((id) => !known.includes(id));
-  if (unknown.length > 0) throw new CliError(`--sessions: no session ${unknown.map((s) => `"${s}"`).join(", ")} in ${study} (it has ${known.length}: ${known.slice(0, 10).join(", ")}${known.length > 10 ? ", …" : ""})`);
-  const sessions = await loadSessions(study, wanted);
-  if (sessions.length === 0) throw new CliError(`${study} has no sessions yet: import some with \`colloquy import ${study} <files>\``);
-
-  const specs = jobSpecs(flags, config.codebooks);
-  const codebooks = await Promise.all(specs.map((s) => loadCodebook(s.codebookRef, study)));
-  let model: LlmClient | undefined;
-  let keyNote: string | undefined;
-  if (specs.some((s) => s.coder === "llm")) {
-    const modelConfig = resolveModelConfig({
-      cli: {
-        model: flags.model,
-        baseURL: flags.baseUrl,
-        concurrency: flags.concurrency,
-        temperature: flags.temperature,
-        seed: flags.seed,
-        timeoutMs: flags.timeout,
-      },
-      study: config.model,
-      studyDir: study,
-    });
-    model = createChatModel(modelConfig, {
-      onRetry: ({ attempt, delayMs, error }) => io().reporter().warn(`${error.message}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
-    });
-    if (needsApiKey(modelConfig.baseURL) && !modelConfig.apiKey) {
-      keyNote = `note: the real run needs an API key for ${displayURL(modelConfig.baseURL)}: export OPENAI_API_KEY=sk-... (or use a local model with --base-url http://localhost:11434/v1)`;
-    }
-    if (!flags.dryRun) {
-      // Once, before any work: a missing key or a dead endpoint would otherwise fail every turn.
-      const problem = await model.preflight();
-      if (problem) throw new CliError(problem.message);
-    }
-  }
-
+  const context = await openStudy(study);
   const controller = new AbortController();
   const onSigint = () => {
     io().err("interrupted: writing the codes finished so far (run the same command again to continue)");
     controller.abort();
   };
   process.once("SIGINT", onSigint);
-  const summaries: CodingSummary[] = [];
-  const dryRuns: unknown[] = [];
+  let summary: CodeSummary;
   try {
-    for (const [i, spec] of specs.entries()) {
-      const options: CodingJobOptions = {
-        study,
-        sessions,
-        codebook: codebooks[i],
-        coder: spec.coder,
+    summary = await runCode(
+      context,
+      {
+        codebook: flags.codebook,
+        coder: flags.coder,
         coderId: flags.coderId,
-        model: spec.coder === "llm" ? model : undefined,
-        context: spec.context,
-        samples: spec.samples,
+        model: { model: flags.model, baseURL: flags.baseUrl, concurrency: flags.concurrency, temperature: flags.temperature, seed: flags.seed, timeoutMs: flags.timeout },
+        context: flags.context !== undefined ? contextFlag(flags.context) : undefined,
+        samples: flags.samples,
         batch: flags.batch,
-        seed: flags.seed ?? config.model.seed,
+        sessions: flags.sessions?.split(",").map((s) => s.trim()).filter(Boolean),
         noCache: !flags.cache,
-        reporter: io().reporter(),
+        dryRun: flags.dryRun,
         signal: controller.signal,
-      };
-      if (flags.dryRun) {
-        const plan = await dryRunCoding(options);
-        dryRuns.push({ codebook: codebooks[i].id, coder: spec.coder, ...plan });
-        if (!flags.json) printDryRun(codebooks[i].id, spec.coder, plan, model);
-        continue;
-      }
-      const summary = await runCodingJob(options);
-      summaries.push(summary);
-      if (!flags.json) io().out(formatCodingSummary(summary));
-      if (controller.signal.aborted || summary.stoppedBy) break;
-    }
+      },
+      io().reporter(),
+    );
   } finally {
     process.removeListener("SIGINT", onSigint);
   }
-  if (flags.json) printJson(flags.dryRun ? { dryRun: dryRuns } : { jobs: summaries });
-  if (flags.dryRun && keyNote) io().err(keyNote);
-  const stopped = summaries.find((s) => s.stoppedBy);
-  if (stopped) throw new CliError(`stopped coding ${stopped.codebook}: ${stopped.stoppedBy}`);
-  const failed = summaries.filter((s) => s.failed > 0);
-  if (failed.length > 0) {
-    const files = failed.map((s) => s.failuresFile).join(", ");
-    const count = failed.reduce((n, s) => n + s.failed, 0);
-    throw new CliError(`${count} turn(s) could not be coded and were not stored as codes; the replies are in ${files}. Run the command again to retry them.`);
-  }
-  if (summaries.some((s) => s.aborted)) throw new CliError("interrupted before every turn was coded; run the same command again to continue", { exitCode: 130 });
+  if (flags.json) printJson(flags.dryRun ? { dryRun: summary.dryRuns } : { jobs: summary.jobs });
+  else if (flags.dryRun) for (const plan of summary.dryRuns) printDryRun(plan, summary.model);
+  else for (const job of summary.jobs) io().out(formatCodingSummary(job));
+  if (flags.dryRun && summary.keyNote) io().err(summary.keyNote);
+  const problem = incompleteCoding(summary);
+  if (problem) throw problem;
 }
 
-function printDryRun(codebook: string, coder: string, plan: Awaited<ReturnType<typeof dryRunCoding>>, model: LlmClient | undefined): void {
+function printDryRun(plan: CodeSummary["dryRuns"][number], model: CodeSummary["model"]): void {
+  const { codebook, coder } = plan;
   const out = io().out;
   const skipped = Object.entries(plan.skipped).map(([k, v]) => `${k} ${v}`).join(", ");
   out(`${codebook}/${coder}: ${plan.toCode} turn(s) to code, ${plan.alreadyCoded} already coded, ${Object.values(plan.skipped).reduce((a, b) => a + b, 0)} skipped${skipped ? ` (${skipped})` : ""}`);
   if (coder !== "llm") return;
   if (plan.example) {
-    out(`Prompt for ${plan.example.session} ${plan.example.turns.join(", ")} (model ${model?.info.model} at ${displayURL(model?.config.baseURL)}):`);
+    out(`Prompt for ${plan.example.session} ${plan.example.turns.join(", ")} (model ${model?.name} at ${model?.endpoint}):`);
     for (const message of plan.example.messages) out(`--- ${message.role} ---\n${message.content}`);
     out("--- end of prompt ---");
   }

@@ -1,17 +1,13 @@
 import type { Command } from "commander";
-import { join } from "node:path";
-import { loadStudyConfig, studyPaths } from "../study/study.js";
-import { CliError } from "../util/errors.js";
-import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
-import { provenance } from "../util/provenance.js";
-import { compareConditions, type CompareReport } from "../analysis/compare.js";
 import { parseMergeList } from "../analysis/compare-mapping.js";
-import { loadCodedStudy } from "../analysis/compare-load.js";
-import { compareCsvs, compareSummary } from "../analysis/compare-output.js";
+import { compareSummary } from "../analysis/compare-output.js";
+import { openStudy } from "../stages/context.js";
+import { runCompare } from "../stages/compare.js";
+import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 
 interface CompareFlags {
-  codebook: string;
+  codebook?: string;
   coder?: string;
   control?: string;
   collapse?: string;
@@ -54,54 +50,28 @@ export function registerCompare(program: Command): void {
     .option("--no-holm", "no Holm adjustment (overrides colloquy.json)")
     .option("--json", "print the report as JSON")
     .action(async (study: string, flags: CompareFlags) => {
-      const config = (await loadStudyConfig(study)).compare;
-      const loaded = await loadCodedStudy(study, flags.codebook, flags.coder);
-      const src = (flag: string, field: string, given: unknown) => (given !== undefined ? flag : `colloquy.json compare.${field}`);
-      const result = compareConditions(loaded.data, {
-        control: flags.control ?? config.control,
-        collapse: flags.collapse !== undefined ? parseMergeList(flags.collapse, "--collapse") : config.collapse,
-        drop: flags.drop !== undefined ? flags.drop.split(",").map((d) => d.trim()).filter(Boolean) : config.drop,
-        conditionGroups: flags.group !== undefined ? parseMergeList(flags.group, "--group") : config.conditionGroups,
-        normaliseByRuns: flags.normaliseRuns ?? config.normaliseByRuns,
-        design: oneOf(flags.design, ["within", "between"], "--design") ?? config.design,
-        unit: oneOf(flags.unit, ["participant", "session"], "--unit"),
-        measure: oneOf(flags.measure, ["count", "proportion"], "--measure"),
-        pairBy: oneOf(flags.pairBy, ["name", "role"], "--pair-by"),
-        holm: flags.holm ?? config.holm,
-        where: {
-          collapse: src("--collapse", "collapse", flags.collapse),
-          drop: src("--drop", "drop", flags.drop),
-          groups: src("--group", "conditionGroups", flags.group),
-          control: src("--control", "control", flags.control),
+      const { report, files } = await runCompare(
+        await openStudy(study),
+        {
+          codebook: flags.codebook,
+          coder: flags.coder,
+          control: flags.control,
+          collapse: flags.collapse !== undefined ? parseMergeList(flags.collapse, "--collapse") : undefined,
+          drop: flags.drop?.split(",").map((d) => d.trim()).filter(Boolean),
+          conditionGroups: flags.group !== undefined ? parseMergeList(flags.group, "--group") : undefined,
+          normaliseByRuns: flags.normaliseRuns,
+          design: oneOf(flags.design, ["within", "between"], "--design"),
+          unit: oneOf(flags.unit, ["participant", "session"], "--unit"),
+          measure: oneOf(flags.measure, ["count", "proportion"], "--measure"),
+          pairBy: oneOf(flags.pairBy, ["name", "role"], "--pair-by"),
+          holm: flags.holm,
         },
-      });
-      for (const v of loaded.otherVersions) {
-        result.notes.push(`${v.records} code records were made with codebook version ${v.version}, not ${loaded.codebook.version}; recode them if definitions changed`);
-      }
-      const report: CompareReport = {
-        provenance: provenance({
-          command: "compare",
-          study: studyPaths(study).root,
-          codebook: { id: loaded.codebook.id, version: loaded.codebook.version },
-          coder: loaded.coder,
-          sessions: loaded.sessions.length,
-          options: result.options,
-        }),
-        codebook: { id: loaded.codebook.id, version: loaded.codebook.version },
-        coder: loaded.coder,
-        ...result,
-      };
-      const dir = studyPaths(study).analysis;
-      const base = `compare-${loaded.codebook.id}`;
-      const csv = compareCsvs(report);
-      await writeJsonAtomic(join(dir, `${base}.json`), report);
-      await writeFileAtomic(join(dir, `${base}-frequencies.csv`), csv.frequencies);
-      await writeFileAtomic(join(dir, `${base}-differences.csv`), csv.differences);
-      await writeFileAtomic(join(dir, `${base}-tests.csv`), csv.tests);
+        io().reporter(),
+      );
       if (flags.json) printJson(report);
       else {
         io().out(compareSummary(report));
-        io().out(`\nWrote ${join(dir, base)}.json and -frequencies.csv, -differences.csv, -tests.csv`);
+        io().out(`\nWrote ${files.json.replace(/\.json$/, "")}.json and -frequencies.csv, -differences.csv, -tests.csv`);
       }
     });
 }

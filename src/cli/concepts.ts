@@ -1,17 +1,14 @@
-import { isAbsolute, resolve } from "node:path";
 import type { Command } from "commander";
-import { createConceptExtractor } from "../analysis/concepts/extract.js";
-import { emptyLexicon, loadLexicon } from "../analysis/concepts/lexicon.js";
-import { buildConceptsReport, writeConceptsReport } from "../analysis/concepts/report.js";
-import { checkSelection, parseSpeakers } from "../analysis/concepts/speakers.js";
-import { loadSessions, loadStudyConfig, studyPaths } from "../study/study.js";
+import { parseSpeakers } from "../analysis/concepts/speakers.js";
+import { openStudy } from "../stages/context.js";
+import { runConcepts } from "../stages/concepts.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 
 interface ConceptsFlags {
   speakers?: string;
   lexicon?: string;
-  rate?: string;
+  rate?: "session" | "active";
   json?: boolean;
 }
 
@@ -28,23 +25,9 @@ export function registerConcepts(program: Command): void {
     .option("--rate <basis>", 'minutes a concept rate divides by: "session" (session duration, default) or "active" (participant\'s own span)')
     .option("--json", "print the report as JSON")
     .action(async (study: string, flags: ConceptsFlags) => {
-      const config = await loadStudyConfig(study);
-      const paths = studyPaths(study);
-      const rateBasis = flags.rate ?? config.concepts.rateBasis ?? "session";
-      if (rateBasis !== "session" && rateBasis !== "active") throw new CliError(`--rate: "${rateBasis}" is not "session" or "active"`);
-      const speakers = parseSpeakers(flags.speakers) ?? config.concepts.speakers ?? "human";
-      // A --lexicon path is relative to the working directory; the config's to the study.
-      const lexiconPath = flags.lexicon ?? (config.concepts.lexicon ? (isAbsolute(config.concepts.lexicon) ? config.concepts.lexicon : resolve(paths.root, config.concepts.lexicon)) : undefined);
-      const lexicon = lexiconPath ? await loadLexicon(lexiconPath) : emptyLexicon();
-      const sessions = await loadSessions(study);
-      if (sessions.length === 0) throw new CliError(`${paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${study}\``);
-      checkSelection(sessions, speakers);
-      const report = buildConceptsReport(sessions, createConceptExtractor(lexicon), {
-        speakers,
-        rateBasis,
-        compare: { design: config.compare.design, control: config.compare.control },
-      });
-      const written = await writeConceptsReport(paths.analysis, report);
+      if (flags.rate !== undefined && flags.rate !== "session" && flags.rate !== "active") throw new CliError(`--rate: "${flags.rate}" is not "session" or "active"`);
+      const summary = await runConcepts(await openStudy(study), { speakers: parseSpeakers(flags.speakers), lexicon: flags.lexicon, rateBasis: flags.rate }, io().reporter());
+      const { report, speakers, rateBasis, files: written } = summary;
       if (flags.json) return printJson(report);
       const out = io().out;
       out(`Concepts (${typeof speakers === "string" ? speakers : speakers.join(", ")} speakers; rate per minute of ${rateBasis === "session" ? "session duration" : "each participant's active span"})`);

@@ -42,7 +42,20 @@ export function registerServe(program: Command): void {
     .option("--open", "open the dashboard in the browser")
     .option("--no-build", "serve the existing site as is")
     .option("--out <dir>", "site folder (default <study>/site)")
-    .action(async (study: string, options: { port: string; host: string; open?: boolean; build: boolean; out?: string }) => {
+    .action(serveDashboard);
+}
+
+export interface ServeFlags {
+  port: string;
+  host: string;
+  open?: boolean;
+  /** Build first when the study changed since the site was built (false: serve the site as is). */
+  build: boolean;
+  out?: string;
+}
+
+/** Serve a study's dashboard on the given interface until Ctrl-C (`colloquy serve`, `study --serve`). */
+export async function serveDashboard(study: string, options: ServeFlags): Promise<void> {
       const port = Number(options.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port ${options.port}: not a port number (0-65535)`);
       const site = resolve(options.out ?? studyPaths(study).site);
@@ -65,5 +78,4 @@ export function registerServe(program: Command): void {
       if (options.open) openBrowser(server.url);
       await untilInterrupted();
       await server.close();
-    });
 }

@@ -5,7 +5,8 @@ import { CliError } from "../util/errors.js";
 import { studyPaths } from "../study/study.js";
 import { runPipeline } from "../pipeline/run.js";
 import { stageNames, type PipelineOptions, type StageName } from "../pipeline/types.js";
-import { studyStages } from "./study-stages.js";
+import { studyStages } from "../pipeline/stages.js";
+import { serveDashboard } from "./serve.js";
 import { io, printJson } from "./io.js";
 
 export interface StudyFlags {
@@ -44,8 +45,8 @@ export function pipelineOptions(flags: StudyFlags): PipelineOptions {
 export async function runStudy(dir: string, flags: StudyFlags): Promise<void> {
   const paths = studyPaths(dir);
   if (!existsSync(paths.root)) throw new CliError(`${paths.root}: no such study folder. Create one with \`colloquy init ${dir}\`.`);
-  const outcomes = await runPipeline(dir, studyStages, pipelineOptions(flags), io().reporter());
-  if (flags.json) printJson({ study: paths.root, stages: outcomes });
+  const { stages: outcomes, filesRead } = await runPipeline(dir, studyStages, pipelineOptions(flags), io().reporter());
+  if (flags.json) printJson({ study: paths.root, stages: outcomes, filesRead });
   else {
     const ran = outcomes.filter((o) => o.status === "ran").length;
     const skipped = outcomes.filter((o) => o.status === "skipped").length;
@@ -55,12 +56,7 @@ export async function runStudy(dir: string, flags: StudyFlags): Promise<void> {
     io().out(`  analysis: ${relative(process.cwd(), paths.analysis) || paths.analysis}`);
     io().out(`  site:     ${relative(process.cwd(), join(paths.site, "index.html"))}`);
   }
-  if (flags.serve) {
-    const { createProgram } = await import("./main.js");
-    const args = ["node", "colloquy", "serve", dir, "--no-build", "--port", flags.port ?? "5173", "--host", flags.host ?? "127.0.0.1"];
-    if (flags.open) args.push("--open");
-    await createProgram().parseAsync(args);
-  }
+  if (flags.serve) await serveDashboard(dir, { port: flags.port ?? "5173", host: flags.host ?? "127.0.0.1", open: flags.open, build: false });
 }
 
 /** Options shared by `study` and `demo`. */

@@ -1,6 +1,8 @@
 import { CliError, errorMessage } from "../util/errors.js";
-import { loadStudyConfig } from "../study/study.js";
 import type { Reporter } from "../util/reporter.js";
+import { openStudy, type ModelFactory } from "../stages/context.js";
+import { FileHasher } from "./fingerprint.js";
+import { isForced, isSelected as selected } from "./options.js";
 import { readState, writeState } from "./state.js";
 import type { PipelineOptions, Stage, StageContext, StageName, StagePlan } from "./types.js";
 
@@ -12,13 +14,10 @@ export interface StageOutcome {
   summary?: string;
 }
 
-/** Whether --force names this stage (or all stages). */
-export function isForced(options: PipelineOptions, name: StageName): boolean {
-  return options.force === true || (Array.isArray(options.force) && options.force.includes(name));
-}
-
-function selected(options: PipelineOptions, name: StageName): boolean {
-  return !options.only || options.only.includes(name);
+export interface PipelineResult {
+  stages: StageOutcome[];
+  /** Files read to fingerprint them (unchanged files are recognised by size and mtime, unread). */
+  filesRead: number;
 }
 
 /** A stage runs when forced, or when its input fingerprint differs from the last finished run. */
@@ -37,10 +36,17 @@ function decide(context: StageContext, stage: Stage, plan: StagePlan): { run: bo
  * their inputs), then one line per stage with its timing. A failing stage stops the
  * pipeline with a CliError; stages that finished keep their outputs and state records.
  */
-export async function runPipeline(study: string, stages: readonly Stage[], options: PipelineOptions, reporter: Reporter): Promise<StageOutcome[]> {
-  const config = await loadStudyConfig(study);
+export async function runPipeline(
+  study: string,
+  stages: readonly Stage[],
+  options: PipelineOptions,
+  reporter: Reporter,
+  setup: { modelFactory?: ModelFactory } = {},
+): Promise<PipelineResult> {
+  const studyContext = await openStudy(study, setup);
   const state = await readState(study);
-  const context: StageContext = { study, config, options, reporter, state };
+  const hashes = new FileHasher(studyContext.paths.root, state.hashes);
+  const context: StageContext = { study: studyContext, options, reporter, state, hashes };
 
   reporter.log("Plan:");
   let llmRequests = 0;
@@ -74,7 +80,7 @@ export async function runPipeline(study: string, stages: readonly Stage[], optio
     const plan = await stage.plan(context);
     const decision = decide(context, stage, plan);
     if (!decision.run) {
-      reporter.log(`[${stage.name}] skipped: ${decision.reason}`);
+      reporter.log(`[${stage.name}] skipped: ${decision.reason} (${((performance.now() - began) / 1000).toFixed(1)} s to check)`);
       outcomes.push({ name: stage.name, status: "skipped", reason: decision.reason, seconds: 0 });
       continue;
     }
@@ -92,13 +98,22 @@ export async function runPipeline(study: string, stages: readonly Stage[], optio
         { cause: error },
       );
     }
+    // What the stage wrote may be what later stages read.
+    hashes.forget();
+    // The pre-run fingerprint is the one to remember, unless the stage's outputs are among its
+    // own inputs (see Stage.fingerprintAfterRun).
+    const print = stage.fingerprintAfterRun ? (await stage.plan(context)).fingerprint : plan.fingerprint;
     const seconds = (performance.now() - began) / 1000;
-    // Fingerprint after running: the stage's own outputs may be among its inputs' neighbours,
-    // but never among its inputs, so the pre-run fingerprint is the one to remember.
-    context.state.stages[stage.name] = { fingerprint: plan.fingerprint, finishedAt: new Date().toISOString(), seconds, summary };
+    context.state.stages[stage.name] = { fingerprint: print, finishedAt: new Date().toISOString(), seconds, summary };
+    context.state.hashes = hashes.next;
     await writeState(study, context.state);
     reporter.log(`[${stage.name}] ${summary} (${seconds.toFixed(1)} s)`);
     outcomes.push({ name: stage.name, status: "ran", reason: decision.reason, seconds, summary });
   }
-  return outcomes;
+  // Remember the hashes even when nothing ran, so the next run reads no unchanged file.
+  if (JSON.stringify(state.hashes ?? {}) !== JSON.stringify(hashes.next)) {
+    state.hashes = hashes.next;
+    await writeState(study, state);
+  }
+  return { stages: outcomes, filesRead: hashes.filesRead };
 }

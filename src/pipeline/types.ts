@@ -1,5 +1,6 @@
-import type { StudyConfig } from "../study/config.js";
+import type { StudyContext } from "../stages/context.js";
 import type { Reporter } from "../util/reporter.js";
+import type { FileHasher } from "./fingerprint.js";
 import type { PipelineState } from "./state.js";
 
 export const stageNames = ["import", "code", "agree", "compare", "stats", "topics", "concepts", "build"] as const;
@@ -16,12 +17,14 @@ export interface PipelineOptions {
   force?: boolean | StageName[];
 }
 
+/** What a pipeline stage sees: the study (loaded once for the whole run) and the run's bookkeeping. */
 export interface StageContext {
-  study: string;
-  config: StudyConfig;
+  study: StudyContext;
   options: PipelineOptions;
   reporter: Reporter;
   state: PipelineState;
+  /** Content hashes of the study's folders, read once per run and remembered across runs. */
+  hashes: FileHasher;
 }
 
 /** What a stage would do now, computed from its current inputs. */
@@ -44,4 +47,10 @@ export interface Stage {
   plan(context: StageContext): Promise<StagePlan>;
   /** Run and return a one-line summary. Throws on failure (the pipeline stops there). */
   run(context: StageContext): Promise<string>;
+  /**
+   * True for a stage whose own outputs are among its inputs (code: the codes it wrote decide
+   * what is left to code): its fingerprint is taken again after it ran, so an unchanged study
+   * skips it next time without planning the work.
+   */
+  fingerprintAfterRun?: boolean;
 }

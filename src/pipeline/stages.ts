@@ -1,0 +1,287 @@
+import { existsSync } from "node:fs";
+import { join, relative } from "node:path";
+import { readFile } from "node:fs/promises";
+import { dryRunCoding } from "../coding/job.js";
+import { loadCodebook } from "../coding/codebook/load.js";
+import { RULES_CODER_VERSION } from "../coding/rules/index.js";
+import type { ModelCliOptions } from "../llm/config.js";
+import { toolVersion } from "../util/provenance.js";
+import { hashValue, sha256 } from "../util/hash.js";
+import { runImport } from "../stages/import.js";
+import { incompleteCoding, runCode } from "../stages/code.js";
+import { runAgree } from "../stages/agree.js";
+import { runCompare } from "../stages/compare.js";
+import { runStats } from "../stages/stats.js";
+import { failedTopicRuns, runTopics } from "../stages/topics.js";
+import { conceptsLexiconPath, runConcepts } from "../stages/concepts.js";
+import { runBuild } from "../stages/build.js";
+import { fingerprint } from "./fingerprint.js";
+import { isForced } from "./options.js";
+import type { Stage, StageContext } from "./types.js";
+
+/**
+ * The stages of `colloquy study`, in order. Each calls the same library function as its
+ * command (src/stages/), with the study's colloquy.json as its settings; its fingerprint covers
+ * everything its outputs depend on, so unchanged stages are skipped.
+ */
+
+/** A reason to run when any of the stage's output files (in analysis/) is missing. */
+function missingOutputs(c: StageContext, files: string[]): string | undefined {
+  const missing = files.filter((f) => !existsSync(join(c.study.paths.analysis, f)));
+  return missing.length ? `missing ${missing.join(", ")}` : undefined;
+}
+
+const sessionsHashes = (c: StageContext) => c.hashes.folder(c.study.paths.sessions);
+const codesHashes = async (c: StageContext) =>
+  Object.fromEntries(Object.entries(await c.hashes.folder(c.study.paths.codes)).filter(([path]) => !path.endsWith(".failures.jsonl")));
+const analysisHashes = (c: StageContext) => c.hashes.folder(c.study.paths.analysis);
+
+/** Machine coders of each codebook plan, with the pipeline's --coder override applied. */
+function plans(c: StageContext): { codebook: string; coders: ("rules" | "llm")[] }[] {
+  return c.study.config.codebooks.map((p) => ({ codebook: p.codebook, coders: c.options.coder ? [c.options.coder] : p.coders }));
+}
+
+const modelOverrides = (c: StageContext): ModelCliOptions => ({ model: c.options.model, baseURL: c.options.baseUrl });
+
+/** What decides an LLM's replies (never the key): part of the fingerprint of LLM stages. */
+function modelIdentity(c: StageContext): unknown {
+  return { cli: modelOverrides(c), config: c.study.config.model, env: { model: process.env.COLLOQUY_MODEL ?? process.env.OPENAI_MODEL, baseUrl: process.env.OPENAI_BASE_URL } };
+}
+
+/** Inbox files to import: new or changed ones; all of them when the import settings changed. */
+async function inboxWork(c: StageContext): Promise<{ files: Record<string, string>; todo: string[]; settings: string; reason: string }> {
+  const { inbox, root } = c.study.paths;
+  const hashes = await c.hashes.folder(inbox);
+  // The state keys inbox files relative to inbox/ (the hasher keys them relative to the study).
+  const files = Object.fromEntries(Object.entries(hashes).map(([path, hash]) => [relative(inbox, join(root, path)), hash]));
+  const importConfig = c.study.config.import;
+  const settings = fingerprint({ pathPattern: importConfig.pathPattern, format: importConfig.format, tool: toolVersion });
+  const forced = isForced(c.options, "import");
+  const all = forced || (c.state.importSettings !== undefined && c.state.importSettings !== settings);
+  const todo = Object.keys(files).filter((f) => all || c.state.imported[f] !== files[f]);
+  const reason = all && !forced ? " (import settings changed: all files again)" : "";
+  return { files, todo, settings, reason };
+}
+
+const importStage: Stage = {
+  name: "import",
+  description: "import new or changed transcripts from inbox/",
+  async plan(c) {
+    const { files, todo, settings, reason } = await inboxWork(c);
+    return {
+      fingerprint: fingerprint({ files, settings }),
+      work: todo.length ? `import ${todo.length} new or changed file(s) from inbox/${reason}` : "no new files in inbox/",
+      nothingToDo: todo.length === 0,
+    };
+  },
+  async run(c) {
+    const { files, todo, settings } = await inboxWork(c);
+    if (todo.length === 0) return "no new files in inbox/";
+    const { pathPattern, format } = c.study.config.import;
+    const summary = await runImport(c.study, { paths: todo.map((f) => join(c.study.paths.inbox, f)), pathPattern, format }, c.reporter);
+    for (const file of summary.files) {
+      for (const w of file.warnings) c.reporter.warn(w);
+      if (file.error && !file.skipped) c.reporter.warn(file.error);
+    }
+    if (summary.failed > 0) throw new Error(`${summary.failed} of ${summary.inputs} inbox file(s) failed to import (see the warnings above); the others were imported`);
+    for (const f of todo) c.state.imported[f] = files[f];
+    c.state.importSettings = settings;
+    return `imported ${summary.sessions} session(s), ${summary.turns} turns from ${summary.imported} file(s)`;
+  },
+};
+
+const codeStage: Stage = {
+  name: "code",
+  description: "code every turn with each codebook and machine coder",
+  fingerprintAfterRun: true,
+  async plan(c) {
+    const llm = plans(c).some((p) => p.coders.includes("llm"));
+    // The whole definition, not just id@version: a researcher's own codebook may change in place.
+    const codebooks = await Promise.all(plans(c).map((p) => loadCodebook(p.codebook, c.study.dir)));
+    const print = fingerprint({
+      sessions: await sessionsHashes(c),
+      codes: await codesHashes(c),
+      plans: plans(c),
+      versions: codebooks.map((cb) => hashValue(cb)),
+      rules: RULES_CODER_VERSION,
+      model: llm ? modelIdentity(c) : null,
+      tool: toolVersion,
+    });
+    if (c.state.stages.code?.fingerprint === print) return { fingerprint: print, work: "nothing new to code" };
+    // Built only to estimate prompts and look up the cache: nothing is sent while planning.
+    const model = llm ? c.study.model(modelOverrides(c), c.reporter) : undefined;
+    const sessions = await c.study.sessions();
+    const jobs: string[] = [];
+    let toCode = 0;
+    let requests = 0;
+    let promptTokens = 0;
+    for (const [i, plan] of plans(c).entries()) {
+      for (const coder of plan.coders) {
+        const dry = await dryRunCoding({ study: c.study.dir, sessions, codebook: codebooks[i], coder, model: coder === "llm" ? model : undefined });
+        jobs.push(`${plan.codebook}/${coder} (${dry.toCode} new turn${dry.toCode === 1 ? "" : "s"})`);
+        toCode += dry.toCode;
+        requests += dry.requests - dry.cachedRequests;
+        promptTokens += dry.promptTokens;
+      }
+    }
+    return {
+      fingerprint: print,
+      work: `code ${jobs.join(", ") || "nothing"}`,
+      nothingToDo: jobs.length === 0,
+      // Turns without codes (e.g. a deleted codes file) are coded whatever the fingerprint says.
+      mustRun: toCode > 0 ? `${toCode} turn(s) have no codes yet` : undefined,
+      llm: llm ? { requests, promptTokens } : undefined,
+    };
+  },
+  async run(c) {
+    const summary = await runCode(c.study, { coder: c.options.coder, model: modelOverrides(c) }, c.reporter);
+    const problem = incompleteCoding(summary);
+    if (problem) throw problem;
+    return summary.jobs.map((j) => `${j.codebook}/${j.coder}: ${j.coded} coded, ${j.alreadyCoded} already coded`).join("; ");
+  },
+};
+
+/** Human coders (from colloquy.json) that have codes for a codebook. */
+async function humansWithCodes(c: StageContext, codebook: string): Promise<string[]> {
+  const coders = (await c.study.coders())[codebook] ?? [];
+  return c.study.config.humanCoders.filter((h) => coders.includes(h));
+}
+
+const agreeStage: Stage = {
+  name: "agree",
+  description: "agreement of machine coders with human coders",
+  async plan(c) {
+    const pairs: string[] = [];
+    for (const p of plans(c)) if ((await humansWithCodes(c, p.codebook)).length) pairs.push(p.codebook);
+    return {
+      fingerprint: fingerprint({ codes: await codesHashes(c), plans: plans(c), humans: c.study.config.humanCoders, tool: toolVersion }),
+      work: pairs.length ? `agreement for ${pairs.join(", ")}` : "no human codes to compare against (colloquy.json humanCoders)",
+      nothingToDo: pairs.length === 0,
+      mustRun: missingOutputs(c, pairs.map((p) => `agreement-${p}.json`)),
+    };
+  },
+  async run(c) {
+    const lines: string[] = [];
+    for (const p of plans(c)) {
+      const humans = await humansWithCodes(c, p.codebook);
+      if (!humans.length) continue;
+      const coders = (await c.study.coders())[p.codebook] ?? [];
+      const missing = p.coders.filter((m) => !coders.includes(m));
+      if (missing.length) throw new Error(`no ${p.codebook} codes from ${missing.join(", ")}: run the code stage first (colloquy study ${c.study.dir} --only code)`);
+      const { report } = await runAgree(c.study, { codebook: p.codebook, coders: [...p.coders, ...humans] }, c.reporter);
+      const kappas = report.variables.flatMap((v) => v.pairs.map((pair) => `${pair.a} vs ${pair.b} kappa ${Number.isFinite(pair.kappa) ? pair.kappa.toFixed(3) : "n/a"}`));
+      lines.push(`${p.codebook}: ${report.coverage?.unitsCodedByAll ?? 0} turn(s) coded by all; ${kappas.slice(0, 3).join(", ")}${kappas.length > 3 ? ", …" : ""}`);
+    }
+    return lines.join("; ");
+  },
+};
+
+/** Nominal codebooks of the plan (compare and the Bales analyses work on categories). */
+async function nominalPlans(c: StageContext) {
+  const out: { codebook: string; coder: string }[] = [];
+  for (const p of plans(c)) {
+    if ((await loadCodebook(p.codebook, c.study.dir)).kind === "nominal" && p.coders.length) out.push({ codebook: p.codebook, coder: p.coders[0] });
+  }
+  return out;
+}
+
+const compareStage: Stage = {
+  name: "compare",
+  description: "code frequencies per condition, role and speaker; differences from control; tests",
+  async plan(c) {
+    const targets = await nominalPlans(c);
+    return {
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), targets, compare: c.study.config.compare, tool: toolVersion }),
+      work: targets.length ? `compare conditions for ${targets.map((t) => `${t.codebook} (${t.coder})`).join(", ")}` : "no nominal codebook to compare",
+      nothingToDo: targets.length === 0,
+      mustRun: missingOutputs(c, targets.map((t) => `compare-${t.codebook}.json`)),
+    };
+  },
+  async run(c) {
+    const written: string[] = [];
+    for (const t of await nominalPlans(c)) {
+      const { files } = await runCompare(c.study, { codebook: t.codebook, coder: t.coder }, c.reporter);
+      written.push(relative(c.study.paths.root, files.json));
+    }
+    return `wrote ${written.join(", ")}`;
+  },
+};
+
+const statsStage: Stage = {
+  name: "stats",
+  description: "session metrics, participation, Bales profiles and sequences",
+  async plan(c) {
+    const bales = (await nominalPlans(c)).find((t) => t.codebook === "bales-ipa");
+    return {
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), bales, tool: toolVersion }),
+      work: `session metrics and participation${bales ? `, Bales analyses (${bales.coder})` : ""}`,
+      mustRun: missingOutputs(c, ["stats.json"]),
+    };
+  },
+  async run(c) {
+    const bales = (await nominalPlans(c)).find((t) => t.codebook === "bales-ipa");
+    const { files } = await runStats(c.study, bales ? { codebook: "bales-ipa", coder: bales.coder } : {}, c.reporter);
+    return `wrote ${relative(c.study.paths.root, files.json)}`;
+  },
+};
+
+const topicsCoder = (c: StageContext) => c.options.coder ?? c.study.config.topics.coder ?? "rules";
+
+const topicsStage: Stage = {
+  name: "topics",
+  description: "topic trees and branching ratios",
+  async plan(c) {
+    const coder = topicsCoder(c);
+    const config = c.study.config;
+    return {
+      // compare: the design and control condition decide the between-condition tests.
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), topics: config.topics, compare: config.compare, coder, model: coder === "llm" ? modelIdentity(c) : null, tool: toolVersion }),
+      work: `topic trees with the ${coder} coder`,
+      mustRun: missingOutputs(c, ["topics.json"]),
+    };
+  },
+  async run(c) {
+    const summary = await runTopics(c.study, { coder: topicsCoder(c), model: modelOverrides(c) }, c.reporter);
+    const problem = failedTopicRuns(summary);
+    if (problem) throw problem;
+    return `wrote ${relative(c.study.paths.root, summary.file)} (${summary.report.trees.length} tree(s))`;
+  },
+};
+
+const conceptsStage: Stage = {
+  name: "concepts",
+  description: "noun concepts, production rates, lexical measures",
+  async plan(c) {
+    const lexiconPath = conceptsLexiconPath(c.study);
+    const lexicon = lexiconPath && existsSync(lexiconPath) ? sha256(await readFile(lexiconPath)) : null;
+    const config = c.study.config;
+    return {
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), concepts: config.concepts, compare: config.compare, lexicon, tool: toolVersion }),
+      work: "noun concepts and concept rates",
+      mustRun: missingOutputs(c, ["concepts.json"]),
+    };
+  },
+  async run(c) {
+    const { files } = await runConcepts(c.study, {}, c.reporter);
+    return `wrote ${relative(c.study.paths.root, files.json)}`;
+  },
+};
+
+const buildStage: Stage = {
+  name: "build",
+  description: "the dashboard (static site)",
+  async plan(c) {
+    const site = c.study.paths.site;
+    return {
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), analysis: await analysisHashes(c), config: c.study.config, tool: toolVersion }),
+      work: `build the dashboard into ${relative(process.cwd(), site) || site}`,
+      mustRun: existsSync(join(site, "index.html")) ? undefined : "the site is missing",
+    };
+  },
+  async run(c) {
+    const result = await runBuild(c.study, {}, c.reporter);
+    return `site ready (${result.files.chunks} session file(s))`;
+  },
+};
+
+export const studyStages: Stage[] = [importStage, codeStage, agreeStage, compareStage, statsStage, topicsStage, conceptsStage, buildStage];

@@ -1,0 +1,150 @@
+import { loadCodebook } from "../coding/codebook/load.js";
+import { dryRunCoding, runCodingJob, type CodingSummary, type DryRun } from "../coding/job.js";
+import type { ContextWindow } from "../coding/llm/prompt.js";
+import type { LlmClient } from "../llm/client.js";
+import { displayURL, needsApiKey, type ModelCliOptions } from "../llm/config.js";
+import type { CodebookPlan } from "../study/config.js";
+import { listSessionIds } from "../study/study.js";
+import { CliError } from "../util/errors.js";
+import type { StageEffects, StudyContext } from "./context.js";
+
+/**
+ * The code stage: code every not-yet-coded turn with each codebook x machine coder (offline
+ * rules, or an LLM). Resumable: what is stored is never asked for again, and LLM replies are
+ * cached in the study.
+ */
+
+export interface CodeStageOptions {
+  /** One codebook (id or file); default: every codebook plan of colloquy.json. */
+  codebook?: string;
+  /** Machine coder for every job; default: each plan's coders ("rules" with --codebook). */
+  coder?: "llm" | "rules";
+  /** Stored coder id (default "llm" or "rules"). */
+  coderId?: string;
+  /** Model settings given on the command line (win over colloquy.json and the environment). */
+  model?: ModelCliOptions;
+  context?: ContextWindow;
+  samples?: number;
+  batch?: number;
+  /** Session ids to code (default: all). */
+  sessions?: string[];
+  noCache?: boolean;
+  /** Plan only: the exact prompt of one turn and the estimated requests, nothing sent. */
+  dryRun?: boolean;
+  signal?: AbortSignal;
+}
+
+/** One codebook x coder to run. */
+export interface CodingJobSpec {
+  codebookRef: string;
+  coder: "llm" | "rules";
+  context?: ContextWindow;
+  samples?: number;
+}
+
+export interface CodeSummary {
+  jobs: CodingSummary[];
+  dryRuns: (DryRun & { codebook: string; coder: string })[];
+  /** The model used (llm jobs only). */
+  model?: { name: string; endpoint: string };
+  /** Set on a dry run against an endpoint that will need a key the environment lacks. */
+  keyNote?: string;
+}
+
+const planContext = (plan: CodebookPlan | undefined): ContextWindow | undefined => (plan?.context ? { before: plan.context[0], after: plan.context[1] } : undefined);
+
+/** The jobs to run: one codebook from the options, or every codebook plan of colloquy.json. */
+export function codingJobs(options: Pick<CodeStageOptions, "codebook" | "coder" | "context" | "samples">, plans: readonly CodebookPlan[]): CodingJobSpec[] {
+  if (options.codebook) {
+    const plan = plans.find((p) => p.codebook === options.codebook);
+    return [{ codebookRef: options.codebook, coder: options.coder ?? "rules", context: options.context ?? planContext(plan), samples: options.samples ?? plan?.samples }];
+  }
+  if (plans.length === 0) throw new CliError("no --codebook given and colloquy.json lists no codebooks: pass --codebook bales-ipa (or a path)");
+  return plans.flatMap((plan) =>
+    (options.coder ? [options.coder] : plan.coders).map((coder) => ({
+      codebookRef: plan.codebook,
+      coder,
+      context: options.context ?? planContext(plan),
+      samples: options.samples ?? plan.samples,
+    })),
+  );
+}
+
+async function selectSessions(context: StudyContext, wanted: string[] | undefined) {
+  if (wanted) {
+    const known = await listSessionIds(context.dir);
+    const unknown = wanted.filter((id) => !known.includes(id));
+    if (unknown.length > 0) {
+      throw new CliError(`--sessions: no session ${unknown.map((s) => `"${s}"`).join(", ")} in ${context.dir} (it has ${known.length}: ${known.slice(0, 10).join(", ")}${known.length > 10 ? ", …" : ""})`);
+    }
+  }
+  const all = await context.sessions();
+  const sessions = wanted ? all.filter((s) => wanted.includes(s.id)) : all;
+  if (sessions.length === 0) throw new CliError(`${context.dir} has no sessions yet: import some with \`colloquy import <files> --study ${context.dir}\``);
+  return sessions;
+}
+
+/** Run (or with `dryRun`, plan) every coding job. Stops at the first job that was stopped or aborted. */
+export async function runCode(context: StudyContext, options: CodeStageOptions, effects: StageEffects): Promise<CodeSummary> {
+  const sessions = await selectSessions(context, options.sessions);
+  const specs = codingJobs(options, context.config.codebooks);
+  const codebooks = await Promise.all(specs.map((s) => loadCodebook(s.codebookRef, context.dir)));
+  const summary: CodeSummary = { jobs: [], dryRuns: [] };
+  let model: LlmClient | undefined;
+  if (specs.some((s) => s.coder === "llm")) {
+    model = context.model(options.model ?? {}, effects);
+    summary.model = { name: model.info.model, endpoint: displayURL(model.config.baseURL) };
+    // The key only ever comes from the environment (see resolveModelConfig).
+    if (needsApiKey(model.config.baseURL) && !process.env.OPENAI_API_KEY) {
+      summary.keyNote = `note: the real run needs an API key for ${displayURL(model.config.baseURL)}: export OPENAI_API_KEY=sk-... (or use a local model with --base-url http://localhost:11434/v1)`;
+    }
+    if (!options.dryRun) {
+      // Once, before any work: a missing key or a dead endpoint would otherwise fail every turn.
+      const problem = await model.preflight();
+      if (problem) throw new CliError(problem.message);
+    }
+  }
+  try {
+    for (const [i, spec] of specs.entries()) {
+      const job = {
+        study: context.dir,
+        sessions,
+        codebook: codebooks[i],
+        coder: spec.coder,
+        coderId: options.coderId,
+        model: spec.coder === "llm" ? model : undefined,
+        context: spec.context,
+        samples: spec.samples,
+        batch: options.batch,
+        seed: options.model?.seed ?? context.config.model.seed,
+        noCache: options.noCache,
+        reporter: effects,
+        signal: options.signal,
+      };
+      if (options.dryRun) {
+        summary.dryRuns.push({ codebook: codebooks[i].id, coder: spec.coder, ...(await dryRunCoding(job)) });
+        continue;
+      }
+      const result = await runCodingJob(job);
+      summary.jobs.push(result);
+      if (options.signal?.aborted || result.stoppedBy) break;
+    }
+  } finally {
+    if (!options.dryRun) context.changed("codes");
+  }
+  return summary;
+}
+
+/** Why a coding run is not complete (stopped, failed turns, interrupted), as the error to raise; undefined when it is. */
+export function incompleteCoding(summary: CodeSummary): CliError | undefined {
+  const stopped = summary.jobs.find((s) => s.stoppedBy);
+  if (stopped) return new CliError(`stopped coding ${stopped.codebook}: ${stopped.stoppedBy}`);
+  const failed = summary.jobs.filter((s) => s.failed > 0);
+  if (failed.length > 0) {
+    const files = failed.map((s) => s.failuresFile).join(", ");
+    const count = failed.reduce((n, s) => n + s.failed, 0);
+    return new CliError(`${count} turn(s) could not be coded and were not stored as codes; the replies are in ${files}. Run the command again to retry them.`);
+  }
+  if (summary.jobs.some((s) => s.aborted)) return new CliError("interrupted before every turn was coded; run the same command again to continue", { exitCode: 130 });
+  return undefined;
+}

@@ -1,0 +1,68 @@
+import { join } from "node:path";
+import { compareConditions, type CompareOptions, type CompareReport } from "../analysis/compare.js";
+import { loadCodedStudy } from "../analysis/compare-load.js";
+import { compareCsvs } from "../analysis/compare-output.js";
+import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
+import { provenance } from "../util/provenance.js";
+import type { StageEffects, StudyContext } from "./context.js";
+
+/**
+ * The compare stage: code frequencies per condition, role and speaker, differences from the
+ * control condition, and tests between conditions. Settings not given fall back to colloquy.json.
+ */
+export interface CompareStageOptions extends Omit<CompareOptions, "where"> {
+  /** Nominal codebook id or file (default bales-ipa). */
+  codebook?: string;
+  /** Whose codes; needed when several coders exist. */
+  coder?: string;
+}
+
+export interface CompareSummary {
+  report: CompareReport;
+  /** analysis/compare-<codebook>.json and its three CSV tables. */
+  files: { json: string; frequencies: string; differences: string; tests: string };
+}
+
+export async function runCompare(context: StudyContext, options: CompareStageOptions, effects: StageEffects): Promise<CompareSummary> {
+  const config = context.config.compare;
+  const loaded = await loadCodedStudy(context.dir, options.codebook ?? "bales-ipa", options.coder, await context.sessions());
+  // Named in messages, so a researcher knows which setting to fix.
+  const src = (flag: string, field: string, given: unknown) => (given !== undefined ? flag : `colloquy.json compare.${field}`);
+  const result = compareConditions(loaded.data, {
+    control: options.control ?? config.control,
+    collapse: options.collapse ?? config.collapse,
+    drop: options.drop ?? config.drop,
+    conditionGroups: options.conditionGroups ?? config.conditionGroups,
+    normaliseByRuns: options.normaliseByRuns ?? config.normaliseByRuns,
+    design: options.design ?? config.design,
+    unit: options.unit,
+    measure: options.measure,
+    pairBy: options.pairBy,
+    holm: options.holm ?? config.holm,
+    where: {
+      collapse: src("--collapse", "collapse", options.collapse),
+      drop: src("--drop", "drop", options.drop),
+      groups: src("--group", "conditionGroups", options.conditionGroups),
+      control: src("--control", "control", options.control),
+    },
+  });
+  for (const v of loaded.otherVersions) {
+    result.notes.push(`${v.records} code records were made with codebook version ${v.version}, not ${loaded.codebook.version}; recode them if definitions changed`);
+  }
+  const codebook = { id: loaded.codebook.id, version: loaded.codebook.version };
+  const report: CompareReport = {
+    provenance: provenance({ command: "compare", study: context.paths.root, codebook, coder: loaded.coder, sessions: loaded.sessions.length, options: result.options }),
+    codebook,
+    coder: loaded.coder,
+    ...result,
+  };
+  const base = join(context.paths.analysis, `compare-${loaded.codebook.id}`);
+  const files = { json: `${base}.json`, frequencies: `${base}-frequencies.csv`, differences: `${base}-differences.csv`, tests: `${base}-tests.csv` };
+  const csv = compareCsvs(report);
+  await writeJsonAtomic(files.json, report);
+  await writeFileAtomic(files.frequencies, csv.frequencies);
+  await writeFileAtomic(files.differences, csv.differences);
+  await writeFileAtomic(files.tests, csv.tests);
+  effects.log(`compare: ${loaded.codebook.id} (${loaded.coder}), ${loaded.sessions.length} session(s)`);
+  return { report, files };
+}

@@ -1,0 +1,49 @@
+import { isAbsolute, resolve } from "node:path";
+import { createConceptExtractor } from "../analysis/concepts/extract.js";
+import { emptyLexicon, loadLexicon } from "../analysis/concepts/lexicon.js";
+import { buildConceptsReport, writeConceptsReport, type ConceptsReport } from "../analysis/concepts/report.js";
+import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
+import { CliError } from "../util/errors.js";
+import type { StageEffects, StudyContext } from "./context.js";
+
+/** The concepts stage: noun concepts per turn, participant, session and condition. */
+export interface ConceptsStageOptions {
+  /** Whose turns count (default: colloquy.json concepts.speakers, else "human"). */
+  speakers?: SpeakerSelection;
+  /** Lexicon file, relative to the working directory (default: colloquy.json concepts.lexicon, relative to the study). */
+  lexicon?: string;
+  /** Minutes a concept rate divides by. */
+  rateBasis?: "session" | "active";
+}
+
+export interface ConceptsSummary {
+  report: ConceptsReport;
+  files: { json: string; csv: string };
+  speakers: SpeakerSelection;
+  rateBasis: "session" | "active";
+}
+
+/** The lexicon the stage would use: the option's path, else the config's (relative to the study). */
+export function conceptsLexiconPath(context: StudyContext, option?: string): string | undefined {
+  const configured = context.config.concepts.lexicon;
+  return option ?? (configured ? (isAbsolute(configured) ? configured : resolve(context.paths.root, configured)) : undefined);
+}
+
+export async function runConcepts(context: StudyContext, options: ConceptsStageOptions, effects: StageEffects): Promise<ConceptsSummary> {
+  const config = context.config;
+  const rateBasis = options.rateBasis ?? config.concepts.rateBasis ?? "session";
+  const speakers = options.speakers ?? config.concepts.speakers ?? "human";
+  const lexiconPath = conceptsLexiconPath(context, options.lexicon);
+  const lexicon = lexiconPath ? await loadLexicon(lexiconPath) : emptyLexicon();
+  const sessions = await context.sessions();
+  if (sessions.length === 0) throw new CliError(`${context.paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${context.dir}\``);
+  checkSelection(sessions, speakers);
+  const report = buildConceptsReport(sessions, createConceptExtractor(lexicon), {
+    speakers,
+    rateBasis,
+    compare: { design: config.compare.design, control: config.compare.control },
+  });
+  const files = await writeConceptsReport(context.paths.analysis, report);
+  effects.log(`concepts: ${sessions.length} session(s)`);
+  return { report, files, speakers, rateBasis };
+}

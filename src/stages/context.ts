@@ -1,0 +1,81 @@
+import { listCoders, readCodes } from "../coding/store.js";
+import type { CodeRecord } from "../coding/records.js";
+import { createChatModel, type LlmClient } from "../llm/client.js";
+import { resolveModelConfig, type ModelCliOptions } from "../llm/config.js";
+import type { StudyConfig } from "../study/config.js";
+import { loadSessions, loadStudyConfig, studyPaths, type StudyPaths } from "../study/study.js";
+import type { Session } from "../transcript/schema.js";
+import { silentReporter, type Reporter } from "../util/reporter.js";
+
+/**
+ * Effects injected into every stage: human-readable lines and progress counters. The CLI passes
+ * a terminal reporter (a bar on a TTY, milestone lines in CI), tests a silent or memory one.
+ */
+export type StageEffects = Reporter;
+
+/** Builds the LLM client a stage calls. Tests and scripts inject their own. */
+export type ModelFactory = (context: StudyContext, overrides: ModelCliOptions, effects: StageEffects) => LlmClient;
+
+/**
+ * What every stage function receives: the study's paths and validated config, and its sessions
+ * and code records loaded at most once per context (one pipeline run, or one command). A stage
+ * that writes sessions or codes calls `changed` so later stages of the same run read them anew.
+ */
+export interface StudyContext {
+  /** The study folder as the user named it (for messages and suggested commands). */
+  readonly dir: string;
+  readonly paths: StudyPaths;
+  readonly config: StudyConfig;
+  /** Every session of the study, sorted by condition, run, id; read once and shared. */
+  sessions(): Promise<Session[]>;
+  /** Coders with codes, per codebook id. */
+  coders(): Promise<Record<string, string[]>>;
+  /** One coder's records of one codebook; read once and shared. */
+  codes(codebook: string, coder: string): Promise<CodeRecord[]>;
+  /** The LLM client for these overrides (CLI > colloquy.json > environment > default). */
+  model(overrides: ModelCliOptions, effects: StageEffects): LlmClient;
+  /** Forget what was loaded after a stage wrote sessions or codes. */
+  changed(what: "sessions" | "codes"): void;
+}
+
+/** The real client, with retries reported as warnings. */
+export const defaultModelFactory: ModelFactory = (context, overrides, effects) =>
+  createChatModel(resolveModelConfig({ cli: overrides, study: context.config.model, studyDir: context.dir }), {
+    onRetry: ({ attempt, delayMs, error }) => effects.warn(`${error.message}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
+  });
+
+/** Open a study: validates colloquy.json now (naming a wrong field); loads data lazily. */
+export async function openStudy(dir: string, options: { modelFactory?: ModelFactory } = {}): Promise<StudyContext> {
+  const config = await loadStudyConfig(dir);
+  const factory = options.modelFactory ?? defaultModelFactory;
+  let sessions: Promise<Session[]> | undefined;
+  let coders: Promise<Record<string, string[]>> | undefined;
+  const codes = new Map<string, Promise<CodeRecord[]>>();
+  const context: StudyContext = {
+    dir,
+    paths: studyPaths(dir),
+    config,
+    // A failed load is not remembered: the next call tries again.
+    sessions: () => (sessions ??= loadSessions(dir).catch((error) => ((sessions = undefined), Promise.reject(error)))),
+    coders: () => (coders ??= listCoders(dir)),
+    codes(codebook, coder) {
+      const key = `${codebook}\u0000${coder}`;
+      let records = codes.get(key);
+      if (!records) {
+        records = readCodes(dir, codebook, coder);
+        codes.set(key, records);
+      }
+      return records;
+    },
+    model: (overrides, effects) => factory(context, overrides, effects),
+    changed(what) {
+      if (what === "sessions") sessions = undefined;
+      codes.clear();
+      coders = undefined;
+    },
+  };
+  return context;
+}
+
+/** The effects of a stage run with nobody listening. */
+export const silentEffects: StageEffects = silentReporter;

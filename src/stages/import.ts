@@ -1,0 +1,268 @@
+import { existsSync } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { loadCodebook } from "../coding/codebook/load.js";
+import type { Codebook } from "../coding/codebook/schema.js";
+import type { CodeRecord } from "../coding/records.js";
+import { readCodes, replaceCodes } from "../coding/store.js";
+import { categoryLabelIndex, matchCodeLabel, type LabelIndex } from "../ingest/code-labels.js";
+import { PathPatternError } from "../ingest/path-pattern.js";
+import { FormatError, importEach, type FileImport, type ImportFilesOptions } from "../ingest/registry.js";
+import type { ImportedCode } from "../ingest/types.js";
+import { listSessionIds, saveSession, studyPaths } from "../study/study.js";
+import { slugify, uniqueId } from "../transcript/ids.js";
+import type { Session } from "../transcript/schema.js";
+import { validateSession } from "../transcript/validate.js";
+import { CliError, errorMessage } from "../util/errors.js";
+import { writeJsonAtomic } from "../util/fs.js";
+import { garbageBudget } from "../util/memory.js";
+import { provenance } from "../util/provenance.js";
+import type { StageEffects, StudyContext } from "./context.js";
+
+/**
+ * The import stage: transcripts in any supported format become sessions of the study, file by
+ * file; code labels they carry (CSV code columns, labels in the transcript) become human code
+ * records. Re-importing a file replaces the sessions it produced last time (the import map).
+ */
+
+export interface ImportStageOptions extends Omit<ImportFilesOptions, "codeColumns"> {
+  /** Files or folders (folders are searched recursively). */
+  paths: string[];
+  /** CSV column -> coder id ("human:alice"). */
+  codeColumns?: Record<string, string>;
+  /** Codebook the imported labels belong to (default: the study's first). */
+  codebook?: string;
+}
+
+/** Per-file outcome printed by the command and returned with --json. */
+export interface FileReport {
+  path: string;
+  format?: string;
+  sessions: string[];
+  turns: number;
+  codes: number;
+  warnings: string[];
+  error?: string;
+  skipped?: boolean;
+}
+
+export interface ImportSummary {
+  files: FileReport[];
+  inputs: number;
+  imported: number;
+  failed: number;
+  skipped: number;
+  sessions: number;
+  turns: number;
+  codes: number;
+  warnings: number;
+}
+
+/** Where re-imports find the session id a source file's session got last time. */
+const importMapPath = (study: string): string => join(studyPaths(study).root, ".colloquy-imports.json");
+
+async function writeImportMap(study: string, importMap: Record<string, string>): Promise<void> {
+  await writeJsonAtomic(importMapPath(study), { ...provenance({ note: "source file#session -> study session id, so re-imports replace sessions" }), sessions: importMap });
+}
+
+async function readImportMap(study: string): Promise<Record<string, string>> {
+  const path = importMapPath(study);
+  if (!existsSync(path)) return {};
+  try {
+    return JSON.parse(await readFile(path, "utf8")).sessions ?? {};
+  } catch (error) {
+    throw new CliError(`${path}: unreadable (${errorMessage(error)}); delete it to re-import with fresh session ids`);
+  }
+}
+
+/**
+ * A file's imported code labels, resolved against the sessions just saved, so they can wait for
+ * storeCodes without keeping those sessions alive: only ids and line numbers are kept.
+ */
+interface CodeBatch {
+  file: string;
+  /** Study ids of every session the file produced (their old codes are replaced). */
+  sessions: string[];
+  codes: { code: ImportedCode; session?: string; turnFound: boolean; line?: number }[];
+}
+
+/** Import transcripts into the study. Per-file failures are reported in the summary, not thrown. */
+export async function runImport(context: StudyContext, options: ImportStageOptions, effects: StageEffects): Promise<ImportSummary> {
+  const study = context.dir;
+  const { paths, codebook, codeColumns = {}, ...parse } = options;
+  const stream = importEach(paths, { ...parse, codeColumns });
+  const importMap = await readImportMap(study);
+  const taken = new Set(await listSessionIds(study));
+  const reports: FileReport[] = [];
+  const codeBatches: CodeBatch[] = [];
+  // File by file: each file's sessions are validated and saved before the next file is parsed,
+  // so memory holds one file's sessions, not the corpus (see importEach).
+  const processed = garbageBudget();
+  try {
+    for await (const file of stream) {
+      const report: FileReport = { path: file.path, format: file.format, sessions: [], turns: 0, codes: 0, warnings: [] };
+      reports.push(report);
+      const batch = await saveFile(study, file, report, importMap, taken);
+      if (batch) codeBatches.push(batch);
+      // The file's sessions are saved and dropped: keep the peak near one file, not GC slack.
+      processed(await stat(file.path).then((s) => (s.isFile() ? s.size : 0), () => 0));
+    }
+  } catch (error) {
+    // Bad --format / --path-pattern surface on the stream's first step, before any file is read.
+    if (error instanceof FormatError || error instanceof PathPatternError) throw new CliError(error.message);
+    throw error;
+  } finally {
+    context.changed("sessions");
+  }
+  await storeCodes(study, codebook ?? context.config.codebooks[0]?.codebook, codeBatches, reports, [...Object.values(codeColumns), "human:transcript"]);
+  return summarise(reports);
+}
+
+function summarise(files: FileReport[]): ImportSummary {
+  const ok = files.filter((r) => !r.error);
+  return {
+    files,
+    inputs: files.length,
+    imported: ok.length,
+    failed: files.filter((r) => r.error && !r.skipped).length,
+    skipped: files.filter((r) => r.skipped).length,
+    sessions: ok.reduce((n, r) => n + r.sessions.length, 0),
+    turns: ok.reduce((n, r) => n + r.turns, 0),
+    codes: ok.reduce((n, r) => n + r.codes, 0),
+    warnings: files.reduce((n, r) => n + r.warnings.length, 0),
+  };
+}
+
+/**
+ * Validate and save one file's sessions, filling its report; returns its code labels (resolved
+ * to study ids and lines) when it has any. Every session of the file is validated before any is
+ * written: a file is imported whole or not at all.
+ */
+async function saveFile(study: string, file: FileImport, report: FileReport, importMap: Record<string, string>, taken: Set<string>): Promise<CodeBatch | undefined> {
+  if (!file.result) {
+    report.error = file.error;
+    if (file.skipped) report.skipped = true;
+    return undefined;
+  }
+  report.warnings.push(...file.result.warnings);
+  const ids = new Map<string, string>();
+  const entries: Record<string, string> = {};
+  const ready: Session[] = [];
+  try {
+    for (const input of file.result.sessions) {
+      const key = `${resolve(file.path)}#${input.id}`;
+      const meta = input.metadata ?? {};
+      const readable = slugify([meta.condition, meta.run, input.id].filter((p) => typeof p === "string" && p !== "").join("-"));
+      const id = importMap[key] ?? uniqueId(readable, taken);
+      taken.add(id);
+      entries[key] = id;
+      ids.set(input.id, id);
+      ready.push(validateSession({ ...input, id }, file.path));
+    }
+  } catch (error) {
+    report.error = errorMessage(error);
+    return undefined;
+  }
+  try {
+    for (const session of ready) {
+      await saveSession(study, session);
+      report.sessions.push(session.id);
+      report.turns += session.turns.length;
+    }
+  } catch (error) {
+    report.error = `could not save its sessions: ${errorMessage(error)}`;
+  } finally {
+    // Map only what is on disk, and persist it now, so an interrupted import re-run replaces
+    // these sessions instead of adding duplicates.
+    for (const [key, id] of Object.entries(entries)) if (report.sessions.includes(id)) importMap[key] = id;
+    await writeImportMap(study, importMap);
+  }
+  if (report.error) return undefined;
+  if (file.result.codes.length === 0) return undefined;
+  const byId = new Map(ready.map((s) => [s.id, s]));
+  return {
+    file: file.path,
+    sessions: ready.map((s) => s.id),
+    codes: file.result.codes.map((code) => {
+      const session = ids.get(code.session);
+      const turn = session === undefined ? undefined : byId.get(session)?.turns.find((t) => t.id === code.turn);
+      const line = turn?.metadata?.line;
+      return { code, session, turnFound: turn !== undefined, ...(typeof line === "number" ? { line } : {}) };
+    }),
+  };
+}
+
+/**
+ * Imported code labels -> CodeRecords under each coder, matched to the codebook's categories.
+ * Codes of re-imported sessions replace their old ones; other sessions' codes are kept.
+ * Unmatched labels become warnings naming file and line.
+ */
+async function storeCodes(study: string, defaultCodebook: string | undefined, batches: CodeBatch[], reports: FileReport[], sourceCoders: readonly string[]): Promise<void> {
+  const indexes = new Map<string, LabelIndex>();
+  const fresh = new Map<string, { codebook: Codebook; coder: string; records: CodeRecord[]; sessions: Set<string> }>();
+  for (const batch of batches) {
+    const report = reports.find((r) => r.path === batch.file)!;
+    for (const { code, session, turnFound, line } of batch.codes) {
+      const ref = code.codebook ?? defaultCodebook;
+      const where = `${batch.file}${line !== undefined ? `:${line}` : ""}`;
+      if (!ref) {
+        report.warnings.push(`${where}: code "${code.label}" not stored: no codebook (pass --codebook <id>)`);
+        continue;
+      }
+      if (!session || !turnFound) {
+        report.warnings.push(`${where}: code "${code.label}" points at unknown turn ${code.session}/${code.turn}; not stored`);
+        continue;
+      }
+      let index = indexes.get(ref);
+      if (!index) {
+        index = categoryLabelIndex(await loadCodebook(ref, study));
+        indexes.set(ref, index);
+      }
+      if (index.codebook.kind !== "nominal") {
+        report.warnings.push(`${where}: code "${code.label}" not stored: codebook ${index.codebook.id} has scales, not categories`);
+        continue;
+      }
+      const { ids, unmatched } = matchCodeLabel(index, code.label);
+      if (unmatched.length > 0) {
+        report.warnings.push(`${where}: code label ${unmatched.map((u) => JSON.stringify(u)).join(", ")} matches no category id, label or alias of codebook ${index.codebook.id}${ids.length ? "; the rest was stored" : "; not stored"}`);
+      }
+      if (ids.length === 0) continue;
+      const key = `${index.codebook.id}\u0000${code.coder}`;
+      let group = fresh.get(key);
+      if (!group) {
+        group = { codebook: index.codebook, coder: code.coder, records: [], sessions: new Set() };
+        fresh.set(key, group);
+      }
+      for (const s of batch.sessions) group.sessions.add(s);
+      group.records.push({
+        session,
+        turn: code.turn,
+        codebook: index.codebook.id,
+        codebookVersion: index.codebook.version,
+        coder: code.coder,
+        codes: ids,
+        provenance: provenance({ source: batch.file, line, label: code.label, via: "colloquy import" }),
+        createdAt: new Date().toISOString(),
+      });
+      report.codes++;
+    }
+  }
+  for (const group of fresh.values()) {
+    const kept = (await readCodes(study, group.codebook.id, group.coder)).filter((r) => !group.sessions.has(r.session));
+    await replaceCodes(study, group.codebook.id, group.coder, [...kept, ...group.records]);
+  }
+  // A re-imported file whose code column (named again with --code-column) or transcript labels
+  // are now empty: codes an earlier import brought for its sessions no longer have a source, so
+  // they go too. Other coders, and codes made any other way, are never touched.
+  const imported = new Set(reports.flatMap((r) => r.sessions));
+  const codebooks = new Set([...(defaultCodebook ? [defaultCodebook] : []), ...[...fresh.values()].map((g) => g.codebook.id)]);
+  for (const codebook of codebooks) {
+    for (const coder of sourceCoders) {
+      if (fresh.has(`${codebook}\u0000${coder}`)) continue;
+      const records = await readCodes(study, codebook, coder);
+      const kept = records.filter((r) => !(imported.has(r.session) && r.provenance.via === "colloquy import"));
+      if (kept.length !== records.length) await replaceCodes(study, codebook, coder, kept);
+    }
+  }
+}
+

@@ -1,0 +1,13 @@
+/**
+ * The pipeline's stages as library functions: `run<Stage>(context, options, effects)` returns a
+ * typed summary. `colloquy <stage>` and `colloquy study` call exactly these.
+ */
+export { openStudy, defaultModelFactory, silentEffects, type StudyContext, type StageEffects, type ModelFactory } from "./context.js";
+export { runImport, type ImportStageOptions, type ImportSummary, type FileReport } from "./import.js";
+export { runCode, codingJobs, incompleteCoding, type CodeStageOptions, type CodeSummary, type CodingJobSpec } from "./code.js";
+export { runAgree, type AgreeStageOptions, type AgreeSummary } from "./agree.js";
+export { runCompare, type CompareStageOptions, type CompareSummary } from "./compare.js";
+export { runStats, type StatsStageOptions, type StatsSummary } from "./stats.js";
+export { runTopics, failedTopicRuns, exportTopicReview, importTopicReviews, type TopicsStageOptions, type TopicsSummary, type TopicReviewSummary } from "./topics.js";
+export { runConcepts, conceptsLexiconPath, type ConceptsStageOptions, type ConceptsSummary } from "./concepts.js";
+export { runBuild, type BuildStageOptions } from "./build.js";

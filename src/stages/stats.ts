@@ -1,0 +1,58 @@
+import { join } from "node:path";
+import { loadCodedStudy, type LoadedCodes } from "../analysis/compare-load.js";
+import { buildStats, type StatsReport } from "../analysis/stats-report.js";
+import { statsCsvs } from "../analysis/stats-output.js";
+import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
+import { provenance } from "../util/provenance.js";
+import type { StageEffects, StudyContext } from "./context.js";
+
+/** The stats stage: session metrics, participation, Bales profiles, phases, transitions, sequences. */
+export interface StatsStageOptions {
+  /** Nominal codebook for the Bales and sequence parts (default bales-ipa). */
+  codebook?: string;
+  /** Whose codes; needed when several coders exist. */
+  coder?: string;
+}
+
+export interface StatsSummary {
+  report: StatsReport;
+  files: { json: string; sessions: string; participants: string };
+}
+
+const DEFAULT_CODEBOOK = "bales-ipa";
+
+export async function runStats(context: StudyContext, options: StatsStageOptions, effects: StageEffects): Promise<StatsSummary> {
+  const sessions = await context.sessions();
+  const codebook = options.codebook ?? DEFAULT_CODEBOOK;
+  const notes: string[] = [];
+  let loaded: LoadedCodes | undefined;
+  // Metrics need no codes: without an explicit codebook, a study not coded yet still gets them.
+  // Any other problem (a corrupt codes file, several coders) still fails loudly.
+  if (options.codebook === undefined && options.coder === undefined && !(await context.coders())[DEFAULT_CODEBOOK]) {
+    notes.push(`no Bales or sequence analyses: the study has no ${DEFAULT_CODEBOOK} codes yet (run \`colloquy code ${context.dir} --codebook ${DEFAULT_CODEBOOK}\`)`);
+    effects.warn(notes[0]);
+  } else {
+    loaded = await loadCodedStudy(context.dir, codebook, options.coder, sessions);
+  }
+  const result = buildStats(sessions, loaded && { data: loaded.data, codebook: loaded.codebook, coder: loaded.coder });
+  result.notes.push(...notes);
+  for (const v of loaded?.otherVersions ?? []) {
+    result.notes.push(`${v.records} code records were made with codebook version ${v.version}, not ${loaded!.codebook.version}; recode them if definitions changed`);
+  }
+  const report: StatsReport = {
+    provenance: provenance({
+      command: "stats",
+      study: context.paths.root,
+      sessions: sessions.length,
+      ...(loaded ? { codebook: { id: loaded.codebook.id, version: loaded.codebook.version }, coder: loaded.coder } : {}),
+    }),
+    ...result,
+  };
+  const dir = context.paths.analysis;
+  const files = { json: join(dir, "stats.json"), sessions: join(dir, "stats-sessions.csv"), participants: join(dir, "stats-participants.csv") };
+  const csv = statsCsvs(report);
+  await writeJsonAtomic(files.json, report);
+  await writeFileAtomic(files.sessions, csv.sessions);
+  await writeFileAtomic(files.participants, csv.participants);
+  return { report, files };
+}

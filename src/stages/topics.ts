@@ -1,0 +1,129 @@
+import { resolve } from "node:path";
+import { createConceptExtractor } from "../analysis/concepts/extract.js";
+import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
+import { buildTopicsReport, summariseTopics, type TopicsReport } from "../analysis/topics/report.js";
+import { applyReviews, readReviewFiles, REVIEW_CODEBOOK, reviewCsv } from "../analysis/topics/review.js";
+import { readCodes, replaceCodes } from "../coding/store.js";
+import type { CodeRecord } from "../coding/records.js";
+import type { LlmClient } from "../llm/client.js";
+import type { ModelCliOptions } from "../llm/config.js";
+import { CliError } from "../util/errors.js";
+import { readJsonFile, writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
+import type { StageEffects, StudyContext } from "./context.js";
+
+/**
+ * The topics stage: topic trees (main topics, sub-topics) and branching ratios per participant,
+ * session and condition; and the human review round trip of those trees.
+ */
+export interface TopicsStageOptions {
+  coder?: "rules" | "llm";
+  scope?: "session" | "participant";
+  speakers?: SpeakerSelection;
+  /** LLM runs per tree, merged. */
+  runs?: number;
+  model?: ModelCliOptions;
+  noCache?: boolean;
+}
+
+export interface TopicsSummary {
+  report: TopicsReport;
+  file: string;
+  /** Earlier human reviews exist: they refer to the previous trees. */
+  staleReviews: boolean;
+}
+
+const topicsFile = (context: StudyContext) => resolve(context.paths.analysis, "topics.json");
+
+export async function runTopics(context: StudyContext, options: TopicsStageOptions, effects: StageEffects): Promise<TopicsSummary> {
+  const config = context.config;
+  const coder = options.coder ?? config.topics.coder ?? "rules";
+  const speakers = options.speakers ?? config.topics.speakers ?? "human";
+  const sessions = await context.sessions();
+  if (sessions.length === 0) throw new CliError(`${context.paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${context.dir}\``);
+  checkSelection(sessions, speakers);
+  let model: LlmClient | undefined;
+  if (coder === "llm") {
+    model = context.model(options.model ?? {}, effects);
+    const problem = await model.preflight();
+    if (problem) throw new CliError(problem.message);
+  }
+  const report = await buildTopicsReport(sessions, {
+    coder,
+    scope: options.scope ?? config.topics.scope ?? "session",
+    speakers,
+    runs: options.runs ?? config.topics.runs ?? 3,
+    extractor: createConceptExtractor(),
+    model,
+    seed: options.model?.seed ?? config.model.seed,
+    temperature: options.model?.temperature ?? config.model.temperature,
+    noCache: options.noCache,
+    compare: { design: config.compare.design, control: config.compare.control },
+    reporter: effects,
+  });
+  const file = topicsFile(context);
+  await writeJsonAtomic(file, report);
+  const staleReviews = Boolean((await context.coders())[REVIEW_CODEBOOK]);
+  if (staleReviews) {
+    effects.warn(`earlier topic reviews exist (codes/${REVIEW_CODEBOOK}); they refer to the previous trees: export and review again, or re-import the sheets if the trees are unchanged`);
+  }
+  return { report, file, staleReviews };
+}
+
+/** Topic runs that failed are left out of the report (never invented): the error to raise, if any. */
+export function failedTopicRuns(summary: TopicsSummary): CliError | undefined {
+  const n = summary.report.failures.length;
+  return n > 0 ? new CliError(`${n} topic run(s) failed and were left out (never invented); see "failures" in ${summary.file}. Run the command again to retry them.`) : undefined;
+}
+
+async function readTopicsReport(context: StudyContext): Promise<TopicsReport> {
+  const path = topicsFile(context);
+  try {
+    return (await readJsonFile(path)) as TopicsReport;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new CliError(`${path}: no topic trees yet; run \`colloquy topics ${context.dir}\` first`);
+    throw new CliError((error as Error).message);
+  }
+}
+
+/** Write the topic trees as a review sheet (one CSV row per sub-topic); returns the rows written. */
+export async function exportTopicReview(context: StudyContext, out: string | undefined): Promise<{ file: string; rows: number }> {
+  const report = await readTopicsReport(context);
+  const file = out ?? resolve(context.paths.analysis, "topics-review.csv");
+  const csv = reviewCsv(report);
+  await writeFileAtomic(file, csv);
+  return { file, rows: csv.trim().split("\n").length - 1 };
+}
+
+export interface TopicReviewSummary {
+  report: TopicsReport;
+  file: string;
+  judgements: number;
+  unreviewed: number;
+  reviewers: string[];
+  /** Every reviewer with judgements stored, this import's and earlier ones. */
+  allReviewers: string[];
+}
+
+/** Store reviewers' judgements (codebook topic-review, coder human:<reviewer>) and the reviewed branching ratios. */
+export async function importTopicReviews(context: StudyContext, files: string[]): Promise<TopicReviewSummary> {
+  const study = context.dir;
+  const report = await readTopicsReport(context);
+  const { records, unreviewed } = await readReviewFiles(files, report);
+  // One reviewer's new judgements replace their earlier ones on the same sub-topics.
+  const byCoder = new Map<string, CodeRecord[]>();
+  for (const r of records) byCoder.set(r.coder, [...(byCoder.get(r.coder) ?? []), r]);
+  for (const [coder, fresh] of byCoder) {
+    const keys = new Set(fresh.map((r) => `${r.session}\u0000${r.turn}`));
+    const kept = (await readCodes(study, REVIEW_CODEBOOK, coder)).filter((r) => !keys.has(`${r.session}\u0000${r.turn}`));
+    await replaceCodes(study, REVIEW_CODEBOOK, coder, [...kept, ...fresh]);
+  }
+  context.changed("codes");
+  const reviewers = (await context.coders())[REVIEW_CODEBOOK] ?? [];
+  const all = (await Promise.all(reviewers.map((c) => context.codes(REVIEW_CODEBOOK, c)))).flat();
+  applyReviews(report, all);
+  summariseTopics(report, { design: context.config.compare.design, control: context.config.compare.control });
+  const allReviewers = [...new Set(all.map((r) => r.coder))].sort();
+  const file = topicsFile(context);
+  await writeJsonAtomic(file, { ...report, provenance: { ...report.provenance, review: { reviewers: allReviewers, importedAt: new Date().toISOString(), files } } });
+  return { report, file, judgements: records.length, unreviewed, reviewers: [...byCoder.keys()], allReviewers };
+}
