@@ -3,7 +3,8 @@ export * from "./store.js";
 export * from "./codebook/index.js";
 export {
   RULES_CODER_VERSION,
-  RULES_CODEBOOKS,
+  RULE_SET_NAMES,
+  rulesProblem,
   RULE_DESCRIPTIONS,
   rulesSupport,
   codeTurnWithRules,

@@ -8,7 +8,7 @@ import type { ChatMessage, ChatModel, ChatRequest } from "../llm/types.js";
 import { mapLimit } from "../util/concurrency.js";
 import { provenance } from "../util/provenance.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
-import { RULES_CODER_VERSION, codeTurnWithRules, rulesSupport } from "./rules/index.js";
+import { RULES_CODER_VERSION, codeTurnWithRules, rulesProblem } from "./rules/index.js";
 import { createLlmCoder, type LlmCoder, type TurnOutcome } from "./llm/coder.js";
 import { estimateTokens, type ContextWindow } from "./llm/prompt.js";
 import { estimateCost, priceFor } from "../llm/prices.js";
@@ -184,9 +184,8 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
   if (options.signal?.aborted) stop.abort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
   const signal = stop.signal;
-  if (options.coder === "rules" && !rulesSupport(codebook)) {
-    throw new Error(`the rules coder has no rules for codebook "${codebook.id}"; use --coder llm`);
-  }
+  const noRules = options.coder === "rules" ? rulesProblem(codebook) : undefined;
+  if (noRules) throw new Error(noRules);
   const plan = planCoding(options.sessions, await doneSet(options, coderId), options.batch ?? 1);
   const toCode = plan.units.reduce((n, u) => n + u.targets.length, 0);
   const writer = createWriter(study, options.flushEvery ?? 50, options.flushMs ?? 500);

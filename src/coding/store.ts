@@ -2,23 +2,18 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { appendJsonl, readJsonl, writeFileAtomic } from "../util/fs.js";
 import { studyPaths } from "../study/study.js";
+import { artifacts, coderFileName } from "../study/artifacts.js";
 import { codeFailureSchema, codeRecordSchema, type CodeFailure, type CodeRecord } from "./records.js";
 
-/** Coder ids may contain ':' or spaces (human:alice); file names percent-encode them, reversibly. */
-export function coderFileName(coder: string): string {
-  return encodeURIComponent(coder);
-}
-
-function coderFromFileName(name: string): string {
-  return decodeURIComponent(name);
-}
+// File names of codes come from the artifact registry (src/study/artifacts.ts).
+export { coderFileName };
 
 export function codesPath(study: string, codebook: string, coder: string): string {
-  return join(studyPaths(study).codes, codebook, `${coderFileName(coder)}.jsonl`);
+  return artifacts.codes.path(study, codebook, coder);
 }
 
 export function failuresPath(study: string, codebook: string, coder: string): string {
-  return join(studyPaths(study).codes, codebook, `${coderFileName(coder)}.failures.jsonl`);
+  return artifacts.codeFailures.path(study, codebook, coder);
 }
 
 /** Append code records (grouped per codebook and coder file). */
@@ -90,8 +85,8 @@ export async function listCoders(study: string): Promise<Record<string, string[]
       continue;
     }
     const coders = files
-      .filter((f) => f.endsWith(".jsonl") && !f.endsWith(".failures.jsonl"))
-      .map((f) => coderFromFileName(f.slice(0, -".jsonl".length)))
+      .map((f) => artifacts.codes.match(`${codebook}/${f}`)?.[1])
+      .filter((c): c is string => c !== undefined)
       .sort();
     if (coders.length > 0) out[codebook] = coders;
   }

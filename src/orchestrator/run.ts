@@ -42,6 +42,7 @@ export interface RunOutcome {
 }
 
 /** The strategy a scenario names and its validated parameters in one condition. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- strategies differ in their parameter types
 export function resolveStrategy(scenario: Scenario, condition: ConditionSpec): { strategy: Strategy<any>; params: unknown; raw: Record<string, unknown> } {
   const { type, ...rest } = scenario.strategy;
   const strategy = strategies[type];

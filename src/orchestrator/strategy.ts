@@ -11,6 +11,7 @@ import type { Agent } from "./agent.js";
 export interface Strategy<P = unknown> {
   type: string;
   description: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- strategies differ in their parameter types
   params: z.ZodType<P, any>;
   /**
    * Problems zod cannot see (participant names that do not exist, ...), as

@@ -8,6 +8,7 @@ import {
   codeStyle,
   codeTurnWithRules,
   rulesSupport,
+  rulesProblem,
 } from "../../src/coding/rules/index.js";
 import type { Session } from "../../src/transcript/schema.js";
 
@@ -184,11 +185,19 @@ describe("pragmatic-style rules", () => {
 });
 
 describe("rules coder API", () => {
-  it("supports bales-ipa and pragmatic-style only", () => {
+  it("codes the codebooks that declare a rule set, whatever their id, and explains the others", () => {
     expect(rulesSupport(bales)).toBe(true);
     expect(rulesSupport(style)).toBe(true);
     expect(rulesSupport(ttct)).toBe(false);
-    expect(() => codeTurnWithRules(ttct, session([["a", "hi"]]), 0)).toThrow(/no rules for codebook "ttct-creativity"/);
+    expect(() => codeTurnWithRules(ttct, session([["a", "hi"]]), 0)).toThrow(/"ttct-creativity" names no offline rule set/);
+    // A researcher's adaptation of Bales, under its own id, declares the rule set and is coded by it.
+    const mine = { ...bales, id: "my-bales", title: "Our Bales" };
+    expect(codeTurnWithRules(mine, session([["a", "I think this plan is good"]]), 0).codes).toEqual(codeTurnWithRules(bales, session([["a", "I think this plan is good"]]), 0).codes);
+    // Without the rule set's categories the rules would give codes the codebook does not have.
+    const renamed = { ...bales, id: "renamed", categories: bales.categories.map((c) => ({ ...c, id: `x-${c.id}` })) };
+    expect(rulesProblem(renamed)).toMatch(/lacks shows-solidarity/);
+    expect(rulesProblem({ ...bales, rules: "nope" })).toMatch(/"nope" is not a rule set/);
+    expect(rulesProblem({ ...bales, rules: "pragmatic-style" })).toMatch(/is nominal but rule set "pragmatic-style" gives scale ratings/);
     expect(() => codeTurnWithRules(bales, session([["a", "hi"]]), 3)).toThrow(RangeError);
     expect(RULES_CODER_VERSION).toMatch(/^\d+\.\d+\.\d+$/);
   });

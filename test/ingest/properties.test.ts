@@ -85,7 +85,12 @@ function mutateJson(value: unknown, pick: number, replacement: unknown): unknown
   const slots: { parent: Record<string, unknown> | unknown[]; key: string | number }[] = [];
   const walk = (v: unknown): void => {
     if (Array.isArray(v)) v.forEach((c, i) => (slots.push({ parent: v, key: i }), walk(c)));
-    else if (v && typeof v === "object") for (const [k, c] of Object.entries(v)) slots.push({ parent: v as Record<string, unknown>, key: k }), walk(c);
+    else if (v && typeof v === "object") {
+      for (const [k, c] of Object.entries(v)) {
+        slots.push({ parent: v as Record<string, unknown>, key: k });
+        walk(c);
+      }
+    }
   };
   const copy = structuredClone(value);
   walk(copy);

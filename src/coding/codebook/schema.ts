@@ -76,6 +76,12 @@ const common = {
   unit: z.enum(["turn", "idea", "idea-list"]).default("turn"),
   /** Extra instructions for coders (human or LLM). */
   instructions: z.string().optional(),
+  /**
+   * The offline rule set that codes this codebook (`--coder rules`), by name: "bales-ipa" or
+   * "pragmatic-style". A researcher's adaptation of Bales may name "bales-ipa" if it keeps the
+   * category ids; without it the codebook is coded by an LLM or by people.
+   */
+  rules: z.string().optional(),
 };
 
 export const nominalCodebookSchema = z

@@ -3,14 +3,11 @@ export { createLlmCoder, type LlmCoder, type LlmCoderOptions, type LlmCoderStats
 export {
   buildSystemPrompt,
   buildUserPrompt,
-  buildMessages,
   parseContext,
-  windowRange,
-  estimateTokens,
   PROMPT_TEMPLATE_HASH,
   PROMPT_TEMPLATE_VERSION,
   type ContextWindow,
 } from "./prompt.js";
-export { parseReply, parseBatchReply, parseJsonReply, validateItem, type CodeValue, type ParseOutcome } from "./parse.js";
-export { aggregateSamples, type Aggregate } from "./aggregate.js";
+export { parseReply, type CodeValue } from "./parse.js";
+export { aggregateSamples } from "./aggregate.js";
 export { codingResponseFormat } from "./schema.js";

@@ -150,9 +150,6 @@ export const opinion = new RegExp(
 export const orientation =
   /(\d|https?:\/\/|www\.|\.(com|org|io|app|pdf|csv|docx?|xlsx?|png|jpg)\b|\b(here'?s|here are|here is|for reference|for context|to clarify|fyi|according to|the (log|logs|error|results?|data|spec|report) (says|shows)|i (looked|checked|found|pushed|uploaded|merged|ran|tested|added|updated|fixed|deployed)|i'?ve (uploaded|pushed|merged|shared|sent|attached|updated|added)|attached|it means|that means|because|since|which means|currently|right now|we have|there (is|are|was|were))\b)/;
 
-/** Greeting-only or thanks-only sentences that pad a task act. */
-export const socialPadding = /^(hi|hello|hey|thanks|thank you|ok|okay|so|well|alright|great|good|right|oh|ah|hmm|also|and|then)[,!.]?\s*/;
-
 /** Modals that propose only weakly ("we need to", "we must"): an opinion in the turn outranks them. */
 export const weakSuggestion = /\bwe (need to|must|have to)\b/;
 

@@ -28,20 +28,24 @@ import { analyseText, isImperativeVerb, type Sentence, type TurnText } from "./t
  * it answers the question.
  */
 
-export type BalesCode =
-  | "shows-solidarity"
-  | "shows-tension-release"
-  | "agrees"
-  | "gives-suggestion"
-  | "gives-opinion"
-  | "gives-orientation"
-  | "asks-orientation"
-  | "asks-opinion"
-  | "asks-suggestion"
-  | "disagrees"
-  | "shows-tension"
-  | "shows-antagonism"
-  | "none";
+/** Every code the Bales rules can give (the category ids a codebook naming them must have). */
+export const BALES_CODES = [
+  "shows-solidarity",
+  "shows-tension-release",
+  "agrees",
+  "gives-suggestion",
+  "gives-opinion",
+  "gives-orientation",
+  "asks-orientation",
+  "asks-opinion",
+  "asks-suggestion",
+  "disagrees",
+  "shows-tension",
+  "shows-antagonism",
+  "none",
+] as const;
+
+export type BalesCode = (typeof BALES_CODES)[number];
 
 /** Every rule id the Bales coder can report, with what it means (shown by docs and tests). */
 export const BALES_RULES: Record<string, string> = {

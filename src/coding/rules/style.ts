@@ -9,8 +9,11 @@ import { analyseText, isImperativeVerb, type TurnText } from "./text.js";
  * documented next to each cue; they are deliberately coarse (this is a baseline).
  */
 
+/** The scales the style rules rate (the scale ids a codebook naming them must have). */
+export const STYLE_SCALES = ["sentiment", "formality", "directness", "relationship", "participation"] as const;
+
 export interface StyleDecision {
-  scores: Record<"sentiment" | "formality" | "directness" | "relationship" | "participation", number>;
+  scores: Record<(typeof STYLE_SCALES)[number], number>;
   rules: string[];
   rationale: string;
 }
@@ -74,15 +77,42 @@ function formality(t: TurnText, rules: string[]): Scale {
   const emoji = count(t.raw, L.emojiPattern);
   const formal = t.words.filter((w) => L.formalWords.has(w)).length;
   let v = 4;
-  if (slang > 0) (v -= Math.min(2, slang)), rules.push("formality:slang");
-  if (contractions > 0) (v -= contractions >= 2 ? 1 : 0.5), rules.push("formality:contractions");
-  if (emoji > 0 || P.laughter.test(t.lower)) (v -= 1), rules.push("formality:emoji-laughter");
-  if (/[!?]{2,}/.test(t.raw)) (v -= 0.5), rules.push("formality:repeated-punctuation");
-  if (t.words.length >= 3 && t.raw === t.raw.toLowerCase() && /[a-z]/.test(t.raw)) (v -= 1), rules.push("formality:no-capitals");
-  if (L.formalFormulas.test(t.lower)) (v += 2), rules.push("formality:formal-formula");
-  if (formal > 0) (v += Math.min(2, formal)), rules.push("formality:formal-vocabulary");
-  if (/\bplease\b|\bcould you\b|\bwould you\b/.test(t.lower)) (v += 0.5), rules.push("formality:politeness");
-  if (t.words.length >= 12 && contractions === 0 && slang === 0 && emoji === 0) (v += 1), rules.push("formality:complete-register");
+  if (slang > 0) {
+    v -= Math.min(2, slang);
+    rules.push("formality:slang");
+  }
+  if (contractions > 0) {
+    v -= contractions >= 2 ? 1 : 0.5;
+    rules.push("formality:contractions");
+  }
+  if (emoji > 0 || P.laughter.test(t.lower)) {
+    v -= 1;
+    rules.push("formality:emoji-laughter");
+  }
+  if (/[!?]{2,}/.test(t.raw)) {
+    v -= 0.5;
+    rules.push("formality:repeated-punctuation");
+  }
+  if (t.words.length >= 3 && t.raw === t.raw.toLowerCase() && /[a-z]/.test(t.raw)) {
+    v -= 1;
+    rules.push("formality:no-capitals");
+  }
+  if (L.formalFormulas.test(t.lower)) {
+    v += 2;
+    rules.push("formality:formal-formula");
+  }
+  if (formal > 0) {
+    v += Math.min(2, formal);
+    rules.push("formality:formal-vocabulary");
+  }
+  if (/\bplease\b|\bcould you\b|\bwould you\b/.test(t.lower)) {
+    v += 0.5;
+    rules.push("formality:politeness");
+  }
+  if (t.words.length >= 12 && contractions === 0 && slang === 0 && emoji === 0) {
+    v += 1;
+    rules.push("formality:complete-register");
+  }
   s.value = clamp(v);
   return s;
 }
@@ -100,11 +130,26 @@ function directness(t: TurnText, rules: string[]): Scale {
   const hedges = count(t.lower, L.hedgePhrases);
   const direct = count(t.lower, L.directMarkers);
   let v = 4;
-  if (hedges > 0) (v -= Math.min(3, hedges)), rules.push("directness:hedges");
-  if (/\b(could|would|can) you\b|\bwould you mind\b/.test(t.lower)) (v -= 0.5), rules.push("directness:question-request");
-  if (imperativeOpening(t)) (v += 2), rules.push("directness:imperative");
-  if (direct > 0) (v += Math.min(2, direct)), rules.push("directness:categorical");
-  if (/^(no|nope|wrong)[.!]/.test(t.lower)) (v += 1), rules.push("directness:bare-rejection");
+  if (hedges > 0) {
+    v -= Math.min(3, hedges);
+    rules.push("directness:hedges");
+  }
+  if (/\b(could|would|can) you\b|\bwould you mind\b/.test(t.lower)) {
+    v -= 0.5;
+    rules.push("directness:question-request");
+  }
+  if (imperativeOpening(t)) {
+    v += 2;
+    rules.push("directness:imperative");
+  }
+  if (direct > 0) {
+    v += Math.min(2, direct);
+    rules.push("directness:categorical");
+  }
+  if (/^(no|nope|wrong)[.!]/.test(t.lower)) {
+    v += 1;
+    rules.push("directness:bare-rejection");
+  }
   if (/!/.test(t.raw) && (imperativeOpening(t) || direct > 0)) v += 0.5;
   s.value = clamp(v);
   return s;
@@ -117,11 +162,26 @@ function relationship(t: TurnText, rules: string[]): Scale {
   const commands = count(t.lower, L.commandMarkers);
   const joint = count(t.lower, L.jointMarkers);
   let v = 4;
-  if (deference > 0) (v -= 1 + Math.min(1, deference - 1)), rules.push("relationship:deference");
-  if (commands > 0) (v -= 1 + Math.min(1, commands - 1)), rules.push("relationship:command");
-  if (imperativeOpening(t) && !/\bplease\b/.test(t.lower)) (v -= 1), rules.push("relationship:bare-imperative");
-  if (joint > 0) (v += Math.min(2, joint)), rules.push("relationship:joint-framing");
-  if (/\blet'?s\b|\btogether\b/.test(t.lower)) (v += 1), rules.push("relationship:collaborative-proposal");
+  if (deference > 0) {
+    v -= 1 + Math.min(1, deference - 1);
+    rules.push("relationship:deference");
+  }
+  if (commands > 0) {
+    v -= 1 + Math.min(1, commands - 1);
+    rules.push("relationship:command");
+  }
+  if (imperativeOpening(t) && !/\bplease\b/.test(t.lower)) {
+    v -= 1;
+    rules.push("relationship:bare-imperative");
+  }
+  if (joint > 0) {
+    v += Math.min(2, joint);
+    rules.push("relationship:joint-framing");
+  }
+  if (/\blet'?s\b|\btogether\b/.test(t.lower)) {
+    v += 1;
+    rules.push("relationship:collaborative-proposal");
+  }
   s.value = clamp(v);
   return s;
 }
@@ -136,7 +196,10 @@ function participation(t: TurnText, rules: string[]): Scale {
   const questions = t.sentences.filter((x) => x.question).length;
   const proposals = t.sentences.filter((x) => P.suggestion.test(x.lower)).length + (imperativeOpening(t) ? 1 : 0);
   const initiative = questions + proposals;
-  if (initiative > 0 && n > 2) (v += initiative >= 3 ? 2 : 1), rules.push("participation:initiative");
+  if (initiative > 0 && n > 2) {
+    v += initiative >= 3 ? 2 : 1;
+    rules.push("participation:initiative");
+  }
   s.value = clamp(v);
   return s;
 }

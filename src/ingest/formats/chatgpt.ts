@@ -136,7 +136,10 @@ function newestLeaf(nodes: Map<string, Node>): string {
   for (const node of nodes.values()) {
     if (parents.has(node.id)) continue;
     const t = typeof node.message?.create_time === "number" ? node.message.create_time : -Infinity;
-    if (!best || t >= bestTime) (best = node), (bestTime = t);
+    if (!best || t >= bestTime) {
+      best = node;
+      bestTime = t;
+    }
   }
   return (best ?? [...nodes.values()][0]).id;
 }

@@ -54,8 +54,3 @@ export function readContent(value: unknown, file: string, path: string): Message
   if (refusal) body.refusal = true;
   return body;
 }
-
-/** True for a `{role, content}`-like message object (used by format detection of arrays). */
-export function looksLikeMessage(value: unknown): boolean {
-  return isObject(value) && typeof value.role === "string" && ("content" in value || "tool_calls" in value);
-}

@@ -115,9 +115,18 @@ export function locateJsonError(text: string): JsonSyntaxProblem | null {
       let err: JsonSyntaxProblem | null;
       if (c === '"') err = scanString();
       else if (c === "-" || (c >= "0" && c <= "9")) err = scanNumber();
-      else if (text.startsWith("true", i)) (i += 4), (err = null);
-      else if (text.startsWith("false", i)) (i += 5), (err = null);
-      else if (text.startsWith("null", i)) (i += 4), (err = null);
+      else if (text.startsWith("true", i)) {
+        i += 4;
+        err = null;
+      }
+      else if (text.startsWith("false", i)) {
+        i += 5;
+        err = null;
+      }
+      else if (text.startsWith("null", i)) {
+        i += 4;
+        err = null;
+      }
       else err = fail(`${describe()} where a value was expected`);
       if (err) return err;
       expectValue = false;

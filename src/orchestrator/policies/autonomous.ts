@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { defineStrategy } from "../strategy.js";
 import type { Agent } from "../agent.js";
-import type { Conversation } from "../conversation.js";
 import { readHumanInput } from "./shared.js";
 
 /**

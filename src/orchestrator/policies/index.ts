@@ -7,6 +7,7 @@ import { autonomous } from "./autonomous.js";
 import { scene } from "./scene.js";
 
 /** Every turn-taking strategy, by the `strategy.type` a scenario names. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- strategies differ in their parameter types
 export const strategies: Record<string, Strategy<any>> = {
   [roundRobin.type]: roundRobin,
   [rounds.type]: rounds,
