@@ -1,8 +1,8 @@
-import { join } from "node:path";
 import Papa from "papaparse";
 import type { CodeRecord } from "../coding/records.js";
 import { codesPath } from "../coding/store.js";
 import { loadSessions, studyPaths } from "../study/study.js";
+import { artifacts } from "../study/artifacts.js";
 import { CliError } from "../util/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import { provenance, type Provenance } from "../util/provenance.js";
@@ -213,10 +213,9 @@ export function disagreementsCsv(report: AgreementReport): string {
   return Papa.unparse({ fields, data }, { newline: "\n" }) + "\n";
 }
 
-/** Paths `colloquy agree` writes for a codebook. */
+/** Paths `colloquy agree` writes for a codebook (from the artifact registry). */
 export function agreementPaths(study: string, codebook: string): { json: string; csv: string } {
-  const dir = studyPaths(study).analysis;
-  return { json: join(dir, `agreement-${codebook}.json`), csv: join(dir, `agreement-${codebook}-disagreements.csv`) };
+  return { json: artifacts.agreement.path(study, codebook), csv: artifacts.agreementDisagreements.path(study, codebook) };
 }
 
 /** Write the report JSON and the disagreements CSV into the study's analysis/ folder. */

@@ -1,5 +1,8 @@
 import type { NominalCodebook } from "../coding/codebook/schema.js";
+import type { Participant } from "../transcript/schema.js";
+import { speakerName } from "./participation.js";
 import { UNCODED, type CodedTurns } from "./table.js";
+import { thirdOf } from "./measures.js";
 
 /**
  * Interaction Process Analysis (Bales 1950) over coded turns, written for any nominal codebook:
@@ -165,6 +168,45 @@ export function balesProfiles(data: CodedTurns, frame: ProfileFrame): BalesProfi
   };
 }
 
+/** One speaker's profile pooled over every session they took part in. */
+export interface SpeakerProfile {
+  /** {@link speakerName}: the participant's name (id when unnamed), the same speaker in every session. */
+  name: string;
+  kind: Participant["kind"];
+  /** Sessions in which this speaker has at least one code. */
+  sessions: number;
+  profile: InteractionProfile;
+}
+
+/**
+ * Interaction profiles per speaker, pooled over sessions by name (counts all codes of each turn,
+ * as {@link balesProfiles}). Speakers without any code are left out; order of first appearance.
+ */
+export function profilesBySpeaker(data: CodedTurns, frame: ProfileFrame): SpeakerProfile[] {
+  const L = frame.labels.length;
+  const pooled = new Map<string, { kind: Participant["kind"]; sessions: number; counts: Float64Array }>();
+  for (const cs of data.sessions) {
+    const perMember = cs.members.map(() => new Float64Array(L));
+    const coded = cs.members.map(() => false);
+    for (let t = 0; t < cs.speakers.length; t++) {
+      const m = cs.speakers[t];
+      for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) {
+        perMember[m][cs.codes[k]]++;
+        coded[m] = true;
+      }
+    }
+    cs.members.forEach((p, m) => {
+      if (!coded[m]) return;
+      const name = speakerName(p);
+      let entry = pooled.get(name);
+      if (!entry) pooled.set(name, (entry = { kind: p.kind, sessions: 0, counts: new Float64Array(L) }));
+      entry.sessions++;
+      for (let i = 0; i < L; i++) entry.counts[i] += perMember[m][i];
+    });
+  }
+  return [...pooled].map(([name, e]) => ({ name, kind: e.kind, sessions: e.sessions, profile: profileOf(e.counts, frame) }));
+}
+
 /** Codes of a session's coded turns in order (first code per turn), as label indices. */
 export function actSequence(primary: Int32Array, skip = -1): Int32Array {
   let n = 0;
@@ -175,16 +217,17 @@ export function actSequence(primary: Int32Array, skip = -1): Int32Array {
   return out;
 }
 
-/** Which third (0 early, 1 middle, 2 late) position k (0-based) of n falls in: floor(3k / n); used by phases and segments alike. */
-export function thirdOf(k: number, n: number): number {
-  return Math.floor((3 * k) / n);
-}
+// Which third a position falls in is defined once, in measures.ts (phases and segments alike).
+export { thirdOf } from "./measures.js";
 
 /** Group shares in one third of a session. */
 export interface PhaseThird {
   /** Acts in this third (fallback excluded). */
   acts: number;
+  /** Acts per group. */
   counts: Record<string, number>;
+  /** Acts per category (every label but the fallback), so a reader can regroup them. */
+  categories: Record<string, number>;
   /** count / acts per group; null when the third has no acts. */
   shares: Record<string, number | null>;
 }
@@ -210,12 +253,14 @@ export function phaseMovement(data: CodedTurns, frame: ProfileFrame): PhaseMovem
   const groupOf: number[][] = frame.labels.map(() => []);
   groups.forEach((g, gi) => frame.groups.get(g)!.forEach((i) => groupOf[i].push(gi)));
   const G = groups.length;
-  const blank = () => [0, 1, 2].map(() => ({ acts: 0, counts: new Float64Array(G) }));
+  const L = frame.labels.length;
+  const blank = () => [0, 1, 2].map(() => ({ acts: 0, counts: new Float64Array(G), categories: new Float64Array(L) }));
   type Acc = ReturnType<typeof blank>;
   const add = (into: Acc, from: Acc) =>
     from.forEach((t, j) => {
       into[j].acts += t.acts;
       for (let g = 0; g < G; g++) into[j].counts[g] += t.counts[g];
+      for (let i = 0; i < L; i++) into[j].categories[i] += t.categories[i];
     });
   const render = (acc: Acc): PhaseThird[] =>
     acc.map((t) => {
@@ -225,7 +270,11 @@ export function phaseMovement(data: CodedTurns, frame: ProfileFrame): PhaseMovem
         counts[g] = t.counts[gi];
         shares[g] = t.acts > 0 ? t.counts[gi] / t.acts : null;
       });
-      return { acts: t.acts, counts, shares };
+      const categories: Record<string, number> = {};
+      frame.labels.forEach((label, i) => {
+        if (i !== frame.fallback) categories[label] = t.categories[i];
+      });
+      return { acts: t.acts, counts, categories, shares };
     });
   const sessions: PhaseMovement["sessions"] = [];
   const byCondition = new Map<string, Acc>();
@@ -236,6 +285,7 @@ export function phaseMovement(data: CodedTurns, frame: ProfileFrame): PhaseMovem
     for (let k = 0; k < acts.length; k++) {
       const third = acc[thirdOf(k, acts.length)];
       third.acts++;
+      third.categories[acts[k]]++;
       for (const g of groupOf[acts[k]]) third.counts[g]++;
     }
     sessions.push({ session: cs.session.id, condition: cs.condition, thirds: render(acc) });

@@ -2,6 +2,17 @@
 // (re-exported by ./index.ts). CompareReport and StatsReport are the types of the JSON files they write.
 export { codedTurns, summarise, UNCODED, NO_CONDITION, type CodedTurns, type CodedSession, type Summary as MetricSummary } from "./table.js";
 export { countWords } from "./words.js";
+export { timeSpan, thirdOf, THIRDS, type TimeSpan, type Third } from "./measures.js";
+export {
+  cumulativeWords,
+  followsBySpeaker,
+  participationBySpeaker,
+  speakerName,
+  type CumulativeWords,
+  type SpeakerFollows,
+  type SpeakerParticipation,
+} from "./participation.js";
+export { summariseRatings, quantileSorted, type RatingSummary } from "./scales.js";
 export {
   sessionMetrics,
   summariseByCondition,
@@ -20,6 +31,7 @@ export {
 } from "./metrics.js";
 export {
   balesProfiles,
+  profilesBySpeaker,
   phaseMovement,
   transitions,
   profileFrame,
@@ -30,14 +42,17 @@ export {
   type ProfileFrame,
   type MemberProfile,
   type BalesProfiles,
+  type SpeakerProfile,
   type PhaseMovement,
   type PhaseThird,
   type TransitionMatrix,
 } from "./bales.js";
-export { codeSequences, segmentDistributions, type SessionSequence, type Segment, type SegmentDistributions } from "./sequences.js";
+export { codeSequences, segmentDistributions, binCodes, type SessionSequence, type Segment, type SegmentDistributions } from "./sequences.js";
 export {
   compareConditions,
+  compareFrequencies,
   differencesFrom,
+  type CompareFrequencies,
   type CompareOptions,
   type CompareResult,
   type CompareReport,
@@ -48,6 +63,6 @@ export {
 export { mapCodes, mapConditions, parseMergeList, type CodeMapping, type ConditionMapping } from "./compare-mapping.js";
 export { runTests as runCompareTests, type Comparison, type TestResult as CompareTestResult } from "./compare-tests.js";
 export { loadCodedStudy, chooseCoder, type LoadedCodes } from "./compare-load.js";
-export { compareCsvs, compareSummary } from "./compare-output.js";
+export { compareCsvs, compareSummary, writeCompareReport } from "./compare-output.js";
 export { buildStats, STATS_DEFINITIONS, type StatsResult, type StatsReport, type StatsCodes } from "./stats-report.js";
-export { statsCsvs, statsSummary } from "./stats-output.js";
+export { statsCsvs, statsSummary, writeStatsReport } from "./stats-output.js";

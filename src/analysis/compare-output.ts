@@ -1,4 +1,5 @@
-import type { CompareResult } from "./compare.js";
+import type { CompareReport, CompareResult } from "./compare.js";
+import { artifacts, writeArtifact } from "../study/artifacts.js";
 import { textTable, toCsv } from "./table.js";
 
 /** CSV tables of a comparison: the long-format frequency table, the differences and the tests. */
@@ -89,4 +90,19 @@ export function compareSummary(report: CompareResult): string {
   for (const line of failed) out.push(`  ${line}`);
   for (const note of report.notes) out.push(`note: ${note}`);
   return out.join("\n");
+}
+
+/** Write compare-<codebook>.json and its three CSV tables into the study's analysis folder; returns their paths. */
+export async function writeCompareReport(
+  study: string,
+  report: CompareReport,
+): Promise<{ json: string; frequencies: string; differences: string; tests: string }> {
+  const id = report.codebook.id;
+  const csv = compareCsvs(report);
+  return {
+    json: await writeArtifact(artifacts.compare, study, report, id),
+    frequencies: await writeArtifact(artifacts.compareFrequencies, study, csv.frequencies, id),
+    differences: await writeArtifact(artifacts.compareDifferences, study, csv.differences, id),
+    tests: await writeArtifact(artifacts.compareTests, study, csv.tests, id),
+  };
 }

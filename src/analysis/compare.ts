@@ -120,8 +120,41 @@ interface Acc {
 
 const ZERO_CONTROL_NOTE = "control count is 0, so the percentage difference is undefined (null); compare the counts";
 
+/** What {@link compareFrequencies} computes: a comparison without its tests. */
+export type CompareFrequencies = Omit<CompareResult, "comparisons" | "tests">;
+
 /** Compare code frequencies across conditions. Throws CliError for unknown codes, conditions or control. */
 export function compareConditions(data: CodedTurns, options: CompareOptions = {}): CompareResult {
+  const f = compareFrequencies(data, options);
+  const { comparisons, tests } = runTests({
+    labels: f.labels,
+    conditions: f.conditions.map((c) => c.name),
+    control: f.options.control,
+    units: f.units,
+    byCondition: f.frequencies.byCondition,
+    byRole: f.frequencies.byRole,
+    options: f.options,
+  });
+  return {
+    labels: f.labels,
+    conditions: f.conditions,
+    acts: f.acts,
+    options: f.options,
+    frequencies: f.frequencies,
+    differences: f.differences,
+    comparisons,
+    tests,
+    units: f.units,
+    notes: f.notes,
+  };
+}
+
+/**
+ * The counting half of {@link compareConditions}: frequencies, differences from the control and
+ * the per-unit rows, without the tests (the dashboard shows these for every coder; the tests come
+ * from the `colloquy compare` file). Same errors as compareConditions.
+ */
+export function compareFrequencies(data: CodedTurns, options: CompareOptions = {}): CompareFrequencies {
   const where = options.where ?? { collapse: "compare.collapse", drop: "compare.drop", groups: "compare.conditionGroups", control: "compare.control" };
   const resolved: CompareResult["options"] = {
     control: options.control ?? null,
@@ -240,15 +273,6 @@ export function compareConditions(data: CodedTurns, options: CompareOptions = {}
       codes.labels.forEach((label, i) => (counts[label] = u.counts[i]));
       return { condition: u.condition, unit: u.unit, sessions: u.sessions.size, total: u.counts.reduce((x, y) => x + y, 0), counts };
     });
-  const { comparisons, tests } = runTests({
-    labels: codes.labels,
-    conditions: conds.conditions,
-    control: resolved.control,
-    units: unitRows,
-    byCondition: frequencies.byCondition,
-    byRole: frequencies.byRole,
-    options: resolved,
-  });
 
   const notes: string[] = [];
   if (data.unknownLabels.length > 0) notes.push(`codes not in the codebook were counted as found: ${data.unknownLabels.join(", ")}`);
@@ -264,8 +288,6 @@ export function compareConditions(data: CodedTurns, options: CompareOptions = {}
     options: resolved,
     frequencies,
     differences,
-    comparisons,
-    tests,
     units: unitRows,
     notes,
   };

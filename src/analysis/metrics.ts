@@ -1,5 +1,9 @@
 import type { Participant, Session, TurnType } from "../transcript/schema.js";
 import { countWords } from "./words.js";
+import { normalisedEntropy, timeSpan } from "./measures.js";
+
+// Defined once in measures.ts; re-exported here, where stats readers look for them.
+export { normalisedEntropy };
 import { NO_CONDITION, summarise, type Summary } from "./table.js";
 
 /**
@@ -9,9 +13,11 @@ import { NO_CONDITION, summarise, type Summary } from "./table.js";
  *  - members are the session's participants whose kind is not "system", including those who
  *    never spoke (silence is part of participation balance);
  *  - words follow {@link countWords};
- *  - duration (seconds) = the latest `end` (or `start` when a turn has no end) minus the earliest
- *    `start`, over every turn that has a start time; null with a reason when no turn has one.
- *    Rates (per minute) divide by that duration and are null whenever it is.
+ *  - duration (seconds) follows {@link timeSpan} over all the session's turns: the latest `end`
+ *    (or `start` when a turn has no end) minus the earliest `start`, over every turn that has a
+ *    start time; null with a reason when no turn has one or the span is zero.
+ *    Rates (per minute) divide by that duration and are null whenever it is;
+ *  - balance follows {@link normalisedEntropy} (and 1 - {@link gini}).
  */
 export const EXCLUDED_TURN_TYPES: readonly TurnType[] = ["system", "reasoning"];
 
@@ -77,16 +83,6 @@ export interface SessionMetrics {
   participants: MemberMetrics[];
 }
 
-/** Normalised Shannon entropy of the shares of `values` (k = values.length). */
-export function normalisedEntropy(values: readonly number[]): number | null {
-  const k = values.length;
-  const total = values.reduce((a, b) => a + b, 0);
-  if (k < 2 || total <= 0) return null;
-  let h = 0;
-  for (const v of values) if (v > 0) h -= (v / total) * Math.log(v / total);
-  return h / Math.log(k);
-}
-
 /** Gini coefficient of non-negative values (0 = all equal, (k-1)/k = one holds everything). */
 export function gini(values: readonly number[]): number | null {
   const k = values.length;
@@ -108,23 +104,6 @@ function balance(turns: readonly number[], words: readonly number[]): Balance {
     oneMinusGiniTurns: gt === null ? null : 1 - gt,
     oneMinusGiniWords: gw === null ? null : 1 - gw,
   };
-}
-
-function duration(session: Session): { seconds: number | null; note?: string } {
-  let first = Infinity;
-  let last = -Infinity;
-  let timed = 0;
-  for (const turn of session.turns) {
-    if (turn.start === undefined) continue;
-    timed++;
-    if (turn.start < first) first = turn.start;
-    const stop = turn.end ?? turn.start;
-    if (stop > last) last = stop;
-  }
-  if (timed === 0) return { seconds: null, note: "no turn has a start time, so duration and per-minute rates are unknown" };
-  if (!(last > first)) return { seconds: null, note: "all timed turns fall at the same moment, so duration is zero and rates are undefined" };
-  const note = timed < session.turns.length ? `only ${timed} of ${session.turns.length} turns have times; duration spans the timed ones` : undefined;
-  return { seconds: last - first, ...(note ? { note } : {}) };
 }
 
 const perMinute = (count: number, seconds: number | null) => (seconds === null ? null : count / (seconds / 60));
@@ -161,7 +140,7 @@ export function sessionMetrics(session: Session): SessionMetrics {
   }
   const totalTurns = turns.reduce((a, b) => a + b, 0);
   const totalWords = words.reduce((a, b) => a + b, 0);
-  const time = duration(session);
+  const time = timeSpan(session.turns);
   const condition = session.metadata.condition ?? NO_CONDITION;
   const run = session.metadata.run ?? session.id;
   const ids = members.map((p) => p.id);

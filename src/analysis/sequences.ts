@@ -1,5 +1,6 @@
 import type { CodedTurns } from "./table.js";
-import { actSequence, thirdOf } from "./bales.js";
+import { actSequence } from "./bales.js";
+import { THIRDS, thirdOf } from "./measures.js";
 
 /**
  * Code sequences for sequence charts: each session's codes turn by turn, and code distributions
@@ -42,7 +43,7 @@ export interface SegmentDistributions {
   overall: Segment[];
 }
 
-const NAMES = ["early", "middle", "late"] as const;
+const NAMES = THIRDS;
 
 /** The code sequence of every session (label indices into `data.labels`). */
 export function codeSequences(data: CodedTurns): SessionSequence[] {
@@ -93,4 +94,23 @@ export function segmentDistributions(data: CodedTurns): SegmentDistributions {
     conditions: [...byCondition].sort(([a], [b]) => a.localeCompare(b)).map(([condition, acc]) => ({ condition, segments: render(acc) })),
     overall: render(overall),
   };
+}
+
+/**
+ * A long code sequence shortened to cells of `binSize` positions (for drawing): each cell holds
+ * the most frequent code of its positions, ties going to the lowest code index (the codebook's
+ * order); -1 when none of its positions is coded. `binSize` 1 returns the codes as they are.
+ */
+export function binCodes(codes: ArrayLike<number>, binSize: number): number[] {
+  const out: number[] = [];
+  const size = Math.max(1, Math.floor(binSize));
+  for (let i = 0; i < codes.length; i += size) {
+    const tally = new Map<number, number>();
+    for (let j = i; j < Math.min(i + size, codes.length); j++) if (codes[j] >= 0) tally.set(codes[j], (tally.get(codes[j]) ?? 0) + 1);
+    let best = -1;
+    let bestN = 0;
+    for (const [code, n] of tally) if (n > bestN || (n === bestN && code < best)) [best, bestN] = [code, n];
+    out.push(best);
+  }
+  return out;
 }

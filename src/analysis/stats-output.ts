@@ -1,4 +1,5 @@
-import type { StatsResult } from "./stats-report.js";
+import type { StatsReport, StatsResult } from "./stats-report.js";
+import { artifacts, writeArtifact } from "../study/artifacts.js";
 import type { Summary } from "./table.js";
 import { textTable, toCsv } from "./table.js";
 
@@ -80,3 +81,13 @@ export function statsSummary(report: StatsResult): string {
 
 const fmtPct = (v: number | null): string => (v === null ? "-" : `${v.toFixed(1)}%`);
 const fmtNum = (v: number | null): string => (v === null ? "null" : v.toFixed(2));
+
+/** Write stats.json and its two CSV tables into the study's analysis folder; returns their paths. */
+export async function writeStatsReport(study: string, report: StatsReport): Promise<{ json: string; sessions: string; participants: string }> {
+  const csv = statsCsvs(report);
+  return {
+    json: await writeArtifact(artifacts.stats, study, report),
+    sessions: await writeArtifact(artifacts.statsSessions, study, csv.sessions),
+    participants: await writeArtifact(artifacts.statsParticipants, study, csv.participants),
+  };
+}

@@ -146,17 +146,6 @@ export function codedTurns(sessions: readonly Session[], records: readonly CodeR
   return { labels: labelList, unknownLabels, sessions: out, codedTurns: coded, uncodedTurns: uncoded, orphanRecords, orphanExamples };
 }
 
-/** Round for output files: 6 significant decimals keep files small without hiding differences tests care about. */
-export function round(value: number, digits = 6): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
-}
-
-/** A finite number, or null (JSON has no Infinity/NaN; callers say why a value is null). */
-export function finiteOrNull(value: number | undefined): number | null {
-  return value !== undefined && Number.isFinite(value) ? value : null;
-}
-
 /** Mean, sample SD (n - 1, as simple-statistics' sampleStandardDeviation) and n of the finite values. */
 export interface Summary {
   n: number;

@@ -8,6 +8,7 @@ import { displayName, findAgent, resolveAgents, stripOwnName, systemPrompt, type
 import type { HumanInput } from "./human.js";
 import { createRandom, type Random } from "./random.js";
 import type { ConditionSpec, Scenario } from "./scenario.js";
+import { countWords } from "../analysis/words.js";
 
 /** An LLM call failed for good (after the LLM layer's retries); the run is saved as incomplete. */
 export class OrchestratorError extends Error {
@@ -135,7 +136,7 @@ export class Conversation {
 
   /** Simulated seconds a participant needs to produce this text. */
   durationOf(speaker: Agent | undefined, text: string): number {
-    const words = text.split(/\s+/).filter(Boolean).length;
+    const words = countWords(text);
     const perWord = speaker?.kind === "human" ? this.scenario.pace.humanSecondsPerWord : this.scenario.pace.aiSecondsPerWord;
     return Math.max(1, Math.round(words * perWord * 10) / 10);
   }

@@ -4,11 +4,12 @@ import { REPORT_SCHEMA_VERSION, type ReportBundle, type SessionChunk } from "./t
 import { codebookInfo, collectConditions, collectSpeakers } from "./shape/common.js";
 import { buildChunk, buildOverview, summariseSession } from "./shape/overview.js";
 import { buildDistribution, buildSequenceSessions, buildSequenceSet } from "./shape/distributions.js";
-import { buildFollows, buildParticipation } from "./shape/participation.js";
+import { buildFollows, buildParticipation, buildSpeakerParticipation } from "./shape/participation.js";
 import { buildStyleSet } from "./shape/styles.js";
 import { buildBalesSet, isBalesLike } from "./shape/bales.js";
-import { buildCompareSet } from "./shape/compare.js";
-import { readAgreement, readConcepts, readTopics, attachCompareTests } from "./shape/analysis.js";
+import { attachCompareTests, buildCompareSet } from "./shape/compare.js";
+import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
+import { sessionMetrics } from "../analysis/metrics.js";
 
 /** The commands that fill each view, named in its empty state. */
 function hints(name: string) {
@@ -47,12 +48,20 @@ export function assembleReport(data: StudyData): { bundle: ReportBundle; chunks:
   for (const set of nominalSets) {
     const result = buildCompareSet(data.sessions, set, info.get(set.codebook)!, data.config.compare, conditions);
     if ("empty" in result) compareEmpty ??= result.empty;
-    else compare.push(attachCompareTests(result, data.analysis, warnings));
+    else compare.push(attachCompareTests(result, data.analysis.compare.get(set.codebook), info.get(set.codebook)!));
   }
-  const agreement = readAgreement(data.analysis, warnings);
-  const topics = readTopics(data.analysis, warnings, data.sessions);
-  const concepts = readConcepts(data.analysis, warnings);
-  const bales = nominalSets.filter((s) => isBalesLike(info.get(s.codebook)!)).map((s) => buildBalesSet(data.sessions, s, info.get(s.codebook)!));
+  const agreement = readAgreement(data.analysis.agreement, warnings);
+  const topics = readTopics(data.analysis.topics, warnings);
+  const concepts = readConcepts(data.analysis.concepts, warnings);
+  const bales = nominalSets
+    .filter((s) => isBalesLike(info.get(s.codebook)!))
+    .map((s) => {
+      const definition = data.codebooks.get(s.codebook);
+      return buildBalesSet(data.sessions, s, info.get(s.codebook)!, definition?.kind === "nominal" ? definition : null);
+    });
+  // Participation as `colloquy stats` measures it, from the current sessions (stats.json may be older).
+  const metrics = data.sessions.map(sessionMetrics);
+  const members = speakers.filter((s) => s.kind !== "system").map((s) => s.key);
   if (data.sessions.length === 0) for (const view of ["who", "sequences", "timeline", "participation", "compare", "style", "bales"]) empty[view] = h.sessions;
   if (nominalSets.length === 0) for (const view of ["who", "sequences", "compare"]) empty[view] ??= h.codes;
   // Most basic missing piece first: sessions, then codes, then a second condition, then the control.
@@ -75,8 +84,9 @@ export function assembleReport(data: StudyData): { bundle: ReportBundle; chunks:
     sequenceSessions,
     sequences: nominalSets.map((s) => buildSequenceSet(data.sessions, sequenceSessions, s, info.get(s.codebook)!)),
     participation: {
-      sessions: data.sessions.map(buildParticipation),
-      follows: buildFollows(data.sessions, speakers.filter((s) => s.kind !== "system").map((s) => s.key)),
+      sessions: data.sessions.map((s, i) => buildParticipation(s, metrics[i])),
+      follows: buildFollows(metrics, members),
+      speakers: buildSpeakerParticipation(metrics, members),
     },
     styles: scaleSets.map((s) => buildStyleSet(data.sessions, s, info.get(s.codebook)!)),
     bales,

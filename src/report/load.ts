@@ -1,5 +1,12 @@
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
+import { artifacts, identifyArtifact, parseArtifact, STUDY_FOLDERS, type Artifact } from "../study/artifacts.js";
+import type { AgreementReport } from "../analysis/agree.js";
+import type { CompareReport } from "../analysis/compare.js";
+import type { StatsReport } from "../analysis/stats-report.js";
+import type { TopicsReport } from "../analysis/topics/report.js";
+import type { ConceptsReport } from "../analysis/concepts/report.js";
+import type { Provenance } from "../util/provenance.js";
 import { loadSessions, loadStudyConfig, studyPaths } from "../study/study.js";
 import type { StudyConfig } from "../study/config.js";
 import { listCoders, readCodes } from "../coding/store.js";
@@ -18,6 +25,29 @@ export interface CodeSet {
   byTurn: Map<string, CodeRecord>;
 }
 
+/** One valid analysis file: its name in analysis/, the registry's parameters (codebook id) and value. */
+export interface AnalysisFile<T> {
+  file: string;
+  params: string[];
+  value: T;
+}
+
+/**
+ * The study's analysis files, each validated with its registry schema (src/study/artifacts.ts).
+ * Missing files are absent; invalid ones are absent and named in `StudyData.warnings`.
+ */
+export interface AnalysisArtifacts {
+  /** agreement-<codebook>.json, by file name order. */
+  agreement: AnalysisFile<AgreementReport>[];
+  /** compare-<codebook>.json by codebook id. */
+  compare: Map<string, AnalysisFile<CompareReport>>;
+  stats: AnalysisFile<StatsReport> | null;
+  topics: AnalysisFile<TopicsReport> | null;
+  concepts: AnalysisFile<ConceptsReport> | null;
+  /** Every valid analysis file with its provenance, in file name order (the overview lists them). */
+  files: { file: string; provenance: Provenance }[];
+}
+
 /** Everything the report reads from a study folder, loaded once. */
 export interface StudyData {
   root: string;
@@ -27,8 +57,8 @@ export interface StudyData {
   /** Codebook definitions by id; null when the id could not be resolved (labels fall back to ids). */
   codebooks: Map<string, Codebook | null>;
   codeSets: CodeSet[];
-  /** Parsed analysis/*.json files by file name; unreadable ones become warnings. */
-  analysis: Map<string, unknown>;
+  /** Validated analysis files; unreadable, old or invalid ones become warnings. */
+  analysis: AnalysisArtifacts;
   warnings: string[];
 }
 
@@ -66,19 +96,54 @@ export async function loadStudyData(dir: string): Promise<StudyData> {
       warnings.push(`codebook "${codebook}" could not be loaded (${errorMessage(error)}); showing code ids as labels`);
     }
   }
-  const analysis = new Map<string, unknown>();
-  let files: string[] = [];
+  const analysis = await loadAnalysis(paths.root, warnings);
+  return { root: paths.root, name: basename(paths.root), config, sessions, codebooks, codeSets, analysis, warnings };
+}
+
+/** An empty set of analysis files (a study no analysis command has run on yet). */
+function noAnalysis(): AnalysisArtifacts {
+  return { agreement: [], compare: new Map(), stats: null, topics: null, concepts: null, files: [] };
+}
+
+/**
+ * Read every registered analysis file in the study's analysis folder and validate it with its
+ * schema. Files the registry does not know (a researcher's own notes, CSV tables) are left alone.
+ */
+async function loadAnalysis(root: string, warnings: string[]): Promise<AnalysisArtifacts> {
+  const out = noAnalysis();
+  const dir = join(root, STUDY_FOLDERS.analysis);
+  let names: string[] = [];
   try {
-    files = (await readdir(paths.analysis)).filter((f) => f.endsWith(".json")).sort();
+    names = (await readdir(dir)).sort();
   } catch {
     // no analysis folder yet: every analysis view shows its empty state
   }
-  for (const file of files) {
+  for (const file of names) {
+    const known = identifyArtifact(STUDY_FOLDERS.analysis, file);
+    if (!known || known.artifact.format !== "json") continue;
+    const { artifact, params } = known;
+    let read;
     try {
-      analysis.set(file, JSON.parse(await readFile(join(paths.analysis, file), "utf8")));
+      read = parseArtifact(artifact, await readFile(join(dir, file), "utf8"));
     } catch (error) {
-      warnings.push(`analysis/${file}: not readable JSON (${errorMessage(error)}); re-run the command that writes it`);
+      read = { status: "invalid" as const, problem: `not readable (${errorMessage(error)})` };
     }
+    if (read.status !== "ok") {
+      if (read.status === "invalid") warnings.push(`${artifact.relative(...params)}: ${read.problem}; ${rerun(artifact)}`);
+      continue;
+    }
+    const entry = { file, params, value: read.value };
+    out.files.push({ file, provenance: (read.value as { provenance: Provenance }).provenance });
+    if (artifact === artifacts.agreement) out.agreement.push(entry as AnalysisFile<AgreementReport>);
+    else if (artifact === artifacts.compare) out.compare.set(params[0], entry as AnalysisFile<CompareReport>);
+    else if (artifact === artifacts.stats) out.stats = entry as AnalysisFile<StatsReport>;
+    else if (artifact === artifacts.topics) out.topics = entry as AnalysisFile<TopicsReport>;
+    else if (artifact === artifacts.concepts) out.concepts = entry as AnalysisFile<ConceptsReport>;
   }
-  return { root: paths.root, name: basename(paths.root), config, sessions, codebooks, codeSets, analysis, warnings };
+  return out;
+}
+
+/** "re-run `colloquy agree` to refresh it": the hint of a file that could not be used. */
+export function rerun(artifact: Pick<Artifact, "writtenBy">): string {
+  return `re-run \`${artifact.writtenBy}\` to refresh it`;
 }

@@ -144,9 +144,18 @@ export interface BalesSet {
   coder: string;
   /** Area groups, in codebook order, with their category ids. */
   areas: { id: string; label: string; categories: string[] }[];
-  members: { key: string; kind: string; total: number; counts: Counts }[];
-  /** Session thirds (early, middle, late): counts per category summed over sessions. */
-  phases: { phase: "early" | "middle" | "late"; total: number; counts: Counts }[];
+  /**
+   * Per speaker over all sessions (src/analysis/bales.ts profilesBySpeaker): `total` = acts (every
+   * code of a turn, the codebook's fallback category excluded), `counts` per code (fallback included),
+   * `percent` = 0-100 of acts per category (fallback excluded; null when the member has no acts).
+   */
+  members: { key: string; kind: string; total: number; counts: Counts; percent: Record<string, number | null> }[];
+  /**
+   * Session thirds (src/analysis/bales.ts phaseMovement, pooled over sessions): `total` = acts in
+   * the third, `counts` = acts per category, `shares` = acts per codebook group / total (null when
+   * the third has no acts).
+   */
+  phases: { phase: "early" | "middle" | "late"; total: number; counts: Counts; shares: Record<string, number | null> }[];
   /** Bales' phase-movement groups (problem kind) in codebook order, with category ids. */
   problems: { id: string; label: string; categories: string[] }[];
 }
@@ -222,11 +231,6 @@ export interface ConceptsSet {
   test?: { test: string; statistic?: number; p?: number; n?: number };
 }
 
-/** A view's data may be absent; the view then shows `empty` (which names the command that fills it). */
-export interface Absent {
-  empty: string;
-}
-
 export interface ReportBundle {
   schemaVersion: typeof REPORT_SCHEMA_VERSION;
   provenance: { tool: string; version: string; createdAt: string; [k: string]: unknown };
@@ -239,7 +243,15 @@ export interface ReportBundle {
   distributions: Distribution[];
   sequenceSessions: SequenceSession[];
   sequences: SequenceSet[];
-  participation: { sessions: ParticipationSession[]; follows: FollowMatrix };
+  participation: {
+    sessions: ParticipationSession[];
+    follows: FollowMatrix;
+    /**
+     * Per speaker over all sessions (src/analysis/participation.ts participationBySpeaker): counted
+     * turns and words, and shares (0..1) of the study's totals.
+     */
+    speakers: { key: string; turns: number; words: number; turnShare: number; wordShare: number }[];
+  };
   styles: StyleSet[];
   bales: BalesSet[];
   compare: CompareSet[];

@@ -87,7 +87,7 @@ interface CodeBatch {
 }
 
 /** Import transcripts into the study. Per-file failures are reported in the summary, not thrown. */
-export async function runImport(context: StudyContext, options: ImportStageOptions, effects: StageEffects): Promise<ImportSummary> {
+export async function runImport(context: StudyContext, options: ImportStageOptions, _effects: StageEffects): Promise<ImportSummary> {
   const study = context.dir;
   const { paths, codebook, codeColumns = {}, ...parse } = options;
   const stream = importEach(paths, { ...parse, codeColumns });

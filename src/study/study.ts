@@ -6,6 +6,7 @@ import { readSessionFile, writeSessionFile } from "../transcript/io.js";
 import { formatIssues } from "../transcript/validate.js";
 import type { Session } from "../transcript/schema.js";
 import { studyConfigSchema, type StudyConfig } from "./config.js";
+import { artifacts, STUDY_FOLDERS } from "./artifacts.js";
 
 /** Every path of a study folder, in one place. */
 export interface StudyPaths {
@@ -21,18 +22,19 @@ export interface StudyPaths {
   state: string;
 }
 
+/** Folders and root files of a study; names come from the artifact registry (artifacts.ts). */
 export function studyPaths(dir: string): StudyPaths {
   const root = resolve(dir);
   return {
     root,
-    config: join(root, "colloquy.json"),
-    sessions: join(root, "sessions"),
-    codes: join(root, "codes"),
-    analysis: join(root, "analysis"),
-    site: join(root, "site"),
-    cache: join(root, ".cache"),
-    inbox: join(root, "inbox"),
-    state: join(root, ".colloquy-state.json"),
+    config: artifacts.config.path(root),
+    sessions: join(root, STUDY_FOLDERS.sessions),
+    codes: join(root, STUDY_FOLDERS.codes),
+    analysis: join(root, STUDY_FOLDERS.analysis),
+    site: join(root, STUDY_FOLDERS.site),
+    cache: join(root, STUDY_FOLDERS.cache),
+    inbox: join(root, STUDY_FOLDERS.inbox),
+    state: artifacts.state.path(root),
   };
 }
 
@@ -85,7 +87,7 @@ export async function loadStudyConfig(dir: string): Promise<StudyConfig> {
 
 /** Path of a session's native file inside the study. */
 export function sessionPath(dir: string, sessionId: string): string {
-  return join(studyPaths(dir).sessions, `${sessionId}.json`);
+  return artifacts.session.path(dir, sessionId);
 }
 
 /** Ids of the study's sessions, sorted. */
@@ -102,8 +104,8 @@ export async function listSessionIds(dir: string): Promise<string[]> {
     throw error;
   }
   return names
-    .filter((n) => n.endsWith(".json") && !n.startsWith("."))
-    .map((n) => n.slice(0, -".json".length))
+    .map((n) => artifacts.session.match(n)?.[0])
+    .filter((id): id is string => id !== undefined)
     .sort();
 }
 

@@ -194,6 +194,7 @@ describe("rules coder API", () => {
     const mine = { ...bales, id: "my-bales", title: "Our Bales" };
     expect(codeTurnWithRules(mine, session([["a", "I think this plan is good"]]), 0).codes).toEqual(codeTurnWithRules(bales, session([["a", "I think this plan is good"]]), 0).codes);
     // Without the rule set's categories the rules would give codes the codebook does not have.
+    if (bales.kind !== "nominal") throw new Error("bales-ipa is nominal");
     const renamed = { ...bales, id: "renamed", categories: bales.categories.map((c) => ({ ...c, id: `x-${c.id}` })) };
     expect(rulesProblem(renamed)).toMatch(/lacks shows-solidarity/);
     expect(rulesProblem({ ...bales, rules: "nope" })).toMatch(/"nope" is not a rule set/);

@@ -5,7 +5,13 @@ import { join } from "node:path";
 import { writeDashboardFixture, KNOWN } from "../../fixtures/dashboard/generate.js";
 import { loadStudyData } from "../../src/report/load.js";
 import { assembleReport } from "../../src/report/bundle.js";
-import { agreementFromReport, readConcepts, readTopics, attachCompareTests } from "../../src/report/shape/analysis.js";
+import { agreementFromReport } from "../../src/report/shape/analysis.js";
+import { attachCompareTests, buildCompareSet } from "../../src/report/shape/compare.js";
+import { artifacts, validateArtifact } from "../../src/study/artifacts.js";
+import { loadCodedStudy } from "../../src/analysis/compare-load.js";
+import { compareConditions, type CompareReport } from "../../src/analysis/compare.js";
+import { provenance } from "../../src/util/provenance.js";
+import { buildStats } from "../../src/analysis/stats-report.js";
 import { buildSite } from "../../src/report/build.js";
 import { initStudy, saveSession } from "../../src/study/study.js";
 import { sessionSchema } from "../../src/transcript/schema.js";
@@ -68,68 +74,97 @@ describe("assembleReport on the fixture study", () => {
   });
 });
 
-describe("reading analysis files defensively", () => {
+describe("dashboard numbers are the analysis numbers", () => {
+  it("participation and Bales profiles equal what colloquy stats writes for the same sessions and codes", async () => {
+    const data = await loadStudyData(dir);
+    const { bundle } = assembleReport(data);
+    const coded = await loadCodedStudy(dir, "bales-ipa", "rules", data.sessions);
+    const stats = buildStats(data.sessions, { data: coded.data, codebook: coded.codebook, coder: "rules" });
+    bundle.participation.sessions.forEach((p, i) => {
+      const metrics = stats.sessions[i];
+      expect(p.session).toBe(metrics.session);
+      expect(p.speakers.map((s) => [s.turns, s.words])).toEqual(metrics.participants.map((m) => [m.turns, m.words]));
+      expect(p.balance).toBe(metrics.balance.entropyWords);
+    });
+    const shares = bundle.participation.speakers.map((s) => s.wordShare);
+    expect(shares.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
+    const bales = bundle.bales.find((b) => b.coder === "rules")!;
+    const alice = bales.members.find((m) => m.key === "Alice")!;
+    const aliceProfiles = stats.codes!.profiles.members.filter((m) => m.name === "Alice");
+    expect(alice.total).toBe(aliceProfiles.reduce((n, m) => n + m.profile.acts, 0));
+    expect(bales.phases.map((p) => p.total)).toEqual(stats.codes!.phases!.overall.map((t) => t.acts));
+    expect(bales.phases.map((p) => p.shares)).toEqual(stats.codes!.phases!.overall.map((t) => t.shares));
+  });
+});
+
+describe("reading analysis files through the registry", () => {
   it("maps an AgreementReport: pairs with CIs, confusion, F1, disagreement texts", async () => {
-    const report = JSON.parse(await readFile(join(dir, "analysis", "agreement-bales-ipa.json"), "utf8"));
-    const [set] = agreementFromReport("agreement-bales-ipa.json", report);
+    const text = await readFile(join(dir, "analysis", "agreement-bales-ipa.json"), "utf8");
+    const read = validateArtifact(artifacts.agreement, JSON.parse(text));
+    if (read.status !== "ok") throw new Error(JSON.stringify(read));
+    const [set] = agreementFromReport("agreement-bales-ipa.json", read.value);
     expect(set.pairs).toEqual([{ a: "human:alice", b: "rules", n: 10, percent: 0.9, kappa: 0.8667, kappaCI: [0.6, 1], alpha: 0.87, alphaCI: [0.62, 1], ac1: 0.89 }]);
     expect(set.confusion!.matrix[3][4]).toBe(1);
     expect(set.perCategory[0]).toEqual({ code: "gives-suggestion", precision: 1, recall: 0.6667, f1: 0.8, support: 3 });
     expect(set.disagreements[0]).toMatchObject({ session: "d1", speaker: "Builder", text: "Honestly a mix seems best to me." });
-    // Undefined statistics are null in the file: they stay absent, never become 0.
-    report.variables[0].pairs[0].kappa = null;
-    expect(agreementFromReport("x.json", report)[0].pairs[0].kappa).toBeUndefined();
+    // Undefined statistics are null in the file (NaN once read): they stay absent, never become 0.
+    const undefinedKappa = JSON.parse(text);
+    undefinedKappa.variables[0].pairs[0].kappa = null;
+    const again = validateArtifact(artifacts.agreement, undefinedKappa);
+    if (again.status !== "ok") throw new Error(JSON.stringify(again));
+    expect(again.value.variables[0].pairs[0].kappa).toBeNaN();
+    expect(agreementFromReport("agreement-bales-ipa.json", again.value)[0].pairs[0].kappa).toBeUndefined();
   });
 
-  it("reads bare topic trees (no merged block) and summarises branching from them", () => {
-    const warnings: string[] = [];
-    const topics = readTopics(new Map([["topics.json", { trees: [
-      { scope: "session", session: "a", mainTopics: [{ id: "m", label: "M", turns: [], subtopics: [{ id: "s", label: "S", turns: [] }, { id: "t", label: "T", turns: [] }] }] },
-      { scope: "session", session: "b", mainTopics: [{ id: "m", label: "M", turns: [], subtopics: [] }, { id: "n", label: "N", turns: [], subtopics: [{ id: "s", label: "S", turns: [] }] }] },
-      { scope: "session", session: "c", mainTopics: [] },
-    ] }]]), warnings);
-    expect(warnings).toEqual([]);
-    // a: 2/1, b: 1/2 (both condition "(none)"); c has no main topics, so no ratio.
-    expect(topics!.branching).toHaveLength(1);
-    expect(topics!.branching[0]).toMatchObject({ condition: "(none)", mean: 1.25, n: 2 });
-    expect(topics!.trees).toHaveLength(3);
+  it("missing, old, broken or foreign files become warnings naming the file and field, and the view's empty state", async () => {
+    const copy = await mkdtemp(join(tmpdir(), "colloquy-old-"));
+    try {
+      await writeDashboardFixture(copy);
+      const topics = JSON.parse(await readFile(join(copy, "analysis", "topics.json"), "utf8"));
+      // An old topics file: bare trees, no merged block, no provenance details.
+      await writeFile(join(copy, "analysis", "topics.json"), JSON.stringify({ ...topics, trees: [{ scope: "session", session: "d1", mainTopics: [] }] }));
+      await writeFile(join(copy, "analysis", "concepts.json"), JSON.stringify([1, 2]));
+      await writeFile(join(copy, "analysis", "agreement-bales-ipa.json"), JSON.stringify({ kind: "something" }));
+      await writeFile(join(copy, "analysis", "notes.json"), JSON.stringify({ mine: true }));
+      const data = await loadStudyData(copy);
+      expect(data.warnings).toEqual([
+        expect.stringMatching(/^analysis\/agreement-bales-ipa\.json: kind: .*re-run `colloquy agree` to refresh it$/),
+        expect.stringMatching(/^analysis\/concepts\.json: \(root\): .*expected object.*re-run `colloquy concepts`/),
+        expect.stringMatching(/^analysis\/topics\.json: trees\[0\]\.key: .*re-run `colloquy topics`/),
+      ]);
+      const { bundle } = assembleReport(data);
+      expect(bundle.topics).toBeNull();
+      expect(bundle.concepts).toBeNull();
+      expect(bundle.agreement).toEqual([]);
+      expect(bundle.empty.agreement).toMatch(/colloquy agree/);
+      expect(bundle.empty.topics).toMatch(/colloquy topics/);
+      expect(bundle.overview.analysisFiles).toEqual([]);
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+    }
   });
 
-  it("broken, old or foreign files become warnings, not crashes", () => {
-    const warnings: string[] = [];
-    const analysis = new Map<string, unknown>([
-      ["topics.json", { trees: "nope" }],
-      ["concepts.json", [1, 2]],
-    ]);
-    expect(readTopics(analysis, warnings)).toBeNull();
-    expect(readConcepts(analysis, warnings)).toBeNull();
-    expect(() => agreementFromReport("agreement-x.json", { kind: "something" })).toThrow(/not an agreement report/);
-    expect(warnings).toHaveLength(2);
-    expect(warnings[0]).toMatch(/analysis\/topics.json: .*colloquy topics/);
-  });
-
-  it("takes colloquy compare's differences and tests for its coder when present", () => {
-    const set = {
-      codebook: "bales-ipa", coder: "rules", control: "control", conditions: ["debate"], codes: [{ id: "gives-opinion", label: "Gives opinion" }],
-      runs: { control: 3, debate: 2 }, normalised: false, counts: {}, cells: [], collapse: {}, dropped: [], tests: [], source: "codes" as const,
-    };
-    const report = {
-      coder: "rules",
-      labels: ["gives-opinion"],
-      conditions: [{ name: "control", runs: 3 }, { name: "debate", runs: 2 }],
-      frequencies: { byCondition: [{ key: "control", counts: { "gives-opinion": 1 } }, { key: "debate", counts: { "gives-opinion": 7 } }] },
-      differences: { control: "control", basis: "count", rows: [{ condition: "debate", code: "gives-opinion", count: 7, controlCount: 1, percentDifference: 600 }] },
-      tests: [{ test: "Wilcoxon signed-rank", condition: "debate", reference: "control", code: "gives-opinion", n: 6, statistic: 2, p: 0.03, pHolm: 0.06 }],
-      options: { collapse: {}, drop: [] },
-    };
-    const warnings: string[] = [];
-    const merged = attachCompareTests(set, new Map([["compare-bales-ipa.json", report]]), warnings);
+  it("takes colloquy compare's numbers and tests for its coder; other coders get the same analysis without tests", async () => {
+    const loaded = await loadCodedStudy(dir, "bales-ipa", "rules");
+    const result = compareConditions(loaded.data, { control: "control" });
+    const report: CompareReport = { provenance: provenance(), codebook: { id: "bales-ipa", version: loaded.codebook.version }, coder: "rules", ...result };
+    const read = validateArtifact(artifacts.compare, JSON.parse(JSON.stringify(report)));
+    if (read.status !== "ok") throw new Error(JSON.stringify(read));
+    const data = await loadStudyData(dir);
+    const { bundle } = assembleReport(data);
+    const info = bundle.codebooks.find((c) => c.id === "bales-ipa")!;
+    const rules = data.codeSets.find((s) => s.coder === "rules" && s.codebook === "bales-ipa")!;
+    const computed = buildCompareSet(data.sessions, rules, info, data.config.compare, bundle.conditions);
+    if ("empty" in computed) throw new Error(computed.empty);
+    const file = { file: "compare-bales-ipa.json", params: ["bales-ipa"], value: read.value };
+    const merged = attachCompareTests(computed, file, info);
     expect(merged.source).toBe("analysis");
-    expect(merged.cells).toEqual([{ condition: "debate", code: "gives-opinion", count: 7, controlCount: 1, pctDiff: 600 }]);
-    expect(merged.tests).toEqual([{ label: "debate vs control · gives-opinion", test: "Wilcoxon signed-rank", n: 6, statistic: 2, p: 0.03, pAdjusted: 0.06 }]);
-    expect(attachCompareTests({ ...set, coder: "llm" }, new Map([["compare-bales-ipa.json", report]]), warnings).source).toBe("codes");
-    expect(attachCompareTests(set, new Map([["compare-bales-ipa.json", { junk: true }]]), warnings).source).toBe("codes");
-    expect(warnings[0]).toMatch(/compare-bales-ipa.json: no differences table/);
+    // The file and the computation are the same analysis function: the same cells.
+    expect(merged.cells).toEqual(computed.cells);
+    expect(merged.cells.find((c) => c.code === "gives-opinion")).toEqual({ condition: "debate", code: "gives-opinion", count: 7, controlCount: 1, pctDiff: 600 });
+    expect(merged.tests.length).toBe(result.tests.length);
+    expect(merged.tests[0]).toMatchObject({ label: expect.stringMatching(/debate vs control · /), test: result.tests[0].test, n: result.tests[0].n });
+    expect(attachCompareTests({ ...computed, coder: "human:alice" }, file, info).source).toBe("codes");
   });
 
   it("a corrupt analysis JSON file does not stop the build", async () => {

@@ -1,15 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { sessionSchema, type Session } from "../../src/transcript/schema.js";
+import { nominalCodebookSchema } from "../../src/coding/codebook/schema.js";
 import { indexCodes } from "../../src/report/load.js";
 import type { CodeRecord } from "../../src/coding/records.js";
-import { codebookInfo, collectSpeakers, wordCount } from "../../src/report/shape/common.js";
-import { balanceIndex, buildFollows, buildParticipation, thin } from "../../src/report/shape/participation.js";
-import { quantileSorted, summariseRatings, buildStyleSet } from "../../src/report/shape/styles.js";
+import { sessionMetrics } from "../../src/analysis/metrics.js";
+import { codebookInfo, collectSpeakers } from "../../src/report/shape/common.js";
+import { buildFollows, buildParticipation, thin } from "../../src/report/shape/participation.js";
+import { buildStyleSet } from "../../src/report/shape/styles.js";
 import { buildDistribution, buildSequenceSessions, buildSequenceSet } from "../../src/report/shape/distributions.js";
-import { buildBalesSet, phaseOf } from "../../src/report/shape/bales.js";
+import { buildBalesSet } from "../../src/report/shape/bales.js";
 import { buildCompareSet } from "../../src/report/shape/compare.js";
-import { sessionDuration, buildChunk } from "../../src/report/shape/overview.js";
-import { meanCI, tCritical95 } from "../../src/report/shape/analysis.js";
+import { buildChunk, summariseSession } from "../../src/report/shape/overview.js";
 import type { CodebookInfo } from "../../src/report/types.js";
 
 function session(id: string, condition: string, turns: [string, string, number?][]): Session {
@@ -40,41 +41,9 @@ const info = (ids: string[], groups: CodebookInfo["groups"] = [], membership: Re
   defined: true,
 });
 
-describe("small measures", () => {
-  it("counts words as runs of non-space characters", () => {
-    expect(wordCount("")).toBe(0);
-    expect(wordCount("  hello   world \n")).toBe(2);
-    expect(wordCount("a\u00a0b\tc")).toBe(3);
-    expect(wordCount("<script>alert(1)</script>")).toBe(1);
-  });
-
-  it("balance is normalised entropy, as scipy.stats.entropy(p) / ln(k)", () => {
-    expect(balanceIndex([0.5, 0.5])).toBeCloseTo(1, 12);
-    expect(balanceIndex([1, 0])).toBe(0);
-    expect(balanceIndex([0.5, 0.3, 0.2])).toBeCloseTo(0.9372305632161295, 12);
-    expect(balanceIndex([0.7, 0.1, 0.1, 0.1])).toBeCloseTo(0.6783898247235198, 12);
-    expect(balanceIndex([1])).toBeNull();
-  });
-
-  it("quantiles interpolate as numpy.percentile", () => {
-    expect([0.25, 0.5, 0.75].map((p) => quantileSorted([1, 2, 3, 4, 5, 6, 7, 8], p))).toEqual([2.75, 4.5, 6.25]);
-    const s = summariseRatings([3, 1, 7, 7, 2], 7);
-    expect([s.q1, s.median, s.q3, s.min, s.max, s.n]).toEqual([2, 3, 7, 1, 7, 5]);
-    expect(s.mean).toBeCloseTo(4, 12);
-    expect(s.counts).toEqual([1, 1, 1, 0, 0, 0, 2]);
-  });
-
-  it("t critical values and CIs match scipy.stats.t.ppf(0.975, df)", () => {
-    expect(tCritical95(4)).toBeCloseTo(2.7764451051977934, 6);
-    expect(tCritical95(1)).toBeCloseTo(12.706204736174694, 5);
-    expect(tCritical95(30)).toBeCloseTo(2.0422724563012378, 6);
-    const ci = meanCI([1, 2, 3, 4, 5]);
-    expect(ci.mean).toBe(3);
-    expect(ci.sd).toBeCloseTo(Math.sqrt(2.5), 12);
-    expect(ci.ci![0]).toBeCloseTo(3 - (2.7764451051977934 * Math.sqrt(2.5)) / Math.sqrt(5), 6);
-    expect(meanCI([2]).ci).toBeUndefined();
-  });
-
+// The measures themselves (words, duration, entropy, thirds, quantiles, intervals) are tested in
+// test/analysis/measures.test.ts: the report only shapes what src/analysis computes.
+describe("drawing helpers", () => {
   it("thins long series to at most max points, keeping first and last", () => {
     const pts = Array.from({ length: 1000 }, (_v, i) => i);
     const out = thin(pts, 200);
@@ -82,16 +51,6 @@ describe("small measures", () => {
     expect(out[0]).toBe(0);
     expect(out[199]).toBe(999);
     expect(thin([1, 2], 200)).toEqual([1, 2]);
-  });
-
-  it("phases split a session in thirds by position", () => {
-    expect([0, 1, 2, 3, 4, 5, 6, 7, 8].map((i) => phaseOf(i, 9))).toEqual([0, 0, 0, 1, 1, 1, 2, 2, 2]);
-    expect(phaseOf(0, 1)).toBe(0);
-  });
-
-  it("session duration runs from the first start to the last end; null without times", () => {
-    expect(sessionDuration(session("s", "x", [["a", "hi", 5], ["b", "yo", 65]]))).toBe(60);
-    expect(sessionDuration(session("s", "x", [["a", "hi"]]))).toBeNull();
   });
 });
 
@@ -140,16 +99,23 @@ describe("shaping from sessions and codes", () => {
     expect(buildSequenceSet([s1, s2], binnedRows, set, info(["op", "su"])).cells).toEqual([[0, 0], [0, 1]]);
   });
 
+  it('session summaries count words and time by the analysis rules ("Hello — world ..." is 2 words)', () => {
+    const hello = session("h", "x", [["a", "Hello — world ...", 5], ["b", "ok", 65]]);
+    expect(summariseSession(hello)).toMatchObject({ words: 3, duration: 60 });
+    expect(summariseSession(session("u", "x", [["a", "hi"]])).duration).toBeNull();
+  });
+
   it("participation shares, cumulative words and who-follows-whom", () => {
-    const p = buildParticipation(s1);
+    const p = buildParticipation(s1, sessionMetrics(s1));
     expect(p.speakers).toEqual([
       { key: "Ann", turns: 2, words: 5, turnShare: 2 / 3, wordShare: 5 / 6 },
       { key: "Bot", turns: 1, words: 1, turnShare: 1 / 3, wordShare: 1 / 6 },
     ]);
     expect(p.cumulative[0].points).toEqual([[0, 2], [20, 5]]);
     expect(p.timeAxis).toBe("seconds");
-    expect(buildParticipation(s2).timeAxis).toBe("turn");
-    const f = buildFollows([s1, s2], ["Ann", "Bot"]);
+    expect(p.balance).toBeCloseTo(sessionMetrics(s1).balance.entropyWords!, 12);
+    expect(buildParticipation(s2, sessionMetrics(s2)).timeAxis).toBe("turn");
+    const f = buildFollows([s1, s2].map(sessionMetrics), ["Ann", "Bot"]);
     // s1: Ann->Bot, Bot->Ann; s2: Bot->Bot, Bot->Ann, Ann->Bot
     expect(f.counts).toEqual([[0, 2], [2, 1]]);
   });
@@ -186,16 +152,27 @@ describe("shaping from sessions and codes", () => {
     expect("empty" in wrong && wrong.empty).toMatch(/"nope" has no sessions/);
   });
 
-  it("Bales profile per member and phase counts per third", () => {
+  it("Bales profile per member and phase movement per third, as src/analysis computes them", () => {
     const cb = info(["op", "su"], [{ id: "answers", label: "Answers", kind: "area" }], { op: ["answers"], su: ["answers"] });
-    const b = buildBalesSet([s1, s2], set, cb);
+    const definition = nominalCodebookSchema.parse({
+      id: "cb",
+      version: "1",
+      title: "cb",
+      kind: "nominal",
+      categories: [
+        { id: "op", label: "OP", definition: "opinion", groups: ["answers"] },
+        { id: "su", label: "SU", definition: "suggestion", groups: ["answers"] },
+      ],
+      groups: [{ id: "answers", label: "Answers", kind: "area" }],
+    });
+    const b = buildBalesSet([s1, s2], set, cb, definition);
     expect(b.areas).toEqual([{ id: "answers", label: "Answers", categories: ["op", "su"] }]);
     expect(b.members.find((m) => m.key === "Ann")).toMatchObject({ total: 3, counts: { op: 2, su: 1 } });
-    // s1 (3 turns): thirds t0|t1|t2; s2 (4 turns): t0 early, t1 early, t2 middle, t3 late (uncoded).
-    expect(b.phases.map((p) => [p.phase, p.total, p.counts])).toEqual([
-      ["early", 3, { op: 3 }],
-      ["middle", 2, { su: 2 }],
-      ["late", 1, { op: 1 }],
+    // Thirds of each session's acts (uncoded turns are not acts): s1 op|su|op, s2 op|op|su.
+    expect(b.phases.map((p) => [p.phase, p.total, p.counts, p.shares])).toEqual([
+      ["early", 2, { op: 2, su: 0 }, { answers: 1 }],
+      ["middle", 2, { op: 1, su: 1 }, { answers: 1 }],
+      ["late", 2, { op: 1, su: 1 }, { answers: 1 }],
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { holm } from "../tests/holm.js";
-import { mannWhitneyU, pairedTTest, welchTTest, wilcoxonSignedRank } from "../tests/index.js";
+import { mannWhitneyU, pairedTTest, tCritical, welchTTest, wilcoxonSignedRank } from "../tests/index.js";
 import { errorMessage } from "../../util/errors.js";
 
 /**
@@ -34,6 +34,11 @@ export interface ValueSummary {
   max: number | null;
   /** Values that were null (e.g. a rate without times) and so left out. */
   missing: number;
+  /**
+   * 95% confidence interval of the mean, mean ± t(0.975, n - 1) · sd / √n ({@link tCritical});
+   * null for n < 2. Absent from files written before it was added.
+   */
+  ci95?: [number, number] | null;
 }
 
 /** One test of condition `a` against condition `b`. */
@@ -78,10 +83,17 @@ const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.lengt
 export function summariseValues(values: readonly (number | null)[]): ValueSummary {
   const xs = values.filter((v): v is number => v !== null && Number.isFinite(v));
   const missing = values.length - xs.length;
-  if (xs.length === 0) return { n: 0, mean: null, sd: null, min: null, max: null, missing };
+  if (xs.length === 0) return { n: 0, mean: null, sd: null, min: null, max: null, missing, ci95: null };
   const m = mean(xs);
   const sd = xs.length > 1 ? Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1)) : null;
-  return { n: xs.length, mean: m, sd, min: Math.min(...xs), max: Math.max(...xs), missing };
+  return { n: xs.length, mean: m, sd, min: Math.min(...xs), max: Math.max(...xs), missing, ci95: meanInterval(m, sd, xs.length) };
+}
+
+/** t-based confidence interval of a mean from its sample SD and n; null when n < 2 or sd is unknown. */
+export function meanInterval(mean: number, sd: number | null, n: number, confidence = 0.95): [number, number] | null {
+  if (sd === null || n < 2 || !Number.isFinite(sd)) return null;
+  const half = (tCritical(n - 1, confidence) * sd) / Math.sqrt(n);
+  return [mean - half, mean + half];
 }
 
 function conditionPairs(conditions: readonly string[], control: string | undefined): [string, string][] {

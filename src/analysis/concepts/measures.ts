@@ -4,6 +4,7 @@ import { mtld, type MtldResult } from "./mtld.js";
 import { isSelected, isSpokenTurn, type SpeakerSelection } from "./speakers.js";
 import { words } from "./tokens.js";
 import { countWords } from "../words.js";
+import { timeSpan } from "../measures.js";
 
 /** Concepts of one turn, in order of mention with repeats. */
 export interface TurnConcepts {
@@ -16,10 +17,10 @@ export interface TurnConcepts {
 }
 
 /**
- * Concepts per minute. `basis` "session": the session's duration (first turn start to last
- * turn end); "active": the participant's own span (their first turn start to their last turn
- * end, or start when turns have no end). `value` is null, with `reason`, when there are no
- * times or the span is zero.
+ * Concepts per minute. `basis` "session": the session's duration (src/analysis/measures.ts
+ * `timeSpan` over all its turns, as stats reports it); "active": the same rule over the
+ * participant's own spoken turns. `value` is null, with `reason`, when there are no times or
+ * the span is zero.
  */
 export interface ConceptRate {
   value: number | null;
@@ -98,13 +99,11 @@ export interface SessionConcepts {
 /** Condition label for sessions without one (the same label as the compare and stats reports). */
 export const NO_CONDITION = "(no condition)";
 
+/** Minutes spanned by some turns, by the one duration rule ({@link timeSpan}); null with a reason. */
 function span(turns: readonly Turn[]): { minutes: number | null; reason?: string } {
-  const starts = turns.map((t) => t.start).filter((s): s is number => s !== undefined);
-  if (starts.length === 0) return { minutes: null, reason: "no turn times" };
-  const ends = turns.map((t) => t.end ?? t.start).filter((s): s is number => s !== undefined);
-  const seconds = Math.max(...ends) - Math.min(...starts);
-  if (!(seconds > 0)) return { minutes: null, reason: "the time span is zero" };
-  return { minutes: seconds / 60 };
+  const time = timeSpan(turns);
+  if (time.seconds === null) return { minutes: null, reason: time.timed === 0 ? "no turn times" : "the time span is zero" };
+  return { minutes: time.seconds / 60 };
 }
 
 function rate(total: number, basis: ConceptRate["basis"], time: { minutes: number | null; reason?: string }): ConceptRate {
@@ -161,7 +160,8 @@ export function analyseSessionConcepts(
     matrix: speakers.map((row) => speakers.map((col) => uptakeCounts.get(`${row}\u0000${col}`) ?? 0)),
   };
 
-  const sessionSpan = span(spoken);
+  // The session's duration is the same number stats reports: over all its turns.
+  const sessionSpan = span(session.turns);
   const participants: ParticipantConcepts[] = [];
   for (const id of session.participants.map((p) => p.id).filter((p) => selected.has(p))) {
     const own = turns.filter((t) => t.speaker === id);

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import Papa from "papaparse";
 import type { Session } from "../../transcript/schema.js";
 import { writeFileAtomic, writeJsonAtomic } from "../../util/fs.js";
+import { artifacts } from "../../study/artifacts.js";
 import { provenance, type Provenance } from "../../util/provenance.js";
 import { compareMeasure, type MeasureCompareOptions, type MeasureComparison, type UnitValue } from "./conditions.js";
 import type { ConceptExtractor } from "./extract.js";
@@ -119,10 +120,10 @@ export function conceptsCsv(report: ConceptsReport): string {
   return Papa.unparse(rows, { newline: "\n" }) + "\n";
 }
 
-/** Write analysis/concepts.json and analysis/concepts.csv; returns their paths. */
+/** Write the concepts JSON and CSV (names from the artifact registry) into a study's analysis folder; returns their paths. */
 export async function writeConceptsReport(analysisDir: string, report: ConceptsReport): Promise<{ json: string; csv: string }> {
-  const json = join(analysisDir, "concepts.json");
-  const csv = join(analysisDir, "concepts.csv");
+  const json = join(analysisDir, artifacts.concepts.file());
+  const csv = join(analysisDir, artifacts.conceptsTable.file());
   await writeJsonAtomic(json, report);
   await writeFileAtomic(csv, conceptsCsv(report));
   return { json, csv };

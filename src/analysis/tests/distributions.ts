@@ -153,6 +153,24 @@ export function tTwoSided(t: number, df: number): number {
   return Math.min(1, incompleteBeta(df / (df + t * t), df / 2, 0.5));
 }
 
+/**
+ * Two-sided critical value of Student's t: the t with P(|T| >= t) = 1 - confidence for df degrees
+ * of freedom (scipy.stats.t.ppf((1 + confidence) / 2, df)), by bisection on {@link tTwoSided}.
+ */
+export function tCritical(df: number, confidence = 0.95): number {
+  if (!(df > 0) || !(confidence > 0 && confidence < 1)) return NaN;
+  const alpha = 1 - confidence;
+  let lo = 0;
+  let hi = 1;
+  while (tTwoSided(hi, df) > alpha && hi < 1e12) hi *= 2;
+  for (let i = 0; i < 200 && hi - lo > 1e-12 * Math.max(1, hi); i++) {
+    const mid = (lo + hi) / 2;
+    if (tTwoSided(mid, df) > alpha) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 /** Chi-square survival function P(X² > x) with k degrees of freedom. */
 export function chiSquareSf(x: number, k: number): number {
   if (Number.isNaN(x) || !(k > 0)) return NaN;

@@ -7,6 +7,8 @@ export { topicUnits, type TopicUnit } from "./units.js";
 export {
   buildTopicsReport,
   summariseTopics,
+  writeTopicsReport,
+  readTopicsReport,
   type TopicsReport,
   type TopicsOptions,
   type TreeResult,

@@ -2,6 +2,7 @@ import type { ChatModel } from "../../llm/types.js";
 import type { Session } from "../../transcript/schema.js";
 import { mapLimit } from "../../util/concurrency.js";
 import { provenance, type Provenance } from "../../util/provenance.js";
+import { artifacts, readArtifact, writeArtifact } from "../../study/artifacts.js";
 import { silentReporter, type Reporter } from "../../util/reporter.js";
 import { compareMeasure, summariseValues, type MeasureCompareOptions, type MeasureComparison, type UnitValue } from "../concepts/conditions.js";
 import type { ConceptExtractor } from "../concepts/extract.js";
@@ -248,4 +249,14 @@ export function summariseTopics(report: TopicsReport, compare?: MeasureCompareOp
     const values: UnitValue[] = trees.map((t) => ({ unit: t.unit, condition: t.condition, value: get(t) }));
     return compareMeasure(measure, scopeUnit, values, compare);
   });
+}
+
+/** Write the study's topics.json (path from the artifact registry); returns its path. */
+export function writeTopicsReport(study: string, report: TopicsReport): Promise<string> {
+  return writeArtifact(artifacts.topics, study, report);
+}
+
+/** Read and validate the study's topics.json; a CliError names a missing file or its first invalid field. */
+export function readTopicsReport(study: string): Promise<TopicsReport> {
+  return readArtifact(artifacts.topics, study);
 }

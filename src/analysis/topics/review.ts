@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import Papa from "papaparse";
 import type { CodeRecord } from "../../coding/records.js";
 import { CliError } from "../../util/errors.js";
+import { artifacts } from "../../study/artifacts.js";
 import type { ReviewedTree, TopicsReport, TreeResult } from "./report.js";
 
 /**
@@ -95,11 +96,11 @@ export async function readReviewFiles(files: readonly string[], report: TopicsRe
       }
       const known = ids.get(session);
       if (!known) {
-        errors.push(`${where}: session "${session}" is not in analysis/topics.json; export the sheet again`);
+        errors.push(`${where}: session "${session}" is not in ${artifacts.topics.relative()}; export the sheet again`);
         continue;
       }
       if (!known.subtopics.has(subtopic)) {
-        errors.push(`${where}: no sub-topic "${subtopic}" in session "${session}" of analysis/topics.json (topics were re-extracted? export the sheet again)`);
+        errors.push(`${where}: no sub-topic "${subtopic}" in session "${session}" of ${artifacts.topics.relative()} (topics were re-extracted? export the sheet again)`);
         continue;
       }
       if (reviewer === "") {

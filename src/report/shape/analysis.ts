@@ -1,282 +1,158 @@
-import { tTwoSided } from "../../analysis/tests/distributions.js";
-import type { Session } from "../../transcript/schema.js";
-import type { AgreementSet, CompareSet, ConceptsSet, TopicNode, TopicsSet } from "../types.js";
-import { conditionOf } from "./common.js";
+import type { AgreementReport, AgreementInterval } from "../../analysis/agree-index.js";
+import type { ConceptsReport } from "../../analysis/concepts/report.js";
+import { meanInterval, type MeasureComparison } from "../../analysis/concepts/conditions.js";
+import type { TopicsReport } from "../../analysis/topics/report.js";
+import { artifacts } from "../../study/artifacts.js";
+import type { AnalysisFile } from "../load.js";
+import { rerun } from "../load.js";
+import type { AgreementSet, ConceptsSet, TopicNode, TopicsSet } from "../types.js";
 
 /**
- * Views that show results of the analysis commands read their JSON files defensively: these are
- * computed outputs that may be missing, from an older version or half-written, so every field
- * used is checked and a file that does not fit becomes a warning plus the view's empty state.
+ * The views that show results of the analysis commands (agreement, topics, concepts) shape
+ * them from the analysis files, which src/report/load.ts has validated with their registry
+ * schemas: every number here is a number of the file. A file that validates but holds nothing
+ * to draw becomes a warning and the view's empty state.
  */
-type Json = Record<string, unknown>;
 
-export const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-export const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+/** A finite number, else undefined (undefined statistics are NaN after reading, null in the file). */
+const finite = (v: number | null | undefined): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
-const interval = (v: unknown): [number, number] | undefined => {
-  if (!isObject(v)) return undefined;
-  const lo = num(v.lower);
-  const hi = num(v.upper);
+const interval = (ci: AgreementInterval | null | undefined): [number, number] | undefined => {
+  const lo = finite(ci?.lower);
+  const hi = finite(ci?.upper);
   return lo !== undefined && hi !== undefined ? [lo, hi] : undefined;
 };
 
 /** Map one `agreement-<codebook>.json` (AgreementReport of `colloquy agree`) to the view's sets, one per variable. */
-export function agreementFromReport(file: string, report: unknown): AgreementSet[] {
-  if (!isObject(report) || report.kind !== "agreement") throw new Error("not an agreement report (kind is not \"agreement\")");
-  const source = isObject(report.source) ? report.source : {};
-  const codebook = str(source.codebook) ?? file.replace(/^agreement-|\.json$/g, "");
-  const coders = arr(report.coders).map(String);
-  const reference = str(report.reference) ?? coders[0];
-  const variables = arr(report.variables).filter(isObject);
-  if (variables.length === 0) throw new Error("no variables");
-  const rows = isObject(report.disagreements) ? arr(report.disagreements.rows).filter(isObject) : [];
-  return variables.map((v) => {
-    const name = str(v.name) ?? "codes";
-    const labels = arr(v.labels).map(String);
-    const pairs = arr(v.pairs).filter(isObject);
-    const alphas = arr(v.alpha).filter(isObject);
-    const alpha = alphas.find((a) => a.level === v.level) ?? alphas[0];
-    const refPair = pairs.find((p) => p.a === reference) ?? pairs[0];
-    const matrix = refPair ? arr(refPair.confusion).map((row) => arr(row).map((n) => num(n) ?? 0)) : [];
-    const scores = arr(v.perCategory).filter(isObject)[0];
+export function agreementFromReport(file: string, report: AgreementReport): AgreementSet[] {
+  const codebook = report.source.type === "study" ? report.source.codebook : (artifacts.agreement.match(file)?.[0] ?? file);
+  const coders = report.coders;
+  const reference = report.reference;
+  if (report.variables.length === 0) throw new Error("no variables");
+  return report.variables.map((v) => {
+    const alpha = v.alpha.find((a) => a.level === v.level) ?? v.alpha[0];
+    const refPair = v.pairs.find((p) => p.a === reference) ?? v.pairs[0];
+    const labels = v.labels.map(String);
+    const matrix = refPair?.confusion ?? [];
+    const scores = v.perCategory[0];
     return {
-      codebook: name === "codes" ? codebook : `${codebook} · ${name}`,
+      codebook: v.name === "codes" ? codebook : `${codebook} · ${v.name}`,
       file,
       coders,
-      pairs: pairs.map((p) => ({
-        a: String(p.a),
-        b: String(p.b),
-        n: num(p.n) ?? 0,
-        percent: num(p.agreement),
-        kappa: num(p.kappa),
+      pairs: v.pairs.map((p) => ({
+        a: p.a,
+        b: p.b,
+        n: p.n,
+        percent: finite(p.agreement),
+        kappa: finite(p.kappa),
         kappaCI: interval(p.kappaCI),
         // Krippendorff's alpha is over all coders; it is the pair's alpha only with two coders.
-        alpha: coders.length === 2 && alpha ? num(alpha.alpha) : undefined,
+        alpha: coders.length === 2 && alpha ? finite(alpha.alpha) : undefined,
         alphaCI: coders.length === 2 && alpha ? interval(alpha.ci) : undefined,
-        ac1: num(p.ac1),
+        ac1: finite(p.ac1),
       })),
       overall:
-        alpha && num(alpha.alpha) !== undefined
-          ? { level: String(alpha.level), alpha: num(alpha.alpha)!, alphaCI: interval(alpha.ci), fleiss: isObject(v.fleiss) ? num(v.fleiss.kappa) : undefined }
+        alpha && finite(alpha.alpha) !== undefined
+          ? { level: alpha.level, alpha: alpha.alpha, alphaCI: interval(alpha.ci), fleiss: finite(v.fleiss?.kappa) }
           : undefined,
       confusion:
         refPair && matrix.length === labels.length && matrix.every((r) => r.length === labels.length)
-          ? { reference: String(refPair.a), other: String(refPair.b), labels, matrix }
+          ? { reference: refPair.a, other: refPair.b, labels, matrix }
           : undefined,
       perCategory: scores
-        ? arr(scores.categories)
-            .filter(isObject)
-            .map((c) => ({ code: String(c.label), precision: num(c.precision) ?? null, recall: num(c.recall) ?? null, f1: num(c.f1) ?? null, support: num(c.support) }))
+        ? scores.categories.map((c) => ({ code: String(c.label), precision: finite(c.precision) ?? null, recall: finite(c.recall) ?? null, f1: finite(c.f1) ?? null, support: c.support }))
         : [],
-      disagreements: rows
-        .filter((r) => (str(r.variable) ?? "codes") === name)
+      disagreements: report.disagreements.rows
+        .filter((r) => r.variable === v.name)
         .map((r) => ({
-          session: String(r.session),
-          turn: String(r.turn),
-          speaker: str(r.speaker),
-          text: str(r.text) ?? "(turn not found in the study's sessions)",
-          codes: Object.fromEntries(Object.entries(isObject(r.values) ? r.values : {}).map(([k, val]) => [k, String(val)])),
+          session: r.session,
+          turn: r.turn,
+          speaker: r.speaker ?? undefined,
+          text: r.text ?? "(turn not found in the study's sessions)",
+          codes: Object.fromEntries(Object.entries(r.values).map(([k, val]) => [k, String(val)])),
         })),
     };
   });
 }
 
-export function readAgreement(analysis: Map<string, unknown>, warnings: string[]): AgreementSet[] {
+/** Every agreement file's sets; a file with nothing to draw is a warning. */
+export function readAgreement(files: readonly AnalysisFile<AgreementReport>[], warnings: string[]): AgreementSet[] {
   const out: AgreementSet[] = [];
-  for (const [file, value] of analysis) {
-    if (!/^agreement-.+\.json$/.test(file)) continue;
+  for (const { file, value } of files) {
     try {
       out.push(...agreementFromReport(file, value));
     } catch (error) {
-      warnings.push(`analysis/${file}: ${(error as Error).message}; re-run \`colloquy agree\` to refresh it`);
+      warnings.push(`${artifacts.agreement.folder}/${file}: ${(error as Error).message}; ${rerun(artifacts.agreement)}`);
     }
   }
   return out;
 }
 
-/**
- * Take `colloquy compare`'s numbers for the coder its file was computed from (its collapse and
- * normalisation are authoritative), and its tests. Other coders keep the numbers shaped from codes.
- */
-export function attachCompareTests(set: CompareSet, analysis: Map<string, unknown>, warnings: string[]): CompareSet {
-  const file = `compare-${set.codebook}.json`;
-  const report = analysis.get(file);
-  if (report === undefined) return set;
-  try {
-    if (!isObject(report) || !isObject(report.differences)) throw new Error("no differences table");
-    if (report.coder !== set.coder) return set;
-    const diff = report.differences;
-    const control = str(diff.control);
-    if (!control) return set;
-    const rows = arr(diff.rows).filter(isObject);
-    const labels = arr(report.labels).map(String);
-    const conditions = arr(report.conditions).filter(isObject);
-    const known = new Map(set.codes.map((c) => [c.id, c.label]));
-    const byCondition = isObject(report.frequencies) ? arr(report.frequencies.byCondition).filter(isObject) : [];
-    const counts: CompareSet["counts"] = {};
-    for (const row of byCondition) {
-      const key = String(row.key);
-      counts[key] = Object.fromEntries(labels.map((l) => [l, num(isObject(row.counts) ? row.counts[l] : undefined) ?? 0]));
-    }
-    const options = isObject(report.options) ? report.options : {};
-    const tests = arr(report.tests)
-      .filter(isObject)
-      .map((t) => ({
-        label: [t.condition && t.reference ? `${t.condition} vs ${t.reference}` : t.across ? `across ${t.across}` : "", t.code ? `· ${t.code}` : ""].join(" ").trim(),
-        test: str(t.test) ?? "test",
-        n: num(t.n),
-        statistic: num(t.statistic),
-        p: num(t.p),
-        pAdjusted: num(t.pHolm),
-      }));
-    return {
-      ...set,
-      control,
-      conditions: conditions.map((c) => String(c.name)).filter((c) => c !== control),
-      codes: labels.map((l) => ({ id: l, label: known.get(l) ?? l })),
-      runs: Object.fromEntries(conditions.map((c) => [String(c.name), num(c.runs) ?? num(c.sessions) ?? 0])),
-      normalised: diff.basis === "per-run",
-      counts: Object.keys(counts).length ? counts : set.counts,
-      cells: rows.map((r) => ({
-        condition: String(r.condition),
-        code: String(r.code),
-        count: num(r.count) ?? 0,
-        controlCount: num(r.controlCount) ?? 0,
-        pctDiff: num(r.percentDifference) ?? null,
-      })),
-      collapse: isObject(options.collapse) ? (options.collapse as Record<string, string[]>) : set.collapse,
-      dropped: Array.isArray(options.drop) ? options.drop.map(String) : set.dropped,
-      tests,
-      source: "analysis",
-    };
-  } catch (error) {
-    warnings.push(`analysis/${file}: ${(error as Error).message}; showing counts from the codes instead (re-run \`colloquy compare\`)`);
-    return set;
-  }
-}
-
-/** Two-sided 95% t critical value for df degrees of freedom (bisection on the t distribution). */
-export function tCritical95(df: number): number {
-  let lo = 0;
-  let hi = 100;
-  for (let i = 0; i < 80; i++) {
-    const mid = (lo + hi) / 2;
-    if (tTwoSided(mid, df) > 0.05) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
-}
-
-/** Mean, sample SD and t-based 95% CI of a list of values. */
-export function meanCI(values: number[]): { mean: number; sd?: number; ci?: [number, number]; n: number } {
-  const n = values.length;
-  const mean = values.reduce((a, b) => a + b, 0) / n;
-  if (n < 2) return { mean, n };
-  const sd = Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / (n - 1));
-  const half = (tCritical95(n - 1) * sd) / Math.sqrt(n);
-  return { mean, sd, ci: [mean - half, mean + half], n };
-}
-
-/** Pick the first test of a comparison entry ({tests: [...]}) as {test, statistic, p, n}. */
-function firstTest(comparison: unknown): TopicsSet["test"] {
-  if (!isObject(comparison)) return undefined;
-  const t = arr(comparison.tests).filter(isObject)[0];
+/** The first test of a measure's comparison as {test, statistic, p (Holm-adjusted when there is one), n}. */
+function firstTest(comparison: MeasureComparison | undefined): TopicsSet["test"] {
+  const t = comparison?.tests[0];
   if (!t) return undefined;
-  const label = [str(t.test), t.a && t.b ? `${t.a} vs ${t.b}` : undefined].filter(Boolean).join(", ");
-  return { test: label || "test", statistic: num(t.statistic), p: num(t.pHolm) ?? num(t.p), n: num(t.n) };
+  return { test: `${t.test}, ${t.a} vs ${t.b}`, statistic: finite(t.statistic), p: finite(t.pHolm) ?? finite(t.p), n: t.n };
+}
+
+/** Per-condition summaries of one measure: mean, SD, n and the 95% CI of the mean, as the analysis computed them. */
+function summaries(comparison: MeasureComparison | undefined): { condition: string; mean: number; sd?: number; ci?: [number, number]; n: number }[] {
+  const out = [];
+  for (const [condition, s] of Object.entries(comparison?.byCondition ?? {})) {
+    if (s.mean === null) continue;
+    // Files written before the analysis stored the interval get it from the same analysis function.
+    const ci = s.ci95 !== undefined ? s.ci95 : meanInterval(s.mean, s.sd, s.n);
+    out.push({ condition, mean: s.mean, sd: s.sd ?? undefined, ci: ci ?? undefined, n: s.n });
+  }
+  return out;
 }
 
 /**
  * `analysis/topics.json` (TopicsReport of `colloquy topics`): each tree's merged topics (main
- * topics with sub-topics). Branching ratio = sub-topics / main topics; per condition it is taken
- * from the report's `branchingRatio` comparison (mean, SD, n, tests) when present, else
- * summarised here from the trees. CI = mean ± t(0.975, n-1) · SD / sqrt(n).
+ * topics with sub-topics), and the branching ratio (sub-topics / main topics) per condition from
+ * the report's `branchingRatio` comparison: mean, SD, n, 95% CI and its first test.
  */
-export function readTopics(analysis: Map<string, unknown>, warnings: string[], sessions: Session[] = []): TopicsSet | null {
-  const report = analysis.get("topics.json");
-  if (report === undefined) return null;
-  try {
-    if (!isObject(report)) throw new Error("not an object");
-    const sessionCondition = new Map(sessions.map((s) => [s.id, conditionOf(s)]));
-    const trees: TopicsSet["trees"] = [];
-    const ratios = new Map<string, number[]>();
-    for (const entry of arr(report.trees).filter(isObject)) {
-      // Current reports keep the tree under `merged`; a bare TopicTree is read as well.
-      const body = isObject(entry.merged) ? entry.merged : entry;
-      const session = str(entry.session) ?? str(body.session);
-      if (!session) continue;
-      const who = str(entry.participantName) ?? str(entry.participant) ?? str(body.participant);
-      const key = str(entry.key) ?? `${session}${who ? `/${who}` : ""}`;
-      const mains = arr(body.mainTopics).filter(isObject);
-      const root: TopicNode = {
-        id: key,
-        label: `${session}${who ? ` · ${who}` : ""}`,
-        children: mains.map((m, i) => ({
-          id: `${key}/${str(m.id) ?? i}`,
-          label: str(m.label) ?? `topic ${i + 1}`,
-          turns: arr(m.turns).length,
-          children: arr(m.subtopics)
-            .filter(isObject)
-            .map((sub, j) => ({ id: `${key}/${str(m.id) ?? i}/${str(sub.id) ?? j}`, label: str(sub.label) ?? `subtopic ${j + 1}`, turns: arr(sub.turns).length, children: [] })),
-        })),
-      };
-      const condition = str(entry.condition) ?? sessionCondition.get(session) ?? "(none)";
-      trees.push({ scope: str(entry.scope) ?? str(body.scope) ?? "session", id: root.label, condition, root });
-      if (mains.length > 0) {
-        const subs = mains.reduce((a, m) => a + arr(m.subtopics).length, 0);
-        ratios.set(condition, [...(ratios.get(condition) ?? []), subs / mains.length]);
-      }
-    }
-    if (trees.length === 0) throw new Error("no topic trees");
-    const comparison = arr(report.conditions).filter(isObject).find((c) => c.measure === "branchingRatio");
-    const branching: TopicsSet["branching"] = [];
-    if (comparison && isObject(comparison.byCondition)) {
-      for (const [condition, s] of Object.entries(comparison.byCondition)) {
-        const mean = isObject(s) ? num(s.mean) : undefined;
-        if (!isObject(s) || mean === undefined) continue;
-        const n = num(s.n) ?? 0;
-        const sd = num(s.sd);
-        const half = sd !== undefined && n >= 2 ? (tCritical95(n - 1) * sd) / Math.sqrt(n) : undefined;
-        branching.push({ condition, mean, sd, n, ci: half !== undefined ? [mean - half, mean + half] : undefined });
-      }
-    } else {
-      for (const [condition, values] of ratios) branching.push({ condition, ...meanCI(values) });
-    }
-    return { trees, branching, test: firstTest(comparison) };
-  } catch (error) {
-    warnings.push(`analysis/topics.json: ${(error as Error).message}; re-run \`colloquy topics\``);
+export function readTopics(file: AnalysisFile<TopicsReport> | null, warnings: string[]): TopicsSet | null {
+  if (!file) return null;
+  const report = file.value;
+  if (report.trees.length === 0) {
+    warnings.push(`${artifacts.topics.relative()}: no topic trees; ${rerun(artifacts.topics)}`);
     return null;
   }
+  const trees: TopicsSet["trees"] = report.trees.map((entry) => {
+    const who = entry.participantName ?? entry.participant;
+    const label = `${entry.session}${who ? ` · ${who}` : ""}`;
+    const root: TopicNode = {
+      id: entry.key,
+      label,
+      children: (entry.merged?.mainTopics ?? []).map((m) => ({
+        id: `${entry.key}/${m.id}`,
+        label: m.label,
+        turns: m.turns.length,
+        children: m.subtopics.map((sub) => ({ id: `${entry.key}/${m.id}/${sub.id}`, label: sub.label, turns: sub.turns.length, children: [] })),
+      })),
+    };
+    return { scope: entry.scope, id: label, condition: entry.condition, root };
+  });
+  const comparison = report.conditions.find((c) => c.measure === "branchingRatio");
+  return { trees, branching: summaries(comparison), test: firstTest(comparison) };
 }
 
 /** `analysis/concepts.json` (ConceptsReport): concept rate per condition and first mentions. */
-export function readConcepts(analysis: Map<string, unknown>, warnings: string[]): ConceptsSet | null {
-  const report = analysis.get("concepts.json");
-  if (report === undefined) return null;
-  try {
-    if (!isObject(report)) throw new Error("not an object");
-    const comparisons = arr(report.conditions).filter(isObject);
-    const rate = comparisons.find((c) => c.measure === "sessionConceptRate") ?? comparisons.find((c) => c.measure === "conceptRate");
-    const rates: ConceptsSet["rates"] = [];
-    if (rate && isObject(rate.byCondition)) {
-      for (const [condition, s] of Object.entries(rate.byCondition)) {
-        if (!isObject(s) || num(s.mean) === undefined) continue;
-        rates.push({ condition, mean: num(s.mean)!, sd: num(s.sd), n: num(s.n) ?? 0 });
-      }
+export function readConcepts(file: AnalysisFile<ConceptsReport> | null, warnings: string[]): ConceptsSet | null {
+  if (!file) return null;
+  const report = file.value;
+  const rate = report.conditions.find((c) => c.measure === "sessionConceptRate") ?? report.conditions.find((c) => c.measure === "conceptRate");
+  const rates = summaries(rate).map(({ condition, mean, sd, n }) => ({ condition, mean, sd, n }));
+  const firstMentions: ConceptsSet["firstMentions"] = [];
+  for (const s of report.sessions) {
+    for (const m of s.firstMentions) {
+      if (m.start !== null) firstMentions.push({ session: s.session, condition: s.condition, concept: m.concept, time: m.start });
     }
-    const firstMentions: ConceptsSet["firstMentions"] = [];
-    for (const s of arr(report.sessions).filter(isObject)) {
-      for (const m of arr(s.firstMentions).filter(isObject)) {
-        const time = num(m.start);
-        if (time !== undefined) firstMentions.push({ session: String(s.session), condition: str(s.condition), concept: String(m.concept), time });
-      }
-    }
-    if (rates.length === 0 && firstMentions.length === 0) throw new Error("no concept rates or first mentions");
-    return { rates, firstMentions, test: firstTest(rate) };
-  } catch (error) {
-    warnings.push(`analysis/concepts.json: ${(error as Error).message}; re-run \`colloquy concepts\``);
+  }
+  if (rates.length === 0 && firstMentions.length === 0) {
+    warnings.push(`${artifacts.concepts.relative()}: no concept rates or first mentions; ${rerun(artifacts.concepts)}`);
     return null;
   }
+  return { rates, firstMentions, test: firstTest(rate) };
 }

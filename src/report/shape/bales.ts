@@ -1,51 +1,36 @@
+import type { NominalCodebook } from "../../coding/codebook/schema.js";
 import type { Session } from "../../transcript/schema.js";
+import { phaseMovement, profileFrame, profilesBySpeaker } from "../../analysis/bales.js";
+import { THIRDS } from "../../analysis/measures.js";
+import { codedTurns } from "../../analysis/table.js";
 import type { CodeSet } from "../load.js";
-import type { BalesSet, CodebookInfo, Counts } from "../types.js";
-import { speakerKeys, turnSpeaker } from "./common.js";
-
-const PHASES = ["early", "middle", "late"] as const;
+import type { BalesSet, CodebookInfo } from "../types.js";
 
 /** A Bales-style codebook: nominal with groups of kind "area" (bales-ipa, or a researcher's variant). */
 export function isBalesLike(codebook: CodebookInfo): boolean {
   return codebook.kind === "nominal" && codebook.groups.some((g) => g.kind === "area");
 }
 
-/** Third of a session a turn falls in, by position: index * 3 / n (so thirds have equal turn counts ±1). */
-export function phaseOf(index: number, turns: number): 0 | 1 | 2 {
-  return Math.min(2, Math.floor((index * 3) / Math.max(1, turns))) as 0 | 1 | 2;
-}
-
-/** Each member's act profile and phase movement across session thirds, for one coder. */
-export function buildBalesSet(sessions: Session[], set: CodeSet, codebook: CodebookInfo): BalesSet {
+/**
+ * Each member's act profile and the phase movement across session thirds for one coder, as
+ * `colloquy stats` computes them (src/analysis/bales.ts): profiles pooled per speaker
+ * (profilesBySpeaker; total = acts, the codebook's fallback category excluded), and the acts of
+ * each third of each session pooled over sessions (phaseMovement: act k of n in third floor(3k/n)).
+ */
+export function buildBalesSet(sessions: Session[], set: CodeSet, info: CodebookInfo, codebook: NominalCodebook | null): BalesSet {
   const groupMembers = (kind: string) =>
-    codebook.groups
+    info.groups
       .filter((g) => g.kind === kind)
-      .map((g) => ({ id: g.id, label: g.label, categories: codebook.categories.filter((c) => c.groups.includes(g.id)).map((c) => c.id) }));
-  const members = new Map<string, { key: string; kind: string; total: number; counts: Counts }>();
-  const phases = PHASES.map((phase) => ({ phase, total: 0, counts: {} as Counts }));
-  for (const session of sessions) {
-    const keys = speakerKeys(session);
-    session.turns.forEach((turn, i) => {
-      const codes = set.byTurn.get(`${session.id}\u0000${turn.id}`)?.codes;
-      if (!codes || codes.length === 0) return;
-      const key = turnSpeaker(session, keys, turn);
-      const m = members.get(key) ?? { key, kind: keys.get(turn.speaker)?.kind ?? "human", total: 0, counts: {} };
-      const ph = phases[phaseOf(i, session.turns.length)];
-      m.total++;
-      ph.total++;
-      for (const code of codes) {
-        m.counts[code] = (m.counts[code] ?? 0) + 1;
-        ph.counts[code] = (ph.counts[code] ?? 0) + 1;
-      }
-      members.set(key, m);
-    });
-  }
+      .map((g) => ({ id: g.id, label: g.label, categories: info.categories.filter((c) => c.groups.includes(g.id)).map((c) => c.id) }));
+  const data = codedTurns(sessions, set.records, info.categories.map((c) => c.id));
+  const frame = profileFrame(data.labels, codebook ?? undefined);
+  const phases = frame.groups.size > 0 ? phaseMovement(data, frame).overall : null;
   return {
     codebook: set.codebook,
     coder: set.coder,
     areas: groupMembers("area"),
-    members: [...members.values()],
-    phases,
+    members: profilesBySpeaker(data, frame).map((s) => ({ key: s.name, kind: s.kind, total: s.profile.acts, counts: s.profile.counts, percent: s.profile.percent })),
+    phases: THIRDS.map((phase, j) => ({ phase, total: phases?.[j].acts ?? 0, counts: phases?.[j].categories ?? {}, shares: phases?.[j].shares ?? {} })),
     problems: groupMembers("problem"),
   };
 }

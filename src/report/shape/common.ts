@@ -1,31 +1,14 @@
 import type { Codebook } from "../../coding/codebook/schema.js";
+import { countWords } from "../../analysis/words.js";
+import { NO_CONDITION } from "../../analysis/table.js";
+import { speakerName } from "../../analysis/participation.js";
 import type { Session, Turn } from "../../transcript/schema.js";
 import type { CodeSet } from "../load.js";
 import type { CategoryInfo, CodebookInfo, SpeakerInfo } from "../types.js";
 
-/** Condition label of a session; sessions without one are grouped as "(none)". */
+/** Condition label of a session; sessions without one are grouped as the analyses group them. */
 export function conditionOf(session: Session): string {
-  return session.metadata.condition ?? "(none)";
-}
-
-/**
- * Words in a turn: maximal runs of non-whitespace characters (the same rule everywhere in the
- * dashboard). A char-code scan, since it runs over every turn several times on 100,000-turn studies.
- */
-export function wordCount(text: string): number {
-  let n = 0;
-  let inWord = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    // ASCII whitespace plus NBSP and the Unicode spaces \s matches.
-    const space = c === 32 || (c >= 9 && c <= 13) || c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
-    if (space) inWord = false;
-    else if (!inWord) {
-      inWord = true;
-      n++;
-    }
-  }
-  return n;
+  return session.metadata.condition ?? NO_CONDITION;
 }
 
 /**
@@ -34,7 +17,7 @@ export function wordCount(text: string): number {
  */
 export function speakerKeys(session: Session): Map<string, { key: string; kind: Session["participants"][number]["kind"]; role?: string }> {
   const map = new Map<string, { key: string; kind: Session["participants"][number]["kind"]; role?: string }>();
-  for (const p of session.participants) map.set(p.id, { key: p.name || p.id, kind: p.kind, role: p.role });
+  for (const p of session.participants) map.set(p.id, { key: speakerName(p), kind: p.kind, role: p.role });
   return map;
 }
 
@@ -66,7 +49,7 @@ export function collectSpeakers(sessions: Session[]): SpeakerInfo[] {
       const k = keys.get(turn.speaker);
       const info = touch(k?.key ?? turn.speaker, k?.kind ?? "human", k?.role);
       info.turns++;
-      info.words += wordCount(turn.text);
+      info.words += countWords(turn.text);
     }
   }
   const rank = { human: 0, ai: 1, system: 2 } as const;
@@ -131,14 +114,4 @@ export function codebookInfo(id: string, codebook: Codebook | null, sets: CodeSe
     coders: mine.map((s) => s.coder).sort(),
     defined: codebook !== null,
   };
-}
-
-/** Category ids a record gives (nominal), possibly several for multi-coding. */
-export function recordCodes(set: CodeSet, session: string, turn: string): string[] {
-  return set.byTurn.get(`${session}\u0000${turn}`)?.codes ?? [];
-}
-
-/** Order coders for selectors: machine coders first (llm, rules), then humans. */
-export function preferredCoder(coders: string[]): string | undefined {
-  return coders.find((c) => c.startsWith("llm")) ?? coders.find((c) => c === "rules") ?? coders[0];
 }

@@ -1,14 +1,17 @@
 import type { Session } from "../../transcript/schema.js";
 import type { CompareSettings } from "../../study/config.js";
-import type { CodeSet } from "../load.js";
-import type { CodebookInfo, CompareSet, Counts } from "../types.js";
-import { conditionOf } from "./common.js";
+import { compareFrequencies, type CompareFrequencies, type CompareReport } from "../../analysis/compare.js";
+import { codedTurns } from "../../analysis/table.js";
+import { errorMessage } from "../../util/errors.js";
+import type { AnalysisFile, CodeSet } from "../load.js";
+import type { CodebookInfo, CompareSet } from "../types.js";
 
 /**
- * Conditions vs control from the codes themselves, with the study's compare settings applied
- * the way `colloquy compare` applies them: codes collapsed (new id -> codes it replaces) or
- * dropped, conditions merged into groups, counts optionally divided by runs (sessions) per group.
- * Percentage difference = (count - control) / control * 100, e.g. 7 against 1 is +600%.
+ * Conditions vs control for one coder. The numbers are `colloquy compare`'s: from its file
+ * (analysis/compare-<codebook>.json, whose collapse, normalisation and tests are authoritative)
+ * for the coder it was computed for, and from the same analysis function (compareFrequencies in
+ * src/analysis/compare.ts, with the study's compare settings) for every other coder.
+ * Percentage difference = (value - control) / control * 100, e.g. 7 against 1 is +600%.
  */
 export function buildCompareSet(
   sessions: Session[],
@@ -19,75 +22,69 @@ export function buildCompareSet(
 ): CompareSet | { empty: string } {
   const groupOf = new Map<string, string>();
   for (const [group, members] of Object.entries(settings.conditionGroups ?? {})) for (const c of members) groupOf.set(c, group);
-  const groups: string[] = [];
-  for (const c of conditions) {
-    const g = groupOf.get(c) ?? c;
-    if (!groups.includes(g)) groups.push(g);
-  }
-  const control = settings.control !== undefined ? groupOf.get(settings.control) ?? settings.control : groups.find((g) => /^control$/i.test(g));
+  const groups = [...new Set(conditions.map((c) => groupOf.get(c) ?? c))];
+  // Without compare.control, a condition named "control" is taken as the control.
+  const control = settings.control !== undefined ? (groupOf.get(settings.control) ?? settings.control) : groups.find((g) => /^control$/i.test(g));
   if (!control) {
     return { empty: `No control condition: set "compare": {"control": "<condition>"} in colloquy.json (conditions: ${conditions.join(", ")}).` };
   }
   if (!groups.includes(control)) {
     return { empty: `The control condition "${control}" has no sessions (conditions: ${conditions.join(", ")}); fix "compare.control" in colloquy.json.` };
   }
-  const collapse = settings.collapse ?? {};
-  const into = new Map<string, string>();
-  for (const [target, sources] of Object.entries(collapse)) for (const s of sources) into.set(s, target);
-  const dropped = settings.drop ?? [];
-  const dropSet = new Set(dropped);
-  const codes: { id: string; label: string }[] = [];
-  for (const c of codebook.categories) {
-    if (dropSet.has(c.id)) continue;
-    const id = into.get(c.id) ?? c.id;
-    if (dropSet.has(id) || codes.some((x) => x.id === id)) continue;
-    codes.push({ id, label: into.has(c.id) ? id : c.label });
+  let result: CompareFrequencies;
+  try {
+    const data = codedTurns(sessions, set.records, codebook.categories.map((c) => c.id));
+    result = compareFrequencies(data, {
+      control,
+      collapse: settings.collapse,
+      drop: settings.drop,
+      conditionGroups: settings.conditionGroups,
+      normaliseByRuns: settings.normaliseByRuns,
+    });
+  } catch (error) {
+    return { empty: `Cannot compare conditions with the settings in colloquy.json: ${errorMessage(error)}` };
   }
-  const counts: Record<string, Counts> = {};
-  const runs: Record<string, number> = {};
-  for (const g of groups) {
-    counts[g] = Object.fromEntries(codes.map((c) => [c.id, 0]));
-    runs[g] = 0;
-  }
-  for (const session of sessions) {
-    const g = groupOf.get(conditionOf(session)) ?? conditionOf(session);
-    runs[g]++;
-    for (const turn of session.turns) {
-      for (const raw of set.byTurn.get(`${session.id}\u0000${turn.id}`)?.codes ?? []) {
-        const id = into.get(raw) ?? raw;
-        if (dropSet.has(raw) || dropSet.has(id) || counts[g][id] === undefined) continue;
-        counts[g][id]++;
-      }
-    }
-  }
-  const normalised = settings.normaliseByRuns === true;
-  const value = (g: string, code: string) => (normalised ? counts[g][code] / Math.max(1, runs[g]) : counts[g][code]);
-  const others = groups.filter((g) => g !== control);
-  const cells = others.flatMap((condition) =>
-    codes.map((c) => {
-      const ctrl = value(control, c.id);
-      return {
-        condition,
-        code: c.id,
-        count: counts[condition][c.id],
-        controlCount: counts[control][c.id],
-        pctDiff: ctrl === 0 ? null : ((value(condition, c.id) - ctrl) / ctrl) * 100,
-      };
-    }),
-  );
+  return compareSetFrom(result, set, codebook, "codes", []);
+}
+
+/** The view's data from a comparison (computed, or read from the compare file). */
+function compareSetFrom(result: CompareFrequencies, set: Pick<CodeSet, "codebook" | "coder">, codebook: CodebookInfo, source: CompareSet["source"], tests: CompareSet["tests"]): CompareSet {
+  const control = result.differences.control!;
+  const collapse = result.options.collapse;
+  const known = new Map(codebook.categories.map((c) => [c.id, c.label]));
   return {
     codebook: set.codebook,
     coder: set.coder,
     control,
-    conditions: others,
-    codes,
-    runs,
-    normalised,
-    counts,
-    cells,
+    conditions: result.conditions.map((c) => c.name).filter((c) => c !== control),
+    // A merged code is labelled by its new id; every other code keeps the codebook's label.
+    codes: result.labels.map((id) => ({ id, label: id in collapse ? id : (known.get(id) ?? id) })),
+    runs: Object.fromEntries(result.conditions.map((c) => [c.name, c.runs])),
+    normalised: result.differences.basis === "per-run",
+    counts: Object.fromEntries(result.frequencies.byCondition.map((row) => [row.key, { ...row.counts }])),
+    cells: result.differences.rows.map((d) => ({ condition: d.condition, code: d.code, count: d.count, controlCount: d.controlCount, pctDiff: d.percentDifference })),
     collapse,
-    dropped,
-    tests: [],
-    source: "codes",
+    dropped: result.options.drop,
+    tests,
+    source,
   };
+}
+
+/**
+ * Use `colloquy compare`'s file for the coder it was computed for: its numbers (with its own
+ * collapse and normalisation) and its tests. Other coders, and a file without a control, keep `set`.
+ */
+export function attachCompareTests(set: CompareSet, file: AnalysisFile<CompareReport> | undefined, codebook: CodebookInfo): CompareSet {
+  if (!file || file.value.coder !== set.coder) return set;
+  const report = file.value;
+  if (report.differences.control === null) return set;
+  const tests = report.tests.map((t) => ({
+    label: [t.condition && t.reference ? `${t.condition} vs ${t.reference}` : t.across ? `across ${t.across}` : "", t.code ? `· ${t.code}` : ""].join(" ").trim(),
+    test: t.test,
+    n: t.n,
+    statistic: t.statistic ?? undefined,
+    p: t.p ?? undefined,
+    pAdjusted: t.pHolm ?? undefined,
+  }));
+  return compareSetFrom(report, set, codebook, "analysis", tests);
 }

@@ -1,4 +1,5 @@
 import type { Session } from "../../transcript/schema.js";
+import { binCodes } from "../../analysis/sequences.js";
 import type { CodeSet } from "../load.js";
 import type { CodebookInfo, Counts, Distribution, SequenceSession, SequenceSet, SpeakerInfo } from "../types.js";
 import { conditionOf, speakerKeys, turnSpeaker } from "./common.js";
@@ -56,26 +57,17 @@ export function buildSequenceSessions(sessions: Session[], speakers: SpeakerInfo
 
 /**
  * The code of every turn in time order (turn index order), as indexes into the codebook's
- * categories; a binned cell holds the most frequent code of its turns (ties: first in codebook order).
+ * categories; a binned cell holds the most frequent code of its turns (src/analysis/sequences.ts
+ * binCodes; ties: first in codebook order).
  */
 export function buildSequenceSet(sessions: Session[], rows: SequenceSession[], set: CodeSet, codebook: CodebookInfo): SequenceSet {
   const catIndex = new Map(codebook.categories.map((c, i) => [c.id, i]));
   const cells = sessions.map((session, r) => {
-    const binSize = rows[r].binSize;
-    const out: number[] = [];
-    for (let i = 0; i < session.turns.length; i += binSize) {
-      const tally = new Map<number, number>();
-      for (let j = i; j < Math.min(i + binSize, session.turns.length); j++) {
-        const code = set.byTurn.get(`${session.id}\u0000${session.turns[j].id}`)?.codes?.[0];
-        const ci = code === undefined ? -1 : catIndex.get(code) ?? -1;
-        if (ci >= 0) tally.set(ci, (tally.get(ci) ?? 0) + 1);
-      }
-      let best = -1;
-      let bestN = 0;
-      for (const [ci, n] of tally) if (n > bestN || (n === bestN && ci < best)) [best, bestN] = [ci, n];
-      out.push(best);
-    }
-    return out;
+    const codes = session.turns.map((turn) => {
+      const code = set.byTurn.get(`${session.id}\u0000${turn.id}`)?.codes?.[0];
+      return code === undefined ? -1 : (catIndex.get(code) ?? -1);
+    });
+    return binCodes(codes, rows[r].binSize);
   });
   return { codebook: set.codebook, coder: set.coder, cells };
 }

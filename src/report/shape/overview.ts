@@ -1,19 +1,9 @@
 import type { Session } from "../../transcript/schema.js";
 import type { StudyData } from "../load.js";
 import type { Overview, SessionChunk, SessionSummary } from "../types.js";
-import { conditionOf, speakerKeys, turnSpeaker, wordCount } from "./common.js";
-
-/** Seconds from the first turn's start to the last turn's end (or start); null without times. */
-export function sessionDuration(session: Session): number | null {
-  let first = Infinity;
-  let last = -Infinity;
-  for (const t of session.turns) {
-    if (t.start !== undefined) first = Math.min(first, t.start);
-    const end = t.end ?? t.start;
-    if (end !== undefined) last = Math.max(last, end);
-  }
-  return Number.isFinite(first) && Number.isFinite(last) ? last - first : null;
-}
+import { countWords } from "../../analysis/words.js";
+import { timeSpan } from "../../analysis/measures.js";
+import { conditionOf, speakerKeys, turnSpeaker } from "./common.js";
 
 /** File name of a session's chunk (session ids are file-name safe by schema). */
 export function chunkFile(sessionId: string): string {
@@ -23,7 +13,7 @@ export function chunkFile(sessionId: string): string {
 export function summariseSession(session: Session): SessionSummary {
   const keys = speakerKeys(session);
   let words = 0;
-  for (const t of session.turns) words += wordCount(t.text);
+  for (const t of session.turns) words += countWords(t.text);
   return {
     id: session.id,
     title: session.title,
@@ -31,7 +21,7 @@ export function summariseSession(session: Session): SessionSummary {
     run: session.metadata.run,
     turns: session.turns.length,
     words,
-    duration: sessionDuration(session),
+    duration: timeSpan(session.turns).seconds,
     participants: session.participants.map((p) => ({ key: keys.get(p.id)!.key, kind: p.kind, role: p.role })),
     incomplete: session.metadata.incomplete === true,
     chunk: chunkFile(session.id),
@@ -71,7 +61,7 @@ export function buildOverview(data: StudyData): Overview {
     for (const p of s.participants) kinds[p.kind].add(keys.get(p.id)!.key);
     for (const t of s.turns) {
       turns++;
-      words += wordCount(t.text);
+      words += countWords(t.text);
       turnTypes[t.type] = (turnTypes[t.type] ?? 0) + 1;
     }
     if (s.metadata.date) dates.push(s.metadata.date);
@@ -80,14 +70,7 @@ export function buildOverview(data: StudyData): Overview {
   dates.sort();
   const coders: Record<string, string[]> = {};
   for (const set of data.codeSets) (coders[set.codebook] ??= []).push(set.coder);
-  const analysisFiles = [...data.analysis.entries()].map(([file, value]) => {
-    const prov = (value as { provenance?: { createdAt?: unknown; version?: unknown } } | null)?.provenance;
-    return {
-      file,
-      createdAt: typeof prov?.createdAt === "string" ? prov.createdAt : undefined,
-      version: typeof prov?.version === "string" ? prov.version : undefined,
-    };
-  });
+  const analysisFiles = data.analysis.files.map(({ file, provenance }) => ({ file, createdAt: provenance.createdAt, version: provenance.version }));
   return {
     sessions: data.sessions.length,
     conditions: [...conditions.values()],

@@ -1,40 +1,13 @@
 import type { Session } from "../../transcript/schema.js";
+import { summariseRatings } from "../../analysis/scales.js";
 import type { CodeSet } from "../load.js";
 import type { CodebookInfo, ScaleSummary, StyleSet } from "../types.js";
 import { conditionOf, speakerKeys, turnSpeaker } from "./common.js";
 
-/** Quantile of sorted values with linear interpolation between order statistics (as d3.quantile, numpy's default). */
-export function quantileSorted(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  const pos = (sorted.length - 1) * p;
-  const lo = Math.floor(pos);
-  const hi = Math.min(lo + 1, sorted.length - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
-}
-
-/** Box-plot summary and histogram of ratings on a 1..points scale. */
-export function summariseRatings(values: number[], points: number): ScaleSummary {
-  const sorted = [...values].sort((a, b) => a - b);
-  const counts = Array.from({ length: points }, () => 0);
-  let sum = 0;
-  for (const v of sorted) {
-    sum += v;
-    const bin = Math.round(v) - 1;
-    if (bin >= 0 && bin < points) counts[bin]++;
-  }
-  return {
-    n: sorted.length,
-    mean: sorted.length ? sum / sorted.length : NaN,
-    min: sorted[0] ?? NaN,
-    q1: quantileSorted(sorted, 0.25),
-    median: quantileSorted(sorted, 0.5),
-    q3: quantileSorted(sorted, 0.75),
-    max: sorted[sorted.length - 1] ?? NaN,
-    counts,
-  };
-}
-
-/** Pragmatic style: per participant and per condition, the distribution of each scale's ratings. */
+/**
+ * Pragmatic style: per participant and per condition, each scale's ratings summarised by
+ * src/analysis/scales.ts summariseRatings (quartiles, mean, histogram).
+ */
 export function buildStyleSet(sessions: Session[], set: CodeSet, codebook: CodebookInfo): StyleSet {
   const bySpeaker = new Map<string, { kind: string; values: Map<string, number[]> }>();
   const byCondition = new Map<string, Map<string, number[]>>();
