@@ -3,37 +3,69 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { writeLargeStudy } from "../../fixtures/dashboard/generate.js";
+import { writeLargeStudy, type LargeStudyAnalysis } from "../../fixtures/dashboard/generate.js";
 import { buildSite } from "../../src/report/build.js";
 import { startServer, type RunningServer } from "../../src/report/server.js";
 import { MAX_SEQUENCE_CELLS } from "../../src/report/shape/distributions.js";
+import { views } from "../../web/views/index.js";
 import { launchBrowser, openView, SCREENSHOTS, watchErrors } from "./browser.js";
 
 // A larger generated study: long sessions must be binned (sequences) and paged (transcript).
 // Timing is measured by bench/dashboard.ts, not asserted here.
 const TURNS = 9000;
 const PER_SESSION = 3000;
+// Many short sessions with every analysis file: work that scans all sessions (or all concept
+// mentions) once per session shows up as element visits growing with sessions², see below.
+const MANY = { turns: 6000, perSession: 6 };
 
 let dir: string;
+let manyDir: string;
+let many: LargeStudyAnalysis;
 let server: RunningServer;
+let manyServer: RunningServer;
 let browser: Browser;
 let page: Page;
 let errors: string[];
+
+/**
+ * Counts the elements that Array search methods visit (the receiver's length per call) while
+ * `window.__visits` is a number. A string, not a function: vitest's transform may add helpers
+ * to functions that do not exist in the page.
+ */
+const COUNT_VISITS = `(() => {
+  for (const name of ["filter", "find", "findIndex", "findLast", "findLastIndex", "indexOf", "lastIndexOf", "includes", "some", "every"]) {
+    const original = Array.prototype[name];
+    Object.defineProperty(Array.prototype, name, {
+      configurable: true,
+      writable: true,
+      value: function (...args) {
+        if (typeof window.__visits === "number") window.__visits += this.length;
+        return original.apply(this, args);
+      },
+    });
+  }
+})();`;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "colloquy-scale-"));
   await writeLargeStudy(dir, TURNS, PER_SESSION);
   await buildSite(dir);
+  manyDir = await mkdtemp(join(tmpdir(), "colloquy-scale-many-"));
+  many = (await writeLargeStudy(manyDir, MANY.turns, MANY.perSession, { analysis: true }))!;
+  await buildSite(manyDir);
   server = await startServer(join(dir, "site"), { port: 0 });
+  manyServer = await startServer(join(manyDir, "site"), { port: 0 });
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
   errors = watchErrors(page);
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+  await manyServer?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
+  if (manyDir) await rm(manyDir, { recursive: true, force: true });
 });
 
 describe("dashboard on a generated study of 9,000 turns", () => {
@@ -56,4 +88,56 @@ describe("dashboard on a generated study of 9,000 turns", () => {
     await openView(page, server.url, "bales");
     expect(errors).toEqual([]);
   }, 90_000);
+});
+
+describe("dashboard on 1,000 short sessions with topics, concepts and agreement", () => {
+  it("topics view: one first-mention line per session; the lazily built table lists every first mention", async () => {
+    await openView(page, manyServer.url, "topics");
+    expect(await page.locator('[data-chart="first-mentions"] path.series').count()).toBe(many.sessions);
+    const card = page.locator('[data-chart="first-mentions"]');
+    await card.locator('[data-action="table"]').click();
+    expect(await card.locator(".table-box table tbody tr").count()).toBe(many.firstMentions);
+    await openView(page, manyServer.url, "agreement");
+    expect(await page.locator('table[data-table="disagreements"] tbody tr').count()).toBe(Math.min(500, many.disagreements));
+    expect(errors).toEqual([]);
+  }, 90_000);
+
+  it("every view visits a number of array elements linear in the data, not in sessions²", async () => {
+    const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    try {
+      const counted = await context.newPage();
+      const pageErrors = watchErrors(counted);
+      await counted.addInitScript(COUNT_VISITS);
+      // Start on a hash that is no view (the app shows the overview), so every view below is a hash change.
+      await counted.goto(`${manyServer.url}#/start`);
+      await counted.waitForSelector('main[data-ready="true"]');
+      // The data: turns, first mentions, topic nodes and sessions. A scan of all sessions per
+      // session visits sessions² = 1,000,000 elements; one of all first mentions per session
+      // visits sessions x mentions (the old topics view: 52 million): both far above this bound
+      // (measured after issue 11: at most about 2,000 per view).
+      const size = MANY.turns + many.firstMentions + many.topicNodes + many.sessions;
+      const bound = 2 * size;
+      const visits: Record<string, number> = {};
+      for (const view of views.map((v) => v.id)) {
+        // Switch views in the page, counting only this view's own work from the hash change on.
+        await counted.evaluate((v) => {
+          (window as unknown as { __visits?: number }).__visits = 0;
+          document.querySelector("main")!.setAttribute("data-ready", "false");
+          location.hash = `#/${v}`;
+        }, view);
+        await counted.waitForSelector(`main[data-view="${view}"][data-ready="true"]`, { timeout: 30_000 });
+        visits[view] = await counted.evaluate(() => {
+          const w = window as unknown as { __visits?: number };
+          const n = w.__visits ?? -1;
+          delete w.__visits;
+          return n;
+        });
+      }
+      expect(Object.keys(visits).length).toBeGreaterThanOrEqual(10);
+      for (const [view, n] of Object.entries(visits)) expect({ view, visits: n, within: n >= 0 && n <= bound }).toEqual({ view, visits: n, within: true });
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });

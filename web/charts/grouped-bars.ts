@@ -52,14 +52,13 @@ export function groupedBarsChart(data: GroupedBarsData, options: { width?: numbe
       .attr("data-tip", (b) => b.tip ?? `${g.label} · ${b.series}\n${d3.format("~g")(b.value)}`);
     sel
       .selectAll("path.err")
-      .data(g.bars.filter((b) => b.err))
+      .data(g.bars.map((b, i) => ({ b, i })).filter(({ b }) => b.err))
       .join("path")
       .attr("class", "err")
       .attr("stroke", "#222")
       .attr("stroke-width", 1.4)
       .attr("fill", "none")
-      .attr("d", (b) => {
-        const i = g.bars.indexOf(b);
+      .attr("d", ({ b, i }) => {
         const cx = x1(`${i}`)! + x1.bandwidth() / 2;
         const [lo, hi] = b.err!;
         return `M${cx - 5},${y(lo)}H${cx + 5}M${cx},${y(lo)}V${y(hi)}M${cx - 5},${y(hi)}H${cx + 5}`;

@@ -1,5 +1,6 @@
 import * as d3 from "d3";
 import { createSvg, drawLegend, clip, type LegendItem } from "../lib/svg.js";
+import { groupBy } from "../lib/indexing.js";
 
 export interface SequenceData {
   title: string;
@@ -21,14 +22,15 @@ export function sequenceChart(data: SequenceData, options: { width?: number } = 
   const groupGap = 22;
   const maxCells = d3.max(data.rows, (r) => r.cells.length) ?? 1;
   const cellW = Math.max(1, Math.min(24, (width - margin.left - margin.right) / maxCells));
-  const groups = [...new Set(data.rows.map((r) => r.group))];
+  // Rows of each group in one pass (groups in order of first row), not one scan of all rows per group.
+  const groups = groupBy(data.rows, (r) => r.group);
   let y = margin.top;
   const layout: { row: SequenceData["rows"][number]; y: number }[] = [];
   const groupY: { group: string; y: number }[] = [];
-  for (const g of groups) {
+  for (const [g, members] of groups) {
     groupY.push({ group: g, y: y + 12 });
     y += groupGap;
-    for (const row of data.rows.filter((r) => r.group === g)) {
+    for (const row of members) {
       layout.push({ row, y });
       y += rowH + 3;
     }

@@ -21,6 +21,9 @@ export function createContext(bundle: ReportBundle, base: URL): ViewContext {
   const pending = new Map<string, Promise<SessionChunk>>();
   const colours = new Map<string, (code: string) => string>();
   const codebooks = new Map(bundle.codebooks.map((c) => [c.id, c]));
+  // First summary per id, as a find() would return; indexed once instead of a scan per chunk load.
+  const summaries = new Map<string, ReportBundle["sessions"][number]>();
+  for (const s of bundle.sessions) if (!summaries.has(s.id)) summaries.set(s.id, s);
   return {
     bundle,
     speakerColour: speakerColour(bundle),
@@ -37,7 +40,7 @@ export function createContext(bundle: ReportBundle, base: URL): ViewContext {
       if (cached) return Promise.resolve(cached);
       let p = pending.get(id);
       if (!p) {
-        const summary = bundle.sessions.find((s) => s.id === id);
+        const summary = summaries.get(id);
         if (!summary) return Promise.reject(new Error(`unknown session ${id}`));
         p = fetch(new URL(summary.chunk, base)).then(async (r) => {
           if (!r.ok) throw new Error(`${summary.chunk}: HTTP ${r.status}`);

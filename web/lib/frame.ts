@@ -75,12 +75,21 @@ function tableElement(data: TableData): HTMLTableElement {
 /**
  * A chart card: title, the SVG, and a toolbar with a data-table toggle and SVG/PNG export.
  * `id` names the exported files and is used by tests (`data-chart`).
+ *
+ * The table is built on its first toggle, not with the chart: a table can hold a row per turn
+ * or per concept mention (hundreds of thousands of cells at 100,000 turns) that most readers
+ * never open. Pass a function when even computing the rows is worth deferring.
  */
-export function chartCard(id: string, title: string, svg: SVGSVGElement, table: TableData, note?: string): HTMLElement {
+export function chartCard(id: string, title: string, svg: SVGSVGElement, table: TableData | (() => TableData), note?: string): HTMLElement {
   const card = el("figure", { class: "card", "data-chart": id });
-  const tableBox = el("div", { class: "table-box", hidden: true }, tableElement(table));
+  const tableBox = el("div", { class: "table-box", hidden: true });
+  let built = false;
   const toggle = el("button", { type: "button", class: "btn", "data-action": "table", "aria-expanded": "false" }, "Table");
   toggle.addEventListener("click", () => {
+    if (!built) {
+      tableBox.append(tableElement(typeof table === "function" ? table() : table));
+      built = true;
+    }
     tableBox.hidden = !tableBox.hidden;
     toggle.setAttribute("aria-expanded", String(!tableBox.hidden));
     toggle.textContent = tableBox.hidden ? "Table" : "Chart";

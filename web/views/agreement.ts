@@ -1,6 +1,7 @@
 import { el, emptyState, fmtNum, select } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
 import { coderLabel, pref } from "../lib/context.js";
+import { labelMap } from "../lib/indexing.js";
 import { groupedBarsChart } from "../charts/grouped-bars.js";
 import { heatmapChart } from "../charts/heatmap.js";
 import type { View } from "./types.js";
@@ -18,8 +19,8 @@ export const agreementView: View = {
       const set = sets.find((s) => s.codebook === id)!;
       const cards: HTMLElement[] = [];
       // Show codebook labels ("Gives opinion") where the report has category ids.
-      const categories = ctx.codebook(set.codebook.split(" · ")[0])?.categories ?? [];
-      const label = (id: string) => categories.find((c) => c.id === id)?.label ?? id;
+      const labels = labelMap(ctx.codebook(set.codebook.split(" · ")[0])?.categories ?? []);
+      const label = (id: string) => labels.get(id) ?? id;
       const short = (c: string) => c.replace(/^human:/, "");
       const pairLabel = (a: string, b: string) => `${short(a)} × ${short(b)}`;
       const all = set.overall && set.coders.length > 2 ? set.overall : undefined;

@@ -1,6 +1,7 @@
 import { el, emptyState } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
 import { chooseCodeSet } from "../lib/context.js";
+import { labelMap, sortByOrder } from "../lib/indexing.js";
 import { groupedBarsChart } from "../charts/grouped-bars.js";
 import { linesChart } from "../charts/lines.js";
 import { CODE_COLOURS } from "../lib/palette.js";
@@ -17,9 +18,9 @@ export const balesView: View = {
     const draw = () => {
       const { cb, set, controls } = chooseCodeSet(ctx, sets, draw);
       const info = ctx.codebook(cb)!;
-      const label = (id: string) => info.categories.find((c) => c.id === id)?.label ?? id;
-      const order = ctx.bundle.speakers.map((s) => s.key);
-      const members = [...set.members].sort((a, b) => order.indexOf(a.key) - order.indexOf(b.key));
+      const labels = labelMap(info.categories);
+      const label = (id: string) => labels.get(id) ?? id;
+      const members = sortByOrder(set.members, ctx.bundle.speakers.map((s) => s.key), (m) => m.key);
       const cards: HTMLElement[] = [];
       for (const area of set.areas) {
         const chart = groupedBarsChart(

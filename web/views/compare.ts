@@ -1,6 +1,7 @@
 import { el, emptyState } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
 import { chooseCodeSet } from "../lib/context.js";
+import { positions } from "../lib/indexing.js";
 import { heatmapChart } from "../charts/heatmap.js";
 import { groupedBarsChart } from "../charts/grouped-bars.js";
 import type { View } from "./types.js";
@@ -25,6 +26,10 @@ export const compareView: View = {
       notes.push('Cell: % difference from control, then "count vs control count". n/a = the control has none.');
       const rows = set.conditions;
       const cols = set.codes.map((c) => c.label);
+      // Row and column of each cell, indexed once (first match wins, as indexOf/find did).
+      const rowOf = positions(rows);
+      const colOf = positions(set.codes.map((k) => k.id));
+      const codeLabel = (id: string) => set.codes[colOf(id)]?.label;
       // The colour scale saturates at ±100%: a +600% cell is as red as +100%, its label says how much.
       const maxAbs = 100;
       const heat = heatmapChart(
@@ -33,11 +38,11 @@ export const compareView: View = {
           rows,
           columns: cols,
           cells: set.cells.map((c) => ({
-            row: rows.indexOf(c.condition),
-            col: set.codes.findIndex((k) => k.id === c.code),
+            row: rowOf(c.condition),
+            col: colOf(c.code),
             value: c.pctDiff,
             lines: [pct(c.pctDiff), `${c.count} vs ${c.controlCount}`],
-            tip: `${c.condition} · ${set.codes.find((k) => k.id === c.code)?.label}\n${pct(c.pctDiff)} vs ${set.control}\n${c.count} turns (${set.runs[c.condition]} runs) vs ${c.controlCount} (${set.runs[set.control]} runs)`,
+            tip: `${c.condition} · ${codeLabel(c.code)}\n${pct(c.pctDiff)} vs ${set.control}\n${c.count} turns (${set.runs[c.condition]} runs) vs ${c.controlCount} (${set.runs[set.control]} runs)`,
           })),
           scaleLabel: `% difference from ${set.control} (clamped at ±${maxAbs}%)`,
         },
@@ -80,7 +85,7 @@ export const compareView: View = {
           { class: "grid" },
           chartCard("compare-heatmap", `% difference from control (${set.control})`, heat, {
             columns: ["condition", "code", "count", "control count", "% difference"],
-            rows: set.cells.map((c) => [c.condition, set.codes.find((k) => k.id === c.code)?.label ?? c.code, c.count, c.controlCount, c.pctDiff === null ? null : Math.round(c.pctDiff * 10) / 10]),
+            rows: set.cells.map((c) => [c.condition, codeLabel(c.code) ?? c.code, c.count, c.controlCount, c.pctDiff === null ? null : Math.round(c.pctDiff * 10) / 10]),
           }),
           chartCard("compare-counts", "Raw counts", bars, {
             columns: ["code", ...all],

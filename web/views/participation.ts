@@ -4,6 +4,7 @@ import { groupedBarsChart } from "../charts/grouped-bars.js";
 import { linesChart } from "../charts/lines.js";
 import { heatmapChart } from "../charts/heatmap.js";
 import { pref } from "../lib/context.js";
+import { sortByOrder } from "../lib/indexing.js";
 import type { View } from "./types.js";
 
 const ALL = "(all sessions)";
@@ -28,8 +29,7 @@ export const participationView: View = {
       }
       const allTurns = [...totals.values()].reduce((a, t) => a + t.turns, 0) || 1;
       const allWords = [...totals.values()].reduce((a, t) => a + t.words, 0) || 1;
-      const order = ctx.bundle.speakers.map((s) => s.key);
-      const keys = [...totals.keys()].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+      const keys = sortByOrder([...totals.keys()], ctx.bundle.speakers.map((s) => s.key), (k) => k);
       const shares = groupedBarsChart(
         {
           title: "Share of turns and words",
@@ -55,7 +55,7 @@ export const participationView: View = {
             "cumulative-words",
             "Cumulative words",
             linesChart({ title: "Cumulative words", series: s.cumulative.map((c) => ({ label: c.key, colour: ctx.speakerColour(c.key), points: c.points })), xLabel: s.timeAxis === "seconds" ? "seconds from session start" : "turn number", yLabel: "words" }),
-            { columns: ["speaker", "x", "cumulative words"], rows: s.cumulative.flatMap((c) => c.points.map((pt) => [c.key, pt[0], pt[1]])) },
+            () => ({ columns: ["speaker", "x", "cumulative words"], rows: s.cumulative.flatMap((c) => c.points.map((pt) => [c.key, pt[0], pt[1]])) }),
           ),
         );
       }

@@ -2,6 +2,7 @@ import { el, emptyState } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
 import { chooseCodeSet, coderLabel } from "../lib/context.js";
 import { setTipProvider } from "../lib/tooltip.js";
+import { positions, sortByOrder } from "../lib/indexing.js";
 import { sequenceChart } from "../charts/sequence.js";
 import type { View } from "./types.js";
 
@@ -18,9 +19,11 @@ export const sequencesView: View = {
       const info = ctx.codebook(cb)!;
       const colour = ctx.codeColour(cb);
       const sessions = ctx.bundle.sequenceSessions;
-      const rows = sessions.map((s, i) => ({ id: s.id, group: s.condition, cells: set.cells[i], binSize: s.binSize, speakers: s.speakers.map((k) => ctx.bundle.speakers[k]?.key ?? "?") }));
-      const order = ctx.bundle.conditions;
-      rows.sort((a, b) => order.indexOf(a.group) - order.indexOf(b.group));
+      const rows = sortByOrder(
+        sessions.map((s, i) => ({ id: s.id, group: s.condition, cells: set.cells[i], binSize: s.binSize, speakers: s.speakers.map((k) => ctx.bundle.speakers[k]?.key ?? "?") })),
+        ctx.bundle.conditions,
+        (r) => r.group,
+      );
       const svg = sequenceChart({
         title: `Sequences · ${info.title} · ${coderLabel(coder)}`,
         rows,
@@ -35,18 +38,19 @@ export const sequencesView: View = {
           ...controls,
         ),
         ...(binned ? [el("p", { class: "note" }, "Long sessions are binned: each cell shows the most frequent code of its turns.")] : []),
-        chartCard("sequences", "One row per session, one cell per turn", svg, {
+        chartCard("sequences", "One row per session, one cell per turn", svg, () => ({
           columns: ["session", "condition", "codes in order"],
           rows: rows.map((r) => [r.id, r.group, r.cells.map((c) => (c < 0 ? "-" : info.categories[c].id)).join(" ")]),
-        }),
+        })),
       );
     };
     // Hover shows the turn's text: loaded with the session's chunk on first hover, then cached.
+    const rowOf = positions(ctx.bundle.sequenceSessions.map((s) => s.id));
     setTipProvider((target) => {
       if (!target.classList.contains("seq-cell")) return null;
       const session = target.getAttribute("data-session")!;
       const base = target.getAttribute("data-tip") ?? "";
-      const row = ctx.bundle.sequenceSessions.find((s) => s.id === session);
+      const row = ctx.bundle.sequenceSessions[rowOf(session)];
       const chunk = ctx.chunkIfLoaded(session);
       if (!chunk) {
         void ctx.loadChunk(session).catch(() => undefined);

@@ -1,6 +1,7 @@
 import { el, emptyState, select } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
 import { coderLabel, pref } from "../lib/context.js";
+import { sortByOrder } from "../lib/indexing.js";
 import { boxplotChart } from "../charts/boxplot.js";
 import { radarChart } from "../charts/radar.js";
 import type { View } from "./types.js";
@@ -23,7 +24,7 @@ export const styleView: View = {
       const groups =
         by === "speaker"
           ? set.bySpeaker.map((s) => ({ label: s.key, colour: ctx.speakerColour(s.key), summaries: s.summaries }))
-          : [...set.byCondition].sort((a, b) => ctx.bundle.conditions.indexOf(a.condition) - ctx.bundle.conditions.indexOf(b.condition)).map((c) => ({ label: c.condition, colour: ctx.conditionColour(c.condition), summaries: c.summaries }));
+          : sortByOrder(set.byCondition, ctx.bundle.conditions, (c) => c.condition).map((c) => ({ label: c.condition, colour: ctx.conditionColour(c.condition), summaries: c.summaries }));
       const cards = set.scales.map((scale) => {
         const rows = groups.filter((g) => g.summaries[scale.id]).map((g) => ({ label: g.label, colour: g.colour, summary: g.summaries[scale.id] }));
         return chartCard(`style-${scale.id}`, `${scale.label} (1–${scale.points})`, boxplotChart({ title: scale.label, points: scale.points, groups: rows }), {

@@ -2,6 +2,7 @@ import { el, emptyState, select } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
 import { coderLabel, pref, type ViewContext } from "../lib/context.js";
 import { timelineChart } from "../charts/timeline.js";
+import { positions } from "../lib/indexing.js";
 import type { SessionChunk } from "../../src/report/types.js";
 import type { View } from "./types.js";
 
@@ -35,6 +36,8 @@ async function drawSession(ctx: ViewContext, body: HTMLElement, sessionId: strin
     (!speakerFilter || chunk.speakers[t.s] === speakerFilter) &&
     (!codeFilter || (chunk.badges[t.id] ?? []).some((b) => b.join("\t") === codeFilter));
   const { axis, x } = extents(chunk);
+  // Turn position by id, indexed once (marks, clicks and the transcript look turns up by id).
+  const indexOf = positions(chunk.turns.map((t) => t.id));
   const svg = timelineChart({
     title: `Timeline · ${chunk.id}`,
     lanes: chunk.speakers.map((key) => ({ key, colour: ctx.speakerColour(key) })),
@@ -49,8 +52,8 @@ async function drawSession(ctx: ViewContext, body: HTMLElement, sessionId: strin
     axis,
   }, { width: Math.min(20000, Math.max(980, chunk.turns.length * 7)) });
   for (const g of svg.querySelectorAll<SVGGElement>("g.turn")) {
-    const t = chunk.turns.find((u) => u.id === g.getAttribute("data-turn"));
-    if (t && !matches(t)) g.classList.add("dimmed");
+    const i = indexOf(g.getAttribute("data-turn") ?? "");
+    if (i >= 0 && !matches(chunk.turns[i])) g.classList.add("dimmed");
   }
   const scroller = el("div", { class: "timeline-scroll" });
   const transcript = el("div", { class: "transcript", "data-transcript": chunk.id, tabindex: "0" });
@@ -77,7 +80,7 @@ async function drawSession(ctx: ViewContext, body: HTMLElement, sessionId: strin
   more.addEventListener("click", () => renderUpTo(rendered + BATCH));
   renderUpTo(BATCH);
   const highlight = (id: string, from: "timeline" | "transcript") => {
-    const index = chunk.turns.findIndex((t) => t.id === id);
+    const index = indexOf(id);
     if (index < 0) return;
     if (index >= rendered) renderUpTo(index + BATCH);
     svg.querySelectorAll(".highlight").forEach((n) => n.classList.remove("highlight"));
@@ -103,10 +106,10 @@ async function drawSession(ctx: ViewContext, body: HTMLElement, sessionId: strin
     const id = (event.target as Element).closest(".turn-row")?.getAttribute("data-turn");
     if (id) highlight(id, "transcript");
   });
-  const card = chartCard("timeline", `Timeline · ${chunk.id} (${chunk.condition})`, svg, {
+  const card = chartCard("timeline", `Timeline · ${chunk.id} (${chunk.condition})`, svg, () => ({
     columns: ["turn", "speaker", "type", "start", "end"],
     rows: chunk.turns.map((t) => [t.id, chunk.speakers[t.s], t.type, t.start ?? null, t.end ?? null]),
-  });
+  }));
   card.querySelector(".chart-box")!.replaceChildren(scroller);
   scroller.append(svg);
   const controls = el(

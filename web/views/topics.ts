@@ -1,6 +1,7 @@
 import { el, emptyState, select } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
 import { pref } from "../lib/context.js";
+import { firstMentionSeries } from "../lib/indexing.js";
 import { treeChart } from "../charts/tree.js";
 import { groupedBarsChart } from "../charts/grouped-bars.js";
 import { linesChart } from "../charts/lines.js";
@@ -76,18 +77,18 @@ export const topicsView: View = {
         );
       }
       if (concepts && concepts.firstMentions.length) {
-        const sessions = [...new Set(concepts.firstMentions.map((m) => m.session))];
-        const series = sessions.map((s) => {
-          const times = concepts.firstMentions.filter((m) => m.session === s).map((m) => m.time).sort((a, b) => a - b);
-          const condition = concepts.firstMentions.find((m) => m.session === s)?.condition ?? "";
-          return { label: `${s}`, colour: ctx.conditionColour(condition), points: times.map((t, i) => [t, i + 1] as [number, number]) };
-        });
+        // Indexed by session once: scanning all mentions per session was quadratic (issue 11).
+        const series = firstMentionSeries(concepts.firstMentions).map((s) => ({
+          label: s.session,
+          colour: ctx.conditionColour(s.condition),
+          points: s.times.map((t, i) => [t, i + 1] as [number, number]),
+        }));
         grid.append(
           chartCard(
             "first-mentions",
             "First mentions of concepts over time (cumulative)",
             linesChart({ title: "First mentions", series, xLabel: "seconds from session start", yLabel: "distinct concepts", curve: "step" }),
-            { columns: ["session", "concept", "time"], rows: concepts.firstMentions.map((m) => [m.session, m.concept, m.time]) },
+            () => ({ columns: ["session", "concept", "time"], rows: concepts.firstMentions.map((m) => [m.session, m.concept, m.time]) }),
           ),
         );
       }

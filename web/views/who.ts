@@ -1,6 +1,7 @@
 import { el, emptyState, select } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
 import { chooseCodeSet, pref } from "../lib/context.js";
+import { sortByOrder } from "../lib/indexing.js";
 import { donutChart } from "../charts/donut.js";
 import { stackedBarsChart } from "../charts/stacked-bars.js";
 import type { View } from "./types.js";
@@ -25,8 +26,7 @@ export const whoView: View = {
         ...codeSetControls,
       );
       const donuts = el("div", { class: "donuts" });
-      const order = ctx.bundle.speakers.map((s) => s.key);
-      const sorted = [...dist.bySpeaker].sort((a, b) => order.indexOf(a.key) - order.indexOf(b.key));
+      const sorted = sortByOrder(dist.bySpeaker, ctx.bundle.speakers.map((s) => s.key), (s) => s.key);
       // By role: members with the same role (or, without one, the same kind) are summed.
       const speakers =
         by === "speaker"
@@ -49,9 +49,7 @@ export const whoView: View = {
           }),
         );
       });
-      const conditionOrder = ctx.bundle.conditions;
-      const rows = [...dist.byCondition]
-        .sort((a, b) => conditionOrder.indexOf(a.condition) - conditionOrder.indexOf(b.condition))
+      const rows = sortByOrder(dist.byCondition, ctx.bundle.conditions, (c) => c.condition)
         .map((c) => ({ label: c.condition, total: c.total, segments: info.categories.map((k) => ({ key: k.id, label: k.label, value: c.counts[k.id] ?? 0, colour: colour(k.id) })) }));
       const stacked = stackedBarsChart({ title: "Codes per condition", rows, legend: info.categories.map((c) => ({ label: c.label, colour: colour(c.id) })) });
       body.replaceChildren(

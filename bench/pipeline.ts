@@ -1,0 +1,187 @@
+/**
+ * End-to-end pipeline benchmark (issue 11). Generates a study of N turns (3 conditions, 100-turn
+ * sessions, 20% of turns double human-coded; bench/support/pipeline-study.ts), then times the
+ * real command, `node bin/colloquy.js study <dir>` in a child process with CI=true:
+ *   a. the full run: the BASELINE every ratio divides by
+ *   b. a no-op re-run (nothing changed)                        target <= 5% of (a)
+ *   c. one more 100-turn session dropped into inbox/ as a Slack paste, so the import stage runs
+ *      too (the realistic path), then a re-run                 target <= 10% of (a)
+ *   d. `colloquy build <dir>` alone: wall time and peak RSS    target <= 300 MB
+ * next to two library baselines: parsing every session and code file once (JSON.parse, no
+ * validation: what the data costs to read) and the CLI's own start-up (`--version`).
+ * Peak RSS is the child's process.resourceUsage().maxRSS, written at exit by a preload
+ * (bench/support/peak-rss.mjs), so it covers every stage the child ran in-process.
+ * Generation is not timed. Exits 0 even when a target fails: it is a report.
+ * Run: npx tsx bench/pipeline.ts [turns] [--keep]     (default 100000; 5000 for a smoke run)
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+import { listCoders, readCodes } from "../src/coding/store.js";
+import { listSessionIds, loadSessions } from "../src/study/study.js";
+import { CONDITIONS, makeSession, slackPaste, writePipelineStudy } from "./support/pipeline-study.js";
+
+const ROOT = join(import.meta.dirname, "..");
+const rssFile = join(tmpdir(), `colloquy-bench-rss-${process.pid}.json`);
+const args = process.argv.slice(2);
+const TURNS = Number(args.find((a) => /^\d+$/.test(a)) ?? 100_000);
+const KEEP = args.includes("--keep");
+const TARGET = { noop: 0.05, addOne: 0.1, buildMB: 300 };
+
+interface Measure { seconds: number; cpu: number; peakMB: number; stages: string }
+
+/** Newest mtime (ms) under a folder. */
+async function newest(dir: string): Promise<number> {
+  let max = 0;
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) max = Math.max(max, (await stat(join(e.parentPath, e.name))).mtimeMs);
+  }
+  return max;
+}
+
+/**
+ * bin/colloquy.js runs dist/, so rebuild when src/ or web/ is newer. Other engineers edit src/
+ * concurrently, so a build can fail transiently: wait and retry rather than time stale code.
+ */
+async function ensureBuilt(): Promise<void> {
+  const built = await stat(join(ROOT, "dist/src/cli/main.js")).then((s) => s.mtimeMs, () => 0);
+  const bundled = await stat(join(ROOT, "dist/web/app.js")).then((s) => s.mtimeMs, () => 0);
+  if ((await newest(join(ROOT, "src"))) < built && (await newest(join(ROOT, "web"))) < bundled) return;
+  for (let attempt = 1; attempt <= 10; attempt++) {
+    console.log(`dist/ is older than src/ or web/: npm run build (attempt ${attempt})`);
+    if (spawnSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" }).status === 0) return;
+    await new Promise((r) => setTimeout(r, 30_000));
+  }
+  throw new Error("npm run build kept failing; dist/ would be stale");
+}
+
+/**
+ * One CLI command in a fresh child, as a researcher runs it: wall time, CPU, peak RSS, and where
+ * the time went. Each output line is time-stamped on arrival (stderr to a pipe is synchronous on
+ * Linux), so the gap before a "[stage] ..." line is that stage's re-plan + run, skipped or not;
+ * the CLI's own "(x s)" covers only run(). "start" = process start to the plan, "plan" = planning
+ * every stage once, "exit" = the last stage to process exit.
+ */
+async function cli(argv: string[], label: string): Promise<Measure> {
+  const preload = pathToFileURL(join(ROOT, "bench/support/peak-rss.mjs")).href;
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ["--import", preload, join(ROOT, "bin/colloquy.js"), ...argv], {
+    cwd: ROOT, env: { ...process.env, CI: "true", COLLOQUY_BENCH_RSS_FILE: rssFile },
+  });
+  const lines: { at: number; text: string }[] = [];
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on("line", (text) => lines.push({ at: (performance.now() - t0) / 1000, text }));
+  }
+  const status = await new Promise<number | null>((done) => child.on("close", done));
+  const seconds = (performance.now() - t0) / 1000;
+  if (status !== 0) throw new Error(`${label}: colloquy ${argv.join(" ")} exited ${status}\n${lines.slice(-15).map((l) => l.text).join("\n")}`);
+  // The preload writes synchronously at exit, so the file is complete once the child has closed.
+  const usage = JSON.parse(readFileSync(rssFile, "utf8")) as { maxRSS: number; user: number; system: number };
+  const parts: string[] = [];
+  let last = lines.find((l) => l.text === "Plan:")?.at;
+  if (last !== undefined) parts.push(`start ${last.toFixed(1)}`);
+  for (const l of lines) {
+    const m = /^(?:  LLM:|\[(\w+)\] (skipped)?)/.exec(l.text);
+    if (!m || last === undefined) continue;
+    parts.push(`${m[1] ?? "plan"} ${(l.at - last).toFixed(1)}${m[2] ? " (skip)" : ""}`);
+    last = l.at;
+  }
+  if (last !== undefined) parts.push(`exit ${(seconds - last).toFixed(1)}`);
+  return { seconds, cpu: (usage.user + usage.system) / 1e6, peakMB: usage.maxRSS / 1024, stages: parts.join(", ") };
+}
+
+/** Baseline: read and JSON.parse every session file and every code line once (no validation). */
+async function readEverything(dir: string): Promise<{ seconds: number; files: number; mb: number }> {
+  const t = performance.now();
+  let files = 0;
+  let bytes = 0;
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    const path = join(e.parentPath, e.name);
+    const isSession = e.isFile() && e.parentPath.endsWith("sessions") && e.name.endsWith(".json");
+    const isCodes = e.isFile() && path.includes(`${join(dir, "codes")}/`) && e.name.endsWith(".jsonl") && !e.name.endsWith(".failures.jsonl");
+    if (!isSession && !isCodes) continue;
+    const text = await readFile(path, "utf8");
+    if (isSession) JSON.parse(text);
+    else for (const line of text.split("\n")) if (line) JSON.parse(line);
+    files++;
+    bytes += Buffer.byteLength(text);
+  }
+  return { seconds: (performance.now() - t) / 1000, files, mb: bytes / 2 ** 20 };
+}
+
+/** Second baseline: the library's zod-validated readers (loadSessions + readCodes). */
+async function libraryRead(dir: string): Promise<number> {
+  const t = performance.now();
+  await loadSessions(dir);
+  for (const [codebook, coders] of Object.entries(await listCoders(dir))) for (const coder of coders) await readCodes(dir, codebook, coder);
+  return (performance.now() - t) / 1000;
+}
+
+const s = (x: number) => `${x.toFixed(2)} s`;
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+const mb = (x: number) => `${x.toFixed(0)} MB`;
+
+await ensureBuilt();
+// Others edit src/ and codebooks/ while this runs: if dist/ or codebooks/ change mid-run, the
+// figures mix two versions of the code, so the summary says so.
+const codeStamp = async () => Math.max(await newest(join(ROOT, "dist")), await newest(join(ROOT, "codebooks")));
+const stampBefore = await codeStamp();
+const head = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
+const dirty = spawnSync("git", ["--no-optional-locks", "status", "--porcelain", "--", "src", "web"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
+const dir = await mkdtemp(join(tmpdir(), "colloquy-bench-pipeline-"));
+try {
+  const t = performance.now();
+  const study = await writePipelineStudy(dir, TURNS);
+  console.log(`commit ${head}${dirty ? " + uncommitted changes in src/ or web/" : ""}; study ${dir}`);
+  console.log(`generated ${TURNS} turns: ${study.sessions} sessions x 100 turns, ${CONDITIONS.length} conditions, ${study.humanTurns} turns coded by human:alice and human:bob (${s((performance.now() - t) / 1000)}, not timed)\n`);
+
+  const startup = await cli(["--version"], "startup");
+  const full = await cli(["study", dir], "full run");
+  console.log(`full run:   ${s(full.seconds)}  [${full.stages}]`);
+  const read = await readEverything(dir);
+  const library = await libraryRead(dir);
+  const noop = await cli(["study", dir], "no-op re-run");
+  console.log(`no-op run:  ${s(noop.seconds)}  [${noop.stages}]`);
+
+  // The next session of the study, as a transcript someone drops into inbox/<condition>/<run>/.
+  const { session } = makeSession(study.sessions);
+  const inbox = join(dir, "inbox", String(session.metadata.condition), String(session.metadata.run));
+  await mkdir(inbox, { recursive: true });
+  await writeFile(join(inbox, `run-${session.metadata.run}.md`), slackPaste(session));
+  const before = (await listSessionIds(dir)).length;
+  const addOne = await cli(["study", dir], "add one session");
+  const after = (await listSessionIds(dir)).length;
+  console.log(`add one:    ${s(addOne.seconds)}  [${addOne.stages}]  (sessions ${before} -> ${after})`);
+  const build = await cli(["build", dir], "build alone");
+  console.log(`build:      ${s(build.seconds)}\n`);
+
+  // Verdicts use wall time (what a researcher waits); the CPU ratio is printed beside it because
+  // wall time on a shared 2-core machine also counts other processes' load.
+  const ratioRow = (figure: string, m: Measure, target: number): string[] => [
+    figure, `${s(m.seconds)} wall, ${s(m.cpu)} CPU`, `(a) full run ${s(full.seconds)} wall, ${s(full.cpu)} CPU`,
+    `${pct(m.seconds / full.seconds)} (CPU ${pct(m.cpu / full.cpu)})`, `<= ${pct(target)}`, m.seconds / full.seconds <= target ? "PASS" : "FAIL",
+  ];
+  const rows: string[][] = [
+    ["figure", "measured", "baseline it divides by", "ratio", "target", "result"],
+    ["(a) full `colloquy study` run  [BASELINE]", `${s(full.seconds)} wall, ${s(full.cpu)} CPU, peak ${mb(full.peakMB)}`, "-", "-", "-", "-"],
+    ratioRow("(b) no-op re-run  [measurement]", noop, TARGET.noop),
+    ratioRow("(c) +1 session via inbox/, re-run  [measurement]", addOne, TARGET.addOne),
+    ["(d) `colloquy build` alone, peak RSS  [measurement]", `${mb(build.peakMB)} (${s(build.seconds)} wall)`, `none (absolute); CLI start-up peak ${mb(startup.peakMB)}`, "-", `<= ${TARGET.buildMB} MB`, build.peakMB <= TARGET.buildMB ? "PASS" : "FAIL"],
+    ["(e) parse every session + code file  [library baseline]", `${s(read.seconds)} (${read.files} files, ${read.mb.toFixed(0)} MB)`, "-", `no-op / read ${(noop.seconds / read.seconds).toFixed(1)}x`, "-", "-"],
+    ["(e') loadSessions + readCodes, zod  [library baseline]", s(library), "-", `no-op / read ${(noop.seconds / library).toFixed(1)}x`, "-", "-"],
+    ["(f) `colloquy --version`  [start-up baseline]", `${s(startup.seconds)}, peak ${mb(startup.peakMB)}`, "-", "-", "-", "-"],
+  ];
+  const widths = rows[0]!.map((_c, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
+  const verdicts = rows.slice(1).map((r) => r[5]).filter((v) => v === "PASS" || v === "FAIL");
+  console.log(`\nsummary (${TURNS} turns): ${verdicts.filter((v) => v === "PASS").length}/${verdicts.length} targets met; no-op ${pct(noop.seconds / full.seconds)}, +1 session ${pct(addOne.seconds / full.seconds)}, build peak ${mb(build.peakMB)}`);
+  if ((await codeStamp()) !== stampBefore) console.log("WARNING: dist/ or codebooks/ changed during the run (someone rebuilt or edited them): run again for clean figures");
+} finally {
+  if (KEEP) console.log(`kept ${dir}`);
+  else await rm(dir, { recursive: true, force: true });
+  await rm(rssFile, { force: true });
+}
