@@ -24,7 +24,7 @@ export function registerStats(program: Command): void {
       if (flags.json) printJson(report);
       else {
         io().out(statsSummary(report));
-        io().out(`\nWrote ${files.json}, stats-sessions.csv, stats-participants.csv`);
+        io().out(`\nWrote ${files.json}, ${files.sessions}, ${files.participants}`);
       }
     });
 }

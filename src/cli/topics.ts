@@ -3,6 +3,7 @@ import { parseSpeakers } from "../analysis/concepts/speakers.js";
 import type { TopicsReport } from "../analysis/topics/report.js";
 import { REVIEW_CODEBOOK } from "../analysis/topics/review.js";
 import { openStudy } from "../stages/context.js";
+import { artifacts } from "../study/artifacts.js";
 import { exportTopicReview, failedTopicRuns, importTopicReviews, runTopics } from "../stages/topics.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
@@ -58,7 +59,7 @@ export function registerTopics(program: Command): void {
     .command("export")
     .description("write the topic trees as a review sheet: one CSV row per sub-topic, with empty judgement / merge_into / new_label / reviewer columns")
     .argument("<study>", "study folder")
-    .option("--out <file>", "CSV file to write (default <study>/analysis/topics-review.csv)")
+    .option("--out <file>", `CSV file to write (default <study>/${artifacts.topicsReview.relative()})`)
     .action(async (study: string, flags: { out?: string }) => {
       const { file, rows } = await exportTopicReview(await openStudy(study), flags.out);
       io().out(`Wrote ${rows} sub-topic row(s) to ${file}. Reviewers fill in judgement (keep, merge, rename, reject), merge_into, new_label and reviewer, then run \`colloquy topics import ${study} <files…>\`.`);

@@ -15,6 +15,7 @@ import { runStats } from "../stages/stats.js";
 import { failedTopicRuns, runTopics } from "../stages/topics.js";
 import { conceptsLexiconPath, runConcepts } from "../stages/concepts.js";
 import { runBuild } from "../stages/build.js";
+import { artifacts } from "../study/artifacts.js";
 import { fingerprint } from "./fingerprint.js";
 import { isForced } from "./options.js";
 import type { Stage, StageContext } from "./types.js";
@@ -25,9 +26,9 @@ import type { Stage, StageContext } from "./types.js";
  * everything its outputs depend on, so unchanged stages are skipped.
  */
 
-/** A reason to run when any of the stage's output files (in analysis/) is missing. */
-function missingOutputs(c: StageContext, files: string[]): string | undefined {
-  const missing = files.filter((f) => !existsSync(join(c.study.paths.analysis, f)));
+/** A reason to run when any of the stage's output files is missing. */
+function missingOutputs(c: StageContext, paths: string[]): string | undefined {
+  const missing = paths.filter((p) => !existsSync(p)).map((p) => relative(c.study.paths.root, p));
   return missing.length ? `missing ${missing.join(", ")}` : undefined;
 }
 
@@ -157,7 +158,7 @@ const agreeStage: Stage = {
       fingerprint: fingerprint({ codes: await codesHashes(c), plans: plans(c), humans: c.study.config.humanCoders, tool: toolVersion }),
       work: pairs.length ? `agreement for ${pairs.join(", ")}` : "no human codes to compare against (colloquy.json humanCoders)",
       nothingToDo: pairs.length === 0,
-      mustRun: missingOutputs(c, pairs.map((p) => `agreement-${p}.json`)),
+      mustRun: missingOutputs(c, pairs.map((p) => artifacts.agreement.path(c.study.dir, p))),
     };
   },
   async run(c) {
@@ -194,7 +195,7 @@ const compareStage: Stage = {
       fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), targets, compare: c.study.config.compare, tool: toolVersion }),
       work: targets.length ? `compare conditions for ${targets.map((t) => `${t.codebook} (${t.coder})`).join(", ")}` : "no nominal codebook to compare",
       nothingToDo: targets.length === 0,
-      mustRun: missingOutputs(c, targets.map((t) => `compare-${t.codebook}.json`)),
+      mustRun: missingOutputs(c, targets.map((t) => artifacts.compare.path(c.study.dir, t.codebook))),
     };
   },
   async run(c) {
@@ -215,7 +216,7 @@ const statsStage: Stage = {
     return {
       fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), bales, tool: toolVersion }),
       work: `session metrics and participation${bales ? `, Bales analyses (${bales.coder})` : ""}`,
-      mustRun: missingOutputs(c, ["stats.json"]),
+      mustRun: missingOutputs(c, [artifacts.stats.path(c.study.dir)]),
     };
   },
   async run(c) {
@@ -237,7 +238,7 @@ const topicsStage: Stage = {
       // compare: the design and control condition decide the between-condition tests.
       fingerprint: fingerprint({ sessions: await sessionsHashes(c), topics: config.topics, compare: config.compare, coder, model: coder === "llm" ? modelIdentity(c) : null, tool: toolVersion }),
       work: `topic trees with the ${coder} coder`,
-      mustRun: missingOutputs(c, ["topics.json"]),
+      mustRun: missingOutputs(c, [artifacts.topics.path(c.study.dir)]),
     };
   },
   async run(c) {
@@ -258,7 +259,7 @@ const conceptsStage: Stage = {
     return {
       fingerprint: fingerprint({ sessions: await sessionsHashes(c), concepts: config.concepts, compare: config.compare, lexicon, tool: toolVersion }),
       work: "noun concepts and concept rates",
-      mustRun: missingOutputs(c, ["concepts.json"]),
+      mustRun: missingOutputs(c, [artifacts.concepts.path(c.study.dir)]),
     };
   },
   async run(c) {

@@ -1,8 +1,6 @@
-import { join } from "node:path";
 import { compareConditions, type CompareOptions, type CompareReport } from "../analysis/compare.js";
 import { loadCodedStudy } from "../analysis/compare-load.js";
-import { compareCsvs } from "../analysis/compare-output.js";
-import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
+import { writeCompareReport } from "../analysis/compare-output.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
 
@@ -56,13 +54,7 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
     coder: loaded.coder,
     ...result,
   };
-  const base = join(context.paths.analysis, `compare-${loaded.codebook.id}`);
-  const files = { json: `${base}.json`, frequencies: `${base}-frequencies.csv`, differences: `${base}-differences.csv`, tests: `${base}-tests.csv` };
-  const csv = compareCsvs(report);
-  await writeJsonAtomic(files.json, report);
-  await writeFileAtomic(files.frequencies, csv.frequencies);
-  await writeFileAtomic(files.differences, csv.differences);
-  await writeFileAtomic(files.tests, csv.tests);
+  const files = await writeCompareReport(context.dir, report);
   effects.log(`compare: ${loaded.codebook.id} (${loaded.coder}), ${loaded.sessions.length} session(s)`);
   return { report, files };
 }

@@ -1,6 +1,5 @@
-import { existsSync } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
 import { loadCodebook } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import type { CodeRecord } from "../coding/records.js";
@@ -9,12 +8,12 @@ import { categoryLabelIndex, matchCodeLabel, type LabelIndex } from "../ingest/c
 import { PathPatternError } from "../ingest/path-pattern.js";
 import { FormatError, importEach, type FileImport, type ImportFilesOptions } from "../ingest/registry.js";
 import type { ImportedCode } from "../ingest/types.js";
-import { listSessionIds, saveSession, studyPaths } from "../study/study.js";
+import { artifacts, loadArtifact, writeArtifact } from "../study/artifacts.js";
+import { listSessionIds, saveSession } from "../study/study.js";
 import { slugify, uniqueId } from "../transcript/ids.js";
 import type { Session } from "../transcript/schema.js";
 import { validateSession } from "../transcript/validate.js";
 import { CliError, errorMessage } from "../util/errors.js";
-import { writeJsonAtomic } from "../util/fs.js";
 import { garbageBudget } from "../util/memory.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
@@ -59,20 +58,15 @@ export interface ImportSummary {
 }
 
 /** Where re-imports find the session id a source file's session got last time. */
-const importMapPath = (study: string): string => join(studyPaths(study).root, ".colloquy-imports.json");
-
 async function writeImportMap(study: string, importMap: Record<string, string>): Promise<void> {
-  await writeJsonAtomic(importMapPath(study), { ...provenance({ note: "source file#session -> study session id, so re-imports replace sessions" }), sessions: importMap });
+  await writeArtifact(artifacts.importMap, study, { ...provenance({ note: "source file#session -> study session id, so re-imports replace sessions" }), sessions: importMap });
 }
 
 async function readImportMap(study: string): Promise<Record<string, string>> {
-  const path = importMapPath(study);
-  if (!existsSync(path)) return {};
-  try {
-    return JSON.parse(await readFile(path, "utf8")).sessions ?? {};
-  } catch (error) {
-    throw new CliError(`${path}: unreadable (${errorMessage(error)}); delete it to re-import with fresh session ids`);
-  }
+  const read = await loadArtifact(artifacts.importMap, study);
+  if (read.status === "missing") return {};
+  if (read.status === "invalid") throw new CliError(`${artifacts.importMap.path(study)}: unreadable (${read.problem}); delete it to re-import with fresh session ids`);
+  return read.value.sessions;
 }
 
 /**

@@ -1,8 +1,6 @@
-import { join } from "node:path";
 import { loadCodedStudy, type LoadedCodes } from "../analysis/compare-load.js";
 import { buildStats, type StatsReport } from "../analysis/stats-report.js";
-import { statsCsvs } from "../analysis/stats-output.js";
-import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
+import { writeStatsReport } from "../analysis/stats-output.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
 
@@ -48,11 +46,5 @@ export async function runStats(context: StudyContext, options: StatsStageOptions
     }),
     ...result,
   };
-  const dir = context.paths.analysis;
-  const files = { json: join(dir, "stats.json"), sessions: join(dir, "stats-sessions.csv"), participants: join(dir, "stats-participants.csv") };
-  const csv = statsCsvs(report);
-  await writeJsonAtomic(files.json, report);
-  await writeFileAtomic(files.sessions, csv.sessions);
-  await writeFileAtomic(files.participants, csv.participants);
-  return { report, files };
+  return { report, files: await writeStatsReport(context.dir, report) };
 }

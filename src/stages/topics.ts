@@ -1,14 +1,14 @@
-import { resolve } from "node:path";
 import { createConceptExtractor } from "../analysis/concepts/extract.js";
 import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
-import { buildTopicsReport, summariseTopics, type TopicsReport } from "../analysis/topics/report.js";
+import { buildTopicsReport, readTopicsReport, summariseTopics, writeTopicsReport, type TopicsReport } from "../analysis/topics/report.js";
 import { applyReviews, readReviewFiles, REVIEW_CODEBOOK, reviewCsv } from "../analysis/topics/review.js";
 import { readCodes, replaceCodes } from "../coding/store.js";
 import type { CodeRecord } from "../coding/records.js";
 import type { LlmClient } from "../llm/client.js";
 import type { ModelCliOptions } from "../llm/config.js";
 import { CliError } from "../util/errors.js";
-import { readJsonFile, writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
+import { writeFileAtomic } from "../util/fs.js";
+import { artifacts } from "../study/artifacts.js";
 import type { StageEffects, StudyContext } from "./context.js";
 
 /**
@@ -32,7 +32,6 @@ export interface TopicsSummary {
   staleReviews: boolean;
 }
 
-const topicsFile = (context: StudyContext) => resolve(context.paths.analysis, "topics.json");
 
 export async function runTopics(context: StudyContext, options: TopicsStageOptions, effects: StageEffects): Promise<TopicsSummary> {
   const config = context.config;
@@ -60,8 +59,7 @@ export async function runTopics(context: StudyContext, options: TopicsStageOptio
     compare: { design: config.compare.design, control: config.compare.control },
     reporter: effects,
   });
-  const file = topicsFile(context);
-  await writeJsonAtomic(file, report);
+  const file = await writeTopicsReport(context.dir, report);
   const staleReviews = Boolean((await context.coders())[REVIEW_CODEBOOK]);
   if (staleReviews) {
     effects.warn(`earlier topic reviews exist (codes/${REVIEW_CODEBOOK}); they refer to the previous trees: export and review again, or re-import the sheets if the trees are unchanged`);
@@ -75,20 +73,10 @@ export function failedTopicRuns(summary: TopicsSummary): CliError | undefined {
   return n > 0 ? new CliError(`${n} topic run(s) failed and were left out (never invented); see "failures" in ${summary.file}. Run the command again to retry them.`) : undefined;
 }
 
-async function readTopicsReport(context: StudyContext): Promise<TopicsReport> {
-  const path = topicsFile(context);
-  try {
-    return (await readJsonFile(path)) as TopicsReport;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new CliError(`${path}: no topic trees yet; run \`colloquy topics ${context.dir}\` first`);
-    throw new CliError((error as Error).message);
-  }
-}
-
 /** Write the topic trees as a review sheet (one CSV row per sub-topic); returns the rows written. */
 export async function exportTopicReview(context: StudyContext, out: string | undefined): Promise<{ file: string; rows: number }> {
-  const report = await readTopicsReport(context);
-  const file = out ?? resolve(context.paths.analysis, "topics-review.csv");
+  const report = await readTopicsReport(context.dir);
+  const file = out ?? artifacts.topicsReview.path(context.dir);
   const csv = reviewCsv(report);
   await writeFileAtomic(file, csv);
   return { file, rows: csv.trim().split("\n").length - 1 };
@@ -107,7 +95,7 @@ export interface TopicReviewSummary {
 /** Store reviewers' judgements (codebook topic-review, coder human:<reviewer>) and the reviewed branching ratios. */
 export async function importTopicReviews(context: StudyContext, files: string[]): Promise<TopicReviewSummary> {
   const study = context.dir;
-  const report = await readTopicsReport(context);
+  const report = await readTopicsReport(context.dir);
   const { records, unreviewed } = await readReviewFiles(files, report);
   // One reviewer's new judgements replace their earlier ones on the same sub-topics.
   const byCoder = new Map<string, CodeRecord[]>();
@@ -123,7 +111,6 @@ export async function importTopicReviews(context: StudyContext, files: string[])
   applyReviews(report, all);
   summariseTopics(report, { design: context.config.compare.design, control: context.config.compare.control });
   const allReviewers = [...new Set(all.map((r) => r.coder))].sort();
-  const file = topicsFile(context);
-  await writeJsonAtomic(file, { ...report, provenance: { ...report.provenance, review: { reviewers: allReviewers, importedAt: new Date().toISOString(), files } } });
+  const file = await writeTopicsReport(context.dir, { ...report, provenance: { ...report.provenance, review: { reviewers: allReviewers, importedAt: new Date().toISOString(), files } } });
   return { report, file, judgements: records.length, unreviewed, reviewers: [...byCoder.keys()], allReviewers };
 }

@@ -133,10 +133,10 @@ function perCoder(suffix: string, not?: string): { file: (codebook: string, code
  */
 export const pipelineStateSchema = z.object({
   version: z.literal(1),
-  /** Per stage: the fingerprint of the inputs it last finished with, and of the outputs it left. */
+  /** Per stage: the fingerprint of the inputs it last finished with. */
   stages: z.record(
     z.string(),
-    z.object({ fingerprint: z.string(), outputs: z.string().optional(), finishedAt: z.string(), seconds: z.number(), summary: z.string() }),
+    z.object({ fingerprint: z.string(), finishedAt: z.string(), seconds: z.number(), summary: z.string() }),
   ),
   /** Inbox files already imported: path relative to inbox/ -> content hash. */
   imported: z.record(z.string(), z.string()),

@@ -1,4 +1,3 @@
-import * as d3 from "d3";
 import { createSvg, drawLegend, clip, type LegendItem } from "../lib/svg.js";
 
 export interface RadarData {

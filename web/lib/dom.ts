@@ -36,5 +36,4 @@ export function emptyState(message: string): HTMLElement {
   return el("div", { class: "empty", "data-empty": "true" }, message);
 }
 
-export const fmtPct = (v: number, digits = 0) => `${(v * 100).toFixed(digits)}%`;
 export const fmtNum = (v: number | null | undefined, digits = 2) => (v === null || v === undefined || !Number.isFinite(v) ? "–" : Number.isInteger(v) ? String(v) : v.toFixed(digits));

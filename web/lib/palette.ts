@@ -14,7 +14,6 @@ export const CODE_COLOURS = [
 ];
 export const SPEAKER_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000"];
 export const NEUTRAL = "#BBBBBB";
-export const UNCODED = "#EEEEEE";
 
 export function codeColour(codebook: CodebookInfo | undefined): (code: string) => string {
   const at = positions((codebook?.categories ?? []).map((c) => c.id));

@@ -17,7 +17,7 @@ export const compareView: View = {
     if (empty || sets.length === 0) return void main.append(emptyState(empty ?? "Nothing to compare yet."));
     const body = el("div");
     const draw = () => {
-      const { cb, set, controls } = chooseCodeSet(ctx, sets, draw);
+      const { set, controls } = chooseCodeSet(ctx, sets, draw);
       const notes: string[] = [`Control: ${set.control} (${set.runs[set.control]} sessions).`];
       if (set.normalised) notes.push("Counts divided by the number of runs per condition before comparing.");
       const collapsed = Object.entries(set.collapse);

@@ -1,4 +1,4 @@
-import { childPath, expectObject, isObject, shapeError, type JsonObject } from "./json-shape.js";
+import { childPath, expectObject, shapeError, type JsonObject } from "./json-shape.js";
 
 /** A message body split into its words (turn text) and everything else (kept as metadata). */
 export interface MessageBody {
