@@ -1,7 +1,8 @@
 import { loadCodebook } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import type { CodeRecord } from "../coding/records.js";
-import { codesPath, listCoders, readCodes } from "../coding/store.js";
+import { codesPath, listCoders } from "../coding/store.js";
+import { diskReader, type StudyReader } from "../study/reader.js";
 import { loadStudyConfig, studyPaths } from "../study/study.js";
 import { CliError, errorMessage } from "../util/errors.js";
 
@@ -105,10 +106,10 @@ export async function resolveCodebookShape(study: string, id: string, records: r
 }
 
 /** Read the named coders' records, failing clearly when a coder has none. */
-export async function readCoderRecords(study: string, codebook: string, coders: readonly string[]): Promise<Map<string, CodeRecord[]>> {
+export async function readCoderRecords(study: string, codebook: string, coders: readonly string[], reader: StudyReader = diskReader(study)): Promise<Map<string, CodeRecord[]>> {
   const out = new Map<string, CodeRecord[]>();
   for (const coder of coders) {
-    const records = await readCodes(study, codebook, coder);
+    const records = await reader.codes(codebook, coder);
     if (records.length === 0) {
       const available = await listCoders(study);
       const here = available[codebook];

@@ -1,7 +1,8 @@
 import Papa from "papaparse";
 import type { CodeRecord } from "../coding/records.js";
 import { codesPath } from "../coding/store.js";
-import { loadSessions, studyPaths } from "../study/study.js";
+import { studyPaths } from "../study/study.js";
+import { diskReader, type StudyReader } from "../study/reader.js";
 import { artifacts } from "../study/artifacts.js";
 import { CliError } from "../util/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
@@ -61,6 +62,8 @@ export interface AgreeStudyOptions {
   /** Bootstrap replicates for the CIs (default 1000; 0 turns them off). */
   bootstrap?: number;
   reporter?: Reporter;
+  /** Where sessions and records come from (default: the study's files). */
+  reader?: StudyReader;
 }
 
 /** Default reference coder: the first human coder named, else the first coder. */
@@ -86,9 +89,9 @@ interface TurnInfo {
   text: string;
 }
 
-async function turnIndex(study: string): Promise<Map<string, TurnInfo>> {
+async function turnIndex(reader: StudyReader): Promise<Map<string, TurnInfo>> {
   const index = new Map<string, TurnInfo>();
-  for (const session of await loadSessions(study)) {
+  for (const session of await reader.sessions()) {
     const names = new Map(session.participants.map((p) => [p.id, p.name]));
     for (const turn of session.turns) index.set(`${session.id}\u0000${turn.id}`, { speaker: names.get(turn.speaker) ?? turn.speaker, text: turn.text });
   }
@@ -113,7 +116,8 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
   const bootstrap = options.bootstrap ?? 1000;
   const warnings: string[] = [];
 
-  const recordsByCoder = await readCoderRecords(options.study, options.codebook, coders);
+  const reader = options.reader ?? diskReader(options.study);
+  const recordsByCoder = await readCoderRecords(options.study, options.codebook, coders, reader);
   const shape = await resolveCodebookShape(options.study, options.codebook, [...recordsByCoder.values()].flat());
   if (shape.note) warnings.push(shape.note);
   const versionsInRecords: Record<string, string[]> = {};
@@ -159,7 +163,7 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
     }
   }
 
-  const turns = await turnIndex(options.study);
+  const turns = await turnIndex(reader);
   const rows: Disagreement[] = [];
   let notFound = 0;
   for (const unit of complete) {

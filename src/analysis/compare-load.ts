@@ -1,7 +1,7 @@
 import { loadCodebook } from "../coding/codebook/load.js";
 import type { NominalCodebook } from "../coding/codebook/schema.js";
-import { listCoders, readCodes } from "../coding/store.js";
-import { loadSessions } from "../study/study.js";
+import { listCoders } from "../coding/store.js";
+import { diskReader, type StudyReader } from "../study/reader.js";
 import type { Session } from "../transcript/schema.js";
 import { CliError } from "../util/errors.js";
 import { codedTurns, type CodedTurns } from "./table.js";
@@ -33,15 +33,15 @@ export function chooseCoder(available: readonly string[], wanted: string | undef
 }
 
 /** Load sessions, a nominal codebook and one coder's codes, joined. */
-export async function loadCodedStudy(study: string, codebookRef: string, coder?: string, sessions?: Session[]): Promise<LoadedCodes> {
+export async function loadCodedStudy(study: string, codebookRef: string, coder?: string, sessions?: Session[], reader: StudyReader = diskReader(study)): Promise<LoadedCodes> {
   const codebook = await loadCodebook(codebookRef, study);
   if (codebook.kind !== "nominal") {
     throw new CliError(`codebook "${codebook.id}" rates scales; compare and stats count categories, so give a nominal codebook such as bales-ipa`);
   }
   const coders = (await listCoders(study))[codebook.id] ?? [];
   const chosen = chooseCoder(coders, coder, codebook.id, study);
-  const records = await readCodes(study, codebook.id, chosen);
-  const loaded = sessions ?? (await loadSessions(study));
+  const records = await reader.codes(codebook.id, chosen);
+  const loaded = sessions ?? (await reader.sessions());
   const versions = new Map<string, number>();
   for (const r of records) if (r.codebookVersion !== codebook.version) versions.set(r.codebookVersion, (versions.get(r.codebookVersion) ?? 0) + 1);
   return {

@@ -1,5 +1,5 @@
 import { setMaxListeners } from "node:events";
-import { readCodes } from "./store.js";
+import { diskReader, type StudyReader } from "../study/reader.js";
 import { planCoding } from "./job-plan.js";
 import { createWriter } from "./job-writer.js";
 import type { Codebook } from "./codebook/schema.js";
@@ -44,6 +44,8 @@ export interface CodingJobOptions {
   noCache?: boolean;
   reporter?: Reporter;
   signal?: AbortSignal;
+  /** Where the already-stored records come from (default: the codes file). */
+  reader?: StudyReader;
   /** Records per append (default 50); also flushed every `flushMs` (default 500 ms). */
   flushEvery?: number;
   flushMs?: number;
@@ -108,7 +110,7 @@ export interface DryRun {
 }
 
 async function doneSet(options: CodingJobOptions, coderId: string): Promise<Set<string>> {
-  const existing = await readCodes(options.study, options.codebook.id, coderId);
+  const existing = await (options.reader ?? diskReader(options.study)).codes(options.codebook.id, coderId);
   return new Set(existing.filter((r) => r.codebookVersion === options.codebook.version).map((r) => `${r.session}\u0000${r.turn}`));
 }
 

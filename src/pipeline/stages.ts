@@ -118,7 +118,7 @@ const codeStage: Stage = {
     let promptTokens = 0;
     for (const [i, plan] of plans(c).entries()) {
       for (const coder of plan.coders) {
-        const dry = await dryRunCoding({ study: c.study.dir, sessions, codebook: codebooks[i], coder, model: coder === "llm" ? model : undefined });
+        const dry = await dryRunCoding({ study: c.study.dir, sessions, codebook: codebooks[i], coder, model: coder === "llm" ? model : undefined, reader: c.study });
         jobs.push(`${plan.codebook}/${coder} (${dry.toCode} new turn${dry.toCode === 1 ? "" : "s"})`);
         toCode += dry.toCode;
         requests += dry.requests - dry.cachedRequests;

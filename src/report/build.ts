@@ -4,12 +4,15 @@ import { studyPaths } from "../study/study.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
 import { assembleReport } from "./bundle.js";
 import { loadStudyData } from "./load.js";
+import type { StudyReader } from "../study/reader.js";
 import { writeSite, type SiteResult } from "./site.js";
 
 export interface BuildOptions {
   /** Output folder (default `<study>/site`). */
   out?: string;
   reporter?: Reporter;
+  /** Where sessions and records come from (default: the study's files). */
+  reader?: StudyReader;
 }
 
 export interface BuildResult extends SiteResult {
@@ -23,7 +26,7 @@ export async function buildSite(study: string, options: BuildOptions = {}): Prom
   const reporter = options.reporter ?? silentReporter;
   const out = resolve(options.out ?? studyPaths(study).site);
   const t0 = performance.now();
-  const data = await loadStudyData(study);
+  const data = await loadStudyData(study, options.reader);
   const { bundle, chunks } = assembleReport(data);
   const t1 = performance.now();
   const result = await writeSite(out, bundle, chunks);

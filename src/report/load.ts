@@ -7,9 +7,10 @@ import type { StatsReport } from "../analysis/stats-report.js";
 import type { TopicsReport } from "../analysis/topics/report.js";
 import type { ConceptsReport } from "../analysis/concepts/report.js";
 import type { Provenance } from "../util/provenance.js";
-import { loadSessions, loadStudyConfig, studyPaths } from "../study/study.js";
+import { loadStudyConfig, studyPaths } from "../study/study.js";
+import { diskReader, type StudyReader } from "../study/reader.js";
 import type { StudyConfig } from "../study/config.js";
-import { listCoders, readCodes } from "../coding/store.js";
+import { listCoders } from "../coding/store.js";
 import { loadCodebook } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import type { CodeRecord } from "../coding/records.js";
@@ -77,10 +78,10 @@ export function indexCodes(codebook: string, coder: string, records: CodeRecord[
  * required to be valid (they are the study's data); analysis files are computed output, so a
  * missing, old or broken one is a warning and its view shows an empty state instead.
  */
-export async function loadStudyData(dir: string): Promise<StudyData> {
+export async function loadStudyData(dir: string, reader: StudyReader = diskReader(dir)): Promise<StudyData> {
   const paths = studyPaths(dir);
   const config = await loadStudyConfig(dir);
-  const sessions = await loadSessions(dir);
+  const sessions = await reader.sessions();
   const warnings: string[] = [];
   const coders = await listCoders(dir);
   const codeSets: CodeSet[] = [];
@@ -88,7 +89,7 @@ export async function loadStudyData(dir: string): Promise<StudyData> {
   const refs = new Map<string, string>();
   for (const plan of config.codebooks) refs.set(basename(plan.codebook).replace(/\.(json|ya?ml)$/i, ""), plan.codebook);
   for (const [codebook, list] of Object.entries(coders)) {
-    for (const coder of list) codeSets.push(indexCodes(codebook, coder, await readCodes(dir, codebook, coder)));
+    for (const coder of list) codeSets.push(indexCodes(codebook, coder, await reader.codes(codebook, coder)));
     try {
       codebooks.set(codebook, await loadCodebook(refs.get(codebook) ?? codebook, paths.root));
     } catch (error) {

@@ -11,6 +11,6 @@ export interface AgreeSummary {
 }
 
 export async function runAgree(context: StudyContext, options: AgreeStageOptions, effects: StageEffects): Promise<AgreeSummary> {
-  const report = await agreeStudy({ ...options, study: context.dir, reporter: effects });
+  const report = await agreeStudy({ ...options, study: context.dir, reporter: effects, reader: context });
   return { report, files: await writeAgreement(context.dir, report) };
 }

@@ -8,5 +8,5 @@ export interface BuildStageOptions {
 
 export async function runBuild(context: StudyContext, options: BuildStageOptions, effects: StageEffects): Promise<BuildResult> {
   // Warnings (unreadable analysis files, unknown codebooks) go through the effects, once.
-  return buildSite(context.dir, { out: options.out, reporter: effects });
+  return buildSite(context.dir, { out: options.out, reporter: effects, reader: context });
 }

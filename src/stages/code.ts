@@ -119,6 +119,7 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
         seed: options.model?.seed ?? context.config.model.seed,
         noCache: options.noCache,
         reporter: effects,
+        reader: context,
         signal: options.signal,
       };
       if (options.dryRun) {

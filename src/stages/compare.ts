@@ -23,7 +23,7 @@ export interface CompareSummary {
 
 export async function runCompare(context: StudyContext, options: CompareStageOptions, effects: StageEffects): Promise<CompareSummary> {
   const config = context.config.compare;
-  const loaded = await loadCodedStudy(context.dir, options.codebook ?? "bales-ipa", options.coder, await context.sessions());
+  const loaded = await loadCodedStudy(context.dir, options.codebook ?? "bales-ipa", options.coder, await context.sessions(), context);
   // Named in messages, so a researcher knows which setting to fix.
   const src = (flag: string, field: string, given: unknown) => (given !== undefined ? flag : `colloquy.json compare.${field}`);
   const result = compareConditions(loaded.data, {

@@ -4,6 +4,7 @@ import { createChatModel, type LlmClient } from "../llm/client.js";
 import { resolveModelConfig, type ModelCliOptions } from "../llm/config.js";
 import type { StudyConfig } from "../study/config.js";
 import { loadSessions, loadStudyConfig, studyPaths, type StudyPaths } from "../study/study.js";
+import type { StudyReader } from "../study/reader.js";
 import type { Session } from "../transcript/schema.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
 
@@ -21,7 +22,7 @@ export type ModelFactory = (context: StudyContext, overrides: ModelCliOptions, e
  * and code records loaded at most once per context (one pipeline run, or one command). A stage
  * that writes sessions or codes calls `changed` so later stages of the same run read them anew.
  */
-export interface StudyContext {
+export interface StudyContext extends StudyReader {
   /** The study folder as the user named it (for messages and suggested commands). */
   readonly dir: string;
   readonly paths: StudyPaths;

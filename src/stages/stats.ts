@@ -30,7 +30,7 @@ export async function runStats(context: StudyContext, options: StatsStageOptions
     notes.push(`no Bales or sequence analyses: the study has no ${DEFAULT_CODEBOOK} codes yet (run \`colloquy code ${context.dir} --codebook ${DEFAULT_CODEBOOK}\`)`);
     effects.warn(notes[0]);
   } else {
-    loaded = await loadCodedStudy(context.dir, codebook, options.coder, sessions);
+    loaded = await loadCodedStudy(context.dir, codebook, options.coder, sessions, context);
   }
   const result = buildStats(sessions, loaded && { data: loaded.data, codebook: loaded.codebook, coder: loaded.coder });
   result.notes.push(...notes);
