@@ -1,2 +1,13 @@
 export * from "./config.js";
 export * from "./study.js";
+export {
+  artifacts,
+  ANALYSIS_ARTIFACTS,
+  loadArtifact,
+  readArtifact,
+  writeArtifact,
+  validateArtifact,
+  type Artifact,
+  type ArtifactRead,
+} from "./artifacts.js";
+export { diskReader, type StudyReader } from "./reader.js";
