@@ -102,7 +102,7 @@ export async function runPipeline(
     hashes.forget();
     // The pre-run fingerprint is the one to remember, unless the stage's outputs are among its
     // own inputs (see Stage.fingerprintAfterRun).
-    const print = stage.fingerprintAfterRun ? (await stage.plan(context)).fingerprint : plan.fingerprint;
+    const print = stage.fingerprintAfterRun ? await stage.fingerprintAfterRun(context) : plan.fingerprint;
     const seconds = (performance.now() - began) / 1000;
     context.state.stages[stage.name] = { fingerprint: print, finishedAt: new Date().toISOString(), seconds, summary };
     context.state.hashes = hashes.next;

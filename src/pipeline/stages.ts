@@ -91,23 +91,29 @@ const importStage: Stage = {
   },
 };
 
+/** Everything that decides what the code stage does: sessions, stored codes, codebooks, coders, model. */
+async function codeFingerprint(c: StageContext) {
+  const llm = plans(c).some((p) => p.coders.includes("llm"));
+  // The whole definition, not just id@version: a researcher's own codebook may change in place.
+  const codebooks = await Promise.all(plans(c).map((p) => loadCodebook(p.codebook, c.study.dir)));
+  const print = fingerprint({
+    sessions: await sessionsHashes(c),
+    codes: await codesHashes(c),
+    plans: plans(c),
+    versions: codebooks.map((cb) => hashValue(cb)),
+    rules: RULES_CODER_VERSION,
+    model: llm ? modelIdentity(c) : null,
+    tool: toolVersion,
+  });
+  return { print, llm, codebooks };
+}
+
 const codeStage: Stage = {
   name: "code",
   description: "code every turn with each codebook and machine coder",
-  fingerprintAfterRun: true,
+  fingerprintAfterRun: async (c) => (await codeFingerprint(c)).print,
   async plan(c) {
-    const llm = plans(c).some((p) => p.coders.includes("llm"));
-    // The whole definition, not just id@version: a researcher's own codebook may change in place.
-    const codebooks = await Promise.all(plans(c).map((p) => loadCodebook(p.codebook, c.study.dir)));
-    const print = fingerprint({
-      sessions: await sessionsHashes(c),
-      codes: await codesHashes(c),
-      plans: plans(c),
-      versions: codebooks.map((cb) => hashValue(cb)),
-      rules: RULES_CODER_VERSION,
-      model: llm ? modelIdentity(c) : null,
-      tool: toolVersion,
-    });
+    const { print, llm, codebooks } = await codeFingerprint(c);
     if (c.state.stages.code?.fingerprint === print) return { fingerprint: print, work: "nothing new to code" };
     // Built only to estimate prompts and look up the cache: nothing is sent while planning.
     const model = llm ? c.study.model(modelOverrides(c), c.reporter) : undefined;

@@ -7,7 +7,6 @@ import { artifacts, loadArtifact, writeArtifact, type PipelineStateFile } from "
  * every finished stage, so a failure later in the pipeline keeps earlier stages' records.
  */
 export type PipelineState = PipelineStateFile;
-export type StageRecord = PipelineState["stages"][string];
 
 export async function readState(study: string): Promise<PipelineState> {
   const read = await loadArtifact(artifacts.state, study);

@@ -48,9 +48,9 @@ export interface Stage {
   /** Run and return a one-line summary. Throws on failure (the pipeline stops there). */
   run(context: StageContext): Promise<string>;
   /**
-   * True for a stage whose own outputs are among its inputs (code: the codes it wrote decide
-   * what is left to code): its fingerprint is taken again after it ran, so an unchanged study
-   * skips it next time without planning the work.
+   * For a stage whose own outputs are among its inputs (code: the codes it wrote decide what is
+   * left to code): its input fingerprint, taken again after it ran, so an unchanged study skips
+   * it next time without planning the work.
    */
-  fingerprintAfterRun?: boolean;
+  fingerprintAfterRun?(context: StageContext): Promise<string>;
 }

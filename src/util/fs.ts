@@ -23,16 +23,6 @@ export async function writeJsonAtomic(path: string, value: unknown): Promise<voi
   await writeFileAtomic(path, JSON.stringify(value, null, 2) + "\n");
 }
 
-/** Read and parse a JSON file; the error names the file. */
-export async function readJsonFile(path: string): Promise<unknown> {
-  const text = await readFile(path, "utf8");
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${path}: not valid JSON (${(error as Error).message})`);
-  }
-}
-
 /**
  * Append records as JSON lines. Each call writes whole lines in one append, so an interrupted
  * run leaves at most one torn final line, which readJsonl reports and skips.
