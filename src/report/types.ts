@@ -6,6 +6,9 @@
  * per session on demand (timeline, transcript, hover texts), so a 100,000-turn study opens fast.
  * Shared by src/report (writer) and web/ (reader): types only, no runtime code.
  */
+
+import type { RatingSummary } from "../analysis/scales.js";
+
 export const REPORT_SCHEMA_VERSION = 1;
 
 /** Counts per code id (or scale value) — plain object so it survives JSON. */
@@ -118,18 +121,8 @@ export interface FollowMatrix {
   counts: number[][];
 }
 
-/** Summary of ratings 1..points for one group. */
-export interface ScaleSummary {
-  n: number;
-  mean: number;
-  min: number;
-  q1: number;
-  median: number;
-  q3: number;
-  max: number;
-  /** counts[v-1] = ratings equal to v. */
-  counts: number[];
-}
+/** Summary of ratings 1..points for one group (computed by src/analysis/scales.ts). */
+export type ScaleSummary = RatingSummary;
 
 export interface StyleSet {
   codebook: string;
