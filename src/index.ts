@@ -16,4 +16,4 @@ export { studyStages } from "./pipeline/stages.js";
 export { stageNames, type PipelineOptions, type StageName } from "./pipeline/types.js";
 export { CliError } from "./util/errors.js";
 export { provenance, toolVersion, type Provenance } from "./util/provenance.js";
-export type { Reporter } from "./util/reporter.js";
+export { consoleReporter, memoryReporter, silentReporter, type Reporter } from "./util/reporter.js";
