@@ -109,12 +109,14 @@ function printReport(result: ImportSummary, flags: ImportFlags, createdStudy: st
   for (const r of reports) {
     if (r.skipped) out(`- ${r.path}: skipped (${r.error})`);
     else if (r.error) out(`✗ ${r.path}: ${r.error}`);
-    else out(`✓ ${r.path} [${r.format}]: ${r.sessions.length} session(s) (${r.sessions.join(", ")}), ${r.turns} turns${r.codes ? `, ${r.codes} codes` : ""}${r.warnings.length ? `, ${r.warnings.length} warning(s)` : ""}`);
+    else out(`✓ ${r.path} [${r.format}]: ${r.sessions.length} session(s) (${r.sessions.join(", ")}), ${r.turns} turns${r.codes ? `, ${r.codes} codes` : ""}${r.codesMoved ? `, ${r.codesMoved} code(s) followed their turn` : ""}${r.codesStale ? `, ${r.codesStale} code(s) now stale` : ""}${r.warnings.length ? `, ${r.warnings.length} warning(s)` : ""}`);
     for (const w of r.warnings) out(`    warning: ${w}`);
   }
   out(
     `Imported ${summary.sessions} session(s), ${summary.turns} turns from ${summary.imported} of ${summary.inputs} input(s)` +
       (summary.codes ? `, ${summary.codes} codes` : "") +
+      (summary.codesMoved ? `; ${summary.codesMoved} code(s) followed their edited turns` : "") +
+      (summary.codesStale ? `; ${summary.codesStale} code(s) stale (their turn changed or was removed)` : "") +
       (summary.failed ? `; ${summary.failed} failed` : "") +
       (summary.skipped ? `; ${summary.skipped} skipped` : "") +
       (summary.warnings ? `; ${summary.warnings} warning(s)` : ""),

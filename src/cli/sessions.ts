@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { loadSessions } from "../study/study.js";
 import type { Session } from "../transcript/schema.js";
 import { provenance } from "../util/provenance.js";
+import { staleHint, studyStaleCodes, type StaleCodeView } from "../coding/stale.js";
 import { io, printJson } from "./io.js";
 
 /** One line of `colloquy sessions`. */
@@ -58,19 +59,42 @@ export function registerSessions(program: Command): void {
     .command("sessions")
     .description("list a study's sessions: condition, run, participants (human/ai), turns, duration")
     .argument("<dir>", "study folder")
+    .option("--stale", "list the codes that apply to no turn any more (their turn was edited or removed), with the words they were attached to")
     .option("--json", "print as JSON")
-    .action(async (dir: string, flags: { json?: boolean }) => {
-      const summaries = (await loadSessions(dir)).map(summariseSession);
+    .action(async (dir: string, flags: { json?: boolean; stale?: boolean }) => {
+      const sessions = await loadSessions(dir);
+      const stale = await studyStaleCodes(dir, sessions);
+      if (flags.stale) return printStale(dir, stale, flags.json);
+      const staleBySession = new Map<string, number>();
+      for (const s of stale) staleBySession.set(s.session, (staleBySession.get(s.session) ?? 0) + 1);
+      const summaries = sessions.map((s) => ({ ...summariseSession(s), staleCodes: staleBySession.get(s.id) ?? 0 }));
       if (flags.json) {
-        printJson({ provenance: provenance({ command: "sessions" }), sessions: summaries });
+        printJson({ provenance: provenance({ command: "sessions" }), sessions: summaries, staleCodes: stale.length });
         return;
       }
       if (summaries.length === 0) {
         io().out(`No sessions yet. Import some with \`colloquy import <files…> --study ${dir}\`.`);
         return;
       }
-      const rows = summaries.map((s) => [s.id, s.condition || "-", s.run || "-", `${s.humans} human / ${s.ais} ai${s.systems ? ` / ${s.systems} system` : ""}`, String(s.turns), formatDuration(s.durationSeconds)]);
-      io().out(table(["session", "condition", "run", "participants", "turns", "duration"], rows));
+      const rows = summaries.map((s) => [s.id, s.condition || "-", s.run || "-", `${s.humans} human / ${s.ais} ai${s.systems ? ` / ${s.systems} system` : ""}`, String(s.turns), formatDuration(s.durationSeconds), ...(stale.length ? [String(s.staleCodes)] : [])]);
+      io().out(table(["session", "condition", "run", "participants", "turns", "duration", ...(stale.length ? ["stale codes"] : [])], rows));
       io().out(`${summaries.length} session(s), ${summaries.reduce((n, s) => n + s.turns, 0)} turns`);
+      if (stale.length) io().out(staleHint(dir, stale.length));
     });
+}
+
+function printStale(dir: string, stale: readonly StaleCodeView[], json?: boolean): void {
+  if (json) {
+    printJson({ provenance: provenance({ command: "sessions --stale" }), staleCodes: stale });
+    return;
+  }
+  if (stale.length === 0) {
+    io().out(`No stale codes in ${dir}: every code applies to the turn it was given.`);
+    return;
+  }
+  const value = (r: StaleCodeView["record"]) => r.codes?.join("+") ?? Object.entries(r.scores ?? {}).map(([k, v]) => `${k}=${v}`).join(" ");
+  const words = (t?: string) => (t === undefined ? "(not known)" : JSON.stringify(t.length > 60 ? `${t.slice(0, 57)}...` : t));
+  const rows = stale.map((s) => [s.session, s.turn, s.codebook, s.coder, value(s.record), s.reason, s.where, words(s.text)]);
+  io().out(table(["session", "turn", "codebook", "coder", "code", "why", "where", "was attached to"], rows));
+  io().out(`${stale.length} stale code(s). They are never applied to another turn; re-code the turns (colloquy code) or, for human codes, code them again on the current text.`);
 }

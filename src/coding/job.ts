@@ -4,6 +4,7 @@ import { planCoding } from "./job-plan.js";
 import { createWriter } from "./job-writer.js";
 import type { Codebook } from "./codebook/schema.js";
 import type { Session } from "../transcript/schema.js";
+import { sessionFingerprints } from "../transcript/fingerprint.js";
 import type { ChatMessage, ChatModel, ChatRequest } from "../llm/types.js";
 import { mapLimit } from "../util/concurrency.js";
 import { provenance } from "../util/provenance.js";
@@ -215,6 +216,9 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
   let finished = 0;
   reporter.progress(task, 0, toCode);
   const now = () => new Date().toISOString();
+  const sessionById = new Map(options.sessions.map((s) => [s.id, s]));
+  // Each record keeps the fingerprint of the words it was given (coding/currency.ts).
+  const fingerprintOf = (session: string, turn: string) => sessionFingerprints(sessionById.get(session)!).get(turn);
 
   const record = (outcome: TurnOutcome) => {
     if (outcome.status === "aborted") return;
@@ -232,6 +236,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
       writer.code({
         session: outcome.session,
         turn: outcome.turn,
+        fingerprint: fingerprintOf(outcome.session, outcome.turn),
         codebook: codebook.id,
         codebookVersion: codebook.version,
         coder: coderId,

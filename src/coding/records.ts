@@ -9,6 +9,12 @@ export const codeRecordSchema = z.object({
   session: z.string(),
   /** Turn id within the session. */
   turn: z.string(),
+  /**
+   * Content fingerprint of the turn as the coder saw it (transcript/fingerprint.ts). A record is
+   * applied only to a turn with this fingerprint; records written before fingerprints existed
+   * have none and are matched by id alone.
+   */
+  fingerprint: z.string().optional(),
   codebook: z.string(),
   codebookVersion: z.string(),
   coder: z.string(),
@@ -38,3 +44,23 @@ export const codeFailureSchema = z.object({
 });
 
 export type CodeFailure = z.infer<typeof codeFailureSchema>;
+
+/** Why a code no longer applies to any turn. */
+export const staleReasons = ["turn-changed", "turn-removed"] as const;
+
+/**
+ * A code whose turn was edited or removed (by a re-import of an edited transcript, or by an edit
+ * of the session file). Kept, never applied to another turn: `colloquy sessions --stale` lists
+ * them with the words they were attached to. Stored as JSONL beside the coder's codes.
+ */
+export const staleCodeSchema = z.object({
+  record: codeRecordSchema,
+  reason: z.enum(staleReasons),
+  /** The turn the code was attached to, as it read when the code went stale. */
+  attachedTo: z.object({ session: z.string(), turn: z.string(), speaker: z.string().optional(), text: z.string().optional() }),
+  /** What made it stale (e.g. "colloquy import transcripts/s1.vtt"). */
+  via: z.string(),
+  markedAt: z.string(),
+});
+
+export type StaleCode = z.infer<typeof staleCodeSchema>;

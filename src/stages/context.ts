@@ -4,7 +4,7 @@ import { createChatModel, type LlmClient } from "../llm/client.js";
 import { resolveModelConfig, type ModelCliOptions } from "../llm/config.js";
 import type { StudyConfig } from "../study/config.js";
 import { loadSessions, loadStudyConfig, studyPaths, type StudyPaths } from "../study/study.js";
-import type { StudyReader } from "../study/reader.js";
+import { currentCodes, type StudyReader } from "../study/reader.js";
 import type { Session } from "../transcript/schema.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
 
@@ -63,7 +63,8 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
       const key = `${codebook}\u0000${coder}`;
       let records = codes.get(key);
       if (!records) {
-        records = readCodes(dir, codebook, coder);
+        // Only records that still describe their turn (study/reader.ts).
+        records = Promise.all([readCodes(dir, codebook, coder), context.sessions()]).then(([all, sessions]) => currentCodes(all, sessions));
         codes.set(key, records);
       }
       return records;

@@ -9,7 +9,9 @@ import { PathPatternError } from "../ingest/path-pattern.js";
 import { FormatError, importEach, type FileImport, type ImportFilesOptions } from "../ingest/registry.js";
 import type { ImportedCode } from "../ingest/types.js";
 import { artifacts, loadArtifact, writeArtifact } from "../study/artifacts.js";
-import { listSessionIds, saveSession } from "../study/study.js";
+import { listSessionIds, loadSessions, saveSession } from "../study/study.js";
+import { realignCodes, type Reimport } from "../coding/realign.js";
+import { sessionFingerprints } from "../transcript/fingerprint.js";
 import { slugify, uniqueId } from "../transcript/ids.js";
 import type { Session } from "../transcript/schema.js";
 import { validateSession } from "../transcript/validate.js";
@@ -43,6 +45,9 @@ export interface FileReport {
   warnings: string[];
   error?: string;
   skipped?: boolean;
+  /** Re-imports: codes that followed their turn to a new id, and codes moved to a stale list. */
+  codesMoved?: number;
+  codesStale?: number;
 }
 
 export interface ImportSummary {
@@ -54,6 +59,10 @@ export interface ImportSummary {
   sessions: number;
   turns: number;
   codes: number;
+  /** Codes that followed their turn to a new id after an edited transcript was re-imported. */
+  codesMoved: number;
+  /** Codes whose turn was edited or removed, now on a stale list (never applied to another turn). */
+  codesStale: number;
   warnings: number;
 }
 
@@ -77,7 +86,8 @@ interface CodeBatch {
   file: string;
   /** Study ids of every session the file produced (their old codes are replaced). */
   sessions: string[];
-  codes: { code: ImportedCode; session?: string; turnFound: boolean; line?: number }[];
+  /** `fingerprint` of the labelled turn; undefined when the label points at no turn. */
+  codes: { code: ImportedCode; session?: string; fingerprint?: string; line?: number }[];
 }
 
 /** Import transcripts into the study. Per-file failures are reported in the summary, not thrown. */
@@ -123,6 +133,8 @@ function summarise(files: FileReport[]): ImportSummary {
     sessions: ok.reduce((n, r) => n + r.sessions.length, 0),
     turns: ok.reduce((n, r) => n + r.turns, 0),
     codes: ok.reduce((n, r) => n + r.codes, 0),
+    codesMoved: files.reduce((n, r) => n + (r.codesMoved ?? 0), 0),
+    codesStale: files.reduce((n, r) => n + (r.codesStale ?? 0), 0),
     warnings: files.reduce((n, r) => n + r.warnings.length, 0),
   };
 }
@@ -144,6 +156,7 @@ async function saveFile(study: string, file: FileImport, report: FileReport, imp
   const ready: Session[] = [];
   try {
     for (const input of file.result.sessions) {
+      if (ids.has(input.id)) throw new Error(`two sessions in this file have the id "${input.id}"; each session of a file needs its own id (nothing was imported from it)`);
       const key = `${resolve(file.path)}#${input.id}`;
       const meta = input.metadata ?? {};
       const readable = slugify([meta.condition, meta.run, input.id].filter((p) => typeof p === "string" && p !== "").join("-"));
@@ -158,6 +171,13 @@ async function saveFile(study: string, file: FileImport, report: FileReport, imp
     return undefined;
   }
   try {
+    // Codes of re-imported sessions follow their turns before the new sessions replace the old.
+    const realigned = await realignCodes(study, await previousVersions(study, ready, entries, importMap), `colloquy import ${file.path}`, (r) => isImportedFrom(r, file.path));
+    if (realigned.moved > 0) report.codesMoved = realigned.moved;
+    if (realigned.stale > 0) {
+      report.codesStale = realigned.stale;
+      report.warnings.push(`${realigned.stale} code(s) no longer match their turn's words (${realigned.staleHuman} by human coders) and were moved to ${realigned.staleFiles.join(", ")}; list them with \`colloquy sessions ${study} --stale\``);
+    }
     for (const session of ready) {
       await saveSession(study, session);
       report.sessions.push(session.id);
@@ -181,9 +201,28 @@ async function saveFile(study: string, file: FileImport, report: FileReport, imp
       const session = ids.get(code.session);
       const turn = session === undefined ? undefined : byId.get(session)?.turns.find((t) => t.id === code.turn);
       const line = turn?.metadata?.line;
-      return { code, session, turnFound: turn !== undefined, ...(typeof line === "number" ? { line } : {}) };
+      const fingerprint = turn && sessionFingerprints(byId.get(session!)!).get(turn.id);
+      return { code, session, fingerprint, ...(typeof line === "number" ? { line } : {}) };
     }),
   };
+}
+
+/** The sessions on disk that `ready` will replace (re-imports of the same source file and session). */
+async function previousVersions(study: string, ready: readonly Session[], entries: Record<string, string>, importMap: Record<string, string>): Promise<Reimport[]> {
+  const reimported = new Set(Object.entries(entries).filter(([key]) => importMap[key] !== undefined).map(([, id]) => id));
+  const out: Reimport[] = [];
+  for (const after of ready) {
+    if (!reimported.has(after.id)) continue;
+    const before = await loadSessions(study, [after.id]).then(([s]) => s, () => undefined);
+    if (before) out.push({ before, after });
+  }
+  return out;
+}
+
+/** Codes an earlier import of this file brought with it: storeCodes replaces them, realign leaves them. */
+function isImportedFrom(record: CodeRecord, file: string): boolean {
+  const source = record.provenance.source;
+  return record.provenance.via === "colloquy import" && typeof source === "string" && resolve(source) === resolve(file);
 }
 
 /**
@@ -196,14 +235,14 @@ async function storeCodes(study: string, defaultCodebook: string | undefined, ba
   const fresh = new Map<string, { codebook: Codebook; coder: string; records: CodeRecord[]; sessions: Set<string> }>();
   for (const batch of batches) {
     const report = reports.find((r) => r.path === batch.file)!;
-    for (const { code, session, turnFound, line } of batch.codes) {
+    for (const { code, session, fingerprint, line } of batch.codes) {
       const ref = code.codebook ?? defaultCodebook;
       const where = `${batch.file}${line !== undefined ? `:${line}` : ""}`;
       if (!ref) {
         report.warnings.push(`${where}: code "${code.label}" not stored: no codebook (pass --codebook <id>)`);
         continue;
       }
-      if (!session || !turnFound) {
+      if (!session || !fingerprint) {
         report.warnings.push(`${where}: code "${code.label}" points at unknown turn ${code.session}/${code.turn}; not stored`);
         continue;
       }
@@ -231,6 +270,7 @@ async function storeCodes(study: string, defaultCodebook: string | undefined, ba
       group.records.push({
         session,
         turn: code.turn,
+        fingerprint,
         codebook: index.codebook.id,
         codebookVersion: index.codebook.version,
         coder: code.coder,

@@ -5,7 +5,7 @@ import { CliError, errorMessage } from "../util/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import { formatPath } from "../transcript/validate.js";
 import { sessionSchema, type Session } from "../transcript/schema.js";
-import { codeFailureSchema, codeRecordSchema, type CodeFailure, type CodeRecord } from "../coding/records.js";
+import { codeFailureSchema, staleCodeSchema, codeRecordSchema, type CodeFailure, type CodeRecord, type StaleCode } from "../coding/records.js";
 import { agreementReportSchema } from "../analysis/agree-schema.js";
 import { compareReportSchema } from "../analysis/compare-schema.js";
 import { statsReportSchema } from "../analysis/stats-schema.js";
@@ -110,12 +110,12 @@ export function coderFileName(coder: string): string {
 }
 
 /** A codes file: `<codebook>/<encoded coder><suffix>`. */
-function perCoder(suffix: string, not?: string): { file: (codebook: string, coder: string) => string; match: (file: string) => [string, string] | null } {
+function perCoder(suffix: string, not: readonly string[] = []): { file: (codebook: string, coder: string) => string; match: (file: string) => [string, string] | null } {
   return {
     file: (codebook, coder) => `${codebook}/${coderFileName(coder)}${suffix}`,
     match: (file) => {
       const parts = file.split("/");
-      if (parts.length !== 2 || !parts[1].endsWith(suffix) || (not !== undefined && parts[1].endsWith(not))) return null;
+      if (parts.length !== 2 || !parts[1].endsWith(suffix) || not.some((n) => parts[1].endsWith(n))) return null;
       const encoded = parts[1].slice(0, -suffix.length);
       if (!encoded) return null;
       try {
@@ -200,7 +200,7 @@ export const artifacts = {
     folder: STUDY_FOLDERS.codes,
     format: "jsonl",
     schema: codeRecordSchema as z.ZodType<CodeRecord>,
-    ...perCoder(".jsonl", ".failures.jsonl"),
+    ...perCoder(".jsonl", [".failures.jsonl", ".stale.jsonl"]),
   }),
   codeFailures: define<[codebook: string, coder: string], CodeFailure>({
     name: "codeFailures",
@@ -210,6 +210,15 @@ export const artifacts = {
     format: "jsonl",
     schema: codeFailureSchema,
     ...perCoder(".failures.jsonl"),
+  }),
+  staleCodes: define<[codebook: string, coder: string], StaleCode>({
+    name: "staleCodes",
+    description: "codes whose turn was edited or removed, with the words they were attached to (never applied to another turn)",
+    writtenBy: "colloquy import",
+    folder: STUDY_FOLDERS.codes,
+    format: "jsonl",
+    schema: staleCodeSchema,
+    ...perCoder(".stale.jsonl"),
   }),
   agreement: define<[codebook: string], AgreementReport>({
     name: "agreement",

@@ -1,4 +1,5 @@
 import type { CodeRecord } from "../coding/records.js";
+import { checkCodeCurrency } from "../coding/currency.js";
 import { readCodes } from "../coding/store.js";
 import type { Session } from "../transcript/schema.js";
 import { loadSessions } from "./study.js";
@@ -7,14 +8,25 @@ import { loadSessions } from "./study.js";
  * Where library functions get a study's sessions and code records. A function given none reads
  * the files; the stages pass their StudyContext, which reads each file once per pipeline run
  * (a 100,000-turn study's code files take seconds to parse, and five stages need them).
- * Readers return shared arrays: callers must not mutate them.
+ * Readers return shared arrays: callers must not mutate them. `codes` returns only records that
+ * still describe their turn (coding/currency.ts): a code is never applied to words it was not given.
  */
 export interface StudyReader {
   sessions(): Promise<Session[]>;
   codes(codebook: string, coder: string): Promise<CodeRecord[]>;
 }
 
-/** Reads the files every time (what a one-off library call wants). */
+/** Reads the files on each call (what a one-off library call wants); sessions once per reader. */
 export function diskReader(study: string): StudyReader {
-  return { sessions: () => loadSessions(study), codes: (codebook, coder) => readCodes(study, codebook, coder) };
+  let sessions: Promise<Session[]> | undefined;
+  const reader: StudyReader = {
+    sessions: () => (sessions ??= loadSessions(study)),
+    codes: async (codebook, coder) => currentCodes(await readCodes(study, codebook, coder), await reader.sessions()),
+  };
+  return reader;
+}
+
+/** The records that apply to the sessions as they are now. */
+export function currentCodes(records: readonly CodeRecord[], sessions: readonly Session[]): CodeRecord[] {
+  return checkCodeCurrency(records, sessions).current;
 }

@@ -1,0 +1,30 @@
+import { createHash } from "node:crypto";
+import type { Session, Turn } from "./schema.js";
+
+/**
+ * A turn's content fingerprint: who spoke and exactly what they said. Turn ids are positions, so
+ * after a transcript is edited and imported again an id can name another utterance; every code
+ * record stores the fingerprint of the turn it was given, and a code is only ever applied to a
+ * turn with that fingerprint (see coding/currency.ts and coding/realign.ts).
+ *
+ * Only line endings are normalised (a file saved on Windows is the same transcript); case,
+ * spacing and punctuation are not, because a coder saw them.
+ */
+export function turnFingerprint(turn: Pick<Turn, "speaker" | "text">): string {
+  const text = turn.text.replace(/\r\n?/g, "\n");
+  // 16 hex digits (64 bits): collisions between two turns of one session are out of reach.
+  return createHash("sha256").update(turn.speaker).update("\u0000").update(text).digest("hex").slice(0, 16);
+}
+
+// Sessions read once per run are shared and never mutated, so their fingerprints can be cached.
+const bySession = new WeakMap<Session, Map<string, string>>();
+
+/** Turn id -> fingerprint for one session (computed once per session object). */
+export function sessionFingerprints(session: Session): Map<string, string> {
+  let map = bySession.get(session);
+  if (!map) {
+    map = new Map(session.turns.map((t) => [t.id, turnFingerprint(t)]));
+    bySession.set(session, map);
+  }
+  return map;
+}
