@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import Papa from "papaparse";
-import { listCoders, readCodes } from "../coding/store.js";
+import { listCoders } from "../coding/store.js";
+import { diskReader } from "../study/reader.js";
 import type { CodeRecord } from "../coding/records.js";
 import { TURN_COLUMNS, turnRows } from "../ingest/table.js";
 import { loadSessions } from "../study/study.js";
@@ -23,10 +24,12 @@ function codeCell(record: CodeRecord): string {
   return Object.entries(record.scores ?? {}).map(([k, v]) => `${k}=${v}`).join(";");
 }
 
+/** Every code that applies to its turn now; stale ones are listed by `colloquy sessions --stale`. */
 async function allCodes(dir: string): Promise<CodeRecord[]> {
+  const reader = diskReader(dir);
   const out: CodeRecord[] = [];
   for (const [codebook, coders] of Object.entries(await listCoders(dir))) {
-    for (const coder of coders) out.push(...(await readCodes(dir, codebook, coder)));
+    for (const coder of coders) out.push(...(await reader.codes(codebook, coder)));
   }
   return out;
 }

@@ -125,6 +125,11 @@ describe("fault injection: edited transcripts imported again", () => {
     const entries = JSON.parse(stale.stdout).staleCodes;
     const edited = session.turns.find((t) => t.text === "This plan is terrible.")!.id;
     expect(entries.map((e: { turn: string; where: string; reason: string }) => [e.turn, e.where, e.reason])).toEqual([[edited, "withheld", "turn-changed"]]);
+    // Exports and analyses see only the codes that still describe their turn.
+    const exported = await runCli(["export", study, "--what", "codes", "--format", "jsonl"]);
+    const turns = exported.stdout.trim().split("\n").map((l) => JSON.parse(l).turn);
+    expect(turns).toHaveLength(session.turns.length - 1);
+    expect(turns).not.toContain(edited);
   });
 
   it("two sessions with one id in one file: the file is refused, nothing collapses", async () => {
