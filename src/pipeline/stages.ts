@@ -87,7 +87,9 @@ const importStage: Stage = {
     if (summary.failed > 0) throw new Error(`${summary.failed} of ${summary.inputs} inbox file(s) failed to import (see the warnings above); the others were imported`);
     for (const f of todo) c.state.imported[f] = files[f];
     c.state.importSettings = settings;
-    return `imported ${summary.sessions} session(s), ${summary.turns} turns from ${summary.imported} file(s)`;
+    const followed = summary.codesMoved ? `; ${summary.codesMoved} code(s) followed their edited turns` : "";
+    const stale = summary.codesStale ? `; ${summary.codesStale} code(s) stale (see colloquy sessions --stale)` : "";
+    return `imported ${summary.sessions} session(s), ${summary.turns} turns from ${summary.imported} file(s)${followed}${stale}`;
   },
 };
 
