@@ -8,6 +8,7 @@ import type { MeasurementLevel } from "../analysis/reliability/krippendorff.js";
 import { CliError } from "../util/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import { io, printJson } from "./io.js";
+import { writing } from "./lock.js";
 
 interface AgreeFlags {
   codebook?: string;
@@ -84,7 +85,8 @@ Examples:
       if (!study) throw new CliError("give a study folder (colloquy agree <study> --codebook <id> --coders A,B) or --csv <file> --raters A,B");
       if (!flags.codebook) throw new CliError("--codebook <id> is required: the codebook whose codes to compare (e.g. --codebook bales-ipa)");
       if (!flags.coders) throw new CliError("--coders A,B[,...] is required, e.g. --coders llm,human:alice");
-      const { report, files } = await runAgree(await openStudy(study), { codebook: flags.codebook, coders: list(flags.coders), reference: flags.reference, seed, bootstrap }, io().reporter());
+      const options = { codebook: flags.codebook, coders: list(flags.coders), reference: flags.reference, seed, bootstrap };
+      const { report, files } = await writing(study, "agree", async () => runAgree(await openStudy(study), options, io().reporter()));
       emit(report, flags, files);
     });
 }

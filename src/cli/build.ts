@@ -3,6 +3,7 @@ import { relative } from "node:path";
 import { openStudy } from "../stages/context.js";
 import { runBuild } from "../stages/build.js";
 import { io } from "./io.js";
+import { writing } from "./lock.js";
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
 
@@ -13,11 +14,11 @@ export function registerBuild(program: Command): void {
     .description("build the static dashboard site (default <study>/site/)")
     .argument("<study>", "study folder")
     .option("--out <dir>", "output folder (default <study>/site)")
-    .action(async (study: string, options: { out?: string }) => {
+    .action(async (study: string, options: { out?: string }) => writing(study, "build", async () => {
       const result = await runBuild(await openStudy(study), { out: options.out }, io().reporter());
       const rel = relative(process.cwd(), result.dir);
       const where = rel === "" ? "." : rel.startsWith("..") ? result.dir : rel;
       io().out(`Dashboard built in ${where}/ (${result.files.chunks} sessions; app ${kb(result.bytes.app)}, data ${kb(result.bytes.data + result.bytes.chunks)})`);
       io().out(`  view it: colloquy serve ${study}   (or any static file server on ${where}/)`);
-    });
+    }));
 }

@@ -5,6 +5,7 @@ import { openStudy } from "../stages/context.js";
 import { incompleteCoding, runCode, type CodeSummary } from "../stages/code.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
+import { writing } from "./lock.js";
 
 interface CodeFlags {
   codebook?: string;
@@ -67,7 +68,7 @@ export function registerCode(program: Command): void {
     .option("--no-cache", "do not answer from the response cache (fresh replies are still stored)")
     .option("--dry-run", "print the exact prompt for one turn and the estimated requests and tokens, without calling the model")
     .option("--json", "print the summary as JSON")
-    .action(async (study: string, flags: CodeFlags) => codeCommand(study, flags));
+    .action(async (study: string, flags: CodeFlags) => (flags.dryRun ? codeCommand(study, flags) : writing(study, "code", () => codeCommand(study, flags))));
 }
 
 async function codeCommand(study: string, flags: CodeFlags): Promise<void> {

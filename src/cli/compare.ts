@@ -5,6 +5,7 @@ import { openStudy } from "../stages/context.js";
 import { runCompare } from "../stages/compare.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
+import { writing } from "./lock.js";
 
 interface CompareFlags {
   codebook?: string;
@@ -49,7 +50,7 @@ export function registerCompare(program: Command): void {
     .option("--holm", "Holm-adjust p-values within each test family")
     .option("--no-holm", "no Holm adjustment (overrides colloquy.json)")
     .option("--json", "print the report as JSON")
-    .action(async (study: string, flags: CompareFlags) => {
+    .action(async (study: string, flags: CompareFlags) => writing(study, "compare", async () => {
       const { report, files } = await runCompare(
         await openStudy(study),
         {
@@ -73,5 +74,5 @@ export function registerCompare(program: Command): void {
         io().out(compareSummary(report));
         io().out(`\nWrote ${files.json.replace(/\.json$/, "")}.json and -frequencies.csv, -differences.csv, -tests.csv`);
       }
-    });
+    }));
 }

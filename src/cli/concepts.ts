@@ -4,6 +4,7 @@ import { openStudy } from "../stages/context.js";
 import { runConcepts } from "../stages/concepts.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
+import { writing } from "./lock.js";
 
 interface ConceptsFlags {
   speakers?: string;
@@ -24,7 +25,7 @@ export function registerConcepts(program: Command): void {
     .option("--lexicon <file>", "lexicon of multi-word terms and ignored words (JSON or text with [terms]/[ignore])")
     .option("--rate <basis>", 'minutes a concept rate divides by: "session" (session duration, default) or "active" (participant\'s own span)')
     .option("--json", "print the report as JSON")
-    .action(async (study: string, flags: ConceptsFlags) => {
+    .action(async (study: string, flags: ConceptsFlags) => writing(study, "concepts", async () => {
       if (flags.rate !== undefined && flags.rate !== "session" && flags.rate !== "active") throw new CliError(`--rate: "${flags.rate}" is not "session" or "active"`);
       const summary = await runConcepts(await openStudy(study), { speakers: parseSpeakers(flags.speakers), lexicon: flags.lexicon, rateBasis: flags.rate }, io().reporter());
       const { report, speakers, rateBasis, files: written } = summary;
@@ -45,5 +46,5 @@ export function registerConcepts(program: Command): void {
         }
       }
       out(`\nWrote ${written.json} and ${written.csv}`);
-    });
+    }));
 }

@@ -1,10 +1,12 @@
 import type { Command } from "commander";
-import { cp } from "node:fs/promises";
+import { cp, readdir, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join, resolve } from "node:path";
 import { addPipelineOptions, runStudy, type StudyFlags } from "./study.js";
+import { artifacts } from "../study/artifacts.js";
 import { io } from "./io.js";
+import { writing } from "./lock.js";
 
 /** The bundled demo study (works from src/ under tsx and from dist/src/ when compiled). */
 export function demoStudySource(): string {
@@ -29,14 +31,17 @@ export function registerDemo(program: Command): void {
       .option("--fresh", "start again from a fresh copy of the demo study"),
   ).action(async (flags: StudyFlags & { dir: string; fresh?: boolean }) => {
     const dir = resolve(flags.dir);
-    if (flags.fresh || !existsSync(join(dir, "colloquy.json"))) {
-      if (flags.fresh && existsSync(dir)) {
-        const { rm } = await import("node:fs/promises");
-        await rm(dir, { recursive: true, force: true });
-      }
-      await cp(demoStudySource(), dir, { recursive: true });
-      io().out(`Copied the demo study (synthetic data) to ${dir}`);
-    }
+    await writing(dir, "demo", () => copyDemo(dir, flags.fresh), { create: true });
     await runStudy(dir, { ...flags, coder: flags.coder ?? "rules" });
   });
+}
+
+/** Copy the demo study into `dir` (held locked) once; `fresh` empties it first, all but the lock. */
+async function copyDemo(dir: string, fresh: boolean | undefined): Promise<void> {
+  if (!fresh && existsSync(join(dir, "colloquy.json"))) return;
+  if (fresh) {
+    for (const entry of await readdir(dir)) if (entry !== artifacts.lock.file()) await rm(join(dir, entry), { recursive: true, force: true });
+  }
+  await cp(demoStudySource(), dir, { recursive: true });
+  io().out(`Copied the demo study (synthetic data) to ${dir}`);
 }

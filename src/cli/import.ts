@@ -8,6 +8,7 @@ import { initStudy, studyPaths } from "../study/study.js";
 import { CliError } from "../util/errors.js";
 import { provenance } from "../util/provenance.js";
 import { io, printJson } from "./io.js";
+import { writing } from "./lock.js";
 
 interface ImportFlags {
   study: string;
@@ -60,7 +61,7 @@ export function registerImport(program: Command): void {
     .option("--prompts-as <where>", "round-based logs: prompts as system turns or metadata (system|metadata)")
     .option("--json", "print the report as JSON")
     .action(async (paths: string[], flags: ImportFlags) => {
-      await importCommand(paths, flags);
+      await writing(flags.study, "import", () => importCommand(paths, flags), { create: true });
     });
 }
 

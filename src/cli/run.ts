@@ -7,6 +7,7 @@ import { loadScenario } from "../orchestrator/scenario.js";
 import { runScenario } from "../orchestrator/run.js";
 import { scriptedHuman, terminalHuman } from "../orchestrator/human.js";
 import { io, printJson } from "./io.js";
+import { writing } from "./lock.js";
 
 interface RunFlags {
   study: string;
@@ -37,7 +38,7 @@ export function registerRun(program: Command): void {
     .option("--overwrite", "run again sessions that are already complete")
     .option("--no-cache", "do not use the response cache (runs are then not replayable offline)")
     .option("--json", "print the outcome as JSON")
-    .action(async (file: string, flags: RunFlags) => {
+    .action(async (file: string, flags: RunFlags) => writing(flags.study, "run", async () => {
       const runs = Number(flags.runs);
       const seed = Number(flags.seed);
       if (!Number.isInteger(runs) || runs < 1) throw new CliError(`--runs must be a whole number >= 1, got "${flags.runs}"`);
@@ -76,5 +77,5 @@ export function registerRun(program: Command): void {
       } finally {
         human.close?.();
       }
-    });
+    }, { create: true }));
 }

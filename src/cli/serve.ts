@@ -6,7 +6,9 @@ import { studyPaths } from "../study/study.js";
 import { buildSite, siteIsStale } from "../report/build.js";
 import { startServer } from "../report/server.js";
 import { CliError } from "../util/errors.js";
+import { StudyLockedError } from "../study/lock.js";
 import { io } from "./io.js";
+import { writing } from "./lock.js";
 
 /** Open a URL in the desktop browser (best effort: no browser is not an error). */
 function openBrowser(url: string): void {
@@ -15,6 +17,22 @@ function openBrowser(url: string): void {
     spawn(command, [url], { stdio: "ignore", detached: true }).on("error", () => io().err(`could not open a browser; visit ${url}`)).unref();
   } catch {
     io().err(`could not open a browser; visit ${url}`);
+  }
+}
+
+/**
+ * Rebuild a stale site holding the study's writer lock. Serving reads only, so when another
+ * command is writing the study, serve the site as last built rather than wait for it.
+ */
+async function rebuildUnlessBusy(study: string, site: string): Promise<void> {
+  try {
+    await writing(study, "serve", async () => {
+      io().out("Building the dashboard…");
+      await buildSite(study, { out: site, reporter: io().reporter() });
+    }, { waitMs: 0 });
+  } catch (error) {
+    if (!(error instanceof StudyLockedError) || !existsSync(resolve(site, "index.html"))) throw error;
+    io().err(`warning: not rebuilding the dashboard: ${error.busy}; serving the site as last built`);
   }
 }
 
@@ -60,8 +78,7 @@ export async function serveDashboard(study: string, options: ServeFlags): Promis
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port ${options.port}: not a port number (0-65535)`);
       const site = resolve(options.out ?? studyPaths(study).site);
       if (options.build && (await siteIsStale(study, site))) {
-        io().out("Building the dashboard…");
-        await buildSite(study, { out: site, reporter: io().reporter() });
+        await rebuildUnlessBusy(study, site);
       } else if (!options.build && !existsSync(resolve(site, "index.html"))) {
         throw new CliError(`${site}/index.html is missing: run \`colloquy build ${study}\` first, or drop --no-build`);
       }

@@ -3,6 +3,7 @@ import { statsSummary } from "../analysis/stats-output.js";
 import { openStudy } from "../stages/context.js";
 import { runStats } from "../stages/stats.js";
 import { io, printJson } from "./io.js";
+import { writing } from "./lock.js";
 
 interface StatsFlags {
   codebook?: string;
@@ -19,12 +20,12 @@ export function registerStats(program: Command): void {
     .option("--codebook <id>", "nominal codebook for the Bales and sequence parts (default bales-ipa)")
     .option("--coder <id>", "whose codes (rules, llm, human:<name>); needed when several coders exist")
     .option("--json", "print the report as JSON")
-    .action(async (study: string, flags: StatsFlags) => {
+    .action(async (study: string, flags: StatsFlags) => writing(study, "stats", async () => {
       const { report, files } = await runStats(await openStudy(study), { codebook: flags.codebook, coder: flags.coder }, io().reporter());
       if (flags.json) printJson(report);
       else {
         io().out(statsSummary(report));
         io().out(`\nWrote ${files.json}, ${files.sessions}, ${files.participants}`);
       }
-    });
+    }));
 }

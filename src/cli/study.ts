@@ -8,6 +8,7 @@ import { stageNames, type PipelineOptions, type StageName } from "../pipeline/ty
 import { studyStages } from "../pipeline/stages.js";
 import { serveDashboard } from "./serve.js";
 import { io, printJson } from "./io.js";
+import { writing } from "./lock.js";
 
 export interface StudyFlags {
   serve?: boolean;
@@ -41,11 +42,11 @@ export function pipelineOptions(flags: StudyFlags): PipelineOptions {
   };
 }
 
-/** Run the pipeline, print where the results are, and serve when asked. */
+/** Run the pipeline (holding the study's writer lock), print where the results are, and serve when asked (without it). */
 export async function runStudy(dir: string, flags: StudyFlags): Promise<void> {
   const paths = studyPaths(dir);
   if (!existsSync(paths.root)) throw new CliError(`${paths.root}: no such study folder. Create one with \`colloquy init ${dir}\`.`);
-  const { stages: outcomes, filesRead } = await runPipeline(dir, studyStages, pipelineOptions(flags), io().reporter());
+  const { stages: outcomes, filesRead } = await writing(dir, "study", () => runPipeline(dir, studyStages, pipelineOptions(flags), io().reporter()));
   if (flags.json) printJson({ study: paths.root, stages: outcomes, filesRead });
   else {
     const ran = outcomes.filter((o) => o.status === "ran").length;

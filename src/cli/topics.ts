@@ -7,6 +7,7 @@ import { artifacts } from "../study/artifacts.js";
 import { exportTopicReview, failedTopicRuns, importTopicReviews, runTopics } from "../stages/topics.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
+import { writing } from "./lock.js";
 
 interface TopicsFlags {
   scope?: "session" | "participant";
@@ -53,7 +54,7 @@ export function registerTopics(program: Command): void {
     .option("--timeout <ms>", "per-request timeout in ms", wholeNumber("--timeout", 1))
     .option("--no-cache", "do not answer from the response cache")
     .option("--json", "print the report as JSON")
-    .action(async (study: string, flags: TopicsFlags) => topicsCommand(study, flags));
+    .action(async (study: string, flags: TopicsFlags) => writing(study, "topics", () => topicsCommand(study, flags)));
 
   topics
     .command("export")
@@ -61,7 +62,7 @@ export function registerTopics(program: Command): void {
     .argument("<study>", "study folder")
     .option("--out <file>", `CSV file to write (default <study>/${artifacts.topicsReview.relative()})`)
     .action(async (study: string, flags: { out?: string }) => {
-      const { file, rows } = await exportTopicReview(await openStudy(study), flags.out);
+      const { file, rows } = await writing(study, "topics export", async () => exportTopicReview(await openStudy(study), flags.out));
       io().out(`Wrote ${rows} sub-topic row(s) to ${file}. Reviewers fill in judgement (keep, merge, rename, reject), merge_into, new_label and reviewer, then run \`colloquy topics import ${study} <files…>\`.`);
     });
 
@@ -71,7 +72,7 @@ export function registerTopics(program: Command): void {
     .argument("<study>", "study folder")
     .argument("<files...>", "filled-in review sheets (CSV)")
     .action(async (study: string, files: string[]) => {
-      const result = await importTopicReviews(await openStudy(study), files);
+      const result = await writing(study, "topics import", async () => importTopicReviews(await openStudy(study), files));
       const out = io().out;
       out(`Imported ${result.judgements} judgement(s) from ${files.length} file(s) (${result.unreviewed} row(s) left blank) for ${result.reviewers.join(", ") || "no reviewer"}.`);
       for (const t of result.report.trees.filter((t) => t.reviewed)) {

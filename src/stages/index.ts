@@ -1,6 +1,11 @@
 /**
  * The pipeline's stages as library functions: `run<Stage>(context, options, effects)` returns a
  * typed summary. `colloquy <stage>` and `colloquy study` call exactly these.
+ *
+ * Stages do not lock the study. A caller that writes holds the study's writer lock around them,
+ * as every command that writes does: `await withStudyLock(dir, "my script", () => runCode(...))`
+ * (src/study/lock.ts; reentrant within one process). Otherwise two writers at once may pay for
+ * the same LLM requests twice and store disagreeing records, or lose imported sessions.
  */
 export { openStudy, defaultModelFactory, silentEffects, type StudyContext, type StageEffects, type ModelFactory } from "./context.js";
 export { runImport, type ImportStageOptions, type ImportSummary, type FileReport } from "./import.js";

@@ -154,6 +154,10 @@ export const importMapSchema = provenanceSchema.extend({
 });
 export type ImportMapFile = z.infer<typeof importMapSchema>;
 
+/** `.colloquy.lock`: the command writing to the study now (one writer at a time: src/study/lock.ts). */
+export const studyLockSchema = z.object({ pid: z.number().int(), host: z.string(), command: z.string(), startedAt: z.string() });
+export type StudyLockFile = z.infer<typeof studyLockSchema>;
+
 /** Every file a study holds. */
 export const artifacts = {
   config: define<[], StudyConfig>({
@@ -182,6 +186,15 @@ export const artifacts = {
     format: "json",
     schema: importMapSchema,
     ...fixed(".colloquy-imports.json"),
+  }),
+  lock: define<[], StudyLockFile>({
+    name: "lock",
+    description: "the command writing to the study right now (pid, host, start time); removed when it ends",
+    writtenBy: "any command that writes to the study",
+    folder: "",
+    format: "json",
+    schema: studyLockSchema,
+    ...fixed(".colloquy.lock"),
   }),
   session: define<[id: string], Session>({
     name: "session",

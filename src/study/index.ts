@@ -10,4 +10,5 @@ export {
   type Artifact,
   type ArtifactRead,
 } from "./artifacts.js";
+export { acquireStudyLock, withStudyLock, StudyLockedError, type StudyLockOptions, type StudyLockHolder, type ReleaseStudyLock } from "./lock.js";
 export { diskReader, type StudyReader } from "./reader.js";

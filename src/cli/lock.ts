@@ -1,0 +1,11 @@
+import { withStudyLock, type StudyLockOptions } from "../study/lock.js";
+import { io } from "./io.js";
+
+/**
+ * Run a command that writes to `study` holding the study's writer lock (src/study/lock.ts):
+ * a second writer waits (saying so on stderr), then fails naming the running command. Readers
+ * (serve, export, sessions, --dry-run) do not call this.
+ */
+export function writing<T>(study: string, command: string, fn: () => Promise<T>, options: Pick<StudyLockOptions, "create" | "waitMs"> = {}): Promise<T> {
+  return withStudyLock(study, `colloquy ${command}`, fn, { ...options, effects: io().reporter() });
+}
