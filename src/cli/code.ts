@@ -1,5 +1,7 @@
 import { Option, type Command } from "commander";
 import { formatCodingSummary } from "../coding/job.js";
+import { staleHint, studyStaleCodes } from "../coding/stale.js";
+import { loadSessions } from "../study/study.js";
 import { parseContext, type ContextWindow } from "../coding/llm/prompt.js";
 import { openStudy } from "../stages/context.js";
 import { incompleteCoding, runCode, type CodeSummary } from "../stages/code.js";
@@ -111,6 +113,11 @@ async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
   if (flags.json) printJson(flags.dryRun ? { dryRun: summary.dryRuns } : { jobs: summary.jobs });
   else if (flags.dryRun) for (const plan of summary.dryRuns) printDryRun(plan, summary.model);
   else for (const job of summary.jobs) io().out(formatCodingSummary(job));
+  if (!flags.dryRun && !flags.json) {
+    // Codes that describe words no longer in the study: kept, never used; say so after every run.
+    const stale = await studyStaleCodes(study, await loadSessions(study));
+    if (stale.length > 0) io().err(staleHint(study, stale.length));
+  }
   if (flags.dryRun && summary.keyNote) io().err(summary.keyNote);
   const problem = incompleteCoding(summary);
   if (problem) throw problem;
