@@ -9,8 +9,9 @@ import { CliError } from "../util/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
+import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
 
-interface AgreeFlags {
+interface AgreeFlags extends SelectionFlags {
   codebook?: string;
   coders?: string;
   reference?: string;
@@ -43,8 +44,7 @@ function emit(report: AgreementReport, flags: AgreeFlags, files?: { json: string
 
 /** `colloquy agree`: inter-coder reliability between coders of a study, or between columns of a CSV. */
 export function registerAgree(program: Command): void {
-  program
-    .command("agree")
+  selectionOptions(program.command("agree"))
     .description("Inter-coder agreement: kappa, Krippendorff's alpha, AC1, confusion matrix, disagreements (study or CSV)")
     .argument("[study]", "study folder (omit with --csv)")
     .option("--codebook <id>", "codebook whose codes to compare (study mode)")
@@ -63,6 +63,7 @@ export function registerAgree(program: Command): void {
 Examples:
   colloquy agree my-study --codebook bales-ipa --coders llm,human:alice
   colloquy agree my-study --codebook pragmatic-style --coders llm,human:alice,human:bob --json
+  colloquy agree my-study --codebook bales-ipa --coders rules,human:alice --condition control --run 3
   colloquy agree --csv ratings.csv --raters coder1,coder2,coder3 --level ordinal`,
     )
     .action(async (study: string | undefined, flags: AgreeFlags) => {
@@ -70,6 +71,7 @@ Examples:
       const bootstrap = integerFlag(flags.bootstrap, "--bootstrap", 0);
       if (flags.csv) {
         if (study) throw new CliError("give either a study folder or --csv <file>, not both");
+        if (flags.sessions || flags.condition || flags.run) throw new CliError("--sessions, --condition and --run select sessions of a study; with --csv, filter the CSV's rows instead");
         if (!flags.raters) throw new CliError("--csv needs --raters colA,colB[,...] naming the rater columns");
         if (!levels.includes(flags.level)) throw new CliError(`--level must be one of ${levels.join(", ")} (got "${flags.level}")`);
         const report = await agreeCsv({ file: flags.csv, raters: list(flags.raters), level: flags.level as MeasurementLevel, reference: flags.reference, seed, bootstrap });
@@ -85,7 +87,7 @@ Examples:
       if (!study) throw new CliError("give a study folder (colloquy agree <study> --codebook <id> --coders A,B) or --csv <file> --raters A,B");
       if (!flags.codebook) throw new CliError("--codebook <id> is required: the codebook whose codes to compare (e.g. --codebook bales-ipa)");
       if (!flags.coders) throw new CliError("--coders A,B[,...] is required, e.g. --coders llm,human:alice");
-      const options = { codebook: flags.codebook, coders: list(flags.coders), reference: flags.reference, seed, bootstrap };
+      const options = { codebook: flags.codebook, coders: list(flags.coders), reference: flags.reference, seed, bootstrap, selection: selectionFrom(flags) };
       const { report, files } = await writing(study, "agree", async () => runAgree(await openStudy(study), options, io().reporter()));
       emit(report, flags, files);
     });

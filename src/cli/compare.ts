@@ -6,8 +6,9 @@ import { runCompare } from "../stages/compare.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
+import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
 
-interface CompareFlags {
+interface CompareFlags extends SelectionFlags {
   codebook?: string;
   coder?: string;
   control?: string;
@@ -31,8 +32,7 @@ function oneOf<T extends string>(value: string | undefined, allowed: readonly T[
 
 /** `colloquy compare <study>`: code frequencies, differences from control, and tests between conditions. */
 export function registerCompare(program: Command): void {
-  program
-    .command("compare")
+  selectionOptions(program.command("compare"))
     .description("compare code frequencies across conditions, roles and speakers; % difference from control; Wilcoxon/t/Mann-Whitney/Welch/chi-square tests")
     .argument("<study>", "study folder")
     .option("--codebook <id>", "nominal codebook id or file", "bales-ipa")
@@ -66,6 +66,7 @@ export function registerCompare(program: Command): void {
           measure: oneOf(flags.measure, ["count", "proportion"], "--measure"),
           pairBy: oneOf(flags.pairBy, ["name", "role"], "--pair-by"),
           holm: flags.holm,
+          selection: selectionFrom(flags),
         },
         io().reporter(),
       );

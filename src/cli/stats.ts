@@ -4,8 +4,9 @@ import { openStudy } from "../stages/context.js";
 import { runStats } from "../stages/stats.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
+import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
 
-interface StatsFlags {
+interface StatsFlags extends SelectionFlags {
   codebook?: string;
   coder?: string;
   json?: boolean;
@@ -13,15 +14,14 @@ interface StatsFlags {
 
 /** `colloquy stats <study>`: session metrics, participation, Bales profiles/phases/transitions, sequences. */
 export function registerStats(program: Command): void {
-  program
-    .command("stats")
+  selectionOptions(program.command("stats"))
     .description("session metrics, participation balance, who-follows-whom, Bales profiles, ratios, phases, transitions and code sequences")
     .argument("<study>", "study folder")
     .option("--codebook <id>", "nominal codebook for the Bales and sequence parts (default bales-ipa)")
     .option("--coder <id>", "whose codes (rules, llm, human:<name>); needed when several coders exist")
     .option("--json", "print the report as JSON")
     .action(async (study: string, flags: StatsFlags) => writing(study, "stats", async () => {
-      const { report, files } = await runStats(await openStudy(study), { codebook: flags.codebook, coder: flags.coder }, io().reporter());
+      const { report, files } = await runStats(await openStudy(study), { codebook: flags.codebook, coder: flags.coder, selection: selectionFrom(flags) }, io().reporter());
       if (flags.json) printJson(report);
       else {
         io().out(statsSummary(report));

@@ -1,8 +1,13 @@
 import { agreeStudy, writeAgreement, type AgreeStudyOptions, type AgreementReport } from "../analysis/agree.js";
+import { CliError } from "../util/errors.js";
 import type { StageEffects, StudyContext } from "./context.js";
+import { describeSelection, selectedContext, selectionOf, type SessionSelection } from "./selection.js";
 
 /** The agree stage: reliability between coders of one codebook (machine vs human, human vs human). */
-export type AgreeStageOptions = Omit<AgreeStudyOptions, "study" | "reporter">;
+export type AgreeStageOptions = Omit<AgreeStudyOptions, "study" | "reporter" | "reader"> & {
+  /** Only these sessions (e.g. an evaluation part); named in the report's provenance. */
+  selection?: SessionSelection;
+};
 
 export interface AgreeSummary {
   report: AgreementReport;
@@ -11,6 +16,23 @@ export interface AgreeSummary {
 }
 
 export async function runAgree(context: StudyContext, options: AgreeStageOptions, effects: StageEffects): Promise<AgreeSummary> {
-  const report = await agreeStudy({ ...options, study: context.dir, reporter: effects, reader: context });
+  const { selection, ...agree } = options;
+  const given = selectionOf(selection);
+  const reader = selectedContext(context, given);
+  let sessions: string[] = [];
+  if (given) {
+    sessions = (await reader.sessions()).map((s) => s.id);
+    // A coder with codes elsewhere in the study but none here: say so rather than "no codes at all".
+    for (const coder of agree.coders) {
+      if ((await reader.codes(agree.codebook, coder)).length === 0 && (await context.codes(agree.codebook, coder)).length > 0) {
+        throw new CliError(`coder ${coder} coded no turn of ${describeSelection(given)} under codebook "${agree.codebook}"; choose sessions both coders coded`);
+      }
+    }
+  }
+  const report = await agreeStudy({ ...agree, study: context.dir, reporter: effects, reader });
+  if (given) {
+    report.provenance.selection = { ...given, selectedSessions: sessions };
+    report.warnings.unshift(`computed on part of the study: ${describeSelection(given)} (${sessions.length} session(s))`);
+  }
   return { report, files: await writeAgreement(context.dir, report) };
 }

@@ -1,8 +1,10 @@
 import { compareConditions, type CompareOptions, type CompareReport } from "../analysis/compare.js";
 import { loadCodedStudy } from "../analysis/compare-load.js";
 import { writeCompareReport } from "../analysis/compare-output.js";
+import { CliError } from "../util/errors.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
+import { describeSelection, selectedContext, selectionOf, type SessionSelection } from "./selection.js";
 
 /**
  * The compare stage: code frequencies per condition, role and speaker, differences from the
@@ -13,6 +15,8 @@ export interface CompareStageOptions extends Omit<CompareOptions, "where"> {
   codebook?: string;
   /** Whose codes; needed when several coders exist. */
   coder?: string;
+  /** Only these sessions (e.g. an evaluation part); named in the report's provenance. */
+  selection?: SessionSelection;
 }
 
 export interface CompareSummary {
@@ -23,7 +27,12 @@ export interface CompareSummary {
 
 export async function runCompare(context: StudyContext, options: CompareStageOptions, effects: StageEffects): Promise<CompareSummary> {
   const config = context.config.compare;
-  const loaded = await loadCodedStudy(context.dir, options.codebook ?? "bales-ipa", options.coder, await context.sessions(), context);
+  const selection = selectionOf(options.selection);
+  const reader = selectedContext(context, selection);
+  const loaded = await loadCodedStudy(context.dir, options.codebook ?? "bales-ipa", options.coder, await reader.sessions(), reader);
+  if (selection && loaded.data.codedTurns === 0) {
+    throw new CliError(`${loaded.coder} coded no turn of ${describeSelection(selection)} under codebook "${loaded.codebook.id}"; there is nothing to compare`);
+  }
   // Named in messages, so a researcher knows which setting to fix.
   const src = (flag: string, field: string, given: unknown) => (given !== undefined ? flag : `colloquy.json compare.${field}`);
   const result = compareConditions(loaded.data, {
@@ -47,9 +56,18 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   for (const v of loaded.otherVersions) {
     result.notes.push(`${v.records} code records were made with codebook version ${v.version}, not ${loaded.codebook.version}; recode them if definitions changed`);
   }
+  if (selection) result.notes.unshift(`computed on part of the study: ${describeSelection(selection)} (${loaded.sessions.length} session(s))`);
   const codebook = { id: loaded.codebook.id, version: loaded.codebook.version };
   const report: CompareReport = {
-    provenance: provenance({ command: "compare", study: context.paths.root, codebook, coder: loaded.coder, sessions: loaded.sessions.length, options: result.options }),
+    provenance: provenance({
+      command: "compare",
+      study: context.paths.root,
+      codebook,
+      coder: loaded.coder,
+      sessions: loaded.sessions.length,
+      options: result.options,
+      ...(selection ? { selection: { ...selection, selectedSessions: loaded.sessions.map((s) => s.id) } } : {}),
+    }),
     codebook,
     coder: loaded.coder,
     ...result,

@@ -3,6 +3,7 @@ import { buildStats, type StatsReport } from "../analysis/stats-report.js";
 import { writeStatsReport } from "../analysis/stats-output.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
+import { describeSelection, selectedContext, selectionOf, type SessionSelection } from "./selection.js";
 
 /** The stats stage: session metrics, participation, Bales profiles, phases, transitions, sequences. */
 export interface StatsStageOptions {
@@ -10,6 +11,8 @@ export interface StatsStageOptions {
   codebook?: string;
   /** Whose codes; needed when several coders exist. */
   coder?: string;
+  /** Only these sessions (e.g. an evaluation part); named in the report's provenance. */
+  selection?: SessionSelection;
 }
 
 export interface StatsSummary {
@@ -19,7 +22,9 @@ export interface StatsSummary {
 
 const DEFAULT_CODEBOOK = "bales-ipa";
 
-export async function runStats(context: StudyContext, options: StatsStageOptions, effects: StageEffects): Promise<StatsSummary> {
+export async function runStats(whole: StudyContext, options: StatsStageOptions, effects: StageEffects): Promise<StatsSummary> {
+  const selection = selectionOf(options.selection);
+  const context = selectedContext(whole, selection);
   const sessions = await context.sessions();
   const codebook = options.codebook ?? DEFAULT_CODEBOOK;
   const notes: string[] = [];
@@ -34,6 +39,7 @@ export async function runStats(context: StudyContext, options: StatsStageOptions
   }
   const result = buildStats(sessions, loaded && { data: loaded.data, codebook: loaded.codebook, coder: loaded.coder });
   result.notes.push(...notes);
+  if (selection) result.notes.unshift(`computed on part of the study: ${describeSelection(selection)} (${sessions.length} session(s))`);
   for (const v of loaded?.otherVersions ?? []) {
     result.notes.push(`${v.records} code records were made with codebook version ${v.version}, not ${loaded!.codebook.version}; recode them if definitions changed`);
   }
@@ -42,6 +48,7 @@ export async function runStats(context: StudyContext, options: StatsStageOptions
       command: "stats",
       study: context.paths.root,
       sessions: sessions.length,
+      ...(selection ? { selection: { ...selection, selectedSessions: sessions.map((s) => s.id) } } : {}),
       ...(loaded ? { codebook: { id: loaded.codebook.id, version: loaded.codebook.version }, coder: loaded.coder } : {}),
     }),
     ...result,

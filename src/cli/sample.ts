@@ -1,0 +1,50 @@
+import type { Command } from "commander";
+import { openStudy } from "../stages/context.js";
+import { parseSampleSize, parseStrata, runSample } from "../stages/sample.js";
+import { CliError } from "../util/errors.js";
+import { io, printJson } from "./io.js";
+import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
+
+interface SampleFlags extends SelectionFlags {
+  size: string;
+  stratify?: string;
+  seed: string;
+  out: string;
+  json?: boolean;
+}
+
+/** `colloquy sample <study>`: a reproducible (stratified) sample of codeable turns for double coding. */
+export function registerSample(program: Command): void {
+  selectionOptions(program.command("sample"))
+    .description("draw a reproducible reliability sample of codeable turns (stratified, seeded) for double coding; `colloquy sheet --sample` reads it")
+    .argument("<study>", "study folder")
+    .requiredOption("--size <n>", "how many turns: a percentage of the codeable turns (20%) or a count (50)")
+    .option("--stratify <list>", "proportional strata, comma-separated: condition, run, session, speaker-kind, role")
+    .option("--seed <n>", "seed of the draw: the same seed and study give the same sample", "1")
+    .requiredOption("--out <file>", "the sample CSV (session,turn,fingerprint,stratum); <file>.provenance.json is written next to it")
+    .option("--json", "print the summary as JSON")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  colloquy sample my-study --size 20% --stratify condition,speaker-kind --seed 1 --out sample.csv
+  colloquy sample my-study --size 50 --condition control --out pilot-sample.csv`,
+    )
+    .action(async (study: string, flags: SampleFlags) => {
+      const seed = Number(flags.seed);
+      if (!Number.isInteger(seed) || seed < 0) throw new CliError(`--seed must be a whole number >= 0 (got "${flags.seed}")`);
+      const summary = await runSample(
+        await openStudy(study),
+        { size: parseSampleSize(flags.size), stratify: flags.stratify ? parseStrata(flags.stratify) : [], seed, selection: selectionFrom(flags), out: flags.out },
+        io().reporter(),
+      );
+      if (flags.json) return printJson(summary);
+      const lines = [`Sampled ${summary.size} of ${summary.population} codeable turn(s) (seed ${summary.seed}) into ${summary.file}`];
+      if (summary.stratify.length > 0) {
+        lines.push(`strata (${summary.stratify.join(", ")}), proportional allocation by largest remainder:`);
+        for (const s of summary.strata) lines.push(`  ${s.key}  ${s.sample} of ${s.population}`);
+      }
+      lines.push(`Next: colloquy sheet ${study} --codebook <id> --sample ${summary.file} --coders alice,bob --out sheet.csv`);
+      io().out(lines.join("\n"));
+    });
+}

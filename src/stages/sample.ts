@@ -1,0 +1,95 @@
+import { codeableTurns, drawSample, STRATA, type Stratum, type StratumDraw } from "../coding/sample.js";
+import { CliError } from "../util/errors.js";
+import { toCsv } from "../util/csv.js";
+import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
+import { provenance } from "../util/provenance.js";
+import type { StageEffects, StudyContext } from "./context.js";
+import { selectedContext, selectionOf, type SessionSelection } from "./selection.js";
+
+/**
+ * The sample stage: a reproducible reliability sample of codeable turns for double coding,
+ * written as `session,turn,fingerprint,stratum` rows that `colloquy sheet --sample` reads.
+ */
+
+/** How many turns: a count, or a percentage of the codeable turns (rounded half up). */
+export type SampleSize = { count: number } | { percent: number };
+
+/** "20%" or "50" (a count). */
+export function parseSampleSize(text: string): SampleSize {
+  const trimmed = text.trim();
+  const percent = /^(\d+(?:\.\d+)?)\s*%$/.exec(trimmed);
+  if (percent) {
+    const p = Number(percent[1]);
+    if (p > 0 && p <= 100) return { percent: p };
+  } else if (/^\d+$/.test(trimmed) && Number(trimmed) > 0) {
+    return { count: Number(trimmed) };
+  }
+  throw new CliError(`--size "${text}": give a percentage of the codeable turns (e.g. 20%) or a number of turns (e.g. 50)`);
+}
+
+/** "condition,speaker-kind" -> strata, checked. */
+export function parseStrata(text: string): Stratum[] {
+  const names = text.split(",").map((s) => s.trim()).filter(Boolean);
+  const out: Stratum[] = [];
+  for (const name of names) {
+    if (!(STRATA as readonly string[]).includes(name)) throw new CliError(`--stratify ${name}: expected one or more of ${STRATA.join(", ")}`);
+    if (!out.includes(name as Stratum)) out.push(name as Stratum);
+  }
+  return out;
+}
+
+export interface SampleStageOptions {
+  size: SampleSize;
+  /** Stratify by these (proportional allocation, largest remainder). */
+  stratify?: readonly Stratum[];
+  /** PRNG seed (default 1): the same seed and study give the same sample. */
+  seed?: number;
+  /** Draw from these sessions only. */
+  selection?: SessionSelection;
+  /** The CSV to write; `<out>.provenance.json` is written next to it. */
+  out: string;
+}
+
+export interface SampleSummary {
+  file: string;
+  provenanceFile: string;
+  /** Codeable turns drawn from, and how many turns were not codeable, per reason. */
+  population: number;
+  skipped: Record<string, number>;
+  size: number;
+  seed: number;
+  stratify: Stratum[];
+  strata: StratumDraw[];
+}
+
+export async function runSample(context: StudyContext, options: SampleStageOptions, effects: StageEffects): Promise<SampleSummary> {
+  const sessions = await selectedContext(context, options.selection).sessions();
+  const { turns, skipped } = codeableTurns(sessions);
+  if (turns.length === 0) throw new CliError(`${context.dir}: no codeable turns to sample (import sessions first; system, reasoning and empty turns are never coded)`);
+  const n = "count" in options.size ? options.size.count : Math.floor((turns.length * options.size.percent) / 100 + 0.5);
+  if (n > turns.length) throw new CliError(`--size ${n}: the ${selectionOf(options.selection) ? "selected sessions have" : "study has"} only ${turns.length} codeable turn(s)`);
+  if (n === 0) throw new CliError(`--size: ${"percent" in options.size ? `${options.size.percent}%` : "0"} of ${turns.length} codeable turns is no turn at all; ask for more`);
+  const seed = options.seed ?? 1;
+  const stratify = [...(options.stratify ?? [])];
+  const drawn = drawSample(turns, n, stratify, seed);
+  const body = toCsv(["session", "turn", "fingerprint", "stratum"], drawn.units.map((u) => [u.session.id, u.turn.id, u.fingerprint, u.stratum]));
+  await writeFileAtomic(options.out, body);
+  const provenanceFile = `${options.out}.provenance.json`;
+  await writeJsonAtomic(
+    provenanceFile,
+    provenance({
+      command: "sample",
+      study: context.paths.root,
+      size: options.size,
+      drawn: n,
+      population: turns.length,
+      seed,
+      stratify,
+      allocation: "proportional, largest remainder",
+      strata: drawn.strata,
+      ...(selectionOf(options.selection) ? { selection: selectionOf(options.selection) } : {}),
+    }),
+  );
+  effects.log(`sample: ${n} of ${turns.length} codeable turn(s)${stratify.length ? ` in ${drawn.strata.length} strata` : ""}, seed ${seed}`);
+  return { file: options.out, provenanceFile, population: turns.length, skipped, size: n, seed, stratify, strata: drawn.strata };
+}
