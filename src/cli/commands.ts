@@ -17,6 +17,7 @@ import { registerBuild } from "./build.js";
 import { registerServe } from "./serve.js";
 import { registerRun } from "./run.js";
 import { registerStudy } from "./study.js";
+import { registerRepair } from "./repair.js";
 import { registerDemo } from "./demo.js";
 
 /** Every command, in the order `colloquy --help` lists them (roughly the order of a study). */
@@ -39,5 +40,6 @@ export function registerCommands(program: Command): void {
   registerServe(program);
   registerRun(program);
   registerStudy(program);
+  registerRepair(program);
   registerDemo(program);
 }

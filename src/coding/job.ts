@@ -14,6 +14,7 @@ import { createLlmCoder, type LlmCoder, type TurnOutcome } from "./llm/coder.js"
 import { estimateTokens, type ContextWindow } from "./llm/prompt.js";
 import { estimateCost, priceFor } from "../llm/prices.js";
 import { isLoopbackEndpoint } from "../llm/config.js";
+import { describeRepair, type JsonlRepair } from "../util/fs.js";
 
 /**
  * A coding job: code every turn of the selected sessions that this codebook + coder has not
@@ -79,6 +80,8 @@ export interface CodingSummary {
   estimatedCost?: number;
   elapsedMs: number;
   failuresFile?: string;
+  /** Torn lines found before appending, moved to .torn files (also reported as warnings). */
+  repairs: JsonlRepair[];
   /**
    * Set when the endpoint refused a request in a way every other turn would repeat (bad key,
    * unknown model, unsupported parameter): the job stops at once instead of failing every turn.
@@ -191,7 +194,17 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
   if (noRules) throw new Error(noRules);
   const plan = planCoding(options.sessions, await doneSet(options, coderId), options.batch ?? 1);
   const toCode = plan.units.reduce((n, u) => n + u.targets.length, 0);
-  const writer = createWriter(study, options.flushEvery ?? 50, options.flushMs ?? 500);
+  const repairs: JsonlRepair[] = [];
+  const writer = createWriter(study, {
+    every: options.flushEvery ?? 50,
+    everyMs: options.flushMs ?? 500,
+    onRepair: (repair) => {
+      repairs.push(repair);
+      reporter.warn(describeRepair(repair, study));
+    },
+    // Replies that cannot be stored are not worth paying for: stop asking.
+    onError: () => stop.abort(),
+  });
   const summary: CodingSummary = {
     codebook: codebook.id,
     codebookVersion: codebook.version,
@@ -211,6 +224,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
     promptTokens: 0,
     completionTokens: 0,
     elapsedMs: 0,
+    repairs,
   };
   const task = `coding ${codebook.id} (${coderId})`;
   let finished = 0;

@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { appendJsonl, readJsonl, writeFileAtomic } from "../util/fs.js";
+import { appendJsonl, readJsonl, rewriteJsonl, type JsonlRepair } from "../util/fs.js";
 import { studyPaths } from "../study/study.js";
 import { artifacts, coderFileName } from "../study/artifacts.js";
 import { codeFailureSchema, codeRecordSchema, type CodeFailure, type CodeRecord } from "./records.js";
@@ -16,8 +16,8 @@ export function failuresPath(study: string, codebook: string, coder: string): st
   return artifacts.codeFailures.path(study, codebook, coder);
 }
 
-/** Append code records (grouped per codebook and coder file). */
-export async function appendCodes(study: string, records: readonly CodeRecord[]): Promise<void> {
+/** Append code records (grouped per codebook and coder file); returns the torn lines healed first. */
+export async function appendCodes(study: string, records: readonly CodeRecord[]): Promise<JsonlRepair[]> {
   const groups = new Map<string, CodeRecord[]>();
   for (const record of records) {
     const path = codesPath(study, record.codebook, record.coder);
@@ -26,16 +26,27 @@ export async function appendCodes(study: string, records: readonly CodeRecord[])
     if (group) group.push(codeRecordSchema.parse(record));
     else groups.set(path, [codeRecordSchema.parse(record)]);
   }
-  for (const [path, group] of groups) await appendJsonl(path, group);
+  return appendGroups(groups);
 }
 
-/** Replace all codes of one codebook and coder (used by importers of human codes). */
-export async function replaceCodes(study: string, codebook: string, coder: string, records: readonly CodeRecord[]): Promise<void> {
-  const body = records.map((r) => JSON.stringify(codeRecordSchema.parse(r))).join("\n");
-  await writeFileAtomic(codesPath(study, codebook, coder), body ? body + "\n" : "");
+async function appendGroups(groups: Map<string, unknown[]>): Promise<JsonlRepair[]> {
+  const repairs: JsonlRepair[] = [];
+  for (const [path, group] of groups) {
+    const repair = await appendJsonl(path, group);
+    if (repair) repairs.push(repair);
+  }
+  return repairs;
 }
 
-export async function appendFailures(study: string, failures: readonly CodeFailure[]): Promise<void> {
+/**
+ * Replace all codes of one codebook and coder (used by importers of human codes). A torn last
+ * line is moved to a .torn file first (returned), never dropped with the rewrite.
+ */
+export async function replaceCodes(study: string, codebook: string, coder: string, records: readonly CodeRecord[]): Promise<JsonlRepair | undefined> {
+  return rewriteJsonl(codesPath(study, codebook, coder), records.map((r) => codeRecordSchema.parse(r)));
+}
+
+export async function appendFailures(study: string, failures: readonly CodeFailure[]): Promise<JsonlRepair[]> {
   const groups = new Map<string, CodeFailure[]>();
   for (const failure of failures) {
     const path = failuresPath(study, failure.codebook, failure.coder);
@@ -43,7 +54,7 @@ export async function appendFailures(study: string, failures: readonly CodeFailu
     group.push(codeFailureSchema.parse(failure));
     groups.set(path, group);
   }
-  for (const [path, group] of groups) await appendJsonl(path, group);
+  return appendGroups(groups);
 }
 
 /**

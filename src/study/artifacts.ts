@@ -39,7 +39,8 @@ export const STUDY_FOLDERS = {
   inbox: "inbox",
 } as const;
 
-export type ArtifactFormat = "json" | "jsonl" | "csv";
+/** "bytes": whatever was there (fragments moved out of a JSONL file), not records. */
+export type ArtifactFormat = "json" | "jsonl" | "csv" | "bytes";
 
 /**
  * One kind of study file. `P` are the parameters that name one file of the kind (a session id,
@@ -350,6 +351,20 @@ export const artifacts = {
     schema: null,
     ...fixed("concepts.csv"),
   }),
+  tornBytes: define<[file: string, time: string], string>({
+    name: "tornBytes",
+    description: "unreadable bytes moved out of a codes or failures file (a write cut short by a crash, kill or full disk), one fragment per line; the file keeps every complete record",
+    writtenBy: "colloquy code / colloquy repair",
+    folder: STUDY_FOLDERS.codes,
+    format: "bytes",
+    schema: null,
+    // Named by util/fs.ts (tornPathFor): `<JSONL file>.torn-<UTC time, ":" and "." as "-">`.
+    file: (file, time) => `${file}.torn-${time}`,
+    match: (file) => {
+      const m = /^([^/]+\/[^/]+\.jsonl)\.torn-([0-9T-]+Z(?:-\d+)?)$/.exec(file);
+      return m ? [m[1], m[2]] : null;
+    },
+  }),
 } as const;
 
 /** The analysis JSON files the dashboard reads, in the order it lists them. */
@@ -428,6 +443,6 @@ export async function writeArtifact<P extends string[], T>(artifact: Artifact<P,
   const path = artifact.path(study, ...params);
   if (artifact.format === "json") await writeJsonAtomic(path, value);
   else if (artifact.format === "csv") await writeFileAtomic(path, value as string);
-  else throw new Error(`${artifact.name} is a JSONL artifact: append records through src/coding/store.ts`);
+  else throw new Error(`${artifact.name} is a ${artifact.format} artifact: ${artifact.format === "jsonl" ? "append records through src/coding/store.ts" : "written by the code that moves the bytes"}`);
   return path;
 }

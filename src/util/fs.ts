@@ -1,16 +1,28 @@
-import { mkdir, readFile, rename, writeFile, appendFile, rm } from "node:fs/promises";
-import { dirname, basename, join } from "node:path";
+import { existsSync } from "node:fs";
+import { access, mkdir, open, readFile, rename, writeFile, rm, type FileHandle } from "node:fs/promises";
+import { dirname, basename, join, relative, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 
 /**
  * Write a file atomically: write a temp file in the same folder, then rename over the target.
- * A crash leaves either the old file or the new one, never half of one.
+ * A crash leaves either the old file or the new one, never half of one. With `sync`, the data
+ * is on the disk (fsync) before the rename, so a power cut cannot leave an empty file either.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(path: string, data: string | Uint8Array, options: { sync?: boolean } = {}): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   try {
-    await writeFile(temp, data);
+    if (options.sync) {
+      const handle = await open(temp, "w");
+      try {
+        await writeAll(handle, typeof data === "string" ? Buffer.from(data) : data);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    } else {
+      await writeFile(temp, data);
+    }
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
@@ -23,17 +35,270 @@ export async function writeJsonAtomic(path: string, value: unknown): Promise<voi
   await writeFileAtomic(path, JSON.stringify(value, null, 2) + "\n");
 }
 
-/**
- * Append records as JSON lines. Each call writes whole lines in one append, so an interrupted
- * run leaves at most one torn final line, which readJsonl reports and skips.
- */
-export async function appendJsonl(path: string, records: readonly unknown[]): Promise<void> {
-  if (records.length === 0) return;
-  await mkdir(dirname(path), { recursive: true });
-  await appendFile(path, records.map((r) => JSON.stringify(r)).join("\n") + "\n");
+/** One write may be partial (a nearly full disk): keep writing until all is out, or throw. */
+async function writeAll(handle: FileHandle, data: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < data.length) {
+    const { bytesWritten } = await handle.write(data, offset, data.length - offset, null);
+    if (bytesWritten <= 0) throw Object.assign(new Error("write made no progress"), { code: "EIO" });
+    offset += bytesWritten;
+  }
 }
 
-/** A JSONL file's records; a torn (unparseable) last line is returned in `torn`, not thrown. */
+/**
+ * What healing a JSONL file did. Every appended batch ends in "\n", so bytes after the last
+ * "\n" are a write cut short (kill -9 mid-write, power loss, full disk). They are moved, not
+ * deleted: to `tornFile`, written (and synced) before the JSONL file is cut back.
+ */
+export interface JsonlRepair {
+  file: string;
+  /** `<file>.torn-<UTC time>`: the bytes taken out, each fragment on its own line. */
+  tornFile: string;
+  /** 1-based line of the file where the first fragment was. */
+  line: number;
+  /** Bytes moved to `tornFile` (fragments only). */
+  bytes: number;
+  /** Fragments moved (one per damaged line). */
+  fragments: number;
+  /** Complete records found after a torn prefix on the same line and kept. */
+  salvaged: number;
+}
+
+/** "codes/bales-ipa/llm.jsonl: line 41 was cut short by an interrupted write; its 37 unreadable byte(s) were moved to …" */
+export function describeRepair(repair: JsonlRepair, relativeTo?: string): string {
+  const rel = (p: string) => (relativeTo ? relative(resolve(relativeTo), p) : p);
+  const what = repair.fragments === 1 ? `line ${repair.line} was cut short by an interrupted write` : `${repair.fragments} lines (from line ${repair.line}) were damaged by interrupted writes`;
+  const kept = repair.salvaged > 0 ? `; ${repair.salvaged} complete record(s) found after the damage were kept` : "";
+  return `${rel(repair.file)}: ${what}; its ${repair.bytes} unreadable byte(s) were moved to ${rel(repair.tornFile)}${kept}`;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `text` is one JSON object (what every JSONL line of a study holds). */
+function isObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === "object" && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Split one damaged line into the bytes to move out and the complete record after them, if any.
+ * The old append path glued the next record onto a torn one (`{"session":"a","tu{"session":…}`);
+ * the record is the shortest suffix starting at "{" that parses as a JSON object (a torn prefix
+ * of an object cannot close it, so no longer suffix parses).
+ */
+export function salvageLine(line: string): { kept?: string; torn: string } {
+  if (isJson(line)) return { kept: line, torn: "" };
+  for (let i = line.indexOf("{", 1); i > 0; i = line.indexOf("{", i + 1)) {
+    const rest = line.slice(i);
+    if (isObject(rest)) return { kept: rest, torn: line.slice(0, i) };
+  }
+  return { torn: line };
+}
+
+/**
+ * A path made by `name(time)` for the current UTC time as a file name can hold
+ * ("2024-05-01T12-00-00-000Z"), with "-2", "-3"… appended to the time when one exists already.
+ */
+export async function freshTimedPath(name: (time: string) => string): Promise<string> {
+  const time = new Date().toISOString().replace(/[:.]/g, "-");
+  for (let n = 1; ; n++) {
+    const candidate = name(n > 1 ? `${time}-${n}` : time);
+    try {
+      await access(candidate);
+    } catch {
+      return candidate;
+    }
+  }
+}
+
+/** `<file>.torn-2024-05-01T12-00-00-000Z` (artifacts.tornBytes), never an existing name. */
+function tornPathFor(file: string): Promise<string> {
+  return freshTimedPath((time) => `${file}.torn-${time}`);
+}
+
+async function writeTorn(file: string, fragments: readonly string[]): Promise<string> {
+  const tornFile = await tornPathFor(file);
+  await writeFileAtomic(tornFile, fragments.map((f) => f + "\n").join(""), { sync: true });
+  return tornFile;
+}
+
+const NEWLINE = 0x0a;
+const CHUNK = 64 * 1024;
+
+/** Offset just after the last "\n" before `end` (0 when there is none). */
+async function lineStart(handle: FileHandle, end: number): Promise<number> {
+  const buffer = Buffer.alloc(CHUNK);
+  while (end > 0) {
+    const start = Math.max(0, end - CHUNK);
+    const { bytesRead } = await handle.read(buffer, 0, end - start, start);
+    const at = buffer.subarray(0, bytesRead).lastIndexOf(NEWLINE);
+    if (at >= 0) return start + at + 1;
+    end = start;
+  }
+  return 0;
+}
+
+async function countLines(handle: FileHandle, end: number): Promise<number> {
+  const buffer = Buffer.alloc(CHUNK);
+  let lines = 0;
+  for (let start = 0; start < end; start += CHUNK) {
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK, end - start), start);
+    for (let i = 0; i < bytesRead; i++) if (buffer[i] === NEWLINE) lines++;
+  }
+  return lines;
+}
+
+/**
+ * Make the last line of an open JSONL file whole before anything is appended after it:
+ * - no final "\n" (a torn write): the fragment goes to a .torn file and the file is cut back to
+ *   the last "\n"; a fragment that is a complete record (cut just before its "\n") is kept.
+ * - a last line that does not parse (damage from before this check existed): the unreadable
+ *   prefix goes to the .torn file, a complete record after it stays.
+ * Costs one stat and a small read per append when the file is sound. Returns the size after.
+ */
+async function healTail(handle: FileHandle, file: string): Promise<{ size: number; repair?: JsonlRepair }> {
+  const { size } = await handle.stat();
+  if (size === 0) return { size };
+  const last = Buffer.alloc(1);
+  await handle.read(last, 0, 1, size - 1);
+  const terminated = last[0] === NEWLINE;
+  const start = await lineStart(handle, terminated ? size - 1 : size);
+  const bytes = Buffer.alloc(size - start);
+  await handle.read(bytes, 0, bytes.length, start);
+  const line = bytes.toString("utf8").replace(/\n$/, "");
+  if (terminated && (line.trim() === "" || isJson(line))) return { size };
+  const { kept, torn } = salvageLine(line);
+  let tornFile = "";
+  if (torn !== "") tornFile = await writeTorn(file, [torn]);
+  // Cut back to the start of the line, then put back what is whole (with its "\n").
+  await handle.truncate(start);
+  const whole = kept === undefined ? Buffer.alloc(0) : Buffer.from(kept + "\n");
+  await writeAll(handle, whole);
+  await handle.datasync();
+  const after = start + whole.length;
+  if (torn === "") return { size: after }; // a whole record that only lacked its "\n": nothing moved
+  const lineNumber = (await countLines(handle, start)) + 1;
+  return { size: after, repair: { file, tornFile, line: lineNumber, bytes: Buffer.byteLength(torn), fragments: 1, salvaged: kept !== undefined ? 1 : 0 } };
+}
+
+/**
+ * Repair a whole JSONL file (`colloquy repair`): every line that does not parse is split into
+ * its unreadable bytes, moved to a .torn file (written and synced first), and the complete
+ * record after them, if any, which stays in place. The file is then rewritten atomically.
+ * Undefined when every line parses (the file is not touched) or the file is missing.
+ */
+export async function repairJsonl(path: string, options: { dryRun?: boolean } = {}): Promise<JsonlRepair | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  if (text === "") return undefined;
+  const lines = text.split("\n");
+  const out: string[] = [];
+  const fragments: string[] = [];
+  let first = 0;
+  let salvaged = 0;
+  lines.forEach((line, i) => {
+    if (line.trim() === "") return;
+    const { kept, torn } = salvageLine(line);
+    if (torn !== "") {
+      fragments.push(torn);
+      first ||= i + 1;
+      if (kept !== undefined) salvaged++;
+    }
+    if (kept !== undefined) out.push(kept);
+  });
+  if (fragments.length === 0 && text.endsWith("\n")) return undefined;
+  const bytes = fragments.reduce((n, f) => n + Buffer.byteLength(f), 0);
+  if (fragments.length === 0) {
+    // Only the final "\n" was missing: add it.
+    if (!options.dryRun) await writeFileAtomic(path, out.map((l) => l + "\n").join(""), { sync: true });
+    return undefined;
+  }
+  const tornFile = options.dryRun ? await tornPathFor(path) : await writeTorn(path, fragments);
+  if (!options.dryRun) await writeFileAtomic(path, out.map((l) => l + "\n").join(""), { sync: true });
+  return { file: path, tornFile, line: first, bytes, fragments: fragments.length, salvaged };
+}
+
+/** Heal a JSONL file's last line (see healTail) without appending; undefined when it was sound or missing. */
+export async function healJsonl(path: string): Promise<JsonlRepair | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, "r+");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  try {
+    return (await healTail(handle, path)).repair;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Append records as JSON lines: the whole batch in one write, then fdatasync, so a batch is on
+ * the disk before the next one is asked for. A torn last line left by an earlier run is healed
+ * first (returned, so the caller can tell the user). If the write fails (disk full, EFBIG), the
+ * file is cut back to its size before the write: a failed append leaves no partial line.
+ */
+export async function appendJsonl(path: string, records: readonly unknown[]): Promise<JsonlRepair | undefined> {
+  if (records.length === 0) return undefined;
+  await mkdir(dirname(path), { recursive: true });
+  const body = Buffer.from(records.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  const handle = await open(path, "a+");
+  try {
+    const { size, repair } = await healTail(handle, path);
+    try {
+      await writeAll(handle, body);
+      await handle.datasync();
+    } catch (error) {
+      await handle.truncate(size).catch(() => undefined);
+      throw error;
+    }
+    return repair;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Rewrite a JSONL file atomically with `records`, after moving a torn last line out (a rewrite
+ * from parsed records would otherwise drop those bytes without a word).
+ */
+export async function rewriteJsonl(path: string, records: readonly unknown[]): Promise<JsonlRepair | undefined> {
+  const repair = await healJsonl(path);
+  await writeFileAtomic(path, records.map((r) => JSON.stringify(r) + "\n").join(""));
+  return repair;
+}
+
+/** The study folder holding `path` (for the fix in an error message), if there is one. */
+function studyOf(path: string): string | undefined {
+  for (let dir = dirname(path), i = 0; i < 4; i++, dir = dirname(dir)) {
+    if (existsSync(join(dir, "colloquy.json"))) return dir;
+  }
+  return undefined;
+}
+
+/**
+ * A JSONL file's records. A last line without its "\n" is a write still in progress or cut
+ * short: it is returned in `torn` (1-based line), not thrown, and the next append moves it to a
+ * .torn file. Any other unparseable line is damage: the error names file:line and the fix.
+ */
 export async function readJsonl(path: string): Promise<{ records: unknown[]; torn: number[] }> {
   let text: string;
   try {
@@ -50,8 +315,13 @@ export async function readJsonl(path: string): Promise<{ records: unknown[]; tor
     try {
       records.push(JSON.parse(line));
     } catch {
-      if (i >= lines.length - 2) torn.push(i + 1);
-      else throw new Error(`${path}:${i + 1}: not a valid JSON line`);
+      if (i === lines.length - 1) return void torn.push(i + 1);
+      const preview = line.length > 60 ? `${line.slice(0, 60)}…` : line;
+      const study = studyOf(path);
+      throw new Error(
+        `${path}:${i + 1}: not a valid JSON line (${preview}); an interrupted write probably left part of a record there. ` +
+          `Run \`colloquy repair ${study ?? "<study folder>"}\`: it moves the unreadable bytes to a .torn file next to it and keeps every complete record.`,
+      );
     }
   });
   return { records, torn };

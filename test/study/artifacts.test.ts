@@ -61,8 +61,11 @@ describe("the registry names every file once", () => {
     expect(failuresPath(dir, "bales-ipa", "llm")).toBe(artifacts.codeFailures.path(dir, "bales-ipa", "llm"));
     // Every kind reads its own names back: fixed names, one codebook id, or codebook and coder.
     const samples = [[], ["bales-ipa"], ["bales-ipa", "human:a b"]];
+    const special: Record<string, string[]> = {
+      tornBytes: ["bales-ipa/human%3Aa%20b.jsonl", "2024-05-01T12-00-00-000Z"],
+    };
     for (const artifact of Object.values(artifacts) as Artifact[]) {
-      const params = samples[artifact.file.length];
+      const params = special[artifact.name] ?? samples[artifact.file.length];
       expect(artifact.match(artifact.file(...params))).toEqual(params);
     }
   });
@@ -80,6 +83,8 @@ describe("the registry names every file once", () => {
     expect(kind("analysis", "notes.json")).toBeNull();
     expect(kind("codes", "bales-ipa/human%3Aalice.jsonl")).toEqual(["codes", "bales-ipa", "human:alice"]);
     expect(kind("codes", "bales-ipa/llm.failures.jsonl")).toEqual(["codeFailures", "bales-ipa", "llm"]);
+    expect(kind("codes", "bales-ipa/llm.jsonl.torn-2024-05-01T12-00-00-000Z")).toEqual(["tornBytes", "bales-ipa/llm.jsonl", "2024-05-01T12-00-00-000Z"]);
+    expect(kind("codes", "bales-ipa/llm.failures.jsonl.torn-2024-05-01T12-00-00-000Z")).toEqual(["tornBytes", "bales-ipa/llm.failures.jsonl", "2024-05-01T12-00-00-000Z"]);
     expect(kind("sessions", "d1.json")).toEqual(["session", "d1"]);
     expect(kind("sessions", ".d1.json.tmp")).toBeNull();
     expect(kind("", ".colloquy-imports.json")).toEqual(["importMap"]);

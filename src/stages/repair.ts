@@ -1,0 +1,63 @@
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { identifyArtifact, STUDY_FOLDERS } from "../study/artifacts.js";
+import { repairJsonl, type JsonlRepair } from "../util/fs.js";
+import type { StageEffects, StudyContext } from "./context.js";
+
+/**
+ * The repair stage (`colloquy repair`): makes every append-only file of a study readable again
+ * without losing a record. Appends heal a torn last line on their own; this is for damage made
+ * before they did, when the next record was appended onto a torn one and the file stopped being
+ * readable ("not a valid JSON line"). Each unreadable fragment is moved to
+ * `<file>.torn-<time>` (written first), each complete record, also one glued after a fragment,
+ * stays. Run by hand, not on every read: reading never changes a file.
+ */
+
+export interface RepairStageOptions {
+  /** Report what would be moved, change nothing. */
+  dryRun?: boolean;
+}
+
+export interface RepairSummary {
+  /** Append-only files checked. */
+  checked: number;
+  repairs: JsonlRepair[];
+  dryRun: boolean;
+}
+
+/** The study's JSONL files (codes, failures, and any other registered JSONL artifact), as paths. */
+async function jsonlFiles(context: StudyContext): Promise<string[]> {
+  const root = context.paths.codes;
+  const out: string[] = [];
+  let codebooks: string[];
+  try {
+    codebooks = await readdir(root);
+  } catch {
+    return out;
+  }
+  for (const codebook of codebooks.sort()) {
+    let files: string[];
+    try {
+      files = await readdir(join(root, codebook));
+    } catch {
+      continue;
+    }
+    for (const file of files.sort()) {
+      if (identifyArtifact(STUDY_FOLDERS.codes, `${codebook}/${file}`)?.artifact.format === "jsonl") out.push(join(root, codebook, file));
+    }
+  }
+  return out;
+}
+
+export async function runRepair(context: StudyContext, options: RepairStageOptions, effects: StageEffects): Promise<RepairSummary> {
+  const files = await jsonlFiles(context);
+  const summary: RepairSummary = { checked: files.length, repairs: [], dryRun: Boolean(options.dryRun) };
+  for (const [i, file] of files.entries()) {
+    effects.progress("checking codes files", i, files.length);
+    const repair = await repairJsonl(file, { dryRun: options.dryRun });
+    if (repair) summary.repairs.push(repair);
+  }
+  effects.progress("checking codes files", files.length, files.length);
+  if (summary.repairs.length > 0 && !options.dryRun) context.changed("codes");
+  return summary;
+}
