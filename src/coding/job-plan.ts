@@ -26,6 +26,8 @@ export interface CodingPlan {
   units: CodingUnit[];
   turns: number;
   alreadyCoded: number;
+  /** Keys (`session\u0000turn`) of the codeable turns already coded. */
+  coded: Set<string>;
   skipped: Record<string, number>;
 }
 
@@ -34,6 +36,7 @@ export function planCoding(sessions: readonly Session[], done: ReadonlySet<strin
   const skipped: Record<string, number> = {};
   let turns = 0;
   let alreadyCoded = 0;
+  const coded = new Set<string>();
   for (const session of sessions) {
     const systemSpeakers = new Set(session.participants.filter((p) => p.kind === "system").map((p) => p.id));
     let current: CodingUnit | undefined;
@@ -44,8 +47,10 @@ export function planCoding(sessions: readonly Session[], done: ReadonlySet<strin
         return;
       }
       turns++;
-      if (done.has(`${session.id}\u0000${turn.id}`)) {
+      const key = `${session.id}\u0000${turn.id}`;
+      if (done.has(key)) {
         alreadyCoded++;
+        coded.add(key);
         return;
       }
       // A batch holds nearby targets only, so its shared window stays small.
@@ -57,5 +62,5 @@ export function planCoding(sessions: readonly Session[], done: ReadonlySet<strin
       }
     });
   }
-  return { units, turns, alreadyCoded, skipped };
+  return { units, turns, alreadyCoded, coded, skipped };
 }

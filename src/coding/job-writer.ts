@@ -27,6 +27,8 @@ export function createWriter(study: string, options: WriterOptions) {
   let draining: Promise<void> | undefined;
   let failed: CliError | undefined;
   let timer: NodeJS.Timeout | undefined;
+  /** `session\u0000turn` of every code record on disk (appended by this writer). */
+  const stored = new Set<string>();
 
   const drain = async () => {
     while (!failed && (codes.length > 0 || failures.length > 0)) {
@@ -36,6 +38,7 @@ export function createWriter(study: string, options: WriterOptions) {
       failures = [];
       try {
         for (const repair of await appendCodes(study, c)) options.onRepair?.(repair);
+        for (const record of c) stored.add(`${record.session}\u0000${record.turn}`);
         for (const repair of await appendFailures(study, f)) options.onRepair?.(repair);
       } catch (error) {
         failed = writeError(study, error, c.length);
@@ -71,6 +74,7 @@ export function createWriter(study: string, options: WriterOptions) {
       schedule();
     },
     flush,
+    stored,
   };
 }
 

@@ -2,6 +2,7 @@ import { setMaxListeners } from "node:events";
 import { diskReader, type StudyReader } from "../study/reader.js";
 import { planCoding } from "./job-plan.js";
 import { createWriter } from "./job-writer.js";
+import { pruneFailures } from "./store.js";
 import type { Codebook } from "./codebook/schema.js";
 import type { Session } from "../transcript/schema.js";
 import { sessionFingerprints } from "../transcript/fingerprint.js";
@@ -62,6 +63,7 @@ export interface CodingSummary {
   turns: number;
   alreadyCoded: number;
   coded: number;
+  /** Turns this run could not code (earlier runs' failures are not counted). */
   failed: number;
   /** Coded turns whose every request was answered from the cache. */
   cached: number;
@@ -70,16 +72,23 @@ export interface CodingSummary {
   /** Turns not reached because the run was aborted. */
   remaining: number;
   aborted: boolean;
+  /** HTTP requests sent: every attempt, re-asks, retries and failed attempts included. */
   requests: number;
+  /** Of `requests`, attempts that brought no usable reply (error status, timeout, lost connection, abort). */
+  failedRequests: number;
+  /** Of `requests`, attempts that repeated an earlier one (retries, structured-output fallbacks). */
+  retriedRequests: number;
   cachedRequests: number;
   promptTokens: number;
   completionTokens: number;
-  /** `requests`, `promptTokens`, `completionTokens` and `estimatedCost` count paid requests only. */
+  /** `promptTokens`, `completionTokens` and `estimatedCost` count replies the endpoint sent (not the cache). */
   /** Prompt tokens per coded turn, cached replies included (what batching saves). */
   promptTokensPerTurn?: number;
   estimatedCost?: number;
   elapsedMs: number;
   failuresFile?: string;
+  /** Entries of the failures file dropped at the end because their turn now has a code. */
+  failuresResolved: number;
   /** Torn lines found before appending, moved to .torn files (also reported as warnings). */
   repairs: JsonlRepair[];
   /**
@@ -220,10 +229,13 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
     remaining: 0,
     aborted: false,
     requests: 0,
+    failedRequests: 0,
+    retriedRequests: 0,
     cachedRequests: 0,
     promptTokens: 0,
     completionTokens: 0,
     elapsedMs: 0,
+    failuresResolved: 0,
     repairs,
   };
   const task = `coding ${codebook.id} (${coderId})`;
@@ -293,6 +305,8 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
       });
       const stats = coder.stats();
       summary.requests = stats.requests;
+      summary.failedRequests = stats.failedRequests;
+      summary.retriedRequests = stats.retriedRequests;
       summary.cachedRequests = stats.cachedRequests;
       summary.promptTokens = stats.paidPromptTokens;
       summary.completionTokens = stats.paidCompletionTokens;
@@ -302,6 +316,14 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
     await writer.flush();
+  }
+  // Failures of turns that now have a code (an earlier run's, coded by this one) are history.
+  const key = (session: string, turn: string) => `${session}\u0000${turn}`;
+  const pruned = await pruneFailures(study, codebook.id, coderId, (s, t) => plan.coded.has(key(s, t)) || writer.stored.has(key(s, t)));
+  summary.failuresResolved = pruned.removed;
+  if (pruned.repair) {
+    repairs.push(pruned.repair);
+    reporter.warn(describeRepair(pruned.repair, study));
   }
   summary.remaining = toCode - finished;
   summary.aborted = Boolean(signal?.aborted) && summary.remaining > 0;
@@ -323,8 +345,11 @@ export function formatCodingSummary(s: CodingSummary): string {
   ];
   if (s.stoppedBy) parts.push(`not reached ${n(s.remaining)} (stopped: the endpoint refused the request)`);
   else if (s.aborted) parts.push(`not reached ${n(s.remaining)} (aborted; run again to continue)`);
+  if (s.failuresResolved > 0) parts.push(`${n(s.failuresResolved)} earlier failure(s) now coded`);
   if (s.coder !== "rules" && (s.requests > 0 || s.cachedRequests > 0)) {
-    parts.push(`requests ${n(s.requests)} (+${n(s.cachedRequests)} cached)`);
+    // Every HTTP attempt is a request (and may be billed): failed attempts and retries included.
+    const attempts = s.failedRequests > 0 || s.retriedRequests > 0 ? `${n(s.failedRequests)} failed, ${n(s.retriedRequests)} retried, ` : "";
+    parts.push(`requests ${n(s.requests)} (${attempts}+${n(s.cachedRequests)} cached)`);
     parts.push(`tokens in ${n(s.promptTokens)} / out ${n(s.completionTokens)}${s.promptTokensPerTurn ? ` (${Math.round(s.promptTokensPerTurn)} prompt tokens per coded turn)` : ""}`);
     parts.push(s.estimatedCost === undefined ? "est. cost unknown (add model.prices to colloquy.json)" : `est. cost $${s.estimatedCost.toFixed(4)}`);
   }

@@ -1,4 +1,4 @@
-import { readdir } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { appendJsonl, readJsonl, rewriteJsonl, type JsonlRepair } from "../util/fs.js";
 import { studyPaths } from "../study/study.js";
@@ -55,6 +55,26 @@ export async function appendFailures(study: string, failures: readonly CodeFailu
     groups.set(path, group);
   }
   return appendGroups(groups);
+}
+
+/**
+ * Drop the failures of turns that now have a code (a later run coded them), rewriting the file
+ * atomically; an emptied file is removed. `coded(session, turn)` says whether a turn has a code.
+ */
+export async function pruneFailures(
+  study: string,
+  codebook: string,
+  coder: string,
+  coded: (session: string, turn: string) => boolean,
+): Promise<{ removed: number; kept: number; repair?: JsonlRepair }> {
+  const path = failuresPath(study, codebook, coder);
+  const failures = (await readJsonl(path)).records.map((r) => codeFailureSchema.parse(r));
+  const kept = failures.filter((f) => !coded(f.session, f.turn));
+  const removed = failures.length - kept.length;
+  if (removed === 0) return { removed, kept: kept.length };
+  const repair = await rewriteJsonl(path, kept);
+  if (kept.length === 0) await rm(path, { force: true });
+  return { removed, kept: kept.length, ...(repair ? { repair } : {}) };
 }
 
 /**

@@ -64,7 +64,7 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
   // other servers only know max_tokens.
   const tokenField = needsApiKey(config.baseURL) ? "max_completion_tokens" : "max_tokens";
   let support: FormatSupport = "json_schema";
-  const totals: UsageTotals = { requests: 0, cachedResponses: 0, failures: 0, promptTokens: 0, completionTokens: 0 };
+  const totals = { requests: 0, failedRequests: 0, retries: 0, cachedResponses: 0, failures: 0, promptTokens: 0, completionTokens: 0 } satisfies UsageTotals;
   const { apiKey: _omit, ...publicConfig } = config;
 
   const keyOf = (request: ChatRequest) =>
@@ -77,9 +77,9 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
       maxTokens: request.maxTokens,
     });
 
-  const fail = (classified: Pick<Classified, "kind" | "message" | "status">, attempts: number): ChatResult => ({
+  const fail = (classified: Pick<Classified, "kind" | "message" | "status">, attempts: number, httpRequests?: number): ChatResult => ({
     ok: false,
-    error: { kind: classified.kind, message: redact(classified.message, config.apiKey), status: classified.status, attempts },
+    error: { kind: classified.kind, message: redact(classified.message, config.apiKey), status: classified.status, attempts, ...(httpRequests !== undefined ? { httpRequests } : {}) },
   });
 
   /** response_format as sent, after fallbacks; undefined sends none. */
@@ -93,10 +93,13 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
 
   async function send(request: ChatRequest, hash: string): Promise<ChatResult> {
     const model = request.model ?? config.model;
+    // Every request that leaves the process, whatever became of it (accounting: UsageTotals).
+    let sent = 0;
     for (let attempt = 0; ; attempt++) {
-      if (request.signal?.aborted) return fail({ kind: "aborted", message: "request aborted" }, attempt);
+      if (request.signal?.aborted) return fail({ kind: "aborted", message: "request aborted" }, attempt, sent);
       const format = wireFormat(request.responseFormat);
       const started = performance.now();
+      sent++;
       try {
         const completion = await client.chat.completions.create(
           {
@@ -121,6 +124,7 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
           cached: false,
           finishReason: choice.finish_reason ?? undefined,
           requestHash: hash,
+          httpRequests: sent,
         };
         return { ok: true, response };
       } catch (error) {
@@ -131,16 +135,16 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
           attempt--;
           continue;
         }
-        if (!classified.retryable || attempt >= config.maxRetries) return fail(classified, attempt + 1);
+        if (!classified.retryable || attempt >= config.maxRetries) return fail(classified, attempt + 1, sent);
         const delayMs = retryAfterMs(classified.headers) ?? backoffDelay(attempt, backoff);
         if (delayMs > MAX_RETRY_AFTER_MS) {
-          return fail({ ...classified, message: `${classified.message}; the server asks to wait ${Math.round(delayMs / 1000)} s, giving up` }, attempt + 1);
+          return fail({ ...classified, message: `${classified.message}; the server asks to wait ${Math.round(delayMs / 1000)} s, giving up` }, attempt + 1, sent);
         }
         options.onRetry?.({ attempt: attempt + 1, delayMs, error: (fail(classified, attempt + 1) as { error: LlmError }).error });
         try {
           await sleep(delayMs, request.signal);
         } catch {
-          return fail({ kind: "aborted", message: "request aborted" }, attempt + 1);
+          return fail({ kind: "aborted", message: "request aborted" }, attempt + 1, sent);
         }
       }
     }
@@ -151,16 +155,19 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
       const hit = await cache.get(hash);
       if (hit) {
         totals.cachedResponses++;
-        return { ok: true, response: { text: hit.text, model: hit.model, usage: hit.usage, latencyMs: 0, cached: true, finishReason: hit.finishReason, requestHash: hash } };
+        return { ok: true, response: { text: hit.text, model: hit.model, usage: hit.usage, latencyMs: 0, cached: true, finishReason: hit.finishReason, requestHash: hash, httpRequests: 0 } };
       }
     }
     const result = await limiter.run(() => send(request, hash));
+    const sent = (result.ok ? result.response.httpRequests : result.error.httpRequests) ?? 0;
+    totals.requests += sent;
+    totals.retries += Math.max(0, sent - 1);
+    totals.failedRequests += result.ok ? Math.max(0, sent - 1) : sent;
     if (!result.ok) {
       if (result.error.kind !== "aborted") totals.failures++;
       return result;
     }
     const { response } = result;
-    totals.requests++;
     totals.promptTokens += response.usage.promptTokens;
     totals.completionTokens += response.usage.completionTokens;
     // A reply cut off at max tokens is not a usable answer: do not make it permanent.
@@ -202,10 +209,11 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
       if (pending) {
         // Same request already on its way: share its answer, count it as not paid for. Another
         // caller's abort is not ours: then ask on our own.
+        // The requests were sent (and counted) once, by the first caller: httpRequests 0 here.
         return pending.then((result) => {
-          if (!result.ok) return result.error.kind === "aborted" && !request.signal?.aborted ? completeOnce(request, hash) : result;
+          if (!result.ok) return result.error.kind === "aborted" && !request.signal?.aborted ? completeOnce(request, hash) : { ok: false, error: { ...result.error, httpRequests: 0 } };
           totals.cachedResponses++;
-          return { ok: true, response: { ...result.response, cached: true, latencyMs: 0 } };
+          return { ok: true, response: { ...result.response, cached: true, latencyMs: 0, httpRequests: 0 } };
         });
       }
       const promise = completeOnce(request, hash).finally(() => inFlight.delete(hash));

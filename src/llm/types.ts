@@ -48,6 +48,11 @@ export interface ChatResponse {
   finishReason?: string;
   /** sha256 cache key of the request: also a provenance handle. */
   requestHash: string;
+  /**
+   * HTTP requests this reply took: 1, plus one per retry or structured-output fallback before
+   * it; 0 when it came from the cache or from an identical request already in flight.
+   */
+  httpRequests?: number;
 }
 
 export type LlmErrorKind =
@@ -66,6 +71,8 @@ export interface LlmError {
   message: string;
   status?: number;
   attempts: number;
+  /** HTTP requests actually sent for this call (0 when none left the process, or shared with another caller). */
+  httpRequests?: number;
 }
 
 export type ChatResult = { ok: true; response: ChatResponse } | { ok: false; error: LlmError };
@@ -90,8 +97,14 @@ export interface ModelConfig {
 }
 
 export interface UsageTotals {
+  /** HTTP requests sent: every attempt, retries and failed attempts included. */
   requests: number;
+  /** Of `requests`, attempts that brought no usable reply (error status, timeout, lost connection, abort). */
+  failedRequests?: number;
+  /** Of `requests`, attempts that repeated an earlier one (retries and structured-output fallbacks). */
+  retries?: number;
   cachedResponses: number;
+  /** Calls that ended in an error (after their retries); aborted calls not counted. */
   failures: number;
   promptTokens: number;
   completionTokens: number;

@@ -114,7 +114,8 @@ describe("coding job (llm)", () => {
   it("records failures (reply outside the codebook) with the raw reply, not codes, and retries them next run", async () => {
     server.setHandler((req) => (targetsOf(req)[0].text.startsWith("Thanks") ? { content: '{"code":"gratitude","rationale":"x"}' } : balesHandler(req)));
     const summary = await job();
-    expect(summary).toMatchObject({ coded: 7, failed: 1, failuresFile: "codes/bales-ipa/llm.failures.jsonl" });
+    // 8 requests and the one re-ask of the unusable reply.
+    expect(summary).toMatchObject({ coded: 7, failed: 1, failuresFile: "codes/bales-ipa/llm.failures.jsonl", requests: 9, failedRequests: 0 });
     const failures = await readFailures(study.dir, "bales-ipa", "llm");
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatchObject({ session: "a", turn: "t0002", coder: "llm", raw: expect.stringContaining("gratitude") });
@@ -123,7 +124,27 @@ describe("coding job (llm)", () => {
     server.reset();
     server.setHandler(balesHandler);
     const retry = await job();
-    expect(retry).toMatchObject({ coded: 1, failed: 0, alreadyCoded: 7 });
+    expect(retry).toMatchObject({ coded: 1, failed: 0, alreadyCoded: 7, failuresResolved: 1 });
+    // The turn has a code now: its old failure is gone from the file, and the summary says so.
+    expect(await readFailures(study.dir, "bales-ipa", "llm")).toEqual([]);
+    expect(formatCodingSummary(retry)).toContain("already coded 7, 1 earlier failure(s) now coded, requests 1 (+0 cached)");
+  });
+
+  it("counts every HTTP attempt as a request: failed attempts and retries included, and says which", async () => {
+    server.enqueue({ status: 500 }, { status: 503 });
+    const summary = await job({}, { maxRetries: 3, concurrency: 1 });
+    expect(summary).toMatchObject({ coded: 8, failed: 0, requests: 10, failedRequests: 2, retriedRequests: 2 });
+    expect(formatCodingSummary(summary)).toContain("requests 10 (2 failed, 2 retried, +0 cached)");
+    expect(server.chatRequests()).toHaveLength(10);
+
+    // A turn whose every attempt fails: both attempts count; the failed count is this run's turns.
+    await rm(join(study.dir, "codes"), { recursive: true });
+    await rm(join(study.dir, ".cache"), { recursive: true });
+    server.reset();
+    server.setHandler((req) => (targetsOf(req)[0].turn === "t0003" && sessionOf(req) === "a" ? { status: 500 } : balesHandler(req)));
+    const failing = await job({}, { maxRetries: 1 });
+    expect(failing).toMatchObject({ coded: 7, failed: 1, requests: 9, failedRequests: 2, retriedRequests: 1 });
+    expect(server.chatRequests()).toHaveLength(9);
   });
 
   it("never writes the API key into codes, failures or the cache", async () => {
@@ -131,22 +152,26 @@ describe("coding job (llm)", () => {
     server.setHandler((req) =>
       targetsOf(req)[0].turn === "t0001" ? { status: 401, message: `Incorrect API key provided: ${sentinel}` } : { content: "garbage" },
     );
+    const scan = async () => {
+      let scanned = 0;
+      for (const file of await readdir(study.dir, { recursive: true })) {
+        const path = join(study.dir, file);
+        const text = await readFile(path, "utf8").catch(() => undefined);
+        if (text === undefined) continue;
+        scanned++;
+        expect(text, path).not.toContain(sentinel);
+        expect(text.toLowerCase(), path).not.toContain("bearer");
+      }
+      return scanned;
+    };
     await job({}, { apiKey: sentinel, maxRetries: 0 });
+    // The failures file holds the error messages: scanned while it is there.
+    expect((await readFailures(study.dir, "bales-ipa", "llm")).length).toBeGreaterThan(0);
+    await scan();
     server.setHandler(balesHandler);
     await job({ samples: 2 }, { apiKey: sentinel });
     expect(server.chatRequests().every((r) => r.headers.authorization === `Bearer ${sentinel}`)).toBe(true);
-    const files = await readdir(study.dir, { recursive: true });
-    let scanned = 0;
-    for (const file of files) {
-      const path = join(study.dir, file);
-      const text = await readFile(path, "utf8").catch(() => undefined);
-      if (text === undefined) continue;
-      scanned++;
-      expect(text, path).not.toContain(sentinel);
-      expect(text.toLowerCase(), path).not.toContain("bearer");
-    }
-    expect(scanned).toBeGreaterThan(10);
-    expect((await readFailures(study.dir, "bales-ipa", "llm")).length).toBeGreaterThan(0);
+    expect(await scan()).toBeGreaterThan(10);
   });
 
   it("batched mode codes the same turns with fewer requests", async () => {

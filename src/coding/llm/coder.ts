@@ -1,6 +1,6 @@
 import { provenance } from "../../util/provenance.js";
 import type { Session } from "../../transcript/schema.js";
-import type { ChatModel, ChatRequest, LlmErrorKind } from "../../llm/types.js";
+import type { ChatModel, ChatRequest, ChatResult, LlmErrorKind } from "../../llm/types.js";
 import type { Codebook } from "../codebook/schema.js";
 import { aggregateSamples } from "./aggregate.js";
 import { parseBatchReply, parseReply, type CodeValue, type ParseOutcome } from "./parse.js";
@@ -66,8 +66,12 @@ export type TurnOutcome =
   | (TurnRef & { status: "aborted" });
 
 export interface LlmCoderStats {
-  /** Requests that went to the endpoint (re-asks included). */
+  /** HTTP requests sent to the endpoint: every attempt, re-asks, retries and failed attempts included. */
   requests: number;
+  /** Of `requests`, attempts that brought no usable reply (error status, timeout, lost connection, abort). */
+  failedRequests: number;
+  /** Of `requests`, attempts that repeated an earlier one (retries and structured-output fallbacks). */
+  retriedRequests: number;
   /** Requests answered from the cache or an identical in-flight request. */
   cachedRequests: number;
   /** Prompt/completion tokens of every reply used, cached ones included (what the prompts cost). */
@@ -100,7 +104,7 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
   const temperature = options.temperature ?? model.info.temperature;
   const systemPrompt = buildSystemPrompt(codebook, batchMode);
   const singleFormat = codingResponseFormat(codebook);
-  const stats: LlmCoderStats = { requests: 0, cachedRequests: 0, promptTokens: 0, completionTokens: 0, paidPromptTokens: 0, paidCompletionTokens: 0, reasks: 0 };
+  const stats: LlmCoderStats = { requests: 0, failedRequests: 0, retriedRequests: 0, cachedRequests: 0, promptTokens: 0, completionTokens: 0, paidPromptTokens: 0, paidCompletionTokens: 0, reasks: 0 };
   const settings = {
     coder: "llm",
     model: model.info.model,
@@ -136,12 +140,21 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     return batch.ok ? batch.items : batch.error;
   };
 
+  /** Count the HTTP requests one call took, whatever its outcome. */
+  const countSent = (result: ChatResult) => {
+    const sent = (result.ok ? result.response.httpRequests : result.error.httpRequests) ?? (result.ok && !result.response.cached ? 1 : 0);
+    stats.requests += sent;
+    stats.retriedRequests += Math.max(0, sent - 1);
+    stats.failedRequests += result.ok ? Math.max(0, sent - 1) : sent;
+  };
+
   async function runSample(session: Session, targets: readonly number[], sample: number, signal?: AbortSignal): Promise<SampleResult> {
     const ids = targets.map((i) => session.turns[i].id);
     const base = request(session, targets, sample);
     const outcomes = new Map<string, SampleOutcome>();
     const failAll = (reason: string, raw?: string, errorKind?: LlmErrorKind) => ids.forEach((id) => outcomes.set(id, { ok: false, reason, raw, errorKind }));
     const first = await model.complete({ ...base, signal });
+    countSent(first);
     if (!first.ok) {
       if (first.error.kind === "aborted") return { aborted: true };
       failAll(`${first.error.kind}: ${first.error.message} (after ${first.error.attempts} attempt(s))`, undefined, first.error.kind);
@@ -152,7 +165,6 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     const account = (r: { cached: boolean; usage: { promptTokens: number; completionTokens: number } }) => {
       if (r.cached) stats.cachedRequests++;
       else {
-        stats.requests++;
         stats.paidPromptTokens += r.usage.promptTokens;
         stats.paidCompletionTokens += r.usage.completionTokens;
       }
@@ -174,6 +186,7 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     stats.reasks++;
     const errorText = typeof parsed === "string" ? parsed : [...errors].map(([id, e]) => (batchMode ? `${id}: ${e}` : e)).join("; ");
     const second = await model.complete({ ...base, messages: reaskMessages(base.messages, first.response.text, errorText), signal });
+    countSent(second);
     if (!second.ok) {
       if (second.error.kind === "aborted") return { aborted: true };
       for (const [id, e] of errors) outcomes.set(id, { ok: false, reason: `${e}; the re-ask failed: ${second.error.message}`, raw: first.response.text });
