@@ -4,10 +4,18 @@ import { CliError } from "../util/errors.js";
 import { initStudy, loadStudyConfig } from "../study/study.js";
 import { createChatModel, resolveModelConfig } from "../llm/index.js";
 import { loadScenario } from "../orchestrator/scenario.js";
-import { runScenario } from "../orchestrator/run.js";
+import { runScenario, type RunOutcome } from "../orchestrator/run.js";
 import { scriptedHuman, terminalHuman } from "../orchestrator/human.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
+
+/** "; the session it replaced is kept in backups/…" */
+function backupNote(outcome: RunOutcome): string {
+  if (!outcome.backup) return "";
+  return outcome.backup.kind === "replaced"
+    ? `  (the session it replaced is kept in ${outcome.backup.path})`
+    : `  (the session already there was left as it was; this attempt is in ${outcome.backup.path})`;
+}
 
 interface RunFlags {
   study: string;
@@ -68,12 +76,18 @@ export function registerRun(program: Command): void {
         const usage = model.usage();
         if (flags.json) printJson({ outcomes, usage });
         else {
-          for (const o of outcomes) io().out(`${o.status.padEnd(9)} ${o.sessionId}  ${o.turns} turns  ${o.reason}`);
+          for (const o of outcomes) io().out(`${o.status.padEnd(9)} ${o.sessionId}  ${o.turns} turns  ${o.reason}${backupNote(o)}`);
           io().out(`LLM: ${usage.requests} requests (${usage.cachedResponses} from cache), ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens${usage.estimatedCost !== undefined ? `, about $${usage.estimatedCost.toFixed(4)}` : ""}`);
           io().out(`Sessions are in ${study}/sessions; next: colloquy study ${flags.study}`);
         }
         const failed = outcomes.filter((o) => o.status === "failed");
-        if (failed.length) throw new CliError(`${failed.length} session(s) stopped early and were saved as incomplete; fix the cause and run again with --resume`);
+        const kept = failed.filter((o) => o.backup?.kind === "failed");
+        const saved = failed.length - kept.length;
+        const problems = [
+          ...(saved > 0 ? [`${saved} session(s) stopped early and were saved as incomplete; fix the cause and run again with --resume`] : []),
+          ...(kept.length > 0 ? [`${kept.length} --overwrite run(s) failed; the sessions already there were left as they were (the attempts are in ${kept.map((o) => o.backup!.path).join(", ")}); fix the cause and run again with --overwrite`] : []),
+        ];
+        if (problems.length) throw new CliError(problems.join("; "));
       } finally {
         human.close?.();
       }

@@ -1,5 +1,5 @@
 import { diffArrays } from "diff";
-import { readJsonl, writeFileAtomic, appendJsonl } from "../util/fs.js";
+import { appendJsonl, readJsonl, rewriteJsonl, type JsonlRepair } from "../util/fs.js";
 import { artifacts } from "../study/artifacts.js";
 import { sessionFingerprints } from "../transcript/fingerprint.js";
 import type { Session } from "../transcript/schema.js";
@@ -77,6 +77,8 @@ export interface RealignSummary {
   staleHuman: number;
   /** Stale lists written to, relative to the study. */
   staleFiles: string[];
+  /** Torn last lines found on the way, moved to .torn files (never dropped with a rewrite). */
+  repairs: JsonlRepair[];
 }
 
 /** True when re-importing `after` over `before` changes any turn's words, speaker or position. */
@@ -95,7 +97,7 @@ export function turnsChanged({ before, after }: Reimport): boolean {
  * `keep` names records this function must not touch (codes the import itself re-creates).
  */
 export async function realignCodes(study: string, reimports: readonly Reimport[], via: string, keep: (record: CodeRecord) => boolean = () => false): Promise<RealignSummary> {
-  const summary: RealignSummary = { moved: 0, stale: 0, staleHuman: 0, staleFiles: [] };
+  const summary: RealignSummary = { moved: 0, stale: 0, staleHuman: 0, staleFiles: [], repairs: [] };
   const changed = reimports.filter(turnsChanged);
   if (changed.length === 0) return summary;
   const plans = new Map(changed.map((r) => [r.before.id, { ...r, fates: alignTurns(r.before, r.after) }]));
@@ -124,11 +126,13 @@ export async function realignCodes(study: string, reimports: readonly Reimport[]
       }
       if (moved === 0 && stale.length === 0) continue;
       // The stale list first: a crash between the two writes leaves a code listed twice, never lost.
+      const repairs: (JsonlRepair | undefined)[] = [];
       if (stale.length > 0) {
-        await appendJsonl(artifacts.staleCodes.path(study, codebook, coder), stale.map((s) => staleCodeSchema.parse(s)));
+        repairs.push(await appendJsonl(artifacts.staleCodes.path(study, codebook, coder), stale.map((s) => staleCodeSchema.parse(s))));
         summary.staleFiles.push(artifacts.staleCodes.relative(codebook, coder));
       }
-      await writeFileAtomic(path, kept.map((r) => JSON.stringify(r) + "\n").join(""));
+      repairs.push(await rewriteJsonl(path, kept));
+      summary.repairs.push(...repairs.filter((r): r is JsonlRepair => r !== undefined));
       summary.moved += moved;
       summary.stale += stale.length;
       if (coder.startsWith("human:")) summary.staleHuman += stale.length;

@@ -13,6 +13,7 @@ import type { Scenario, ConditionSpec } from "./scenario.js";
 import { strategies } from "./policies/index.js";
 import type { Strategy } from "./strategy.js";
 import { findAgent, resolveAgents } from "./agent.js";
+import { backupSession, humanTurns } from "./backup.js";
 
 export interface RunScenarioOptions {
   study: string;
@@ -39,6 +40,12 @@ export interface RunOutcome {
   reason: string;
   turns: number;
   path: string;
+  /**
+   * Set when a session file was already there: `replaced` is the copy of the session this run
+   * replaced; `failed` is this run's attempt, kept aside because the run failed and the
+   * session already there was left as it was. Path relative to the study.
+   */
+  backup?: { kind: "replaced" | "failed"; path: string };
 }
 
 /** The strategy a scenario names and its validated parameters in one condition. */
@@ -99,6 +106,8 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
   const { strategy, params, raw } = resolveStrategy(scenario, condition);
   let human = options.human;
   let seed = deriveSeed(options.seed, condition.name, run);
+  /** The session file this run replaces: kept in backups/ first (overwrite, or people's words). */
+  let replacing: { backup: boolean; resume: boolean } | undefined;
   if (existsSync(path)) {
     const previous: Session = await readSessionFile(path);
     const incomplete = previous.metadata.incomplete === true;
@@ -108,11 +117,13 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     if (incomplete && !options.resume && !options.overwrite) {
       return { sessionId, condition: condition.name, run, status: "skipped", reason: "incomplete from an earlier run: use --resume to continue it", turns: previous.turns.length, path };
     }
-    if (incomplete && options.resume) {
+    const resume = incomplete && Boolean(options.resume);
+    if (resume) {
       const recorded = (previous.metadata.orchestrator as { humanAnswers?: (string | null)[]; seed?: number } | undefined) ?? {};
       human = scriptedHuman(recorded.humanAnswers ?? [], options.human);
       seed = recorded.seed ?? seed;
     }
+    replacing = { backup: !resume || humanTurns(previous) > 0, resume };
   }
   options.reporter.log(`${sessionId}: ${strategy.type}, condition ${condition.name}, run ${run}`);
   const conversation = new Conversation({ scenario, condition, run, seed, sessionId }, { model: options.model, human, reporter: options.reporter });
@@ -122,10 +133,29 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     conversation.end(conversation.stopReason() ?? "strategy finished");
   } catch (error) {
     const failure = errorMessage(error);
-    await saveSession(options.study, conversation.toSession({ incomplete: true, failure, strategy: raw, model: modelInfo }));
+    const attempt = conversation.toSession({ incomplete: true, failure, strategy: raw, model: modelInfo });
+    const failed = { sessionId, condition: condition.name, run, status: "failed" as const, reason: failure, turns: conversation.turns.length, path };
+    if (replacing && !replacing.resume) {
+      // A failed --overwrite must not cost the session that was there: it stays, the attempt goes aside.
+      const backup = await backupSession(options.study, sessionId, "failed", attempt);
+      options.reporter.warn(`${sessionId}: stopped after ${conversation.turns.length} turns: ${failure}. The session already in sessions/ was left as it was; this attempt was saved to ${backup}.`);
+      return { ...failed, backup: { kind: "failed", path: backup } };
+    }
+    const backup = await replace(options, path, sessionId, replacing, attempt);
     options.reporter.warn(`${sessionId}: stopped after ${conversation.turns.length} turns: ${failure}. Saved as incomplete; run again with --resume to continue.`);
-    return { sessionId, condition: condition.name, run, status: "failed", reason: failure, turns: conversation.turns.length, path };
+    return { ...failed, ...(backup ? { backup } : {}) };
   }
-  await saveSession(options.study, conversation.toSession({ incomplete: false, strategy: raw, model: modelInfo }));
-  return { sessionId, condition: condition.name, run, status: "completed", reason: conversation.endReason ?? "", turns: conversation.turns.length, path };
+  const backup = await replace(options, path, sessionId, replacing, conversation.toSession({ incomplete: false, strategy: raw, model: modelInfo }));
+  return { sessionId, condition: condition.name, run, status: "completed", reason: conversation.endReason ?? "", turns: conversation.turns.length, path, ...(backup ? { backup } : {}) };
+}
+
+/** Save `session` over the file at `path`, after copying the old file to backups/ when it must be kept. */
+async function replace(options: RunScenarioOptions, path: string, sessionId: string, replacing: { backup: boolean } | undefined, session: Session): Promise<RunOutcome["backup"]> {
+  let backup: RunOutcome["backup"];
+  if (replacing?.backup) {
+    backup = { kind: "replaced", path: await backupSession(options.study, sessionId, "replaced", { file: path }) };
+    options.reporter.log(`${sessionId}: the session it replaces was kept in ${backup.path}`);
+  }
+  await saveSession(options.study, session);
+  return backup;
 }

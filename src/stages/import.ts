@@ -16,6 +16,7 @@ import { slugify, uniqueId } from "../transcript/ids.js";
 import type { Session } from "../transcript/schema.js";
 import { validateSession } from "../transcript/validate.js";
 import { CliError, errorMessage } from "../util/errors.js";
+import { describeRepair } from "../util/fs.js";
 import { garbageBudget } from "../util/memory.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
@@ -174,6 +175,7 @@ async function saveFile(study: string, file: FileImport, report: FileReport, imp
     // Codes of re-imported sessions follow their turns before the new sessions replace the old.
     const realigned = await realignCodes(study, await previousVersions(study, ready, entries, importMap), `colloquy import ${file.path}`, (r) => isImportedFrom(r, file.path));
     if (realigned.moved > 0) report.codesMoved = realigned.moved;
+    for (const repair of realigned.repairs) report.warnings.push(describeRepair(repair, study));
     if (realigned.stale > 0) {
       report.codesStale = realigned.stale;
       report.warnings.push(`${realigned.stale} code(s) no longer match their turn's words (${realigned.staleHuman} by human coders) and were moved to ${realigned.staleFiles.join(", ")}; list them with \`colloquy sessions ${study} --stale\``);

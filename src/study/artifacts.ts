@@ -24,7 +24,7 @@ import { studyConfigSchema, type StudyConfig } from "./config.js";
  * readers take paths from here and readers validate with the schema, so a file name is spelled
  * once in src/ and a wrong or old file is reported naming its first invalid field.
  *
- * Folders of a study: colloquy.json, sessions/, codes/, analysis/, site/, .cache/, inbox/ (see
+ * Folders of a study: colloquy.json, sessions/, codes/, analysis/, site/, .cache/, inbox/, backups/ (see
  * ARCHITECTURE.md). `artifacts.stats.path(study)` is `<study>/analysis/stats.json`;
  * `artifacts.agreement.path(study, "bales-ipa")` is `<study>/analysis/agreement-bales-ipa.json`.
  */
@@ -37,6 +37,8 @@ export const STUDY_FOLDERS = {
   site: "site",
   cache: ".cache",
   inbox: "inbox",
+  /** Copies of sessions before `colloquy run --overwrite` replaced them; never read as sessions. */
+  backups: "backups",
 } as const;
 
 /** "bytes": whatever was there (fragments moved out of a JSONL file), not records. */
@@ -363,6 +365,19 @@ export const artifacts = {
     match: (file) => {
       const m = /^([^/]+\/[^/]+\.jsonl)\.torn-([0-9T-]+Z(?:-\d+)?)$/.exec(file);
       return m ? [m[1], m[2]] : null;
+    },
+  }),
+  sessionBackup: define<[id: string, kind: "replaced" | "failed", time: string], Session>({
+    name: "sessionBackup",
+    description: "a session as it was before `colloquy run --overwrite` replaced it (replaced), or the attempt of a failed overwrite (failed)",
+    writtenBy: "colloquy run --overwrite",
+    folder: STUDY_FOLDERS.backups,
+    format: "json",
+    schema: sessionSchema as z.ZodType<Session>,
+    file: (id, kind, time) => `${id}.${kind}-${time}.json`,
+    match: (file) => {
+      const m = /^([A-Za-z0-9][A-Za-z0-9._-]*)\.(replaced|failed)-([0-9T-]+Z(?:-\d+)?)\.json$/.exec(file);
+      return m ? [m[1], m[2] as "replaced" | "failed", m[3]] : null;
     },
   }),
 } as const;

@@ -63,6 +63,7 @@ describe("the registry names every file once", () => {
     const samples = [[], ["bales-ipa"], ["bales-ipa", "human:a b"]];
     const special: Record<string, string[]> = {
       tornBytes: ["bales-ipa/human%3Aa%20b.jsonl", "2024-05-01T12-00-00-000Z"],
+      sessionBackup: ["d1.x", "replaced", "2024-05-01T12-00-00-000Z-2"],
     };
     for (const artifact of Object.values(artifacts) as Artifact[]) {
       const params = special[artifact.name] ?? samples[artifact.file.length];
@@ -85,6 +86,7 @@ describe("the registry names every file once", () => {
     expect(kind("codes", "bales-ipa/llm.failures.jsonl")).toEqual(["codeFailures", "bales-ipa", "llm"]);
     expect(kind("codes", "bales-ipa/llm.jsonl.torn-2024-05-01T12-00-00-000Z")).toEqual(["tornBytes", "bales-ipa/llm.jsonl", "2024-05-01T12-00-00-000Z"]);
     expect(kind("codes", "bales-ipa/llm.failures.jsonl.torn-2024-05-01T12-00-00-000Z")).toEqual(["tornBytes", "bales-ipa/llm.failures.jsonl", "2024-05-01T12-00-00-000Z"]);
+    expect(kind("backups", "d1.failed-2024-05-01T12-00-00-000Z.json")).toEqual(["sessionBackup", "d1", "failed", "2024-05-01T12-00-00-000Z"]);
     expect(kind("sessions", "d1.json")).toEqual(["session", "d1"]);
     expect(kind("sessions", ".d1.json.tmp")).toBeNull();
     expect(kind("", ".colloquy-imports.json")).toEqual(["importMap"]);
