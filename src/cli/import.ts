@@ -13,6 +13,7 @@ import { writing } from "./lock.js";
 interface ImportFlags {
   study: string;
   format?: string;
+  encoding?: string;
   pathPattern?: string;
   condition?: string;
   run?: string;
@@ -48,6 +49,7 @@ export function registerImport(program: Command): void {
     .argument("<paths...>", "files or folders (folders are searched recursively)")
     .requiredOption("--study <dir>", "study folder (created if missing)")
     .option("--format <name>", `force a format: ${importers.map((i) => i.name).join(", ")}`)
+    .option("--encoding <name>", "decode every file with this encoding, e.g. windows-1252, utf-16le (default: detected; see the README)")
     .option("--path-pattern <pattern>", 'metadata from each path, e.g. "{condition}/{run}/*"')
     .option("--condition <name>", "condition of every imported session")
     .option("--run <n>", "run of every imported session")
@@ -79,6 +81,7 @@ async function importCommand(paths: string[], flags: ImportFlags): Promise<void>
     {
       paths,
       format: flags.format,
+      encoding: flags.encoding,
       pathPattern: flags.pathPattern,
       condition: flags.condition,
       run: flags.run,

@@ -8,6 +8,7 @@ import { jsonImporters } from "./formats/json-formats.js";
 import { plainImporter } from "./formats/plain.js";
 import { slackPasteImporter } from "./formats/slack-paste.js";
 import { srtImporter, vttImporter } from "./formats/subtitles.js";
+import { decodeHead, encodingLabel, knownEncoding, type TextEncoding } from "./encoding.js";
 import { directoryInput, fileInput, stripBom } from "./input.js";
 import { compilePathPattern, type PathPattern } from "./path-pattern.js";
 import { ImportError, type Importer, type ImportOptions, type ImportResult } from "./types.js";
@@ -82,13 +83,13 @@ export function detectDirectoryFormat(dir: string): Importer | undefined {
   return undefined;
 }
 
-async function readHead(path: string): Promise<string> {
+async function readHead(path: string, encoding: string | undefined): Promise<string> {
   const handle = await open(path, "r");
   try {
     const buffer = Buffer.alloc(DETECT_HEAD_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, DETECT_HEAD_BYTES, 0);
-    // A multi-byte character cut at the end becomes U+FFFD, harmless for detection.
-    return stripBom(buffer.subarray(0, bytesRead).toString("utf8"));
+    // Decoded like the import will be (UTF-16, legacy), leniently: detection reads structure.
+    return stripBom(decodeHead(buffer.subarray(0, bytesRead), encoding));
   } finally {
     await handle.close();
   }
@@ -99,6 +100,8 @@ export interface ImportFilesOptions extends ImportOptions {
   format?: string;
   /** e.g. "{condition}/{run}/*". */
   pathPattern?: string;
+  /** Decode every file with this encoding (an iconv-lite name: "windows-1252", "utf-16le") instead of detecting it. */
+  encoding?: string;
   /** Set on every imported session (wins over the path pattern and the source). */
   condition?: string;
   run?: string;
@@ -136,6 +139,9 @@ function transcriptLike(path: string): boolean {
 export async function* importEach(paths: readonly string[], options: ImportFilesOptions = {}): AsyncGenerator<FileImport> {
   const forced = options.format ? importerByName(options.format) : undefined;
   const pattern = options.pathPattern ? compilePathPattern(options.pathPattern) : undefined;
+  if (options.encoding !== undefined && !knownEncoding(options.encoding)) {
+    throw new FormatError(`unknown encoding "${options.encoding}"; pass a name such as utf-8, utf-16le, utf-16be, windows-1252, iso-8859-2 or shift_jis`);
+  }
   async function* visit(path: string, explicit: boolean): AsyncGenerator<FileImport> {
     let info;
     try {
@@ -158,7 +164,7 @@ export async function* importEach(paths: readonly string[], options: ImportFiles
     let importer = forced;
     if (!importer) {
       try {
-        importer = detectFormat(path, await readHead(path));
+        importer = detectFormat(path, await readHead(path, options.encoding));
       } catch (error) {
         const skip = !explicit && !transcriptLike(path);
         yield { path, error: errorMessage(error), ...(skip ? { skipped: true } : {}) };
@@ -185,27 +191,39 @@ async function runImporter(importer: Importer, path: string, kind: "file" | "dir
     return { path, format: importer.name, error: `${path}: format ${importer.name} reads a ${importer.input}, but this is a ${kind}` };
   }
   let result: ImportResult;
+  const input = kind === "file" ? fileInput(path, { encoding: options.encoding }) : directoryInput(path);
   try {
-    result = await importer.parse(kind === "file" ? fileInput(path) : directoryInput(path), options);
+    result = await importer.parse(input, options);
   } catch (error) {
     // ImportErrors already name file and line; anything else is prefixed with the file.
     const message = error instanceof ImportError ? error.message : `${path}: ${errorMessage(error)}`;
     return { path, format: importer.name, error: message };
   }
-  const warnings = [...result.warnings];
+  const encoding = input.decodedAs?.();
+  const warnings = [...(encoding ? encodingWarnings(path, encoding) : []), ...result.warnings];
   let captured: Record<string, string> | undefined;
   if (pattern) {
     captured = pattern.match(path);
     if (!captured) warnings.push(`${path}: does not match --path-pattern "${pattern.source}"; no metadata taken from its path`);
   }
-  for (const session of result.sessions) applyMetadata(session, path, importer.name, captured, options);
+  for (const session of result.sessions) applyMetadata(session, path, importer.name, captured, options, encoding);
   return { path, format: importer.name, result: { ...result, warnings } };
 }
 
-function applyMetadata(session: SessionInput, path: string, format: string, captured: Record<string, string> | undefined, options: ImportFilesOptions): void {
+/** A file not read as UTF-8 says so, unless --encoding chose it. */
+function encodingWarnings(path: string, encoding: TextEncoding): string[] {
+  const label = encodingLabel(encoding.name);
+  if (encoding.source === "bom" || encoding.source === "nul-pattern") return [`${path}: read as ${label} (${encoding.source === "bom" ? "byte-order mark" : "no byte-order mark; its NUL bytes fall as in " + label})`];
+  if (encoding.source === "detected") return [`${path}: not valid UTF-8; read as ${label} (detected, confidence ${encoding.confidence ?? 0}%); if accented letters or quotes look wrong, pass --encoding <the file's encoding>`];
+  return [];
+}
+
+function applyMetadata(session: SessionInput, path: string, format: string, captured: Record<string, string> | undefined, options: ImportFilesOptions, encoding: TextEncoding | undefined): void {
   const metadata = (session.metadata ??= {});
   const source = (metadata.source ?? {}) as Record<string, unknown>;
   metadata.source = { ...source, file: (source.file as string | undefined) ?? path, format: (source.format as string | undefined) ?? format };
+  // Provenance: the text was decoded from another encoding (UTF-8 is the default and not recorded).
+  if (encoding && encoding.name.toLowerCase() !== "utf-8") (metadata.source as Record<string, unknown>).encoding = encodingLabel(encoding.name);
   for (const [key, value] of Object.entries(captured ?? {})) metadata[key] = value;
   if (options.condition !== undefined) metadata.condition = options.condition;
   if (options.run !== undefined) metadata.run = String(options.run);

@@ -1,4 +1,5 @@
 import type { SessionInput } from "../transcript/schema.js";
+import type { TextEncoding } from "./encoding.js";
 
 /**
  * The one error every importer throws for bad input. The message always names the file and
@@ -26,10 +27,12 @@ export interface ImportInput {
   /** Path as the user gave it (used in messages and in session.metadata.source.file). */
   path: string;
   kind: "file" | "directory";
-  /** Whole file as UTF-8 with any BOM removed. */
+  /** Whole file as text, decoded from its encoding (UTF-8, UTF-16/32, a detected legacy one or --encoding) with any BOM removed. */
   readText(): Promise<string>;
-  /** The file's lines without their line terminators ("\n" or "\r\n"), streamed. */
+  /** The file's lines without their line terminators ("\r\n", "\n" or a lone "\r"), decoded like readText, streamed. */
   lines(): AsyncIterable<string>;
+  /** The encoding the file was decoded from, once read (files only). */
+  decodedAs?(): TextEncoding | undefined;
 }
 
 export interface ImportOptions {

@@ -132,11 +132,39 @@ describe("colloquy import", () => {
     const run = await runCli(["import", join(fixtures, "csv"), join(fixtures, "plain"), join(fixtures, "vtt"), join(fixtures, "srt"), "--study", study]);
     expect(run.code).not.toBe(0);
     const formats = [...run.stdout.matchAll(/^✓ .*\/([^/]+) \[([a-z-]+)\]/gm)].map((m) => `${m[1]}=${m[2]}`);
-    expect(formats).toEqual(["chat-log.csv=csv", "interview.tsv=csv", "semicolon-bom.csv=csv", "interview.txt=plain", "otter.txt=plain", "rev.txt=plain", "timed.txt=plain", "teams.vtt=vtt", "zoom.vtt=vtt", "meeting.srt=srt"]);
+    // Every fixture not broken on purpose is detected as the format of its folder.
+    const expected: string[] = [];
+    for (const folder of ["csv", "plain", "vtt", "srt"]) {
+      const names = (await readdir(join(fixtures, folder))).sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+      expected.push(...names.filter((n) => !/broken|bad/.test(n)).map((n) => `${n}=${folder}`));
+    }
+    expect(formats).toEqual(expected);
+    expect(formats).toContain("windows-1252.srt=srt");
     expect(run.stdout).toMatch(/✗ .*broken-row\.csv:5: empty speaker cell/);
     expect(run.stdout).toMatch(/✗ .*bad-timing\.vtt:4: /);
-    expect(run.stderr).toMatch(/2 of 12 input\(s\) failed/);
-    expect((await loadSessions(study)).length).toBe(11);
+    expect(run.stdout).toMatch(/✗ .*broken-mixed-encoding\.txt:2: byte 52 \(0xE9\) is not valid UTF-8/);
+    expect(run.stderr).toMatch(new RegExp(`3 of ${expected.length + 3} input\\(s\\) failed`));
+    // chat-log.csv holds two sessions.
+    expect((await loadSessions(study)).length).toBe(expected.length + 1);
+  });
+
+  it("--encoding decodes every file with the encoding named; an unknown name stops before anything is read", async () => {
+    const file = join(fixtures, "plain/windows-1252.txt");
+    const detected = await runCli(["import", file, "--study", study]);
+    expect(detected.code).toBe(0);
+    expect(detected.stdout).toMatch(/warning: .*windows-1252\.txt: not valid UTF-8; read as windows-1252 \(detected/);
+    const forced = await runCli(["import", file, "--study", study, "--encoding", "windows-1252"]);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).not.toMatch(/read as/);
+    const [session] = await loadSessions(study);
+    expect(session!.turns[1]!.text).toBe("It proposed a “crème brûlée” theme for the menu.\nI thought: naïve, but fun.");
+    expect(session!.metadata.source).toMatchObject({ encoding: "windows-1252" });
+    const wrong = await runCli(["import", file, "--study", study, "--encoding", "utf-8"]);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stdout).toMatch(/✗ .*windows-1252\.txt:1: byte 12 \(0x96\) is not valid UTF-8, but --encoding utf-8 was given/);
+    const unknown = await runCli(["import", file, "--study", study, "--encoding", "klingon-8"]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/unknown encoding "klingon-8"/);
   });
 
   it("saves each file's sessions before it parses the next file (a corpus is never held in memory at once)", async () => {
@@ -167,6 +195,7 @@ describe("colloquy import", () => {
     const help = await runCli(["import", "--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("--path-pattern");
+    expect(help.stdout).toContain("--encoding <name>");
     expect(help.stdout).toContain("slack-paste, csv, vtt, srt, plain");
   });
 });

@@ -1,8 +1,9 @@
 import { existsSync, statSync } from "node:fs";
-import { readFile, readdir } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ParticipantKind, SessionInput } from "../../transcript/schema.js";
-import { stripBom } from "../input.js";
+import { encodingLabel } from "../encoding.js";
+import { readTextFile } from "../input.js";
 import { ImportError, type Importer, type ImportOptions, type ImportResult } from "../types.js";
 import { parseJson } from "./json-parse.js";
 import { SessionBuilder } from "./json-session.js";
@@ -57,7 +58,7 @@ export const slackExportImporter: Importer = {
     const warnings: string[] = [];
     if (!isDirectory(dir)) throw new ImportError({ file: dir, problem: "not a folder", expected: "a Slack export folder with users.json, channels.json and one folder per channel" });
     const users = await readUsers(dir, warnings);
-    const channels = await readChannels(dir);
+    const channels = await readChannels(dir, warnings);
     const folders = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name);
     if (!users.size && channels.size === 0 && folders.length === 0) {
       throw new ImportError({ file: dir, problem: "no users.json, channels.json or channel folders found", expected: "a Slack export folder (unzip the export first)" });
@@ -98,13 +99,10 @@ function isDirectory(path: string): boolean {
   }
 }
 
-async function readJsonFile(path: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = stripBom(await readFile(path, "utf8"));
-  } catch (error) {
-    throw new ImportError({ file: path, problem: `cannot read it (${(error as Error).message})`, expected: "a readable JSON file" });
-  }
+/** A JSON file of the export, decoded like every input (encoding.ts); a file not in UTF-8 is reported. */
+async function readJsonFile(path: string, warnings: string[]): Promise<unknown> {
+  const { text, encoding } = await readTextFile(path);
+  if (encoding.name !== "utf-8") warnings.push(`${path}: read as ${encodingLabel(encoding.name)} (${encoding.source === "detected" ? "not valid UTF-8; detected" : "byte-order mark or NUL pattern"})`);
   return parseJson(text, path);
 }
 
@@ -115,7 +113,7 @@ async function readUsers(dir: string, warnings: string[]): Promise<Map<string, U
     warnings.push(`${dir}: no users.json; speakers are shown by their Slack ids`);
     return users;
   }
-  const list = expectArray(await readJsonFile(file), file, "$", "an array of users");
+  const list = expectArray(await readJsonFile(file, warnings), file, "$", "an array of users");
   list.forEach((raw, i) => {
     const path = `$[${i}]`;
     const u = expectObject(raw, file, path, "a user object {id, name, real_name, profile}");
@@ -136,12 +134,12 @@ async function readUsers(dir: string, warnings: string[]): Promise<Map<string, U
   return users;
 }
 
-async function readChannels(dir: string): Promise<Map<string, Channel>> {
+async function readChannels(dir: string, warnings: string[]): Promise<Map<string, Channel>> {
   const channels = new Map<string, Channel>();
   for (const listName of CHANNEL_LISTS) {
     const file = join(dir, listName);
     if (!existsSync(file)) continue;
-    const list = expectArray(await readJsonFile(file), file, "$", "an array of channels");
+    const list = expectArray(await readJsonFile(file, warnings), file, "$", "an array of channels");
     list.forEach((raw, i) => {
       const path = `$[${i}]`;
       const c = expectObject(raw, file, path, "a channel object {id, name}");
@@ -175,7 +173,7 @@ async function importChannel(dir: string, folder: string, channel: Channel | und
   const located: Located[] = [];
   for (const day of entries.filter((f) => DAY_FILE.test(f))) {
     const file = join(folderPath, day);
-    const list = expectArray(await readJsonFile(file), file, "$", "an array of Slack messages");
+    const list = expectArray(await readJsonFile(file, warnings), file, "$", "an array of Slack messages");
     list.forEach((raw, i) => {
       const path = `$[${i}]`;
       const msg = expectObject(raw, file, path, "a Slack message object {type, user, text, ts}");
