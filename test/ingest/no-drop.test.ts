@@ -29,7 +29,9 @@ const byName = new Map(importers.map((i) => [i.name, i]));
 type Markup = RegExp;
 
 const TIME = String.raw`\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:\s*[AaPp]\.?[Mm]\.?)?`;
-const CUE_TIMING = new RegExp(String.raw`^\s*(?:\d{1,2}:)?\d{2}:\d{2}[.,]\d{3}\s*--?>\s*(?:\d{1,2}:)?\d{2}:\d{2}[.,]\d{3}.*$`);
+// Standard `00:00:01.000` and Teams' unpadded `0:0:2.90`; settings after the end time are markup.
+const CUE_TIME = String.raw`(?:\d{1,2}:)?\d{1,2}:\d{1,2}[.,]\d{1,3}`;
+const CUE_TIMING = new RegExp(String.raw`^\s*${CUE_TIME}\s*--?>\s*${CUE_TIME}.*$`);
 
 /** Per text format: markup lines. Kept tight: a pattern that swallowed words could hide a drop. */
 const MARKUP: Record<string, Markup[]> = {
@@ -49,12 +51,20 @@ const MARKUP: Record<string, Markup[]> = {
   srt: [/^\s*\d+\s*$/, CUE_TIMING, /^([^:]{1,60}):\s*(.*)$/],
 };
 
+const VOICE_TAG = /<v(?:\.[^\s>]*)?(?:\s+([^>]*))?>/;
+
 /** The pieces of a text fixture that must survive: each line, or a markup line's captures. */
 function textPieces(format: string, text: string): string[] {
   const patterns = MARKUP[format] ?? [];
   const out: string[] = [];
   for (const line of text.replace(/^\uFEFF/, "").split(/\r\n|\n|\r/)) {
     if (line.trim() === "") continue;
+    if (format === "vtt" && VOICE_TAG.test(line)) {
+      // Voice tags anywhere in a line are markup: the names and the words between them must survive.
+      out.push(...[...line.matchAll(new RegExp(VOICE_TAG, "g"))].flatMap((m) => (m[1]?.trim() ? [m[1].trim()] : [])));
+      out.push(...line.split(/<v(?:\.[^\s>]*)?(?:\s+[^>]*)?>|<\/v>/).filter((part) => part.trim() !== ""));
+      continue;
+    }
     const match = patterns.map((p) => p.exec(line)).find((m) => m);
     if (!match) out.push(line);
     else out.push(...match.slice(1).filter((g): g is string => g !== undefined && g.trim() !== ""));

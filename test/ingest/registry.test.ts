@@ -25,6 +25,10 @@ describe("format detection", () => {
     ["vtt/teams.vtt", "vtt"],
     ["vtt/zoom.vtt", "vtt"],
     ["srt/meeting.srt", "srt"],
+    ["vtt/teams-short-timings.vtt", "vtt"],
+    ["vtt/youtube-auto-captions.vtt", "vtt"],
+    ["srt/entities-and-markup.srt", "srt"],
+    ["srt/cr-line-endings.srt", "srt"],
   ])("%s is %s", (rel, format) => {
     expect(detectFormat(rel, head(rel)).name).toBe(format);
   });

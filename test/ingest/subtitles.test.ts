@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { parseSubtitles, srtImporter, vttImporter } from "../../src/ingest/formats/subtitles.js";
+import { parseCueTime, parseSubtitles, srtImporter, vttImporter } from "../../src/ingest/formats/subtitles.js";
 import { ImportError } from "../../src/ingest/types.js";
 import { assertNothingDropped } from "../support/coverage.js";
 
@@ -75,5 +75,111 @@ describe("WebVTT and SRT importers", () => {
     expect(vttImporter.detect("x.txt", "WEBVTT\n\n")).toBeGreaterThan(0.9);
     expect(srtImporter.detect("x.srt", await read("srt/meeting.srt"))).toBeGreaterThan(0.9);
     expect(srtImporter.detect("x.txt", "Alice: hi")).toBe(0);
+  });
+
+  it("accepts Microsoft Teams timings like `0:0:0.0 --> 0:0:0.570` (a short fraction there counts milliseconds)", async () => {
+    const s = parseSubtitles("teams-short-timings.vtt", await read("vtt/teams-short-timings.vtt"), "vtt").sessions[0]!;
+    expect(s.turns.map((t) => [t.timestamp, t.start, t.end, t.text])).toEqual([
+      ["0:0:0.0", 0, 0.57, "Morning."],
+      ["0:0:2.90", 2.09, 4.48, "Morning, Harriet. Shall I share the draft?"],
+      ["0:0:6.90", 6.09, 6.5, "Please."],
+      ["0:1:5.120", 65.12, 69.007, "Here is a summary of the first minute."],
+    ]);
+    expect([parseCueTime("01:02.500"), parseCueTime("00:00:01,5"), parseCueTime("1:02:03.004"), parseCueTime("0:0:60.0")]).toEqual([62.5, 1.5, 3723.004, undefined]);
+  });
+
+  it("reads YouTube automatic captions: a line of spaces is cue text (only an empty line ends a cue), karaoke timestamps are markup", async () => {
+    const result = parseSubtitles("youtube-auto-captions.vtt", await read("vtt/youtube-auto-captions.vtt"), "vtt");
+    const s = result.sessions[0]!;
+    expect(s.metadata!.vttHeader).toBe("Kind: captions\nLanguage: en");
+    expect(s.turns.map((t) => [t.start, t.end, t.text])).toEqual([
+      [0, 2.31, "so today we try the new"],
+      [2.31, 2.32, "so today we try the new"],
+      [2.32, 4.87, "so today we try the new\nplanning board with the team"],
+      [4.87, 4.88, "planning board with the team"],
+    ]);
+    expect(s.turns[0]!.metadata!.raw).toBe("so<00:00:00.400><c> today</c><00:00:00.720><c> we</c><00:00:00.960><c> try</c><00:00:01.280><c> the</c><00:00:01.600><c> new</c>");
+  });
+
+  it("reads files with CR-only line endings", async () => {
+    const s = parseSubtitles("cr-line-endings.srt", await read("srt/cr-line-endings.srt"), "srt").sessions[0]!;
+    expect(s.turns.map((t) => [t.speaker, t.start, t.text])).toEqual([
+      ["priya", 1, "Can everyone see my screen?"],
+      ["tomas", 2.7, "Yes, it's clear."],
+      ["priya", 4.2, "Good. Let's look at the numbers."],
+    ]);
+  });
+
+  it("starts a new cue at a timing line with no blank line before it (with or without its cue number)", async () => {
+    const s = parseSubtitles("no-blank-before-timing.srt", await read("srt/no-blank-before-timing.srt"), "srt").sessions[0]!;
+    expect(s.turns.map((t) => [t.speaker, t.start, t.text, t.metadata!.cue])).toEqual([
+      ["lena", 1, "Did the export finish?", "1"],
+      ["omar", 3.1, "It did, twenty minutes ago.", "2"],
+      ["lena", 5.2, "Then let's open it.", undefined],
+    ]);
+  });
+
+  it("decodes HTML character references and removes <font>, <i>, <b> and {\\an8} markup, keeping the cue as written", async () => {
+    const result = parseSubtitles("entities-and-markup.srt", await read("srt/entities-and-markup.srt"), "srt");
+    const s = result.sessions[0]!;
+    expect(s.turns.map((t) => [t.speaker, t.text])).toEqual([
+      ["rosa", "Fish & chips for lunch?"],
+      ["kwame", "Yes \u2013 if it's before\u00A01\u00A0pm."],
+      ["rosa", "Deal. And I <3 the new menu \u2014 really."],
+      ["kwame", "Note that 2 < 3 > 1, and &bogus; stays."],
+    ]);
+    expect(s.turns.map((t) => t.metadata!.raw)).toEqual([
+      '<font color="#ffff00">Rosa:</font> Fish &amp; chips for lunch?',
+      "{\\an8}Kwame: <i>Yes</i> &ndash; if it&#39;s before&nbsp;1&nbsp;pm.",
+      "Rosa: Deal. And I &lt;3 the new <b>menu</b> &#x2014; really.",
+      "Kwame: Note that 2 &lt; 3 &gt; 1, and &bogus; stays.",
+    ]);
+    // Unchanged text keeps no raw copy.
+    expect(parseSubtitles("x.srt", "1\n00:00:01,000 --> 00:00:02,000\nAnn: I <3 it\n", "srt").sessions[0]!.turns[0]!.metadata!.raw).toBeUndefined();
+  });
+
+  it("splits voice spans anywhere in a cue; text after </v> keeps its speaker; an unclosed <v> runs to the cue's end", async () => {
+    const s = parseSubtitles("voice-spans.vtt", await read("vtt/voice-spans.vtt"), "vtt").sessions[0]!;
+    expect(s.turns.map((t) => [t.speaker, t.start, t.text])).toEqual([
+      ["mira-chen", 1, "I checked the logs this morning."],
+      ["mira-chen", 3.2, "Nothing odd."],
+      ["sam-ruiz", 3.2, "Same here."],
+      ["sam-ruiz", 5.2, "Then we ship\non Friday."],
+      ["assistant-bot", 8.2, "Shall I draft the release note?"],
+    ]);
+  });
+
+  it("recognises Zoom labels in lower case and with pronouns, and a one-off speaker in a file that labels every cue", async () => {
+    const result = parseSubtitles("zoom-lowercase-pronouns.vtt", await read("vtt/zoom-lowercase-pronouns.vtt"), "vtt");
+    const s = result.sessions[0]!;
+    expect(s.participants.map((p) => p.name)).toEqual(["conor healy", "Srijani Ghosh (she/her)", "Yuki Tanaka"]);
+    expect(s.turns.map((t) => t.text)).toEqual(["Hi everyone, can you hear me?", "Loud and clear, Conor.", "Great. Let's get going.", "I'll share my screen.", "Sorry I'm late."]);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it("skips a malformed block with a warning naming its line, keeping its text; refuses only a file with no readable cue", async () => {
+    const result = parseSubtitles("malformed-block.srt", await read("srt/malformed-block.srt"), "srt");
+    const s = result.sessions[0]!;
+    expect(s.turns.map((t) => t.text)).toEqual(["Let's begin with the survey results.", "That's higher than last year.", "It is."]);
+    expect(result.warnings).toEqual([expect.stringMatching(/^malformed-block\.srt:5: skipped a block that is not a cue \("00:00:03,200 -> 00:00:05,000" is not a timing line/)]);
+    expect(s.metadata!.skippedBlocks).toEqual([{ line: 5, text: "2\n00:00:03,200 -> 00:00:05,000\nInes: Response rate was sixty percent." }]);
+    expect(() => parseSubtitles("only-bad.srt", "1\n00:00:01,000 -> 00:00:02,000\nHi\n", "srt")).toThrow(/^only-bad\.srt:2: .* is not a cue timing line, and no cue of the file could be read/);
+  });
+
+  it("keeps one-off `Name:` prefixes as text with a warning, and never reads a label on a cue's later lines", async () => {
+    const result = parseSubtitles("one-off-label.srt", await read("srt/one-off-label.srt"), "srt");
+    const s = result.sessions[0]!;
+    expect(s.participants.map((p) => p.name)).toEqual(["Alice", "Bob", "Unknown speaker"]);
+    expect(s.turns.map((t) => [t.speaker, t.text])).toEqual([
+      ["alice", "We should decide on the venue today."],
+      ["bob", "I booked two options.\nReminder: both need a deposit."],
+      ["alice", "Which one is cheaper?"],
+      ["bob", "The second one."],
+      ["unknown-speaker", "and the first one is closer."],
+      ["unknown-speaker", "Note: the deposit is refundable until May."],
+    ]);
+    expect(result.warnings).toContainEqual(expect.stringMatching(/^one-off-label\.srt:24: "Note:" looks like a speaker label but starts no other cue; kept as text/));
+    // A label --agents names is believed even once.
+    expect(parseSubtitles("one-off-label.srt", await read("srt/one-off-label.srt"), "srt", { agents: ["Note"] }).sessions[0]!.participants.map((p) => p.name)).toContain("Note");
   });
 });

@@ -1,6 +1,7 @@
-import { parseOffset } from "../clock.js";
 import { SessionBuilder, sessionIdFromPath } from "../builder.js";
 import { looksLikeName } from "../speaker-label.js";
+import { plainCueText, splitVoices } from "./caption-text.js";
+import { trimBlankEdgeLines } from "./slack-paste.js";
 import { ImportError, type Importer, type ImportInput, type ImportOptions, type ImportResult } from "../types.js";
 
 /**
@@ -10,124 +11,206 @@ import { ImportError, type Importer, type ImportInput, type ImportOptions, type 
  * consecutive cues of one speaker become one turn (texts joined with "\n", the cue boundaries
  * kept in `metadata.cues`).
  *
- * Text is kept as written except caption markup: voice tags, `<c>`/`<i>`/`<b>`/`<u>` spans and
- * inline `<00:00:01.000>` timestamps are removed; when anything beyond the voice tag is removed,
- * the raw payload is kept in `metadata.raw`.
+ * Cue text is kept as written except caption markup and character references (caption-text.ts);
+ * whenever that changed the text, the cue as written is kept in `metadata.raw`.
+ *
+ * Blocks follow the WebVTT parser (what browsers do), for SRT too:
+ *  - a cue ends at an empty line, or where a line that is a timing line starts the next cue
+ *    (Teams transcripts copied out of Word have no blank lines); a cue number alone on the line
+ *    before such a timing line belongs to the next cue. A line of spaces is not empty: it is
+ *    cue text (YouTube's automatic captions put one after every timing line), and blank edge
+ *    lines of a cue are trimmed;
+ *  - "\r\n", "\n" and a lone "\r" end lines;
+ *  - a block that is not a cue (its timing line is broken, or it has none) is skipped with a
+ *    warning naming its line; its text is kept in `metadata.skippedBlocks`. Only a file in which
+ *    no cue can be read is refused;
+ *  - timings: `00:01:02.500`, `01:02.500`, `00:01:02,500` (SRT) and Teams' `0:0:2.90` (fields
+ *    unpadded; a short fraction there counts milliseconds, 2.090 s, as `0:0:6.90 --> 0:0:6.500`
+ *    shows).
+ *
+ * A `Name:` prefix names the speaker only on the first line of a cue (or of a voice span), when
+ * the label reads as a name (lower case and a "(she/her)"-style suffix allowed) and either recurs
+ * as a label, is listed in --agents, or the file labels nearly all of its cues (the Zoom pattern);
+ * otherwise, as for "Note: the room is booked", it stays text, with a warning naming its line.
  */
 
-const timingPattern = /^\s*(\S+)\s+-->\s+(\S+)(?:\s+(.*))?$/;
-const voicePattern = /^<v(?:\.[^\s>]*)?\s+([^>]*)>/;
+const TIME = String.raw`(?:\d+:)?\d{1,2}:\d{1,2}(?:[.,]\d{1,3})?`;
+const timingPattern = new RegExp(String.raw`^\s*(${TIME})[ \t]*-->[ \t]*(${TIME})(?:[ \t]+(.*?))?\s*$`);
+const labelPattern = /^([^:\n]{1,60}?):(?:[ \t]+|$)/;
 const UNKNOWN = "Unknown speaker";
+/** Share of a file's other cues that must carry a recurring label before a one-off label is believed. */
+const LABELLED_FILE = 0.9;
 
 interface Cue {
   id?: string;
+  /** Line of the cue's block (its number or timing line). */
   line: number;
+  /** Line of its first words (for warnings about them). */
+  textLine: number;
   startText: string;
   start: number;
   end: number;
   speaker?: string;
+  /** A `Name:` prefix not yet accepted or rejected (see resolveLabels). */
+  label?: { name: string; rest: string };
   text: string;
   raw?: string;
 }
 
-/** Remove caption markup; reports whether anything besides voice tags was removed. */
-function stripMarkup(payload: string): { text: string; speaker?: string; lossy: boolean } {
-  let text = payload;
-  let speaker: string | undefined;
-  const voice = voicePattern.exec(text);
-  if (voice) {
-    // An empty voice tag (`<v >`) names nobody: the cue is unlabelled.
-    speaker = voice[1]!.trim() || undefined;
-    text = text.slice(voice[0].length);
-  }
-  text = text.replace(/<\/v>/g, "");
-  const cleaned = text.replace(/<\/?(?:c|i|b|u|lang|ruby|rt)(?:[.\s][^>]*)?>|<\d{1,2}:\d{2}(?::\d{2})?[.,]\d{3}>/g, "");
-  return { text: cleaned, ...(speaker !== undefined ? { speaker } : {}), lossy: cleaned !== text };
+/** Cue times: "00:01:02.500", "01:02.500", "00:01:02,500", Teams' unpadded "0:0:2.90" (= 2.090 s). */
+export function parseCueTime(text: string): number | undefined {
+  const m = /^(?:(\d+):)?(\d{1,2}):(\d{1,2})(?:[.,](\d{1,3}))?$/.exec(text.trim());
+  if (!m) return undefined;
+  const [, h, min, sec, frac] = m;
+  if (Number(sec) > 59 || (h !== undefined && Number(min) > 59)) return undefined;
+  const unpadded = [h, min, sec].some((f) => f !== undefined && f.length === 1);
+  const fraction = frac === undefined ? 0 : unpadded ? Number(frac) / 1000 : Number(frac.padEnd(3, "0")) / 1000;
+  return Number(h ?? 0) * 3600 + Number(min) * 60 + Number(sec) + fraction;
 }
 
-function parseCues(path: string, text: string, flavour: "vtt" | "srt"): { cues: Cue[]; notes: string[]; header: string[] } {
-  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
-  const cues: Cue[] = [];
-  const notes: string[] = [];
-  const header: string[] = [];
+function timingOf(line: string | undefined): { startText: string; start: number; end: number } | undefined {
+  const m = line === undefined ? null : timingPattern.exec(line);
+  if (!m) return undefined;
+  const start = parseCueTime(m[1]!);
+  const end = parseCueTime(m[2]!);
+  return start === undefined || end === undefined ? undefined : { startText: m[1]!, start, end };
+}
+
+/** A caption `Name:` label: 1-4 words of letters/digits (any case), optionally "(she/her)" or "(Host)" after. */
+function captionLabel(label: string): boolean {
+  const core = label.replace(/\s*\([^()]{1,30}\)\s*$/, "").trim();
+  if (core === "" || core.length > 40 || /^\d+$/.test(core)) return false;
+  const words = core.split(/\s+/);
+  return words.length <= 4 && words.every((w) => /^[\p{L}\p{N}][\p{L}\p{N}'’.-]*$/u.test(w));
+}
+
+/** One cue's text lines into cues: one per voice span, markup removed, a `Name:` prefix noted. */
+function cuesOf(payload: string[], base: Omit<Cue, "text" | "speaker" | "label" | "raw">): Cue[] {
+  return splitVoices(trimBlankEdgeLines(payload).join("\n")).map((segment) => {
+    const plain = plainCueText(segment.text);
+    const cue: Cue = { ...base, text: plain.trim() };
+    if (segment.speaker !== undefined) cue.speaker = segment.speaker;
+    else {
+      const m = labelPattern.exec(cue.text);
+      if (m && captionLabel(m[1]!)) cue.label = { name: m[1]!.trim(), rest: cue.text.slice(m[0].length) };
+    }
+    // The cue as written, whenever more than its voice tag and edge spaces was changed.
+    if (plain !== segment.text) cue.raw = segment.source.trim();
+    return cue;
+  });
+}
+
+interface Parsed {
+  cues: Cue[];
+  notes: string[];
+  header: string[];
+  skipped: { line: number; text: string }[];
+  warnings: string[];
+}
+
+function parseCues(path: string, text: string, flavour: "vtt" | "srt"): Parsed {
+  const lines = text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
+  const out: Parsed = { cues: [], notes: [], header: [], skipped: [], warnings: [] };
   let i = 0;
   if (flavour === "vtt") {
     if (!/^WEBVTT(?:[ \t].*)?$/.test(lines[0] ?? "")) {
       throw new ImportError({ file: path, line: 1, problem: `first line is ${JSON.stringify((lines[0] ?? "").slice(0, 40))}`, expected: '"WEBVTT" (a WebVTT file), or --format srt / plain' });
     }
     // Header block: WEBVTT line plus any metadata lines up to the first blank line.
-    while (i < lines.length && lines[i]!.trim() !== "") header.push(lines[i++]!);
+    while (i < lines.length && lines[i]!.trim() !== "" && !(i > 0 && timingOf(lines[i]))) out.header.push(lines[i++]!);
   }
+  /** Does line `j` start a cue: a timing line, or a cue number right before one? */
+  const startsCue = (j: number): boolean => timingOf(lines[j]) !== undefined || (/^\s*\d+\s*$/.test(lines[j]!) && timingOf(lines[j + 1]) !== undefined);
+  let firstBad: { line: number; text: string } | undefined;
   while (i < lines.length) {
     if (lines[i]!.trim() === "") {
       i++;
       continue;
     }
     const blockStart = i;
-    const block: string[] = [];
-    while (i < lines.length && lines[i]!.trim() !== "") block.push(lines[i++]!);
-    if (flavour === "vtt" && /^(NOTE|STYLE|REGION)(?:\s|$)/.test(block[0]!)) {
-      if (block[0]!.startsWith("NOTE")) notes.push(block.join("\n"));
+    if (flavour === "vtt" && /^(NOTE|STYLE|REGION)(?:\s|$)/.test(lines[i]!)) {
+      const block: string[] = [];
+      while (i < lines.length && lines[i] !== "") block.push(lines[i++]!);
+      if (block[0]!.startsWith("NOTE")) out.notes.push(block.join("\n"));
       continue;
     }
-    let t = 0;
     let id: string | undefined;
-    if (!block[0]!.includes("-->")) {
-      id = block[0]!.trim();
-      t = 1;
+    let timing = timingOf(lines[i]);
+    if (!timing && timingOf(lines[i + 1])) {
+      id = lines[i]!.trim();
+      timing = timingOf(lines[++i]);
     }
-    const timing = block[t] !== undefined ? timingPattern.exec(block[t]!) : null;
-    const start = timing ? parseOffset(timing[1]!) : undefined;
-    const end = timing ? parseOffset(timing[2]!) : undefined;
-    if (!timing || start === undefined || end === undefined) {
-      throw new ImportError({
-        file: path,
-        line: blockStart + t + 1,
-        problem: `${JSON.stringify((block[t] ?? block[0]!).slice(0, 60))} is not a cue timing line`,
-        expected: flavour === "vtt" ? "a cue timing line like `00:00:01.000 --> 00:00:04.000`" : "a cue number, then a timing line like `00:00:01,000 --> 00:00:04,000`",
-      });
+    if (!timing) {
+      // Not a cue: skip to the next empty line or the next cue, keeping its words.
+      const block: string[] = [];
+      do block.push(lines[i++]!);
+      while (i < lines.length && lines[i] !== "" && !startsCue(i));
+      const at = /-->/.test(block[0]!) || block.length === 1 ? 0 : 1;
+      const bad = { line: blockStart + 1, text: block.join("\n") };
+      firstBad ??= { line: blockStart + at + 1, text: block[at] ?? block[0]! };
+      out.skipped.push(bad);
+      out.warnings.push(`${path}:${bad.line}: skipped a block that is not a cue (${JSON.stringify(block[at]!.slice(0, 60))} is not a timing line like \`00:00:01${flavour === "srt" ? "," : "."}000 --> 00:00:04${flavour === "srt" ? "," : "."}000\`); its text is kept in the session metadata (skippedBlocks)`);
+      continue;
     }
-    // Several voices in one cue: each line starting with a voice tag begins its own cue.
-    const payload = block.slice(t + 1);
-    let group: string[] = [];
-    const flush = (): void => {
-      if (group.length === 0) return;
-      const raw = group.join("\n");
-      const stripped = stripMarkup(raw);
-      let speaker = stripped.speaker;
-      let body = stripped.text;
-      if (speaker === undefined) {
-        const zoom = /^([^:]{1,40}?):\s(.*)$/s.exec(body);
-        if (zoom && looksLikeName(zoom[1]!)) {
-          speaker = zoom[1]!.trim();
-          body = zoom[2]!;
-        }
-      }
-      const cue: Cue = { line: blockStart + 1, startText: timing[1]!, start, end, text: body };
-      if (id !== undefined) cue.id = id;
-      if (speaker !== undefined) cue.speaker = speaker;
-      if (stripped.lossy) cue.raw = raw;
-      cues.push(cue);
-      group = [];
-    };
-    for (const line of payload) {
-      if (voicePattern.test(line) && group.length > 0) flush();
-      group.push(line);
+    const textLine = i + 2 + lines.slice(i + 1).findIndex((l) => l.trim() !== "");
+    i++;
+    const payload: string[] = [];
+    while (i < lines.length && lines[i] !== "" && !startsCue(i)) {
+      if (/-->/.test(lines[i]!)) out.warnings.push(`${path}:${i + 1}: ${JSON.stringify(lines[i]!.slice(0, 60))} looks like a timing line but is not one; kept as text of the cue above`);
+      payload.push(lines[i++]!);
     }
-    if (group.length === 0) group.push("");
-    flush();
+    const base = { line: blockStart + 1, textLine, startText: timing.startText, start: timing.start, end: timing.end, ...(id !== undefined ? { id } : {}) };
+    out.cues.push(...cuesOf(payload, base));
   }
-  return { cues, notes, header };
+  if (out.cues.length === 0 && firstBad) {
+    throw new ImportError({
+      file: path,
+      line: firstBad.line,
+      problem: `${JSON.stringify(firstBad.text.slice(0, 60))} is not a cue timing line, and no cue of the file could be read`,
+      expected: flavour === "vtt" ? "a cue timing line like `00:00:01.000 --> 00:00:04.000`" : "a cue number, then a timing line like `00:00:01,000 --> 00:00:04,000`",
+    });
+  }
+  return out;
+}
+
+/**
+ * Decide which `Name:` prefixes name speakers (see the module comment). A rejected prefix stays
+ * in the text, with a warning naming its line.
+ */
+function resolveLabels(path: string, cues: Cue[], agents: readonly string[], warnings: string[]): void {
+  const counts = new Map<string, number>();
+  for (const c of cues) if (c.label) counts.set(c.label.name, (counts.get(c.label.name) ?? 0) + 1);
+  const known = new Set(agents.map((a) => a.trim().toLowerCase()));
+  const recurring = new Set([...counts].filter(([, n]) => n >= 2).map(([name]) => name));
+  const labelled = cues.filter((c) => c.speaker !== undefined || (c.label && recurring.has(c.label.name))).length;
+  for (const cue of cues) {
+    const label = cue.label;
+    if (!label) continue;
+    delete cue.label;
+    const others = cues.length - 1;
+    const accepted =
+      recurring.has(label.name) ||
+      known.has(label.name.toLowerCase()) ||
+      (recurring.size === 0 && looksLikeName(label.name)) ||
+      (others > 0 && labelled / others >= LABELLED_FILE);
+    if (accepted) {
+      cue.speaker = label.name;
+      cue.text = label.rest;
+    } else {
+      warnings.push(`${path}:${cue.textLine}: "${label.name}:" looks like a speaker label but starts no other cue; kept as text`);
+    }
+  }
 }
 
 export function parseSubtitles(path: string, text: string, flavour: "vtt" | "srt", options: ImportOptions = {}): ImportResult {
-  const { cues, notes, header } = parseCues(path, text, flavour);
+  const { cues, notes, header, skipped, warnings } = parseCues(path, text, flavour);
   if (cues.length === 0) throw new ImportError({ file: path, line: 1, problem: "no cues found", expected: "at least one cue (timing line followed by text)" });
+  resolveLabels(path, cues, options.agents ?? [], warnings);
   const metadata: Record<string, unknown> = { source: { file: path, format: flavour } };
   if (header.length > 1) metadata.vttHeader = header.slice(1).join("\n");
   if (notes.length > 0) metadata.notes = notes;
+  if (skipped.length > 0) metadata.skippedBlocks = skipped;
   const builder = new SessionBuilder(sessionIdFromPath(path), metadata, options.agents);
-  const warnings: string[] = [];
   const unlabelled = cues.filter((c) => c.speaker === undefined).length;
   if (unlabelled > 0) warnings.push(`${path}: ${unlabelled} cue(s) name no speaker; attributed to "${UNKNOWN}"`);
   // Group consecutive cues of one speaker when merging; otherwise one cue per turn.
