@@ -42,6 +42,8 @@ const MARKUP: Record<string, Markup[]> = {
     /^(\S(?:.*?\S)?)\s*\(([^()]*)\)\s*$/, // Name (Role) header
   ],
   plain: [
+    new RegExp(String.raw`^\s*\[${TIME}\]\s*\*\*([^*]+?):?\*\*:?\s*(.*)$`), // [00:01:23] **Speaker:** text (Markdown)
+    new RegExp(String.raw`^\*\*(.+?)\*\*\s{2,}${TIME}\s*$`), // **Name**  1:23 (Otter Markdown)
     new RegExp(String.raw`^\s*\[${TIME}\]\s*([^:]+?):\s*(.*)$`), // [00:01:23] Speaker: text
     new RegExp(String.raw`^(.+?)\s*\(${TIME}\):\s*(.*)$`), // Speaker 1 (00:00): text
     new RegExp(String.raw`^(.+?)\s{2,}${TIME}\s*$`), // Name  1:23

@@ -57,6 +57,43 @@ describe("plain importer", () => {
     ]);
   });
 
+  it("reads Otter's Markdown export (`**Name**  0:12` headers) and moves its `Transcribed by https://otter.ai` footer to metadata", async () => {
+    const text = await read("otter-markdown-bold.md");
+    const result = parsePlain("otter-markdown-bold.md", text);
+    const s = result.sessions[0]!;
+    expect(s.participants.map((p) => p.name)).toEqual(["Grace Ho", "Felix", "Unknown Speaker"]);
+    expect(s.turns.map((t) => [t.speaker, t.timestamp, t.text])).toEqual([
+      ["grace-ho", "0:00", "Welcome to the show. Today we talk about note-taking apps."],
+      ["felix", "0:12", "Thanks for having me."],
+      ["grace-ho", "0:15", "Let's start: which app do you use?"],
+      ["felix", "0:21", "Mostly paper, honestly."],
+      ["unknown-speaker", "1:02", "Sorry, wrong room."],
+    ]);
+    expect(s.metadata!.transcribedBy).toBe("Transcribed by https://otter.ai");
+    expect(s.turns.some((t) => t.text.includes("otter.ai"))).toBe(false);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it("reads Descript-style Markdown (`[00:00:09] **Name:** text`), front matter and headings kept as preamble", async () => {
+    const s = parsePlain("descript-markdown.md", await read("descript-markdown.md")).sessions[0]!;
+    expect(s.metadata!.preamble).toBe("---\ntitle: Episode 12\n---\n\n# Transcript");
+    expect(s.turns.map((t) => [t.speaker, t.start, t.text])).toEqual([
+      ["nadia", 0, "Welcome back. Today we test an AI pair programmer."],
+      ["copilot", 9, "Hello! I can suggest code as you type."],
+      ["nadia", 15, "Let's see.\nIt proposes a loop here."],
+      ["tom-berg", 31, "That loop is off by one."],
+      ["nadia", 40, "Good catch."],
+    ]);
+    // Bold labels without a time follow the plain rules: a one-off bold label stays text.
+    const bold = parsePlain("x.md", "**Ann:** hi\n**Bob:** hello\n**Ann:** so\n**Note:** bold aside\n**Bob:** ok").sessions[0]!;
+    expect(bold.turns.map((t) => [t.speaker, t.text])).toEqual([
+      ["ann", "hi"],
+      ["bob", "hello"],
+      ["ann", "so\n**Note:** bold aside"],
+      ["bob", "ok"],
+    ]);
+  });
+
   it("does not take URLs, lower-case phrases or long sentences before a colon for speakers", () => {
     const text = "Ann: see https://example.org\nBob: ok\nthe plan: simple\nAnn: Remember this very long sentence before the colon: it is text\nBob: fine";
     const s = parsePlain("x.txt", text).sessions[0]!;
@@ -76,13 +113,15 @@ describe("plain importer", () => {
     expect(plainImporter.detect("otter.txt", await read("otter.txt"))).toBeGreaterThan(0.5);
     expect(plainImporter.detect("interview.txt", await read("interview.txt"))).toBeGreaterThan(0.4);
     expect(plainImporter.detect("x.txt", "")).toBe(0);
+    expect(plainImporter.detect("otter-markdown-bold.md", await read("otter-markdown-bold.md"))).toBeGreaterThan(0.5);
+    expect(plainImporter.detect("descript-markdown.md", await read("descript-markdown.md"))).toBeGreaterThan(0.5);
   });
 });
 
 describe("plain importer streaming", () => {
   it("gives the same result through the streaming Importer as the in-memory parser", async () => {
     const { textInput } = await import("../../src/ingest/input.js");
-    for (const name of ["interview.txt", "otter.txt", "rev.txt", "timed.txt"]) {
+    for (const name of ["interview.txt", "otter.txt", "rev.txt", "timed.txt", "otter-markdown-bold.md", "descript-markdown.md"]) {
       const text = await read(name);
       expect(await plainImporter.parse(textInput(name, text), {})).toEqual(parsePlain(name, text));
     }

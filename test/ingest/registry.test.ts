@@ -25,6 +25,8 @@ describe("format detection", () => {
     ["vtt/teams.vtt", "vtt"],
     ["vtt/zoom.vtt", "vtt"],
     ["srt/meeting.srt", "srt"],
+    ["plain/otter-markdown-bold.md", "plain"],
+    ["plain/descript-markdown.md", "plain"],
     ["vtt/teams-short-timings.vtt", "vtt"],
     ["vtt/youtube-auto-captions.vtt", "vtt"],
     ["srt/entities-and-markup.srt", "srt"],

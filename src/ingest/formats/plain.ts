@@ -11,8 +11,10 @@ import { ImportError, type Importer, type ImportInput, type ImportOptions, type 
  *   Speaker 1 (00:00): text       Rev style (text on this line and/or the following ones)
  *   Alice Smith  1:23             Otter style header line (two spaces or a tab before the time)
  *   Alice: text                   plain
- * Any other line continues the previous turn (joined with "\n"). Lines before the first turn go
- * to session.metadata.preamble.
+ * each also with the name in Markdown bold (`**Alice Smith**  1:23`, `[00:01:23] **Alice:** text`,
+ * `**Alice:** text`), as Otter and Descript write Markdown. Any other line continues the previous
+ * turn (joined with "\n"). Lines before the first turn go to session.metadata.preamble; Otter's
+ * footer line "Transcribed by https://otter.ai" goes to session.metadata.transcribedBy.
  *
  * The plain `Name: text` form is the risky one ("Note: check this" inside an answer). It counts as
  * a speaker change only when the label looks like a name (speaker-label.ts) AND the name is known:
@@ -36,7 +38,13 @@ interface LineHead {
   timed: boolean;
 }
 
-function headOf(line: string): LineHead | undefined {
+/** `**Name**` / `__Name__` at a header's place (after an optional `[time]`), bold markers removed. */
+const boldName = new RegExp(String.raw`^(\[${T}\]\s*)?(\*\*|__)([^*_\n]{1,40}?)(:?)\2`);
+/** A transcription service's footer line ("Transcribed by https://otter.ai"): metadata, not speech. */
+const footerLine = /^\s*Transcribed by https?:\/\/\S+\s*$/i;
+
+function headOf(rawLine: string): LineHead | undefined {
+  const line = rawLine.replace(boldName, "$1$3$4");
   let m = timedPrefix.exec(line);
   if (m) return { name: m[2]?.trim(), time: m[1], rest: m[3]!, timed: true };
   m = revHeader.exec(line);
@@ -58,6 +66,7 @@ export class PlainParser {
   private builder: SessionBuilder;
   private readonly warnings: string[] = [];
   private readonly preamble: string[] = [];
+  private readonly footer: string[] = [];
   private current: { name: string; time?: string; line: number; body: string[] } | undefined;
   private lastName: string | undefined;
   private lineNo = 0;
@@ -72,6 +81,7 @@ export class PlainParser {
 
   /** First pass. */
   count(line: string): void {
+    if (footerLine.test(line)) return;
     const h = headOf(line);
     if (!h?.name) return;
     const key = h.name.toLowerCase();
@@ -83,6 +93,10 @@ export class PlainParser {
   feed(line: string): void {
     if (this.lineNo === 0) for (const [name, n] of this.plainCounts) if (n >= 2) this.known.add(name);
     this.lineNo++;
+    if (footerLine.test(line)) {
+      this.footer.push(line.trim());
+      return;
+    }
     const h = headOf(line);
     const isTurn = h !== undefined && (h.timed || (h.name !== undefined && (this.known.has(h.name.toLowerCase()) || this.known.size === 0)));
     if (h && isTurn) {
@@ -123,6 +137,7 @@ export class PlainParser {
     }
     const text = trimBlankEdgeLines(this.preamble).join("\n");
     if (text !== "") this.builder.metadata.preamble = text;
+    if (this.footer.length > 0) this.builder.metadata.transcribedBy = this.footer.join("\n");
     return { sessions: [this.builder.build()], codes: [], warnings: this.warnings };
   }
 }
