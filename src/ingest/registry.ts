@@ -200,7 +200,7 @@ async function runImporter(importer: Importer, path: string, kind: "file" | "dir
     return { path, format: importer.name, error: message };
   }
   const encoding = input.decodedAs?.();
-  const warnings = [...(encoding ? encodingWarnings(path, encoding) : []), ...result.warnings];
+  const warnings = [...(encoding ? encodingWarnings(path, encoding) : []), ...result.warnings, ...agentHints(path, result.sessions)];
   let captured: Record<string, string> | undefined;
   if (pattern) {
     captured = pattern.match(path);
@@ -216,6 +216,27 @@ function encodingWarnings(path: string, encoding: TextEncoding): string[] {
   if (encoding.source === "bom" || encoding.source === "nul-pattern") return [`${path}: read as ${label} (${encoding.source === "bom" ? "byte-order mark" : "no byte-order mark; its NUL bytes fall as in " + label})`];
   if (encoding.source === "detected") return [`${path}: not valid UTF-8; read as ${label} (detected, confidence ${encoding.confidence ?? 0}%); if accented letters or quotes look wrong, pass --encoding <the file's encoding>`];
   return [];
+}
+
+/**
+ * Names that usually belong to an AI assistant. A file whose sessions have no AI participant but
+ * such a name gets a hint naming --agents: plain, VTT and SRT transcripts cannot say who is an AI.
+ */
+const ASSISTANT_NAME = /\b(?:chat\s?gpt|gpt(?:[-\s]?\d[\w.]*|-\w+)?|claude|copilot|gemini|bard|assistant|bot|llm)\b/i;
+/** "AI" only in capitals: "Ai" is also a given name. */
+const AI_WORD = /\bAI\b/;
+
+function agentHints(path: string, sessions: readonly SessionInput[]): string[] {
+  const names = [
+    ...new Set(
+      sessions
+        .filter((s) => !s.participants.some((p) => p.kind === "ai"))
+        .flatMap((s) => s.participants.filter((p) => p.kind === "human" && (ASSISTANT_NAME.test(p.name) || AI_WORD.test(p.name))).map((p) => p.name)),
+    ),
+  ];
+  if (names.length === 0) return [];
+  const list = names.map((n) => `"${n}"`).join(", ");
+  return [`${path}: no speaker is marked as an AI, but ${list} ${names.length === 1 ? "looks" : "look"} like an assistant; if so, import again with --agents ${JSON.stringify(names.join(","))}`];
 }
 
 function applyMetadata(session: SessionInput, path: string, format: string, captured: Record<string, string> | undefined, options: ImportFilesOptions, encoding: TextEncoding | undefined): void {

@@ -82,7 +82,10 @@ describe("colloquy import", () => {
     const report = JSON.parse(run.stdout);
     expect(report.provenance.tool).toBe("colloquy");
     expect(report.summary).toMatchObject({ sessions: 2, turns: 6, codes: 5, failed: 0 });
-    expect(report.files[0].warnings).toEqual([expect.stringMatching(/chat-log\.csv:9: code label "Cheers" matches no category/)]);
+    expect(report.files[0].warnings).toEqual([
+      expect.stringMatching(/chat-log\.csv: no speaker is marked as an AI, but "Designer Bot", "Planner Bot" look like an assistant; if so, import again with --agents "Designer Bot,Planner Bot"/),
+      expect.stringMatching(/chat-log\.csv:9: code label "Cheers" matches no category/),
+    ]);
     const codes = await readCodes(study, "bales-ipa", "human:alice");
     expect(codes.map((c) => [c.session, c.turn, c.codes])).toEqual([
       ["control-1-chat-log-1", "t0000", ["shows-solidarity"]],

@@ -138,6 +138,20 @@ describe("importFiles", () => {
     expect((await stream.next()).done).toBe(true);
   });
 
+  it("hints at --agents when no speaker is an AI but a name looks like an assistant (plain, VTT)", async () => {
+    const results = await importFiles([join(fixtures, "plain/timed.txt"), join(fixtures, "vtt/teams.vtt"), join(fixtures, "plain/otter.txt")]);
+    expect(results.map((r) => r.result!.warnings.filter((w) => /--agents/.test(w)))).toEqual([
+      [expect.stringMatching(/timed\.txt: no speaker is marked as an AI, but "ChatGPT" looks like an assistant; if so, import again with --agents "ChatGPT"/)],
+      [expect.stringMatching(/teams\.vtt: .*"Copilot" looks like an assistant.*--agents "Copilot"/)],
+      [],
+    ]);
+    // Named with --agents, or any AI in the session: no hint.
+    expect((await importFiles([join(fixtures, "plain/timed.txt")], { agents: ["ChatGPT"] }))[0]!.result!.warnings).toEqual([]);
+    const named = join(dir, "names.txt");
+    await writeFile(named, "Research Assistant: hi\nAi Tanaka: hello\nGPT-4o: hey\nResearch Assistant: so\nAi Tanaka: yes\nGPT-4o: ok\nAI Moderator: fine\nAI Moderator: go\n");
+    expect((await importFiles([named]))[0]!.result!.warnings).toEqual([expect.stringMatching(/"Research Assistant", "GPT-4o", "AI Moderator" look like an assistant; if so, import again with --agents "Research Assistant,GPT-4o,AI Moderator"/)]);
+  });
+
   it("importEach throws a bad --format or --path-pattern before reading any file", async () => {
     await expect(importEach([join(dir, "nope.md")], { format: "docx" }).next()).rejects.toThrow(FormatError);
     await expect(importFiles([join(dir, "nope.md")], { pathPattern: "*/*" })).rejects.toThrow(/captures nothing/);
