@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { decodeBuffer, decodeChunks, EncodingFailure, encodingOfBuffer, EncodingScanner, LineCounter, type TextEncoding } from "./encoding.js";
+import { decodeBuffer, decodeChunks, EncodingFailure, LineCounter, type TextEncoding } from "./encoding.js";
+import { encodingOfBuffer, EncodingScanner } from "./encoding-scan.js";
 import { ImportError, type ImportInput } from "./types.js";
 
 /** Strip one leading UTF-8 byte-order mark (Excel writes one on every "CSV UTF-8" file). */
