@@ -26,6 +26,8 @@ interface CodeFlags {
   cache: boolean;
   dryRun?: boolean;
   json?: boolean;
+  flushEvery?: number;
+  flushMs?: number;
 }
 
 const positiveInt = (flag: string) => (value: string) => {
@@ -70,6 +72,9 @@ export function registerCode(program: Command): void {
     .option("--no-cache", "do not answer from the response cache (fresh replies are still stored)")
     .option("--dry-run", "print the exact prompt for one turn and the estimated requests and tokens, without calling the model")
     .option("--json", "print the summary as JSON")
+    // For fault-injection tests (test/reliability): how often code records are appended.
+    .addOption(new Option("--flush-every <n>", "append code records in batches of n (default 50)").argParser(positiveInt("--flush-every")).hideHelp())
+    .addOption(new Option("--flush-ms <ms>", "…or every ms milliseconds (default 500)").argParser(positiveInt("--flush-ms")).hideHelp())
     .action(async (study: string, flags: CodeFlags) => (flags.dryRun ? codeCommand(study, flags) : writing(study, "code", () => codeCommand(study, flags))));
 }
 
@@ -104,6 +109,8 @@ async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
         noCache: !flags.cache,
         dryRun: flags.dryRun,
         signal: controller.signal,
+        flushEvery: flags.flushEvery,
+        flushMs: flags.flushMs,
       },
       io().reporter(),
     );

@@ -32,6 +32,9 @@ export interface CodeStageOptions {
   /** Plan only: the exact prompt of one turn and the estimated requests, nothing sent. */
   dryRun?: boolean;
   signal?: AbortSignal;
+  /** Code records per append and ms between appends (default 50 and 500; tests use smaller). */
+  flushEvery?: number;
+  flushMs?: number;
 }
 
 /** One codebook x coder to run. */
@@ -121,6 +124,8 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
         reporter: effects,
         reader: context,
         signal: options.signal,
+        flushEvery: options.flushEvery,
+        flushMs: options.flushMs,
       };
       if (options.dryRun) {
         summary.dryRuns.push({ codebook: codebooks[i].id, coder: spec.coder, ...(await dryRunCoding(job)) });

@@ -50,6 +50,8 @@ export interface RecordedRequest {
   body: any;
   rawBody: string;
   receivedAt: number;
+  /** When the whole reply was handed to the OS (Date.now()); unset while unanswered or if the client went away. */
+  answeredAt?: number;
 }
 
 export type ScriptedReply =
@@ -189,6 +191,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value ?? "");
       const path = (req.url ?? "/").split("?")[0];
       const recorded: RecordedRequest = { method: req.method ?? "GET", path, headers, body, rawBody, receivedAt: Date.now() };
+      res.on("finish", () => (recorded.answeredAt = Date.now()));
       const isChat = req.method === "POST" && path === "/v1/chat/completions";
       if (isChat) chatCount++;
       if (record) server.requests.push(recorded);
