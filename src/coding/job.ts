@@ -12,6 +12,8 @@ import { provenance } from "../util/provenance.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
 import { RULES_CODER_VERSION, codeTurnWithRules, rulesProblem } from "./rules/index.js";
 import { createLlmCoder, type LlmCoder, type TurnOutcome } from "./llm/coder.js";
+import type { LearnedCoder } from "./learned/coder.js";
+import type { CodeRecord } from "./records.js";
 import { estimateTokens, type ContextWindow } from "./llm/prompt.js";
 import { estimateCost, priceFor } from "../llm/prices.js";
 import { isLoopbackEndpoint } from "../llm/config.js";
@@ -30,8 +32,14 @@ export interface CodingJobOptions {
   study: string;
   sessions: readonly Session[];
   codebook: Codebook;
-  coder: "llm" | "rules";
-  /** Stored coder id; default "llm" or "rules" (e.g. "llm:gpt-4o" to compare models). */
+  coder: "llm" | "rules" | "learned";
+  /** Required for the learned coder: the classifier trained on the study's human codes. */
+  learner?: LearnedCoder;
+  /** Learned coder: list coded turns whose prediction has a lower probability than this. */
+  reviewBelow?: number;
+  /** Learned coder: also measure agreement against training-set size (trains a model per size and fold). */
+  learningCurve?: boolean;
+  /** Stored coder id; default "llm", "rules" or "learned" (e.g. "llm:gpt-4o" to compare models). */
   coderId?: string;
   /** Required for the llm coder. */
   model?: ChatModel & {
@@ -89,6 +97,15 @@ export interface CodingSummary {
   failuresFile?: string;
   /** Entries of the failures file dropped at the end because their turn now has a code. */
   failuresResolved: number;
+  /** Learned coder: what it learned from and its cross-validated agreement with the human codes. */
+  learned?: {
+    trainedOn: string[];
+    trainingSize: number;
+    validation: { folds: number; kappa: number; agreement: number; n: number };
+    curve?: { size: number; kappa: number; agreement: number; n: number }[];
+  };
+  /** Learned coder with reviewBelow: the turns it is least sure about, for a person to check. */
+  review?: { session: string; turn: string; text: string; codes?: string[]; scores?: Record<string, number>; confidence: number }[];
   /** Torn lines found before appending, moved to .torn files (also reported as warnings). */
   repairs: JsonlRepair[];
   /**
@@ -124,7 +141,10 @@ export interface DryRun {
 
 async function doneSet(options: CodingJobOptions, coderId: string): Promise<Set<string>> {
   const existing = await (options.reader ?? diskReader(options.study)).codes(options.codebook.id, coderId);
-  return new Set(existing.filter((r) => r.codebookVersion === options.codebook.version).map((r) => `${r.session}\u0000${r.turn}`));
+  // A learned code made from another training set (more human codes since) is made again.
+  const trainingHash = options.coder === "learned" ? options.learner?.trainingHash : undefined;
+  const current = (r: CodeRecord) => r.codebookVersion === options.codebook.version && (trainingHash === undefined || r.provenance.trainingHash === trainingHash);
+  return new Set(existing.filter(current).map((r) => `${r.session}\u0000${r.turn}`));
 }
 
 function coderIdOf(options: CodingJobOptions): string {
@@ -182,6 +202,37 @@ export async function dryRunCoding(options: CodingJobOptions): Promise<DryRun> {
     alreadyCoded: plan.alreadyCoded,
     toCode,
     skipped: plan.skipped,
+  };
+}
+
+type OfflineCoder = (session: Session, index: number) => { value: { codes?: string[]; scores?: Record<string, number>; rationale?: string }; provenance: Record<string, unknown> };
+
+/** The rules or learned coder as one function per turn (undefined for the LLM). */
+function offlineCoder(options: CodingJobOptions, summary: CodingSummary): OfflineCoder | undefined {
+  const { codebook } = options;
+  if (options.coder === "rules") {
+    const settings = { coder: "rules", rulesVersion: RULES_CODER_VERSION, codebook: codebook.id, codebookVersion: codebook.version };
+    return (session, index) => {
+      const result = codeTurnWithRules(codebook, session, index);
+      return { value: { codes: result.codes, scores: result.scores, rationale: result.rationale }, provenance: provenance({ ...settings, rules: result.rules }) };
+    };
+  }
+  if (options.coder !== "learned") return undefined;
+  const learner = options.learner;
+  if (!learner) throw new Error("the learned coder needs a trained learner");
+  const { folds, kappa, agreement, n } = learner.validation;
+  summary.learned = { trainedOn: learner.trainedOn, trainingSize: learner.trainingSize, validation: { folds, kappa, agreement, n }, ...(options.learningCurve ? { curve: learner.learningCurve() } : {}) };
+  const settings = { ...learner.settings, codebook: codebook.id, codebookVersion: codebook.version };
+  return (session, index) => {
+    const prediction = learner.predict(session, index);
+    const { codes, scores, probabilities, heldOut } = prediction;
+    // Rounded once, so what is stored, shown and compared with --review-below is one number.
+    const confidence = Math.round(prediction.confidence * 1000) / 1000;
+    const turn = session.turns[index];
+    if (options.reviewBelow !== undefined && confidence < options.reviewBelow) {
+      (summary.review ??= []).push({ session: session.id, turn: turn.id, text: turn.text, ...(codes ? { codes } : {}), ...(scores ? { scores } : {}), confidence });
+    }
+    return { value: { codes, scores }, provenance: provenance({ ...settings, heldOut, confidence, probabilities }) };
   };
 }
 
@@ -275,19 +326,17 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
   };
 
   try {
-    if (options.coder === "rules") {
-      const settings = { coder: "rules", rulesVersion: RULES_CODER_VERSION, codebook: codebook.id, codebookVersion: codebook.version };
+    const offline = offlineCoder(options, summary);
+    if (offline) {
       for (const unit of plan.units) {
         if (signal?.aborted) break;
         for (const index of unit.targets) {
           const turn = unit.session.turns[index];
           const ref = { session: unit.session.id, turn: turn.id, index };
           try {
-            const result = codeTurnWithRules(codebook, unit.session, index);
-            const value = { codes: result.codes, scores: result.scores, rationale: result.rationale };
-            record({ ...ref, status: "coded", value, cached: false, provenance: provenance({ ...settings, rules: result.rules }) });
+            record({ ...ref, status: "coded", cached: false, ...offline(unit.session, index) });
           } catch (error) {
-            record({ ...ref, status: "failed", reason: `rules coder error: ${(error as Error).message}`, cached: false });
+            record({ ...ref, status: "failed", reason: `${options.coder} coder error: ${(error as Error).message}`, cached: false });
           }
         }
         reporter.progress(task, finished, toCode);
@@ -345,6 +394,11 @@ export function formatCodingSummary(s: CodingSummary): string {
   ];
   if (s.stoppedBy) parts.push(`not reached ${n(s.remaining)} (stopped: the endpoint refused the request)`);
   else if (s.aborted) parts.push(`not reached ${n(s.remaining)} (aborted; run again to continue)`);
+  if (s.learned) {
+    const v = s.learned.validation;
+    const kappa = Number.isFinite(v.kappa) ? `kappa ${v.kappa.toFixed(3)}, agreement ${(v.agreement * 100).toFixed(1)}% on ${n(v.n)} turns (${v.folds}-fold, grouped by session)` : "not validated (human codes in fewer than two sessions)";
+    parts.push(`learned from ${n(s.learned.trainingSize)} code(s) by ${s.learned.trainedOn.join(", ")}: ${kappa}`);
+  }
   if (s.failuresResolved > 0) parts.push(`${n(s.failuresResolved)} earlier failure(s) now coded`);
   if (s.coder !== "rules" && (s.requests > 0 || s.cachedRequests > 0)) {
     // Every HTTP attempt is a request (and may be billed): failed attempts and retries included.

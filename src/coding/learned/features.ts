@@ -1,0 +1,167 @@
+import type { Session } from "../../transcript/schema.js";
+
+/**
+ * Features of one turn for the learned coder: TF-IDF over word 1-2-grams and character 2-4-grams
+ * inside words (scikit-learn's `char_wb`; 2-4 did as well as 2-5 in cross-validation on the tune
+ * split of fixtures/coding/bales-gold.csv, with a quarter fewer features), the strong plain baseline for coding dialogue acts,
+ * plus a few features of the turn's place in the conversation (speaker kind, whether the turn
+ * asks, whether the previous turn asked, whether the speaker changed). Strings are hashed into a
+ * fixed space (the "hashing trick"), so nothing is kept per distinct word and memory is bounded.
+ */
+
+/** 2^18 buckets per block: collisions are rare at the vocabulary sizes of a coded study. */
+export const FEATURE_BITS = 18;
+const BUCKETS = 1 << FEATURE_BITS;
+const MASK = BUCKETS - 1;
+/** Blocks (normalised separately, as in a FeatureUnion): words, characters, context. */
+export const BLOCKS = 3;
+/** Width of the concatenated feature space. */
+export const FEATURE_SPACE = BLOCKS * BUCKETS;
+
+/** The hashed terms of one turn: per block, sorted buckets and their counts. */
+export interface TurnTerms {
+  blocks: { bucket: number[]; count: number[] }[];
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a, 32-bit, continued from `h`: fast, well spread for short strings, stable everywhere. */
+function fnv(text: string, h = FNV_OFFSET): number {
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+  return h;
+}
+
+const wordPattern = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+
+function words(text: string): string[] {
+  return (text.toLowerCase().replace(/’/g, "'").match(wordPattern) ?? []) as string[];
+}
+
+const CHAR_SEED = fnv("c ");
+
+/**
+ * Hashes of one block, collected in a reused buffer: turning a turn into features happens 100,000
+ * times in a large study, and per-turn arrays made the garbage collector the largest cost.
+ */
+class HashBuffer {
+  data = new Int32Array(4096);
+  length = 0;
+  push(h: number): void {
+    if (this.length === this.data.length) {
+      const bigger = new Int32Array(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[this.length++] = h;
+  }
+  /** Sorted unique buckets with their counts; empties the buffer. */
+  take(): { bucket: number[]; count: number[] } {
+    // Plain arrays: a turn's few hundred numbers are cheaper to allocate than typed arrays.
+    const sorted = this.data.subarray(0, this.length).sort();
+    const bucket: number[] = [];
+    const count: number[] = [];
+    for (let i = 0; i < sorted.length; i++) {
+      if (i > 0 && sorted[i] === sorted[i - 1]) count[count.length - 1]++;
+      else {
+        bucket.push(sorted[i]);
+        count.push(1);
+      }
+    }
+    this.length = 0;
+    return { bucket, count };
+  }
+}
+
+const wordHashes = new HashBuffer();
+const charHashes = new HashBuffer();
+const contextHashes = new HashBuffer();
+const WORD_SEED = fnv("w ");
+const BIGRAM_SEED = fnv("b ");
+const SPACE = " ".charCodeAt(0);
+
+/** Character 2-4-grams of " word ", hashed incrementally (no substring is built). */
+function charGrams(word: string): void {
+  const n = word.length + 2;
+  const at = (j: number) => (j === 0 || j === n - 1 ? SPACE : word.charCodeAt(j - 1));
+  for (let i = 0; i + 2 <= n; i++) {
+    let h = CHAR_SEED;
+    for (let j = i; j < n && j < i + 4; j++) {
+      h = Math.imul(h ^ at(j), FNV_PRIME);
+      if (j > i) charHashes.push((h >>> 0) & MASK);
+    }
+  }
+}
+
+/** The terms of turn `index` of `session`. */
+export function turnTerms(session: Session, index: number): TurnTerms {
+  const turn = session.turns[index];
+  const tokens = words(turn.text);
+  tokens.forEach((w, i) => {
+    wordHashes.push((fnv(w, WORD_SEED) >>> 0) & MASK);
+    if (i > 0) wordHashes.push((fnv(w, fnv(" ", fnv(tokens[i - 1], BIGRAM_SEED))) >>> 0) & MASK);
+    charGrams(w);
+  });
+  const kindOf = (speaker: string) => session.participants.find((p) => p.id === speaker)?.kind ?? "human";
+  const previous = index > 0 ? session.turns[index - 1] : undefined;
+  for (const term of [
+    `kind ${kindOf(turn.speaker)}`,
+    `asks ${turn.text.includes("?")}`,
+    `first ${tokens[0] ?? ""}`,
+    `prev-asks ${previous ? previous.text.includes("?") : "none"}`,
+    `prev-kind ${previous ? kindOf(previous.speaker) : "none"}`,
+    `same-speaker ${previous?.speaker === turn.speaker}`,
+  ]) {
+    contextHashes.push((fnv(term) >>> 0) & MASK);
+  }
+  return { blocks: [wordHashes.take(), charHashes.take(), contextHashes.take()] };
+}
+
+/** A sparse vector over FEATURE_SPACE: parallel arrays of indexes and values. */
+export interface SparseVector {
+  index: number[];
+  value: number[];
+}
+
+/** Smoothed inverse document frequencies per feature, learned from the training turns only (0 = unseen). */
+export interface Idf {
+  documents: number;
+  weight: Float64Array;
+}
+
+export function fitIdf(terms: readonly TurnTerms[]): Idf {
+  const df = new Float64Array(FEATURE_SPACE);
+  for (const t of terms) t.blocks.forEach((block, b) => block.bucket.forEach((h) => df[b * BUCKETS + h]++));
+  const n = terms.length;
+  const weight = new Float64Array(FEATURE_SPACE);
+  for (let i = 0; i < FEATURE_SPACE; i++) if (df[i] > 0) weight[i] = Math.log((1 + n) / (1 + df[i])) + 1;
+  return { documents: n, weight };
+}
+
+/**
+ * Sublinear TF (1 + ln tf) x smoothed IDF (ln((1 + n) / (1 + df)) + 1), as scikit-learn's
+ * TfidfVectorizer(sublinear_tf=True), each block L2-normalised. Terms never seen in training are
+ * dropped (their weights would be 0 anyway).
+ */
+export function vectorise(terms: TurnTerms, idf: Idf): SparseVector {
+  const index: number[] = [];
+  const value: number[] = [];
+  let n = 0;
+  terms.blocks.forEach((block, b) => {
+    const start = n;
+    let norm = 0;
+    for (let i = 0; i < block.bucket.length; i++) {
+      const feature = b * BUCKETS + block.bucket[i];
+      const w = idf.weight[feature];
+      if (w === 0) continue;
+      const v = (1 + Math.log(block.count[i])) * w;
+      index.push(feature);
+      value.push(v);
+      n++;
+      norm += v * v;
+    }
+    norm = Math.sqrt(norm);
+    if (norm > 0) for (let i = start; i < n; i++) value[i] /= norm;
+  });
+  return { index, value };
+}

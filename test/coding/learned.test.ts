@@ -1,0 +1,173 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import Papa from "papaparse";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadCodebook } from "../../src/coding/codebook/load.js";
+import type { Codebook } from "../../src/coding/codebook/schema.js";
+import { turnTerms, fitIdf, vectorise } from "../../src/coding/learned/features.js";
+import { predictLogistic, trainLogistic } from "../../src/coding/learned/logistic.js";
+import { predictLearned, trainLearnedModel } from "../../src/coding/learned/model.js";
+import { agreementOf, crossValidate, type GroupedExample } from "../../src/coding/learned/validate.js";
+import { appendCodes, readCodes } from "../../src/coding/store.js";
+import { turnFingerprint } from "../../src/transcript/fingerprint.js";
+import type { Session } from "../../src/transcript/schema.js";
+import { runCli } from "../support/cli.js";
+
+/** One-turn-per-line sessions from [speaker, text] pairs. */
+function session(id: string, lines: readonly (readonly [string, string])[]): Session {
+  return {
+    schemaVersion: 1,
+    id,
+    metadata: {},
+    participants: [...new Set(lines.map(([p]) => p))].map((p) => ({ id: p, name: p, kind: p === "bot" ? ("ai" as const) : ("human" as const) })),
+    turns: lines.map(([speaker, text], index) => ({ id: `t${index}`, index, speaker, text, type: "message" as const })),
+  };
+}
+
+const gold = fileURLToPath(new URL("../../fixtures/coding/bales-gold.csv", import.meta.url));
+type GoldRow = { conversation: string; split: string; speaker: string; kind: string; code: string; text: string };
+
+describe("learned coder: parts", () => {
+  it("features are deterministic, block-normalised, and drop terms never seen in training", () => {
+    const s = session("a", [["ana", "Could you send the plan?"], ["bot", "Sure, here it is."]]);
+    const [a, b] = [turnTerms(s, 0), turnTerms(s, 0)];
+    expect(a).toEqual(b);
+    const idf = fitIdf([turnTerms(s, 0)]);
+    const x = vectorise(turnTerms(s, 0), idf);
+    // Three blocks (words, characters, context), each of unit length.
+    const squares = x.value.reduce((sum, v) => sum + v * v, 0);
+    expect(squares).toBeCloseTo(3, 10);
+    // The second turn shares no word with the first: only shared character n-grams and context remain.
+    const unseen = vectorise(turnTerms(s, 1), idf);
+    expect(unseen.index.length).toBeLessThan(turnTerms(s, 1).blocks.reduce((n, bl) => n + bl.bucket.length, 0));
+  });
+
+  it("logistic regression separates separable data, its probabilities sum to 1, and a seed fixes the model", () => {
+    const xs = [0, 1, 2, 3, 4, 5].map((i) => ({ index: [i % 3], value: [1] }));
+    const ys = [0, 1, 2, 0, 1, 2].map((k) => [k]);
+    const model = trainLogistic("softmax", xs, ys, 3);
+    xs.forEach((x, i) => {
+      const p = predictLogistic(model, x);
+      expect(p.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
+      expect(p.indexOf(Math.max(...p))).toBe(ys[i][0]);
+    });
+    expect(trainLogistic("softmax", xs, ys, 3).weights).toEqual(model.weights);
+    // One-vs-rest: an example can have two labels.
+    const multi = trainLogistic("one-vs-rest", xs, [[0, 1], [1], [2], [0, 1], [1], [2]], 3);
+    const p = predictLogistic(multi, xs[0]);
+    expect(p[0]).toBeGreaterThan(0.5);
+    expect(p[1]).toBeGreaterThan(0.5);
+    expect(p[2]).toBeLessThan(0.5);
+  });
+
+  it("cross-validation keeps each session in one fold (a session-specific word cannot leak its label)", async () => {
+    const codebook = await loadCodebook("bales-ipa");
+    // Every turn of a session carries the session's own made-up word and the session's code; the
+    // texts are otherwise identical. Only a turn-level split (leaking sessions) could score well.
+    const examples: GroupedExample[] = [];
+    for (let s = 0; s < 12; s++) {
+      const words = `zq${s}x`;
+      const code = s % 2 === 0 ? "agrees" : "disagrees";
+      const sess = session(`s${s}`, Array.from({ length: 8 }, () => ["ana", `${words} we should look at this`] as const));
+      sess.turns.forEach((_, i) => examples.push({ group: sess.id, terms: turnTerms(sess, i), codes: [code] }));
+    }
+    const cv = crossValidate(codebook, examples, { folds: 4 });
+    expect(cv.n).toBe(examples.length);
+    expect(cv.agreement).toBeLessThan(0.75);
+  });
+
+  it("a scales codebook gets one head per scale and predicts ratings inside the scale", async () => {
+    const codebook = await loadCodebook("pragmatic-style");
+    const scale = (codebook as Extract<Codebook, { kind: "scales" }>).scales[0];
+    const polite = session("p", Array.from({ length: 20 }, (_, i) => ["ana", i % 2 ? "Could you please kindly help, thank you so much" : "Do it now. Fix it."] as const));
+    const examples = polite.turns.map((_, i) => ({ terms: turnTerms(polite, i), scores: { [scale.id]: i % 2 ? 6 : 2 } }));
+    const model = trainLearnedModel(codebook, examples);
+    const high = predictLearned(model, turnTerms(polite, 1));
+    const low = predictLearned(model, turnTerms(polite, 0));
+    expect(high.scores![scale.id]).toBe(6);
+    expect(low.scores![scale.id]).toBe(2);
+  });
+});
+
+describe("learned coder: quality on the held-out part of fixtures/coding/bales-gold.csv", () => {
+  // Settings were chosen by cross-validation on the tune split only (see logistic.ts); the held-out
+  // split (236 turns, 11 conversations) is used here and nowhere else.
+  it("trained on the tune split, it reaches kappa >= 0.6 on held-out conversations (measured 0.642)", async () => {
+    const codebook = await loadCodebook("bales-ipa");
+    const rows = Papa.parse<GoldRow>(await readFile(gold, "utf8"), { header: true, skipEmptyLines: true }).data;
+    const sessions = new Map<string, { session: Session; codes: string[]; split: string }>();
+    for (const r of rows) {
+      const entry = sessions.get(r.conversation) ?? { session: session(r.conversation, []), codes: [], split: r.split };
+      if (!entry.session.participants.some((p) => p.id === r.speaker)) entry.session.participants.push({ id: r.speaker, name: r.speaker, kind: r.kind as "human" });
+      entry.session.turns.push({ id: `t${entry.session.turns.length}`, index: entry.session.turns.length, speaker: r.speaker, text: r.text, type: "message" });
+      entry.codes.push(r.code);
+      sessions.set(r.conversation, entry);
+    }
+    const examples = (split: string) => [...sessions.values()].filter((e) => e.split === split).flatMap((e) => e.session.turns.map((_, i) => ({ group: e.session.id, terms: turnTerms(e.session, i), codes: [e.codes[i]] })));
+    const [tune, heldout] = [examples("tune"), examples("heldout")];
+    const model = trainLearnedModel(codebook, tune);
+    const result = agreementOf(codebook, heldout, heldout.map((e) => predictLearned(model, e.terms)));
+    expect(result.n).toBe(236);
+    expect(result.kappa).toBeGreaterThanOrEqual(0.6);
+  });
+});
+
+describe("colloquy code --coder learned", () => {
+  let dir: string;
+  let study: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "colloquy-learned-"));
+    study = join(dir, "study");
+    const rows = Papa.parse<GoldRow>(await readFile(gold, "utf8"), { header: true, skipEmptyLines: true }).data;
+    for (const split of ["tune", "heldout"]) {
+      const part = rows.filter((r) => r.split === split).map(({ conversation, speaker, kind, text, code }) => ({ conversation, speaker, kind, text, code }));
+      await writeFile(join(dir, `${split}.csv`), Papa.unparse(part));
+    }
+    const columns = ["--columns", "session=conversation,speaker=speaker,text=text,kind=kind", "--codebook", "bales-ipa"];
+    expect((await runCli(["import", join(dir, "tune.csv"), "--study", study, ...columns, "--code-column", "code=human:gold"])).code).toBe(0);
+    expect((await runCli(["import", join(dir, "heldout.csv"), "--study", study, ...columns, "--code-column", "code=human:heldout"])).code).toBe(0);
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("validates before coding, codes every turn offline, and agrees with held-out human codes", async () => {
+    const run = await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:gold", "--review-below", "0.3", "--json"]);
+    expect(run.code).toBe(0);
+    const [job] = JSON.parse(run.stdout).jobs;
+    expect(job.learned).toMatchObject({ trainedOn: ["human:gold"], trainingSize: 451, validation: { folds: 5, n: 451 } });
+    expect(job.learned.validation.kappa).toBeGreaterThan(0.5);
+    expect(job.coded).toBe(685);
+    expect(job.review.every((r: { confidence: number }) => r.confidence < 0.3)).toBe(true);
+    const records = await readCodes(study, "bales-ipa", "learned");
+    // Human-coded turns get out-of-fold predictions: agreement on them is cross-validated, not recalled.
+    const gold = new Set((await readCodes(study, "bales-ipa", "human:gold")).map((r) => `${r.session}/${r.turn}`));
+    for (const r of records) expect(r.provenance.heldOut).toBe(gold.has(`${r.session}/${r.turn}`));
+    expect(records[0].provenance).toMatchObject({ coder: "learned", trainingSize: 451 });
+    expect(Object.keys(records[0].provenance.probabilities as object).length).toBeGreaterThan(2);
+    const agree = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "learned,human:heldout", "--json"]);
+    const kappa = JSON.stringify(JSON.parse(agree.stdout)).match(/"kappa":(-?[\d.]+)/)?.[1];
+    expect(Number(kappa)).toBeGreaterThanOrEqual(0.6);
+  });
+
+  it("re-runs code nothing until the human codes change; then every turn is coded again", async () => {
+    const again = JSON.parse((await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:gold", "--json"])).stdout).jobs[0];
+    expect(again.coded).toBe(0);
+    // A new human code (on a held-out turn) changes the training set, so the model's codes are redone.
+    const [first] = await readCodes(study, "bales-ipa", "human:heldout");
+    const sessionFile = JSON.parse(await readFile(join(study, "sessions", `${first.session}.json`), "utf8")) as Session;
+    const coded = sessionFile.turns.find((t) => t.id === first.turn)!;
+    await appendCodes(study, [{ ...first, coder: "human:gold", fingerprint: turnFingerprint(coded), provenance: {}, createdAt: new Date().toISOString() }]);
+    const redo = JSON.parse((await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:gold", "--json"])).stdout).jobs[0];
+    expect(redo.coded).toBe(685);
+    expect(redo.learned.trainingSize).toBe(452);
+  });
+
+  it("says what is missing when there is nothing to learn from", async () => {
+    const none = await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "learned"]);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toContain("--train human:alice");
+    const unknown = await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:nobody"]);
+    expect(unknown.stderr).toContain("no codes of bales-ipa by human:nobody");
+  });
+});
