@@ -277,12 +277,12 @@ export async function appendJsonl(path: string, records: readonly unknown[]): Pr
 }
 
 /**
- * Rewrite a JSONL file atomically with `records`, after moving a torn last line out (a rewrite
- * from parsed records would otherwise drop those bytes without a word).
+ * Rewrite a JSONL file atomically (and synced, like appends) with `records`, after moving a torn
+ * last line out (a rewrite from parsed records would otherwise drop those bytes without a word).
  */
 export async function rewriteJsonl(path: string, records: readonly unknown[]): Promise<JsonlRepair | undefined> {
   const repair = await healJsonl(path);
-  await writeFileAtomic(path, records.map((r) => JSON.stringify(r) + "\n").join(""));
+  await writeFileAtomic(path, records.map((r) => JSON.stringify(r) + "\n").join(""), { sync: true });
   return repair;
 }
 
