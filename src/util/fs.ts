@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { access, mkdir, open, readFile, rename, writeFile, rm, type FileHandle } from "node:fs/promises";
 import { dirname, basename, join, relative, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
+import { CliError } from "./errors.js";
 
 /**
  * Write a file atomically: write a temp file in the same folder, then rename over the target.
@@ -318,7 +319,7 @@ export async function readJsonl(path: string): Promise<{ records: unknown[]; tor
       if (i === lines.length - 1) return void torn.push(i + 1);
       const preview = line.length > 60 ? `${line.slice(0, 60)}…` : line;
       const study = studyOf(path);
-      throw new Error(
+      throw new CliError(
         `${path}:${i + 1}: not a valid JSON line (${preview}); an interrupted write probably left part of a record there. ` +
           `Run \`colloquy repair ${study ?? "<study folder>"}\`: it moves the unreadable bytes to a .torn file next to it and keeps every complete record.`,
       );
