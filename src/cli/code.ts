@@ -11,7 +11,10 @@ import { writing } from "./lock.js";
 
 interface CodeFlags {
   codebook?: string;
-  coder?: "llm" | "rules";
+  coder?: "llm" | "rules" | "learned";
+  train?: string;
+  reviewBelow?: number;
+  learningCurve?: boolean;
   coderId?: string;
   model?: string;
   baseUrl?: string;
@@ -42,6 +45,12 @@ const number = (flag: string) => (value: string) => {
   return n;
 };
 
+const probability = (flag: string) => (value: string) => {
+  const n = Number(value);
+  if (!(n > 0 && n <= 1)) throw new CliError(`${flag} must be a probability above 0 and at most 1, got "${value}"`);
+  return n;
+};
+
 function contextFlag(spec: string): ContextWindow {
   try {
     return parseContext(spec);
@@ -57,8 +66,11 @@ export function registerCode(program: Command): void {
     .description("Code every turn of a study's sessions with a codebook (offline rules, or an LLM on any OpenAI-compatible endpoint). Resumable; LLM replies are cached in the study.")
     .argument("<study>", "study folder")
     .option("--codebook <id|path>", "shipped codebook id (bales-ipa, pragmatic-style, ttct-creativity) or a codebook file; default: every codebook in colloquy.json")
-    .addOption(new Option("--coder <coder>", "who codes: rules (offline, default) or llm").choices(["llm", "rules"]))
-    .option("--coder-id <id>", 'coder id stored in the records (default "llm" or "rules"; e.g. llm:gpt-4o to compare models)')
+    .addOption(new Option("--coder <coder>", "who codes: rules (offline, default), llm, or learned (offline, trained on your human codes: --train)").choices(["llm", "rules", "learned"]))
+    .option("--train <coders>", "learned coder: the human coders to learn from, comma-separated (e.g. human:alice,human:bob)")
+    .option("--review-below <p>", "learned coder: list the coded turns whose predicted code has a probability below p (e.g. 0.6), for a person to check", probability("--review-below"))
+    .option("--learning-curve", "learned coder: print agreement with the human codes against the number of training turns (25, 50, 100, …), to see when more hand-coding stops paying")
+    .option("--coder-id <id>", 'coder id stored in the records (default "llm", "rules" or "learned"; e.g. llm:gpt-4o to compare models)')
     .option("--model <name>", "model name (default: colloquy.json model.model, $COLLOQUY_MODEL, $OPENAI_MODEL, gpt-4o-mini)")
     .option("--base-url <url>", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (default: $OPENAI_BASE_URL or the OpenAI API)")
     .option("--concurrency <n>", "requests in flight at once (default 8)", positiveInt("--concurrency"))
@@ -100,6 +112,9 @@ async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
       {
         codebook: flags.codebook,
         coder: flags.coder,
+        train: flags.train?.split(",").map((c) => c.trim()).filter(Boolean),
+        reviewBelow: flags.reviewBelow,
+        learningCurve: flags.learningCurve,
         coderId: flags.coderId,
         model: { model: flags.model, baseURL: flags.baseUrl, concurrency: flags.concurrency, temperature: flags.temperature, seed: flags.seed, timeoutMs: flags.timeout },
         context: flags.context !== undefined ? contextFlag(flags.context) : undefined,
@@ -119,7 +134,11 @@ async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
   }
   if (flags.json) printJson(flags.dryRun ? { dryRun: summary.dryRuns } : { jobs: summary.jobs });
   else if (flags.dryRun) for (const plan of summary.dryRuns) printDryRun(plan, summary.model);
-  else for (const job of summary.jobs) io().out(formatCodingSummary(job));
+  else for (const job of summary.jobs) {
+    io().out(formatCodingSummary(job));
+    if (job.learned?.curve) printCurve(job.learned.curve);
+    if (job.review) printReview(job.review, flags.reviewBelow!);
+  }
   if (!flags.dryRun && !flags.json) {
     // Codes that describe words no longer in the study: kept, never used; say so after every run.
     const stale = await studyStaleCodes(study, await loadSessions(study));
@@ -128,6 +147,23 @@ async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
   if (flags.dryRun && summary.keyNote) io().err(summary.keyNote);
   const problem = incompleteCoding(summary);
   if (problem) throw problem;
+}
+
+function printCurve(curve: NonNullable<NonNullable<CodeSummary["jobs"][number]["learned"]>["curve"]>): void {
+  io().out("learning curve (session-grouped cross-validation; kappa of the held-out folds against the human codes):");
+  for (const p of curve) io().out(`  ${String(p.size).padStart(6)} training turns  kappa ${Number.isFinite(p.kappa) ? p.kappa.toFixed(3) : "  -  "}  agreement ${Number.isFinite(p.agreement) ? (p.agreement * 100).toFixed(1) + "%" : "-"}  (n=${p.n})`);
+}
+
+/** The learned coder's least certain turns, least certain first. */
+function printReview(review: NonNullable<CodeSummary["jobs"][number]["review"]>, below: number): void {
+  const out = io().out;
+  out(`${review.length} coded turn(s) with a probability below ${below}, for a person to check (least certain first):`);
+  for (const r of [...review].sort((a, b) => a.confidence - b.confidence).slice(0, 50)) {
+    const value = r.codes?.join("+") ?? Object.entries(r.scores ?? {}).map(([k, v]) => `${k}=${v}`).join(" ");
+    const text = r.text.length > 80 ? `${r.text.slice(0, 77)}...` : r.text;
+    out(`  ${r.session} ${r.turn}  ${value}  p=${r.confidence.toFixed(2)}  ${JSON.stringify(text)}`);
+  }
+  if (review.length > 50) out(`  … and ${review.length - 50} more (--json lists them all)`);
 }
 
 function printDryRun(plan: CodeSummary["dryRuns"][number], model: CodeSummary["model"]): void {

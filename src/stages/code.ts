@@ -1,4 +1,6 @@
 import { loadCodebook } from "../coding/codebook/load.js";
+import type { Codebook } from "../coding/codebook/schema.js";
+import { createLearnedCoder, type LearnedCoder } from "../coding/learned/coder.js";
 import { dryRunCoding, runCodingJob, type CodingSummary, type DryRun } from "../coding/job.js";
 import type { ContextWindow } from "../coding/llm/prompt.js";
 import type { LlmClient } from "../llm/client.js";
@@ -18,8 +20,14 @@ export interface CodeStageOptions {
   /** One codebook (id or file); default: every codebook plan of colloquy.json. */
   codebook?: string;
   /** Machine coder for every job; default: each plan's coders ("rules" with --codebook). */
-  coder?: "llm" | "rules";
-  /** Stored coder id (default "llm" or "rules"). */
+  coder?: "llm" | "rules" | "learned";
+  /** Learned coder: the human coders whose codes it learns from ("human:alice"). */
+  train?: string[];
+  /** Learned coder: list the coded turns it is less sure about than this probability. */
+  reviewBelow?: number;
+  /** Learned coder: also measure agreement against training-set size. */
+  learningCurve?: boolean;
+  /** Stored coder id (default "llm", "rules" or "learned"). */
   coderId?: string;
   /** Model settings given on the command line (win over colloquy.json and the environment). */
   model?: ModelCliOptions;
@@ -40,7 +48,7 @@ export interface CodeStageOptions {
 /** One codebook x coder to run. */
 export interface CodingJobSpec {
   codebookRef: string;
-  coder: "llm" | "rules";
+  coder: "llm" | "rules" | "learned";
   context?: ContextWindow;
   samples?: number;
 }
@@ -87,6 +95,21 @@ async function selectSessions(context: StudyContext, wanted: string[] | undefine
   return sessions;
 }
 
+/** Train the learned coder on the study's human codes of this codebook (all sessions, not only those coded now). */
+async function trainLearner(context: StudyContext, codebook: Codebook, train: readonly string[], effects: StageEffects): Promise<LearnedCoder> {
+  if (train.length === 0) throw new CliError("the learned coder needs human codes to learn from: --train human:alice (or several: human:alice,human:bob)");
+  const coders = (await context.coders())[codebook.id] ?? [];
+  const missing = train.filter((c) => !coders.includes(c));
+  if (missing.length > 0) throw new CliError(`--train: no codes of ${codebook.id} by ${missing.join(", ")} in ${context.dir} (coders with codes: ${coders.join(", ") || "none"})`);
+  const training = (await Promise.all(train.map((c) => context.codes(codebook.id, c)))).flat();
+  effects.log(`training the learned coder on ${training.length} human code(s) of ${codebook.id} by ${train.join(", ")}…`);
+  try {
+    return createLearnedCoder({ codebook, sessions: await context.sessions(), training, trainedOn: train, seed: context.config.model.seed });
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+}
+
 /** Run (or with `dryRun`, plan) every coding job. Stops at the first job that was stopped or aborted. */
 export async function runCode(context: StudyContext, options: CodeStageOptions, effects: StageEffects): Promise<CodeSummary> {
   const sessions = await selectSessions(context, options.sessions);
@@ -114,6 +137,9 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
         sessions,
         codebook: codebooks[i],
         coder: spec.coder,
+        learner: spec.coder === "learned" ? await trainLearner(context, codebooks[i], options.train ?? [], effects) : undefined,
+        reviewBelow: options.reviewBelow,
+        learningCurve: options.learningCurve,
         coderId: options.coderId,
         model: spec.coder === "llm" ? model : undefined,
         context: spec.context,
