@@ -98,16 +98,16 @@ export async function readFailures(study: string, codebook: string, coder: strin
   return records.map((r) => codeFailureSchema.parse(r));
 }
 
-/** Which codebooks have codes, and from which coders: `{ "bales-ipa": ["human:alice", "rules"] }`. */
-export async function listCoders(study: string): Promise<Record<string, string[]>> {
+/** Every file in the codes folder as `{codebook, file}` (codes/<codebook>/<file>), sorted; none without a codes folder. */
+export async function codesFolderFiles(study: string): Promise<{ codebook: string; file: string }[]> {
   const root = studyPaths(study).codes;
-  const out: Record<string, string[]> = {};
   let codebooks: string[];
   try {
     codebooks = await readdir(root);
   } catch {
-    return out;
+    return [];
   }
+  const out: { codebook: string; file: string }[] = [];
   for (const codebook of codebooks.sort()) {
     let files: string[];
     try {
@@ -115,11 +115,18 @@ export async function listCoders(study: string): Promise<Record<string, string[]
     } catch {
       continue;
     }
-    const coders = files
-      .map((f) => artifacts.codes.match(`${codebook}/${f}`)?.[1])
-      .filter((c): c is string => c !== undefined)
-      .sort();
-    if (coders.length > 0) out[codebook] = coders;
+    for (const file of files.sort()) out.push({ codebook, file });
   }
+  return out;
+}
+
+/** Which codebooks have codes, and from which coders: `{ "bales-ipa": ["human:alice", "rules"] }`. */
+export async function listCoders(study: string): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const { codebook, file } of await codesFolderFiles(study)) {
+    const coder = artifacts.codes.match(`${codebook}/${file}`)?.[1];
+    if (coder !== undefined) (out[codebook] ??= []).push(coder);
+  }
+  for (const coders of Object.values(out)) coders.sort();
   return out;
 }

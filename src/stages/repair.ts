@@ -1,5 +1,5 @@
-import { readdir } from "node:fs/promises";
 import { join } from "node:path";
+import { codesFolderFiles } from "../coding/store.js";
 import { identifyArtifact, STUDY_FOLDERS } from "../study/artifacts.js";
 import { repairJsonl, type JsonlRepair } from "../util/fs.js";
 import type { StageEffects, StudyContext } from "./context.js";
@@ -27,26 +27,9 @@ export interface RepairSummary {
 
 /** The study's JSONL files (codes, failures, and any other registered JSONL artifact), as paths. */
 async function jsonlFiles(context: StudyContext): Promise<string[]> {
-  const root = context.paths.codes;
-  const out: string[] = [];
-  let codebooks: string[];
-  try {
-    codebooks = await readdir(root);
-  } catch {
-    return out;
-  }
-  for (const codebook of codebooks.sort()) {
-    let files: string[];
-    try {
-      files = await readdir(join(root, codebook));
-    } catch {
-      continue;
-    }
-    for (const file of files.sort()) {
-      if (identifyArtifact(STUDY_FOLDERS.codes, `${codebook}/${file}`)?.artifact.format === "jsonl") out.push(join(root, codebook, file));
-    }
-  }
-  return out;
+  return (await codesFolderFiles(context.dir))
+    .filter(({ codebook, file }) => identifyArtifact(STUDY_FOLDERS.codes, `${codebook}/${file}`)?.artifact.format === "jsonl")
+    .map(({ codebook, file }) => join(context.paths.codes, codebook, file));
 }
 
 export async function runRepair(context: StudyContext, options: RepairStageOptions, effects: StageEffects): Promise<RepairSummary> {
