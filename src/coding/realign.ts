@@ -1,10 +1,10 @@
 import { diffArrays } from "diff";
-import { appendJsonl, readJsonl, rewriteJsonl, type JsonlRepair } from "../util/fs.js";
+import { appendJsonl, rewriteJsonl, type JsonlRepair } from "../util/fs.js";
 import { artifacts } from "../study/artifacts.js";
-import { sessionFingerprints } from "../transcript/fingerprint.js";
+import { sessionContentHash, sessionFingerprints } from "../transcript/fingerprint.js";
 import type { Session } from "../transcript/schema.js";
-import { codeRecordSchema, staleCodeSchema, type CodeRecord, type StaleCode } from "./records.js";
-import { listCoders } from "./store.js";
+import { staleCodeSchema, type CodeRecord, type StaleCode } from "./records.js";
+import { listCoders, readCodeHistory } from "./store.js";
 
 /**
  * Codes follow their turn when a transcript is edited and imported again. Turn ids are positions,
@@ -91,26 +91,22 @@ export function turnsChanged({ before, after }: Reimport): boolean {
 
 /**
  * Move the codes of re-imported sessions to their turns' new ids, in every codebook and coder.
- * Run it before the new sessions are saved: if the process dies in between, a second import finds
- * each record either still matching the old session (moved then) or already matching the new one
- * (left alone), so running the import again finishes the job.
+ * Run it before the new sessions are saved: if the process dies in between (or saving fails), a
+ * second import finds each record either still matching the old session (moved then) or marked
+ * as already moved to this version of the session (`provenance.alignedTo`, left alone), so
+ * running the import again finishes the job.
  * `keep` names records this function must not touch (codes the import itself re-creates).
  */
 export async function realignCodes(study: string, reimports: readonly Reimport[], via: string, keep: (record: CodeRecord) => boolean = () => false): Promise<RealignSummary> {
   const summary: RealignSummary = { moved: 0, stale: 0, staleHuman: 0, staleFiles: [], repairs: [] };
   const changed = reimports.filter(turnsChanged);
   if (changed.length === 0) return summary;
-  const plans = new Map(changed.map((r) => [r.before.id, { ...r, fates: alignTurns(r.before, r.after) }]));
+  const plans = new Map(changed.map((r) => [r.before.id, { ...r, fates: alignTurns(r.before, r.after), afterHash: sessionContentHash(r.after) }]));
   const markedAt = new Date().toISOString();
   for (const [codebook, coders] of Object.entries(await listCoders(study))) {
     for (const coder of coders) {
       const path = artifacts.codes.path(study, codebook, coder);
-      const { records: raw } = await readJsonl(path);
-      const records = raw.map((value, i) => {
-        const parsed = codeRecordSchema.safeParse(value);
-        if (!parsed.success) throw new Error(`${path}: record ${i + 1} is not a code record`);
-        return parsed.data;
-      });
+      const records = await readCodeHistory(study, codebook, coder);
       const kept: CodeRecord[] = [];
       const stale: StaleCode[] = [];
       let moved = 0;
@@ -144,14 +140,21 @@ export async function realignCodes(study: string, reimports: readonly Reimport[]
 type Followed = { record: CodeRecord } | { stale: Omit<StaleCode, "via" | "markedAt"> };
 
 /** Where one record goes when its session is re-imported. */
-function follow(record: CodeRecord, plan: Reimport & { fates: Map<string, TurnFate> }): Followed {
+function follow(record: CodeRecord, plan: Reimport & { fates: Map<string, TurnFate>; afterHash: string }): Followed {
+  // Already moved to this very version of the session by an earlier, interrupted import: where a
+  // speaker said the same words twice ("Yes."), its new id can match the old session too, and
+  // moving it again would put it on the other "Yes.".
+  if (record.provenance.alignedTo === plan.afterHash) return { record };
   const oldFingerprint = sessionFingerprints(plan.before).get(record.turn);
   const newFingerprint = sessionFingerprints(plan.after).get(record.turn);
   // What the coder was given: the stored fingerprint, or (older records) the turn it points at.
   const given = record.fingerprint ?? oldFingerprint;
   if (given !== undefined && given === oldFingerprint) {
     const fate = plan.fates.get(record.turn)!;
-    if ("to" in fate) return { record: fate.to === record.turn && record.fingerprint === given ? record : { ...record, turn: fate.to, fingerprint: given } };
+    if ("to" in fate) {
+      if (fate.to === record.turn && record.fingerprint === given) return { record };
+      return { record: { ...record, turn: fate.to, fingerprint: given, provenance: { ...record.provenance, alignedTo: plan.afterHash } } };
+    }
     const turn = plan.before.turns.find((t) => t.id === record.turn)!;
     return { stale: { record, reason: fate.stale, attachedTo: { session: record.session, turn: record.turn, speaker: turn.speaker, text: turn.text } } };
   }

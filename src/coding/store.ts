@@ -2,6 +2,7 @@ import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { appendJsonl, readJsonl, rewriteJsonl, type JsonlRepair } from "../util/fs.js";
 import { studyPaths } from "../study/study.js";
+import { CliError } from "../util/errors.js";
 import { artifacts, coderFileName } from "../study/artifacts.js";
 import { codeFailureSchema, codeRecordSchema, type CodeFailure, type CodeRecord } from "./records.js";
 
@@ -78,18 +79,27 @@ export async function pruneFailures(
 }
 
 /**
- * Codes of one codebook and coder. When a turn was coded more than once (a resumed run
- * that overlapped), the latest record wins. Torn final lines from an interrupted run are skipped.
+ * Every record of one codebook and coder, in file order: the full history, a turn coded twice
+ * included. Writers that rewrite a codes file start from this, so no record is collapsed away.
+ * Torn final lines from an interrupted run are skipped (appends heal them).
  */
-export async function readCodes(study: string, codebook: string, coder: string): Promise<CodeRecord[]> {
+export async function readCodeHistory(study: string, codebook: string, coder: string): Promise<CodeRecord[]> {
   const path = codesPath(study, codebook, coder);
   const { records } = await readJsonl(path);
-  const latest = new Map<string, CodeRecord>();
-  records.forEach((value, i) => {
+  return records.map((value, i) => {
     const parsed = codeRecordSchema.safeParse(value);
-    if (!parsed.success) throw new Error(`${path}: record ${i + 1} is not a code record`);
-    latest.set(`${parsed.data.session}\u0000${parsed.data.turn}`, parsed.data);
+    if (!parsed.success) throw new CliError(`${path}: record ${i + 1} is not a code record; fix or move the file (colloquy repair <study> mends torn lines)`);
+    return parsed.data;
   });
+}
+
+/**
+ * Codes of one codebook and coder as they stand: when a turn was coded more than once (a resumed
+ * run that overlapped, a recoded turn), the latest record wins.
+ */
+export async function readCodes(study: string, codebook: string, coder: string): Promise<CodeRecord[]> {
+  const latest = new Map<string, CodeRecord>();
+  for (const record of await readCodeHistory(study, codebook, coder)) latest.set(`${record.session}\u0000${record.turn}`, record);
   return [...latest.values()];
 }
 

@@ -1,15 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { loadCodebook } from "../coding/codebook/load.js";
-import { codeRecordSchema, type CodeRecord } from "../coding/records.js";
+import type { CodeRecord } from "../coding/records.js";
 import { cellReader, findColumn, planColumns, type CodeColumnPlan } from "../coding/sheet-cells.js";
 import { humanCoderId, SHEET_KEY_COLUMNS } from "../coding/sheet.js";
-import { codesPath, replaceCodes } from "../coding/store.js";
+import { readCodeHistory, replaceCodes } from "../coding/store.js";
 import { sessionFingerprints } from "../transcript/fingerprint.js";
 import type { Session, Turn } from "../transcript/schema.js";
 import { parseTable, type TableRow } from "../util/csv.js";
 import { CliError, errorMessage } from "../util/errors.js";
-import { readJsonl } from "../util/fs.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
 
@@ -244,12 +243,7 @@ export async function runCodesImport(context: StudyContext, options: CodesImport
 
   // Replace what this file gave this coder before; keep every other record of the file as it is
   // (read raw, not latest-per-turn: a turn coded from two sheets keeps the other sheet's record).
-  const path = codesPath(context.dir, codebook.id, coder);
-  const existing = (await readJsonl(path)).records.map((value, i) => {
-    const parsed = codeRecordSchema.safeParse(value);
-    if (!parsed.success) throw new CliError(`${path}: record ${i + 1} is not a code record; fix or move the file before importing more codes`);
-    return parsed.data;
-  });
+  const existing = await readCodeHistory(context.dir, codebook.id, coder);
   const fromHere = (r: CodeRecord) => r.provenance.via === VIA && r.provenance.source === source;
   const previous = new Map(existing.filter(fromHere).map((r) => [`${r.session}\u0000${r.turn}`, r]));
   let unchanged = 0;

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { loadCodebook } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import type { CodeRecord } from "../coding/records.js";
-import { readCodes, replaceCodes } from "../coding/store.js";
+import { readCodeHistory, replaceCodes } from "../coding/store.js";
 import { categoryLabelIndex, matchCodeLabel, type LabelIndex } from "../ingest/code-labels.js";
 import { PathPatternError } from "../ingest/path-pattern.js";
 import { FormatError, importEach, type FileImport, type ImportFilesOptions } from "../ingest/registry.js";
@@ -283,8 +283,11 @@ async function storeCodes(study: string, defaultCodebook: string | undefined, ba
       report.codes++;
     }
   }
+  // Only codes an earlier import brought for these sessions are replaced: a coder's codes from
+  // sheets, the coding page or anywhere else stay, with their history (read raw, not latest-per-turn).
+  const fromImport = (r: CodeRecord, sessions: ReadonlySet<string>) => sessions.has(r.session) && r.provenance.via === "colloquy import";
   for (const group of fresh.values()) {
-    const kept = (await readCodes(study, group.codebook.id, group.coder)).filter((r) => !group.sessions.has(r.session));
+    const kept = (await readCodeHistory(study, group.codebook.id, group.coder)).filter((r) => !fromImport(r, group.sessions));
     await replaceCodes(study, group.codebook.id, group.coder, [...kept, ...group.records]);
   }
   // A re-imported file whose code column (named again with --code-column) or transcript labels
@@ -295,8 +298,8 @@ async function storeCodes(study: string, defaultCodebook: string | undefined, ba
   for (const codebook of codebooks) {
     for (const coder of sourceCoders) {
       if (fresh.has(`${codebook}\u0000${coder}`)) continue;
-      const records = await readCodes(study, codebook, coder);
-      const kept = records.filter((r) => !(imported.has(r.session) && r.provenance.via === "colloquy import"));
+      const records = await readCodeHistory(study, codebook, coder);
+      const kept = records.filter((r) => !fromImport(r, imported));
       if (kept.length !== records.length) await replaceCodes(study, codebook, coder, kept);
     }
   }

@@ -28,3 +28,11 @@ export function sessionFingerprints(session: Session): Map<string, string> {
   }
   return map;
 }
+
+/** One fingerprint for a session's whole sequence of turns (ids, speakers, words, order). */
+export function sessionContentHash(session: Session): string {
+  const hash = createHash("sha256");
+  const prints = sessionFingerprints(session);
+  for (const turn of session.turns) hash.update(turn.id).update("\u0000").update(prints.get(turn.id)!).update("\n");
+  return hash.digest("hex").slice(0, 16);
+}

@@ -118,6 +118,18 @@ describe("realignCodes on a study", () => {
     expect(await readFile(join(dir, "codes/cb/rules.jsonl"), "utf8")).toBe(once);
   });
 
+  it("an import run again after it moved the codes but before the session was saved moves nothing twice, even between repeated lines", async () => {
+    // Two identical "Yes." turns: after the first run, the code of the first "Yes." (now t3) also
+    // matches the old session's t3 (the second "Yes."); it must not move again.
+    const before = session([["ben", "Shall we ship?"], ["ana", "Yes."], ["ana", "Yes."], ["ben", "ok"]]);
+    const after = session([["cal", "(recording started)"], ["ben", "Shall we ship?"], ["ana", "Yes."], ["ana", "Yes."], ["ben", "ok"]]);
+    await appendCodes(dir, before.turns.map((t, i) => ({ ...codesFor(before, "human:alice")[i], codes: [`was-${t.id}`] })));
+    await realignCodes(dir, [{ before, after }], "first");
+    await realignCodes(dir, [{ before, after }], "again");
+    const placed = Object.fromEntries((await readCodes(dir, "cb", "human:alice")).map((r) => [r.turn, r.codes![0]]));
+    expect(placed).toEqual({ t2: "was-t1", t3: "was-t2", t4: "was-t3", t5: "was-t4" });
+  });
+
   it("readers withhold a code whose turn changed under it, even without a re-import", () => {
     const before = session([["ana", "Hello"], ["ben", "This plan is terrible"]]);
     const edited = session([["ana", "Hello"], ["ben", "Any suggestions?"]]);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readStaleCodes } from "../../src/coding/stale.js";
-import { appendCodes, readCodes } from "../../src/coding/store.js";
+import { appendCodes, readCodeHistory, readCodes } from "../../src/coding/store.js";
 import type { CodeRecord } from "../../src/coding/records.js";
 import { loadSessions } from "../../src/study/study.js";
 import { sessionFingerprints, turnFingerprint } from "../../src/transcript/fingerprint.js";
@@ -130,6 +130,21 @@ describe("fault injection: edited transcripts imported again", () => {
     const turns = exported.stdout.trim().split("\n").map((l) => JSON.parse(l).turn);
     expect(turns).toHaveLength(session.turns.length - 1);
     expect(turns).not.toContain(edited);
+  });
+
+  it("re-importing a file with a code column replaces only the codes it brought: the coder's codes from sheets stay", async () => {
+    const csv = join(dir, "coded.csv");
+    await writeFile(csv, "speaker,text,code\nAna,I agree with the proposal.,agrees\nBen,This plan is terrible.,disagrees\n");
+    const args = ["import", csv, "--study", study, "--code-column", "code=human:alice", "--codebook", "bales-ipa"];
+    expect((await runCli(args)).code).toBe(0);
+    const [session] = await loadSessions(study);
+    const fromSheet = { ...humanCodes(session)[1], coder: "human:alice", codes: ["shows-tension"], provenance: { via: "colloquy codes import", source: "sheet.csv", line: 3 } };
+    await appendCodes(study, [fromSheet]);
+    expect((await runCli(args)).code).toBe(0);
+    // Every record stays on file (the sheet's one too); for the turn both coded, the latest counts.
+    const history = await readCodeHistory(study, "bales-ipa", "human:alice");
+    expect(history.filter((r) => r.provenance.via === "colloquy codes import")).toHaveLength(1);
+    expect(history.filter((r) => r.provenance.via === "colloquy import")).toHaveLength(2);
   });
 
   it("two sessions with one id in one file: the file is refused, nothing collapses", async () => {
