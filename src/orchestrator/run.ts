@@ -14,6 +14,8 @@ import { strategies } from "./policies/index.js";
 import type { Strategy } from "./strategy.js";
 import { findAgent, resolveAgents } from "./agent.js";
 import { backupSession, humanTurns } from "./backup.js";
+import { realignCodes } from "../coding/realign.js";
+import { describeRepair } from "../util/fs.js";
 
 export interface RunScenarioOptions {
   study: string;
@@ -107,7 +109,7 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
   let human = options.human;
   let seed = deriveSeed(options.seed, condition.name, run);
   /** The session file this run replaces: kept in backups/ first (overwrite, or people's words). */
-  let replacing: { backup: boolean; resume: boolean } | undefined;
+  let replacing: { backup: boolean; resume: boolean; previous: Session } | undefined;
   if (existsSync(path)) {
     const previous: Session = await readSessionFile(path);
     const incomplete = previous.metadata.incomplete === true;
@@ -123,7 +125,7 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
       human = scriptedHuman(recorded.humanAnswers ?? [], options.human);
       seed = recorded.seed ?? seed;
     }
-    replacing = { backup: !resume || humanTurns(previous) > 0, resume };
+    replacing = { backup: !resume || humanTurns(previous) > 0, resume, previous };
   }
   options.reporter.log(`${sessionId}: ${strategy.type}, condition ${condition.name}, run ${run}`);
   const conversation = new Conversation({ scenario, condition, run, seed, sessionId }, { model: options.model, human, reporter: options.reporter });
@@ -150,11 +152,18 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
 }
 
 /** Save `session` over the file at `path`, after copying the old file to backups/ when it must be kept. */
-async function replace(options: RunScenarioOptions, path: string, sessionId: string, replacing: { backup: boolean } | undefined, session: Session): Promise<RunOutcome["backup"]> {
+async function replace(options: RunScenarioOptions, path: string, sessionId: string, replacing: { backup: boolean; previous: Session } | undefined, session: Session): Promise<RunOutcome["backup"]> {
   let backup: RunOutcome["backup"];
   if (replacing?.backup) {
     backup = { kind: "replaced", path: await backupSession(options.study, sessionId, "replaced", { file: path }) };
     options.reporter.log(`${sessionId}: the session it replaces was kept in ${backup.path}`);
+  }
+  if (replacing) {
+    // Codes of the replaced session follow the turns that are still there (a resume keeps them
+    // all) and go to the stale list for the rest, as on a re-import: never onto new words.
+    const realigned = await realignCodes(options.study, [{ before: replacing.previous, after: session }], "colloquy run --overwrite");
+    if (realigned.stale > 0) options.reporter.warn(`${sessionId}: ${realigned.stale} code(s) of the session it replaces no longer match a turn and were moved to ${realigned.staleFiles.join(", ")}`);
+    for (const repair of realigned.repairs) options.reporter.warn(describeRepair(repair, options.study));
   }
   await saveSession(options.study, session);
   return backup;

@@ -6,6 +6,9 @@ import { runCli } from "../support/cli.js";
 import { identifyArtifact } from "../../src/study/artifacts.js";
 import { readSessionFile } from "../../src/transcript/io.js";
 import { memoryReporter } from "../../src/util/reporter.js";
+import { appendCodes, readCodes } from "../../src/coding/store.js";
+import { readStaleCodes } from "../../src/coding/stale.js";
+import { turnFingerprint } from "../../src/transcript/fingerprint.js";
 
 /** A person and a bot taking turns: the person's words exist nowhere but in the session file. */
 const chat = `
@@ -57,6 +60,23 @@ describe("colloquy run --overwrite keeps what people said", () => {
     const files = await backups();
     expect(files).toHaveLength(2);
     for (const file of files) expect(identifyArtifact("backups", file)?.artifact.name).toBe("sessionBackup");
+  });
+
+  it("codes of the replaced session never land on the new run's turns: they go to the stale list", async () => {
+    await h.run(chat, { humanAnswers: ["I planted tomatoes.", "They need water."] });
+    const first = await readSessionFile(sessionFile());
+    // A human coder coded every turn of the first run (legacy records without fingerprints too).
+    await appendCodes(h.study, first.turns.map((t, i) => ({ session: first.id, turn: t.id, ...(i % 2 ? {} : { fingerprint: turnFingerprint(t) }), codebook: "bales-ipa", codebookVersion: "1", coder: "human:alice", codes: ["agrees"], rationale: t.text, provenance: {}, createdAt: "2026-11-01T00:00:00Z" })));
+    const reporter = memoryReporter();
+    const [again] = await h.run(chat, { overwrite: true, humanAnswers: ["Something else.", "Entirely."], reporter });
+    expect(again.status).toBe("completed");
+    const now = await readSessionFile(sessionFile());
+    const onTurns = await readCodes(h.study, "bales-ipa", "human:alice");
+    for (const r of onTurns) expect(now.turns.find((t) => t.id === r.turn)?.text).toBe(r.rationale);
+    const stale = await readStaleCodes(h.study, "bales-ipa", "human:alice");
+    expect(onTurns.length + stale.length).toBe(first.turns.length);
+    expect(stale.length).toBeGreaterThan(0);
+    expect(reporter.warnings.join("\n")).toMatch(/code\(s\) of the session it replaces no longer match a turn/);
   });
 
   it("the command says where the backup is and how to go on", async () => {
