@@ -31,6 +31,8 @@ afterAll(async () => {
 const writers: Array<[string, () => string[]]> = [
   ["import", () => ["import", `${study.dir}.txt`, "--study", study.dir]],
   ["code", () => ["code", study.dir]],
+  ["codes import", () => ["codes", "import", `${study.dir}.txt`, "--study", study.dir, "--codebook", "bales-ipa", "--coder", "human:alice"]],
+  ["repair", () => ["repair", study.dir]],
   ["agree", () => ["agree", study.dir, "--codebook", "bales-ipa", "--coders", "rules,llm"]],
   ["compare", () => ["compare", study.dir]],
   ["stats", () => ["stats", study.dir]],
@@ -59,6 +61,7 @@ describe("commands that write take the study lock", () => {
     ["sessions", () => ["sessions", study.dir]],
     ["export", () => ["export", study.dir]],
     ["code --dry-run", () => ["code", study.dir, "--dry-run"]],
+    ["repair --dry-run", () => ["repair", study.dir, "--dry-run"]],
   ])("%s reads without the lock", async (_name, args) => {
     const run = await runCli(args());
     expect(run.stderr).toBe("");
