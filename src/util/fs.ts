@@ -95,8 +95,10 @@ function isObject(text: string): boolean {
 /**
  * Split one damaged line into the bytes to move out and the complete record after them, if any.
  * The old append path glued the next record onto a torn one (`{"session":"a","tu{"session":…}`);
- * the record is the shortest suffix starting at "{" that parses as a JSON object (a torn prefix
- * of an object cannot close it, so no longer suffix parses).
+ * the record is the first suffix, scanning from the left, that starts at "{" and parses as a JSON
+ * object: the longest such suffix, so a record holding nested objects is kept whole (a suffix
+ * starting inside the torn prefix does not parse: the prefix opened an object the record cannot
+ * close).
  */
 export function salvageLine(line: string): { kept?: string; torn: string } {
   if (isJson(line)) return { kept: line, torn: "" };

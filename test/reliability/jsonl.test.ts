@@ -99,6 +99,12 @@ describe("damage inside a file", () => {
     expect(await repairJsonl(file)).toBeUndefined();
   });
 
+  it("salvageLine keeps the longest suffix that parses (the first from the left): a record with nested objects stays whole", () => {
+    const whole = JSON.stringify({ session: "a", turn: "t1", provenance: { via: "llm", label: { raw: "{x}" } }, scores: { a: 1 } });
+    const torn = '{"session":"a","tu';
+    expect(salvageLine(torn + whole)).toEqual({ kept: whole, torn });
+  });
+
   it("salvageLine: whatever prefix a torn write left, the whole record after it is found (property)", () => {
     fc.assert(
       fc.property(
