@@ -74,6 +74,22 @@ describe("plain importer", () => {
     expect(result.warnings).toEqual([]);
   });
 
+  it("moves a `Transcribed by https://…` line to metadata only as the file's footer (its last non-blank lines)", () => {
+    const footer = parsePlain("footer.txt", "Ana: Hello.\nBen: Hi.\n\nTranscribed by https://otter.ai\n\n");
+    const s = footer.sessions[0]!;
+    expect(s.metadata!.transcribedBy).toBe("Transcribed by https://otter.ai");
+    expect(s.turns.map((t) => t.text)).toEqual(["Hello.", "Hi."]);
+  });
+
+  it("keeps a `Transcribed by https://…` line said mid-transcript as speech", () => {
+    const text = "Ana: Where did the notes come from?\nBen: The header said\nTranscribed by https://otter.ai\nAna: Right.\nBen: Yes.\n";
+    const result = parsePlain("mid.txt", text);
+    const s = result.sessions[0]!;
+    expect(s.metadata?.transcribedBy).toBeUndefined();
+    expect(s.turns.map((t) => t.text)).toEqual(["Where did the notes come from?", "The header said\nTranscribed by https://otter.ai", "Right.", "Yes."]);
+    assertNothingDropped(text.replace(/^(Ana|Ben): /gm, ""), result);
+  });
+
   it("reads Descript-style Markdown (`[00:00:09] **Name:** text`), front matter and headings kept as preamble", async () => {
     const s = parsePlain("descript-markdown.md", await read("descript-markdown.md")).sessions[0]!;
     expect(s.metadata!.preamble).toBe("---\ntitle: Episode 12\n---\n\n# Transcript");

@@ -14,7 +14,8 @@ import { ImportError, type Importer, type ImportInput, type ImportOptions, type 
  * each also with the name in Markdown bold (`**Alice Smith**  1:23`, `[00:01:23] **Alice:** text`,
  * `**Alice:** text`), as Otter and Descript write Markdown. Any other line continues the previous
  * turn (joined with "\n"). Lines before the first turn go to session.metadata.preamble; Otter's
- * footer line "Transcribed by https://otter.ai" goes to session.metadata.transcribedBy.
+ * footer line "Transcribed by https://otter.ai" goes to session.metadata.transcribedBy, but only
+ * at the end of the file (the last non-blank lines): the same words mid-transcript were said.
  *
  * The plain `Name: text` form is the risky one ("Note: check this" inside an answer). It counts as
  * a speaker change only when the label looks like a name (speaker-label.ts) AND the name is known:
@@ -40,7 +41,7 @@ interface LineHead {
 
 /** `**Name**` / `__Name__` at a header's place (after an optional `[time]`), bold markers removed. */
 const boldName = new RegExp(String.raw`^(\[${T}\]\s*)?(\*\*|__)([^*_\n]{1,40}?)(:?)\2`);
-/** A transcription service's footer line ("Transcribed by https://otter.ai"): metadata, not speech. */
+/** A transcription service's footer line ("Transcribed by https://otter.ai"): metadata, not speech, at the file's end. */
 const footerLine = /^\s*Transcribed by https?:\/\/\S+\s*$/i;
 
 function headOf(rawLine: string): LineHead | undefined {
@@ -70,6 +71,10 @@ export class PlainParser {
   private current: { name: string; time?: string; line: number; body: string[] } | undefined;
   private lastName: string | undefined;
   private lineNo = 0;
+  /** Lines seen by `count`. */
+  private counted = 0;
+  /** First line of the file's footer: the footer lines (and blank lines) that end the file. */
+  private footerFrom: number | undefined;
 
   constructor(
     private readonly path: string,
@@ -81,7 +86,12 @@ export class PlainParser {
 
   /** First pass. */
   count(line: string): void {
-    if (footerLine.test(line)) return;
+    this.counted++;
+    if (footerLine.test(line)) {
+      this.footerFrom ??= this.counted;
+      return;
+    }
+    if (line.trim() !== "") this.footerFrom = undefined;
     const h = headOf(line);
     if (!h?.name) return;
     const key = h.name.toLowerCase();
@@ -93,7 +103,7 @@ export class PlainParser {
   feed(line: string): void {
     if (this.lineNo === 0) for (const [name, n] of this.plainCounts) if (n >= 2) this.known.add(name);
     this.lineNo++;
-    if (footerLine.test(line)) {
+    if (this.footerFrom !== undefined && this.lineNo >= this.footerFrom && footerLine.test(line)) {
       this.footer.push(line.trim());
       return;
     }
