@@ -9,6 +9,20 @@ import type { Codebook } from "./codebook/schema.js";
 /** Columns that name the turn a row codes. */
 export const SHEET_KEY_COLUMNS = { session: "session", turn: "turn", index: "index", fingerprint: "fingerprint" } as const;
 
+/**
+ * A turn's fingerprint as a sheet cell: `'` first, so a spreadsheet keeps it as text. Excel reads
+ * an all-digit fingerprint as a number (`1234567890123456` -> 1.23457E+15) and `12e45…` as one in
+ * scientific notation, and saves it back so; that row could never be matched to its turn again.
+ */
+export function fingerprintCell(fingerprint: string): string {
+  return `'${fingerprint}`;
+}
+
+/** A fingerprint cell as read back: trimmed, with or without the `'` (a program may drop it). */
+export function fingerprintOfCell(cell: string | undefined): string {
+  return (cell ?? "").trim().replace(/^'/, "");
+}
+
 /** "human:alice" -> "alice" (the part people recognise). */
 export function coderName(coder: string): string {
   return coder.startsWith("human:") ? coder.slice("human:".length) : coder;
@@ -47,7 +61,8 @@ export function legendRows(codebook: Codebook): string[][] {
     codebook.kind === "nominal"
       ? `Write one code per turn${codebook.multiple ? " or several separated by ;" : ""}: its id or its label. Leave a cell empty to skip the turn.`
       : "Write a whole number from 1 to the scale's points (or its anchor text) in each scale's column. Leave a cell empty to skip.";
-  const rows: string[][] = [["codebook", codebook.id, codebook.version, codebook.title, [codebook.instructions, how].filter(Boolean).join("\n"), ""]];
+  const shown = "A cell of the sheet that began with =, +, -, @, a tab or a line break starts with an added ' so the spreadsheet shows it as text instead of running it as a formula.";
+  const rows: string[][] = [["codebook", codebook.id, codebook.version, codebook.title, [codebook.instructions, how, shown].filter(Boolean).join("\n"), ""]];
   if (codebook.kind === "nominal") {
     for (const c of codebook.categories) {
       const aliases = c.aliases?.length ? `\nAlso accepted: ${c.aliases.join(", ")}` : "";

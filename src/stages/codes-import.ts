@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { loadCodebook } from "../coding/codebook/load.js";
 import type { CodeRecord } from "../coding/records.js";
 import { cellReader, findColumn, planColumns, type CodeColumnPlan } from "../coding/sheet-cells.js";
-import { humanCoderId, SHEET_KEY_COLUMNS } from "../coding/sheet.js";
+import { fingerprintOfCell, humanCoderId, SHEET_KEY_COLUMNS } from "../coding/sheet.js";
 import { readCodeHistory, replaceCodes } from "../coding/store.js";
 import { sessionFingerprints } from "../transcript/fingerprint.js";
 import type { Session, Turn } from "../transcript/schema.js";
@@ -135,7 +135,8 @@ function locate(row: TableRow, keys: ReturnType<typeof keyColumns>, sessions: Re
   }
   const fingerprints = sessionFingerprints(session);
   const fingerprint = fingerprints.get(turn.id)!;
-  const expected = keys.fingerprint !== undefined ? (cells[keys.fingerprint] ?? "").trim() : "";
+  // Sheets write it as '<fingerprint> so Excel keeps it as text; read with or without the '.
+  const expected = keys.fingerprint !== undefined ? fingerprintOfCell(cells[keys.fingerprint]) : "";
   if (expected !== "" && expected !== fingerprint) {
     const now = [...fingerprints].find(([, f]) => f === expected)?.[0];
     return {

@@ -2,10 +2,10 @@ import { readFile } from "node:fs/promises";
 import { loadCodebook } from "../coding/codebook/load.js";
 import type { ContextWindow } from "../coding/llm/prompt.js";
 import { codeableTurns, type CodeableTurn } from "../coding/sample.js";
-import { codeColumns, humanCoderId, LEGEND_COLUMNS, legendPath, legendRows, SHEET_KEY_COLUMNS } from "../coding/sheet.js";
+import { codeColumns, fingerprintCell, fingerprintOfCell, humanCoderId, LEGEND_COLUMNS, legendPath, legendRows, SHEET_KEY_COLUMNS } from "../coding/sheet.js";
 import { turnFingerprint } from "../transcript/fingerprint.js";
 import type { Session } from "../transcript/schema.js";
-import { parseTable, toCsv } from "../util/csv.js";
+import { parseTable, spreadsheetText, toCsv } from "../util/csv.js";
 import { CliError, errorMessage } from "../util/errors.js";
 import { writeFileAtomic } from "../util/fs.js";
 import type { StageEffects, StudyContext } from "./context.js";
@@ -96,7 +96,7 @@ async function sampledTurns(file: string, sessions: readonly Session[], selected
       continue;
     }
     const turn = session.turns[position];
-    const expected = cells[SHEET_KEY_COLUMNS.fingerprint]?.trim();
+    const expected = fingerprintOfCell(cells[SHEET_KEY_COLUMNS.fingerprint]);
     if (expected && expected !== turnFingerprint(turn)) {
       problems.push({ line, problem: `turn ${sessionId}/${turnId} has changed since the sample was drawn (its speaker or words differ); draw a new sample` });
       continue;
@@ -143,19 +143,20 @@ export async function runSheet(context: StudyContext, options: SheetStageOptions
       session.id,
       turn.id,
       turn.index,
-      speaker?.name ?? turn.speaker,
+      // Display cells (never read back by codes import) are escaped against formula injection.
+      spreadsheetText(speaker?.name ?? turn.speaker),
       speaker?.kind ?? "",
-      ...before.map((_, i) => contextCell(session, position - (window.before - i), people)),
-      turn.text,
-      ...after.map((_, i) => contextCell(session, position + i + 1, people)),
-      turnFingerprint(turn),
+      ...before.map((_, i) => spreadsheetText(contextCell(session, position - (window.before - i), people))),
+      spreadsheetText(turn.text),
+      ...after.map((_, i) => spreadsheetText(contextCell(session, position + i + 1, people))),
+      fingerprintCell(turnFingerprint(turn)),
       ...code.map(() => ""),
       "",
     ];
   });
   await writeFileAtomic(options.out, toCsv(columns, rows, { excel: options.excel }));
   const legend = legendPath(options.out);
-  await writeFileAtomic(legend, toCsv(LEGEND_COLUMNS, legendRows(codebook), { excel: options.excel }));
+  await writeFileAtomic(legend, toCsv(LEGEND_COLUMNS, legendRows(codebook).map((row) => row.map(spreadsheetText)), { excel: options.excel }));
   effects.log(`sheet: ${rows.length} turn(s) to code with ${codebook.id}, columns ${code.join(", ")}`);
   return { sheet: options.out, legend, rows: rows.length, columns, codeColumns: code, skipped, sampleProblems };
 }

