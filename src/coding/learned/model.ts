@@ -70,7 +70,8 @@ export function predictLearned(model: LearnedModel, terms: TurnTerms): Predictio
       head.classes.forEach((c, k) => (probabilities[c] = round(p[k])));
       const best = argmax(p);
       // One-vs-rest: every class over one half, and at least the most likely one.
-      const chosen = head.model.kind === "one-vs-rest" ? head.classes.map((_, k) => k).filter((k) => p[k] >= 0.5 || k === best) : [best];
+      // Most probable first, so the first code is the model's best guess (as for one code per turn).
+      const chosen = head.model.kind === "one-vs-rest" ? head.classes.map((_, k) => k).filter((k) => p[k] >= 0.5 || k === best).sort((a, b) => p[b] - p[a]) : [best];
       out.codes = chosen.map((k) => head.classes[k]);
       out.confidence = Math.min(out.confidence, ...chosen.map((k) => p[k]));
     } else {

@@ -33,16 +33,16 @@ export interface Validation {
 }
 
 /**
- * Above this many coded turns, validation uses whole sessions drawn (seeded) until about this many
- * turns are in: the estimate is as good, and validating 20,000 turns would cost minutes. The
- * other turns then get the final model's prediction (`heldOut` false in their provenance).
+ * Above this many coded turns, the fold models are trained on whole sessions drawn (seeded) until
+ * about this many turns are in: training 5 models on 20,000 turns would cost minutes. Every
+ * session, drawn or not, is still predicted by the model of its own fold, which never saw it.
  */
 export const MAX_VALIDATION_EXAMPLES = 5_000;
 
 /** Visits per fold's training: the folds together cost about twice the final model. */
 const FOLD_VISITS = 40_000;
 
-export function crossValidate(codebook: Codebook, examples: readonly GroupedExample[], options: { folds?: number; seed?: number; logistic?: Partial<LogisticOptions> } = {}): Validation {
+export function crossValidate(codebook: Codebook, examples: readonly GroupedExample[], options: { folds?: number; seed?: number; logistic?: Partial<LogisticOptions>; maxExamples?: number } = {}): Validation {
   const groups = [...new Set(examples.map((e) => e.group))].sort();
   const predictions: (Prediction | undefined)[] = examples.map(() => undefined);
   // Shuffle sessions (seeded); keep the first up to the validation budget; deal them into folds.
@@ -57,15 +57,17 @@ export function crossValidate(codebook: Codebook, examples: readonly GroupedExam
   const chosen: string[] = [];
   let total = 0;
   for (const g of shuffled) {
-    if (total >= MAX_VALIDATION_EXAMPLES) break;
+    if (total >= (options.maxExamples ?? MAX_VALIDATION_EXAMPLES)) break;
     chosen.push(g);
     total += sizes.get(g)!;
   }
   const folds = Math.min(options.folds ?? 5, chosen.length);
   if (folds < 2) return { folds, predictions, kappa: NaN, agreement: NaN, n: 0 };
-  const foldOf = new Map(chosen.map((g, i) => [g, i % folds]));
+  // Every session has a fold (the drawn ones first, so they spread evenly); only drawn ones train.
+  const foldOf = new Map(shuffled.map((g, i) => [g, i % folds]));
+  const drawn = new Set(chosen);
   for (let f = 0; f < folds; f++) {
-    const train = examples.filter((e) => foldOf.has(e.group) && foldOf.get(e.group) !== f);
+    const train = examples.filter((e) => drawn.has(e.group) && foldOf.get(e.group) !== f);
     let model;
     try {
       model = trainLearnedModel(codebook, train, { visits: FOLD_VISITS, ...options.logistic });
