@@ -1,4 +1,5 @@
-import nlp from "compromise";
+import { createRequire } from "node:module";
+import type compromise from "compromise";
 
 /**
  * A fast, context-light part-of-speech layer over compromise.
@@ -63,10 +64,23 @@ export function classFromTags(bare: readonly string[], afterThe: readonly string
 
 const cache = new Map<string, WordInfo>();
 const singularCache = new Map<string, string>();
-const world = nlp.world() as unknown as {
-  model: unknown;
-  methods: { two: { transform: { noun: { toSingular: (word: string, model: unknown) => string } } } };
-};
+type World = { model: unknown; methods: { two: { transform: { noun: { toSingular: (word: string, model: unknown) => string } } } } };
+
+// compromise is loaded on first use: loading it takes ~0.35 s, and most commands never tag a word
+// (every CLI command used to pay for it at start-up).
+let library: typeof compromise | undefined;
+let loadedWorld: World | undefined;
+function nlp(text: string): ReturnType<typeof compromise> {
+  library ??= createRequire(import.meta.url)("compromise") as typeof compromise;
+  return library(text);
+}
+function world(): World {
+  if (!loadedWorld) {
+    nlp("");
+    loadedWorld = library!.world() as unknown as World;
+  }
+  return loadedWorld;
+}
 
 /** Class of one lower-case word from its tags in the three frames (bare, "the w", "we can w"). */
 function infoFromFrames(bare: readonly string[], afterThe: readonly string[] | undefined, afterModal: readonly string[] | undefined): WordInfo {
@@ -151,7 +165,7 @@ function classifyBatch(asked: readonly string[]): void {
 export function singular(word: string): string {
   let s = singularCache.get(word);
   if (s === undefined) {
-    s = world.methods.two.transform.noun.toSingular(word, world.model) || word;
+    s = world().methods.two.transform.noun.toSingular(word, world().model) || word;
     singularCache.set(word, s);
   }
   return s;
