@@ -17,3 +17,14 @@ export async function readState(study: string): Promise<PipelineState> {
 export async function writeState(study: string, state: PipelineState): Promise<void> {
   await writeArtifact(artifacts.state, study, state);
 }
+
+/**
+ * Make the next `colloquy study` run a stage again: used when a command wrote that stage's
+ * artifact for part of the study (`agree --sessions …`), so the whole-study file comes back.
+ */
+export async function forgetStage(study: string, stage: string): Promise<void> {
+  const state = await readState(study);
+  if (!(stage in state.stages)) return;
+  delete state.stages[stage];
+  await writeState(study, state);
+}

@@ -1,6 +1,7 @@
 import { agreeStudy, writeAgreement, type AgreeStudyOptions, type AgreementReport } from "../analysis/agree.js";
 import { CliError } from "../util/errors.js";
 import type { StageEffects, StudyContext } from "./context.js";
+import { forgetStage } from "../pipeline/state.js";
 import { describeSelection, selectedContext, selectionOf, type SessionSelection } from "./selection.js";
 
 /** The agree stage: reliability between coders of one codebook (machine vs human, human vs human). */
@@ -34,5 +35,8 @@ export async function runAgree(context: StudyContext, options: AgreeStageOptions
     report.provenance.selection = { ...given, selectedSessions: sessions };
     report.warnings.unshift(`computed on part of the study: ${describeSelection(given)} (${sessions.length} session(s))`);
   }
-  return { report, files: await writeAgreement(context.dir, report) };
+  const files = await writeAgreement(context.dir, report);
+  // The file now describes part of the study: the next `colloquy study` computes it whole again.
+  if (given) await forgetStage(context.dir, "agree");
+  return { report, files };
 }

@@ -4,6 +4,7 @@ import { writeCompareReport } from "../analysis/compare-output.js";
 import { CliError } from "../util/errors.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
+import { forgetStage } from "../pipeline/state.js";
 import { describeSelection, selectedContext, selectionOf, type SessionSelection } from "./selection.js";
 
 /**
@@ -73,6 +74,8 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
     ...result,
   };
   const files = await writeCompareReport(context.dir, report);
+  // The file now describes part of the study: the next `colloquy study` computes it whole again.
+  if (selection) await forgetStage(context.dir, "compare");
   effects.log(`compare: ${loaded.codebook.id} (${loaded.coder}), ${loaded.sessions.length} session(s)`);
   return { report, files };
 }

@@ -3,6 +3,7 @@ import { buildStats, type StatsReport } from "../analysis/stats-report.js";
 import { writeStatsReport } from "../analysis/stats-output.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
+import { forgetStage } from "../pipeline/state.js";
 import { describeSelection, selectedContext, selectionOf, type SessionSelection } from "./selection.js";
 
 /** The stats stage: session metrics, participation, Bales profiles, phases, transitions, sequences. */
@@ -53,5 +54,8 @@ export async function runStats(whole: StudyContext, options: StatsStageOptions, 
     }),
     ...result,
   };
-  return { report, files: await writeStatsReport(context.dir, report) };
+  const files = await writeStatsReport(context.dir, report);
+  // The file now describes part of the study: the next `colloquy study` computes it whole again.
+  if (selection) await forgetStage(context.dir, "stats");
+  return { report, files };
 }

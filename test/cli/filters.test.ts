@@ -6,6 +6,8 @@ import type { CompareReport } from "../../src/analysis/compare.js";
 import type { StatsReport } from "../../src/analysis/stats-report.js";
 import { appendCodes, readCodes } from "../../src/coding/store.js";
 import { runCli } from "../support/cli.js";
+import { readState } from "../../src/pipeline/state.js";
+import { artifacts, writeArtifact } from "../../src/study/artifacts.js";
 import { CODEABLE_PER_SESSION, humanCodingStudy } from "./human-coding-study.js";
 
 /** --sessions, --condition and --run on agree, compare and stats: computed on a part, named as such. */
@@ -50,6 +52,17 @@ describe("session filters", () => {
     const report2 = JSON.parse(whole.stdout) as AgreementReport;
     expect(report2.provenance.selection).toBeUndefined();
     expect(report2.coverage!.unitsCodedByAny).toBe(4 * CODEABLE_PER_SESSION);
+  });
+
+  it("a filtered run makes the pipeline forget that stage, so the next `colloquy study` writes the whole-study file again", async () => {
+    const finished = { fingerprint: "x", finishedAt: "2026-11-01T00:00:00Z", seconds: 1, summary: "" };
+    await writeArtifact(artifacts.state, study, { version: 1, stages: { agree: finished, compare: finished, stats: finished, build: finished }, imported: {} });
+    expect((await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "rules,human:alice", "--condition", "control", "--bootstrap", "0"])).code).toBe(0);
+    const stats = await runCli(["stats", study, "--codebook", "bales-ipa", "--coder", "rules", "--sessions", "control-1"]);
+    expect(stats.stderr).toBe("");
+    expect(stats.code).toBe(0);
+    const state = await readState(study);
+    expect(Object.keys(state.stages).sort()).toEqual(["build", "compare"]);
   });
 
   it("an unknown name, an empty selection or a coder absent from the part is a clear error", async () => {
