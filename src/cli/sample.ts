@@ -11,6 +11,9 @@ interface SampleFlags extends SelectionFlags {
   seed: string;
   out: string;
   json?: boolean;
+  strategy: string;
+  coder?: string;
+  codebook?: string;
 }
 
 /** `colloquy sample <study>`: a reproducible (stratified) sample of codeable turns for double coding. */
@@ -22,20 +25,25 @@ export function registerSample(program: Command): void {
     .option("--stratify <list>", "proportional strata, comma-separated: condition, run, session, speaker-kind, role")
     .option("--seed <n>", "seed of the draw: the same seed and study give the same sample", "1")
     .requiredOption("--out <file>", "the sample CSV (session,turn,fingerprint,stratum); <file>.provenance.json is written next to it")
+    .option("--strategy <name>", "random (stratified, default) or uncertain: the turns no person has coded that --coder is least sure about (active learning)", "random")
+    .option("--coder <id>", "--strategy uncertain: the machine coder whose confidence decides (default learned)")
+    .option("--codebook <id>", "--strategy uncertain: the codebook of those codes")
     .option("--json", "print the summary as JSON")
     .addHelpText(
       "after",
       `
 Examples:
   colloquy sample my-study --size 20% --stratify condition,speaker-kind --seed 1 --out sample.csv
-  colloquy sample my-study --size 50 --condition control --out pilot-sample.csv`,
+  colloquy sample my-study --size 50 --condition control --out pilot-sample.csv
+  colloquy sample my-study --size 40 --strategy uncertain --codebook bales-ipa --out next-batch.csv`,
     )
     .action(async (study: string, flags: SampleFlags) => {
+      if (flags.strategy !== "random" && flags.strategy !== "uncertain") throw new CliError(`--strategy ${flags.strategy}: expected random or uncertain`);
       const seed = Number(flags.seed);
       if (!Number.isInteger(seed) || seed < 0) throw new CliError(`--seed must be a whole number >= 0 (got "${flags.seed}")`);
       const summary = await runSample(
         await openStudy(study),
-        { size: parseSampleSize(flags.size), stratify: flags.stratify ? parseStrata(flags.stratify) : [], seed, selection: selectionFrom(flags), out: flags.out },
+        { size: parseSampleSize(flags.size), stratify: flags.stratify ? parseStrata(flags.stratify) : [], seed, selection: selectionFrom(flags), out: flags.out, strategy: flags.strategy, coder: flags.coder, codebook: flags.codebook },
         io().reporter(),
       );
       if (flags.json) return printJson(summary);

@@ -136,3 +136,25 @@ export function drawSample(units: readonly CodeableTurn[], n: number, by: readon
     strata: strata.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
   };
 }
+
+/**
+ * Active learning: the `n` turns nobody has coded by hand that a machine coder is least sure
+ * about (lowest `provenance.confidence`, which the learned coder stores), so each hour of
+ * hand-coding teaches it most. Ties are broken in a seeded order, so a sample is reproducible.
+ * `confidence` maps "session\u0000turn" to the coder's confidence; turns it has not coded are not
+ * candidates (code them first), turns in `handCoded` neither.
+ */
+export function uncertainSample(units: readonly CodeableTurn[], n: number, confidence: ReadonlyMap<string, number>, handCoded: ReadonlySet<string>, seed: number): DrawnSample {
+  const random = mulberry32(seed);
+  const candidates = units
+    .map((u) => ({ u, key: `${u.session.id}\u0000${u.turn.id}`, tie: random() }))
+    .filter((c) => confidence.has(c.key) && !handCoded.has(c.key))
+    .sort((a, b) => confidence.get(a.key)! - confidence.get(b.key)! || a.tie - b.tie)
+    .slice(0, n);
+  const chosen = new Set(candidates.map((c) => c.u));
+  const stratum = (u: CodeableTurn) => `confidence=${confidence.get(`${u.session.id}\u0000${u.turn.id}`)}`;
+  return {
+    units: units.filter((u) => chosen.has(u)).map((u) => ({ ...u, stratum: stratum(u), fingerprint: turnFingerprint(u.turn) })),
+    strata: [{ key: "least confident", population: candidates.length, sample: chosen.size }],
+  };
+}

@@ -1,4 +1,4 @@
-import { codeableTurns, drawSample, STRATA, type Stratum, type StratumDraw } from "../coding/sample.js";
+import { codeableTurns, drawSample, uncertainSample, STRATA, type DrawnSample, type Stratum, type StratumDraw } from "../coding/sample.js";
 import { CliError } from "../util/errors.js";
 import { toCsv } from "../util/csv.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
@@ -48,6 +48,13 @@ export interface SampleStageOptions {
   selection?: SessionSelection;
   /** The CSV to write; `<out>.provenance.json` is written next to it. */
   out: string;
+  /**
+   * "random" (default): a stratified random sample. "uncertain": the turns no person has coded
+   * that `coder` (default "learned") is least sure about, under `codebook` (active learning).
+   */
+  strategy?: "random" | "uncertain";
+  coder?: string;
+  codebook?: string;
 }
 
 export interface SampleSummary {
@@ -71,7 +78,7 @@ export async function runSample(context: StudyContext, options: SampleStageOptio
   if (n === 0) throw new CliError(`--size: ${"percent" in options.size ? `${options.size.percent}%` : "0"} of ${turns.length} codeable turns is no turn at all; ask for more`);
   const seed = options.seed ?? 1;
   const stratify = [...(options.stratify ?? [])];
-  const drawn = drawSample(turns, n, stratify, seed);
+  const drawn = options.strategy === "uncertain" ? await leastCertain(context, options, turns, n, seed) : drawSample(turns, n, stratify, seed);
   const body = toCsv(["session", "turn", "fingerprint", "stratum"], drawn.units.map((u) => [u.session.id, u.turn.id, u.fingerprint, u.stratum]));
   await writeFileAtomic(options.out, body);
   const provenanceFile = `${options.out}.provenance.json`;
@@ -85,11 +92,31 @@ export async function runSample(context: StudyContext, options: SampleStageOptio
       population: turns.length,
       seed,
       stratify,
-      allocation: "proportional, largest remainder",
+      ...(options.strategy === "uncertain" ? { strategy: "uncertain", coder: options.coder ?? "learned", codebook: options.codebook } : { allocation: "proportional, largest remainder" }),
       strata: drawn.strata,
       ...(selectionOf(options.selection) ? { selection: selectionOf(options.selection) } : {}),
     }),
   );
   effects.log(`sample: ${n} of ${turns.length} codeable turn(s)${stratify.length ? ` in ${drawn.strata.length} strata` : ""}, seed ${seed}`);
   return { file: options.out, provenanceFile, population: turns.length, skipped, size: n, seed, stratify, strata: drawn.strata };
+}
+
+/** Active learning: the turns no person has coded that the machine coder is least sure about. */
+async function leastCertain(context: StudyContext, options: SampleStageOptions, turns: Parameters<typeof uncertainSample>[0], n: number, seed: number): Promise<DrawnSample> {
+  const coder = options.coder ?? "learned";
+  const codebook = options.codebook;
+  if (!codebook) throw new CliError("--strategy uncertain needs --codebook <id>: whose codes' confidence to sample by");
+  if ((options.stratify ?? []).length > 0) throw new CliError("--strategy uncertain picks the least certain turns across the study; it does not stratify (leave out --stratify)");
+  const coders = (await context.coders())[codebook] ?? [];
+  if (!coders.includes(coder)) throw new CliError(`--strategy uncertain: no codes of ${codebook} by ${coder} yet; code first: colloquy code ${context.dir} --codebook ${codebook} --coder learned --train human:<name>`);
+  const confidence = new Map<string, number>();
+  for (const r of await context.codes(codebook, coder)) {
+    if (typeof r.provenance.confidence === "number") confidence.set(`${r.session}\u0000${r.turn}`, r.provenance.confidence);
+  }
+  if (confidence.size === 0) throw new CliError(`--strategy uncertain: the codes of ${codebook} by ${coder} carry no confidence (the learned coder stores one; rules and LLM codes do not)`);
+  const handCoded = new Set<string>();
+  for (const human of coders.filter((c) => c.startsWith("human:"))) for (const r of await context.codes(codebook, human)) handCoded.add(`${r.session}\u0000${r.turn}`);
+  const drawn = uncertainSample(turns, n, confidence, handCoded, seed);
+  if (drawn.units.length < n) throw new CliError(`--size ${n}: only ${drawn.units.length} turn(s) coded by ${coder} and by no person are left to sample`);
+  return drawn;
 }

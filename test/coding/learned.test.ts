@@ -168,6 +168,33 @@ describe("colloquy code --coder learned", () => {
     expect(redo.learned.trainingSize).toBe(452);
   });
 
+  it("sample --strategy uncertain picks the turns nobody coded that the learned coder is least sure about", async () => {
+    const active = join(dir, "active");
+    const columns = ["--columns", "session=conversation,speaker=speaker,text=text,kind=kind", "--codebook", "bales-ipa"];
+    expect((await runCli(["import", join(dir, "tune.csv"), "--study", active, ...columns, "--code-column", "code=human:gold"])).code).toBe(0);
+    expect((await runCli(["import", join(dir, "heldout.csv"), "--study", active, ...columns])).code).toBe(0);
+    expect((await runCli(["code", active, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:gold"])).code).toBe(0);
+    const out = join(dir, "next.csv");
+    const run = await runCli(["sample", active, "--size", "10", "--strategy", "uncertain", "--codebook", "bales-ipa", "--out", out]);
+    expect(run.stderr).toBe("");
+    const rows = Papa.parse<{ session: string; turn: string }>((await readFile(out, "utf8")).trim(), { header: true }).data;
+    expect(rows).toHaveLength(10);
+    // Nobody coded them, and no uncoded turn is less certain than the most certain one picked.
+    const learned = await readCodes(active, "bales-ipa", "learned");
+    const confidence = new Map(learned.map((r) => [`${r.session}/${r.turn}`, r.provenance.confidence as number]));
+    const gold = new Set((await readCodes(active, "bales-ipa", "human:gold")).map((r) => `${r.session}/${r.turn}`));
+    const picked = rows.map((r) => `${r.session}/${r.turn}`);
+    expect(picked.some((k) => gold.has(k))).toBe(false);
+    const highest = Math.max(...picked.map((k) => confidence.get(k)!));
+    const lower = [...confidence].filter(([k, c]) => !gold.has(k) && !picked.includes(k) && c < highest);
+    expect(lower).toEqual([]);
+    // The same seed gives the same sample; without codebook or with --stratify it says what is wrong.
+    const first = await readFile(out, "utf8");
+    await runCli(["sample", active, "--size", "10", "--strategy", "uncertain", "--codebook", "bales-ipa", "--out", out]);
+    expect(await readFile(out, "utf8")).toBe(first);
+    expect((await runCli(["sample", active, "--size", "10", "--strategy", "uncertain", "--out", out])).stderr).toContain("needs --codebook");
+  });
+
   it("says what is missing when there is nothing to learn from", async () => {
     const none = await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "learned"]);
     expect(none.code).not.toBe(0);
