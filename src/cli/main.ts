@@ -24,7 +24,26 @@ export function createProgram(): Command {
  * Run the CLI with `argv` (as process.argv: node, script, args…) and return the exit code.
  * The only place errors turn into messages and exit codes.
  */
+let pipeHandled = false;
+
+/**
+ * `colloquy export s | head -3`: when the reader closes the pipe, the next write fails with EPIPE
+ * (asynchronously, as an 'error' event). That is the reader saying "enough", not a failure: end
+ * quietly with exit 0 instead of a stack trace.
+ */
+function endQuietlyOnClosedPipe(): void {
+  if (pipeHandled) return;
+  pipeHandled = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE") process.exit(0);
+      throw error;
+    });
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
+  endQuietlyOnClosedPipe();
   const program = createProgram();
   try {
     await program.parseAsync(argv);
