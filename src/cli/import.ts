@@ -98,7 +98,8 @@ async function importCommand(paths: string[], flags: ImportFlags): Promise<void>
   );
   printReport(summary, flags, created ? study : undefined);
   if (summary.failed > 0) {
-    throw new CliError(`${summary.failed} of ${summary.inputs} input(s) failed to import (the others were imported); fix them and run the same command again`);
+    const others = summary.imported > 0 ? ` (the other ${summary.imported} were imported)` : "";
+    throw new CliError(`${summary.failed} of ${summary.inputs} input(s) failed to import${others}; fix them and run the same command again`);
   }
 }
 
@@ -112,7 +113,8 @@ function printReport(result: ImportSummary, flags: ImportFlags, createdStudy: st
   if (createdStudy) out(`Created study ${createdStudy}`);
   for (const r of reports) {
     if (r.skipped) out(`- ${r.path}: skipped (${r.error})`);
-    else if (r.error) out(`✗ ${r.path}: ${r.error}`);
+    // Errors name their file (with a line where known): print the path once.
+    else if (r.error) out(`✗ ${r.error.startsWith(r.path) ? r.error : `${r.path}: ${r.error}`}`);
     else out(`✓ ${r.path} [${r.format}]: ${r.sessions.length} session(s) (${r.sessions.join(", ")}), ${r.turns} turns${r.codes ? `, ${r.codes} codes` : ""}${r.codesMoved ? `, ${r.codesMoved} code(s) followed their turn` : ""}${r.codesStale ? `, ${r.codesStale} code(s) now stale` : ""}${r.warnings.length ? `, ${r.warnings.length} warning(s)` : ""}`);
     for (const w of r.warnings) out(`    warning: ${w}`);
   }

@@ -72,8 +72,13 @@ describe("colloquy import", () => {
     expect(run.code).not.toBe(0);
     expect(run.stdout).toMatch(/✓ .*good\.csv \[csv\]: 1 session\(s\)/);
     expect(run.stdout).toMatch(/✗ .*bad\.csv:2: malformed quoting/);
-    expect(run.stderr).toMatch(/1 of 2 input\(s\) failed to import/);
+    // The path once per line (errors already name their file), and "the others" only when there are.
+    const failure = run.stdout.split("\n").find((l) => l.startsWith("✗"))!;
+    expect(failure.split(join(dir, "bad.csv")).length - 1).toBe(1);
+    expect(run.stderr).toMatch(/1 of 2 input\(s\) failed to import \(the other 1 were imported\)/);
     expect((await loadSessions(study)).map((s) => s.id)).toEqual(["good"]);
+    const alone = await runCli(["import", join(dir, "bad.csv"), "--study", study]);
+    expect(alone.stderr).toContain("1 of 1 input(s) failed to import; fix them");
   });
 
   it("stores CSV code columns as human codes matched by id, label or alias, and reports unmatched labels with their line", async () => {
