@@ -12,7 +12,7 @@ export function registerInit(program: Command): void {
     .action(async (dir: string, options: { title?: string }) => {
       const paths = await initStudy(dir, options.title ? { title: options.title } : {});
       io().out(`Study ready at ${paths.root}`);
-      io().out(`  config:   ${paths.config}`);
+      io().out(`  config:   ${paths.config}${paths.keptConfig ? " (already there: kept as it was" + (options.title ? "; --title not applied" : "") + ")" : ""}`);
       io().out(`  next:     colloquy import <files…> --study ${dir}`);
     });
 }

@@ -47,16 +47,15 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** Create a study folder (idempotent: an existing config is kept). */
-export async function initStudy(dir: string, config: Partial<StudyConfig> = {}): Promise<StudyPaths> {
+/** Create a study folder (idempotent: an existing config is kept, and `keptConfig` says so). */
+export async function initStudy(dir: string, config: Partial<StudyConfig> = {}): Promise<StudyPaths & { keptConfig: boolean }> {
   const paths = studyPaths(dir);
   for (const folder of [paths.sessions, paths.codes, paths.analysis, paths.inbox]) {
     await mkdir(folder, { recursive: true });
   }
-  if (!(await exists(paths.config))) {
-    await writeJsonAtomic(paths.config, studyConfigSchema.parse(config));
-  }
-  return paths;
+  const keptConfig = await exists(paths.config);
+  if (!keptConfig) await writeJsonAtomic(paths.config, studyConfigSchema.parse(config));
+  return { ...paths, keptConfig };
 }
 
 /** Load and validate colloquy.json; a missing file means defaults, an invalid one names the field. */

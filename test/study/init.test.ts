@@ -16,6 +16,11 @@ describe("colloquy init", () => {
     expect(config.title).toBe("Pilot");
     expect(config.codebooks.map((c) => c.codebook)).toEqual(["bales-ipa", "pragmatic-style"]);
     expect(JSON.parse(await readFile(join(dir, "colloquy.json"), "utf8")).version).toBe(1);
+    expect(run.stdout).not.toContain("kept");
+    // Again: the existing config is kept, and the command says so (and that --title was not applied).
+    const again = await runCli(["init", dir, "--title", "Other"]);
+    expect(again.stdout).toContain("(already there: kept as it was; --title not applied)");
+    expect((await loadStudyConfig(dir)).title).toBe("Pilot");
   });
 
   it("reports an invalid config field by name", async () => {
