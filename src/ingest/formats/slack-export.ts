@@ -14,7 +14,9 @@ const MEMBERSHIP = new Set(["channel_join", "channel_leave", "group_join", "grou
 /** Channel housekeeping posted by a user: kept as `system` turns. */
 const HOUSEKEEPING = new Set(["channel_topic", "channel_purpose", "channel_name", "channel_archive", "channel_unarchive", "group_topic", "group_purpose", "group_name", "pinned_item", "tombstone"]);
 /** Message keys that become turn fields; the rest (reactions, blocks, client_msg_id…) stays in metadata. */
-const USED_KEYS = new Set(["type", "user", "text", "ts", "thread_ts", "subtype", "bot_id", "username", "bot_profile", "files", "edited", "user_profile", "parent_user_id", "replies", "reply_users", "reply_count", "reply_users_count", "latest_reply", "blocks"]);
+const USED_KEYS = new Set(["type", "user", "text", "ts", "thread_ts", "subtype", "bot_id", "username", "files", "edited", "user_profile", "parent_user_id", "replies", "reply_users", "reply_count", "reply_users_count", "latest_reply", "blocks"]);
+/** Integration events: posted by the human who added or removed the bot (their `bot_id` names the integration, not the poster). */
+const BOT_EVENTS_BY_PEOPLE = new Set(["bot_add", "bot_remove", "bot_enable", "bot_disable"]);
 const DAY_FILE = /^\d{4}-\d{2}-\d{2}\.json$/;
 const CHANNEL_LISTS = ["channels.json", "groups.json", "mpims.json", "dms.json"];
 
@@ -28,7 +30,9 @@ const CHANNEL_LISTS = ["channels.json", "groups.json", "mpims.json", "dms.json"]
  * - Mentions `<@U123>` stay verbatim in the text and become `addressees`.
  * - Threads: replies carry `metadata.thread` (the thread's `thread_ts`) and `metadata.parent`
  *   (the turn id of the thread's first message, when it is in the export).
- * - Bots (`bot_id`, `subtype: "bot_message"`, or a user with `is_bot`): our choice is that,
+ * - Bots (`bot_id` or `subtype: "bot_message"` without a known human `user`, or a user with
+ *   `is_bot`; `bot_add`/`bot_remove` events are posted by the human who added the integration,
+ *   so they are that human's): our choice is that,
  *   without `--agents`, every bot is an AI participant (in human-AI team studies the Slack bots
  *   are the agents); with `--agents`, only the bots (or users) named there are `ai` and other
  *   bots are `system` (notifiers and integrations). Users named in `--agents` are `ai` too.
@@ -37,6 +41,13 @@ const CHANNEL_LISTS = ["channels.json", "groups.json", "mpims.json", "dms.json"]
  *   the raw `ts` is kept in `metadata.ts`; edits are recorded in `metadata.edited`.
  * - A message with `files` is a `file` turn; `metadata.files` lists the names (and titles,
  *   types and any text preview).
+ * - A bot post whose words are only in `attachments` (`pretext`, `title`, `text`, `fields`, else
+ *   `fallback`) gets that text as its turn text; `metadata.attachments` keeps the original
+ *   structure and `metadata.textFrom` says "attachments".
+ * - Bots are named by `username` or `bot_profile.name` (from any of their messages), not their
+ *   raw `B…` id, when the export has a name for them.
+ * - A legacy `file_comment` without `user` is the commenter's (`comment.user`); a message with no
+ *   poster at all is kept under an "unknown speaker" with a warning naming its file and path.
  */
 export const slackExportImporter: Importer = {
   name: "slack-export",
@@ -202,6 +213,15 @@ async function importChannel(dir: string, folder: string, channel: Channel | und
     const kind: ParticipantKind = listed ? "ai" : bot ? (agents.size === 0 ? "ai" : "system") : "human";
     return session.participant(key, { name, kind, role: bot ? "bot" : undefined, metadata: meta });
   };
+  // A bot's name from any of its messages, so a bot is not named by its raw B… id only because
+  // its first message lacked `username`/`bot_profile`.
+  const botNames = new Map<string, string>();
+  for (const { msg } of located) {
+    if (typeof msg.bot_id !== "string" || botNames.has(msg.bot_id)) continue;
+    const name = nonEmpty(msg.username) ?? (isObject(msg.bot_profile) ? nonEmpty(msg.bot_profile.name) : undefined);
+    if (name !== undefined) botNames.set(msg.bot_id, name);
+  }
+  let unknownPosters = 0;
   const userSpeaker = (id: string): string => {
     const u = users.get(id);
     return speakerFor(u?.id ?? id, u?.name ?? id, u?.isBot ?? false, u?.meta ?? { slackId: id });
@@ -213,24 +233,45 @@ async function importChannel(dir: string, folder: string, channel: Channel | und
       skipped++;
       continue;
     }
-    const text = msg.text === undefined || msg.text === null ? "" : msg.text;
-    if (typeof text !== "string") throw shapeError(file, childPath(path, "text"), "the message text as a string", text);
-    const user = optionalString(msg, "user", file, path);
+    const rawText = msg.text === undefined || msg.text === null ? "" : msg.text;
+    if (typeof rawText !== "string") throw shapeError(file, childPath(path, "text"), "the message text as a string", rawText);
+    let text = rawText;
+    let textFrom: string | undefined;
+    if (text.trim() === "" && Array.isArray(msg.attachments)) {
+      const fromAttachments = attachmentText(msg.attachments);
+      if (fromAttachments !== "") {
+        text = rawText === "" ? fromAttachments : `${rawText}${fromAttachments}`;
+        textFrom = "attachments";
+      }
+    }
+    let user = optionalString(msg, "user", file, path);
+    let userFrom: string | undefined;
+    // Legacy file comments carry the commenter in `comment.user`, not `user`.
+    if (user === undefined && isObject(msg.comment) && typeof msg.comment.user === "string" && msg.comment.user !== "") {
+      user = msg.comment.user;
+      userFrom = "comment.user";
+    }
     const botId = optionalString(msg, "bot_id", file, path);
     const username = optionalString(msg, "username", file, path);
-    const botName = isObject(msg.bot_profile) && typeof msg.bot_profile.name === "string" ? msg.bot_profile.name : undefined;
-    const isBot = botId !== undefined || subtype === "bot_message" || (user !== undefined && users.get(user)?.isBot === true);
+    const botName = isObject(msg.bot_profile) ? nonEmpty(msg.bot_profile.name) : undefined;
+    const knownUser = user !== undefined ? users.get(user) : undefined;
+    // bot_add/bot_remove carry the integration's bot_id but are posted by a person.
+    const byPerson = subtype !== undefined && BOT_EVENTS_BY_PEOPLE.has(subtype);
+    const isBot = !byPerson && (knownUser ? knownUser.isBot : botId !== undefined || subtype === "bot_message");
     let speaker: string;
-    if (isBot && user === undefined) {
-      const key = botId ?? username ?? botName ?? "bot";
+    if (isBot && (user === undefined || (knownUser === undefined && botId !== undefined))) {
+      const key = botId ?? nonEmpty(username) ?? botName ?? "bot";
       const known = botId ? users.get(botId) : undefined;
-      speaker = speakerFor(known?.id ?? key, username ?? botName ?? known?.name ?? key, true, { ...(botId ? { botId } : {}), ...(known?.meta ?? {}) });
+      const name = nonEmpty(username) ?? botName ?? (botId ? botNames.get(botId) : undefined) ?? known?.name ?? key;
+      speaker = speakerFor(known?.id ?? key, name, true, { ...(botId ? { botId } : {}), ...(user !== undefined ? { slackId: user } : {}), ...(known?.meta ?? {}) });
     } else if (user !== undefined) {
-      const u = users.get(user);
-      const profileName = isObject(msg.user_profile) && typeof msg.user_profile.real_name === "string" && msg.user_profile.real_name !== "" ? msg.user_profile.real_name : undefined;
-      speaker = speakerFor(user, u?.name ?? profileName ?? user, isBot, u?.meta ?? { slackId: user });
+      const profileName = isObject(msg.user_profile) ? nonEmpty(msg.user_profile.real_name) : undefined;
+      speaker = speakerFor(user, knownUser?.name ?? profileName ?? user, isBot, knownUser?.meta ?? { slackId: user });
     } else {
-      throw shapeError(file, childPath(path, "user"), 'the id of the user who posted (or "bot_id" for a bot)', msg.user);
+      // Never lose a whole export to one message without a poster: keep its words, say where it is.
+      unknownPosters++;
+      warnings.push(`${file}: ${path}: message without "user", "comment.user" or "bot_id"${subtype ? ` (subtype ${subtype})` : ""}; kept under "unknown speaker"`);
+      speaker = session.participant("?unknown", { name: "unknown speaker", kind: "human", metadata: { unknown: true } });
     }
 
     const addressees: string[] = [];
@@ -238,6 +279,8 @@ async function importChannel(dir: string, folder: string, channel: Channel | und
 
     const meta: JsonObject = { ts, ...(rest(msg, USED_KEYS) ?? {}) };
     if (subtype) meta.subtype = subtype;
+    if (userFrom) meta.userFrom = userFrom;
+    if (textFrom) meta.textFrom = textFrom;
     const threadTs = msg.thread_ts === undefined || msg.thread_ts === null ? undefined : String(msg.thread_ts);
     if (threadTs !== undefined && threadTs !== ts) {
       meta.thread = threadTs;
@@ -260,6 +303,7 @@ async function importChannel(dir: string, folder: string, channel: Channel | und
     const id = session.turn({ speaker, text, type, timestamp: tsIso(ts), start: (micros - origin) / 1e6, addressees, metadata: meta });
     if (!turnByTs.has(ts)) turnByTs.set(ts, id);
   }
+  if (unknownPosters > 0) warnings.push(`#${channelName}: ${unknownPosters} message(s) without a poster kept under "unknown speaker"`);
   if (skipped > 0) warnings.push(`#${channelName}: skipped ${skipped} join/leave event(s)`);
   if (orphans > 0) warnings.push(`#${channelName}: ${orphans} thread repl(y/ies) whose parent message is not in the export (metadata.thread kept, no metadata.parent)`);
   if (session.turnCount === 0) {
@@ -267,6 +311,37 @@ async function importChannel(dir: string, folder: string, channel: Channel | und
     return undefined;
   }
   return session.build();
+}
+
+const nonEmpty = (v: unknown): string | undefined => (typeof v === "string" && v.trim() !== "" ? v : undefined);
+
+/**
+ * The words of legacy message attachments, one per line: `pretext`, `author_name`, `title`,
+ * `text` and `fields` ("title: value"); `fallback` (a plain-text summary of the rest) only for
+ * an attachment with none of those.
+ */
+function attachmentText(attachments: unknown[]): string {
+  const lines: string[] = [];
+  for (const a of attachments) {
+    if (!isObject(a)) continue;
+    const own: string[] = [];
+    for (const key of ["pretext", "author_name", "title", "text"]) {
+      const v = nonEmpty(a[key]);
+      if (v !== undefined) own.push(v);
+    }
+    if (Array.isArray(a.fields)) {
+      for (const f of a.fields) {
+        if (!isObject(f)) continue;
+        const title = nonEmpty(f.title);
+        const value = nonEmpty(f.value);
+        if (title !== undefined || value !== undefined) own.push(title !== undefined && value !== undefined ? `${title}: ${value}` : (title ?? value)!);
+      }
+    }
+    const fallback = nonEmpty(a.fallback);
+    if (own.length === 0 && fallback !== undefined) own.push(fallback);
+    lines.push(...own);
+  }
+  return lines.join("\n");
 }
 
 function fileInfo(raw: unknown, file: string, path: string): JsonObject {

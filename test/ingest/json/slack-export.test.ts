@@ -99,3 +99,41 @@ describe("slack-export importer", () => {
     expect(result.warnings.join("\n")).toMatch(/#quiet: no messages/);
   });
 });
+
+describe("slack-export importer: quirks of real exports", () => {
+  it("file-comment-without-user: a legacy file_comment is the commenter's (comment.user); a message with no poster is kept, not fatal", async () => {
+    const { sessions, result } = await importFixture(slackExportImporter, "slack-export/file-comment-without-user");
+    const lab = sessions[0]!;
+    expect(lab.turns).toHaveLength(4);
+    expect(lab.turns.map((_, i) => speakerName(lab, i))).toEqual(["Ole Brandt", "Ria Mendes", "unknown speaker", "Ole Brandt"]);
+    expect(lab.turns[1]!.metadata).toMatchObject({ subtype: "file_comment", userFrom: "comment.user", comment: { comment: "Step 3 needs a timer" } });
+    expect(lab.turns[2]!.text).toBe("commented on a file: who wrote step 5?");
+    expect(result.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/lab[\\/]2015-06-02\.json: \$\[2\]: message without "user".*unknown speaker/)]));
+  });
+
+  it("bot-add-by-human: the person who adds or removes an integration stays human; only the bot's own posts are ai", async () => {
+    const { sessions } = await importFixture(slackExportImporter, "slack-export/bot-add-by-human");
+    const lab = sessions[0]!;
+    expect(lab.turns.map((_, i) => speakerName(lab, i))).toEqual(["Kai Osei", "Kai Osei", "Helper", "Kai Osei"]);
+    expect(Object.fromEntries(lab.participants.map((p) => [p.name, p.kind]))).toEqual({ "Kai Osei": "human", Helper: "ai" });
+    expect(lab.turns[0]!.metadata).toMatchObject({ subtype: "bot_add", bot_link: expect.stringContaining("B22HELPER") });
+  });
+
+  it("bot-text-in-attachments: a bot post whose words are in attachments gets them as text, the structure kept in metadata", async () => {
+    const { sessions } = await importFixture(slackExportImporter, "slack-export/bot-text-in-attachments");
+    const lab = sessions[0]!;
+    expect(lab.turns[1]!.text).toBe("Overnight batch report\nBatch 17 finished\n412 of 415 sessions coded\nFailed: 3\nDuration: 2 h 14 min");
+    expect(lab.turns[1]!.metadata).toMatchObject({ textFrom: "attachments", attachments: [{ fallback: "Batch 17 finished: 412 of 415 sessions coded" }] });
+    // An attachment with only a fallback: the fallback is the text.
+    expect(lab.turns[2]!.text).toBe("Retry of the 3 failed sessions queued");
+    expect(speakerName(lab, 1)).toBe("Batch Runner");
+  });
+
+  it("bot-named-by-raw-id: bots are named by bot_profile.name/username from any of their messages, not B… ids", async () => {
+    const { sessions } = await importFixture(slackExportImporter, "slack-export/bot-named-by-raw-id");
+    const lab = sessions[0]!;
+    expect(lab.turns.map((_, i) => speakerName(lab, i))).toEqual(["Abe Lindqvist", "Scribe", "Scribe", "Mailer"]);
+    expect(Object.fromEntries(lab.participants.map((p) => [p.name, p.kind]))).toEqual({ "Abe Lindqvist": "human", Scribe: "ai", Mailer: "ai" });
+    expect(lab.participants.find((p) => p.name === "Mailer")!.metadata).toMatchObject({ botId: "B02XYZ", slackId: "U09SCRIBE" });
+  });
+});
