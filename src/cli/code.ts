@@ -22,6 +22,9 @@ interface CodeFlags {
   context?: string;
   samples?: number;
   batch?: number;
+  examples?: string;
+  shots?: number;
+  examplesExcludeSession?: boolean;
   seed?: number;
   temperature?: number;
   timeout?: number;
@@ -77,6 +80,9 @@ export function registerCode(program: Command): void {
     .option("--context <before:after>", "turns of the same session shown around the target (default 2:2)")
     .option("--samples <n>", "code each turn n times (seed varied) and store the majority / mean with the agreement", positiveInt("--samples"))
     .option("--batch <n>", "target turns per request, sharing one context window (default 1)", positiveInt("--batch"))
+    .option("--examples <coders>", "LLM coder: show the turns most similar to the target that these coders coded, with their codes, as worked examples (e.g. human:alice,human:bob)")
+    .option("--shots <k>", "with --examples: worked examples per request (default 8)", positiveInt("--shots"))
+    .option("--examples-exclude-session", "with --examples: never show a turn of the session being coded (for an honest evaluation against the same coders)")
     .option("--seed <n>", "seed sent with each request (sample i uses seed + i)", number("--seed"))
     .option("--temperature <t>", "sampling temperature (default 0)", number("--temperature"))
     .option("--timeout <ms>", "per-request timeout in ms (default 120000)", positiveInt("--timeout"))
@@ -120,6 +126,9 @@ async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
         context: flags.context !== undefined ? contextFlag(flags.context) : undefined,
         samples: flags.samples,
         batch: flags.batch,
+        examples: flags.examples?.split(",").map((c) => c.trim()).filter(Boolean),
+        shots: flags.shots,
+        examplesExcludeSession: flags.examplesExcludeSession,
         sessions: flags.sessions?.split(",").map((s) => s.trim()).filter(Boolean),
         noCache: !flags.cache,
         dryRun: flags.dryRun,

@@ -12,6 +12,7 @@ import { provenance } from "../util/provenance.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
 import { RULES_CODER_VERSION, codeTurnWithRules, rulesProblem } from "./rules/index.js";
 import { createLlmCoder, type LlmCoder, type TurnOutcome } from "./llm/coder.js";
+import type { ExamplePicker } from "./llm/examples.js";
 import type { LearnedCoder } from "./learned/coder.js";
 import type { CodeRecord } from "./records.js";
 import { estimateTokens, type ContextWindow } from "./llm/prompt.js";
@@ -53,6 +54,8 @@ export interface CodingJobOptions {
   batch?: number;
   seed?: number;
   noCache?: boolean;
+  /** LLM coder: worked examples from the researchers' codes, picked per request. */
+  examples?: ExamplePicker;
   reporter?: Reporter;
   signal?: AbortSignal;
   /** Where the already-stored records come from (default: the codes file). */
@@ -161,6 +164,7 @@ function makeLlmCoder(options: CodingJobOptions): LlmCoder {
     batch: options.batch,
     seed: options.seed,
     noCache: options.noCache,
+    examples: options.examples,
   });
 }
 

@@ -1,6 +1,7 @@
 import { loadCodebook } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import { createLearnedCoder, type LearnedCoder } from "../coding/learned/coder.js";
+import { createExamplePicker, type ExamplePicker } from "../coding/llm/examples.js";
 import { dryRunCoding, runCodingJob, type CodingSummary, type DryRun } from "../coding/job.js";
 import type { ContextWindow } from "../coding/llm/prompt.js";
 import type { LlmClient } from "../llm/client.js";
@@ -34,6 +35,12 @@ export interface CodeStageOptions {
   context?: ContextWindow;
   samples?: number;
   batch?: number;
+  /** LLM coder: show the most similar turns coded by these coders ("human:alice") as worked examples. */
+  examples?: string[];
+  /** LLM coder with examples: how many per request (default 8). */
+  shots?: number;
+  /** LLM coder with examples: never show a turn of the session being coded. */
+  examplesExcludeSession?: boolean;
   /** Session ids to code (default: all). */
   sessions?: string[];
   noCache?: boolean;
@@ -110,12 +117,33 @@ async function trainLearner(context: StudyContext, codebook: Codebook, train: re
   }
 }
 
+/** Default number of worked examples per request. */
+const DEFAULT_SHOTS = 8;
+
+/** The worked-example picker for one codebook: the named coders' current codes over every session of the study. */
+async function examplePicker(context: StudyContext, codebook: Codebook, options: CodeStageOptions, effects: StageEffects): Promise<ExamplePicker | undefined> {
+  const from = options.examples ?? [];
+  if (from.length === 0) return undefined;
+  const coders = (await context.coders())[codebook.id] ?? [];
+  const missing = from.filter((c) => !coders.includes(c));
+  if (missing.length > 0) throw new CliError(`--examples: no codes of ${codebook.id} by ${missing.join(", ")} in ${context.dir} (coders with codes: ${coders.join(", ") || "none"}); code some turns first (colloquy codes import, or the coding sheet)`);
+  const records = await Promise.all(from.map(async (coder) => ({ coder, records: await context.codes(codebook.id, coder) })));
+  const picker = createExamplePicker({ codebook, sessions: await context.sessions(), records, shots: options.shots ?? DEFAULT_SHOTS, excludeSession: options.examplesExcludeSession });
+  if (picker.poolSize === 0) throw new CliError(`--examples: the codes of ${codebook.id} by ${from.join(", ")} name no turn of ${context.dir} as it reads now with a code this codebook still has, so there is nothing to show`);
+  effects.log(`worked examples for ${codebook.id}: the ${options.shots ?? DEFAULT_SHOTS} most similar of ${picker.poolSize} turn(s) coded by ${from.join(", ")}${options.examplesExcludeSession ? ", never from the session being coded" : ""}`);
+  return picker;
+}
+
 /** Run (or with `dryRun`, plan) every coding job. Stops at the first job that was stopped or aborted. */
 export async function runCode(context: StudyContext, options: CodeStageOptions, effects: StageEffects): Promise<CodeSummary> {
   const sessions = await selectSessions(context, options.sessions);
   const specs = codingJobs(options, context.config.codebooks);
   const codebooks = await Promise.all(specs.map((s) => loadCodebook(s.codebookRef, context.dir)));
   const summary: CodeSummary = { jobs: [], dryRuns: [] };
+  if ((options.examples?.length ?? 0) === 0 && (options.shots !== undefined || options.examplesExcludeSession)) {
+    throw new CliError("--shots and --examples-exclude-session go with --examples human:alice (the coders whose codes are shown as worked examples)");
+  }
+  if (options.examples?.length && specs.some((s) => s.coder !== "llm")) throw new CliError("--examples is for the LLM coder: add --coder llm");
   let model: LlmClient | undefined;
   if (specs.some((s) => s.coder === "llm")) {
     model = context.model(options.model ?? {}, effects);
@@ -142,6 +170,7 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
         learningCurve: options.learningCurve,
         coderId: options.coderId,
         model: spec.coder === "llm" ? model : undefined,
+        examples: spec.coder === "llm" ? await examplePicker(context, codebooks[i], options, effects) : undefined,
         context: spec.context,
         samples: spec.samples,
         batch: options.batch,

@@ -3,8 +3,10 @@ import type { Session } from "../../transcript/schema.js";
 import type { ChatModel, ChatRequest, ChatResult, LlmErrorKind } from "../../llm/types.js";
 import type { Codebook } from "../codebook/schema.js";
 import { aggregateSamples } from "./aggregate.js";
+import type { ExamplePicker, ShownExample } from "./examples.js";
 import { parseBatchReply, parseReply, type CodeValue, type ParseOutcome } from "./parse.js";
 import {
+  EXAMPLES_TEMPLATE_HASH,
   PROMPT_TEMPLATE_HASH,
   PROMPT_TEMPLATE_VERSION,
   buildMessages,
@@ -39,6 +41,8 @@ export interface LlmCoderOptions {
   /** Reply budget per request; default 400 for one target, 120 per target + 200 in a batch. */
   maxTokens?: number;
   noCache?: boolean;
+  /** Worked examples from the researchers' codes, picked per request (see examples.ts). */
+  examples?: ExamplePicker;
 }
 
 interface TurnRef {
@@ -113,18 +117,24 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     samples,
     context: `${context.before}:${context.after}`,
     batch: options.batch ?? 1,
-    promptTemplate: PROMPT_TEMPLATE_HASH,
+    promptTemplate: options.examples ? EXAMPLES_TEMPLATE_HASH : PROMPT_TEMPLATE_HASH,
     promptTemplateVersion: PROMPT_TEMPLATE_VERSION,
     codebook: codebook.id,
     codebookVersion: codebook.version,
+    ...(options.examples ? options.examples.settings : {}),
   };
+  const pickExamples = (session: Session, targets: readonly number[]) => options.examples?.pick(session, targets);
 
   const seedFor = (sample: number) => (samples > 1 ? (options.seed ?? 1) + sample : options.seed);
 
   function request(session: Session, targets: readonly number[], sample = 0): ChatRequest {
+    return requestWith(session, targets, sample, pickExamples(session, targets));
+  }
+
+  function requestWith(session: Session, targets: readonly number[], sample: number, examples: readonly ShownExample[] | undefined): ChatRequest {
     const ids = targets.map((i) => session.turns[i].id);
     return {
-      messages: buildMessages(systemPrompt, session, targets, context),
+      messages: buildMessages(systemPrompt, session, targets, context, examples),
       temperature,
       seed: seedFor(sample),
       maxTokens: options.maxTokens ?? (batchMode ? 120 * targets.length + 200 : 400),
@@ -148,9 +158,9 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     stats.failedRequests += result.ok ? Math.max(0, sent - 1) : sent;
   };
 
-  async function runSample(session: Session, targets: readonly number[], sample: number, signal?: AbortSignal): Promise<SampleResult> {
+  async function runSample(session: Session, targets: readonly number[], sample: number, examples: readonly ShownExample[] | undefined, signal?: AbortSignal): Promise<SampleResult> {
     const ids = targets.map((i) => session.turns[i].id);
-    const base = request(session, targets, sample);
+    const base = requestWith(session, targets, sample, examples);
     const outcomes = new Map<string, SampleOutcome>();
     const failAll = (reason: string, raw?: string, errorKind?: LlmErrorKind) => ids.forEach((id) => outcomes.set(id, { ok: false, reason, raw, errorKind }));
     const first = await model.complete({ ...base, signal });
@@ -209,7 +219,9 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
   }
 
   async function code(session: Session, targets: readonly number[], signal?: AbortSignal): Promise<TurnOutcome[]> {
-    const runs = await Promise.all(Array.from({ length: samples }, (_, s) => runSample(session, targets, s, signal)));
+    // Picked once per request: every sample (and the re-ask) shows the same examples.
+    const examples = pickExamples(session, targets);
+    const runs = await Promise.all(Array.from({ length: samples }, (_, s) => runSample(session, targets, s, examples, signal)));
     // "Failures are not cached": a reply that yielded no valid code for some turn is dropped
     // from the cache, so the next run asks again rather than replaying the failure.
     for (const run of runs) {
@@ -232,6 +244,8 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
         structuredOutput: model.formatSupport?.(),
       };
       if (done.some((r) => r.reasked)) details.reasked = true;
+      // Which researchers' codes the model saw for this turn (session/turn ids, coder, similarity).
+      if (examples) details.examples = examples.map((e) => ({ session: e.session, turn: e.turn, coder: e.coder, similarity: e.similarity }));
       if (samples === 1) {
         return { ...ref, status: "coded" as const, value: good[0].value, provenance: provenance({ ...settings, seed: seedFor(0), ...details }), cached };
       }

@@ -2,6 +2,7 @@ import { sha256 } from "../../util/hash.js";
 import type { Session, Turn, Participant } from "../../transcript/schema.js";
 import type { ChatMessage } from "../../llm/types.js";
 import type { Codebook } from "../codebook/schema.js";
+import type { ShownExample } from "./examples.js";
 
 /**
  * The LLM coder's prompt: the codebook in the system message (identical for every request of
@@ -31,6 +32,17 @@ const REASK_TEMPLATE = "Your reply could not be used: {error}. Reply again, for 
 export const PROMPT_TEMPLATE_HASH = sha256(
   [PROMPT_TEMPLATE_VERSION, ROLE_LINE, TARGET_RULE, SINGLE_RULE, MULTIPLE_RULE, SCALES_RULE, COUNTS_RULE, JSON_RULE, REASK_TEMPLATE, TURN_LINE_FORMAT].join("\n"),
 ).slice(0, 16);
+
+/**
+ * Worked examples (--examples): the researchers' codes of similar turns, ahead of the session.
+ * Their own hash, so records coded without examples keep PROMPT_TEMPLATE_HASH.
+ */
+const EXAMPLES_INTRO =
+  "Worked examples: turns from other parts of this study, coded by the researchers. They show how the codebook is applied here; do not code them.";
+const EXAMPLE_LINE_FORMAT = "example {n} [{session} {turn id}] {speaker name}: {verbatim text} / codes: {id} ({label}), ... | ratings: {id} ({label}) = {value}: {anchor}, ...";
+
+/** The template hash of prompts that carry worked examples (the examples themselves are in each request, hence its cache key). */
+export const EXAMPLES_TEMPLATE_HASH = sha256([PROMPT_TEMPLATE_HASH, EXAMPLES_INTRO, EXAMPLE_LINE_FORMAT].join("\n")).slice(0, 16);
 
 /** Turns before and after the target(s) to show. */
 export interface ContextWindow {
@@ -125,11 +137,27 @@ export function buildUserPrompt(session: Session, targets: readonly number[], co
   return lines.join("\n");
 }
 
-/** The messages of one coding request. `systemPrompt` is passed in so runs build it once. */
-export function buildMessages(systemPrompt: string, session: Session, targets: readonly number[], context: ContextWindow): ChatMessage[] {
+/** The worked examples block: each turn verbatim, then the code the researcher gave it. */
+export function renderExamples(examples: readonly ShownExample[]): string {
+  const lines = [EXAMPLES_INTRO];
+  examples.forEach((e, i) => {
+    lines.push(`example ${i + 1} [${e.session} ${e.turn}] ${e.speaker}: ${e.text}`);
+    if (e.codes) lines.push(`  codes: ${e.codes.map((c) => `${c.id} (${c.label})`).join(", ")}`);
+    if (e.ratings) lines.push(`  ratings: ${e.ratings.map((r) => `${r.id} (${r.label}) = ${r.value}${r.anchor ? `: ${r.anchor}` : ""}`).join(", ")}`);
+  });
+  return lines.join("\n");
+}
+
+/**
+ * The messages of one coding request. `systemPrompt` is passed in so runs build it once.
+ * Worked examples, when given, open the user message (they differ per target, so they are not
+ * in the system message that every request shares).
+ */
+export function buildMessages(systemPrompt: string, session: Session, targets: readonly number[], context: ContextWindow, examples?: readonly ShownExample[]): ChatMessage[] {
+  const turns = buildUserPrompt(session, targets, context);
   return [
     { role: "system", content: systemPrompt },
-    { role: "user", content: buildUserPrompt(session, targets, context) },
+    { role: "user", content: examples && examples.length > 0 ? `${renderExamples(examples)}\n\n${turns}` : turns },
   ];
 }
 
