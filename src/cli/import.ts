@@ -55,7 +55,7 @@ export function registerImport(program: Command): void {
     .option("--run <n>", "run of every imported session")
     .option("--split-continuations", "slack-paste: a bare h:mm line starts its own turn")
     .option("--merge-cues", "vtt/srt: merge consecutive cues of one speaker")
-    .option("--columns <map>", "csv: field=column pairs, e.g. speaker=name,text=message,time=time_stamp,session=run")
+    .option("--columns <map>", "csv: field=column pairs, e.g. speaker=name,text=message,time=time_stamp,session=run; session=condition+run joins columns into the session key")
     .option("--code-column <col=coder>", "csv: a column of codes and its coder (repeatable or comma-separated)", collect)
     .option("--codebook <id>", "codebook the imported code labels belong to (default: the study's first)")
     .option("--agents <names>", "speaker names that are AI agents (comma-separated)", collect)

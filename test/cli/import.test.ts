@@ -152,8 +152,8 @@ describe("colloquy import", () => {
     expect(run.stdout).toMatch(/✗ .*bad-timing\.vtt:4: /);
     expect(run.stdout).toMatch(/✗ .*broken-mixed-encoding\.txt:2: byte 52 \(0xE9\) is not valid UTF-8/);
     expect(run.stderr).toMatch(new RegExp(`3 of ${expected.length + 3} input\\(s\\) failed`));
-    // chat-log.csv holds two sessions.
-    expect((await loadSessions(study)).length).toBe(expected.length + 1);
+    // chat-log.csv holds two sessions, condition-run-no-session-column.csv four (condition x run).
+    expect((await loadSessions(study)).length).toBe(expected.length + 1 + 3);
   });
 
   it("--encoding decodes every file with the encoding named; an unknown name stops before anything is read", async () => {

@@ -36,6 +36,47 @@ describe("csv importer", () => {
     assertNothingDropped(cells, result);
   });
 
+  it("condition-run-no-session-column: runs numbered within each condition key sessions by condition+run, and say so", async () => {
+    const text = await read("condition-run-no-session-column.csv");
+    const result = await parseCsv("condition-run-no-session-column.csv", text);
+    expect(result.sessions.map((s) => [s.id, s.metadata!.condition, s.metadata!.run, s.turns.length])).toEqual([
+      ["condition-run-no-session-column-solo-ai-1", "solo-ai", "1", 2],
+      ["condition-run-no-session-column-solo-ai-2", "solo-ai", "2", 2],
+      ["condition-run-no-session-column-team-ai-1", "team-ai", "1", 3],
+      ["condition-run-no-session-column-team-ai-2", "team-ai", "2", 2],
+    ]);
+    expect(result.sessions[0]!.metadata).toMatchObject({ sessionKey: "solo-ai-1", sessionColumns: { experimental_condition: "solo-ai", run: "1" } });
+    // One line about the keying, none about conditions differing within a session.
+    expect(result.warnings).toEqual([expect.stringMatching(/condition-run-no-session-column\.csv:1: no session column; sessions keyed by condition\+run \(columns "experimental_condition"\+"run"\); pass --columns session=<column>/)]);
+    assertNothingDropped(Papa.parse<string[]>(text.trim()).data.slice(1).flat(), result);
+    // An explicit session column wins: keyed by run alone, as asked.
+    const byRun = await parseCsv("condition-run-no-session-column.csv", text, { columns: { session: "run" } });
+    expect(byRun.sessions).toHaveLength(2);
+  });
+
+  it("condition-run-no-session-column: a run_number column (no session alias) also keys by condition+run", async () => {
+    const text = (await read("condition-run-no-session-column.csv")).replace(/^experimental_condition,run,/, "experimental_condition,run_number,");
+    const result = await parseCsv("renamed.csv", text);
+    expect(result.sessions.map((s) => s.id)).toEqual(["renamed-solo-ai-1", "renamed-solo-ai-2", "renamed-team-ai-1", "renamed-team-ai-2"]);
+  });
+
+  it("composite-session-key: --columns session=arm+seed joins several columns, in order, into the session key", async () => {
+    const text = await read("composite-session-key.csv");
+    const result = await parseCsv("composite-session-key.csv", text, { columns: { session: "arm+seed" } });
+    expect(result.sessions.map((s) => [s.id, s.metadata!.sessionKey, s.turns.length])).toEqual([
+      ["composite-session-key-baseline-7", "baseline-7", 2],
+      ["composite-session-key-baseline-8", "baseline-8", 2],
+      ["composite-session-key-critique-7", "critique-7", 2],
+    ]);
+    expect(result.sessions[1]!.metadata!.sessionColumns).toEqual({ arm: "baseline", seed: "8" });
+    expect(result.sessions[1]!.turns[1]!.text).toBe("No; let's try three parts.");
+    expect(result.warnings).toEqual([]);
+    assertNothingDropped(Papa.parse<string[]>(text.trim(), { delimiter: ";" }).data.slice(1).flat(), result);
+    // Without the flag: one session (no session, condition or run column), every cell kept in metadata.
+    expect((await parseCsv("composite-session-key.csv", text)).sessions).toHaveLength(1);
+    await expect(parseCsv("composite-session-key.csv", text, { columns: { session: "arm+trial" } })).rejects.toThrow(/--columns session=arm\+trial: no column "trial" in the header/);
+  });
+
   it("detects common header names without --columns", async () => {
     const result = await parseCsv("chat-log.csv", await read("chat-log.csv"));
     // "run" is a session alias; "name"/"message"/"time_stamp" are speaker/text/time aliases.

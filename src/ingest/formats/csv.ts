@@ -8,6 +8,11 @@ import { ImportError, type ImportedCode, type Importer, type ImportInput, type I
  * CSV/TSV, one row per turn (papaparse). Columns are mapped to turn fields by `--columns`
  * (field=column) or, failing that, by common header names. Unmapped columns go to turn
  * metadata, so no cell is lost; `--code-column col=coder` turns a column into imported codes.
+ *
+ * Sessions are keyed by one column, or by several joined in order (`--columns
+ * session=experimental_condition+run`, key "<condition>-<run>"). A file with no session column
+ * but a condition and a run column is keyed by condition+run by default (a warning says so):
+ * published datasets number runs within each condition, so the run alone would merge them.
  */
 
 /** Fields a column can map to, and the header names recognised for each (normalised: lower case, `_`). */
@@ -18,7 +23,7 @@ export const csvFieldAliases: Record<string, readonly string[]> = {
   end: ["end", "end_time", "stop"],
   session: ["session", "session_id", "conversation", "conversation_id", "run", "dialog_id", "dialogue_id", "chat_id", "thread"],
   condition: ["condition", "group", "experimental_condition", "treatment"],
-  run: [],
+  run: ["run_id", "run_number", "run_no", "replicate"],
   role: ["role", "speaker_role"],
   kind: ["kind", "type", "speaker_type", "participant_kind"],
   /** Turn type (message, backchannel, …): only by --columns type=<col>, since "type" usually means kind. */
@@ -34,16 +39,34 @@ function guessDelimiter(path: string, firstLine: string): string {
   return counts[0]!.n > 0 ? counts[0]!.d : ",";
 }
 
+interface ColumnMap {
+  columns: Map<string, number>;
+  /** `--columns session=a+b`: the columns whose values, joined in order, key a session. */
+  sessionParts?: number[];
+}
+
 /** Resolve which header each field uses: explicit --columns first, then aliases. */
-function mapColumns(path: string, headers: string[], explicit: Record<string, string> = {}, codeColumns: Record<string, string> = {}): Map<string, number> {
+function mapColumns(path: string, headers: string[], explicit: Record<string, string> = {}, codeColumns: Record<string, string> = {}): ColumnMap {
   const map = new Map<string, number>();
+  let sessionParts: number[] | undefined;
   const byName = new Map(headers.map((h, i) => [h.trim(), i] as const));
+  const find = (column: string): number => byName.get(column.trim()) ?? headers.findIndex((h) => normalise(h) === normalise(column));
   for (const [field, column] of Object.entries(explicit)) {
     if (!(field in csvFieldAliases)) {
       throw new ImportError({ file: path, line: 1, problem: `--columns names unknown field "${field}"`, expected: `one of ${Object.keys(csvFieldAliases).join(", ")}` });
     }
-    const index = byName.get(column.trim()) ?? headers.findIndex((h) => normalise(h) === normalise(column));
-    if (index === undefined || index < 0) {
+    const index = find(column);
+    if (index < 0 && field === "session" && column.includes("+")) {
+      // A composite key: several columns, joined in order (a header that itself contains "+" wins above).
+      const parts = column.split("+").map((c) => c.trim());
+      sessionParts = parts.map((part) => {
+        const i = part === "" ? -1 : find(part);
+        if (i < 0) throw new ImportError({ file: path, line: 1, problem: `--columns session=${column}: no column "${part}" in the header`, expected: `columns joined by "+", each one of the header's columns: ${headers.join(", ")}` });
+        return i;
+      });
+      continue;
+    }
+    if (index < 0) {
       throw new ImportError({ file: path, line: 1, problem: `--columns ${field}=${column}: no column "${column}" in the header`, expected: `one of the header's columns: ${headers.join(", ")}` });
     }
     map.set(field, index);
@@ -54,7 +77,7 @@ function mapColumns(path: string, headers: string[], explicit: Record<string, st
     if (i >= 0) used.add(i);
   }
   for (const [field, aliases] of Object.entries(csvFieldAliases)) {
-    if (map.has(field)) continue;
+    if (map.has(field) || (field === "session" && sessionParts)) continue;
     for (const alias of aliases) {
       const index = headers.findIndex((h, i) => !used.has(i) && normalise(h) === alias);
       if (index >= 0) {
@@ -64,7 +87,7 @@ function mapColumns(path: string, headers: string[], explicit: Record<string, st
       }
     }
   }
-  return map;
+  return { columns: map, sessionParts };
 }
 
 const kindWords: Record<string, ParticipantKind> = { ai: "ai", bot: "ai", agent: "ai", assistant: "ai", llm: "ai", model: "ai", human: "human", user: "human", person: "human", system: "system" };
@@ -74,6 +97,20 @@ interface SessionState {
   timeline: ClockTimeline;
   firstDate?: number;
   condition?: string;
+}
+
+/** Whether some run value occurs under two different conditions in data rows from `from`. */
+function runsShared(rows: readonly string[][], from: number, iRun: number, iCondition: number): boolean {
+  const conditionOf = new Map<string, string>();
+  for (let r = from; r < rows.length; r++) {
+    const run = rows[r]![iRun];
+    const condition = rows[r]![iCondition];
+    if (run === undefined || condition === undefined || run.trim() === "" || condition.trim() === "") continue;
+    const seen = conditionOf.get(run.trim());
+    if (seen === undefined) conditionOf.set(run.trim(), condition.trim());
+    else if (seen !== condition.trim()) return true;
+  }
+  return false;
 }
 
 /** Turn a time cell into {start, timestamp}: media offsets as seconds, clock times and dates relative to the session's first. */
@@ -132,7 +169,7 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
   if (first >= rows.length) throw new ImportError({ file: path, line: 1, problem: "the file is empty", expected: "a header row and one row per turn" });
   const headerLine = rowLines[first]!;
   const headers = rows[first]!.map((c) => c.trim());
-  const columns = mapColumns(path, headers, options.columns, options.codeColumns);
+  const { columns, sessionParts: explicitParts } = mapColumns(path, headers, options.columns, options.codeColumns);
   for (const field of ["speaker", "text"] as const) {
     if (!columns.has(field)) {
       throw new ImportError({ file: path, line: headerLine, problem: `no ${field} column (header: ${headers.join(", ")})`, expected: `a column named ${csvFieldAliases[field]!.slice(0, 4).join("/")} or --columns ${field}=<column>` });
@@ -148,10 +185,27 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
     else codeColumns.push({ index, coder });
   }
   const col = (field: string): number => columns.get(field) ?? -1;
-  const [iSpeaker, iText, iTime, iEnd, iSession, iCondition, iRun, iRole, iKind, iType] = ["speaker", "text", "time", "end", "session", "condition", "run", "role", "kind", "type"].map(col) as number[];
-  const mapped = new Set([...columns.values(), ...codeColumns.map((c) => c.index)]);
+  // eslint-disable-next-line prefer-const -- iSession and iRun change when sessions are keyed by condition+run
+  let [iSpeaker, iText, iTime, iEnd, iSession, iCondition, iRun, iRole, iKind, iType] = ["speaker", "text", "time", "end", "session", "condition", "run", "role", "kind", "type"].map(col) as number[];
+  let sessionParts = explicitParts;
+  let sessionIsRun = iSession! >= 0 && normalise(headers[iSession!]!) === "run" && iRun! < 0;
+  // No session column of its own, but condition and run columns: runs are numbered within each
+  // condition in published datasets, so key sessions by condition+run (the run alone would merge
+  // the conditions' run 1s, the condition alone their runs).
+  // A detected "run" session column whose runs each belong to one condition already keys the
+  // sessions right: kept as it was (same session ids on re-import).
+  if (!sessionParts && iCondition! >= 0 && (sessionIsRun ? runsShared(rows, first + 1, iSession!, iCondition!) : iSession! < 0 && iRun! >= 0) && !options.columns?.session) {
+    const run = sessionIsRun ? iSession! : iRun!;
+    sessionParts = [iCondition!, run];
+    columns.delete("session");
+    columns.set("run", run);
+    iSession = -1;
+    iRun = run;
+    sessionIsRun = false;
+    warnings.push(`${path}:${headerLine}: no session column; sessions keyed by condition+run (columns "${headers[iCondition!]}"+"${headers[run]}"); pass --columns session=<column> to key them otherwise`);
+  }
+  const mapped = new Set([...columns.values(), ...(sessionParts ?? []), ...codeColumns.map((c) => c.index)]);
   const unmapped = headers.map((h, i) => ({ name: h || `column ${i + 1}`, i })).filter((c) => !mapped.has(c.i));
-  const sessionIsRun = iSession! >= 0 && normalise(headers[iSession!]!) === "run" && iRun! < 0;
   const sessions = new Map<string, SessionState>();
 
   for (let r = first + 1; r < rows.length; r++) {
@@ -167,15 +221,19 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
       if (cells.every((c) => c.trim() === "")) continue;
       throw new ImportError({ file: path, line: rowLine, problem: `empty speaker cell (column "${headers[iSpeaker!]}")`, expected: "every row to name its speaker" });
     }
-    const sessionKey = iSession! >= 0 ? cells[iSession!]! : "";
-    let state = sessions.get(sessionKey);
+    const keyParts = sessionParts?.map((i) => cells[i]!.trim());
+    const sessionKey = keyParts ? (keyParts.every((k) => k === "") ? "" : keyParts.join("-")) : iSession! >= 0 ? cells[iSession!]! : "";
+    // Parts kept apart in the map key: ("a-b", "c") and ("a", "b-c") are different sessions.
+    const mapKey = keyParts ? JSON.stringify(keyParts) : sessionKey;
+    let state = sessions.get(mapKey);
     if (!state) {
       const metadata: Record<string, unknown> = { source: { file: path, format: "csv" } };
       if (sessionKey !== "") metadata.sessionKey = sessionKey;
+      if (keyParts && sessionKey !== "") metadata.sessionColumns = Object.fromEntries(sessionParts!.map((i, n) => [headers[i] || `column ${i + 1}`, keyParts[n]]));
       if (sessionIsRun && sessionKey !== "") metadata.run = sessionKey;
       const id = sessionKey === "" ? sessionIdFromPath(path) : sessionIdFromPath(path, sessionKey);
       state = { builder: new SessionBuilder(id, metadata, options.agents), timeline: new ClockTimeline() };
-      sessions.set(sessionKey, state);
+      sessions.set(mapKey, state);
     }
     const metadata: Record<string, unknown> = { line: rowLine };
     for (const { name, i } of unmapped) if (cells[i] !== "") metadata[name] = cells[i];
