@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { runCli } from "../support/cli.js";
+import { runCli, clearModelEnv } from "../support/cli.js";
 import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
 import { balesCodeFor, balesHandler, makeSession, makeStudy, sessionOf, targetsOf, TEXTS_A, TEXTS_B } from "../coding/llm-fixtures.js";
 import { appendCodes, readCodes } from "../../src/coding/store.js";
@@ -12,10 +12,7 @@ let study: Awaited<ReturnType<typeof makeStudy>>;
 const sessions = [makeSession("a", TEXTS_A), makeSession("b", TEXTS_B)];
 
 beforeEach(async () => {
-  vi.stubEnv("OPENAI_API_KEY", "");
-  vi.stubEnv("OPENAI_BASE_URL", "");
-  vi.stubEnv("OPENAI_MODEL", "");
-  vi.stubEnv("COLLOQUY_MODEL", "");
+  clearModelEnv(vi.stubEnv);
   server = await startOpenAiServer({ handler: balesHandler });
   study = await makeStudy(sessions);
   // human:alice coded every turn of both sessions.

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { runCli } from "../support/cli.js";
+import { runCli, clearModelEnv } from "../support/cli.js";
 import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
 import { balesHandler, makeSession, makeStudy, targetsOf, TEXTS_A, TEXTS_B } from "../coding/llm-fixtures.js";
 import { readCodes, readFailures } from "../../src/coding/store.js";
@@ -10,10 +10,7 @@ let server: OpenAiServer;
 let study: Awaited<ReturnType<typeof makeStudy>>;
 
 beforeEach(async () => {
-  vi.stubEnv("OPENAI_API_KEY", "");
-  vi.stubEnv("OPENAI_BASE_URL", "");
-  vi.stubEnv("OPENAI_MODEL", "");
-  vi.stubEnv("COLLOQUY_MODEL", "");
+  clearModelEnv(vi.stubEnv);
   server = await startOpenAiServer({ handler: balesHandler });
   study = await makeStudy([makeSession("a", TEXTS_A, { system: [5] }), makeSession("b", TEXTS_B)]);
 });

@@ -22,3 +22,8 @@ export async function runCli(args: string[]): Promise<CliRun> {
   );
   return { code, stdout, stderr };
 }
+
+/** Forget the developer's model settings (key, endpoint, model) so a test sees only what it sets. */
+export function clearModelEnv(stub: (name: string, value: string) => unknown): void {
+  for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "COLLOQUY_MODEL"]) stub(name, "");
+}
