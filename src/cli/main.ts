@@ -27,17 +27,17 @@ export function createProgram(): Command {
 let pipeHandled = false;
 
 /**
- * `colloquy export s | head -3`: when the reader closes the pipe, the next write fails with EPIPE
- * (asynchronously, as an 'error' event). That is the reader saying "enough", not a failure: end
- * quietly with exit 0 instead of a stack trace.
+ * `colloquy export s | head -3`: when the reader closes the pipe, later writes fail with EPIPE
+ * (as an 'error' event). That is the reader saying "enough", not a failure: the output is dropped
+ * quietly and the command finishes its work with its own exit code (a `code` run piped to `head`
+ * still codes every turn and still reports failure with a non-zero exit), never a stack trace.
  */
 function endQuietlyOnClosedPipe(): void {
   if (pipeHandled) return;
   pipeHandled = true;
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "EPIPE") process.exit(0);
-      throw error;
+      if (error.code !== "EPIPE") throw error;
     });
   }
 }

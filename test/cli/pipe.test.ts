@@ -9,7 +9,7 @@ import { initStudy, saveSession } from "../../src/study/study.js";
 const bin = fileURLToPath(new URL("../support/colloquy-bin.ts", import.meta.url));
 
 describe("a closed pipe", () => {
-  it("`colloquy export <study> | head -1`: the command ends quietly with exit 0, no stack trace", async () => {
+  it("`colloquy export <study> | head -1`: the output is dropped quietly, the command exits 0 with no stack trace", async () => {
     // 20,000 turns (several MB, far over a pipe's buffer); the reader stops after one line.
     const study = await mkdtemp(join(tmpdir(), "colloquy-pipe-"));
     await initStudy(study);
