@@ -77,6 +77,20 @@ describe("csv importer", () => {
     await expect(parseCsv("composite-session-key.csv", text, { columns: { session: "arm+trial" } })).rejects.toThrow(/--columns session=arm\+trial: no column "trial" in the header/);
   });
 
+  it("two composite keys that would give one session id are refused by line, never merged", async () => {
+    const text = "x,y,speaker,text\na-b,c,Ann,first\na,b-c,Ben,second\n";
+    await expect(parseCsv("clash.csv", text, { columns: { session: "x+y" } })).rejects.toThrow(/clash\.csv:3: .*gives the session id "clash-a-b-c", which another key of this file already gives/);
+  });
+
+  it("a run that changes within one session stays on its turn (no cell is dropped)", async () => {
+    const text = "session_id,run_id,speaker,text\ns1,r1,Ann,hello\ns1,r2,Ben,hi\n";
+    const result = await parseCsv("runs.csv", text);
+    expect(result.sessions).toHaveLength(1);
+    expect(result.sessions[0]!.metadata!.run).toBe("r1");
+    expect(result.sessions[0]!.turns[1]!.metadata!.run_id).toBe("r2");
+    assertNothingDropped(["s1", "r1", "Ann", "hello", "s1", "r2", "Ben", "hi"], result);
+  });
+
   it("detects common header names without --columns", async () => {
     const result = await parseCsv("chat-log.csv", await read("chat-log.csv"));
     // "run" is a session alias; "name"/"message"/"time_stamp" are speaker/text/time aliases.

@@ -232,6 +232,8 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
       if (keyParts && sessionKey !== "") metadata.sessionColumns = Object.fromEntries(sessionParts!.map((i, n) => [headers[i] || `column ${i + 1}`, keyParts[n]]));
       if (sessionIsRun && sessionKey !== "") metadata.run = sessionKey;
       const id = sessionKey === "" ? sessionIdFromPath(path) : sessionIdFromPath(path, sessionKey);
+      const clash = [...sessions.values()].find((other) => other.builder.id === id);
+      if (clash) throw new ImportError({ file: path, line: rowLine, problem: `session key ${JSON.stringify(keyParts ?? sessionKey)} gives the session id "${id}", which another key of this file already gives`, expected: "session keys that stay distinct as ids (letters, digits and '-'); key the sessions by other columns with --columns session=<a>+<b>" });
       state = { builder: new SessionBuilder(id, metadata, options.agents), timeline: new ClockTimeline() };
       sessions.set(mapKey, state);
     }
@@ -247,7 +249,13 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
         metadata.condition = condition;
       }
     }
-    if (iRun! >= 0 && cells[iRun!] !== "") state.builder.metadata.run ??= cells[iRun!];
+    if (iRun! >= 0 && cells[iRun!] !== "") {
+      const run = cells[iRun!]!;
+      const known = state.builder.metadata.run;
+      if (known === undefined) state.builder.metadata.run = run;
+      // A run that differs within one session is the row's own: kept on the turn, never dropped.
+      else if (known !== run) metadata[headers[iRun!] || "run"] = run;
+    }
     let kind: ParticipantKind | undefined;
     if (iKind! >= 0 && cells[iKind!]!.trim() !== "") {
       kind = kindWords[cells[iKind!]!.trim().toLowerCase()];
