@@ -171,6 +171,13 @@ async function saveFile(study: string, file: FileImport, report: FileReport, imp
     report.error = errorMessage(error);
     return undefined;
   }
+  // An earlier import of this file made sessions it no longer makes (its sessions are keyed
+  // differently now, e.g. by condition+run): they stay in the study, and the user must know.
+  const prefix = `${resolve(file.path)}#`;
+  const orphans = Object.entries(importMap).filter(([key]) => key.startsWith(prefix) && !(key in entries)).map(([, id]) => id);
+  if (orphans.length > 0) {
+    report.warnings.push(`an earlier import of this file made session(s) ${orphans.join(", ")}, which it no longer makes (are its sessions keyed differently now?); they are still in the study, with their codes`);
+  }
   try {
     // Codes of re-imported sessions follow their turns before the new sessions replace the old.
     const realigned = await realignCodes(study, await previousVersions(study, ready, entries, importMap), `colloquy import ${file.path}`, (r) => isImportedFrom(r, file.path));

@@ -147,6 +147,15 @@ describe("fault injection: edited transcripts imported again", () => {
     expect(history.filter((r) => r.provenance.via === "colloquy import")).toHaveLength(2);
   });
 
+  it("a file whose sessions are keyed differently on re-import: the sessions it no longer makes are named", async () => {
+    const csv = join(dir, "runs.csv");
+    await writeFile(csv, "group,trial,speaker,text\na,1,Ann,hello\na,2,Ben,hi\n");
+    expect((await runCli(["import", csv, "--study", study, "--columns", "session=group"])).code).toBe(0);
+    const again = await runCli(["import", csv, "--study", study, "--columns", "session=group+trial"]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/an earlier import of this file made session\(s\) \S+, which it no longer makes/);
+  });
+
   it("two sessions with one id in one file: the file is refused, nothing collapses", async () => {
     const native = (text: string) => ({ schemaVersion: 1, id: "pilot", metadata: {}, participants: [{ id: "a", name: "A", kind: "human" }], turns: [{ id: "t1", index: 0, speaker: "a", text }] });
     const path = join(dir, "two.jsonl");
