@@ -8,6 +8,7 @@ import { incompleteCoding, runCode, type CodeSummary } from "../stages/code.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
+import { shorten } from "../util/text.js";
 
 interface CodeFlags {
   codebook?: string;
@@ -169,7 +170,7 @@ function printReview(review: NonNullable<CodeSummary["jobs"][number]["review"]>,
   out(`${review.length} coded turn(s) with a probability below ${below}, for a person to check (least certain first):`);
   for (const r of [...review].sort((a, b) => a.confidence - b.confidence).slice(0, 50)) {
     const value = r.codes?.join("+") ?? Object.entries(r.scores ?? {}).map(([k, v]) => `${k}=${v}`).join(" ");
-    const text = r.text.length > 80 ? `${r.text.slice(0, 77)}...` : r.text;
+    const text = shorten(r.text, 80);
     out(`  ${r.session} ${r.turn}  ${value}  p=${r.confidence.toFixed(2)}  ${JSON.stringify(text)}`);
   }
   if (review.length > 50) out(`  … and ${review.length - 50} more (--json lists them all)`);

@@ -4,6 +4,7 @@ import type { Session } from "../transcript/schema.js";
 import { provenance } from "../util/provenance.js";
 import { staleHint, studyStaleCodes, type StaleCodeView } from "../coding/stale.js";
 import { io, printJson } from "./io.js";
+import { shorten } from "../util/text.js";
 
 /** One line of `colloquy sessions`. */
 export interface SessionSummary {
@@ -93,7 +94,7 @@ function printStale(dir: string, stale: readonly StaleCodeView[], json?: boolean
     return;
   }
   const value = (r: StaleCodeView["record"]) => r.codes?.join("+") ?? Object.entries(r.scores ?? {}).map(([k, v]) => `${k}=${v}`).join(" ");
-  const words = (t?: string) => (t === undefined ? "(not known)" : JSON.stringify(t.length > 60 ? `${t.slice(0, 57)}...` : t));
+  const words = (t?: string) => (t === undefined ? "(not known)" : JSON.stringify(shorten(t, 60)));
   const rows = stale.map((s) => [s.session, s.turn, s.codebook, s.coder, value(s.record), s.reason, s.where, words(s.text)]);
   io().out(table(["session", "turn", "codebook", "coder", "code", "why", "where", "was attached to"], rows));
   io().out(`${stale.length} stale code(s). They are never applied to another turn; re-code the turns (colloquy code) or, for human codes, code them again on the current text.`);

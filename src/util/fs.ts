@@ -3,6 +3,7 @@ import { access, mkdir, open, readFile, rename, writeFile, rm, type FileHandle }
 import { dirname, basename, join, relative, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { CliError } from "./errors.js";
+import { shorten } from "./text.js";
 
 /**
  * Write a file atomically: write a temp file in the same folder, then rename over the target.
@@ -319,7 +320,7 @@ export async function readJsonl(path: string): Promise<{ records: unknown[]; tor
       records.push(JSON.parse(line));
     } catch {
       if (i === lines.length - 1) return void torn.push(i + 1);
-      const preview = line.length > 60 ? `${line.slice(0, 60)}…` : line;
+      const preview = shorten(line, 60);
       const study = studyOf(path);
       throw new CliError(
         `${path}:${i + 1}: not a valid JSON line (${preview}); an interrupted write probably left part of a record there. ` +
