@@ -1,4 +1,4 @@
-import { mulberry32 } from "../util/random.js";
+import { mulberry32, shuffleInPlace } from "../util/random.js";
 
 /**
  * Seeded randomness for the orchestrator: every random choice (ties, random picks, pauses,
@@ -28,14 +28,7 @@ export function createRandom(seed: number): Random {
       if (items.length === 0) throw new Error("pick from an empty list");
       return items[Math.floor(next() * items.length)];
     },
-    shuffle: (items) => {
-      const out = [...items];
-      for (let i = out.length - 1; i > 0; i--) {
-        const j = Math.floor(next() * (i + 1));
-        [out[i], out[j]] = [out[j], out[i]];
-      }
-      return out;
-    },
+    shuffle: (items) => shuffleInPlace([...items], next),
     seed: () => Math.floor(next() * 0x7fffffff),
   };
 }

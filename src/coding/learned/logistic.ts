@@ -1,4 +1,4 @@
-import { mulberry32 } from "../../util/random.js";
+import { mulberry32, shuffleInPlace } from "../../util/random.js";
 import { FEATURE_SPACE, type SparseVector } from "./features.js";
 
 /**
@@ -65,10 +65,7 @@ export function trainLogistic(kind: LogisticKind, xs: readonly SparseVector[], t
   const order = xs.map((_, i) => i);
   const epochs = o.visits > 0 ? Math.max(3, Math.min(o.epochs, Math.round(o.visits / Math.max(1, xs.length)))) : o.epochs;
   for (let epoch = 0; epoch < epochs; epoch++) {
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [order[i], order[j]] = [order[j], order[i]];
-    }
+    shuffleInPlace(order, random);
     for (const n of order) {
       const c = cols[n];
       const xv = values[n];

@@ -1,5 +1,5 @@
 import { cohenKappa } from "../../analysis/reliability/kappa.js";
-import { mulberry32 } from "../../util/random.js";
+import { mulberry32, shuffleInPlace } from "../../util/random.js";
 import type { Codebook } from "../codebook/schema.js";
 import type { LogisticOptions } from "./logistic.js";
 import { predictLearned, trainLearnedModel, type Prediction, type TrainingExample } from "./model.js";
@@ -42,16 +42,15 @@ export const MAX_VALIDATION_EXAMPLES = 5_000;
 /** Visits per fold's training: the folds together cost about twice the final model. */
 const FOLD_VISITS = 40_000;
 
+/** The examples' sessions in a seeded order (the same for cross-validation and the learning curve). */
+function shuffledSessions(examples: readonly GroupedExample[], seed = 1): string[] {
+  return shuffleInPlace([...new Set(examples.map((e) => e.group))].sort(), mulberry32(seed));
+}
+
 export function crossValidate(codebook: Codebook, examples: readonly GroupedExample[], options: { folds?: number; seed?: number; logistic?: Partial<LogisticOptions>; maxExamples?: number } = {}): Validation {
-  const groups = [...new Set(examples.map((e) => e.group))].sort();
   const predictions: (Prediction | undefined)[] = examples.map(() => undefined);
-  // Shuffle sessions (seeded); keep the first up to the validation budget; deal them into folds.
-  const random = mulberry32(options.seed ?? 1);
-  const shuffled = [...groups];
-  for (let i = shuffled.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
-  }
+  // Sessions in a seeded order; keep the first up to the validation budget; deal them into folds.
+  const shuffled = shuffledSessions(examples, options.seed);
   const sizes = new Map<string, number>();
   for (const e of examples) sizes.set(e.group, (sizes.get(e.group) ?? 0) + 1);
   const chosen: string[] = [];
@@ -123,12 +122,7 @@ export interface LearningCurvePoint {
  * other folds (in a seeded order of whole sessions) and predict the held-out fold.
  */
 export function learningCurve(codebook: Codebook, examples: readonly GroupedExample[], options: { folds?: number; seed?: number; sizes?: number[] } = {}): LearningCurvePoint[] {
-  const random = mulberry32(options.seed ?? 1);
-  const groups = [...new Set(examples.map((e) => e.group))].sort();
-  for (let i = groups.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [groups[i], groups[j]] = [groups[j], groups[i]];
-  }
+  const groups = shuffledSessions(examples, options.seed);
   const folds = Math.min(options.folds ?? 5, groups.length);
   if (folds < 2) return [];
   const foldOf = new Map(groups.map((g, i) => [g, i % folds]));
