@@ -1,9 +1,8 @@
-import { readJsonl } from "../util/fs.js";
 import { artifacts } from "../study/artifacts.js";
 import type { Session } from "../transcript/schema.js";
 import { checkCodeCurrency } from "./currency.js";
 import { staleCodeSchema, type CodeRecord, type StaleCode } from "./records.js";
-import { listCoders, readCodes } from "./store.js";
+import { listCoders, readCodes, readRecords } from "./store.js";
 
 /**
  * Every code of a study that applies to no turn, for `colloquy sessions --stale` and the
@@ -25,13 +24,7 @@ export interface StaleCodeView {
 }
 
 export async function readStaleCodes(study: string, codebook: string, coder: string): Promise<StaleCode[]> {
-  const path = artifacts.staleCodes.path(study, codebook, coder);
-  const { records } = await readJsonl(path);
-  return records.map((value, i) => {
-    const parsed = staleCodeSchema.safeParse(value);
-    if (!parsed.success) throw new Error(`${path}: line ${i + 1} is not a stale-code entry`);
-    return parsed.data;
-  });
+  return readRecords(artifacts.staleCodes.path(study, codebook, coder), staleCodeSchema, "a stale-code entry");
 }
 
 /** Stale codes of every codebook and coder (a stale list sits beside the codes file it came from). */

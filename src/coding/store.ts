@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { appendJsonl, readJsonl, rewriteJsonl, type JsonlRepair } from "../util/fs.js";
@@ -69,7 +70,7 @@ export async function pruneFailures(
   coded: (session: string, turn: string) => boolean,
 ): Promise<{ removed: number; kept: number; repair?: JsonlRepair }> {
   const path = failuresPath(study, codebook, coder);
-  const failures = (await readJsonl(path)).records.map((r) => codeFailureSchema.parse(r));
+  const failures = await readFailures(study, codebook, coder);
   const kept = failures.filter((f) => !coded(f.session, f.turn));
   const removed = failures.length - kept.length;
   if (removed === 0) return { removed, kept: kept.length };
@@ -84,11 +85,15 @@ export async function pruneFailures(
  * Torn final lines from an interrupted run are skipped (appends heal them).
  */
 export async function readCodeHistory(study: string, codebook: string, coder: string): Promise<CodeRecord[]> {
-  const path = codesPath(study, codebook, coder);
+  return readRecords(codesPath(study, codebook, coder), codeRecordSchema, "a code record");
+}
+
+/** Every record of a JSONL file, each validated; one that is not `what` stops with file and record number. */
+export async function readRecords<T>(path: string, schema: z.ZodType<T>, what: string): Promise<T[]> {
   const { records } = await readJsonl(path);
   return records.map((value, i) => {
-    const parsed = codeRecordSchema.safeParse(value);
-    if (!parsed.success) throw new CliError(`${path}: record ${i + 1} is not a code record; fix or move the file (colloquy repair <study> mends torn lines)`);
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) throw new CliError(`${path}: record ${i + 1} is not ${what}; fix or move the file (colloquy repair <study> mends torn lines)`);
     return parsed.data;
   });
 }
@@ -104,8 +109,7 @@ export async function readCodes(study: string, codebook: string, coder: string):
 }
 
 export async function readFailures(study: string, codebook: string, coder: string): Promise<CodeFailure[]> {
-  const { records } = await readJsonl(failuresPath(study, codebook, coder));
-  return records.map((r) => codeFailureSchema.parse(r));
+  return readRecords(failuresPath(study, codebook, coder), codeFailureSchema, "a coding failure");
 }
 
 /** Every file in the codes folder as `{codebook, file}` (codes/<codebook>/<file>), sorted; none without a codes folder. */
