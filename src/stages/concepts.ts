@@ -3,6 +3,8 @@ import { createConceptExtractor } from "../analysis/concepts/extract.js";
 import { emptyLexicon, loadLexicon } from "../analysis/concepts/lexicon.js";
 import { buildConceptsReport, writeConceptsReport, type ConceptsReport } from "../analysis/concepts/report.js";
 import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
+import type { SessionConcepts } from "../analysis/concepts/measures.js";
+import { memoNote, openSessionMemo } from "../study/session-memo.js";
 import { CliError } from "../util/errors.js";
 import type { StageEffects, StudyContext } from "./context.js";
 
@@ -38,12 +40,15 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   const sessions = await context.sessions();
   if (sessions.length === 0) throw new CliError(`${context.paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${context.dir}\``);
   checkSelection(sessions, speakers);
-  const report = buildConceptsReport(sessions, createConceptExtractor(lexicon), {
-    speakers,
-    rateBasis,
-    compare: { design: config.compare.design, control: config.compare.control },
-  });
+  const memo = await openSessionMemo<SessionConcepts>(context.dir, "concepts", { terms: lexicon.terms, ignore: [...lexicon.ignore].sort(), speakers, rateBasis });
+  const report = buildConceptsReport(
+    sessions,
+    createConceptExtractor(lexicon),
+    { speakers, rateBasis, compare: { design: config.compare.design, control: config.compare.control } },
+    memo,
+  );
   const files = await writeConceptsReport(context.paths.analysis, report);
-  effects.log(`concepts: ${sessions.length} session(s)`);
+  await memo.save();
+  effects.log(`concepts: ${sessions.length} session(s)${memoNote(memo)}`);
   return { report, files, speakers, rateBasis };
 }

@@ -1,6 +1,7 @@
 import { createConceptExtractor } from "../analysis/concepts/extract.js";
 import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
-import { buildTopicsReport, readTopicsReport, summariseTopics, writeTopicsReport, type TopicsReport } from "../analysis/topics/report.js";
+import { buildTopicsReport, readTopicsReport, summariseTopics, writeTopicsReport, type TopicRunResult, type TopicsReport } from "../analysis/topics/report.js";
+import { memoNote, openSessionMemo } from "../study/session-memo.js";
 import { applyReviews, readReviewFiles, REVIEW_CODEBOOK, reviewCsv } from "../analysis/topics/review.js";
 import { readCodes, replaceCodes } from "../coding/store.js";
 import type { CodeRecord } from "../coding/records.js";
@@ -46,10 +47,13 @@ export async function runTopics(context: StudyContext, options: TopicsStageOptio
     const problem = await model.preflight();
     if (problem) throw new CliError(problem.message);
   }
+  const scope = options.scope ?? config.topics.scope ?? "session";
+  const memo = coder === "rules" ? await openSessionMemo<TopicRunResult>(context.dir, "topics-rules", { scope, speakers }) : undefined;
   const report = await buildTopicsReport(sessions, {
     coder,
-    scope: options.scope ?? config.topics.scope ?? "session",
+    scope,
     speakers,
+    memo,
     runs: options.runs ?? config.topics.runs ?? 3,
     extractor: createConceptExtractor(),
     model,
@@ -60,6 +64,8 @@ export async function runTopics(context: StudyContext, options: TopicsStageOptio
     reporter: effects,
   });
   const file = await writeTopicsReport(context.dir, report);
+  await memo?.save();
+  if (memo && memoNote(memo)) effects.log(`topics: ${report.trees.length} tree(s)${memoNote(memo)}`);
   const staleReviews = Boolean((await context.coders())[REVIEW_CODEBOOK]);
   if (staleReviews) {
     effects.warn(`earlier topic reviews exist (codes/${REVIEW_CODEBOOK}); they refer to the previous trees: export and review again, or re-import the sheets if the trees are unchanged`);

@@ -6,6 +6,7 @@ import { artifacts } from "../../study/artifacts.js";
 import { provenance, type Provenance } from "../../util/provenance.js";
 import { compareMeasure, type MeasureCompareOptions, type MeasureComparison, type UnitValue } from "./conditions.js";
 import type { ConceptExtractor } from "./extract.js";
+import type { SessionMemo } from "../../study/session-memo.js";
 import { analyseSessionConcepts, type ParticipantConcepts, type SessionConcepts } from "./measures.js";
 import { MTLD_THRESHOLD } from "./mtld.js";
 import type { SpeakerSelection } from "./speakers.js";
@@ -63,10 +64,22 @@ export function sessionUnit(participants: readonly { participant: string }[], fa
   return ids.length > 0 ? ids.join("+") : fallback;
 }
 
-export function buildConceptsReport(sessions: readonly Session[], extractor: ConceptExtractor, options: ConceptsOptions): ConceptsReport {
+/**
+ * `memo` (optional) holds each session's result from earlier runs under the same settings
+ * (src/study/session-memo.ts): only new or changed sessions are analysed, the comparisons
+ * across conditions are always recomputed from all of them.
+ */
+export function buildConceptsReport(
+  sessions: readonly Session[],
+  extractor: ConceptExtractor,
+  options: ConceptsOptions,
+  memo?: Pick<SessionMemo<SessionConcepts>, "has" | "get">,
+): ConceptsReport {
+  const todo = memo ? sessions.filter((s) => !memo.has(s.id, s)) : sessions;
   // Learn the corpus's vocabulary in batches first (as bench/concepts.ts measures it).
-  extractor.prepare(sessions.flatMap((s) => s.turns.map((t) => t.text)));
-  const results = sessions.map((s) => analyseSessionConcepts(s, extractor, options));
+  extractor.prepare(todo.flatMap((s) => s.turns.map((t) => t.text)));
+  const analyse = (s: Session) => analyseSessionConcepts(s, extractor, options);
+  const results = sessions.map((s) => (memo ? memo.get(s.id, s, () => analyse(s)) : analyse(s)));
   const participants = results.flatMap((r) => r.participants);
   const conditions: MeasureComparison[] = [];
   for (const [measure, get] of PARTICIPANT_MEASURES) {

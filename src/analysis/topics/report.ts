@@ -9,6 +9,7 @@ import type { ConceptExtractor } from "../concepts/extract.js";
 import type { SpeakerSelection } from "../concepts/speakers.js";
 import { llmTopicRun, TOPIC_PROMPT_HASH } from "./llm.js";
 import { MERGE_THRESHOLD, mergeTrees } from "./merge.js";
+import type { SessionMemo } from "../../study/session-memo.js";
 import { RULES_THRESHOLD, rulesTopicTree } from "./rules.js";
 import { treeCounts, type TopicTree } from "./tree.js";
 import { topicUnits, unitKey, type TopicUnit } from "./units.js";
@@ -124,6 +125,11 @@ export interface TopicsOptions {
   compare?: MeasureCompareOptions;
   reporter?: Reporter;
   signal?: AbortSignal;
+  /**
+   * Rules trees of earlier runs under the same settings, per unit (src/study/session-memo.ts):
+   * only new or changed sessions are extracted again. The LLM coder has its response cache.
+   */
+  memo?: Pick<SessionMemo<TopicRunResult>, "get">;
 }
 
 function runResult(run: number, tree: TopicTree | null, extra: Partial<TopicRunResult> = {}): TopicRunResult {
@@ -157,7 +163,8 @@ export async function buildTopicsReport(sessions: readonly Session[], options: T
   const results = await mapLimit(jobs, 16, async ({ unit, run }) => {
     let result: TopicRunResult;
     if (options.coder === "rules") {
-      result = runResult(run, rulesTopicTree({ scope: unit.scope, session: unit.session.id, participant: unit.participant?.id }, unit.turns, options.extractor));
+      const compute = () => runResult(run, rulesTopicTree({ scope: unit.scope, session: unit.session.id, participant: unit.participant?.id }, unit.turns, options.extractor));
+      result = options.memo ? options.memo.get(unitKey(unit), unit.session, compute) : compute();
     } else {
       const r = await llmTopicRun(options.model!, unit, run, { seed: options.seed, temperature: options.temperature, noCache: options.noCache, signal: options.signal });
       result = runResult(run, r.tree, { seed: r.seed, failure: r.failure, raw: r.raw, reasked: r.reasked, cached: r.cached });

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { cp, mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openStudy, runConcepts, runImport, runTopics, silentEffects, type StageEffects } from "../../src/index.js";
+import { memoPath } from "../../src/study/session-memo.js";
+
+const demo = join(import.meta.dirname, "../../fixtures/demo-study");
+
+/** A copy of the demo study with its inbox imported. */
+async function demoStudy(): Promise<string> {
+  const dir = join(await mkdtemp(join(tmpdir(), "colloquy-memo-")), "demo");
+  await cp(demo, dir, { recursive: true });
+  const study = await openStudy(dir);
+  await runImport(study, { paths: [join(dir, "inbox")], pathPattern: study.config.import.pathPattern }, silentEffects);
+  return dir;
+}
+
+/** Effects that keep the log lines. */
+function logging(): StageEffects & { lines: string[] } {
+  const lines: string[] = [];
+  return { ...silentEffects, lines, log: (line: string) => lines.push(line) };
+}
+
+/** A report without its creation time, for comparing two runs. */
+const timeless = <T extends { provenance: object }>(report: T) => JSON.parse(JSON.stringify({ ...report, provenance: { ...report.provenance, createdAt: "" } }));
+
+/** Change the text of one turn of one session file (as a re-import of an edited transcript would). */
+async function editOneTurn(dir: string): Promise<string> {
+  const file = (await readdir(join(dir, "sessions"))).sort()[0];
+  const path = join(dir, "sessions", file);
+  const session = JSON.parse(await readFile(path, "utf8"));
+  const turn = session.turns.find((t: { text: string }) => t.text.length > 10);
+  turn.text = "The budget spreadsheet and the hiring plan need a new owner before the deadline.";
+  await writeFile(path, JSON.stringify(session, null, 2));
+  return session.id;
+}
+
+describe("per-session memo (adding or editing a session recomputes that session only)", () => {
+  it("concepts: a re-run reuses every session, an edited session is analysed again, and the report equals a fresh one", async () => {
+    const dir = await demoStudy();
+    const first = await runConcepts(await openStudy(dir), {}, silentEffects);
+    const n = first.report.sessions.length;
+    expect(n).toBeGreaterThan(1);
+
+    const again = logging();
+    const second = await runConcepts(await openStudy(dir), {}, again);
+    expect(again.lines.join("\n")).toContain(`(0 analysed, ${n} reused from .cache/memo)`);
+    expect(timeless(second.report)).toEqual(timeless(first.report));
+
+    const edited = await editOneTurn(dir);
+    const third = logging();
+    const incremental = await runConcepts(await openStudy(dir), {}, third);
+    expect(third.lines.join("\n")).toContain(`(1 analysed, ${n - 1} reused from .cache/memo)`);
+    // The same numbers as a run that starts from nothing.
+    await writeFile(memoPath(dir, "concepts"), "");
+    const fresh = await runConcepts(await openStudy(dir), {}, silentEffects);
+    expect(timeless(incremental.report)).toEqual(timeless(fresh.report));
+    expect(incremental.report.sessions.find((s) => s.session === edited)!.turns.some((t) => t.concepts.includes("budget spreadsheet"))).toBe(true);
+  });
+
+  it("concepts: other settings (speakers, lexicon) never reuse results computed under different ones", async () => {
+    const dir = await demoStudy();
+    await runConcepts(await openStudy(dir), { speakers: "human" }, silentEffects);
+    const other = logging();
+    await runConcepts(await openStudy(dir), { speakers: "all" }, other);
+    expect(other.lines.join("\n")).not.toContain("reused");
+    const lexicon = join(dir, "lexicon.txt");
+    await writeFile(lexicon, "[terms]\nhiring plan\n");
+    const withLexicon = logging();
+    await runConcepts(await openStudy(dir), { speakers: "all", lexicon }, withLexicon);
+    expect(withLexicon.lines.join("\n")).not.toContain("reused");
+  });
+
+  it("topics (rules): an edited session gets a new tree, the others are reused, the report equals a fresh one", async () => {
+    const dir = await demoStudy();
+    await runTopics(await openStudy(dir), { coder: "rules" }, silentEffects);
+    await editOneTurn(dir);
+    const log = logging();
+    const incremental = await runTopics(await openStudy(dir), { coder: "rules" }, log);
+    expect(log.lines.join("\n")).toMatch(/\(1 analysed, \d+ reused from \.cache\/memo\)/);
+    // A torn memo file is a cache miss, not an error.
+    await writeFile(memoPath(dir, "topics-rules"), '{"settings": "x", "entr');
+    const fresh = await runTopics(await openStudy(dir), { coder: "rules" }, silentEffects);
+    expect(timeless(incremental.report)).toEqual(timeless(fresh.report));
+  });
+});
