@@ -152,7 +152,10 @@ function parseCues(path: string, text: string, flavour: "vtt" | "srt"): Parsed {
       out.warnings.push(`${path}:${bad.line}: skipped a block that is not a cue (${JSON.stringify(block[at]!.slice(0, 60))} is not a timing line like \`00:00:01${flavour === "srt" ? "," : "."}000 --> 00:00:04${flavour === "srt" ? "," : "."}000\`); its text is kept in the session metadata (skippedBlocks)`);
       continue;
     }
-    const textLine = i + 2 + lines.slice(i + 1).findIndex((l) => l.trim() !== "");
+    // The first non-empty line after the timing (a scan, not a slice: a slice per cue is quadratic).
+    let firstText = i + 1;
+    while (firstText < lines.length && lines[firstText]!.trim() === "") firstText++;
+    const textLine = firstText < lines.length ? firstText + 1 : i + 1;
     i++;
     const payload: string[] = [];
     while (i < lines.length && lines[i] !== "" && !startsCue(i)) {
