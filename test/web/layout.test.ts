@@ -78,7 +78,8 @@ afterAll(async () => {
 
 /**
  * Text in the view's charts that a reader cannot read whole: a text node whose box pokes out of
- * its <svg> (more than 1 px), or text shortened with "…" that has no tooltip holding all of it.
+ * its <svg> (more than 1 px), text shortened with "…" that has no tooltip holding all of it, or
+ * a legend entry shortened although it would fit ("Krippendorff's alpha (95% C…").
  * Runs in the page; `root` is the page's <main> or the document of exported SVGs.
  */
 const FIND_CLIPPED = (root: ParentNode) => {
@@ -96,6 +97,13 @@ const FIND_CLIPPED = (root: ParentNode) => {
       if (content.endsWith("…")) {
         const tip = text.closest("[data-tip]")?.getAttribute("data-tip") ?? "";
         if (!tip.startsWith(content.slice(0, -1))) out.push(`shortened without a tooltip in ${svg.getAttribute("aria-label")}: "${content}"`);
+        // Legends wrap instead: an entry may be shortened only when it is wider than the chart.
+        if (text.closest(".legend-item")) {
+          text.textContent = tip;
+          const full = text.getComputedTextLength();
+          text.textContent = content;
+          if (full + 32 <= box.width) out.push(`legend entry shortened though it fits in ${svg.getAttribute("aria-label")}: "${content}"`);
+        }
       }
     }
   }

@@ -41,13 +41,15 @@ export interface SeriesStyle {
 
 /**
  * The style of the speaker at position `i` of the study's speaker list. Every pair of the first
- * 20 speakers differs in colour; past 20 colours repeat, but then with another dash and marker
- * (the pair (colour, marker) repeats only after 20 x 6 speakers).
+ * 20 speakers differs in colour; past 20 colours repeat, but with another marker (and dash), so
+ * no two of the first 60 speakers look alike.
  */
 export function speakerStyleAt(i: number): SeriesStyle {
   const colour = SPEAKER_COLOURS[i % SPEAKER_COLOURS.length];
   if (i < SOLID_SPEAKERS) return { colour };
-  const k = i - SOLID_SPEAKERS + Math.floor(i / SPEAKER_COLOURS.length);
+  // Speakers i and i + 20 share a colour; k differs by 20, and 20 is no multiple of 6, so their
+  // markers differ (every look is unique up to 60 speakers).
+  const k = i - SOLID_SPEAKERS;
   return { colour, dash: DASHES[k % DASHES.length], marker: MARKERS[k % MARKERS.length] };
 }
 export const NEUTRAL = "#BBBBBB";
