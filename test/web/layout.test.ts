@@ -231,12 +231,19 @@ describe("dashboard layout and labels (issue 16)", () => {
 
     // Sequences: under each code cell a strip in the colour of who spoke (d1 opens with Alice, then Critic).
     await openView(page, knownUrl, "sequences");
-    const strip = page.locator('g.seq-row[data-session="d1"] rect.seq-speaker');
-    expect(await strip.count()).toBe(6);
-    expect(await strip.evaluateAll((r) => r.map((n) => n.getAttribute("data-speaker")))).toEqual(["Alice", "Critic", "Builder", "Critic", "Alice", "Builder"]);
-    const colours = await strip.evaluateAll((r) => r.map((n) => n.getAttribute("fill")));
-    expect(colours[0]).toBe(colours[4]);
-    expect(colours[0]).not.toBe(colours[1]);
+    const row = page.locator('g.seq-row[data-session="d1"]');
+    // Which cells each speaker's strip lies under (by the strip segments' x against the cells' x).
+    const under = await row.evaluate((g) => {
+      const cellAt = new Map([...g.querySelectorAll("rect.seq-cell")].map((r) => [Number(r.getAttribute("x")), Number(r.getAttribute("data-index"))]));
+      const out: Record<string, { cells: number[]; fill: string }> = {};
+      for (const p of g.querySelectorAll("path.seq-speaker")) {
+        const xs = [...(p.getAttribute("d") ?? "").matchAll(/M([\d.]+),/g)].map((m) => cellAt.get(Number(m[1])) ?? -1);
+        out[p.getAttribute("data-speaker")!] = { cells: xs, fill: p.getAttribute("fill")! };
+      }
+      return out;
+    });
+    expect(Object.fromEntries(Object.entries(under).map(([k, v]) => [k, v.cells]))).toEqual({ Alice: [0, 4], Critic: [1, 3], Builder: [2, 5] });
+    expect(new Set(Object.values(under).map((v) => v.fill)).size).toBe(3);
     expect(await page.locator('[data-chart="sequences"] .legend-item text').allTextContents()).toContain("speaker: Critic");
 
     // Radar: the rings carry the 1..7 scale.
