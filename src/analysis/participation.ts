@@ -36,6 +36,24 @@ export function cumulativeWords(session: Session): CumulativeWords {
   return { timeAxis: timed ? "seconds" : "turn", members: members.map(({ participant, name, points }) => ({ participant, name, points })) };
 }
 
+/**
+ * Seconds each member of one session spoke: the sum of `end - start` over their counted turns
+ * that have both times (turns without an end add nothing: their length is unknown). Keyed by
+ * participant id, every member present (0 when silent); null when no counted turn has both times.
+ */
+export function speakingSeconds(session: Session): Map<string, number> | null {
+  const members = session.participants.filter((p) => p.kind !== "system");
+  const seconds = new Map(members.map((p) => [p.id, 0]));
+  let timed = false;
+  for (const turn of session.turns) {
+    const so = seconds.get(turn.speaker);
+    if (so === undefined || EXCLUDED_TURN_TYPES.includes(turn.type) || turn.start === undefined || turn.end === undefined) continue;
+    seconds.set(turn.speaker, so + Math.max(0, turn.end - turn.start));
+    timed = true;
+  }
+  return timed ? seconds : null;
+}
+
 /** Who follows whom pooled over sessions by speaker name: counts[a][b] = counted turns by b directly after a turn by a. */
 export interface SpeakerFollows {
   names: string[];

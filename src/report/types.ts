@@ -107,7 +107,10 @@ export interface SequenceSession {
 export interface ParticipationSession {
   session: string;
   condition: string;
-  speakers: { key: string; turns: number; words: number; turnShare: number; wordShare: number }[];
+  /** `seconds`: spoken seconds (src/analysis/participation.ts speakingSeconds); null when the session has no turn with start and end. */
+  speakers: { key: string; turns: number; words: number; turnShare: number; wordShare: number; seconds: number | null }[];
+  /** Who follows whom in this session: follows[i][j] = turns by speakers[j] right after one by speakers[i]. */
+  follows: number[][];
   /** Normalised entropy of word shares (0 = one speaker, 1 = perfectly even); null for < 2 speakers. */
   balance: number | null;
   /** Cumulative words per speaker over time (seconds, or turn index when the session has no times). */
@@ -170,6 +173,8 @@ export interface CompareSet {
   codes: { id: string; label: string }[];
   /** Runs (sessions) per condition, and whether counts were divided by them. */
   runs: Record<string, number>;
+  /** Sessions per condition contributing codes (a run can hold several sessions). */
+  sessions: Record<string, number>;
   normalised: boolean;
   /** Raw counts per condition (incl. control) per code, after collapsing. */
   counts: Record<string, Counts>;

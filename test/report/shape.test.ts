@@ -108,9 +108,26 @@ describe("shaping from sessions and codes", () => {
   it("participation shares, cumulative words and who-follows-whom", () => {
     const p = buildParticipation(s1, sessionMetrics(s1));
     expect(p.speakers).toEqual([
-      { key: "Ann", turns: 2, words: 5, turnShare: 2 / 3, wordShare: 5 / 6 },
-      { key: "Bot", turns: 1, words: 1, turnShare: 1 / 3, wordShare: 1 / 6 },
+      // No turn has an end time: speaking seconds are unknown, not zero.
+      { key: "Ann", turns: 2, words: 5, turnShare: 2 / 3, wordShare: 5 / 6, seconds: null },
+      { key: "Bot", turns: 1, words: 1, turnShare: 1 / 3, wordShare: 1 / 6, seconds: null },
     ]);
+    // This session's own who-follows-whom, in the order of its speakers: Ann->Bot, Bot->Ann.
+    expect(p.follows).toEqual([[0, 1], [1, 0]]);
+    // Speaking seconds: end - start of each counted turn with both times (a system turn and a turn without an end add nothing).
+    const timed = sessionSchema.parse({
+      id: "timed",
+      metadata: { condition: "x" },
+      participants: [{ id: "a", name: "Ann", kind: "human" }, { id: "b", name: "Bot", kind: "ai" }, { id: "s", name: "System", kind: "system" }],
+      turns: [
+        { id: "t0", index: 0, speaker: "s", text: "start", start: 0, end: 100 },
+        { id: "t1", index: 1, speaker: "a", text: "hello there", start: 1, end: 4.5 },
+        { id: "t2", index: 2, speaker: "b", text: "hi", start: 5, end: 6 },
+        { id: "t3", index: 3, speaker: "a", text: "so", start: 7 },
+        { id: "t4", index: 4, speaker: "a", text: "then", start: 9, end: 11 },
+      ],
+    });
+    expect(buildParticipation(timed, sessionMetrics(timed)).speakers.map((sp) => [sp.key, sp.seconds])).toEqual([["Ann", 5.5], ["Bot", 1]]);
     expect(p.cumulative[0].points).toEqual([[0, 2], [20, 5]]);
     expect(p.timeAxis).toBe("seconds");
     expect(p.balance).toBeCloseTo(sessionMetrics(s1).balance.entropyWords!, 12);

@@ -1,6 +1,7 @@
 import * as d3 from "d3";
 import type { ScaleSummary } from "../../src/report/types.js";
-import { createSvg, clip } from "../lib/svg.js";
+import { createSvg, fitText, widest } from "../lib/svg.js";
+import { fmtCount, fmtNum } from "../lib/format.js";
 
 export interface BoxplotData {
   title: string;
@@ -15,10 +16,11 @@ export interface BoxplotData {
 export function boxplotChart(data: BoxplotData, options: { width?: number } = {}): SVGSVGElement {
   const rowH = 34;
   const width = options.width ?? 460;
-  const margin = { top: 28, right: 20, bottom: 30, left: 120 };
+  const labels = data.groups.map((g) => fitText(g.label, 200));
+  const margin = { top: 28, right: 20, bottom: 30, left: Math.ceil(Math.max(60, widest(labels) + 16)) };
   const height = margin.top + data.groups.length * rowH + margin.bottom;
   const svg = createSvg(width, height, data.title);
-  svg.append("text").attr("x", 8).attr("y", 16).attr("font-weight", 600).text(data.title);
+  svg.append("text").attr("x", 8).attr("y", 16).attr("font-weight", 600).attr("data-tip", data.title).text(fitText(data.title, (width - 16) / 1.08));
   const x = d3.scaleLinear().domain([1, data.points]).range([margin.left, width - margin.right]);
   svg.append("g").attr("transform", `translate(0,${height - margin.bottom})`).call(d3.axisBottom(x).ticks(data.points).tickFormat(d3.format("d")));
   const row = svg
@@ -27,8 +29,8 @@ export function boxplotChart(data: BoxplotData, options: { width?: number } = {}
     .join("g")
     .attr("class", "box")
     .attr("transform", (_d, i) => `translate(0,${margin.top + i * rowH})`)
-    .attr("data-tip", (d) => `${d.label}\nn=${d.summary.n} · mean ${d.summary.mean.toFixed(2)} · median ${d.summary.median}\nQ1 ${d.summary.q1} · Q3 ${d.summary.q3} · range ${d.summary.min}–${d.summary.max}`);
-  row.append("text").attr("x", margin.left - 8).attr("y", rowH / 2).attr("dy", "0.35em").attr("text-anchor", "end").text((d) => clip(d.label, 18));
+    .attr("data-tip", (d) => `${d.label}\nn = ${fmtCount(d.summary.n)} · mean ${fmtNum(d.summary.mean)} · median ${fmtNum(d.summary.median)}\nQ1 ${fmtNum(d.summary.q1)} · Q3 ${fmtNum(d.summary.q3)} · range ${fmtNum(d.summary.min)}–${fmtNum(d.summary.max)}`);
+  row.append("text").attr("x", margin.left - 8).attr("y", rowH / 2).attr("dy", "0.35em").attr("text-anchor", "end").attr("data-tip", (d) => d.label).text((_d, i) => labels[i]);
   const mid = rowH / 2;
   row.append("line").attr("x1", (d) => x(d.summary.min)).attr("x2", (d) => x(d.summary.max)).attr("y1", mid).attr("y2", mid).attr("stroke", "#555");
   row
@@ -52,7 +54,7 @@ export function boxplotChart(data: BoxplotData, options: { width?: number } = {}
       .attr("cy", mid + 13)
       .attr("r", (c) => 1.5 + 3.5 * Math.sqrt(c.n / max))
       .attr("fill", d.colour)
-      .attr("data-tip", (c) => `${d.label}: ${c.n} ratings of ${c.v}`);
+      .attr("data-tip", (c) => `${d.label}: ${fmtCount(c.n)} ratings of ${c.v}`);
   });
   return svg.node()!;
 }

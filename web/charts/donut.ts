@@ -1,5 +1,6 @@
 import * as d3 from "d3";
-import { createSvg, drawLegend } from "../lib/svg.js";
+import { createSvg, drawLegend, fitText } from "../lib/svg.js";
+import { fmtCount, fmtShare } from "../lib/format.js";
 
 export interface DonutData {
   title: string;
@@ -18,7 +19,7 @@ export function donutChart(data: DonutData, options: DonutOptions = {}): SVGSVGE
   const total = d3.sum(data.slices, (s) => s.value);
   const legendWidth = size;
   const svg = createSvg(size, size + 30, data.title);
-  svg.append("text").attr("x", size / 2).attr("y", 16).attr("text-anchor", "middle").attr("font-weight", 600).text(data.title);
+  svg.append("text").attr("x", size / 2).attr("y", 16).attr("text-anchor", "middle").attr("font-weight", 600).attr("data-tip", data.title).text(fitText(data.title, (size - 8) / 1.08));
   const r = size / 2 - 12;
   const g = svg.append("g").attr("transform", `translate(${size / 2},${size / 2 + 22})`);
   const arcs = d3.pie<DonutData["slices"][number]>().sort(null).value((s) => s.value)(data.slices.filter((s) => s.value > 0));
@@ -32,7 +33,7 @@ export function donutChart(data: DonutData, options: DonutOptions = {}): SVGSVGE
     .attr("fill", (d) => d.data.colour)
     .attr("stroke", "#fff")
     .attr("stroke-width", 1)
-    .attr("data-tip", (d) => `${d.data.label}\n${d.data.value} of ${total} turns (${((d.data.value / total) * 100).toFixed(1)}%)`);
+    .attr("data-tip", (d) => `${d.data.label}\n${fmtCount(d.data.value)} of ${fmtCount(total)} turns (${fmtShare(d.data.value / total)})`);
   g.selectAll("text.pct")
     .data(arcs.filter((a) => a.data.value / total >= 0.05))
     .join("text")
@@ -47,7 +48,7 @@ export function donutChart(data: DonutData, options: DonutOptions = {}): SVGSVGE
     .attr("paint-order", "stroke")
     .attr("pointer-events", "none")
     .text((d) => `${Math.round((d.data.value / total) * 100)}%`);
-  g.append("text").attr("text-anchor", "middle").attr("dy", "-0.1em").attr("font-size", 18).attr("font-weight", 600).text(String(total));
+  g.append("text").attr("text-anchor", "middle").attr("dy", "-0.1em").attr("font-size", 18).attr("font-weight", 600).text(fmtCount(total));
   g.append("text").attr("text-anchor", "middle").attr("dy", "1.2em").attr("fill", "#666").text("turns");
   if (options.legend) {
     const lg = svg.append("g").attr("transform", `translate(4,${size + 30})`);

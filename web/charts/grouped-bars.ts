@@ -1,12 +1,17 @@
 import * as d3 from "d3";
-import { createSvg, drawLegend, clip, type LegendItem } from "../lib/svg.js";
+import { createSvg, drawLegend, clip, markerPath, textWidth, widest, type LegendItem } from "../lib/svg.js";
+import type { Marker } from "../lib/palette.js";
+import { fmtNum } from "../lib/format.js";
 
 export interface GroupedBarsData {
   title: string;
-  groups: { label: string; bars: { series: string; value: number; colour: string; tip?: string; err?: [number, number] }[] }[];
+  groups: { label: string; bars: { series: string; value: number; colour: string; tip?: string; err?: [number, number]; marker?: Marker }[] }[];
   legend: LegendItem[];
   yLabel: string;
 }
+
+/** Group labels longer than this are shortened (the full label is their tooltip). */
+const LABEL_CHARS = 30;
 
 /** Vertical bars grouped along x (e.g. one group per code, one bar per condition), optional error bars. */
 export function groupedBarsChart(data: GroupedBarsData, options: { width?: number; height?: number; yFormat?: (v: number) => string; yMax?: number } = {}): SVGSVGElement {
@@ -15,7 +20,16 @@ export function groupedBarsChart(data: GroupedBarsData, options: { width?: numbe
   const plotH = options.height ?? 240;
   const probe = createSvg(1, 1, "probe");
   const legendH = drawLegend(probe.append("g"), data.legend, width - 20);
-  const margin = { top: 16, right: 48, bottom: 96, left: 56 };
+  // Group labels are drawn turned by 35°: leave room below for the longest and, on the left,
+  // for the first one (it reaches left of its group; "roduct Manager" was cut at the edge).
+  const groupLabels = data.groups.map((g) => clip(g.label, LABEL_CHARS));
+  const slant = { cos: Math.cos((35 * Math.PI) / 180), sin: Math.sin((35 * Math.PI) / 180) };
+  const margin = {
+    top: 16,
+    right: 48,
+    bottom: Math.max(40, Math.ceil(widest(groupLabels) * slant.sin + 24)),
+    left: Math.max(56, Math.ceil(textWidth(groupLabels[0] ?? "") * slant.cos + 4)),
+  };
   const height = margin.top + plotH + margin.bottom + legendH + 6;
   const svg = createSvg(width, height, data.title);
   const x0 = d3.scaleBand().domain(data.groups.map((g, i) => `${i}`)).range([margin.left, width - margin.right]).paddingInner(0.2).paddingOuter(0.1);
@@ -49,7 +63,18 @@ export function groupedBarsChart(data: GroupedBarsData, options: { width?: numbe
       .attr("y", (b) => y(Math.max(0, b.value)))
       .attr("height", (b) => Math.max(0, y(0) - y(Math.max(0, b.value))))
       .attr("fill", (b) => b.colour)
-      .attr("data-tip", (b) => b.tip ?? `${g.label} · ${b.series}\n${d3.format("~g")(b.value)}`);
+      .attr("data-tip", (b) => b.tip ?? `${g.label} · ${b.series}\n${fmtNum(b.value)}`);
+    // Second channel for series past the eighth speaker: its marker shape just above the bar.
+    sel
+      .selectAll("path.marker")
+      .data(g.bars.map((b, i) => ({ b, i })).filter(({ b }) => b.marker))
+      .join("path")
+      .attr("class", "marker")
+      .attr("data-series", ({ b }) => b.series)
+      .attr("transform", ({ b, i }) => `translate(${x1(`${i}`)! + x1.bandwidth() / 2},${y(Math.max(0, b.value)) - 6})`)
+      .attr("d", ({ b }) => markerPath(b.marker!, Math.min(9, Math.max(5, x1.bandwidth()))))
+      .attr("fill", ({ b }) => b.colour)
+      .attr("pointer-events", "none");
     sel
       .selectAll("path.err")
       .data(g.bars.map((b, i) => ({ b, i })).filter(({ b }) => b.err))
@@ -67,8 +92,9 @@ export function groupedBarsChart(data: GroupedBarsData, options: { width?: numbe
   svg
     .append("g")
     .attr("transform", `translate(0,${y(0)})`)
-    .call(d3.axisBottom(x0).tickFormat((i) => clip(data.groups[Number(i)].label, 22)))
+    .call(d3.axisBottom(x0).tickFormat((i) => groupLabels[Number(i)]))
     .selectAll("text")
+    .attr("data-tip", (i) => data.groups[Number(i)].label)
     .attr("text-anchor", "end")
     .attr("transform", `translate(0,${margin.top + plotH - y(0)}) rotate(-35)`)
     .attr("dx", "-0.4em")

@@ -1,5 +1,5 @@
 import * as d3 from "d3";
-import { createSvg, clip } from "../lib/svg.js";
+import { createSvg, clip, textWidth, widest } from "../lib/svg.js";
 
 export interface HeatmapData {
   title: string;
@@ -28,9 +28,21 @@ export interface HeatmapOptions {
 export function heatmapChart(data: HeatmapData, options: HeatmapOptions): SVGSVGElement {
   const cw = options.cellWidth ?? 86;
   const ch = options.cellHeight ?? 40;
-  const longestRow = d3.max(data.rows, (r) => Math.min(r.length, 22)) ?? 4;
-  const margin = { top: 90, right: 110, bottom: 64, left: 16 + longestRow * 7 };
-  const width = Math.max(360, margin.left + data.columns.length * cw + margin.right);
+  // Labels are measured so none is cut: rows on the left; columns turned by 35° above, the last
+  // one reaching right past its cell; the colour ramp's caption beside the ramp.
+  const rowLabels = data.rows.map((r) => clip(r, 30));
+  const colLabels = data.columns.map((c) => clip(c, 30));
+  const colW = widest(colLabels, 11);
+  const slant = { cos: Math.cos((35 * Math.PI) / 180), sin: Math.sin((35 * Math.PI) / 180) };
+  const lastCol = textWidth(colLabels[colLabels.length - 1] ?? "", 11);
+  const margin = {
+    top: Math.ceil(Math.max(30, colW * slant.sin + 16)),
+    right: Math.ceil(Math.max(20, lastCol * slant.cos - cw / 2 + 12)),
+    bottom: 64,
+    left: Math.ceil(16 + widest(rowLabels)),
+  };
+  const rampW = 260;
+  const width = Math.ceil(Math.max(360, margin.left + data.columns.length * cw + margin.right, margin.left + rampW + 10 + textWidth(data.scaleLabel) + 12));
   const height = margin.top + data.rows.length * ch + margin.bottom;
   const svg = createSvg(width, height, data.title);
   const colour =
@@ -46,7 +58,7 @@ export function heatmapChart(data: HeatmapData, options: HeatmapOptions): SVGSVG
     .attr("transform", (_d, i) => `translate(${i * cw + cw / 2},-8) rotate(-35)`)
     .attr("font-size", 11)
     .attr("data-tip", (d) => d)
-    .text((d) => clip(d, 22));
+    .text((_d, i) => colLabels[i]);
   g.selectAll("text.row")
     .data(data.rows)
     .join("text")
@@ -56,7 +68,7 @@ export function heatmapChart(data: HeatmapData, options: HeatmapOptions): SVGSVG
     .attr("dy", "0.35em")
     .attr("text-anchor", "end")
     .attr("data-tip", (d) => d)
-    .text((d) => clip(d, 22));
+    .text((_d, i) => rowLabels[i]);
   const cell = g
     .selectAll("g.cell")
     .data(data.cells)
@@ -87,7 +99,6 @@ export function heatmapChart(data: HeatmapData, options: HeatmapOptions): SVGSVG
     .attr("pointer-events", "none")
     .text((d) => d.line);
   // Colour ramp legend.
-  const rampW = Math.min(260, width - margin.left - 20);
   const legend = svg.append("g").attr("class", "legend").attr("transform", `translate(${margin.left},${height - 40})`);
   const steps = 40;
   const lo = options.mode === "diverging" ? -options.domain : 0;

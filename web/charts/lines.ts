@@ -1,9 +1,12 @@
 import * as d3 from "d3";
-import { createSvg, drawLegend } from "../lib/svg.js";
+import { createSvg, drawLegend, markerPath } from "../lib/svg.js";
+import type { Marker } from "../lib/palette.js";
+import { fmtNum } from "../lib/format.js";
 
 export interface LinesData {
   title: string;
-  series: { label: string; colour: string; points: [number, number][] }[];
+  /** `dash` and `marker` are the second visual channel of speakers past the eighth. */
+  series: { label: string; colour: string; dash?: string; marker?: Marker; points: [number, number][] }[];
   xLabel: string;
   yLabel: string;
   /** Category labels for x (e.g. session thirds) instead of a numeric axis. */
@@ -19,7 +22,7 @@ const defaultFormat = (v: number) => (Math.abs(v) >= 1000 ? d3.format("~s")(v) :
 export function linesChart(data: LinesData, options: { width?: number; height?: number; yFormat?: (v: number) => string } = {}): SVGSVGElement {
   const width = options.width ?? 560;
   const plotH = options.height ?? 240;
-  const legend = data.series.map((s) => ({ label: s.label, colour: s.colour, shape: "line" as const }));
+  const legend = data.series.map((s) => ({ label: s.label, colour: s.colour, shape: "line" as const, dash: s.dash, marker: s.marker }));
   const probe = createSvg(1, 1, "probe");
   const legendH = drawLegend(probe.append("g"), legend, width - 20);
   const margin = { top: 14, right: 24, bottom: 44, left: 58 };
@@ -43,22 +46,32 @@ export function linesChart(data: LinesData, options: { width?: number; height?: 
     .data(data.series)
     .join("path")
     .attr("class", "series")
+    .attr("data-series", (s) => s.label)
     .attr("fill", "none")
     .attr("stroke", (s) => s.colour)
+    .attr("stroke-dasharray", (s) => s.dash ?? null)
     .attr("stroke-width", 2.2)
     .attr("d", (s) => line(s.points))
-    .attr("data-tip", (s) => `${s.label}\nlast: ${d3.format("~g")(s.points[s.points.length - 1]?.[1] ?? 0)}`);
+    .attr("data-tip", (s) => `${s.label}\nlast: ${(options.yFormat ?? fmtNum)(s.points[s.points.length - 1]?.[1] ?? 0)}`);
+  // Series with a marker shape also carry it at their last point (long lines have no other points).
+  if (!data.xCategories) {
+    for (const s of data.series.filter((d) => d.marker && d.points.length)) {
+      const [px, py] = s.points[s.points.length - 1];
+      svg.append("path").attr("class", "point").attr("data-series", s.label).attr("transform", `translate(${x(px)},${y(py)})`).attr("d", markerPath(s.marker!, 10)).attr("fill", s.colour);
+    }
+  }
   if (data.xCategories) {
     for (const s of data.series) {
       svg
         .selectAll(null)
         .data(s.points)
-        .join("circle")
-        .attr("cx", (p) => x(p[0]))
-        .attr("cy", (p) => y(p[1]))
-        .attr("r", 4)
+        .join("path")
+        .attr("class", "point")
+        .attr("data-series", s.label)
+        .attr("transform", (p) => `translate(${x(p[0])},${y(p[1])})`)
+        .attr("d", markerPath(s.marker ?? "circle", s.marker ? 10 : 8))
         .attr("fill", s.colour)
-        .attr("data-tip", (p) => `${s.label} · ${data.xCategories![p[0]]}\n${(options.yFormat ?? d3.format("~g"))(p[1])}`);
+        .attr("data-tip", (p) => `${s.label} · ${data.xCategories![p[0]]}\n${(options.yFormat ?? fmtNum)(p[1])}`);
     }
   }
   drawLegend(svg.append("g").attr("transform", `translate(10,${margin.top + plotH + margin.bottom})`), legend, width - 20);

@@ -6,6 +6,8 @@ export interface SequenceData {
   title: string;
   /** Rows in display order; rows of one group are drawn together under the group's label. */
   rows: { id: string; group: string; cells: number[]; binSize: number; speakers: string[] }[];
+  /** Colour of each speaker named in `rows[].speakers`, for the strip under every cell (who spoke). */
+  speakerColour: (key: string) => string;
   /** Category labels and colours by index; -1 = not coded. */
   categories: { label: string; colour: string }[];
   legend: LegendItem[];
@@ -18,7 +20,9 @@ export interface SequenceData {
 export function sequenceChart(data: SequenceData, options: { width?: number } = {}): SVGSVGElement {
   const width = options.width ?? 1000;
   const margin = { top: 10, right: 12, left: 150 };
-  const rowH = 18;
+  const rowH = 22;
+  // Code cell height; the rest of the row is the speaker strip.
+  const cellH = 16;
   const groupGap = 22;
   const maxCells = d3.max(data.rows, (r) => r.cells.length) ?? 1;
   const cellW = Math.max(1, Math.min(24, (width - margin.left - margin.right) / maxCells));
@@ -51,7 +55,7 @@ export function sequenceChart(data: SequenceData, options: { width?: number } = 
   rows.append("text").attr("x", margin.left - 6).attr("y", rowH / 2).attr("dy", "0.35em").attr("text-anchor", "end").attr("font-size", 11).attr("data-tip", (d) => d.row.id).text((d) => clip(d.row.id, 22));
   rows.each(function (d) {
     d3.select(this)
-      .selectAll("rect")
+      .selectAll("rect.seq-cell")
       .data(d.row.cells)
       .join("rect")
       .attr("class", "seq-cell")
@@ -59,13 +63,34 @@ export function sequenceChart(data: SequenceData, options: { width?: number } = 
       .attr("data-index", (_c, i) => i)
       .attr("x", (_c, i) => margin.left + i * cellW)
       .attr("width", Math.max(1, cellW - (cellW > 3 ? 1 : 0)))
-      .attr("height", rowH)
+      .attr("height", cellH)
       .attr("fill", (c) => (c < 0 ? "#eee" : data.categories[c].colour))
       .attr("data-tip", (c, i) => {
         const first = i * d.row.binSize;
         const turns = d.row.binSize > 1 ? `turns ${first + 1}–${first + d.row.binSize}` : `turn ${first + 1}`;
         return `${d.row.id} · ${turns}\n${d.row.speakers[i] ?? "?"}: ${c < 0 ? "not coded" : data.categories[c].label}`;
       });
+    // Who spoke: a thin strip in the speaker's colour under each cell (the first turn's speaker of
+    // a bin), drawn as one path per speaker and row: a rect per cell doubled the elements of the
+    // heaviest view (40,000 cells at 100,000 turns).
+    const w = Math.max(1, cellW - (cellW > 3 ? 1 : 0));
+    const h = rowH - cellH - 1;
+    const strips = new Map<string, string[]>();
+    d.row.speakers.slice(0, d.row.cells.length).forEach((k, i) => {
+      const list = strips.get(k);
+      const seg = `M${margin.left + i * cellW},${cellH + 1}h${w}v${h}h${-w}z`;
+      if (list) list.push(seg);
+      else strips.set(k, [seg]);
+    });
+    d3.select(this)
+      .selectAll("path.seq-speaker")
+      .data([...strips])
+      .join("path")
+      .attr("class", "seq-speaker")
+      .attr("data-speaker", ([k]) => k)
+      .attr("d", ([, segs]) => segs.join(""))
+      .attr("fill", ([k]) => data.speakerColour(k))
+      .attr("pointer-events", "none");
   });
   drawLegend(svg.append("g").attr("transform", `translate(10,${y + 16})`), data.legend, width - 20);
   return svg.node()!;

@@ -1,5 +1,5 @@
 import * as d3 from "d3";
-import { createSvg, drawLegend, clip } from "../lib/svg.js";
+import { createSvg, drawLegend, fitText, widest } from "../lib/svg.js";
 
 export interface TimelineData {
   title: string;
@@ -23,7 +23,9 @@ const fmtTime = (s: number) => {
 export function timelineChart(data: TimelineData, options: { width?: number } = {}): SVGSVGElement {
   const width = options.width ?? 1000;
   const laneH = 30;
-  const margin = { top: 12, right: 20, bottom: 36, left: 120 };
+  // Lane labels are bold (about 8% wider): leave room for the widest, up to 220 px, so none is cut.
+  const laneLabels = data.lanes.map((l) => fitText(l.key, 220));
+  const margin = { top: 12, right: 20, bottom: 36, left: Math.ceil(Math.max(80, widest(laneLabels) * 1.08 + 16)) };
   const legendItems = [
     { label: "message", colour: "#777" },
     { label: "backchannel (short bar)", colour: "#bbb" },
@@ -57,7 +59,8 @@ export function timelineChart(data: TimelineData, options: { width?: number } = 
     .attr("text-anchor", "end")
     .attr("fill", (l) => l.colour)
     .attr("font-weight", 600)
-    .text((l) => clip(l.key, 16));
+    .attr("data-tip", (l) => l.key)
+    .text((_l, i) => laneLabels[i]);
   const mark = svg
     .selectAll("g.turn")
     .data(data.turns)

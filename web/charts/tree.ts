@@ -1,6 +1,6 @@
 import * as d3 from "d3";
 import type { TopicNode } from "../../src/report/types.js";
-import { createSvg, clip } from "../lib/svg.js";
+import { createSvg, clip, textWidth } from "../lib/svg.js";
 
 /**
  * A topic tree (root on the left). `collapsed` holds ids of nodes whose children are hidden;
@@ -10,11 +10,19 @@ export function treeChart(data: { title: string; root: TopicNode; colour: string
   const collapsed = options.collapsed ?? new Set<string>();
   const h = d3.hierarchy(data.root, (n) => (collapsed.has(n.id) ? [] : n.children));
   const leaves = h.leaves().length;
-  const width = options.width ?? 760;
   const rowH = 24;
   const height = Math.max(80, leaves * rowH + 30);
+  const label = (d: d3.HierarchyNode<TopicNode>) => clip(d.data.label, 40) + (collapsed.has(d.data.id) && d.data.children.length ? ` (+${d.data.children.length})` : "");
+  // Depth steps of at most 200 px, and room after the deepest level for the widest label there.
+  const depth = h.height;
+  let deepest = 0;
+  for (const leaf of h.leaves()) if (leaf.depth === depth) deepest = Math.max(deepest, textWidth(label(leaf)));
+  const step = Math.min(200, Math.max(120, ((options.width ?? 760) - 60 - deepest) / Math.max(1, depth)));
+  // Wide enough for every node's label (a shallow node's label may be the longest).
+  let width = options.width ?? 760;
+  h.each((d) => (width = Math.max(width, Math.ceil(30 + d.depth * step + 9 + textWidth(label(d)) + 10))));
   const svg = createSvg(width, height, data.title);
-  const layout = d3.tree<TopicNode>().size([height - 30, width - 260]);
+  const layout = d3.tree<TopicNode>().size([height - 30, depth * step]);
   const root = layout(h);
   const g = svg.append("g").attr("transform", "translate(30,15)");
   g.selectAll("path.link")
@@ -39,6 +47,6 @@ export function treeChart(data: { title: string; root: TopicNode; colour: string
     .attr("fill", (d) => (collapsed.has(d.data.id) && d.data.children.length ? data.colour : "#fff"))
     .attr("stroke", data.colour)
     .attr("stroke-width", 2);
-  node.append("text").attr("x", 9).attr("dy", "0.35em").text((d) => clip(d.data.label, 40) + (collapsed.has(d.data.id) && d.data.children.length ? ` (+${d.data.children.length})` : ""));
+  node.append("text").attr("x", 9).attr("dy", "0.35em").text(label);
   return svg.node()!;
 }

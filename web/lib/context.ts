@@ -1,11 +1,13 @@
 import type { CodebookInfo, ReportBundle, SessionChunk } from "../../src/report/types.js";
-import { codeColour, conditionColour, speakerColour } from "./palette.js";
+import { codeColour, conditionColour, speakerStyle, type SeriesStyle } from "./palette.js";
 import { select } from "./dom.js";
 
 /** What every view gets: the bundle, colour maps, and the on-demand session loader. */
 export interface ViewContext {
   bundle: ReportBundle;
   speakerColour: (key: string) => string;
+  /** Colour plus, past the eighth speaker, a dash pattern and marker shape (charts with many speakers). */
+  speakerStyle: (key: string) => SeriesStyle;
   conditionColour: (condition: string) => string;
   codeColour: (codebook: string) => (code: string) => string;
   codebook: (id: string) => CodebookInfo | undefined;
@@ -24,9 +26,11 @@ export function createContext(bundle: ReportBundle, base: URL): ViewContext {
   // First summary per id, as a find() would return; indexed once instead of a scan per chunk load.
   const summaries = new Map<string, ReportBundle["sessions"][number]>();
   for (const s of bundle.sessions) if (!summaries.has(s.id)) summaries.set(s.id, s);
+  const style = speakerStyle(bundle);
   return {
     bundle,
-    speakerColour: speakerColour(bundle),
+    speakerColour: (key) => style(key).colour,
+    speakerStyle: style,
     conditionColour: conditionColour(bundle),
     codeColour: (id) => {
       let c = colours.get(id);

@@ -36,4 +36,3 @@ export function emptyState(message: string): HTMLElement {
   return el("div", { class: "empty", "data-empty": "true" }, message);
 }
 
-export const fmtNum = (v: number | null | undefined, digits = 2) => (v === null || v === undefined || !Number.isFinite(v) ? "–" : Number.isInteger(v) ? String(v) : v.toFixed(digits));

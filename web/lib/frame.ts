@@ -1,4 +1,5 @@
 import { el } from "./dom.js";
+import { fmtCell } from "./format.js";
 
 /** Rows of a chart's data table (the same numbers the chart draws). */
 export interface TableData {
@@ -65,7 +66,7 @@ function tableElement(data: TableData): HTMLTableElement {
   const body = el("tbody");
   for (const row of data.rows) {
     const tr = el("tr");
-    for (const cell of row) tr.append(el("td", {}, cell === null ? "–" : typeof cell === "number" ? (Number.isInteger(cell) ? String(cell) : cell.toFixed(3)) : cell));
+    for (const cell of row) tr.append(el("td", {}, fmtCell(cell)));
     body.append(tr);
   }
   table.append(body);

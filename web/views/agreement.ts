@@ -1,4 +1,5 @@
-import { el, emptyState, fmtNum, select } from "../lib/dom.js";
+import { el, emptyState, select } from "../lib/dom.js";
+import { fmtCoef, fmtCount, fmtShare } from "../lib/format.js";
 import { chartCard } from "../lib/frame.js";
 import { coderLabel, pref } from "../lib/context.js";
 import { labelMap } from "../lib/indexing.js";
@@ -30,13 +31,13 @@ export const agreementView: View = {
           groups: set.pairs.map((p) => ({
             label: pairLabel(p.a, p.b),
             bars: [
-              ...(p.kappa !== undefined ? [{ series: "kappa", value: p.kappa, colour: "#0072B2", err: p.kappaCI, tip: `${pairLabel(p.a, p.b)}\nkappa ${fmtNum(p.kappa, 3)}${p.kappaCI ? ` [${fmtNum(p.kappaCI[0], 3)}, ${fmtNum(p.kappaCI[1], 3)}]` : ""} · n=${p.n}` }] : []),
-              ...(p.alpha !== undefined ? [{ series: "alpha", value: p.alpha, colour: "#E69F00", err: p.alphaCI, tip: `${pairLabel(p.a, p.b)}\nalpha ${fmtNum(p.alpha, 3)}${p.alphaCI ? ` [${fmtNum(p.alphaCI[0], 3)}, ${fmtNum(p.alphaCI[1], 3)}]` : ""} · n=${p.n}` }] : []),
-              ...(p.percent !== undefined ? [{ series: "agreement", value: p.percent, colour: "#009E73", tip: `${pairLabel(p.a, p.b)}\n${(p.percent * 100).toFixed(1)}% agreement · n=${p.n}` }] : []),
+              ...(p.kappa !== undefined ? [{ series: "kappa", value: p.kappa, colour: "#0072B2", err: p.kappaCI, tip: `${pairLabel(p.a, p.b)}\nkappa ${fmtCoef(p.kappa)}${p.kappaCI ? ` [${fmtCoef(p.kappaCI[0])}, ${fmtCoef(p.kappaCI[1])}]` : ""} · n = ${fmtCount(p.n)}` }] : []),
+              ...(p.alpha !== undefined ? [{ series: "alpha", value: p.alpha, colour: "#E69F00", err: p.alphaCI, tip: `${pairLabel(p.a, p.b)}\nalpha ${fmtCoef(p.alpha)}${p.alphaCI ? ` [${fmtCoef(p.alphaCI[0])}, ${fmtCoef(p.alphaCI[1])}]` : ""} · n = ${fmtCount(p.n)}` }] : []),
+              ...(p.percent !== undefined ? [{ series: "agreement", value: p.percent, colour: "#009E73", tip: `${pairLabel(p.a, p.b)}\n${fmtShare(p.percent)} agreement · n = ${fmtCount(p.n)}` }] : []),
             ],
           })).concat(
             all
-              ? [{ label: `all ${set.coders.length} coders`, bars: [{ series: "alpha", value: all.alpha, colour: "#E69F00", err: all.alphaCI, tip: `all coders\nKrippendorff's alpha (${all.level}) ${fmtNum(all.alpha, 3)}${all.alphaCI ? ` [${fmtNum(all.alphaCI[0], 3)}, ${fmtNum(all.alphaCI[1], 3)}]` : ""}${all.fleiss !== undefined ? `\nFleiss' kappa ${fmtNum(all.fleiss, 3)}` : ""}` }] }]
+              ? [{ label: `all ${set.coders.length} coders`, bars: [{ series: "alpha", value: all.alpha, colour: "#E69F00", err: all.alphaCI, tip: `all coders\nKrippendorff's alpha (${all.level}) ${fmtCoef(all.alpha)}${all.alphaCI ? ` [${fmtCoef(all.alphaCI[0])}, ${fmtCoef(all.alphaCI[1])}]` : ""}${all.fleiss !== undefined ? `\nFleiss' kappa ${fmtCoef(all.fleiss)}` : ""}` }] }]
               : [],
           ),
           legend: [
@@ -52,8 +53,8 @@ export const agreementView: View = {
         chartCard("agreement-pairs", "Agreement per coder pair", stats, {
           columns: ["pair", "n", "% agreement", "kappa", "kappa CI", "alpha", "alpha CI", "AC1"],
           rows: [
-            ...set.pairs.map((p) => [pairLabel(p.a, p.b), p.n, p.percent ?? null, p.kappa ?? null, p.kappaCI ? `${fmtNum(p.kappaCI[0], 3)}–${fmtNum(p.kappaCI[1], 3)}` : null, p.alpha ?? null, p.alphaCI ? `${fmtNum(p.alphaCI[0], 3)}–${fmtNum(p.alphaCI[1], 3)}` : null, p.ac1 ?? null]),
-            ...(all ? [[`all ${set.coders.length} coders`, null, null, null, null, all.alpha, all.alphaCI ? `${fmtNum(all.alphaCI[0], 3)}–${fmtNum(all.alphaCI[1], 3)}` : null, null]] : []),
+            ...set.pairs.map((p) => [pairLabel(p.a, p.b), p.n, p.percent ?? null, p.kappa ?? null, p.kappaCI ? `${fmtCoef(p.kappaCI[0])}–${fmtCoef(p.kappaCI[1])}` : null, p.alpha ?? null, p.alphaCI ? `${fmtCoef(p.alphaCI[0])}–${fmtCoef(p.alphaCI[1])}` : null, p.ac1 ?? null]),
+            ...(all ? [[`all ${set.coders.length} coders`, null, null, null, null, all.alpha, all.alphaCI ? `${fmtCoef(all.alphaCI[0])}–${fmtCoef(all.alphaCI[1])}` : null, null]] : []),
           ],
         }),
       );
@@ -90,9 +91,9 @@ export const agreementView: View = {
                 groups: set.perCategory.map((p) => ({
                   label: label(p.code),
                   bars: [
-                    { series: "precision", value: p.precision ?? 0, colour: "#56B4E9", tip: `${p.code}\nprecision ${fmtNum(p.precision, 3)}` },
-                    { series: "recall", value: p.recall ?? 0, colour: "#CC79A7", tip: `${p.code}\nrecall ${fmtNum(p.recall, 3)}` },
-                    { series: "F1", value: p.f1 ?? 0, colour: "#000000", tip: `${p.code}\nF1 ${fmtNum(p.f1, 3)}${p.support !== undefined ? ` · support ${p.support}` : ""}` },
+                    { series: "precision", value: p.precision ?? 0, colour: "#56B4E9", tip: `${p.code}\nprecision ${fmtCoef(p.precision)}` },
+                    { series: "recall", value: p.recall ?? 0, colour: "#CC79A7", tip: `${p.code}\nrecall ${fmtCoef(p.recall)}` },
+                    { series: "F1", value: p.f1 ?? 0, colour: "#000000", tip: `${p.code}\nF1 ${fmtCoef(p.f1)}${p.support !== undefined ? ` · support ${fmtCount(p.support)}` : ""}` },
                   ],
                 })),
                 legend: [{ label: "precision", colour: "#56B4E9" }, { label: "recall", colour: "#CC79A7" }, { label: "F1", colour: "#000000" }],

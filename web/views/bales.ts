@@ -6,6 +6,7 @@ import { groupedBarsChart } from "../charts/grouped-bars.js";
 import { linesChart } from "../charts/lines.js";
 import { CODE_COLOURS } from "../lib/palette.js";
 import type { View } from "./types.js";
+import { fmtCount, fmtShare } from "../lib/format.js";
 
 /** Bales profile: each member's percent per category grouped by area, and phase movement across thirds. */
 export const balesView: View = {
@@ -28,9 +29,9 @@ export const balesView: View = {
             title: area.label,
             groups: area.categories.map((c) => ({
               label: label(c),
-              bars: members.map((m) => ({ series: m.key, value: m.total ? (m.counts[c] ?? 0) / m.total : 0, colour: ctx.speakerColour(m.key), tip: `${m.key} · ${label(c)}\n${m.counts[c] ?? 0} of ${m.total} acts (${m.total ? (((m.counts[c] ?? 0) / m.total) * 100).toFixed(1) : 0}%)` })),
+              bars: members.map((m) => ({ series: m.key, value: m.total ? (m.counts[c] ?? 0) / m.total : 0, colour: ctx.speakerColour(m.key), marker: ctx.speakerStyle(m.key).marker, tip: `${m.key} · ${label(c)}\n${fmtCount(m.counts[c] ?? 0)} of ${fmtCount(m.total)} acts (${fmtShare(m.total ? (m.counts[c] ?? 0) / m.total : null)})` })),
             })),
-            legend: members.map((m) => ({ label: m.key, colour: ctx.speakerColour(m.key) })),
+            legend: members.map((m) => ({ label: m.key, ...ctx.speakerStyle(m.key) })),
             yLabel: "% of member's acts",
           },
           { yFormat: (v) => `${Math.round(v * 100)}%`, width: 520, height: 200 },

@@ -5,6 +5,7 @@ import { positions } from "../lib/indexing.js";
 import { heatmapChart } from "../charts/heatmap.js";
 import { groupedBarsChart } from "../charts/grouped-bars.js";
 import type { View } from "./types.js";
+import { fmtCount, fmtNum, fmtP, plural } from "../lib/format.js";
 
 const pct = (v: number | null) => (v === null ? "n/a" : `${v > 0 ? "+" : ""}${Math.round(v)}%`);
 
@@ -18,7 +19,9 @@ export const compareView: View = {
     const body = el("div");
     const draw = () => {
       const { set, controls } = chooseCodeSet(ctx, sets, draw);
-      const notes: string[] = [`Control: ${set.control} (${set.runs[set.control]} sessions).`];
+      // Sessions and runs are different counts (a run can hold several sessions): say both.
+      const holds = (condition: string) => `${plural(set.sessions[condition] ?? 0, "session")} in ${plural(set.runs[condition] ?? 0, "run")}`;
+      const notes: string[] = [`Control: ${set.control} (${holds(set.control)}).`];
       if (set.normalised) notes.push("Counts divided by the number of runs per condition before comparing.");
       const collapsed = Object.entries(set.collapse);
       if (collapsed.length) notes.push(`Collapsed: ${collapsed.map(([k, v]) => `${k} = ${v.join(" + ")}`).join("; ")}.`);
@@ -42,7 +45,7 @@ export const compareView: View = {
             col: colOf(c.code),
             value: c.pctDiff,
             lines: [pct(c.pctDiff), `${c.count} vs ${c.controlCount}`],
-            tip: `${c.condition} · ${codeLabel(c.code)}\n${pct(c.pctDiff)} vs ${set.control}\n${c.count} turns (${set.runs[c.condition]} runs) vs ${c.controlCount} (${set.runs[set.control]} runs)`,
+            tip: `${c.condition} · ${codeLabel(c.code)}\n${pct(c.pctDiff)} vs ${set.control}\n${plural(c.count, "turn")} (${holds(c.condition)}) vs ${fmtCount(c.controlCount)} (${holds(set.control)})`,
           })),
           scaleLabel: `% difference from ${set.control} (clamped at ±${maxAbs}%)`,
         },
@@ -69,7 +72,7 @@ export const compareView: View = {
               "table",
               { class: "data-table" },
               el("thead", {}, el("tr", {}, ...["comparison", "test", "n", "statistic", "p", "p (Holm)"].map((h) => el("th", {}, h)))),
-              el("tbody", {}, ...ran.map((t) => el("tr", {}, ...[t.label, t.test, t.n ?? "–", t.statistic?.toFixed(3) ?? "–", t.p?.toFixed(4) ?? "–", t.pAdjusted?.toFixed(4) ?? "–"].map((v) => el("td", {}, String(v)))))),
+              el("tbody", {}, ...ran.map((t) => el("tr", {}, ...[t.label, t.test, fmtCount(t.n), fmtNum(t.statistic), fmtP(t.p), fmtP(t.pAdjusted)].map((v) => el("td", {}, String(v)))))),
             ),
           )
         : null;

@@ -1,9 +1,9 @@
-import * as d3 from "d3";
 import { el } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
 import { groupedBarsChart } from "../charts/grouped-bars.js";
 import { coderLabel } from "../lib/context.js";
 import type { View } from "./types.js";
+import { fmtCount, fmtShare } from "../lib/format.js";
 
 const stat = (label: string, value: string | number, id: string) =>
   el("div", { class: "stat", "data-stat": id }, el("div", { class: "stat-value" }, String(value)), el("div", { class: "stat-label" }, label));
@@ -35,8 +35,8 @@ export const overviewView: View = {
         stat("conditions", o.conditions.length, "conditions"),
         stat("humans", o.participants.human, "humans"),
         stat("AI agents", o.participants.ai, "ai"),
-        stat("turns", d3.format(",")(o.turns), "turns"),
-        stat("words", d3.format(",")(o.words), "words"),
+        stat("turns", fmtCount(o.turns), "turns"),
+        stat("words", fmtCount(o.words), "words"),
         stat("codebooks", Object.keys(o.coders).length, "codebooks"),
       ),
     );
@@ -60,7 +60,7 @@ export const overviewView: View = {
       { width: 420, height: 180 },
     );
     grid.append(chartCard("turns-per-condition", "Turns per condition", bars, { columns: ["condition", "sessions", "turns"], rows: o.conditions.map((c) => [c.id, c.sessions, c.turns]) }));
-    const coded = o.coded.map((c) => [c.codebook, coderLabel(c.coder), c.turns, o.turns ? `${((c.turns / o.turns) * 100).toFixed(0)}%` : "–"]);
+    const coded = o.coded.map((c) => [c.codebook, coderLabel(c.coder), fmtCount(c.turns), fmtShare(o.turns ? c.turns / o.turns : null)]);
     grid.append(
       el(
         "section",

@@ -28,7 +28,13 @@ export const sequencesView: View = {
         title: `Sequences · ${info.title} · ${coderLabel(coder)}`,
         rows,
         categories: info.categories.map((c) => ({ label: c.label, colour: colour(c.id) })),
-        legend: [...info.categories.map((c) => ({ label: c.label, colour: colour(c.id) })), { label: "not coded", colour: "#eee" }],
+        speakerColour: ctx.speakerColour,
+        legend: [
+          ...info.categories.map((c) => ({ label: c.label, colour: colour(c.id) })),
+          { label: "not coded", colour: "#eee" },
+          // The strip under each cell: who spoke (speakers that appear in these rows, in study order).
+          ...sortByOrder([...new Set(rows.flatMap((r) => r.speakers))], ctx.bundle.speakers.map((s) => s.key), (k) => k).map((k) => ({ label: `speaker: ${k}`, ...ctx.speakerStyle(k) })),
+        ],
       });
       const binned = sessions.some((s) => s.binSize > 1);
       body.replaceChildren(
@@ -38,7 +44,7 @@ export const sequencesView: View = {
           ...controls,
         ),
         ...(binned ? [el("p", { class: "note" }, "Long sessions are binned: each cell shows the most frequent code of its turns.")] : []),
-        chartCard("sequences", "One row per session, one cell per turn", svg, () => ({
+        chartCard("sequences", "One row per session, one cell per turn (code), with a strip in the speaker's colour under it", svg, () => ({
           columns: ["session", "condition", "codes in order"],
           rows: rows.map((r) => [r.id, r.group, r.cells.map((c) => (c < 0 ? "-" : info.categories[c].id)).join(" ")]),
         })),

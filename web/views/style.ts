@@ -23,8 +23,8 @@ export const styleView: View = {
       const set = sets.find((s) => s.codebook === cb && s.coder === coder)!;
       const groups =
         by === "speaker"
-          ? set.bySpeaker.map((s) => ({ label: s.key, colour: ctx.speakerColour(s.key), summaries: s.summaries }))
-          : sortByOrder(set.byCondition, ctx.bundle.conditions, (c) => c.condition).map((c) => ({ label: c.condition, colour: ctx.conditionColour(c.condition), summaries: c.summaries }));
+          ? set.bySpeaker.map((s) => ({ label: s.key, ...ctx.speakerStyle(s.key), summaries: s.summaries }))
+          : sortByOrder(set.byCondition, ctx.bundle.conditions, (c) => c.condition).map((c) => ({ label: c.condition, colour: ctx.conditionColour(c.condition), dash: undefined, marker: undefined, summaries: c.summaries }));
       const cards = set.scales.map((scale) => {
         const rows = groups.filter((g) => g.summaries[scale.id]).map((g) => ({ label: g.label, colour: g.colour, summary: g.summaries[scale.id] }));
         return chartCard(`style-${scale.id}`, `${scale.label} (1–${scale.points})`, boxplotChart({ title: scale.label, points: scale.points, groups: rows }), {
@@ -35,7 +35,7 @@ export const styleView: View = {
       const radar = radarChart({
         title: `Mean ratings by ${by}`,
         axes: set.scales.map((s) => ({ id: s.id, label: s.label, min: 1, max: s.points })),
-        series: groups.map((g) => ({ label: g.label, colour: g.colour, values: Object.fromEntries(set.scales.map((s) => [s.id, g.summaries[s.id]?.mean])) })),
+        series: groups.map((g) => ({ label: g.label, colour: g.colour, dash: g.dash, marker: g.marker, values: Object.fromEntries(set.scales.map((s) => [s.id, g.summaries[s.id]?.mean])) })),
       });
       body.replaceChildren(
         el(

@@ -91,7 +91,14 @@ async function drawSession(ctx: ViewContext, body: HTMLElement, sessionId: strin
     row?.classList.add("active");
     if (from === "timeline" && row) {
       row.hidden = false;
-      transcript.scrollTop = row.offsetTop - transcript.offsetTop - transcript.clientHeight / 2 + row.clientHeight / 2;
+      // Centre the row in the transcript box. Measured from both boxes on screen: the
+      // transcript is positioned, so row.offsetTop is already relative to it (subtracting
+      // transcript.offsetTop as well scrolled to the wrong place).
+      const boxTop = transcript.getBoundingClientRect().top + transcript.clientTop;
+      const rowTop = row.getBoundingClientRect().top;
+      transcript.scrollTop += rowTop - boxTop - (transcript.clientHeight - row.offsetHeight) / 2;
+      // And bring the transcript itself into the window if it is below the fold.
+      transcript.scrollIntoView({ block: "nearest" });
     }
     if (from === "transcript" && mark) {
       const box = (mark as SVGGElement).getBBox();

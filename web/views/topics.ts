@@ -6,9 +6,10 @@ import { treeChart } from "../charts/tree.js";
 import { groupedBarsChart } from "../charts/grouped-bars.js";
 import { linesChart } from "../charts/lines.js";
 import type { View } from "./types.js";
+import { fmtCount, fmtNum, fmtP } from "../lib/format.js";
 
 const testLine = (t?: { test: string; statistic?: number; p?: number; n?: number }) =>
-  t ? `${t.test}${t.statistic !== undefined ? `: statistic ${t.statistic.toFixed(3)}` : ""}${t.p !== undefined ? `, p = ${t.p.toFixed(4)}` : ""}${t.n !== undefined ? `, n = ${t.n}` : ""}` : "";
+  t ? `${t.test}${t.statistic !== undefined ? `: statistic ${fmtNum(t.statistic)}` : ""}${t.p !== undefined ? `, p ${t.p < 0.001 ? "" : "= "}${fmtP(t.p)}` : ""}${t.n !== undefined ? `, n = ${fmtCount(t.n)}` : ""}` : "";
 
 /** Topics and concepts: collapsible topic trees, branching ratio and concept rates by condition, first mentions. */
 export const topicsView: View = {
@@ -51,7 +52,7 @@ export const topicsView: View = {
             "Branching ratio by condition (mean, 95% CI)",
             groupedBarsChart({
               title: "Branching ratio",
-              groups: topics.branching.map((b) => ({ label: b.condition, bars: [{ series: b.condition, value: b.mean, colour: ctx.conditionColour(b.condition), err: b.ci, tip: `${b.condition}\nmean ${b.mean.toFixed(3)}${b.ci ? ` [${b.ci[0].toFixed(3)}, ${b.ci[1].toFixed(3)}]` : ""} · n=${b.n}` }] })),
+              groups: topics.branching.map((b) => ({ label: b.condition, bars: [{ series: b.condition, value: b.mean, colour: ctx.conditionColour(b.condition), err: b.ci, tip: `${b.condition}\nmean ${fmtNum(b.mean)}${b.ci ? ` [${fmtNum(b.ci[0])}, ${fmtNum(b.ci[1])}]` : ""} · n = ${fmtCount(b.n)}` }] })),
               legend: topics.branching.map((b) => ({ label: b.condition, colour: ctx.conditionColour(b.condition) })),
               yLabel: "branching ratio",
             }),
@@ -67,7 +68,7 @@ export const topicsView: View = {
             "Concept production rate by condition (per minute)",
             groupedBarsChart({
               title: "Concept rate",
-              groups: concepts.rates.map((r) => ({ label: r.condition, bars: [{ series: r.condition, value: r.mean, colour: ctx.conditionColour(r.condition), err: r.sd !== undefined ? [Math.max(0, r.mean - r.sd), r.mean + r.sd] : undefined, tip: `${r.condition}\n${r.mean.toFixed(3)} concepts/min${r.sd !== undefined ? ` ± ${r.sd.toFixed(3)} SD` : ""} · n=${r.n}` }] })),
+              groups: concepts.rates.map((r) => ({ label: r.condition, bars: [{ series: r.condition, value: r.mean, colour: ctx.conditionColour(r.condition), err: r.sd !== undefined ? [Math.max(0, r.mean - r.sd), r.mean + r.sd] : undefined, tip: `${r.condition}\n${fmtNum(r.mean)} concepts/min${r.sd !== undefined ? ` ± ${fmtNum(r.sd)} SD` : ""} · n = ${fmtCount(r.n)}` }] })),
               legend: concepts.rates.map((r) => ({ label: r.condition, colour: ctx.conditionColour(r.condition) })),
               yLabel: "concepts per minute",
             }),

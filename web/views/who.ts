@@ -5,6 +5,7 @@ import { sortByOrder } from "../lib/indexing.js";
 import { donutChart } from "../charts/donut.js";
 import { stackedBarsChart } from "../charts/stacked-bars.js";
 import type { View } from "./types.js";
+import { fmtShare } from "../lib/format.js";
 
 /** Who does what: a donut of codes per speaker and 100% bars per condition, for one codebook and coder. */
 export const whoView: View = {
@@ -45,7 +46,7 @@ export const whoView: View = {
         donuts.append(
           chartCard(`donut-${s.key}`, `${s.key} · ${s.kind}`, svg, {
             columns: ["code", "turns", "percent"],
-            rows: slices.map((sl) => [sl.label, sl.value, s.total ? `${((sl.value / s.total) * 100).toFixed(1)}%` : "–"]),
+            rows: slices.map((sl) => [sl.label, sl.value, fmtShare(s.total ? sl.value / s.total : null)]),
           }),
         );
       });
@@ -54,7 +55,7 @@ export const whoView: View = {
       const stacked = stackedBarsChart({ title: "Codes per condition", rows, legend: info.categories.map((c) => ({ label: c.label, colour: colour(c.id) })) });
       body.replaceChildren(
         controls,
-        el("h2", {}, "Per speaker"),
+        el("h2", {}, by === "role" ? "Per role" : "Per speaker"),
         donuts,
         chartCard("codes-per-condition", "Codes per condition (share of coded turns)", stacked, {
           columns: ["condition", ...info.categories.map((c) => c.label), "total"],

@@ -60,6 +60,7 @@ function compareSetFrom(result: CompareFrequencies, set: Pick<CodeSet, "codebook
     // A merged code is labelled by its new id; every other code keeps the codebook's label.
     codes: result.labels.map((id) => ({ id, label: id in collapse ? id : (known.get(id) ?? id) })),
     runs: Object.fromEntries(result.conditions.map((c) => [c.name, c.runs])),
+    sessions: Object.fromEntries(result.conditions.map((c) => [c.name, c.sessions])),
     normalised: result.differences.basis === "per-run",
     counts: Object.fromEntries(result.frequencies.byCondition.map((row) => [row.key, { ...row.counts }])),
     cells: result.differences.rows.map((d) => ({ condition: d.condition, code: d.code, count: d.count, controlCount: d.controlCount, pctDiff: d.percentDifference })),

@@ -1,6 +1,6 @@
 import type { Session } from "../../transcript/schema.js";
 import type { SessionMetrics } from "../../analysis/metrics.js";
-import { cumulativeWords, followsBySpeaker, participationBySpeaker, speakerName } from "../../analysis/participation.js";
+import { cumulativeWords, followsBySpeaker, participationBySpeaker, speakerName, speakingSeconds } from "../../analysis/participation.js";
 import type { FollowMatrix, ParticipationSession, ReportBundle } from "../types.js";
 import { conditionOf } from "./common.js";
 
@@ -19,10 +19,13 @@ export function thin<T>(points: T[], max: number): T[] {
 /**
  * One session's participation as `colloquy stats` measures it (src/analysis/metrics.ts
  * sessionMetrics: counted turns, words, shares, balance = normalised entropy of word shares) and
- * its cumulative words over time (src/analysis/participation.ts cumulativeWords).
+ * its cumulative words over time (src/analysis/participation.ts cumulativeWords), speaking
+ * seconds (speakingSeconds) and who follows whom (metrics.follows, rows and columns in the order
+ * of `speakers`).
  */
 export function buildParticipation(session: Session, metrics: SessionMetrics): ParticipationSession {
   const cumulative = cumulativeWords(session);
+  const seconds = speakingSeconds(session);
   return {
     session: session.id,
     condition: conditionOf(session),
@@ -33,7 +36,9 @@ export function buildParticipation(session: Session, metrics: SessionMetrics): P
       // A session with no counted turns (or words) has no shares; the chart draws them as 0.
       turnShare: m.shareTurns ?? 0,
       wordShare: m.shareWords ?? 0,
+      seconds: seconds ? (seconds.get(m.participant) ?? 0) : null,
     })),
+    follows: metrics.follows.counts,
     balance: metrics.balance.entropyWords,
     cumulative: cumulative.members.map((m) => ({ key: m.name, points: thin(m.points, MAX_CUMULATIVE_POINTS) })),
     timeAxis: cumulative.timeAxis,
