@@ -281,7 +281,8 @@ export class Conversation {
       id: p.id,
       name: p.name,
       ...(p.role ? { role: p.role } : {}),
-      kind: p.kind === "ai" ? "ai" : "human",
+      // A playbook participant is a model playing a person: its own kind, never "human".
+      kind: p.kind === "ai" ? "ai" : p.kind === "simulated-human" ? "simulated" : "human",
       ...(p.persona || p.playbook ? { persona: [p.persona, p.playbook].filter(Boolean).join("\n\n") } : {}),
       metadata: { scenarioKind: p.kind, ...(p.kind === "simulated-human" ? { simulated: true } : {}), ...(p.model ? { model: p.model } : {}) },
     }));
