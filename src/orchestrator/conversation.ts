@@ -299,6 +299,7 @@ export class Conversation {
         incomplete: status.incomplete,
         orchestrator: {
           scenario: this.scenario.id,
+          ...(this.scenario.preset ? { preset: this.scenario.preset } : {}),
           strategy: status.strategy,
           seed: this.seed,
           model: status.model,

@@ -29,6 +29,8 @@ export const autonomous = defineStrategy({
       /** Safety net on the number of agent decisions in one session. */
       maxDecisions: z.number().int().positive().default(500),
       wordLimit: z.number().int().positive().default(80),
+      /** Extra guidance added to every decision (a preset's prompt intention), e.g. to wait for requested deliverables. */
+      instruction: z.string().default(""),
     })
     .strict(),
   async run(conversation, params) {
@@ -99,6 +101,7 @@ export const autonomous = defineStrategy({
         instruction:
           `Simulated time: ${formatTime(conversation.clock)}. ${fresh.length ? `New since you last looked: ${fresh.length} event(s).` : "The session has just started."}\n` +
           `Decide what to do now: "message" (send a chat message of at most ${agent.wordLimit ?? params.wordLimit} words), "file" (deliver a file you promised: give fileName and its full content), or "wait". ` +
+          `${params.instruction ? `${params.instruction}\n` : ""}` +
           'Explain your reasoning first (private, nobody else sees it). Answer as JSON {"reasoning", "action", "message", "fileName"}.',
         jsonSchema: actionJsonSchema,
         schema: actionSchema,

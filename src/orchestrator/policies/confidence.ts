@@ -27,6 +27,8 @@ export const confidence = defineStrategy({
       wordLimit: z.number().int().positive().default(40),
       /** Name of the summariser agent (excluded from self-selection). */
       summariser: z.string().optional(),
+      /** Words in the summary (a summariser's own wordLimit wins; default: no limit is asked). */
+      summaryWordLimit: z.number().int().positive().optional(),
       backchannel: z.object({ text: z.string().default("hmm"), probability: z.number().min(0).max(1).default(0.3) }).strict().default({ text: "hmm", probability: 0.3 }),
       maxExtraRounds: z.number().int().nonnegative().default(1),
       /** Open with this agent (default: the human if any, else the most confident on the task). */
@@ -40,7 +42,7 @@ export const confidence = defineStrategy({
     let ended: DiscussionEnd = await discuss(conversation, params, summariser, opener, true);
     for (let extra = 0; summariser; extra++) {
       const mayAskForMore = ended === "nobody" && extra < params.maxExtraRounds && !conversation.stopReason();
-      if (!(await summarise(conversation, summariser, mayAskForMore))) break;
+      if (!(await summarise(conversation, summariser, mayAskForMore, summariser.wordLimit ?? params.summaryWordLimit))) break;
       ended = await discuss(conversation, params, summariser, undefined, false);
     }
     conversation.end(ended === "human-summary" ? "the human asked for the summary" : ended === "nobody" ? "nobody nominated or confident enough" : conversation.stopReason() ?? "stopped");
@@ -171,12 +173,12 @@ async function rateAll(conversation: Conversation, agents: readonly Agent[]) {
 const summarySchema = z.object({ enough: z.boolean(), summary: z.string(), followUp: z.string().nullable().optional() });
 
 /** The summariser distils the discussion; returns true when it asks for another round instead. */
-async function summarise(conversation: Conversation, summariser: Agent, mayAskForMore: boolean): Promise<boolean> {
+async function summarise(conversation: Conversation, summariser: Agent, mayAskForMore: boolean, wordLimit: number | undefined): Promise<boolean> {
   const { value, usage } = await conversation.decide(summariser, {
     name: "summary",
     instruction:
       "The discussion has paused. If there is enough material, distil it into a concise summary of the ideas and decisions " +
-      `("enough": true). ${mayAskForMore ? 'If there is too little material, set "enough" to false and write in "followUp" a question that asks the group for more.' : 'Set "enough" to true.'} ` +
+      `${wordLimit ? `in at most ${wordLimit} words ` : ""}("enough": true). ${mayAskForMore ? 'If there is too little material, set "enough" to false and write in "followUp" a question that asks the group for more.' : 'Set "enough" to true.'} ` +
       'Answer as JSON {"enough", "summary", "followUp"}.',
     jsonSchema: {
       type: "object",
