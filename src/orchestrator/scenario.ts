@@ -90,6 +90,22 @@ export type ParticipantSpec = z.infer<typeof participantSpecSchema>;
 export type ConditionSpec = z.infer<typeof conditionSchema>;
 export type Scenario = z.infer<typeof scenarioSchema>;
 
+/**
+ * Problems about participants that zod cannot see field by field: settings that only one kind
+ * of participant uses, given to another kind (they would be silently ignored). A human's
+ * playbook is allowed: scenarios switch a participant between simulated-human and human.
+ */
+function participantProblems(scenario: Scenario): string[] {
+  const problems: string[] = [];
+  scenario.participants.forEach((p, i) => {
+    if (p.kind === "simulated-human" && !p.playbook?.trim()) problems.push(`participants[${i}].playbook: a simulated-human participant needs a playbook (what they want and how they behave)`);
+    if (p.kind === "human" && p.model !== undefined) problems.push(`participants[${i}].model: a human participant is not played by a model`);
+    if (p.script !== undefined && scenario.strategy.type !== "scene") problems.push(`participants[${i}].script: fixed lines are only spoken in the scene strategy (strategy.type is "${scenario.strategy.type}")`);
+  });
+  if (scenario.participants.every((p) => p.kind === "human")) problems.push("participants: at least one participant must be an AI agent or a simulated human");
+  return problems;
+}
+
 /** Parse a scenario's text; errors name the file and the field. */
 export function parseScenario(text: string, where: string): Scenario {
   let value: unknown;
@@ -104,6 +120,8 @@ export function parseScenario(text: string, where: string): Scenario {
   if (scenario.preset && scenario.strategy.type !== presets[scenario.preset].strategy.type) {
     throw new CliError(`${where}: invalid scenario: strategy.type "${scenario.strategy.type}" does not fit preset "${scenario.preset}", which is for the ${presets[scenario.preset].strategy.type} strategy (leave strategy.type out)`);
   }
+  const problems = participantProblems(scenario);
+  if (problems.length) throw new CliError(`${where}: invalid scenario: ${problems.join("; ")}`);
   const names = new Set<string>();
   scenario.participants.forEach((p, i) => {
     if (names.has(p.name)) throw new CliError(`${where}: invalid scenario: participants[${i}].name "${p.name}" is used twice`);
