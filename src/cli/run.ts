@@ -93,13 +93,14 @@ export function registerRun(program: Command): void {
         if (!flags.cache) throw new CliError(problem.message);
         io().err(`warning: ${problem.message}\n  continuing from the response cache only (replays work offline; new requests will fail)`);
       }
-      // Only listen on the terminal when someone will type (a reader keeps stdin open). The run
-      // log already prints every turn on this terminal, so the prompt does not replay them.
-      const human = scenario.participants.some((p) => p.kind === "human") ? terminalHuman(process.stdin, process.stderr, { replay: false }) : scriptedHuman([]);
+      // Only listen on the terminal when someone will type (a reader keeps stdin open). The person
+      // reads the turns in full at each prompt, so the run log does not print them a second time.
+      const atTerminal = scenario.participants.some((p) => p.kind === "human");
+      const human = atTerminal ? terminalHuman() : scriptedHuman([]);
       const reporter = io().reporter();
       try {
         const outcomes = await runScenario(scenario, {
-          study, runs, seed, model, human, reporter, temperature: config.model?.temperature,
+          study, runs, seed, model, human, reporter, temperature: config.model?.temperature, echoTurns: !atTerminal,
           conditions: flags.condition, resume: flags.resume, overwrite: flags.overwrite,
         });
         const usage = model.usage();

@@ -87,7 +87,10 @@ export class Conversation {
    */
   readonly temperature: number;
 
-  constructor(identity: RunIdentity, deps: { model: ChatModel; human: HumanInput; reporter: Reporter; temperature?: number }) {
+  /** Log each turn as it is said (off when a person reads them at the terminal prompt instead). */
+  private readonly echoTurns: boolean;
+
+  constructor(identity: RunIdentity, deps: { model: ChatModel; human: HumanInput; reporter: Reporter; temperature?: number; echoTurns?: boolean }) {
     this.scenario = identity.scenario;
     this.condition = identity.condition;
     this.run = identity.run;
@@ -99,6 +102,7 @@ export class Conversation {
     this.human = deps.human;
     this.reporter = deps.reporter;
     this.temperature = identity.scenario.model.temperature ?? deps.temperature ?? DEFAULT_TEMPERATURE;
+    this.echoTurns = deps.echoTurns ?? true;
   }
 
   /** AI agents (LLM-driven, including simulated humans). */
@@ -171,7 +175,7 @@ export class Conversation {
     if (options.metadata && Object.keys(options.metadata).length) turn.metadata = options.metadata;
     this.turns.push(turn);
     this.clock = Math.max(this.clock, end);
-    this.reporter.log(`  ${speaker ? displayName(speaker) : "system"}${turn.type !== "message" ? ` [${turn.type}]` : ""}: ${oneLine(text)}`);
+    if (this.echoTurns) this.reporter.log(`  ${speaker ? displayName(speaker) : "system"}${turn.type !== "message" ? ` [${turn.type}]` : ""}: ${oneLine(text)}`);
     return turn;
   }
 

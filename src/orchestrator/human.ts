@@ -26,12 +26,8 @@ export function scriptedHuman(answers: readonly (string | null)[], next?: HumanI
   };
 }
 
-/**
- * Prompts at the terminal (or any readable stream): an empty line passes, EOF passes for good.
- * `replay: false` when the turns are already printed on the same terminal as they happen (the
- * CLI's run log), so the person does not read every line twice.
- */
-export function terminalHuman(input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stderr, options: { replay?: boolean } = {}): HumanInput {
+/** Prompts at the terminal (or any readable stream): an empty line passes, EOF passes for good. */
+export function terminalHuman(input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stderr): HumanInput {
   const rl = createInterface({ input, output, terminal: false });
   const lines = rl[Symbol.asyncIterator]();
   let ended = false;
@@ -40,7 +36,7 @@ export function terminalHuman(input: NodeJS.ReadableStream = process.stdin, outp
   return {
     async ask({ participant, prompt, history, display }) {
       if (ended) return null;
-      if (options.replay !== false) for (const turn of history.slice(shown)) output.write(`${display(turn)}\n`);
+      for (const turn of history.slice(shown)) output.write(`${display(turn)}\n`);
       shown = history.length;
       output.write(`${prompt}\n${participant.name}> `);
       const next = await lines.next();
