@@ -102,7 +102,6 @@ function participantProblems(scenario: Scenario): string[] {
     if (p.kind === "human" && p.model !== undefined) problems.push(`participants[${i}].model: a human participant is not played by a model`);
     if (p.script !== undefined && scenario.strategy.type !== "scene") problems.push(`participants[${i}].script: fixed lines are only spoken in the scene strategy (strategy.type is "${scenario.strategy.type}")`);
   });
-  if (scenario.participants.every((p) => p.kind === "human")) problems.push("participants: at least one participant must be an AI agent or a simulated human");
   return problems;
 }
 
