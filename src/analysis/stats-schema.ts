@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { participantKinds } from "../transcript/schema.js";
 import type { StatsReport } from "./stats-report.js";
 import { count, countRecord, nullableNumber, provenanceSchema, type Conforms } from "./schema-json.js";
 
@@ -14,7 +15,7 @@ const memberSchema = z.looseObject({
   participant: z.string(),
   name: z.string(),
   role: z.string(),
-  kind: z.enum(["human", "ai", "system"]),
+  kind: z.enum(participantKinds),
   turns: count,
   words: count,
   shareTurns: nullableNumber,

@@ -16,6 +16,7 @@ import { registerConcepts } from "./concepts.js";
 import { registerBuild } from "./build.js";
 import { registerServe } from "./serve.js";
 import { registerRun } from "./run.js";
+import { registerScenario } from "./scenario.js";
 import { registerStudy } from "./study.js";
 import { registerRepair } from "./repair.js";
 import { registerDemo } from "./demo.js";
@@ -38,6 +39,7 @@ export function registerCommands(program: Command): void {
   registerConcepts(program);
   registerBuild(program);
   registerServe(program);
+  registerScenario(program);
   registerRun(program);
   registerStudy(program);
   registerRepair(program);

@@ -1,8 +1,11 @@
 import type { Command } from "commander";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { CliError } from "../util/errors.js";
-import { initStudy, loadStudyConfig } from "../study/study.js";
+import { initStudy, loadStudyConfig, studyPaths } from "../study/study.js";
 import { createChatModel, resolveModelConfig } from "../llm/index.js";
+import { isLoopbackEndpoint } from "../llm/config.js";
+import { planRun } from "../orchestrator/dry-run.js";
 import { loadScenario } from "../orchestrator/scenario.js";
 import { runScenario, type RunOutcome } from "../orchestrator/run.js";
 import { scriptedHuman, terminalHuman } from "../orchestrator/human.js";
@@ -28,6 +31,31 @@ interface RunFlags {
   overwrite?: boolean;
   cache: boolean;
   json?: boolean;
+  dryRun?: boolean;
+}
+
+/** `--dry-run`: the sessions that would run and their estimated requests, tokens and cost; no model is called, nothing is written. */
+async function dryRun(file: string, flags: RunFlags, runs: number): Promise<void> {
+  const scenario = await loadScenario(file);
+  const study = resolve(flags.study);
+  const config = existsSync(studyPaths(study).config) ? await loadStudyConfig(study) : undefined;
+  const modelConfig = resolveModelConfig({ cli: { model: flags.model ?? scenario.model.model, baseURL: flags.baseUrl }, study: config?.model, studyDir: study });
+  const plan = planRun(scenario, { study, runs, conditions: flags.condition, model: modelConfig.model, prices: modelConfig.prices, local: isLoopbackEndpoint(modelConfig.baseURL) });
+  if (flags.json) return printJson({ dryRun: true, ...plan });
+  io().out(`Dry run of ${file} into ${study} (model ${plan.model}); no model is called, nothing is written.`);
+  for (const s of plan.sessions) {
+    io().out(`${s.exists ? "skip     " : "would run"} ${s.sessionId}  ${s.strategy}  ~${s.turns} turns, ~${s.requests} requests, ~${s.promptTokens} prompt + ~${s.completionTokens} completion tokens${s.exists ? "  (already in the study)" : ""}`);
+  }
+  const t = plan.total;
+  const cost = t.estimatedCost !== undefined ? `, about $${t.estimatedCost.toFixed(4)}` : ` (no price known for ${plan.model}: add model.prices to colloquy.json)`;
+  io().out(`Total: ~${t.requests} requests, ~${t.promptTokens} prompt + ~${t.completionTokens} completion tokens${cost}`);
+  io().out(`Assumes: ${[...new Set(plan.sessions.map((s) => s.assumptions))].join("; ")}. Sessions often end earlier (passes, nobody confident), so this leans high.`);
+}
+
+function wholeRuns(text: string): number {
+  const runs = Number(text);
+  if (!Number.isInteger(runs) || runs < 1) throw new CliError(`--runs must be a whole number >= 1, got "${text}"`);
+  return runs;
 }
 
 /** `colloquy run <scenario>`: run multi-agent sessions into a study. */
@@ -46,10 +74,10 @@ export function registerRun(program: Command): void {
     .option("--overwrite", "run again sessions that are already complete")
     .option("--no-cache", "do not use the response cache (runs are then not replayable offline)")
     .option("--json", "print the outcome as JSON")
-    .action(async (file: string, flags: RunFlags) => writing(flags.study, "run", async () => {
-      const runs = Number(flags.runs);
+    .option("--dry-run", "print the sessions, expected requests, tokens and estimated cost; call no model, write nothing")
+    .action(async (file: string, flags: RunFlags) => flags.dryRun ? dryRun(file, flags, wholeRuns(flags.runs)) : writing(flags.study, "run", async () => {
+      const runs = wholeRuns(flags.runs);
       const seed = Number(flags.seed);
-      if (!Number.isInteger(runs) || runs < 1) throw new CliError(`--runs must be a whole number >= 1, got "${flags.runs}"`);
       if (!Number.isInteger(seed)) throw new CliError(`--seed must be a whole number, got "${flags.seed}"`);
       if (flags.resume && !flags.cache) throw new CliError("--resume replays the session from the response cache; it cannot be combined with --no-cache");
       const scenario = await loadScenario(file);
@@ -65,12 +93,14 @@ export function registerRun(program: Command): void {
         if (!flags.cache) throw new CliError(problem.message);
         io().err(`warning: ${problem.message}\n  continuing from the response cache only (replays work offline; new requests will fail)`);
       }
-      // Only listen on the terminal when someone will type (a reader keeps stdin open).
-      const human = scenario.participants.some((p) => p.kind === "human") ? terminalHuman() : scriptedHuman([]);
+      // Only listen on the terminal when someone will type (a reader keeps stdin open). The person
+      // reads the turns in full at each prompt, so the run log does not print them a second time.
+      const atTerminal = scenario.participants.some((p) => p.kind === "human");
+      const human = atTerminal ? terminalHuman() : scriptedHuman([]);
       const reporter = io().reporter();
       try {
         const outcomes = await runScenario(scenario, {
-          study, runs, seed, model, human, reporter,
+          study, runs, seed, model, human, reporter, temperature: config.model?.temperature, echoTurns: !atTerminal,
           conditions: flags.condition, resume: flags.resume, overwrite: flags.overwrite,
         });
         const usage = model.usage();

@@ -12,6 +12,8 @@ export interface SessionSummary {
   condition: string;
   run: string;
   humans: number;
+  /** People played by a model (playbook participants): counted apart from humans. */
+  simulated: number;
   ais: number;
   systems: number;
   turns: number;
@@ -29,6 +31,7 @@ export function summariseSession(session: Session): SessionSummary {
     run: session.metadata.run ?? "",
     humans: count("human"),
     ais: count("ai"),
+    simulated: count("simulated"),
     systems: count("system"),
     turns: session.turns.length,
     durationSeconds: times.length > 0 ? Math.max(...times) - Math.min(...times) : null,
@@ -77,7 +80,7 @@ export function registerSessions(program: Command): void {
         io().out(`No sessions yet. Import some with \`colloquy import <files…> --study ${dir}\`.`);
         return;
       }
-      const rows = summaries.map((s) => [s.id, s.condition || "-", s.run || "-", `${s.humans} human / ${s.ais} ai${s.systems ? ` / ${s.systems} system` : ""}`, String(s.turns), formatDuration(s.durationSeconds), ...(stale.length ? [String(s.staleCodes)] : [])]);
+      const rows = summaries.map((s) => [s.id, s.condition || "-", s.run || "-", `${s.humans} human / ${s.ais} ai${s.simulated ? ` / ${s.simulated} simulated` : ""}${s.systems ? ` / ${s.systems} system` : ""}`, String(s.turns), formatDuration(s.durationSeconds), ...(stale.length ? [String(s.staleCodes)] : [])]);
       io().out(table(["session", "condition", "run", "participants", "turns", "duration", ...(stale.length ? ["stale codes"] : [])], rows));
       io().out(`${summaries.length} session(s), ${summaries.reduce((n, s) => n + s.turns, 0)} turns`);
       if (stale.length) io().out(staleHint(dir, stale.length));

@@ -45,13 +45,18 @@ export function systemPrompt(scenario: Scenario, condition: ConditionSpec, agent
 }
 
 /**
- * Models often prefix their reply with their own name ("CEO: ..."). Remove exactly that
- * prefix; the raw reply is kept in turn metadata whenever anything was removed.
+ * Models often prefix their reply with their own name or role ("CEO: ...", "**Ana (CEO):**",
+ * "[Ana]:"). Remove exactly such a prefix (case-insensitive, once); the raw reply is kept in
+ * turn metadata whenever anything was removed. Other names are left alone: an agent may
+ * address someone ("Ben: what do you think?").
  */
 export function stripOwnName(text: string, agent: Pick<Agent, "name" | "role">): string {
   const trimmed = text.trim();
-  for (const prefix of [`${displayName(agent)}:`, `${agent.name}:`, `**${agent.name}**:`, `**${agent.name}:**`]) {
-    if (trimmed.startsWith(prefix)) return trimmed.slice(prefix.length).trim();
-  }
-  return trimmed;
+  const labels = [displayName(agent), agent.name, ...(agent.role ? [agent.role, `${agent.role} ${agent.name}`, `${agent.name}, ${agent.role}`] : [])]
+    .sort((a, b) => b.length - a.length)
+    .map((label) => label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  // Optional markdown bold or brackets around the label, the colon inside or outside them.
+  const prefix = new RegExp(`^(?:\\*\\*|__|\\[)?\\s*(?:${labels.join("|")})\\s*(?::\\s*(?:\\*\\*|__|\\])?|(?:\\*\\*|__|\\])\\s*:)\\s*`, "i");
+  const stripped = trimmed.replace(prefix, "");
+  return stripped === trimmed || stripped.trim() === "" ? trimmed : stripped.trim();
 }

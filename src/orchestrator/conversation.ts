@@ -18,6 +18,9 @@ export class OrchestratorError extends Error {
   }
 }
 
+/** Our default sampling temperature for conversation (not from a paper): varied but on task. */
+export const DEFAULT_TEMPERATURE = 0.7;
+
 export interface SayOptions {
   type?: TurnType;
   addressees?: string[];
@@ -78,7 +81,16 @@ export class Conversation {
   /** Set when the session was stopped (by a strategy or a stop condition). */
   endReason: string | undefined;
 
-  constructor(identity: RunIdentity, deps: { model: ChatModel; human: HumanInput; reporter: Reporter }) {
+  /**
+   * Sampling temperature sent with every request that does not set its own: the scenario's
+   * `model.temperature`, else the study's (colloquy.json), else 0.7. Recorded with the session.
+   */
+  readonly temperature: number;
+
+  /** Log each turn as it is said (off when a person reads them at the terminal prompt instead). */
+  private readonly echoTurns: boolean;
+
+  constructor(identity: RunIdentity, deps: { model: ChatModel; human: HumanInput; reporter: Reporter; temperature?: number; echoTurns?: boolean }) {
     this.scenario = identity.scenario;
     this.condition = identity.condition;
     this.run = identity.run;
@@ -89,6 +101,8 @@ export class Conversation {
     this.model = deps.model;
     this.human = deps.human;
     this.reporter = deps.reporter;
+    this.temperature = identity.scenario.model.temperature ?? deps.temperature ?? DEFAULT_TEMPERATURE;
+    this.echoTurns = deps.echoTurns ?? true;
   }
 
   /** AI agents (LLM-driven, including simulated humans). */
@@ -144,22 +158,24 @@ export class Conversation {
   /** Append a turn. The clock moves to the turn's end unless `at` places it in the past. */
   say(speakerId: string, text: string, options: SayOptions = {}): Turn {
     const speaker = speakerId === "system" ? undefined : this.get(speakerId);
-    const start = options.at ?? this.clock;
+    const start = toMillis(options.at ?? this.clock);
     const duration = options.duration ?? this.durationOf(speaker, text);
+    // Times are kept to the millisecond, so sums of tenths never show as 14.399999999999999.
+    const end = toMillis(start + duration);
     const turn: Turn = {
       id: turnId(this.turns.length),
       index: this.turns.length,
       speaker: speakerId,
       text,
       start,
-      end: start + duration,
+      end,
       type: options.type ?? (speakerId === "system" ? "system" : "message"),
     };
     if (options.addressees?.length) turn.addressees = options.addressees;
     if (options.metadata && Object.keys(options.metadata).length) turn.metadata = options.metadata;
     this.turns.push(turn);
-    this.clock = Math.max(this.clock, start + duration);
-    this.reporter.log(`  ${speaker ? displayName(speaker) : "system"}${turn.type !== "message" ? ` [${turn.type}]` : ""}: ${oneLine(text)}`);
+    this.clock = Math.max(this.clock, end);
+    if (this.echoTurns) this.reporter.log(`  ${speaker ? displayName(speaker) : "system"}${turn.type !== "message" ? ` [${turn.type}]` : ""}: ${oneLine(text)}`);
     return turn;
   }
 
@@ -169,7 +185,7 @@ export class Conversation {
   }
 
   advance(seconds: number): void {
-    this.clock += seconds;
+    this.clock = toMillis(this.clock + seconds);
   }
 
   /** The transcript as agents read it: one line per visible turn, "Name (Role): text". */
@@ -196,7 +212,7 @@ export class Conversation {
     const result = await this.model.complete({
       messages,
       model: agent?.model ?? this.scenario.model.model,
-      temperature: options.temperature ?? this.scenario.model.temperature ?? 0.7,
+      temperature: options.temperature ?? this.temperature,
       // The run's seed makes runs differ (and their cache entries distinct) while keeping replays exact.
       seed: this.seed,
       maxTokens: options.maxTokens ?? this.scenario.model.maxTokens,
@@ -269,7 +285,8 @@ export class Conversation {
       id: p.id,
       name: p.name,
       ...(p.role ? { role: p.role } : {}),
-      kind: p.kind === "ai" ? "ai" : "human",
+      // A playbook participant is a model playing a person: its own kind, never "human".
+      kind: p.kind === "ai" ? "ai" : p.kind === "simulated-human" ? "simulated" : "human",
       ...(p.persona || p.playbook ? { persona: [p.persona, p.playbook].filter(Boolean).join("\n\n") } : {}),
       metadata: { scenarioKind: p.kind, ...(p.kind === "simulated-human" ? { simulated: true } : {}), ...(p.model ? { model: p.model } : {}) },
     }));
@@ -286,6 +303,7 @@ export class Conversation {
         incomplete: status.incomplete,
         orchestrator: {
           scenario: this.scenario.id,
+          ...(this.scenario.preset ? { preset: this.scenario.preset } : {}),
           strategy: status.strategy,
           seed: this.seed,
           model: status.model,
@@ -301,6 +319,10 @@ export class Conversation {
       turns: this.turns,
     };
   }
+}
+
+function toMillis(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
 }
 
 function oneLine(text: string): string {

@@ -7,3 +7,6 @@ export { defineStrategy, type Strategy } from "./strategy.js";
 export { strategies } from "./policies/index.js";
 export { roleSets } from "./policies/role-sets.js";
 export { runScenario, resolveStrategy, sessionIdFor, type RunScenarioOptions, type RunOutcome } from "./run.js";
+export { presets, type Preset } from "./presets.js";
+export { validateScenarioFile, type ScenarioCheck } from "./validate.js";
+export { planRun, type RunPlan } from "./dry-run.js";

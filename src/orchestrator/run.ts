@@ -25,6 +25,10 @@ export interface RunScenarioOptions {
   conditions?: string[];
   seed: number;
   model: ChatModel;
+  /** Log each turn as it is said (default true); off when a person at the terminal reads them at their prompts. */
+  echoTurns?: boolean;
+  /** The study's temperature (colloquy.json model.temperature), used when the scenario sets none. */
+  temperature?: number;
   /** Human input for live participants (terminal by default in the CLI). */
   human: HumanInput;
   /** Continue sessions saved as incomplete (replays recorded LLM replies from the cache and recorded human answers). */
@@ -128,8 +132,9 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     replacing = { backup: !resume || humanTurns(previous) > 0, resume, previous };
   }
   options.reporter.log(`${sessionId}: ${strategy.type}, condition ${condition.name}, run ${run}`);
-  const conversation = new Conversation({ scenario, condition, run, seed, sessionId }, { model: options.model, human, reporter: options.reporter });
-  const modelInfo = { ...options.model.info };
+  const conversation = new Conversation({ scenario, condition, run, seed, sessionId }, { model: options.model, human, reporter: options.reporter, temperature: options.temperature, echoTurns: options.echoTurns });
+  // Record the temperature the requests carry, not the client's default.
+  const modelInfo = { ...options.model.info, temperature: conversation.temperature };
   try {
     await strategy.run(conversation, params);
     conversation.end(conversation.stopReason() ?? "strategy finished");

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { parse as parseYaml } from "yaml";
 import { CliError } from "../util/errors.js";
 import { formatIssues } from "../transcript/validate.js";
+import { applyPreset, presetIds, presets } from "./presets.js";
 
 /**
  * A scenario file (JSON or YAML) describes a session to run: the task, the participants,
@@ -54,9 +55,11 @@ export const stopSchema = z
   })
   .strict();
 
-export const scenarioSchema = z
+const scenarioFields = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/),
+    /** A paper preset: the strategy, its parameters and model settings as published (docs/presets.md). */
+    preset: z.enum(presetIds).optional(),
     title: z.string().optional(),
     description: z.string().optional(),
     /** The task or topic given to everyone. */
@@ -80,9 +83,27 @@ export const scenarioSchema = z
   })
   .strict();
 
+/** The scenario schema; a `preset` fills in its strategy and model values first (the scenario's own win). */
+export const scenarioSchema = z.preprocess(applyPreset, scenarioFields);
+
 export type ParticipantSpec = z.infer<typeof participantSpecSchema>;
 export type ConditionSpec = z.infer<typeof conditionSchema>;
 export type Scenario = z.infer<typeof scenarioSchema>;
+
+/**
+ * Problems about participants that zod cannot see field by field: settings that only one kind
+ * of participant uses, given to another kind (they would be silently ignored). A human's
+ * playbook is allowed: scenarios switch a participant between simulated-human and human.
+ */
+function participantProblems(scenario: Scenario): string[] {
+  const problems: string[] = [];
+  scenario.participants.forEach((p, i) => {
+    if (p.kind === "simulated-human" && !p.playbook?.trim()) problems.push(`participants[${i}].playbook: a simulated-human participant needs a playbook (what they want and how they behave)`);
+    if (p.kind === "human" && p.model !== undefined) problems.push(`participants[${i}].model: a human participant is not played by a model`);
+    if (p.script !== undefined && scenario.strategy.type !== "scene") problems.push(`participants[${i}].script: fixed lines are only spoken in the scene strategy (strategy.type is "${scenario.strategy.type}")`);
+  });
+  return problems;
+}
 
 /** Parse a scenario's text; errors name the file and the field. */
 export function parseScenario(text: string, where: string): Scenario {
@@ -95,6 +116,11 @@ export function parseScenario(text: string, where: string): Scenario {
   const parsed = scenarioSchema.safeParse(value);
   if (!parsed.success) throw new CliError(`${where}: invalid scenario: ${formatIssues(parsed.error)}`);
   const scenario = parsed.data;
+  if (scenario.preset && scenario.strategy.type !== presets[scenario.preset].strategy.type) {
+    throw new CliError(`${where}: invalid scenario: strategy.type "${scenario.strategy.type}" does not fit preset "${scenario.preset}", which is for the ${presets[scenario.preset].strategy.type} strategy (leave strategy.type out)`);
+  }
+  const problems = participantProblems(scenario);
+  if (problems.length) throw new CliError(`${where}: invalid scenario: ${problems.join("; ")}`);
   const names = new Set<string>();
   scenario.participants.forEach((p, i) => {
     if (names.has(p.name)) throw new CliError(`${where}: invalid scenario: participants[${i}].name "${p.name}" is used twice`);

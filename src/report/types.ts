@@ -17,7 +17,7 @@ export type Counts = Record<string, number>;
 export interface SpeakerInfo {
   /** Study-wide key: the participant's name (same name in several sessions = same speaker). */
   key: string;
-  kind: "human" | "ai" | "system";
+  kind: "human" | "ai" | "simulated" | "system";
   role?: string;
   /** Sessions this speaker appears in. */
   sessions: number;
@@ -64,7 +64,7 @@ export interface SessionSummary {
 export interface Overview {
   sessions: number;
   conditions: { id: string; sessions: number; turns: number }[];
-  participants: { human: number; ai: number; system: number };
+  participants: { human: number; ai: number; simulated: number; system: number };
   turns: number;
   words: number;
   turnTypes: Counts;

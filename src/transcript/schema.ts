@@ -7,7 +7,11 @@ import { z } from "zod";
  */
 export const SESSION_SCHEMA_VERSION = 1;
 
-export const participantKinds = ["human", "ai", "system"] as const;
+/**
+ * Participant kinds. `simulated` is a person played by a model (a playbook-driven participant in
+ * an orchestrated session): never counted as a human, nor as an AI agent, in any analysis.
+ */
+export const participantKinds = ["human", "ai", "simulated", "system"] as const;
 export const turnTypes = ["message", "backchannel", "interruption", "system", "file", "reasoning", "action"] as const;
 
 const metadataRecord = z.record(z.string(), z.unknown());

@@ -141,13 +141,31 @@ stop: { maxTurns: 100 }
     // Round 2, agent B: sees A, C, D from round 1 but not itself, and nothing from round 2.
     const bRound2 = userText(requests[5]);
     expect(askedAgent(requests[5])).toBe("B");
-    expect(bRound2).toContain("A: A message 1");
-    expect(bRound2).toContain("C: C message 3");
+    expect(bRound2).toContain("A (White Hat & Green Hat): A message 1");
+    expect(bRound2).toContain("C (Black Hat): C message 3");
     // Its own previous reply is shown (to refine it); nothing from the current round is.
-    expect(bRound2).toContain("B: B message 2");
+    expect(bRound2).toContain("B (Red Hat & Blue Hat): B message 2");
     expect(bRound2).not.toContain("A message 5");
     expect(bRound2).toMatch(/Remember your role: Red hat/);
     expect(userText(requests[11])).toMatch(/final round/);
     expect((session.turns[session.turns.length - 1].metadata as any).decision.phase).toBe("convergence");
+  });
+
+  it("six thinking hats with four agents: every hat is worn (Green and Blue included), declared to the group and stored", async () => {
+    await h.run(`
+id: hats
+task: Unusual uses of a brick.
+participants: [{ name: A }, { name: B }, { name: C }, { name: D }]
+strategy: { type: rounds, rounds: 2, roleSet: six-hats }
+`);
+    const [session] = await h.sessions();
+    expect(session.participants.filter((p) => p.kind === "ai").map((p) => p.role)).toEqual(["White Hat & Green Hat", "Red Hat & Blue Hat", "Black Hat", "Yellow Hat"]);
+    // Declared: a roles event, and every agent's system prompt names the others with their hats.
+    expect(session.turns[0]).toMatchObject({ type: "system", text: expect.stringContaining("A is White Hat & Green Hat; B is Red Hat & Blue Hat") });
+    const system = h.server.chatRequests().find((r) => askedAgent(r) === "D")!.body.messages[0].content;
+    expect(system).toContain("- A (White Hat & Green Hat)");
+    expect(system).toContain("- B (Red Hat & Blue Hat)");
+    const a = h.server.chatRequests().find((r) => askedAgent(r) === "A")!;
+    expect(userText(a)).toMatch(/Green hat: generate new ideas/);
   });
 });

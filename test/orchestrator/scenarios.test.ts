@@ -80,6 +80,8 @@ describe("colloquy run (a real process)", () => {
     await server.close();
     expect(code, stderr).toBe(0);
     expect(stderr).toContain("Me> ");
+    // Each turn is printed once on the terminal (the run log), not again before the next prompt.
+    expect(stderr.match(/Bot: Bot replies/g)).toHaveLength(1);
     const [session] = await loadSessions(study);
     expect(session.turns.map((t) => [t.speaker, t.text])).toEqual([["me", "Hello bot, <i>hi</i>!"], ["bot", "Bot replies"], ["me", "Second line  "]]);
     expect(session.participants.find((p) => p.id === "me")).toMatchObject({ kind: "human" });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { askedAgent, harness, type Harness } from "./support.js";
+import { askedAgent, harness, userText, type Harness } from "./support.js";
 
 let h: Harness;
 beforeEach(async () => {
@@ -75,7 +75,10 @@ describe("scene strategy", () => {
       "Ana raises a hand", "Mo invites Cat",
     ]);
     const moderations = session.turns.filter((t) => (t.metadata as any)?.decision?.method === "moderation").map((t) => (t.metadata as any).decision);
-    expect(moderations.map((d) => [d.acknowledged, d.invited])).toEqual([["Mo", "Ana"], ["Ana", "Ben"], ["Ben", "Cat"]]);
+    // The moderator opened the snippet: it thanks nobody then, and never thanks itself.
+    expect(moderations.map((d) => [d.acknowledged, d.invited])).toEqual([[undefined, "Ana"], ["Ana", "Ben"], ["Ben", "Cat"]]);
+    const firstInstruction = userText(h.server.chatRequests().find((r) => askedAgent(r) === "Mo")!);
+    expect(firstInstruction).not.toMatch(/thank Mo/);
     expect((await spoken()).filter((t) => t.speaker !== "mo").map((t) => t.speaker)).toEqual(["ana", "ben", "cat"]);
   });
 
@@ -107,7 +110,9 @@ describe("scene strategy", () => {
     - { id: talk, initiator: presenters, turns: 3 }`, "").replace("- { name: Ana }", "- { name: Ana, script: ['Our poster is about bees.'] }"));
     const turns = await spoken();
     expect(turns[0]).toMatchObject({ speaker: "mo", text: "Welcome to the session!" });
-    expect(turns[1]).toMatchObject({ speaker: "ana", text: "Our poster is about bees.", metadata: { interruptedBy: "ben" } });
+    // The interrupted line is cut where Ben cut in; the whole line stays in the metadata.
+    expect(turns[1]).toMatchObject({ speaker: "ana", metadata: { interruptedBy: "ben", uncutText: "Our poster is about bees." } });
+    expect(turns[1].text).toMatch(/^Our( \S+){0,3}—$/);
     expect(turns[2]).toMatchObject({ speaker: "ben", type: "interruption", addressees: ["ana"] });
     expect(turns[1].end).toBeCloseTo(turns[2].start!, 6);
   });

@@ -32,7 +32,7 @@ describe("assembleReport on the fixture study", () => {
     expect(bundle.overview.sessions).toBe(KNOWN.sessions);
     expect(bundle.overview.turns).toBe(KNOWN.turns);
     expect(bundle.conditions).toEqual(KNOWN.conditions);
-    expect(bundle.overview.participants).toEqual({ human: 2, ai: 2, system: 1 });
+    expect(bundle.overview.participants).toEqual({ human: 2, ai: 2, simulated: 0, system: 1 });
     expect(bundle.overview.coders).toEqual({ "bales-ipa": ["human:alice", "rules"], "pragmatic-style": ["rules"] });
     expect(bundle.overview.models).toEqual(["fixture-model"]);
     expect(bundle.codebooks.find((c) => c.id === "bales-ipa")!.categories).toHaveLength(13);

@@ -35,6 +35,8 @@ export const overviewView: View = {
         stat("conditions", o.conditions.length, "conditions"),
         stat("humans", o.participants.human, "humans"),
         stat("AI agents", o.participants.ai, "ai"),
+        // People played by a model are counted apart, never as humans (older bundles lack the count).
+        ...(o.participants.simulated ? [stat("simulated people", o.participants.simulated, "simulated")] : []),
         stat("turns", fmtCount(o.turns), "turns"),
         stat("words", fmtCount(o.words), "words"),
         stat("codebooks", Object.keys(o.coders).length, "codebooks"),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineStrategy } from "../strategy.js";
-import type { Agent } from "../agent.js";
+import { stripOwnName, type Agent } from "../agent.js";
 import { readHumanInput } from "./shared.js";
 
 /**
@@ -20,11 +20,17 @@ export const autonomous = defineStrategy({
   description: "autonomous agents deciding to message, produce a file, or wait on a shared event timeline",
   params: z
     .object({
-      pauseSeconds: z.tuple([z.number().nonnegative(), z.number().nonnegative()]).default([3, 15]),
+      /** Simulated seconds before an agent decides, drawn uniformly from [min, max]. */
+      pauseSeconds: z
+        .tuple([z.number().nonnegative(), z.number().nonnegative()])
+        .refine(([min, max]) => min <= max, { message: "expected [min, max] with min <= max" })
+        .default([3, 15]),
       typingVisible: z.boolean().default(true),
       /** Safety net on the number of agent decisions in one session. */
       maxDecisions: z.number().int().positive().default(500),
       wordLimit: z.number().int().positive().default(80),
+      /** Extra guidance added to every decision (a preset's prompt intention), e.g. to wait for requested deliverables. */
+      instruction: z.string().default(""),
     })
     .strict(),
   async run(conversation, params) {
@@ -95,6 +101,7 @@ export const autonomous = defineStrategy({
         instruction:
           `Simulated time: ${formatTime(conversation.clock)}. ${fresh.length ? `New since you last looked: ${fresh.length} event(s).` : "The session has just started."}\n` +
           `Decide what to do now: "message" (send a chat message of at most ${agent.wordLimit ?? params.wordLimit} words), "file" (deliver a file you promised: give fileName and its full content), or "wait". ` +
+          `${params.instruction ? `${params.instruction}\n` : ""}` +
           'Explain your reasoning first (private, nobody else sees it). Answer as JSON {"reasoning", "action", "message", "fileName"}.',
         jsonSchema: actionJsonSchema,
         schema: actionSchema,
@@ -107,12 +114,13 @@ export const autonomous = defineStrategy({
         nextAt.set(agent.id, Infinity);
         continue;
       }
-      const text = value.message;
+      // A file's content is kept as written; a message loses an own-name prefix ("CEO: ...").
+      const text = value.action === "file" ? value.message : stripOwnName(value.message, agent);
       const type = value.action === "file" ? "file" : "message";
       const typing = conversation.durationOf(agent, text);
       if (params.typingVisible) conversation.system(`${agent.name} is typing…`, { event: "typing", participant: agent.id });
       seen.set(agent.id, conversation.visible().length);
-      pending.push({ agent, text, type, startedAt: conversation.clock, deliverAt: conversation.clock + typing, metadata: { decision, usage, ...(type === "file" ? { fileName: value.fileName ?? "untitled" } : {}) } });
+      pending.push({ agent, text, type, startedAt: conversation.clock, deliverAt: conversation.clock + typing, metadata: { decision, usage, ...(text !== value.message ? { rawReply: value.message } : {}), ...(type === "file" ? { fileName: value.fileName ?? "untitled" } : {}) } });
       // The typing agent is busy until its message is delivered; the others see the typing notice.
       nextAt.set(agent.id, Infinity);
       busy.add(agent.id);

@@ -18,7 +18,10 @@ export const compressionSchema = z
     summaryWords: z.number().int().positive().default(150),
     refreshEvery: z.number().int().positive().default(1),
   })
-  .strict();
+  .strict()
+  // The verbatim window must be smaller than the history that triggers compression, or there
+  // is nothing to fold (and no `keepLast`-th message to start the window at).
+  .refine((c) => c.keepLast < c.after, { message: "keepLast must be smaller than after", path: ["keepLast"] });
 
 export type CompressionParams = z.infer<typeof compressionSchema>;
 
@@ -42,6 +45,8 @@ export class HistoryCompressor {
     const visible = conversation.visible();
     const messages = visible.filter((t) => t.type !== "system");
     if (messages.length <= this.params.after) return { text: conversation.transcript(visible) };
+    // Validation keeps keepLast < after; this guard also covers sessions resumed from older files.
+    if (this.params.keepLast >= messages.length) return { text: conversation.transcript(visible) };
     const windowStart = messages[messages.length - this.params.keepLast].index;
     const foldable = visible.filter((t) => t.index < windowStart && !this.alwaysVerbatim(t) && t.type !== "system");
     const unsummarised = foldable.filter((t) => t.index > (this.current?.throughIndex ?? -1));

@@ -21,10 +21,14 @@ export const confidence = defineStrategy({
   params: z
     .object({
       threshold: z.number().min(0).max(10).default(7),
+      /** "at-least": confidence >= threshold speaks (ours); "above": only confidence > threshold (YES AND). */
+      thresholdRule: z.enum(["at-least", "above"]).default("at-least"),
       /** Words per reply (a participant's own wordLimit wins). */
       wordLimit: z.number().int().positive().default(40),
       /** Name of the summariser agent (excluded from self-selection). */
       summariser: z.string().optional(),
+      /** Words in the summary (a summariser's own wordLimit wins; default: no limit is asked). */
+      summaryWordLimit: z.number().int().positive().optional(),
       backchannel: z.object({ text: z.string().default("hmm"), probability: z.number().min(0).max(1).default(0.3) }).strict().default({ text: "hmm", probability: 0.3 }),
       maxExtraRounds: z.number().int().nonnegative().default(1),
       /** Open with this agent (default: the human if any, else the most confident on the task). */
@@ -38,7 +42,7 @@ export const confidence = defineStrategy({
     let ended: DiscussionEnd = await discuss(conversation, params, summariser, opener, true);
     for (let extra = 0; summariser; extra++) {
       const mayAskForMore = ended === "nobody" && extra < params.maxExtraRounds && !conversation.stopReason();
-      if (!(await summarise(conversation, summariser, mayAskForMore))) break;
+      if (!(await summarise(conversation, summariser, mayAskForMore, summariser.wordLimit ?? params.summaryWordLimit))) break;
       ended = await discuss(conversation, params, summariser, undefined, false);
     }
     conversation.end(ended === "human-summary" ? "the human asked for the summary" : ended === "nobody" ? "nobody nominated or confident enough" : conversation.stopReason() ?? "stopped");
@@ -77,15 +81,18 @@ async function discuss(conversation: Conversation, params: Params, summariser: A
       const ratings = await rateAll(conversation, speakers);
       const best = Math.max(...Object.values(ratings).map((r) => r.confidence));
       const top = speakers.filter((a) => ratings[a.name].confidence === best);
-      speaker = best >= params.threshold ? (top.length > 1 ? conversation.random.pick(top) : top[0]) : undefined;
-      decision = { strategy: "confidence", method: speaker ? "confidence" : "none", ratings, threshold: params.threshold, ...(top.length > 1 ? { tie: top.map((a) => a.name) } : {}) };
+      const confident = (value: number) => (params.thresholdRule === "above" ? value > params.threshold : value >= params.threshold);
+      speaker = confident(best) ? (top.length > 1 ? conversation.random.pick(top) : top[0]) : undefined;
+      decision = { strategy: "confidence", method: speaker ? "confidence" : "none", ratings, threshold: params.threshold, thresholdRule: params.thresholdRule, ...(top.length > 1 ? { tie: top.map((a) => a.name) } : {}) };
       if (!speaker) {
         conversation.system(`Nobody is confident enough to continue (highest ${best}, threshold ${params.threshold}).`, { decision });
         return "nobody";
       }
-      // The others acknowledge, at most with a minimal backchannel.
+      // The others acknowledge the latest message, at most with a minimal backchannel; its
+      // author does not acknowledge its own message.
+      const author = conversation.visible().filter((t) => t.type === "message").at(-1)?.speaker;
       for (const other of speakers) {
-        if (other.id !== speaker.id && ratings[other.name].confidence < params.threshold && conversation.random.chance(params.backchannel.probability)) {
+        if (other.id !== speaker.id && other.id !== author && !confident(ratings[other.name].confidence) && conversation.random.chance(params.backchannel.probability)) {
           conversation.say(other.id, params.backchannel.text, { type: "backchannel", duration: 0.5, at: conversation.clock, metadata: { decision: { strategy: "confidence", confidence: ratings[other.name].confidence } } });
         }
       }
@@ -105,7 +112,7 @@ async function discuss(conversation: Conversation, params: Params, summariser: A
     const reply = await nominatingReply(conversation, speaker, `It is your turn to speak as ${speaker.name}.`, speaker.wordLimit ?? params.wordLimit);
     conversation.say(speaker.id, reply.text, {
       addressees: reply.nominee ? [reply.nominee.id] : undefined,
-      metadata: { decision: { ...decision, nominates: reply.nominatedName }, usage: reply.usage },
+      metadata: { decision: { ...decision, nominates: reply.nominatedName }, usage: reply.usage, ...(reply.rawReply ? { rawReply: reply.rawReply } : {}) },
     });
     nominee = reply.nominee;
     nominatedBy = reply.nominee ? speaker.id : undefined;
@@ -166,12 +173,12 @@ async function rateAll(conversation: Conversation, agents: readonly Agent[]) {
 const summarySchema = z.object({ enough: z.boolean(), summary: z.string(), followUp: z.string().nullable().optional() });
 
 /** The summariser distils the discussion; returns true when it asks for another round instead. */
-async function summarise(conversation: Conversation, summariser: Agent, mayAskForMore: boolean): Promise<boolean> {
+async function summarise(conversation: Conversation, summariser: Agent, mayAskForMore: boolean, wordLimit: number | undefined): Promise<boolean> {
   const { value, usage } = await conversation.decide(summariser, {
     name: "summary",
     instruction:
       "The discussion has paused. If there is enough material, distil it into a concise summary of the ideas and decisions " +
-      `("enough": true). ${mayAskForMore ? 'If there is too little material, set "enough" to false and write in "followUp" a question that asks the group for more.' : 'Set "enough" to true.'} ` +
+      `${wordLimit ? `in at most ${wordLimit} words ` : ""}("enough": true). ${mayAskForMore ? 'If there is too little material, set "enough" to false and write in "followUp" a question that asks the group for more.' : 'Set "enough" to true.'} ` +
       'Answer as JSON {"enough", "summary", "followUp"}.',
     jsonSchema: {
       type: "object",

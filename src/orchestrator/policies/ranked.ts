@@ -33,9 +33,16 @@ export const ranked = defineStrategy({
       initialThoughts: z.boolean().default(true),
       wordLimit: z.number().int().positive().default(60),
       compression: compressionSchema.default({ after: 15, keepLast: 8, summaryWords: 150, refreshEvery: 1 }),
+      /** The facilitator opens the session with a welcome that introduces the task and the colleagues. */
+      welcome: z.boolean().default(false),
+      /** A human message that addresses nobody goes to the persona the judge finds best placed to answer it. */
+      routeUnaddressed: z.boolean().default(false),
     })
     .strict(),
-  check: (params, find) => unknownNames([["facilitator", params.facilitator]], find),
+  check: (params, find) => [
+    ...unknownNames([["facilitator", params.facilitator]], find),
+    ...(params.welcome && !params.facilitator ? ["strategy.welcome: true needs strategy.facilitator (the participant who welcomes everyone)"] : []),
+  ],
   async run(conversation, params) {
     const facilitator = params.facilitator ? conversation.find(params.facilitator) : undefined;
     if (params.facilitator && !facilitator) throw new Error(`strategy.facilitator names unknown participant "${params.facilitator}"`);
@@ -55,6 +62,13 @@ export const ranked = defineStrategy({
         const { text, metadata } = await conversation.reply(agent, { instruction: "Before the discussion starts, write your short initial thought on the task (one or two sentences, private).", purpose: "initial-thought" });
         conversation.say(agent.id, text, { type: "reasoning", duration: 0, at: 0, metadata: { ...metadata, decision: { strategy: "ranked", phase: "initial-thought" } } });
       }
+    }
+    if (params.welcome && facilitator) {
+      const { text, metadata } = await conversation.reply(facilitator, {
+        instruction: "As the facilitator, welcome everyone: introduce the task and the colleagues present (by name and expertise), and invite the group to start. Two or three sentences.",
+        purpose: "welcome",
+      });
+      conversation.say(facilitator.id, text, { metadata: { ...metadata, decision: { strategy: "ranked", method: "welcome" } } });
     }
     const first = await rank(conversation, agents, undefined, "Choose who should open the discussion, given the participants' initial thoughts.", true);
     next = { agent: first.agent, decision: { strategy: "ranked", method: "opening", ranking: first.ranking } };
@@ -85,6 +99,10 @@ export const ranked = defineStrategy({
         } else if (act.kind === "message" && act.text) {
           conversation.say(human.id, act.text, { addressees: act.addressee ? [act.addressee.id] : undefined, metadata: { decision: { strategy: "ranked", method: "interjection", mode } } });
           if (act.addressee && act.addressee.kind !== "human") next = { agent: act.addressee, decision: { strategy: "ranked", method: "addressed", by: human.id } };
+          else if (!act.addressee && params.routeUnaddressed) {
+            const routed = await rank(conversation, agents, undefined, `${human.name} just wrote a message without addressing anyone. Rank the participants by who is best placed to answer it.`, false);
+            next = { agent: routed.agent, decision: { strategy: "ranked", method: "routed", by: human.id, ranking: routed.ranking } };
+          }
           continue;
         }
       }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineStrategy } from "../strategy.js";
 import type { Turn } from "../../transcript/schema.js";
-import { roleSets } from "./role-sets.js";
+import { assignRoles, roleSets } from "./role-sets.js";
 
 /**
  * Round-based discussion (as in multi-agent debate studies): an initiation round, discussion
@@ -19,7 +19,7 @@ export const rounds = defineStrategy({
   params: z
     .object({
       rounds: z.number().int().min(2).default(5),
-      roleSet: z.enum(["professions", "six-hats"]).optional(),
+      roleSet: z.enum(["professions", "six-hats", "llm-discussion"]).optional(),
       initiationPrompt: z.string().default("Give your initial answer to the task from your perspective."),
       discussionPrompt: z.string().default("Here are the other participants' answers from the previous round. Considering them, refine your answer; say where you agree or disagree."),
       convergencePrompt: z.string().default("This is the final round. Give your finalised list of answers as a numbered list."),
@@ -29,8 +29,17 @@ export const rounds = defineStrategy({
     const agents = conversation.machines;
     const roleText = new Map<string, string>();
     if (params.roleSet) {
-      const set = roleSets[params.roleSet];
-      agents.forEach((agent, i) => roleText.set(agent.id, set[i % set.length].description));
+      const assigned = assignRoles(agents.length, roleSets[params.roleSet]);
+      // Roles are declared to the group: the participant's role is what every transcript line and
+      // system prompt shows ("Ana (White Hat)"), it is stored with the participant, and a system
+      // event lists them all.
+      agents.forEach((agent, i) => {
+        const roles = assigned[i];
+        roleText.set(agent.id, roles.map((r) => r.description).join("\n"));
+        agent.role = roles.map((r) => r.name).join(" & ");
+      });
+      conversation.notes.roles = Object.fromEntries(agents.map((a) => [a.name, a.role]));
+      conversation.system(`Roles: ${agents.map((a) => `${a.name} is ${a.role}`).join("; ")}.`, { event: "roles", roleSet: params.roleSet, roles: conversation.notes.roles });
     }
     let previousRound: Turn[] = [];
     for (let round = 1; round <= params.rounds; round++) {

@@ -101,7 +101,8 @@ class ScenePlayer {
         if (c.stopReason()) return;
         const speaker = c.find(line.speaker)!;
         this.last = speaker;
-        c.say(speaker.id, line.text, { metadata: { decision: { strategy: "scene", snippet: snippet.id, scripted: true } } });
+        // Scripted lines are spoken turns like any other: interruption rules apply to them too.
+        await this.maybeInterrupt(c.say(speaker.id, line.text, { metadata: { decision: { strategy: "scene", snippet: snippet.id, scripted: true } } }), snippet);
       }
       return;
     }
@@ -149,11 +150,11 @@ class ScenePlayer {
       const party = c.random.pick(others.length ? others : parties);
       return this.partySpeakers(party.spec, party.members);
     }
-    return [await this.moderate(parties.flatMap((p) => p.members))];
+    return [await this.moderate(parties.flatMap((p) => p.members), snippet)];
   }
 
   /** Moderated order: hands go up (first come, first served); the moderator invites the first by name. */
-  private async moderate(eligible: Agent[]): Promise<Agent> {
+  private async moderate(eligible: Agent[], snippet: Snippet): Promise<Agent> {
     const c = this.conversation;
     const candidates = eligible.filter((a) => a.id !== this.last?.id && a.id !== this.moderator!.id && !this.raised.some((r) => r.id === a.id));
     for (const member of candidates) {
@@ -162,12 +163,15 @@ class ScenePlayer {
     if (this.raised.length === 0) this.raise(c.random.pick(candidates.length ? candidates : eligible));
     const invited = this.raised.shift()!;
     const moderator = this.moderator!;
-    const acknowledged = this.last;
+    // The moderator thanks the last speaker, never itself (it spoke last when it opened the
+    // snippet or when the invited person passed).
+    const acknowledged = this.last && this.last.id !== moderator.id ? this.last : undefined;
     const instruction = `As the moderator, ${acknowledged ? `thank ${acknowledged.name} for their contribution, then ` : ""}invite ${invited.name} to speak, by name. One or two sentences.`;
     const { text, metadata } = await c.reply(moderator, { instruction, purpose: "moderate" });
-    c.say(moderator.id, text, { metadata: { ...metadata, decision: { strategy: "scene", method: "moderation", acknowledged: acknowledged?.name, invited: invited.name, queue: this.raised.map((r) => r.name) } } });
-    c.system(`${moderator.name} invites ${invited.name}`, { event: "invite", participant: invited.id });
+    const turn = c.say(moderator.id, text, { metadata: { ...metadata, decision: { strategy: "scene", method: "moderation", acknowledged: acknowledged?.name, invited: invited.name, queue: this.raised.map((r) => r.name) } } });
     this.last = moderator;
+    await this.maybeInterrupt(turn, snippet);
+    c.system(`${moderator.name} invites ${invited.name}`, { event: "invite", participant: invited.id });
     return invited;
   }
 
@@ -203,20 +207,40 @@ class ScenePlayer {
     return turn;
   }
 
-  /** Per-pair interruptions: the interrupter cuts in part-way through the turn. */
+  /**
+   * Per-pair interruptions: the interrupter cuts in part-way through the turn, whatever produced
+   * it (generated, scripted, moderation, impromptu). The turn ends where it was cut; generated
+   * and scripted text is cut there too (the whole text stays in `metadata.uncutText`), while a
+   * person's typed words are never cut. A human interrupter is offered the moment and decides.
+   */
   private async maybeInterrupt(turn: Turn, snippet: Snippet): Promise<void> {
     const c = this.conversation;
+    if (turn.type !== "message") return;
+    const speaker = c.get(turn.speaker);
     for (const rule of this.params.interruptions) {
       const from = c.find(rule.from)!;
-      if (c.find(rule.to)!.id !== turn.speaker || from.id === turn.speaker || from.kind === "human") continue;
+      if (c.find(rule.to)!.id !== turn.speaker || from.id === turn.speaker) continue;
       if (!c.random.chance(rule.probability)) continue;
       const fraction = 0.3 + c.random.next() * 0.5;
+      const cut = speaker.kind === "human" ? turn.text : cutText(turn.text, fraction);
+      const decision = { strategy: "scene", snippet: snippet.id, interrupts: turn.id, tone: rule.tone };
+      let said: { text: string; metadata: Record<string, unknown> } | undefined;
+      if (from.kind === "human") {
+        const answer = await c.askHuman(from, `${speaker.name} is saying: "${cut}…"\nType to interrupt them now, or press Enter to let them finish.`);
+        if (answer !== null) said = { text: answer, metadata: {} };
+      } else {
+        said = await c.reply(from, { instruction: `Interrupt ${speaker.name} mid-sentence (tone: ${rule.tone}). Keep it short.`, purpose: "interrupt" });
+      }
+      if (!said) continue;
       const at = turn.start! + (turn.end! - turn.start!) * fraction;
-      turn.end = at;
+      turn.end = Math.round(at * 1000) / 1000;
+      if (cut !== turn.text) {
+        turn.metadata = { ...turn.metadata, uncutText: turn.text };
+        turn.text = cut;
+      }
       turn.metadata = { ...turn.metadata, interruptedBy: from.id, interruptedAt: fraction };
-      c.clock = at;
-      const { text, metadata } = await c.reply(from, { instruction: `Interrupt ${c.get(turn.speaker).name} mid-sentence (tone: ${rule.tone}). Keep it short.`, purpose: "interrupt" });
-      c.say(from.id, text, { type: "interruption", addressees: [turn.speaker], metadata: { ...metadata, decision: { strategy: "scene", snippet: snippet.id, interrupts: turn.id, tone: rule.tone } } });
+      c.clock = turn.end;
+      c.say(from.id, said.text, { type: "interruption", addressees: [turn.speaker], metadata: { ...said.metadata, decision } });
       this.last = from;
       return;
     }
@@ -262,15 +286,28 @@ class ScenePlayer {
       text = answer ?? proposed;
     }
     c.system(`Impromptu phase (${kind}) opened by ${agent.name}`, { event: "impromptu", derail: kind });
-    c.say(agent.id, text, { metadata: { ...metadata, ...approval, decision: { ...phase, step: 1 } } });
+    const opening = c.say(agent.id, text, { metadata: { ...metadata, ...approval, decision: { ...phase, step: 1 } } });
     this.last = agent;
+    await this.maybeInterrupt(opening, snippet);
     for (let step = 2; step <= derailer.length && !c.stopReason(); step++) {
       const pool = c.machines.filter((p) => p.id !== this.last?.id && p.id !== this.moderator?.id);
       const responder = c.random.pick(pool.length ? pool : c.machines);
       const { text: reaction, metadata: m } = await c.reply(responder, { instruction: `React to ${this.last!.name}'s last message. Speak as ${responder.name}, in at most ${responder.wordLimit ?? this.params.wordLimit} words.`, purpose: "impromptu" });
-      c.say(responder.id, reaction, { metadata: { ...m, decision: { ...phase, step } } });
+      const turn = c.say(responder.id, reaction, { metadata: { ...m, decision: { ...phase, step } } });
       this.last = responder;
+      await this.maybeInterrupt(turn, snippet);
     }
     c.system("Back to the scene", { event: "impromptu-end" });
   }
+}
+
+/**
+ * The words said before an interruption at `fraction` (0-1) of the turn: at least one word,
+ * never all of a turn of two or more words, marked with a dash where it breaks off.
+ */
+export function cutText(text: string, fraction: number): string {
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  if (words.length < 2) return text;
+  const keep = Math.min(words.length - 1, Math.max(1, Math.round(words.length * fraction)));
+  return `${words.slice(0, keep).join(" ")}—`;
 }

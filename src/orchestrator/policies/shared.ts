@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Conversation } from "../conversation.js";
-import type { Agent } from "../agent.js";
+import { stripOwnName, type Agent } from "../agent.js";
 
 /**
  * Pieces several strategies share: reading a human's interjection (messages, addressing,
@@ -80,5 +80,6 @@ export async function nominatingReply(conversation: Conversation, agent: Agent, 
     purpose,
   });
   const nominee = value.next ? conversation.find(value.next) : undefined;
-  return { text: value.message, nominee: nominee && nominee.id !== agent.id ? nominee : undefined, nominatedName: value.next ?? null, usage };
+  const text = stripOwnName(value.message, agent);
+  return { text, rawReply: text !== value.message ? value.message : undefined, nominee: nominee && nominee.id !== agent.id ? nominee : undefined, nominatedName: value.next ?? null, usage };
 }

@@ -52,7 +52,7 @@ export function collectSpeakers(sessions: Session[]): SpeakerInfo[] {
       info.words += countWords(turn.text);
     }
   }
-  const rank = { human: 0, ai: 1, system: 2 } as const;
+  const rank = { human: 0, simulated: 1, ai: 2, system: 3 } as const;
   return [...byKey.values()]
     .sort((a, b) => rank[a.kind] - rank[b.kind] || a.order - b.order)
     .map(({ order: _order, ...info }) => info);

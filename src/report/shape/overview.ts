@@ -46,7 +46,7 @@ function collectModels(data: StudyData): string[] {
 
 export function buildOverview(data: StudyData): Overview {
   const conditions = new Map<string, { id: string; sessions: number; turns: number }>();
-  const kinds = { human: new Set<string>(), ai: new Set<string>(), system: new Set<string>() };
+  const kinds = { human: new Set<string>(), ai: new Set<string>(), simulated: new Set<string>(), system: new Set<string>() };
   const turnTypes: Record<string, number> = {};
   let turns = 0;
   let words = 0;
@@ -74,7 +74,7 @@ export function buildOverview(data: StudyData): Overview {
   return {
     sessions: data.sessions.length,
     conditions: [...conditions.values()],
-    participants: { human: kinds.human.size, ai: kinds.ai.size, system: kinds.system.size },
+    participants: { human: kinds.human.size, ai: kinds.ai.size, simulated: kinds.simulated.size, system: kinds.system.size },
     turns,
     words,
     turnTypes,
