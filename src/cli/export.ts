@@ -8,6 +8,8 @@ import { loadSessions } from "../study/study.js";
 import { CliError } from "../util/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import { provenance } from "../util/provenance.js";
+import { exportQdc, exportQdpx } from "../stages/qda-export.js";
+import { openStudy } from "../stages/context.js";
 import { io } from "./io.js";
 
 interface ExportFlags {
@@ -16,6 +18,8 @@ interface ExportFlags {
   codes?: boolean;
   what: string;
   excel?: boolean;
+  crlf?: boolean;
+  codebook?: string;
 }
 
 /** A code record's value as one cell: category ids joined by ";" or "scale=rating" pairs. */
@@ -61,13 +65,19 @@ export function registerExport(program: Command): void {
     .command("export")
     .description("export one row per turn (or per code record) as CSV or JSONL")
     .argument("<dir>", "study folder")
-    .option("--format <format>", "csv or jsonl", "csv")
+    .option("--format <format>", "csv, jsonl, qdpx (a REFI-QDA project for NVivo, ATLAS.ti, MAXQDA, QualCoder) or qdc (a REFI-QDA codebook)", "csv")
     .option("--out <file>", "write to a file (default: stdout); a <file>.provenance.json is written next to it")
     .option("--what <rows>", "turns (one row per turn) or codes (one row per code record)", "turns")
     .option("--codes", "turns: add one column per codebook and coder with each turn's code(s)")
     .option("--excel", "csv: start with a UTF-8 byte-order mark so Excel reads accents correctly (texts are written verbatim: a cell starting with = + - @ is a formula to Excel; import the file as text if transcripts may contain such turns)")
+    .option("--crlf", "qdpx: write the sources with CRLF line breaks (MAXQDA counts positions over them)")
+    .option("--codebook <id>", "qdc: the codebook to export (the study's own, a shipped id or a file)")
     .action(async (dir: string, flags: ExportFlags) => {
-      if (flags.format !== "csv" && flags.format !== "jsonl") throw new CliError(`--format "${flags.format}": expected csv or jsonl`);
+      if (flags.format === "qdpx" || flags.format === "qdc") {
+        await exportQda(dir, flags);
+        return;
+      }
+      if (flags.format !== "csv" && flags.format !== "jsonl") throw new CliError(`--format "${flags.format}": expected csv, jsonl, qdpx or qdc`);
       if (flags.what !== "turns" && flags.what !== "codes") throw new CliError(`--what "${flags.what}": expected turns or codes`);
       const sessions = await loadSessions(dir);
       let rows: Record<string, string | number>[];
@@ -101,4 +111,27 @@ export function registerExport(program: Command): void {
       await writeJsonAtomic(`${flags.out}.provenance.json`, provenance({ command: "export", study: dir, what: flags.what, format: flags.format, rows: rows.length, columns }));
       io().out(`Wrote ${rows.length} ${flags.what === "codes" ? "code record" : "turn"} row(s) to ${flags.out}`);
     });
+}
+
+/** --format qdpx / qdc: REFI-QDA files, written next to a provenance file. */
+async function exportQda(dir: string, flags: ExportFlags): Promise<void> {
+  if (flags.format === "qdc") {
+    const { xml, codebook } = await exportQdc(dir, flags.codebook ?? "");
+    if (!flags.out) {
+      io().out(xml);
+      return;
+    }
+    await writeFileAtomic(flags.out, xml);
+    await writeJsonAtomic(`${flags.out}.provenance.json`, provenance({ command: "export", study: dir, format: "qdc", codebook: codebook.id, codebookVersion: codebook.version }));
+    io().out(`Wrote codebook ${codebook.id} v${codebook.version} to ${flags.out}`);
+    return;
+  }
+  if (!flags.out) throw new CliError("--format qdpx writes a zip file: give --out <file.qdpx>");
+  const result = await exportQdpx(await openStudy(dir), { crlf: flags.crlf });
+  await writeFileAtomic(flags.out, result.bytes);
+  const { bytes: _bytes, ...summary } = result;
+  await writeJsonAtomic(`${flags.out}.provenance.json`, provenance({ command: "export", study: dir, format: "qdpx", crlf: Boolean(flags.crlf), ...summary }));
+  io().out(`Wrote ${flags.out}: ${result.sessions} session(s) as text sources, codebook(s) ${result.codebooks.join(", ") || "none"}, ${result.codings} coding(s) by ${result.coders.join(", ") || "no coder"}`);
+  for (const s of result.skipped.slice(0, 10)) io().out(`  not exported: ${s}`);
+  if (result.skipped.length > 10) io().out(`  … and ${result.skipped.length - 10} more (listed in ${flags.out}.provenance.json)`);
 }
