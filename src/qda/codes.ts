@@ -129,6 +129,8 @@ export interface TreeCodebooks {
   codebooks: Codebook[];
   targets: Map<string, CodeTarget>;
   warnings: string[];
+  /** Id of the codebook made of codes Colloquy did not export (a project coded elsewhere). */
+  foreign?: string;
 }
 
 /**
@@ -151,6 +153,7 @@ export function treeCodebooks(codes: readonly QdaCode[], sets: readonly QdaSet[]
     else out.codebooks.push(nominalCodebook(code.children, sets, { id: meaning.id, version: meaning.version, title: code.name, description: text }, out, false));
   }
   if (foreign.length > 0) {
+    out.foreign = fallback.id;
     out.codebooks.push(
       nominalCodebook(foreign, sets, { id: fallback.id, version: "1", title: fallback.title, description: `Codes of a REFI-QDA project${fallback.origin ? ` made with ${fallback.origin}` : ""}, imported by Colloquy.` }, out, true),
     );

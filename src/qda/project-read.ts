@@ -23,8 +23,8 @@ export interface QdaTextSource {
   guid: string;
   name: string;
   text: string;
-  /** Variable name -> value (from the source's cases and its own variable values). */
-  variables: Map<string, string>;
+  /** Variable name -> value (from the source's cases and its own variable values), typed as the variable says. */
+  variables: Map<string, string | number | boolean>;
   selections: QdaSelection[];
   /** Codings of the whole source (no range): they cannot name a turn. */
   wholeSourceCodings: number;
@@ -73,14 +73,14 @@ export function readProject(bytes: Uint8Array, file: string): QdaProject {
 
   const users = new Map(childrenOf(childOf(project, "Users"), "User").map((u) => [normaliseGuid(attr(u, "guid") ?? ""), { id: attr(u, "id"), name: attr(u, "name") }]));
   const variableNames = new Map(childrenOf(childOf(project, "Variables"), "Variable").map((v) => [normaliseGuid(attr(v, "guid") ?? ""), attr(v, "name") ?? ""]));
-  const valuesOf = (node: XmlNode): [string, string][] =>
+  const valuesOf = (node: XmlNode): [string, string | number | boolean][] =>
     childrenOf(node, "VariableValue").flatMap((vv) => {
       const name = variableNames.get(normaliseGuid(attr(childOf(vv, "VariableRef"), "targetGUID") ?? ""));
       const element = VALUE_ELEMENTS.find((e) => vv[e] !== undefined);
       const value = element ? textOf(vv[element]) : undefined;
-      return name && value !== undefined ? [[name, value] as [string, string]] : [];
+      return name && value !== undefined && element ? [[name, typedValue(element, value)] as [string, string | number | boolean]] : [];
     });
-  const caseVariables = new Map<string, [string, string][]>();
+  const caseVariables = new Map<string, [string, string | number | boolean][]>();
   for (const c of childrenOf(childOf(project, "Cases"), "Case")) {
     const values = valuesOf(c);
     for (const ref of childrenOf(c, "SourceRef")) {
@@ -142,6 +142,13 @@ export function readProject(bytes: Uint8Array, file: string): QdaProject {
     sources,
     skipped,
   };
+}
+
+/** Booleans and numbers as such (so session metadata keeps its types); dates stay text. */
+function typedValue(element: string, value: string): string | number | boolean {
+  if (element === "BooleanValue") return value.trim() === "true" || value.trim() === "1";
+  if ((element === "IntegerValue" || element === "FloatValue") && value.trim() !== "" && Number.isFinite(Number(value))) return Number(value);
+  return value;
 }
 
 const normaliseOptional = (guid: string | undefined) => (guid === undefined ? undefined : normaliseGuid(guid));
