@@ -31,8 +31,8 @@ export interface QdaSet {
 /** What a code means to Colloquy, read from its tag. */
 export type CodeMeaning =
   | { kind: "codebook"; id: string; version: string }
-  | { kind: "group"; id: string }
-  | { kind: "category"; id: string }
+  | { kind: "group"; id: string; groupKind?: string }
+  | { kind: "category"; id: string; fallback?: boolean }
   | { kind: "scale"; id: string }
   | { kind: "point"; scale: string; value: number };
 
@@ -54,10 +54,16 @@ export function readTag(description: string | undefined): { text: string; meanin
       return { text, meaning: { kind: "codebook", id: words[0], version: words[2] ?? words[1] ?? "1" } };
     case "point":
       return Number.isInteger(Number(words[1])) ? { text, meaning: { kind: "point", scale: words[0], value: Number(words[1]) } } : { text };
+    case "group":
+      return { text, meaning: { kind: "group", id: words[0], ...(words.length > 1 ? { groupKind: words.slice(1).join(" ") } : {}) } };
+    case "category":
+      return { text, meaning: { kind: "category", id: words[0], ...(words[1] === "fallback" ? { fallback: true } : {}) } };
     default:
-      return { text, meaning: { kind: m[1] as "group" | "category" | "scale", id: words[0] } };
+      return { text, meaning: { kind: "scale", id: words[0] } };
   }
 }
+
+const groupTag = (g: { id: string; kind?: string }) => `group ${g.id}${g.kind ? ` ${g.kind.replace(/[\]\n]/g, " ")}` : ""}`;
 
 /** Stable GUIDs of one codebook's codes (the same in every export). */
 export const codeGuid = {
@@ -97,11 +103,11 @@ export function codebookTree(codebook: Codebook): { root: QdaCode; sets: QdaSet[
     return { root, sets: [] };
   }
   const groups = new Map(
-    codebook.groups.map((g) => [g.id, { guid: codeGuid.group(codebook.id, g.id), name: g.label, isCodable: false, description: tagged(g.description, `group ${g.id}`), children: [] as QdaCode[] }]),
+    codebook.groups.map((g) => [g.id, { guid: codeGuid.group(codebook.id, g.id), name: g.label, isCodable: false, description: tagged(g.description, groupTag(g)), children: [] as QdaCode[] }]),
   );
   // A group enters the tree where its first category is, so the tree keeps the categories' order.
   for (const category of codebook.categories) {
-    const code: QdaCode = { guid: codeGuid.category(codebook.id, category.id), name: category.label, isCodable: true, description: tagged(category.definition, `category ${category.id}`), children: [] };
+    const code: QdaCode = { guid: codeGuid.category(codebook.id, category.id), name: category.label, isCodable: true, description: tagged(category.definition, `category ${category.id}${category.id === codebook.fallback ? " fallback" : ""}`), children: [] };
     const first = category.groups?.[0];
     const parent = first !== undefined ? groups.get(first) : undefined;
     if (!parent) {
@@ -115,7 +121,7 @@ export function codebookTree(codebook: Codebook): { root: QdaCode; sets: QdaSet[
   const sets = codebook.groups.map((g) => ({
     guid: codeGuid.set(codebook.id, g.id),
     name: `${codebook.title}: ${g.label}`,
-    description: tagged(g.description, `group ${g.id}`),
+    description: tagged(g.description, groupTag(g)),
     members: codebook.categories.filter((c) => c.groups?.includes(g.id)).map((c) => codeGuid.category(codebook.id, c.id)),
   }));
   return { root, sets };
@@ -186,19 +192,19 @@ function nominalCodebook(codes: readonly QdaCode[], sets: readonly QdaSet[], hea
   const groups: NominalCodebook["groups"] = [];
   const categoryIds = new Set<string>();
   const groupIds = new Set<string>();
-  const groupOfGuid = new Map<string, string>();
+  let fallbackId: string | undefined;
   const walk = (code: QdaCode, ancestors: string[]) => {
     const { text, meaning } = readTag(code.description);
     let groupId: string | undefined;
     if (code.children.length > 0 || !code.isCodable) {
       groupId = uniqueId(meaning?.kind === "group" ? meaning.id : slugify(code.name, "group"), groupIds);
-      groups.push({ id: groupId, label: code.name, ...(text ? { description: text } : {}) });
-      groupOfGuid.set(code.guid, groupId);
+      groups.push({ id: groupId, label: code.name, ...(meaning?.kind === "group" && meaning.groupKind ? { kind: meaning.groupKind } : {}), ...(text ? { description: text } : {}) });
     }
     if (code.isCodable) {
       const id = uniqueId(meaning?.kind === "category" ? meaning.id : slugify(code.name, "code"), categoryIds);
       const inGroups = [...ancestors, ...(groupId ? [groupId] : [])];
       categories.push({ id, label: code.name, definition: text || code.name, examples: [], ...(inGroups.length ? { groups: inGroups } : {}) });
+      if (meaning?.kind === "category" && meaning.fallback) fallbackId = id;
       out.targets.set(code.guid, { codebook: head.id, category: id });
     }
     const next = groupId ? [...ancestors, groupId] : ancestors;
@@ -214,7 +220,7 @@ function nominalCodebook(codes: readonly QdaCode[], sets: readonly QdaSet[], hea
     if (members.length === 0) continue;
     if (!groupIds.has(meaning.id)) {
       groupIds.add(meaning.id);
-      groups.push({ id: meaning.id, label: set.name.startsWith(`${head.title}: `) ? set.name.slice(head.title.length + 2) : set.name, ...(text ? { description: text } : {}) });
+      groups.push({ id: meaning.id, ...(meaning.groupKind ? { kind: meaning.groupKind } : {}), label: set.name.startsWith(`${head.title}: `) ? set.name.slice(head.title.length + 2) : set.name, ...(text ? { description: text } : {}) });
     }
     for (const member of members) {
       const category = categories.find((c) => c.id === byGuid.get(member));
@@ -233,6 +239,7 @@ function nominalCodebook(codes: readonly QdaCode[], sets: readonly QdaSet[], hea
     multiple: foreign,
     categories,
     groups: groups.filter((g) => used.has(g.id)),
+    ...(fallbackId ? { fallback: fallbackId } : {}),
   };
   if (categories.length < 2) out.warnings.push(`codebook ${head.id} has ${categories.length} codable code(s); a Colloquy codebook needs at least 2`);
   return book;

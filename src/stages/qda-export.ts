@@ -1,11 +1,14 @@
 import { strToU8, zipSync } from "fflate";
 import { basename, resolve } from "node:path";
-import { loadCodebook, loadStudyCodebook } from "../coding/codebook/load.js";
+import { readFile } from "node:fs/promises";
+import { loadCodebook, loadStudyCodebook, parseCodebook } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import type { CodeRecord } from "../coding/records.js";
 import { buildProject } from "../qda/project-write.js";
-import { codebookToQdc } from "../qda/qdc.js";
-import { CliError } from "../util/errors.js";
+import { codebookToQdc, qdcToCodebooks } from "../qda/qdc.js";
+import { artifacts } from "../study/artifacts.js";
+import { CliError, errorMessage } from "../util/errors.js";
+import { writeJsonAtomic } from "../util/fs.js";
 import type { StudyContext } from "./context.js";
 
 /**
@@ -74,4 +77,29 @@ export async function exportQdc(study: string | undefined, ref: string): Promise
   if (!ref) throw new CliError("--codebook <id> is required for --format qdc (e.g. --codebook bales-ipa)");
   const codebook = study ? await loadStudyCodebook(study, ref) : await loadCodebook(ref);
   return { xml: codebookToQdc(codebook), codebook };
+}
+
+/** A .qdc file made into Colloquy codebook file(s): into a study's codebooks/, to --out, or to <id>.json here. */
+export async function importQdcCodebook(file: string, options: { out?: string; study?: string; id?: string }): Promise<{ written: { path: string; codebook: Codebook }[]; warnings: string[] }> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new CliError(`${file}: cannot read it (${errorMessage(error)})`);
+  }
+  let parsed;
+  try {
+    parsed = qdcToCodebooks(text, file, options.id);
+  } catch (error) {
+    throw new CliError(errorMessage(error));
+  }
+  if (options.out && parsed.codebooks.length > 1) throw new CliError(`${file} holds ${parsed.codebooks.length} codebooks (${parsed.codebooks.map((c) => c.id).join(", ")}); leave out --out to write each as <id>.json`);
+  const written: { path: string; codebook: Codebook }[] = [];
+  for (const book of parsed.codebooks) {
+    const codebook = parseCodebook(JSON.stringify(book), `${file}: codebook ${book.id}`);
+    const path = options.study ? artifacts.codebook.path(options.study, codebook.id) : (options.out ?? `${codebook.id}.json`);
+    await writeJsonAtomic(path, codebook);
+    written.push({ path, codebook });
+  }
+  return { written, warnings: parsed.warnings };
 }
