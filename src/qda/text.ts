@@ -59,7 +59,7 @@ export interface TextTurn {
 }
 
 /** "Name: words" where Name is short and not a clock time ("10:30 …" is not a speaker). */
-const SPEAKER_LINE = /^([^\s:][^:\t]{0,59}?):[ \t]?(.*)$/s;
+const SPEAKER_LINE = /^([^\s:][^:\t]{0,59}?):(?:[ \t]+(.*)|())$/s;
 
 /**
  * Turns of a plain-text source: a line "Speaker: text" starts a turn and the lines after it
@@ -80,7 +80,8 @@ export function segmentText(text: string, speakers?: ReadonlySet<string>): { tur
     if (!m || /^\d+$/.test(m[1].trim())) return undefined;
     const name = m[1].trim();
     if (speakers && !speakers.has(name)) return undefined;
-    return { name, words: m[2], offset: codePoints(line) - codePoints(m[2]) };
+    const words = m[2] ?? m[3] ?? "";
+    return { name, words, offset: codePoints(line) - codePoints(words) };
   };
   const bySpeaker = lines.some((l) => speakerOf(l.text) !== undefined);
   const turns: TextTurn[] = [];
