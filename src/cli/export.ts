@@ -81,6 +81,7 @@ async function exportQda(dir: string, flags: ExportFlags): Promise<void> {
   const { bytes: _bytes, ...summary } = result;
   await writeJsonAtomic(`${flags.out}.provenance.json`, provenance({ command: "export", study: dir, format: "qdpx", crlf: Boolean(flags.crlf), ...summary }));
   io().out(`Wrote ${flags.out}: ${result.sessions} session(s) as text sources, codebook(s) ${result.codebooks.join(", ") || "none"}, ${result.codings} coding(s) by ${result.coders.join(", ") || "no coder"}`);
+  for (const w of result.warnings.slice(0, 10)) io().out(`  warning: ${w}`);
   for (const s of result.skipped.slice(0, 10)) io().out(`  not exported: ${s}`);
   if (result.skipped.length > 10) io().out(`  … and ${result.skipped.length - 10} more (listed in ${flags.out}.provenance.json)`);
 }

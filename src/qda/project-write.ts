@@ -31,6 +31,8 @@ export interface ProjectFiles {
   codings: number;
   /** Code records not written, and why (a codebook not exported, a turn with no words). */
   skipped: string[];
+  /** Things a reader of the project should know (a turn line that looks like a speaker's). */
+  warnings: string[];
 }
 
 export function codeNode(code: QdaCode): XmlNode {
@@ -60,6 +62,7 @@ const VALUE_ELEMENT: Record<VariableType, string> = { Text: "TextValue", Boolean
 
 export function buildProject(input: ProjectInput): ProjectFiles {
   const skipped: string[] = [];
+  const warnings: string[] = [];
   const books = new Map(input.codebooks.map((c) => [c.id, c]));
   const trees = input.codebooks.map(codebookTree);
 
@@ -93,6 +96,11 @@ export function buildProject(input: ProjectInput): ProjectFiles {
   const textSources = input.sessions.map((session) => {
     const guid = stableGuid(`source:${session.id}`);
     const { text, spans } = renderSession(session, input.eol);
+    // A line inside a turn that starts like a speaker's line would read as a new turn in another tool.
+    const labels = session.participants.map((p) => `${p.name}:`);
+    for (const turn of session.turns) {
+      if (turn.text.split(/\r?\n/).slice(1).some((line) => labels.some((l) => line.startsWith(l)))) warnings.push(`${session.id}/${turn.id}: a line of this turn starts with a speaker's name and colon; QDA tools show it as written, but a tool that splits speaker lines may split the turn there (Colloquy does not: its export lists the speakers)`);
+    }
     sources.set(`sources/${guid}.txt`, text);
     const selections: XmlNode[] = [];
     for (const span of spans) {
@@ -148,7 +156,7 @@ export function buildProject(input: ProjectInput): ProjectFiles {
   }
   const sets = trees.flatMap((t) => t.sets).filter((s) => s.members.length > 0);
   if (sets.length) project.Sets = { Set: sets.map((s) => ({ "@_guid": s.guid, "@_name": s.name, ...(s.description ? { Description: s.description } : {}), MemberCode: s.members.map((m) => ({ "@_targetGUID": m })) })) };
-  return { qde: xmlDocument("Project", project), sources, codings, skipped };
+  return { qde: xmlDocument("Project", project), sources, codings, skipped, warnings };
 }
 
 /** The code GUIDs one record applies: its categories, or the point of each scale it rated. */

@@ -58,8 +58,11 @@ export interface TextTurn {
   lineStart: number;
 }
 
-/** "Name: words" where Name is short and not a clock time ("10:30 …" is not a speaker). */
-const SPEAKER_LINE = /^([^\s:][^:\t]{0,59}?):(?:[ \t]+(.*)|())$/s;
+/**
+ * "Name: words" where Name is short and not a clock time ("10:30 …" is not a speaker). One space
+ * (or tab) after the colon belongs to the label; any more are the speaker's own and are kept.
+ */
+const SPEAKER_LINE = /^([^\s:][^:\t]{0,59}?):(?:[ \t](.*)|())$/s;
 
 /**
  * Turns of a plain-text source: a line "Speaker: text" starts a turn and the lines after it

@@ -23,6 +23,7 @@ export interface QdpxExport {
   coders: string[];
   codings: number;
   skipped: string[];
+  warnings: string[];
 }
 
 /** Every code record that applies now, of every codebook and coder. */
@@ -69,6 +70,7 @@ export async function exportQdpx(context: StudyContext, options: { crlf?: boolea
     coders: [...new Set(records.filter((r) => exported.has(r.codebook)).map((r) => r.coder))].sort(),
     codings: files.codings,
     skipped: files.skipped,
+    warnings: files.warnings,
   };
 }
 

@@ -1,4 +1,4 @@
-import { strToU8, unzipSync, zipSync, strFromU8 } from "fflate";
+import { strFromU8, unzipSync } from "fflate";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
