@@ -178,6 +178,18 @@ describe("colloquy export --format qdc and codebook import", () => {
     expect(shape(imported)).toEqual(shape(original));
   });
 
+  it("a scales codebook comes back with its scales, points and anchors", async () => {
+    const out = join(root, "style.qdc");
+    expect((await runCli(["export", study, "--format", "qdc", "--codebook", "pragmatic-style", "--out", out])).code).toBe(0);
+    expect(await validate(await readFile(out, "utf8"), "codebook-subset.xsd")).toMatchObject({ valid: true });
+    const back = join(root, "style-back.json");
+    expect((await runCli(["codebook", "import", out, "--out", back])).code).toBe(0);
+    const original = JSON.parse(await readFile(fileURLToPath(new URL("../../codebooks/pragmatic-style.json", import.meta.url)), "utf8"));
+    const imported = JSON.parse(await readFile(back, "utf8"));
+    const shape = (b: any) => ({ id: b.id, version: b.version, kind: b.kind, scales: b.scales.map((x: any) => [x.id, x.label, x.points, x.anchors, x.definition]) });
+    expect(shape(imported)).toEqual(shape(original));
+  });
+
   it("names the file and what was expected when it is not a codebook", async () => {
     const bad = join(root, "bad.qdc");
     await writeFile(bad, '<?xml version="1.0"?><Project xmlns="urn:QDA-XML:project:1.0" name="x"/>');
