@@ -46,7 +46,7 @@ export function parseAssignments(flag: string, items: readonly string[]): Record
 export function registerImport(program: Command): void {
   program
     .command("import")
-    .description("import transcripts (files or folders) into a study; the format is detected from content and extension")
+    .description("import transcripts (files or folders) into a study; the format is detected from content and extension. A REFI-QDA project (.qdpx, from NVivo, ATLAS.ti, MAXQDA, QualCoder) brings its codes and coders too")
     .argument("<paths...>", "files or folders (folders are searched recursively)")
     .requiredOption("--study <dir>", "study folder (created if missing)")
     .option("--format <name>", `force a format: ${importers.map((i) => i.name).join(", ")}`)
