@@ -2,7 +2,9 @@ import type { Command } from "commander";
 import { loadCodebook, loadCodebookFile, shippedCodebookIds } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import { rulesSupport } from "../coding/rules/index.js";
+import { importQdcCodebook } from "../stages/qda-export.js";
 import { io, printJson } from "./io.js";
+import { writing } from "./lock.js";
 
 /** One line saying what a codebook contains, e.g. "nominal, 13 categories, 10 groups". */
 export function codebookSummary(codebook: Codebook): string {
@@ -121,5 +123,22 @@ export function registerCodebook(program: Command): void {
         io().out(`${" ".repeat(width)}  ${codebookSummary(b)}${rulesSupport(b) ? "; rule coder available" : ""}`);
       }
       io().out(`\nShow one with: colloquy codebook show <id>; use your own with --codebook path/to/file.json`);
+    });
+
+  command
+    .command("import")
+    .description("make Colloquy codebook(s) of a REFI-QDA codebook (.qdc) from NVivo, ATLAS.ti, MAXQDA or QualCoder")
+    .argument("<file>", "the .qdc file")
+    .option("--out <file>", "where to write the codebook JSON (default: <id>.json here)")
+    .option("--study <dir>", "write it into the study's codebooks/ folder instead (usable as --codebook <id> there)")
+    .option("--id <id>", "id of the codebook (default: from the file name)")
+    .action(async (file: string, options: { out?: string; study?: string; id?: string }) => {
+      const write = async () => {
+        const { written, warnings } = await importQdcCodebook(file, options);
+        for (const w of warnings) io().out(`  warning: ${w}`);
+        for (const { path, codebook } of written) io().out(`Wrote ${path}: "${codebook.id}" version ${codebook.version}, ${codebookSummary(codebook)}`);
+      };
+      if (options.study) await writing(options.study, "codebook import", write, { create: true });
+      else await write();
     });
 }

@@ -1,13 +1,11 @@
 import type { Command } from "commander";
-import Papa from "papaparse";
-import { listCoders } from "../coding/store.js";
-import { diskReader } from "../study/reader.js";
-import type { CodeRecord } from "../coding/records.js";
-import { TURN_COLUMNS, turnRows } from "../ingest/table.js";
-import { loadSessions } from "../study/study.js";
+import { openStudy } from "../stages/context.js";
+import { exportQdc, exportQdpx } from "../stages/qda-export.js";
+import { dictionaryCsv, tableCsv, tableJsonl, tableParquet } from "../stages/table-files.js";
+import { buildTable, tableKinds, type TableKind } from "../stages/tables.js";
 import { CliError } from "../util/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
-import { provenance } from "../util/provenance.js";
+import { provenance, toolVersion } from "../util/provenance.js";
 import { io } from "./io.js";
 
 interface ExportFlags {
@@ -16,89 +14,74 @@ interface ExportFlags {
   codes?: boolean;
   what: string;
   excel?: boolean;
+  crlf?: boolean;
+  codebook?: string;
 }
 
-/** A code record's value as one cell: category ids joined by ";" or "scale=rating" pairs. */
-function codeCell(record: CodeRecord): string {
-  if (record.codes) return record.codes.join(";");
-  return Object.entries(record.scores ?? {}).map(([k, v]) => `${k}=${v}`).join(";");
-}
+const FORMATS = ["csv", "jsonl", "parquet", "qdpx", "qdc"];
 
-/** Every code that applies to its turn now; stale ones are listed by `colloquy sessions --stale`. */
-async function allCodes(dir: string): Promise<CodeRecord[]> {
-  const reader = diskReader(dir);
-  const out: CodeRecord[] = [];
-  for (const [codebook, coders] of Object.entries(await listCoders(dir))) {
-    for (const coder of coders) out.push(...(await reader.codes(codebook, coder)));
-  }
-  return out;
-}
-
-/** Rows of code records (one per turn x codebook x coder), scale ratings as one column each. */
-function codeRows(records: CodeRecord[], sessions: Map<string, { condition: string; run: string }>): Record<string, string | number>[] {
-  const scales = [...new Set(records.flatMap((r) => Object.keys(r.scores ?? {})))].sort();
-  return records.map((r) => {
-    const row: Record<string, string | number> = {
-      session: r.session,
-      condition: sessions.get(r.session)?.condition ?? "",
-      run: sessions.get(r.session)?.run ?? "",
-      turn: r.turn,
-      codebook: r.codebook,
-      codebook_version: r.codebookVersion,
-      coder: r.coder,
-      codes: (r.codes ?? []).join(";"),
-    };
-    for (const s of scales) row[`score_${s}`] = r.scores?.[s] ?? "";
-    row.rationale = r.rationale ?? "";
-    row.created_at = r.createdAt;
-    return row;
-  });
-}
-
-/** `colloquy export <dir>`: turns (or code records) as CSV or JSONL for R, SPSS and Excel. */
+/** `colloquy export <dir>`: tables for R, SPSS, Stata, Excel and pandas, or REFI-QDA files for QDA tools. */
 export function registerExport(program: Command): void {
   program
     .command("export")
-    .description("export one row per turn (or per code record) as CSV or JSONL")
+    .description("export tables (turns, codes long or wide, per-participant and per-session summaries) or REFI-QDA projects and codebooks")
     .argument("<dir>", "study folder")
-    .option("--format <format>", "csv or jsonl", "csv")
-    .option("--out <file>", "write to a file (default: stdout); a <file>.provenance.json is written next to it")
-    .option("--what <rows>", "turns (one row per turn) or codes (one row per code record)", "turns")
+    .option("--format <format>", "csv, jsonl, parquet, qdpx (a REFI-QDA project for NVivo, ATLAS.ti, MAXQDA, QualCoder) or qdc (a REFI-QDA codebook)", "csv")
+    .option("--out <file>", "write to a file (default: stdout); a <file>.provenance.json is written next to it, and for tables a <file>.dictionary.csv")
+    .option("--what <rows>", `tables: ${tableKinds.join(", ")} (turns: one row per turn; codes: one row per turn x codebook x coder; wide: one row per turn, a column per coder and scale; participants, sessions: summaries)`, "turns")
     .option("--codes", "turns: add one column per codebook and coder with each turn's code(s)")
     .option("--excel", "csv: start with a UTF-8 byte-order mark so Excel reads accents correctly (texts are written verbatim: a cell starting with = + - @ is a formula to Excel; import the file as text if transcripts may contain such turns)")
+    .option("--crlf", "qdpx: write the sources with CRLF line breaks (MAXQDA counts positions over them)")
+    .option("--codebook <id>", "qdc: the codebook to export (the study's own, a shipped id or a file)")
     .action(async (dir: string, flags: ExportFlags) => {
-      if (flags.format !== "csv" && flags.format !== "jsonl") throw new CliError(`--format "${flags.format}": expected csv or jsonl`);
-      if (flags.what !== "turns" && flags.what !== "codes") throw new CliError(`--what "${flags.what}": expected turns or codes`);
-      const sessions = await loadSessions(dir);
-      let rows: Record<string, string | number>[];
-      let columns: string[];
-      if (flags.what === "codes") {
-        const meta = new Map(sessions.map((s) => [s.id, { condition: s.metadata.condition ?? "", run: s.metadata.run ?? "" }]));
-        rows = codeRows(await allCodes(dir), meta);
-        columns = rows[0] ? Object.keys(rows[0]) : ["session", "condition", "run", "turn", "codebook", "codebook_version", "coder", "codes", "rationale", "created_at"];
-      } else {
-        const codeColumns = new Map<string, Map<string, string>>();
-        if (flags.codes) {
-          for (const record of await allCodes(dir)) {
-            const column = `${record.codebook}:${record.coder}`;
-            if (!codeColumns.has(column)) codeColumns.set(column, new Map());
-            codeColumns.get(column)!.set(`${record.session}\u0000${record.turn}`, codeCell(record));
-          }
-        }
-        const names = [...codeColumns.keys()].sort();
-        rows = turnRows(sessions, (session, turn) => Object.fromEntries(names.map((n) => [n, codeColumns.get(n)!.get(`${session.id}\u0000${turn}`) ?? ""])));
-        columns = [...TURN_COLUMNS, ...names];
-      }
-      const body =
-        flags.format === "csv"
-          ? (flags.excel ? "\uFEFF" : "") + Papa.unparse({ fields: columns, data: rows.map((r) => columns.map((c) => r[c] ?? "")) }, { newline: "\r\n" }) + "\r\n"
-          : rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : "");
-      if (!flags.out) {
-        io().out(body);
+      if (!FORMATS.includes(flags.format)) throw new CliError(`--format "${flags.format}": expected ${FORMATS.join(", ")}`);
+      if (flags.format === "qdpx" || flags.format === "qdc") {
+        await exportQda(dir, flags);
         return;
       }
-      await writeFileAtomic(flags.out, body);
-      await writeJsonAtomic(`${flags.out}.provenance.json`, provenance({ command: "export", study: dir, what: flags.what, format: flags.format, rows: rows.length, columns }));
-      io().out(`Wrote ${rows.length} ${flags.what === "codes" ? "code record" : "turn"} row(s) to ${flags.out}`);
+      if (!(tableKinds as readonly string[]).includes(flags.what)) throw new CliError(`--what "${flags.what}": expected ${tableKinds.join(", ")}`);
+      const what = flags.what as TableKind;
+      const table = await buildTable(await openStudy(dir), what, { codes: flags.codes });
+      const columns = table.columns.map((c) => c.name);
+      if (flags.format === "parquet") {
+        if (!flags.out) throw new CliError("--format parquet writes a binary file: give --out <file.parquet>");
+        await writeFileAtomic(flags.out, tableParquet(table, `colloquy ${toolVersion}`));
+      } else {
+        const body = flags.format === "csv" ? tableCsv(table, flags.excel) : tableJsonl(table);
+        if (!flags.out) {
+          io().out(body);
+          return;
+        }
+        await writeFileAtomic(flags.out, body);
+      }
+      await writeFileAtomic(`${flags.out}.dictionary.csv`, dictionaryCsv(table));
+      await writeJsonAtomic(`${flags.out}.provenance.json`, provenance({ command: "export", study: dir, what, format: flags.format, rows: table.rows.length, columns }));
+      io().out(`Wrote ${table.rows.length} ${ROW_NAMES[what]} row(s) to ${flags.out} (data dictionary: ${flags.out}.dictionary.csv)`);
     });
+}
+
+const ROW_NAMES: Record<TableKind, string> = { turns: "turn", codes: "code record", wide: "turn", participants: "participant", sessions: "session" };
+
+/** --format qdpx / qdc: REFI-QDA files, written next to a provenance file. */
+async function exportQda(dir: string, flags: ExportFlags): Promise<void> {
+  if (flags.format === "qdc") {
+    const { xml, codebook } = await exportQdc(dir, flags.codebook ?? "");
+    if (!flags.out) {
+      io().out(xml);
+      return;
+    }
+    await writeFileAtomic(flags.out, xml);
+    await writeJsonAtomic(`${flags.out}.provenance.json`, provenance({ command: "export", study: dir, format: "qdc", codebook: codebook.id, codebookVersion: codebook.version }));
+    io().out(`Wrote codebook ${codebook.id} v${codebook.version} to ${flags.out}`);
+    return;
+  }
+  if (!flags.out) throw new CliError("--format qdpx writes a zip file: give --out <file.qdpx>");
+  const result = await exportQdpx(await openStudy(dir), { crlf: flags.crlf });
+  await writeFileAtomic(flags.out, result.bytes);
+  const { bytes: _bytes, ...summary } = result;
+  await writeJsonAtomic(`${flags.out}.provenance.json`, provenance({ command: "export", study: dir, format: "qdpx", crlf: Boolean(flags.crlf), ...summary }));
+  io().out(`Wrote ${flags.out}: ${result.sessions} session(s) as text sources, codebook(s) ${result.codebooks.join(", ") || "none"}, ${result.codings} coding(s) by ${result.coders.join(", ") || "no coder"}`);
+  for (const w of result.warnings.slice(0, 10)) io().out(`  warning: ${w}`);
+  for (const s of result.skipped.slice(0, 10)) io().out(`  not exported: ${s}`);
+  if (result.skipped.length > 10) io().out(`  … and ${result.skipped.length - 10} more (listed in ${flags.out}.provenance.json)`);
 }

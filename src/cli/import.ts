@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { importers } from "../ingest/registry.js";
 import { openStudy } from "../stages/context.js";
 import { runImport, type ImportSummary } from "../stages/import.js";
+import { runQdpxImport } from "../stages/qda-import.js";
 import { initStudy, studyPaths } from "../study/study.js";
 import { CliError } from "../util/errors.js";
 import { provenance } from "../util/provenance.js";
@@ -45,7 +46,7 @@ export function parseAssignments(flag: string, items: readonly string[]): Record
 export function registerImport(program: Command): void {
   program
     .command("import")
-    .description("import transcripts (files or folders) into a study; the format is detected from content and extension")
+    .description("import transcripts (files or folders) into a study; the format is detected from content and extension. A REFI-QDA project (.qdpx, from NVivo, ATLAS.ti, MAXQDA, QualCoder) brings its codes and coders too")
     .argument("<paths...>", "files or folders (folders are searched recursively)")
     .requiredOption("--study <dir>", "study folder (created if missing)")
     .option("--format <name>", `force a format: ${importers.map((i) => i.name).join(", ")}`)
@@ -57,12 +58,18 @@ export function registerImport(program: Command): void {
     .option("--merge-cues", "vtt/srt: merge consecutive cues of one speaker")
     .option("--columns <map>", "csv: field=column pairs, e.g. speaker=name,text=message,time=time_stamp,session=run; session=condition+run joins columns into the session key")
     .option("--code-column <col=coder>", "csv: a column of codes and its coder (repeatable or comma-separated)", collect)
-    .option("--codebook <id>", "codebook the imported code labels belong to (default: the study's first)")
+    .option("--codebook <id>", "codebook the imported code labels belong to (default: the study's first); .qdpx: an existing codebook to map the project's codes onto by label, or the id of the codebook made of them")
     .option("--agents <names>", "speaker names that are AI agents (comma-separated)", collect)
     .option("--delimiter <char>", "csv: force the delimiter")
     .option("--prompts-as <where>", "round-based logs: prompts as system turns or metadata (system|metadata)")
     .option("--json", "print the report as JSON")
     .action(async (paths: string[], flags: ImportFlags) => {
+      const projects = paths.filter(isQdpx);
+      if (projects.length > 0 && projects.length < paths.length) throw new CliError("import REFI-QDA projects (.qdpx) on their own, in a command of their own");
+      if (projects.length > 0) {
+        await writing(flags.study, "import", () => importProjects(projects, flags), { create: true });
+        return;
+      }
       await writing(flags.study, "import", () => importCommand(paths, flags), { create: true });
     });
 }
@@ -127,4 +134,26 @@ function printReport(result: ImportSummary, flags: ImportFlags, createdStudy: st
       (summary.skipped ? `; ${summary.skipped} skipped` : "") +
       (summary.warnings ? `; ${summary.warnings} warning(s)` : ""),
   );
+}
+
+const isQdpx = (path: string) => /\.qdpx$/i.test(path);
+
+/** `colloquy import project.qdpx --study <dir>`: REFI-QDA projects from NVivo, ATLAS.ti, MAXQDA, QualCoder. */
+async function importProjects(files: string[], flags: ImportFlags): Promise<void> {
+  await initStudy(flags.study);
+  const context = await openStudy(flags.study);
+  const summaries = [];
+  for (const file of files) summaries.push(await runQdpxImport(context, { file, codebook: flags.codebook }, io().reporter()));
+  if (flags.json) {
+    printJson({ provenance: provenance({ command: "import" }), study: resolve(flags.study), projects: summaries });
+    return;
+  }
+  const out = io().out;
+  for (const s of summaries) {
+    const created = s.sessions.filter((x) => x.status === "created").length;
+    out(`✓ ${s.file} [qdpx]: ${created} new session(s), ${s.sessions.length - created} already in the study; codebook(s) ${s.codebooks.map((c) => `${c.id}${c.status === "written" ? " (written to codebooks/)" : ""}`).join(", ") || "none"}; ${s.codes} code record(s) by ${s.coders.join(", ") || "nobody"}`);
+    if (s.automaticSkipped) out(`    ${s.automaticSkipped} coding(s) by Colloquy's automatic coders on sessions the study has were skipped (the study has its own)`);
+    for (const w of s.warnings) out(`    warning: ${w}`);
+    for (const p of s.problems) out(`    not stored: ${p.source} [${p.start}, ${p.end})${p.code ? ` "${p.code}"` : ""}: ${p.reason}`);
+  }
 }

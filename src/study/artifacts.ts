@@ -39,6 +39,8 @@ export const STUDY_FOLDERS = {
   inbox: "inbox",
   /** Copies of sessions before `colloquy run --overwrite` replaced them; never read as sessions. */
   backups: "backups",
+  /** Codebooks the study made itself (from an imported REFI-QDA project), by id. */
+  codebooks: "codebooks",
 } as const;
 
 /** "bytes": whatever was there (fragments moved out of a JSONL file), not records. */
@@ -180,6 +182,15 @@ export const artifacts = {
     format: "json",
     schema: pipelineStateSchema,
     ...fixed(".colloquy-state.json"),
+  }),
+  codebook: define<[string], unknown>({
+    name: "codebook",
+    description: "a codebook made from the codes of an imported REFI-QDA project (validated by the codebook loader)",
+    writtenBy: "colloquy import <project.qdpx>",
+    folder: "codebooks",
+    format: "json",
+    schema: null,
+    ...named("", ".json"),
   }),
   importMap: define<[], ImportMapFile>({
     name: "importMap",

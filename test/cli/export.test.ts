@@ -60,6 +60,6 @@ describe("colloquy export", () => {
   it("rejects unknown formats", async () => {
     const run = await runCli(["export", dir, "--format", "xlsx"]);
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toMatch(/--format "xlsx": expected csv or jsonl/);
+    expect(run.stderr).toMatch(/--format "xlsx": expected csv, jsonl, parquet, qdpx, qdc/);
   });
 });

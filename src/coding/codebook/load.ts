@@ -6,6 +6,7 @@ import { parse as parseYaml } from "yaml";
 import { CliError } from "../../util/errors.js";
 import { formatIssues } from "../../transcript/validate.js";
 import { codebookSchema, type Codebook } from "./schema.js";
+import { artifacts } from "../../study/artifacts.js";
 
 /** The shipped codebooks folder (works from src/ under tsx and from dist/src/ when compiled). */
 export function shippedCodebooksDir(): string {
@@ -93,4 +94,16 @@ export async function loadCodebook(ref: string, baseDir?: string): Promise<Codeb
   const found = candidates.find((p) => existsSync(p));
   if (!found) throw new CliError(`${ref}: codebook file not found`);
   return loadCodebookFile(found);
+}
+
+/**
+ * A codebook as a study sees it: one the study made (codebooks/<id>.json, from an imported
+ * REFI-QDA project), else a shipped id or a path (relative to the study first).
+ */
+export async function loadStudyCodebook(study: string, ref: string): Promise<Codebook> {
+  if (/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(ref) && !/\.(json|ya?ml)$/i.test(ref)) {
+    const own = artifacts.codebook.path(study, ref);
+    if (existsSync(own)) return loadCodebookFile(own);
+  }
+  return loadCodebook(ref, study);
 }

@@ -1,0 +1,158 @@
+import { strFromU8, unzipSync } from "fflate";
+import type { QdaCode, QdaSet } from "./codes.js";
+import { normaliseGuid } from "./guid.js";
+import { readCodes, readSets } from "./qdc.js";
+import { attr, childOf, childrenOf, parseXml, textOf, type XmlNode } from "./xml.js";
+
+/** What Colloquy reads of a REFI-QDA project (.qdpx): text sources, codes, users, codings, case variables. */
+
+export interface QdaCoding {
+  code: string;
+  user?: string;
+  createdAt?: string;
+}
+
+export interface QdaSelection {
+  guid: string;
+  start: number;
+  end: number;
+  codings: QdaCoding[];
+}
+
+export interface QdaTextSource {
+  guid: string;
+  name: string;
+  text: string;
+  /** Variable name -> value (from the source's cases and its own variable values), typed as the variable says. */
+  variables: Map<string, string | number | boolean>;
+  selections: QdaSelection[];
+  /** Codings of the whole source (no range): they cannot name a turn. */
+  wholeSourceCodings: number;
+}
+
+export interface QdaProject {
+  name: string;
+  origin?: string;
+  users: Map<string, { id?: string; name?: string }>;
+  codes: QdaCode[];
+  sets: QdaSet[];
+  sources: QdaTextSource[];
+  /** Sources Colloquy cannot read (pictures, PDFs, audio, video, text without a plain-text file). */
+  skipped: string[];
+}
+
+const VALUE_ELEMENTS = ["TextValue", "BooleanValue", "IntegerValue", "FloatValue", "DateValue", "DateTimeValue"];
+
+/** Read a .qdpx (zip) file's bytes. Errors name `file` and what was expected. */
+export function readProject(bytes: Uint8Array, file: string): QdaProject {
+  let entries: Record<string, Uint8Array>;
+  try {
+    entries = unzipSync(bytes);
+  } catch (error) {
+    throw new Error(`${file}: not a zip archive (${(error as Error).message}); a .qdpx project is a zip holding project.qde and sources/`);
+  }
+  const names = Object.keys(entries);
+  const qdeName = names.find((n) => /(^|\/)[^/]+\.qde$/i.test(n));
+  if (!qdeName) throw new Error(`${file}: no .qde file inside (found ${names.slice(0, 5).join(", ") || "nothing"}); expected project.qde`);
+  let doc: XmlNode;
+  try {
+    doc = parseXml(strFromU8(entries[qdeName]));
+  } catch (error) {
+    throw new Error(`${file}: ${qdeName} is not valid XML (${(error as Error).message})`);
+  }
+  const project = childOf(doc, "Project");
+  if (!project) throw new Error(`${file}: ${qdeName} has no <Project> root element; expected urn:QDA-XML:project:1.0`);
+  // Internal files are looked up by name, case-insensitively ("Sources/" in some tools).
+  const byLowerName = new Map(names.map((n) => [n.toLowerCase(), n]));
+  const internal = (path: string): Uint8Array | undefined => {
+    const m = /^internal:\/\/(.+)$/i.exec(path);
+    if (!m) return undefined;
+    const found = byLowerName.get(`sources/${m[1]}`.toLowerCase()) ?? names.find((n) => n.toLowerCase().endsWith(`/sources/${m[1].toLowerCase()}`));
+    return found ? entries[found] : undefined;
+  };
+
+  const users = new Map(childrenOf(childOf(project, "Users"), "User").map((u) => [normaliseGuid(attr(u, "guid") ?? ""), { id: attr(u, "id"), name: attr(u, "name") }]));
+  const variableNames = new Map(childrenOf(childOf(project, "Variables"), "Variable").map((v) => [normaliseGuid(attr(v, "guid") ?? ""), attr(v, "name") ?? ""]));
+  const valuesOf = (node: XmlNode): [string, string | number | boolean][] =>
+    childrenOf(node, "VariableValue").flatMap((vv) => {
+      const name = variableNames.get(normaliseGuid(attr(childOf(vv, "VariableRef"), "targetGUID") ?? ""));
+      const element = VALUE_ELEMENTS.find((e) => vv[e] !== undefined);
+      const value = element ? textOf(vv[element]) : undefined;
+      return name && value !== undefined && element ? [[name, typedValue(element, value)] as [string, string | number | boolean]] : [];
+    });
+  const caseVariables = new Map<string, [string, string | number | boolean][]>();
+  for (const c of childrenOf(childOf(project, "Cases"), "Case")) {
+    const values = valuesOf(c);
+    for (const ref of childrenOf(c, "SourceRef")) {
+      const source = normaliseGuid(attr(ref, "targetGUID") ?? "");
+      caseVariables.set(source, [...(caseVariables.get(source) ?? []), ...values]);
+    }
+  }
+
+  const sources: QdaTextSource[] = [];
+  const skipped: string[] = [];
+  const sourcesNode = childOf(project, "Sources");
+  for (const kind of ["PictureSource", "PDFSource", "AudioSource", "VideoSource"]) {
+    for (const s of childrenOf(sourcesNode, kind)) skipped.push(`${attr(s, "name") ?? attr(s, "guid")}: a ${kind.replace("Source", "").toLowerCase()} source (only text sources become sessions)`);
+  }
+  for (const s of childrenOf(sourcesNode, "TextSource")) {
+    const guid = normaliseGuid(attr(s, "guid") ?? "");
+    const name = attr(s, "name") ?? guid;
+    const path = attr(s, "plainTextPath");
+    const inline = textOf(childOf(s, "PlainTextContent"));
+    let text: string | undefined = inline;
+    if (text === undefined && path) {
+      const data = internal(path);
+      if (!data) {
+        skipped.push(`${name}: its text ${path} is not inside the project (only internal:// sources are read)`);
+        continue;
+      }
+      text = strFromU8(data).replace(/^\uFEFF/, "");
+    }
+    if (text === undefined) {
+      skipped.push(`${name}: no plain text (plainTextPath or PlainTextContent); export it from your QDA tool with its plain text`);
+      continue;
+    }
+    const codingsOf = (node: XmlNode, fallbackUser?: string): QdaCoding[] =>
+      childrenOf(node, "Coding").map((c) => ({
+        code: normaliseGuid(attr(childOf(c, "CodeRef"), "targetGUID") ?? ""),
+        user: normaliseOptional(attr(c, "creatingUser") ?? fallbackUser),
+        createdAt: attr(c, "creationDateTime"),
+      }));
+    sources.push({
+      guid,
+      name,
+      text,
+      variables: new Map([...(caseVariables.get(guid) ?? []), ...valuesOf(s)]),
+      selections: childrenOf(s, "PlainTextSelection").map((sel) => ({
+        guid: normaliseGuid(attr(sel, "guid") ?? ""),
+        start: Number(attr(sel, "startPosition")),
+        end: Number(attr(sel, "endPosition")),
+        codings: codingsOf(sel, attr(sel, "creatingUser")),
+      })),
+      wholeSourceCodings: childrenOf(s, "Coding").length,
+    });
+  }
+  return {
+    name: attr(project, "name") ?? file,
+    origin: attr(project, "origin"),
+    users,
+    codes: normaliseCodes(readCodes(childOf(childOf(project, "CodeBook"), "Codes"))),
+    sets: readSets(childOf(project, "Sets")).map((s) => ({ ...s, guid: normaliseGuid(s.guid), members: s.members.map(normaliseGuid) })),
+    sources,
+    skipped,
+  };
+}
+
+/** Booleans and numbers as such (so session metadata keeps its types); dates stay text. */
+function typedValue(element: string, value: string): string | number | boolean {
+  if (element === "BooleanValue") return value.trim() === "true" || value.trim() === "1";
+  if ((element === "IntegerValue" || element === "FloatValue") && value.trim() !== "" && Number.isFinite(Number(value))) return Number(value);
+  return value;
+}
+
+const normaliseOptional = (guid: string | undefined) => (guid === undefined ? undefined : normaliseGuid(guid));
+
+function normaliseCodes(codes: QdaCode[]): QdaCode[] {
+  return codes.map((c) => ({ ...c, guid: normaliseGuid(c.guid), children: normaliseCodes(c.children) }));
+}

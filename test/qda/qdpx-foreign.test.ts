@@ -1,0 +1,108 @@
+import { strToU8, zipSync } from "fflate";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { listCoders, readCodes } from "../../src/coding/store.js";
+import { loadSessions } from "../../src/study/study.js";
+import { runCli } from "../support/cli.js";
+
+/**
+ * A project as another tool writes it (our own fixture, reproducing quirks seen in NVivo, MAXQDA
+ * and ATLAS.ti exports): GUIDs in braces and upper case, a "Sources/" folder, a byte-order mark and
+ * CRLF line breaks, users without ids, the user on the selection rather than the coding, a title
+ * line before the first speaker, a non-codable folder code, a coding across two turns.
+ */
+const text = "Focus group 2\r\nInterviewer: What do you think of the plan?\r\nParticipant 1: I think it is too slow.\r\nParticipant 2: I agree.\r\n";
+const range = (words: string) => [text.indexOf(words), text.indexOf(words) + words.length] as const;
+const G = (n: number) => `{0000000${n}-AAAA-4BBB-8CCC-DDDDDDDDDDDD}`;
+const codes = { taskArea: G(1), givesOpinion: G(2), agrees: G(3), asksOpinion: G(4) };
+const users = { jane: G(5), ken: G(6) };
+
+function selection(n: number, [start, end]: readonly [number, number], code: string, user: string): string {
+  return `<PlainTextSelection guid="${G(n)}" startPosition="${start}" endPosition="${end}" creatingUser="${user}"><Coding guid="${G(n + 50)}"><CodeRef targetGUID="${code}"/></Coding></PlainTextSelection>`;
+}
+
+const [p1start] = range("I think it is too slow.");
+const [, p2end] = range("I agree.");
+const qde = `<?xml version="1.0" encoding="utf-8"?>
+<Project xmlns="urn:QDA-XML:project:1.0" name="Focus groups 2025" origin="SomeQDA 14">
+  <Users><User guid="${users.jane}" name="Jane Doe"/><User guid="${users.ken}" name="Ken"/></Users>
+  <CodeBook><Codes>
+    <Code guid="${codes.taskArea}" name="Task area" isCodable="false">
+      <Code guid="${codes.givesOpinion}" name="Gives opinion" isCodable="true"><Description>Evaluation, analysis, expression of feeling or wish.</Description></Code>
+      <Code guid="${codes.agrees}" name="Agrees" isCodable="true"/>
+    </Code>
+    <Code guid="${codes.asksOpinion}" name="Asks for opinion" isCodable="true"/>
+  </Codes></CodeBook>
+  <Sources>
+    <TextSource guid="${G(7)}" name="Focus group 2" plainTextPath="internal://${G(7).slice(1, -1)}.txt">
+      ${selection(10, range("What do you think of the plan?"), codes.asksOpinion, users.jane)}
+      ${selection(11, range("I think it is too slow."), codes.givesOpinion, users.jane)}
+      ${selection(12, range("I agree."), codes.agrees, users.jane)}
+      ${selection(13, range("I agree."), codes.givesOpinion, users.ken)}
+      ${selection(14, [p1start, p2end], codes.givesOpinion, users.ken)}
+      ${selection(15, range("Focus group 2"), codes.agrees, users.ken)}
+      ${selection(16, range("I think"), codes.taskArea, users.ken)}
+    </TextSource>
+  </Sources>
+</Project>`;
+
+let root: string;
+let project: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "colloquy-qdpx-foreign-"));
+  project = join(root, "focus-groups.qdpx");
+  await writeFile(project, zipSync({ "project.qde": strToU8(qde), [`Sources/${G(7).slice(1, -1)}.txt`]: strToU8(`\uFEFF${text}`) }));
+});
+
+describe("colloquy import <project.qdpx> from another tool", () => {
+  it("makes sessions of speaker lines, a codebook of the codes, records of the users, and reports codings that name no single turn", async () => {
+    const study = join(root, "own");
+    const run = await runCli(["import", project, "--study", study]);
+    expect(run.code).toBe(0);
+    const [session] = await loadSessions(study);
+    expect(session.participants.map((p) => p.name)).toEqual(["Interviewer", "Participant 1", "Participant 2"]);
+    expect(session.turns.map((t) => t.text)).toEqual(["What do you think of the plan?", "I think it is too slow.", "I agree."]);
+    expect(session.metadata.source).toMatchObject({ format: "qdpx", name: "Focus group 2" });
+
+    const codebook = JSON.parse(await readFile(join(study, "codebooks", "focus-groups-2025.json"), "utf8"));
+    expect(codebook).toMatchObject({ id: "focus-groups-2025", kind: "nominal", multiple: true, groups: [{ id: "task-area", label: "Task area" }] });
+    expect(codebook.categories.map((c: { id: string; groups?: string[] }) => [c.id, c.groups])).toEqual([["gives-opinion", ["task-area"]], ["agrees", ["task-area"]], ["asks-for-opinion", undefined]]);
+
+    expect(await listCoders(study)).toEqual({ "focus-groups-2025": ["human:jane-doe", "human:ken"] });
+    const jane = await readCodes(study, "focus-groups-2025", "human:jane-doe");
+    expect(jane.map((r) => [r.turn, r.codes])).toEqual([["t0000", ["asks-for-opinion"]], ["t0001", ["gives-opinion"]], ["t0002", ["agrees"]]]);
+    expect((await readCodes(study, "focus-groups-2025", "human:ken")).map((r) => [r.turn, r.codes])).toEqual([["t0002", ["gives-opinion"]]]);
+
+    // Reported with their ranges, never forced onto a turn.
+    expect(run.stdout).toContain(`not stored: Focus group 2 [${p1start}, ${p2end}) "Gives opinion": spans 2 turns (t0001, t0002)`);
+    expect(run.stdout).toContain(`not stored: Focus group 2 [0, 13) "Agrees": falls on no turn`);
+    expect(run.stdout).toContain(`"Task area": its code is not a codable code`);
+  });
+
+  it("--codebook maps the project's codes onto a codebook the study has, so `colloquy agree` compares them with Colloquy's coders", async () => {
+    const study = join(root, "bales");
+    const run = await runCli(["import", project, "--study", study, "--codebook", "bales-ipa"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("codebook(s) bales-ipa;");
+    const jane = await readCodes(study, "bales-ipa", "human:jane-doe");
+    expect(jane.map((r) => r.codes)).toEqual([["asks-opinion"], ["gives-opinion"], ["agrees"]]);
+    expect((await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "rules"])).code).toBe(0);
+    const agree = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "rules,human:jane-doe", "--json"]);
+    expect(agree.stderr).toBe("");
+    expect(agree.code).toBe(0);
+    const report = JSON.parse(agree.stdout);
+    expect(report.coders).toEqual(["rules", "human:jane-doe"]);
+    // Every turn of the imported session is compared: Jane coded all three, the rules coder too.
+    expect(report.coverage).toMatchObject({ unitsCodedByAll: 3, perCoder: { "human:jane-doe": 3, rules: 3 } });
+  });
+
+  it("names the file when it is not a REFI-QDA project", async () => {
+    const bad = join(root, "bad.qdpx");
+    await writeFile(bad, "not a zip");
+    const run = await runCli(["import", bad, "--study", join(root, "none")]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(`${bad}: not a zip archive`);
+  });
+});
