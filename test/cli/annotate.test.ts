@@ -1,4 +1,6 @@
 import { createServer, type Server } from "node:http";
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
 import { readFile, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
@@ -218,4 +220,43 @@ describe("colloquy annotate --adjudicate", () => {
   it("names a coder without codes", async () => {
     await expect(start({ coder: "carol", adjudicate: ["human:alice", "human:zed"] })).rejects.toThrow(/human:alice has no bales-ipa codes/);
   });
+});
+
+describe("colloquy annotate (the command)", () => {
+  it("prints the page's address, serves it until Ctrl-C, and a reopened run says how many are done", async () => {
+    // A real process (the command runs until SIGINT), started from source with tsx.
+    const entry = `import { main } from ${JSON.stringify(resolve("src/cli/main.ts"))}; process.exitCode = await main(process.argv);`;
+    const launch = async () => {
+      const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", entry, "colloquy", "annotate", study, "--coder", "alice", "--codebook", "bales-ipa", "--sessions", "control-1"], { stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      child.stdout!.on("data", (c) => (out += c));
+      child.stderr!.on("data", (c) => (out += c));
+      const url = await new Promise<string>((ok, fail) => {
+        const timer = setTimeout(() => fail(new Error(`no URL printed: ${out}`)), 40_000);
+        child.stdout!.on("data", () => {
+          const m = /Coding page: (http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]+\/)/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            ok(m[1]);
+          }
+        });
+      });
+      const stop = async () => {
+        const exited = new Promise<number | null>((ok) => child.on("exit", (code) => ok(code)));
+        child.kill("SIGINT");
+        return exited;
+      };
+      return { url, out: () => out, stop };
+    };
+    const first = await launch();
+    expect(first.out()).toContain("human:alice / bales-ipa: 0 of 8 turn(s) done");
+    await openPage(first.url);
+    await page.keyboard.press("6");
+    await at(1);
+    expect(await first.stop()).toBe(0);
+    expect((await alice()).map((r) => r.codes)).toEqual([["gives-orientation"]]);
+    const second = await launch();
+    expect(second.out()).toContain("human:alice / bales-ipa: 1 of 8 turn(s) done");
+    expect(await second.stop()).toBe(0);
+  }, 90_000);
 });

@@ -65,6 +65,7 @@ nav{display:flex;gap:.5rem}
 #status.error{color:#b00020}
 #compared-codes{display:flex;gap:1rem}
 #compared-codes div{background:#fff;border:1px solid #e2e6ea;padding:.4rem .6rem;border-radius:4px;flex:1}
+aside{position:sticky;top:1rem;align-self:start;max-height:calc(100vh - 6rem);overflow:auto}
 aside dl dt{font-weight:600;margin-top:.6rem}
 aside dl dd{margin:0}
 aside .examples{color:#5b6673;font-style:italic}
