@@ -51,6 +51,8 @@ Each answer is written at once; stop with Ctrl-C and run the command again to re
     .action(async (study: string, flags: AnnotateFlags) => {
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port ${flags.port}: not a port number (0-65535)`);
+      // Listen for Ctrl-C before the page exists, so a stop during start-up still closes it cleanly.
+      const interrupted = untilInterrupted();
       const running = await runAnnotate(
         await openStudy(study),
         {
@@ -68,7 +70,7 @@ Each answer is written at once; stop with Ctrl-C and run the command again to re
       if (flags.host !== "127.0.0.1" && flags.host !== "localhost" && flags.host !== "::1") io().err(`warning: serving on ${flags.host}: other machines on the network can reach this page`);
       io().out(`${running.writer} / ${running.codebook}: ${running.done} of ${running.total} turn(s) done`);
       io().out(`Coding page: ${running.url}  (Ctrl-C to stop; answers are saved as you go)`);
-      await untilInterrupted();
+      await interrupted;
       await running.close();
     });
 }
