@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
-import { readFile, rm } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -134,6 +134,22 @@ describe("colloquy annotate: coding", () => {
     expect(await page.locator("#context img, #context b").count()).toBe(0);
     expect(await page.title()).not.toBe("pwned");
   }, 60_000);
+});
+
+describe("colloquy annotate --sample", () => {
+  it("codes only the sample's turns, in its order, and refuses a scales codebook", async () => {
+    const control = (await loadSessions(study)).find((s) => s.id === "control-1")!;
+    const [a, b] = [control.turns[6], control.turns[2]];
+    const sample = `${dir}/sample.csv`;
+    await writeFile(sample, `session,turn,fingerprint\ncontrol-1,${a.id},${turnFingerprint(a)}\ncontrol-1,${b.id},${turnFingerprint(b)}\n`);
+    const server = await start({ sample, selection: undefined });
+    expect(server.total).toBe(2);
+    const first = (await (await fetch(`${server.url}api/item?i=0`)).json()) as { turn: string };
+    expect(first.turn).toBe(a.id);
+    await server.close();
+    running = undefined;
+    await expect(start({ codebook: "pragmatic-style" })).rejects.toThrow(/rates scales; the coding page codes categories/);
+  });
 });
 
 describe("colloquy annotate: the server refuses", () => {
