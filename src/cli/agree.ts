@@ -4,6 +4,7 @@ import { formatAgreement } from "../analysis/agree-format.js";
 import { disagreementsCsv, type AgreementReport } from "../analysis/agree.js";
 import { openStudy } from "../stages/context.js";
 import { runAgree } from "../stages/agree.js";
+import { agreeLearningCurve, type AgreeCurve } from "../stages/agree-curve.js";
 import type { MeasurementLevel } from "../analysis/reliability/krippendorff.js";
 import { CliError } from "../util/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
@@ -22,6 +23,8 @@ interface AgreeFlags extends SelectionFlags {
   raters?: string;
   level: string;
   out?: string;
+  learningCurve?: boolean;
+  train?: string;
 }
 
 const levels = ["nominal", "ordinal", "interval", "ratio"];
@@ -42,6 +45,17 @@ function emit(report: AgreementReport, flags: AgreeFlags, files?: { json: string
   else io().out(formatAgreement(report, files));
 }
 
+function printCurve(curve: AgreeCurve): void {
+  const how =
+    curve.method === "held-out"
+      ? `trained on growing parts of ${curve.pool} turn(s) coded by ${curve.trainedOn.join(", ")} outside the selection; kappa against ${curve.reference} on its ${curve.evaluated} turn(s) in the selection`
+      : `session-grouped cross-validation over ${curve.pool} turn(s) coded by ${curve.trainedOn.join(", ")}`;
+  io().out(`\nlearning curve of ${curve.learner} (${how}):`);
+  for (const p of curve.points) {
+    io().out(`  ${String(p.size).padStart(6)} training turns  kappa ${Number.isFinite(p.kappa) ? p.kappa.toFixed(3) : "  -  "}  agreement ${Number.isFinite(p.agreement) ? (p.agreement * 100).toFixed(1) + "%" : "-"}  (n=${p.n})`);
+  }
+}
+
 /** `colloquy agree`: inter-coder reliability between coders of a study, or between columns of a CSV. */
 export function registerAgree(program: Command): void {
   selectionOptions(program.command("agree"))
@@ -56,6 +70,8 @@ export function registerAgree(program: Command): void {
     .option("--seed <n>", "seed of the bootstrap", "1")
     .option("--bootstrap <n>", "bootstrap replicates for the 95% CIs (0 = none)", "1000")
     .option("--out <file>", "with --csv: also write the JSON report here (and the disagreements CSV next to it)")
+    .option("--learning-curve", "for a learned coder among --coders: agreement against the number of training turns (25, 50, 100, …); held out on the selected sessions when --sessions/--condition/--run is given, else cross-validated")
+    .option("--train <coders>", "with --learning-curve: the human coders to train on (default: those the learned coder was trained on)")
     .option("--json", "print the JSON report instead of the summary")
     .addHelpText(
       "after",
@@ -64,6 +80,7 @@ Examples:
   colloquy agree my-study --codebook bales-ipa --coders llm,human:alice
   colloquy agree my-study --codebook pragmatic-style --coders llm,human:alice,human:bob --json
   colloquy agree my-study --codebook bales-ipa --coders rules,human:alice --condition control --run 3
+  colloquy agree my-study --codebook bales-ipa --coders learned,human:alice --learning-curve --sessions s7,s8
   colloquy agree --csv ratings.csv --raters coder1,coder2,coder3 --level ordinal`,
     )
     .action(async (study: string | undefined, flags: AgreeFlags) => {
@@ -88,7 +105,17 @@ Examples:
       if (!flags.codebook) throw new CliError("--codebook <id> is required: the codebook whose codes to compare (e.g. --codebook bales-ipa)");
       if (!flags.coders) throw new CliError("--coders A,B[,...] is required, e.g. --coders llm,human:alice");
       const options = { codebook: flags.codebook, coders: list(flags.coders), reference: flags.reference, seed, bootstrap, selection: selectionFrom(flags) };
-      const { report, files } = await writing(study, "agree", async () => runAgree(await openStudy(study), options, io().reporter()));
-      emit(report, flags, files);
+      if (flags.train && !flags.learningCurve) throw new CliError("--train goes with --learning-curve");
+      const { report, files, curve } = await writing(study, "agree", async () => {
+        const context = await openStudy(study);
+        // The curve first: a missing learned coder is said before any agreement is computed.
+        const curve = flags.learningCurve ? await agreeLearningCurve(context, { ...options, train: flags.train ? list(flags.train) : undefined }) : undefined;
+        return { ...(await runAgree(context, options, io().reporter())), curve };
+      });
+      if (flags.json) printJson(curve ? { ...report, learningCurve: curve } : report);
+      else {
+        emit(report, flags, files);
+        if (curve) printCurve(curve);
+      }
     });
 }

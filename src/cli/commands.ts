@@ -8,6 +8,7 @@ import { registerCode } from "./code.js";
 import { registerSample } from "./sample.js";
 import { registerSheet } from "./sheet.js";
 import { registerCodes } from "./codes.js";
+import { registerAnnotate } from "./annotate.js";
 import { registerAgree } from "./agree.js";
 import { registerCompare } from "./compare.js";
 import { registerStats } from "./stats.js";
@@ -32,6 +33,7 @@ export function registerCommands(program: Command): void {
   registerSample(program);
   registerSheet(program);
   registerCodes(program);
+  registerAnnotate(program);
   registerAgree(program);
   registerCompare(program);
   registerStats(program);

@@ -5,6 +5,7 @@ import { dryRunCoding } from "../coding/job.js";
 import { loadCodebook } from "../coding/codebook/load.js";
 import { RULES_CODER_VERSION } from "../coding/rules/index.js";
 import type { ModelCliOptions } from "../llm/config.js";
+import type { CodebookPlan } from "../study/config.js";
 import { toolVersion } from "../util/provenance.js";
 import { hashValue, sha256 } from "../util/hash.js";
 import { runImport } from "../stages/import.js";
@@ -38,8 +39,9 @@ const codesHashes = async (c: StageContext) =>
 const analysisHashes = (c: StageContext) => c.hashes.folder(c.study.paths.analysis);
 
 /** Machine coders of each codebook plan, with the pipeline's --coder override applied. */
-function plans(c: StageContext): { codebook: string; coders: ("rules" | "llm")[] }[] {
-  return c.study.config.codebooks.map((p) => ({ codebook: p.codebook, coders: c.options.coder ? [c.options.coder] : p.coders }));
+function plans(c: StageContext): CodebookPlan[] {
+  // The whole plan (train, examples, shots…) so the code stage's fingerprint covers it.
+  return c.study.config.codebooks.map((p) => ({ ...p, coders: c.options.coder ? [c.options.coder] : p.coders }));
 }
 
 const modelOverrides = (c: StageContext): ModelCliOptions => ({ model: c.options.model, baseURL: c.options.baseUrl });

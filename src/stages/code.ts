@@ -58,7 +58,20 @@ export interface CodingJobSpec {
   coder: "llm" | "rules" | "learned";
   context?: ContextWindow;
   samples?: number;
+  /** From the codebook plan of colloquy.json (command-line flags win). */
+  train?: string[];
+  examples?: string[];
+  shots?: number;
+  examplesExcludeSession?: boolean;
 }
+
+/** What a codebook plan of colloquy.json says about the learned coder's training and the LLM's worked examples. */
+const planTeaching = (plan: CodebookPlan | undefined) => ({
+  train: plan?.train,
+  examples: plan?.examples,
+  shots: plan?.shots,
+  examplesExcludeSession: plan?.examplesExcludeSession,
+});
 
 export interface CodeSummary {
   jobs: CodingSummary[];
@@ -75,7 +88,7 @@ const planContext = (plan: CodebookPlan | undefined): ContextWindow | undefined 
 export function codingJobs(options: Pick<CodeStageOptions, "codebook" | "coder" | "context" | "samples">, plans: readonly CodebookPlan[]): CodingJobSpec[] {
   if (options.codebook) {
     const plan = plans.find((p) => p.codebook === options.codebook);
-    return [{ codebookRef: options.codebook, coder: options.coder ?? "rules", context: options.context ?? planContext(plan), samples: options.samples ?? plan?.samples }];
+    return [{ codebookRef: options.codebook, coder: options.coder ?? "rules", context: options.context ?? planContext(plan), samples: options.samples ?? plan?.samples, ...planTeaching(plan) }];
   }
   if (plans.length === 0) throw new CliError("no --codebook given and colloquy.json lists no codebooks: pass --codebook bales-ipa (or a path)");
   return plans.flatMap((plan) =>
@@ -84,6 +97,7 @@ export function codingJobs(options: Pick<CodeStageOptions, "codebook" | "coder" 
       coder,
       context: options.context ?? planContext(plan),
       samples: options.samples ?? plan.samples,
+      ...planTeaching(plan),
     })),
   );
 }
@@ -121,7 +135,7 @@ async function trainLearner(context: StudyContext, codebook: Codebook, train: re
 const DEFAULT_SHOTS = 8;
 
 /** The worked-example picker for one codebook: the named coders' current codes over every session of the study. */
-async function examplePicker(context: StudyContext, codebook: Codebook, options: CodeStageOptions, effects: StageEffects): Promise<ExamplePicker | undefined> {
+async function examplePicker(context: StudyContext, codebook: Codebook, options: Pick<CodeStageOptions, "examples" | "shots" | "examplesExcludeSession">, effects: StageEffects): Promise<ExamplePicker | undefined> {
   const from = options.examples ?? [];
   if (from.length === 0) return undefined;
   const coders = (await context.coders())[codebook.id] ?? [];
@@ -132,6 +146,12 @@ async function examplePicker(context: StudyContext, codebook: Codebook, options:
   if (picker.poolSize === 0) throw new CliError(`--examples: the codes of ${codebook.id} by ${from.join(", ")} name no turn of ${context.dir} as it reads now with a code this codebook still has, so there is nothing to show`);
   effects.log(`worked examples for ${codebook.id}: the ${options.shots ?? DEFAULT_SHOTS} most similar of ${picker.poolSize} turn(s) coded by ${from.join(", ")}${options.examplesExcludeSession ? ", never from the session being coded" : ""}`);
   return picker;
+}
+
+/** Worked examples from the command line when it names any, else from the codebook plan. */
+function examplesOf(options: CodeStageOptions, spec: CodingJobSpec): Pick<CodeStageOptions, "examples" | "shots" | "examplesExcludeSession"> {
+  if (options.examples?.length) return options;
+  return { examples: spec.examples, shots: options.shots ?? spec.shots, examplesExcludeSession: options.examplesExcludeSession ?? spec.examplesExcludeSession };
 }
 
 /** Run (or with `dryRun`, plan) every coding job. Stops at the first job that was stopped or aborted. */
@@ -165,12 +185,12 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
         sessions,
         codebook: codebooks[i],
         coder: spec.coder,
-        learner: spec.coder === "learned" ? await trainLearner(context, codebooks[i], options.train ?? [], effects) : undefined,
+        learner: spec.coder === "learned" ? await trainLearner(context, codebooks[i], options.train ?? spec.train ?? [], effects) : undefined,
         reviewBelow: options.reviewBelow,
         learningCurve: options.learningCurve,
         coderId: options.coderId,
         model: spec.coder === "llm" ? model : undefined,
-        examples: spec.coder === "llm" ? await examplePicker(context, codebooks[i], options, effects) : undefined,
+        examples: spec.coder === "llm" ? await examplePicker(context, codebooks[i], examplesOf(options, spec), effects) : undefined,
         context: spec.context,
         samples: spec.samples,
         batch: options.batch,

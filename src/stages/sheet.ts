@@ -63,7 +63,7 @@ function contextCell(session: Session, position: number, names: Map<string, stri
 }
 
 /** The sample's turns, in sample order; rows that name no turn, or a changed one, are problems. */
-async function sampledTurns(file: string, sessions: readonly Session[], selected: boolean, problems: SampleProblem[]): Promise<CodeableTurn[]> {
+export async function sampledTurns(file: string, sessions: readonly Session[], selected: boolean, problems: SampleProblem[]): Promise<CodeableTurn[]> {
   let text: string;
   try {
     text = await readFile(file, "utf8");

@@ -20,17 +20,40 @@ export const modelSettingsSchema = z
   })
   .strict();
 
+/** A human coder as stored: "human:<name>". */
+const humanCoder = z.string().regex(/^human:.+/, 'a human coder as stored, "human:<name>" (e.g. "human:alice")');
+
 export const codebookPlanSchema = z
   .object({
     /** Shipped codebook id (bales-ipa, pragmatic-style, ttct-creativity) or a path to a codebook file. */
     codebook: z.string(),
-    /** Machine coders to run: "rules" and/or "llm". */
-    coders: z.array(z.enum(["rules", "llm"])).default(["rules"]),
+    /** Machine coders to run: "rules", "llm" and/or "learned" (trained on `train`). */
+    coders: z.array(z.enum(["rules", "llm", "learned"])).default(["rules"]),
     /** Turn context for the LLM coder: turns before and after the target. */
     context: z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]).optional(),
     samples: z.number().int().positive().optional(),
+    /** Learned coder: the human coders whose codes it learns from, e.g. ["human:alice"]. */
+    train: z.array(humanCoder).min(1).optional(),
+    /** LLM coder: the human coders whose most similar coded turns go into each prompt as worked examples. */
+    examples: z.array(humanCoder).min(1).optional(),
+    /** LLM coder with examples: how many per request (default 8). */
+    shots: z.number().int().positive().max(64).optional(),
+    /** LLM coder with examples: never show a turn of the session being coded (honest evaluation). */
+    examplesExcludeSession: z.boolean().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((plan, ctx) => {
+    if (plan.coders.includes("learned") && !plan.train) ctx.addIssue({ code: "custom", path: ["train"], message: 'the "learned" coder needs train: ["human:<name>", …], the coders whose codes it learns from' });
+    if (plan.train && !plan.coders.includes("learned")) ctx.addIssue({ code: "custom", path: ["train"], message: 'train is for the "learned" coder: add "learned" to coders' });
+    if (!plan.coders.includes("llm")) {
+      for (const key of ["examples", "shots", "examplesExcludeSession"] as const) {
+        if (plan[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: `${key} is for the "llm" coder: add "llm" to coders` });
+      }
+    }
+    if (!plan.examples && (plan.shots !== undefined || plan.examplesExcludeSession !== undefined)) {
+      ctx.addIssue({ code: "custom", path: ["examples"], message: 'shots and examplesExcludeSession go with examples: ["human:<name>"]' });
+    }
+  });
 
 export const compareSettingsSchema = z
   .object({

@@ -1,3 +1,4 @@
+import { readFile, writeFile } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { runCli, clearModelEnv } from "../support/cli.js";
 import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
@@ -118,5 +119,44 @@ describe("colloquy code --examples", () => {
     const rules = await runCli(["code", study.dir, "--codebook", "bales-ipa", "--examples", "human:alice"]);
     expect(rules.stderr).toContain("--examples is for the LLM coder");
     expect(server.chatCount).toBe(0);
+  });
+});
+
+describe("colloquy.json: worked examples and the learned coder in the pipeline", () => {
+  async function configure(plan: Record<string, unknown>): Promise<void> {
+    const path = `${study.dir}/colloquy.json`;
+    const config = JSON.parse(await readFile(path, "utf8"));
+    await writeFile(path, JSON.stringify({ ...config, codebooks: [plan], humanCoders: ["human:alice"], model: { baseURL: server.url, model: "test-model" } }));
+  }
+
+  it("colloquy study codes with the plan's examples, shots and exclusion, and trains the learned coder on its train coders", async () => {
+    await configure({ codebook: "bales-ipa", coders: ["llm", "learned"], train: ["human:alice"], examples: ["human:alice"], shots: 2, examplesExcludeSession: true });
+    const run = await runCli(["study", study.dir, "--only", "code"]);
+    expect(run.code, run.stderr).toBe(0);
+    const requests = server.chatRequests();
+    expect(requests.length).toBe(sessions.reduce((n, s) => n + s.turns.length, 0));
+    for (const request of requests) {
+      const examples = examplesOf(request);
+      expect(examples).toHaveLength(2);
+      expect(examples.some((e) => e.session === sessionOf(request))).toBe(false);
+    }
+    const llmCodes = await readCodes(study.dir, "bales-ipa", "llm");
+    expect(llmCodes[0].provenance).toMatchObject({ examplesFrom: ["human:alice"], shots: 2, excludeSession: true });
+    const learned = await readCodes(study.dir, "bales-ipa", "learned");
+    expect(learned).toHaveLength(requests.length);
+    expect(learned[0].provenance).toMatchObject({ coder: "learned", trainedOn: ["human:alice"] });
+    // Nothing changed: the next run codes nothing and sends nothing.
+    const again = await runCli(["study", study.dir, "--only", "code"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(server.chatRequests()).toHaveLength(requests.length);
+  });
+
+  it("names the wrong field of a plan: learned without train, examples without llm, a train coder that is not human:<name>", async () => {
+    await configure({ codebook: "bales-ipa", coders: ["learned"] });
+    expect((await runCli(["study", study.dir, "--only", "code"])).stderr).toMatch(/codebooks\[0\]\.train: the "learned" coder needs train/);
+    await configure({ codebook: "bales-ipa", coders: ["rules"], examples: ["human:alice"] });
+    expect((await runCli(["study", study.dir, "--only", "code"])).stderr).toMatch(/codebooks\[0\]\.examples: .*add "llm" to coders/);
+    await configure({ codebook: "bales-ipa", coders: ["learned"], train: ["alice"] });
+    expect((await runCli(["study", study.dir, "--only", "code"])).stderr).toMatch(/codebooks\[0\]\.train\[0\]: a human coder as stored, "human:<name>"/);
   });
 });

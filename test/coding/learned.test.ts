@@ -155,6 +155,28 @@ describe("colloquy code --coder learned", () => {
     expect(Number(kappa)).toBeGreaterThanOrEqual(0.6);
   });
 
+  it("agree --learning-curve: kappa against training size, held out on the selected sessions or cross-validated", async () => {
+    const heldout = [...new Set((await readCodes(study, "bales-ipa", "human:heldout")).map((r) => r.session))].sort();
+    const run = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "learned,human:heldout", "--learning-curve", "--sessions", heldout.join(","), "--bootstrap", "0", "--json"]);
+    expect(run.stderr).toBe("");
+    const curve = JSON.parse(run.stdout).learningCurve;
+    expect(curve).toMatchObject({ learner: "learned", trainedOn: ["human:gold"], reference: "human:heldout", method: "held-out", pool: 451, evaluated: 236 });
+    expect(curve.points.map((p: { size: number }) => p.size)).toEqual([25, 50, 100, 200, 400, 451]);
+    for (const p of curve.points) expect(p.n).toBe(236);
+    const kappas = curve.points.map((p: { kappa: number }) => p.kappa);
+    expect(kappas.at(-1)).toBeGreaterThanOrEqual(0.6);
+    expect(kappas[0]).toBeLessThan(kappas.at(-1));
+    const text = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "learned,human:heldout", "--learning-curve", "--sessions", heldout.join(","), "--bootstrap", "0"]);
+    expect(text.stdout).toMatch(/learning curve of learned \(trained on growing parts of 451 turn\(s\) coded by human:gold outside the selection; kappa against human:heldout on its 236 turn\(s\) in the selection\):\n\s+25 training turns {2}kappa /);
+    // Without a selection: the cross-validated curve of `code --learning-curve`, over the training codes.
+    const cv = JSON.parse((await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "learned,human:gold", "--learning-curve", "--bootstrap", "0", "--json"])).stdout).learningCurve;
+    expect(cv).toMatchObject({ method: "cross-validated", pool: 451 });
+    expect(cv.points.at(-1).size).toBe(360);
+    // A learning curve needs a learned coder.
+    const none = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "human:gold,human:heldout", "--learning-curve"]);
+    expect(none.stderr).toContain("--learning-curve needs a learned coder among --coders");
+  });
+
   it("re-runs code nothing until the human codes change; then every turn is coded again", async () => {
     const again = JSON.parse((await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:gold", "--json"])).stdout).jobs[0];
     expect(again.coded).toBe(0);

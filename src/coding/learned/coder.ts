@@ -49,14 +49,7 @@ export interface LearnedCoderOptions {
 
 export function createLearnedCoder(options: LearnedCoderOptions): LearnedCoder {
   const { codebook } = options;
-  const byId = new Map(options.sessions.map((s) => [s.id, s]));
-  const examples: (GroupedExample & { key: string })[] = [];
-  for (const record of options.training) {
-    const session = byId.get(record.session);
-    const index = session?.turns.findIndex((t) => t.id === record.turn) ?? -1;
-    if (!session || index < 0) continue;
-    examples.push({ key: `${record.session}\u0000${record.turn}`, group: record.session, terms: turnTerms(session, index), codes: record.codes, scores: record.scores });
-  }
+  const examples = trainingExamples(options.sessions, options.training);
   if (examples.length === 0) throw new Error(`no turn of this study is coded by ${options.trainedOn.join(", ")} in ${codebook.id}: code some by hand first (colloquy sheet / codes import)`);
   const seed = options.seed ?? 1;
   const validation = crossValidate(codebook, examples, { folds: options.folds, seed, logistic: options.logistic });
@@ -89,6 +82,19 @@ export function createLearnedCoder(options: LearnedCoderOptions): LearnedCoder {
       return { ...predictLearned(model, turnTerms(session, index)), heldOut: false };
     },
   };
+}
+
+/** Each coded turn found in `sessions` as a training example (its features and the human's codes), grouped by session. */
+export function trainingExamples(sessions: readonly Session[], records: readonly CodeRecord[]): (GroupedExample & { key: string })[] {
+  const byId = new Map(sessions.map((s) => [s.id, s]));
+  const examples: (GroupedExample & { key: string })[] = [];
+  for (const record of records) {
+    const session = byId.get(record.session);
+    const index = session?.turns.findIndex((t) => t.id === record.turn) ?? -1;
+    if (!session || index < 0) continue;
+    examples.push({ key: `${record.session}\u0000${record.turn}`, group: record.session, terms: turnTerms(session, index), codes: record.codes, scores: record.scores });
+  }
+  return examples;
 }
 
 /** Order-free hash of what the model learned from and how. */

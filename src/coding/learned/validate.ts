@@ -147,3 +147,25 @@ export function learningCurve(codebook: Codebook, examples: readonly GroupedExam
     return { size, ...agreementOf(codebook, examples, predictions) };
   });
 }
+
+/**
+ * Agreement on an evaluation set against training size: models trained on the first 25, 50,
+ * 100, … turns of `pool` (whole sessions in the same seeded order as `learningCurve`) predict
+ * every turn of `evaluation`, whose sessions must not be in the pool. This is the curve
+ * `colloquy agree --learning-curve` prints for a held-out part of a study.
+ */
+export function heldOutCurve(codebook: Codebook, pool: readonly GroupedExample[], evaluation: readonly TrainingExample[], options: { seed?: number; sizes?: number[] } = {}): LearningCurvePoint[] {
+  const rank = new Map(shuffledSessions(pool, options.seed).map((g, i) => [g, i]));
+  const ordered = [...pool].sort((a, b) => rank.get(a.group)! - rank.get(b.group)!);
+  const sizes = (options.sizes ?? [25, 50, 100, 200, 400, 800, 1600, 3200]).filter((s) => s < ordered.length).concat(ordered.length);
+  return sizes.map((size) => {
+    let model;
+    try {
+      model = trainLearnedModel(codebook, ordered.slice(0, size), { visits: FOLD_VISITS });
+    } catch {
+      return { size, kappa: NaN, agreement: NaN, n: 0 };
+    }
+    const predictions = evaluation.map((e) => predictLearned(model, e.terms));
+    return { size, ...agreementOf(codebook, evaluation, predictions) };
+  });
+}

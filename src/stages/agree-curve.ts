@@ -1,0 +1,71 @@
+import { loadCodebook } from "../coding/codebook/load.js";
+import { trainingExamples } from "../coding/learned/coder.js";
+import { heldOutCurve, learningCurve, type LearningCurvePoint } from "../coding/learned/validate.js";
+import { CliError } from "../util/errors.js";
+import type { StudyContext } from "./context.js";
+import { describeSelection, selectedContext, selectionOf, type SessionSelection } from "./selection.js";
+
+/**
+ * `colloquy agree --learning-curve`: for a learned coder among the compared ones, its agreement
+ * against the number of human-coded training turns (25, 50, 100, …), so a researcher sees when
+ * more hand-coding stops paying. The training codes are those of the coders the learned coder
+ * was trained on (its records' provenance, or `train`).
+ *  - With a selection (`--sessions` etc.): models trained on growing parts of the training codes
+ *    outside the selection predict the selected sessions, scored against the reference coder:
+ *    a held-out curve.
+ *  - Without: the session-grouped cross-validated curve `colloquy code --learning-curve` prints.
+ */
+
+export interface AgreeCurveOptions {
+  codebook: string;
+  coders: readonly string[];
+  /** The human coder the predictions are scored against (default: the first human coder of `coders`). */
+  reference?: string;
+  /** Override the coders trained on (default: the learned coder's provenance `trainedOn`). */
+  train?: readonly string[];
+  selection?: SessionSelection;
+  seed?: number;
+}
+
+export interface AgreeCurve {
+  learner: string;
+  trainedOn: string[];
+  reference: string;
+  method: "held-out" | "cross-validated";
+  /** Human-coded turns available for training (outside the selection when there is one). */
+  pool: number;
+  /** Turns scored (held-out: the reference's codes in the selection). */
+  evaluated: number;
+  points: LearningCurvePoint[];
+}
+
+async function trainedOnOf(context: StudyContext, codebook: string, coders: readonly string[]): Promise<{ learner: string; trainedOn: string[] }> {
+  for (const coder of coders) {
+    const records = await context.codes(codebook, coder);
+    const trainedOn = records.find((r) => Array.isArray(r.provenance.trainedOn))?.provenance.trainedOn as string[] | undefined;
+    if (trainedOn) return { learner: coder, trainedOn };
+  }
+  const named = coders.find((c) => c === "learned" || c.startsWith("learned:"));
+  if (named) throw new CliError(`--learning-curve: ${named} has no ${codebook} codes saying what it was trained on; run \`colloquy code <study> --coder learned --train human:<name>\` or pass --train`);
+  throw new CliError(`--learning-curve needs a learned coder among --coders (e.g. --coders learned,human:alice)`);
+}
+
+export async function agreeLearningCurve(context: StudyContext, options: AgreeCurveOptions): Promise<AgreeCurve> {
+  const codebook = await loadCodebook(options.codebook, context.dir);
+  const found = options.train?.length ? { learner: options.coders.find((c) => c.startsWith("learned")) ?? "learned", trainedOn: [...options.train] } : await trainedOnOf(context, codebook.id, options.coders);
+  const reference = options.reference ?? options.coders.find((c) => c.startsWith("human:") && c !== found.learner) ?? found.trainedOn[0];
+  const sessions = await context.sessions();
+  const training = (await Promise.all(found.trainedOn.map((coder) => context.codes(codebook.id, coder)))).flat();
+  if (training.length === 0) throw new CliError(`--learning-curve: ${found.trainedOn.join(", ")} coded no turn of ${codebook.id}`);
+  const given = selectionOf(options.selection);
+  if (!given) {
+    const examples = trainingExamples(sessions, training);
+    return { ...found, reference: found.trainedOn.join("+"), method: "cross-validated", pool: examples.length, evaluated: examples.length, points: learningCurve(codebook, examples, { seed: options.seed }) };
+  }
+  const selected = new Set((await selectedContext(context, given).sessions()).map((s) => s.id));
+  const pool = trainingExamples(sessions, training.filter((r) => !selected.has(r.session)));
+  const evaluation = trainingExamples(sessions, (await context.codes(codebook.id, reference)).filter((r) => selected.has(r.session)));
+  if (pool.length === 0) throw new CliError(`--learning-curve: every turn ${found.trainedOn.join(", ")} coded is in ${describeSelection(given)}; nothing is left to train on outside it`);
+  if (evaluation.length === 0) throw new CliError(`--learning-curve: ${reference} coded no turn of ${describeSelection(given)}`);
+  return { ...found, reference, method: "held-out", pool: pool.length, evaluated: evaluation.length, points: heldOutCurve(codebook, pool, evaluation, { seed: options.seed }) };
+}
