@@ -53,7 +53,7 @@ async function allText(dir: string): Promise<string> {
 /** The request lines of every uploaded batch input file. */
 async function uploadedLines(): Promise<string[]> {
   const files = [...server.files().values()].filter((f) => f.purpose === "batch");
-  return (await Promise.all(files.map(async (f) => (await readFile(f.path, "utf8")).split("\n").filter(Boolean)))).flat();
+  return (await Promise.all(files.map(async (f) => (await readFile(f.path)).subarray(f.start ?? 0, (f.start ?? 0) + f.bytes).toString("utf8").split("\n").filter(Boolean)))).flat();
 }
 
 describe("colloquy code --via batch", () => {

@@ -16,7 +16,8 @@
  * (expired, cancelled) go there with `error: {code, message}`, as the real API does.
  */
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, open, rm, stat, writeFile } from "node:fs/promises";
+import { pipeline } from "node:stream/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -40,6 +41,8 @@ export interface StoredFile {
   filename: string;
   bytes: number;
   createdAt: number;
+  /** Where the bytes start in `path` (an upload is kept inside the multipart body it came in). */
+  start?: number;
 }
 
 interface BatchState {
@@ -91,37 +94,64 @@ export function createBatchRoutes(deps: {
     return file;
   }
 
+  /**
+   * Multipart upload, streamed to disk as it arrives (uploads can be hundreds of MB): the parts
+   * are then found from the first and last 64 kB, and the file part kept as a byte range of the
+   * received body, without copying it.
+   */
   async function upload(req: IncomingMessage, res: ServerResponse) {
     const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(req.headers["content-type"] ?? "");
     if (!boundary) return deps.sendJson(res, 400, deps.errorBody("expected multipart/form-data"));
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
-    const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
-    const fields = new Map<string, { filename?: string; data: Buffer }>();
-    let at = body.indexOf(delimiter);
-    while (at >= 0) {
-      const start = at + delimiter.length;
-      if (body.subarray(start, start + 2).toString() === "--") break;
-      const headerEnd = body.indexOf("\r\n\r\n", start);
-      const next = body.indexOf(Buffer.concat([Buffer.from("\r\n"), delimiter]), headerEnd);
-      if (headerEnd < 0 || next < 0) return deps.sendJson(res, 400, deps.errorBody("malformed multipart body"));
-      const head = body.subarray(start, headerEnd).toString();
-      const name = /name="([^"]*)"/.exec(head)?.[1];
-      const filename = /filename="([^"]*)"/.exec(head)?.[1];
-      if (name) fields.set(name, { filename, data: body.subarray(headerEnd + 4, next) });
-      at = next + 2;
+    const id = `file-test-${++n}`;
+    const path = join(await folder(), `${id}.multipart`);
+    await pipeline(req, createWriteStream(path));
+    const size = (await stat(path)).size;
+    const handle = await open(path, "r");
+    const window = Math.min(size, 64 * 1024);
+    const head = Buffer.alloc(window);
+    const tail = Buffer.alloc(window);
+    await handle.read(head, 0, window, 0);
+    await handle.read(tail, 0, window, size - window);
+    await handle.close();
+    const delimiter = `--${boundary[1] ?? boundary[2]}`;
+    // Every part as {name, filename, start, end} in body offsets; a part body may span the middle.
+    const parts: { name?: string; filename?: string; start: number; end: number }[] = [];
+    const headText = head.toString("latin1");
+    const tailText = tail.toString("latin1");
+    const tailOffset = size - window;
+    const starts: number[] = [];
+    for (let at = headText.indexOf(delimiter); at >= 0; at = headText.indexOf(delimiter, at + 1)) starts.push(at);
+    for (let at = tailText.indexOf(delimiter); at >= 0; at = tailText.indexOf(delimiter, at + 1)) if (tailOffset + at > (starts.at(-1) ?? -1)) starts.push(tailOffset + at);
+    for (let i = 0; i + 1 < starts.length; i++) {
+      const text = starts[i] < window ? headText : tailText;
+      const local = starts[i] < window ? starts[i] : starts[i] - tailOffset;
+      const headerEnd = text.indexOf("\r\n\r\n", local);
+      if (headerEnd < 0) continue;
+      const header = text.slice(local, headerEnd);
+      parts.push({ name: /name="([^"]*)"/.exec(header)?.[1], filename: /filename="([^"]*)"/.exec(header)?.[1], start: (starts[i] < window ? 0 : tailOffset) + headerEnd + 4, end: starts[i + 1] - 2 });
     }
-    const file = fields.get("file");
-    const purpose = fields.get("purpose")?.data.toString();
+    const file = parts.find((p) => p.name === "file");
+    const purposePart = parts.find((p) => p.name === "purpose");
+    const purpose = purposePart && (purposePart.start >= tailOffset ? tailText.slice(purposePart.start - tailOffset, purposePart.end - tailOffset) : headText.slice(purposePart.start, purposePart.end));
     if (!file || !purpose) return deps.sendJson(res, 400, deps.errorBody("the upload needs the fields file and purpose"));
-    deps.sendJson(res, 200, fileObject(await store(purpose, file.filename ?? "upload.jsonl", file.data)));
+    const stored: StoredFile = { id, path, purpose, filename: file.filename ?? "upload.jsonl", bytes: file.end - file.start, createdAt: now(), start: file.start };
+    files.set(id, stored);
+    deps.sendJson(res, 200, fileObject(stored));
   }
 
-  async function readLines(path: string): Promise<BatchLine[]> {
-    const lines: BatchLine[] = [];
-    for await (const text of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) if (text.trim()) lines.push(JSON.parse(text) as BatchLine);
-    return lines;
+  /** A stored file's bytes as a stream. */
+  const readStored = (f: StoredFile) => createReadStream(f.path, { start: f.start ?? 0, end: (f.start ?? 0) + f.bytes - 1, highWaterMark: 1 << 20 });
+
+  /** Requests in a file: its non-empty lines (counted on bytes, without parsing). */
+  async function countLines(f: StoredFile): Promise<number> {
+    let count = 0;
+    let last = 10;
+    for await (const chunk of readStored(f)) {
+      const bytes = chunk as Buffer;
+      for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) count++;
+      last = bytes[bytes.length - 1];
+    }
+    return count + (last === 10 || f.bytes === 0 ? 0 : 1);
   }
 
   /** Answer the batch's requests (all, or the first `limit`); the rest get `unrun` as their error. */
@@ -131,7 +161,7 @@ export function createBatchRoutes(deps: {
     const out = createWriteStream(outPath);
     const errors: string[] = [];
     let i = 0;
-    for await (const text of createInterface({ input: createReadStream(input.path), crlfDelay: Infinity })) {
+    for await (const text of createInterface({ input: readStored(input), crlfDelay: Infinity })) {
       if (!text.trim()) continue;
       const line = JSON.parse(text) as BatchLine;
       const id = `batch_req_${batch.id}_${i}`;
@@ -168,7 +198,7 @@ export function createBatchRoutes(deps: {
     const input = files.get(body.input_file_id);
     if (!input) return deps.sendJson(res, 400, deps.errorBody(`No file with id ${body.input_file_id}`));
     if (body.endpoint !== "/v1/chat/completions") return deps.sendJson(res, 400, deps.errorBody(`unsupported endpoint ${body.endpoint}`));
-    const total = (await readLines(input.path)).length;
+    const total = await countLines(input);
     const batch: BatchState = {
       id: `batch_test_${++n}`,
       input_file_id: input.id,
@@ -228,7 +258,7 @@ export function createBatchRoutes(deps: {
         if (req.method === "GET" && parts.length === 3) return deps.sendJson(res, 200, fileObject(file));
         if (req.method === "GET" && parts[3] === "content") {
           res.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.bytes });
-          return void createReadStream(file.path).pipe(res);
+          return void readStored(file).pipe(res);
         }
       }
       if (parts[1] === "batches") {

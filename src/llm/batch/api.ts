@@ -68,7 +68,7 @@ export function createBatchApi(client: OpenAI, config: { baseURL?: string; model
     errors: (batch.errors?.data ?? []).map((e) => [e.line !== undefined && e.line !== null ? `line ${e.line}` : "", e.code, e.message].filter(Boolean).join(": ")),
   });
   return {
-    upload: (path) => call(`uploading ${path}`, async () => (await client.files.create({ file: createReadStream(path), purpose: "batch" }, { timeout: 30 * 60_000 })).id),
+    upload: (path) => call(`uploading ${path}`, async () => (await client.files.create({ file: createReadStream(path, { highWaterMark: 1 << 20 }), purpose: "batch" }, { timeout: 30 * 60_000 })).id),
     create: (inputFileId, metadata) =>
       call("creating the batch", async () => info(await client.batches.create({ input_file_id: inputFileId, endpoint: "/v1/chat/completions", completion_window: "24h", metadata }))),
     retrieve: (batchId) => call(`reading batch ${batchId}`, async () => info(await client.batches.retrieve(batchId))),

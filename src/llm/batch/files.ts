@@ -32,13 +32,32 @@ export interface RequestFile {
 /** The endpoint every line targets (the batch's `endpoint` must match it). */
 export const BATCH_ENDPOINT = "/v1/chat/completions";
 
-/** One line, newline included. The body is serialised with JSON.stringify, as the SDK does online. */
+/**
+ * One line, newline included. The body is serialised as JSON.stringify serialises it (what the
+ * SDK sends online): byte for byte, but the long first message (the codebook's system prompt,
+ * the same ~12 kB in every request) is escaped once and spliced in, since JSON.stringify is
+ * compositional: stringify(body) = stringify(body with a marker there), marker replaced by
+ * stringify(content).
+ */
 export function requestLine(line: BatchRequestLine): string {
-  return `{"custom_id":${JSON.stringify(line.key)},"method":"POST","url":"${BATCH_ENDPOINT}","body":${JSON.stringify(line.body)}}\n`;
+  const head = `{"custom_id":${JSON.stringify(line.key)},"method":"POST","url":"${BATCH_ENDPOINT}","body":`;
+  const messages = line.body.messages as Array<{ content: string }> | undefined;
+  const first = messages?.[0];
+  if (!first || typeof first.content !== "string" || first.content.length < MEMO_MIN_CHARS) return `${head}${JSON.stringify(line.body)}}\n`;
+  const marked = JSON.stringify({ ...line.body, messages: [{ ...first, content: MARKER }, ...messages!.slice(1)] });
+  const at = marked.indexOf(MARKER_JSON);
+  if (at < 0) return `${head}${JSON.stringify(line.body)}}\n`;
+  if (memo?.content !== first.content) memo = { content: first.content, json: JSON.stringify(first.content) };
+  return `${head}${marked.slice(0, at)}${memo.json}${marked.slice(at + MARKER_JSON.length)}}\n`;
 }
 
+const MEMO_MIN_CHARS = 1024;
+const MARKER = "\u0000colloquy-batch-marker\u0000";
+const MARKER_JSON = JSON.stringify(MARKER);
+let memo: { content: string; json: string } | undefined;
+
 /** Bytes buffered before a write: few large writes, little memory. */
-const CHUNK_BYTES = 4 * 1024 * 1024;
+const CHUNK_BYTES = 8 * 1024 * 1024;
 
 /**
  * Write `lines` to `<dir>/<prefix>-1.jsonl`, `-2`, … starting a new file before either limit
@@ -49,13 +68,14 @@ export async function writeRequestFiles(lines: AsyncIterable<BatchRequestLine> |
   const files: RequestFile[] = [];
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   let current: RequestFile | undefined;
-  let pending: string[] = [];
-  let pendingBytes = 0;
+  // Lines are encoded straight into one reused buffer: no joined strings for the GC to collect.
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  let used = 0;
   const flush = async () => {
-    if (!handle || pending.length === 0) return;
-    await handle.write(pending.join(""));
-    pending = [];
-    pendingBytes = 0;
+    if (!handle || used === 0) return;
+    let offset = 0;
+    while (offset < used) offset += (await handle.write(buffer, offset, used - offset)).bytesWritten;
+    used = 0;
   };
   const close = async () => {
     await flush();
@@ -75,9 +95,9 @@ export async function writeRequestFiles(lines: AsyncIterable<BatchRequestLine> |
       }
       current.keys.push(line.key);
       current.bytes += bytes;
-      pending.push(text);
-      pendingBytes += text.length;
-      if (pendingBytes >= CHUNK_BYTES) await flush();
+      if (used + bytes > buffer.length) await flush();
+      if (bytes > buffer.length) await handle!.write(text);
+      else used += buffer.write(text, used);
     }
   } finally {
     await close();

@@ -8,9 +8,17 @@ export type BatchAnswer =
   | { ok: true; text: string; model: string; usage: { promptTokens: number; completionTokens: number }; finishReason?: string }
   | { ok: false; message: string };
 
+/** What we read of a chat.completion (or error) body. */
+interface ReplyBody {
+  model?: unknown;
+  choices?: { message?: { content?: unknown }; finish_reason?: string | null }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number };
+  error?: { message?: string };
+}
+
 interface OutputLine {
   custom_id?: unknown;
-  response?: { status_code?: number; body?: any } | null;
+  response?: { status_code?: number; body?: ReplyBody } | null;
   error?: { code?: string; message?: string } | null;
 }
 
@@ -52,8 +60,8 @@ function answerOf(line: OutputLine): BatchAnswer {
   return {
     ok: true,
     text: choice.message.content,
-    model: typeof body.model === "string" ? body.model : "unknown",
-    usage: { promptTokens: body.usage?.prompt_tokens ?? 0, completionTokens: body.usage?.completion_tokens ?? 0 },
+    model: typeof body?.model === "string" ? body.model : "unknown",
+    usage: { promptTokens: body?.usage?.prompt_tokens ?? 0, completionTokens: body?.usage?.completion_tokens ?? 0 },
     finishReason: choice.finish_reason ?? undefined,
   };
 }
