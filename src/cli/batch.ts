@@ -5,6 +5,7 @@ import { batchStatus, cancelBatches, type BatchStatusLine } from "../stages/batc
 import { formatCodingSummary } from "../coding/job.js";
 import { openStudy } from "../stages/context.js";
 import { incompleteCoding } from "../stages/code.js";
+import { failedTopicRuns } from "../stages/topics.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
@@ -73,7 +74,8 @@ async function collect(study: string, flags: BatchFlags): Promise<void> {
       for (const job of summary.collected) {
         io().out(`${job.label}: collected batch(es) ${job.batches.join(", ")}: ${job.replies} repl(ies), ${job.failedRequests} request(s) not answered`);
         for (const p of job.problems) io().err(`  warning: ${p}`);
-        for (const s of job.coding.jobs) io().out(formatCodingSummary(s));
+        for (const s of job.coding?.jobs ?? []) io().out(formatCodingSummary(s));
+        if (job.topics) io().out(`topics: ${job.topics.report.trees.length} tree(s), ${job.topics.report.failures.length} failed run(s); wrote ${job.topics.file}`);
       }
       if (summary.collected.length === 0 && summary.waiting.length === 0) io().out("nothing to collect: no open batches");
       if (summary.waiting.length > 0) {
@@ -82,6 +84,11 @@ async function collect(study: string, flags: BatchFlags): Promise<void> {
       }
     }
     for (const job of summary.collected) {
+      if (job.topics) {
+        const failed = failedTopicRuns(job.topics);
+        if (failed) throw new CliError(`${failed.message.replace("Run the command again to retry them.", "")}Submit them again with \`colloquy topics ${study} --coder llm --via batch\`.`);
+      }
+      if (!job.coding) continue;
       const problem = incompleteCoding(job.coding);
       if (problem) throw new CliError(`${problem.message.replace("Run the command again to retry them.", "")}Submit them again with \`colloquy code ${study} --coder llm --via batch\`.`);
     }

@@ -1,7 +1,8 @@
 import type { ModelCliOptions } from "../llm/config.js";
 import { CliError } from "../util/errors.js";
 import { runCode, type CodeSummary } from "./code.js";
-import { downloadFinished, markCollected, type BatchStatusLine, type CollectedJob } from "./batch.js";
+import { downloadFinished, markCollected, type BatchStatusLine, type CodingBatchJob, type CollectedJob } from "./batch.js";
+import { runTopics, type TopicsStageOptions, type TopicsSummary } from "./topics.js";
 import type { StageEffects, StudyContext } from "./context.js";
 
 /**
@@ -14,7 +15,7 @@ import type { StageEffects, StudyContext } from "./context.js";
  */
 
 export interface CollectSummary {
-  collected: (Omit<CollectedJob, "answers" | "model" | "entries"> & { coding: CodeSummary })[];
+  collected: (Omit<CollectedJob, "answers" | "model" | "entries"> & { coding?: CodeSummary; topics?: TopicsSummary })[];
   /** Batches still running. */
   waiting: BatchStatusLine[];
 }
@@ -23,7 +24,14 @@ export async function collectBatches(context: StudyContext, cli: ModelCliOptions
   const { jobs, waiting, ledger } = await downloadFinished(context, cli, effects);
   const summary: CollectSummary = { collected: [], waiting };
   for (const job of jobs) {
-    const spec = job.job;
+    if (job.kind === "topics") {
+      const topics = await runTopics(context, { ...(job.job as TopicsStageOptions), coder: "llm", model: { ...cli, model: job.model.info.model, ...(job.job.model as object) }, answers: job.answers }, effects);
+      await markCollected(context.dir, ledger, job);
+      const { answers: _a, model: _m, entries: _e, ...rest } = job;
+      summary.collected.push({ ...rest, topics });
+      continue;
+    }
+    const spec = job.job as unknown as CodingBatchJob;
     if (typeof spec.codebook !== "string") throw new CliError(`batches.json: the batches of ${job.label} do not name their codebook; they cannot be collected`);
     const coding = await runCode(
       context,

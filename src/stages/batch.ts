@@ -4,7 +4,7 @@ import type { LlmClient } from "../llm/client.js";
 import type { ModelCliOptions } from "../llm/config.js";
 import { isLoopbackEndpoint } from "../llm/config.js";
 import { BatchApiError, type BatchApi, type BatchInfo } from "../llm/batch/api.js";
-import { OPENAI_BATCH_LIMITS, writeRequestFiles, type BatchLimits } from "../llm/batch/files.js";
+import { OPENAI_BATCH_LIMITS, writeRequestFiles, type BatchLimits, type BatchRequestLine } from "../llm/batch/files.js";
 import { FINAL_STATUSES, emptyLedger, isOpen, type BatchEntry, type BatchLedger } from "../llm/batch/ledger.js";
 import { readBatchResults, type BatchAnswer } from "../llm/batch/results.js";
 import { batchPrice, estimateCost, priceFor } from "../llm/prices.js";
@@ -62,7 +62,7 @@ export async function openBatches(study: string): Promise<BatchEntry[]> {
   return (await loadLedger(study)).batches.filter(isOpen);
 }
 
-function costs(model: LlmClient, counts: BatchPlanCounts) {
+export function costs(model: LlmClient, counts: Pick<BatchPlanCounts, "promptTokens" | "completionTokens">) {
   const price = priceFor(model.info.model, { overrides: model.config.prices, local: isLoopbackEndpoint(model.config.baseURL) });
   return {
     onlineCost: estimateCost(price, counts.promptTokens, counts.completionTokens),
@@ -91,29 +91,44 @@ export async function submitCodingBatch(
 ): Promise<BatchSubmitSummary> {
   const label = `${job.codebook.id}/${job.coderId ?? "llm"}`;
   const ledger = await loadLedger(context.dir);
-  const open = new Set(ledger.batches.filter((b) => isOpen(b) && b.kind === "code").flatMap((b) => b.requests));
-  const { counts, lines } = codingBatchRequests(job, open);
+  const { counts, lines } = codingBatchRequests(job, openKeys(ledger, "code"));
   if (options.dryRun) {
     for await (const _ of lines) void _;
     return { label, counts, batches: [], ...costs(job.model, counts) };
   }
-  const limits = { ...OPENAI_BATCH_LIMITS, ...options.limits };
+  const batches = await submitLines(context, ledger, job.model, lines, { kind: "code", label, job: { ...spec }, prefix: job.codebook.id }, options.limits, effects);
+  return { label, counts, batches, ...costs(job.model, counts) };
+}
+
+/** Request keys already asked by an open batch of this kind. */
+export const openKeys = (ledger: BatchLedger, kind: BatchEntry["kind"]) => new Set(ledger.batches.filter((b) => isOpen(b) && b.kind === kind).flatMap((b) => b.requests));
+
+/** Write, upload and create the batches of `lines`; each step recorded in batches.json at once. */
+export async function submitLines(
+  context: StudyContext,
+  ledger: BatchLedger,
+  model: LlmClient,
+  lines: AsyncIterable<BatchRequestLine> | Iterable<BatchRequestLine>,
+  what: { kind: BatchEntry["kind"]; label: string; job: Record<string, unknown>; prefix: string },
+  limits: Partial<BatchLimits> | undefined,
+  effects: StageEffects,
+): Promise<BatchSubmitSummary["batches"]> {
   const folder = join(context.dir, STUDY_FOLDERS.jobs, "requests");
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  effects.log(`${label}: writing the batch request files…`);
-  const files = await writeRequestFiles(lines, folder, `${stamp}-${job.codebook.id}`, limits);
-  const api = job.model.batchApi();
-  const summary: BatchSubmitSummary = { label, counts, batches: [], ...costs(job.model, counts) };
+  effects.log(`${what.label}: writing the batch request files…`);
+  const files = await writeRequestFiles(lines, folder, `${stamp}-${what.prefix}`, { ...OPENAI_BATCH_LIMITS, ...limits });
+  const api = model.batchApi();
+  const created: BatchSubmitSummary["batches"] = [];
   for (const [i, file] of files.entries()) {
-    effects.log(`${label}: uploading request file ${i + 1} of ${files.length} (${file.keys.length} requests, ${(file.bytes / 1e6).toFixed(1)} MB)…`);
+    effects.log(`${what.label}: uploading request file ${i + 1} of ${files.length} (${file.keys.length} requests, ${(file.bytes / 1e6).toFixed(1)} MB)…`);
     const inputFileId = await apiCall(() => api.upload(file.path));
     const entry: BatchEntry = {
       inputFileId,
-      kind: "code",
-      job: { ...spec },
-      label,
-      model: job.model.info.model,
-      endpointHost: job.model.info.endpointHost,
+      kind: what.kind,
+      job: what.job,
+      label: what.label,
+      model: model.info.model,
+      endpointHost: model.info.endpointHost,
       state: "uploaded",
       createdAt: new Date().toISOString(),
       requests: file.keys,
@@ -124,10 +139,10 @@ export async function submitCodingBatch(
     await saveLedger(context.dir, ledger);
     await apiCall(() => createBatch(api, entry));
     await saveLedger(context.dir, ledger);
-    summary.batches.push({ id: entry.id!, requests: file.keys.length, bytes: file.bytes });
+    created.push({ id: entry.id!, requests: file.keys.length, bytes: file.bytes });
     await rm(file.path, { force: true });
   }
-  return summary;
+  return created;
 }
 
 /** Provider errors as CliErrors (their messages already say how to fix them and hold no key). */
@@ -235,7 +250,9 @@ export interface CollectedJob {
   /** Requests the batches did not answer (each turn then in the failures file). */
   failedRequests: number;
   problems: string[];
-  job: CodingBatchJob;
+  kind: BatchEntry["kind"];
+  /** The recorded job: a CodingBatchJob for "code", the topics options for "topics". */
+  job: Record<string, unknown>;
   answers: ReadonlyMap<string, BatchAnswer>;
   model: LlmClient;
   entries: BatchEntry[];
@@ -261,7 +278,7 @@ export async function downloadFinished(context: StudyContext, cli: ModelCliOptio
     const groupKey = JSON.stringify([entry.kind, entry.model, entry.job]);
     let job = jobs.get(groupKey);
     if (!job) {
-      job = { label: entry.label, batches: [], replies: 0, failedRequests: 0, problems: [], job: entry.job as unknown as CodingBatchJob, answers: new Map(), model, entries: [] };
+      job = { label: entry.label, kind: entry.kind, batches: [], replies: 0, failedRequests: 0, problems: [], job: entry.job, answers: new Map(), model, entries: [] };
       jobs.set(groupKey, job);
     }
     effects.log(`${entry.label}: downloading the replies of batch ${entry.id} (${info.status})…`);
