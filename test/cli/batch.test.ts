@@ -170,6 +170,23 @@ describe("colloquy code --via batch", () => {
     expect(server.batchCount).toBe(0);
   });
 
+  it("a process killed between upload and batch creation: the next command creates the batch from the recorded file", async () => {
+    const { writeFile } = await import("node:fs/promises");
+    expect((await submit(study.dir)).code).toBe(0);
+    // As if killed right after the upload: the entry has its file id but no batch yet.
+    const recorded = await ledger(study.dir);
+    const { id: _id, status: _status, ...uploaded } = recorded.batches[0];
+    await writeFile(join(study.dir, ".colloquy", "batches.json"), JSON.stringify({ ...recorded, batches: [{ ...uploaded, state: "uploaded" }] }));
+    const status = await runCli(["batch", "status", study.dir, "--base-url", server.url]);
+    expect(status.code, status.stderr).toBe(0);
+    const resumed = (await ledger(study.dir)).batches[0];
+    expect(resumed).toMatchObject({ state: "submitted", inputFileId: uploaded.inputFileId });
+    expect(resumed.id).not.toBe(recorded.batches[0].id);
+    const collect = await runCli(["batch", "collect", study.dir, "--base-url", server.url]);
+    expect(collect.code, collect.stderr).toBe(0);
+    expect(await readCodes(study.dir, "bales-ipa", "llm")).toHaveLength(9);
+  });
+
   it("--dry-run prices the batch at half the online price and sends nothing", async () => {
     const run = await runCli(["code", study.dir, "--codebook", "bales-ipa", "--coder", "llm", "--via", "batch", "--dry-run", "--json"]);
     expect(run.code).toBe(0);
