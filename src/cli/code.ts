@@ -35,6 +35,9 @@ interface CodeFlags {
   json?: boolean;
   flushEvery?: number;
   flushMs?: number;
+  via?: "online" | "batch";
+  batchSize?: number;
+  batchBytes?: number;
 }
 
 const positiveInt = (flag: string) => (value: string) => {
@@ -81,6 +84,9 @@ export function registerCode(program: Command): void {
     .option("--context <before:after>", "turns of the same session shown around the target (default 2:2)")
     .option("--samples <n>", "code each turn n times (seed varied) and store the majority / mean with the agreement", positiveInt("--samples"))
     .option("--batch <n>", "target turns per request, sharing one context window (default 1)", positiveInt("--batch"))
+    .addOption(new Option("--via <how>", "LLM coder: online (ask now, default) or batch (submit to the provider's Batch API at half price, answered within 24 h; then `colloquy batch collect`)").choices(["online", "batch"]))
+    .option("--batch-size <n>", "with --via batch: at most n requests per batch file (default 50000, the provider's limit)", positiveInt("--batch-size"))
+    .addOption(new Option("--batch-bytes <n>", "with --via batch: at most n bytes per batch file (default 200000000)").argParser(positiveInt("--batch-bytes")).hideHelp())
     .option("--examples <coders>", "LLM coder: show the turns most similar to the target that these coders coded, with their codes, as worked examples (e.g. human:alice,human:bob)")
     .option("--shots <k>", "with --examples: worked examples per request (default 8)", positiveInt("--shots"))
     .option("--examples-exclude-session", "with --examples: never show a turn of the session being coded (for an honest evaluation against the same coders)")
@@ -136,11 +142,19 @@ async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
         signal: controller.signal,
         flushEvery: flags.flushEvery,
         flushMs: flags.flushMs,
+        via: flags.via,
+        batchLimits: { ...(flags.batchSize ? { maxRequests: flags.batchSize } : {}), ...(flags.batchBytes ? { maxBytes: flags.batchBytes } : {}) },
       },
       io().reporter(),
     );
   } finally {
     process.removeListener("SIGINT", onSigint);
+  }
+  if ((flags.batchSize || flags.batchBytes) && flags.via !== "batch") throw new CliError("--batch-size goes with --via batch (--batch is the number of turns per request)");
+  if (flags.via === "batch") {
+    if (flags.json) printJson({ batches: summary.batches, dryRun: Boolean(flags.dryRun) });
+    else for (const b of summary.batches) printBatchSubmit(b, study, Boolean(flags.dryRun));
+    return;
   }
   if (flags.json) printJson(flags.dryRun ? { dryRun: summary.dryRuns } : { jobs: summary.jobs });
   else if (flags.dryRun) for (const plan of summary.dryRuns) printDryRun(plan, summary.model);
@@ -157,6 +171,19 @@ async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
   if (flags.dryRun && summary.keyNote) io().err(summary.keyNote);
   const problem = incompleteCoding(summary);
   if (problem) throw problem;
+}
+
+const usd = (cost: number | undefined) => (cost === undefined ? "unknown (add model.prices to colloquy.json)" : `$${cost.toFixed(4)}`);
+
+/** What `code --via batch` submitted (or on --dry-run would), with the price difference. */
+function printBatchSubmit(b: CodeSummary["batches"][number], study: string, dryRun: boolean): void {
+  const out = io().out;
+  const c = b.counts;
+  out(`${b.label}: ${c.toCode} turn(s) to code, ${c.alreadyCoded} already coded; ${c.requests} request(s) ${dryRun ? "would go" : "went"} to the batch, ${c.cached} answered by the response cache, ${c.pending} already in an open batch`);
+  out(`  ~${c.promptTokens.toLocaleString("en-US")} prompt + ~${c.completionTokens.toLocaleString("en-US")} completion tokens (chars/4): est. batch price ${usd(b.batchCost)} vs online ${usd(b.onlineCost)}`);
+  for (const batch of b.batches) out(`  batch ${batch.id}: ${batch.requests} request(s), ${(batch.bytes / 1e6).toFixed(1)} MB`);
+  if (dryRun) out("  No request was made.");
+  else if (b.batches.length > 0) out(`Recorded in ${study}/.colloquy/batches.json. Check with \`colloquy batch status ${study}\`, then \`colloquy batch collect ${study}\` (any machine with the study folder and the key).`);
 }
 
 function printCurve(curve: NonNullable<NonNullable<CodeSummary["jobs"][number]["learned"]>["curve"]>): void {

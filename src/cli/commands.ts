@@ -5,6 +5,7 @@ import { registerSessions } from "./sessions.js";
 import { registerExport } from "./export.js";
 import { registerCodebook } from "./codebook.js";
 import { registerCode } from "./code.js";
+import { registerBatch } from "./batch.js";
 import { registerSample } from "./sample.js";
 import { registerSheet } from "./sheet.js";
 import { registerCodes } from "./codes.js";
@@ -30,6 +31,7 @@ export function registerCommands(program: Command): void {
   registerExport(program);
   registerCodebook(program);
   registerCode(program);
+  registerBatch(program);
   registerSample(program);
   registerSheet(program);
   registerCodes(program);

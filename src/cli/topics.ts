@@ -4,7 +4,7 @@ import type { TopicsReport } from "../analysis/topics/report.js";
 import { REVIEW_CODEBOOK } from "../analysis/topics/review.js";
 import { openStudy } from "../stages/context.js";
 import { artifacts } from "../study/artifacts.js";
-import { exportTopicReview, failedTopicRuns, importTopicReviews, runTopics } from "../stages/topics.js";
+import { exportTopicReview, failedTopicRuns, importTopicReviews, runTopics, submitTopicsBatch } from "../stages/topics.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
@@ -22,6 +22,9 @@ interface TopicsFlags {
   timeout?: number;
   cache: boolean;
   json?: boolean;
+  via?: "online" | "batch";
+  batchSize?: number;
+  dryRun?: boolean;
 }
 
 const wholeNumber = (flag: string, min: number) => (value: string) => {
@@ -53,6 +56,9 @@ export function registerTopics(program: Command): void {
     .option("--temperature <t>", "sampling temperature (default: colloquy.json model.temperature, else 0)", number("--temperature"))
     .option("--timeout <ms>", "per-request timeout in ms", wholeNumber("--timeout", 1))
     .option("--no-cache", "do not answer from the response cache")
+    .addOption(new Option("--via <how>", "LLM coder: online (default) or batch (the provider's Batch API at half price, answered within 24 h; then `colloquy batch collect`)").choices(["online", "batch"]))
+    .option("--batch-size <n>", "with --via batch: at most n requests per batch file (default 50000)", wholeNumber("--batch-size", 1))
+    .option("--dry-run", "with --via batch: count the requests and print the batch vs online price, sending nothing")
     .option("--json", "print the report as JSON")
     .action(async (study: string, flags: TopicsFlags) => writing(study, "topics", () => topicsCommand(study, flags)));
 
@@ -90,6 +96,21 @@ async function topicsCommand(study: string, flags: TopicsFlags): Promise<void> {
       throw new CliError(`--base-url "${flags.baseUrl}" is not a URL; e.g. http://localhost:11434/v1`);
     }
   }
+  const model = { model: flags.model, baseURL: flags.baseUrl, concurrency: flags.concurrency, temperature: flags.temperature, seed: flags.seed, timeoutMs: flags.timeout };
+  if (flags.via === "batch") {
+    if (flags.coder !== "llm") throw new CliError("--via batch is for the LLM topic coder: add --coder llm");
+    const options = { scope: flags.scope, speakers: parseSpeakers(flags.speakers), runs: flags.runs, model, noCache: !flags.cache, dryRun: flags.dryRun, batchLimits: flags.batchSize ? { maxRequests: flags.batchSize } : undefined };
+    const submitted = await submitTopicsBatch(await openStudy(study), options, io().reporter());
+    if (flags.json) return printJson(submitted);
+    const c = submitted.counts;
+    const usd = (x: number | undefined) => (x === undefined ? "unknown (add model.prices to colloquy.json)" : `$${x.toFixed(4)}`);
+    io().out(`${submitted.label}: ${c.requests} request(s) ${flags.dryRun ? "would go" : "went"} to the batch, ${c.cached} answered by the response cache, ${c.pending} already in an open batch`);
+    io().out(`  ~${c.promptTokens.toLocaleString("en-US")} prompt + ~${c.completionTokens.toLocaleString("en-US")} completion tokens: est. batch price ${usd(submitted.batchCost)} vs online ${usd(submitted.onlineCost)}`);
+    for (const b of submitted.batches) io().out(`  batch ${b.id}: ${b.requests} request(s)`);
+    if (!flags.dryRun && submitted.batches.length > 0) io().out(`Collect with \`colloquy batch collect ${study}\` once \`colloquy batch status ${study}\` says completed; it writes the topics report.`);
+    return;
+  }
+  if (flags.batchSize || flags.dryRun) throw new CliError("--batch-size and --dry-run go with --via batch");
   const summary = await runTopics(
     await openStudy(study),
     {
@@ -97,7 +118,7 @@ async function topicsCommand(study: string, flags: TopicsFlags): Promise<void> {
       scope: flags.scope,
       speakers: parseSpeakers(flags.speakers),
       runs: flags.runs,
-      model: { model: flags.model, baseURL: flags.baseUrl, concurrency: flags.concurrency, temperature: flags.temperature, seed: flags.seed, timeoutMs: flags.timeout },
+      model,
       noCache: !flags.cache,
     },
     io().reporter(),

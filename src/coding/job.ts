@@ -124,7 +124,7 @@ export { SKIPPED_TURN_TYPES, skipReason, planCoding, type CodingPlan, type Codin
 const FATAL_KINDS = new Set(["auth", "bad_request"]);
 
 /** Completion tokens we expect per coded turn, for --dry-run estimates (a short JSON answer). */
-const EST_COMPLETION_TOKENS_PER_TURN = { nominal: 40, scales: 70 } as const;
+export const EST_COMPLETION_TOKENS_PER_TURN = { nominal: 40, scales: 70 } as const;
 
 export interface DryRun {
   /** The exact messages of the first request. */
@@ -142,7 +142,8 @@ export interface DryRun {
   skipped: Record<string, number>;
 }
 
-async function doneSet(options: CodingJobOptions, coderId: string): Promise<Set<string>> {
+/** Turns this codebook x coder already coded (current version), as session\u0000turn keys. */
+export async function doneSet(options: CodingJobOptions, coderId: string): Promise<Set<string>> {
   const existing = await (options.reader ?? diskReader(options.study)).codes(options.codebook.id, coderId);
   // A learned code made from another training set (more human codes since) is made again.
   const trainingHash = options.coder === "learned" ? options.learner?.trainingHash : undefined;
@@ -150,11 +151,11 @@ async function doneSet(options: CodingJobOptions, coderId: string): Promise<Set<
   return new Set(existing.filter(current).map((r) => `${r.session}\u0000${r.turn}`));
 }
 
-function coderIdOf(options: CodingJobOptions): string {
+export function coderIdOf(options: CodingJobOptions): string {
   return options.coderId ?? options.coder;
 }
 
-function makeLlmCoder(options: CodingJobOptions): LlmCoder {
+export function makeLlmCoder(options: CodingJobOptions): LlmCoder {
   if (!options.model) throw new Error("the llm coder needs a model");
   return createLlmCoder({
     model: options.model,

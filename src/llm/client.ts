@@ -1,7 +1,8 @@
 import { resolve } from "node:path";
 import OpenAI from "openai";
 import { sleep } from "../util/concurrency.js";
-import { ResponseCache, cacheKey } from "./cache.js";
+import { ResponseCache, cacheKey, type CachedReply } from "./cache.js";
+import { createBatchApi, type BatchApi } from "./batch/api.js";
 import { PLACEHOLDER_API_KEY, displayURL, endpointHost, isLoopbackEndpoint, needsApiKey } from "./config.js";
 import { classifyError, redact, type Classified } from "./errors.js";
 import { createLimiter } from "./limiter.js";
@@ -28,6 +29,12 @@ export interface LlmClient extends ChatModel {
   forget(requestHash: string): Promise<void>;
   /** Structured-output level in use after any fallbacks. */
   formatSupport(): FormatSupport;
+  /** The chat-completions body this request would be sent with now (the batch files use it). */
+  wireRequest(request: ChatRequest): Record<string, unknown>;
+  /** The Files and Batches API of the same endpoint, key and headers (llm/batch). */
+  batchApi(): BatchApi;
+  /** Keep a reply obtained another way (a batch output) in the response cache, as `complete` would. */
+  remember(requestHash: string, reply: Omit<CachedReply, "receivedAt">): Promise<void>;
   /** The resolved configuration without the key. */
   readonly config: Readonly<Omit<ModelConfig, "apiKey">>;
 }
@@ -91,6 +98,19 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
     return support === "text" ? undefined : { type: "json_object" as const };
   };
 
+  /**
+   * The chat-completions body exactly as sent: the online path and the batch request files
+   * (llm/batch) both build it here, so a batched request is byte for byte the online one.
+   */
+  const wireBody = (request: ChatRequest, format = wireFormat(request.responseFormat)) => ({
+    model: request.model ?? config.model,
+    messages: request.messages.map((m) => (m.name ? { role: m.role, content: m.content, name: m.name } : { role: m.role, content: m.content })),
+    temperature: request.temperature ?? config.temperature,
+    ...((request.seed ?? config.seed) !== undefined ? { seed: request.seed ?? config.seed } : {}),
+    ...(request.maxTokens !== undefined ? { [tokenField]: request.maxTokens } : {}),
+    ...(format ? { response_format: format } : {}),
+  });
+
   async function send(request: ChatRequest, hash: string): Promise<ChatResult> {
     const model = request.model ?? config.model;
     // Every request that leaves the process, whatever became of it (accounting: UsageTotals).
@@ -101,17 +121,7 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
       const started = performance.now();
       sent++;
       try {
-        const completion = await client.chat.completions.create(
-          {
-            model,
-            messages: request.messages.map((m) => (m.name ? { role: m.role, content: m.content, name: m.name } : { role: m.role, content: m.content })),
-            temperature: request.temperature ?? config.temperature,
-            ...(request.seed ?? config.seed) !== undefined ? { seed: request.seed ?? config.seed } : {},
-            ...(request.maxTokens !== undefined ? { [tokenField]: request.maxTokens } : {}),
-            ...(format ? { response_format: format } : {}),
-          },
-          { signal: request.signal, timeout: config.timeoutMs, maxRetries: 0 },
-        );
+        const completion = await client.chat.completions.create(wireBody(request, format), { signal: request.signal, timeout: config.timeoutMs, maxRetries: 0 });
         const choice = completion.choices?.[0];
         if (!choice || typeof choice.message?.content !== "string") {
           throw new SyntaxError("the reply has no choices[0].message.content");
@@ -196,6 +206,12 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
       await cache?.delete(hash);
     },
     requestHash: keyOf,
+    wireRequest: (request) => wireBody(request),
+    batchApi: () => createBatchApi(client, { baseURL: config.baseURL, model: config.model, apiKey: config.apiKey }),
+    async remember(hash, reply) {
+      // Same rule as completeOnce: a reply cut off at max tokens is not made permanent.
+      if (cache && reply.finishReason !== "length") await cache.put(hash, { ...reply, receivedAt: new Date().toISOString() });
+    },
     async isCached(request) {
       return Boolean(cache && !request.noCache && (await cache.get(keyOf(request))));
     },

@@ -46,3 +46,14 @@ export function estimateCost(price: ModelPrice | undefined, promptTokens: number
   if (!price) return undefined;
   return (promptTokens * price.input + completionTokens * price.output) / 1_000_000;
 }
+
+/**
+ * Batch API price as a share of the standard one: OpenAI bills batch requests (answered within
+ * 24 h) at half the standard price, input and output alike.
+ */
+export const BATCH_PRICE_FACTOR = 0.5;
+
+/** The batch price of a model whose standard price is `price`. */
+export function batchPrice(price: ModelPrice | undefined): ModelPrice | undefined {
+  return price && { input: price.input * BATCH_PRICE_FACTOR, output: price.output * BATCH_PRICE_FACTOR };
+}

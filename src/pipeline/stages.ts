@@ -10,6 +10,8 @@ import { toolVersion } from "../util/provenance.js";
 import { hashValue, sha256 } from "../util/hash.js";
 import { runImport } from "../stages/import.js";
 import { incompleteCoding, runCode } from "../stages/code.js";
+import { openBatches } from "../stages/batch.js";
+import type { BatchEntry } from "../llm/batch/ledger.js";
 import { runAgree } from "../stages/agree.js";
 import { runCompare } from "../stages/compare.js";
 import { runStats } from "../stages/stats.js";
@@ -95,6 +97,13 @@ const importStage: Stage = {
   },
 };
 
+/** "1 LLM batch (bales-ipa/llm, 9 requests, submitted 2026-…)" for messages. */
+function waitingFor(pending: readonly BatchEntry[]): string {
+  const requests = pending.reduce((n, b) => n + b.requests.length, 0);
+  const labels = [...new Set(pending.map((b) => b.label))].join(", ");
+  return `${pending.length} LLM batch${pending.length === 1 ? "" : "es"} (${labels}, ${requests} request(s), submitted ${pending[0].createdAt.slice(0, 16).replace("T", " ")} UTC)`;
+}
+
 /** Everything that decides what the code stage does: sessions, stored codes, codebooks, coders, model. */
 async function codeFingerprint(c: StageContext) {
   const llm = plans(c).some((p) => p.coders.includes("llm"));
@@ -135,16 +144,33 @@ const codeStage: Stage = {
         promptTokens += dry.promptTokens;
       }
     }
+    const pending = llm ? await openBatches(c.study.dir) : [];
     return {
       fingerprint: print,
-      work: `code ${jobs.join(", ") || "nothing"}`,
+      work: `code ${jobs.join(", ") || "nothing"}${pending.length ? `; the LLM coder waits for ${waitingFor(pending)}` : ""}`,
       nothingToDo: jobs.length === 0,
       // Turns without codes (e.g. a deleted codes file) are coded whatever the fingerprint says.
       mustRun: toCode > 0 ? `${toCode} turn(s) have no codes yet` : undefined,
-      llm: llm ? { requests, promptTokens } : undefined,
+      // Nothing goes online while a batch holds the LLM requests (they would be paid twice).
+      llm: llm && pending.length === 0 ? { requests, promptTokens } : undefined,
     };
   },
   async run(c) {
+    const pending = await openBatches(c.study.dir);
+    if (pending.length > 0 && plans(c).some((p) => p.coders.includes("llm"))) {
+      // A batch holds the LLM requests: code offline now, and let the later stages use the
+      // codes stored so far; `colloquy batch collect` adds the LLM codes when the batch is done.
+      c.reporter.warn(`${waitingFor(pending)} still open: the LLM coder waits for it and the next stages use the codes stored so far; collect with \`colloquy batch collect ${c.study.dir}\`, then run \`colloquy study\` again`);
+      const offline = plans(c).filter((p) => p.coders.includes("rules"));
+      const parts: string[] = [];
+      for (const plan of offline) {
+        const summary = await runCode(c.study, { codebook: plan.codebook, coder: "rules" }, c.reporter);
+        const problem = incompleteCoding(summary);
+        if (problem) throw problem;
+        parts.push(...summary.jobs.map((j) => `${j.codebook}/${j.coder}: ${j.coded} coded, ${j.alreadyCoded} already coded`));
+      }
+      return [...parts, `LLM: waiting for ${waitingFor(pending)}`].join("; ");
+    }
     const summary = await runCode(c.study, { coder: c.options.coder, model: modelOverrides(c) }, c.reporter);
     const problem = incompleteCoding(summary);
     if (problem) throw problem;
@@ -178,8 +204,19 @@ const agreeStage: Stage = {
       if (!humans.length) continue;
       const coders = (await c.study.coders())[p.codebook] ?? [];
       const missing = p.coders.filter((m) => !coders.includes(m));
-      if (missing.length) throw new Error(`no ${p.codebook} codes from ${missing.join(", ")}: run the code stage first (colloquy study ${c.study.dir} --only code)`);
-      const { report } = await runAgree(c.study, { codebook: p.codebook, coders: [...p.coders, ...humans] }, c.reporter);
+      let machine = p.coders;
+      if (missing.length) {
+        // The LLM's codes are on their way in a batch: agreement among the coders there are, said so.
+        const pending = missing.every((m) => m === "llm") ? await openBatches(c.study.dir) : [];
+        if (pending.length === 0) throw new Error(`no ${p.codebook} codes from ${missing.join(", ")}: run the code stage first (colloquy study ${c.study.dir} --only code)`);
+        c.reporter.warn(`${p.codebook}: no llm codes yet (waiting for ${waitingFor(pending)}): agreement among the other coders only`);
+        machine = p.coders.filter((m) => coders.includes(m));
+        if (machine.length + humans.length < 2) {
+          lines.push(`${p.codebook}: waiting for the LLM batch`);
+          continue;
+        }
+      }
+      const { report } = await runAgree(c.study, { codebook: p.codebook, coders: [...machine, ...humans] }, c.reporter);
       const kappas = report.variables.flatMap((v) => v.pairs.map((pair) => `${pair.a} vs ${pair.b} kappa ${Number.isFinite(pair.kappa) ? pair.kappa.toFixed(3) : "n/a"}`));
       lines.push(`${p.codebook}: ${report.coverage?.unitsCodedByAll ?? 0} turn(s) coded by all; ${kappas.slice(0, 3).join(", ")}${kappas.length > 3 ? ", …" : ""}`);
     }

@@ -7,6 +7,10 @@ import type { ContextWindow } from "../coding/llm/prompt.js";
 import type { LlmClient } from "../llm/client.js";
 import { displayURL, needsApiKey, type ModelCliOptions } from "../llm/config.js";
 import type { CodebookPlan } from "../study/config.js";
+import { batchAnsweredModel } from "../llm/batch/answered.js";
+import type { BatchLimits } from "../llm/batch/files.js";
+import type { BatchAnswer } from "../llm/batch/results.js";
+import { submitCodingBatch, type BatchSubmitSummary } from "./batch.js";
 import { listSessionIds } from "../study/study.js";
 import { CliError } from "../util/errors.js";
 import type { StageEffects, StudyContext } from "./context.js";
@@ -47,6 +51,12 @@ export interface CodeStageOptions {
   /** Plan only: the exact prompt of one turn and the estimated requests, nothing sent. */
   dryRun?: boolean;
   signal?: AbortSignal;
+  /** "batch": write the LLM requests to the provider's Batch API instead of asking them now (collect later). */
+  via?: "online" | "batch";
+  /** With via "batch": requests and bytes per batch file (default: the provider's limits). */
+  batchLimits?: Partial<BatchLimits>;
+  /** Collecting: the replies of finished batches by request key; the LLM coder is answered from them. */
+  answers?: ReadonlyMap<string, BatchAnswer>;
   /** Code records per append and ms between appends (default 50 and 500; tests use smaller). */
   flushEvery?: number;
   flushMs?: number;
@@ -76,6 +86,8 @@ const planTeaching = (plan: CodebookPlan | undefined) => ({
 export interface CodeSummary {
   jobs: CodingSummary[];
   dryRuns: (DryRun & { codebook: string; coder: string })[];
+  /** With via "batch": what was submitted (or on a dry run, would be) per LLM job. */
+  batches: BatchSubmitSummary[];
   /** The model used (llm jobs only). */
   model?: { name: string; endpoint: string };
   /** Set on a dry run against an endpoint that will need a key the environment lacks. */
@@ -159,7 +171,8 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
   const sessions = await selectSessions(context, options.sessions);
   const specs = codingJobs(options, context.config.codebooks);
   const codebooks = await Promise.all(specs.map((s) => loadCodebook(s.codebookRef, context.dir)));
-  const summary: CodeSummary = { jobs: [], dryRuns: [] };
+  const summary: CodeSummary = { jobs: [], dryRuns: [], batches: [] };
+  if (options.via === "batch" && specs.some((s) => s.coder !== "llm")) throw new CliError("--via batch is for the LLM coder: add --coder llm (the rules and learned coders run offline at once)");
   if ((options.examples?.length ?? 0) === 0 && (options.shots !== undefined || options.examplesExcludeSession)) {
     throw new CliError("--shots and --examples-exclude-session go with --examples human:alice (the coders whose codes are shown as worked examples)");
   }
@@ -167,6 +180,7 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
   let model: LlmClient | undefined;
   if (specs.some((s) => s.coder === "llm")) {
     model = context.model(options.model ?? {}, effects);
+    if (options.answers) model = batchAnsweredModel(model, options.answers);
     summary.model = { name: model.info.model, endpoint: displayURL(model.config.baseURL) };
     // The key only ever comes from the environment (see resolveModelConfig).
     if (needsApiKey(model.config.baseURL) && !process.env.OPENAI_API_KEY) {
@@ -202,6 +216,23 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
         flushEvery: options.flushEvery,
         flushMs: options.flushMs,
       };
+      if (options.via === "batch" && job.model) {
+        const recorded: Parameters<typeof submitCodingBatch>[2] = {
+          codebook: spec.codebookRef,
+          coderId: options.coderId,
+          context: spec.context,
+          samples: spec.samples,
+          batch: options.batch,
+          examples: options.examples,
+          shots: options.shots,
+          examplesExcludeSession: options.examplesExcludeSession,
+          sessions: options.sessions,
+          seed: job.seed,
+          temperature: options.model?.temperature,
+        };
+        summary.batches.push(await submitCodingBatch(context, { ...job, model: job.model }, recorded, { limits: options.batchLimits, dryRun: options.dryRun }, effects));
+        continue;
+      }
       if (options.dryRun) {
         summary.dryRuns.push({ codebook: codebooks[i].id, coder: spec.coder, ...(await dryRunCoding(job)) });
         continue;

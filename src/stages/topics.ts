@@ -1,7 +1,7 @@
 import { createConceptExtractor } from "../analysis/concepts/extract.js";
 import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
 import { buildTopicsReport, readTopicsReport, summariseTopics, writeTopicsReport, type TopicRunResult, type TopicsReport } from "../analysis/topics/report.js";
-import { memoNote, openSessionMemo } from "../study/session-memo.js";
+import { memoNote, openSessionMemo, type SessionMemo } from "../study/session-memo.js";
 import { applyReviews, readReviewFiles, REVIEW_CODEBOOK, reviewCsv } from "../analysis/topics/review.js";
 import { readCodes, replaceCodes } from "../coding/store.js";
 import type { CodeRecord } from "../coding/records.js";
@@ -10,7 +10,15 @@ import type { ModelCliOptions } from "../llm/config.js";
 import { CliError } from "../util/errors.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { artifacts } from "../study/artifacts.js";
-import type { StageEffects, StudyContext } from "./context.js";
+import { silentEffects, type StageEffects, type StudyContext } from "./context.js";
+import { batchAnsweredModel } from "../llm/batch/answered.js";
+import type { BatchLimits } from "../llm/batch/files.js";
+import { recordingModel } from "../llm/batch/recording.js";
+import type { BatchAnswer } from "../llm/batch/results.js";
+import type { ChatMessage } from "../llm/types.js";
+import type { Session } from "../transcript/schema.js";
+import { estimateTokens } from "../coding/llm/prompt.js";
+import { costs, loadLedger, openKeys, submitLines, type BatchSubmitSummary } from "./batch.js";
 
 /**
  * The topics stage: topic trees (main topics, sub-topics) and branching ratios per participant,
@@ -24,6 +32,12 @@ export interface TopicsStageOptions {
   runs?: number;
   model?: ModelCliOptions;
   noCache?: boolean;
+  /** "batch": submit the LLM requests to the provider's Batch API; `colloquy batch collect` makes the report. */
+  via?: "online" | "batch";
+  batchLimits?: Partial<BatchLimits>;
+  dryRun?: boolean;
+  /** Collecting: the replies of finished batches by request key (the topic runs are answered from them). */
+  answers?: ReadonlyMap<string, BatchAnswer>;
 }
 
 export interface TopicsSummary {
@@ -46,12 +60,36 @@ export async function runTopics(context: StudyContext, options: TopicsStageOptio
     model = context.model(options.model ?? {}, effects);
     const problem = await model.preflight();
     if (problem) throw new CliError(problem.message);
+    if (options.answers) model = batchAnsweredModel(model, options.answers);
   }
   const scope = options.scope ?? config.topics.scope ?? "session";
   const memo = coder === "rules" ? await openSessionMemo<TopicRunResult>(context.dir, "topics-rules", { scope, speakers }) : undefined;
-  const report = await buildTopicsReport(sessions, {
+  const report = await buildReport(context, sessions, coder, speakers, options, model, effects, memo);
+  const file = await writeTopicsReport(context.dir, report);
+  await memo?.save();
+  if (memo && memoNote(memo)) effects.log(`topics: ${report.trees.length} tree(s)${memoNote(memo)}`);
+  const staleReviews = Boolean((await context.coders())[REVIEW_CODEBOOK]);
+  if (staleReviews) {
+    effects.warn(`earlier topic reviews exist (codes/${REVIEW_CODEBOOK}); they refer to the previous trees: export and review again, or re-import the sheets if the trees are unchanged`);
+  }
+  return { report, file, staleReviews };
+}
+
+/** The topics report of `sessions` with this coder and model (`memo`: rules trees of earlier runs). */
+function buildReport(
+  context: StudyContext,
+  sessions: Session[],
+  coder: "rules" | "llm",
+  speakers: SpeakerSelection,
+  options: TopicsStageOptions,
+  model: LlmClient | undefined,
+  effects: StageEffects,
+  memo?: SessionMemo<TopicRunResult>,
+) {
+  const config = context.config;
+  return buildTopicsReport(sessions, {
     coder,
-    scope,
+    scope: options.scope ?? config.topics.scope ?? "session",
     speakers,
     memo,
     runs: options.runs ?? config.topics.runs ?? 3,
@@ -63,15 +101,37 @@ export async function runTopics(context: StudyContext, options: TopicsStageOptio
     compare: { design: config.compare.design, control: config.compare.control },
     reporter: effects,
   });
-  const file = await writeTopicsReport(context.dir, report);
-  await memo?.save();
-  if (memo && memoNote(memo)) effects.log(`topics: ${report.trees.length} tree(s)${memoNote(memo)}`);
-  const staleReviews = Boolean((await context.coders())[REVIEW_CODEBOOK]);
-  if (staleReviews) {
-    effects.warn(`earlier topic reviews exist (codes/${REVIEW_CODEBOOK}); they refer to the previous trees: export and review again, or re-import the sheets if the trees are unchanged`);
-  }
-  return { report, file, staleReviews };
 }
+
+/**
+ * `colloquy topics --via batch`: the topic runs' requests, exactly as the online run would send
+ * them (noted by running the analysis against a recording model), submitted as batches.
+ */
+export async function submitTopicsBatch(context: StudyContext, options: TopicsStageOptions, effects: StageEffects): Promise<BatchSubmitSummary> {
+  const sessions = await context.sessions();
+  if (sessions.length === 0) throw new CliError(`${context.paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${context.dir}\``);
+  const speakers = options.speakers ?? context.config.topics.speakers ?? "human";
+  checkSelection(sessions, speakers);
+  const model = context.model(options.model ?? {}, effects);
+  if (!options.dryRun) {
+    const problem = await model.preflight();
+    if (problem) throw new CliError(problem.message);
+  }
+  const ledger = await loadLedger(context.dir);
+  const recorder = recordingModel(model, openKeys(ledger, "topics"));
+  await buildReport(context, sessions, "llm", speakers, options, recorder.model, silentEffects);
+  const promptTokens = recorder.lines.reduce((n, l) => n + estimateTokens(l.body.messages as ChatMessage[]), 0);
+  const counts = { toCode: 0, alreadyCoded: 0, requests: recorder.lines.length, cached: recorder.counts.cached, pending: recorder.counts.pending, promptTokens, completionTokens: recorder.lines.length * EST_TOPIC_COMPLETION_TOKENS };
+  const label = `topics (${options.scope ?? context.config.topics.scope ?? "session"})`;
+  const summary: BatchSubmitSummary = { label, counts, batches: [], ...costs(model, counts) };
+  if (options.dryRun || recorder.lines.length === 0) return summary;
+  const job = { scope: options.scope, speakers: options.speakers, runs: options.runs, noCache: options.noCache, model: { seed: options.model?.seed, temperature: options.model?.temperature } };
+  summary.batches = await submitLines(context, ledger, model, recorder.lines, { kind: "topics", label, job: JSON.parse(JSON.stringify(job)), prefix: "topics" }, options.batchLimits, effects);
+  return summary;
+}
+
+/** Completion tokens we expect per topic tree, for estimates (a JSON tree of a few topics). */
+const EST_TOPIC_COMPLETION_TOKENS = 400;
 
 /** Topic runs that failed are left out of the report (never invented): the error to raise, if any. */
 export function failedTopicRuns(summary: TopicsSummary): CliError | undefined {

@@ -18,6 +18,7 @@ import type { StatsReport } from "../analysis/stats-report.js";
 import type { TopicsReport } from "../analysis/topics/report.js";
 import type { ConceptsReport } from "../analysis/concepts/report.js";
 import { studyConfigSchema, type StudyConfig } from "./config.js";
+import { batchLedgerSchema, type BatchLedger } from "../llm/batch/ledger.js";
 
 /**
  * The artifact registry: every file a study holds, each as {name, path, schema}. Writers and
@@ -41,6 +42,8 @@ export const STUDY_FOLDERS = {
   backups: "backups",
   /** Codebooks the study made itself (from an imported REFI-QDA project), by id. */
   codebooks: "codebooks",
+  /** Jobs that outlive a process: the batches submitted to an LLM provider (batches.json). */
+  jobs: ".colloquy",
 } as const;
 
 /** "bytes": whatever was there (fragments moved out of a JSONL file), not records. */
@@ -209,6 +212,15 @@ export const artifacts = {
     format: "json",
     schema: studyLockSchema,
     ...fixed(".colloquy.lock"),
+  }),
+  batches: define<[], BatchLedger>({
+    name: "batches",
+    description: "LLM batches submitted for this study (ids, file ids, request keys; never a key): what `colloquy batch collect` picks up",
+    writtenBy: "colloquy code --via batch / colloquy batch",
+    folder: STUDY_FOLDERS.jobs,
+    format: "json",
+    schema: batchLedgerSchema,
+    ...fixed("batches.json"),
   }),
   session: define<[id: string], Session>({
     name: "session",

@@ -117,4 +117,28 @@ describe("colloquy topics --coder llm", () => {
     expect(rerun.code).toBe(0);
     expect((await readReport(study)).trees[0].branching).toMatchObject({ mean: 2, sd: 0, n: 2, failedRuns: 0 });
   });
+
+  it("--via batch submits the topic runs' requests; collect writes the report, re-asking an invalid reply online", async () => {
+    server = await startOpenAiServer();
+    const good = JSON.stringify({ mainTopics: [{ label: "Garden", turns: ["t0000"], subtopics: [{ label: "Beds", turns: ["t0000"] }, { label: "Compost", turns: ["t0001"] }] }] });
+    let invalid = 0;
+    server.setHandler((req) => ({ content: req.body.seed === 1 && invalid++ === 0 ? "no" : good }));
+    const study = await makeStudy([makeSession("a1", "A", gardenLines)]);
+    const endpoint = ["--base-url", server.url, "--model", "test-model"];
+    const dry = await runCli(["topics", study, "--coder", "llm", "--runs", "2", ...endpoint, "--via", "batch", "--dry-run"]);
+    expect(dry.stdout).toContain("2 request(s) would go to the batch");
+    expect(server.requests.filter((r) => r.path !== "/v1/models")).toHaveLength(0);
+    const submit = await runCli(["topics", study, "--coder", "llm", "--runs", "2", ...endpoint, "--via", "batch"]);
+    expect(submit.code, submit.stderr).toBe(0);
+    expect(submit.stdout).toContain("2 request(s) went to the batch");
+    expect(server.chatCount).toBe(0);
+    await runCli(["batch", "status", study, "--base-url", server.url]);
+    const collect = await runCli(["batch", "collect", study, "--base-url", server.url]);
+    expect(collect.code, collect.stderr).toBe(0);
+    expect(collect.stdout).toMatch(/topics: 1 tree\(s\), 0 failed run\(s\)/);
+    expect(server.batchCount).toBe(2);
+    expect(server.chatRequests()).toHaveLength(1); // the re-ask of the invalid batch reply
+    const report = await readReport(study);
+    expect(report.trees[0].branching).toMatchObject({ mean: 2, n: 2, failedRuns: 0 });
+  });
 });

@@ -51,4 +51,24 @@ describe("colloquy study with the LLM coder", () => {
     expect((JSON.parse(second.stdout).stages as { status: string }[]).filter((s) => s.status === "ran")).toEqual([]);
     expect(server.chatRequests().length).toBe(before);
   }, 240_000);
+
+  it("knows a pending batch: asks nothing online, goes on with the codes so far and says so", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "colloquy-study-batch-")), "demo");
+    await cp(join(import.meta.dirname, "../../fixtures/demo-study"), dir, { recursive: true });
+    await runCli(["study", dir, "--only", "import"]);
+    const submit = await runCli(["code", dir, "--codebook", "bales-ipa", "--coder", "llm", "--via", "batch", "--base-url", server.url, "--model", "test-model"]);
+    expect(submit.code, submit.stderr).toBe(0);
+    const run = await runCli(["study", dir, "--coder", "llm", "--base-url", server.url, "--model", "test-model", "--only", "code,agree", "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    const stages = JSON.parse(run.stdout).stages as { name: string; status: string; summary?: string; work?: string }[];
+    const code = stages.find((s) => s.name === "code")!;
+    expect(code.status).toBe("ran");
+    expect(JSON.stringify(code)).toMatch(/LLM: waiting for 1 LLM batch \(bales-ipa\/llm, \d+ request\(s\), submitted /);
+    expect(stages.find((s) => s.name === "agree")!.status).toBe("ran");
+    expect(server.chatRequests()).toHaveLength(0);
+    expect(server.batchCount).toBe(0);
+    // The agreement of the coders there are (the two human coders) was computed.
+    const agreement = JSON.parse(await readFile(join(dir, "analysis", "agreement-bales-ipa.json"), "utf8"));
+    expect(agreement.coders).toEqual(["human:coder-a", "human:coder-b"]);
+  }, 240_000);
 });

@@ -41,6 +41,9 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { createBatchRoutes, DEFAULT_BATCH_BEHAVIOUR, type BatchBehaviour, type StoredFile } from "./openai-batches.js";
+
+export type { BatchBehaviour } from "./openai-batches.js";
 
 export interface RecordedRequest {
   method: string;
@@ -75,6 +78,8 @@ export interface OpenAiServerOptions {
   /** response_format types answered with 400 (to exercise the SDK-side fallback). */
   rejectFormats?: Array<"json_schema" | "json_object">;
   models?: string[];
+  /** How batches behave (see BatchBehaviour); mutable later as `server.batch`. */
+  batch?: Partial<BatchBehaviour>;
   /** Keep request bodies in `requests` (default true; the benchmark turns it off to save memory). */
   record?: boolean;
 }
@@ -96,6 +101,14 @@ export interface OpenAiServer {
   rejectFormats: Array<"json_schema" | "json_object">;
   /** Status for GET /v1/models (default 200). */
   modelsStatus: number;
+  /** Chat requests answered inside batches (in answering order), as if each were a POST. */
+  readonly batchRequests: RecordedRequest[];
+  /** Count of batched chat requests answered (kept even when `record` is false). */
+  readonly batchCount: number;
+  /** How batches behave from now on (mutable; see BatchBehaviour). */
+  batch: BatchBehaviour;
+  /** Uploaded and produced files: id -> {path on disk, purpose, bytes}. */
+  files(): Map<string, StoredFile>;
   /** Forget recorded requests (not the queue). */
   reset(): void;
   /** Stop listening and destroy open sockets (hanging requests included). Idempotent. */
@@ -114,6 +127,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
   const timers = new Set<NodeJS.Timeout>();
   const record = options.record ?? true;
   let chatCount = 0;
+  let batchCount = 0;
   let closed = false;
 
   const later = (ms: number, fn: () => void) => {
@@ -134,20 +148,42 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
 
   const errorBody = (message: string, type = "invalid_request_error") => ({ error: { message, type, param: null, code: null } });
 
+  /** The reply to one chat request: the queue, then the handler, then a default. */
+  async function nextReply(recorded: RecordedRequest): Promise<ScriptedReply> {
+    try {
+      return queue.shift() ?? (handler ? await handler(recorded) : { content: '{"ok":true}' });
+    } catch (error) {
+      return { status: 500, message: `test handler threw: ${(error as Error).message}` };
+    }
+  }
+
+  const formatRejection = (body: any): string | undefined => {
+    const formatType: string | undefined = body?.response_format?.type;
+    return formatType && server.rejectFormats.includes(formatType as "json_schema") ? `Invalid parameter: response_format of type '${formatType}' is not supported by this model.` : undefined;
+  };
+
+  /** The chat.completion object for a content reply. */
+  function completion(body: any, reply: Extract<ScriptedReply, { content: string }>, n: number) {
+    const messages: Array<{ content?: unknown }> = Array.isArray(body?.messages) ? body.messages : [];
+    const promptChars = messages.reduce((sum, m) => sum + (typeof m.content === "string" ? m.content.length : 0), 0);
+    const usage = reply.usage ?? { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: approxTokens(reply.content) };
+    return {
+      id: `chatcmpl-test-${n}`,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model: reply.model ?? body?.model ?? "test-model",
+      choices: [{ index: 0, message: { role: "assistant", content: reply.content, refusal: null }, logprobs: null, finish_reason: reply.finishReason ?? "stop" }],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    };
+  }
+
+  const errorType = (status: number) => (status === 429 ? "rate_limit_exceeded" : status >= 500 ? "server_error" : "invalid_request_error");
+
   async function chat(recorded: RecordedRequest, res: ServerResponse) {
     const body = recorded.body ?? {};
-    const formatType: string | undefined = body.response_format?.type;
-    if (formatType && server.rejectFormats.includes(formatType as "json_schema")) {
-      return later(server.latencyMs, () =>
-        sendJson(res, 400, errorBody(`Invalid parameter: response_format of type '${formatType}' is not supported by this model.`)),
-      );
-    }
-    let reply: ScriptedReply;
-    try {
-      reply = queue.shift() ?? (handler ? await handler(recorded) : { content: '{"ok":true}' });
-    } catch (error) {
-      reply = { status: 500, message: `test handler threw: ${(error as Error).message}` };
-    }
+    const rejection = formatRejection(body);
+    if (rejection) return later(server.latencyMs, () => sendJson(res, 400, errorBody(rejection)));
+    const reply = await nextReply(recorded);
     if ("hang" in reply) return; // never answer; close() destroys the socket
     const delay = server.latencyMs + (reply.delayMs ?? 0);
     later(delay, () => {
@@ -156,27 +192,37 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         res.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "application/json" });
         return void res.end(reply.rawBody);
       }
-      if ("status" in reply) {
-        const type = reply.status === 429 ? "rate_limit_exceeded" : reply.status >= 500 ? "server_error" : "invalid_request_error";
-        return sendJson(res, reply.status, errorBody(reply.message ?? `scripted ${reply.status}`, type), reply.headers);
-      }
-      const messages: Array<{ content?: unknown }> = Array.isArray(body.messages) ? body.messages : [];
-      const promptChars = messages.reduce((n, m) => n + (typeof m.content === "string" ? m.content.length : 0), 0);
-      const usage = reply.usage ?? { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: approxTokens(reply.content) };
-      sendJson(res, 200, {
-        id: `chatcmpl-test-${chatCount}`,
-        object: "chat.completion",
-        created: Math.floor(Date.now() / 1000),
-        model: reply.model ?? body.model ?? "test-model",
-        choices: [
-          { index: 0, message: { role: "assistant", content: reply.content, refusal: null }, logprobs: null, finish_reason: reply.finishReason ?? "stop" },
-        ],
-        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-      });
+      if ("status" in reply) return sendJson(res, reply.status, errorBody(reply.message ?? `scripted ${reply.status}`, errorType(reply.status)), reply.headers);
+      sendJson(res, 200, completion(body, reply, chatCount));
     });
   }
 
+  const batchApi = createBatchRoutes({
+    sendJson,
+    errorBody,
+    answer: async (line) => {
+      const recorded: RecordedRequest = { method: "POST", path: line.url, headers: {}, body: line.body, rawBody: JSON.stringify(line.body), receivedAt: Date.now() };
+      if (record) server.batchRequests.push(recorded);
+      batchCount++;
+      const rejection = formatRejection(line.body);
+      if (rejection) return { status: 400, body: errorBody(rejection) };
+      const reply = await nextReply(recorded);
+      if ("hang" in reply || "rawBody" in reply) return { status: 500, body: errorBody("the model server failed", "server_error") };
+      if ("status" in reply) return { status: reply.status, body: errorBody(reply.message ?? `scripted ${reply.status}`, errorType(reply.status)) };
+      return { status: 200, body: completion(line.body, reply, batchCount) };
+    },
+    options: () => server.batch,
+  });
+
   const httpServer = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path.startsWith("/v1/files") || path.startsWith("/v1/batches")) {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value ?? "");
+      // Bodies are kept raw here (uploads can be hundreds of MB); only the route and headers are recorded.
+      if (record) server.requests.push({ method: req.method ?? "GET", path, headers, body: undefined, rawBody: "", receivedAt: Date.now() });
+      return void batchApi.route(req, res, path);
+    }
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
@@ -189,7 +235,6 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       }
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value ?? "");
-      const path = (req.url ?? "/").split("?")[0];
       const recorded: RecordedRequest = { method: req.method ?? "GET", path, headers, body, rawBody, receivedAt: Date.now() };
       res.on("finish", () => (recorded.answeredAt = Date.now()));
       const isChat = req.method === "POST" && path === "/v1/chat/completions";
@@ -230,6 +275,12 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     latencyMs: options.latencyMs ?? 0,
     rejectFormats: [...(options.rejectFormats ?? [])],
     modelsStatus: 200,
+    batchRequests: [],
+    get batchCount() {
+      return batchCount;
+    },
+    batch: { ...DEFAULT_BATCH_BEHAVIOUR, ...options.batch },
+    files: () => batchApi.files(),
     reset() {
       server.requests.length = 0;
       chatCount = 0;
@@ -241,6 +292,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       timers.clear();
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      await batchApi.dispose();
     },
   };
   return server;

@@ -175,7 +175,8 @@ export async function llmTopicRun(model: ChatModel, unit: TopicUnit, run: number
     temperature: options.temperature,
     responseFormat: { type: "json_schema", name: "topic_tree", schema: TOPIC_TREE_JSON_SCHEMA },
     noCache: options.noCache,
-    purpose: "topics",
+    // "topics-reask": a batch collection sends follow-ups online (llm/batch/answered.ts).
+    purpose: msgs === messages ? "topics" : "topics-reask",
     signal: options.signal,
   });
   const hashes: string[] = [];

@@ -195,7 +195,8 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
 
     stats.reasks++;
     const errorText = typeof parsed === "string" ? parsed : [...errors].map(([id, e]) => (batchMode ? `${id}: ${e}` : e)).join("; ");
-    const second = await model.complete({ ...base, messages: reaskMessages(base.messages, first.response.text, errorText), signal });
+    // purpose "code-reask": a batch collection sends follow-ups online (llm/batch/answered.ts).
+    const second = await model.complete({ ...base, messages: reaskMessages(base.messages, first.response.text, errorText), purpose: "code-reask", signal });
     countSent(second);
     if (!second.ok) {
       if (second.error.kind === "aborted") return { aborted: true };

@@ -1,0 +1,310 @@
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { LlmClient } from "../llm/client.js";
+import type { ModelCliOptions } from "../llm/config.js";
+import { isLoopbackEndpoint } from "../llm/config.js";
+import { BatchApiError, type BatchApi, type BatchInfo } from "../llm/batch/api.js";
+import { OPENAI_BATCH_LIMITS, writeRequestFiles, type BatchLimits, type BatchRequestLine } from "../llm/batch/files.js";
+import { FINAL_STATUSES, emptyLedger, isOpen, type BatchEntry, type BatchLedger } from "../llm/batch/ledger.js";
+import { readBatchResults, type BatchAnswer } from "../llm/batch/results.js";
+import { batchPrice, estimateCost, priceFor } from "../llm/prices.js";
+import { codingBatchRequests, type BatchPlanCounts } from "../coding/job-batch.js";
+import type { CodingJobOptions } from "../coding/job.js";
+import { artifacts, loadArtifact, writeArtifact, STUDY_FOLDERS } from "../study/artifacts.js";
+import { CliError } from "../util/errors.js";
+import type { StageEffects, StudyContext } from "./context.js";
+
+/**
+ * Batch coding: submit a coding job's requests to the provider's Batch API (half price, answered
+ * within 24 h), and later, from any process, check, collect or cancel. What a later process
+ * needs is in `<study>/.colloquy/batches.json`; the replies go to the response cache and
+ * through the online coder (coding/job-batch.ts, llm/batch/answered.ts), so a batch codes
+ * exactly as an online run would.
+ */
+
+/** What one submission did (or, on a dry run, would do). */
+export interface BatchSubmitSummary {
+  label: string;
+  counts: BatchPlanCounts;
+  /** The batches created: one per request file. */
+  batches: { id: string; requests: number; bytes: number }[];
+  /** USD at the standard (online) price and at the batch price; undefined when the price is unknown. */
+  onlineCost?: number;
+  batchCost?: number;
+}
+
+/** The job a batch serves, as recorded (enough to rebuild the coding job when collecting). */
+export interface CodingBatchJob {
+  codebook: string;
+  coderId?: string;
+  context?: { before: number; after: number };
+  samples?: number;
+  batch?: number;
+  examples?: string[];
+  shots?: number;
+  examplesExcludeSession?: boolean;
+  sessions?: string[];
+  seed?: number;
+  temperature?: number;
+}
+
+export async function loadLedger(study: string): Promise<BatchLedger> {
+  const read = await loadArtifact(artifacts.batches, study);
+  if (read.status === "missing") return emptyLedger();
+  if (read.status === "invalid") throw new CliError(`${artifacts.batches.path(study)}: ${read.problem}; it lists the batches this study submitted (restore it from a copy of the study to collect them)`);
+  return read.value;
+}
+
+const saveLedger = (study: string, ledger: BatchLedger) => writeArtifact(artifacts.batches, study, ledger);
+
+/** Batches of the study still waiting to be collected (for `colloquy study` and messages). */
+export async function openBatches(study: string): Promise<BatchEntry[]> {
+  return (await loadLedger(study)).batches.filter(isOpen);
+}
+
+export function costs(model: LlmClient, counts: Pick<BatchPlanCounts, "promptTokens" | "completionTokens">) {
+  const price = priceFor(model.info.model, { overrides: model.config.prices, local: isLoopbackEndpoint(model.config.baseURL) });
+  return {
+    onlineCost: estimateCost(price, counts.promptTokens, counts.completionTokens),
+    batchCost: estimateCost(batchPrice(price), counts.promptTokens, counts.completionTokens),
+  };
+}
+
+/** Create the batch of an entry whose file is uploaded (also resumes one a killed process left uploaded). */
+async function createBatch(api: BatchApi, entry: BatchEntry): Promise<void> {
+  const batch = await api.create(entry.inputFileId, { colloquy: `${entry.kind} ${entry.label}`.slice(0, 512) });
+  entry.id = batch.id;
+  entry.state = "submitted";
+  entry.status = batch.status;
+}
+
+/**
+ * Submit one coding job as batches: write the request files (split by `limits`), upload each,
+ * create its batch, record it in batches.json after every step. With `dryRun`, only count.
+ */
+export async function submitCodingBatch(
+  context: StudyContext,
+  job: CodingJobOptions & { model: LlmClient },
+  spec: CodingBatchJob,
+  options: { limits?: Partial<BatchLimits>; dryRun?: boolean },
+  effects: StageEffects,
+): Promise<BatchSubmitSummary> {
+  const label = `${job.codebook.id}/${job.coderId ?? "llm"}`;
+  const ledger = await loadLedger(context.dir);
+  const { counts, lines } = codingBatchRequests(job, openKeys(ledger, "code"));
+  if (options.dryRun) {
+    for await (const _ of lines) void _;
+    return { label, counts, batches: [], ...costs(job.model, counts) };
+  }
+  const batches = await submitLines(context, ledger, job.model, lines, { kind: "code", label, job: { ...spec }, prefix: job.codebook.id }, options.limits, effects);
+  return { label, counts, batches, ...costs(job.model, counts) };
+}
+
+/** Request keys already asked by an open batch of this kind. */
+export const openKeys = (ledger: BatchLedger, kind: BatchEntry["kind"]) => new Set(ledger.batches.filter((b) => isOpen(b) && b.kind === kind).flatMap((b) => b.requests));
+
+/** Write, upload and create the batches of `lines`; each step recorded in batches.json at once. */
+export async function submitLines(
+  context: StudyContext,
+  ledger: BatchLedger,
+  model: LlmClient,
+  lines: AsyncIterable<BatchRequestLine> | Iterable<BatchRequestLine>,
+  what: { kind: BatchEntry["kind"]; label: string; job: Record<string, unknown>; prefix: string },
+  limits: Partial<BatchLimits> | undefined,
+  effects: StageEffects,
+): Promise<BatchSubmitSummary["batches"]> {
+  const folder = join(context.dir, STUDY_FOLDERS.jobs, "requests");
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  effects.log(`${what.label}: writing the batch request files…`);
+  const files = await writeRequestFiles(lines, folder, `${stamp}-${what.prefix}`, { ...OPENAI_BATCH_LIMITS, ...limits });
+  const api = model.batchApi();
+  const created: BatchSubmitSummary["batches"] = [];
+  for (const [i, file] of files.entries()) {
+    effects.log(`${what.label}: uploading request file ${i + 1} of ${files.length} (${file.keys.length} requests, ${(file.bytes / 1e6).toFixed(1)} MB)…`);
+    const inputFileId = await apiCall(() => api.upload(file.path));
+    const entry: BatchEntry = {
+      inputFileId,
+      kind: what.kind,
+      job: what.job,
+      label: what.label,
+      model: model.info.model,
+      endpointHost: model.info.endpointHost,
+      state: "uploaded",
+      createdAt: new Date().toISOString(),
+      requests: file.keys,
+      bytes: file.bytes,
+    };
+    ledger.batches.push(entry);
+    // Recorded before the batch exists: a process killed now leaves an entry the next one completes.
+    await saveLedger(context.dir, ledger);
+    await apiCall(() => createBatch(api, entry));
+    await saveLedger(context.dir, ledger);
+    created.push({ id: entry.id!, requests: file.keys.length, bytes: file.bytes });
+    await rm(file.path, { force: true });
+  }
+  return created;
+}
+
+/** Provider errors as CliErrors (their messages already say how to fix them and hold no key). */
+async function apiCall<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof BatchApiError) throw new CliError(error.message);
+    throw error;
+  }
+}
+
+/** One batch as `colloquy batch status` shows it. */
+export interface BatchStatusLine {
+  id?: string;
+  label: string;
+  state: BatchEntry["state"];
+  status?: string;
+  requests: number;
+  counts?: BatchInfo["counts"];
+  createdAt: string;
+  errors: string[];
+}
+
+/** The client for a batch's model, checked to point at the endpoint the batch was sent to. */
+function clientFor(context: StudyContext, entry: BatchEntry, cli: ModelCliOptions, effects: StageEffects): LlmClient {
+  const model = context.model({ ...cli, model: entry.model }, effects);
+  if (model.info.endpointHost !== entry.endpointHost) {
+    throw new CliError(`batch ${entry.id ?? entry.inputFileId} (${entry.label}) was sent to ${entry.endpointHost}, but the endpoint now is ${model.info.endpointHost}: pass --base-url for ${entry.endpointHost} (and its key in OPENAI_API_KEY)`);
+  }
+  return model;
+}
+
+/** Ask the provider about every open batch; completes batches a killed process left uploaded. */
+async function refresh(context: StudyContext, ledger: BatchLedger, cli: ModelCliOptions, effects: StageEffects): Promise<Map<BatchEntry, BatchInfo>> {
+  const infos = new Map<BatchEntry, BatchInfo>();
+  for (const entry of ledger.batches.filter(isOpen)) {
+    const api = clientFor(context, entry, cli, effects).batchApi();
+    if (!entry.id) await apiCall(() => createBatch(api, entry));
+    const info = await apiCall(() => api.retrieve(entry.id!));
+    entry.status = info.status;
+    infos.set(entry, info);
+  }
+  return infos;
+}
+
+const statusLine = (entry: BatchEntry, info?: BatchInfo): BatchStatusLine => ({
+  id: entry.id,
+  label: entry.label,
+  state: entry.state,
+  status: info?.status ?? entry.status,
+  requests: entry.requests.length,
+  counts: info?.counts,
+  createdAt: entry.createdAt,
+  errors: info?.errors ?? [],
+});
+
+/** `colloquy batch status`: every batch of the study, open ones refreshed from the provider. */
+export async function batchStatus(context: StudyContext, cli: ModelCliOptions, effects: StageEffects): Promise<BatchStatusLine[]> {
+  const ledger = await loadLedger(context.dir);
+  const infos = await refresh(context, ledger, cli, effects);
+  if (infos.size > 0) await saveLedger(context.dir, ledger);
+  return ledger.batches.map((entry) => statusLine(entry, infos.get(entry)));
+}
+
+/** `colloquy batch cancel`: ask the provider to cancel every open batch; collect keeps what was answered before. */
+export async function cancelBatches(context: StudyContext, cli: ModelCliOptions, effects: StageEffects): Promise<BatchStatusLine[]> {
+  const ledger = await loadLedger(context.dir);
+  const lines: BatchStatusLine[] = [];
+  for (const entry of ledger.batches.filter(isOpen)) {
+    if (!entry.id) {
+      entry.state = "cancelled";
+      lines.push(statusLine(entry));
+      continue;
+    }
+    const api = clientFor(context, entry, cli, effects).batchApi();
+    const info = await apiCall(() => api.cancel(entry.id!));
+    entry.status = info.status;
+    lines.push(statusLine(entry, info));
+  }
+  await saveLedger(context.dir, ledger);
+  return lines;
+}
+
+/** Download a finished batch's replies and errors into `answers`; requests with neither get why. */
+async function download(api: BatchApi, entry: BatchEntry, info: BatchInfo, answers: Map<string, BatchAnswer>): Promise<string[]> {
+  const problems: string[] = [];
+  const own = new Map<string, BatchAnswer>();
+  if (info.outputFileId) problems.push(...readBatchResults(await apiCall(() => api.download(info.outputFileId!)), `batch ${entry.id} output`, own));
+  if (info.errorFileId) problems.push(...readBatchResults(await apiCall(() => api.download(info.errorFileId!)), `batch ${entry.id} errors`, own));
+  const why =
+    info.status === "failed"
+      ? `the batch failed validation${info.errors.length ? `: ${info.errors.slice(0, 3).join("; ")}` : ""}`
+      : `the batch ended ${info.status} before answering it; \`colloquy code --via batch\` submits it again`;
+  for (const key of entry.requests) answers.set(key, own.get(key) ?? { ok: false, message: why });
+  return problems;
+}
+
+/** The result of collecting one job's finished batches. */
+export interface CollectedJob {
+  label: string;
+  batches: string[];
+  /** Replies received and kept in the response cache. */
+  replies: number;
+  /** Requests the batches did not answer (each turn then in the failures file). */
+  failedRequests: number;
+  problems: string[];
+  kind: BatchEntry["kind"];
+  /** The recorded job: a CodingBatchJob for "code", the topics options for "topics". */
+  job: Record<string, unknown>;
+  answers: ReadonlyMap<string, BatchAnswer>;
+  model: LlmClient;
+  entries: BatchEntry[];
+}
+
+/**
+ * Download every finished open batch, keep each reply in the response cache (as the online call
+ * would have), and return them per job, for the code stage to code (see runCode's `answers`).
+ * Call `markCollected` once the job's codes are stored. Unfinished batches are left alone.
+ */
+export async function downloadFinished(context: StudyContext, cli: ModelCliOptions, effects: StageEffects): Promise<{ jobs: CollectedJob[]; waiting: BatchStatusLine[]; ledger: BatchLedger }> {
+  const ledger = await loadLedger(context.dir);
+  const infos = await refresh(context, ledger, cli, effects);
+  await saveLedger(context.dir, ledger);
+  const jobs = new Map<string, CollectedJob>();
+  const waiting: BatchStatusLine[] = [];
+  for (const [entry, info] of infos) {
+    if (!FINAL_STATUSES.has(info.status)) {
+      waiting.push(statusLine(entry, info));
+      continue;
+    }
+    const model = clientFor(context, entry, cli, effects);
+    const groupKey = JSON.stringify([entry.kind, entry.model, entry.job]);
+    let job = jobs.get(groupKey);
+    if (!job) {
+      job = { label: entry.label, kind: entry.kind, batches: [], replies: 0, failedRequests: 0, problems: [], job: entry.job, answers: new Map(), model, entries: [] };
+      jobs.set(groupKey, job);
+    }
+    effects.log(`${entry.label}: downloading the replies of batch ${entry.id} (${info.status})…`);
+    const answers = job.answers as Map<string, BatchAnswer>;
+    job.problems.push(...(await download(model.batchApi(), entry, info, answers)));
+    job.batches.push(entry.id!);
+    job.entries.push(entry);
+    for (const key of entry.requests) {
+      const answer = answers.get(key)!;
+      if (!answer.ok) {
+        job.failedRequests++;
+        continue;
+      }
+      job.replies++;
+      await model.remember(key, { text: answer.text, model: answer.model, usage: answer.usage, finishReason: answer.finishReason });
+    }
+  }
+  return { jobs: [...jobs.values()], waiting, ledger };
+}
+
+/** Record that a job's batches are collected (their codes and failures are stored). */
+export async function markCollected(study: string, ledger: BatchLedger, job: CollectedJob): Promise<void> {
+  const now = new Date().toISOString();
+  for (const entry of job.entries) {
+    entry.state = "collected";
+    entry.collectedAt = now;
+  }
+  await saveLedger(study, ledger);
+}

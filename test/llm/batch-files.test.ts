@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { requestLine, writeRequestFiles, type BatchRequestLine } from "../../src/llm/batch/files.js";
+import { readBatchResults, type BatchAnswer } from "../../src/llm/batch/results.js";
+
+let dir: string | undefined;
+afterEach(async () => dir && (await rm(dir, { recursive: true, force: true })));
+
+const system = "You code turns. ".repeat(200) + 'quotes " and \\ and \n newlines and émojis 🎉';
+const line = (i: number): BatchRequestLine => ({
+  key: `k${i}`,
+  body: { model: "m", messages: [{ role: "system", content: system }, { role: "user", content: `turn ${i} «${"x".repeat(i % 7)}»` }], temperature: 0, max_tokens: 400 },
+});
+
+describe("batch request files", () => {
+  it("serialises each line exactly as JSON.stringify would, long system prompt included", () => {
+    for (const i of [0, 1, 5]) {
+      const l = line(i);
+      expect(requestLine(l)).toBe(JSON.stringify({ custom_id: l.key, method: "POST", url: "/v1/chat/completions", body: l.body }) + "\n");
+    }
+  });
+
+  it("splits by requests and by bytes, never passing either limit, losing or reordering nothing", async () => {
+    dir = await mkdtemp(join(tmpdir(), "batch-files-"));
+    // Lines of one size (i % 7 === 0: the same user content length), so the split is predictable.
+    const lines = Array.from({ length: 25 }, (_, i) => ({ ...line(0), key: `k${String(i).padStart(2, "0")}` }));
+    const one = Buffer.byteLength(requestLine(lines[0]));
+    const maxBytes = one * 4 + 10;
+    const files = await writeRequestFiles(lines, dir, "t", { maxRequests: 6, maxBytes });
+    expect(files.map((f) => f.keys.length)).toEqual([4, 4, 4, 4, 4, 4, 1]);
+    for (const f of files) {
+      expect((await stat(f.path)).size).toBe(f.bytes);
+      expect(f.bytes).toBeLessThanOrEqual(maxBytes);
+    }
+    const text = (await Promise.all(files.map((f) => readFile(f.path, "utf8")))).join("");
+    expect(text).toBe(lines.map(requestLine).join(""));
+    const byCount = await writeRequestFiles(lines, dir, "c", { maxRequests: 10, maxBytes: 1e9 });
+    expect(byCount.map((f) => f.keys.length)).toEqual([10, 10, 5]);
+  });
+
+  it("refuses a single request larger than a whole file may be", async () => {
+    dir = await mkdtemp(join(tmpdir(), "batch-files-"));
+    await expect(writeRequestFiles([line(0)], dir, "t", { maxRequests: 10, maxBytes: 100 })).rejects.toThrow(/request for k0 alone is \d+ bytes, over the 100-byte limit/);
+  });
+});
+
+describe("batch output and error files", () => {
+  it("reads replies, error lines and non-200 responses; names unreadable lines", () => {
+    const answers = new Map<string, BatchAnswer>();
+    const ok = (id: string, content: string) => JSON.stringify({ id: "r", custom_id: id, response: { status_code: 200, body: { model: "m-1", choices: [{ message: { content }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 2 } } }, error: null });
+    const problems = readBatchResults(
+      [
+        ok("a", '{"code":"x"}'),
+        JSON.stringify({ custom_id: "b", response: { status_code: 429, body: { error: { message: "slow down" } } }, error: null }),
+        JSON.stringify({ custom_id: "c", response: null, error: { code: "batch_expired", message: "too late" } }),
+        "{torn",
+        JSON.stringify({ response: null }),
+        "",
+      ].join("\n"),
+      "out.jsonl",
+      answers,
+    );
+    expect(problems).toEqual(["out.jsonl line 4: not JSON", "out.jsonl line 5: no custom_id"]);
+    expect(answers.get("a")).toEqual({ ok: true, text: '{"code":"x"}', model: "m-1", usage: { promptTokens: 10, completionTokens: 2 }, finishReason: "stop" });
+    expect(answers.get("b")).toEqual({ ok: false, message: "status 429: slow down" });
+    expect(answers.get("c")).toEqual({ ok: false, message: "batch_expired: too late" });
+    // An error line never overwrites a reply already read for the same request.
+    readBatchResults(JSON.stringify({ custom_id: "a", response: null, error: { code: "x", message: "y" } }), "err.jsonl", answers);
+    expect(answers.get("a")?.ok).toBe(true);
+  });
+});
