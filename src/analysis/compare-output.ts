@@ -57,7 +57,7 @@ export function compareSummary(report: CompareResult): string {
     );
   }
   out.push("");
-  out.push(`Tests (${o.design}-subject design, unit ${o.unit}, measure ${o.measure}${o.holm ? ", Holm-adjusted within each family" : ""})`);
+  out.push(`Tests (${report.design ? `${report.design.description}; ${report.design.reason}` : `${o.design}-subject design`}; unit ${o.unit}, measure ${o.measure}${o.holm ? ", Holm-adjusted within each family" : ""})`);
   for (const c of report.comparisons) {
     const dropped = c.onlyInCondition.length + c.onlyInReference.length;
     out.push(

@@ -5,6 +5,7 @@ import { buildConceptsReport, writeConceptsReport, type ConceptsReport } from ".
 import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
 import { CliError } from "../util/errors.js";
 import type { StageEffects, StudyContext } from "./context.js";
+import { studyCompareOptions } from "./design.js";
 
 /** The concepts stage: noun concepts per turn, participant, session and condition. */
 export interface ConceptsStageOptions {
@@ -41,7 +42,7 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   const report = buildConceptsReport(sessions, createConceptExtractor(lexicon), {
     speakers,
     rateBasis,
-    compare: { design: config.compare.design, control: config.compare.control },
+    compare: studyCompareOptions(context.config, sessions),
   });
   const files = await writeConceptsReport(context.paths.analysis, report);
   effects.log(`concepts: ${sessions.length} session(s)`);

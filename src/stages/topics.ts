@@ -10,6 +10,7 @@ import { CliError } from "../util/errors.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { artifacts } from "../study/artifacts.js";
 import type { StageEffects, StudyContext } from "./context.js";
+import { studyCompareOptions } from "./design.js";
 
 /**
  * The topics stage: topic trees (main topics, sub-topics) and branching ratios per participant,
@@ -56,7 +57,7 @@ export async function runTopics(context: StudyContext, options: TopicsStageOptio
     seed: options.model?.seed ?? config.model.seed,
     temperature: options.model?.temperature ?? config.model.temperature,
     noCache: options.noCache,
-    compare: { design: config.compare.design, control: config.compare.control },
+    compare: studyCompareOptions(context.config, sessions),
     reporter: effects,
   });
   const file = await writeTopicsReport(context.dir, report);
@@ -109,7 +110,7 @@ export async function importTopicReviews(context: StudyContext, files: string[])
   const reviewers = (await context.coders())[REVIEW_CODEBOOK] ?? [];
   const all = (await Promise.all(reviewers.map((c) => context.codes(REVIEW_CODEBOOK, c)))).flat();
   applyReviews(report, all);
-  summariseTopics(report, { design: context.config.compare.design, control: context.config.compare.control });
+  summariseTopics(report, studyCompareOptions(context.config, await context.sessions()));
   const allReviewers = [...new Set(all.map((r) => r.coder))].sort();
   const file = await writeTopicsReport(context.dir, { ...report, provenance: { ...report.provenance, review: { reviewers: allReviewers, importedAt: new Date().toISOString(), files } } });
   return { report, file, judgements: records.length, unreviewed, reviewers: [...byCoder.keys()], allReviewers };
