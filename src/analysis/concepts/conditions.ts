@@ -124,7 +124,10 @@ export function meanBootstrapInterval(xs: readonly number[], confidence = 0.95):
     for (let i = 0; i < sample.length; i++) sum += xs[sample[i]];
     return sum / sample.length;
   }, { replicates: INTERVAL_REPLICATES, seed: 1, confidence });
-  return [ci.lower, ci.upper];
+  // A resample of identical values can sum to a hair outside them in floating point (1.8999… for 1.9).
+  const lo = Math.min(...xs);
+  const hi = Math.max(...xs);
+  return [Math.min(hi, Math.max(lo, ci.lower)), Math.min(hi, Math.max(lo, ci.upper))];
 }
 
 /**
