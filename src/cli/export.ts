@@ -55,12 +55,12 @@ function codeRows(records: CodeRecord[], sessions: Map<string, { condition: stri
   });
 }
 
-/** `colloquy export <dir>`: turns (or code records) as CSV or JSONL for R, SPSS and Excel. */
+/** `colloquy export <study>`: turns (or code records) as CSV or JSONL for R, SPSS and Excel. */
 export function registerExport(program: Command): void {
   program
     .command("export")
     .description("export one row per turn (or per code record) as CSV or JSONL")
-    .argument("<dir>", "study folder")
+    .argument("<study>", "study folder")
     .option("--format <format>", "csv or jsonl", "csv")
     .option("--out <file>", "write to a file (default: stdout); a <file>.provenance.json is written next to it")
     .option("--what <rows>", "turns (one row per turn) or codes (one row per code record)", "turns")
