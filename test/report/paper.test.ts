@@ -98,6 +98,17 @@ describe("colloquy report", () => {
     expect(await readdir(join(dir, "paper-tables"))).toContain("sample.csv");
   });
 
+  it("the dashboard's comparison shows the same design and each test's APA line and caveat", async () => {
+    const site = join(dir, "site");
+    const data = (await readdir(site)).find((f) => /^data\..*\.json$/.test(f))!;
+    const bundle = JSON.parse(await readFile(join(site, data), "utf8"));
+    const set = bundle.compare.find((c: { coder: string }) => c.coder === "rules");
+    expect(set.design).toMatch(/^within-subject \(paired by participant\); declared in colloquy\.json/);
+    const chi = set.tests.find((t: { label: string }) => t.label === "across conditions");
+    expect(chi.apa).toMatch(/^χ²\(20, N = 372\)/);
+    expect(chi.note).toMatch(/expected counts below 5/);
+  });
+
   it("refuses an unknown format", async () => {
     const run = await runCli(["report", dir, "--format", "pdf"]);
     expect(run.code).not.toBe(0);

@@ -19,6 +19,7 @@ export const compareView: View = {
     const draw = () => {
       const { set, controls } = chooseCodeSet(ctx, sets, draw);
       const notes: string[] = [`Control: ${set.control} (${set.runs[set.control]} sessions).`];
+      if (set.design) notes.push(`Design: ${set.design}.`);
       if (set.normalised) notes.push("Counts divided by the number of runs per condition before comparing.");
       const collapsed = Object.entries(set.collapse);
       if (collapsed.length) notes.push(`Collapsed: ${collapsed.map(([k, v]) => `${k} = ${v.join(" + ")}`).join("; ")}.`);
@@ -68,8 +69,8 @@ export const compareView: View = {
             el(
               "table",
               { class: "data-table" },
-              el("thead", {}, el("tr", {}, ...["comparison", "test", "n", "statistic", "p", "p (Holm)"].map((h) => el("th", {}, h)))),
-              el("tbody", {}, ...ran.map((t) => el("tr", {}, ...[t.label, t.test, t.n ?? "–", t.statistic?.toFixed(3) ?? "–", t.p?.toFixed(4) ?? "–", t.pAdjusted?.toFixed(4) ?? "–"].map((v) => el("td", {}, String(v)))))),
+              el("thead", {}, el("tr", {}, ...["comparison", "test", "n", "statistic", "p", "p (Holm)", "APA (with effect size)", "caveat"].map((h) => el("th", {}, h)))),
+              el("tbody", {}, ...ran.map((t) => el("tr", {}, ...[t.label, t.test, t.n ?? "–", t.statistic?.toFixed(3) ?? "–", t.p?.toFixed(4) ?? "–", t.pAdjusted?.toFixed(4) ?? "–", t.apa ?? "–", t.note ?? ""].map((v) => el("td", {}, String(v)))))),
             ),
           )
         : null;
