@@ -51,7 +51,7 @@ describe("colloquy report", () => {
       expect(Number(row["Gwet AC1"])).toBe(p.ac1);
     });
     const compare = await json("compare-bales-ipa.json");
-    const tests = await csv("compare-bales-ipa-tests.csv");
+    const tests = await csv("codes-bales-ipa-tests.csv");
     const ran = compare.tests.filter((t: { note?: string }) => !(t.note ?? "").startsWith("no acts with this code"));
     expect(tests.rows).toHaveLength(ran.length);
     const md = await readFile(join(dir, "analysis", "report.md"), "utf8");

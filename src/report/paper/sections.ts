@@ -3,6 +3,7 @@ import type { CompareReport } from "../../analysis/compare.js";
 import type { MeasureComparison } from "../../analysis/concepts/conditions.js";
 import { describeDesign, resolveDesign } from "../../analysis/design.js";
 import type { AnalysisFile, StudyData } from "../load.js";
+import { artifacts } from "../../study/artifacts.js";
 import { apaCompareTest, apaConditionTest, apaNumber, apaSummary, conditionTestName } from "../apa.js";
 import type { Block, Cell, Chart, PaperReport, Section, Table } from "./document.js";
 
@@ -66,13 +67,13 @@ function sampleSection(data: StudyData): Section {
   const text =
     `The study holds ${plural(data.sessions.length, "session")} in ${plural(conditions.length, "condition")} (${conditions.join(", ")}), ` +
     `with ${plural(everyone.size, "distinct participant")} (${[...kinds].map(([k, n]) => `${n} ${k}`).join(", ")})` +
-    (turns !== null ? ` and ${plural(turns, "counted turn")} (${stats!.definitions.countedTurns ?? "see stats.json"}).` : "; run `colloquy stats` for turn counts.");
+    (turns !== null ? ` and ${plural(turns, "counted turn")} (${stats!.definitions.countedTurns ?? `see ${artifacts.stats.relative()}`}).` : "; run `colloquy stats` for turn counts.");
   return {
     title: "Sample",
     level: 3,
     blocks: [
       para(text),
-      table({ id: "sample", caption: "Sessions, runs, participants, turns and words per condition", columns: ["condition", "sessions", "runs", "participants", "turns", "words"], rows, digits: [undefined, 0, 0, 0, 0, 0], source: "sessions/ (sessions, runs, participants); analysis/stats.json sessions[].turns, .words" }),
+      table({ id: "sample", caption: "Sessions, runs, participants, turns and words per condition", columns: ["condition", "sessions", "runs", "participants", "turns", "words"], rows, digits: [undefined, 0, 0, 0, 0, 0], source: `sessions/ (sessions, runs, participants); ${artifacts.stats.relative()} sessions[].turns, .words` }),
     ],
   };
 }
@@ -157,10 +158,10 @@ function compareSection(f: AnalysisFile<CompareReport>, data: StudyData): Sectio
     blocks.push(para(`The distribution of codes across ${t.across} ${t.p !== null && t.p < 0.05 ? "differed" : "did not differ significantly"}: ${apaCompareTest(t)}.${t.note ? ` Note: ${t.note}.` : ""}`));
   }
   const cond = r.frequencies.byCondition;
-  blocks.push(table({ id: `compare-${cb}-proportions`, caption: `Share of acts per code and condition (${cb}, ${r.coder})`, columns: ["code", ...cond.map((c) => c.key)], rows: r.labels.map((code) => [labelOf(code), ...cond.map((c) => c.proportions[code])]), digits: [undefined, ...cond.map(() => 3)], source: `analysis/${f.file} frequencies.byCondition[].proportions` }));
-  blocks.push({ kind: "chart", chart: { kind: "bars", id: `compare-${cb}-proportions`, caption: `Share of acts per code and condition (${cb})`, categories: r.labels.map(labelOf), series: cond.map((c) => ({ name: c.key, values: r.labels.map((code) => c.proportions[code]) })), valueLabel: "share" } });
+  blocks.push(table({ id: `codes-${cb}-proportions`, caption: `Share of acts per code and condition (${cb}, ${r.coder})`, columns: ["code", ...cond.map((c) => c.key)], rows: r.labels.map((code) => [labelOf(code), ...cond.map((c) => c.proportions[code])]), digits: [undefined, ...cond.map(() => 3)], source: `analysis/${f.file} frequencies.byCondition[].proportions` }));
+  blocks.push({ kind: "chart", chart: { kind: "bars", id: `codes-${cb}-proportions`, caption: `Share of acts per code and condition (${cb})`, categories: r.labels.map(labelOf), series: cond.map((c) => ({ name: c.key, values: r.labels.map((code) => c.proportions[code]) })), valueLabel: "share" } });
   if (r.differences.rows.length > 0) {
-    blocks.push(table({ id: `compare-${cb}-differences`, caption: `Difference from control (${r.differences.control}), counts${r.differences.basis === "per-run" ? " per run" : ""}`, columns: ["condition", "code", "count", "control count", "% difference", "share difference (points)"], rows: r.differences.rows.map((d) => [d.condition, labelOf(d.code), d.count, d.controlCount, d.percentDifference, d.proportionPointDifference]), digits: [undefined, undefined, 0, 0, 1, 1], source: `analysis/${f.file} differences.rows` }));
+    blocks.push(table({ id: `codes-${cb}-differences`, caption: `Difference from control (${r.differences.control}), counts${r.differences.basis === "per-run" ? " per run" : ""}`, columns: ["condition", "code", "count", "control count", "% difference", "share difference (points)"], rows: r.differences.rows.map((d) => [d.condition, labelOf(d.code), d.count, d.controlCount, d.percentDifference, d.proportionPointDifference]), digits: [undefined, undefined, 0, 0, 1, 1], source: `analysis/${f.file} differences.rows` }));
   }
   const pairwise = r.tests.filter((t) => t.family !== "chi-square" && !(t.note ?? "").startsWith("no acts with this code"));
   const significant = pairwise.filter((t) => t.p !== null && t.p < 0.05 && (t.family === "wilcoxon" || t.family === "mann-whitney"));
@@ -172,7 +173,7 @@ function compareSection(f: AnalysisFile<CompareReport>, data: StudyData): Sectio
             significant.map((t) => `${labelOf(t.code!)}, ${direction(t, r)} in ${t.condition} than in ${t.reference} (${apaCompareTest(t)})`).join("; ") + ".",
     ),
   );
-  blocks.push(table({ id: `compare-${cb}-tests`, caption: `Tests per code (${describeDesign(r.options.design, r.options.unit)}, unit ${r.options.unit}, measure ${r.options.measure})`, columns: ["code", "comparison", "test", "n", "statistic", "df", "p", ...(r.options.holm ? ["p (Holm)"] : []), "effect size", "effect", "APA", "note"], rows: [...pairwise, ...chis].map((t) => [t.code ? labelOf(t.code) : `(${t.across})`, t.condition !== undefined ? `${t.condition} vs ${t.reference}` : `across ${t.across}`, t.test, t.n, t.statistic, t.df ?? null, t.p, ...(r.options.holm ? [t.pHolm ?? null] : []), t.effectSizeName ?? null, t.effectSize ?? null, apaCompareTest(t), t.note ?? ""]), digits: [undefined, undefined, undefined, 0, 3, 1, 4, ...(r.options.holm ? [4] : []), undefined, 3], source: `analysis/${f.file} tests` }));
+  blocks.push(table({ id: `codes-${cb}-tests`, caption: `Tests per code (${describeDesign(r.options.design, r.options.unit)}, unit ${r.options.unit}, measure ${r.options.measure})`, columns: ["code", "comparison", "test", "n", "statistic", "df", "p", ...(r.options.holm ? ["p (Holm)"] : []), "effect size", "effect", "APA", "note"], rows: [...pairwise, ...chis].map((t) => [t.code ? labelOf(t.code) : `(${t.across})`, t.condition !== undefined ? `${t.condition} vs ${t.reference}` : `across ${t.across}`, t.test, t.n, t.statistic, t.df ?? null, t.p, ...(r.options.holm ? [t.pHolm ?? null] : []), t.effectSizeName ?? null, t.effectSize ?? null, apaCompareTest(t), t.note ?? ""]), digits: [undefined, undefined, undefined, 0, 3, 1, 4, ...(r.options.holm ? [4] : []), undefined, 3], source: `analysis/${f.file} tests` }));
   const untested = r.tests.filter((t) => (t.note ?? "").startsWith("no acts with this code") && (t.family === "wilcoxon" || t.family === "mann-whitney"));
   const notes = [...r.notes, ...(untested.length ? [`Not tested (no acts in either condition): ${[...new Set(untested.map((t) => labelOf(t.code!)))].join(", ")}.`] : [])];
   if (notes.length) blocks.push({ kind: "notes", items: notes });
