@@ -57,7 +57,7 @@ export function compareSummary(report: CompareResult): string {
     );
   }
   out.push("");
-  out.push(`Tests (${o.design}-subject design, unit ${o.unit}, measure ${o.measure}${o.holm ? ", Holm-adjusted within each family" : ""})`);
+  out.push(`Tests (${report.design ? `${report.design.description}; ${report.design.reason}` : `${o.design}-subject design`}; unit ${o.unit}, measure ${o.measure}${o.holm ? ", Holm-adjusted within each family" : ""})`);
   for (const c of report.comparisons) {
     const dropped = c.onlyInCondition.length + c.onlyInReference.length;
     out.push(
@@ -86,8 +86,11 @@ export function compareSummary(report: CompareResult): string {
     const codes = [...new Set(untested.map((t) => t.code))];
     out.push(`not tested (no acts in either condition of a comparison): ${codes.join(", ")}`);
   }
-  const failed = shown.filter((t) => t.p === null && t.note).map((t) => `${t.family}${t.code ? ` ${t.code}` : ""}${t.condition ? ` (${t.condition} vs ${t.reference})` : ""}: ${t.note}`);
-  for (const line of failed) out.push(`  ${line}`);
+  // Every caveat but the small-sample one is printed per line; that one would repeat on every line, so it is counted.
+  const small = shown.filter((t) => t.p !== null && t.note?.includes("small sample"));
+  const noted = shown.filter((t) => t.note && (!small.includes(t) || t.note.includes("; ")));
+  for (const t of noted) out.push(`  ${t.family}${t.code ? ` ${t.code}` : ""}${t.condition ? ` (${t.condition} vs ${t.reference})` : t.across ? ` (across ${t.across})` : ""}: ${t.note}`);
+  if (small.length > 0) out.push(`  ${small.length} test(s) ran on fewer than 6 pairs or units per side: read their p as descriptive, not confirmatory`);
   for (const note of report.notes) out.push(`note: ${note}`);
   return out.join("\n");
 }

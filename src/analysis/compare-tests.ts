@@ -1,4 +1,4 @@
-import { chiSquare, holm, mannWhitneyU, pairedTTest, welchTTest, wilcoxonSignedRank } from "./tests/index.js";
+import { chiSquare, fisherExact, hedgesG, holm, mannWhitneyU, pairedTTest, welchTTest, wilcoxonSignedRank } from "./tests/index.js";
 import type { FrequencyRow, UnitRow } from "./compare.js";
 import { errorMessage } from "../util/errors.js";
 
@@ -123,8 +123,14 @@ export function runTests(input: TestInput): { comparisons: Comparison[]; tests: 
       const x = within ? common.map((k) => value(a.get(k)!, code)) : [...a.values()].map((u) => value(u, code));
       const y = within ? common.map((k) => value(b.get(k)!, code)) : [...b.values()].map((u) => value(u, code));
       if (x.length + y.length > 0 && x.every((v) => v === 0) && y.every((v) => v === 0)) {
-        // A code nobody used in either condition has nothing to test; it stays out of the Holm family.
-        const note = "no acts with this code in either condition: not tested";
+        // Nothing to test; it stays out of the Holm family. The acts of units that could not be
+        // paired still count in what the note says, so "none" is never said of 1 vs 3 acts.
+        const actsIn = (c: string) => (byCondition.get(c) ?? []).reduce((sum, u) => sum + u.counts[code], 0);
+        const [inCondition, inReference] = [actsIn(condition), actsIn(reference)];
+        const note =
+          inCondition + inReference === 0
+            ? "no acts with this code in either condition: not tested"
+            : `the ${x.length} paired units have no acts with this code (${condition} has ${inCondition}, ${reference} ${inReference}, all from units present in only one condition): not tested`;
         for (const family of within ? (["wilcoxon", "paired-t"] as const) : (["mann-whitney", "welch"] as const)) {
           tests.push({ ...base, family, test: TEST_NAMES[family], code, n: within ? x.length : x.length + y.length, statisticName: STATISTIC[family], statistic: null, p: null, note });
         }
@@ -172,15 +178,42 @@ export function runTests(input: TestInput): { comparisons: Comparison[]; tests: 
         }));
         tests.push(guard({ ...base, family: "welch", test: TEST_NAMES.welch, code, n, statisticName: "t", details: { nCondition: x.length, nReference: y.length } }, () => {
           const r = welchTTest(x, y);
-          return { statistic: num(r.t), df: num(r.df), p: num(r.p), details: { nCondition: r.nX, nReference: r.nY, meanCondition: r.meanX, meanReference: r.meanY } };
+          return {
+            statistic: num(r.t),
+            df: num(r.df),
+            p: num(r.p),
+            effectSizeName: "Hedges' g",
+            effectSize: hedgesG(x, y),
+            details: { nCondition: r.nX, nReference: r.nY, meanCondition: r.meanX, meanReference: r.meanY },
+            ...(Number.isNaN(r.t) ? { note: "every unit has the same value in both conditions: t and the effect size are undefined" } : {}),
+            ...(Math.abs(r.t) === Infinity ? { note: "neither condition's values vary but their means differ: t is infinite and the effect size undefined" } : {}),
+          };
         }));
       }
     }
   }
   tests.push(chiSquareAcross("conditions", input.byCondition, labels));
   tests.push(chiSquareAcross("roles", input.byRole, labels));
+  for (const t of tests) explainMissing(t);
   if (options.holm) applyHolm(tests);
   return { comparisons, tests };
+}
+
+/** Fewer pairs (or units per side) than this: the test's p is noted as descriptive. */
+const SMALL_N = 6;
+
+/**
+ * Every line says its statistic, df, p and effect size, or why one is missing; and a test on
+ * very few units says so, since a reviewer reads p differently with 4 pairs than with 40.
+ */
+function explainMissing(t: TestResult): void {
+  const add = (text: string) => (t.note = t.note ? `${t.note}; ${text}` : text);
+  if (t.statistic === null && !t.note) add("statistic undefined for these values");
+  if (t.statistic !== null && t.family !== "chi-square" && (t.effectSize === undefined || t.effectSize === null) && !t.note) add("effect size undefined: the values have no spread");
+  if (t.family === "chi-square" || t.p === null) return;
+  const sizes = t.family === "wilcoxon" || t.family === "paired-t" ? [t.n] : [Number(t.details?.nCondition), Number(t.details?.nReference)];
+  const smallest = Math.min(...sizes);
+  if (smallest < SMALL_N) add(`small sample (${t.family === "wilcoxon" || t.family === "paired-t" ? `${t.n} pairs` : `${sizes.join(" and ")} units`}): read p as descriptive, not confirmatory`);
 }
 
 /** Run a test; an error (too few observations, …) becomes a result with p null and the reason. */
@@ -211,6 +244,18 @@ function chiSquareAcross(across: "conditions" | "roles", rows: readonly Frequenc
   }
   return guard(base, () => {
     const r = chiSquare(table);
+    const cells = r.expected.flat();
+    const below5 = cells.filter((e) => e < 5).length;
+    const minExpected = Math.min(...cells);
+    // Cochran's rule: the approximation is poor when over 20% of expected counts are below 5 or any is below 1.
+    const poor = below5 / cells.length > 0.2 || minExpected < 1;
+    const exact = table.length === 2 && table[0].length === 2 ? fisherExact(table) : null;
+    const smallCounts = poor
+      ? `${below5} of ${cells.length} cells have expected counts below 5 (smallest ${minExpected.toFixed(2)}; ${n} acts for df ${r.dof}): the chi-square approximation is unreliable; ` +
+        (exact ? `Fisher's exact test gives p = ${formatP(exact.p)}` : "collapse rare codes (--collapse / compare.collapse) or drop them (--drop) until at most 20% of cells have expected counts below 5 and none below 1")
+      : below5 > 0
+        ? `${below5} of ${cells.length} cells have expected counts below 5 (within Cochran's rule: at most 20%, none below 1)`
+        : undefined;
     return {
       statistic: r.chi2,
       df: r.dof,
@@ -218,10 +263,22 @@ function chiSquareAcross(across: "conditions" | "roles", rows: readonly Frequenc
       effectSizeName: "Cramér's V",
       effectSize: num(r.cramersV),
       method: r.yates ? "Yates continuity correction (dof 1)" : "Pearson",
-      details: { ...details, expected: r.expected, minExpected: Math.min(...r.expected.flat()) },
-      ...(Math.min(...r.expected.flat()) < 5 ? { note: "some expected counts are below 5; the chi-square approximation may be poor" } : {}),
+      details: {
+        ...details,
+        expected: r.expected,
+        minExpected,
+        cellsBelow5: below5,
+        cells: cells.length,
+        ...(exact ? { fisherExact: { p: exact.p, oddsRatio: num(exact.oddsRatio) } } : {}),
+      },
+      ...(smallCounts ? { note: smallCounts } : {}),
     };
   });
+}
+
+/** p for a note: three decimals, "< .001" below that (APA style). */
+function formatP(p: number): string {
+  return p < 0.001 ? "< .001" : p.toFixed(3).replace(/^0/, "");
 }
 
 function applyHolm(tests: TestResult[]): void {

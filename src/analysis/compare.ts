@@ -3,6 +3,7 @@ import { CliError } from "../util/errors.js";
 import type { CodedTurns } from "./table.js";
 import { mapCodes, mapConditions } from "./compare-mapping.js";
 import { runTests, type Comparison, type TestResult } from "./compare-tests.js";
+import { describeDesign } from "./design.js";
 
 /**
  * `colloquy compare`: code frequencies per condition, role and speaker; the percentage difference
@@ -40,6 +41,8 @@ export interface CompareOptions {
   holm?: boolean;
   /** Where the settings came from, for error messages. */
   where?: { collapse: string; drop: string; groups: string; control: string };
+  /** Where `design` came from (the study's design, ./design.ts), printed with every comparison. */
+  designOrigin?: { source: "flag" | "colloquy.json" | "inferred"; reason: string };
 }
 
 /** Code counts of one group of acts (a condition, role, speaker, or condition × role). */
@@ -96,7 +99,9 @@ export interface CompareResult {
   conditions: { name: string; members: string[]; sessions: number; runs: number; acts: number }[];
   acts: { counted: number; dropped: number; uncodedTurns: number; orphanRecords: number; unknownCodes: string[] };
   /** Resolved settings (defaults filled in). */
-  options: Required<Omit<CompareOptions, "control" | "where">> & { control: string | null };
+  options: Required<Omit<CompareOptions, "control" | "where" | "designOrigin">> & { control: string | null };
+  /** The design the tests assumed, where it came from and why (absent from older files). */
+  design?: { design: "within" | "between"; source: "flag" | "colloquy.json" | "inferred" | "default"; reason: string; description: string };
   frequencies: { byCondition: FrequencyRow[]; byRole: FrequencyRow[]; bySpeaker: FrequencyRow[]; byConditionRole: FrequencyRow[] };
   differences: { control: string | null; basis: "count" | "per-run"; rows: Difference[]; note: string };
   comparisons: Comparison[];
@@ -135,6 +140,13 @@ export function compareConditions(data: CodedTurns, options: CompareOptions = {}
     byRole: f.frequencies.byRole,
     options: f.options,
   });
+  const design = {
+    design: f.options.design,
+    source: options.designOrigin?.source ?? (options.design ? "flag" : "default"),
+    reason: options.designOrigin?.reason ?? (options.design ? "given by the caller" : "the library default (within)"),
+    description: describeDesign(f.options.design, f.options.unit),
+  } as const;
+  if (f.options.design === "within") checkPairable(comparisons, design);
   return {
     labels: f.labels,
     conditions: f.conditions,
@@ -146,7 +158,26 @@ export function compareConditions(data: CodedTurns, options: CompareOptions = {}
     tests,
     units: f.units,
     notes: f.notes,
+    design,
   };
+}
+
+/**
+ * A within-subject design with nothing to pair is a mismatch between the declared design and
+ * the data, not a set of untestable lines: stop and say which setting to change.
+ */
+function checkPairable(comparisons: readonly Comparison[], design: { source: string; reason: string }): void {
+  const empty = comparisons.filter((c) => c.paired !== null && c.paired.length === 0 && c.onlyInCondition.length + c.onlyInReference.length > 0);
+  if (empty.length === 0) return;
+  const c = empty[0];
+  const unit = c.unit === "session" ? "run" : "participant";
+  const list = (xs: string[]) => xs.slice(0, 4).join(", ") + (xs.length > 4 ? `, … (${xs.length})` : "");
+  throw new CliError(
+    `the design is within-subject (${design.reason}), but no ${unit} appears in both ${c.condition} and ${c.reference}, so nothing can be paired ` +
+      `(${c.condition}: ${list(c.onlyInCondition)}; ${c.reference}: ${list(c.onlyInReference)}). ` +
+      `If different ${unit}s took part in each condition, set "design": "between" under "compare" in colloquy.json (or pass --design between); ` +
+      (c.unit === "participant" ? "if the same people took part under different names, match them with --pair-by role." : "if the runs are the same, give their sessions the same metadata.run."),
+  );
 }
 
 /**

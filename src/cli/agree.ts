@@ -59,7 +59,7 @@ function printCurve(curve: AgreeCurve): void {
 /** `colloquy agree`: inter-coder reliability between coders of a study, or between columns of a CSV. */
 export function registerAgree(program: Command): void {
   selectionOptions(program.command("agree"))
-    .description("Inter-coder agreement: kappa, Krippendorff's alpha, AC1, confusion matrix, disagreements (study or CSV)")
+    .description("inter-coder agreement: kappa, Krippendorff's alpha, AC1, confusion matrix, disagreements (study or CSV)")
     .argument("[study]", "study folder (omit with --csv)")
     .option("--codebook <id>", "codebook whose codes to compare (study mode)")
     .option("--coders <list>", "comma-separated coder ids, e.g. llm,human:alice (study mode)")

@@ -70,7 +70,7 @@ function contextFlag(spec: string): ContextWindow {
 export function registerCode(program: Command): void {
   program
     .command("code")
-    .description("Code every turn of a study's sessions with a codebook (offline rules, or an LLM on any OpenAI-compatible endpoint). Resumable; LLM replies are cached in the study.")
+    .description("code every turn of a study's sessions with a codebook (offline rules, or an LLM on any OpenAI-compatible endpoint); resumable, LLM replies are cached in the study")
     .argument("<study>", "study folder")
     .option("--codebook <id|path>", "shipped codebook id (bales-ipa, pragmatic-style, ttct-creativity) or a codebook file; default: every codebook in colloquy.json")
     .addOption(new Option("--coder <coder>", "who codes: rules (offline, default), llm, or learned (offline, trained on your human codes: --train)").choices(["llm", "rules", "learned"]))

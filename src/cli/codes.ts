@@ -42,7 +42,7 @@ export function registerCodes(program: Command): void {
     .command("import")
     .description("attach one coder's codes from a filled coding sheet (or a column of any CSV/TSV with session and turn or index columns) to the study's turns")
     .argument("<file>", "the filled sheet (CSV or TSV; BOM, sep= line and ; delimiters are fine)")
-    .requiredOption("--study <dir>", "study folder")
+    .requiredOption("--study <study>", "study folder")
     .requiredOption("--codebook <id>", "codebook id or file")
     .requiredOption("--coder <id>", "whose codes: human:<name> (a plain name means human:<name>)")
     .option("--column <name>", "the code column (default code_<name>); for scales one per scale, <scale>=<column> (repeat the flag)", collect)

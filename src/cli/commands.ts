@@ -15,6 +15,7 @@ import { registerCompare } from "./compare.js";
 import { registerStats } from "./stats.js";
 import { registerTopics } from "./topics.js";
 import { registerConcepts } from "./concepts.js";
+import { registerReport } from "./report.js";
 import { registerBuild } from "./build.js";
 import { registerServe } from "./serve.js";
 import { registerRun } from "./run.js";
@@ -41,6 +42,7 @@ export function registerCommands(program: Command): void {
   registerStats(program);
   registerTopics(program);
   registerConcepts(program);
+  registerReport(program);
   registerBuild(program);
   registerServe(program);
   registerScenario(program);

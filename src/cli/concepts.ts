@@ -3,6 +3,8 @@ import { parseSpeakers } from "../analysis/concepts/speakers.js";
 import { openStudy } from "../stages/context.js";
 import { runConcepts } from "../stages/concepts.js";
 import { CliError } from "../util/errors.js";
+import { apaConditionTest, conditionTestName } from "../report/apa.js";
+import { describeDesign } from "../analysis/design.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 
@@ -39,10 +41,10 @@ export function registerConcepts(program: Command): void {
         }
       }
       for (const c of report.conditions.filter((c) => c.measure === "conceptRate")) {
-        out(`\nConcept rate by condition (${c.unit}s):`);
+        out(`\nConcept rate by condition (${c.unit}s; ${describeDesign(c.design, c.unit)}${c.designReason ? `, ${c.designReason}` : ""}):`);
         for (const [cond, s] of Object.entries(c.byCondition)) out(`  ${cond}: mean ${fmt(s.mean)}, SD ${fmt(s.sd)}, n ${s.n}${s.missing ? ` (${s.missing} without times)` : ""}`);
         for (const t of c.tests) {
-          out(`  ${t.a} vs ${t.b}: ${t.test} (${c.design}, n = ${t.n}) ${t.skipped ? `not run: ${t.skipped}` : `statistic ${fmt(t.statistic, 3)}, p ${fmt(t.p, 4)}`}`);
+          out(`  ${t.a} vs ${t.b}: ${conditionTestName(t)} (n = ${t.n}): ${apaConditionTest(t)}${t.note ? ` (${t.note})` : ""}`);
         }
       }
       out(`\nWrote ${written.json} and ${written.csv}`);

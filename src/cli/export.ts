@@ -20,12 +20,12 @@ interface ExportFlags {
 
 const FORMATS = ["csv", "jsonl", "parquet", "qdpx", "qdc"];
 
-/** `colloquy export <dir>`: tables for R, SPSS, Stata, Excel and pandas, or REFI-QDA files for QDA tools. */
+/** `colloquy export <study>`: tables for R, SPSS, Stata, Excel and pandas, or REFI-QDA files for QDA tools. */
 export function registerExport(program: Command): void {
   program
     .command("export")
     .description("export tables (turns, codes long or wide, per-participant and per-session summaries) or REFI-QDA projects and codebooks")
-    .argument("<dir>", "study folder")
+    .argument("<study>", "study folder")
     .option("--format <format>", "csv, jsonl, parquet, qdpx (a REFI-QDA project for NVivo, ATLAS.ti, MAXQDA, QualCoder) or qdc (a REFI-QDA codebook)", "csv")
     .option("--out <file>", "write to a file (default: stdout); a <file>.provenance.json is written next to it, and for tables a <file>.dictionary.csv")
     .option("--what <rows>", `tables: ${tableKinds.join(", ")} (turns: one row per turn; codes: one row per turn x codebook x coder; wide: one row per turn, a column per coder and scale; participants, sessions: summaries)`, "turns")

@@ -42,13 +42,13 @@ export function parseAssignments(flag: string, items: readonly string[]): Record
   return out;
 }
 
-/** `colloquy import <files or folders…> --study <dir>`: transcripts in any supported format into the study. */
+/** `colloquy import <files or folders…> --study <study>`: transcripts in any supported format into the study. */
 export function registerImport(program: Command): void {
   program
     .command("import")
     .description("import transcripts (files or folders) into a study; the format is detected from content and extension. A REFI-QDA project (.qdpx, from NVivo, ATLAS.ti, MAXQDA, QualCoder) brings its codes and coders too")
     .argument("<paths...>", "files or folders (folders are searched recursively)")
-    .requiredOption("--study <dir>", "study folder (created if missing)")
+    .requiredOption("--study <study>", "study folder (created if missing)")
     .option("--format <name>", `force a format: ${importers.map((i) => i.name).join(", ")}`)
     .option("--encoding <name>", "decode every file with this encoding, e.g. windows-1252, utf-16le (default: detected; see the README)")
     .option("--path-pattern <pattern>", 'metadata from each path, e.g. "{condition}/{run}/*"')

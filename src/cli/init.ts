@@ -1,18 +1,37 @@
 import type { Command } from "commander";
-import { initStudy } from "../study/study.js";
+import { initStudy, loadStudyConfig } from "../study/study.js";
+import { CliError } from "../util/errors.js";
 import { io } from "./io.js";
 
-/** `colloquy init <dir>`: create a study folder with a documented default colloquy.json. */
+interface InitFlags {
+  title?: string;
+  control?: string;
+  design?: string;
+}
+
+/** `colloquy init <study>`: create a study folder with a documented default colloquy.json. */
 export function registerInit(program: Command): void {
   program
     .command("init")
     .description("create a study folder (colloquy.json, sessions/, codes/, analysis/, inbox/)")
-    .argument("<dir>", "folder to create (may exist)")
+    .argument("<study>", "study folder to create (may exist)")
     .option("--title <title>", "study title")
-    .action(async (dir: string, options: { title?: string }) => {
-      const paths = await initStudy(dir, options.title ? { title: options.title } : {});
+    .option("--control <condition>", "control condition the others are compared against (compare.control)")
+    .option("--design <design>", "within (the same participants in every condition: paired tests) or between (compare.design; default: inferred from the sessions)")
+    .action(async (dir: string, options: InitFlags) => {
+      if (options.design !== undefined && options.design !== "within" && options.design !== "between") throw new CliError(`--design ${options.design}: expected within or between`);
+      const compare = { ...(options.control ? { control: options.control } : {}), ...(options.design ? { design: options.design as "within" | "between" } : {}) };
+      const paths = await initStudy(dir, { ...(options.title ? { title: options.title } : {}), ...(Object.keys(compare).length ? { compare } : {}) });
+      const config = await loadStudyConfig(dir);
+      const ignored = [options.title && "--title", options.control && "--control", options.design && "--design"].filter(Boolean);
       io().out(`Study ready at ${paths.root}`);
-      io().out(`  config:   ${paths.config}${paths.keptConfig ? " (already there: kept as it was" + (options.title ? "; --title not applied" : "") + ")" : ""}`);
+      io().out(`  config:   ${paths.config}${paths.keptConfig ? " (already there: kept as it was" + (ignored.length ? `; ${ignored.join(", ")} not applied` : "") + ")" : ""}`);
+      io().out(
+        `  control:  ${config.compare.control ?? 'none yet: the "Conditions vs control" view stays empty until you set "compare": {"control": "<condition>"} in colloquy.json (or init --control)'}`,
+      );
+      io().out(
+        `  design:   ${config.compare.design ? `${config.compare.design}-subject (declared)` : 'inferred from the sessions (within when the same participants appear in several conditions); declare it with "compare": {"design": "within" | "between"}'}`,
+      );
       io().out(`  next:     colloquy import <files…> --study ${dir}`);
     });
 }

@@ -64,7 +64,7 @@ export function registerRun(program: Command): void {
     .command("run")
     .description("run a scenario (multi-agent session, humans in the loop) for each condition x runs, into a study")
     .argument("<scenario>", "scenario file (JSON or YAML)")
-    .option("--study <dir>", "study folder the sessions are written to (created if missing)", "colloquy-study")
+    .option("--study <study>", "study folder the sessions are written to (created if missing)", "colloquy-study")
     .option("--runs <n>", "runs per condition", "1")
     .option("--condition <name...>", "only these conditions (default: all)")
     .option("--seed <n>", "seed for every random choice; same scenario + seed + cache = same sessions", "1")

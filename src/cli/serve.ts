@@ -76,7 +76,10 @@ export interface ServeFlags {
 export async function serveDashboard(study: string, options: ServeFlags): Promise<void> {
       const port = Number(options.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port ${options.port}: not a port number (0-65535)`);
-      const site = resolve(options.out ?? studyPaths(study).site);
+      const paths = studyPaths(study);
+      // Before anything is printed: "Building the dashboard…" for a folder that is not there misleads.
+      if (!existsSync(paths.root)) throw new CliError(`${paths.root}: no such study folder. Create one with \`colloquy init ${study}\`, or check the path.`);
+      const site = resolve(options.out ?? paths.site);
       if (options.build && (await siteIsStale(study, site))) {
         await rebuildUnlessBusy(study, site);
       } else if (!options.build && !existsSync(resolve(site, "index.html"))) {

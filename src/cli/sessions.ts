@@ -57,12 +57,12 @@ export function table(header: string[], rows: string[][]): string {
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
-/** `colloquy sessions <dir>`: what is in the study. */
+/** `colloquy sessions <study>`: what is in the study. */
 export function registerSessions(program: Command): void {
   program
     .command("sessions")
     .description("list a study's sessions: condition, run, participants (human/ai), turns, duration")
-    .argument("<dir>", "study folder")
+    .argument("<study>", "study folder")
     .option("--stale", "list the codes that apply to no turn any more (their turn was edited or removed), with the words they were attached to")
     .option("--json", "print as JSON")
     .action(async (dir: string, flags: { json?: boolean; stale?: boolean }) => {

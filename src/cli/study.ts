@@ -46,8 +46,9 @@ export function pipelineOptions(flags: StudyFlags): PipelineOptions {
 export async function runStudy(dir: string, flags: StudyFlags): Promise<void> {
   const paths = studyPaths(dir);
   if (!existsSync(paths.root)) throw new CliError(`${paths.root}: no such study folder. Create one with \`colloquy init ${dir}\`.`);
-  const { stages: outcomes, filesRead } = await writing(dir, "study", () => runPipeline(dir, studyStages, pipelineOptions(flags), io().reporter()));
-  if (flags.json) printJson({ study: paths.root, stages: outcomes, filesRead });
+  const { stages: outcomes, filesRead, warnings } = await writing(dir, "study", () => runPipeline(dir, studyStages, pipelineOptions(flags), io().reporter()));
+  for (const warning of warnings) io().err(`warning: ${warning}`);
+  if (flags.json) printJson({ study: paths.root, stages: outcomes, filesRead, warnings });
   else {
     const ran = outcomes.filter((o) => o.status === "ran").length;
     const skipped = outcomes.filter((o) => o.status === "skipped").length;
@@ -75,12 +76,12 @@ export function addPipelineOptions(command: Command): Command {
     .option("--json", "print the stage outcomes as JSON");
 }
 
-/** `colloquy study <dir>`: the whole pipeline, redoing only what changed. */
+/** `colloquy study <study>`: the whole pipeline, redoing only what changed. */
 export function registerStudy(program: Command): void {
   addPipelineOptions(
     program
       .command("study")
       .description("run the whole pipeline on a study: import inbox/ -> code -> agree -> compare -> stats -> topics -> concepts -> dashboard (only what changed)")
-      .argument("<dir>", "study folder (see `colloquy init`)"),
+      .argument("<study>", "study folder (see `colloquy init`)"),
   ).action(async (dir: string, flags: StudyFlags) => runStudy(dir, flags));
 }

@@ -6,6 +6,8 @@ import { openStudy } from "../stages/context.js";
 import { artifacts } from "../study/artifacts.js";
 import { exportTopicReview, failedTopicRuns, importTopicReviews, runTopics, submitTopicsBatch } from "../stages/topics.js";
 import { CliError } from "../util/errors.js";
+import { apaConditionTest, conditionTestName } from "../report/apa.js";
+import { describeDesign } from "../analysis/design.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 
@@ -140,9 +142,9 @@ function printTopics(report: TopicsReport, path: string): void {
   }
   const c = report.conditions.find((x) => x.measure === "branchingRatio");
   if (c) {
-    out(`\nBranching ratio by condition (${c.unit}s):`);
+    out(`\nBranching ratio by condition (${c.unit}s; ${describeDesign(c.design, c.unit)}${c.designReason ? `, ${c.designReason}` : ""}):`);
     for (const [cond, s] of Object.entries(c.byCondition)) out(`  ${cond}: mean ${fmt(s.mean)}, SD ${fmt(s.sd)}, n ${s.n}`);
-    for (const t of c.tests) out(`  ${t.a} vs ${t.b}: ${t.test} (${c.design}, n = ${t.n}) ${t.skipped ? `not run: ${t.skipped}` : `statistic ${fmt(t.statistic, 3)}, p ${fmt(t.p, 4)}`}`);
+    for (const t of c.tests) out(`  ${t.a} vs ${t.b}: ${conditionTestName(t)} (n = ${t.n}): ${apaConditionTest(t)}${t.note ? ` (${t.note})` : ""}`);
   }
   for (const f of report.failures) out(`failed: ${f.key} run ${f.run + 1}: ${f.reason}`);
   out(`\nWrote ${path}`);

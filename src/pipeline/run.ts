@@ -4,6 +4,7 @@ import { openStudy, type ModelFactory } from "../stages/context.js";
 import { FileHasher } from "./fingerprint.js";
 import { isForced, isSelected as selected } from "./options.js";
 import { readState, writeState } from "./state.js";
+import { emptyViewWarnings } from "./empty-views.js";
 import type { PipelineOptions, Stage, StageContext, StageName, StagePlan } from "./types.js";
 
 export interface StageOutcome {
@@ -18,6 +19,8 @@ export interface PipelineResult {
   stages: StageOutcome[];
   /** Files read to fingerprint them (unchanged files are recognised by size and mtime, unread). */
   filesRead: number;
+  /** Dashboard views the study will leave empty, with how to fill them (said once per run). */
+  warnings: string[];
 }
 
 /** A stage runs when forced, or when its input fingerprint differs from the last finished run. */
@@ -110,10 +113,12 @@ export async function runPipeline(
     reporter.log(`[${stage.name}] ${summary} (${seconds.toFixed(1)} s)`);
     outcomes.push({ name: stage.name, status: "ran", reason: decision.reason, seconds, summary });
   }
+  // Once per run, after every stage: what the dashboard will not be able to show, and how to fix it.
+  const warnings = await emptyViewWarnings(studyContext);
   // Remember the hashes even when nothing ran, so the next run reads no unchanged file.
   if (JSON.stringify(state.hashes ?? {}) !== JSON.stringify(hashes.next)) {
     state.hashes = hashes.next;
     await writeState(study, state);
   }
-  return { stages: outcomes, filesRead: hashes.filesRead };
+  return { stages: outcomes, filesRead: hashes.filesRead, warnings };
 }

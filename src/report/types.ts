@@ -182,8 +182,10 @@ export interface CompareSet {
   collapse: Record<string, string[]>;
   dropped: string[];
   /** Test results from analysis/compare-<codebook>.json when present (as reported there). */
-  tests: { label: string; test: string; n?: number; statistic?: number; p?: number; pAdjusted?: number }[];
+  tests: { label: string; test: string; n?: number; statistic?: number; p?: number; pAdjusted?: number; apa?: string; note?: string }[];
   source: "codes" | "analysis";
+  /** The design the tests assumed and where it came from ("within-subject (paired by participant); declared in colloquy.json …"). */
+  design?: string;
 }
 
 export interface AgreementPair {

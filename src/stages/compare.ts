@@ -5,6 +5,7 @@ import { CliError } from "../util/errors.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
 import { forgetStage } from "../pipeline/state.js";
+import { resolveDesign } from "../analysis/design.js";
 import { describeSelection, selectedContext, selectionOf, type SessionSelection } from "./selection.js";
 
 /**
@@ -36,14 +37,16 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   }
   // Named in messages, so a researcher knows which setting to fix.
   const src = (flag: string, field: string, given: unknown) => (given !== undefined ? flag : `colloquy.json compare.${field}`);
+  const design = resolveDesign(await context.sessions(), { flag: options.design, config: config.design });
   const result = compareConditions(loaded.data, {
     control: options.control ?? config.control,
     collapse: options.collapse ?? config.collapse,
     drop: options.drop ?? config.drop,
     conditionGroups: options.conditionGroups ?? config.conditionGroups,
     normaliseByRuns: options.normaliseByRuns ?? config.normaliseByRuns,
-    design: options.design ?? config.design,
-    unit: options.unit,
+    design: design.design,
+    designOrigin: design,
+    unit: options.unit ?? config.unit,
     measure: options.measure,
     pairBy: options.pairBy,
     holm: options.holm ?? config.holm,
@@ -76,6 +79,6 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   const files = await writeCompareReport(context.dir, report);
   // The file now describes part of the study: the next `colloquy study` computes it whole again.
   if (selection) await forgetStage(context.dir, "compare");
-  effects.log(`compare: ${loaded.codebook.id} (${loaded.coder}), ${loaded.sessions.length} session(s)`);
+  effects.log(`compare: ${loaded.codebook.id} (${loaded.coder}), ${loaded.sessions.length} session(s); design ${result.design!.description}, ${design.reason}`);
   return { report, files };
 }

@@ -7,6 +7,7 @@ import type { SessionConcepts } from "../analysis/concepts/measures.js";
 import { memoNote, openSessionMemo } from "../study/session-memo.js";
 import { CliError } from "../util/errors.js";
 import type { StageEffects, StudyContext } from "./context.js";
+import { studyCompareOptions } from "./design.js";
 
 /** The concepts stage: noun concepts per turn, participant, session and condition. */
 export interface ConceptsStageOptions {
@@ -44,7 +45,7 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   const report = buildConceptsReport(
     sessions,
     createConceptExtractor(lexicon),
-    { speakers, rateBasis, compare: { design: config.compare.design, control: config.compare.control } },
+    { speakers, rateBasis, compare: studyCompareOptions(context.config, sessions) },
     memo,
   );
   const files = await writeConceptsReport(context.paths.analysis, report);

@@ -16,6 +16,7 @@ export { runStats, type StatsStageOptions, type StatsSummary } from "./stats.js"
 export { runTopics, failedTopicRuns, exportTopicReview, importTopicReviews, type TopicsStageOptions, type TopicsSummary, type TopicReviewSummary } from "./topics.js";
 export { runConcepts, conceptsLexiconPath, type ConceptsStageOptions, type ConceptsSummary } from "./concepts.js";
 export { runBuild, type BuildStageOptions } from "./build.js";
+export { runReport, type ReportStageOptions, type ReportSummary } from "./report.js";
 export { runRepair, type RepairStageOptions, type RepairSummary } from "./repair.js";
 export { selectSessions, describeSelection, type SessionSelection } from "./selection.js";
 export { runSample, parseSampleSize, parseStrata, type SampleStageOptions, type SampleSummary, type SampleSize } from "./sample.js";

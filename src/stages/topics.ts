@@ -19,6 +19,7 @@ import type { ChatMessage } from "../llm/types.js";
 import type { Session } from "../transcript/schema.js";
 import { estimateTokens } from "../coding/llm/prompt.js";
 import { costs, loadLedger, openKeys, submitLines, type BatchSubmitSummary } from "./batch.js";
+import { studyCompareOptions } from "./design.js";
 
 /**
  * The topics stage: topic trees (main topics, sub-topics) and branching ratios per participant,
@@ -98,7 +99,7 @@ function buildReport(
     seed: options.model?.seed ?? config.model.seed,
     temperature: options.model?.temperature ?? config.model.temperature,
     noCache: options.noCache,
-    compare: { design: config.compare.design, control: config.compare.control },
+    compare: studyCompareOptions(context.config, sessions),
     reporter: effects,
   });
 }
@@ -175,7 +176,7 @@ export async function importTopicReviews(context: StudyContext, files: string[])
   const reviewers = (await context.coders())[REVIEW_CODEBOOK] ?? [];
   const all = (await Promise.all(reviewers.map((c) => context.codes(REVIEW_CODEBOOK, c)))).flat();
   applyReviews(report, all);
-  summariseTopics(report, { design: context.config.compare.design, control: context.config.compare.control });
+  summariseTopics(report, studyCompareOptions(context.config, await context.sessions()));
   const allReviewers = [...new Set(all.map((r) => r.coder))].sort();
   const file = await writeTopicsReport(context.dir, { ...report, provenance: { ...report.provenance, review: { reviewers: allReviewers, importedAt: new Date().toISOString(), files } } });
   return { report, file, judgements: records.length, unreviewed, reviewers: [...byCoder.keys()], allReviewers };

@@ -376,6 +376,32 @@ export const artifacts = {
     schema: null,
     ...fixed("concepts.csv"),
   }),
+  paperReport: define<[format: string], string>({
+    name: "paperReport",
+    description: "the study report in the order of a paper's method and results (md or html)",
+    writtenBy: "colloquy report",
+    folder: STUDY_FOLDERS.analysis,
+    format: "bytes",
+    schema: null,
+    file: (format) => `report.${format}`,
+    match: (file) => {
+      const m = /^report\.(md|html)$/.exec(file);
+      return m ? [m[1]] : null;
+    },
+  }),
+  paperReportTable: define<[table: string], string>({
+    name: "paperReportTable",
+    description: "one table of the study report, numbers exactly as in the analysis files",
+    writtenBy: "colloquy report",
+    folder: STUDY_FOLDERS.analysis,
+    format: "csv",
+    schema: null,
+    file: (table) => `report-tables/${table}.csv`,
+    match: (file) => {
+      const m = /^report-tables\/([a-z0-9-]+)\.csv$/.exec(file);
+      return m ? [m[1]] : null;
+    },
+  }),
   tornBytes: define<[file: string, time: string], string>({
     name: "tornBytes",
     description: "unreadable bytes moved out of a codes or failures file (a write cut short by a crash, kill or full disk), one fragment per line; the file keeps every complete record",

@@ -67,8 +67,14 @@ export const compareSettingsSchema = z
     conditionGroups: z.record(z.string(), z.array(z.string())).optional(),
     /** Divide counts by the number of runs per condition so groups with more runs are not inflated. */
     normaliseByRuns: z.boolean().optional(),
-    /** "within" (paired per participant/session) or "between" subjects design for the tests. */
+    /**
+     * The study's one design, used by compare, topics, concepts, the dashboard and the report:
+     * "within" (the same participants, or runs, in several conditions: paired tests) or
+     * "between" (independent samples). Without it, it is inferred from the sessions and printed.
+     */
     design: z.enum(["within", "between"]).optional(),
+    /** What is paired in a within design: a participant (default) or a run (unit "session"). */
+    unit: z.enum(["participant", "session"]).optional(),
     holm: z.boolean().optional(),
   })
   .strict();

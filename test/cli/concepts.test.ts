@@ -17,8 +17,9 @@ describe("colloquy concepts", () => {
     const run = await runCli(["concepts", study, "--lexicon", lexicon, "--rate", "active"]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain("Concept rate by condition (participants)");
-    expect(run.stdout).toMatch(/A vs B: pairedTTest \(within, n = 2\)/);
+    expect(run.stdout).toContain("Concept rate by condition (participants; ");
+    expect(run.stdout).toMatch(/A vs B: paired t-test \(n = 2\): (t\(1\) = |not computed: )/);
+    expect(run.stdout).toMatch(/within-subject \(paired by participant\), inferred: \d+ participants took part in more than one condition/);
     expect(run.stdout).toContain("no turn times");
     const report = JSON.parse(await readFile(join(study, "analysis", "concepts.json"), "utf8")) as ConceptsReport;
     expect(report.provenance).toMatchObject({ tool: "colloquy", rateBasis: "active", lexicon: { source: lexicon, terms: 1, ignore: 1 } });

@@ -64,6 +64,8 @@ describe("the registry names every file once", () => {
     const special: Record<string, string[]> = {
       tornBytes: ["bales-ipa/human%3Aa%20b.jsonl", "2024-05-01T12-00-00-000Z"],
       sessionBackup: ["d1.x", "replaced", "2024-05-01T12-00-00-000Z-2"],
+      paperReport: ["html"],
+      paperReportTable: ["compare-bales-ipa-tests"],
     };
     for (const artifact of Object.values(artifacts) as Artifact[]) {
       const params = special[artifact.name] ?? samples[artifact.file.length];

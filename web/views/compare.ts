@@ -22,6 +22,7 @@ export const compareView: View = {
       // Sessions and runs are different counts (a run can hold several sessions): say both.
       const holds = (condition: string) => `${plural(set.sessions[condition] ?? 0, "session")} in ${plural(set.runs[condition] ?? 0, "run")}`;
       const notes: string[] = [`Control: ${set.control} (${holds(set.control)}).`];
+      if (set.design) notes.push(`Design: ${set.design}.`);
       if (set.normalised) notes.push("Counts divided by the number of runs per condition before comparing.");
       const collapsed = Object.entries(set.collapse);
       if (collapsed.length) notes.push(`Collapsed: ${collapsed.map(([k, v]) => `${k} = ${v.join(" + ")}`).join("; ")}.`);
@@ -71,8 +72,8 @@ export const compareView: View = {
             el(
               "table",
               { class: "data-table" },
-              el("thead", {}, el("tr", {}, ...["comparison", "test", "n", "statistic", "p", "p (Holm)"].map((h) => el("th", {}, h)))),
-              el("tbody", {}, ...ran.map((t) => el("tr", {}, ...[t.label, t.test, fmtCount(t.n), fmtNum(t.statistic), fmtP(t.p), fmtP(t.pAdjusted)].map((v) => el("td", {}, String(v)))))),
+              el("thead", {}, el("tr", {}, ...["comparison", "test", "n", "statistic", "p", "p (Holm)", "APA (with effect size)", "caveat"].map((h) => el("th", {}, h)))),
+              el("tbody", {}, ...ran.map((t) => el("tr", {}, ...[t.label, t.test, fmtCount(t.n), fmtNum(t.statistic), fmtP(t.p), fmtP(t.pAdjusted), t.apa ?? "–", t.note ?? ""].map((v) => el("td", {}, String(v)))))),
             ),
           )
         : null;

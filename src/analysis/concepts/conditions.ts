@@ -1,6 +1,8 @@
 import { holm } from "../tests/holm.js";
-import { mannWhitneyU, pairedTTest, tCritical, welchTTest, wilcoxonSignedRank } from "../tests/index.js";
+import { hedgesG, mannWhitneyU, pairedTTest, tCritical, welchTTest, wilcoxonSignedRank } from "../tests/index.js";
 import { errorMessage } from "../../util/errors.js";
+import { bootstrapCI } from "../reliability/bootstrap.js";
+import type { Design } from "../design.js";
 
 /**
  * Per-condition summaries of one measure and the between-condition tests, shared by the
@@ -9,9 +11,11 @@ import { errorMessage } from "../../util/errors.js";
  * Design: "within" (every unit, e.g. a participant, took part in each condition) pairs the
  * unit's values across two conditions (mean over its sessions per condition) and runs the
  * paired t-test and the Wilcoxon signed-rank test on the units present in both; "between"
- * treats the conditions as independent samples (Welch t-test and Mann-Whitney U). The design
- * comes from `compare.design` in colloquy.json; without it, it is inferred: "within" when at
- * least two units appear in two or more conditions, else "between". Comparisons: every
+ * treats the conditions as independent samples (Welch t-test and Mann-Whitney U). The stages
+ * pass the study's one design ({@link resolveDesign} in ../design.ts: compare.design in
+ * colloquy.json, else inferred from the sessions), so topics, concepts and compare agree; a
+ * library caller that passes none gets this module's own inference ("within" when at least two
+ * units appear in two or more conditions, else "between"). Comparisons: every
  * condition against `compare.control` when set, else every pair of conditions; with more than
  * one comparison, p-values are Holm-adjusted per test across the comparisons.
  */
@@ -35,10 +39,14 @@ export interface ValueSummary {
   /** Values that were null (e.g. a rate without times) and so left out. */
   missing: number;
   /**
-   * 95% confidence interval of the mean, mean ± t(0.975, n - 1) · sd / √n ({@link tCritical});
-   * null for n < 2. Absent from files written before it was added.
+   * 95% confidence interval of the mean: percentile bootstrap ({@link meanBootstrapInterval}),
+   * which stays inside the values' range (a branching ratio's interval never goes below 0);
+   * null for n < 3 (see ciNote). Absent from files written before it was added.
    */
   ci95?: [number, number] | null;
+  /** How ci95 was computed, or why there is none. */
+  ciMethod?: string;
+  ciNote?: string;
 }
 
 /** One test of condition `a` against condition `b`. */
@@ -58,8 +66,13 @@ export interface ConditionTest {
   pHolm: number | null;
   /** Mean of a - b over pairs (paired) or difference of means (independent). */
   meanDiff: number | null;
-  /** Why the test could not run (too few values), when it did not. */
+  /** Effect size: Cohen's dz (paired t), r = |z|/√n (Wilcoxon), Hedges' g (Welch), rank-biserial (Mann-Whitney). */
+  effectSize?: number | null;
+  effectSizeName?: string;
+  /** Why the test (or its statistic or effect size) could not be computed, when it was not. */
   skipped?: string;
+  /** What to keep in mind, e.g. a small sample. */
+  note?: string;
 }
 
 export interface MeasureComparison {
@@ -69,11 +82,15 @@ export interface MeasureComparison {
   byCondition: Record<string, ValueSummary>;
   design: "within" | "between";
   designSource: "config" | "inferred";
+  /** One sentence saying where the design came from (the study's design, see ../design.ts). */
+  designReason?: string;
   tests: ConditionTest[];
 }
 
 export interface MeasureCompareOptions {
-  design?: "within" | "between";
+  design?: Design;
+  /** Says where `design` came from; with it, designSource is "config" only when colloquy.json declared it. */
+  designOrigin?: { source: "flag" | "colloquy.json" | "inferred"; reason: string };
   control?: string;
 }
 
@@ -86,10 +103,37 @@ export function summariseValues(values: readonly (number | null)[]): ValueSummar
   if (xs.length === 0) return { n: 0, mean: null, sd: null, min: null, max: null, missing, ci95: null };
   const m = mean(xs);
   const sd = xs.length > 1 ? Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1)) : null;
-  return { n: xs.length, mean: m, sd, min: Math.min(...xs), max: Math.max(...xs), missing, ci95: meanInterval(m, sd, xs.length) };
+  const base = { n: xs.length, mean: m, sd, min: Math.min(...xs), max: Math.max(...xs), missing };
+  if (xs.length < MIN_INTERVAL_N) return { ...base, ci95: null, ciNote: `n = ${xs.length}: too few values for a confidence interval (needs ${MIN_INTERVAL_N})` };
+  return { ...base, ci95: meanBootstrapInterval(xs), ciMethod: INTERVAL_METHOD };
 }
 
-/** t-based confidence interval of a mean from its sample SD and n; null when n < 2 or sd is unknown. */
+/** Fewer values than this get no interval: a bootstrap of 2 values only restates them. */
+const MIN_INTERVAL_N = 3;
+const INTERVAL_REPLICATES = 2000;
+const INTERVAL_METHOD = `percentile bootstrap of the mean (${INTERVAL_REPLICATES} resamples, seed 1)`;
+
+/**
+ * 95% percentile bootstrap interval of the mean of `xs` (seeded, so it replays exactly). Unlike
+ * mean ± t·sd/√n it cannot leave the range of the values, so a measure that cannot be negative
+ * (a ratio, a count, a rate) never gets a negative bound, however small and skewed the sample.
+ */
+export function meanBootstrapInterval(xs: readonly number[], confidence = 0.95): [number, number] {
+  const ci = bootstrapCI(xs.length, (sample) => {
+    let sum = 0;
+    for (let i = 0; i < sample.length; i++) sum += xs[sample[i]];
+    return sum / sample.length;
+  }, { replicates: INTERVAL_REPLICATES, seed: 1, confidence });
+  // A resample of identical values can sum to a hair outside them in floating point (1.8999… for 1.9).
+  const lo = Math.min(...xs);
+  const hi = Math.max(...xs);
+  return [Math.min(hi, Math.max(lo, ci.lower)), Math.min(hi, Math.max(lo, ci.upper))];
+}
+
+/**
+ * t-based confidence interval of a mean from its sample SD and n; null when n < 2 or sd is
+ * unknown. Only for files written before ci95 was stored: it can leave the measure's range.
+ */
 export function meanInterval(mean: number, sd: number | null, n: number, confidence = 0.95): [number, number] | null {
   if (sd === null || n < 2 || !Number.isFinite(sd)) return null;
   const half = (tCritical(n - 1, confidence) * sd) / Math.sqrt(n);
@@ -115,28 +159,45 @@ function unitMeans(values: readonly UnitValue[], condition: string): Map<string,
 }
 
 function runTest(kind: ConditionTest["test"], a: string, b: string, xs: number[], ys: number[], nA: number, nB: number): ConditionTest {
-  const base = { a, b, test: kind, nA, nB, n: kind === "pairedTTest" || kind === "wilcoxonSignedRank" ? xs.length : xs.length + ys.length };
+  const paired = kind === "pairedTTest" || kind === "wilcoxonSignedRank";
+  const base = { a, b, test: kind, nA, nB, n: paired ? xs.length : xs.length + ys.length };
+  const small = paired ? (xs.length < 6 ? `only ${xs.length} pairs: treat p as descriptive` : undefined) : Math.min(xs.length, ys.length) < 5 ? `only ${xs.length} and ${ys.length} values: treat p as descriptive` : undefined;
+  let result: ConditionTest;
   try {
-    switch (kind) {
-      case "pairedTTest": {
-        const r = pairedTTest(xs, ys);
-        return { ...base, statistic: finiteOrNull(r.t), df: r.df, p: finiteOrNull(r.p), pHolm: null, meanDiff: r.meanDiff };
-      }
-      case "wilcoxonSignedRank": {
-        const r = wilcoxonSignedRank(xs, ys);
-        return { ...base, statistic: r.W, p: finiteOrNull(r.p), pHolm: null, meanDiff: mean(xs.map((x, i) => x - ys[i])) };
-      }
-      case "welchTTest": {
-        const r = welchTTest(xs, ys);
-        return { ...base, statistic: finiteOrNull(r.t), df: finiteOrNull(r.df) ?? undefined, p: finiteOrNull(r.p), pHolm: null, meanDiff: r.meanX - r.meanY };
-      }
-      case "mannWhitneyU": {
-        const r = mannWhitneyU(xs, ys);
-        return { ...base, statistic: r.U, p: finiteOrNull(r.p), pHolm: null, meanDiff: mean(xs) - mean(ys) };
-      }
-    }
+    result = { ...base, ...computeTest(kind, xs, ys), pHolm: null };
   } catch (error) {
-    return { ...base, statistic: null, p: null, pHolm: null, meanDiff: null, skipped: errorMessage(error) };
+    return { ...base, statistic: null, p: null, pHolm: null, meanDiff: null, skipped: errorMessage(error).replace(/^\w+: /, "") };
+  }
+  if (result.statistic === null && result.skipped === undefined) result.skipped = "every value is the same in both conditions, so the statistic is undefined";
+  if (result.effectSize === null && result.skipped === undefined) result.skipped = "the values have no spread, so the effect size is undefined";
+  if (small) result.note = small;
+  return result;
+}
+
+/** One test's numbers; throws when it cannot run (too few values). */
+function computeTest(kind: ConditionTest["test"], xs: number[], ys: number[]): Omit<ConditionTest, "a" | "b" | "test" | "n" | "nA" | "nB" | "pHolm"> {
+  switch (kind) {
+    case "pairedTTest": {
+      const r = pairedTTest(xs, ys);
+      const sdDiff = r.se * Math.sqrt(r.n);
+      const infinite = r.se === 0 && r.meanDiff !== 0 ? { skipped: "every pair differs by the same amount: t is infinite and the effect size undefined" } : {};
+      return { statistic: finiteOrNull(r.t), df: r.df, p: finiteOrNull(r.p), meanDiff: r.meanDiff, effectSizeName: "Cohen's dz", effectSize: sdDiff > 0 ? r.meanDiff / sdDiff : null, ...infinite };
+    }
+    case "wilcoxonSignedRank": {
+      const r = wilcoxonSignedRank(xs, ys);
+      const none = r.n === 0 ? { skipped: "every pair has the same value: no non-zero differences to rank" } : {};
+      return { statistic: r.W, p: finiteOrNull(r.p), meanDiff: mean(xs.map((x, i) => x - ys[i])), effectSizeName: "r = |z| / sqrt(n)", effectSize: finiteOrNull(r.r), ...none };
+    }
+    case "welchTTest": {
+      const r = welchTTest(xs, ys);
+      const g = hedgesG(xs, ys);
+      const infinite = !Number.isFinite(r.t) && !Number.isNaN(r.t) ? { skipped: "neither condition's values vary but their means differ: t is infinite and the effect size undefined" } : {};
+      return { statistic: finiteOrNull(r.t), df: finiteOrNull(r.df) ?? undefined, p: finiteOrNull(r.p), meanDiff: r.meanX - r.meanY, effectSizeName: "Hedges' g", effectSize: g, ...infinite };
+    }
+    case "mannWhitneyU": {
+      const r = mannWhitneyU(xs, ys);
+      return { statistic: r.U, p: finiteOrNull(r.p), meanDiff: mean(xs) - mean(ys), effectSizeName: "rank-biserial correlation", effectSize: finiteOrNull(r.rankBiserial) };
+    }
   }
 }
 
@@ -159,12 +220,19 @@ export function compareMeasure(
   for (const means of perCondition.values()) for (const u of means.keys()) unitConditions.set(u, (unitConditions.get(u) ?? 0) + 1);
   const repeated = [...unitConditions.values()].filter((n) => n >= 2).length;
   const design = options.design ?? (repeated >= 2 ? "within" : "between");
+  const origin = options.designOrigin;
   const tests: ConditionTest[] = [];
   for (const [a, b] of conditionPairs(conditions, options.control)) {
     const ma = perCondition.get(a)!;
     const mb = perCondition.get(b)!;
     if (design === "within") {
       const shared = [...ma.keys()].filter((u) => mb.has(u)).sort();
+      if (shared.length === 0 && ma.size + mb.size > 0) {
+        // The declared design does not fit the data: say so on the line instead of "needs 2 pairs (got 0)".
+        const skipped = `the design is within-subject but no ${unit} has a value in both ${a} and ${b}, so nothing can be paired; if different ${unit}s took part in each condition, set compare.design to "between" in colloquy.json`;
+        for (const test of ["pairedTTest", "wilcoxonSignedRank"] as const) tests.push({ a, b, test, n: 0, nA: ma.size, nB: mb.size, statistic: null, p: null, pHolm: null, meanDiff: null, skipped });
+        continue;
+      }
       const xs = shared.map((u) => ma.get(u)!);
       const ys = shared.map((u) => mb.get(u)!);
       tests.push(runTest("pairedTTest", a, b, xs, ys, ma.size, mb.size), runTest("wilcoxonSignedRank", a, b, xs, ys, ma.size, mb.size));
@@ -179,5 +247,7 @@ export function compareMeasure(
     const adjusted = holm(group.map((t) => t.p ?? NaN));
     group.forEach((t, i) => (t.pHolm = Number.isNaN(adjusted[i]) ? null : adjusted[i]));
   }
-  return { measure, unit, byCondition, design, designSource: options.design ? "config" : "inferred", tests };
+  const designSource = origin ? (origin.source === "inferred" ? "inferred" : "config") : options.design ? "config" : "inferred";
+  const designReason = origin?.reason ?? (options.design ? "given by the caller" : `inferred: ${repeated} ${unit}s have values in two or more conditions`);
+  return { measure, unit, byCondition, design, designSource, designReason, tests };
 }

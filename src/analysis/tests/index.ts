@@ -5,5 +5,7 @@ export { pairedTTest, welchTTest, type PairedTTestResult, type WelchTTestResult 
 export { mannWhitneyU, type MannWhitneyResult } from "./mannwhitney.js";
 export { kendallTau, spearman, pearsonR, type KendallResult, type SpearmanResult } from "./correlation.js";
 export { chiSquare, type ChiSquareResult } from "./chisquare.js";
+export { fisherExact, type FisherExactResult } from "./fisher.js";
+export { hedgesG } from "./effect.js";
 export { holm } from "./holm.js";
 export { rankAverage } from "./ranks.js";

@@ -1,3 +1,4 @@
+import { apaCompareTest } from "../apa.js";
 import type { Session } from "../../transcript/schema.js";
 import type { CompareSettings } from "../../study/config.js";
 import { compareFrequencies, type CompareFrequencies, type CompareReport } from "../../analysis/compare.js";
@@ -86,6 +87,9 @@ export function attachCompareTests(set: CompareSet, file: AnalysisFile<CompareRe
     statistic: t.statistic ?? undefined,
     p: t.p ?? undefined,
     pAdjusted: t.pHolm ?? undefined,
+    apa: apaCompareTest(t),
+    note: t.note,
   }));
-  return compareSetFrom(report, set, codebook, "analysis", tests);
+  const shaped = compareSetFrom(report, set, codebook, "analysis", tests);
+  return report.design ? { ...shaped, design: `${report.design.description}; ${report.design.reason}` } : shaped;
 }

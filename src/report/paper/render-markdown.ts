@@ -1,0 +1,44 @@
+import type { Cell, PaperReport, Table } from "./document.js";
+
+/**
+ * The report as Markdown (GitHub-flavoured tables). Numbers are rounded for reading to each
+ * column's digits; the CSVs beside the report keep them exact.
+ */
+
+/**
+ * A cell as a reader sees it: numbers to the column's `digits` (one format per column, so 6 and
+ * 5.2 read as 6.000 and 5.200), or without a column format whole numbers as they are and others
+ * to 2 decimals; null as "–".
+ */
+export function formatCell(cell: Cell, digits?: number): string {
+  if (cell === null) return "–";
+  if (typeof cell !== "number") return cell;
+  if (!Number.isFinite(cell)) return String(cell);
+  if (digits !== undefined) return cell.toFixed(digits);
+  return Number.isInteger(cell) ? String(cell) : cell.toFixed(2);
+}
+
+const escapeCell = (text: string) => text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+
+function markdownTable(t: Table): string {
+  const lines = [
+    `| ${t.columns.map(escapeCell).join(" | ")} |`,
+    `|${t.columns.map(() => " --- ").join("|")}|`,
+    ...t.rows.map((row) => `| ${row.map((c, i) => escapeCell(formatCell(c, t.digits?.[i]))).join(" | ")} |`),
+  ];
+  return `*${t.caption}.* Source: ${t.source}; CSV: \`${t.id}.csv\`.\n\n${lines.join("\n")}`;
+}
+
+export function renderMarkdown(report: PaperReport): string {
+  const out = [`# ${report.title}`, "", `_${report.byline}_`];
+  for (const s of report.sections) {
+    out.push("", `${"#".repeat(s.level)} ${s.title}`);
+    for (const b of s.blocks) {
+      if (b.kind === "paragraph") out.push("", b.text);
+      else if (b.kind === "table") out.push("", markdownTable(b.table));
+      else if (b.kind === "notes") out.push("", ...b.items.map((i) => `- ${i.replace(/\r?\n/g, " ")}`));
+      else out.push("", `_Figure: ${b.chart.caption} (in the HTML report: \`colloquy report --format html\`)._`);
+    }
+  }
+  return out.join("\n") + "\n";
+}

@@ -1,0 +1,55 @@
+import { readdir, rm } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { loadStudyData } from "../report/load.js";
+import { buildPaper } from "../report/paper/sections.js";
+import { reportTables, type Cell, type PaperReport } from "../report/paper/document.js";
+import { renderMarkdown } from "../report/paper/render-markdown.js";
+import { renderHtml } from "../report/paper/render-html.js";
+import { artifacts } from "../study/artifacts.js";
+import { toCsv } from "../util/csv.js";
+import { writeFileAtomic } from "../util/fs.js";
+import { toolVersion } from "../util/provenance.js";
+import type { StageEffects, StudyContext } from "./context.js";
+
+/**
+ * The report stage: the study's method and results as one self-contained Markdown or HTML file
+ * (sample, design, coding, reliability, comparisons, topics, concepts; charts as inline SVG in
+ * HTML), and one CSV per table with the analysis files' numbers unrounded.
+ */
+export interface ReportStageOptions {
+  format?: "md" | "html";
+  /** Report file (default analysis/report.<format>); its tables go to `<out without extension>-tables/`. */
+  out?: string;
+}
+
+export interface ReportSummary {
+  report: PaperReport;
+  file: string;
+  tablesDir: string;
+  tables: string[];
+}
+
+/** A CSV cell: numbers exactly as JavaScript prints them (shortest round trip, as in the JSON files); null empty. */
+const csvCell = (c: Cell): string | number => (c === null ? "" : c);
+
+export async function runReport(context: StudyContext, options: ReportStageOptions, effects: StageEffects): Promise<ReportSummary> {
+  const format = options.format ?? "md";
+  const data = await loadStudyData(context.dir, context);
+  const report = buildPaper(data, { version: toolVersion, date: new Date().toISOString().slice(0, 10) });
+  const file = options.out ? resolve(options.out) : artifacts.paperReport.path(context.dir, format);
+  const tablesDir = options.out ? file.replace(/\.[^./\\]*$/, "") + "-tables" : dirname(artifacts.paperReportTable.path(context.dir, "x"));
+  await writeFileAtomic(file, format === "html" ? renderHtml(report) : renderMarkdown(report));
+  const tables = reportTables(report);
+  const written = new Set<string>();
+  for (const t of tables) {
+    const path = join(tablesDir, `${t.id}.csv`);
+    await writeFileAtomic(path, toCsv(t.columns, t.rows.map((r) => r.map(csvCell))));
+    written.add(`${t.id}.csv`);
+  }
+  // Tables of an earlier report that this one no longer has would be read as current: remove them.
+  for (const name of await readdir(tablesDir).catch(() => [] as string[])) {
+    if (name.endsWith(".csv") && !written.has(name)) await rm(join(tablesDir, name), { force: true });
+  }
+  effects.log(`report: ${report.sections.length} section(s), ${tables.length} table(s)`);
+  return { report, file, tablesDir, tables: [...written] };
+}

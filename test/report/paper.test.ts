@@ -1,0 +1,117 @@
+// `colloquy report`: the demo study's report reads like a results section, and every number in
+// it is the analysis files' number (the CSVs exactly, the text rounded from the same value).
+import { beforeAll, describe, expect, it } from "vitest";
+import { cp, mkdtemp, readFile, readdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseTable } from "../../src/util/csv.js";
+import { runCli } from "../support/cli.js";
+
+const demo = join(import.meta.dirname, "../../fixtures/demo-study");
+let dir = "";
+const json = async (file: string) => JSON.parse(await readFile(join(dir, "analysis", file), "utf8"));
+const csv = async (name: string) => parseTable(name, await readFile(join(dir, "analysis", "report-tables", name), "utf8"));
+
+beforeAll(async () => {
+  dir = join(await mkdtemp(join(tmpdir(), "colloquy-report-")), "demo");
+  await cp(demo, dir, { recursive: true });
+  const run = await runCli(["study", dir]);
+  expect(run.code, run.stderr).toBe(0);
+}, 120_000);
+
+describe("colloquy report", () => {
+  it("writes Markdown in the order of a paper's method and results, with APA-style statistics", async () => {
+    const run = await runCli(["report", dir]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Wrote .*report\.md/);
+    const md = await readFile(join(dir, "analysis", "report.md"), "utf8");
+    const headings = [...md.matchAll(/^#{2,3} (.+)$/gm)].map((m) => m[1]);
+    expect(headings.slice(0, 6)).toEqual(["Method", "Sample", "Design", "Coding", "Results", "Reliability"]);
+    expect(headings).toContain("Code frequencies by condition (bales-ipa)");
+    expect(headings.indexOf("Topics")).toBeGreaterThan(headings.indexOf("Reliability"));
+    expect(md).toMatch(/Design: within-subject \(paired by participant\); declared in colloquy\.json/);
+    // APA style: statistic, p without a leading zero, effect size.
+    expect(md).toMatch(/W = [\d.]+, p = \.\d{3}, r = \.\d\d/);
+    expect(md).toMatch(/χ²\(20, N = 372\) = [\d.]+, p = \.\d{3}, V = \.\d\d/);
+    expect(md).toMatch(/Cohen's κ = \.\d\d, 95% CI \[\.\d\d, \.\d\d\]/);
+    // The chi-square's sparse-table warning reaches the reader.
+    expect(md).toMatch(/expected counts below 5.*unreliable/);
+  });
+
+  it("copies every number from the analysis files: CSV cells exactly, text rounded from them", async () => {
+    const agreement = await json("agreement-bales-ipa.json");
+    const pairs = await csv("reliability-bales-ipa-codes-pairs.csv");
+    agreement.variables[0].pairs.forEach((p: { a: string; b: string; n: number; kappa: number; kappaCI: { lower: number; upper: number }; ac1: number }, i: number) => {
+      const row = pairs.rows[i].cells;
+      expect([row["coder A"], row["coder B"]]).toEqual([p.a, p.b]);
+      expect(Number(row.turns)).toBe(p.n);
+      expect(Number(row.kappa)).toBe(p.kappa);
+      expect(Number(row["kappa CI lower"])).toBe(p.kappaCI.lower);
+      expect(Number(row["kappa CI upper"])).toBe(p.kappaCI.upper);
+      expect(Number(row["Gwet AC1"])).toBe(p.ac1);
+    });
+    const compare = await json("compare-bales-ipa.json");
+    const tests = await csv("codes-bales-ipa-tests.csv");
+    const ran = compare.tests.filter((t: { note?: string }) => !(t.note ?? "").startsWith("no acts with this code"));
+    expect(tests.rows).toHaveLength(ran.length);
+    const md = await readFile(join(dir, "analysis", "report.md"), "utf8");
+    for (const t of ran) {
+      const row = tests.rows.find((r) => r.cells.test === t.test && r.cells.comparison === (t.condition !== undefined ? `${t.condition} vs ${t.reference}` : `across ${t.across}`) && (t.code === undefined || r.cells.code !== ""))!;
+      expect(row, t.test).toBeDefined();
+    }
+    for (const t of ran.filter((x: { family: string }) => x.family === "chi-square")) {
+      const row = tests.rows.find((r) => r.cells.comparison === `across ${t.across}`)!.cells;
+      expect(Number(row.statistic)).toBe(t.statistic);
+      expect(Number(row.p)).toBe(t.p);
+      expect(Number(row.effect)).toBe(t.effectSize);
+      // The text's χ² is the file's value rounded.
+      expect(md).toContain(`= ${t.statistic.toFixed(2)}, p`);
+    }
+    const topics = await json("topics.json");
+    const byCondition = await csv("topics-by-condition.csv");
+    const branching = topics.conditions.find((c: { measure: string }) => c.measure === "branchingRatio");
+    for (const [condition, s] of Object.entries(branching.byCondition) as [string, { mean: number; sd: number; n: number; ci95: [number, number] }][]) {
+      const row = byCondition.rows.find((r) => r.cells.measure === "branchingRatio" && r.cells.condition === condition)!.cells;
+      expect(Number(row.mean)).toBe(s.mean);
+      expect(Number(row.SD)).toBe(s.sd);
+      expect(Number(row["95% CI lower"])).toBe(s.ci95[0]);
+      expect(Number(row["95% CI upper"])).toBe(s.ci95[1]);
+      expect(md).toContain(`${condition}: M = ${s.mean.toFixed(2)}, SD = ${s.sd.toFixed(2)}, 95% CI [${s.ci95[0].toFixed(2)}, ${s.ci95[1].toFixed(2)}], n = ${s.n}`);
+      // A branching ratio cannot be negative, and neither can its interval.
+      expect(s.ci95[0]).toBeGreaterThanOrEqual(0);
+    }
+    const stats = await json("stats.json");
+    const sample = await csv("sample.csv");
+    const turns = sample.rows.reduce((n, r) => n + Number(r.cells.turns), 0);
+    expect(turns).toBe(stats.sessions.reduce((n: number, s: { turns: number }) => n + s.turns, 0));
+    expect(await readdir(join(dir, "analysis", "report-tables"))).toContain("concepts-tests.csv");
+  });
+
+  it("writes self-contained HTML with inline SVG charts, escaping all text", async () => {
+    const out = join(dir, "paper.html");
+    const run = await runCli(["report", dir, "--format", "html", "--out", out]);
+    expect(run.code, run.stderr).toBe(0);
+    const html = await readFile(out, "utf8");
+    expect(html).toMatch(/^<!doctype html>/);
+    expect((html.match(/<svg /g) ?? []).length).toBeGreaterThanOrEqual(3);
+    expect(html).not.toMatch(/<script|src="http|href="http/);
+    expect(await readdir(join(dir, "paper-tables"))).toContain("sample.csv");
+  });
+
+  it("the dashboard's comparison shows the same design and each test's APA line and caveat", async () => {
+    const site = join(dir, "site");
+    const data = (await readdir(site)).find((f) => /^data\..*\.json$/.test(f))!;
+    const bundle = JSON.parse(await readFile(join(site, data), "utf8"));
+    const set = bundle.compare.find((c: { coder: string }) => c.coder === "rules");
+    expect(set.design).toMatch(/^within-subject \(paired by participant\); declared in colloquy\.json/);
+    const chi = set.tests.find((t: { label: string }) => t.label === "across conditions");
+    expect(chi.apa).toMatch(/^χ²\(20, N = 372\)/);
+    expect(chi.note).toMatch(/expected counts below 5/);
+  });
+
+  it("refuses an unknown format", async () => {
+    const run = await runCli(["report", dir, "--format", "pdf"]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/--format pdf: expected md or html/);
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli } from "../support/cli.js";
+import { loadStudyConfig } from "../../src/study/study.js";
+
+describe("colloquy init: control condition and design", () => {
+  it("writes --control and --design into colloquy.json and prints them", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "colloquy-")), "study");
+    const run = await runCli(["init", dir, "--control", "baseline", "--design", "between"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/control: +baseline/);
+    expect(run.stdout).toMatch(/design: +between-subject \(declared\)/);
+    expect((await loadStudyConfig(dir)).compare).toMatchObject({ control: "baseline", design: "between" });
+  });
+  it("without them says the view stays empty and the design is inferred; refuses an unknown design", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "colloquy-")), "study");
+    const run = await runCli(["init", dir]);
+    expect(run.stdout).toMatch(/control: +none yet: the "Conditions vs control" view stays empty/);
+    expect(run.stdout).toMatch(/design: +inferred from the sessions/);
+    const bad = await runCli(["init", dir, "--design", "paired"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--design paired: expected within or between/);
+  });
+});
+
+describe("colloquy study: empty dashboard views", () => {
+  it("warns once, after the stages, when no control condition is set, and says how to fill the view", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "colloquy-study-")), "demo");
+    await cp(join(import.meta.dirname, "../../fixtures/demo-study"), dir, { recursive: true });
+    const config = JSON.parse(await readFile(join(dir, "colloquy.json"), "utf8"));
+    delete config.compare.control;
+    delete config.compare.design;
+    await writeFile(join(dir, "colloquy.json"), JSON.stringify(config));
+    const run = await runCli(["study", dir, "--only", "import,code,compare"]);
+    expect(run.code, run.stderr).toBe(0);
+    const warnings = run.stderr.split("\n").filter((l) => l.includes("Conditions vs control"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/no control condition\. Set "compare": \{"control": "control"\} in .*colloquy\.json \(conditions: control, critical, socratic\)/);
+    expect(run.stderr).toMatch(/design: comparisons use the within-subject design, inferred: \d+ participants took part in more than one condition/);
+    // The compare file records the inferred design with its reason.
+    const compare = JSON.parse(await readFile(join(dir, "analysis", "compare-bales-ipa.json"), "utf8"));
+    expect(compare.design).toMatchObject({ design: "within", source: "inferred" });
+  }, 60_000);
+});
