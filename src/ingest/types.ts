@@ -50,6 +50,8 @@ export interface ImportOptions {
   promptsAs?: "system" | "metadata";
   /** Names (or ids) of participants known to be AI agents (Slack export bots, CSV speakers). */
   agents?: string[];
+  /** Names (or ids) of participants known to be people: wins over what the format says (every format). */
+  humans?: string[];
 }
 
 /** A code label found in a transcript or CSV column, not yet matched to a codebook category. */

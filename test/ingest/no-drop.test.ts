@@ -77,11 +77,14 @@ function textPieces(format: string, text: string): string[] {
 /** Time columns hold timestamps (kept as numbers, e.g. "6.0" -> 6): timestamps aside. */
 const TIME_COLUMN = /^(start|end|time|time_stamp|timestamp|begin|stop)$/i;
 
+/** Yes/no kind columns: their true/false is the participant's kind, checked in speaker-kinds.test.ts. */
+const BOOLEAN_KIND_COLUMN = /^is_(ai|bot|agent)$/i;
+
 /** CSV/TSV: every cell of every data row (header names are column labels, not words). */
 function csvPieces(text: string): string[] {
   const parsed = Papa.parse<string[]>(text.replace(/^\uFEFF/, ""), { skipEmptyLines: true });
   const [header = [], ...rows] = parsed.data;
-  return rows.flatMap((row) => row.filter((_, i) => !TIME_COLUMN.test((header[i] ?? "").trim())));
+  return rows.flatMap((row) => row.filter((_, i) => !TIME_COLUMN.test((header[i] ?? "").trim()) && !BOOLEAN_KIND_COLUMN.test((header[i] ?? "").trim())));
 }
 
 /** JSON formats: every string in the input, except these structural values. */
