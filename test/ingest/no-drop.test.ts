@@ -33,6 +33,9 @@ const TIME = String.raw`\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:\s*[AaPp]\.?[Mm]\
 const CUE_TIME = String.raw`(?:\d{1,2}:)?\d{1,2}:\d{1,2}[.,]\d{1,3}`;
 const CUE_TIMING = new RegExp(String.raw`^\s*${CUE_TIME}\s*--?>\s*${CUE_TIME}.*$`);
 
+const WA_DATE = String.raw`\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\.?`;
+const WA_TIME = String.raw`\d{1,2}[:.]\d{2}(?:[:.]\d{2})?(?:[\s\u202f]*[AaPp]\.?\s?[Mm]\.?)?`;
+
 /** Per text format: markup lines. Kept tight: a pattern that swallowed words could hide a drop. */
 const MARKUP: Record<string, Markup[]> = {
   "slack-paste": [
@@ -51,6 +54,8 @@ const MARKUP: Record<string, Markup[]> = {
   ],
   vtt: [/^WEBVTT.*$/, /^\s*\d+\s*$/, CUE_TIMING, /^<v(?:\.[^ >]*)?\s+([^>]+)>(.*?)(?:<\/v>)?$/, /^([^:]{1,60}):\s*(.*)$/],
   srt: [/^\s*\d+\s*$/, CUE_TIMING, /^([^:]{1,60}):\s*(.*)$/],
+  // Date and time headers are markup (kept as timestamps); the sender and the text must survive.
+  whatsapp: [new RegExp(String.raw`^\u200e?\[?${WA_DATE},?\s${WA_TIME}\]?\s(?:[-–]\s)?(?:\u200e?([^:"“”]{1,60}?): )?(.*)$`)],
 };
 
 const VOICE_TAG = /<v(?:\.[^\s>]*)?(?:\s+([^>]*))?>/;
