@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { XMLParser } from "fast-xml-parser";
 import Papa from "papaparse";
 import { describe, expect, it } from "vitest";
 import { directoryInput, fileInput } from "../../src/ingest/input.js";
@@ -90,6 +91,25 @@ function csvPieces(text: string): string[] {
   const parsed = Papa.parse<string[]>(text.replace(/^\uFEFF/, ""), { skipEmptyLines: true });
   const [header = [], ...rows] = parsed.data;
   return rows.flatMap((row) => row.filter((_, i) => !TIME_COLUMN.test((header[i] ?? "").trim()) && !BOOLEAN_KIND_COLUMN.test((header[i] ?? "").trim())));
+}
+
+/** XML formats (Transcriber, ELAN): every text node; attributes are ids, times and settings. */
+const XML_FORMATS = new Set(["transcriber", "elan"]);
+const xml = new XMLParser({ preserveOrder: true, trimValues: false, processEntities: true, htmlEntities: true, parseTagValue: false });
+
+function xmlPieces(text: string): string[] {
+  const out: string[] = [];
+  const walk = (nodes: unknown): void => {
+    if (!Array.isArray(nodes)) return;
+    for (const node of nodes as Record<string, unknown>[]) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === "#text") out.push(String(value));
+        else if (key !== ":@") walk(value);
+      }
+    }
+  };
+  walk(xml.parse(text));
+  return out;
 }
 
 /** JSON formats: every string in the input, except these structural values. */
@@ -199,6 +219,7 @@ async function piecesOf(c: Case): Promise<string[]> {
   const text = decodeByName(c.path, await readFile(c.path));
   if (c.format === "csv") return csvPieces(text);
   if (MARKUP[c.format]) return textPieces(c.format, text);
+  if (XML_FORMATS.has(c.format)) return xmlPieces(text);
   let values = parseJsonish(text.replace(/^\uFEFF/, ""));
   // A failed batch request (response null) holds no speech: its error is reported as a warning.
   if (c.format === "chat-jsonl") values = values.filter((v) => !(v && typeof v === "object" && "response" in v && v.response === null));
