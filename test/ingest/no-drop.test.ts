@@ -55,6 +55,13 @@ const MARKUP: Record<string, Markup[]> = {
   ],
   vtt: [/^WEBVTT.*$/, /^\s*\d+\s*$/, CUE_TIMING, /^<v(?:\.[^ >]*)?\s+([^>]+)>(.*?)(?:<\/v>)?$/, /^([^:]{1,60}):\s*(.*)$/],
   srt: [/^\s*\d+\s*$/, CUE_TIMING, /^([^:]{1,60}):\s*(.*)$/],
+  // CHAT: the media bullet (\u0015start_end\u0015) becomes start/end; codes, text, tier values and headers must survive.
+  cha: [
+    /^\*([^:\s]+):\s?(.*?)\s*(?:\u0015\d+_\d+\u0015)?\s*$/,
+    /^%[^:\s]+:\s?(.*)$/,
+    /^@([^:\t]+?)(?::\s?(.*))?$/,
+    /^\t(.*?)\s*(?:\u0015\d+_\d+\u0015)?\s*$/,
+  ],
   // Date and time headers are markup (kept as timestamps); the sender and the text must survive.
   whatsapp: [new RegExp(String.raw`^\u200e?\[?${WA_DATE},?\s${WA_TIME}\]?\s(?:[-–]\s)?(?:\u200e?([^:"“”]{1,60}?): )?(.*)$`)],
 };
