@@ -10,6 +10,7 @@ import { slackPasteImporter } from "./formats/slack-paste.js";
 import { srtImporter, vttImporter } from "./formats/subtitles.js";
 import { whatsappImporter } from "./formats/whatsapp.js";
 import { chatChaImporter } from "./formats/chat-cha.js";
+import { zoomChatImporter } from "./formats/zoom-chat.js";
 import { xmlImporters } from "./formats/xml-formats.js";
 import { decodeHead, encodingLabel, knownEncoding, type TextEncoding } from "./encoding.js";
 import { directoryInput, fileInput, stripBom } from "./input.js";
@@ -18,7 +19,7 @@ import { agentHints, applyStatedKinds, conflictingKinds } from "./speaker-kinds.
 import { ImportError, type Importer, type ImportOptions, type ImportResult } from "./types.js";
 
 /** Every importer Colloquy ships. Text formats first; JSON and folder formats from json-formats.ts. */
-export const importers: readonly Importer[] = [slackPasteImporter, csvImporter, vttImporter, srtImporter, whatsappImporter, chatChaImporter, plainImporter, ...jsonImporters, ...xmlImporters];
+export const importers: readonly Importer[] = [slackPasteImporter, csvImporter, vttImporter, srtImporter, whatsappImporter, zoomChatImporter, chatChaImporter, plainImporter, ...jsonImporters, ...xmlImporters];
 
 /** How much of a file detect() sees. */
 export const DETECT_HEAD_BYTES = 64 * 1024;

@@ -62,6 +62,8 @@ const MARKUP: Record<string, Markup[]> = {
     /^@([^:\t]+?)(?::\s?(.*))?$/,
     /^\t(.*?)\s*(?:\u0015\d+_\d+\u0015)?\s*$/,
   ],
+  // Zoom chat: the clock time is markup; sender, recipient and text must survive.
+  "zoom-chat": [/^\d{1,2}:\d{2}:\d{2}\s+From\s+(.+?)\s+to\s+(.+?)\s*:(?:\s(.*))?$/, /^\d{1,2}:\d{2}:\d{2}\s+From\s+(.+?)\s*:(?:\s(.*))?$/],
   // Date and time headers are markup (kept as timestamps); the sender and the text must survive.
   whatsapp: [new RegExp(String.raw`^\u200e?\[?${WA_DATE},?\s${WA_TIME}\]?\s(?:[-–]\s)?(?:\u200e?([^:"“”]{1,60}?): )?(.*)$`)],
 };

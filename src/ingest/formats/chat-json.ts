@@ -12,7 +12,7 @@ const ID_KEYS = ["id", "conversation_id", "custom_id"] as const;
 const CAMEL_MESSAGE = /^message_(\d+)$/;
 
 /** Every shape chat-json reads, for the error on anything else. */
-export const CHAT_SHAPES =
+const CHAT_SHAPES =
   'an array of chat messages [{"role": …, "content": …}], {"messages": […]} or {"chat_history": […]} (AutoGen), an array of conversations [{"id": …, "messages": […]}], or a CAMEL record {"message_1": {"role_name": …, "role_type": …, "content": …}, …}';
 
 /**

@@ -19,7 +19,7 @@ import { ImportError, type ImportedCode, type Importer, type ImportInput, type I
 export const csvFieldAliases: Record<string, readonly string[]> = {
   speaker: ["speaker", "name", "author", "user", "from", "sender", "speaker_name", "participant", "username"],
   text: ["text", "message", "content", "utterance", "body", "transcript", "msg"],
-  time: ["time", "timestamp", "start", "time_stamp", "start_time", "ts", "datetime", "date_time", "created_at"],
+  time: ["time", "timestamp", "start", "time_stamp", "start_time", "ts", "datetime", "date_time", "created_at", "date"],
   end: ["end", "end_time", "stop"],
   session: ["session", "session_id", "conversation", "conversation_id", "run", "dialog_id", "dialogue_id", "chat_id", "thread"],
   condition: ["condition", "group", "experimental_condition", "treatment"],
