@@ -31,6 +31,8 @@ export interface ImportInput {
   readText(): Promise<string>;
   /** The file's lines without their line terminators ("\r\n", "\n" or a lone "\r"), decoded like readText, streamed. */
   lines(): AsyncIterable<string>;
+  /** The file's bytes, undecoded, for binary formats (.docx). */
+  readBytes(): Promise<Uint8Array>;
   /** The encoding the file was decoded from, once read (files only). */
   decodedAs?(): TextEncoding | undefined;
 }

@@ -8,6 +8,7 @@ import { directoryInput, fileInput } from "../../src/ingest/input.js";
 import { importers } from "../../src/ingest/registry.js";
 import { ImportError, type Importer, type ImportResult } from "../../src/ingest/types.js";
 import { assertNothingDropped } from "../support/coverage.js";
+import { docxText } from "../support/docx.js";
 
 /**
  * "Nothing is silently dropped": for every fixture of every format, every character of every
@@ -64,6 +65,8 @@ const MARKUP: Record<string, Markup[]> = {
   ],
   // Zoom chat: the clock time is markup; sender, recipient and text must survive.
   "zoom-chat": [/^\d{1,2}:\d{2}:\d{2}\s+From\s+(.+?)\s+to\s+(.+?)\s*:(?:\s(.*))?$/, /^\d{1,2}:\d{2}:\d{2}\s+From\s+(.+?)\s*:(?:\s(.*))?$/],
+  // Teams .docx (its paragraphs' text): offsets and cue timings are markup; the names must survive.
+  "teams-docx": [/^(\S.*?)(?:\t+|\s{2,})\d{1,2}(?::\d{1,2}){1,2}\s*$/, /^\s*\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d+)?\s*-->\s*\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d+)?\s*$/],
   // Date and time headers are markup (kept as timestamps); the sender and the text must survive.
   whatsapp: [new RegExp(String.raw`^\u200e?\[?${WA_DATE},?\s${WA_TIME}\]?\s(?:[-–]\s)?(?:\u200e?([^:"“”]{1,60}?): )?(.*)$`)],
 };
@@ -225,6 +228,7 @@ async function piecesOf(c: Case): Promise<string[]> {
     }
     return out;
   }
+  if (c.format === "teams-docx") return textPieces(c.format, (await docxText(await readFile(c.path))).join("\n"));
   const text = decodeByName(c.path, await readFile(c.path));
   if (c.format === "csv") return csvPieces(text);
   if (MARKUP[c.format]) return textPieces(c.format, text);
