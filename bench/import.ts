@@ -21,6 +21,7 @@
  *   npx tsx bench/import.ts --turns 200000       # quicker (200 files in the corpus)
  *   npx tsx bench/import.ts --only corpus --corpus-formats slack-paste,plain --per-file 500
  *   npx tsx bench/import.ts --only single --formats csv,chat-json --keep
+ *   npx tsx bench/import.ts --only single --formats whatsapp,chat-jsonl --turns 200000
  *
  * Speeds are input MB per CPU second (user + system) of the child: the machine is shared, so
  * wall time mostly measures the neighbours (wall seconds are shown too). Peak memory is the
@@ -127,6 +128,32 @@ const FORMATS: Record<string, { ext: string; write: (out: (s: string) => void, n
         first = false;
       }
       out("\n]\n");
+    },
+  },
+  whatsapp: {
+    ext: ".txt",
+    write(out, n, seed) {
+      // Android, day-first, 24-hour: one message per generated turn, a new day every 86,400 s.
+      for (const g of turns(n, seed)) {
+        const day = new Date(Date.UTC(2024, 0, 1) + Math.floor(g.t) * 1000);
+        out(`${pad(day.getUTCDate())}/${pad(day.getUTCMonth() + 1)}/${day.getUTCFullYear()}, ${pad(day.getUTCHours())}:${pad(day.getUTCMinutes())} - ${g.person.name}: ${g.text}\n`);
+      }
+    },
+  },
+  "chat-jsonl": {
+    ext: ".jsonl",
+    write(out, n, seed) {
+      // A fine-tuning file: ten messages per line.
+      let line: object[] = [];
+      const flush = () => {
+        out(JSON.stringify({ messages: line }) + "\n");
+        line = [];
+      };
+      for (const g of turns(n, seed)) {
+        line.push({ role: g.person.ai ? "assistant" : "user", name: g.person.name.replace(/ /g, "_"), content: g.text });
+        if (line.length === 10) flush();
+      }
+      if (line.length) flush();
     },
   },
   native: {

@@ -24,6 +24,7 @@ interface ImportFlags {
   codeColumn?: string[];
   codebook?: string;
   agents?: string[];
+  humans?: string[];
   delimiter?: string;
   promptsAs?: "system" | "metadata";
   json?: boolean;
@@ -59,7 +60,8 @@ export function registerImport(program: Command): void {
     .option("--columns <map>", "csv: field=column pairs, e.g. speaker=name,text=message,time=time_stamp,session=run; session=condition+run joins columns into the session key")
     .option("--code-column <col=coder>", "csv: a column of codes and its coder (repeatable or comma-separated)", collect)
     .option("--codebook <id>", "codebook the imported code labels belong to (default: the study's first); .qdpx: an existing codebook to map the project's codes onto by label, or the id of the codebook made of them")
-    .option("--agents <names>", "speaker names that are AI agents (comma-separated)", collect)
+    .option("--agents <names>", "speaker names that are AI agents (comma-separated; every format)", collect)
+    .option("--humans <names>", "speaker names that are people, whatever the format says (comma-separated)", collect)
     .option("--delimiter <char>", "csv: force the delimiter")
     .option("--prompts-as <where>", "round-based logs: prompts as system turns or metadata (system|metadata)")
     .option("--json", "print the report as JSON")
@@ -100,6 +102,7 @@ async function importCommand(paths: string[], flags: ImportFlags): Promise<void>
       delimiter: flags.delimiter === "\\t" || flags.delimiter === "tab" ? "\t" : flags.delimiter,
       promptsAs: flags.promptsAs,
       agents: flags.agents,
+      humans: flags.humans,
     },
     io().reporter(),
   );

@@ -95,6 +95,13 @@ export function fileInput(path: string, options: FileInputOptions = {}): ImportI
       return read.text;
     },
     lines: () => streamLines(path, judge),
+    readBytes: async () => {
+      try {
+        return await readFile(path);
+      } catch (error) {
+        return rethrow(path, error);
+      }
+    },
     decodedAs: () => encoding,
   };
 }
@@ -131,6 +138,8 @@ export function textInput(path: string, text: string): ImportInput {
     kind: "file",
     readText: async () => clean,
     lines: () => linesOf(clean),
+    // The text's UTF-8 bytes: what a binary importer (.docx) would have read from such a file.
+    readBytes: async () => Buffer.from(clean, "utf8"),
   };
 }
 
@@ -151,6 +160,9 @@ export function directoryInput(path: string): ImportInput {
       throw notText();
     },
     lines: () => failingLines(notText),
+    readBytes: async () => {
+      throw notText();
+    },
   };
 }
 

@@ -8,13 +8,18 @@ import { jsonImporters } from "./formats/json-formats.js";
 import { plainImporter } from "./formats/plain.js";
 import { slackPasteImporter } from "./formats/slack-paste.js";
 import { srtImporter, vttImporter } from "./formats/subtitles.js";
+import { whatsappImporter } from "./formats/whatsapp.js";
+import { chatChaImporter } from "./formats/chat-cha.js";
+import { zoomChatImporter } from "./formats/zoom-chat.js";
+import { xmlImporters } from "./formats/xml-formats.js";
 import { decodeHead, encodingLabel, knownEncoding, type TextEncoding } from "./encoding.js";
 import { directoryInput, fileInput, stripBom } from "./input.js";
 import { compilePathPattern, type PathPattern } from "./path-pattern.js";
+import { agentHints, applyStatedKinds, conflictingKinds } from "./speaker-kinds.js";
 import { ImportError, type Importer, type ImportOptions, type ImportResult } from "./types.js";
 
 /** Every importer Colloquy ships. Text formats first; JSON and folder formats from json-formats.ts. */
-export const importers: readonly Importer[] = [slackPasteImporter, csvImporter, vttImporter, srtImporter, plainImporter, ...jsonImporters];
+export const importers: readonly Importer[] = [slackPasteImporter, csvImporter, vttImporter, srtImporter, whatsappImporter, zoomChatImporter, chatChaImporter, plainImporter, ...jsonImporters, ...xmlImporters];
 
 /** How much of a file detect() sees. */
 export const DETECT_HEAD_BYTES = 64 * 1024;
@@ -139,6 +144,8 @@ function transcriptLike(path: string): boolean {
 export async function* importEach(paths: readonly string[], options: ImportFilesOptions = {}): AsyncGenerator<FileImport> {
   const forced = options.format ? importerByName(options.format) : undefined;
   const pattern = options.pathPattern ? compilePathPattern(options.pathPattern) : undefined;
+  const conflicts = conflictingKinds(options);
+  if (conflicts.length > 0) throw new FormatError(`${conflicts.map((c) => `"${c}"`).join(", ")} given both in --agents and in --humans; name each speaker in one of them`);
   if (options.encoding !== undefined && !knownEncoding(options.encoding)) {
     throw new FormatError(`unknown encoding "${options.encoding}"; pass a name such as utf-8, utf-16le, utf-16be, windows-1252, iso-8859-2 or shift_jis`);
   }
@@ -200,7 +207,8 @@ async function runImporter(importer: Importer, path: string, kind: "file" | "dir
     return { path, format: importer.name, error: message };
   }
   const encoding = input.decodedAs?.();
-  const warnings = [...(encoding ? encodingWarnings(path, encoding) : []), ...result.warnings, ...agentHints(path, result.sessions)];
+  applyStatedKinds(result.sessions, options);
+  const warnings = [...(encoding ? encodingWarnings(path, encoding) : []), ...result.warnings, ...agentHints(path, result.sessions, options)];
   let captured: Record<string, string> | undefined;
   if (pattern) {
     captured = pattern.match(path);
@@ -216,27 +224,6 @@ function encodingWarnings(path: string, encoding: TextEncoding): string[] {
   if (encoding.source === "bom" || encoding.source === "nul-pattern") return [`${path}: read as ${label} (${encoding.source === "bom" ? "byte-order mark" : "no byte-order mark; its NUL bytes fall as in " + label})`];
   if (encoding.source === "detected") return [`${path}: not valid UTF-8; read as ${label} (detected, confidence ${encoding.confidence ?? 0}%); if accented letters or quotes look wrong, pass --encoding <the file's encoding>`];
   return [];
-}
-
-/**
- * Names that usually belong to an AI assistant. A file whose sessions have no AI participant but
- * such a name gets a hint naming --agents: plain, VTT and SRT transcripts cannot say who is an AI.
- */
-const ASSISTANT_NAME = /\b(?:chat\s?gpt|gpt(?:[-\s]?\d[\w.]*|-\w+)?|claude|copilot|gemini|bard|assistant|bot|llm)\b/i;
-/** "AI" only in capitals: "Ai" is also a given name. */
-const AI_WORD = /\bAI\b/;
-
-function agentHints(path: string, sessions: readonly SessionInput[]): string[] {
-  const names = [
-    ...new Set(
-      sessions
-        .filter((s) => !s.participants.some((p) => p.kind === "ai"))
-        .flatMap((s) => s.participants.filter((p) => p.kind === "human" && (ASSISTANT_NAME.test(p.name) || AI_WORD.test(p.name))).map((p) => p.name)),
-    ),
-  ];
-  if (names.length === 0) return [];
-  const list = names.map((n) => `"${n}"`).join(", ");
-  return [`${path}: no speaker is marked as an AI, but ${list} ${names.length === 1 ? "looks" : "look"} like an assistant; if so, import again with --agents ${JSON.stringify(names.join(","))}`];
 }
 
 function applyMetadata(session: SessionInput, path: string, format: string, captured: Record<string, string> | undefined, options: ImportFilesOptions, encoding: TextEncoding | undefined): void {

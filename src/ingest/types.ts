@@ -31,6 +31,8 @@ export interface ImportInput {
   readText(): Promise<string>;
   /** The file's lines without their line terminators ("\r\n", "\n" or a lone "\r"), decoded like readText, streamed. */
   lines(): AsyncIterable<string>;
+  /** The file's bytes, undecoded, for binary formats (.docx). */
+  readBytes(): Promise<Uint8Array>;
   /** The encoding the file was decoded from, once read (files only). */
   decodedAs?(): TextEncoding | undefined;
 }
@@ -50,6 +52,8 @@ export interface ImportOptions {
   promptsAs?: "system" | "metadata";
   /** Names (or ids) of participants known to be AI agents (Slack export bots, CSV speakers). */
   agents?: string[];
+  /** Names (or ids) of participants known to be people: wins over what the format says (every format). */
+  humans?: string[];
 }
 
 /** A code label found in a transcript or CSV column, not yet matched to a codebook category. */

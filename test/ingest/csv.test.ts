@@ -143,3 +143,17 @@ describe("csv importer", () => {
     expect(csvImporter.detect("x.txt", "Alice: hello, world")).toBe(0);
   });
 });
+
+describe("csv: DiscordChatExporter CSV", () => {
+  it("reads Author, Date and Content by their names; attachments and reactions stay on the turn", async () => {
+    const result = await parseCsv("discord-chat-exporter.csv", await read("discord-chat-exporter.csv"), { agents: ["Muse"] });
+    const [s] = result.sessions;
+    expect(s!.participants.map((p) => [p.name, p.kind])).toEqual([["wren_k", "human"], ["Muse", "ai"], ["dev.ansel", "human"]]);
+    expect(s!.turns.map((t) => [t.text, t.start])).toEqual([
+      ["@Muse can you draft three logo directions?", 0],
+      ["Here you go:\n1. Wave mark\n2. Monogram", 4.65],
+      ["Monogram for sure", 109.75],
+    ]);
+    expect(s!.turns[0]!.metadata).toMatchObject({ AuthorID: "7000000000000001", Reactions: "👀 (1)" });
+  });
+});

@@ -1,12 +1,14 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { XMLParser } from "fast-xml-parser";
 import Papa from "papaparse";
 import { describe, expect, it } from "vitest";
 import { directoryInput, fileInput } from "../../src/ingest/input.js";
 import { importers } from "../../src/ingest/registry.js";
 import { ImportError, type Importer, type ImportResult } from "../../src/ingest/types.js";
 import { assertNothingDropped } from "../support/coverage.js";
+import { docxText } from "../support/docx.js";
 
 /**
  * "Nothing is silently dropped": for every fixture of every format, every character of every
@@ -33,6 +35,9 @@ const TIME = String.raw`\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:\s*[AaPp]\.?[Mm]\
 const CUE_TIME = String.raw`(?:\d{1,2}:)?\d{1,2}:\d{1,2}[.,]\d{1,3}`;
 const CUE_TIMING = new RegExp(String.raw`^\s*${CUE_TIME}\s*--?>\s*${CUE_TIME}.*$`);
 
+const WA_DATE = String.raw`\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\.?`;
+const WA_TIME = String.raw`\d{1,2}[:.]\d{2}(?:[:.]\d{2})?(?:[\s\u202f]*[AaPp]\.?\s?[Mm]\.?)?`;
+
 /** Per text format: markup lines. Kept tight: a pattern that swallowed words could hide a drop. */
 const MARKUP: Record<string, Markup[]> = {
   "slack-paste": [
@@ -51,6 +56,19 @@ const MARKUP: Record<string, Markup[]> = {
   ],
   vtt: [/^WEBVTT.*$/, /^\s*\d+\s*$/, CUE_TIMING, /^<v(?:\.[^ >]*)?\s+([^>]+)>(.*?)(?:<\/v>)?$/, /^([^:]{1,60}):\s*(.*)$/],
   srt: [/^\s*\d+\s*$/, CUE_TIMING, /^([^:]{1,60}):\s*(.*)$/],
+  // CHAT: the media bullet (\u0015start_end\u0015) becomes start/end; codes, text, tier values and headers must survive.
+  cha: [
+    /^\*([^:\s]+):\s?(.*?)\s*(?:\u0015\d+_\d+\u0015)?\s*$/,
+    /^%[^:\s]+:\s?(.*)$/,
+    /^@([^:\t]+?)(?::\s?(.*))?$/,
+    /^\t(.*?)\s*(?:\u0015\d+_\d+\u0015)?\s*$/,
+  ],
+  // Zoom chat: the clock time is markup; sender, recipient and text must survive.
+  "zoom-chat": [/^\d{1,2}:\d{2}:\d{2}\s+From\s+(.+?)\s+to\s+(.+?)\s*:(?:\s(.*))?$/, /^\d{1,2}:\d{2}:\d{2}\s+From\s+(.+?)\s*:(?:\s(.*))?$/],
+  // Teams .docx (its paragraphs' text): offsets and cue timings are markup; the names must survive.
+  "teams-docx": [/^(\S.*?)(?:\t+|\s{2,})\d{1,2}(?::\d{1,2}){1,2}\s*$/, /^\s*\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d+)?\s*-->\s*\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d+)?\s*$/],
+  // Date and time headers are markup (kept as timestamps); the sender and the text must survive.
+  whatsapp: [new RegExp(String.raw`^\u200e?\[?${WA_DATE},?\s${WA_TIME}\]?\s(?:[-–]\s)?(?:\u200e?([^:"“”]{1,60}?): )?(.*)$`)],
 };
 
 const VOICE_TAG = /<v(?:\.[^\s>]*)?(?:\s+([^>]*))?>/;
@@ -77,11 +95,33 @@ function textPieces(format: string, text: string): string[] {
 /** Time columns hold timestamps (kept as numbers, e.g. "6.0" -> 6): timestamps aside. */
 const TIME_COLUMN = /^(start|end|time|time_stamp|timestamp|begin|stop)$/i;
 
+/** Yes/no kind columns: their true/false is the participant's kind, checked in speaker-kinds.test.ts. */
+const BOOLEAN_KIND_COLUMN = /^is_(ai|bot|agent)$/i;
+
 /** CSV/TSV: every cell of every data row (header names are column labels, not words). */
 function csvPieces(text: string): string[] {
   const parsed = Papa.parse<string[]>(text.replace(/^\uFEFF/, ""), { skipEmptyLines: true });
   const [header = [], ...rows] = parsed.data;
-  return rows.flatMap((row) => row.filter((_, i) => !TIME_COLUMN.test((header[i] ?? "").trim())));
+  return rows.flatMap((row) => row.filter((_, i) => !TIME_COLUMN.test((header[i] ?? "").trim()) && !BOOLEAN_KIND_COLUMN.test((header[i] ?? "").trim())));
+}
+
+/** XML formats (Transcriber, ELAN): every text node; attributes are ids, times and settings. */
+const XML_FORMATS = new Set(["transcriber", "elan"]);
+const xml = new XMLParser({ preserveOrder: true, trimValues: false, processEntities: true, htmlEntities: true, parseTagValue: false });
+
+function xmlPieces(text: string): string[] {
+  const out: string[] = [];
+  const walk = (nodes: unknown): void => {
+    if (!Array.isArray(nodes)) return;
+    for (const node of nodes as Record<string, unknown>[]) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === "#text") out.push(String(value));
+        else if (key !== ":@") walk(value);
+      }
+    }
+  };
+  walk(xml.parse(text));
+  return out;
 }
 
 /** JSON formats: every string in the input, except these structural values. */
@@ -89,6 +129,7 @@ const STRUCTURAL_KEYS = new Set([
   "role", "type", "id", "ts", "thread_ts", "parent_user_id", "user", "bot_id", "team_id", "content_type", "status", "recipient",
   "parent", "children", "current_node", "conversation_id", "tool_call_id", "mimetype", "filetype", "client_msg_id", "creator",
   "members", "detail", "schemaVersion", "speaker", "addressees", "index", "kind", "subtype", "users", "name_raw",
+  "role_type",
 ]);
 
 function jsonPieces(value: unknown, key = ""): string[] {
@@ -98,12 +139,21 @@ function jsonPieces(value: unknown, key = ""): string[] {
   return [];
 }
 
-/** JSON or JSONL text as a list of values. */
+/**
+ * JSON or JSONL text as a list of values. A JSONL line that is not JSON is left out: importers
+ * skip such lines with a warning naming the line (tested in their own tests).
+ */
 function parseJsonish(text: string): unknown[] {
   try {
     return [JSON.parse(text)];
   } catch {
-    return text.split(/\r?\n/).filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as unknown);
+    return text.split(/\r?\n/).filter((l) => l.trim() !== "").flatMap((l) => {
+      try {
+        return [JSON.parse(l) as unknown];
+      } catch {
+        return [];
+      }
+    });
   }
 }
 
@@ -178,10 +228,15 @@ async function piecesOf(c: Case): Promise<string[]> {
     }
     return out;
   }
+  if (c.format === "teams-docx") return textPieces(c.format, (await docxText(await readFile(c.path))).join("\n"));
   const text = decodeByName(c.path, await readFile(c.path));
   if (c.format === "csv") return csvPieces(text);
   if (MARKUP[c.format]) return textPieces(c.format, text);
-  return parseJsonish(text.replace(/^\uFEFF/, "")).flatMap((v) => jsonPieces(v));
+  if (XML_FORMATS.has(c.format)) return xmlPieces(text);
+  let values = parseJsonish(text.replace(/^\uFEFF/, ""));
+  // A failed batch request (response null) holds no speech: its error is reported as a warning.
+  if (c.format === "chat-jsonl") values = values.filter((v) => !(v && typeof v === "object" && "response" in v && v.response === null));
+  return values.flatMap((v) => jsonPieces(v));
 }
 
 describe("no input words are dropped by any importer", () => {

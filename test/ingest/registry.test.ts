@@ -41,7 +41,7 @@ describe("format detection", () => {
   });
 
   it("says which formats exist and suggests --format when nothing matches", () => {
-    expect(() => detectFormat("photo.png", "\u0089PNG")).toThrow(/photo\.png: format not recognised.*known formats: slack-paste, csv, vtt, srt, plain.*--format/);
+    expect(() => detectFormat("photo.png", "\u0089PNG")).toThrow(/photo\.png: format not recognised.*known formats: slack-paste, csv, vtt, srt, whatsapp, zoom-chat, cha, plain.*--format/);
   });
 
   it("refuses to guess between two equally likely formats", () => {

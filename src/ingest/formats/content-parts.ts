@@ -11,11 +11,13 @@ export interface MessageBody {
 }
 
 const TEXT_KEYS = ["text", "refusal"] as const;
+/** Responses API text parts: `{type: "output_text" | "input_text", text}`. */
+const TEXT_TYPES = new Set(["text", "output_text", "input_text"]);
 
 /**
  * Read an OpenAI-style `content`: a string, null, or an array of content parts
  * (`{type: "text", text}`, `{type: "image_url", image_url: {url}}`, `{type: "refusal", refusal}`,
- * Anthropic-style `{type: "text", text}` too). Bare strings inside the array count as text.
+ * Anthropic-style `{type: "text", text}` and Responses API `output_text`/`input_text` too). Bare strings inside the array count as text.
  * Text parts are joined with "\n" (they are consecutive paragraphs of one message); all other
  * parts are kept whole in `parts` so nothing is lost.
  */
@@ -36,7 +38,7 @@ export function readContent(value: unknown, file: string, path: string): Message
     const type = obj.type;
     if (type !== undefined && typeof type !== "string") throw shapeError(file, childPath(partPath, "type"), "a string part type", type);
     for (const key of TEXT_KEYS) {
-      if (type === key || (type === undefined && key === "text" && "text" in obj)) {
+      if (type === key || (key === "text" && (type === undefined ? "text" in obj : TEXT_TYPES.has(type)))) {
         const text = obj[key];
         if (typeof text !== "string") throw shapeError(file, childPath(partPath, key), `a string in a "${key}" part`, text);
         texts.push(text);

@@ -19,13 +19,13 @@ import { ImportError, type ImportedCode, type Importer, type ImportInput, type I
 export const csvFieldAliases: Record<string, readonly string[]> = {
   speaker: ["speaker", "name", "author", "user", "from", "sender", "speaker_name", "participant", "username"],
   text: ["text", "message", "content", "utterance", "body", "transcript", "msg"],
-  time: ["time", "timestamp", "start", "time_stamp", "start_time", "ts", "datetime", "date_time", "created_at"],
+  time: ["time", "timestamp", "start", "time_stamp", "start_time", "ts", "datetime", "date_time", "created_at", "date"],
   end: ["end", "end_time", "stop"],
   session: ["session", "session_id", "conversation", "conversation_id", "run", "dialog_id", "dialogue_id", "chat_id", "thread"],
   condition: ["condition", "group", "experimental_condition", "treatment"],
   run: ["run_id", "run_number", "run_no", "replicate"],
   role: ["role", "speaker_role"],
-  kind: ["kind", "type", "speaker_type", "participant_kind"],
+  kind: ["kind", "type", "speaker_type", "participant_kind", "is_ai", "is_bot", "is_agent", "ai"],
   /** Turn type (message, backchannel, …): only by --columns type=<col>, since "type" usually means kind. */
   type: [],
 };
@@ -89,6 +89,11 @@ function mapColumns(path: string, headers: string[], explicit: Record<string, st
   }
   return { columns: map, sessionParts };
 }
+
+/** A yes/no kind column (`is_ai`, `is_bot`): which of its values mean AI and which mean a person. */
+const YES = new Set(["true", "yes", "y", "1", "t"]);
+const NO = new Set(["false", "no", "n", "0", "f"]);
+const booleanKindColumn = (header: string): boolean => /^(is_)?(ai|bot|agent)$/.test(normalise(header));
 
 const kindWords: Record<string, ParticipantKind> = { ai: "ai", bot: "ai", agent: "ai", assistant: "ai", llm: "ai", model: "ai", human: "human", user: "human", person: "human", system: "system" };
 
@@ -258,7 +263,8 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
     }
     let kind: ParticipantKind | undefined;
     if (iKind! >= 0 && cells[iKind!]!.trim() !== "") {
-      kind = kindWords[cells[iKind!]!.trim().toLowerCase()];
+      const value = cells[iKind!]!.trim().toLowerCase();
+      kind = booleanKindColumn(headers[iKind!] ?? "") ? (YES.has(value) ? "ai" : NO.has(value) ? "human" : undefined) : kindWords[value];
       if (!kind) metadata[headers[iKind!]!] = cells[iKind!];
     }
     const role = iRole! >= 0 && cells[iRole!] !== "" ? cells[iRole!] : undefined;

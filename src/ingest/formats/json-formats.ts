@@ -1,6 +1,11 @@
 import type { Importer } from "../types.js";
 import { chatJsonImporter } from "./chat-json.js";
+import { chatJsonlImporter } from "./chat-jsonl.js";
 import { chatgptImporter } from "./chatgpt.js";
+import { claudeExportImporter } from "./claude-export.js";
+import { discordImporter } from "./discord.js";
+import { meetingSegmentsImporter } from "./meeting-segments.js";
+import { revJsonImporter } from "./rev-json.js";
 import { nativeImporter } from "./native.js";
 import { roundsLogImporter } from "./rounds-log.js";
 import { slackExportImporter } from "./slack-export.js";
@@ -10,4 +15,4 @@ import { slackExportImporter } from "./slack-export.js";
  * round-based discussion logs, native), in detection priority order: the most specific
  * shapes first, so a tie-break by order (if a registry ever uses one) picks the right one.
  */
-export const jsonImporters: Importer[] = [nativeImporter, chatgptImporter, roundsLogImporter, chatJsonImporter, slackExportImporter];
+export const jsonImporters: Importer[] = [nativeImporter, chatgptImporter, claudeExportImporter, discordImporter, revJsonImporter, meetingSegmentsImporter, roundsLogImporter, chatJsonImporter, chatJsonlImporter, slackExportImporter];

@@ -1,0 +1,123 @@
+import { ImportError, type Importer, type ImportResult } from "../types.js";
+import { SessionBuilder } from "./json-session.js";
+import { baseName } from "./json-shape.js";
+import { allText, attrsOf, childrenOf, elements, numberAttr, parseXml, tagOf, textOf, type XmlNode } from "./xml.js";
+
+const EXPECTED = 'a Transcriber file: <Trans><Speakers><Speaker id="spk1" name="…"/></Speakers><Episode><Section><Turn speaker="spk1" startTime="0" endTime="…">text</Turn></Section></Episode></Trans>';
+
+/** One speaker's words within a Turn (a Turn with `speaker="spk1 spk2"` has one per `<Who nb>`). */
+interface Segment {
+  text: string;
+  /** `<Sync time>` marks: the time (seconds) and the character offset in `text` where it falls. */
+  syncs: { time: number; at: number }[];
+  /** `<Event>`, `<Comment>`, `<Background>` marks with their attributes and offset in `text`. */
+  marks: Record<string, unknown>[];
+}
+
+/**
+ * Transcriber (.trs) XML: `<Speakers>` name the speakers; each `<Turn speaker startTime endTime>`
+ * of each `<Section>` is a turn. Inside a turn, `<Sync time>` marks time points (kept in turn
+ * metadata `syncs` with their character offset in the text), `<Who nb>` switches between the
+ * speakers of an overlapping turn (`speaker="spk1 spk2"`: one turn per speaker, each flagged
+ * `overlap`), and `<Event>`, `<Comment>`, `<Background>` are kept in turn metadata `marks`.
+ * Text is XML mixed content: whitespace runs (line breaks between Syncs) become one space. A
+ * turn with no speaker attribute that holds words gets the participant "(no speaker)"; a turn
+ * without words (silence, music) keeps only its marks, in session metadata `nonSpeech`.
+ */
+export const transcriberImporter: Importer = {
+  name: "transcriber",
+  description: "Transcriber .trs XML (Speakers, Section, Turn, Sync, Who, Event)",
+  extensions: [".trs"],
+  input: "file",
+  detect(path, head) {
+    const trs = /\.trs$/i.test(path);
+    if (/<Trans[\s>]/.test(head) && /<(Episode|Speakers|Turn)[\s>]/.test(head)) return trs ? 1 : 0.9;
+    return trs ? 0.3 : 0;
+  },
+  async parse(input, options) {
+    const file = input.path;
+    const root = elements(parseXml(await input.readText(), file, EXPECTED), "Trans")[0];
+    if (!root) throw new ImportError({ file, line: 1, problem: "no <Trans> element", expected: EXPECTED });
+    const trans = childrenOf(root);
+    const result: ImportResult = { sessions: [], codes: [], warnings: [] };
+    const stem = baseName(file).replace(/\.[^.]*$/, "");
+    const metadata: Record<string, unknown> = { source: { file, format: "transcriber" }, transcriber: attrsOf(root) };
+    const builder = new SessionBuilder(stem, undefined, metadata);
+    const agents = new Set(options.agents ?? []);
+    const speakers = new Map<string, Record<string, string>>();
+    for (const list of elements(trans, "Speakers")) for (const s of elements(childrenOf(list), "Speaker")) speakers.set(attrsOf(s).id ?? "", attrsOf(s));
+    const topics = new Map<string, string>();
+    for (const list of elements(trans, "Topics")) for (const t of elements(childrenOf(list), "Topic")) topics.set(attrsOf(t).id ?? "", attrsOf(t).desc ?? "");
+    const participant = (id: string): string => {
+      const attrs = speakers.get(id);
+      if (!attrs && id !== "") result.warnings.push(`${file}: turn speaker "${id}" is not declared in <Speakers>; named by its id`);
+      const name = id === "" ? "(no speaker)" : (attrs?.name ?? id);
+      const { id: _id, name: _name, ...rest } = attrs ?? {};
+      return builder.participant(id, { name, kind: agents.has(name) || agents.has(id) ? "ai" : "human", ...(Object.keys(rest).length ? { metadata: rest } : {}) });
+    };
+    const nonSpeech: Record<string, unknown>[] = [];
+    for (const episode of elements(trans, "Episode")) {
+      for (const section of elements(childrenOf(episode), "Section")) {
+        const sectionAttrs = attrsOf(section);
+        const sectionInfo = { ...sectionAttrs, ...(sectionAttrs.topic && topics.has(sectionAttrs.topic) ? { topicDesc: topics.get(sectionAttrs.topic) } : {}) };
+        for (const turn of elements(childrenOf(section), "Turn")) {
+          const attrs = attrsOf(turn);
+          const ids = (attrs.speaker ?? "").split(/\s+/).filter(Boolean);
+          const segments = readSegments(childrenOf(turn), Math.max(1, ids.length));
+          const start = numberAttr(attrs, "startTime");
+          const end = numberAttr(attrs, "endTime");
+          segments.forEach((segment, i) => {
+            if (segment.text === "") {
+              if (segment.marks.length > 0) nonSpeech.push({ start, end, marks: segment.marks });
+              return;
+            }
+            const { speaker: _s, startTime: _a, endTime: _b, ...turnAttrs } = attrs;
+            const meta: Record<string, unknown> = { ...turnAttrs, section: sectionInfo };
+            if (segment.syncs.length > 0) meta.syncs = segment.syncs;
+            if (segment.marks.length > 0) meta.marks = segment.marks;
+            if (ids.length > 1) meta.overlap = true;
+            builder.turn({ speaker: participant(ids[i] ?? ""), text: segment.text, start, end, metadata: meta });
+          });
+        }
+      }
+    }
+    if (nonSpeech.length > 0) metadata.nonSpeech = nonSpeech;
+    if (builder.turnCount === 0) result.warnings.push(`${file}: no turn with words; imported an empty session`);
+    result.sessions.push(builder.build());
+    return result;
+  },
+};
+
+/** Walk a Turn's mixed content into one segment per speaker. */
+function readSegments(nodes: readonly XmlNode[], count: number): Segment[] {
+  const segments: Segment[] = Array.from({ length: count }, () => ({ text: "", syncs: [], marks: [] }));
+  let current = segments[0]!;
+  const append = (raw: string) => {
+    const words = raw.replace(/\s+/g, " ");
+    if (words.trim() === "") return;
+    // One space between chunks, none at the edges.
+    current.text = (current.text === "" ? words.trimStart() : current.text.endsWith(" ") || words.startsWith(" ") ? current.text + words : `${current.text} ${words}`).replace(/ {2,}/g, " ");
+  };
+  for (const node of nodes) {
+    const text = textOf(node);
+    if (text !== undefined) {
+      append(text);
+      continue;
+    }
+    const tag = tagOf(node);
+    const attrs = attrsOf(node);
+    if (tag === "Sync") {
+      const time = numberAttr(attrs, "time");
+      if (time !== undefined) current.syncs.push({ time, at: current.text.trimEnd().length });
+    } else if (tag === "Who") {
+      const nb = numberAttr(attrs, "nb") ?? 1;
+      current = segments[Math.min(Math.max(1, Math.trunc(nb)), count) - 1]!;
+    } else {
+      current.marks.push({ tag, ...attrs, at: current.text.trimEnd().length });
+      // An unknown element's own words are still words.
+      append(allText(node));
+    }
+  }
+  for (const s of segments) s.text = s.text.trimEnd();
+  return segments;
+}

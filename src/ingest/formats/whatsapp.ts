@@ -1,0 +1,133 @@
+import { SessionBuilder, sessionIdFromPath } from "../builder.js";
+import type { Importer, ImportResult } from "../types.js";
+
+/**
+ * WhatsApp "Export chat" text files, both line shapes:
+ *   Android  `31/12/2020, 23:59 - Alice: Happy new year`   (`12/31/20, 11:59 PM - …` in US locales)
+ *   iOS      `[31/12/2020, 23:59:07] Alice: Happy new year` (often after U+200E, a left-to-right mark)
+ * Dates are day-first or month-first by locale, with `/`, `.` or `-`, 2- or 4-digit years, or
+ * year-first; times have `:` or `.` and maybe AM/PM in any of its spellings (`PM`, `p.m.`,
+ * `p. m.`, after a narrow no-break space). Which order the file uses is decided once for the
+ * whole file: a first number above 12 means day-first, a second above 12 month-first; with no
+ * evidence, files with AM/PM are read month-first (US) and the others day-first.
+ *
+ * - A line without a date header continues the previous message (multi-line messages), verbatim.
+ * - A header without `Name: ` (encryption notice, "Alice added Bob", "You left") is a `system`
+ *   turn of the participant "WhatsApp"; so is any text before the first header.
+ * - Media placeholders (`<Media omitted>`, `image omitted`, `<attached: …>`) and the invisible
+ *   left-to-right marks stay in the text exactly as exported.
+ * Turn `timestamp` is the local date-time as written (ISO, no zone: exports carry none);
+ * `start` counts seconds from the first message.
+ */
+
+const DATE = String.raw`(\d{1,4})[./-](\d{1,2})[./-](\d{1,4})\.?`;
+const TIME = String.raw`(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?(?:[\s\u202f\u00a0]*([AaPp])\.?[\s\u202f\u00a0]?[Mm]\.?)?`;
+const ANDROID = new RegExp(String.raw`^\u200e?${DATE},?\s${TIME}\s[-–]\s(.*)$`);
+const IOS = new RegExp(String.raw`^\u200e?\[${DATE},?\s${TIME}\]\s(.*)$`);
+/** `Name: text`; a name is short and has no quotes (a system line can quote a group subject with a colon). */
+const SENDER = /^([^:"“”]{1,60}?): ([\s\S]*)$/;
+
+interface Header {
+  date: [number, number, number];
+  time: [number, number, number];
+  pm?: boolean;
+  rest: string;
+}
+
+function headerOf(line: string): Header | undefined {
+  const m = IOS.exec(line) ?? ANDROID.exec(line);
+  if (!m) return undefined;
+  const period = m[7]?.toLowerCase();
+  return { date: [Number(m[1]), Number(m[2]), Number(m[3])], time: [Number(m[4]), Number(m[5]), Number(m[6] ?? 0)], pm: period === undefined ? undefined : period === "p", rest: m[8]! };
+}
+
+export const whatsappImporter: Importer = {
+  name: "whatsapp",
+  description: "WhatsApp chat export .txt (Android `date, time - Name: text` and iOS `[date, time] Name: text`)",
+  extensions: [".txt"],
+  input: "file",
+  detect(_path, head) {
+    const lines = head.split(/\r\n|\n|\r/).filter((l) => l.trim() !== "").slice(0, 200);
+    if (lines.length === 0) return 0;
+    const headers = lines.filter((l) => headerOf(l)).length;
+    // Most lines start with a date header; continuation lines are the rest.
+    return headers >= 2 && headers / lines.length >= 0.4 ? 0.95 : headers === 1 && lines.length <= 2 ? 0.6 : 0;
+  },
+  async parse(input, options) {
+    const file = input.path;
+    const lines: string[] = [];
+    for await (const line of input.lines()) lines.push(line);
+    const order = dateOrder(lines);
+    const builder = new SessionBuilder(sessionIdFromPath(file), { source: { file, format: "whatsapp" } }, options.agents);
+    const result: ImportResult = { sessions: [], codes: [], warnings: [] };
+    let current: { speaker: string; text: string[]; timestamp?: string; start?: number; system: boolean } | undefined;
+    let origin: number | undefined;
+    const flush = () => {
+      if (current) builder.turn(current.speaker, { text: current.text.join("\n"), timestamp: current.timestamp, start: current.start, type: current.system ? "system" : "message" });
+    };
+    lines.forEach((line, i) => {
+      const header = headerOf(line);
+      if (!header) {
+        // Continuation of a multi-line message; blank lines inside a message are part of it.
+        if (current) current.text.push(line);
+        else if (line.trim() !== "") current = { speaker: builder.participant("WhatsApp", { kind: "system" }), text: [line], system: true };
+        return;
+      }
+      flush();
+      const when = localDateTime(header, order);
+      if (!when) result.warnings.push(`${file}:${i + 1}: date "${line.slice(0, 24)}" is not a calendar date; message kept without a time`);
+      let start: number | undefined;
+      if (when) {
+        origin ??= when.epoch;
+        start = when.epoch - origin;
+      }
+      const sender = SENDER.exec(header.rest);
+      if (sender) current = { speaker: builder.participant(sender[1]!.replace(/^\u200e/, "").trim()), text: [sender[2]!], timestamp: when?.iso, start, system: false };
+      else current = { speaker: builder.participant("WhatsApp", { kind: "system" }), text: [header.rest], timestamp: when?.iso, start, system: true };
+    });
+    flush();
+    // A message's trailing blank lines are the gap before the next header, not its words.
+    const session = builder.build();
+    for (const t of session.turns) t.text = t.text.replace(/(\n[ \t]*)+$/, "");
+    if (session.turns.length === 0) result.warnings.push(`${file}: no messages; imported an empty session`);
+    result.sessions.push(session);
+    return result;
+  },
+};
+
+type Order = "dmy" | "mdy" | "ymd";
+
+/** One date order for the whole file, from the evidence its dates give (see the importer's comment). */
+function dateOrder(lines: readonly string[]): Order {
+  let dayFirst = false;
+  let monthFirst = false;
+  let twelveHour = false;
+  for (const line of lines) {
+    const h = headerOf(line);
+    if (!h) continue;
+    if (h.date[0] > 31) return "ymd";
+    if (h.date[0] > 12) dayFirst = true;
+    if (h.date[1] > 12) monthFirst = true;
+    if (h.pm !== undefined) twelveHour = true;
+  }
+  if (dayFirst !== monthFirst) return dayFirst ? "dmy" : "mdy";
+  return twelveHour ? "mdy" : "dmy";
+}
+
+function localDateTime(h: Header, order: Order): { iso: string; epoch: number } | undefined {
+  const [a, b, c] = h.date;
+  const [y, month, day] = order === "ymd" ? [a, b, c] : order === "dmy" ? [c, b, a] : [c, a, b];
+  // Two-digit years are this century's: WhatsApp did not exist before 2009.
+  const year = y < 100 ? y + 2000 : y;
+  let [hour] = h.time;
+  const [, minute, second] = h.time;
+  if (h.pm !== undefined) {
+    if (hour < 1 || hour > 12) return undefined;
+    hour = (hour % 12) + (h.pm ? 12 : 0);
+  }
+  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
+  const d = new Date(ms);
+  // Reject 31/02 and 25:00 instead of letting Date roll them over.
+  if (d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return undefined;
+  return { iso: d.toISOString().slice(0, 19), epoch: ms / 1000 };
+}

@@ -1,0 +1,7 @@
+import type { Importer } from "../types.js";
+import { elanImporter } from "./elan.js";
+import { teamsDocxImporter } from "./teams-docx.js";
+import { transcriberImporter } from "./transcriber.js";
+
+/** The XML-based importers (parsed with fast-xml-parser through xml.ts; .docx is XML in a zip). */
+export const xmlImporters: Importer[] = [transcriberImporter, elanImporter, teamsDocxImporter];
