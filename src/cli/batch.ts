@@ -17,16 +17,16 @@ interface BatchFlags {
 
 /** `colloquy batch status|collect|cancel <study>`: the batches `colloquy code --via batch` submitted. */
 export function registerBatch(program: Command): void {
-  const batch = program.command("batch").description("Check, collect or cancel the LLM batches a study submitted (colloquy code --via batch); works from any process or machine with the study folder");
+  const batch = program.command("batch").description("check, collect or cancel the LLM batches a study submitted (colloquy code --via batch); works from any process or machine with the study folder");
   const endpoint = (command: Command) =>
     command
       .argument("<study>", "study folder")
       .option("--base-url <url>", "the endpoint the batches were sent to (default: colloquy.json model.baseURL, $OPENAI_BASE_URL or the OpenAI API)")
       .option("--json", "print the result as JSON");
-  endpoint(batch.command("status").description("Ask the provider how each open batch is doing")).action((study: string, flags: BatchFlags) => writing(study, "batch status", () => status(study, flags)));
-  endpoint(batch.command("collect").description("Download finished batches, store their replies in the response cache and the codes (re-asking invalid replies online); failures are listed"))
+  endpoint(batch.command("status").description("ask the provider how each open batch is doing")).action((study: string, flags: BatchFlags) => writing(study, "batch status", () => status(study, flags)));
+  endpoint(batch.command("collect").description("download finished batches, store their replies in the response cache and the codes (re-asking invalid replies online); failures are listed"))
     .action((study: string, flags: BatchFlags) => writing(study, "batch collect", () => collect(study, flags)));
-  endpoint(batch.command("cancel").description("Cancel every open batch (collect afterwards keeps what was answered before)")).action((study: string, flags: BatchFlags) => writing(study, "batch cancel", () => cancel(study, flags)));
+  endpoint(batch.command("cancel").description("cancel every open batch (collect afterwards keeps what was answered before)")).action((study: string, flags: BatchFlags) => writing(study, "batch cancel", () => cancel(study, flags)));
 }
 
 function cli(flags: BatchFlags): ModelCliOptions {
