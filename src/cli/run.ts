@@ -5,7 +5,8 @@ import { initStudy, loadStudyConfig } from "../study/study.js";
 import { createChatModel, resolveModelConfig } from "../llm/index.js";
 import { loadScenario } from "../orchestrator/scenario.js";
 import { runScenario, type RunOutcome } from "../orchestrator/run.js";
-import { scriptedHuman, terminalHuman } from "../orchestrator/human.js";
+import { scriptedHuman, terminalHuman, type HumanInput } from "../orchestrator/human.js";
+import { serveLive } from "../orchestrator/live/index.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 
@@ -28,6 +29,11 @@ interface RunFlags {
   overwrite?: boolean;
   cache: boolean;
   json?: boolean;
+  serve?: boolean;
+  host: string;
+  port: string;
+  speed: string;
+  answerTimeout: string;
 }
 
 /** `colloquy run <scenario>`: run multi-agent sessions into a study. */
@@ -46,11 +52,20 @@ export function registerRun(program: Command): void {
     .option("--overwrite", "run again sessions that are already complete")
     .option("--no-cache", "do not use the response cache (runs are then not replayable offline)")
     .option("--json", "print the outcome as JSON")
+    .option("--serve", "serve a chat page per human participant and an operator page (instead of the terminal)")
+    .option("--host <host>", "interface the pages listen on (another address opens them to your network)", "127.0.0.1")
+    .option("--port <port>", "port of the pages (0: any free port)", "0")
+    .option("--speed <factor>", "with people taking part: simulated seconds per real second", "1")
+    .option("--answer-timeout <seconds>", "how long a human role's duty (moderate, derail, approve) waits before \"no answer\"", "120")
     .action(async (file: string, flags: RunFlags) => writing(flags.study, "run", async () => {
       const runs = Number(flags.runs);
       const seed = Number(flags.seed);
       if (!Number.isInteger(runs) || runs < 1) throw new CliError(`--runs must be a whole number >= 1, got "${flags.runs}"`);
       if (!Number.isInteger(seed)) throw new CliError(`--seed must be a whole number, got "${flags.seed}"`);
+      const speed = Number(flags.speed);
+      const answerTimeoutSeconds = Number(flags.answerTimeout);
+      if (!(speed > 0)) throw new CliError(`--speed must be a number > 0, got "${flags.speed}"`);
+      if (!(answerTimeoutSeconds > 0)) throw new CliError(`--answer-timeout must be a number of seconds > 0, got "${flags.answerTimeout}"`);
       if (flags.resume && !flags.cache) throw new CliError("--resume replays the session from the response cache; it cannot be combined with --no-cache");
       const scenario = await loadScenario(file);
       const study = resolve(flags.study);
@@ -65,13 +80,25 @@ export function registerRun(program: Command): void {
         if (!flags.cache) throw new CliError(problem.message);
         io().err(`warning: ${problem.message}\n  continuing from the response cache only (replays work offline; new requests will fail)`);
       }
-      // Only listen on the terminal when someone will type (a reader keeps stdin open).
-      const human = scenario.participants.some((p) => p.kind === "human") ? terminalHuman() : scriptedHuman([]);
+      const live = flags.serve ? await serveLive(scenario, { host: flags.host, port: Number(flags.port) }) : undefined;
+      // Only listen on the terminal when someone will type or approve (a reader keeps stdin open).
+      const needsTerminal = scenario.participants.some((p) => p.kind === "human") || JSON.stringify(scenario.strategy).includes('"approval":true');
+      const human: HumanInput = live?.hub ?? (needsTerminal ? terminalHuman() : scriptedHuman([]));
       const reporter = io().reporter();
       try {
+        if (live) {
+          if (flags.host !== "127.0.0.1" && flags.host !== "localhost") io().err(`warning: the pages listen on ${flags.host}: anyone on that network who has a link can open it; links are the only key`);
+          for (const person of live.people) io().err(`  ${person.name}: ${person.link}`);
+          io().err(`  operator: ${live.server.links.operator}`);
+          if (live.people.length) {
+            io().err(`Waiting for ${live.people.length} participant(s) to open their page…`);
+            await live.hub.everyoneConnected();
+          }
+        }
         const outcomes = await runScenario(scenario, {
           study, runs, seed, model, human, reporter,
           conditions: flags.condition, resume: flags.resume, overwrite: flags.overwrite,
+          live: { observer: live?.hub, speed, answerTimeoutSeconds },
         });
         const usage = model.usage();
         if (flags.json) printJson({ outcomes, usage });
@@ -90,6 +117,7 @@ export function registerRun(program: Command): void {
         if (problems.length) throw new CliError(problems.join("; "));
       } finally {
         human.close?.();
+        await live?.server.close();
       }
     }, { create: true }));
 }

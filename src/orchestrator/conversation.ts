@@ -311,6 +311,7 @@ export class Conversation {
    * metadata to store with the turn (usage, and the raw reply when anything was removed).
    */
   async reply(agent: Agent, options: CompleteOptions): Promise<{ text: string; metadata: Record<string, unknown> }> {
+    this.live.observer?.event({ type: "typing", participant: agent.id });
     const { text: raw, usage } = await this.call(agent, this.messages(agent, options), options);
     const text = stripOwnName(raw, agent);
     const metadata: Record<string, unknown> = { usage, purpose: options.purpose };

@@ -8,6 +8,7 @@ import type { Participant, Turn } from "../transcript/schema.js";
 export type SessionEvent =
   | { type: "session"; sessionId: string; title: string; task: string; strategy: string; participants: Participant[] }
   | { type: "turn"; turn: Turn }
+  | { type: "typing"; participant: string }
   | { type: "ask"; participant: string; prompt: string; controls: readonly string[]; timeoutSeconds?: number }
   | { type: "asked"; participant: string; answer: "answered" | "passed" | "no answer" }
   | { type: "end"; reason: string };

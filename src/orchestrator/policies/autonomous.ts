@@ -67,8 +67,8 @@ export const autonomous = defineStrategy({
       const nextDelivery = pending.length ? Math.min(...pending.map((p) => p.deliverAt)) : Infinity;
       if (nextDelivery === Infinity && nextAgentTime === Infinity && conversation.realTime && humans.length) {
         // Live people: give them time to speak before the session ends.
-        await conversation.waitUntil(conversation.clock + conversation.dutyTimeout);
-        if (takePosted()) continue;
+        await conversation.waitUntil(conversation.clock + conversation.dutyTimeout * (conversation.live.speed ?? 1));
+        if (takePosted() || conversation.stopReason()) continue;
         return conversation.end("every agent waits and no human acts");
       }
       // In real time, the next event waits for its moment; a person posting ends the wait.
