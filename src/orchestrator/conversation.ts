@@ -358,8 +358,12 @@ export class Conversation {
    */
   async askHuman(agent: Agent, prompt: string, options: AskOptions = {}): Promise<string | null> {
     if (options.optional && this.human.live?.interjects && this.human.poll) {
-      const posted = this.takeHumanMessages().filter((m) => m.agent.id === agent.id);
-      return posted.length ? posted.map((m) => m.text).join("\n") : null;
+      // One message per opportunity: a command posted after a message stays a command.
+      const posted = this.human.poll(agent);
+      if (!posted) return null;
+      this.humanTiming.set(agent.id, { askedAt: Math.min(this.lastTurnAt, posted.receivedAt), receivedAt: posted.receivedAt });
+      this.humanAnswers.push(posted.text);
+      return posted.text;
     }
     const display = (t: Turn) => `${t.speaker === "system" ? "[system]" : displayName(this.get(t.speaker))}${t.type === "message" ? "" : ` [${t.type}]`}: ${t.text}`;
     const askedAt = Date.now();

@@ -193,3 +193,58 @@ stop: { maxTurns: 2 }
     expect(turn.metadata!.latencySeconds).toBeGreaterThanOrEqual(0.1);
   });
 });
+
+describe("a person raises their own hand in a moderated scene", () => {
+  it("never by chance; \"/hand\" (the page's button) raises it and the moderator invites them", async () => {
+    let n = 0;
+    h.server.setHandler((req) => ({ content: `${askedAgent(req)} line ${++n}` }));
+    let polls = 0;
+    const person: HumanInput = {
+      ask: async () => "Thank you, my question is about bees.",
+      poll: (p) => (p.name === "Hana" && ++polls === 2 ? { text: "/hand", receivedAt: Date.now() } : undefined),
+    };
+    await h.run(sceneWith("  - { name: Mo }\n  - { name: Ana }\n  - { name: Hana, kind: human }", `
+  type: scene
+  partyOrder: moderated
+  moderator: Mo
+  handRaiseProbability: 1
+  backchannel: { probability: 0 }
+  parties: [{ name: floor, members: [Ana, Hana] }]
+  snippets: [{ id: qa, initiator: Mo, turns: 4 }]`), { human: person });
+    const [session] = await h.sessions();
+    const raised = session.turns.filter((t) => t.metadata?.event === "hand-raise").map((t) => t.metadata!.participant);
+    expect(raised.filter((p) => p === "hana")).toHaveLength(1);
+    expect(session.turns.some((t) => t.text === "Mo invites Hana")).toBe(true);
+    expect(session.turns.find((t) => t.speaker === "hana")).toMatchObject({ text: "Thank you, my question is about bees." });
+  });
+});
+
+describe("real time with a live person", () => {
+  const quiet = `
+id: rt
+task: Plan a trip.
+participants: [{ name: Ann }, { name: Hana, kind: human }]
+strategy: { type: autonomous, pauseSeconds: [4, 4] }
+stop: { maxTurns: 5 }
+`;
+  it("simulated pauses become real waits, shortened by the speed factor; without a live person nothing waits", async () => {
+    h.server.setHandler(() => action(null));
+    const waits: number[] = [];
+    const person: HumanInput = {
+      ask: async () => null,
+      poll: () => undefined,
+      live: { interjects: true },
+      idle: (ms) => {
+        waits.push(ms);
+        return new Promise((ok) => setTimeout(ok, ms));
+      },
+    };
+    await h.run(quiet, { human: person, live: { speed: 20, answerTimeoutSeconds: 0.2 } });
+    // The first decision is 4 simulated seconds in: 200 ms of real time at speed 20.
+    expect(waits[0]).toBeGreaterThan(100);
+    expect(waits[0]).toBeLessThanOrEqual(200);
+    waits.length = 0;
+    await h.run(quiet.replace("id: rt", "id: rt2"), { human: { ...person, live: undefined } });
+    expect(waits).toEqual([]);
+  });
+});

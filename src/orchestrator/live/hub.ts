@@ -142,6 +142,15 @@ export class LiveHub implements HumanInput, SessionObserver {
     for (const idle of [...this.idlers]) idle();
   }
 
+  /** The person passes on what they were asked (no effect when nothing is asked). */
+  pass(participant: string): boolean {
+    const waiter = this.waiters.get(participant);
+    if (!waiter) return false;
+    this.waiters.delete(participant);
+    waiter(null);
+    return true;
+  }
+
   typing(participant: string): void {
     this.broadcast({ type: "person-typing", participant }, false);
   }

@@ -53,6 +53,7 @@ export const liveScript = `"use strict";
   var labels = { "/mode explore": "Explore", "/mode focus": "Focus", "/facilitator": "Call the facilitator", "/summary": "Ask for the summary", "/hand": "Raise hand", "/approve": "Approve", "/reject": "Reject", "/end": "End" };
   var base = [];
   var asked = [];
+  var prompted = false;
   var $ = function (id) { return document.getElementById(id); };
   function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
   function post(path, body) {
@@ -63,6 +64,11 @@ export const liveScript = `"use strict";
   function renderControls() {
     var box = $("controls"); if (!box) return;
     box.textContent = "";
+    if (prompted) {
+      var pass = el("button", null, "Pass"); pass.type = "button"; pass.dataset.command = "pass";
+      pass.addEventListener("click", function () { post("/api/pass", {}); });
+      box.appendChild(pass);
+    }
     base.concat(asked).forEach(function (command) {
       var b = el("button", null, labels[command] || command); b.type = "button"; b.dataset.command = command;
       b.addEventListener("click", function () { post("/api/post", { text: command }); });
@@ -117,8 +123,8 @@ export const liveScript = `"use strict";
         break;
       case "turn": addTurn(m.turn); break;
       case "typing": case "person-typing": showTyping(m.participant); break;
-      case "ask": if ($("prompt")) { $("prompt").textContent = m.prompt; asked = m.controls || []; renderControls(); } break;
-      case "asked": if ($("prompt")) { $("prompt").textContent = ""; asked = []; renderControls(); } break;
+      case "ask": if ($("prompt")) { $("prompt").textContent = m.prompt; asked = m.controls || []; prompted = true; renderControls(); } break;
+      case "asked": if ($("prompt")) { $("prompt").textContent = ""; asked = []; prompted = false; renderControls(); } break;
       case "paused": $("status").textContent = m.paused ? "Paused by the operator" : ""; document.body.dataset.paused = String(m.paused); break;
       case "approval": addApproval(m); break;
       case "approved": var done = document.querySelector('.approval[data-id="' + m.id + '"]'); if (done) done.remove(); break;

@@ -92,8 +92,9 @@ async function handle(hub: LiveHub, req: IncomingMessage, res: ServerResponse): 
   } catch {
     return send(res, 400, { error: "body is not JSON" });
   }
-  if (path === "/api/post" || path === "/api/typing") {
+  if (path === "/api/post" || path === "/api/typing" || path === "/api/pass") {
     if (viewer.role !== "participant") return send(res, 403, { error: "only participants post messages" });
+    if (path === "/api/pass") return send(res, 200, { ok: hub.pass(viewer.id) });
     if (path === "/api/typing") {
       hub.typing(viewer.id);
       return send(res, 200, { ok: true });
