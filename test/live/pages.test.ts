@@ -95,6 +95,62 @@ describe("live session pages", () => {
     }
   }, 90_000);
 
+  it("a moderated scene: the participant raises a hand with a button and is invited; the operator edits one derail and dismisses another", async () => {
+    let n = 0;
+    h.server.setHandler((req) => ({ content: `${askedAgent(req)} line ${++n}` }));
+    const scene = parseScenario(`
+id: scene
+task: A poster session.
+participants: [{ name: Mo }, { name: Ana }, { name: Dee }, { name: Hana, kind: human }]
+strategy:
+  type: scene
+  partyOrder: moderated
+  moderator: Mo
+  handRaiseProbability: 0
+  backchannel: { probability: 0 }
+  parties: [{ name: floor, members: [Ana, Hana] }]
+  snippets: [{ id: qa, initiator: Ana, turns: 3 }]
+  derailers: [{ participant: Dee, probability: 1, length: 1, kinds: [drift], approval: true }]
+stop: { maxTurns: 20 }
+`, "scene.yaml");
+    const live = await serveLive(scene);
+    try {
+      const context = await browser.newContext();
+      const [hana, operator] = [await context.newPage(), await context.newPage()];
+      const errors = [watchErrors(hana), watchErrors(operator)];
+      await Promise.all([hana.goto(live.people[0].link), operator.goto(live.server.links.operator)]);
+      await live.hub.everyoneConnected();
+      const running = h.run(scene, { human: live.hub, live: { observer: live.hub, answerTimeoutSeconds: 60 } });
+      await hana.click('button[data-command="/hand"]');
+      const first = operator.locator(".approval").first();
+      await first.waitFor();
+      await first.locator("textarea").fill("An edited derail about honey.");
+      await first.locator('button[data-decision="edit"]').click();
+      await operator.waitForSelector('.approval >> nth=0 >> xpath=self::*[not(contains(., "An edited derail"))]');
+      await operator.locator('.approval button[data-decision="dismiss"]').first().click();
+      await hana.waitForFunction(() => document.getElementById("prompt")!.textContent!.length > 0);
+      await hana.fill("#text", "My question is about bees.");
+      await hana.click("#send");
+      // The derail after Hana's turn: the operator ends the session instead of deciding.
+      await operator.locator(".approval").first().waitFor();
+      await operator.click("#end");
+      const [outcome] = await running;
+      expect(outcome.status).toBe("completed");
+      const [session] = await h.sessions();
+      const current = session.id === "scene-default-1" ? session : (await h.sessions()).find((s) => s.id === "scene-default-1")!;
+      expect(current.turns.find((t) => t.speaker === "dee")).toMatchObject({ text: "An edited derail about honey.", metadata: { editedBy: "operator" } });
+      expect(current.turns.some((t) => t.text === "the operator rejected a derail by Dee")).toBe(true);
+      expect(current.turns.some((t) => t.text === "Hana raises a hand")).toBe(true);
+      expect(current.turns.filter((t) => t.speaker === "hana").map((t) => t.text)).toEqual(["My question is about bees."]);
+      // Proposals held for approval never reach the participant.
+      for (const t of current.turns.filter((t) => t.metadata?.event === "derail-rejected")) expect(await hana.content()).not.toContain(String(t.metadata!.proposed));
+      expect(errors.flat()).toEqual([]);
+      await context.close();
+    } finally {
+      await live.server.close();
+    }
+  }, 90_000);
+
   it("refuses writes without the token, from another origin, or not as JSON", async () => {
     const live = await serveLive(scenario);
     try {

@@ -36,7 +36,7 @@ export class LiveHub implements HumanInput, SessionObserver {
   private readonly queues = new Map<string, Posted[]>();
   private readonly waiters = new Map<string, (text: string | null) => void>();
   private idlers = new Set<() => void>();
-  private readonly approvals = new Map<number, (answer: ApprovalAnswer) => void>();
+  private readonly approvals = new Map<number, (answer: ApprovalAnswer | null) => void>();
   private nextApproval = 1;
   private paused = false;
   private resumers: (() => void)[] = [];
@@ -116,7 +116,12 @@ export class LiveHub implements HumanInput, SessionObserver {
       this.waiters.delete(id);
       waiter(null);
     }
-    for (const idle of this.idlers) idle();
+    for (const idle of [...this.idlers]) idle();
+    // A derail still held when the session ends is not said.
+    for (const [id, resolve] of this.approvals) {
+      this.approvals.delete(id);
+      resolve(null);
+    }
   }
 
   decideApproval(id: number, answer: ApprovalAnswer): boolean {
