@@ -125,6 +125,7 @@ export class Conversation {
     this.reporter = deps.reporter;
     this.live = deps.live ?? {};
     this.realTime = Boolean(deps.human.live) && this.humans.length > 0;
+    if (this.realTime) this.notes.realTime = { speed: this.live.speed ?? 1, startedAt: new Date(this.startedAt).toISOString() };
   }
 
   /** AI agents (LLM-driven, including simulated humans). */
@@ -384,6 +385,11 @@ export class Conversation {
     if (answer !== null) this.humanTiming.set(agent.id, { askedAt, receivedAt: Date.now() });
     this.live.observer?.event({ type: "asked", participant: agent.id, answer: answer === null ? "passed" : "answered" });
     return answer;
+  }
+
+  /** People post whenever they like (the page), rather than only when asked (the terminal). */
+  get interjects(): boolean {
+    return Boolean(this.human.live?.interjects && this.human.poll);
   }
 
   /** How long a human role's duty waits before "no answer" (configurable per run). */

@@ -248,3 +248,30 @@ stop: { maxTurns: 5 }
     expect(waits).toEqual([]);
   });
 });
+
+describe("the terminal as a live channel", () => {
+  it("a line typed while busy agents talk is taken at the next event, in real time", async () => {
+    const { PassThrough } = await import("node:stream");
+    const { terminalHuman } = await import("../../src/orchestrator/human.js");
+    h.server.setHandler((req) => action(`${askedAgent(req)} keeps talking`, "SECRET-REASONING"));
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = "";
+    output.on("data", (d) => (shown += d));
+    const reporter = memoryReporter();
+    input.write("Can I say something?\n");
+    const [outcome] = await h.run(`
+id: term
+task: Plan a trip.
+participants: [{ name: Ann }, { name: Bob }, { name: Hana, kind: human }]
+strategy: { type: autonomous, pauseSeconds: [0.1, 0.2] }
+stop: { maxTurns: 4 }
+`, { human: terminalHuman(input, output), reporter, live: { speed: 10 } });
+    input.end();
+    expect(outcome.status).toBe("completed");
+    const [session] = await h.sessions();
+    expect(session.turns.filter((t) => t.speaker === "hana").map((t) => t.text)).toEqual(["Can I say something?"]);
+    expect(session.metadata.orchestrator).toMatchObject({ notes: { realTime: { speed: 10 } } });
+    expect(shown + reporter.lines.join("\n")).not.toContain("SECRET-REASONING");
+  });
+});

@@ -65,7 +65,7 @@ export const autonomous = defineStrategy({
       if (takePosted()) continue;
       const nextAgentTime = Math.min(...agents.map((a) => nextAt.get(a.id)!));
       const nextDelivery = pending.length ? Math.min(...pending.map((p) => p.deliverAt)) : Infinity;
-      if (nextDelivery === Infinity && nextAgentTime === Infinity && conversation.realTime && humans.length) {
+      if (nextDelivery === Infinity && nextAgentTime === Infinity && conversation.realTime && conversation.interjects) {
         // Live people: give them time to speak before the session ends.
         await conversation.waitUntil(conversation.clock + conversation.dutyTimeout * (conversation.live.speed ?? 1));
         if (takePosted() || conversation.stopReason()) continue;
