@@ -82,7 +82,7 @@ export function registerRun(program: Command): void {
       }
       const live = flags.serve ? await serveLive(scenario, { host: flags.host, port: Number(flags.port) }) : undefined;
       // Only listen on the terminal when someone will type or approve (a reader keeps stdin open).
-      const needsTerminal = scenario.participants.some((p) => p.kind === "human") || JSON.stringify(scenario.strategy).includes('"approval":true');
+      const needsTerminal = scenario.participants.some((p) => p.kind === "human") || /"approval":true/.test(JSON.stringify([scenario.strategy, scenario.conditions]));
       const human: HumanInput = live?.hub ?? (needsTerminal ? terminalHuman() : scriptedHuman([]));
       const reporter = io().reporter();
       try {

@@ -3,7 +3,7 @@ import type { Agent } from "../agent.js";
 import type { Conversation } from "../conversation.js";
 import type { Turn } from "../../transcript/schema.js";
 import { sceneParamsSchema, type Party, type SceneParams, type Snippet } from "./scene-schema.js";
-import { unknownNames } from "./shared.js";
+import { readHumanInput, unknownNames } from "./shared.js";
 
 /**
  * Scripted and generated snippets chained in a graph (conference scenes, classrooms, panels):
@@ -247,7 +247,8 @@ class ScenePlayer {
         if (!this.raised.some((r) => r.id === agent.id)) this.raise(agent);
         continue;
       }
-      c.say(agent.id, text, { metadata: { decision: { strategy: "scene", snippet: snippet.id, method: "posted" } } });
+      const addressee = readHumanInput(c, text).addressee;
+      c.say(agent.id, text, { addressees: addressee ? [addressee.id] : undefined, metadata: { decision: { strategy: "scene", snippet: snippet.id, method: "posted" } } });
       this.last = agent;
     }
   }
