@@ -64,6 +64,8 @@ export function registerRun(program: Command): void {
       if (!Number.isInteger(seed)) throw new CliError(`--seed must be a whole number, got "${flags.seed}"`);
       const speed = Number(flags.speed);
       const answerTimeoutSeconds = Number(flags.answerTimeout);
+      const port = Number(flags.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (0-65535), got "${flags.port}"`);
       if (!(speed > 0)) throw new CliError(`--speed must be a number > 0, got "${flags.speed}"`);
       if (!(answerTimeoutSeconds > 0)) throw new CliError(`--answer-timeout must be a number of seconds > 0, got "${flags.answerTimeout}"`);
       if (flags.resume && !flags.cache) throw new CliError("--resume replays the session from the response cache; it cannot be combined with --no-cache");
@@ -80,7 +82,7 @@ export function registerRun(program: Command): void {
         if (!flags.cache) throw new CliError(problem.message);
         io().err(`warning: ${problem.message}\n  continuing from the response cache only (replays work offline; new requests will fail)`);
       }
-      const live = flags.serve ? await serveLive(scenario, { host: flags.host, port: Number(flags.port) }) : undefined;
+      const live = flags.serve ? await serveLive(scenario, { host: flags.host, port }) : undefined;
       // Only listen on the terminal when someone will type or approve (a reader keeps stdin open).
       const needsTerminal = scenario.participants.some((p) => p.kind === "human") || /"approval":true/.test(JSON.stringify([scenario.strategy, scenario.conditions]));
       const human: HumanInput = live?.hub ?? (needsTerminal ? terminalHuman() : scriptedHuman([]));

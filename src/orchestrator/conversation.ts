@@ -332,6 +332,8 @@ export class Conversation {
           { role: "system", content: options.systemText ?? "You observe a group conversation and answer questions about it in JSON." },
           { role: "user", content: `Conversation so far:\n${options.historyText ?? this.transcript(options.history ?? this.visible())}\n\n${options.instruction}` },
         ];
+    // A reply in JSON (with a nomination) is still someone writing a message: pages show them typing.
+    if (agent && options.name === "reply") this.live.observer?.event({ type: "typing", participant: agent.id });
     let messages = base;
     let lastProblem = "";
     const invalid: string[] = [];
