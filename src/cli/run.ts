@@ -8,7 +8,8 @@ import { isLoopbackEndpoint } from "../llm/config.js";
 import { planRun } from "../orchestrator/dry-run.js";
 import { loadScenario } from "../orchestrator/scenario.js";
 import { runScenario, type RunOutcome } from "../orchestrator/run.js";
-import { scriptedHuman, terminalHuman } from "../orchestrator/human.js";
+import { scriptedHuman, terminalHuman, type HumanInput } from "../orchestrator/human.js";
+import { serveLive } from "../orchestrator/live/index.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 
@@ -32,6 +33,11 @@ interface RunFlags {
   cache: boolean;
   json?: boolean;
   dryRun?: boolean;
+  serve?: boolean;
+  host: string;
+  port: string;
+  speed: string;
+  answerTimeout: string;
 }
 
 /** `--dry-run`: the sessions that would run and their estimated requests, tokens and cost; no model is called, nothing is written. */
@@ -75,10 +81,21 @@ export function registerRun(program: Command): void {
     .option("--no-cache", "do not use the response cache (runs are then not replayable offline)")
     .option("--json", "print the outcome as JSON")
     .option("--dry-run", "print the sessions, expected requests, tokens and estimated cost; call no model, write nothing")
+    .option("--serve", "serve a chat page per human participant and an operator page (instead of the terminal)")
+    .option("--host <host>", "interface the pages listen on (another address opens them to your network)", "127.0.0.1")
+    .option("--port <port>", "port of the pages (0: any free port)", "0")
+    .option("--speed <factor>", "with people taking part: simulated seconds per real second", "1")
+    .option("--answer-timeout <seconds>", "how long a human role's duty (moderate, derail, approve) waits before \"no answer\"", "120")
     .action(async (file: string, flags: RunFlags) => flags.dryRun ? dryRun(file, flags, wholeRuns(flags.runs)) : writing(flags.study, "run", async () => {
       const runs = wholeRuns(flags.runs);
       const seed = Number(flags.seed);
       if (!Number.isInteger(seed)) throw new CliError(`--seed must be a whole number, got "${flags.seed}"`);
+      const speed = Number(flags.speed);
+      const answerTimeoutSeconds = Number(flags.answerTimeout);
+      const port = Number(flags.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (0-65535), got "${flags.port}"`);
+      if (!(speed > 0)) throw new CliError(`--speed must be a number > 0, got "${flags.speed}"`);
+      if (!(answerTimeoutSeconds > 0)) throw new CliError(`--answer-timeout must be a number of seconds > 0, got "${flags.answerTimeout}"`);
       if (flags.resume && !flags.cache) throw new CliError("--resume replays the session from the response cache; it cannot be combined with --no-cache");
       const scenario = await loadScenario(file);
       const study = resolve(flags.study);
@@ -93,15 +110,28 @@ export function registerRun(program: Command): void {
         if (!flags.cache) throw new CliError(problem.message);
         io().err(`warning: ${problem.message}\n  continuing from the response cache only (replays work offline; new requests will fail)`);
       }
-      // Only listen on the terminal when someone will type (a reader keeps stdin open). The person
-      // reads the turns in full at each prompt, so the run log does not print them a second time.
-      const atTerminal = scenario.participants.some((p) => p.kind === "human");
-      const human = atTerminal ? terminalHuman() : scriptedHuman([]);
+      const live = flags.serve ? await serveLive(scenario, { host: flags.host, port }) : undefined;
+      // Only listen on the terminal when someone will type or approve (a reader keeps stdin open).
+      // A person typing at the terminal reads the turns in full at each prompt, so the run log
+      // does not print them a second time; with --serve they read them on their page instead.
+      const atTerminal = !live && scenario.participants.some((p) => p.kind === "human");
+      const needsTerminal = atTerminal || /"approval":true/.test(JSON.stringify([scenario.strategy, scenario.conditions]));
+      const human: HumanInput = live?.hub ?? (needsTerminal ? terminalHuman() : scriptedHuman([]));
       const reporter = io().reporter();
       try {
+        if (live) {
+          if (flags.host !== "127.0.0.1" && flags.host !== "localhost") io().err(`warning: the pages listen on ${flags.host}: anyone on that network who has a link can open it; links are the only key`);
+          for (const person of live.people) io().err(`  ${person.name}: ${person.link}`);
+          io().err(`  operator: ${live.server.links.operator}`);
+          if (live.people.length) {
+            io().err(`Waiting for ${live.people.length} participant(s) to open their page…`);
+            await live.hub.everyoneConnected();
+          }
+        }
         const outcomes = await runScenario(scenario, {
           study, runs, seed, model, human, reporter, temperature: config.model?.temperature, echoTurns: !atTerminal,
           conditions: flags.condition, resume: flags.resume, overwrite: flags.overwrite,
+          live: { observer: live?.hub, speed, answerTimeoutSeconds },
         });
         const usage = model.usage();
         if (flags.json) printJson({ outcomes, usage });
@@ -120,6 +150,7 @@ export function registerRun(program: Command): void {
         if (problems.length) throw new CliError(problems.join("; "));
       } finally {
         human.close?.();
+        await live?.server.close();
       }
     }, { create: true }));
 }

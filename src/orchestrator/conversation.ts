@@ -6,6 +6,7 @@ import { formatIssues } from "../transcript/validate.js";
 import type { Reporter } from "../util/reporter.js";
 import { displayName, findAgent, resolveAgents, stripOwnName, systemPrompt, type Agent } from "./agent.js";
 import type { HumanInput } from "./human.js";
+import type { SessionObserver } from "./observer.js";
 import { createRandom, type Random } from "./random.js";
 import type { ConditionSpec, Scenario } from "./scenario.js";
 import { countWords } from "../analysis/words.js";
@@ -45,6 +46,28 @@ export interface CompleteOptions {
   purpose: string;
 }
 
+export interface AskOptions {
+  /**
+   * An opportunity to speak rather than a turn the person must take ("Enter to listen"):
+   * on channels where people post whenever they like (the page), it takes what they posted
+   * instead of waiting for them.
+   */
+  optional?: boolean;
+  /** A role's duty (moderate, derail): wait at most this long, then record "no answer". */
+  timeoutSeconds?: number;
+  /** Commands the person can use here, shown as buttons on the page ("/summary", ...). */
+  controls?: readonly string[];
+}
+
+/** Live-session settings: real time, its speed, and the operator's view. */
+export interface LiveOptions {
+  observer?: SessionObserver;
+  /** Simulated seconds per real second when a person takes part live (default 1). */
+  speed?: number;
+  /** How long a human role's duty (moderate, derail, approve) waits (default 120 s). */
+  answerTimeoutSeconds?: number;
+}
+
 export interface RunIdentity {
   scenario: Scenario;
   condition: ConditionSpec;
@@ -80,6 +103,17 @@ export class Conversation {
   readonly reporter: Reporter;
   /** Set when the session was stopped (by a strategy or a stop condition). */
   endReason: string | undefined;
+  /**
+   * A person takes part live (page or terminal): the clock follows real time (times `speed`)
+   * and simulated pauses become real waits. Without one, sessions run as fast as the model.
+   */
+  readonly realTime: boolean;
+  readonly live: LiveOptions;
+  private readonly startedAt = Date.now();
+  /** When each person was asked and when their answer came (stored with their next turn). */
+  private readonly humanTiming = new Map<string, { askedAt: number; receivedAt: number }>();
+  /** Wall-clock time of the last turn, for the latency of messages people post unasked. */
+  private lastTurnAt = Date.now();
 
   /**
    * Sampling temperature sent with every request that does not set its own: the scenario's
@@ -90,7 +124,7 @@ export class Conversation {
   /** Log each turn as it is said (off when a person reads them at the terminal prompt instead). */
   private readonly echoTurns: boolean;
 
-  constructor(identity: RunIdentity, deps: { model: ChatModel; human: HumanInput; reporter: Reporter; temperature?: number; echoTurns?: boolean }) {
+  constructor(identity: RunIdentity, deps: { model: ChatModel; human: HumanInput; reporter: Reporter; temperature?: number; echoTurns?: boolean; live?: LiveOptions }) {
     this.scenario = identity.scenario;
     this.condition = identity.condition;
     this.run = identity.run;
@@ -103,6 +137,9 @@ export class Conversation {
     this.reporter = deps.reporter;
     this.temperature = identity.scenario.model.temperature ?? deps.temperature ?? DEFAULT_TEMPERATURE;
     this.echoTurns = deps.echoTurns ?? true;
+    this.live = deps.live ?? {};
+    this.realTime = Boolean(deps.human.live) && this.humans.length > 0;
+    if (this.realTime) this.notes.realTime = { speed: this.live.speed ?? 1, startedAt: new Date(this.startedAt).toISOString() };
   }
 
   /** AI agents (LLM-driven, including simulated humans). */
@@ -138,6 +175,8 @@ export class Conversation {
   /** Why the session must stop now, if it must (scenario stop conditions or a strategy's end). */
   stopReason(): string | undefined {
     if (this.endReason) return this.endReason;
+    const ended = this.live.observer?.endRequested?.();
+    if (ended) return ended;
     const stop = this.scenario.stop;
     if (this.spokenTurns() >= stop.maxTurns) return `reached maxTurns (${stop.maxTurns})`;
     if (stop.maxMinutes !== undefined && this.clock >= stop.maxMinutes * 60) return `reached maxMinutes (${stop.maxMinutes})`;
@@ -158,6 +197,7 @@ export class Conversation {
   /** Append a turn. The clock moves to the turn's end unless `at` places it in the past. */
   say(speakerId: string, text: string, options: SayOptions = {}): Turn {
     const speaker = speakerId === "system" ? undefined : this.get(speakerId);
+    if (options.at === undefined) this.syncClock();
     const start = toMillis(options.at ?? this.clock);
     const duration = options.duration ?? this.durationOf(speaker, text);
     // Times are kept to the millisecond, so sums of tenths never show as 14.399999999999999.
@@ -172,11 +212,66 @@ export class Conversation {
       type: options.type ?? (speakerId === "system" ? "system" : "message"),
     };
     if (options.addressees?.length) turn.addressees = options.addressees;
-    if (options.metadata && Object.keys(options.metadata).length) turn.metadata = options.metadata;
+    const metadata = { ...options.metadata, ...(speaker?.kind === "human" ? this.humanTimingOf(speaker) : {}) };
+    if (Object.keys(metadata).length) turn.metadata = metadata;
     this.turns.push(turn);
-    this.clock = Math.max(this.clock, end);
-    if (this.echoTurns) this.reporter.log(`  ${speaker ? displayName(speaker) : "system"}${turn.type !== "message" ? ` [${turn.type}]` : ""}: ${oneLine(text)}`);
+    // A person's message is there when they sent it; the clock runs on from there in real time.
+    this.clock = Math.max(this.clock, speaker?.kind === "human" && this.realTime ? start : end);
+    this.lastTurnAt = Date.now();
+    // Private reasoning is stored, never printed: the terminal may be a participant's screen.
+    if (this.echoTurns && turn.type !== "reasoning") this.reporter.log(`  ${speaker ? displayName(speaker) : "system"}${turn.type !== "message" ? ` [${turn.type}]` : ""}: ${oneLine(text)}`);
+    this.live.observer?.event({ type: "turn", turn });
     return turn;
+  }
+
+  /** Wall-clock time a person's words arrived and how long they took (since asked, or since the last turn). */
+  private humanTimingOf(speaker: Agent): Record<string, unknown> {
+    const timing = this.humanTiming.get(speaker.id);
+    if (!timing) return {};
+    this.humanTiming.delete(speaker.id);
+    return { receivedAt: new Date(timing.receivedAt).toISOString(), latencySeconds: Math.round((timing.receivedAt - timing.askedAt) / 100) / 10 };
+  }
+
+  /** Simulated seconds elapsed in real time (real-time sessions only). */
+  private realClock(): number {
+    return ((Date.now() - this.startedAt) / 1000) * (this.live.speed ?? 1);
+  }
+
+  /** In real time the clock never runs behind the wall clock. */
+  private syncClock(): void {
+    if (this.realTime) this.clock = Math.max(this.clock, Math.round(this.realClock() * 10) / 10);
+  }
+
+  /**
+   * Let simulated time pass until `at`: in real time a real wait (shortened by `speed`) that
+   * ends early when a person posts something; otherwise the clock jumps. Returns true when it
+   * ended early (the caller then takes what people posted).
+   */
+  async waitUntil(at: number): Promise<boolean> {
+    await this.live.observer?.gate?.();
+    if (!this.realTime) {
+      this.clock = Math.max(this.clock, at);
+      return false;
+    }
+    const ms = ((at - this.realClock()) / (this.live.speed ?? 1)) * 1000;
+    if (ms > 0) await (this.human.idle ? this.human.idle(ms) : new Promise((ok) => setTimeout(ok, ms)));
+    const early = this.realClock() < at - 0.05;
+    this.clock = Math.max(this.clock, early ? Math.round(this.realClock() * 10) / 10 : at);
+    return early;
+  }
+
+  /** What people posted unasked since the last look (live channels), in the order it came. */
+  takeHumanMessages(): { agent: Agent; text: string }[] {
+    const taken: { agent: Agent; text: string }[] = [];
+    if (!this.human.poll) return taken;
+    for (const agent of this.humans) {
+      for (let posted = this.human.poll(agent); posted; posted = this.human.poll(agent)) {
+        this.humanTiming.set(agent.id, { askedAt: Math.min(this.lastTurnAt, posted.receivedAt), receivedAt: posted.receivedAt });
+        this.humanAnswers.push(posted.text);
+        taken.push({ agent, text: posted.text });
+      }
+    }
+    return taken;
   }
 
   /** A system event in the transcript (moderation, mode switches, "is typing" markers). */
@@ -209,6 +304,7 @@ export class Conversation {
   }
 
   private async call(agent: Agent | undefined, messages: ChatMessage[], options: { purpose: string; maxTokens?: number; temperature?: number; json?: { name: string; schema: Record<string, unknown> } }): Promise<{ text: string; usage: TokenUsage; cached: boolean; requestHash: string }> {
+    await this.live.observer?.gate?.();
     const result = await this.model.complete({
       messages,
       model: agent?.model ?? this.scenario.model.model,
@@ -232,6 +328,7 @@ export class Conversation {
    * metadata to store with the turn (usage, and the raw reply when anything was removed).
    */
   async reply(agent: Agent, options: CompleteOptions): Promise<{ text: string; metadata: Record<string, unknown> }> {
+    this.live.observer?.event({ type: "typing", participant: agent.id });
     const { text: raw, usage } = await this.call(agent, this.messages(agent, options), options);
     const text = stripOwnName(raw, agent);
     const metadata: Record<string, unknown> = { usage, purpose: options.purpose };
@@ -251,6 +348,8 @@ export class Conversation {
           { role: "system", content: options.systemText ?? "You observe a group conversation and answer questions about it in JSON." },
           { role: "user", content: `Conversation so far:\n${options.historyText ?? this.transcript(options.history ?? this.visible())}\n\n${options.instruction}` },
         ];
+    // A reply in JSON (with a nomination) is still someone writing a message: pages show them typing.
+    if (agent && options.name === "reply") this.live.observer?.event({ type: "typing", participant: agent.id });
     let messages = base;
     let lastProblem = "";
     const invalid: string[] = [];
@@ -271,12 +370,54 @@ export class Conversation {
     throw new OrchestratorError(`${agent ? agent.name : "orchestrator"} (${options.purpose}): invalid JSON decision twice: ${lastProblem}`);
   }
 
-  /** A human participant's turn: their words verbatim, or null when they pass. */
-  async askHuman(agent: Agent, prompt: string): Promise<string | null> {
+  /**
+   * A human participant's turn: their words verbatim, or null when they pass (or, for a duty
+   * with `timeoutSeconds`, did not answer in time: a "no answer" system event records it).
+   * Never anything else: a turn stored under a person always comes from that person.
+   */
+  async askHuman(agent: Agent, prompt: string, options: AskOptions = {}): Promise<string | null> {
+    if (options.optional && this.human.live?.interjects && this.human.poll) {
+      // One message per opportunity: a command posted after a message stays a command.
+      const posted = this.human.poll(agent);
+      if (!posted) return null;
+      this.humanTiming.set(agent.id, { askedAt: Math.min(this.lastTurnAt, posted.receivedAt), receivedAt: posted.receivedAt });
+      this.humanAnswers.push(posted.text);
+      return posted.text;
+    }
     const display = (t: Turn) => `${t.speaker === "system" ? "[system]" : displayName(this.get(t.speaker))}${t.type === "message" ? "" : ` [${t.type}]`}: ${t.text}`;
-    const answer = await this.human.ask({ participant: agent, prompt, history: this.visible(), display });
+    const askedAt = Date.now();
+    this.live.observer?.event({ type: "ask", participant: agent.id, prompt, controls: options.controls ?? [], ...(options.timeoutSeconds !== undefined ? { timeoutSeconds: options.timeoutSeconds } : {}) });
+    const asking = this.human.ask({ participant: agent, prompt, history: this.visible(), display, controls: options.controls });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = options.timeoutSeconds === undefined ? undefined : new Promise<"no answer">((ok) => (timer = setTimeout(() => ok("no answer"), options.timeoutSeconds! * 1000)));
+    const answer = await (timeout ? Promise.race([asking, timeout]) : asking);
+    clearTimeout(timer);
+    if (answer === "no answer") {
+      this.human.cancel?.(agent);
+      this.humanAnswers.push(null);
+      this.live.observer?.event({ type: "asked", participant: agent.id, answer: "no answer" });
+      this.system(`No answer from ${agent.name} within ${options.timeoutSeconds} s`, { event: "no-answer", participant: agent.id, prompt });
+      return null;
+    }
     this.humanAnswers.push(answer);
+    if (answer !== null) this.humanTiming.set(agent.id, { askedAt, receivedAt: Date.now() });
+    this.live.observer?.event({ type: "asked", participant: agent.id, answer: answer === null ? "passed" : "answered" });
     return answer;
+  }
+
+  /** People post whenever they like (the page), rather than only when asked (the terminal). */
+  get interjects(): boolean {
+    return Boolean(this.human.live?.interjects && this.human.poll);
+  }
+
+  /** How long a human role's duty waits before "no answer" (configurable per run). */
+  get dutyTimeout(): number {
+    return this.live.answerTimeoutSeconds ?? 120;
+  }
+
+  /** The operator's (or a terminal's) decision on a held derail; undefined when nobody can decide. */
+  get approver(): HumanInput["approve"] {
+    return this.human.approve?.bind(this.human);
   }
 
   /** The native session (complete or, after a failure, incomplete and resumable). */

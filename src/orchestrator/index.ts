@@ -1,7 +1,9 @@
 /** Public API of the orchestrator: run multi-agent sessions with turn-taking strategies. */
 export { scenarioSchema, parseScenario, loadScenario, type Scenario, type ParticipantSpec, type ConditionSpec } from "./scenario.js";
 export { Conversation, OrchestratorError, parseJsonReply, type SayOptions, type CompleteOptions } from "./conversation.js";
-export { scriptedHuman, terminalHuman, type HumanInput } from "./human.js";
+export { scriptedHuman, terminalHuman, type HumanInput, type HumanRequest, type ApprovalRequest, type ApprovalAnswer } from "./human.js";
+export type { SessionEvent, SessionObserver } from "./observer.js";
+export { serveLive, LiveHub } from "./live/index.js";
 export { createRandom, deriveSeed, type Random } from "./random.js";
 export { defineStrategy, type Strategy } from "./strategy.js";
 export { strategies } from "./policies/index.js";

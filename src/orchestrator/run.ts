@@ -6,7 +6,7 @@ import { readSessionFile } from "../transcript/io.js";
 import { saveSession, sessionPath } from "../study/study.js";
 import type { ChatModel } from "../llm/types.js";
 import type { Reporter } from "../util/reporter.js";
-import { Conversation } from "./conversation.js";
+import { Conversation, type LiveOptions } from "./conversation.js";
 import { scriptedHuman, type HumanInput } from "./human.js";
 import { deriveSeed } from "./random.js";
 import type { Scenario, ConditionSpec } from "./scenario.js";
@@ -36,6 +36,8 @@ export interface RunScenarioOptions {
   /** Run again sessions that are already complete. */
   overwrite?: boolean;
   reporter: Reporter;
+  /** People taking part live: the operator's view, real-time speed, duty timeouts (live/). */
+  live?: LiveOptions;
 }
 
 export interface RunOutcome {
@@ -132,14 +134,18 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     replacing = { backup: !resume || humanTurns(previous) > 0, resume, previous };
   }
   options.reporter.log(`${sessionId}: ${strategy.type}, condition ${condition.name}, run ${run}`);
-  const conversation = new Conversation({ scenario, condition, run, seed, sessionId }, { model: options.model, human, reporter: options.reporter, temperature: options.temperature, echoTurns: options.echoTurns });
+  const conversation = new Conversation({ scenario, condition, run, seed, sessionId }, { model: options.model, human, reporter: options.reporter, temperature: options.temperature, echoTurns: options.echoTurns, live: options.live });
   // Record the temperature the requests carry, not the client's default.
   const modelInfo = { ...options.model.info, temperature: conversation.temperature };
+  const observer = options.live?.observer;
+  observer?.event({ type: "session", sessionId, title: `${scenario.title ?? scenario.id}: ${condition.name}, run ${run}`, task: scenario.task, strategy: strategy.type, participants: conversation.toSession({ incomplete: true, strategy: raw, model: modelInfo }).participants });
   try {
     await strategy.run(conversation, params);
     conversation.end(conversation.stopReason() ?? "strategy finished");
+    observer?.event({ type: "end", reason: conversation.endReason ?? "" });
   } catch (error) {
     const failure = errorMessage(error);
+    observer?.event({ type: "end", reason: `stopped: ${failure}` });
     const attempt = conversation.toSession({ incomplete: true, failure, strategy: raw, model: modelInfo });
     const failed = { sessionId, condition: condition.name, run, status: "failed" as const, reason: failure, turns: conversation.turns.length, path };
     if (replacing && !replacing.resume) {

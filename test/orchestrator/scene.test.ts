@@ -86,7 +86,7 @@ describe("scene strategy", () => {
     await h.run(base(`
   type: scene
   backchannel: { probability: 0 }
-  derailers: [{ participant: Dee, probability: 1, length: 3, kinds: [probe], approval: true }]
+  derailers: [{ participant: Dee, probability: 1, length: 3, kinds: [probe], approval: true, approver: Hana }]
   parties: [{ name: floor, members: [Ana, Ben, Cat] }]
   snippets: [{ id: talk, initiator: Ana, turns: 2 }]`, "  - { name: Dee }\n  - { name: Hana, kind: human }"), { humanAnswers: ["Dee asks: but is it safe?", "/reject"] });
     const [session] = await h.sessions();

@@ -11,8 +11,9 @@ import { readHumanInput } from "./shared.js";
  * never prompted when nothing new happened for them. A message is preceded by an
  * "is typing" event that others can see, and is delivered when its typing time has passed,
  * so agents deciding in between see the typing notice but not the message yet.
- * When every agent waits and nothing is pending, human participants get the floor; the run
- * ends when no human acts either. Reasoning is private: stored with the turn it produced,
+ * People speak whenever they like: what a live participant posted is taken before every
+ * event and wakes the agents. When every agent waits and nothing is pending, human
+ * participants get the floor; the run ends when no human acts either. Reasoning is private: stored with the turn it produced,
  * or as a `reasoning` turn for a wait.
  */
 export const autonomous = defineStrategy({
@@ -53,18 +54,38 @@ export const autonomous = defineStrategy({
       for (const a of agents) if (!busy.has(a.id) && nextAt.get(a.id) === Infinity) nextAt.set(a.id, at + pause());
     };
 
+    /** Messages people posted since the last event: said now, and every idle agent wakes. */
+    const takePosted = (): boolean => {
+      const posted = conversation.takeHumanMessages();
+      for (const { agent, text } of posted) {
+        const act = readHumanInput(conversation, text);
+        conversation.say(agent.id, text, { addressees: act.addressee ? [act.addressee.id] : undefined, metadata: { decision: { strategy: "autonomous", method: "posted" } } });
+      }
+      if (posted.length) wakeIdle(conversation.clock);
+      return posted.length > 0;
+    };
+
     for (;;) {
       if (conversation.stopReason()) break;
       if (decisions >= params.maxDecisions) return conversation.end(`reached maxDecisions (${params.maxDecisions})`);
+      if (takePosted()) continue;
       const nextAgentTime = Math.min(...agents.map((a) => nextAt.get(a.id)!));
       const nextDelivery = pending.length ? Math.min(...pending.map((p) => p.deliverAt)) : Infinity;
+      if (nextDelivery === Infinity && nextAgentTime === Infinity && conversation.realTime && conversation.interjects) {
+        // Live people: give them time to speak before the session ends.
+        await conversation.waitUntil(conversation.clock + conversation.dutyTimeout * (conversation.live.speed ?? 1));
+        if (takePosted() || conversation.stopReason()) continue;
+        return conversation.end("every agent waits and no human acts");
+      }
+      // In real time, the next event waits for its moment; a person posting ends the wait.
+      if (await conversation.waitUntil(Math.min(nextDelivery, nextAgentTime) === Infinity ? conversation.clock : Math.min(nextDelivery, nextAgentTime))) continue;
       if (nextDelivery === Infinity && nextAgentTime === Infinity) {
         // Everyone waits and nothing is in flight: humans may act, or the session ends.
         let acted = false;
         for (const human of humans) {
           const act = readHumanInput(conversation, await conversation.askHuman(human, "Everyone is waiting. Type a message (Enter to end)."));
           if (act.kind === "message" && act.text) {
-            conversation.say(human.id, act.text, { addressees: act.addressee ? [act.addressee.id] : undefined });
+            conversation.say(human.id, act.text, { addressees: act.addressee ? [act.addressee.id] : undefined, metadata: { decision: { strategy: "autonomous", method: "asked" } } });
             acted = true;
           }
         }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineStrategy } from "../strategy.js";
 import type { Agent } from "../agent.js";
 import type { Conversation } from "../conversation.js";
-import { nominatingReply, readHumanInput, unknownNames } from "./shared.js";
+import { nominatingReply, readHumanInput, unknownNames, type HumanAct } from "./shared.js";
 
 /**
  * Self-selection by confidence. After each message every agent rates, 0-10, how confident
@@ -45,11 +45,11 @@ export const confidence = defineStrategy({
       if (!(await summarise(conversation, summariser, mayAskForMore, summariser.wordLimit ?? params.summaryWordLimit))) break;
       ended = await discuss(conversation, params, summariser, undefined, false);
     }
-    conversation.end(ended === "human-summary" ? "the human asked for the summary" : ended === "nobody" ? "nobody nominated or confident enough" : conversation.stopReason() ?? "stopped");
+    conversation.end(ended === "human-summary" ? "the human asked for the summary" : ended === "summary-nominated" ? "the summariser was nominated" : ended === "nobody" ? "nobody nominated or confident enough" : conversation.stopReason() ?? "stopped");
   },
 });
 
-type DiscussionEnd = "nobody" | "human-summary" | "stop";
+type DiscussionEnd = "nobody" | "human-summary" | "summary-nominated" | "stop";
 /** What a human may type besides messages. */
 const COMMANDS = ["summary"];
 type Params = z.infer<typeof confidence.params>;
@@ -100,10 +100,11 @@ async function discuss(conversation: Conversation, params: Params, summariser: A
     nominee = undefined;
     nominatedBy = undefined;
     if (speaker.kind === "human") {
-      const act = readHumanInput(conversation, await conversation.askHuman(speaker, "You were asked to speak (Enter to pass, /summary to finish)."), COMMANDS);
+      const act = readHumanInput(conversation, await conversation.askHuman(speaker, "You were asked to speak (Enter to pass, /summary to finish).", { controls: ["/summary"] }), COMMANDS);
       if (act.kind === "command" && act.command === "summary") return "human-summary";
       if (act.kind === "message" && act.text) {
         conversation.say(speaker.id, act.text, { addressees: act.addressee ? [act.addressee.id] : undefined, metadata: { decision } });
+        if (summariser && asksSummariser(act, summariser)) return "human-summary";
         nominee = act.addressee;
         nominatedBy = speaker.id;
       }
@@ -116,17 +117,30 @@ async function discuss(conversation: Conversation, params: Params, summariser: A
     });
     nominee = reply.nominee;
     nominatedBy = reply.nominee ? speaker.id : undefined;
-    if (human && !conversation.stopReason()) {
-      const act = readHumanInput(conversation, await conversation.askHuman(human, "Enter to listen, type to join in (@Name to address someone), /summary to finish."), COMMANDS);
+    // Nominating the summariser asks for the summary; it does not get an ordinary turn.
+    if (summariser && nominee?.id === summariser.id) return "summary-nominated";
+    // A nominated human is asked once, as the nominee (not also as a listener first).
+    if (human && nominee?.id !== human.id && !conversation.stopReason()) {
+      const act = readHumanInput(conversation, await conversation.askHuman(human, "Enter to listen, type to join in (@Name to address someone), /summary to finish.", { optional: true, controls: ["/summary"] }), COMMANDS);
       if (act.kind === "command" && act.command === "summary") return "human-summary";
       if (act.kind === "message" && act.text) {
         conversation.say(human.id, act.text, { addressees: act.addressee ? [act.addressee.id] : undefined, metadata: { decision: { strategy: "confidence", method: "interjection" } } });
+        if (summariser && asksSummariser(act, summariser)) return "human-summary";
         // Addressing someone nominates them; a human's unaddressed message goes to self-selection.
         nominee = act.addressee;
         nominatedBy = act.addressee ? human.id : undefined;
       }
     }
   }
+}
+
+/**
+ * A person's message that calls the summariser: addressed to it ("@Summariser ...",
+ * "Summariser, can you please summarise for me?"), or asking for a summary by name.
+ */
+function asksSummariser(act: HumanAct, summariser: Agent): boolean {
+  if (act.addressee?.id === summariser.id) return true;
+  return new RegExp(`\\b${summariser.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`, "i").test(act.text ?? "") && /\bsumm?ar(y|i[sz]e)/i.test(act.text ?? "");
 }
 
 function mustFind(conversation: Conversation, name: string, field: string): Agent {

@@ -86,7 +86,7 @@ export const ranked = defineStrategy({
 
       let facilitate: string | undefined;
       if (human) {
-        let act = readHumanInput(conversation, await conversation.askHuman(human, "Enter to listen; type to join in (@Name to address someone); /mode explore|focus; /facilitator; /end."), ["mode", "facilitator", "end"]);
+        let act = readHumanInput(conversation, await conversation.askHuman(human, "Enter to listen; type to join in (@Name to address someone); /mode explore|focus; /facilitator; /end.", { optional: true, controls: ["/mode explore", "/mode focus", "/facilitator", "/end"] }), ["mode", "facilitator", "end"]);
         // "/mode" with anything but explore|focus is not a command: keep the words as a message.
         if (act.kind === "command" && act.command === "mode" && act.args !== "explore" && act.args !== "focus") act = { kind: "message", text: act.raw };
         if (act.kind === "command") {

@@ -67,7 +67,7 @@ export const rounds = defineStrategy({
       }
       previousRound = replies.map((r) => conversation.say(r.agentId, r.text, { at: roundStart, metadata: r.metadata }));
       for (const human of conversation.humans) {
-        const text = await conversation.askHuman(human, `Round ${round} is over. Add a message, or press Enter to continue.`);
+        const text = await conversation.askHuman(human, `Round ${round} is over. Add a message, or press Enter to continue.`, { optional: true });
         if (text !== null) conversation.say(human.id, text, { metadata: { decision: { strategy: "rounds", round, phase } } });
       }
     }

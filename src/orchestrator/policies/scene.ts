@@ -3,7 +3,7 @@ import type { Agent } from "../agent.js";
 import type { Conversation } from "../conversation.js";
 import type { Turn } from "../../transcript/schema.js";
 import { sceneParamsSchema, type Party, type SceneParams, type Snippet } from "./scene-schema.js";
-import { unknownNames } from "./shared.js";
+import { readHumanInput, unknownNames } from "./shared.js";
 
 /**
  * Scripted and generated snippets chained in a graph (conference scenes, classrooms, panels):
@@ -30,7 +30,7 @@ export function sceneProblems(params: SceneParams, find: (name: string) => Agent
       ...params.parties.flatMap((p, i) => [...p.members.map((m, j) => [`parties[${i}].members[${j}]`, m] as [string, string]), [`parties[${i}].representative`, p.representative] as [string, string | undefined]]),
       ["moderator", params.moderator],
       ...params.interruptions.flatMap((r, i) => [[`interruptions[${i}].from`, r.from], [`interruptions[${i}].to`, r.to]] as [string, string][]),
-      ...params.derailers.map((d, i) => [`derailers[${i}].participant`, d.participant] as [string, string]),
+      ...params.derailers.flatMap((d, i) => [[`derailers[${i}].participant`, d.participant], [`derailers[${i}].approver`, d.approver]] as [string, string | undefined][]),
       ...params.snippets.flatMap((s, i) => (s.script ?? []).map((line, j) => [`snippets[${i}].script[${j}].speaker`, line.speaker] as [string, string])),
     ],
     find,
@@ -76,6 +76,12 @@ class ScenePlayer {
   }
 
   async play(): Promise<void> {
+    this.params.derailers.forEach((d, i) => {
+      const approver = d.approver ? this.conversation.find(d.approver) : undefined;
+      if (d.approval && !approver && !this.conversation.approver) {
+        throw new Error(`strategy.derailers[${i}].approval is true but nobody can approve: the operator approves derails at the terminal or on the operator page (colloquy run --serve), or name a human participant in strategy.derailers[${i}].approver`);
+      }
+    });
     let snippet: Snippet | undefined = this.params.snippets.find((s) => s.id === (this.params.start ?? this.params.snippets[0].id));
     while (snippet && !this.conversation.stopReason()) {
       await this.playSnippet(snippet);
@@ -158,19 +164,32 @@ class ScenePlayer {
     const c = this.conversation;
     const candidates = eligible.filter((a) => a.id !== this.last?.id && a.id !== this.moderator!.id && !this.raised.some((r) => r.id === a.id));
     for (const member of candidates) {
-      if (c.random.chance(this.params.handRaiseProbability)) this.raise(member);
+      // A person raises their own hand (the page's button, or "/hand"); nobody does it for them.
+      if (member.kind !== "human" && c.random.chance(this.params.handRaiseProbability)) this.raise(member);
     }
-    if (this.raised.length === 0) this.raise(c.random.pick(candidates.length ? candidates : eligible));
+    if (this.raised.length === 0) {
+      const machines = (candidates.length ? candidates : eligible).filter((m) => m.kind !== "human");
+      this.raise(c.random.pick(machines.length ? machines : candidates.length ? candidates : eligible));
+    }
     const invited = this.raised.shift()!;
     const moderator = this.moderator!;
     // The moderator thanks the last speaker, never itself (it spoke last when it opened the
     // snippet or when the invited person passed).
     const acknowledged = this.last && this.last.id !== moderator.id ? this.last : undefined;
     const instruction = `As the moderator, ${acknowledged ? `thank ${acknowledged.name} for their contribution, then ` : ""}invite ${invited.name} to speak, by name. One or two sentences.`;
-    const { text, metadata } = await c.reply(moderator, { instruction, purpose: "moderate" });
-    const turn = c.say(moderator.id, text, { metadata: { ...metadata, decision: { strategy: "scene", method: "moderation", acknowledged: acknowledged?.name, invited: invited.name, queue: this.raised.map((r) => r.name) } } });
+    const decision = { strategy: "scene", method: "moderation", acknowledged: acknowledged?.name, invited: invited.name, queue: this.raised.map((r) => r.name) };
+    let turn: Turn | undefined;
+    if (moderator.kind === "human") {
+      // A person moderates in their own words; the invitation stands either way (system event below).
+      const text = await c.askHuman(moderator, instruction.replace("As the moderator, ", "You moderate: "), { timeoutSeconds: c.dutyTimeout });
+      if (text !== null) turn = c.say(moderator.id, text, { metadata: { decision } });
+    } else {
+      const { text, metadata } = await c.reply(moderator, { instruction, purpose: "moderate" });
+      turn = c.say(moderator.id, text, { metadata: { ...metadata, decision } });
+    }
     this.last = moderator;
-    await this.maybeInterrupt(turn, snippet);
+    // Moderation is a spoken turn like any other: it can be interrupted (a person's words are not cut).
+    if (turn) await this.maybeInterrupt(turn, snippet);
     c.system(`${moderator.name} invites ${invited.name}`, { event: "invite", participant: invited.id });
     return invited;
   }
@@ -211,7 +230,8 @@ class ScenePlayer {
    * Per-pair interruptions: the interrupter cuts in part-way through the turn, whatever produced
    * it (generated, scripted, moderation, impromptu). The turn ends where it was cut; generated
    * and scripted text is cut there too (the whole text stays in `metadata.uncutText`), while a
-   * person's typed words are never cut. A human interrupter is offered the moment and decides.
+   * person's typed words are never cut (their turn still ends there). A human interrupter is
+   * offered the moment and decides.
    */
   private async maybeInterrupt(turn: Turn, snippet: Snippet): Promise<void> {
     const c = this.conversation;
@@ -226,8 +246,12 @@ class ScenePlayer {
       const decision = { strategy: "scene", snippet: snippet.id, interrupts: turn.id, tone: rule.tone };
       let said: { text: string; metadata: Record<string, unknown> } | undefined;
       if (from.kind === "human") {
-        const answer = await c.askHuman(from, `${speaker.name} is saying: "${cut}…"\nType to interrupt them now, or press Enter to let them finish.`);
-        if (answer !== null) said = { text: answer, metadata: {} };
+        // A chance to speak, not a duty: on the page, what the person posted meanwhile cuts in
+        // (nobody is held up waiting); at the terminal they are asked.
+        const answer = await c.askHuman(from, `${speaker.name} is saying: "${cut}…"\nType to interrupt them now, or press Enter to let them finish.`, { optional: true });
+        if (answer !== null && /^\/hand\s*$/i.test(answer.trim())) {
+          if (!this.raised.some((r) => r.id === from.id)) this.raise(from);
+        } else if (answer !== null) said = { text: answer, metadata: {} };
       } else {
         said = await c.reply(from, { instruction: `Interrupt ${speaker.name} mid-sentence (tone: ${rule.tone}). Keep it short.`, purpose: "interrupt" });
       }
@@ -246,8 +270,23 @@ class ScenePlayer {
     }
   }
 
+  /** What people posted since the last turn: "/hand" raises their hand, anything else is said. */
+  private takePosted(snippet: Snippet): void {
+    const c = this.conversation;
+    for (const { agent, text } of c.takeHumanMessages()) {
+      if (/^\/hand\s*$/i.test(text.trim())) {
+        if (!this.raised.some((r) => r.id === agent.id)) this.raise(agent);
+        continue;
+      }
+      const addressee = readHumanInput(c, text).addressee;
+      c.say(agent.id, text, { addressees: addressee ? [addressee.id] : undefined, metadata: { decision: { strategy: "scene", snippet: snippet.id, method: "posted" } } });
+      this.last = agent;
+    }
+  }
+
   private async afterTurn(snippet: Snippet): Promise<void> {
     const c = this.conversation;
+    this.takePosted(snippet);
     const speaker = this.last;
     const at = c.clock;
     for (const p of c.machines) {
@@ -271,22 +310,62 @@ class ScenePlayer {
     const c = this.conversation;
     const kind = c.random.pick(derailer.kinds);
     const phase = { strategy: "scene", snippet: snippet.id, phase: "impromptu", derail: kind, derailer: agent.name, length: derailer.length };
+    if (agent.kind === "human") {
+      // A human derailer derails in their own words, or lets the moment pass.
+      const own = await c.askHuman(agent, `You may derail now (${kind}): ${derailInstruction[kind]} Type it, or Enter to let it pass.`, { timeoutSeconds: c.dutyTimeout });
+      if (own === null) return;
+      c.system(`Impromptu phase (${kind}) opened by ${agent.name}`, { event: "impromptu", derail: kind });
+      const opening = c.say(agent.id, own, { metadata: { decision: { ...phase, step: 1 } } });
+      return this.reactions(derailer, phase, agent, opening, snippet);
+    }
     const { text: proposed, metadata } = await c.reply(agent, { instruction: `${derailInstruction[kind]} Speak as ${agent.name}, in at most ${agent.wordLimit ?? this.params.wordLimit} words.`, purpose: `derail-${kind}` });
     let text = proposed;
     const approval: Record<string, unknown> = {};
-    const approver = c.humans[0];
-    if (derailer.approval && approver) {
-      const answer = await c.askHuman(approver, `${agent.name} wants to derail (${kind}):\n  ${proposed}\nEnter to approve, /reject to drop it, or type an edited version.`);
-      if (answer !== null && /^\/reject\b/.test(answer)) {
-        c.system(`${approver.name} rejected a derail by ${agent.name}`, { event: "derail-rejected", proposed, derail: kind });
+    if (derailer.approval) {
+      const verdict = await this.approve(derailer, agent, kind, proposed);
+      if (verdict.decision !== "approve" && verdict.decision !== "edit") {
+        const event = verdict.decision === "dismiss" ? "derail-rejected" : "derail-no-answer";
+        const by = c.find(verdict.by)?.name ?? "the operator";
+        c.system(verdict.decision === "dismiss" ? `${by} rejected a derail by ${agent.name}` : `No answer from ${by} on a derail by ${agent.name}; it was not said`, { event, proposed, derail: kind, approver: verdict.by });
         return;
       }
-      if (answer !== null) Object.assign(approval, { editedBy: approver.id, original: proposed });
-      else approval.approvedBy = approver.id;
-      text = answer ?? proposed;
+      if (verdict.decision === "edit") {
+        Object.assign(approval, { editedBy: verdict.by, original: proposed });
+        text = verdict.text;
+      } else approval.approvedBy = verdict.by;
     }
     c.system(`Impromptu phase (${kind}) opened by ${agent.name}`, { event: "impromptu", derail: kind });
     const opening = c.say(agent.id, text, { metadata: { ...metadata, ...approval, decision: { ...phase, step: 1 } } });
+    await this.reactions(derailer, phase, agent, opening, snippet);
+  }
+
+  /**
+   * The approver's verdict on a held derail: a named human participant (asked like any duty),
+   * or the operator (page or terminal). No answer in time means the derail is not said.
+   */
+  private async approve(derailer: SceneParams["derailers"][number], agent: Agent, kind: string, proposed: string): Promise<{ decision: "approve" | "dismiss" | "no answer"; by: string } | { decision: "edit"; text: string; by: string }> {
+    const c = this.conversation;
+    const person = derailer.approver ? c.find(derailer.approver) : undefined;
+    if (person) {
+      const answer = await c.askHuman(person, `${agent.name} wants to derail (${kind}):\n  ${proposed}\nEnter or /approve to approve, /reject to dismiss it, or type an edited version.`, { timeoutSeconds: c.dutyTimeout, controls: ["/approve", "/reject"] });
+      if (answer === null) return { decision: c.turns.at(-1)?.metadata?.event === "no-answer" ? "no answer" : "approve", by: person.id };
+      if (/^\/reject\b/.test(answer.trim())) return { decision: "dismiss", by: person.id };
+      if (/^\/approve\s*$/.test(answer.trim())) return { decision: "approve", by: person.id };
+      return { decision: "edit", text: answer, by: person.id };
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const verdict = await Promise.race([c.approver!({ derailer: agent.name, kind, proposed }), new Promise<null>((ok) => (timer = setTimeout(() => ok(null), c.dutyTimeout * 1000)))]);
+    clearTimeout(timer);
+    if (!verdict) return { decision: "no answer", by: "operator" };
+    return verdict.decision === "edit" ? { ...verdict, by: "operator" } : { decision: verdict.decision, by: "operator" };
+  }
+
+  /**
+   * The rest of an impromptu phase: the derailing turn can be interrupted like any other, then
+   * `length - 1` reactions (each interruptible), then back to the scene.
+   */
+  private async reactions(derailer: SceneParams["derailers"][number], phase: Record<string, unknown>, agent: Agent, opening: Turn, snippet: Snippet): Promise<void> {
+    const c = this.conversation;
     this.last = agent;
     await this.maybeInterrupt(opening, snippet);
     for (let step = 2; step <= derailer.length && !c.stopReason(); step++) {

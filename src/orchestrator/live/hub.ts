@@ -1,0 +1,243 @@
+import { randomBytes } from "node:crypto";
+import type { Participant, Turn } from "../../transcript/schema.js";
+import type { Agent } from "../agent.js";
+import type { ApprovalAnswer, ApprovalRequest, HumanInput, HumanRequest } from "../human.js";
+import type { SessionEvent, SessionObserver } from "../observer.js";
+
+/** What a page is sent: session events, plus the hub's own (typing people, pauses, held derails). */
+export type LiveMessage =
+  | SessionEvent
+  | { type: "person-typing"; participant: string }
+  | { type: "paused"; paused: boolean }
+  | { type: "approval"; id: number; request: ApprovalRequest }
+  | { type: "approved"; id: number; decision: string };
+
+/** Who a page belongs to: one human participant, or the operator. */
+export type Viewer = { role: "participant"; id: string } | { role: "operator" };
+
+interface Posted {
+  text: string;
+  receivedAt: number;
+}
+
+/**
+ * The meeting point of a live session and its pages: human input from the participant pages
+ * (HumanInput), the session's events to every page (SessionObserver), and the operator's
+ * controls (pause, resume, end, approve derails). Pages get the events their viewer may see
+ * (`visibleTo`): participants never receive reasoning, decisions, rankings or scores.
+ */
+export class LiveHub implements HumanInput, SessionObserver {
+  readonly live = { interjects: true };
+  readonly operatorToken = token();
+  /** participant id -> token of their page link. */
+  readonly participantTokens = new Map<string, string>();
+  private readonly history: LiveMessage[] = [];
+  private readonly listeners = new Set<{ viewer: Viewer; send: (message: LiveMessage) => void }>();
+  private readonly queues = new Map<string, Posted[]>();
+  private readonly waiters = new Map<string, (text: string | null) => void>();
+  private idlers = new Set<() => void>();
+  private readonly approvals = new Map<number, (answer: ApprovalAnswer | null) => void>();
+  private nextApproval = 1;
+  private paused = false;
+  private resumers: (() => void)[] = [];
+  private ended: string | undefined;
+  /** Participants whose page has connected at least once. */
+  readonly connected = new Set<string>();
+  private connectedWaiters: (() => void)[] = [];
+
+  constructor(humans: readonly Pick<Agent, "id">[]) {
+    for (const human of humans) this.participantTokens.set(human.id, token());
+  }
+
+  /** The viewer a token belongs to, or undefined for an unknown token. */
+  viewerOf(key: string | null | undefined): Viewer | undefined {
+    if (!key) return undefined;
+    if (safeEqual(key, this.operatorToken)) return { role: "operator" };
+    for (const [id, t] of this.participantTokens) if (safeEqual(key, t)) return { role: "participant", id };
+    return undefined;
+  }
+
+  /** Subscribe a page: it first gets what happened so far (what its viewer may see), then live events. */
+  subscribe(viewer: Viewer, send: (message: LiveMessage) => void): () => void {
+    for (const message of this.history) {
+      const shown = visibleTo(viewer, message);
+      if (shown) send(shown);
+    }
+    if (this.paused) send({ type: "paused", paused: true });
+    const listener = { viewer, send };
+    this.listeners.add(listener);
+    if (viewer.role === "participant" && !this.connected.has(viewer.id)) {
+      this.connected.add(viewer.id);
+      for (const ok of this.connectedWaiters.splice(0)) ok();
+    }
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Resolves once every human participant's page has been opened. */
+  async everyoneConnected(): Promise<void> {
+    while (this.connected.size < this.participantTokens.size) await new Promise<void>((ok) => this.connectedWaiters.push(ok));
+  }
+
+  private broadcast(message: LiveMessage, keep = true): void {
+    if (keep) this.history.push(message);
+    for (const { viewer, send } of this.listeners) {
+      const shown = visibleTo(viewer, message);
+      if (shown) send(shown);
+    }
+  }
+
+  // SessionObserver
+  event(event: SessionEvent): void {
+    if (event.type === "session") this.history.length = 0;
+    this.broadcast(event, event.type !== "typing");
+  }
+
+  async gate(): Promise<void> {
+    while (this.paused && !this.ended) await new Promise<void>((ok) => this.resumers.push(ok));
+  }
+
+  endRequested(): string | undefined {
+    return this.ended;
+  }
+
+  // The operator's controls.
+  setPaused(paused: boolean): void {
+    if (this.paused === paused) return;
+    this.paused = paused;
+    if (!paused) for (const ok of this.resumers.splice(0)) ok();
+    this.broadcast({ type: "paused", paused });
+  }
+
+  end(reason = "the operator ended the session"): void {
+    this.ended ??= reason;
+    this.setPaused(false);
+    for (const ok of this.resumers.splice(0)) ok();
+    for (const [id, waiter] of this.waiters) {
+      this.waiters.delete(id);
+      waiter(null);
+    }
+    for (const idle of [...this.idlers]) idle();
+    // A derail still held when the session ends is not said.
+    for (const [id, resolve] of this.approvals) {
+      this.approvals.delete(id);
+      resolve(null);
+    }
+  }
+
+  decideApproval(id: number, answer: ApprovalAnswer): boolean {
+    const resolve = this.approvals.get(id);
+    if (!resolve) return false;
+    this.approvals.delete(id);
+    this.broadcast({ type: "approved", id, decision: answer.decision });
+    resolve(answer);
+    return true;
+  }
+
+  // From the participant pages.
+  post(participant: string, text: string): void {
+    const waiter = this.waiters.get(participant);
+    if (waiter) {
+      this.waiters.delete(participant);
+      waiter(text);
+    } else {
+      const queue = this.queues.get(participant) ?? [];
+      queue.push({ text, receivedAt: Date.now() });
+      this.queues.set(participant, queue);
+    }
+    for (const idle of [...this.idlers]) idle();
+  }
+
+  /** The person passes on what they were asked (no effect when nothing is asked). */
+  pass(participant: string): boolean {
+    const waiter = this.waiters.get(participant);
+    if (!waiter) return false;
+    this.waiters.delete(participant);
+    waiter(null);
+    return true;
+  }
+
+  typing(participant: string): void {
+    this.broadcast({ type: "person-typing", participant }, false);
+  }
+
+  // HumanInput
+  async ask(request: HumanRequest): Promise<string | null> {
+    const queued = this.queues.get(request.participant.id)?.shift();
+    if (queued) return queued.text;
+    if (this.ended) return null;
+    return new Promise((ok) => this.waiters.set(request.participant.id, ok));
+  }
+
+  poll(participant: Agent): Posted | undefined {
+    return this.queues.get(participant.id)?.shift();
+  }
+
+  cancel(participant: Agent): void {
+    this.waiters.delete(participant.id);
+  }
+
+  idle(ms: number): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    return new Promise((ok) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.idlers.delete(done);
+        ok();
+      };
+      const timer = setTimeout(done, ms);
+      this.idlers.add(done);
+    });
+  }
+
+  approve(request: ApprovalRequest): Promise<ApprovalAnswer | null> {
+    const id = this.nextApproval++;
+    this.broadcast({ type: "approval", id, request });
+    return new Promise((ok) => this.approvals.set(id, ok));
+  }
+}
+
+/**
+ * What a viewer may see of a message: the operator sees everything; a participant sees the
+ * conversation (never reasoning turns, never turn metadata: decisions, rankings, scores),
+ * only their own prompts, and no held derails.
+ */
+export function visibleTo(viewer: Viewer, message: LiveMessage): LiveMessage | undefined {
+  if (viewer.role === "operator") return message;
+  switch (message.type) {
+    case "turn": {
+      const turn = message.turn;
+      if (turn.type === "reasoning") return undefined;
+      // System notes that carry a decision (e.g. confidence ratings) are the operator's.
+      if (turn.speaker === "system" && turn.metadata && ("decision" in turn.metadata || "ratings" in turn.metadata)) return undefined;
+      const event = turn.metadata?.event;
+      if (event === "typing") return { type: "typing", participant: String(turn.metadata?.participant ?? "") };
+      const shown: Turn = { id: turn.id, index: turn.index, speaker: turn.speaker, text: turn.text, type: turn.type, start: turn.start, end: turn.end };
+      if (turn.addressees) shown.addressees = turn.addressees;
+      return { type: "turn", turn: shown };
+    }
+    case "session":
+      return { ...message, participants: message.participants.map((p): Participant => ({ id: p.id, name: p.name, kind: p.kind, ...(p.role ? { role: p.role } : {}) })) };
+    case "ask":
+    case "asked":
+      return message.participant === viewer.id ? message : undefined;
+    case "person-typing":
+      return message.participant === viewer.id ? undefined : message;
+    case "approval":
+    case "approved":
+      return undefined;
+    default:
+      return message;
+  }
+}
+
+function token(): string {
+  return randomBytes(18).toString("base64url");
+}
+
+/** Constant-time comparison of two tokens. */
+function safeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}

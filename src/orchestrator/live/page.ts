@@ -1,0 +1,156 @@
+/**
+ * The participant and operator pages of a live session: one HTML shell, one stylesheet and
+ * one script (served from the same origin, so the strict content security policy allows no
+ * inline code). Everything said is rendered with textContent: text, never HTML.
+ */
+export function livePage(role: "participant" | "operator"): string {
+  const operator = role === "operator";
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${operator ? "Colloquy operator" : "Colloquy chat"}</title>
+<link rel="stylesheet" href="/live.css">
+<script src="/live.js" defer></script>
+</head>
+<body data-role="${role}">
+<header><h1 id="title">Waiting for the session to start…</h1><p id="task"></p><p id="status" role="status"></p></header>
+${operator ? `<section id="operator-controls"><button id="pause" type="button">Pause</button><button id="resume" type="button">Resume</button><button id="end" type="button">End session</button></section><section id="approvals" aria-label="Derails waiting for approval"></section>` : ""}
+<ul id="people" aria-label="Participants"></ul>
+<ol id="log" aria-live="polite"></ol>
+<p id="typing" aria-live="polite"></p>
+${operator ? "" : `<p id="prompt"></p>
+<div id="controls"></div>
+<form id="compose"><textarea id="text" rows="2" placeholder="Type a message (@Name to address someone)"></textarea><button id="send" type="submit">Send</button></form>`}
+</body>
+</html>`;
+}
+
+export const liveCss = `
+body { font: 15px/1.45 system-ui, sans-serif; max-width: 56rem; margin: 0 auto; padding: 1rem; color: #222; }
+header h1 { font-size: 1.2rem; margin: 0; } #task { color: #555; margin: .25rem 0; } #status { color: #a40; min-height: 1.2em; margin: 0; }
+#people { list-style: none; padding: 0; display: flex; gap: .5rem; flex-wrap: wrap; }
+#people li { cursor: pointer; background: #eef; border-radius: 1rem; padding: .1rem .6rem; }
+#log { list-style: none; padding: 0; border-top: 1px solid #ddd; }
+#log li { padding: .3rem 0; border-bottom: 1px solid #f0f0f0; white-space: pre-wrap; }
+#log li.system { color: #666; font-style: italic; } #log li.reasoning { color: #746; background: #faf5ff; }
+#log li.mine { background: #f2fbf2; } #log .who { font-weight: 600; margin-right: .4rem; }
+#log details pre { font-size: 12px; white-space: pre-wrap; color: #444; }
+#typing { color: #777; min-height: 1.2em; font-style: italic; } #prompt { font-weight: 600; min-height: 1.2em; }
+#controls button, #operator-controls button { margin: 0 .4rem .4rem 0; }
+#compose { display: flex; gap: .5rem; } #compose textarea { flex: 1; font: inherit; }
+#approvals .approval { border: 1px solid #d9a; padding: .5rem; margin: .5rem 0; }
+`;
+
+export const liveScript = `"use strict";
+(function () {
+  var role = document.body.dataset.role;
+  var token = location.pathname.split("/")[2];
+  var me = null;
+  var names = {};
+  var strategyControls = { ranked: ["/mode explore", "/mode focus", "/facilitator"], confidence: ["/summary"], scene: ["/hand"] };
+  var labels = { "/mode explore": "Explore", "/mode focus": "Focus", "/facilitator": "Call the facilitator", "/summary": "Ask for the summary", "/hand": "Raise hand", "/approve": "Approve", "/reject": "Reject", "/end": "End" };
+  var base = [];
+  var asked = [];
+  var prompted = false;
+  var $ = function (id) { return document.getElementById(id); };
+  function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
+  function post(path, body) {
+    return fetch(path, { method: "POST", headers: { "content-type": "application/json", "x-colloquy-token": token }, body: JSON.stringify(body) })
+      .then(function (r) { if (!r.ok) return r.json().then(function (j) { $("status").textContent = j.error || ("error " + r.status); }); });
+  }
+  function nameOf(id) { return id === "system" ? "" : (names[id] || id); }
+  function renderControls() {
+    var box = $("controls"); if (!box) return;
+    box.textContent = "";
+    if (prompted) {
+      var pass = el("button", null, "Pass"); pass.type = "button"; pass.dataset.command = "pass";
+      pass.addEventListener("click", function () { post("/api/pass", {}); });
+      box.appendChild(pass);
+    }
+    base.concat(asked).forEach(function (command) {
+      var b = el("button", null, labels[command] || command); b.type = "button"; b.dataset.command = command;
+      b.addEventListener("click", function () { post("/api/post", { text: command }); });
+      box.appendChild(b);
+    });
+  }
+  var typingTimer = null;
+  function showTyping(id) {
+    if (!names[id] || id === me) return;
+    $("typing").textContent = names[id] + " is typing…";
+    clearTimeout(typingTimer);
+    typingTimer = setTimeout(function () { $("typing").textContent = ""; }, 3000);
+  }
+  function addTurn(turn) {
+    var li = el("li", turn.type + (turn.speaker === me ? " mine" : ""));
+    li.dataset.speaker = turn.speaker; li.dataset.type = turn.type;
+    if (turn.speaker !== "system") li.appendChild(el("span", "who", nameOf(turn.speaker) + (turn.type !== "message" ? " [" + turn.type + "]" : "") + ":"));
+    if (turn.addressees && turn.addressees.length) li.appendChild(el("span", "to", "→ " + turn.addressees.map(nameOf).join(", ") + " "));
+    li.appendChild(el("span", "text", turn.text));
+    if (role === "operator" && turn.metadata) {
+      var d = el("details"); d.appendChild(el("summary", null, "decision")); d.appendChild(el("pre", null, JSON.stringify(turn.metadata, null, 2))); li.appendChild(d);
+    }
+    $("log").appendChild(li);
+    if (turn.speaker !== "system" && $("typing").textContent.indexOf(nameOf(turn.speaker)) === 0) $("typing").textContent = "";
+    li.scrollIntoView({ block: "end" });
+  }
+  function addApproval(m) {
+    var box = el("div", "approval"); box.dataset.id = String(m.id);
+    box.appendChild(el("p", null, m.request.derailer + " wants to derail (" + m.request.kind + "):"));
+    var t = el("textarea"); t.value = m.request.proposed; t.rows = 3; t.cols = 60; box.appendChild(t);
+    [["approve", "Approve"], ["edit", "Approve my edit"], ["dismiss", "Dismiss"]].forEach(function (a) {
+      var b = el("button", null, a[1]); b.type = "button"; b.dataset.decision = a[0];
+      b.addEventListener("click", function () { post("/api/approve", a[0] === "edit" ? { id: m.id, decision: "edit", text: t.value } : { id: m.id, decision: a[0] }); });
+      box.appendChild(b);
+    });
+    $("approvals").appendChild(box);
+  }
+  function handle(m) {
+    switch (m.type) {
+      case "session":
+        $("log").textContent = ""; $("people").textContent = ""; names = {};
+        $("title").textContent = m.title; $("task").textContent = m.task;
+        m.participants.forEach(function (p) {
+          names[p.id] = p.name;
+          if (p.kind === "system") return;
+          var li = el("li", null, p.name + (p.id === me ? " (you)" : "")); li.dataset.id = p.id;
+          li.addEventListener("click", function () { var t = $("text"); if (t) { t.value = "@" + p.name + " " + t.value; t.focus(); } });
+          $("people").appendChild(li);
+        });
+        base = strategyControls[m.strategy] || []; asked = []; renderControls();
+        document.body.dataset.ready = "true"; $("status").textContent = "";
+        break;
+      case "turn": addTurn(m.turn); break;
+      case "typing": case "person-typing": showTyping(m.participant); break;
+      case "ask": if ($("prompt")) { $("prompt").textContent = m.prompt; asked = m.controls || []; prompted = true; renderControls(); } break;
+      case "asked": if ($("prompt")) { $("prompt").textContent = ""; asked = []; prompted = false; renderControls(); } break;
+      case "paused": $("status").textContent = m.paused ? "Paused by the operator" : ""; document.body.dataset.paused = String(m.paused); break;
+      case "approval": addApproval(m); break;
+      case "approved": var done = document.querySelector('.approval[data-id="' + m.id + '"]'); if (done) done.remove(); break;
+      case "end": $("status").textContent = "The session is over (" + m.reason + ")."; document.body.dataset.ended = "true"; break;
+    }
+  }
+  var source = new EventSource("/events?token=" + encodeURIComponent(token));
+  source.addEventListener("hello", function (e) { var v = JSON.parse(e.data); me = v.id || null; });
+  source.onmessage = function (e) { handle(JSON.parse(e.data)); };
+  if (role === "operator") {
+    $("pause").addEventListener("click", function () { post("/api/control", { action: "pause" }); });
+    $("resume").addEventListener("click", function () { post("/api/control", { action: "resume" }); });
+    $("end").addEventListener("click", function () { post("/api/control", { action: "end" }); });
+  } else {
+    var lastTyping = 0;
+    $("text").addEventListener("input", function () {
+      if (Date.now() - lastTyping > 2000) { lastTyping = Date.now(); post("/api/typing", {}); }
+    });
+    $("text").addEventListener("keydown", function (e) { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("compose").requestSubmit(); } });
+    $("compose").addEventListener("submit", function (e) {
+      e.preventDefault();
+      var text = $("text").value;
+      if (!text.trim()) return;
+      $("text").value = "";
+      post("/api/post", { text: text });
+    });
+  }
+})();
+`;

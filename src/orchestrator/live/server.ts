@@ -1,0 +1,161 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { z } from "zod";
+import type { LiveHub, Viewer } from "./hub.js";
+import { liveCss, livePage, liveScript } from "./page.js";
+
+export interface LiveServer {
+  /** Base URL, e.g. http://127.0.0.1:5180 */
+  url: string;
+  /** One link per human participant id, and the operator's. */
+  links: { participants: Map<string, string>; operator: string };
+  close(): Promise<void>;
+}
+
+const headers = {
+  "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+};
+
+const postSchema = z.object({ text: z.string().min(1).max(10_000) }).strict();
+const controlSchema = z.object({ action: z.enum(["pause", "resume", "end"]) }).strict();
+const approveSchema = z
+  .object({ id: z.number().int().positive(), decision: z.enum(["approve", "edit", "dismiss"]), text: z.string().max(10_000).optional() })
+  .strict()
+  .refine((a) => a.decision !== "edit" || Boolean(a.text?.trim()), { message: "an edit needs its text" });
+
+/**
+ * Serve the participant and operator pages of a live session. Every page and request needs
+ * its token; requests that write also need a same-origin JSON POST (so another site's page
+ * cannot post into a session). Binds 127.0.0.1 unless the caller asks otherwise.
+ */
+export async function startLiveServer(hub: LiveHub, options: { host?: string; port?: number; names?: Map<string, string> } = {}): Promise<LiveServer> {
+  const host = options.host ?? "127.0.0.1";
+  const server: Server = createServer((req, res) => {
+    handle(hub, req, res).catch((error) => send(res, 500, { error: (error as Error).message }));
+  });
+  await new Promise<void>((ok, fail) => {
+    server.once("error", fail);
+    server.listen(options.port ?? 0, host, () => ok());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  const url = `http://${shownHost}:${port}`;
+  const participants = new Map([...hub.participantTokens].map(([id, t]) => [id, `${url}/p/${t}`]));
+  const sockets = new Set<import("node:net").Socket>();
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  return {
+    url,
+    links: { participants, operator: `${url}/o/${hub.operatorToken}` },
+    close: () =>
+      new Promise((ok) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => ok());
+      }),
+  };
+}
+
+async function handle(hub: LiveHub, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://localhost");
+  const path = url.pathname;
+  if (req.method === "GET") {
+    if (path === "/live.js") return text(res, 200, "text/javascript; charset=utf-8", liveScript);
+    if (path === "/live.css") return text(res, 200, "text/css; charset=utf-8", liveCss);
+    const page = path.match(/^\/([po])\/([A-Za-z0-9_-]+)$/);
+    if (page) {
+      const viewer = hub.viewerOf(page[2]);
+      if (!viewer || (viewer.role === "operator") !== (page[1] === "o")) return text(res, 404, "text/plain", "not found");
+      return text(res, 200, "text/html; charset=utf-8", livePage(viewer.role));
+    }
+    if (path === "/events") {
+      const viewer = hub.viewerOf(url.searchParams.get("token"));
+      if (!viewer) return send(res, 403, { error: "unknown token" });
+      return events(hub, viewer, req, res);
+    }
+    return text(res, 404, "text/plain", "not found");
+  }
+  if (req.method !== "POST") return send(res, 405, { error: "method not allowed" });
+  // Same origin only, JSON only: a form or a script on another site cannot write here.
+  const origin = req.headers.origin;
+  if (!origin || origin !== `http://${req.headers.host}`) return send(res, 403, { error: "cross-origin request refused" });
+  if (!String(req.headers["content-type"] ?? "").startsWith("application/json")) return send(res, 415, { error: "expected application/json" });
+  const viewer = hub.viewerOf(String(req.headers["x-colloquy-token"] ?? ""));
+  if (!viewer) return send(res, 403, { error: "unknown token" });
+  let body: unknown;
+  try {
+    body = JSON.parse(await readBody(req));
+  } catch {
+    return send(res, 400, { error: "body is not JSON" });
+  }
+  if (path === "/api/post" || path === "/api/typing" || path === "/api/pass") {
+    if (viewer.role !== "participant") return send(res, 403, { error: "only participants post messages" });
+    if (path === "/api/pass") return send(res, 200, { ok: hub.pass(viewer.id) });
+    if (path === "/api/typing") {
+      hub.typing(viewer.id);
+      return send(res, 200, { ok: true });
+    }
+    const parsed = postSchema.safeParse(body);
+    if (!parsed.success) return send(res, 400, { error: "expected {text}: a non-empty message of at most 10,000 characters" });
+    hub.post(viewer.id, parsed.data.text);
+    return send(res, 200, { ok: true });
+  }
+  if (viewer.role !== "operator") return send(res, 403, { error: "operator only" });
+  if (path === "/api/control") {
+    const parsed = controlSchema.safeParse(body);
+    if (!parsed.success) return send(res, 400, { error: "expected {action: pause|resume|end}" });
+    if (parsed.data.action === "end") hub.end();
+    else hub.setPaused(parsed.data.action === "pause");
+    return send(res, 200, { ok: true });
+  }
+  if (path === "/api/approve") {
+    const parsed = approveSchema.safeParse(body);
+    if (!parsed.success) return send(res, 400, { error: "expected {id, decision: approve|edit|dismiss, text for an edit}" });
+    const { id, decision, text: edited } = parsed.data;
+    const known = hub.decideApproval(id, decision === "edit" ? { decision, text: edited! } : { decision });
+    return known ? send(res, 200, { ok: true }) : send(res, 404, { error: `no derail ${id} is waiting` });
+  }
+  return send(res, 404, { error: "not found" });
+}
+
+/** Server-sent events: one JSON message per event, a comment every 15 s to keep the line open. */
+function events(hub: LiveHub, viewer: Viewer, req: IncomingMessage, res: ServerResponse): void {
+  res.writeHead(200, { ...headers, "content-type": "text/event-stream; charset=utf-8", connection: "keep-alive" });
+  res.write(`event: hello\ndata: ${JSON.stringify(viewer)}\n\n`);
+  const unsubscribe = hub.subscribe(viewer, (message) => res.write(`data: ${JSON.stringify(message)}\n\n`));
+  const keepAlive = setInterval(() => res.write(": keep-alive\n\n"), 15_000);
+  req.on("close", () => {
+    clearInterval(keepAlive);
+    unsubscribe();
+  });
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((ok, fail) => {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > 64_000) {
+        fail(new Error("body too large"));
+        req.destroy();
+      } else chunks.push(chunk);
+    });
+    req.on("end", () => ok(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", fail);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  text(res, status, "application/json; charset=utf-8", JSON.stringify(body));
+}
+
+function text(res: ServerResponse, status: number, type: string, body: string): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { ...headers, "content-type": type });
+  res.end(body);
+}

@@ -1,0 +1,23 @@
+import type { Participant, Turn } from "../transcript/schema.js";
+
+/**
+ * What a running session tells whoever watches it live (the participant and operator pages):
+ * every turn as it is stored, what a person is asked for, and the end. Private content
+ * (reasoning turns, decisions, scores) is in these events; the watcher decides who sees it.
+ */
+export type SessionEvent =
+  | { type: "session"; sessionId: string; title: string; task: string; strategy: string; participants: Participant[] }
+  | { type: "turn"; turn: Turn }
+  | { type: "typing"; participant: string }
+  | { type: "ask"; participant: string; prompt: string; controls: readonly string[]; timeoutSeconds?: number }
+  | { type: "asked"; participant: string; answer: "answered" | "passed" | "no answer" }
+  | { type: "end"; reason: string };
+
+/** A live watcher of sessions; it may also pause the session and ask it to end. */
+export interface SessionObserver {
+  event(event: SessionEvent): void;
+  /** Resolves when the session may go on (the operator paused it); checked before each model call and wait. */
+  gate?(): Promise<void>;
+  /** Set when the operator ended the session. */
+  endRequested?(): string | undefined;
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startOpenAiServer } from "../support/openai-server.js";
+import { askedAgent } from "../orchestrator/support.js";
+import { loadSessions } from "../../src/study/study.js";
+
+describe("colloquy run --serve (a real process)", () => {
+  it("prints a link per participant and the operator's; the person's words come from their page; the operator ends the session", async () => {
+    const server = await startOpenAiServer({ handler: (req) => ({ content: `${askedAgent(req)} replies` }) });
+    const dir = await mkdtemp(join(tmpdir(), "colloquy-live-"));
+    const study = join(dir, "study");
+    const scenario = join(dir, "chat.yaml");
+    await writeFile(scenario, "id: chat\ntask: Talk.\nparticipants: [{ name: Me, kind: human }, { name: Bot }]\nstrategy: { type: round-robin }\nstop: { maxTurns: 10 }\n");
+    const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../support/colloquy-bin.ts"), "run", scenario, "--serve", "--study", study, "--base-url", server.url, "--model", "test-model"], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, OPENAI_API_KEY: "" },
+    });
+    let stderr = "";
+    const links = new Promise<{ me: string; operator: string }>((ok) => {
+      child.stderr.on("data", (d) => {
+        stderr += d;
+        const me = stderr.match(/Me: (http:\/\/127\.0\.0\.1:\d+\/p\/\S+)/)?.[1];
+        const operator = stderr.match(/operator: (http:\/\/127\.0\.0\.1:\d+\/o\/\S+)/)?.[1];
+        if (me && operator && stderr.includes("Waiting for 1 participant")) ok({ me, operator });
+      });
+    });
+    const code = new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? -1)));
+    const { me, operator } = await links;
+    const origin = new URL(me).origin;
+    const token = (link: string) => new URL(link).pathname.split("/")[2];
+    // Opening the page (its event stream) starts the session.
+    const events = await fetch(`${origin}/events?token=${token(me)}`);
+    const reader = events.body!.getReader();
+    let seen = "";
+    const until = async (text: string) => {
+      while (!seen.includes(text)) seen += new TextDecoder().decode((await reader.read()).value);
+    };
+    await until('"type":"ask"');
+    const post = (path: string, who: string, body: unknown) =>
+      fetch(`${origin}${path}`, { method: "POST", headers: { origin, "content-type": "application/json", "x-colloquy-token": token(who) }, body: JSON.stringify(body) });
+    expect((await post("/api/post", me, { text: "Hello from the page" })).status).toBe(200);
+    await until("Bot replies");
+    expect((await post("/api/control", operator, { action: "end" })).status).toBe(200);
+    await reader.cancel();
+    expect(await code, stderr).toBe(0);
+    await server.close();
+    const [session] = await loadSessions(study);
+    expect(session.turns.map((t) => [t.speaker, t.text])).toEqual([["me", "Hello from the page"], ["bot", "Bot replies"]]);
+    expect(session.metadata.orchestrator).toMatchObject({ endReason: "the operator ended the session" });
+  }, 60_000);
+});
