@@ -1,4 +1,4 @@
-import { participantId } from "../transcript/ids.js";
+import { slugify } from "../transcript/ids.js";
 import type { SessionInput } from "../transcript/schema.js";
 
 /** The speaker kinds a user states on the command line: --agents and --humans. */
@@ -7,15 +7,28 @@ export interface StatedKinds {
   humans?: readonly string[];
 }
 
-/** Lower-cased names and their participant ids, so `--agents "GPT 4"` finds `gpt-4` too. */
-function nameSet(names: readonly string[] = []): Set<string> {
-  return new Set(names.flatMap((n) => [n.trim().toLowerCase(), participantId(n)]));
+/**
+ * The keys a stated name matches: its lower-cased name and its participant id, so
+ * `--agents "GPT 4"` finds `gpt-4` too. A name with no letter or digit (an emoji) has no id of
+ * its own (such participants are "speaker", "speaker-2", …), so it matches by name only.
+ */
+function keysOf(name: string): string[] {
+  const id = slugify(name, "");
+  return id === "" ? [name.trim().toLowerCase()] : [name.trim().toLowerCase(), id];
 }
 
-/** The names given both as agents and as humans (a contradiction the user must resolve). */
+function nameSet(names: readonly string[] = []): Set<string> {
+  return new Set(names.flatMap(keysOf));
+}
+
+/**
+ * The --agents names that some --humans name also matches (a contradiction the user must
+ * resolve). Both flags are normalised the same way (lower-cased name and participant id), so
+ * `--agents "GPT 4" --humans gpt-4` is reported: both would claim the participant `gpt-4`.
+ */
 export function conflictingKinds(stated: StatedKinds): string[] {
   const humans = nameSet(stated.humans);
-  return (stated.agents ?? []).filter((a) => humans.has(a.trim().toLowerCase()));
+  return (stated.agents ?? []).filter((a) => keysOf(a).some((k) => humans.has(k)));
 }
 
 /**
@@ -53,7 +66,7 @@ export function agentHints(path: string, sessions: readonly SessionInput[], stat
     ...new Set(
       sessions
         .filter((s) => !s.participants.some((p) => p.kind === "ai"))
-        .flatMap((s) => s.participants.filter((p) => p.kind === "human" && !humans.has(p.name.trim().toLowerCase()) && (ASSISTANT_NAME.test(p.name) || AI_WORD.test(p.name))).map((p) => p.name)),
+        .flatMap((s) => s.participants.filter((p) => p.kind === "human" && !humans.has(p.name.trim().toLowerCase()) && !humans.has(p.id) && (ASSISTANT_NAME.test(p.name) || AI_WORD.test(p.name))).map((p) => p.name)),
     ),
   ];
   if (names.length === 0) return [];

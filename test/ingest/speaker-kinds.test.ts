@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { FormatError, importFiles } from "../../src/ingest/registry.js";
-import { agentHints, applyStatedKinds } from "../../src/ingest/speaker-kinds.js";
+import { agentHints, applyStatedKinds, conflictingKinds } from "../../src/ingest/speaker-kinds.js";
 import type { SessionInput } from "../../src/transcript/schema.js";
 
 const fixtures = fileURLToPath(new URL("../../fixtures/transcripts/", import.meta.url));
@@ -30,6 +30,22 @@ describe("speaker kinds in every format", () => {
     await expect(importFiles([join(fixtures, "csv/is-ai-column.csv")], { agents: ["Helper"], humans: ["helper"] })).rejects.toThrow(/"Helper" given both in --agents and in --humans/);
   });
 
+  it("the --agents/--humans conflict check compares names and ids of both flags alike", async () => {
+    // "GPT 4" and "gpt-4" both claim the participant gpt-4, whichever flag holds which spelling.
+    expect(conflictingKinds({ agents: ["GPT 4"], humans: ["gpt-4"] })).toEqual(["GPT 4"]);
+    expect(conflictingKinds({ agents: ["gpt-4"], humans: ["GPT 4"] })).toEqual(["gpt-4"]);
+    expect(conflictingKinds({ agents: ["Research Bot"], humans: ["research_bot"] })).toEqual([]);
+    // Names without letters have no id of their own: two different emoji do not conflict.
+    expect(conflictingKinds({ agents: ["🤖"], humans: ["👤"] })).toEqual([]);
+    await expect(importFiles([join(fixtures, "csv/is-ai-column.csv")], { agents: ["GPT 4"], humans: ["gpt-4"] })).rejects.toThrow(/"GPT 4" given both in --agents and in --humans/);
+  });
+
+  it("an emoji in --agents does not claim the participants whose id fell back to \"speaker\"", () => {
+    const session: SessionInput = { id: "s", participants: [{ id: "speaker", name: "(no speaker)", kind: "human" }, { id: "speaker-2", name: "🤖", kind: "human" }], turns: [] };
+    applyStatedKinds([session], { agents: ["🤖"] });
+    expect(kinds(session)).toEqual({ "(no speaker)": "human", "🤖": "ai" });
+  });
+
   it("matches names case-insensitively and by participant id; stated kinds win", () => {
     const session: SessionInput = { id: "s", participants: [{ id: "gpt-4o", name: "GPT 4o", kind: "human" }, { id: "bot", name: "Bot", kind: "ai" }], turns: [] };
     applyStatedKinds([session], { agents: ["gpt-4o"], humans: ["BOT"] });
@@ -41,5 +57,8 @@ describe("speaker kinds in every format", () => {
     expect(agentHints("a.txt", [session])).toEqual(['a.txt: no speaker is marked as an AI, but "Research Assistant", "Claude" look like an assistant; if so, import again with --agents "Research Assistant,Claude" (or --humans to say they are people)']);
     expect(agentHints("a.txt", [session], { humans: ["Research Assistant"] })).toEqual([expect.stringMatching(/but "Claude" looks like/)]);
     expect(agentHints("a.txt", [session], { humans: ["Research Assistant", "Claude"] })).toEqual([]);
+    // A speaker stated as human by id gets no hint either.
+    const byId: SessionInput = { id: "s", participants: [{ id: "gpt-4", name: "GPT (4)", kind: "human" }], turns: [] };
+    expect(agentHints("a.txt", [byId], { humans: ["gpt-4"] })).toEqual([]);
   });
 });
