@@ -12,14 +12,21 @@ interface Segment {
   syncs: { time: number; at: number }[];
   /** `<Event>`, `<Comment>`, `<Background>` marks with their attributes and offset in `text`. */
   marks: Record<string, unknown>[];
+  /** The `nb` of a `<Who>` that names no speaker of the Turn: these words' speaker is unknown. */
+  who?: string;
 }
+
+/** Source key of the participant for words under a `<Who nb>` beyond the Turn's speakers (no XML id has a space). */
+const UNKNOWN_SPEAKER = "(unknown speaker)";
 
 /**
  * Transcriber (.trs) XML: `<Speakers>` name the speakers; each `<Turn speaker startTime endTime>`
  * of each `<Section>` is a turn. Inside a turn, `<Sync time>` marks time points (kept in turn
  * metadata `syncs` with their character offset in the text), `<Who nb>` switches between the
  * speakers of an overlapping turn (`speaker="spk1 spk2"`: one turn per speaker, each flagged
- * `overlap`), and `<Event>`, `<Comment>`, `<Background>` are kept in turn metadata `marks`.
+ * `overlap`), and `<Event>`, `<Comment>`, `<Background>` are kept in turn metadata `marks`. Words
+ * after a `<Who nb>` that names none of the Turn's speakers go to "(unknown speaker)", the nb
+ * kept in turn metadata `who`, with a warning naming the line.
  * Text is XML mixed content: whitespace runs (line breaks between Syncs) become one space. A
  * turn with no speaker attribute that holds words gets the participant "(no speaker)"; a turn
  * without words (silence, music) keeps only its marks, in session metadata `nonSpeech`.
@@ -56,6 +63,7 @@ export const transcriberImporter: Importer = {
       return builder.participant(id, { name, kind: agents.has(name) || agents.has(id) ? "ai" : "human", ...(Object.keys(rest).length ? { metadata: rest } : {}) });
     };
     const nonSpeech: Record<string, unknown>[] = [];
+    const badWho: { node: XmlNode; nb: string | undefined; speakers: string[]; start: number | undefined }[] = [];
     for (const episode of elements(trans, "Episode")) {
       for (const section of elements(childrenOf(episode), "Section")) {
         const sectionAttrs = attrsOf(section);
@@ -63,8 +71,8 @@ export const transcriberImporter: Importer = {
         for (const turn of elements(childrenOf(section), "Turn")) {
           const attrs = attrsOf(turn);
           const ids = (attrs.speaker ?? "").split(/\s+/).filter(Boolean);
-          const segments = readSegments(childrenOf(turn), Math.max(1, ids.length));
           const start = numberAttr(attrs, "startTime");
+          const segments = readSegments(childrenOf(turn), Math.max(1, ids.length), (node, nb) => badWho.push({ node, nb, speakers: ids, start }));
           const end = numberAttr(attrs, "endTime");
           segments.forEach((segment, i) => {
             if (segment.text === "") {
@@ -75,10 +83,21 @@ export const transcriberImporter: Importer = {
             const meta: Record<string, unknown> = { ...turnAttrs, section: sectionInfo };
             if (segment.syncs.length > 0) meta.syncs = segment.syncs;
             if (segment.marks.length > 0) meta.marks = segment.marks;
-            if (ids.length > 1) meta.overlap = true;
-            builder.turn({ speaker: participant(ids[i] ?? ""), text: segment.text, start, end, metadata: meta });
+            if (segment.who !== undefined) meta.who = segment.who;
+            if (ids.length > 1 || segments.filter((s) => s.text !== "").length > 1) meta.overlap = true;
+            const speaker = segment.who === undefined ? participant(ids[i] ?? "") : builder.participant(UNKNOWN_SPEAKER, { name: UNKNOWN_SPEAKER, kind: "human" });
+            builder.turn({ speaker, text: segment.text, start, end, metadata: meta });
           });
         }
+      }
+    }
+    if (badWho.length > 0) {
+      const lines = whoLines(root, await input.readText());
+      for (const b of badWho) {
+        const at = lines.get(b.node);
+        const who = b.nb === undefined ? "<Who> without nb" : `<Who nb="${b.nb}">`;
+        const list = b.speakers.length === 0 ? "no speaker attribute" : `speaker="${b.speakers.join(" ")}" (${b.speakers.length})`;
+        result.warnings.push(`${file}${at ? `:${at}` : ""}: ${who} in the turn at ${b.start ?? "?"} s, which has ${list}; its words are kept under "${UNKNOWN_SPEAKER}"`);
       }
     }
     if (nonSpeech.length > 0) metadata.nonSpeech = nonSpeech;
@@ -88,8 +107,12 @@ export const transcriberImporter: Importer = {
   },
 };
 
-/** Walk a Turn's mixed content into one segment per speaker. */
-function readSegments(nodes: readonly XmlNode[], count: number): Segment[] {
+/**
+ * Walk a Turn's mixed content into one segment per speaker. `<Who nb>` is 1-based into the Turn's
+ * speaker list (trans-14.dtd); an nb outside it (or missing where the Turn has several speakers)
+ * names nobody, so its words go to a segment of their own with `who` set, and `badWho` is told.
+ */
+function readSegments(nodes: readonly XmlNode[], count: number, badWho: (node: XmlNode, nb: string | undefined) => void): Segment[] {
   const segments: Segment[] = Array.from({ length: count }, () => ({ text: "", syncs: [], marks: [] }));
   let current = segments[0]!;
   const append = (raw: string) => {
@@ -110,8 +133,14 @@ function readSegments(nodes: readonly XmlNode[], count: number): Segment[] {
       const time = numberAttr(attrs, "time");
       if (time !== undefined) current.syncs.push({ time, at: current.text.trimEnd().length });
     } else if (tag === "Who") {
-      const nb = numberAttr(attrs, "nb") ?? 1;
-      current = segments[Math.min(Math.max(1, Math.trunc(nb)), count) - 1]!;
+      const nb = attrs.nb === undefined && count === 1 ? 1 : numberAttr(attrs, "nb");
+      if (nb !== undefined && Number.isInteger(nb) && nb >= 1 && nb <= count) current = segments[nb - 1]!;
+      else {
+        const key = attrs.nb?.trim();
+        badWho(node, key);
+        const who = key ?? "(no nb)";
+        current = segments.find((s) => s.who === who) ?? segments[segments.push({ text: "", syncs: [], marks: [], who }) - 1]!;
+      }
     } else {
       current.marks.push({ tag, ...attrs, at: current.text.trimEnd().length });
       // An unknown element's own words are still words.
@@ -120,4 +149,24 @@ function readSegments(nodes: readonly XmlNode[], count: number): Segment[] {
   }
   for (const s of segments) s.text = s.text.trimEnd();
   return segments;
+}
+
+/**
+ * The 1-based source line of every `<Who>` element, for warnings: the parser keeps no positions,
+ * so the n-th `<Who` tag of the text (comments, CDATA and processing instructions blanked out,
+ * newlines kept) is the n-th Who element of the tree in document order. Empty if they disagree.
+ */
+function whoLines(root: XmlNode, text: string): Map<XmlNode, number> {
+  const nodes: XmlNode[] = [];
+  const walk = (node: XmlNode): void => {
+    if (tagOf(node) === "Who") nodes.push(node);
+    childrenOf(node).forEach(walk);
+  };
+  walk(root);
+  const masked = text.replace(/<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>/g, (m) => m.replace(/[^\n]/g, " "));
+  const offsets = [...masked.matchAll(/<Who(?=[\s/>])/g)].map((m) => m.index);
+  const lines = new Map<XmlNode, number>();
+  if (offsets.length !== nodes.length) return lines;
+  nodes.forEach((node, i) => lines.set(node, text.slice(0, offsets[i]).split("\n").length));
+  return lines;
 }
