@@ -71,6 +71,42 @@ describe("whatsapp importer", () => {
     expect(result.warnings).toEqual([expect.stringMatching(/^d\.txt:1: date "31\/02\/21, 10:00 - A: one" is not a calendar date/)]);
   });
 
+  it("a header-looking line inside a message (a quoted message) stays in it when its time goes back or its shape and sender are foreign", async () => {
+    const { sessions, result } = await importFixture(whatsappImporter, "whatsapp/header-looking-lines-inside-messages.txt");
+    const [s] = sessions;
+    expect(s.turns.map((t) => [speakerName(s, t.index), t.text, t.timestamp])).toEqual([
+      ["Ana", "Morning! Here is what Carl wrote in the old group last week:\n05/03/2024, 18:42 - Carl: The room is booked until 6pm\nCan we still use it after that?", "2024-03-12T10:00:00"],
+      ["Ben", "Yes, I asked the office", "2024-03-12T10:02:00"],
+      ["Ana", "Great. Zoe's reply from her iPhone:\n[12/03/2024, 10:03:30] Zoe: see you there", "2024-03-12T10:03:00"],
+      // A newcomer in the file's header shape starts a message; so does a known sender 6 minutes back.
+      ["Dana", "Hi all, joining late", "2024-03-12T10:04:00"],
+      ["Ben", "(sent from the train, arrived late)", "2024-03-12T09:58:00"],
+      ["Ana", "👍", "2024-03-12T10:05:00"],
+    ]);
+    expect(s.participants.map((p) => p.name)).toEqual(["Ana", "Ben", "Dana"]);
+    expect(result.warnings).toEqual([
+      expect.stringMatching(/header-looking-lines-inside-messages\.txt:2: "05\/03\/2024, 18:42 - Carl: The room is bo…" looks like a message header, but its time is 7 days before the message above; kept as a line of the message from line 1$/),
+      expect.stringMatching(/header-looking-lines-inside-messages\.txt:6: .* but "Zoe" has not written before and it is not in the file's header shape; kept as a line of the message from line 5$/),
+    ]);
+    expect(detectFormat("h.txt", await readFile(fixture("whatsapp/header-looking-lines-inside-messages.txt"), "utf8")).name).toBe("whatsapp");
+  });
+
+  it("a known sender's line in another header shape is still a message when its time fits; an hour back across a clock change too", async () => {
+    // Local time goes back an hour when daylight saving ends (27/10/2024, 03:00 -> 02:00).
+    const { sessions, result } = await importText(whatsappImporter, "dst.txt", "27/10/2024, 02:50 - A: before\n27/10/2024, 02:10 - B: after the change\n[27/10/2024, 02:11:05] A: from another phone\n");
+    expect(sessions[0].turns.map((t) => t.text)).toEqual(["before", "after the change", "from another phone"]);
+    expect(result.warnings).toEqual([]);
+    // A quoted line from long ago by a known sender stays quoted, even in the file's shape.
+    const { sessions: quoted, result: warned } = await importText(whatsappImporter, "q.txt", "01/06/2024, 09:00 - A: hi\n02/06/2024, 09:00 - B: you said yesterday:\n01/06/2024, 09:00 - A: hi\n02/06/2024, 09:01 - A: I did\n");
+    expect(quoted[0].turns.map((t) => t.text)).toEqual(["hi", "you said yesterday:\n01/06/2024, 09:00 - A: hi", "I did"]);
+    expect(warned.warnings).toEqual([expect.stringMatching(/^q\.txt:3: .*its time is 24 h before the message above; kept as a line of the message from line 2$/)]);
+  });
+
+  it("a quoted month-first date does not turn a day-first file month-first", async () => {
+    const { sessions } = await importText(whatsappImporter, "o.txt", "03/04/2021, 10:00 - A: quoting:\n[3/25/21, 9:00:00 AM] B: old\n03/04/2021, 10:05 - B: ok\n");
+    expect(sessions[0].turns.map((t) => t.timestamp)).toEqual(["2021-04-03T10:00:00", "2021-04-03T10:05:00"]);
+  });
+
   it("is detected ahead of plain text for every fixture", async () => {
     for (const name of ["android-24h-day-first-multiline.txt", "android-us-12-hour.txt", "ios-brackets-left-to-right-marks.txt", "ios-narrow-no-break-space-am-pm.txt", "system-lines-with-colons.txt", "finnish-dotted-times.txt"]) {
       expect(detectFormat(name, await readFile(fixture(`whatsapp/${name}`), "utf8")).name, name).toBe("whatsapp");

@@ -12,6 +12,12 @@ import type { Importer, ImportResult } from "../types.js";
  * evidence, files with AM/PM are read month-first (US) and the others day-first.
  *
  * - A line without a date header continues the previous message (multi-line messages), verbatim.
+ * - Exports do not escape message text, so a line inside a message can look like a header (a
+ *   quoted or pasted message). After the first header, such a line starts a message only when it
+ *   is consistent with the chat: its time is not more than `BACKWARDS_TOLERANCE_S` before the
+ *   previous message's (clock changes, messages delivered late), and its sender has written
+ *   before or the line has the file's header shape (`shapeOf`, the shape most headers have).
+ *   Otherwise it stays in the message, with a warning naming the file and line.
  * - A header without `Name: ` (encryption notice, "Alice added Bob", "You left") is a `system`
  *   turn of the participant "WhatsApp"; so is any text before the first header.
  * - Media placeholders (`<Media omitted>`, `image omitted`, `<attached: …>`) and the invisible
@@ -27,18 +33,57 @@ const IOS = new RegExp(String.raw`^\u200e?\[${DATE},?\s${TIME}\]\s(.*)$`);
 /** `Name: text`; a name is short and has no quotes (a system line can quote a group subject with a colon). */
 const SENDER = /^([^:"“”]{1,60}?): ([\s\S]*)$/;
 
+/**
+ * How far (seconds) a header's time may go back before the previous message's and still start a
+ * message: a daylight-saving change sets local times back an hour, and a message sent offline
+ * is listed when it arrives, stamped when it was written. A quoted message is usually older.
+ */
+const BACKWARDS_TOLERANCE_S = 2 * 3600;
+
 interface Header {
   date: [number, number, number];
   time: [number, number, number];
   pm?: boolean;
   rest: string;
+  /** The header with its numbers abstracted (`shapeOf`). */
+  shape: string;
 }
 
 function headerOf(line: string): Header | undefined {
   const m = IOS.exec(line) ?? ANDROID.exec(line);
   if (!m) return undefined;
   const period = m[7]?.toLowerCase();
-  return { date: [Number(m[1]), Number(m[2]), Number(m[3])], time: [Number(m[4]), Number(m[5]), Number(m[6] ?? 0)], pm: period === undefined ? undefined : period === "p", rest: m[8]! };
+  const rest = m[8]!;
+  return { date: [Number(m[1]), Number(m[2]), Number(m[3])], time: [Number(m[4]), Number(m[5]), Number(m[6] ?? 0)], pm: period === undefined ? undefined : period === "p", rest, shape: shapeOf(line.slice(0, line.length - rest.length)) };
+}
+
+/**
+ * A header's layout without its values: brackets, separators, 2- or 4-digit year, seconds, the
+ * AM/PM spelling and the space before it. Day, month and hour are padded in some locales and
+ * not in others (`1/5/24, 9:41`), so every 1-2 digit number is the same `#`.
+ */
+function shapeOf(prefix: string): string {
+  return prefix
+    .replace(/^\u200e/, "")
+    .replace(/\d{3,}/g, "Y")
+    .replace(/\d{1,2}/g, "#")
+    .replace(/[AaPp](?=\.?[\s\u202f\u00a0]?[Mm])/, (c) => (c === c.toUpperCase() ? "X" : "x"));
+}
+
+/** The shape most of the file's header-looking lines have (the first seen on a tie). */
+function commonShape(headers: readonly Header[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const h of headers) counts.set(h.shape, (counts.get(h.shape) ?? 0) + 1);
+  let best: string | undefined;
+  for (const [shape, n] of counts) if (best === undefined || n > counts.get(best)!) best = shape;
+  return best;
+}
+
+/** A duration in words for a warning: minutes, hours or days. */
+function span(seconds: number): string {
+  if (seconds < 2 * 3600) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 2 * 86400) return `${Math.round(seconds / 3600)} h`;
+  return `${Math.round(seconds / 86400)} days`;
 }
 
 export const whatsappImporter: Importer = {
@@ -57,33 +102,61 @@ export const whatsappImporter: Importer = {
     const file = input.path;
     const lines: string[] = [];
     for await (const line of input.lines()) lines.push(line);
-    const order = dateOrder(lines);
+    const headers = lines.map(headerOf);
+    const shape = commonShape(headers.filter((h): h is Header => h !== undefined));
+    // Only lines in the file's own header shape are evidence for its date order (a quoted US date
+    // must not turn a European file month-first).
+    const order = dateOrder(headers.filter((h): h is Header => h !== undefined && h.shape === shape));
     const builder = new SessionBuilder(sessionIdFromPath(file), { source: { file, format: "whatsapp" } }, options.agents);
     const result: ImportResult = { sessions: [], codes: [], warnings: [] };
-    let current: { speaker: string; text: string[]; timestamp?: string; start?: number; system: boolean } | undefined;
+    /** The message being read; `line` is its header's (1-based), 0 for text before the first header. */
+    let current: { speaker: string; text: string[]; timestamp?: string; start?: number; system: boolean; line: number } | undefined;
     let origin: number | undefined;
+    /** The epoch seconds of the last message that had a valid time, and who has written so far. */
+    let last: number | undefined;
+    const senders = new Set<string>();
     const flush = () => {
       if (current) builder.turn(current.speaker, { text: current.text.join("\n"), timestamp: current.timestamp, start: current.start, type: current.system ? "system" : "message" });
     };
     lines.forEach((line, i) => {
-      const header = headerOf(line);
+      const header = headers[i];
       if (!header) {
         // Continuation of a multi-line message; blank lines inside a message are part of it.
         if (current) current.text.push(line);
-        else if (line.trim() !== "") current = { speaker: builder.participant("WhatsApp", { kind: "system" }), text: [line], system: true };
+        else if (line.trim() !== "") current = { speaker: builder.participant("WhatsApp", { kind: "system" }), text: [line], system: true, line: 0 };
         return;
       }
-      flush();
       const when = localDateTime(header, order);
+      const sender = SENDER.exec(header.rest);
+      const name = sender?.[1]!.replace(/^\u200e/, "").trim();
+      if (current && current.line > 0) {
+        // A header-looking line inside a message: a header only if consistent with the chat.
+        const back = when && last !== undefined ? last - when.epoch : 0;
+        const known = name !== undefined && senders.has(name);
+        const reason =
+          back > BACKWARDS_TOLERANCE_S
+            ? `its time is ${span(back)} before the message above`
+            : !known && header.shape !== shape
+              ? `${name === undefined ? "it has no sender" : `"${name}" has not written before`} and it is not in the file's header shape`
+              : undefined;
+        if (reason !== undefined) {
+          result.warnings.push(`${file}:${i + 1}: "${line.length > 40 ? `${line.slice(0, 40)}…` : line}" looks like a message header, but ${reason}; kept as a line of the message from line ${current.line}`);
+          current.text.push(line);
+          return;
+        }
+      }
+      flush();
       if (!when) result.warnings.push(`${file}:${i + 1}: date "${line.slice(0, 24)}" is not a calendar date; message kept without a time`);
       let start: number | undefined;
       if (when) {
         origin ??= when.epoch;
         start = when.epoch - origin;
+        last = when.epoch;
       }
-      const sender = SENDER.exec(header.rest);
-      if (sender) current = { speaker: builder.participant(sender[1]!.replace(/^\u200e/, "").trim()), text: [sender[2]!], timestamp: when?.iso, start, system: false };
-      else current = { speaker: builder.participant("WhatsApp", { kind: "system" }), text: [header.rest], timestamp: when?.iso, start, system: true };
+      if (sender) {
+        senders.add(name!);
+        current = { speaker: builder.participant(name!), text: [sender[2]!], timestamp: when?.iso, start, system: false, line: i + 1 };
+      } else current = { speaker: builder.participant("WhatsApp", { kind: "system" }), text: [header.rest], timestamp: when?.iso, start, system: true, line: i + 1 };
     });
     flush();
     // A message's trailing blank lines are the gap before the next header, not its words.
@@ -98,13 +171,11 @@ export const whatsappImporter: Importer = {
 type Order = "dmy" | "mdy" | "ymd";
 
 /** One date order for the whole file, from the evidence its dates give (see the importer's comment). */
-function dateOrder(lines: readonly string[]): Order {
+function dateOrder(headers: readonly Header[]): Order {
   let dayFirst = false;
   let monthFirst = false;
   let twelveHour = false;
-  for (const line of lines) {
-    const h = headerOf(line);
-    if (!h) continue;
+  for (const h of headers) {
     if (h.date[0] > 31) return "ymd";
     if (h.date[0] > 12) dayFirst = true;
     if (h.date[1] > 12) monthFirst = true;
