@@ -18,7 +18,18 @@ export function formatCell(cell: Cell, digits?: number): string {
   return Number.isInteger(cell) ? String(cell) : cell.toFixed(2);
 }
 
-const escapeCell = (text: string) => text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+/**
+ * Text from the study (speaker names, code labels, topic words) as Markdown text: renderers pass
+ * raw HTML through, so <, > and & become entities as in the HTML report, and a line break becomes
+ * a space so the text cannot start a block of its own (a heading, a list, raw HTML).
+ */
+const escapeMarkdownText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\r?\n/g, " ");
+
+/** A table cell: escaped text, and a pipe or backslash cannot end the cell early. */
+const escapeCell = (text: string) => escapeMarkdownText(text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|"));
+
+/** Inline code: HTML is not interpreted there, but a backtick would close the span. */
+const code = (text: string) => `\`${text.replace(/`/g, "'").replace(/\r?\n/g, " ")}\``;
 
 function markdownTable(t: Table): string {
   const lines = [
@@ -26,18 +37,19 @@ function markdownTable(t: Table): string {
     `|${t.columns.map(() => " --- ").join("|")}|`,
     ...t.rows.map((row) => `| ${row.map((c, i) => escapeCell(formatCell(c, t.digits?.[i]))).join(" | ")} |`),
   ];
-  return `*${t.caption}.* Source: ${t.source}; CSV: \`${t.id}.csv\`.\n\n${lines.join("\n")}`;
+  return `*${escapeMarkdownText(t.caption)}.* Source: ${escapeMarkdownText(t.source)}; CSV: ${code(`${t.id}.csv`)}.\n\n${lines.join("\n")}`;
 }
 
 export function renderMarkdown(report: PaperReport): string {
-  const out = [`# ${report.title}`, "", `_${report.byline}_`];
+  const text = escapeMarkdownText;
+  const out = [`# ${text(report.title)}`, "", `_${text(report.byline)}_`];
   for (const s of report.sections) {
-    out.push("", `${"#".repeat(s.level)} ${s.title}`);
+    out.push("", `${"#".repeat(s.level)} ${text(s.title)}`);
     for (const b of s.blocks) {
-      if (b.kind === "paragraph") out.push("", b.text);
+      if (b.kind === "paragraph") out.push("", text(b.text));
       else if (b.kind === "table") out.push("", markdownTable(b.table));
-      else if (b.kind === "notes") out.push("", ...b.items.map((i) => `- ${i.replace(/\r?\n/g, " ")}`));
-      else out.push("", `_Figure: ${b.chart.caption} (in the HTML report: \`colloquy report --format html\`)._`);
+      else if (b.kind === "notes") out.push("", ...b.items.map((i) => `- ${text(i)}`));
+      else out.push("", `_Figure: ${text(b.chart.caption)} (in the HTML report: \`colloquy report --format html\`)._`);
     }
   }
   return out.join("\n") + "\n";
