@@ -1,5 +1,5 @@
-import { readdir, rm } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { readFile, rm } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import { loadStudyData } from "../report/load.js";
 import { buildPaper } from "../report/paper/sections.js";
 import { reportTables, type Cell, type PaperReport } from "../report/paper/document.js";
@@ -7,7 +7,7 @@ import { renderMarkdown } from "../report/paper/render-markdown.js";
 import { renderHtml } from "../report/paper/render-html.js";
 import { artifacts } from "../study/artifacts.js";
 import { toCsv } from "../util/csv.js";
-import { writeFileAtomic } from "../util/fs.js";
+import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import { toolVersion } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
 
@@ -29,6 +29,22 @@ export interface ReportSummary {
   tables: string[];
 }
 
+/** In the tables folder: which CSVs the last report wrote (a dotfile, so the study's file scans skip it). */
+const TABLES_MANIFEST = ".colloquy-report.json";
+
+/** The CSV names the previous report recorded; none when there is no (readable) manifest. */
+async function previousTables(manifest: string): Promise<string[]> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(manifest, "utf8"));
+  } catch {
+    return [];
+  }
+  const tables = (parsed as { tables?: unknown } | null)?.tables;
+  // Plain file names only: an edited manifest must not reach outside the folder.
+  return Array.isArray(tables) ? tables.filter((t): t is string => typeof t === "string" && t.endsWith(".csv") && t === basename(t) && !t.includes("\\")) : [];
+}
+
 /** A CSV cell: numbers exactly as JavaScript prints them (shortest round trip, as in the JSON files); null empty. */
 const csvCell = (c: Cell): string | number => (c === null ? "" : c);
 
@@ -46,10 +62,14 @@ export async function runReport(context: StudyContext, options: ReportStageOptio
     await writeFileAtomic(path, toCsv(t.columns, t.rows.map((r) => r.map(csvCell))));
     written.add(`${t.id}.csv`);
   }
-  // Tables of an earlier report that this one no longer has would be read as current: remove them.
-  for (const name of await readdir(tablesDir).catch(() => [] as string[])) {
-    if (name.endsWith(".csv") && !written.has(name)) await rm(join(tablesDir, name), { force: true });
+  // Tables of an earlier report that this one no longer has would be read as current: remove
+  // them, but only those the manifest says an earlier report wrote. The folder may be the
+  // user's (--out), and a CSV of their own there is not ours to delete.
+  const manifest = join(tablesDir, TABLES_MANIFEST);
+  for (const name of await previousTables(manifest)) {
+    if (!written.has(name)) await rm(join(tablesDir, name), { force: true });
   }
+  await writeJsonAtomic(manifest, { writtenBy: "colloquy report", note: "the tables the last colloquy report wrote here; only these are replaced or removed by the next one", tables: [...written].sort() });
   effects.log(`report: ${report.sections.length} section(s), ${tables.length} table(s)`);
   return { report, file, tablesDir, tables: [...written] };
 }

@@ -1,7 +1,7 @@
 // `colloquy report`: the demo study's report reads like a results section, and every number in
 // it is the analysis files' number (the CSVs exactly, the text rounded from the same value).
 import { beforeAll, describe, expect, it } from "vitest";
-import { cp, mkdtemp, readFile, readdir } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseTable } from "../../src/util/csv.js";
@@ -96,6 +96,31 @@ describe("colloquy report", () => {
     expect((html.match(/<svg /g) ?? []).length).toBeGreaterThanOrEqual(3);
     expect(html).not.toMatch(/<script|src="http|href="http/);
     expect(await readdir(join(dir, "paper-tables"))).toContain("sample.csv");
+  });
+
+  it("--out: replaces and removes only the tables an earlier report wrote; a CSV of the user's own in the folder survives", async () => {
+    const out = join(dir, "mine", "paper.md");
+    const tables = join(dir, "mine", "paper-tables");
+    await mkdir(tables, { recursive: true });
+    await writeFile(join(tables, "my-own-analysis.csv"), "a,b\n1,2\n");
+    const first = await runCli(["report", dir, "--out", out]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(await readFile(join(tables, "my-own-analysis.csv"), "utf8")).toBe("a,b\n1,2\n");
+    const manifest = JSON.parse(await readFile(join(tables, ".colloquy-report.json"), "utf8"));
+    expect(manifest.tables).toContain("sample.csv");
+    expect(manifest.tables).not.toContain("my-own-analysis.csv");
+    // A table the previous report wrote and this one no longer has is removed; the user's file stays.
+    await writeFile(join(tables, "dropped-table.csv"), "x\n1\n");
+    await writeFile(join(dir, "mine", "outside.csv"), "x\n1\n");
+    await writeFile(join(tables, ".colloquy-report.json"), JSON.stringify({ ...manifest, tables: [...manifest.tables, "dropped-table.csv", "../outside.csv"] }));
+    const second = await runCli(["report", dir, "--out", out]);
+    expect(second.code, second.stderr).toBe(0);
+    const files = await readdir(tables);
+    expect(files).toContain("my-own-analysis.csv");
+    expect(files).toContain("sample.csv");
+    expect(files).not.toContain("dropped-table.csv");
+    // A manifest entry that is not a plain CSV name in the folder is ignored.
+    expect(await readdir(join(dir, "mine"))).toContain("outside.csv");
   });
 
   it("the dashboard's comparison shows the same design and each test's APA line and caveat", async () => {
