@@ -1,6 +1,8 @@
 import { chiSquare, fisherExact, hedgesG, holm, mannWhitneyU, pairedTTest, welchTTest, wilcoxonSignedRank } from "./tests/index.js";
+import { cohensDz } from "./tests/effect.js";
 import type { FrequencyRow, UnitRow } from "./compare.js";
 import { errorMessage } from "../util/errors.js";
+import { pWithRelation } from "../util/p-value.js";
 
 /**
  * The inferential side of `colloquy compare`. For every pair (condition vs control, or every pair
@@ -152,13 +154,12 @@ export function runTests(input: TestInput): { comparisons: Comparison[]; tests: 
         }));
         tests.push(guard({ ...base, family: "paired-t", test: TEST_NAMES["paired-t"], code, n: x.length, statisticName: "t" }, () => {
           const r = pairedTTest(x, y);
-          const sdDiff = r.se * Math.sqrt(r.n);
           return {
             statistic: num(r.t),
             df: r.df,
             p: num(r.p),
             effectSizeName: "Cohen's dz = mean difference / SD of differences",
-            effectSize: num(sdDiff > 0 ? r.meanDiff / sdDiff : NaN),
+            effectSize: cohensDz(x, y),
             details: { meanDifference: r.meanDiff, se: r.se },
             ...(r.se === 0 ? { note: "the differences have no variance, so t is undefined" } : {}),
           };
@@ -250,9 +251,37 @@ function chiSquareAcross(across: "conditions" | "roles", rows: readonly Frequenc
     // Cochran's rule: the approximation is poor when over 20% of expected counts are below 5 or any is below 1.
     const poor = below5 / cells.length > 0.2 || minExpected < 1;
     const exact = table.length === 2 && table[0].length === 2 ? fisherExact(table) : null;
+    const chiMethod = r.yates ? "Yates continuity correction (dof 1)" : "Pearson";
+    const chiText = `χ²(${r.dof}, N = ${n}) = ${r.chi2.toFixed(2)}, ${Number.isFinite(r.p) ? pWithRelation(r.p) : "p = n/a"}${r.yates ? " with Yates' correction" : ""}`;
+    const sparse = `${below5} of ${cells.length} cells have expected counts below 5 (smallest ${minExpected.toFixed(2)}; ${n} acts for df ${r.dof}): the chi-square approximation is unreliable`;
+    const chiDetails = {
+      ...details,
+      expected: r.expected,
+      minExpected,
+      cellsBelow5: below5,
+      cells: cells.length,
+      ...(exact ? { fisherExact: { p: exact.p, oddsRatio: num(exact.oddsRatio) } } : {}),
+    };
+    if (poor && exact) {
+      // A 2×2 table that fails Cochran's rule: Fisher's exact test is the reported test (its p is
+      // the line's p, the APA text's and the Holm input); the chi-square stays in the details and the note.
+      return {
+        test: `Fisher's exact test (${across} × codes, 2 × 2, two-sided)`,
+        statisticName: "odds ratio",
+        statistic: num(exact.oddsRatio),
+        df: null,
+        p: num(exact.p),
+        effectSizeName: "Cramér's V",
+        effectSize: num(r.cramersV),
+        method: "Fisher's exact (two-sided)",
+        details: { ...chiDetails, chiSquare: { statistic: r.chi2, df: r.dof, p: num(r.p), method: chiMethod } },
+        note:
+          `${sparse} (${chiText}), so Fisher's exact test is reported` +
+          (Number.isFinite(exact.oddsRatio) ? "" : "; the odds ratio is infinite (a zero cell)"),
+      };
+    }
     const smallCounts = poor
-      ? `${below5} of ${cells.length} cells have expected counts below 5 (smallest ${minExpected.toFixed(2)}; ${n} acts for df ${r.dof}): the chi-square approximation is unreliable; ` +
-        (exact ? `Fisher's exact test gives p = ${formatP(exact.p)}` : "collapse rare codes (--collapse / compare.collapse) or drop them (--drop) until at most 20% of cells have expected counts below 5 and none below 1")
+      ? `${sparse}; collapse rare codes (--collapse / compare.collapse) or drop them (--drop) until at most 20% of cells have expected counts below 5 and none below 1`
       : below5 > 0
         ? `${below5} of ${cells.length} cells have expected counts below 5 (within Cochran's rule: at most 20%, none below 1)`
         : undefined;
@@ -262,23 +291,11 @@ function chiSquareAcross(across: "conditions" | "roles", rows: readonly Frequenc
       p: num(r.p),
       effectSizeName: "Cramér's V",
       effectSize: num(r.cramersV),
-      method: r.yates ? "Yates continuity correction (dof 1)" : "Pearson",
-      details: {
-        ...details,
-        expected: r.expected,
-        minExpected,
-        cellsBelow5: below5,
-        cells: cells.length,
-        ...(exact ? { fisherExact: { p: exact.p, oddsRatio: num(exact.oddsRatio) } } : {}),
-      },
+      method: chiMethod,
+      details: chiDetails,
       ...(smallCounts ? { note: smallCounts } : {}),
     };
   });
-}
-
-/** p for a note: three decimals, "< .001" below that (APA style). */
-function formatP(p: number): string {
-  return p < 0.001 ? "< .001" : p.toFixed(3).replace(/^0/, "");
 }
 
 function applyHolm(tests: TestResult[]): void {

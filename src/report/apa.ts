@@ -1,16 +1,16 @@
 import type { TestResult } from "../analysis/compare-tests.js";
 import type { ConditionTest, ValueSummary } from "../analysis/concepts/conditions.js";
+import { pWithRelation } from "../util/p-value.js";
 
 /**
  * APA-style text for the numbers the analyses computed ("W = 12, p = .031, r = .45"). Formatting
  * only: every number is read from an analysis file and rounded here, never recomputed.
  */
 
-/** p with three decimals and no leading zero; "< .001" below that. */
+/** p with three decimals and no leading zero; "p < .001" and "p > .999" at the ends (../util/p-value.ts). */
 export function apaP(p: number | null | undefined): string {
   if (p === null || p === undefined || !Number.isFinite(p)) return "p = n/a";
-  if (p < 0.001) return "p < .001";
-  return `p = ${p.toFixed(3).replace(/^0/, "")}`;
+  return pWithRelation(p);
 }
 
 /** A number rounded to `digits`; values bounded by 1 (correlations, kappa) lose the leading zero. */
@@ -43,6 +43,13 @@ function effect(name: string | undefined, value: number | null | undefined): str
 
 /** One compare test: "W = 12, p = .031, r = .45", or "not computed: <reason>". */
 export function apaCompareTest(t: TestResult): string {
+  if (t.method?.startsWith("Fisher's exact") && t.p !== null) {
+    // Fisher's exact test has no test statistic: its p, with the odds ratio and V beside it.
+    const or = t.statistic === null ? "OR = ∞" : `OR = ${apaNumber(t.statistic)}`;
+    const parts = [`Fisher's exact test, N = ${t.n}`, apaP(t.p)];
+    if (t.pHolm !== undefined) parts.push(`Holm-adjusted ${apaP(t.pHolm)}`);
+    return [...parts, or, effect(t.effectSizeName, t.effectSize) ?? "effect size n/a"].join(", ");
+  }
   if (t.statistic === null) return `not computed: ${t.note ?? "statistic undefined"}`;
   const stat =
     t.family === "chi-square"

@@ -9,6 +9,7 @@ import { resolveDesign } from "../../src/analysis/design.js";
 import type { Session } from "../../src/transcript/schema.js";
 import type { CodeRecord } from "../../src/coding/records.js";
 import { fromCounts, pairedStudy, recordsFor } from "./compare-fixture.js";
+import { apaCompareTest } from "../../src/report/apa.js";
 
 const bales = (await loadCodebook("bales-ipa")) as NominalCodebook;
 const labels = bales.categories.map((c) => c.id);
@@ -95,8 +96,32 @@ describe("test lines", () => {
     ]);
     const chi = compare(s, { control: "control", design: "between" }).tests.find((t) => t.family === "chi-square" && t.across === "conditions")!;
     expect(chi.details!.table).toEqual([[3, 1], [1, 4]]);
-    expect(chi.note).toMatch(/4 of 4 cells have expected counts below 5.*unreliable; Fisher's exact test gives p = \.206/);
     expect((chi.details!.fisherExact as { p: number }).p).toBeCloseTo(0.2063492063492063, 12);
+  });
+
+  it("a 2×2 table that fails Cochran's rule reports Fisher's exact test: name, p, APA line and Holm input", () => {
+    // scipy.stats.fisher_exact([[3, 1], [1, 4]]) -> (12.0, 0.2063492063492063);
+    // scipy.stats.chi2_contingency([[3, 1], [1, 4]]) (Yates) -> chi2 0.950625, p 0.3295602599606179.
+    const s = study([
+      ["c1", "control", "1", { Ann: { agrees: 3, "gives-opinion": 1 } }],
+      ["t1", "treatment", "1", { Ann: { agrees: 1, "gives-opinion": 4 } }],
+    ]);
+    const chi = compare(s, { control: "control", design: "between", holm: true }).tests.find((t) => t.family === "chi-square" && t.across === "conditions")!;
+    expect(chi.test).toMatch(/^Fisher's exact test/);
+    expect(chi.method).toMatch(/^Fisher's exact/);
+    expect(chi.p).toBeCloseTo(0.2063492063492063, 12);
+    expect(chi.statisticName).toBe("odds ratio");
+    expect(chi.statistic).toBeCloseTo(12, 12);
+    expect(chi.df).toBeNull();
+    // The Holm family of chi-square lines gets Fisher's p, not the chi-square's .330.
+    expect(chi.pHolm).toBeCloseTo(0.2063492063492063, 12);
+    // The chi-square stays on record, in the details and the note.
+    const chiSquare = chi.details!.chiSquare as { statistic: number; df: number; p: number };
+    expect(chiSquare.statistic).toBeCloseTo(0.950625, 9);
+    expect(chiSquare.df).toBe(1);
+    expect(chiSquare.p).toBeCloseTo(0.3295602599606179, 9);
+    expect(chi.note).toMatch(/4 of 4 cells have expected counts below 5.*unreliable \(χ²\(1, N = 9\) = 0\.95, p = \.330 with Yates' correction\), so Fisher's exact test is reported/);
+    expect(apaCompareTest(chi)).toMatch(/^Fisher's exact test, N = 9, p = \.206, Holm-adjusted p = \.206, OR = 12\.00, V = \.\d\d$/);
   });
 
   it("a larger sparse table is told to collapse codes (no exact test offered where it does not apply)", () => {

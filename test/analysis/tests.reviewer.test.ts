@@ -4,6 +4,7 @@
 // the published worked example of Lakens (2013), "Calculating and reporting effect sizes", Table 1.
 import { describe, expect, it } from "vitest";
 import { fisherExact, hedgesG, pairedTTest } from "../../src/analysis/tests/index.js";
+import { cohensDz } from "../../src/analysis/tests/effect.js";
 import { compareMeasure, meanBootstrapInterval, summariseValues } from "../../src/analysis/concepts/conditions.js";
 
 function close(actual: number, expected: number, tolerance = 1e-9): void {
@@ -58,6 +59,12 @@ describe("effect sizes: Lakens (2013) worked example (movie ratings, n = 10 per 
     expect(welch.effectSizeName).toBe("Hedges' g");
     expect(welch.effectSize!.toFixed(2)).toBe("1.08");
   });
+  it("cohensDz is the one Cohen's d_z, used by compare and compareMeasure alike", () => {
+    expect(cohensDz(movie1, movie2)!.toFixed(2)).toBe("1.50");
+    expect(cohensDz(movie2, movie1)!.toFixed(2)).toBe("-1.50");
+    expect(cohensDz([1, 2, 3], [0, 1, 2])).toBeNull();
+    expect(cohensDz([1], [0])).toBeNull();
+  });
   it("hedgesG is null, not NaN, without spread or with one value", () => {
     expect(hedgesG([1, 1], [1, 1])).toBeNull();
     expect(hedgesG([1], [1, 2])).toBeNull();
@@ -83,6 +90,17 @@ describe("intervals of a mean stay inside the possible range", () => {
     const s = summariseValues([0.5, 3.0]);
     expect(s.ci95).toBeNull();
     expect(s.ciNote).toMatch(/n = 2: too few values/);
+  });
+  it("below n = 10 the interval says it is too narrow (percentile bootstrap undercovers at small n)", () => {
+    for (const n of [3, 5, 9]) {
+      const s = summariseValues(Array.from({ length: n }, (_, i) => i + 1));
+      expect(s.ci95).not.toBeNull();
+      expect(s.ciNote, `n = ${n}`).toMatch(new RegExp(`n = ${n}: a percentile bootstrap interval is too narrow with fewer than 10 values`));
+    }
+    expect(summariseValues(Array.from({ length: 10 }, (_, i) => i + 1)).ciNote).toBeUndefined();
+    // The note reaches the topics and concepts files through compareMeasure's per-condition summaries.
+    const values = [1, 2, 4, 7].map((v, i) => ({ unit: `u${i}`, condition: "x", value: v }));
+    expect(compareMeasure("m", "session", values).byCondition.x.ciNote).toMatch(/too narrow/);
   });
   it("never leaves [min, max] for any small sample", () => {
     for (let seed = 1; seed <= 50; seed++) {

@@ -2,8 +2,9 @@
  * The dashboard's one set of number formats, so a figure reads the same in every chart, tooltip
  * and table: counts with thousands separators ("12,480"), statistics to 2 decimals, coefficients
  * (kappa, alpha, F1, balance) to 3, shares as percentages to 1 decimal ("12.5%"), p-values to 3
- * decimals or "< .001" (APA style, no leading zero). Missing values are an en dash.
+ * decimals, "< .001" or "> .999" (APA style, no leading zero). Missing values are an en dash.
  */
+import { formatPValue } from "../../src/util/p-value.js";
 
 const MISSING = "–";
 const grouped = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
@@ -30,11 +31,9 @@ export function fmtShare(v: number | null | undefined, digits = 1): string {
   return finite(v) ? `${(v * 100).toFixed(digits)}%` : MISSING;
 }
 
-/** A p-value, APA style: ".031", "< .001". */
+/** A p-value, APA style: ".031", "< .001", "> .999" (the report's rule, ../../src/util/p-value.ts). */
 export function fmtP(p: number | null | undefined): string {
-  if (!finite(p)) return MISSING;
-  if (p < 0.001) return "< .001";
-  return p.toFixed(3).replace(/^0\./, ".");
+  return finite(p) ? formatPValue(p) : MISSING;
 }
 
 /** "1 session", "5 sessions" (the count formatted as a count). */

