@@ -64,13 +64,29 @@ export interface TextTurn {
  */
 const SPEAKER_LINE = /^([^\s:][^:\t]{0,59}?):(?:[ \t](.*)|())$/s;
 
+/** How a text source was read: the turns found, and what a reader should be told about it. */
+export interface SegmentedText {
+  turns: TextTurn[];
+  /** True when "Name: words" lines start the turns; false for one turn per paragraph. */
+  bySpeaker: boolean;
+  /** In speaker mode, the turns (paragraphs) before the first speaker line: kept, with no speaker. */
+  unattributed: number;
+  /** In paragraph mode, lines that looked like "Name: words" but were too few to read as speakers. */
+  labelLike: number;
+}
+
 /**
- * Turns of a plain-text source: a line "Speaker: text" starts a turn and the lines after it
- * continue it; a source where no line looks like that is one turn per paragraph (blank-line
- * separated), with no speaker. `speakers`, when known (a Colloquy export lists them), are the only
- * names that start a turn, so a turn's own "Note: …" line stays inside it.
+ * Turns of a plain-text source; no word is ever left out of a turn. The source is read as speaker
+ * turns only when its "Name: words" lines dominate: more of them than paragraphs (blank-line
+ * separated) that start without one, or at least two names that each start two or more lines (a
+ * conversation's speakers recur; a "Note:" line in prose does not make it a transcript). Then a
+ * speaker line starts a turn and the lines after it continue it, and each paragraph before the
+ * first speaker line (a title, an introduction) is a turn with no speaker. Otherwise each paragraph
+ * is a turn with no speaker, label-like lines included as written. `speakers`, when known (a
+ * Colloquy export lists them), are the only names that start a turn, so a turn's own "Note: …" line
+ * stays inside it; and then any of their lines makes the source speaker turns.
  */
-export function segmentText(text: string, speakers?: ReadonlySet<string>): { turns: TextTurn[]; bySpeaker: boolean } {
+export function segmentText(text: string, speakers?: ReadonlySet<string>): SegmentedText {
   const lines: { text: string; start: number }[] = [];
   let at = 0;
   for (const match of text.matchAll(/([^\r\n]*)(\r\n|\n|\r|$)/g)) {
@@ -86,38 +102,40 @@ export function segmentText(text: string, speakers?: ReadonlySet<string>): { tur
     const words = m[2] ?? m[3] ?? "";
     return { name, words, offset: codePoints(line) - codePoints(words) };
   };
-  const bySpeaker = lines.some((l) => speakerOf(l.text) !== undefined);
+  const found = lines.map((l) => speakerOf(l.text));
+  const labelled = found.filter((f) => f !== undefined);
+  // Paragraphs whose first line names no speaker.
+  const unlabelled = lines.filter((l, i) => l.text.trim() !== "" && (i === 0 || lines[i - 1].text.trim() === "") && !found[i]).length;
+  const uses = new Map<string, number>();
+  for (const f of labelled) uses.set(f.name, (uses.get(f.name) ?? 0) + 1);
+  const recurring = [...uses.values()].filter((n) => n >= 2).length;
+  const bySpeaker = labelled.length > 0 && (speakers !== undefined || labelled.length > unlabelled || recurring >= 2);
+
   const turns: TextTurn[] = [];
-  if (bySpeaker) {
-    for (const line of lines) {
-      const found = speakerOf(line.text);
-      const last = turns[turns.length - 1];
-      if (found) {
-        const start = line.start + found.offset;
-        turns.push({ speaker: found.name, text: found.words, start, end: start + codePoints(found.words), lineStart: line.start });
-      } else if (last) {
-        last.text += `\n${line.text}`;
-        // Trailing blank lines are not part of the turn: its range ends at its last words.
-        if (line.text !== "") last.end = line.start + codePoints(line.text);
-      }
-      // Lines before the first speaker (a title) belong to no turn; codings there are reported.
+  let unattributed = 0;
+  let current: TextTurn | undefined;
+  lines.forEach((line, i) => {
+    const speaker = bySpeaker ? found[i] : undefined;
+    if (speaker) {
+      const start = line.start + speaker.offset;
+      current = { speaker: speaker.name, text: speaker.words, start, end: start + codePoints(speaker.words), lineStart: line.start };
+      turns.push(current);
+    } else if (current?.speaker) {
+      // A speaker's turn runs to the next speaker line, blank lines included; its range ends at its last words.
+      current.text += `\n${line.text}`;
+      if (line.text !== "") current.end = line.start + codePoints(line.text);
+    } else if (line.text.trim() === "") {
+      current = undefined;
+    } else if (current) {
+      current.text += `\n${line.text}`;
+      current.end = line.start + codePoints(line.text);
+    } else {
+      // A paragraph with no speaker: the whole source in paragraph mode, what precedes the first speaker otherwise.
+      current = { speaker: "", text: line.text, start: line.start, end: line.start + codePoints(line.text), lineStart: line.start };
+      turns.push(current);
+      if (bySpeaker) unattributed++;
     }
-  } else {
-    let current: TextTurn | undefined;
-    for (const line of lines) {
-      if (line.text.trim() === "") {
-        current = undefined;
-        continue;
-      }
-      if (!current) {
-        current = { speaker: "", text: line.text, start: line.start, end: line.start + codePoints(line.text), lineStart: line.start };
-        turns.push(current);
-      } else {
-        current.text += `\n${line.text}`;
-        current.end = line.start + codePoints(line.text);
-      }
-    }
-  }
+  });
   for (const turn of turns) turn.text = turn.text.replace(/\n+$/, "");
-  return { turns, bySpeaker };
+  return { turns, bySpeaker, unattributed, labelLike: bySpeaker ? 0 : labelled.length };
 }

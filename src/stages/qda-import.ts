@@ -61,6 +61,8 @@ export interface QdpxImportSummary {
 const VIA = "colloquy import qdpx";
 /** Case variables Colloquy writes for itself (not session metadata). */
 const OWN_VARIABLES = new Set(["session", "speakers", "ai_speakers"]);
+/** The participant of text that names no speaker. */
+const UNATTRIBUTED = "(unattributed)";
 
 function jsonList(value: string | number | boolean | undefined): string[] | undefined {
   if (typeof value !== "string") return undefined;
@@ -73,15 +75,17 @@ function jsonList(value: string | number | boolean | undefined): string[] | unde
 }
 
 /** The session a text source makes, and where each of its turns sits in the source. */
-function sourceSession(source: QdaTextSource, file: string, id: string): { session: Session; turns: TextTurn[] } {
+function sourceSession(source: QdaTextSource, file: string, id: string, warnings: string[]): { session: Session; turns: TextTurn[] } {
   const speakers = jsonList(source.variables.get("speakers"));
-  const { turns } = segmentText(source.text, speakers ? new Set(speakers) : undefined);
+  const { turns, unattributed, labelLike } = segmentText(source.text, speakers ? new Set(speakers) : undefined);
+  if (unattributed > 0) warnings.push(`source "${source.name}": ${unattributed} paragraph(s) before the first "Name:" speaker line are kept as turns of ${UNATTRIBUTED}`);
+  if (labelLike > 0) warnings.push(`source "${source.name}": ${labelLike} line(s) look like "Name:" speaker lines, too few to read the source as speaker turns; imported one turn per paragraph (speaker ${UNATTRIBUTED})`);
   const metadata: Record<string, unknown> = { source: { file, format: "qdpx", name: source.name } };
   for (const [key, value] of source.variables) if (!OWN_VARIABLES.has(key)) metadata[key] = value;
   const builder = new SessionBuilder(id, metadata, jsonList(source.variables.get("ai_speakers")) ?? []);
   // Participants in the order the export listed them (a silent participant is kept too).
   for (const name of speakers ?? []) builder.participant(name);
-  for (const turn of turns) builder.turn(builder.participant(turn.speaker || "(unattributed)"), { text: turn.text });
+  for (const turn of turns) builder.turn(builder.participant(turn.speaker || UNATTRIBUTED), { text: turn.text });
   const session = validateSession({ ...builder.build(source.name !== id ? source.name : undefined) }, `${file}: source "${source.name}"`);
   return { session, turns };
 }
@@ -163,7 +167,7 @@ export async function runQdpxImport(context: StudyContext, options: QdpxImportOp
     const proposed = slugify(String(source.variables.get("session") ?? source.name));
     let built;
     try {
-      built = sourceSession(source, options.file, proposed);
+      built = sourceSession(source, options.file, proposed, warnings);
     } catch (error) {
       warnings.push(`${errorMessage(error)}; not imported`);
       continue;

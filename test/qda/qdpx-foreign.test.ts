@@ -11,7 +11,7 @@ import { runCli } from "../support/cli.js";
  * A project as another tool writes it (our own fixture, reproducing quirks seen in NVivo, MAXQDA
  * and ATLAS.ti exports): GUIDs in braces and upper case, a "Sources/" folder, a byte-order mark and
  * CRLF line breaks, users without ids, the user on the selection rather than the coding, a title
- * line before the first speaker, a non-codable folder code, a coding across two turns.
+ * line before the first speaker (kept as a turn of no speaker), a non-codable folder code, a coding across two turns.
  */
 const text = "Focus group 2\r\nInterviewer: What do you think of the plan?\r\nParticipant 1: I think it is too slow.\r\nParticipant 2: I agree.\r\n";
 const range = (words: string) => [text.indexOf(words), text.indexOf(words) + words.length] as const;
@@ -62,8 +62,10 @@ describe("colloquy import <project.qdpx> from another tool", () => {
     const run = await runCli(["import", project, "--study", study]);
     expect(run.code).toBe(0);
     const [session] = await loadSessions(study);
-    expect(session.participants.map((p) => p.name)).toEqual(["Interviewer", "Participant 1", "Participant 2"]);
-    expect(session.turns.map((t) => t.text)).toEqual(["What do you think of the plan?", "I think it is too slow.", "I agree."]);
+    expect(session.participants.map((p) => p.name)).toEqual(["(unattributed)", "Interviewer", "Participant 1", "Participant 2"]);
+    // The title line before the first speaker is a turn of its own, never dropped.
+    expect(session.turns.map((t) => t.text)).toEqual(["Focus group 2", "What do you think of the plan?", "I think it is too slow.", "I agree."]);
+    expect(run.stdout).toContain(`source "Focus group 2": 1 paragraph(s) before the first "Name:" speaker line are kept as turns of (unattributed)`);
     expect(session.metadata.source).toMatchObject({ format: "qdpx", name: "Focus group 2" });
 
     const codebook = JSON.parse(await readFile(join(study, "codebooks", "focus-groups-2025.json"), "utf8"));
@@ -72,12 +74,12 @@ describe("colloquy import <project.qdpx> from another tool", () => {
 
     expect(await listCoders(study)).toEqual({ "focus-groups-2025": ["human:jane-doe", "human:ken"] });
     const jane = await readCodes(study, "focus-groups-2025", "human:jane-doe");
-    expect(jane.map((r) => [r.turn, r.codes])).toEqual([["t0000", ["asks-for-opinion"]], ["t0001", ["gives-opinion"]], ["t0002", ["agrees"]]]);
-    expect((await readCodes(study, "focus-groups-2025", "human:ken")).map((r) => [r.turn, r.codes])).toEqual([["t0002", ["gives-opinion"]]]);
+    expect(jane.map((r) => [r.turn, r.codes])).toEqual([["t0001", ["asks-for-opinion"]], ["t0002", ["gives-opinion"]], ["t0003", ["agrees"]]]);
+    // Ken's code on the title lands on the title's turn.
+    expect((await readCodes(study, "focus-groups-2025", "human:ken")).map((r) => [r.turn, r.codes])).toEqual([["t0003", ["gives-opinion"]], ["t0000", ["agrees"]]]);
 
     // Reported with their ranges, never forced onto a turn.
-    expect(run.stdout).toContain(`not stored: Focus group 2 [${p1start}, ${p2end}) "Gives opinion": spans 2 turns (t0001, t0002)`);
-    expect(run.stdout).toContain(`not stored: Focus group 2 [0, 13) "Agrees": falls on no turn`);
+    expect(run.stdout).toContain(`not stored: Focus group 2 [${p1start}, ${p2end}) "Gives opinion": spans 2 turns (t0002, t0003)`);
     expect(run.stdout).toContain(`"Task area": its code is not a codable code`);
   });
 
@@ -94,8 +96,8 @@ describe("colloquy import <project.qdpx> from another tool", () => {
     expect(agree.code).toBe(0);
     const report = JSON.parse(agree.stdout);
     expect(report.coders).toEqual(["rules", "human:jane-doe"]);
-    // Every turn of the imported session is compared: Jane coded all three, the rules coder too.
-    expect(report.coverage).toMatchObject({ unitsCodedByAll: 3, perCoder: { "human:jane-doe": 3, rules: 3 } });
+    // Every turn Jane coded is compared: the rules coder coded those three and the title's turn.
+    expect(report.coverage).toMatchObject({ unitsCodedByAll: 3, perCoder: { "human:jane-doe": 3, rules: 4 } });
   });
 
   it("names the file when it is not a REFI-QDA project", async () => {

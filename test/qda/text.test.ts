@@ -53,3 +53,60 @@ describe("sessions as REFI-QDA text sources", () => {
     expect(segmentText("10: ten o'clock\n12: noon").bySpeaker).toBe(false);
   });
 });
+
+/** Every non-blank line's words are in some turn (a speaker line's after its label). */
+function keepsEveryWord(text: string, turns: { text: string }[]) {
+  const all = turns.map((t) => t.text).join("\n");
+  for (const line of text.split(/\r?\n/).filter((l) => l.trim() !== "")) expect(all.includes(line) || all.includes(line.replace(/^[^:]+: /, ""))).toBe(true);
+}
+
+describe("a foreign text source is never cut short", () => {
+  it("reads prose with one 'Note:' line as paragraphs, not as one turn by 'Note' that drops what came before", () => {
+    const text = "The interviewer explained the study.\nWe all agreed to take part.\n\nNote: the recorder was on.\nLater paragraph about the plan.";
+    const result = segmentText(text);
+    expect(result).toMatchObject({ bySpeaker: false, unattributed: 0, labelLike: 1 });
+    expect(result.turns.map((t) => [t.speaker, t.text])).toEqual([
+      ["", "The interviewer explained the study.\nWe all agreed to take part."],
+      ["", "Note: the recorder was on.\nLater paragraph about the plan."],
+    ]);
+    expect(result.turns.map((t) => slice(text, t.start, t.end))).toEqual(result.turns.map((t) => t.text));
+    keepsEveryWord(text, result.turns);
+  });
+
+  it("keeps the paragraphs before the first speaker line as turns of no speaker, at their own offsets", () => {
+    const text = "Interview 3 — café 👋🏽\r\nRecorded in Leeds.\r\n\r\nIntro paragraph.\r\n\r\nAna: hi there\r\nBen: hello\r\nAna: bye";
+    const result = segmentText(text);
+    expect(result).toMatchObject({ bySpeaker: true, unattributed: 2, labelLike: 0 });
+    expect(result.turns.map((t) => [t.speaker, t.text])).toEqual([
+      ["", "Interview 3 — café 👋🏽\nRecorded in Leeds."],
+      ["", "Intro paragraph."],
+      ["Ana", "hi there"],
+      ["Ben", "hello"],
+      ["Ana", "bye"],
+    ]);
+    expect(result.turns.map((t) => slice(text, t.start, t.end).replace(/\r\n/g, "\n"))).toEqual(result.turns.map((t) => t.text));
+    expect(result.turns[2].lineStart).toBe(codePoints("Interview 3 — café 👋🏽\r\nRecorded in Leeds.\r\n\r\nIntro paragraph.\r\n\r\n"));
+    keepsEveryWord(text, result.turns);
+  });
+
+  it("reads a Q/A interview whose answers run over several paragraphs as speaker turns (its labels recur)", () => {
+    const text = "Q: How did it go?\nA: First part.\n\nSecond part.\n\nThird part.\n\nQ: Why?\nA: Because.\n\nMore.\n\nEven more.";
+    const result = segmentText(text);
+    expect(result.bySpeaker).toBe(true);
+    expect(result.turns.map((t) => [t.speaker, t.text])).toEqual([
+      ["Q", "How did it go?"],
+      ["A", "First part.\n\nSecond part.\n\nThird part."],
+      ["Q", "Why?"],
+      ["A", "Because.\n\nMore.\n\nEven more."],
+    ]);
+    expect(result.turns.map((t) => slice(text, t.start, t.end))).toEqual(result.turns.map((t) => t.text));
+  });
+
+  it("does not take two different one-off labels in prose for speakers", () => {
+    const text = "Para one.\n\nPara two.\n\nNote: recorder on.\n\nPara four.\n\nUpdate: moved rooms.\n\nPara six.";
+    const result = segmentText(text);
+    expect(result).toMatchObject({ bySpeaker: false, labelLike: 2 });
+    expect(result.turns).toHaveLength(6);
+    keepsEveryWord(text, result.turns);
+  });
+});
