@@ -1,8 +1,8 @@
 import { strFromU8, unzipSync } from "fflate";
 import type { QdaCode, QdaSet } from "./codes.js";
 import { normaliseGuid } from "./guid.js";
-import { readCodes, readSets } from "./qdc.js";
-import { attr, childOf, childrenOf, parseXml, textOf, type XmlNode } from "./xml.js";
+import { parseQdaXml, readCodes, readSets, xmlProblem } from "./qdc.js";
+import { attribute, childElement, childElements, elementText, type XmlElement } from "../util/xml.js";
 
 /** What Colloquy reads of a REFI-QDA project (.qdpx): text sources, codes, users, codings, case variables. */
 
@@ -54,13 +54,13 @@ export function readProject(bytes: Uint8Array, file: string): QdaProject {
   const names = Object.keys(entries);
   const qdeName = names.find((n) => /(^|\/)[^/]+\.qde$/i.test(n));
   if (!qdeName) throw new Error(`${file}: no .qde file inside (found ${names.slice(0, 5).join(", ") || "nothing"}); expected project.qde`);
-  let doc: XmlNode;
+  let doc: XmlElement;
   try {
-    doc = parseXml(strFromU8(entries[qdeName]));
+    doc = parseQdaXml(strFromU8(entries[qdeName]));
   } catch (error) {
-    throw new Error(`${file}: ${qdeName} is not valid XML (${(error as Error).message})`);
+    throw new Error(`${file}: ${qdeName} is not valid XML (${xmlProblem(error)})`);
   }
-  const project = childOf(doc, "Project");
+  const project = childElement(doc, "Project");
   if (!project) throw new Error(`${file}: ${qdeName} has no <Project> root element; expected urn:QDA-XML:project:1.0`);
   // Internal files are looked up by name, case-insensitively ("Sources/" in some tools).
   const byLowerName = new Map(names.map((n) => [n.toLowerCase(), n]));
@@ -71,35 +71,35 @@ export function readProject(bytes: Uint8Array, file: string): QdaProject {
     return found ? entries[found] : undefined;
   };
 
-  const users = new Map(childrenOf(childOf(project, "Users"), "User").map((u) => [normaliseGuid(attr(u, "guid") ?? ""), { id: attr(u, "id"), name: attr(u, "name") }]));
-  const variableNames = new Map(childrenOf(childOf(project, "Variables"), "Variable").map((v) => [normaliseGuid(attr(v, "guid") ?? ""), attr(v, "name") ?? ""]));
-  const valuesOf = (node: XmlNode): [string, string | number | boolean][] =>
-    childrenOf(node, "VariableValue").flatMap((vv) => {
-      const name = variableNames.get(normaliseGuid(attr(childOf(vv, "VariableRef"), "targetGUID") ?? ""));
+  const users = new Map(childElements(childElement(project, "Users"), "User").map((u) => [normaliseGuid(attribute(u, "guid") ?? ""), { id: attribute(u, "id"), name: attribute(u, "name") }]));
+  const variableNames = new Map(childElements(childElement(project, "Variables"), "Variable").map((v) => [normaliseGuid(attribute(v, "guid") ?? ""), attribute(v, "name") ?? ""]));
+  const valuesOf = (node: XmlElement): [string, string | number | boolean][] =>
+    childElements(node, "VariableValue").flatMap((vv) => {
+      const name = variableNames.get(normaliseGuid(attribute(childElement(vv, "VariableRef"), "targetGUID") ?? ""));
       const element = VALUE_ELEMENTS.find((e) => vv[e] !== undefined);
-      const value = element ? textOf(vv[element]) : undefined;
+      const value = element ? elementText(vv[element]) : undefined;
       return name && value !== undefined && element ? [[name, typedValue(element, value)] as [string, string | number | boolean]] : [];
     });
   const caseVariables = new Map<string, [string, string | number | boolean][]>();
-  for (const c of childrenOf(childOf(project, "Cases"), "Case")) {
+  for (const c of childElements(childElement(project, "Cases"), "Case")) {
     const values = valuesOf(c);
-    for (const ref of childrenOf(c, "SourceRef")) {
-      const source = normaliseGuid(attr(ref, "targetGUID") ?? "");
+    for (const ref of childElements(c, "SourceRef")) {
+      const source = normaliseGuid(attribute(ref, "targetGUID") ?? "");
       caseVariables.set(source, [...(caseVariables.get(source) ?? []), ...values]);
     }
   }
 
   const sources: QdaTextSource[] = [];
   const skipped: string[] = [];
-  const sourcesNode = childOf(project, "Sources");
+  const sourcesNode = childElement(project, "Sources");
   for (const kind of ["PictureSource", "PDFSource", "AudioSource", "VideoSource"]) {
-    for (const s of childrenOf(sourcesNode, kind)) skipped.push(`${attr(s, "name") ?? attr(s, "guid")}: a ${kind.replace("Source", "").toLowerCase()} source (only text sources become sessions)`);
+    for (const s of childElements(sourcesNode, kind)) skipped.push(`${attribute(s, "name") ?? attribute(s, "guid")}: a ${kind.replace("Source", "").toLowerCase()} source (only text sources become sessions)`);
   }
-  for (const s of childrenOf(sourcesNode, "TextSource")) {
-    const guid = normaliseGuid(attr(s, "guid") ?? "");
-    const name = attr(s, "name") ?? guid;
-    const path = attr(s, "plainTextPath");
-    const inline = textOf(childOf(s, "PlainTextContent"));
+  for (const s of childElements(sourcesNode, "TextSource")) {
+    const guid = normaliseGuid(attribute(s, "guid") ?? "");
+    const name = attribute(s, "name") ?? guid;
+    const path = attribute(s, "plainTextPath");
+    const inline = elementText(childElement(s, "PlainTextContent"));
     let text: string | undefined = inline;
     if (text === undefined && path) {
       const data = internal(path);
@@ -113,32 +113,32 @@ export function readProject(bytes: Uint8Array, file: string): QdaProject {
       skipped.push(`${name}: no plain text (plainTextPath or PlainTextContent); export it from your QDA tool with its plain text`);
       continue;
     }
-    const codingsOf = (node: XmlNode, fallbackUser?: string): QdaCoding[] =>
-      childrenOf(node, "Coding").map((c) => ({
-        code: normaliseGuid(attr(childOf(c, "CodeRef"), "targetGUID") ?? ""),
-        user: normaliseOptional(attr(c, "creatingUser") ?? fallbackUser),
-        createdAt: attr(c, "creationDateTime"),
+    const codingsOf = (node: XmlElement, fallbackUser?: string): QdaCoding[] =>
+      childElements(node, "Coding").map((c) => ({
+        code: normaliseGuid(attribute(childElement(c, "CodeRef"), "targetGUID") ?? ""),
+        user: normaliseOptional(attribute(c, "creatingUser") ?? fallbackUser),
+        createdAt: attribute(c, "creationDateTime"),
       }));
     sources.push({
       guid,
       name,
       text,
       variables: new Map([...(caseVariables.get(guid) ?? []), ...valuesOf(s)]),
-      selections: childrenOf(s, "PlainTextSelection").map((sel) => ({
-        guid: normaliseGuid(attr(sel, "guid") ?? ""),
-        start: Number(attr(sel, "startPosition")),
-        end: Number(attr(sel, "endPosition")),
-        codings: codingsOf(sel, attr(sel, "creatingUser")),
+      selections: childElements(s, "PlainTextSelection").map((sel) => ({
+        guid: normaliseGuid(attribute(sel, "guid") ?? ""),
+        start: Number(attribute(sel, "startPosition")),
+        end: Number(attribute(sel, "endPosition")),
+        codings: codingsOf(sel, attribute(sel, "creatingUser")),
       })),
-      wholeSourceCodings: childrenOf(s, "Coding").length,
+      wholeSourceCodings: childElements(s, "Coding").length,
     });
   }
   return {
-    name: attr(project, "name") ?? file,
-    origin: attr(project, "origin"),
+    name: attribute(project, "name") ?? file,
+    origin: attribute(project, "origin"),
     users,
-    codes: normaliseCodes(readCodes(childOf(childOf(project, "CodeBook"), "Codes"))),
-    sets: readSets(childOf(project, "Sets")).map((s) => ({ ...s, guid: normaliseGuid(s.guid), members: s.members.map(normaliseGuid) })),
+    codes: normaliseCodes(readCodes(childElement(childElement(project, "CodeBook"), "Codes"))),
+    sets: readSets(childElement(project, "Sets")).map((s) => ({ ...s, guid: normaliseGuid(s.guid), members: s.members.map(normaliseGuid) })),
     sources,
     skipped,
   };

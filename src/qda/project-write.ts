@@ -5,7 +5,10 @@ import { codebookTree, codeGuid, type QdaCode } from "./codes.js";
 import { coderUserName } from "./coders.js";
 import { stableGuid } from "./guid.js";
 import { renderSession } from "./text.js";
-import { PROJECT_NS, xmlDocument, type XmlNode } from "./xml.js";
+import { xmlDocument, type XmlElement } from "../util/xml.js";
+
+/** The REFI-QDA project namespace (QDA-XML 1.0). */
+const PROJECT_NS = "urn:QDA-XML:project:1.0";
 
 /**
  * A study as a REFI-QDA project (project.qde plus one plain-text file per session under sources/).
@@ -35,8 +38,8 @@ export interface ProjectFiles {
   warnings: string[];
 }
 
-export function codeNode(code: QdaCode): XmlNode {
-  const node: XmlNode = { "@_guid": code.guid, "@_name": code.name, "@_isCodable": code.isCodable };
+export function codeNode(code: QdaCode): XmlElement {
+  const node: XmlElement = { "@_guid": code.guid, "@_name": code.name, "@_isCodable": code.isCodable };
   if (code.description) node.Description = code.description;
   if (code.children.length) node.Code = code.children.map(codeNode);
   return node;
@@ -102,7 +105,7 @@ export function buildProject(input: ProjectInput): ProjectFiles {
       if (turn.text.split(/\r?\n/).slice(1).some((line) => labels.some((l) => line.startsWith(l)))) warnings.push(`${session.id}/${turn.id}: a line of this turn starts with a speaker's name and colon; QDA tools show it as written, but a tool that splits speaker lines may split the turn there (Colloquy does not: its export lists the speakers)`);
     }
     sources.set(`sources/${guid}.txt`, text);
-    const selections: XmlNode[] = [];
+    const selections: XmlElement[] = [];
     for (const span of spans) {
       const records = byTurn.get(`${session.id}\u0000${span.turn}`) ?? [];
       if (records.length === 0) continue;
@@ -125,13 +128,13 @@ export function buildProject(input: ProjectInput): ProjectFiles {
         Coding: codingNodes,
       });
     }
-    const node: XmlNode = { "@_guid": guid, "@_name": session.title ?? session.id, "@_plainTextPath": `internal://${guid}.txt`, "@_creationDateTime": input.createdAt };
+    const node: XmlElement = { "@_guid": guid, "@_name": session.title ?? session.id, "@_plainTextPath": `internal://${guid}.txt`, "@_creationDateTime": input.createdAt };
     node.Description = `Colloquy session ${session.id}: ${session.turns.length} turns; speakers ${session.participants.map((p) => `${p.name} (${p.kind})`).join(", ")}`;
     if (selections.length) node.PlainTextSelection = selections;
     return node;
   });
 
-  const project: XmlNode = {
+  const project: XmlElement = {
     "@_xmlns": PROJECT_NS,
     "@_name": input.name,
     "@_origin": "Colloquy",

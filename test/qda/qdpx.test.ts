@@ -10,7 +10,7 @@ import type { CodeRecord } from "../../src/coding/records.js";
 import { diskReader } from "../../src/study/reader.js";
 import { initStudy, loadSessions, saveSession } from "../../src/study/study.js";
 import { sessionSchema, type Session } from "../../src/transcript/schema.js";
-import { parseXml } from "../../src/qda/xml.js";
+import { parseQdaXml as parseXml } from "../../src/qda/qdc.js";
 import { runCli } from "../support/cli.js";
 
 const schemaDir = fileURLToPath(new URL("./schema/", import.meta.url));

@@ -1,37 +1,21 @@
-import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { parseXmlOrdered, XmlSyntaxError, type XmlNode } from "../../util/xml.js";
 import { ImportError } from "../types.js";
 
 /**
- * XML for the transcript formats that use it (Transcriber .trs, ELAN .eaf), through
- * fast-xml-parser in document order: mixed content such as `<Sync/>text<Sync/>text` keeps its
- * sequence, and text is never trimmed or re-spaced by the parser.
+ * XML for the transcript formats that use it (Transcriber .trs, ELAN .eaf, the .docx body), parsed
+ * by the one XML module (`src/util/xml.ts`: XML entities only) in document order: mixed content
+ * such as `<Sync/>text<Sync/>text` keeps its sequence, and text is never trimmed or re-spaced.
  */
 
-/** One element or text node, as fast-xml-parser's preserveOrder mode returns it. */
-export type XmlNode = Record<string, unknown>;
-
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: "",
-  preserveOrder: true,
-  trimValues: false,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  processEntities: true,
-  // Numeric character references (&#233;) are XML; the parser decodes them with this switch.
-  htmlEntities: true,
-});
+export type { XmlNode };
 
 /** Parse XML text; a malformed document is an ImportError naming the line and what is wrong. */
 export function parseXml(text: string, file: string, expected: string): XmlNode[] {
-  const valid = XMLValidator.validate(text);
-  if (valid !== true) throw new ImportError({ file, line: valid.err.line, problem: `invalid XML at column ${valid.err.col}: ${valid.err.msg}`, expected });
   try {
-    return parser.parse(text) as XmlNode[];
+    return parseXmlOrdered(text);
   } catch (error) {
-    // The validator and the parser disagree on a few malformed cases (an unclosed `<?…`): still a located, typed error.
-    const at = /line:?\s*(\d+)/i.exec((error as Error).message);
-    throw new ImportError({ file, line: at ? Number(at[1]) : 1, problem: `invalid XML: ${(error as Error).message}`, expected });
+    if (error instanceof XmlSyntaxError) throw new ImportError({ file, line: error.line, problem: `invalid XML at column ${error.column}: ${error.message}`, expected });
+    throw new ImportError({ file, line: 1, problem: `invalid XML: ${(error as Error).message}`, expected });
   }
 }
 
