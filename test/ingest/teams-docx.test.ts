@@ -40,7 +40,7 @@ describe("teams-docx importer", () => {
 
   it("refuses what is not a Teams transcript, saying why", async () => {
     await expect(teamsDocxImporter.parse(bytesInput("x.docx", Buffer.from("plain text")), {})).rejects.toThrow(/^x\.docx: not a \.docx \(zip\) file/);
-    const noSpeakers = await makeDocx([["Minutes"], ["Nothing was said."]]);
+    const noSpeakers = makeDocx([["Minutes"], ["Nothing was said."]]);
     const error = await teamsDocxImporter.parse(bytesInput("m.docx", noSpeakers), {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ImportError);
     expect((error as Error).message).toMatch(/^m\.docx: no speaker paragraph found in 2 paragraph\(s\); expected a Microsoft Teams transcript/);

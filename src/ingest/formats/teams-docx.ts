@@ -1,4 +1,4 @@
-import JSZip from "jszip";
+import { strFromU8, unzipSync } from "fflate";
 import { SessionBuilder, sessionIdFromPath } from "../builder.js";
 import { ImportError, type Importer, type ImportResult } from "../types.js";
 import { childrenOf, parseXml, tagOf, textOf, type XmlNode } from "./xml.js";
@@ -12,7 +12,7 @@ const OLD_TIMING = /^(\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d+)?)\s*-->\s*(\d{1,2}:\d{1,2
 const NOTICE = /^(.+?) (started|stopped) transcription\s*$/;
 
 /**
- * Microsoft Teams meeting transcripts downloaded as Word (.docx), read with JSZip and the XML
+ * Microsoft Teams meeting transcripts downloaded as Word (.docx), read with fflate and the XML
  * parser (no Word needed). Both shapes Teams has written:
  *   newer   `Alice Smith   0:03` paragraph, then the words (one or more paragraphs)
  *   older   `0:0:0.0 --> 0:0:5.120`, then `Alice Smith`, then the words
@@ -32,7 +32,7 @@ export const teamsDocxImporter: Importer = {
   },
   async parse(input, options) {
     const file = input.path;
-    const paragraphs = await docxParagraphs(await input.readBytes(), file);
+    const paragraphs = docxParagraphs(await input.readBytes(), file);
     const lines = paragraphs.flatMap((p) => p.split("\n"));
     const builder = new SessionBuilder(sessionIdFromPath(file), { source: { file, format: "teams-docx" } }, options.agents);
     const result: ImportResult = { sessions: [], codes: [], warnings: [] };
@@ -91,16 +91,17 @@ function seconds(clock: string): number {
 }
 
 /** The text of every paragraph of word/document.xml, in document order. */
-async function docxParagraphs(bytes: Uint8Array, file: string): Promise<string[]> {
-  let zip: JSZip;
+function docxParagraphs(bytes: Uint8Array, file: string): string[] {
+  let entries: Record<string, Uint8Array>;
   try {
-    zip = await JSZip.loadAsync(bytes);
+    // Only the body is inflated; images and styles stay compressed.
+    entries = unzipSync(bytes, { filter: (entry) => entry.name === "word/document.xml" });
   } catch (error) {
     throw new ImportError({ file, problem: `not a .docx (zip) file: ${(error as Error).message}`, expected: EXPECTED });
   }
-  const document = zip.file("word/document.xml");
+  const document = entries["word/document.xml"];
   if (!document) throw new ImportError({ file, problem: "the zip has no word/document.xml", expected: EXPECTED });
-  const xml = await document.async("string");
+  const xml = strFromU8(document).replace(/^\uFEFF/, "");
   const out: string[] = [];
   const walk = (nodes: readonly XmlNode[]): void => {
     for (const node of nodes) {
