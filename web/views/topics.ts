@@ -9,7 +9,7 @@ import type { View } from "./types.js";
 import { fmtCount, fmtNum, fmtP } from "../lib/format.js";
 
 const testLine = (t?: { test: string; statistic?: number; p?: number; n?: number }) =>
-  t ? `${t.test}${t.statistic !== undefined ? `: statistic ${fmtNum(t.statistic)}` : ""}${t.p !== undefined ? `, p ${t.p < 0.001 ? "" : "= "}${fmtP(t.p)}` : ""}${t.n !== undefined ? `, n = ${fmtCount(t.n)}` : ""}` : "";
+  t ? `${t.test}${t.statistic !== undefined ? `: statistic ${fmtNum(t.statistic)}` : ""}${t.p !== undefined ? `, p ${/^[<>]/.test(fmtP(t.p)) ? "" : "= "}${fmtP(t.p)}` : ""}${t.n !== undefined ? `, n = ${fmtCount(t.n)}` : ""}` : "";
 
 /** Topics and concepts: collapsible topic trees, branching ratio and concept rates by condition, first mentions. */
 export const topicsView: View = {
