@@ -4,6 +4,7 @@ import { runAnnotate } from "../stages/annotate.js";
 import { CliError } from "../util/errors.js";
 import { io } from "./io.js";
 import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
+import { untilInterrupted } from "./interrupt.js";
 
 interface AnnotateFlags extends SelectionFlags {
   coder: string;
@@ -12,19 +13,6 @@ interface AnnotateFlags extends SelectionFlags {
   adjudicate?: string;
   port: string;
   host: string;
-}
-
-/** Resolves on Ctrl-C / SIGTERM. */
-function untilInterrupted(): Promise<void> {
-  return new Promise((ok) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      ok();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
 }
 
 /** `colloquy annotate <study> --coder alice`: the local coding page (and adjudication). */

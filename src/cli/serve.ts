@@ -9,6 +9,7 @@ import { CliError } from "../util/errors.js";
 import { StudyLockedError } from "../study/lock.js";
 import { io } from "./io.js";
 import { writing } from "./lock.js";
+import { untilInterrupted } from "./interrupt.js";
 
 /** Open a URL in the desktop browser (best effort: no browser is not an error). */
 function openBrowser(url: string): void {
@@ -34,19 +35,6 @@ async function rebuildUnlessBusy(study: string, site: string): Promise<void> {
     if (!(error instanceof StudyLockedError) || !existsSync(resolve(site, "index.html"))) throw error;
     io().err(`warning: not rebuilding the dashboard: ${error.busy}; serving the site as last built`);
   }
-}
-
-/** Resolves on Ctrl-C / SIGTERM (so the command keeps serving until then). */
-function untilInterrupted(): Promise<void> {
-  return new Promise((ok) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      ok();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
 }
 
 /** `colloquy serve <study>`: build when needed, then serve the site on 127.0.0.1 until Ctrl-C. */
