@@ -384,6 +384,19 @@ export class Conversation {
       this.humanAnswers.push(posted.text);
       return posted.text;
     }
+    if (this.interjects) {
+      // What the person posted before being asked is said first, each message on its own and in
+      // order, with when it was posted. For a turn, the last of them is their answer; a duty
+      // (timeoutSeconds) is still asked, since words typed earlier were not an answer to it.
+      const posted = this.pollAll(agent);
+      const answer = options.timeoutSeconds === undefined ? posted.pop() : undefined;
+      for (const early of posted) this.sayPosted(agent, early, { postedUnasked: true });
+      if (answer) {
+        this.humanTiming.set(agent.id, { askedAt: Math.min(this.lastTurnAt, answer.receivedAt), receivedAt: answer.receivedAt });
+        this.humanAnswers.push(answer.text);
+        return answer.text;
+      }
+    }
     const display = (t: Turn) => `${t.speaker === "system" ? "[system]" : displayName(this.get(t.speaker))}${t.type === "message" ? "" : ` [${t.type}]`}: ${t.text}`;
     const askedAt = Date.now();
     this.live.observer?.event({ type: "ask", participant: agent.id, prompt, controls: options.controls ?? [], ...(options.timeoutSeconds !== undefined ? { timeoutSeconds: options.timeoutSeconds } : {}) });
@@ -403,6 +416,35 @@ export class Conversation {
     if (answer !== null) this.humanTiming.set(agent.id, { askedAt, receivedAt: Date.now() });
     this.live.observer?.event({ type: "asked", participant: agent.id, answer: answer === null ? "passed" : "answered" });
     return answer;
+  }
+
+  /** Everything `agent` posted that nobody has taken yet, in order. */
+  private pollAll(agent: Agent): { text: string; receivedAt: number }[] {
+    const posted: { text: string; receivedAt: number }[] = [];
+    if (!this.human.poll) return posted;
+    for (let next = this.human.poll(agent); next; next = this.human.poll(agent)) posted.push(next);
+    return posted;
+  }
+
+  /** Store words a person posted as their message, with when they were posted (and "@Name" as its addressee). */
+  private sayPosted(agent: Agent, posted: { text: string; receivedAt: number }, metadata: Record<string, unknown>): Turn {
+    this.humanTiming.set(agent.id, { askedAt: Math.min(this.lastTurnAt, posted.receivedAt), receivedAt: posted.receivedAt });
+    const mention = posted.text.match(/^@([^\s,:]+(?:\s[^\s,:]+)?)[\s,:]/);
+    const addressee = mention ? (this.find(mention[1]) ?? this.find(mention[1].split(/\s/)[0])) : undefined;
+    return this.say(agent.id, posted.text, { type: "message", addressees: addressee ? [addressee.id] : undefined, metadata });
+  }
+
+  /**
+   * At the end of a session: what people posted that no strategy took (after their last prompt,
+   * or while the session was ending) is written as their messages, never dropped. Synchronous,
+   * so nothing can be posted between this and the session's "end" event.
+   */
+  sayLatePosts(): Turn[] {
+    const said: Turn[] = [];
+    for (const agent of this.humans) {
+      for (const posted of this.pollAll(agent)) said.push(this.sayPosted(agent, posted, { late: true, note: "posted after the last prompt; the session ended before it was taken" }));
+    }
+    return said;
   }
 
   /** People post whenever they like (the page), rather than only when asked (the terminal). */

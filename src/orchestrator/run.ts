@@ -142,9 +142,12 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
   try {
     await strategy.run(conversation, params);
     conversation.end(conversation.stopReason() ?? "strategy finished");
+    // Words posted but not taken belong to this session: written now, before the page's "end".
+    conversation.sayLatePosts();
     observer?.event({ type: "end", reason: conversation.endReason ?? "" });
   } catch (error) {
     const failure = errorMessage(error);
+    conversation.sayLatePosts();
     observer?.event({ type: "end", reason: `stopped: ${failure}` });
     const attempt = conversation.toSession({ incomplete: true, failure, strategy: raw, model: modelInfo });
     const failed = { sessionId, condition: condition.name, run, status: "failed" as const, reason: failure, turns: conversation.turns.length, path };

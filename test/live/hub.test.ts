@@ -22,6 +22,7 @@ describe("what a participant's page receives", () => {
   it("posts reach the person's ask, or wait in order to be polled; pass answers null; tokens are per viewer", async () => {
     const hub = new LiveHub([{ id: "hana" }, { id: "ivo" }]);
     const agent = { id: "hana", name: "Hana", kind: "human" as const };
+    hub.event({ type: "session", sessionId: "s", title: "", task: "", strategy: "autonomous", participants: [] });
     hub.post("hana", "first");
     hub.post("hana", "/summary");
     expect(hub.poll(agent)?.text).toBe("first");

@@ -151,6 +151,25 @@ stop: { maxTurns: 20 }
     }
   }, 90_000);
 
+  it("a message the server refuses stays in the box, with the reason shown", async () => {
+    // Longer than a message may be: the server answers 400.
+    const long = "Words I do not want to lose. ".repeat(400);
+    const live = await serveLive(scenario);
+    try {
+      const context = await browser.newContext();
+      const hana = await context.newPage();
+      await hana.goto(live.people[0].link);
+      await hana.fill("#text", long);
+      await hana.click("#send");
+      await hana.waitForFunction(() => document.getElementById("status")!.textContent!.length > 0);
+      expect(await hana.inputValue("#text")).toBe(long);
+      expect(await hana.textContent("#status")).toMatch(/^Not sent: expected \{text\}/);
+      await context.close();
+    } finally {
+      await live.server.close();
+    }
+  }, 60_000);
+
   it("refuses writes without the token, from another origin, or not as JSON", async () => {
     const live = await serveLive(scenario);
     try {
@@ -160,7 +179,9 @@ stop: { maxTurns: 20 }
       expect(await post({ origin, "content-type": "application/json" })).toBe(403);
       expect(await post({ origin: "http://evil.example", "content-type": "application/json", "x-colloquy-token": token })).toBe(403);
       expect(await post({ origin, "content-type": "text/plain", "x-colloquy-token": token })).toBe(415);
-      expect(await post({ origin, "content-type": "application/json", "x-colloquy-token": token })).toBe(200);
+      // Past the checks, a post outside a running session is refused so the page keeps it; typing goes through.
+      expect(await post({ origin, "content-type": "application/json", "x-colloquy-token": token })).toBe(409);
+      expect(await fetch(`${live.server.url}/api/typing`, { method: "POST", headers: { origin, "content-type": "application/json", "x-colloquy-token": token }, body: "{}" }).then((r) => r.status)).toBe(200);
       // A participant cannot use the operator's controls; a wrong token gets no page.
       expect(await fetch(`${live.server.url}/api/control`, { method: "POST", headers: { origin, "content-type": "application/json", "x-colloquy-token": token }, body: '{"action":"end"}' }).then((r) => r.status)).toBe(403);
       expect((await fetch(`${live.server.url}/p/not-a-token`)).status).toBe(404);

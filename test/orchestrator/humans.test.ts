@@ -321,6 +321,20 @@ describe("people's turns in a scene can be interrupted, never cut (issue 15: liv
     expect(session.turns[dee.index + 1]).toMatchObject({ speaker: "ben", type: "interruption" });
   });
 
+  it("a person who interrupts and names someone (@Name) keeps that addressee", async () => {
+    const [outcome] = await h.run(sceneWith("  - { name: Ana }\n  - { name: Ben }\n  - { name: Hana, kind: human }", `
+  type: scene
+  backchannel: { probability: 0 }
+  interruptions: [{ from: Hana, to: Ana, probability: 1 }]
+  parties: [{ name: floor, members: [Ana, Ben] }]
+  snippets: [{ id: a, initiator: Ana, turns: 1 }]`), { humanAnswers: ["@Ben what do you make of this?", "Sorry Ana, go on", null, null, null, null] });
+    expect(outcome.status).toBe("completed");
+    const [session] = await h.sessions();
+    const cuts = session.turns.filter((t) => t.speaker === "hana" && t.type === "interruption");
+    expect(cuts.map((t) => [t.text, t.addressees])).toEqual([["@Ben what do you make of this?", ["ben"]], ["Sorry Ana, go on", ["ana"]]].slice(0, cuts.length));
+    expect(cuts[0]).toMatchObject({ addressees: ["ben"] });
+  });
+
   it("on the page a human interrupter is not held up waiting: with nothing posted the turn goes on", async () => {
     const page: HumanInput = {
       ask: async () => { throw new Error("the page participant was asked to interrupt"); },

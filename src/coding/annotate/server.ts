@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { randomBytes, timingSafeEqual } from "node:crypto";
-import { hostAllowed } from "../../report/server.js";
+import { randomBytes } from "node:crypto";
+import { crossOriginReason, hostHeaderAllowed, HttpError, securityHeaders, readJsonBody, sameToken } from "../../util/local-server.js";
 import { errorMessage } from "../../util/errors.js";
 import { CATEGORY_KEYS, Desk, DeskError } from "./desk.js";
 import { ANNOTATE_CSS, annotateHtml, annotateScript } from "./page.js";
@@ -31,53 +31,14 @@ export interface AnnotateServerOptions {
   title: string;
 }
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-const HEADERS = {
-  "X-Content-Type-Options": "nosniff",
-  "Content-Security-Policy": CSP,
-  "Referrer-Policy": "no-referrer",
-  "X-Frame-Options": "DENY",
-  "Cross-Origin-Resource-Policy": "same-origin",
-  "Cache-Control": "no-store",
-};
-const MAX_BODY = 64 * 1024;
+const HEADERS = securityHeaders({ images: true });
 
 function send(res: ServerResponse, status: number, type: string, body: string): void {
-  res.writeHead(status, { ...HEADERS, "Content-Type": type });
+  res.writeHead(status, { ...HEADERS, "Content-Type": type, ...(status === 413 ? { Connection: "close" } : {}) });
   res.end(body);
 }
 const json = (res: ServerResponse, status: number, value: unknown) => send(res, status, "application/json; charset=utf-8", JSON.stringify(value));
 const refuse = (res: ServerResponse, status: number, message: string) => json(res, status, { error: message });
-
-function sameToken(given: string, token: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** Why a POST is refused as not coming from the page itself, or undefined when it may go on. */
-export function crossOriginReason(headers: IncomingMessage["headers"], origin: string): string | undefined {
-  if (headers.origin !== origin) return `Origin ${headers.origin ?? "(none)"} is not ${origin}`;
-  const site = headers["sec-fetch-site"];
-  if (site !== undefined && site !== "same-origin") return `Sec-Fetch-Site is ${site}`;
-  if (!String(headers["content-type"] ?? "").startsWith("application/json")) return "the body is not application/json";
-  return undefined;
-}
-
-async function body(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new DeskError("request body too large");
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch {
-    throw new DeskError("request body is not JSON");
-  }
-}
 
 function answerOf(value: unknown): { index: number; codes: string[]; note: string } {
   const v = value as { index?: unknown; codes?: unknown; note?: unknown } | null;
@@ -122,7 +83,7 @@ export async function startAnnotateServer(desk: Desk, options: AnnotateServerOpt
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!hostAllowed(req.headers.host, host)) return refuse(res, 421, "open the page at its printed http://127.0.0.1:<port>/<token>/ address");
+    if (!hostHeaderAllowed(req.headers, host)) return refuse(res, 421, "open the page at its printed http://127.0.0.1:<port>/<token>/ address");
     const url = new URL(req.url ?? "/", "http://local");
     const [, given = "", ...rest] = url.pathname.split("/");
     if (!sameToken(given, token)) return refuse(res, 403, "this page needs the address printed by colloquy annotate (with its token)");
@@ -139,12 +100,12 @@ export async function startAnnotateServer(desk: Desk, options: AnnotateServerOpt
     const why = crossOriginReason(req.headers, origin);
     if (why) return refuse(res, 403, `refused: not from the coding page (${why})`);
     if (route === "api/answer") {
-      const answer = answerOf(await body(req));
+      const answer = answerOf(await readJsonBody(req));
       const view = await serial(() => desk.answer(answer.index, answer.codes, answer.note));
       return json(res, 200, { item: view, done: desk.done, canUndo: desk.canUndo });
     }
     if (route === "api/undo") {
-      await body(req);
+      await readJsonBody(req);
       const view = await serial(() => desk.undo());
       return json(res, 200, { item: view, done: desk.done, canUndo: desk.canUndo });
     }
@@ -154,7 +115,7 @@ export async function startAnnotateServer(desk: Desk, options: AnnotateServerOpt
   const server = createServer((req, res) => {
     handle(req, res).catch((error) => {
       if (res.headersSent) return res.destroy();
-      refuse(res, error instanceof DeskError ? 400 : 500, errorMessage(error));
+      refuse(res, error instanceof HttpError ? error.status : error instanceof DeskError ? 400 : 500, errorMessage(error));
     });
   });
   await new Promise<void>((ok, fail) => {

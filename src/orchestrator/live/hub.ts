@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { sameToken } from "../../util/local-server.js";
 import type { Participant, Turn } from "../../transcript/schema.js";
 import type { Agent } from "../agent.js";
 import type { ApprovalAnswer, ApprovalRequest, HumanInput, HumanRequest } from "../human.js";
@@ -41,6 +42,8 @@ export class LiveHub implements HumanInput, SessionObserver {
   private paused = false;
   private resumers: (() => void)[] = [];
   private ended: string | undefined;
+  /** A session is running (between its "session" and "end" events): only then are posts taken. */
+  private running = false;
   /** Participants whose page has connected at least once. */
   readonly connected = new Set<string>();
   private connectedWaiters: (() => void)[] = [];
@@ -52,8 +55,8 @@ export class LiveHub implements HumanInput, SessionObserver {
   /** The viewer a token belongs to, or undefined for an unknown token. */
   viewerOf(key: string | null | undefined): Viewer | undefined {
     if (!key) return undefined;
-    if (safeEqual(key, this.operatorToken)) return { role: "operator" };
-    for (const [id, t] of this.participantTokens) if (safeEqual(key, t)) return { role: "participant", id };
+    if (sameToken(key, this.operatorToken)) return { role: "operator" };
+    for (const [id, t] of this.participantTokens) if (sameToken(key, t)) return { role: "participant", id };
     return undefined;
   }
 
@@ -88,7 +91,18 @@ export class LiveHub implements HumanInput, SessionObserver {
 
   // SessionObserver
   event(event: SessionEvent): void {
-    if (event.type === "session") this.history.length = 0;
+    if (event.type === "session") {
+      // A new session starts clean: nothing posted for an earlier one is taken as said in this one
+      // (the run writes what is left into the session it was posted in, before its "end").
+      this.history.length = 0;
+      this.queues.clear();
+      for (const [id, waiter] of this.waiters) {
+        this.waiters.delete(id);
+        waiter(null);
+      }
+      this.running = true;
+    }
+    if (event.type === "end") this.running = false;
     this.broadcast(event, event.type !== "typing");
   }
 
@@ -134,7 +148,12 @@ export class LiveHub implements HumanInput, SessionObserver {
   }
 
   // From the participant pages.
-  post(participant: string, text: string): void {
+  /**
+   * A person's words: the answer to what they are asked, else queued (with when they came) for
+   * the session to take. False when no session is running, so the page can keep the text.
+   */
+  post(participant: string, text: string): boolean {
+    if (!this.running) return false;
     const waiter = this.waiters.get(participant);
     if (waiter) {
       this.waiters.delete(participant);
@@ -145,6 +164,7 @@ export class LiveHub implements HumanInput, SessionObserver {
       this.queues.set(participant, queue);
     }
     for (const idle of [...this.idlers]) idle();
+    return true;
   }
 
   /** The person passes on what they were asked (no effect when nothing is asked). */
@@ -232,12 +252,4 @@ export function visibleTo(viewer: Viewer, message: LiveMessage): LiveMessage | u
 
 function token(): string {
   return randomBytes(18).toString("base64url");
-}
-
-/** Constant-time comparison of two tokens. */
-function safeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
 }

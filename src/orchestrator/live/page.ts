@@ -1,9 +1,10 @@
 /**
  * The participant and operator pages of a live session: one HTML shell, one stylesheet and
  * one script (served from the same origin, so the strict content security policy allows no
- * inline code). Everything said is rendered with textContent: text, never HTML.
+ * inline code). Everything said is rendered with textContent: text, never HTML. `base` is the
+ * page's own token path (/p/<token>): its script and stylesheet are served only under it.
  */
-export function livePage(role: "participant" | "operator"): string {
+export function livePage(role: "participant" | "operator", base: string): string {
   const operator = role === "operator";
   return `<!doctype html>
 <html lang="en">
@@ -11,8 +12,8 @@ export function livePage(role: "participant" | "operator"): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${operator ? "Colloquy operator" : "Colloquy chat"}</title>
-<link rel="stylesheet" href="/live.css">
-<script src="/live.js" defer></script>
+<link rel="stylesheet" href="${base}/live.css">
+<script src="${base}/live.js" defer></script>
 </head>
 <body data-role="${role}">
 <header><h1 id="title">Waiting for the session to start…</h1><p id="task"></p><p id="status" role="status"></p></header>
@@ -56,9 +57,13 @@ export const liveScript = `"use strict";
   var prompted = false;
   var $ = function (id) { return document.getElementById(id); };
   function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
+  // Resolves true once the server accepted the request; false (with the reason shown) otherwise.
   function post(path, body) {
     return fetch(path, { method: "POST", headers: { "content-type": "application/json", "x-colloquy-token": token }, body: JSON.stringify(body) })
-      .then(function (r) { if (!r.ok) return r.json().then(function (j) { $("status").textContent = j.error || ("error " + r.status); }); });
+      .then(function (r) {
+        if (r.ok) return true;
+        return r.json().catch(function () { return {}; }).then(function (j) { $("status").textContent = "Not sent: " + (j.error || ("error " + r.status)); return false; });
+      }, function (error) { $("status").textContent = "Not sent (no connection to the session: " + error.message + ")"; return false; });
   }
   function nameOf(id) { return id === "system" ? "" : (names[id] || id); }
   function renderControls() {
@@ -148,8 +153,12 @@ export const liveScript = `"use strict";
       e.preventDefault();
       var text = $("text").value;
       if (!text.trim()) return;
-      $("text").value = "";
-      post("/api/post", { text: text });
+      // The box is emptied only once the server took the message: refused, the words stay.
+      post("/api/post", { text: text }).then(function (sent) {
+        if (!sent) return;
+        if ($("text").value === text) $("text").value = "";
+        if ($("status").textContent.indexOf("Not sent") === 0) $("status").textContent = "";
+      });
     });
   }
 })();

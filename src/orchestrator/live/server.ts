@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import type { LiveHub, Viewer } from "./hub.js";
 import { liveCss, livePage, liveScript } from "./page.js";
+import { crossOriginReason, hostHeaderAllowed, HttpError, securityHeaders, readJsonBody, serverOrigins, shownHost } from "../../util/local-server.js";
 
 export interface LiveServer {
   /** Base URL, e.g. http://127.0.0.1:5180 */
@@ -12,12 +13,7 @@ export interface LiveServer {
   close(): Promise<void>;
 }
 
-const headers = {
-  "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "cache-control": "no-store",
-};
+const headers = securityHeaders();
 
 const postSchema = z.object({ text: z.string().min(1).max(10_000) }).strict();
 const controlSchema = z.object({ action: z.enum(["pause", "resume", "end"]) }).strict();
@@ -27,22 +23,25 @@ const approveSchema = z
   .refine((a) => a.decision !== "edit" || Boolean(a.text?.trim()), { message: "an edit needs its text" });
 
 /**
- * Serve the participant and operator pages of a live session. Every page and request needs
- * its token; requests that write also need a same-origin JSON POST (so another site's page
- * cannot post into a session). Binds 127.0.0.1 unless the caller asks otherwise.
+ * Serve the participant and operator pages of a live session. Every request needs a Host we
+ * answer to (DNS rebinding) and every page, script and request its token; requests that write
+ * also need a JSON POST from one of the server's own origins (so another site's page cannot
+ * post into a session). Binds 127.0.0.1 unless the caller asks otherwise; bound to every
+ * interface (0.0.0.0), the links name the machine's LAN address.
  */
 export async function startLiveServer(hub: LiveHub, options: { host?: string; port?: number; names?: Map<string, string> } = {}): Promise<LiveServer> {
   const host = options.host ?? "127.0.0.1";
+  let origins: string[] = [];
   const server: Server = createServer((req, res) => {
-    handle(hub, req, res).catch((error) => send(res, 500, { error: (error as Error).message }));
+    handle(hub, req, res, { host, origins }).catch((error) => send(res, error instanceof HttpError ? error.status : 500, { error: (error as Error).message }));
   });
   await new Promise<void>((ok, fail) => {
     server.once("error", fail);
     server.listen(options.port ?? 0, host, () => ok());
   });
   const port = (server.address() as AddressInfo).port;
-  const shownHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
-  const url = `http://${shownHost}:${port}`;
+  origins = serverOrigins(host, port);
+  const url = `http://${shownHost(host)}:${port}`;
   const participants = new Map([...hub.participantTokens].map(([id, t]) => [id, `${url}/p/${t}`]));
   const sockets = new Set<import("node:net").Socket>();
   server.on("connection", (s) => {
@@ -60,18 +59,22 @@ export async function startLiveServer(hub: LiveHub, options: { host?: string; po
   };
 }
 
-async function handle(hub: LiveHub, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(hub: LiveHub, req: IncomingMessage, res: ServerResponse, server: { host: string; origins: readonly string[] }): Promise<void> {
+  if (!hostHeaderAllowed(req.headers, server.host)) return send(res, 421, { error: "open the page at the address colloquy run --serve printed" });
   const url = new URL(req.url ?? "/", "http://localhost");
   const path = url.pathname;
   if (req.method === "GET") {
-    if (path === "/live.js") return text(res, 200, "text/javascript; charset=utf-8", liveScript);
-    if (path === "/live.css") return text(res, 200, "text/css; charset=utf-8", liveCss);
-    const page = path.match(/^\/([po])\/([A-Za-z0-9_-]+)$/);
+    // The page, its script and its stylesheet all live under the viewer's token.
+    const page = path.match(/^\/([po])\/([A-Za-z0-9_-]+)(\/live\.js|\/live\.css)?$/);
     if (page) {
       const viewer = hub.viewerOf(page[2]);
       if (!viewer || (viewer.role === "operator") !== (page[1] === "o")) return text(res, 404, "text/plain", "not found");
-      return text(res, 200, "text/html; charset=utf-8", livePage(viewer.role));
+      if (page[3] === "/live.js") return text(res, 200, "text/javascript; charset=utf-8", liveScript);
+      if (page[3] === "/live.css") return text(res, 200, "text/css; charset=utf-8", liveCss);
+      return text(res, 200, "text/html; charset=utf-8", livePage(viewer.role, `/${page[1]}/${page[2]}`));
     }
+    // Browsers ask for an icon on their own; there is none, and a 404 would show as a page error.
+    if (path === "/favicon.ico") return text(res, 204, "image/x-icon", "");
     if (path === "/events") {
       const viewer = hub.viewerOf(url.searchParams.get("token"));
       if (!viewer) return send(res, 403, { error: "unknown token" });
@@ -80,18 +83,13 @@ async function handle(hub: LiveHub, req: IncomingMessage, res: ServerResponse): 
     return text(res, 404, "text/plain", "not found");
   }
   if (req.method !== "POST") return send(res, 405, { error: "method not allowed" });
-  // Same origin only, JSON only: a form or a script on another site cannot write here.
-  const origin = req.headers.origin;
-  if (!origin || origin !== `http://${req.headers.host}`) return send(res, 403, { error: "cross-origin request refused" });
+  // Our own origins only, JSON only: a form or a script on another site cannot write here.
   if (!String(req.headers["content-type"] ?? "").startsWith("application/json")) return send(res, 415, { error: "expected application/json" });
+  const why = crossOriginReason(req.headers, server.origins);
+  if (why) return send(res, 403, { error: `cross-origin request refused (${why})` });
   const viewer = hub.viewerOf(String(req.headers["x-colloquy-token"] ?? ""));
   if (!viewer) return send(res, 403, { error: "unknown token" });
-  let body: unknown;
-  try {
-    body = JSON.parse(await readBody(req));
-  } catch {
-    return send(res, 400, { error: "body is not JSON" });
-  }
+  const body = await readJsonBody(req);
   if (path === "/api/post" || path === "/api/typing" || path === "/api/pass") {
     if (viewer.role !== "participant") return send(res, 403, { error: "only participants post messages" });
     if (path === "/api/pass") return send(res, 200, { ok: hub.pass(viewer.id) });
@@ -101,7 +99,8 @@ async function handle(hub: LiveHub, req: IncomingMessage, res: ServerResponse): 
     }
     const parsed = postSchema.safeParse(body);
     if (!parsed.success) return send(res, 400, { error: "expected {text}: a non-empty message of at most 10,000 characters" });
-    hub.post(viewer.id, parsed.data.text);
+    // Outside a running session nothing can take the words: refused, so the page keeps them.
+    if (!hub.post(viewer.id, parsed.data.text)) return send(res, 409, { error: "no session is running right now: your message was not sent (it is still in the box)" });
     return send(res, 200, { ok: true });
   }
   if (viewer.role !== "operator") return send(res, 403, { error: "operator only" });
@@ -134,28 +133,12 @@ function events(hub: LiveHub, viewer: Viewer, req: IncomingMessage, res: ServerR
   });
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((ok, fail) => {
-    let size = 0;
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > 64_000) {
-        fail(new Error("body too large"));
-        req.destroy();
-      } else chunks.push(chunk);
-    });
-    req.on("end", () => ok(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", fail);
-  });
-}
-
 function send(res: ServerResponse, status: number, body: unknown): void {
   text(res, status, "application/json; charset=utf-8", JSON.stringify(body));
 }
 
 function text(res: ServerResponse, status: number, type: string, body: string): void {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { ...headers, "content-type": type });
+  res.writeHead(status, { ...headers, "content-type": type, ...(status === 413 ? { connection: "close" } : {}) });
   res.end(body);
 }

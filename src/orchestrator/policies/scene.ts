@@ -244,14 +244,14 @@ class ScenePlayer {
       const fraction = 0.3 + c.random.next() * 0.5;
       const cut = speaker.kind === "human" ? turn.text : cutText(turn.text, fraction);
       const decision = { strategy: "scene", snippet: snippet.id, interrupts: turn.id, tone: rule.tone };
-      let said: { text: string; metadata: Record<string, unknown> } | undefined;
+      let said: { text: string; metadata: Record<string, unknown>; addressee?: Agent } | undefined;
       if (from.kind === "human") {
         // A chance to speak, not a duty: on the page, what the person posted meanwhile cuts in
         // (nobody is held up waiting); at the terminal they are asked.
         const answer = await c.askHuman(from, `${speaker.name} is saying: "${cut}…"\nType to interrupt them now, or press Enter to let them finish.`, { optional: true });
         if (answer !== null && /^\/hand\s*$/i.test(answer.trim())) {
           if (!this.raised.some((r) => r.id === from.id)) this.raise(from);
-        } else if (answer !== null) said = { text: answer, metadata: {} };
+        } else if (answer !== null) said = { text: answer, metadata: {}, addressee: readHumanInput(c, answer).addressee };
       } else {
         said = await c.reply(from, { instruction: `Interrupt ${speaker.name} mid-sentence (tone: ${rule.tone}). Keep it short.`, purpose: "interrupt" });
       }
@@ -264,7 +264,8 @@ class ScenePlayer {
       }
       turn.metadata = { ...turn.metadata, interruptedBy: from.id, interruptedAt: fraction };
       c.clock = turn.end;
-      c.say(from.id, said.text, { type: "interruption", addressees: [turn.speaker], metadata: { ...said.metadata, decision } });
+      // A person who names someone (@Name) speaks to them; otherwise to whoever they cut off.
+      c.say(from.id, said.text, { type: "interruption", addressees: [said.addressee?.id ?? turn.speaker], metadata: { ...said.metadata, decision } });
       this.last = from;
       return;
     }

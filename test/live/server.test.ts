@@ -1,0 +1,84 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { request } from "node:http";
+import { parseScenario } from "../../src/orchestrator/scenario.js";
+import { serveLive } from "../../src/orchestrator/live/index.js";
+import { serverOrigins, shownHost } from "../../src/util/local-server.js";
+
+/** The live server's checks (review findings S1, S2), made with raw requests: Host and Sec-Fetch-Site set by hand. */
+const scenario = parseScenario(`
+id: live
+task: Talk.
+participants: [{ name: Ann }, { name: Hana, kind: human }]
+strategy: { type: autonomous }
+`, "live.yaml");
+
+let live: Awaited<ReturnType<typeof serveLive>>;
+beforeEach(async () => (live = await serveLive(scenario)));
+afterEach(() => live.server.close());
+
+function raw(method: string, path: string, headers: Record<string, string>, body = ""): Promise<{ status: number; text: string; headers: import("node:http").IncomingHttpHeaders }> {
+  const url = new URL(live.server.url);
+  return new Promise((ok, fail) => {
+    const req = request({ host: url.hostname, port: url.port, method, path, headers: { ...headers, ...(body ? { "content-length": String(Buffer.byteLength(body)) } : {}) } }, (res) => {
+      let text = "";
+      res.on("data", (d) => (text += d));
+      res.on("end", () => ok({ status: res.statusCode ?? 0, text, headers: res.headers }));
+    });
+    req.on("error", fail);
+    req.end(body);
+  });
+}
+
+const hanaToken = () => new URL(live.people[0].link).pathname.split("/")[2];
+const host = () => new URL(live.server.url).host;
+const writeHeaders = (extra: Record<string, string> = {}) => ({ host: host(), origin: live.server.url, "content-type": "application/json", "x-colloquy-token": hanaToken(), ...extra });
+
+describe("the live server refuses what did not come from its own page", () => {
+  it("a foreign Host is refused, also when Origin matches it (DNS rebinding)", async () => {
+    const port = new URL(live.server.url).port;
+    expect((await raw("GET", `/p/${hanaToken()}`, { host: `evil.example:${port}` })).status).toBe(421);
+    const rebound = await raw("POST", "/api/typing", writeHeaders({ host: `evil.example:${port}`, origin: `http://evil.example:${port}` }), "{}");
+    expect(rebound.status).toBe(421);
+    expect((await raw("GET", `/p/${hanaToken()}`, { host: host() })).status).toBe(200);
+  });
+
+  it("Sec-Fetch-Site other than same-origin is refused; same-origin goes through", async () => {
+    expect((await raw("POST", "/api/typing", writeHeaders({ "sec-fetch-site": "cross-site" }), "{}")).status).toBe(403);
+    expect((await raw("POST", "/api/typing", writeHeaders({ "sec-fetch-site": "same-site" }), "{}")).status).toBe(403);
+    expect((await raw("POST", "/api/typing", writeHeaders({ "sec-fetch-site": "same-origin" }), "{}")).status).toBe(200);
+  });
+
+  it("an oversize body is answered 413", async () => {
+    const big = JSON.stringify({ text: "x".repeat(100_000) });
+    expect((await raw("POST", "/api/post", writeHeaders(), big)).status).toBe(413);
+  });
+
+  it("a post while no session runs is refused with 409 (the page keeps the text)", async () => {
+    const answer = await raw("POST", "/api/post", writeHeaders(), JSON.stringify({ text: "hi" }));
+    expect(answer.status).toBe(409);
+  });
+
+  it("the page's script and stylesheet are served only under its token", async () => {
+    expect((await raw("GET", "/live.js", { host: host() })).status).toBe(404);
+    expect((await raw("GET", "/live.css", { host: host() })).status).toBe(404);
+    expect((await raw("GET", "/p/not-a-token/live.js", { host: host() })).status).toBe(404);
+    const page = await raw("GET", `/p/${hanaToken()}`, { host: host() });
+    expect(page.headers["content-security-policy"]).toContain("default-src 'none'");
+    expect(page.headers).toMatchObject({ "x-content-type-options": "nosniff", "x-frame-options": "DENY", "cache-control": "no-store" });
+    expect(page.text).toContain(`src="/p/${hanaToken()}/live.js"`);
+    expect(page.text).toContain(`href="/p/${hanaToken()}/live.css"`);
+    expect((await raw("GET", `/p/${hanaToken()}/live.js`, { host: host() })).status).toBe(200);
+    expect((await raw("GET", `/p/${hanaToken()}/live.css`, { host: host() })).status).toBe(200);
+    expect((await raw("GET", `/o/${hanaToken()}/live.js`, { host: host() })).status).toBe(404);
+  });
+});
+
+describe("links and origins for a server on every interface", () => {
+  it("links name a real address, never 0.0.0.0; its own origins are fixed at start", () => {
+    expect(shownHost("127.0.0.1")).toBe("127.0.0.1");
+    expect(shownHost("0.0.0.0")).not.toBe("0.0.0.0");
+    expect(serverOrigins("127.0.0.1", 5180)).toContain("http://127.0.0.1:5180");
+    expect(serverOrigins("0.0.0.0", 5180)).toContain(`http://${shownHost("0.0.0.0")}:5180`);
+    expect(serverOrigins("0.0.0.0", 5180).some((o) => o.includes("0.0.0.0"))).toBe(false);
+  });
+});
