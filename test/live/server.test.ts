@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { request } from "node:http";
+import { networkInterfaces } from "node:os";
 import { parseScenario } from "../../src/orchestrator/scenario.js";
 import { serveLive } from "../../src/orchestrator/live/index.js";
 import { serverOrigins, shownHost } from "../../src/util/local-server.js";
@@ -74,6 +75,20 @@ describe("the live server refuses what did not come from its own page", () => {
 });
 
 describe("links and origins for a server on every interface", () => {
+  it("with --host 0.0.0.0 the links name the machine's LAN address, and a page opened there can write", async () => {
+    const lan = Object.values(networkInterfaces()).flat().find((a) => a && !a.internal && a.family === "IPv4")?.address ?? "127.0.0.1";
+    const wide = await serveLive(scenario, { host: "0.0.0.0" });
+    try {
+      const link = new URL(wide.people[0].link);
+      expect(link.hostname).toBe(lan);
+      expect((await fetch(link)).status).toBe(200);
+      const typing = await fetch(`${link.origin}/api/typing`, { method: "POST", headers: { origin: link.origin, "content-type": "application/json", "x-colloquy-token": link.pathname.split("/")[2] }, body: "{}" });
+      expect(typing.status).toBe(200);
+    } finally {
+      await wide.server.close();
+    }
+  });
+
   it("links name a real address, never 0.0.0.0; its own origins are fixed at start", () => {
     expect(shownHost("127.0.0.1")).toBe("127.0.0.1");
     expect(shownHost("0.0.0.0")).not.toBe("0.0.0.0");
