@@ -1,9 +1,8 @@
 import { existsSync } from "node:fs";
-import { CliError } from "../util/errors.js";
 import { estimateCost, priceFor, type PriceTable } from "../llm/prices.js";
 import { sessionPath } from "../study/study.js";
 import type { Scenario } from "./scenario.js";
-import { resolveStrategy, sessionIdFor } from "./run.js";
+import { resolveStrategy, selectConditions, sessionIdFor } from "./run.js";
 import { estimateSession, type SessionEstimate } from "./estimate.js";
 
 export interface PlannedSession extends SessionEstimate {
@@ -28,13 +27,7 @@ export interface RunPlan {
  * cost (prices from src/llm/prices.ts and colloquy.json `model.prices`; local endpoints are free).
  */
 export function planRun(scenario: Scenario, options: { study: string; runs: number; conditions?: string[]; model: string; prices?: PriceTable; local?: boolean }): RunPlan {
-  const conditions = options.conditions?.length
-    ? options.conditions.map((name) => {
-        const found = scenario.conditions.find((c) => c.name === name);
-        if (!found) throw new CliError(`scenario ${scenario.id} has no condition "${name}"; its conditions are ${scenario.conditions.map((c) => c.name).join(", ")}`);
-        return found;
-      })
-    : scenario.conditions;
+  const conditions = selectConditions(scenario, options.conditions);
   const sessions: PlannedSession[] = [];
   for (const condition of conditions) {
     const { strategy, params } = resolveStrategy(scenario, condition);

@@ -88,14 +88,18 @@ export function sessionIdFor(scenario: Scenario, condition: string, run: number)
  * A failure saves the session so far, marked incomplete, and the run goes on with the next
  * session; `resume` continues incomplete sessions by replaying them.
  */
+/** The scenario's conditions named in `names` (all when none), refusing an unknown name. */
+export function selectConditions(scenario: Scenario, names: readonly string[] | undefined): Scenario["conditions"] {
+  if (!names?.length) return scenario.conditions;
+  return names.map((name) => {
+    const found = scenario.conditions.find((c) => c.name === name);
+    if (!found) throw new CliError(`scenario ${scenario.id} has no condition "${name}"; its conditions are ${scenario.conditions.map((c) => c.name).join(", ")}`);
+    return found;
+  });
+}
+
 export async function runScenario(scenario: Scenario, options: RunScenarioOptions): Promise<RunOutcome[]> {
-  const conditions = options.conditions?.length
-    ? options.conditions.map((name) => {
-        const found = scenario.conditions.find((c) => c.name === name);
-        if (!found) throw new CliError(`scenario ${scenario.id} has no condition "${name}"; its conditions are ${scenario.conditions.map((c) => c.name).join(", ")}`);
-        return found;
-      })
-    : scenario.conditions;
+  const conditions = selectConditions(scenario, options.conditions);
   // Validate every condition's parameters before running anything.
   for (const condition of conditions) resolveStrategy(scenario, condition);
 

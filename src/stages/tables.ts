@@ -1,6 +1,8 @@
 import type { Codebook } from "../coding/codebook/schema.js";
 import { loadStudyCodebook } from "../coding/codebook/load.js";
 import type { CodeRecord } from "../coding/records.js";
+import { timeSpan } from "../analysis/measures.js";
+import { countWords } from "../analysis/words.js";
 import { TURN_COLUMNS, turnRows } from "../ingest/table.js";
 import type { Session } from "../transcript/schema.js";
 import type { StudyContext } from "./context.js";
@@ -52,7 +54,6 @@ const TURN_DICTIONARY: Record<(typeof TURN_COLUMNS)[number], Column> = {
   text: col("text", "string", "the words exactly as the source has them"),
 };
 
-const countWords = (text: string) => (text.match(/\S+/g) ?? []).length;
 
 /** Codebooks of the records, loaded once (a codebook the study can no longer load is left out). */
 async function codebooksOf(context: StudyContext, records: readonly CodeRecord[]): Promise<Map<string, Codebook>> {
@@ -224,9 +225,9 @@ function summaryTable(what: "participants" | "sessions", sessions: readonly Sess
       col("participant", "string", "participant id within the session"),
       col("name", "string", "participant's display name"),
       col("role", "string", "participant's role when known"),
-      col("kind", "string", "who the participant is", "human, ai, system"),
+      col("kind", "string", "who the participant is", "human, ai, simulated (a person played by a model), system"),
       col("turns", "integer", "turns the participant took", ">= 0"),
-      col("words", "integer", "words the participant said (runs of non-space characters)", ">= 0"),
+      col("words", "integer", "words the participant said (Colloquy's one word rule, src/analysis/words.ts, as in stats)", ">= 0"),
       col("share_of_turns", "number", "the participant's turns / the session's turns", "0..1"),
       col("share_of_words", "number", "the participant's words / the session's words", "0..1"),
       ...measures,
@@ -261,13 +262,11 @@ function summaryTable(what: "participants" | "sessions", sessions: readonly Sess
     col("participants", "integer", "participants in the session", ">= 0"),
     col("humans", "integer", "participants who are people", ">= 0"),
     col("ais", "integer", "participants who are AI agents", ">= 0"),
-    col("words", "integer", "words in the session (runs of non-space characters)", ">= 0"),
-    col("duration_s", "number", "seconds from the first turn's start to the last turn's end (or start), when the source has times", ">= 0"),
+    col("words", "integer", "words in the session (Colloquy's one word rule, src/analysis/words.ts, as in stats)", ">= 0"),
+    col("duration_s", "number", "seconds from the first timed turn's start to the last one's end (or start); empty when no turn is timed or the span is zero", "> 0"),
     ...measures,
   ];
   const rows = sessions.map((s) => {
-    const starts = s.turns.map((t) => t.start).filter((x): x is number => x !== undefined);
-    const ends = s.turns.map((t) => t.end ?? t.start).filter((x): x is number => x !== undefined);
     return {
       session: s.id,
       condition: s.metadata.condition ?? "",
@@ -278,7 +277,8 @@ function summaryTable(what: "participants" | "sessions", sessions: readonly Sess
       humans: s.participants.filter((p) => p.kind === "human").length,
       ais: s.participants.filter((p) => p.kind === "ai").length,
       words: s.turns.reduce((n, t) => n + countWords(t.text), 0),
-      duration_s: starts.length && ends.length ? Math.max(...ends) - Math.min(...starts) : null,
+      // The one duration rule (stats, concepts): null when no turn is timed or the span is zero.
+      duration_s: timeSpan(s.turns).seconds,
       ...measureCells(s.id),
     };
   });
