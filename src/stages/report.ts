@@ -2,7 +2,7 @@ import { readFile, rm } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { loadStudyData } from "../report/load.js";
 import { buildPaper } from "../report/paper/sections.js";
-import { reportTables, type Cell, type PaperReport } from "../report/paper/document.js";
+import { reportTables, type PaperReport } from "../report/paper/document.js";
 import { renderMarkdown } from "../report/paper/render-markdown.js";
 import { renderHtml } from "../report/paper/render-html.js";
 import { artifacts } from "../study/artifacts.js";
@@ -46,7 +46,6 @@ async function previousTables(manifest: string): Promise<string[]> {
 }
 
 /** A CSV cell: numbers exactly as JavaScript prints them (shortest round trip, as in the JSON files); null empty. */
-const csvCell = (c: Cell): string | number => (c === null ? "" : c);
 
 export async function runReport(context: StudyContext, options: ReportStageOptions, effects: StageEffects): Promise<ReportSummary> {
   const format = options.format ?? "md";
@@ -59,7 +58,7 @@ export async function runReport(context: StudyContext, options: ReportStageOptio
   const written = new Set<string>();
   for (const t of tables) {
     const path = join(tablesDir, `${t.id}.csv`);
-    await writeFileAtomic(path, toCsv(t.columns, t.rows.map((r) => r.map(csvCell))));
+    await writeFileAtomic(path, toCsv(t.columns, t.rows));
     written.add(`${t.id}.csv`);
   }
   // Tables of an earlier report that this one no longer has would be read as current: remove

@@ -1,15 +1,13 @@
 import { parquetWriteBuffer } from "hyparquet-writer";
-import Papa from "papaparse";
+import { toCsv } from "../util/csv.js";
 import type { Cell, Column, Table } from "./tables.js";
 
 /** A table as CSV, JSONL or Parquet, and its data dictionary as CSV. */
 
-const csvCell = (value: Cell | undefined) => (value === null || value === undefined ? "" : value);
-
-/** RFC 4180 CSV with CRLF rows; `excel` starts it with a UTF-8 byte-order mark. */
+/** RFC 4180 CSV with CRLF rows (util/csv.ts); `excel` starts it with a UTF-8 byte-order mark. */
 export function tableCsv(table: Table, excel = false): string {
   const names = table.columns.map((c) => c.name);
-  return (excel ? "\uFEFF" : "") + Papa.unparse({ fields: names, data: table.rows.map((r) => names.map((n) => csvCell(r[n]))) }, { newline: "\r\n" }) + "\r\n";
+  return toCsv(names, table.rows.map((r) => names.map((n) => r[n])), { excel });
 }
 
 export function tableJsonl(table: Table): string {
@@ -39,7 +37,5 @@ export function tableParquet(table: Table, createdBy: string): Uint8Array {
 
 /** The data dictionary: one row per column with its type, meaning and allowed values. */
 export function dictionaryCsv(table: Table): string {
-  return (
-    Papa.unparse({ fields: ["column", "type", "meaning", "allowed_values"], data: table.columns.map((c) => [c.name, c.type, c.meaning, c.allowed ?? ""]) }, { newline: "\r\n" }) + "\r\n"
-  );
+  return toCsv(["column", "type", "meaning", "allowed_values"], table.columns.map((c) => [c.name, c.type, c.meaning, c.allowed]));
 }

@@ -86,13 +86,17 @@ export function parseTable(path: string, raw: string): Table {
   return { headers, rows, delimiter };
 }
 
+/** A value of a CSV cell: null and undefined are missing values, written as an empty cell. */
+export type CsvCell = string | number | boolean | null | undefined;
+
 /**
  * A CSV text (RFC 4180, CRLF line ends, every text verbatim). With `excel`, it starts with a
  * UTF-8 byte-order mark so Excel reads accents correctly. No formula escaping here: exports keep
  * the words as spoken; coding sheets, which people open in a spreadsheet and which are never read
- * back for their text, pass their display cells through `spreadsheetText` first.
+ * back for their text, pass their display cells through `spreadsheetText` first. An empty cell
+ * (null or undefined: a missing value) is written as nothing.
  */
-export function toCsv(fields: readonly string[], rows: readonly (readonly (string | number)[])[], options: { excel?: boolean } = {}): string {
+export function toCsv(fields: readonly string[], rows: readonly (readonly CsvCell[])[], options: { excel?: boolean } = {}): string {
   return (options.excel ? "\uFEFF" : "") + Papa.unparse({ fields: [...fields], data: rows.map((r) => [...r]) }, { newline: "\r\n" }) + "\r\n";
 }
 
