@@ -13,6 +13,7 @@ import type { CodingJobOptions } from "../coding/job.js";
 import { artifacts, loadArtifact, writeArtifact, STUDY_FOLDERS } from "../study/artifacts.js";
 import { CliError } from "../util/errors.js";
 import type { StageEffects, StudyContext } from "./context.js";
+import type { CodeStageOptions } from "./code.js";
 
 /**
  * Batch coding: submit a coding job's requests to the provider's Batch API (half price, answered
@@ -34,19 +35,11 @@ export interface BatchSubmitSummary {
 }
 
 /** The job a batch serves, as recorded (enough to rebuild the coding job when collecting). */
-export interface CodingBatchJob {
+export type CodingBatchJob = Pick<CodeStageOptions, "coderId" | "context" | "samples" | "batch" | "examples" | "shots" | "examplesExcludeSession" | "sessions"> & {
   codebook: string;
-  coderId?: string;
-  context?: { before: number; after: number };
-  samples?: number;
-  batch?: number;
-  examples?: string[];
-  shots?: number;
-  examplesExcludeSession?: boolean;
-  sessions?: string[];
   seed?: number;
   temperature?: number;
-}
+};
 
 export async function loadLedger(study: string): Promise<BatchLedger> {
   const read = await loadArtifact(artifacts.batches, study);
