@@ -202,6 +202,18 @@ fetch(${JSON.stringify(server.url + "api/answer")}, {method: "POST", headers: {"
   }, 60_000);
 });
 
+describe("colloquy annotate --host 0.0.0.0 (a lab network)", () => {
+  it("accepts the page's POST from a loopback origin of the same port, and refuses one naming the wildcard", async () => {
+    const server = await start({ host: "0.0.0.0" });
+    const port = new URL(server.url).port;
+    const post = (origin: string) =>
+      fetch(`http://127.0.0.1:${port}/${server.token}/api/answer`, { method: "POST", headers: { "Content-Type": "application/json", Origin: origin }, body: JSON.stringify({ index: 0, codes: ["agrees"] }) });
+    expect((await post(`http://0.0.0.0:${port}`)).status).toBe(403);
+    expect((await post(`http://127.0.0.1:${port}`)).status).toBe(200);
+    expect(server.url).not.toContain("0.0.0.0");
+  });
+});
+
 function record(coder: string, session: string, turn: string, fingerprint: string, codes: string[]): CodeRecord {
   return { session, turn, fingerprint, codebook: "bales-ipa", codebookVersion: "1", coder, codes, provenance: {}, createdAt: new Date().toISOString() };
 }

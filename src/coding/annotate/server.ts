@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
-import { crossOriginReason, hostHeaderAllowed, HttpError, securityHeaders, readJsonBody, sameToken } from "../../util/local-server.js";
+import { crossOriginReason, hostHeaderAllowed, HttpError, securityHeaders, readJsonBody, sameToken, serverOrigins, shownHost } from "../../util/local-server.js";
 import { errorMessage } from "../../util/errors.js";
 import { CATEGORY_KEYS, Desk, DeskError } from "./desk.js";
 import { ANNOTATE_CSS, annotateHtml, annotateScript } from "./page.js";
@@ -73,7 +73,8 @@ function state(desk: Desk, title: string) {
 export async function startAnnotateServer(desk: Desk, options: AnnotateServerOptions): Promise<AnnotateServer> {
   const host = options.host ?? "127.0.0.1";
   const token = randomBytes(24).toString("base64url");
-  let origin = "";
+  // Fixed once the port is known (src/util/local-server.ts), never read from a request.
+  let origins: string[] = [];
   // One write at a time: an undo never overtakes the answer it takes back.
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -97,7 +98,7 @@ export async function startAnnotateServer(desk: Desk, options: AnnotateServerOpt
       return refuse(res, 404, "not found");
     }
     if (req.method !== "POST") return refuse(res, 405, "GET or POST only");
-    const why = crossOriginReason(req.headers, origin);
+    const why = crossOriginReason(req.headers, origins);
     if (why) return refuse(res, 403, `refused: not from the coding page (${why})`);
     if (route === "api/answer") {
       const answer = answerOf(await readJsonBody(req));
@@ -124,7 +125,9 @@ export async function startAnnotateServer(desk: Desk, options: AnnotateServerOpt
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : options.port ?? 0;
-  origin = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  origins = serverOrigins(host, port);
+  // The link to open: the bound host, or this machine's LAN address for a wildcard bind.
+  const origin = `http://${shownHost(host)}:${port}`;
   return {
     url: `${origin}/${token}/`,
     origin,
