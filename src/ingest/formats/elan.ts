@@ -1,7 +1,7 @@
-import { ImportError, type Importer, type ImportResult } from "../types.js";
+import { type Importer, type ImportResult } from "../types.js";
 import { SessionBuilder } from "./json-session.js";
 import { baseName } from "./json-shape.js";
-import { allText, attrsOf, childrenOf, elements, numberAttr, parseXml, tagOf, type XmlNode } from "./xml.js";
+import { allText, attrsOf, childrenOf, elements, numberAttr, xmlRoot, tagOf, type XmlNode } from "./xml.js";
 
 const EXPECTED = 'an ELAN file: <ANNOTATION_DOCUMENT><TIME_ORDER><TIME_SLOT TIME_SLOT_ID="ts1" TIME_VALUE="0"/>…</TIME_ORDER><TIER TIER_ID="…"><ANNOTATION><ALIGNABLE_ANNOTATION TIME_SLOT_REF1="ts1" TIME_SLOT_REF2="ts2"><ANNOTATION_VALUE>…</ANNOTATION_VALUE>…';
 
@@ -38,8 +38,7 @@ export const elanImporter: Importer = {
   },
   async parse(input, options) {
     const file = input.path;
-    const root = elements(parseXml(await input.readText(), file, EXPECTED), "ANNOTATION_DOCUMENT")[0];
-    if (!root) throw new ImportError({ file, line: 1, problem: "no <ANNOTATION_DOCUMENT> element", expected: EXPECTED });
+    const root = xmlRoot(await input.readText(), file, "ANNOTATION_DOCUMENT", EXPECTED);
     const doc = childrenOf(root);
     const result: ImportResult = { sessions: [], codes: [], warnings: [] };
     const slots = timeSlots(doc);

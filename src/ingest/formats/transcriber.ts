@@ -1,7 +1,7 @@
-import { ImportError, type Importer, type ImportResult } from "../types.js";
+import { type Importer, type ImportResult } from "../types.js";
 import { SessionBuilder } from "./json-session.js";
 import { baseName } from "./json-shape.js";
-import { allText, attrsOf, childrenOf, elements, numberAttr, parseXml, tagOf, textOf, type XmlNode } from "./xml.js";
+import { allText, attrsOf, childrenOf, elements, numberAttr, xmlRoot, tagOf, textOf, type XmlNode } from "./xml.js";
 
 const EXPECTED = 'a Transcriber file: <Trans><Speakers><Speaker id="spk1" name="…"/></Speakers><Episode><Section><Turn speaker="spk1" startTime="0" endTime="…">text</Turn></Section></Episode></Trans>';
 
@@ -43,8 +43,7 @@ export const transcriberImporter: Importer = {
   },
   async parse(input, options) {
     const file = input.path;
-    const root = elements(parseXml(await input.readText(), file, EXPECTED), "Trans")[0];
-    if (!root) throw new ImportError({ file, line: 1, problem: "no <Trans> element", expected: EXPECTED });
+    const root = xmlRoot(await input.readText(), file, "Trans", EXPECTED);
     const trans = childrenOf(root);
     const result: ImportResult = { sessions: [], codes: [], warnings: [] };
     const stem = baseName(file).replace(/\.[^.]*$/, "");

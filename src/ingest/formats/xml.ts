@@ -19,6 +19,13 @@ export function parseXml(text: string, file: string, expected: string): XmlNode[
   }
 }
 
+/** The document's root element `name`; a document without one is an ImportError naming the file. */
+export function xmlRoot(text: string, file: string, name: string, expected: string): XmlNode {
+  const root = elements(parseXml(text, file, expected), name)[0];
+  if (!root) throw new ImportError({ file, line: 1, problem: `no <${name}> element`, expected });
+  return root;
+}
+
 /** The element name of a node ("#text" for text). */
 export function tagOf(node: XmlNode): string {
   for (const key of Object.keys(node)) if (key !== ":@") return key;
