@@ -63,6 +63,18 @@ describe("elan (.eaf)", () => {
     expect(s.metadata.header).toMatchObject({ TIME_UNITS: "milliseconds", MEDIA_DESCRIPTOR: { MEDIA_URL: "file:///data/pair-04.wav" } });
   });
 
+  it("keeps every header property (ELAN writes one <PROPERTY> per property), not only the last", async () => {
+    const { sessions } = await importFixture(elanImporter, "elan/header-with-several-properties.eaf");
+    expect(sessions[0].metadata.header).toMatchObject({
+      MEDIA_DESCRIPTOR: { MEDIA_URL: "file:///data/story-07.wav" },
+      PROPERTY: [
+        { NAME: "lastUsedAnnotationId", text: "2" },
+        { NAME: "metadata:Age:Child", text: "5;2" },
+        { NAME: "metadata:Context:Child", text: "story retell" },
+      ],
+    });
+  });
+
   it("attaches time-subdivision words by time, even on an unaligned slot; names a tier without PARTICIPANT by its id", async () => {
     const { sessions } = await importFixture(elanImporter, "elan/time-subdivision-and-unaligned-slots.eaf");
     const [s] = sessions;

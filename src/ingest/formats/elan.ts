@@ -44,7 +44,13 @@ export const elanImporter: Importer = {
     const slots = timeSlots(doc);
     const header = elements(doc, "HEADER")[0];
     const metadata: Record<string, unknown> = { source: { file, format: "elan" }, elan: attrsOf(root) };
-    if (header) metadata.header = { ...attrsOf(header), ...Object.fromEntries(childrenOf(header).filter((n) => tagOf(n) !== "#text").map((n) => [tagOf(n), { ...attrsOf(n), text: allText(n) }])) };
+    if (header) {
+      // Header children may repeat (ELAN writes one <PROPERTY> per property): a name that occurs
+      // once holds its element, one that repeats the list of them, so no property overwrites another.
+      const children: Record<string, Record<string, string>[]> = {};
+      for (const n of childrenOf(header)) if (tagOf(n) !== "#text") (children[tagOf(n)] ??= []).push({ ...attrsOf(n), text: allText(n) });
+      metadata.header = { ...attrsOf(header), ...Object.fromEntries(Object.entries(children).map(([name, list]) => [name, list.length === 1 ? list[0] : list])) };
+    }
     const tiers = elements(doc, "TIER");
     const annotations: Annotation[] = [];
     const tierInfo = new Map<string, Record<string, string>>();
