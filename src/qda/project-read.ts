@@ -28,6 +28,12 @@ export interface QdaTextSource {
   selections: QdaSelection[];
   /** Codings of the whole source (no range): they cannot name a turn. */
   wholeSourceCodings: number;
+  /**
+   * What the project says about the source beyond its text, kept so an import loses nothing:
+   * every attribute of its <TextSource> (creating user resolved to a name, dates, paths) and the
+   * names of the sets (<Set><MemberSource>) it belongs to.
+   */
+  about: { attributes: Record<string, string>; sets: string[] };
 }
 
 export interface QdaProject {
@@ -89,6 +95,13 @@ export function readProject(bytes: Uint8Array, file: string): QdaProject {
     }
   }
 
+  const setsOfSource = new Map<string, string[]>();
+  for (const set of childElements(childElement(project, "Sets"), "Set")) {
+    for (const member of childElements(set, "MemberSource")) {
+      const source = normaliseGuid(attribute(member, "targetGUID") ?? "");
+      setsOfSource.set(source, [...(setsOfSource.get(source) ?? []), attribute(set, "name") ?? ""]);
+    }
+  }
   const sources: QdaTextSource[] = [];
   const skipped: string[] = [];
   const sourcesNode = childElement(project, "Sources");
@@ -131,6 +144,7 @@ export function readProject(bytes: Uint8Array, file: string): QdaProject {
         codings: codingsOf(sel, attribute(sel, "creatingUser")),
       })),
       wholeSourceCodings: childElements(s, "Coding").length,
+      about: { attributes: sourceAttributes(s, users), sets: setsOfSource.get(guid) ?? [] },
     });
   }
   return {
@@ -142,6 +156,18 @@ export function readProject(bytes: Uint8Array, file: string): QdaProject {
     sources,
     skipped,
   };
+}
+
+/** Every attribute of a source element, its creating/modifying user named when the project lists them. */
+function sourceAttributes(node: XmlElement, users: QdaProject["users"]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (!key.startsWith("@_") || value === undefined) continue;
+    const name = key.slice(2);
+    const user = /User$/.test(name) ? users.get(normaliseGuid(String(value)))?.name : undefined;
+    out[name] = user ?? String(value);
+  }
+  return out;
 }
 
 /** Booleans and numbers as such (so session metadata keeps its types); dates stay text. */

@@ -8,7 +8,7 @@ import { attribute, childElement, childElements, elementText, parseXmlTree, xmlD
 const CODEBOOK_NS = "urn:QDA-XML:codebook:1.0";
 
 /** Elements that may repeat: always parsed as arrays, so one or many read the same way. */
-const REPEATED = new Set(["User", "Code", "Variable", "Case", "VariableValue", "SourceRef", "TextSource", "PictureSource", "PDFSource", "AudioSource", "VideoSource", "PlainTextSelection", "Coding", "Set", "MemberCode", "NoteRef"]);
+const REPEATED = new Set(["User", "Code", "Variable", "Case", "VariableValue", "SourceRef", "TextSource", "PictureSource", "PDFSource", "AudioSource", "VideoSource", "PlainTextSelection", "Coding", "Set", "MemberCode", "MemberSource", "NoteRef"]);
 
 /** Parse a QDA-XML document (.qde, .qdc): elements unprefixed, attributes "@_name", text "#text" or a string. Throws XmlSyntaxError. */
 export function parseQdaXml(text: string): XmlElement {

@@ -80,7 +80,10 @@ function sourceSession(source: QdaTextSource, file: string, id: string, warnings
   const { turns, unattributed, labelLike } = segmentText(source.text, speakers ? new Set(speakers) : undefined);
   if (unattributed > 0) warnings.push(`source "${source.name}": ${unattributed} paragraph(s) before the first "Name:" speaker line are kept as turns of ${UNATTRIBUTED}`);
   if (labelLike > 0) warnings.push(`source "${source.name}": ${labelLike} line(s) look like "Name:" speaker lines, too few to read the source as speaker turns; imported one turn per paragraph (speaker ${UNATTRIBUTED})`);
-  const metadata: Record<string, unknown> = { source: { file, format: "qdpx", name: source.name } };
+  // A source Colloquy exported (its "session" case variable) carries nothing the session lacked;
+  // another tool's source keeps what the project says about it (sets, author, dates) in `qda`.
+  const about = source.variables.has("session") ? {} : { qda: source.about };
+  const metadata: Record<string, unknown> = { source: { file, format: "qdpx", name: source.name }, ...about };
   for (const [key, value] of source.variables) if (!OWN_VARIABLES.has(key)) metadata[key] = value;
   const builder = new SessionBuilder(id, metadata, jsonList(source.variables.get("ai_speakers")) ?? []);
   // Participants in the order the export listed them (a silent participant is kept too).

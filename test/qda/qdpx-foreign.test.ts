@@ -36,7 +36,7 @@ const qde = `<?xml version="1.0" encoding="utf-8"?>
     <Code guid="${codes.asksOpinion}" name="Asks for opinion" isCodable="true"/>
   </Codes></CodeBook>
   <Sources>
-    <TextSource guid="${G(7)}" name="Focus group 2" plainTextPath="internal://${G(7).slice(1, -1)}.txt">
+    <TextSource guid="${G(7)}" name="Focus group 2" plainTextPath="internal://${G(7).slice(1, -1)}.txt" creatingUser="${users.jane}" creationDateTime="2025-05-02T10:00:00Z">
       ${selection(10, range("What do you think of the plan?"), codes.asksOpinion, users.jane)}
       ${selection(11, range("I think it is too slow."), codes.givesOpinion, users.jane)}
       ${selection(12, range("I agree."), codes.agrees, users.jane)}
@@ -46,6 +46,7 @@ const qde = `<?xml version="1.0" encoding="utf-8"?>
       ${selection(16, range("I think"), codes.taskArea, users.ken)}
     </TextSource>
   </Sources>
+  <Sets><Set guid="${G(8)}" name="Wave 1"><MemberSource targetGUID="${G(7)}"/></Set></Sets>
 </Project>`;
 
 let root: string;
@@ -67,6 +68,8 @@ describe("colloquy import <project.qdpx> from another tool", () => {
     expect(session.turns.map((t) => t.text)).toEqual(["Focus group 2", "What do you think of the plan?", "I think it is too slow.", "I agree."]);
     expect(run.stdout).toContain(`source "Focus group 2": 1 paragraph(s) before the first "Name:" speaker line are kept as turns of (unattributed)`);
     expect(session.metadata.source).toMatchObject({ format: "qdpx", name: "Focus group 2" });
+    // What the project says about the source is kept: its set, its author (by name), its dates.
+    expect(session.metadata.qda).toMatchObject({ sets: ["Wave 1"], attributes: { creatingUser: "Jane Doe", creationDateTime: "2025-05-02T10:00:00Z" } });
 
     const codebook = JSON.parse(await readFile(join(study, "codebooks", "focus-groups-2025.json"), "utf8"));
     expect(codebook).toMatchObject({ id: "focus-groups-2025", kind: "nominal", multiple: true, groups: [{ id: "task-area", label: "Task area" }] });
