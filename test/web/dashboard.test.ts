@@ -89,11 +89,18 @@ describe("dashboard in Chromium (fixture study with known numbers)", () => {
   it("interaction sequences: one row per session, one cell per turn, hover shows the text", async () => {
     await openView(page, server.url, "sequences");
     expect(await page.locator("g.seq-row").count()).toBe(KNOWN.sequenceRows);
-    expect(await page.locator('g.seq-row[data-session="d1"] rect.seq-cell').count()).toBe(KNOWN.d1Turns);
-    const cell = page.locator('rect.seq-cell[data-session="d1"][data-index="1"]');
-    await cell.hover();
+    const cells = page.locator('g.seq-row[data-session="d1"] rect.seq-cells');
+    expect(Number(await cells.getAttribute("data-cells"))).toBe(KNOWN.d1Turns);
+    // Every cell is drawn: the code paths of the row cover one cell width per turn.
+    const cellWidth = Number(await cells.getAttribute("data-cell-width"));
+    const covered = await page.locator('g.seq-row[data-session="d1"] path.seq-code').evaluateAll((paths) =>
+      paths.reduce((sum, p) => sum + [...(p.getAttribute("d") ?? "").matchAll(/,0h([\d.]+)/g)].reduce((a, m) => a + Number(m[1]), 0), 0),
+    );
+    expect(Math.round(covered / cellWidth)).toBe(KNOWN.d1Turns);
+    // Hover over the second cell (turn 2): its code, speaker and text.
+    await cells.hover({ position: { x: cellWidth * 1.5, y: 3 } });
     await page.waitForTimeout(200);
-    await cell.hover({ position: { x: 2, y: 3 } });
+    await cells.hover({ position: { x: cellWidth * 1.5 + 1, y: 4 } });
     await page.waitForFunction(() => document.querySelector(".tooltip")?.textContent?.includes("herbs are a waste"));
     expect(await page.textContent(".tooltip")).toContain("Critic: Gives opinion");
     await shot("04-sequences");

@@ -241,10 +241,12 @@ describe("dashboard layout and labels (issue 16)", () => {
     const row = page.locator('g.seq-row[data-session="d1"]');
     // Which cells each speaker's strip lies under (by the strip segments' x against the cells' x).
     const under = await row.evaluate((g) => {
-      const cellAt = new Map([...g.querySelectorAll("rect.seq-cell")].map((r) => [Number(r.getAttribute("x")), Number(r.getAttribute("data-index"))]));
+      const cells = g.querySelector("rect.seq-cells")!;
+      const left = Number(cells.getAttribute("x"));
+      const width = Number(cells.getAttribute("data-cell-width"));
       const out: Record<string, { cells: number[]; fill: string }> = {};
       for (const p of g.querySelectorAll("path.seq-speaker")) {
-        const xs = [...(p.getAttribute("d") ?? "").matchAll(/M([\d.]+),/g)].map((m) => cellAt.get(Number(m[1])) ?? -1);
+        const xs = [...(p.getAttribute("d") ?? "").matchAll(/M([\d.]+),/g)].map((m) => Math.round((Number(m[1]) - left) / width));
         out[p.getAttribute("data-speaker")!] = { cells: xs, fill: p.getAttribute("fill")! };
       }
       return out;

@@ -8,6 +8,7 @@ import { buildSite } from "../../src/report/build.js";
 import { startServer, type RunningServer } from "../../src/report/server.js";
 import { MAX_SEQUENCE_CELLS } from "../../src/report/shape/distributions.js";
 import { views } from "../../web/views/index.js";
+import { MAX_OPEN_NODES } from "../../web/lib/tree-levels.js";
 import { launchBrowser, openView, SCREENSHOTS, watchErrors } from "./browser.js";
 
 // A larger generated study: long sessions must be binned (sequences) and paged (transcript).
@@ -74,7 +75,7 @@ describe("dashboard on a generated study of 9,000 turns", () => {
     expect(await page.textContent('[data-stat="turns"] .stat-value')).toBe("9,000");
     await openView(page, server.url, "sequences");
     expect(await page.locator("g.seq-row").count()).toBe(3);
-    expect(await page.locator('g.seq-row[data-session="s0000"] rect.seq-cell').count()).toBe(Math.ceil(PER_SESSION / Math.ceil(PER_SESSION / MAX_SEQUENCE_CELLS)));
+    expect(Number(await page.locator('g.seq-row[data-session="s0000"] rect.seq-cells').getAttribute("data-cells"))).toBe(Math.ceil(PER_SESSION / Math.ceil(PER_SESSION / MAX_SEQUENCE_CELLS)));
     await page.screenshot({ path: join(SCREENSHOTS, "20-scale-sequences.png") });
     await openView(page, server.url, "timeline");
     await page.waitForSelector('[data-transcript="s0000"]');
@@ -94,6 +95,8 @@ describe("dashboard on 1,000 short sessions with topics, concepts and agreement"
   it("topics view: one first-mention line per session; the lazily built table lists every first mention", async () => {
     await openView(page, manyServer.url, "topics");
     expect(await page.locator('[data-chart="first-mentions"] path.series').count()).toBe(many.sessions);
+    // A large tree opens with its deeper levels collapsed (web/lib/tree-levels.ts).
+    expect(await page.locator('[data-chart="topic-tree"] g.node').count()).toBeLessThanOrEqual(MAX_OPEN_NODES);
     const card = page.locator('[data-chart="first-mentions"]');
     await card.locator('[data-action="table"]').click();
     expect(await card.locator(".table-box table tbody tr").count()).toBe(many.firstMentions);

@@ -15,7 +15,8 @@ export interface SequenceData {
 
 /**
  * One row per session, one cell per turn (or per bin of turns for long sessions), coloured by
- * code, in time order. Cells carry data-session / data-index for the view's hover text.
+ * code, in time order. Each row has one `rect.seq-cells` hover target carrying data-session,
+ * data-cells and data-cell-width; `cellIndexAt` turns a pointer position into the cell's index.
  */
 export function sequenceChart(data: SequenceData, options: { width?: number } = {}): SVGSVGElement {
   const width = options.width ?? 1000;
@@ -53,27 +54,34 @@ export function sequenceChart(data: SequenceData, options: { width?: number } = 
     .attr("data-session", (d) => d.row.id)
     .attr("transform", (d) => `translate(0,${d.y})`);
   rows.append("text").attr("x", margin.left - 6).attr("y", rowH / 2).attr("dy", "0.35em").attr("text-anchor", "end").attr("font-size", 11).attr("data-tip", (d) => d.row.id).text((d) => clip(d.row.id, 22));
+  const w = Math.max(1, cellW - (cellW > 3 ? 1 : 0));
   rows.each(function (d) {
-    d3.select(this)
-      .selectAll("rect.seq-cell")
-      .data(d.row.cells)
-      .join("rect")
-      .attr("class", "seq-cell")
-      .attr("data-session", d.row.id)
-      .attr("data-index", (_c, i) => i)
-      .attr("x", (_c, i) => margin.left + i * cellW)
-      .attr("width", Math.max(1, cellW - (cellW > 3 ? 1 : 0)))
-      .attr("height", cellH)
-      .attr("fill", (c) => (c < 0 ? "#eee" : data.categories[c].colour))
-      .attr("data-tip", (c, i) => {
-        const first = i * d.row.binSize;
-        const turns = d.row.binSize > 1 ? `turns ${first + 1}–${first + d.row.binSize}` : `turn ${first + 1}`;
-        return `${d.row.id} · ${turns}\n${d.row.speakers[i] ?? "?"}: ${c < 0 ? "not coded" : data.categories[c].label}`;
-      });
-    // Who spoke: a thin strip in the speaker's colour under each cell (the first turn's speaker of
-    // a bin), drawn as one path per speaker and row: a rect per cell doubled the elements of the
-    // heaviest view (40,000 cells at 100,000 turns).
-    const w = Math.max(1, cellW - (cellW > 3 ? 1 : 0));
+    const row = d3.select(this);
+    // Cells as one path per code (runs of equal cells merged into one rectangle) and one path per
+    // speaker for the strip under them: a rect per cell made 40,000 elements at 100,000 turns and
+    // the view took 1.7 s to draw; this is a few paths per row, whatever the row's length.
+    const codePaths = new Map<number, string[]>();
+    for (let i = 0; i < d.row.cells.length; ) {
+      const code = d.row.cells[i];
+      let end = i + 1;
+      // Merge a run only where cells touch (no 1-px gap between them).
+      while (w === cellW && end < d.row.cells.length && d.row.cells[end] === code) end++;
+      const seg = `M${margin.left + i * cellW},0h${(end - i - 1) * cellW + w}v${cellH}h${-((end - i - 1) * cellW + w)}z`;
+      const list = codePaths.get(code);
+      if (list) list.push(seg);
+      else codePaths.set(code, [seg]);
+      i = end;
+    }
+    row
+      .selectAll("path.seq-code")
+      .data([...codePaths].sort(([a], [b]) => a - b))
+      .join("path")
+      .attr("class", "seq-code")
+      .attr("data-code", ([c]) => c)
+      .attr("d", ([, segs]) => segs.join(""))
+      .attr("fill", ([c]) => (c < 0 ? "#eee" : data.categories[c].colour))
+      .attr("pointer-events", "none");
+    // Who spoke: a thin strip in the speaker's colour under each cell (the first turn's speaker of a bin).
     const h = rowH - cellH - 1;
     const strips = new Map<string, string[]>();
     d.row.speakers.slice(0, d.row.cells.length).forEach((k, i) => {
@@ -82,7 +90,7 @@ export function sequenceChart(data: SequenceData, options: { width?: number } = 
       if (list) list.push(seg);
       else strips.set(k, [seg]);
     });
-    d3.select(this)
+    row
       .selectAll("path.seq-speaker")
       .data([...strips])
       .join("path")
@@ -91,7 +99,37 @@ export function sequenceChart(data: SequenceData, options: { width?: number } = 
       .attr("d", ([, segs]) => segs.join(""))
       .attr("fill", ([k]) => data.speakerColour(k))
       .attr("pointer-events", "none");
+    // One transparent target over the row's cells: the hover text of the cell under the pointer is
+    // computed when hovered (sequenceCellText), not stored on 40,000 elements up front.
+    row
+      .append("rect")
+      .attr("class", "seq-cells")
+      .attr("data-session", d.row.id)
+      .attr("data-cells", d.row.cells.length)
+      .attr("data-cell-width", cellW)
+      .attr("data-tip", d.row.id)
+      .attr("x", margin.left)
+      .attr("width", d.row.cells.length * cellW)
+      .attr("height", rowH)
+      .attr("fill", "transparent");
   });
   drawLegend(svg.append("g").attr("transform", `translate(10,${y + 16})`), data.legend, width - 20);
   return svg.node()!;
+}
+
+/** Index of the cell under the pointer in a row's `rect.seq-cells`, or -1 when outside it. */
+export function cellIndexAt(target: Element, clientX: number): number {
+  const cells = Number(target.getAttribute("data-cells"));
+  const box = target.getBoundingClientRect();
+  if (!(cells > 0) || box.width <= 0) return -1;
+  const index = Math.floor(((clientX - box.left) / box.width) * cells);
+  return index >= 0 && index < cells ? index : -1;
+}
+
+/** The hover text of one cell: session, turn (or turns of a bin), speaker and code. */
+export function sequenceCellText(row: SequenceData["rows"][number], index: number, categories: SequenceData["categories"]): string {
+  const first = index * row.binSize;
+  const turns = row.binSize > 1 ? `turns ${first + 1}–${first + row.binSize}` : `turn ${first + 1}`;
+  const code = row.cells[index];
+  return `${row.id} · ${turns}\n${row.speakers[index] ?? "?"}: ${code < 0 ? "not coded" : categories[code].label}`;
 }

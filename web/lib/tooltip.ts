@@ -3,7 +3,10 @@
  * `data-tip` attribute (lines separated by "\n"); this delegated handler shows it, as text.
  */
 let tip: HTMLDivElement | null = null;
-let override: ((target: Element) => string | null) | null = null;
+let override: TipProvider | null = null;
+
+/** Text for a hovered mark, from the mark and the pointer (a mark may cover several items, e.g. a row of cells). */
+export type TipProvider = (target: Element, event: MouseEvent) => string | null;
 
 export function showTip(x: number, y: number, text: string): void {
   if (!tip) return;
@@ -29,7 +32,7 @@ export function hideTip(): void {
 }
 
 /** Let a view compute richer text for some marks (e.g. turn text loaded on demand). */
-export function setTipProvider(fn: ((target: Element) => string | null) | null): void {
+export function setTipProvider(fn: TipProvider | null): void {
   override = fn;
 }
 
@@ -42,7 +45,7 @@ export function installTooltip(): void {
   document.addEventListener("mousemove", (event) => {
     const target = (event.target as Element | null)?.closest?.("[data-tip]");
     if (!target) return hideTip();
-    const text = override?.(target) ?? target.getAttribute("data-tip");
+    const text = override?.(target, event) ?? target.getAttribute("data-tip");
     if (text) showTip(event.clientX, event.clientY, text);
     else hideTip();
   });

@@ -3,7 +3,7 @@ import { chartCard } from "../lib/frame.js";
 import { chooseCodeSet, coderLabel } from "../lib/context.js";
 import { setTipProvider } from "../lib/tooltip.js";
 import { positions, sortByOrder } from "../lib/indexing.js";
-import { sequenceChart } from "../charts/sequence.js";
+import { cellIndexAt, sequenceCellText, sequenceChart, type SequenceData } from "../charts/sequence.js";
 import type { View } from "./types.js";
 
 /** Interaction sequences: one row per session (grouped by condition), one cell per turn coloured by code. */
@@ -14,6 +14,8 @@ export const sequencesView: View = {
     const sets = ctx.bundle.sequences;
     if (empty || sets.length === 0) return void main.append(emptyState(empty ?? "No codes yet."));
     const body = el("div");
+    // What the chart last drew, for the hover text of the cell under the pointer.
+    let drawn: { rows: Map<string, SequenceData["rows"][number]>; categories: SequenceData["categories"] } | undefined;
     const draw = () => {
       const { cb, coder, set, controls } = chooseCodeSet(ctx, sets, draw);
       const info = ctx.codebook(cb)!;
@@ -24,10 +26,12 @@ export const sequencesView: View = {
         ctx.bundle.conditions,
         (r) => r.group,
       );
+      const categories = info.categories.map((c) => ({ label: c.label, colour: colour(c.id) }));
+      drawn = { rows: new Map(rows.map((r) => [r.id, r])), categories };
       const svg = sequenceChart({
         title: `Sequences · ${info.title} · ${coderLabel(coder)}`,
         rows,
-        categories: info.categories.map((c) => ({ label: c.label, colour: colour(c.id) })),
+        categories,
         speakerColour: ctx.speakerColour,
         legend: [
           ...info.categories.map((c) => ({ label: c.label, colour: colour(c.id) })),
@@ -50,19 +54,22 @@ export const sequencesView: View = {
         })),
       );
     };
-    // Hover shows the turn's text: loaded with the session's chunk on first hover, then cached.
+    // Hover shows the cell's code and its turn's text: loaded with the session's chunk on first
+    // hover, then cached.
     const rowOf = positions(ctx.bundle.sequenceSessions.map((s) => s.id));
-    setTipProvider((target) => {
-      if (!target.classList.contains("seq-cell")) return null;
+    setTipProvider((target, event) => {
+      if (!target.classList.contains("seq-cells") || !drawn) return null;
       const session = target.getAttribute("data-session")!;
-      const base = target.getAttribute("data-tip") ?? "";
-      const row = ctx.bundle.sequenceSessions[rowOf(session)];
+      const row = drawn.rows.get(session);
+      const index = cellIndexAt(target, event.clientX);
+      if (!row || index < 0) return null;
+      const base = sequenceCellText(row, index, drawn.categories);
       const chunk = ctx.chunkIfLoaded(session);
       if (!chunk) {
         void ctx.loadChunk(session).catch(() => undefined);
         return `${base}\n(loading text…)`;
       }
-      const turn = chunk.turns[Number(target.getAttribute("data-index")) * (row?.binSize ?? 1)];
+      const turn = chunk.turns[index * (ctx.bundle.sequenceSessions[rowOf(session)]?.binSize ?? 1)];
       return turn ? `${base}\n“${turn.text.length > 280 ? turn.text.slice(0, 279) + "…" : turn.text}”` : base;
     });
     main.append(body);

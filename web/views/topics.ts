@@ -3,6 +3,7 @@ import { chartCard } from "../lib/frame.js";
 import { pref } from "../lib/context.js";
 import { firstMentionSeries } from "../lib/indexing.js";
 import { treeChart } from "../charts/tree.js";
+import { MAX_OPEN_NODES, nodesAtDepth, openLevels } from "../lib/tree-levels.js";
 import { groupedBarsChart } from "../charts/grouped-bars.js";
 import { linesChart } from "../charts/lines.js";
 import type { View } from "./types.js";
@@ -21,12 +22,23 @@ export const topicsView: View = {
     if (!topics && !concepts) return void main.append(emptyState(empty ?? "No topics or concepts yet."));
     const body = el("div");
     const collapsed = new Set<string>();
+    // Trees opened so far, with the levels a large tree opened with (0: all; see openLevels).
+    const opened = new Map<string, number>();
     const draw = () => {
       const sections: (HTMLElement | null)[] = [];
       if (topics && topics.trees.length) {
         const ids = topics.trees.map((t) => `${t.scope}:${t.id}`);
         const pick = pref(ctx, "topics.tree", ids);
         const tree = topics.trees[ids.indexOf(pick)];
+        if (!opened.has(pick)) {
+          opened.set(pick, 0);
+          const levels = openLevels(tree.root, MAX_OPEN_NODES);
+          const hidden = nodesAtDepth(tree.root, levels);
+          for (const id of hidden) collapsed.add(id);
+          if (hidden.length) opened.set(pick, levels);
+        }
+        const startLevels = opened.get(pick) ?? 0;
+        const note = startLevels ? `large tree: levels below ${startLevels} start collapsed; click a node to expand or collapse it` : "click a node to collapse or expand";
         const chart = treeChart({ title: `Topics · ${tree.id}`, root: tree.root, colour: ctx.conditionColour(tree.condition ?? "") }, { collapsed });
         chart.addEventListener("click", (event) => {
           const id = (event.target as Element).closest("g.node")?.getAttribute("data-node");
@@ -41,7 +53,7 @@ export const topicsView: View = {
           n.children.forEach((c) => walk(c, depth + 1));
         };
         walk(tree.root, 0);
-        const card = chartCard("topic-tree", `Topic tree (${tree.scope} ${tree.id}); click a node to collapse or expand`, chart, { columns: ["depth", "topic", "subtopics"], rows: flat });
+        const card = chartCard("topic-tree", `Topic tree (${tree.scope} ${tree.id}); ${note}`, chart, { columns: ["depth", "topic", "subtopics"], rows: flat });
         sections.push(el("div", { class: "controls" }, select("Tree", ids.map((i) => ({ value: i, label: i })), pick, (v) => (ctx.prefs.set("topics.tree", v), draw()), "tree")), card);
       }
       const grid = el("div", { class: "grid two" });
@@ -100,4 +112,5 @@ export const topicsView: View = {
     draw();
   },
 };
+
 
