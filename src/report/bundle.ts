@@ -14,6 +14,7 @@ import { buildBalesSet, isBalesLike } from "./shape/bales.js";
 import { attachCompareTests, buildCompareSet } from "./shape/compare.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
 import { sessionMetrics } from "../analysis/metrics.js";
+import { codedTurns } from "../analysis/table.js";
 
 /** The commands that fill each view, named in its empty state. */
 function hints(name: string) {
@@ -116,10 +117,12 @@ export function shapeCodebook(
     for (const set of sets) {
       out.distributions.push(buildDistribution(sessions, set));
       out.sequences.push(buildSequenceSet(sessions, base.sequenceSessions, set, info));
-      const result = buildCompareSet(sessions, set, info, config.compare, base.conditions);
+      // One join of sessions and codes for both views (the same call each would make).
+      const coded = codedTurns(sessions, set.records, info.categories.map((c) => c.id));
+      const result = buildCompareSet(sessions, set, info, config.compare, base.conditions, coded);
       if ("empty" in result) out.compareEmpty ??= result.empty;
       else out.compare.push(attachCompareTests(result, compareFile, info));
-      if (isBalesLike(info)) out.bales.push(buildBalesSet(sessions, set, info, definition?.kind === "nominal" ? definition : null));
+      if (isBalesLike(info)) out.bales.push(buildBalesSet(sessions, set, info, definition?.kind === "nominal" ? definition : null, coded));
     }
   } else {
     for (const set of sets) out.styles.push(buildStyleSet(sessions, set, info));
