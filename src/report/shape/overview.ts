@@ -1,9 +1,8 @@
 import type { Session } from "../../transcript/schema.js";
 import { sessionCodes, type CodeSet, type StudyData } from "../load.js";
 import type { Overview, SessionChunk, SessionSummary } from "../types.js";
-import { countWords } from "../../analysis/words.js";
 import { timeSpan } from "../../analysis/measures.js";
-import { conditionOf, speakerKeys, turnSpeaker } from "./common.js";
+import { conditionOf, speakerKeys, turnSpeaker, turnWords } from "./common.js";
 
 /** File name of a session's chunk (session ids are file-name safe by schema). */
 export function chunkFile(sessionId: string): string {
@@ -13,7 +12,7 @@ export function chunkFile(sessionId: string): string {
 export function summariseSession(session: Session): SessionSummary {
   const keys = speakerKeys(session);
   let words = 0;
-  for (const t of session.turns) words += countWords(t.text);
+  for (const t of session.turns) words += turnWords(t);
   return {
     id: session.id,
     title: session.title,
@@ -82,7 +81,7 @@ export function overviewOf(sessions: readonly Session[], sets: readonly CodeSetF
     for (const p of s.participants) kinds[p.kind].add(keys.get(p.id)!.key);
     for (const t of s.turns) {
       turns++;
-      words += countWords(t.text);
+      words += turnWords(t);
       turnTypes[t.type] = (turnTypes[t.type] ?? 0) + 1;
     }
     if (s.metadata.date) date(s.metadata.date);
