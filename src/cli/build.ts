@@ -15,7 +15,7 @@ export function registerBuild(program: Command): void {
     .argument("<study>", "study folder")
     .option("--out <dir>", "output folder (default <study>/site)")
     .action(async (study: string, options: { out?: string }) => writing(study, "build", async () => {
-      const result = await runBuild(await openStudy(study), { out: options.out }, io().reporter());
+      const result = await runBuild(await openStudy(study), { out: options.out, alone: true }, io().reporter());
       const rel = relative(process.cwd(), result.dir);
       const where = rel === "" ? "." : rel.startsWith("..") ? result.dir : rel;
       io().out(`Dashboard built in ${where}/ (${result.files.chunks} sessions; app ${kb(result.bytes.app)}, data ${kb(result.bytes.data + result.bytes.chunks)})`);

@@ -1,11 +1,16 @@
 import { readdir, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { studyPaths } from "../study/study.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
-import { assembleReport } from "./bundle.js";
-import { loadStudyData } from "./load.js";
-import type { StudyReader } from "../study/reader.js";
-import { writeSite, type SiteResult } from "./site.js";
+import { finishBundle, shapeCodebook, shapeSessions, type AnalysisShapes, type CodebookShapes } from "./bundle.js";
+import { indexCodes, keepAnalysis, loadCodebooks, noAnalysisFiles, readAnalysisFiles, type CodeSet } from "./load.js";
+import { diskReader, type StudyReader } from "../study/reader.js";
+import { loadStudyConfig } from "../study/study.js";
+import { listCoders } from "../coding/store.js";
+import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
+import { chunkOf, type SessionBadges } from "./shape/overview.js";
+import type { ReportBundle } from "./types.js";
+import { openSite, type SiteResult, type SiteWriter } from "./site.js";
 
 export interface BuildOptions {
   /** Output folder (default `<study>/site`). */
@@ -26,13 +31,56 @@ export async function buildSite(study: string, options: BuildOptions = {}): Prom
   const reporter = options.reporter ?? silentReporter;
   const out = resolve(options.out ?? studyPaths(study).site);
   const t0 = performance.now();
-  const data = await loadStudyData(study, options.reader);
-  const { bundle, chunks } = assembleReport(data);
+  const site = await openSite(out);
+  const bundle = await shapeStudy(study, options.reader ?? diskReader(study), site);
   const t1 = performance.now();
-  const result = await writeSite(out, bundle, chunks);
+  const result = await site.finish(bundle);
   const t2 = performance.now();
   for (const w of bundle.warnings) reporter.warn(w);
   return { ...result, warnings: bundle.warnings, timings: { shape: t1 - t0, write: t2 - t1 } };
+}
+
+/**
+ * Shape the study a piece at a time (the same parts as assembleReport, so the same bundle):
+ * analysis files one by one, each shaped as it is read; then the sessions; then one codebook's
+ * code files at a time, shaped and let go; then each session's chunk, written as it is made.
+ * What stays in memory is the sessions, the shaped bundle and the badges of the chunks.
+ */
+async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter): Promise<ReportBundle> {
+  const paths = studyPaths(study);
+  const config = await loadStudyConfig(study);
+  const readWarnings: string[] = [];
+  const coders = await listCoders(study);
+  const definitions = await loadCodebooks(paths.root, config, Object.keys(coders), readWarnings);
+  const analysis: AnalysisShapes = { agreement: [], topics: null, concepts: null, compare: new Map(), files: [], warnings: [] };
+  const agreementWarnings: string[] = [];
+  const topicsWarnings: string[] = [];
+  const conceptsWarnings: string[] = [];
+  await readAnalysisFiles(paths.root, readWarnings, (entry) => {
+    // Shape each file now and keep only the shape: stats.json gives only its provenance.
+    const kept = noAnalysisFiles();
+    keepAnalysis(kept, entry);
+    analysis.files.push(...kept.files);
+    analysis.agreement.push(...readAgreement(kept.agreement, agreementWarnings));
+    for (const [id, file] of kept.compare) analysis.compare.set(id, file);
+    if (kept.topics) analysis.topics = readTopics(kept.topics, topicsWarnings);
+    if (kept.concepts) analysis.concepts = readConcepts(kept.concepts, conceptsWarnings);
+  });
+  analysis.warnings.push(...agreementWarnings, ...topicsWarnings, ...conceptsWarnings);
+  const sessions = await reader.sessions();
+  const base = shapeSessions(sessions, config.compare.control);
+  const badges = new Map<string, SessionBadges>();
+  const parts: CodebookShapes[] = [];
+  for (const [codebook, list] of Object.entries(coders)) {
+    const sets: CodeSet[] = [];
+    for (const coder of list) sets.push(indexCodes(codebook, coder, await reader.codes(codebook, coder)));
+    parts.push(shapeCodebook(codebook, definitions.get(codebook) ?? null, sets, base, config, analysis.compare.get(codebook), badges));
+  }
+  for (const session of sessions) {
+    await site.chunk(chunkOf(session, badges.get(session.id) ?? {}));
+    badges.delete(session.id);
+  }
+  return finishBundle(basename(paths.root), config, base, parts, analysis, readWarnings);
 }
 
 async function newestMtime(path: string): Promise<number> {

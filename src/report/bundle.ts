@@ -1,8 +1,12 @@
 import { provenance } from "../util/provenance.js";
-import type { StudyData } from "./load.js";
-import { REPORT_SCHEMA_VERSION, type ReportBundle, type SessionChunk } from "./types.js";
+import type { AnalysisFile, CodeSet, StudyData } from "./load.js";
+import type { CompareReport } from "../analysis/compare.js";
+import type { Codebook } from "../coding/codebook/schema.js";
+import type { StudyConfig } from "../study/config.js";
+import type { Session } from "../transcript/schema.js";
+import { REPORT_SCHEMA_VERSION, type AgreementSet, type BalesSet, type CodebookInfo, type CompareSet, type ConceptsSet, type Distribution, type ReportBundle, type SequenceSet, type SessionChunk, type StyleSet, type TopicsSet } from "./types.js";
 import { codebookInfo, collectConditions, collectSpeakers } from "./shape/common.js";
-import { buildChunk, buildOverview, summariseSession } from "./shape/overview.js";
+import { addBadges, chunkOf, codeSetFacts, overviewOf, summariseSession, type CodeSetFacts, type SessionBadges } from "./shape/overview.js";
 import { buildDistribution, buildSequenceSessions, buildSequenceSet } from "./shape/distributions.js";
 import { buildFollows, buildParticipation, buildSpeakerParticipation } from "./shape/participation.js";
 import { buildStyleSet } from "./shape/styles.js";
@@ -10,6 +14,7 @@ import { buildBalesSet, isBalesLike } from "./shape/bales.js";
 import { attachCompareTests, buildCompareSet } from "./shape/compare.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
 import { sessionMetrics } from "../analysis/metrics.js";
+import { codedTurns } from "../analysis/table.js";
 
 /** The commands that fill each view, named in its empty state. */
 function hints(name: string) {
@@ -26,77 +31,176 @@ function hints(name: string) {
 }
 
 /**
- * Shape the whole study into the dashboard's data: the bundle every view reads, plus one chunk
- * per session (turn texts and code badges) loaded on demand.
+ * The bundle is put together in three parts, so the build can read one codebook's code files,
+ * shape them and let them go before reading the next (memory bounded by the largest codebook,
+ * not the sum): what the sessions alone give, each codebook's part, and the analysis files' part.
  */
-export function assembleReport(data: StudyData): { bundle: ReportBundle; chunks: SessionChunk[] } {
-  const h = hints(data.name);
-  const speakers = collectSpeakers(data.sessions);
-  const control = data.config.compare.control;
-  const conditions = collectConditions(data.sessions, control);
-  const codebookIds = [...new Set(data.codeSets.map((s) => s.codebook))].sort();
-  const codebooks = codebookIds.map((id) => codebookInfo(id, data.codebooks.get(id) ?? null, data.codeSets));
-  const info = new Map(codebooks.map((c) => [c.id, c]));
-  const labels = new Map(codebooks.map((c) => [c.id, new Map(c.categories.map((k) => [k.id, k.label]))]));
-  const nominalSets = data.codeSets.filter((s) => info.get(s.codebook)!.kind === "nominal");
-  const scaleSets = data.codeSets.filter((s) => info.get(s.codebook)!.kind === "scales");
-  const sequenceSessions = buildSequenceSessions(data.sessions, speakers);
-  const warnings = [...data.warnings];
-  const compare = [];
-  const empty: Record<string, string> = {};
-  let compareEmpty: string | undefined;
-  for (const set of nominalSets) {
-    const result = buildCompareSet(data.sessions, set, info.get(set.codebook)!, data.config.compare, conditions);
-    if ("empty" in result) compareEmpty ??= result.empty;
-    else compare.push(attachCompareTests(result, data.analysis.compare.get(set.codebook), info.get(set.codebook)!));
-  }
-  const agreement = readAgreement(data.analysis.agreement, warnings);
-  const topics = readTopics(data.analysis.topics, warnings);
-  const concepts = readConcepts(data.analysis.concepts, warnings);
-  const bales = nominalSets
-    .filter((s) => isBalesLike(info.get(s.codebook)!))
-    .map((s) => {
-      const definition = data.codebooks.get(s.codebook);
-      return buildBalesSet(data.sessions, s, info.get(s.codebook)!, definition?.kind === "nominal" ? definition : null);
-    });
+
+/** What the views draw from the analysis files (shaped as each file is read). */
+export interface AnalysisShapes {
+  agreement: AgreementSet[];
+  topics: TopicsSet | null;
+  concepts: ConceptsSet | null;
+  /** compare-<codebook>.json by codebook id (its tests and numbers replace the computed ones). */
+  compare: Map<string, AnalysisFile<CompareReport>>;
+  files: StudyData["analysis"]["files"];
+  /** Problems met shaping them (after the problems met reading them). */
+  warnings: string[];
+}
+
+/** What the sessions alone give. */
+export interface SessionShapes {
+  sessions: readonly Session[];
+  speakers: ReportBundle["speakers"];
+  conditions: string[];
+  sequenceSessions: ReportBundle["sequenceSessions"];
+  participation: ReportBundle["participation"];
+}
+
+/** One codebook's part: its description and, per coder (in coder order), what each view shows of it. */
+export interface CodebookShapes {
+  info: CodebookInfo;
+  facts: CodeSetFacts[];
+  distributions: Distribution[];
+  sequences: SequenceSet[];
+  compare: CompareSet[];
+  /** Why compare has nothing for a coder (the first reason met). */
+  compareEmpty?: string;
+  bales: BalesSet[];
+  styles: StyleSet[];
+}
+
+export function shapeSessions(sessions: readonly Session[], control: string | undefined): SessionShapes {
+  const list = sessions as Session[];
+  const speakers = collectSpeakers(list);
   // Participation as `colloquy stats` measures it, from the current sessions (stats.json may be older).
-  const metrics = data.sessions.map(sessionMetrics);
+  const metrics = list.map(sessionMetrics);
   const members = speakers.filter((s) => s.kind !== "system").map((s) => s.key);
-  if (data.sessions.length === 0) for (const view of ["who", "sequences", "timeline", "participation", "compare", "style", "bales"]) empty[view] = h.sessions;
-  if (nominalSets.length === 0) for (const view of ["who", "sequences", "compare"]) empty[view] ??= h.codes;
-  // Most basic missing piece first: sessions, then codes, then a second condition, then the control.
-  if (conditions.length < 2) empty.compare ??= `Only one condition (${conditions[0] ?? "none"}): comparisons need sessions from two or more conditions (session metadata "condition").`;
-  if (compareEmpty) empty.compare ??= compareEmpty;
-  if (scaleSets.length === 0) empty.style ??= h.scales;
-  if (bales.length === 0) empty.bales ??= h.bales;
-  if (agreement.length === 0) empty.agreement = h.agreement;
-  if (!topics && !concepts) empty.topics = `${h.topics} ${h.concepts}`;
-  const bundle: ReportBundle = {
-    schemaVersion: REPORT_SCHEMA_VERSION,
-    provenance: provenance({ study: data.name, sessions: data.sessions.length }),
-    study: { name: data.name, title: data.config.title, description: data.config.description, control },
-    overview: buildOverview(data),
+  return {
+    sessions,
     speakers,
-    conditions,
-    codebooks,
-    sessions: data.sessions.map(summariseSession),
-    distributions: nominalSets.map((s) => buildDistribution(data.sessions, s)),
-    sequenceSessions,
-    sequences: nominalSets.map((s) => buildSequenceSet(data.sessions, sequenceSessions, s, info.get(s.codebook)!)),
+    conditions: collectConditions(list, control),
+    sequenceSessions: buildSequenceSessions(list, speakers),
     participation: {
-      sessions: data.sessions.map((s, i) => buildParticipation(s, metrics[i])),
+      sessions: list.map((s, i) => buildParticipation(s, metrics[i])),
       follows: buildFollows(metrics, members),
       speakers: buildSpeakerParticipation(metrics, members),
     },
-    styles: scaleSets.map((s) => buildStyleSet(data.sessions, s, info.get(s.codebook)!)),
-    bales,
-    compare,
-    agreement,
-    topics,
-    concepts,
-    empty,
-    warnings,
   };
-  const chunks = data.sessions.map((s) => buildChunk(s, data, labels));
+}
+
+/**
+ * Shape one codebook's code sets (every coder of it) for every view, and add their badges to
+ * each session's entry in `badges`. After this the sets' records are no longer needed.
+ */
+export function shapeCodebook(
+  id: string,
+  definition: Codebook | null,
+  sets: CodeSet[],
+  base: SessionShapes,
+  config: StudyConfig,
+  compareFile: AnalysisFile<CompareReport> | undefined,
+  badges: Map<string, SessionBadges>,
+): CodebookShapes {
+  const sessions = base.sessions as Session[];
+  const info = codebookInfo(id, definition, sets);
+  const out: CodebookShapes = { info, facts: sets.map(codeSetFacts), distributions: [], sequences: [], compare: [], bales: [], styles: [] };
+  const labels = new Map(info.categories.map((k) => [k.id, k.label]));
+  for (const set of sets) {
+    for (const session of sessions) {
+      let mine = badges.get(session.id);
+      if (!mine) badges.set(session.id, (mine = {}));
+      addBadges(mine, session, set, labels);
+    }
+  }
+  if (info.kind === "nominal") {
+    for (const set of sets) {
+      out.distributions.push(buildDistribution(sessions, set));
+      out.sequences.push(buildSequenceSet(sessions, base.sequenceSessions, set, info));
+      // One join of sessions and codes for both views (the same call each would make).
+      const coded = codedTurns(sessions, set.records, info.categories.map((c) => c.id));
+      const result = buildCompareSet(sessions, set, info, config.compare, base.conditions, coded);
+      if ("empty" in result) out.compareEmpty ??= result.empty;
+      else out.compare.push(attachCompareTests(result, compareFile, info));
+      if (isBalesLike(info)) out.bales.push(buildBalesSet(sessions, set, info, definition?.kind === "nominal" ? definition : null, coded));
+    }
+  } else {
+    for (const set of sets) out.styles.push(buildStyleSet(sessions, set, info));
+  }
+  return out;
+}
+
+/** The bundle from its parts; `parts` in code set order. */
+export function finishBundle(name: string, config: StudyConfig, base: SessionShapes, parts: readonly CodebookShapes[], analysis: AnalysisShapes, readWarnings: readonly string[]): ReportBundle {
+  const h = hints(name);
+  const control = config.compare.control;
+  const sessions = base.sessions;
+  const nominal = parts.filter((p) => p.info.kind === "nominal" && p.facts.length > 0);
+  const scales = parts.filter((p) => p.info.kind === "scales" && p.facts.length > 0);
+  const bales = parts.flatMap((p) => p.bales);
+  const compareEmpty = parts.find((p) => p.compareEmpty !== undefined)?.compareEmpty;
+  const empty: Record<string, string> = {};
+  if (sessions.length === 0) for (const view of ["who", "sequences", "timeline", "participation", "compare", "style", "bales"]) empty[view] = h.sessions;
+  if (nominal.length === 0) for (const view of ["who", "sequences", "compare"]) empty[view] ??= h.codes;
+  // Most basic missing piece first: sessions, then codes, then a second condition, then the control.
+  if (base.conditions.length < 2) empty.compare ??= `Only one condition (${base.conditions[0] ?? "none"}): comparisons need sessions from two or more conditions (session metadata "condition").`;
+  if (compareEmpty) empty.compare ??= compareEmpty;
+  if (scales.length === 0) empty.style ??= h.scales;
+  if (bales.length === 0) empty.bales ??= h.bales;
+  if (analysis.agreement.length === 0) empty.agreement = h.agreement;
+  if (!analysis.topics && !analysis.concepts) empty.topics = `${h.topics} ${h.concepts}`;
+  return {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    provenance: provenance({ study: name, sessions: sessions.length }),
+    study: { name, title: config.title, description: config.description, control },
+    overview: overviewOf(sessions, parts.flatMap((p) => p.facts), analysis.files),
+    speakers: base.speakers,
+    conditions: base.conditions,
+    codebooks: parts.map((p) => p.info).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+    sessions: sessions.map(summariseSession),
+    distributions: parts.flatMap((p) => p.distributions),
+    sequenceSessions: base.sequenceSessions,
+    sequences: parts.flatMap((p) => p.sequences),
+    participation: base.participation,
+    styles: parts.flatMap((p) => p.styles),
+    bales,
+    compare: parts.flatMap((p) => p.compare),
+    agreement: analysis.agreement,
+    topics: analysis.topics,
+    concepts: analysis.concepts,
+    empty,
+    warnings: [...readWarnings, ...analysis.warnings],
+  };
+}
+
+/** Code sets grouped by codebook, codebooks in order of first appearance (code set order). */
+export function byCodebook<T extends { codebook: string }>(sets: readonly T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const set of sets) {
+    const list = groups.get(set.codebook);
+    if (list) list.push(set);
+    else groups.set(set.codebook, [set]);
+  }
+  return groups;
+}
+
+/**
+ * Shape the whole study into the dashboard's data: the bundle every view reads, plus one chunk
+ * per session (turn texts and code badges) loaded on demand. Everything in memory at once: the
+ * build streams the same parts (src/report/build.ts); this is for callers that hold the data.
+ */
+export function assembleReport(data: StudyData): { bundle: ReportBundle; chunks: SessionChunk[] } {
+  const base = shapeSessions(data.sessions, data.config.compare.control);
+  const badges = new Map<string, SessionBadges>();
+  const parts = [...byCodebook(data.codeSets)].map(([id, sets]) =>
+    shapeCodebook(id, data.codebooks.get(id) ?? null, sets, base, data.config, data.analysis.compare.get(id), badges),
+  );
+  const warnings: string[] = [];
+  const agreement = readAgreement(data.analysis.agreement, warnings);
+  const topics = readTopics(data.analysis.topics, warnings);
+  const concepts = readConcepts(data.analysis.concepts, warnings);
+  const analysis: AnalysisShapes = { agreement, topics, concepts, compare: data.analysis.compare, files: data.analysis.files, warnings };
+  const bundle = finishBundle(data.name, data.config, base, parts, analysis, data.warnings);
+  const chunks = data.sessions.map((s) => chunkOf(s, badges.get(s.id) ?? {}));
   return { bundle, chunks };
 }

@@ -22,8 +22,14 @@ export interface CodeSet {
   codebook: string;
   coder: string;
   records: CodeRecord[];
-  /** `${session}\u0000${turn}` -> record */
-  byTurn: Map<string, CodeRecord>;
+  /**
+   * session id -> turn id -> record (the last record of a turn wins). Indexed per session so a
+   * shaper looks up one session's map once and then each turn, instead of building a
+   * "session\0turn" key string per turn and per view.
+   */
+  bySession: Map<string, Map<string, CodeRecord>>;
+  /** Distinct (session, turn) pairs with a record. */
+  turns: number;
 }
 
 /** One valid analysis file: its name in analysis/, the registry's parameters (codebook id) and value. */
@@ -63,14 +69,24 @@ export interface StudyData {
   warnings: string[];
 }
 
-export function turnKey(session: string, turn: string): string {
-  return `${session}\u0000${turn}`;
+export function indexCodes(codebook: string, coder: string, records: CodeRecord[]): CodeSet {
+  const bySession = new Map<string, Map<string, CodeRecord>>();
+  let turns = 0;
+  for (const r of records) {
+    let session = bySession.get(r.session);
+    if (!session) bySession.set(r.session, (session = new Map()));
+    const size = session.size;
+    session.set(r.turn, r);
+    if (session.size > size) turns++;
+  }
+  return { codebook, coder, records, bySession, turns };
 }
 
-export function indexCodes(codebook: string, coder: string, records: CodeRecord[]): CodeSet {
-  const byTurn = new Map<string, CodeRecord>();
-  for (const r of records) byTurn.set(turnKey(r.session, r.turn), r);
-  return { codebook, coder, records, byTurn };
+const noCodes: ReadonlyMap<string, CodeRecord> = new Map();
+
+/** One session's records of a code set, by turn id (empty when the session has none). */
+export function sessionCodes(set: Pick<CodeSet, "bySession">, session: string): ReadonlyMap<string, CodeRecord> {
+  return set.bySession.get(session) ?? noCodes;
 }
 
 /**
@@ -85,33 +101,65 @@ export async function loadStudyData(dir: string, reader: StudyReader = diskReade
   const warnings: string[] = [];
   const coders = await listCoders(dir);
   const codeSets: CodeSet[] = [];
-  const codebooks = new Map<string, Codebook | null>();
-  const refs = new Map<string, string>();
-  for (const plan of config.codebooks) refs.set(basename(plan.codebook).replace(/\.(json|ya?ml)$/i, ""), plan.codebook);
   for (const [codebook, list] of Object.entries(coders)) {
     for (const coder of list) codeSets.push(indexCodes(codebook, coder, await reader.codes(codebook, coder)));
+  }
+  const codebooks = await loadCodebooks(paths.root, config, Object.keys(coders), warnings);
+  const analysis = noAnalysisFiles();
+  await readAnalysisFiles(paths.root, warnings, (entry) => keepAnalysis(analysis, entry));
+  return { root: paths.root, name: basename(paths.root), config, sessions, codebooks, codeSets, analysis, warnings };
+}
+
+/**
+ * The definitions of the codebooks with codes, by id, in `ids` order; a definition that cannot be
+ * loaded is null and a warning (labels then fall back to ids).
+ */
+export async function loadCodebooks(root: string, config: StudyConfig, ids: readonly string[], warnings: string[]): Promise<Map<string, Codebook | null>> {
+  const refs = new Map<string, string>();
+  for (const plan of config.codebooks) refs.set(basename(plan.codebook).replace(/\.(json|ya?ml)$/i, ""), plan.codebook);
+  const codebooks = new Map<string, Codebook | null>();
+  for (const codebook of ids) {
     try {
-      codebooks.set(codebook, await loadCodebook(refs.get(codebook) ?? codebook, paths.root));
+      codebooks.set(codebook, await loadCodebook(refs.get(codebook) ?? codebook, root));
     } catch (error) {
       codebooks.set(codebook, null);
       warnings.push(`codebook "${codebook}" could not be loaded (${errorMessage(error)}); showing code ids as labels`);
     }
   }
-  const analysis = await loadAnalysis(paths.root, warnings);
-  return { root: paths.root, name: basename(paths.root), config, sessions, codebooks, codeSets, analysis, warnings };
+  return codebooks;
 }
 
 /** An empty set of analysis files (a study no analysis command has run on yet). */
-function noAnalysis(): AnalysisArtifacts {
+export function noAnalysisFiles(): AnalysisArtifacts {
   return { agreement: [], compare: new Map(), stats: null, topics: null, concepts: null, files: [] };
 }
 
+/** One valid analysis file as read by {@link readAnalysisFiles}. */
+export interface AnalysisEntry {
+  artifact: Artifact;
+  file: string;
+  params: string[];
+  value: unknown;
+}
+
+/** File `entry` under its kind in `out`. */
+export function keepAnalysis(out: AnalysisArtifacts, entry: AnalysisEntry): void {
+  const { artifact, file, params, value } = entry;
+  out.files.push({ file, provenance: (value as { provenance: Provenance }).provenance });
+  if (artifact === artifacts.agreement) out.agreement.push({ file, params, value: value as AgreementReport });
+  else if (artifact === artifacts.compare) out.compare.set(params[0], { file, params, value: value as CompareReport });
+  else if (artifact === artifacts.stats) out.stats = { file, params, value: value as StatsReport };
+  else if (artifact === artifacts.topics) out.topics = { file, params, value: value as TopicsReport };
+  else if (artifact === artifacts.concepts) out.concepts = { file, params, value: value as ConceptsReport };
+}
+
 /**
- * Read every registered analysis file in the study's analysis folder and validate it with its
- * schema. Files the registry does not know (a researcher's own notes, CSV tables) are left alone.
+ * Read every registered analysis file in the study's analysis folder, in file name order, and
+ * validate it with its schema; `visit` gets each valid one. Files the registry does not know (a
+ * researcher's own notes, CSV tables) are left alone. One file is held at a time: a visitor that
+ * keeps only what it needs (the dashboard's build) never holds every file at once.
  */
-async function loadAnalysis(root: string, warnings: string[]): Promise<AnalysisArtifacts> {
-  const out = noAnalysis();
+export async function readAnalysisFiles(root: string, warnings: string[], visit: (entry: AnalysisEntry) => void): Promise<void> {
   const dir = join(root, STUDY_FOLDERS.analysis);
   let names: string[] = [];
   try {
@@ -133,15 +181,8 @@ async function loadAnalysis(root: string, warnings: string[]): Promise<AnalysisA
       if (read.status === "invalid") warnings.push(`${artifact.relative(...params)}: ${read.problem}; ${rerun(artifact)}`);
       continue;
     }
-    const entry = { file, params, value: read.value };
-    out.files.push({ file, provenance: (read.value as { provenance: Provenance }).provenance });
-    if (artifact === artifacts.agreement) out.agreement.push(entry as AnalysisFile<AgreementReport>);
-    else if (artifact === artifacts.compare) out.compare.set(params[0], entry as AnalysisFile<CompareReport>);
-    else if (artifact === artifacts.stats) out.stats = entry as AnalysisFile<StatsReport>;
-    else if (artifact === artifacts.topics) out.topics = entry as AnalysisFile<TopicsReport>;
-    else if (artifact === artifacts.concepts) out.concepts = entry as AnalysisFile<ConceptsReport>;
+    visit({ artifact, file, params, value: read.value });
   }
-  return out;
 }
 
 /** "re-run `colloquy agree` to refresh it": the hint of a file that could not be used. */

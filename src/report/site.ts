@@ -1,4 +1,5 @@
-import { mkdir, readdir, rm } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/fs.js";
 import { sha256 } from "../util/hash.js";
@@ -58,42 +59,102 @@ async function removeStale(dir: string, keep: Set<string>): Promise<void> {
 }
 
 /**
+ * Write the bundle as data.<hash>.json, one top-level member at a time (the same bytes as one
+ * JSON.stringify of it, without ever holding the whole text: at 100,000 turns it is ~14 MB), to
+ * a temp file renamed once its hash, and so its name, is known.
+ */
+async function writeDataFile(dir: string, bundle: ReportBundle): Promise<{ name: string; bytes: number }> {
+  const temp = join(dir, `.data.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const hash = createHash("sha256");
+  let bytes = 0;
+  const handle = await open(temp, "w");
+  try {
+    const put = async (text: string) => {
+      const buffer = Buffer.from(text);
+      hash.update(buffer);
+      bytes += buffer.length;
+      await handle.writeFile(buffer);
+    };
+    let first = true;
+    for (const [key, value] of Object.entries(bundle)) {
+      const text = JSON.stringify(value);
+      // JSON.stringify leaves out members whose value is undefined: so does this.
+      if (text === undefined) continue;
+      await put(`${first ? "{" : ","}${JSON.stringify(key)}:${text}`);
+      first = false;
+    }
+    await put(first ? "{}" : "}");
+  } catch (error) {
+    await handle.close();
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  const name = `data.${hash.digest("hex").slice(0, 12)}.json`;
+  await rename(temp, join(dir, name));
+  return { name, bytes };
+}
+
+/** Writes a site a piece at a time: the session chunks as they are shaped, then the bundle. */
+export interface SiteWriter {
+  /** Write one session's chunk now (the caller can let it go); returns its file, relative to the site. */
+  chunk(chunk: SessionChunk): Promise<string>;
+  /** Write the data bundle (sessions pointing at their chunks), the app and index.html; remove stale files. */
+  finish(bundle: ReportBundle): Promise<SiteResult>;
+}
+
+/**
  * Write the static site: index.html, app.<hash>.js/css, data.<hash>.json and one hashed chunk
  * per session. Content hashes in names let any static server cache forever; index.html is
- * written last so a reader never sees an index pointing at files that are not there yet.
+ * written last so a reader never sees an index pointing at files that are not there yet. A chunk
+ * whose file already holds the same content (same hash in its name) is not written again.
  */
-export async function writeSite(dir: string, bundle: ReportBundle, chunks: SessionChunk[]): Promise<SiteResult> {
+export async function openSite(dir: string): Promise<SiteWriter> {
   await mkdir(join(dir, "sessions"), { recursive: true });
-  const assets = await webAssets();
+  const existing = new Set(await readdir(join(dir, "sessions")));
   const keep = new Set<string>();
-  let chunkBytes = 0;
   const chunkNames = new Map<string, string>();
-  for (const chunk of chunks) {
-    const text = JSON.stringify(chunk);
-    const name = `sessions/${chunk.id}.${hashOf(text)}.json`;
-    chunkNames.set(chunk.id, name);
-    keep.add(name);
-    chunkBytes += Buffer.byteLength(text);
-    await writeFileAtomic(join(dir, name), text);
-  }
-  const finalBundle: ReportBundle = {
-    ...bundle,
-    sessions: bundle.sessions.map((s) => ({ ...s, chunk: chunkNames.get(s.id) ?? s.chunk })),
-  };
-  const dataText = JSON.stringify(finalBundle);
-  const data = `data.${hashOf(dataText)}.json`;
-  const js = `app.${hashOf(assets.js)}.js`;
-  const css = `app.${hashOf(assets.css)}.css`;
-  for (const [name, text] of [[data, dataText], [js, assets.js], [css, assets.css]] as const) {
-    keep.add(name);
-    await writeFileAtomic(join(dir, name), text);
-  }
-  const title = `${bundle.study.title ?? bundle.study.name} · Colloquy`;
-  await writeFileAtomic(join(dir, "index.html"), indexHtml(title, js, css, data));
-  await removeStale(dir, keep);
+  let chunkBytes = 0;
   return {
-    dir,
-    files: { index: "index.html", js, css, data, chunks: chunks.length },
-    bytes: { app: Buffer.byteLength(assets.js) + Buffer.byteLength(assets.css), data: Buffer.byteLength(dataText), chunks: chunkBytes },
+    async chunk(chunk) {
+      const text = JSON.stringify(chunk);
+      const file = `${chunk.id}.${hashOf(text)}.json`;
+      const name = `sessions/${file}`;
+      chunkNames.set(chunk.id, name);
+      keep.add(name);
+      chunkBytes += Buffer.byteLength(text);
+      if (!existing.has(file)) await writeFileAtomic(join(dir, name), text);
+      return name;
+    },
+    async finish(bundle) {
+      const assets = await webAssets();
+      const finalBundle: ReportBundle = {
+        ...bundle,
+        sessions: bundle.sessions.map((s) => ({ ...s, chunk: chunkNames.get(s.id) ?? s.chunk })),
+      };
+      const { name: data, bytes: dataBytes } = await writeDataFile(dir, finalBundle);
+      keep.add(data);
+      const js = `app.${hashOf(assets.js)}.js`;
+      const css = `app.${hashOf(assets.css)}.css`;
+      for (const [name, text] of [[js, assets.js], [css, assets.css]] as const) {
+        keep.add(name);
+        await writeFileAtomic(join(dir, name), text);
+      }
+      const title = `${bundle.study.title ?? bundle.study.name} · Colloquy`;
+      await writeFileAtomic(join(dir, "index.html"), indexHtml(title, js, css, data));
+      await removeStale(dir, keep);
+      return {
+        dir,
+        files: { index: "index.html", js, css, data, chunks: chunkNames.size },
+        bytes: { app: Buffer.byteLength(assets.js) + Buffer.byteLength(assets.css), data: dataBytes, chunks: chunkBytes },
+      };
+    },
   };
+}
+
+/** Write the whole site from a bundle and its chunks held in memory. */
+export async function writeSite(dir: string, bundle: ReportBundle, chunks: SessionChunk[]): Promise<SiteResult> {
+  const site = await openSite(dir);
+  for (const chunk of chunks) await site.chunk(chunk);
+  return site.finish(bundle);
 }

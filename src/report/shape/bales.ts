@@ -2,7 +2,7 @@ import type { NominalCodebook } from "../../coding/codebook/schema.js";
 import type { Session } from "../../transcript/schema.js";
 import { phaseMovement, profileFrame, profilesBySpeaker } from "../../analysis/bales.js";
 import { THIRDS } from "../../analysis/measures.js";
-import { codedTurns } from "../../analysis/table.js";
+import { codedTurns, type CodedTurns } from "../../analysis/table.js";
 import type { CodeSet } from "../load.js";
 import type { BalesSet, CodebookInfo } from "../types.js";
 
@@ -17,12 +17,12 @@ export function isBalesLike(codebook: CodebookInfo): boolean {
  * (profilesBySpeaker; total = acts, the codebook's fallback category excluded), and the acts of
  * each third of each session pooled over sessions (phaseMovement: act k of n in third floor(3k/n)).
  */
-export function buildBalesSet(sessions: Session[], set: CodeSet, info: CodebookInfo, codebook: NominalCodebook | null): BalesSet {
+export function buildBalesSet(sessions: Session[], set: CodeSet, info: CodebookInfo, codebook: NominalCodebook | null, coded?: CodedTurns): BalesSet {
   const groupMembers = (kind: string) =>
     info.groups
       .filter((g) => g.kind === kind)
       .map((g) => ({ id: g.id, label: g.label, categories: info.categories.filter((c) => c.groups.includes(g.id)).map((c) => c.id) }));
-  const data = codedTurns(sessions, set.records, info.categories.map((c) => c.id));
+  const data = coded ?? codedTurns(sessions, set.records, info.categories.map((c) => c.id));
   const frame = profileFrame(data.labels, codebook ?? undefined);
   const phases = frame.groups.size > 0 ? phaseMovement(data, frame).overall : null;
   return {

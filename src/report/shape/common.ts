@@ -6,6 +6,18 @@ import type { Session, Turn } from "../../transcript/schema.js";
 import type { CodeSet } from "../load.js";
 import type { CategoryInfo, CodebookInfo, SpeakerInfo } from "../types.js";
 
+const wordCounts = new WeakMap<Turn, number>();
+
+/**
+ * Words of a turn (src/analysis/words.ts countWords), counted once per turn object: the speaker
+ * list, the session summaries and the overview each total them.
+ */
+export function turnWords(turn: Turn): number {
+  let words = wordCounts.get(turn);
+  if (words === undefined) wordCounts.set(turn, (words = countWords(turn.text)));
+  return words;
+}
+
 /** Condition label of a session; sessions without one are grouped as the analyses group them. */
 export function conditionOf(session: Session): string {
   return session.metadata.condition ?? NO_CONDITION;
@@ -49,7 +61,7 @@ export function collectSpeakers(sessions: Session[]): SpeakerInfo[] {
       const k = keys.get(turn.speaker);
       const info = touch(k?.key ?? turn.speaker, k?.kind ?? "human", k?.role);
       info.turns++;
-      info.words += countWords(turn.text);
+      info.words += turnWords(turn);
     }
   }
   const rank = { human: 0, simulated: 1, ai: 2, system: 3 } as const;

@@ -2,7 +2,7 @@ import { apaCompareTest } from "../apa.js";
 import type { Session } from "../../transcript/schema.js";
 import type { CompareSettings } from "../../study/config.js";
 import { compareFrequencies, type CompareFrequencies, type CompareReport } from "../../analysis/compare.js";
-import { codedTurns } from "../../analysis/table.js";
+import { codedTurns, type CodedTurns } from "../../analysis/table.js";
 import { errorMessage } from "../../util/errors.js";
 import type { AnalysisFile, CodeSet } from "../load.js";
 import type { CodebookInfo, CompareSet } from "../types.js";
@@ -20,6 +20,8 @@ export function buildCompareSet(
   codebook: CodebookInfo,
   settings: CompareSettings,
   conditions: string[],
+  /** The sets' coded turns when the caller has them already (the bales view joins the same). */
+  coded?: CodedTurns,
 ): CompareSet | { empty: string } {
   const groupOf = new Map<string, string>();
   for (const [group, members] of Object.entries(settings.conditionGroups ?? {})) for (const c of members) groupOf.set(c, group);
@@ -34,7 +36,7 @@ export function buildCompareSet(
   }
   let result: CompareFrequencies;
   try {
-    const data = codedTurns(sessions, set.records, codebook.categories.map((c) => c.id));
+    const data = coded ?? codedTurns(sessions, set.records, codebook.categories.map((c) => c.id));
     result = compareFrequencies(data, {
       control,
       collapse: settings.collapse,

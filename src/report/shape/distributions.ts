@@ -1,6 +1,6 @@
 import type { Session } from "../../transcript/schema.js";
 import { binCodes } from "../../analysis/sequences.js";
-import type { CodeSet } from "../load.js";
+import { sessionCodes, type CodeSet } from "../load.js";
 import type { CodebookInfo, Counts, Distribution, SequenceSession, SequenceSet, SpeakerInfo } from "../types.js";
 import { conditionOf, speakerKeys, turnSpeaker } from "./common.js";
 
@@ -18,8 +18,9 @@ export function buildDistribution(sessions: Session[], set: CodeSet): Distributi
   for (const session of sessions) {
     const keys = speakerKeys(session);
     const condition = conditionOf(session);
+    const records = sessionCodes(set, session.id);
     for (const turn of session.turns) {
-      const codes = set.byTurn.get(`${session.id}\u0000${turn.id}`)?.codes;
+      const codes = records.get(turn.id)?.codes;
       if (!codes || codes.length === 0) continue;
       const key = turnSpeaker(session, keys, turn);
       const info = keys.get(turn.speaker);
@@ -63,8 +64,9 @@ export function buildSequenceSessions(sessions: Session[], speakers: SpeakerInfo
 export function buildSequenceSet(sessions: Session[], rows: SequenceSession[], set: CodeSet, codebook: CodebookInfo): SequenceSet {
   const catIndex = new Map(codebook.categories.map((c, i) => [c.id, i]));
   const cells = sessions.map((session, r) => {
+    const records = sessionCodes(set, session.id);
     const codes = session.turns.map((turn) => {
-      const code = set.byTurn.get(`${session.id}\u0000${turn.id}`)?.codes?.[0];
+      const code = records.get(turn.id)?.codes?.[0];
       return code === undefined ? -1 : (catIndex.get(code) ?? -1);
     });
     return binCodes(codes, rows[r].binSize);

@@ -1,9 +1,8 @@
 import type { Session } from "../../transcript/schema.js";
-import type { StudyData } from "../load.js";
+import { sessionCodes, type CodeSet, type StudyData } from "../load.js";
 import type { Overview, SessionChunk, SessionSummary } from "../types.js";
-import { countWords } from "../../analysis/words.js";
 import { timeSpan } from "../../analysis/measures.js";
-import { conditionOf, speakerKeys, turnSpeaker } from "./common.js";
+import { conditionOf, speakerKeys, turnSpeaker, turnWords } from "./common.js";
 
 /** File name of a session's chunk (session ids are file-name safe by schema). */
 export function chunkFile(sessionId: string): string {
@@ -13,7 +12,7 @@ export function chunkFile(sessionId: string): string {
 export function summariseSession(session: Session): SessionSummary {
   const keys = speakerKeys(session);
   let words = 0;
-  for (const t of session.turns) words += countWords(t.text);
+  for (const t of session.turns) words += turnWords(t);
   return {
     id: session.id,
     title: session.title,
@@ -28,30 +27,51 @@ export function summariseSession(session: Session): SessionSummary {
   };
 }
 
-/** Collect model names from session metadata and code provenance (never keys: only `model` fields). */
-function collectModels(data: StudyData): string[] {
-  const models = new Set<string>();
-  for (const s of data.sessions) {
-    const m = s.metadata.model;
-    if (typeof m === "string") models.add(m);
-    for (const p of s.participants) if (typeof p.metadata?.model === "string") models.add(p.metadata.model);
+/**
+ * What the overview needs from one code set, so the records can be let go once it is taken:
+ * coded turns, model names of the records' provenance (never keys: only `model` fields), and the
+ * first and last record dates.
+ */
+export interface CodeSetFacts {
+  codebook: string;
+  coder: string;
+  turns: number;
+  models: Set<string>;
+  first?: string;
+  last?: string;
+}
+
+export function codeSetFacts(set: CodeSet): CodeSetFacts {
+  const facts: CodeSetFacts = { codebook: set.codebook, coder: set.coder, turns: set.turns, models: new Set() };
+  for (const r of set.records) {
+    if (typeof r.provenance.model === "string") facts.models.add(r.provenance.model);
+    if (facts.first === undefined || r.createdAt < facts.first) facts.first = r.createdAt;
+    if (facts.last === undefined || r.createdAt > facts.last) facts.last = r.createdAt;
   }
-  for (const set of data.codeSets) {
-    for (const r of set.records) {
-      if (typeof r.provenance.model === "string") models.add(r.provenance.model);
-    }
-  }
-  return [...models].sort();
+  return facts;
 }
 
 export function buildOverview(data: StudyData): Overview {
+  return overviewOf(data.sessions, data.codeSets.map(codeSetFacts), data.analysis.files);
+}
+
+/** The overview from the sessions, the facts of each code set (in code set order) and the analysis files' provenance. */
+export function overviewOf(sessions: readonly Session[], sets: readonly CodeSetFacts[], files: StudyData["analysis"]["files"]): Overview {
   const conditions = new Map<string, { id: string; sessions: number; turns: number }>();
   const kinds = { human: new Set<string>(), ai: new Set<string>(), simulated: new Set<string>(), system: new Set<string>() };
   const turnTypes: Record<string, number> = {};
+  const models = new Set<string>();
   let turns = 0;
   let words = 0;
-  const dates: string[] = [];
-  for (const s of data.sessions) {
+  // The earliest and latest of session dates and record dates (string order, as a sort would give).
+  let first: string | undefined;
+  let last: string | undefined;
+  const date = (d: string | undefined) => {
+    if (d === undefined) return;
+    if (first === undefined || d < first) first = d;
+    if (last === undefined || d > last) last = d;
+  };
+  for (const s of sessions) {
     const c = conditionOf(s);
     const entry = conditions.get(c) ?? { id: c, sessions: 0, turns: 0 };
     entry.sessions++;
@@ -61,29 +81,53 @@ export function buildOverview(data: StudyData): Overview {
     for (const p of s.participants) kinds[p.kind].add(keys.get(p.id)!.key);
     for (const t of s.turns) {
       turns++;
-      words += countWords(t.text);
+      words += turnWords(t);
       turnTypes[t.type] = (turnTypes[t.type] ?? 0) + 1;
     }
-    if (s.metadata.date) dates.push(s.metadata.date);
+    if (s.metadata.date) date(s.metadata.date);
+    const m = s.metadata.model;
+    if (typeof m === "string") models.add(m);
+    for (const p of s.participants) if (typeof p.metadata?.model === "string") models.add(p.metadata.model);
   }
-  for (const set of data.codeSets) for (const r of set.records) dates.push(r.createdAt);
-  dates.sort();
   const coders: Record<string, string[]> = {};
-  for (const set of data.codeSets) (coders[set.codebook] ??= []).push(set.coder);
-  const analysisFiles = data.analysis.files.map(({ file, provenance }) => ({ file, createdAt: provenance.createdAt, version: provenance.version }));
+  for (const set of sets) {
+    (coders[set.codebook] ??= []).push(set.coder);
+    for (const m of set.models) models.add(m);
+    date(set.first);
+    date(set.last);
+  }
+  const analysisFiles = files.map(({ file, provenance }) => ({ file, createdAt: provenance.createdAt, version: provenance.version }));
   return {
-    sessions: data.sessions.length,
+    sessions: sessions.length,
     conditions: [...conditions.values()],
     participants: { human: kinds.human.size, ai: kinds.ai.size, simulated: kinds.simulated.size, system: kinds.system.size },
     turns,
     words,
     turnTypes,
     coders,
-    coded: data.codeSets.map((s) => ({ codebook: s.codebook, coder: s.coder, turns: s.byTurn.size })),
-    models: collectModels(data),
-    dates: { first: dates[0], last: dates[dates.length - 1] },
+    coded: sets.map((s) => ({ codebook: s.codebook, coder: s.coder, turns: s.turns })),
+    models: [...models].sort(),
+    dates: { first, last },
     analysisFiles,
   };
+}
+
+/** Badges of one session's turns, per turn id: [codebook, coder, label] per code set that coded it. */
+export type SessionBadges = SessionChunk["badges"];
+
+/**
+ * Add one code set's badges of a session to `badges` (a badge per turn it coded: code labels, or
+ * "scale value" pairs). Sets are added in code set order, so a turn's badges keep that order.
+ */
+export function addBadges(badges: SessionBadges, session: Session, set: CodeSet, names: Map<string, string> | undefined): void {
+  const records = sessionCodes(set, session.id);
+  if (records.size === 0) return;
+  for (const t of session.turns) {
+    const r = records.get(t.id);
+    if (!r) continue;
+    const parts = [...(r.codes ?? []).map((c) => names?.get(c) ?? c), ...Object.entries(r.scores ?? {}).map(([k, v]) => `${k} ${v}`)];
+    if (parts.length > 0) (badges[t.id] ??= []).push([set.codebook, set.coder, parts.join(", ")]);
+  }
 }
 
 /**
@@ -91,10 +135,16 @@ export function buildOverview(data: StudyData): Overview {
  * verbatim: the site renders it with textContent, never as HTML.
  */
 export function buildChunk(session: Session, data: Pick<StudyData, "codeSets">, labels: Map<string, Map<string, string>>): SessionChunk {
+  const badges: SessionBadges = {};
+  for (const set of data.codeSets) addBadges(badges, session, set, labels.get(set.codebook));
+  return chunkOf(session, badges);
+}
+
+/** The chunk of a session whose badges are already collected. */
+export function chunkOf(session: Session, badges: SessionBadges): SessionChunk {
   const keys = speakerKeys(session);
   const speakers: string[] = [];
   const index = new Map<string, number>();
-  const badges: SessionChunk["badges"] = {};
   const turns = session.turns.map((t) => {
     const key = turnSpeaker(session, keys, t);
     if (!index.has(key)) {
@@ -103,17 +153,5 @@ export function buildChunk(session: Session, data: Pick<StudyData, "codeSets">, 
     }
     return { id: t.id, s: index.get(key)!, text: t.text, type: t.type, start: t.start, end: t.end, timestamp: t.timestamp };
   });
-  for (const set of data.codeSets) {
-    const names = labels.get(set.codebook);
-    for (const t of session.turns) {
-      const r = set.byTurn.get(`${session.id}\u0000${t.id}`);
-      if (!r) continue;
-      const parts = [
-        ...(r.codes ?? []).map((c) => names?.get(c) ?? c),
-        ...Object.entries(r.scores ?? {}).map(([k, v]) => `${k} ${v}`),
-      ];
-      if (parts.length > 0) (badges[t.id] ??= []).push([set.codebook, set.coder, parts.join(", ")]);
-    }
-  }
   return { id: session.id, condition: conditionOf(session), speakers, turns, badges };
 }

@@ -1,6 +1,6 @@
 import type { Session } from "../../transcript/schema.js";
 import { summariseRatings } from "../../analysis/scales.js";
-import type { CodeSet } from "../load.js";
+import { sessionCodes, type CodeSet } from "../load.js";
 import type { CodebookInfo, ScaleSummary, StyleSet } from "../types.js";
 import { conditionOf, speakerKeys, turnSpeaker } from "./common.js";
 
@@ -19,8 +19,9 @@ export function buildStyleSet(sessions: Session[], set: CodeSet, codebook: Codeb
   for (const session of sessions) {
     const keys = speakerKeys(session);
     const condition = conditionOf(session);
+    const records = sessionCodes(set, session.id);
     for (const turn of session.turns) {
-      const scores = set.byTurn.get(`${session.id}\u0000${turn.id}`)?.scores;
+      const scores = records.get(turn.id)?.scores;
       if (!scores) continue;
       const key = turnSpeaker(session, keys, turn);
       const s = bySpeaker.get(key) ?? { kind: keys.get(turn.speaker)?.kind ?? "human", values: new Map() };

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
+import { loadStudyData } from "../../src/report/load.js";
+import { assembleReport } from "../../src/report/bundle.js";
+import { buildSite } from "../../src/report/build.js";
+import { openStudy, silentEffects } from "../../src/stages/context.js";
+import { runBuild } from "../../src/stages/build.js";
+import { appendCodes, readCodes } from "../../src/coding/store.js";
+import { loadSessions, saveSession } from "../../src/study/study.js";
+import type { ReportBundle } from "../../src/report/types.js";
+
+/**
+ * The build streams (one codebook's code files at a time, each chunk written as it is made) and
+ * rewrites only the chunk files whose content changed. Both must give the site a from-scratch,
+ * all-in-memory build gives: same data bundle, same chunk files byte for byte, nothing left over.
+ */
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "colloquy-incremental-"));
+  await writeDashboardFixture(dir);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The data bundle of a built site, without its creation time (the one field meant to differ). */
+async function bundleOf(site: string): Promise<ReportBundle> {
+  const index = await readFile(join(site, "index.html"), "utf8");
+  const name = /name="colloquy-data" content="([^"]+)"/.exec(index)![1];
+  const bundle = JSON.parse(await readFile(join(site, name), "utf8")) as ReportBundle;
+  delete (bundle.provenance as { createdAt?: string }).createdAt;
+  return bundle;
+}
+
+/** Every file of a site (relative name -> content), index.html and data file aside. */
+async function filesOf(site: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const entry of await readdir(site, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const rel = join(entry.parentPath, entry.name).slice(site.length + 1);
+    if (rel === "index.html" || rel.startsWith("data.")) continue;
+    out.set(rel, await readFile(join(site, rel), "utf8"));
+  }
+  return out;
+}
+
+async function expectSameSite(a: string, b: string): Promise<void> {
+  expect(await bundleOf(a)).toEqual(await bundleOf(b));
+  const [fa, fb] = [await filesOf(a), await filesOf(b)];
+  expect([...fa.keys()].sort()).toEqual([...fb.keys()].sort());
+  for (const [name, text] of fa) expect(text, name).toBe(fb.get(name));
+}
+
+describe("the streaming, incremental build", () => {
+  it("writes the bundle and chunks assembleReport makes from everything in memory", async () => {
+    const result = await buildSite(dir, { out: join(dir, "streamed") });
+    const { bundle, chunks } = assembleReport(await loadStudyData(dir));
+    const built = await bundleOf(join(dir, "streamed"));
+    delete (bundle.provenance as { createdAt?: string }).createdAt;
+    // Chunk file names carry their content hash; the in-memory bundle names the plain file.
+    expect(built.sessions.map((s) => s.chunk)).toEqual(built.sessions.map((s) => expect.stringMatching(new RegExp(`^sessions/${s.id}\\.[0-9a-f]{12}\\.json$`))));
+    expect({ ...built, sessions: built.sessions.map((s) => ({ ...s, chunk: "" })) }).toEqual({ ...bundle, sessions: bundle.sessions.map((s) => ({ ...s, chunk: "" })) });
+    for (const chunk of chunks) {
+      const file = built.sessions.find((s) => s.id === chunk.id)!.chunk;
+      expect(await readFile(join(dir, "streamed", file), "utf8")).toBe(JSON.stringify(chunk));
+    }
+    expect(result.files.chunks).toBe(chunks.length);
+  });
+
+  it("the build run alone (code files read and let go) and in the pipeline (the context's records) make the same site", async () => {
+    const context = await openStudy(dir);
+    await runBuild(context, { out: join(dir, "shared") }, silentEffects);
+    await runBuild(await openStudy(dir), { out: join(dir, "alone"), alone: true }, silentEffects);
+    await expectSameSite(join(dir, "shared"), join(dir, "alone"));
+  });
+
+  it("after a session is added and one is changed, a rebuild equals a from-scratch build and rewrites only the changed chunks", async () => {
+    const site = join(dir, "site");
+    await buildSite(dir);
+    const before = new Map<string, number>();
+    for (const name of await readdir(join(site, "sessions"))) before.set(name, (await stat(join(site, "sessions", name))).mtimeMs);
+    await new Promise((r) => setTimeout(r, 20));
+
+    // A new session: a copy of c1 under a new id, with copies of c1's codes from every coder.
+    const sessions = await loadSessions(dir);
+    const c1 = sessions.find((s) => s.id === "c1")!;
+    await saveSession(dir, { ...c1, id: "c9", title: "Garden planning c9" });
+    for (const [codebook, coder] of [["bales-ipa", "rules"], ["bales-ipa", "human:alice"], ["pragmatic-style", "rules"]]) {
+      const copies = (await readCodes(dir, codebook, coder)).filter((r) => r.session === "c1").map((r) => ({ ...r, session: "c9" }));
+      await appendCodes(dir, copies);
+    }
+    // A changed session: one more word in d2's last turn (its codes no longer describe that turn).
+    const d2 = sessions.find((s) => s.id === "d2")!;
+    const turns = d2.turns.map((t, i) => (i === d2.turns.length - 1 ? { ...t, text: `${t.text} indeed` } : t));
+    await saveSession(dir, { ...d2, turns });
+
+    await buildSite(dir);
+    await buildSite(dir, { out: join(dir, "scratch") });
+    await expectSameSite(site, join(dir, "scratch"));
+
+    const after = await readdir(join(site, "sessions"));
+    expect(after.filter((n) => n.startsWith("c9."))).toHaveLength(1);
+    for (const name of after) {
+      const id = name.split(".")[0];
+      const mtime = (await stat(join(site, "sessions", name))).mtimeMs;
+      // Unchanged sessions keep their file as it was; the new and the changed one are written.
+      if (id === "c9" || id === "d2") expect(before.has(name)).toBe(false);
+      else expect(mtime).toBe(before.get(name));
+    }
+  });
+
+  it("a deleted chunk file is written again and a stray one with our naming is removed", async () => {
+    const site = join(dir, "site");
+    const [victim] = (await readdir(join(site, "sessions"))).filter((n) => n.startsWith("c2."));
+    await rm(join(site, "sessions", victim));
+    await writeFile(join(site, "sessions", "c2.000000000000.json"), "{}");
+    await buildSite(dir);
+    const names = await readdir(join(site, "sessions"));
+    expect(names).toContain(victim);
+    expect(names).not.toContain("c2.000000000000.json");
+  });
+});
