@@ -33,8 +33,11 @@ export interface LlmClient extends ChatModel {
   wireRequest(request: ChatRequest): Record<string, unknown>;
   /** The Files and Batches API of the same endpoint, key and headers (llm/batch). */
   batchApi(): BatchApi;
-  /** Keep a reply obtained another way (a batch output) in the response cache, as `complete` would. */
-  remember(requestHash: string, reply: Omit<CachedReply, "receivedAt">): Promise<void>;
+  /**
+   * Keep replies obtained another way (a batch output) in the response cache, as `complete`
+   * would have (cut-off replies are not kept), all in one pack file; returns how many were kept.
+   */
+  rememberMany(replies: Iterable<readonly [string, Omit<CachedReply, "receivedAt">]>): Promise<number>;
   /** The resolved configuration without the key. */
   readonly config: Readonly<Omit<ModelConfig, "apiKey">>;
 }
@@ -208,9 +211,15 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
     requestHash: keyOf,
     wireRequest: (request) => wireBody(request),
     batchApi: () => createBatchApi(client, { baseURL: config.baseURL, model: config.model, apiKey: config.apiKey }),
-    async remember(hash, reply) {
-      // Same rule as completeOnce: a reply cut off at max tokens is not made permanent.
-      if (cache && reply.finishReason !== "length") await cache.put(hash, { ...reply, receivedAt: new Date().toISOString() });
+    async rememberMany(replies) {
+      if (!cache) return 0;
+      const receivedAt = new Date().toISOString();
+      return cache.putMany(
+        (function* () {
+          // Same rule as completeOnce: a reply cut off at max tokens is not made permanent.
+          for (const [hash, reply] of replies) if (reply.finishReason !== "length") yield [hash, { ...reply, receivedAt }] as const;
+        })(),
+      );
     },
     async isCached(request) {
       return Boolean(cache && !request.noCache && (await cache.get(keyOf(request))));

@@ -47,10 +47,10 @@ describe("batch request files", () => {
 });
 
 describe("batch output and error files", () => {
-  it("reads replies, error lines and non-200 responses; names unreadable lines", () => {
+  it("reads replies, error lines and non-200 responses; names unreadable lines", async () => {
     const answers = new Map<string, BatchAnswer>();
     const ok = (id: string, content: string) => JSON.stringify({ id: "r", custom_id: id, response: { status_code: 200, body: { model: "m-1", choices: [{ message: { content }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 2 } } }, error: null });
-    const problems = readBatchResults(
+    const problems = await readBatchResults(
       [
         ok("a", '{"code":"x"}'),
         JSON.stringify({ custom_id: "b", response: { status_code: 429, body: { error: { message: "slow down" } } }, error: null }),
@@ -58,7 +58,7 @@ describe("batch output and error files", () => {
         "{torn",
         JSON.stringify({ response: null }),
         "",
-      ].join("\n"),
+      ],
       "out.jsonl",
       answers,
     );
@@ -67,7 +67,7 @@ describe("batch output and error files", () => {
     expect(answers.get("b")).toEqual({ ok: false, message: "status 429: slow down" });
     expect(answers.get("c")).toEqual({ ok: false, message: "batch_expired: too late" });
     // An error line never overwrites a reply already read for the same request.
-    readBatchResults(JSON.stringify({ custom_id: "a", response: null, error: { code: "x", message: "y" } }), "err.jsonl", answers);
+    await readBatchResults([JSON.stringify({ custom_id: "a", response: null, error: { code: "x", message: "y" } })], "err.jsonl", answers);
     expect(answers.get("a")?.ok).toBe(true);
   });
 });
