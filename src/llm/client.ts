@@ -20,8 +20,8 @@ export interface LlmClient extends ChatModel {
   preflight(options?: { timeoutMs?: number }): Promise<LlmError | undefined>;
   /** The cache key a request would have (also `ChatResponse.requestHash`). */
   requestHash(request: ChatRequest): string;
-  /** Whether a request would be answered from the cache (for --dry-run estimates). */
-  isCached(request: ChatRequest): Promise<boolean>;
+  /** Whether a request would be answered from the cache (for --dry-run estimates); pass its `requestHash` when known, to skip hashing again. */
+  isCached(request: ChatRequest, requestHash?: string): Promise<boolean>;
   /**
    * Drop a cached reply by its request hash: callers use it for replies that turned out to be
    * unusable (invalid code), so the next run asks again instead of replaying the failure.
@@ -221,8 +221,8 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
         })(),
       );
     },
-    async isCached(request) {
-      return Boolean(cache && !request.noCache && (await cache.get(keyOf(request))));
+    async isCached(request, hash) {
+      return Boolean(cache && !request.noCache && (await cache.get(hash ?? keyOf(request))));
     },
     usage() {
       const price = priceFor(config.model, { overrides: config.prices, local });
