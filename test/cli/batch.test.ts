@@ -127,7 +127,8 @@ describe("colloquy code --via batch", () => {
     expect(server.chatCount).toBe(0);
 
     expect(await allText(study.dir)).not.toContain(SECRET);
-  });
+    // Four fresh processes (each a tsx start-up): seconds each on a loaded machine.
+  }, 120_000);
 
   it("re-asks an invalid batch reply online and lists what an expired batch never answered", async () => {
     let invalid = 0;
