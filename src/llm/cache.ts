@@ -46,7 +46,7 @@ export function cacheKey(input: CacheKeyInput): string {
   // Serialise with the first message's content swapped for a marker, then split there.
   // Sorted keys put maxTokens (a number) and then messages[0].content first, so the first
   // occurrence of the marker is that content.
-  const text = stableStringify({ ...value, messages: [{ ...first, content: MARKER }, ...input.messages.slice(1)] });
+  const text = keyText({ ...value, messages: [{ ...first, content: MARKER }, ...input.messages.slice(1)] });
   const at = text.indexOf(MARKER_JSON);
   if (at < 0) return hashValue(value);
   const prefix = text.slice(0, at);
@@ -62,6 +62,33 @@ export function cacheKey(input: CacheKeyInput): string {
     byPrefix.set(prefix, state);
   }
   return state.copy().update(text.slice(at + MARKER_JSON.length)).digest("hex");
+}
+
+/**
+ * stableStringify(value), composed member by member (JSON.stringify of an object is
+ * `{"key":<member>,…}` in key order), with the response format's serialisation memoised by
+ * identity: a coder reuses one format object (a JSON schema of the codebook's codes) for every
+ * request, and sorting and serialising it each time was a third of a collected batch's hashing.
+ * Response formats are built once and never changed afterwards (the memo relies on it).
+ */
+function keyText(value: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const key of Object.keys(value).sort()) {
+    const member = value[key];
+    if (member === undefined) continue;
+    parts.push(`${JSON.stringify(key)}:${key === "responseFormat" && typeof member === "object" && member !== null ? formatText(member) : stableStringify(member)}`);
+  }
+  return `{${parts.join(",")}}`;
+}
+
+const formatTexts = new WeakMap<object, string>();
+function formatText(format: object): string {
+  let text = formatTexts.get(format);
+  if (text === undefined) {
+    text = stableStringify(format);
+    formatTexts.set(format, text);
+  }
+  return text;
 }
 
 const shared = new Map<string, ResponseCache>();
