@@ -46,7 +46,7 @@ export function codingBatchRequests(
         if (seen.has(key)) continue;
         seen.add(key);
         if (open.has(key)) counts.pending++;
-        else if (await options.model.isCached(request)) counts.cached++;
+        else if (await options.model.isCached(request, key)) counts.cached++;
         else {
           counts.requests++;
           counts.promptTokens += estimateTokens(request.messages);

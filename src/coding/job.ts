@@ -11,7 +11,7 @@ import { mapLimit } from "../util/concurrency.js";
 import { provenance } from "../util/provenance.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
 import { RULES_CODER_VERSION, codeTurnWithRules, rulesProblem } from "./rules/index.js";
-import { createLlmCoder, type LlmCoder, type TurnOutcome } from "./llm/coder.js";
+import { createLlmCoder, type AnsweredReply, type LlmCoder, type TurnOutcome } from "./llm/coder.js";
 import type { ExamplePicker } from "./llm/examples.js";
 import type { LearnedCoder } from "./learned/coder.js";
 import type { CodeRecord } from "./records.js";
@@ -56,6 +56,12 @@ export interface CodingJobOptions {
   noCache?: boolean;
   /** LLM coder: worked examples from the researchers' codes, picked per request. */
   examples?: ExamplePicker;
+  /**
+   * LLM coder, collecting a batch: the batch's reply to a request, by request hash. Units whose
+   * reply is valid are coded from it directly (no call through the model); the others go
+   * through the coder as usual (re-asks, failures).
+   */
+  answered?: (requestHash: string) => AnsweredReply | undefined;
   reporter?: Reporter;
   signal?: AbortSignal;
   /** Where the already-stored records come from (default: the codes file). */
@@ -348,10 +354,28 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
       }
     } else {
       const coder = makeLlmCoder(options);
+      let units = plan.units;
+      if (options.answered) {
+        // A collected batch: most units are coded from their reply at once, in one loop.
+        const rest: typeof units = [];
+        for (const [i, unit] of units.entries()) {
+          if (signal.aborted) break;
+          const outcomes = coder.codeFromReply(unit.session, unit.targets, options.answered);
+          if (outcomes) outcomes.forEach(record);
+          else rest.push(unit);
+          if (i % 2000 === 1999) {
+            reporter.progress(task, finished, toCode);
+            // Let the writer append what is queued (and a Ctrl-C through) before going on.
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+        }
+        units = rest;
+        reporter.progress(task, finished, toCode);
+      }
       // More workers than HTTP slots so cache hits and parsing never leave a slot idle;
       // the ChatModel's own limiter bounds what reaches the endpoint.
       const workers = Math.max(1, (options.model?.config?.concurrency ?? 8) * 2);
-      await mapLimit(plan.units, workers, async (unit) => {
+      await mapLimit(units, workers, async (unit) => {
         if (signal?.aborted) return;
         const outcomes = await coder.code(unit.session, unit.targets, signal);
         outcomes.forEach(record);

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import { createHash, randomBytes, type Hash } from "node:crypto";
 import { join } from "node:path";
@@ -6,8 +6,10 @@ import { hashValue, stableStringify } from "../util/hash.js";
 import type { ChatMessage, ResponseFormat, TokenUsage } from "./types.js";
 
 /**
- * Content-addressed response cache: one JSON file per request under `<study>/.cache/llm/`,
- * named by the sha256 of what determines the reply. The key never includes the API key,
+ * Content-addressed response cache under `<study>/.cache/llm/`, keyed by the sha256 of what
+ * determines the reply: one JSON file per reply (`<2 hex>/<key>.json`), and pack files
+ * (`packs/*.jsonl`, one `{key, reply}` line per entry) for replies kept many at once (a collected
+ * batch). A loose file overrides a packed entry; earlier versions simply do not see packs. The key never includes the API key,
  * headers or base URL (the same model behind another URL answers the same prompt the same way;
  * the `model` name is what matters). Only successful replies are written, atomically, so a
  * killed run leaves either a whole entry or none.
@@ -44,7 +46,7 @@ export function cacheKey(input: CacheKeyInput): string {
   // Serialise with the first message's content swapped for a marker, then split there.
   // Sorted keys put maxTokens (a number) and then messages[0].content first, so the first
   // occurrence of the marker is that content.
-  const text = stableStringify({ ...value, messages: [{ ...first, content: MARKER }, ...input.messages.slice(1)] });
+  const text = keyText({ ...value, messages: [{ ...first, content: MARKER }, ...input.messages.slice(1)] });
   const at = text.indexOf(MARKER_JSON);
   if (at < 0) return hashValue(value);
   const prefix = text.slice(0, at);
@@ -60,6 +62,33 @@ export function cacheKey(input: CacheKeyInput): string {
     byPrefix.set(prefix, state);
   }
   return state.copy().update(text.slice(at + MARKER_JSON.length)).digest("hex");
+}
+
+/**
+ * stableStringify(value), composed member by member (JSON.stringify of an object is
+ * `{"key":<member>,…}` in key order), with the response format's serialisation memoised by
+ * identity: a coder reuses one format object (a JSON schema of the codebook's codes) for every
+ * request, and sorting and serialising it each time was a third of a collected batch's hashing.
+ * Response formats are built once and never changed afterwards (the memo relies on it).
+ */
+function keyText(value: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const key of Object.keys(value).sort()) {
+    const member = value[key];
+    if (member === undefined) continue;
+    parts.push(`${JSON.stringify(key)}:${key === "responseFormat" && typeof member === "object" && member !== null ? formatText(member) : stableStringify(member)}`);
+  }
+  return `{${parts.join(",")}}`;
+}
+
+const formatTexts = new WeakMap<object, string>();
+function formatText(format: object): string {
+  let text = formatTexts.get(format);
+  if (text === undefined) {
+    text = stableStringify(format);
+    formatTexts.set(format, text);
+  }
+  return text;
 }
 
 const shared = new Map<string, ResponseCache>();
@@ -81,13 +110,25 @@ export interface CachedReply {
   receivedAt: string;
 }
 
+/** Where a packed entry lies: its pack file and the byte range of its line (newline excluded). */
+interface Packed {
+  pack: string;
+  offset: number;
+  length: number;
+}
+
+/** Every line of a pack starts with this, then the 64 hex digits of the key. */
+const PACK_LINE_HEAD = Buffer.from('{"key":"');
+const KEY_CHARS = 64;
+
 export class ResponseCache {
   /**
    * Keys present on disk, listed once per process: a miss then costs no file system call
-   * (a 10,000-turn first run would otherwise pay 10,000 failed opens). Entries another process
-   * writes meanwhile are not seen; the worst case is one repeated request, never a wrong reply.
+   * (a 10,000-turn first run would otherwise pay 10,000 failed opens). "loose" is an entry file
+   * of its own, otherwise where in a pack it lies. Entries another process writes meanwhile
+   * are not seen; the worst case is one repeated request, never a wrong reply.
    */
-  private index: Promise<Set<string>> | undefined;
+  private index: Promise<Map<string, Packed | "loose">> | undefined;
   /** Fan-out folders known to exist, so each is created once. */
   private readonly dirs = new Set<string>();
 
@@ -103,20 +144,28 @@ export class ResponseCache {
     return cache;
   }
 
-  private keys(): Promise<Set<string>> {
+  /** Packs hold many entries in one file (a collected batch: 100,000 replies would be as many small files). */
+  private get packDir(): string {
+    return join(this.dir, "packs");
+  }
+
+  private keys(): Promise<Map<string, Packed | "loose">> {
     this.index ??= (async () => {
-      const keys = new Set<string>();
+      const keys = new Map<string, Packed | "loose">();
       let buckets: string[] = [];
       try {
         buckets = await readdir(this.dir);
       } catch {
         return keys;
       }
+      // Packs first, oldest name first: a loose entry (a later reply, or the tombstone of a
+      // forgotten one) then overrides a packed one, and a later pack an earlier one.
+      if (buckets.includes("packs")) for (const name of (await readdir(this.packDir)).filter((n) => n.endsWith(".jsonl")).sort()) indexPack(join(this.packDir, name), keys);
       for (const bucket of buckets) {
         if (bucket.length !== 2) continue;
         try {
           for (const name of await readdir(join(this.dir, bucket))) {
-            if (name.endsWith(".json")) keys.add(name.slice(0, -5));
+            if (name.endsWith(".json")) keys.set(name.slice(0, -5), "loose");
           }
           this.dirs.add(join(this.dir, bucket));
         } catch {
@@ -134,18 +183,20 @@ export class ResponseCache {
   }
 
   async get(key: string): Promise<CachedReply | undefined> {
-    if (!(await this.keys()).has(key)) return undefined;
+    const at = (await this.keys()).get(key);
+    if (!at) return undefined;
     let text: string;
     try {
       // Synchronous on purpose: entries are ~1 kB and known to exist (index), and one blocking
       // read costs a fraction of promise-based readFile's four thread-pool round trips.
-      text = readFileSync(this.pathOf(key), "utf8");
+      text = at === "loose" ? readFileSync(this.pathOf(key), "utf8") : readPacked(at);
     } catch {
       return undefined;
     }
     try {
       const value = JSON.parse(text) as { key?: string; reply?: CachedReply };
-      // A damaged or foreign file is a miss, not an error: the request is simply made again.
+      // A damaged or foreign entry is a miss, not an error: the request is simply made again.
+      // So is a tombstone ({key, forgotten: true}), which overrides a packed entry.
       if (value.key !== key || typeof value.reply?.text !== "string") return undefined;
       return value.reply;
     } catch {
@@ -153,10 +204,21 @@ export class ResponseCache {
     }
   }
 
-  /** Remove an entry (a reply the caller found unusable should not be replayed forever). */
+  /**
+   * Remove an entry (a reply the caller found unusable should not be replayed forever). A packed
+   * entry cannot be cut out of its pack: a loose tombstone, which overrides it, is written instead.
+   */
   async delete(key: string): Promise<void> {
-    (await this.keys()).delete(key);
-    await rm(this.pathOf(key), { force: true });
+    const keys = await this.keys();
+    const at = keys.get(key);
+    if (at === undefined) return;
+    if (at === "loose") {
+      keys.delete(key);
+      await rm(this.pathOf(key), { force: true });
+      return;
+    }
+    this.writeLoose(key, JSON.stringify({ key, forgotten: true }) + "\n");
+    keys.set(key, "loose");
   }
 
   /**
@@ -169,6 +231,65 @@ export class ResponseCache {
    */
   async put(key: string, reply: CachedReply): Promise<void> {
     const keys = await this.keys();
+    this.writeLoose(key, JSON.stringify({ key, reply }) + "\n");
+    keys.set(key, "loose");
+  }
+
+  /**
+   * Keep many replies at once (a collected batch) in one new pack file: written to a temp file
+   * and renamed, so a killed process leaves the whole pack or none. Loose entries of the same
+   * keys are removed (they would override the pack in the next process). Returns how many were kept.
+   */
+  async putMany(entries: Iterable<readonly [string, CachedReply]>): Promise<number> {
+    const keys = await this.keys();
+    mkdirSync(this.packDir, { recursive: true });
+    // Sortable by time, so a later pack overrides an earlier one (see keys()).
+    const name = `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}-${randomBytes(4).toString("hex")}.jsonl`;
+    const path = join(this.packDir, name);
+    const temp = `${path}.tmp`;
+    const placed: [string, Packed][] = [];
+    const fd = openSync(temp, "w");
+    try {
+      let offset = 0;
+      let chunk: string[] = [];
+      let chunkBytes = 0;
+      const flush = () => {
+        const bytes = Buffer.from(chunk.join(""));
+        for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+        chunk = [];
+        chunkBytes = 0;
+      };
+      for (const [key, reply] of entries) {
+        if (!/^[0-9a-f]{64}$/.test(key)) throw new Error(`response cache: ${key} is not a cache key`);
+        const line = JSON.stringify({ key, reply });
+        const length = Buffer.byteLength(line);
+        placed.push([key, { pack: path, offset, length }]);
+        chunk.push(line, "\n");
+        offset += length + 1;
+        chunkBytes += length + 1;
+        if (chunkBytes >= PACK_CHUNK_BYTES) flush();
+      }
+      flush();
+    } catch (error) {
+      closeSync(fd);
+      rmSync(temp, { force: true });
+      throw error;
+    }
+    closeSync(fd);
+    if (placed.length === 0) {
+      rmSync(temp, { force: true });
+      return 0;
+    }
+    renameSync(temp, path);
+    for (const [key, at] of placed) {
+      if (keys.get(key) === "loose") rmSync(this.pathOf(key), { force: true });
+      keys.set(key, at);
+    }
+    return placed.length;
+  }
+
+  /** Write one loose entry file atomically (see put). */
+  private writeLoose(key: string, body: string): void {
     const path = this.pathOf(key);
     const folder = join(this.dir, key.slice(0, 2));
     if (!this.dirs.has(folder)) {
@@ -176,7 +297,6 @@ export class ResponseCache {
       this.dirs.add(folder);
     }
     const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-    const body = JSON.stringify({ key, reply }) + "\n";
     try {
       try {
         writeFileSync(temp, body);
@@ -191,6 +311,49 @@ export class ResponseCache {
       rmSync(temp, { force: true });
       throw error;
     }
-    keys.add(key);
+  }
+}
+
+/** Bytes gathered before one write while packing. */
+const PACK_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Add the entries of one pack to `keys`. Only the line starts are read (`{"key":"<64 hex>"`),
+ * never the replies: a 100,000-entry pack is indexed in tens of milliseconds. A line that does
+ * not start so (a damaged pack) is skipped; its request is simply asked again.
+ */
+function indexPack(path: string, keys: Map<string, Packed | "loose">): void {
+  let data: Buffer;
+  try {
+    data = readFileSync(path);
+  } catch {
+    return;
+  }
+  let start = 0;
+  while (start < data.length) {
+    let end = data.indexOf(10, start);
+    if (end < 0) end = data.length;
+    const keyEnd = start + PACK_LINE_HEAD.length + KEY_CHARS;
+    if (keyEnd < end && data.compare(PACK_LINE_HEAD, 0, PACK_LINE_HEAD.length, start, start + PACK_LINE_HEAD.length) === 0 && data[keyEnd] === 0x22) {
+      keys.set(data.toString("latin1", start + PACK_LINE_HEAD.length, keyEnd), { pack: path, offset: start, length: end - start });
+    }
+    start = end + 1;
+  }
+}
+
+/** One packed entry's line, read at its offset. */
+function readPacked(at: Packed): string {
+  const fd = openSync(at.pack, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(at.length);
+    let read = 0;
+    while (read < at.length) {
+      const n = readSync(fd, buffer, read, at.length - read, at.offset + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.toString("utf8", 0, read);
+  } finally {
+    closeSync(fd);
   }
 }

@@ -20,8 +20,8 @@ export interface LlmClient extends ChatModel {
   preflight(options?: { timeoutMs?: number }): Promise<LlmError | undefined>;
   /** The cache key a request would have (also `ChatResponse.requestHash`). */
   requestHash(request: ChatRequest): string;
-  /** Whether a request would be answered from the cache (for --dry-run estimates). */
-  isCached(request: ChatRequest): Promise<boolean>;
+  /** Whether a request would be answered from the cache (for --dry-run estimates); pass its `requestHash` when known, to skip hashing again. */
+  isCached(request: ChatRequest, requestHash?: string): Promise<boolean>;
   /**
    * Drop a cached reply by its request hash: callers use it for replies that turned out to be
    * unusable (invalid code), so the next run asks again instead of replaying the failure.
@@ -33,8 +33,11 @@ export interface LlmClient extends ChatModel {
   wireRequest(request: ChatRequest): Record<string, unknown>;
   /** The Files and Batches API of the same endpoint, key and headers (llm/batch). */
   batchApi(): BatchApi;
-  /** Keep a reply obtained another way (a batch output) in the response cache, as `complete` would. */
-  remember(requestHash: string, reply: Omit<CachedReply, "receivedAt">): Promise<void>;
+  /**
+   * Keep replies obtained another way (a batch output) in the response cache, as `complete`
+   * would have (cut-off replies are not kept), all in one pack file; returns how many were kept.
+   */
+  rememberMany(replies: Iterable<readonly [string, Omit<CachedReply, "receivedAt">]>): Promise<number>;
   /** The resolved configuration without the key. */
   readonly config: Readonly<Omit<ModelConfig, "apiKey">>;
 }
@@ -208,12 +211,18 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
     requestHash: keyOf,
     wireRequest: (request) => wireBody(request),
     batchApi: () => createBatchApi(client, { baseURL: config.baseURL, model: config.model, apiKey: config.apiKey }),
-    async remember(hash, reply) {
-      // Same rule as completeOnce: a reply cut off at max tokens is not made permanent.
-      if (cache && reply.finishReason !== "length") await cache.put(hash, { ...reply, receivedAt: new Date().toISOString() });
+    async rememberMany(replies) {
+      if (!cache) return 0;
+      const receivedAt = new Date().toISOString();
+      return cache.putMany(
+        (function* () {
+          // Same rule as completeOnce: a reply cut off at max tokens is not made permanent.
+          for (const [hash, reply] of replies) if (reply.finishReason !== "length") yield [hash, { ...reply, receivedAt }] as const;
+        })(),
+      );
     },
-    async isCached(request) {
-      return Boolean(cache && !request.noCache && (await cache.get(keyOf(request))));
+    async isCached(request, hash) {
+      return Boolean(cache && !request.noCache && (await cache.get(hash ?? keyOf(request))));
     },
     usage() {
       const price = priceFor(config.model, { overrides: config.prices, local });

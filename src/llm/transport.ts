@@ -1,5 +1,8 @@
 import http from "node:http";
 import https from "node:https";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 
 /**
  * A small fetch for the openai SDK built on node:http(s) with keep-alive agents.
@@ -9,7 +12,8 @@ import https from "node:https";
  * Semantics the SDK relies on are kept: abort via `init.signal` rejects with an AbortError
  * (which the SDK maps to its timeout / user-abort errors), network failures reject with the
  * Node error (ECONNREFUSED …) as `cause`-carrying errors, and the result is a real `Response`.
- * Bodies that are not strings (streams, form data) go to the global fetch unchanged.
+ * Streamed bodies (file uploads) are piped with backpressure; other bodies that are not
+ * strings (form data, buffers) go to the global fetch unchanged.
  */
 const agents = {
   "http:": new http.Agent({ keepAlive: true, maxSockets: Infinity }),
@@ -24,7 +28,10 @@ function abortError(reason: unknown): Error {
 
 export const nodeFetch = (async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
   const body = init?.body;
-  if (input instanceof Request || (body !== undefined && body !== null && typeof body !== "string")) {
+  // A streamed body (the SDK's file uploads): piped with backpressure, so a 200 MB batch file
+  // is never in memory (the platform fetch held about all of it while a slow server read it).
+  const stream = body instanceof ReadableStream ? body : undefined;
+  if (input instanceof Request || (body !== undefined && body !== null && typeof body !== "string" && !stream)) {
     return fetch(input, init);
   }
   const url = new URL(String(input));
@@ -56,7 +63,8 @@ export const nodeFetch = (async (input: string | URL | Request, init?: RequestIn
         finish(() => {
           const status = res.statusCode ?? 500;
           // Redirects (a gateway moving the API) are left to the platform fetch, which follows them.
-          if (status >= 300 && status < 400 && status !== 304 && res.headers.location) {
+          // (Not with a streamed body, which is spent: that 3xx goes back as it is.)
+          if (status >= 300 && status < 400 && status !== 304 && res.headers.location && !stream) {
             resolve(fetch(input, init));
             return;
           }
@@ -82,6 +90,12 @@ export const nodeFetch = (async (input: string | URL | Request, init?: RequestIn
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     req.on("error", (error) => finish(() => reject(Object.assign(new TypeError("fetch failed"), { cause: error }))));
-    req.end(body ?? undefined);
+    if (stream) {
+      // No content-length: sent chunked, as the platform fetch sends a stream.
+      pipeline(Readable.fromWeb(stream as NodeReadableStream), req).catch((error: unknown) => {
+        req.destroy(error as Error);
+        finish(() => reject(Object.assign(new TypeError("fetch failed"), { cause: error })));
+      });
+    } else req.end(body ?? undefined);
   });
 }) as typeof fetch;

@@ -20,6 +20,10 @@ export interface CollectSummary {
   waiting: BatchStatusLine[];
 }
 
+/** Code records per append while collecting, and the longest wait before one (ms). */
+const COLLECT_FLUSH_EVERY = 5000;
+const COLLECT_FLUSH_MS = 2000;
+
 export async function collectBatches(context: StudyContext, cli: ModelCliOptions, options: { signal?: AbortSignal }, effects: StageEffects): Promise<CollectSummary> {
   const { jobs, waiting, ledger } = await downloadFinished(context, cli, effects);
   const summary: CollectSummary = { collected: [], waiting };
@@ -49,6 +53,10 @@ export async function collectBatches(context: StudyContext, cli: ModelCliOptions
         model: { ...cli, model: job.model.info.model, seed: spec.seed, temperature: spec.temperature },
         answers: job.answers,
         signal: options.signal,
+        // Large appends: every reply is already in the response cache, so a killed collect
+        // loses nothing paid for, and 100,000 records cost 20 appends, not 2,000.
+        flushEvery: COLLECT_FLUSH_EVERY,
+        flushMs: COLLECT_FLUSH_MS,
       },
       effects,
     );

@@ -1,5 +1,6 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import type { CachedReply } from "../llm/cache.js";
 import type { LlmClient } from "../llm/client.js";
 import type { ModelCliOptions } from "../llm/config.js";
 import { isLoopbackEndpoint } from "../llm/config.js";
@@ -224,8 +225,8 @@ export async function cancelBatches(context: StudyContext, cli: ModelCliOptions,
 async function download(api: BatchApi, entry: BatchEntry, info: BatchInfo, answers: Map<string, BatchAnswer>): Promise<string[]> {
   const problems: string[] = [];
   const own = new Map<string, BatchAnswer>();
-  if (info.outputFileId) problems.push(...readBatchResults(await apiCall(() => api.download(info.outputFileId!)), `batch ${entry.id} output`, own));
-  if (info.errorFileId) problems.push(...readBatchResults(await apiCall(() => api.download(info.errorFileId!)), `batch ${entry.id} errors`, own));
+  if (info.outputFileId) problems.push(...(await readBatchResults(await apiCall(() => api.download(info.outputFileId!)), `batch ${entry.id} output`, own)));
+  if (info.errorFileId) problems.push(...(await readBatchResults(await apiCall(() => api.download(info.errorFileId!)), `batch ${entry.id} errors`, own)));
   const why =
     info.status === "failed"
       ? `the batch failed validation${info.errors.length ? `: ${info.errors.slice(0, 3).join("; ")}` : ""}`
@@ -279,15 +280,18 @@ export async function downloadFinished(context: StudyContext, cli: ModelCliOptio
     job.problems.push(...(await download(model.batchApi(), entry, info, answers)));
     job.batches.push(entry.id!);
     job.entries.push(entry);
+    const replies: [string, Omit<CachedReply, "receivedAt">][] = [];
     for (const key of entry.requests) {
       const answer = answers.get(key)!;
       if (!answer.ok) {
         job.failedRequests++;
         continue;
       }
-      job.replies++;
-      await model.remember(key, { text: answer.text, model: answer.model, usage: answer.usage, finishReason: answer.finishReason });
+      replies.push([key, { text: answer.text, model: answer.model, usage: answer.usage, finishReason: answer.finishReason }]);
     }
+    job.replies += replies.length;
+    // One pack file per batch, not one cache file per reply (100,000 small files were most of a collect).
+    await model.rememberMany(replies);
   }
   return { jobs: [...jobs.values()], waiting, ledger };
 }

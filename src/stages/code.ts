@@ -166,6 +166,12 @@ function examplesOf(options: CodeStageOptions, spec: CodingJobSpec): Pick<CodeSt
   return { examples: spec.examples, shots: options.shots ?? spec.shots, examplesExcludeSession: options.examplesExcludeSession ?? spec.examplesExcludeSession };
 }
 
+/** A collected batch's successful replies, by request hash (failed ones go through the coder, which reports them). */
+const answeredBy = (answers: ReadonlyMap<string, BatchAnswer>) => (hash: string) => {
+  const answer = answers.get(hash);
+  return answer?.ok ? answer : undefined;
+};
+
 /** Run (or with `dryRun`, plan) every coding job. Stops at the first job that was stopped or aborted. */
 export async function runCode(context: StudyContext, options: CodeStageOptions, effects: StageEffects): Promise<CodeSummary> {
   const sessions = await selectSessions(context, options.sessions);
@@ -213,6 +219,7 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
         reporter: effects,
         reader: context,
         signal: options.signal,
+        answered: spec.coder === "llm" && options.answers ? answeredBy(options.answers) : undefined,
         flushEvery: options.flushEvery,
         flushMs: options.flushMs,
       };

@@ -116,9 +116,19 @@ describe("colloquy code --via batch", () => {
     const online = await runCli(["code", study.dir, "--codebook", "bales-ipa", "--coder", "llm", ...endpoint()]);
     expect(online.stdout).toContain("already coded 9");
     expect(server.chatCount + server.batchCount).toBe(9);
+    // The replies are in one pack file per batch, not a file each, and the online coder's cache
+    // lookup finds them: coding the same turns under another coder id asks nothing.
+    const cacheFiles = await readdir(join(study.dir, ".cache", "llm"), { recursive: true });
+    expect(cacheFiles.filter((f) => f.endsWith(".jsonl"))).toHaveLength(3);
+    expect(cacheFiles.filter((f) => f.endsWith(".json"))).toHaveLength(0);
+    const fresh = await freshProcess(["code", study.dir, "--codebook", "bales-ipa", "--coder", "llm", "--coder-id", "llm:again", ...endpoint()]);
+    expect(fresh.code).toBe(0);
+    expect(fresh.stdout).toContain("coded 9, failed 0, cached 9");
+    expect(server.chatCount).toBe(0);
 
     expect(await allText(study.dir)).not.toContain(SECRET);
-  });
+    // Four fresh processes (each a tsx start-up): seconds each on a loaded machine.
+  }, 120_000);
 
   it("re-asks an invalid batch reply online and lists what an expired batch never answered", async () => {
     let invalid = 0;

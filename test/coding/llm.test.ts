@@ -202,6 +202,41 @@ describe("LLM coder through the real SDK", () => {
     expect(batched.stats().promptTokens / 12).toBeLessThan(single.stats().promptTokens / 12 / 2);
   });
 
+  it("codeFromReply (collecting a batch) gives the outcomes `code` gives for the same valid reply, and declines the rest", async () => {
+    const session = makeSession("a", TEXTS_A);
+    const online = modelFor(server);
+    const replies = new Map<string, { text: string; usage: { promptTokens: number; completionTokens: number }; finishReason?: string }>();
+    // The online model, noting each reply by request hash (what a batch output line carries).
+    const noting = { ...online, complete: async (request: Parameters<typeof online.complete>[0]) => {
+      const result = await online.complete(request);
+      if (result.ok) replies.set(result.response.requestHash, result.response);
+      return result;
+    } };
+    const withoutTime = (outcomes: unknown[]) => outcomes.map((o) => ({ ...(o as object), provenance: { ...(o as { provenance: object }).provenance, createdAt: undefined } }));
+    for (const batch of [1, 3]) {
+      const asked = createLlmCoder({ model: noting, codebook: bales, batch });
+      const fromReply = createLlmCoder({ model: online, codebook: bales, batch });
+      const targets = batch === 1 ? [[3], [4]] : [[0, 1, 2], [3, 4]];
+      for (const t of targets) {
+        const expected = await asked.code(session, t);
+        expect(expected.every((o) => o.status === "coded")).toBe(true);
+        expect(withoutTime(fromReply.codeFromReply(session, t, (h) => replies.get(h))!)).toEqual(withoutTime(expected));
+      }
+      expect(fromReply.stats()).toEqual({ ...asked.stats(), requests: 0 });
+    }
+    const coder = createLlmCoder({ model: online, codebook: bales });
+    const [hash] = [...replies.keys()];
+    const usage = { promptTokens: 1, completionTokens: 1 };
+    const requestsBefore = server.chatRequests().length;
+    expect(coder.codeFromReply(session, [3], () => undefined)).toBeUndefined();
+    expect(coder.codeFromReply(session, [3], () => ({ text: '{"code":"bogus"}', usage }))).toBeUndefined();
+    expect(coder.codeFromReply(session, [3], () => ({ text: '{"code":"agrees"}', usage, finishReason: "length" }))).toBeUndefined();
+    expect(createLlmCoder({ model: online, codebook: bales, samples: 2 }).codeFromReply(session, [3], () => ({ text: '{"code":"agrees"}', usage }))).toBeUndefined();
+    expect(coder.stats().promptTokens).toBe(0);
+    expect(server.chatRequests().length).toBe(requestsBefore);
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
   it("in a batch, re-asks only about the items that failed", async () => {
     const session = makeSession("a", TEXTS_A);
     server.enqueue({ content: JSON.stringify({ items: [{ turn: "t0000", code: "asks-opinion", rationale: "" }, { turn: "t0001", code: "bogus", rationale: "" }] }) });

@@ -40,6 +40,22 @@ describe("batch request files", () => {
     expect(byCount.map((f) => f.keys.length)).toEqual([10, 10, 5]);
   });
 
+  it("writes the same bytes whatever the write buffer's size: lines that fill it, pass it, or are larger than it", async () => {
+    dir = await mkdtemp(join(tmpdir(), "batch-files-"));
+    const lines = Array.from({ length: 40 }, (_, i) => line(i));
+    const expected = lines.map(requestLine);
+    const one = Buffer.byteLength(expected[0]);
+    for (const chunkBytes of [64, Math.floor(one * 1.5), one * 3 + 17, one * 10, 8 << 20]) {
+      const files = await writeRequestFiles(lines, dir, `b${chunkBytes}`, { maxRequests: 7, maxBytes: one * 5 }, { chunkBytes });
+      const texts = await Promise.all(files.map((f) => readFile(f.path, "utf8")));
+      expect(texts.join(""), `buffer of ${chunkBytes} bytes`).toBe(expected.join(""));
+      for (const [i, f] of files.entries()) {
+        expect(texts[i].split("\n").filter(Boolean).map((l) => JSON.parse(l).custom_id)).toEqual(f.keys);
+        expect(Buffer.byteLength(texts[i])).toBe(f.bytes);
+      }
+    }
+  });
+
   it("refuses a single request larger than a whole file may be", async () => {
     dir = await mkdtemp(join(tmpdir(), "batch-files-"));
     await expect(writeRequestFiles([line(0)], dir, "t", { maxRequests: 10, maxBytes: 100 })).rejects.toThrow(/request for k0 alone is \d+ bytes, over the 100-byte limit/);
@@ -47,10 +63,10 @@ describe("batch request files", () => {
 });
 
 describe("batch output and error files", () => {
-  it("reads replies, error lines and non-200 responses; names unreadable lines", () => {
+  it("reads replies, error lines and non-200 responses; names unreadable lines", async () => {
     const answers = new Map<string, BatchAnswer>();
     const ok = (id: string, content: string) => JSON.stringify({ id: "r", custom_id: id, response: { status_code: 200, body: { model: "m-1", choices: [{ message: { content }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 2 } } }, error: null });
-    const problems = readBatchResults(
+    const problems = await readBatchResults(
       [
         ok("a", '{"code":"x"}'),
         JSON.stringify({ custom_id: "b", response: { status_code: 429, body: { error: { message: "slow down" } } }, error: null }),
@@ -58,7 +74,7 @@ describe("batch output and error files", () => {
         "{torn",
         JSON.stringify({ response: null }),
         "",
-      ].join("\n"),
+      ],
       "out.jsonl",
       answers,
     );
@@ -67,7 +83,7 @@ describe("batch output and error files", () => {
     expect(answers.get("b")).toEqual({ ok: false, message: "status 429: slow down" });
     expect(answers.get("c")).toEqual({ ok: false, message: "batch_expired: too late" });
     // An error line never overwrites a reply already read for the same request.
-    readBatchResults(JSON.stringify({ custom_id: "a", response: null, error: { code: "x", message: "y" } }), "err.jsonl", answers);
+    await readBatchResults([JSON.stringify({ custom_id: "a", response: null, error: { code: "x", message: "y" } })], "err.jsonl", answers);
     expect(answers.get("a")?.ok).toBe(true);
   });
 });

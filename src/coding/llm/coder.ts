@@ -26,7 +26,7 @@ import { codingResponseFormat } from "./schema.js";
  */
 export interface LlmCoderOptions {
   /** `formatSupport` and `forget` are used when present (LlmClient has both). */
-  model: ChatModel & { formatSupport?: () => string; forget?: (requestHash: string) => Promise<void> };
+  model: ChatModel & { formatSupport?: () => string; forget?: (requestHash: string) => Promise<void>; requestHash?: (request: ChatRequest) => string };
   codebook: Codebook;
   /** Turns shown before/after the target(s), same session only. Default 2:2. */
   context?: ContextWindow;
@@ -90,11 +90,25 @@ export interface LlmCoderStats {
 export interface LlmCoder {
   /** Code `targets` (indexes into session.turns, ascending). One outcome per target, in order. */
   code(session: Session, targets: readonly number[], signal?: AbortSignal): Promise<TurnOutcome[]>;
+  /**
+   * Code `targets` from a reply already in hand for their request (a collected batch), with no
+   * call to the model: the outcomes `code` would return when that reply is valid for every
+   * target (one sample). Undefined when it is not (no reply, cut off, a target fails
+   * validation, several samples): `code` then runs as usual and re-asks.
+   */
+  codeFromReply(session: Session, targets: readonly number[], replyFor: (requestHash: string) => AnsweredReply | undefined): TurnOutcome[] | undefined;
   /** The exact request for one sample (for --dry-run and cache checks). */
   request(session: Session, targets: readonly number[], sample?: number): ChatRequest;
   stats(): LlmCoderStats;
   /** Settings shared by every record's provenance. */
   readonly settings: Record<string, unknown>;
+}
+
+/** A reply obtained without asking (a batch output line). */
+export interface AnsweredReply {
+  text: string;
+  usage: { promptTokens: number; completionTokens: number };
+  finishReason?: string;
 }
 
 type SampleOutcome = { ok: true; value: CodeValue } | { ok: false; reason: string; raw?: string; errorKind?: LlmErrorKind };
@@ -263,5 +277,28 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     });
   }
 
-  return { code, request, stats: () => ({ ...stats }), settings };
+  function codeFromReply(session: Session, targets: readonly number[], replyFor: (requestHash: string) => AnsweredReply | undefined): TurnOutcome[] | undefined {
+    if (samples !== 1 || !model.requestHash) return undefined;
+    const examples = pickExamples(session, targets);
+    const request = requestWith(session, targets, 0, examples);
+    const hash = model.requestHash(request);
+    const reply = replyFor(hash);
+    if (!reply || reply.finishReason === "length") return undefined;
+    const ids = targets.map((i) => session.turns[i].id);
+    const parsed = parse(reply.text, ids);
+    if (typeof parsed === "string" || [...parsed.values()].some((o) => !o.ok)) return undefined;
+    // As `code` accounts a reply that was not in the cache (see account in runSample).
+    stats.promptTokens += reply.usage.promptTokens;
+    stats.completionTokens += reply.usage.completionTokens;
+    stats.paidPromptTokens += reply.usage.promptTokens;
+    stats.paidCompletionTokens += reply.usage.completionTokens;
+    const details: Record<string, unknown> = { requestHashes: [hash], cached: false, structuredOutput: model.formatSupport?.() };
+    if (examples) details.examples = examples.map((e) => ({ session: e.session, turn: e.turn, coder: e.coder, similarity: e.similarity }));
+    return targets.map((index, i) => {
+      const outcome = parsed.get(ids[i]) as { ok: true; value: CodeValue };
+      return { session: session.id, turn: ids[i], index, status: "coded" as const, value: outcome.value, provenance: provenance({ ...settings, seed: seedFor(0), ...details }), cached: false };
+    });
+  }
+
+  return { code, codeFromReply, request, stats: () => ({ ...stats }), settings };
 }

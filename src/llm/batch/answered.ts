@@ -28,7 +28,7 @@ export function batchAnsweredModel(model: LlmClient, answers: ReadonlyMap<string
       }
       // "unknown", not "bad_request": one failed request must not stop the others' collection.
       if (answer) return { ok: false, error: { kind: "unknown", message: `the batch did not answer this request (${answer.message})`, attempts: 1, httpRequests: 0 } };
-      if (await model.isCached(request)) return model.complete(request);
+      if (await model.isCached(request, key)) return model.complete(request);
       return { ok: false, error: { kind: "aborted", message: "not in the batches being collected", attempts: 0, httpRequests: 0 } };
     },
   };

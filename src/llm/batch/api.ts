@@ -1,4 +1,7 @@
 import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import { Readable } from "node:stream";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type OpenAI from "openai";
 import { classifyError, redact } from "../errors.js";
 import { sleep } from "../../util/concurrency.js";
@@ -29,8 +32,8 @@ export interface BatchApi {
   create(inputFileId: string, metadata: Record<string, string>): Promise<BatchInfo>;
   retrieve(batchId: string): Promise<BatchInfo>;
   cancel(batchId: string): Promise<BatchInfo>;
-  /** A file's content (batch output or error file) as text. */
-  download(fileId: string): Promise<string>;
+  /** A file's content (batch output or error file), line by line as it is read. */
+  download(fileId: string): Promise<AsyncIterable<string>>;
 }
 
 export class BatchApiError extends Error {
@@ -73,6 +76,11 @@ export function createBatchApi(client: OpenAI, config: { baseURL?: string; model
       call("creating the batch", async () => info(await client.batches.create({ input_file_id: inputFileId, endpoint: "/v1/chat/completions", completion_window: "24h", metadata }))),
     retrieve: (batchId) => call(`reading batch ${batchId}`, async () => info(await client.batches.retrieve(batchId))),
     cancel: (batchId) => call(`cancelling batch ${batchId}`, async () => info(await client.batches.cancel(batchId))),
-    download: (fileId) => call(`downloading file ${fileId}`, async () => (await client.files.content(fileId, { timeout: 30 * 60_000 })).text()),
+    download: (fileId) =>
+      call(`downloading file ${fileId}`, async () => {
+        const body = (await client.files.content(fileId, { timeout: 30 * 60_000 })).body;
+        // Lines straight off the body: no whole-file string, no array of every line.
+        return createInterface({ input: body ? Readable.fromWeb(body as NodeReadableStream) : Readable.from([]), crlfDelay: Infinity });
+      }),
   };
 }

@@ -23,7 +23,7 @@ export function recordingModel(model: LlmClient, skip: ReadonlySet<string>): { m
       async complete(request) {
         if (request.purpose?.endsWith("-reask")) return aborted;
         const key = model.requestHash(request);
-        if (await model.isCached(request)) {
+        if (await model.isCached(request, key)) {
           counts.cached++;
           return model.complete(request);
         }

@@ -23,14 +23,15 @@ interface OutputLine {
 }
 
 /**
- * Parse the text of an output or error file into `answers` (custom_id -> answer). A line for a
- * key already answered successfully does not overwrite it. Returns the problems found
- * (unreadable lines), each naming the file and line.
+ * Parse the lines of an output or error file into `answers` (custom_id -> answer), one line at a
+ * time as they arrive (the file is never one string). A line for a key already answered
+ * successfully does not overwrite it. Returns the problems found (unreadable lines), each
+ * naming the file and line.
  */
-export function readBatchResults(text: string, fileLabel: string, answers: Map<string, BatchAnswer>): string[] {
+export async function readBatchResults(lines: AsyncIterable<string> | Iterable<string>, fileLabel: string, answers: Map<string, BatchAnswer>): Promise<string[]> {
   const problems: string[] = [];
   let lineNo = 0;
-  for (const raw of text.split("\n")) {
+  for await (const raw of lines) {
     lineNo++;
     if (raw.trim() === "") continue;
     let line: OutputLine;

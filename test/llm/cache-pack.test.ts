@@ -1,0 +1,72 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ResponseCache, type CachedReply } from "../../src/llm/cache.js";
+
+/** The response cache's pack files: many replies in one file, read by the same lookup as loose entries. */
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "colloquy-cache-pack-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const key = (n: number) => n.toString(16).padStart(64, "0");
+const reply = (text: string): CachedReply => ({ text, model: "m", usage: { promptTokens: 3, completionTokens: 1 }, finishReason: "stop", receivedAt: "2026-01-01T00:00:00.000Z" });
+
+describe("response cache packs", () => {
+  it("keeps many replies in one file that a later process reads back exactly, non-ASCII included", async () => {
+    const entries = Array.from({ length: 500 }, (_, i) => [key(i), reply(`{"code":"x${i}","rationale":"é — 日本 ${"z".repeat(i % 7)}"}`)] as const);
+    expect(await new ResponseCache(dir).putMany(entries)).toBe(500);
+    const files = await readdir(dir, { recursive: true });
+    expect(files.filter((f) => f.endsWith(".jsonl"))).toHaveLength(1);
+    expect(files.filter((f) => f.endsWith(".json") || f.endsWith(".tmp"))).toHaveLength(0);
+    const later = new ResponseCache(dir);
+    for (const [k, r] of entries) expect(await later.get(k)).toEqual(r);
+    expect(await later.get(key(9999))).toBeUndefined();
+  });
+
+  it("a forgotten packed reply stays forgotten in the next process, and a new reply replaces it", async () => {
+    const cache = new ResponseCache(dir);
+    await cache.putMany([[key(1), reply("one")], [key(2), reply("two")]]);
+    await cache.delete(key(1));
+    expect(await cache.get(key(1))).toBeUndefined();
+    expect(await new ResponseCache(dir).get(key(1))).toBeUndefined();
+    expect(await new ResponseCache(dir).get(key(2))).toEqual(reply("two"));
+    await new ResponseCache(dir).put(key(1), reply("one again"));
+    expect(await new ResponseCache(dir).get(key(1))).toEqual(reply("one again"));
+  });
+
+  it("a later pack overrides loose entries and earlier packs of the same key", async () => {
+    const cache = new ResponseCache(dir);
+    await cache.put(key(1), reply("loose"));
+    await cache.putMany([[key(1), reply("packed")]]);
+    expect(await cache.get(key(1))).toEqual(reply("packed"));
+    expect(await new ResponseCache(dir).get(key(1))).toEqual(reply("packed"));
+    await new Promise((r) => setTimeout(r, 5)); // pack names sort by time (ms)
+    await cache.putMany([[key(1), reply("packed later")]]);
+    expect(await new ResponseCache(dir).get(key(1))).toEqual(reply("packed later"));
+  });
+
+  it("reads a cache written before packs existed, and skips damaged pack lines instead of failing", async () => {
+    // The earlier layout: one <2 hex>/<key>.json file per reply.
+    await mkdir(join(dir, "00"), { recursive: true });
+    await writeFile(join(dir, "00", `${key(5)}.json`), JSON.stringify({ key: key(5), reply: reply("old") }) + "\n");
+    await mkdir(join(dir, "packs"));
+    const good = JSON.stringify({ key: key(6), reply: reply("six") });
+    await writeFile(join(dir, "packs", "2026-01-01T00-00-00-000Z-1-aa.jsonl"), `{"key":"nonsense"}\n{torn line\n${good}\n{"key":"${key(7)}","reply":{"te`);
+    const cache = new ResponseCache(dir);
+    expect(await cache.get(key(5))).toEqual(reply("old"));
+    expect(await cache.get(key(6))).toEqual(reply("six"));
+    expect(await cache.get(key(7))).toBeUndefined();
+    expect(await readFile(join(dir, "00", `${key(5)}.json`), "utf8")).toContain("old");
+  });
+
+  it("refuses a key that is not a cache key, leaving no file behind", async () => {
+    await expect(new ResponseCache(dir).putMany([["../escape", reply("x")]])).rejects.toThrow(/not a cache key/);
+    expect((await readdir(join(dir, "packs"))).length).toBe(0);
+  });
+});
