@@ -233,9 +233,9 @@ function closeOpenRun(lastLine: string): Json | undefined {
   return open ? { end: "cut" } : undefined;
 }
 
-/** Append records in the compact form, closing a run an interrupted write left open first. */
-export function appendCodesFile(path: string, records: readonly CodeRecord[]): Promise<JsonlRepair | undefined> {
-  return appendJsonl(path, compactLines(records), { closeTail: closeOpenRun });
+/** Append lines made by {@link compactLines}, closing a run an interrupted write left open first. */
+export function appendCodeLines(path: string, lines: readonly Json[]): Promise<JsonlRepair | undefined> {
+  return appendJsonl(path, lines, { closeTail: closeOpenRun });
 }
 
 /** Rewrite a codes file in the compact form (a torn last line is moved out first). */

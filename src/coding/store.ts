@@ -6,7 +6,7 @@ import { studyPaths } from "../study/study.js";
 import { CliError } from "../util/errors.js";
 import { artifacts, coderFileName } from "../study/artifacts.js";
 import { codeFailureSchema, type CodeFailure, type CodeRecord } from "./records.js";
-import { appendCodesFile, readCodesFile, rewriteCodesFile } from "./codes-file.js";
+import { appendCodeLines, compactLines, readCodesFile, rewriteCodesFile } from "./codes-file.js";
 
 // File names of codes come from the artifact registry (src/study/artifacts.ts).
 export { coderFileName };
@@ -32,10 +32,12 @@ export async function appendCodes(study: string, records: readonly CodeRecord[])
     if (group) group.push(record);
     else groups.set(path, [record]);
   }
-  return appendGroups(groups, appendCodesFile);
+  // Every record checked (compactLines throws for a bad one) before any file is written.
+  const lines = new Map([...groups].map(([path, group]) => [path, compactLines(group)]));
+  return appendGroups(lines, appendCodeLines);
 }
 
-async function appendGroups<T>(groups: Map<string, T[]>, append: (path: string, group: T[]) => Promise<JsonlRepair | undefined>): Promise<JsonlRepair[]> {
+async function appendGroups<T>(groups: Map<string, T>, append: (path: string, group: T) => Promise<JsonlRepair | undefined>): Promise<JsonlRepair[]> {
   const repairs: JsonlRepair[] = [];
   for (const [path, group] of groups) {
     const repair = await append(path, group);
