@@ -9,7 +9,7 @@
  * kept by `bench/pipeline.ts --keep`). The full-record copy is each record as the old writer put
  * it, one JSON line each.
  *
- * Timed (best of 3, after one warm-up read):
+ * Timed (best of 5 rounds, after a warm-up round; each round runs every reader once, in turn):
  *   JSON.parse only   split and JSON.parse every line, nothing else: what the bytes cost [baseline]
  *   old reader        JSON.parse + a zod safeParse of every full record (readRecords before) [BASELINE]
  *   readCodeHistory   the store's reader today, on each form [measurement]
@@ -81,17 +81,6 @@ try {
     }
   }
 
-  const time = async (read: (path: string) => Promise<unknown[]>, which: "old" | "compact"): Promise<{ seconds: number; records: number }> => {
-    let records = 0;
-    for (const f of files) records += (await read(f[which])).length; // warm-up
-    let best = Infinity;
-    for (let i = 0; i < 3; i++) {
-      const t = performance.now();
-      for (const f of files) await read(f[which]);
-      best = Math.min(best, (performance.now() - t) / 1000);
-    }
-    return { seconds: best, records };
-  };
   // readCodeHistory takes a study, codebook and coder: each file's, by path.
   const owner = new Map(files.flatMap((f) => [f.old, f.compact].map((path) => [path, f] as const)));
   const store = (path: string) => readCodeHistory(dirname(dirname(dirname(path))), owner.get(path)!.codebook, owner.get(path)!.coder);
@@ -105,11 +94,20 @@ try {
   const mb = (b: number) => `${(b / 2 ** 20).toFixed(1)} MB`;
   rows.push(["codes/ size [measurement]", mb(oldBytes), mb(compactBytes), `${((compactBytes / oldBytes) * 100).toFixed(0)}%`]);
   rows.push(["codes/ : sessions/ (" + mb(sessionsBytes) + ")", `${(oldBytes / sessionsBytes).toFixed(2)}x`, `${(compactBytes / sessionsBytes).toFixed(2)}x`, "-"]);
-  const parseOld = await time(parseOnly, "old");
-  const parseNew = await time(parseOnly, "compact");
-  const zod = await time(oldReader, "old");
-  const storeOld = await time(store, "old");
-  const storeNew = await time(store, "compact");
+  // The machine is shared: each round times every reader once, in turn, and each keeps its best
+  // round, so all of them are measured under the same load.
+  const readers = { parseOld: [parseOnly, "old"], parseNew: [parseOnly, "compact"], zod: [oldReader, "old"], storeOld: [store, "old"], storeNew: [store, "compact"] } as const;
+  const timed = Object.fromEntries(Object.keys(readers).map((k) => [k, { seconds: Infinity, records: 0 }])) as Record<keyof typeof readers, { seconds: number; records: number }>;
+  for (let round = 0; round < 6; round++) {
+    for (const [name, [read, which]] of Object.entries(readers) as [keyof typeof readers, (typeof readers)[keyof typeof readers]][]) {
+      const t = performance.now();
+      let records = 0;
+      for (const f of files) records += (await read(f[which])).length;
+      // Round 0 warms up (JIT, file cache) and is not counted.
+      if (round > 0) timed[name] = { seconds: Math.min(timed[name].seconds, (performance.now() - t) / 1000), records };
+    }
+  }
+  const { parseOld, parseNew, zod, storeOld, storeNew } = timed;
   const s = (x: number) => `${x.toFixed(3)} s`;
   rows.push([`JSON.parse only, ${parseOld.records} lines / ${parseNew.records} lines [baseline]`, s(parseOld.seconds), s(parseNew.seconds), "-"]);
   rows.push([`old reader: JSON.parse + zod per record [BASELINE]`, s(zod.seconds), "- (cannot read it)", "-"]);
@@ -128,7 +126,13 @@ try {
       if (all.length !== files.length) throw new Error("unreachable: keeps the records alive until measured");
       return (after - before) / 2 ** 20;
     };
-    rows.push(["heap held by every record [measurement]", `${(await held(oldReader, "old")).toFixed(0)} MB (old reader)`, `${(await held(store, "compact")).toFixed(0)} MB`, "-"]);
+    let heapOld = Infinity;
+    let heapNew = Infinity;
+    for (let round = 0; round < 3; round++) {
+      heapOld = Math.min(heapOld, await held(oldReader, "old"));
+      heapNew = Math.min(heapNew, await held(store, "compact"));
+    }
+    rows.push(["heap held by every record, least of 3 [measurement]", `${heapOld.toFixed(0)} MB (old reader)`, `${heapNew.toFixed(0)} MB`, "-"]);
   }
   const widths = rows[0]!.map((_c, i) => Math.max(...rows.map((r) => r[i]!.length)));
   for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
