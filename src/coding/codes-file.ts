@@ -6,7 +6,9 @@ import { codeRecordSchema, codeRunHeaderSchema, type CodeRecord } from "./record
 /**
  * The compact on-disk form of a codes file (`codes/<codebook>/<coder>.jsonl`). What one run of a
  * coder shares (codebook, its version, the coder, its provenance, its time) is written once, in a
- * run header; each turn's line carries only what varies. Every append is one run:
+ * run header; each turn's line carries only what varies. An append is one run (or a few, when its
+ * records differ in codebook version, coder, or most of their provenance, as a rewritten history
+ * of several runs does):
  *
  *   {"run":{"codebook":"bales-ipa","codebookVersion":"1.2.0","coder":"rules","createdAt":"2026-11-22T10:00:00.000Z","provenance":{"tool":"colloquy",…}}}
  *   {"session":"s1","turn":"t0001","fingerprint":"9f…","codes":["agrees"],"rationale":"…","provenance":{"rules":["r4"]},"ms":12}
