@@ -151,22 +151,32 @@ function same(a: unknown, b: unknown): boolean {
 
 const definedKeys = (o: Json) => Object.keys(o).filter((k) => o[k] !== undefined);
 
-/** Whether `b` reads as the same run as `a`: same codebook version and coder, and most provenance in common. */
-function sameRun(a: CodeRecord, b: CodeRecord): boolean {
+/**
+ * Whether `b` reads as the same run as `a` (whose provenance keys are `keys`): same codebook
+ * version and coder, and at least half of their provenance in common.
+ */
+function sameRun(a: CodeRecord, keys: readonly string[], b: CodeRecord): boolean {
   if (a.codebook !== b.codebook || a.codebookVersion !== b.codebookVersion || a.coder !== b.coder) return false;
   if (a.provenance === b.provenance) return true;
-  const keys = definedKeys(a.provenance);
-  const shared = keys.filter((k) => same(a.provenance[k], b.provenance[k])).length;
-  return 2 * shared >= Math.max(keys.length, definedKeys(b.provenance).length);
+  let shared = 0;
+  for (const k of keys) if (same(a.provenance[k], b.provenance[k])) shared++;
+  let own = 0;
+  for (const k in b.provenance) if (b.provenance[k] !== undefined) own++;
+  return 2 * shared >= Math.max(keys.length, own);
 }
 
 /** Consecutive records that read as one run (an append is usually one). */
 function runsOf(records: readonly CodeRecord[]): CodeRecord[][] {
   const runs: CodeRecord[][] = [];
+  let keys: string[] = [];
   for (const record of records) {
     const current = runs[runs.length - 1];
-    if (current && sameRun(current[0]!, record)) current.push(record);
-    else runs.push([record]);
+    if (current && sameRun(current[0]!, keys, record)) {
+      current.push(record);
+    } else {
+      runs.push([record]);
+      keys = definedKeys(record.provenance);
+    }
   }
   return runs;
 }
@@ -175,7 +185,8 @@ function runsOf(records: readonly CodeRecord[]): CodeRecord[][] {
 function runLines(run: readonly CodeRecord[]): Json[] {
   const first = run[0]!;
   // The header holds the provenance every record of the run has (so no line removes a key).
-  let keys = definedKeys(first.provenance);
+  const firstKeys = definedKeys(first.provenance);
+  let keys = firstKeys;
   for (const record of run) {
     if (record.provenance !== first.provenance) keys = keys.filter((k) => same(first.provenance[k], record.provenance[k]));
   }
@@ -190,7 +201,8 @@ function runLines(run: readonly CodeRecord[]): Json[] {
     if (r.scores !== undefined) line.scores = r.scores;
     if (r.rationale !== undefined) line.rationale = r.rationale;
     if (r.samples !== undefined) line.samples = r.samples;
-    if (r.provenance !== first.provenance || shared.size < definedKeys(r.provenance).length) {
+    // A record holding the first one's very provenance object still needs the keys the run does not share.
+    if (r.provenance !== first.provenance || shared.size < firstKeys.length) {
       const own = definedKeys(r.provenance).filter((k) => !shared.has(k));
       if (own.length > 0) line.provenance = Object.fromEntries(own.map((k) => [k, r.provenance[k]]));
     }

@@ -233,3 +233,12 @@ describe("appends", () => {
     await expect(readFile(file, "utf8")).rejects.toThrow();
   });
 });
+
+describe("records that hold one provenance object", () => {
+  it("keep every key when the run's other records differ in some", async () => {
+    const own = { ...runProvenance, requestHashes: ["a"] };
+    const records = [record(1, { provenance: own }), record(2), record(3, { provenance: own })];
+    await appendCodes(dir, records);
+    expect((await readCodeHistory(dir, "bales-ipa", "llm")).map((r) => r.provenance)).toEqual(records.map((r) => r.provenance));
+  });
+});
