@@ -242,3 +242,20 @@ describe("records that hold one provenance object", () => {
     expect((await readCodeHistory(dir, "bales-ipa", "llm")).map((r) => r.provenance)).toEqual(records.map((r) => r.provenance));
   });
 });
+
+describe("times", () => {
+  it("every time comes back exactly, across seconds, years and the edges of toISOString", async () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const base = Date.parse("2026-11-23T10:00:00.000Z");
+    const times = [
+      ...Array.from({ length: 300 }, () => base + Math.floor((random() - 0.5) * 20_000)),
+      ...Array.from({ length: 50 }, () => Math.floor((random() - 0.5) * 2 * 8.64e15)),
+      0, -1, 999, 1000, -1000, -1001, Date.parse("9999-12-31T23:59:59.999Z"), Date.parse("+010000-01-01T00:00:00.000Z"), Date.parse("-000001-12-31T23:59:59.999Z"),
+    ];
+    const records = times.map((t, i) => record(i, { createdAt: new Date(t).toISOString() }));
+    await appendCodes(dir, records);
+    expect((await readCodeHistory(dir, "bales-ipa", "llm")).map((r) => r.createdAt)).toEqual(records.map((r) => r.createdAt));
+    expect((await lines()).filter((l) => "ms" in l).length).toBeGreaterThan(300);
+  });
+});
