@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { conditionInstructions, conditionWeights, ideationTopics, teamPools, type Speaker } from "./pools.js";
 import type { Session, Turn, Participant } from "../../src/transcript/schema.js";
 import type { CodeRecord } from "../../src/coding/records.js";
+import { replaceCodes } from "../../src/coding/store.js";
 import { turnId } from "../../src/transcript/ids.js";
 import { readFileSync } from "node:fs";
 import { mulberry32 } from "../../src/util/random.js";
@@ -218,9 +219,8 @@ async function main(): Promise<void> {
       await writeFile(join(out, "sessions", `${session.id}.json`), JSON.stringify(session, null, 2) + "\n");
     }
   }
-  const jsonl = (records: CodeRecord[]) => records.map((r) => JSON.stringify(r)).join("\n") + "\n";
-  await writeFile(join(out, "codes/bales-ipa", `${encodeURIComponent("human:coder-a")}.jsonl`), jsonl(coderA));
-  await writeFile(join(out, "codes/bales-ipa", `${encodeURIComponent("human:coder-b")}.jsonl`), jsonl(coderB));
+  await replaceCodes(out, "bales-ipa", "human:coder-a", coderA);
+  await replaceCodes(out, "bales-ipa", "human:coder-b", coderB);
   const config = {
     version: 1,
     title: "Colloquy demo study (synthetic data)",

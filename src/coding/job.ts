@@ -222,10 +222,12 @@ type OfflineCoder = (session: Session, index: number) => { value: { codes?: stri
 function offlineCoder(options: CodingJobOptions, summary: CodingSummary): OfflineCoder | undefined {
   const { codebook } = options;
   if (options.coder === "rules") {
-    const settings = { coder: "rules", rulesVersion: RULES_CODER_VERSION, codebook: codebook.id, codebookVersion: codebook.version };
+    // One provenance (its createdAt: when the run began) for the run; each record adds its rule ids.
+    // What a run shares is stored once per run (codes-file.ts).
+    const run = provenance({ coder: "rules", rulesVersion: RULES_CODER_VERSION, codebook: codebook.id, codebookVersion: codebook.version });
     return (session, index) => {
       const result = codeTurnWithRules(codebook, session, index);
-      return { value: { codes: result.codes, scores: result.scores, rationale: result.rationale }, provenance: provenance({ ...settings, rules: result.rules }) };
+      return { value: { codes: result.codes, scores: result.scores, rationale: result.rationale }, provenance: { ...run, rules: result.rules } };
     };
   }
   if (options.coder !== "learned") return undefined;
@@ -233,7 +235,7 @@ function offlineCoder(options: CodingJobOptions, summary: CodingSummary): Offlin
   if (!learner) throw new Error("the learned coder needs a trained learner");
   const { folds, kappa, agreement, n } = learner.validation;
   summary.learned = { trainedOn: learner.trainedOn, trainingSize: learner.trainingSize, validation: { folds, kappa, agreement, n }, ...(options.learningCurve ? { curve: learner.learningCurve() } : {}) };
-  const settings = { ...learner.settings, codebook: codebook.id, codebookVersion: codebook.version };
+  const run = provenance({ ...learner.settings, codebook: codebook.id, codebookVersion: codebook.version });
   return (session, index) => {
     const prediction = learner.predict(session, index);
     const { codes, scores, probabilities, heldOut } = prediction;
@@ -243,7 +245,7 @@ function offlineCoder(options: CodingJobOptions, summary: CodingSummary): Offlin
     if (options.reviewBelow !== undefined && confidence < options.reviewBelow) {
       (summary.review ??= []).push({ session: session.id, turn: turn.id, text: turn.text, ...(codes ? { codes } : {}), ...(scores ? { scores } : {}), confidence });
     }
-    return { value: { codes, scores }, provenance: provenance({ ...settings, heldOut, confidence, probabilities }) };
+    return { value: { codes, scores }, provenance: { ...run, heldOut, confidence, probabilities } };
   };
 }
 

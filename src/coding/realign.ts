@@ -1,10 +1,10 @@
 import { diffArrays } from "diff";
-import { appendJsonl, rewriteJsonl, type JsonlRepair } from "../util/fs.js";
+import { appendJsonl, type JsonlRepair } from "../util/fs.js";
 import { artifacts } from "../study/artifacts.js";
 import { sessionContentHash, sessionFingerprints } from "../transcript/fingerprint.js";
 import type { Session } from "../transcript/schema.js";
 import { staleCodeSchema, type CodeRecord, type StaleCode } from "./records.js";
-import { listCoders, readCodeHistory } from "./store.js";
+import { listCoders, readCodeHistory, replaceCodes } from "./store.js";
 
 /**
  * Codes follow their turn when a transcript is edited and imported again. Turn ids are positions,
@@ -105,7 +105,6 @@ export async function realignCodes(study: string, reimports: readonly Reimport[]
   const markedAt = new Date().toISOString();
   for (const [codebook, coders] of Object.entries(await listCoders(study))) {
     for (const coder of coders) {
-      const path = artifacts.codes.path(study, codebook, coder);
       const records = await readCodeHistory(study, codebook, coder);
       const kept: CodeRecord[] = [];
       const stale: StaleCode[] = [];
@@ -127,7 +126,7 @@ export async function realignCodes(study: string, reimports: readonly Reimport[]
         repairs.push(await appendJsonl(artifacts.staleCodes.path(study, codebook, coder), stale.map((s) => staleCodeSchema.parse(s))));
         summary.staleFiles.push(artifacts.staleCodes.relative(codebook, coder));
       }
-      repairs.push(await rewriteJsonl(path, kept));
+      repairs.push(await replaceCodes(study, codebook, coder, kept));
       summary.repairs.push(...repairs.filter((r): r is JsonlRepair => r !== undefined));
       summary.moved += moved;
       summary.stale += stale.length;

@@ -32,6 +32,37 @@ export const codeRecordSchema = z.object({
 
 export type CodeRecord = z.infer<typeof codeRecordSchema>;
 
+/**
+ * The lines of a codes file as stored (coding/codes-file.ts describes the compact form): a run
+ * header with what one run of a coder shares, one line per turn with the rest, the run's end;
+ * or a full record (the only line before the compact form existed).
+ */
+export const codeRunHeaderSchema = z.object({
+  codebook: z.string(),
+  codebookVersion: z.string(),
+  coder: z.string(),
+  createdAt: z.string(),
+  provenance: z.record(z.string(), z.unknown()),
+});
+
+export const codeLineSchema = codeRecordSchema.omit({ codebook: true, codebookVersion: true, coder: true, provenance: true, createdAt: true }).extend({
+  /** Only the provenance keys the run header does not hold. */
+  provenance: z.record(z.string(), z.unknown()).optional(),
+  /** Milliseconds after the run header's createdAt (absent: the header's time). */
+  ms: z.number().int().optional(),
+  /** A time not in toISOString form, kept as written. */
+  createdAt: z.string().optional(),
+});
+
+export const codesFileLineSchema = z.union([
+  codeRecordSchema,
+  z.object({ run: codeRunHeaderSchema }),
+  codeLineSchema,
+  z.object({ end: z.union([z.number().int().nonnegative(), z.literal("cut")]) }),
+]);
+
+export type CodesFileLine = z.infer<typeof codesFileLineSchema>;
+
 /** A turn the coder could not code: kept with the raw reply, never stored as a code. */
 export const codeFailureSchema = z.object({
   session: z.string(),

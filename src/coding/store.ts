@@ -1,11 +1,12 @@
 import type { z } from "zod";
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { appendJsonl, readJsonl, rewriteJsonl, type JsonlRepair } from "../util/fs.js";
+import { appendJsonl, rewriteJsonl, visitJsonl, type JsonlRepair } from "../util/fs.js";
 import { studyPaths } from "../study/study.js";
 import { CliError } from "../util/errors.js";
 import { artifacts, coderFileName } from "../study/artifacts.js";
-import { codeFailureSchema, codeRecordSchema, type CodeFailure, type CodeRecord } from "./records.js";
+import { codeFailureSchema, type CodeFailure, type CodeRecord } from "./records.js";
+import { appendCodeLines, compactLines, readCodesFile, rewriteCodesFile } from "./codes-file.js";
 
 // File names of codes come from the artifact registry (src/study/artifacts.ts).
 export { coderFileName };
@@ -18,23 +19,28 @@ export function failuresPath(study: string, codebook: string, coder: string): st
   return artifacts.codeFailures.path(study, codebook, coder);
 }
 
-/** Append code records (grouped per codebook and coder file); returns the torn lines healed first. */
+/**
+ * Append code records (grouped per codebook and coder file), each file's share as one run in the
+ * compact form (codes-file.ts); returns the torn lines healed first.
+ */
 export async function appendCodes(study: string, records: readonly CodeRecord[]): Promise<JsonlRepair[]> {
   const groups = new Map<string, CodeRecord[]>();
   for (const record of records) {
     const path = codesPath(study, record.codebook, record.coder);
     // push, not spread: spreading made appending n records O(n²) (minutes for 100k records).
     const group = groups.get(path);
-    if (group) group.push(codeRecordSchema.parse(record));
-    else groups.set(path, [codeRecordSchema.parse(record)]);
+    if (group) group.push(record);
+    else groups.set(path, [record]);
   }
-  return appendGroups(groups);
+  // Every record checked (compactLines throws for a bad one) before any file is written.
+  const lines = new Map([...groups].map(([path, group]) => [path, compactLines(group)]));
+  return appendGroups(lines, appendCodeLines);
 }
 
-async function appendGroups(groups: Map<string, unknown[]>): Promise<JsonlRepair[]> {
+async function appendGroups<T>(groups: Map<string, T>, append: (path: string, group: T) => Promise<JsonlRepair | undefined>): Promise<JsonlRepair[]> {
   const repairs: JsonlRepair[] = [];
   for (const [path, group] of groups) {
-    const repair = await appendJsonl(path, group);
+    const repair = await append(path, group);
     if (repair) repairs.push(repair);
   }
   return repairs;
@@ -45,7 +51,7 @@ async function appendGroups(groups: Map<string, unknown[]>): Promise<JsonlRepair
  * line is moved to a .torn file first (returned), never dropped with the rewrite.
  */
 export async function replaceCodes(study: string, codebook: string, coder: string, records: readonly CodeRecord[]): Promise<JsonlRepair | undefined> {
-  return rewriteJsonl(codesPath(study, codebook, coder), records.map((r) => codeRecordSchema.parse(r)));
+  return rewriteCodesFile(codesPath(study, codebook, coder), records);
 }
 
 export async function appendFailures(study: string, failures: readonly CodeFailure[]): Promise<JsonlRepair[]> {
@@ -56,7 +62,7 @@ export async function appendFailures(study: string, failures: readonly CodeFailu
     group.push(codeFailureSchema.parse(failure));
     groups.set(path, group);
   }
-  return appendGroups(groups);
+  return appendGroups(groups, appendJsonl);
 }
 
 /**
@@ -85,17 +91,18 @@ export async function pruneFailures(
  * Torn final lines from an interrupted run are skipped (appends heal them).
  */
 export async function readCodeHistory(study: string, codebook: string, coder: string): Promise<CodeRecord[]> {
-  return readRecords(codesPath(study, codebook, coder), codeRecordSchema, "a code record");
+  return readCodesFile(codesPath(study, codebook, coder));
 }
 
-/** Every record of a JSONL file, each validated; one that is not `what` stops with file and record number. */
+/** Every record of a JSONL file, each validated; one that is not `what` stops with file and line. */
 export async function readRecords<T>(path: string, schema: z.ZodType<T>, what: string): Promise<T[]> {
-  const { records } = await readJsonl(path);
-  return records.map((value, i) => {
+  const records: T[] = [];
+  await visitJsonl(path, (value, line) => {
     const parsed = schema.safeParse(value);
-    if (!parsed.success) throw new CliError(`${path}: record ${i + 1} is not ${what}; fix or move the file (colloquy repair <study> mends torn lines)`);
-    return parsed.data;
+    if (!parsed.success) throw new CliError(`${path}:${line}: not ${what}; fix or move the line (colloquy repair <study> mends torn lines)`);
+    records.push(parsed.data);
   });
+  return records;
 }
 
 /**

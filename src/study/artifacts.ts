@@ -5,7 +5,7 @@ import { CliError, errorMessage } from "../util/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import { formatPath } from "../transcript/validate.js";
 import { sessionSchema, type Session } from "../transcript/schema.js";
-import { codeFailureSchema, staleCodeSchema, codeRecordSchema, type CodeFailure, type CodeRecord, type StaleCode } from "../coding/records.js";
+import { codeFailureSchema, staleCodeSchema, codesFileLineSchema, type CodeFailure, type CodesFileLine, type StaleCode } from "../coding/records.js";
 import { agreementReportSchema } from "../analysis/agree-schema.js";
 import { compareReportSchema } from "../analysis/compare-schema.js";
 import { statsReportSchema } from "../analysis/stats-schema.js";
@@ -232,13 +232,13 @@ export const artifacts = {
     file: (id) => `${id}.json`,
     match: (file) => (file.endsWith(".json") && !file.startsWith(".") && !file.includes("/") && file.length > ".json".length ? [file.slice(0, -".json".length)] : null),
   }),
-  codes: define<[codebook: string, coder: string], CodeRecord>({
+  codes: define<[codebook: string, coder: string], CodesFileLine>({
     name: "codes",
-    description: "code records of one codebook by one coder, one JSON object per line",
+    description: "code records of one codebook by one coder: per run a header line, one line per coded turn, an end line (src/coding/codes-file.ts); read through src/coding/store.ts",
     writtenBy: "colloquy code",
     folder: STUDY_FOLDERS.codes,
     format: "jsonl",
-    schema: codeRecordSchema as z.ZodType<CodeRecord>,
+    schema: codesFileLineSchema as z.ZodType<CodesFileLine>,
     ...perCoder(".jsonl", [".failures.jsonl", ".stale.jsonl"]),
   }),
   codeFailures: define<[codebook: string, coder: string], CodeFailure>({

@@ -254,19 +254,45 @@ export async function healJsonl(path: string): Promise<JsonlRepair | undefined> 
   }
 }
 
+export interface AppendOptions {
+  /**
+   * Given the file's last line (whole, after healing), a line to append and sync before the
+   * batch, or undefined. Codes files use it to close a run an interrupted write left open.
+   */
+  closeTail?: (lastLine: string) => unknown;
+}
+
+/** The text of the last line of a file of `size` bytes that ends in "\n". */
+async function lastLine(handle: FileHandle, size: number): Promise<string> {
+  const start = await lineStart(handle, size - 1);
+  const bytes = Buffer.alloc(size - 1 - start);
+  await handle.read(bytes, 0, bytes.length, start);
+  return bytes.toString("utf8");
+}
+
 /**
  * Append records as JSON lines: the whole batch in one write, then fdatasync, so a batch is on
  * the disk before the next one is asked for. A torn last line left by an earlier run is healed
  * first (returned, so the caller can tell the user). If the write fails (disk full, EFBIG), the
  * file is cut back to its size before the write: a failed append leaves no partial line.
  */
-export async function appendJsonl(path: string, records: readonly unknown[]): Promise<JsonlRepair | undefined> {
+export async function appendJsonl(path: string, records: readonly unknown[], options: AppendOptions = {}): Promise<JsonlRepair | undefined> {
   if (records.length === 0) return undefined;
   await mkdir(dirname(path), { recursive: true });
   const body = Buffer.from(records.map((r) => JSON.stringify(r)).join("\n") + "\n");
   const handle = await open(path, "a+");
   try {
-    const { size, repair } = await healTail(handle, path);
+    const healed = await healTail(handle, path);
+    const repair = healed.repair;
+    let size = healed.size;
+    const close = size > 0 && options.closeTail ? options.closeTail(await lastLine(handle, size)) : undefined;
+    if (close !== undefined) {
+      // Synced on its own, before the batch: damage to the batch cannot reach it.
+      const line = Buffer.from(JSON.stringify(close) + "\n");
+      await writeAll(handle, line);
+      await handle.datasync();
+      size += line.length;
+    }
     try {
       await writeAll(handle, body);
       await handle.datasync();
@@ -304,20 +330,30 @@ function studyOf(path: string): string | undefined {
  * .torn file. Any other unparseable line is damage: the error names file:line and the fix.
  */
 export async function readJsonl(path: string): Promise<{ records: unknown[]; torn: number[] }> {
+  const records: unknown[] = [];
+  const { torn } = await visitJsonl(path, (value) => void records.push(value));
+  return { records, torn };
+}
+
+/**
+ * Call `visit` with each parsed line of a JSONL file and its 1-based line number, in order; torn
+ * and damaged lines as in {@link readJsonl}. A missing file has no lines.
+ */
+export async function visitJsonl(path: string, visit: (value: unknown, line: number) => void): Promise<{ torn: number[] }> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { records: [], torn: [] };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { torn: [] };
     throw error;
   }
-  const records: unknown[] = [];
   const torn: number[] = [];
   const lines = text.split("\n");
   lines.forEach((line, i) => {
     if (line.trim() === "") return;
+    let value: unknown;
     try {
-      records.push(JSON.parse(line));
+      value = JSON.parse(line);
     } catch {
       if (i === lines.length - 1) return void torn.push(i + 1);
       const preview = shorten(line, 60);
@@ -327,6 +363,7 @@ export async function readJsonl(path: string): Promise<{ records: unknown[]; tor
           `Run \`colloquy repair ${study ?? "<study folder>"}\`: it moves the unreadable bytes to a .torn file next to it and keeps every complete record.`,
       );
     }
+    visit(value, i + 1);
   });
-  return { records, torn };
+  return { torn };
 }

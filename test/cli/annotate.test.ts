@@ -241,7 +241,7 @@ describe("colloquy annotate --adjudicate", () => {
     const decided = await readCodes(study, "bales-ipa", "human:adjudicated");
     expect(decided).toHaveLength(1);
     expect(decided[0]).toMatchObject({ turn: b.id, codes: ["gives-suggestion"], provenance: { decidedBy: "carol", between: { "human:alice": ["gives-opinion"], "human:bob": ["gives-suggestion"] } } });
-    expect(JSON.parse((await readFile(codesPath(study, "bales-ipa", "human:adjudicated"), "utf8")).trim()).coder).toBe("human:adjudicated");
+    expect(JSON.parse((await readFile(codesPath(study, "bales-ipa", "human:adjudicated"), "utf8")).split("\n")[0]!).run.coder).toBe("human:adjudicated");
     expect(errors).toEqual([]);
   }, 60_000);
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Papa from "papaparse";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readCodes } from "../../src/coding/store.js";
+import { readCodeHistory, readCodes } from "../../src/coding/store.js";
 import { loadSessions } from "../../src/study/study.js";
 import { runCli } from "../support/cli.js";
 
@@ -103,8 +103,7 @@ describe("colloquy import", () => {
     expect(codes[0]!.provenance).toMatchObject({ label: "1", line: 2 });
     // Re-import replaces these sessions' codes rather than appending duplicates.
     await runCli(["import", join(fixtures, "csv/chat-log.csv"), "--study", study, "--code-column", "ipa_code=alice", "--codebook", "bales-ipa"]);
-    const lines = (await readFile(join(study, "codes", "bales-ipa", "human%3Aalice.jsonl"), "utf8")).trim().split("\n");
-    expect(lines).toHaveLength(5);
+    expect(await readCodeHistory(study, "bales-ipa", "human:alice")).toHaveLength(5);
     // Re-imported without --code-column: alice's codes are kept (nothing said they changed).
     await runCli(["import", join(fixtures, "csv/chat-log.csv"), "--study", study, "--codebook", "bales-ipa"]);
     expect(await readCodes(study, "bales-ipa", "human:alice")).toHaveLength(5);

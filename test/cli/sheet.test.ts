@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgreementReport } from "../../src/analysis/agree.js";
 import { checkCodeCurrency } from "../../src/coding/currency.js";
-import { readCodes } from "../../src/coding/store.js";
+import { readCodeHistory, readCodes } from "../../src/coding/store.js";
 import { loadSessions, saveSession } from "../../src/study/study.js";
 import { turnFingerprint } from "../../src/transcript/fingerprint.js";
 import { runCli } from "../support/cli.js";
@@ -250,7 +250,7 @@ describe("human coding round trip", () => {
     }
     const codesFile = join(study, "codes", "bales-ipa", "human%3Aalice.jsonl");
     const before = await readFile(codesFile, "utf8");
-    expect(before.trim().split("\n")).toHaveLength(2 * CODEABLE_PER_SESSION);
+    expect(await readCodeHistory(study, "bales-ipa", "human:alice")).toHaveLength(2 * CODEABLE_PER_SESSION);
 
     // Same sheet again: nothing changes, byte for byte.
     const again = await runCli(["codes", "import", first, "--study", study, "--codebook", "bales-ipa", "--coder", "human:alice"]);

@@ -6,7 +6,7 @@ import { modelFor } from "../llm/helpers.js";
 import { loadCodebook } from "../../src/coding/codebook/load.js";
 import type { Codebook } from "../../src/coding/codebook/schema.js";
 import { dryRunCoding, formatCodingSummary, planCoding, runCodingJob, type CodingJobOptions } from "../../src/coding/job.js";
-import { readCodes, readFailures, codesPath } from "../../src/coding/store.js";
+import { readCodeHistory, readCodes, readFailures } from "../../src/coding/store.js";
 import { loadSessions } from "../../src/study/study.js";
 import { balesCodeFor, balesHandler, makeSession, makeStudy, sessionOf, targetsOf, TEXTS_A, TEXTS_B } from "./llm-fixtures.js";
 
@@ -106,9 +106,9 @@ describe("coding job (llm)", () => {
     expect(second).toMatchObject({ coded: 8 - first.coded, alreadyCoded: first.coded, failed: 0 });
     const asked = server.chatRequests().map((r) => `${sessionOf(r)}/${targetsOf(r)[0].turn}`);
     for (const key of asked) expect(codedFirst.has(key)).toBe(false);
-    const lines = (await readFile(codesPath(study.dir, "bales-ipa", "llm"), "utf8")).trim().split("\n");
-    expect(lines).toHaveLength(8);
-    expect(new Set(lines.map((l) => keyOf(JSON.parse(l)))).size).toBe(8);
+    const history = await readCodeHistory(study.dir, "bales-ipa", "llm");
+    expect(history).toHaveLength(8);
+    expect(new Set(history.map(keyOf)).size).toBe(8);
   });
 
   it("records failures (reply outside the codebook) with the raw reply, not codes, and retries them next run", async () => {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cp, mkdtemp, readFile } from "node:fs/promises";
+import { readCodeHistory } from "../../src/coding/store.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../support/cli.js";
@@ -40,7 +41,7 @@ describe("colloquy study with the LLM coder", () => {
     const turns = 372;
     // One request per codeable turn and codebook (bales-ipa and pragmatic-style).
     expect(server.chatRequests().length).toBe(2 * turns);
-    const record = JSON.parse((await readFile(join(dir, "codes", "bales-ipa", "llm.jsonl"), "utf8")).split("\n")[0]);
+    const [record] = await readCodeHistory(dir, "bales-ipa", "llm");
     expect(record).toMatchObject({ coder: "llm", codes: ["shows-solidarity"], provenance: { model: "test-model" } });
     const agreement = JSON.parse(await readFile(join(dir, "analysis", "agreement-bales-ipa.json"), "utf8"));
     expect(agreement.coders).toEqual(["llm", "human:coder-a", "human:coder-b"]);

@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
 import { balesHandler, makeSession, makeStudy, sessionOf, targetsOf, TEXTS_A, TEXTS_B } from "../coding/llm-fixtures.js";
 import { artifacts } from "../../src/study/artifacts.js";
+import { readCodeHistory } from "../../src/coding/store.js";
 import { acquireStudyLock } from "../../src/study/lock.js";
 import { loadSessions } from "../../src/study/study.js";
 
@@ -76,8 +77,7 @@ describe("one writer per study", () => {
     const asked = server.chatRequests().flatMap((r) => targetsOf(r).map((t) => `${sessionOf(r)}/${t.turn}`));
     expect(asked).toHaveLength(9);
     expect(new Set(asked).size).toBe(9); // every turn asked once: nothing paid twice
-    const lines = (await readFile(artifacts.codes.path(study.dir, "bales-ipa", "llm"), "utf8")).trim().split("\n");
-    const turns = lines.map((l) => JSON.parse(l)).map((r) => `${r.session}/${r.turn}`);
+    const turns = (await readCodeHistory(study.dir, "bales-ipa", "llm")).map((r) => `${r.session}/${r.turn}`);
     expect(turns).toHaveLength(9);
     expect(new Set(turns).size).toBe(9); // one record per turn
     expect(existsSync(artifacts.lock.path(study.dir))).toBe(false);

@@ -31,9 +31,12 @@ describe("torn last lines, then a resumed run", () => {
       // the failures file (two turns that failed once) torn too.
       const codes = codesPath(study.dir, "bales-ipa", "llm");
       const lines = (await readFile(codes, "utf8")).trimEnd().split("\n");
-      const fragment = lines[14].slice(0, 40);
-      await writeFile(codes, lines.slice(0, 14).join("\n") + "\n" + fragment);
-      const lost = lines.slice(14, 16).map((l) => JSON.parse(l) as { session: string; turn: string });
+      // Codes files hold run headers and ends too (coding/codes-file.ts): cut at the 15th code line.
+      const codeLines = lines.flatMap((l, i) => ("session" in JSON.parse(l) ? [i] : []));
+      const at = codeLines[14]!;
+      const fragment = lines[at].slice(0, 40);
+      await writeFile(codes, lines.slice(0, at).join("\n") + "\n" + fragment);
+      const lost = codeLines.slice(14, 16).map((i) => JSON.parse(lines[i]) as { session: string; turn: string });
       const failure = (k: { session: string; turn: string }) => JSON.stringify({ ...k, codebook: "bales-ipa", coder: "llm", reason: "timeout: no reply", createdAt: "2024-01-01T00:00:00.000Z" });
       await writeFile(failuresPath(study.dir, "bales-ipa", "llm"), `${failure(lost[0])}\n${failure(lost[1])}\n{"session":"s1","tu`);
       server.reset();
@@ -41,7 +44,8 @@ describe("torn last lines, then a resumed run", () => {
       const resumed = await startCli(cli.file, codeArgs(study.dir, server.url)).done;
       expect(resumed.code, resumed.stderr).toBe(0);
       // Reported: which file, which line, how many bytes, where they are now.
-      expect(resumed.stderr).toMatch(/warning: codes\/bales-ipa\/llm\.jsonl: line 15 was cut short by an interrupted write; its 40 unreadable byte\(s\) were moved to codes\/bales-ipa\/llm\.jsonl\.torn-\S+Z\n/);
+      expect(resumed.stderr).toContain(`warning: codes/bales-ipa/llm.jsonl: line ${at + 1} was cut short`);
+      expect(resumed.stderr).toMatch(/warning: codes\/bales-ipa\/llm\.jsonl: line \d+ was cut short by an interrupted write; its 40 unreadable byte\(s\) were moved to codes\/bales-ipa\/llm\.jsonl\.torn-\S+Z\n/);
       expect(resumed.stderr).toMatch(/warning: codes\/bales-ipa\/llm\.failures\.jsonl: line 3 was cut short by an interrupted write; its 19 unreadable byte\(s\) were moved to codes\/bales-ipa\/llm\.failures\.jsonl\.torn-\S+Z\n/);
       expect(resumed.stdout).toMatch(/^bales-ipa\/llm: coded 6, failed 0, cached 6, skipped 0, already coded 14, 2 earlier failure\(s\) now coded, requests 0 \(\+6 cached\)/);
       // Nothing paid twice: every lost record came back from the response cache.

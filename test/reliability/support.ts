@@ -9,7 +9,7 @@ import { makeSession, makeStudy, sessionOf, targetsOf } from "../coding/llm-fixt
 import type { RecordedRequest, ScriptedReply } from "../support/openai-server.js";
 import type { Session } from "../../src/transcript/schema.js";
 import { createRandom, type Random } from "../../src/orchestrator/random.js";
-import { codesPath, failuresPath, readCodes, readFailures } from "../../src/coding/store.js";
+import { failuresPath, readCodeHistory, readCodes, readFailures } from "../../src/coding/store.js";
 import { readJsonl } from "../../src/util/fs.js";
 
 const root = join(import.meta.dirname, "../..");
@@ -122,7 +122,7 @@ export function makeSessions(random: Random, sessions: number, turns: number): S
 export { createRandom, makeStudy };
 
 export interface StudyCheck {
-  /** Raw lines of the codes file (torn last line excluded). */
+  /** Records in the codes file, repeats included (torn last line excluded). */
   lines: number;
   /** Turns ("s1/t0003") with a record in the codes file. */
   stored: string[];
@@ -136,7 +136,8 @@ export interface StudyCheck {
 
 /** Read the study the way every command does (throws if a file is unreadable) and check each code. */
 export async function checkStudy(study: string, sessions: readonly Session[], coder = "llm"): Promise<StudyCheck> {
-  const { records } = await readJsonl(codesPath(study, "bales-ipa", coder));
+  // The file's whole history (a turn stored twice shows as a duplicate), read as every command does.
+  const records = await readCodeHistory(study, "bales-ipa", coder);
   const codes = await readCodes(study, "bales-ipa", coder);
   const failures = await readFailures(study, "bales-ipa", coder);
   await readJsonl(failuresPath(study, "bales-ipa", coder));

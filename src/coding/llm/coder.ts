@@ -137,6 +137,8 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     codebookVersion: codebook.version,
     ...(options.examples ? options.examples.settings : {}),
   };
+  // One provenance stamp (its createdAt: when the run began) shared by the run's records, each adding its own details.
+  const run = provenance(settings);
   const pickExamples = (session: Session, targets: readonly number[]) => options.examples?.pick(session, targets);
 
   const seedFor = (sample: number) => (samples > 1 ? (options.seed ?? 1) + sample : options.seed);
@@ -262,7 +264,7 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
       // Which researchers' codes the model saw for this turn (session/turn ids, coder, similarity).
       if (examples) details.examples = examples.map((e) => ({ session: e.session, turn: e.turn, coder: e.coder, similarity: e.similarity }));
       if (samples === 1) {
-        return { ...ref, status: "coded" as const, value: good[0].value, provenance: provenance({ ...settings, seed: seedFor(0), ...details }), cached };
+        return { ...ref, status: "coded" as const, value: good[0].value, provenance: { ...run, seed: seedFor(0), ...details }, cached };
       }
       const aggregate = aggregateSamples(codebook, good.map((g) => g.value));
       if (good.length < samples) details.failedSamples = samples - good.length;
@@ -271,7 +273,7 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
         status: "coded" as const,
         value: aggregate.value,
         samples: { n: good.length, agreement: aggregate.agreement },
-        provenance: provenance({ ...settings, seeds: Array.from({ length: samples }, (_, s) => seedFor(s)), ...details, ...aggregate.details }),
+        provenance: { ...run, seeds: Array.from({ length: samples }, (_, s) => seedFor(s)), ...details, ...aggregate.details },
         cached,
       };
     });

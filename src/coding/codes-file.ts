@@ -1,0 +1,283 @@
+import type { z } from "zod";
+import { CliError } from "../util/errors.js";
+import { appendJsonl, rewriteJsonl, visitJsonl, type JsonlRepair } from "../util/fs.js";
+import { codeRecordSchema, codeRunHeaderSchema, type CodeRecord } from "./records.js";
+
+/**
+ * The compact on-disk form of a codes file (`codes/<codebook>/<coder>.jsonl`). What one run of a
+ * coder shares (codebook, its version, the coder, its provenance, its time) is written once, in a
+ * run header; each turn's line carries only what varies. An append is one run (or a few, when its
+ * records differ in codebook version, coder, or most of their provenance, as a rewritten history
+ * of several runs does):
+ *
+ *   {"run":{"codebook":"bales-ipa","codebookVersion":"1.2.0","coder":"rules","createdAt":"2026-11-22T10:00:00.000Z","provenance":{"tool":"colloquy",…}}}
+ *   {"session":"s1","turn":"t0001","fingerprint":"9f…","codes":["agrees"],"rationale":"…","provenance":{"rules":["r4"]},"ms":12}
+ *   {"session":"s1","turn":"t0002","fingerprint":"41…","codes":["asks-opinion"]}
+ *   {"end":2}
+ *
+ * - a code line: session, turn, and whichever of fingerprint, codes, scores, rationale, samples
+ *   the record has. `provenance` holds only the keys the run header does not (per-turn details:
+ *   rule ids, a model's cache key, a confidence); the record's provenance is the header's plus
+ *   these. Its time is the header's `createdAt`, or `ms` milliseconds after it, or its own
+ *   `createdAt` (a time that is not in `toISOString` form, kept as written).
+ * - `{"end":n}` closes the run after its n code lines. An append that finds the last run open
+ *   (an interrupted write cut it short) first writes and syncs `{"end":"cut"}`.
+ * - a full record (every field, the only form before this one) stands alone anywhere: files
+ *   written by earlier versions, and files with old lines followed by new runs, still read.
+ *
+ * A code line belongs to the open run only. If a header line is lost (damaged, then moved out by
+ * `colloquy repair`), the code lines after it come after a closed run, and reading stops naming
+ * the first of them: they are never attributed to the run before.
+ *
+ * In memory every record is a full CodeRecord; the records of a run whose provenance is the
+ * header's share the header's provenance object.
+ */
+
+type RunHeader = z.infer<typeof codeRunHeaderSchema>;
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function allFinite(o: Json): boolean {
+  for (const k in o) if (!Number.isFinite(o[k])) return false;
+  return true;
+}
+
+/**
+ * What is wrong with the fields a code line and a full record share (undefined: nothing). The
+ * same rules as `codeRecordSchema`, checked by hand: a zod parse of every record cost more than
+ * reading the file (test/coding/codes-file.test.ts holds the two to the same verdicts).
+ */
+function fieldsProblem(v: Json): string | undefined {
+  if (typeof v.session !== "string") return "session: expected a string";
+  if (typeof v.turn !== "string") return "turn: expected a string";
+  if (v.fingerprint !== undefined && typeof v.fingerprint !== "string") return "fingerprint: expected a string";
+  if (v.codes !== undefined && !(Array.isArray(v.codes) && v.codes.every((c) => typeof c === "string"))) return "codes: expected a list of strings";
+  if (v.scores !== undefined && !(isObject(v.scores) && allFinite(v.scores))) return "scores: expected numbers by scale id";
+  if (v.rationale !== undefined && typeof v.rationale !== "string") return "rationale: expected a string";
+  if (v.samples !== undefined) {
+    const s = v.samples;
+    if (!isObject(s) || !(Number.isSafeInteger(s.n) && (s.n as number) > 0) || !Number.isFinite(s.agreement)) return "samples: expected {n: a positive integer, agreement: a number}";
+  }
+  if (v.provenance !== undefined && !isObject(v.provenance)) return "provenance: expected an object";
+  return undefined;
+}
+
+/** Problem of a full record (the old form, and what writers are given). */
+function recordProblem(v: Json): string | undefined {
+  for (const key of ["codebook", "codebookVersion", "coder", "createdAt"] as const) if (typeof v[key] !== "string") return `${key}: expected a string`;
+  return fieldsProblem(v);
+}
+
+/** A CodeRecord from validated fields, keys in the schema's order; absent optional fields stay absent. */
+function toRecord(v: Json, run: { codebook: string; codebookVersion: string; coder: string }, provenance: Json, createdAt: string): CodeRecord {
+  const record: Json = { session: v.session, turn: v.turn };
+  if (v.fingerprint !== undefined) record.fingerprint = v.fingerprint;
+  record.codebook = run.codebook;
+  record.codebookVersion = run.codebookVersion;
+  record.coder = run.coder;
+  if (v.codes !== undefined) record.codes = v.codes;
+  if (v.scores !== undefined) record.scores = v.scores;
+  if (v.rationale !== undefined) record.rationale = v.rationale;
+  if (v.samples !== undefined) record.samples = { n: (v.samples as Json).n, agreement: (v.samples as Json).agreement };
+  record.provenance = provenance;
+  record.createdAt = createdAt;
+  return record as CodeRecord;
+}
+
+/** Milliseconds of an ISO time that `toISOString` writes back identically; undefined otherwise. */
+function isoMs(time: string): number | undefined {
+  const ms = Date.parse(time);
+  if (!Number.isFinite(ms)) return undefined;
+  return new Date(ms).toISOString() === time ? ms : undefined;
+}
+
+/**
+ * `new Date(ms).toISOString()`, reusing the text of the second before it: a run's records are
+ * seconds apart, and toISOString cost 3 µs a record, more than the rest of reading one.
+ */
+function isoTime(ms: number, last: { second: number; prefix: string }): string {
+  const milli = ((ms % 1000) + 1000) % 1000;
+  const second = ms - milli;
+  if (second !== last.second) {
+    const iso = new Date(second).toISOString();
+    if (iso.length !== 24) return new Date(ms).toISOString(); // a year outside 0000-9999
+    last.second = second;
+    last.prefix = iso.slice(0, 20);
+  }
+  return `${last.prefix}${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`;
+}
+
+interface OpenRun extends RunHeader {
+  /** isoMs(createdAt). */
+  ms: number | undefined;
+  lines: number;
+}
+
+/**
+ * Every record of a codes file, in file order, full and compact lines alike. A line that is no
+ * record stops with the file, the line and the field.
+ */
+export async function readCodesFile(path: string): Promise<CodeRecord[]> {
+  const records: CodeRecord[] = [];
+  let run: OpenRun | undefined;
+  const second = { second: NaN, prefix: "" };
+  const fail = (line: number, problem: string): never => {
+    throw new CliError(`${path}:${line}: not a code record (${problem}); fix or move the line (colloquy repair <study> mends torn lines)`);
+  };
+  await visitJsonl(path, (value, line) => {
+    if (!isObject(value)) return fail(line, "expected a JSON object");
+    if (value.run !== undefined) {
+      const header = codeRunHeaderSchema.safeParse(value.run);
+      if (!header.success) return fail(line, `a run header whose ${header.error.issues[0]?.path.join(".") || "value"} is wrong`);
+      // The provenance object JSON.parse made, not zod's copy: Object.assign from zod's record
+      // output was several times slower, and the records built from it took twice the memory.
+      run = { ...header.data, provenance: (value.run as Json).provenance as Json, ms: isoMs(header.data.createdAt), lines: 0 };
+      return;
+    }
+    if (value.end !== undefined && value.session === undefined) {
+      run = undefined;
+      return;
+    }
+    if (value.codebook !== undefined) {
+      // A full record (written before the compact form): it names its own run.
+      const problem = recordProblem(value);
+      if (problem) return fail(line, problem);
+      records.push(toRecord(value, value as RunHeader, (value.provenance as Json | undefined) ?? {}, value.createdAt as string));
+      return;
+    }
+    const problem = fieldsProblem(value);
+    if (problem) return fail(line, problem);
+    if (!run) return fail(line, "a code line outside a run: the run header line before it is missing (was it damaged and moved to a .torn file?), so its codebook version, coder and provenance are unknown; move the line out to code the turn again");
+    let createdAt = run.createdAt;
+    if (value.createdAt !== undefined) {
+      if (typeof value.createdAt !== "string") return fail(line, "createdAt: expected a string");
+      createdAt = value.createdAt;
+    } else if (value.ms !== undefined) {
+      if (!Number.isSafeInteger(value.ms)) return fail(line, "ms: expected whole milliseconds");
+      if (run.ms === undefined) return fail(line, "ms: the run's createdAt is not an ISO time to count from");
+      createdAt = isoTime(run.ms + (value.ms as number), second);
+    }
+    // Object.assign, not a spread of two objects: the spread cost 20x more (8 µs a record).
+    const provenance = value.provenance === undefined ? run.provenance : Object.assign({}, run.provenance, value.provenance);
+    run.lines++;
+    records.push(toRecord(value, run, provenance, createdAt));
+  });
+  return records;
+}
+
+/** Equal as JSON (what a record's provenance is once written). */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  return typeof a === "object" && a !== null && typeof b === "object" && b !== null && JSON.stringify(a) === JSON.stringify(b);
+}
+
+const definedKeys = (o: Json) => Object.keys(o).filter((k) => o[k] !== undefined);
+
+/**
+ * Whether `b` reads as the same run as `a` (whose provenance keys are `keys`): same codebook
+ * version and coder, and at least half of their provenance in common.
+ */
+function sameRun(a: CodeRecord, keys: readonly string[], b: CodeRecord): boolean {
+  if (a.codebook !== b.codebook || a.codebookVersion !== b.codebookVersion || a.coder !== b.coder) return false;
+  if (a.provenance === b.provenance) return true;
+  let shared = 0;
+  for (const k of keys) if (same(a.provenance[k], b.provenance[k])) shared++;
+  let own = 0;
+  for (const k in b.provenance) if (b.provenance[k] !== undefined) own++;
+  return 2 * shared >= Math.max(keys.length, own);
+}
+
+/** Consecutive records that read as one run (an append is usually one). */
+function runsOf(records: readonly CodeRecord[]): CodeRecord[][] {
+  const runs: CodeRecord[][] = [];
+  let keys: string[] = [];
+  for (const record of records) {
+    const current = runs[runs.length - 1];
+    if (current && sameRun(current[0]!, keys, record)) {
+      current.push(record);
+    } else {
+      runs.push([record]);
+      keys = definedKeys(record.provenance);
+    }
+  }
+  return runs;
+}
+
+/** The lines of one run: header, one line per record, end. */
+function runLines(run: readonly CodeRecord[]): Json[] {
+  const first = run[0]!;
+  // The header holds the provenance every record of the run has (so no line removes a key).
+  const firstKeys = definedKeys(first.provenance);
+  let keys = firstKeys;
+  for (const record of run) {
+    if (record.provenance !== first.provenance) keys = keys.filter((k) => same(first.provenance[k], record.provenance[k]));
+  }
+  const shared = new Set(keys);
+  const provenance = Object.fromEntries(keys.map((k) => [k, first.provenance[k]]));
+  const base = isoMs(first.createdAt);
+  const lines: Json[] = [{ run: { codebook: first.codebook, codebookVersion: first.codebookVersion, coder: first.coder, createdAt: first.createdAt, provenance } }];
+  for (const r of run) {
+    const line: Json = { session: r.session, turn: r.turn };
+    if (r.fingerprint !== undefined) line.fingerprint = r.fingerprint;
+    if (r.codes !== undefined) line.codes = r.codes;
+    if (r.scores !== undefined) line.scores = r.scores;
+    if (r.rationale !== undefined) line.rationale = r.rationale;
+    if (r.samples !== undefined) line.samples = r.samples;
+    // A record holding the first one's very provenance object still needs the keys the run does not share.
+    if (r.provenance !== first.provenance || shared.size < firstKeys.length) {
+      const own = definedKeys(r.provenance).filter((k) => !shared.has(k));
+      if (own.length > 0) line.provenance = Object.fromEntries(own.map((k) => [k, r.provenance[k]]));
+    }
+    if (r.createdAt !== first.createdAt) {
+      const ms = base === undefined ? undefined : isoMs(r.createdAt);
+      if (ms === undefined) line.createdAt = r.createdAt;
+      else line.ms = ms - base!;
+    }
+    lines.push(line);
+  }
+  lines.push({ end: run.length });
+  return lines;
+}
+
+/** Writers' records, checked like `codeRecordSchema.parse` (which throws the same error for a bad one). */
+function checked(records: readonly CodeRecord[]): CodeRecord[] {
+  return records.map((r) => {
+    const problem = isObject(r) ? recordProblem(r as unknown as Json) : "not an object";
+    if (problem || (r.provenance as unknown) === undefined) return codeRecordSchema.parse(r);
+    return r;
+  });
+}
+
+/** The compact lines of `records` (see the top of this file). */
+export function compactLines(records: readonly CodeRecord[]): Json[] {
+  return runsOf(checked(records)).flatMap(runLines);
+}
+
+/**
+ * Whether the last line of a codes file leaves a run open (its end line was never written): a
+ * code line or a header. Then the next append closes it first, so the lines of that append can
+ * never read as part of it, even if its own header is later lost.
+ */
+function closeOpenRun(lastLine: string): Json | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(lastLine);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(value)) return undefined;
+  const open = value.run !== undefined || (value.session !== undefined && value.codebook === undefined);
+  return open ? { end: "cut" } : undefined;
+}
+
+/** Append lines made by {@link compactLines}, closing a run an interrupted write left open first. */
+export function appendCodeLines(path: string, lines: readonly Json[]): Promise<JsonlRepair | undefined> {
+  return appendJsonl(path, lines, { closeTail: closeOpenRun });
+}
+
+/** Rewrite a codes file in the compact form (a torn last line is moved out first). */
+export function rewriteCodesFile(path: string, records: readonly CodeRecord[]): Promise<JsonlRepair | undefined> {
+  return rewriteJsonl(path, compactLines(records));
+}

@@ -1,0 +1,261 @@
+import { appendFile, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { codeLineSchema, codeRecordSchema, type CodeRecord } from "../../src/coding/records.js";
+import { appendCodes, codesPath, readCodeHistory, readCodes, replaceCodes } from "../../src/coding/store.js";
+import { repairJsonl } from "../../src/util/fs.js";
+
+const FIXTURE = join(import.meta.dirname, "../../fixtures/coding/codes-full-records.jsonl");
+
+let dir: string;
+let file: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "colloquy-codes-file-"));
+  file = codesPath(dir, "bales-ipa", "llm");
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+/** What one run of the LLM coder shares, as the coder makes it. */
+const runProvenance = { tool: "colloquy", version: "0.9.0", createdAt: "2026-11-23T10:00:00.000Z", coder: "llm", model: "m", endpointHost: "h", temperature: 0 };
+
+function record(turn: number, extra: Partial<CodeRecord> = {}): CodeRecord {
+  return {
+    session: "s1",
+    turn: `t${turn}`,
+    fingerprint: `f${turn}`,
+    codebook: "bales-ipa",
+    codebookVersion: "1.0.0",
+    coder: "llm",
+    codes: ["agrees"],
+    provenance: { ...runProvenance, requestHashes: [`h${turn}`] },
+    createdAt: new Date(Date.parse("2026-11-23T10:00:01.000Z") + 37 * turn).toISOString(),
+    ...extra,
+  };
+}
+
+const lines = async () => (await readFile(file, "utf8")).trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe("compact codes files", () => {
+  it("round trip: every field and time comes back as written, whatever varies per record", async () => {
+    const records = [
+      record(1, { rationale: "yes", samples: { n: 3, agreement: 0.667 } }),
+      record(2, { codes: undefined, scores: { warmth: 4, formality: 2.5 } }),
+      record(3, { fingerprint: undefined, createdAt: "2026-11-23 10:00" }),
+      record(4, { provenance: { ...runProvenance, requestHashes: ["h4"], reasked: true, temperature: 0.7 } }),
+      record(5, { createdAt: "2026-11-23T09:59:59.000Z" }),
+    ];
+    delete records[1]!.codes;
+    delete records[2]!.fingerprint;
+    expect(await appendCodes(dir, records)).toEqual([]);
+    expect(await readCodeHistory(dir, "bales-ipa", "llm")).toEqual(records);
+
+    const [header, ...rest] = await lines();
+    // What the run shares is written once; a key one record changes stays on that record's line.
+    expect(header).toEqual({ run: { codebook: "bales-ipa", codebookVersion: "1.0.0", coder: "llm", createdAt: records[0]!.createdAt, provenance: { tool: "colloquy", version: "0.9.0", createdAt: "2026-11-23T10:00:00.000Z", coder: "llm", model: "m", endpointHost: "h" } } });
+    expect(rest).toHaveLength(6);
+    expect(rest[5]).toEqual({ end: 5 });
+    for (const line of rest.slice(0, 5)) for (const key of ["codebook", "codebookVersion", "coder"]) expect(line).not.toHaveProperty(key);
+    expect(rest[0]).toEqual({ session: "s1", turn: "t1", fingerprint: "f1", codes: ["agrees"], rationale: "yes", samples: { n: 3, agreement: 0.667 }, provenance: { temperature: 0, requestHashes: ["h1"] } });
+    expect(rest[1]).toMatchObject({ ms: 37 });
+    expect(rest[2]).toMatchObject({ createdAt: "2026-11-23 10:00" });
+    expect(rest[3]).toMatchObject({ provenance: { temperature: 0.7, reasked: true, requestHashes: ["h4"] } });
+    expect(rest[4]).toMatchObject({ ms: -2037 });
+    // Every line is one of the shapes the artifact registry documents.
+    for (const line of await lines()) expect(codeLineSchema.safeParse(line).success || !("session" in line)).toBe(true);
+  });
+
+  it("is a fraction of the full records' size", async () => {
+    const records = Array.from({ length: 200 }, (_v, i) => record(i));
+    await appendCodes(dir, records);
+    const compact = (await readFile(file)).length;
+    const full = Buffer.byteLength(records.map((r) => JSON.stringify(r) + "\n").join(""));
+    expect(compact).toBeLessThan(full / 2);
+  });
+
+  it("records of one run share one provenance object in memory", async () => {
+    const shared = { ...runProvenance };
+    await appendCodes(dir, [record(1, { provenance: shared }), record(2, { provenance: shared }), record(3, { provenance: { ...shared, note: "x" } })]);
+    await appendCodes(dir, [record(4, { provenance: shared })]);
+    const [a, b, c, d] = await readCodeHistory(dir, "bales-ipa", "llm");
+    expect(a!.provenance).toBe(b!.provenance);
+    expect(c!.provenance).toEqual({ ...shared, note: "x" });
+    expect(c!.provenance).not.toBe(a!.provenance);
+    // Another append is another run, with its own header.
+    expect(d!.provenance).not.toBe(a!.provenance);
+    expect(d!.provenance).toEqual(shared);
+  });
+
+  it("replaceCodes writes the compact form, one header per run of the history", async () => {
+    const runA = [1, 2, 3].map((i) => record(i, { provenance: { via: "colloquy import", source: "a.csv", line: i + 1, label: "1" }, createdAt: "2026-01-01T00:00:00.000Z" }));
+    const runB = [4, 5].map((i) => record(i, { codebookVersion: "1.1.0", provenance: { via: "colloquy import", source: "b.csv", line: i, label: "2" }, createdAt: "2026-02-01T00:00:00.000Z" }));
+    await replaceCodes(dir, "bales-ipa", "llm", [...runA, ...runB]);
+    const written = await lines();
+    expect(written.filter((l) => "run" in l).map((l) => (l.run as { provenance: unknown }).provenance)).toEqual([
+      { via: "colloquy import", source: "a.csv", label: "1" },
+      { via: "colloquy import", source: "b.csv", label: "2" },
+    ]);
+    expect(written.filter((l) => "session" in l).every((l) => !("codebook" in l) && !("createdAt" in l) && !("ms" in l))).toBe(true);
+    expect(await readCodeHistory(dir, "bales-ipa", "llm")).toEqual([...runA, ...runB]);
+    // A rewrite of what was read is byte for byte the same file.
+    const before = await readFile(file, "utf8");
+    await replaceCodes(dir, "bales-ipa", "llm", await readCodeHistory(dir, "bales-ipa", "llm"));
+    expect(await readFile(file, "utf8")).toBe(before);
+  });
+});
+
+describe("codes files written by earlier versions", () => {
+  it("full-record lines read as they always did", async () => {
+    await mkdir(dirname(file), { recursive: true });
+    await copyFile(FIXTURE, file);
+    const expected = (await readFile(FIXTURE, "utf8")).trim().split("\n").map((l) => codeRecordSchema.parse(JSON.parse(l)));
+    expect(await readCodeHistory(dir, "bales-ipa", "llm")).toEqual(expected);
+    expect(expected[2]!.provenance).toEqual({});
+  });
+
+  it("old lines, then new runs appended after them: all read, in order, and a new turn's code wins", async () => {
+    await mkdir(dirname(file), { recursive: true });
+    await copyFile(FIXTURE, file);
+    const old = await readCodeHistory(dir, "bales-ipa", "llm");
+    const fresh = [record(1, { session: "team-1", turn: "t0001", codes: ["agrees"] }), record(9)];
+    await appendCodes(dir, fresh);
+    // The last old line is a whole record: nothing to close before the new run.
+    expect((await lines()).slice(4).map((l) => Object.keys(l)[0])).toEqual(["run", "session", "session", "end"]);
+    expect(await readCodeHistory(dir, "bales-ipa", "llm")).toEqual([...old, ...fresh]);
+    const current = await readCodes(dir, "bales-ipa", "llm");
+    expect(current.find((r) => r.session === "team-1" && r.turn === "t0001")!.codes).toEqual(["agrees"]);
+    expect(current).toHaveLength(old.length + 1);
+  });
+});
+
+describe("interrupted writes and damage never move a code to another run", () => {
+  const runOne = () => [record(1), record(2)];
+  const runTwo = () => [3, 4].map((i) => record(i, { codebookVersion: "2.0.0", provenance: { ...runProvenance, model: "other" } }));
+
+  it("a torn header (the crash cut the next append inside it): the earlier run reads whole; the next append moves the fragment out", async () => {
+    await appendCodes(dir, runOne());
+    const header = JSON.stringify({ run: { codebook: "bales-ipa", codebookVersion: "2.0.0", coder: "llm", createdAt: "x", provenance: {} } });
+    await appendFile(file, header.slice(0, 30));
+    expect(await readCodeHistory(dir, "bales-ipa", "llm")).toEqual(runOne());
+    const [repair] = await appendCodes(dir, runTwo());
+    expect(repair).toMatchObject({ line: 5, bytes: 30, fragments: 1 });
+    expect(await readCodeHistory(dir, "bales-ipa", "llm")).toEqual([...runOne(), ...runTwo()]);
+  });
+
+  it("a torn code line: the run's whole lines keep their run; the next append closes the cut run before its own", async () => {
+    await appendCodes(dir, runOne());
+    const text = await readFile(file, "utf8");
+    // The crash: the end line and half of the second code line never reached the disk.
+    const cut = text.slice(0, text.lastIndexOf('{"session"') + 25);
+    await writeFile(file, cut);
+    expect(await readCodeHistory(dir, "bales-ipa", "llm")).toEqual([record(1)]);
+    const [repair] = await appendCodes(dir, runTwo());
+    expect(repair).toMatchObject({ line: 3, bytes: 25 });
+    expect((await lines()).map((l) => Object.keys(l)[0])).toEqual(["run", "session", "end", "run", "session", "session", "end"]);
+    expect((await lines())[2]).toEqual({ end: "cut" });
+    expect(await readCodeHistory(dir, "bales-ipa", "llm")).toEqual([record(1), ...runTwo()]);
+  });
+
+  it("a run cut at a line boundary, then a later header lost to damage: its lines stop the read, never join the cut run", async () => {
+    await appendCodes(dir, runOne());
+    const text = await readFile(file, "utf8");
+    await writeFile(file, text.slice(0, text.lastIndexOf('{"end"'))); // the end line never written
+    await appendCodes(dir, runTwo());
+    // Later damage inside the second header (zeros from a lost disk block).
+    const damaged = (await readFile(file, "utf8")).split("\n");
+    const at = damaged.findIndex((l, i) => i > 0 && l.startsWith('{"run"'));
+    damaged[at] = "\u0000".repeat(12) + damaged[at]!.slice(12);
+    await writeFile(file, damaged.join("\n"));
+    await expect(readCodeHistory(dir, "bales-ipa", "llm")).rejects.toThrow(`${file}:${at + 1}: not a valid JSON line`);
+    // `colloquy repair` moves the damaged header out…
+    expect(await repairJsonl(file)).toMatchObject({ line: at + 1, fragments: 1, salvaged: 0 });
+    // …and the second run's codes, whose run is now unknown, stop the read naming the first of them.
+    await expect(readCodeHistory(dir, "bales-ipa", "llm")).rejects.toThrow(`${file}:${at + 1}: not a code record (a code line outside a run`);
+  });
+});
+
+describe("a bad line names the file and the line", () => {
+  const header = JSON.stringify({ run: { codebook: "bales-ipa", codebookVersion: "1", coder: "llm", createdAt: "2026-01-01T00:00:00.000Z", provenance: {} } });
+  const write = (...body: unknown[]) => writeFile(file, [header, ...body.map((b) => JSON.stringify(b))].join("\n") + "\n");
+  beforeEach(() => mkdir(dirname(file), { recursive: true }));
+
+  it.each([
+    [{ session: "s", turn: "t", codes: "agrees" }, "codes: expected a list of strings"],
+    [{ session: "s", turn: 3 }, "turn: expected a string"],
+    [{ session: "s", turn: "t", scores: { warmth: "high" } }, "scores: expected numbers by scale id"],
+    [{ session: "s", turn: "t", samples: { n: 0, agreement: 1 } }, "samples: expected {n: a positive integer, agreement: a number}"],
+    [{ session: "s", turn: "t", ms: 1.5 }, "ms: expected whole milliseconds"],
+    [{ session: "s", turn: "t", codebook: "bales-ipa", coder: "llm", createdAt: "x" }, "codebookVersion: expected a string"],
+    [["s", "t"], "expected a JSON object"],
+    [{ run: { codebook: "bales-ipa" } }, "a run header whose codebookVersion is wrong"],
+  ])("%j", async (line, problem) => {
+    await write({ session: "s", turn: "t0" }, line);
+    await expect(readCodeHistory(dir, "bales-ipa", "llm")).rejects.toThrow(`${file}:3: not a code record (${problem}); fix or move the line`);
+  });
+
+  it("the hand check of a code line agrees with its zod schema", async () => {
+    const cases = [
+      '{"session":"s","turn":"t"}',
+      '{"session":"s","turn":"t","fingerprint":"f","codes":[],"scores":{},"rationale":"","samples":{"n":1,"agreement":0},"provenance":{},"ms":-3}',
+      '{"session":"s","turn":"t","fingerprint":1}',
+      '{"session":"s","turn":"t","codes":[1]}',
+      '{"session":"s","turn":"t","scores":[]}',
+      '{"session":"s","turn":"t","scores":{"a":1e400}}',
+      '{"session":"s","turn":"t","rationale":null}',
+      '{"session":"s","turn":"t","samples":{"n":2.5,"agreement":1}}',
+      '{"session":"s","turn":"t","samples":{"n":2}}',
+      '{"session":"s","turn":"t","samples":{"n":9007199254740993,"agreement":1}}',
+      '{"session":"s","turn":"t","provenance":[]}',
+      '{"session":"s","turn":"t","provenance":null}',
+      '{"session":"s","turn":"t","createdAt":5}',
+      '{"session":1,"turn":"t"}',
+    ];
+    for (const line of cases) {
+      await writeFile(file, `${header}\n${line}\n`);
+      const read = await readCodeHistory(dir, "bales-ipa", "llm").then(() => true, () => false);
+      expect([line, read]).toEqual([line, codeLineSchema.safeParse(JSON.parse(line)).success]);
+    }
+  });
+});
+
+describe("appends", () => {
+  it("an append of several codebooks and coders writes one run per file", async () => {
+    await appendCodes(dir, [record(1), record(2, { coder: "rules" }), record(3), record(4, { codebook: "other" })]);
+    const folder = join(dir, "codes");
+    expect((await readdir(join(folder, "bales-ipa"))).sort()).toEqual(["llm.jsonl", "rules.jsonl"]);
+    expect((await lines()).filter((l) => "run" in l)).toHaveLength(1);
+    expect((await readCodeHistory(dir, "bales-ipa", "llm")).map((r) => r.turn)).toEqual(["t1", "t3"]);
+    expect((await readCodeHistory(dir, "other", "llm")).map((r) => r.turn)).toEqual(["t4"]);
+  });
+
+  it("a record that is not a code record is refused before anything is written", async () => {
+    await expect(appendCodes(dir, [record(1), { ...record(2), codes: "agrees" } as unknown as CodeRecord])).rejects.toThrow();
+    await expect(readFile(file, "utf8")).rejects.toThrow();
+  });
+});
+
+describe("records that hold one provenance object", () => {
+  it("keep every key when the run's other records differ in some", async () => {
+    const own = { ...runProvenance, requestHashes: ["a"] };
+    const records = [record(1, { provenance: own }), record(2), record(3, { provenance: own })];
+    await appendCodes(dir, records);
+    expect((await readCodeHistory(dir, "bales-ipa", "llm")).map((r) => r.provenance)).toEqual(records.map((r) => r.provenance));
+  });
+});
+
+describe("times", () => {
+  it("every time comes back exactly, across seconds, years and the edges of toISOString", async () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const base = Date.parse("2026-11-23T10:00:00.000Z");
+    const times = [
+      ...Array.from({ length: 300 }, () => base + Math.floor((random() - 0.5) * 20_000)),
+      ...Array.from({ length: 50 }, () => Math.floor((random() - 0.5) * 2 * 8.64e15)),
+      0, -1, 999, 1000, -1000, -1001, Date.parse("9999-12-31T23:59:59.999Z"), Date.parse("+010000-01-01T00:00:00.000Z"), Date.parse("-000001-12-31T23:59:59.999Z"),
+    ];
+    const records = times.map((t, i) => record(i, { createdAt: new Date(t).toISOString() }));
+    await appendCodes(dir, records);
+    expect((await readCodeHistory(dir, "bales-ipa", "llm")).map((r) => r.createdAt)).toEqual(records.map((r) => r.createdAt));
+    expect((await lines()).filter((l) => "ms" in l).length).toBeGreaterThan(300);
+  });
+});
