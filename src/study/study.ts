@@ -126,10 +126,13 @@ export async function saveSession(dir: string, session: Session): Promise<string
   return path;
 }
 
+/** localeCompare's numeric order from one collator (localeCompare with options builds one per call). */
+const byNumber = new Intl.Collator(undefined, { numeric: true });
+
 /** Order sessions by condition, then run (numerically where possible), then id. */
 export function compareSessions(a: Session, b: Session): number {
   const cond = (a.metadata.condition ?? "").localeCompare(b.metadata.condition ?? "");
   if (cond !== 0) return cond;
-  const run = (a.metadata.run ?? "").localeCompare(b.metadata.run ?? "", undefined, { numeric: true });
+  const run = byNumber.compare(a.metadata.run ?? "", b.metadata.run ?? "");
   return run !== 0 ? run : a.id.localeCompare(b.id);
 }
