@@ -29,17 +29,18 @@ interface ValidatedFile {
   files: Record<string, [number, number]>;
 }
 
-let schemaCode: string | undefined;
+let schemaCode: string | null | undefined;
 
-/** Hash of the session schema and its checks (compiled .js, or .ts when run from source). */
-function schemaCodeHash(): string {
+/**
+ * Hash of the session schema and its checks (compiled .js, or .ts when run from source); null
+ * when they are not files next to this module (a bundle): then nothing is remembered.
+ */
+function schemaCodeHash(): string | null {
   if (schemaCode === undefined) {
     const dir = fileURLToPath(new URL("../transcript/", import.meta.url));
-    const source = (name: string) => {
-      const js = join(dir, `${name}.js`);
-      return readFileSync(existsSync(js) ? js : join(dir, `${name}.ts`));
-    };
-    schemaCode = sha256(`${toolVersion}\u0000${sha256(source("schema"))}\u0000${sha256(source("validate"))}`);
+    const source = (name: string) => [join(dir, `${name}.js`), join(dir, `${name}.ts`)].find((f) => existsSync(f));
+    const files = [source("schema"), source("validate")];
+    schemaCode = files.every((f) => f !== undefined) ? sha256([toolVersion, ...files.map((f) => sha256(readFileSync(f!)))].join("\u0000")) : null;
   }
   return schemaCode;
 }
@@ -57,7 +58,7 @@ export async function openSessionFiles(study: string): Promise<SessionFileReader
   const code = schemaCodeHash();
   let stored: ValidatedFile["files"] = {};
   try {
-    const file = JSON.parse(await readFile(cachePath(study), "utf8")) as ValidatedFile;
+    const file = code === null ? undefined : (JSON.parse(await readFile(cachePath(study), "utf8")) as ValidatedFile);
     if (file && file.code === code && file.files && typeof file.files === "object") stored = file.files;
   } catch {
     // Missing or unreadable: validate everything (and remember it).
@@ -83,7 +84,7 @@ export async function openSessionFiles(study: string): Promise<SessionFileReader
       const known = Object.hasOwn(stored, id) ? stored[id] : undefined;
       if (known && known[0] === info.size && known[1] === info.mtimeMs && Buffer.byteLength(text) === info.size) return value as Session;
       const session = validateSession(value, path);
-      const remember = Date.now() - info.mtimeMs > RACY_MS && JSON.stringify(session) === JSON.stringify(value);
+      const remember = code !== null && Date.now() - info.mtimeMs > RACY_MS && JSON.stringify(session) === JSON.stringify(value);
       if (remember) next[id] = [info.size, info.mtimeMs];
       else delete next[id];
       changed ||= remember || known !== undefined;
@@ -99,7 +100,7 @@ export async function openSessionFiles(study: string): Promise<SessionFileReader
           }
         }
       }
-      if (!changed) return;
+      if (!changed || code === null) return;
       try {
         await writeFileAtomic(cachePath(study), JSON.stringify({ code, files: next } satisfies ValidatedFile));
       } catch {
