@@ -27,6 +27,13 @@ export interface CodeInputs {
   sessions: Record<string, string>;
   /** Fingerprint of everything else (codes, codebook plans and definitions, coder versions, model). */
   rest: string;
+  /**
+   * Per codes file the code stage read ("codebook\u0000coder"): the sessions it holds any record
+   * of, read or not, current or not. While `rest` is unchanged the files changed only by the code
+   * stage's own appends, so a new session absent from the list has no record and its turns are
+   * looked up without reading the file. Missing until an incremental run first reads the file.
+   */
+  coded?: Record<string, string[]>;
 }
 
 export function codeInputs(sessions: Record<string, string>, rest: Record<string, unknown>): CodeInputs {
@@ -64,21 +71,29 @@ export function changedSessions(study: StudyContext, state: PipelineState, now: 
 
 /**
  * The study seen as only some of its sessions: `sessions()` loads just those files, and
- * `codes()` reads the records and checks those of these sessions against them (records of other
- * sessions pass through unchecked, so callers must only look at these sessions' turns). Coders,
- * settings and the model are the study's.
+ * `codes()` gives these sessions' records, checked against them. A codes file is not read when
+ * `coded` (updated in place) says it holds no record of these sessions. Coders, settings and the
+ * model are the study's.
  */
-export function sessionsOnly(study: StudyContext, ids: readonly string[]): StudyContext {
+export function sessionsOnly(study: StudyContext, ids: readonly string[], coded: Record<string, string[]>): StudyContext {
   let sessions: Promise<Session[]> | undefined;
   const codes = new Map<string, Promise<CodeRecord[]>>();
+  const wanted = new Set(ids);
+  const read = async (codebook: string, coder: string, key: string): Promise<CodeRecord[]> => {
+    const known = Object.hasOwn(coded, key) ? coded[key] : undefined;
+    if (known && !known.some((id) => wanted.has(id))) return [];
+    const all = await readCodes(study.dir, codebook, coder);
+    coded[key] = [...new Set(all.map((r) => r.session))].sort();
+    return currentCodes(all.filter((r) => wanted.has(r.session)), await part.sessions());
+  };
   const part: StudyContext = {
     ...study,
     sessions: () => (sessions ??= loadSessions(study.dir, ids).catch((error) => ((sessions = undefined), Promise.reject(error)))),
     codes(codebook, coder) {
-      const key = `${codebook}\u0000${coder}`;
+      const key = codesKey(codebook, coder);
       let records = codes.get(key);
       if (!records) {
-        records = Promise.all([readCodes(study.dir, codebook, coder), part.sessions()]).then(([all, loaded]) => currentCodes(all, loaded));
+        records = read(codebook, coder, key);
         codes.set(key, records);
       }
       return records;
@@ -90,4 +105,14 @@ export function sessionsOnly(study: StudyContext, ids: readonly string[]): Study
     },
   };
   return part;
+}
+
+const codesKey = (codebook: string, coder: string) => `${codebook}\u0000${coder}`;
+
+/**
+ * What `coded` says after a run that coded `ids`: every file it knows of may now hold records of
+ * them too (listing a session that got none only costs a read next time).
+ */
+export function codedAfter(coded: Record<string, string[]>, ids: readonly string[]): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(coded).map(([key, sessions]) => [key, [...new Set([...sessions, ...ids])].sort()]));
 }

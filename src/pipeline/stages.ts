@@ -20,7 +20,7 @@ import { conceptsLexiconPath, runConcepts } from "../stages/concepts.js";
 import { runBuild } from "../stages/build.js";
 import { artifacts } from "../study/artifacts.js";
 import { fingerprint } from "./fingerprint.js";
-import { changedSessions, codeInputs, perSessionCoding, sessionsOnly, type CodeInputs } from "./code-inputs.js";
+import { changedSessions, codedAfter, codeInputs, perSessionCoding, sessionsOnly, type CodeInputs } from "./code-inputs.js";
 import type { StudyContext } from "../stages/context.js";
 import { isForced } from "./options.js";
 import type { Stage, StageContext } from "./types.js";
@@ -130,20 +130,29 @@ async function codeFingerprint(c: StageContext) {
  */
 function codingScope(c: StageContext, inputs: CodeInputs): { study: StudyContext; only?: string[] } {
   const only = isForced(c.options, "code") || !perSessionCoding(plans(c)) ? undefined : changedSessions(c.study, c.state, inputs);
-  return only ? { study: sessionsOnly(c.study, only), only } : { study: c.study };
+  if (!only) return { study: c.study };
+  let coded = codedFiles.get(c);
+  if (!coded) codedFiles.set(c, (coded = { ...c.state.codeInputs?.coded }));
+  return { study: sessionsOnly(c.study, only, coded), only };
 }
+
+/** Per pipeline run: what the code stage learned of which sessions each codes file holds (CodeInputs.coded). */
+const codedFiles = new WeakMap<StageContext, Record<string, string[]>>();
 
 const scopeNote = (only: string[] | undefined) => (only ? ` (only the ${only.length} new or changed session(s))` : "");
 
-/** Code runs that left every turn coded (no LLM batch still open): their inputs are remembered. */
-const completeCodeRuns = new WeakSet<StageContext>();
+/** Code runs that left every turn coded (no LLM batch still open): their inputs are remembered, with the sessions they coded (undefined: all). */
+const completeCodeRuns = new WeakMap<StageContext, { only?: string[] }>();
 
 const codeStage: Stage = {
   name: "code",
   description: "code every turn with each codebook and machine coder",
   async fingerprintAfterRun(c) {
     const { print, inputs } = await codeFingerprint(c);
-    c.state.codeInputs = completeCodeRuns.has(c) ? inputs : undefined;
+    const complete = completeCodeRuns.get(c);
+    // After a run over the whole study nothing is known of the codes files yet.
+    const coded = complete?.only ? codedAfter(codedFiles.get(c) ?? {}, complete.only) : undefined;
+    c.state.codeInputs = complete ? { ...inputs, ...(coded ? { coded } : {}) } : undefined;
     return print;
   },
   async plan(c) {
@@ -196,13 +205,13 @@ const codeStage: Stage = {
     }
     const scope = codingScope(c, (await codeFingerprint(c)).inputs);
     if (scope.only?.length === 0) {
-      completeCodeRuns.add(c);
+      completeCodeRuns.set(c, scope);
       return "nothing new to code (sessions removed only)";
     }
     const summary = await runCode(scope.study, { coder: c.options.coder, model: modelOverrides(c) }, c.reporter);
     const problem = incompleteCoding(summary);
     if (problem) throw problem;
-    completeCodeRuns.add(c);
+    completeCodeRuns.set(c, scope);
     return summary.jobs.map((j) => `${j.codebook}/${j.coder}: ${j.coded} coded, ${j.alreadyCoded} already coded`).join("; ") + scopeNote(scope.only);
   },
 };

@@ -157,7 +157,7 @@ export const pipelineStateSchema = z.object({
    * hash, and one fingerprint of everything else (codes, codebooks, coders, model), so the next
    * run codes only the sessions that are new or changed when nothing else is.
    */
-  codeInputs: z.object({ sessions: z.record(z.string(), z.string()), rest: z.string() }).optional(),
+  codeInputs: z.object({ sessions: z.record(z.string(), z.string()), rest: z.string(), coded: z.record(z.string(), z.array(z.string())).optional() }).optional(),
   /** The end-of-run dashboard warnings and the fingerprint of what they were worked out from. */
   emptyViews: z.object({ fingerprint: z.string(), warnings: z.array(z.string()) }).optional(),
 });
