@@ -69,26 +69,39 @@ export function changedSessions(study: StudyContext, state: PipelineState, now: 
   return ids.sort();
 }
 
+/** What the per-session code stage learns in a run: which sessions each codes file holds, and the ids of the sessions it loaded. */
+export interface CodedFiles {
+  coded: Record<string, string[]>;
+  loaded: Set<string>;
+}
+
 /**
  * The study seen as only some of its sessions: `sessions()` loads just those files, and
- * `codes()` gives these sessions' records, checked against them. A codes file is not read when
- * `coded` (updated in place) says it holds no record of these sessions. Coders, settings and the
- * model are the study's.
+ * `codes()` gives these sessions' records (by the ids inside the files), checked against them.
+ * A codes file is not read when `files.coded` (updated in place) says it holds no record of
+ * these sessions. Coders, settings and the model are the study's.
  */
-export function sessionsOnly(study: StudyContext, ids: readonly string[], coded: Record<string, string[]>): StudyContext {
+export function sessionsOnly(study: StudyContext, ids: readonly string[], files: CodedFiles): StudyContext {
   let sessions: Promise<Session[]> | undefined;
   const codes = new Map<string, Promise<CodeRecord[]>>();
-  const wanted = new Set(ids);
+  const load = async () => {
+    const loaded = await loadSessions(study.dir, ids);
+    for (const s of loaded) files.loaded.add(s.id);
+    return loaded;
+  };
   const read = async (codebook: string, coder: string, key: string): Promise<CodeRecord[]> => {
-    const known = Object.hasOwn(coded, key) ? coded[key] : undefined;
+    const loaded = await part.sessions();
+    // The ids inside the files: a session file may be named otherwise.
+    const wanted = new Set(loaded.map((s) => s.id));
+    const known = Object.hasOwn(files.coded, key) ? files.coded[key] : undefined;
     if (known && !known.some((id) => wanted.has(id))) return [];
     const all = await readCodes(study.dir, codebook, coder);
-    coded[key] = [...new Set(all.map((r) => r.session))].sort();
-    return currentCodes(all.filter((r) => wanted.has(r.session)), await part.sessions());
+    files.coded[key] = [...new Set(all.map((r) => r.session))].sort();
+    return currentCodes(all.filter((r) => wanted.has(r.session)), loaded);
   };
   const part: StudyContext = {
     ...study,
-    sessions: () => (sessions ??= loadSessions(study.dir, ids).catch((error) => ((sessions = undefined), Promise.reject(error)))),
+    sessions: () => (sessions ??= load().catch((error) => ((sessions = undefined), Promise.reject(error)))),
     codes(codebook, coder) {
       const key = codesKey(codebook, coder);
       let records = codes.get(key);
@@ -110,9 +123,9 @@ export function sessionsOnly(study: StudyContext, ids: readonly string[], coded:
 const codesKey = (codebook: string, coder: string) => `${codebook}\u0000${coder}`;
 
 /**
- * What `coded` says after a run that coded `ids`: every file it knows of may now hold records of
- * them too (listing a session that got none only costs a read next time).
+ * What `coded` says after a run that coded the sessions it loaded: every file it knows of may now
+ * hold records of them too (listing a session that got none only costs a read next time).
  */
-export function codedAfter(coded: Record<string, string[]>, ids: readonly string[]): Record<string, string[]> {
-  return Object.fromEntries(Object.entries(coded).map(([key, sessions]) => [key, [...new Set([...sessions, ...ids])].sort()]));
+export function codedAfter(files: CodedFiles): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(files.coded).map(([key, sessions]) => [key, [...new Set([...sessions, ...files.loaded])].sort()]));
 }

@@ -20,7 +20,7 @@ import { conceptsLexiconPath, runConcepts } from "../stages/concepts.js";
 import { runBuild } from "../stages/build.js";
 import { artifacts } from "../study/artifacts.js";
 import { fingerprint } from "./fingerprint.js";
-import { changedSessions, codedAfter, codeInputs, perSessionCoding, sessionsOnly, type CodeInputs } from "./code-inputs.js";
+import { changedSessions, codedAfter, codeInputs, perSessionCoding, sessionsOnly, type CodedFiles, type CodeInputs } from "./code-inputs.js";
 import type { StudyContext } from "../stages/context.js";
 import { isForced } from "./options.js";
 import type { Stage, StageContext } from "./types.js";
@@ -131,13 +131,13 @@ async function codeFingerprint(c: StageContext) {
 function codingScope(c: StageContext, inputs: CodeInputs): { study: StudyContext; only?: string[] } {
   const only = isForced(c.options, "code") || !perSessionCoding(plans(c)) ? undefined : changedSessions(c.study, c.state, inputs);
   if (!only) return { study: c.study };
-  let coded = codedFiles.get(c);
-  if (!coded) codedFiles.set(c, (coded = { ...c.state.codeInputs?.coded }));
-  return { study: sessionsOnly(c.study, only, coded), only };
+  let files = codedFiles.get(c);
+  if (!files) codedFiles.set(c, (files = { coded: { ...c.state.codeInputs?.coded }, loaded: new Set() }));
+  return { study: sessionsOnly(c.study, only, files), only };
 }
 
 /** Per pipeline run: what the code stage learned of which sessions each codes file holds (CodeInputs.coded). */
-const codedFiles = new WeakMap<StageContext, Record<string, string[]>>();
+const codedFiles = new WeakMap<StageContext, CodedFiles>();
 
 const scopeNote = (only: string[] | undefined) => (only ? ` (only the ${only.length} new or changed session(s))` : "");
 
@@ -151,7 +151,8 @@ const codeStage: Stage = {
     const { print, inputs } = await codeFingerprint(c);
     const complete = completeCodeRuns.get(c);
     // After a run over the whole study nothing is known of the codes files yet.
-    const coded = complete?.only ? codedAfter(codedFiles.get(c) ?? {}, complete.only) : undefined;
+    const files = codedFiles.get(c);
+    const coded = complete?.only && files ? codedAfter(files) : undefined;
     c.state.codeInputs = complete ? { ...inputs, ...(coded ? { coded } : {}) } : undefined;
     return print;
   },

@@ -75,6 +75,27 @@ describe("colloquy study, per session", () => {
     expect(again.warnings).toEqual(fresh.warnings);
   }, 240_000);
 
+  it("a session removed, then put back (under another file name too), is not coded twice", async () => {
+    const dir = await demoCopy();
+    await study(dir);
+    const { rename } = await import("node:fs/promises");
+    const codedTwice = async () => {
+      const run = await study(dir);
+      return summaryOf(run, "code").summary ?? "";
+    };
+    // A first per-session run reads the codes files once and remembers which sessions they hold.
+    const session = JSON.parse(await readFile(join(dir, "sessions", "control-1.json"), "utf8"));
+    await writeFile(join(dir, "sessions", "control-9.json"), JSON.stringify({ ...session, id: "control-9", metadata: { ...session.metadata, run: "9" } }));
+    expect(await codedTwice()).toMatch(/only the 1 new/);
+    expect(Object.keys((await readState(dir)).codeInputs?.coded ?? {}).length).toBeGreaterThan(0);
+    await rename(join(dir, "sessions", "control-2.json"), join(dir, "control-2.json"));
+    expect(await codedTwice()).toMatch(/sessions removed only/);
+    await rename(join(dir, "control-2.json"), join(dir, "sessions", "control-2.json"));
+    expect(await codedTwice()).toMatch(/^bales-ipa\/rules: 0 coded, \d+ already coded.*only the 1 new/);
+    await rename(join(dir, "sessions", "control-2.json"), join(dir, "sessions", "renamed.json"));
+    expect(await codedTwice()).toMatch(/^bales-ipa\/rules: 0 coded, \d+ already coded.*only the 1 new/);
+  }, 240_000);
+
   it("looks at the whole study again when anything but the sessions changed, and reads state files of earlier versions", async () => {
     const dir = await demoCopy();
     await study(dir);
