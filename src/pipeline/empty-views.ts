@@ -1,13 +1,30 @@
 import { resolveDesign } from "../analysis/design.js";
 import { NO_CONDITION } from "../analysis/table.js";
 import type { StudyContext } from "../stages/context.js";
+import { toolVersion } from "../util/provenance.js";
+import { fingerprint, type FileHasher } from "./fingerprint.js";
+import type { PipelineState } from "./state.js";
+
+/**
+ * {@link emptyViewWarnings}, worked out again only when the sessions or colloquy.json changed:
+ * it needs every session's conditions and participants, and reading them all would make a
+ * run that changed nothing as slow as loading the study. `state.emptyViews` is updated in place
+ * (the caller writes the state).
+ */
+export async function rememberedEmptyViewWarnings(context: StudyContext, hashes: FileHasher, state: PipelineState): Promise<string[]> {
+  const print = fingerprint({ sessions: await hashes.folder(context.paths.sessions), config: context.config, tool: toolVersion });
+  if (state.emptyViews?.fingerprint === print) return state.emptyViews.warnings;
+  const warnings = await emptyViewWarnings(context);
+  state.emptyViews = { fingerprint: print, warnings };
+  return warnings;
+}
 
 /**
  * Dashboard views the study's data and settings will leave empty, each with how to fill it, so
  * `colloquy study` says so once at the end instead of leaving a hint inside the page.
  * Also the design the comparisons assumed, when it was inferred rather than declared.
  */
-export async function emptyViewWarnings(context: StudyContext): Promise<string[]> {
+async function emptyViewWarnings(context: StudyContext): Promise<string[]> {
   const sessions = await context.sessions();
   if (sessions.length === 0) return [];
   const config = context.config;

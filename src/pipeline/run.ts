@@ -4,7 +4,7 @@ import { openStudy, type ModelFactory } from "../stages/context.js";
 import { FileHasher } from "./fingerprint.js";
 import { isForced, isSelected as selected } from "./options.js";
 import { readState, writeState } from "./state.js";
-import { emptyViewWarnings } from "./empty-views.js";
+import { rememberedEmptyViewWarnings } from "./empty-views.js";
 import type { PipelineOptions, Stage, StageContext, StageName, StagePlan } from "./types.js";
 
 export interface StageOutcome {
@@ -114,9 +114,10 @@ export async function runPipeline(
     outcomes.push({ name: stage.name, status: "ran", reason: decision.reason, seconds, summary });
   }
   // Once per run, after every stage: what the dashboard will not be able to show, and how to fix it.
-  const warnings = await emptyViewWarnings(studyContext);
+  const remembered = JSON.stringify(state.emptyViews);
+  const warnings = await rememberedEmptyViewWarnings(studyContext, hashes, state);
   // Remember the hashes even when nothing ran, so the next run reads no unchanged file.
-  if (JSON.stringify(state.hashes ?? {}) !== JSON.stringify(hashes.next)) {
+  if (JSON.stringify(state.hashes ?? {}) !== JSON.stringify(hashes.next) || JSON.stringify(state.emptyViews) !== remembered) {
     state.hashes = hashes.next;
     await writeState(study, state);
   }

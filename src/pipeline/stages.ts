@@ -20,6 +20,8 @@ import { conceptsLexiconPath, runConcepts } from "../stages/concepts.js";
 import { runBuild } from "../stages/build.js";
 import { artifacts } from "../study/artifacts.js";
 import { fingerprint } from "./fingerprint.js";
+import { changedSessions, codedAfter, codeInputs, perSessionCoding, sessionsOnly, type CodedFiles, type CodeInputs } from "./code-inputs.js";
+import type { StudyContext } from "../stages/context.js";
 import { isForced } from "./options.js";
 import type { Stage, StageContext } from "./types.js";
 
@@ -109,35 +111,66 @@ async function codeFingerprint(c: StageContext) {
   const llm = plans(c).some((p) => p.coders.includes("llm"));
   // The whole definition, not just id@version: a researcher's own codebook may change in place.
   const codebooks = await Promise.all(plans(c).map((p) => loadCodebook(p.codebook, c.study.dir)));
-  const print = fingerprint({
-    sessions: await sessionsHashes(c),
+  const sessions = await sessionsHashes(c);
+  const rest = {
     codes: await codesHashes(c),
     plans: plans(c),
     versions: codebooks.map((cb) => hashValue(cb)),
     rules: RULES_CODER_VERSION,
     model: llm ? modelIdentity(c) : null,
     tool: toolVersion,
-  });
-  return { print, llm, codebooks };
+  };
+  const print = fingerprint({ sessions, ...rest });
+  return { print, llm, codebooks, inputs: codeInputs(sessions, rest) };
 }
+
+/**
+ * The part of the study the code stage must look at: only the new or changed sessions when
+ * nothing else changed since it last left every turn coded (pipeline/code-inputs.ts), else all.
+ */
+function codingScope(c: StageContext, inputs: CodeInputs): { study: StudyContext; only?: string[] } {
+  const only = isForced(c.options, "code") || !perSessionCoding(plans(c)) ? undefined : changedSessions(c.study, c.state, inputs);
+  if (!only) return { study: c.study };
+  let files = codedFiles.get(c);
+  if (!files) codedFiles.set(c, (files = { coded: { ...c.state.codeInputs?.coded }, loaded: new Set() }));
+  return { study: sessionsOnly(c.study, only, files), only };
+}
+
+/** Per pipeline run: what the code stage learned of which sessions each codes file holds (CodeInputs.coded). */
+const codedFiles = new WeakMap<StageContext, CodedFiles>();
+
+const scopeNote = (only: string[] | undefined) => (only ? ` (only the ${only.length} new or changed session(s))` : "");
+
+/** Code runs that left every turn coded (no LLM batch still open): their inputs are remembered, with the sessions they coded (undefined: all). */
+const completeCodeRuns = new WeakMap<StageContext, { only?: string[] }>();
 
 const codeStage: Stage = {
   name: "code",
   description: "code every turn with each codebook and machine coder",
-  fingerprintAfterRun: async (c) => (await codeFingerprint(c)).print,
+  async fingerprintAfterRun(c) {
+    const { print, inputs } = await codeFingerprint(c);
+    const complete = completeCodeRuns.get(c);
+    // After a run over the whole study nothing is known of the codes files yet.
+    const files = codedFiles.get(c);
+    const coded = complete?.only && files ? codedAfter(files) : undefined;
+    c.state.codeInputs = complete ? { ...inputs, ...(coded ? { coded } : {}) } : undefined;
+    return print;
+  },
   async plan(c) {
-    const { print, llm, codebooks } = await codeFingerprint(c);
+    const { print, llm, codebooks, inputs } = await codeFingerprint(c);
     if (c.state.stages.code?.fingerprint === print) return { fingerprint: print, work: "nothing new to code" };
+    const scope = codingScope(c, inputs);
+    if (scope.only?.length === 0) return { fingerprint: print, work: "nothing new to code (sessions removed only)" };
     // Built only to estimate prompts and look up the cache: nothing is sent while planning.
     const model = llm ? c.study.model(modelOverrides(c), c.reporter) : undefined;
-    const sessions = await c.study.sessions();
+    const sessions = await scope.study.sessions();
     const jobs: string[] = [];
     let toCode = 0;
     let requests = 0;
     let promptTokens = 0;
     for (const [i, plan] of plans(c).entries()) {
       for (const coder of plan.coders) {
-        const dry = await dryRunCoding({ study: c.study.dir, sessions, codebook: codebooks[i], coder, model: coder === "llm" ? model : undefined, reader: c.study });
+        const dry = await dryRunCoding({ study: c.study.dir, sessions, codebook: codebooks[i], coder, model: coder === "llm" ? model : undefined, reader: scope.study });
         jobs.push(`${plan.codebook}/${coder} (${dry.toCode} new turn${dry.toCode === 1 ? "" : "s"})`);
         toCode += dry.toCode;
         requests += dry.requests - dry.cachedRequests;
@@ -147,7 +180,7 @@ const codeStage: Stage = {
     const pending = llm ? await openBatches(c.study.dir) : [];
     return {
       fingerprint: print,
-      work: `code ${jobs.join(", ") || "nothing"}${pending.length ? `; the LLM coder waits for ${waitingFor(pending)}` : ""}`,
+      work: `code ${jobs.join(", ") || "nothing"}${scopeNote(scope.only)}${pending.length ? `; the LLM coder waits for ${waitingFor(pending)}` : ""}`,
       nothingToDo: jobs.length === 0,
       // Turns without codes (e.g. a deleted codes file) are coded whatever the fingerprint says.
       mustRun: toCode > 0 ? `${toCode} turn(s) have no codes yet` : undefined,
@@ -171,10 +204,16 @@ const codeStage: Stage = {
       }
       return [...parts, `LLM: waiting for ${waitingFor(pending)}`].join("; ");
     }
-    const summary = await runCode(c.study, { coder: c.options.coder, model: modelOverrides(c) }, c.reporter);
+    const scope = codingScope(c, (await codeFingerprint(c)).inputs);
+    if (scope.only?.length === 0) {
+      completeCodeRuns.set(c, scope);
+      return "nothing new to code (sessions removed only)";
+    }
+    const summary = await runCode(scope.study, { coder: c.options.coder, model: modelOverrides(c) }, c.reporter);
     const problem = incompleteCoding(summary);
     if (problem) throw problem;
-    return summary.jobs.map((j) => `${j.codebook}/${j.coder}: ${j.coded} coded, ${j.alreadyCoded} already coded`).join("; ");
+    completeCodeRuns.set(c, scope);
+    return summary.jobs.map((j) => `${j.codebook}/${j.coder}: ${j.coded} coded, ${j.alreadyCoded} already coded`).join("; ") + scopeNote(scope.only);
   },
 };
 

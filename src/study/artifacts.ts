@@ -152,6 +152,14 @@ export const pipelineStateSchema = z.object({
   importSettings: z.string().optional(),
   /** File hashes remembered with size and mtime: path -> [size, mtimeMs, hash]. */
   hashes: z.record(z.string(), z.tuple([z.number(), z.number(), z.string()])).optional(),
+  /**
+   * The code stage's inputs when it last finished with every turn coded: each session file's
+   * hash, and one fingerprint of everything else (codes, codebooks, coders, model), so the next
+   * run codes only the sessions that are new or changed when nothing else is.
+   */
+  codeInputs: z.object({ sessions: z.record(z.string(), z.string()), rest: z.string(), coded: z.record(z.string(), z.array(z.string())).optional() }).optional(),
+  /** The end-of-run dashboard warnings and the fingerprint of what they were worked out from. */
+  emptyViews: z.object({ fingerprint: z.string(), warnings: z.array(z.string()) }).optional(),
 });
 export type PipelineStateFile = z.infer<typeof pipelineStateSchema>;
 

@@ -2,7 +2,8 @@ import { mkdir, readdir, readFile, access } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { CliError } from "../util/errors.js";
 import { writeJsonAtomic } from "../util/fs.js";
-import { readSessionFile, writeSessionFile } from "../transcript/io.js";
+import { writeSessionFile } from "../transcript/io.js";
+import { openSessionFiles } from "./validated-sessions.js";
 import { formatIssues } from "../transcript/validate.js";
 import type { Session } from "../transcript/schema.js";
 import { studyConfigSchema, type StudyConfig } from "./config.js";
@@ -108,15 +109,16 @@ export async function listSessionIds(dir: string): Promise<string[]> {
     .sort();
 }
 
-/** Load sessions (all, or the given ids), sorted by condition, run, id. */
+/**
+ * Load sessions (all, or the given ids), sorted by condition, run, id. Files validated before
+ * and unchanged since are not validated again (validated-sessions.ts).
+ */
 export async function loadSessions(dir: string, ids?: readonly string[]): Promise<Session[]> {
   const wanted = ids ?? (await listSessionIds(dir));
+  const files = await openSessionFiles(dir);
   const sessions: Session[] = [];
-  for (const id of wanted) {
-    const path = sessionPath(dir, id);
-    if (!(await exists(path))) throw new CliError(`${path}: no session "${id}" in this study`);
-    sessions.push(await readSessionFile(path));
-  }
+  for (const id of wanted) sessions.push(await files.read(sessionPath(dir, id), id));
+  await files.save(ids ? undefined : wanted);
   return sessions.sort(compareSessions);
 }
 
@@ -126,10 +128,13 @@ export async function saveSession(dir: string, session: Session): Promise<string
   return path;
 }
 
+/** localeCompare's numeric order from one collator (localeCompare with options builds one per call). */
+const byNumber = new Intl.Collator(undefined, { numeric: true });
+
 /** Order sessions by condition, then run (numerically where possible), then id. */
 export function compareSessions(a: Session, b: Session): number {
   const cond = (a.metadata.condition ?? "").localeCompare(b.metadata.condition ?? "");
   if (cond !== 0) return cond;
-  const run = (a.metadata.run ?? "").localeCompare(b.metadata.run ?? "", undefined, { numeric: true });
+  const run = byNumber.compare(a.metadata.run ?? "", b.metadata.run ?? "");
   return run !== 0 ? run : a.id.localeCompare(b.id);
 }

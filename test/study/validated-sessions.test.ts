@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { cp, mkdtemp, readFile, stat, utimes, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadSessions, saveSession } from "../../src/study/study.js";
+
+const demo = join(import.meta.dirname, "../../fixtures/demo-study");
+
+async function study(): Promise<string> {
+  const dir = join(await mkdtemp(join(tmpdir(), "colloquy-validated-")), "study");
+  await cp(demo, dir, { recursive: true });
+  // As `colloquy import` writes them (the demo's files predate the schema's key order).
+  for (const session of await loadSessions(dir)) await saveSession(dir, session);
+  return dir;
+}
+
+/** Put a file's mtime an hour back (past the window in which a fresh file is not trusted). */
+async function age(path: string, at = new Date(Date.now() - 3_600_000)): Promise<Date> {
+  await utimes(path, at, at);
+  return at;
+}
+
+const cacheOf = async (dir: string) => JSON.parse(await readFile(join(dir, ".cache", "validated-sessions.json"), "utf8")) as { files: Record<string, [number, number]> };
+
+describe("loading sessions validates each file once", () => {
+  it("does not validate an unchanged file again, and validates it as soon as its size or mtime changes", async () => {
+    const dir = await study();
+    const path = join(dir, "sessions", "control-1.json");
+    const when = await age(path);
+    const first = await loadSessions(dir);
+    expect((await cacheOf(dir)).files["control-1"]).toBeDefined();
+    // Same bytes count, same mtime, but a speaker no participant has: only validation would notice.
+    const text = await readFile(path, "utf8");
+    const session = JSON.parse(text);
+    const speaker: string = session.turns[0].speaker;
+    const broken = text.replace(`"speaker": "${speaker}"`, `"speaker": "${"x".repeat(speaker.length)}"`);
+    expect(broken).not.toBe(text);
+    await writeFile(path, broken);
+    await age(path, when);
+    const again = await loadSessions(dir);
+    expect(again.map((s) => s.id)).toEqual(first.map((s) => s.id));
+    // A new mtime: validated again, and the error names the file.
+    await age(path, new Date(when.getTime() - 1000));
+    await expect(loadSessions(dir)).rejects.toThrow(/control-1\.json: turns\[0\]\.speaker "x+" is not a participant id/);
+    expect(await stat(path)).toBeDefined();
+  });
+
+  it("a remembered file loads exactly as validation returns it; files validation changes or just written are not remembered", async () => {
+    const dir = await study();
+    const path = join(dir, "sessions", "control-2.json");
+    // No metadata and no schemaVersion: validation fills in defaults, so the file is not what a session is.
+    const session = JSON.parse(await readFile(path, "utf8"));
+    delete session.metadata;
+    delete session.schemaVersion;
+    await writeFile(path, JSON.stringify(session));
+    await age(path);
+    await age(join(dir, "sessions", "control-1.json"));
+    const validated = await loadSessions(dir);
+    const cache = await cacheOf(dir);
+    expect(cache.files["control-2"]).toBeUndefined();
+    expect(cache.files["control-1"]).toBeDefined();
+    // critical-1 was not aged: written "now" as far as the cache can tell, so not remembered yet.
+    await writeFile(join(dir, "sessions", "critical-1.json"), await readFile(join(dir, "sessions", "critical-1.json")));
+    const remembered = await loadSessions(dir);
+    expect((await cacheOf(dir)).files["critical-1"]).toBeUndefined();
+    expect(JSON.stringify(remembered)).toBe(JSON.stringify(validated));
+    expect(remembered.find((s) => s.id === "control-2")!.metadata).toEqual({});
+  });
+
+  it("ignores a cache written for another schema or a torn one", async () => {
+    const dir = await study();
+    const path = join(dir, "sessions", "control-1.json");
+    const when = await age(path);
+    await loadSessions(dir);
+    const cache = await cacheOf(dir);
+    await writeFile(join(dir, ".cache", "validated-sessions.json"), JSON.stringify({ ...cache, code: "another schema" }));
+    const text = await readFile(path, "utf8");
+    const speaker: string = JSON.parse(text).turns[0].speaker;
+    await writeFile(path, text.replace(`"speaker": "${speaker}"`, `"speaker": "${"x".repeat(speaker.length)}"`));
+    await age(path, when);
+    await expect(loadSessions(dir)).rejects.toThrow(/is not a participant id/);
+    await writeFile(join(dir, ".cache", "validated-sessions.json"), "{ torn");
+    await expect(loadSessions(dir)).rejects.toThrow(/is not a participant id/);
+    expect(existsSync(join(dir, ".cache", "validated-sessions.json"))).toBe(true);
+  });
+});
