@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { agreeCsv } from "../analysis/agree-csv.js";
-import { formatAgreement } from "../analysis/agree-format.js";
-import { disagreementsCsv, type AgreementReport } from "../analysis/agree.js";
+import { agreeCsv } from "../analysis/agreement/csv.js";
+import { formatAgreement } from "../analysis/agreement/format.js";
+import { disagreementsCsv, type AgreementReport } from "../analysis/agreement/agree.js";
 import { openStudy } from "../stages/context.js";
 import { runAgree } from "../stages/agree.js";
 import { agreeLearningCurve, type AgreeCurve } from "../stages/agree-curve.js";

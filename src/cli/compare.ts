@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { parseMergeList } from "../analysis/compare-mapping.js";
-import { compareSummary } from "../analysis/compare-output.js";
+import { parseMergeList } from "../analysis/compare/mapping.js";
+import { compareSummary } from "../analysis/compare/output.js";
 import { openStudy } from "../stages/context.js";
 import { runCompare } from "../stages/compare.js";
 import { CliError } from "../util/errors.js";

@@ -4,7 +4,7 @@ import { openStudy } from "../stages/context.js";
 import { runConcepts } from "../stages/concepts.js";
 import { CliError } from "../util/errors.js";
 import { apaConditionTest, conditionTestName } from "../report/apa.js";
-import { describeDesign } from "../analysis/design.js";
+import { describeDesign } from "../analysis/shared/design.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { statsSummary } from "../analysis/stats-output.js";
+import { statsSummary } from "../analysis/stats/output.js";
 import { openStudy } from "../stages/context.js";
 import { runStats } from "../stages/stats.js";
 import { io, printJson } from "./io.js";

@@ -7,7 +7,7 @@ import { artifacts } from "../study/artifacts.js";
 import { exportTopicReview, failedTopicRuns, importTopicReviews, runTopics, submitTopicsBatch } from "../stages/topics.js";
 import { CliError } from "../util/errors.js";
 import { apaConditionTest, conditionTestName } from "../report/apa.js";
-import { describeDesign } from "../analysis/design.js";
+import { describeDesign } from "../analysis/shared/design.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 

@@ -1,5 +1,5 @@
-import { resolveDesign } from "../analysis/design.js";
-import { NO_CONDITION } from "../analysis/table.js";
+import { resolveDesign } from "../analysis/shared/design.js";
+import { NO_CONDITION } from "../analysis/shared/table.js";
 import type { StudyContext } from "../stages/context.js";
 
 /**

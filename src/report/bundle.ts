@@ -9,7 +9,7 @@ import { buildStyleSet } from "./shape/styles.js";
 import { buildBalesSet, isBalesLike } from "./shape/bales.js";
 import { attachCompareTests, buildCompareSet } from "./shape/compare.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
-import { sessionMetrics } from "../analysis/metrics.js";
+import { sessionMetrics } from "../analysis/stats/metrics.js";
 
 /** The commands that fill each view, named in its empty state. */
 function hints(name: string) {

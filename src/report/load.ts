@@ -1,9 +1,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { artifacts, identifyArtifact, parseArtifact, STUDY_FOLDERS, type Artifact } from "../study/artifacts.js";
-import type { AgreementReport } from "../analysis/agree.js";
-import type { CompareReport } from "../analysis/compare.js";
-import type { StatsReport } from "../analysis/stats-report.js";
+import type { AgreementReport } from "../analysis/agreement/agree.js";
+import type { CompareReport } from "../analysis/compare/compare.js";
+import type { StatsReport } from "../analysis/stats/report.js";
 import type { TopicsReport } from "../analysis/topics/report.js";
 import type { ConceptsReport } from "../analysis/concepts/report.js";
 import type { Provenance } from "../util/provenance.js";

@@ -7,7 +7,7 @@
  * Shared by src/report (writer) and web/ (reader): types only, no runtime code.
  */
 
-import type { RatingSummary } from "../analysis/scales.js";
+import type { RatingSummary } from "../analysis/shared/scales.js";
 
 export const REPORT_SCHEMA_VERSION = 1;
 

@@ -1,8 +1,8 @@
 import type { Codebook } from "../coding/codebook/schema.js";
 import { loadStudyCodebook } from "../coding/codebook/load.js";
 import type { CodeRecord } from "../coding/records.js";
-import { timeSpan } from "../analysis/measures.js";
-import { countWords } from "../analysis/words.js";
+import { timeSpan } from "../analysis/shared/measures.js";
+import { countWords } from "../analysis/shared/words.js";
 import { TURN_COLUMNS, turnRows } from "../ingest/table.js";
 import type { Session } from "../transcript/schema.js";
 import type { StudyContext } from "./context.js";

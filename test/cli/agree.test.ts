@@ -8,7 +8,7 @@ import { initStudy, saveSession } from "../../src/study/study.js";
 import { appendCodes } from "../../src/coding/store.js";
 import { sessionSchema } from "../../src/transcript/schema.js";
 import type { CodeRecord } from "../../src/coding/records.js";
-import type { AgreementReport } from "../../src/analysis/agree.js";
+import type { AgreementReport } from "../../src/analysis/agreement/agree.js";
 
 // 20 turns (s1: t0000-t0011, s2: t0000-t0007). human:alice did not code the last two turns of s2,
 // llm did not code s1/t0000: 17 turns are coded by both.

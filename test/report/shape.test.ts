@@ -3,7 +3,7 @@ import { sessionSchema, type Session } from "../../src/transcript/schema.js";
 import { nominalCodebookSchema } from "../../src/coding/codebook/schema.js";
 import { indexCodes } from "../../src/report/load.js";
 import type { CodeRecord } from "../../src/coding/records.js";
-import { sessionMetrics } from "../../src/analysis/metrics.js";
+import { sessionMetrics } from "../../src/analysis/stats/metrics.js";
 import { codebookInfo, collectSpeakers } from "../../src/report/shape/common.js";
 import { buildFollows, buildParticipation, thin } from "../../src/report/shape/participation.js";
 import { buildStyleSet } from "../../src/report/shape/styles.js";

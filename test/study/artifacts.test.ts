@@ -16,12 +16,12 @@ import {
 } from "../../src/study/artifacts.js";
 import { loadSessions, sessionPath, studyPaths } from "../../src/study/study.js";
 import { codesPath, failuresPath } from "../../src/coding/store.js";
-import { agreeStudy, writeAgreement } from "../../src/analysis/agree.js";
-import { loadCodedStudy } from "../../src/analysis/compare-load.js";
-import { compareConditions } from "../../src/analysis/compare.js";
-import { writeCompareReport } from "../../src/analysis/compare-output.js";
-import { buildStats } from "../../src/analysis/stats-report.js";
-import { writeStatsReport } from "../../src/analysis/stats-output.js";
+import { agreeStudy, writeAgreement } from "../../src/analysis/agreement/agree.js";
+import { loadCodedStudy } from "../../src/analysis/compare/load.js";
+import { compareConditions } from "../../src/analysis/compare/compare.js";
+import { writeCompareReport } from "../../src/analysis/compare/output.js";
+import { buildStats } from "../../src/analysis/stats/report.js";
+import { writeStatsReport } from "../../src/analysis/stats/output.js";
 import { buildTopicsReport, readTopicsReport, writeTopicsReport } from "../../src/analysis/topics/report.js";
 import { buildConceptsReport, writeConceptsReport } from "../../src/analysis/concepts/report.js";
 import { createConceptExtractor } from "../../src/analysis/concepts/extract.js";

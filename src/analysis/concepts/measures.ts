@@ -3,8 +3,8 @@ import type { ConceptExtractor } from "./extract.js";
 import { mtld, type MtldResult } from "./mtld.js";
 import { isSelected, isSpokenTurn, type SpeakerSelection } from "./speakers.js";
 import { words } from "./tokens.js";
-import { countWords } from "../words.js";
-import { timeSpan } from "../measures.js";
+import { countWords } from "../shared/words.js";
+import { timeSpan } from "../shared/measures.js";
 
 /** Concepts of one turn, in order of mention with repeats. */
 export interface TurnConcepts {

@@ -1,8 +1,8 @@
 import type { NominalCodebook } from "../../coding/codebook/schema.js";
 import type { Session } from "../../transcript/schema.js";
-import { phaseMovement, profileFrame, profilesBySpeaker } from "../../analysis/bales.js";
-import { THIRDS } from "../../analysis/measures.js";
-import { codedTurns } from "../../analysis/table.js";
+import { phaseMovement, profileFrame, profilesBySpeaker } from "../../analysis/stats/bales.js";
+import { THIRDS } from "../../analysis/shared/measures.js";
+import { codedTurns } from "../../analysis/shared/table.js";
 import type { CodeSet } from "../load.js";
 import type { BalesSet, CodebookInfo } from "../types.js";
 

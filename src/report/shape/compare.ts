@@ -1,8 +1,8 @@
 import { apaCompareTest } from "../apa.js";
 import type { Session } from "../../transcript/schema.js";
 import type { CompareSettings } from "../../study/config.js";
-import { compareFrequencies, type CompareFrequencies, type CompareReport } from "../../analysis/compare.js";
-import { codedTurns } from "../../analysis/table.js";
+import { compareFrequencies, type CompareFrequencies, type CompareReport } from "../../analysis/compare/compare.js";
+import { codedTurns } from "../../analysis/shared/table.js";
 import { errorMessage } from "../../util/errors.js";
 import type { AnalysisFile, CodeSet } from "../load.js";
 import type { CodebookInfo, CompareSet } from "../types.js";

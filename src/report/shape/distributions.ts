@@ -1,5 +1,5 @@
 import type { Session } from "../../transcript/schema.js";
-import { binCodes } from "../../analysis/sequences.js";
+import { binCodes } from "../../analysis/stats/sequences.js";
 import type { CodeSet } from "../load.js";
 import type { CodebookInfo, Counts, Distribution, SequenceSession, SequenceSet, SpeakerInfo } from "../types.js";
 import { conditionOf, speakerKeys, turnSpeaker } from "./common.js";

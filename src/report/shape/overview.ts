@@ -1,8 +1,8 @@
 import type { Session } from "../../transcript/schema.js";
 import type { StudyData } from "../load.js";
 import type { Overview, SessionChunk, SessionSummary } from "../types.js";
-import { countWords } from "../../analysis/words.js";
-import { timeSpan } from "../../analysis/measures.js";
+import { countWords } from "../../analysis/shared/words.js";
+import { timeSpan } from "../../analysis/shared/measures.js";
 import { conditionOf, speakerKeys, turnSpeaker } from "./common.js";
 
 /** File name of a session's chunk (session ids are file-name safe by schema). */

@@ -1,6 +1,6 @@
 import type { Session } from "../../transcript/schema.js";
-import type { SessionMetrics } from "../../analysis/metrics.js";
-import { cumulativeWords, followsBySpeaker, participationBySpeaker, speakerName, speakingSeconds } from "../../analysis/participation.js";
+import type { SessionMetrics } from "../../analysis/stats/metrics.js";
+import { cumulativeWords, followsBySpeaker, participationBySpeaker, speakerName, speakingSeconds } from "../../analysis/stats/participation.js";
 import type { FollowMatrix, ParticipationSession, ReportBundle } from "../types.js";
 import { conditionOf } from "./common.js";
 

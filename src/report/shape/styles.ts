@@ -1,5 +1,5 @@
 import type { Session } from "../../transcript/schema.js";
-import { summariseRatings } from "../../analysis/scales.js";
+import { summariseRatings } from "../../analysis/shared/scales.js";
 import type { CodeSet } from "../load.js";
 import type { CodebookInfo, ScaleSummary, StyleSet } from "../types.js";
 import { conditionOf, speakerKeys, turnSpeaker } from "./common.js";
