@@ -1,6 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { artifacts, identifyArtifact, parseArtifact, STUDY_FOLDERS, type Artifact } from "../study/artifacts.js";
+import { parseArtifact, STUDY_FOLDERS, type Artifact } from "../study/artifacts.js";
+import { agreementAnalysis, analyses, compareAnalysis, conceptsAnalysis, statsAnalysis, topicsAnalysis, type AnalysisDescriptor } from "../analysis/analyses.js";
 import type { AgreementReport } from "../analysis/agreement/agree.js";
 import type { CompareReport } from "../analysis/compare/compare.js";
 import type { StatsReport } from "../analysis/stats/report.js";
@@ -101,17 +102,12 @@ export async function loadStudyData(dir: string, reader: StudyReader = diskReade
   return { root: paths.root, name: basename(paths.root), config, sessions, codebooks, codeSets, analysis, warnings };
 }
 
-/** An empty set of analysis files (a study no analysis command has run on yet). */
-function noAnalysis(): AnalysisArtifacts {
-  return { agreement: [], compare: new Map(), stats: null, topics: null, concepts: null, files: [] };
-}
-
 /**
- * Read every registered analysis file in the study's analysis folder and validate it with its
- * schema. Files the registry does not know (a researcher's own notes, CSV tables) are left alone.
+ * Read every analysis result in the study's analysis folder (the `result` of each descriptor in
+ * `analyses`) and validate it with its schema. Other files (CSV tables, the study report, a
+ * researcher's own notes) are left alone.
  */
 async function loadAnalysis(root: string, warnings: string[]): Promise<AnalysisArtifacts> {
-  const out = noAnalysis();
   const dir = join(root, STUDY_FOLDERS.analysis);
   let names: string[] = [];
   try {
@@ -119,29 +115,33 @@ async function loadAnalysis(root: string, warnings: string[]): Promise<AnalysisA
   } catch {
     // no analysis folder yet: every analysis view shows its empty state
   }
+  const found = new Map<string, AnalysisFile<unknown>[]>(analyses.map((d) => [d.id, []]));
+  const files: AnalysisArtifacts["files"] = [];
   for (const file of names) {
-    const known = identifyArtifact(STUDY_FOLDERS.analysis, file);
-    if (!known || known.artifact.format !== "json") continue;
-    const { artifact, params } = known;
+    const analysis = analyses.find((d) => d.result.match(file));
+    if (!analysis) continue;
+    const params = analysis.result.match(file)!;
     let read;
     try {
-      read = parseArtifact(artifact, await readFile(join(dir, file), "utf8"));
+      read = parseArtifact(analysis.result as Artifact<string[], unknown>, await readFile(join(dir, file), "utf8"));
     } catch (error) {
       read = { status: "invalid" as const, problem: `not readable (${errorMessage(error)})` };
     }
-    if (read.status !== "ok") {
-      if (read.status === "invalid") warnings.push(`${artifact.relative(...params)}: ${read.problem}; ${rerun(artifact)}`);
-      continue;
-    }
-    const entry = { file, params, value: read.value };
-    out.files.push({ file, provenance: (read.value as { provenance: Provenance }).provenance });
-    if (artifact === artifacts.agreement) out.agreement.push(entry as AnalysisFile<AgreementReport>);
-    else if (artifact === artifacts.compare) out.compare.set(params[0], entry as AnalysisFile<CompareReport>);
-    else if (artifact === artifacts.stats) out.stats = entry as AnalysisFile<StatsReport>;
-    else if (artifact === artifacts.topics) out.topics = entry as AnalysisFile<TopicsReport>;
-    else if (artifact === artifacts.concepts) out.concepts = entry as AnalysisFile<ConceptsReport>;
+    if (read.status === "invalid") warnings.push(`${analysis.result.relative(...params)}: ${read.problem} (${analysis.title} left out); re-run \`colloquy ${analysis.stage}\` to refresh it`);
+    if (read.status !== "ok") continue;
+    found.get(analysis.id)!.push({ file, params, value: read.value });
+    files.push({ file, provenance: (read.value as { provenance: Provenance }).provenance });
   }
-  return out;
+  // Validated with the descriptor's own schema, so each list holds that descriptor's type.
+  const of = <T>(analysis: AnalysisDescriptor<T>) => found.get(analysis.id) as AnalysisFile<T>[];
+  return {
+    agreement: of(agreementAnalysis),
+    compare: new Map(of(compareAnalysis).map((f) => [f.params[0], f])),
+    stats: of(statsAnalysis)[0] ?? null,
+    topics: of(topicsAnalysis)[0] ?? null,
+    concepts: of(conceptsAnalysis)[0] ?? null,
+    files,
+  };
 }
 
 /** "re-run `colloquy agree` to refresh it": the hint of a file that could not be used. */

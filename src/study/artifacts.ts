@@ -431,9 +431,6 @@ export const artifacts = {
   }),
 } as const;
 
-/** The analysis JSON files the dashboard reads, in the order it lists them. */
-export const ANALYSIS_ARTIFACTS = [artifacts.agreement, artifacts.compare, artifacts.stats, artifacts.topics, artifacts.concepts] as const;
-
 /** The registered artifact (and its parameters) a file name in `folder` belongs to, if any. */
 export function identifyArtifact(folder: Artifact["folder"], file: string): { artifact: Artifact; params: string[] } | null {
   for (const artifact of Object.values(artifacts) as Artifact[]) {

@@ -5,7 +5,6 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
 import {
-  ANALYSIS_ARTIFACTS,
   artifacts,
   identifyArtifact,
   loadArtifact,
@@ -26,6 +25,7 @@ import { buildTopicsReport, readTopicsReport, writeTopicsReport } from "../../sr
 import { buildConceptsReport, writeConceptsReport } from "../../src/analysis/concepts/report.js";
 import { createConceptExtractor } from "../../src/analysis/concepts/extract.js";
 import { provenance } from "../../src/util/provenance.js";
+import { analyses } from "../../src/analysis/analyses.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -110,7 +110,7 @@ describe("the registry names every file once", () => {
 });
 
 describe("schemas accept what the real writers write", () => {
-  it.each(ANALYSIS_ARTIFACTS.map((a) => [a.name, a] as const))("%s", async (_name, artifact) => {
+  it.each(analyses.map((d) => [d.result.name, d.result as Artifact] as const))("%s", async (_name, artifact) => {
     const analysis = await readdir(studyPaths(dir).analysis);
     const files = analysis.filter((f) => artifact.match(f) !== null);
     expect(files.length).toBeGreaterThan(0);
