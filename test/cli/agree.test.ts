@@ -144,7 +144,7 @@ describe("colloquy agree <study>", () => {
     expect(v.unitsComplete).toBe(17);
     expect(v.pairs.map((p) => [p.a, p.b])).toEqual([["human:alice", "llm"], ["human:alice", "rules"], ["llm", "rules"]]);
     // python: alpha_pairwise([llm, human, rules] on the 17 shared turns, "nominal") and the generalised
-    // Fleiss formula, both from test/analysis/reliability.reference.py
+    // Fleiss formula, both from test/analysis/reliability/reference.py
     expect(v.alpha[0].alpha).toBeCloseTo(0.5076586433260394, 12);
     expect(v.fleiss!.kappa).toBeCloseTo(0.4978118161925605, 12);
     expect(v.perCategory.map((s) => s.coder)).toEqual(["llm", "rules"]);

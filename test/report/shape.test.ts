@@ -42,7 +42,7 @@ const info = (ids: string[], groups: CodebookInfo["groups"] = [], membership: Re
 });
 
 // The measures themselves (words, duration, entropy, thirds, quantiles, intervals) are tested in
-// test/analysis/measures.test.ts: the report only shapes what src/analysis computes.
+// test/analysis/shared/measures.test.ts: the report only shapes what src/analysis computes.
 describe("drawing helpers", () => {
   it("thins long series to at most max points, keeping first and last", () => {
     const pts = Array.from({ length: 1000 }, (_v, i) => i);

@@ -1,4 +1,4 @@
-// Inferential tests, each matching its SciPy reference (see test/analysis/tests*.test.ts).
+// Inferential tests, each matching its SciPy reference (see test/analysis/inference/).
 export * from "./distributions.js";
 export { wilcoxonSignedRank, type WilcoxonResult } from "./wilcoxon.js";
 export { pairedTTest, welchTTest, type PairedTTestResult, type WelchTTestResult } from "./ttest.js";

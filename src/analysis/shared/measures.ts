@@ -4,7 +4,7 @@ import type { Turn } from "../../transcript/schema.js";
  * The small measures every Colloquy number is built from, each defined once. Stats, concepts,
  * topics and the dashboard call these; nothing else re-derives them.
  *
- *  - words: {@link countWords} (src/analysis/words.ts; re-exported here);
+ *  - words: {@link countWords} (src/analysis/shared/words.ts; re-exported here);
  *  - duration: {@link timeSpan};
  *  - balance: {@link normalisedEntropy};
  *  - which third of a session: {@link thirdOf}.

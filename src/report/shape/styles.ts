@@ -6,7 +6,7 @@ import { conditionOf, speakerKeys, turnSpeaker } from "./common.js";
 
 /**
  * Pragmatic style: per participant and per condition, each scale's ratings summarised by
- * src/analysis/scales.ts summariseRatings (quartiles, mean, histogram).
+ * src/analysis/shared/scales.ts summariseRatings (quartiles, mean, histogram).
  */
 export function buildStyleSet(sessions: Session[], set: CodeSet, codebook: CodebookInfo): StyleSet {
   const bySpeaker = new Map<string, { kind: string; values: Map<string, number[]> }>();

@@ -1,4 +1,4 @@
-# Generates test/analysis/tests.reference.test.ts: each case's Python line is written above it.
+# Generates test/analysis/inference/reference.test.ts: each case's Python line is written above it.
 import json, numpy as np
 from scipy import stats, special
 rng = np.random.default_rng(7)

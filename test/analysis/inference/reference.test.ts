@@ -1,6 +1,6 @@
 // Reference values computed with SciPy 1.17.1 (python3 with scipy installed) by
-// test/analysis/tests.reference.py; each case names the exact SciPy call, applied to its own x / y / table.
-// Regenerate: python3 test/analysis/tests.reference.py (prints the JSON these literals came from).
+// test/analysis/inference/reference.py; each case names the exact SciPy call, applied to its own x / y / table.
+// Regenerate: python3 test/analysis/inference/reference.py (prints the JSON these literals came from).
 import { describe, expect, it } from "vitest";
 import { chiSquareSf, gammaP, incompleteBeta, normalCdf, tTwoSided, wilcoxonSignedRank, pairedTTest, welchTTest, mannWhitneyU, kendallTau, spearman, chiSquare } from "../../../src/analysis/inference/index.js";
 

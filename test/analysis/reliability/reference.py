@@ -1,5 +1,5 @@
-# Reference values for test/analysis/reliability.reference.test.ts.
-# Run with Debian's python3 (scikit-learn 1.2.1, numpy): /usr/bin/python3 test/analysis/reliability.reference.py
+# Reference values for test/analysis/reliability/reference.test.ts.
+# Run with Debian's python3 (scikit-learn 1.2.1, numpy): /usr/bin/python3 test/analysis/reliability/reference.py
 # Kappa / precision-recall come from scikit-learn; Krippendorff, Fleiss and Gwet from the
 # independent pairwise formulations below (not the coincidence-matrix code the TS uses).
 import json, itertools
@@ -81,11 +81,11 @@ N, n = len(wiki), 14
 P = [ (sum(x*x for x in row) - n) / (n*(n-1)) for row in wiki]
 pj = [sum(row[j] for row in wiki) / (N*n) for j in range(5)]
 pbar, pe = sum(P)/N, sum(p*p for p in pj)
-out["fleiss"].append(dict(name="Fleiss 1971 / Wikipedia worked example (10 subjects, 5 categories, 14 raters)", counts=wiki, kappa=(pbar-pe)/(1-pe), pBar=pbar, pE=pe, py="Fleiss (1971) formulas, see reliability.reference.py"))
+out["fleiss"].append(dict(name="Fleiss 1971 / Wikipedia worked example (10 subjects, 5 categories, 14 raters)", counts=wiki, kappa=(pbar-pe)/(1-pe), pBar=pbar, pE=pe, py="Fleiss (1971) formulas, see reference.py"))
 for name, data in [("Krippendorff 2011 4x12 example (varying raters)", kripp), ("random 3 coders x 40 units, 20% missing", rnd)]:
   pa, pi, q = parts(data)
   pe_f = sum(p*p for p in pi)
   pe_g = sum(p*(1-p) for p in pi) / (q - 1)
-  out["fleiss"].append(dict(name=name + " (generalised)", ratings=data, kappa=(pa-pe_f)/(1-pe_f), pBar=pa, pE=pe_f, py="generalised Fleiss (Gwet 2014), see reliability.reference.py"))
-  out["gwet"].append(dict(name=name, ratings=data, ac1=(pa-pe_g)/(1-pe_g), pa=pa, pe=pe_g, py="Gwet AC1 (Gwet 2008/2014), see reliability.reference.py"))
+  out["fleiss"].append(dict(name=name + " (generalised)", ratings=data, kappa=(pa-pe_f)/(1-pe_f), pBar=pa, pE=pe_f, py="generalised Fleiss (Gwet 2014), see reference.py"))
+  out["gwet"].append(dict(name=name, ratings=data, ac1=(pa-pe_g)/(1-pe_g), pa=pa, pe=pe_g, py="Gwet AC1 (Gwet 2008/2014), see reference.py"))
 print(json.dumps(out))

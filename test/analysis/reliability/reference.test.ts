@@ -1,6 +1,6 @@
 // Reference values: scikit-learn 1.2.1 (Debian python3-sklearn) for kappa and precision/recall/F1;
 // independent pairwise formulas in Python for Krippendorff, Fleiss and Gwet. All produced by
-// test/analysis/reliability.reference.py (run: /usr/bin/python3 test/analysis/reliability.reference.py);
+// test/analysis/reliability/reference.py (run: /usr/bin/python3 test/analysis/reliability/reference.py);
 // the comment above each case is the Python expression that gave its expected value(s).
 import { describe, expect, it } from "vitest";
 import { cohenKappa, fleissKappa, fleissKappaFromRatings, gwetAC1, krippendorffAlpha, perCategoryScores, type MeasurementLevel } from "../../../src/analysis/reliability/index.js";
@@ -154,19 +154,19 @@ describe("krippendorffAlpha vs the pairwise definition", () => {
 });
 
 describe("Fleiss kappa (1971 and generalised)", () => {
-  // python: Fleiss (1971) formulas, see reliability.reference.py
+  // python: Fleiss (1971) formulas, see reference.py
   it("Fleiss 1971 / Wikipedia worked example (10 subjects, 5 categories, 14 raters)", () => {
     const c = {"name": "Fleiss 1971 / Wikipedia worked example (10 subjects, 5 categories, 14 raters)", "counts": [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1], [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]], "kappa": 0.20993070442195522, "pBar": 0.378021978021978, "pE": 0.21275510204081632};
     const r = "counts" in c ? fleissKappa((c as { counts: number[][] }).counts) : fleissKappaFromRatings((c as unknown as { ratings: (number | null)[][] }).ratings);
     close(r.kappa, c.kappa); close(r.pBar, c.pBar); close(r.pE, c.pE);
   });
-  // python: generalised Fleiss (Gwet 2014), see reliability.reference.py
+  // python: generalised Fleiss (Gwet 2014), see reference.py
   it("Krippendorff 2011 4x12 example (varying raters) (generalised)", () => {
     const c = {"name": "Krippendorff 2011 4x12 example (varying raters) (generalised)", "ratings": [[1, 2, 3, 3, 2, 1, 4, 1, 2, null, null, null], [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, null, 3], [null, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, null], [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, null]], "kappa": 0.7611692754224112, "pBar": 0.8181818181818182, "pE": 0.2387152777777778};
     const r = "counts" in c ? fleissKappa((c as { counts: number[][] }).counts) : fleissKappaFromRatings((c as unknown as { ratings: (number | null)[][] }).ratings);
     close(r.kappa, c.kappa); close(r.pBar, c.pBar); close(r.pE, c.pE);
   });
-  // python: generalised Fleiss (Gwet 2014), see reliability.reference.py
+  // python: generalised Fleiss (Gwet 2014), see reference.py
   it("random 3 coders x 40 units, 20% missing (generalised)", () => {
     const c = {"name": "random 3 coders x 40 units, 20% missing (generalised)", "ratings": [[5, 5, 2, 2, 3, 5, null, 2, 4, 5, 1, 3, null, null, 4, 7, 1, 6, 4, 7, 6, 3, 1, 7, 2, 4, null, null, 4, 2, null, 3, 7, 7, null, null, 6, 7, 4, 5], [6, 7, null, 4, 2, 5, 7, null, 3, 7, 1, 4, null, 1, 6, 7, 2, 6, 4, null, 6, 4, null, 6, null, null, 7, 3, 3, 1, 3, 5, 6, 6, 1, 4, 4, 6, 4, 4], [null, 5, 1, 4, 2, null, 6, 2, null, 5, 2, 3, 3, 1, null, 6, 1, null, 5, 6, 6, 4, 1, 5, 1, 5, 7, null, null, 1, 1, 4, 7, 5, null, 5, 6, 5, 3, 5]], "kappa": 0.20864337293780166, "pBar": 0.3243243243243244, "pE": 0.14618055555555554};
     const r = "counts" in c ? fleissKappa((c as { counts: number[][] }).counts) : fleissKappaFromRatings((c as unknown as { ratings: (number | null)[][] }).ratings);
@@ -175,13 +175,13 @@ describe("Fleiss kappa (1971 and generalised)", () => {
 });
 
 describe("gwetAC1 vs Gwet's formulas", () => {
-  // python: Gwet AC1 (Gwet 2008/2014), see reliability.reference.py
+  // python: Gwet AC1 (Gwet 2008/2014), see reference.py
   it("Krippendorff 2011 4x12 example (varying raters)", () => {
     const c = {"name": "Krippendorff 2011 4x12 example (varying raters)", "ratings": [[1, 2, 3, 3, 2, 1, 4, 1, 2, null, null, null], [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, null, 3], [null, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, null], [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, null]], "ac1": 0.775444068126995, "pa": 0.8181818181818182, "pe": 0.19032118055555555};
     const r = gwetAC1(c.ratings);
     close(r.ac1, c.ac1); close(r.pa, c.pa); close(r.pe, c.pe);
   });
-  // python: Gwet AC1 (Gwet 2008/2014), see reliability.reference.py
+  // python: Gwet AC1 (Gwet 2008/2014), see reference.py
   it("random 3 coders x 40 units, 20% missing", () => {
     const c = {"name": "random 3 coders x 40 units, 20% missing", "ratings": [[5, 5, 2, 2, 3, 5, null, 2, 4, 5, 1, 3, null, null, 4, 7, 1, 6, 4, 7, 6, 3, 1, 7, 2, 4, null, null, 4, 2, null, 3, 7, 7, null, null, 6, 7, 4, 5], [6, 7, null, 4, 2, 5, 7, null, 3, 7, 1, 4, null, 1, 6, 7, 2, 6, 4, null, 6, 4, null, 6, null, null, 7, 3, 3, 1, 3, 5, 6, 6, 1, 4, 4, 6, 4, 4], [null, 5, 1, 4, 2, null, 6, 2, null, 5, 2, 3, 3, 1, null, 6, 1, null, 5, 6, 6, 4, 1, 5, 1, 5, 7, null, null, 1, 1, 4, 7, 5, null, 5, 6, 5, 3, 5]], "ac1": 0.21222078971218714, "pa": 0.3243243243243244, "pe": 0.14230324074074074};
     const r = gwetAC1(c.ratings);
