@@ -1,10 +1,6 @@
 import type { Command } from "commander";
-import { agreeCsv } from "../analysis/agree-csv.js";
-import { formatAgreement } from "../analysis/agree-format.js";
-import { disagreementsCsv, type AgreementReport } from "../analysis/agree.js";
-import { openStudy } from "../stages/context.js";
-import { runAgree } from "../stages/agree.js";
-import { agreeLearningCurve, type AgreeCurve } from "../stages/agree-curve.js";
+import type { AgreementReport } from "../analysis/agreement/agree.js";
+import type { AgreeCurve } from "../stages/agree-curve.js";
 import type { MeasurementLevel } from "../analysis/reliability/krippendorff.js";
 import { CliError } from "../util/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
@@ -40,9 +36,9 @@ function list(value: string): string[] {
 }
 
 /** JSON for files and --json: undefined numbers (NaN) become null, which JSON.stringify already does. */
-function emit(report: AgreementReport, flags: AgreeFlags, files?: { json: string; csv: string }): void {
+async function emit(report: AgreementReport, flags: AgreeFlags, files?: { json: string; csv: string }): Promise<void> {
   if (flags.json) printJson(report);
-  else io().out(formatAgreement(report, files));
+  else io().out((await import("../analysis/agreement/format.js")).formatAgreement(report, files));
 }
 
 function printCurve(curve: AgreeCurve): void {
@@ -87,6 +83,8 @@ Examples:
       const seed = integerFlag(flags.seed, "--seed", 0);
       const bootstrap = integerFlag(flags.bootstrap, "--bootstrap", 0);
       if (flags.csv) {
+        const { agreeCsv } = await import("../analysis/agreement/csv.js");
+        const { disagreementsCsv } = await import("../analysis/agreement/agree.js");
         if (study) throw new CliError("give either a study folder or --csv <file>, not both");
         if (flags.sessions || flags.condition || flags.run) throw new CliError("--sessions, --condition and --run select sessions of a study; with --csv, filter the CSV's rows instead");
         if (!flags.raters) throw new CliError("--csv needs --raters colA,colB[,...] naming the rater columns");
@@ -98,7 +96,7 @@ Examples:
           await writeJsonAtomic(files.json, report);
           await writeFileAtomic(files.csv, disagreementsCsv(report));
         }
-        emit(report, flags, files);
+        await emit(report, flags, files);
         return;
       }
       if (!study) throw new CliError("give a study folder (colloquy agree <study> --codebook <id> --coders A,B) or --csv <file> --raters A,B");
@@ -106,6 +104,9 @@ Examples:
       if (!flags.coders) throw new CliError("--coders A,B[,...] is required, e.g. --coders llm,human:alice");
       const options = { codebook: flags.codebook, coders: list(flags.coders), reference: flags.reference, seed, bootstrap, selection: selectionFrom(flags) };
       if (flags.train && !flags.learningCurve) throw new CliError("--train goes with --learning-curve");
+      const { openStudy } = await import("../stages/context.js");
+      const { runAgree } = await import("../stages/agree.js");
+      const { agreeLearningCurve } = await import("../stages/agree-curve.js");
       const { report, files, curve } = await writing(study, "agree", async () => {
         const context = await openStudy(study);
         // The curve first: a missing learned coder is said before any agreement is computed.
@@ -114,7 +115,7 @@ Examples:
       });
       if (flags.json) printJson(curve ? { ...report, learningCurve: curve } : report);
       else {
-        emit(report, flags, files);
+        await emit(report, flags, files);
         if (curve) printCurve(curve);
       }
     });

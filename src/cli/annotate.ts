@@ -1,6 +1,4 @@
 import type { Command } from "commander";
-import { openStudy } from "../stages/context.js";
-import { runAnnotate } from "../stages/annotate.js";
 import { CliError } from "../util/errors.js";
 import { io } from "./io.js";
 import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
@@ -37,6 +35,8 @@ Open the printed address (it holds a random token; the page answers nothing with
 Each answer is written at once; stop with Ctrl-C and run the command again to resume.`,
     )
     .action(async (study: string, flags: AnnotateFlags) => {
+      const { openStudy } = await import("../stages/context.js");
+      const { runAnnotate } = await import("../stages/annotate.js");
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port ${flags.port}: not a port number (0-65535)`);
       // Listen for Ctrl-C before the page exists, so a stop during start-up still closes it cleanly.

@@ -1,11 +1,6 @@
 import type { Command } from "commander";
+import type { BatchStatusLine } from "../stages/batch.js";
 import type { ModelCliOptions } from "../llm/config.js";
-import { collectBatches } from "../stages/batch-collect.js";
-import { batchStatus, cancelBatches, type BatchStatusLine } from "../stages/batch.js";
-import { formatCodingSummary } from "../coding/job.js";
-import { openStudy } from "../stages/context.js";
-import { incompleteCoding } from "../stages/code.js";
-import { failedTopicRuns } from "../stages/topics.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
@@ -51,12 +46,16 @@ function printLines(lines: BatchStatusLine[]): void {
 }
 
 async function status(study: string, flags: BatchFlags): Promise<void> {
+  const { openStudy } = await import("../stages/context.js");
+  const { batchStatus } = await import("../stages/batch.js");
   const lines = await batchStatus(await openStudy(study), cli(flags), io().reporter());
   if (flags.json) printJson({ batches: lines });
   else printLines(lines);
 }
 
 async function cancel(study: string, flags: BatchFlags): Promise<void> {
+  const { openStudy } = await import("../stages/context.js");
+  const { cancelBatches } = await import("../stages/batch.js");
   const lines = await cancelBatches(await openStudy(study), cli(flags), io().reporter());
   if (flags.json) return printJson({ batches: lines });
   printLines(lines);
@@ -64,6 +63,11 @@ async function cancel(study: string, flags: BatchFlags): Promise<void> {
 }
 
 async function collect(study: string, flags: BatchFlags): Promise<void> {
+  const { openStudy } = await import("../stages/context.js");
+  const { collectBatches } = await import("../stages/batch-collect.js");
+  const { formatCodingSummary } = await import("../coding/job.js");
+  const { incompleteCoding } = await import("../stages/code.js");
+  const { failedTopicRuns } = await import("../stages/topics.js");
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once("SIGINT", onSigint);

@@ -1,7 +1,5 @@
 import type { Command } from "commander";
 import { relative } from "node:path";
-import { openStudy } from "../stages/context.js";
-import { runBuild } from "../stages/build.js";
 import { io } from "./io.js";
 import { writing } from "./lock.js";
 
@@ -15,6 +13,8 @@ export function registerBuild(program: Command): void {
     .argument("<study>", "study folder")
     .option("--out <dir>", "output folder (default <study>/site)")
     .action(async (study: string, options: { out?: string }) => writing(study, "build", async () => {
+      const { openStudy } = await import("../stages/context.js");
+      const { runBuild } = await import("../stages/build.js");
       const result = await runBuild(await openStudy(study), { out: options.out, alone: true }, io().reporter());
       const rel = relative(process.cwd(), result.dir);
       const where = rel === "" ? "." : rel.startsWith("..") ? result.dir : rel;

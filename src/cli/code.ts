@@ -1,10 +1,6 @@
 import { Option, type Command } from "commander";
-import { formatCodingSummary } from "../coding/job.js";
-import { staleHint, studyStaleCodes } from "../coding/stale.js";
-import { loadSessions } from "../study/study.js";
+import type { CodeSummary } from "../stages/code.js";
 import { parseContext, type ContextWindow } from "../coding/llm/prompt.js";
-import { openStudy } from "../stages/context.js";
-import { incompleteCoding, runCode, type CodeSummary } from "../stages/code.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
@@ -104,6 +100,11 @@ export function registerCode(program: Command): void {
 }
 
 async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
+  const { openStudy } = await import("../stages/context.js");
+  const { incompleteCoding, runCode } = await import("../stages/code.js");
+  const { formatCodingSummary } = await import("../coding/job.js");
+  const { staleHint, studyStaleCodes } = await import("../coding/stale.js");
+  const { loadSessions } = await import("../study/study.js");
   if (flags.baseUrl !== undefined) {
     try {
       new URL(flags.baseUrl);

@@ -1,8 +1,5 @@
 import type { Command } from "commander";
-import { loadCodebook, loadCodebookFile, shippedCodebookIds } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
-import { rulesSupport } from "../coding/rules/index.js";
-import { importQdcCodebook } from "../stages/qda-export.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 
@@ -33,10 +30,10 @@ export function codebookWarnings(codebook: Codebook): string[] {
   return warnings;
 }
 
-/** Readable listing of a codebook: definitions, examples, groups, anchors. */
-export function formatCodebook(codebook: Codebook): string {
+/** Readable listing of a codebook: definitions, examples, groups, anchors; `rules`: whether a rule set codes it. */
+export function formatCodebook(codebook: Codebook, rules: boolean): string {
   const lines: string[] = [`${codebook.title}`, `id ${codebook.id}, version ${codebook.version}: ${codebookSummary(codebook)}`];
-  lines.push(`rule coder: ${rulesSupport(codebook) ? "yes (--coder rules)" : "no (use --coder llm or human codes)"}`);
+  lines.push(`rule coder: ${rules ? "yes (--coder rules)" : "no (use --coder llm or human codes)"}`);
   if (codebook.description) lines.push("", codebook.description);
   if (codebook.instructions) lines.push("", `Instructions: ${codebook.instructions}`);
   if (codebook.kind === "nominal") {
@@ -88,6 +85,7 @@ export function registerCodebook(program: Command): void {
     .description("check a codebook file (JSON or YAML); prints OK with a summary, or the errors naming each field")
     .argument("<file>", "path to the codebook file")
     .action(async (file: string) => {
+      const { loadCodebookFile } = await import("../coding/codebook/load.js");
       const codebook = await loadCodebookFile(file); // throws a CliError naming the file and field
       io().out(`OK ${file}: "${codebook.id}" version ${codebook.version}, ${codebookSummary(codebook)}`);
       for (const w of codebookWarnings(codebook)) io().out(`  warning: ${w}`);
@@ -99,9 +97,11 @@ export function registerCodebook(program: Command): void {
     .argument("<codebook>", "shipped id (bales-ipa) or path to a codebook file")
     .option("--json", "print the validated codebook as JSON")
     .action(async (ref: string, options: { json?: boolean }) => {
+      const { loadCodebook } = await import("../coding/codebook/load.js");
+      const { rulesSupport } = await import("../coding/rules/index.js");
       const codebook = await loadCodebook(ref);
       if (options.json) printJson(codebook);
-      else io().out(formatCodebook(codebook));
+      else io().out(formatCodebook(codebook, rulesSupport(codebook)));
     });
 
   command
@@ -109,6 +109,8 @@ export function registerCodebook(program: Command): void {
     .description("list the shipped codebooks")
     .option("--json", "print the list as JSON")
     .action(async (options: { json?: boolean }) => {
+      const { loadCodebook, shippedCodebookIds } = await import("../coding/codebook/load.js");
+      const { rulesSupport } = await import("../coding/rules/index.js");
       const ids = await shippedCodebookIds();
       const books = await Promise.all(ids.map((id) => loadCodebook(id)));
       if (options.json) {
@@ -133,6 +135,7 @@ export function registerCodebook(program: Command): void {
     .option("--study <dir>", "write it into the study's codebooks/ folder instead (usable as --codebook <id> there)")
     .option("--id <id>", "id of the codebook (default: from the file name)")
     .action(async (file: string, options: { out?: string; study?: string; id?: string }) => {
+      const { importQdcCodebook } = await import("../stages/qda-export.js");
       const write = async () => {
         const { written, warnings } = await importQdcCodebook(file, options);
         for (const w of warnings) io().out(`  warning: ${w}`);

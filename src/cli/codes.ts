@@ -1,6 +1,5 @@
 import type { Command } from "commander";
-import { openStudy } from "../stages/context.js";
-import { runCodesImport, type CodesImportSummary } from "../stages/codes-import.js";
+import type { CodesImportSummary } from "../stages/codes-import.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
@@ -66,6 +65,8 @@ and turns coded differently on two rows are reported by line and not stored; the
 exits 1. Importing the same file again replaces the codes it gave last time, and only those.`,
     )
     .action(async (file: string, flags: ImportFlags) => {
+      const { openStudy } = await import("../stages/context.js");
+      const { runCodesImport } = await import("../stages/codes-import.js");
       const summary = await writing(flags.study, "codes import", async () =>
         runCodesImport(
           await openStudy(flags.study),

@@ -1,8 +1,4 @@
 import type { Command } from "commander";
-import { parseMergeList } from "../analysis/compare-mapping.js";
-import { compareSummary } from "../analysis/compare-output.js";
-import { openStudy } from "../stages/context.js";
-import { runCompare } from "../stages/compare.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
@@ -51,6 +47,10 @@ export function registerCompare(program: Command): void {
     .option("--no-holm", "no Holm adjustment (overrides colloquy.json)")
     .option("--json", "print the report as JSON")
     .action(async (study: string, flags: CompareFlags) => writing(study, "compare", async () => {
+      const { parseMergeList } = await import("../analysis/compare/mapping.js");
+      const { compareSummary } = await import("../analysis/compare/output.js");
+      const { openStudy } = await import("../stages/context.js");
+      const { runCompare } = await import("../stages/compare.js");
       const { report, files } = await runCompare(
         await openStudy(study),
         {

@@ -1,10 +1,5 @@
 import type { Command } from "commander";
-import { parseSpeakers } from "../analysis/concepts/speakers.js";
-import { openStudy } from "../stages/context.js";
-import { runConcepts } from "../stages/concepts.js";
 import { CliError } from "../util/errors.js";
-import { apaConditionTest, conditionTestName } from "../report/apa.js";
-import { describeDesign } from "../analysis/design.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 
@@ -28,6 +23,11 @@ export function registerConcepts(program: Command): void {
     .option("--rate <basis>", 'minutes a concept rate divides by: "session" (session duration, default) or "active" (participant\'s own span)')
     .option("--json", "print the report as JSON")
     .action(async (study: string, flags: ConceptsFlags) => writing(study, "concepts", async () => {
+      const { parseSpeakers } = await import("../analysis/concepts/speakers.js");
+      const { openStudy } = await import("../stages/context.js");
+      const { runConcepts } = await import("../stages/concepts.js");
+      const { apaConditionTest, conditionTestName } = await import("../report/apa.js");
+      const { describeDesign } = await import("../analysis/shared/design.js");
       if (flags.rate !== undefined && flags.rate !== "session" && flags.rate !== "active") throw new CliError(`--rate: "${flags.rate}" is not "session" or "active"`);
       const summary = await runConcepts(await openStudy(study), { speakers: parseSpeakers(flags.speakers), lexicon: flags.lexicon, rateBasis: flags.rate }, io().reporter());
       const { report, speakers, rateBasis, files: written } = summary;

@@ -4,7 +4,6 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join, resolve } from "node:path";
 import { addPipelineOptions, runStudy, type StudyFlags } from "./study.js";
-import { artifacts } from "../study/artifacts.js";
 import { io } from "./io.js";
 import { writing } from "./lock.js";
 
@@ -38,6 +37,7 @@ export function registerDemo(program: Command): void {
 
 /** Copy the demo study into `dir` (held locked) once; `fresh` empties it first, all but the lock. */
 async function copyDemo(dir: string, fresh: boolean | undefined): Promise<void> {
+  const { artifacts } = await import("../study/artifacts.js");
   if (!fresh && existsSync(join(dir, "colloquy.json"))) return;
   if (fresh) {
     for (const entry of await readdir(dir)) if (entry !== artifacts.lock.file()) await rm(join(dir, entry), { recursive: true, force: true });

@@ -1,12 +1,10 @@
 import type { Command } from "commander";
-import { openStudy } from "../stages/context.js";
-import { exportQdc, exportQdpx } from "../stages/qda-export.js";
-import { dictionaryCsv, tableCsv, tableJsonl, tableParquet } from "../stages/table-files.js";
-import { buildTable, tableKinds, type TableKind } from "../stages/tables.js";
+import type { TableKind } from "../stages/tables.js";
 import { CliError } from "../util/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import { provenance, toolVersion } from "../util/provenance.js";
 import { io } from "./io.js";
+import { describeOptionLater } from "./lazy-help.js";
 
 interface ExportFlags {
   format: string;
@@ -22,18 +20,21 @@ const FORMATS = ["csv", "jsonl", "parquet", "qdpx", "qdc"];
 
 /** `colloquy export <study>`: tables for R, SPSS, Stata, Excel and pandas, or REFI-QDA files for QDA tools. */
 export function registerExport(program: Command): void {
-  program
+  const command = program
     .command("export")
     .description("export tables (turns, codes long or wide, per-participant and per-session summaries) or REFI-QDA projects and codebooks")
     .argument("<study>", "study folder")
     .option("--format <format>", "csv, jsonl, parquet, qdpx (a REFI-QDA project for NVivo, ATLAS.ti, MAXQDA, QualCoder) or qdc (a REFI-QDA codebook)", "csv")
     .option("--out <file>", "write to a file (default: stdout); a <file>.provenance.json is written next to it, and for tables a <file>.dictionary.csv")
-    .option("--what <rows>", `tables: ${tableKinds.join(", ")} (turns: one row per turn; codes: one row per turn x codebook x coder; wide: one row per turn, a column per coder and scale; participants, sessions: summaries)`, "turns")
+    .option("--what <rows>", "tables (see `colloquy export --help`)", "turns")
     .option("--codes", "turns: add one column per codebook and coder with each turn's code(s)")
     .option("--excel", "csv: start with a UTF-8 byte-order mark so Excel reads accents correctly (texts are written verbatim: a cell starting with = + - @ is a formula to Excel; import the file as text if transcripts may contain such turns)")
     .option("--crlf", "qdpx: write the sources with CRLF line breaks (MAXQDA counts positions over them)")
     .option("--codebook <id>", "qdc: the codebook to export (the study's own, a shipped id or a file)")
     .action(async (dir: string, flags: ExportFlags) => {
+      const { openStudy } = await import("../stages/context.js");
+      const { dictionaryCsv, tableCsv, tableJsonl, tableParquet } = await import("../stages/table-files.js");
+      const { buildTable, tableKinds } = await import("../stages/tables.js");
       if (!FORMATS.includes(flags.format)) throw new CliError(`--format "${flags.format}": expected ${FORMATS.join(", ")}`);
       if (flags.format === "qdpx" || flags.format === "qdc") {
         await exportQda(dir, flags);
@@ -58,12 +59,20 @@ export function registerExport(program: Command): void {
       await writeJsonAtomic(`${flags.out}.provenance.json`, provenance({ command: "export", study: dir, what, format: flags.format, rows: table.rows.length, columns }));
       io().out(`Wrote ${table.rows.length} ${ROW_NAMES[what]} row(s) to ${flags.out} (data dictionary: ${flags.out}.dictionary.csv)`);
     });
+  describeOptionLater(
+    command,
+    "--what",
+    async () =>
+      `tables: ${(await import("../stages/tables.js")).tableKinds.join(", ")} (turns: one row per turn; codes: one row per turn x codebook x coder; wide: one row per turn, a column per coder and scale; participants, sessions: summaries)`,
+  );
 }
 
 const ROW_NAMES: Record<TableKind, string> = { turns: "turn", codes: "code record", wide: "turn", participants: "participant", sessions: "session" };
 
 /** --format qdpx / qdc: REFI-QDA files, written next to a provenance file. */
 async function exportQda(dir: string, flags: ExportFlags): Promise<void> {
+  const { openStudy } = await import("../stages/context.js");
+  const { exportQdc, exportQdpx } = await import("../stages/qda-export.js");
   if (flags.format === "qdc") {
     const { xml, codebook } = await exportQdc(dir, flags.codebook ?? "");
     if (!flags.out) {

@@ -1,14 +1,11 @@
 import type { Command } from "commander";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { importers } from "../ingest/registry.js";
-import { openStudy } from "../stages/context.js";
-import { runImport, type ImportSummary } from "../stages/import.js";
-import { runQdpxImport } from "../stages/qda-import.js";
-import { initStudy, studyPaths } from "../study/study.js";
+import type { ImportSummary } from "../stages/import.js";
 import { CliError } from "../util/errors.js";
 import { provenance } from "../util/provenance.js";
 import { io, printJson } from "./io.js";
+import { describeOptionLater } from "./lazy-help.js";
 import { writing } from "./lock.js";
 
 interface ImportFlags {
@@ -45,12 +42,12 @@ export function parseAssignments(flag: string, items: readonly string[]): Record
 
 /** `colloquy import <files or folders…> --study <study>`: transcripts in any supported format into the study. */
 export function registerImport(program: Command): void {
-  program
+  const command = program
     .command("import")
     .description("import transcripts (files or folders) into a study; the format is detected from content and extension. A REFI-QDA project (.qdpx, from NVivo, ATLAS.ti, MAXQDA, QualCoder) brings its codes and coders too")
     .argument("<paths...>", "files or folders (folders are searched recursively)")
     .requiredOption("--study <study>", "study folder (created if missing)")
-    .option("--format <name>", `force a format: ${importers.map((i) => i.name).join(", ")}`)
+    .option("--format <name>", "force a format (see `colloquy import --help`)")
     .option("--encoding <name>", "decode every file with this encoding, e.g. windows-1252, utf-16le (default: detected; see the README)")
     .option("--path-pattern <pattern>", 'metadata from each path, e.g. "{condition}/{run}/*"')
     .option("--condition <name>", "condition of every imported session")
@@ -74,9 +71,13 @@ export function registerImport(program: Command): void {
       }
       await writing(flags.study, "import", () => importCommand(paths, flags), { create: true });
     });
+  describeOptionLater(command, "--format", async () => `force a format: ${(await import("../ingest/registry.js")).importers.map((i) => i.name).join(", ")}`);
 }
 
 async function importCommand(paths: string[], flags: ImportFlags): Promise<void> {
+  const { initStudy, studyPaths } = await import("../study/study.js");
+  const { openStudy } = await import("../stages/context.js");
+  const { runImport } = await import("../stages/import.js");
   const study = flags.study;
   const created = !existsSync(studyPaths(study).config);
   await initStudy(study);
@@ -143,6 +144,9 @@ const isQdpx = (path: string) => /\.qdpx$/i.test(path);
 
 /** `colloquy import project.qdpx --study <dir>`: REFI-QDA projects from NVivo, ATLAS.ti, MAXQDA, QualCoder. */
 async function importProjects(files: string[], flags: ImportFlags): Promise<void> {
+  const { initStudy } = await import("../study/study.js");
+  const { openStudy } = await import("../stages/context.js");
+  const { runQdpxImport } = await import("../stages/qda-import.js");
   await initStudy(flags.study);
   const context = await openStudy(flags.study);
   const summaries = [];

@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { initStudy, loadStudyConfig } from "../study/study.js";
 import { CliError } from "../util/errors.js";
 import { io } from "./io.js";
 
@@ -19,6 +18,7 @@ export function registerInit(program: Command): void {
     .option("--control <condition>", "control condition the others are compared against (compare.control)")
     .option("--design <design>", "within (the same participants in every condition: paired tests) or between (compare.design; default: inferred from the sessions)")
     .action(async (dir: string, options: InitFlags) => {
+      const { initStudy, loadStudyConfig } = await import("../study/study.js");
       if (options.design !== undefined && options.design !== "within" && options.design !== "between") throw new CliError(`--design ${options.design}: expected within or between`);
       const compare = { ...(options.control ? { control: options.control } : {}), ...(options.design ? { design: options.design as "within" | "between" } : {}) };
       const paths = await initStudy(dir, { ...(options.title ? { title: options.title } : {}), ...(Object.keys(compare).length ? { compare } : {}) });

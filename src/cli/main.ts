@@ -3,6 +3,7 @@ import { CliError, errorMessage } from "../util/errors.js";
 import { toolVersion } from "../util/provenance.js";
 import { registerCommands } from "./commands.js";
 import { io } from "./io.js";
+import { describeCommandsOn } from "./lazy-help.js";
 
 /** Build the commander program with every command registered. Exported for in-process tests. */
 export function createProgram(): Command {
@@ -46,6 +47,7 @@ export async function main(argv: string[]): Promise<number> {
   endQuietlyOnClosedPipe();
   const program = createProgram();
   try {
+    await describeCommandsOn(program, argv.slice(2));
     await program.parseAsync(argv);
     return 0;
   } catch (error) {

@@ -1,6 +1,4 @@
 import type { Command } from "commander";
-import { openStudy } from "../stages/context.js";
-import { runRepair } from "../stages/repair.js";
 import { describeRepair } from "../util/fs.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
@@ -14,6 +12,8 @@ export function registerRepair(program: Command): void {
     .option("--dry-run", "say what would be moved, change nothing")
     .option("--json", "print the summary as JSON")
     .action(async (study: string, flags: { dryRun?: boolean; json?: boolean }) => {
+      const { openStudy } = await import("../stages/context.js");
+      const { runRepair } = await import("../stages/repair.js");
       const run = async () => {
         const context = await openStudy(study);
         const summary = await runRepair(context, { dryRun: flags.dryRun }, io().reporter());

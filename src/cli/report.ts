@@ -1,7 +1,5 @@
 import type { Command } from "commander";
 import { relative } from "node:path";
-import { openStudy } from "../stages/context.js";
-import { runReport } from "../stages/report.js";
 import { CliError } from "../util/errors.js";
 import { io } from "./io.js";
 import { writing } from "./lock.js";
@@ -15,6 +13,8 @@ export function registerReport(program: Command): void {
     .option("--format <format>", "md or html (charts as inline SVG)", "md")
     .option("--out <file>", "report file (default <study>/analysis/report.<format>)")
     .action(async (study: string, flags: { format: string; out?: string }) => {
+      const { openStudy } = await import("../stages/context.js");
+      const { runReport } = await import("../stages/report.js");
       if (flags.format !== "md" && flags.format !== "html") throw new CliError(`--format ${flags.format}: expected md or html`);
       const format = flags.format;
       const summary = await writing(study, "report", async () => runReport(await openStudy(study), { format, out: flags.out }, io().reporter()));

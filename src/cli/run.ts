@@ -1,15 +1,9 @@
 import type { Command } from "commander";
+import type { RunOutcome } from "../orchestrator/run.js";
+import type { HumanInput } from "../orchestrator/human.js";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { CliError } from "../util/errors.js";
-import { initStudy, loadStudyConfig, studyPaths } from "../study/study.js";
-import { createChatModel, resolveModelConfig } from "../llm/index.js";
-import { isLoopbackEndpoint } from "../llm/config.js";
-import { planRun } from "../orchestrator/dry-run.js";
-import { loadScenario } from "../orchestrator/scenario.js";
-import { runScenario, type RunOutcome } from "../orchestrator/run.js";
-import { scriptedHuman, terminalHuman, type HumanInput } from "../orchestrator/human.js";
-import { serveLive } from "../orchestrator/live/index.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 
@@ -42,6 +36,11 @@ interface RunFlags {
 
 /** `--dry-run`: the sessions that would run and their estimated requests, tokens and cost; no model is called, nothing is written. */
 async function dryRun(file: string, flags: RunFlags, runs: number): Promise<void> {
+  const { loadStudyConfig, studyPaths } = await import("../study/study.js");
+  const { resolveModelConfig } = await import("../llm/index.js");
+  const { isLoopbackEndpoint } = await import("../llm/config.js");
+  const { planRun } = await import("../orchestrator/dry-run.js");
+  const { loadScenario } = await import("../orchestrator/scenario.js");
   const scenario = await loadScenario(file);
   const study = resolve(flags.study);
   const config = existsSync(studyPaths(study).config) ? await loadStudyConfig(study) : undefined;
@@ -87,6 +86,12 @@ export function registerRun(program: Command): void {
     .option("--speed <factor>", "with people taking part: simulated seconds per real second", "1")
     .option("--answer-timeout <seconds>", "how long a human role's duty (moderate, derail, approve) waits before \"no answer\"", "120")
     .action(async (file: string, flags: RunFlags) => flags.dryRun ? dryRun(file, flags, wholeRuns(flags.runs)) : writing(flags.study, "run", async () => {
+      const { initStudy, loadStudyConfig } = await import("../study/study.js");
+      const { createChatModel, resolveModelConfig } = await import("../llm/index.js");
+      const { loadScenario } = await import("../orchestrator/scenario.js");
+      const { runScenario } = await import("../orchestrator/run.js");
+      const { scriptedHuman, terminalHuman } = await import("../orchestrator/human.js");
+      const { serveLive } = await import("../orchestrator/live/index.js");
       const runs = wholeRuns(flags.runs);
       const seed = Number(flags.seed);
       if (!Number.isInteger(seed)) throw new CliError(`--seed must be a whole number, got "${flags.seed}"`);

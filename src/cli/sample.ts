@@ -1,6 +1,4 @@
 import type { Command } from "commander";
-import { openStudy } from "../stages/context.js";
-import { parseSampleSize, parseStrata, runSample } from "../stages/sample.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
@@ -38,6 +36,8 @@ Examples:
   colloquy sample my-study --size 40 --strategy uncertain --codebook bales-ipa --out next-batch.csv`,
     )
     .action(async (study: string, flags: SampleFlags) => {
+      const { openStudy } = await import("../stages/context.js");
+      const { parseSampleSize, parseStrata, runSample } = await import("../stages/sample.js");
       if (flags.strategy !== "random" && flags.strategy !== "uncertain") throw new CliError(`--strategy ${flags.strategy}: expected random or uncertain`);
       const seed = Number(flags.seed);
       if (!Number.isInteger(seed) || seed < 0) throw new CliError(`--seed must be a whole number >= 0 (got "${flags.seed}")`);

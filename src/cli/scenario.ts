@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { validateScenarioFile } from "../orchestrator/validate.js";
 import { io, printJson } from "./io.js";
 
 /** `colloquy scenario validate <file>`: check a scenario before running it. */
@@ -11,6 +10,7 @@ export function registerScenario(program: Command): void {
     .argument("<file>", "scenario file (JSON or YAML)")
     .option("--json", "print the validated scenario and each condition's parameters (defaults filled in) as JSON")
     .action(async (file: string, flags: { json?: boolean }) => {
+      const { validateScenarioFile } = await import("../orchestrator/validate.js");
       const { scenario: s, conditions } = await validateScenarioFile(file);
       if (flags.json) return printJson({ file, valid: true, scenario: s, conditions });
       const humans = s.participants.filter((p) => p.kind === "human").length;

@@ -2,11 +2,7 @@ import type { Command } from "commander";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { studyPaths } from "../study/study.js";
-import { buildSite, siteIsStale } from "../report/build.js";
-import { startServer } from "../report/server.js";
 import { CliError } from "../util/errors.js";
-import { StudyLockedError } from "../study/lock.js";
 import { io } from "./io.js";
 import { writing } from "./lock.js";
 import { untilInterrupted } from "./interrupt.js";
@@ -26,6 +22,8 @@ function openBrowser(url: string): void {
  * command is writing the study, serve the site as last built rather than wait for it.
  */
 async function rebuildUnlessBusy(study: string, site: string): Promise<void> {
+  const { buildSite } = await import("../report/build.js");
+  const { StudyLockedError } = await import("../study/lock.js");
   try {
     await writing(study, "serve", async () => {
       io().out("Building the dashboard…");
@@ -62,6 +60,9 @@ export interface ServeFlags {
 
 /** Serve a study's dashboard on the given interface until Ctrl-C (`colloquy serve`, `study --serve`). */
 export async function serveDashboard(study: string, options: ServeFlags): Promise<void> {
+      const { studyPaths } = await import("../study/study.js");
+      const { siteIsStale } = await import("../report/build.js");
+      const { startServer } = await import("../report/server.js");
       const port = Number(options.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port ${options.port}: not a port number (0-65535)`);
       const paths = studyPaths(study);

@@ -1,8 +1,7 @@
 import type { Command } from "commander";
-import { loadSessions } from "../study/study.js";
+import type { StaleCodeView } from "../coding/stale.js";
 import type { Session } from "../transcript/schema.js";
 import { provenance } from "../util/provenance.js";
-import { staleHint, studyStaleCodes, type StaleCodeView } from "../coding/stale.js";
 import { io, printJson } from "./io.js";
 import { shorten } from "../util/text.js";
 
@@ -66,6 +65,8 @@ export function registerSessions(program: Command): void {
     .option("--stale", "list the codes that apply to no turn any more (their turn was edited or removed), with the words they were attached to")
     .option("--json", "print as JSON")
     .action(async (dir: string, flags: { json?: boolean; stale?: boolean }) => {
+      const { loadSessions } = await import("../study/study.js");
+      const { staleHint, studyStaleCodes } = await import("../coding/stale.js");
       const sessions = await loadSessions(dir);
       const stale = await studyStaleCodes(dir, sessions);
       if (flags.stale) return printStale(dir, stale, flags.json);

@@ -1,7 +1,5 @@
 import type { Command } from "commander";
 import { parseContext } from "../coding/llm/prompt.js";
-import { openStudy } from "../stages/context.js";
-import { runSheet } from "../stages/sheet.js";
 import { CliError, errorMessage } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
@@ -38,6 +36,8 @@ Then fill in code_alice (and code_bob) and read them back with
   colloquy codes import sheet.csv --study my-study --codebook bales-ipa --coder human:alice`,
     )
     .action(async (study: string, flags: SheetFlags) => {
+      const { openStudy } = await import("../stages/context.js");
+      const { runSheet } = await import("../stages/sheet.js");
       let context;
       try {
         context = parseContext(flags.context);

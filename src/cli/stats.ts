@@ -1,7 +1,4 @@
 import type { Command } from "commander";
-import { statsSummary } from "../analysis/stats-output.js";
-import { openStudy } from "../stages/context.js";
-import { runStats } from "../stages/stats.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
@@ -21,6 +18,9 @@ export function registerStats(program: Command): void {
     .option("--coder <id>", "whose codes (rules, llm, human:<name>); needed when several coders exist")
     .option("--json", "print the report as JSON")
     .action(async (study: string, flags: StatsFlags) => writing(study, "stats", async () => {
+      const { statsSummary } = await import("../analysis/stats/output.js");
+      const { openStudy } = await import("../stages/context.js");
+      const { runStats } = await import("../stages/stats.js");
       const { report, files } = await runStats(await openStudy(study), { codebook: flags.codebook, coder: flags.coder, selection: selectionFrom(flags) }, io().reporter());
       if (flags.json) printJson(report);
       else {

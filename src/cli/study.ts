@@ -2,11 +2,7 @@ import type { Command } from "commander";
 import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { CliError } from "../util/errors.js";
-import { studyPaths } from "../study/study.js";
-import { runPipeline } from "../pipeline/run.js";
 import { stageNames, type PipelineOptions, type StageName } from "../pipeline/types.js";
-import { studyStages } from "../pipeline/stages.js";
-import { serveDashboard } from "./serve.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 
@@ -44,6 +40,9 @@ export function pipelineOptions(flags: StudyFlags): PipelineOptions {
 
 /** Run the pipeline (holding the study's writer lock), print where the results are, and serve when asked (without it). */
 export async function runStudy(dir: string, flags: StudyFlags): Promise<void> {
+  const { studyPaths } = await import("../study/study.js");
+  const { runPipeline } = await import("../pipeline/run.js");
+  const { studyStages } = await import("../pipeline/stages.js");
   const paths = studyPaths(dir);
   if (!existsSync(paths.root)) throw new CliError(`${paths.root}: no such study folder. Create one with \`colloquy init ${dir}\`.`);
   const { stages: outcomes, filesRead, warnings } = await writing(dir, "study", () => runPipeline(dir, studyStages, pipelineOptions(flags), io().reporter()));
@@ -58,7 +57,7 @@ export async function runStudy(dir: string, flags: StudyFlags): Promise<void> {
     io().out(`  analysis: ${relative(process.cwd(), paths.analysis) || paths.analysis}`);
     io().out(`  site:     ${relative(process.cwd(), join(paths.site, "index.html"))}`);
   }
-  if (flags.serve) await serveDashboard(dir, { port: flags.port ?? "5173", host: flags.host ?? "127.0.0.1", open: flags.open, build: false });
+  if (flags.serve) await (await import("./serve.js")).serveDashboard(dir, { port: flags.port ?? "5173", host: flags.host ?? "127.0.0.1", open: flags.open, build: false });
 }
 
 /** Options shared by `study` and `demo`. */

@@ -1,14 +1,8 @@
 import { Option, type Command } from "commander";
-import { parseSpeakers } from "../analysis/concepts/speakers.js";
 import type { TopicsReport } from "../analysis/topics/report.js";
-import { REVIEW_CODEBOOK } from "../analysis/topics/review.js";
-import { openStudy } from "../stages/context.js";
-import { artifacts } from "../study/artifacts.js";
-import { exportTopicReview, failedTopicRuns, importTopicReviews, runTopics, submitTopicsBatch } from "../stages/topics.js";
 import { CliError } from "../util/errors.js";
-import { apaConditionTest, conditionTestName } from "../report/apa.js";
-import { describeDesign } from "../analysis/design.js";
 import { io, printJson } from "./io.js";
+import { describeOptionLater } from "./lazy-help.js";
 import { writing } from "./lock.js";
 
 interface TopicsFlags {
@@ -64,15 +58,18 @@ export function registerTopics(program: Command): void {
     .option("--json", "print the report as JSON")
     .action(async (study: string, flags: TopicsFlags) => writing(study, "topics", () => topicsCommand(study, flags)));
 
-  topics
+  const exportCommand = topics
     .command("export")
     .description("write the topic trees as a review sheet: one CSV row per sub-topic, with empty judgement / merge_into / new_label / reviewer columns")
     .argument("<study>", "study folder")
-    .option("--out <file>", `CSV file to write (default <study>/${artifacts.topicsReview.relative()})`)
+    .option("--out <file>", "CSV file to write (default: see `colloquy topics export --help`)")
     .action(async (study: string, flags: { out?: string }) => {
+      const { openStudy } = await import("../stages/context.js");
+      const { exportTopicReview } = await import("../stages/topics.js");
       const { file, rows } = await writing(study, "topics export", async () => exportTopicReview(await openStudy(study), flags.out));
       io().out(`Wrote ${rows} sub-topic row(s) to ${file}. Reviewers fill in judgement (keep, merge, rename, reject), merge_into, new_label and reviewer, then run \`colloquy topics import ${study} <files…>\`.`);
     });
+  describeOptionLater(exportCommand, "--out", async () => `CSV file to write (default <study>/${(await import("../study/artifacts.js")).artifacts.topicsReview.relative()})`);
 
   topics
     .command("import")
@@ -80,6 +77,9 @@ export function registerTopics(program: Command): void {
     .argument("<study>", "study folder")
     .argument("<files...>", "filled-in review sheets (CSV)")
     .action(async (study: string, files: string[]) => {
+      const { openStudy } = await import("../stages/context.js");
+      const { importTopicReviews } = await import("../stages/topics.js");
+      const { REVIEW_CODEBOOK } = await import("../analysis/topics/review.js");
       const result = await writing(study, "topics import", async () => importTopicReviews(await openStudy(study), files));
       const out = io().out;
       out(`Imported ${result.judgements} judgement(s) from ${files.length} file(s) (${result.unreviewed} row(s) left blank) for ${result.reviewers.join(", ") || "no reviewer"}.`);
@@ -91,6 +91,9 @@ export function registerTopics(program: Command): void {
 }
 
 async function topicsCommand(study: string, flags: TopicsFlags): Promise<void> {
+  const { parseSpeakers } = await import("../analysis/concepts/speakers.js");
+  const { openStudy } = await import("../stages/context.js");
+  const { failedTopicRuns, runTopics, submitTopicsBatch } = await import("../stages/topics.js");
   if (flags.baseUrl !== undefined) {
     try {
       new URL(flags.baseUrl);
@@ -126,12 +129,14 @@ async function topicsCommand(study: string, flags: TopicsFlags): Promise<void> {
     io().reporter(),
   );
   if (flags.json) printJson(summary.report);
-  else printTopics(summary.report, summary.file);
+  else await printTopics(summary.report, summary.file);
   const problem = failedTopicRuns(summary);
   if (problem) throw problem;
 }
 
-function printTopics(report: TopicsReport, path: string): void {
+async function printTopics(report: TopicsReport, path: string): Promise<void> {
+  const { apaConditionTest, conditionTestName } = await import("../report/apa.js");
+  const { describeDesign } = await import("../analysis/shared/design.js");
   const out = io().out;
   const p = report.provenance;
   out(`Topic trees (${p.coder}${p.coder === "llm" ? `, ${p.model?.model} at ${p.model?.endpointHost}, ${p.runs} run(s)` : ", deterministic baseline"}; scope ${p.scope})`);

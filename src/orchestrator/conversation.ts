@@ -9,7 +9,7 @@ import type { HumanInput } from "./human.js";
 import type { SessionObserver } from "./observer.js";
 import { createRandom, type Random } from "./random.js";
 import type { ConditionSpec, Scenario } from "./scenario.js";
-import { countWords } from "../analysis/words.js";
+import { countWords } from "../analysis/shared/words.js";
 
 /** An LLM call failed for good (after the LLM layer's retries); the run is saved as incomplete. */
 export class OrchestratorError extends Error {

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join, relative } from "node:path";
+import { basename, join, relative } from "node:path";
 import { readFile } from "node:fs/promises";
 import { dryRunCoding } from "../coding/job.js";
 import { loadCodebook } from "../coding/codebook/load.js";
@@ -19,6 +19,7 @@ import { failedTopicRuns, runTopics } from "../stages/topics.js";
 import { conceptsLexiconPath, runConcepts } from "../stages/concepts.js";
 import { runBuild } from "../stages/build.js";
 import { artifacts } from "../study/artifacts.js";
+import { analyses } from "../analysis/analyses.js";
 import { fingerprint } from "./fingerprint.js";
 import { changedSessions, codedAfter, codeInputs, perSessionCoding, sessionsOnly, type CodedFiles, type CodeInputs } from "./code-inputs.js";
 import type { StudyContext } from "../stages/context.js";
@@ -31,16 +32,25 @@ import type { Stage, StageContext } from "./types.js";
  * everything its outputs depend on, so unchanged stages are skipped.
  */
 
-/** A reason to run when any of the stage's output files is missing. */
+/** The files an analysis writes together with its result at `path` (its CSV tables too), from its descriptor. */
+function writtenWith(c: StageContext, path: string): string[] {
+  const file = basename(path);
+  const analysis = analyses.find((d) => d.result.match(file));
+  return analysis ? analysis.artifacts.map((a) => a.path(c.study.dir, ...analysis.result.match(file)!)) : [path];
+}
+
+/** A reason to run when any of the stage's output files (results and the tables beside them) is missing. */
 function missingOutputs(c: StageContext, paths: string[]): string | undefined {
-  const missing = paths.filter((p) => !existsSync(p)).map((p) => relative(c.study.paths.root, p));
+  const missing = paths.flatMap((p) => writtenWith(c, p)).filter((p) => !existsSync(p)).map((p) => relative(c.study.paths.root, p));
   return missing.length ? `missing ${missing.join(", ")}` : undefined;
 }
 
 const sessionsHashes = (c: StageContext) => c.hashes.folder(c.study.paths.sessions);
 const codesHashes = async (c: StageContext) =>
   Object.fromEntries(Object.entries(await c.hashes.folder(c.study.paths.codes)).filter(([path]) => !path.endsWith(".failures.jsonl")));
-const analysisHashes = (c: StageContext) => c.hashes.folder(c.study.paths.analysis);
+/** The analysis results the dashboard reads; CSV tables, the study report or notes beside them do not change it. */
+const analysisHashes = async (c: StageContext) =>
+  Object.fromEntries(Object.entries(await c.hashes.folder(c.study.paths.analysis)).filter(([path]) => analyses.some((d) => d.result.match(relative(c.study.paths.analysis, join(c.study.paths.root, path))))));
 
 /** Machine coders of each codebook plan, with the pipeline's --coder override applied. */
 function plans(c: StageContext): CodebookPlan[] {

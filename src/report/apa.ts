@@ -1,4 +1,4 @@
-import type { TestResult } from "../analysis/compare-tests.js";
+import type { TestResult } from "../analysis/compare/tests.js";
 import type { ConditionTest, ValueSummary } from "../analysis/concepts/conditions.js";
 import { pWithRelation } from "../util/p-value.js";
 

@@ -1,6 +1,6 @@
 import { provenance } from "../util/provenance.js";
 import type { AnalysisFile, CodeSet, StudyData } from "./load.js";
-import type { CompareReport } from "../analysis/compare.js";
+import type { CompareReport } from "../analysis/compare/compare.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import type { StudyConfig } from "../study/config.js";
 import type { Session } from "../transcript/schema.js";
@@ -13,8 +13,8 @@ import { buildStyleSet } from "./shape/styles.js";
 import { buildBalesSet, isBalesLike } from "./shape/bales.js";
 import { attachCompareTests, buildCompareSet } from "./shape/compare.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
-import { sessionMetrics } from "../analysis/metrics.js";
-import { codedTurns } from "../analysis/table.js";
+import { sessionMetrics } from "../analysis/stats/metrics.js";
+import { codedTurns } from "../analysis/shared/table.js";
 
 /** The commands that fill each view, named in its empty state. */
 function hints(name: string) {

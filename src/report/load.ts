@@ -1,9 +1,10 @@
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { artifacts, identifyArtifact, parseArtifact, STUDY_FOLDERS, type Artifact } from "../study/artifacts.js";
-import type { AgreementReport } from "../analysis/agree.js";
-import type { CompareReport } from "../analysis/compare.js";
-import type { StatsReport } from "../analysis/stats-report.js";
+import { parseArtifact, STUDY_FOLDERS, type Artifact } from "../study/artifacts.js";
+import { agreementAnalysis, analyses, compareAnalysis, conceptsAnalysis, statsAnalysis, topicsAnalysis, type AnalysisDescriptor } from "../analysis/analyses.js";
+import type { AgreementReport } from "../analysis/agreement/agree.js";
+import type { CompareReport } from "../analysis/compare/compare.js";
+import type { StatsReport } from "../analysis/stats/report.js";
 import type { TopicsReport } from "../analysis/topics/report.js";
 import type { ConceptsReport } from "../analysis/concepts/report.js";
 import type { Provenance } from "../util/provenance.js";
@@ -134,30 +135,31 @@ export function noAnalysisFiles(): AnalysisArtifacts {
   return { agreement: [], compare: new Map(), stats: null, topics: null, concepts: null, files: [] };
 }
 
-/** One valid analysis file as read by {@link readAnalysisFiles}. */
+/** One valid analysis file as read by {@link readAnalysisFiles}, with the analysis it is the result of. */
 export interface AnalysisEntry {
-  artifact: Artifact;
+  analysis: AnalysisDescriptor<unknown>;
   file: string;
   params: string[];
   value: unknown;
 }
 
-/** File `entry` under its kind in `out`. */
+/** File `entry` under its analysis in `out` (its value was validated with that analysis's schema). */
 export function keepAnalysis(out: AnalysisArtifacts, entry: AnalysisEntry): void {
-  const { artifact, file, params, value } = entry;
+  const { analysis, file, params, value } = entry;
   out.files.push({ file, provenance: (value as { provenance: Provenance }).provenance });
-  if (artifact === artifacts.agreement) out.agreement.push({ file, params, value: value as AgreementReport });
-  else if (artifact === artifacts.compare) out.compare.set(params[0], { file, params, value: value as CompareReport });
-  else if (artifact === artifacts.stats) out.stats = { file, params, value: value as StatsReport };
-  else if (artifact === artifacts.topics) out.topics = { file, params, value: value as TopicsReport };
-  else if (artifact === artifacts.concepts) out.concepts = { file, params, value: value as ConceptsReport };
+  if (analysis === agreementAnalysis) out.agreement.push({ file, params, value: value as AgreementReport });
+  else if (analysis === compareAnalysis) out.compare.set(params[0], { file, params, value: value as CompareReport });
+  else if (analysis === statsAnalysis) out.stats = { file, params, value: value as StatsReport };
+  else if (analysis === topicsAnalysis) out.topics = { file, params, value: value as TopicsReport };
+  else if (analysis === conceptsAnalysis) out.concepts = { file, params, value: value as ConceptsReport };
 }
 
 /**
- * Read every registered analysis file in the study's analysis folder, in file name order, and
- * validate it with its schema; `visit` gets each valid one. Files the registry does not know (a
- * researcher's own notes, CSV tables) are left alone. One file is held at a time: a visitor that
- * keeps only what it needs (the dashboard's build) never holds every file at once.
+ * Read every analysis result in the study's analysis folder (the `result` of each descriptor in
+ * `analyses`), in file name order, and validate it with its schema; `visit` gets each valid one.
+ * Other files (CSV tables, the study report, a researcher's own notes) are left alone. One file
+ * is held at a time: a visitor that keeps only what it needs (the dashboard's build) never holds
+ * every file at once.
  */
 export async function readAnalysisFiles(root: string, warnings: string[], visit: (entry: AnalysisEntry) => void): Promise<void> {
   const dir = join(root, STUDY_FOLDERS.analysis);
@@ -168,20 +170,18 @@ export async function readAnalysisFiles(root: string, warnings: string[], visit:
     // no analysis folder yet: every analysis view shows its empty state
   }
   for (const file of names) {
-    const known = identifyArtifact(STUDY_FOLDERS.analysis, file);
-    if (!known || known.artifact.format !== "json") continue;
-    const { artifact, params } = known;
+    const analysis = analyses.find((d) => d.result.match(file));
+    if (!analysis) continue;
+    const params = analysis.result.match(file)!;
     let read;
     try {
-      read = parseArtifact(artifact, await readFile(join(dir, file), "utf8"));
+      read = parseArtifact(analysis.result as Artifact<string[], unknown>, await readFile(join(dir, file), "utf8"));
     } catch (error) {
       read = { status: "invalid" as const, problem: `not readable (${errorMessage(error)})` };
     }
-    if (read.status !== "ok") {
-      if (read.status === "invalid") warnings.push(`${artifact.relative(...params)}: ${read.problem}; ${rerun(artifact)}`);
-      continue;
-    }
-    visit({ artifact, file, params, value: read.value });
+    if (read.status === "invalid") warnings.push(`${analysis.result.relative(...params)}: ${read.problem} (${analysis.title} left out); re-run \`colloquy ${analysis.stage}\` to refresh it`);
+    if (read.status !== "ok") continue;
+    visit({ analysis: analysis as AnalysisDescriptor<unknown>, file, params, value: read.value });
   }
 }
 

@@ -7,7 +7,7 @@
  * Shared by src/report (writer) and web/ (reader): types only, no runtime code.
  */
 
-import type { RatingSummary } from "../analysis/scales.js";
+import type { RatingSummary } from "../analysis/shared/scales.js";
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -107,7 +107,7 @@ export interface SequenceSession {
 export interface ParticipationSession {
   session: string;
   condition: string;
-  /** `seconds`: spoken seconds (src/analysis/participation.ts speakingSeconds); null when the session has no turn with start and end. */
+  /** `seconds`: spoken seconds (src/analysis/stats/participation.ts speakingSeconds); null when the session has no turn with start and end. */
   speakers: { key: string; turns: number; words: number; turnShare: number; wordShare: number; seconds: number | null }[];
   /** Who follows whom in this session: follows[i][j] = turns by speakers[j] right after one by speakers[i]. */
   follows: number[][];
@@ -124,7 +124,7 @@ export interface FollowMatrix {
   counts: number[][];
 }
 
-/** Summary of ratings 1..points for one group (computed by src/analysis/scales.ts). */
+/** Summary of ratings 1..points for one group (computed by src/analysis/shared/scales.ts). */
 export type ScaleSummary = RatingSummary;
 
 export interface StyleSet {
@@ -141,13 +141,13 @@ export interface BalesSet {
   /** Area groups, in codebook order, with their category ids. */
   areas: { id: string; label: string; categories: string[] }[];
   /**
-   * Per speaker over all sessions (src/analysis/bales.ts profilesBySpeaker): `total` = acts (every
+   * Per speaker over all sessions (src/analysis/stats/bales.ts profilesBySpeaker): `total` = acts (every
    * code of a turn, the codebook's fallback category excluded), `counts` per code (fallback included),
    * `percent` = 0-100 of acts per category (fallback excluded; null when the member has no acts).
    */
   members: { key: string; kind: string; total: number; counts: Counts; percent: Record<string, number | null> }[];
   /**
-   * Session thirds (src/analysis/bales.ts phaseMovement, pooled over sessions): `total` = acts in
+   * Session thirds (src/analysis/stats/bales.ts phaseMovement, pooled over sessions): `total` = acts in
    * the third, `counts` = acts per category, `shares` = acts per codebook group / total (null when
    * the third has no acts).
    */
@@ -247,7 +247,7 @@ export interface ReportBundle {
     sessions: ParticipationSession[];
     follows: FollowMatrix;
     /**
-     * Per speaker over all sessions (src/analysis/participation.ts participationBySpeaker): counted
+     * Per speaker over all sessions (src/analysis/stats/participation.ts participationBySpeaker): counted
      * turns and words, and shares (0..1) of the study's totals.
      */
     speakers: { key: string; turns: number; words: number; turnShare: number; wordShare: number }[];

@@ -1,4 +1,4 @@
-import { agreeStudy, writeAgreement, type AgreeStudyOptions, type AgreementReport } from "../analysis/agree.js";
+import { agreeStudy, writeAgreement, type AgreeStudyOptions, type AgreementReport } from "../analysis/agreement/agree.js";
 import { CliError } from "../util/errors.js";
 import type { StageEffects, StudyContext } from "./context.js";
 import { forgetStage } from "../pipeline/state.js";

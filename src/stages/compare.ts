@@ -1,11 +1,11 @@
-import { compareConditions, type CompareOptions, type CompareReport } from "../analysis/compare.js";
-import { loadCodedStudy } from "../analysis/compare-load.js";
-import { writeCompareReport } from "../analysis/compare-output.js";
+import { compareConditions, type CompareOptions, type CompareReport } from "../analysis/compare/compare.js";
+import { loadCodedStudy } from "../analysis/compare/load.js";
+import { writeCompareReport } from "../analysis/compare/output.js";
 import { CliError } from "../util/errors.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
 import { forgetStage } from "../pipeline/state.js";
-import { resolveDesign } from "../analysis/design.js";
+import { resolveDesign } from "../analysis/shared/design.js";
 import { describeSelection, selectedContext, selectionOf, type SessionSelection } from "./selection.js";
 
 /**

@@ -1,4 +1,4 @@
-import { resolveDesign } from "../analysis/design.js";
+import { resolveDesign } from "../analysis/shared/design.js";
 import type { MeasureCompareOptions } from "../analysis/concepts/conditions.js";
 import type { StudyConfig } from "../study/config.js";
 import type { Session } from "../transcript/schema.js";

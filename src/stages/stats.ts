@@ -1,6 +1,6 @@
-import { loadCodedStudy, type LoadedCodes } from "../analysis/compare-load.js";
-import { buildStats, type StatsReport } from "../analysis/stats-report.js";
-import { writeStatsReport } from "../analysis/stats-output.js";
+import { loadCodedStudy, type LoadedCodes } from "../analysis/compare/load.js";
+import { buildStats, type StatsReport } from "../analysis/stats/report.js";
+import { writeStatsReport } from "../analysis/stats/output.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
 import { forgetStage } from "../pipeline/state.js";

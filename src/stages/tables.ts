@@ -1,8 +1,8 @@
 import type { Codebook } from "../coding/codebook/schema.js";
 import { loadStudyCodebook } from "../coding/codebook/load.js";
 import type { CodeRecord } from "../coding/records.js";
-import { timeSpan } from "../analysis/measures.js";
-import { countWords } from "../analysis/words.js";
+import { timeSpan } from "../analysis/shared/measures.js";
+import { countWords } from "../analysis/shared/words.js";
 import { TURN_COLUMNS, turnRows } from "../ingest/table.js";
 import type { Session } from "../transcript/schema.js";
 import type { StudyContext } from "./context.js";
@@ -227,7 +227,7 @@ function summaryTable(what: "participants" | "sessions", sessions: readonly Sess
       col("role", "string", "participant's role when known"),
       col("kind", "string", "who the participant is", "human, ai, simulated (a person played by a model), system"),
       col("turns", "integer", "turns the participant took", ">= 0"),
-      col("words", "integer", "words the participant said (Colloquy's one word rule, src/analysis/words.ts, as in stats)", ">= 0"),
+      col("words", "integer", "words the participant said (Colloquy's one word rule, src/analysis/shared/words.ts, as in stats)", ">= 0"),
       col("share_of_turns", "number", "the participant's turns / the session's turns", "0..1"),
       col("share_of_words", "number", "the participant's words / the session's words", "0..1"),
       ...measures,
@@ -262,7 +262,7 @@ function summaryTable(what: "participants" | "sessions", sessions: readonly Sess
     col("participants", "integer", "participants in the session", ">= 0"),
     col("humans", "integer", "participants who are people", ">= 0"),
     col("ais", "integer", "participants who are AI agents", ">= 0"),
-    col("words", "integer", "words in the session (Colloquy's one word rule, src/analysis/words.ts, as in stats)", ">= 0"),
+    col("words", "integer", "words in the session (Colloquy's one word rule, src/analysis/shared/words.ts, as in stats)", ">= 0"),
     col("duration_s", "number", "seconds from the first timed turn's start to the last one's end (or start); empty when no turn is timed or the span is zero", "> 0"),
     ...measures,
   ];

@@ -6,15 +6,15 @@ import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import { formatPath } from "../transcript/validate.js";
 import { sessionSchema, type Session } from "../transcript/schema.js";
 import { codeFailureSchema, staleCodeSchema, codesFileLineSchema, type CodeFailure, type CodesFileLine, type StaleCode } from "../coding/records.js";
-import { agreementReportSchema } from "../analysis/agree-schema.js";
-import { compareReportSchema } from "../analysis/compare-schema.js";
-import { statsReportSchema } from "../analysis/stats-schema.js";
+import { agreementReportSchema } from "../analysis/agreement/schema.js";
+import { compareReportSchema } from "../analysis/compare/schema.js";
+import { statsReportSchema } from "../analysis/stats/schema.js";
 import { topicsReportSchema } from "../analysis/topics/schema.js";
 import { conceptsReportSchema } from "../analysis/concepts/schema.js";
-import { provenanceSchema } from "../analysis/schema-json.js";
-import type { AgreementReport } from "../analysis/agree.js";
-import type { CompareReport } from "../analysis/compare.js";
-import type { StatsReport } from "../analysis/stats-report.js";
+import { provenanceSchema } from "../analysis/shared/schema-json.js";
+import type { AgreementReport } from "../analysis/agreement/agree.js";
+import type { CompareReport } from "../analysis/compare/compare.js";
+import type { StatsReport } from "../analysis/stats/report.js";
 import type { TopicsReport } from "../analysis/topics/report.js";
 import type { ConceptsReport } from "../analysis/concepts/report.js";
 import { studyConfigSchema, type StudyConfig } from "./config.js";
@@ -438,9 +438,6 @@ export const artifacts = {
     },
   }),
 } as const;
-
-/** The analysis JSON files the dashboard reads, in the order it lists them. */
-export const ANALYSIS_ARTIFACTS = [artifacts.agreement, artifacts.compare, artifacts.stats, artifacts.topics, artifacts.concepts] as const;
 
 /** The registered artifact (and its parameters) a file name in `folder` belongs to, if any. */
 export function identifyArtifact(folder: Artifact["folder"], file: string): { artifact: Artifact; params: string[] } | null {

@@ -2,7 +2,6 @@ export * from "./config.js";
 export * from "./study.js";
 export {
   artifacts,
-  ANALYSIS_ARTIFACTS,
   loadArtifact,
   readArtifact,
   writeArtifact,

@@ -8,7 +8,7 @@ import { initStudy, saveSession } from "../../src/study/study.js";
 import { appendCodes } from "../../src/coding/store.js";
 import { sessionSchema } from "../../src/transcript/schema.js";
 import type { CodeRecord } from "../../src/coding/records.js";
-import type { AgreementReport } from "../../src/analysis/agree.js";
+import type { AgreementReport } from "../../src/analysis/agreement/agree.js";
 
 // 20 turns (s1: t0000-t0011, s2: t0000-t0007). human:alice did not code the last two turns of s2,
 // llm did not code s1/t0000: 17 turns are coded by both.
@@ -144,7 +144,7 @@ describe("colloquy agree <study>", () => {
     expect(v.unitsComplete).toBe(17);
     expect(v.pairs.map((p) => [p.a, p.b])).toEqual([["human:alice", "llm"], ["human:alice", "rules"], ["llm", "rules"]]);
     // python: alpha_pairwise([llm, human, rules] on the 17 shared turns, "nominal") and the generalised
-    // Fleiss formula, both from test/analysis/reliability.reference.py
+    // Fleiss formula, both from test/analysis/reliability/reference.py
     expect(v.alpha[0].alpha).toBeCloseTo(0.5076586433260394, 12);
     expect(v.fleiss!.kappa).toBeCloseTo(0.4978118161925605, 12);
     expect(v.perCategory.map((s) => s.coder)).toEqual(["llm", "rules"]);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runCli } from "../support/cli.js";
-import type { CompareReport } from "../../src/analysis/compare.js";
+import type { CompareReport } from "../../src/analysis/compare/compare.js";
 import { pairedStudyOnDisk } from "./compare-study.js";
 
 describe("colloquy compare", () => {

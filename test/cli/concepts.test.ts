@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runCli } from "../support/cli.js";
-import { gardenLines, makeSession, makeStudy } from "../analysis/topics-fixture.js";
+import { gardenLines, makeSession, makeStudy } from "../analysis/topics/fixture.js";
 import type { ConceptsReport } from "../../src/analysis/concepts/report.js";
 
 describe("colloquy concepts", () => {

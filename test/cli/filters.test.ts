@@ -1,9 +1,9 @@
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AgreementReport } from "../../src/analysis/agree.js";
-import type { CompareReport } from "../../src/analysis/compare.js";
-import type { StatsReport } from "../../src/analysis/stats-report.js";
+import type { AgreementReport } from "../../src/analysis/agreement/agree.js";
+import type { CompareReport } from "../../src/analysis/compare/compare.js";
+import type { StatsReport } from "../../src/analysis/stats/report.js";
 import { appendCodes, readCodes } from "../../src/coding/store.js";
 import { runCli } from "../support/cli.js";
 import { readState } from "../../src/pipeline/state.js";

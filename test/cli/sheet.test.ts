@@ -2,7 +2,7 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AgreementReport } from "../../src/analysis/agree.js";
+import type { AgreementReport } from "../../src/analysis/agreement/agree.js";
 import { checkCodeCurrency } from "../../src/coding/currency.js";
 import { readCodeHistory, readCodes } from "../../src/coding/store.js";
 import { loadSessions, saveSession } from "../../src/study/study.js";

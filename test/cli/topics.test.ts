@@ -4,7 +4,7 @@ import { join } from "node:path";
 import Papa from "papaparse";
 import { runCli } from "../support/cli.js";
 import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
-import { gardenLines, makeSession, makeStudy } from "../analysis/topics-fixture.js";
+import { gardenLines, makeSession, makeStudy } from "../analysis/topics/fixture.js";
 import type { TopicsReport } from "../../src/analysis/topics/report.js";
 import { readCodes } from "../../src/coding/store.js";
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { askedAgent, harness, type Harness } from "./support.js";
-import { sessionMetrics, summariseByRole } from "../../src/analysis/metrics.js";
+import { sessionMetrics, summariseByRole } from "../../src/analysis/stats/metrics.js";
 import { summariseSession } from "../../src/cli/sessions.js";
 import { buildOverview } from "../../src/report/shape/overview.js";
 import { collectSpeakers } from "../../src/report/shape/common.js";

@@ -121,6 +121,24 @@ describe("colloquy demo", () => {
 });
 
 describe("colloquy study: regenerating what is missing", () => {
+  it("re-runs an analysis stage when one of its tables is missing (its descriptor lists them); files beside the results do not rebuild the dashboard", async () => {
+    const dir = await demoCopy();
+    expect((await runCli(["study", dir])).code).toBe(0);
+    const statuses = async () => {
+      const run = await runCli(["study", dir, "--json"]);
+      expect(run.code, run.stderr).toBe(0);
+      return Object.fromEntries((JSON.parse(run.stdout).stages as { name: string; status: string }[]).map((o) => [o.name, o.status]));
+    };
+    const { rm } = await import("node:fs/promises");
+    await rm(join(dir, "analysis", "stats-sessions.csv"));
+    expect(await statuses()).toMatchObject({ compare: "skipped", stats: "ran", topics: "skipped" });
+    expect(existsSync(join(dir, "analysis", "stats-sessions.csv"))).toBe(true);
+    // A researcher's notes and the study report in analysis/ are not what the dashboard reads.
+    await writeFile(join(dir, "analysis", "notes.md"), "# what we saw\n");
+    await writeFile(join(dir, "analysis", "report.md"), "# report\n");
+    expect(await statuses()).toMatchObject({ build: "skipped" });
+  }, 240_000);
+
   it("re-runs a stage whose output was deleted, recodes deleted codes, and --force with an empty inbox does not fail", async () => {
     const dir = await demoCopy();
     expect((await runCli(["study", dir])).code).toBe(0);

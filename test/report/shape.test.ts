@@ -3,7 +3,7 @@ import { sessionSchema, type Session } from "../../src/transcript/schema.js";
 import { nominalCodebookSchema } from "../../src/coding/codebook/schema.js";
 import { indexCodes } from "../../src/report/load.js";
 import type { CodeRecord } from "../../src/coding/records.js";
-import { sessionMetrics } from "../../src/analysis/metrics.js";
+import { sessionMetrics } from "../../src/analysis/stats/metrics.js";
 import { codebookInfo, collectSpeakers } from "../../src/report/shape/common.js";
 import { buildFollows, buildParticipation, thin } from "../../src/report/shape/participation.js";
 import { buildStyleSet } from "../../src/report/shape/styles.js";
@@ -42,7 +42,7 @@ const info = (ids: string[], groups: CodebookInfo["groups"] = [], membership: Re
 });
 
 // The measures themselves (words, duration, entropy, thirds, quantiles, intervals) are tested in
-// test/analysis/measures.test.ts: the report only shapes what src/analysis computes.
+// test/analysis/shared/measures.test.ts: the report only shapes what src/analysis computes.
 describe("drawing helpers", () => {
   it("thins long series to at most max points, keeping first and last", () => {
     const pts = Array.from({ length: 1000 }, (_v, i) => i);

@@ -5,7 +5,6 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
 import {
-  ANALYSIS_ARTIFACTS,
   artifacts,
   identifyArtifact,
   loadArtifact,
@@ -16,16 +15,17 @@ import {
 } from "../../src/study/artifacts.js";
 import { loadSessions, sessionPath, studyPaths } from "../../src/study/study.js";
 import { codesPath, failuresPath } from "../../src/coding/store.js";
-import { agreeStudy, writeAgreement } from "../../src/analysis/agree.js";
-import { loadCodedStudy } from "../../src/analysis/compare-load.js";
-import { compareConditions } from "../../src/analysis/compare.js";
-import { writeCompareReport } from "../../src/analysis/compare-output.js";
-import { buildStats } from "../../src/analysis/stats-report.js";
-import { writeStatsReport } from "../../src/analysis/stats-output.js";
+import { agreeStudy, writeAgreement } from "../../src/analysis/agreement/agree.js";
+import { loadCodedStudy } from "../../src/analysis/compare/load.js";
+import { compareConditions } from "../../src/analysis/compare/compare.js";
+import { writeCompareReport } from "../../src/analysis/compare/output.js";
+import { buildStats } from "../../src/analysis/stats/report.js";
+import { writeStatsReport } from "../../src/analysis/stats/output.js";
 import { buildTopicsReport, readTopicsReport, writeTopicsReport } from "../../src/analysis/topics/report.js";
 import { buildConceptsReport, writeConceptsReport } from "../../src/analysis/concepts/report.js";
 import { createConceptExtractor } from "../../src/analysis/concepts/extract.js";
 import { provenance } from "../../src/util/provenance.js";
+import { analyses } from "../../src/analysis/analyses.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -110,7 +110,7 @@ describe("the registry names every file once", () => {
 });
 
 describe("schemas accept what the real writers write", () => {
-  it.each(ANALYSIS_ARTIFACTS.map((a) => [a.name, a] as const))("%s", async (_name, artifact) => {
+  it.each(analyses.map((d) => [d.result.name, d.result as Artifact] as const))("%s", async (_name, artifact) => {
     const analysis = await readdir(studyPaths(dir).analysis);
     const files = analysis.filter((f) => artifact.match(f) !== null);
     expect(files.length).toBeGreaterThan(0);

@@ -1,9 +1,9 @@
-import { holm } from "../tests/holm.js";
-import { cohensDz } from "../tests/effect.js";
-import { hedgesG, mannWhitneyU, pairedTTest, tCritical, welchTTest, wilcoxonSignedRank } from "../tests/index.js";
+import { holm } from "../inference/holm.js";
+import { cohensDz } from "../inference/effect.js";
+import { hedgesG, mannWhitneyU, pairedTTest, tCritical, welchTTest, wilcoxonSignedRank } from "../inference/index.js";
 import { errorMessage } from "../../util/errors.js";
 import { bootstrapCI } from "../reliability/bootstrap.js";
-import type { Design } from "../design.js";
+import type { Design } from "../shared/design.js";
 
 /**
  * Per-condition summaries of one measure and the between-condition tests, shared by the

@@ -3,8 +3,8 @@ import type { ConceptExtractor } from "./extract.js";
 import { mtld, type MtldResult } from "./mtld.js";
 import { isSelected, isSpokenTurn, type SpeakerSelection } from "./speakers.js";
 import { words } from "./tokens.js";
-import { countWords } from "../words.js";
-import { timeSpan } from "../measures.js";
+import { countWords } from "../shared/words.js";
+import { timeSpan } from "../shared/measures.js";
 
 /** Concepts of one turn, in order of mention with repeats. */
 export interface TurnConcepts {
@@ -17,7 +17,7 @@ export interface TurnConcepts {
 }
 
 /**
- * Concepts per minute. `basis` "session": the session's duration (src/analysis/measures.ts
+ * Concepts per minute. `basis` "session": the session's duration (src/analysis/shared/measures.ts
  * `timeSpan` over all its turns, as stats reports it); "active": the same rule over the
  * participant's own spoken turns. `value` is null, with `reason`, when there are no times or
  * the span is zero.
@@ -37,7 +37,7 @@ export interface ParticipantConcepts {
   name: string;
   kind: string;
   turns: number;
-  /** Words by Colloquy's one word-counting rule (src/analysis/words.ts), as in the stats reports. */
+  /** Words by Colloquy's one word-counting rule (src/analysis/shared/words.ts), as in the stats reports. */
   words: number;
   wordsPerUtterance: number | null;
   /** Concept mentions (a concept said twice counts twice). */

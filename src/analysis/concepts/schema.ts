@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ConceptsReport } from "./report.js";
-import { count, nullableNumber, provenanceSchema, type Conforms } from "../schema-json.js";
+import { count, nullableNumber, provenanceSchema, type Conforms } from "../shared/schema-json.js";
 
 /**
  * Schema of `analysis/concepts.json` ({@link ConceptsReport}, written by `colloquy concepts`),

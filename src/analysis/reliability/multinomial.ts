@@ -1,4 +1,4 @@
-import { logGamma } from "../tests/distributions.js";
+import { logGamma } from "../inference/distributions.js";
 
 /**
  * Exact binomial and multinomial sampling, so a bootstrap replicate over P rating patterns

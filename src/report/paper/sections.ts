@@ -1,7 +1,7 @@
-import type { AgreementReport } from "../../analysis/agree.js";
-import type { CompareReport } from "../../analysis/compare.js";
+import type { AgreementReport } from "../../analysis/agreement/agree.js";
+import type { CompareReport } from "../../analysis/compare/compare.js";
 import type { MeasureComparison } from "../../analysis/concepts/conditions.js";
-import { describeDesign, resolveDesign } from "../../analysis/design.js";
+import { describeDesign, resolveDesign } from "../../analysis/shared/design.js";
 import type { AnalysisFile, StudyData } from "../load.js";
 import { artifacts } from "../../study/artifacts.js";
 import { apaCompareTest, apaConditionTest, apaNumber, apaSummary, conditionTestName } from "../apa.js";

@@ -1,4 +1,4 @@
-import type { AgreementReport, AgreementInterval } from "../../analysis/agree-index.js";
+import type { AgreementReport, AgreementInterval } from "../../analysis/agreement/index.js";
 import type { ConceptsReport } from "../../analysis/concepts/report.js";
 import { meanInterval, type MeasureComparison } from "../../analysis/concepts/conditions.js";
 import type { TopicsReport } from "../../analysis/topics/report.js";

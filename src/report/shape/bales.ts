@@ -1,8 +1,8 @@
 import type { NominalCodebook } from "../../coding/codebook/schema.js";
 import type { Session } from "../../transcript/schema.js";
-import { phaseMovement, profileFrame, profilesBySpeaker } from "../../analysis/bales.js";
-import { THIRDS } from "../../analysis/measures.js";
-import { codedTurns, type CodedTurns } from "../../analysis/table.js";
+import { phaseMovement, profileFrame, profilesBySpeaker } from "../../analysis/stats/bales.js";
+import { THIRDS } from "../../analysis/shared/measures.js";
+import { codedTurns, type CodedTurns } from "../../analysis/shared/table.js";
 import type { CodeSet } from "../load.js";
 import type { BalesSet, CodebookInfo } from "../types.js";
 
@@ -13,7 +13,7 @@ export function isBalesLike(codebook: CodebookInfo): boolean {
 
 /**
  * Each member's act profile and the phase movement across session thirds for one coder, as
- * `colloquy stats` computes them (src/analysis/bales.ts): profiles pooled per speaker
+ * `colloquy stats` computes them (src/analysis/stats/bales.ts): profiles pooled per speaker
  * (profilesBySpeaker; total = acts, the codebook's fallback category excluded), and the acts of
  * each third of each session pooled over sessions (phaseMovement: act k of n in third floor(3k/n)).
  */

@@ -1,7 +1,7 @@
 import type { Codebook } from "../../coding/codebook/schema.js";
-import { countWords } from "../../analysis/words.js";
-import { NO_CONDITION } from "../../analysis/table.js";
-import { speakerName } from "../../analysis/participation.js";
+import { countWords } from "../../analysis/shared/words.js";
+import { NO_CONDITION } from "../../analysis/shared/table.js";
+import { speakerName } from "../../analysis/stats/participation.js";
 import type { Session, Turn } from "../../transcript/schema.js";
 import type { CodeSet } from "../load.js";
 import type { CategoryInfo, CodebookInfo, SpeakerInfo } from "../types.js";

@@ -1,8 +1,8 @@
 import { apaCompareTest } from "../apa.js";
 import type { Session } from "../../transcript/schema.js";
 import type { CompareSettings } from "../../study/config.js";
-import { compareFrequencies, type CompareFrequencies, type CompareReport } from "../../analysis/compare.js";
-import { codedTurns, type CodedTurns } from "../../analysis/table.js";
+import { compareFrequencies, type CompareFrequencies, type CompareReport } from "../../analysis/compare/compare.js";
+import { codedTurns, type CodedTurns } from "../../analysis/shared/table.js";
 import { errorMessage } from "../../util/errors.js";
 import type { AnalysisFile, CodeSet } from "../load.js";
 import type { CodebookInfo, CompareSet } from "../types.js";
@@ -11,7 +11,7 @@ import type { CodebookInfo, CompareSet } from "../types.js";
  * Conditions vs control for one coder. The numbers are `colloquy compare`'s: from its file
  * (analysis/compare-<codebook>.json, whose collapse, normalisation and tests are authoritative)
  * for the coder it was computed for, and from the same analysis function (compareFrequencies in
- * src/analysis/compare.ts, with the study's compare settings) for every other coder.
+ * src/analysis/compare/compare.ts, with the study's compare settings) for every other coder.
  * Percentage difference = (value - control) / control * 100, e.g. 7 against 1 is +600%.
  */
 export function buildCompareSet(

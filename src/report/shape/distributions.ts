@@ -1,5 +1,5 @@
 import type { Session } from "../../transcript/schema.js";
-import { binCodes } from "../../analysis/sequences.js";
+import { binCodes } from "../../analysis/stats/sequences.js";
 import { sessionCodes, type CodeSet } from "../load.js";
 import type { CodebookInfo, Counts, Distribution, SequenceSession, SequenceSet, SpeakerInfo } from "../types.js";
 import { conditionOf, speakerKeys, turnSpeaker } from "./common.js";
@@ -58,7 +58,7 @@ export function buildSequenceSessions(sessions: Session[], speakers: SpeakerInfo
 
 /**
  * The code of every turn in time order (turn index order), as indexes into the codebook's
- * categories; a binned cell holds the most frequent code of its turns (src/analysis/sequences.ts
+ * categories; a binned cell holds the most frequent code of its turns (src/analysis/stats/sequences.ts
  * binCodes; ties: first in codebook order).
  */
 export function buildSequenceSet(sessions: Session[], rows: SequenceSession[], set: CodeSet, codebook: CodebookInfo): SequenceSet {

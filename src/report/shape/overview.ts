@@ -1,7 +1,7 @@
 import type { Session } from "../../transcript/schema.js";
 import { sessionCodes, type CodeSet, type StudyData } from "../load.js";
 import type { Overview, SessionChunk, SessionSummary } from "../types.js";
-import { timeSpan } from "../../analysis/measures.js";
+import { timeSpan } from "../../analysis/shared/measures.js";
 import { conditionOf, speakerKeys, turnSpeaker, turnWords } from "./common.js";
 
 /** File name of a session's chunk (session ids are file-name safe by schema). */

@@ -1,6 +1,6 @@
 import type { Session } from "../../transcript/schema.js";
-import type { SessionMetrics } from "../../analysis/metrics.js";
-import { cumulativeWords, followsBySpeaker, participationBySpeaker, speakerName, speakingSeconds } from "../../analysis/participation.js";
+import type { SessionMetrics } from "../../analysis/stats/metrics.js";
+import { cumulativeWords, followsBySpeaker, participationBySpeaker, speakerName, speakingSeconds } from "../../analysis/stats/participation.js";
 import type { FollowMatrix, ParticipationSession, ReportBundle } from "../types.js";
 import { conditionOf } from "./common.js";
 
@@ -17,9 +17,9 @@ export function thin<T>(points: T[], max: number): T[] {
 }
 
 /**
- * One session's participation as `colloquy stats` measures it (src/analysis/metrics.ts
+ * One session's participation as `colloquy stats` measures it (src/analysis/stats/metrics.ts
  * sessionMetrics: counted turns, words, shares, balance = normalised entropy of word shares) and
- * its cumulative words over time (src/analysis/participation.ts cumulativeWords), speaking
+ * its cumulative words over time (src/analysis/stats/participation.ts cumulativeWords), speaking
  * seconds (speakingSeconds) and who follows whom (metrics.follows, rows and columns in the order
  * of `speakers`).
  */
@@ -45,7 +45,7 @@ export function buildParticipation(session: Session, metrics: SessionMetrics): P
   };
 }
 
-/** Who follows whom over all sessions (src/analysis/participation.ts followsBySpeaker), rows and columns in `order` first. */
+/** Who follows whom over all sessions (src/analysis/stats/participation.ts followsBySpeaker), rows and columns in `order` first. */
 export function buildFollows(metrics: readonly SessionMetrics[], order: string[]): FollowMatrix {
   const pooled = followsBySpeaker(metrics, order);
   return { keys: pooled.names, counts: pooled.counts };

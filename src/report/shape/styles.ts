@@ -1,12 +1,12 @@
 import type { Session } from "../../transcript/schema.js";
-import { summariseRatings } from "../../analysis/scales.js";
+import { summariseRatings } from "../../analysis/shared/scales.js";
 import { sessionCodes, type CodeSet } from "../load.js";
 import type { CodebookInfo, ScaleSummary, StyleSet } from "../types.js";
 import { conditionOf, speakerKeys, turnSpeaker } from "./common.js";
 
 /**
  * Pragmatic style: per participant and per condition, each scale's ratings summarised by
- * src/analysis/scales.ts summariseRatings (quartiles, mean, histogram).
+ * src/analysis/shared/scales.ts summariseRatings (quartiles, mean, histogram).
  */
 export function buildStyleSet(sessions: Session[], set: CodeSet, codebook: CodebookInfo): StyleSet {
   const bySpeaker = new Map<string, { kind: string; values: Map<string, number[]> }>();

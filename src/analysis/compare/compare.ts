@@ -1,0 +1,363 @@
+import type { Provenance } from "../../util/provenance.js";
+import { CliError } from "../../util/errors.js";
+import type { CodedTurns } from "../shared/table.js";
+import { mapCodes, mapConditions } from "./mapping.js";
+import { runTests, type Comparison, type TestResult } from "./tests.js";
+import { describeDesign } from "../shared/design.js";
+
+/**
+ * `colloquy compare`: code frequencies per condition, role and speaker; the percentage difference
+ * of every code from a control condition; and tests between conditions. A pure function of the
+ * coded turns and the options; the CLI only loads, writes and prints.
+ */
+
+/** Settings of a comparison (CLI flags over colloquy.json `compare` over these defaults). */
+export interface CompareOptions {
+  /** Condition (or condition group) every other condition is compared against. */
+  control?: string;
+  /** Merge codes: merged id -> codes it replaces. */
+  collapse?: Record<string, string[]>;
+  /** Codes left out of every count (input ids or merged ids). */
+  drop?: string[];
+  /** Merge conditions: group name -> study conditions. */
+  conditionGroups?: Record<string, string[]>;
+  /** Compare counts per run instead of raw counts in the differences table (default false). */
+  normaliseByRuns?: boolean;
+  /** "within": paired tests on units present in both conditions (default); "between": independent samples. */
+  design?: "within" | "between";
+  /**
+   * What one observation of a test is (default "participant"). A participant unit is keyed by the
+   * participant's name (or role, see pairBy) plus the session's `metadata.run` when it has one; a
+   * session unit by its run (or session id). Within-subject tests pair units with the same key in
+   * the two conditions; units with the same key in several sessions of one condition are summed.
+   * System participants are never units.
+   */
+  unit?: "participant" | "session";
+  /** Value per unit: the number of acts with the code (default) or their share of the unit's acts. */
+  measure?: "count" | "proportion";
+  /** How participant units are matched across conditions: by name (default) or by role. */
+  pairBy?: "name" | "role";
+  /** Holm-adjust p-values within each test family (default false). */
+  holm?: boolean;
+  /** Where the settings came from, for error messages. */
+  where?: { collapse: string; drop: string; groups: string; control: string };
+  /** Where `design` came from (the study's design, ./design.ts), printed with every comparison. */
+  designOrigin?: { source: "flag" | "colloquy.json" | "inferred"; reason: string };
+}
+
+/** Code counts of one group of acts (a condition, role, speaker, or condition × role). */
+export interface FrequencyRow {
+  /** The condition, role or speaker name (condition × role rows: "condition / role"). */
+  key: string;
+  condition?: string;
+  role?: string;
+  /** Sessions and runs contributing acts or participants. */
+  sessions: number;
+  runs: number;
+  /** Acts counted (after drop and collapse). */
+  total: number;
+  counts: Record<string, number>;
+  /** count / total (0..1); null when total is 0. */
+  proportions: Record<string, number | null>;
+  /** count / runs. */
+  perRun: Record<string, number>;
+}
+
+/** One code's change from the control condition. */
+export interface Difference {
+  condition: string;
+  control: string;
+  code: string;
+  count: number;
+  controlCount: number;
+  runs: number;
+  controlRuns: number;
+  /** The values compared: counts, or counts per run with normaliseByRuns. */
+  value: number;
+  controlValue: number;
+  /** (value - controlValue) / controlValue × 100; null when controlValue is 0 (see `note`). */
+  percentDifference: number | null;
+  /** proportion - controlProportion, in percentage points (share of each condition's acts). */
+  proportionPointDifference: number | null;
+  note?: string;
+}
+
+/** A unit's acts per code in one (output) condition, for transparency and re-analysis. */
+export interface UnitRow {
+  condition: string;
+  /** Participant: name (or role) plus " | run <run>" when the session names its run; session: its run (or id). */
+  unit: string;
+  sessions: number;
+  total: number;
+  counts: Record<string, number>;
+}
+
+/** Everything compareConditions computes (the JSON file adds provenance and the codebook/coder). */
+export interface CompareResult {
+  /** Codes reported, after collapse and drop, in codebook order. */
+  labels: string[];
+  conditions: { name: string; members: string[]; sessions: number; runs: number; acts: number }[];
+  acts: { counted: number; dropped: number; uncodedTurns: number; orphanRecords: number; unknownCodes: string[] };
+  /** Resolved settings (defaults filled in). */
+  options: Required<Omit<CompareOptions, "control" | "where" | "designOrigin">> & { control: string | null };
+  /** The design the tests assumed, where it came from and why (absent from older files). */
+  design?: { design: "within" | "between"; source: "flag" | "colloquy.json" | "inferred" | "default"; reason: string; description: string };
+  frequencies: { byCondition: FrequencyRow[]; byRole: FrequencyRow[]; bySpeaker: FrequencyRow[]; byConditionRole: FrequencyRow[] };
+  differences: { control: string | null; basis: "count" | "per-run"; rows: Difference[]; note: string };
+  comparisons: Comparison[];
+  tests: TestResult[];
+  units: UnitRow[];
+  notes: string[];
+}
+
+/** `analysis/compare-<codebook>.json`. */
+export interface CompareReport extends CompareResult {
+  provenance: Provenance;
+  codebook: { id: string; version: string };
+  coder: string;
+}
+
+interface Acc {
+  counts: Float64Array;
+  sessions: Set<string>;
+  runs: Set<string>;
+}
+
+const ZERO_CONTROL_NOTE = "control count is 0, so the percentage difference is undefined (null); compare the counts";
+
+/** What {@link compareFrequencies} computes: a comparison without its tests. */
+export type CompareFrequencies = Omit<CompareResult, "comparisons" | "tests">;
+
+/** Compare code frequencies across conditions. Throws CliError for unknown codes, conditions or control. */
+export function compareConditions(data: CodedTurns, options: CompareOptions = {}): CompareResult {
+  const f = compareFrequencies(data, options);
+  const { comparisons, tests } = runTests({
+    labels: f.labels,
+    conditions: f.conditions.map((c) => c.name),
+    control: f.options.control,
+    units: f.units,
+    byCondition: f.frequencies.byCondition,
+    byRole: f.frequencies.byRole,
+    options: f.options,
+  });
+  const design = {
+    design: f.options.design,
+    source: options.designOrigin?.source ?? (options.design ? "flag" : "default"),
+    reason: options.designOrigin?.reason ?? (options.design ? "given by the caller" : "the library default (within)"),
+    description: describeDesign(f.options.design, f.options.unit),
+  } as const;
+  if (f.options.design === "within") checkPairable(comparisons, design);
+  return {
+    labels: f.labels,
+    conditions: f.conditions,
+    acts: f.acts,
+    options: f.options,
+    frequencies: f.frequencies,
+    differences: f.differences,
+    comparisons,
+    tests,
+    units: f.units,
+    notes: f.notes,
+    design,
+  };
+}
+
+/**
+ * A within-subject design with nothing to pair is a mismatch between the declared design and
+ * the data, not a set of untestable lines: stop and say which setting to change.
+ */
+function checkPairable(comparisons: readonly Comparison[], design: { source: string; reason: string }): void {
+  const empty = comparisons.filter((c) => c.paired !== null && c.paired.length === 0 && c.onlyInCondition.length + c.onlyInReference.length > 0);
+  if (empty.length === 0) return;
+  const c = empty[0];
+  const unit = c.unit === "session" ? "run" : "participant";
+  const list = (xs: string[]) => xs.slice(0, 4).join(", ") + (xs.length > 4 ? `, … (${xs.length})` : "");
+  throw new CliError(
+    `the design is within-subject (${design.reason}), but no ${unit} appears in both ${c.condition} and ${c.reference}, so nothing can be paired ` +
+      `(${c.condition}: ${list(c.onlyInCondition)}; ${c.reference}: ${list(c.onlyInReference)}). ` +
+      `If different ${unit}s took part in each condition, set "design": "between" under "compare" in colloquy.json (or pass --design between); ` +
+      (c.unit === "participant" ? "if the same people took part under different names, match them with --pair-by role." : "if the runs are the same, give their sessions the same metadata.run."),
+  );
+}
+
+/**
+ * The counting half of {@link compareConditions}: frequencies, differences from the control and
+ * the per-unit rows, without the tests (the dashboard shows these for every coder; the tests come
+ * from the `colloquy compare` file). Same errors as compareConditions.
+ */
+export function compareFrequencies(data: CodedTurns, options: CompareOptions = {}): CompareFrequencies {
+  const where = options.where ?? { collapse: "compare.collapse", drop: "compare.drop", groups: "compare.conditionGroups", control: "compare.control" };
+  const resolved: CompareResult["options"] = {
+    control: options.control ?? null,
+    collapse: options.collapse ?? {},
+    drop: options.drop ?? [],
+    conditionGroups: options.conditionGroups ?? {},
+    normaliseByRuns: options.normaliseByRuns ?? false,
+    design: options.design ?? "within",
+    unit: options.unit ?? "participant",
+    measure: options.measure ?? "count",
+    pairBy: options.pairBy ?? "name",
+    holm: options.holm ?? false,
+  };
+  const codes = mapCodes(data.labels, resolved.collapse, resolved.drop, where);
+  const present = [...new Set(data.sessions.map((s) => s.condition))].sort((a, b) => a.localeCompare(b));
+  if (present.length === 0) throw new CliError("the study has no sessions to compare; add some with `colloquy import` or `colloquy run`");
+  const conds = mapConditions(present, resolved.conditionGroups, options.control, where);
+  const L = codes.labels.length;
+  const acc = () => ({ counts: new Float64Array(L), sessions: new Set<string>(), runs: new Set<string>() });
+  const get = (m: Map<string, Acc>, key: string) => {
+    let a = m.get(key);
+    if (!a) m.set(key, (a = acc()));
+    return a;
+  };
+  const byCondition = new Map<string, Acc>(conds.conditions.map((c) => [c, acc()]));
+  const byRole = new Map<string, Acc>();
+  const bySpeaker = new Map<string, Acc>();
+  const byConditionRole = new Map<string, Acc>();
+  const units = new Map<string, { condition: string; unit: string; counts: Float64Array; sessions: Set<string> }>();
+  let counted = 0;
+  let dropped = 0;
+
+  for (const cs of data.sessions) {
+    const condition = conds.of.get(cs.condition)!;
+    // Runs are counted per study condition, so a group of two conditions with 3 runs each has 6.
+    const runKey = `${cs.condition}\u0000${cs.run}`;
+    const memberAccs = cs.members.map((p) => {
+      const role = p.role ?? p.kind;
+      const list = [get(byCondition, condition), get(byRole, role), get(bySpeaker, p.name), get(byConditionRole, `${condition}\u0000${role}`)];
+      for (const a of list) {
+        a.sessions.add(cs.session.id);
+        a.runs.add(runKey);
+      }
+      return list;
+    });
+    const runLabel = cs.session.metadata.run;
+    const unitOf = cs.members.map((p) => {
+      if (resolved.unit === "session") return runLabel ?? cs.session.id;
+      if (p.kind === "system") return null;
+      const who = resolved.pairBy === "role" ? (p.role ?? p.kind) : p.name;
+      return runLabel !== undefined ? `${who} | run ${runLabel}` : who;
+    });
+    const unitCounts = unitOf.map((u) => {
+      if (u === null) return null;
+      const key = `${condition}\u0000${u}`;
+      let row = units.get(key);
+      if (!row) units.set(key, (row = { condition, unit: u, counts: new Float64Array(L), sessions: new Set() }));
+      row.sessions.add(cs.session.id);
+      return row.counts;
+    });
+    const n = cs.speakers.length;
+    for (let t = 0; t < n; t++) {
+      const s = cs.speakers[t];
+      const list = memberAccs[s];
+      const unit = unitCounts[s];
+      for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) {
+        const m = codes.map[cs.codes[k]];
+        if (m < 0) {
+          dropped++;
+          continue;
+        }
+        counted++;
+        list[0].counts[m]++;
+        list[1].counts[m]++;
+        list[2].counts[m]++;
+        list[3].counts[m]++;
+        if (unit) unit[m]++;
+      }
+    }
+  }
+
+  const row = (key: string, a: Acc, extra: { condition?: string; role?: string } = {}): FrequencyRow => {
+    const total = a.counts.reduce((x, y) => x + y, 0);
+    const runs = a.runs.size;
+    const out: FrequencyRow = { key, ...extra, sessions: a.sessions.size, runs, total, counts: {}, proportions: {}, perRun: {} };
+    codes.labels.forEach((label, i) => {
+      out.counts[label] = a.counts[i];
+      out.proportions[label] = total > 0 ? a.counts[i] / total : null;
+      out.perRun[label] = runs > 0 ? a.counts[i] / runs : 0;
+    });
+    return out;
+  };
+  const sorted = (m: Map<string, Acc>) => [...m].sort(([a], [b]) => a.localeCompare(b));
+  const frequencies = {
+    byCondition: conds.conditions.map((c) => row(c, byCondition.get(c)!, { condition: c })),
+    byRole: sorted(byRole).map(([k, a]) => row(k, a, { role: k })),
+    bySpeaker: sorted(bySpeaker).map(([k, a]) => row(k, a)),
+    byConditionRole: [...byConditionRole]
+      .sort(([a], [b]) => {
+        const [ca, ra] = a.split("\u0000");
+        const [cb, rb] = b.split("\u0000");
+        return conds.conditions.indexOf(ca) - conds.conditions.indexOf(cb) || ra.localeCompare(rb);
+      })
+      .map(([k, a]) => {
+        const [condition, role] = k.split("\u0000");
+        return row(`${condition} / ${role}`, a, { condition, role });
+      }),
+  };
+
+  const basis = resolved.normaliseByRuns ? "per-run" : "count";
+  const differences = differencesFrom(frequencies.byCondition, codes.labels, resolved.control, basis);
+  const unitRows: UnitRow[] = [...units.values()]
+    .sort((a, b) => conds.conditions.indexOf(a.condition) - conds.conditions.indexOf(b.condition) || a.unit.localeCompare(b.unit))
+    .map((u) => {
+      const counts: Record<string, number> = {};
+      codes.labels.forEach((label, i) => (counts[label] = u.counts[i]));
+      return { condition: u.condition, unit: u.unit, sessions: u.sessions.size, total: u.counts.reduce((x, y) => x + y, 0), counts };
+    });
+
+  const notes: string[] = [];
+  if (data.unknownLabels.length > 0) notes.push(`codes not in the codebook were counted as found: ${data.unknownLabels.join(", ")}`);
+  if (data.orphanRecords > 0) notes.push(`${data.orphanRecords} code records name a session or turn the study does not have and were not counted (e.g. ${data.orphanExamples.join(", ")})`);
+  if (resolved.control === null) notes.push("no control condition (set compare.control or --control): no differences table; tests compare every pair of conditions");
+  return {
+    labels: codes.labels,
+    conditions: conds.conditions.map((name) => {
+      const a = byCondition.get(name)!;
+      return { name, members: conds.members.get(name)!, sessions: a.sessions.size, runs: a.runs.size, acts: a.counts.reduce((x, y) => x + y, 0) };
+    }),
+    acts: { counted, dropped, uncodedTurns: data.uncodedTurns, orphanRecords: data.orphanRecords, unknownCodes: data.unknownLabels },
+    options: resolved,
+    frequencies,
+    differences,
+    units: unitRows,
+    notes,
+  };
+}
+
+/**
+ * Percentage difference of each code from the control, as team-collaboration studies report it:
+ * (value - controlValue) / controlValue × 100, where value is the condition's count (or count per
+ * run). 7 acts against 1 in control is +600%. A control value of 0 gives null with a note, never Infinity.
+ */
+export function differencesFrom(rows: readonly FrequencyRow[], labels: readonly string[], control: string | null, basis: "count" | "per-run"): CompareResult["differences"] {
+  const note =
+    `percentDifference = (value - controlValue) / controlValue × 100 with value = ${basis === "count" ? "the count of acts" : "acts per run"}; ` +
+    "null when the control value is 0. proportionPointDifference = difference of the shares of each condition's acts, in percentage points.";
+  if (control === null) return { control: null, basis, rows: [], note };
+  const ref = rows.find((r) => r.key === control)!;
+  const out: Difference[] = [];
+  for (const r of rows) {
+    if (r.key === control) continue;
+    for (const code of labels) {
+      const value = basis === "count" ? r.counts[code] : r.perRun[code];
+      const controlValue = basis === "count" ? ref.counts[code] : ref.perRun[code];
+      const p = r.proportions[code];
+      const q = ref.proportions[code];
+      out.push({
+        condition: r.key,
+        control,
+        code,
+        count: r.counts[code],
+        controlCount: ref.counts[code],
+        runs: r.runs,
+        controlRuns: ref.runs,
+        value,
+        controlValue,
+        percentDifference: controlValue > 0 ? ((value - controlValue) / controlValue) * 100 : null,
+        proportionPointDifference: p !== null && q !== null ? (p - q) * 100 : null,
+        ...(controlValue > 0 ? {} : { note: ZERO_CONTROL_NOTE }),
+      });
+    }
+  }
+  return { control, basis, rows: out, note };
+}

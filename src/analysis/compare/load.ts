@@ -1,0 +1,54 @@
+import { loadCodebook } from "../../coding/codebook/load.js";
+import type { NominalCodebook } from "../../coding/codebook/schema.js";
+import { listCoders } from "../../coding/store.js";
+import { diskReader, type StudyReader } from "../../study/reader.js";
+import type { Session } from "../../transcript/schema.js";
+import { CliError } from "../../util/errors.js";
+import { codedTurns, type CodedTurns } from "../shared/table.js";
+
+/** A study's sessions joined with one coder's codes of one nominal codebook (what compare and stats read). */
+export interface LoadedCodes {
+  sessions: Session[];
+  codebook: NominalCodebook;
+  coder: string;
+  data: CodedTurns;
+  /** Code records made under another codebook version than the one loaded (counted, but worth a look). */
+  otherVersions: { version: string; records: number }[];
+}
+
+/**
+ * Pick the coder: the one asked for, or the only one there is. With several and none named the
+ * choice changes every number, so it is an error listing them rather than a guess.
+ */
+export function chooseCoder(available: readonly string[], wanted: string | undefined, codebook: string, study: string): string {
+  if (available.length === 0) {
+    throw new CliError(`${study}: no codes for codebook "${codebook}" yet; code the turns first with \`colloquy code ${study} --codebook ${codebook}\``);
+  }
+  if (wanted !== undefined) {
+    if (!available.includes(wanted)) throw new CliError(`--coder ${wanted}: no codes from that coder for codebook "${codebook}"; coders are: ${available.join(", ")}`);
+    return wanted;
+  }
+  if (available.length > 1) throw new CliError(`codebook "${codebook}" has codes from several coders (${available.join(", ")}); choose one with --coder`);
+  return available[0];
+}
+
+/** Load sessions, a nominal codebook and one coder's codes, joined. */
+export async function loadCodedStudy(study: string, codebookRef: string, coder?: string, sessions?: Session[], reader: StudyReader = diskReader(study)): Promise<LoadedCodes> {
+  const codebook = await loadCodebook(codebookRef, study);
+  if (codebook.kind !== "nominal") {
+    throw new CliError(`codebook "${codebook.id}" rates scales; compare and stats count categories, so give a nominal codebook such as bales-ipa`);
+  }
+  const coders = (await listCoders(study))[codebook.id] ?? [];
+  const chosen = chooseCoder(coders, coder, codebook.id, study);
+  const records = await reader.codes(codebook.id, chosen);
+  const loaded = sessions ?? (await reader.sessions());
+  const versions = new Map<string, number>();
+  for (const r of records) if (r.codebookVersion !== codebook.version) versions.set(r.codebookVersion, (versions.get(r.codebookVersion) ?? 0) + 1);
+  return {
+    sessions: loaded,
+    codebook,
+    coder: chosen,
+    data: codedTurns(loaded, records, codebook.categories.map((c) => c.id)),
+    otherVersions: [...versions].map(([version, n]) => ({ version, records: n })),
+  };
+}

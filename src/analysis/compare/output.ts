@@ -1,0 +1,111 @@
+import type { CompareReport, CompareResult } from "./compare.js";
+import { artifacts, writeArtifact } from "../../study/artifacts.js";
+import { textTable, toCsv } from "../shared/table.js";
+
+/** CSV tables of a comparison: the long-format frequency table, the differences and the tests. */
+export function compareCsvs(report: CompareResult): { frequencies: string; differences: string; tests: string } {
+  const f = report.frequencies;
+  const scopes: [string, typeof f.byCondition][] = [
+    ["condition", f.byCondition],
+    ["role", f.byRole],
+    ["speaker", f.bySpeaker],
+    ["condition-role", f.byConditionRole],
+  ];
+  const frequencies = toCsv(
+    ["scope", "key", "code", "count", "proportion", "per_run", "total", "sessions", "runs"],
+    scopes.flatMap(([scope, rows]) => rows.flatMap((r) => report.labels.map((code) => [scope, r.key, code, r.counts[code], r.proportions[code], r.perRun[code], r.total, r.sessions, r.runs]))),
+  );
+  const differences = toCsv(
+    ["condition", "control", "code", "count", "control_count", "runs", "control_runs", "value", "control_value", "percent_difference", "proportion_point_difference", "note"],
+    report.differences.rows.map((d) => [d.condition, d.control, d.code, d.count, d.controlCount, d.runs, d.controlRuns, d.value, d.controlValue, d.percentDifference, d.proportionPointDifference, d.note]),
+  );
+  const tests = toCsv(
+    ["family", "test", "code", "condition", "reference", "across", "unit", "measure", "n", "statistic_name", "statistic", "df", "p", "p_holm", "effect_size_name", "effect_size", "method", "note"],
+    report.tests.map((t) => [t.family, t.test, t.code, t.condition, t.reference, t.across, t.unit, t.measure, t.n, t.statisticName, t.statistic, t.df, t.p, t.pHolm, t.effectSizeName, t.effectSize, t.method, t.note]),
+  );
+  return { frequencies, differences, tests };
+}
+
+const fmt = (v: number | null | undefined, digits = 3): string => (v === null || v === undefined ? "-" : Number.isInteger(v) ? String(v) : v.toFixed(digits));
+const pct = (v: number | null): string => (v === null ? "-" : `${(v * 100).toFixed(1)}%`);
+const signed = (v: number | null): string => (v === null ? "n/a" : `${v > 0 ? "+" : ""}${v.toFixed(0)}%`);
+const pValue = (p: number | null | undefined): string => (p === null || p === undefined ? "-" : p < 0.001 ? "<.001" : p.toFixed(3));
+
+/** The readable terminal summary of a comparison. */
+export function compareSummary(report: CompareResult): string {
+  const out: string[] = [];
+  const o = report.options;
+  out.push(`Codes per condition (${report.acts.counted} acts; ${report.acts.dropped} dropped; ${report.acts.uncodedTurns} turns uncoded)`);
+  const conds = report.frequencies.byCondition;
+  out.push(textTable(["code", ...conds.map((c) => `${c.key} (${c.runs} runs)`)], report.labels.map((code) => [code, ...conds.map((c) => `${c.counts[code]} ${pct(c.proportions[code])}`)])));
+  if (report.differences.control !== null) {
+    const others = conds.filter((c) => c.key !== report.differences.control);
+    out.push("");
+    out.push(`Difference from control "${report.differences.control}" (${report.differences.basis === "count" ? "counts" : "counts per run"}; n/a = control count 0)`);
+    const cell = new Map(report.differences.rows.map((d) => [`${d.condition}\u0000${d.code}`, d]));
+    out.push(
+      textTable(
+        ["code", ...others.map((c) => c.key)],
+        report.labels.map((code) => [
+          code,
+          ...others.map((c) => {
+            const d = cell.get(`${c.key}\u0000${code}`)!;
+            return `${signed(d.percentDifference)} (${fmt(d.value, 2)} vs ${fmt(d.controlValue, 2)})`;
+          }),
+        ]),
+      ),
+    );
+  }
+  out.push("");
+  out.push(`Tests (${report.design ? `${report.design.description}; ${report.design.reason}` : `${o.design}-subject design`}; unit ${o.unit}, measure ${o.measure}${o.holm ? ", Holm-adjusted within each family" : ""})`);
+  for (const c of report.comparisons) {
+    const dropped = c.onlyInCondition.length + c.onlyInReference.length;
+    out.push(
+      `  ${c.condition} vs ${c.reference}: ${c.design === "within" ? `${c.paired!.length} paired units${dropped ? `, ${dropped} unpaired units not tested` : ""}` : `${c.nCondition} vs ${c.nReference} units`}`,
+    );
+  }
+  // Codes nobody used in a comparison were not tested; listing them would bury the tests that ran.
+  const untested = report.tests.filter((t) => t.note?.startsWith("no acts with this code"));
+  const shown = report.tests.filter((t) => !untested.includes(t));
+  out.push(
+    textTable(
+      ["test", "code", "comparison", "n", "statistic", "p", ...(o.holm ? ["p (Holm)"] : []), "effect"],
+      shown.map((t) => [
+        t.family,
+        t.code ?? `(${t.across})`,
+        t.condition !== undefined ? `${t.condition} vs ${t.reference}` : "",
+        String(t.n),
+        t.statistic === null ? "-" : `${t.statisticName}=${fmt(t.statistic)}${t.df !== undefined && t.df !== null ? ` df=${fmt(t.df, 1)}` : ""}`,
+        pValue(t.p),
+        ...(o.holm ? [pValue(t.pHolm)] : []),
+        t.effectSize === undefined || t.effectSize === null ? "-" : fmt(t.effectSize),
+      ]),
+    ),
+  );
+  if (untested.length > 0) {
+    const codes = [...new Set(untested.map((t) => t.code))];
+    out.push(`not tested (no acts in either condition of a comparison): ${codes.join(", ")}`);
+  }
+  // Every caveat but the small-sample one is printed per line; that one would repeat on every line, so it is counted.
+  const small = shown.filter((t) => t.p !== null && t.note?.includes("small sample"));
+  const noted = shown.filter((t) => t.note && (!small.includes(t) || t.note.includes("; ")));
+  for (const t of noted) out.push(`  ${t.family}${t.code ? ` ${t.code}` : ""}${t.condition ? ` (${t.condition} vs ${t.reference})` : t.across ? ` (across ${t.across})` : ""}: ${t.note}`);
+  if (small.length > 0) out.push(`  ${small.length} test(s) ran on fewer than 6 pairs or units per side: read their p as descriptive, not confirmatory`);
+  for (const note of report.notes) out.push(`note: ${note}`);
+  return out.join("\n");
+}
+
+/** Write compare-<codebook>.json and its three CSV tables into the study's analysis folder; returns their paths. */
+export async function writeCompareReport(
+  study: string,
+  report: CompareReport,
+): Promise<{ json: string; frequencies: string; differences: string; tests: string }> {
+  const id = report.codebook.id;
+  const csv = compareCsvs(report);
+  return {
+    json: await writeArtifact(artifacts.compare, study, report, id),
+    frequencies: await writeArtifact(artifacts.compareFrequencies, study, csv.frequencies, id),
+    differences: await writeArtifact(artifacts.compareDifferences, study, csv.differences, id),
+    tests: await writeArtifact(artifacts.compareTests, study, csv.tests, id),
+  };
+}

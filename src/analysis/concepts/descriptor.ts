@@ -1,0 +1,13 @@
+import { artifacts } from "../../study/artifacts.js";
+import type { AnalysisDescriptor } from "../descriptor.js";
+import type { ConceptsReport } from "./report.js";
+
+/** Noun concepts, concept rates and lexical measures: `concepts.json` and its table, computed by {@link buildConceptsReport} (src/analysis/concepts/report.ts). */
+export const conceptsAnalysis: AnalysisDescriptor<ConceptsReport> = {
+  id: "concepts",
+  title: "noun concepts",
+  stage: "concepts",
+  result: artifacts.concepts,
+  artifacts: [artifacts.concepts, artifacts.conceptsTable],
+  views: ["Topics & concepts"],
+};

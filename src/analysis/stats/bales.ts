@@ -1,0 +1,357 @@
+import type { NominalCodebook } from "../../coding/codebook/schema.js";
+import type { Participant } from "../../transcript/schema.js";
+import { speakerName } from "./participation.js";
+import { UNCODED, type CodedTurns } from "../shared/table.js";
+import { thirdOf } from "../shared/measures.js";
+
+/**
+ * Interaction Process Analysis (Bales 1950) over coded turns, written for any nominal codebook:
+ * profiles use the codebook's categories and groups; the classic ratios and phase movement need the
+ * bales-ipa ids and groups and are omitted (with a note) when a codebook lacks them.
+ *
+ * Acts: every code on a turn is one act (Bales coding gives one per turn). The fallback category
+ * (bales-ipa's `none`: nothing fits) is not an interaction act: it is counted in `fallback` and
+ * left out of every percentage and phase denominator. Transitions use each coded turn's first code.
+ */
+
+/** Counts and percentages of acts for one member, role, condition or the whole study. */
+export interface InteractionProfile {
+  /** Acts (codes other than the fallback). */
+  acts: number;
+  /** Turns coded with the fallback category (not acts; not in any percentage). */
+  fallback: number;
+  /** Count per code id (every code of the codebook, including the fallback). */
+  counts: Record<string, number>;
+  /** Percent (0-100) of `acts` per category (fallback excluded); null when acts = 0. */
+  percent: Record<string, number | null>;
+  /** Per codebook group (bales-ipa: areas and problems): count and percent of acts. */
+  groups: Record<string, { count: number; percent: number | null }>;
+  /** Classic ratios (see {@link BALES_RATIOS}); absent when the codebook lacks their categories. */
+  ratios: Record<string, Ratio>;
+}
+
+/** numerator / denominator, null (with both counts kept) when the denominator is 0. */
+export interface Ratio {
+  numerator: number;
+  denominator: number;
+  value: number | null;
+}
+
+/**
+ * The ratios reported, by bales-ipa category ids (numerator ids / denominator ids):
+ *  - positiveToNegative: socio-emotional positive (1-3) / negative (10-12) reactions;
+ *  - questionsToAttemptedAnswers: questions (7-9) / attempted answers (4-6);
+ *  - agreementToDisagreement: agrees (3) / disagrees (10);
+ *  - taskToSocioEmotional: task area (4-9) / socio-emotional area (1-3, 10-12);
+ *  - tensionReleaseToTension: shows tension release (2) / shows tension (11);
+ *  - solidarityToAntagonism: shows solidarity (1) / shows antagonism (12).
+ */
+export const BALES_RATIOS: Record<string, { numerator: string[]; denominator: string[] }> = {
+  positiveToNegative: { numerator: ["shows-solidarity", "shows-tension-release", "agrees"], denominator: ["disagrees", "shows-tension", "shows-antagonism"] },
+  questionsToAttemptedAnswers: { numerator: ["asks-orientation", "asks-opinion", "asks-suggestion"], denominator: ["gives-suggestion", "gives-opinion", "gives-orientation"] },
+  agreementToDisagreement: { numerator: ["agrees"], denominator: ["disagrees"] },
+  taskToSocioEmotional: {
+    numerator: ["gives-suggestion", "gives-opinion", "gives-orientation", "asks-orientation", "asks-opinion", "asks-suggestion"],
+    denominator: ["shows-solidarity", "shows-tension-release", "agrees", "disagrees", "shows-tension", "shows-antagonism"],
+  },
+  tensionReleaseToTension: { numerator: ["shows-tension-release"], denominator: ["shows-tension"] },
+  solidarityToAntagonism: { numerator: ["shows-solidarity"], denominator: ["shows-antagonism"] },
+};
+
+/** The codebook facts the profile builders need, precomputed once. */
+export interface ProfileFrame {
+  labels: string[];
+  fallback: number;
+  /** Group id -> label indices of its categories. */
+  groups: Map<string, number[]>;
+  /** Ratio name -> label indices, only for ratios whose ids all exist in the labels. */
+  ratios: Map<string, { numerator: number[]; denominator: number[] }>;
+}
+
+export function profileFrame(labels: readonly string[], codebook?: NominalCodebook): ProfileFrame {
+  const index = new Map(labels.map((l, i) => [l, i]));
+  const groups = new Map<string, number[]>();
+  for (const g of codebook?.groups ?? []) groups.set(g.id, []);
+  for (const c of codebook?.categories ?? []) {
+    for (const g of c.groups ?? []) {
+      const i = index.get(c.id);
+      if (i !== undefined) groups.get(g)?.push(i);
+    }
+  }
+  const ratios = new Map<string, { numerator: number[]; denominator: number[] }>();
+  for (const [name, def] of Object.entries(BALES_RATIOS)) {
+    const num = def.numerator.map((id) => index.get(id));
+    const den = def.denominator.map((id) => index.get(id));
+    if ([...num, ...den].every((i) => i !== undefined)) ratios.set(name, { numerator: num as number[], denominator: den as number[] });
+  }
+  const fallback = codebook?.fallback !== undefined ? (index.get(codebook.fallback) ?? -1) : -1;
+  return { labels: [...labels], fallback, groups, ratios };
+}
+
+/** Build a profile from a count vector indexed like `frame.labels`. */
+export function profileOf(counts: ArrayLike<number>, frame: ProfileFrame): InteractionProfile {
+  const fallback = frame.fallback >= 0 ? counts[frame.fallback] : 0;
+  let total = 0;
+  for (let i = 0; i < frame.labels.length; i++) total += counts[i];
+  const acts = total - fallback;
+  const pct = (n: number) => (acts > 0 ? (100 * n) / acts : null);
+  const out: InteractionProfile = { acts, fallback, counts: {}, percent: {}, groups: {}, ratios: {} };
+  frame.labels.forEach((label, i) => {
+    out.counts[label] = counts[i];
+    if (i !== frame.fallback) out.percent[label] = pct(counts[i]);
+  });
+  const sum = (idx: number[]) => idx.reduce((a, i) => a + counts[i], 0);
+  for (const [id, idx] of frame.groups) out.groups[id] = { count: sum(idx), percent: pct(sum(idx)) };
+  for (const [name, def] of frame.ratios) {
+    const numerator = sum(def.numerator);
+    const denominator = sum(def.denominator);
+    out.ratios[name] = { numerator, denominator, value: denominator > 0 ? numerator / denominator : null };
+  }
+  return out;
+}
+
+/** One member's profile in one session. */
+export interface MemberProfile {
+  session: string;
+  condition: string;
+  participant: string;
+  name: string;
+  role: string;
+  profile: InteractionProfile;
+}
+
+/** Profiles at every level the dashboard and papers use. */
+export interface BalesProfiles {
+  members: MemberProfile[];
+  /** Per condition × role (role, or kind when no role). */
+  roles: { condition: string; role: string; profile: InteractionProfile }[];
+  conditions: { condition: string; profile: InteractionProfile }[];
+  overall: InteractionProfile;
+}
+
+/** Interaction profiles of every member, role, condition and the whole study (counts all codes of each turn). */
+export function balesProfiles(data: CodedTurns, frame: ProfileFrame): BalesProfiles {
+  const L = frame.labels.length;
+  const members: MemberProfile[] = [];
+  const roleCounts = new Map<string, { condition: string; role: string; counts: Float64Array }>();
+  const conditionCounts = new Map<string, Float64Array>();
+  const overall = new Float64Array(L);
+  for (const cs of data.sessions) {
+    const perMember = cs.members.map(() => new Float64Array(L));
+    const n = cs.speakers.length;
+    for (let t = 0; t < n; t++) {
+      const row = perMember[cs.speakers[t]];
+      for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) row[cs.codes[k]]++;
+    }
+    let cond = conditionCounts.get(cs.condition);
+    if (!cond) conditionCounts.set(cs.condition, (cond = new Float64Array(L)));
+    cs.members.forEach((p, m) => {
+      const role = p.role ?? p.kind;
+      const key = `${cs.condition}\u0000${role}`;
+      let r = roleCounts.get(key);
+      if (!r) roleCounts.set(key, (r = { condition: cs.condition, role, counts: new Float64Array(L) }));
+      const counts = perMember[m];
+      for (let i = 0; i < L; i++) {
+        r.counts[i] += counts[i];
+        cond![i] += counts[i];
+        overall[i] += counts[i];
+      }
+      if (p.kind === "system" && counts.every((c) => c === 0)) return;
+      members.push({ session: cs.session.id, condition: cs.condition, participant: p.id, name: p.name, role, profile: profileOf(counts, frame) });
+    });
+  }
+  return {
+    members,
+    roles: [...roleCounts.values()].sort((a, b) => a.condition.localeCompare(b.condition) || a.role.localeCompare(b.role)).map((r) => ({ condition: r.condition, role: r.role, profile: profileOf(r.counts, frame) })),
+    conditions: [...conditionCounts].sort(([a], [b]) => a.localeCompare(b)).map(([condition, counts]) => ({ condition, profile: profileOf(counts, frame) })),
+    overall: profileOf(overall, frame),
+  };
+}
+
+/** One speaker's profile pooled over every session they took part in. */
+export interface SpeakerProfile {
+  /** {@link speakerName}: the participant's name (id when unnamed), the same speaker in every session. */
+  name: string;
+  kind: Participant["kind"];
+  /** Sessions in which this speaker has at least one code. */
+  sessions: number;
+  profile: InteractionProfile;
+}
+
+/**
+ * Interaction profiles per speaker, pooled over sessions by name (counts all codes of each turn,
+ * as {@link balesProfiles}). Speakers without any code are left out; order of first appearance.
+ */
+export function profilesBySpeaker(data: CodedTurns, frame: ProfileFrame): SpeakerProfile[] {
+  const L = frame.labels.length;
+  const pooled = new Map<string, { kind: Participant["kind"]; sessions: number; counts: Float64Array }>();
+  for (const cs of data.sessions) {
+    const perMember = cs.members.map(() => new Float64Array(L));
+    const coded = cs.members.map(() => false);
+    for (let t = 0; t < cs.speakers.length; t++) {
+      const m = cs.speakers[t];
+      for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) {
+        perMember[m][cs.codes[k]]++;
+        coded[m] = true;
+      }
+    }
+    cs.members.forEach((p, m) => {
+      if (!coded[m]) return;
+      const name = speakerName(p);
+      let entry = pooled.get(name);
+      if (!entry) pooled.set(name, (entry = { kind: p.kind, sessions: 0, counts: new Float64Array(L) }));
+      entry.sessions++;
+      for (let i = 0; i < L; i++) entry.counts[i] += perMember[m][i];
+    });
+  }
+  return [...pooled].map(([name, e]) => ({ name, kind: e.kind, sessions: e.sessions, profile: profileOf(e.counts, frame) }));
+}
+
+/** Codes of a session's coded turns in order (first code per turn), as label indices. */
+export function actSequence(primary: Int32Array, skip = -1): Int32Array {
+  let n = 0;
+  for (let t = 0; t < primary.length; t++) if (primary[t] !== UNCODED && primary[t] !== skip) n++;
+  const out = new Int32Array(n);
+  let k = 0;
+  for (let t = 0; t < primary.length; t++) if (primary[t] !== UNCODED && primary[t] !== skip) out[k++] = primary[t];
+  return out;
+}
+
+// Which third a position falls in is defined once, in measures.ts (phases and segments alike).
+export { thirdOf } from "../shared/measures.js";
+
+/** Group shares in one third of a session. */
+export interface PhaseThird {
+  /** Acts in this third (fallback excluded). */
+  acts: number;
+  /** Acts per group. */
+  counts: Record<string, number>;
+  /** Acts per category (every label but the fallback), so a reader can regroup them. */
+  categories: Record<string, number>;
+  /** count / acts per group; null when the third has no acts. */
+  shares: Record<string, number | null>;
+}
+
+/** Phase movement (Bales & Strodtbeck 1951): group shares in the early, middle and late third of acts. */
+export interface PhaseMovement {
+  /** Groups reported (bales-ipa: orientation, evaluation, control first, then the other groups). */
+  groups: string[];
+  sessions: { session: string; condition: string; thirds: PhaseThird[] }[];
+  /** Counts pooled over the sessions of each condition, and over the whole study. */
+  conditions: { condition: string; thirds: PhaseThird[] }[];
+  overall: PhaseThird[];
+}
+
+const PHASE_FIRST = ["orientation", "evaluation", "control"];
+
+/**
+ * Split each session's acts (fallback excluded) into thirds by position (act k of n is in third
+ * floor(3k/n)) and give each group's share of the acts in each third.
+ */
+export function phaseMovement(data: CodedTurns, frame: ProfileFrame): PhaseMovement {
+  const groups = [...frame.groups.keys()].sort((a, b) => rank(a) - rank(b));
+  const groupOf: number[][] = frame.labels.map(() => []);
+  groups.forEach((g, gi) => frame.groups.get(g)!.forEach((i) => groupOf[i].push(gi)));
+  const G = groups.length;
+  const L = frame.labels.length;
+  const blank = () => [0, 1, 2].map(() => ({ acts: 0, counts: new Float64Array(G), categories: new Float64Array(L) }));
+  type Acc = ReturnType<typeof blank>;
+  const add = (into: Acc, from: Acc) =>
+    from.forEach((t, j) => {
+      into[j].acts += t.acts;
+      for (let g = 0; g < G; g++) into[j].counts[g] += t.counts[g];
+      for (let i = 0; i < L; i++) into[j].categories[i] += t.categories[i];
+    });
+  const render = (acc: Acc): PhaseThird[] =>
+    acc.map((t) => {
+      const counts: Record<string, number> = {};
+      const shares: Record<string, number | null> = {};
+      groups.forEach((g, gi) => {
+        counts[g] = t.counts[gi];
+        shares[g] = t.acts > 0 ? t.counts[gi] / t.acts : null;
+      });
+      const categories: Record<string, number> = {};
+      frame.labels.forEach((label, i) => {
+        if (i !== frame.fallback) categories[label] = t.categories[i];
+      });
+      return { acts: t.acts, counts, categories, shares };
+    });
+  const sessions: PhaseMovement["sessions"] = [];
+  const byCondition = new Map<string, Acc>();
+  const overall = blank();
+  for (const cs of data.sessions) {
+    const acts = actSequence(cs.primary, frame.fallback);
+    const acc = blank();
+    for (let k = 0; k < acts.length; k++) {
+      const third = acc[thirdOf(k, acts.length)];
+      third.acts++;
+      third.categories[acts[k]]++;
+      for (const g of groupOf[acts[k]]) third.counts[g]++;
+    }
+    sessions.push({ session: cs.session.id, condition: cs.condition, thirds: render(acc) });
+    let c = byCondition.get(cs.condition);
+    if (!c) byCondition.set(cs.condition, (c = blank()));
+    add(c, acc);
+    add(overall, acc);
+  }
+  return {
+    groups,
+    sessions,
+    conditions: [...byCondition].sort(([a], [b]) => a.localeCompare(b)).map(([condition, acc]) => ({ condition, thirds: render(acc) })),
+    overall: render(overall),
+  };
+}
+
+function rank(group: string): number {
+  const i = PHASE_FIRST.indexOf(group);
+  return i >= 0 ? i : PHASE_FIRST.length;
+}
+
+/** Act-to-act transitions: counts[from][to] over consecutive coded turns of a session (uncoded turns skipped). */
+export interface TransitionMatrix {
+  labels: string[];
+  counts: number[][];
+  /** Row proportions (each row sums to 1); a row with no transitions is all null. */
+  proportions: (number | null)[][];
+  transitions: number;
+}
+
+/** Transition matrices pooled over the whole study and per condition. Includes the fallback code. */
+export function transitions(data: CodedTurns): { overall: TransitionMatrix; conditions: { condition: string; matrix: TransitionMatrix }[] } {
+  const L = data.labels.length;
+  const overall = new Float64Array(L * L);
+  const byCondition = new Map<string, Float64Array>();
+  for (const cs of data.sessions) {
+    let m = byCondition.get(cs.condition);
+    if (!m) byCondition.set(cs.condition, (m = new Float64Array(L * L)));
+    let prev = UNCODED;
+    for (let t = 0; t < cs.primary.length; t++) {
+      const code = cs.primary[t];
+      if (code === UNCODED) continue;
+      if (prev !== UNCODED) {
+        m[prev * L + code]++;
+        overall[prev * L + code]++;
+      }
+      prev = code;
+    }
+  }
+  return {
+    overall: matrixOf(overall, data.labels),
+    conditions: [...byCondition].sort(([a], [b]) => a.localeCompare(b)).map(([condition, flat]) => ({ condition, matrix: matrixOf(flat, data.labels) })),
+  };
+}
+
+function matrixOf(flat: Float64Array, labels: readonly string[]): TransitionMatrix {
+  const L = labels.length;
+  const counts: number[][] = [];
+  const proportions: (number | null)[][] = [];
+  let total = 0;
+  for (let i = 0; i < L; i++) {
+    const row = Array.from(flat.subarray(i * L, (i + 1) * L));
+    const sum = row.reduce((a, b) => a + b, 0);
+    total += sum;
+    counts.push(row);
+    proportions.push(row.map((c) => (sum > 0 ? c / sum : null)));
+  }
+  return { labels: [...labels], counts, proportions, transitions: total };
+}
