@@ -1,24 +1,15 @@
 import { existsSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { readFile } from "node:fs/promises";
-import { dryRunCoding } from "../coding/job.js";
 import { loadCodebook } from "../coding/codebook/load.js";
 import { RULES_CODER_VERSION } from "../coding/rules/index.js";
 import type { ModelCliOptions } from "../llm/config.js";
 import type { CodebookPlan } from "../study/config.js";
 import { toolVersion } from "../util/provenance.js";
 import { hashValue, sha256 } from "../util/hash.js";
-import { runImport } from "../stages/import.js";
-import { incompleteCoding, runCode } from "../stages/code.js";
-import { openBatches } from "../stages/batch.js";
 import type { BatchEntry } from "../llm/batch/ledger.js";
-import { runAgree } from "../stages/agree.js";
-import { runCompare } from "../stages/compare.js";
-import { runStats } from "../stages/stats.js";
-import { failedTopicRuns, runTopics } from "../stages/topics.js";
-import { conceptsLexiconPath, runConcepts } from "../stages/concepts.js";
-import { runBuild } from "../stages/build.js";
 import { artifacts } from "../study/artifacts.js";
+import { conceptsLexiconPath } from "../stages/concepts-lexicon.js";
 import { analyses } from "../analysis/analyses.js";
 import { fingerprint } from "./fingerprint.js";
 import { changedSessions, codedAfter, codeInputs, perSessionCoding, sessionsOnly, type CodedFiles, type CodeInputs } from "./code-inputs.js";
@@ -58,6 +49,16 @@ function plans(c: StageContext): CodebookPlan[] {
   return c.study.config.codebooks.map((p) => ({ ...p, coders: c.options.coder ? [c.options.coder] : p.coders }));
 }
 
+/**
+ * Batches of the study still waiting to be collected. Stage modules load only when their stage
+ * runs (a run that skips every stage stays a quick start-up), and the batch module only when the
+ * study has a ledger at all.
+ */
+async function pendingBatches(study: string): Promise<BatchEntry[]> {
+  if (!existsSync(artifacts.batches.path(study))) return [];
+  return (await import("../stages/batch.js")).openBatches(study);
+}
+
 const modelOverrides = (c: StageContext): ModelCliOptions => ({ model: c.options.model, baseURL: c.options.baseUrl });
 
 /** What decides an LLM's replies (never the key): part of the fingerprint of LLM stages. */
@@ -95,7 +96,7 @@ const importStage: Stage = {
     const { files, todo, settings } = await inboxWork(c);
     if (todo.length === 0) return "no new files in inbox/";
     const { pathPattern, format } = c.study.config.import;
-    const summary = await runImport(c.study, { paths: todo.map((f) => join(c.study.paths.inbox, f)), pathPattern, format }, c.reporter);
+    const summary = await (await import("../stages/import.js")).runImport(c.study, { paths: todo.map((f) => join(c.study.paths.inbox, f)), pathPattern, format }, c.reporter);
     for (const file of summary.files) {
       for (const w of file.warnings) c.reporter.warn(w);
       if (file.error && !file.skipped) c.reporter.warn(file.error);
@@ -180,14 +181,14 @@ const codeStage: Stage = {
     let promptTokens = 0;
     for (const [i, plan] of plans(c).entries()) {
       for (const coder of plan.coders) {
-        const dry = await dryRunCoding({ study: c.study.dir, sessions, codebook: codebooks[i], coder, model: coder === "llm" ? model : undefined, reader: scope.study });
+        const dry = await (await import("../coding/job.js")).dryRunCoding({ study: c.study.dir, sessions, codebook: codebooks[i], coder, model: coder === "llm" ? model : undefined, reader: scope.study });
         jobs.push(`${plan.codebook}/${coder} (${dry.toCode} new turn${dry.toCode === 1 ? "" : "s"})`);
         toCode += dry.toCode;
         requests += dry.requests - dry.cachedRequests;
         promptTokens += dry.promptTokens;
       }
     }
-    const pending = llm ? await openBatches(c.study.dir) : [];
+    const pending = llm ? await pendingBatches(c.study.dir) : [];
     return {
       fingerprint: print,
       work: `code ${jobs.join(", ") || "nothing"}${scopeNote(scope.only)}${pending.length ? `; the LLM coder waits for ${waitingFor(pending)}` : ""}`,
@@ -199,7 +200,8 @@ const codeStage: Stage = {
     };
   },
   async run(c) {
-    const pending = await openBatches(c.study.dir);
+    const { runCode, incompleteCoding } = await import("../stages/code.js");
+    const pending = await pendingBatches(c.study.dir);
     if (pending.length > 0 && plans(c).some((p) => p.coders.includes("llm"))) {
       // A batch holds the LLM requests: code offline now, and let the later stages use the
       // codes stored so far; `colloquy batch collect` adds the LLM codes when the batch is done.
@@ -256,7 +258,7 @@ const agreeStage: Stage = {
       let machine = p.coders;
       if (missing.length) {
         // The LLM's codes are on their way in a batch: agreement among the coders there are, said so.
-        const pending = missing.every((m) => m === "llm") ? await openBatches(c.study.dir) : [];
+        const pending = missing.every((m) => m === "llm") ? await pendingBatches(c.study.dir) : [];
         if (pending.length === 0) throw new Error(`no ${p.codebook} codes from ${missing.join(", ")}: run the code stage first (colloquy study ${c.study.dir} --only code)`);
         c.reporter.warn(`${p.codebook}: no llm codes yet (waiting for ${waitingFor(pending)}): agreement among the other coders only`);
         machine = p.coders.filter((m) => coders.includes(m));
@@ -265,7 +267,7 @@ const agreeStage: Stage = {
           continue;
         }
       }
-      const { report } = await runAgree(c.study, { codebook: p.codebook, coders: [...machine, ...humans] }, c.reporter);
+      const { report } = await (await import("../stages/agree.js")).runAgree(c.study, { codebook: p.codebook, coders: [...machine, ...humans] }, c.reporter);
       const kappas = report.variables.flatMap((v) => v.pairs.map((pair) => `${pair.a} vs ${pair.b} kappa ${Number.isFinite(pair.kappa) ? pair.kappa.toFixed(3) : "n/a"}`));
       lines.push(`${p.codebook}: ${report.coverage?.unitsCodedByAll ?? 0} turn(s) coded by all; ${kappas.slice(0, 3).join(", ")}${kappas.length > 3 ? ", …" : ""}`);
     }
@@ -297,7 +299,7 @@ const compareStage: Stage = {
   async run(c) {
     const written: string[] = [];
     for (const t of await nominalPlans(c)) {
-      const { files } = await runCompare(c.study, { codebook: t.codebook, coder: t.coder }, c.reporter);
+      const { files } = await (await import("../stages/compare.js")).runCompare(c.study, { codebook: t.codebook, coder: t.coder }, c.reporter);
       written.push(relative(c.study.paths.root, files.json));
     }
     return `wrote ${written.join(", ")}`;
@@ -317,7 +319,7 @@ const statsStage: Stage = {
   },
   async run(c) {
     const bales = (await nominalPlans(c)).find((t) => t.codebook === "bales-ipa");
-    const { files } = await runStats(c.study, bales ? { codebook: "bales-ipa", coder: bales.coder } : {}, c.reporter);
+    const { files } = await (await import("../stages/stats.js")).runStats(c.study, bales ? { codebook: "bales-ipa", coder: bales.coder } : {}, c.reporter);
     return `wrote ${relative(c.study.paths.root, files.json)}`;
   },
 };
@@ -338,6 +340,7 @@ const topicsStage: Stage = {
     };
   },
   async run(c) {
+    const { runTopics, failedTopicRuns } = await import("../stages/topics.js");
     const summary = await runTopics(c.study, { coder: topicsCoder(c), model: modelOverrides(c) }, c.reporter);
     const problem = failedTopicRuns(summary);
     if (problem) throw problem;
@@ -359,7 +362,7 @@ const conceptsStage: Stage = {
     };
   },
   async run(c) {
-    const { files } = await runConcepts(c.study, {}, c.reporter);
+    const { files } = await (await import("../stages/concepts.js")).runConcepts(c.study, {}, c.reporter);
     return `wrote ${relative(c.study.paths.root, files.json)}`;
   },
 };
@@ -376,7 +379,7 @@ const buildStage: Stage = {
     };
   },
   async run(c) {
-    const result = await runBuild(c.study, {}, c.reporter);
+    const result = await (await import("../stages/build.js")).runBuild(c.study, {}, c.reporter);
     return `site ready (${result.files.chunks} session file(s))`;
   },
 };

@@ -1,4 +1,3 @@
-import { isAbsolute, resolve } from "node:path";
 import { createConceptExtractor } from "../analysis/concepts/extract.js";
 import { emptyLexicon, loadLexicon } from "../analysis/concepts/lexicon.js";
 import { buildConceptsReport, writeConceptsReport, type ConceptsReport } from "../analysis/concepts/report.js";
@@ -6,6 +5,7 @@ import { checkSelection, type SpeakerSelection } from "../analysis/concepts/spea
 import type { SessionConcepts } from "../analysis/concepts/measures.js";
 import { memoNote, openSessionMemo } from "../study/session-memo.js";
 import { CliError } from "../util/errors.js";
+import { conceptsLexiconPath } from "./concepts-lexicon.js";
 import type { StageEffects, StudyContext } from "./context.js";
 import { studyCompareOptions } from "./design.js";
 
@@ -26,11 +26,6 @@ export interface ConceptsSummary {
   rateBasis: "session" | "active";
 }
 
-/** The lexicon the stage would use: the option's path, else the config's (relative to the study). */
-export function conceptsLexiconPath(context: StudyContext, option?: string): string | undefined {
-  const configured = context.config.concepts.lexicon;
-  return option ?? (configured ? (isAbsolute(configured) ? configured : resolve(context.paths.root, configured)) : undefined);
-}
 
 export async function runConcepts(context: StudyContext, options: ConceptsStageOptions, effects: StageEffects): Promise<ConceptsSummary> {
   const config = context.config;

@@ -14,7 +14,8 @@ export { runAgree, type AgreeStageOptions, type AgreeSummary } from "./agree.js"
 export { runCompare, type CompareStageOptions, type CompareSummary } from "./compare.js";
 export { runStats, type StatsStageOptions, type StatsSummary } from "./stats.js";
 export { runTopics, failedTopicRuns, exportTopicReview, importTopicReviews, type TopicsStageOptions, type TopicsSummary, type TopicReviewSummary } from "./topics.js";
-export { runConcepts, conceptsLexiconPath, type ConceptsStageOptions, type ConceptsSummary } from "./concepts.js";
+export { conceptsLexiconPath } from "./concepts-lexicon.js";
+export { runConcepts, type ConceptsStageOptions, type ConceptsSummary } from "./concepts.js";
 export { runBuild, type BuildStageOptions } from "./build.js";
 export { runReport, type ReportStageOptions, type ReportSummary } from "./report.js";
 export { runRepair, type RepairStageOptions, type RepairSummary } from "./repair.js";
