@@ -213,6 +213,7 @@ describe("LLM coder through the real SDK", () => {
       return result;
     } };
     const withoutTime = (outcomes: unknown[]) => outcomes.map((o) => ({ ...(o as object), provenance: { ...(o as { provenance: object }).provenance, createdAt: undefined } }));
+    const stamps: string[] = [];
     for (const batch of [1, 3]) {
       const asked = createLlmCoder({ model: noting, codebook: bales, batch });
       const fromReply = createLlmCoder({ model: online, codebook: bales, batch });
@@ -220,8 +221,13 @@ describe("LLM coder through the real SDK", () => {
       for (const t of targets) {
         const expected = await asked.code(session, t);
         expect(expected.every((o) => o.status === "coded")).toBe(true);
-        expect(withoutTime(fromReply.codeFromReply(session, t, (h) => replies.get(h))!)).toEqual(withoutTime(expected));
+        const collected = fromReply.codeFromReply(session, t, (h) => replies.get(h))!;
+        expect(withoutTime(collected)).toEqual(withoutTime(expected));
+        // Every record of a run carries the run's one stamp (stored once in the codes file's run header).
+        stamps.push(...collected.map((o) => (o as { provenance: { createdAt: string } }).provenance.createdAt));
       }
+      expect(new Set(stamps).size).toBe(1);
+      stamps.length = 0;
       expect(fromReply.stats()).toEqual({ ...asked.stats(), requests: 0 });
     }
     const coder = createLlmCoder({ model: online, codebook: bales });

@@ -2,7 +2,7 @@ import { el, emptyState } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
 import { chooseCodeSet, coderLabel } from "../lib/context.js";
 import { setTipProvider } from "../lib/tooltip.js";
-import { positions, sortByOrder } from "../lib/indexing.js";
+import { sortByOrder } from "../lib/indexing.js";
 import { cellIndexAt, sequenceCellText, sequenceChart, type SequenceData } from "../charts/sequence.js";
 import type { View } from "./types.js";
 
@@ -56,7 +56,6 @@ export const sequencesView: View = {
     };
     // Hover shows the cell's code and its turn's text: loaded with the session's chunk on first
     // hover, then cached.
-    const rowOf = positions(ctx.bundle.sequenceSessions.map((s) => s.id));
     setTipProvider((target, event) => {
       if (!target.classList.contains("seq-cells") || !drawn) return null;
       const session = target.getAttribute("data-session")!;
@@ -69,7 +68,7 @@ export const sequencesView: View = {
         void ctx.loadChunk(session).catch(() => undefined);
         return `${base}\n(loading text…)`;
       }
-      const turn = chunk.turns[index * (ctx.bundle.sequenceSessions[rowOf(session)]?.binSize ?? 1)];
+      const turn = chunk.turns[index * row.binSize];
       return turn ? `${base}\n“${turn.text.length > 280 ? turn.text.slice(0, 279) + "…" : turn.text}”` : base;
     });
     main.append(body);

@@ -1,8 +1,8 @@
 import { z } from "zod";
 
 /**
- * Building blocks of the analysis files' zod schemas (agree-schema.ts, compare-schema.ts,
- * stats-schema.ts, topics/schema.ts, concepts/schema.ts). The schemas validate a file written by
+ * Building blocks of the analysis files' zod schemas (agreement/schema.ts, compare/schema.ts,
+ * stats/schema.ts, topics/schema.ts, concepts/schema.ts). The schemas validate a file written by
  * the analysis as it is read back: exact about required fields and types, so an old or foreign
  * file is caught naming the field, and loose about extra fields (kept as they are).
  */

@@ -174,6 +174,27 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     stats.failedRequests += result.ok ? Math.max(0, sent - 1) : sent;
   };
 
+  /** Tokens of one reply (online, cached or collected from a batch) in the run's counts. */
+  const account = (r: { cached: boolean; usage: { promptTokens: number; completionTokens: number } }) => {
+    if (r.cached) stats.cachedRequests++;
+    else {
+      stats.paidPromptTokens += r.usage.promptTokens;
+      stats.paidCompletionTokens += r.usage.completionTokens;
+    }
+    stats.promptTokens += r.usage.promptTokens;
+    stats.completionTokens += r.usage.completionTokens;
+  };
+
+  /** What a coded turn's provenance adds to the run's stamp: the requests behind it and the examples shown. */
+  const turnDetails = (requestHashes: string[], cached: boolean, examples: readonly ShownExample[] | undefined, reasked: boolean): Record<string, unknown> => ({
+    requestHashes,
+    cached,
+    structuredOutput: model.formatSupport?.(),
+    ...(reasked ? { reasked: true } : {}),
+    // Which researchers' codes the model saw for this turn (session/turn ids, coder, similarity).
+    ...(examples ? { examples: examples.map((e) => ({ session: e.session, turn: e.turn, coder: e.coder, similarity: e.similarity })) } : {}),
+  });
+
   async function runSample(session: Session, targets: readonly number[], sample: number, examples: readonly ShownExample[] | undefined, signal?: AbortSignal): Promise<SampleResult> {
     const ids = targets.map((i) => session.turns[i].id);
     const base = requestWith(session, targets, sample, examples);
@@ -188,15 +209,6 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     }
     const hashes = [first.response.requestHash];
     let cached = first.response.cached;
-    const account = (r: { cached: boolean; usage: { promptTokens: number; completionTokens: number } }) => {
-      if (r.cached) stats.cachedRequests++;
-      else {
-        stats.paidPromptTokens += r.usage.promptTokens;
-        stats.paidCompletionTokens += r.usage.completionTokens;
-      }
-      stats.promptTokens += r.usage.promptTokens;
-      stats.completionTokens += r.usage.completionTokens;
-    };
     account(first.response);
     const truncated = (finish?: string) => finish === "length";
     if (truncated(first.response.finishReason)) {
@@ -255,14 +267,7 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
         const firstFailure = results.find((r) => !r.ok) as Extract<SampleOutcome, { ok: false }>;
         return { ...ref, status: "failed" as const, reason: firstFailure.reason, raw: firstFailure.raw, cached, errorKind: firstFailure.errorKind };
       }
-      const details: Record<string, unknown> = {
-        requestHashes: done.flatMap((r) => r.hashes),
-        cached,
-        structuredOutput: model.formatSupport?.(),
-      };
-      if (done.some((r) => r.reasked)) details.reasked = true;
-      // Which researchers' codes the model saw for this turn (session/turn ids, coder, similarity).
-      if (examples) details.examples = examples.map((e) => ({ session: e.session, turn: e.turn, coder: e.coder, similarity: e.similarity }));
+      const details = turnDetails(done.flatMap((r) => r.hashes), cached, examples, done.some((r) => r.reasked));
       if (samples === 1) {
         return { ...ref, status: "coded" as const, value: good[0].value, provenance: { ...run, seed: seedFor(0), ...details }, cached };
       }
@@ -289,16 +294,12 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     const ids = targets.map((i) => session.turns[i].id);
     const parsed = parse(reply.text, ids);
     if (typeof parsed === "string" || [...parsed.values()].some((o) => !o.ok)) return undefined;
-    // As `code` accounts a reply that was not in the cache (see account in runSample).
-    stats.promptTokens += reply.usage.promptTokens;
-    stats.completionTokens += reply.usage.completionTokens;
-    stats.paidPromptTokens += reply.usage.promptTokens;
-    stats.paidCompletionTokens += reply.usage.completionTokens;
-    const details: Record<string, unknown> = { requestHashes: [hash], cached: false, structuredOutput: model.formatSupport?.() };
-    if (examples) details.examples = examples.map((e) => ({ session: e.session, turn: e.turn, coder: e.coder, similarity: e.similarity }));
+    // Accounted as `code` accounts a reply that was not in the cache.
+    account({ cached: false, usage: reply.usage });
+    const details = turnDetails([hash], false, examples, false);
     return targets.map((index, i) => {
       const outcome = parsed.get(ids[i]) as { ok: true; value: CodeValue };
-      return { session: session.id, turn: ids[i], index, status: "coded" as const, value: outcome.value, provenance: provenance({ ...settings, seed: seedFor(0), ...details }), cached: false };
+      return { session: session.id, turn: ids[i], index, status: "coded" as const, value: outcome.value, provenance: { ...run, seed: seedFor(0), ...details }, cached: false };
     });
   }
 

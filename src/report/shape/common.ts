@@ -9,7 +9,7 @@ import type { CategoryInfo, CodebookInfo, SpeakerInfo } from "../types.js";
 const wordCounts = new WeakMap<Turn, number>();
 
 /**
- * Words of a turn (src/analysis/words.ts countWords), counted once per turn object: the speaker
+ * Words of a turn (src/analysis/shared/words.ts countWords), counted once per turn object: the speaker
  * list, the session summaries and the overview each total them.
  */
 export function turnWords(turn: Turn): number {
