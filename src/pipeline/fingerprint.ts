@@ -1,23 +1,22 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
+import { sameStamp, settled, stamp } from "../util/file-stamp.js";
 import { hashValue, sha256 } from "../util/hash.js";
 
 /**
  * Content fingerprints of stage inputs. A file's fingerprint is the sha256 of its bytes, so
  * touching a file without changing it re-runs nothing. Hashing every file of a 100,000-turn
  * study on every run would cost as much as reading it, so hashes are remembered with the
- * file's size and modification time (as git's index does) and a file is read again only when
- * either changed.
+ * file's stamp (size, mtime, ctime and inode, as git's index does: util/file-stamp.ts) and a file
+ * is read again only when any of them changed.
  */
-
-/** Remembered hashes: path relative to the study -> [size, mtimeMs, sha256]. */
-export type StatCache = Record<string, [number, number, string]>;
 
 /**
- * A file written within this many ms of being hashed may change again within the same mtime
- * tick; such hashes are not remembered (the "racy git" problem).
+ * Remembered hashes: path relative to the study -> [size, mtimeMs, ctimeMs, ino, sha256]. State
+ * files written before ctime and inode were stamped hold [size, mtimeMs, sha256]: such a file is
+ * hashed again.
  */
-const RACY_MS = 2000;
+export type StatCache = Record<string, [number, number, string] | [number, number, number, number, string]>;
 
 export class FileHasher {
   /** Folder listings hashed during this run, by folder; cleared when a stage writes. */
@@ -71,14 +70,15 @@ export class FileHasher {
   private async file(path: string): Promise<string> {
     const key = relative(this.root, path);
     const info = await stat(path);
+    const now = stamp(info);
     const known = this.next[key] ?? this.previous[key];
-    if (known && known[0] === info.size && known[1] === info.mtimeMs) {
+    if (known?.length === 5 && sameStamp(known, now)) {
       this.next[key] = known;
-      return known[2];
+      return known[4];
     }
     this.filesRead++;
     const hash = sha256(await readFile(path));
-    if (Date.now() - info.mtimeMs > RACY_MS) this.next[key] = [info.size, info.mtimeMs, hash];
+    if (settled(info)) this.next[key] = [...now, hash];
     else delete this.next[key];
     return hash;
   }

@@ -17,7 +17,7 @@ export interface StageOutcome {
 
 export interface PipelineResult {
   stages: StageOutcome[];
-  /** Files read to fingerprint them (unchanged files are recognised by size and mtime, unread). */
+  /** Files read to fingerprint them (unchanged files are recognised by their stamp: size, mtime, ctime, inode; unread). */
   filesRead: number;
   /** Dashboard views the study will leave empty, with how to fill them (said once per run). */
   warnings: string[];

@@ -117,12 +117,15 @@ function waitingFor(pending: readonly BatchEntry[]): string {
   return `${pending.length} LLM batch${pending.length === 1 ? "" : "es"} (${labels}, ${requests} request(s), submitted ${pending[0].createdAt.slice(0, 16).replace("T", " ")} UTC)`;
 }
 
-/** Everything that decides what the code stage does: sessions, stored codes, codebooks, coders, model. */
-async function codeFingerprint(c: StageContext) {
+/**
+ * Everything that decides what the code stage does: sessions, stored codes, codebooks, coders,
+ * model. `sessions`: the session hashes to use instead of hashing the files now.
+ */
+async function codeFingerprint(c: StageContext, sessions?: Record<string, string>) {
   const llm = plans(c).some((p) => p.coders.includes("llm"));
   // The whole definition, not just id@version: a researcher's own codebook may change in place.
   const codebooks = await Promise.all(plans(c).map((p) => loadCodebook(p.codebook, c.study.dir)));
-  const sessions = await sessionsHashes(c);
+  sessions ??= await sessionsHashes(c);
   const rest = {
     codes: await codesHashes(c),
     plans: plans(c),
@@ -155,11 +158,19 @@ const scopeNote = (only: string[] | undefined) => (only ? ` (only the ${only.len
 /** Code runs that left every turn coded (no LLM batch still open): their inputs are remembered, with the sessions they coded (undefined: all). */
 const completeCodeRuns = new WeakMap<StageContext, { only?: string[] }>();
 
+/**
+ * The session hashes a code run started from (those codingScope compared): what the run coded.
+ * Hashing the files again after the run would record a session edited during it as coded,
+ * though the run never loaded the edit, and no later run would code it.
+ */
+const codeRunSessions = new WeakMap<StageContext, Record<string, string>>();
+
 const codeStage: Stage = {
   name: "code",
   description: "code every turn with each codebook and machine coder",
   async fingerprintAfterRun(c) {
-    const { print, inputs } = await codeFingerprint(c);
+    // The codes are the stage's own outputs: hashed again; the sessions are what it started from.
+    const { print, inputs } = await codeFingerprint(c, codeRunSessions.get(c));
     const complete = completeCodeRuns.get(c);
     // After a run over the whole study nothing is known of the codes files yet.
     const files = codedFiles.get(c);
@@ -201,6 +212,8 @@ const codeStage: Stage = {
   },
   async run(c) {
     const { runCode, incompleteCoding } = await import("../stages/code.js");
+    const { inputs } = await codeFingerprint(c);
+    codeRunSessions.set(c, inputs.sessions);
     const pending = await pendingBatches(c.study.dir);
     if (pending.length > 0 && plans(c).some((p) => p.coders.includes("llm"))) {
       // A batch holds the LLM requests: code offline now, and let the later stages use the
@@ -216,7 +229,7 @@ const codeStage: Stage = {
       }
       return [...parts, `LLM: waiting for ${waitingFor(pending)}`].join("; ");
     }
-    const scope = codingScope(c, (await codeFingerprint(c)).inputs);
+    const scope = codingScope(c, inputs);
     if (scope.only?.length === 0) {
       completeCodeRuns.set(c, scope);
       return "nothing new to code (sessions removed only)";

@@ -3,8 +3,8 @@ import { artifacts, loadArtifact, writeArtifact, type PipelineStateFile } from "
 /**
  * What the pipeline remembers between runs (`.colloquy-state.json` in the study): for each
  * stage the fingerprint of the inputs it last finished with; the inbox files imported; and file
- * hashes remembered with size and mtime, so unchanged files are not read again. Written after
- * every finished stage, so a failure later in the pipeline keeps earlier stages' records.
+ * hashes remembered with each file's stamp (size, mtime, ctime, inode), so unchanged files are
+ * not read again. Written after every finished stage, so a failure later in the pipeline keeps earlier stages' records.
  */
 export type PipelineState = PipelineStateFile;
 

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/fs.js";
 import { sha256 } from "../util/hash.js";
 import type { ReportBundle, SessionChunk } from "./types.js";
 import { webAssets } from "./webbundle.js";
 
-/** What `writeSite` wrote. */
+/** What a site writer wrote (`openSite(…).finish`, or `writeSite`). */
 export interface SiteResult {
   dir: string;
   files: { index: string; js: string; css: string; data: string; chunks: number };
@@ -48,13 +48,49 @@ function indexHtml(title: string, js: string, css: string, data: string): string
 `;
 }
 
-/** Remove hashed files of earlier builds (only names this writer makes), keeping `keep`. */
+/** Whether a process with this id runs now (one of another user counts: it cannot be signalled, but exists). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * A temp file this writer (or writeFileAtomic for it) makes, `.<name>.<pid>.<hex>.tmp`, left by a
+ * build that crashed: the data file's is as large as the bundle (~14 MB at 100,000 turns). A temp
+ * of a process still running may be a build writing now, and is left alone.
+ */
+const leftover = (name: string, ours: RegExp) => {
+  const match = /^\.(.+)\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name);
+  return match !== null && ours.test(match[1]) && !running(Number(match[2]));
+};
+
+/** Remove hashed files of earlier builds and temp files of crashed ones (only names this writer makes), keeping `keep`. */
 async function removeStale(dir: string, keep: Set<string>): Promise<void> {
   const ours = /^(app\.[0-9a-f]{12}\.(js|css)|data\.[0-9a-f]{12}\.json)$/;
-  for (const name of await readdir(dir)) if (ours.test(name) && !keep.has(name)) await rm(join(dir, name), { force: true });
+  const ourTemps = /^(data|index\.html|app\.[0-9a-f]{12}\.(js|css))$/;
+  for (const name of await readdir(dir)) {
+    if ((ours.test(name) && !keep.has(name)) || leftover(name, ourTemps)) await rm(join(dir, name), { force: true });
+  }
   const sessions = join(dir, "sessions");
+  const chunk = /\.[0-9a-f]{12}\.json$/;
   for (const name of await readdir(sessions)) {
-    if (/\.[0-9a-f]{12}\.json$/.test(name) && !keep.has(`sessions/${name}`)) await rm(join(sessions, name), { force: true });
+    if ((chunk.test(name) && !keep.has(`sessions/${name}`)) || leftover(name, chunk)) await rm(join(sessions, name), { force: true });
+  }
+}
+
+/**
+ * Whether a chunk file from an earlier build can be kept: its name has the hash of `text`, and it
+ * holds as many bytes (a file written without sync can be empty or cut short after a power cut).
+ */
+async function whole(path: string, text: string): Promise<boolean> {
+  try {
+    return (await stat(path)).size === Buffer.byteLength(text);
+  } catch {
+    return false;
   }
 }
 
@@ -107,7 +143,8 @@ export interface SiteWriter {
  * Write the static site: index.html, app.<hash>.js/css, data.<hash>.json and one hashed chunk
  * per session. Content hashes in names let any static server cache forever; index.html is
  * written last so a reader never sees an index pointing at files that are not there yet. A chunk
- * whose file already holds the same content (same hash in its name) is not written again.
+ * whose file already holds the same content (same hash in its name, and as many bytes) is not
+ * written again.
  */
 export async function openSite(dir: string): Promise<SiteWriter> {
   await mkdir(join(dir, "sessions"), { recursive: true });
@@ -123,7 +160,7 @@ export async function openSite(dir: string): Promise<SiteWriter> {
       chunkNames.set(chunk.id, name);
       keep.add(name);
       chunkBytes += Buffer.byteLength(text);
-      if (!existing.has(file)) await writeFileAtomic(join(dir, name), text);
+      if (!existing.has(file) || !(await whole(join(dir, name), text))) await writeFileAtomic(join(dir, name), text);
       return name;
     },
     async finish(bundle) {

@@ -150,8 +150,12 @@ export const pipelineStateSchema = z.object({
   imported: z.record(z.string(), z.string()),
   /** Fingerprint of the import settings (path pattern, format) the inbox was imported with. */
   importSettings: z.string().optional(),
-  /** File hashes remembered with size and mtime: path -> [size, mtimeMs, hash]. */
-  hashes: z.record(z.string(), z.tuple([z.number(), z.number(), z.string()])).optional(),
+  /**
+   * File hashes remembered with the file's stamp: path -> [size, mtimeMs, ctimeMs, ino, hash];
+   * [size, mtimeMs, hash] in state files written before ctime and inode were stamped (such files
+   * are hashed again, and the state stays readable).
+   */
+  hashes: z.record(z.string(), z.union([z.tuple([z.number(), z.number(), z.number(), z.number(), z.string()]), z.tuple([z.number(), z.number(), z.string()])])).optional(),
   /**
    * The code stage's inputs when it last finished with every turn coded: each session file's
    * hash, and one fingerprint of everything else (codes, codebooks, coders, model), so the next

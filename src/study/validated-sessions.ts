@@ -2,9 +2,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import { parseSessionText } from "../transcript/io.js";
 import { validateSession } from "../transcript/validate.js";
 import type { Session } from "../transcript/schema.js";
 import { CliError } from "../util/errors.js";
+import { sameStamp, settled, stamp, type FileStamp } from "../util/file-stamp.js";
 import { sha256 } from "../util/hash.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { toolVersion } from "../util/provenance.js";
@@ -12,35 +15,45 @@ import { toolVersion } from "../util/provenance.js";
 /**
  * Session files already validated, so a study's unchanged sessions are not validated again on
  * every run (zod is most of what loading a large study costs: ~2 s of ~2.5 s for 1000 sessions).
- * A file is remembered by size and modification time (as the pipeline's file hashes are, and git's
- * index) in `<study>/.cache/validated-sessions.json`, and only when validation gave back exactly
- * what the file holds (no default filled in, no unknown field dropped, same key order), so the
- * parsed JSON of a remembered file is what validation would return. The record is keyed by the
- * code of the schema and its checks: a change to either validates every file again. A cache:
- * missing, torn or foreign files are ignored, and deleting .cache/ is safe.
+ * A file is remembered by its stamp (size, mtime, ctime and inode: util/file-stamp.ts, as the
+ * pipeline's file hashes are, and git's index) in `<study>/.cache/validated-sessions.json`, and
+ * only when validation gave back exactly what the file holds (no default filled in, no unknown
+ * field dropped, same key order), so the parsed JSON of a remembered file is what validation
+ * would return. The record is keyed by the code of the schema and its checks and the zod version
+ * that runs them: a change to any of them validates every file again. A cache: missing, torn or
+ * foreign files are ignored, and deleting .cache/ is safe.
  */
-
-/** A file written within this many ms may change again within the same mtime tick ("racy git"): not remembered. */
-const RACY_MS = 2000;
 
 interface ValidatedFile {
   code: string;
-  /** Session id -> [size, mtimeMs] of the file as validated. */
-  files: Record<string, [number, number]>;
+  /** Session id -> stamp of the file as validated. */
+  files: Record<string, FileStamp>;
 }
 
 let schemaCode: string | null | undefined;
 
+/** The version of zod installed: another zod may accept or fill in other things for the same schema. */
+function zodVersion(): string | null {
+  try {
+    const manifest = createRequire(import.meta.url).resolve("zod/package.json");
+    return (JSON.parse(readFileSync(manifest, "utf8")) as { version?: string }).version ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Hash of the session schema and its checks (compiled .js, or .ts when run from source); null
- * when they are not files next to this module (a bundle): then nothing is remembered.
+ * Hash of the session schema and its checks (compiled .js, or .ts when run from source) and of
+ * the zod version; null when they are not files next to this module (a bundle): then nothing is
+ * remembered.
  */
 function schemaCodeHash(): string | null {
   if (schemaCode === undefined) {
     const dir = fileURLToPath(new URL("../transcript/", import.meta.url));
     const source = (name: string) => [join(dir, `${name}.js`), join(dir, `${name}.ts`)].find((f) => existsSync(f));
     const files = [source("schema"), source("validate")];
-    schemaCode = files.every((f) => f !== undefined) ? sha256([toolVersion, ...files.map((f) => sha256(readFileSync(f!)))].join("\u0000")) : null;
+    const zod = zodVersion();
+    schemaCode = zod !== null && files.every((f) => f !== undefined) ? sha256([toolVersion, `zod ${zod}`, ...files.map((f) => sha256(readFileSync(f!)))].join("\u0000")) : null;
   }
   return schemaCode;
 }
@@ -75,17 +88,13 @@ export async function openSessionFiles(study: string): Promise<SessionFileReader
         throw error;
       }
       const text = await readFile(path, "utf8");
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (error) {
-        throw new Error(`${path}: not valid JSON (${(error as Error).message})`);
-      }
+      const value = parseSessionText(text, path);
       const known = Object.hasOwn(stored, id) ? stored[id] : undefined;
-      if (known && known[0] === info.size && known[1] === info.mtimeMs && Buffer.byteLength(text) === info.size) return value as Session;
+      const now = stamp(info);
+      if (sameStamp(known, now) && Buffer.byteLength(text) === info.size) return value as Session;
       const session = validateSession(value, path);
-      const remember = code !== null && Date.now() - info.mtimeMs > RACY_MS && JSON.stringify(session) === JSON.stringify(value);
-      if (remember) next[id] = [info.size, info.mtimeMs];
+      const remember = code !== null && settled(info) && JSON.stringify(session) === JSON.stringify(value);
+      if (remember) next[id] = now;
       else delete next[id];
       changed ||= remember || known !== undefined;
       return session;

@@ -5,14 +5,16 @@ import type { Session } from "./schema.js";
 
 /** Read one native session file, validated. Errors name the file and the JSON path. */
 export async function readSessionFile(path: string): Promise<Session> {
-  const text = await readFile(path, "utf8");
-  let value: unknown;
+  return validateSession(parseSessionText(await readFile(path, "utf8"), path), path);
+}
+
+/** The JSON of a session file's text, not yet validated; the error names the file. */
+export function parseSessionText(text: string, path: string): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw new Error(`${path}: not valid JSON (${(error as Error).message})`);
   }
-  return validateSession(value, path);
 }
 
 /** Validate, then write atomically (a crash never leaves half a session). */

@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { cp, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../support/cli.js";
 import { readState, writeState } from "../../src/pipeline/state.js";
+import { runPipeline } from "../../src/pipeline/run.js";
+import { studyStages } from "../../src/pipeline/stages.js";
+import { silentReporter, type Reporter } from "../../src/util/reporter.js";
 
 /**
  * Issue 11, incremental where the work is per session: after a session is added or edited, the
@@ -95,6 +99,32 @@ describe("colloquy study, per session", () => {
     await rename(join(dir, "sessions", "control-2.json"), join(dir, "sessions", "renamed.json"));
     expect(await codedTwice()).toMatch(/^bales-ipa\/rules: 0 coded, \d+ already coded.*only the 1 new/);
   }, 240_000);
+
+  it("a session edited while the code stage runs is coded by the next run", async () => {
+    const dir = await demoCopy();
+    const code = async (reporter: Reporter = silentReporter) => (await runPipeline(dir, studyStages, { only: ["code"] }, reporter)).stages.find((s) => s.name === "code")!;
+    expect((await code()).status).toBe("ran");
+    const session = JSON.parse(await readFile(join(dir, "sessions", "control-1.json"), "utf8"));
+    await writeFile(join(dir, "sessions", "control-9.json"), JSON.stringify({ ...session, id: "control-9", metadata: { ...session.metadata, run: "9" } }));
+    // critical-1 is edited once the run has decided to code control-9 only, before it finishes.
+    const path = join(dir, "sessions", "critical-1.json");
+    let edited = false;
+    const editing: Reporter = {
+      ...silentReporter,
+      progress() {
+        if (edited) return;
+        edited = true;
+        const critical = JSON.parse(readFileSync(path, "utf8"));
+        critical.turns[1].text += " (edited while coding)";
+        writeFileSync(path, JSON.stringify(critical, null, 2));
+      },
+    };
+    expect((await code(editing)).summary).toMatch(/only the 1 new or changed session\(s\)/);
+    expect(edited).toBe(true);
+    const next = await code();
+    expect(next.status).toBe("ran");
+    expect(next.summary).toMatch(/^bales-ipa\/rules: [1-9]\d* coded, .*only the 1 new or changed session\(s\)/);
+  }, 120_000);
 
   it("looks at the whole study again when anything but the sessions changed, and reads state files of earlier versions", async () => {
     const dir = await demoCopy();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
@@ -122,5 +122,34 @@ describe("the streaming, incremental build", () => {
     const names = await readdir(join(site, "sessions"));
     expect(names).toContain(victim);
     expect(names).not.toContain("c2.000000000000.json");
+  });
+
+  it("a chunk file cut short or emptied (a power cut after a write without sync) is written again whole", async () => {
+    const site = join(dir, "site");
+    await buildSite(dir);
+    const chunks = (await readdir(join(site, "sessions"))).filter((n) => n.startsWith("c1.") || n.startsWith("d1."));
+    expect(chunks).toHaveLength(2);
+    const whole = new Map<string, string>();
+    for (const name of chunks) whole.set(name, await readFile(join(site, "sessions", name), "utf8"));
+    await truncate(join(site, "sessions", chunks[0]), 10);
+    await truncate(join(site, "sessions", chunks[1]), 0);
+    await buildSite(dir);
+    for (const [name, text] of whole) expect(await readFile(join(site, "sessions", name), "utf8"), name).toBe(text);
+  });
+
+  it("removes the temp files a crashed build left, not those of a build still running", async () => {
+    const site = join(dir, "site");
+    await buildSite(dir);
+    const [chunk] = (await readdir(join(site, "sessions"))).filter((n) => n.startsWith("c1."));
+    // No process has this id (above any pid_max); this test's process is running.
+    const crashed = 999_999_999;
+    const leftovers = [`.data.${crashed}.0123abcd.tmp`, `.index.html.${crashed}.0123abcd.tmp`, `sessions/.${chunk}.${crashed}.0123abcd.tmp`];
+    const live = `.data.${process.pid}.0123abcd.tmp`;
+    for (const name of [...leftovers, live]) await writeFile(join(site, name), "{\"half\": ");
+    await buildSite(dir);
+    const names = [...(await readdir(site)), ...(await readdir(join(site, "sessions"))).map((n) => `sessions/${n}`)];
+    for (const name of leftovers) expect(names).not.toContain(name);
+    expect(names).toContain(live);
+    await rm(join(site, live));
   });
 });

@@ -1,0 +1,28 @@
+import type { Stats } from "node:fs";
+
+/**
+ * What tells a cache that a file is unchanged without reading it: [size, mtimeMs, ctimeMs, ino],
+ * as git's index does. Size and mtime alone are not enough: cp -p, rsync -a, tar, touch -r and
+ * sync clients write new bytes and then put the old mtime back. None of them can set ctime (the
+ * kernel sets it to now on every write and on every mtime change), and a file replaced by rename
+ * has another inode, so a file edited by them no longer matches its stamp.
+ */
+export type FileStamp = readonly [size: number, mtimeMs: number, ctimeMs: number, ino: number];
+
+export const stamp = (info: Stats): FileStamp => [info.size, info.mtimeMs, info.ctimeMs, info.ino];
+
+/** Whether a remembered stamp (of any older shape: then it does not match) is the file's stamp now. */
+export function sameStamp(known: readonly unknown[] | undefined, now: FileStamp): boolean {
+  return Array.isArray(known) && now.every((value, i) => known[i] === value);
+}
+
+/**
+ * A file written within this many ms of being read may change again within the same timestamp
+ * tick, leaving its stamp as it was (the "racy git" problem): what was read from it is not to be
+ * remembered. Past that, any write sets mtime to now, which differs from the old mtime; a tool
+ * that puts the old mtime back changes ctime.
+ */
+const RACY_MS = 2000;
+
+/** Whether what was read from a file with this stat may be remembered under its stamp. */
+export const settled = (info: Stats, now = Date.now()): boolean => now - info.mtimeMs > RACY_MS;

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { mkdir, mkdtemp, readFile, stat, utimes, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FileHasher, type StatCache } from "../../src/pipeline/fingerprint.js";
+import { readState } from "../../src/pipeline/state.js";
+import { sha256 } from "../../src/util/hash.js";
+
+async function folder(): Promise<{ root: string; path: string; when: Date }> {
+  const root = await mkdtemp(join(tmpdir(), "colloquy-hasher-"));
+  const path = join(root, "sessions", "a.json");
+  await mkdir(join(root, "sessions"));
+  await writeFile(path, '{"text": "first"}');
+  // An hour back: past the window in which a fresh hash is not remembered.
+  const when = new Date(Date.now() - 3_600_000);
+  await utimes(path, when, when);
+  return { root, path, when };
+}
+
+describe("FileHasher", () => {
+  it("reads an unchanged file once, and again when it was edited even with its size and mtime put back", async () => {
+    const { root, path, when } = await folder();
+    const first = new FileHasher(root);
+    const before = await first.folder(join(root, "sessions"));
+    expect(first.filesRead).toBe(1);
+    const unchanged = new FileHasher(root, first.next);
+    expect(await unchanged.folder(join(root, "sessions"))).toEqual(before);
+    expect(unchanged.filesRead).toBe(0);
+    // Same number of bytes, old mtime put back (cp -p, rsync -a, tar, touch -r): a new ctime.
+    await writeFile(path, '{"text": "other"}');
+    await utimes(path, when, when);
+    const info = await stat(path);
+    expect([info.size, info.mtimeMs]).toEqual(first.next["sessions/a.json"].slice(0, 2));
+    const edited = new FileHasher(root, unchanged.next);
+    const after = await edited.folder(join(root, "sessions"));
+    expect(edited.filesRead).toBe(1);
+    expect(after["sessions/a.json"]).toBe(sha256(await readFile(path)));
+    expect(after).not.toEqual(before);
+  });
+
+  it("hashes again a file remembered by a state file of an earlier version (size and mtime only), and reads such a state", async () => {
+    const { root, path } = await folder();
+    const info = await stat(path);
+    const old: StatCache = { "sessions/a.json": [info.size, info.mtimeMs, "a hash from before the edit"] };
+    const hasher = new FileHasher(root, old);
+    expect((await hasher.folder(join(root, "sessions")))["sessions/a.json"]).toBe(sha256(await readFile(path)));
+    expect(hasher.filesRead).toBe(1);
+    expect(hasher.next["sessions/a.json"]).toHaveLength(5);
+
+    const stages = { code: { fingerprint: "f", finishedAt: "2026-01-01T00:00:00.000Z", seconds: 1, summary: "s" } };
+    await writeFile(join(root, ".colloquy-state.json"), JSON.stringify({ version: 1, stages, imported: {}, hashes: old }));
+    const state = await readState(root);
+    expect(state.stages).toEqual(stages);
+    expect(state.hashes).toEqual(old);
+  });
+});
