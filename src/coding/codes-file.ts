@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { CliError } from "../util/errors.js";
-import { appendJsonl, rewriteJsonl, visitJsonl, type JsonlRepair } from "../util/fs.js";
+import { appendJsonl, repairJsonl, rewriteJsonl, visitJsonl, type JsonlRepair } from "../util/fs.js";
 import { codeRecordSchema, codeRunHeaderSchema, type CodeRecord } from "./records.js";
 
 /**
@@ -25,9 +25,17 @@ import { codeRecordSchema, codeRunHeaderSchema, type CodeRecord } from "./record
  * - a full record (every field, the only form before this one) stands alone anywhere: files
  *   written by earlier versions, and files with old lines followed by new runs, still read.
  *
- * A code line belongs to the open run only. If a header line is lost (damaged, then moved out by
- * `colloquy repair`), the code lines after it come after a closed run, and reading stops naming
- * the first of them: they are never attributed to the run before.
+ * A code line belongs to the open run only, and a run's lines are counted against its end line:
+ * - `colloquy repair` writes `{"end":"cut"}` in place of every damaged line it moves out, so if
+ *   that line was a header, the code lines after it come after a closed run, and reading stops
+ *   naming the first of them: they are never attributed to the run before.
+ * - if an end line and the next header are both lost some other way (lines deleted by hand), the
+ *   next run's lines join the run above, and its end line `{"end":n}` counts fewer lines than
+ *   were read: reading stops naming it.
+ * - a header (or full record) naming another codebook or coder than the file's stops the read
+ *   (files concatenated or copied by hand).
+ * A torn line is never salvaged into a nested object of itself: only a header, an end line, a
+ * code line or a full record may be kept of it ({@link isCodesFileLine}).
  *
  * In memory every record is a full CodeRecord; the records of a run whose provenance is the
  * header's share the header's provenance object.
@@ -63,6 +71,9 @@ function fieldsProblem(v: Json): string | undefined {
   if (v.provenance !== undefined && !isObject(v.provenance)) return "provenance: expected an object";
   return undefined;
 }
+
+/** Whether `end` is what an end line holds: a whole number of lines (>= 0) or "cut" (as `codesFileLineSchema`). */
+const isEnd = (end: unknown) => end === "cut" || (Number.isSafeInteger(end) && (end as number) >= 0);
 
 /** Problem of a full record (the old form, and what writers are given). */
 function recordProblem(v: Json): string | undefined {
@@ -109,22 +120,48 @@ function isoTime(ms: number, last: { second: number; prefix: string }): string {
   return `${last.prefix}${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`;
 }
 
+/**
+ * Whether a JSON object is a line a codes file may hold (a run header, an end line, a code line or
+ * a full record; the same tests reading makes): what healing and repair may keep of a torn line.
+ */
+export function isCodesFileLine(v: Json): boolean {
+  if (v.run !== undefined) return codeRunHeaderSchema.safeParse(v.run).success;
+  if (v.end !== undefined && v.session === undefined) return isEnd(v.end);
+  if (v.codebook !== undefined) return recordProblem(v) === undefined;
+  return fieldsProblem(v) === undefined;
+}
+
 interface OpenRun extends RunHeader {
   /** isoMs(createdAt). */
   ms: number | undefined;
   lines: number;
+  /** 1-based line of its header. */
+  line: number;
+}
+
+/** The codebook and coder a codes file holds (`codes/<codebook>/<coder>.jsonl`). */
+export interface CodesFileOwner {
+  codebook: string;
+  coder: string;
 }
 
 /**
  * Every record of a codes file, in file order, full and compact lines alike. A line that is no
- * record stops with the file, the line and the field.
+ * record stops with the file, the line and the field; so does a header or full record of another
+ * codebook or coder than `owner`'s, when given, and a run whose end line counts other lines than
+ * were read.
  */
-export async function readCodesFile(path: string): Promise<CodeRecord[]> {
+export async function readCodesFile(path: string, owner?: CodesFileOwner): Promise<CodeRecord[]> {
   const records: CodeRecord[] = [];
   let run: OpenRun | undefined;
   const second = { second: NaN, prefix: "" };
   const fail = (line: number, problem: string): never => {
     throw new CliError(`${path}:${line}: not a code record (${problem}); fix or move the line (colloquy repair <study> mends torn lines)`);
+  };
+  const notOwner = (line: number, v: { codebook: string; coder: string }) => {
+    if (owner && (v.codebook !== owner.codebook || v.coder !== owner.coder)) {
+      fail(line, `codebook ${JSON.stringify(v.codebook)} and coder ${JSON.stringify(v.coder)}, but this file holds the codes of codebook ${JSON.stringify(owner.codebook)} by coder ${JSON.stringify(owner.coder)}: was it copied or joined from another file?`);
+    }
   };
   await visitJsonl(path, (value, line) => {
     if (!isObject(value)) return fail(line, "expected a JSON object");
@@ -133,10 +170,19 @@ export async function readCodesFile(path: string): Promise<CodeRecord[]> {
       if (!header.success) return fail(line, `a run header whose ${header.error.issues[0]?.path.join(".") || "value"} is wrong`);
       // The provenance object JSON.parse made, not zod's copy: Object.assign from zod's record
       // output was several times slower, and the records built from it took twice the memory.
-      run = { ...header.data, provenance: (value.run as Json).provenance as Json, ms: isoMs(header.data.createdAt), lines: 0 };
+      notOwner(line, header.data);
+      run = { ...header.data, provenance: (value.run as Json).provenance as Json, ms: isoMs(header.data.createdAt), lines: 0, line };
       return;
     }
     if (value.end !== undefined && value.session === undefined) {
+      if (!isEnd(value.end)) return fail(line, 'end: expected a whole number of lines (0 or more) or "cut"');
+      if (run && value.end !== "cut" && value.end !== run.lines) {
+        return fail(
+          line,
+          `the run whose header is line ${run.line} ends here after ${value.end as number} code line(s), but ${run.lines} were read: ` +
+            `lines were lost between them (an end line and the next run's header?), and the lines read cannot be trusted to be this run's; move the lines that are not out to code those turns again`,
+        );
+      }
       run = undefined;
       return;
     }
@@ -144,18 +190,19 @@ export async function readCodesFile(path: string): Promise<CodeRecord[]> {
       // A full record (written before the compact form): it names its own run.
       const problem = recordProblem(value);
       if (problem) return fail(line, problem);
+      notOwner(line, value as RunHeader);
       records.push(toRecord(value, value as RunHeader, (value.provenance as Json | undefined) ?? {}, value.createdAt as string));
       return;
     }
     const problem = fieldsProblem(value);
     if (problem) return fail(line, problem);
-    if (!run) return fail(line, "a code line outside a run: the run header line before it is missing (was it damaged and moved to a .torn file?), so its codebook version, coder and provenance are unknown; move the line out to code the turn again");
+    if (!run) return fail(line, "a code line outside a run: the run header line before it is missing (was it damaged and moved to a .torn file? `colloquy repair` closes the run where it moves a line out), so its codebook version, coder and provenance are unknown; move the line out to code the turn again");
+    if (value.ms !== undefined && !Number.isSafeInteger(value.ms)) return fail(line, "ms: expected whole milliseconds");
     let createdAt = run.createdAt;
     if (value.createdAt !== undefined) {
       if (typeof value.createdAt !== "string") return fail(line, "createdAt: expected a string");
       createdAt = value.createdAt;
     } else if (value.ms !== undefined) {
-      if (!Number.isSafeInteger(value.ms)) return fail(line, "ms: expected whole milliseconds");
       if (run.ms === undefined) return fail(line, "ms: the run's createdAt is not an ISO time to count from");
       createdAt = isoTime(run.ms + (value.ms as number), second);
     }
@@ -274,10 +321,19 @@ function closeOpenRun(lastLine: string): Json | undefined {
 
 /** Append lines made by {@link compactLines}, closing a run an interrupted write left open first. */
 export function appendCodeLines(path: string, lines: readonly Json[]): Promise<JsonlRepair | undefined> {
-  return appendJsonl(path, lines, { closeTail: closeOpenRun });
+  return appendJsonl(path, lines, { closeTail: closeOpenRun, keep: isCodesFileLine });
 }
 
 /** Rewrite a codes file in the compact form (a torn last line is moved out first). */
 export function rewriteCodesFile(path: string, records: readonly CodeRecord[]): Promise<JsonlRepair | undefined> {
-  return rewriteJsonl(path, compactLines(records));
+  return rewriteJsonl(path, compactLines(records), isCodesFileLine);
+}
+
+/**
+ * `colloquy repair` of a codes file: damaged lines moved out (keeping only whole codes-file lines
+ * found in them), each replaced by `{"end":"cut"}`, so the code lines after a lost header can never
+ * read as the run above's.
+ */
+export function repairCodesFile(path: string, options: { dryRun?: boolean } = {}): Promise<JsonlRepair | undefined> {
+  return repairJsonl(path, { ...options, keep: isCodesFileLine, movedLine: { end: "cut" } });
 }

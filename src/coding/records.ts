@@ -54,11 +54,22 @@ export const codeLineSchema = codeRecordSchema.omit({ codebook: true, codebookVe
   createdAt: z.string().optional(),
 });
 
+/** A key the line must not have (what makes the reader take it for another kind of line). */
+const absent = z.never().optional();
+
+/** `{"end":n}` closes a run after its n code lines; `{"end":"cut"}` closes one an interrupted write or a repair cut short. */
+export const codeRunEndSchema = z.object({ end: z.union([z.number().int().nonnegative(), z.literal("cut")]), run: absent, session: absent });
+
+/**
+ * One line of a codes file, told apart the way coding/codes-file.ts reads it (and held to the
+ * same verdicts by test/coding/codes-file.test.ts): a line with `run` is a header; else one with
+ * `end` and no `session` an end line; else one with `codebook` a full record; else a code line.
+ */
 export const codesFileLineSchema = z.union([
-  codeRecordSchema,
   z.object({ run: codeRunHeaderSchema }),
-  codeLineSchema,
-  z.object({ end: z.union([z.number().int().nonnegative(), z.literal("cut")]) }),
+  codeRunEndSchema,
+  codeRecordSchema.extend({ run: absent }),
+  codeLineSchema.extend({ run: absent, codebook: absent }),
 ]);
 
 export type CodesFileLine = z.infer<typeof codesFileLineSchema>;

@@ -91,7 +91,7 @@ export async function pruneFailures(
  * Torn final lines from an interrupted run are skipped (appends heal them).
  */
 export async function readCodeHistory(study: string, codebook: string, coder: string): Promise<CodeRecord[]> {
-  return readCodesFile(codesPath(study, codebook, coder));
+  return readCodesFile(codesPath(study, codebook, coder), { codebook, coder });
 }
 
 /** Every record of a JSONL file, each validated; one that is not `what` stops with file and line. */

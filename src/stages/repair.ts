@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { codesFolderFiles } from "../coding/store.js";
+import { repairCodesFile } from "../coding/codes-file.js";
 import { identifyArtifact, STUDY_FOLDERS } from "../study/artifacts.js";
 import { repairJsonl, type JsonlRepair } from "../util/fs.js";
 import type { StageEffects, StudyContext } from "./context.js";
@@ -25,11 +26,14 @@ export interface RepairSummary {
   dryRun: boolean;
 }
 
-/** The study's JSONL files (codes, failures, and any other registered JSONL artifact), as paths. */
-async function jsonlFiles(context: StudyContext): Promise<string[]> {
-  return (await codesFolderFiles(context.dir))
-    .filter(({ codebook, file }) => identifyArtifact(STUDY_FOLDERS.codes, `${codebook}/${file}`)?.artifact.format === "jsonl")
-    .map(({ codebook, file }) => join(context.paths.codes, codebook, file));
+/** The study's JSONL files (codes, failures, and any other registered JSONL artifact), as paths, and whether each is a codes file. */
+async function jsonlFiles(context: StudyContext): Promise<{ path: string; codes: boolean }[]> {
+  const files: { path: string; codes: boolean }[] = [];
+  for (const { codebook, file } of await codesFolderFiles(context.dir)) {
+    const artifact = identifyArtifact(STUDY_FOLDERS.codes, `${codebook}/${file}`)?.artifact;
+    if (artifact?.format === "jsonl") files.push({ path: join(context.paths.codes, codebook, file), codes: artifact.name === "codes" });
+  }
+  return files;
 }
 
 export async function runRepair(context: StudyContext, options: RepairStageOptions, effects: StageEffects): Promise<RepairSummary> {
@@ -37,7 +41,8 @@ export async function runRepair(context: StudyContext, options: RepairStageOptio
   const summary: RepairSummary = { checked: files.length, repairs: [], dryRun: Boolean(options.dryRun) };
   for (const [i, file] of files.entries()) {
     effects.progress("checking codes files", i, files.length);
-    const repair = await repairJsonl(file, { dryRun: options.dryRun });
+    // A codes file keeps only whole codes-file lines of a damaged one, and closes the run there.
+    const repair = file.codes ? await repairCodesFile(file.path, { dryRun: options.dryRun }) : await repairJsonl(file.path, { dryRun: options.dryRun });
     if (repair) summary.repairs.push(repair);
   }
   effects.progress("checking codes files", files.length, files.length);

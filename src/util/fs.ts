@@ -83,29 +83,84 @@ function isJson(text: string): boolean {
   }
 }
 
-/** Whether `text` is one JSON object (what every JSONL line of a study holds). */
-function isObject(text: string): boolean {
+/** `text` parsed, when it is one JSON object (what every JSONL line of a study holds). */
+function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** What may be kept of a damaged line: given a parsed candidate object, whether it is a whole line of this file. */
+export type KeepLine = (value: Record<string, unknown>) => boolean;
+
+/** The first key of a JSON object's text (`{"session":…` → "session"), if it starts like one. */
+function firstKey(text: string): string | undefined {
+  return /^\{\s*"((?:[^"\\]|\\.)*)"\s*:/.exec(text)?.[1];
+}
+
+/**
+ * Whether, after the JSON text `prefix` (cut anywhere), a value is expected inside an open object
+ * or list: after ":", "[" or a "," in a list. An object starting there may be a nested value of
+ * the torn line itself, not a line of its own.
+ */
+function valueExpectedAfter(prefix: string): boolean {
+  const open: string[] = [];
+  let inString = false;
+  let last = "";
+  for (let i = 0; i < prefix.length; i++) {
+    const c = prefix[i]!;
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') {
+        inString = false;
+        last = '"';
+      }
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === "{" || c === "[") open.push(c);
+    else if (c === "}" || c === "]") open.pop();
+    if (!/\s/.test(c)) last = c;
+  }
+  if (inString) return false;
+  return last === ":" || last === "[" || (last === "," && open[open.length - 1] === "[");
+}
+
+/**
+ * Whether an object found at `prefix.length` of a damaged line may stand as a line of its own,
+ * whatever the file: not where the torn line expected one of its own values, unless
+ * it starts with the same key as the torn line (the next record glued on a torn one: a record
+ * nested in a record of the same kind under its own first key is not a shape any study file has).
+ */
+function topLevel(prefix: string, candidate: string): boolean {
+  if (!valueExpectedAfter(prefix)) return true;
+  const key = firstKey(prefix);
+  return key !== undefined && key === firstKey(candidate);
 }
 
 /**
  * Split one damaged line into the bytes to move out and the complete record after them, if any.
  * The old append path glued the next record onto a torn one (`{"session":"a","tu{"session":…}`);
- * the record is the first suffix, scanning from the left, that starts at "{" and parses as a JSON
- * object: the longest such suffix, so a record holding nested objects is kept whole (a suffix
- * starting inside the torn prefix does not parse: the prefix opened an object the record cannot
- * close).
+ * the record is the first suffix, scanning from the left, that starts at "{", parses as a JSON
+ * object and may be a line of its own: the longest such suffix, so a record holding nested
+ * objects is kept whole (a suffix starting inside the torn prefix does not parse: the prefix
+ * opened an object the record cannot close). A line cut just after one of its own nested objects
+ * (`{"run":{"codebook":…,"provenance":{…}}` missing its last "}") ends in a suffix that parses
+ * too: that one is no line, and is not kept. Only an object that cannot be a nested value of the
+ * torn line ({@link topLevel}) is kept, and with `keep` (which objects are lines of this file;
+ * codes files: a run header, an end line, a code line or a full record), only one it accepts.
  */
-export function salvageLine(line: string): { kept?: string; torn: string } {
+export function salvageLine(line: string, keep?: KeepLine): { kept?: string; torn: string } {
   if (isJson(line)) return { kept: line, torn: "" };
   for (let i = line.indexOf("{", 1); i > 0; i = line.indexOf("{", i + 1)) {
     const rest = line.slice(i);
-    if (isObject(rest)) return { kept: rest, torn: line.slice(0, i) };
+    const value = parseObject(rest);
+    if (value === undefined) continue;
+    const prefix = line.slice(0, i);
+    if (topLevel(prefix, rest) && (!keep || keep(value))) return { kept: rest, torn: prefix };
   }
   return { torn: line };
 }
@@ -171,7 +226,7 @@ async function countLines(handle: FileHandle, end: number): Promise<number> {
  *   prefix goes to the .torn file, a complete record after it stays.
  * Costs one stat and a small read per append when the file is sound. Returns the size after.
  */
-async function healTail(handle: FileHandle, file: string): Promise<{ size: number; repair?: JsonlRepair }> {
+async function healTail(handle: FileHandle, file: string, keep?: KeepLine): Promise<{ size: number; repair?: JsonlRepair }> {
   const { size } = await handle.stat();
   if (size === 0) return { size };
   const last = Buffer.alloc(1);
@@ -182,7 +237,7 @@ async function healTail(handle: FileHandle, file: string): Promise<{ size: numbe
   await handle.read(bytes, 0, bytes.length, start);
   const line = bytes.toString("utf8").replace(/\n$/, "");
   if (terminated && (line.trim() === "" || isJson(line))) return { size };
-  const { kept, torn } = salvageLine(line);
+  const { kept, torn } = salvageLine(line, keep);
   let tornFile = "";
   if (torn !== "") tornFile = await writeTorn(file, [torn]);
   // Cut back to the start of the line, then put back what is whole (with its "\n").
@@ -199,10 +254,13 @@ async function healTail(handle: FileHandle, file: string): Promise<{ size: numbe
 /**
  * Repair a whole JSONL file (`colloquy repair`): every line that does not parse is split into
  * its unreadable bytes, moved to a .torn file (written and synced first), and the complete
- * record after them, if any, which stays in place. The file is then rewritten atomically.
- * Undefined when every line parses (the file is not touched) or the file is missing.
+ * record after them, if any, which stays in place (`keep`: which records are lines of this file,
+ * see {@link salvageLine}). Moved bytes are replaced by `movedLine`, when given (codes files
+ * close the run there, so the lines after it cannot read as part of the run above). The
+ * file is then rewritten atomically. Undefined when every line parses (the file is not touched)
+ * or the file is missing.
  */
-export async function repairJsonl(path: string, options: { dryRun?: boolean } = {}): Promise<JsonlRepair | undefined> {
+export async function repairJsonl(path: string, options: { dryRun?: boolean } & JsonlLines = {}): Promise<JsonlRepair | undefined> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -218,11 +276,13 @@ export async function repairJsonl(path: string, options: { dryRun?: boolean } = 
   let salvaged = 0;
   lines.forEach((line, i) => {
     if (line.trim() === "") return;
-    const { kept, torn } = salvageLine(line);
+    const { kept, torn } = salvageLine(line, options.keep);
     if (torn !== "") {
       fragments.push(torn);
       first ||= i + 1;
       if (kept !== undefined) salvaged++;
+      // The moved bytes were a line of their own (or the start of one): mark where it was.
+      if (options.movedLine !== undefined) out.push(JSON.stringify(options.movedLine));
     }
     if (kept !== undefined) out.push(kept);
   });
@@ -238,8 +298,16 @@ export async function repairJsonl(path: string, options: { dryRun?: boolean } = 
   return { file: path, tornFile, line: first, bytes, fragments: fragments.length, salvaged };
 }
 
+/** What a JSONL file's lines are, for healing and repair. */
+export interface JsonlLines {
+  /** Which objects found in a damaged line are lines of this file and may be kept (see {@link salvageLine}). */
+  keep?: KeepLine;
+  /** repairJsonl: the line written in place of one moved out whole. */
+  movedLine?: unknown;
+}
+
 /** Heal a JSONL file's last line (see healTail) without appending; undefined when it was sound or missing. */
-export async function healJsonl(path: string): Promise<JsonlRepair | undefined> {
+export async function healJsonl(path: string, keep?: KeepLine): Promise<JsonlRepair | undefined> {
   let handle: FileHandle;
   try {
     handle = await open(path, "r+");
@@ -248,13 +316,15 @@ export async function healJsonl(path: string): Promise<JsonlRepair | undefined> 
     throw error;
   }
   try {
-    return (await healTail(handle, path)).repair;
+    return (await healTail(handle, path, keep)).repair;
   } finally {
     await handle.close();
   }
 }
 
 export interface AppendOptions {
+  /** Which objects found in a torn last line may be kept (see {@link salvageLine}). */
+  keep?: KeepLine;
   /**
    * Given the file's last line (whole, after healing), a line to append and sync before the
    * batch, or undefined. Codes files use it to close a run an interrupted write left open.
@@ -282,7 +352,7 @@ export async function appendJsonl(path: string, records: readonly unknown[], opt
   const body = Buffer.from(records.map((r) => JSON.stringify(r)).join("\n") + "\n");
   const handle = await open(path, "a+");
   try {
-    const healed = await healTail(handle, path);
+    const healed = await healTail(handle, path, options.keep);
     const repair = healed.repair;
     let size = healed.size;
     const close = size > 0 && options.closeTail ? options.closeTail(await lastLine(handle, size)) : undefined;
@@ -310,8 +380,8 @@ export async function appendJsonl(path: string, records: readonly unknown[], opt
  * Rewrite a JSONL file atomically (and synced, like appends) with `records`, after moving a torn
  * last line out (a rewrite from parsed records would otherwise drop those bytes without a word).
  */
-export async function rewriteJsonl(path: string, records: readonly unknown[]): Promise<JsonlRepair | undefined> {
-  const repair = await healJsonl(path);
+export async function rewriteJsonl(path: string, records: readonly unknown[], keep?: KeepLine): Promise<JsonlRepair | undefined> {
+  const repair = await healJsonl(path, keep);
   await writeFileAtomic(path, records.map((r) => JSON.stringify(r) + "\n").join(""), { sync: true });
   return repair;
 }

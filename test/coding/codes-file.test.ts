@@ -2,7 +2,8 @@ import { appendFile, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { codeLineSchema, codeRecordSchema, type CodeRecord } from "../../src/coding/records.js";
+import { codeLineSchema, codeRecordSchema, codesFileLineSchema, type CodeRecord } from "../../src/coding/records.js";
+import { repairCodesFile } from "../../src/coding/codes-file.js";
 import { appendCodes, codesPath, readCodeHistory, readCodes, replaceCodes } from "../../src/coding/store.js";
 import { repairJsonl } from "../../src/util/fs.js";
 
@@ -188,13 +189,41 @@ describe("a bad line names the file and the line", () => {
     [{ session: "s", turn: "t", codebook: "bales-ipa", coder: "llm", createdAt: "x" }, "codebookVersion: expected a string"],
     [["s", "t"], "expected a JSON object"],
     [{ run: { codebook: "bales-ipa" } }, "a run header whose codebookVersion is wrong"],
+    [{ end: 1.5 }, 'end: expected a whole number of lines (0 or more) or "cut"'],
+    [{ end: -1 }, 'end: expected a whole number of lines (0 or more) or "cut"'],
+    [{ end: "cuts" }, 'end: expected a whole number of lines (0 or more) or "cut"'],
+    [{ end: null }, 'end: expected a whole number of lines (0 or more) or "cut"'],
   ])("%j", async (line, problem) => {
     await write({ session: "s", turn: "t0" }, line);
     await expect(readCodeHistory(dir, "bales-ipa", "llm")).rejects.toThrow(`${file}:3: not a code record (${problem}); fix or move the line`);
   });
 
-  it("the hand check of a code line agrees with its zod schema", async () => {
+  it("the hand check of a line agrees with the zod schema the artifact registry documents, end lines included", async () => {
+    const full = (extra: object) => JSON.stringify({ session: "s", turn: "t", codebook: "bales-ipa", codebookVersion: "1", coder: "llm", createdAt: "x", ...extra });
     const cases = [
+      '{"end":0}',
+      '{"end":"cut"}',
+      '{"end":"cut","note":1}',
+      '{"end":-1}',
+      '{"end":0.5}',
+      '{"end":"0"}',
+      '{"end":9007199254740993}',
+      '{"end":null}',
+      '{"end":[]}',
+      '{"end":3,"session":"s","turn":"t"}',
+      '{"run":{"codebook":"bales-ipa","codebookVersion":"1","coder":"llm","createdAt":"x","provenance":{}}}',
+      '{"run":{"codebook":"bales-ipa","codebookVersion":"1","coder":"llm","createdAt":"x","provenance":{}},"session":"s","turn":"t"}',
+      '{"run":{"codebook":"bales-ipa"},"session":"s","turn":"t"}',
+      '{"run":null}',
+      full({}),
+      full({ provenance: { a: 1 }, ms: 1.5 }),
+      full({ codebookVersion: 1 }),
+      full({ codes: "x" }),
+      '{"session":"s","turn":"t","codebook":"bales-ipa"}',
+      '{"session":"s","turn":"t","codebook":5}',
+      '{"session":"s","turn":"t","createdAt":"x","ms":1.5}',
+      '{"session":"s","turn":"t","ms":9007199254740993}',
+      "{}",
       '{"session":"s","turn":"t"}',
       '{"session":"s","turn":"t","fingerprint":"f","codes":[],"scores":{},"rationale":"","samples":{"n":1,"agreement":0},"provenance":{},"ms":-3}',
       '{"session":"s","turn":"t","fingerprint":1}',
@@ -213,7 +242,7 @@ describe("a bad line names the file and the line", () => {
     for (const line of cases) {
       await writeFile(file, `${header}\n${line}\n`);
       const read = await readCodeHistory(dir, "bales-ipa", "llm").then(() => true, () => false);
-      expect([line, read]).toEqual([line, codeLineSchema.safeParse(JSON.parse(line)).success]);
+      expect([line, read]).toEqual([line, codesFileLineSchema.safeParse(JSON.parse(line)).success]);
     }
   });
 });
@@ -257,5 +286,109 @@ describe("times", () => {
     await appendCodes(dir, records);
     expect((await readCodeHistory(dir, "bales-ipa", "llm")).map((r) => r.createdAt)).toEqual(records.map((r) => r.createdAt));
     expect((await lines()).filter((l) => "ms" in l).length).toBeGreaterThan(300);
+  });
+});
+
+describe("a crash anywhere in the last run", () => {
+  const runOne = () => [record(1), record(2)];
+  // Lines ending in nested objects (provenance, samples, scores), text with braces and quotes.
+  const runTwo = () => {
+    const records = [
+      record(3, { codebookVersion: "2.0.0", rationale: 'says {"a":1} and "b"', samples: { n: 3, agreement: 0.5 } }),
+      record(4, { codebookVersion: "2.0.0", scores: { warmth: 2, formality: 1 } }),
+      record(5, { codebookVersion: "2.0.0", provenance: { ...runProvenance, requestHashes: ["h5"], rules: { id: ["r4"] } } }),
+    ];
+    delete records[1]!.codes;
+    return records;
+  };
+  const runThree = () => [record(6, { codebookVersion: "3.0.0", provenance: { other: { nested: true } } })];
+
+  it("at every byte: the file reads after the next append and after repair, no record in a wrong run, every whole line kept", { timeout: 120_000 }, async () => {
+    const two = runTwo();
+    await appendCodes(dir, runOne());
+    const before = Buffer.byteLength(await readFile(file, "utf8"));
+    await appendCodes(dir, two);
+    const full = await readFile(file, "utf8");
+    expect(Buffer.byteLength(full)).toBe(full.length); // ASCII: a byte offset is a character offset
+    // The end offset (before its "\n") of each line of the second run: header, code lines, end line.
+    const ends: number[] = [];
+    for (let at = full.indexOf("\n", before); at >= 0; at = full.indexOf("\n", at + 1)) ends.push(at);
+    expect(ends).toHaveLength(two.length + 2);
+
+    for (let cut = before; cut < full.length; cut++) {
+      const text = full.slice(0, cut);
+      const whole = ends.filter((end) => end <= cut).length; // lines of run two that reached the disk whole
+      const kept = two.slice(0, Math.max(0, Math.min(whole - 1, two.length)));
+      const wholeText = whole === 0 ? full.slice(0, before) : full.slice(0, ends[whole - 1]! + 1);
+      const where = `cut at byte ${cut}: ${JSON.stringify(text.slice(Math.max(before, cut - 40)))}`;
+
+      // The next append heals the torn line, closes the run, and adds its own.
+      await writeFile(file, text);
+      await appendCodes(dir, runThree());
+      expect((await readFile(file, "utf8")).startsWith(wholeText), where).toBe(true);
+      expect(await readCodeHistory(dir, "bales-ipa", "llm"), where).toEqual([...runOne(), ...kept, ...runThree()]);
+
+      // `colloquy repair` instead: the same records; an append after it as well.
+      await writeFile(file, text);
+      await repairCodesFile(file);
+      expect((await readFile(file, "utf8")).startsWith(wholeText), where).toBe(true);
+      expect(await readCodeHistory(dir, "bales-ipa", "llm"), where).toEqual([...runOne(), ...kept]);
+      await appendCodes(dir, runThree());
+      expect(await readCodeHistory(dir, "bales-ipa", "llm"), where).toEqual([...runOne(), ...kept, ...runThree()]);
+    }
+  });
+});
+
+describe("lost lines never join a run that is not theirs", () => {
+  const runOne = () => [record(1), record(2)];
+  const runTwo = () => [3, 4].map((i) => record(i, { codebookVersion: "2.0.0", provenance: { ...runProvenance, model: "other" } }));
+
+  it("an end line and the next header both deleted: the read stops at the end line that counts fewer lines", async () => {
+    await appendCodes(dir, runOne());
+    await appendCodes(dir, runTwo());
+    const text = (await readFile(file, "utf8")).split("\n");
+    // Lines: 1 header, 2-3 codes, 4 end, 5 header, 6-7 codes, 8 end.
+    await writeFile(file, [...text.slice(0, 3), ...text.slice(5)].join("\n"));
+    await expect(readCodeHistory(dir, "bales-ipa", "llm")).rejects.toThrow(`${file}:6: not a code record (the run whose header is line 1 ends here after 2 code line(s), but 4 were read`);
+  });
+
+  it("an end line and the next header both damaged: repair closes the run in place of each, and the orphaned lines stop the read", async () => {
+    await appendCodes(dir, runOne());
+    await appendCodes(dir, runTwo());
+    const text = (await readFile(file, "utf8")).split("\n");
+    for (const i of [3, 4]) text[i] = "\u0000".repeat(8) + text[i]!.slice(8);
+    await writeFile(file, text.join("\n"));
+    expect(await repairCodesFile(file)).toMatchObject({ line: 4, fragments: 2, salvaged: 0 });
+    const repaired = await lines();
+    expect(repaired.slice(3, 5)).toEqual([{ end: "cut" }, { end: "cut" }]);
+    await expect(readCodeHistory(dir, "bales-ipa", "llm")).rejects.toThrow(`${file}:6: not a code record (a code line outside a run`);
+  });
+
+  it("torn lines ending in a nested object keep nothing of it (the reviewer's two cases), with and without the codes-file check", async () => {
+    await appendCodes(dir, runOne());
+    const [header, code] = (await readFile(file, "utf8")).split("\n");
+    for (const torn of [header!.slice(0, -1), code!.slice(0, -1)]) {
+      expect(torn.endsWith("}}") || torn.endsWith("]}")).toBe(true);
+      await writeFile(file, `${torn}\n`);
+      expect(await repairCodesFile(file)).toMatchObject({ fragments: 1, salvaged: 0 });
+      expect(await readFile(file, "utf8")).toBe('{"end":"cut"}\n');
+      await writeFile(file, `${torn}\n`);
+      expect(await repairJsonl(file)).toMatchObject({ fragments: 1, salvaged: 0 });
+      expect(await readFile(file, "utf8")).toBe("");
+    }
+  });
+});
+
+describe("a codes file holds one codebook and one coder", () => {
+  beforeEach(() => mkdir(dirname(file), { recursive: true }));
+
+  it.each([
+    [{ run: { codebook: "other", codebookVersion: "1", coder: "llm", createdAt: "x", provenance: {} } }, 'codebook "other" and coder "llm"'],
+    [{ run: { codebook: "bales-ipa", codebookVersion: "1", coder: "rules", createdAt: "x", provenance: {} } }, 'codebook "bales-ipa" and coder "rules"'],
+    [{ session: "s", turn: "t", codebook: "bales-ipa", codebookVersion: "1", coder: "human:alice", createdAt: "x" }, 'codebook "bales-ipa" and coder "human:alice"'],
+  ])("a line naming another one stops the read with file:line: %j", async (line, named) => {
+    await appendCodes(dir, [record(1)]);
+    await appendFile(file, `${JSON.stringify(line)}\n`);
+    await expect(readCodeHistory(dir, "bales-ipa", "llm")).rejects.toThrow(`${file}:4: not a code record (${named}, but this file holds the codes of codebook "bales-ipa" by coder "llm"`);
   });
 });
