@@ -224,7 +224,7 @@ describe("LLM coder through the real SDK", () => {
         const collected = fromReply.codeFromReply(session, t, (h) => replies.get(h))!;
         expect(withoutTime(collected)).toEqual(withoutTime(expected));
         // Every record of a run carries the run's one stamp (stored once in the codes file's run header).
-        stamps.push(...collected.map((o) => (o as { provenance: { createdAt: string } }).provenance.createdAt));
+        stamps.push(...collected.map((o) => (o as unknown as { provenance: { createdAt: string } }).provenance.createdAt));
       }
       expect(new Set(stamps).size).toBe(1);
       stamps.length = 0;
