@@ -25,7 +25,10 @@ export default tseslint.config(
     files: ["src/**/*.ts"],
     ignores: ["src/cli/**"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: [{ group: ["**/cli/*", "../cli/*"], message: "Library code must not import the CLI; put shared logic in src/stages or below." }] }],
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["**/cli/*", "../cli/*"], message: "Library code must not import the CLI; put shared logic in src/stages or below." }] },
+      ],
     },
   },
 );

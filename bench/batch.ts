@@ -45,7 +45,12 @@ async function makeStudy(dir: string): Promise<void> {
           { id: "ava", name: "Ava", kind: "human" },
           { id: "nova", name: "Nova", kind: "ai" },
         ],
-        turns: Array.from({ length: n }, (_, i) => ({ id: turnId(i), index: i, speaker: i % 2 ? "nova" : "ava", text: `${PHRASES[(i * 5 + s) % PHRASES.length]} (${s}.${i})` })),
+        turns: Array.from({ length: n }, (_, i) => ({
+          id: turnId(i),
+          index: i,
+          speaker: i % 2 ? "nova" : "ava",
+          text: `${PHRASES[(i * 5 + s) % PHRASES.length]} (${s}.${i})`,
+        })),
       }),
     );
   }
@@ -55,7 +60,7 @@ async function startServer() {
   const entry = new URL("./code-server.ts", import.meta.url).href;
   const boot = `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
   const worker = new Worker(boot, { eval: true, workerData: { latencyMs: 0 } });
-  const { url } = (await new Promise<{ url: string }>((resolve) => worker.once("message", resolve)));
+  const { url } = await new Promise<{ url: string }>((resolve) => worker.once("message", resolve));
   return { url, close: () => worker.postMessage({ type: "close" }) };
 }
 
@@ -93,8 +98,17 @@ try {
   const fmt = (m: { seconds: number; peakMB: number }) => `${m.seconds.toFixed(1)} s, peak ${m.peakMB.toFixed(0)} MB`;
   console.log(`batch coding of ${TURNS.toLocaleString("en-US")} turns (bales-ipa, ~13 kB prompt each), local test server:`);
   console.log(`  submit  (build + write + upload request files): ${fmt(submit)}   target < 20 s, < 300 MB`);
-  console.log(`  ${submit.out.split("\n").find((l) => l.includes("went to the batch"))?.trim() ?? ""}`);
-  console.log(`  collect (download + response cache + codes):    ${fmt(collect)}   target < 20 s   [${coded ? `coded ${coded[1]}, failed ${coded[2]}` : "no summary"}]`);
+  console.log(
+    `  ${
+      submit.out
+        .split("\n")
+        .find((l) => l.includes("went to the batch"))
+        ?.trim() ?? ""
+    }`,
+  );
+  console.log(
+    `  collect (download + response cache + codes):    ${fmt(collect)}   target < 20 s   [${coded ? `coded ${coded[1]}, failed ${coded[2]}` : "no summary"}]`,
+  );
   console.log(`  baseline: colloquy code --coder rules (offline) on the same turns: ${fmt(rules)}`);
 } finally {
   server.close();

@@ -98,9 +98,7 @@ async function main() {
       for (const s of sessions) await saveSession(dir, s);
     }
     const model = (study: string) =>
-      createChatModel(
-        resolveModelConfig({ env: {}, cli: { baseURL: server.url, model: "bench-model", concurrency: CONCURRENCY }, studyDir: study }),
-      );
+      createChatModel(resolveModelConfig({ env: {}, cli: { baseURL: server.url, model: "bench-model", concurrency: CONCURRENCY }, studyDir: study }));
     const run = async (study: string, extra: { batch?: number; coder?: "llm" | "rules" } = {}) => {
       const loaded = await loadSessions(study);
       const started = performance.now();
@@ -109,7 +107,7 @@ async function main() {
     };
 
     const ideal = (TURNS * LATENCY_MS) / CONCURRENCY;
-    const before = (await server.chatCount());
+    const before = await server.chatCount();
     const cpuBefore = process.cpuUsage();
     const single = await run(studies.single);
     const cpu = process.cpuUsage(cpuBefore);
@@ -128,14 +126,24 @@ async function main() {
 
     const ok = (pass: boolean) => (pass ? "OK" : "MISSED");
     console.log(`colloquy code benchmark: ${TURNS.toLocaleString("en-US")} turns, ${LATENCY_MS} ms latency, concurrency ${CONCURRENCY}`);
-    console.log(`  llm, single:   ${seconds(single.ms)} wall vs ideal ${seconds(ideal)}  ratio ${ratio.toFixed(3)} (target <= 1.10) ${ok(ratio <= 1.1)}  [${single.summary.coded} coded, ${single.summary.failed} failed, ${singleRequests} requests]`);
-    console.log(`                 client CPU ${((cpu.user + cpu.system) / 1000 / TURNS).toFixed(2)} ms per turn; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${os.availableParallelism()} cores`);
-    console.log(`  cached re-run: ${seconds(cached.ms)} (target < 2 s) ${ok(cached.ms < 2000)}  [${cached.summary.coded} coded, ${cached.summary.cached} from cache, ${cachedRequests} requests]`);
+    console.log(
+      `  llm, single:   ${seconds(single.ms)} wall vs ideal ${seconds(ideal)}  ratio ${ratio.toFixed(3)} (target <= 1.10) ${ok(ratio <= 1.1)}  [${single.summary.coded} coded, ${single.summary.failed} failed, ${singleRequests} requests]`,
+    );
+    console.log(
+      `                 client CPU ${((cpu.user + cpu.system) / 1000 / TURNS).toFixed(2)} ms per turn; load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")} on ${os.availableParallelism()} cores`,
+    );
+    console.log(
+      `  cached re-run: ${seconds(cached.ms)} (target < 2 s) ${ok(cached.ms < 2000)}  [${cached.summary.coded} coded, ${cached.summary.cached} from cache, ${cachedRequests} requests]`,
+    );
     console.log(
       `  prompt tokens per coded turn: single ${single.summary.promptTokensPerTurn?.toFixed(0)}, batched (--batch ${BATCH}) ${batched.summary.promptTokensPerTurn?.toFixed(0)}` +
         `  (${(single.summary.promptTokensPerTurn! / batched.summary.promptTokensPerTurn!).toFixed(1)}x fewer; batched run ${seconds(batched.ms)}, ${batched.summary.requests} requests)`,
     );
-    console.log(`  rules coder:   ${Math.round(rules.summary.coded / (rules.ms / 1000)).toLocaleString("en-US")} turns/s (${rules.summary.coded} turns in ${seconds(rules.ms)})`);
+    console.log(
+      `  rules coder:   ${Math.round(rules.summary.coded / (rules.ms / 1000)).toLocaleString("en-US")} turns/s (${rules.summary.coded} turns in ${seconds(rules.ms)})`,
+    );
   } finally {
     await server.close();
     await rm(root, { recursive: true, force: true });

@@ -53,7 +53,10 @@ async function oldReader(path: string): Promise<CodeRecord[]> {
 }
 
 async function parseOnly(path: string): Promise<unknown[]> {
-  return (await readFile(path, "utf8")).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as unknown);
+  return (await readFile(path, "utf8"))
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as unknown);
 }
 
 try {
@@ -93,11 +96,25 @@ try {
   const rows: string[][] = [["figure", "full records (before)", "compact (now)", "compact / full"]];
   const mb = (b: number) => `${(b / 2 ** 20).toFixed(1)} MB`;
   rows.push(["codes/ size [measurement]", mb(oldBytes), mb(compactBytes), `${((compactBytes / oldBytes) * 100).toFixed(0)}%`]);
-  rows.push(["codes/ : sessions/ (" + mb(sessionsBytes) + ")", `${(oldBytes / sessionsBytes).toFixed(2)}x`, `${(compactBytes / sessionsBytes).toFixed(2)}x`, "-"]);
+  rows.push([
+    "codes/ : sessions/ (" + mb(sessionsBytes) + ")",
+    `${(oldBytes / sessionsBytes).toFixed(2)}x`,
+    `${(compactBytes / sessionsBytes).toFixed(2)}x`,
+    "-",
+  ]);
   // The machine is shared: each round times every reader once, in turn, and each keeps its best
   // round, so all of them are measured under the same load.
-  const readers = { parseOld: [parseOnly, "old"], parseNew: [parseOnly, "compact"], zod: [oldReader, "old"], storeOld: [store, "old"], storeNew: [store, "compact"] } as const;
-  const timed = Object.fromEntries(Object.keys(readers).map((k) => [k, { seconds: Infinity, records: 0 }])) as Record<keyof typeof readers, { seconds: number; records: number }>;
+  const readers = {
+    parseOld: [parseOnly, "old"],
+    parseNew: [parseOnly, "compact"],
+    zod: [oldReader, "old"],
+    storeOld: [store, "old"],
+    storeNew: [store, "compact"],
+  } as const;
+  const timed = Object.fromEntries(Object.keys(readers).map((k) => [k, { seconds: Infinity, records: 0 }])) as Record<
+    keyof typeof readers,
+    { seconds: number; records: number }
+  >;
   for (let round = 0; round < 6; round++) {
     for (const [name, [read, which]] of Object.entries(readers) as [keyof typeof readers, (typeof readers)[keyof typeof readers]][]) {
       const t = performance.now();
@@ -111,7 +128,12 @@ try {
   const s = (x: number) => `${x.toFixed(3)} s`;
   rows.push([`JSON.parse only, ${parseOld.records} lines / ${parseNew.records} lines [baseline]`, s(parseOld.seconds), s(parseNew.seconds), "-"]);
   rows.push([`old reader: JSON.parse + zod per record [BASELINE]`, s(zod.seconds), "- (cannot read it)", "-"]);
-  rows.push([`readCodeHistory, ${storeNew.records} records [measurement]`, `${s(storeOld.seconds)} (${(storeOld.seconds / parseOld.seconds).toFixed(2)}x parse)`, `${s(storeNew.seconds)} (${(storeNew.seconds / parseNew.seconds).toFixed(2)}x parse)`, "-"]);
+  rows.push([
+    `readCodeHistory, ${storeNew.records} records [measurement]`,
+    `${s(storeOld.seconds)} (${(storeOld.seconds / parseOld.seconds).toFixed(2)}x parse)`,
+    `${s(storeNew.seconds)} (${(storeNew.seconds / parseNew.seconds).toFixed(2)}x parse)`,
+    "-",
+  ]);
   rows.push(["readCodeHistory (compact) vs old reader (full) [speed-up]", "-", `${(zod.seconds / storeNew.seconds).toFixed(1)}x faster`, "-"]);
 
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -135,7 +157,13 @@ try {
     rows.push(["heap held by every record, least of 3 [measurement]", `${heapOld.toFixed(0)} MB (old reader)`, `${heapNew.toFixed(0)} MB`, "-"]);
   }
   const widths = rows[0]!.map((_c, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
+  for (const r of rows)
+    console.log(
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd(),
+    );
 } finally {
   await rm(tmp, { recursive: true, force: true });
 }

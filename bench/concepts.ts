@@ -17,12 +17,14 @@ const BASELINE_TURNS = Math.min(TURNS, 800); // the baseline is slow; time it on
 
 // A conversational corpus: fillers, backchannels, questions, noun compounds, plural/possessive
 // forms and noun-or-verb words, from a seeded generator so every run measures the same text.
-const nouns = ("garden robot budget app panel kid sister council lane machine bin museum bus podcast teacher " +
+const nouns = (
+  "garden robot budget app panel kid sister council lane machine bin museum bus podcast teacher " +
   "student school library park bike tree flower river bridge market farmer kitchen recipe menu restaurant " +
   "city street car train station ticket price customer product feature design plan idea prototype sketch " +
   "poster video game toy phone screen battery charger camera photo story book chapter song music festival " +
   "neighbour family child parent dog cat bird water energy sun roof window door wall floor table chair " +
-  "cup coffee tea breakfast lunch dinner team project meeting deadline email message website user account").split(" ");
+  "cup coffee tea breakfast lunch dinner team project meeting deadline email message website user account"
+).split(" ");
 const plural = (n: string) => (n === "child" ? "children" : /(s|sh|ch|x)$/.test(n) ? `${n}es` : /[^aeiou]y$/.test(n) ? `${n.slice(0, -1)}ies` : `${n}s`);
 const adjectives = "new old big small green cheap local shared public smart quiet bright simple".split(" ");
 const verbs = "could use|might replace|should include|would love|needs|helps|reminds me of|works with|improves|could water|might design|could plan".split("|");
@@ -97,7 +99,9 @@ prefix.forEach((turn, i) => {
 
 const row = (name: string, turns: number, b: number, s: number) =>
   `${name.padEnd(44)} ${(b / 1e6 / s).toFixed(3).padStart(8)} MB/s ${(turns / s).toFixed(0).padStart(9)} turns/s   (${turns} turns, ${(b / 1e6).toFixed(2)} MB, ${s.toFixed(2)} s)`;
-console.log(`Concept extraction on a generated conversational corpus (one core, ${process.version}, load average ${loadavg()[0].toFixed(1)} on 2 cores: figures scale down with contention, the ratio much less)`);
+console.log(
+  `Concept extraction on a generated conversational corpus (one core, ${process.version}, load average ${loadavg()[0].toFixed(1)} on 2 cores: figures scale down with contention, the ratio much less)`,
+);
 console.log(row("baseline: compromise nlp(text).nouns()", prefix.length, bytes(prefix), base.seconds));
 console.log(row("baseline nouns() reduced to concepts", prefix.length, bytes(prefix), baseConcepts.seconds));
 console.log(row("colloquy extractor (cold cache included)", corpus.length, bytes(corpus), fast.seconds));
@@ -106,7 +110,9 @@ const speedup = bytes(corpus) / fast.seconds / (bytes(prefix) / base.seconds);
 const mbps = bytes(corpus) / 1e6 / fast.seconds;
 console.log(
   `speed-up vs nouns() (cold cache included): ${speedup.toFixed(1)}x; target >= 1 MB/s: ${mbps >= 1 ? "met" : "not met"} at this load` +
-    (mbps < 1 ? ` (the baseline runs at ${((bytes(prefix) / 1e6 / base.seconds / 0.1) * 100).toFixed(0)}% of its idle-machine 0.1 MB/s; at the same speed-up an idle core would give ~${(speedup * 0.1).toFixed(1)} MB/s)` : ""),
+    (mbps < 1
+      ? ` (the baseline runs at ${((bytes(prefix) / 1e6 / base.seconds / 0.1) * 100).toFixed(0)}% of its idle-machine 0.1 MB/s; at the same speed-up an idle core would give ~${(speedup * 0.1).toFixed(1)} MB/s)`
+      : ""),
 );
 const dice = (2 * both) / (2 * both + onlyBase + onlyFast);
 console.log(

@@ -79,7 +79,10 @@ const { startServer } = await import("../src/report/server.js");
 const { launchBrowser } = await import("../test/web/browser.js");
 const { views } = await import("../web/views/index.js");
 
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 if (sizes.length === 0) sizes.push(100_000, 300_000);
 const REPEATS = 3;
 const viewIds = views.map((v) => v.id);
@@ -121,7 +124,8 @@ try {
       const sessions = await loadSessions(dir);
       const codes: unknown[] = [];
       // A loop, not push(...records): spreading 300,000 records overflows the call stack.
-      for (const [codebook, coders] of Object.entries(await listCoders(dir))) for (const coder of coders) for (const r of await readCodes(dir, codebook, coder)) codes.push(r);
+      for (const [codebook, coders] of Object.entries(await listCoders(dir)))
+        for (const coder of coders) for (const r of await readCodes(dir, codebook, coder)) codes.push(r);
       await writeFile(join(dir, "baseline.json"), JSON.stringify({ sessions, codes }));
       const baseline = performance.now() - t;
       sessions.length = 0;
@@ -129,17 +133,27 @@ try {
       await rm(join(dir, "baseline.json"));
 
       const plain = await child(["--build-child", dir]);
-      console.log(`build (sessions + codes):     ${fmt(plain.ms)} (shape ${fmt(plain.timings!.shape)}, write ${fmt(plain.timings!.write)}), peak RSS ${mb(plain.peakRss)} (${mb(plain.peakRss - idle.peakRss)} above idle)`);
-      console.log(`  baseline:                   ${fmt(baseline)} to read the study and write it back as one JSON file (build / baseline ${(plain.ms / baseline).toFixed(2)})`);
+      console.log(
+        `build (sessions + codes):     ${fmt(plain.ms)} (shape ${fmt(plain.timings!.shape)}, write ${fmt(plain.timings!.write)}), peak RSS ${mb(plain.peakRss)} (${mb(plain.peakRss - idle.peakRss)} above idle)`,
+      );
+      console.log(
+        `  baseline:                   ${fmt(baseline)} to read the study and write it back as one JSON file (build / baseline ${(plain.ms / baseline).toFixed(2)})`,
+      );
 
       const analysis = await addLargeStudyAnalysis(dir);
       console.log(
         `analysis files (real agree, concepts, topics): ${fmt(analysis.ms)}; ${analysis.firstMentions.toLocaleString("en")} first mentions, ${analysis.topicNodes.toLocaleString("en")} topic nodes, ` +
-          `${analysis.disagreements.toLocaleString("en")} disagreements; ${Object.entries(analysis.bytes).map(([f, b]) => `${f} ${mb(b)}`).join(", ")}`,
+          `${analysis.disagreements.toLocaleString("en")} disagreements; ${Object.entries(analysis.bytes)
+            .map(([f, b]) => `${f} ${mb(b)}`)
+            .join(", ")}`,
       );
       const full = await child(["--build-child", dir]);
-      console.log(`build (with analysis files):  ${fmt(full.ms)} (shape ${fmt(full.timings!.shape)}, write ${fmt(full.timings!.write)}), peak RSS ${mb(full.peakRss)} (${mb(full.peakRss - idle.peakRss)} above idle)`);
-      console.log(`bundle size:                  app ${(full.bytes!.app / 1024).toFixed(0)} KB, data ${mb(full.bytes!.data)}, session chunks ${mb(full.bytes!.chunks)} in ${full.files!.chunks} files`);
+      console.log(
+        `build (with analysis files):  ${fmt(full.ms)} (shape ${fmt(full.timings!.shape)}, write ${fmt(full.timings!.write)}), peak RSS ${mb(full.peakRss)} (${mb(full.peakRss - idle.peakRss)} above idle)`,
+      );
+      console.log(
+        `bundle size:                  app ${(full.bytes!.app / 1024).toFixed(0)} KB, data ${mb(full.bytes!.data)}, session chunks ${mb(full.bytes!.chunks)} in ${full.files!.chunks} files`,
+      );
 
       const server = await startServer(join(dir, "site"), { port: 0 });
       const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });

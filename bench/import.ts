@@ -45,8 +45,10 @@ const SELF = fileURLToPath(import.meta.url);
 
 // ---------------------------------------------------------------- corpus generation
 
-const WORDS = ("the a we should could budget venue agenda draft idea plan think agree maybe next week offsite team client design blue logo font " +
-  "schedule ship launch review QA notes risk cost café naïve résumé 日本語 emoji 🙂 data model agent human turn time because however also").split(" ");
+const WORDS = (
+  "the a we should could budget venue agenda draft idea plan think agree maybe next week offsite team client design blue logo font " +
+  "schedule ship launch review QA notes risk cost café naïve résumé 日本語 emoji 🙂 data model agent human turn time because however also"
+).split(" ");
 const PEOPLE = [
   { name: "Aisha Khan", role: "Client", ai: false },
   { name: "Product Manager", role: "AI Agent", ai: true },
@@ -72,7 +74,7 @@ function* turns(n: number, seed = 1): Generator<Gen> {
     const words = 6 + Math.floor(r() * 20);
     let text = "";
     for (let w = 0; w < words; w++) text += (w ? " " : "") + WORDS[Math.floor(r() * WORDS.length)];
-    if (r() < 0.15) text += "\nand, \"quoted\"; more " + WORDS[Math.floor(r() * WORDS.length)];
+    if (r() < 0.15) text += '\nand, "quoted"; more ' + WORDS[Math.floor(r() * WORDS.length)];
     // ~0.3 s per turn on average keeps 1M turns under 100 hours, so hh:mm:ss stays two-digit.
     if (r() < 0.3) t += 1;
     yield { person: PEOPLE[Math.floor(r() * PEOPLE.length)], text, t };
@@ -136,7 +138,9 @@ const FORMATS: Record<string, { ext: string; write: (out: (s: string) => void, n
       // Android, day-first, 24-hour: one message per generated turn, a new day every 86,400 s.
       for (const g of turns(n, seed)) {
         const day = new Date(Date.UTC(2024, 0, 1) + Math.floor(g.t) * 1000);
-        out(`${pad(day.getUTCDate())}/${pad(day.getUTCMonth() + 1)}/${day.getUTCFullYear()}, ${pad(day.getUTCHours())}:${pad(day.getUTCMinutes())} - ${g.person.name}: ${g.text}\n`);
+        out(
+          `${pad(day.getUTCDate())}/${pad(day.getUTCMonth() + 1)}/${day.getUTCFullYear()}, ${pad(day.getUTCHours())}:${pad(day.getUTCMinutes())} - ${g.person.name}: ${g.text}\n`,
+        );
       }
     },
   },
@@ -169,7 +173,14 @@ const FORMATS: Record<string, { ext: string; write: (out: (s: string) => void, n
           id: `bench-${s++}`,
           metadata: { condition: "bench", run: String(s) },
           participants: PEOPLE.map((p, i) => ({ id: `p${i}`, name: p.name, role: p.role, kind: p.ai ? "ai" : "human" })),
-          turns: batch.map((g, i) => ({ id: `t${String(i).padStart(4, "0")}`, index: i, speaker: ids.get(g.person.name), text: g.text, start: g.t, type: "message" })),
+          turns: batch.map((g, i) => ({
+            id: `t${String(i).padStart(4, "0")}`,
+            index: i,
+            speaker: ids.get(g.person.name),
+            text: g.text,
+            start: g.t,
+            type: "message",
+          })),
         };
         out(JSON.stringify(session) + "\n");
         batch = [];
@@ -251,7 +262,10 @@ interface Measure {
 
 async function child(mode: string, format: string, path: string, study?: string): Promise<void> {
   // The CLI is loaded before the clock starts, in "idle-cli" too, so module memory cancels out.
-  const cli = mode === "corpus" || mode === "idle-cli" ? { ...(await import("../src/cli/main.js")), ...(await import("../src/cli/io.js")), ...(await import("../src/util/reporter.js")) } : undefined;
+  const cli =
+    mode === "corpus" || mode === "idle-cli"
+      ? { ...(await import("../src/cli/main.js")), ...(await import("../src/cli/io.js")), ...(await import("../src/util/reporter.js")) }
+      : undefined;
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   const heap0 = process.memoryUsage().heapUsed;
@@ -268,8 +282,14 @@ async function child(mode: string, format: string, path: string, study?: string)
       // per-file stream, validation and atomic saves. Only the summary line is kept.
       let summary = "";
       let errors = "";
-      const io = { out: (t: string) => void (t.startsWith("Imported ") ? (summary = t) : undefined), err: (t: string) => void (errors += t), reporter: () => cli!.silentReporter };
-      const code = await cli!.withIo(io, () => cli!.main(["node", "colloquy", "import", ...path.split(delimiter), "--study", study!, "--path-pattern", "{condition}/*"]));
+      const io = {
+        out: (t: string) => void (t.startsWith("Imported ") ? (summary = t) : undefined),
+        err: (t: string) => void (errors += t),
+        reporter: () => cli!.silentReporter,
+      };
+      const code = await cli!.withIo(io, () =>
+        cli!.main(["node", "colloquy", "import", ...path.split(delimiter), "--study", study!, "--path-pattern", "{condition}/*"]),
+      );
       const m = /Imported (\d+) session\(s\), (\d+) turns/.exec(summary);
       if (code !== 0 || !m) throw new Error(`colloquy import exited ${code}: ${errors.trim() || summary}`);
       sessions = Number(m[1]);
@@ -284,7 +304,13 @@ async function child(mode: string, format: string, path: string, study?: string)
       keep = await readFile(path, "utf8");
     } else if (mode === "JSON.parse") {
       const text = await readFile(path, "utf8");
-      keep = format === "native" ? text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as unknown) : JSON.parse(text);
+      keep =
+        format === "native"
+          ? text
+              .split("\n")
+              .filter(Boolean)
+              .map((l) => JSON.parse(l) as unknown)
+          : JSON.parse(text);
     } else if (mode === "Papa.parse") {
       keep = Papa.parse(await readFile(path, "utf8"), { header: true, skipEmptyLines: true }).data;
     } else if (mode === "stream") {
@@ -325,11 +351,21 @@ async function child(mode: string, format: string, path: string, study?: string)
 function measure(mode: string, format: string, path: string, study?: string, flags: string[] = []): Measure {
   // --expose-gc only lets the corpus child measure what it retained once it is done (after maxRSS is read).
   const heap = mode.startsWith("corpus") || mode === "idle-cli" ? ["--expose-gc"] : ["--max-old-space-size=8192"];
-  const run = spawnSync(process.execPath, [...process.execArgv, ...heap, ...flags, SELF, "--child", mode, format, path, ...(study ? [study] : [])], { encoding: "utf8", maxBuffer: 1 << 20 });
+  const run = spawnSync(process.execPath, [...process.execArgv, ...heap, ...flags, SELF, "--child", mode, format, path, ...(study ? [study] : [])], {
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+  });
   try {
     return JSON.parse(run.stdout) as Measure;
   } catch {
-    return { seconds: 0, cpu: 0, turns: 0, maxRssMB: 0, heapMB: 0, error: (run.stderr || run.stdout || `exit ${run.status}`).trim().split("\n").slice(-3).join(" ") };
+    return {
+      seconds: 0,
+      cpu: 0,
+      turns: 0,
+      maxRssMB: 0,
+      heapMB: 0,
+      error: (run.stderr || run.stdout || `exit ${run.status}`).trim().split("\n").slice(-3).join(" "),
+    };
   }
 }
 
@@ -367,13 +403,34 @@ interface Verdict {
 
 async function corpusSection(dir: string, n: number, perFile: number, formats: string[], verdicts: Verdict[]): Promise<void> {
   const files = Math.ceil(n / perFile);
-  console.log(`\n== Corpus: ${n.toLocaleString("en")} turns per format as ${files.toLocaleString("en")} files of ${perFile.toLocaleString("en")} turns, imported as one folder by \`colloquy import\` into a fresh study`);
+  console.log(
+    `\n== Corpus: ${n.toLocaleString("en")} turns per format as ${files.toLocaleString("en")} files of ${perFile.toLocaleString("en")} turns, imported as one folder by \`colloquy import\` into a fresh study`,
+  );
   console.log(`   peak = maxRSS of the importing child minus an idle child that loaded the CLI; target: peak <= ${MEMORY_SHARE * 100}% of the input`);
   const idleCli = measure("idle-cli", "-", SELF);
   const idle = measure("idle", "-", SELF);
   console.log(`   live = heap retained after the import (forced GC); peak ${SUBSET * 100}% = peak importing ${SUBSET * 100}% of the files (same command): flat means memory does not grow with the corpus;
    peak ${CAP_MB}M heap = the whole corpus again with node --max-old-space-size=${CAP_MB} (ERROR = it needed more)`);
-  const header = ["format", "files", "input MB", "sessions", "turns", "wall s", "cpu s", "MB/s", "peak MB", "peak/input", "live MB", `peak ${SUBSET * 100}%`, `peak ${CAP_MB}M heap`, "| readline", "MB/s", "peak MB", "| target", "peak"];
+  const header = [
+    "format",
+    "files",
+    "input MB",
+    "sessions",
+    "turns",
+    "wall s",
+    "cpu s",
+    "MB/s",
+    "peak MB",
+    "peak/input",
+    "live MB",
+    `peak ${SUBSET * 100}%`,
+    `peak ${CAP_MB}M heap`,
+    "| readline",
+    "MB/s",
+    "peak MB",
+    "| target",
+    "peak",
+  ];
   const table = new Table(header, [0, 13, 16]);
   for (const format of formats) {
     if (!FORMATS[format]) throw new Error(`unknown format ${format}; known: ${Object.keys(FORMATS).join(", ")}`);
@@ -402,12 +459,39 @@ async function corpusSection(dir: string, n: number, perFile: number, formats: s
     const bounded = complete && !capped.error && capped.turns === n && (imp.liveMB ?? Infinity) <= LIVE_LIMIT_MB;
     verdicts.push({
       target: `corpus ${format}: memory does not grow with the corpus (nothing retained per file: live <= ${LIVE_LIMIT_MB} MB after the import; completes with the heap capped at ${CAP_MB} MB)`,
-      figure: capped.error ? `capped run failed: ${capped.error}` : `live ${fmt(imp.liveMB ?? NaN, 1)} MB; capped peak ${fmt(capped.maxRssMB - idleCli.maxRssMB, 0)} MB (${capped.turns.toLocaleString("en")} turns)`,
+      figure: capped.error
+        ? `capped run failed: ${capped.error}`
+        : `live ${fmt(imp.liveMB ?? NaN, 1)} MB; capped peak ${fmt(capped.maxRssMB - idleCli.maxRssMB, 0)} MB (${capped.turns.toLocaleString("en")} turns)`,
       pass: bounded,
     });
-    verdicts.push({ target: `corpus ${format}: peak memory <= ${MEMORY_SHARE * 100}% of input`, figure: imp.error ? `error: ${imp.error}` : `${fmt(peak, 0)} MB of ${fmt(mb, 0)} MB (${fmt((100 * peak) / mb, 0)}%)${complete ? "" : `; imported ${imp.turns} of ${n} turns`}`, pass });
+    verdicts.push({
+      target: `corpus ${format}: peak memory <= ${MEMORY_SHARE * 100}% of input`,
+      figure: imp.error
+        ? `error: ${imp.error}`
+        : `${fmt(peak, 0)} MB of ${fmt(mb, 0)} MB (${fmt((100 * peak) / mb, 0)}%)${complete ? "" : `; imported ${imp.turns} of ${n} turns`}`,
+      pass,
+    });
     if (capped.error) console.log(`   ${format} with --max-old-space-size=${CAP_MB}: ${capped.error}`);
-    table.row([format, String(corpus.files), fmt(mb), String(imp.sessions ?? "-"), imp.turns.toLocaleString("en"), fmt(imp.seconds, 1), fmt(imp.cpu, 1), fmt(mb / imp.cpu), fmt(peak, 0), `${fmt((100 * peak) / mb, 0)}%`, fmt(imp.liveMB ?? NaN, 0), fmt(part.maxRssMB - idleCli.maxRssMB, 0), capped.error ? "ERROR" : fmt(capped.maxRssMB - idleCli.maxRssMB, 0), "| readline", fmt(mb / base.cpu, 0), fmt(basePeak, 0), `| <= ${MEMORY_SHARE * 100}%`, pass ? "PASS" : "FAIL"]);
+    table.row([
+      format,
+      String(corpus.files),
+      fmt(mb),
+      String(imp.sessions ?? "-"),
+      imp.turns.toLocaleString("en"),
+      fmt(imp.seconds, 1),
+      fmt(imp.cpu, 1),
+      fmt(mb / imp.cpu),
+      fmt(peak, 0),
+      `${fmt((100 * peak) / mb, 0)}%`,
+      fmt(imp.liveMB ?? NaN, 0),
+      fmt(part.maxRssMB - idleCli.maxRssMB, 0),
+      capped.error ? "ERROR" : fmt(capped.maxRssMB - idleCli.maxRssMB, 0),
+      "| readline",
+      fmt(mb / base.cpu, 0),
+      fmt(basePeak, 0),
+      `| <= ${MEMORY_SHARE * 100}%`,
+      pass ? "PASS" : "FAIL",
+    ]);
     if (imp.error) console.log(`   ${format}: ${imp.error}`);
     if (!process.argv.includes("--keep")) await rm(corpus.folder, { recursive: true, force: true });
     else console.log(`   kept ${relative(process.cwd(), corpus.folder)}`);
@@ -421,7 +505,24 @@ async function singleSection(dir: string, n: number, formats: string[], verdicts
   console.log(`   MB/s = input MB per CPU second of the child; peak = child's maxRSS minus an idle child's; heap = heap still used by the parse`);
   const idle = measure("idle", "csv", SELF);
   const idleCli = measure("idle-cli", "csv", SELF);
-  const header = ["format", "input MB", "turns", "command s", "cpu s", "MB/s", "peak MB", "| importer parse", "MB/s", "peak MB", "heap MB", "| plain parser", "MB/s", "readFile", "| target", "result"];
+  const header = [
+    "format",
+    "input MB",
+    "turns",
+    "command s",
+    "cpu s",
+    "MB/s",
+    "peak MB",
+    "| importer parse",
+    "MB/s",
+    "peak MB",
+    "heap MB",
+    "| plain parser",
+    "MB/s",
+    "readFile",
+    "| target",
+    "result",
+  ];
   const table = new Table(header, [0, 7, 11, 14]);
   for (const format of formats) {
     if (!FORMATS[format]) throw new Error(`unknown format ${format}; known: ${Object.keys(FORMATS).join(", ")}`);
@@ -444,20 +545,53 @@ async function singleSection(dir: string, n: number, formats: string[], verdicts
       target = `>= ${SPEED_TARGET} MB/s`;
       const pass = !cmd.error && speed >= SPEED_TARGET;
       result = pass ? "PASS" : "FAIL";
-      verdicts.push({ target: `single ${format}: colloquy import >= ${SPEED_TARGET} MB/s per CPU second`, figure: cmd.error ? `error: ${cmd.error}` : `${fmt(speed)} MB/s (importer parse alone ${fmt(mb / imp.cpu)} MB/s)`, pass });
+      verdicts.push({
+        target: `single ${format}: colloquy import >= ${SPEED_TARGET} MB/s per CPU second`,
+        figure: cmd.error ? `error: ${cmd.error}` : `${fmt(speed)} MB/s (importer parse alone ${fmt(mb / imp.cpu)} MB/s)`,
+        pass,
+      });
     }
     table.row([
-      format, fmt(mb), (cmd.turns || imp.turns).toLocaleString("en"), fmt(cmd.seconds, 2), fmt(cmd.cpu, 2), fmt(speed), fmt(cmd.maxRssMB - idleCli.maxRssMB, 0),
-      "|", fmt(mb / imp.cpu), fmt(peak, 0), fmt(imp.heapMB, 0),
-      `| ${baseName}`, fmt(mb / base.cpu, 0), fmt(mb / read.cpu, 0),
-      `| ${target}`, result,
+      format,
+      fmt(mb),
+      (cmd.turns || imp.turns).toLocaleString("en"),
+      fmt(cmd.seconds, 2),
+      fmt(cmd.cpu, 2),
+      fmt(speed),
+      fmt(cmd.maxRssMB - idleCli.maxRssMB, 0),
+      "|",
+      fmt(mb / imp.cpu),
+      fmt(peak, 0),
+      fmt(imp.heapMB, 0),
+      `| ${baseName}`,
+      fmt(mb / base.cpu, 0),
+      fmt(mb / read.cpu, 0),
+      `| ${target}`,
+      result,
     ]);
     if (cmd.error) console.log(`   ${format} (command): ${cmd.error}`);
     if (format === "native") {
       // Streaming (sessions consumed one at a time) on the same file.
       const st = measure("stream", format, path);
       const stPeak = st.maxRssMB - idle.maxRssMB;
-      table.row(["native stream parse", fmt(mb), st.turns.toLocaleString("en"), "", "", "", "", "|", fmt(mb / st.cpu), fmt(stPeak, 0), fmt(st.heapMB, 0), "| (same)", "", "", "| (memory)", st.error ? "ERROR" : "-"]);
+      table.row([
+        "native stream parse",
+        fmt(mb),
+        st.turns.toLocaleString("en"),
+        "",
+        "",
+        "",
+        "",
+        "|",
+        fmt(mb / st.cpu),
+        fmt(stPeak, 0),
+        fmt(st.heapMB, 0),
+        "| (same)",
+        "",
+        "",
+        "| (memory)",
+        st.error ? "ERROR" : "-",
+      ]);
       if (st.error) console.log(`   native stream: ${st.error}`);
     }
     if (imp.error) console.log(`   ${format}: ${imp.error}`);

@@ -25,7 +25,11 @@ try {
   console.log(`study: ${TURNS.toLocaleString("en-US")} turns, ${humanTurns.toLocaleString("en-US")} coded by human:alice (generation not timed)`);
   const time = (label: string, args: string[]) => {
     const t = performance.now();
-    const run = spawnSync(process.execPath, [join(ROOT, "bin/colloquy.js"), "code", dir, "--codebook", "bales-ipa", ...args, "--json"], { encoding: "utf8", env: { ...process.env, CI: "true" }, maxBuffer: 1 << 28 });
+    const run = spawnSync(process.execPath, [join(ROOT, "bin/colloquy.js"), "code", dir, "--codebook", "bales-ipa", ...args, "--json"], {
+      encoding: "utf8",
+      env: { ...process.env, CI: "true" },
+      maxBuffer: 1 << 28,
+    });
     const seconds = (performance.now() - t) / 1000;
     if (run.status !== 0) throw new Error(`${label} exited ${run.status}: ${run.stderr.slice(-2000)}`);
     const [job] = JSON.parse(run.stdout).jobs;
@@ -35,7 +39,9 @@ try {
   const learned = time("learned", ["--coder", "learned", "--train", "human:alice"]);
   const rate = (n: number, s: number) => `${Math.round(n / s).toLocaleString("en-US")} turns/s`;
   console.log(`BASELINE rules coder:   ${rules.seconds.toFixed(1)} s end to end, ${rules.job.coded} turns coded (${rate(rules.job.coded, rules.seconds)})`);
-  console.log(`MEASURED learned coder: ${learned.seconds.toFixed(1)} s end to end (training on ${learned.job.learned.trainingSize} turns with 5-fold validation, then coding), ${learned.job.coded} turns coded (${rate(learned.job.coded, learned.seconds)}); target < 30 s at 100,000 turns: ${TURNS >= 100_000 ? (learned.seconds < 30 ? "PASS" : "FAIL") : "n/a at this size"}`);
+  console.log(
+    `MEASURED learned coder: ${learned.seconds.toFixed(1)} s end to end (training on ${learned.job.learned.trainingSize} turns with 5-fold validation, then coding), ${learned.job.coded} turns coded (${rate(learned.job.coded, learned.seconds)}); target < 30 s at 100,000 turns: ${TURNS >= 100_000 ? (learned.seconds < 30 ? "PASS" : "FAIL") : "n/a at this size"}`,
+  );
   console.log(`ratio learned / rules: ${(learned.seconds / rules.seconds).toFixed(2)}`);
 } finally {
   await rm(dir, { recursive: true, force: true });

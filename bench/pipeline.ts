@@ -32,7 +32,12 @@ const TURNS = Number(args.find((a) => /^\d+$/.test(a)) ?? 100_000);
 const KEEP = args.includes("--keep");
 const TARGET = { noop: 0.05, addOne: 0.1, buildMB: 300 };
 
-interface Measure { seconds: number; cpu: number; peakMB: number; stages: string }
+interface Measure {
+  seconds: number;
+  cpu: number;
+  peakMB: number;
+  stages: string;
+}
 
 /** Newest mtime (ms) under a folder. */
 async function newest(dir: string): Promise<number> {
@@ -48,8 +53,14 @@ async function newest(dir: string): Promise<number> {
  * concurrently, so a build can fail transiently: wait and retry rather than time stale code.
  */
 async function ensureBuilt(): Promise<void> {
-  const built = await stat(join(ROOT, "dist/src/cli/main.js")).then((s) => s.mtimeMs, () => 0);
-  const bundled = await stat(join(ROOT, "dist/web/app.js")).then((s) => s.mtimeMs, () => 0);
+  const built = await stat(join(ROOT, "dist/src/cli/main.js")).then(
+    (s) => s.mtimeMs,
+    () => 0,
+  );
+  const bundled = await stat(join(ROOT, "dist/web/app.js")).then(
+    (s) => s.mtimeMs,
+    () => 0,
+  );
   if ((await newest(join(ROOT, "src"))) < built && (await newest(join(ROOT, "web"))) < bundled) return;
   for (let attempt = 1; attempt <= 10; attempt++) {
     console.log(`dist/ is older than src/ or web/: npm run build (attempt ${attempt})`);
@@ -70,7 +81,8 @@ async function cli(argv: string[], label: string): Promise<Measure> {
   const preload = pathToFileURL(join(ROOT, "bench/support/peak-rss.mjs")).href;
   const t0 = performance.now();
   const child = spawn(process.execPath, ["--import", preload, join(ROOT, "bin/colloquy.js"), ...argv], {
-    cwd: ROOT, env: { ...process.env, CI: "true", COLLOQUY_BENCH_RSS_FILE: rssFile },
+    cwd: ROOT,
+    env: { ...process.env, CI: "true", COLLOQUY_BENCH_RSS_FILE: rssFile },
   });
   const lines: { at: number; text: string }[] = [];
   for (const stream of [child.stdout, child.stderr]) {
@@ -78,7 +90,13 @@ async function cli(argv: string[], label: string): Promise<Measure> {
   }
   const status = await new Promise<number | null>((done) => child.on("close", done));
   const seconds = (performance.now() - t0) / 1000;
-  if (status !== 0) throw new Error(`${label}: colloquy ${argv.join(" ")} exited ${status}\n${lines.slice(-15).map((l) => l.text).join("\n")}`);
+  if (status !== 0)
+    throw new Error(
+      `${label}: colloquy ${argv.join(" ")} exited ${status}\n${lines
+        .slice(-15)
+        .map((l) => l.text)
+        .join("\n")}`,
+    );
   // The preload writes synchronously at exit, so the file is complete once the child has closed.
   const usage = JSON.parse(readFileSync(rssFile, "utf8")) as { maxRSS: number; user: number; system: number };
   const parts: string[] = [];
@@ -137,7 +155,9 @@ try {
   const t = performance.now();
   const study = await writePipelineStudy(dir, TURNS);
   console.log(`commit ${head}${dirty ? " + uncommitted changes in src/ or web/" : ""}; study ${dir}`);
-  console.log(`generated ${TURNS} turns: ${study.sessions} sessions x 100 turns, ${CONDITIONS.length} conditions, ${study.humanTurns} turns coded by human:alice and human:bob (${s((performance.now() - t) / 1000)}, not timed)\n`);
+  console.log(
+    `generated ${TURNS} turns: ${study.sessions} sessions x 100 turns, ${CONDITIONS.length} conditions, ${study.humanTurns} turns coded by human:alice and human:bob (${s((performance.now() - t) / 1000)}, not timed)\n`,
+  );
 
   const startup = await cli(["--version"], "startup");
   const full = await cli(["study", dir], "full run");
@@ -162,24 +182,54 @@ try {
   // Verdicts use wall time (what a researcher waits); the CPU ratio is printed beside it because
   // wall time on a shared 2-core machine also counts other processes' load.
   const ratioRow = (figure: string, m: Measure, target: number): string[] => [
-    figure, `${s(m.seconds)} wall, ${s(m.cpu)} CPU`, `(a) full run ${s(full.seconds)} wall, ${s(full.cpu)} CPU`,
-    `${pct(m.seconds / full.seconds)} (CPU ${pct(m.cpu / full.cpu)})`, `<= ${pct(target)}`, m.seconds / full.seconds <= target ? "PASS" : "FAIL",
+    figure,
+    `${s(m.seconds)} wall, ${s(m.cpu)} CPU`,
+    `(a) full run ${s(full.seconds)} wall, ${s(full.cpu)} CPU`,
+    `${pct(m.seconds / full.seconds)} (CPU ${pct(m.cpu / full.cpu)})`,
+    `<= ${pct(target)}`,
+    m.seconds / full.seconds <= target ? "PASS" : "FAIL",
   ];
   const rows: string[][] = [
     ["figure", "measured", "baseline it divides by", "ratio", "target", "result"],
     ["(a) full `colloquy study` run  [BASELINE]", `${s(full.seconds)} wall, ${s(full.cpu)} CPU, peak ${mb(full.peakMB)}`, "-", "-", "-", "-"],
     ratioRow("(b) no-op re-run  [measurement]", noop, TARGET.noop),
     ratioRow("(c) +1 session via inbox/, re-run  [measurement]", addOne, TARGET.addOne),
-    ["(d) `colloquy build` alone, peak RSS  [measurement]", `${mb(build.peakMB)} (${s(build.seconds)} wall)`, `none (absolute); CLI start-up peak ${mb(startup.peakMB)}`, "-", `<= ${TARGET.buildMB} MB`, build.peakMB <= TARGET.buildMB ? "PASS" : "FAIL"],
-    ["(e) parse every session + code file  [library baseline]", `${s(read.seconds)} (${read.files} files, ${read.mb.toFixed(0)} MB)`, "-", `no-op / read ${(noop.seconds / read.seconds).toFixed(1)}x`, "-", "-"],
+    [
+      "(d) `colloquy build` alone, peak RSS  [measurement]",
+      `${mb(build.peakMB)} (${s(build.seconds)} wall)`,
+      `none (absolute); CLI start-up peak ${mb(startup.peakMB)}`,
+      "-",
+      `<= ${TARGET.buildMB} MB`,
+      build.peakMB <= TARGET.buildMB ? "PASS" : "FAIL",
+    ],
+    [
+      "(e) parse every session + code file  [library baseline]",
+      `${s(read.seconds)} (${read.files} files, ${read.mb.toFixed(0)} MB)`,
+      "-",
+      `no-op / read ${(noop.seconds / read.seconds).toFixed(1)}x`,
+      "-",
+      "-",
+    ],
     ["(e') loadSessions + readCodes, zod  [library baseline]", s(library), "-", `no-op / read ${(noop.seconds / library).toFixed(1)}x`, "-", "-"],
     ["(f) `colloquy --version`  [start-up baseline]", `${s(startup.seconds)}, peak ${mb(startup.peakMB)}`, "-", "-", "-", "-"],
   ];
   const widths = rows[0]!.map((_c, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
-  const verdicts = rows.slice(1).map((r) => r[5]).filter((v) => v === "PASS" || v === "FAIL");
-  console.log(`\nsummary (${TURNS} turns): ${verdicts.filter((v) => v === "PASS").length}/${verdicts.length} targets met; no-op ${pct(noop.seconds / full.seconds)}, +1 session ${pct(addOne.seconds / full.seconds)}, build peak ${mb(build.peakMB)}`);
-  if ((await codeStamp()) !== stampBefore) console.log("WARNING: dist/ or codebooks/ changed during the run (someone rebuilt or edited them): run again for clean figures");
+  for (const r of rows)
+    console.log(
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd(),
+    );
+  const verdicts = rows
+    .slice(1)
+    .map((r) => r[5])
+    .filter((v) => v === "PASS" || v === "FAIL");
+  console.log(
+    `\nsummary (${TURNS} turns): ${verdicts.filter((v) => v === "PASS").length}/${verdicts.length} targets met; no-op ${pct(noop.seconds / full.seconds)}, +1 session ${pct(addOne.seconds / full.seconds)}, build peak ${mb(build.peakMB)}`,
+  );
+  if ((await codeStamp()) !== stampBefore)
+    console.log("WARNING: dist/ or codebooks/ changed during the run (someone rebuilt or edited them): run again for clean figures");
 } finally {
   if (KEEP) console.log(`kept ${dir}`);
   else await rm(dir, { recursive: true, force: true });

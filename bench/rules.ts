@@ -44,6 +44,8 @@ console.log(`rules coder throughput, ${session.turns.length} distinct turns x 40
 for (const id of ["bales-ipa", "pragmatic-style"]) {
   for (const cold of [true, false]) {
     const rate = await measure(id, cold);
-    console.log(`  ${id.padEnd(16)} ${cold ? "cold" : "warm"}: ${Math.round(rate).toLocaleString("en-US").padStart(8)} turns/s  (${(rate / TARGET).toFixed(2)}x target)`);
+    console.log(
+      `  ${id.padEnd(16)} ${cold ? "cold" : "warm"}: ${Math.round(rate).toLocaleString("en-US").padStart(8)} turns/s  (${(rate / TARGET).toFixed(2)}x target)`,
+    );
   }
 }

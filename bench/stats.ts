@@ -127,14 +127,20 @@ function part<T>(name: string, fn: () => T, baselineName: string, baseline: () =
 
 function print(title: string, list: Row[]): void {
   console.log(`\n${title}`);
-  console.log(`${"part".padEnd(34)} ${"wall ms".padStart(9)} ${"cpu ms".padStart(8)}   ${"baseline".padEnd(38)} ${"wall ms".padStart(9)} ${"ratio".padStart(6)}`);
+  console.log(
+    `${"part".padEnd(34)} ${"wall ms".padStart(9)} ${"cpu ms".padStart(8)}   ${"baseline".padEnd(38)} ${"wall ms".padStart(9)} ${"ratio".padStart(6)}`,
+  );
   for (const r of list) {
-    console.log(`${r.part.padEnd(34)} ${r.ms.toFixed(0).padStart(9)} ${r.cpuMs.toFixed(0).padStart(8)}   ${r.baseline.padEnd(38)} ${r.baselineMs.toFixed(0).padStart(9)} ${(r.ms / Math.max(r.baselineMs, 0.001)).toFixed(1).padStart(6)}`);
+    console.log(
+      `${r.part.padEnd(34)} ${r.ms.toFixed(0).padStart(9)} ${r.cpuMs.toFixed(0).padStart(8)}   ${r.baseline.padEnd(38)} ${r.baselineMs.toFixed(0).padStart(9)} ${(r.ms / Math.max(r.baselineMs, 0.001)).toFixed(1).padStart(6)}`,
+    );
   }
   const total = list.reduce((a, r) => a + r.ms, 0);
   const cpu = list.reduce((a, r) => a + r.cpuMs, 0);
   const base = list.reduce((a, r) => a + r.baselineMs, 0);
-  console.log(`${"sum".padEnd(34)} ${total.toFixed(0).padStart(9)} ${cpu.toFixed(0).padStart(8)}   ${"".padEnd(38)} ${base.toFixed(0).padStart(9)} ${(total / base).toFixed(1).padStart(6)}`);
+  console.log(
+    `${"sum".padEnd(34)} ${total.toFixed(0).padStart(9)} ${cpu.toFixed(0).padStart(8)}   ${"".padEnd(38)} ${base.toFixed(0).padStart(9)} ${(total / base).toFixed(1).padStart(6)}`,
+  );
 }
 
 const codebook = (await loadCodebook("bales-ipa")) as NominalCodebook;
@@ -163,16 +169,36 @@ const countTurns = () => {
 };
 
 const data: CodedTurns = part("join turns with codes", () => codedTurns(sessions, records, labels), "count codes in one pass over records", countCodes);
-const compared = part("compare (freq, diffs, tests)", () => compareConditions(data, { control: "control", holm: true }), "count codes in one pass over records", countCodes);
-part("compare: between-subject tests", () => compareConditions(data, { control: "control", design: "between", unit: "session" }), "count codes in one pass over records", countCodes);
+const compared = part(
+  "compare (freq, diffs, tests)",
+  () => compareConditions(data, { control: "control", holm: true }),
+  "count codes in one pass over records",
+  countCodes,
+);
+part(
+  "compare: between-subject tests",
+  () => compareConditions(data, { control: "control", design: "between", unit: "session" }),
+  "count codes in one pass over records",
+  countCodes,
+);
 part("session metrics + participation", () => sessions.map(sessionMetrics), "split every text on whitespace", splitWords);
 const frame = profileFrame(data.labels, codebook);
 part("Bales profiles + ratios", () => balesProfiles(data, frame), "count turns in one pass", countTurns);
 part("phase movement", () => phaseMovement(data, frame), "count turns in one pass", countTurns);
 part("transition matrices", () => transitions(data), "count turns in one pass", countTurns);
 part("sequences + segments", () => [codeSequences(data), segmentDistributions(data)], "count turns in one pass", countTurns);
-const stats = part("stats report (all of the above)", () => buildStats(sessions, { data, codebook, coder: "rules" }), "split every text on whitespace", splitWords);
-part("serialise JSON + CSV (both reports)", () => [JSON.stringify(compared, null, 2).length, JSON.stringify(stats, null, 2).length, compareCsvs(compared), statsCsvs(stats)], "JSON.stringify the code records", () => JSON.stringify(records).length);
+const stats = part(
+  "stats report (all of the above)",
+  () => buildStats(sessions, { data, codebook, coder: "rules" }),
+  "split every text on whitespace",
+  splitWords,
+);
+part(
+  "serialise JSON + CSV (both reports)",
+  () => [JSON.stringify(compared, null, 2).length, JSON.stringify(stats, null, 2).length, compareCsvs(compared), statsCsvs(stats)],
+  "JSON.stringify the code records",
+  () => JSON.stringify(records).length,
+);
 print("In memory (the 10 s target: join + compare + stats report + serialisation; the rows in between are its parts)", rows);
 const target = rows.filter((r) => /^(join|compare \(|stats report|serialise)/.test(r.part));
 const targetMs = target.reduce((a, r) => a + r.ms, 0);
@@ -205,8 +231,12 @@ if (LOAD_TURNS > 0) {
     });
     const perMillion = (ms: number) => ((ms / LOAD_TURNS) * 1e6) / 1000;
     console.log(`\nFrom a study folder (${LOAD_TURNS.toLocaleString("en")} turns; writing it took ${writeMs.toFixed(0)} ms, not counted):`);
-    console.log(`  load sessions + codes (zod-validated)  ${loadMs.toFixed(0).padStart(7)} ms wall ${loadCpu.toFixed(0).padStart(7)} ms cpu  (~${perMillion(loadMs).toFixed(1)} s wall, ~${perMillion(loadCpu).toFixed(1)} s cpu per million turns)`);
-    console.log(`  compare + stats on what was loaded     ${analyseMs.toFixed(0).padStart(7)} ms wall ${analyseCpu.toFixed(0).padStart(7)} ms cpu  (baseline one-pass count ${baseMs.toFixed(0)} ms)`);
+    console.log(
+      `  load sessions + codes (zod-validated)  ${loadMs.toFixed(0).padStart(7)} ms wall ${loadCpu.toFixed(0).padStart(7)} ms cpu  (~${perMillion(loadMs).toFixed(1)} s wall, ~${perMillion(loadCpu).toFixed(1)} s cpu per million turns)`,
+    );
+    console.log(
+      `  compare + stats on what was loaded     ${analyseMs.toFixed(0).padStart(7)} ms wall ${analyseCpu.toFixed(0).padStart(7)} ms cpu  (baseline one-pass count ${baseMs.toFixed(0)} ms)`,
+    );
   } finally {
     await rm(root, { recursive: true, force: true });
   }
@@ -224,7 +254,18 @@ if (LOAD_TURNS > 0) {
     machine.push(random() < 0.8 ? code : labels[Math.floor(random() * 13)]);
   }
   const run = (bootstrap: number) =>
-    time(() => analyseVariable({ name: "codes", level: "nominal", coders: ["rules", "human:a"], ratings: [machine, human], labels, reference: "human:a", seed: 1, bootstrap }));
+    time(() =>
+      analyseVariable({
+        name: "codes",
+        level: "nominal",
+        coders: ["rules", "human:a"],
+        ratings: [machine, human],
+        labels,
+        reference: "human:a",
+        seed: 1,
+        bootstrap,
+      }),
+    );
   const [plain, plainMs, plainCpu] = run(0);
   const [, bootMs, bootCpu] = run(200);
   const [, baseMs] = time(() => {
@@ -234,6 +275,10 @@ if (LOAD_TURNS > 0) {
   });
   const kappa = plain.pairs[0]?.kappa;
   console.log(`\nAgreement on ${TURNS.toLocaleString("en")} turns, 2 coders (colloquy agree's core: agreement, kappa, AC1, alpha, confusion, F1):`);
-  console.log(`  without intervals                 ${plainMs.toFixed(0).padStart(7)} ms wall ${plainCpu.toFixed(0).padStart(7)} ms cpu   (baseline: count equal pairs ${baseMs.toFixed(0)} ms; kappa ${typeof kappa === "number" ? kappa.toFixed(3) : kappa})`);
-  console.log(`  with 200 bootstrap replicates     ${bootMs.toFixed(0).padStart(7)} ms wall ${bootCpu.toFixed(0).padStart(7)} ms cpu   (the CLI default is 1,000: about 5x the replicate cost)`);
+  console.log(
+    `  without intervals                 ${plainMs.toFixed(0).padStart(7)} ms wall ${plainCpu.toFixed(0).padStart(7)} ms cpu   (baseline: count equal pairs ${baseMs.toFixed(0)} ms; kappa ${typeof kappa === "number" ? kappa.toFixed(3) : kappa})`,
+  );
+  console.log(
+    `  with 200 bootstrap replicates     ${bootMs.toFixed(0).padStart(7)} ms wall ${bootCpu.toFixed(0).padStart(7)} ms cpu   (the CLI default is 1,000: about 5x the replicate cost)`,
+  );
 }

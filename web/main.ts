@@ -19,7 +19,13 @@ async function start(): Promise<void> {
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     bundle = (await response.json()) as ReportBundle;
   } catch (error) {
-    root.replaceChildren(el("div", { class: "empty" }, `Could not load the study data (${dataFile}): ${(error as Error).message}. Serve this folder with \`colloquy serve\` or any static web server (browsers block file:// fetches).`));
+    root.replaceChildren(
+      el(
+        "div",
+        { class: "empty" },
+        `Could not load the study data (${dataFile}): ${(error as Error).message}. Serve this folder with \`colloquy serve\` or any static web server (browsers block file:// fetches).`,
+      ),
+    );
     return;
   }
   installTooltip();

@@ -29,8 +29,13 @@ const AGENTS: Participant[] = [
 ];
 /** Neighbouring categories a second human coder plausibly confuses (bob disagrees on ~1 turn in 8). */
 const CONFUSIONS: Record<string, string> = {
-  "gives-opinion": "gives-suggestion", "gives-suggestion": "gives-opinion", "gives-orientation": "gives-opinion", agrees: "shows-solidarity",
-  "asks-opinion": "asks-suggestion", disagrees: "gives-opinion", "shows-tension": "asks-orientation",
+  "gives-opinion": "gives-suggestion",
+  "gives-suggestion": "gives-opinion",
+  "gives-orientation": "gives-opinion",
+  agrees: "shows-solidarity",
+  "asks-opinion": "asks-suggestion",
+  disagrees: "gives-opinion",
+  "shows-tension": "asks-orientation",
 };
 
 function pick<T>(random: () => number, list: readonly T[]): T {
@@ -86,14 +91,26 @@ export function makeSession(index: number, seed = 7): { session: Session; truth:
 }
 
 function records(session: Session, codes: string[], coder: string): CodeRecord[] {
-  return session.turns.map((t, i) => ({ session: session.id, turn: t.id, codebook: "bales-ipa", codebookVersion: balesVersion, coder, codes: [codes[i]!], provenance: { source: "bench generator" }, createdAt }));
+  return session.turns.map((t, i) => ({
+    session: session.id,
+    turn: t.id,
+    codebook: "bales-ipa",
+    codebookVersion: balesVersion,
+    coder,
+    codes: [codes[i]!],
+    provenance: { source: "bench generator" },
+    createdAt,
+  }));
 }
 
 /** Write the study into `dir`; returns the number of sessions and of double human-coded turns. */
 export async function writePipelineStudy(dir: string, turns: number, seed = 7): Promise<{ sessions: number; humanTurns: number }> {
   await initStudy(dir, {
     title: `Pipeline benchmark (${turns} turns, generated)`,
-    codebooks: [{ codebook: "bales-ipa", coders: ["rules"] }, { codebook: "pragmatic-style", coders: ["rules"] }],
+    codebooks: [
+      { codebook: "bales-ipa", coders: ["rules"] },
+      { codebook: "pragmatic-style", coders: ["rules"] },
+    ],
     humanCoders: ["human:alice", "human:bob"],
     import: { pathPattern: "{condition}/{run}/*" },
     compare: { control: "control" },
@@ -107,7 +124,13 @@ export async function writePipelineStudy(dir: string, turns: number, seed = 7): 
     if (s % 5 !== 0) continue;
     const random = mulberry32(seed + 31 * s);
     alice.push(...records(session, truth, "human:alice"));
-    bob.push(...records(session, truth.map((c) => (random() < 0.125 ? CONFUSIONS[c] ?? c : c)), "human:bob"));
+    bob.push(
+      ...records(
+        session,
+        truth.map((c) => (random() < 0.125 ? (CONFUSIONS[c] ?? c) : c)),
+        "human:bob",
+      ),
+    );
   }
   await replaceCodes(dir, "bales-ipa", "human:alice", alice);
   await replaceCodes(dir, "bales-ipa", "human:bob", bob);

@@ -38,7 +38,12 @@ export const teamPools: Record<string, Record<Speaker, string[]>> = {
     ],
   },
   "gives-suggestion": {
-    client: ["Let's add a high score table at the end.", "Maybe we should make the colours brighter.", "Please add a pause button.", "Could you make the game start on the space bar?"],
+    client: [
+      "Let's add a high score table at the end.",
+      "Maybe we should make the colours brighter.",
+      "Please add a pause button.",
+      "Could you make the game start on the space bar?",
+    ],
     agent: [
       "Let's split the work: I'll build the game loop and the Product Manager writes the user stories.",
       "We should add a settings screen for the speed.",
@@ -50,7 +55,12 @@ export const teamPools: Record<string, Record<Speaker, string[]>> = {
     ],
   },
   "gives-opinion": {
-    client: ["I think the current speed is a bit too fast for beginners.", "Honestly, the green on black looks dated to me.", "I feel the sound effects are distracting.", "In my opinion the levels should get harder gradually."],
+    client: [
+      "I think the current speed is a bit too fast for beginners.",
+      "Honestly, the green on black looks dated to me.",
+      "I feel the sound effects are distracting.",
+      "In my opinion the levels should get harder gradually.",
+    ],
     agent: [
       "I think a grid-based design will be easier to test.",
       "In my view the menu is cluttered; fewer options would be clearer.",
@@ -61,7 +71,12 @@ export const teamPools: Record<string, Record<Speaker, string[]>> = {
     ],
   },
   "gives-orientation": {
-    client: ["The game is for my nephew, he's eight.", "It needs to run in a browser on an old laptop.", "Our deadline is Friday.", "I already have a logo we can use, I'll attach it."],
+    client: [
+      "The game is for my nephew, he's eight.",
+      "It needs to run in a browser on an old laptop.",
+      "Our deadline is Friday.",
+      "I already have a logo we can use, I'll attach it.",
+    ],
     agent: [
       "The game loop now runs at 10 frames per second.",
       "I've pushed the first version: arrow keys move the snake and eating food adds one segment.",
@@ -128,16 +143,46 @@ export const teamPools: Record<string, Record<Speaker, string[]>> = {
 /** Category weights per condition: the manipulation the demo study is about. */
 export const conditionWeights: Record<string, Record<string, number>> = {
   control: {
-    "shows-solidarity": 3, "shows-tension-release": 1, agrees: 6, "gives-suggestion": 6, "gives-opinion": 4, "gives-orientation": 10,
-    "asks-orientation": 3, "asks-opinion": 1, "asks-suggestion": 1, disagrees: 1, "shows-tension": 1, "shows-antagonism": 0.3,
+    "shows-solidarity": 3,
+    "shows-tension-release": 1,
+    agrees: 6,
+    "gives-suggestion": 6,
+    "gives-opinion": 4,
+    "gives-orientation": 10,
+    "asks-orientation": 3,
+    "asks-opinion": 1,
+    "asks-suggestion": 1,
+    disagrees: 1,
+    "shows-tension": 1,
+    "shows-antagonism": 0.3,
   },
-  "socratic": {
-    "shows-solidarity": 3, "shows-tension-release": 1, agrees: 4, "gives-suggestion": 4, "gives-opinion": 5, "gives-orientation": 6,
-    "asks-orientation": 5, "asks-opinion": 5, "asks-suggestion": 4, disagrees: 2, "shows-tension": 1, "shows-antagonism": 0.3,
+  socratic: {
+    "shows-solidarity": 3,
+    "shows-tension-release": 1,
+    agrees: 4,
+    "gives-suggestion": 4,
+    "gives-opinion": 5,
+    "gives-orientation": 6,
+    "asks-orientation": 5,
+    "asks-opinion": 5,
+    "asks-suggestion": 4,
+    disagrees: 2,
+    "shows-tension": 1,
+    "shows-antagonism": 0.3,
   },
-  "critical": {
-    "shows-solidarity": 1.5, "shows-tension-release": 1, agrees: 3, "gives-suggestion": 5, "gives-opinion": 7, "gives-orientation": 7,
-    "asks-orientation": 2, "asks-opinion": 2, "asks-suggestion": 1, disagrees: 4, "shows-tension": 2, "shows-antagonism": 1,
+  critical: {
+    "shows-solidarity": 1.5,
+    "shows-tension-release": 1,
+    agrees: 3,
+    "gives-suggestion": 5,
+    "gives-opinion": 7,
+    "gives-orientation": 7,
+    "asks-orientation": 2,
+    "asks-opinion": 2,
+    "asks-suggestion": 1,
+    disagrees: 4,
+    "shows-tension": 2,
+    "shows-antagonism": 1,
   },
 };
 
@@ -150,12 +195,46 @@ export const conditionInstructions: Record<string, string> = {
 
 /** Brainstorm contributions for the ideation subset: main idea -> elaborations. */
 export const ideationTopics: { idea: string; elaborations: string[] }[] = [
-  { idea: "We could turn an old umbrella into a greenhouse cover for seedlings.", elaborations: ["The fabric would keep frost off the small plants.", "You could clip the umbrella spokes into the soil as stakes.", "A clear umbrella would let more sunlight through."] },
-  { idea: "A paperclip makes a decent phone stand if you bend it right.", elaborations: ["Two paperclips give a more stable base.", "You can angle the stand for video calls.", "Wrap the paperclip in tape so it doesn't scratch the phone."] },
-  { idea: "Use a shoebox as a pinhole camera.", elaborations: ["Tape photographic paper on the inside of the lid.", "The pinhole could be made with a needle through aluminium foil.", "Kids could use it to watch a solar eclipse safely."] },
-  { idea: "Empty bottles can become a drip irrigation system.", elaborations: ["Poke small holes in the cap and bury the bottle neck down.", "A bottle per plant keeps the soil moist for days.", "Coloured bottles make the garden look playful."] },
+  {
+    idea: "We could turn an old umbrella into a greenhouse cover for seedlings.",
+    elaborations: [
+      "The fabric would keep frost off the small plants.",
+      "You could clip the umbrella spokes into the soil as stakes.",
+      "A clear umbrella would let more sunlight through.",
+    ],
+  },
+  {
+    idea: "A paperclip makes a decent phone stand if you bend it right.",
+    elaborations: [
+      "Two paperclips give a more stable base.",
+      "You can angle the stand for video calls.",
+      "Wrap the paperclip in tape so it doesn't scratch the phone.",
+    ],
+  },
+  {
+    idea: "Use a shoebox as a pinhole camera.",
+    elaborations: [
+      "Tape photographic paper on the inside of the lid.",
+      "The pinhole could be made with a needle through aluminium foil.",
+      "Kids could use it to watch a solar eclipse safely.",
+    ],
+  },
+  {
+    idea: "Empty bottles can become a drip irrigation system.",
+    elaborations: [
+      "Poke small holes in the cap and bury the bottle neck down.",
+      "A bottle per plant keeps the soil moist for days.",
+      "Coloured bottles make the garden look playful.",
+    ],
+  },
   { idea: "Old keys could be melted into wind chimes.", elaborations: ["Different key sizes make different notes.", "Hang them from a driftwood branch."] },
-  { idea: "A spoon can be a garden marker.", elaborations: ["Stamp the plant name into the bowl of the spoon.", "Vintage spoons from a flea market look charming."] },
-  { idea: "Use a muffin tin to sort screws and small parts.", elaborations: ["Each cup holds one screw size.", "A magnet under the tin keeps the screws from spilling."] },
+  {
+    idea: "A spoon can be a garden marker.",
+    elaborations: ["Stamp the plant name into the bowl of the spoon.", "Vintage spoons from a flea market look charming."],
+  },
+  {
+    idea: "Use a muffin tin to sort screws and small parts.",
+    elaborations: ["Each cup holds one screw size.", "A magnet under the tin keeps the screws from spilling."],
+  },
   { idea: "A brick could be a doorstop or a bookend.", elaborations: ["Paint the brick and wrap it in fabric.", "Stack two bricks for heavy art books."] },
 ];

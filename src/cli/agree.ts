@@ -32,7 +32,10 @@ function integerFlag(value: string, flag: string, min: number): number {
 }
 
 function list(value: string): string[] {
-  return value.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }
 
 /** JSON for files and --json: undefined numbers (NaN) become null, which JSON.stringify already does. */
@@ -48,7 +51,9 @@ function printCurve(curve: AgreeCurve): void {
       : `session-grouped cross-validation over ${curve.pool} turn(s) coded by ${curve.trainedOn.join(", ")}`;
   io().out(`\nlearning curve of ${curve.learner} (${how}):`);
   for (const p of curve.points) {
-    io().out(`  ${String(p.size).padStart(6)} training turns  kappa ${Number.isFinite(p.kappa) ? p.kappa.toFixed(3) : "  -  "}  agreement ${Number.isFinite(p.agreement) ? (p.agreement * 100).toFixed(1) + "%" : "-"}  (n=${p.n})`);
+    io().out(
+      `  ${String(p.size).padStart(6)} training turns  kappa ${Number.isFinite(p.kappa) ? p.kappa.toFixed(3) : "  -  "}  agreement ${Number.isFinite(p.agreement) ? (p.agreement * 100).toFixed(1) + "%" : "-"}  (n=${p.n})`,
+    );
   }
 }
 
@@ -66,7 +71,10 @@ export function registerAgree(program: Command): void {
     .option("--seed <n>", "seed of the bootstrap", "1")
     .option("--bootstrap <n>", "bootstrap replicates for the 95% CIs (0 = none)", "1000")
     .option("--out <file>", "with --csv: also write the JSON report here (and the disagreements CSV next to it)")
-    .option("--learning-curve", "for a learned coder among --coders: agreement against the number of training turns (25, 50, 100, …); held out on the selected sessions when --sessions/--condition/--run is given, else cross-validated")
+    .option(
+      "--learning-curve",
+      "for a learned coder among --coders: agreement against the number of training turns (25, 50, 100, …); held out on the selected sessions when --sessions/--condition/--run is given, else cross-validated",
+    )
     .option("--train <coders>", "with --learning-curve: the human coders to train on (default: those the learned coder was trained on)")
     .option("--json", "print the JSON report instead of the summary")
     .addHelpText(
@@ -86,10 +94,18 @@ Examples:
         const { agreeCsv } = await import("../analysis/agreement/csv.js");
         const { disagreementsCsv } = await import("../analysis/agreement/agree.js");
         if (study) throw new CliError("give either a study folder or --csv <file>, not both");
-        if (flags.sessions || flags.condition || flags.run) throw new CliError("--sessions, --condition and --run select sessions of a study; with --csv, filter the CSV's rows instead");
+        if (flags.sessions || flags.condition || flags.run)
+          throw new CliError("--sessions, --condition and --run select sessions of a study; with --csv, filter the CSV's rows instead");
         if (!flags.raters) throw new CliError("--csv needs --raters colA,colB[,...] naming the rater columns");
         if (!levels.includes(flags.level)) throw new CliError(`--level must be one of ${levels.join(", ")} (got "${flags.level}")`);
-        const report = await agreeCsv({ file: flags.csv, raters: list(flags.raters), level: flags.level as MeasurementLevel, reference: flags.reference, seed, bootstrap });
+        const report = await agreeCsv({
+          file: flags.csv,
+          raters: list(flags.raters),
+          level: flags.level as MeasurementLevel,
+          reference: flags.reference,
+          seed,
+          bootstrap,
+        });
         let files: { json: string; csv: string } | undefined;
         if (flags.out) {
           files = { json: flags.out, csv: flags.out.replace(/\.json$/i, "") + "-disagreements.csv" };

@@ -21,7 +21,10 @@ export function registerAnnotate(program: Command): void {
     .requiredOption("--coder <name>", "who codes (alice or human:alice); with --adjudicate, who decides")
     .option("--codebook <id>", "codebook id or file (default: the study's first codebook)")
     .option("--sample <file>", "only the turns of a sample made by `colloquy sample`")
-    .option("--adjudicate <coders>", "show the turns these coders coded differently, side by side, e.g. human:alice,human:bob; decisions are stored as human:adjudicated")
+    .option(
+      "--adjudicate <coders>",
+      "show the turns these coders coded differently, side by side, e.g. human:alice,human:bob; decisions are stored as human:adjudicated",
+    )
     .option("--port <port>", "port (0 = any free port)", "0")
     .option("--host <host>", "interface to bind", "127.0.0.1")
     .addHelpText(
@@ -47,7 +50,10 @@ Each answer is written at once; stop with Ctrl-C and run the command again to re
           coder: flags.coder,
           codebook: flags.codebook,
           sample: flags.sample,
-          adjudicate: flags.adjudicate?.split(",").map((c) => c.trim()).filter(Boolean),
+          adjudicate: flags.adjudicate
+            ?.split(",")
+            .map((c) => c.trim())
+            .filter(Boolean),
           selection: selectionFrom(flags),
           host: flags.host,
           port,
@@ -55,7 +61,8 @@ Each answer is written at once; stop with Ctrl-C and run the command again to re
         io().reporter(),
       );
       for (const p of running.sampleProblems) io().err(`${flags.sample}:${p.line}: ${p.problem} (left out)`);
-      if (flags.host !== "127.0.0.1" && flags.host !== "localhost" && flags.host !== "::1") io().err(`warning: serving on ${flags.host}: other machines on the network can reach this page`);
+      if (flags.host !== "127.0.0.1" && flags.host !== "localhost" && flags.host !== "::1")
+        io().err(`warning: serving on ${flags.host}: other machines on the network can reach this page`);
       io().out(`${running.writer} / ${running.codebook}: ${running.done} of ${running.total} turn(s) done`);
       io().out(`Coding page: ${running.url}  (Ctrl-C to stop; answers are saved as you go)`);
       await interrupted;

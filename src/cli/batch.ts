@@ -12,16 +12,29 @@ interface BatchFlags {
 
 /** `colloquy batch status|collect|cancel <study>`: the batches `colloquy code --via batch` submitted. */
 export function registerBatch(program: Command): void {
-  const batch = program.command("batch").description("check, collect or cancel the LLM batches a study submitted (colloquy code --via batch); works from any process or machine with the study folder");
+  const batch = program
+    .command("batch")
+    .description(
+      "check, collect or cancel the LLM batches a study submitted (colloquy code --via batch); works from any process or machine with the study folder",
+    );
   const endpoint = (command: Command) =>
     command
       .argument("<study>", "study folder")
       .option("--base-url <url>", "the endpoint the batches were sent to (default: colloquy.json model.baseURL, $OPENAI_BASE_URL or the OpenAI API)")
       .option("--json", "print the result as JSON");
-  endpoint(batch.command("status").description("ask the provider how each open batch is doing")).action((study: string, flags: BatchFlags) => writing(study, "batch status", () => status(study, flags)));
-  endpoint(batch.command("collect").description("download finished batches, store their replies in the response cache and the codes (re-asking invalid replies online); failures are listed"))
-    .action((study: string, flags: BatchFlags) => writing(study, "batch collect", () => collect(study, flags)));
-  endpoint(batch.command("cancel").description("cancel every open batch (collect afterwards keeps what was answered before)")).action((study: string, flags: BatchFlags) => writing(study, "batch cancel", () => cancel(study, flags)));
+  endpoint(batch.command("status").description("ask the provider how each open batch is doing")).action((study: string, flags: BatchFlags) =>
+    writing(study, "batch status", () => status(study, flags)),
+  );
+  endpoint(
+    batch
+      .command("collect")
+      .description(
+        "download finished batches, store their replies in the response cache and the codes (re-asking invalid replies online); failures are listed",
+      ),
+  ).action((study: string, flags: BatchFlags) => writing(study, "batch collect", () => collect(study, flags)));
+  endpoint(batch.command("cancel").description("cancel every open batch (collect afterwards keeps what was answered before)")).action(
+    (study: string, flags: BatchFlags) => writing(study, "batch cancel", () => cancel(study, flags)),
+  );
 }
 
 function cli(flags: BatchFlags): ModelCliOptions {
@@ -40,7 +53,9 @@ function printLines(lines: BatchStatusLine[]): void {
   if (lines.length === 0) out("no batches: submit some with `colloquy code <study> --coder llm --via batch`");
   for (const l of lines) {
     const counts = l.counts ? ` ${l.counts.completed}/${l.counts.total} answered, ${l.counts.failed} failed` : "";
-    out(`${l.id ?? "(not created yet)"}  ${l.label}  ${l.state}${l.status ? ` (${l.status})` : ""}  ${l.requests} request(s)${counts}  submitted ${l.createdAt}`);
+    out(
+      `${l.id ?? "(not created yet)"}  ${l.label}  ${l.state}${l.status ? ` (${l.status})` : ""}  ${l.requests} request(s)${counts}  submitted ${l.createdAt}`,
+    );
     for (const e of l.errors) out(`  error: ${e}`);
   }
 }
@@ -79,7 +94,8 @@ async function collect(study: string, flags: BatchFlags): Promise<void> {
         io().out(`${job.label}: collected batch(es) ${job.batches.join(", ")}: ${job.replies} repl(ies), ${job.failedRequests} request(s) not answered`);
         for (const p of job.problems) io().err(`  warning: ${p}`);
         for (const s of job.coding?.jobs ?? []) io().out(formatCodingSummary(s));
-        if (job.topics) io().out(`topics: ${job.topics.report.trees.length} tree(s), ${job.topics.report.failures.length} failed run(s); wrote ${job.topics.file}`);
+        if (job.topics)
+          io().out(`topics: ${job.topics.report.trees.length} tree(s), ${job.topics.report.failures.length} failed run(s); wrote ${job.topics.file}`);
       }
       if (summary.collected.length === 0 && summary.waiting.length === 0) io().out("nothing to collect: no open batches");
       if (summary.waiting.length > 0) {
@@ -90,11 +106,17 @@ async function collect(study: string, flags: BatchFlags): Promise<void> {
     for (const job of summary.collected) {
       if (job.topics) {
         const failed = failedTopicRuns(job.topics);
-        if (failed) throw new CliError(`${failed.message.replace("Run the command again to retry them.", "")}Submit them again with \`colloquy topics ${study} --coder llm --via batch\`.`);
+        if (failed)
+          throw new CliError(
+            `${failed.message.replace("Run the command again to retry them.", "")}Submit them again with \`colloquy topics ${study} --coder llm --via batch\`.`,
+          );
       }
       if (!job.coding) continue;
       const problem = incompleteCoding(job.coding);
-      if (problem) throw new CliError(`${problem.message.replace("Run the command again to retry them.", "")}Submit them again with \`colloquy code ${study} --coder llm --via batch\`.`);
+      if (problem)
+        throw new CliError(
+          `${problem.message.replace("Run the command again to retry them.", "")}Submit them again with \`colloquy code ${study} --coder llm --via batch\`.`,
+        );
     }
   } finally {
     process.removeListener("SIGINT", onSigint);

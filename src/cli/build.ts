@@ -12,13 +12,17 @@ export function registerBuild(program: Command): void {
     .description("build the static dashboard site (default <study>/site/)")
     .argument("<study>", "study folder")
     .option("--out <dir>", "output folder (default <study>/site)")
-    .action(async (study: string, options: { out?: string }) => writing(study, "build", async () => {
-      const { openStudy } = await import("../stages/context.js");
-      const { runBuild } = await import("../stages/build.js");
-      const result = await runBuild(await openStudy(study), { out: options.out, alone: true }, io().reporter());
-      const rel = relative(process.cwd(), result.dir);
-      const where = rel === "" ? "." : rel.startsWith("..") ? result.dir : rel;
-      io().out(`Dashboard built in ${where}/ (${result.files.chunks} sessions; app ${kb(result.bytes.app)}, data ${kb(result.bytes.data + result.bytes.chunks)})`);
-      io().out(`  view it: colloquy serve ${study}   (or any static file server on ${where}/)`);
-    }));
+    .action(async (study: string, options: { out?: string }) =>
+      writing(study, "build", async () => {
+        const { openStudy } = await import("../stages/context.js");
+        const { runBuild } = await import("../stages/build.js");
+        const result = await runBuild(await openStudy(study), { out: options.out, alone: true }, io().reporter());
+        const rel = relative(process.cwd(), result.dir);
+        const where = rel === "" ? "." : rel.startsWith("..") ? result.dir : rel;
+        io().out(
+          `Dashboard built in ${where}/ (${result.files.chunks} sessions; app ${kb(result.bytes.app)}, data ${kb(result.bytes.data + result.bytes.chunks)})`,
+        );
+        io().out(`  view it: colloquy serve ${study}   (or any static file server on ${where}/)`);
+      }),
+    );
 }

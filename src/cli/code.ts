@@ -66,13 +66,31 @@ function contextFlag(spec: string): ContextWindow {
 export function registerCode(program: Command): void {
   program
     .command("code")
-    .description("code every turn of a study's sessions with a codebook (offline rules, or an LLM on any OpenAI-compatible endpoint); resumable, LLM replies are cached in the study")
+    .description(
+      "code every turn of a study's sessions with a codebook (offline rules, or an LLM on any OpenAI-compatible endpoint); resumable, LLM replies are cached in the study",
+    )
     .argument("<study>", "study folder")
-    .option("--codebook <id|path>", "shipped codebook id (bales-ipa, pragmatic-style, ttct-creativity) or a codebook file; default: every codebook in colloquy.json")
-    .addOption(new Option("--coder <coder>", "who codes: rules (offline, default), llm, or learned (offline, trained on your human codes: --train)").choices(["llm", "rules", "learned"]))
+    .option(
+      "--codebook <id|path>",
+      "shipped codebook id (bales-ipa, pragmatic-style, ttct-creativity) or a codebook file; default: every codebook in colloquy.json",
+    )
+    .addOption(
+      new Option("--coder <coder>", "who codes: rules (offline, default), llm, or learned (offline, trained on your human codes: --train)").choices([
+        "llm",
+        "rules",
+        "learned",
+      ]),
+    )
     .option("--train <coders>", "learned coder: the human coders to learn from, comma-separated (e.g. human:alice,human:bob)")
-    .option("--review-below <p>", "learned coder: list the coded turns whose predicted code has a probability below p (e.g. 0.6), for a person to check", probability("--review-below"))
-    .option("--learning-curve", "learned coder: print agreement with the human codes against the number of training turns (25, 50, 100, …), to see when more hand-coding stops paying")
+    .option(
+      "--review-below <p>",
+      "learned coder: list the coded turns whose predicted code has a probability below p (e.g. 0.6), for a person to check",
+      probability("--review-below"),
+    )
+    .option(
+      "--learning-curve",
+      "learned coder: print agreement with the human codes against the number of training turns (25, 50, 100, …), to see when more hand-coding stops paying",
+    )
     .option("--coder-id <id>", 'coder id stored in the records (default "llm", "rules" or "learned"; e.g. llm:gpt-4o to compare models)')
     .option("--model <name>", "model name (default: colloquy.json model.model, $COLLOQUY_MODEL, $OPENAI_MODEL, gpt-4o-mini)")
     .option("--base-url <url>", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (default: $OPENAI_BASE_URL or the OpenAI API)")
@@ -80,10 +98,22 @@ export function registerCode(program: Command): void {
     .option("--context <before:after>", "turns of the same session shown around the target (default 2:2)")
     .option("--samples <n>", "code each turn n times (seed varied) and store the majority / mean with the agreement", positiveInt("--samples"))
     .option("--batch <n>", "target turns per request, sharing one context window (default 1)", positiveInt("--batch"))
-    .addOption(new Option("--via <how>", "LLM coder: online (ask now, default) or batch (submit to the provider's Batch API at half price, answered within 24 h; then `colloquy batch collect`)").choices(["online", "batch"]))
+    .addOption(
+      new Option(
+        "--via <how>",
+        "LLM coder: online (ask now, default) or batch (submit to the provider's Batch API at half price, answered within 24 h; then `colloquy batch collect`)",
+      ).choices(["online", "batch"]),
+    )
     .option("--batch-size <n>", "with --via batch: at most n requests per batch file (default 50000, the provider's limit)", positiveInt("--batch-size"))
-    .addOption(new Option("--batch-bytes <n>", "with --via batch: at most n bytes per batch file (default 200000000)").argParser(positiveInt("--batch-bytes")).hideHelp())
-    .option("--examples <coders>", "LLM coder: show the turns most similar to the target that these coders coded, with their codes, as worked examples (e.g. human:alice,human:bob)")
+    .addOption(
+      new Option("--batch-bytes <n>", "with --via batch: at most n bytes per batch file (default 200000000)")
+        .argParser(positiveInt("--batch-bytes"))
+        .hideHelp(),
+    )
+    .option(
+      "--examples <coders>",
+      "LLM coder: show the turns most similar to the target that these coders coded, with their codes, as worked examples (e.g. human:alice,human:bob)",
+    )
     .option("--shots <k>", "with --examples: worked examples per request (default 8)", positiveInt("--shots"))
     .option("--examples-exclude-session", "with --examples: never show a turn of the session being coded (for an honest evaluation against the same coders)")
     .option("--seed <n>", "seed sent with each request (sample i uses seed + i)", number("--seed"))
@@ -126,18 +156,34 @@ async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
       {
         codebook: flags.codebook,
         coder: flags.coder,
-        train: flags.train?.split(",").map((c) => c.trim()).filter(Boolean),
+        train: flags.train
+          ?.split(",")
+          .map((c) => c.trim())
+          .filter(Boolean),
         reviewBelow: flags.reviewBelow,
         learningCurve: flags.learningCurve,
         coderId: flags.coderId,
-        model: { model: flags.model, baseURL: flags.baseUrl, concurrency: flags.concurrency, temperature: flags.temperature, seed: flags.seed, timeoutMs: flags.timeout },
+        model: {
+          model: flags.model,
+          baseURL: flags.baseUrl,
+          concurrency: flags.concurrency,
+          temperature: flags.temperature,
+          seed: flags.seed,
+          timeoutMs: flags.timeout,
+        },
         context: flags.context !== undefined ? contextFlag(flags.context) : undefined,
         samples: flags.samples,
         batch: flags.batch,
-        examples: flags.examples?.split(",").map((c) => c.trim()).filter(Boolean),
+        examples: flags.examples
+          ?.split(",")
+          .map((c) => c.trim())
+          .filter(Boolean),
         shots: flags.shots,
         examplesExcludeSession: flags.examplesExcludeSession,
-        sessions: flags.sessions?.split(",").map((s) => s.trim()).filter(Boolean),
+        sessions: flags.sessions
+          ?.split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
         noCache: !flags.cache,
         dryRun: flags.dryRun,
         signal: controller.signal,
@@ -151,7 +197,8 @@ async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
   } finally {
     process.removeListener("SIGINT", onSigint);
   }
-  if ((flags.batchSize || flags.batchBytes) && flags.via !== "batch") throw new CliError("--batch-size goes with --via batch (--batch is the number of turns per request)");
+  if ((flags.batchSize || flags.batchBytes) && flags.via !== "batch")
+    throw new CliError("--batch-size goes with --via batch (--batch is the number of turns per request)");
   if (flags.via === "batch") {
     if (flags.json) printJson({ batches: summary.batches, dryRun: Boolean(flags.dryRun) });
     else for (const b of summary.batches) printBatchSubmit(b, study, Boolean(flags.dryRun));
@@ -159,11 +206,12 @@ async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
   }
   if (flags.json) printJson(flags.dryRun ? { dryRun: summary.dryRuns } : { jobs: summary.jobs });
   else if (flags.dryRun) for (const plan of summary.dryRuns) printDryRun(plan, summary.model);
-  else for (const job of summary.jobs) {
-    io().out(formatCodingSummary(job));
-    if (job.learned?.curve) printCurve(job.learned.curve);
-    if (job.review) printReview(job.review, flags.reviewBelow!);
-  }
+  else
+    for (const job of summary.jobs) {
+      io().out(formatCodingSummary(job));
+      if (job.learned?.curve) printCurve(job.learned.curve);
+      if (job.review) printReview(job.review, flags.reviewBelow!);
+    }
   if (!flags.dryRun && !flags.json) {
     // Codes that describe words no longer in the study: kept, never used; say so after every run.
     const stale = await studyStaleCodes(study, await loadSessions(study));
@@ -180,16 +228,26 @@ const usd = (cost: number | undefined) => (cost === undefined ? "unknown (add mo
 function printBatchSubmit(b: CodeSummary["batches"][number], study: string, dryRun: boolean): void {
   const out = io().out;
   const c = b.counts;
-  out(`${b.label}: ${c.toCode} turn(s) to code, ${c.alreadyCoded} already coded; ${c.requests} request(s) ${dryRun ? "would go" : "went"} to the batch, ${c.cached} answered by the response cache, ${c.pending} already in an open batch`);
-  out(`  ~${c.promptTokens.toLocaleString("en-US")} prompt + ~${c.completionTokens.toLocaleString("en-US")} completion tokens (chars/4): est. batch price ${usd(b.batchCost)} vs online ${usd(b.onlineCost)}`);
+  out(
+    `${b.label}: ${c.toCode} turn(s) to code, ${c.alreadyCoded} already coded; ${c.requests} request(s) ${dryRun ? "would go" : "went"} to the batch, ${c.cached} answered by the response cache, ${c.pending} already in an open batch`,
+  );
+  out(
+    `  ~${c.promptTokens.toLocaleString("en-US")} prompt + ~${c.completionTokens.toLocaleString("en-US")} completion tokens (chars/4): est. batch price ${usd(b.batchCost)} vs online ${usd(b.onlineCost)}`,
+  );
   for (const batch of b.batches) out(`  batch ${batch.id}: ${batch.requests} request(s), ${(batch.bytes / 1e6).toFixed(1)} MB`);
   if (dryRun) out("  No request was made.");
-  else if (b.batches.length > 0) out(`Recorded in ${study}/.colloquy/batches.json. Check with \`colloquy batch status ${study}\`, then \`colloquy batch collect ${study}\` (any machine with the study folder and the key).`);
+  else if (b.batches.length > 0)
+    out(
+      `Recorded in ${study}/.colloquy/batches.json. Check with \`colloquy batch status ${study}\`, then \`colloquy batch collect ${study}\` (any machine with the study folder and the key).`,
+    );
 }
 
 function printCurve(curve: NonNullable<NonNullable<CodeSummary["jobs"][number]["learned"]>["curve"]>): void {
   io().out("learning curve (session-grouped cross-validation; kappa of the held-out folds against the human codes):");
-  for (const p of curve) io().out(`  ${String(p.size).padStart(6)} training turns  kappa ${Number.isFinite(p.kappa) ? p.kappa.toFixed(3) : "  -  "}  agreement ${Number.isFinite(p.agreement) ? (p.agreement * 100).toFixed(1) + "%" : "-"}  (n=${p.n})`);
+  for (const p of curve)
+    io().out(
+      `  ${String(p.size).padStart(6)} training turns  kappa ${Number.isFinite(p.kappa) ? p.kappa.toFixed(3) : "  -  "}  agreement ${Number.isFinite(p.agreement) ? (p.agreement * 100).toFixed(1) + "%" : "-"}  (n=${p.n})`,
+    );
 }
 
 /** The learned coder's least certain turns, least certain first. */
@@ -197,7 +255,11 @@ function printReview(review: NonNullable<CodeSummary["jobs"][number]["review"]>,
   const out = io().out;
   out(`${review.length} coded turn(s) with a probability below ${below}, for a person to check (least certain first):`);
   for (const r of [...review].sort((a, b) => a.confidence - b.confidence).slice(0, 50)) {
-    const value = r.codes?.join("+") ?? Object.entries(r.scores ?? {}).map(([k, v]) => `${k}=${v}`).join(" ");
+    const value =
+      r.codes?.join("+") ??
+      Object.entries(r.scores ?? {})
+        .map(([k, v]) => `${k}=${v}`)
+        .join(" ");
     const text = shorten(r.text, 80);
     out(`  ${r.session} ${r.turn}  ${value}  p=${r.confidence.toFixed(2)}  ${JSON.stringify(text)}`);
   }
@@ -207,8 +269,12 @@ function printReview(review: NonNullable<CodeSummary["jobs"][number]["review"]>,
 function printDryRun(plan: CodeSummary["dryRuns"][number], model: CodeSummary["model"]): void {
   const { codebook, coder } = plan;
   const out = io().out;
-  const skipped = Object.entries(plan.skipped).map(([k, v]) => `${k} ${v}`).join(", ");
-  out(`${codebook}/${coder}: ${plan.toCode} turn(s) to code, ${plan.alreadyCoded} already coded, ${Object.values(plan.skipped).reduce((a, b) => a + b, 0)} skipped${skipped ? ` (${skipped})` : ""}`);
+  const skipped = Object.entries(plan.skipped)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
+  out(
+    `${codebook}/${coder}: ${plan.toCode} turn(s) to code, ${plan.alreadyCoded} already coded, ${Object.values(plan.skipped).reduce((a, b) => a + b, 0)} skipped${skipped ? ` (${skipped})` : ""}`,
+  );
   if (coder !== "llm") return;
   if (plan.example) {
     out(`Prompt for ${plan.example.session} ${plan.example.turns.join(", ")} (model ${model?.name} at ${model?.endpoint}):`);

@@ -114,9 +114,7 @@ export function registerCodebook(program: Command): void {
       const ids = await shippedCodebookIds();
       const books = await Promise.all(ids.map((id) => loadCodebook(id)));
       if (options.json) {
-        printJson(
-          books.map((b) => ({ id: b.id, version: b.version, kind: b.kind, title: b.title, summary: codebookSummary(b), rules: rulesSupport(b) })),
-        );
+        printJson(books.map((b) => ({ id: b.id, version: b.version, kind: b.kind, title: b.title, summary: codebookSummary(b), rules: rulesSupport(b) })));
         return;
       }
       const width = Math.max(...books.map((b) => b.id.length));

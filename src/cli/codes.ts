@@ -19,7 +19,9 @@ interface ImportFlags {
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 function describe(summary: CodesImportSummary): string {
-  const columns = Object.entries(summary.columns).map(([what, column]) => (what === "codes" ? column : `${what}=${column}`)).join(", ");
+  const columns = Object.entries(summary.columns)
+    .map(([what, column]) => (what === "codes" ? column : `${what}=${column}`))
+    .join(", ");
   const lines = [
     `${summary.coder} / ${summary.codebook}: ${summary.stored} turn(s) coded from ${summary.file} (${columns})` +
       (summary.unchanged > 0 ? `, ${summary.unchanged} unchanged since the last import` : "") +
@@ -29,7 +31,11 @@ function describe(summary: CodesImportSummary): string {
       (summary.emptyCells > 0 ? `, empty scale cells ${summary.emptyCells}` : "") +
       (summary.duplicates > 0 ? `, repeated rows ${summary.duplicates} (stored once)` : "") +
       `, not stored ${summary.problems.length}` +
-      (summary.problems.length > 0 ? ` (${Object.entries(summary.refused).map(([kind, n]) => `${kind} ${n}`).join(", ")})` : ""),
+      (summary.problems.length > 0
+        ? ` (${Object.entries(summary.refused)
+            .map(([kind, n]) => `${kind} ${n}`)
+            .join(", ")})`
+        : ""),
   ];
   return lines.join("\n");
 }

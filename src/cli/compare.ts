@@ -46,34 +46,39 @@ export function registerCompare(program: Command): void {
     .option("--holm", "Holm-adjust p-values within each test family")
     .option("--no-holm", "no Holm adjustment (overrides colloquy.json)")
     .option("--json", "print the report as JSON")
-    .action(async (study: string, flags: CompareFlags) => writing(study, "compare", async () => {
-      const { parseMergeList } = await import("../analysis/compare/mapping.js");
-      const { compareSummary } = await import("../analysis/compare/output.js");
-      const { openStudy } = await import("../stages/context.js");
-      const { runCompare } = await import("../stages/compare.js");
-      const { report, files } = await runCompare(
-        await openStudy(study),
-        {
-          codebook: flags.codebook,
-          coder: flags.coder,
-          control: flags.control,
-          collapse: flags.collapse !== undefined ? parseMergeList(flags.collapse, "--collapse") : undefined,
-          drop: flags.drop?.split(",").map((d) => d.trim()).filter(Boolean),
-          conditionGroups: flags.group !== undefined ? parseMergeList(flags.group, "--group") : undefined,
-          normaliseByRuns: flags.normaliseRuns,
-          design: oneOf(flags.design, ["within", "between"], "--design"),
-          unit: oneOf(flags.unit, ["participant", "session"], "--unit"),
-          measure: oneOf(flags.measure, ["count", "proportion"], "--measure"),
-          pairBy: oneOf(flags.pairBy, ["name", "role"], "--pair-by"),
-          holm: flags.holm,
-          selection: selectionFrom(flags),
-        },
-        io().reporter(),
-      );
-      if (flags.json) printJson(report);
-      else {
-        io().out(compareSummary(report));
-        io().out(`\nWrote ${files.json.replace(/\.json$/, "")}.json and -frequencies.csv, -differences.csv, -tests.csv`);
-      }
-    }));
+    .action(async (study: string, flags: CompareFlags) =>
+      writing(study, "compare", async () => {
+        const { parseMergeList } = await import("../analysis/compare/mapping.js");
+        const { compareSummary } = await import("../analysis/compare/output.js");
+        const { openStudy } = await import("../stages/context.js");
+        const { runCompare } = await import("../stages/compare.js");
+        const { report, files } = await runCompare(
+          await openStudy(study),
+          {
+            codebook: flags.codebook,
+            coder: flags.coder,
+            control: flags.control,
+            collapse: flags.collapse !== undefined ? parseMergeList(flags.collapse, "--collapse") : undefined,
+            drop: flags.drop
+              ?.split(",")
+              .map((d) => d.trim())
+              .filter(Boolean),
+            conditionGroups: flags.group !== undefined ? parseMergeList(flags.group, "--group") : undefined,
+            normaliseByRuns: flags.normaliseRuns,
+            design: oneOf(flags.design, ["within", "between"], "--design"),
+            unit: oneOf(flags.unit, ["participant", "session"], "--unit"),
+            measure: oneOf(flags.measure, ["count", "proportion"], "--measure"),
+            pairBy: oneOf(flags.pairBy, ["name", "role"], "--pair-by"),
+            holm: flags.holm,
+            selection: selectionFrom(flags),
+          },
+          io().reporter(),
+        );
+        if (flags.json) printJson(report);
+        else {
+          io().out(compareSummary(report));
+          io().out(`\nWrote ${files.json.replace(/\.json$/, "")}.json and -frequencies.csv, -differences.csv, -tests.csv`);
+        }
+      }),
+    );
 }

@@ -28,7 +28,10 @@ export function registerExport(program: Command): void {
     .option("--out <file>", "write to a file (default: stdout); a <file>.provenance.json is written next to it, and for tables a <file>.dictionary.csv")
     .option("--what <rows>", "tables (see `colloquy export --help`)", "turns")
     .option("--codes", "turns: add one column per codebook and coder with each turn's code(s)")
-    .option("--excel", "csv: start with a UTF-8 byte-order mark so Excel reads accents correctly (texts are written verbatim: a cell starting with = + - @ is a formula to Excel; import the file as text if transcripts may contain such turns)")
+    .option(
+      "--excel",
+      "csv: start with a UTF-8 byte-order mark so Excel reads accents correctly (texts are written verbatim: a cell starting with = + - @ is a formula to Excel; import the file as text if transcripts may contain such turns)",
+    )
     .option("--crlf", "qdpx: write the sources with CRLF line breaks (MAXQDA counts positions over them)")
     .option("--codebook <id>", "qdc: the codebook to export (the study's own, a shipped id or a file)")
     .action(async (dir: string, flags: ExportFlags) => {
@@ -56,7 +59,10 @@ export function registerExport(program: Command): void {
         await writeFileAtomic(flags.out, body);
       }
       await writeFileAtomic(`${flags.out}.dictionary.csv`, dictionaryCsv(table));
-      await writeJsonAtomic(`${flags.out}.provenance.json`, provenance({ command: "export", study: dir, what, format: flags.format, rows: table.rows.length, columns }));
+      await writeJsonAtomic(
+        `${flags.out}.provenance.json`,
+        provenance({ command: "export", study: dir, what, format: flags.format, rows: table.rows.length, columns }),
+      );
       io().out(`Wrote ${table.rows.length} ${ROW_NAMES[what]} row(s) to ${flags.out} (data dictionary: ${flags.out}.dictionary.csv)`);
     });
   describeOptionLater(
@@ -80,7 +86,10 @@ async function exportQda(dir: string, flags: ExportFlags): Promise<void> {
       return;
     }
     await writeFileAtomic(flags.out, xml);
-    await writeJsonAtomic(`${flags.out}.provenance.json`, provenance({ command: "export", study: dir, format: "qdc", codebook: codebook.id, codebookVersion: codebook.version }));
+    await writeJsonAtomic(
+      `${flags.out}.provenance.json`,
+      provenance({ command: "export", study: dir, format: "qdc", codebook: codebook.id, codebookVersion: codebook.version }),
+    );
     io().out(`Wrote codebook ${codebook.id} v${codebook.version} to ${flags.out}`);
     return;
   }
@@ -89,7 +98,9 @@ async function exportQda(dir: string, flags: ExportFlags): Promise<void> {
   await writeFileAtomic(flags.out, result.bytes);
   const { bytes: _bytes, ...summary } = result;
   await writeJsonAtomic(`${flags.out}.provenance.json`, provenance({ command: "export", study: dir, format: "qdpx", crlf: Boolean(flags.crlf), ...summary }));
-  io().out(`Wrote ${flags.out}: ${result.sessions} session(s) as text sources, codebook(s) ${result.codebooks.join(", ") || "none"}, ${result.codings} coding(s) by ${result.coders.join(", ") || "no coder"}`);
+  io().out(
+    `Wrote ${flags.out}: ${result.sessions} session(s) as text sources, codebook(s) ${result.codebooks.join(", ") || "none"}, ${result.codings} coding(s) by ${result.coders.join(", ") || "no coder"}`,
+  );
   for (const w of result.warnings.slice(0, 10)) io().out(`  warning: ${w}`);
   for (const s of result.skipped.slice(0, 10)) io().out(`  not exported: ${s}`);
   if (result.skipped.length > 10) io().out(`  … and ${result.skipped.length - 10} more (listed in ${flags.out}.provenance.json)`);

@@ -27,14 +27,21 @@ interface ImportFlags {
   json?: boolean;
 }
 
-const collect = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)];
+const collect = (value: string, previous: string[] = []): string[] => [
+  ...previous,
+  ...value
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean),
+];
 
 /** "speaker=name,text=message" -> { speaker: "name", text: "message" }. */
 export function parseAssignments(flag: string, items: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const item of items) {
     const at = item.indexOf("=");
-    if (at <= 0 || at === item.length - 1) throw new CliError(`${flag} "${item}": expected name=value, e.g. ${flag === "--columns" ? "speaker=name,text=message" : "ipa_code=alice"}`);
+    if (at <= 0 || at === item.length - 1)
+      throw new CliError(`${flag} "${item}": expected name=value, e.g. ${flag === "--columns" ? "speaker=name,text=message" : "ipa_code=alice"}`);
     out[item.slice(0, at).trim()] = item.slice(at + 1).trim();
   }
   return out;
@@ -44,7 +51,9 @@ export function parseAssignments(flag: string, items: readonly string[]): Record
 export function registerImport(program: Command): void {
   const command = program
     .command("import")
-    .description("import transcripts (files or folders) into a study; the format is detected from content and extension. A REFI-QDA project (.qdpx, from NVivo, ATLAS.ti, MAXQDA, QualCoder) brings its codes and coders too")
+    .description(
+      "import transcripts (files or folders) into a study; the format is detected from content and extension. A REFI-QDA project (.qdpx, from NVivo, ATLAS.ti, MAXQDA, QualCoder) brings its codes and coders too",
+    )
     .argument("<paths...>", "files or folders (folders are searched recursively)")
     .requiredOption("--study <study>", "study folder (created if missing)")
     .option("--format <name>", "force a format (see `colloquy import --help`)")
@@ -54,9 +63,15 @@ export function registerImport(program: Command): void {
     .option("--run <n>", "run of every imported session")
     .option("--split-continuations", "slack-paste: a bare h:mm line starts its own turn")
     .option("--merge-cues", "vtt/srt: merge consecutive cues of one speaker")
-    .option("--columns <map>", "csv: field=column pairs, e.g. speaker=name,text=message,time=time_stamp,session=run; session=condition+run joins columns into the session key")
+    .option(
+      "--columns <map>",
+      "csv: field=column pairs, e.g. speaker=name,text=message,time=time_stamp,session=run; session=condition+run joins columns into the session key",
+    )
     .option("--code-column <col=coder>", "csv: a column of codes and its coder (repeatable or comma-separated)", collect)
-    .option("--codebook <id>", "codebook the imported code labels belong to (default: the study's first); .qdpx: an existing codebook to map the project's codes onto by label, or the id of the codebook made of them")
+    .option(
+      "--codebook <id>",
+      "codebook the imported code labels belong to (default: the study's first); .qdpx: an existing codebook to map the project's codes onto by label, or the id of the codebook made of them",
+    )
     .option("--agents <names>", "speaker names that are AI agents (comma-separated; every format)", collect)
     .option("--humans <names>", "speaker names that are people, whatever the format says (comma-separated)", collect)
     .option("--delimiter <char>", "csv: force the delimiter")
@@ -82,7 +97,8 @@ async function importCommand(paths: string[], flags: ImportFlags): Promise<void>
   const created = !existsSync(studyPaths(study).config);
   await initStudy(study);
   const context = await openStudy(study);
-  if (flags.promptsAs && flags.promptsAs !== "system" && flags.promptsAs !== "metadata") throw new CliError(`--prompts-as "${flags.promptsAs}": expected system or metadata`);
+  if (flags.promptsAs && flags.promptsAs !== "system" && flags.promptsAs !== "metadata")
+    throw new CliError(`--prompts-as "${flags.promptsAs}": expected system or metadata`);
   const codeColumns = Object.fromEntries(
     Object.entries(parseAssignments("--code-column", flags.codeColumn ?? [])).map(([col, coder]) => [col, coder.includes(":") ? coder : `human:${coder}`]),
   );
@@ -126,7 +142,10 @@ function printReport(result: ImportSummary, flags: ImportFlags, createdStudy: st
     if (r.skipped) out(`- ${r.path}: skipped (${r.error})`);
     // Errors name their file (with a line where known): print the path once.
     else if (r.error) out(`✗ ${r.error.startsWith(r.path) ? r.error : `${r.path}: ${r.error}`}`);
-    else out(`✓ ${r.path} [${r.format}]: ${r.sessions.length} session(s) (${r.sessions.join(", ")}), ${r.turns} turns${r.codes ? `, ${r.codes} codes` : ""}${r.codesMoved ? `, ${r.codesMoved} code(s) followed their turn` : ""}${r.codesStale ? `, ${r.codesStale} code(s) now stale` : ""}${r.warnings.length ? `, ${r.warnings.length} warning(s)` : ""}`);
+    else
+      out(
+        `✓ ${r.path} [${r.format}]: ${r.sessions.length} session(s) (${r.sessions.join(", ")}), ${r.turns} turns${r.codes ? `, ${r.codes} codes` : ""}${r.codesMoved ? `, ${r.codesMoved} code(s) followed their turn` : ""}${r.codesStale ? `, ${r.codesStale} code(s) now stale` : ""}${r.warnings.length ? `, ${r.warnings.length} warning(s)` : ""}`,
+      );
     for (const w of r.warnings) out(`    warning: ${w}`);
   }
   out(
@@ -158,8 +177,11 @@ async function importProjects(files: string[], flags: ImportFlags): Promise<void
   const out = io().out;
   for (const s of summaries) {
     const created = s.sessions.filter((x) => x.status === "created").length;
-    out(`✓ ${s.file} [qdpx]: ${created} new session(s), ${s.sessions.length - created} already in the study; codebook(s) ${s.codebooks.map((c) => `${c.id}${c.status === "written" ? " (written to codebooks/)" : ""}`).join(", ") || "none"}; ${s.codes} code record(s) by ${s.coders.join(", ") || "nobody"}`);
-    if (s.automaticSkipped) out(`    ${s.automaticSkipped} coding(s) by Colloquy's automatic coders on sessions the study has were skipped (the study has its own)`);
+    out(
+      `✓ ${s.file} [qdpx]: ${created} new session(s), ${s.sessions.length - created} already in the study; codebook(s) ${s.codebooks.map((c) => `${c.id}${c.status === "written" ? " (written to codebooks/)" : ""}`).join(", ") || "none"}; ${s.codes} code record(s) by ${s.coders.join(", ") || "nobody"}`,
+    );
+    if (s.automaticSkipped)
+      out(`    ${s.automaticSkipped} coding(s) by Colloquy's automatic coders on sessions the study has were skipped (the study has its own)`);
     for (const w of s.warnings) out(`    warning: ${w}`);
     for (const p of s.problems) out(`    not stored: ${p.source} [${p.start}, ${p.end})${p.code ? ` "${p.code}"` : ""}: ${p.reason}`);
   }

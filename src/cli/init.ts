@@ -16,16 +16,25 @@ export function registerInit(program: Command): void {
     .argument("<study>", "study folder to create (may exist)")
     .option("--title <title>", "study title")
     .option("--control <condition>", "control condition the others are compared against (compare.control)")
-    .option("--design <design>", "within (the same participants in every condition: paired tests) or between (compare.design; default: inferred from the sessions)")
+    .option(
+      "--design <design>",
+      "within (the same participants in every condition: paired tests) or between (compare.design; default: inferred from the sessions)",
+    )
     .action(async (dir: string, options: InitFlags) => {
       const { initStudy, loadStudyConfig } = await import("../study/study.js");
-      if (options.design !== undefined && options.design !== "within" && options.design !== "between") throw new CliError(`--design ${options.design}: expected within or between`);
-      const compare = { ...(options.control ? { control: options.control } : {}), ...(options.design ? { design: options.design as "within" | "between" } : {}) };
+      if (options.design !== undefined && options.design !== "within" && options.design !== "between")
+        throw new CliError(`--design ${options.design}: expected within or between`);
+      const compare = {
+        ...(options.control ? { control: options.control } : {}),
+        ...(options.design ? { design: options.design as "within" | "between" } : {}),
+      };
       const paths = await initStudy(dir, { ...(options.title ? { title: options.title } : {}), ...(Object.keys(compare).length ? { compare } : {}) });
       const config = await loadStudyConfig(dir);
       const ignored = [options.title && "--title", options.control && "--control", options.design && "--design"].filter(Boolean);
       io().out(`Study ready at ${paths.root}`);
-      io().out(`  config:   ${paths.config}${paths.keptConfig ? " (already there: kept as it was" + (ignored.length ? `; ${ignored.join(", ")} not applied` : "") + ")" : ""}`);
+      io().out(
+        `  config:   ${paths.config}${paths.keptConfig ? " (already there: kept as it was" + (ignored.length ? `; ${ignored.join(", ")} not applied` : "") + ")" : ""}`,
+      );
       io().out(
         `  control:  ${config.compare.control ?? 'none yet: the "Conditions vs control" view stays empty until you set "compare": {"control": "<condition>"} in colloquy.json (or init --control)'}`,
       );

@@ -7,7 +7,9 @@ import { writing } from "./lock.js";
 export function registerRepair(program: Command): void {
   program
     .command("repair")
-    .description("make a study's codes files readable again after a crash: unreadable bytes move to a .torn file next to each file, every complete record stays")
+    .description(
+      "make a study's codes files readable again after a crash: unreadable bytes move to a .torn file next to each file, every complete record stays",
+    )
     .argument("<study>", "study folder")
     .option("--dry-run", "say what would be moved, change nothing")
     .option("--json", "print the summary as JSON")

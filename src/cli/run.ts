@@ -44,17 +44,33 @@ async function dryRun(file: string, flags: RunFlags, runs: number): Promise<void
   const scenario = await loadScenario(file);
   const study = resolve(flags.study);
   const config = existsSync(studyPaths(study).config) ? await loadStudyConfig(study) : undefined;
-  const modelConfig = resolveModelConfig({ cli: { model: flags.model ?? scenario.model.model, baseURL: flags.baseUrl }, study: config?.model, studyDir: study });
-  const plan = planRun(scenario, { study, runs, conditions: flags.condition, model: modelConfig.model, prices: modelConfig.prices, local: isLoopbackEndpoint(modelConfig.baseURL) });
+  const modelConfig = resolveModelConfig({
+    cli: { model: flags.model ?? scenario.model.model, baseURL: flags.baseUrl },
+    study: config?.model,
+    studyDir: study,
+  });
+  const plan = planRun(scenario, {
+    study,
+    runs,
+    conditions: flags.condition,
+    model: modelConfig.model,
+    prices: modelConfig.prices,
+    local: isLoopbackEndpoint(modelConfig.baseURL),
+  });
   if (flags.json) return printJson({ dryRun: true, ...plan });
   io().out(`Dry run of ${file} into ${study} (model ${plan.model}); no model is called, nothing is written.`);
   for (const s of plan.sessions) {
-    io().out(`${s.exists ? "skip     " : "would run"} ${s.sessionId}  ${s.strategy}  ~${s.turns} turns, ~${s.requests} requests, ~${s.promptTokens} prompt + ~${s.completionTokens} completion tokens${s.exists ? "  (already in the study)" : ""}`);
+    io().out(
+      `${s.exists ? "skip     " : "would run"} ${s.sessionId}  ${s.strategy}  ~${s.turns} turns, ~${s.requests} requests, ~${s.promptTokens} prompt + ~${s.completionTokens} completion tokens${s.exists ? "  (already in the study)" : ""}`,
+    );
   }
   const t = plan.total;
-  const cost = t.estimatedCost !== undefined ? `, about $${t.estimatedCost.toFixed(4)}` : ` (no price known for ${plan.model}: add model.prices to colloquy.json)`;
+  const cost =
+    t.estimatedCost !== undefined ? `, about $${t.estimatedCost.toFixed(4)}` : ` (no price known for ${plan.model}: add model.prices to colloquy.json)`;
   io().out(`Total: ~${t.requests} requests, ~${t.promptTokens} prompt + ~${t.completionTokens} completion tokens${cost}`);
-  io().out(`Assumes: ${[...new Set(plan.sessions.map((s) => s.assumptions))].join("; ")}. Sessions often end earlier (passes, nobody confident), so this leans high.`);
+  io().out(
+    `Assumes: ${[...new Set(plan.sessions.map((s) => s.assumptions))].join("; ")}. Sessions often end earlier (passes, nobody confident), so this leans high.`,
+  );
 }
 
 function wholeRuns(text: string): number {
@@ -84,78 +100,108 @@ export function registerRun(program: Command): void {
     .option("--host <host>", "interface the pages listen on (another address opens them to your network)", "127.0.0.1")
     .option("--port <port>", "port of the pages (0: any free port)", "0")
     .option("--speed <factor>", "with people taking part: simulated seconds per real second", "1")
-    .option("--answer-timeout <seconds>", "how long a human role's duty (moderate, derail, approve) waits before \"no answer\"", "120")
-    .action(async (file: string, flags: RunFlags) => flags.dryRun ? dryRun(file, flags, wholeRuns(flags.runs)) : writing(flags.study, "run", async () => {
-      const { initStudy, loadStudyConfig } = await import("../study/study.js");
-      const { createChatModel, resolveModelConfig } = await import("../llm/index.js");
-      const { loadScenario } = await import("../orchestrator/scenario.js");
-      const { runScenario } = await import("../orchestrator/run.js");
-      const { scriptedHuman, terminalHuman } = await import("../orchestrator/human.js");
-      const { serveLive } = await import("../orchestrator/live/index.js");
-      const runs = wholeRuns(flags.runs);
-      const seed = Number(flags.seed);
-      if (!Number.isInteger(seed)) throw new CliError(`--seed must be a whole number, got "${flags.seed}"`);
-      const speed = Number(flags.speed);
-      const answerTimeoutSeconds = Number(flags.answerTimeout);
-      const port = Number(flags.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (0-65535), got "${flags.port}"`);
-      if (!(speed > 0)) throw new CliError(`--speed must be a number > 0, got "${flags.speed}"`);
-      if (!(answerTimeoutSeconds > 0)) throw new CliError(`--answer-timeout must be a number of seconds > 0, got "${flags.answerTimeout}"`);
-      if (flags.resume && !flags.cache) throw new CliError("--resume replays the session from the response cache; it cannot be combined with --no-cache");
-      const scenario = await loadScenario(file);
-      const study = resolve(flags.study);
-      await initStudy(study);
-      const config = await loadStudyConfig(study);
-      const model = createChatModel(
-        resolveModelConfig({ cli: { model: flags.model ?? scenario.model.model, baseURL: flags.baseUrl, noCache: !flags.cache }, study: config.model, studyDir: study }),
-        { onRetry: ({ delayMs, error }) => io().err(`  retrying in ${(delayMs / 1000).toFixed(1)} s: ${error.message}`) },
-      );
-      const problem = await model.preflight();
-      if (problem) {
-        if (!flags.cache) throw new CliError(problem.message);
-        io().err(`warning: ${problem.message}\n  continuing from the response cache only (replays work offline; new requests will fail)`);
-      }
-      const live = flags.serve ? await serveLive(scenario, { host: flags.host, port }) : undefined;
-      // Only listen on the terminal when someone will type or approve (a reader keeps stdin open).
-      // A person typing at the terminal reads the turns in full at each prompt, so the run log
-      // does not print them a second time; with --serve they read them on their page instead.
-      const atTerminal = !live && scenario.participants.some((p) => p.kind === "human");
-      const needsTerminal = atTerminal || /"approval":true/.test(JSON.stringify([scenario.strategy, scenario.conditions]));
-      const human: HumanInput = live?.hub ?? (needsTerminal ? terminalHuman() : scriptedHuman([]));
-      const reporter = io().reporter();
-      try {
-        if (live) {
-          if (flags.host !== "127.0.0.1" && flags.host !== "localhost") io().err(`warning: the pages listen on ${flags.host}: anyone on that network who has a link can open it; links are the only key`);
-          for (const person of live.people) io().err(`  ${person.name}: ${person.link}`);
-          io().err(`  operator: ${live.server.links.operator}`);
-          if (live.people.length) {
-            io().err(`Waiting for ${live.people.length} participant(s) to open their page…`);
-            await live.hub.everyoneConnected();
-          }
-        }
-        const outcomes = await runScenario(scenario, {
-          study, runs, seed, model, human, reporter, temperature: config.model?.temperature, echoTurns: !atTerminal,
-          conditions: flags.condition, resume: flags.resume, overwrite: flags.overwrite,
-          live: { observer: live?.hub, speed, answerTimeoutSeconds },
-        });
-        const usage = model.usage();
-        if (flags.json) printJson({ outcomes, usage });
-        else {
-          for (const o of outcomes) io().out(`${o.status.padEnd(9)} ${o.sessionId}  ${o.turns} turns  ${o.reason}${backupNote(o)}`);
-          io().out(`LLM: ${usage.requests} requests (${usage.cachedResponses} from cache), ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens${usage.estimatedCost !== undefined ? `, about $${usage.estimatedCost.toFixed(4)}` : ""}`);
-          io().out(`Sessions are in ${study}/sessions; next: colloquy study ${flags.study}`);
-        }
-        const failed = outcomes.filter((o) => o.status === "failed");
-        const kept = failed.filter((o) => o.backup?.kind === "failed");
-        const saved = failed.length - kept.length;
-        const problems = [
-          ...(saved > 0 ? [`${saved} session(s) stopped early and were saved as incomplete; fix the cause and run again with --resume`] : []),
-          ...(kept.length > 0 ? [`${kept.length} --overwrite run(s) failed; the sessions already there were left as they were (the attempts are in ${kept.map((o) => o.backup!.path).join(", ")}); fix the cause and run again with --overwrite`] : []),
-        ];
-        if (problems.length) throw new CliError(problems.join("; "));
-      } finally {
-        human.close?.();
-        await live?.server.close();
-      }
-    }, { create: true }));
+    .option("--answer-timeout <seconds>", 'how long a human role\'s duty (moderate, derail, approve) waits before "no answer"', "120")
+    .action(async (file: string, flags: RunFlags) =>
+      flags.dryRun
+        ? dryRun(file, flags, wholeRuns(flags.runs))
+        : writing(
+            flags.study,
+            "run",
+            async () => {
+              const { initStudy, loadStudyConfig } = await import("../study/study.js");
+              const { createChatModel, resolveModelConfig } = await import("../llm/index.js");
+              const { loadScenario } = await import("../orchestrator/scenario.js");
+              const { runScenario } = await import("../orchestrator/run.js");
+              const { scriptedHuman, terminalHuman } = await import("../orchestrator/human.js");
+              const { serveLive } = await import("../orchestrator/live/index.js");
+              const runs = wholeRuns(flags.runs);
+              const seed = Number(flags.seed);
+              if (!Number.isInteger(seed)) throw new CliError(`--seed must be a whole number, got "${flags.seed}"`);
+              const speed = Number(flags.speed);
+              const answerTimeoutSeconds = Number(flags.answerTimeout);
+              const port = Number(flags.port);
+              if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (0-65535), got "${flags.port}"`);
+              if (!(speed > 0)) throw new CliError(`--speed must be a number > 0, got "${flags.speed}"`);
+              if (!(answerTimeoutSeconds > 0)) throw new CliError(`--answer-timeout must be a number of seconds > 0, got "${flags.answerTimeout}"`);
+              if (flags.resume && !flags.cache)
+                throw new CliError("--resume replays the session from the response cache; it cannot be combined with --no-cache");
+              const scenario = await loadScenario(file);
+              const study = resolve(flags.study);
+              await initStudy(study);
+              const config = await loadStudyConfig(study);
+              const model = createChatModel(
+                resolveModelConfig({
+                  cli: { model: flags.model ?? scenario.model.model, baseURL: flags.baseUrl, noCache: !flags.cache },
+                  study: config.model,
+                  studyDir: study,
+                }),
+                { onRetry: ({ delayMs, error }) => io().err(`  retrying in ${(delayMs / 1000).toFixed(1)} s: ${error.message}`) },
+              );
+              const problem = await model.preflight();
+              if (problem) {
+                if (!flags.cache) throw new CliError(problem.message);
+                io().err(`warning: ${problem.message}\n  continuing from the response cache only (replays work offline; new requests will fail)`);
+              }
+              const live = flags.serve ? await serveLive(scenario, { host: flags.host, port }) : undefined;
+              // Only listen on the terminal when someone will type or approve (a reader keeps stdin open).
+              // A person typing at the terminal reads the turns in full at each prompt, so the run log
+              // does not print them a second time; with --serve they read them on their page instead.
+              const atTerminal = !live && scenario.participants.some((p) => p.kind === "human");
+              const needsTerminal = atTerminal || /"approval":true/.test(JSON.stringify([scenario.strategy, scenario.conditions]));
+              const human: HumanInput = live?.hub ?? (needsTerminal ? terminalHuman() : scriptedHuman([]));
+              const reporter = io().reporter();
+              try {
+                if (live) {
+                  if (flags.host !== "127.0.0.1" && flags.host !== "localhost")
+                    io().err(`warning: the pages listen on ${flags.host}: anyone on that network who has a link can open it; links are the only key`);
+                  for (const person of live.people) io().err(`  ${person.name}: ${person.link}`);
+                  io().err(`  operator: ${live.server.links.operator}`);
+                  if (live.people.length) {
+                    io().err(`Waiting for ${live.people.length} participant(s) to open their page…`);
+                    await live.hub.everyoneConnected();
+                  }
+                }
+                const outcomes = await runScenario(scenario, {
+                  study,
+                  runs,
+                  seed,
+                  model,
+                  human,
+                  reporter,
+                  temperature: config.model?.temperature,
+                  echoTurns: !atTerminal,
+                  conditions: flags.condition,
+                  resume: flags.resume,
+                  overwrite: flags.overwrite,
+                  live: { observer: live?.hub, speed, answerTimeoutSeconds },
+                });
+                const usage = model.usage();
+                if (flags.json) printJson({ outcomes, usage });
+                else {
+                  for (const o of outcomes) io().out(`${o.status.padEnd(9)} ${o.sessionId}  ${o.turns} turns  ${o.reason}${backupNote(o)}`);
+                  io().out(
+                    `LLM: ${usage.requests} requests (${usage.cachedResponses} from cache), ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens${usage.estimatedCost !== undefined ? `, about $${usage.estimatedCost.toFixed(4)}` : ""}`,
+                  );
+                  io().out(`Sessions are in ${study}/sessions; next: colloquy study ${flags.study}`);
+                }
+                const failed = outcomes.filter((o) => o.status === "failed");
+                const kept = failed.filter((o) => o.backup?.kind === "failed");
+                const saved = failed.length - kept.length;
+                const problems = [
+                  ...(saved > 0 ? [`${saved} session(s) stopped early and were saved as incomplete; fix the cause and run again with --resume`] : []),
+                  ...(kept.length > 0
+                    ? [
+                        `${kept.length} --overwrite run(s) failed; the sessions already there were left as they were (the attempts are in ${kept.map((o) => o.backup!.path).join(", ")}); fix the cause and run again with --overwrite`,
+                      ]
+                    : []),
+                ];
+                if (problems.length) throw new CliError(problems.join("; "));
+              } finally {
+                human.close?.();
+                await live?.server.close();
+              }
+            },
+            { create: true },
+          ),
+    );
 }

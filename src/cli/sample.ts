@@ -23,7 +23,11 @@ export function registerSample(program: Command): void {
     .option("--stratify <list>", "proportional strata, comma-separated: condition, run, session, speaker-kind, role")
     .option("--seed <n>", "seed of the draw: the same seed and study give the same sample", "1")
     .requiredOption("--out <file>", "the sample CSV (session,turn,fingerprint,stratum); <file>.provenance.json is written next to it")
-    .option("--strategy <name>", "random (stratified, default) or uncertain: the turns no person has coded that --coder is least sure about (active learning)", "random")
+    .option(
+      "--strategy <name>",
+      "random (stratified, default) or uncertain: the turns no person has coded that --coder is least sure about (active learning)",
+      "random",
+    )
     .option("--coder <id>", "--strategy uncertain: the machine coder whose confidence decides (default learned)")
     .option("--codebook <id>", "--strategy uncertain: the codebook of those codes")
     .option("--json", "print the summary as JSON")
@@ -43,7 +47,16 @@ Examples:
       if (!Number.isInteger(seed) || seed < 0) throw new CliError(`--seed must be a whole number >= 0 (got "${flags.seed}")`);
       const summary = await runSample(
         await openStudy(study),
-        { size: parseSampleSize(flags.size), stratify: flags.stratify ? parseStrata(flags.stratify) : [], seed, selection: selectionFrom(flags), out: flags.out, strategy: flags.strategy, coder: flags.coder, codebook: flags.codebook },
+        {
+          size: parseSampleSize(flags.size),
+          stratify: flags.stratify ? parseStrata(flags.stratify) : [],
+          seed,
+          selection: selectionFrom(flags),
+          out: flags.out,
+          strategy: flags.strategy,
+          coder: flags.coder,
+          codebook: flags.codebook,
+        },
         io().reporter(),
       );
       if (flags.json) return printJson(summary);

@@ -15,7 +15,9 @@ export function registerScenario(program: Command): void {
       if (flags.json) return printJson({ file, valid: true, scenario: s, conditions });
       const humans = s.participants.filter((p) => p.kind === "human").length;
       io().out(`${file}: valid scenario "${s.id}"${s.preset ? ` (preset ${s.preset})` : ""}`);
-      io().out(`  participants: ${s.participants.length} (${humans} human), stop after ${s.stop.maxTurns} turns${s.stop.maxMinutes !== undefined ? ` or ${s.stop.maxMinutes} simulated minutes` : ""}`);
+      io().out(
+        `  participants: ${s.participants.length} (${humans} human), stop after ${s.stop.maxTurns} turns${s.stop.maxMinutes !== undefined ? ` or ${s.stop.maxMinutes} simulated minutes` : ""}`,
+      );
       for (const c of conditions) io().out(`  condition ${c.name}: ${c.strategy} ${JSON.stringify(c.params)}`);
       io().out(`Next: colloquy run ${file} --dry-run   (sessions, requests, tokens and cost before spending anything)`);
     });

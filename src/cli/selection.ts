@@ -8,7 +8,11 @@ export interface SelectionFlags {
   run?: string;
 }
 
-const list = (value: string | undefined): string[] | undefined => value?.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+const list = (value: string | undefined): string[] | undefined =>
+  value
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 
 /** Add --sessions, --condition and --run to a command. */
 export function selectionOptions(command: Command): Command {

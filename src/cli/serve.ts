@@ -11,7 +11,9 @@ import { untilInterrupted } from "./interrupt.js";
 function openBrowser(url: string): void {
   const command = process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer" : "xdg-open";
   try {
-    spawn(command, [url], { stdio: "ignore", detached: true }).on("error", () => io().err(`could not open a browser; visit ${url}`)).unref();
+    spawn(command, [url], { stdio: "ignore", detached: true })
+      .on("error", () => io().err(`could not open a browser; visit ${url}`))
+      .unref();
   } catch {
     io().err(`could not open a browser; visit ${url}`);
   }
@@ -25,10 +27,15 @@ async function rebuildUnlessBusy(study: string, site: string): Promise<void> {
   const { buildSite } = await import("../report/build.js");
   const { StudyLockedError } = await import("../study/lock.js");
   try {
-    await writing(study, "serve", async () => {
-      io().out("Building the dashboard…");
-      await buildSite(study, { out: site, reporter: io().reporter() });
-    }, { waitMs: 0 });
+    await writing(
+      study,
+      "serve",
+      async () => {
+        io().out("Building the dashboard…");
+        await buildSite(study, { out: site, reporter: io().reporter() });
+      },
+      { waitMs: 0 },
+    );
   } catch (error) {
     if (!(error instanceof StudyLockedError) || !existsSync(resolve(site, "index.html"))) throw error;
     io().err(`warning: not rebuilding the dashboard: ${error.busy}; serving the site as last built`);
@@ -60,31 +67,31 @@ export interface ServeFlags {
 
 /** Serve a study's dashboard on the given interface until Ctrl-C (`colloquy serve`, `study --serve`). */
 export async function serveDashboard(study: string, options: ServeFlags): Promise<void> {
-      const { studyPaths } = await import("../study/study.js");
-      const { siteIsStale } = await import("../report/build.js");
-      const { startServer } = await import("../report/server.js");
-      const port = Number(options.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port ${options.port}: not a port number (0-65535)`);
-      const paths = studyPaths(study);
-      // Before anything is printed: "Building the dashboard…" for a folder that is not there misleads.
-      if (!existsSync(paths.root)) throw new CliError(`${paths.root}: no such study folder. Create one with \`colloquy init ${study}\`, or check the path.`);
-      const site = resolve(options.out ?? paths.site);
-      if (options.build && (await siteIsStale(study, site))) {
-        await rebuildUnlessBusy(study, site);
-      } else if (!options.build && !existsSync(resolve(site, "index.html"))) {
-        throw new CliError(`${site}/index.html is missing: run \`colloquy build ${study}\` first, or drop --no-build`);
-      }
-      let server;
-      try {
-        server = await startServer(site, { host: options.host, port });
-      } catch (error) {
-        throw new CliError((error as Error).message);
-      }
-      if (options.host !== "127.0.0.1" && options.host !== "localhost" && options.host !== "::1") {
-        io().err(`warning: serving on ${options.host}: other machines on the network can read this study`);
-      }
-      io().out(`Dashboard: ${server.url}  (Ctrl-C to stop)`);
-      if (options.open) openBrowser(server.url);
-      await untilInterrupted();
-      await server.close();
+  const { studyPaths } = await import("../study/study.js");
+  const { siteIsStale } = await import("../report/build.js");
+  const { startServer } = await import("../report/server.js");
+  const port = Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port ${options.port}: not a port number (0-65535)`);
+  const paths = studyPaths(study);
+  // Before anything is printed: "Building the dashboard…" for a folder that is not there misleads.
+  if (!existsSync(paths.root)) throw new CliError(`${paths.root}: no such study folder. Create one with \`colloquy init ${study}\`, or check the path.`);
+  const site = resolve(options.out ?? paths.site);
+  if (options.build && (await siteIsStale(study, site))) {
+    await rebuildUnlessBusy(study, site);
+  } else if (!options.build && !existsSync(resolve(site, "index.html"))) {
+    throw new CliError(`${site}/index.html is missing: run \`colloquy build ${study}\` first, or drop --no-build`);
+  }
+  let server;
+  try {
+    server = await startServer(site, { host: options.host, port });
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+  if (options.host !== "127.0.0.1" && options.host !== "localhost" && options.host !== "::1") {
+    io().err(`warning: serving on ${options.host}: other machines on the network can read this study`);
+  }
+  io().out(`Dashboard: ${server.url}  (Ctrl-C to stop)`);
+  if (options.open) openBrowser(server.url);
+  await untilInterrupted();
+  await server.close();
 }

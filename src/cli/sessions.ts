@@ -52,7 +52,11 @@ export function formatDuration(seconds: number | null): string {
 /** Left-aligned text table (the CLI's only table, so kept here). */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
@@ -81,7 +85,15 @@ export function registerSessions(program: Command): void {
         io().out(`No sessions yet. Import some with \`colloquy import <files…> --study ${dir}\`.`);
         return;
       }
-      const rows = summaries.map((s) => [s.id, s.condition || "-", s.run || "-", `${s.humans} human / ${s.ais} ai${s.simulated ? ` / ${s.simulated} simulated` : ""}${s.systems ? ` / ${s.systems} system` : ""}`, String(s.turns), formatDuration(s.durationSeconds), ...(stale.length ? [String(s.staleCodes)] : [])]);
+      const rows = summaries.map((s) => [
+        s.id,
+        s.condition || "-",
+        s.run || "-",
+        `${s.humans} human / ${s.ais} ai${s.simulated ? ` / ${s.simulated} simulated` : ""}${s.systems ? ` / ${s.systems} system` : ""}`,
+        String(s.turns),
+        formatDuration(s.durationSeconds),
+        ...(stale.length ? [String(s.staleCodes)] : []),
+      ]);
       io().out(table(["session", "condition", "run", "participants", "turns", "duration", ...(stale.length ? ["stale codes"] : [])], rows));
       io().out(`${summaries.length} session(s), ${summaries.reduce((n, s) => n + s.turns, 0)} turns`);
       if (stale.length) io().out(staleHint(dir, stale.length));
@@ -97,9 +109,15 @@ function printStale(dir: string, stale: readonly StaleCodeView[], json?: boolean
     io().out(`No stale codes in ${dir}: every code applies to the turn it was given.`);
     return;
   }
-  const value = (r: StaleCodeView["record"]) => r.codes?.join("+") ?? Object.entries(r.scores ?? {}).map(([k, v]) => `${k}=${v}`).join(" ");
+  const value = (r: StaleCodeView["record"]) =>
+    r.codes?.join("+") ??
+    Object.entries(r.scores ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ");
   const words = (t?: string) => (t === undefined ? "(not known)" : JSON.stringify(shorten(t, 60)));
   const rows = stale.map((s) => [s.session, s.turn, s.codebook, s.coder, value(s.record), s.reason, s.where, words(s.text)]);
   io().out(table(["session", "turn", "codebook", "coder", "code", "why", "where", "was attached to"], rows));
-  io().out(`${stale.length} stale code(s). They are never applied to another turn; re-code the turns (colloquy code) or, for human codes, code them again on the current text.`);
+  io().out(
+    `${stale.length} stale code(s). They are never applied to another turn; re-code the turns (colloquy code) or, for human codes, code them again on the current text.`,
+  );
 }

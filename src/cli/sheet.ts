@@ -17,7 +17,9 @@ interface SheetFlags extends SelectionFlags {
 /** `colloquy sheet <study>`: a coding sheet for people (one row per turn) and the codebook's legend. */
 export function registerSheet(program: Command): void {
   selectionOptions(program.command("sheet"))
-    .description("write a coding sheet for human coders: one row per codeable turn with context, fingerprint and an empty code column per coder, plus the codebook's legend")
+    .description(
+      "write a coding sheet for human coders: one row per codeable turn with context, fingerprint and an empty code column per coder, plus the codebook's legend",
+    )
     .argument("<study>", "study folder")
     .requiredOption("--codebook <id>", "codebook id or file")
     .option("--sample <file>", "only the turns of a sample made by `colloquy sample`")
@@ -44,7 +46,10 @@ Then fill in code_alice (and code_bob) and read them back with
       } catch (error) {
         throw new CliError(errorMessage(error));
       }
-      const coders = flags.coders?.split(",").map((c) => c.trim()).filter(Boolean);
+      const coders = flags.coders
+        ?.split(",")
+        .map((c) => c.trim())
+        .filter(Boolean);
       const summary = await runSheet(
         await openStudy(study),
         { codebook: flags.codebook, out: flags.out, sample: flags.sample, selection: selectionFrom(flags), coders, context, excel: flags.excel },
@@ -52,7 +57,9 @@ Then fill in code_alice (and code_bob) and read them back with
       );
       if (flags.json) printJson(summary);
       else {
-        const skipped = Object.entries(summary.skipped).map(([why, n]) => `${why} ${n}`).join(", ");
+        const skipped = Object.entries(summary.skipped)
+          .map(([why, n]) => `${why} ${n}`)
+          .join(", ");
         io().out(
           [
             `Wrote ${summary.rows} turn(s) to code to ${summary.sheet} (fill in ${summary.codeColumns.join(", ")})`,
@@ -62,6 +69,7 @@ Then fill in code_alice (and code_bob) and read them back with
         );
       }
       for (const p of summary.sampleProblems) io().err(`${flags.sample}:${p.line}: ${p.problem}`);
-      if (summary.sampleProblems.length > 0) throw new CliError(`${summary.sampleProblems.length} row(s) of ${flags.sample} are not on the sheet (listed above)`);
+      if (summary.sampleProblems.length > 0)
+        throw new CliError(`${summary.sampleProblems.length} row(s) of ${flags.sample} are not on the sheet (listed above)`);
     });
 }

@@ -17,15 +17,21 @@ export function registerStats(program: Command): void {
     .option("--codebook <id>", "nominal codebook for the Bales and sequence parts (default bales-ipa)")
     .option("--coder <id>", "whose codes (rules, llm, human:<name>); needed when several coders exist")
     .option("--json", "print the report as JSON")
-    .action(async (study: string, flags: StatsFlags) => writing(study, "stats", async () => {
-      const { statsSummary } = await import("../analysis/stats/output.js");
-      const { openStudy } = await import("../stages/context.js");
-      const { runStats } = await import("../stages/stats.js");
-      const { report, files } = await runStats(await openStudy(study), { codebook: flags.codebook, coder: flags.coder, selection: selectionFrom(flags) }, io().reporter());
-      if (flags.json) printJson(report);
-      else {
-        io().out(statsSummary(report));
-        io().out(`\nWrote ${files.json}, ${files.sessions}, ${files.participants}`);
-      }
-    }));
+    .action(async (study: string, flags: StatsFlags) =>
+      writing(study, "stats", async () => {
+        const { statsSummary } = await import("../analysis/stats/output.js");
+        const { openStudy } = await import("../stages/context.js");
+        const { runStats } = await import("../stages/stats.js");
+        const { report, files } = await runStats(
+          await openStudy(study),
+          { codebook: flags.codebook, coder: flags.coder, selection: selectionFrom(flags) },
+          io().reporter(),
+        );
+        if (flags.json) printJson(report);
+        else {
+          io().out(statsSummary(report));
+          io().out(`\nWrote ${files.json}, ${files.sessions}, ${files.participants}`);
+        }
+      }),
+    );
 }

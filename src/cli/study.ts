@@ -20,7 +20,10 @@ export interface StudyFlags {
 }
 
 function stageList(value: string, flag: string): StageName[] {
-  const names = value.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = names.filter((n) => !(stageNames as readonly string[]).includes(n));
   if (bad.length) throw new CliError(`${flag}: unknown stage ${bad.map((b) => `"${b}"`).join(", ")}; stages are ${stageNames.join(", ")}`);
   return names as StageName[];
@@ -57,7 +60,8 @@ export async function runStudy(dir: string, flags: StudyFlags): Promise<void> {
     io().out(`  analysis: ${relative(process.cwd(), paths.analysis) || paths.analysis}`);
     io().out(`  site:     ${relative(process.cwd(), join(paths.site, "index.html"))}`);
   }
-  if (flags.serve) await (await import("./serve.js")).serveDashboard(dir, { port: flags.port ?? "5173", host: flags.host ?? "127.0.0.1", open: flags.open, build: false });
+  if (flags.serve)
+    await (await import("./serve.js")).serveDashboard(dir, { port: flags.port ?? "5173", host: flags.host ?? "127.0.0.1", open: flags.open, build: false });
 }
 
 /** Options shared by `study` and `demo`. */
@@ -80,7 +84,9 @@ export function registerStudy(program: Command): void {
   addPipelineOptions(
     program
       .command("study")
-      .description("run the whole pipeline on a study: import inbox/ -> code -> agree -> compare -> stats -> topics -> concepts -> dashboard (only what changed)")
+      .description(
+        "run the whole pipeline on a study: import inbox/ -> code -> agree -> compare -> stats -> topics -> concepts -> dashboard (only what changed)",
+      )
       .argument("<study>", "study folder (see `colloquy init`)"),
   ).action(async (dir: string, flags: StudyFlags) => runStudy(dir, flags));
 }

@@ -52,7 +52,12 @@ export function registerTopics(program: Command): void {
     .option("--temperature <t>", "sampling temperature (default: colloquy.json model.temperature, else 0)", number("--temperature"))
     .option("--timeout <ms>", "per-request timeout in ms", wholeNumber("--timeout", 1))
     .option("--no-cache", "do not answer from the response cache")
-    .addOption(new Option("--via <how>", "LLM coder: online (default) or batch (the provider's Batch API at half price, answered within 24 h; then `colloquy batch collect`)").choices(["online", "batch"]))
+    .addOption(
+      new Option(
+        "--via <how>",
+        "LLM coder: online (default) or batch (the provider's Batch API at half price, answered within 24 h; then `colloquy batch collect`)",
+      ).choices(["online", "batch"]),
+    )
     .option("--batch-size <n>", "with --via batch: at most n requests per batch file (default 50000)", wholeNumber("--batch-size", 1))
     .option("--dry-run", "with --via batch: count the requests and print the batch vs online price, sending nothing")
     .option("--json", "print the report as JSON")
@@ -67,9 +72,15 @@ export function registerTopics(program: Command): void {
       const { openStudy } = await import("../stages/context.js");
       const { exportTopicReview } = await import("../stages/topics.js");
       const { file, rows } = await writing(study, "topics export", async () => exportTopicReview(await openStudy(study), flags.out));
-      io().out(`Wrote ${rows} sub-topic row(s) to ${file}. Reviewers fill in judgement (keep, merge, rename, reject), merge_into, new_label and reviewer, then run \`colloquy topics import ${study} <files…>\`.`);
+      io().out(
+        `Wrote ${rows} sub-topic row(s) to ${file}. Reviewers fill in judgement (keep, merge, rename, reject), merge_into, new_label and reviewer, then run \`colloquy topics import ${study} <files…>\`.`,
+      );
     });
-  describeOptionLater(exportCommand, "--out", async () => `CSV file to write (default <study>/${(await import("../study/artifacts.js")).artifacts.topicsReview.relative()})`);
+  describeOptionLater(
+    exportCommand,
+    "--out",
+    async () => `CSV file to write (default <study>/${(await import("../study/artifacts.js")).artifacts.topicsReview.relative()})`,
+  );
 
   topics
     .command("import")
@@ -82,7 +93,9 @@ export function registerTopics(program: Command): void {
       const { REVIEW_CODEBOOK } = await import("../analysis/topics/review.js");
       const result = await writing(study, "topics import", async () => importTopicReviews(await openStudy(study), files));
       const out = io().out;
-      out(`Imported ${result.judgements} judgement(s) from ${files.length} file(s) (${result.unreviewed} row(s) left blank) for ${result.reviewers.join(", ") || "no reviewer"}.`);
+      out(
+        `Imported ${result.judgements} judgement(s) from ${files.length} file(s) (${result.unreviewed} row(s) left blank) for ${result.reviewers.join(", ") || "no reviewer"}.`,
+      );
       for (const t of result.report.trees.filter((t) => t.reviewed)) {
         out(`  ${t.key}: branching ${fmt(t.merged?.branchingRatio)} -> reviewed ${fmt(t.reviewed!.branchingRatio)} (${t.reviewed!.reviewers.join(", ")})`);
       }
@@ -101,18 +114,38 @@ async function topicsCommand(study: string, flags: TopicsFlags): Promise<void> {
       throw new CliError(`--base-url "${flags.baseUrl}" is not a URL; e.g. http://localhost:11434/v1`);
     }
   }
-  const model = { model: flags.model, baseURL: flags.baseUrl, concurrency: flags.concurrency, temperature: flags.temperature, seed: flags.seed, timeoutMs: flags.timeout };
+  const model = {
+    model: flags.model,
+    baseURL: flags.baseUrl,
+    concurrency: flags.concurrency,
+    temperature: flags.temperature,
+    seed: flags.seed,
+    timeoutMs: flags.timeout,
+  };
   if (flags.via === "batch") {
     if (flags.coder !== "llm") throw new CliError("--via batch is for the LLM topic coder: add --coder llm");
-    const options = { scope: flags.scope, speakers: parseSpeakers(flags.speakers), runs: flags.runs, model, noCache: !flags.cache, dryRun: flags.dryRun, batchLimits: flags.batchSize ? { maxRequests: flags.batchSize } : undefined };
+    const options = {
+      scope: flags.scope,
+      speakers: parseSpeakers(flags.speakers),
+      runs: flags.runs,
+      model,
+      noCache: !flags.cache,
+      dryRun: flags.dryRun,
+      batchLimits: flags.batchSize ? { maxRequests: flags.batchSize } : undefined,
+    };
     const submitted = await submitTopicsBatch(await openStudy(study), options, io().reporter());
     if (flags.json) return printJson(submitted);
     const c = submitted.counts;
     const usd = (x: number | undefined) => (x === undefined ? "unknown (add model.prices to colloquy.json)" : `$${x.toFixed(4)}`);
-    io().out(`${submitted.label}: ${c.requests} request(s) ${flags.dryRun ? "would go" : "went"} to the batch, ${c.cached} answered by the response cache, ${c.pending} already in an open batch`);
-    io().out(`  ~${c.promptTokens.toLocaleString("en-US")} prompt + ~${c.completionTokens.toLocaleString("en-US")} completion tokens: est. batch price ${usd(submitted.batchCost)} vs online ${usd(submitted.onlineCost)}`);
+    io().out(
+      `${submitted.label}: ${c.requests} request(s) ${flags.dryRun ? "would go" : "went"} to the batch, ${c.cached} answered by the response cache, ${c.pending} already in an open batch`,
+    );
+    io().out(
+      `  ~${c.promptTokens.toLocaleString("en-US")} prompt + ~${c.completionTokens.toLocaleString("en-US")} completion tokens: est. batch price ${usd(submitted.batchCost)} vs online ${usd(submitted.onlineCost)}`,
+    );
     for (const b of submitted.batches) io().out(`  batch ${b.id}: ${b.requests} request(s)`);
-    if (!flags.dryRun && submitted.batches.length > 0) io().out(`Collect with \`colloquy batch collect ${study}\` once \`colloquy batch status ${study}\` says completed; it writes the topics report.`);
+    if (!flags.dryRun && submitted.batches.length > 0)
+      io().out(`Collect with \`colloquy batch collect ${study}\` once \`colloquy batch status ${study}\` says completed; it writes the topics report.`);
     return;
   }
   if (flags.batchSize || flags.dryRun) throw new CliError("--batch-size and --dry-run go with --via batch");
@@ -139,11 +172,23 @@ async function printTopics(report: TopicsReport, path: string): Promise<void> {
   const { describeDesign } = await import("../analysis/shared/design.js");
   const out = io().out;
   const p = report.provenance;
-  out(`Topic trees (${p.coder}${p.coder === "llm" ? `, ${p.model?.model} at ${p.model?.endpointHost}, ${p.runs} run(s)` : ", deterministic baseline"}; scope ${p.scope})`);
+  out(
+    `Topic trees (${p.coder}${p.coder === "llm" ? `, ${p.model?.model} at ${p.model?.endpointHost}, ${p.runs} run(s)` : ", deterministic baseline"}; scope ${p.scope})`,
+  );
   out("tree\tcondition\tmain\tsub\tbranching (mean over runs)\tSD\tmin-max");
   for (const t of report.trees) {
     const b = t.branching;
-    out([t.key, t.condition, t.merged?.mainTopicCount ?? "–", t.merged?.subtopicCount ?? "–", fmt(b.mean), fmt(b.sd), b.n > 0 ? `${fmt(b.min)}-${fmt(b.max)}` : "–"].join("\t") + (b.failedRuns ? `\t(${b.failedRuns} run(s) failed)` : ""));
+    out(
+      [
+        t.key,
+        t.condition,
+        t.merged?.mainTopicCount ?? "–",
+        t.merged?.subtopicCount ?? "–",
+        fmt(b.mean),
+        fmt(b.sd),
+        b.n > 0 ? `${fmt(b.min)}-${fmt(b.max)}` : "–",
+      ].join("\t") + (b.failedRuns ? `\t(${b.failedRuns} run(s) failed)` : ""),
+    );
   }
   const c = report.conditions.find((x) => x.measure === "branchingRatio");
   if (c) {

@@ -66,7 +66,8 @@ function fieldsProblem(v: Json): string | undefined {
   if (v.rationale !== undefined && typeof v.rationale !== "string") return "rationale: expected a string";
   if (v.samples !== undefined) {
     const s = v.samples;
-    if (!isObject(s) || !(Number.isSafeInteger(s.n) && (s.n as number) > 0) || !Number.isFinite(s.agreement)) return "samples: expected {n: a positive integer, agreement: a number}";
+    if (!isObject(s) || !(Number.isSafeInteger(s.n) && (s.n as number) > 0) || !Number.isFinite(s.agreement))
+      return "samples: expected {n: a positive integer, agreement: a number}";
   }
   if (v.provenance !== undefined && !isObject(v.provenance)) return "provenance: expected an object";
   return undefined;
@@ -160,7 +161,10 @@ export async function readCodesFile(path: string, owner?: CodesFileOwner): Promi
   };
   const notOwner = (line: number, v: { codebook: string; coder: string }) => {
     if (owner && (v.codebook !== owner.codebook || v.coder !== owner.coder)) {
-      fail(line, `codebook ${JSON.stringify(v.codebook)} and coder ${JSON.stringify(v.coder)}, but this file holds the codes of codebook ${JSON.stringify(owner.codebook)} by coder ${JSON.stringify(owner.coder)}: was it copied or joined from another file?`);
+      fail(
+        line,
+        `codebook ${JSON.stringify(v.codebook)} and coder ${JSON.stringify(v.coder)}, but this file holds the codes of codebook ${JSON.stringify(owner.codebook)} by coder ${JSON.stringify(owner.coder)}: was it copied or joined from another file?`,
+      );
     }
   };
   await visitJsonl(path, (value, line) => {
@@ -196,7 +200,11 @@ export async function readCodesFile(path: string, owner?: CodesFileOwner): Promi
     }
     const problem = fieldsProblem(value);
     if (problem) return fail(line, problem);
-    if (!run) return fail(line, "a code line outside a run: the run header line before it is missing (was it damaged and moved to a .torn file? `colloquy repair` closes the run where it moves a line out), so its codebook version, coder and provenance are unknown; move the line out to code the turn again");
+    if (!run)
+      return fail(
+        line,
+        "a code line outside a run: the run header line before it is missing (was it damaged and moved to a .torn file? `colloquy repair` closes the run where it moves a line out), so its codebook version, coder and provenance are unknown; move the line out to code the turn again",
+      );
     if (value.ms !== undefined && !Number.isSafeInteger(value.ms)) return fail(line, "ms: expected whole milliseconds");
     let createdAt = run.createdAt;
     if (value.createdAt !== undefined) {
@@ -264,7 +272,9 @@ function runLines(run: readonly CodeRecord[]): Json[] {
   const shared = new Set(keys);
   const provenance = Object.fromEntries(keys.map((k) => [k, first.provenance[k]]));
   const base = isoMs(first.createdAt);
-  const lines: Json[] = [{ run: { codebook: first.codebook, codebookVersion: first.codebookVersion, coder: first.coder, createdAt: first.createdAt, provenance } }];
+  const lines: Json[] = [
+    { run: { codebook: first.codebook, codebookVersion: first.codebookVersion, coder: first.coder, createdAt: first.createdAt, provenance } },
+  ];
   for (const r of run) {
     const line: Json = { session: r.session, turn: r.turn };
     if (r.fingerprint !== undefined) line.fingerprint = r.fingerprint;

@@ -153,7 +153,8 @@ export async function doneSet(options: CodingJobOptions, coderId: string): Promi
   const existing = await (options.reader ?? diskReader(options.study)).codes(options.codebook.id, coderId);
   // A learned code made from another training set (more human codes since) is made again.
   const trainingHash = options.coder === "learned" ? options.learner?.trainingHash : undefined;
-  const current = (r: CodeRecord) => r.codebookVersion === options.codebook.version && (trainingHash === undefined || r.provenance.trainingHash === trainingHash);
+  const current = (r: CodeRecord) =>
+    r.codebookVersion === options.codebook.version && (trainingHash === undefined || r.provenance.trainingHash === trainingHash);
   return new Set(existing.filter(current).map((r) => `${r.session}\u0000${r.turn}`));
 }
 
@@ -216,7 +217,10 @@ export async function dryRunCoding(options: CodingJobOptions): Promise<DryRun> {
   };
 }
 
-type OfflineCoder = (session: Session, index: number) => { value: { codes?: string[]; scores?: Record<string, number>; rationale?: string }; provenance: Record<string, unknown> };
+type OfflineCoder = (
+  session: Session,
+  index: number,
+) => { value: { codes?: string[]; scores?: Record<string, number>; rationale?: string }; provenance: Record<string, unknown> };
 
 /** The rules or learned coder as one function per turn (undefined for the LLM). */
 function offlineCoder(options: CodingJobOptions, summary: CodingSummary): OfflineCoder | undefined {
@@ -234,7 +238,12 @@ function offlineCoder(options: CodingJobOptions, summary: CodingSummary): Offlin
   const learner = options.learner;
   if (!learner) throw new Error("the learned coder needs a trained learner");
   const { folds, kappa, agreement, n } = learner.validation;
-  summary.learned = { trainedOn: learner.trainedOn, trainingSize: learner.trainingSize, validation: { folds, kappa, agreement, n }, ...(options.learningCurve ? { curve: learner.learningCurve() } : {}) };
+  summary.learned = {
+    trainedOn: learner.trainedOn,
+    trainingSize: learner.trainingSize,
+    validation: { folds, kappa, agreement, n },
+    ...(options.learningCurve ? { curve: learner.learningCurve() } : {}),
+  };
   const run = provenance({ ...learner.settings, codebook: codebook.id, codebookVersion: codebook.version });
   return (session, index) => {
     const prediction = learner.predict(session, index);
@@ -243,7 +252,14 @@ function offlineCoder(options: CodingJobOptions, summary: CodingSummary): Offlin
     const confidence = Math.round(prediction.confidence * 1000) / 1000;
     const turn = session.turns[index];
     if (options.reviewBelow !== undefined && confidence < options.reviewBelow) {
-      (summary.review ??= []).push({ session: session.id, turn: turn.id, text: turn.text, ...(codes ? { codes } : {}), ...(scores ? { scores } : {}), confidence });
+      (summary.review ??= []).push({
+        session: session.id,
+        turn: turn.id,
+        text: turn.text,
+        ...(codes ? { codes } : {}),
+        ...(scores ? { scores } : {}),
+        confidence,
+      });
     }
     return { value: { codes, scores }, provenance: { ...run, heldOut, confidence, probabilities } };
   };
@@ -319,7 +335,15 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
         summary.stoppedBy = outcome.reason;
         stop.abort();
       }
-      writer.failure({ session: outcome.session, turn: outcome.turn, codebook: codebook.id, coder: coderId, reason: outcome.reason, raw: outcome.raw, createdAt: now() });
+      writer.failure({
+        session: outcome.session,
+        turn: outcome.turn,
+        codebook: codebook.id,
+        coder: coderId,
+        reason: outcome.reason,
+        raw: outcome.raw,
+        createdAt: now(),
+      });
     } else {
       summary.coded++;
       if (outcome.cached) summary.cached++;
@@ -415,7 +439,9 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
 /** The one-line summary printed at the end of `colloquy code`. */
 export function formatCodingSummary(s: CodingSummary): string {
   const n = (x: number) => x.toLocaleString("en-US");
-  const skipped = Object.entries(s.skipped).map(([k, v]) => `${k} ${v}`).join(", ");
+  const skipped = Object.entries(s.skipped)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
   const parts = [
     `${s.codebook}/${s.coder}: coded ${n(s.coded)}`,
     `failed ${n(s.failed)}`,
@@ -427,7 +453,9 @@ export function formatCodingSummary(s: CodingSummary): string {
   else if (s.aborted) parts.push(`not reached ${n(s.remaining)} (aborted; run again to continue)`);
   if (s.learned) {
     const v = s.learned.validation;
-    const kappa = Number.isFinite(v.kappa) ? `kappa ${v.kappa.toFixed(3)}, agreement ${(v.agreement * 100).toFixed(1)}% on ${n(v.n)} turns (${v.folds}-fold, grouped by session)` : "not validated (human codes in fewer than two sessions)";
+    const kappa = Number.isFinite(v.kappa)
+      ? `kappa ${v.kappa.toFixed(3)}, agreement ${(v.agreement * 100).toFixed(1)}% on ${n(v.n)} turns (${v.folds}-fold, grouped by session)`
+      : "not validated (human codes in fewer than two sessions)";
     parts.push(`learned from ${n(s.learned.trainingSize)} code(s) by ${s.learned.trainedOn.join(", ")}: ${kappa}`);
   }
   if (s.failuresResolved > 0) parts.push(`${n(s.failuresResolved)} earlier failure(s) now coded`);
@@ -435,7 +463,9 @@ export function formatCodingSummary(s: CodingSummary): string {
     // Every HTTP attempt is a request (and may be billed): failed attempts and retries included.
     const attempts = s.failedRequests > 0 || s.retriedRequests > 0 ? `${n(s.failedRequests)} failed, ${n(s.retriedRequests)} retried, ` : "";
     parts.push(`requests ${n(s.requests)} (${attempts}+${n(s.cachedRequests)} cached)`);
-    parts.push(`tokens in ${n(s.promptTokens)} / out ${n(s.completionTokens)}${s.promptTokensPerTurn ? ` (${Math.round(s.promptTokensPerTurn)} prompt tokens per coded turn)` : ""}`);
+    parts.push(
+      `tokens in ${n(s.promptTokens)} / out ${n(s.completionTokens)}${s.promptTokensPerTurn ? ` (${Math.round(s.promptTokensPerTurn)} prompt tokens per coded turn)` : ""}`,
+    );
     parts.push(s.estimatedCost === undefined ? "est. cost unknown (add model.prices to colloquy.json)" : `est. cost $${s.estimatedCost.toFixed(4)}`);
   }
   parts.push(`${(s.elapsedMs / 1000).toFixed(1)} s`);

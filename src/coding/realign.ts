@@ -97,7 +97,12 @@ export function turnsChanged({ before, after }: Reimport): boolean {
  * running the import again finishes the job.
  * `keep` names records this function must not touch (codes the import itself re-creates).
  */
-export async function realignCodes(study: string, reimports: readonly Reimport[], via: string, keep: (record: CodeRecord) => boolean = () => false): Promise<RealignSummary> {
+export async function realignCodes(
+  study: string,
+  reimports: readonly Reimport[],
+  via: string,
+  keep: (record: CodeRecord) => boolean = () => false,
+): Promise<RealignSummary> {
   const summary: RealignSummary = { moved: 0, stale: 0, staleHuman: 0, staleFiles: [], repairs: [] };
   const changed = reimports.filter(turnsChanged);
   if (changed.length === 0) return summary;
@@ -123,7 +128,12 @@ export async function realignCodes(study: string, reimports: readonly Reimport[]
       // The stale list first: a crash between the two writes leaves a code listed twice, never lost.
       const repairs: (JsonlRepair | undefined)[] = [];
       if (stale.length > 0) {
-        repairs.push(await appendJsonl(artifacts.staleCodes.path(study, codebook, coder), stale.map((s) => staleCodeSchema.parse(s))));
+        repairs.push(
+          await appendJsonl(
+            artifacts.staleCodes.path(study, codebook, coder),
+            stale.map((s) => staleCodeSchema.parse(s)),
+          ),
+        );
         summary.staleFiles.push(artifacts.staleCodes.relative(codebook, coder));
       }
       repairs.push(await replaceCodes(study, codebook, coder, kept));

@@ -95,7 +95,10 @@ function choose<T>(items: readonly T[], k: number, random: () => number): T[] {
     const j = i + Math.floor(random() * (index.length - i));
     [index[i], index[j]] = [index[j], index[i]];
   }
-  return index.slice(0, k).sort((a, b) => a - b).map((i) => items[i]);
+  return index
+    .slice(0, k)
+    .sort((a, b) => a - b)
+    .map((i) => items[i]);
 }
 
 export interface StratumDraw {
@@ -144,7 +147,13 @@ export function drawSample(units: readonly CodeableTurn[], n: number, by: readon
  * `confidence` maps "session\u0000turn" to the coder's confidence; turns it has not coded are not
  * candidates (code them first), turns in `handCoded` neither.
  */
-export function uncertainSample(units: readonly CodeableTurn[], n: number, confidence: ReadonlyMap<string, number>, handCoded: ReadonlySet<string>, seed: number): DrawnSample {
+export function uncertainSample(
+  units: readonly CodeableTurn[],
+  n: number,
+  confidence: ReadonlyMap<string, number>,
+  handCoded: ReadonlySet<string>,
+  seed: number,
+): DrawnSample {
   const random = mulberry32(seed);
   const candidates = units
     .map((u) => ({ u, key: `${u.session.id}\u0000${u.turn.id}`, tie: random() }))

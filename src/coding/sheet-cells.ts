@@ -36,7 +36,8 @@ export function planColumns(codebook: Codebook, coder: string, headers: readonly
     if (given.length > 1) throw new Error(`--column: codebook ${codebook.id} gives one code per turn, so name one column (got ${given.join(", ")})`);
     if (given.length === 1) return { kind: "nominal", column: need(given[0], "--column") };
     const fallback = codeColumns(codebook, coder)[0].column;
-    if (findColumn(headers, fallback) === undefined) throw new Error(`no column "${fallback}" in the file; name the column that holds ${coder}'s codes with --column <name> (its columns: ${header})`);
+    if (findColumn(headers, fallback) === undefined)
+      throw new Error(`no column "${fallback}" in the file; name the column that holds ${coder}'s codes with --column <name> (its columns: ${header})`);
     return { kind: "nominal", column: need(fallback, "--column") };
   }
   const scales = new Map(codebook.scales.map((s) => [s.id, s]));
@@ -67,7 +68,9 @@ export function planColumns(codebook: Codebook, coder: string, headers: readonly
       if (found !== undefined) add(scales.get(scale!)!, found);
     }
     if (columns.length === 0) {
-      const expected = codeColumns(codebook, coder).map((c) => c.column).join(", ");
+      const expected = codeColumns(codebook, coder)
+        .map((c) => c.column)
+        .join(", ");
       throw new Error(`no column of ${coder}'s ratings in the file (expected ${expected}); name them with --column <scale>=<column> (its columns: ${header})`);
     }
   }
@@ -101,7 +104,9 @@ function readNominal(index: LabelIndex, raw: string): CellReading {
   }
   const bad = unmatched.map((u) => JSON.stringify(u)).join(", ");
   const ambiguous = unmatched.filter((u) => index.ambiguous.has(norm(u)));
-  const why = ambiguous.length ? `names more than one category of codebook ${codebook.id}` : `matches no category id, label or alias of codebook ${codebook.id}`;
+  const why = ambiguous.length
+    ? `names more than one category of codebook ${codebook.id}`
+    : `matches no category id, label or alias of codebook ${codebook.id}`;
   return { status: "problem", problem: `unknown label ${bad}: ${why}${multiple && ids.length ? " (nothing of this row was stored)" : ""}` };
 }
 
@@ -117,7 +122,10 @@ function readScales(columns: readonly { scale: Scale; column: string }[], cells:
     }
     const rating = scaleRating(scale, cell);
     if (rating === undefined) {
-      return { status: "problem", problem: `${column}: "${cell}" is not a rating of scale ${scale.id} (a whole number 1-${scale.points} or one of its anchors)` };
+      return {
+        status: "problem",
+        problem: `${column}: "${cell}" is not a rating of scale ${scale.id} (a whole number 1-${scale.points} or one of its anchors)`,
+      };
     }
     scores[scale.id] = rating;
     label[scale.id] = cell;

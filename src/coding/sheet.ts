@@ -61,7 +61,8 @@ export function legendRows(codebook: Codebook): string[][] {
     codebook.kind === "nominal"
       ? `Write one code per turn${codebook.multiple ? " or several separated by ;" : ""}: its id or its label. Leave a cell empty to skip the turn.`
       : "Write a whole number from 1 to the scale's points (or its anchor text) in each scale's column. Leave a cell empty to skip.";
-  const shown = "A cell of the sheet that began with =, +, -, @, a tab or a line break starts with an added ' so the spreadsheet shows it as text instead of running it as a formula.";
+  const shown =
+    "A cell of the sheet that began with =, +, -, @, a tab or a line break starts with an added ' so the spreadsheet shows it as text instead of running it as a formula.";
   const rows: string[][] = [["codebook", codebook.id, codebook.version, codebook.title, [codebook.instructions, how, shown].filter(Boolean).join("\n"), ""]];
   if (codebook.kind === "nominal") {
     for (const c of codebook.categories) {

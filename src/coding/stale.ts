@@ -33,10 +33,21 @@ export async function studyStaleCodes(study: string, sessions: readonly Session[
   for (const [codebook, coders] of Object.entries(await listCoders(study))) {
     for (const coder of coders) {
       for (const s of await readStaleCodes(study, codebook, coder)) {
-        out.push({ codebook, coder, session: s.attachedTo.session, turn: s.attachedTo.turn, reason: s.reason, where: "stale list", record: s.record, text: s.attachedTo.text, via: s.via });
+        out.push({
+          codebook,
+          coder,
+          session: s.attachedTo.session,
+          turn: s.attachedTo.turn,
+          reason: s.reason,
+          where: "stale list",
+          record: s.record,
+          text: s.attachedTo.text,
+          via: s.via,
+        });
       }
       const { withheld } = checkCodeCurrency(await readCodes(study, codebook, coder), sessions);
-      for (const w of withheld) out.push({ codebook, coder, session: w.record.session, turn: w.record.turn, reason: w.reason, where: "withheld", record: w.record });
+      for (const w of withheld)
+        out.push({ codebook, coder, session: w.record.session, turn: w.record.turn, reason: w.reason, where: "withheld", record: w.record });
     }
   }
   return out;

@@ -1,7 +1,20 @@
 // Judging a file's encoding from its bytes, in one streaming pass: the rules are listed in encoding.ts.
 import { isAscii, isUtf8 } from "node:buffer";
 import chardet from "chardet";
-import { encodingLabel, EncodingFailure, familyOf, HEAD_BYTES, hex, sniffBom, sniffNulPattern, utf8Boundary, utf8SequenceAt, type EncodingProblem, type Family, type TextEncoding } from "./encoding.js";
+import {
+  encodingLabel,
+  EncodingFailure,
+  familyOf,
+  HEAD_BYTES,
+  hex,
+  sniffBom,
+  sniffNulPattern,
+  utf8Boundary,
+  utf8SequenceAt,
+  type EncodingProblem,
+  type Family,
+  type TextEncoding,
+} from "./encoding.js";
 
 /** chardet answers taken without asking: the single-byte encodings of Europe and the Americas. */
 const SINGLE_BYTE = /^(windows-125\d|iso-8859-\d{1,2}|koi8-[ru])$/i;
@@ -117,7 +130,7 @@ export class EncodingScanner {
       return;
     }
     // Slow path from the first chunk that is not valid UTF-8 on: find every bad byte.
-    for (let i = 0; i < piece.length; ) {
+    for (let i = 0; i < piece.length;) {
       const b = piece[i]!;
       if (b < 0x80) {
         i++;
@@ -147,9 +160,17 @@ export class EncodingScanner {
     const bad = this.firstInvalid!;
     const what = `byte ${bad.offset} (${hex(bad.bytes)}) is not valid UTF-8`;
     if (this.chosen!.source === "forced") {
-      this.fail(bad.offset, `${what}, but --encoding ${this.chosen!.name} was given`, "text in the encoding given to --encoding; pass the file's real encoding, e.g. --encoding windows-1252");
+      this.fail(
+        bad.offset,
+        `${what}, but --encoding ${this.chosen!.name} was given`,
+        "text in the encoding given to --encoding; pass the file's real encoding, e.g. --encoding windows-1252",
+      );
     } else if (this.chosen!.source === "bom") {
-      this.fail(bad.offset, `${what}, though the file starts with a UTF-8 byte-order mark`, "UTF-8 throughout: fix that byte in an editor, or pass --encoding windows-1252 (or the file's real encoding) to read it all in one legacy encoding");
+      this.fail(
+        bad.offset,
+        `${what}, though the file starts with a UTF-8 byte-order mark`,
+        "UTF-8 throughout: fix that byte in an editor, or pass --encoding windows-1252 (or the file's real encoding) to read it all in one legacy encoding",
+      );
     } else {
       this.fail(
         bad.offset,
@@ -165,14 +186,16 @@ export class EncodingScanner {
     if (kind === "utf32") {
       for (let i = 0; i + 4 <= piece.length; i += 4) {
         const cp = le ? piece.readUInt32LE(i) : piece.readUInt32BE(i);
-        if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return this.fail(base + i, `bytes ${base + i}..${base + i + 3} (${hex(piece.subarray(i, i + 4))}) are not a ${label} character`, fix);
+        if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+          return this.fail(base + i, `bytes ${base + i}..${base + i + 3} (${hex(piece.subarray(i, i + 4))}) are not a ${label} character`, fix);
       }
     } else {
       for (let i = 0; i + 2 <= piece.length; i += 2) {
         const unit = le ? piece.readUInt16LE(i) : piece.readUInt16BE(i);
         const high = unit >= 0xd800 && unit <= 0xdbff;
         const low = unit >= 0xdc00 && unit <= 0xdfff;
-        if (this.highSurrogate !== undefined && !low) return this.fail(this.highSurrogate, `byte ${this.highSurrogate} starts an unpaired ${label} surrogate`, fix);
+        if (this.highSurrogate !== undefined && !low)
+          return this.fail(this.highSurrogate, `byte ${this.highSurrogate} starts an unpaired ${label} surrogate`, fix);
         if (low && this.highSurrogate === undefined) return this.fail(base + i, `byte ${base + i} is an unpaired ${label} surrogate`, fix);
         this.highSurrogate = high ? base + i : undefined;
       }
@@ -181,7 +204,11 @@ export class EncodingScanner {
       const rest = this.carry.length;
       if (this.highSurrogate !== undefined) return this.fail(this.highSurrogate, `the file ends inside a ${label} surrogate pair`, fix);
       if (rest > 0 || piece.length % (kind === "utf16" ? 2 : 4) !== 0) {
-        this.fail(base + piece.length - (piece.length % (kind === "utf16" ? 2 : 4)), `the file ends with ${rest || piece.length % (kind === "utf16" ? 2 : 4)} stray byte(s), not a whole ${label} character`, fix);
+        this.fail(
+          base + piece.length - (piece.length % (kind === "utf16" ? 2 : 4)),
+          `the file ends with ${rest || piece.length % (kind === "utf16" ? 2 : 4)} stray byte(s), not a whole ${label} character`,
+          fix,
+        );
       }
     }
   }
@@ -201,7 +228,11 @@ export class EncodingScanner {
     const chosen = this.chosen!;
     if (this.family!.kind !== "utf8" || chosen.source === "forced") return;
     if (this.firstNul !== undefined) {
-      this.fail(this.firstNul, `byte ${this.firstNul} is a NUL byte: not a text file in UTF-8`, "a text file; if it is UTF-16 or UTF-32 text without a byte-order mark, pass --encoding utf-16le (or utf-16be, utf-32le, utf-32be)");
+      this.fail(
+        this.firstNul,
+        `byte ${this.firstNul} is a NUL byte: not a text file in UTF-8`,
+        "a text file; if it is UTF-16 or UTF-32 text without a byte-order mark, pass --encoding utf-16le (or utf-16be, utf-32le, utf-32be)",
+      );
       return;
     }
     if (this.firstInvalid === undefined) return;
@@ -213,7 +244,11 @@ export class EncodingScanner {
     const top = matches[0];
     if (!single || (top && !SINGLE_BYTE.test(top.name) && top.confidence > single.confidence)) {
       const guess = top ? ` (it looks like ${top.name}: try --encoding ${top.name.toLowerCase()})` : "";
-      this.fail(bad.offset, `byte ${bad.offset} (${hex(bad.bytes)}) is not valid UTF-8 and the file's encoding could not be told${guess}`, "UTF-8 text, or --encoding <name> naming the file's encoding (e.g. --encoding windows-1252)");
+      this.fail(
+        bad.offset,
+        `byte ${bad.offset} (${hex(bad.bytes)}) is not valid UTF-8 and the file's encoding could not be told${guess}`,
+        "UTF-8 text, or --encoding <name> naming the file's encoding (e.g. --encoding windows-1252)",
+      );
       return;
     }
     const name = single.name;
@@ -222,7 +257,11 @@ export class EncodingScanner {
     if (family.kind === "sbcs") {
       const undefinedAt = family.undefinedBytes.flatMap((b) => (this.firstHigh.has(b) ? [this.firstHigh.get(b)!] : [])).sort((x, y) => x - y)[0];
       if (undefinedAt !== undefined) {
-        this.fail(undefinedAt, `the file is not UTF-8 and looks like ${name}, but byte ${undefinedAt} is not a character in ${name}`, "--encoding <name> naming the file's encoding");
+        this.fail(
+          undefinedAt,
+          `the file is not UTF-8 and looks like ${name}, but byte ${undefinedAt} is not a character in ${name}`,
+          "--encoding <name> naming the file's encoding",
+        );
       }
     }
   }

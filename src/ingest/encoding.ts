@@ -49,7 +49,8 @@ export class EncodingFailure extends Error {
   }
 }
 
-export type Family = { kind: "utf8" } | { kind: "utf16" | "utf32"; littleEndian: boolean | undefined } | { kind: "sbcs"; undefinedBytes: number[] } | { kind: "other" };
+export type Family =
+  { kind: "utf8" } | { kind: "utf16" | "utf32"; littleEndian: boolean | undefined } | { kind: "sbcs"; undefinedBytes: number[] } | { kind: "other" };
 
 /** How much of the start decides BOM-less UTF-16/32 (and what detect() sees decoded). */
 export const HEAD_BYTES = 4096;
@@ -162,7 +163,10 @@ export function utf8SequenceAt(data: Uint8Array, i: number): number {
   return need;
 }
 
-export const hex = (bytes: ArrayLike<number>): string => Array.from(bytes).map((b) => `0x${b.toString(16).toUpperCase().padStart(2, "0")}`).join(" ");
+export const hex = (bytes: ArrayLike<number>): string =>
+  Array.from(bytes)
+    .map((b) => `0x${b.toString(16).toUpperCase().padStart(2, "0")}`)
+    .join(" ");
 
 /** A decoder that checks what the scan could not (forced multi-byte legacy encodings). */
 class Decoder {
@@ -181,17 +185,31 @@ class Decoder {
   write(chunk: Uint8Array, last = false): string {
     let text: string;
     try {
-      text = this.utf8 ? this.utf8.decode(chunk, { stream: !last }) : this.legacy!.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)) + (last ? (this.legacy!.end() ?? "") : "");
+      text = this.utf8
+        ? this.utf8.decode(chunk, { stream: !last })
+        : this.legacy!.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)) + (last ? (this.legacy!.end() ?? "") : "");
     } catch {
       // The scan said UTF-8; only a file changed since then gets here.
-      throw new EncodingFailure({ offset: this.consumed, unit: 1, littleEndian: false, problem: "the file changed while it was read and is no longer valid UTF-8", fix: "a file that is not being written to" });
+      throw new EncodingFailure({
+        offset: this.consumed,
+        unit: 1,
+        littleEndian: false,
+        problem: "the file changed while it was read and is no longer valid UTF-8",
+        fix: "a file that is not being written to",
+      });
     }
     if (this.checked) {
       const bad = text.indexOf("\uFFFD");
       if (bad >= 0) {
         // Offset of the bad sequence: the bytes of the text before it, re-encoded (exact for valid text).
         const at = this.consumed + iconv.encode(text.slice(0, bad), this.encoding.name).length;
-        throw new EncodingFailure({ offset: at, unit: 1, littleEndian: false, problem: `byte ${at} is not a valid ${this.encoding.name} sequence`, fix: "the file's real encoding, passed as --encoding <name>" });
+        throw new EncodingFailure({
+          offset: at,
+          unit: 1,
+          littleEndian: false,
+          problem: `byte ${at} is not a valid ${this.encoding.name} sequence`,
+          fix: "the file's real encoding, passed as --encoding <name>",
+        });
       }
     }
     this.consumed += chunk.byteLength;
@@ -224,7 +242,9 @@ export function decodeHead(bytes: Uint8Array, forced?: string): string {
   const name = forced ?? sniffBom(bytes)?.name ?? sniffNulPattern(bytes.subarray(0, HEAD_BYTES));
   if (name) return iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), name);
   const whole = bytes.subarray(0, utf8Boundary(bytes));
-  return isUtf8(whole) ? Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength).toString("utf8") : iconv.decode(Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength), "windows-1252");
+  return isUtf8(whole)
+    ? Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength).toString("utf8")
+    : iconv.decode(Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength), "windows-1252");
 }
 
 /**

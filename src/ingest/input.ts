@@ -152,7 +152,8 @@ async function* linesOf(text: string): AsyncIterable<string> {
 
 /** An ImportInput for a folder (Slack export): it has no text, so reading it is an ImportError naming it. */
 export function directoryInput(path: string): ImportInput {
-  const notText = (): ImportError => new ImportError({ file: path, problem: "is a folder, not a text file", expected: "a folder importer (slack-export) to list its files itself" });
+  const notText = (): ImportError =>
+    new ImportError({ file: path, problem: "is a folder, not a text file", expected: "a folder importer (slack-export) to list its files itself" });
   return {
     path,
     kind: "directory",

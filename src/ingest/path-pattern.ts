@@ -21,7 +21,11 @@ export class PathPatternError extends Error {
 }
 
 export function compilePathPattern(source: string): PathPattern {
-  const segments = source.replace(/\\/g, "/").replace(/^\.?\/+|\/+$/g, "").split("/").filter((s) => s !== "");
+  const segments = source
+    .replace(/\\/g, "/")
+    .replace(/^\.?\/+|\/+$/g, "")
+    .split("/")
+    .filter((s) => s !== "");
   if (segments.length === 0) throw new PathPatternError(source, "the pattern is empty");
   const names: string[] = [];
   const regexes = segments.map((segment) => {
@@ -51,7 +55,10 @@ export function compilePathPattern(source: string): PathPattern {
   return {
     source,
     match(path) {
-      const parts = path.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
+      const parts = path
+        .replace(/\\/g, "/")
+        .split("/")
+        .filter((s) => s !== "" && s !== ".");
       if (parts.length < regexes.length) return undefined;
       const tail = parts.slice(parts.length - regexes.length);
       const values: Record<string, string> = {};

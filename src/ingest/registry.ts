@@ -19,7 +19,18 @@ import { agentHints, applyStatedKinds, conflictingKinds } from "./speaker-kinds.
 import { ImportError, type Importer, type ImportOptions, type ImportResult } from "./types.js";
 
 /** Every importer Colloquy ships. Text formats first; JSON and folder formats from json-formats.ts. */
-export const importers: readonly Importer[] = [slackPasteImporter, csvImporter, vttImporter, srtImporter, whatsappImporter, zoomChatImporter, chatChaImporter, plainImporter, ...jsonImporters, ...xmlImporters];
+export const importers: readonly Importer[] = [
+  slackPasteImporter,
+  csvImporter,
+  vttImporter,
+  srtImporter,
+  whatsappImporter,
+  zoomChatImporter,
+  chatChaImporter,
+  plainImporter,
+  ...jsonImporters,
+  ...xmlImporters,
+];
 
 /** How much of a file detect() sees. */
 export const DETECT_HEAD_BYTES = 64 * 1024;
@@ -145,7 +156,8 @@ export async function* importEach(paths: readonly string[], options: ImportFiles
   const forced = options.format ? importerByName(options.format) : undefined;
   const pattern = options.pathPattern ? compilePathPattern(options.pathPattern) : undefined;
   const conflicts = conflictingKinds(options);
-  if (conflicts.length > 0) throw new FormatError(`${conflicts.map((c) => `"${c}"`).join(", ")} given both in --agents and in --humans; name each speaker in one of them`);
+  if (conflicts.length > 0)
+    throw new FormatError(`${conflicts.map((c) => `"${c}"`).join(", ")} given both in --agents and in --humans; name each speaker in one of them`);
   if (options.encoding !== undefined && !knownEncoding(options.encoding)) {
     throw new FormatError(`unknown encoding "${options.encoding}"; pass a name such as utf-8, utf-16le, utf-16be, windows-1252, iso-8859-2 or shift_jis`);
   }
@@ -193,7 +205,13 @@ export async function importFiles(paths: readonly string[], options: ImportFiles
   return results;
 }
 
-async function runImporter(importer: Importer, path: string, kind: "file" | "directory", options: ImportFilesOptions, pattern: PathPattern | undefined): Promise<FileImport> {
+async function runImporter(
+  importer: Importer,
+  path: string,
+  kind: "file" | "directory",
+  options: ImportFilesOptions,
+  pattern: PathPattern | undefined,
+): Promise<FileImport> {
   if (importer.input !== kind) {
     return { path, format: importer.name, error: `${path}: format ${importer.name} reads a ${importer.input}, but this is a ${kind}` };
   }
@@ -221,12 +239,23 @@ async function runImporter(importer: Importer, path: string, kind: "file" | "dir
 /** A file not read as UTF-8 says so, unless --encoding chose it. */
 function encodingWarnings(path: string, encoding: TextEncoding): string[] {
   const label = encodingLabel(encoding.name);
-  if (encoding.source === "bom" || encoding.source === "nul-pattern") return [`${path}: read as ${label} (${encoding.source === "bom" ? "byte-order mark" : "no byte-order mark; its NUL bytes fall as in " + label})`];
-  if (encoding.source === "detected") return [`${path}: not valid UTF-8; read as ${label} (detected, confidence ${encoding.confidence ?? 0}%); if accented letters or quotes look wrong, pass --encoding <the file's encoding>`];
+  if (encoding.source === "bom" || encoding.source === "nul-pattern")
+    return [`${path}: read as ${label} (${encoding.source === "bom" ? "byte-order mark" : "no byte-order mark; its NUL bytes fall as in " + label})`];
+  if (encoding.source === "detected")
+    return [
+      `${path}: not valid UTF-8; read as ${label} (detected, confidence ${encoding.confidence ?? 0}%); if accented letters or quotes look wrong, pass --encoding <the file's encoding>`,
+    ];
   return [];
 }
 
-function applyMetadata(session: SessionInput, path: string, format: string, captured: Record<string, string> | undefined, options: ImportFilesOptions, encoding: TextEncoding | undefined): void {
+function applyMetadata(
+  session: SessionInput,
+  path: string,
+  format: string,
+  captured: Record<string, string> | undefined,
+  options: ImportFilesOptions,
+  encoding: TextEncoding | undefined,
+): void {
   const metadata = (session.metadata ??= {});
   const source = (metadata.source ?? {}) as Record<string, unknown>;
   metadata.source = { ...source, file: (source.file as string | undefined) ?? path, format: (source.format as string | undefined) ?? format };

@@ -66,10 +66,19 @@ export function agentHints(path: string, sessions: readonly SessionInput[], stat
     ...new Set(
       sessions
         .filter((s) => !s.participants.some((p) => p.kind === "ai"))
-        .flatMap((s) => s.participants.filter((p) => p.kind === "human" && !humans.has(p.name.trim().toLowerCase()) && !humans.has(p.id) && (ASSISTANT_NAME.test(p.name) || AI_WORD.test(p.name))).map((p) => p.name)),
+        .flatMap((s) =>
+          s.participants
+            .filter(
+              (p) =>
+                p.kind === "human" && !humans.has(p.name.trim().toLowerCase()) && !humans.has(p.id) && (ASSISTANT_NAME.test(p.name) || AI_WORD.test(p.name)),
+            )
+            .map((p) => p.name),
+        ),
     ),
   ];
   if (names.length === 0) return [];
   const list = names.map((n) => `"${n}"`).join(", ");
-  return [`${path}: no speaker is marked as an AI, but ${list} ${names.length === 1 ? "looks" : "look"} like an assistant; if so, import again with --agents ${JSON.stringify(names.join(","))} (or --humans to say they are people)`];
+  return [
+    `${path}: no speaker is marked as an AI, but ${list} ${names.length === 1 ? "looks" : "look"} like an assistant; if so, import again with --agents ${JSON.stringify(names.join(","))} (or --humans to say they are people)`,
+  ];
 }

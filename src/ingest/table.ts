@@ -4,7 +4,22 @@ import type { Session } from "../transcript/schema.js";
  * One row per turn, the shape `colloquy export` writes for R, SPSS and Excel users. Columns are
  * fixed and documented so scripts written against one export keep working on the next.
  */
-export const TURN_COLUMNS = ["session", "condition", "run", "turn", "index", "speaker", "speaker_id", "role", "kind", "time", "timestamp", "end", "type", "text"] as const;
+export const TURN_COLUMNS = [
+  "session",
+  "condition",
+  "run",
+  "turn",
+  "index",
+  "speaker",
+  "speaker_id",
+  "role",
+  "kind",
+  "time",
+  "timestamp",
+  "end",
+  "type",
+  "text",
+] as const;
 
 export type TurnRow = Record<(typeof TURN_COLUMNS)[number], string | number> & Record<string, string | number>;
 

@@ -61,7 +61,10 @@ export function cacheKey(input: CacheKeyInput): string {
     state = createHash("sha256").update(prefix).update(JSON.stringify(first.content));
     byPrefix.set(prefix, state);
   }
-  return state.copy().update(text.slice(at + MARKER_JSON.length)).digest("hex");
+  return state
+    .copy()
+    .update(text.slice(at + MARKER_JSON.length))
+    .digest("hex");
 }
 
 /**
@@ -76,7 +79,9 @@ function keyText(value: Record<string, unknown>): string {
   for (const key of Object.keys(value).sort()) {
     const member = value[key];
     if (member === undefined) continue;
-    parts.push(`${JSON.stringify(key)}:${key === "responseFormat" && typeof member === "object" && member !== null ? formatText(member) : stableStringify(member)}`);
+    parts.push(
+      `${JSON.stringify(key)}:${key === "responseFormat" && typeof member === "object" && member !== null ? formatText(member) : stableStringify(member)}`,
+    );
   }
   return `{${parts.join(",")}}`;
 }
@@ -160,7 +165,8 @@ export class ResponseCache {
       }
       // Packs first, oldest name first: a loose entry (a later reply, or the tombstone of a
       // forgotten one) then overrides a packed one, and a later pack an earlier one.
-      if (buckets.includes("packs")) for (const name of (await readdir(this.packDir)).filter((n) => n.endsWith(".jsonl")).sort()) indexPack(join(this.packDir, name), keys);
+      if (buckets.includes("packs"))
+        for (const name of (await readdir(this.packDir)).filter((n) => n.endsWith(".jsonl")).sort()) indexPack(join(this.packDir, name), keys);
       for (const bucket of buckets) {
         if (bucket.length !== 2) continue;
         try {
@@ -255,7 +261,7 @@ export class ResponseCache {
       let chunkBytes = 0;
       const flush = () => {
         const bytes = Buffer.from(chunk.join(""));
-        for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+        for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
         chunk = [];
         chunkBytes = 0;
       };

@@ -89,7 +89,13 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
 
   const fail = (classified: Pick<Classified, "kind" | "message" | "status">, attempts: number, httpRequests?: number): ChatResult => ({
     ok: false,
-    error: { kind: classified.kind, message: redact(classified.message, config.apiKey), status: classified.status, attempts, ...(httpRequests !== undefined ? { httpRequests } : {}) },
+    error: {
+      kind: classified.kind,
+      message: redact(classified.message, config.apiKey),
+      status: classified.status,
+      attempts,
+      ...(httpRequests !== undefined ? { httpRequests } : {}),
+    },
   });
 
   /** response_format as sent, after fallbacks; undefined sends none. */
@@ -124,7 +130,11 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
       const started = performance.now();
       sent++;
       try {
-        const completion = await client.chat.completions.create(wireBody(request, format), { signal: request.signal, timeout: config.timeoutMs, maxRetries: 0 });
+        const completion = await client.chat.completions.create(wireBody(request, format), {
+          signal: request.signal,
+          timeout: config.timeoutMs,
+          maxRetries: 0,
+        });
         const choice = completion.choices?.[0];
         if (!choice || typeof choice.message?.content !== "string") {
           throw new SyntaxError("the reply has no choices[0].message.content");
@@ -151,7 +161,11 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
         if (!classified.retryable || attempt >= config.maxRetries) return fail(classified, attempt + 1, sent);
         const delayMs = retryAfterMs(classified.headers) ?? backoffDelay(attempt, backoff);
         if (delayMs > MAX_RETRY_AFTER_MS) {
-          return fail({ ...classified, message: `${classified.message}; the server asks to wait ${Math.round(delayMs / 1000)} s, giving up` }, attempt + 1, sent);
+          return fail(
+            { ...classified, message: `${classified.message}; the server asks to wait ${Math.round(delayMs / 1000)} s, giving up` },
+            attempt + 1,
+            sent,
+          );
         }
         options.onRetry?.({ attempt: attempt + 1, delayMs, error: (fail(classified, attempt + 1) as { error: LlmError }).error });
         try {
@@ -168,7 +182,19 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
       const hit = await cache.get(hash);
       if (hit) {
         totals.cachedResponses++;
-        return { ok: true, response: { text: hit.text, model: hit.model, usage: hit.usage, latencyMs: 0, cached: true, finishReason: hit.finishReason, requestHash: hash, httpRequests: 0 } };
+        return {
+          ok: true,
+          response: {
+            text: hit.text,
+            model: hit.model,
+            usage: hit.usage,
+            latencyMs: 0,
+            cached: true,
+            finishReason: hit.finishReason,
+            requestHash: hash,
+            httpRequests: 0,
+          },
+        };
       }
     }
     const result = await limiter.run(() => send(request, hash));
@@ -236,7 +262,10 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
         // caller's abort is not ours: then ask on our own.
         // The requests were sent (and counted) once, by the first caller: httpRequests 0 here.
         return pending.then((result) => {
-          if (!result.ok) return result.error.kind === "aborted" && !request.signal?.aborted ? completeOnce(request, hash) : { ok: false, error: { ...result.error, httpRequests: 0 } };
+          if (!result.ok)
+            return result.error.kind === "aborted" && !request.signal?.aborted
+              ? completeOnce(request, hash)
+              : { ok: false, error: { ...result.error, httpRequests: 0 } };
           totals.cachedResponses++;
           return { ok: true, response: { ...result.response, cached: true, latencyMs: 0, httpRequests: 0 } };
         });

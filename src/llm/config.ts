@@ -39,12 +39,7 @@ export interface ModelEnv {
  * one `??` chain per field. `studyDir` places the response cache at `<study>/.cache/llm`.
  * The API key only ever comes from the environment (never a flag: shell history, ps output).
  */
-export function resolveModelConfig(input: {
-  cli?: ModelCliOptions;
-  study?: ModelSettings;
-  env?: ModelEnv;
-  studyDir?: string;
-}): ModelConfig {
+export function resolveModelConfig(input: { cli?: ModelCliOptions; study?: ModelSettings; env?: ModelEnv; studyDir?: string }): ModelConfig {
   const cli = input.cli ?? {};
   const study = input.study ?? {};
   const env = input.env ?? (process.env as ModelEnv);

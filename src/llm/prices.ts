@@ -23,7 +23,7 @@ export const DEFAULT_PRICES: PriceTable = {
   "gpt-5-mini": { input: 0.25, output: 2 },
   "gpt-5-nano": { input: 0.05, output: 0.4 },
   "o4-mini": { input: 1.1, output: 4.4 },
-  "o3": { input: 2, output: 8 },
+  o3: { input: 2, output: 8 },
 };
 
 /**

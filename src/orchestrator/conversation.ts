@@ -124,7 +124,10 @@ export class Conversation {
   /** Log each turn as it is said (off when a person reads them at the terminal prompt instead). */
   private readonly echoTurns: boolean;
 
-  constructor(identity: RunIdentity, deps: { model: ChatModel; human: HumanInput; reporter: Reporter; temperature?: number; echoTurns?: boolean; live?: LiveOptions }) {
+  constructor(
+    identity: RunIdentity,
+    deps: { model: ChatModel; human: HumanInput; reporter: Reporter; temperature?: number; echoTurns?: boolean; live?: LiveOptions },
+  ) {
     this.scenario = identity.scenario;
     this.condition = identity.condition;
     this.run = identity.run;
@@ -219,7 +222,8 @@ export class Conversation {
     this.clock = Math.max(this.clock, speaker?.kind === "human" && this.realTime ? start : end);
     this.lastTurnAt = Date.now();
     // Private reasoning is stored, never printed: the terminal may be a participant's screen.
-    if (this.echoTurns && turn.type !== "reasoning") this.reporter.log(`  ${speaker ? displayName(speaker) : "system"}${turn.type !== "message" ? ` [${turn.type}]` : ""}: ${oneLine(text)}`);
+    if (this.echoTurns && turn.type !== "reasoning")
+      this.reporter.log(`  ${speaker ? displayName(speaker) : "system"}${turn.type !== "message" ? ` [${turn.type}]` : ""}: ${oneLine(text)}`);
     this.live.observer?.event({ type: "turn", turn });
     return turn;
   }
@@ -303,7 +307,11 @@ export class Conversation {
     ];
   }
 
-  private async call(agent: Agent | undefined, messages: ChatMessage[], options: { purpose: string; maxTokens?: number; temperature?: number; json?: { name: string; schema: Record<string, unknown> } }): Promise<{ text: string; usage: TokenUsage; cached: boolean; requestHash: string }> {
+  private async call(
+    agent: Agent | undefined,
+    messages: ChatMessage[],
+    options: { purpose: string; maxTokens?: number; temperature?: number; json?: { name: string; schema: Record<string, unknown> } },
+  ): Promise<{ text: string; usage: TokenUsage; cached: boolean; requestHash: string }> {
     await this.live.observer?.gate?.();
     const result = await this.model.complete({
       messages,
@@ -341,12 +349,18 @@ export class Conversation {
    * Ask a model for a JSON decision (confidence, ranking, choice). Structured output is
    * requested; the reply is validated with `schema` and re-asked once with the error.
    */
-  async decide<T>(agent: Agent | undefined, options: CompleteOptions & { name: string; jsonSchema: Record<string, unknown>; schema: z.ZodType<T>; systemText?: string }): Promise<{ value: T; usage: TokenUsage }> {
+  async decide<T>(
+    agent: Agent | undefined,
+    options: CompleteOptions & { name: string; jsonSchema: Record<string, unknown>; schema: z.ZodType<T>; systemText?: string },
+  ): Promise<{ value: T; usage: TokenUsage }> {
     const base: ChatMessage[] = agent
       ? this.messages(agent, options)
       : [
           { role: "system", content: options.systemText ?? "You observe a group conversation and answer questions about it in JSON." },
-          { role: "user", content: `Conversation so far:\n${options.historyText ?? this.transcript(options.history ?? this.visible())}\n\n${options.instruction}` },
+          {
+            role: "user",
+            content: `Conversation so far:\n${options.historyText ?? this.transcript(options.history ?? this.visible())}\n\n${options.instruction}`,
+          },
         ];
     // A reply in JSON (with a nomination) is still someone writing a message: pages show them typing.
     if (agent && options.name === "reply") this.live.observer?.event({ type: "typing", participant: agent.id });
@@ -362,7 +376,11 @@ export class Conversation {
       if (parsed.ok) return { value: parsed.value, usage: total };
       invalid.push(requestHash);
       lastProblem = parsed.problem;
-      messages = [...base, { role: "assistant", content: text }, { role: "user", content: `That reply was not valid: ${parsed.problem}. Answer again with only the JSON object.` }];
+      messages = [
+        ...base,
+        { role: "assistant", content: text },
+        { role: "user", content: `That reply was not valid: ${parsed.problem}. Answer again with only the JSON object.` },
+      ];
     }
     // Giving up: drop the invalid replies from the cache so a resumed run asks the model again
     // (a reply that was fixed by the re-ask stays cached, so such sessions still replay exactly).
@@ -397,12 +415,22 @@ export class Conversation {
         return answer.text;
       }
     }
-    const display = (t: Turn) => `${t.speaker === "system" ? "[system]" : displayName(this.get(t.speaker))}${t.type === "message" ? "" : ` [${t.type}]`}: ${t.text}`;
+    const display = (t: Turn) =>
+      `${t.speaker === "system" ? "[system]" : displayName(this.get(t.speaker))}${t.type === "message" ? "" : ` [${t.type}]`}: ${t.text}`;
     const askedAt = Date.now();
-    this.live.observer?.event({ type: "ask", participant: agent.id, prompt, controls: options.controls ?? [], ...(options.timeoutSeconds !== undefined ? { timeoutSeconds: options.timeoutSeconds } : {}) });
+    this.live.observer?.event({
+      type: "ask",
+      participant: agent.id,
+      prompt,
+      controls: options.controls ?? [],
+      ...(options.timeoutSeconds !== undefined ? { timeoutSeconds: options.timeoutSeconds } : {}),
+    });
     const asking = this.human.ask({ participant: agent, prompt, history: this.visible(), display, controls: options.controls });
     let timer: NodeJS.Timeout | undefined;
-    const timeout = options.timeoutSeconds === undefined ? undefined : new Promise<"no answer">((ok) => (timer = setTimeout(() => ok("no answer"), options.timeoutSeconds! * 1000)));
+    const timeout =
+      options.timeoutSeconds === undefined
+        ? undefined
+        : new Promise<"no answer">((ok) => (timer = setTimeout(() => ok("no answer"), options.timeoutSeconds! * 1000)));
     const answer = await (timeout ? Promise.race([asking, timeout]) : asking);
     clearTimeout(timer);
     if (answer === "no answer") {
@@ -442,7 +470,8 @@ export class Conversation {
   sayLatePosts(): Turn[] {
     const said: Turn[] = [];
     for (const agent of this.humans) {
-      for (const posted of this.pollAll(agent)) said.push(this.sayPosted(agent, posted, { late: true, note: "posted after the last prompt; the session ended before it was taken" }));
+      for (const posted of this.pollAll(agent))
+        said.push(this.sayPosted(agent, posted, { late: true, note: "posted after the last prompt; the session ended before it was taken" }));
     }
     return said;
   }

@@ -26,7 +26,10 @@ export interface RunPlan {
  * (condition x run), whether it is already in the study, and its estimated requests, tokens and
  * cost (prices from src/llm/prices.ts and colloquy.json `model.prices`; local endpoints are free).
  */
-export function planRun(scenario: Scenario, options: { study: string; runs: number; conditions?: string[]; model: string; prices?: PriceTable; local?: boolean }): RunPlan {
+export function planRun(
+  scenario: Scenario,
+  options: { study: string; runs: number; conditions?: string[]; model: string; prices?: PriceTable; local?: boolean },
+): RunPlan {
   const conditions = selectConditions(scenario, options.conditions);
   const sessions: PlannedSession[] = [];
   for (const condition of conditions) {
@@ -34,7 +37,14 @@ export function planRun(scenario: Scenario, options: { study: string; runs: numb
     const estimate = estimateSession(scenario, strategy.type, params as Record<string, unknown>);
     for (let run = 1; run <= options.runs; run++) {
       const sessionId = sessionIdFor(scenario, condition.name, run);
-      sessions.push({ sessionId, condition: condition.name, run, strategy: strategy.type, exists: existsSync(sessionPath(options.study, sessionId)), ...estimate });
+      sessions.push({
+        sessionId,
+        condition: condition.name,
+        run,
+        strategy: strategy.type,
+        exists: existsSync(sessionPath(options.study, sessionId)),
+        ...estimate,
+      });
     }
   }
   const running = sessions.filter((s) => !s.exists);

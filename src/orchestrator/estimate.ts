@@ -63,7 +63,13 @@ export function estimateSession(scenario: Scenario, type: string, params: Record
   }
   const maxTokens = scenario.model.maxTokens;
   if (maxTokens !== undefined) completionTokens = Math.min(completionTokens, requests * maxTokens);
-  return { turns: plan.turns, requests: Math.round(requests), promptTokens: Math.round(promptTokens), completionTokens: Math.round(completionTokens), assumptions: plan.assumptions };
+  return {
+    turns: plan.turns,
+    requests: Math.round(requests),
+    promptTokens: Math.round(promptTokens),
+    completionTokens: Math.round(completionTokens),
+    assumptions: plan.assumptions,
+  };
 }
 
 function planFor(scenario: Scenario, type: string, p: Record<string, unknown>): Plan {
@@ -77,28 +83,77 @@ function planFor(scenario: Scenario, type: string, p: Record<string, unknown>): 
       const order = (p.order as string[] | undefined) ?? agents.map((a) => a.name);
       const ai = order.filter((n) => agents.find((a) => a.name.toLowerCase() === n.toLowerCase() || a.id === n)?.kind !== "human").length;
       const turns = p.mode === "pipeline" ? Math.min(maxTurns, num("passes", 1) * order.length) : maxTurns;
-      return { turns, replies: ai / order.length, decisions: 0, fixed: 0, replyWords: 120, historyCap: Infinity, assumptions: `${turns} turns, ${ai} of ${order.length} speakers are agents; replies of ~120 words (no limit set)` };
+      return {
+        turns,
+        replies: ai / order.length,
+        decisions: 0,
+        fixed: 0,
+        replyWords: 120,
+        historyCap: Infinity,
+        assumptions: `${turns} turns, ${ai} of ${order.length} speakers are agents; replies of ~120 words (no limit set)`,
+      };
     }
     case "rounds": {
       const turns = Math.min(maxTurns, num("rounds", 5) * machines.length);
-      return { turns, replies: 1, decisions: 0, fixed: 0, replyWords: 150, historyCap: machines.length + 1, assumptions: `${num("rounds", 5)} rounds x ${machines.length} agents; each sees the previous round only; answers of ~150 words` };
+      return {
+        turns,
+        replies: 1,
+        decisions: 0,
+        fixed: 0,
+        replyWords: 150,
+        historyCap: machines.length + 1,
+        assumptions: `${num("rounds", 5)} rounds x ${machines.length} agents; each sees the previous round only; answers of ~150 words`,
+      };
     }
     case "confidence": {
       const speakers = machines.filter((a) => a.name !== p.summariser).length;
-      return { turns: maxTurns, replies: 1, decisions: speakers, fixed: p.summariser ? 1 : 0, replyWords: words, historyCap: Infinity, assumptions: `up to ${maxTurns} turns, every agent (${speakers}) rates its confidence before each turn; ${words}-word replies` };
+      return {
+        turns: maxTurns,
+        replies: 1,
+        decisions: speakers,
+        fixed: p.summariser ? 1 : 0,
+        replyWords: words,
+        historyCap: Infinity,
+        assumptions: `up to ${maxTurns} turns, every agent (${speakers}) rates its confidence before each turn; ${words}-word replies`,
+      };
     }
     case "ranked": {
       const facilitator = Boolean(p.facilitator);
-      const compression = (p.compression as { after: number; keepLast: number; refreshEvery: number } | undefined) ?? { after: 15, keepLast: 8, refreshEvery: 1 };
+      const compression = (p.compression as { after: number; keepLast: number; refreshEvery: number } | undefined) ?? {
+        after: 15,
+        keepLast: 8,
+        refreshEvery: 1,
+      };
       const thinkers = machines.length - (facilitator ? 1 : 0);
-      const decisions = (1 - num("randomRate", 0.2)) + (maxTurns > compression.after ? 1 / compression.refreshEvery : 0) + (facilitator && num("driftCheckEvery") > 0 ? 1 / num("driftCheckEvery") : 0);
+      const decisions =
+        1 -
+        num("randomRate", 0.2) +
+        (maxTurns > compression.after ? 1 / compression.refreshEvery : 0) +
+        (facilitator && num("driftCheckEvery") > 0 ? 1 / num("driftCheckEvery") : 0);
       const facilitation = facilitator && num("facilitateEvery") > 0 ? 1 / num("facilitateEvery") : 0;
       // The opening choice is the first turn's ranking (counted in `decisions`).
       const fixed = (p.initialThoughts === false ? 0 : thinkers) + (p.welcome ? 1 : 0);
-      return { turns: maxTurns, replies: 1 + facilitation, decisions, fixed, replyWords: words, historyCap: compression.keepLast + 4, assumptions: `up to ${maxTurns} turns; a ranking on ${Math.round((1 - num("randomRate", 0.2)) * 100)}% of turns; history compressed beyond ${compression.after} turns; ${words}-word replies` };
+      return {
+        turns: maxTurns,
+        replies: 1 + facilitation,
+        decisions,
+        fixed,
+        replyWords: words,
+        historyCap: compression.keepLast + 4,
+        assumptions: `up to ${maxTurns} turns; a ranking on ${Math.round((1 - num("randomRate", 0.2)) * 100)}% of turns; history compressed beyond ${compression.after} turns; ${words}-word replies`,
+      };
     }
     case "autonomous":
-      return { turns: maxTurns, replies: 0, decisions: machines.length, fixed: machines.length, replyWords: words, historyCap: Infinity, maxRequests: num("maxDecisions", 500), assumptions: `up to ${maxTurns} messages, each waking all ${machines.length} agents to decide (JSON with the message); capped at maxDecisions ${num("maxDecisions", 500)}` };
+      return {
+        turns: maxTurns,
+        replies: 0,
+        decisions: machines.length,
+        fixed: machines.length,
+        replyWords: words,
+        historyCap: Infinity,
+        maxRequests: num("maxDecisions", 500),
+        assumptions: `up to ${maxTurns} messages, each waking all ${machines.length} agents to decide (JSON with the message); capped at maxDecisions ${num("maxDecisions", 500)}`,
+      };
     case "scene": {
       const snippets = (p.snippets as { id: string; turns: number; script?: unknown[]; next: string[]; partyOrder?: string }[]) ?? [];
       let planned = 0;
@@ -115,9 +170,25 @@ function planFor(scenario: Scenario, type: string, p: Record<string, unknown>): 
       const moderated = p.partyOrder === "moderated" ? 1 : 0;
       const interruptions = ((p.interruptions as { probability: number }[]) ?? []).reduce((sum, r) => sum + r.probability / Math.max(1, agents.length), 0);
       const derails = ((p.derailers as { probability: number; length: number }[]) ?? []).reduce((sum, d) => sum + d.probability * d.length, 0);
-      return { turns, replies: generatedShare * (1 + moderated) + interruptions + derails, decisions: 0, fixed: 0, replyWords: num("wordLimit", 50), historyCap: Infinity, assumptions: `${turns} turns along the first path of the snippet graph (${scripted} scripted); interruptions and derails at their probabilities` };
+      return {
+        turns,
+        replies: generatedShare * (1 + moderated) + interruptions + derails,
+        decisions: 0,
+        fixed: 0,
+        replyWords: num("wordLimit", 50),
+        historyCap: Infinity,
+        assumptions: `${turns} turns along the first path of the snippet graph (${scripted} scripted); interruptions and derails at their probabilities`,
+      };
     }
     default:
-      return { turns: maxTurns, replies: 1, decisions: 0, fixed: 0, replyWords: words, historyCap: Infinity, assumptions: `${maxTurns} turns, one request each` };
+      return {
+        turns: maxTurns,
+        replies: 1,
+        decisions: 0,
+        fixed: 0,
+        replyWords: words,
+        historyCap: Infinity,
+        assumptions: `${maxTurns} turns, one request each`,
+      };
   }
 }

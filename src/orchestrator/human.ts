@@ -133,7 +133,9 @@ export function terminalHuman(input: NodeJS.ReadableStream = process.stdin, outp
         wake = done;
       }),
     async approve(request) {
-      output.write(`${request.derailer} wants to derail (${request.kind}):\n  ${request.proposed}\nEnter to approve, /reject to dismiss it, or type an edited version.\noperator> `);
+      output.write(
+        `${request.derailer} wants to derail (${request.kind}):\n  ${request.proposed}\nEnter to approve, /reject to dismiss it, or type an edited version.\noperator> `,
+      );
       const text = await nextLine();
       if (text === null || text.trim() === "") return text === null ? null : { decision: "approve" };
       if (/^\/reject\b/.test(text.trim())) return { decision: "dismiss" };

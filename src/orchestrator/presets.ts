@@ -38,7 +38,8 @@ export const presets: Record<PresetId, Preset> = {
       rounds: 5,
       roleSet: "llm-discussion",
       initiationPrompt: "Initiate a group discussion with your teammates: share your first ideas for the task from the perspective of your role.",
-      discussionPrompt: "These are your teammates' ideas from the previous round. Build on them and be as divergent and creative as you can: add new, original ideas from your role's perspective.",
+      discussionPrompt:
+        "These are your teammates' ideas from the previous round. Build on them and be as divergent and creative as you can: add new, original ideas from your role's perspective.",
       convergencePrompt: "This is the final round. Considering the whole discussion, finalise a list of the group's most creative answers as a numbered list.",
     },
     model: { temperature: 1 },
@@ -57,7 +58,8 @@ export const presets: Record<PresetId, Preset> = {
     strategy: {
       type: "autonomous",
       typingVisible: true,
-      instruction: "Work as a peer in your role. When you asked someone for an input or a deliverable, wait for it before you proceed; deliver what you promised.",
+      instruction:
+        "Work as a peer in your role. When you asked someone for an input or a deliverable, wait for it before you proceed; deliver what you promised.",
     },
   },
   dialoglab: {

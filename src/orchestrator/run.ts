@@ -93,7 +93,8 @@ export function selectConditions(scenario: Scenario, names: readonly string[] | 
   if (!names?.length) return scenario.conditions;
   return names.map((name) => {
     const found = scenario.conditions.find((c) => c.name === name);
-    if (!found) throw new CliError(`scenario ${scenario.id} has no condition "${name}"; its conditions are ${scenario.conditions.map((c) => c.name).join(", ")}`);
+    if (!found)
+      throw new CliError(`scenario ${scenario.id} has no condition "${name}"; its conditions are ${scenario.conditions.map((c) => c.name).join(", ")}`);
     return found;
   });
 }
@@ -124,10 +125,26 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     const previous: Session = await readSessionFile(path);
     const incomplete = previous.metadata.incomplete === true;
     if (!incomplete && !options.overwrite) {
-      return { sessionId, condition: condition.name, run, status: "skipped", reason: "already complete (use --overwrite to run it again)", turns: previous.turns.length, path };
+      return {
+        sessionId,
+        condition: condition.name,
+        run,
+        status: "skipped",
+        reason: "already complete (use --overwrite to run it again)",
+        turns: previous.turns.length,
+        path,
+      };
     }
     if (incomplete && !options.resume && !options.overwrite) {
-      return { sessionId, condition: condition.name, run, status: "skipped", reason: "incomplete from an earlier run: use --resume to continue it", turns: previous.turns.length, path };
+      return {
+        sessionId,
+        condition: condition.name,
+        run,
+        status: "skipped",
+        reason: "incomplete from an earlier run: use --resume to continue it",
+        turns: previous.turns.length,
+        path,
+      };
     }
     const resume = incomplete && Boolean(options.resume);
     if (resume) {
@@ -138,11 +155,21 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     replacing = { backup: !resume || humanTurns(previous) > 0, resume, previous };
   }
   options.reporter.log(`${sessionId}: ${strategy.type}, condition ${condition.name}, run ${run}`);
-  const conversation = new Conversation({ scenario, condition, run, seed, sessionId }, { model: options.model, human, reporter: options.reporter, temperature: options.temperature, echoTurns: options.echoTurns, live: options.live });
+  const conversation = new Conversation(
+    { scenario, condition, run, seed, sessionId },
+    { model: options.model, human, reporter: options.reporter, temperature: options.temperature, echoTurns: options.echoTurns, live: options.live },
+  );
   // Record the temperature the requests carry, not the client's default.
   const modelInfo = { ...options.model.info, temperature: conversation.temperature };
   const observer = options.live?.observer;
-  observer?.event({ type: "session", sessionId, title: `${scenario.title ?? scenario.id}: ${condition.name}, run ${run}`, task: scenario.task, strategy: strategy.type, participants: conversation.toSession({ incomplete: true, strategy: raw, model: modelInfo }).participants });
+  observer?.event({
+    type: "session",
+    sessionId,
+    title: `${scenario.title ?? scenario.id}: ${condition.name}, run ${run}`,
+    task: scenario.task,
+    strategy: strategy.type,
+    participants: conversation.toSession({ incomplete: true, strategy: raw, model: modelInfo }).participants,
+  });
   try {
     await strategy.run(conversation, params);
     conversation.end(conversation.stopReason() ?? "strategy finished");
@@ -158,19 +185,38 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     if (replacing && !replacing.resume) {
       // A failed --overwrite must not cost the session that was there: it stays, the attempt goes aside.
       const backup = await backupSession(options.study, sessionId, "failed", attempt);
-      options.reporter.warn(`${sessionId}: stopped after ${conversation.turns.length} turns: ${failure}. The session already in sessions/ was left as it was; this attempt was saved to ${backup}.`);
+      options.reporter.warn(
+        `${sessionId}: stopped after ${conversation.turns.length} turns: ${failure}. The session already in sessions/ was left as it was; this attempt was saved to ${backup}.`,
+      );
       return { ...failed, backup: { kind: "failed", path: backup } };
     }
     const backup = await replace(options, path, sessionId, replacing, attempt);
-    options.reporter.warn(`${sessionId}: stopped after ${conversation.turns.length} turns: ${failure}. Saved as incomplete; run again with --resume to continue.`);
+    options.reporter.warn(
+      `${sessionId}: stopped after ${conversation.turns.length} turns: ${failure}. Saved as incomplete; run again with --resume to continue.`,
+    );
     return { ...failed, ...(backup ? { backup } : {}) };
   }
   const backup = await replace(options, path, sessionId, replacing, conversation.toSession({ incomplete: false, strategy: raw, model: modelInfo }));
-  return { sessionId, condition: condition.name, run, status: "completed", reason: conversation.endReason ?? "", turns: conversation.turns.length, path, ...(backup ? { backup } : {}) };
+  return {
+    sessionId,
+    condition: condition.name,
+    run,
+    status: "completed",
+    reason: conversation.endReason ?? "",
+    turns: conversation.turns.length,
+    path,
+    ...(backup ? { backup } : {}),
+  };
 }
 
 /** Save `session` over the file at `path`, after copying the old file to backups/ when it must be kept. */
-async function replace(options: RunScenarioOptions, path: string, sessionId: string, replacing: { backup: boolean; previous: Session } | undefined, session: Session): Promise<RunOutcome["backup"]> {
+async function replace(
+  options: RunScenarioOptions,
+  path: string,
+  sessionId: string,
+  replacing: { backup: boolean; previous: Session } | undefined,
+  session: Session,
+): Promise<RunOutcome["backup"]> {
   let backup: RunOutcome["backup"];
   if (replacing?.backup) {
     backup = { kind: "replaced", path: await backupSession(options.study, sessionId, "replaced", { file: path }) };
@@ -180,7 +226,10 @@ async function replace(options: RunScenarioOptions, path: string, sessionId: str
     // Codes of the replaced session follow the turns that are still there (a resume keeps them
     // all) and go to the stale list for the rest, as on a re-import: never onto new words.
     const realigned = await realignCodes(options.study, [{ before: replacing.previous, after: session }], "colloquy run --overwrite");
-    if (realigned.stale > 0) options.reporter.warn(`${sessionId}: ${realigned.stale} code(s) of the session it replaces no longer match a turn and were moved to ${realigned.staleFiles.join(", ")}`);
+    if (realigned.stale > 0)
+      options.reporter.warn(
+        `${sessionId}: ${realigned.stale} code(s) of the session it replaces no longer match a turn and were moved to ${realigned.staleFiles.join(", ")}`,
+      );
     for (const repair of realigned.repairs) options.reporter.warn(describeRepair(repair, options.study));
   }
   await saveSession(options.study, session);

@@ -16,7 +16,10 @@ export const participantSpecSchema = z
   .object({
     name: z.string().min(1),
     /** Defaults to a slug of the name. */
-    id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/).optional(),
+    id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]*$/)
+      .optional(),
     role: z.string().optional(),
     persona: z.string().optional(),
     /** ai: LLM agent; human: types at the terminal; simulated-human: LLM following a playbook. */
@@ -79,7 +82,10 @@ const scenarioFields = z
       .strict()
       .default({}),
     /** Seconds per word when simulating typing time: agents and humans (defaults 0.3 and 1.5). */
-    pace: z.object({ aiSecondsPerWord: z.number().nonnegative().default(0.3), humanSecondsPerWord: z.number().nonnegative().default(1.5) }).strict().default({ aiSecondsPerWord: 0.3, humanSecondsPerWord: 1.5 }),
+    pace: z
+      .object({ aiSecondsPerWord: z.number().nonnegative().default(0.3), humanSecondsPerWord: z.number().nonnegative().default(1.5) })
+      .strict()
+      .default({ aiSecondsPerWord: 0.3, humanSecondsPerWord: 1.5 }),
   })
   .strict();
 
@@ -98,9 +104,11 @@ export type Scenario = z.infer<typeof scenarioSchema>;
 function participantProblems(scenario: Scenario): string[] {
   const problems: string[] = [];
   scenario.participants.forEach((p, i) => {
-    if (p.kind === "simulated-human" && !p.playbook?.trim()) problems.push(`participants[${i}].playbook: a simulated-human participant needs a playbook (what they want and how they behave)`);
+    if (p.kind === "simulated-human" && !p.playbook?.trim())
+      problems.push(`participants[${i}].playbook: a simulated-human participant needs a playbook (what they want and how they behave)`);
     if (p.kind === "human" && p.model !== undefined) problems.push(`participants[${i}].model: a human participant is not played by a model`);
-    if (p.script !== undefined && scenario.strategy.type !== "scene") problems.push(`participants[${i}].script: fixed lines are only spoken in the scene strategy (strategy.type is "${scenario.strategy.type}")`);
+    if (p.script !== undefined && scenario.strategy.type !== "scene")
+      problems.push(`participants[${i}].script: fixed lines are only spoken in the scene strategy (strategy.type is "${scenario.strategy.type}")`);
   });
   return problems;
 }
@@ -117,7 +125,9 @@ export function parseScenario(text: string, where: string): Scenario {
   if (!parsed.success) throw new CliError(`${where}: invalid scenario: ${formatIssues(parsed.error)}`);
   const scenario = parsed.data;
   if (scenario.preset && scenario.strategy.type !== presets[scenario.preset].strategy.type) {
-    throw new CliError(`${where}: invalid scenario: strategy.type "${scenario.strategy.type}" does not fit preset "${scenario.preset}", which is for the ${presets[scenario.preset].strategy.type} strategy (leave strategy.type out)`);
+    throw new CliError(
+      `${where}: invalid scenario: strategy.type "${scenario.strategy.type}" does not fit preset "${scenario.preset}", which is for the ${presets[scenario.preset].strategy.type} strategy (leave strategy.type out)`,
+    );
   }
   const problems = participantProblems(scenario);
   if (problems.length) throw new CliError(`${where}: invalid scenario: ${problems.join("; ")}`);

@@ -97,7 +97,10 @@ export function sessionsOnly(study: StudyContext, ids: readonly string[], files:
     if (known && !known.some((id) => wanted.has(id))) return [];
     const all = await readCodes(study.dir, codebook, coder);
     files.coded[key] = [...new Set(all.map((r) => r.session))].sort();
-    return currentCodes(all.filter((r) => wanted.has(r.session)), loaded);
+    return currentCodes(
+      all.filter((r) => wanted.has(r.session)),
+      loaded,
+    );
   };
   const part: StudyContext = {
     ...study,

@@ -39,7 +39,9 @@ async function emptyViewWarnings(context: StudyContext): Promise<string[]> {
   }
   if (conditions.length >= 2 && config.compare.design === undefined) {
     const design = resolveDesign(sessions, {});
-    out.push(`design: comparisons use the ${design.design}-subject design, ${design.reason.replace(/ \(set compare\.design.*\)$/, "")}; declare it with "compare": {"design": "${design.design}"} in ${facts.configFile}.`);
+    out.push(
+      `design: comparisons use the ${design.design}-subject design, ${design.reason.replace(/ \(set compare\.design.*\)$/, "")}; declare it with "compare": {"design": "${design.design}"} in ${facts.configFile}.`,
+    );
   }
   return out;
 }

@@ -63,8 +63,8 @@ export async function runPipeline(
     const plan = await stage.plan(context);
     const decision = decide(context, stage, plan);
     if (decision.run) firstRunning ??= stage.name;
-    llmRequests += decision.run ? plan.llm?.requests ?? 0 : 0;
-    llmTokens += decision.run ? plan.llm?.promptTokens ?? 0 : 0;
+    llmRequests += decision.run ? (plan.llm?.requests ?? 0) : 0;
+    llmTokens += decision.run ? (plan.llm?.promptTokens ?? 0) : 0;
     reporter.log(`  ${stage.name.padEnd(9)} ${decision.run ? `run: ${plan.work}` : `skip: ${decision.reason}`}`);
   }
   reporter.log(`  LLM: about ${llmRequests} requests, ${llmTokens} prompt tokens${llmRequests === 0 ? " (offline)" : ""}`);

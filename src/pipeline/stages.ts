@@ -32,7 +32,10 @@ function writtenWith(c: StageContext, path: string): string[] {
 
 /** A reason to run when any of the stage's output files (results and the tables beside them) is missing. */
 function missingOutputs(c: StageContext, paths: string[]): string | undefined {
-  const missing = paths.flatMap((p) => writtenWith(c, p)).filter((p) => !existsSync(p)).map((p) => relative(c.study.paths.root, p));
+  const missing = paths
+    .flatMap((p) => writtenWith(c, p))
+    .filter((p) => !existsSync(p))
+    .map((p) => relative(c.study.paths.root, p));
   return missing.length ? `missing ${missing.join(", ")}` : undefined;
 }
 
@@ -41,7 +44,11 @@ const codesHashes = async (c: StageContext) =>
   Object.fromEntries(Object.entries(await c.hashes.folder(c.study.paths.codes)).filter(([path]) => !path.endsWith(".failures.jsonl")));
 /** The analysis results the dashboard reads; CSV tables, the study report or notes beside them do not change it. */
 const analysisHashes = async (c: StageContext) =>
-  Object.fromEntries(Object.entries(await c.hashes.folder(c.study.paths.analysis)).filter(([path]) => analyses.some((d) => d.result.match(relative(c.study.paths.analysis, join(c.study.paths.root, path))))));
+  Object.fromEntries(
+    Object.entries(await c.hashes.folder(c.study.paths.analysis)).filter(([path]) =>
+      analyses.some((d) => d.result.match(relative(c.study.paths.analysis, join(c.study.paths.root, path)))),
+    ),
+  );
 
 /** Machine coders of each codebook plan, with the pipeline's --coder override applied. */
 function plans(c: StageContext): CodebookPlan[] {
@@ -63,7 +70,11 @@ const modelOverrides = (c: StageContext): ModelCliOptions => ({ model: c.options
 
 /** What decides an LLM's replies (never the key): part of the fingerprint of LLM stages. */
 function modelIdentity(c: StageContext): unknown {
-  return { cli: modelOverrides(c), config: c.study.config.model, env: { model: process.env.COLLOQUY_MODEL ?? process.env.OPENAI_MODEL, baseUrl: process.env.OPENAI_BASE_URL } };
+  return {
+    cli: modelOverrides(c),
+    config: c.study.config.model,
+    env: { model: process.env.COLLOQUY_MODEL ?? process.env.OPENAI_MODEL, baseUrl: process.env.OPENAI_BASE_URL },
+  };
 }
 
 /** Inbox files to import: new or changed ones; all of them when the import settings changed. */
@@ -96,12 +107,15 @@ const importStage: Stage = {
     const { files, todo, settings } = await inboxWork(c);
     if (todo.length === 0) return "no new files in inbox/";
     const { pathPattern, format } = c.study.config.import;
-    const summary = await (await import("../stages/import.js")).runImport(c.study, { paths: todo.map((f) => join(c.study.paths.inbox, f)), pathPattern, format }, c.reporter);
+    const summary = await (
+      await import("../stages/import.js")
+    ).runImport(c.study, { paths: todo.map((f) => join(c.study.paths.inbox, f)), pathPattern, format }, c.reporter);
     for (const file of summary.files) {
       for (const w of file.warnings) c.reporter.warn(w);
       if (file.error && !file.skipped) c.reporter.warn(file.error);
     }
-    if (summary.failed > 0) throw new Error(`${summary.failed} of ${summary.inputs} inbox file(s) failed to import (see the warnings above); the others were imported`);
+    if (summary.failed > 0)
+      throw new Error(`${summary.failed} of ${summary.inputs} inbox file(s) failed to import (see the warnings above); the others were imported`);
     for (const f of todo) c.state.imported[f] = files[f];
     c.state.importSettings = settings;
     const followed = summary.codesMoved ? `; ${summary.codesMoved} code(s) followed their edited turns` : "";
@@ -192,7 +206,9 @@ const codeStage: Stage = {
     let promptTokens = 0;
     for (const [i, plan] of plans(c).entries()) {
       for (const coder of plan.coders) {
-        const dry = await (await import("../coding/job.js")).dryRunCoding({ study: c.study.dir, sessions, codebook: codebooks[i], coder, model: coder === "llm" ? model : undefined, reader: scope.study });
+        const dry = await (
+          await import("../coding/job.js")
+        ).dryRunCoding({ study: c.study.dir, sessions, codebook: codebooks[i], coder, model: coder === "llm" ? model : undefined, reader: scope.study });
         jobs.push(`${plan.codebook}/${coder} (${dry.toCode} new turn${dry.toCode === 1 ? "" : "s"})`);
         toCode += dry.toCode;
         requests += dry.requests - dry.cachedRequests;
@@ -218,7 +234,9 @@ const codeStage: Stage = {
     if (pending.length > 0 && plans(c).some((p) => p.coders.includes("llm"))) {
       // A batch holds the LLM requests: code offline now, and let the later stages use the
       // codes stored so far; `colloquy batch collect` adds the LLM codes when the batch is done.
-      c.reporter.warn(`${waitingFor(pending)} still open: the LLM coder waits for it and the next stages use the codes stored so far; collect with \`colloquy batch collect ${c.study.dir}\`, then run \`colloquy study\` again`);
+      c.reporter.warn(
+        `${waitingFor(pending)} still open: the LLM coder waits for it and the next stages use the codes stored so far; collect with \`colloquy batch collect ${c.study.dir}\`, then run \`colloquy study\` again`,
+      );
       const offline = plans(c).filter((p) => p.coders.includes("rules"));
       const parts: string[] = [];
       for (const plan of offline) {
@@ -258,7 +276,10 @@ const agreeStage: Stage = {
       fingerprint: fingerprint({ codes: await codesHashes(c), plans: plans(c), humans: c.study.config.humanCoders, tool: toolVersion }),
       work: pairs.length ? `agreement for ${pairs.join(", ")}` : "no human codes to compare against (colloquy.json humanCoders)",
       nothingToDo: pairs.length === 0,
-      mustRun: missingOutputs(c, pairs.map((p) => artifacts.agreement.path(c.study.dir, p))),
+      mustRun: missingOutputs(
+        c,
+        pairs.map((p) => artifacts.agreement.path(c.study.dir, p)),
+      ),
     };
   },
   async run(c) {
@@ -272,7 +293,8 @@ const agreeStage: Stage = {
       if (missing.length) {
         // The LLM's codes are on their way in a batch: agreement among the coders there are, said so.
         const pending = missing.every((m) => m === "llm") ? await pendingBatches(c.study.dir) : [];
-        if (pending.length === 0) throw new Error(`no ${p.codebook} codes from ${missing.join(", ")}: run the code stage first (colloquy study ${c.study.dir} --only code)`);
+        if (pending.length === 0)
+          throw new Error(`no ${p.codebook} codes from ${missing.join(", ")}: run the code stage first (colloquy study ${c.study.dir} --only code)`);
         c.reporter.warn(`${p.codebook}: no llm codes yet (waiting for ${waitingFor(pending)}): agreement among the other coders only`);
         machine = p.coders.filter((m) => coders.includes(m));
         if (machine.length + humans.length < 2) {
@@ -281,8 +303,12 @@ const agreeStage: Stage = {
         }
       }
       const { report } = await (await import("../stages/agree.js")).runAgree(c.study, { codebook: p.codebook, coders: [...machine, ...humans] }, c.reporter);
-      const kappas = report.variables.flatMap((v) => v.pairs.map((pair) => `${pair.a} vs ${pair.b} kappa ${Number.isFinite(pair.kappa) ? pair.kappa.toFixed(3) : "n/a"}`));
-      lines.push(`${p.codebook}: ${report.coverage?.unitsCodedByAll ?? 0} turn(s) coded by all; ${kappas.slice(0, 3).join(", ")}${kappas.length > 3 ? ", …" : ""}`);
+      const kappas = report.variables.flatMap((v) =>
+        v.pairs.map((pair) => `${pair.a} vs ${pair.b} kappa ${Number.isFinite(pair.kappa) ? pair.kappa.toFixed(3) : "n/a"}`),
+      );
+      lines.push(
+        `${p.codebook}: ${report.coverage?.unitsCodedByAll ?? 0} turn(s) coded by all; ${kappas.slice(0, 3).join(", ")}${kappas.length > 3 ? ", …" : ""}`,
+      );
     }
     return lines.join("; ");
   },
@@ -306,7 +332,10 @@ const compareStage: Stage = {
       fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), targets, compare: c.study.config.compare, tool: toolVersion }),
       work: targets.length ? `compare conditions for ${targets.map((t) => `${t.codebook} (${t.coder})`).join(", ")}` : "no nominal codebook to compare",
       nothingToDo: targets.length === 0,
-      mustRun: missingOutputs(c, targets.map((t) => artifacts.compare.path(c.study.dir, t.codebook))),
+      mustRun: missingOutputs(
+        c,
+        targets.map((t) => artifacts.compare.path(c.study.dir, t.codebook)),
+      ),
     };
   },
   async run(c) {
@@ -347,7 +376,14 @@ const topicsStage: Stage = {
     const config = c.study.config;
     return {
       // compare: the design and control condition decide the between-condition tests.
-      fingerprint: fingerprint({ sessions: await sessionsHashes(c), topics: config.topics, compare: config.compare, coder, model: coder === "llm" ? modelIdentity(c) : null, tool: toolVersion }),
+      fingerprint: fingerprint({
+        sessions: await sessionsHashes(c),
+        topics: config.topics,
+        compare: config.compare,
+        coder,
+        model: coder === "llm" ? modelIdentity(c) : null,
+        tool: toolVersion,
+      }),
       work: `topic trees with the ${coder} coder`,
       mustRun: missingOutputs(c, [artifacts.topics.path(c.study.dir)]),
     };
@@ -386,7 +422,13 @@ const buildStage: Stage = {
   async plan(c) {
     const site = c.study.paths.site;
     return {
-      fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), analysis: await analysisHashes(c), config: c.study.config, tool: toolVersion }),
+      fingerprint: fingerprint({
+        sessions: await sessionsHashes(c),
+        codes: await codesHashes(c),
+        analysis: await analysisHashes(c),
+        config: c.study.config,
+        tool: toolVersion,
+      }),
       work: `build the dashboard into ${relative(process.cwd(), site) || site}`,
       mustRun: existsSync(join(site, "index.html")) ? undefined : "the site is missing",
     };

@@ -103,11 +103,20 @@ export function codebookTree(codebook: Codebook): { root: QdaCode; sets: QdaSet[
     return { root, sets: [] };
   }
   const groups = new Map(
-    codebook.groups.map((g) => [g.id, { guid: codeGuid.group(codebook.id, g.id), name: g.label, isCodable: false, description: tagged(g.description, groupTag(g)), children: [] as QdaCode[] }]),
+    codebook.groups.map((g) => [
+      g.id,
+      { guid: codeGuid.group(codebook.id, g.id), name: g.label, isCodable: false, description: tagged(g.description, groupTag(g)), children: [] as QdaCode[] },
+    ]),
   );
   // A group enters the tree where its first category is, so the tree keeps the categories' order.
   for (const category of codebook.categories) {
-    const code: QdaCode = { guid: codeGuid.category(codebook.id, category.id), name: category.label, isCodable: true, description: tagged(category.definition, `category ${category.id}${category.id === codebook.fallback ? " fallback" : ""}`), children: [] };
+    const code: QdaCode = {
+      guid: codeGuid.category(codebook.id, category.id),
+      name: category.label,
+      isCodable: true,
+      description: tagged(category.definition, `category ${category.id}${category.id === codebook.fallback ? " fallback" : ""}`),
+      children: [],
+    };
     const first = category.groups?.[0];
     const parent = first !== undefined ? groups.get(first) : undefined;
     if (!parent) {
@@ -156,12 +165,24 @@ export function treeCodebooks(codes: readonly QdaCode[], sets: readonly QdaSet[]
     }
     const scales = code.children.filter((c) => readTag(c.description).meaning?.kind === "scale");
     if (scales.length > 0 && scales.length === code.children.length) out.codebooks.push(scalesCodebook(code, meaning, text, scales, out));
-    else out.codebooks.push(nominalCodebook(code.children, sets, { id: meaning.id, version: meaning.version, title: code.name, description: text }, out, false));
+    else
+      out.codebooks.push(nominalCodebook(code.children, sets, { id: meaning.id, version: meaning.version, title: code.name, description: text }, out, false));
   }
   if (foreign.length > 0) {
     out.foreign = fallback.id;
     out.codebooks.push(
-      nominalCodebook(foreign, sets, { id: fallback.id, version: "1", title: fallback.title, description: `Codes of a REFI-QDA project${fallback.origin ? ` made with ${fallback.origin}` : ""}, imported by Colloquy.` }, out, true),
+      nominalCodebook(
+        foreign,
+        sets,
+        {
+          id: fallback.id,
+          version: "1",
+          title: fallback.title,
+          description: `Codes of a REFI-QDA project${fallback.origin ? ` made with ${fallback.origin}` : ""}, imported by Colloquy.`,
+        },
+        out,
+        true,
+      ),
     );
   }
   return out;
@@ -178,16 +199,30 @@ function scalesCodebook(code: QdaCode, meaning: { id: string; version: string },
     counts: [],
     scales: scales.map((scale) => {
       const id = readTag(scale.description).meaning as { id: string };
-      const points = scale.children.map((p) => ({ tag: readTag(p.description), guid: p.guid })).sort((a, b) => pointValue(a.tag.meaning) - pointValue(b.tag.meaning));
+      const points = scale.children
+        .map((p) => ({ tag: readTag(p.description), guid: p.guid }))
+        .sort((a, b) => pointValue(a.tag.meaning) - pointValue(b.tag.meaning));
       for (const p of points) if (p.tag.meaning?.kind === "point") out.targets.set(p.guid, { codebook: meaning.id, scale: id.id, value: p.tag.meaning.value });
-      return { id: id.id, label: scale.name, definition: readTag(scale.description).text || scale.name, points: points.length, anchors: points.map((p) => p.tag.text || "(no anchor)") };
+      return {
+        id: id.id,
+        label: scale.name,
+        definition: readTag(scale.description).text || scale.name,
+        points: points.length,
+        anchors: points.map((p) => p.tag.text || "(no anchor)"),
+      };
     }),
   };
 }
 
 const pointValue = (m: CodeMeaning | undefined) => (m?.kind === "point" ? m.value : 0);
 
-function nominalCodebook(codes: readonly QdaCode[], sets: readonly QdaSet[], head: { id: string; version: string; title: string; description?: string }, out: TreeCodebooks, foreign: boolean): NominalCodebook {
+function nominalCodebook(
+  codes: readonly QdaCode[],
+  sets: readonly QdaSet[],
+  head: { id: string; version: string; title: string; description?: string },
+  out: TreeCodebooks,
+  foreign: boolean,
+): NominalCodebook {
   const categories: NominalCodebook["categories"] = [];
   const groups: NominalCodebook["groups"] = [];
   const categoryIds = new Set<string>();
@@ -198,7 +233,12 @@ function nominalCodebook(codes: readonly QdaCode[], sets: readonly QdaSet[], hea
     let groupId: string | undefined;
     if (code.children.length > 0 || !code.isCodable) {
       groupId = uniqueId(meaning?.kind === "group" ? meaning.id : slugify(code.name, "group"), groupIds);
-      groups.push({ id: groupId, label: code.name, ...(meaning?.kind === "group" && meaning.groupKind ? { kind: meaning.groupKind } : {}), ...(text ? { description: text } : {}) });
+      groups.push({
+        id: groupId,
+        label: code.name,
+        ...(meaning?.kind === "group" && meaning.groupKind ? { kind: meaning.groupKind } : {}),
+        ...(text ? { description: text } : {}),
+      });
     }
     if (code.isCodable) {
       const id = uniqueId(meaning?.kind === "category" ? meaning.id : slugify(code.name, "code"), categoryIds);
@@ -212,7 +252,9 @@ function nominalCodebook(codes: readonly QdaCode[], sets: readonly QdaSet[], hea
   };
   for (const code of codes) walk(code, []);
   // Sets tagged as groups of this codebook add memberships the tree could not show.
-  const byGuid = new Map([...out.targets].filter(([, t]) => t.codebook === head.id && "category" in t).map(([g, t]) => [g, (t as { category: string }).category]));
+  const byGuid = new Map(
+    [...out.targets].filter(([, t]) => t.codebook === head.id && "category" in t).map(([g, t]) => [g, (t as { category: string }).category]),
+  );
   for (const set of sets) {
     const { text, meaning } = readTag(set.description);
     if (meaning?.kind !== "group") continue;
@@ -220,7 +262,12 @@ function nominalCodebook(codes: readonly QdaCode[], sets: readonly QdaSet[], hea
     if (members.length === 0) continue;
     if (!groupIds.has(meaning.id)) {
       groupIds.add(meaning.id);
-      groups.push({ id: meaning.id, ...(meaning.groupKind ? { kind: meaning.groupKind } : {}), label: set.name.startsWith(`${head.title}: `) ? set.name.slice(head.title.length + 2) : set.name, ...(text ? { description: text } : {}) });
+      groups.push({
+        id: meaning.id,
+        ...(meaning.groupKind ? { kind: meaning.groupKind } : {}),
+        label: set.name.startsWith(`${head.title}: `) ? set.name.slice(head.title.length + 2) : set.name,
+        ...(text ? { description: text } : {}),
+      });
     }
     for (const member of members) {
       const category = categories.find((c) => c.id === byGuid.get(member));

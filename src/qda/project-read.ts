@@ -77,8 +77,15 @@ export function readProject(bytes: Uint8Array, file: string): QdaProject {
     return found ? entries[found] : undefined;
   };
 
-  const users = new Map(childElements(childElement(project, "Users"), "User").map((u) => [normaliseGuid(attribute(u, "guid") ?? ""), { id: attribute(u, "id"), name: attribute(u, "name") }]));
-  const variableNames = new Map(childElements(childElement(project, "Variables"), "Variable").map((v) => [normaliseGuid(attribute(v, "guid") ?? ""), attribute(v, "name") ?? ""]));
+  const users = new Map(
+    childElements(childElement(project, "Users"), "User").map((u) => [
+      normaliseGuid(attribute(u, "guid") ?? ""),
+      { id: attribute(u, "id"), name: attribute(u, "name") },
+    ]),
+  );
+  const variableNames = new Map(
+    childElements(childElement(project, "Variables"), "Variable").map((v) => [normaliseGuid(attribute(v, "guid") ?? ""), attribute(v, "name") ?? ""]),
+  );
   const valuesOf = (node: XmlElement): [string, string | number | boolean][] =>
     childElements(node, "VariableValue").flatMap((vv) => {
       const name = variableNames.get(normaliseGuid(attribute(childElement(vv, "VariableRef"), "targetGUID") ?? ""));
@@ -106,7 +113,8 @@ export function readProject(bytes: Uint8Array, file: string): QdaProject {
   const skipped: string[] = [];
   const sourcesNode = childElement(project, "Sources");
   for (const kind of ["PictureSource", "PDFSource", "AudioSource", "VideoSource"]) {
-    for (const s of childElements(sourcesNode, kind)) skipped.push(`${attribute(s, "name") ?? attribute(s, "guid")}: a ${kind.replace("Source", "").toLowerCase()} source (only text sources become sessions)`);
+    for (const s of childElements(sourcesNode, kind))
+      skipped.push(`${attribute(s, "name") ?? attribute(s, "guid")}: a ${kind.replace("Source", "").toLowerCase()} source (only text sources become sessions)`);
   }
   for (const s of childElements(sourcesNode, "TextSource")) {
     const guid = normaliseGuid(attribute(s, "guid") ?? "");

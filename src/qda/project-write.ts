@@ -60,7 +60,8 @@ function caseValues(session: Session): [string, string | number | boolean][] {
 }
 
 type VariableType = "Text" | "Boolean" | "Integer" | "Float";
-const typeOf = (v: string | number | boolean): VariableType => (typeof v === "boolean" ? "Boolean" : typeof v === "number" ? (Number.isInteger(v) ? "Integer" : "Float") : "Text");
+const typeOf = (v: string | number | boolean): VariableType =>
+  typeof v === "boolean" ? "Boolean" : typeof v === "number" ? (Number.isInteger(v) ? "Integer" : "Float") : "Text";
 const VALUE_ELEMENT: Record<VariableType, string> = { Text: "TextValue", Boolean: "BooleanValue", Integer: "IntegerValue", Float: "FloatValue" };
 
 export function buildProject(input: ProjectInput): ProjectFiles {
@@ -102,7 +103,15 @@ export function buildProject(input: ProjectInput): ProjectFiles {
     // A line inside a turn that starts like a speaker's line would read as a new turn in another tool.
     const labels = session.participants.map((p) => `${p.name}:`);
     for (const turn of session.turns) {
-      if (turn.text.split(/\r?\n/).slice(1).some((line) => labels.some((l) => line.startsWith(l)))) warnings.push(`${session.id}/${turn.id}: a line of this turn starts with a speaker's name and colon; QDA tools show it as written, but a tool that splits speaker lines may split the turn there (Colloquy does not: its export lists the speakers)`);
+      if (
+        turn.text
+          .split(/\r?\n/)
+          .slice(1)
+          .some((line) => labels.some((l) => line.startsWith(l)))
+      )
+        warnings.push(
+          `${session.id}/${turn.id}: a line of this turn starts with a speaker's name and colon; QDA tools show it as written, but a tool that splits speaker lines may split the turn there (Colloquy does not: its export lists the speakers)`,
+        );
     }
     sources.set(`sources/${guid}.txt`, text);
     const selections: XmlElement[] = [];
@@ -113,12 +122,14 @@ export function buildProject(input: ProjectInput): ProjectFiles {
         skipped.push(`${records.length} code(s) of ${session.id}/${span.turn}: the turn has no words to select`);
         continue;
       }
-      const codingNodes = records.flatMap((r) => recordCodes(r, books.get(r.codebook)!).map((target) => ({
-        "@_guid": stableGuid(`coding:${r.codebook}:${r.coder}:${session.id}:${span.turn}:${target}`),
-        "@_creatingUser": userGuid(r.coder),
-        "@_creationDateTime": r.createdAt,
-        CodeRef: { "@_targetGUID": target },
-      })));
+      const codingNodes = records.flatMap((r) =>
+        recordCodes(r, books.get(r.codebook)!).map((target) => ({
+          "@_guid": stableGuid(`coding:${r.codebook}:${r.coder}:${session.id}:${span.turn}:${target}`),
+          "@_creatingUser": userGuid(r.coder),
+          "@_creationDateTime": r.createdAt,
+          CodeRef: { "@_targetGUID": target },
+        })),
+      );
       codings += codingNodes.length;
       selections.push({
         "@_guid": stableGuid(`selection:${session.id}:${span.turn}`),
@@ -128,7 +139,12 @@ export function buildProject(input: ProjectInput): ProjectFiles {
         Coding: codingNodes,
       });
     }
-    const node: XmlElement = { "@_guid": guid, "@_name": session.title ?? session.id, "@_plainTextPath": `internal://${guid}.txt`, "@_creationDateTime": input.createdAt };
+    const node: XmlElement = {
+      "@_guid": guid,
+      "@_name": session.title ?? session.id,
+      "@_plainTextPath": `internal://${guid}.txt`,
+      "@_creationDateTime": input.createdAt,
+    };
     node.Description = `Colloquy session ${session.id}: ${session.turns.length} turns; speakers ${session.participants.map((p) => `${p.name} (${p.kind})`).join(", ")}`;
     if (selections.length) node.PlainTextSelection = selections;
     return node;
@@ -142,7 +158,8 @@ export function buildProject(input: ProjectInput): ProjectFiles {
   };
   if (coders.length) project.Users = { User: coders.map((c) => ({ "@_guid": userGuid(c), "@_name": coderUserName(c), "@_id": c })) };
   if (trees.length) project.CodeBook = { Codes: { Code: trees.map((t) => codeNode(t.root)) } };
-  if (variableTypes.size) project.Variables = { Variable: [...variableTypes].map(([key, type]) => ({ "@_guid": variableGuid(key), "@_name": key, "@_typeOfVariable": type })) };
+  if (variableTypes.size)
+    project.Variables = { Variable: [...variableTypes].map(([key, type]) => ({ "@_guid": variableGuid(key), "@_name": key, "@_typeOfVariable": type })) };
   if (perSession.length) {
     project.Cases = {
       Case: perSession.map(([session, values]) => ({
@@ -158,13 +175,22 @@ export function buildProject(input: ProjectInput): ProjectFiles {
     project.Sources = { TextSource: textSources };
   }
   const sets = trees.flatMap((t) => t.sets).filter((s) => s.members.length > 0);
-  if (sets.length) project.Sets = { Set: sets.map((s) => ({ "@_guid": s.guid, "@_name": s.name, ...(s.description ? { Description: s.description } : {}), MemberCode: s.members.map((m) => ({ "@_targetGUID": m })) })) };
+  if (sets.length)
+    project.Sets = {
+      Set: sets.map((s) => ({
+        "@_guid": s.guid,
+        "@_name": s.name,
+        ...(s.description ? { Description: s.description } : {}),
+        MemberCode: s.members.map((m) => ({ "@_targetGUID": m })),
+      })),
+    };
   return { qde: xmlDocument("Project", project), sources, codings, skipped, warnings };
 }
 
 /** The code GUIDs one record applies: its categories, or the point of each scale it rated. */
 function recordCodes(record: CodeRecord, codebook: Codebook): string[] {
-  if (codebook.kind === "nominal") return (record.codes ?? []).filter((c) => codebook.categories.some((k) => k.id === c)).map((c) => codeGuid.category(codebook.id, c));
+  if (codebook.kind === "nominal")
+    return (record.codes ?? []).filter((c) => codebook.categories.some((k) => k.id === c)).map((c) => codeGuid.category(codebook.id, c));
   return Object.entries(record.scores ?? {})
     .filter(([scale, value]) => codebook.scales.some((s) => s.id === scale && Number.isInteger(value) && value >= 1 && value <= s.points))
     .map(([scale, value]) => codeGuid.point(codebook.id, scale, value));

@@ -8,7 +8,25 @@ import { attribute, childElement, childElements, elementText, parseXmlTree, xmlD
 const CODEBOOK_NS = "urn:QDA-XML:codebook:1.0";
 
 /** Elements that may repeat: always parsed as arrays, so one or many read the same way. */
-const REPEATED = new Set(["User", "Code", "Variable", "Case", "VariableValue", "SourceRef", "TextSource", "PictureSource", "PDFSource", "AudioSource", "VideoSource", "PlainTextSelection", "Coding", "Set", "MemberCode", "MemberSource", "NoteRef"]);
+const REPEATED = new Set([
+  "User",
+  "Code",
+  "Variable",
+  "Case",
+  "VariableValue",
+  "SourceRef",
+  "TextSource",
+  "PictureSource",
+  "PDFSource",
+  "AudioSource",
+  "VideoSource",
+  "PlainTextSelection",
+  "Coding",
+  "Set",
+  "MemberCode",
+  "MemberSource",
+  "NoteRef",
+]);
 
 /** Parse a QDA-XML document (.qde, .qdc): elements unprefixed, attributes "@_name", text "#text" or a string. Throws XmlSyntaxError. */
 export function parseQdaXml(text: string): XmlElement {
@@ -25,7 +43,15 @@ export function codebookToQdc(codebook: Codebook): string {
   const { root, sets } = codebookTree(codebook);
   const node: XmlElement = { "@_xmlns": CODEBOOK_NS, "@_origin": "Colloquy", Codes: { Code: [codeNode(root)] } };
   const kept = sets.filter((s) => s.members.length > 0);
-  if (kept.length) node.Sets = { Set: kept.map((s) => ({ "@_guid": s.guid, "@_name": s.name, ...(s.description ? { Description: s.description } : {}), MemberCode: s.members.map((m) => ({ "@_targetGUID": m })) })) };
+  if (kept.length)
+    node.Sets = {
+      Set: kept.map((s) => ({
+        "@_guid": s.guid,
+        "@_name": s.name,
+        ...(s.description ? { Description: s.description } : {}),
+        MemberCode: s.members.map((m) => ({ "@_targetGUID": m })),
+      })),
+    };
   return xmlDocument("CodeBook", node);
 }
 
@@ -62,8 +88,15 @@ export function qdcToCodebooks(text: string, file: string, fallbackId?: string):
   if (!root) throw new Error(`${file}: no <CodeBook> root element; expected a REFI-QDA codebook (urn:QDA-XML:codebook:1.0)`);
   const codes = readCodes(childElement(root, "Codes"));
   if (codes.length === 0) throw new Error(`${file}: <CodeBook> has no <Codes>/<Code>; nothing to import`);
-  const stem = file.split(/[\\/]/).pop()!.replace(/\.[^.]+$/, "");
+  const stem = file
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\.[^.]+$/, "");
   const origin = attribute(root, "origin");
-  const { codebooks, warnings } = treeCodebooks(codes, readSets(childElement(root, "Sets")), { id: fallbackId ?? slugify(stem, "codebook"), title: stem, origin });
+  const { codebooks, warnings } = treeCodebooks(codes, readSets(childElement(root, "Sets")), {
+    id: fallbackId ?? slugify(stem, "codebook"),
+    title: stem,
+    origin,
+  });
   return { codebooks, warnings };
 }

@@ -84,7 +84,12 @@ export function apaConditionTest(t: ConditionTest): string {
       ? `t(${t.df === undefined ? "?" : apaDf(t.df)}) = ${apaNumber(t.statistic)}`
       : `${t.test === "wilcoxonSignedRank" ? "W" : "U"} = ${apaNumber(t.statistic, Number.isInteger(t.statistic) ? 0 : 1)}`;
   const e = effect(t.effectSizeName, t.effectSize);
-  return [stat, apaP(t.p), ...(t.pHolm !== null && t.pHolm !== t.p ? [`Holm-adjusted ${apaP(t.pHolm)}`] : []), e ?? (t.skipped ? `effect size n/a (${t.skipped})` : "effect size n/a")].join(", ");
+  return [
+    stat,
+    apaP(t.p),
+    ...(t.pHolm !== null && t.pHolm !== t.p ? [`Holm-adjusted ${apaP(t.pHolm)}`] : []),
+    e ?? (t.skipped ? `effect size n/a (${t.skipped})` : "effect size n/a"),
+  ].join(", ");
 }
 
 /** "M = 1.09, SD = 0.63, 95% CI [0.71, 1.52], n = 5" (the CI as the analysis computed it). */

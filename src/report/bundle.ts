@@ -4,7 +4,20 @@ import type { CompareReport } from "../analysis/compare/compare.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import type { StudyConfig } from "../study/config.js";
 import type { Session } from "../transcript/schema.js";
-import { REPORT_SCHEMA_VERSION, type AgreementSet, type BalesSet, type CodebookInfo, type CompareSet, type ConceptsSet, type Distribution, type ReportBundle, type SequenceSet, type SessionChunk, type StyleSet, type TopicsSet } from "./types.js";
+import {
+  REPORT_SCHEMA_VERSION,
+  type AgreementSet,
+  type BalesSet,
+  type CodebookInfo,
+  type CompareSet,
+  type ConceptsSet,
+  type Distribution,
+  type ReportBundle,
+  type SequenceSet,
+  type SessionChunk,
+  type StyleSet,
+  type TopicsSet,
+} from "./types.js";
 import { codebookInfo, collectConditions, collectSpeakers } from "./shape/common.js";
 import { addBadges, chunkOf, codeSetFacts, overviewOf, summariseSession, type CodeSetFacts, type SessionBadges } from "./shape/overview.js";
 import { buildDistribution, buildSequenceSessions, buildSequenceSet } from "./shape/distributions.js";
@@ -118,7 +131,11 @@ export function shapeCodebook(
       out.distributions.push(buildDistribution(sessions, set));
       out.sequences.push(buildSequenceSet(sessions, base.sequenceSessions, set, info));
       // One join of sessions and codes for both views (the same call each would make).
-      const coded = codedTurns(sessions, set.records, info.categories.map((c) => c.id));
+      const coded = codedTurns(
+        sessions,
+        set.records,
+        info.categories.map((c) => c.id),
+      );
       const result = buildCompareSet(sessions, set, info, config.compare, base.conditions, coded);
       if ("empty" in result) out.compareEmpty ??= result.empty;
       else out.compare.push(attachCompareTests(result, compareFile, info));
@@ -131,7 +148,14 @@ export function shapeCodebook(
 }
 
 /** The bundle from its parts; `parts` in code set order. */
-export function finishBundle(name: string, config: StudyConfig, base: SessionShapes, parts: readonly CodebookShapes[], analysis: AnalysisShapes, readWarnings: readonly string[]): ReportBundle {
+export function finishBundle(
+  name: string,
+  config: StudyConfig,
+  base: SessionShapes,
+  parts: readonly CodebookShapes[],
+  analysis: AnalysisShapes,
+  readWarnings: readonly string[],
+): ReportBundle {
   const h = hints(name);
   const control = config.compare.control;
   const sessions = base.sessions;
@@ -143,7 +167,8 @@ export function finishBundle(name: string, config: StudyConfig, base: SessionSha
   if (sessions.length === 0) for (const view of ["who", "sequences", "timeline", "participation", "compare", "style", "bales"]) empty[view] = h.sessions;
   if (nominal.length === 0) for (const view of ["who", "sequences", "compare"]) empty[view] ??= h.codes;
   // Most basic missing piece first: sessions, then codes, then a second condition, then the control.
-  if (base.conditions.length < 2) empty.compare ??= `Only one condition (${base.conditions[0] ?? "none"}): comparisons need sessions from two or more conditions (session metadata "condition").`;
+  if (base.conditions.length < 2)
+    empty.compare ??= `Only one condition (${base.conditions[0] ?? "none"}): comparisons need sessions from two or more conditions (session metadata "condition").`;
   if (compareEmpty) empty.compare ??= compareEmpty;
   if (scales.length === 0) empty.style ??= h.scales;
   if (bales.length === 0) empty.bales ??= h.bales;
@@ -153,7 +178,11 @@ export function finishBundle(name: string, config: StudyConfig, base: SessionSha
     schemaVersion: REPORT_SCHEMA_VERSION,
     provenance: provenance({ study: name, sessions: sessions.length }),
     study: { name, title: config.title, description: config.description, control },
-    overview: overviewOf(sessions, parts.flatMap((p) => p.facts), analysis.files),
+    overview: overviewOf(
+      sessions,
+      parts.flatMap((p) => p.facts),
+      analysis.files,
+    ),
     speakers: base.speakers,
     conditions: base.conditions,
     codebooks: parts.map((p) => p.info).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),

@@ -1,7 +1,15 @@
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { parseArtifact, STUDY_FOLDERS, type Artifact } from "../study/artifacts.js";
-import { agreementAnalysis, analyses, compareAnalysis, conceptsAnalysis, statsAnalysis, topicsAnalysis, type AnalysisDescriptor } from "../analysis/analyses.js";
+import {
+  agreementAnalysis,
+  analyses,
+  compareAnalysis,
+  conceptsAnalysis,
+  statsAnalysis,
+  topicsAnalysis,
+  type AnalysisDescriptor,
+} from "../analysis/analyses.js";
 import type { AgreementReport } from "../analysis/agreement/agree.js";
 import type { CompareReport } from "../analysis/compare/compare.js";
 import type { StatsReport } from "../analysis/stats/report.js";
@@ -179,7 +187,10 @@ export async function readAnalysisFiles(root: string, warnings: string[], visit:
     } catch (error) {
       read = { status: "invalid" as const, problem: `not readable (${errorMessage(error)})` };
     }
-    if (read.status === "invalid") warnings.push(`${analysis.result.relative(...params)}: ${read.problem} (${analysis.title} left out); re-run \`colloquy ${analysis.stage}\` to refresh it`);
+    if (read.status === "invalid")
+      warnings.push(
+        `${analysis.result.relative(...params)}: ${read.problem} (${analysis.title} left out); re-run \`colloquy ${analysis.stage}\` to refresh it`,
+      );
     if (read.status !== "ok") continue;
     visit({ analysis: analysis as AnalysisDescriptor<unknown>, file, params, value: read.value });
   }

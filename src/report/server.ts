@@ -127,7 +127,9 @@ async function handle(root: string, req: IncomingMessage, res: ServerResponse, b
     res.end();
     return;
   }
-  createReadStream(file).on("error", () => res.destroy()).pipe(res);
+  createReadStream(file)
+    .on("error", () => res.destroy())
+    .pipe(res);
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {
@@ -155,7 +157,7 @@ export async function startServer(siteDir: string, options: ServeOptions = {}): 
   const root = resolve(siteDir);
   const host = options.host ?? "127.0.0.1";
   const first = options.port ?? 5173;
-  const attempts = first === 0 ? 1 : options.attempts ?? 20;
+  const attempts = first === 0 ? 1 : (options.attempts ?? 20);
   let lastError: unknown;
   for (let i = 0; i < attempts; i++) {
     const server = createServer((req, res) => {

@@ -173,7 +173,10 @@ export async function openSite(dir: string): Promise<SiteWriter> {
       keep.add(data);
       const js = `app.${hashOf(assets.js)}.js`;
       const css = `app.${hashOf(assets.css)}.css`;
-      for (const [name, text] of [[js, assets.js], [css, assets.css]] as const) {
+      for (const [name, text] of [
+        [js, assets.js],
+        [css, assets.css],
+      ] as const) {
         keep.add(name);
         await writeFileAtomic(join(dir, name), text);
       }

@@ -46,13 +46,18 @@ async function trainedOnOf(context: StudyContext, codebook: string, coders: read
     if (trainedOn) return { learner: coder, trainedOn };
   }
   const named = coders.find((c) => c === "learned" || c.startsWith("learned:"));
-  if (named) throw new CliError(`--learning-curve: ${named} has no ${codebook} codes saying what it was trained on; run \`colloquy code <study> --coder learned --train human:<name>\` or pass --train`);
+  if (named)
+    throw new CliError(
+      `--learning-curve: ${named} has no ${codebook} codes saying what it was trained on; run \`colloquy code <study> --coder learned --train human:<name>\` or pass --train`,
+    );
   throw new CliError(`--learning-curve needs a learned coder among --coders (e.g. --coders learned,human:alice)`);
 }
 
 export async function agreeLearningCurve(context: StudyContext, options: AgreeCurveOptions): Promise<AgreeCurve> {
   const codebook = await loadCodebook(options.codebook, context.dir);
-  const found = options.train?.length ? { learner: options.coders.find((c) => c.startsWith("learned")) ?? "learned", trainedOn: [...options.train] } : await trainedOnOf(context, codebook.id, options.coders);
+  const found = options.train?.length
+    ? { learner: options.coders.find((c) => c.startsWith("learned")) ?? "learned", trainedOn: [...options.train] }
+    : await trainedOnOf(context, codebook.id, options.coders);
   const reference = options.reference ?? options.coders.find((c) => c.startsWith("human:") && c !== found.learner) ?? found.trainedOn[0];
   const sessions = await context.sessions();
   const training = (await Promise.all(found.trainedOn.map((coder) => context.codes(codebook.id, coder)))).flat();
@@ -60,12 +65,35 @@ export async function agreeLearningCurve(context: StudyContext, options: AgreeCu
   const given = selectionOf(options.selection);
   if (!given) {
     const examples = trainingExamples(sessions, training);
-    return { ...found, reference: found.trainedOn.join("+"), method: "cross-validated", pool: examples.length, evaluated: examples.length, points: learningCurve(codebook, examples, { seed: options.seed }) };
+    return {
+      ...found,
+      reference: found.trainedOn.join("+"),
+      method: "cross-validated",
+      pool: examples.length,
+      evaluated: examples.length,
+      points: learningCurve(codebook, examples, { seed: options.seed }),
+    };
   }
   const selected = new Set((await selectedContext(context, given).sessions()).map((s) => s.id));
-  const pool = trainingExamples(sessions, training.filter((r) => !selected.has(r.session)));
-  const evaluation = trainingExamples(sessions, (await context.codes(codebook.id, reference)).filter((r) => selected.has(r.session)));
-  if (pool.length === 0) throw new CliError(`--learning-curve: every turn ${found.trainedOn.join(", ")} coded is in ${describeSelection(given)}; nothing is left to train on outside it`);
+  const pool = trainingExamples(
+    sessions,
+    training.filter((r) => !selected.has(r.session)),
+  );
+  const evaluation = trainingExamples(
+    sessions,
+    (await context.codes(codebook.id, reference)).filter((r) => selected.has(r.session)),
+  );
+  if (pool.length === 0)
+    throw new CliError(
+      `--learning-curve: every turn ${found.trainedOn.join(", ")} coded is in ${describeSelection(given)}; nothing is left to train on outside it`,
+    );
   if (evaluation.length === 0) throw new CliError(`--learning-curve: ${reference} coded no turn of ${describeSelection(given)}`);
-  return { ...found, reference, method: "held-out", pool: pool.length, evaluated: evaluation.length, points: heldOutCurve(codebook, pool, evaluation, { seed: options.seed }) };
+  return {
+    ...found,
+    reference,
+    method: "held-out",
+    pool: pool.length,
+    evaluated: evaluation.length,
+    points: heldOutCurve(codebook, pool, evaluation, { seed: options.seed }),
+  };
 }

@@ -64,7 +64,12 @@ function lockedStore(context: StudyContext): DeskStore {
       locked(async () => {
         const history = await readCodeHistory(context.dir, record.codebook, record.coder);
         const same = (r: CodeRecord) => r.session === record.session && r.turn === record.turn && r.createdAt === record.createdAt;
-        await replaceCodes(context.dir, record.codebook, record.coder, history.filter((r) => !same(r)));
+        await replaceCodes(
+          context.dir,
+          record.codebook,
+          record.coder,
+          history.filter((r) => !same(r)),
+        );
         context.changed("codes");
       }),
   };
@@ -75,7 +80,8 @@ async function nominalCodebook(context: StudyContext, ref: string | undefined): 
   const id = ref ?? (typeof first === "string" ? first : first?.codebook);
   if (!id) throw new CliError(`${context.dir}: colloquy.json names no codebook; pass --codebook <id>`);
   const codebook = await loadCodebook(id, context.dir);
-  if (codebook.kind !== "nominal") throw new CliError(`codebook ${codebook.id} rates scales; the coding page codes categories (use \`colloquy sheet\` for scales)`);
+  if (codebook.kind !== "nominal")
+    throw new CliError(`codebook ${codebook.id} rates scales; the coding page codes categories (use \`colloquy sheet\` for scales)`);
   return codebook;
 }
 
@@ -93,24 +99,37 @@ export async function runAnnotate(context: StudyContext, options: AnnotateStageO
   }
   const sessions = await selectedContext(context, options.selection).sessions();
   const sampleProblems: SampleProblem[] = [];
-  let items: DeskItem[] = options.sample ? await sampledTurns(options.sample, sessions, selectionOf(options.selection) !== undefined, sampleProblems) : codeableTurns(sessions).turns;
+  let items: DeskItem[] = options.sample
+    ? await sampledTurns(options.sample, sessions, selectionOf(options.selection) !== undefined, sampleProblems)
+    : codeableTurns(sessions).turns;
 
   let mode: DeskMode = { kind: "code", coder: person };
   const compared = new Map<string, CodeRecord[]>();
   if (options.adjudicate) {
     const coders = coderIds(options.adjudicate);
-    if (coders.length < 2 || new Set(coders).size !== coders.length) throw new CliError(`--adjudicate ${options.adjudicate.join(",")}: name two or more different coders`);
+    if (coders.length < 2 || new Set(coders).size !== coders.length)
+      throw new CliError(`--adjudicate ${options.adjudicate.join(",")}: name two or more different coders`);
     const known = (await context.coders())[codebook.id] ?? [];
     for (const coder of coders) {
-      if (!known.includes(coder)) throw new CliError(`--adjudicate: ${coder} has no ${codebook.id} codes in ${context.dir} (coders with codes: ${known.join(", ") || "none"})`);
+      if (!known.includes(coder))
+        throw new CliError(`--adjudicate: ${coder} has no ${codebook.id} codes in ${context.dir} (coders with codes: ${known.join(", ") || "none"})`);
       compared.set(coder, await context.codes(codebook.id, coder));
     }
     items = disagreements(items, compared);
     mode = { kind: "adjudicate", decider: person.slice("human:".length), coders };
   }
   const writer = mode.kind === "code" ? person : ADJUDICATED_CODER;
-  const desk = new Desk({ codebook, mode, items, existing: await context.codes(codebook.id, writer), compared, store: lockedStore(context), window: options.window });
-  const title = mode.kind === "code" ? `${codebook.title}: ${person} coding ${context.dir}` : `${codebook.title}: ${person} adjudicating ${mode.coders.join(" vs ")}`;
+  const desk = new Desk({
+    codebook,
+    mode,
+    items,
+    existing: await context.codes(codebook.id, writer),
+    compared,
+    store: lockedStore(context),
+    window: options.window,
+  });
+  const title =
+    mode.kind === "code" ? `${codebook.title}: ${person} coding ${context.dir}` : `${codebook.title}: ${person} adjudicating ${mode.coders.join(" vs ")}`;
   const server = await startAnnotateServer(desk, { host: options.host, port: options.port, title });
   effects.log(`annotate: ${items.length} turn(s), ${desk.done} already ${mode.kind === "code" ? "coded" : "decided"} by ${writer}`);
   return { ...server, codebook: codebook.id, writer, total: items.length, done: desk.done, sampleProblems };

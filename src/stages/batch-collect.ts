@@ -24,12 +24,26 @@ export interface CollectSummary {
 const COLLECT_FLUSH_EVERY = 5000;
 const COLLECT_FLUSH_MS = 2000;
 
-export async function collectBatches(context: StudyContext, cli: ModelCliOptions, options: { signal?: AbortSignal }, effects: StageEffects): Promise<CollectSummary> {
+export async function collectBatches(
+  context: StudyContext,
+  cli: ModelCliOptions,
+  options: { signal?: AbortSignal },
+  effects: StageEffects,
+): Promise<CollectSummary> {
   const { jobs, waiting, ledger } = await downloadFinished(context, cli, effects);
   const summary: CollectSummary = { collected: [], waiting };
   for (const job of jobs) {
     if (job.kind === "topics") {
-      const topics = await runTopics(context, { ...(job.job as TopicsStageOptions), coder: "llm", model: { ...cli, model: job.model.info.model, ...(job.job.model as object) }, answers: job.answers }, effects);
+      const topics = await runTopics(
+        context,
+        {
+          ...(job.job as TopicsStageOptions),
+          coder: "llm",
+          model: { ...cli, model: job.model.info.model, ...(job.job.model as object) },
+          answers: job.answers,
+        },
+        effects,
+      );
       await markCollected(context.dir, ledger, job);
       const { answers: _a, model: _m, entries: _e, ...rest } = job;
       summary.collected.push({ ...rest, topics });

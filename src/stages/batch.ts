@@ -36,7 +36,10 @@ export interface BatchSubmitSummary {
 }
 
 /** The job a batch serves, as recorded (enough to rebuild the coding job when collecting). */
-export type CodingBatchJob = Pick<CodeStageOptions, "coderId" | "context" | "samples" | "batch" | "examples" | "shots" | "examplesExcludeSession" | "sessions"> & {
+export type CodingBatchJob = Pick<
+  CodeStageOptions,
+  "coderId" | "context" | "samples" | "batch" | "examples" | "shots" | "examplesExcludeSession" | "sessions"
+> & {
   codebook: string;
   seed?: number;
   temperature?: number;
@@ -45,7 +48,10 @@ export type CodingBatchJob = Pick<CodeStageOptions, "coderId" | "context" | "sam
 export async function loadLedger(study: string): Promise<BatchLedger> {
   const read = await loadArtifact(artifacts.batches, study);
   if (read.status === "missing") return emptyLedger();
-  if (read.status === "invalid") throw new CliError(`${artifacts.batches.path(study)}: ${read.problem}; it lists the batches this study submitted (restore it from a copy of the study to collect them)`);
+  if (read.status === "invalid")
+    throw new CliError(
+      `${artifacts.batches.path(study)}: ${read.problem}; it lists the batches this study submitted (restore it from a copy of the study to collect them)`,
+    );
   return read.value;
 }
 
@@ -90,12 +96,21 @@ export async function submitCodingBatch(
     for await (const _ of lines) void _;
     return { label, counts, batches: [], ...costs(job.model, counts) };
   }
-  const batches = await submitLines(context, ledger, job.model, lines, { kind: "code", label, job: { ...spec }, prefix: job.codebook.id }, options.limits, effects);
+  const batches = await submitLines(
+    context,
+    ledger,
+    job.model,
+    lines,
+    { kind: "code", label, job: { ...spec }, prefix: job.codebook.id },
+    options.limits,
+    effects,
+  );
   return { label, counts, batches, ...costs(job.model, counts) };
 }
 
 /** Request keys already asked by an open batch of this kind. */
-export const openKeys = (ledger: BatchLedger, kind: BatchEntry["kind"]) => new Set(ledger.batches.filter((b) => isOpen(b) && b.kind === kind).flatMap((b) => b.requests));
+export const openKeys = (ledger: BatchLedger, kind: BatchEntry["kind"]) =>
+  new Set(ledger.batches.filter((b) => isOpen(b) && b.kind === kind).flatMap((b) => b.requests));
 
 /** Write, upload and create the batches of `lines`; each step recorded in batches.json at once. */
 export async function submitLines(
@@ -165,7 +180,9 @@ export interface BatchStatusLine {
 function clientFor(context: StudyContext, entry: BatchEntry, cli: ModelCliOptions, effects: StageEffects): LlmClient {
   const model = context.model({ ...cli, model: entry.model }, effects);
   if (model.info.endpointHost !== entry.endpointHost) {
-    throw new CliError(`batch ${entry.id ?? entry.inputFileId} (${entry.label}) was sent to ${entry.endpointHost}, but the endpoint now is ${model.info.endpointHost}: pass --base-url for ${entry.endpointHost} (and its key in OPENAI_API_KEY)`);
+    throw new CliError(
+      `batch ${entry.id ?? entry.inputFileId} (${entry.label}) was sent to ${entry.endpointHost}, but the endpoint now is ${model.info.endpointHost}: pass --base-url for ${entry.endpointHost} (and its key in OPENAI_API_KEY)`,
+    );
   }
   return model;
 }
@@ -257,7 +274,11 @@ export interface CollectedJob {
  * would have), and return them per job, for the code stage to code (see runCode's `answers`).
  * Call `markCollected` once the job's codes are stored. Unfinished batches are left alone.
  */
-export async function downloadFinished(context: StudyContext, cli: ModelCliOptions, effects: StageEffects): Promise<{ jobs: CollectedJob[]; waiting: BatchStatusLine[]; ledger: BatchLedger }> {
+export async function downloadFinished(
+  context: StudyContext,
+  cli: ModelCliOptions,
+  effects: StageEffects,
+): Promise<{ jobs: CollectedJob[]; waiting: BatchStatusLine[]; ledger: BatchLedger }> {
   const ledger = await loadLedger(context.dir);
   const infos = await refresh(context, ledger, cli, effects);
   await saveLedger(context.dir, ledger);
@@ -272,7 +293,18 @@ export async function downloadFinished(context: StudyContext, cli: ModelCliOptio
     const groupKey = JSON.stringify([entry.kind, entry.model, entry.job]);
     let job = jobs.get(groupKey);
     if (!job) {
-      job = { label: entry.label, kind: entry.kind, batches: [], replies: 0, failedRequests: 0, problems: [], job: entry.job, answers: new Map(), model, entries: [] };
+      job = {
+        label: entry.label,
+        kind: entry.kind,
+        batches: [],
+        replies: 0,
+        failedRequests: 0,
+        problems: [],
+        job: entry.job,
+        answers: new Map(),
+        model,
+        entries: [],
+      };
       jobs.set(groupKey, job);
     }
     effects.log(`${entry.label}: downloading the replies of batch ${entry.id} (${info.status})…`);

@@ -17,7 +17,10 @@ export interface BuildStageOptions {
 
 export async function runBuild(context: StudyContext, options: BuildStageOptions, effects: StageEffects): Promise<BuildResult> {
   const reader: StudyReader = options.alone
-    ? { sessions: () => context.sessions(), codes: async (codebook, coder) => currentCodes(await readCodes(context.dir, codebook, coder), await context.sessions()) }
+    ? {
+        sessions: () => context.sessions(),
+        codes: async (codebook, coder) => currentCodes(await readCodes(context.dir, codebook, coder), await context.sessions()),
+      }
     : context;
   // Warnings (unreadable analysis files, unknown codebooks) go through the effects, once.
   return buildSite(context.dir, { out: options.out, reporter: effects, reader });

@@ -94,13 +94,22 @@ export interface CodeSummary {
   keyNote?: string;
 }
 
-const planContext = (plan: CodebookPlan | undefined): ContextWindow | undefined => (plan?.context ? { before: plan.context[0], after: plan.context[1] } : undefined);
+const planContext = (plan: CodebookPlan | undefined): ContextWindow | undefined =>
+  plan?.context ? { before: plan.context[0], after: plan.context[1] } : undefined;
 
 /** The jobs to run: one codebook from the options, or every codebook plan of colloquy.json. */
 export function codingJobs(options: Pick<CodeStageOptions, "codebook" | "coder" | "context" | "samples">, plans: readonly CodebookPlan[]): CodingJobSpec[] {
   if (options.codebook) {
     const plan = plans.find((p) => p.codebook === options.codebook);
-    return [{ codebookRef: options.codebook, coder: options.coder ?? "rules", context: options.context ?? planContext(plan), samples: options.samples ?? plan?.samples, ...planTeaching(plan) }];
+    return [
+      {
+        codebookRef: options.codebook,
+        coder: options.coder ?? "rules",
+        context: options.context ?? planContext(plan),
+        samples: options.samples ?? plan?.samples,
+        ...planTeaching(plan),
+      },
+    ];
   }
   if (plans.length === 0) throw new CliError("no --codebook given and colloquy.json lists no codebooks: pass --codebook bales-ipa (or a path)");
   return plans.flatMap((plan) =>
@@ -119,7 +128,9 @@ async function selectSessions(context: StudyContext, wanted: string[] | undefine
     const known = await listSessionIds(context.dir);
     const unknown = wanted.filter((id) => !known.includes(id));
     if (unknown.length > 0) {
-      throw new CliError(`--sessions: no session ${unknown.map((s) => `"${s}"`).join(", ")} in ${context.dir} (it has ${known.length}: ${known.slice(0, 10).join(", ")}${known.length > 10 ? ", …" : ""})`);
+      throw new CliError(
+        `--sessions: no session ${unknown.map((s) => `"${s}"`).join(", ")} in ${context.dir} (it has ${known.length}: ${known.slice(0, 10).join(", ")}${known.length > 10 ? ", …" : ""})`,
+      );
     }
   }
   const all = await context.sessions();
@@ -133,7 +144,8 @@ async function trainLearner(context: StudyContext, codebook: Codebook, train: re
   if (train.length === 0) throw new CliError("the learned coder needs human codes to learn from: --train human:alice (or several: human:alice,human:bob)");
   const coders = (await context.coders())[codebook.id] ?? [];
   const missing = train.filter((c) => !coders.includes(c));
-  if (missing.length > 0) throw new CliError(`--train: no codes of ${codebook.id} by ${missing.join(", ")} in ${context.dir} (coders with codes: ${coders.join(", ") || "none"})`);
+  if (missing.length > 0)
+    throw new CliError(`--train: no codes of ${codebook.id} by ${missing.join(", ")} in ${context.dir} (coders with codes: ${coders.join(", ") || "none"})`);
   const training = (await Promise.all(train.map((c) => context.codes(codebook.id, c)))).flat();
   effects.log(`training the learned coder on ${training.length} human code(s) of ${codebook.id} by ${train.join(", ")}…`);
   try {
@@ -147,16 +159,35 @@ async function trainLearner(context: StudyContext, codebook: Codebook, train: re
 const DEFAULT_SHOTS = 8;
 
 /** The worked-example picker for one codebook: the named coders' current codes over every session of the study. */
-async function examplePicker(context: StudyContext, codebook: Codebook, options: Pick<CodeStageOptions, "examples" | "shots" | "examplesExcludeSession">, effects: StageEffects): Promise<ExamplePicker | undefined> {
+async function examplePicker(
+  context: StudyContext,
+  codebook: Codebook,
+  options: Pick<CodeStageOptions, "examples" | "shots" | "examplesExcludeSession">,
+  effects: StageEffects,
+): Promise<ExamplePicker | undefined> {
   const from = options.examples ?? [];
   if (from.length === 0) return undefined;
   const coders = (await context.coders())[codebook.id] ?? [];
   const missing = from.filter((c) => !coders.includes(c));
-  if (missing.length > 0) throw new CliError(`--examples: no codes of ${codebook.id} by ${missing.join(", ")} in ${context.dir} (coders with codes: ${coders.join(", ") || "none"}); code some turns first (colloquy codes import, or the coding sheet)`);
+  if (missing.length > 0)
+    throw new CliError(
+      `--examples: no codes of ${codebook.id} by ${missing.join(", ")} in ${context.dir} (coders with codes: ${coders.join(", ") || "none"}); code some turns first (colloquy codes import, or the coding sheet)`,
+    );
   const records = await Promise.all(from.map(async (coder) => ({ coder, records: await context.codes(codebook.id, coder) })));
-  const picker = createExamplePicker({ codebook, sessions: await context.sessions(), records, shots: options.shots ?? DEFAULT_SHOTS, excludeSession: options.examplesExcludeSession });
-  if (picker.poolSize === 0) throw new CliError(`--examples: the codes of ${codebook.id} by ${from.join(", ")} name no turn of ${context.dir} as it reads now with a code this codebook still has, so there is nothing to show`);
-  effects.log(`worked examples for ${codebook.id}: the ${options.shots ?? DEFAULT_SHOTS} most similar of ${picker.poolSize} turn(s) coded by ${from.join(", ")}${options.examplesExcludeSession ? ", never from the session being coded" : ""}`);
+  const picker = createExamplePicker({
+    codebook,
+    sessions: await context.sessions(),
+    records,
+    shots: options.shots ?? DEFAULT_SHOTS,
+    excludeSession: options.examplesExcludeSession,
+  });
+  if (picker.poolSize === 0)
+    throw new CliError(
+      `--examples: the codes of ${codebook.id} by ${from.join(", ")} name no turn of ${context.dir} as it reads now with a code this codebook still has, so there is nothing to show`,
+    );
+  effects.log(
+    `worked examples for ${codebook.id}: the ${options.shots ?? DEFAULT_SHOTS} most similar of ${picker.poolSize} turn(s) coded by ${from.join(", ")}${options.examplesExcludeSession ? ", never from the session being coded" : ""}`,
+  );
   return picker;
 }
 
@@ -178,7 +209,8 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
   const specs = codingJobs(options, context.config.codebooks);
   const codebooks = await Promise.all(specs.map((s) => loadCodebook(s.codebookRef, context.dir)));
   const summary: CodeSummary = { jobs: [], dryRuns: [], batches: [] };
-  if (options.via === "batch" && specs.some((s) => s.coder !== "llm")) throw new CliError("--via batch is for the LLM coder: add --coder llm (the rules and learned coders run offline at once)");
+  if (options.via === "batch" && specs.some((s) => s.coder !== "llm"))
+    throw new CliError("--via batch is for the LLM coder: add --coder llm (the rules and learned coders run offline at once)");
   if ((options.examples?.length ?? 0) === 0 && (options.shots !== undefined || options.examplesExcludeSession)) {
     throw new CliError("--shots and --examples-exclude-session go with --examples human:alice (the coders whose codes are shown as worked examples)");
   }
@@ -237,7 +269,9 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
           seed: job.seed,
           temperature: options.model?.temperature,
         };
-        summary.batches.push(await submitCodingBatch(context, { ...job, model: job.model }, recorded, { limits: options.batchLimits, dryRun: options.dryRun }, effects));
+        summary.batches.push(
+          await submitCodingBatch(context, { ...job, model: job.model }, recorded, { limits: options.batchLimits, dryRun: options.dryRun }, effects),
+        );
         continue;
       }
       if (options.dryRun) {
@@ -264,6 +298,7 @@ export function incompleteCoding(summary: CodeSummary): CliError | undefined {
     const count = failed.reduce((n, s) => n + s.failed, 0);
     return new CliError(`${count} turn(s) could not be coded and were not stored as codes; the replies are in ${files}. Run the command again to retry them.`);
   }
-  if (summary.jobs.some((s) => s.aborted)) return new CliError("interrupted before every turn was coded; run the same command again to continue", { exitCode: 130 });
+  if (summary.jobs.some((s) => s.aborted))
+    return new CliError("interrupted before every turn was coded; run the same command again to continue", { exitCode: 130 });
   return undefined;
 }

@@ -96,7 +96,8 @@ function keyColumns(headers: readonly string[], options: CodesImportOptions): { 
   const turn = pick("--turn-column", options.turnColumn, [SHEET_KEY_COLUMNS.turn, "turn_id"]);
   const index = pick("--index-column", options.indexColumn, [SHEET_KEY_COLUMNS.index, "turn_index"]);
   const fingerprint = pick("--fingerprint-column", options.fingerprintColumn, [SHEET_KEY_COLUMNS.fingerprint]);
-  if (session === undefined) throw new CliError(`${options.file}: no session column; name it with --session-column <name> (its columns: ${headers.filter(Boolean).join(", ")})`);
+  if (session === undefined)
+    throw new CliError(`${options.file}: no session column; name it with --session-column <name> (its columns: ${headers.filter(Boolean).join(", ")})`);
   if (turn === undefined && index === undefined) {
     throw new CliError(`${options.file}: no turn or index column to say which turn a row codes; name one with --turn-column <name> or --index-column <name>`);
   }
@@ -118,20 +119,36 @@ function locate(row: TableRow, keys: ReturnType<typeof keyColumns>, sessions: Re
   const sessionId = (cells[keys.session] ?? "").trim();
   const turnId = keys.turn !== undefined ? (cells[keys.turn] ?? "").trim() : "";
   const indexCell = keys.index !== undefined ? (cells[keys.index] ?? "").trim() : "";
-  if (sessionId === "" || (turnId === "" && indexCell === "")) return { line, kind: "no-turn", message: `no session and ${keys.turn ? "turn" : "index"} to say which turn this row codes` };
+  if (sessionId === "" || (turnId === "" && indexCell === ""))
+    return { line, kind: "no-turn", message: `no session and ${keys.turn ? "turn" : "index"} to say which turn this row codes` };
   const session = sessions.get(sessionId);
-  if (!session) return { line, kind: "unknown-session", message: `session "${sessionId}" is not in the study (codes import never creates sessions; import the transcript first)` };
+  if (!session)
+    return {
+      line,
+      kind: "unknown-session",
+      message: `session "${sessionId}" is not in the study (codes import never creates sessions; import the transcript first)`,
+    };
   let turn: Turn | undefined;
   if (turnId !== "") {
     turn = session.turns.find((t) => t.id === turnId);
     if (!turn) return { line, kind: "unknown-turn", message: `session ${sessionId} has no turn "${turnId}"` };
     if (indexCell !== "" && String(turn.index) !== indexCell) {
-      return { line, kind: "turn-changed", message: `turn ${sessionId}/${turnId} is at index ${turn.index} now, the row says ${indexCell}; the transcript changed since the sheet was made` };
+      return {
+        line,
+        kind: "turn-changed",
+        message: `turn ${sessionId}/${turnId} is at index ${turn.index} now, the row says ${indexCell}; the transcript changed since the sheet was made`,
+      };
     }
   } else {
-    if (!/^\d+$/.test(indexCell)) return { line, kind: "unknown-turn", message: `index "${indexCell}" is not a turn index (0, 1, 2, … as in the session file)` };
+    if (!/^\d+$/.test(indexCell))
+      return { line, kind: "unknown-turn", message: `index "${indexCell}" is not a turn index (0, 1, 2, … as in the session file)` };
     turn = session.turns.find((t) => t.index === Number(indexCell));
-    if (!turn) return { line, kind: "unknown-turn", message: `session ${sessionId} has no turn at index ${indexCell} (it has ${session.turns.length} turns, indexed from 0)` };
+    if (!turn)
+      return {
+        line,
+        kind: "unknown-turn",
+        message: `session ${sessionId} has no turn at index ${indexCell} (it has ${session.turns.length} turns, indexed from 0)`,
+      };
   }
   const fingerprints = sessionFingerprints(session);
   const fingerprint = fingerprints.get(turn.id)!;
@@ -154,7 +171,13 @@ const valueKey = (r: { codes?: string[]; scores?: Record<string, number> }): str
   r.codes ? [...r.codes].sort().join("+") : JSON.stringify(Object.entries(r.scores ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)));
 
 function sameRecord(a: CodeRecord, b: CodeRecord): boolean {
-  return a.fingerprint === b.fingerprint && a.codebookVersion === b.codebookVersion && valueKey(a) === valueKey(b) && a.provenance.line === b.provenance.line && JSON.stringify(a.provenance.label) === JSON.stringify(b.provenance.label);
+  return (
+    a.fingerprint === b.fingerprint &&
+    a.codebookVersion === b.codebookVersion &&
+    valueKey(a) === valueKey(b) &&
+    a.provenance.line === b.provenance.line &&
+    JSON.stringify(a.provenance.label) === JSON.stringify(b.provenance.label)
+  );
 }
 
 export async function runCodesImport(context: StudyContext, options: CodesImportOptions, effects: StageEffects): Promise<CodesImportSummary> {
@@ -218,7 +241,13 @@ export async function runCodesImport(context: StudyContext, options: CodesImport
       codebookVersion: codebook.version,
       coder,
       ...(reading.codes ? { codes: reading.codes } : { scores: reading.scores }),
-      provenance: provenance({ via: VIA, source, line: row.line, label: reading.label, columns: plan.kind === "nominal" ? plan.column : Object.fromEntries(plan.columns.map((c) => [c.scale.id, c.column])) }),
+      provenance: provenance({
+        via: VIA,
+        source,
+        line: row.line,
+        label: reading.label,
+        columns: plan.kind === "nominal" ? plan.column : Object.fromEntries(plan.columns.map((c) => [c.scale.id, c.column])),
+      }),
       createdAt: new Date().toISOString(),
     };
     const key = `${record.session}\u0000${record.turn}`;
@@ -237,7 +266,11 @@ export async function runCodesImport(context: StudyContext, options: CodesImport
       continue;
     }
     for (const line of lines) {
-      problems.push({ line, kind: "conflict", message: `turn ${record.session}/${record.turn} is coded differently on lines ${lines.join(", ")}; none of them was stored (keep one row per turn)` });
+      problems.push({
+        line,
+        kind: "conflict",
+        message: `turn ${record.session}/${record.turn} is coded differently on lines ${lines.join(", ")}; none of them was stored (keep one row per turn)`,
+      });
     }
   }
   problems.sort((a, b) => a.line - b.line);

@@ -58,7 +58,9 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
     },
   });
   for (const v of loaded.otherVersions) {
-    result.notes.push(`${v.records} code records were made with codebook version ${v.version}, not ${loaded.codebook.version}; recode them if definitions changed`);
+    result.notes.push(
+      `${v.records} code records were made with codebook version ${v.version}, not ${loaded.codebook.version}; recode them if definitions changed`,
+    );
   }
   if (selection) result.notes.unshift(`computed on part of the study: ${describeSelection(selection)} (${loaded.sessions.length} session(s))`);
   const codebook = { id: loaded.codebook.id, version: loaded.codebook.version };

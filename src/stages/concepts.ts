@@ -26,7 +26,6 @@ export interface ConceptsSummary {
   rateBasis: "session" | "active";
 }
 
-
 export async function runConcepts(context: StudyContext, options: ConceptsStageOptions, effects: StageEffects): Promise<ConceptsSummary> {
   const config = context.config;
   const rateBasis = options.rateBasis ?? config.concepts.rateBasis ?? "session";
@@ -34,9 +33,15 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   const lexiconPath = conceptsLexiconPath(context, options.lexicon);
   const lexicon = lexiconPath ? await loadLexicon(lexiconPath) : emptyLexicon();
   const sessions = await context.sessions();
-  if (sessions.length === 0) throw new CliError(`${context.paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${context.dir}\``);
+  if (sessions.length === 0)
+    throw new CliError(`${context.paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${context.dir}\``);
   checkSelection(sessions, speakers);
-  const memo = await openSessionMemo<SessionConcepts>(context.dir, "concepts", { terms: lexicon.terms, ignore: [...lexicon.ignore].sort(), speakers, rateBasis });
+  const memo = await openSessionMemo<SessionConcepts>(context.dir, "concepts", {
+    terms: lexicon.terms,
+    ignore: [...lexicon.ignore].sort(),
+    speakers,
+    rateBasis,
+  });
   const report = buildConceptsReport(
     sessions,
     createConceptExtractor(lexicon),

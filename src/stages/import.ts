@@ -69,13 +69,17 @@ export interface ImportSummary {
 
 /** Where re-imports find the session id a source file's session got last time. */
 async function writeImportMap(study: string, importMap: Record<string, string>): Promise<void> {
-  await writeArtifact(artifacts.importMap, study, { ...provenance({ note: "source file#session -> study session id, so re-imports replace sessions" }), sessions: importMap });
+  await writeArtifact(artifacts.importMap, study, {
+    ...provenance({ note: "source file#session -> study session id, so re-imports replace sessions" }),
+    sessions: importMap,
+  });
 }
 
 async function readImportMap(study: string): Promise<Record<string, string>> {
   const read = await loadArtifact(artifacts.importMap, study);
   if (read.status === "missing") return {};
-  if (read.status === "invalid") throw new CliError(`${artifacts.importMap.path(study)}: unreadable (${read.problem}); delete it to re-import with fresh session ids`);
+  if (read.status === "invalid")
+    throw new CliError(`${artifacts.importMap.path(study)}: unreadable (${read.problem}); delete it to re-import with fresh session ids`);
   return read.value.sessions;
 }
 
@@ -110,7 +114,12 @@ export async function runImport(context: StudyContext, options: ImportStageOptio
       const batch = await saveFile(study, file, report, importMap, taken);
       if (batch) codeBatches.push(batch);
       // The file's sessions are saved and dropped: keep the peak near one file, not GC slack.
-      processed(await stat(file.path).then((s) => (s.isFile() ? s.size : 0), () => 0));
+      processed(
+        await stat(file.path).then(
+          (s) => (s.isFile() ? s.size : 0),
+          () => 0,
+        ),
+      );
     }
   } catch (error) {
     // Bad --format / --path-pattern surface on the stream's first step, before any file is read.
@@ -145,7 +154,13 @@ function summarise(files: FileReport[]): ImportSummary {
  * to study ids and lines) when it has any. Every session of the file is validated before any is
  * written: a file is imported whole or not at all.
  */
-async function saveFile(study: string, file: FileImport, report: FileReport, importMap: Record<string, string>, taken: Set<string>): Promise<CodeBatch | undefined> {
+async function saveFile(
+  study: string,
+  file: FileImport,
+  report: FileReport,
+  importMap: Record<string, string>,
+  taken: Set<string>,
+): Promise<CodeBatch | undefined> {
   if (!file.result) {
     report.error = file.error;
     if (file.skipped) report.skipped = true;
@@ -157,7 +172,8 @@ async function saveFile(study: string, file: FileImport, report: FileReport, imp
   const ready: Session[] = [];
   try {
     for (const input of file.result.sessions) {
-      if (ids.has(input.id)) throw new Error(`two sessions in this file have the id "${input.id}"; each session of a file needs its own id (nothing was imported from it)`);
+      if (ids.has(input.id))
+        throw new Error(`two sessions in this file have the id "${input.id}"; each session of a file needs its own id (nothing was imported from it)`);
       const key = `${resolve(file.path)}#${input.id}`;
       const meta = input.metadata ?? {};
       const readable = slugify([meta.condition, meta.run, input.id].filter((p) => typeof p === "string" && p !== "").join("-"));
@@ -174,18 +190,26 @@ async function saveFile(study: string, file: FileImport, report: FileReport, imp
   // An earlier import of this file made sessions it no longer makes (its sessions are keyed
   // differently now, e.g. by condition+run): they stay in the study, and the user must know.
   const prefix = `${resolve(file.path)}#`;
-  const orphans = Object.entries(importMap).filter(([key]) => key.startsWith(prefix) && !(key in entries)).map(([, id]) => id);
+  const orphans = Object.entries(importMap)
+    .filter(([key]) => key.startsWith(prefix) && !(key in entries))
+    .map(([, id]) => id);
   if (orphans.length > 0) {
-    report.warnings.push(`an earlier import of this file made session(s) ${orphans.join(", ")}, which it no longer makes (are its sessions keyed differently now?); they are still in the study, with their codes`);
+    report.warnings.push(
+      `an earlier import of this file made session(s) ${orphans.join(", ")}, which it no longer makes (are its sessions keyed differently now?); they are still in the study, with their codes`,
+    );
   }
   try {
     // Codes of re-imported sessions follow their turns before the new sessions replace the old.
-    const realigned = await realignCodes(study, await previousVersions(study, ready, entries, importMap), `colloquy import ${file.path}`, (r) => isImportedFrom(r, file.path));
+    const realigned = await realignCodes(study, await previousVersions(study, ready, entries, importMap), `colloquy import ${file.path}`, (r) =>
+      isImportedFrom(r, file.path),
+    );
     if (realigned.moved > 0) report.codesMoved = realigned.moved;
     for (const repair of realigned.repairs) report.warnings.push(describeRepair(repair, study));
     if (realigned.stale > 0) {
       report.codesStale = realigned.stale;
-      report.warnings.push(`${realigned.stale} code(s) no longer match their turn's words (${realigned.staleHuman} by human coders) and were moved to ${realigned.staleFiles.join(", ")}; list them with \`colloquy sessions ${study} --stale\``);
+      report.warnings.push(
+        `${realigned.stale} code(s) no longer match their turn's words (${realigned.staleHuman} by human coders) and were moved to ${realigned.staleFiles.join(", ")}; list them with \`colloquy sessions ${study} --stale\``,
+      );
     }
     for (const session of ready) {
       await saveSession(study, session);
@@ -217,12 +241,24 @@ async function saveFile(study: string, file: FileImport, report: FileReport, imp
 }
 
 /** The sessions on disk that `ready` will replace (re-imports of the same source file and session). */
-async function previousVersions(study: string, ready: readonly Session[], entries: Record<string, string>, importMap: Record<string, string>): Promise<Reimport[]> {
-  const reimported = new Set(Object.entries(entries).filter(([key]) => importMap[key] !== undefined).map(([, id]) => id));
+async function previousVersions(
+  study: string,
+  ready: readonly Session[],
+  entries: Record<string, string>,
+  importMap: Record<string, string>,
+): Promise<Reimport[]> {
+  const reimported = new Set(
+    Object.entries(entries)
+      .filter(([key]) => importMap[key] !== undefined)
+      .map(([, id]) => id),
+  );
   const out: Reimport[] = [];
   for (const after of ready) {
     if (!reimported.has(after.id)) continue;
-    const before = await loadSessions(study, [after.id]).then(([s]) => s, () => undefined);
+    const before = await loadSessions(study, [after.id]).then(
+      ([s]) => s,
+      () => undefined,
+    );
     if (before) out.push({ before, after });
   }
   return out;
@@ -239,7 +275,13 @@ function isImportedFrom(record: CodeRecord, file: string): boolean {
  * Codes of re-imported sessions replace their old ones; other sessions' codes are kept.
  * Unmatched labels become warnings naming file and line.
  */
-async function storeCodes(study: string, defaultCodebook: string | undefined, batches: CodeBatch[], reports: FileReport[], sourceCoders: readonly string[]): Promise<void> {
+async function storeCodes(
+  study: string,
+  defaultCodebook: string | undefined,
+  batches: CodeBatch[],
+  reports: FileReport[],
+  sourceCoders: readonly string[],
+): Promise<void> {
   const indexes = new Map<string, LabelIndex>();
   const fresh = new Map<string, { codebook: Codebook; coder: string; records: CodeRecord[]; sessions: Set<string> }>();
   for (const batch of batches) {
@@ -266,7 +308,9 @@ async function storeCodes(study: string, defaultCodebook: string | undefined, ba
       }
       const { ids, unmatched } = matchCodeLabel(index, code.label);
       if (unmatched.length > 0) {
-        report.warnings.push(`${where}: code label ${unmatched.map((u) => JSON.stringify(u)).join(", ")} matches no category id, label or alias of codebook ${index.codebook.id}${ids.length ? "; the rest was stored" : "; not stored"}`);
+        report.warnings.push(
+          `${where}: code label ${unmatched.map((u) => JSON.stringify(u)).join(", ")} matches no category id, label or alias of codebook ${index.codebook.id}${ids.length ? "; the rest was stored" : "; not stored"}`,
+        );
       }
       if (ids.length === 0) continue;
       const key = `${index.codebook.id}\u0000${code.coder}`;
@@ -311,4 +355,3 @@ async function storeCodes(study: string, defaultCodebook: string | undefined, ba
     }
   }
 }
-

@@ -13,7 +13,15 @@ export { runCode, codingJobs, incompleteCoding, type CodeStageOptions, type Code
 export { runAgree, type AgreeStageOptions, type AgreeSummary } from "./agree.js";
 export { runCompare, type CompareStageOptions, type CompareSummary } from "./compare.js";
 export { runStats, type StatsStageOptions, type StatsSummary } from "./stats.js";
-export { runTopics, failedTopicRuns, exportTopicReview, importTopicReviews, type TopicsStageOptions, type TopicsSummary, type TopicReviewSummary } from "./topics.js";
+export {
+  runTopics,
+  failedTopicRuns,
+  exportTopicReview,
+  importTopicReviews,
+  type TopicsStageOptions,
+  type TopicsSummary,
+  type TopicReviewSummary,
+} from "./topics.js";
 export { conceptsLexiconPath } from "./concepts-lexicon.js";
 export { runConcepts, type ConceptsStageOptions, type ConceptsSummary } from "./concepts.js";
 export { runBuild, type BuildStageOptions } from "./build.js";

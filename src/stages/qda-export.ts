@@ -58,7 +58,14 @@ export async function exportQdpx(context: StudyContext, options: { crlf?: boolea
   const codebooks = await studyCodebooks(context);
   const records = await currentCodes(context);
   const sessions = await context.sessions();
-  const files = buildProject({ name: options.name ?? basename(resolve(context.dir)), sessions, codebooks, records, eol: options.crlf ? "\r\n" : "\n", createdAt });
+  const files = buildProject({
+    name: options.name ?? basename(resolve(context.dir)),
+    sessions,
+    codebooks,
+    records,
+    eol: options.crlf ? "\r\n" : "\n",
+    createdAt,
+  });
   const mtime = new Date(createdAt);
   const entries: Record<string, [Uint8Array, { mtime: Date }]> = { "project.qde": [strToU8(files.qde), { mtime }] };
   for (const [path, text] of files.sources) entries[path] = [strToU8(text), { mtime }];
@@ -82,7 +89,10 @@ export async function exportQdc(study: string | undefined, ref: string): Promise
 }
 
 /** A .qdc file made into Colloquy codebook file(s): into a study's codebooks/, to --out, or to <id>.json here. */
-export async function importQdcCodebook(file: string, options: { out?: string; study?: string; id?: string }): Promise<{ written: { path: string; codebook: Codebook }[]; warnings: string[] }> {
+export async function importQdcCodebook(
+  file: string,
+  options: { out?: string; study?: string; id?: string },
+): Promise<{ written: { path: string; codebook: Codebook }[]; warnings: string[] }> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -95,7 +105,10 @@ export async function importQdcCodebook(file: string, options: { out?: string; s
   } catch (error) {
     throw new CliError(errorMessage(error));
   }
-  if (options.out && parsed.codebooks.length > 1) throw new CliError(`${file} holds ${parsed.codebooks.length} codebooks (${parsed.codebooks.map((c) => c.id).join(", ")}); leave out --out to write each as <id>.json`);
+  if (options.out && parsed.codebooks.length > 1)
+    throw new CliError(
+      `${file} holds ${parsed.codebooks.length} codebooks (${parsed.codebooks.map((c) => c.id).join(", ")}); leave out --out to write each as <id>.json`,
+    );
   const written: { path: string; codebook: Codebook }[] = [];
   for (const book of parsed.codebooks) {
     const codebook = parseCodebook(JSON.stringify(book), `${file}: codebook ${book.id}`);

@@ -78,8 +78,12 @@ function jsonList(value: string | number | boolean | undefined): string[] | unde
 function sourceSession(source: QdaTextSource, file: string, id: string, warnings: string[]): { session: Session; turns: TextTurn[] } {
   const speakers = jsonList(source.variables.get("speakers"));
   const { turns, unattributed, labelLike } = segmentText(source.text, speakers ? new Set(speakers) : undefined);
-  if (unattributed > 0) warnings.push(`source "${source.name}": ${unattributed} paragraph(s) before the first "Name:" speaker line are kept as turns of ${UNATTRIBUTED}`);
-  if (labelLike > 0) warnings.push(`source "${source.name}": ${labelLike} line(s) look like "Name:" speaker lines, too few to read the source as speaker turns; imported one turn per paragraph (speaker ${UNATTRIBUTED})`);
+  if (unattributed > 0)
+    warnings.push(`source "${source.name}": ${unattributed} paragraph(s) before the first "Name:" speaker line are kept as turns of ${UNATTRIBUTED}`);
+  if (labelLike > 0)
+    warnings.push(
+      `source "${source.name}": ${labelLike} line(s) look like "Name:" speaker lines, too few to read the source as speaker turns; imported one turn per paragraph (speaker ${UNATTRIBUTED})`,
+    );
   // A source Colloquy exported (its "session" case variable) carries nothing the session lacked;
   // another tool's source keeps what the project says about it (sets, author, dates) in `qda`.
   const about = source.variables.has("session") ? {} : { qda: source.about };
@@ -101,8 +105,18 @@ function sameTranscript(a: Session, b: Session): boolean {
 }
 
 /** Codebooks for the project's codes: Colloquy's come back by id; the project's own are mapped or made. */
-async function resolveCodebooks(study: string, codes: QdaCode[], project: { name: string; origin?: string; sets: Parameters<typeof treeCodebooks>[1] }, options: QdpxImportOptions, warnings: string[]) {
-  const rebuilt = treeCodebooks(codes, project.sets, { id: options.codebook ?? slugify(project.name, "qda-codes"), title: project.name, origin: project.origin });
+async function resolveCodebooks(
+  study: string,
+  codes: QdaCode[],
+  project: { name: string; origin?: string; sets: Parameters<typeof treeCodebooks>[1] },
+  options: QdpxImportOptions,
+  warnings: string[],
+) {
+  const rebuilt = treeCodebooks(codes, project.sets, {
+    id: options.codebook ?? slugify(project.name, "qda-codes"),
+    title: project.name,
+    origin: project.origin,
+  });
   warnings.push(...rebuilt.warnings);
   const targets = new Map<string, CodeTarget>(rebuilt.targets);
   const codebooks: { book: Codebook; status: "written" | "existing" }[] = [];
@@ -163,7 +177,16 @@ export async function runQdpxImport(context: StudyContext, options: QdpxImportOp
   // another tool land on the turns Colloquy's coders coded.
   const taken = new Set(await listSessionIds(study));
   const existing = new Map((await loadSessions(study)).map((s) => [s.id, s]));
-  const summary: QdpxImportSummary = { file: options.file, sessions: [], codebooks: codebooks.map((c) => ({ id: c.book.id, status: c.status })), coders: [], codes: 0, automaticSkipped: 0, problems: [], warnings };
+  const summary: QdpxImportSummary = {
+    file: options.file,
+    sessions: [],
+    codebooks: codebooks.map((c) => ({ id: c.book.id, status: c.status })),
+    coders: [],
+    codes: 0,
+    automaticSkipped: 0,
+    problems: [],
+    warnings,
+  };
   const placed: { source: QdaTextSource; session: Session; turns: TextTurn[]; reused: boolean }[] = [];
   const claimed = new Set<string>();
   for (const source of project.sources) {
@@ -200,7 +223,8 @@ export async function runQdpxImport(context: StudyContext, options: QdpxImportOp
   const fresh = new Map<string, CodeRecord>();
   const source = resolve(options.file);
   for (const { source: src, session, turns, reused } of placed) {
-    if (src.wholeSourceCodings > 0) summary.problems.push({ source: src.name, start: 0, end: 0, code: "", reason: `${src.wholeSourceCodings} coding(s) of the whole source name no turn` });
+    if (src.wholeSourceCodings > 0)
+      summary.problems.push({ source: src.name, start: 0, end: 0, code: "", reason: `${src.wholeSourceCodings} coding(s) of the whole source name no turn` });
     const fingerprints = sessionFingerprints(session);
     for (const selection of src.selections) {
       const hits = turns.map((t, i) => [t, i] as const).filter(([t]) => selection.start < Math.max(t.end, t.lineStart + 1) && selection.end > t.lineStart);
@@ -212,7 +236,11 @@ export async function runQdpxImport(context: StudyContext, options: QdpxImportOp
           continue;
         }
         if (hits.length !== 1) {
-          problem(hits.length === 0 ? "falls on no turn (outside every speaker turn)" : `spans ${hits.length} turns (${hits.map(([, i]) => session.turns[i].id).join(", ")}); code each turn on its own`);
+          problem(
+            hits.length === 0
+              ? "falls on no turn (outside every speaker turn)"
+              : `spans ${hits.length} turns (${hits.map(([, i]) => session.turns[i].id).join(", ")}); code each turn on its own`,
+          );
           continue;
         }
         const target = targets.get(coding.code);
@@ -249,8 +277,12 @@ export async function runQdpxImport(context: StudyContext, options: QdpxImportOp
   // Nominal codes in codebook order, so one turn's codes read the same however they were clicked.
   for (const record of fresh.values()) {
     const book = books.get(record.codebook)!;
-    if (record.codes && book.kind === "nominal") record.codes.sort((a, b) => book.categories.findIndex((c) => c.id === a) - book.categories.findIndex((c) => c.id === b));
-    if (record.codes && record.codes.length > 1 && book.kind === "nominal" && !book.multiple) warnings.push(`${record.coder} gave ${record.session}/${record.turn} ${record.codes.length} codes (${record.codes.join(", ")}) under ${book.id}, which takes one per turn; stored as given`);
+    if (record.codes && book.kind === "nominal")
+      record.codes.sort((a, b) => book.categories.findIndex((c) => c.id === a) - book.categories.findIndex((c) => c.id === b));
+    if (record.codes && record.codes.length > 1 && book.kind === "nominal" && !book.multiple)
+      warnings.push(
+        `${record.coder} gave ${record.session}/${record.turn} ${record.codes.length} codes (${record.codes.join(", ")}) under ${book.id}, which takes one per turn; stored as given`,
+      );
   }
 
   // Store per codebook x coder: codes an earlier import of this file gave these sessions are replaced.
@@ -262,12 +294,16 @@ export async function runQdpxImport(context: StudyContext, options: QdpxImportOp
   }
   for (const [key, records] of groups) {
     const [codebook, coder] = key.split("\u0000");
-    const kept = (await readCodeHistory(study, codebook, coder)).filter((r) => !(r.provenance.via === VIA && r.provenance.source === source && sessionIds.has(r.session)));
+    const kept = (await readCodeHistory(study, codebook, coder)).filter(
+      (r) => !(r.provenance.via === VIA && r.provenance.source === source && sessionIds.has(r.session)),
+    );
     await replaceCodes(study, codebook, coder, [...kept, ...records]);
     summary.codes += records.length;
   }
   context.changed("codes");
   summary.coders = [...new Set([...fresh.values()].map((r) => r.coder))].sort();
-  effects.log(`import ${options.file}: ${summary.sessions.length} session(s), ${summary.codes} code record(s), ${summary.problems.length} coding(s) not stored`);
+  effects.log(
+    `import ${options.file}: ${summary.sessions.length} session(s), ${summary.codes} code record(s), ${summary.problems.length} coding(s) not stored`,
+  );
   return summary;
 }

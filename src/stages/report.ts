@@ -68,7 +68,11 @@ export async function runReport(context: StudyContext, options: ReportStageOptio
   for (const name of await previousTables(manifest)) {
     if (!written.has(name)) await rm(join(tablesDir, name), { force: true });
   }
-  await writeJsonAtomic(manifest, { writtenBy: "colloquy report", note: "the tables the last colloquy report wrote here; only these are replaced or removed by the next one", tables: [...written].sort() });
+  await writeJsonAtomic(manifest, {
+    writtenBy: "colloquy report",
+    note: "the tables the last colloquy report wrote here; only these are replaced or removed by the next one",
+    tables: [...written].sort(),
+  });
   effects.log(`report: ${report.sections.length} section(s), ${tables.length} table(s)`);
   return { report, file, tablesDir, tables: [...written] };
 }

@@ -29,7 +29,10 @@ export function parseSampleSize(text: string): SampleSize {
 
 /** "condition,speaker-kind" -> strata, checked. */
 export function parseStrata(text: string): Stratum[] {
-  const names = text.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const out: Stratum[] = [];
   for (const name of names) {
     if (!(STRATA as readonly string[]).includes(name)) throw new CliError(`--stratify ${name}: expected one or more of ${STRATA.join(", ")}`);
@@ -72,14 +75,22 @@ export interface SampleSummary {
 export async function runSample(context: StudyContext, options: SampleStageOptions, effects: StageEffects): Promise<SampleSummary> {
   const sessions = await selectedContext(context, options.selection).sessions();
   const { turns, skipped } = codeableTurns(sessions);
-  if (turns.length === 0) throw new CliError(`${context.dir}: no codeable turns to sample (import sessions first; system, reasoning and empty turns are never coded)`);
+  if (turns.length === 0)
+    throw new CliError(`${context.dir}: no codeable turns to sample (import sessions first; system, reasoning and empty turns are never coded)`);
   const n = "count" in options.size ? options.size.count : Math.floor((turns.length * options.size.percent) / 100 + 0.5);
-  if (n > turns.length) throw new CliError(`--size ${n}: the ${selectionOf(options.selection) ? "selected sessions have" : "study has"} only ${turns.length} codeable turn(s)`);
-  if (n === 0) throw new CliError(`--size: ${"percent" in options.size ? `${options.size.percent}%` : "0"} of ${turns.length} codeable turns is no turn at all; ask for more`);
+  if (n > turns.length)
+    throw new CliError(`--size ${n}: the ${selectionOf(options.selection) ? "selected sessions have" : "study has"} only ${turns.length} codeable turn(s)`);
+  if (n === 0)
+    throw new CliError(
+      `--size: ${"percent" in options.size ? `${options.size.percent}%` : "0"} of ${turns.length} codeable turns is no turn at all; ask for more`,
+    );
   const seed = options.seed ?? 1;
   const stratify = [...(options.stratify ?? [])];
   const drawn = options.strategy === "uncertain" ? await leastCertain(context, options, turns, n, seed) : drawSample(turns, n, stratify, seed);
-  const body = toCsv(["session", "turn", "fingerprint", "stratum"], drawn.units.map((u) => [u.session.id, u.turn.id, u.fingerprint, u.stratum]));
+  const body = toCsv(
+    ["session", "turn", "fingerprint", "stratum"],
+    drawn.units.map((u) => [u.session.id, u.turn.id, u.fingerprint, u.stratum]),
+  );
   await writeFileAtomic(options.out, body);
   const provenanceFile = `${options.out}.provenance.json`;
   await writeJsonAtomic(
@@ -92,7 +103,9 @@ export async function runSample(context: StudyContext, options: SampleStageOptio
       population: turns.length,
       seed,
       stratify,
-      ...(options.strategy === "uncertain" ? { strategy: "uncertain", coder: options.coder ?? "learned", codebook: options.codebook } : { allocation: "proportional, largest remainder" }),
+      ...(options.strategy === "uncertain"
+        ? { strategy: "uncertain", coder: options.coder ?? "learned", codebook: options.codebook }
+        : { allocation: "proportional, largest remainder" }),
       strata: drawn.strata,
       ...(selectionOf(options.selection) ? { selection: selectionOf(options.selection) } : {}),
     }),
@@ -102,20 +115,34 @@ export async function runSample(context: StudyContext, options: SampleStageOptio
 }
 
 /** Active learning: the turns no person has coded that the machine coder is least sure about. */
-async function leastCertain(context: StudyContext, options: SampleStageOptions, turns: Parameters<typeof uncertainSample>[0], n: number, seed: number): Promise<DrawnSample> {
+async function leastCertain(
+  context: StudyContext,
+  options: SampleStageOptions,
+  turns: Parameters<typeof uncertainSample>[0],
+  n: number,
+  seed: number,
+): Promise<DrawnSample> {
   const coder = options.coder ?? "learned";
   const codebook = options.codebook;
   if (!codebook) throw new CliError("--strategy uncertain needs --codebook <id>: whose codes' confidence to sample by");
-  if ((options.stratify ?? []).length > 0) throw new CliError("--strategy uncertain picks the least certain turns across the study; it does not stratify (leave out --stratify)");
+  if ((options.stratify ?? []).length > 0)
+    throw new CliError("--strategy uncertain picks the least certain turns across the study; it does not stratify (leave out --stratify)");
   const coders = (await context.coders())[codebook] ?? [];
-  if (!coders.includes(coder)) throw new CliError(`--strategy uncertain: no codes of ${codebook} by ${coder} yet; code first: colloquy code ${context.dir} --codebook ${codebook} --coder learned --train human:<name>`);
+  if (!coders.includes(coder))
+    throw new CliError(
+      `--strategy uncertain: no codes of ${codebook} by ${coder} yet; code first: colloquy code ${context.dir} --codebook ${codebook} --coder learned --train human:<name>`,
+    );
   const confidence = new Map<string, number>();
   for (const r of await context.codes(codebook, coder)) {
     if (typeof r.provenance.confidence === "number") confidence.set(`${r.session}\u0000${r.turn}`, r.provenance.confidence);
   }
-  if (confidence.size === 0) throw new CliError(`--strategy uncertain: the codes of ${codebook} by ${coder} carry no confidence (the learned coder stores one; rules and LLM codes do not)`);
+  if (confidence.size === 0)
+    throw new CliError(
+      `--strategy uncertain: the codes of ${codebook} by ${coder} carry no confidence (the learned coder stores one; rules and LLM codes do not)`,
+    );
   const handCoded = new Set<string>();
-  for (const human of coders.filter((c) => c.startsWith("human:"))) for (const r of await context.codes(codebook, human)) handCoded.add(`${r.session}\u0000${r.turn}`);
+  for (const human of coders.filter((c) => c.startsWith("human:")))
+    for (const r of await context.codes(codebook, human)) handCoded.add(`${r.session}\u0000${r.turn}`);
   const drawn = uncertainSample(turns, n, confidence, handCoded, seed);
   if (drawn.units.length < n) throw new CliError(`--size ${n}: only ${drawn.units.length} turn(s) coded by ${coder} and by no person are left to sample`);
   return drawn;

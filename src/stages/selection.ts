@@ -52,7 +52,9 @@ export function selectSessions(all: readonly Session[], selection: SessionSelect
     const unknown = names.filter((n) => !known.includes(n));
     if (unknown.length > 0) {
       const listed = known.length > 20 ? `${known.slice(0, 20).join(", ")}, … (${known.length})` : known.join(", ");
-      throw new CliError(`${flag} ${unknown.join(", ")}: no session of the study has ${unknown.length > 1 ? "these" : "this"} (${known.length ? `there are: ${listed}` : "no session has one"})`);
+      throw new CliError(
+        `${flag} ${unknown.join(", ")}: no session of the study has ${unknown.length > 1 ? "these" : "this"} (${known.length ? `there are: ${listed}` : "no session has one"})`,
+      );
     }
   }
   const chosen = all.filter((s) => lists.every(({ names, of }) => names.includes(of(s) ?? "\u0000")));

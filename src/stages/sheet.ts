@@ -77,7 +77,8 @@ export async function sampledTurns(file: string, sessions: readonly Session[], s
     throw new CliError(errorMessage(error));
   }
   for (const column of [SHEET_KEY_COLUMNS.session, SHEET_KEY_COLUMNS.turn]) {
-    if (!table.headers.includes(column)) throw new CliError(`--sample ${file}: no "${column}" column (the header has ${table.headers.join(", ")}); make one with \`colloquy sample\``);
+    if (!table.headers.includes(column))
+      throw new CliError(`--sample ${file}: no "${column}" column (the header has ${table.headers.join(", ")}); make one with \`colloquy sample\``);
   }
   const byId = new Map(sessions.map((s) => [s.id, s]));
   const seen = new Set<string>();
@@ -126,7 +127,11 @@ export async function runSheet(context: StudyContext, options: SheetStageOptions
   const { turns: codeable, skipped } = codeableTurns(sessions);
   const turns = options.sample ? await sampledTurns(options.sample, sessions, selectionOf(options.selection) !== undefined, sampleProblems) : codeable;
   if (turns.length === 0) {
-    throw new CliError(options.sample ? `--sample ${options.sample}: none of its turns can go on the sheet (${sampleProblems.length} problem(s), first: line ${sampleProblems[0]?.line}: ${sampleProblems[0]?.problem})` : `${context.dir}: no codeable turns in the selected sessions`);
+    throw new CliError(
+      options.sample
+        ? `--sample ${options.sample}: none of its turns can go on the sheet (${sampleProblems.length} problem(s), first: line ${sampleProblems[0]?.line}: ${sampleProblems[0]?.problem})`
+        : `${context.dir}: no codeable turns in the selected sessions`,
+    );
   }
 
   const before = Array.from({ length: window.before }, (_, i) => `before_${window.before - i}`);
@@ -156,7 +161,14 @@ export async function runSheet(context: StudyContext, options: SheetStageOptions
   });
   await writeFileAtomic(options.out, toCsv(columns, rows, { excel: options.excel }));
   const legend = legendPath(options.out);
-  await writeFileAtomic(legend, toCsv(LEGEND_COLUMNS, legendRows(codebook).map((row) => row.map(spreadsheetText)), { excel: options.excel }));
+  await writeFileAtomic(
+    legend,
+    toCsv(
+      LEGEND_COLUMNS,
+      legendRows(codebook).map((row) => row.map(spreadsheetText)),
+      { excel: options.excel },
+    ),
+  );
   effects.log(`sheet: ${rows.length} turn(s) to code with ${codebook.id}, columns ${code.join(", ")}`);
   return { sheet: options.out, legend, rows: rows.length, columns, codeColumns: code, skipped, sampleProblems };
 }

@@ -33,7 +33,9 @@ export async function runStats(whole: StudyContext, options: StatsStageOptions, 
   // Metrics need no codes: without an explicit codebook, a study not coded yet still gets them.
   // Any other problem (a corrupt codes file, several coders) still fails loudly.
   if (options.codebook === undefined && options.coder === undefined && !(await context.coders())[DEFAULT_CODEBOOK]) {
-    notes.push(`no Bales or sequence analyses: the study has no ${DEFAULT_CODEBOOK} codes yet (run \`colloquy code ${context.dir} --codebook ${DEFAULT_CODEBOOK}\`)`);
+    notes.push(
+      `no Bales or sequence analyses: the study has no ${DEFAULT_CODEBOOK} codes yet (run \`colloquy code ${context.dir} --codebook ${DEFAULT_CODEBOOK}\`)`,
+    );
     effects.warn(notes[0]);
   } else {
     loaded = await loadCodedStudy(context.dir, codebook, options.coder, sessions, context);
@@ -42,7 +44,9 @@ export async function runStats(whole: StudyContext, options: StatsStageOptions, 
   result.notes.push(...notes);
   if (selection) result.notes.unshift(`computed on part of the study: ${describeSelection(selection)} (${sessions.length} session(s))`);
   for (const v of loaded?.otherVersions ?? []) {
-    result.notes.push(`${v.records} code records were made with codebook version ${v.version}, not ${loaded!.codebook.version}; recode them if definitions changed`);
+    result.notes.push(
+      `${v.records} code records were made with codebook version ${v.version}, not ${loaded!.codebook.version}; recode them if definitions changed`,
+    );
   }
   const report: StatsReport = {
     provenance: provenance({

@@ -7,7 +7,11 @@ import type { Cell, Column, Table } from "./tables.js";
 /** RFC 4180 CSV with CRLF rows (util/csv.ts); `excel` starts it with a UTF-8 byte-order mark. */
 export function tableCsv(table: Table, excel = false): string {
   const names = table.columns.map((c) => c.name);
-  return toCsv(names, table.rows.map((r) => names.map((n) => r[n])), { excel });
+  return toCsv(
+    names,
+    table.rows.map((r) => names.map((n) => r[n])),
+    { excel },
+  );
 }
 
 export function tableJsonl(table: Table): string {
@@ -37,5 +41,8 @@ export function tableParquet(table: Table, createdBy: string): Uint8Array {
 
 /** The data dictionary: one row per column with its type, meaning and allowed values. */
 export function dictionaryCsv(table: Table): string {
-  return toCsv(["column", "type", "meaning", "allowed_values"], table.columns.map((c) => [c.name, c.type, c.meaning, c.allowed]));
+  return toCsv(
+    ["column", "type", "meaning", "allowed_values"],
+    table.columns.map((c) => [c.name, c.type, c.meaning, c.allowed]),
+  );
 }

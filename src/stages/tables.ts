@@ -54,7 +54,6 @@ const TURN_DICTIONARY: Record<(typeof TURN_COLUMNS)[number], Column> = {
   text: col("text", "string", "the words exactly as the source has them"),
 };
 
-
 /** Codebooks of the records, loaded once (a codebook the study can no longer load is left out). */
 async function codebooksOf(context: StudyContext, records: readonly CodeRecord[]): Promise<Map<string, Codebook>> {
   const out = new Map<string, Codebook>();
@@ -104,12 +103,28 @@ function turnsTable(sessions: readonly Session[], records: readonly CodeRecord[]
   for (const r of records) {
     const name = `${r.codebook}:${r.coder}`;
     if (!cells.has(name)) cells.set(name, new Map());
-    cells.get(name)!.set(`${r.session}\u0000${r.turn}`, r.codes ? r.codes.join(";") : Object.entries(r.scores ?? {}).map(([k, v]) => `${k}=${v}`).join(";"));
+    cells.get(name)!.set(
+      `${r.session}\u0000${r.turn}`,
+      r.codes
+        ? r.codes.join(";")
+        : Object.entries(r.scores ?? {})
+            .map(([k, v]) => `${k}=${v}`)
+            .join(";"),
+    );
   }
   const names = [...cells.keys()].sort();
   const rows = turnRows(sessions, (session, turn) => Object.fromEntries(names.map((n) => [n, cells.get(n)!.get(`${session.id}\u0000${turn}`) ?? ""])));
   return {
-    columns: [...TURN_COLUMNS.map((c) => TURN_DICTIONARY[c]), ...names.map((n) => col(n, "string", `code(s) of coder ${n.split(":").slice(1).join(":")} under codebook ${n.split(":")[0]}: category ids joined by ";" or scale=rating pairs; empty when not coded`))],
+    columns: [
+      ...TURN_COLUMNS.map((c) => TURN_DICTIONARY[c]),
+      ...names.map((n) =>
+        col(
+          n,
+          "string",
+          `code(s) of coder ${n.split(":").slice(1).join(":")} under codebook ${n.split(":")[0]}: category ids joined by ";" or scale=rating pairs; empty when not coded`,
+        ),
+      ),
+    ],
     rows,
   };
 }
@@ -127,9 +142,16 @@ function longTable(sessions: readonly Session[], records: readonly CodeRecord[],
     col("index", "integer", "0-based position of the turn in its session", ">= 0"),
     col("codebook", "string", "codebook id", [...new Set(records.map((r) => r.codebook))].sort().join(", ")),
     col("codebook_version", "string", "codebook version the code was made with"),
-    col("coder", "string", "coder id: rules, learned, llm or llm:<label> (programs), human:<name> (people)", [...new Set(records.map((r) => r.coder))].sort().join(", ")),
-    col("codes", "string", "nominal codebooks: category id(s), several joined by \";\"", [...new Set(categories)].join(", ")),
-    ...scales.map((s) => col(`score_${s}`, "integer", `rating on scale ${s}; empty when the codebook has no such scale`, `1..${scalePoints(books, s) ?? "points"}`)),
+    col(
+      "coder",
+      "string",
+      "coder id: rules, learned, llm or llm:<label> (programs), human:<name> (people)",
+      [...new Set(records.map((r) => r.coder))].sort().join(", "),
+    ),
+    col("codes", "string", 'nominal codebooks: category id(s), several joined by ";"', [...new Set(categories)].join(", ")),
+    ...scales.map((s) =>
+      col(`score_${s}`, "integer", `rating on scale ${s}; empty when the codebook has no such scale`, `1..${scalePoints(books, s) ?? "points"}`),
+    ),
     col("rationale", "string", "the coder's reason, when it gave one"),
     col("created_at", "string", "when the code was made (ISO 8601)"),
   ];
@@ -167,10 +189,28 @@ function wideTable(sessions: readonly Session[], records: readonly CodeRecord[],
     const book = books.get(key.codebook);
     if (isNominal(book, records, key)) {
       const allowed = book?.kind === "nominal" ? book.categories.map((c) => c.id).join(", ") : undefined;
-      measures.push({ key, column: col(`${key.codebook}:${key.coder}`, "string", `category id(s) coder ${key.coder} gave the turn under ${key.codebook} (several joined by ";"); empty when not coded`, allowed), value: (r) => r?.codes?.join(";") ?? "" });
+      measures.push({
+        key,
+        column: col(
+          `${key.codebook}:${key.coder}`,
+          "string",
+          `category id(s) coder ${key.coder} gave the turn under ${key.codebook} (several joined by ";"); empty when not coded`,
+          allowed,
+        ),
+        value: (r) => r?.codes?.join(";") ?? "",
+      });
     }
     for (const scale of scalesOf(book, records, key)) {
-      measures.push({ key, column: col(`${key.codebook}:${key.coder}:${scale.id}`, "integer", `rating coder ${key.coder} gave the turn on scale ${scale.id} of ${key.codebook}; empty when not rated`, scale.points ? `1..${scale.points}` : undefined), value: (r) => r?.scores?.[scale.id] ?? null });
+      measures.push({
+        key,
+        column: col(
+          `${key.codebook}:${key.coder}:${scale.id}`,
+          "integer",
+          `rating coder ${key.coder} gave the turn on scale ${scale.id} of ${key.codebook}; empty when not rated`,
+          scale.points ? `1..${scale.points}` : undefined,
+        ),
+        value: (r) => r?.scores?.[scale.id] ?? null,
+      });
     }
   }
   const rows = turnRows(sessions).map((row) => {
@@ -196,9 +236,18 @@ function summaryTable(what: "participants" | "sessions", sessions: readonly Sess
   for (const key of coderKeys(records)) {
     const book = books.get(key.codebook);
     if (isNominal(book, records, key) && book?.kind === "nominal") {
-      for (const c of book.categories) measures.push(col(`${key.codebook}:${key.coder}:${c.id}`, "integer", `turns coder ${key.coder} coded "${c.label}" (${key.codebook})`, ">= 0"));
+      for (const c of book.categories)
+        measures.push(col(`${key.codebook}:${key.coder}:${c.id}`, "integer", `turns coder ${key.coder} coded "${c.label}" (${key.codebook})`, ">= 0"));
     }
-    for (const scale of scalesOf(book, records, key)) measures.push(col(`${key.codebook}:${key.coder}:${scale.id}:mean`, "number", `mean rating coder ${key.coder} gave on scale ${scale.id} of ${key.codebook}; empty when no turn was rated`, scale.points ? `1..${scale.points}` : undefined));
+    for (const scale of scalesOf(book, records, key))
+      measures.push(
+        col(
+          `${key.codebook}:${key.coder}:${scale.id}:mean`,
+          "number",
+          `mean rating coder ${key.coder} gave on scale ${scale.id} of ${key.codebook}; empty when no turn was rated`,
+          scale.points ? `1..${scale.points}` : undefined,
+        ),
+      );
   }
   for (const r of records) {
     const speaker = speakerOf.get(`${r.session}\u0000${r.turn}`);
@@ -263,7 +312,12 @@ function summaryTable(what: "participants" | "sessions", sessions: readonly Sess
     col("humans", "integer", "participants who are people", ">= 0"),
     col("ais", "integer", "participants who are AI agents", ">= 0"),
     col("words", "integer", "words in the session (Colloquy's one word rule, src/analysis/shared/words.ts, as in stats)", ">= 0"),
-    col("duration_s", "number", "seconds from the first timed turn's start to the last one's end (or start); empty when no turn is timed or the span is zero", "> 0"),
+    col(
+      "duration_s",
+      "number",
+      "seconds from the first timed turn's start to the last one's end (or start); empty when no turn is timed or the span is zero",
+      "> 0",
+    ),
     ...measures,
   ];
   const rows = sessions.map((s) => {

@@ -48,13 +48,13 @@ export interface TopicsSummary {
   staleReviews: boolean;
 }
 
-
 export async function runTopics(context: StudyContext, options: TopicsStageOptions, effects: StageEffects): Promise<TopicsSummary> {
   const config = context.config;
   const coder = options.coder ?? config.topics.coder ?? "rules";
   const speakers = options.speakers ?? config.topics.speakers ?? "human";
   const sessions = await context.sessions();
-  if (sessions.length === 0) throw new CliError(`${context.paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${context.dir}\``);
+  if (sessions.length === 0)
+    throw new CliError(`${context.paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${context.dir}\``);
   checkSelection(sessions, speakers);
   let model: LlmClient | undefined;
   if (coder === "llm") {
@@ -71,7 +71,9 @@ export async function runTopics(context: StudyContext, options: TopicsStageOptio
   if (memo && memoNote(memo)) effects.log(`topics: ${report.trees.length} tree(s)${memoNote(memo)}`);
   const staleReviews = Boolean((await context.coders())[REVIEW_CODEBOOK]);
   if (staleReviews) {
-    effects.warn(`earlier topic reviews exist (codes/${REVIEW_CODEBOOK}); they refer to the previous trees: export and review again, or re-import the sheets if the trees are unchanged`);
+    effects.warn(
+      `earlier topic reviews exist (codes/${REVIEW_CODEBOOK}); they refer to the previous trees: export and review again, or re-import the sheets if the trees are unchanged`,
+    );
   }
   return { report, file, staleReviews };
 }
@@ -110,7 +112,8 @@ function buildReport(
  */
 export async function submitTopicsBatch(context: StudyContext, options: TopicsStageOptions, effects: StageEffects): Promise<BatchSubmitSummary> {
   const sessions = await context.sessions();
-  if (sessions.length === 0) throw new CliError(`${context.paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${context.dir}\``);
+  if (sessions.length === 0)
+    throw new CliError(`${context.paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${context.dir}\``);
   const speakers = options.speakers ?? context.config.topics.speakers ?? "human";
   checkSelection(sessions, speakers);
   const model = context.model(options.model ?? {}, effects);
@@ -122,12 +125,34 @@ export async function submitTopicsBatch(context: StudyContext, options: TopicsSt
   const recorder = recordingModel(model, openKeys(ledger, "topics"));
   await buildReport(context, sessions, "llm", speakers, options, recorder.model, silentEffects);
   const promptTokens = recorder.lines.reduce((n, l) => n + estimateTokens(l.body.messages as ChatMessage[]), 0);
-  const counts = { toCode: 0, alreadyCoded: 0, requests: recorder.lines.length, cached: recorder.counts.cached, pending: recorder.counts.pending, promptTokens, completionTokens: recorder.lines.length * EST_TOPIC_COMPLETION_TOKENS };
+  const counts = {
+    toCode: 0,
+    alreadyCoded: 0,
+    requests: recorder.lines.length,
+    cached: recorder.counts.cached,
+    pending: recorder.counts.pending,
+    promptTokens,
+    completionTokens: recorder.lines.length * EST_TOPIC_COMPLETION_TOKENS,
+  };
   const label = `topics (${options.scope ?? context.config.topics.scope ?? "session"})`;
   const summary: BatchSubmitSummary = { label, counts, batches: [], ...costs(model, counts) };
   if (options.dryRun || recorder.lines.length === 0) return summary;
-  const job = { scope: options.scope, speakers: options.speakers, runs: options.runs, noCache: options.noCache, model: { seed: options.model?.seed, temperature: options.model?.temperature } };
-  summary.batches = await submitLines(context, ledger, model, recorder.lines, { kind: "topics", label, job: JSON.parse(JSON.stringify(job)), prefix: "topics" }, options.batchLimits, effects);
+  const job = {
+    scope: options.scope,
+    speakers: options.speakers,
+    runs: options.runs,
+    noCache: options.noCache,
+    model: { seed: options.model?.seed, temperature: options.model?.temperature },
+  };
+  summary.batches = await submitLines(
+    context,
+    ledger,
+    model,
+    recorder.lines,
+    { kind: "topics", label, job: JSON.parse(JSON.stringify(job)), prefix: "topics" },
+    options.batchLimits,
+    effects,
+  );
   return summary;
 }
 
@@ -137,7 +162,9 @@ const EST_TOPIC_COMPLETION_TOKENS = 400;
 /** Topic runs that failed are left out of the report (never invented): the error to raise, if any. */
 export function failedTopicRuns(summary: TopicsSummary): CliError | undefined {
   const n = summary.report.failures.length;
-  return n > 0 ? new CliError(`${n} topic run(s) failed and were left out (never invented); see "failures" in ${summary.file}. Run the command again to retry them.`) : undefined;
+  return n > 0
+    ? new CliError(`${n} topic run(s) failed and were left out (never invented); see "failures" in ${summary.file}. Run the command again to retry them.`)
+    : undefined;
 }
 
 /** Write the topic trees as a review sheet (one CSV row per sub-topic); returns the rows written. */
@@ -178,6 +205,9 @@ export async function importTopicReviews(context: StudyContext, files: string[])
   applyReviews(report, all);
   summariseTopics(report, studyCompareOptions(context.config, await context.sessions()));
   const allReviewers = [...new Set(all.map((r) => r.coder))].sort();
-  const file = await writeTopicsReport(context.dir, { ...report, provenance: { ...report.provenance, review: { reviewers: allReviewers, importedAt: new Date().toISOString(), files } } });
+  const file = await writeTopicsReport(context.dir, {
+    ...report,
+    provenance: { ...report.provenance, review: { reviewers: allReviewers, importedAt: new Date().toISOString(), files } },
+  });
   return { report, file, judgements: records.length, unreviewed, reviewers: [...byCoder.keys()], allReviewers };
 }

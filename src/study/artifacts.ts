@@ -118,7 +118,10 @@ export function coderFileName(coder: string): string {
 }
 
 /** A codes file: `<codebook>/<encoded coder><suffix>`. */
-function perCoder(suffix: string, not: readonly string[] = []): { file: (codebook: string, coder: string) => string; match: (file: string) => [string, string] | null } {
+function perCoder(
+  suffix: string,
+  not: readonly string[] = [],
+): { file: (codebook: string, coder: string) => string; match: (file: string) => [string, string] | null } {
   return {
     file: (codebook, coder) => `${codebook}/${coderFileName(coder)}${suffix}`,
     match: (file) => {
@@ -142,10 +145,7 @@ function perCoder(suffix: string, not: readonly string[] = []): { file: (codeboo
 export const pipelineStateSchema = z.object({
   version: z.literal(1),
   /** Per stage: the fingerprint of the inputs it last finished with. */
-  stages: z.record(
-    z.string(),
-    z.object({ fingerprint: z.string(), finishedAt: z.string(), seconds: z.number(), summary: z.string() }),
-  ),
+  stages: z.record(z.string(), z.object({ fingerprint: z.string(), finishedAt: z.string(), seconds: z.number(), summary: z.string() })),
   /** Inbox files already imported: path relative to inbox/ -> content hash. */
   imported: z.record(z.string(), z.string()),
   /** Fingerprint of the import settings (path pattern, format) the inbox was imported with. */
@@ -155,13 +155,17 @@ export const pipelineStateSchema = z.object({
    * [size, mtimeMs, hash] in state files written before ctime and inode were stamped (such files
    * are hashed again, and the state stays readable).
    */
-  hashes: z.record(z.string(), z.union([z.tuple([z.number(), z.number(), z.number(), z.number(), z.string()]), z.tuple([z.number(), z.number(), z.string()])])).optional(),
+  hashes: z
+    .record(z.string(), z.union([z.tuple([z.number(), z.number(), z.number(), z.number(), z.string()]), z.tuple([z.number(), z.number(), z.string()])]))
+    .optional(),
   /**
    * The code stage's inputs when it last finished with every turn coded: each session file's
    * hash, and one fingerprint of everything else (codes, codebooks, coders, model), so the next
    * run codes only the sessions that are new or changed when nothing else is.
    */
-  codeInputs: z.object({ sessions: z.record(z.string(), z.string()), rest: z.string(), coded: z.record(z.string(), z.array(z.string())).optional() }).optional(),
+  codeInputs: z
+    .object({ sessions: z.record(z.string(), z.string()), rest: z.string(), coded: z.record(z.string(), z.array(z.string())).optional() })
+    .optional(),
   /** The end-of-run dashboard warnings and the fingerprint of what they were worked out from. */
   emptyViews: z.object({ fingerprint: z.string(), warnings: z.array(z.string()) }).optional(),
 });
@@ -242,11 +246,13 @@ export const artifacts = {
     format: "json",
     schema: sessionSchema as z.ZodType<Session>,
     file: (id) => `${id}.json`,
-    match: (file) => (file.endsWith(".json") && !file.startsWith(".") && !file.includes("/") && file.length > ".json".length ? [file.slice(0, -".json".length)] : null),
+    match: (file) =>
+      file.endsWith(".json") && !file.startsWith(".") && !file.includes("/") && file.length > ".json".length ? [file.slice(0, -".json".length)] : null,
   }),
   codes: define<[codebook: string, coder: string], CodesFileLine>({
     name: "codes",
-    description: "code records of one codebook by one coder: per run a header line, one line per coded turn, an end line (src/coding/codes-file.ts); read through src/coding/store.ts",
+    description:
+      "code records of one codebook by one coder: per run a header line, one line per coded turn, an end line (src/coding/codes-file.ts); read through src/coding/store.ts",
     writtenBy: "colloquy code",
     folder: STUDY_FOLDERS.codes,
     format: "jsonl",
@@ -416,7 +422,8 @@ export const artifacts = {
   }),
   tornBytes: define<[file: string, time: string], string>({
     name: "tornBytes",
-    description: "unreadable bytes moved out of a codes or failures file (a write cut short by a crash, kill or full disk), one fragment per line; the file keeps every complete record",
+    description:
+      "unreadable bytes moved out of a codes or failures file (a write cut short by a crash, kill or full disk), one fragment per line; the file keeps every complete record",
     writtenBy: "colloquy code / colloquy repair",
     folder: STUDY_FOLDERS.codes,
     format: "bytes",
@@ -516,6 +523,9 @@ export async function writeArtifact<P extends string[], T>(artifact: Artifact<P,
   const path = artifact.path(study, ...params);
   if (artifact.format === "json") await writeJsonAtomic(path, value);
   else if (artifact.format === "csv") await writeFileAtomic(path, value as string);
-  else throw new Error(`${artifact.name} is a ${artifact.format} artifact: ${artifact.format === "jsonl" ? "append records through src/coding/store.ts" : "written by the code that moves the bytes"}`);
+  else
+    throw new Error(
+      `${artifact.name} is a ${artifact.format} artifact: ${artifact.format === "jsonl" ? "append records through src/coding/store.ts" : "written by the code that moves the bytes"}`,
+    );
   return path;
 }

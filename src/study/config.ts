@@ -43,8 +43,10 @@ export const codebookPlanSchema = z
   })
   .strict()
   .superRefine((plan, ctx) => {
-    if (plan.coders.includes("learned") && !plan.train) ctx.addIssue({ code: "custom", path: ["train"], message: 'the "learned" coder needs train: ["human:<name>", …], the coders whose codes it learns from' });
-    if (plan.train && !plan.coders.includes("learned")) ctx.addIssue({ code: "custom", path: ["train"], message: 'train is for the "learned" coder: add "learned" to coders' });
+    if (plan.coders.includes("learned") && !plan.train)
+      ctx.addIssue({ code: "custom", path: ["train"], message: 'the "learned" coder needs train: ["human:<name>", …], the coders whose codes it learns from' });
+    if (plan.train && !plan.coders.includes("learned"))
+      ctx.addIssue({ code: "custom", path: ["train"], message: 'train is for the "learned" coder: add "learned" to coders' });
     if (!plan.coders.includes("llm")) {
       for (const key of ["examples", "shots", "examplesExcludeSession"] as const) {
         if (plan[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: `${key} is for the "llm" coder: add "llm" to coders` });
@@ -112,10 +114,7 @@ export const studyConfigSchema = z
     ]),
     /** Human coders (as stored, e.g. "human:alice") that machine coders are checked against. */
     humanCoders: z.array(z.string()).default([]),
-    import: z
-      .object({ format: z.string().optional(), pathPattern: z.string().optional() })
-      .strict()
-      .default({}),
+    import: z.object({ format: z.string().optional(), pathPattern: z.string().optional() }).strict().default({}),
     compare: compareSettingsSchema.default({}),
     topics: topicSettingsSchema.default({}),
     concepts: conceptSettingsSchema.default({}),

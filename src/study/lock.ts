@@ -117,7 +117,9 @@ export async function acquireStudyLock(dir: string, command: string, options: St
     if (Date.now() >= deadline) throw lockedError(root, file, found, waitMs);
     if (!announced && waitMs > 0) {
       announced = true;
-      effects?.log(`${root} is being written by ${found.kind === "held" ? describe(found.holder) : "another command"}; waiting up to ${seconds(waitMs)} for it to finish…`);
+      effects?.log(
+        `${root} is being written by ${found.kind === "held" ? describe(found.holder) : "another command"}; waiting up to ${seconds(waitMs)} for it to finish…`,
+      );
     }
     await sleep(Math.min(options.pollMs ?? POLL_MS, Math.max(1, deadline - Date.now())));
   }
@@ -202,7 +204,11 @@ function inspect(file: string): Found {
   if (holder.host !== hostname()) return { kind: "held", holder, elsewhere: true };
   if (holder.pid === process.pid) return { kind: "stale", text, reason: `${describe(holder)} left it behind in this same process` };
   if (!isRunning(holder.pid)) {
-    return { kind: "stale", text, reason: `${describe(holder)} is no longer running (it was killed or crashed; if it was writing, run it again to finish its work)` };
+    return {
+      kind: "stale",
+      text,
+      reason: `${describe(holder)} is no longer running (it was killed or crashed; if it was writing, run it again to finish its work)`,
+    };
   }
   return { kind: "held", holder, elsewhere: false };
 }

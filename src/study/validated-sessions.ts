@@ -53,7 +53,10 @@ function schemaCodeHash(): string | null {
     const source = (name: string) => [join(dir, `${name}.js`), join(dir, `${name}.ts`)].find((f) => existsSync(f));
     const files = [source("schema"), source("validate")];
     const zod = zodVersion();
-    schemaCode = zod !== null && files.every((f) => f !== undefined) ? sha256([toolVersion, `zod ${zod}`, ...files.map((f) => sha256(readFileSync(f!)))].join("\u0000")) : null;
+    schemaCode =
+      zod !== null && files.every((f) => f !== undefined)
+        ? sha256([toolVersion, `zod ${zod}`, ...files.map((f) => sha256(readFileSync(f!)))].join("\u0000"))
+        : null;
   }
   return schemaCode;
 }

@@ -3,9 +3,7 @@ import { sessionSchema, type Session } from "./schema.js";
 
 /** Human-readable list of zod issues with JSON paths, e.g. `turns[3].speaker: Required`. */
 export function formatIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${formatPath(issue.path as (string | number)[])}: ${issue.message}`)
-    .join("; ");
+  return error.issues.map((issue) => `${formatPath(issue.path as (string | number)[])}: ${issue.message}`).join("; ");
 }
 
 export function formatPath(path: readonly (string | number | symbol)[]): string {

@@ -62,7 +62,9 @@ export function parseTable(path: string, raw: string): Table {
   const quoteError = parsed.errors.find((e) => e.type === "Quotes");
   if (quoteError) {
     const at = quoteError.row !== undefined && quoteError.row < lines.length ? lines[quoteError.row] : line;
-    throw new Error(`${path}:${at}: malformed quoting (${quoteError.message}); cells holding the delimiter, a quote or a line break must be wrapped in "double quotes"`);
+    throw new Error(
+      `${path}:${at}: malformed quoting (${quoteError.message}); cells holding the delimiter, a quote or a line break must be wrapped in "double quotes"`,
+    );
   }
   let first = 0;
   while (first < parsed.data.length && parsed.data[first].every((c) => c.trim() === "")) first++;

@@ -69,7 +69,10 @@ export interface JsonlRepair {
 /** "codes/bales-ipa/llm.jsonl: line 41 was cut short by an interrupted write; its 37 unreadable byte(s) were moved to …" */
 export function describeRepair(repair: JsonlRepair, relativeTo?: string): string {
   const rel = (p: string) => (relativeTo ? relative(resolve(relativeTo), p) : p);
-  const what = repair.fragments === 1 ? `line ${repair.line} was cut short by an interrupted write` : `${repair.fragments} lines (from line ${repair.line}) were damaged by interrupted writes`;
+  const what =
+    repair.fragments === 1
+      ? `line ${repair.line} was cut short by an interrupted write`
+      : `${repair.fragments} lines (from line ${repair.line}) were damaged by interrupted writes`;
   const kept = repair.salvaged > 0 ? `; ${repair.salvaged} complete record(s) found after the damage were kept` : "";
   return `${rel(repair.file)}: ${what}; its ${repair.bytes} unreadable byte(s) were moved to ${rel(repair.tornFile)}${kept}`;
 }

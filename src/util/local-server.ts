@@ -69,7 +69,8 @@ const bracket = (host: string) => (host.includes(":") ? `[${host}]` : host);
 function lanAddresses(): string[] {
   const found: string[] = [];
   for (const entries of Object.values(networkInterfaces())) {
-    for (const entry of entries ?? []) if (!entry.internal && (entry.family === "IPv4" || entry.family === "IPv6") && !entry.address.startsWith("fe80:")) found.push(entry.address);
+    for (const entry of entries ?? [])
+      if (!entry.internal && (entry.family === "IPv4" || entry.family === "IPv6") && !entry.address.startsWith("fe80:")) found.push(entry.address);
   }
   return [...found.filter((a) => !a.includes(":")), ...found.filter((a) => a.includes(":"))];
 }
@@ -86,7 +87,11 @@ export function shownHost(boundHost: string): string {
  */
 export function serverOrigins(boundHost: string, port: number): string[] {
   const loopback = ["127.0.0.1", "localhost", "[::1]"];
-  const names = isWildcard(boundHost) ? [...loopback, ...lanAddresses().map(bracket)] : boundHost === "127.0.0.1" || boundHost === "::1" || boundHost === "localhost" ? [bracket(boundHost), ...loopback] : [bracket(boundHost)];
+  const names = isWildcard(boundHost)
+    ? [...loopback, ...lanAddresses().map(bracket)]
+    : boundHost === "127.0.0.1" || boundHost === "::1" || boundHost === "localhost"
+      ? [bracket(boundHost), ...loopback]
+      : [bracket(boundHost)];
   return [...new Set(names)].map((name) => `http://${name}:${port}`);
 }
 

@@ -28,7 +28,13 @@ const REFERENCE = /&(#[xX][0-9a-fA-F]+|#[0-9]+|[A-Za-z_:][\w.:-]*);/g;
 function fromCodePoint(reference: string): string {
   const hex = reference[1] === "x" || reference[1] === "X";
   const code = Number.parseInt(reference.slice(hex ? 2 : 1), hex ? 16 : 10);
-  const allowed = code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff);
+  const allowed =
+    code === 0x9 ||
+    code === 0xa ||
+    code === 0xd ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd) ||
+    (code >= 0x10000 && code <= 0x10ffff);
   if (!allowed) throw new Error(`&${reference}; is not a character XML allows`);
   return String.fromCodePoint(code);
 }
@@ -41,7 +47,10 @@ function xmlEntities() {
       ? text.replace(REFERENCE, (_, ref: string) => {
           if (ref.startsWith("#")) return fromCodePoint(ref);
           const value = PREDEFINED[ref] ?? declared.get(ref);
-          if (value === undefined) throw new Error(`&${ref}; is not an XML entity (XML knows &lt; &gt; &amp; &quot; &apos;, &#…; references and plain-text entities the document's DOCTYPE declares; an HTML name such as &nbsp; is not XML: write the character itself or &#…;)`);
+          if (value === undefined)
+            throw new Error(
+              `&${ref}; is not an XML entity (XML knows &lt; &gt; &amp; &quot; &apos;, &#…; references and plain-text entities the document's DOCTYPE declares; an HTML name such as &nbsp; is not XML: write the character itself or &#…;)`,
+            );
           return value;
         })
       : text;
@@ -124,7 +133,15 @@ export function attribute(node: XmlElement | undefined, name: string): string | 
   return value === undefined ? undefined : String(value);
 }
 
-const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@_", format: true, indentBy: "  ", suppressEmptyNode: true, suppressBooleanAttributes: false, processEntities: true });
+const builder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: "@_",
+  format: true,
+  indentBy: "  ",
+  suppressEmptyNode: true,
+  suppressBooleanAttributes: false,
+  processEntities: true,
+});
 
 /** A whole XML document (UTF-8 declaration first) from its root element in the tree shape. */
 export function xmlDocument(root: string, node: XmlElement): string {

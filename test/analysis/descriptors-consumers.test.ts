@@ -31,7 +31,15 @@ vi.mock("../../src/analysis/analyses.js", async (importOriginal) => {
     path: (study: string) => join(study, "analysis", file),
     match: (name: string) => (name === file ? [] : null),
   };
-  const probe = { id: "probe", title: "probe numbers", stage: "stats", result, artifacts: [result], views: ["Probe view"], emptyWhen: () => "the probe says so." };
+  const probe = {
+    id: "probe",
+    title: "probe numbers",
+    stage: "stats",
+    result,
+    artifacts: [result],
+    views: ["Probe view"],
+    emptyWhen: () => "the probe says so.",
+  };
   return { ...real, analyses: [...real.analyses, probe] };
 });
 
@@ -55,7 +63,9 @@ describe("consumers of the analysis list", () => {
     await writeFile(join(dir, "analysis", "probe.json"), JSON.stringify({ provenance: provenance({ command: "probe" }), answer: "many" }));
     const bad = await loadStudyData(dir);
     expect(bad.analysis.files.map((f) => f.file)).not.toContain("probe.json");
-    expect(bad.warnings).toContainEqual(expect.stringMatching(/^analysis\/probe\.json: answer: .*\(probe numbers left out\); re-run `colloquy stats` to refresh it$/));
+    expect(bad.warnings).toContainEqual(
+      expect.stringMatching(/^analysis\/probe\.json: answer: .*\(probe numbers left out\); re-run `colloquy stats` to refresh it$/),
+    );
     // The real analyses are still read alongside it.
     expect(bad.analysis.agreement.length).toBeGreaterThan(0);
   });

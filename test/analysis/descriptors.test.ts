@@ -18,7 +18,10 @@ describe("analysis descriptors", () => {
     expect(inAnalysis.length).toBeGreaterThan(0);
     for (const artifact of inAnalysis) {
       const owners = analyses.filter((d) => d.artifacts.includes(artifact));
-      expect(owners.map((d) => d.id), artifact.name).toHaveLength(1);
+      expect(
+        owners.map((d) => d.id),
+        artifact.name,
+      ).toHaveLength(1);
       expect(artifact.writtenBy, artifact.name).toBe(`colloquy ${owners[0].stage}`);
     }
     // And nothing else: a descriptor names only registry files of analysis/.
@@ -68,8 +71,12 @@ describe("emptyWhen: when a view will be empty, and how to fill it", () => {
   it("comparisons: one condition, no control, a control that is no condition; nothing when the control is there", () => {
     expect(compareAnalysis.emptyWhen!(facts([NO_CONDITION]))).toMatch(/^every session is in no condition, .*--condition on `colloquy import`/);
     expect(compareAnalysis.emptyWhen!(facts(["a"]))).toMatch(/^every session is in condition "a"/);
-    expect(compareAnalysis.emptyWhen!(facts(["a", "b"]))).toMatch(/^no control condition\. Set "compare": \{"control": "a"\} in study\/colloquy\.json \(conditions: a, b\)/);
-    expect(compareAnalysis.emptyWhen!(facts(["a", "b"], { compare: { control: "c" } }))).toMatch(/^the control "c" .* is not a condition of the study \(a, b\)/);
+    expect(compareAnalysis.emptyWhen!(facts(["a", "b"]))).toMatch(
+      /^no control condition\. Set "compare": \{"control": "a"\} in study\/colloquy\.json \(conditions: a, b\)/,
+    );
+    expect(compareAnalysis.emptyWhen!(facts(["a", "b"], { compare: { control: "c" } }))).toMatch(
+      /^the control "c" .* is not a condition of the study \(a, b\)/,
+    );
     expect(compareAnalysis.emptyWhen!(facts(["a", "b"], { compare: { control: "ab", conditionGroups: { ab: ["a", "b"] } } }))).toBeUndefined();
     expect(compareAnalysis.emptyWhen!(facts(["a", "b"], { compare: { control: "a" } }))).toBeUndefined();
   });

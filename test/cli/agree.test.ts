@@ -12,10 +12,50 @@ import type { AgreementReport } from "../../src/analysis/agreement/agree.js";
 
 // 20 turns (s1: t0000-t0011, s2: t0000-t0007). human:alice did not code the last two turns of s2,
 // llm did not code s1/t0000: 17 turns are coded by both.
-const human = ["agrees", "gives-opinion", "gives-opinion", "asks-opinion", "gives-suggestion", "agrees", "gives-opinion", "asks-opinion", "agrees", "gives-opinion", "gives-suggestion", "gives-opinion",
-  "agrees", "asks-opinion", "gives-opinion", "gives-suggestion", "gives-opinion", "agrees", null, null];
-const llm = [null, "gives-opinion", "gives-suggestion", "asks-opinion", "gives-suggestion", "agrees", "gives-opinion", "gives-opinion", "agrees", "gives-opinion", "gives-suggestion", "agrees",
-  "agrees", "asks-opinion", "gives-opinion", "gives-opinion", "gives-opinion", "agrees", "agrees", "gives-opinion"];
+const human = [
+  "agrees",
+  "gives-opinion",
+  "gives-opinion",
+  "asks-opinion",
+  "gives-suggestion",
+  "agrees",
+  "gives-opinion",
+  "asks-opinion",
+  "agrees",
+  "gives-opinion",
+  "gives-suggestion",
+  "gives-opinion",
+  "agrees",
+  "asks-opinion",
+  "gives-opinion",
+  "gives-suggestion",
+  "gives-opinion",
+  "agrees",
+  null,
+  null,
+];
+const llm = [
+  null,
+  "gives-opinion",
+  "gives-suggestion",
+  "asks-opinion",
+  "gives-suggestion",
+  "agrees",
+  "gives-opinion",
+  "gives-opinion",
+  "agrees",
+  "gives-opinion",
+  "gives-suggestion",
+  "agrees",
+  "agrees",
+  "asks-opinion",
+  "gives-opinion",
+  "gives-opinion",
+  "gives-opinion",
+  "agrees",
+  "agrees",
+  "gives-opinion",
+];
 const humanSentiment = [4, 5, 5, 3, 6, 4, 4, 2, 5, 6, 7, 4, 3, 4, 5, 6, 4, 5, null, null];
 const llmSentiment = [null, 5, 6, 3, 6, 4, 5, 3, 5, 6, 6, 4, 4, 4, 5, 5, 4, 6, 5, 4];
 
@@ -27,7 +67,17 @@ function records(coder: string, codebook: string, values: (string | number | nul
   return values.flatMap((v, i) =>
     v === null
       ? []
-      : [{ ...unit(i), codebook, codebookVersion: "1.0.0", coder, provenance: {}, createdAt: "2026-01-01T00:00:00Z", ...(kind === "codes" ? { codes: [v as string] } : { scores: { sentiment: v as number } }) }],
+      : [
+          {
+            ...unit(i),
+            codebook,
+            codebookVersion: "1.0.0",
+            coder,
+            provenance: {},
+            createdAt: "2026-01-01T00:00:00Z",
+            ...(kind === "codes" ? { codes: [v as string] } : { scores: { sentiment: v as number } }),
+          },
+        ],
   );
 }
 
@@ -36,15 +86,26 @@ let study: string;
 beforeAll(async () => {
   study = join(await mkdtemp(join(tmpdir(), "colloquy-agree-")), "study");
   await initStudy(study);
-  for (const [id, n] of [["s1", 12], ["s2", 8]] as const) {
+  for (const [id, n] of [
+    ["s1", 12],
+    ["s2", 8],
+  ] as const) {
     await saveSession(
       study,
       sessionSchema.parse({
         id,
         metadata: { condition: "pilot" },
-        participants: [{ id: "alice", name: "Alice", kind: "human" }, { id: "bot", name: "Bot", kind: "ai" }],
+        participants: [
+          { id: "alice", name: "Alice", kind: "human" },
+          { id: "bot", name: "Bot", kind: "ai" },
+        ],
         // Text with a comma, quotes, a newline and a leading "=" to check the CSV keeps it verbatim.
-        turns: Array.from({ length: n }, (_, i) => ({ id: `t${String(i).padStart(4, "0")}`, index: i, speaker: i % 2 ? "bot" : "alice", text: `turn ${i} of ${id}: "yes", well\n=maybe` })),
+        turns: Array.from({ length: n }, (_, i) => ({
+          id: `t${String(i).padStart(4, "0")}`,
+          index: i,
+          speaker: i % 2 ? "bot" : "alice",
+          text: `turn ${i} of ${id}: "yes", well\n=maybe`,
+        })),
       }),
     );
   }
@@ -91,10 +152,21 @@ describe("colloquy agree <study>", () => {
     expect(v.labels.slice(0, 3)).toEqual(["shows-solidarity", "shows-tension-release", "agrees"]);
     expect(v.labels).toHaveLength(13);
 
-    const csv = Papa.parse<Record<string, string>>(await readFile(join(study, "analysis", "agreement-bales-ipa-disagreements.csv"), "utf8"), { header: true, skipEmptyLines: true });
+    const csv = Papa.parse<Record<string, string>>(await readFile(join(study, "analysis", "agreement-bales-ipa-disagreements.csv"), "utf8"), {
+      header: true,
+      skipEmptyLines: true,
+    });
     expect(csv.meta.fields).toEqual(["session", "turn", "speaker", "variable", "llm", "human:alice", "text"]);
     expect(csv.data).toHaveLength(4);
-    expect(csv.data[0]).toEqual({ session: "s1", turn: "t0002", speaker: "Alice", variable: "codes", "human:alice": "gives-opinion", llm: "gives-suggestion", text: 'turn 2 of s1: "yes", well\n=maybe' });
+    expect(csv.data[0]).toEqual({
+      session: "s1",
+      turn: "t0002",
+      speaker: "Alice",
+      variable: "codes",
+      "human:alice": "gives-opinion",
+      llm: "gives-suggestion",
+      text: 'turn 2 of s1: "yes", well\n=maybe',
+    });
     expect(report.disagreements.total).toBe(4);
   });
 
@@ -134,15 +206,39 @@ describe("colloquy agree <study>", () => {
   });
 
   it("three coders: pairwise kappas, Fleiss and Krippendorff over the turns all three coded", async () => {
-    const rules = ["agrees", "gives-opinion", "gives-opinion", "gives-opinion", "gives-suggestion", "gives-opinion", "gives-opinion", "asks-opinion", "agrees", "agrees", "gives-suggestion",
-      "gives-opinion", "agrees", "asks-opinion", "asks-opinion", "gives-suggestion", "gives-opinion", "gives-opinion", "agrees", "agrees"];
+    const rules = [
+      "agrees",
+      "gives-opinion",
+      "gives-opinion",
+      "gives-opinion",
+      "gives-suggestion",
+      "gives-opinion",
+      "gives-opinion",
+      "asks-opinion",
+      "agrees",
+      "agrees",
+      "gives-suggestion",
+      "gives-opinion",
+      "agrees",
+      "asks-opinion",
+      "asks-opinion",
+      "gives-suggestion",
+      "gives-opinion",
+      "gives-opinion",
+      "agrees",
+      "agrees",
+    ];
     await appendCodes(study, records("rules", "bales-ipa", rules, "codes"));
     const run = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "llm,human:alice,rules", "--json", "--bootstrap", "0"]);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as AgreementReport;
     const v = report.variables[0];
     expect(v.unitsComplete).toBe(17);
-    expect(v.pairs.map((p) => [p.a, p.b])).toEqual([["human:alice", "llm"], ["human:alice", "rules"], ["llm", "rules"]]);
+    expect(v.pairs.map((p) => [p.a, p.b])).toEqual([
+      ["human:alice", "llm"],
+      ["human:alice", "rules"],
+      ["llm", "rules"],
+    ]);
     // python: alpha_pairwise([llm, human, rules] on the 17 shared turns, "nominal") and the generalised
     // Fleiss formula, both from test/analysis/reliability/reference.py
     expect(v.alpha[0].alpha).toBeCloseTo(0.5076586433260394, 12);
@@ -168,8 +264,18 @@ describe("colloquy agree --csv", () => {
     const file = join(dir, "ratings.csv");
     // Krippendorff (2011) 4 observers x 12 units; published ordinal alpha 0.815, interval 0.849.
     const rows = [
-      [1, 1, "", 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
-      [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], ["", 5, 5, 5], ["", "", 1, 1], ["", 3, "", ""],
+      [1, 1, "", 1],
+      [2, 2, 3, 2],
+      [3, 3, 3, 3],
+      [3, 3, 3, 3],
+      [2, 2, 2, 2],
+      [1, 2, 3, 4],
+      [4, 4, 4, 4],
+      [1, 1, 2, 1],
+      [2, 2, 2, 2],
+      ["", 5, 5, 5],
+      ["", "", 1, 1],
+      ["", 3, "", ""],
     ];
     await writeFile(file, "unit,A,B,C,D\n" + rows.map((r, i) => [i + 1, ...r].join(",")).join("\n") + "\n");
     const run = await runCli(["agree", "--csv", file, "--raters", "A,B,C,D", "--level", "ordinal", "--json", "--bootstrap", "100"]);

@@ -46,7 +46,11 @@ afterEach(async () => {
 });
 
 async function start(options: Partial<Parameters<typeof runAnnotate>[1]> = {}): Promise<RunningAnnotate> {
-  running = await runAnnotate(await openStudy(study), { coder: "alice", codebook: "bales-ipa", selection: { sessions: ["control-1"] }, ...options }, silentReporter);
+  running = await runAnnotate(
+    await openStudy(study),
+    { coder: "alice", codebook: "bales-ipa", selection: { sessions: ["control-1"] }, ...options },
+    silentReporter,
+  );
   return running;
 }
 
@@ -73,7 +77,13 @@ describe("colloquy annotate: coding", () => {
     await at(1);
     let codes = await alice();
     expect(codes).toHaveLength(1);
-    expect(codes[0]).toMatchObject({ session: "control-1", turn: codeable[0].id, codes: ["agrees"], coder: "human:alice", fingerprint: turnFingerprint(codeable[0]) });
+    expect(codes[0]).toMatchObject({
+      session: "control-1",
+      turn: codeable[0].id,
+      codes: ["agrees"],
+      coder: "human:alice",
+      fingerprint: turnFingerprint(codeable[0]),
+    });
     expect(codes[0].provenance.via).toBe("colloquy annotate");
 
     await page.keyboard.press("n");
@@ -161,7 +171,11 @@ describe("colloquy annotate: the server refuses", () => {
       expect(response.status, path).toBe(403);
     }
     expect((await fetch(`${server.url}api/state`)).status).toBe(200);
-    const post = await fetch(`${origin}/api/answer`, { method: "POST", headers: { "Content-Type": "application/json", Origin: origin }, body: JSON.stringify({ index: 0, codes: ["agrees"] }) });
+    const post = await fetch(`${origin}/api/answer`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: origin },
+      body: JSON.stringify({ index: 0, codes: ["agrees"] }),
+    });
     expect(post.status).toBe(403);
     expect(existsSync(codesPath(study, "bales-ipa", "human:alice"))).toBe(false);
   });
@@ -190,13 +204,25 @@ fetch(${JSON.stringify(server.url + "api/answer")}, {method: "POST", headers: {"
     } finally {
       await new Promise<void>((ok) => hostile.close(() => ok()));
     }
-    const byHand = await fetch(`${server.url}api/answer`, { method: "POST", headers: { "Content-Type": "application/json", Origin: "http://evil.example" }, body: JSON.stringify({ index: 0, codes: ["agrees"] }) });
+    const byHand = await fetch(`${server.url}api/answer`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: "http://evil.example" },
+      body: JSON.stringify({ index: 0, codes: ["agrees"] }),
+    });
     expect(byHand.status).toBe(403);
-    const sameSite = await fetch(`${server.url}api/answer`, { method: "POST", headers: { "Content-Type": "application/json", Origin: server.origin, "Sec-Fetch-Site": "cross-site" }, body: JSON.stringify({ index: 0, codes: ["agrees"] }) });
+    const sameSite = await fetch(`${server.url}api/answer`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: server.origin, "Sec-Fetch-Site": "cross-site" },
+      body: JSON.stringify({ index: 0, codes: ["agrees"] }),
+    });
     expect(sameSite.status).toBe(403);
     expect(existsSync(codesPath(study, "bales-ipa", "human:alice"))).toBe(false);
     // The page's own POST goes through.
-    const own = await fetch(`${server.url}api/answer`, { method: "POST", headers: { "Content-Type": "application/json", Origin: server.origin }, body: JSON.stringify({ index: 0, codes: ["agrees"] }) });
+    const own = await fetch(`${server.url}api/answer`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: server.origin },
+      body: JSON.stringify({ index: 0, codes: ["agrees"] }),
+    });
     expect(own.status).toBe(200);
     expect(await alice()).toHaveLength(1);
   }, 60_000);
@@ -207,7 +233,11 @@ describe("colloquy annotate --host 0.0.0.0 (a lab network)", () => {
     const server = await start({ host: "0.0.0.0" });
     const port = new URL(server.url).port;
     const post = (origin: string) =>
-      fetch(`http://127.0.0.1:${port}/${server.token}/api/answer`, { method: "POST", headers: { "Content-Type": "application/json", Origin: origin }, body: JSON.stringify({ index: 0, codes: ["agrees"] }) });
+      fetch(`http://127.0.0.1:${port}/${server.token}/api/answer`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Origin: origin },
+        body: JSON.stringify({ index: 0, codes: ["agrees"] }),
+      });
     expect((await post(`http://0.0.0.0:${port}`)).status).toBe(403);
     expect((await post(`http://127.0.0.1:${port}`)).status).toBe(200);
     expect(server.url).not.toContain("0.0.0.0");
@@ -240,7 +270,11 @@ describe("colloquy annotate --adjudicate", () => {
     await page.waitForSelector("#status:has-text('All 1 turns decided')");
     const decided = await readCodes(study, "bales-ipa", "human:adjudicated");
     expect(decided).toHaveLength(1);
-    expect(decided[0]).toMatchObject({ turn: b.id, codes: ["gives-suggestion"], provenance: { decidedBy: "carol", between: { "human:alice": ["gives-opinion"], "human:bob": ["gives-suggestion"] } } });
+    expect(decided[0]).toMatchObject({
+      turn: b.id,
+      codes: ["gives-suggestion"],
+      provenance: { decidedBy: "carol", between: { "human:alice": ["gives-opinion"], "human:bob": ["gives-suggestion"] } },
+    });
     expect(JSON.parse((await readFile(codesPath(study, "bales-ipa", "human:adjudicated"), "utf8")).split("\n")[0]!).run.coder).toBe("human:adjudicated");
     expect(errors).toEqual([]);
   }, 60_000);
@@ -255,7 +289,26 @@ describe("colloquy annotate (the command)", () => {
     // A real process (the command runs until SIGINT), started from source with tsx.
     const entry = `import { main } from ${JSON.stringify(resolve("src/cli/main.ts"))}; process.exitCode = await main(process.argv);`;
     const launch = async () => {
-      const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", entry, "colloquy", "annotate", study, "--coder", "alice", "--codebook", "bales-ipa", "--sessions", "control-1"], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          "--input-type=module",
+          "-e",
+          entry,
+          "colloquy",
+          "annotate",
+          study,
+          "--coder",
+          "alice",
+          "--codebook",
+          "bales-ipa",
+          "--sessions",
+          "control-1",
+        ],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
       let out = "";
       child.stdout!.on("data", (c) => (out += c));
       child.stderr!.on("data", (c) => (out += c));

@@ -26,7 +26,8 @@ afterEach(async () => {
 });
 
 const endpoint = () => ["--base-url", server.url, "--model", "test-model"];
-const submit = (dir: string, ...extra: string[]) => runCli(["code", dir, "--codebook", "bales-ipa", "--coder", "llm", ...endpoint(), "--via", "batch", ...extra]);
+const submit = (dir: string, ...extra: string[]) =>
+  runCli(["code", dir, "--codebook", "bales-ipa", "--coder", "llm", ...endpoint(), "--via", "batch", ...extra]);
 const ledger = async (dir: string) => JSON.parse(await readFile(join(dir, ".colloquy", "batches.json"), "utf8"));
 
 /** `colloquy <args>` as its own process (a later process, as on the next day or another machine). */
@@ -53,7 +54,17 @@ async function allText(dir: string): Promise<string> {
 /** The request lines of every uploaded batch input file. */
 async function uploadedLines(): Promise<string[]> {
   const files = [...server.files().values()].filter((f) => f.purpose === "batch");
-  return (await Promise.all(files.map(async (f) => (await readFile(f.path)).subarray(f.start ?? 0, (f.start ?? 0) + f.bytes).toString("utf8").split("\n").filter(Boolean)))).flat();
+  return (
+    await Promise.all(
+      files.map(async (f) =>
+        (await readFile(f.path))
+          .subarray(f.start ?? 0, (f.start ?? 0) + f.bytes)
+          .toString("utf8")
+          .split("\n")
+          .filter(Boolean),
+      ),
+    )
+  ).flat();
 }
 
 describe("colloquy code --via batch", () => {

@@ -20,7 +20,17 @@ beforeEach(async () => {
   await appendCodes(
     study.dir,
     sessions.flatMap((s) =>
-      s.turns.map((t) => ({ session: s.id, turn: t.id, fingerprint: turnFingerprint(t), codebook: "bales-ipa", codebookVersion: "1", coder: "human:alice", codes: [balesCodeFor(t.text)], provenance: {}, createdAt: "2024-01-01T00:00:00Z" })),
+      s.turns.map((t) => ({
+        session: s.id,
+        turn: t.id,
+        fingerprint: turnFingerprint(t),
+        codebook: "bales-ipa",
+        codebookVersion: "1",
+        coder: "human:alice",
+        codes: [balesCodeFor(t.text)],
+        provenance: {},
+        createdAt: "2024-01-01T00:00:00Z",
+      })),
     ),
   );
 });
@@ -30,7 +40,19 @@ afterEach(async () => {
   await study.cleanup();
 });
 
-const llm = (...extra: string[]) => ["code", study.dir, "--codebook", "bales-ipa", "--coder", "llm", "--base-url", server.url, "--model", "test-model", ...extra];
+const llm = (...extra: string[]) => [
+  "code",
+  study.dir,
+  "--codebook",
+  "bales-ipa",
+  "--coder",
+  "llm",
+  "--base-url",
+  server.url,
+  "--model",
+  "test-model",
+  ...extra,
+];
 
 /** The worked examples of a request: [{session, turn, text, codes line}]. */
 function examplesOf(request: RecordedRequest): Array<{ session: string; turn: string; text: string; codes: string }> {
@@ -62,7 +84,9 @@ describe("colloquy code --examples", () => {
     expect(codes).toHaveLength(4);
     expect(codes[0].provenance).toMatchObject({ promptTemplate: EXAMPLES_TEMPLATE_HASH, examplesFrom: ["human:alice"], shots: 3, excludeSession: false });
     const shown = codes[0].provenance.examples as Array<{ session: string; turn: string }>;
-    expect(shown.map((e) => `${e.session} ${e.turn}`)).toEqual(examplesOf(requests.find((r) => targetsOf(r)[0].turn === codes[0].turn)!).map((e) => `${e.session} ${e.turn}`));
+    expect(shown.map((e) => `${e.session} ${e.turn}`)).toEqual(
+      examplesOf(requests.find((r) => targetsOf(r)[0].turn === codes[0].turn)!).map((e) => `${e.session} ${e.turn}`),
+    );
   });
 
   it("--examples-exclude-session never shows a turn of the session being coded; --batch excludes every target", async () => {
@@ -130,7 +154,14 @@ describe("colloquy.json: worked examples and the learned coder in the pipeline",
   }
 
   it("colloquy study codes with the plan's examples, shots and exclusion, and trains the learned coder on its train coders", async () => {
-    await configure({ codebook: "bales-ipa", coders: ["llm", "learned"], train: ["human:alice"], examples: ["human:alice"], shots: 2, examplesExcludeSession: true });
+    await configure({
+      codebook: "bales-ipa",
+      coders: ["llm", "learned"],
+      train: ["human:alice"],
+      examples: ["human:alice"],
+      shots: 2,
+      examplesExcludeSession: true,
+    });
     const run = await runCli(["study", study.dir, "--only", "code"]);
     expect(run.code, run.stderr).toBe(0);
     const requests = server.chatRequests();

@@ -49,7 +49,10 @@ describe("colloquy code", () => {
     expect(run.code).toBe(0);
     const requests = server.chatRequests();
     expect(requests).toHaveLength(2);
-    expect(requests.map((r) => targetsOf(r).map((t) => t.turn))).toEqual([["t0000", "t0001"], ["t0002", "t0003"]]);
+    expect(requests.map((r) => targetsOf(r).map((t) => t.turn))).toEqual([
+      ["t0000", "t0001"],
+      ["t0002", "t0003"],
+    ]);
     const first = requests[0].body.messages[1].content.split("\n").filter((l: string) => /^(TARGET|context) \[/.test(l));
     expect(first).toHaveLength(3); // two targets + one after, none before
     const codes = await readCodes(study.dir, "bales-ipa", "llm:test");

@@ -13,6 +13,10 @@ export async function pairedStudyOnDisk(config: Partial<StudyConfig> = {}, coder
   await initStudy(dir, config);
   const { sessions, records } = pairedStudy();
   for (const s of sessions) await saveSession(dir, s);
-  for (const coder of coders) await appendCodes(dir, records.map((r) => ({ ...r, coder })));
+  for (const coder of coders)
+    await appendCodes(
+      dir,
+      records.map((r) => ({ ...r, coder })),
+    );
   return dir;
 }

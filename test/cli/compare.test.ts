@@ -25,7 +25,9 @@ describe("colloquy compare", () => {
     expect(differences).toContain("ai,control,gives-opinion,41,19,");
     const frequencies = await readFile(join(dir, "analysis", "compare-bales-ipa-frequencies.csv"), "utf8");
     expect(frequencies).toContain("condition,control,agrees,8,");
-    expect(await readFile(join(dir, "analysis", "compare-bales-ipa-tests.csv"), "utf8")).toContain('wilcoxon,"Wilcoxon signed-rank (paired, two-sided)",gives-opinion,ai,control,,participant,count,10,W,0,,0.001953125,0.00390625');
+    expect(await readFile(join(dir, "analysis", "compare-bales-ipa-tests.csv"), "utf8")).toContain(
+      'wilcoxon,"Wilcoxon signed-rank (paired, two-sided)",gives-opinion,ai,control,,participant,count,10,W,0,,0.001953125,0.00390625',
+    );
   });
 
   it("--json prints the report; config settings apply and flags override them", async () => {
@@ -33,7 +35,9 @@ describe("colloquy compare", () => {
     const fromConfig = JSON.parse((await runCli(["compare", dir, "--json"])).stdout) as CompareReport;
     expect(fromConfig.options).toMatchObject({ control: "ai", design: "between" });
     expect(fromConfig.tests.some((t) => t.family === "mann-whitney")).toBe(true);
-    const flagged = JSON.parse((await runCli(["compare", dir, "--json", "--control", "control", "--design", "within", "--normalise-runs", "--unit", "session"])).stdout) as CompareReport;
+    const flagged = JSON.parse(
+      (await runCli(["compare", dir, "--json", "--control", "control", "--design", "within", "--normalise-runs", "--unit", "session"])).stdout,
+    ) as CompareReport;
     expect(flagged.options).toMatchObject({ control: "control", design: "within", normaliseByRuns: true, unit: "session" });
     expect(flagged.differences.basis).toBe("per-run");
     expect(flagged.differences.rows.find((d) => d.code === "gives-opinion")).toMatchObject({ value: 41 / 5, controlValue: 19 / 5 });

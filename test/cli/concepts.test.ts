@@ -10,7 +10,11 @@ describe("colloquy concepts", () => {
     const study = await makeStudy([
       makeSession("a1", "A", gardenLines),
       makeSession("b1", "B", gardenLines.slice(0, 4)),
-      makeSession("b2", "B", gardenLines.map(([s, t]) => [s, t] as [string, string])),
+      makeSession(
+        "b2",
+        "B",
+        gardenLines.map(([s, t]) => [s, t] as [string, string]),
+      ),
     ]);
     const lexicon = join(study, "lexicon.txt");
     await writeFile(lexicon, "[terms]\nsolar pump\n[ignore]\nherb\n");

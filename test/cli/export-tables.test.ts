@@ -11,8 +11,26 @@ import { sessionSchema } from "../../src/transcript/schema.js";
 import { runCli } from "../support/cli.js";
 
 const at = "2026-01-01T00:00:00.000Z";
-const bales = (turn: string, coder: string, code: string): CodeRecord => ({ session: "s1", turn, codebook: "bales-ipa", codebookVersion: "1.0.0", coder, codes: [code], provenance: {}, createdAt: at });
-const style = (turn: string, sentiment: number): CodeRecord => ({ session: "s1", turn, codebook: "pragmatic-style", codebookVersion: "1.0.0", coder: "llm", scores: { sentiment, formality: 4 }, provenance: {}, createdAt: at });
+const bales = (turn: string, coder: string, code: string): CodeRecord => ({
+  session: "s1",
+  turn,
+  codebook: "bales-ipa",
+  codebookVersion: "1.0.0",
+  coder,
+  codes: [code],
+  provenance: {},
+  createdAt: at,
+});
+const style = (turn: string, sentiment: number): CodeRecord => ({
+  session: "s1",
+  turn,
+  codebook: "pragmatic-style",
+  codebookVersion: "1.0.0",
+  coder: "llm",
+  scores: { sentiment, formality: 4 },
+  provenance: {},
+  createdAt: at,
+});
 
 let study: string;
 beforeAll(async () => {
@@ -34,7 +52,14 @@ beforeAll(async () => {
       ],
     }),
   );
-  await appendCodes(study, [bales("t0000", "human:alice", "asks-suggestion"), bales("t0001", "human:alice", "agrees"), bales("t0002", "human:alice", "agrees"), bales("t0001", "rules", "agrees"), style("t0000", 5), style("t0001", 6)]);
+  await appendCodes(study, [
+    bales("t0000", "human:alice", "asks-suggestion"),
+    bales("t0001", "human:alice", "agrees"),
+    bales("t0002", "human:alice", "agrees"),
+    bales("t0001", "rules", "agrees"),
+    style("t0000", 5),
+    style("t0001", 6),
+  ]);
 });
 
 async function csv(path: string) {
@@ -65,15 +90,38 @@ describe("colloquy export tables", () => {
     expect((await runCli(["export", study, "--what", "participants", "--out", people])).code).toBe(0);
     const rows = await csv(people);
     const ana = rows.find((r) => r.name === "Ana")!;
-    expect(ana).toMatchObject({ session: "s1", kind: "human", turns: "2", words: "5", "bales-ipa:human:alice:agrees": "1", "bales-ipa:human:alice:asks-suggestion": "1", "pragmatic-style:llm:sentiment:mean": "5" });
+    expect(ana).toMatchObject({
+      session: "s1",
+      kind: "human",
+      turns: "2",
+      words: "5",
+      "bales-ipa:human:alice:agrees": "1",
+      "bales-ipa:human:alice:asks-suggestion": "1",
+      "pragmatic-style:llm:sentiment:mean": "5",
+    });
     expect(Number(ana.share_of_turns)).toBeCloseTo(2 / 3);
-    expect(rows.find((r) => r.name === "Bot")).toMatchObject({ turns: "1", words: "3", "bales-ipa:rules:agrees": "1", "pragmatic-style:llm:sentiment:mean": "6" });
+    expect(rows.find((r) => r.name === "Bot")).toMatchObject({
+      turns: "1",
+      words: "3",
+      "bales-ipa:rules:agrees": "1",
+      "pragmatic-style:llm:sentiment:mean": "6",
+    });
     expect((await csv(`${people}.dictionary.csv`)).map((d) => d.column)).toEqual(Object.keys(rows[0]));
 
     const sessions = join(study, "..", "sessions.csv");
     expect((await runCli(["export", study, "--what", "sessions", "--out", sessions])).code).toBe(0);
     const [s1] = await csv(sessions);
-    expect(s1).toMatchObject({ session: "s1", turns: "3", participants: "2", humans: "1", ais: "1", words: "8", duration_s: "9", "bales-ipa:human:alice:agrees": "2", "pragmatic-style:llm:sentiment:mean": "5.5" });
+    expect(s1).toMatchObject({
+      session: "s1",
+      turns: "3",
+      participants: "2",
+      humans: "1",
+      ais: "1",
+      words: "8",
+      duration_s: "9",
+      "bales-ipa:human:alice:agrees": "2",
+      "pragmatic-style:llm:sentiment:mean": "5.5",
+    });
   });
 
   it("--format parquet writes typed columns that a Parquet reader reads back (empty cells as nulls)", async () => {
@@ -84,10 +132,17 @@ describe("colloquy export tables", () => {
       const bytes = await readFile(out);
       const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
       const rows = await parquetReadObjects({ file });
-      const jsonl = (await runCli(["export", study, "--what", what, "--format", "jsonl"])).stdout.trim().split("\n").map((l) => JSON.parse(l));
+      const jsonl = (await runCli(["export", study, "--what", what, "--format", "jsonl"])).stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       expect(rows).toHaveLength(jsonl.length);
       const dictionary = await csv(`${out}.dictionary.csv`);
-      expect(parquetMetadata(file).schema.slice(1).map((s) => s.name)).toEqual(dictionary.map((d) => d.column));
+      expect(
+        parquetMetadata(file)
+          .schema.slice(1)
+          .map((s) => s.name),
+      ).toEqual(dictionary.map((d) => d.column));
       if (what === "wide") {
         expect(rows.map((r) => r["pragmatic-style:llm:sentiment"])).toEqual([5, 6, null]);
         expect(rows.map((r) => r.text)).toEqual(["Shall we start, team?", "Yes, I agree.", "Good"]);

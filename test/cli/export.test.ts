@@ -13,7 +13,17 @@ describe("colloquy export", () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "colloquy-export-"));
-    await runCli(["import", join(fixtures, "csv/chat-log.csv"), join(fixtures, "csv/semicolon-bom.csv"), "--study", dir, "--code-column", "ipa_code=alice", "--codebook", "bales-ipa"]);
+    await runCli([
+      "import",
+      join(fixtures, "csv/chat-log.csv"),
+      join(fixtures, "csv/semicolon-bom.csv"),
+      "--study",
+      dir,
+      "--code-column",
+      "ipa_code=alice",
+      "--codebook",
+      "bales-ipa",
+    ]);
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -38,23 +48,52 @@ describe("colloquy export", () => {
   it("adds one column per codebook and coder with --codes", async () => {
     const run = await runCli(["export", dir, "--codes"]);
     const rows = Papa.parse<Record<string, string>>(run.stdout.trim(), { header: true }).data;
-    expect(rows.map((r) => r["bales-ipa:human:alice"])).toEqual(["", "", "shows-solidarity", "gives-suggestion", "disagrees", "asks-orientation", "gives-orientation", ""]);
+    expect(rows.map((r) => r["bales-ipa:human:alice"])).toEqual([
+      "",
+      "",
+      "shows-solidarity",
+      "gives-suggestion",
+      "disagrees",
+      "asks-orientation",
+      "gives-orientation",
+      "",
+    ]);
   });
 
   it("writes JSONL rows", async () => {
     const run = await runCli(["export", dir, "--format", "jsonl"]);
-    const rows = run.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const rows = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(8);
     // Sessions sort by condition (none first), run, id.
     expect(rows[0].session).toBe("semicolon-bom");
-    expect(rows[2]).toMatchObject({ session: "control-1-chat-log-1", condition: "control", run: "1", turn: "t0000", index: 0, speaker: "Alice Smith", kind: "human", time: 0, type: "message" });
+    expect(rows[2]).toMatchObject({
+      session: "control-1-chat-log-1",
+      condition: "control",
+      run: "1",
+      turn: "t0000",
+      index: 0,
+      speaker: "Alice Smith",
+      kind: "human",
+      time: 0,
+      type: "message",
+    });
   });
 
   it("writes code records as CSV with --what codes", async () => {
     const run = await runCli(["export", dir, "--what", "codes"]);
     const rows = Papa.parse<Record<string, string>>(run.stdout.trim(), { header: true }).data;
     expect(rows).toHaveLength(5);
-    expect(rows[0]).toMatchObject({ session: "control-1-chat-log-1", condition: "control", turn: "t0000", codebook: "bales-ipa", coder: "human:alice", codes: "shows-solidarity" });
+    expect(rows[0]).toMatchObject({
+      session: "control-1-chat-log-1",
+      condition: "control",
+      turn: "t0000",
+      codebook: "bales-ipa",
+      coder: "human:alice",
+      codes: "shows-solidarity",
+    });
   });
 
   it("rejects unknown formats", async () => {

@@ -34,7 +34,20 @@ const read = async <T>(file: string): Promise<T> => JSON.parse(await readFile(jo
 
 describe("session filters", () => {
   it("agree --condition / --sessions / --run: agreement on that part only, named in the provenance", async () => {
-    const run = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "rules,human:alice", "--condition", "control", "--run", "2", "--bootstrap", "0"]);
+    const run = await runCli([
+      "agree",
+      study,
+      "--codebook",
+      "bales-ipa",
+      "--coders",
+      "rules,human:alice",
+      "--condition",
+      "control",
+      "--run",
+      "2",
+      "--bootstrap",
+      "0",
+    ]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("computed on part of the study: condition control; run 2 (1 session(s))");
@@ -43,7 +56,19 @@ describe("session filters", () => {
     expect(report.coverage!.unitsCodedByAll).toBe(CODEABLE_PER_SESSION);
     expect(report.coverage!.unitsCodedByAny).toBe(CODEABLE_PER_SESSION);
 
-    const both = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "rules,human:alice", "--sessions", "control-1,control-2", "--bootstrap", "0", "--json"]);
+    const both = await runCli([
+      "agree",
+      study,
+      "--codebook",
+      "bales-ipa",
+      "--coders",
+      "rules,human:alice",
+      "--sessions",
+      "control-1,control-2",
+      "--bootstrap",
+      "0",
+      "--json",
+    ]);
     expect(both.code).toBe(0);
     expect((JSON.parse(both.stdout) as AgreementReport).coverage!.unitsCodedByAll).toBe(2 * CODEABLE_PER_SESSION);
 
@@ -57,7 +82,9 @@ describe("session filters", () => {
   it("a filtered run makes the pipeline forget that stage, so the next `colloquy study` writes the whole-study file again", async () => {
     const finished = { fingerprint: "x", finishedAt: "2026-11-01T00:00:00Z", seconds: 1, summary: "" };
     await writeArtifact(artifacts.state, study, { version: 1, stages: { agree: finished, compare: finished, stats: finished, build: finished }, imported: {} });
-    expect((await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "rules,human:alice", "--condition", "control", "--bootstrap", "0"])).code).toBe(0);
+    expect(
+      (await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "rules,human:alice", "--condition", "control", "--bootstrap", "0"])).code,
+    ).toBe(0);
     const stats = await runCli(["stats", study, "--codebook", "bales-ipa", "--coder", "rules", "--sessions", "control-1"]);
     expect(stats.stderr).toBe("");
     expect(stats.code).toBe(0);

@@ -16,7 +16,7 @@ const LINES: [speaker: string, text: string][] = [
   ["ana", "I agree with that, travel is the easy part."],
   ["ben", "This plan is terrible, we need the trip."],
   ["bot", "Could you say which part of the trip matters most?"],
-  ["ana", "Thanks, that helps, \"really\"; commas, and\na line break."],
+  ["ana", 'Thanks, that helps, "really"; commas, and\na line break.'],
 ];
 
 export const CODEABLE_PER_SESSION = LINES.length;

@@ -47,9 +47,13 @@ describe("colloquy import", () => {
     }
     expect(expected).toHaveLength(18);
     expect(rows.map((r) => ({ condition: r.condition!, run: r.run!, speaker: r.speaker!, kind: r.kind! }))).toEqual(expected);
-    expect(Object.keys(rows[0]!)).toEqual(expect.arrayContaining(["session", "condition", "run", "turn", "index", "speaker", "role", "kind", "time", "type", "text"]));
+    expect(Object.keys(rows[0]!)).toEqual(
+      expect.arrayContaining(["session", "condition", "run", "turn", "index", "speaker", "role", "kind", "time", "type", "text"]),
+    );
     // The human client's words survive quoting intact, including embedded quotes and line breaks.
-    expect(rows.find((r) => r.session === "hierarchical-1-run-1" && r.index === "4")!.text).toContain('<form action="/order" method="post">\n  <label>Cake</label>');
+    expect(rows.find((r) => r.session === "hierarchical-1-run-1" && r.index === "4")!.text).toContain(
+      '<form action="/order" method="post">\n  <label>Cake</label>',
+    );
   });
 
   it("re-importing the same files replaces their sessions instead of duplicating them", async () => {
@@ -67,7 +71,7 @@ describe("colloquy import", () => {
 
   it("imports the good files, reports the broken one by file and line, and exits non-zero", async () => {
     await writeFile(join(dir, "good.csv"), "speaker,text\nAnn,hello\n");
-    await writeFile(join(dir, "bad.csv"), "speaker,text\nAnn,\"never closed\n");
+    await writeFile(join(dir, "bad.csv"), 'speaker,text\nAnn,"never closed\n');
     const run = await runCli(["import", join(dir, "good.csv"), join(dir, "bad.csv"), "--study", study]);
     expect(run.code).not.toBe(0);
     expect(run.stdout).toMatch(/✓ .*good\.csv \[csv\]: 1 session\(s\)/);
@@ -82,13 +86,25 @@ describe("colloquy import", () => {
   });
 
   it("stores CSV code columns as human codes matched by id, label or alias, and reports unmatched labels with their line", async () => {
-    const run = await runCli(["import", join(fixtures, "csv/chat-log.csv"), "--study", study, "--code-column", "ipa_code=alice", "--codebook", "bales-ipa", "--json"]);
+    const run = await runCli([
+      "import",
+      join(fixtures, "csv/chat-log.csv"),
+      "--study",
+      study,
+      "--code-column",
+      "ipa_code=alice",
+      "--codebook",
+      "bales-ipa",
+      "--json",
+    ]);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout);
     expect(report.provenance.tool).toBe("colloquy");
     expect(report.summary).toMatchObject({ sessions: 2, turns: 6, codes: 5, failed: 0 });
     expect(report.files[0].warnings).toEqual([
-      expect.stringMatching(/chat-log\.csv: no speaker is marked as an AI, but "Designer Bot", "Planner Bot" look like an assistant; if so, import again with --agents "Designer Bot,Planner Bot"/),
+      expect.stringMatching(
+        /chat-log\.csv: no speaker is marked as an AI, but "Designer Bot", "Planner Bot" look like an assistant; if so, import again with --agents "Designer Bot,Planner Bot"/,
+      ),
       expect.stringMatching(/chat-log\.csv:9: code label "Cheers" matches no category/),
     ]);
     const codes = await readCodes(study, "bales-ipa", "human:alice");

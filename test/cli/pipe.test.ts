@@ -13,7 +13,13 @@ describe("a closed pipe", () => {
     // 20,000 turns (several MB, far over a pipe's buffer); the reader stops after one line.
     const study = await mkdtemp(join(tmpdir(), "colloquy-pipe-"));
     await initStudy(study);
-    const turns = Array.from({ length: 20_000 }, (_, i) => ({ id: `t${i}`, index: i, speaker: "a", text: `turn number ${i} with some words in it`, type: "message" as const }));
+    const turns = Array.from({ length: 20_000 }, (_, i) => ({
+      id: `t${i}`,
+      index: i,
+      speaker: "a",
+      text: `turn number ${i} with some words in it`,
+      type: "message" as const,
+    }));
     await saveSession(study, { schemaVersion: 1, id: "long", metadata: {}, participants: [{ id: "a", name: "A", kind: "human" }], turns });
     const child = spawn(process.execPath, ["--import", "tsx", bin, "export", study, "--format", "jsonl"], { stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";

@@ -22,7 +22,9 @@ describe("colloquy serve", () => {
   it("builds when needed, prints the URL, serves the site and stops on Ctrl-C", async () => {
     // A real process (the command runs until SIGINT), started from source with tsx.
     const entry = `import { main } from ${JSON.stringify(resolve("src/cli/main.ts"))}; process.exitCode = await main(process.argv);`;
-    child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", entry, "colloquy", "serve", dir, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", entry, "colloquy", "serve", dir, "--port", "0"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout!.on("data", (c) => (out += c));
     child.stderr!.on("data", (c) => (out += c));

@@ -32,7 +32,15 @@ describe("colloquy sessions", () => {
     const run = await runCli(["sessions", dir, "--json"]);
     const data = JSON.parse(run.stdout);
     expect(data.provenance.tool).toBe("colloquy");
-    expect(data.sessions[2]).toMatchObject({ id: "hierarchical-1-run-1", condition: "hierarchical", run: "1", humans: 1, ais: 3, turns: 5, durationSeconds: 300 });
+    expect(data.sessions[2]).toMatchObject({
+      id: "hierarchical-1-run-1",
+      condition: "hierarchical",
+      run: "1",
+      humans: 1,
+      ais: 3,
+      turns: 5,
+      durationSeconds: 300,
+    });
   });
 
   it("fails with a hint for a missing study and says how to import into an empty one", async () => {

@@ -35,7 +35,22 @@ describe("colloquy sheet", () => {
     expect(run.stdout).toContain(`Wrote ${4 * CODEABLE_PER_SESSION} turn(s) to code to ${out} (fill in code_alice, code_bob)`);
     expect(run.stdout).toContain("not on the sheet (never coded): system 4, reasoning 4, empty 4");
     const sheet = await readSheet(out);
-    expect(sheet.fields).toEqual(["session", "turn", "index", "speaker", "speaker_kind", "before_2", "before_1", "text", "after_1", "after_2", "fingerprint", "code_alice", "code_bob", "notes"]);
+    expect(sheet.fields).toEqual([
+      "session",
+      "turn",
+      "index",
+      "speaker",
+      "speaker_kind",
+      "before_2",
+      "before_1",
+      "text",
+      "after_1",
+      "after_2",
+      "fingerprint",
+      "code_alice",
+      "code_bob",
+      "notes",
+    ]);
     // No condition column: coders should not know which condition a turn comes from.
     expect(sheet.fields).not.toContain("condition");
     const sessions = await loadSessions(study);
@@ -44,7 +59,15 @@ describe("colloquy sheet", () => {
     // System, reasoning and empty turns are not on the sheet (as for the machine coders).
     expect(rows.map((r) => r.turn)).toEqual(["t0001", "t0002", "t0003", "t0005", "t0006", "t0007", "t0009", "t0010"]);
     const row = rows.find((r) => r.turn === "t0005")!;
-    expect(row).toMatchObject({ index: "5", speaker: "Bot", speaker_kind: "ai", text: s.turns[5].text, fingerprint: `'${turnFingerprint(s.turns[5])}`, code_alice: "", code_bob: "" });
+    expect(row).toMatchObject({
+      index: "5",
+      speaker: "Bot",
+      speaker_kind: "ai",
+      text: s.turns[5].text,
+      fingerprint: `'${turnFingerprint(s.turns[5])}`,
+      code_alice: "",
+      code_bob: "",
+    });
     // Context is every neighbouring turn, as the LLM coder sees it, with its type when not a message.
     expect(row.before_1).toBe("Bot [reasoning]: private: they want to save money");
     expect(row.before_2).toBe(`Ben: ${s.turns[3].text}`);
@@ -64,7 +87,21 @@ describe("colloquy sheet", () => {
 
   it("takes --coders, --context, --sessions and --excel; the legend of a scales codebook lists every anchor", async () => {
     const out = join(dir, "style.csv");
-    const run = await runCli(["sheet", study, "--codebook", "pragmatic-style", "--coders", "carol", "--context", "1:0", "--sessions", "ai-led-2", "--excel", "--out", out]);
+    const run = await runCli([
+      "sheet",
+      study,
+      "--codebook",
+      "pragmatic-style",
+      "--coders",
+      "carol",
+      "--context",
+      "1:0",
+      "--sessions",
+      "ai-led-2",
+      "--excel",
+      "--out",
+      out,
+    ]);
     expect(run.code).toBe(0);
     const raw = await readFile(out, "utf8");
     expect(raw.startsWith("\uFEFF")).toBe(true);
@@ -72,8 +109,20 @@ describe("colloquy sheet", () => {
     expect(sheet.rows).toHaveLength(CODEABLE_PER_SESSION);
     expect(new Set(sheet.rows.map((r) => r.session))).toEqual(new Set(["ai-led-2"]));
     expect(sheet.fields).toEqual([
-      "session", "turn", "index", "speaker", "speaker_kind", "before_1", "text", "fingerprint",
-      "code_carol_sentiment", "code_carol_formality", "code_carol_directness", "code_carol_relationship", "code_carol_participation", "notes",
+      "session",
+      "turn",
+      "index",
+      "speaker",
+      "speaker_kind",
+      "before_1",
+      "text",
+      "fingerprint",
+      "code_carol_sentiment",
+      "code_carol_formality",
+      "code_carol_directness",
+      "code_carol_relationship",
+      "code_carol_participation",
+      "notes",
     ]);
     const legend = await readSheet(join(dir, "style.legend.csv"));
     const anchors = legend.rows.filter((r) => r.kind === "anchor" && r.id === "sentiment");
@@ -273,7 +322,13 @@ describe("human coding round trip", () => {
 
   it("a sheet made before an edited transcript was re-imported: rows whose turn changed are refused by line", async () => {
     const transcript = join(dir, "meeting.txt");
-    const lines = ["Moderator: Welcome everyone.", "Ana: I agree with the proposal.", "Ben: This plan is terrible.", "Ana: Could you suggest an alternative?", "Ben: We could cut the travel costs."];
+    const lines = [
+      "Moderator: Welcome everyone.",
+      "Ana: I agree with the proposal.",
+      "Ben: This plan is terrible.",
+      "Ana: Could you suggest an alternative?",
+      "Ben: We could cut the travel costs.",
+    ];
     await writeFile(transcript, lines.join("\n") + "\n");
     expect((await runCli(["import", transcript, "--study", study])).code).toBe(0);
     const sessionId = (await loadSessions(study)).map((s) => s.id).find((id) => id.includes("meeting"))!;
@@ -295,7 +350,12 @@ describe("human coding round trip", () => {
     expect(run.stderr).toContain(`${out}:${edited + 2}: turn ${sessionId}/${sheet.rows[edited].turn} has changed since the sheet was made`);
     expect(run.stderr).toContain("1 row(s) of");
     const records = await readCodes(study, "bales-ipa", "human:alice");
-    expect(records.map((r) => r.turn).sort()).toEqual(sheet.rows.filter((_, i) => i !== edited).map((r) => r.turn).sort());
+    expect(records.map((r) => r.turn).sort()).toEqual(
+      sheet.rows
+        .filter((_, i) => i !== edited)
+        .map((r) => r.turn)
+        .sort(),
+    );
     expect(checkCodeCurrency(records, await loadSessions(study)).withheld).toEqual([]);
   });
 
@@ -314,7 +374,9 @@ describe("human coding round trip", () => {
     await writeSheet(out, sheet);
     const run = await runCli(["codes", "import", out, "--study", study, "--codebook", "bales-ipa", "--coder", "human:alice"]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`${out}:2: turn ${sessionId}/t0000 has changed since the sheet was made (its speaker or words differ); the words this row coded are now turn t0001`);
+    expect(run.stderr).toContain(
+      `${out}:2: turn ${sessionId}/t0000 has changed since the sheet was made (its speaker or words differ); the words this row coded are now turn t0001`,
+    );
     expect(run.stderr).toContain(`${out}:3: turn ${sessionId}/t0001 has changed`);
     expect(await readCodes(study, "bales-ipa", "human:alice")).toEqual([]);
   });
@@ -385,7 +447,13 @@ describe("colloquy codes import: what a filled sheet can get wrong", () => {
     const run = await runCli(["codes", "import", path, "--study", study, "--codebook", "bales-ipa", "--coder", "human:alice", "--json"]);
     expect(run.code).toBe(1);
     const summary = JSON.parse(run.stdout);
-    expect(summary).toMatchObject({ rows: 10, stored: 2, empty: 1, duplicates: 1, refused: { "unknown-label": 2, "unknown-session": 1, "unknown-turn": 1, conflict: 2 } });
+    expect(summary).toMatchObject({
+      rows: 10,
+      stored: 2,
+      empty: 1,
+      duplicates: 1,
+      refused: { "unknown-label": 2, "unknown-session": 1, "unknown-turn": 1, conflict: 2 },
+    });
     expect(run.stderr).toContain(`${path}:3: unknown label "gives opinon": matches no category id, label or alias of codebook bales-ipa`);
     expect(run.stderr).toContain(`${path}:4: "agrees;gives-opinion" gives 2 codes, but codebook bales-ipa allows one per turn`);
     expect(run.stderr).toContain(`${path}:6: session "control-9" is not in the study (codes import never creates sessions`);
@@ -424,10 +492,32 @@ describe("colloquy codes import: what a filled sheet can get wrong", () => {
     const table = await readSheet(exported);
     // What the issue's researcher did: add a column "alice" to the export. Keep only session and index as keys.
     const fields = ["conversation", "row", "speaker", "text", "alice"];
-    const rows = table.rows.map((r) => ({ conversation: r.session, row: r.index, speaker: r.speaker, text: r.text, alice: r.kind === "system" || r.type === "reasoning" || r.text.trim() === "" ? "" : "5" }));
+    const rows = table.rows.map((r) => ({
+      conversation: r.session,
+      row: r.index,
+      speaker: r.speaker,
+      text: r.text,
+      alice: r.kind === "system" || r.type === "reasoning" || r.text.trim() === "" ? "" : "5",
+    }));
     const path = join(dir, "turns-alice.tsv");
     await writeSheet(path, { fields, rows }, { delimiter: "\t" });
-    const run = await runCli(["codes", "import", path, "--study", study, "--codebook", "bales-ipa", "--coder", "human:alice", "--column", "alice", "--session-column", "conversation", "--index-column", "row"]);
+    const run = await runCli([
+      "codes",
+      "import",
+      path,
+      "--study",
+      study,
+      "--codebook",
+      "bales-ipa",
+      "--coder",
+      "human:alice",
+      "--column",
+      "alice",
+      "--session-column",
+      "conversation",
+      "--index-column",
+      "row",
+    ]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect((await loadSessions(study)).map((s) => s.id).sort()).toEqual(["ai-led-1", "ai-led-2", "control-1", "control-2"]);
@@ -440,10 +530,40 @@ describe("colloquy codes import: what a filled sheet can get wrong", () => {
     const coded = rows.findIndex((r) => r.alice !== "");
     rows[coded].row = "99";
     await writeSheet(path, { fields, rows }, { delimiter: "\t" });
-    const bad = await runCli(["codes", "import", path, "--study", study, "--codebook", "bales-ipa", "--coder", "human:alice", "--column", "alice", "--session-column", "conversation", "--index-column", "row"]);
+    const bad = await runCli([
+      "codes",
+      "import",
+      path,
+      "--study",
+      study,
+      "--codebook",
+      "bales-ipa",
+      "--coder",
+      "human:alice",
+      "--column",
+      "alice",
+      "--session-column",
+      "conversation",
+      "--index-column",
+      "row",
+    ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain(`${path}:${coded + 2}: session ${rows[coded].conversation} has no turn at index 99`);
-    const nokey = await runCli(["codes", "import", path, "--study", study, "--codebook", "bales-ipa", "--coder", "human:alice", "--column", "alice", "--session-column", "conversation"]);
+    const nokey = await runCli([
+      "codes",
+      "import",
+      path,
+      "--study",
+      study,
+      "--codebook",
+      "bales-ipa",
+      "--coder",
+      "human:alice",
+      "--column",
+      "alice",
+      "--session-column",
+      "conversation",
+    ]);
     expect(nokey.code).toBe(1);
     expect(nokey.stderr).toContain("no turn or index column");
   });
@@ -460,7 +580,10 @@ describe("colloquy codes import: what a filled sheet can get wrong", () => {
 
   it("rates scales codebooks: one column per scale (numbers or anchor text), ratings off the scale reported", async () => {
     const out = join(dir, "style.csv");
-    expect((await runCli(["sheet", study, "--codebook", "pragmatic-style", "--sessions", "control-1", "--coders", "alice,bob", "--context", "0", "--out", out])).code).toBe(0);
+    expect(
+      (await runCli(["sheet", study, "--codebook", "pragmatic-style", "--sessions", "control-1", "--coders", "alice,bob", "--context", "0", "--out", out]))
+        .code,
+    ).toBe(0);
     const sheet = await readSheet(out);
     sheet.rows.forEach((row, i) => {
       row.code_alice_sentiment = String(1 + (i % 7));
@@ -473,11 +596,29 @@ describe("colloquy codes import: what a filled sheet can get wrong", () => {
     await writeSheet(out, sheet);
     const alice = await runCli(["codes", "import", out, "--study", study, "--codebook", "pragmatic-style", "--coder", "human:alice", "--json"]);
     expect(alice.code).toBe(0);
-    expect(JSON.parse(alice.stdout)).toMatchObject({ stored: CODEABLE_PER_SESSION, columns: { sentiment: "code_alice_sentiment", formality: "code_alice_formality" } });
+    expect(JSON.parse(alice.stdout)).toMatchObject({
+      stored: CODEABLE_PER_SESSION,
+      columns: { sentiment: "code_alice_sentiment", formality: "code_alice_formality" },
+    });
     const records = await readCodes(study, "pragmatic-style", "human:alice");
     expect(records.find((r) => r.turn === "t0002")!.scores).toEqual({ sentiment: 2, formality: 1 });
 
-    const bob = await runCli(["codes", "import", out, "--study", study, "--codebook", "pragmatic-style", "--coder", "human:bob", "--column", "sentiment=code_bob_sentiment", "--column", "code_bob_formality", "--json"]);
+    const bob = await runCli([
+      "codes",
+      "import",
+      out,
+      "--study",
+      study,
+      "--codebook",
+      "pragmatic-style",
+      "--coder",
+      "human:bob",
+      "--column",
+      "sentiment=code_bob_sentiment",
+      "--column",
+      "code_bob_formality",
+      "--json",
+    ]);
     expect(bob.code).toBe(1);
     const summary = JSON.parse(bob.stdout);
     expect(summary).toMatchObject({ stored: CODEABLE_PER_SESSION - 1, emptyCells: 1, refused: { "unknown-label": 1 } });

@@ -10,7 +10,9 @@ const root = resolve(import.meta.dirname, "../..");
 
 /** Static, non-type imports of a TypeScript file: `import … from "x"` and `export … from "x"`. */
 function staticImports(file: string): string[] {
-  const code = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+  const code = readFileSync(file, "utf8")
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/^\s*\/\/.*$/gm, "");
   const out: string[] = [];
   for (const m of code.matchAll(/^(?:import|export)\s+(type\s+)?[^;]*?\bfrom\s+"([^"]+)"|^import\s+"([^"]+)"/gm)) {
     if (m[1]) continue; // `import type …` is erased by the compiler

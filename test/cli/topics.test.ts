@@ -20,7 +20,10 @@ describe("colloquy topics (rules, offline)", () => {
     expect(run.stdout).toMatch(/a1\tA\t4\t6\t1\.50\t–\t1\.50-1\.50/);
     const report = await readReport(study);
     expect(report.provenance).toMatchObject({ tool: "colloquy", coder: "rules", scope: "session", speakers: "human", runs: 1 });
-    expect(report.sessions.map((s) => [s.session, s.branchingRatio])).toEqual([["a1", 1.5], ["b1", report.trees[1].branching.mean]]);
+    expect(report.sessions.map((s) => [s.session, s.branchingRatio])).toEqual([
+      ["a1", 1.5],
+      ["b1", report.trees[1].branching.mean],
+    ]);
     const br = report.conditions.find((c) => c.measure === "branchingRatio")!;
     // Session scope pairs sessions by their speakers (alice+bob in both conditions).
     expect(br).toMatchObject({ unit: "session", design: "within", designSource: "config" });
@@ -50,7 +53,10 @@ describe("colloquy topics (rules, offline)", () => {
       ["rain barrel", "m4.s1", "pump", "t0005"],
     ]);
     const fill = (reviewer: string, judgements: string[][]) =>
-      Papa.unparse(rows.map((r, i) => ({ ...r, judgement: judgements[i][0], merge_into: judgements[i][1] ?? "", new_label: judgements[i][2] ?? "", reviewer })), { newline: "\n" });
+      Papa.unparse(
+        rows.map((r, i) => ({ ...r, judgement: judgements[i][0], merge_into: judgements[i][1] ?? "", new_label: judgements[i][2] ?? "", reviewer })),
+        { newline: "\n" },
+      );
     const a = join(study, "ann.csv");
     const b = join(study, "ben.csv");
     await writeFile(a, fill("ann", [["merge", "m1"], ["keep"], ["keep"], ["rename", "", "children"], ["reject"], ["keep"]]));
@@ -100,7 +106,18 @@ describe("colloquy topics --coder llm", () => {
 
   it("extracts through an OpenAI-compatible endpoint and exits non-zero when a run failed", async () => {
     server = await startOpenAiServer();
-    const good = JSON.stringify({ mainTopics: [{ label: "Garden", turns: ["t0000"], subtopics: [{ label: "Beds", turns: ["t0000"] }, { label: "Compost", turns: ["t0001"] }] }] });
+    const good = JSON.stringify({
+      mainTopics: [
+        {
+          label: "Garden",
+          turns: ["t0000"],
+          subtopics: [
+            { label: "Beds", turns: ["t0000"] },
+            { label: "Compost", turns: ["t0001"] },
+          ],
+        },
+      ],
+    });
     server.setHandler((req) => ({ content: req.body.seed === 1 ? "no" : good }));
     const study = await makeStudy([makeSession("a1", "A", gardenLines)]);
     const run = await runCli(["topics", study, "--coder", "llm", "--runs", "2", "--base-url", server.url, "--model", "test-model"]);
@@ -120,7 +137,18 @@ describe("colloquy topics --coder llm", () => {
 
   it("--via batch submits the topic runs' requests; collect writes the report, re-asking an invalid reply online", async () => {
     server = await startOpenAiServer();
-    const good = JSON.stringify({ mainTopics: [{ label: "Garden", turns: ["t0000"], subtopics: [{ label: "Beds", turns: ["t0000"] }, { label: "Compost", turns: ["t0001"] }] }] });
+    const good = JSON.stringify({
+      mainTopics: [
+        {
+          label: "Garden",
+          turns: ["t0000"],
+          subtopics: [
+            { label: "Beds", turns: ["t0000"] },
+            { label: "Compost", turns: ["t0001"] },
+          ],
+        },
+      ],
+    });
     let invalid = 0;
     server.setHandler((req) => ({ content: req.body.seed === 1 && invalid++ === 0 ? "no" : good }));
     const study = await makeStudy([makeSession("a1", "A", gardenLines)]);

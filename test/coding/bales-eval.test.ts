@@ -35,7 +35,10 @@ beforeAll(async () => {
   study = join(dir, "study");
   const columns = ["--columns", "session=conversation,speaker=speaker,text=text,kind=kind", "--codebook", "bales-ipa"];
   for (const split of ["train", "heldout"]) {
-    await writeFile(join(dir, `${split}.csv`), Papa.unparse(rows.filter((r) => r.split === split).map(({ conversation, speaker, kind, text, code }) => ({ conversation, speaker, kind, text, code }))));
+    await writeFile(
+      join(dir, `${split}.csv`),
+      Papa.unparse(rows.filter((r) => r.split === split).map(({ conversation, speaker, kind, text, code }) => ({ conversation, speaker, kind, text, code }))),
+    );
     const run = await runCli(["import", join(dir, `${split}.csv`), "--study", study, ...columns, "--code-column", `code=human:${split}`]);
     expect(run.code, run.stderr).toBe(0);
   }
@@ -67,14 +70,39 @@ describe("fixtures/coding/bales-eval.csv", () => {
 describe("held-out agreement on bales-eval (data we wrote)", () => {
   it("rules coder: kappa >= 0.58 on the 190 held-out turns (measured 0.616)", async () => {
     expect((await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "rules"])).code).toBe(0);
-    const agree = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "rules,human:heldout", "--sessions", heldout.join(","), "--bootstrap", "0", "--json"]);
+    const agree = await runCli([
+      "agree",
+      study,
+      "--codebook",
+      "bales-ipa",
+      "--coders",
+      "rules,human:heldout",
+      "--sessions",
+      heldout.join(","),
+      "--bootstrap",
+      "0",
+      "--json",
+    ]);
     expect(agree.code, agree.stderr).toBe(0);
     expect(kappaOf(agree.stdout)).toBeGreaterThanOrEqual(0.58);
   }, 60_000);
 
   it("learned coder trained on the train part: kappa >= 0.55 held out (measured 0.597), and its learning curve rises", async () => {
     expect((await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:train"])).code).toBe(0);
-    const agree = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "learned,human:heldout", "--sessions", heldout.join(","), "--bootstrap", "0", "--learning-curve", "--json"]);
+    const agree = await runCli([
+      "agree",
+      study,
+      "--codebook",
+      "bales-ipa",
+      "--coders",
+      "learned,human:heldout",
+      "--sessions",
+      heldout.join(","),
+      "--bootstrap",
+      "0",
+      "--learning-curve",
+      "--json",
+    ]);
     expect(agree.code, agree.stderr).toBe(0);
     const report = JSON.parse(agree.stdout);
     expect(kappaOf(agree.stdout)).toBeGreaterThanOrEqual(0.55);
@@ -92,7 +120,24 @@ describe("held-out agreement on bales-eval (data we wrote)", () => {
     const server = await startOpenAiServer({ handler: balesHandler });
     try {
       const target = heldout.slice(0, 2);
-      const run = await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "llm", "--base-url", server.url, "--model", "test-model", "--sessions", target.join(","), "--examples", "human:train", "--shots", "4"]);
+      const run = await runCli([
+        "code",
+        study,
+        "--codebook",
+        "bales-ipa",
+        "--coder",
+        "llm",
+        "--base-url",
+        server.url,
+        "--model",
+        "test-model",
+        "--sessions",
+        target.join(","),
+        "--examples",
+        "human:train",
+        "--shots",
+        "4",
+      ]);
       expect(run.code, run.stderr).toBe(0);
       const codeOf = new Map((await readCodes(study, "bales-ipa", "human:train")).map((r) => [`${r.session} ${r.turn}`, r.codes?.[0]]));
       const requests = server.chatRequests();

@@ -64,8 +64,7 @@ describe("shipped codebooks", () => {
 
   it("bales-ipa groups: four areas and six problem pairs with the right members", async () => {
     const bales = (await loadCodebook("bales-ipa")) as NominalCodebook;
-    const members = (group: string) =>
-      bales.categories.flatMap((c, i) => (c.groups?.includes(group) ? [i + 1] : []));
+    const members = (group: string) => bales.categories.flatMap((c, i) => (c.groups?.includes(group) ? [i + 1] : []));
     for (const [id, numbers] of Object.entries(AREAS)) {
       expect(bales.groups.find((g) => g.id === id)?.kind).toBe("area");
       expect(members(id)).toEqual(numbers);
@@ -118,7 +117,16 @@ describe("shipped codebooks", () => {
 
   it("a broken codebook names the field", () => {
     expect(() =>
-      parseCodebook(JSON.stringify({ id: "x", version: "1", title: "t", kind: "scales", scales: [{ id: "s", label: "S", definition: "d", points: 3, anchors: ["a", "b"] }] }), "mine.json"),
+      parseCodebook(
+        JSON.stringify({
+          id: "x",
+          version: "1",
+          title: "t",
+          kind: "scales",
+          scales: [{ id: "s", label: "S", definition: "d", points: 3, anchors: ["a", "b"] }],
+        }),
+        "mine.json",
+      ),
     ).toThrow(/mine\.json: invalid codebook: scales\[0\]\.anchors: needs exactly one anchor per point/);
   });
 });

@@ -18,7 +18,15 @@ beforeEach(async () => {
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
 /** What one run of the LLM coder shares, as the coder makes it. */
-const runProvenance = { tool: "colloquy", version: "0.9.0", createdAt: "2026-11-23T10:00:00.000Z", coder: "llm", model: "m", endpointHost: "h", temperature: 0 };
+const runProvenance = {
+  tool: "colloquy",
+  version: "0.9.0",
+  createdAt: "2026-11-23T10:00:00.000Z",
+  coder: "llm",
+  model: "m",
+  endpointHost: "h",
+  temperature: 0,
+};
 
 function record(turn: number, extra: Partial<CodeRecord> = {}): CodeRecord {
   return {
@@ -35,7 +43,11 @@ function record(turn: number, extra: Partial<CodeRecord> = {}): CodeRecord {
   };
 }
 
-const lines = async () => (await readFile(file, "utf8")).trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = async () =>
+  (await readFile(file, "utf8"))
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe("compact codes files", () => {
   it("round trip: every field and time comes back as written, whatever varies per record", async () => {
@@ -53,11 +65,27 @@ describe("compact codes files", () => {
 
     const [header, ...rest] = await lines();
     // What the run shares is written once; a key one record changes stays on that record's line.
-    expect(header).toEqual({ run: { codebook: "bales-ipa", codebookVersion: "1.0.0", coder: "llm", createdAt: records[0]!.createdAt, provenance: { tool: "colloquy", version: "0.9.0", createdAt: "2026-11-23T10:00:00.000Z", coder: "llm", model: "m", endpointHost: "h" } } });
+    expect(header).toEqual({
+      run: {
+        codebook: "bales-ipa",
+        codebookVersion: "1.0.0",
+        coder: "llm",
+        createdAt: records[0]!.createdAt,
+        provenance: { tool: "colloquy", version: "0.9.0", createdAt: "2026-11-23T10:00:00.000Z", coder: "llm", model: "m", endpointHost: "h" },
+      },
+    });
     expect(rest).toHaveLength(6);
     expect(rest[5]).toEqual({ end: 5 });
     for (const line of rest.slice(0, 5)) for (const key of ["codebook", "codebookVersion", "coder"]) expect(line).not.toHaveProperty(key);
-    expect(rest[0]).toEqual({ session: "s1", turn: "t1", fingerprint: "f1", codes: ["agrees"], rationale: "yes", samples: { n: 3, agreement: 0.667 }, provenance: { temperature: 0, requestHashes: ["h1"] } });
+    expect(rest[0]).toEqual({
+      session: "s1",
+      turn: "t1",
+      fingerprint: "f1",
+      codes: ["agrees"],
+      rationale: "yes",
+      samples: { n: 3, agreement: 0.667 },
+      provenance: { temperature: 0, requestHashes: ["h1"] },
+    });
     expect(rest[1]).toMatchObject({ ms: 37 });
     expect(rest[2]).toMatchObject({ createdAt: "2026-11-23 10:00" });
     expect(rest[3]).toMatchObject({ provenance: { temperature: 0.7, reasked: true, requestHashes: ["h4"] } });
@@ -88,8 +116,16 @@ describe("compact codes files", () => {
   });
 
   it("replaceCodes writes the compact form, one header per run of the history", async () => {
-    const runA = [1, 2, 3].map((i) => record(i, { provenance: { via: "colloquy import", source: "a.csv", line: i + 1, label: "1" }, createdAt: "2026-01-01T00:00:00.000Z" }));
-    const runB = [4, 5].map((i) => record(i, { codebookVersion: "1.1.0", provenance: { via: "colloquy import", source: "b.csv", line: i, label: "2" }, createdAt: "2026-02-01T00:00:00.000Z" }));
+    const runA = [1, 2, 3].map((i) =>
+      record(i, { provenance: { via: "colloquy import", source: "a.csv", line: i + 1, label: "1" }, createdAt: "2026-01-01T00:00:00.000Z" }),
+    );
+    const runB = [4, 5].map((i) =>
+      record(i, {
+        codebookVersion: "1.1.0",
+        provenance: { via: "colloquy import", source: "b.csv", line: i, label: "2" },
+        createdAt: "2026-02-01T00:00:00.000Z",
+      }),
+    );
     await replaceCodes(dir, "bales-ipa", "llm", [...runA, ...runB]);
     const written = await lines();
     expect(written.filter((l) => "run" in l).map((l) => (l.run as { provenance: unknown }).provenance)).toEqual([
@@ -109,7 +145,10 @@ describe("codes files written by earlier versions", () => {
   it("full-record lines read as they always did", async () => {
     await mkdir(dirname(file), { recursive: true });
     await copyFile(FIXTURE, file);
-    const expected = (await readFile(FIXTURE, "utf8")).trim().split("\n").map((l) => codeRecordSchema.parse(JSON.parse(l)));
+    const expected = (await readFile(FIXTURE, "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => codeRecordSchema.parse(JSON.parse(l)));
     expect(await readCodeHistory(dir, "bales-ipa", "llm")).toEqual(expected);
     expect(expected[2]!.provenance).toEqual({});
   });
@@ -199,7 +238,8 @@ describe("a bad line names the file and the line", () => {
   });
 
   it("the hand check of a line agrees with the zod schema the artifact registry documents, end lines included", async () => {
-    const full = (extra: object) => JSON.stringify({ session: "s", turn: "t", codebook: "bales-ipa", codebookVersion: "1", coder: "llm", createdAt: "x", ...extra });
+    const full = (extra: object) =>
+      JSON.stringify({ session: "s", turn: "t", codebook: "bales-ipa", codebookVersion: "1", coder: "llm", createdAt: "x", ...extra });
     const cases = [
       '{"end":0}',
       '{"end":"cut"}',
@@ -241,7 +281,10 @@ describe("a bad line names the file and the line", () => {
     ];
     for (const line of cases) {
       await writeFile(file, `${header}\n${line}\n`);
-      const read = await readCodeHistory(dir, "bales-ipa", "llm").then(() => true, () => false);
+      const read = await readCodeHistory(dir, "bales-ipa", "llm").then(
+        () => true,
+        () => false,
+      );
       expect([line, read]).toEqual([line, codesFileLineSchema.safeParse(JSON.parse(line)).success]);
     }
   });
@@ -275,12 +318,20 @@ describe("records that hold one provenance object", () => {
 describe("times", () => {
   it("every time comes back exactly, across seconds, years and the edges of toISOString", async () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const base = Date.parse("2026-11-23T10:00:00.000Z");
     const times = [
       ...Array.from({ length: 300 }, () => base + Math.floor((random() - 0.5) * 20_000)),
       ...Array.from({ length: 50 }, () => Math.floor((random() - 0.5) * 2 * 8.64e15)),
-      0, -1, 999, 1000, -1000, -1001, Date.parse("9999-12-31T23:59:59.999Z"), Date.parse("+010000-01-01T00:00:00.000Z"), Date.parse("-000001-12-31T23:59:59.999Z"),
+      0,
+      -1,
+      999,
+      1000,
+      -1000,
+      -1001,
+      Date.parse("9999-12-31T23:59:59.999Z"),
+      Date.parse("+010000-01-01T00:00:00.000Z"),
+      Date.parse("-000001-12-31T23:59:59.999Z"),
     ];
     const records = times.map((t, i) => record(i, { createdAt: new Date(t).toISOString() }));
     await appendCodes(dir, records);
@@ -303,40 +354,44 @@ describe("a crash anywhere in the last run", () => {
   };
   const runThree = () => [record(6, { codebookVersion: "3.0.0", provenance: { other: { nested: true } } })];
 
-  it("at every byte: the file reads after the next append and after repair, no record in a wrong run, every whole line kept", { timeout: 120_000 }, async () => {
-    const two = runTwo();
-    await appendCodes(dir, runOne());
-    const before = Buffer.byteLength(await readFile(file, "utf8"));
-    await appendCodes(dir, two);
-    const full = await readFile(file, "utf8");
-    expect(Buffer.byteLength(full)).toBe(full.length); // ASCII: a byte offset is a character offset
-    // The end offset (before its "\n") of each line of the second run: header, code lines, end line.
-    const ends: number[] = [];
-    for (let at = full.indexOf("\n", before); at >= 0; at = full.indexOf("\n", at + 1)) ends.push(at);
-    expect(ends).toHaveLength(two.length + 2);
+  it(
+    "at every byte: the file reads after the next append and after repair, no record in a wrong run, every whole line kept",
+    { timeout: 120_000 },
+    async () => {
+      const two = runTwo();
+      await appendCodes(dir, runOne());
+      const before = Buffer.byteLength(await readFile(file, "utf8"));
+      await appendCodes(dir, two);
+      const full = await readFile(file, "utf8");
+      expect(Buffer.byteLength(full)).toBe(full.length); // ASCII: a byte offset is a character offset
+      // The end offset (before its "\n") of each line of the second run: header, code lines, end line.
+      const ends: number[] = [];
+      for (let at = full.indexOf("\n", before); at >= 0; at = full.indexOf("\n", at + 1)) ends.push(at);
+      expect(ends).toHaveLength(two.length + 2);
 
-    for (let cut = before; cut < full.length; cut++) {
-      const text = full.slice(0, cut);
-      const whole = ends.filter((end) => end <= cut).length; // lines of run two that reached the disk whole
-      const kept = two.slice(0, Math.max(0, Math.min(whole - 1, two.length)));
-      const wholeText = whole === 0 ? full.slice(0, before) : full.slice(0, ends[whole - 1]! + 1);
-      const where = `cut at byte ${cut}: ${JSON.stringify(text.slice(Math.max(before, cut - 40)))}`;
+      for (let cut = before; cut < full.length; cut++) {
+        const text = full.slice(0, cut);
+        const whole = ends.filter((end) => end <= cut).length; // lines of run two that reached the disk whole
+        const kept = two.slice(0, Math.max(0, Math.min(whole - 1, two.length)));
+        const wholeText = whole === 0 ? full.slice(0, before) : full.slice(0, ends[whole - 1]! + 1);
+        const where = `cut at byte ${cut}: ${JSON.stringify(text.slice(Math.max(before, cut - 40)))}`;
 
-      // The next append heals the torn line, closes the run, and adds its own.
-      await writeFile(file, text);
-      await appendCodes(dir, runThree());
-      expect((await readFile(file, "utf8")).startsWith(wholeText), where).toBe(true);
-      expect(await readCodeHistory(dir, "bales-ipa", "llm"), where).toEqual([...runOne(), ...kept, ...runThree()]);
+        // The next append heals the torn line, closes the run, and adds its own.
+        await writeFile(file, text);
+        await appendCodes(dir, runThree());
+        expect((await readFile(file, "utf8")).startsWith(wholeText), where).toBe(true);
+        expect(await readCodeHistory(dir, "bales-ipa", "llm"), where).toEqual([...runOne(), ...kept, ...runThree()]);
 
-      // `colloquy repair` instead: the same records; an append after it as well.
-      await writeFile(file, text);
-      await repairCodesFile(file);
-      expect((await readFile(file, "utf8")).startsWith(wholeText), where).toBe(true);
-      expect(await readCodeHistory(dir, "bales-ipa", "llm"), where).toEqual([...runOne(), ...kept]);
-      await appendCodes(dir, runThree());
-      expect(await readCodeHistory(dir, "bales-ipa", "llm"), where).toEqual([...runOne(), ...kept, ...runThree()]);
-    }
-  });
+        // `colloquy repair` instead: the same records; an append after it as well.
+        await writeFile(file, text);
+        await repairCodesFile(file);
+        expect((await readFile(file, "utf8")).startsWith(wholeText), where).toBe(true);
+        expect(await readCodeHistory(dir, "bales-ipa", "llm"), where).toEqual([...runOne(), ...kept]);
+        await appendCodes(dir, runThree());
+        expect(await readCodeHistory(dir, "bales-ipa", "llm"), where).toEqual([...runOne(), ...kept, ...runThree()]);
+      }
+    },
+  );
 });
 
 describe("lost lines never join a run that is not theirs", () => {
@@ -349,7 +404,9 @@ describe("lost lines never join a run that is not theirs", () => {
     const text = (await readFile(file, "utf8")).split("\n");
     // Lines: 1 header, 2-3 codes, 4 end, 5 header, 6-7 codes, 8 end.
     await writeFile(file, [...text.slice(0, 3), ...text.slice(5)].join("\n"));
-    await expect(readCodeHistory(dir, "bales-ipa", "llm")).rejects.toThrow(`${file}:6: not a code record (the run whose header is line 1 ends here after 2 code line(s), but 4 were read`);
+    await expect(readCodeHistory(dir, "bales-ipa", "llm")).rejects.toThrow(
+      `${file}:6: not a code record (the run whose header is line 1 ends here after 2 code line(s), but 4 were read`,
+    );
   });
 
   it("an end line and the next header both damaged: repair closes the run in place of each, and the orphaned lines stop the read", async () => {
@@ -385,10 +442,15 @@ describe("a codes file holds one codebook and one coder", () => {
   it.each([
     [{ run: { codebook: "other", codebookVersion: "1", coder: "llm", createdAt: "x", provenance: {} } }, 'codebook "other" and coder "llm"'],
     [{ run: { codebook: "bales-ipa", codebookVersion: "1", coder: "rules", createdAt: "x", provenance: {} } }, 'codebook "bales-ipa" and coder "rules"'],
-    [{ session: "s", turn: "t", codebook: "bales-ipa", codebookVersion: "1", coder: "human:alice", createdAt: "x" }, 'codebook "bales-ipa" and coder "human:alice"'],
+    [
+      { session: "s", turn: "t", codebook: "bales-ipa", codebookVersion: "1", coder: "human:alice", createdAt: "x" },
+      'codebook "bales-ipa" and coder "human:alice"',
+    ],
   ])("a line naming another one stops the read with file:line: %j", async (line, named) => {
     await appendCodes(dir, [record(1)]);
     await appendFile(file, `${JSON.stringify(line)}\n`);
-    await expect(readCodeHistory(dir, "bales-ipa", "llm")).rejects.toThrow(`${file}:4: not a code record (${named}, but this file holds the codes of codebook "bales-ipa" by coder "llm"`);
+    await expect(readCodeHistory(dir, "bales-ipa", "llm")).rejects.toThrow(
+      `${file}:4: not a code record (${named}, but this file holds the codes of codebook "bales-ipa" by coder "llm"`,
+    );
   });
 });

@@ -63,7 +63,15 @@ describe("worked examples from human codes", async () => {
 
   it("a turn coded by several coders is shown once, with the first coder's code; unknown codes are not shown", () => {
     const bob = [rec("a", "t0001", ["asks-orientation"], "human:bob"), rec("c", "t0000", ["no-such-category"], "human:bob")];
-    const p = createExamplePicker({ codebook, sessions: [a, b, c], records: [{ coder: "human:bob", records: bob }, { coder: "human:alice", records: alice }], shots: 20 });
+    const p = createExamplePicker({
+      codebook,
+      sessions: [a, b, c],
+      records: [
+        { coder: "human:bob", records: bob },
+        { coder: "human:alice", records: alice },
+      ],
+      shots: 20,
+    });
     expect(p.poolSize).toBe(8);
     const shown = p.pick(c, [1]);
     expect(shown.find((e) => e.turn === "t0001" && e.session === "a")).toMatchObject({ coder: "human:bob", codes: [{ id: "asks-orientation" }] });

@@ -72,7 +72,10 @@ describe("coding job (llm)", () => {
     expect(server.chatCount).toBe(0);
     expect(summary).toMatchObject({ coded: 8, cached: 8, requests: 0, cachedRequests: 8, promptTokens: 0 });
     const second = await readCodes(study.dir, "bales-ipa", "llm");
-    const strip = (rs: typeof first) => rs.map((r) => ({ s: r.session, t: r.turn, c: r.codes, r: r.rationale })).sort((x, y) => keyOf({ session: x.s, turn: x.t }).localeCompare(keyOf({ session: y.s, turn: y.t })));
+    const strip = (rs: typeof first) =>
+      rs
+        .map((r) => ({ s: r.session, t: r.turn, c: r.codes, r: r.rationale }))
+        .sort((x, y) => keyOf({ session: x.s, turn: x.t }).localeCompare(keyOf({ session: y.s, turn: y.t })));
     expect(strip(second)).toEqual(strip(first));
   });
 
@@ -206,7 +209,13 @@ describe("coding job (llm)", () => {
     expect(plan.cachedRequests).toBe(0);
     await job({ sessions: sessions.filter((s) => s.id === "b") });
     await rm(join(study.dir, "codes"), { recursive: true });
-    const after = await dryRunCoding({ study: study.dir, sessions, codebook: bales, coder: "llm", model: modelFor(server, { cacheDir: join(study.dir, ".cache", "llm") }) });
+    const after = await dryRunCoding({
+      study: study.dir,
+      sessions,
+      codebook: bales,
+      coder: "llm",
+      model: modelFor(server, { cacheDir: join(study.dir, ".cache", "llm") }),
+    });
     expect(after).toMatchObject({ requests: 8, cachedRequests: 3 }); // session b: 3 codeable turns
   });
 });
@@ -237,7 +246,11 @@ describe("coding job (rules)", () => {
 describe("planCoding", () => {
   it("groups nearby targets of one session into batches and never across sessions", () => {
     const plan = planCoding([makeSession("x", ["a", "b", "c", "d", "e"]), makeSession("y", ["f", "g"])], new Set(["x\u0000t0001"]), 3);
-    expect(plan.units.map((u) => [u.session.id, u.targets])).toEqual([["x", [0, 2, 3]], ["x", [4]], ["y", [0, 1]]]);
+    expect(plan.units.map((u) => [u.session.id, u.targets])).toEqual([
+      ["x", [0, 2, 3]],
+      ["x", [4]],
+      ["y", [0, 1]],
+    ]);
     expect(plan).toMatchObject({ turns: 7, alreadyCoded: 1 });
   });
 });

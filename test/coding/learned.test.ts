@@ -31,7 +31,10 @@ type GoldRow = { conversation: string; split: string; speaker: string; kind: str
 
 describe("learned coder: parts", () => {
   it("features are deterministic, block-normalised, and drop terms never seen in training", () => {
-    const s = session("a", [["ana", "Could you send the plan?"], ["bot", "Sure, here it is."]]);
+    const s = session("a", [
+      ["ana", "Could you send the plan?"],
+      ["bot", "Sure, here it is."],
+    ]);
     const [a, b] = [turnTerms(s, 0), turnTerms(s, 0)];
     expect(a).toEqual(b);
     const idf = fitIdf([turnTerms(s, 0)]);
@@ -70,7 +73,10 @@ describe("learned coder: parts", () => {
     for (let s = 0; s < 12; s++) {
       const words = `zq${s}x`;
       const code = s % 2 === 0 ? "agrees" : "disagrees";
-      const sess = session(`s${s}`, Array.from({ length: 8 }, () => ["ana", `${words} we should look at this`] as const));
+      const sess = session(
+        `s${s}`,
+        Array.from({ length: 8 }, () => ["ana", `${words} we should look at this`] as const),
+      );
       sess.turns.forEach((_, i) => examples.push({ group: sess.id, terms: turnTerms(sess, i), codes: [code] }));
     }
     const cv = crossValidate(codebook, examples, { folds: 4 });
@@ -86,7 +92,10 @@ describe("learned coder: parts", () => {
   it("a scales codebook gets one head per scale and predicts ratings inside the scale", async () => {
     const codebook = await loadCodebook("pragmatic-style");
     const scale = (codebook as Extract<Codebook, { kind: "scales" }>).scales[0];
-    const polite = session("p", Array.from({ length: 20 }, (_, i) => ["ana", i % 2 ? "Could you please kindly help, thank you so much" : "Do it now. Fix it."] as const));
+    const polite = session(
+      "p",
+      Array.from({ length: 20 }, (_, i) => ["ana", i % 2 ? "Could you please kindly help, thank you so much" : "Do it now. Fix it."] as const),
+    );
     const examples = polite.turns.map((_, i) => ({ terms: turnTerms(polite, i), scores: { [scale.id]: i % 2 ? 6 : 2 } }));
     const model = trainLearnedModel(codebook, examples);
     const high = predictLearned(model, turnTerms(polite, 1));
@@ -105,15 +114,23 @@ describe("learned coder: quality on the held-out part of fixtures/coding/bales-g
     const sessions = new Map<string, { session: Session; codes: string[]; split: string }>();
     for (const r of rows) {
       const entry = sessions.get(r.conversation) ?? { session: session(r.conversation, []), codes: [], split: r.split };
-      if (!entry.session.participants.some((p) => p.id === r.speaker)) entry.session.participants.push({ id: r.speaker, name: r.speaker, kind: r.kind as "human" });
+      if (!entry.session.participants.some((p) => p.id === r.speaker))
+        entry.session.participants.push({ id: r.speaker, name: r.speaker, kind: r.kind as "human" });
       entry.session.turns.push({ id: `t${entry.session.turns.length}`, index: entry.session.turns.length, speaker: r.speaker, text: r.text, type: "message" });
       entry.codes.push(r.code);
       sessions.set(r.conversation, entry);
     }
-    const examples = (split: string) => [...sessions.values()].filter((e) => e.split === split).flatMap((e) => e.session.turns.map((_, i) => ({ group: e.session.id, terms: turnTerms(e.session, i), codes: [e.codes[i]] })));
+    const examples = (split: string) =>
+      [...sessions.values()]
+        .filter((e) => e.split === split)
+        .flatMap((e) => e.session.turns.map((_, i) => ({ group: e.session.id, terms: turnTerms(e.session, i), codes: [e.codes[i]] })));
     const [tune, heldout] = [examples("tune"), examples("heldout")];
     const model = trainLearnedModel(codebook, tune);
-    const result = agreementOf(codebook, heldout, heldout.map((e) => predictLearned(model, e.terms)));
+    const result = agreementOf(
+      codebook,
+      heldout,
+      heldout.map((e) => predictLearned(model, e.terms)),
+    );
     expect(result.n).toBe(236);
     expect(result.kappa).toBeGreaterThanOrEqual(0.6);
   });
@@ -157,7 +174,20 @@ describe("colloquy code --coder learned", () => {
 
   it("agree --learning-curve: kappa against training size, held out on the selected sessions or cross-validated", async () => {
     const heldout = [...new Set((await readCodes(study, "bales-ipa", "human:heldout")).map((r) => r.session))].sort();
-    const run = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "learned,human:heldout", "--learning-curve", "--sessions", heldout.join(","), "--bootstrap", "0", "--json"]);
+    const run = await runCli([
+      "agree",
+      study,
+      "--codebook",
+      "bales-ipa",
+      "--coders",
+      "learned,human:heldout",
+      "--learning-curve",
+      "--sessions",
+      heldout.join(","),
+      "--bootstrap",
+      "0",
+      "--json",
+    ]);
     expect(run.stderr).toBe("");
     const curve = JSON.parse(run.stdout).learningCurve;
     expect(curve).toMatchObject({ learner: "learned", trainedOn: ["human:gold"], reference: "human:heldout", method: "held-out", pool: 451, evaluated: 236 });
@@ -166,10 +196,26 @@ describe("colloquy code --coder learned", () => {
     const kappas = curve.points.map((p: { kappa: number }) => p.kappa);
     expect(kappas.at(-1)).toBeGreaterThanOrEqual(0.6);
     expect(kappas[0]).toBeLessThan(kappas.at(-1));
-    const text = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "learned,human:heldout", "--learning-curve", "--sessions", heldout.join(","), "--bootstrap", "0"]);
-    expect(text.stdout).toMatch(/learning curve of learned \(trained on growing parts of 451 turn\(s\) coded by human:gold outside the selection; kappa against human:heldout on its 236 turn\(s\) in the selection\):\n\s+25 training turns {2}kappa /);
+    const text = await runCli([
+      "agree",
+      study,
+      "--codebook",
+      "bales-ipa",
+      "--coders",
+      "learned,human:heldout",
+      "--learning-curve",
+      "--sessions",
+      heldout.join(","),
+      "--bootstrap",
+      "0",
+    ]);
+    expect(text.stdout).toMatch(
+      /learning curve of learned \(trained on growing parts of 451 turn\(s\) coded by human:gold outside the selection; kappa against human:heldout on its 236 turn\(s\) in the selection\):\n\s+25 training turns {2}kappa /,
+    );
     // Without a selection: the cross-validated curve of `code --learning-curve`, over the training codes.
-    const cv = JSON.parse((await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "learned,human:gold", "--learning-curve", "--bootstrap", "0", "--json"])).stdout).learningCurve;
+    const cv = JSON.parse(
+      (await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "learned,human:gold", "--learning-curve", "--bootstrap", "0", "--json"])).stdout,
+    ).learningCurve;
     expect(cv).toMatchObject({ method: "cross-validated", pool: 451 });
     expect(cv.points.at(-1).size).toBe(360);
     // A learning curve needs a learned coder.
@@ -178,7 +224,8 @@ describe("colloquy code --coder learned", () => {
   });
 
   it("re-runs code nothing until the human codes change; then every turn is coded again", async () => {
-    const again = JSON.parse((await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:gold", "--json"])).stdout).jobs[0];
+    const again = JSON.parse((await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:gold", "--json"])).stdout)
+      .jobs[0];
     expect(again.coded).toBe(0);
     // A new human code (on a held-out turn) changes the training set, so the model's codes are redone.
     const [first] = await readCodes(study, "bales-ipa", "human:heldout");

@@ -25,7 +25,9 @@ describe("prompt and context window", () => {
     expect(prompt).toContain("Ava (human, facilitator)");
     expect(prompt).toContain("Nova (ai, assistant)");
     expect(prompt).toContain("TARGET [t0003] Nova: What do you think about the timeline?");
-    const edge = buildUserPrompt(a, [0], { before: 2, after: 1 }).split("\n").filter((l) => /^(TARGET|context) \[/.test(l));
+    const edge = buildUserPrompt(a, [0], { before: 2, after: 1 })
+      .split("\n")
+      .filter((l) => /^(TARGET|context) \[/.test(l));
     expect(edge).toHaveLength(2);
   });
 
@@ -64,7 +66,12 @@ describe("strict parsing and validation", () => {
   });
 
   it("checks batched replies item by item", () => {
-    const reply = JSON.stringify({ items: [{ turn: "t0001", code: "agrees" }, { turn: "t0002", code: "nonsense" }] });
+    const reply = JSON.stringify({
+      items: [
+        { turn: "t0001", code: "agrees" },
+        { turn: "t0002", code: "nonsense" },
+      ],
+    });
     const parsed = parseBatchReply(bales, reply, ["t0001", "t0002", "t0003"]);
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
@@ -82,13 +89,21 @@ describe("aggregating samples", () => {
     expect(majority.agreement).toBeCloseTo(2 / 3, 10);
     const tie = aggregateSamples(bales, [{ codes: ["disagrees"] }, { codes: ["agrees"] }]);
     expect(tie.value.codes).toEqual(["agrees"]); // agrees (3) comes before disagrees (10)
-    expect(tie.details.tie).toEqual({ between: ["disagrees", "agrees"].sort((x, y) => (x === "agrees" ? -1 : y === "agrees" ? 1 : 0)), brokenBy: "codebook order", chosen: "agrees" });
+    expect(tie.details.tie).toEqual({
+      between: ["disagrees", "agrees"].sort((x, y) => (x === "agrees" ? -1 : y === "agrees" ? 1 : 0)),
+      brokenBy: "codebook order",
+      chosen: "agrees",
+    });
     expect(tie.agreement).toBe(0.5);
   });
 
   it("stores the rounded mean for scales and keeps the unrounded means", () => {
     const base = { formality: 4, directness: 4, relationship: 4, participation: 4 };
-    const result = aggregateSamples(style, [{ scores: { sentiment: 5, ...base } }, { scores: { sentiment: 6, ...base } }, { scores: { sentiment: 6, ...base } }]);
+    const result = aggregateSamples(style, [
+      { scores: { sentiment: 5, ...base } },
+      { scores: { sentiment: 6, ...base } },
+      { scores: { sentiment: 6, ...base } },
+    ]);
     expect(result.value.scores?.sentiment).toBe(6); // mean 5.667
     expect((result.details.sampleMeans as Record<string, number>).sentiment).toBeCloseTo(17 / 3, 10);
     // sentiment: 2 of 3 agree with 6; the other four scales agree fully.
@@ -177,8 +192,18 @@ describe("LLM coder through the real SDK", () => {
     server.setHandler((req) => ({ content: JSON.stringify({ code: replies[req.body.seed - 1], rationale: "s" }) }));
     const coder = createLlmCoder({ model: modelFor(server), codebook: bales, samples: 3 });
     const [outcome] = await coder.code(makeSession("a", TEXTS_A), [2]);
-    expect(server.chatRequests().map((r) => r.body.seed).sort()).toEqual([1, 2, 3]);
-    expect(outcome).toMatchObject({ status: "coded", value: { codes: ["agrees"] }, samples: { n: 3 }, provenance: { aggregation: "majority", seeds: [1, 2, 3] } });
+    expect(
+      server
+        .chatRequests()
+        .map((r) => r.body.seed)
+        .sort(),
+    ).toEqual([1, 2, 3]);
+    expect(outcome).toMatchObject({
+      status: "coded",
+      value: { codes: ["agrees"] },
+      samples: { n: 3 },
+      provenance: { aggregation: "majority", seeds: [1, 2, 3] },
+    });
     if (outcome.status === "coded") expect(outcome.samples!.agreement).toBeCloseTo(2 / 3, 10);
   });
 
@@ -207,17 +232,27 @@ describe("LLM coder through the real SDK", () => {
     const online = modelFor(server);
     const replies = new Map<string, { text: string; usage: { promptTokens: number; completionTokens: number }; finishReason?: string }>();
     // The online model, noting each reply by request hash (what a batch output line carries).
-    const noting = { ...online, complete: async (request: Parameters<typeof online.complete>[0]) => {
-      const result = await online.complete(request);
-      if (result.ok) replies.set(result.response.requestHash, result.response);
-      return result;
-    } };
-    const withoutTime = (outcomes: unknown[]) => outcomes.map((o) => ({ ...(o as object), provenance: { ...(o as { provenance: object }).provenance, createdAt: undefined } }));
+    const noting = {
+      ...online,
+      complete: async (request: Parameters<typeof online.complete>[0]) => {
+        const result = await online.complete(request);
+        if (result.ok) replies.set(result.response.requestHash, result.response);
+        return result;
+      },
+    };
+    const withoutTime = (outcomes: unknown[]) =>
+      outcomes.map((o) => ({ ...(o as object), provenance: { ...(o as { provenance: object }).provenance, createdAt: undefined } }));
     const stamps: string[] = [];
     for (const batch of [1, 3]) {
       const asked = createLlmCoder({ model: noting, codebook: bales, batch });
       const fromReply = createLlmCoder({ model: online, codebook: bales, batch });
-      const targets = batch === 1 ? [[3], [4]] : [[0, 1, 2], [3, 4]];
+      const targets =
+        batch === 1
+          ? [[3], [4]]
+          : [
+              [0, 1, 2],
+              [3, 4],
+            ];
       for (const t of targets) {
         const expected = await asked.code(session, t);
         expect(expected.every((o) => o.status === "coded")).toBe(true);
@@ -237,7 +272,9 @@ describe("LLM coder through the real SDK", () => {
     expect(coder.codeFromReply(session, [3], () => undefined)).toBeUndefined();
     expect(coder.codeFromReply(session, [3], () => ({ text: '{"code":"bogus"}', usage }))).toBeUndefined();
     expect(coder.codeFromReply(session, [3], () => ({ text: '{"code":"agrees"}', usage, finishReason: "length" }))).toBeUndefined();
-    expect(createLlmCoder({ model: online, codebook: bales, samples: 2 }).codeFromReply(session, [3], () => ({ text: '{"code":"agrees"}', usage }))).toBeUndefined();
+    expect(
+      createLlmCoder({ model: online, codebook: bales, samples: 2 }).codeFromReply(session, [3], () => ({ text: '{"code":"agrees"}', usage })),
+    ).toBeUndefined();
     expect(coder.stats().promptTokens).toBe(0);
     expect(server.chatRequests().length).toBe(requestsBefore);
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
@@ -245,8 +282,22 @@ describe("LLM coder through the real SDK", () => {
 
   it("in a batch, re-asks only about the items that failed", async () => {
     const session = makeSession("a", TEXTS_A);
-    server.enqueue({ content: JSON.stringify({ items: [{ turn: "t0000", code: "asks-opinion", rationale: "" }, { turn: "t0001", code: "bogus", rationale: "" }] }) });
-    server.enqueue({ content: JSON.stringify({ items: [{ turn: "t0000", code: "agrees", rationale: "" }, { turn: "t0001", code: "gives-opinion", rationale: "" }] }) });
+    server.enqueue({
+      content: JSON.stringify({
+        items: [
+          { turn: "t0000", code: "asks-opinion", rationale: "" },
+          { turn: "t0001", code: "bogus", rationale: "" },
+        ],
+      }),
+    });
+    server.enqueue({
+      content: JSON.stringify({
+        items: [
+          { turn: "t0000", code: "agrees", rationale: "" },
+          { turn: "t0001", code: "gives-opinion", rationale: "" },
+        ],
+      }),
+    });
     const coder = createLlmCoder({ model: modelFor(server), codebook: bales, batch: 2 });
     const outcomes = await coder.code(session, [0, 1]);
     // t0000 keeps its first (valid) answer; t0001 takes the re-ask's.
@@ -255,10 +306,18 @@ describe("LLM coder through the real SDK", () => {
   });
 
   it("rates scales", async () => {
-    server.setHandler(() => ({ content: JSON.stringify({ scores: { sentiment: 6, formality: 3, directness: 5, relationship: 6, participation: 5 }, rationale: "friendly" }) }));
+    server.setHandler(() => ({
+      content: JSON.stringify({ scores: { sentiment: 6, formality: 3, directness: 5, relationship: 6, participation: 5 }, rationale: "friendly" }),
+    }));
     const coder = createLlmCoder({ model: modelFor(server), codebook: style });
     const [outcome] = await coder.code(makeSession("b", TEXTS_B), [2]);
     expect(outcome).toMatchObject({ status: "coded", value: { scores: { sentiment: 6, formality: 3 }, rationale: "friendly" } });
-    expect(server.chatRequests()[0].body.response_format.json_schema.schema.properties.scores.required).toEqual(["sentiment", "formality", "directness", "relationship", "participation"]);
+    expect(server.chatRequests()[0].body.response_format.json_schema.schema.properties.scores.required).toEqual([
+      "sentiment",
+      "formality",
+      "directness",
+      "relationship",
+      "participation",
+    ]);
   });
 });

@@ -52,17 +52,33 @@ describe("turn fingerprints", () => {
 });
 
 describe("alignTurns", () => {
-  const before = session([["ana", "Hello"], ["ben", "This plan is terrible"], ["ana", "Any suggestions?"]]);
+  const before = session([
+    ["ana", "Hello"],
+    ["ben", "This plan is terrible"],
+    ["ana", "Any suggestions?"],
+  ]);
 
   it("a line added at the top shifts every code by one", () => {
-    const after = session([["cal", "(joined)"], ["ana", "Hello"], ["ben", "This plan is terrible"], ["ana", "Any suggestions?"]]);
+    const after = session([
+      ["cal", "(joined)"],
+      ["ana", "Hello"],
+      ["ben", "This plan is terrible"],
+      ["ana", "Any suggestions?"],
+    ]);
     expect(Object.fromEntries(alignTurns(before, after))).toEqual({ t1: { to: "t2" }, t2: { to: "t3" }, t3: { to: "t4" } });
   });
 
   it("a removed line is stale as removed, an edited one as changed", () => {
-    const removed = session([["ana", "Hello"], ["ana", "Any suggestions?"]]);
+    const removed = session([
+      ["ana", "Hello"],
+      ["ana", "Any suggestions?"],
+    ]);
     expect(Object.fromEntries(alignTurns(before, removed))).toEqual({ t1: { to: "t1" }, t2: { stale: "turn-removed" }, t3: { to: "t2" } });
-    const edited = session([["ana", "Hello"], ["ben", "This plan is great"], ["ana", "Any suggestions?"]]);
+    const edited = session([
+      ["ana", "Hello"],
+      ["ben", "This plan is great"],
+      ["ana", "Any suggestions?"],
+    ]);
     expect(Object.fromEntries(alignTurns(before, edited))).toEqual({ t1: { to: "t1" }, t2: { stale: "turn-changed" }, t3: { to: "t3" } });
   });
 });
@@ -76,8 +92,15 @@ describe("realignCodes on a study", () => {
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
   it("the issue's case: after a line is added at the top, 'This plan is terrible' keeps its own code", async () => {
-    const before = session([["ana", "Any suggestions?"], ["ben", "This plan is terrible"]]);
-    const after = session([["cal", "Let's start."], ["ana", "Any suggestions?"], ["ben", "This plan is terrible"]]);
+    const before = session([
+      ["ana", "Any suggestions?"],
+      ["ben", "This plan is terrible"],
+    ]);
+    const after = session([
+      ["cal", "Let's start."],
+      ["ana", "Any suggestions?"],
+      ["ben", "This plan is terrible"],
+    ]);
     await appendCodes(dir, [...codesFor(before, "rules"), ...codesFor(before, "human:alice", false)]);
     const summary = await realignCodes(dir, [{ before, after }], "test");
     expect(summary).toMatchObject({ moved: 4, stale: 0 });
@@ -93,8 +116,17 @@ describe("realignCodes on a study", () => {
   });
 
   it("human codes on an edited or removed turn go to the stale list with their words, never deleted", async () => {
-    const before = session([["ana", "Hello"], ["ben", "This plan is terrible"], ["ana", "Any suggestions?"], ["ben", "No."]]);
-    const after = session([["ana", "Hello"], ["ben", "This plan is fine"], ["ana", "Any suggestions?"]]);
+    const before = session([
+      ["ana", "Hello"],
+      ["ben", "This plan is terrible"],
+      ["ana", "Any suggestions?"],
+      ["ben", "No."],
+    ]);
+    const after = session([
+      ["ana", "Hello"],
+      ["ben", "This plan is fine"],
+      ["ana", "Any suggestions?"],
+    ]);
     await appendCodes(dir, codesFor(before, "human:alice"));
     const summary = await realignCodes(dir, [{ before, after }], "colloquy import edited.txt");
     expect(summary).toMatchObject({ moved: 0, stale: 2, staleHuman: 2 });
@@ -104,12 +136,24 @@ describe("realignCodes on a study", () => {
       ["turn-changed", "This plan is terrible", "said:This plan is terrible", "colloquy import edited.txt"],
       ["turn-removed", "No.", "said:No.", "colloquy import edited.txt"],
     ]);
-    expect((await studyStaleCodes(dir, [after])).map((s) => [s.turn, s.where])).toEqual([["t2", "stale list"], ["t4", "stale list"]]);
+    expect((await studyStaleCodes(dir, [after])).map((s) => [s.turn, s.where])).toEqual([
+      ["t2", "stale list"],
+      ["t4", "stale list"],
+    ]);
   });
 
   it("running it twice (an import interrupted after the codes moved) moves nothing twice", async () => {
-    const before = session([["ana", "a"], ["ben", "b"], ["ana", "c"]]);
-    const after = session([["x", "new"], ["ana", "a"], ["ben", "b"], ["ana", "c"]]);
+    const before = session([
+      ["ana", "a"],
+      ["ben", "b"],
+      ["ana", "c"],
+    ]);
+    const after = session([
+      ["x", "new"],
+      ["ana", "a"],
+      ["ben", "b"],
+      ["ana", "c"],
+    ]);
     await appendCodes(dir, codesFor(before, "rules"));
     await realignCodes(dir, [{ before, after }], "first");
     const once = await readFile(join(dir, "codes/cb/rules.jsonl"), "utf8");
@@ -121,9 +165,23 @@ describe("realignCodes on a study", () => {
   it("an import run again after it moved the codes but before the session was saved moves nothing twice, even between repeated lines", async () => {
     // Two identical "Yes." turns: after the first run, the code of the first "Yes." (now t3) also
     // matches the old session's t3 (the second "Yes."); it must not move again.
-    const before = session([["ben", "Shall we ship?"], ["ana", "Yes."], ["ana", "Yes."], ["ben", "ok"]]);
-    const after = session([["cal", "(recording started)"], ["ben", "Shall we ship?"], ["ana", "Yes."], ["ana", "Yes."], ["ben", "ok"]]);
-    await appendCodes(dir, before.turns.map((t, i) => ({ ...codesFor(before, "human:alice")[i], codes: [`was-${t.id}`] })));
+    const before = session([
+      ["ben", "Shall we ship?"],
+      ["ana", "Yes."],
+      ["ana", "Yes."],
+      ["ben", "ok"],
+    ]);
+    const after = session([
+      ["cal", "(recording started)"],
+      ["ben", "Shall we ship?"],
+      ["ana", "Yes."],
+      ["ana", "Yes."],
+      ["ben", "ok"],
+    ]);
+    await appendCodes(
+      dir,
+      before.turns.map((t, i) => ({ ...codesFor(before, "human:alice")[i], codes: [`was-${t.id}`] })),
+    );
     await realignCodes(dir, [{ before, after }], "first");
     await realignCodes(dir, [{ before, after }], "again");
     const placed = Object.fromEntries((await readCodes(dir, "cb", "human:alice")).map((r) => [r.turn, r.codes![0]]));
@@ -131,8 +189,14 @@ describe("realignCodes on a study", () => {
   });
 
   it("readers withhold a code whose turn changed under it, even without a re-import", () => {
-    const before = session([["ana", "Hello"], ["ben", "This plan is terrible"]]);
-    const edited = session([["ana", "Hello"], ["ben", "Any suggestions?"]]);
+    const before = session([
+      ["ana", "Hello"],
+      ["ben", "This plan is terrible"],
+    ]);
+    const edited = session([
+      ["ana", "Hello"],
+      ["ben", "Any suggestions?"],
+    ]);
     const { current, withheld } = checkCodeCurrency([...codesFor(before, "rules"), ...codesFor(before, "legacy", false)], [edited]);
     expect(current.map((r) => `${r.coder}:${r.turn}`)).toEqual(["rules:t1", "legacy:t1", "legacy:t2"]);
     expect(withheld.map((w) => [w.record.turn, w.reason])).toEqual([["t2", "turn-changed"]]);

@@ -1,15 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadCodebook } from "../../src/coding/codebook/load.js";
 import type { Codebook } from "../../src/coding/codebook/schema.js";
-import {
-  RULE_DESCRIPTIONS,
-  RULES_CODER_VERSION,
-  codeBales,
-  codeStyle,
-  codeTurnWithRules,
-  rulesSupport,
-  rulesProblem,
-} from "../../src/coding/rules/index.js";
+import { RULE_DESCRIPTIONS, RULES_CODER_VERSION, codeBales, codeStyle, codeTurnWithRules, rulesSupport, rulesProblem } from "../../src/coding/rules/index.js";
 import type { Session } from "../../src/transcript/schema.js";
 
 let bales: Codebook;
@@ -126,7 +118,10 @@ describe("Bales rules: one example set per rule", () => {
   });
 
   it("a system turn is 13 whatever it says", () => {
-    const s = session([["sys", "Nova joined the channel"], ["alice", "Hi Nova!"]]);
+    const s = session([
+      ["sys", "Nova joined the channel"],
+      ["alice", "Hi Nova!"],
+    ]);
     expect(codeTurnWithRules(bales, s, 0)).toMatchObject({ codes: ["none"], rules: ["none:system"] });
     expect(codeTurnWithRules(bales, s, 1).codes).toEqual(["shows-solidarity"]);
   });
@@ -192,7 +187,9 @@ describe("rules coder API", () => {
     expect(() => codeTurnWithRules(ttct, session([["a", "hi"]]), 0)).toThrow(/"ttct-creativity" names no offline rule set/);
     // A researcher's adaptation of Bales, under its own id, declares the rule set and is coded by it.
     const mine = { ...bales, id: "my-bales", title: "Our Bales" };
-    expect(codeTurnWithRules(mine, session([["a", "I think this plan is good"]]), 0).codes).toEqual(codeTurnWithRules(bales, session([["a", "I think this plan is good"]]), 0).codes);
+    expect(codeTurnWithRules(mine, session([["a", "I think this plan is good"]]), 0).codes).toEqual(
+      codeTurnWithRules(bales, session([["a", "I think this plan is good"]]), 0).codes,
+    );
     // Without the rule set's categories the rules would give codes the codebook does not have.
     if (bales.kind !== "nominal") throw new Error("bales-ipa is nominal");
     const renamed = { ...bales, id: "renamed", categories: bales.categories.map((c) => ({ ...c, id: `x-${c.id}` })) };
@@ -220,7 +217,10 @@ describe("rules coder API", () => {
   });
 
   it("never alters the session it codes", () => {
-    const s = session([["alice", "  Thanks!  "], ["ai", "Sure thing ✨"]]);
+    const s = session([
+      ["alice", "  Thanks!  "],
+      ["ai", "Sure thing ✨"],
+    ]);
     const before = JSON.stringify(s);
     codeTurnWithRules(bales, s, 0);
     codeTurnWithRules(style, s, 1);

@@ -10,13 +10,76 @@ describe("allocate: proportional allocation by largest remainder", () => {
   it("matches the worked example and always sums to n without exceeding a stratum", () => {
     // Hamilton's method, 10 seats over 3 parties of 6, 3 and 1 votes per 10:
     // quotas 6.0, 3.0, 1.0 -> exact; 7 seats: 4.2, 2.1, 0.7 -> 4, 2, 0 + one for the largest remainder (0.7).
-    expect(allocate(10, new Map([["a", 60], ["b", 30], ["c", 10]]))).toEqual(new Map([["a", 6], ["b", 3], ["c", 1]]));
-    expect(allocate(7, new Map([["a", 60], ["b", 30], ["c", 10]]))).toEqual(new Map([["a", 4], ["b", 2], ["c", 1]]));
+    expect(
+      allocate(
+        10,
+        new Map([
+          ["a", 60],
+          ["b", 30],
+          ["c", 10],
+        ]),
+      ),
+    ).toEqual(
+      new Map([
+        ["a", 6],
+        ["b", 3],
+        ["c", 1],
+      ]),
+    );
+    expect(
+      allocate(
+        7,
+        new Map([
+          ["a", 60],
+          ["b", 30],
+          ["c", 10],
+        ]),
+      ),
+    ).toEqual(
+      new Map([
+        ["a", 4],
+        ["b", 2],
+        ["c", 1],
+      ]),
+    );
     // Equal remainders: the larger stratum first, then the key.
-    expect(allocate(1, new Map([["b", 5], ["a", 5]]))).toEqual(new Map([["b", 0], ["a", 1]]));
-    expect(allocate(2, new Map([["x", 3], ["y", 6], ["z", 3]]))).toEqual(new Map([["x", 1], ["y", 1], ["z", 0]]));
+    expect(
+      allocate(
+        1,
+        new Map([
+          ["b", 5],
+          ["a", 5],
+        ]),
+      ),
+    ).toEqual(
+      new Map([
+        ["b", 0],
+        ["a", 1],
+      ]),
+    );
+    expect(
+      allocate(
+        2,
+        new Map([
+          ["x", 3],
+          ["y", 6],
+          ["z", 3],
+        ]),
+      ),
+    ).toEqual(
+      new Map([
+        ["x", 1],
+        ["y", 1],
+        ["z", 0],
+      ]),
+    );
     for (let n = 0; n <= 23; n++) {
-      const sizes = new Map([["p", 11], ["q", 7], ["r", 4], ["s", 1]]);
+      const sizes = new Map([
+        ["p", 11],
+        ["q", 7],
+        ["r", 4],
+        ["s", 1],
+      ]);
       const out = allocate(n, sizes);
       expect([...out.values()].reduce((a, b) => a + b, 0)).toBe(n);
       for (const [key, k] of out) {
@@ -46,8 +109,16 @@ describe("allocate: proportional allocation by largest remainder", () => {
     const order = turns.map((t) => `${t.session.id}/${t.turn.id}`);
     const drawn = one.units.map((u) => `${u.session.id}/${u.turn.id}`);
     expect([...drawn].sort((x, y) => order.indexOf(x) - order.indexOf(y))).toEqual(drawn);
-    expect(drawSample(turns, 9, ["condition", "speaker-kind"], 42).units.map((u) => u.turn.id + u.session.id)).toEqual(one.units.map((u) => u.turn.id + u.session.id));
-    const others = new Set([1, 2, 3, 4, 5].map((seed) => drawSample(turns, 9, ["condition", "speaker-kind"], seed).units.map((u) => `${u.session.id}/${u.turn.id}`).join(",")));
+    expect(drawSample(turns, 9, ["condition", "speaker-kind"], 42).units.map((u) => u.turn.id + u.session.id)).toEqual(
+      one.units.map((u) => u.turn.id + u.session.id),
+    );
+    const others = new Set(
+      [1, 2, 3, 4, 5].map((seed) =>
+        drawSample(turns, 9, ["condition", "speaker-kind"], seed)
+          .units.map((u) => `${u.session.id}/${u.turn.id}`)
+          .join(","),
+      ),
+    );
     expect(others.size).toBeGreaterThan(1);
   });
 
@@ -104,14 +175,28 @@ describe("colloquy sample", () => {
       expect(turn.text.trim()).not.toBe("");
     }
     const provenance = JSON.parse(await readFile(`${a}.provenance.json`, "utf8"));
-    expect(provenance).toMatchObject({ command: "sample", seed: 3, drawn: 8, population: 32, stratify: ["condition", "speaker-kind"], allocation: "proportional, largest remainder" });
+    expect(provenance).toMatchObject({
+      command: "sample",
+      seed: 3,
+      drawn: 8,
+      population: 32,
+      stratify: ["condition", "speaker-kind"],
+      allocation: "proportional, largest remainder",
+    });
   });
 
   it("takes a count and a selection; refuses sizes it cannot draw", async () => {
     const out = join(dir, "s.csv");
     const run = await runCli(["sample", study, "--size", "5", "--stratify", "session", "--condition", "ai-led", "--out", out, "--json"]);
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ size: 5, population: 16, strata: [{ key: "session=ai-led-1", sample: 3 }, { key: "session=ai-led-2", sample: 2 }] });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      size: 5,
+      population: 16,
+      strata: [
+        { key: "session=ai-led-1", sample: 3 },
+        { key: "session=ai-led-2", sample: 2 },
+      ],
+    });
     const tooMany = await runCli(["sample", study, "--size", "40", "--out", out]);
     expect(tooMany.code).toBe(1);
     expect(tooMany.stderr).toContain("--size 40: the study has only 32 codeable turn(s)");

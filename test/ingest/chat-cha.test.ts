@@ -31,7 +31,11 @@ describe("CHAT (.cha) importer", () => {
   it("names an undeclared speaker by its code and keeps an untabbed line as a continuation, each with a located warning", async () => {
     const { sessions, result } = await importFixture(chatChaImporter, "cha/undeclared-speaker-and-untabbed-line.cha", { agents: ["ROB"] });
     const [s] = sessions;
-    expect(s.participants.map((p) => [p.name, p.kind])).toEqual([["PAR", "human"], ["ROB", "ai"], ["EXP", "human"]]);
+    expect(s.participants.map((p) => [p.name, p.kind])).toEqual([
+      ["PAR", "human"],
+      ["ROB", "ai"],
+      ["EXP", "human"],
+    ]);
     expect(s.turns[2].text).toBe("we are recording now . this line lost its tab");
     expect(result.warnings).toEqual([
       expect.stringMatching(/undeclared-speaker-and-untabbed-line\.cha:6: line starts with none of @ \* % or a tab; kept as a continuation of line 5$/),

@@ -3,7 +3,14 @@ import type { ImportResult } from "../../src/ingest/types.js";
 import { assertNothingDropped } from "../support/coverage.js";
 
 const result = (texts: string[], metadata: Record<string, unknown> = {}): ImportResult => ({
-  sessions: [{ id: "s", metadata, participants: [{ id: "a", name: "Ann", kind: "human" }], turns: texts.map((text, index) => ({ id: `t${index}`, index, speaker: "a", text })) }],
+  sessions: [
+    {
+      id: "s",
+      metadata,
+      participants: [{ id: "a", name: "Ann", kind: "human" }],
+      turns: texts.map((text, index) => ({ id: `t${index}`, index, speaker: "a", text })),
+    },
+  ],
   codes: [],
   warnings: [],
 });

@@ -25,7 +25,12 @@ describe("csv importer", () => {
       { id: "designer-bot", name: "Designer Bot", role: "AI Agent", kind: "ai" },
     ]);
     // A quoted multi-line cell with doubled quotes survives verbatim; its row starts on line 3.
-    expect(first!.turns[1]).toMatchObject({ text: 'Hello Alice! Here is my first idea:\n- a "night sky" theme\n- silver accents', start: 20, timestamp: "2024-03-05T14:00:20Z", metadata: { line: 3, sentiment: "neutral" } });
+    expect(first!.turns[1]).toMatchObject({
+      text: 'Hello Alice! Here is my first idea:\n- a "night sky" theme\n- silver accents',
+      start: 20,
+      timestamp: "2024-03-05T14:00:20Z",
+      metadata: { line: 3, sentiment: "neutral" },
+    });
     // The next row starts after the three physical lines of the multi-line cell.
     expect(first!.turns[2]!.metadata!.line).toBe(6);
     expect(first!.turns[2]!.start).toBe(65);
@@ -47,7 +52,11 @@ describe("csv importer", () => {
     ]);
     expect(result.sessions[0]!.metadata).toMatchObject({ sessionKey: "solo-ai-1", sessionColumns: { experimental_condition: "solo-ai", run: "1" } });
     // One line about the keying, none about conditions differing within a session.
-    expect(result.warnings).toEqual([expect.stringMatching(/condition-run-no-session-column\.csv:1: no session column; sessions keyed by condition\+run \(columns "experimental_condition"\+"run"\); pass --columns session=<column>/)]);
+    expect(result.warnings).toEqual([
+      expect.stringMatching(
+        /condition-run-no-session-column\.csv:1: no session column; sessions keyed by condition\+run \(columns "experimental_condition"\+"run"\); pass --columns session=<column>/,
+      ),
+    ]);
     assertNothingDropped(Papa.parse<string[]>(text.trim()).data.slice(1).flat(), result);
     // An explicit session column wins: keyed by run alone, as asked.
     const byRun = await parseCsv("condition-run-no-session-column.csv", text, { columns: { session: "run" } });
@@ -74,12 +83,16 @@ describe("csv importer", () => {
     assertNothingDropped(Papa.parse<string[]>(text.trim(), { delimiter: ";" }).data.slice(1).flat(), result);
     // Without the flag: one session (no session, condition or run column), every cell kept in metadata.
     expect((await parseCsv("composite-session-key.csv", text)).sessions).toHaveLength(1);
-    await expect(parseCsv("composite-session-key.csv", text, { columns: { session: "arm+trial" } })).rejects.toThrow(/--columns session=arm\+trial: no column "trial" in the header/);
+    await expect(parseCsv("composite-session-key.csv", text, { columns: { session: "arm+trial" } })).rejects.toThrow(
+      /--columns session=arm\+trial: no column "trial" in the header/,
+    );
   });
 
   it("two composite keys that would give one session id are refused by line, never merged", async () => {
     const text = "x,y,speaker,text\na-b,c,Ann,first\na,b-c,Ben,second\n";
-    await expect(parseCsv("clash.csv", text, { columns: { session: "x+y" } })).rejects.toThrow(/clash\.csv:3: .*gives the session id "clash-a-b-c", which another key of this file already gives/);
+    await expect(parseCsv("clash.csv", text, { columns: { session: "x+y" } })).rejects.toThrow(
+      /clash\.csv:3: .*gives the session id "clash-a-b-c", which another key of this file already gives/,
+    );
   });
 
   it("a run that changes within one session stays on its turn (no cell is dropped)", async () => {
@@ -131,7 +144,9 @@ describe("csv importer", () => {
   });
 
   it("maps a kind column and --columns type=…", async () => {
-    const result = await parseCsv("k.csv", "speaker,text,kind,act\nBot,hi,assistant,message\nSys,joined,system,system\nAnn,ok,human,backchannel\n", { columns: { type: "act" } });
+    const result = await parseCsv("k.csv", "speaker,text,kind,act\nBot,hi,assistant,message\nSys,joined,system,system\nAnn,ok,human,backchannel\n", {
+      columns: { type: "act" },
+    });
     const s = result.sessions[0]!;
     expect(s.participants.map((p) => p.kind)).toEqual(["ai", "system", "human"]);
     expect(s.turns.map((t) => t.type)).toEqual(["message", "system", "backchannel"]);
@@ -148,7 +163,11 @@ describe("csv: DiscordChatExporter CSV", () => {
   it("reads Author, Date and Content by their names; attachments and reactions stay on the turn", async () => {
     const result = await parseCsv("discord-chat-exporter.csv", await read("discord-chat-exporter.csv"), { agents: ["Muse"] });
     const [s] = result.sessions;
-    expect(s!.participants.map((p) => [p.name, p.kind])).toEqual([["wren_k", "human"], ["Muse", "ai"], ["dev.ansel", "human"]]);
+    expect(s!.participants.map((p) => [p.name, p.kind])).toEqual([
+      ["wren_k", "human"],
+      ["Muse", "ai"],
+      ["dev.ansel", "human"],
+    ]);
     expect(s!.turns.map((t) => [t.text, t.start])).toEqual([
       ["@Muse can you draft three logo directions?", 0],
       ["Here you go:\n1. Wave mark\n2. Monogram", 4.65],

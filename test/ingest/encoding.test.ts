@@ -59,7 +59,11 @@ describe("encodings: decoded correctly or refused, never U+FFFD", () => {
 
   it("reads a Windows-1252 CSV (Excel's plain CSV) through readText", async () => {
     const [file] = await importFiles([fixture("csv/windows-1252.csv")]);
-    expect(file!.result!.sessions[0]!.turns.map((t) => t.text)).toEqual(["Let’s start with the naïve version", "Sure – here’s a draft: “Café Lumière”", "Très bien"]);
+    expect(file!.result!.sessions[0]!.turns.map((t) => t.text)).toEqual([
+      "Let’s start with the naïve version",
+      "Sure – here’s a draft: “Café Lumière”",
+      "Très bien",
+    ]);
   });
 
   it("reads UTF-16 and UTF-32, with or without a byte-order mark, and detects the format under it", async () => {
@@ -85,7 +89,8 @@ describe("encodings: decoded correctly or refused, never U+FFFD", () => {
 
   it("stops on mixed encodings, naming the file, line, byte offset and --encoding, whether read whole or streamed", async () => {
     const path = fixture("plain/broken-mixed-encoding.txt");
-    const message = /broken-mixed-encoding\.txt:2: byte 52 \(0xE9\) is not valid UTF-8, while other characters of the file are valid UTF-8.*--encoding windows-1252/;
+    const message =
+      /broken-mixed-encoding\.txt:2: byte 52 \(0xE9\) is not valid UTF-8, while other characters of the file are valid UTF-8.*--encoding windows-1252/;
     await expect(fileInput(path).readText()).rejects.toThrow(message);
     await expect(collect(fileInput(path).lines())).rejects.toThrow(message);
     await expect(collect(fileInput(path).lines())).rejects.toBeInstanceOf(ImportError);
@@ -101,7 +106,9 @@ describe("encodings: decoded correctly or refused, never U+FFFD", () => {
     expect(utf8[0]!.error).toMatch(/windows-1252\.srt:3: byte 34 \(0xC9\) is not valid UTF-8, but --encoding utf-8 was given/);
     const undefinedByte = join(dir, "undefined-byte.txt");
     await writeFile(undefinedByte, Buffer.from("Ann: a\nBob: b\x81\nAnn: c\n", "latin1"));
-    expect((await importFiles([undefinedByte], { encoding: "windows-1252" }))[0]!.error).toMatch(/undefined-byte\.txt:2: byte 13 \(0x81\) is not a character in windows-1252/);
+    expect((await importFiles([undefinedByte], { encoding: "windows-1252" }))[0]!.error).toMatch(
+      /undefined-byte\.txt:2: byte 13 \(0x81\) is not a character in windows-1252/,
+    );
     await expect(importFiles([undefinedByte], { encoding: "klingon-8" })).rejects.toThrow(FormatError);
     await expect(importFiles([undefinedByte], { encoding: "klingon-8" })).rejects.toThrow(/unknown encoding "klingon-8".*windows-1252/);
   });
@@ -110,7 +117,12 @@ describe("encodings: decoded correctly or refused, never U+FFFD", () => {
     const lone = Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode("Ann: hi\n", "utf-16le"), Buffer.from([0x00, 0xd8]), iconv.encode("x\n", "utf-16le")]);
     expect(() => encodingOfBuffer(lone)).toThrow(/byte 18 starts an unpaired UTF-16LE surrogate/);
     expect(() => encodingOfBuffer(Buffer.from([0xff, 0xfe, 0x41, 0x00, 0x42]))).toThrow(/ends with 1 stray byte/);
-    expect(() => encodingOfBuffer(Buffer.from("Ann: hi\u0000there\nBob: yo\n"))).toThrow(expect.objectContaining({ message: expect.stringMatching(/byte 7 is a NUL byte/), detail: expect.objectContaining({ fix: expect.stringMatching(/--encoding utf-16le/) }) }));
+    expect(() => encodingOfBuffer(Buffer.from("Ann: hi\u0000there\nBob: yo\n"))).toThrow(
+      expect.objectContaining({
+        message: expect.stringMatching(/byte 7 is a NUL byte/),
+        detail: expect.objectContaining({ fix: expect.stringMatching(/--encoding utf-16le/) }),
+      }),
+    );
   });
 
   it("judges a file streamed in chunks the same as whole: a character cut by a chunk boundary, a bad byte far in", async () => {
@@ -130,22 +142,33 @@ describe("encodings: decoded correctly or refused, never U+FFFD", () => {
   });
 
   it("decodes any text in any Unicode encoding with a byte-order mark, whole or in arbitrary chunks", () => {
-    const boms: Record<string, number[]> = { "utf-8": [0xef, 0xbb, 0xbf], "utf-16le": [0xff, 0xfe], "utf-16be": [0xfe, 0xff], "utf-32le": [0xff, 0xfe, 0, 0], "utf-32be": [0, 0, 0xfe, 0xff] };
+    const boms: Record<string, number[]> = {
+      "utf-8": [0xef, 0xbb, 0xbf],
+      "utf-16le": [0xff, 0xfe],
+      "utf-16be": [0xfe, 0xff],
+      "utf-32le": [0xff, 0xfe, 0, 0],
+      "utf-32be": [0, 0, 0xfe, 0xff],
+    };
     fc.assert(
-      fc.property(fc.string({ unit: "grapheme", maxLength: 200 }), fc.constantFrom(...Object.keys(boms)), fc.array(fc.nat(), { maxLength: 6 }), (text, name, cuts) => {
-        const bytes = Buffer.concat([Buffer.from(boms[name]!), iconv.encode(text, name, { addBOM: false })]);
-        const whole = encodingOfBuffer(bytes);
-        expect(whole.name).toBe(name);
-        expect(decodeBuffer(bytes, whole)).toBe(text);
-        const scanner = new EncodingScanner();
-        let from = 0;
-        for (const cut of [...cuts.map((c) => c % (bytes.length + 1))].sort((a, b) => a - b)) {
-          scanner.push(bytes.subarray(from, cut));
-          from = cut;
-        }
-        scanner.push(bytes.subarray(from));
-        expect(scanner.finish()).toEqual(whole);
-      }),
+      fc.property(
+        fc.string({ unit: "grapheme", maxLength: 200 }),
+        fc.constantFrom(...Object.keys(boms)),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (text, name, cuts) => {
+          const bytes = Buffer.concat([Buffer.from(boms[name]!), iconv.encode(text, name, { addBOM: false })]);
+          const whole = encodingOfBuffer(bytes);
+          expect(whole.name).toBe(name);
+          expect(decodeBuffer(bytes, whole)).toBe(text);
+          const scanner = new EncodingScanner();
+          let from = 0;
+          for (const cut of [...cuts.map((c) => c % (bytes.length + 1))].sort((a, b) => a - b)) {
+            scanner.push(bytes.subarray(from, cut));
+            from = cut;
+          }
+          scanner.push(bytes.subarray(from));
+          expect(scanner.finish()).toEqual(whole);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -57,12 +57,7 @@ const MARKUP: Record<string, Markup[]> = {
   vtt: [/^WEBVTT.*$/, /^\s*\d+\s*$/, CUE_TIMING, /^<v(?:\.[^ >]*)?\s+([^>]+)>(.*?)(?:<\/v>)?$/, /^([^:]{1,60}):\s*(.*)$/],
   srt: [/^\s*\d+\s*$/, CUE_TIMING, /^([^:]{1,60}):\s*(.*)$/],
   // CHAT: the media bullet (\u0015start_end\u0015) becomes start/end; codes, text, tier values and headers must survive.
-  cha: [
-    /^\*([^:\s]+):\s?(.*?)\s*(?:\u0015\d+_\d+\u0015)?\s*$/,
-    /^%[^:\s]+:\s?(.*)$/,
-    /^@([^:\t]+?)(?::\s?(.*))?$/,
-    /^\t(.*?)\s*(?:\u0015\d+_\d+\u0015)?\s*$/,
-  ],
+  cha: [/^\*([^:\s]+):\s?(.*?)\s*(?:\u0015\d+_\d+\u0015)?\s*$/, /^%[^:\s]+:\s?(.*)$/, /^@([^:\t]+?)(?::\s?(.*))?$/, /^\t(.*?)\s*(?:\u0015\d+_\d+\u0015)?\s*$/],
   // Zoom chat: the clock time is markup; sender, recipient and text must survive.
   "zoom-chat": [/^\d{1,2}:\d{2}:\d{2}\s+From\s+(.+?)\s+to\s+(.+?)\s*:(?:\s(.*))?$/, /^\d{1,2}:\d{2}:\d{2}\s+From\s+(.+?)\s*:(?:\s(.*))?$/],
   // Teams .docx (its paragraphs' text): offsets and cue timings are markup; the names must survive.
@@ -126,9 +121,37 @@ function xmlPieces(text: string): string[] {
 
 /** JSON formats: every string in the input, except these structural values. */
 const STRUCTURAL_KEYS = new Set([
-  "role", "type", "id", "ts", "thread_ts", "parent_user_id", "user", "bot_id", "team_id", "content_type", "status", "recipient",
-  "parent", "children", "current_node", "conversation_id", "tool_call_id", "mimetype", "filetype", "client_msg_id", "creator",
-  "members", "detail", "schemaVersion", "speaker", "addressees", "index", "kind", "subtype", "users", "name_raw",
+  "role",
+  "type",
+  "id",
+  "ts",
+  "thread_ts",
+  "parent_user_id",
+  "user",
+  "bot_id",
+  "team_id",
+  "content_type",
+  "status",
+  "recipient",
+  "parent",
+  "children",
+  "current_node",
+  "conversation_id",
+  "tool_call_id",
+  "mimetype",
+  "filetype",
+  "client_msg_id",
+  "creator",
+  "members",
+  "detail",
+  "schemaVersion",
+  "speaker",
+  "addressees",
+  "index",
+  "kind",
+  "subtype",
+  "users",
+  "name_raw",
   "role_type",
 ]);
 
@@ -147,13 +170,16 @@ function parseJsonish(text: string): unknown[] {
   try {
     return [JSON.parse(text)];
   } catch {
-    return text.split(/\r?\n/).filter((l) => l.trim() !== "").flatMap((l) => {
-      try {
-        return [JSON.parse(l) as unknown];
-      } catch {
-        return [];
-      }
-    });
+    return text
+      .split(/\r?\n/)
+      .filter((l) => l.trim() !== "")
+      .flatMap((l) => {
+        try {
+          return [JSON.parse(l) as unknown];
+        } catch {
+          return [];
+        }
+      });
   }
 }
 
@@ -177,7 +203,12 @@ function decodeByName(path: string, bytes: Buffer): string {
  * decodes "windows-1252" as ISO-8859-1 (’ would come out as the control U+0092).
  */
 const WINDOWS_1252_C1 = new Map<number, string>(
-  [...[0x80, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8e, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0x9b, 0x9c, 0x9e, 0x9f].entries()].map(([i, b]) => [b, "€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ"[i]!]),
+  [
+    ...[
+      0x80, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8e, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0x9b, 0x9c,
+      0x9e, 0x9f,
+    ].entries(),
+  ].map(([i, b]) => [b, "€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ"[i]!]),
 );
 
 async function files(dir: string): Promise<string[]> {
@@ -221,7 +252,10 @@ async function piecesOf(c: Case): Promise<string[]> {
       let values = parseJsonish(await readFile(f, "utf8"));
       values = values.map((v) =>
         Array.isArray(v)
-          ? v.filter((m: { subtype?: string; name?: string }) => !/_(join|leave)$/.test(m?.subtype ?? "") && !(/channels\.json$/.test(f) && m?.name && !folders.has(m.name)))
+          ? v.filter(
+              (m: { subtype?: string; name?: string }) =>
+                !/_(join|leave)$/.test(m?.subtype ?? "") && !(/channels\.json$/.test(f) && m?.name && !folders.has(m.name)),
+            )
           : v,
       );
       out.push(...values.flatMap((v) => jsonPieces(v)));
@@ -261,7 +295,11 @@ describe("no input words are dropped by any importer", () => {
   });
 
   it("the check can fail: a dropped line is reported", () => {
-    const result: ImportResult = { sessions: [{ id: "s", participants: [{ id: "a", name: "A", kind: "human" }], turns: [{ id: "t0", index: 0, speaker: "a", text: "kept" }] }], codes: [], warnings: [] };
+    const result: ImportResult = {
+      sessions: [{ id: "s", participants: [{ id: "a", name: "A", kind: "human" }], turns: [{ id: "t0", index: 0, speaker: "a", text: "kept" }] }],
+      codes: [],
+      warnings: [],
+    };
     expect(() => assertNothingDropped(["kept", "lost words"], result)).toThrow(/lost words/);
     expect(textPieces("slack-paste", "Maria Lopez (Client) 6:35 PM Gives opinion\nNew\nhello")).toEqual(["Maria Lopez", "Client", "Gives opinion", "hello"]);
   });

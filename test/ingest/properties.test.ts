@@ -67,7 +67,42 @@ async function checkContract(importer: Importer, run: () => Promise<unknown>, li
 }
 
 /** Text edits: delete a slice, insert random text, or duplicate a slice, at random places. */
-const edit = fc.record({ at: fc.nat(), len: fc.nat({ max: 40 }), insert: fc.string({ unit: fc.constantFrom("\n", "\r\n", " ", ":", "(", ")", "\"", "{", "}", "[", "]", ",", "0", "9", "A", "M", "P", "é", "🙂", "\t", ";", "<", ">", "-", "New", "APP  ") , maxLength: 12 }), kind: fc.constantFrom("delete", "insert", "duplicate") });
+const edit = fc.record({
+  at: fc.nat(),
+  len: fc.nat({ max: 40 }),
+  insert: fc.string({
+    unit: fc.constantFrom(
+      "\n",
+      "\r\n",
+      " ",
+      ":",
+      "(",
+      ")",
+      '"',
+      "{",
+      "}",
+      "[",
+      "]",
+      ",",
+      "0",
+      "9",
+      "A",
+      "M",
+      "P",
+      "é",
+      "🙂",
+      "\t",
+      ";",
+      "<",
+      ">",
+      "-",
+      "New",
+      "APP  ",
+    ),
+    maxLength: 12,
+  }),
+  kind: fc.constantFrom("delete", "insert", "duplicate"),
+});
 
 function applyEdits(text: string, edits: { at: number; len: number; insert: string; kind: string }[]): string {
   let out = text;
@@ -109,7 +144,11 @@ describe("the contract check itself", () => {
       throw new TypeError("boom");
     });
     await expect(checkContract(typeError, () => typeError.parse(textInput("a", ""), {}))).rejects.toThrow(/fake threw TypeError: boom/);
-    const invalid = fake(async () => ({ sessions: [{ id: "s", participants: [], turns: [{ id: "t", index: 0, speaker: "ghost", text: "" }] }], codes: [], warnings: [] }));
+    const invalid = fake(async () => ({
+      sessions: [{ id: "s", participants: [], turns: [{ id: "t", index: 0, speaker: "ghost", text: "" }] }],
+      codes: [],
+      warnings: [],
+    }));
     await expect(checkContract(invalid, () => invalid.parse(textInput("a", ""), {}))).rejects.toThrow(/not a participant id/);
     const hang = fake(() => new Promise(() => undefined));
     await expect(checkContract(hang, () => hang.parse(textInput("a", ""), {}), 50)).rejects.toThrow(/no result within/);
@@ -127,7 +166,8 @@ describe("every file importer returns valid sessions or throws ImportError", () 
   });
 
   it("has fixtures for every importer (so the mutation tests below are not vacuous)", () => {
-    for (const i of importers) expect({ format: i.name, count: i.input === "file" ? fixtures.get(i.name)?.length : 1 }).toMatchObject({ format: i.name, count: expect.any(Number) });
+    for (const i of importers)
+      expect({ format: i.name, count: i.input === "file" ? fixtures.get(i.name)?.length : 1 }).toMatchObject({ format: i.name, count: expect.any(Number) });
     for (const i of fileImporters) expect(fixtures.get(i.name)!.length, i.name).toBeGreaterThan(0);
   });
 
@@ -136,9 +176,13 @@ describe("every file importer returns valid sessions or throws ImportError", () 
 
     it(`${importer.name}: random strings and random JSON`, async () => {
       await fc.assert(
-        fc.asyncProperty(fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: "grapheme", maxLength: 200 }), fc.json({ maxDepth: 4 })), fc.constantFrom(...optionSets), async (text, options) => {
-          await checkContract(importer, () => importer.parse(textInput(`random${ext}`, text), options));
-        }),
+        fc.asyncProperty(
+          fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: "grapheme", maxLength: 200 }), fc.json({ maxDepth: 4 })),
+          fc.constantFrom(...optionSets),
+          async (text, options) => {
+            await checkContract(importer, () => importer.parse(textInput(`random${ext}`, text), options));
+          },
+        ),
         { numRuns: 40 },
       );
     });
@@ -201,17 +245,24 @@ describe("folder importers return valid sessions or throw ImportError", () => {
       expect(files.length).toBeGreaterThan(2);
       let n = 0;
       await fc.assert(
-        fc.asyncProperty(fc.nat(), fc.nat(), fc.jsonValue({ maxDepth: 3 }), fc.boolean(), fc.constantFrom(...optionSets), async (which, pick, replacement, raw, options) => {
-          const dir = join(root, `run-${n++}`);
-          const target = files[which % files.length];
-          for (const f of files) {
-            await mkdir(join(dir, f.rel, ".."), { recursive: true });
-            let text = JSON.stringify(f.json);
-            if (f === target) text = raw ? JSON.stringify(replacement) : JSON.stringify(mutateJson(f.json, pick, replacement));
-            await writeFile(join(dir, f.rel), text);
-          }
-          await checkContract(importer, () => importer.parse(directoryInput(dir), options));
-        }),
+        fc.asyncProperty(
+          fc.nat(),
+          fc.nat(),
+          fc.jsonValue({ maxDepth: 3 }),
+          fc.boolean(),
+          fc.constantFrom(...optionSets),
+          async (which, pick, replacement, raw, options) => {
+            const dir = join(root, `run-${n++}`);
+            const target = files[which % files.length];
+            for (const f of files) {
+              await mkdir(join(dir, f.rel, ".."), { recursive: true });
+              let text = JSON.stringify(f.json);
+              if (f === target) text = raw ? JSON.stringify(replacement) : JSON.stringify(mutateJson(f.json, pick, replacement));
+              await writeFile(join(dir, f.rel), text);
+            }
+            await checkContract(importer, () => importer.parse(directoryInput(dir), options));
+          },
+        ),
         { numRuns: 30 },
       );
     });

@@ -41,16 +41,34 @@ describe("format detection", () => {
   });
 
   it("says which formats exist and suggests --format when nothing matches", () => {
-    expect(() => detectFormat("photo.png", "\u0089PNG")).toThrow(/photo\.png: format not recognised.*known formats: slack-paste, csv, vtt, srt, whatsapp, zoom-chat, cha, plain.*--format/);
+    expect(() => detectFormat("photo.png", "\u0089PNG")).toThrow(
+      /photo\.png: format not recognised.*known formats: slack-paste, csv, vtt, srt, whatsapp, zoom-chat, cha, plain.*--format/,
+    );
   });
 
   it("refuses to guess between two equally likely formats", () => {
-    const fake = (name: string): Importer => ({ name, description: "", extensions: [], input: "file", detect: () => 0.5, parse: async () => ({ sessions: [], codes: [], warnings: [] }) });
+    const fake = (name: string): Importer => ({
+      name,
+      description: "",
+      extensions: [],
+      input: "file",
+      detect: () => 0.5,
+      parse: async () => ({ sessions: [], codes: [], warnings: [] }),
+    });
     expect(() => detectFormat("x", "y", [fake("a"), fake("b")])).toThrow(/could be a or b .*--format/);
   });
 
   it("a throwing detect() does not break detection", () => {
-    const broken: Importer = { name: "broken", description: "", extensions: [], input: "file", detect: () => { throw new Error("boom"); }, parse: async () => ({ sessions: [], codes: [], warnings: [] }) };
+    const broken: Importer = {
+      name: "broken",
+      description: "",
+      extensions: [],
+      input: "file",
+      detect: () => {
+        throw new Error("boom");
+      },
+      parse: async () => ({ sessions: [], codes: [], warnings: [] }),
+    };
     expect(detectFormat("x.csv", "speaker,text\n", [broken, importerByName("csv")]).name).toBe("csv");
   });
 
@@ -148,8 +166,15 @@ describe("importFiles", () => {
     // Named with --agents, or any AI in the session: no hint.
     expect((await importFiles([join(fixtures, "plain/timed.txt")], { agents: ["ChatGPT"] }))[0]!.result!.warnings).toEqual([]);
     const named = join(dir, "names.txt");
-    await writeFile(named, "Research Assistant: hi\nAi Tanaka: hello\nGPT-4o: hey\nResearch Assistant: so\nAi Tanaka: yes\nGPT-4o: ok\nAI Moderator: fine\nAI Moderator: go\n");
-    expect((await importFiles([named]))[0]!.result!.warnings).toEqual([expect.stringMatching(/"Research Assistant", "GPT-4o", "AI Moderator" look like an assistant; if so, import again with --agents "Research Assistant,GPT-4o,AI Moderator"/)]);
+    await writeFile(
+      named,
+      "Research Assistant: hi\nAi Tanaka: hello\nGPT-4o: hey\nResearch Assistant: so\nAi Tanaka: yes\nGPT-4o: ok\nAI Moderator: fine\nAI Moderator: go\n",
+    );
+    expect((await importFiles([named]))[0]!.result!.warnings).toEqual([
+      expect.stringMatching(
+        /"Research Assistant", "GPT-4o", "AI Moderator" look like an assistant; if so, import again with --agents "Research Assistant,GPT-4o,AI Moderator"/,
+      ),
+    ]);
   });
 
   it("importEach throws a bad --format or --path-pattern before reading any file", async () => {
@@ -161,6 +186,12 @@ describe("importFiles", () => {
     // Each export folder is one input (its channel folders and daily files are not imported one by one).
     const results = await importFiles([join(fixtures, "slack-export")]);
     expect(results.map((r) => r.format)).toEqual(Array(5).fill("slack-export"));
-    expect(results.map((r) => r.path.split(/[\\/]/).pop()).sort()).toEqual(["bot-add-by-human", "bot-named-by-raw-id", "bot-text-in-attachments", "file-comment-without-user", "workspace"]);
+    expect(results.map((r) => r.path.split(/[\\/]/).pop()).sort()).toEqual([
+      "bot-add-by-human",
+      "bot-named-by-raw-id",
+      "bot-text-in-attachments",
+      "file-comment-without-user",
+      "workspace",
+    ]);
   });
 });

@@ -27,7 +27,9 @@ describe("speaker kinds in every format", () => {
 
   it("refuses a name given both in --agents and --humans", async () => {
     await expect(importFiles([join(fixtures, "csv/is-ai-column.csv")], { agents: ["Helper"], humans: ["helper"] })).rejects.toThrow(FormatError);
-    await expect(importFiles([join(fixtures, "csv/is-ai-column.csv")], { agents: ["Helper"], humans: ["helper"] })).rejects.toThrow(/"Helper" given both in --agents and in --humans/);
+    await expect(importFiles([join(fixtures, "csv/is-ai-column.csv")], { agents: ["Helper"], humans: ["helper"] })).rejects.toThrow(
+      /"Helper" given both in --agents and in --humans/,
+    );
   });
 
   it("the --agents/--humans conflict check compares names and ids of both flags alike", async () => {
@@ -37,24 +39,49 @@ describe("speaker kinds in every format", () => {
     expect(conflictingKinds({ agents: ["Research Bot"], humans: ["research_bot"] })).toEqual([]);
     // Names without letters have no id of their own: two different emoji do not conflict.
     expect(conflictingKinds({ agents: ["🤖"], humans: ["👤"] })).toEqual([]);
-    await expect(importFiles([join(fixtures, "csv/is-ai-column.csv")], { agents: ["GPT 4"], humans: ["gpt-4"] })).rejects.toThrow(/"GPT 4" given both in --agents and in --humans/);
+    await expect(importFiles([join(fixtures, "csv/is-ai-column.csv")], { agents: ["GPT 4"], humans: ["gpt-4"] })).rejects.toThrow(
+      /"GPT 4" given both in --agents and in --humans/,
+    );
   });
 
-  it("an emoji in --agents does not claim the participants whose id fell back to \"speaker\"", () => {
-    const session: SessionInput = { id: "s", participants: [{ id: "speaker", name: "(no speaker)", kind: "human" }, { id: "speaker-2", name: "🤖", kind: "human" }], turns: [] };
+  it('an emoji in --agents does not claim the participants whose id fell back to "speaker"', () => {
+    const session: SessionInput = {
+      id: "s",
+      participants: [
+        { id: "speaker", name: "(no speaker)", kind: "human" },
+        { id: "speaker-2", name: "🤖", kind: "human" },
+      ],
+      turns: [],
+    };
     applyStatedKinds([session], { agents: ["🤖"] });
     expect(kinds(session)).toEqual({ "(no speaker)": "human", "🤖": "ai" });
   });
 
   it("matches names case-insensitively and by participant id; stated kinds win", () => {
-    const session: SessionInput = { id: "s", participants: [{ id: "gpt-4o", name: "GPT 4o", kind: "human" }, { id: "bot", name: "Bot", kind: "ai" }], turns: [] };
+    const session: SessionInput = {
+      id: "s",
+      participants: [
+        { id: "gpt-4o", name: "GPT 4o", kind: "human" },
+        { id: "bot", name: "Bot", kind: "ai" },
+      ],
+      turns: [],
+    };
     applyStatedKinds([session], { agents: ["gpt-4o"], humans: ["BOT"] });
     expect(kinds(session)).toEqual({ "GPT 4o": "ai", Bot: "human" });
   });
 
   it("the assistant-name hint names both flags and leaves out speakers stated as humans", () => {
-    const session: SessionInput = { id: "s", participants: [{ id: "ra", name: "Research Assistant", kind: "human" }, { id: "c", name: "Claude", kind: "human" }], turns: [] };
-    expect(agentHints("a.txt", [session])).toEqual(['a.txt: no speaker is marked as an AI, but "Research Assistant", "Claude" look like an assistant; if so, import again with --agents "Research Assistant,Claude" (or --humans to say they are people)']);
+    const session: SessionInput = {
+      id: "s",
+      participants: [
+        { id: "ra", name: "Research Assistant", kind: "human" },
+        { id: "c", name: "Claude", kind: "human" },
+      ],
+      turns: [],
+    };
+    expect(agentHints("a.txt", [session])).toEqual([
+      'a.txt: no speaker is marked as an AI, but "Research Assistant", "Claude" look like an assistant; if so, import again with --agents "Research Assistant,Claude" (or --humans to say they are people)',
+    ]);
     expect(agentHints("a.txt", [session], { humans: ["Research Assistant"] })).toEqual([expect.stringMatching(/but "Claude" looks like/)]);
     expect(agentHints("a.txt", [session], { humans: ["Research Assistant", "Claude"] })).toEqual([]);
     // A speaker stated as human by id gets no hint either.

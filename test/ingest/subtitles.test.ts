@@ -66,7 +66,9 @@ describe("WebVTT and SRT importers", () => {
   });
 
   it("names the line of a broken timing, and a missing WEBVTT header", async () => {
-    expect(() => parseSubtitles("bad-timing.vtt", "WEBVTT\n\n1\n00:00:01.000 -> 00:00:04.000\nHello\n", "vtt")).toThrow(/^bad-timing\.vtt:4: .* is not a cue timing line/);
+    expect(() => parseSubtitles("bad-timing.vtt", "WEBVTT\n\n1\n00:00:01.000 -> 00:00:04.000\nHello\n", "vtt")).toThrow(
+      /^bad-timing\.vtt:4: .* is not a cue timing line/,
+    );
     expect(() => parseSubtitles("x.vtt", "1\n00:00:01.000 --> 00:00:02.000\nhi", "vtt")).toThrow(ImportError);
     expect(() => parseSubtitles("x.srt", "", "srt")).toThrow(/no cues/);
   });
@@ -85,7 +87,12 @@ describe("WebVTT and SRT importers", () => {
       ["0:0:6.90", 6.09, 6.5, "Please."],
       ["0:1:5.120", 65.12, 69.007, "Here is a summary of the first minute."],
     ]);
-    expect([parseCueTime("01:02.500"), parseCueTime("00:00:01,5"), parseCueTime("1:02:03.004"), parseCueTime("0:0:60.0")]).toEqual([62.5, 1.5, 3723.004, undefined]);
+    expect([parseCueTime("01:02.500"), parseCueTime("00:00:01,5"), parseCueTime("1:02:03.004"), parseCueTime("0:0:60.0")]).toEqual([
+      62.5,
+      1.5,
+      3723.004,
+      undefined,
+    ]);
   });
 
   it("reads YouTube automatic captions: a line of spaces is cue text (only an empty line ends a cue), karaoke timestamps are markup", async () => {
@@ -98,7 +105,9 @@ describe("WebVTT and SRT importers", () => {
       [2.32, 4.87, "so today we try the new\nplanning board with the team"],
       [4.87, 4.88, "planning board with the team"],
     ]);
-    expect(s.turns[0]!.metadata!.raw).toBe("so<00:00:00.400><c> today</c><00:00:00.720><c> we</c><00:00:00.960><c> try</c><00:00:01.280><c> the</c><00:00:01.600><c> new</c>");
+    expect(s.turns[0]!.metadata!.raw).toBe(
+      "so<00:00:00.400><c> today</c><00:00:00.720><c> we</c><00:00:00.960><c> try</c><00:00:01.280><c> the</c><00:00:01.600><c> new</c>",
+    );
   });
 
   it("reads files with CR-only line endings", async () => {
@@ -153,7 +162,13 @@ describe("WebVTT and SRT importers", () => {
     const result = parseSubtitles("zoom-lowercase-pronouns.vtt", await read("vtt/zoom-lowercase-pronouns.vtt"), "vtt");
     const s = result.sessions[0]!;
     expect(s.participants.map((p) => p.name)).toEqual(["conor healy", "Srijani Ghosh (she/her)", "Yuki Tanaka"]);
-    expect(s.turns.map((t) => t.text)).toEqual(["Hi everyone, can you hear me?", "Loud and clear, Conor.", "Great. Let's get going.", "I'll share my screen.", "Sorry I'm late."]);
+    expect(s.turns.map((t) => t.text)).toEqual([
+      "Hi everyone, can you hear me?",
+      "Loud and clear, Conor.",
+      "Great. Let's get going.",
+      "I'll share my screen.",
+      "Sorry I'm late.",
+    ]);
     expect(result.warnings).toEqual([]);
   });
 
@@ -161,9 +176,13 @@ describe("WebVTT and SRT importers", () => {
     const result = parseSubtitles("malformed-block.srt", await read("srt/malformed-block.srt"), "srt");
     const s = result.sessions[0]!;
     expect(s.turns.map((t) => t.text)).toEqual(["Let's begin with the survey results.", "That's higher than last year.", "It is."]);
-    expect(result.warnings).toEqual([expect.stringMatching(/^malformed-block\.srt:5: skipped a block that is not a cue \("00:00:03,200 -> 00:00:05,000" is not a timing line/)]);
+    expect(result.warnings).toEqual([
+      expect.stringMatching(/^malformed-block\.srt:5: skipped a block that is not a cue \("00:00:03,200 -> 00:00:05,000" is not a timing line/),
+    ]);
     expect(s.metadata!.skippedBlocks).toEqual([{ line: 5, text: "2\n00:00:03,200 -> 00:00:05,000\nInes: Response rate was sixty percent." }]);
-    expect(() => parseSubtitles("only-bad.srt", "1\n00:00:01,000 -> 00:00:02,000\nHi\n", "srt")).toThrow(/^only-bad\.srt:2: .* is not a cue timing line, and no cue of the file could be read/);
+    expect(() => parseSubtitles("only-bad.srt", "1\n00:00:01,000 -> 00:00:02,000\nHi\n", "srt")).toThrow(
+      /^only-bad\.srt:2: .* is not a cue timing line, and no cue of the file could be read/,
+    );
   });
 
   it("keeps one-off `Name:` prefixes as text with a warning, and never reads a label on a cue's later lines", async () => {
@@ -178,8 +197,12 @@ describe("WebVTT and SRT importers", () => {
       ["unknown-speaker", "and the first one is closer."],
       ["unknown-speaker", "Note: the deposit is refundable until May."],
     ]);
-    expect(result.warnings).toContainEqual(expect.stringMatching(/^one-off-label\.srt:24: "Note:" looks like a speaker label but starts no other cue; kept as text/));
+    expect(result.warnings).toContainEqual(
+      expect.stringMatching(/^one-off-label\.srt:24: "Note:" looks like a speaker label but starts no other cue; kept as text/),
+    );
     // A label --agents names is believed even once.
-    expect(parseSubtitles("one-off-label.srt", await read("srt/one-off-label.srt"), "srt", { agents: ["Note"] }).sessions[0]!.participants.map((p) => p.name)).toContain("Note");
+    expect(
+      parseSubtitles("one-off-label.srt", await read("srt/one-off-label.srt"), "srt", { agents: ["Note"] }).sessions[0]!.participants.map((p) => p.name),
+    ).toContain("Note");
   });
 });

@@ -6,7 +6,13 @@ import { makeDocx } from "../support/docx.js";
 import { fixture, importFixture, speakerName } from "./json/helpers.js";
 
 /** An input over docx bytes in memory. */
-const bytesInput = (path: string, bytes: Uint8Array): ImportInput => ({ path, kind: "file", readText: async () => "", lines: async function* () {}, readBytes: async () => bytes });
+const bytesInput = (path: string, bytes: Uint8Array): ImportInput => ({
+  path,
+  kind: "file",
+  readText: async () => "",
+  lines: async function* () {},
+  readBytes: async () => bytes,
+});
 
 describe("teams-docx importer", () => {
   it("newer shape: `Name<tab>0:03` headers, multi-paragraph turns, line breaks, transcription notices, preamble", async () => {

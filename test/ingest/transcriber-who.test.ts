@@ -15,7 +15,9 @@ describe("transcriber (.trs) <Who nb> that names none of the Turn's speakers", (
     ]);
     // The commented-out <Who> on line 16 is not counted: the lines are those of the real tags.
     expect(result.warnings).toEqual([
-      expect.stringMatching(/who-nb-beyond-turn-speakers\.trs:17: <Who nb="3"> in the turn at 0 s, which has speaker="spk1 spk2" \(2\); its words are kept under "\(unknown speaker\)"$/),
+      expect.stringMatching(
+        /who-nb-beyond-turn-speakers\.trs:17: <Who nb="3"> in the turn at 0 s, which has speaker="spk1 spk2" \(2\); its words are kept under "\(unknown speaker\)"$/,
+      ),
       expect.stringMatching(/who-nb-beyond-turn-speakers\.trs:24: <Who nb="2"> in the turn at 3\.5 s, which has speaker="spk2" \(1\)/),
     ]);
   });
@@ -26,11 +28,21 @@ describe("transcriber (.trs) <Who nb> that names none of the Turn's speakers", (
     for (const who of ['<Who nb="0"/>', '<Who nb="x"/>', '<Who nb="1.5"/>', "<Who/>"]) {
       const { sessions, result } = await importText(transcriberImporter, "w.trs", trs(who));
       const [s] = sessions;
-      expect(s.turns.map((t) => [speakerName(s, t.index), t.text]), who).toEqual([["A", "one"], ["(unknown speaker)", "two"]]);
+      expect(
+        s.turns.map((t) => [speakerName(s, t.index), t.text]),
+        who,
+      ).toEqual([
+        ["A", "one"],
+        ["(unknown speaker)", "two"],
+      ]);
       expect(result.warnings, who).toEqual([expect.stringMatching(/^w\.trs:4: <Who/)]);
     }
     // A Turn of one speaker may leave nb out: its words are that speaker's.
-    const { sessions, result } = await importText(transcriberImporter, "one.trs", '<Trans><Episode><Section type="report"><Turn speaker="a" startTime="0"><Who/>hi</Turn></Section></Episode></Trans>');
+    const { sessions, result } = await importText(
+      transcriberImporter,
+      "one.trs",
+      '<Trans><Episode><Section type="report"><Turn speaker="a" startTime="0"><Who/>hi</Turn></Section></Episode></Trans>',
+    );
     expect(sessions[0].turns.map((t) => [speakerName(sessions[0], t.index), t.text])).toEqual([["a", "hi"]]);
     expect(result.warnings).toEqual([expect.stringMatching(/speaker "a" is not declared/)]);
   });

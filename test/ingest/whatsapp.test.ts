@@ -9,7 +9,11 @@ describe("whatsapp importer", () => {
     const { sessions, result } = await importFixture(whatsappImporter, "whatsapp/android-24h-day-first-multiline.txt");
     expect(result.warnings).toEqual([]);
     const [s] = sessions;
-    expect(s.participants.map((p) => [p.name, p.kind])).toEqual([["WhatsApp", "system"], ["Mia", "human"], ["Lukas", "human"]]);
+    expect(s.participants.map((p) => [p.name, p.kind])).toEqual([
+      ["WhatsApp", "system"],
+      ["Mia", "human"],
+      ["Lukas", "human"],
+    ]);
     expect(s.turns.map((t) => t.type)).toEqual(["system", "system", "message", "message", "message", "message"]);
     expect(s.turns[1].text).toBe("Lukas hat Mia hinzugefügt");
     expect(s.turns[3].text).toBe("Fast. Drei Dinge fehlen noch:\n1. die Einverständniserklärung\n2. der Fragebogen\n\n3. Snacks 🍪");
@@ -22,7 +26,13 @@ describe("whatsapp importer", () => {
   it("Android, US month-first 12-hour: 12 AM is midnight, placeholders kept", async () => {
     const { sessions } = await importFixture(whatsappImporter, "whatsapp/android-us-12-hour.txt");
     const [s] = sessions;
-    expect(s.turns.map((t) => t.timestamp)).toEqual(["2020-12-31T23:58:00", "2020-12-31T23:59:00", "2020-12-31T23:59:00", "2021-01-01T00:01:00", "2021-01-01T00:05:00"]);
+    expect(s.turns.map((t) => t.timestamp)).toEqual([
+      "2020-12-31T23:58:00",
+      "2020-12-31T23:59:00",
+      "2020-12-31T23:59:00",
+      "2021-01-01T00:01:00",
+      "2021-01-01T00:05:00",
+    ]);
     expect(s.turns[2].text).toBe("Yes: ask me anything about the protocol.");
     expect(speakerName(s, 2)).toBe("Study Bot");
     expect(s.turns[4].text).toBe("This message was deleted");
@@ -75,7 +85,11 @@ describe("whatsapp importer", () => {
     const { sessions, result } = await importFixture(whatsappImporter, "whatsapp/header-looking-lines-inside-messages.txt");
     const [s] = sessions;
     expect(s.turns.map((t) => [speakerName(s, t.index), t.text, t.timestamp])).toEqual([
-      ["Ana", "Morning! Here is what Carl wrote in the old group last week:\n05/03/2024, 18:42 - Carl: The room is booked until 6pm\nCan we still use it after that?", "2024-03-12T10:00:00"],
+      [
+        "Ana",
+        "Morning! Here is what Carl wrote in the old group last week:\n05/03/2024, 18:42 - Carl: The room is booked until 6pm\nCan we still use it after that?",
+        "2024-03-12T10:00:00",
+      ],
       ["Ben", "Yes, I asked the office", "2024-03-12T10:02:00"],
       ["Ana", "Great. Zoe's reply from her iPhone:\n[12/03/2024, 10:03:30] Zoe: see you there", "2024-03-12T10:03:00"],
       // A newcomer in the file's header shape starts a message; so does a known sender 6 minutes back.
@@ -85,30 +99,55 @@ describe("whatsapp importer", () => {
     ]);
     expect(s.participants.map((p) => p.name)).toEqual(["Ana", "Ben", "Dana"]);
     expect(result.warnings).toEqual([
-      expect.stringMatching(/header-looking-lines-inside-messages\.txt:2: "05\/03\/2024, 18:42 - Carl: The room is bo…" looks like a message header, but its time is 7 days before the message above; kept as a line of the message from line 1$/),
-      expect.stringMatching(/header-looking-lines-inside-messages\.txt:6: .* but "Zoe" has not written before and it is not in the file's header shape; kept as a line of the message from line 5$/),
+      expect.stringMatching(
+        /header-looking-lines-inside-messages\.txt:2: "05\/03\/2024, 18:42 - Carl: The room is bo…" looks like a message header, but its time is 7 days before the message above; kept as a line of the message from line 1$/,
+      ),
+      expect.stringMatching(
+        /header-looking-lines-inside-messages\.txt:6: .* but "Zoe" has not written before and it is not in the file's header shape; kept as a line of the message from line 5$/,
+      ),
     ]);
     expect(detectFormat("h.txt", await readFile(fixture("whatsapp/header-looking-lines-inside-messages.txt"), "utf8")).name).toBe("whatsapp");
   });
 
   it("a known sender's line in another header shape is still a message when its time fits; an hour back across a clock change too", async () => {
     // Local time goes back an hour when daylight saving ends (27/10/2024, 03:00 -> 02:00).
-    const { sessions, result } = await importText(whatsappImporter, "dst.txt", "27/10/2024, 02:50 - A: before\n27/10/2024, 02:10 - B: after the change\n[27/10/2024, 02:11:05] A: from another phone\n");
+    const { sessions, result } = await importText(
+      whatsappImporter,
+      "dst.txt",
+      "27/10/2024, 02:50 - A: before\n27/10/2024, 02:10 - B: after the change\n[27/10/2024, 02:11:05] A: from another phone\n",
+    );
     expect(sessions[0].turns.map((t) => t.text)).toEqual(["before", "after the change", "from another phone"]);
     expect(result.warnings).toEqual([]);
     // A quoted line from long ago by a known sender stays quoted, even in the file's shape.
-    const { sessions: quoted, result: warned } = await importText(whatsappImporter, "q.txt", "01/06/2024, 09:00 - A: hi\n02/06/2024, 09:00 - B: you said yesterday:\n01/06/2024, 09:00 - A: hi\n02/06/2024, 09:01 - A: I did\n");
+    const { sessions: quoted, result: warned } = await importText(
+      whatsappImporter,
+      "q.txt",
+      "01/06/2024, 09:00 - A: hi\n02/06/2024, 09:00 - B: you said yesterday:\n01/06/2024, 09:00 - A: hi\n02/06/2024, 09:01 - A: I did\n",
+    );
     expect(quoted[0].turns.map((t) => t.text)).toEqual(["hi", "you said yesterday:\n01/06/2024, 09:00 - A: hi", "I did"]);
-    expect(warned.warnings).toEqual([expect.stringMatching(/^q\.txt:3: .*its time is 24 h before the message above; kept as a line of the message from line 2$/)]);
+    expect(warned.warnings).toEqual([
+      expect.stringMatching(/^q\.txt:3: .*its time is 24 h before the message above; kept as a line of the message from line 2$/),
+    ]);
   });
 
   it("a quoted month-first date does not turn a day-first file month-first", async () => {
-    const { sessions } = await importText(whatsappImporter, "o.txt", "03/04/2021, 10:00 - A: quoting:\n[3/25/21, 9:00:00 AM] B: old\n03/04/2021, 10:05 - B: ok\n");
+    const { sessions } = await importText(
+      whatsappImporter,
+      "o.txt",
+      "03/04/2021, 10:00 - A: quoting:\n[3/25/21, 9:00:00 AM] B: old\n03/04/2021, 10:05 - B: ok\n",
+    );
     expect(sessions[0].turns.map((t) => t.timestamp)).toEqual(["2021-04-03T10:00:00", "2021-04-03T10:05:00"]);
   });
 
   it("is detected ahead of plain text for every fixture", async () => {
-    for (const name of ["android-24h-day-first-multiline.txt", "android-us-12-hour.txt", "ios-brackets-left-to-right-marks.txt", "ios-narrow-no-break-space-am-pm.txt", "system-lines-with-colons.txt", "finnish-dotted-times.txt"]) {
+    for (const name of [
+      "android-24h-day-first-multiline.txt",
+      "android-us-12-hour.txt",
+      "ios-brackets-left-to-right-marks.txt",
+      "ios-narrow-no-break-space-am-pm.txt",
+      "system-lines-with-colons.txt",
+      "finnish-dotted-times.txt",
+    ]) {
       expect(detectFormat(name, await readFile(fixture(`whatsapp/${name}`), "utf8")).name, name).toBe("whatsapp");
     }
     expect(whatsappImporter.detect("i.txt", "Alice: hi\nBob: hello\n")).toBe(0);

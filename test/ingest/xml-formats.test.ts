@@ -10,7 +10,10 @@ describe("transcriber (.trs)", () => {
     const { sessions, result } = await importFixture(transcriberImporter, "transcriber/overlapping-who-and-syncs.trs");
     expect(result.warnings).toEqual([]);
     const [s] = sessions;
-    expect(s.participants.map((p) => [p.name, p.kind])).toEqual([["Hélène", "human"], ["Voice assistant", "human"]]);
+    expect(s.participants.map((p) => [p.name, p.kind])).toEqual([
+      ["Hélène", "human"],
+      ["Voice assistant", "human"],
+    ]);
     expect(s.participants[0].metadata).toMatchObject({ type: "female", dialect: "native" });
     expect(s.turns.map((t) => [speakerName(s, t.index), t.text, t.start, t.end])).toEqual([
       ["Hélène", "bon, on commence par les présentations je m'appelle Hélène & je travaille ici", 0, 5.1],
@@ -19,7 +22,10 @@ describe("transcriber (.trs)", () => {
       ["Voice assistant", "could you repeat the question?", 6.4, 9.8],
     ]);
     expect(s.turns[0].metadata).toMatchObject({
-      syncs: [{ time: 0, at: 0 }, { time: 2.35, at: 38 }],
+      syncs: [
+        { time: 0, at: 0 },
+        { time: 2.35, at: 38 },
+      ],
       marks: [{ tag: "Event", desc: "rire", type: "noise", extent: "instantaneous", at: 63 }],
       section: { type: "report", topic: "to1", topicDesc: "warm-up" },
     });
@@ -52,7 +58,10 @@ describe("elan (.eaf)", () => {
     const { sessions, result } = await importFixture(elanImporter, "elan/two-speakers-with-translation-tier.eaf", { agents: ["Tablet assistant"] });
     expect(result.warnings).toEqual([]);
     const [s] = sessions;
-    expect(s.participants.map((p) => [p.name, p.kind])).toEqual([["Rosa", "human"], ["Tablet assistant", "ai"]]);
+    expect(s.participants.map((p) => [p.name, p.kind])).toEqual([
+      ["Rosa", "human"],
+      ["Tablet assistant", "ai"],
+    ]);
     expect(s.turns.map((t) => [speakerName(s, t.index), t.text, t.start, t.end])).toEqual([
       ["Rosa", "¿Le preguntamos al asistente?", 0, 1.85],
       ["Tablet assistant", "Claro, ¿qué necesitas saber?", 1.2, 3.9],
@@ -79,15 +88,26 @@ describe("elan (.eaf)", () => {
     const { sessions } = await importFixture(elanImporter, "elan/time-subdivision-and-unaligned-slots.eaf");
     const [s] = sessions;
     expect(s.participants.map((p) => p.name)).toEqual(["Speaker B"]);
-    expect(s.turns[0]).toMatchObject({ text: "good morning everyone", start: 0.5, end: 2.5, metadata: { tiers: { "Speaker B words": ["good-morning", "everyone"] } } });
+    expect(s.turns[0]).toMatchObject({
+      text: "good morning everyone",
+      start: 0.5,
+      end: 2.5,
+      metadata: { tiers: { "Speaker B words": ["good-morning", "everyone"] } },
+    });
     expect(s.turns[1]).toMatchObject({ text: "", start: 3, end: 4 });
   });
 
   it("keeps a dependent annotation with no utterance in session metadata, with a warning", async () => {
-    const text = (await readFile(fixture("elan/time-subdivision-and-unaligned-slots.eaf"), "utf8")).replace('TIME_SLOT_REF1="ts1" TIME_SLOT_REF2="ts3"', 'TIME_SLOT_REF1="ts4" TIME_SLOT_REF2="ts4"');
+    const text = (await readFile(fixture("elan/time-subdivision-and-unaligned-slots.eaf"), "utf8")).replace(
+      'TIME_SLOT_REF1="ts1" TIME_SLOT_REF2="ts3"',
+      'TIME_SLOT_REF1="ts4" TIME_SLOT_REF2="ts4"',
+    );
     const { textInput } = await import("../../src/ingest/input.js");
     const result = await elanImporter.parse(textInput("o.eaf", text), {});
-    expect(result.sessions[0].metadata?.orphanAnnotations).toEqual([expect.objectContaining({ value: "good-morning" }), expect.objectContaining({ value: "everyone" })]);
+    expect(result.sessions[0].metadata?.orphanAnnotations).toEqual([
+      expect.objectContaining({ value: "good-morning" }),
+      expect.objectContaining({ value: "everyone" }),
+    ]);
     expect(result.warnings).toEqual(["o.eaf: 2 dependent annotation(s) belong to no utterance; kept in session metadata orphanAnnotations"]);
   });
 });

@@ -13,11 +13,31 @@ describe("colloquy run --serve (a real process)", () => {
     const dir = await mkdtemp(join(tmpdir(), "colloquy-live-"));
     const study = join(dir, "study");
     const scenario = join(dir, "chat.yaml");
-    await writeFile(scenario, "id: chat\ntask: Talk.\nparticipants: [{ name: Me, kind: human }, { name: Bot }]\nstrategy: { type: round-robin }\nstop: { maxTurns: 10 }\n");
-    const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../support/colloquy-bin.ts"), "run", scenario, "--serve", "--study", study, "--base-url", server.url, "--model", "test-model"], {
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, OPENAI_API_KEY: "" },
-    });
+    await writeFile(
+      scenario,
+      "id: chat\ntask: Talk.\nparticipants: [{ name: Me, kind: human }, { name: Bot }]\nstrategy: { type: round-robin }\nstop: { maxTurns: 10 }\n",
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        join(import.meta.dirname, "../support/colloquy-bin.ts"),
+        "run",
+        scenario,
+        "--serve",
+        "--study",
+        study,
+        "--base-url",
+        server.url,
+        "--model",
+        "test-model",
+      ],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, OPENAI_API_KEY: "" },
+      },
+    );
     let stderr = "";
     const links = new Promise<{ me: string; operator: string }>((ok) => {
       child.stderr.on("data", (d) => {
@@ -40,7 +60,11 @@ describe("colloquy run --serve (a real process)", () => {
     };
     await until('"type":"ask"');
     const post = (path: string, who: string, body: unknown) =>
-      fetch(`${origin}${path}`, { method: "POST", headers: { origin, "content-type": "application/json", "x-colloquy-token": token(who) }, body: JSON.stringify(body) });
+      fetch(`${origin}${path}`, {
+        method: "POST",
+        headers: { origin, "content-type": "application/json", "x-colloquy-token": token(who) },
+        body: JSON.stringify(body),
+      });
     expect((await post("/api/post", me, { text: "Hello from the page" })).status).toBe(200);
     await until("Bot replies");
     expect((await post("/api/control", operator, { action: "end" })).status).toBe(200);
@@ -48,7 +72,10 @@ describe("colloquy run --serve (a real process)", () => {
     expect(await code, stderr).toBe(0);
     await server.close();
     const [session] = await loadSessions(study);
-    expect(session.turns.map((t) => [t.speaker, t.text])).toEqual([["me", "Hello from the page"], ["bot", "Bot replies"]]);
+    expect(session.turns.map((t) => [t.speaker, t.text])).toEqual([
+      ["me", "Hello from the page"],
+      ["bot", "Bot replies"],
+    ]);
     expect(session.metadata.orchestrator).toMatchObject({ endReason: "the operator ended the session" });
   }, 60_000);
 });

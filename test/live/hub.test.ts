@@ -10,8 +10,18 @@ describe("what a participant's page receives", () => {
     expect(visibleTo(hana, { type: "turn", turn: turn({ type: "reasoning", text: "private" }) })).toBeUndefined();
     const shown = visibleTo(hana, { type: "turn", turn: turn({ metadata: { decision: { ranking: ["ann"], ratings: { ann: 9 } }, usage: {} } }) });
     expect(shown).toEqual({ type: "turn", turn: turn({}) });
-    expect(visibleTo(hana, { type: "turn", turn: turn({ speaker: "system", type: "system", text: "Nobody is confident enough (highest 5)", metadata: { decision: { method: "none" } } }) })).toBeUndefined();
-    expect(visibleTo(hana, { type: "turn", turn: turn({ speaker: "system", type: "system", text: "Ann is typing…", metadata: { event: "typing", participant: "ann" } }) })).toEqual({ type: "typing", participant: "ann" });
+    expect(
+      visibleTo(hana, {
+        type: "turn",
+        turn: turn({ speaker: "system", type: "system", text: "Nobody is confident enough (highest 5)", metadata: { decision: { method: "none" } } }),
+      }),
+    ).toBeUndefined();
+    expect(
+      visibleTo(hana, {
+        type: "turn",
+        turn: turn({ speaker: "system", type: "system", text: "Ann is typing…", metadata: { event: "typing", participant: "ann" } }),
+      }),
+    ).toEqual({ type: "typing", participant: "ann" });
     // Prompts go to the person asked; held derails only to the operator.
     expect(visibleTo(hana, { type: "ask", participant: "ivo", prompt: "Your turn", controls: [] })).toBeUndefined();
     expect(visibleTo(hana, { type: "ask", participant: "hana", prompt: "Your turn", controls: [] })).toBeDefined();

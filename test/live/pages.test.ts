@@ -16,13 +16,16 @@ afterAll(async () => {
   await h?.close();
 });
 
-const scenario = parseScenario(`
+const scenario = parseScenario(
+  `
 id: live
 task: Plan the lab's open day.
 participants: [{ name: Ann }, { name: Hana, kind: human }, { name: Ivo, kind: human }]
 strategy: { type: autonomous, pauseSeconds: [1, 2] }
 stop: { maxTurns: 30 }
-`, "live.yaml");
+`,
+  "live.yaml",
+);
 
 describe("live session pages", () => {
   it("two participants chat live with an agent in Chromium; the operator sees reasoning and ends the session; nobody else does", async () => {
@@ -31,7 +34,9 @@ describe("live session pages", () => {
       const text = userText(req);
       if (askedAgent(req) === "Ann" && !answered && text.includes("Hello from Hana")) {
         answered = true;
-        return { content: JSON.stringify({ reasoning: "SECRET-REASONING: Hana greeted us.", action: "message", message: "Hi Hana, Ann here.", fileName: null }) };
+        return {
+          content: JSON.stringify({ reasoning: "SECRET-REASONING: Hana greeted us.", action: "message", message: "Hi Hana, Ann here.", fileName: null }),
+        };
       }
       return { content: JSON.stringify({ reasoning: "SECRET-REASONING: nothing new.", action: "wait", message: null, fileName: null }) };
     });
@@ -66,7 +71,7 @@ describe("live session pages", () => {
       expect(await shown.locator(".to").textContent()).toContain("Ann");
 
       // The operator sees private reasoning and decisions; the participants never receive them.
-      await operator.waitForSelector('#log li.reasoning .text >> text=/SECRET-REASONING/');
+      await operator.waitForSelector("#log li.reasoning .text >> text=/SECRET-REASONING/");
       for (const page of [hana, ivo]) {
         expect(await page.content()).not.toContain("SECRET-REASONING");
         expect(await page.locator("#log details").count()).toBe(0);
@@ -85,7 +90,10 @@ describe("live session pages", () => {
 
       const [session] = await h.sessions();
       const people = session.turns.filter((t) => t.speaker === "hana" || t.speaker === "ivo");
-      expect(people.map((t) => [t.speaker, t.text])).toEqual([["hana", "Hello from Hana"], ["ivo", "@Ann thanks <b>bold</b> <img src=x onerror=alert(1)>"]]);
+      expect(people.map((t) => [t.speaker, t.text])).toEqual([
+        ["hana", "Hello from Hana"],
+        ["ivo", "@Ann thanks <b>bold</b> <img src=x onerror=alert(1)>"],
+      ]);
       expect(people[1].addressees).toEqual(["ann"]);
       for (const t of people) expect(typeof t.metadata?.receivedAt).toBe("string");
       expect(errors.flat()).toEqual([]);
@@ -98,7 +106,8 @@ describe("live session pages", () => {
   it("a moderated scene: the participant raises a hand with a button and is invited; the operator edits one derail and dismisses another", async () => {
     let n = 0;
     h.server.setHandler((req) => ({ content: `${askedAgent(req)} line ${++n}` }));
-    const scene = parseScenario(`
+    const scene = parseScenario(
+      `
 id: scene
 task: A poster session.
 participants: [{ name: Mo }, { name: Ana }, { name: Dee }, { name: Hana, kind: human }]
@@ -112,7 +121,9 @@ strategy:
   snippets: [{ id: qa, initiator: Ana, turns: 3 }]
   derailers: [{ participant: Dee, probability: 1, length: 1, kinds: [drift], approval: true }]
 stop: { maxTurns: 20 }
-`, "scene.yaml");
+`,
+      "scene.yaml",
+    );
     const live = await serveLive(scene);
     try {
       const context = await browser.newContext();
@@ -143,7 +154,8 @@ stop: { maxTurns: 20 }
       expect(current.turns.some((t) => t.text === "Hana raises a hand")).toBe(true);
       expect(current.turns.filter((t) => t.speaker === "hana").map((t) => t.text)).toEqual(["My question is about bees."]);
       // Proposals held for approval never reach the participant.
-      for (const t of current.turns.filter((t) => t.metadata?.event === "derail-rejected")) expect(await hana.content()).not.toContain(String(t.metadata!.proposed));
+      for (const t of current.turns.filter((t) => t.metadata?.event === "derail-rejected"))
+        expect(await hana.content()).not.toContain(String(t.metadata!.proposed));
       expect(errors.flat()).toEqual([]);
       await context.close();
     } finally {
@@ -174,16 +186,29 @@ stop: { maxTurns: 20 }
     const live = await serveLive(scenario);
     try {
       const token = new URL(live.people[0].link).pathname.split("/")[2];
-      const post = (headers: Record<string, string>) => fetch(`${live.server.url}/api/post`, { method: "POST", headers, body: JSON.stringify({ text: "hi" }) }).then((r) => r.status);
+      const post = (headers: Record<string, string>) =>
+        fetch(`${live.server.url}/api/post`, { method: "POST", headers, body: JSON.stringify({ text: "hi" }) }).then((r) => r.status);
       const origin = live.server.url;
       expect(await post({ origin, "content-type": "application/json" })).toBe(403);
       expect(await post({ origin: "http://evil.example", "content-type": "application/json", "x-colloquy-token": token })).toBe(403);
       expect(await post({ origin, "content-type": "text/plain", "x-colloquy-token": token })).toBe(415);
       // Past the checks, a post outside a running session is refused so the page keeps it; typing goes through.
       expect(await post({ origin, "content-type": "application/json", "x-colloquy-token": token })).toBe(409);
-      expect(await fetch(`${live.server.url}/api/typing`, { method: "POST", headers: { origin, "content-type": "application/json", "x-colloquy-token": token }, body: "{}" }).then((r) => r.status)).toBe(200);
+      expect(
+        await fetch(`${live.server.url}/api/typing`, {
+          method: "POST",
+          headers: { origin, "content-type": "application/json", "x-colloquy-token": token },
+          body: "{}",
+        }).then((r) => r.status),
+      ).toBe(200);
       // A participant cannot use the operator's controls; a wrong token gets no page.
-      expect(await fetch(`${live.server.url}/api/control`, { method: "POST", headers: { origin, "content-type": "application/json", "x-colloquy-token": token }, body: '{"action":"end"}' }).then((r) => r.status)).toBe(403);
+      expect(
+        await fetch(`${live.server.url}/api/control`, {
+          method: "POST",
+          headers: { origin, "content-type": "application/json", "x-colloquy-token": token },
+          body: '{"action":"end"}',
+        }).then((r) => r.status),
+      ).toBe(403);
       expect((await fetch(`${live.server.url}/p/not-a-token`)).status).toBe(404);
       expect((await fetch(`${live.server.url}/o/${token}`)).status).toBe(404);
     } finally {

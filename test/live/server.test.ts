@@ -6,25 +6,36 @@ import { serveLive } from "../../src/orchestrator/live/index.js";
 import { serverOrigins, shownHost } from "../../src/util/local-server.js";
 
 /** The live server's checks (review findings S1, S2), made with raw requests: Host and Sec-Fetch-Site set by hand. */
-const scenario = parseScenario(`
+const scenario = parseScenario(
+  `
 id: live
 task: Talk.
 participants: [{ name: Ann }, { name: Hana, kind: human }]
 strategy: { type: autonomous }
-`, "live.yaml");
+`,
+  "live.yaml",
+);
 
 let live: Awaited<ReturnType<typeof serveLive>>;
 beforeEach(async () => (live = await serveLive(scenario)));
 afterEach(() => live.server.close());
 
-function raw(method: string, path: string, headers: Record<string, string>, body = ""): Promise<{ status: number; text: string; headers: import("node:http").IncomingHttpHeaders }> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body = "",
+): Promise<{ status: number; text: string; headers: import("node:http").IncomingHttpHeaders }> {
   const url = new URL(live.server.url);
   return new Promise((ok, fail) => {
-    const req = request({ host: url.hostname, port: url.port, method, path, headers: { ...headers, ...(body ? { "content-length": String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      let text = "";
-      res.on("data", (d) => (text += d));
-      res.on("end", () => ok({ status: res.statusCode ?? 0, text, headers: res.headers }));
-    });
+    const req = request(
+      { host: url.hostname, port: url.port, method, path, headers: { ...headers, ...(body ? { "content-length": String(Buffer.byteLength(body)) } : {}) } },
+      (res) => {
+        let text = "";
+        res.on("data", (d) => (text += d));
+        res.on("end", () => ok({ status: res.statusCode ?? 0, text, headers: res.headers }));
+      },
+    );
     req.on("error", fail);
     req.end(body);
   });
@@ -32,7 +43,13 @@ function raw(method: string, path: string, headers: Record<string, string>, body
 
 const hanaToken = () => new URL(live.people[0].link).pathname.split("/")[2];
 const host = () => new URL(live.server.url).host;
-const writeHeaders = (extra: Record<string, string> = {}) => ({ host: host(), origin: live.server.url, "content-type": "application/json", "x-colloquy-token": hanaToken(), ...extra });
+const writeHeaders = (extra: Record<string, string> = {}) => ({
+  host: host(),
+  origin: live.server.url,
+  "content-type": "application/json",
+  "x-colloquy-token": hanaToken(),
+  ...extra,
+});
 
 describe("the live server refuses what did not come from its own page", () => {
   it("a foreign Host is refused, also when Origin matches it (DNS rebinding)", async () => {
@@ -76,13 +93,20 @@ describe("the live server refuses what did not come from its own page", () => {
 
 describe("links and origins for a server on every interface", () => {
   it("with --host 0.0.0.0 the links name the machine's LAN address, and a page opened there can write", async () => {
-    const lan = Object.values(networkInterfaces()).flat().find((a) => a && !a.internal && a.family === "IPv4")?.address ?? "127.0.0.1";
+    const lan =
+      Object.values(networkInterfaces())
+        .flat()
+        .find((a) => a && !a.internal && a.family === "IPv4")?.address ?? "127.0.0.1";
     const wide = await serveLive(scenario, { host: "0.0.0.0" });
     try {
       const link = new URL(wide.people[0].link);
       expect(link.hostname).toBe(lan);
       expect((await fetch(link)).status).toBe(200);
-      const typing = await fetch(`${link.origin}/api/typing`, { method: "POST", headers: { origin: link.origin, "content-type": "application/json", "x-colloquy-token": link.pathname.split("/")[2] }, body: "{}" });
+      const typing = await fetch(`${link.origin}/api/typing`, {
+        method: "POST",
+        headers: { origin: link.origin, "content-type": "application/json", "x-colloquy-token": link.pathname.split("/")[2] },
+        body: "{}",
+      });
       expect(typing.status).toBe(200);
     } finally {
       await wide.server.close();

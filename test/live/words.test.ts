@@ -16,13 +16,16 @@ const near = (iso: unknown, at: number) => Math.abs(Date.parse(String(iso)) - at
 
 describe("words posted on the live page in a round-robin session", () => {
   it("posted twice out of turn: both stored in order with their post times; posted after the last prompt: written into that session, not the next", async () => {
-    const scenario = parseScenario(`
+    const scenario = parseScenario(
+      `
 id: rr
 task: Talk.
 participants: [{ name: Me, kind: human }, { name: Bot }]
 strategy: { type: round-robin }
 stop: { maxTurns: 5 }
-`, "rr.yaml");
+`,
+      "rr.yaml",
+    );
     const hub = new LiveHub([{ id: "me" }]);
     let session = 0;
     let asks = 0;
@@ -68,7 +71,8 @@ stop: { maxTurns: 5 }
       ["me", "after the last prompt"],
     ]);
     const [, one, two, late] = mine(first);
-    for (const turn of [one, two, late]) expect(near(turn.metadata?.receivedAt, postedAt[turn.text]), `${turn.text}: ${String(turn.metadata?.receivedAt)}`).toBe(true);
+    for (const turn of [one, two, late])
+      expect(near(turn.metadata?.receivedAt, postedAt[turn.text]), `${turn.text}: ${String(turn.metadata?.receivedAt)}`).toBe(true);
     expect(late).toMatchObject({ type: "message", metadata: { late: true, note: expect.stringContaining("after the last prompt") } });
     expect(mine(second).map((t) => t.text)).toEqual(["second hello"]);
   }, 30_000);

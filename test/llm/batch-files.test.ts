@@ -11,7 +11,15 @@ afterEach(async () => dir && (await rm(dir, { recursive: true, force: true })));
 const system = "You code turns. ".repeat(200) + 'quotes " and \\ and \n newlines and émojis 🎉';
 const line = (i: number): BatchRequestLine => ({
   key: `k${i}`,
-  body: { model: "m", messages: [{ role: "system", content: system }, { role: "user", content: `turn ${i} «${"x".repeat(i % 7)}»` }], temperature: 0, max_tokens: 400 },
+  body: {
+    model: "m",
+    messages: [
+      { role: "system", content: system },
+      { role: "user", content: `turn ${i} «${"x".repeat(i % 7)}»` },
+    ],
+    temperature: 0,
+    max_tokens: 400,
+  },
 });
 
 describe("batch request files", () => {
@@ -50,7 +58,12 @@ describe("batch request files", () => {
       const texts = await Promise.all(files.map((f) => readFile(f.path, "utf8")));
       expect(texts.join(""), `buffer of ${chunkBytes} bytes`).toBe(expected.join(""));
       for (const [i, f] of files.entries()) {
-        expect(texts[i].split("\n").filter(Boolean).map((l) => JSON.parse(l).custom_id)).toEqual(f.keys);
+        expect(
+          texts[i]
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => JSON.parse(l).custom_id),
+        ).toEqual(f.keys);
         expect(Buffer.byteLength(texts[i])).toBe(f.bytes);
       }
     }
@@ -58,14 +71,25 @@ describe("batch request files", () => {
 
   it("refuses a single request larger than a whole file may be", async () => {
     dir = await mkdtemp(join(tmpdir(), "batch-files-"));
-    await expect(writeRequestFiles([line(0)], dir, "t", { maxRequests: 10, maxBytes: 100 })).rejects.toThrow(/request for k0 alone is \d+ bytes, over the 100-byte limit/);
+    await expect(writeRequestFiles([line(0)], dir, "t", { maxRequests: 10, maxBytes: 100 })).rejects.toThrow(
+      /request for k0 alone is \d+ bytes, over the 100-byte limit/,
+    );
   });
 });
 
 describe("batch output and error files", () => {
   it("reads replies, error lines and non-200 responses; names unreadable lines", async () => {
     const answers = new Map<string, BatchAnswer>();
-    const ok = (id: string, content: string) => JSON.stringify({ id: "r", custom_id: id, response: { status_code: 200, body: { model: "m-1", choices: [{ message: { content }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 2 } } }, error: null });
+    const ok = (id: string, content: string) =>
+      JSON.stringify({
+        id: "r",
+        custom_id: id,
+        response: {
+          status_code: 200,
+          body: { model: "m-1", choices: [{ message: { content }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 2 } },
+        },
+        error: null,
+      });
     const problems = await readBatchResults(
       [
         ok("a", '{"code":"x"}'),

@@ -14,13 +14,17 @@ const reference = (input: CacheKeyInput) =>
   });
 
 const message = fc.record(
-  { role: fc.constantFrom("system" as const, "user" as const, "assistant" as const), content: fc.string({ unit: "grapheme", maxLength: 40 }), name: fc.option(fc.string({ maxLength: 5 }), { nil: undefined }) },
+  {
+    role: fc.constantFrom("system" as const, "user" as const, "assistant" as const),
+    content: fc.string({ unit: "grapheme", maxLength: 40 }),
+    name: fc.option(fc.string({ maxLength: 5 }), { nil: undefined }),
+  },
   { requiredKeys: ["role", "content"] },
 );
 
 describe("cacheKey", () => {
   it("equals sha256(stableStringify({...})) for any input, long system prompts (memoised path) included", () => {
-    const longSystem = "Codebook \"quoted\" \\ é 😀\n".repeat(150);
+    const longSystem = 'Codebook "quoted" \\ é 😀\n'.repeat(150);
     fc.assert(
       fc.property(
         fc.array(message, { maxLength: 4 }),
@@ -42,7 +46,14 @@ describe("cacheKey", () => {
   });
 
   it("changes when anything that determines the reply changes", () => {
-    const base: CacheKeyInput = { model: "m", messages: [{ role: "system", content: "s".repeat(3000) }, { role: "user", content: "u" }], temperature: 0 };
+    const base: CacheKeyInput = {
+      model: "m",
+      messages: [
+        { role: "system", content: "s".repeat(3000) },
+        { role: "user", content: "u" },
+      ],
+      temperature: 0,
+    };
     const keys = new Set([
       cacheKey(base),
       cacheKey({ ...base, model: "n" }),
@@ -50,7 +61,13 @@ describe("cacheKey", () => {
       cacheKey({ ...base, seed: 1 }),
       cacheKey({ ...base, maxTokens: 10 }),
       cacheKey({ ...base, responseFormat: { type: "json_object" } }),
-      cacheKey({ ...base, messages: [{ role: "system", content: "s".repeat(2999) + "t" }, { role: "user", content: "u" }] }),
+      cacheKey({
+        ...base,
+        messages: [
+          { role: "system", content: "s".repeat(2999) + "t" },
+          { role: "user", content: "u" },
+        ],
+      }),
       cacheKey({ ...base, messages: [base.messages[0], { role: "user", content: "v" }] }),
     ]);
     expect(keys.size).toBe(8);

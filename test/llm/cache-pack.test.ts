@@ -15,7 +15,13 @@ afterEach(async () => {
 });
 
 const key = (n: number) => n.toString(16).padStart(64, "0");
-const reply = (text: string): CachedReply => ({ text, model: "m", usage: { promptTokens: 3, completionTokens: 1 }, finishReason: "stop", receivedAt: "2026-01-01T00:00:00.000Z" });
+const reply = (text: string): CachedReply => ({
+  text,
+  model: "m",
+  usage: { promptTokens: 3, completionTokens: 1 },
+  finishReason: "stop",
+  receivedAt: "2026-01-01T00:00:00.000Z",
+});
 
 describe("response cache packs", () => {
   it("keeps many replies in one file that a later process reads back exactly, non-ASCII included", async () => {
@@ -31,7 +37,10 @@ describe("response cache packs", () => {
 
   it("a forgotten packed reply stays forgotten in the next process, and a new reply replaces it", async () => {
     const cache = new ResponseCache(dir);
-    await cache.putMany([[key(1), reply("one")], [key(2), reply("two")]]);
+    await cache.putMany([
+      [key(1), reply("one")],
+      [key(2), reply("two")],
+    ]);
     await cache.delete(key(1));
     expect(await cache.get(key(1))).toBeUndefined();
     expect(await new ResponseCache(dir).get(key(1))).toBeUndefined();

@@ -11,7 +11,9 @@ describe("resolveModelConfig", () => {
     const env = { OPENAI_API_KEY: "sk-mine" };
     expect(resolveModelConfig({ env, study: { baseURL: "https://attacker.example/v1" } }).apiKey).toBeUndefined();
     expect(resolveModelConfig({ env, study: { baseURL: "https://api.openai.com/v1" } }).apiKey).toBe("sk-mine");
-    expect(resolveModelConfig({ env, study: { baseURL: "https://attacker.example/v1" }, cli: { baseURL: "https://my-gateway.example/v1" } }).apiKey).toBe("sk-mine");
+    expect(resolveModelConfig({ env, study: { baseURL: "https://attacker.example/v1" }, cli: { baseURL: "https://my-gateway.example/v1" } }).apiKey).toBe(
+      "sk-mine",
+    );
     expect(resolveModelConfig({ env: { ...env, OPENAI_BASE_URL: "https://my-gateway.example/v1" } }).apiKey).toBe("sk-mine");
     expect(resolveModelConfig({ env }).apiKey).toBe("sk-mine");
   });
@@ -20,7 +22,11 @@ describe("resolveModelConfig", () => {
     const env = { OPENAI_MODEL: "env-model", OPENAI_BASE_URL: "http://env:1/v1", OPENAI_API_KEY: "k" };
     expect(resolveModelConfig({ env }).model).toBe("env-model");
     expect(resolveModelConfig({ env: { ...env, COLLOQUY_MODEL: "colloquy-model" } }).model).toBe("colloquy-model");
-    expect(resolveModelConfig({ env, study: { model: "study-model", concurrency: 3 } })).toMatchObject({ model: "study-model", concurrency: 3, baseURL: "http://env:1/v1" });
+    expect(resolveModelConfig({ env, study: { model: "study-model", concurrency: 3 } })).toMatchObject({
+      model: "study-model",
+      concurrency: 3,
+      baseURL: "http://env:1/v1",
+    });
     const all = resolveModelConfig({ env, study: { model: "study-model", baseURL: "http://study:2/v1" }, cli: { model: "cli-model", concurrency: 5 } });
     expect(all).toMatchObject({ model: "cli-model", baseURL: "http://study:2/v1", concurrency: 5, temperature: 0 });
     // The study file's own endpoint gets no key (see the next test).

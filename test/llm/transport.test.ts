@@ -16,7 +16,9 @@ describe("nodeFetch (the SDK's transport)", () => {
         held = () => {
           let bytes = 0;
           req.on("data", (c: Buffer) => (bytes += c.length));
-          req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ bytes, chunked: req.headers["transfer-encoding"] })));
+          req.on("end", () =>
+            res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ bytes, chunked: req.headers["transfer-encoding"] })),
+          );
         };
         return;
       }
@@ -30,7 +32,12 @@ describe("nodeFetch (the SDK's transport)", () => {
         if (req.url === "/reset") return void res.writeHead(205).end();
         if (req.url === "/moved") return void res.writeHead(307, { location: "/target" }).end();
         if (req.url === "/target") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ moved: true, body: lastBody }));
-        res.writeHead(201, [["content-type", "application/json"], ["set-cookie", "a=1"], ["set-cookie", "b=2"], ["retry-after", "3"]]);
+        res.writeHead(201, [
+          ["content-type", "application/json"],
+          ["set-cookie", "a=1"],
+          ["set-cookie", "b=2"],
+          ["retry-after", "3"],
+        ]);
         res.end(JSON.stringify({ echo: lastBody, ünï: "çødé" }));
       });
     });
@@ -100,9 +107,9 @@ describe("nodeFetch (the SDK's transport)", () => {
   });
 
   it("follows redirects, asks for identity encoding, and survives body-less statuses", async () => {
-    const moved = await nodeFetch(`${url}/moved`, { method: "POST", body: "{\"x\":1}" });
+    const moved = await nodeFetch(`${url}/moved`, { method: "POST", body: '{"x":1}' });
     expect(moved.status).toBe(200);
-    expect(await moved.json()).toEqual({ moved: true, body: "{\"x\":1}" });
+    expect(await moved.json()).toEqual({ moved: true, body: '{"x":1}' });
     await nodeFetch(`${url}/echo`, { method: "POST", body: "{}" });
     expect(lastHeaders["accept-encoding"]).toBe("identity");
     const reset = await nodeFetch(`${url}/reset`, { method: "POST", body: "{}" });

@@ -28,7 +28,9 @@ describe("autonomous strategy", () => {
       const text = userText(req);
       if (agent === "Lead" && !leadSpoke) {
         leadSpoke = true;
-        return { content: JSON.stringify({ reasoning: "I should assign the work.", action: "message", message: "Writer, please draft the README.", fileName: null }) };
+        return {
+          content: JSON.stringify({ reasoning: "I should assign the work.", action: "message", message: "Writer, please draft the README.", fileName: null }),
+        };
       }
       if (agent === "Writer" && !fileDelivered && text.includes("please draft the README")) {
         fileDelivered = true;
@@ -42,7 +44,10 @@ describe("autonomous strategy", () => {
     const visible = session.turns.filter((t) => t.type !== "reasoning");
     expect(visible.map((t) => `${t.type}:${t.speaker}`)).toEqual(["system:system", "message:lead", "system:system", "file:writer"]);
     expect(visible[0].text).toBe("Lead is typing…");
-    expect(visible[3]).toMatchObject({ text: "# Project\nHow to install.", metadata: { fileName: "README.md", decision: { action: "file", reasoning: "I promised a draft." } } });
+    expect(visible[3]).toMatchObject({
+      text: "# Project\nHow to install.",
+      metadata: { fileName: "README.md", decision: { action: "file", reasoning: "I promised a draft." } },
+    });
     // Waiting decisions keep their private reasoning as reasoning turns, never shown to others.
     expect(session.turns.filter((t) => t.type === "reasoning").every((t) => t.text === "Nothing for me to do.")).toBe(true);
     for (const req of h.server.chatRequests()) expect(userText(req)).not.toContain("Nothing for me to do.");
@@ -60,7 +65,13 @@ describe("autonomous strategy", () => {
 
   it("a lone agent is not prompted again by its own typing notice or message", async () => {
     let n = 0;
-    h.server.setHandler(() => ({ content: JSON.stringify(++n === 1 ? { reasoning: "hello", action: "message", message: "Hi all", fileName: null } : { reasoning: "wait", action: "wait", message: null, fileName: null }) }));
+    h.server.setHandler(() => ({
+      content: JSON.stringify(
+        ++n === 1
+          ? { reasoning: "hello", action: "message", message: "Hi all", fileName: null }
+          : { reasoning: "wait", action: "wait", message: null, fileName: null },
+      ),
+    }));
     const [outcome] = await h.run("id: solo\ntask: t\nparticipants: [{ name: Only }]\nstrategy: { type: autonomous }\n");
     expect(outcome.reason).toBe("every agent waits and no human acts");
     expect(h.server.chatRequests()).toHaveLength(1);

@@ -22,7 +22,11 @@ stop: { maxTurns: 30 }
  * Script: `plan` gives, per rating round, each agent's confidence; replies nominate per `nominations`.
  * Returns the handler and the log of rating rounds the server saw.
  */
-function script(plan: Record<string, number>[], nominations: Record<number, string> = {}, summaries: { enough: boolean; followUp?: string }[] = [{ enough: true }]) {
+function script(
+  plan: Record<string, number>[],
+  nominations: Record<number, string> = {},
+  summaries: { enough: boolean; followUp?: string }[] = [{ enough: true }],
+) {
   let ratingCalls = 0;
   let replies = 0;
   let summaryCalls = 0;
@@ -76,13 +80,20 @@ describe("confidence strategy", () => {
   });
 
   it("the most confident agent above the threshold speaks; the others backchannel; nobody confident ends with the summary", async () => {
-    h.server.setHandler(script([{ Ann: 8, Bob: 5, Cy: 9 }, { Ann: 3, Bob: 6, Cy: 2 }]));
+    h.server.setHandler(
+      script([
+        { Ann: 8, Bob: 5, Cy: 9 },
+        { Ann: 3, Bob: 6, Cy: 2 },
+      ]),
+    );
     const [outcome] = await h.run(scenario());
     expect(outcome.status).toBe("completed");
     const [session] = await h.sessions();
     const messages = session.turns.filter((t) => t.type === "message");
     expect(messages.map((t) => t.speaker)).toEqual(["cy", "sum"]);
-    expect(messages[0].metadata).toMatchObject({ decision: { method: "confidence", ratings: { Ann: { confidence: 8 }, Cy: { confidence: 9, topic: "apps", intent: "propose" } } } });
+    expect(messages[0].metadata).toMatchObject({
+      decision: { method: "confidence", ratings: { Ann: { confidence: 8 }, Cy: { confidence: 9, topic: "apps", intent: "propose" } } },
+    });
     // Only Bob was below the threshold (Ann was above but not the most confident).
     expect(session.turns.filter((t) => t.type === "backchannel").map((t) => [t.speaker, t.text])).toEqual([["bob", "hmm"]]);
     expect(session.turns.some((t) => t.type === "system" && /Nobody is confident enough/.test(t.text))).toBe(true);
@@ -102,7 +113,15 @@ describe("confidence strategy", () => {
   });
 
   it("a nomination overrides confidence (no ratings are asked for that turn)", async () => {
-    h.server.setHandler(script([{ Ann: 8, Bob: 0, Cy: 0 }, { Ann: 0, Bob: 0, Cy: 0 }], { 1: "Bob" }));
+    h.server.setHandler(
+      script(
+        [
+          { Ann: 8, Bob: 0, Cy: 0 },
+          { Ann: 0, Bob: 0, Cy: 0 },
+        ],
+        { 1: "Bob" },
+      ),
+    );
     await h.run(scenario());
     const [session] = await h.sessions();
     const messages = session.turns.filter((t) => t.type === "message");

@@ -30,7 +30,10 @@ describe("round-robin", () => {
     expect(session.turns.map((t) => t.speaker)).toEqual(["cy", "ann", "bob", "cy", "ann", "bob"]);
     expect(session.turns[0].text).toBe("Cy message 1");
     expect(session.metadata).toMatchObject({ condition: "default", run: "1", incomplete: false });
-    expect(session.turns[1].metadata).toMatchObject({ decision: { strategy: "round-robin", position: 1, pass: 0 }, usage: { promptTokens: expect.any(Number) } });
+    expect(session.turns[1].metadata).toMatchObject({
+      decision: { strategy: "round-robin", position: 1, pass: 0 },
+      usage: { promptTokens: expect.any(Number) },
+    });
     // Simulated time moves forward and every turn has a start and end.
     expect(session.turns.every((t, i) => i === 0 || t.start! >= session.turns[i - 1].end!)).toBe(true);
     // Each agent sees what was said before it.
@@ -159,7 +162,12 @@ participants: [{ name: A }, { name: B }, { name: C }, { name: D }]
 strategy: { type: rounds, rounds: 2, roleSet: six-hats }
 `);
     const [session] = await h.sessions();
-    expect(session.participants.filter((p) => p.kind === "ai").map((p) => p.role)).toEqual(["White Hat & Green Hat", "Red Hat & Blue Hat", "Black Hat", "Yellow Hat"]);
+    expect(session.participants.filter((p) => p.kind === "ai").map((p) => p.role)).toEqual([
+      "White Hat & Green Hat",
+      "Red Hat & Blue Hat",
+      "Black Hat",
+      "Yellow Hat",
+    ]);
     // Declared: a roles event, and every agent's system prompt names the others with their hats.
     expect(session.turns[0]).toMatchObject({ type: "system", text: expect.stringContaining("A is White Hat & Green Hat; B is Red Hat & Blue Hat") });
     const system = h.server.chatRequests().find((r) => askedAgent(r) === "D")!.body.messages[0].content;

@@ -67,13 +67,14 @@ strategy:
     expect(whole.startsWith(ana.text.slice(0, -1))).toBe(true);
     expect(ana.text.length).toBeLessThan(whole.length);
     const fraction = (ana.metadata as any).interruptedAt as number;
-    expect(ana.end).toBeCloseTo(ana.start! + (whole.split(" ").length * 0.3) * fraction, 2);
+    expect(ana.end).toBeCloseTo(ana.start! + whole.split(" ").length * 0.3 * fraction, 2);
   });
 
   it("a rule with a human interrupter fires: the person is offered the moment and their words are the interruption", async () => {
     let n = 0;
     h.server.setHandler((req) => ({ content: words(askedAgent(req), ++n) }));
-    await h.run(`
+    await h.run(
+      `
 id: human-cut
 task: Talk.
 participants: [{ name: Ana }, { name: Hana, kind: human }]
@@ -82,7 +83,9 @@ strategy:
   backchannel: { probability: 0 }
   interruptions: [{ from: Hana, to: Ana, probability: 1 }]
   snippets: [{ id: a, initiator: Ana, turns: 1 }]
-`, { humanAnswers: ["Sorry, can I jump in?"] });
+`,
+      { humanAnswers: ["Sorry, can I jump in?"] },
+    );
     const [session] = await h.sessions();
     const interruption = session.turns.find((t) => t.type === "interruption")!;
     expect(interruption).toMatchObject({ speaker: "hana", text: "Sorry, can I jump in?", addressees: ["ana"] });
@@ -148,7 +151,10 @@ stop: { maxTurns: 3 }
     const turns = session.turns.filter((t) => t.type !== "system");
     for (const [i, turn] of turns.entries()) {
       if (turn.type !== "backchannel") continue;
-      const latest = turns.slice(0, i).filter((t) => t.type === "message").at(-1);
+      const latest = turns
+        .slice(0, i)
+        .filter((t) => t.type === "message")
+        .at(-1);
       expect(turn.speaker, `turn ${turn.index}`).not.toBe(latest?.speaker);
     }
     expect(turns.some((t) => t.type === "backchannel")).toBe(true);
@@ -158,13 +164,16 @@ stop: { maxTurns: 3 }
 describe("recorded settings", () => {
   it("the temperature recorded with the session is the one sent (study temperature 0.2)", async () => {
     h.server.setHandler(() => ({ content: "ok" }));
-    await h.run(`
+    await h.run(
+      `
 id: temp
 task: Talk.
 participants: [{ name: Ana }]
 strategy: { type: round-robin }
 stop: { maxTurns: 1 }
-`, { temperature: 0.2 });
+`,
+      { temperature: 0.2 },
+    );
     const [session] = await h.sessions();
     const sent = h.server.chatRequests().map((r) => r.body.temperature);
     expect(sent).toEqual([0.2]);
@@ -216,4 +225,3 @@ describe("cross-field validation", () => {
     expect(() => resolveStrategy(s, s.conditions[0])).toThrow(/strategy\.pauseSeconds: expected \[min, max\] with min <= max/);
   });
 });
-

@@ -11,7 +11,9 @@ let h: Harness;
 beforeEach(async () => (h = await harness()));
 afterEach(() => h.close());
 
-const action = (message: string | null, reasoning = "thinking privately") => ({ content: JSON.stringify({ reasoning, action: message ? "message" : "wait", message, fileName: null }) });
+const action = (message: string | null, reasoning = "thinking privately") => ({
+  content: JSON.stringify({ reasoning, action: message ? "message" : "wait", message, fileName: null }),
+});
 
 describe("a person in an autonomous session", () => {
   it("is not shut out by busy agents: what they post is taken at the next event", async () => {
@@ -22,13 +24,16 @@ describe("a person in an autonomous session", () => {
       ask: async () => null,
       poll: () => (++polls === 6 ? { text: "Wait, I have a question!", receivedAt: Date.now() } : undefined),
     };
-    const [outcome] = await h.run(`
+    const [outcome] = await h.run(
+      `
 id: busy
 task: Plan a trip.
 participants: [{ name: Ann }, { name: Bob }, { name: Hana, kind: human }]
 strategy: { type: autonomous, pauseSeconds: [1, 2] }
 stop: { maxTurns: 12 }
-`, { human: person });
+`,
+      { human: person },
+    );
     expect(outcome.status).toBe("completed");
     const [session] = await h.sessions();
     const hana = session.turns.filter((t) => t.speaker === "hana");
@@ -42,12 +47,15 @@ describe("the terminal never shows private reasoning", () => {
   it("reasoning of waiting agents and initial thoughts are stored, not printed", async () => {
     h.server.setHandler((req) => action(null, `secret plan of ${askedAgent(req)}`));
     const reporter = memoryReporter();
-    await h.run(`
+    await h.run(
+      `
 id: quiet
 task: Plan a trip.
 participants: [{ name: Ann }, { name: Bob }]
 strategy: { type: autonomous }
-`, { reporter });
+`,
+      { reporter },
+    );
     const [session] = await h.sessions();
     expect(session.turns.some((t) => t.type === "reasoning" && t.text.startsWith("secret plan"))).toBe(true);
     expect(reporter.lines.join("\n")).not.toContain("secret plan");
@@ -70,14 +78,20 @@ describe("human roles in a scene are played by the person", () => {
   });
 
   it("a human moderator's turns are what they typed; the model is never asked to moderate for them", async () => {
-    await h.run(sceneWith("  - { name: Mo, kind: human }\n  - { name: Ana }\n  - { name: Ben }", `
+    await h.run(
+      sceneWith(
+        "  - { name: Mo, kind: human }\n  - { name: Ana }\n  - { name: Ben }",
+        `
   type: scene
   partyOrder: moderated
   moderator: Mo
   handRaiseProbability: 1
   backchannel: { probability: 0 }
   parties: [{ name: floor, members: [Ana, Ben] }]
-  snippets: [{ id: qa, initiator: Ana, turns: 3 }]`), { humanAnswers: ["Thank you Ana. Ben, please.", null] });
+  snippets: [{ id: qa, initiator: Ana, turns: 3 }]`,
+      ),
+      { humanAnswers: ["Thank you Ana. Ben, please.", null] },
+    );
     const [session] = await h.sessions();
     expect(session.turns.filter((t) => t.speaker === "mo").map((t) => t.text)).toEqual(["Thank you Ana. Ben, please."]);
     expect(h.server.chatRequests().map(askedAgent)).not.toContain("Mo");
@@ -87,12 +101,18 @@ describe("human roles in a scene are played by the person", () => {
 
   it("a human derailer derails in their own words, and a duty not answered in time is recorded as no answer", async () => {
     const slow: HumanInput = { ask: () => new Promise(() => {}) };
-    await h.run(sceneWith("  - { name: Ana }\n  - { name: Ben }\n  - { name: Dee, kind: human }", `
+    await h.run(
+      sceneWith(
+        "  - { name: Ana }\n  - { name: Ben }\n  - { name: Dee, kind: human }",
+        `
   type: scene
   backchannel: { probability: 0 }
   derailers: [{ participant: Dee, probability: 1, length: 2, kinds: [probe] }]
   parties: [{ name: floor, members: [Ana, Ben] }]
-  snippets: [{ id: talk, initiator: Ana, turns: 2 }]`), { human: scriptedHuman(["But is it safe?"], slow), live: { answerTimeoutSeconds: 0.05 } });
+  snippets: [{ id: talk, initiator: Ana, turns: 2 }]`,
+      ),
+      { human: scriptedHuman(["But is it safe?"], slow), live: { answerTimeoutSeconds: 0.05 } },
+    );
     const [session] = await h.sessions();
     expect(session.turns.filter((t) => t.speaker === "dee").map((t) => t.text)).toEqual(["But is it safe?"]);
     expect(h.server.chatRequests().map(askedAgent)).not.toContain("Dee");
@@ -102,12 +122,15 @@ describe("human roles in a scene are played by the person", () => {
 });
 
 describe("derail approval", () => {
-  const derailing = sceneWith("  - { name: Ana }\n  - { name: Ben }\n  - { name: Dee }", `
+  const derailing = sceneWith(
+    "  - { name: Ana }\n  - { name: Ben }\n  - { name: Dee }",
+    `
   type: scene
   backchannel: { probability: 0 }
   derailers: [{ participant: Dee, probability: 1, length: 1, kinds: [drift], approval: true }]
   parties: [{ name: floor, members: [Ana, Ben] }]
-  snippets: [{ id: talk, initiator: Ana, turns: 2 }]`);
+  snippets: [{ id: talk, initiator: Ana, turns: 2 }]`,
+  );
   beforeEach(() => h.server.setHandler((req) => ({ content: `${askedAgent(req)} says something` })));
 
   it("is not silently ignored when nobody can approve", async () => {
@@ -121,7 +144,10 @@ describe("derail approval", () => {
     const operator: HumanInput = { ask: async () => null, approve: async () => verdicts.shift() ?? { decision: "approve" } };
     await h.run(derailing, { human: operator });
     const [session] = await h.sessions();
-    expect(session.turns.find((t) => t.speaker === "dee")).toMatchObject({ text: "An edited derail.", metadata: { editedBy: "operator", original: "Dee says something" } });
+    expect(session.turns.find((t) => t.speaker === "dee")).toMatchObject({
+      text: "An edited derail.",
+      metadata: { editedBy: "operator", original: "Dee says something" },
+    });
     expect(session.turns.some((t) => t.text === "the operator rejected a derail by Dee")).toBe(true);
   });
 });
@@ -150,7 +176,12 @@ stop: { maxTurns: 20 }
       const [session] = await h.sessions();
       expect(session.turns.at(-1)).toMatchObject({ speaker: "summariser", text: "We discussed apps." });
       expect(session.turns.some((t) => t.speaker === "hana" && t.text === ask)).toBe(true);
-      expect(h.server.chatRequests().filter((r) => formatName(r) === "reply").map(askedAgent)).not.toContain("Summariser");
+      expect(
+        h.server
+          .chatRequests()
+          .filter((r) => formatName(r) === "reply")
+          .map(askedAgent),
+      ).not.toContain("Summariser");
     });
   }
 
@@ -180,13 +211,16 @@ describe("human turns carry wall-clock time and latency", () => {
     h.server.setHandler(() => ({ content: "An agent reply." }));
     const person: HumanInput = { ask: () => new Promise((ok) => setTimeout(() => ok("My answer."), 120)) };
     const before = Date.now();
-    await h.run(`
+    await h.run(
+      `
 id: rr
 task: Chat.
 participants: [{ name: Ann }, { name: Hana, kind: human }]
 strategy: { type: round-robin }
 stop: { maxTurns: 2 }
-`, { human: person });
+`,
+      { human: person },
+    );
     const [session] = await h.sessions();
     const turn = session.turns.find((t) => t.speaker === "hana")!;
     expect(Date.parse(turn.metadata!.receivedAt as string)).toBeGreaterThanOrEqual(before);
@@ -195,7 +229,7 @@ stop: { maxTurns: 2 }
 });
 
 describe("a person raises their own hand in a moderated scene", () => {
-  it("never by chance; \"/hand\" (the page's button) raises it and the moderator invites them", async () => {
+  it('never by chance; "/hand" (the page\'s button) raises it and the moderator invites them', async () => {
     let n = 0;
     h.server.setHandler((req) => ({ content: `${askedAgent(req)} line ${++n}` }));
     let polls = 0;
@@ -203,14 +237,20 @@ describe("a person raises their own hand in a moderated scene", () => {
       ask: async () => "Thank you, my question is about bees.",
       poll: (p) => (p.name === "Hana" && ++polls === 2 ? { text: "/hand", receivedAt: Date.now() } : undefined),
     };
-    await h.run(sceneWith("  - { name: Mo }\n  - { name: Ana }\n  - { name: Hana, kind: human }", `
+    await h.run(
+      sceneWith(
+        "  - { name: Mo }\n  - { name: Ana }\n  - { name: Hana, kind: human }",
+        `
   type: scene
   partyOrder: moderated
   moderator: Mo
   handRaiseProbability: 1
   backchannel: { probability: 0 }
   parties: [{ name: floor, members: [Ana, Hana] }]
-  snippets: [{ id: qa, initiator: Mo, turns: 4 }]`), { human: person });
+  snippets: [{ id: qa, initiator: Mo, turns: 4 }]`,
+      ),
+      { human: person },
+    );
     const [session] = await h.sessions();
     const raised = session.turns.filter((t) => t.metadata?.event === "hand-raise").map((t) => t.metadata!.participant);
     expect(raised.filter((p) => p === "hana")).toHaveLength(1);
@@ -260,13 +300,16 @@ describe("the terminal as a live channel", () => {
     output.on("data", (d) => (shown += d));
     const reporter = memoryReporter();
     input.write("Can I say something?\n");
-    const [outcome] = await h.run(`
+    const [outcome] = await h.run(
+      `
 id: term
 task: Plan a trip.
 participants: [{ name: Ann }, { name: Bob }, { name: Hana, kind: human }]
 strategy: { type: autonomous, pauseSeconds: [0.1, 0.2] }
 stop: { maxTurns: 4 }
-`, { human: terminalHuman(input, output), reporter, live: { speed: 10 } });
+`,
+      { human: terminalHuman(input, output), reporter, live: { speed: 10 } },
+    );
     input.end();
     expect(outcome.status).toBe("completed");
     const [session] = await h.sessions();
@@ -285,7 +328,10 @@ describe("people's turns in a scene can be interrupted, never cut (issue 15: liv
 
   it("a human moderator types the moderation turn; an interruption ends it early but keeps every word", async () => {
     const typed = "Thank you Ana, that was very helpful. Ben, please go ahead now.";
-    const [outcome] = await h.run(sceneWith("  - { name: Mo, kind: human }\n  - { name: Ana }\n  - { name: Ben }", `
+    const [outcome] = await h.run(
+      sceneWith(
+        "  - { name: Mo, kind: human }\n  - { name: Ana }\n  - { name: Ben }",
+        `
   type: scene
   partyOrder: moderated
   moderator: Mo
@@ -293,7 +339,10 @@ describe("people's turns in a scene can be interrupted, never cut (issue 15: liv
   backchannel: { probability: 0 }
   interruptions: [{ from: Ben, to: Mo, probability: 1 }]
   parties: [{ name: floor, members: [Ana, Ben] }]
-  snippets: [{ id: qa, initiator: Ana, turns: 2 }]`), { humanAnswers: [typed, null, null, null] });
+  snippets: [{ id: qa, initiator: Ana, turns: 2 }]`,
+      ),
+      { humanAnswers: [typed, null, null, null] },
+    );
     expect(outcome.status).toBe("completed");
     const [session] = await h.sessions();
     const mo = session.turns.find((t) => t.speaker === "mo")!;
@@ -307,13 +356,19 @@ describe("people's turns in a scene can be interrupted, never cut (issue 15: liv
 
   it("a human derailer's words open the impromptu phase and can be interrupted, uncut", async () => {
     const typed = "But is it safe, and who pays for it in the end?";
-    await h.run(sceneWith("  - { name: Ana }\n  - { name: Ben }\n  - { name: Dee, kind: human }", `
+    await h.run(
+      sceneWith(
+        "  - { name: Ana }\n  - { name: Ben }\n  - { name: Dee, kind: human }",
+        `
   type: scene
   backchannel: { probability: 0 }
   interruptions: [{ from: Ben, to: Dee, probability: 1 }]
   derailers: [{ participant: Dee, probability: 1, length: 2, kinds: [probe] }]
   parties: [{ name: floor, members: [Ana, Ben] }]
-  snippets: [{ id: talk, initiator: Ana, turns: 1 }]`), { humanAnswers: [typed, null, null] });
+  snippets: [{ id: talk, initiator: Ana, turns: 1 }]`,
+      ),
+      { humanAnswers: [typed, null, null] },
+    );
     const [session] = await h.sessions();
     const dee = session.turns.find((t) => t.speaker === "dee")!;
     expect(dee).toMatchObject({ text: typed, metadata: { interruptedBy: "ben", decision: { phase: "impromptu", step: 1 } } });
@@ -322,30 +377,49 @@ describe("people's turns in a scene can be interrupted, never cut (issue 15: liv
   });
 
   it("a person who interrupts and names someone (@Name) keeps that addressee", async () => {
-    const [outcome] = await h.run(sceneWith("  - { name: Ana }\n  - { name: Ben }\n  - { name: Hana, kind: human }", `
+    const [outcome] = await h.run(
+      sceneWith(
+        "  - { name: Ana }\n  - { name: Ben }\n  - { name: Hana, kind: human }",
+        `
   type: scene
   backchannel: { probability: 0 }
   interruptions: [{ from: Hana, to: Ana, probability: 1 }]
   parties: [{ name: floor, members: [Ana, Ben] }]
-  snippets: [{ id: a, initiator: Ana, turns: 1 }]`), { humanAnswers: ["@Ben what do you make of this?", "Sorry Ana, go on", null, null, null, null] });
+  snippets: [{ id: a, initiator: Ana, turns: 1 }]`,
+      ),
+      { humanAnswers: ["@Ben what do you make of this?", "Sorry Ana, go on", null, null, null, null] },
+    );
     expect(outcome.status).toBe("completed");
     const [session] = await h.sessions();
     const cuts = session.turns.filter((t) => t.speaker === "hana" && t.type === "interruption");
-    expect(cuts.map((t) => [t.text, t.addressees])).toEqual([["@Ben what do you make of this?", ["ben"]], ["Sorry Ana, go on", ["ana"]]].slice(0, cuts.length));
+    expect(cuts.map((t) => [t.text, t.addressees])).toEqual(
+      [
+        ["@Ben what do you make of this?", ["ben"]],
+        ["Sorry Ana, go on", ["ana"]],
+      ].slice(0, cuts.length),
+    );
     expect(cuts[0]).toMatchObject({ addressees: ["ben"] });
   });
 
   it("on the page a human interrupter is not held up waiting: with nothing posted the turn goes on", async () => {
     const page: HumanInput = {
-      ask: async () => { throw new Error("the page participant was asked to interrupt"); },
+      ask: async () => {
+        throw new Error("the page participant was asked to interrupt");
+      },
       poll: () => undefined,
       live: { interjects: true },
     };
-    const [outcome] = await h.run(sceneWith("  - { name: Ana }\n  - { name: Hana, kind: human }", `
+    const [outcome] = await h.run(
+      sceneWith(
+        "  - { name: Ana }\n  - { name: Hana, kind: human }",
+        `
   type: scene
   backchannel: { probability: 0 }
   interruptions: [{ from: Hana, to: Ana, probability: 1 }]
-  snippets: [{ id: a, initiator: Ana, turns: 1 }]`), { human: page, live: { speed: 1000 } });
+  snippets: [{ id: a, initiator: Ana, turns: 1 }]`,
+      ),
+      { human: page, live: { speed: 1000 } },
+    );
     expect(outcome.status).toBe("completed");
     const [session] = await h.sessions();
     expect(session.turns.some((t) => t.type === "interruption")).toBe(false);

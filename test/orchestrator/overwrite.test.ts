@@ -34,7 +34,10 @@ describe("colloquy run --overwrite keeps what people said", () => {
     const [first] = await h.run(chat, { humanAnswers: ["I planted tomatoes.", "They need water."] });
     expect(first.status).toBe("completed");
     const original = await readFile(sessionFile(), "utf8");
-    expect((await readSessionFile(sessionFile())).turns.filter((t) => t.speaker === "dana").map((t) => t.text)).toEqual(["I planted tomatoes.", "They need water."]);
+    expect((await readSessionFile(sessionFile())).turns.filter((t) => t.speaker === "dana").map((t) => t.text)).toEqual([
+      "I planted tomatoes.",
+      "They need water.",
+    ]);
 
     // The rerun: the person answers, then the endpoint fails (the harness makes no retries).
     h.server.setHandler(() => ({ status: 500, message: "the model is down" }));
@@ -66,7 +69,21 @@ describe("colloquy run --overwrite keeps what people said", () => {
     await h.run(chat, { humanAnswers: ["I planted tomatoes.", "They need water."] });
     const first = await readSessionFile(sessionFile());
     // A human coder coded every turn of the first run (legacy records without fingerprints too).
-    await appendCodes(h.study, first.turns.map((t, i) => ({ session: first.id, turn: t.id, ...(i % 2 ? {} : { fingerprint: turnFingerprint(t) }), codebook: "bales-ipa", codebookVersion: "1", coder: "human:alice", codes: ["agrees"], rationale: t.text, provenance: {}, createdAt: "2026-11-01T00:00:00Z" })));
+    await appendCodes(
+      h.study,
+      first.turns.map((t, i) => ({
+        session: first.id,
+        turn: t.id,
+        ...(i % 2 ? {} : { fingerprint: turnFingerprint(t) }),
+        codebook: "bales-ipa",
+        codebookVersion: "1",
+        coder: "human:alice",
+        codes: ["agrees"],
+        rationale: t.text,
+        provenance: {},
+        createdAt: "2026-11-01T00:00:00Z",
+      })),
+    );
     const reporter = memoryReporter();
     const [again] = await h.run(chat, { overwrite: true, humanAnswers: ["Something else.", "Entirely."], reporter });
     expect(again.status).toBe("completed");
@@ -89,13 +106,19 @@ describe("colloquy run --overwrite keeps what people said", () => {
     h.server.setHandler(() => ({ status: 400, message: "bad request" }));
     const failed = await runCli([...args, "--overwrite"]);
     expect(failed.code).toBe(1);
-    expect(failed.stdout).toMatch(/failed {4}bots-default-1 {2}0 turns .*\(the session already there was left as it was; this attempt is in backups\/bots-default-1\.failed-[0-9T-]+Z\.json\)/);
-    expect(failed.stderr).toMatch(/1 --overwrite run\(s\) failed; the sessions already there were left as they were \(the attempts are in backups\/bots-default-1\.failed-.*\.json\); fix the cause and run again with --overwrite/);
+    expect(failed.stdout).toMatch(
+      /failed {4}bots-default-1 {2}0 turns .*\(the session already there was left as it was; this attempt is in backups\/bots-default-1\.failed-[0-9T-]+Z\.json\)/,
+    );
+    expect(failed.stderr).toMatch(
+      /1 --overwrite run\(s\) failed; the sessions already there were left as they were \(the attempts are in backups\/bots-default-1\.failed-.*\.json\); fix the cause and run again with --overwrite/,
+    );
     expect(await readFile(join(h.study, "sessions", "bots-default-1.json"), "utf8")).toBe(original);
 
     h.server.setHandler((req) => ({ content: `${askedAgent(req)} again` }));
     const good = await runCli([...args, "--overwrite"]);
     expect(good.code, good.stderr).toBe(0);
-    expect(good.stdout).toMatch(/completed bots-default-1 {2}2 turns .*\(the session it replaced is kept in backups\/bots-default-1\.replaced-[0-9T-]+Z\.json\)/);
+    expect(good.stdout).toMatch(
+      /completed bots-default-1 {2}2 turns .*\(the session it replaced is kept in backups\/bots-default-1\.replaced-[0-9T-]+Z\.json\)/,
+    );
   });
 });

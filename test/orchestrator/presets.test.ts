@@ -56,7 +56,12 @@ participants: [{ name: A }, { name: B }, { name: C }, { name: D }]
     expect(userText(requests[4])).toMatch(/be as divergent and creative as you can/);
     expect(userText(requests[19])).toMatch(/finalise a list/);
     const [session] = await h.sessions();
-    expect(session.participants.filter((p) => p.kind === "ai").map((p) => p.role)).toEqual(["Environmentalist & Visionary Billionaire", "Creative Professional", "Futurist", "Academic Researcher"]);
+    expect(session.participants.filter((p) => p.kind === "ai").map((p) => p.role)).toEqual([
+      "Environmentalist & Visionary Billionaire",
+      "Creative Professional",
+      "Futurist",
+      "Academic Researcher",
+    ]);
     expect(requests[0].body.messages[0].content).toContain("- B (Creative Professional)");
     expect((session.metadata.orchestrator as any).model.temperature).toBe(1);
   });
@@ -67,14 +72,17 @@ participants: [{ name: A }, { name: B }, { name: C }, { name: D }]
       if (name === "rank") return { content: JSON.stringify({ ranking: /best placed to answer/.test(userText(req)) ? ["Cy", "Bob"] : ["Bob", "Cy"] }) };
       return { content: `${askedAgent(req)} speaks` };
     });
-    await h.run(`
+    await h.run(
+      `
 id: mc
 preset: multicolleagues
 task: Improve campus transport.
 participants: [{ name: Fay, role: Facilitator }, { name: Bob }, { name: Cy }, { name: Me, kind: human }]
 strategy: { facilitator: Fay, initialThoughts: false, facilitateEvery: 0, driftCheckEvery: 0, randomRate: 0 }
 stop: { maxTurns: 4 }
-`, { humanAnswers: ["How do we make buses faster?", null, null] });
+`,
+      { humanAnswers: ["How do we make buses faster?", null, null] },
+    );
     const [session] = await h.sessions();
     const spoken = session.turns.filter((t) => t.type === "message");
     expect(spoken[0]).toMatchObject({ speaker: "fay", metadata: { decision: { method: "welcome" } } });
@@ -97,13 +105,21 @@ task: Build tic-tac-toe.
 participants: [{ name: CEO }, { name: Dev }]
 `);
     expect(userText(h.server.chatRequests()[0])).toMatch(/wait for it before you proceed/);
-    expect(parseScenario("id: x\npreset: dialoglab\ntask: t\nparticipants: [{ name: A }]\nstrategy: { snippets: [{ id: a, initiator: A, turns: 1 }] }\n", "x.yaml").strategy.type).toBe("scene");
+    expect(
+      parseScenario("id: x\npreset: dialoglab\ntask: t\nparticipants: [{ name: A }]\nstrategy: { snippets: [{ id: a, initiator: A, turns: 1 }] }\n", "x.yaml")
+        .strategy.type,
+    ).toBe("scene");
   });
 
   it("the scenario's own values win over the preset's; a strategy.type that does not fit the preset is refused", () => {
-    const s = parseScenario("id: x\npreset: yes-and\ntask: t\nparticipants: [{ name: A }]\nstrategy: { threshold: 5 }\nmodel: { temperature: 0.3 }\n", "x.yaml");
+    const s = parseScenario(
+      "id: x\npreset: yes-and\ntask: t\nparticipants: [{ name: A }]\nstrategy: { threshold: 5 }\nmodel: { temperature: 0.3 }\n",
+      "x.yaml",
+    );
     expect(s.strategy).toMatchObject({ type: "confidence", threshold: 5, thresholdRule: "above", wordLimit: 30 });
-    expect(() => parseScenario("id: x\npreset: yes-and\ntask: t\nparticipants: [{ name: A }]\nstrategy: { type: rounds }\n", "x.yaml")).toThrow(/strategy\.type "rounds" does not fit preset "yes-and"/);
+    expect(() => parseScenario("id: x\npreset: yes-and\ntask: t\nparticipants: [{ name: A }]\nstrategy: { type: rounds }\n", "x.yaml")).toThrow(
+      /strategy\.type "rounds" does not fit preset "yes-and"/,
+    );
     expect(() => parseScenario("id: x\npreset: nope\ntask: t\nparticipants: [{ name: A }]\nstrategy: { type: rounds }\n", "x.yaml")).toThrow(/preset/);
   });
 

@@ -32,7 +32,13 @@ stop: { maxTurns: ${maxTurns} }
 describe("ranked strategy", () => {
   it("the facilitator steps in automatically after facilitateEvery turns without facilitation", async () => {
     h.server.setHandler(handler());
-    await h.run(scenario("{ type: ranked, randomRate: 0, facilitator: Fay, facilitateEvery: 3, driftCheckEvery: 0, initialThoughts: false }", "  - { name: Fay, role: Facilitator }", 8));
+    await h.run(
+      scenario(
+        "{ type: ranked, randomRate: 0, facilitator: Fay, facilitateEvery: 3, driftCheckEvery: 0, initialThoughts: false }",
+        "  - { name: Fay, role: Facilitator }",
+        8,
+      ),
+    );
     const [session] = await h.sessions();
     const kinds = session.turns.filter((t) => t.type === "message").map((t) => (t.speaker === "fay" ? "F" : "a"));
     expect(kinds.join("")).toBe("aaaFaaaF");
@@ -55,9 +61,14 @@ describe("ranked strategy", () => {
 
   it("picks a random speaker at the configured rate over many seeded turns", async () => {
     h.server.setHandler(handler());
-    await h.run(scenario("{ type: ranked, randomRate: 0.2, facilitateEvery: 0, driftCheckEvery: 0, initialThoughts: false, compression: { after: 1000 } }", "", 300));
+    await h.run(
+      scenario("{ type: ranked, randomRate: 0.2, facilitateEvery: 0, driftCheckEvery: 0, initialThoughts: false, compression: { after: 1000 } }", "", 300),
+    );
     const [session] = await h.sessions();
-    const methods = session.turns.filter((t) => t.type === "message").slice(1).map((t) => (t.metadata as any).decision.method);
+    const methods = session.turns
+      .filter((t) => t.type === "message")
+      .slice(1)
+      .map((t) => (t.metadata as any).decision.method);
     const share = methods.filter((m) => m === "random").length / methods.length;
     expect(methods).toHaveLength(299);
     expect(share).toBeGreaterThan(0.14);
@@ -69,7 +80,10 @@ describe("ranked strategy", () => {
   it("compresses beyond 15 messages: last 8 verbatim, human turns always verbatim, older agent turns summarised", async () => {
     h.server.setHandler(handler());
     const answers: (string | null)[] = ["Please consider night buses.", ...Array(40).fill(null)];
-    await h.run(scenario("{ type: ranked, randomRate: 0, facilitateEvery: 0, driftCheckEvery: 0, initialThoughts: false }", "  - { name: Hana, kind: human }", 18), { humanAnswers: answers });
+    await h.run(
+      scenario("{ type: ranked, randomRate: 0, facilitateEvery: 0, driftCheckEvery: 0, initialThoughts: false }", "  - { name: Hana, kind: human }", 18),
+      { humanAnswers: answers },
+    );
     const [session] = await h.sessions();
     const messages = session.turns.filter((t) => t.type === "message");
     expect(messages).toHaveLength(18);
@@ -94,7 +108,11 @@ describe("ranked strategy", () => {
     h.server.setHandler(handler({ drifting: true }));
     const answers = [null, "/mode focus", null, "/facilitator", ...Array(20).fill(null)];
     await h.run(
-      scenario("{ type: ranked, randomRate: 0, facilitator: Fay, facilitateEvery: 3, driftCheckEvery: 2, initialThoughts: false, schedule: [{ afterTurns: 6, mode: explore }] }", "  - { name: Fay, role: Facilitator }\n  - { name: Hana, kind: human }", 9),
+      scenario(
+        "{ type: ranked, randomRate: 0, facilitator: Fay, facilitateEvery: 3, driftCheckEvery: 2, initialThoughts: false, schedule: [{ afterTurns: 6, mode: explore }] }",
+        "  - { name: Fay, role: Facilitator }\n  - { name: Hana, kind: human }",
+        9,
+      ),
       { humanAnswers: answers },
     );
     const [session] = await h.sessions();

@@ -11,7 +11,9 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 
 const dir = join(import.meta.dirname, "../../fixtures/scenarios");
-const files = readdirSync(dir).filter((f) => /\.(ya?ml|json)$/.test(f)).sort();
+const files = readdirSync(dir)
+  .filter((f) => /\.(ya?ml|json)$/.test(f))
+  .sort();
 
 /** Plausible answers for every kind of request the strategies make, winding down over time. */
 function genericHandler() {
@@ -22,13 +24,26 @@ function genericHandler() {
     const agent = askedAgent(req);
     const enumNames: string[] | undefined = req.body?.response_format?.json_schema?.schema?.properties?.ranking?.items?.enum;
     switch (name) {
-      case "confidence": return { content: JSON.stringify({ topic: "ideas", intent: "build", confidence: n < 40 ? (n % 3) * 4 : 2 }) };
-      case "reply": return { content: JSON.stringify({ message: `${agent} idea ${n}`, next: null }) };
-      case "summary": return { content: JSON.stringify({ enough: true, summary: `Summary ${n}`, followUp: null, keyPhrases: ["idea"] }) };
-      case "rank": return { content: JSON.stringify({ ranking: enumNames ?? [] }) };
-      case "drift": return { content: JSON.stringify({ drifting: false, reason: "on task" }) };
-      case "action": return { content: JSON.stringify(n < 12 ? { reasoning: "I can help.", action: "message", message: `${agent} update ${n}`, fileName: null } : { reasoning: "Nothing new.", action: "wait", message: null, fileName: null }) };
-      default: return { content: `${agent} says ${n}` };
+      case "confidence":
+        return { content: JSON.stringify({ topic: "ideas", intent: "build", confidence: n < 40 ? (n % 3) * 4 : 2 }) };
+      case "reply":
+        return { content: JSON.stringify({ message: `${agent} idea ${n}`, next: null }) };
+      case "summary":
+        return { content: JSON.stringify({ enough: true, summary: `Summary ${n}`, followUp: null, keyPhrases: ["idea"] }) };
+      case "rank":
+        return { content: JSON.stringify({ ranking: enumNames ?? [] }) };
+      case "drift":
+        return { content: JSON.stringify({ drifting: false, reason: "on task" }) };
+      case "action":
+        return {
+          content: JSON.stringify(
+            n < 12
+              ? { reasoning: "I can help.", action: "message", message: `${agent} update ${n}`, fileName: null }
+              : { reasoning: "Nothing new.", action: "wait", message: null, fileName: null },
+          ),
+        };
+      default:
+        return { content: `${agent} says ${n}` };
     }
   };
 }
@@ -66,11 +81,30 @@ describe("colloquy run (a real process)", () => {
     const study = join(await mkdtemp(join(tmpdir(), "colloquy-run-")), "study");
     const scenario = join(await mkdtemp(join(tmpdir(), "colloquy-sc-")), "chat.yaml");
     const { writeFile } = await import("node:fs/promises");
-    await writeFile(scenario, "id: chat\ntask: Talk.\nparticipants: [{ name: Me, kind: human }, { name: Bot }]\nstrategy: { type: round-robin }\nstop: { maxTurns: 3 }\n");
-    const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../support/colloquy-bin.ts"), "run", scenario, "--study", study, "--base-url", server.url, "--model", "test-model"], {
-      stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, OPENAI_API_KEY: "" },
-    });
+    await writeFile(
+      scenario,
+      "id: chat\ntask: Talk.\nparticipants: [{ name: Me, kind: human }, { name: Bot }]\nstrategy: { type: round-robin }\nstop: { maxTurns: 3 }\n",
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        join(import.meta.dirname, "../support/colloquy-bin.ts"),
+        "run",
+        scenario,
+        "--study",
+        study,
+        "--base-url",
+        server.url,
+        "--model",
+        "test-model",
+      ],
+      {
+        stdio: ["pipe", "pipe", "pipe"],
+        env: { ...process.env, OPENAI_API_KEY: "" },
+      },
+    );
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     child.stdin.write("Hello bot, <i>hi</i>!\n");
@@ -83,7 +117,11 @@ describe("colloquy run (a real process)", () => {
     // Each turn is printed once on the terminal (the run log), not again before the next prompt.
     expect(stderr.match(/Bot: Bot replies/g)).toHaveLength(1);
     const [session] = await loadSessions(study);
-    expect(session.turns.map((t) => [t.speaker, t.text])).toEqual([["me", "Hello bot, <i>hi</i>!"], ["bot", "Bot replies"], ["me", "Second line  "]]);
+    expect(session.turns.map((t) => [t.speaker, t.text])).toEqual([
+      ["me", "Hello bot, <i>hi</i>!"],
+      ["bot", "Bot replies"],
+      ["me", "Second line  "],
+    ]);
     expect(session.participants.find((p) => p.id === "me")).toMatchObject({ kind: "human" });
   }, 60_000);
 

@@ -27,12 +27,22 @@ stop: { maxTurns: 4 }
   expect(session.participants.find((p) => p.id === "client")).toMatchObject({ kind: "simulated" });
 
   const metrics = sessionMetrics(session);
-  expect(metrics.participants.map((p) => [p.participant, p.kind])).toEqual([["client", "simulated"], ["agent", "ai"]]);
-  expect(summariseByRole([metrics]).map((r) => r.role).sort()).toEqual(["ai", "simulated"]);
+  expect(metrics.participants.map((p) => [p.participant, p.kind])).toEqual([
+    ["client", "simulated"],
+    ["agent", "ai"],
+  ]);
+  expect(
+    summariseByRole([metrics])
+      .map((r) => r.role)
+      .sort(),
+  ).toEqual(["ai", "simulated"]);
 
   expect(summariseSession(session)).toMatchObject({ humans: 0, ais: 1, simulated: 1 });
 
   const overview = buildOverview({ sessions: [session], codeSets: [], analysis: { files: [] }, config: {}, warnings: [] } as unknown as StudyData);
   expect(overview.participants).toMatchObject({ human: 0, ai: 1, simulated: 1 });
-  expect(collectSpeakers([session]).map((s) => [s.key, s.kind])).toEqual([["Client", "simulated"], ["Agent", "ai"]]);
+  expect(collectSpeakers([session]).map((s) => [s.key, s.kind])).toEqual([
+    ["Client", "simulated"],
+    ["Agent", "ai"],
+  ]);
 });

@@ -33,8 +33,7 @@ export async function harness(): Promise<Harness> {
   const server = await startOpenAiServer();
   const study = join(await mkdtemp(join(tmpdir(), "colloquy-orch-")), "study");
   await initStudy(study);
-  const model = () =>
-    createChatModel(resolveModelConfig({ cli: { baseURL: server.url, model: "test-model", maxRetries: 0 }, env: {}, studyDir: study }));
+  const model = () => createChatModel(resolveModelConfig({ cli: { baseURL: server.url, model: "test-model", maxRetries: 0 }, env: {}, studyDir: study }));
   return {
     server,
     study,

@@ -102,7 +102,8 @@ describe("colloquy study, per session", () => {
 
   it("a session edited while the code stage runs is coded by the next run", async () => {
     const dir = await demoCopy();
-    const code = async (reporter: Reporter = silentReporter) => (await runPipeline(dir, studyStages, { only: ["code"] }, reporter)).stages.find((s) => s.name === "code")!;
+    const code = async (reporter: Reporter = silentReporter) =>
+      (await runPipeline(dir, studyStages, { only: ["code"] }, reporter)).stages.find((s) => s.name === "code")!;
     expect((await code()).status).toBe("ran");
     const session = JSON.parse(await readFile(join(dir, "sessions", "control-1.json"), "utf8"));
     await writeFile(join(dir, "sessions", "control-9.json"), JSON.stringify({ ...session, id: "control-9", metadata: { ...session.metadata, run: "9" } }));

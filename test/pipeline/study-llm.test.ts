@@ -27,7 +27,9 @@ function instance(schema: any): unknown {
 
 let server: OpenAiServer;
 beforeEach(async () => {
-  server = await startOpenAiServer({ handler: (req) => ({ content: JSON.stringify(instance(req.body.response_format?.json_schema?.schema ?? { type: "string" })) }) });
+  server = await startOpenAiServer({
+    handler: (req) => ({ content: JSON.stringify(instance(req.body.response_format?.json_schema?.schema ?? { type: "string" })) }),
+  });
 });
 afterEach(() => server.close());
 
@@ -57,7 +59,20 @@ describe("colloquy study with the LLM coder", () => {
     const dir = join(await mkdtemp(join(tmpdir(), "colloquy-study-batch-")), "demo");
     await cp(join(import.meta.dirname, "../../fixtures/demo-study"), dir, { recursive: true });
     await runCli(["study", dir, "--only", "import"]);
-    const submit = await runCli(["code", dir, "--codebook", "bales-ipa", "--coder", "llm", "--via", "batch", "--base-url", server.url, "--model", "test-model"]);
+    const submit = await runCli([
+      "code",
+      dir,
+      "--codebook",
+      "bales-ipa",
+      "--coder",
+      "llm",
+      "--via",
+      "batch",
+      "--base-url",
+      server.url,
+      "--model",
+      "test-model",
+    ]);
     expect(submit.code, submit.stderr).toBe(0);
     const run = await runCli(["study", dir, "--coder", "llm", "--base-url", server.url, "--model", "test-model", "--only", "code,agree", "--json"]);
     expect(run.code, run.stderr).toBe(0);

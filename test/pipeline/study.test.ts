@@ -29,7 +29,14 @@ describe("colloquy study", () => {
     expect(first.code, first.stderr).toBe(0);
     const outcomes = JSON.parse(first.stdout).stages as { name: string; status: string }[];
     expect(outcomes.map((o) => `${o.name}:${o.status}`)).toEqual([
-      "import:ran", "code:ran", "agree:ran", "compare:ran", "stats:ran", "topics:ran", "concepts:ran", "build:ran",
+      "import:ran",
+      "code:ran",
+      "agree:ran",
+      "compare:ran",
+      "stats:ran",
+      "topics:ran",
+      "concepts:ran",
+      "build:ran",
     ]);
     for (const file of ["agreement-bales-ipa.json", "compare-bales-ipa.json", "stats.json", "topics.json", "concepts.json"]) {
       expect(existsSync(join(dir, "analysis", file)), file).toBe(true);
@@ -84,7 +91,9 @@ describe("colloquy study", () => {
     expect(broken.stderr).toMatch(/stage "compare" failed: .*no-such-condition/);
     // Only the new session was looked at and its turns coded; the finished stages' records survive the failure.
     const state = await readState(dir);
-    expect(state.stages.code.summary).toMatch(new RegExp(`^bales-ipa/rules: ${session.turns.length} coded, 0 already coded.*\\(only the 1 new or changed session\\(s\\)\\)$`));
+    expect(state.stages.code.summary).toMatch(
+      new RegExp(`^bales-ipa/rules: ${session.turns.length} coded, 0 already coded.*\\(only the 1 new or changed session\\(s\\)\\)$`),
+    );
     expect(state.stages.agree).toBeDefined();
 
     config.compare.control = "control";
@@ -99,7 +108,10 @@ describe("colloquy study", () => {
     const dir = await demoCopy();
     const only = await runCli(["study", dir, "--only", "import,code", "--json"]);
     expect(only.code, only.stderr).toBe(0);
-    expect((JSON.parse(only.stdout).stages as { name: string; status: string }[]).filter((o) => o.status === "ran").map((o) => o.name)).toEqual(["import", "code"]);
+    expect((JSON.parse(only.stdout).stages as { name: string; status: string }[]).filter((o) => o.status === "ran").map((o) => o.name)).toEqual([
+      "import",
+      "code",
+    ]);
     const forced = await runCli(["study", dir, "--only", "code", "--force", "code", "--json"]);
     expect((JSON.parse(forced.stdout).stages as { name: string; status: string }[]).find((o) => o.name === "code")!.status).toBe("ran");
     const bad = await runCli(["study", dir, "--only", "coding"]);

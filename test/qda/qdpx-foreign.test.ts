@@ -73,13 +73,24 @@ describe("colloquy import <project.qdpx> from another tool", () => {
 
     const codebook = JSON.parse(await readFile(join(study, "codebooks", "focus-groups-2025.json"), "utf8"));
     expect(codebook).toMatchObject({ id: "focus-groups-2025", kind: "nominal", multiple: true, groups: [{ id: "task-area", label: "Task area" }] });
-    expect(codebook.categories.map((c: { id: string; groups?: string[] }) => [c.id, c.groups])).toEqual([["gives-opinion", ["task-area"]], ["agrees", ["task-area"]], ["asks-for-opinion", undefined]]);
+    expect(codebook.categories.map((c: { id: string; groups?: string[] }) => [c.id, c.groups])).toEqual([
+      ["gives-opinion", ["task-area"]],
+      ["agrees", ["task-area"]],
+      ["asks-for-opinion", undefined],
+    ]);
 
     expect(await listCoders(study)).toEqual({ "focus-groups-2025": ["human:jane-doe", "human:ken"] });
     const jane = await readCodes(study, "focus-groups-2025", "human:jane-doe");
-    expect(jane.map((r) => [r.turn, r.codes])).toEqual([["t0001", ["asks-for-opinion"]], ["t0002", ["gives-opinion"]], ["t0003", ["agrees"]]]);
+    expect(jane.map((r) => [r.turn, r.codes])).toEqual([
+      ["t0001", ["asks-for-opinion"]],
+      ["t0002", ["gives-opinion"]],
+      ["t0003", ["agrees"]],
+    ]);
     // Ken's code on the title lands on the title's turn.
-    expect((await readCodes(study, "focus-groups-2025", "human:ken")).map((r) => [r.turn, r.codes])).toEqual([["t0003", ["gives-opinion"]], ["t0000", ["agrees"]]]);
+    expect((await readCodes(study, "focus-groups-2025", "human:ken")).map((r) => [r.turn, r.codes])).toEqual([
+      ["t0003", ["gives-opinion"]],
+      ["t0000", ["agrees"]],
+    ]);
 
     // Reported with their ranges, never forced onto a turn.
     expect(run.stdout).toContain(`not stored: Focus group 2 [${p1start}, ${p2end}) "Gives opinion": spans 2 turns (t0002, t0003)`);

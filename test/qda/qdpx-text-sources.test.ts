@@ -39,17 +39,27 @@ describe("a foreign source that is prose with one 'Note:' line", () => {
 
   it("keeps every paragraph as a turn, warns, and stores codings on the paragraphs they fall on", async () => {
     const file = join(root, "prose.qdpx");
-    const qde = project("Field notes", `<Code guid="${G(1)}" name="Consent" isCodable="true"/><Code guid="${G(2)}" name="Planning" isCodable="true"/>`, `<TextSource guid="${G(7)}" name="Notes 1" plainTextPath="internal://${G(7)}.txt">${selection(10, range(prose, "We all agreed"), G(1))}${selection(11, range(prose, "Later paragraph"), G(2))}</TextSource>`);
+    const qde = project(
+      "Field notes",
+      `<Code guid="${G(1)}" name="Consent" isCodable="true"/><Code guid="${G(2)}" name="Planning" isCodable="true"/>`,
+      `<TextSource guid="${G(7)}" name="Notes 1" plainTextPath="internal://${G(7)}.txt">${selection(10, range(prose, "We all agreed"), G(1))}${selection(11, range(prose, "Later paragraph"), G(2))}</TextSource>`,
+    );
     await writeFile(file, zipSync({ "project.qde": strToU8(qde), [`sources/${G(7)}.txt`]: strToU8(prose) }));
     const study = join(root, "prose");
     const run = await runCli(["import", file, "--study", study]);
     expect(run.code).toBe(0);
     const [session] = await loadSessions(study);
-    expect(session.turns.map((t) => t.text)).toEqual(["The interviewer explained the study.\nWe all agreed to take part.", "Note: the recorder was on.\nLater paragraph about the plan."]);
+    expect(session.turns.map((t) => t.text)).toEqual([
+      "The interviewer explained the study.\nWe all agreed to take part.",
+      "Note: the recorder was on.\nLater paragraph about the plan.",
+    ]);
     expect(session.participants.map((p) => p.name)).toEqual(["(unattributed)"]);
     expect(run.stdout).toContain(`source "Notes 1": 1 line(s) look like "Name:" speaker lines, too few to read the source as speaker turns`);
     const records = await readCodes(study, "field-notes", "human:jose");
-    expect(records.map((r) => [r.turn, r.codes])).toEqual([["t0000", ["consent"]], ["t0001", ["planning"]]]);
+    expect(records.map((r) => [r.turn, r.codes])).toEqual([
+      ["t0000", ["consent"]],
+      ["t0001", ["planning"]],
+    ]);
     expect(run.stdout).not.toContain("not stored");
   });
 });
@@ -84,7 +94,10 @@ describe("character references in a project (&#233; &#x1F600; &#13;&#10;)", () =
     const [session] = await loadSessions(study);
     expect(session.turns.map((t) => t.text)).toEqual(["café 😀 is ok", "<yes> & more"]);
     expect(await listCoders(study)).toEqual({ "cafe-study": ["human:jose"] });
-    expect((await readCodes(study, "cafe-study", "human:jose")).map((r) => [r.turn, r.codes])).toEqual([["t0000", ["cafe-talk"]], ["t0001", ["cafe-talk"]]]);
+    expect((await readCodes(study, "cafe-study", "human:jose")).map((r) => [r.turn, r.codes])).toEqual([
+      ["t0000", ["cafe-talk"]],
+      ["t0001", ["cafe-talk"]],
+    ]);
     const codebook = JSON.parse(await readFile(join(study, "codebooks", "cafe-study.json"), "utf8"));
     expect(codebook.categories.map((c: { label: string }) => c.label)).toEqual(["Café talk", "Other"]);
   });

@@ -49,7 +49,16 @@ const sessions: Session[] = [
 ];
 
 const at = "2026-01-01T00:00:00.000Z";
-const nominal = (session: string, turn: string, coder: string, codes: string[]): CodeRecord => ({ session, turn, codebook: "bales-ipa", codebookVersion: "1.0.0", coder, codes, provenance: {}, createdAt: at });
+const nominal = (session: string, turn: string, coder: string, codes: string[]): CodeRecord => ({
+  session,
+  turn,
+  codebook: "bales-ipa",
+  codebookVersion: "1.0.0",
+  coder,
+  codes,
+  provenance: {},
+  createdAt: at,
+});
 const records: CodeRecord[] = [
   nominal("control-1", "t0000", "human:alice", ["asks-suggestion"]),
   nominal("control-1", "t0001", "human:alice", ["gives-suggestion"]),
@@ -59,7 +68,16 @@ const records: CodeRecord[] = [
   nominal("control-1", "t0001", "llm", ["gives-opinion"]),
   nominal("control-1", "t0002", "llm", ["agrees"]),
   nominal("socratic-1", "t0001", "llm", ["gives-opinion"]),
-  { session: "socratic-1", turn: "t0001", codebook: "pragmatic-style", codebookVersion: "1.0.0", coder: "llm:gpt-4o", scores: { sentiment: 5, formality: 2 }, provenance: {}, createdAt: at },
+  {
+    session: "socratic-1",
+    turn: "t0001",
+    codebook: "pragmatic-style",
+    codebookVersion: "1.0.0",
+    coder: "llm:gpt-4o",
+    scores: { sentiment: 5, formality: 2 },
+    provenance: {},
+    createdAt: at,
+  },
 ];
 
 let root: string;
@@ -79,7 +97,8 @@ async function codeLines(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const [codebook, coders] of Object.entries(await listCoders(dir))) {
     for (const coder of coders) {
-      for (const r of await reader.codes(codebook, coder)) out.push(`${codebook}|${coder}|${r.session}|${byId.get(r.session)!.turns.find((t) => t.id === r.turn)!.index}|${JSON.stringify(r.codes ?? r.scores)}`);
+      for (const r of await reader.codes(codebook, coder))
+        out.push(`${codebook}|${coder}|${r.session}|${byId.get(r.session)!.turns.find((t) => t.id === r.turn)!.index}|${JSON.stringify(r.codes ?? r.scores)}`);
     }
   }
   return out.sort();
@@ -87,7 +106,13 @@ async function codeLines(dir: string): Promise<string[]> {
 
 /** Sessions as what a reader sees: metadata (no source path), speakers with kinds, words. */
 const readable = (list: Session[]) =>
-  list.map((s) => ({ id: s.id, title: s.title, metadata: { ...s.metadata, source: undefined }, participants: s.participants.map((p) => [p.name, p.kind]), turns: s.turns.map((t) => [s.participants.find((p) => p.id === t.speaker)!.name, t.text]) }));
+  list.map((s) => ({
+    id: s.id,
+    title: s.title,
+    metadata: { ...s.metadata, source: undefined },
+    participants: s.participants.map((p) => [p.name, p.kind]),
+    turns: s.turns.map((t) => [s.participants.find((p) => p.id === t.speaker)!.name, t.text]),
+  }));
 
 describe("colloquy export --format qdpx", () => {
   it("writes a project that validates against the REFI-QDA project schema, each coding on its turn's words", async () => {
@@ -104,7 +129,11 @@ describe("colloquy export --format qdpx", () => {
     const project = parseXml(qde).Project as any;
     expect(qde).toContain('<Project xmlns="urn:QDA-XML:project:1.0"');
     const users = project.Users.User.map((u: any) => [u["@_id"], u["@_name"]]);
-    expect(users).toEqual([["human:alice", "alice"], ["llm", "LLM coder (Colloquy, automatic)"], ["llm:gpt-4o", "LLM coder gpt-4o (Colloquy, automatic)"]]);
+    expect(users).toEqual([
+      ["human:alice", "alice"],
+      ["llm", "LLM coder (Colloquy, automatic)"],
+      ["llm:gpt-4o", "LLM coder gpt-4o (Colloquy, automatic)"],
+    ]);
     const sources = project.Sources.TextSource;
     expect(sources.map((s: any) => s["@_name"])).toEqual(["Control run 1", "socratic-1"]);
     const first = sources[0];
@@ -118,7 +147,13 @@ describe("colloquy export --format qdpx", () => {
     expect(bales["@_isCodable"]).toBe("false");
     expect(bales.Code.filter((c: any) => c["@_isCodable"] === "false").map((c: any) => c["@_name"])).toContain("Attempted answers");
     // Session metadata as case variables, typed.
-    expect(project.Variables.Variable.map((v: any) => [v["@_name"], v["@_typeOfVariable"]])).toEqual(expect.arrayContaining([["condition", "Text"], ["minutes", "Integer"], ["synthetic", "Boolean"]]));
+    expect(project.Variables.Variable.map((v: any) => [v["@_name"], v["@_typeOfVariable"]])).toEqual(
+      expect.arrayContaining([
+        ["condition", "Text"],
+        ["minutes", "Integer"],
+        ["synthetic", "Boolean"],
+      ]),
+    );
   });
 
   it("--crlf writes CRLF line breaks and counts positions over them", async () => {
@@ -174,7 +209,11 @@ describe("colloquy export --format qdc and codebook import", () => {
     expect(run.stdout).toContain('"bales-ipa" version 1.0.0, nominal (one code per turn), 13 categories, 10 groups, fallback "none"');
     const original = JSON.parse(await readFile(fileURLToPath(new URL("../../codebooks/bales-ipa.json", import.meta.url)), "utf8"));
     const imported = JSON.parse(await readFile(back, "utf8"));
-    const shape = (b: any) => ({ categories: b.categories.map((c: any) => [c.id, c.label, c.groups ?? []]), groups: b.groups.map((g: any) => [g.id, g.label, g.kind]), fallback: b.fallback });
+    const shape = (b: any) => ({
+      categories: b.categories.map((c: any) => [c.id, c.label, c.groups ?? []]),
+      groups: b.groups.map((g: any) => [g.id, g.label, g.kind]),
+      fallback: b.fallback,
+    });
     expect(shape(imported)).toEqual(shape(original));
   });
 
@@ -186,7 +225,12 @@ describe("colloquy export --format qdc and codebook import", () => {
     expect((await runCli(["codebook", "import", out, "--out", back])).code).toBe(0);
     const original = JSON.parse(await readFile(fileURLToPath(new URL("../../codebooks/pragmatic-style.json", import.meta.url)), "utf8"));
     const imported = JSON.parse(await readFile(back, "utf8"));
-    const shape = (b: any) => ({ id: b.id, version: b.version, kind: b.kind, scales: b.scales.map((x: any) => [x.id, x.label, x.points, x.anchors, x.definition]) });
+    const shape = (b: any) => ({
+      id: b.id,
+      version: b.version,
+      kind: b.kind,
+      scales: b.scales.map((x: any) => [x.id, x.label, x.points, x.anchors, x.definition]),
+    });
     expect(shape(imported)).toEqual(shape(original));
   });
 

@@ -38,7 +38,11 @@ describe("sessions as REFI-QDA text sources", () => {
   it("reads speaker lines back, keeping a turn's own 'Note:' line when the speakers are known", () => {
     const { text } = renderSession(session, "\r\n");
     const known = segmentText(text, new Set(["Ana Müller", "GPT"]));
-    expect(known.turns.map((t) => [t.speaker, t.text])).toEqual([["Ana Müller", "Hi 👋🏽 team"], ["GPT", "Two lines:\nNote: this stays mine"], ["Ana Müller", "ok"]]);
+    expect(known.turns.map((t) => [t.speaker, t.text])).toEqual([
+      ["Ana Müller", "Hi 👋🏽 team"],
+      ["GPT", "Two lines:\nNote: this stays mine"],
+      ["Ana Müller", "ok"],
+    ]);
     expect(known.turns.map((t) => slice(text, t.start, t.end).replace(/\r\n/g, "\n"))).toEqual(known.turns.map((t) => t.text));
     // Without the list, "Note:" reads as a speaker: the reason Colloquy exports list the speakers.
     expect(segmentText(text).turns.map((t) => t.speaker)).toEqual(["Ana Müller", "GPT", "Note", "Ana Müller"]);

@@ -71,7 +71,9 @@ describe("one writer per study", () => {
     expect(loser.code).toBe(1);
     expect(winners[0].stdout).toMatch(/bales-ipa\/llm: coded 9, failed 0/);
     expect(loser.stderr).toContain(`colloquy: ${resolve(study.dir)} is being written by \`colloquy code\` (pid ${winner.pid} on ${hostname()}, started `);
-    expect(loser.stderr).toContain("waited 0.5 s for it to finish. One command writes to a study at a time: run this command again when that one has finished.");
+    expect(loser.stderr).toContain(
+      "waited 0.5 s for it to finish. One command writes to a study at a time: run this command again when that one has finished.",
+    );
     expect(loser.stdout).toBe("");
 
     const asked = server.chatRequests().flatMap((r) => targetsOf(r).map((t) => `${sessionOf(r)}/${t.turn}`));
@@ -109,7 +111,11 @@ describe("one writer per study", () => {
     expect(sessions.map((s) => s.turns.length).sort()).toEqual([2, 4]);
     expect(new Set(sessions.map((s) => s.id)).size).toBe(2);
     const map = JSON.parse(await readFile(artifacts.importMap.path(study), "utf8")).sessions as Record<string, string>;
-    expect(Object.keys(map).map((key) => key.split("#")[0]).sort()).toEqual(files);
+    expect(
+      Object.keys(map)
+        .map((key) => key.split("#")[0])
+        .sort(),
+    ).toEqual(files);
     expect(new Set(Object.values(map))).toEqual(new Set(sessions.map((s) => s.id)));
     expect(existsSync(artifacts.lock.path(study))).toBe(false);
   }, 90_000);

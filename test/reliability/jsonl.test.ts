@@ -29,10 +29,19 @@ describe("appendJsonl heals a torn last line first", () => {
     expect(await readJsonl(file)).toEqual({ records: [rec(1)], torn: [2] });
 
     const repair = await appendJsonl(file, [rec(3)]);
-    expect(repair).toMatchObject({ file, line: 2, bytes: fragment.length, fragments: 1, salvaged: 0, tornFile: expect.stringMatching(/llm\.jsonl\.torn-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/) });
+    expect(repair).toMatchObject({
+      file,
+      line: 2,
+      bytes: fragment.length,
+      fragments: 1,
+      salvaged: 0,
+      tornFile: expect.stringMatching(/llm\.jsonl\.torn-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/),
+    });
     expect(await readFile(file, "utf8")).toBe(`${line(1)}\n${line(3)}\n`);
     expect(await readFile(repair!.tornFile, "utf8")).toBe(`${fragment}\n`);
-    expect(describeRepair(repair!, dir)).toMatch(/^llm\.jsonl: line 2 was cut short by an interrupted write; its 23 unreadable byte\(s\) were moved to llm\.jsonl\.torn-\S+Z$/);
+    expect(describeRepair(repair!, dir)).toMatch(
+      /^llm\.jsonl: line 2 was cut short by an interrupted write; its 23 unreadable byte\(s\) were moved to llm\.jsonl\.torn-\S+Z$/,
+    );
     // The torn file is a registered study file, never read as codes.
     expect(identifyArtifact("codes", `bales-ipa/${repair!.tornFile.split("/").pop()}`)?.artifact.name).toBe("tornBytes");
     expect(identifyArtifact("codes", `bales-ipa/${repair!.tornFile.split("/").pop()}`)?.artifact.name).not.toBe("codes");
@@ -80,12 +89,22 @@ describe("damage inside a file", () => {
     await appendJsonl(file, [rec(1)]);
     await writeFile(file, `${line(1)}\n${line(2).slice(0, 30)}${line(3)}\n${line(4)}\n`);
     await expect(readJsonl(file)).rejects.toThrow(`${file}:2: not a valid JSON line`);
-    await expect(readJsonl(file)).rejects.toThrow(`Run \`colloquy repair ${study}\`: it moves the unreadable bytes to a .torn file next to it and keeps every complete record.`);
+    await expect(readJsonl(file)).rejects.toThrow(
+      `Run \`colloquy repair ${study}\`: it moves the unreadable bytes to a .torn file next to it and keeps every complete record.`,
+    );
   });
 
   it("repairJsonl keeps every complete record, moves each fragment, and is idempotent", async () => {
     const file = join(dir, "llm.jsonl");
-    const body = [line(1), `${line(2).slice(0, 17)}${line(3)}`, line(4), `${line(5).slice(0, 9)}${line(6).slice(0, 40)}${line(7)}`, "garbage without a record", line(8), line(9).slice(0, 12)].join("\n");
+    const body = [
+      line(1),
+      `${line(2).slice(0, 17)}${line(3)}`,
+      line(4),
+      `${line(5).slice(0, 9)}${line(6).slice(0, 40)}${line(7)}`,
+      "garbage without a record",
+      line(8),
+      line(9).slice(0, 12),
+    ].join("\n");
     await writeFile(file, body);
     const dry = await repairJsonl(file, { dryRun: true });
     expect(dry).toMatchObject({ line: 2, fragments: 4, salvaged: 2 });
@@ -95,7 +114,9 @@ describe("damage inside a file", () => {
     const repair = await repairJsonl(file);
     expect(repair).toMatchObject({ line: 2, fragments: 4, salvaged: 2 });
     expect((await readJsonl(file)).records).toEqual([rec(1), rec(3), rec(4), rec(7), rec(8)]);
-    expect(await readFile(repair!.tornFile, "utf8")).toBe([line(2).slice(0, 17), line(5).slice(0, 9) + line(6).slice(0, 40), "garbage without a record", line(9).slice(0, 12)].join("\n") + "\n");
+    expect(await readFile(repair!.tornFile, "utf8")).toBe(
+      [line(2).slice(0, 17), line(5).slice(0, 9) + line(6).slice(0, 40), "garbage without a record", line(9).slice(0, 12)].join("\n") + "\n",
+    );
     expect(await repairJsonl(file)).toBeUndefined();
   });
 
@@ -108,7 +129,13 @@ describe("damage inside a file", () => {
   it("salvageLine: whatever prefix a torn write left, the whole record after it is found (property)", () => {
     fc.assert(
       fc.property(
-        fc.record({ session: fc.string(), turn: fc.string(), codes: fc.array(fc.string()), rationale: fc.string(), n: fc.double({ noNaN: true, noDefaultInfinity: true }) }),
+        fc.record({
+          session: fc.string(),
+          turn: fc.string(),
+          codes: fc.array(fc.string()),
+          rationale: fc.string(),
+          n: fc.double({ noNaN: true, noDefaultInfinity: true }),
+        }),
         fc.record({ session: fc.string(), rationale: fc.string(), nested: fc.dictionary(fc.string(), fc.string()) }),
         fc.nat(),
         (record, other, cut) => {
@@ -126,7 +153,16 @@ describe("damage inside a file", () => {
     const study = join(dir, "study");
     await initStudy(study);
     const file = join(study, "codes", "bales-ipa", "human%3Aalice.jsonl");
-    const code = (n: number) => ({ session: "s1", turn: `t${n}`, codebook: "bales-ipa", codebookVersion: "1.0.0", coder: "human:alice", codes: ["agrees"], provenance: {}, createdAt: "2024-01-01T00:00:00.000Z" });
+    const code = (n: number) => ({
+      session: "s1",
+      turn: `t${n}`,
+      codebook: "bales-ipa",
+      codebookVersion: "1.0.0",
+      coder: "human:alice",
+      codes: ["agrees"],
+      provenance: {},
+      createdAt: "2024-01-01T00:00:00.000Z",
+    });
     const l = (n: number) => JSON.stringify(code(n));
     await appendJsonl(file, [code(0)]);
     await writeFile(file, `${l(1)}\n${l(2).slice(0, 25)}${l(3)}\n${l(4)}\n`);
@@ -136,7 +172,9 @@ describe("damage inside a file", () => {
     expect(broken.stderr).toContain(`colloquy repair ${study}`);
 
     const dry = await runCli(["repair", study, "--dry-run"]);
-    expect(dry.stdout).toMatch(/codes\/bales-ipa\/human%3Aalice\.jsonl: line 2 was cut short by an interrupted write; its 25 unreadable byte\(s\) would be moved to codes\/bales-ipa\/human%3Aalice\.jsonl\.torn-\S+; 1 complete record\(s\) found after the damage would be kept/);
+    expect(dry.stdout).toMatch(
+      /codes\/bales-ipa\/human%3Aalice\.jsonl: line 2 was cut short by an interrupted write; its 25 unreadable byte\(s\) would be moved to codes\/bales-ipa\/human%3Aalice\.jsonl\.torn-\S+; 1 complete record\(s\) found after the damage would be kept/,
+    );
     expect(dry.stdout).toContain(`${study}: 1 of 1 codes file(s) need repair; run without --dry-run to do it`);
     const fixed = await runCli(["repair", study]);
     expect(fixed.code, fixed.stderr).toBe(0);
@@ -144,7 +182,12 @@ describe("damage inside a file", () => {
     expect(fixed.stdout).toContain(`${study}: 1 of 1 codes file(s) were repaired`);
     const exported = await runCli(["export", study, "--what", "codes", "--format", "jsonl", "--out", join(dir, "out.jsonl")]);
     expect(exported.code, exported.stderr).toBe(0);
-    expect((await readFile(join(dir, "out.jsonl"), "utf8")).trim().split("\n").map((x) => JSON.parse(x).turn)).toEqual(["t1", "t3", "t4"]);
+    expect(
+      (await readFile(join(dir, "out.jsonl"), "utf8"))
+        .trim()
+        .split("\n")
+        .map((x) => JSON.parse(x).turn),
+    ).toEqual(["t1", "t3", "t4"]);
     expect((await runCli(["repair", study])).stdout).toContain("all 1 codes file(s) are readable; nothing to repair");
   });
 });

@@ -65,7 +65,26 @@ async function killRun(seed: number): Promise<RunReport> {
   const sessions = makeSessions(random, 3, 15);
   const study = await makeStudy(sessions);
   const server = await startOpenAiServer({ handler: codingHandler(() => latency.int(5, 60)) });
-  const args = ["code", study.dir, "--codebook", "bales-ipa", "--coder", "llm", "--base-url", server.url, "--model", "test-model", "--concurrency", "4", "--batch", "1", "--flush-every", "1", "--flush-ms", "5"];
+  const args = [
+    "code",
+    study.dir,
+    "--codebook",
+    "bales-ipa",
+    "--coder",
+    "llm",
+    "--base-url",
+    server.url,
+    "--model",
+    "test-model",
+    "--concurrency",
+    "4",
+    "--batch",
+    "1",
+    "--flush-every",
+    "1",
+    "--flush-ms",
+    "5",
+  ];
   const attempts: Attempt[] = [];
   const persistMs: number[] = [];
   let cache = new Map<string, number>();
@@ -106,7 +125,10 @@ async function killRun(seed: number): Promise<RunReport> {
       expect(check.wrongTurn, `after process ${n + 1}`).toEqual([]);
       expect(check.duplicates, `after process ${n + 1}`).toEqual([]);
       // A reply is cached before its code is queued: no stored code without its cached reply.
-      expect(check.stored.filter((turn) => !now.has(turn)), `after process ${n + 1}`).toEqual([]);
+      expect(
+        check.stored.filter((turn) => !now.has(turn)),
+        `after process ${n + 1}`,
+      ).toEqual([]);
       if (killedAt === undefined) {
         expect(result.code, result.stderr).toBe(0);
         expect(check).toMatchObject({ lines: TURNS, codedTurns: TURNS, failures: 0 });
@@ -142,12 +164,17 @@ function repeats(requests: RecordedRequest[], attempts: Attempt[]): Pick<RunRepo
     last.set(turn, request);
     if (!before) continue;
     const by = sender(before);
-    const answered = before.answeredAt === undefined ? "never answered" : `answered ${by.killedAt === undefined ? "" : `${by.killedAt - before.answeredAt} ms before the kill`}`;
+    const answered =
+      before.answeredAt === undefined
+        ? "never answered"
+        : `answered ${by.killedAt === undefined ? "" : `${by.killedAt - before.answeredAt} ms before the kill`}`;
     if (by.killedAt === undefined) repeated.push(`${turn}: asked again after a run that was not killed (${answered})`);
-    else if (by.cachedAtEnd.has(turn) && by.cachedAtEnd.get(turn)! <= by.killedAt) repeated.push(`${turn}: asked again although its reply was in the cache (${answered})`);
+    else if (by.cachedAtEnd.has(turn) && by.cachedAtEnd.get(turn)! <= by.killedAt)
+      repeated.push(`${turn}: asked again although its reply was in the cache (${answered})`);
     else if (before.answeredAt !== undefined && by.killedAt - before.answeredAt >= ANSWERED_MS) {
       const later = [...by.cachedAtEnd].filter(([, written]) => written >= by.startedAt && written > before.answeredAt! + ANSWERED_MS);
-      if (later.length > 0) late.push(`${turn}: ${answered}, not in the cache, though ${later.length} reply(ies) that arrived later were (e.g. ${later[0][0]})`);
+      if (later.length > 0)
+        late.push(`${turn}: ${answered}, not in the cache, though ${later.length} reply(ies) that arrived later were (e.g. ${later[0][0]})`);
       else starved++;
     } else inFlightResent++;
   }
@@ -165,7 +192,8 @@ describe("kill -9 of `colloquy code --coder llm`, resumed until complete", () =>
         try {
           reports.push(await killRun(seed));
         } catch (error) {
-          if (error instanceof Error) error.message = `seed ${seed} (rerun: COLLOQUY_RELIABILITY_SEED=${seed} npx vitest run test/reliability/kill.test.ts): ${error.message}`;
+          if (error instanceof Error)
+            error.message = `seed ${seed} (rerun: COLLOQUY_RELIABILITY_SEED=${seed} npx vitest run test/reliability/kill.test.ts): ${error.message}`;
           queue.length = 0;
           throw error;
         }

@@ -127,7 +127,10 @@ describe("fault injection: edited transcripts imported again", () => {
     expect(entries.map((e: { turn: string; where: string; reason: string }) => [e.turn, e.where, e.reason])).toEqual([[edited, "withheld", "turn-changed"]]);
     // Exports and analyses see only the codes that still describe their turn.
     const exported = await runCli(["export", study, "--what", "codes", "--format", "jsonl"]);
-    const turns = exported.stdout.trim().split("\n").map((l) => JSON.parse(l).turn);
+    const turns = exported.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).turn);
     expect(turns).toHaveLength(session.turns.length - 1);
     expect(turns).not.toContain(edited);
   });
@@ -138,7 +141,12 @@ describe("fault injection: edited transcripts imported again", () => {
     const args = ["import", csv, "--study", study, "--code-column", "code=human:alice", "--codebook", "bales-ipa"];
     expect((await runCli(args)).code).toBe(0);
     const [session] = await loadSessions(study);
-    const fromSheet = { ...humanCodes(session)[1], coder: "human:alice", codes: ["shows-tension"], provenance: { via: "colloquy codes import", source: "sheet.csv", line: 3 } };
+    const fromSheet = {
+      ...humanCodes(session)[1],
+      coder: "human:alice",
+      codes: ["shows-tension"],
+      provenance: { via: "colloquy codes import", source: "sheet.csv", line: 3 },
+    };
     await appendCodes(study, [fromSheet]);
     expect((await runCli(args)).code).toBe(0);
     // Every record stays on file (the sheet's one too); for the turn both coded, the latest counts.
@@ -157,7 +165,13 @@ describe("fault injection: edited transcripts imported again", () => {
   });
 
   it("two sessions with one id in one file: the file is refused, nothing collapses", async () => {
-    const native = (text: string) => ({ schemaVersion: 1, id: "pilot", metadata: {}, participants: [{ id: "a", name: "A", kind: "human" }], turns: [{ id: "t1", index: 0, speaker: "a", text }] });
+    const native = (text: string) => ({
+      schemaVersion: 1,
+      id: "pilot",
+      metadata: {},
+      participants: [{ id: "a", name: "A", kind: "human" }],
+      turns: [{ id: "t1", index: 0, speaker: "a", text }],
+    });
     const path = join(dir, "two.jsonl");
     await writeFile(path, [native("first"), native("second")].map((s) => JSON.stringify(s)).join("\n") + "\n");
     const result = await runCli(["import", path, "--study", study]);

@@ -63,7 +63,20 @@ export function startCli(cli: string, args: string[], options: { shell?: string 
 }
 
 /** Bales IPA categories: a turn's code is one of these, chosen by a hash of its words. */
-const CATEGORIES = ["shows-solidarity", "shows-tension-release", "agrees", "gives-suggestion", "gives-opinion", "gives-orientation", "asks-orientation", "asks-opinion", "asks-suggestion", "disagrees", "shows-tension", "shows-antagonism"];
+const CATEGORIES = [
+  "shows-solidarity",
+  "shows-tension-release",
+  "agrees",
+  "gives-suggestion",
+  "gives-opinion",
+  "gives-orientation",
+  "asks-orientation",
+  "asks-opinion",
+  "asks-suggestion",
+  "disagrees",
+  "shows-tension",
+  "shows-antagonism",
+];
 
 /** The one code the test server gives a turn: derived from its text alone. */
 export function codeFor(text: string): string {
@@ -107,7 +120,24 @@ export async function cachedTurns(study: string): Promise<Map<string, number>> {
   return out;
 }
 
-const WORDS = ["garden", "budget", "river", "ticket", "lamp", "window", "paper", "coffee", "train", "market", "bridge", "cloud", "pencil", "letter", "stone", "forest"];
+const WORDS = [
+  "garden",
+  "budget",
+  "river",
+  "ticket",
+  "lamp",
+  "window",
+  "paper",
+  "coffee",
+  "train",
+  "market",
+  "bridge",
+  "cloud",
+  "pencil",
+  "letter",
+  "stone",
+  "forest",
+];
 
 /** `sessions` x `turns` turns of distinct words (seeded), every one codeable. */
 export function makeSessions(random: Random, sessions: number, turns: number): Session[] {

@@ -47,7 +47,10 @@ describe("assembleReport on the fixture study", () => {
     expect(control.ci![1]).toBeCloseTo(1 + (12.706204736174694 * 0.2) / Math.SQRT2, 5);
     expect(bundle.topics!.test).toMatchObject({ test: "welchTTest, debate vs control", p: 0.12, n: 4 });
     expect(bundle.topics!.trees[0].root.children.map((c) => c.children.length)).toEqual([3, 1]);
-    expect(bundle.concepts!.rates.map((r) => [r.condition, r.mean])).toEqual([["control", 1.5], ["debate", 3.2]]);
+    expect(bundle.concepts!.rates.map((r) => [r.condition, r.mean])).toEqual([
+      ["control", 1.5],
+      ["debate", 3.2],
+    ]);
     expect(bundle.concepts!.test).toMatchObject({ p: 0.14, n: 4 });
     expect(bundle.empty).toEqual({});
     expect(bundle.warnings).toEqual([]);
@@ -61,7 +64,10 @@ describe("assembleReport on the fixture study", () => {
       const first = assembleReport(await loadStudyData(bare)).bundle;
       expect(first.empty.who).toMatch(/colloquy import .* <files>/);
       expect(first.empty.style).toMatch(/colloquy import/);
-      await saveSession(bare, sessionSchema.parse({ id: "s1", participants: [{ id: "a", name: "A", kind: "human" }], turns: [{ id: "t0", index: 0, speaker: "a", text: "hi" }] }));
+      await saveSession(
+        bare,
+        sessionSchema.parse({ id: "s1", participants: [{ id: "a", name: "A", kind: "human" }], turns: [{ id: "t0", index: 0, speaker: "a", text: "hi" }] }),
+      );
       const { bundle } = assembleReport(await loadStudyData(bare));
       expect(bundle.empty.who).toMatch(/colloquy code .* --codebook bales-ipa --coder rules/);
       expect(bundle.empty.agreement).toMatch(/colloquy agree .* --codebook bales-ipa --coders rules,human:/);
@@ -103,7 +109,9 @@ describe("reading analysis files through the registry", () => {
     const read = validateArtifact(artifacts.agreement, JSON.parse(text));
     if (read.status !== "ok") throw new Error(JSON.stringify(read));
     const [set] = agreementFromReport("agreement-bales-ipa.json", read.value);
-    expect(set.pairs).toEqual([{ a: "human:alice", b: "rules", n: 10, percent: 0.9, kappa: 0.8667, kappaCI: [0.6, 1], alpha: 0.87, alphaCI: [0.62, 1], ac1: 0.89 }]);
+    expect(set.pairs).toEqual([
+      { a: "human:alice", b: "rules", n: 10, percent: 0.9, kappa: 0.8667, kappaCI: [0.6, 1], alpha: 0.87, alphaCI: [0.62, 1], ac1: 0.89 },
+    ]);
     expect(set.confusion!.matrix[3][4]).toBe(1);
     expect(set.perCategory[0]).toEqual({ code: "gives-suggestion", precision: 1, recall: 0.6667, f1: 0.8, support: 3 });
     expect(set.disagreements[0]).toMatchObject({ session: "d1", speaker: "Builder", text: "Honestly a mix seems best to me." });
@@ -161,7 +169,13 @@ describe("reading analysis files through the registry", () => {
     expect(merged.source).toBe("analysis");
     // The file and the computation are the same analysis function: the same cells.
     expect(merged.cells).toEqual(computed.cells);
-    expect(merged.cells.find((c) => c.code === "gives-opinion")).toEqual({ condition: "debate", code: "gives-opinion", count: 7, controlCount: 1, pctDiff: 600 });
+    expect(merged.cells.find((c) => c.code === "gives-opinion")).toEqual({
+      condition: "debate",
+      code: "gives-opinion",
+      count: 7,
+      controlCount: 1,
+      pctDiff: 600,
+    });
     expect(merged.tests.length).toBe(result.tests.length);
     expect(merged.tests[0]).toMatchObject({ label: expect.stringMatching(/debate vs control · /), test: result.tests[0].test, n: result.tests[0].n });
     expect(attachCompareTests({ ...computed, coder: "human:alice" }, file, info).source).toBe("codes");

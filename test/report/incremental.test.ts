@@ -62,8 +62,13 @@ describe("the streaming, incremental build", () => {
     const built = await bundleOf(join(dir, "streamed"));
     delete (bundle.provenance as { createdAt?: string }).createdAt;
     // Chunk file names carry their content hash; the in-memory bundle names the plain file.
-    expect(built.sessions.map((s) => s.chunk)).toEqual(built.sessions.map((s) => expect.stringMatching(new RegExp(`^sessions/${s.id}\\.[0-9a-f]{12}\\.json$`))));
-    expect({ ...built, sessions: built.sessions.map((s) => ({ ...s, chunk: "" })) }).toEqual({ ...bundle, sessions: bundle.sessions.map((s) => ({ ...s, chunk: "" })) });
+    expect(built.sessions.map((s) => s.chunk)).toEqual(
+      built.sessions.map((s) => expect.stringMatching(new RegExp(`^sessions/${s.id}\\.[0-9a-f]{12}\\.json$`))),
+    );
+    expect({ ...built, sessions: built.sessions.map((s) => ({ ...s, chunk: "" })) }).toEqual({
+      ...bundle,
+      sessions: bundle.sessions.map((s) => ({ ...s, chunk: "" })),
+    });
     for (const chunk of chunks) {
       const file = built.sessions.find((s) => s.id === chunk.id)!.chunk;
       expect(await readFile(join(dir, "streamed", file), "utf8")).toBe(JSON.stringify(chunk));
@@ -89,7 +94,11 @@ describe("the streaming, incremental build", () => {
     const sessions = await loadSessions(dir);
     const c1 = sessions.find((s) => s.id === "c1")!;
     await saveSession(dir, { ...c1, id: "c9", title: "Garden planning c9" });
-    for (const [codebook, coder] of [["bales-ipa", "rules"], ["bales-ipa", "human:alice"], ["pragmatic-style", "rules"]]) {
+    for (const [codebook, coder] of [
+      ["bales-ipa", "rules"],
+      ["bales-ipa", "human:alice"],
+      ["pragmatic-style", "rules"],
+    ]) {
       const copies = (await readCodes(dir, codebook, coder)).filter((r) => r.session === "c1").map((r) => ({ ...r, session: "c9" }));
       await appendCodes(dir, copies);
     }
@@ -145,7 +154,7 @@ describe("the streaming, incremental build", () => {
     const crashed = 999_999_999;
     const leftovers = [`.data.${crashed}.0123abcd.tmp`, `.index.html.${crashed}.0123abcd.tmp`, `sessions/.${chunk}.${crashed}.0123abcd.tmp`];
     const live = `.data.${process.pid}.0123abcd.tmp`;
-    for (const name of [...leftovers, live]) await writeFile(join(site, name), "{\"half\": ");
+    for (const name of [...leftovers, live]) await writeFile(join(site, name), '{"half": ');
     await buildSite(dir);
     const names = [...(await readdir(site)), ...(await readdir(join(site, "sessions"))).map((n) => `sessions/${n}`)];
     for (const name of leftovers) expect(names).not.toContain(name);

@@ -15,9 +15,24 @@ const report: PaperReport = {
       level: 2,
       blocks: [
         { kind: "paragraph", text: `${evil} spoke most.\n<script>alert(2)</script>` },
-        { kind: "table", table: { id: "sample", caption: `Turns by ${evil}`, source: "analysis/stats.json speakers", columns: ["speaker", "turns"], rows: [[evil, 3], ["a|b <b>bold</b>", 2]] } },
+        {
+          kind: "table",
+          table: {
+            id: "sample",
+            caption: `Turns by ${evil}`,
+            source: "analysis/stats.json speakers",
+            columns: ["speaker", "turns"],
+            rows: [
+              [evil, 3],
+              ["a|b <b>bold</b>", 2],
+            ],
+          },
+        },
         { kind: "notes", items: [`Note on ${evil}`] },
-        { kind: "chart", chart: { kind: "bars", id: "c", caption: `Share by ${evil}`, categories: [evil], series: [{ name: evil, values: [1] }], valueLabel: "share" } },
+        {
+          kind: "chart",
+          chart: { kind: "bars", id: "c", caption: `Share by ${evil}`, categories: [evil], series: [{ name: evil, values: [1] }], valueLabel: "share" },
+        },
       ],
     },
   ],

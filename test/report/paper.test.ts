@@ -41,22 +41,29 @@ describe("colloquy report", () => {
   it("copies every number from the analysis files: CSV cells exactly, text rounded from them", async () => {
     const agreement = await json("agreement-bales-ipa.json");
     const pairs = await csv("reliability-bales-ipa-codes-pairs.csv");
-    agreement.variables[0].pairs.forEach((p: { a: string; b: string; n: number; kappa: number; kappaCI: { lower: number; upper: number }; ac1: number }, i: number) => {
-      const row = pairs.rows[i].cells;
-      expect([row["coder A"], row["coder B"]]).toEqual([p.a, p.b]);
-      expect(Number(row.turns)).toBe(p.n);
-      expect(Number(row.kappa)).toBe(p.kappa);
-      expect(Number(row["kappa CI lower"])).toBe(p.kappaCI.lower);
-      expect(Number(row["kappa CI upper"])).toBe(p.kappaCI.upper);
-      expect(Number(row["Gwet AC1"])).toBe(p.ac1);
-    });
+    agreement.variables[0].pairs.forEach(
+      (p: { a: string; b: string; n: number; kappa: number; kappaCI: { lower: number; upper: number }; ac1: number }, i: number) => {
+        const row = pairs.rows[i].cells;
+        expect([row["coder A"], row["coder B"]]).toEqual([p.a, p.b]);
+        expect(Number(row.turns)).toBe(p.n);
+        expect(Number(row.kappa)).toBe(p.kappa);
+        expect(Number(row["kappa CI lower"])).toBe(p.kappaCI.lower);
+        expect(Number(row["kappa CI upper"])).toBe(p.kappaCI.upper);
+        expect(Number(row["Gwet AC1"])).toBe(p.ac1);
+      },
+    );
     const compare = await json("compare-bales-ipa.json");
     const tests = await csv("codes-bales-ipa-tests.csv");
     const ran = compare.tests.filter((t: { note?: string }) => !(t.note ?? "").startsWith("no acts with this code"));
     expect(tests.rows).toHaveLength(ran.length);
     const md = await readFile(join(dir, "analysis", "report.md"), "utf8");
     for (const t of ran) {
-      const row = tests.rows.find((r) => r.cells.test === t.test && r.cells.comparison === (t.condition !== undefined ? `${t.condition} vs ${t.reference}` : `across ${t.across}`) && (t.code === undefined || r.cells.code !== ""))!;
+      const row = tests.rows.find(
+        (r) =>
+          r.cells.test === t.test &&
+          r.cells.comparison === (t.condition !== undefined ? `${t.condition} vs ${t.reference}` : `across ${t.across}`) &&
+          (t.code === undefined || r.cells.code !== ""),
+      )!;
       expect(row, t.test).toBeDefined();
     }
     for (const t of ran.filter((x: { family: string }) => x.family === "chi-square")) {
@@ -76,7 +83,9 @@ describe("colloquy report", () => {
       expect(Number(row.SD)).toBe(s.sd);
       expect(Number(row["95% CI lower"])).toBe(s.ci95[0]);
       expect(Number(row["95% CI upper"])).toBe(s.ci95[1]);
-      expect(md).toContain(`${condition}: M = ${s.mean.toFixed(2)}, SD = ${s.sd.toFixed(2)}, 95% CI [${s.ci95[0].toFixed(2)}, ${s.ci95[1].toFixed(2)}], n = ${s.n}`);
+      expect(md).toContain(
+        `${condition}: M = ${s.mean.toFixed(2)}, SD = ${s.sd.toFixed(2)}, 95% CI [${s.ci95[0].toFixed(2)}, ${s.ci95[1].toFixed(2)}], n = ${s.n}`,
+      );
       // A branching ratio cannot be negative, and neither can its interval.
       expect(s.ci95[0]).toBeGreaterThanOrEqual(0);
     }
@@ -112,7 +121,10 @@ describe("colloquy report", () => {
     // A table the previous report wrote and this one no longer has is removed; the user's file stays.
     await writeFile(join(tables, "dropped-table.csv"), "x\n1\n");
     await writeFile(join(dir, "mine", "outside.csv"), "x\n1\n");
-    await writeFile(join(tables, ".colloquy-report.json"), JSON.stringify({ ...manifest, tables: [...manifest.tables, "dropped-table.csv", "../outside.csv"] }));
+    await writeFile(
+      join(tables, ".colloquy-report.json"),
+      JSON.stringify({ ...manifest, tables: [...manifest.tables, "dropped-table.csv", "../outside.csv"] }),
+    );
     const second = await runCli(["report", dir, "--out", out]);
     expect(second.code, second.stderr).toBe(0);
     const files = await readdir(tables);

@@ -7,7 +7,12 @@ import { createServer } from "node:net";
 import { startServer, type RunningServer } from "../../src/report/server.js";
 
 /** Raw HTTP request (no URL normalisation, unlike fetch), so traversal attempts reach the server as sent. */
-function raw(port: number, path: string, method = "GET", headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  port: number,
+  path: string,
+  method = "GET",
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((ok, fail) => {
     const req = request({ host: "127.0.0.1", port, path, method, headers }, (res) => {
       let body = "";

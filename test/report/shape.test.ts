@@ -26,7 +26,16 @@ function session(id: string, condition: string, turns: [string, string, number?]
 }
 
 function codes(coder: string, list: [string, string, string][]) {
-  const records: CodeRecord[] = list.map(([s, turn, code]) => ({ session: s, turn, codebook: "cb", codebookVersion: "1", coder, codes: [code], provenance: {}, createdAt: "2026-01-01T00:00:00Z" }));
+  const records: CodeRecord[] = list.map(([s, turn, code]) => ({
+    session: s,
+    turn,
+    codebook: "cb",
+    codebookVersion: "1",
+    coder,
+    codes: [code],
+    provenance: {},
+    createdAt: "2026-01-01T00:00:00Z",
+  }));
   return indexCodes("cb", coder, records);
 }
 
@@ -55,8 +64,17 @@ describe("drawing helpers", () => {
 });
 
 describe("shaping from sessions and codes", () => {
-  const s1 = session("s1", "control", [["a", "one two", 0], ["b", "three", 10], ["a", "four five six", 20]]);
-  const s2 = session("s2", "test", [["b", "x"], ["b", "y"], ["a", "z"], ["b", "w"]]);
+  const s1 = session("s1", "control", [
+    ["a", "one two", 0],
+    ["b", "three", 10],
+    ["a", "four five six", 20],
+  ]);
+  const s2 = session("s2", "test", [
+    ["b", "x"],
+    ["b", "y"],
+    ["a", "z"],
+    ["b", "w"],
+  ]);
   const set = codes("rules", [
     ["s1", "t0", "op"],
     ["s1", "t1", "su"],
@@ -91,16 +109,25 @@ describe("shaping from sessions and codes", () => {
     const speakers = collectSpeakers([s1, s2]);
     const rows = buildSequenceSessions([s1, s2], speakers);
     const seq = buildSequenceSet([s1, s2], rows, set, info(["op", "su"]));
-    expect(seq.cells).toEqual([[0, 1, 0], [0, 0, 1, -1]]);
+    expect(seq.cells).toEqual([
+      [0, 1, 0],
+      [0, 0, 1, -1],
+    ]);
     expect(rows[1].speakers).toEqual([1, 1, 0, 1]);
     const binnedRows = buildSequenceSessions([s1, s2], speakers, 2);
     expect(binnedRows.map((r) => r.binSize)).toEqual([2, 2]);
     // s1 bins: [op, su] -> tie, first in codebook order (op); [op] -> op. s2: [op, op] -> op; [su, -] -> su.
-    expect(buildSequenceSet([s1, s2], binnedRows, set, info(["op", "su"])).cells).toEqual([[0, 0], [0, 1]]);
+    expect(buildSequenceSet([s1, s2], binnedRows, set, info(["op", "su"])).cells).toEqual([
+      [0, 0],
+      [0, 1],
+    ]);
   });
 
   it('session summaries count words and time by the analysis rules ("Hello — world ..." is 2 words)', () => {
-    const hello = session("h", "x", [["a", "Hello — world ...", 5], ["b", "ok", 65]]);
+    const hello = session("h", "x", [
+      ["a", "Hello — world ...", 5],
+      ["b", "ok", 65],
+    ]);
     expect(summariseSession(hello)).toMatchObject({ words: 3, duration: 60 });
     expect(summariseSession(session("u", "x", [["a", "hi"]])).duration).toBeNull();
   });
@@ -113,12 +140,19 @@ describe("shaping from sessions and codes", () => {
       { key: "Bot", turns: 1, words: 1, turnShare: 1 / 3, wordShare: 1 / 6, seconds: null },
     ]);
     // This session's own who-follows-whom, in the order of its speakers: Ann->Bot, Bot->Ann.
-    expect(p.follows).toEqual([[0, 1], [1, 0]]);
+    expect(p.follows).toEqual([
+      [0, 1],
+      [1, 0],
+    ]);
     // Speaking seconds: end - start of each counted turn with both times (a system turn and a turn without an end add nothing).
     const timed = sessionSchema.parse({
       id: "timed",
       metadata: { condition: "x" },
-      participants: [{ id: "a", name: "Ann", kind: "human" }, { id: "b", name: "Bot", kind: "ai" }, { id: "s", name: "System", kind: "system" }],
+      participants: [
+        { id: "a", name: "Ann", kind: "human" },
+        { id: "b", name: "Bot", kind: "ai" },
+        { id: "s", name: "System", kind: "system" },
+      ],
       turns: [
         { id: "t0", index: 0, speaker: "s", text: "start", start: 0, end: 100 },
         { id: "t1", index: 1, speaker: "a", text: "hello there", start: 1, end: 4.5 },
@@ -127,14 +161,23 @@ describe("shaping from sessions and codes", () => {
         { id: "t4", index: 4, speaker: "a", text: "then", start: 9, end: 11 },
       ],
     });
-    expect(buildParticipation(timed, sessionMetrics(timed)).speakers.map((sp) => [sp.key, sp.seconds])).toEqual([["Ann", 5.5], ["Bot", 1]]);
-    expect(p.cumulative[0].points).toEqual([[0, 2], [20, 5]]);
+    expect(buildParticipation(timed, sessionMetrics(timed)).speakers.map((sp) => [sp.key, sp.seconds])).toEqual([
+      ["Ann", 5.5],
+      ["Bot", 1],
+    ]);
+    expect(p.cumulative[0].points).toEqual([
+      [0, 2],
+      [20, 5],
+    ]);
     expect(p.timeAxis).toBe("seconds");
     expect(p.balance).toBeCloseTo(sessionMetrics(s1).balance.entropyWords!, 12);
     expect(buildParticipation(s2, sessionMetrics(s2)).timeAxis).toBe("turn");
     const f = buildFollows([s1, s2].map(sessionMetrics), ["Ann", "Bot"]);
     // s1: Ann->Bot, Bot->Ann; s2: Bot->Bot, Bot->Ann, Ann->Bot
-    expect(f.counts).toEqual([[0, 2], [2, 1]]);
+    expect(f.counts).toEqual([
+      [0, 2],
+      [2, 1],
+    ]);
   });
 
   it("compare: percentage difference from control with counts; collapse, drop, groups, per-run", () => {
@@ -146,8 +189,15 @@ describe("shaping from sessions and codes", () => {
       ["su", 1, 1, 0],
       ["ag", 0, 0, null],
     ]);
-    const s3 = session("s3", "test", [["a", "q"], ["b", "r"]]);
-    const more = codes("rules", [...set.records.map((r) => [r.session, r.turn, r.codes![0]] as [string, string, string]), ["s3", "t0", "op"], ["s3", "t1", "op"]]);
+    const s3 = session("s3", "test", [
+      ["a", "q"],
+      ["b", "r"],
+    ]);
+    const more = codes("rules", [
+      ...set.records.map((r) => [r.session, r.turn, r.codes![0]] as [string, string, string]),
+      ["s3", "t0", "op"],
+      ["s3", "t1", "op"],
+    ]);
     const perRun = buildCompareSet([s1, s2, s3], more, cb, { control: "control", normaliseByRuns: true }, ["control", "test"]);
     if ("empty" in perRun) throw new Error(perRun.empty);
     // op: test 4 acts over 2 runs = 2 per run vs control 2 per run -> 0%; raw counts kept.

@@ -4,15 +4,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
-import {
-  artifacts,
-  identifyArtifact,
-  loadArtifact,
-  readArtifact,
-  validateArtifact,
-  writeArtifact,
-  type Artifact,
-} from "../../src/study/artifacts.js";
+import { artifacts, identifyArtifact, loadArtifact, readArtifact, validateArtifact, writeArtifact, type Artifact } from "../../src/study/artifacts.js";
 import { loadSessions, sessionPath, studyPaths } from "../../src/study/study.js";
 import { codesPath, failuresPath } from "../../src/coding/store.js";
 import { agreeStudy, writeAgreement } from "../../src/analysis/agreement/agree.js";
@@ -38,11 +30,18 @@ beforeAll(async () => {
   const compared = compareConditions(coded.data, { control: "control" });
   const codebook = { id: coded.codebook.id, version: coded.codebook.version };
   await writeCompareReport(dir, { provenance: provenance({ command: "compare" }), codebook, coder: "rules", ...compared });
-  await writeStatsReport(dir, { provenance: provenance({ command: "stats" }), ...buildStats(sessions, { data: coded.data, codebook: coded.codebook, coder: "rules" }) });
+  await writeStatsReport(dir, {
+    provenance: provenance({ command: "stats" }),
+    ...buildStats(sessions, { data: coded.data, codebook: coded.codebook, coder: "rules" }),
+  });
   const extractor = createConceptExtractor();
   await writeTopicsReport(dir, await buildTopicsReport(sessions, { coder: "rules", scope: "session", speakers: "all", runs: 1, extractor }));
   await writeConceptsReport(studyPaths(dir).analysis, buildConceptsReport(sessions, extractor, { speakers: "all", rateBasis: "session" }));
-  await writeArtifact(artifacts.state, dir, { version: 1, stages: { code: { fingerprint: "abc", finishedAt: "2026-01-01T00:00:00Z", seconds: 1.5, summary: "coded" } }, imported: { "inbox/a.csv": "f00" } });
+  await writeArtifact(artifacts.state, dir, {
+    version: 1,
+    stages: { code: { fingerprint: "abc", finishedAt: "2026-01-01T00:00:00Z", seconds: 1.5, summary: "coded" } },
+    imported: { "inbox/a.csv": "f00" },
+  });
   await writeArtifact(artifacts.importMap, dir, { ...provenance({ note: "fixture" }), sessions: { "a.csv#1": "d1" } });
 }, 120_000);
 afterAll(async () => {
@@ -87,7 +86,11 @@ describe("the registry names every file once", () => {
     expect(kind("codes", "bales-ipa/human%3Aalice.jsonl")).toEqual(["codes", "bales-ipa", "human:alice"]);
     expect(kind("codes", "bales-ipa/llm.failures.jsonl")).toEqual(["codeFailures", "bales-ipa", "llm"]);
     expect(kind("codes", "bales-ipa/llm.jsonl.torn-2024-05-01T12-00-00-000Z")).toEqual(["tornBytes", "bales-ipa/llm.jsonl", "2024-05-01T12-00-00-000Z"]);
-    expect(kind("codes", "bales-ipa/llm.failures.jsonl.torn-2024-05-01T12-00-00-000Z")).toEqual(["tornBytes", "bales-ipa/llm.failures.jsonl", "2024-05-01T12-00-00-000Z"]);
+    expect(kind("codes", "bales-ipa/llm.failures.jsonl.torn-2024-05-01T12-00-00-000Z")).toEqual([
+      "tornBytes",
+      "bales-ipa/llm.failures.jsonl",
+      "2024-05-01T12-00-00-000Z",
+    ]);
     expect(kind("backups", "d1.failed-2024-05-01T12-00-00-000Z.json")).toEqual(["sessionBackup", "d1", "failed", "2024-05-01T12-00-00-000Z"]);
     expect(kind("sessions", "d1.json")).toEqual(["session", "d1"]);
     expect(kind("sessions", ".d1.json.tmp")).toBeNull();
@@ -95,7 +98,8 @@ describe("the registry names every file once", () => {
   });
 
   it("is the only place in src/ that spells a study file's name", async () => {
-    const names = /stats\.json|topics\.json|concepts\.json|concepts\.csv|stats-(sessions|participants)\.csv|topics-review\.csv|agreement-\$\{|compare-\$\{|\.colloquy-(state|imports)\.json/;
+    const names =
+      /stats\.json|topics\.json|concepts\.json|concepts\.csv|stats-(sessions|participants)\.csv|topics-review\.csv|agreement-\$\{|compare-\$\{|\.colloquy-(state|imports)\.json/;
     const root = fileURLToPath(new URL("../../src", import.meta.url));
     const offenders: string[] = [];
     for (const entry of await readdir(root, { recursive: true })) {

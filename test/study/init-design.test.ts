@@ -37,7 +37,9 @@ describe("colloquy study: empty dashboard views", () => {
     expect(run.code, run.stderr).toBe(0);
     const warnings = run.stderr.split("\n").filter((l) => l.includes("Conditions vs control"));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/no control condition\. Set "compare": \{"control": "control"\} in .*colloquy\.json \(conditions: control, critical, socratic\)/);
+    expect(warnings[0]).toMatch(
+      /no control condition\. Set "compare": \{"control": "control"\} in .*colloquy\.json \(conditions: control, critical, socratic\)/,
+    );
     expect(run.stderr).toMatch(/design: comparisons use the within-subject design, inferred: \d+ participants took part in more than one condition/);
     // The compare file records the inferred design with its reason.
     const compare = JSON.parse(await readFile(join(dir, "analysis", "compare-bales-ipa.json"), "utf8"));

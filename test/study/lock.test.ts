@@ -64,7 +64,9 @@ describe("acquireStudyLock", () => {
     expect(Date.now() - began).toBeGreaterThanOrEqual(390);
     expect(error).toBeInstanceOf(StudyLockedError);
     const message = (error as StudyLockedError).message;
-    expect(message).toContain(`is being written by \`colloquy code\` (pid ${pid} on ${hostname()}, started ${startedAt}, 42 s ago); waited 0.4 s for it to finish.`);
+    expect(message).toContain(
+      `is being written by \`colloquy code\` (pid ${pid} on ${hostname()}, started ${startedAt}, 42 s ago); waited 0.4 s for it to finish.`,
+    );
     expect(message).toContain("run this command again when that one has finished");
     expect(message).toContain(`If that process is certainly gone, delete ${lockFile} and run again.`);
     expect((error as StudyLockedError).holder).toMatchObject({ pid, command: "colloquy code" });
@@ -95,7 +97,9 @@ describe("acquireStudyLock", () => {
     await writeFile(lockFile, "{ half");
     const fresh = await acquireStudyLock(study, "colloquy code", { waitMs: 200 }).catch((e: unknown) => e);
     expect(fresh).toBeInstanceOf(StudyLockedError);
-    expect((fresh as Error).message).toMatch(/is locked by another command \(its lock file .*\.colloquy\.lock is not JSON and was written moments ago\); waited 0\.2 s/);
+    expect((fresh as Error).message).toMatch(
+      /is locked by another command \(its lock file .*\.colloquy\.lock is not JSON and was written moments ago\); waited 0\.2 s/,
+    );
 
     const old = new Date(Date.now() - 60_000);
     await utimes(lockFile, old, old);
@@ -172,7 +176,10 @@ describe("a process that exits or is interrupted while holding the lock", () => 
   async function holder(then: string): Promise<{ child: ChildProcess; exit: Promise<{ code: number | null; signal: string | null }> }> {
     const script = join(study, "..", `${study.split("/").pop()}-holder.mts`);
     const lockModule = pathToFileURL(join(import.meta.dirname, "../../src/study/lock.ts")).href;
-    await writeFile(script, `import { acquireStudyLock } from ${JSON.stringify(lockModule)};\nawait acquireStudyLock(${JSON.stringify(study)}, "colloquy code");\nconsole.log("locked");\n${then}\n`);
+    await writeFile(
+      script,
+      `import { acquireStudyLock } from ${JSON.stringify(lockModule)};\nawait acquireStudyLock(${JSON.stringify(study)}, "colloquy code");\nconsole.log("locked");\n${then}\n`,
+    );
     const child = spawn(process.execPath, ["--import", "tsx", script], { stdio: ["ignore", "pipe", "pipe"] });
     children.push(child);
     const exit = new Promise<{ code: number | null; signal: string | null }>((ok) => child.on("exit", (code, signal) => ok({ code, signal })));

@@ -23,7 +23,8 @@ function logging(): StageEffects & { lines: string[] } {
 }
 
 /** A report without its creation time, for comparing two runs. */
-const timeless = <T extends { provenance: object }>(report: T) => JSON.parse(JSON.stringify({ ...report, provenance: { ...report.provenance, createdAt: "" } }));
+const timeless = <T extends { provenance: object }>(report: T) =>
+  JSON.parse(JSON.stringify({ ...report, provenance: { ...report.provenance, createdAt: "" } }));
 
 /** Change the text of one turn of one session file (as a re-import of an edited transcript would). */
 async function editOneTurn(dir: string): Promise<string> {

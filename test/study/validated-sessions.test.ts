@@ -21,7 +21,8 @@ async function age(path: string, at = new Date(Date.now() - 3_600_000)): Promise
   return at;
 }
 
-const cacheOf = async (dir: string) => JSON.parse(await readFile(join(dir, ".cache", "validated-sessions.json"), "utf8")) as { code: string; files: Record<string, number[]> };
+const cacheOf = async (dir: string) =>
+  JSON.parse(await readFile(join(dir, ".cache", "validated-sessions.json"), "utf8")) as { code: string; files: Record<string, number[]> };
 
 /** A session file with the speaker of its first turn replaced by one no participant has, the same number of bytes long. */
 async function breakSpeaker(path: string): Promise<void> {

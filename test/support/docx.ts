@@ -8,12 +8,19 @@ const escape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").rep
  */
 export function makeDocx(paragraphs: readonly (readonly string[])[]): Buffer {
   const body = paragraphs
-    .map((runs) => `<w:p><w:pPr><w:pStyle w:val="Normal"/></w:pPr>${runs.map((r) => (r === "\t" ? "<w:r><w:tab/></w:r>" : r === "\n" ? "<w:r><w:br/></w:r>" : `<w:r><w:rPr><w:b/></w:rPr><w:t xml:space="preserve">${escape(r)}</w:t></w:r>`)).join("")}</w:p>`)
+    .map(
+      (runs) =>
+        `<w:p><w:pPr><w:pStyle w:val="Normal"/></w:pPr>${runs.map((r) => (r === "\t" ? "<w:r><w:tab/></w:r>" : r === "\n" ? "<w:r><w:br/></w:r>" : `<w:r><w:rPr><w:b/></w:rPr><w:t xml:space="preserve">${escape(r)}</w:t></w:r>`)).join("")}</w:p>`,
+    )
     .join("");
   const zip = zipSync(
     {
-      "[Content_Types].xml": strToU8('<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'),
-      "word/document.xml": strToU8(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}<w:sectPr/></w:body></w:document>`),
+      "[Content_Types].xml": strToU8(
+        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+      ),
+      "word/document.xml": strToU8(
+        `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}<w:sectPr/></w:body></w:document>`,
+      ),
     },
     { level: 6 },
   );

@@ -79,7 +79,15 @@ export function createBatchRoutes(deps: {
   const now = () => Math.floor(Date.now() / 1000);
   const notFound = (res: ServerResponse, what: string) => deps.sendJson(res, 404, deps.errorBody(`No such ${what}`));
 
-  const fileObject = (f: StoredFile) => ({ id: f.id, object: "file", bytes: f.bytes, created_at: f.createdAt, filename: f.filename, purpose: f.purpose, status: "processed" });
+  const fileObject = (f: StoredFile) => ({
+    id: f.id,
+    object: "file",
+    bytes: f.bytes,
+    created_at: f.createdAt,
+    filename: f.filename,
+    purpose: f.purpose,
+    status: "processed",
+  });
   const batchObject = (b: BatchState) => {
     const { polls: _p, running: _r, cancelled: _c, ...rest } = b;
     return { object: "batch", ...rest };
@@ -121,20 +129,38 @@ export function createBatchRoutes(deps: {
     const tailOffset = size - window;
     const starts: number[] = [];
     for (let at = headText.indexOf(delimiter); at >= 0; at = headText.indexOf(delimiter, at + 1)) starts.push(at);
-    for (let at = tailText.indexOf(delimiter); at >= 0; at = tailText.indexOf(delimiter, at + 1)) if (tailOffset + at > (starts.at(-1) ?? -1)) starts.push(tailOffset + at);
+    for (let at = tailText.indexOf(delimiter); at >= 0; at = tailText.indexOf(delimiter, at + 1))
+      if (tailOffset + at > (starts.at(-1) ?? -1)) starts.push(tailOffset + at);
     for (let i = 0; i + 1 < starts.length; i++) {
       const text = starts[i] < window ? headText : tailText;
       const local = starts[i] < window ? starts[i] : starts[i] - tailOffset;
       const headerEnd = text.indexOf("\r\n\r\n", local);
       if (headerEnd < 0) continue;
       const header = text.slice(local, headerEnd);
-      parts.push({ name: /name="([^"]*)"/.exec(header)?.[1], filename: /filename="([^"]*)"/.exec(header)?.[1], start: (starts[i] < window ? 0 : tailOffset) + headerEnd + 4, end: starts[i + 1] - 2 });
+      parts.push({
+        name: /name="([^"]*)"/.exec(header)?.[1],
+        filename: /filename="([^"]*)"/.exec(header)?.[1],
+        start: (starts[i] < window ? 0 : tailOffset) + headerEnd + 4,
+        end: starts[i + 1] - 2,
+      });
     }
     const file = parts.find((p) => p.name === "file");
     const purposePart = parts.find((p) => p.name === "purpose");
-    const purpose = purposePart && (purposePart.start >= tailOffset ? tailText.slice(purposePart.start - tailOffset, purposePart.end - tailOffset) : headText.slice(purposePart.start, purposePart.end));
+    const purpose =
+      purposePart &&
+      (purposePart.start >= tailOffset
+        ? tailText.slice(purposePart.start - tailOffset, purposePart.end - tailOffset)
+        : headText.slice(purposePart.start, purposePart.end));
     if (!file || !purpose) return deps.sendJson(res, 400, deps.errorBody("the upload needs the fields file and purpose"));
-    const stored: StoredFile = { id, path, purpose, filename: file.filename ?? "upload.jsonl", bytes: file.end - file.start, createdAt: now(), start: file.start };
+    const stored: StoredFile = {
+      id,
+      path,
+      purpose,
+      filename: file.filename ?? "upload.jsonl",
+      bytes: file.end - file.start,
+      createdAt: now(),
+      start: file.start,
+    };
     files.set(id, stored);
     deps.sendJson(res, 200, fileObject(stored));
   }

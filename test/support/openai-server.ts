@@ -159,7 +159,9 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
 
   const formatRejection = (body: any): string | undefined => {
     const formatType: string | undefined = body?.response_format?.type;
-    return formatType && server.rejectFormats.includes(formatType as "json_schema") ? `Invalid parameter: response_format of type '${formatType}' is not supported by this model.` : undefined;
+    return formatType && server.rejectFormats.includes(formatType as "json_schema")
+      ? `Invalid parameter: response_format of type '${formatType}' is not supported by this model.`
+      : undefined;
   };
 
   /** The chat.completion object for a content reply. */
@@ -172,7 +174,9 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       object: "chat.completion",
       created: Math.floor(Date.now() / 1000),
       model: reply.model ?? body?.model ?? "test-model",
-      choices: [{ index: 0, message: { role: "assistant", content: reply.content, refusal: null }, logprobs: null, finish_reason: reply.finishReason ?? "stop" }],
+      choices: [
+        { index: 0, message: { role: "assistant", content: reply.content, refusal: null }, logprobs: null, finish_reason: reply.finishReason ?? "stop" },
+      ],
       usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
     };
   }
@@ -201,7 +205,14 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     sendJson,
     errorBody,
     answer: async (line) => {
-      const recorded: RecordedRequest = { method: "POST", path: line.url, headers: {}, body: line.body, rawBody: JSON.stringify(line.body), receivedAt: Date.now() };
+      const recorded: RecordedRequest = {
+        method: "POST",
+        path: line.url,
+        headers: {},
+        body: line.body,
+        rawBody: JSON.stringify(line.body),
+        receivedAt: Date.now(),
+      };
       if (record) server.batchRequests.push(recorded);
       batchCount++;
       const rejection = formatRejection(line.body);

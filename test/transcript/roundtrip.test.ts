@@ -36,7 +36,9 @@ describe("session model", () => {
     const dir = await mkdtemp(join(tmpdir(), "colloquy-"));
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ text: fc.string({ unit: "grapheme" }), type: fc.constantFrom(...turnTypes), extra: fc.dictionary(fc.string(), fc.jsonValue()) }), { maxLength: 8 }),
+        fc.array(fc.record({ text: fc.string({ unit: "grapheme" }), type: fc.constantFrom(...turnTypes), extra: fc.dictionary(fc.string(), fc.jsonValue()) }), {
+          maxLength: 8,
+        }),
         async (turns) => {
           const session: Session = {
             ...sample,

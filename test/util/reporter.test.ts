@@ -3,7 +3,14 @@ import { consoleReporter } from "../../src/util/reporter.js";
 
 /** A terminal that records what was written to it. */
 function terminal(): NodeJS.WriteStream & { written: string } {
-  const out = { isTTY: true, written: "", write(chunk: string) { out.written += chunk; return true; } };
+  const out = {
+    isTTY: true,
+    written: "",
+    write(chunk: string) {
+      out.written += chunk;
+      return true;
+    },
+  };
   return out as unknown as NodeJS.WriteStream & { written: string };
 }
 

@@ -46,7 +46,7 @@ describe("dashboard in Chromium (fixture study with known numbers)", () => {
     expect(await page.textContent('[data-stat="sessions"] .stat-value')).toBe(String(KNOWN.sessions));
     expect(await page.textContent('[data-stat="turns"] .stat-value')).toBe(String(KNOWN.turns));
     expect(await page.locator('table[data-table="sessions"] tbody tr').count()).toBe(KNOWN.sessions);
-    expect(await page.locator('[data-view]').filter({ hasText: "" }).count()).toBeGreaterThan(0);
+    expect(await page.locator("[data-view]").filter({ hasText: "" }).count()).toBeGreaterThan(0);
     await shot("01-overview");
     expect(errors).toEqual([]);
   });
@@ -93,9 +93,11 @@ describe("dashboard in Chromium (fixture study with known numbers)", () => {
     expect(Number(await cells.getAttribute("data-cells"))).toBe(KNOWN.d1Turns);
     // Every cell is drawn: the code paths of the row cover one cell width per turn.
     const cellWidth = Number(await cells.getAttribute("data-cell-width"));
-    const covered = await page.locator('g.seq-row[data-session="d1"] path.seq-code').evaluateAll((paths) =>
-      paths.reduce((sum, p) => sum + [...(p.getAttribute("d") ?? "").matchAll(/,0h([\d.]+)/g)].reduce((a, m) => a + Number(m[1]), 0), 0),
-    );
+    const covered = await page
+      .locator('g.seq-row[data-session="d1"] path.seq-code')
+      .evaluateAll((paths) =>
+        paths.reduce((sum, p) => sum + [...(p.getAttribute("d") ?? "").matchAll(/,0h([\d.]+)/g)].reduce((a, m) => a + Number(m[1]), 0), 0),
+      );
     expect(Math.round(covered / cellWidth)).toBe(KNOWN.d1Turns);
     // Hover over the second cell (turn 2): its code, speaker and text.
     await cells.hover({ position: { x: cellWidth * 1.5, y: 3 } });
@@ -226,7 +228,14 @@ describe("dashboard in Chromium (fixture study with known numbers)", () => {
     const bare = await mkdtemp(join(tmpdir(), "colloquy-dash-bare-"));
     try {
       await initStudy(bare);
-      await saveSession(bare, sessionSchema.parse({ id: "only", participants: [{ id: "a", name: "Ann", kind: "human" }], turns: [{ id: "t0", index: 0, speaker: "a", text: "hello" }] }));
+      await saveSession(
+        bare,
+        sessionSchema.parse({
+          id: "only",
+          participants: [{ id: "a", name: "Ann", kind: "human" }],
+          turns: [{ id: "t0", index: 0, speaker: "a", text: "hello" }],
+        }),
+      );
       await buildSite(bare);
       const other = await startServer(join(bare, "site"), { port: 0 });
       try {

@@ -38,17 +38,45 @@ let errors: string[];
 /** A study whose control condition holds 5 sessions in 3 runs (and one treatment session). */
 async function writeRunsStudy(dir: string): Promise<void> {
   await initStudy(dir, { title: "Runs", compare: { control: "control" } } as never);
-  const plan: [string, string, string][] = [["c1", "control", "1"], ["c2", "control", "1"], ["c3", "control", "2"], ["c4", "control", "2"], ["c5", "control", "3"], ["t1", "treatment", "1"]];
+  const plan: [string, string, string][] = [
+    ["c1", "control", "1"],
+    ["c2", "control", "1"],
+    ["c3", "control", "2"],
+    ["c4", "control", "2"],
+    ["c5", "control", "3"],
+    ["t1", "treatment", "1"],
+  ];
   const records = [];
   for (const [id, condition, run] of plan) {
-    await saveSession(dir, sessionSchema.parse({
-      id,
-      metadata: { condition, run },
-      participants: [{ id: "a", name: "Ann", kind: "human" }, { id: "b", name: "Bot", kind: "ai" }],
-      turns: [{ id: "t0", index: 0, speaker: "a", text: "I think we should start." }, { id: "t1", index: 1, speaker: "b", text: "Agreed." }],
-    }));
-    for (const [turn, code] of [["t0", "gives-opinion"], ["t1", "agrees"]]) {
-      records.push({ session: id, turn, codebook: "bales-ipa", codebookVersion: "1.0.0", coder: "rules", codes: [code], provenance: { fixture: "runs" }, createdAt: "2026-01-15T10:00:00.000Z" });
+    await saveSession(
+      dir,
+      sessionSchema.parse({
+        id,
+        metadata: { condition, run },
+        participants: [
+          { id: "a", name: "Ann", kind: "human" },
+          { id: "b", name: "Bot", kind: "ai" },
+        ],
+        turns: [
+          { id: "t0", index: 0, speaker: "a", text: "I think we should start." },
+          { id: "t1", index: 1, speaker: "b", text: "Agreed." },
+        ],
+      }),
+    );
+    for (const [turn, code] of [
+      ["t0", "gives-opinion"],
+      ["t1", "agrees"],
+    ]) {
+      records.push({
+        session: id,
+        turn,
+        codebook: "bales-ipa",
+        codebookVersion: "1.0.0",
+        coder: "rules",
+        codes: [code],
+        provenance: { fixture: "runs" },
+        createdAt: "2026-01-15T10:00:00.000Z",
+      });
     }
   }
   await replaceCodes(dir, "bales-ipa", "rules", records);
@@ -99,7 +127,9 @@ const FIND_CLIPPED = (root: ParentNode) => {
       if (!content.trim()) continue;
       const r = text.getBoundingClientRect();
       if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1) {
-        out.push(`cut by the box of ${svg.getAttribute("aria-label")}: "${content}" (${Math.round(r.left - box.left)}..${Math.round(r.right - box.left)} of ${Math.round(box.width)} wide, ${Math.round(r.top - box.top)}..${Math.round(r.bottom - box.top)} of ${Math.round(box.height)} high)`);
+        out.push(
+          `cut by the box of ${svg.getAttribute("aria-label")}: "${content}" (${Math.round(r.left - box.left)}..${Math.round(r.right - box.left)} of ${Math.round(box.width)} wide, ${Math.round(r.top - box.top)}..${Math.round(r.bottom - box.top)} of ${Math.round(box.height)} high)`,
+        );
       }
       if (content.endsWith("…")) {
         const tip = text.closest("[data-tip]")?.getAttribute("data-tip") ?? "";
@@ -170,8 +200,14 @@ describe("dashboard layout and labels (issue 16)", () => {
           const out: Record<string, { colour: string; dash: string; marker: string }> = {};
           for (const node of document.querySelectorAll(`[data-chart="${chart}"] ${mark}[data-series]`)) {
             const key = node.getAttribute("data-series")!;
-            const marker = document.querySelector(`[data-chart="${chart}"] path.marker[data-series="${CSS.escape(key)}"], [data-chart="${chart}"] path.radar-point[data-series="${CSS.escape(key)}"], [data-chart="${chart}"] path.point[data-series="${CSS.escape(key)}"]`);
-            out[key] ??= { colour: node.getAttribute(colourAttr)!.toLowerCase(), dash: node.getAttribute("stroke-dasharray") ?? "", marker: marker?.getAttribute("d") ?? "" };
+            const marker = document.querySelector(
+              `[data-chart="${chart}"] path.marker[data-series="${CSS.escape(key)}"], [data-chart="${chart}"] path.radar-point[data-series="${CSS.escape(key)}"], [data-chart="${chart}"] path.point[data-series="${CSS.escape(key)}"]`,
+            );
+            out[key] ??= {
+              colour: node.getAttribute(colourAttr)!.toLowerCase(),
+              dash: node.getAttribute("stroke-dasharray") ?? "",
+              marker: marker?.getAttribute("d") ?? "",
+            };
           }
           return out;
         },
@@ -271,7 +307,8 @@ describe("dashboard layout and labels (issue 16)", () => {
     await page.waitForSelector('[data-chart="speaking-share"]');
     const allFollows = await page.locator('[data-chart="follows"] g.cell text').allTextContents();
     // All sessions: speaking time of Alice, Critic, Builder over the timed sessions (9 s per message, 1 s per backchannel).
-    const shareTip = (row: string, code: string) => page.locator(`[data-chart="speaking-share"] g.row:has(text:text-is("${row}")) rect.segment[data-code="${code}"]`).getAttribute("data-tip");
+    const shareTip = (row: string, code: string) =>
+      page.locator(`[data-chart="speaking-share"] g.row:has(text:text-is("${row}")) rect.segment[data-code="${code}"]`).getAttribute("data-tip");
     // Alice speaks in c1 (2 timed turns), d1 (2), d2 (1 message + 1 backchannel), xss (2): 7 x 9 s + 1 s = 64 s.
     expect(await shareTip("speaking time", "Alice")).toContain("64 seconds (");
     await page.selectOption('select[data-control="session"]', "d1");

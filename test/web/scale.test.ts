@@ -75,7 +75,9 @@ describe("dashboard on a generated study of 9,000 turns", () => {
     expect(await page.textContent('[data-stat="turns"] .stat-value')).toBe("9,000");
     await openView(page, server.url, "sequences");
     expect(await page.locator("g.seq-row").count()).toBe(3);
-    expect(Number(await page.locator('g.seq-row[data-session="s0000"] rect.seq-cells').getAttribute("data-cells"))).toBe(Math.ceil(PER_SESSION / Math.ceil(PER_SESSION / MAX_SEQUENCE_CELLS)));
+    expect(Number(await page.locator('g.seq-row[data-session="s0000"] rect.seq-cells').getAttribute("data-cells"))).toBe(
+      Math.ceil(PER_SESSION / Math.ceil(PER_SESSION / MAX_SEQUENCE_CELLS)),
+    );
     await page.screenshot({ path: join(SCREENSHOTS, "20-scale-sequences.png") });
     await openView(page, server.url, "timeline");
     await page.waitForSelector('[data-transcript="s0000"]');

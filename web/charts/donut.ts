@@ -19,11 +19,24 @@ export function donutChart(data: DonutData, options: DonutOptions = {}): SVGSVGE
   const total = d3.sum(data.slices, (s) => s.value);
   const legendWidth = size;
   const svg = createSvg(size, size + 30, data.title);
-  svg.append("text").attr("x", size / 2).attr("y", 16).attr("text-anchor", "middle").attr("font-weight", 600).attr("data-tip", data.title).text(fitText(data.title, (size - 8) / 1.08));
+  svg
+    .append("text")
+    .attr("x", size / 2)
+    .attr("y", 16)
+    .attr("text-anchor", "middle")
+    .attr("font-weight", 600)
+    .attr("data-tip", data.title)
+    .text(fitText(data.title, (size - 8) / 1.08));
   const r = size / 2 - 12;
   const g = svg.append("g").attr("transform", `translate(${size / 2},${size / 2 + 22})`);
-  const arcs = d3.pie<DonutData["slices"][number]>().sort(null).value((s) => s.value)(data.slices.filter((s) => s.value > 0));
-  const arc = d3.arc<d3.PieArcDatum<DonutData["slices"][number]>>().innerRadius(r * 0.55).outerRadius(r);
+  const arcs = d3
+    .pie<DonutData["slices"][number]>()
+    .sort(null)
+    .value((s) => s.value)(data.slices.filter((s) => s.value > 0));
+  const arc = d3
+    .arc<d3.PieArcDatum<DonutData["slices"][number]>>()
+    .innerRadius(r * 0.55)
+    .outerRadius(r);
   g.selectAll("path.slice")
     .data(arcs)
     .join("path")
@@ -52,7 +65,11 @@ export function donutChart(data: DonutData, options: DonutOptions = {}): SVGSVGE
   g.append("text").attr("text-anchor", "middle").attr("dy", "1.2em").attr("fill", "#666").text("turns");
   if (options.legend) {
     const lg = svg.append("g").attr("transform", `translate(4,${size + 30})`);
-    const h = drawLegend(lg, data.slices.filter((s) => s.value > 0).map((s) => ({ label: s.label, colour: s.colour })), legendWidth - 8);
+    const h = drawLegend(
+      lg,
+      data.slices.filter((s) => s.value > 0).map((s) => ({ label: s.label, colour: s.colour })),
+      legendWidth - 8,
+    );
     svg.attr("height", size + 36 + h).attr("viewBox", `0 0 ${size} ${size + 36 + h}`);
     svg.select("rect.bg").attr("height", size + 36 + h);
   }

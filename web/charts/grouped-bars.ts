@@ -14,7 +14,10 @@ export interface GroupedBarsData {
 const LABEL_CHARS = 30;
 
 /** Vertical bars grouped along x (e.g. one group per code, one bar per condition), optional error bars. */
-export function groupedBarsChart(data: GroupedBarsData, options: { width?: number; height?: number; yFormat?: (v: number) => string; yMax?: number } = {}): SVGSVGElement {
+export function groupedBarsChart(
+  data: GroupedBarsData,
+  options: { width?: number; height?: number; yFormat?: (v: number) => string; yMax?: number } = {},
+): SVGSVGElement {
   const seriesPerGroup = d3.max(data.groups, (g) => g.bars.length) ?? 1;
   const width = options.width ?? Math.max(420, Math.min(1100, 80 + data.groups.length * Math.max(40, seriesPerGroup * 16 + 14)));
   const plotH = options.height ?? 240;
@@ -32,17 +35,42 @@ export function groupedBarsChart(data: GroupedBarsData, options: { width?: numbe
   };
   const height = margin.top + plotH + margin.bottom + legendH + 6;
   const svg = createSvg(width, height, data.title);
-  const x0 = d3.scaleBand().domain(data.groups.map((g, i) => `${i}`)).range([margin.left, width - margin.right]).paddingInner(0.2).paddingOuter(0.1);
+  const x0 = d3
+    .scaleBand()
+    .domain(data.groups.map((g, i) => `${i}`))
+    .range([margin.left, width - margin.right])
+    .paddingInner(0.2)
+    .paddingOuter(0.1);
   const maxV = options.yMax ?? (d3.max(data.groups.flatMap((g) => g.bars.map((b) => Math.max(b.value, b.err?.[1] ?? 0)))) || 1);
   // Confidence intervals may reach below zero; the axis extends to show them rather than clip.
   const minV = Math.min(0, d3.min(data.groups.flatMap((g) => g.bars.map((b) => Math.min(b.value, b.err?.[0] ?? 0)))) ?? 0);
-  const y = d3.scaleLinear().domain([minV, maxV]).nice().range([margin.top + plotH, margin.top]);
+  const y = d3
+    .scaleLinear()
+    .domain([minV, maxV])
+    .nice()
+    .range([margin.top + plotH, margin.top]);
   svg
     .append("g")
     .attr("transform", `translate(${margin.left},0)`)
-    .call(d3.axisLeft(y).ticks(5).tickFormat((v) => (options.yFormat ?? d3.format("~g"))(Number(v))))
-    .call((g) => g.selectAll(".tick line").clone().attr("x2", width - margin.left - margin.right).attr("stroke", "#0001"));
-  svg.append("text").attr("transform", `translate(14,${margin.top + plotH / 2}) rotate(-90)`).attr("text-anchor", "middle").attr("fill", "#444").text(data.yLabel);
+    .call(
+      d3
+        .axisLeft(y)
+        .ticks(5)
+        .tickFormat((v) => (options.yFormat ?? d3.format("~g"))(Number(v))),
+    )
+    .call((g) =>
+      g
+        .selectAll(".tick line")
+        .clone()
+        .attr("x2", width - margin.left - margin.right)
+        .attr("stroke", "#0001"),
+    );
+  svg
+    .append("text")
+    .attr("transform", `translate(14,${margin.top + plotH / 2}) rotate(-90)`)
+    .attr("text-anchor", "middle")
+    .attr("fill", "#444")
+    .text(data.yLabel);
   const group = svg
     .selectAll("g.group")
     .data(data.groups)
@@ -50,7 +78,11 @@ export function groupedBarsChart(data: GroupedBarsData, options: { width?: numbe
     .attr("class", "group")
     .attr("transform", (_g, i) => `translate(${x0(`${i}`)},0)`);
   group.each(function (g) {
-    const x1 = d3.scaleBand().domain(g.bars.map((_b, i) => `${i}`)).range([0, x0.bandwidth()]).padding(0.08);
+    const x1 = d3
+      .scaleBand()
+      .domain(g.bars.map((_b, i) => `${i}`))
+      .range([0, x0.bandwidth()])
+      .padding(0.08);
     const sel = d3.select(this);
     sel
       .selectAll("rect.bar")

@@ -99,18 +99,36 @@ export function heatmapChart(data: HeatmapData, options: HeatmapOptions): SVGSVG
     .attr("pointer-events", "none")
     .text((d) => d.line);
   // Colour ramp legend.
-  const legend = svg.append("g").attr("class", "legend").attr("transform", `translate(${margin.left},${height - 40})`);
+  const legend = svg
+    .append("g")
+    .attr("class", "legend")
+    .attr("transform", `translate(${margin.left},${height - 40})`);
   const steps = 40;
   const lo = options.mode === "diverging" ? -options.domain : 0;
   for (let i = 0; i < steps; i++) {
     const v = lo + ((options.domain - lo) * (i + 0.5)) / steps;
-    legend.append("rect").attr("x", (i * rampW) / steps).attr("width", rampW / steps + 0.5).attr("height", 10).attr("fill", colour(v));
+    legend
+      .append("rect")
+      .attr("x", (i * rampW) / steps)
+      .attr("width", rampW / steps + 0.5)
+      .attr("height", 10)
+      .attr("fill", colour(v));
   }
   const axis = d3.scaleLinear().domain([lo, options.domain]).range([0, rampW]);
   legend
     .append("g")
     .attr("transform", "translate(0,10)")
-    .call(d3.axisBottom(axis).ticks(5).tickFormat((v) => (options.tickFormat ?? String)(Number(v))));
-  legend.append("text").attr("x", rampW + 10).attr("y", 9).attr("fill", "#444").text(data.scaleLabel);
+    .call(
+      d3
+        .axisBottom(axis)
+        .ticks(5)
+        .tickFormat((v) => (options.tickFormat ?? String)(Number(v))),
+    );
+  legend
+    .append("text")
+    .attr("x", rampW + 10)
+    .attr("y", 9)
+    .attr("fill", "#444")
+    .text(data.scaleLabel);
   return svg.node()!;
 }

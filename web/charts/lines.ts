@@ -29,18 +29,59 @@ export function linesChart(data: LinesData, options: { width?: number; height?: 
   const height = margin.top + plotH + margin.bottom + legendH;
   const svg = createSvg(width, height, data.title);
   const all = data.series.flatMap((s) => s.points);
-  const x = d3.scaleLinear().domain(data.xCategories ? [0, data.xCategories.length - 1] : (d3.extent(all, (p) => p[0]) as [number, number]) ?? [0, 1]).range([margin.left, width - margin.right]);
-  const y = d3.scaleLinear().domain([0, d3.max(all, (p) => p[1]) || 1]).nice().range([margin.top + plotH, margin.top]);
-  const xAxis = data.xCategories ? d3.axisBottom(x).ticks(data.xCategories.length).tickFormat((v) => data.xCategories![Number(v)] ?? "") : d3.axisBottom(x).ticks(6);
-  svg.append("g").attr("transform", `translate(0,${margin.top + plotH})`).call(xAxis);
+  const x = d3
+    .scaleLinear()
+    .domain(data.xCategories ? [0, data.xCategories.length - 1] : ((d3.extent(all, (p) => p[0]) as [number, number]) ?? [0, 1]))
+    .range([margin.left, width - margin.right]);
+  const y = d3
+    .scaleLinear()
+    .domain([0, d3.max(all, (p) => p[1]) || 1])
+    .nice()
+    .range([margin.top + plotH, margin.top]);
+  const xAxis = data.xCategories
+    ? d3
+        .axisBottom(x)
+        .ticks(data.xCategories.length)
+        .tickFormat((v) => data.xCategories![Number(v)] ?? "")
+    : d3.axisBottom(x).ticks(6);
+  svg
+    .append("g")
+    .attr("transform", `translate(0,${margin.top + plotH})`)
+    .call(xAxis);
   svg
     .append("g")
     .attr("transform", `translate(${margin.left},0)`)
-    .call(d3.axisLeft(y).ticks(5).tickFormat((v) => (options.yFormat ?? defaultFormat)(Number(v))))
-    .call((g) => g.selectAll(".tick line").clone().attr("x2", width - margin.left - margin.right).attr("stroke", "#0001"));
-  svg.append("text").attr("x", (margin.left + width - margin.right) / 2).attr("y", margin.top + plotH + 34).attr("text-anchor", "middle").attr("fill", "#444").text(data.xLabel);
-  svg.append("text").attr("transform", `translate(14,${margin.top + plotH / 2}) rotate(-90)`).attr("text-anchor", "middle").attr("fill", "#444").text(data.yLabel);
-  const line = d3.line<[number, number]>().x((p) => x(p[0])).y((p) => y(p[1])).curve(data.curve === "step" ? d3.curveStepAfter : d3.curveLinear);
+    .call(
+      d3
+        .axisLeft(y)
+        .ticks(5)
+        .tickFormat((v) => (options.yFormat ?? defaultFormat)(Number(v))),
+    )
+    .call((g) =>
+      g
+        .selectAll(".tick line")
+        .clone()
+        .attr("x2", width - margin.left - margin.right)
+        .attr("stroke", "#0001"),
+    );
+  svg
+    .append("text")
+    .attr("x", (margin.left + width - margin.right) / 2)
+    .attr("y", margin.top + plotH + 34)
+    .attr("text-anchor", "middle")
+    .attr("fill", "#444")
+    .text(data.xLabel);
+  svg
+    .append("text")
+    .attr("transform", `translate(14,${margin.top + plotH / 2}) rotate(-90)`)
+    .attr("text-anchor", "middle")
+    .attr("fill", "#444")
+    .text(data.yLabel);
+  const line = d3
+    .line<[number, number]>()
+    .x((p) => x(p[0]))
+    .y((p) => y(p[1]))
+    .curve(data.curve === "step" ? d3.curveStepAfter : d3.curveLinear);
   svg
     .selectAll("path.series")
     .data(data.series)
@@ -57,7 +98,13 @@ export function linesChart(data: LinesData, options: { width?: number; height?: 
   if (!data.xCategories) {
     for (const s of data.series.filter((d) => d.marker && d.points.length)) {
       const [px, py] = s.points[s.points.length - 1];
-      svg.append("path").attr("class", "point").attr("data-series", s.label).attr("transform", `translate(${x(px)},${y(py)})`).attr("d", markerPath(s.marker!, 10)).attr("fill", s.colour);
+      svg
+        .append("path")
+        .attr("class", "point")
+        .attr("data-series", s.label)
+        .attr("transform", `translate(${x(px)},${y(py)})`)
+        .attr("d", markerPath(s.marker!, 10))
+        .attr("fill", s.colour);
     }
   }
   if (data.xCategories) {

@@ -54,7 +54,12 @@ export function radarChart(data: RadarData, options: { size?: number } = {}): SV
       .attr("stroke", "#0002");
   }
   data.axes.forEach((a, i) => {
-    g.append("line").attr("x1", cx).attr("y1", cy).attr("x2", cx + Math.cos(angle(i)) * r).attr("y2", cy + Math.sin(angle(i)) * r).attr("stroke", "#0003");
+    g.append("line")
+      .attr("x1", cx)
+      .attr("y1", cy)
+      .attr("x2", cx + Math.cos(angle(i)) * r)
+      .attr("y2", cy + Math.sin(angle(i)) * r)
+      .attr("stroke", "#0003");
     const lx = cx + Math.cos(angle(i)) * (r + 18);
     const ly = cy + Math.sin(angle(i)) * (r + 18);
     g.append("text")

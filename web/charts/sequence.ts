@@ -45,7 +45,15 @@ export function sequenceChart(data: SequenceData, options: { width?: number } = 
   const legendH = drawLegend(probe.append("g"), data.legend, width - 20);
   const height = y + 28 + legendH;
   const svg = createSvg(width, height, data.title);
-  svg.selectAll("text.group").data(groupY).join("text").attr("class", "group").attr("x", 8).attr("y", (d) => d.y).attr("font-weight", 600).text((d) => d.group);
+  svg
+    .selectAll("text.group")
+    .data(groupY)
+    .join("text")
+    .attr("class", "group")
+    .attr("x", 8)
+    .attr("y", (d) => d.y)
+    .attr("font-weight", 600)
+    .text((d) => d.group);
   const rows = svg
     .selectAll("g.seq-row")
     .data(layout)
@@ -53,7 +61,15 @@ export function sequenceChart(data: SequenceData, options: { width?: number } = 
     .attr("class", "seq-row")
     .attr("data-session", (d) => d.row.id)
     .attr("transform", (d) => `translate(0,${d.y})`);
-  rows.append("text").attr("x", margin.left - 6).attr("y", rowH / 2).attr("dy", "0.35em").attr("text-anchor", "end").attr("font-size", 11).attr("data-tip", (d) => d.row.id).text((d) => clip(d.row.id, 22));
+  rows
+    .append("text")
+    .attr("x", margin.left - 6)
+    .attr("y", rowH / 2)
+    .attr("dy", "0.35em")
+    .attr("text-anchor", "end")
+    .attr("font-size", 11)
+    .attr("data-tip", (d) => d.row.id)
+    .text((d) => clip(d.row.id, 22));
   const w = Math.max(1, cellW - (cellW > 3 ? 1 : 0));
   rows.each(function (d) {
     const row = d3.select(this);
@@ -61,7 +77,7 @@ export function sequenceChart(data: SequenceData, options: { width?: number } = 
     // speaker for the strip under them: a rect per cell made 40,000 elements at 100,000 turns and
     // the view took 1.7 s to draw; this is a few paths per row, whatever the row's length.
     const codePaths = new Map<number, string[]>();
-    for (let i = 0; i < d.row.cells.length; ) {
+    for (let i = 0; i < d.row.cells.length;) {
       const code = d.row.cells[i];
       let end = i + 1;
       // Merge a run only where cells touch (no 1-px gap between them).

@@ -26,24 +26,42 @@ export function stackedBarsChart(data: StackedBarsData, options: { width?: numbe
   const legendH = drawLegend(legendProbe.append("g"), data.legend, width - 20);
   const height = margin.top + plotH + margin.bottom + legendH + 10;
   const svg = createSvg(width, height, data.title);
-  const x = d3.scaleLinear().domain([0, 1]).range([margin.left, width - margin.right]);
+  const x = d3
+    .scaleLinear()
+    .domain([0, 1])
+    .range([margin.left, width - margin.right]);
   const row = svg
     .selectAll("g.row")
     .data(data.rows)
     .join("g")
     .attr("class", "row")
     .attr("transform", (_d, i) => `translate(0,${margin.top + i * (barH + 8)})`);
-  row.append("text").attr("x", margin.left - 8).attr("y", barH / 2).attr("dy", "0.35em").attr("text-anchor", "end").text((_d, i) => labels[i]).attr("data-tip", (d) => d.label);
-  row.append("text").attr("x", width - margin.right + 6).attr("y", barH / 2).attr("dy", "0.35em").attr("fill", "#666").text(total);
+  row
+    .append("text")
+    .attr("x", margin.left - 8)
+    .attr("y", barH / 2)
+    .attr("dy", "0.35em")
+    .attr("text-anchor", "end")
+    .text((_d, i) => labels[i])
+    .attr("data-tip", (d) => d.label);
+  row
+    .append("text")
+    .attr("x", width - margin.right + 6)
+    .attr("y", barH / 2)
+    .attr("dy", "0.35em")
+    .attr("fill", "#666")
+    .text(total);
   row.each(function (d) {
     const sum = d3.sum(d.segments, (s) => s.value) || 1;
     // Left edge of each drawn segment, accumulated once.
     let acc = 0;
-    const placed = d.segments.filter((s) => s.value > 0).map((s) => {
-      const left = x(acc / sum);
-      acc += s.value;
-      return { s, left, width: Math.max(0, x(s.value / sum) - x(0)) };
-    });
+    const placed = d.segments
+      .filter((s) => s.value > 0)
+      .map((s) => {
+        const left = x(acc / sum);
+        acc += s.value;
+        return { s, left, width: Math.max(0, x(s.value / sum) - x(0)) };
+      });
     const unit = d.unit ?? data.unit ?? "turns";
     d3.select(this)
       .selectAll("rect.segment")

@@ -37,7 +37,10 @@ export function timelineChart(data: TimelineData, options: { width?: number } = 
   const svg = createSvg(width, height, data.title);
   const lo = d3.min(data.turns, (t) => t.x0) ?? 0;
   const hi = d3.max(data.turns, (t) => t.x1) ?? 1;
-  const x = d3.scaleLinear().domain([lo, hi > lo ? hi : lo + 1]).range([margin.left, width - margin.right]);
+  const x = d3
+    .scaleLinear()
+    .domain([lo, hi > lo ? hi : lo + 1])
+    .range([margin.left, width - margin.right]);
   svg
     .selectAll("rect.lane")
     .data(data.lanes)
@@ -94,7 +97,14 @@ export function timelineChart(data: TimelineData, options: { width?: number } = 
   svg
     .append("g")
     .attr("transform", `translate(0,${margin.top + plotH})`)
-    .call(data.axis === "seconds" ? d3.axisBottom(x).ticks(8).tickFormat((v) => fmtTime(Number(v))) : d3.axisBottom(x).ticks(8));
+    .call(
+      data.axis === "seconds"
+        ? d3
+            .axisBottom(x)
+            .ticks(8)
+            .tickFormat((v) => fmtTime(Number(v)))
+        : d3.axisBottom(x).ticks(8),
+    );
   svg
     .append("text")
     .attr("x", width - margin.right)

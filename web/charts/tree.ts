@@ -12,7 +12,8 @@ export function treeChart(data: { title: string; root: TopicNode; colour: string
   const leaves = h.leaves().length;
   const rowH = 24;
   const height = Math.max(80, leaves * rowH + 30);
-  const label = (d: d3.HierarchyNode<TopicNode>) => clip(d.data.label, 40) + (collapsed.has(d.data.id) && d.data.children.length ? ` (+${d.data.children.length})` : "");
+  const label = (d: d3.HierarchyNode<TopicNode>) =>
+    clip(d.data.label, 40) + (collapsed.has(d.data.id) && d.data.children.length ? ` (+${d.data.children.length})` : "");
   // Depth steps of at most 200 px, and room after the deepest level for the widest label there.
   const depth = h.height;
   let deepest = 0;
@@ -31,7 +32,11 @@ export function treeChart(data: { title: string; root: TopicNode; colour: string
     .attr("class", "link")
     .attr("fill", "none")
     .attr("stroke", "#bbb")
-    .attr("d", (l) => `M${l.source.y},${l.source.x}C${(l.source.y + l.target.y) / 2},${l.source.x} ${(l.source.y + l.target.y) / 2},${l.target.x} ${l.target.y},${l.target.x}`);
+    .attr(
+      "d",
+      (l) =>
+        `M${l.source.y},${l.source.x}C${(l.source.y + l.target.y) / 2},${l.source.x} ${(l.source.y + l.target.y) / 2},${l.target.x} ${l.target.y},${l.target.x}`,
+    );
   const node = g
     .selectAll("g.node")
     .data(root.descendants())
@@ -40,7 +45,11 @@ export function treeChart(data: { title: string; root: TopicNode; colour: string
     .attr("data-node", (d) => d.data.id)
     .attr("transform", (d) => `translate(${d.y},${d.x})`)
     .attr("cursor", (d) => (d.data.children.length ? "pointer" : "default"))
-    .attr("data-tip", (d) => `${d.data.label}${d.data.turns !== undefined ? `\n${d.data.turns} turns` : ""}${d.data.children.length ? `\n${d.data.children.length} subtopics (click to ${collapsed.has(d.data.id) ? "expand" : "collapse"})` : ""}`);
+    .attr(
+      "data-tip",
+      (d) =>
+        `${d.data.label}${d.data.turns !== undefined ? `\n${d.data.turns} turns` : ""}${d.data.children.length ? `\n${d.data.children.length} subtopics (click to ${collapsed.has(d.data.id) ? "expand" : "collapse"})` : ""}`,
+    );
   node
     .append("circle")
     .attr("r", 5)

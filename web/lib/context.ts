@@ -78,14 +78,30 @@ export function pref(ctx: ViewContext, key: string, allowed: string[], fallback?
  * defaulting to bales-ipa and to an LLM coder when there is one, else the rules coder; plus
  * the two selectors that change it (and redraw).
  */
-export function chooseCodeSet<T extends { codebook: string; coder: string }>(ctx: ViewContext, sets: readonly T[], redraw: () => void): { cb: string; coder: string; set: T; controls: HTMLElement[] } {
+export function chooseCodeSet<T extends { codebook: string; coder: string }>(
+  ctx: ViewContext,
+  sets: readonly T[],
+  redraw: () => void,
+): { cb: string; coder: string; set: T; controls: HTMLElement[] } {
   const codebooks = [...new Set(sets.map((s) => s.codebook))];
   const cb = pref(ctx, "codebook", codebooks, "bales-ipa");
   const coders = sets.filter((s) => s.codebook === cb).map((s) => s.coder);
   const coder = pref(ctx, "coder", coders, coders.find((c) => c.startsWith("llm")) ?? "rules");
   const controls = [
-    select("Codebook", codebooks.map((c) => ({ value: c, label: ctx.codebook(c)?.title ?? c })), cb, (v) => (ctx.prefs.set("codebook", v), redraw()), "codebook"),
-    select("Coder", coders.map((c) => ({ value: c, label: coderLabel(c) })), coder, (v) => (ctx.prefs.set("coder", v), redraw()), "coder"),
+    select(
+      "Codebook",
+      codebooks.map((c) => ({ value: c, label: ctx.codebook(c)?.title ?? c })),
+      cb,
+      (v) => (ctx.prefs.set("codebook", v), redraw()),
+      "codebook",
+    ),
+    select(
+      "Coder",
+      coders.map((c) => ({ value: c, label: coderLabel(c) })),
+      coder,
+      (v) => (ctx.prefs.set("coder", v), redraw()),
+      "coder",
+    ),
   ];
   return { cb, coder, set: sets.find((s) => s.codebook === cb && s.coder === coder)!, controls };
 }

@@ -21,7 +21,13 @@ export function el<K extends keyof HTMLElementTagNameMap>(
 }
 
 /** A labelled <select>; calls `onChange` with the chosen value. */
-export function select(label: string, options: { value: string; label: string }[], value: string, onChange: (v: string) => void, name?: string): HTMLLabelElement {
+export function select(
+  label: string,
+  options: { value: string; label: string }[],
+  value: string,
+  onChange: (v: string) => void,
+  name?: string,
+): HTMLLabelElement {
   const sel = el("select", { "data-control": name ?? label.toLowerCase() });
   for (const o of options) {
     const opt = el("option", { value: o.value }, o.label);
@@ -35,4 +41,3 @@ export function select(label: string, options: { value: string; label: string }[
 export function emptyState(message: string): HTMLElement {
   return el("div", { class: "empty", "data-empty": "true" }, message);
 }
-

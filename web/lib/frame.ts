@@ -8,7 +8,12 @@ export interface TableData {
 }
 
 function fileSafe(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "").toLowerCase() || "chart";
+  return (
+    name
+      .replace(/[^A-Za-z0-9._-]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .toLowerCase() || "chart"
+  );
 }
 
 function download(blob: Blob, name: string): void {

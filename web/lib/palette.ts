@@ -9,8 +9,18 @@ import { positions } from "./indexing.js";
  * (charts ask for a colour per mark).
  */
 export const CODE_COLOURS = [
-  "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77",
-  "#CC6677", "#882255", "#AA4499", "#E69F00", "#0072B2", "#D55E00",
+  "#332288",
+  "#88CCEE",
+  "#44AA99",
+  "#117733",
+  "#999933",
+  "#DDCC77",
+  "#CC6677",
+  "#882255",
+  "#AA4499",
+  "#E69F00",
+  "#0072B2",
+  "#D55E00",
 ];
 /**
  * 20 distinct speaker colours: Okabe-Ito's 8 first (the most distinguishable, also for
@@ -19,9 +29,26 @@ export const CODE_COLOURS = [
  * {@link speakerStyle}).
  */
 export const SPEAKER_COLOURS = [
-  "#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000",
-  "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255",
-  "#AA4499", "#661100", "#6699CC", "#997700",
+  "#0072B2",
+  "#E69F00",
+  "#009E73",
+  "#D55E00",
+  "#56B4E9",
+  "#CC79A7",
+  "#F0E442",
+  "#000000",
+  "#332288",
+  "#88CCEE",
+  "#44AA99",
+  "#117733",
+  "#999933",
+  "#DDCC77",
+  "#CC6677",
+  "#882255",
+  "#AA4499",
+  "#661100",
+  "#6699CC",
+  "#997700",
 ];
 /** Speakers at or past this position get a dash pattern and a marker shape as well as a colour. */
 export const SOLID_SPEAKERS = 8;

@@ -86,9 +86,26 @@ export function drawLegend(parent: d3.Selection<SVGGElement, undefined, null, un
       y += rowHeight;
     }
     const entry = g.append("g").attr("class", "legend-item").attr("transform", `translate(${x},${y})`).attr("data-tip", item.label);
-    if (item.shape === "line") entry.append("line").attr("x1", 0).attr("x2", 12).attr("y1", 6).attr("y2", 6).attr("stroke", item.colour).attr("stroke-width", 3).attr("stroke-dasharray", item.dash ?? null);
+    if (item.shape === "line")
+      entry
+        .append("line")
+        .attr("x1", 0)
+        .attr("x2", 12)
+        .attr("y1", 6)
+        .attr("y2", 6)
+        .attr("stroke", item.colour)
+        .attr("stroke-width", 3)
+        .attr("stroke-dasharray", item.dash ?? null);
     else entry.append("rect").attr("width", 12).attr("height", 12).attr("rx", 2).attr("fill", item.colour);
-    if (item.marker) entry.append("path").attr("class", "marker").attr("transform", "translate(6,6)").attr("d", markerPath(item.marker, 8)).attr("fill", item.shape === "line" ? item.colour : "#fff").attr("stroke", item.shape === "line" ? "#fff" : "none").attr("stroke-width", 0.8);
+    if (item.marker)
+      entry
+        .append("path")
+        .attr("class", "marker")
+        .attr("transform", "translate(6,6)")
+        .attr("d", markerPath(item.marker, 8))
+        .attr("fill", item.shape === "line" ? item.colour : "#fff")
+        .attr("stroke", item.shape === "line" ? "#fff" : "none")
+        .attr("stroke-width", 0.8);
     entry.append("text").attr("x", 17).attr("y", 10).text(label);
     x += w;
   }

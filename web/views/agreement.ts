@@ -16,7 +16,11 @@ export const agreementView: View = {
     if (sets.length === 0) return void main.append(emptyState(empty ?? "No agreement report yet."));
     const body = el("div");
     const draw = () => {
-      const id = pref(ctx, "agreement.codebook", sets.map((s) => s.codebook));
+      const id = pref(
+        ctx,
+        "agreement.codebook",
+        sets.map((s) => s.codebook),
+      );
       const set = sets.find((s) => s.codebook === id)!;
       const cards: HTMLElement[] = [];
       // Show codebook labels ("Gives opinion") where the report has category ids.
@@ -28,18 +32,62 @@ export const agreementView: View = {
       const stats = groupedBarsChart(
         {
           title: "Agreement per coder pair",
-          groups: set.pairs.map((p) => ({
-            label: pairLabel(p.a, p.b),
-            bars: [
-              ...(p.kappa !== undefined ? [{ series: "kappa", value: p.kappa, colour: "#0072B2", err: p.kappaCI, tip: `${pairLabel(p.a, p.b)}\nkappa ${fmtCoef(p.kappa)}${p.kappaCI ? ` [${fmtCoef(p.kappaCI[0])}, ${fmtCoef(p.kappaCI[1])}]` : ""} · n = ${fmtCount(p.n)}` }] : []),
-              ...(p.alpha !== undefined ? [{ series: "alpha", value: p.alpha, colour: "#E69F00", err: p.alphaCI, tip: `${pairLabel(p.a, p.b)}\nalpha ${fmtCoef(p.alpha)}${p.alphaCI ? ` [${fmtCoef(p.alphaCI[0])}, ${fmtCoef(p.alphaCI[1])}]` : ""} · n = ${fmtCount(p.n)}` }] : []),
-              ...(p.percent !== undefined ? [{ series: "agreement", value: p.percent, colour: "#009E73", tip: `${pairLabel(p.a, p.b)}\n${fmtShare(p.percent)} agreement · n = ${fmtCount(p.n)}` }] : []),
-            ],
-          })).concat(
-            all
-              ? [{ label: `all ${set.coders.length} coders`, bars: [{ series: "alpha", value: all.alpha, colour: "#E69F00", err: all.alphaCI, tip: `all coders\nKrippendorff's alpha (${all.level}) ${fmtCoef(all.alpha)}${all.alphaCI ? ` [${fmtCoef(all.alphaCI[0])}, ${fmtCoef(all.alphaCI[1])}]` : ""}${all.fleiss !== undefined ? `\nFleiss' kappa ${fmtCoef(all.fleiss)}` : ""}` }] }]
-              : [],
-          ),
+          groups: set.pairs
+            .map((p) => ({
+              label: pairLabel(p.a, p.b),
+              bars: [
+                ...(p.kappa !== undefined
+                  ? [
+                      {
+                        series: "kappa",
+                        value: p.kappa,
+                        colour: "#0072B2",
+                        err: p.kappaCI,
+                        tip: `${pairLabel(p.a, p.b)}\nkappa ${fmtCoef(p.kappa)}${p.kappaCI ? ` [${fmtCoef(p.kappaCI[0])}, ${fmtCoef(p.kappaCI[1])}]` : ""} · n = ${fmtCount(p.n)}`,
+                      },
+                    ]
+                  : []),
+                ...(p.alpha !== undefined
+                  ? [
+                      {
+                        series: "alpha",
+                        value: p.alpha,
+                        colour: "#E69F00",
+                        err: p.alphaCI,
+                        tip: `${pairLabel(p.a, p.b)}\nalpha ${fmtCoef(p.alpha)}${p.alphaCI ? ` [${fmtCoef(p.alphaCI[0])}, ${fmtCoef(p.alphaCI[1])}]` : ""} · n = ${fmtCount(p.n)}`,
+                      },
+                    ]
+                  : []),
+                ...(p.percent !== undefined
+                  ? [
+                      {
+                        series: "agreement",
+                        value: p.percent,
+                        colour: "#009E73",
+                        tip: `${pairLabel(p.a, p.b)}\n${fmtShare(p.percent)} agreement · n = ${fmtCount(p.n)}`,
+                      },
+                    ]
+                  : []),
+              ],
+            }))
+            .concat(
+              all
+                ? [
+                    {
+                      label: `all ${set.coders.length} coders`,
+                      bars: [
+                        {
+                          series: "alpha",
+                          value: all.alpha,
+                          colour: "#E69F00",
+                          err: all.alphaCI,
+                          tip: `all coders\nKrippendorff's alpha (${all.level}) ${fmtCoef(all.alpha)}${all.alphaCI ? ` [${fmtCoef(all.alphaCI[0])}, ${fmtCoef(all.alphaCI[1])}]` : ""}${all.fleiss !== undefined ? `\nFleiss' kappa ${fmtCoef(all.fleiss)}` : ""}`,
+                        },
+                      ],
+                    },
+                  ]
+                : [],
+            ),
           legend: [
             { label: "Cohen's kappa (95% CI)", colour: "#0072B2" },
             { label: "Krippendorff's alpha (95% CI)", colour: "#E69F00" },
@@ -53,8 +101,30 @@ export const agreementView: View = {
         chartCard("agreement-pairs", "Agreement per coder pair", stats, {
           columns: ["pair", "n", "% agreement", "kappa", "kappa CI", "alpha", "alpha CI", "AC1"],
           rows: [
-            ...set.pairs.map((p) => [pairLabel(p.a, p.b), p.n, p.percent ?? null, p.kappa ?? null, p.kappaCI ? `${fmtCoef(p.kappaCI[0])}–${fmtCoef(p.kappaCI[1])}` : null, p.alpha ?? null, p.alphaCI ? `${fmtCoef(p.alphaCI[0])}–${fmtCoef(p.alphaCI[1])}` : null, p.ac1 ?? null]),
-            ...(all ? [[`all ${set.coders.length} coders`, null, null, null, null, all.alpha, all.alphaCI ? `${fmtCoef(all.alphaCI[0])}–${fmtCoef(all.alphaCI[1])}` : null, null]] : []),
+            ...set.pairs.map((p) => [
+              pairLabel(p.a, p.b),
+              p.n,
+              p.percent ?? null,
+              p.kappa ?? null,
+              p.kappaCI ? `${fmtCoef(p.kappaCI[0])}–${fmtCoef(p.kappaCI[1])}` : null,
+              p.alpha ?? null,
+              p.alphaCI ? `${fmtCoef(p.alphaCI[0])}–${fmtCoef(p.alphaCI[1])}` : null,
+              p.ac1 ?? null,
+            ]),
+            ...(all
+              ? [
+                  [
+                    `all ${set.coders.length} coders`,
+                    null,
+                    null,
+                    null,
+                    null,
+                    all.alpha,
+                    all.alphaCI ? `${fmtCoef(all.alphaCI[0])}–${fmtCoef(all.alphaCI[1])}` : null,
+                    null,
+                  ],
+                ]
+              : []),
           ],
         }),
       );
@@ -71,7 +141,15 @@ export const agreementView: View = {
                 rows: c.labels.map(label),
                 columns: c.labels.map(label),
                 // Zero cells stay blank so the diagonal and the confusions stand out.
-                cells: c.matrix.flatMap((row, i) => row.map((n, j) => ({ row: i, col: j, value: n, lines: n ? [String(n)] : [], tip: `${coderLabel(c.reference)}: ${label(c.labels[i])}\n${coderLabel(c.other)}: ${label(c.labels[j])}\n${n} turns` }))),
+                cells: c.matrix.flatMap((row, i) =>
+                  row.map((n, j) => ({
+                    row: i,
+                    col: j,
+                    value: n,
+                    lines: n ? [String(n)] : [],
+                    tip: `${coderLabel(c.reference)}: ${label(c.labels[i])}\n${coderLabel(c.other)}: ${label(c.labels[j])}\n${n} turns`,
+                  })),
+                ),
                 scaleLabel: "turns",
               },
               { mode: "sequential", domain: max, cellWidth: 46, cellHeight: 28 },
@@ -93,15 +171,27 @@ export const agreementView: View = {
                   bars: [
                     { series: "precision", value: p.precision ?? 0, colour: "#56B4E9", tip: `${p.code}\nprecision ${fmtCoef(p.precision)}` },
                     { series: "recall", value: p.recall ?? 0, colour: "#CC79A7", tip: `${p.code}\nrecall ${fmtCoef(p.recall)}` },
-                    { series: "F1", value: p.f1 ?? 0, colour: "#000000", tip: `${p.code}\nF1 ${fmtCoef(p.f1)}${p.support !== undefined ? ` · support ${fmtCount(p.support)}` : ""}` },
+                    {
+                      series: "F1",
+                      value: p.f1 ?? 0,
+                      colour: "#000000",
+                      tip: `${p.code}\nF1 ${fmtCoef(p.f1)}${p.support !== undefined ? ` · support ${fmtCount(p.support)}` : ""}`,
+                    },
                   ],
                 })),
-                legend: [{ label: "precision", colour: "#56B4E9" }, { label: "recall", colour: "#CC79A7" }, { label: "F1", colour: "#000000" }],
+                legend: [
+                  { label: "precision", colour: "#56B4E9" },
+                  { label: "recall", colour: "#CC79A7" },
+                  { label: "F1", colour: "#000000" },
+                ],
                 yLabel: "score",
               },
               { yMax: 1 },
             ),
-            { columns: ["code", "precision", "recall", "F1", "support"], rows: set.perCategory.map((p) => [p.code, p.precision, p.recall, p.f1, p.support ?? null]) },
+            {
+              columns: ["code", "precision", "recall", "F1", "support"],
+              rows: set.perCategory.map((p) => [p.code, p.precision, p.recall, p.f1, p.support ?? null]),
+            },
           ),
         );
       }
@@ -110,14 +200,39 @@ export const agreementView: View = {
       list.append(el("thead", {}, el("tr", {}, ...["session", "turn", "speaker", "text", ...coders.map(coderLabel)].map((h) => el("th", {}, h)))));
       const tbody = el("tbody");
       for (const d of set.disagreements.slice(0, 500)) {
-        tbody.append(el("tr", {}, el("td", {}, d.session), el("td", {}, d.turn), el("td", {}, d.speaker ?? ""), el("td", { class: "text" }, d.text), ...coders.map((c) => el("td", {}, d.codes[c] === undefined ? "–" : d.codes[c].split("+").map(label).join(" + ")))));
+        tbody.append(
+          el(
+            "tr",
+            {},
+            el("td", {}, d.session),
+            el("td", {}, d.turn),
+            el("td", {}, d.speaker ?? ""),
+            el("td", { class: "text" }, d.text),
+            ...coders.map((c) => el("td", {}, d.codes[c] === undefined ? "–" : d.codes[c].split("+").map(label).join(" + "))),
+          ),
+        );
       }
       list.append(tbody);
       body.replaceChildren(
-        el("div", { class: "controls" }, select("Codebook", sets.map((s) => ({ value: s.codebook, label: s.codebook })), id, (v) => (ctx.prefs.set("agreement.codebook", v), draw()), "codebook")),
+        el(
+          "div",
+          { class: "controls" },
+          select(
+            "Codebook",
+            sets.map((s) => ({ value: s.codebook, label: s.codebook })),
+            id,
+            (v) => (ctx.prefs.set("agreement.codebook", v), draw()),
+            "codebook",
+          ),
+        ),
         el("p", { class: "note" }, `From analysis/${set.file}.`),
         el("div", { class: "grid two" }, ...cards),
-        el("section", { class: "card wide" }, el("h2", {}, `Disagreements (${set.disagreements.length}${set.disagreements.length > 500 ? ", first 500 shown" : ""})`), list),
+        el(
+          "section",
+          { class: "card wide" },
+          el("h2", {}, `Disagreements (${set.disagreements.length}${set.disagreements.length > 500 ? ", first 500 shown" : ""})`),
+          list,
+        ),
       );
     };
     main.append(body);

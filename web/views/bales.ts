@@ -21,7 +21,11 @@ export const balesView: View = {
       const info = ctx.codebook(cb)!;
       const labels = labelMap(info.categories);
       const label = (id: string) => labels.get(id) ?? id;
-      const members = sortByOrder(set.members, ctx.bundle.speakers.map((s) => s.key), (m) => m.key);
+      const members = sortByOrder(
+        set.members,
+        ctx.bundle.speakers.map((s) => s.key),
+        (m) => m.key,
+      );
       const cards: HTMLElement[] = [];
       for (const area of set.areas) {
         const chart = groupedBarsChart(
@@ -29,14 +33,25 @@ export const balesView: View = {
             title: area.label,
             groups: area.categories.map((c) => ({
               label: label(c),
-              bars: members.map((m) => ({ series: m.key, value: m.total ? (m.counts[c] ?? 0) / m.total : 0, colour: ctx.speakerColour(m.key), marker: ctx.speakerStyle(m.key).marker, tip: `${m.key} · ${label(c)}\n${fmtCount(m.counts[c] ?? 0)} of ${fmtCount(m.total)} acts (${fmtShare(m.total ? (m.counts[c] ?? 0) / m.total : null)})` })),
+              bars: members.map((m) => ({
+                series: m.key,
+                value: m.total ? (m.counts[c] ?? 0) / m.total : 0,
+                colour: ctx.speakerColour(m.key),
+                marker: ctx.speakerStyle(m.key).marker,
+                tip: `${m.key} · ${label(c)}\n${fmtCount(m.counts[c] ?? 0)} of ${fmtCount(m.total)} acts (${fmtShare(m.total ? (m.counts[c] ?? 0) / m.total : null)})`,
+              })),
             })),
             legend: members.map((m) => ({ label: m.key, ...ctx.speakerStyle(m.key) })),
             yLabel: "% of member's acts",
           },
           { yFormat: (v) => `${Math.round(v * 100)}%`, width: 520, height: 200 },
         );
-        cards.push(chartCard(`bales-${area.id}`, area.label, chart, { columns: ["member", ...area.categories.map(label)], rows: members.map((m) => [m.key, ...area.categories.map((c) => (m.total ? (m.counts[c] ?? 0) / m.total : 0))]) }));
+        cards.push(
+          chartCard(`bales-${area.id}`, area.label, chart, {
+            columns: ["member", ...area.categories.map(label)],
+            rows: members.map((m) => [m.key, ...area.categories.map((c) => (m.total ? (m.counts[c] ?? 0) / m.total : 0))]),
+          }),
+        );
       }
       const phaseNames = ["early", "middle", "late"];
       const groups = set.problems.length ? set.problems : set.areas;
@@ -49,18 +64,14 @@ export const balesView: View = {
         chartCard(
           "bales-phases",
           "Phase movement across session thirds",
-          linesChart({ title: "Phase movement", series, xLabel: "session third", yLabel: "% of acts", xCategories: phaseNames }, { yFormat: (v) => `${Math.round(v * 100)}%` }),
+          linesChart(
+            { title: "Phase movement", series, xLabel: "session third", yLabel: "% of acts", xCategories: phaseNames },
+            { yFormat: (v) => `${Math.round(v * 100)}%` },
+          ),
           { columns: ["group", ...phaseNames], rows: series.map((s) => [s.label, ...s.points.map((p) => p[1])]) },
         ),
       );
-      body.replaceChildren(
-        el(
-          "div",
-          { class: "controls" },
-          ...controls,
-        ),
-        el("div", { class: "grid two" }, ...cards),
-      );
+      body.replaceChildren(el("div", { class: "controls" }, ...controls), el("div", { class: "grid two" }, ...cards));
     };
     main.append(body);
     draw();

@@ -57,7 +57,12 @@ export const compareView: View = {
         title: "Raw counts per code and condition",
         groups: set.codes.map((c) => ({
           label: c.label,
-          bars: all.map((cond) => ({ series: cond, value: set.counts[cond][c.id], colour: ctx.conditionColour(cond), tip: `${c.label} · ${cond}\n${set.counts[cond][c.id]} turns` })),
+          bars: all.map((cond) => ({
+            series: cond,
+            value: set.counts[cond][c.id],
+            colour: ctx.conditionColour(cond),
+            tip: `${c.label} · ${cond}\n${set.counts[cond][c.id]} turns`,
+          })),
         })),
         legend: all.map((c) => ({ label: c === set.control ? `${c} (control)` : c, colour: ctx.conditionColour(c) })),
         yLabel: "turns",
@@ -72,24 +77,42 @@ export const compareView: View = {
             el(
               "table",
               { class: "data-table" },
-              el("thead", {}, el("tr", {}, ...["comparison", "test", "n", "statistic", "p", "p (Holm)", "APA (with effect size)", "caveat"].map((h) => el("th", {}, h)))),
-              el("tbody", {}, ...ran.map((t) => el("tr", {}, ...[t.label, t.test, fmtCount(t.n), fmtNum(t.statistic), fmtP(t.p), fmtP(t.pAdjusted), t.apa ?? "–", t.note ?? ""].map((v) => el("td", {}, String(v)))))),
+              el(
+                "thead",
+                {},
+                el("tr", {}, ...["comparison", "test", "n", "statistic", "p", "p (Holm)", "APA (with effect size)", "caveat"].map((h) => el("th", {}, h))),
+              ),
+              el(
+                "tbody",
+                {},
+                ...ran.map((t) =>
+                  el(
+                    "tr",
+                    {},
+                    ...[t.label, t.test, fmtCount(t.n), fmtNum(t.statistic), fmtP(t.p), fmtP(t.pAdjusted), t.apa ?? "–", t.note ?? ""].map((v) =>
+                      el("td", {}, String(v)),
+                    ),
+                  ),
+                ),
+              ),
             ),
           )
         : null;
       body.replaceChildren(
-        el(
-          "div",
-          { class: "controls" },
-          ...controls,
-        ),
+        el("div", { class: "controls" }, ...controls),
         el("p", { class: "note" }, notes.join(" ")),
         el(
           "div",
           { class: "grid" },
           chartCard("compare-heatmap", `% difference from control (${set.control})`, heat, {
             columns: ["condition", "code", "count", "control count", "% difference"],
-            rows: set.cells.map((c) => [c.condition, codeLabel(c.code) ?? c.code, c.count, c.controlCount, c.pctDiff === null ? null : Math.round(c.pctDiff * 10) / 10]),
+            rows: set.cells.map((c) => [
+              c.condition,
+              codeLabel(c.code) ?? c.code,
+              c.count,
+              c.controlCount,
+              c.pctDiff === null ? null : Math.round(c.pctDiff * 10) / 10,
+            ]),
           }),
           chartCard("compare-counts", "Raw counts", bars, {
             columns: ["code", ...all],

@@ -11,4 +11,15 @@ import { participationView } from "./participation.js";
 import { balesView } from "./bales.js";
 
 /** The tabs, in the order a paper tells the story. */
-export const views: View[] = [overviewView, whoView, compareView, sequencesView, timelineView, agreementView, styleView, topicsView, participationView, balesView];
+export const views: View[] = [
+  overviewView,
+  whoView,
+  compareView,
+  sequencesView,
+  timelineView,
+  agreementView,
+  styleView,
+  topicsView,
+  participationView,
+  balesView,
+];

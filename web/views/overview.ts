@@ -42,7 +42,8 @@ export const overviewView: View = {
         stat("codebooks", Object.keys(o.coders).length, "codebooks"),
       ),
     );
-    if (b.warnings.length > 0) main.append(el("div", { class: "warnings" }, el("strong", {}, "Warnings"), el("ul", {}, ...b.warnings.map((w) => el("li", {}, w)))));
+    if (b.warnings.length > 0)
+      main.append(el("div", { class: "warnings" }, el("strong", {}, "Warnings"), el("ul", {}, ...b.warnings.map((w) => el("li", {}, w)))));
     if (o.sessions === 0) {
       main.append(el("div", { class: "empty" }, b.empty.who ?? "No sessions yet."));
       return;
@@ -61,14 +62,21 @@ export const overviewView: View = {
       },
       { width: 420, height: 180 },
     );
-    grid.append(chartCard("turns-per-condition", "Turns per condition", bars, { columns: ["condition", "sessions", "turns"], rows: o.conditions.map((c) => [c.id, c.sessions, c.turns]) }));
+    grid.append(
+      chartCard("turns-per-condition", "Turns per condition", bars, {
+        columns: ["condition", "sessions", "turns"],
+        rows: o.conditions.map((c) => [c.id, c.sessions, c.turns]),
+      }),
+    );
     const coded = o.coded.map((c) => [c.codebook, coderLabel(c.coder), fmtCount(c.turns), fmtShare(o.turns ? c.turns / o.turns : null)]);
     grid.append(
       el(
         "section",
         { class: "card" },
         el("h2", {}, "Codes"),
-        coded.length ? table(["codebook", "coder", "turns coded", "of all turns"], coded, { "data-table": "coded" }) : el("p", { class: "empty" }, b.empty.who ?? "No codes yet."),
+        coded.length
+          ? table(["codebook", "coder", "turns coded", "of all turns"], coded, { "data-table": "coded" })
+          : el("p", { class: "empty" }, b.empty.who ?? "No codes yet."),
       ),
     );
     grid.append(
@@ -98,7 +106,13 @@ export const overviewView: View = {
           el("dt", {}, "dates"),
           el("dd", {}, o.dates.first ? `${o.dates.first} – ${o.dates.last}` : "none recorded"),
           el("dt", {}, "turn types"),
-          el("dd", {}, Object.entries(o.turnTypes).map(([k, v]) => `${k} ${v}`).join(", ") || "–"),
+          el(
+            "dd",
+            {},
+            Object.entries(o.turnTypes)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(", ") || "–",
+          ),
           el("dt", {}, "analysis files"),
           el("dd", {}, o.analysisFiles.length ? o.analysisFiles.map((f) => `${f.file}${f.createdAt ? ` (${f.createdAt})` : ""}`).join(", ") : "none yet"),
         ),
@@ -113,7 +127,15 @@ export const overviewView: View = {
         el("h2", {}, `Sessions${b.sessions.length > shown.length ? ` (first ${shown.length} of ${b.sessions.length})` : ""}`),
         table(
           ["session", "condition", "run", "participants", "turns", "words", "duration"],
-          shown.map((s) => [s.id + (s.incomplete ? " (incomplete)" : ""), s.condition, s.run ?? "", s.participants.map((p) => p.key).join(", "), s.turns, s.words, duration(s.duration)]),
+          shown.map((s) => [
+            s.id + (s.incomplete ? " (incomplete)" : ""),
+            s.condition,
+            s.run ?? "",
+            s.participants.map((p) => p.key).join(", "),
+            s.turns,
+            s.words,
+            duration(s.duration),
+          ]),
           { "data-table": "sessions" },
         ),
       ),

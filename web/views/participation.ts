@@ -41,9 +41,11 @@ function followsOf(picked: readonly ParticipationSession[], keys: string[]): num
   const counts = keys.map(() => keys.map(() => 0));
   for (const s of picked) {
     const index = s.speakers.map((sp) => at.get(sp.key) ?? -1);
-    s.follows.forEach((row, i) => row.forEach((n, j) => {
-      if (index[i] >= 0 && index[j] >= 0) counts[index[i]][index[j]] += n;
-    }));
+    s.follows.forEach((row, i) =>
+      row.forEach((n, j) => {
+        if (index[i] >= 0 && index[j] >= 0) counts[index[i]][index[j]] += n;
+      }),
+    );
   }
   return counts;
 }
@@ -72,7 +74,16 @@ function speakingShare(ctx: ViewContext, keys: string[], totals: Map<string, Tot
     "speaking-share",
     "Speaking-time share per speaker",
     chart,
-    { columns: ["speaker", "seconds", "seconds share", "words", "word share"], rows: keys.map((k) => [k, timed ? totals.get(k)!.seconds : null, timed ? totals.get(k)!.seconds / (rows[0].total || 1) : null, totals.get(k)!.words, totals.get(k)!.words / (rows[rows.length - 1].total || 1)]) },
+    {
+      columns: ["speaker", "seconds", "seconds share", "words", "word share"],
+      rows: keys.map((k) => [
+        k,
+        timed ? totals.get(k)!.seconds : null,
+        timed ? totals.get(k)!.seconds / (rows[0].total || 1) : null,
+        totals.get(k)!.words,
+        totals.get(k)!.words / (rows[rows.length - 1].total || 1),
+      ]),
+    },
     note,
   );
 }
@@ -102,18 +113,30 @@ export const participationView: View = {
             return {
               label: k,
               bars: [
-                { series: k, value: t.turns / allTurns, colour: ctx.speakerColour(k), marker: ctx.speakerStyle(k).marker, tip: `${k}\n${plural(t.turns, "turn")} (${fmtShare(t.turns / allTurns)})` },
+                {
+                  series: k,
+                  value: t.turns / allTurns,
+                  colour: ctx.speakerColour(k),
+                  marker: ctx.speakerStyle(k).marker,
+                  tip: `${k}\n${plural(t.turns, "turn")} (${fmtShare(t.turns / allTurns)})`,
+                },
                 { series: "words", value: t.words / allWords, colour: "#555", tip: `${k}\n${plural(t.words, "word")} (${fmtShare(t.words / allWords)})` },
               ],
             };
           }),
-          legend: [{ label: "turns (speaker colour)", colour: "#0072B2" }, { label: "words", colour: "#555" }],
+          legend: [
+            { label: "turns (speaker colour)", colour: "#0072B2" },
+            { label: "words", colour: "#555" },
+          ],
           yLabel: "share",
         },
         { yFormat: (v) => `${Math.round(v * 100)}%` },
       );
       const cards: HTMLElement[] = [
-        chartCard(`participation-shares`, `Share of turns and words (${scope})`, shares, { columns: ["speaker", "turns", "turn share", "words", "word share"], rows: keys.map((k) => [k, totals.get(k)!.turns, totals.get(k)!.turns / allTurns, totals.get(k)!.words, totals.get(k)!.words / allWords]) }),
+        chartCard(`participation-shares`, `Share of turns and words (${scope})`, shares, {
+          columns: ["speaker", "turns", "turn share", "words", "word share"],
+          rows: keys.map((k) => [k, totals.get(k)!.turns, totals.get(k)!.turns / allTurns, totals.get(k)!.words, totals.get(k)!.words / allWords]),
+        }),
         speakingShare(ctx, keys, totals, timed, picked.length),
       ];
       if (choice !== ALL) {
@@ -122,7 +145,12 @@ export const participationView: View = {
           chartCard(
             "cumulative-words",
             `Cumulative words (${scope})`,
-            linesChart({ title: "Cumulative words", series: s.cumulative.map((c) => ({ label: c.key, ...ctx.speakerStyle(c.key), points: c.points })), xLabel: s.timeAxis === "seconds" ? "seconds from session start" : "turn number", yLabel: "words" }),
+            linesChart({
+              title: "Cumulative words",
+              series: s.cumulative.map((c) => ({ label: c.key, ...ctx.speakerStyle(c.key), points: c.points })),
+              xLabel: s.timeAxis === "seconds" ? "seconds from session start" : "turn number",
+              yLabel: "words",
+            }),
             () => ({ columns: ["speaker", "x", "cumulative words"], rows: s.cumulative.flatMap((c) => c.points.map((pt) => [c.key, pt[0], pt[1]])) }),
           ),
         );
@@ -134,7 +162,14 @@ export const participationView: View = {
           title: "Participation balance per session",
           groups: p.sessions.map((s) => ({
             label: s.session,
-            bars: [{ series: s.condition, value: s.balance ?? 0, colour: ctx.conditionColour(s.condition), tip: `${s.session} (${s.condition})\nbalance ${s.balance === null ? "n/a" : fmtCoef(s.balance)}` }],
+            bars: [
+              {
+                series: s.condition,
+                value: s.balance ?? 0,
+                colour: ctx.conditionColour(s.condition),
+                tip: `${s.session} (${s.condition})\nbalance ${s.balance === null ? "n/a" : fmtCoef(s.balance)}`,
+              },
+            ],
           })),
           legend: ctx.bundle.conditions.map((c) => ({ label: c, colour: ctx.conditionColour(c) })),
           yLabel: "balance (0–1)",
@@ -149,7 +184,10 @@ export const participationView: View = {
         });
       }
       cards.push(
-        chartCard("balance", `Participation balance (normalised entropy of word shares: 1 = even)${choice === ALL ? "" : `, ${choice} marked`}`, balance, { columns: ["session", "condition", "balance"], rows: p.sessions.map((s) => [s.session, s.condition, s.balance]) }),
+        chartCard("balance", `Participation balance (normalised entropy of word shares: 1 = even)${choice === ALL ? "" : `, ${choice} marked`}`, balance, {
+          columns: ["session", "condition", "balance"],
+          rows: p.sessions.map((s) => [s.session, s.condition, s.balance]),
+        }),
       );
       const followKeys = choice === ALL ? p.follows.keys : keys;
       const follows = choice === ALL ? p.follows.counts : followsOf(picked, followKeys);
@@ -159,14 +197,31 @@ export const participationView: View = {
           title: "Who follows whom",
           rows: followKeys,
           columns: followKeys.map((k) => `→ ${k}`),
-          cells: follows.flatMap((row, i) => row.map((n, j) => ({ row: i, col: j, value: n, lines: [fmtCount(n)], tip: `${followKeys[j]} after ${followKeys[i]}\n${plural(n, "time")}` }))),
+          cells: follows.flatMap((row, i) =>
+            row.map((n, j) => ({ row: i, col: j, value: n, lines: [fmtCount(n)], tip: `${followKeys[j]} after ${followKeys[i]}\n${plural(n, "time")}` })),
+          ),
           scaleLabel: "turns (row = previous speaker, column = next)",
         },
         { mode: "sequential", domain: max, cellWidth: 70, cellHeight: 32 },
       );
-      cards.push(chartCard("follows", `Who follows whom (${scope})`, heat, { columns: ["previous \\ next", ...followKeys], rows: follows.map((row, i) => [followKeys[i], ...row]) }));
+      cards.push(
+        chartCard("follows", `Who follows whom (${scope})`, heat, {
+          columns: ["previous \\ next", ...followKeys],
+          rows: follows.map((row, i) => [followKeys[i], ...row]),
+        }),
+      );
       body.replaceChildren(
-        el("div", { class: "controls" }, select("Session", [{ value: ALL, label: ALL }, ...p.sessions.map((s) => ({ value: s.session, label: `${s.session} (${s.condition})` }))], choice, (v) => (ctx.prefs.set("participation.session", v), draw()), "session")),
+        el(
+          "div",
+          { class: "controls" },
+          select(
+            "Session",
+            [{ value: ALL, label: ALL }, ...p.sessions.map((s) => ({ value: s.session, label: `${s.session} (${s.condition})` }))],
+            choice,
+            (v) => (ctx.prefs.set("participation.session", v), draw()),
+            "session",
+          ),
+        ),
         el("div", { class: "grid two" }, ...cards),
       );
     };

@@ -22,7 +22,13 @@ export const sequencesView: View = {
       const colour = ctx.codeColour(cb);
       const sessions = ctx.bundle.sequenceSessions;
       const rows = sortByOrder(
-        sessions.map((s, i) => ({ id: s.id, group: s.condition, cells: set.cells[i], binSize: s.binSize, speakers: s.speakers.map((k) => ctx.bundle.speakers[k]?.key ?? "?") })),
+        sessions.map((s, i) => ({
+          id: s.id,
+          group: s.condition,
+          cells: set.cells[i],
+          binSize: s.binSize,
+          speakers: s.speakers.map((k) => ctx.bundle.speakers[k]?.key ?? "?"),
+        })),
         ctx.bundle.conditions,
         (r) => r.group,
       );
@@ -37,16 +43,16 @@ export const sequencesView: View = {
           ...info.categories.map((c) => ({ label: c.label, colour: colour(c.id) })),
           { label: "not coded", colour: "#eee" },
           // The strip under each cell: who spoke (speakers that appear in these rows, in study order).
-          ...sortByOrder([...new Set(rows.flatMap((r) => r.speakers))], ctx.bundle.speakers.map((s) => s.key), (k) => k).map((k) => ({ label: `speaker: ${k}`, ...ctx.speakerStyle(k) })),
+          ...sortByOrder(
+            [...new Set(rows.flatMap((r) => r.speakers))],
+            ctx.bundle.speakers.map((s) => s.key),
+            (k) => k,
+          ).map((k) => ({ label: `speaker: ${k}`, ...ctx.speakerStyle(k) })),
         ],
       });
       const binned = sessions.some((s) => s.binSize > 1);
       body.replaceChildren(
-        el(
-          "div",
-          { class: "controls" },
-          ...controls,
-        ),
+        el("div", { class: "controls" }, ...controls),
         ...(binned ? [el("p", { class: "note" }, "Long sessions are binned: each cell shows the most frequent code of its turns.")] : []),
         chartCard("sequences", "One row per session, one cell per turn (code), with a strip in the speaker's colour under it", svg, () => ({
           columns: ["session", "condition", "codes in order"],

@@ -24,7 +24,13 @@ export const styleView: View = {
       const groups =
         by === "speaker"
           ? set.bySpeaker.map((s) => ({ label: s.key, ...ctx.speakerStyle(s.key), summaries: s.summaries }))
-          : sortByOrder(set.byCondition, ctx.bundle.conditions, (c) => c.condition).map((c) => ({ label: c.condition, colour: ctx.conditionColour(c.condition), dash: undefined, marker: undefined, summaries: c.summaries }));
+          : sortByOrder(set.byCondition, ctx.bundle.conditions, (c) => c.condition).map((c) => ({
+              label: c.condition,
+              colour: ctx.conditionColour(c.condition),
+              dash: undefined,
+              marker: undefined,
+              summaries: c.summaries,
+            }));
       const cards = set.scales.map((scale) => {
         const rows = groups.filter((g) => g.summaries[scale.id]).map((g) => ({ label: g.label, colour: g.colour, summary: g.summaries[scale.id] }));
         return chartCard(`style-${scale.id}`, `${scale.label} (1–${scale.points})`, boxplotChart({ title: scale.label, points: scale.points, groups: rows }), {
@@ -35,20 +41,50 @@ export const styleView: View = {
       const radar = radarChart({
         title: `Mean ratings by ${by}`,
         axes: set.scales.map((s) => ({ id: s.id, label: s.label, min: 1, max: s.points })),
-        series: groups.map((g) => ({ label: g.label, colour: g.colour, dash: g.dash, marker: g.marker, values: Object.fromEntries(set.scales.map((s) => [s.id, g.summaries[s.id]?.mean])) })),
+        series: groups.map((g) => ({
+          label: g.label,
+          colour: g.colour,
+          dash: g.dash,
+          marker: g.marker,
+          values: Object.fromEntries(set.scales.map((s) => [s.id, g.summaries[s.id]?.mean])),
+        })),
       });
       body.replaceChildren(
         el(
           "div",
           { class: "controls" },
-          select("Codebook", codebooks.map((c) => ({ value: c, label: ctx.codebook(c)?.title ?? c })), cb, (v) => (ctx.prefs.set("style.codebook", v), draw()), "codebook"),
-          select("Coder", coders.map((c) => ({ value: c, label: coderLabel(c) })), coder, (v) => (ctx.prefs.set("style.coder", v), draw()), "coder"),
-          select("Group by", [{ value: "speaker", label: "participant" }, { value: "condition", label: "condition" }], by, (v) => (ctx.prefs.set("style.by", v), draw()), "by"),
+          select(
+            "Codebook",
+            codebooks.map((c) => ({ value: c, label: ctx.codebook(c)?.title ?? c })),
+            cb,
+            (v) => (ctx.prefs.set("style.codebook", v), draw()),
+            "codebook",
+          ),
+          select(
+            "Coder",
+            coders.map((c) => ({ value: c, label: coderLabel(c) })),
+            coder,
+            (v) => (ctx.prefs.set("style.coder", v), draw()),
+            "coder",
+          ),
+          select(
+            "Group by",
+            [
+              { value: "speaker", label: "participant" },
+              { value: "condition", label: "condition" },
+            ],
+            by,
+            (v) => (ctx.prefs.set("style.by", v), draw()),
+            "by",
+          ),
         ),
         el(
           "div",
           { class: "grid two" },
-          chartCard("style-radar", `Mean rating per scale by ${by}`, radar, { columns: [by, ...set.scales.map((s) => s.label)], rows: groups.map((g) => [g.label, ...set.scales.map((s) => g.summaries[s.id]?.mean ?? null)]) }),
+          chartCard("style-radar", `Mean rating per scale by ${by}`, radar, {
+            columns: [by, ...set.scales.map((s) => s.label)],
+            rows: groups.map((g) => [g.label, ...set.scales.map((s) => g.summaries[s.id]?.mean ?? null)]),
+          }),
           ...cards,
         ),
       );

@@ -33,24 +33,26 @@ async function drawSession(ctx: ViewContext, body: HTMLElement, sessionId: strin
     for (const [cb, coder, label] of list) if (nominal.has(cb)) codeOptions.set(`${cb}\t${coder}\t${label}`, `${label} (${cb} · ${coderLabel(coder)})`);
   }
   const matches = (t: SessionChunk["turns"][number]) =>
-    (!speakerFilter || chunk.speakers[t.s] === speakerFilter) &&
-    (!codeFilter || (chunk.badges[t.id] ?? []).some((b) => b.join("\t") === codeFilter));
+    (!speakerFilter || chunk.speakers[t.s] === speakerFilter) && (!codeFilter || (chunk.badges[t.id] ?? []).some((b) => b.join("\t") === codeFilter));
   const { axis, x } = extents(chunk);
   // Turn position by id, indexed once (marks, clicks and the transcript look turns up by id).
   const indexOf = positions(chunk.turns.map((t) => t.id));
-  const svg = timelineChart({
-    title: `Timeline · ${chunk.id}`,
-    lanes: chunk.speakers.map((key) => ({ key, colour: ctx.speakerColour(key) })),
-    turns: chunk.turns.map((t, i) => ({
-      id: t.id,
-      lane: t.s,
-      x0: x[i][0],
-      x1: x[i][1],
-      type: t.type,
-      tip: `${chunk.speakers[t.s]} · ${t.id}${t.start !== undefined ? ` · ${clock(t.start)}` : ""}${t.type !== "message" ? ` · ${t.type}` : ""}\n${t.text.length > 200 ? t.text.slice(0, 199) + "…" : t.text}`,
-    })),
-    axis,
-  }, { width: Math.min(20000, Math.max(980, chunk.turns.length * 7)) });
+  const svg = timelineChart(
+    {
+      title: `Timeline · ${chunk.id}`,
+      lanes: chunk.speakers.map((key) => ({ key, colour: ctx.speakerColour(key) })),
+      turns: chunk.turns.map((t, i) => ({
+        id: t.id,
+        lane: t.s,
+        x0: x[i][0],
+        x1: x[i][1],
+        type: t.type,
+        tip: `${chunk.speakers[t.s]} · ${t.id}${t.start !== undefined ? ` · ${clock(t.start)}` : ""}${t.type !== "message" ? ` · ${t.type}` : ""}\n${t.text.length > 200 ? t.text.slice(0, 199) + "…" : t.text}`,
+      })),
+      axis,
+    },
+    { width: Math.min(20000, Math.max(980, chunk.turns.length * 7)) },
+  );
   for (const g of svg.querySelectorAll<SVGGElement>("g.turn")) {
     const i = indexOf(g.getAttribute("data-turn") ?? "");
     if (i >= 0 && !matches(chunk.turns[i])) g.classList.add("dimmed");
@@ -69,7 +71,13 @@ async function drawSession(ctx: ViewContext, body: HTMLElement, sessionId: strin
         el("span", { class: "when" }, t.start !== undefined ? clock(t.start) : `#${rendered + 1}`),
         el("span", { class: "who", "data-speaker": chunk.speakers[t.s] }, chunk.speakers[t.s]),
         el("span", { class: "text" }, t.text),
-        el("span", { class: "badges" }, ...(chunk.badges[t.id] ?? []).map(([cb, coder, label]) => el("span", { class: "badge", "data-tip": `${cb} · ${coderLabel(coder)}` }, `${coderLabel(coder)}: ${label}`))),
+        el(
+          "span",
+          { class: "badges" },
+          ...(chunk.badges[t.id] ?? []).map(([cb, coder, label]) =>
+            el("span", { class: "badge", "data-tip": `${cb} · ${coderLabel(coder)}` }, `${coderLabel(coder)}: ${label}`),
+          ),
+        ),
       );
       (row.querySelector(".who") as HTMLElement).style.color = ctx.speakerColour(chunk.speakers[t.s]);
       transcript.insertBefore(row, more);
@@ -122,8 +130,20 @@ async function drawSession(ctx: ViewContext, body: HTMLElement, sessionId: strin
   const controls = el(
     "div",
     { class: "controls" },
-    select("Speaker", [{ value: "", label: "all" }, ...chunk.speakers.map((s) => ({ value: s, label: s }))], speakerFilter, (v) => (ctx.prefs.set("timeline.speaker", v), void drawSession(ctx, body, sessionId)), "speaker"),
-    select("Code", [{ value: "", label: "all" }, ...[...codeOptions].sort((a, b) => a[1].localeCompare(b[1])).map(([value, label]) => ({ value, label }))], codeFilter, (v) => (ctx.prefs.set("timeline.code", v), void drawSession(ctx, body, sessionId)), "code"),
+    select(
+      "Speaker",
+      [{ value: "", label: "all" }, ...chunk.speakers.map((s) => ({ value: s, label: s }))],
+      speakerFilter,
+      (v) => (ctx.prefs.set("timeline.speaker", v), void drawSession(ctx, body, sessionId)),
+      "speaker",
+    ),
+    select(
+      "Code",
+      [{ value: "", label: "all" }, ...[...codeOptions].sort((a, b) => a[1].localeCompare(b[1])).map(([value, label]) => ({ value, label }))],
+      codeFilter,
+      (v) => (ctx.prefs.set("timeline.code", v), void drawSession(ctx, body, sessionId)),
+      "code",
+    ),
   );
   body.replaceChildren(controls, card, el("h2", {}, "Transcript"), transcript);
 }
@@ -142,10 +162,26 @@ export const timelineView: View = {
       const conditions = ctx.bundle.conditions;
       const condition = ctx.prefs.get("timeline.condition") ?? "";
       const shown = sessions.filter((s) => !condition || s.condition === condition);
-      const session = pref(ctx, "timeline.session", shown.map((s) => s.id));
+      const session = pref(
+        ctx,
+        "timeline.session",
+        shown.map((s) => s.id),
+      );
       top.replaceChildren(
-        select("Condition", [{ value: "", label: "all" }, ...conditions.map((c) => ({ value: c, label: c }))], condition, (v) => (ctx.prefs.set("timeline.condition", v), void drawTop()), "condition"),
-        select("Session", shown.map((s) => ({ value: s.id, label: `${s.id} (${s.condition}, ${s.turns} turns)` })), session, (v) => (ctx.prefs.set("timeline.session", v), void drawTop()), "session"),
+        select(
+          "Condition",
+          [{ value: "", label: "all" }, ...conditions.map((c) => ({ value: c, label: c }))],
+          condition,
+          (v) => (ctx.prefs.set("timeline.condition", v), void drawTop()),
+          "condition",
+        ),
+        select(
+          "Session",
+          shown.map((s) => ({ value: s.id, label: `${s.id} (${s.condition}, ${s.turns} turns)` })),
+          session,
+          (v) => (ctx.prefs.set("timeline.session", v), void drawTop()),
+          "session",
+        ),
       );
       if (session) await drawSession(ctx, body, session);
       else body.replaceChildren(emptyState("No session in this condition."));

@@ -10,7 +10,9 @@ import type { View } from "./types.js";
 import { fmtCount, fmtNum, fmtP } from "../lib/format.js";
 
 const testLine = (t?: { test: string; statistic?: number; p?: number; n?: number }) =>
-  t ? `${t.test}${t.statistic !== undefined ? `: statistic ${fmtNum(t.statistic)}` : ""}${t.p !== undefined ? `, p ${/^[<>]/.test(fmtP(t.p)) ? "" : "= "}${fmtP(t.p)}` : ""}${t.n !== undefined ? `, n = ${fmtCount(t.n)}` : ""}` : "";
+  t
+    ? `${t.test}${t.statistic !== undefined ? `: statistic ${fmtNum(t.statistic)}` : ""}${t.p !== undefined ? `, p ${/^[<>]/.test(fmtP(t.p)) ? "" : "= "}${fmtP(t.p)}` : ""}${t.n !== undefined ? `, n = ${fmtCount(t.n)}` : ""}`
+    : "";
 
 /** Topics and concepts: collapsible topic trees, branching ratio and concept rates by condition, first mentions. */
 export const topicsView: View = {
@@ -38,7 +40,9 @@ export const topicsView: View = {
           if (hidden.length) opened.set(pick, levels);
         }
         const startLevels = opened.get(pick) ?? 0;
-        const note = startLevels ? `large tree: levels below ${startLevels} start collapsed; click a node to expand or collapse it` : "click a node to collapse or expand";
+        const note = startLevels
+          ? `large tree: levels below ${startLevels} start collapsed; click a node to expand or collapse it`
+          : "click a node to collapse or expand";
         const chart = treeChart({ title: `Topics · ${tree.id}`, root: tree.root, colour: ctx.conditionColour(tree.condition ?? "") }, { collapsed });
         chart.addEventListener("click", (event) => {
           const id = (event.target as Element).closest("g.node")?.getAttribute("data-node");
@@ -54,7 +58,20 @@ export const topicsView: View = {
         };
         walk(tree.root, 0);
         const card = chartCard("topic-tree", `Topic tree (${tree.scope} ${tree.id}); ${note}`, chart, { columns: ["depth", "topic", "subtopics"], rows: flat });
-        sections.push(el("div", { class: "controls" }, select("Tree", ids.map((i) => ({ value: i, label: i })), pick, (v) => (ctx.prefs.set("topics.tree", v), draw()), "tree")), card);
+        sections.push(
+          el(
+            "div",
+            { class: "controls" },
+            select(
+              "Tree",
+              ids.map((i) => ({ value: i, label: i })),
+              pick,
+              (v) => (ctx.prefs.set("topics.tree", v), draw()),
+              "tree",
+            ),
+          ),
+          card,
+        );
       }
       const grid = el("div", { class: "grid two" });
       if (topics && topics.branching.length) {
@@ -64,11 +81,25 @@ export const topicsView: View = {
             "Branching ratio by condition (mean, 95% CI)",
             groupedBarsChart({
               title: "Branching ratio",
-              groups: topics.branching.map((b) => ({ label: b.condition, bars: [{ series: b.condition, value: b.mean, colour: ctx.conditionColour(b.condition), err: b.ci, tip: `${b.condition}\nmean ${fmtNum(b.mean)}${b.ci ? ` [${fmtNum(b.ci[0])}, ${fmtNum(b.ci[1])}]` : ""} · n = ${fmtCount(b.n)}` }] })),
+              groups: topics.branching.map((b) => ({
+                label: b.condition,
+                bars: [
+                  {
+                    series: b.condition,
+                    value: b.mean,
+                    colour: ctx.conditionColour(b.condition),
+                    err: b.ci,
+                    tip: `${b.condition}\nmean ${fmtNum(b.mean)}${b.ci ? ` [${fmtNum(b.ci[0])}, ${fmtNum(b.ci[1])}]` : ""} · n = ${fmtCount(b.n)}`,
+                  },
+                ],
+              })),
               legend: topics.branching.map((b) => ({ label: b.condition, colour: ctx.conditionColour(b.condition) })),
               yLabel: "branching ratio",
             }),
-            { columns: ["condition", "mean", "sd", "CI low", "CI high", "n"], rows: topics.branching.map((b) => [b.condition, b.mean, b.sd ?? null, b.ci?.[0] ?? null, b.ci?.[1] ?? null, b.n]) },
+            {
+              columns: ["condition", "mean", "sd", "CI low", "CI high", "n"],
+              rows: topics.branching.map((b) => [b.condition, b.mean, b.sd ?? null, b.ci?.[0] ?? null, b.ci?.[1] ?? null, b.n]),
+            },
             testLine(topics.test),
           ),
         );
@@ -80,7 +111,18 @@ export const topicsView: View = {
             "Concept production rate by condition (per minute)",
             groupedBarsChart({
               title: "Concept rate",
-              groups: concepts.rates.map((r) => ({ label: r.condition, bars: [{ series: r.condition, value: r.mean, colour: ctx.conditionColour(r.condition), err: r.sd !== undefined ? [Math.max(0, r.mean - r.sd), r.mean + r.sd] : undefined, tip: `${r.condition}\n${fmtNum(r.mean)} concepts/min${r.sd !== undefined ? ` ± ${fmtNum(r.sd)} SD` : ""} · n = ${fmtCount(r.n)}` }] })),
+              groups: concepts.rates.map((r) => ({
+                label: r.condition,
+                bars: [
+                  {
+                    series: r.condition,
+                    value: r.mean,
+                    colour: ctx.conditionColour(r.condition),
+                    err: r.sd !== undefined ? [Math.max(0, r.mean - r.sd), r.mean + r.sd] : undefined,
+                    tip: `${r.condition}\n${fmtNum(r.mean)} concepts/min${r.sd !== undefined ? ` ± ${fmtNum(r.sd)} SD` : ""} · n = ${fmtCount(r.n)}`,
+                  },
+                ],
+              })),
               legend: concepts.rates.map((r) => ({ label: r.condition, colour: ctx.conditionColour(r.condition) })),
               yLabel: "concepts per minute",
             }),
@@ -112,5 +154,3 @@ export const topicsView: View = {
     draw();
   },
 };
-
-

@@ -23,23 +23,40 @@ export const whoView: View = {
       const controls = el(
         "div",
         { class: "controls" },
-        select("Group by", [{ value: "speaker", label: "speaker" }, { value: "role", label: "role" }], by, (v) => (ctx.prefs.set("who.by", v), draw()), "by"),
+        select(
+          "Group by",
+          [
+            { value: "speaker", label: "speaker" },
+            { value: "role", label: "role" },
+          ],
+          by,
+          (v) => (ctx.prefs.set("who.by", v), draw()),
+          "by",
+        ),
         ...codeSetControls,
       );
       const donuts = el("div", { class: "donuts" });
-      const sorted = sortByOrder(dist.bySpeaker, ctx.bundle.speakers.map((s) => s.key), (s) => s.key);
+      const sorted = sortByOrder(
+        dist.bySpeaker,
+        ctx.bundle.speakers.map((s) => s.key),
+        (s) => s.key,
+      );
       // By role: members with the same role (or, without one, the same kind) are summed.
       const speakers =
         by === "speaker"
           ? sorted
-          : [...sorted.reduce((acc, s) => {
-              const role = s.role ?? s.kind;
-              const g = acc.get(role) ?? { key: role, kind: s.kind, role: undefined as string | undefined, total: 0, counts: {} as Record<string, number> };
-              g.total += s.total;
-              for (const [code, n] of Object.entries(s.counts)) g.counts[code] = (g.counts[code] ?? 0) + n;
-              acc.set(role, g);
-              return acc;
-            }, new Map<string, (typeof sorted)[number]>()).values()];
+          : [
+              ...sorted
+                .reduce((acc, s) => {
+                  const role = s.role ?? s.kind;
+                  const g = acc.get(role) ?? { key: role, kind: s.kind, role: undefined as string | undefined, total: 0, counts: {} as Record<string, number> };
+                  g.total += s.total;
+                  for (const [code, n] of Object.entries(s.counts)) g.counts[code] = (g.counts[code] ?? 0) + n;
+                  acc.set(role, g);
+                  return acc;
+                }, new Map<string, (typeof sorted)[number]>())
+                .values(),
+            ];
       speakers.forEach((s) => {
         const slices = info.categories.map((c) => ({ key: c.id, label: c.label, value: s.counts[c.id] ?? 0, colour: colour(c.id) }));
         const svg = donutChart({ title: `${s.key}${s.role ? ` (${s.role})` : ""}`, slices }, { size: 230, legend: true });
@@ -50,8 +67,11 @@ export const whoView: View = {
           }),
         );
       });
-      const rows = sortByOrder(dist.byCondition, ctx.bundle.conditions, (c) => c.condition)
-        .map((c) => ({ label: c.condition, total: c.total, segments: info.categories.map((k) => ({ key: k.id, label: k.label, value: c.counts[k.id] ?? 0, colour: colour(k.id) })) }));
+      const rows = sortByOrder(dist.byCondition, ctx.bundle.conditions, (c) => c.condition).map((c) => ({
+        label: c.condition,
+        total: c.total,
+        segments: info.categories.map((k) => ({ key: k.id, label: k.label, value: c.counts[k.id] ?? 0, colour: colour(k.id) })),
+      }));
       const stacked = stackedBarsChart({ title: "Codes per condition", rows, legend: info.categories.map((c) => ({ label: c.label, colour: colour(c.id) })) });
       body.replaceChildren(
         controls,

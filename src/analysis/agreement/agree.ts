@@ -124,7 +124,11 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
   for (const [coder, records] of recordsByCoder) versionsInRecords[coder] = [...new Set(records.map((r) => r.codebookVersion))].sort();
   const allVersions = new Set(Object.values(versionsInRecords).flat());
   if (allVersions.size > 1) {
-    warnings.push(`the coders used different codebook versions (${Object.entries(versionsInRecords).map(([c, v]) => `${c}: ${v.join(", ")}`).join("; ")}); codes may not mean the same thing`);
+    warnings.push(
+      `the coders used different codebook versions (${Object.entries(versionsInRecords)
+        .map(([c, v]) => `${c}: ${v.join(", ")}`)
+        .join("; ")}); codes may not mean the same thing`,
+    );
   }
 
   const { complete, coverage } = alignUnits(recordsByCoder, coders, shape);
@@ -145,7 +149,16 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
   if (shape.kind === "nominal") {
     valueOf.push({ name: "codes", value: nominalValue });
     variables.push(
-      analyseVariable({ name: "codes", level: "nominal", coders, reference, seed, bootstrap, labels: shape.categories, ratings: variableRatings(complete, coders, nominalValue) }),
+      analyseVariable({
+        name: "codes",
+        level: "nominal",
+        coders,
+        reference,
+        seed,
+        bootstrap,
+        labels: shape.categories,
+        ratings: variableRatings(complete, coders, nominalValue),
+      }),
     );
   } else {
     for (const scale of shape.scales ?? []) {
@@ -156,7 +169,10 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
         continue;
       }
       const rated = ratings[0].filter((_, u) => ratings.every((row) => row[u] !== null)).length;
-      if (rated < complete.length) warnings.push(`scale ${scale.id}: ${complete.length - rated} turn(s) lack a rating from some coder; kappa uses the turns both coders of a pair rated, alpha every available rating`);
+      if (rated < complete.length)
+        warnings.push(
+          `scale ${scale.id}: ${complete.length - rated} turn(s) lack a rating from some coder; kappa uses the turns both coders of a pair rated, alpha every available rating`,
+        );
       const labels = scale.points ? Array.from({ length: scale.points }, (_, i) => i + 1) : undefined;
       valueOf.push({ name: scale.id, value });
       variables.push(analyseVariable({ name: scale.id, level: "ordinal", coders, reference, seed, bootstrap, labels, ratings }));
@@ -183,7 +199,8 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
       if (differ) rows.push({ session: unit.session, turn: unit.turn, speaker: info?.speaker ?? null, variable: name, values, text: info?.text ?? null });
     }
   }
-  if (notFound > 0) warnings.push(`${notFound} coded turn(s) are not in the study's sessions (deleted or renamed?); their disagreements are listed without text`);
+  if (notFound > 0)
+    warnings.push(`${notFound} coded turn(s) are not in the study's sessions (deleted or renamed?); their disagreements are listed without text`);
 
   return {
     kind: "agreement",
@@ -212,7 +229,14 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
 /** Disagreements as CSV: session, turn, speaker, variable, one column per coder, text (verbatim, CSV-quoted). */
 export function disagreementsCsv(report: AgreementReport): string {
   const fields = ["session", "turn", "speaker", "variable", ...report.coders, "text"];
-  const data = report.disagreements.rows.map((row) => [row.session, row.turn, row.speaker ?? "", row.variable, ...report.coders.map((c) => row.values[c] ?? ""), row.text ?? ""]);
+  const data = report.disagreements.rows.map((row) => [
+    row.session,
+    row.turn,
+    row.speaker ?? "",
+    row.variable,
+    ...report.coders.map((c) => row.values[c] ?? ""),
+    row.text ?? "",
+  ]);
   // escapeFormulae stays off: it would prefix turn text starting with "=", "+", "-" or "@", altering the words.
   return Papa.unparse({ fields, data }, { newline: "\n" }) + "\n";
 }

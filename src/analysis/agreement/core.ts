@@ -199,7 +199,11 @@ export function analyseVariable(options: VariableOptions): VariableAgreement {
     return summary;
   });
   if (bootstrap > 0 && nUnits > 0) {
-    const intervals = bootstrapPatterns(patterns, statistics.map((s) => s.f), { seed, replicates: bootstrap });
+    const intervals = bootstrapPatterns(
+      patterns,
+      statistics.map((s) => s.f),
+      { seed, replicates: bootstrap },
+    );
     intervals.forEach((ci, x) => statistics[x].store(interval(ci)));
   }
   return {

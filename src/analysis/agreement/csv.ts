@@ -57,7 +57,9 @@ export async function agreeCsv(options: AgreeCsvOptions): Promise<AgreementRepor
       }
       const value = Number(cell);
       if (!Number.isFinite(value)) {
-        throw new CliError(`${options.file}:${i + 2}: column "${rater}" is "${cell}", not a number; --level ${level} needs numeric ratings (use --level nominal for labels)`);
+        throw new CliError(
+          `${options.file}:${i + 2}: column "${rater}" is "${cell}", not a number; --level ${level} needs numeric ratings (use --level nominal for labels)`,
+        );
       }
       ratings[r].push(value);
     });
@@ -68,7 +70,10 @@ export async function agreeCsv(options: AgreeCsvOptions): Promise<AgreementRepor
   const variable = analyseVariable({ name: "ratings", level, coders: raters, reference, seed, bootstrap, ratings });
   const warnings: string[] = [];
   const missing = raters.map((r, i) => ({ r, n: ratings[i].filter((v) => v === null).length })).filter((m) => m.n > 0);
-  if (missing.length > 0) warnings.push(`empty cells (missing ratings): ${missing.map((m) => `${m.r} ${m.n}`).join(", ")}; ${variable.unitsComplete} of ${variable.units} rows are complete`);
+  if (missing.length > 0)
+    warnings.push(
+      `empty cells (missing ratings): ${missing.map((m) => `${m.r} ${m.n}`).join(", ")}; ${variable.unitsComplete} of ${variable.units} rows are complete`,
+    );
   const rows: Disagreement[] = [];
   parsed.data.forEach((_, u) => {
     const values: Record<string, string | number> = {};

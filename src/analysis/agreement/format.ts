@@ -40,7 +40,9 @@ function variableLines(v: VariableAgreement): string[] {
     lines.push(`    ${"category".padEnd(width)}  precision  recall     F1  support`);
     for (const c of s.categories) {
       if (c.support === 0 && c.predicted === 0) continue;
-      lines.push(`    ${String(c.label).padEnd(width)}  ${num(c.precision).padStart(9)}  ${num(c.recall).padStart(6)}  ${num(c.f1).padStart(5)}  ${String(c.support).padStart(7)}`);
+      lines.push(
+        `    ${String(c.label).padEnd(width)}  ${num(c.precision).padStart(9)}  ${num(c.recall).padStart(6)}  ${num(c.f1).padStart(5)}  ${String(c.support).padStart(7)}`,
+      );
     }
   }
   return lines;
@@ -51,7 +53,9 @@ export function formatAgreement(report: AgreementReport, files?: { json: string;
   const lines: string[] = [];
   if (report.source.type === "study") {
     const cb = report.codebook!;
-    lines.push(`Agreement on codebook ${cb.id} (${cb.kind}${cb.definition === "inferred" ? ", shape inferred from the records" : `, v${cb.version}`}); reference coder ${report.reference}`);
+    lines.push(
+      `Agreement on codebook ${cb.id} (${cb.kind}${cb.definition === "inferred" ? ", shape inferred from the records" : `, v${cb.version}`}); reference coder ${report.reference}`,
+    );
   } else {
     lines.push(`Agreement in ${report.source.file} (raters ${report.coders.join(", ")}); reference ${report.reference}`);
   }
@@ -61,7 +65,8 @@ export function formatAgreement(report: AgreementReport, files?: { json: string;
     for (const g of cov.partial) lines.push(`  not analysed: ${g.units} coded by ${g.codedBy.join(", ")} only (missing ${g.missing.join(", ")})`);
   }
   for (const v of report.variables) lines.push(...variableLines(v));
-  if (report.settings.bootstrap > 0) lines.push(`[..] = 95% percentile bootstrap over units, ${report.settings.bootstrap} replicates, seed ${report.settings.seed}`);
+  if (report.settings.bootstrap > 0)
+    lines.push(`[..] = 95% percentile bootstrap over units, ${report.settings.bootstrap} replicates, seed ${report.settings.seed}`);
   lines.push(`Disagreements: ${report.disagreements.total}${files ? ` -> ${files.csv}` : ""}`);
   if (files) lines.push(`Report: ${files.json}`);
   for (const w of report.warnings) lines.push(`warning: ${w}`);

@@ -57,9 +57,22 @@ const PARTIAL_LIST_LIMIT = 1000;
 
 function shapeFromDefinition(codebook: Codebook): CodebookShape {
   if (codebook.kind === "nominal") {
-    return { id: codebook.id, kind: "nominal", version: codebook.version, definition: "loaded", categories: codebook.categories.map((c) => c.id), multiple: codebook.multiple };
+    return {
+      id: codebook.id,
+      kind: "nominal",
+      version: codebook.version,
+      definition: "loaded",
+      categories: codebook.categories.map((c) => c.id),
+      multiple: codebook.multiple,
+    };
   }
-  return { id: codebook.id, kind: "scales", version: codebook.version, definition: "loaded", scales: codebook.scales.map((s) => ({ id: s.id, points: s.points })) };
+  return {
+    id: codebook.id,
+    kind: "scales",
+    version: codebook.version,
+    definition: "loaded",
+    scales: codebook.scales.map((s) => ({ id: s.id, points: s.points })),
+  };
 }
 
 /**
@@ -106,7 +119,12 @@ export async function resolveCodebookShape(study: string, id: string, records: r
 }
 
 /** Read the named coders' records, failing clearly when a coder has none. */
-export async function readCoderRecords(study: string, codebook: string, coders: readonly string[], reader: StudyReader = diskReader(study)): Promise<Map<string, CodeRecord[]>> {
+export async function readCoderRecords(
+  study: string,
+  codebook: string,
+  coders: readonly string[],
+  reader: StudyReader = diskReader(study),
+): Promise<Map<string, CodeRecord[]>> {
   const out = new Map<string, CodeRecord[]>();
   for (const coder of coders) {
     const records = await reader.codes(codebook, coder);
@@ -115,7 +133,9 @@ export async function readCoderRecords(study: string, codebook: string, coders: 
       const here = available[codebook];
       throw new CliError(
         `no codes from coder "${coder}" for codebook "${codebook}" (${codesPath(study, codebook, coder)} is missing or empty). ` +
-          (here ? `Coders with codes for ${codebook}: ${here.join(", ")}.` : `Codebooks with codes in this study: ${Object.keys(available).join(", ") || "none"}.`),
+          (here
+            ? `Coders with codes for ${codebook}: ${here.join(", ")}.`
+            : `Codebooks with codes in this study: ${Object.keys(available).join(", ") || "none"}.`),
       );
     }
     out.set(coder, records);
@@ -135,7 +155,11 @@ export function usable(record: CodeRecord, shape: CodebookShape): boolean {
 const byNumber = new Intl.Collator(undefined, { numeric: true });
 
 /** Align records by (session, turn): units coded by all coders, and the coverage account. */
-export function alignUnits(recordsByCoder: ReadonlyMap<string, readonly CodeRecord[]>, coders: readonly string[], shape: CodebookShape): { complete: AlignedUnit[]; coverage: Coverage } {
+export function alignUnits(
+  recordsByCoder: ReadonlyMap<string, readonly CodeRecord[]>,
+  coders: readonly string[],
+  shape: CodebookShape,
+): { complete: AlignedUnit[]; coverage: Coverage } {
   const units = new Map<string, AlignedUnit>();
   const perCoder: Record<string, number> = {};
   const emptyRecords: Record<string, number> = {};

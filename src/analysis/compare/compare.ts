@@ -176,7 +176,9 @@ function checkPairable(comparisons: readonly Comparison[], design: { source: str
     `the design is within-subject (${design.reason}), but no ${unit} appears in both ${c.condition} and ${c.reference}, so nothing can be paired ` +
       `(${c.condition}: ${list(c.onlyInCondition)}; ${c.reference}: ${list(c.onlyInReference)}). ` +
       `If different ${unit}s took part in each condition, set "design": "between" under "compare" in colloquy.json (or pass --design between); ` +
-      (c.unit === "participant" ? "if the same people took part under different names, match them with --pair-by role." : "if the runs are the same, give their sessions the same metadata.run."),
+      (c.unit === "participant"
+        ? "if the same people took part under different names, match them with --pair-by role."
+        : "if the runs are the same, give their sessions the same metadata.run."),
   );
 }
 
@@ -307,8 +309,12 @@ export function compareFrequencies(data: CodedTurns, options: CompareOptions = {
 
   const notes: string[] = [];
   if (data.unknownLabels.length > 0) notes.push(`codes not in the codebook were counted as found: ${data.unknownLabels.join(", ")}`);
-  if (data.orphanRecords > 0) notes.push(`${data.orphanRecords} code records name a session or turn the study does not have and were not counted (e.g. ${data.orphanExamples.join(", ")})`);
-  if (resolved.control === null) notes.push("no control condition (set compare.control or --control): no differences table; tests compare every pair of conditions");
+  if (data.orphanRecords > 0)
+    notes.push(
+      `${data.orphanRecords} code records name a session or turn the study does not have and were not counted (e.g. ${data.orphanExamples.join(", ")})`,
+    );
+  if (resolved.control === null)
+    notes.push("no control condition (set compare.control or --control): no differences table; tests compare every pair of conditions");
   return {
     labels: codes.labels,
     conditions: conds.conditions.map((name) => {
@@ -329,7 +335,12 @@ export function compareFrequencies(data: CodedTurns, options: CompareOptions = {
  * (value - controlValue) / controlValue × 100, where value is the condition's count (or count per
  * run). 7 acts against 1 in control is +600%. A control value of 0 gives null with a note, never Infinity.
  */
-export function differencesFrom(rows: readonly FrequencyRow[], labels: readonly string[], control: string | null, basis: "count" | "per-run"): CompareResult["differences"] {
+export function differencesFrom(
+  rows: readonly FrequencyRow[],
+  labels: readonly string[],
+  control: string | null,
+  basis: "count" | "per-run",
+): CompareResult["differences"] {
   const note =
     `percentDifference = (value - controlValue) / controlValue × 100 with value = ${basis === "count" ? "the count of acts" : "acts per run"}; ` +
     "null when the control value is 0. proportionPointDifference = difference of the shares of each condition's acts, in percentage points.";

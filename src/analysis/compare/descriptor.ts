@@ -12,7 +12,8 @@ function whyNoComparison({ conditions, config, configFile }: StudyFacts): string
       `Give sessions conditions when importing (a path pattern such as "import": {"pathPattern": "{condition}/{run}/*"} in ${configFile}, or --condition on \`colloquy import\`).`
     );
   }
-  if (control === undefined) return `no control condition. Set "compare": {"control": "${conditions[0]}"} in ${configFile} (conditions: ${conditions.join(", ")}), then run \`colloquy study\` again.`;
+  if (control === undefined)
+    return `no control condition. Set "compare": {"control": "${conditions[0]}"} in ${configFile} (conditions: ${conditions.join(", ")}), then run \`colloquy study\` again.`;
   if (!conditions.includes(control) && !Object.keys(config.compare.conditionGroups ?? {}).includes(control)) {
     return `the control "${control}" (compare.control in ${configFile}) is not a condition of the study (${conditions.join(", ")}).`;
   }

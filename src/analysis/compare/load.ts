@@ -25,7 +25,8 @@ export function chooseCoder(available: readonly string[], wanted: string | undef
     throw new CliError(`${study}: no codes for codebook "${codebook}" yet; code the turns first with \`colloquy code ${study} --codebook ${codebook}\``);
   }
   if (wanted !== undefined) {
-    if (!available.includes(wanted)) throw new CliError(`--coder ${wanted}: no codes from that coder for codebook "${codebook}"; coders are: ${available.join(", ")}`);
+    if (!available.includes(wanted))
+      throw new CliError(`--coder ${wanted}: no codes from that coder for codebook "${codebook}"; coders are: ${available.join(", ")}`);
     return wanted;
   }
   if (available.length > 1) throw new CliError(`codebook "${codebook}" has codes from several coders (${available.join(", ")}); choose one with --coder`);
@@ -33,7 +34,13 @@ export function chooseCoder(available: readonly string[], wanted: string | undef
 }
 
 /** Load sessions, a nominal codebook and one coder's codes, joined. */
-export async function loadCodedStudy(study: string, codebookRef: string, coder?: string, sessions?: Session[], reader: StudyReader = diskReader(study)): Promise<LoadedCodes> {
+export async function loadCodedStudy(
+  study: string,
+  codebookRef: string,
+  coder?: string,
+  sessions?: Session[],
+  reader: StudyReader = diskReader(study),
+): Promise<LoadedCodes> {
   const codebook = await loadCodebook(codebookRef, study);
   if (codebook.kind !== "nominal") {
     throw new CliError(`codebook "${codebook.id}" rates scales; compare and stats count categories, so give a nominal codebook such as bales-ipa`);
@@ -48,7 +55,11 @@ export async function loadCodedStudy(study: string, codebookRef: string, coder?:
     sessions: loaded,
     codebook,
     coder: chosen,
-    data: codedTurns(loaded, records, codebook.categories.map((c) => c.id)),
+    data: codedTurns(
+      loaded,
+      records,
+      codebook.categories.map((c) => c.id),
+    ),
     otherVersions: [...versions].map(([version, n]) => ({ version, records: n })),
   };
 }

@@ -112,11 +112,18 @@ export function mapConditions(
 /** Parse "new=a+b,other=c+d" (the --collapse and --group flags) into a record. */
 export function parseMergeList(text: string, flag: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const part of text.split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf("=");
     if (eq <= 0) throw new CliError(`${flag}: "${part}" should look like name=a+b`);
     const name = part.slice(0, eq).trim();
-    const members = part.slice(eq + 1).split("+").map((m) => m.trim()).filter(Boolean);
+    const members = part
+      .slice(eq + 1)
+      .split("+")
+      .map((m) => m.trim())
+      .filter(Boolean);
     if (members.length === 0) throw new CliError(`${flag}: "${part}" lists nothing after '='; write ${name}=a+b`);
     out[name] = members;
   }

@@ -13,15 +13,81 @@ export function compareCsvs(report: CompareResult): { frequencies: string; diffe
   ];
   const frequencies = toCsv(
     ["scope", "key", "code", "count", "proportion", "per_run", "total", "sessions", "runs"],
-    scopes.flatMap(([scope, rows]) => rows.flatMap((r) => report.labels.map((code) => [scope, r.key, code, r.counts[code], r.proportions[code], r.perRun[code], r.total, r.sessions, r.runs]))),
+    scopes.flatMap(([scope, rows]) =>
+      rows.flatMap((r) => report.labels.map((code) => [scope, r.key, code, r.counts[code], r.proportions[code], r.perRun[code], r.total, r.sessions, r.runs])),
+    ),
   );
   const differences = toCsv(
-    ["condition", "control", "code", "count", "control_count", "runs", "control_runs", "value", "control_value", "percent_difference", "proportion_point_difference", "note"],
-    report.differences.rows.map((d) => [d.condition, d.control, d.code, d.count, d.controlCount, d.runs, d.controlRuns, d.value, d.controlValue, d.percentDifference, d.proportionPointDifference, d.note]),
+    [
+      "condition",
+      "control",
+      "code",
+      "count",
+      "control_count",
+      "runs",
+      "control_runs",
+      "value",
+      "control_value",
+      "percent_difference",
+      "proportion_point_difference",
+      "note",
+    ],
+    report.differences.rows.map((d) => [
+      d.condition,
+      d.control,
+      d.code,
+      d.count,
+      d.controlCount,
+      d.runs,
+      d.controlRuns,
+      d.value,
+      d.controlValue,
+      d.percentDifference,
+      d.proportionPointDifference,
+      d.note,
+    ]),
   );
   const tests = toCsv(
-    ["family", "test", "code", "condition", "reference", "across", "unit", "measure", "n", "statistic_name", "statistic", "df", "p", "p_holm", "effect_size_name", "effect_size", "method", "note"],
-    report.tests.map((t) => [t.family, t.test, t.code, t.condition, t.reference, t.across, t.unit, t.measure, t.n, t.statisticName, t.statistic, t.df, t.p, t.pHolm, t.effectSizeName, t.effectSize, t.method, t.note]),
+    [
+      "family",
+      "test",
+      "code",
+      "condition",
+      "reference",
+      "across",
+      "unit",
+      "measure",
+      "n",
+      "statistic_name",
+      "statistic",
+      "df",
+      "p",
+      "p_holm",
+      "effect_size_name",
+      "effect_size",
+      "method",
+      "note",
+    ],
+    report.tests.map((t) => [
+      t.family,
+      t.test,
+      t.code,
+      t.condition,
+      t.reference,
+      t.across,
+      t.unit,
+      t.measure,
+      t.n,
+      t.statisticName,
+      t.statistic,
+      t.df,
+      t.p,
+      t.pHolm,
+      t.effectSizeName,
+      t.effectSize,
+      t.method,
+      t.note,
+    ]),
   );
   return { frequencies, differences, tests };
 }
@@ -37,11 +103,18 @@ export function compareSummary(report: CompareResult): string {
   const o = report.options;
   out.push(`Codes per condition (${report.acts.counted} acts; ${report.acts.dropped} dropped; ${report.acts.uncodedTurns} turns uncoded)`);
   const conds = report.frequencies.byCondition;
-  out.push(textTable(["code", ...conds.map((c) => `${c.key} (${c.runs} runs)`)], report.labels.map((code) => [code, ...conds.map((c) => `${c.counts[code]} ${pct(c.proportions[code])}`)])));
+  out.push(
+    textTable(
+      ["code", ...conds.map((c) => `${c.key} (${c.runs} runs)`)],
+      report.labels.map((code) => [code, ...conds.map((c) => `${c.counts[code]} ${pct(c.proportions[code])}`)]),
+    ),
+  );
   if (report.differences.control !== null) {
     const others = conds.filter((c) => c.key !== report.differences.control);
     out.push("");
-    out.push(`Difference from control "${report.differences.control}" (${report.differences.basis === "count" ? "counts" : "counts per run"}; n/a = control count 0)`);
+    out.push(
+      `Difference from control "${report.differences.control}" (${report.differences.basis === "count" ? "counts" : "counts per run"}; n/a = control count 0)`,
+    );
     const cell = new Map(report.differences.rows.map((d) => [`${d.condition}\u0000${d.code}`, d]));
     out.push(
       textTable(
@@ -57,7 +130,9 @@ export function compareSummary(report: CompareResult): string {
     );
   }
   out.push("");
-  out.push(`Tests (${report.design ? `${report.design.description}; ${report.design.reason}` : `${o.design}-subject design`}; unit ${o.unit}, measure ${o.measure}${o.holm ? ", Holm-adjusted within each family" : ""})`);
+  out.push(
+    `Tests (${report.design ? `${report.design.description}; ${report.design.reason}` : `${o.design}-subject design`}; unit ${o.unit}, measure ${o.measure}${o.holm ? ", Holm-adjusted within each family" : ""})`,
+  );
   for (const c of report.comparisons) {
     const dropped = c.onlyInCondition.length + c.onlyInReference.length;
     out.push(
@@ -89,7 +164,10 @@ export function compareSummary(report: CompareResult): string {
   // Every caveat but the small-sample one is printed per line; that one would repeat on every line, so it is counted.
   const small = shown.filter((t) => t.p !== null && t.note?.includes("small sample"));
   const noted = shown.filter((t) => t.note && (!small.includes(t) || t.note.includes("; ")));
-  for (const t of noted) out.push(`  ${t.family}${t.code ? ` ${t.code}` : ""}${t.condition ? ` (${t.condition} vs ${t.reference})` : t.across ? ` (across ${t.across})` : ""}: ${t.note}`);
+  for (const t of noted)
+    out.push(
+      `  ${t.family}${t.code ? ` ${t.code}` : ""}${t.condition ? ` (${t.condition} vs ${t.reference})` : t.across ? ` (across ${t.across})` : ""}: ${t.note}`,
+    );
   if (small.length > 0) out.push(`  ${small.length} test(s) ran on fewer than 6 pairs or units per side: read their p as descriptive, not confirmatory`);
   for (const note of report.notes) out.push(`note: ${note}`);
   return out.join("\n");

@@ -87,7 +87,10 @@ const num = (v: number | undefined): number | null => (v !== undefined && Number
 /** Run every test of a comparison; see the module comment for what runs when. */
 export function runTests(input: TestInput): { comparisons: Comparison[]; tests: TestResult[] } {
   const { labels, conditions, control, options } = input;
-  const pairs: [string, string][] = control !== null ? conditions.filter((c) => c !== control).map((c) => [c, control]) : conditions.flatMap((a, i) => conditions.slice(i + 1).map((b) => [b, a] as [string, string]));
+  const pairs: [string, string][] =
+    control !== null
+      ? conditions.filter((c) => c !== control).map((c) => [c, control])
+      : conditions.flatMap((a, i) => conditions.slice(i + 1).map((b) => [b, a] as [string, string]));
   const byCondition = new Map<string, UnitRow[]>();
   for (const u of input.units) {
     const list = byCondition.get(u.condition);
@@ -134,62 +137,96 @@ export function runTests(input: TestInput): { comparisons: Comparison[]; tests: 
             ? "no acts with this code in either condition: not tested"
             : `the ${x.length} paired units have no acts with this code (${condition} has ${inCondition}, ${reference} ${inReference}, all from units present in only one condition): not tested`;
         for (const family of within ? (["wilcoxon", "paired-t"] as const) : (["mann-whitney", "welch"] as const)) {
-          tests.push({ ...base, family, test: TEST_NAMES[family], code, n: within ? x.length : x.length + y.length, statisticName: STATISTIC[family], statistic: null, p: null, note });
+          tests.push({
+            ...base,
+            family,
+            test: TEST_NAMES[family],
+            code,
+            n: within ? x.length : x.length + y.length,
+            statisticName: STATISTIC[family],
+            statistic: null,
+            p: null,
+            note,
+          });
         }
         continue;
       }
       if (within) {
-        tests.push(guard({ ...base, family: "wilcoxon", test: TEST_NAMES.wilcoxon, code, n: x.length, statisticName: "W" }, () => {
-          if (x.length === 0) throw new Error("no units are present in both conditions, so nothing can be paired");
-          const r = wilcoxonSignedRank(x, y);
-          return {
-            statistic: r.W,
-            p: num(r.p),
-            effectSizeName: "r = |z| / sqrt(n)",
-            effectSize: num(r.r),
-            method: r.method,
-            details: { Wplus: r.Wplus, Wminus: r.Wminus, z: num(r.z), nonZeroPairs: r.n, zeroDifferences: r.nZero },
-            ...(r.n === 0 ? { note: "every pair has the same value: no non-zero differences to rank" } : {}),
-          };
-        }));
-        tests.push(guard({ ...base, family: "paired-t", test: TEST_NAMES["paired-t"], code, n: x.length, statisticName: "t" }, () => {
-          const r = pairedTTest(x, y);
-          return {
-            statistic: num(r.t),
-            df: r.df,
-            p: num(r.p),
-            effectSizeName: "Cohen's dz = mean difference / SD of differences",
-            effectSize: cohensDz(x, y),
-            details: { meanDifference: r.meanDiff, se: r.se },
-            ...(r.se === 0 ? { note: "the differences have no variance, so t is undefined" } : {}),
-          };
-        }));
+        tests.push(
+          guard({ ...base, family: "wilcoxon", test: TEST_NAMES.wilcoxon, code, n: x.length, statisticName: "W" }, () => {
+            if (x.length === 0) throw new Error("no units are present in both conditions, so nothing can be paired");
+            const r = wilcoxonSignedRank(x, y);
+            return {
+              statistic: r.W,
+              p: num(r.p),
+              effectSizeName: "r = |z| / sqrt(n)",
+              effectSize: num(r.r),
+              method: r.method,
+              details: { Wplus: r.Wplus, Wminus: r.Wminus, z: num(r.z), nonZeroPairs: r.n, zeroDifferences: r.nZero },
+              ...(r.n === 0 ? { note: "every pair has the same value: no non-zero differences to rank" } : {}),
+            };
+          }),
+        );
+        tests.push(
+          guard({ ...base, family: "paired-t", test: TEST_NAMES["paired-t"], code, n: x.length, statisticName: "t" }, () => {
+            const r = pairedTTest(x, y);
+            return {
+              statistic: num(r.t),
+              df: r.df,
+              p: num(r.p),
+              effectSizeName: "Cohen's dz = mean difference / SD of differences",
+              effectSize: cohensDz(x, y),
+              details: { meanDifference: r.meanDiff, se: r.se },
+              ...(r.se === 0 ? { note: "the differences have no variance, so t is undefined" } : {}),
+            };
+          }),
+        );
       } else {
         const n = x.length + y.length;
-        tests.push(guard({ ...base, family: "mann-whitney", test: TEST_NAMES["mann-whitney"], code, n, statisticName: "U", details: { nCondition: x.length, nReference: y.length } }, () => {
-          const r = mannWhitneyU(x, y);
-          return {
-            statistic: r.U,
-            p: num(r.p),
-            effectSizeName: "rank-biserial correlation",
-            effectSize: num(r.rankBiserial),
-            method: r.method,
-            details: { nCondition: r.nX, nReference: r.nY, U2: r.U2, z: num(r.z) },
-          };
-        }));
-        tests.push(guard({ ...base, family: "welch", test: TEST_NAMES.welch, code, n, statisticName: "t", details: { nCondition: x.length, nReference: y.length } }, () => {
-          const r = welchTTest(x, y);
-          return {
-            statistic: num(r.t),
-            df: num(r.df),
-            p: num(r.p),
-            effectSizeName: "Hedges' g",
-            effectSize: hedgesG(x, y),
-            details: { nCondition: r.nX, nReference: r.nY, meanCondition: r.meanX, meanReference: r.meanY },
-            ...(Number.isNaN(r.t) ? { note: "every unit has the same value in both conditions: t and the effect size are undefined" } : {}),
-            ...(Math.abs(r.t) === Infinity ? { note: "neither condition's values vary but their means differ: t is infinite and the effect size undefined" } : {}),
-          };
-        }));
+        tests.push(
+          guard(
+            {
+              ...base,
+              family: "mann-whitney",
+              test: TEST_NAMES["mann-whitney"],
+              code,
+              n,
+              statisticName: "U",
+              details: { nCondition: x.length, nReference: y.length },
+            },
+            () => {
+              const r = mannWhitneyU(x, y);
+              return {
+                statistic: r.U,
+                p: num(r.p),
+                effectSizeName: "rank-biserial correlation",
+                effectSize: num(r.rankBiserial),
+                method: r.method,
+                details: { nCondition: r.nX, nReference: r.nY, U2: r.U2, z: num(r.z) },
+              };
+            },
+          ),
+        );
+        tests.push(
+          guard(
+            { ...base, family: "welch", test: TEST_NAMES.welch, code, n, statisticName: "t", details: { nCondition: x.length, nReference: y.length } },
+            () => {
+              const r = welchTTest(x, y);
+              return {
+                statistic: num(r.t),
+                df: num(r.df),
+                p: num(r.p),
+                effectSizeName: "Hedges' g",
+                effectSize: hedgesG(x, y),
+                details: { nCondition: r.nX, nReference: r.nY, meanCondition: r.meanX, meanReference: r.meanY },
+                ...(Number.isNaN(r.t) ? { note: "every unit has the same value in both conditions: t and the effect size are undefined" } : {}),
+                ...(Math.abs(r.t) === Infinity
+                  ? { note: "neither condition's values vary but their means differ: t is infinite and the effect size undefined" }
+                  : {}),
+              };
+            },
+          ),
+        );
       }
     }
   }
@@ -210,11 +247,15 @@ const SMALL_N = 6;
 function explainMissing(t: TestResult): void {
   const add = (text: string) => (t.note = t.note ? `${t.note}; ${text}` : text);
   if (t.statistic === null && !t.note) add("statistic undefined for these values");
-  if (t.statistic !== null && t.family !== "chi-square" && (t.effectSize === undefined || t.effectSize === null) && !t.note) add("effect size undefined: the values have no spread");
+  if (t.statistic !== null && t.family !== "chi-square" && (t.effectSize === undefined || t.effectSize === null) && !t.note)
+    add("effect size undefined: the values have no spread");
   if (t.family === "chi-square" || t.p === null) return;
   const sizes = t.family === "wilcoxon" || t.family === "paired-t" ? [t.n] : [Number(t.details?.nCondition), Number(t.details?.nReference)];
   const smallest = Math.min(...sizes);
-  if (smallest < SMALL_N) add(`small sample (${t.family === "wilcoxon" || t.family === "paired-t" ? `${t.n} pairs` : `${sizes.join(" and ")} units`}): read p as descriptive, not confirmatory`);
+  if (smallest < SMALL_N)
+    add(
+      `small sample (${t.family === "wilcoxon" || t.family === "paired-t" ? `${t.n} pairs` : `${sizes.join(" and ")} units`}): read p as descriptive, not confirmatory`,
+    );
 }
 
 /** Run a test; an error (too few observations, …) becomes a result with p null and the reason. */
@@ -239,7 +280,17 @@ function chiSquareAcross(across: "conditions" | "roles", rows: readonly Frequenc
     emptyRows: rows.filter((r) => r.total === 0).map((r) => r.key),
     emptyColumns: labels.filter((c) => !usedCodes.includes(c)),
   };
-  const base: TestResult = { family: "chi-square", test: `chi-square test of independence (${across} × codes)`, across, unit: "act", n, statisticName: "chi2", statistic: null, p: null, details };
+  const base: TestResult = {
+    family: "chi-square",
+    test: `chi-square test of independence (${across} × codes)`,
+    across,
+    unit: "act",
+    n,
+    statisticName: "chi2",
+    statistic: null,
+    p: null,
+    details,
+  };
   if (usedRows.length < 2 || usedCodes.length < 2) {
     return { ...base, note: `needs at least 2 ${across} and 2 codes with acts (has ${usedRows.length} and ${usedCodes.length})` };
   }
@@ -276,8 +327,7 @@ function chiSquareAcross(across: "conditions" | "roles", rows: readonly Frequenc
         method: "Fisher's exact (two-sided)",
         details: { ...chiDetails, chiSquare: { statistic: r.chi2, df: r.dof, p: num(r.p), method: chiMethod } },
         note:
-          `${sparse} (${chiText}), so Fisher's exact test is reported` +
-          (Number.isFinite(exact.oddsRatio) ? "" : "; the odds ratio is infinite (a zero cell)"),
+          `${sparse} (${chiText}), so Fisher's exact test is reported` + (Number.isFinite(exact.oddsRatio) ? "" : "; the odds ratio is infinite (a zero cell)"),
       };
     }
     const smallCounts = poor

@@ -11,7 +11,9 @@ type Term = { text: string; normal?: string; tags: string[] };
  * fast extractor agrees with compromise; not used by the CLI.
  */
 export function baselineConcepts(text: string): string[] {
-  const phrases = nlp(text).nouns().json({ terms: { tags: true, normal: true } }) as { terms: Term[] }[];
+  const phrases = nlp(text)
+    .nouns()
+    .json({ terms: { tags: true, normal: true } }) as { terms: Term[] }[];
   const out: string[] = [];
   for (const phrase of phrases) {
     let run: Term[] = [];

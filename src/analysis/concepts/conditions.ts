@@ -105,10 +105,14 @@ export function summariseValues(values: readonly (number | null)[]): ValueSummar
   const m = mean(xs);
   const sd = xs.length > 1 ? Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1)) : null;
   const base = { n: xs.length, mean: m, sd, min: Math.min(...xs), max: Math.max(...xs), missing };
-  if (xs.length < MIN_INTERVAL_N) return { ...base, ci95: null, ciNote: `n = ${xs.length}: too few values for a confidence interval (needs ${MIN_INTERVAL_N})` };
+  if (xs.length < MIN_INTERVAL_N)
+    return { ...base, ci95: null, ciNote: `n = ${xs.length}: too few values for a confidence interval (needs ${MIN_INTERVAL_N})` };
   const ci = { ...base, ci95: meanBootstrapInterval(xs), ciMethod: INTERVAL_METHOD };
   return xs.length < SMALL_INTERVAL_N
-    ? { ...ci, ciNote: `n = ${xs.length}: a percentile bootstrap interval is too narrow with fewer than ${SMALL_INTERVAL_N} values (it covers the mean less often than 95%); read it as descriptive` }
+    ? {
+        ...ci,
+        ciNote: `n = ${xs.length}: a percentile bootstrap interval is too narrow with fewer than ${SMALL_INTERVAL_N} values (it covers the mean less often than 95%); read it as descriptive`,
+      }
     : ci;
 }
 
@@ -130,11 +134,15 @@ const INTERVAL_METHOD = `percentile bootstrap of the mean (${INTERVAL_REPLICATES
  * (a ratio, a count, a rate) never gets a negative bound, however small and skewed the sample.
  */
 export function meanBootstrapInterval(xs: readonly number[], confidence = 0.95): [number, number] {
-  const ci = bootstrapCI(xs.length, (sample) => {
-    let sum = 0;
-    for (let i = 0; i < sample.length; i++) sum += xs[sample[i]];
-    return sum / sample.length;
-  }, { replicates: INTERVAL_REPLICATES, seed: 1, confidence });
+  const ci = bootstrapCI(
+    xs.length,
+    (sample) => {
+      let sum = 0;
+      for (let i = 0; i < sample.length; i++) sum += xs[sample[i]];
+      return sum / sample.length;
+    },
+    { replicates: INTERVAL_REPLICATES, seed: 1, confidence },
+  );
   // A resample of identical values can sum to a hair outside them in floating point (1.8999… for 1.9).
   const lo = Math.min(...xs);
   const hi = Math.max(...xs);
@@ -172,7 +180,13 @@ function unitMeans(values: readonly UnitValue[], condition: string): Map<string,
 function runTest(kind: ConditionTest["test"], a: string, b: string, xs: number[], ys: number[], nA: number, nB: number): ConditionTest {
   const paired = kind === "pairedTTest" || kind === "wilcoxonSignedRank";
   const base = { a, b, test: kind, nA, nB, n: paired ? xs.length : xs.length + ys.length };
-  const small = paired ? (xs.length < 6 ? `only ${xs.length} pairs: treat p as descriptive` : undefined) : Math.min(xs.length, ys.length) < 5 ? `only ${xs.length} and ${ys.length} values: treat p as descriptive` : undefined;
+  const small = paired
+    ? xs.length < 6
+      ? `only ${xs.length} pairs: treat p as descriptive`
+      : undefined
+    : Math.min(xs.length, ys.length) < 5
+      ? `only ${xs.length} and ${ys.length} values: treat p as descriptive`
+      : undefined;
   let result: ConditionTest;
   try {
     result = { ...base, ...computeTest(kind, xs, ys), pHolm: null };
@@ -191,22 +205,54 @@ function computeTest(kind: ConditionTest["test"], xs: number[], ys: number[]): O
     case "pairedTTest": {
       const r = pairedTTest(xs, ys);
       const infinite = r.se === 0 && r.meanDiff !== 0 ? { skipped: "every pair differs by the same amount: t is infinite and the effect size undefined" } : {};
-      return { statistic: finiteOrNull(r.t), df: r.df, p: finiteOrNull(r.p), meanDiff: r.meanDiff, effectSizeName: "Cohen's dz", effectSize: cohensDz(xs, ys), ...infinite };
+      return {
+        statistic: finiteOrNull(r.t),
+        df: r.df,
+        p: finiteOrNull(r.p),
+        meanDiff: r.meanDiff,
+        effectSizeName: "Cohen's dz",
+        effectSize: cohensDz(xs, ys),
+        ...infinite,
+      };
     }
     case "wilcoxonSignedRank": {
       const r = wilcoxonSignedRank(xs, ys);
       const none = r.n === 0 ? { skipped: "every pair has the same value: no non-zero differences to rank" } : {};
-      return { statistic: r.W, p: finiteOrNull(r.p), meanDiff: mean(xs.map((x, i) => x - ys[i])), effectSizeName: "r = |z| / sqrt(n)", effectSize: finiteOrNull(r.r), ...none };
+      return {
+        statistic: r.W,
+        p: finiteOrNull(r.p),
+        meanDiff: mean(xs.map((x, i) => x - ys[i])),
+        effectSizeName: "r = |z| / sqrt(n)",
+        effectSize: finiteOrNull(r.r),
+        ...none,
+      };
     }
     case "welchTTest": {
       const r = welchTTest(xs, ys);
       const g = hedgesG(xs, ys);
-      const infinite = !Number.isFinite(r.t) && !Number.isNaN(r.t) ? { skipped: "neither condition's values vary but their means differ: t is infinite and the effect size undefined" } : {};
-      return { statistic: finiteOrNull(r.t), df: finiteOrNull(r.df) ?? undefined, p: finiteOrNull(r.p), meanDiff: r.meanX - r.meanY, effectSizeName: "Hedges' g", effectSize: g, ...infinite };
+      const infinite =
+        !Number.isFinite(r.t) && !Number.isNaN(r.t)
+          ? { skipped: "neither condition's values vary but their means differ: t is infinite and the effect size undefined" }
+          : {};
+      return {
+        statistic: finiteOrNull(r.t),
+        df: finiteOrNull(r.df) ?? undefined,
+        p: finiteOrNull(r.p),
+        meanDiff: r.meanX - r.meanY,
+        effectSizeName: "Hedges' g",
+        effectSize: g,
+        ...infinite,
+      };
     }
     case "mannWhitneyU": {
       const r = mannWhitneyU(xs, ys);
-      return { statistic: r.U, p: finiteOrNull(r.p), meanDiff: mean(xs) - mean(ys), effectSizeName: "rank-biserial correlation", effectSize: finiteOrNull(r.rankBiserial) };
+      return {
+        statistic: r.U,
+        p: finiteOrNull(r.p),
+        meanDiff: mean(xs) - mean(ys),
+        effectSizeName: "rank-biserial correlation",
+        effectSize: finiteOrNull(r.rankBiserial),
+      };
     }
   }
 }
@@ -240,7 +286,8 @@ export function compareMeasure(
       if (shared.length === 0 && ma.size + mb.size > 0) {
         // The declared design does not fit the data: say so on the line instead of "needs 2 pairs (got 0)".
         const skipped = `the design is within-subject but no ${unit} has a value in both ${a} and ${b}, so nothing can be paired; if different ${unit}s took part in each condition, set compare.design to "between" in colloquy.json`;
-        for (const test of ["pairedTTest", "wilcoxonSignedRank"] as const) tests.push({ a, b, test, n: 0, nA: ma.size, nB: mb.size, statistic: null, p: null, pHolm: null, meanDiff: null, skipped });
+        for (const test of ["pairedTTest", "wilcoxonSignedRank"] as const)
+          tests.push({ a, b, test, n: 0, nA: ma.size, nB: mb.size, statistic: null, p: null, pHolm: null, meanDiff: null, skipped });
         continue;
       }
       const xs = shared.map((u) => ma.get(u)!);

@@ -81,7 +81,7 @@ export function createConceptExtractor(lexicon: Lexicon = emptyLexicon()): Conce
     for (const sentence of sentences) {
       const items: Word[] = [];
       const possessiveAt = new Set<number>();
-      for (let i = 0; i < sentence.length; ) {
+      for (let i = 0; i < sentence.length;) {
         const term = lexicon.terms.length > 0 ? matchTerm(sentence, i, lexicon) : undefined;
         if (term !== undefined) {
           const text = term.join(" ");
@@ -105,7 +105,10 @@ export function createConceptExtractor(lexicon: Lexicon = emptyLexicon()): Conce
         items.push({ word, info: classify(word), breakBefore: token.breakBefore });
         i++;
       }
-      const classes: WordClass[] = resolveClasses(items.map((it) => it.info), possessiveAt);
+      const classes: WordClass[] = resolveClasses(
+        items.map((it) => it.info),
+        possessiveAt,
+      );
       let run: Word[] = [];
       const flush = () => {
         if (run.length > 0) {

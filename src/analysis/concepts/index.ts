@@ -13,5 +13,14 @@ export {
   type UptakeMatrix,
 } from "./measures.js";
 export { buildConceptsReport, conceptsCsv, writeConceptsReport, type ConceptsReport, type ConceptsOptions } from "./report.js";
-export { compareMeasure, summariseValues, meanInterval, type ConditionTest, type MeasureComparison, type ValueSummary, type UnitValue, type MeasureCompareOptions } from "./conditions.js";
+export {
+  compareMeasure,
+  summariseValues,
+  meanInterval,
+  type ConditionTest,
+  type MeasureComparison,
+  type ValueSummary,
+  type UnitValue,
+  type MeasureCompareOptions,
+} from "./conditions.js";
 export { parseSpeakers, isSelected, checkSelection, isSpokenTurn, type SpeakerSelection } from "./speakers.js";

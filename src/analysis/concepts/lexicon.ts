@@ -28,17 +28,25 @@ export interface Lexicon {
 
 export const emptyLexicon = (): Lexicon => ({ terms: [], ignore: new Set() });
 
-const lexiconJsonSchema = z
-  .object({ terms: z.array(z.string().min(1)).default([]), ignore: z.array(z.string().min(1)).default([]) })
-  .strict();
+const lexiconJsonSchema = z.object({ terms: z.array(z.string().min(1)).default([]), ignore: z.array(z.string().min(1)).default([]) }).strict();
 
 /** Build a lexicon from term and ignore lists (normalised like turn text). */
 export function makeLexicon(terms: readonly string[], ignore: readonly string[], source?: string): Lexicon {
   const termWords = terms
-    .map((t) => tokenize(t).flat().map((tok) => tok.word))
+    .map((t) =>
+      tokenize(t)
+        .flat()
+        .map((tok) => tok.word),
+    )
     .filter((w) => w.length > 0)
     .sort((a, b) => b.length - a.length);
-  const ignoreWords = new Set(ignore.flatMap((t) => tokenize(t).flat().map((tok) => tok.word)));
+  const ignoreWords = new Set(
+    ignore.flatMap((t) =>
+      tokenize(t)
+        .flat()
+        .map((tok) => tok.word),
+    ),
+  );
   return { terms: termWords, ignore: ignoreWords, source };
 }
 

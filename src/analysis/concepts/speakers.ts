@@ -9,7 +9,10 @@ export function parseSpeakers(value: string | readonly string[] | undefined): Sp
   if (value === undefined) return undefined;
   if (typeof value !== "string") return [...value];
   if (value === "human" || value === "all") return value;
-  const names = value.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0) throw new CliError(`--speakers: give "human", "all" or a comma-separated list of participant names`);
   return names;
 }

@@ -40,7 +40,7 @@ type TermJson = { terms: { tags: string[] }[] };
 function tagsOf(text: string, index: number): string[] | undefined {
   const json = nlp(text).json({ terms: { tags: true } }) as TermJson[];
   const terms = json.flatMap((s) => s.terms);
-  return terms.length === (index + 1) ? terms[index].tags : undefined;
+  return terms.length === index + 1 ? terms[index].tags : undefined;
 }
 
 /** Map compromise tags of a word (bare frame, "the" frame) to a class. Exported for tests. */
@@ -90,7 +90,26 @@ function infoFromFrames(bare: readonly string[], afterThe: readonly string[] | u
 }
 
 // Auxiliary verbs compromise may read as nouns in isolation ("the do", "the will").
-const AUXILIARIES: ReadonlySet<string> = new Set(["to", "do", "does", "did", "done", "be", "been", "being", "am", "is", "are", "was", "were", "have", "has", "had", "will", "shall"]);
+const AUXILIARIES: ReadonlySet<string> = new Set([
+  "to",
+  "do",
+  "does",
+  "did",
+  "done",
+  "be",
+  "been",
+  "being",
+  "am",
+  "is",
+  "are",
+  "was",
+  "were",
+  "have",
+  "has",
+  "had",
+  "will",
+  "shall",
+]);
 
 // Words whose class is fixed without asking compromise: contractions (don't, it's, we'll,
 // let's) end in a verb part and are never nouns ("council's" is handled by the caller);

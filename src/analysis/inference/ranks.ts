@@ -7,7 +7,9 @@
 export function assertFinite(values: readonly number[], name: string, test: string): void {
   for (let i = 0; i < values.length; i++) {
     if (typeof values[i] !== "number" || !Number.isFinite(values[i])) {
-      throw new Error(`${test}: ${name}[${i}] is ${String(values[i])}; remove missing or non-finite values (and, for paired data, their partner) before testing`);
+      throw new Error(
+        `${test}: ${name}[${i}] is ${String(values[i])}; remove missing or non-finite values (and, for paired data, their partner) before testing`,
+      );
     }
   }
 }

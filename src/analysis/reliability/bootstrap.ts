@@ -49,7 +49,12 @@ export function bootstrapCI(nUnits: number, statistic: (sample: Int32Array) => n
  * Several statistics over the same resamples: `statistics(sample)` returns one value per
  * statistic. Same seed, same resamples, so intervals are reproducible and comparable.
  */
-export function bootstrapSeries(nUnits: number, statistics: (sample: Int32Array) => number[], count: number, options: BootstrapOptions = {}): BootstrapInterval[] {
+export function bootstrapSeries(
+  nUnits: number,
+  statistics: (sample: Int32Array) => number[],
+  count: number,
+  options: BootstrapOptions = {},
+): BootstrapInterval[] {
   const replicates = options.replicates ?? 1000;
   const seed = options.seed ?? 1;
   const level = options.confidence ?? 0.95;
@@ -68,6 +73,14 @@ export function bootstrapSeries(nUnits: number, statistics: (sample: Int32Array)
   }
   return values.map((vs, s) => {
     vs.sort((a, b) => a - b);
-    return { lower: quantile(vs, (1 - level) / 2), upper: quantile(vs, (1 + level) / 2), confidence: level, replicates, undefinedReplicates: undefinedReplicates[s], seed, method: "percentile" as const };
+    return {
+      lower: quantile(vs, (1 - level) / 2),
+      upper: quantile(vs, (1 + level) / 2),
+      confidence: level,
+      replicates,
+      undefinedReplicates: undefinedReplicates[s],
+      seed,
+      method: "percentile" as const,
+    };
   });
 }

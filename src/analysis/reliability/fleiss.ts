@@ -24,7 +24,10 @@ export function fleissKappa(counts: readonly (readonly number[])[]): FleissKappa
   const raters = counts[0].reduce((a, b) => a + b, 0);
   counts.forEach((row, i) => {
     const r = row.reduce((a, b) => a + b, 0);
-    if (r !== raters) throw new Error(`fleissKappa: subject ${i} has ${r} ratings but subject 0 has ${raters}; Fleiss' kappa needs the same number of raters per subject (use fleissKappaFromRatings for varying numbers)`);
+    if (r !== raters)
+      throw new Error(
+        `fleissKappa: subject ${i} has ${r} ratings but subject 0 has ${raters}; Fleiss' kappa needs the same number of raters per subject (use fleissKappaFromRatings for varying numbers)`,
+      );
   });
   if (raters < 2) throw new Error(`fleissKappa: each subject needs at least 2 ratings (got ${raters})`);
   const { pa, pi, unitsPairable } = agreementParts(counts);
@@ -42,7 +45,10 @@ function result(pa: number, pi: number[], n: number): FleissKappa {
  * >= 2 ratings, π_k averaged over the per-unit shares. Equals Fleiss (1971) when every unit has
  * the same number of ratings.
  */
-export function fleissKappaFromRatings(ratings: readonly (readonly Rating[])[], categories?: readonly (string | number)[]): FleissKappa & { categories: (string | number)[] } {
+export function fleissKappaFromRatings(
+  ratings: readonly (readonly Rating[])[],
+  categories?: readonly (string | number)[],
+): FleissKappa & { categories: (string | number)[] } {
   const { counts, categories: cats } = ratingsToCounts(ratings, categories);
   const { pa, pi, unitsPairable } = agreementParts(counts);
   if (unitsPairable === 0) throw new Error("fleissKappaFromRatings: no unit was rated by two or more raters");

@@ -3,11 +3,14 @@ import { isMissing, sortedLabels, type Rating } from "./values.js";
 type Label = string | number;
 
 function assertPairs(a: readonly Rating[], b: readonly Rating[], where: string): void {
-  if (a.length !== b.length) throw new Error(`${where}: the two coders rated different numbers of units (a has ${a.length}, b has ${b.length}); pair the ratings by unit first`);
+  if (a.length !== b.length)
+    throw new Error(`${where}: the two coders rated different numbers of units (a has ${a.length}, b has ${b.length}); pair the ratings by unit first`);
   if (a.length === 0) throw new Error(`${where}: no units to compare`);
   for (let i = 0; i < a.length; i++) {
     if (isMissing(a[i]) || isMissing(b[i])) {
-      throw new Error(`${where}: unit ${i} has a missing rating (${isMissing(a[i]) ? "a" : "b"}[${i}] is ${String(isMissing(a[i]) ? a[i] : b[i])}); keep only units both coders rated, or use krippendorffAlpha, which handles missing values`);
+      throw new Error(
+        `${where}: unit ${i} has a missing rating (${isMissing(a[i]) ? "a" : "b"}[${i}] is ${String(isMissing(a[i]) ? a[i] : b[i])}); keep only units both coders rated, or use krippendorffAlpha, which handles missing values`,
+      );
     }
   }
 }
@@ -134,7 +137,11 @@ export interface CategoryScore {
  * precision_recall_fscore_support(reference, other) (undefined ratios are 0, sklearn's
  * zero_division default), plus macro averages over the categories in use.
  */
-export function perCategoryScores(reference: readonly Rating[], other: readonly Rating[], labels?: readonly Label[]): { categories: CategoryScore[]; macroF1: number; macroPrecision: number; macroRecall: number } {
+export function perCategoryScores(
+  reference: readonly Rating[],
+  other: readonly Rating[],
+  labels?: readonly Label[],
+): { categories: CategoryScore[]; macroF1: number; macroPrecision: number; macroRecall: number } {
   const cm = confusionMatrix(reference, other, labels);
   const categories = cm.labels.map((label, i) => {
     const tp = cm.matrix[i][i];

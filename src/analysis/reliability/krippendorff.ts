@@ -61,7 +61,9 @@ export function alphaUnits(ratings: readonly (readonly Rating[])[], options: Kri
       const v = row[u];
       if (isMissing(v)) continue;
       if ((options.level === "interval" || options.level === "ratio") && typeof v !== "number") {
-        throw new Error(`${where}: the ${options.level} level needs numbers, but unit ${u} has ${JSON.stringify(v)}; convert the ratings to numbers or use level "nominal"/"ordinal"`);
+        throw new Error(
+          `${where}: the ${options.level} level needs numbers, but unit ${u} has ${JSON.stringify(v)}; convert the ratings to numbers or use level "nominal"/"ordinal"`,
+        );
       }
       if (options.level === "ratio" && (v as number) < 0) {
         throw new Error(`${where}: the ratio level needs non-negative values, but unit ${u} has ${v}`);
@@ -77,7 +79,9 @@ export function alphaUnits(ratings: readonly (readonly Rating[])[], options: Kri
   if (options.order) {
     values = [...options.order];
     const known = new Set(values);
-    for (const unit of perUnit) for (const v of unit) if (!known.has(v)) throw new Error(`${where}: value ${JSON.stringify(v)} is not in the given order ${JSON.stringify(options.order)}`);
+    for (const unit of perUnit)
+      for (const v of unit)
+        if (!known.has(v)) throw new Error(`${where}: value ${JSON.stringify(v)} is not in the given order ${JSON.stringify(options.order)}`);
   } else {
     values = sortedLabels(perUnit.flat(), where);
   }
@@ -104,7 +108,15 @@ export function alphaUnits(ratings: readonly (readonly Rating[])[], options: Kri
     }
     offsets[u + 1] = cells.length;
   });
-  return { values, unitOffsets: offsets, entryCell: Int32Array.from(cells), entryWeight: Float64Array.from(weights), units: perUnit.length, sourceUnit: Int32Array.from(source), dropped };
+  return {
+    values,
+    unitOffsets: offsets,
+    entryCell: Int32Array.from(cells),
+    entryWeight: Float64Array.from(weights),
+    units: perUnit.length,
+    sourceUnit: Int32Array.from(source),
+    dropped,
+  };
 }
 
 /** δ²_ck for every pair of value indices, given the value marginals n_c (needed by the ordinal metric). */
@@ -136,7 +148,12 @@ function differenceMatrix(level: MeasurementLevel, values: readonly (string | nu
  * α from pairable units (optionally a bootstrap resample of them, given as unit indices, which
  * may repeat, or as a count per input unit in `unitWeights`), via the coincidence matrix o_ck = Σ_u Σ_{pairs i≠j in u} [c,k] / (m_u - 1).
  */
-export function alphaFromUnits(data: AlphaUnits, level: MeasurementLevel, sample?: ArrayLike<number>, unitWeights?: ArrayLike<number>): Omit<KrippendorffAlpha, "unitsDropped" | "level"> {
+export function alphaFromUnits(
+  data: AlphaUnits,
+  level: MeasurementLevel,
+  sample?: ArrayLike<number>,
+  unitWeights?: ArrayLike<number>,
+): Omit<KrippendorffAlpha, "unitsDropped" | "level"> {
   const k = data.values.length;
   const flat = new Float64Array(k * k);
   const { unitOffsets, entryCell, entryWeight } = data;

@@ -4,7 +4,10 @@ import { assertRectangular, isMissing, sortedLabels, type Rating } from "./value
  * Raw ratings[rater][unit] as counts[unit][category]: how many raters put each unit in each
  * category (units nobody rated are left out; `categories` gives the column order).
  */
-export function ratingsToCounts(ratings: readonly (readonly Rating[])[], categories?: readonly (string | number)[]): { counts: number[][]; categories: (string | number)[]; unitsUnrated: number } {
+export function ratingsToCounts(
+  ratings: readonly (readonly Rating[])[],
+  categories?: readonly (string | number)[],
+): { counts: number[][]; categories: (string | number)[]; unitsUnrated: number } {
   const nUnits = assertRectangular(ratings, "ratingsToCounts");
   const present = ratings.flat().filter((v): v is string | number => !isMissing(v));
   const cats = categories ? [...categories] : sortedLabels(present, "ratingsToCounts");
@@ -18,7 +21,8 @@ export function ratingsToCounts(ratings: readonly (readonly Rating[])[], categor
       const v = rater[u];
       if (isMissing(v)) continue;
       const i = index.get(v);
-      if (i === undefined) throw new Error(`ratingsToCounts: unit ${u} has value ${JSON.stringify(v)}, which is not among the categories ${JSON.stringify(cats)}`);
+      if (i === undefined)
+        throw new Error(`ratingsToCounts: unit ${u} has value ${JSON.stringify(v)}, which is not among the categories ${JSON.stringify(cats)}`);
       row[i]++;
       any = true;
     }

@@ -43,7 +43,11 @@ export function unitPatterns(ratings: readonly (readonly Rating[])[]): UnitPatte
  * n units with replacement makes the pattern counts Multinomial(n, observed shares), so each
  * replicate draws those counts directly (exact, seeded) and hands them to every statistic.
  */
-export function bootstrapPatterns(patterns: UnitPatterns, statistics: readonly ((counts: Float64Array) => number)[], options: BootstrapOptions = {}): BootstrapInterval[] {
+export function bootstrapPatterns(
+  patterns: UnitPatterns,
+  statistics: readonly ((counts: Float64Array) => number)[],
+  options: BootstrapOptions = {},
+): BootstrapInterval[] {
   const replicates = options.replicates ?? 1000;
   const seed = options.seed ?? 1;
   const confidence = options.confidence ?? 0.95;
@@ -68,12 +72,26 @@ export function bootstrapPatterns(patterns: UnitPatterns, statistics: readonly (
   }
   return values.map((vs, s) => {
     vs.sort((x, y) => x - y);
-    return { lower: quantile(vs, (1 - confidence) / 2), upper: quantile(vs, (1 + confidence) / 2), confidence, replicates, undefinedReplicates: undefinedReplicates[s], seed, method: "percentile" as const };
+    return {
+      lower: quantile(vs, (1 - confidence) / 2),
+      upper: quantile(vs, (1 + confidence) / 2),
+      confidence,
+      replicates,
+      undefinedReplicates: undefinedReplicates[s],
+      seed,
+      method: "percentile" as const,
+    };
   });
 }
 
 /** Cohen's kappa of coders i and j from pattern counts (sklearn's formula; weights by label position). */
-export function kappaFromPatterns(patterns: UnitPatterns, i: number, j: number, labels: readonly (string | number)[], weights?: "linear" | "quadratic"): (counts: Float64Array) => number {
+export function kappaFromPatterns(
+  patterns: UnitPatterns,
+  i: number,
+  j: number,
+  labels: readonly (string | number)[],
+  weights?: "linear" | "quadratic",
+): (counts: Float64Array) => number {
   const k = labels.length;
   const index = new Map(labels.map((l, x) => [l, x]));
   const cellOf = Int32Array.from(patterns.ratings[i], (v, p) => {

@@ -17,9 +17,7 @@ export function sortedLabels(values: Iterable<string | number>, where: string): 
   if (numbers.length > 0 && numbers.length < distinct.length) {
     throw new Error(`${where}: ratings mix numbers and strings (${JSON.stringify(distinct.slice(0, 6))}); use one type for all categories`);
   }
-  return numbers.length > 0
-    ? (distinct as number[]).sort((a, b) => a - b)
-    : (distinct as string[]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return numbers.length > 0 ? (distinct as number[]).sort((a, b) => a - b) : (distinct as string[]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** Throw unless every coder rated the same number of units (the [coder][unit] matrix is rectangular). */
@@ -28,7 +26,9 @@ export function assertRectangular(ratings: readonly (readonly Rating[])[], where
   const units = ratings[0].length;
   ratings.forEach((row, c) => {
     if (row.length !== units) {
-      throw new Error(`${where}: coder ${c} has ${row.length} ratings but coder 0 has ${units}; ratings[coder][unit] must list every unit for every coder (null where missing)`);
+      throw new Error(
+        `${where}: coder ${c} has ${row.length} ratings but coder 0 has ${units}; ratings[coder][unit] must list every unit for every coder (null where missing)`,
+      );
     }
   });
   return units;

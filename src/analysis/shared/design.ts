@@ -36,7 +36,10 @@ export function repeatedParticipants(sessions: readonly Session[]): string[] {
       set.add(s.metadata.condition ?? NO_CONDITION);
     }
   }
-  return [...conditionsOf].filter(([, c]) => c.size >= 2).map(([name]) => name).sort();
+  return [...conditionsOf]
+    .filter(([, c]) => c.size >= 2)
+    .map(([name]) => name)
+    .sort();
 }
 
 /** The design from a flag, else colloquy.json compare.design, else inferred from the sessions. */
@@ -46,7 +49,11 @@ export function resolveDesign(sessions: readonly Session[], declared: { flag?: D
   const repeated = repeatedParticipants(sessions);
   const conditions = new Set(sessions.map((s) => s.metadata.condition ?? NO_CONDITION)).size;
   if (repeated.length >= 2) {
-    return { design: "within", source: "inferred", reason: `inferred: ${repeated.length} participants took part in more than one condition (set compare.design in colloquy.json to declare it)` };
+    return {
+      design: "within",
+      source: "inferred",
+      reason: `inferred: ${repeated.length} participants took part in more than one condition (set compare.design in colloquy.json to declare it)`,
+    };
   }
   return {
     design: "between",

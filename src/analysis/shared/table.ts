@@ -188,6 +188,10 @@ export function toCsv(header: readonly string[], rows: readonly (readonly unknow
 /** Format a table of strings with padded columns for terminal summaries. */
 export function textTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((h, j) => Math.max(h.length, ...rows.map((r) => (r[j] ?? "").length)));
-  const line = (r: readonly string[]) => r.map((c, j) => (j === 0 ? c.padEnd(widths[j]) : c.padStart(widths[j]))).join("  ").trimEnd();
+  const line = (r: readonly string[]) =>
+    r
+      .map((c, j) => (j === 0 ? c.padEnd(widths[j]) : c.padStart(widths[j])))
+      .join("  ")
+      .trimEnd();
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }

@@ -48,7 +48,10 @@ export interface Ratio {
  */
 export const BALES_RATIOS: Record<string, { numerator: string[]; denominator: string[] }> = {
   positiveToNegative: { numerator: ["shows-solidarity", "shows-tension-release", "agrees"], denominator: ["disagrees", "shows-tension", "shows-antagonism"] },
-  questionsToAttemptedAnswers: { numerator: ["asks-orientation", "asks-opinion", "asks-suggestion"], denominator: ["gives-suggestion", "gives-opinion", "gives-orientation"] },
+  questionsToAttemptedAnswers: {
+    numerator: ["asks-orientation", "asks-opinion", "asks-suggestion"],
+    denominator: ["gives-suggestion", "gives-opinion", "gives-orientation"],
+  },
   agreementToDisagreement: { numerator: ["agrees"], denominator: ["disagrees"] },
   taskToSocioEmotional: {
     numerator: ["gives-suggestion", "gives-opinion", "gives-orientation", "asks-orientation", "asks-opinion", "asks-suggestion"],
@@ -162,7 +165,9 @@ export function balesProfiles(data: CodedTurns, frame: ProfileFrame): BalesProfi
   }
   return {
     members,
-    roles: [...roleCounts.values()].sort((a, b) => a.condition.localeCompare(b.condition) || a.role.localeCompare(b.role)).map((r) => ({ condition: r.condition, role: r.role, profile: profileOf(r.counts, frame) })),
+    roles: [...roleCounts.values()]
+      .sort((a, b) => a.condition.localeCompare(b.condition) || a.role.localeCompare(b.role))
+      .map((r) => ({ condition: r.condition, role: r.role, profile: profileOf(r.counts, frame) })),
     conditions: [...conditionCounts].sort(([a], [b]) => a.localeCompare(b)).map(([condition, counts]) => ({ condition, profile: profileOf(counts, frame) })),
     overall: profileOf(overall, frame),
   };

@@ -6,12 +6,78 @@ import { textTable, toCsv } from "../shared/table.js";
 /** CSV tables of stats: one row per session, one row per member of a session. */
 export function statsCsvs(report: StatsResult): { sessions: string; participants: string } {
   const sessions = toCsv(
-    ["session", "condition", "run", "members", "turns", "words", "excluded_turns", "duration_seconds", "turns_per_minute", "words_per_minute", "mean_words_per_turn", "balance_entropy_turns", "balance_entropy_words", "balance_one_minus_gini_turns", "balance_one_minus_gini_words", "duration_note"],
-    report.sessions.map((s) => [s.session, s.condition, s.run, s.members, s.turns, s.words, s.excludedTurns, s.durationSeconds, s.turnsPerMinute, s.wordsPerMinute, s.meanWordsPerTurn, s.balance.entropyTurns, s.balance.entropyWords, s.balance.oneMinusGiniTurns, s.balance.oneMinusGiniWords, s.durationNote]),
+    [
+      "session",
+      "condition",
+      "run",
+      "members",
+      "turns",
+      "words",
+      "excluded_turns",
+      "duration_seconds",
+      "turns_per_minute",
+      "words_per_minute",
+      "mean_words_per_turn",
+      "balance_entropy_turns",
+      "balance_entropy_words",
+      "balance_one_minus_gini_turns",
+      "balance_one_minus_gini_words",
+      "duration_note",
+    ],
+    report.sessions.map((s) => [
+      s.session,
+      s.condition,
+      s.run,
+      s.members,
+      s.turns,
+      s.words,
+      s.excludedTurns,
+      s.durationSeconds,
+      s.turnsPerMinute,
+      s.wordsPerMinute,
+      s.meanWordsPerTurn,
+      s.balance.entropyTurns,
+      s.balance.entropyWords,
+      s.balance.oneMinusGiniTurns,
+      s.balance.oneMinusGiniWords,
+      s.durationNote,
+    ]),
   );
   const participants = toCsv(
-    ["session", "condition", "run", "participant", "name", "role", "kind", "turns", "words", "share_turns", "share_words", "mean_words_per_turn", "turns_per_minute", "words_per_minute"],
-    report.sessions.flatMap((s) => s.participants.map((p) => [p.session, p.condition, p.run, p.participant, p.name, p.role, p.kind, p.turns, p.words, p.shareTurns, p.shareWords, p.meanWordsPerTurn, p.turnsPerMinute, p.wordsPerMinute])),
+    [
+      "session",
+      "condition",
+      "run",
+      "participant",
+      "name",
+      "role",
+      "kind",
+      "turns",
+      "words",
+      "share_turns",
+      "share_words",
+      "mean_words_per_turn",
+      "turns_per_minute",
+      "words_per_minute",
+    ],
+    report.sessions.flatMap((s) =>
+      s.participants.map((p) => [
+        p.session,
+        p.condition,
+        p.run,
+        p.participant,
+        p.name,
+        p.role,
+        p.kind,
+        p.turns,
+        p.words,
+        p.shareTurns,
+        p.shareWords,
+        p.meanWordsPerTurn,
+        p.turnsPerMinute,
+        p.wordsPerMinute,
+      ]),
+    ),
   );
   return { sessions, participants };
 }
@@ -31,7 +97,9 @@ export function statsSummary(report: StatsResult): string {
         String(c.sessions),
         ms(c.turns),
         ms(c.words),
-        c.durationSeconds.mean === null ? "-" : `${(c.durationSeconds.mean / 60).toFixed(1)} ± ${c.durationSeconds.sd === null ? "-" : (c.durationSeconds.sd / 60).toFixed(1)}`,
+        c.durationSeconds.mean === null
+          ? "-"
+          : `${(c.durationSeconds.mean / 60).toFixed(1)} ± ${c.durationSeconds.sd === null ? "-" : (c.durationSeconds.sd / 60).toFixed(1)}`,
         ms(c.turnsPerMinute, 2),
         ms(c.wordsPerMinute),
         ms(c.meanWordsPerTurn),
@@ -45,7 +113,15 @@ export function statsSummary(report: StatsResult): string {
   out.push(
     textTable(
       ["condition / role", "n", "turns", "words", "share of turns", "share of words", "words/turn"],
-      report.roles.map((r) => [`${r.condition} / ${r.role}`, String(r.members), ms(r.turns), ms(r.words), ms(r.shareTurns, 3), ms(r.shareWords, 3), ms(r.meanWordsPerTurn)]),
+      report.roles.map((r) => [
+        `${r.condition} / ${r.role}`,
+        String(r.members),
+        ms(r.turns),
+        ms(r.words),
+        ms(r.shareTurns, 3),
+        ms(r.shareWords, 3),
+        ms(r.meanWordsPerTurn),
+      ]),
     ),
   );
   const codes = report.codes;
@@ -55,13 +131,23 @@ export function statsSummary(report: StatsResult): string {
     out.push(`Codes: ${codes.codebook.id} ${codes.codebook.version} by ${codes.coder} (${codes.codedTurns} coded turns, ${codes.uncodedTurns} uncoded)`);
     const groups = Object.keys(profiles.overall.groups);
     if (groups.length > 0) {
-      out.push(textTable(["condition", "acts", ...groups], profiles.conditions.map((c) => [c.condition, String(c.profile.acts), ...groups.map((g) => fmtPct(c.profile.groups[g].percent))])));
+      out.push(
+        textTable(
+          ["condition", "acts", ...groups],
+          profiles.conditions.map((c) => [c.condition, String(c.profile.acts), ...groups.map((g) => fmtPct(c.profile.groups[g].percent))]),
+        ),
+      );
     }
     const ratios = Object.keys(profiles.overall.ratios);
     if (ratios.length > 0) {
       out.push("");
       out.push("Bales ratios per condition (null = denominator 0)");
-      out.push(textTable(["condition", ...ratios], profiles.conditions.map((c) => [c.condition, ...ratios.map((r) => fmtNum(c.profile.ratios[r].value))])));
+      out.push(
+        textTable(
+          ["condition", ...ratios],
+          profiles.conditions.map((c) => [c.condition, ...ratios.map((r) => fmtNum(c.profile.ratios[r].value))]),
+        ),
+      );
     }
     if (codes.phases) {
       const shown = codes.phases.groups.slice(0, 3);
@@ -70,7 +156,10 @@ export function statsSummary(report: StatsResult): string {
       out.push(
         textTable(
           ["condition", ...shown],
-          [...codes.phases.conditions.map((c) => ({ name: c.condition, thirds: c.thirds })), { name: "all", thirds: codes.phases.overall }].map((c) => [c.name, ...shown.map((g) => c.thirds.map((t) => share(t.shares[g])).join(" / "))]),
+          [...codes.phases.conditions.map((c) => ({ name: c.condition, thirds: c.thirds })), { name: "all", thirds: codes.phases.overall }].map((c) => [
+            c.name,
+            ...shown.map((g) => c.thirds.map((t) => share(t.shares[g])).join(" / ")),
+          ]),
         ),
       );
     }

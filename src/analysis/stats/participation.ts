@@ -24,7 +24,9 @@ export interface CumulativeWords {
 /** Words said so far by each member, turn by turn (words by {@link countWords}). */
 export function cumulativeWords(session: Session): CumulativeWords {
   const timed = session.turns.length > 0 && session.turns.every((t) => t.start !== undefined);
-  const members = session.participants.filter((p) => p.kind !== "system").map((p) => ({ participant: p.id, name: speakerName(p), words: 0, points: [] as [number, number][] }));
+  const members = session.participants
+    .filter((p) => p.kind !== "system")
+    .map((p) => ({ participant: p.id, name: speakerName(p), words: 0, points: [] as [number, number][] }));
   const index = new Map(members.map((m, i) => [m.participant, i]));
   session.turns.forEach((turn, i) => {
     const m = index.get(turn.speaker);

@@ -1,7 +1,16 @@
 import type { NominalCodebook } from "../../coding/codebook/schema.js";
 import type { Session } from "../../transcript/schema.js";
 import type { Provenance } from "../../util/provenance.js";
-import { followsByRole, sessionMetrics, summariseByCondition, summariseByRole, type ConditionSummary, type RoleFollows, type RoleSummary, type SessionMetrics } from "./metrics.js";
+import {
+  followsByRole,
+  sessionMetrics,
+  summariseByCondition,
+  summariseByRole,
+  type ConditionSummary,
+  type RoleFollows,
+  type RoleSummary,
+  type SessionMetrics,
+} from "./metrics.js";
 import { balesProfiles, phaseMovement, profileFrame, transitions, type BalesProfiles, type PhaseMovement, type TransitionMatrix } from "./bales.js";
 import { codeSequences, segmentDistributions, type SegmentDistributions, type SessionSequence } from "./sequences.js";
 import type { CodedTurns } from "../shared/table.js";
@@ -19,14 +28,16 @@ export const STATS_DEFINITIONS: Record<string, string> = {
   members: "participants whose kind is not system, including those who never spoke",
   durationSeconds: "latest end (or start when a turn has no end) minus earliest start over turns with a start time; null when no turn has one",
   perMinute: "count / (durationSeconds / 60); null when the duration is null",
-  entropy: "normalised Shannon entropy of members' shares, -Σ p ln p / ln k over the k members (1 = perfectly balanced, 0 = one member did everything); null with fewer than 2 members",
+  entropy:
+    "normalised Shannon entropy of members' shares, -Σ p ln p / ln k over the k members (1 = perfectly balanced, 0 = one member did everything); null with fewer than 2 members",
   oneMinusGini: "1 - Gini coefficient of members' counts, Gini = Σi Σj |xi - xj| / (2 k² mean) (1 = perfectly balanced; minimum 1/k)",
   summaries: "mean, sample SD (n - 1) and n over sessions (conditions) or members (roles); null values are left out",
   follows: "counts[a][b] = number of counted turns by b that directly follow a counted turn by a (same session)",
   addresses: "counts[a][b] = number of counted turns by a that name b among their addressees",
   acts: "every code of a turn is one act; the codebook's fallback category (bales-ipa: none) is not an act and is left out of percentages and phases",
   phases: "each session's acts split into thirds by position (act k of n in third floor(3k/n)); share = group acts / acts in that third",
-  transitions: "counts[a][b] = consecutive coded turns in a session with first codes a then b (uncoded turns skipped, fallback included); proportions are row shares",
+  transitions:
+    "counts[a][b] = consecutive coded turns in a session with first codes a then b (uncoded turns skipped, fallback included); proportions are row shares",
   segments: "each session's coded turns split into thirds by position; counts of first codes per third",
   sequences: "per session, turn by turn: speakers[i] indexes participants, codes[i] indexes codes.labels (-1 = turn not coded)",
 };
@@ -67,10 +78,7 @@ export interface StatsReport extends StatsResult {
 }
 
 /** Compute stats; pass `coded` (the join of sessions and one coder's codes) for the Bales and sequence parts. */
-export function buildStats(
-  sessions: readonly Session[],
-  coded?: { data: CodedTurns; codebook: NominalCodebook; coder: string },
-): StatsResult {
+export function buildStats(sessions: readonly Session[], coded?: { data: CodedTurns; codebook: NominalCodebook; coder: string }): StatsResult {
   const metrics = sessions.map(sessionMetrics);
   const notes: string[] = [];
   const untimed = metrics.filter((m) => m.durationSeconds === null).length;
@@ -82,7 +90,10 @@ export function buildStats(
     if (frame.ratios.size === 0) notes.push(`codebook ${codebook.id} lacks the bales-ipa categories, so no Bales ratios are reported`);
     if (frame.groups.size === 0) notes.push(`codebook ${codebook.id} has no category groups, so no phase movement is reported`);
     if (data.unknownLabels.length > 0) notes.push(`codes not in the codebook were counted as found: ${data.unknownLabels.join(", ")}`);
-    if (data.orphanRecords > 0) notes.push(`${data.orphanRecords} code records name a session or turn the study does not have and were not counted (e.g. ${data.orphanExamples.join(", ")})`);
+    if (data.orphanRecords > 0)
+      notes.push(
+        `${data.orphanRecords} code records name a session or turn the study does not have and were not counted (e.g. ${data.orphanExamples.join(", ")})`,
+      );
     codes = {
       codebook: { id: codebook.id, version: codebook.version },
       coder,

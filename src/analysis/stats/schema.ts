@@ -107,7 +107,9 @@ const codesSchema = z.looseObject({
   codedTurns: count,
   uncodedTurns: count,
   profiles: z.looseObject({
-    members: z.array(z.looseObject({ session: z.string(), condition: z.string(), participant: z.string(), name: z.string(), role: z.string(), profile: profileSchema })),
+    members: z.array(
+      z.looseObject({ session: z.string(), condition: z.string(), participant: z.string(), name: z.string(), role: z.string(), profile: profileSchema }),
+    ),
     roles: z.array(z.looseObject({ condition: z.string(), role: z.string(), profile: profileSchema })),
     conditions: z.array(z.looseObject({ condition: z.string(), profile: profileSchema })),
     overall: profileSchema,
@@ -122,7 +124,13 @@ const codesSchema = z.looseObject({
     .nullable(),
   transitions: z.looseObject({ overall: transitionSchema, conditions: z.array(z.looseObject({ condition: z.string(), matrix: transitionSchema })) }),
   sequences: z.array(
-    z.looseObject({ session: z.string(), condition: z.string(), participants: z.array(z.string()), speakers: z.array(z.number().int()), codes: z.array(z.number().int()) }),
+    z.looseObject({
+      session: z.string(),
+      condition: z.string(),
+      participants: z.array(z.string()),
+      speakers: z.array(z.number().int()),
+      codes: z.array(z.number().int()),
+    }),
   ),
   segments: z.looseObject({
     labels: z.array(z.string()),

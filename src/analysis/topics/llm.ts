@@ -193,10 +193,29 @@ export async function llmTopicRun(model: ChatModel, unit: TopicUnit, run: number
     { role: "user", content: `That reply is not valid: ${parsed.error}. Reply again with only the corrected JSON object.` },
   ];
   const second = await model.complete(request(retryMessages));
-  if (!second.ok) return { run, seed, tree: null, failure: `re-ask after "${parsed.error}" failed: ${second.error.message}`, raw: first.response.text, reasked: true, requestHashes: hashes, cached: false };
+  if (!second.ok)
+    return {
+      run,
+      seed,
+      tree: null,
+      failure: `re-ask after "${parsed.error}" failed: ${second.error.message}`,
+      raw: first.response.text,
+      reasked: true,
+      requestHashes: hashes,
+      cached: false,
+    };
   hashes.push(second.response.requestHash);
   const again = parseTopicReply(second.response.text, unit);
   if (again.ok) return { run, seed, tree: again.tree, reasked: true, requestHashes: hashes, cached: second.response.cached };
   await forget(model, second.response.requestHash);
-  return { run, seed, tree: null, failure: `invalid reply after one re-ask: ${again.error}`, raw: second.response.text, reasked: true, requestHashes: hashes, cached: false };
+  return {
+    run,
+    seed,
+    tree: null,
+    failure: `invalid reply after one re-ask: ${again.error}`,
+    raw: second.response.text,
+    reasked: true,
+    requestHashes: hashes,
+    cached: false,
+  };
 }

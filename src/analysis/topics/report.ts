@@ -105,7 +105,14 @@ export interface TopicsReport {
     method: string;
   };
   trees: TreeResult[];
-  participants: { session: string; condition: string; participant: string; name: string; branchingRatio: number | null; reviewedBranchingRatio?: number | null }[];
+  participants: {
+    session: string;
+    condition: string;
+    participant: string;
+    name: string;
+    branchingRatio: number | null;
+    reviewedBranchingRatio?: number | null;
+  }[];
   sessions: { session: string; condition: string; branchingRatio: number | null; trees: number; reviewedBranchingRatio?: number | null }[];
   conditions: MeasureComparison[];
   failures: { key: string; run: number; reason: string }[];
@@ -163,10 +170,16 @@ export async function buildTopicsReport(sessions: readonly Session[], options: T
   const results = await mapLimit(jobs, 16, async ({ unit, run }) => {
     let result: TopicRunResult;
     if (options.coder === "rules") {
-      const compute = () => runResult(run, rulesTopicTree({ scope: unit.scope, session: unit.session.id, participant: unit.participant?.id }, unit.turns, options.extractor));
+      const compute = () =>
+        runResult(run, rulesTopicTree({ scope: unit.scope, session: unit.session.id, participant: unit.participant?.id }, unit.turns, options.extractor));
       result = options.memo ? options.memo.get(unitKey(unit), unit.session, compute) : compute();
     } else {
-      const r = await llmTopicRun(options.model!, unit, run, { seed: options.seed, temperature: options.temperature, noCache: options.noCache, signal: options.signal });
+      const r = await llmTopicRun(options.model!, unit, run, {
+        seed: options.seed,
+        temperature: options.temperature,
+        noCache: options.noCache,
+        signal: options.signal,
+      });
       result = runResult(run, r.tree, { seed: r.seed, failure: r.failure, raw: r.raw, reasked: r.reasked, cached: r.cached });
     }
     reporter.progress("topics", ++done, jobs.length);
@@ -181,7 +194,12 @@ export async function buildTopicsReport(sessions: readonly Session[], options: T
       speakers: options.speakers,
       runs,
       ...(options.coder === "llm"
-        ? { model: options.model!.info, promptHash: TOPIC_PROMPT_HASH, seed: options.seed ?? 0, temperature: options.temperature ?? options.model!.info.temperature }
+        ? {
+            model: options.model!.info,
+            promptHash: TOPIC_PROMPT_HASH,
+            seed: options.seed ?? 0,
+            temperature: options.temperature ?? options.model!.info.temperature,
+          }
         : {}),
       method:
         options.coder === "llm"

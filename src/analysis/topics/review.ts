@@ -23,7 +23,20 @@ export const REVIEW_CODEBOOK_VERSION = "1";
 export const JUDGEMENTS = ["keep", "merge", "rename", "reject"] as const;
 export type Judgement = (typeof JUDGEMENTS)[number];
 
-export const REVIEW_COLUMNS = ["session", "condition", "participant", "main_topic_id", "main_topic", "subtopic_id", "subtopic", "turns", "judgement", "merge_into", "new_label", "reviewer"] as const;
+export const REVIEW_COLUMNS = [
+  "session",
+  "condition",
+  "participant",
+  "main_topic_id",
+  "main_topic",
+  "subtopic_id",
+  "subtopic",
+  "turns",
+  "judgement",
+  "merge_into",
+  "new_label",
+  "reviewer",
+] as const;
 
 /** Labels come from a model or the rules: keep each CSV row on one line. */
 const oneLine = (s: string) => s.replace(/\s*[\r\n]+\s*/g, " ");
@@ -34,7 +47,20 @@ export function reviewCsv(report: TopicsReport): string {
   for (const tree of report.trees) {
     for (const main of tree.merged?.mainTopics ?? []) {
       for (const sub of main.subtopics) {
-        rows.push([tree.session, tree.condition, tree.participant ?? "", main.id, oneLine(main.label), sub.id, oneLine(sub.label), sub.turns.join(" "), "", "", "", ""]);
+        rows.push([
+          tree.session,
+          tree.condition,
+          tree.participant ?? "",
+          main.id,
+          oneLine(main.label),
+          sub.id,
+          oneLine(sub.label),
+          sub.turns.join(" "),
+          "",
+          "",
+          "",
+          "",
+        ]);
       }
     }
   }
@@ -100,7 +126,9 @@ export async function readReviewFiles(files: readonly string[], report: TopicsRe
         continue;
       }
       if (!known.subtopics.has(subtopic)) {
-        errors.push(`${where}: no sub-topic "${subtopic}" in session "${session}" of ${artifacts.topics.relative()} (topics were re-extracted? export the sheet again)`);
+        errors.push(
+          `${where}: no sub-topic "${subtopic}" in session "${session}" of ${artifacts.topics.relative()} (topics were re-extracted? export the sheet again)`,
+        );
         continue;
       }
       if (reviewer === "") {
@@ -108,7 +136,9 @@ export async function readReviewFiles(files: readonly string[], report: TopicsRe
         continue;
       }
       if (judgement === "merge" && (mergeInto === "" || mergeInto === subtopic || !known.topics.has(mergeInto))) {
-        errors.push(`${where}: judgement "merge" needs merge_into = the id of another topic of session "${session}"${mergeInto ? ` (got "${mergeInto}")` : ""}`);
+        errors.push(
+          `${where}: judgement "merge" needs merge_into = the id of another topic of session "${session}"${mergeInto ? ` (got "${mergeInto}")` : ""}`,
+        );
         continue;
       }
       if (judgement === "rename" && newLabel === "") {

@@ -44,7 +44,12 @@ const treeSchema = z.looseObject({
       reviewers: z.array(z.string()),
       decisions: z.record(
         z.string(),
-        z.looseObject({ judgement: z.enum(["keep", "merge", "rename", "reject"]), mergeInto: z.string().optional(), newLabel: z.string().optional(), votes: count }),
+        z.looseObject({
+          judgement: z.enum(["keep", "merge", "rename", "reject"]),
+          mergeInto: z.string().optional(),
+          newLabel: z.string().optional(),
+          votes: count,
+        }),
       ),
       mainTopics: count,
       subtopics: count,
@@ -77,7 +82,13 @@ export const topicsReportSchema = z.looseObject({
     }),
   ),
   sessions: z.array(
-    z.looseObject({ session: z.string(), condition: z.string(), branchingRatio: nullableNumber, trees: count, reviewedBranchingRatio: nullableNumber.optional() }),
+    z.looseObject({
+      session: z.string(),
+      condition: z.string(),
+      branchingRatio: nullableNumber,
+      trees: count,
+      reviewedBranchingRatio: nullableNumber.optional(),
+    }),
   ),
   conditions: z.array(measureComparisonSchema),
   failures: z.array(z.looseObject({ key: z.string(), run: count, reason: z.string() })),

@@ -139,7 +139,10 @@ function annotateClient(): void {
   }
 
   async function call<T>(path: string, payload?: unknown): Promise<T> {
-    const response = await fetch(path, payload === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload) });
+    const response = await fetch(
+      path,
+      payload === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload) },
+    );
     const data = (await response.json()) as T & { error?: string };
     if (!response.ok) throw new Error(data.error ?? `HTTP ${response.status}`);
     return data;
@@ -150,7 +153,8 @@ function annotateClient(): void {
   }
 
   function progress(): void {
-    $("progress").textContent = `${state.done} of ${state.total} ${state.mode === "code" ? "coded" : "decided"} · turn ${item ? item.index + 1 : 0} of ${state.total}`;
+    $("progress").textContent =
+      `${state.done} of ${state.total} ${state.mode === "code" ? "coded" : "decided"} · turn ${item ? item.index + 1 : 0} of ${state.total}`;
     ($("undo") as HTMLButtonElement).disabled = !state.canUndo;
   }
 
@@ -161,7 +165,11 @@ function annotateClient(): void {
       ...item.context.map((line) => {
         const li = el("li", undefined, line.target ? "target" : "");
         if (line.target) li.setAttribute("aria-current", "true");
-        li.append(el("span", line.speaker, "speaker"), el("span", line.type === "message" ? line.kind : `${line.kind}, ${line.type}`, "kind"), el("span", line.text, "text"));
+        li.append(
+          el("span", line.speaker, "speaker"),
+          el("span", line.type === "message" ? line.kind : `${line.kind}, ${line.type}`, "kind"),
+          el("span", line.text, "text"),
+        );
         return li;
       }),
     );

@@ -1,6 +1,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
-import { crossOriginReason, hostHeaderAllowed, HttpError, securityHeaders, readJsonBody, sameToken, serverOrigins, shownHost } from "../../util/local-server.js";
+import {
+  crossOriginReason,
+  hostHeaderAllowed,
+  HttpError,
+  securityHeaders,
+  readJsonBody,
+  sameToken,
+  serverOrigins,
+  shownHost,
+} from "../../util/local-server.js";
 import { errorMessage } from "../../util/errors.js";
 import { CATEGORY_KEYS, Desk, DeskError } from "./desk.js";
 import { ANNOTATE_CSS, annotateHtml, annotateScript } from "./page.js";
@@ -42,7 +51,8 @@ const refuse = (res: ServerResponse, status: number, message: string) => json(re
 
 function answerOf(value: unknown): { index: number; codes: string[]; note: string } {
   const v = value as { index?: unknown; codes?: unknown; note?: unknown } | null;
-  if (!v || typeof v.index !== "number" || !Array.isArray(v.codes) || !v.codes.every((c) => typeof c === "string")) throw new DeskError("expected {index, codes: [ids], note}");
+  if (!v || typeof v.index !== "number" || !Array.isArray(v.codes) || !v.codes.every((c) => typeof c === "string"))
+    throw new DeskError("expected {index, codes: [ids], note}");
   if (v.note !== undefined && typeof v.note !== "string") throw new DeskError("note must be text");
   return { index: v.index, codes: v.codes as string[], note: (v.note as string | undefined) ?? "" };
 }
@@ -60,7 +70,13 @@ function state(desk: Desk, title: string) {
       version: desk.codebook.version,
       multiple: desk.codebook.multiple,
       instructions: desk.codebook.instructions ?? "",
-      categories: desk.codebook.categories.map((c, i) => ({ id: c.id, label: c.label, definition: c.definition, examples: c.examples, key: CATEGORY_KEYS[i] ?? "" })),
+      categories: desk.codebook.categories.map((c, i) => ({
+        id: c.id,
+        label: c.label,
+        definition: c.definition,
+        examples: c.examples,
+        key: CATEGORY_KEYS[i] ?? "",
+      })),
     },
     total: desk.items.length,
     done: desk.done,
@@ -124,7 +140,7 @@ export async function startAnnotateServer(desk: Desk, options: AnnotateServerOpt
     server.listen(options.port ?? 0, host, () => ok());
   });
   const address = server.address();
-  const port = typeof address === "object" && address ? address.port : options.port ?? 0;
+  const port = typeof address === "object" && address ? address.port : (options.port ?? 0);
   origins = serverOrigins(host, port);
   // The link to open: the bound host, or this machine's LAN address for a wildcard bind.
   const origin = `http://${shownHost(host)}:${port}`;

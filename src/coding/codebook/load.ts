@@ -44,8 +44,14 @@ function crossCheck(codebook: Codebook): string[] {
     });
   };
   if (codebook.kind === "nominal") {
-    unique(codebook.categories.map((c) => c.id), "categories");
-    unique(codebook.groups.map((g) => g.id), "groups");
+    unique(
+      codebook.categories.map((c) => c.id),
+      "categories",
+    );
+    unique(
+      codebook.groups.map((g) => g.id),
+      "groups",
+    );
     const groups = new Set(codebook.groups.map((g) => g.id));
     codebook.categories.forEach((c, i) =>
       (c.groups ?? []).forEach((g) => {
@@ -75,7 +81,10 @@ export async function loadCodebookFile(path: string): Promise<Codebook> {
 /** Ids of the shipped codebooks. */
 export async function shippedCodebookIds(): Promise<string[]> {
   const names = await readdir(shippedCodebooksDir());
-  return names.filter((n) => n.endsWith(".json")).map((n) => n.slice(0, -5)).sort();
+  return names
+    .filter((n) => n.endsWith(".json"))
+    .map((n) => n.slice(0, -5))
+    .sort();
 }
 
 /**

@@ -50,7 +50,10 @@ export interface LearnedCoderOptions {
 export function createLearnedCoder(options: LearnedCoderOptions): LearnedCoder {
   const { codebook } = options;
   const examples = trainingExamples(options.sessions, options.training);
-  if (examples.length === 0) throw new Error(`no turn of this study is coded by ${options.trainedOn.join(", ")} in ${codebook.id}: code some by hand first (colloquy sheet / codes import)`);
+  if (examples.length === 0)
+    throw new Error(
+      `no turn of this study is coded by ${options.trainedOn.join(", ")} in ${codebook.id}: code some by hand first (colloquy sheet / codes import)`,
+    );
   const seed = options.seed ?? 1;
   const validation = crossValidate(codebook, examples, { folds: options.folds, seed, logistic: options.logistic });
   const model: LearnedModel = trainLearnedModel(codebook, examples, { seed, ...options.logistic });
@@ -67,7 +70,12 @@ export function createLearnedCoder(options: LearnedCoderOptions): LearnedCoder {
     trainedOn: [...options.trainedOn],
     trainingHash,
     trainingSize: examples.length,
-    validation: { method: `${validation.folds}-fold cross-validation grouped by session`, kappa: round(validation.kappa), agreement: round(validation.agreement), n: validation.n },
+    validation: {
+      method: `${validation.folds}-fold cross-validation grouped by session`,
+      kappa: round(validation.kappa),
+      agreement: round(validation.agreement),
+      n: validation.n,
+    },
   };
   return {
     trainingHash,
@@ -92,16 +100,20 @@ export function trainingExamples(sessions: readonly Session[], records: readonly
     const session = byId.get(record.session);
     const index = session?.turns.findIndex((t) => t.id === record.turn) ?? -1;
     if (!session || index < 0) continue;
-    examples.push({ key: `${record.session}\u0000${record.turn}`, group: record.session, terms: turnTerms(session, index), codes: record.codes, scores: record.scores });
+    examples.push({
+      key: `${record.session}\u0000${record.turn}`,
+      group: record.session,
+      terms: turnTerms(session, index),
+      codes: record.codes,
+      scores: record.scores,
+    });
   }
   return examples;
 }
 
 /** Order-free hash of what the model learned from and how. */
 function hashTraining(options: LearnedCoderOptions, seed: number): string {
-  const rows = options.training
-    .map((r) => JSON.stringify([r.coder, r.session, r.turn, r.fingerprint ?? "", r.codes ?? [], r.scores ?? {}]))
-    .sort();
+  const rows = options.training.map((r) => JSON.stringify([r.coder, r.session, r.turn, r.fingerprint ?? "", r.codes ?? [], r.scores ?? {}])).sort();
   const hash = createHash("sha256");
   hash.update(JSON.stringify([LEARNED_CODER_VERSION, options.codebook.id, options.codebook.version, seed, options.folds ?? 5, options.logistic ?? {}]));
   for (const row of rows) hash.update(row).update("\n");

@@ -44,7 +44,13 @@ export interface LogisticModel {
 }
 
 /** `targets[i]`: the class indexes of example i (exactly one for softmax). */
-export function trainLogistic(kind: LogisticKind, xs: readonly SparseVector[], targets: readonly (readonly number[])[], classes: number, options: Partial<LogisticOptions> = {}): LogisticModel {
+export function trainLogistic(
+  kind: LogisticKind,
+  xs: readonly SparseVector[],
+  targets: readonly (readonly number[])[],
+  classes: number,
+  options: Partial<LogisticOptions> = {},
+): LogisticModel {
   const o = { ...DEFAULT_LOGISTIC, ...options };
   const columns = new Int32Array(FEATURE_SPACE).fill(-1);
   let width = 0;
@@ -117,7 +123,15 @@ export function predictLogistic(model: LogisticModel, x: SparseVector): Float64A
   return out;
 }
 
-function forward(kind: LogisticKind, weights: Float64Array, bias: Float64Array, classes: number, cols: Int32Array, values: Float64Array, out: Float64Array): void {
+function forward(
+  kind: LogisticKind,
+  weights: Float64Array,
+  bias: Float64Array,
+  classes: number,
+  cols: Int32Array,
+  values: Float64Array,
+  out: Float64Array,
+): void {
   out.set(bias);
   for (let a = 0; a < cols.length; a++) {
     const base = cols[a] * classes;

@@ -16,9 +16,7 @@ export interface TrainingExample {
   scores?: Readonly<Record<string, number>>;
 }
 
-type Head =
-  | { kind: "categories"; classes: string[]; model: LogisticModel }
-  | { kind: "scale"; scale: string; classes: number[]; model: LogisticModel };
+type Head = { kind: "categories"; classes: string[]; model: LogisticModel } | { kind: "scale"; scale: string; classes: number[]; model: LogisticModel };
 
 export interface LearnedModel {
   idf: Idf;
@@ -42,18 +40,41 @@ export function trainLearnedModel(codebook: Codebook, examples: readonly Trainin
     const classes = codebook.categories.map((c) => c.id).filter((id) => examples.some((e) => e.codes?.includes(id)));
     if (classes.length < 2) throw new Error(`the human codes use ${classes.length} category of ${codebook.id}; a learned coder needs examples of at least two`);
     const position = new Map(classes.map((c, i) => [c, i]));
-    const kept = examples.map((e, i) => [i, (e.codes ?? []).map((c) => position.get(c)).filter((k): k is number => k !== undefined)] as const).filter(([, t]) => t.length > 0);
+    const kept = examples
+      .map((e, i) => [i, (e.codes ?? []).map((c) => position.get(c)).filter((k): k is number => k !== undefined)] as const)
+      .filter(([, t]) => t.length > 0);
     // Several codes per turn only where the codebook allows it; otherwise the first (one per turn).
     const kind = codebook.multiple ? "one-vs-rest" : "softmax";
     const targets = kept.map(([, t]) => (kind === "softmax" ? [t[0]] : t));
-    heads.push({ kind: "categories", classes, model: trainLogistic(kind, kept.map(([i]) => vectors[i]), targets, classes.length, options) });
+    heads.push({
+      kind: "categories",
+      classes,
+      model: trainLogistic(
+        kind,
+        kept.map(([i]) => vectors[i]),
+        targets,
+        classes.length,
+        options,
+      ),
+    });
   } else {
     for (const scale of codebook.scales) {
       const rated = examples.map((e, i) => [i, e.scores?.[scale.id]] as const).filter((r): r is readonly [number, number] => typeof r[1] === "number");
       const classes = [...new Set(rated.map(([, r]) => r))].sort((a, b) => a - b);
       if (classes.length < 2) continue;
       const position = new Map(classes.map((c, i) => [c, i]));
-      heads.push({ kind: "scale", scale: scale.id, classes, model: trainLogistic("softmax", rated.map(([i]) => vectors[i]), rated.map(([, r]) => [position.get(r)!]), classes.length, options) });
+      heads.push({
+        kind: "scale",
+        scale: scale.id,
+        classes,
+        model: trainLogistic(
+          "softmax",
+          rated.map(([i]) => vectors[i]),
+          rated.map(([, r]) => [position.get(r)!]),
+          classes.length,
+          options,
+        ),
+      });
     }
     if (heads.length === 0) throw new Error(`no scale of ${codebook.id} has human ratings of two different values; a learned coder needs them`);
   }
@@ -71,7 +92,13 @@ export function predictLearned(model: LearnedModel, terms: TurnTerms): Predictio
       const best = argmax(p);
       // One-vs-rest: every class over one half, and at least the most likely one.
       // Most probable first, so the first code is the model's best guess (as for one code per turn).
-      const chosen = head.model.kind === "one-vs-rest" ? head.classes.map((_, k) => k).filter((k) => p[k] >= 0.5 || k === best).sort((a, b) => p[b] - p[a]) : [best];
+      const chosen =
+        head.model.kind === "one-vs-rest"
+          ? head.classes
+              .map((_, k) => k)
+              .filter((k) => p[k] >= 0.5 || k === best)
+              .sort((a, b) => p[b] - p[a])
+          : [best];
       out.codes = chosen.map((k) => head.classes[k]);
       out.confidence = Math.min(out.confidence, ...chosen.map((k) => p[k]));
     } else {

@@ -47,7 +47,11 @@ function shuffledSessions(examples: readonly GroupedExample[], seed = 1): string
   return shuffleInPlace([...new Set(examples.map((e) => e.group))].sort(), mulberry32(seed));
 }
 
-export function crossValidate(codebook: Codebook, examples: readonly GroupedExample[], options: { folds?: number; seed?: number; logistic?: Partial<LogisticOptions>; maxExamples?: number } = {}): Validation {
+export function crossValidate(
+  codebook: Codebook,
+  examples: readonly GroupedExample[],
+  options: { folds?: number; seed?: number; logistic?: Partial<LogisticOptions>; maxExamples?: number } = {},
+): Validation {
   const predictions: (Prediction | undefined)[] = examples.map(() => undefined);
   // Sessions in a seeded order; keep the first up to the validation budget; deal them into folds.
   const shuffled = shuffledSessions(examples, options.seed);
@@ -81,11 +85,18 @@ export function crossValidate(codebook: Codebook, examples: readonly GroupedExam
 }
 
 /** Kappa and percent agreement of predictions against the examples' human codes. */
-export function agreementOf(codebook: Codebook, examples: readonly TrainingExample[], predictions: readonly (Prediction | undefined)[]): { kappa: number; agreement: number; n: number } {
+export function agreementOf(
+  codebook: Codebook,
+  examples: readonly TrainingExample[],
+  predictions: readonly (Prediction | undefined)[],
+): { kappa: number; agreement: number; n: number } {
   if (codebook.kind === "nominal") {
     const pairs = examples.flatMap((e, i) => (predictions[i]?.codes?.[0] && e.codes?.[0] ? [[e.codes[0], predictions[i]!.codes![0]] as const] : []));
     if (pairs.length === 0) return { kappa: NaN, agreement: NaN, n: 0 };
-    const k = cohenKappa(pairs.map((p) => p[0]), pairs.map((p) => p[1]));
+    const k = cohenKappa(
+      pairs.map((p) => p[0]),
+      pairs.map((p) => p[1]),
+    );
     return { kappa: k.kappa, agreement: pairs.filter(([a, b]) => a === b).length / pairs.length, n: pairs.length };
   }
   const kappas: number[] = [];
@@ -99,7 +110,11 @@ export function agreementOf(codebook: Codebook, examples: readonly TrainingExamp
     });
     if (pairs.length === 0) continue;
     const labels = Array.from({ length: scale.points }, (_, i) => i + 1);
-    const k = cohenKappa(pairs.map((p) => p[0]), pairs.map((p) => p[1]), { weights: "linear", labels });
+    const k = cohenKappa(
+      pairs.map((p) => p[0]),
+      pairs.map((p) => p[1]),
+      { weights: "linear", labels },
+    );
     if (Number.isFinite(k.kappa)) kappas.push(k.kappa);
     same += pairs.filter(([a, b]) => a === b).length;
     n += pairs.length;
@@ -121,7 +136,11 @@ export interface LearningCurvePoint {
  * in each session-grouped fold, models are trained on the first 25, 50, 100, … turns of the
  * other folds (in a seeded order of whole sessions) and predict the held-out fold.
  */
-export function learningCurve(codebook: Codebook, examples: readonly GroupedExample[], options: { folds?: number; seed?: number; sizes?: number[] } = {}): LearningCurvePoint[] {
+export function learningCurve(
+  codebook: Codebook,
+  examples: readonly GroupedExample[],
+  options: { folds?: number; seed?: number; sizes?: number[] } = {},
+): LearningCurvePoint[] {
   const groups = shuffledSessions(examples, options.seed);
   const folds = Math.min(options.folds ?? 5, groups.length);
   if (folds < 2) return [];
@@ -154,7 +173,12 @@ export function learningCurve(codebook: Codebook, examples: readonly GroupedExam
  * every turn of `evaluation`, whose sessions must not be in the pool. This is the curve
  * `colloquy agree --learning-curve` prints for a held-out part of a study.
  */
-export function heldOutCurve(codebook: Codebook, pool: readonly GroupedExample[], evaluation: readonly TrainingExample[], options: { seed?: number; sizes?: number[] } = {}): LearningCurvePoint[] {
+export function heldOutCurve(
+  codebook: Codebook,
+  pool: readonly GroupedExample[],
+  evaluation: readonly TrainingExample[],
+  options: { seed?: number; sizes?: number[] } = {},
+): LearningCurvePoint[] {
   const rank = new Map(shuffledSessions(pool, options.seed).map((g, i) => [g, i]));
   const ordered = [...pool].sort((a, b) => rank.get(a.group)! - rank.get(b.group)!);
   const sizes = (options.sizes ?? [25, 50, 100, 200, 400, 800, 1600, 3200]).filter((s) => s < ordered.length).concat(ordered.length);

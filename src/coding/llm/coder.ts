@@ -122,7 +122,17 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
   const temperature = options.temperature ?? model.info.temperature;
   const systemPrompt = buildSystemPrompt(codebook, batchMode);
   const singleFormat = codingResponseFormat(codebook);
-  const stats: LlmCoderStats = { requests: 0, failedRequests: 0, retriedRequests: 0, cachedRequests: 0, promptTokens: 0, completionTokens: 0, paidPromptTokens: 0, paidCompletionTokens: 0, reasks: 0 };
+  const stats: LlmCoderStats = {
+    requests: 0,
+    failedRequests: 0,
+    retriedRequests: 0,
+    cachedRequests: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    paidPromptTokens: 0,
+    paidCompletionTokens: 0,
+    reasks: 0,
+  };
   const settings = {
     coder: "llm",
     model: model.info.model,
@@ -195,7 +205,13 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     ...(examples ? { examples: examples.map((e) => ({ session: e.session, turn: e.turn, coder: e.coder, similarity: e.similarity })) } : {}),
   });
 
-  async function runSample(session: Session, targets: readonly number[], sample: number, examples: readonly ShownExample[] | undefined, signal?: AbortSignal): Promise<SampleResult> {
+  async function runSample(
+    session: Session,
+    targets: readonly number[],
+    sample: number,
+    examples: readonly ShownExample[] | undefined,
+    signal?: AbortSignal,
+  ): Promise<SampleResult> {
     const ids = targets.map((i) => session.turns[i].id);
     const base = requestWith(session, targets, sample, examples);
     const outcomes = new Map<string, SampleOutcome>();
@@ -217,7 +233,10 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
       return { aborted: false, outcomes, hashes, cached, reasked: false };
     }
     const parsed = parse(first.response.text, ids);
-    const errors = typeof parsed === "string" ? new Map(ids.map((id) => [id, parsed])) : new Map([...parsed].filter(([, o]) => !o.ok).map(([id, o]) => [id, (o as { error: string }).error]));
+    const errors =
+      typeof parsed === "string"
+        ? new Map(ids.map((id) => [id, parsed]))
+        : new Map([...parsed].filter(([, o]) => !o.ok).map(([id, o]) => [id, (o as { error: string }).error]));
     if (typeof parsed !== "string") for (const [id, o] of parsed) if (o.ok) outcomes.set(id, o);
     if (errors.size === 0) return { aborted: false, outcomes, hashes, cached, reasked: false };
 
@@ -267,11 +286,19 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
         const firstFailure = results.find((r) => !r.ok) as Extract<SampleOutcome, { ok: false }>;
         return { ...ref, status: "failed" as const, reason: firstFailure.reason, raw: firstFailure.raw, cached, errorKind: firstFailure.errorKind };
       }
-      const details = turnDetails(done.flatMap((r) => r.hashes), cached, examples, done.some((r) => r.reasked));
+      const details = turnDetails(
+        done.flatMap((r) => r.hashes),
+        cached,
+        examples,
+        done.some((r) => r.reasked),
+      );
       if (samples === 1) {
         return { ...ref, status: "coded" as const, value: good[0].value, provenance: { ...run, seed: seedFor(0), ...details }, cached };
       }
-      const aggregate = aggregateSamples(codebook, good.map((g) => g.value));
+      const aggregate = aggregateSamples(
+        codebook,
+        good.map((g) => g.value),
+      );
       if (good.length < samples) details.failedSamples = samples - good.length;
       return {
         ...ref,
@@ -284,7 +311,11 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     });
   }
 
-  function codeFromReply(session: Session, targets: readonly number[], replyFor: (requestHash: string) => AnsweredReply | undefined): TurnOutcome[] | undefined {
+  function codeFromReply(
+    session: Session,
+    targets: readonly number[],
+    replyFor: (requestHash: string) => AnsweredReply | undefined,
+  ): TurnOutcome[] | undefined {
     if (samples !== 1 || !model.requestHash) return undefined;
     const examples = pickExamples(session, targets);
     const request = requestWith(session, targets, 0, examples);
@@ -299,7 +330,15 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     const details = turnDetails([hash], false, examples, false);
     return targets.map((index, i) => {
       const outcome = parsed.get(ids[i]) as { ok: true; value: CodeValue };
-      return { session: session.id, turn: ids[i], index, status: "coded" as const, value: outcome.value, provenance: { ...run, seed: seedFor(0), ...details }, cached: false };
+      return {
+        session: session.id,
+        turn: ids[i],
+        index,
+        status: "coded" as const,
+        value: outcome.value,
+        provenance: { ...run, seed: seedFor(0), ...details },
+        cached: false,
+      };
     });
   }
 

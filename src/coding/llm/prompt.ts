@@ -26,11 +26,14 @@ const COUNTS_RULE = "Give every count as a whole number of 0 or more.";
 const JSON_RULE = "Reply with one JSON object and nothing else (no markdown, no text before or after it). Keep the rationale to one short sentence.";
 /** How renderTurnLine lays out a turn (hashed as text so compiled and source builds agree). */
 const TURN_LINE_FORMAT = "{TARGET|context} [{turn id}{ type unless message}] {speaker name}: {verbatim text}";
-const REASK_TEMPLATE = "Your reply could not be used: {error}. Reply again, for the same TARGET turn(s), with one JSON object only, exactly in the required format.";
+const REASK_TEMPLATE =
+  "Your reply could not be used: {error}. Reply again, for the same TARGET turn(s), with one JSON object only, exactly in the required format.";
 
 /** Hash of the template text and version (not of the codebook or the turns): goes into provenance. */
 export const PROMPT_TEMPLATE_HASH = sha256(
-  [PROMPT_TEMPLATE_VERSION, ROLE_LINE, TARGET_RULE, SINGLE_RULE, MULTIPLE_RULE, SCALES_RULE, COUNTS_RULE, JSON_RULE, REASK_TEMPLATE, TURN_LINE_FORMAT].join("\n"),
+  [PROMPT_TEMPLATE_VERSION, ROLE_LINE, TARGET_RULE, SINGLE_RULE, MULTIPLE_RULE, SCALES_RULE, COUNTS_RULE, JSON_RULE, REASK_TEMPLATE, TURN_LINE_FORMAT].join(
+    "\n",
+  ),
 ).slice(0, 16);
 
 /**
@@ -39,7 +42,8 @@ export const PROMPT_TEMPLATE_HASH = sha256(
  */
 const EXAMPLES_INTRO =
   "Worked examples: turns from other parts of this study, coded by the researchers. They show how the codebook is applied here; do not code them.";
-const EXAMPLE_LINE_FORMAT = "example {n} [{session} {turn id}] {speaker name}: {verbatim text} / codes: {id} ({label}), ... | ratings: {id} ({label}) = {value}: {anchor}, ...";
+const EXAMPLE_LINE_FORMAT =
+  "example {n} [{session} {turn id}] {speaker name}: {verbatim text} / codes: {id} ({label}), ... | ratings: {id} ({label}) = {value}: {anchor}, ...";
 
 /** The template hash of prompts that carry worked examples (the examples themselves are in each request, hence its cache key). */
 export const EXAMPLES_TEMPLATE_HASH = sha256([PROMPT_TEMPLATE_HASH, EXAMPLES_INTRO, EXAMPLE_LINE_FORMAT].join("\n")).slice(0, 16);
@@ -66,10 +70,7 @@ export function answerShape(codebook: Codebook, batch: boolean): string {
   if (codebook.kind === "nominal") {
     item = codebook.multiple ? `"codes": ["<category id>", ...], "rationale": "<one sentence>"` : `"code": "<category id>", "rationale": "<one sentence>"`;
   } else {
-    const fields = [
-      ...codebook.scales.map((s) => `"${s.id}": <1-${s.points}>`),
-      ...codebook.counts.map((c) => `"${c.id}": <count>`),
-    ];
+    const fields = [...codebook.scales.map((s) => `"${s.id}": <1-${s.points}>`), ...codebook.counts.map((c) => `"${c.id}": <count>`)];
     item = `"scores": {${fields.join(", ")}}, "rationale": "<one sentence>"`;
   }
   return batch ? `{"items": [{"turn": "<turn id>", ${item}}, ...]} with one item per TARGET turn` : `{${item}}`;
@@ -153,7 +154,13 @@ export function renderExamples(examples: readonly ShownExample[]): string {
  * Worked examples, when given, open the user message (they differ per target, so they are not
  * in the system message that every request shares).
  */
-export function buildMessages(systemPrompt: string, session: Session, targets: readonly number[], context: ContextWindow, examples?: readonly ShownExample[]): ChatMessage[] {
+export function buildMessages(
+  systemPrompt: string,
+  session: Session,
+  targets: readonly number[],
+  context: ContextWindow,
+  examples?: readonly ShownExample[],
+): ChatMessage[] {
   const turns = buildUserPrompt(session, targets, context);
   return [
     { role: "system", content: systemPrompt },

@@ -6,7 +6,11 @@
  */
 
 /** Join a readable list of alternatives written "a | b | c" (inner groups use "|" without spaces). */
-const any = (words: string): string => words.trim().split(/\s+\|\s+/).join("|");
+const any = (words: string): string =>
+  words
+    .trim()
+    .split(/\s+\|\s+/)
+    .join("|");
 
 /** Laughter and playful markers (category 2). */
 export const laughter = new RegExp(

@@ -195,7 +195,10 @@ export function codeBales(text: string, previous?: string, speakerKind?: string)
     }
   }
 
-  const restText = t.sentences.slice(1).map((s) => s.lower).join(" ");
+  const restText = t.sentences
+    .slice(1)
+    .map((s) => s.lower)
+    .join(" ");
   const afterMarker = first.lower.replace(P.agreementStart, "").replace(/^[,.!\s]+/, "");
   const agreementOpens = P.agreementStart.test(first.lower);
   if (agreementOpens || (t.words.length <= 12 && P.agreementAnywhere.test(lower))) {
@@ -245,11 +248,8 @@ export function codeBales(text: string, previous?: string, speakerKind?: string)
 
   // "we need to know where to go" after an evaluation is reasoning, not a proposal: the weak
   // modals (need to, must) give way to an opinion cue in the same turn.
-  const weakOnly = (s: Sentence) =>
-    P.weakSuggestion.test(s.lower) && !P.suggestion.test(s.lower.replace(new RegExp(P.weakSuggestion.source, "g"), ""));
-  const suggestionSentence = t.sentences.find(
-    (s) => (P.suggestion.test(s.lower) && !(weakOnly(s) && P.opinion.test(lower))) || isImperative(s),
-  );
+  const weakOnly = (s: Sentence) => P.weakSuggestion.test(s.lower) && !P.suggestion.test(s.lower.replace(new RegExp(P.weakSuggestion.source, "g"), ""));
+  const suggestionSentence = t.sentences.find((s) => (P.suggestion.test(s.lower) && !(weakOnly(s) && P.opinion.test(lower))) || isImperative(s));
   if (suggestionSentence) {
     const rule = P.suggestion.test(suggestionSentence.lower) ? "suggestion:proposal" : "suggestion:imperative";
     return decide("gives-suggestion", [rule], "proposes or directs a course of action");

@@ -56,20 +56,25 @@ const RULE_SETS: Record<string, RuleSet> = {
 export const RULE_SET_NAMES = Object.keys(RULE_SETS);
 
 /** Rule id -> description, per rule set. */
-export const RULE_DESCRIPTIONS: Record<string, Record<string, string>> = Object.fromEntries(Object.entries(RULE_SETS).map(([name, set]) => [name, set.descriptions]));
+export const RULE_DESCRIPTIONS: Record<string, Record<string, string>> = Object.fromEntries(
+  Object.entries(RULE_SETS).map(([name, set]) => [name, set.descriptions]),
+);
 
 /**
  * Why the rule coder cannot code this codebook (no `rules` field, an unknown rule set, or a
  * codebook that lacks what the rule set produces); undefined when it can.
  */
 export function rulesProblem(codebook: Codebook): string | undefined {
-  if (!codebook.rules) return `codebook "${codebook.id}" names no offline rule set (its "rules" field); use --coder llm, or add "rules": "${RULE_SET_NAMES[0]}" if it keeps that rule set's categories`;
+  if (!codebook.rules)
+    return `codebook "${codebook.id}" names no offline rule set (its "rules" field); use --coder llm, or add "rules": "${RULE_SET_NAMES[0]}" if it keeps that rule set's categories`;
   const set = RULE_SETS[codebook.rules];
   if (!set) return `codebook "${codebook.id}": "rules": "${codebook.rules}" is not a rule set (there are ${RULE_SET_NAMES.join(", ")})`;
-  if (set.kind !== codebook.kind) return `codebook "${codebook.id}" is ${codebook.kind} but rule set "${codebook.rules}" gives ${set.kind === "nominal" ? "categories" : "scale ratings"}`;
+  if (set.kind !== codebook.kind)
+    return `codebook "${codebook.id}" is ${codebook.kind} but rule set "${codebook.rules}" gives ${set.kind === "nominal" ? "categories" : "scale ratings"}`;
   const has = new Set(codebook.kind === "nominal" ? codebook.categories.map((c) => c.id) : codebook.scales.map((s) => s.id));
   const missing = set.produces.filter((id) => !has.has(id));
-  if (missing.length) return `codebook "${codebook.id}" lacks ${missing.join(", ")}, which rule set "${codebook.rules}" gives; rename its ${codebook.kind === "nominal" ? "categories" : "scales"} or drop "rules"`;
+  if (missing.length)
+    return `codebook "${codebook.id}" lacks ${missing.join(", ")}, which rule set "${codebook.rules}" gives; rename its ${codebook.kind === "nominal" ? "categories" : "scales"} or drop "rules"`;
   return undefined;
 }
 

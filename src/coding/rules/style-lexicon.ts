@@ -60,7 +60,8 @@ export const deferenceMarkers =
 export const commandMarkers = /\b(you must|you need to|you have to|do what i|i told you|i said|that'?s an order|because i said|you will)\b/g;
 
 /** Joint framing: equal relationship. */
-export const jointMarkers = /\b(we|us|our|ours|let'?s|together|everyone|all of us|both of us|your call|what do you (all |both )?think|how do you feel|thoughts)\b/g;
+export const jointMarkers =
+  /\b(we|us|our|ours|let'?s|together|everyone|all of us|both of us|your call|what do you (all |both )?think|how do you feel|thoughts)\b/g;
 
 /** Formal greetings, closings and politeness formulas. */
 export const formalFormulas =

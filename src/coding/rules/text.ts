@@ -107,7 +107,11 @@ export function analyseText(raw: string): TurnText {
   // Split before collapsing whitespace: line breaks separate list items and sentences.
   const text = normalise(raw);
   const lines = raw.replace(/[ \t]+/g, " ").trim();
-  const sentences = text ? splitSentences(lines).map(sentence).filter((s) => s.lower.length > 0) : [];
+  const sentences = text
+    ? splitSentences(lines)
+        .map(sentence)
+        .filter((s) => s.lower.length > 0)
+    : [];
   const lower = text.toLowerCase();
   const result: TurnText = { raw, lower, sentences, words: wordsOf(lower) };
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);

@@ -48,12 +48,15 @@ const NAMED = new Map<string, string>([
 
 /** Decode HTML character references (`&amp;`, `&nbsp;`, `&#39;`, `&#x2019;`); unknown ones stay as written. */
 export function decodeEntities(text: string): string {
-  return text.replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]{1,7}));/g, (whole, dec: string | undefined, hex: string | undefined, name: string | undefined) => {
-    if (name !== undefined) return NAMED.get(name) ?? whole;
-    const cp = dec !== undefined ? Number(dec) : parseInt(hex!, 16);
-    // NUL, surrogates and out-of-range values are not characters: keep the reference.
-    return cp === 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? whole : String.fromCodePoint(cp);
-  });
+  return text.replace(
+    /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]{1,7}));/g,
+    (whole, dec: string | undefined, hex: string | undefined, name: string | undefined) => {
+      if (name !== undefined) return NAMED.get(name) ?? whole;
+      const cp = dec !== undefined ? Number(dec) : parseInt(hex!, 16);
+      // NUL, surrogates and out-of-range values are not characters: keep the reference.
+      return cp === 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? whole : String.fromCodePoint(cp);
+    },
+  );
 }
 
 const TAGS = /<\/?(?:c|i|b|u|s|lang|ruby|rt|font|span|em|strong|sub|sup)(?:[.\s][^>]*)?\/?>|<\d{1,2}:\d{2}(?::\d{2})?[.,]\d{3}>|\{\\[^{}]*\}/gi;

@@ -89,11 +89,13 @@ export const chatChaImporter: Importer = {
         codes.set(id, code);
         let start: number | undefined;
         let end: number | undefined;
-        const words = m[2]!.replace(BULLET, (_all, a: string, b: string) => {
-          start ??= Number(a) / 1000;
-          end = Number(b) / 1000;
-          return " ";
-        }).trim();
+        const words = m[2]!
+          .replace(BULLET, (_all, a: string, b: string) => {
+            start ??= Number(a) / 1000;
+            end = Number(b) / 1000;
+            return " ";
+          })
+          .trim();
         current = { speaker: id, code, text: words, start, end, tiers: {} };
         continue;
       }

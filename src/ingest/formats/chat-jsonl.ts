@@ -57,7 +57,12 @@ export const chatJsonlImporter: Importer = {
       }
     }
     if (result.sessions.length === 0 && nonEmpty > 0) {
-      throw new ImportError({ file, line: 1, problem: `none of its ${nonEmpty} line(s) is a conversation (${result.warnings[0] ?? "no reason"})`, expected: `one JSON object per line: ${LINE_SHAPES}` });
+      throw new ImportError({
+        file,
+        line: 1,
+        problem: `none of its ${nonEmpty} line(s) is a conversation (${result.warnings[0] ?? "no reason"})`,
+        expected: `one JSON object per line: ${LINE_SHAPES}`,
+      });
     }
     if (nonEmpty === 0) result.warnings.push(`${file}: empty file; nothing imported`);
     return result;
@@ -79,12 +84,21 @@ function lineConversations(value: unknown, file: string, line: number, stem: str
 }
 
 /** A batch output line: its reply (choices[].message, or Responses API output messages) as a conversation. */
-function batchResult(value: JsonObject, file: string, line: number, metadata: (extra?: JsonObject) => Record<string, unknown>, warnings: string[]): ChatConversation[] {
+function batchResult(
+  value: JsonObject,
+  file: string,
+  line: number,
+  metadata: (extra?: JsonObject) => Record<string, unknown>,
+  warnings: string[],
+): ChatConversation[] {
   const id = slugify(value.custom_id as string);
   const response = isObject(value.response) ? value.response : undefined;
   const body = response && isObject(response.body) ? response.body : undefined;
   if (!body) {
-    const error = isObject(value.error) && typeof value.error.message === "string" ? `${typeof value.error.code === "string" ? value.error.code + ": " : ""}${value.error.message}` : JSON.stringify(value.error ?? null);
+    const error =
+      isObject(value.error) && typeof value.error.message === "string"
+        ? `${typeof value.error.code === "string" ? value.error.code + ": " : ""}${value.error.message}`
+        : JSON.stringify(value.error ?? null);
     warnings.push(`${file}:${line}: batch request "${value.custom_id as string}" has no response (error: ${error}); no session for it`);
     return [];
   }
@@ -101,7 +115,12 @@ function batchResult(value: JsonObject, file: string, line: number, metadata: (e
     messages = indices.map((i) => output[i]);
     paths = indices.map((i) => `${listPath}.output[${i}]`);
   } else {
-    throw new ImportError({ file, line, problem: "a batch result without choices or output", expected: 'response.body.choices [{"message": …}] (chat completions) or response.body.output (responses)' });
+    throw new ImportError({
+      file,
+      line,
+      problem: "a batch result without choices or output",
+      expected: 'response.body.choices [{"message": …}] (chat completions) or response.body.output (responses)',
+    });
   }
   const extra: JsonObject = { ...rest(value, ["response"]), ...rest(response!, ["body"]), ...rest(body, ["choices", "output"]) };
   // Finish reasons and logprobs live beside each choice's message: kept too.

@@ -5,9 +5,22 @@ import { epochToIso, expectArray, expectObject, expectString, isObject, optional
 
 /** Keys of a message that become turn fields; every other key is kept in turn metadata. */
 const MESSAGE_KEYS = new Set([
-  "role", "name", "content", "tool_calls", "function_call", "tool_call_id", "reasoning_content", "reasoning", "timestamp", "created_at", "create_time",
+  "role",
+  "name",
+  "content",
+  "tool_calls",
+  "function_call",
+  "tool_call_id",
+  "reasoning_content",
+  "reasoning",
+  "timestamp",
+  "created_at",
+  "create_time",
   // Multi-agent logs: CAMEL's role_name/role_type, AutoGen-like `sender`/`speaker`.
-  "role_name", "role_type", "sender", "speaker",
+  "role_name",
+  "role_type",
+  "sender",
+  "speaker",
 ]);
 const TIME_KEYS = ["timestamp", "created_at", "create_time"] as const;
 const TOOL_ROLES = new Set(["tool", "function", "ipython"]);
@@ -141,7 +154,7 @@ class Clock {
   private origin: number | undefined;
   read(msg: JsonObject, file: string, path: string): { timestamp?: string; start?: number } {
     let key: (typeof TIME_KEYS)[number] | undefined;
-    for (const k of TIME_KEYS) if (msg[k] !== undefined && msg[k] !== null) (key ??= k);
+    for (const k of TIME_KEYS) if (msg[k] !== undefined && msg[k] !== null) key ??= k;
     if (!key) return NO_TIME;
     const value = msg[key];
     let seconds: number | undefined;

@@ -25,7 +25,7 @@ export const chatgptImporter: Importer = {
   async parse(input) {
     const root = parseJson(await input.readText(), input.path);
     const list = Array.isArray(root) ? root : isObject(root) && "mapping" in root ? [root] : undefined;
-    if (!list) throw shapeError(input.path, "$", "an array of ChatGPT conversations (conversations.json) or one conversation with a \"mapping\"", root);
+    if (!list) throw shapeError(input.path, "$", 'an array of ChatGPT conversations (conversations.json) or one conversation with a "mapping"', root);
     const result: ImportResult = { sessions: [], codes: [], warnings: [] };
     list.forEach((conv, i) => importConversation(conv, input.path, Array.isArray(root) ? `$[${i}]` : "$", result));
     if (list.length === 0) result.warnings.push(`${input.path}: the export holds no conversations`);
@@ -41,7 +41,7 @@ interface Node {
 }
 
 function importConversation(raw: unknown, file: string, path: string, result: ImportResult): void {
-  const conv = expectObject(raw, file, path, "a conversation object with a \"mapping\"");
+  const conv = expectObject(raw, file, path, 'a conversation object with a "mapping"');
   const mapPath = childPath(path, "mapping");
   const mapping = expectObject(conv.mapping, file, mapPath, "an object of message nodes {id: {message, parent, children}}");
   const nodes = new Map<string, Node>();
@@ -49,12 +49,14 @@ function importConversation(raw: unknown, file: string, path: string, result: Im
     const nodePath = childPath(mapPath, key);
     const node = expectObject(value, file, nodePath, "a node {message, parent, children}");
     const parent = optionalString(node, "parent", file, nodePath) ?? null;
-    const message = node.message === null || node.message === undefined ? null : expectObject(node.message, file, childPath(nodePath, "message"), "a message object or null");
+    const message =
+      node.message === null || node.message === undefined ? null : expectObject(node.message, file, childPath(nodePath, "message"), "a message object or null");
     nodes.set(key, { id: key, message, parent, path: nodePath });
   }
   const title = optionalString(conv, "title", file, path);
   const created = optionalNumber(conv, "create_time", file, path);
-  const convId = optionalString(conv, "conversation_id", file, path) ?? optionalString(conv, "id", file, path) ?? title ?? `conversation-${result.sessions.length + 1}`;
+  const convId =
+    optionalString(conv, "conversation_id", file, path) ?? optionalString(conv, "id", file, path) ?? title ?? `conversation-${result.sessions.length + 1}`;
   const label = `${file}: ${path} (${JSON.stringify(title ?? convId)})`;
 
   const active = activePath(conv, nodes, file, path, label, result.warnings);
@@ -86,19 +88,30 @@ function importConversation(raw: unknown, file: string, path: string, result: Im
     if (m.extra) turnMeta.content = m.extra;
     if (m.recipient && m.recipient !== "all") turnMeta.recipient = m.recipient;
     if (m.model) turnMeta.model = m.model;
-    session.turn({ speaker, text: m.text, type: m.type, start, timestamp: m.createTime !== undefined ? epochToIso(m.createTime) : undefined, metadata: turnMeta });
+    session.turn({
+      speaker,
+      text: m.text,
+      type: m.type,
+      start,
+      timestamp: m.createTime !== undefined ? epochToIso(m.createTime) : undefined,
+      metadata: turnMeta,
+    });
   }
-  const offBranch = [...nodes.values()].filter((n) => !onPath.has(n.id) && n.message).map((n) => {
-    const m = readMessage(n, file);
-    return { id: n.id, parent: n.parent, role: m.role, text: m.text, ...(m.extra ? { content: m.extra } : {}) };
-  });
+  const offBranch = [...nodes.values()]
+    .filter((n) => !onPath.has(n.id) && n.message)
+    .map((n) => {
+      const m = readMessage(n, file);
+      return { id: n.id, parent: n.parent, role: m.role, text: m.text, ...(m.extra ? { content: m.extra } : {}) };
+    });
   if (offBranch.length > 0) {
     metadata.offBranch = offBranch;
     result.warnings.push(`${label}: ${offBranch.length} message(s) on inactive branches (regenerated or edited) kept in metadata.offBranch, not as turns`);
   }
   if (hidden.length > 0) metadata.hidden = hidden;
   if (hidden.length + skippedEmpty > 0) {
-    result.warnings.push(`${label}: skipped ${skippedEmpty} empty and ${hidden.length} hidden system/context message(s)${hidden.length ? " (hidden text kept in metadata.hidden)" : ""}`);
+    result.warnings.push(
+      `${label}: skipped ${skippedEmpty} empty and ${hidden.length} hidden system/context message(s)${hidden.length ? " (hidden text kept in metadata.hidden)" : ""}`,
+    );
   }
   if (session.turnCount === 0) result.warnings.push(`${label}: no visible messages; imported an empty session`);
   result.sessions.push(session.build());
@@ -116,10 +129,14 @@ function activePath(conv: JsonObject, nodes: Map<string, Node>, file: string, pa
   }
   const out: Node[] = [];
   const seen = new Set<string>();
-  for (let id: string | null = current; id !== null; ) {
+  for (let id: string | null = current; id !== null;) {
     const node = nodes.get(id);
     if (!node) {
-      throw new ImportErrorAt(file, childPath(out[out.length - 1]?.path ?? path, "parent"), `the id of a node in "mapping" (found ${JSON.stringify(id)}, which is not there)`);
+      throw new ImportErrorAt(
+        file,
+        childPath(out[out.length - 1]?.path ?? path, "parent"),
+        `the id of a node in "mapping" (found ${JSON.stringify(id)}, which is not there)`,
+      );
     }
     if (seen.has(id)) throw new ImportErrorAt(file, childPath(node.path, "parent"), "a tree (the parent links form a loop here)");
     seen.add(id);
@@ -167,7 +184,10 @@ function readMessage(node: Node, file: string): ReadMessage {
   const author = msg.author === undefined ? {} : expectObject(msg.author, file, childPath(msgPath, "author"), "an author object {role, name}");
   const role = optionalString(author, "role", file, childPath(msgPath, "author")) ?? "unknown";
   const name = optionalString(author, "name", file, childPath(msgPath, "author"));
-  const content = msg.content === undefined || msg.content === null ? {} : expectObject(msg.content, file, childPath(msgPath, "content"), "a content object {content_type, parts}");
+  const content =
+    msg.content === undefined || msg.content === null
+      ? {}
+      : expectObject(msg.content, file, childPath(msgPath, "content"), "a content object {content_type, parts}");
   const contentType = typeof content.content_type === "string" ? content.content_type : "text";
   const { text, extra } = contentText(content, file, childPath(msgPath, "content"));
   const meta = isObject(msg.metadata) ? msg.metadata : {};

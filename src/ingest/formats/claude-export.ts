@@ -4,7 +4,8 @@ import { parseJson } from "./json-parse.js";
 import { SessionBuilder } from "./json-session.js";
 import { baseName, childPath, expectArray, expectObject, isObject, optionalString, rest, shapeError, type JsonObject } from "./json-shape.js";
 
-const EXPECTED = 'a Claude.ai export: conversations.json, [{"uuid": …, "name": …, "chat_messages": [{"sender": "human" | "assistant", "text": …, "content": […]}]}]';
+const EXPECTED =
+  'a Claude.ai export: conversations.json, [{"uuid": …, "name": …, "chat_messages": [{"sender": "human" | "assistant", "text": …, "content": […]}]}]';
 const KINDS: Record<string, ParticipantKind> = { human: "human", assistant: "ai" };
 
 /**
@@ -65,15 +66,18 @@ export const claudeExportImporter: Importer = {
           const block = expectObject(b, file, blockPath, 'a content block {"type": "text", "text": …}');
           if (block.type === "text" && typeof block.text === "string") words.push(block.text);
           else if (block.type === "thinking" && typeof block.thinking === "string") others.push({ type: "reasoning", text: block.thinking, block });
-          else if (block.type === "tool_use") others.push({ type: "action", text: `${String(block.name ?? "tool")}(${JSON.stringify(block.input ?? {})})`, block });
+          else if (block.type === "tool_use")
+            others.push({ type: "action", text: `${String(block.name ?? "tool")}(${JSON.stringify(block.input ?? {})})`, block });
           else if (block.type === "tool_result") others.push({ type: "action", text: toolResultText(block.content), block });
           else others.push({ type: "action", text: "", block });
         });
-        for (const o of others.filter((x) => x.type === "reasoning")) builder.turn({ speaker, text: o.text, type: "reasoning", ...time, metadata: { block: rest(o.block, ["thinking"]) } });
+        for (const o of others.filter((x) => x.type === "reasoning"))
+          builder.turn({ speaker, text: o.text, type: "reasoning", ...time, metadata: { block: rest(o.block, ["thinking"]) } });
         const joined = words.join("\n");
         if (text !== undefined && text !== joined) meta.text = text;
         if (joined !== "" || others.length === 0 || Object.keys(meta).length > 0) builder.turn({ speaker, text: joined, ...time, metadata: meta });
-        for (const o of others.filter((x) => x.type === "action")) builder.turn({ speaker, text: o.text, type: "action", ...time, metadata: { block: o.block } });
+        for (const o of others.filter((x) => x.type === "action"))
+          builder.turn({ speaker, text: o.text, type: "action", ...time, metadata: { block: o.block } });
       });
       result.sessions.push(builder.build());
     });

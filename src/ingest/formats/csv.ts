@@ -30,7 +30,11 @@ export const csvFieldAliases: Record<string, readonly string[]> = {
   type: [],
 };
 
-const normalise = (header: string): string => header.trim().toLowerCase().replace(/[\s-]+/g, "_");
+const normalise = (header: string): string =>
+  header
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_");
 
 function guessDelimiter(path: string, firstLine: string): string {
   if (/\.tsv$/i.test(path)) return "\t";
@@ -53,7 +57,12 @@ function mapColumns(path: string, headers: string[], explicit: Record<string, st
   const find = (column: string): number => byName.get(column.trim()) ?? headers.findIndex((h) => normalise(h) === normalise(column));
   for (const [field, column] of Object.entries(explicit)) {
     if (!(field in csvFieldAliases)) {
-      throw new ImportError({ file: path, line: 1, problem: `--columns names unknown field "${field}"`, expected: `one of ${Object.keys(csvFieldAliases).join(", ")}` });
+      throw new ImportError({
+        file: path,
+        line: 1,
+        problem: `--columns names unknown field "${field}"`,
+        expected: `one of ${Object.keys(csvFieldAliases).join(", ")}`,
+      });
     }
     const index = find(column);
     if (index < 0 && field === "session" && column.includes("+")) {
@@ -61,13 +70,24 @@ function mapColumns(path: string, headers: string[], explicit: Record<string, st
       const parts = column.split("+").map((c) => c.trim());
       sessionParts = parts.map((part) => {
         const i = part === "" ? -1 : find(part);
-        if (i < 0) throw new ImportError({ file: path, line: 1, problem: `--columns session=${column}: no column "${part}" in the header`, expected: `columns joined by "+", each one of the header's columns: ${headers.join(", ")}` });
+        if (i < 0)
+          throw new ImportError({
+            file: path,
+            line: 1,
+            problem: `--columns session=${column}: no column "${part}" in the header`,
+            expected: `columns joined by "+", each one of the header's columns: ${headers.join(", ")}`,
+          });
         return i;
       });
       continue;
     }
     if (index < 0) {
-      throw new ImportError({ file: path, line: 1, problem: `--columns ${field}=${column}: no column "${column}" in the header`, expected: `one of the header's columns: ${headers.join(", ")}` });
+      throw new ImportError({
+        file: path,
+        line: 1,
+        problem: `--columns ${field}=${column}: no column "${column}" in the header`,
+        expected: `one of the header's columns: ${headers.join(", ")}`,
+      });
     }
     map.set(field, index);
   }
@@ -95,7 +115,18 @@ const YES = new Set(["true", "yes", "y", "1", "t"]);
 const NO = new Set(["false", "no", "n", "0", "f"]);
 const booleanKindColumn = (header: string): boolean => /^(is_)?(ai|bot|agent)$/.test(normalise(header));
 
-const kindWords: Record<string, ParticipantKind> = { ai: "ai", bot: "ai", agent: "ai", assistant: "ai", llm: "ai", model: "ai", human: "human", user: "human", person: "human", system: "system" };
+const kindWords: Record<string, ParticipantKind> = {
+  ai: "ai",
+  bot: "ai",
+  agent: "ai",
+  assistant: "ai",
+  llm: "ai",
+  model: "ai",
+  human: "human",
+  user: "human",
+  person: "human",
+  system: "system",
+};
 
 interface SessionState {
   builder: SessionBuilder;
@@ -166,7 +197,12 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
   const quoteError = parsed.errors.find((e) => e.type === "Quotes");
   if (quoteError) {
     const at = quoteError.row !== undefined && quoteError.row < rows.length ? rowLines[quoteError.row]! : line;
-    throw new ImportError({ file: path, line: at, problem: `malformed quoting (${quoteError.message})`, expected: 'cells with a delimiter, quote or line break wrapped in "double quotes", inner quotes doubled ("")' });
+    throw new ImportError({
+      file: path,
+      line: at,
+      problem: `malformed quoting (${quoteError.message})`,
+      expected: 'cells with a delimiter, quote or line break wrapped in "double quotes", inner quotes doubled ("")',
+    });
   }
 
   let first = 0;
@@ -177,7 +213,12 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
   const { columns, sessionParts: explicitParts } = mapColumns(path, headers, options.columns, options.codeColumns);
   for (const field of ["speaker", "text"] as const) {
     if (!columns.has(field)) {
-      throw new ImportError({ file: path, line: headerLine, problem: `no ${field} column (header: ${headers.join(", ")})`, expected: `a column named ${csvFieldAliases[field]!.slice(0, 4).join("/")} or --columns ${field}=<column>` });
+      throw new ImportError({
+        file: path,
+        line: headerLine,
+        problem: `no ${field} column (header: ${headers.join(", ")})`,
+        expected: `a column named ${csvFieldAliases[field]!.slice(0, 4).join("/")} or --columns ${field}=<column>`,
+      });
     }
   }
   const warnings: string[] = [];
@@ -186,12 +227,24 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
   for (const [column, coder] of Object.entries(options.codeColumns ?? {})) {
     const index = headers.findIndex((h) => h === column.trim());
     // One import may mix files with and without a code column: say so, but import the turns.
-    if (index < 0) warnings.push(`${path}:${headerLine}: --code-column ${column}: no such column (header: ${headers.join(", ")}); no ${coder} codes from this file`);
+    if (index < 0)
+      warnings.push(`${path}:${headerLine}: --code-column ${column}: no such column (header: ${headers.join(", ")}); no ${coder} codes from this file`);
     else codeColumns.push({ index, coder });
   }
   const col = (field: string): number => columns.get(field) ?? -1;
   // eslint-disable-next-line prefer-const -- iSession and iRun change when sessions are keyed by condition+run
-  let [iSpeaker, iText, iTime, iEnd, iSession, iCondition, iRun, iRole, iKind, iType] = ["speaker", "text", "time", "end", "session", "condition", "run", "role", "kind", "type"].map(col) as number[];
+  let [iSpeaker, iText, iTime, iEnd, iSession, iCondition, iRun, iRole, iKind, iType] = [
+    "speaker",
+    "text",
+    "time",
+    "end",
+    "session",
+    "condition",
+    "run",
+    "role",
+    "kind",
+    "type",
+  ].map(col) as number[];
   let sessionParts = explicitParts;
   let sessionIsRun = iSession! >= 0 && normalise(headers[iSession!]!) === "run" && iRun! < 0;
   // No session column of its own, but condition and run columns: runs are numbered within each
@@ -199,7 +252,12 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
   // the conditions' run 1s, the condition alone their runs).
   // A detected "run" session column whose runs each belong to one condition already keys the
   // sessions right: kept as it was (same session ids on re-import).
-  if (!sessionParts && iCondition! >= 0 && (sessionIsRun ? runsShared(rows, first + 1, iSession!, iCondition!) : iSession! < 0 && iRun! >= 0) && !options.columns?.session) {
+  if (
+    !sessionParts &&
+    iCondition! >= 0 &&
+    (sessionIsRun ? runsShared(rows, first + 1, iSession!, iCondition!) : iSession! < 0 && iRun! >= 0) &&
+    !options.columns?.session
+  ) {
     const run = sessionIsRun ? iSession! : iRun!;
     sessionParts = [iCondition!, run];
     columns.delete("session");
@@ -207,7 +265,9 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
     iSession = -1;
     iRun = run;
     sessionIsRun = false;
-    warnings.push(`${path}:${headerLine}: no session column; sessions keyed by condition+run (columns "${headers[iCondition!]}"+"${headers[run]}"); pass --columns session=<column> to key them otherwise`);
+    warnings.push(
+      `${path}:${headerLine}: no session column; sessions keyed by condition+run (columns "${headers[iCondition!]}"+"${headers[run]}"); pass --columns session=<column> to key them otherwise`,
+    );
   }
   const mapped = new Set([...columns.values(), ...(sessionParts ?? []), ...codeColumns.map((c) => c.index)]);
   const unmapped = headers.map((h, i) => ({ name: h || `column ${i + 1}`, i })).filter((c) => !mapped.has(c.i));
@@ -219,12 +279,22 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
     if (cells.length === 1 && cells[0]!.trim() === "") continue;
     if (cells.length !== headers.length) {
       if (cells.every((c) => c.trim() === "")) continue;
-      throw new ImportError({ file: path, line: rowLine, problem: `row has ${cells.length} field(s) but the header has ${headers.length}`, expected: `one field per header column (quote cells that contain "${delimiter === "\t" ? "\\t" : delimiter}" or line breaks)` });
+      throw new ImportError({
+        file: path,
+        line: rowLine,
+        problem: `row has ${cells.length} field(s) but the header has ${headers.length}`,
+        expected: `one field per header column (quote cells that contain "${delimiter === "\t" ? "\\t" : delimiter}" or line breaks)`,
+      });
     }
     const speakerName = cells[iSpeaker!]!;
     if (speakerName.trim() === "") {
       if (cells.every((c) => c.trim() === "")) continue;
-      throw new ImportError({ file: path, line: rowLine, problem: `empty speaker cell (column "${headers[iSpeaker!]}")`, expected: "every row to name its speaker" });
+      throw new ImportError({
+        file: path,
+        line: rowLine,
+        problem: `empty speaker cell (column "${headers[iSpeaker!]}")`,
+        expected: "every row to name its speaker",
+      });
     }
     const keyParts = sessionParts?.map((i) => cells[i]!.trim());
     const sessionKey = keyParts ? (keyParts.every((k) => k === "") ? "" : keyParts.join("-")) : iSession! >= 0 ? cells[iSession!]! : "";
@@ -234,11 +304,18 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
     if (!state) {
       const metadata: Record<string, unknown> = { source: { file: path, format: "csv" } };
       if (sessionKey !== "") metadata.sessionKey = sessionKey;
-      if (keyParts && sessionKey !== "") metadata.sessionColumns = Object.fromEntries(sessionParts!.map((i, n) => [headers[i] || `column ${i + 1}`, keyParts[n]]));
+      if (keyParts && sessionKey !== "")
+        metadata.sessionColumns = Object.fromEntries(sessionParts!.map((i, n) => [headers[i] || `column ${i + 1}`, keyParts[n]]));
       if (sessionIsRun && sessionKey !== "") metadata.run = sessionKey;
       const id = sessionKey === "" ? sessionIdFromPath(path) : sessionIdFromPath(path, sessionKey);
       const clash = [...sessions.values()].find((other) => other.builder.id === id);
-      if (clash) throw new ImportError({ file: path, line: rowLine, problem: `session key ${JSON.stringify(keyParts ?? sessionKey)} gives the session id "${id}", which another key of this file already gives`, expected: "session keys that stay distinct as ids (letters, digits and '-'); key the sessions by other columns with --columns session=<a>+<b>" });
+      if (clash)
+        throw new ImportError({
+          file: path,
+          line: rowLine,
+          problem: `session key ${JSON.stringify(keyParts ?? sessionKey)} gives the session id "${id}", which another key of this file already gives`,
+          expected: "session keys that stay distinct as ids (letters, digits and '-'); key the sessions by other columns with --columns session=<a>+<b>",
+        });
       state = { builder: new SessionBuilder(id, metadata, options.agents), timeline: new ClockTimeline() };
       sessions.set(mapKey, state);
     }
@@ -250,7 +327,9 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
         state.condition = condition;
         state.builder.metadata.condition = condition;
       } else if (state.condition !== condition) {
-        warnings.push(`${path}:${rowLine}: condition "${condition}" differs from "${state.condition}" earlier in the same session; kept in the turn's metadata`);
+        warnings.push(
+          `${path}:${rowLine}: condition "${condition}" differs from "${state.condition}" earlier in the same session; kept in the turn's metadata`,
+        );
         metadata.condition = condition;
       }
     }

@@ -4,7 +4,8 @@ import { parseJson } from "./json-parse.js";
 import { SessionBuilder } from "./json-session.js";
 import { baseName, childPath, expectArray, expectObject, isObject, optionalString, rest, shapeError } from "./json-shape.js";
 
-const EXPECTED = 'a DiscordChatExporter JSON export {"guild": …, "channel": …, "messages": [{"id": …, "type": …, "timestamp": …, "content": …, "author": {"id": …, "name": …}}]}';
+const EXPECTED =
+  'a DiscordChatExporter JSON export {"guild": …, "channel": …, "messages": [{"id": …, "type": …, "timestamp": …, "content": …, "author": {"id": …, "name": …}}]}';
 /** Message types that are people talking; the rest (joins, pins, calls, thread notices) are system turns. */
 const SPEECH_TYPES = new Set(["Default", "Reply", "ThreadStarterMessage", "ChatInputCommand", "ContextMenuCommand"]);
 
@@ -44,7 +45,11 @@ export const discordImporter: Importer = {
       const msg = expectObject(raw, file, path, 'a message {"id": …, "content": …, "author": {…}}');
       const author = expectObject(msg.author, file, childPath(path, "author"), 'an author {"id": …, "name": …}');
       const id = author.id === undefined || author.id === null ? "" : String(author.id);
-      const name = optionalString(author, "nickname", file, childPath(path, "author")) || optionalString(author, "name", file, childPath(path, "author")) || id || "Unknown";
+      const name =
+        optionalString(author, "nickname", file, childPath(path, "author")) ||
+        optionalString(author, "name", file, childPath(path, "author")) ||
+        id ||
+        "Unknown";
       const bot = author.isBot === true;
       const listed = agents.has(name) || agents.has(id) || (typeof author.name === "string" && agents.has(author.name));
       const kind: ParticipantKind = listed ? "ai" : bot ? (agents.size === 0 ? "ai" : "system") : "human";
@@ -53,13 +58,21 @@ export const discordImporter: Importer = {
       if (typeof content !== "string") throw shapeError(file, childPath(path, "content"), "the message text as a string", content);
       const type: TurnType = typeof msg.type === "string" && !SPEECH_TYPES.has(msg.type) ? "system" : "message";
       const meta: Record<string, unknown> = rest(msg, ["author", "content", "timestamp"]) ?? {};
-      for (const key of ["attachments", "embeds", "stickers", "reactions", "mentions", "inlineEmojis"]) if (Array.isArray(meta[key]) && (meta[key] as unknown[]).length === 0) delete meta[key];
+      for (const key of ["attachments", "embeds", "stickers", "reactions", "mentions", "inlineEmojis"])
+        if (Array.isArray(meta[key]) && (meta[key] as unknown[]).length === 0) delete meta[key];
       const ref = isObject(msg.reference) && typeof msg.reference.messageId === "string" ? turnOf.get(msg.reference.messageId) : undefined;
       if (ref) meta.replyTo = ref;
       const timestamp = optionalString(msg, "timestamp", file, path);
       const ms = timestamp === undefined ? NaN : Date.parse(timestamp);
       origin ??= Number.isNaN(ms) ? undefined : ms;
-      const turn = builder.turn({ speaker, text: content, type, timestamp, start: Number.isNaN(ms) || origin === undefined ? undefined : (ms - origin) / 1000, metadata: meta });
+      const turn = builder.turn({
+        speaker,
+        text: content,
+        type,
+        timestamp,
+        start: Number.isNaN(ms) || origin === undefined ? undefined : (ms - origin) / 1000,
+        metadata: meta,
+      });
       if (typeof msg.id === "string") turnOf.set(msg.id, turn);
     });
     const result: ImportResult = { sessions: [builder.build()], codes: [], warnings: [] };

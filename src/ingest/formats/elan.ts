@@ -3,7 +3,8 @@ import { SessionBuilder } from "./json-session.js";
 import { baseName } from "./json-shape.js";
 import { allText, attrsOf, childrenOf, elements, numberAttr, xmlRoot, tagOf, type XmlNode } from "./xml.js";
 
-const EXPECTED = 'an ELAN file: <ANNOTATION_DOCUMENT><TIME_ORDER><TIME_SLOT TIME_SLOT_ID="ts1" TIME_VALUE="0"/>…</TIME_ORDER><TIER TIER_ID="…"><ANNOTATION><ALIGNABLE_ANNOTATION TIME_SLOT_REF1="ts1" TIME_SLOT_REF2="ts2"><ANNOTATION_VALUE>…</ANNOTATION_VALUE>…';
+const EXPECTED =
+  'an ELAN file: <ANNOTATION_DOCUMENT><TIME_ORDER><TIME_SLOT TIME_SLOT_ID="ts1" TIME_VALUE="0"/>…</TIME_ORDER><TIER TIER_ID="…"><ANNOTATION><ALIGNABLE_ANNOTATION TIME_SLOT_REF1="ts1" TIME_SLOT_REF2="ts2"><ANNOTATION_VALUE>…</ANNOTATION_VALUE>…';
 
 interface Annotation {
   id: string;
@@ -49,7 +50,10 @@ export const elanImporter: Importer = {
       // once holds its element, one that repeats the list of them, so no property overwrites another.
       const children: Record<string, Record<string, string>[]> = {};
       for (const n of childrenOf(header)) if (tagOf(n) !== "#text") (children[tagOf(n)] ??= []).push({ ...attrsOf(n), text: allText(n) });
-      metadata.header = { ...attrsOf(header), ...Object.fromEntries(Object.entries(children).map(([name, list]) => [name, list.length === 1 ? list[0] : list])) };
+      metadata.header = {
+        ...attrsOf(header),
+        ...Object.fromEntries(Object.entries(children).map(([name, list]) => [name, list.length === 1 ? list[0] : list])),
+      };
     }
     const tiers = elements(doc, "TIER");
     const annotations: Annotation[] = [];
@@ -65,7 +69,10 @@ export const elanImporter: Importer = {
     const top = annotations.filter((a) => !tierInfo.get(a.tier)?.PARENT_REF);
     const dependents = annotations.filter((a) => tierInfo.get(a.tier)?.PARENT_REF);
     // Document order breaks ties; untimed annotations keep their place after timed ones of their tier.
-    const ordered = top.map((a, i) => ({ a, i })).sort((x, y) => (x.a.start ?? Infinity) - (y.a.start ?? Infinity) || x.i - y.i).map((x) => x.a);
+    const ordered = top
+      .map((a, i) => ({ a, i }))
+      .sort((x, y) => (x.a.start ?? Infinity) - (y.a.start ?? Infinity) || x.i - y.i)
+      .map((x) => x.a);
     const byId = new Map(top.map((a) => [a.id, a]));
     const anyById = new Map(annotations.map((a) => [a.id, a]));
     const attached = new Map<string, Record<string, string[]>>();
@@ -86,7 +93,11 @@ export const elanImporter: Importer = {
       const info = tierInfo.get(a.tier) ?? {};
       const name = info.PARTICIPANT?.trim() || a.tier;
       const { TIER_ID: _t, PARTICIPANT: _p, ...tierRest } = info;
-      const speaker = builder.participant(name, { name, kind: agents.has(name) || agents.has(a.tier) ? "ai" : "human", metadata: { tiers: [a.tier], ...tierRest } });
+      const speaker = builder.participant(name, {
+        name,
+        kind: agents.has(name) || agents.has(a.tier) ? "ai" : "human",
+        metadata: { tiers: [a.tier], ...tierRest },
+      });
       const participant = builder.get(name)!;
       const known = participant.metadata?.tiers as string[] | undefined;
       if (known && !known.includes(a.tier)) known.push(a.tier);
@@ -131,7 +142,13 @@ function readAnnotation(node: XmlNode, tier: string, slots: Map<string, number |
 }
 
 /** The top-level annotation a dependent one belongs to: through its ref chain, else by time within its tier's root. */
-function findParent(d: Annotation, top: Map<string, Annotation>, byId: Map<string, Annotation>, topList: readonly Annotation[], tiers: Map<string, Record<string, string>>): Annotation | undefined {
+function findParent(
+  d: Annotation,
+  top: Map<string, Annotation>,
+  byId: Map<string, Annotation>,
+  topList: readonly Annotation[],
+  tiers: Map<string, Record<string, string>>,
+): Annotation | undefined {
   let current: Annotation | undefined = d;
   for (let hops = 0; current && hops < 50; hops++) {
     if (top.has(current.id) && !tiers.get(current.tier)?.PARENT_REF) return current;
@@ -144,5 +161,7 @@ function findParent(d: Annotation, top: Map<string, Annotation>, byId: Map<strin
   // An unaligned start (no TIME_VALUE) falls back to the end, which must then be within the span.
   const at = d.start ?? d.end;
   if (at === undefined) return undefined;
-  return topList.find((a) => a.tier === root && a.start !== undefined && a.end !== undefined && a.start <= at && (d.start !== undefined ? at < a.end : at <= a.end));
+  return topList.find(
+    (a) => a.tier === root && a.start !== undefined && a.end !== undefined && a.start <= at && (d.start !== undefined ? at < a.end : at <= a.end),
+  );
 }

@@ -15,4 +15,15 @@ import { slackExportImporter } from "./slack-export.js";
  * round-based discussion logs, native), in detection priority order: the most specific
  * shapes first, so a tie-break by order (if a registry ever uses one) picks the right one.
  */
-export const jsonImporters: Importer[] = [nativeImporter, chatgptImporter, claudeExportImporter, discordImporter, revJsonImporter, meetingSegmentsImporter, roundsLogImporter, chatJsonImporter, chatJsonlImporter, slackExportImporter];
+export const jsonImporters: Importer[] = [
+  nativeImporter,
+  chatgptImporter,
+  claudeExportImporter,
+  discordImporter,
+  revJsonImporter,
+  meetingSegmentsImporter,
+  roundsLogImporter,
+  chatJsonImporter,
+  chatJsonlImporter,
+  slackExportImporter,
+];

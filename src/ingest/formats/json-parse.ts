@@ -118,16 +118,13 @@ export function locateJsonError(text: string): JsonSyntaxProblem | null {
       else if (text.startsWith("true", i)) {
         i += 4;
         err = null;
-      }
-      else if (text.startsWith("false", i)) {
+      } else if (text.startsWith("false", i)) {
         i += 5;
         err = null;
-      }
-      else if (text.startsWith("null", i)) {
+      } else if (text.startsWith("null", i)) {
         i += 4;
         err = null;
-      }
-      else err = fail(`${describe()} where a value was expected`);
+      } else err = fail(`${describe()} where a value was expected`);
       if (err) return err;
       expectValue = false;
       continue;

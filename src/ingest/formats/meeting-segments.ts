@@ -4,7 +4,8 @@ import { parseJson } from "./json-parse.js";
 import { SessionBuilder } from "./json-session.js";
 import { baseName, childPath, expectObject, isObject, optionalNumber, rest, shapeError, type JsonObject } from "./json-shape.js";
 
-const EXPECTED = 'AMI/ICSI-style meeting segments: rows {"meeting_id": …, "speaker_id": …, "begin_time": …, "end_time": …, "text": …} as JSONL, a JSON array, or {"meeting_id": …, "segments": […]}';
+const EXPECTED =
+  'AMI/ICSI-style meeting segments: rows {"meeting_id": …, "speaker_id": …, "begin_time": …, "end_time": …, "text": …} as JSONL, a JSON array, or {"meeting_id": …, "segments": […]}';
 
 /**
  * Meeting corpora distributed as segment rows (AMI and ICSI as the Hugging Face datasets and
@@ -44,7 +45,9 @@ export const meetingSegmentsImporter: Importer = {
       else {
         const obj = root as JsonObject;
         const meeting = obj.meeting_id === undefined ? undefined : String(obj.meeting_id);
-        (obj.segments as unknown[]).forEach((r, i) => rows.push({ row: expectObject(r, file, childPath("$.segments", i), EXPECTED), path: childPath("$.segments", i), meeting }));
+        (obj.segments as unknown[]).forEach((r, i) =>
+          rows.push({ row: expectObject(r, file, childPath("$.segments", i), EXPECTED), path: childPath("$.segments", i), meeting }),
+        );
       }
     } else {
       text.split(/\r\n|\n|\r/).forEach((line, i) => {
@@ -76,7 +79,13 @@ export const meetingSegmentsImporter: Importer = {
         const name = who === undefined || who === null ? "Unknown speaker" : String(who);
         const speaker = builder.participant(name, { name, kind: "human" });
         const end = optionalNumber(row, "end_time", file, path) ?? optionalNumber(row, "end", file, path);
-        builder.turn({ speaker, text: row.text as string, start, end, metadata: rest(row, ["meeting_id", "speaker_id", "speaker", "begin_time", "start", "end_time", "end", "text"]) });
+        builder.turn({
+          speaker,
+          text: row.text as string,
+          start,
+          end,
+          metadata: rest(row, ["meeting_id", "speaker_id", "speaker", "begin_time", "start", "end_time", "end", "text"]),
+        });
       }
       result.sessions.push(builder.build());
     }

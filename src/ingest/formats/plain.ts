@@ -122,7 +122,9 @@ export class PlainParser {
       return;
     }
     if (h?.name && !h.timed && this.current) {
-      this.warnings.push(`${this.path}:${this.lineNo}: "${h.name}:" looks like a speaker label but "${h.name}" starts no other line; kept as text of ${this.current.name}'s turn`);
+      this.warnings.push(
+        `${this.path}:${this.lineNo}: "${h.name}:" looks like a speaker label but "${h.name}" starts no other line; kept as text of ${this.current.name}'s turn`,
+      );
     }
     if (this.current) this.current.body.push(line);
     else this.preamble.push(line);
@@ -143,7 +145,12 @@ export class PlainParser {
   finish(): ImportResult {
     this.close();
     if (this.builder.turnCount === 0) {
-      throw new ImportError({ file: this.path, line: 1, problem: "no speaker lines found", expected: "lines like `Alice: text`, `[00:01:23] Alice: text`, `Speaker 1 (00:00):` or `Alice  1:23`" });
+      throw new ImportError({
+        file: this.path,
+        line: 1,
+        problem: "no speaker lines found",
+        expected: "lines like `Alice: text`, `[00:01:23] Alice: text`, `Speaker 1 (00:00):` or `Alice  1:23`",
+      });
     }
     const text = trimBlankEdgeLines(this.preamble).join("\n");
     if (text !== "") this.builder.metadata.preamble = text;

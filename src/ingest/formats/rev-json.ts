@@ -36,7 +36,10 @@ export const revJsonImporter: Importer = {
       const path = childPath("$.monologues", i);
       const mono = expectObject(raw, file, path, 'a monologue {"speaker": …, "elements": […]}');
       const speakerKey = mono.speaker === undefined || mono.speaker === null ? "" : String(mono.speaker);
-      const name = typeof mono.speaker_name === "string" && mono.speaker_name.trim() !== "" ? mono.speaker_name : (names.get(speakerKey) ?? (speakerKey === "" ? "Unknown speaker" : `Speaker ${speakerKey}`));
+      const name =
+        typeof mono.speaker_name === "string" && mono.speaker_name.trim() !== ""
+          ? mono.speaker_name
+          : (names.get(speakerKey) ?? (speakerKey === "" ? "Unknown speaker" : `Speaker ${speakerKey}`));
       const speaker = builder.participant(`${speakerKey}\u0000${name}`, { name, kind: "human" });
       const elements = expectArray(mono.elements, file, childPath(path, "elements"), "an array of elements");
       let text = "";

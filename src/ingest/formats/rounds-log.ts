@@ -96,17 +96,36 @@ function importQuestion(question: string, value: unknown, file: string, stem: st
   const emitPrompts = (list: Message[], round: number, to: Agent[]) => {
     for (const p of list) {
       if (asMetadata) prompts.push({ round, agents: to.map((a) => a.name), role: p.role, text: p.text, ...(p.extra ? { metadata: p.extra } : {}) });
-      else session.turn({ speaker: moderator(), text: p.text, type: "system", addressees: to.map((a) => a.id), metadata: { round, role: p.role, ...(p.extra ?? {}) } });
+      else
+        session.turn({
+          speaker: moderator(),
+          text: p.text,
+          type: "system",
+          addressees: to.map((a) => a.id),
+          metadata: { round, role: p.role, ...(p.extra ?? {}) },
+        });
     }
   };
   const rounds = Math.max(0, ...agents.map((a) => a.rounds.length));
   for (let r = 0; r <= rounds; r++) {
     const round = r + 1;
     // Agents still talking in this round, each with what they were prompted with.
-    const batch = agents.map((a) => ({ agent: a, prompts: r < a.rounds.length ? a.rounds[r].prompts : r === a.rounds.length ? a.trailing : [], reply: a.rounds[r]?.reply }));
+    const batch = agents.map((a) => ({
+      agent: a,
+      prompts: r < a.rounds.length ? a.rounds[r].prompts : r === a.rounds.length ? a.trailing : [],
+      reply: a.rounds[r]?.reply,
+    }));
     const withPrompts = batch.filter((b) => b.prompts.length > 0);
-    const shared = withPrompts.length > 1 && withPrompts.length === batch.filter((b) => b.reply || b.prompts.length).length && withPrompts.every((b) => samePrompts(b.prompts, withPrompts[0].prompts));
-    if (shared) emitPrompts(withPrompts[0].prompts, round, withPrompts.map((b) => b.agent));
+    const shared =
+      withPrompts.length > 1 &&
+      withPrompts.length === batch.filter((b) => b.reply || b.prompts.length).length &&
+      withPrompts.every((b) => samePrompts(b.prompts, withPrompts[0].prompts));
+    if (shared)
+      emitPrompts(
+        withPrompts[0].prompts,
+        round,
+        withPrompts.map((b) => b.agent),
+      );
     for (const b of batch) {
       if (!shared) emitPrompts(b.prompts, round, [b.agent]);
       if (b.reply) session.turn({ speaker: b.agent.id, text: b.reply.text, type: "message", metadata: { round, ...(b.reply.extra ?? {}) } });

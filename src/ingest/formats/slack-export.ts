@@ -12,9 +12,39 @@ import { childPath, expectArray, expectObject, isObject, optionalString, rest, s
 /** Events that are not anybody's words: skipped, counted in the warnings. */
 const MEMBERSHIP = new Set(["channel_join", "channel_leave", "group_join", "group_leave"]);
 /** Channel housekeeping posted by a user: kept as `system` turns. */
-const HOUSEKEEPING = new Set(["channel_topic", "channel_purpose", "channel_name", "channel_archive", "channel_unarchive", "group_topic", "group_purpose", "group_name", "pinned_item", "tombstone"]);
+const HOUSEKEEPING = new Set([
+  "channel_topic",
+  "channel_purpose",
+  "channel_name",
+  "channel_archive",
+  "channel_unarchive",
+  "group_topic",
+  "group_purpose",
+  "group_name",
+  "pinned_item",
+  "tombstone",
+]);
 /** Message keys that become turn fields; the rest (reactions, blocks, client_msg_id…) stays in metadata. */
-const USED_KEYS = new Set(["type", "user", "text", "ts", "thread_ts", "subtype", "bot_id", "username", "files", "edited", "user_profile", "parent_user_id", "replies", "reply_users", "reply_count", "reply_users_count", "latest_reply", "blocks"]);
+const USED_KEYS = new Set([
+  "type",
+  "user",
+  "text",
+  "ts",
+  "thread_ts",
+  "subtype",
+  "bot_id",
+  "username",
+  "files",
+  "edited",
+  "user_profile",
+  "parent_user_id",
+  "replies",
+  "reply_users",
+  "reply_count",
+  "reply_users_count",
+  "latest_reply",
+  "blocks",
+]);
 /** Integration events: posted by the human who added or removed the bot (their `bot_id` names the integration, not the poster). */
 const BOT_EVENTS_BY_PEOPLE = new Set(["bot_add", "bot_remove", "bot_enable", "bot_disable"]);
 const DAY_FILE = /^\d{4}-\d{2}-\d{2}\.json$/;
@@ -67,12 +97,21 @@ export const slackExportImporter: Importer = {
   async parse(input, options) {
     const dir = input.path;
     const warnings: string[] = [];
-    if (!isDirectory(dir)) throw new ImportError({ file: dir, problem: "not a folder", expected: "a Slack export folder with users.json, channels.json and one folder per channel" });
+    if (!isDirectory(dir))
+      throw new ImportError({
+        file: dir,
+        problem: "not a folder",
+        expected: "a Slack export folder with users.json, channels.json and one folder per channel",
+      });
     const users = await readUsers(dir, warnings);
     const channels = await readChannels(dir, warnings);
     const folders = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name);
     if (!users.size && channels.size === 0 && folders.length === 0) {
-      throw new ImportError({ file: dir, problem: "no users.json, channels.json or channel folders found", expected: "a Slack export folder (unzip the export first)" });
+      throw new ImportError({
+        file: dir,
+        problem: "no users.json, channels.json or channel folders found",
+        expected: "a Slack export folder (unzip the export first)",
+      });
     }
     const names = [...new Set([...[...channels.values()].map((c) => c.folder), ...folders])].sort();
     const sessions: SessionInput[] = [];
@@ -81,8 +120,16 @@ export const slackExportImporter: Importer = {
         warnings.push(`${dir}: channel "${name}" is listed but has no folder; no messages exported`);
         continue;
       }
-      if (![...channels.values()].some((c) => c.folder === name) && channels.size > 0) warnings.push(`${dir}: folder "${name}" is not in the channel lists; imported as a channel anyway`);
-      const session = await importChannel(dir, name, [...channels.values()].find((c) => c.folder === name), users, options, warnings);
+      if (![...channels.values()].some((c) => c.folder === name) && channels.size > 0)
+        warnings.push(`${dir}: folder "${name}" is not in the channel lists; imported as a channel anyway`);
+      const session = await importChannel(
+        dir,
+        name,
+        [...channels.values()].find((c) => c.folder === name),
+        users,
+        options,
+        warnings,
+      );
       if (session) sessions.push(session);
     }
     return { sessions, codes: [], warnings } satisfies ImportResult;
@@ -113,7 +160,10 @@ function isDirectory(path: string): boolean {
 /** A JSON file of the export, decoded like every input (encoding.ts); a file not in UTF-8 is reported. */
 async function readJsonFile(path: string, warnings: string[]): Promise<unknown> {
   const { text, encoding } = await readTextFile(path);
-  if (encoding.name !== "utf-8") warnings.push(`${path}: read as ${encodingLabel(encoding.name)} (${encoding.source === "detected" ? "not valid UTF-8; detected" : "byte-order mark or NUL pattern"})`);
+  if (encoding.name !== "utf-8")
+    warnings.push(
+      `${path}: read as ${encodingLabel(encoding.name)} (${encoding.source === "detected" ? "not valid UTF-8; detected" : "byte-order mark or NUL pattern"})`,
+    );
   return parseJson(text, path);
 }
 
@@ -129,7 +179,7 @@ async function readUsers(dir: string, warnings: string[]): Promise<Map<string, U
     const path = `$[${i}]`;
     const u = expectObject(raw, file, path, "a user object {id, name, real_name, profile}");
     const id = optionalString(u, "id", file, path);
-    if (id === undefined) throw shapeError(file, childPath(path, "id"), "the user's id (a string such as \"U01ABC\")", u.id);
+    if (id === undefined) throw shapeError(file, childPath(path, "id"), 'the user\'s id (a string such as "U01ABC")', u.id);
     const profile = isObject(u.profile) ? u.profile : {};
     const pick = (v: unknown) => (typeof v === "string" && v.trim() !== "" ? v : undefined);
     const name = pick(u.real_name) ?? pick(profile.real_name) ?? pick(profile.display_name) ?? pick(u.name) ?? id;
@@ -176,11 +226,21 @@ interface Located {
   ts: string;
 }
 
-async function importChannel(dir: string, folder: string, channel: Channel | undefined, users: Map<string, User>, options: ImportOptions, warnings: string[]): Promise<SessionInput | undefined> {
+async function importChannel(
+  dir: string,
+  folder: string,
+  channel: Channel | undefined,
+  users: Map<string, User>,
+  options: ImportOptions,
+  warnings: string[],
+): Promise<SessionInput | undefined> {
   const folderPath = join(dir, folder);
   const entries = (await readdir(folderPath)).sort();
   const others = entries.filter((f) => !DAY_FILE.test(f) && !f.startsWith("."));
-  if (others.length > 0) warnings.push(`${folderPath}: ignored ${others.length} file(s) that are not daily YYYY-MM-DD.json logs (${others.slice(0, 3).join(", ")}${others.length > 3 ? ", …" : ""})`);
+  if (others.length > 0)
+    warnings.push(
+      `${folderPath}: ignored ${others.length} file(s) that are not daily YYYY-MM-DD.json logs (${others.slice(0, 3).join(", ")}${others.length > 3 ? ", …" : ""})`,
+    );
   const located: Located[] = [];
   for (const day of entries.filter((f) => DAY_FILE.test(f))) {
     const file = join(folderPath, day);
@@ -190,7 +250,8 @@ async function importChannel(dir: string, folder: string, channel: Channel | und
       const msg = expectObject(raw, file, path, "a Slack message object {type, user, text, ts}");
       const tsValue = msg.ts;
       const ts = typeof tsValue === "number" ? String(tsValue) : tsValue;
-      if (typeof ts !== "string" || tsIso(ts) === undefined) throw shapeError(file, childPath(path, "ts"), 'a Slack timestamp such as "1700000000.123456"', tsValue);
+      if (typeof ts !== "string" || tsIso(ts) === undefined)
+        throw shapeError(file, childPath(path, "ts"), 'a Slack timestamp such as "1700000000.123456"', tsValue);
       located.push({ msg, file, path, micros: tsMicros(ts), ts });
     });
   }
@@ -263,14 +324,20 @@ async function importChannel(dir: string, folder: string, channel: Channel | und
       const key = botId ?? nonEmpty(username) ?? botName ?? "bot";
       const known = botId ? users.get(botId) : undefined;
       const name = nonEmpty(username) ?? botName ?? (botId ? botNames.get(botId) : undefined) ?? known?.name ?? key;
-      speaker = speakerFor(known?.id ?? key, name, true, { ...(botId ? { botId } : {}), ...(user !== undefined ? { slackId: user } : {}), ...(known?.meta ?? {}) });
+      speaker = speakerFor(known?.id ?? key, name, true, {
+        ...(botId ? { botId } : {}),
+        ...(user !== undefined ? { slackId: user } : {}),
+        ...(known?.meta ?? {}),
+      });
     } else if (user !== undefined) {
       const profileName = isObject(msg.user_profile) ? nonEmpty(msg.user_profile.real_name) : undefined;
       speaker = speakerFor(user, knownUser?.name ?? profileName ?? user, isBot, knownUser?.meta ?? { slackId: user });
     } else {
       // Never lose a whole export to one message without a poster: keep its words, say where it is.
       unknownPosters++;
-      warnings.push(`${file}: ${path}: message without "user", "comment.user" or "bot_id"${subtype ? ` (subtype ${subtype})` : ""}; kept under "unknown speaker"`);
+      warnings.push(
+        `${file}: ${path}: message without "user", "comment.user" or "bot_id"${subtype ? ` (subtype ${subtype})` : ""}; kept under "unknown speaker"`,
+      );
       speaker = session.participant("?unknown", { name: "unknown speaker", kind: "human", metadata: { unknown: true } });
     }
 
@@ -305,7 +372,8 @@ async function importChannel(dir: string, folder: string, channel: Channel | und
   }
   if (unknownPosters > 0) warnings.push(`#${channelName}: ${unknownPosters} message(s) without a poster kept under "unknown speaker"`);
   if (skipped > 0) warnings.push(`#${channelName}: skipped ${skipped} join/leave event(s)`);
-  if (orphans > 0) warnings.push(`#${channelName}: ${orphans} thread repl(y/ies) whose parent message is not in the export (metadata.thread kept, no metadata.parent)`);
+  if (orphans > 0)
+    warnings.push(`#${channelName}: ${orphans} thread repl(y/ies) whose parent message is not in the export (metadata.thread kept, no metadata.parent)`);
   if (session.turnCount === 0) {
     warnings.push(`#${channelName}: no messages; no session created`);
     return undefined;

@@ -114,7 +114,12 @@ function parseCues(path: string, text: string, flavour: "vtt" | "srt"): Parsed {
   let i = 0;
   if (flavour === "vtt") {
     if (!/^WEBVTT(?:[ \t].*)?$/.test(lines[0] ?? "")) {
-      throw new ImportError({ file: path, line: 1, problem: `first line is ${JSON.stringify((lines[0] ?? "").slice(0, 40))}`, expected: '"WEBVTT" (a WebVTT file), or --format srt / plain' });
+      throw new ImportError({
+        file: path,
+        line: 1,
+        problem: `first line is ${JSON.stringify((lines[0] ?? "").slice(0, 40))}`,
+        expected: '"WEBVTT" (a WebVTT file), or --format srt / plain',
+      });
     }
     // Header block: WEBVTT line plus any metadata lines up to the first blank line.
     while (i < lines.length && lines[i]!.trim() !== "" && !(i > 0 && timingOf(lines[i]))) out.header.push(lines[i++]!);
@@ -149,7 +154,9 @@ function parseCues(path: string, text: string, flavour: "vtt" | "srt"): Parsed {
       const bad = { line: blockStart + 1, text: block.join("\n") };
       firstBad ??= { line: blockStart + at + 1, text: block[at] ?? block[0]! };
       out.skipped.push(bad);
-      out.warnings.push(`${path}:${bad.line}: skipped a block that is not a cue (${JSON.stringify(block[at]!.slice(0, 60))} is not a timing line like \`00:00:01${flavour === "srt" ? "," : "."}000 --> 00:00:04${flavour === "srt" ? "," : "."}000\`); its text is kept in the session metadata (skippedBlocks)`);
+      out.warnings.push(
+        `${path}:${bad.line}: skipped a block that is not a cue (${JSON.stringify(block[at]!.slice(0, 60))} is not a timing line like \`00:00:01${flavour === "srt" ? "," : "."}000 --> 00:00:04${flavour === "srt" ? "," : "."}000\`); its text is kept in the session metadata (skippedBlocks)`,
+      );
       continue;
     }
     // The first non-empty line after the timing (a scan, not a slice: a slice per cue is quadratic).
@@ -159,7 +166,8 @@ function parseCues(path: string, text: string, flavour: "vtt" | "srt"): Parsed {
     i++;
     const payload: string[] = [];
     while (i < lines.length && lines[i] !== "" && !startsCue(i)) {
-      if (/-->/.test(lines[i]!)) out.warnings.push(`${path}:${i + 1}: ${JSON.stringify(lines[i]!.slice(0, 60))} looks like a timing line but is not one; kept as text of the cue above`);
+      if (/-->/.test(lines[i]!))
+        out.warnings.push(`${path}:${i + 1}: ${JSON.stringify(lines[i]!.slice(0, 60))} looks like a timing line but is not one; kept as text of the cue above`);
       payload.push(lines[i++]!);
     }
     const base = { line: blockStart + 1, textLine, startText: timing.startText, start: timing.start, end: timing.end, ...(id !== undefined ? { id } : {}) };
@@ -170,7 +178,8 @@ function parseCues(path: string, text: string, flavour: "vtt" | "srt"): Parsed {
       file: path,
       line: firstBad.line,
       problem: `${JSON.stringify(firstBad.text.slice(0, 60))} is not a cue timing line, and no cue of the file could be read`,
-      expected: flavour === "vtt" ? "a cue timing line like `00:00:01.000 --> 00:00:04.000`" : "a cue number, then a timing line like `00:00:01,000 --> 00:00:04,000`",
+      expected:
+        flavour === "vtt" ? "a cue timing line like `00:00:01.000 --> 00:00:04.000`" : "a cue number, then a timing line like `00:00:01,000 --> 00:00:04,000`",
     });
   }
   return out;

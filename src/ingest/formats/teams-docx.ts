@@ -39,7 +39,13 @@ export const teamsDocxImporter: Importer = {
     const preamble: string[] = [];
     let current: { speaker: string; text: string[]; start?: number; end?: number; system?: boolean } | undefined;
     const flush = () => {
-      if (current) builder.turn(current.speaker, { text: current.text.join("\n").trim(), start: current.start, end: current.end, type: current.system ? "system" : "message" });
+      if (current)
+        builder.turn(current.speaker, {
+          text: current.text.join("\n").trim(),
+          start: current.start,
+          end: current.end,
+          type: current.system ? "system" : "message",
+        });
       current = undefined;
     };
     let pendingTiming: { start: number; end: number } | undefined;
@@ -119,7 +125,10 @@ function runText(nodes: readonly XmlNode[]): string {
   let text = "";
   for (const node of nodes) {
     const tag = tagOf(node);
-    if (tag === "w:t") text += childrenOf(node).map((n) => textOf(n) ?? "").join("");
+    if (tag === "w:t")
+      text += childrenOf(node)
+        .map((n) => textOf(n) ?? "")
+        .join("");
     else if (tag === "w:tab") text += "\t";
     else if (tag === "w:br" || tag === "w:cr") text += "\n";
     else if (tag === "w:del" || tag === "w:instrText") continue;

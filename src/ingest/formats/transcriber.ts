@@ -3,7 +3,8 @@ import { SessionBuilder } from "./json-session.js";
 import { baseName } from "./json-shape.js";
 import { allText, attrsOf, childrenOf, elements, numberAttr, xmlRoot, tagOf, textOf, type XmlNode } from "./xml.js";
 
-const EXPECTED = 'a Transcriber file: <Trans><Speakers><Speaker id="spk1" name="…"/></Speakers><Episode><Section><Turn speaker="spk1" startTime="0" endTime="…">text</Turn></Section></Episode></Trans>';
+const EXPECTED =
+  'a Transcriber file: <Trans><Speakers><Speaker id="spk1" name="…"/></Speakers><Episode><Section><Turn speaker="spk1" startTime="0" endTime="…">text</Turn></Section></Episode></Trans>';
 
 /** One speaker's words within a Turn (a Turn with `speaker="spk1 spk2"` has one per `<Who nb>`). */
 interface Segment {
@@ -59,7 +60,11 @@ export const transcriberImporter: Importer = {
       if (!attrs && id !== "") result.warnings.push(`${file}: turn speaker "${id}" is not declared in <Speakers>; named by its id`);
       const name = id === "" ? "(no speaker)" : (attrs?.name ?? id);
       const { id: _id, name: _name, ...rest } = attrs ?? {};
-      return builder.participant(id, { name, kind: agents.has(name) || agents.has(id) ? "ai" : "human", ...(Object.keys(rest).length ? { metadata: rest } : {}) });
+      return builder.participant(id, {
+        name,
+        kind: agents.has(name) || agents.has(id) ? "ai" : "human",
+        ...(Object.keys(rest).length ? { metadata: rest } : {}),
+      });
     };
     const nonSpeech: Record<string, unknown>[] = [];
     const badWho: { node: XmlNode; nb: string | undefined; speakers: string[]; start: number | undefined }[] = [];
@@ -84,7 +89,8 @@ export const transcriberImporter: Importer = {
             if (segment.marks.length > 0) meta.marks = segment.marks;
             if (segment.who !== undefined) meta.who = segment.who;
             if (ids.length > 1 || segments.filter((s) => s.text !== "").length > 1) meta.overlap = true;
-            const speaker = segment.who === undefined ? participant(ids[i] ?? "") : builder.participant(UNKNOWN_SPEAKER, { name: UNKNOWN_SPEAKER, kind: "human" });
+            const speaker =
+              segment.who === undefined ? participant(ids[i] ?? "") : builder.participant(UNKNOWN_SPEAKER, { name: UNKNOWN_SPEAKER, kind: "human" });
             builder.turn({ speaker, text: segment.text, start, end, metadata: meta });
           });
         }
@@ -96,7 +102,9 @@ export const transcriberImporter: Importer = {
         const at = lines.get(b.node);
         const who = b.nb === undefined ? "<Who> without nb" : `<Who nb="${b.nb}">`;
         const list = b.speakers.length === 0 ? "no speaker attribute" : `speaker="${b.speakers.join(" ")}" (${b.speakers.length})`;
-        result.warnings.push(`${file}${at ? `:${at}` : ""}: ${who} in the turn at ${b.start ?? "?"} s, which has ${list}; its words are kept under "${UNKNOWN_SPEAKER}"`);
+        result.warnings.push(
+          `${file}${at ? `:${at}` : ""}: ${who} in the turn at ${b.start ?? "?"} s, which has ${list}; its words are kept under "${UNKNOWN_SPEAKER}"`,
+        );
       }
     }
     if (nonSpeech.length > 0) metadata.nonSpeech = nonSpeech;
@@ -118,7 +126,9 @@ function readSegments(nodes: readonly XmlNode[], count: number, badWho: (node: X
     const words = raw.replace(/\s+/g, " ");
     if (words.trim() === "") return;
     // One space between chunks, none at the edges.
-    current.text = (current.text === "" ? words.trimStart() : current.text.endsWith(" ") || words.startsWith(" ") ? current.text + words : `${current.text} ${words}`).replace(/ {2,}/g, " ");
+    current.text = (
+      current.text === "" ? words.trimStart() : current.text.endsWith(" ") || words.startsWith(" ") ? current.text + words : `${current.text} ${words}`
+    ).replace(/ {2,}/g, " ");
   };
   for (const node of nodes) {
     const text = textOf(node);

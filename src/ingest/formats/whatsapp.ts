@@ -54,7 +54,13 @@ function headerOf(line: string): Header | undefined {
   if (!m) return undefined;
   const period = m[7]?.toLowerCase();
   const rest = m[8]!;
-  return { date: [Number(m[1]), Number(m[2]), Number(m[3])], time: [Number(m[4]), Number(m[5]), Number(m[6] ?? 0)], pm: period === undefined ? undefined : period === "p", rest, shape: shapeOf(line.slice(0, line.length - rest.length)) };
+  return {
+    date: [Number(m[1]), Number(m[2]), Number(m[3])],
+    time: [Number(m[4]), Number(m[5]), Number(m[6] ?? 0)],
+    pm: period === undefined ? undefined : period === "p",
+    rest,
+    shape: shapeOf(line.slice(0, line.length - rest.length)),
+  };
 }
 
 /**
@@ -92,7 +98,10 @@ export const whatsappImporter: Importer = {
   extensions: [".txt"],
   input: "file",
   detect(_path, head) {
-    const lines = head.split(/\r\n|\n|\r/).filter((l) => l.trim() !== "").slice(0, 200);
+    const lines = head
+      .split(/\r\n|\n|\r/)
+      .filter((l) => l.trim() !== "")
+      .slice(0, 200);
     if (lines.length === 0) return 0;
     const headers = lines.filter((l) => headerOf(l)).length;
     // Most lines start with a date header; continuation lines are the rest.
@@ -116,7 +125,13 @@ export const whatsappImporter: Importer = {
     let last: number | undefined;
     const senders = new Set<string>();
     const flush = () => {
-      if (current) builder.turn(current.speaker, { text: current.text.join("\n"), timestamp: current.timestamp, start: current.start, type: current.system ? "system" : "message" });
+      if (current)
+        builder.turn(current.speaker, {
+          text: current.text.join("\n"),
+          timestamp: current.timestamp,
+          start: current.start,
+          type: current.system ? "system" : "message",
+        });
     };
     lines.forEach((line, i) => {
       const header = headers[i];
@@ -140,7 +155,9 @@ export const whatsappImporter: Importer = {
               ? `${name === undefined ? "it has no sender" : `"${name}" has not written before`} and it is not in the file's header shape`
               : undefined;
         if (reason !== undefined) {
-          result.warnings.push(`${file}:${i + 1}: "${line.length > 40 ? `${line.slice(0, 40)}…` : line}" looks like a message header, but ${reason}; kept as a line of the message from line ${current.line}`);
+          result.warnings.push(
+            `${file}:${i + 1}: "${line.length > 40 ? `${line.slice(0, 40)}…` : line}" looks like a message header, but ${reason}; kept as a line of the message from line ${current.line}`,
+          );
           current.text.push(line);
           return;
         }
@@ -156,7 +173,8 @@ export const whatsappImporter: Importer = {
       if (sender) {
         senders.add(name!);
         current = { speaker: builder.participant(name!), text: [sender[2]!], timestamp: when?.iso, start, system: false, line: i + 1 };
-      } else current = { speaker: builder.participant("WhatsApp", { kind: "system" }), text: [header.rest], timestamp: when?.iso, start, system: true, line: i + 1 };
+      } else
+        current = { speaker: builder.participant("WhatsApp", { kind: "system" }), text: [header.rest], timestamp: when?.iso, start, system: true, line: i + 1 };
     });
     flush();
     // A message's trailing blank lines are the gap before the next header, not its words.

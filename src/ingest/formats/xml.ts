@@ -14,7 +14,8 @@ export function parseXml(text: string, file: string, expected: string): XmlNode[
   try {
     return parseXmlOrdered(text);
   } catch (error) {
-    if (error instanceof XmlSyntaxError) throw new ImportError({ file, line: error.line, problem: `invalid XML at column ${error.column}: ${error.message}`, expected });
+    if (error instanceof XmlSyntaxError)
+      throw new ImportError({ file, line: error.line, problem: `invalid XML at column ${error.column}: ${error.message}`, expected });
     throw new ImportError({ file, line: 1, problem: `invalid XML: ${(error as Error).message}`, expected });
   }
 }

@@ -20,7 +20,10 @@ export const zoomChatImporter: Importer = {
   extensions: [".txt"],
   input: "file",
   detect(_path, head) {
-    const lines = head.split(/\r\n|\n|\r/).filter((l) => l.trim() !== "").slice(0, 200);
+    const lines = head
+      .split(/\r\n|\n|\r/)
+      .filter((l) => l.trim() !== "")
+      .slice(0, 200);
     const headers = lines.filter((l) => HEADER.test(l)).length;
     return headers >= 1 && headers * 3 >= Math.min(lines.length, 30) ? 0.95 : 0;
   },
@@ -35,7 +38,10 @@ export const zoomChatImporter: Importer = {
     let last = -1;
     const flush = () => {
       if (!current) return;
-      const text = current.lines.map((l) => l.replace(/^\t/, "")).join("\n").replace(/\s+$/, "");
+      const text = current.lines
+        .map((l) => l.replace(/^\t/, ""))
+        .join("\n")
+        .replace(/\s+$/, "");
       builder.turn(current.speaker, { text, timestamp: current.timestamp, start: current.start, metadata: current.meta });
     };
     let lineNo = 0;
@@ -67,7 +73,13 @@ export const zoomChatImporter: Importer = {
         meta.to = who[2]!.trim();
         if (/\((Direct Message|privately)\)\s*$/i.test(who[2]!)) meta.private = true;
       }
-      current = { speaker: builder.participant(name), lines: m[3] !== undefined && m[3].trim() !== "" ? [m[3]] : [], timestamp: m[1]!, start: seconds - origin, meta };
+      current = {
+        speaker: builder.participant(name),
+        lines: m[3] !== undefined && m[3].trim() !== "" ? [m[3]] : [],
+        timestamp: m[1]!,
+        start: seconds - origin,
+        meta,
+      };
     }
     flush();
     if (preamble.length > 0) builder.metadata.preamble = preamble.join("\n");

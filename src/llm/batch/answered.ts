@@ -23,11 +23,21 @@ export function batchAnsweredModel(model: LlmClient, answers: ReadonlyMap<string
       if (answer?.ok) {
         return {
           ok: true,
-          response: { text: answer.text, model: answer.model, usage: answer.usage, latencyMs: 0, cached: false, finishReason: answer.finishReason, requestHash: key, httpRequests: 0 },
+          response: {
+            text: answer.text,
+            model: answer.model,
+            usage: answer.usage,
+            latencyMs: 0,
+            cached: false,
+            finishReason: answer.finishReason,
+            requestHash: key,
+            httpRequests: 0,
+          },
         };
       }
       // "unknown", not "bad_request": one failed request must not stop the others' collection.
-      if (answer) return { ok: false, error: { kind: "unknown", message: `the batch did not answer this request (${answer.message})`, attempts: 1, httpRequests: 0 } };
+      if (answer)
+        return { ok: false, error: { kind: "unknown", message: `the batch did not answer this request (${answer.message})`, attempts: 1, httpRequests: 0 } };
       if (await model.isCached(request, key)) return model.complete(request);
       return { ok: false, error: { kind: "aborted", message: "not in the batches being collected", attempts: 0, httpRequests: 0 } };
     },

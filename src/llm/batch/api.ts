@@ -67,13 +67,23 @@ export function createBatchApi(client: OpenAI, config: { baseURL?: string; model
     inputFileId: batch.input_file_id,
     outputFileId: batch.output_file_id ?? undefined,
     errorFileId: batch.error_file_id ?? undefined,
-    counts: batch.request_counts ? { total: batch.request_counts.total, completed: batch.request_counts.completed, failed: batch.request_counts.failed } : undefined,
-    errors: (batch.errors?.data ?? []).map((e) => [e.line !== undefined && e.line !== null ? `line ${e.line}` : "", e.code, e.message].filter(Boolean).join(": ")),
+    counts: batch.request_counts
+      ? { total: batch.request_counts.total, completed: batch.request_counts.completed, failed: batch.request_counts.failed }
+      : undefined,
+    errors: (batch.errors?.data ?? []).map((e) =>
+      [e.line !== undefined && e.line !== null ? `line ${e.line}` : "", e.code, e.message].filter(Boolean).join(": "),
+    ),
   });
   return {
-    upload: (path) => call(`uploading ${path}`, async () => (await client.files.create({ file: createReadStream(path, { highWaterMark: 1 << 20 }), purpose: "batch" }, { timeout: 30 * 60_000 })).id),
+    upload: (path) =>
+      call(
+        `uploading ${path}`,
+        async () => (await client.files.create({ file: createReadStream(path, { highWaterMark: 1 << 20 }), purpose: "batch" }, { timeout: 30 * 60_000 })).id,
+      ),
     create: (inputFileId, metadata) =>
-      call("creating the batch", async () => info(await client.batches.create({ input_file_id: inputFileId, endpoint: "/v1/chat/completions", completion_window: "24h", metadata }))),
+      call("creating the batch", async () =>
+        info(await client.batches.create({ input_file_id: inputFileId, endpoint: "/v1/chat/completions", completion_window: "24h", metadata })),
+      ),
     retrieve: (batchId) => call(`reading batch ${batchId}`, async () => info(await client.batches.retrieve(batchId))),
     cancel: (batchId) => call(`cancelling batch ${batchId}`, async () => info(await client.batches.cancel(batchId))),
     download: (fileId) =>

@@ -114,7 +114,8 @@ export async function writeRequestFiles(
         if (used + text.length * MAX_UTF8_PER_UNIT > buffer.length) await flush();
         bytes = buffer.write(text, used);
       }
-      if (bytes > limits.maxBytes) throw new Error(`the request for ${line.key} alone is ${bytes} bytes, over the ${limits.maxBytes}-byte limit of a batch file`);
+      if (bytes > limits.maxBytes)
+        throw new Error(`the request for ${line.key} alone is ${bytes} bytes, over the ${limits.maxBytes}-byte limit of a batch file`);
       if (!large) used += bytes;
       if (!current || current.keys.length >= limits.maxRequests || current.bytes + bytes > limits.maxBytes) {
         // Everything before this line belongs to the file being closed; the line moves on with the fresh buffer.

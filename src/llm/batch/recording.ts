@@ -10,7 +10,10 @@ import type { BatchRequestLine } from "./files.js";
  * holds exactly the requests the online run would send. Requests in `skip` (already in an open
  * batch) are not noted again.
  */
-export function recordingModel(model: LlmClient, skip: ReadonlySet<string>): { model: LlmClient; lines: BatchRequestLine[]; counts: { cached: number; pending: number } } {
+export function recordingModel(
+  model: LlmClient,
+  skip: ReadonlySet<string>,
+): { model: LlmClient; lines: BatchRequestLine[]; counts: { cached: number; pending: number } } {
   const lines: BatchRequestLine[] = [];
   const seen = new Set<string>();
   const counts = { cached: 0, pending: 0 };

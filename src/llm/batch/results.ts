@@ -5,8 +5,7 @@
  */
 
 export type BatchAnswer =
-  | { ok: true; text: string; model: string; usage: { promptTokens: number; completionTokens: number }; finishReason?: string }
-  | { ok: false; message: string };
+  { ok: true; text: string; model: string; usage: { promptTokens: number; completionTokens: number }; finishReason?: string } | { ok: false; message: string };
 
 /** What we read of a chat.completion (or error) body. */
 interface ReplyBody {
@@ -28,7 +27,11 @@ interface OutputLine {
  * successfully does not overwrite it. Returns the problems found (unreadable lines), each
  * naming the file and line.
  */
-export async function readBatchResults(lines: AsyncIterable<string> | Iterable<string>, fileLabel: string, answers: Map<string, BatchAnswer>): Promise<string[]> {
+export async function readBatchResults(
+  lines: AsyncIterable<string> | Iterable<string>,
+  fileLabel: string,
+  answers: Map<string, BatchAnswer>,
+): Promise<string[]> {
   const problems: string[] = [];
   let lineNo = 0;
   for await (const raw of lines) {

@@ -236,7 +236,10 @@ export function visibleTo(viewer: Viewer, message: LiveMessage): LiveMessage | u
       return { type: "turn", turn: shown };
     }
     case "session":
-      return { ...message, participants: message.participants.map((p): Participant => ({ id: p.id, name: p.name, kind: p.kind, ...(p.role ? { role: p.role } : {}) })) };
+      return {
+        ...message,
+        participants: message.participants.map((p): Participant => ({ id: p.id, name: p.name, kind: p.kind, ...(p.role ? { role: p.role } : {}) })),
+      };
     case "ask":
     case "asked":
       return message.participant === viewer.id ? message : undefined;

@@ -9,7 +9,10 @@ export { LiveHub } from "./hub.js";
  * Serve a scenario's live pages: one chat page per human participant and the operator's,
  * each behind its own token. The hub is both the run's human input and its observer.
  */
-export async function serveLive(scenario: Scenario, options: { host?: string; port?: number } = {}): Promise<{ hub: LiveHub; server: LiveServer; people: { name: string; link: string }[] }> {
+export async function serveLive(
+  scenario: Scenario,
+  options: { host?: string; port?: number } = {},
+): Promise<{ hub: LiveHub; server: LiveServer; people: { name: string; link: string }[] }> {
   const humans = resolveAgents(scenario).filter((p) => p.kind === "human");
   const hub = new LiveHub(humans);
   const server = await startLiveServer(hub, options);

@@ -21,9 +21,13 @@ ${operator ? `<section id="operator-controls"><button id="pause" type="button">P
 <ul id="people" aria-label="Participants"></ul>
 <ol id="log" aria-live="polite"></ol>
 <p id="typing" aria-live="polite"></p>
-${operator ? "" : `<p id="prompt"></p>
+${
+  operator
+    ? ""
+    : `<p id="prompt"></p>
 <div id="controls"></div>
-<form id="compose"><textarea id="text" rows="2" placeholder="Type a message (@Name to address someone)"></textarea><button id="send" type="submit">Send</button></form>`}
+<form id="compose"><textarea id="text" rows="2" placeholder="Type a message (@Name to address someone)"></textarea><button id="send" type="submit">Send</button></form>`
+}
 </body>
 </html>`;
 }

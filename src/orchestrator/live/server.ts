@@ -100,7 +100,8 @@ async function handle(hub: LiveHub, req: IncomingMessage, res: ServerResponse, s
     const parsed = postSchema.safeParse(body);
     if (!parsed.success) return send(res, 400, { error: "expected {text}: a non-empty message of at most 10,000 characters" });
     // Outside a running session nothing can take the words: refused, so the page keeps them.
-    if (!hub.post(viewer.id, parsed.data.text)) return send(res, 409, { error: "no session is running right now: your message was not sent (it is still in the box)" });
+    if (!hub.post(viewer.id, parsed.data.text))
+      return send(res, 409, { error: "no session is running right now: your message was not sent (it is still in the box)" });
     return send(res, 200, { ok: true });
   }
   if (viewer.role !== "operator") return send(res, 403, { error: "operator only" });

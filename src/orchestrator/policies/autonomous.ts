@@ -59,7 +59,10 @@ export const autonomous = defineStrategy({
       const posted = conversation.takeHumanMessages();
       for (const { agent, text } of posted) {
         const act = readHumanInput(conversation, text);
-        conversation.say(agent.id, text, { addressees: act.addressee ? [act.addressee.id] : undefined, metadata: { decision: { strategy: "autonomous", method: "posted" } } });
+        conversation.say(agent.id, text, {
+          addressees: act.addressee ? [act.addressee.id] : undefined,
+          metadata: { decision: { strategy: "autonomous", method: "posted" } },
+        });
       }
       if (posted.length) wakeIdle(conversation.clock);
       return posted.length > 0;
@@ -78,14 +81,18 @@ export const autonomous = defineStrategy({
         return conversation.end("every agent waits and no human acts");
       }
       // In real time, the next event waits for its moment; a person posting ends the wait.
-      if (await conversation.waitUntil(Math.min(nextDelivery, nextAgentTime) === Infinity ? conversation.clock : Math.min(nextDelivery, nextAgentTime))) continue;
+      if (await conversation.waitUntil(Math.min(nextDelivery, nextAgentTime) === Infinity ? conversation.clock : Math.min(nextDelivery, nextAgentTime)))
+        continue;
       if (nextDelivery === Infinity && nextAgentTime === Infinity) {
         // Everyone waits and nothing is in flight: humans may act, or the session ends.
         let acted = false;
         for (const human of humans) {
           const act = readHumanInput(conversation, await conversation.askHuman(human, "Everyone is waiting. Type a message (Enter to end)."));
           if (act.kind === "message" && act.text) {
-            conversation.say(human.id, act.text, { addressees: act.addressee ? [act.addressee.id] : undefined, metadata: { decision: { strategy: "autonomous", method: "asked" } } });
+            conversation.say(human.id, act.text, {
+              addressees: act.addressee ? [act.addressee.id] : undefined,
+              metadata: { decision: { strategy: "autonomous", method: "asked" } },
+            });
             acted = true;
           }
         }
@@ -94,7 +101,10 @@ export const autonomous = defineStrategy({
         continue;
       }
       if (nextDelivery <= nextAgentTime) {
-        const item = pending.splice(pending.findIndex((p) => p.deliverAt === nextDelivery), 1)[0];
+        const item = pending.splice(
+          pending.findIndex((p) => p.deliverAt === nextDelivery),
+          1,
+        )[0];
         // The turn spans the typing: from the decision to the delivery.
         conversation.say(item.agent.id, item.text, { type: item.type, at: item.startedAt, duration: item.deliverAt - item.startedAt, metadata: item.metadata });
         busy.delete(item.agent.id);
@@ -128,7 +138,13 @@ export const autonomous = defineStrategy({
         schema: actionSchema,
         purpose: "decide",
       });
-      const decision = { strategy: "autonomous", action: value.action, reasoning: value.reasoning, decidedAt: conversation.clock, sawEvents: fresh.map((t) => t.id) };
+      const decision = {
+        strategy: "autonomous",
+        action: value.action,
+        reasoning: value.reasoning,
+        decidedAt: conversation.clock,
+        sawEvents: fresh.map((t) => t.id),
+      };
       if (value.action === "wait" || !value.message) {
         conversation.say(agent.id, value.reasoning, { type: "reasoning", duration: 0, at: conversation.clock, metadata: { decision, usage } });
         seen.set(agent.id, conversation.visible().length);
@@ -141,7 +157,19 @@ export const autonomous = defineStrategy({
       const typing = conversation.durationOf(agent, text);
       if (params.typingVisible) conversation.system(`${agent.name} is typing…`, { event: "typing", participant: agent.id });
       seen.set(agent.id, conversation.visible().length);
-      pending.push({ agent, text, type, startedAt: conversation.clock, deliverAt: conversation.clock + typing, metadata: { decision, usage, ...(text !== value.message ? { rawReply: value.message } : {}), ...(type === "file" ? { fileName: value.fileName ?? "untitled" } : {}) } });
+      pending.push({
+        agent,
+        text,
+        type,
+        startedAt: conversation.clock,
+        deliverAt: conversation.clock + typing,
+        metadata: {
+          decision,
+          usage,
+          ...(text !== value.message ? { rawReply: value.message } : {}),
+          ...(type === "file" ? { fileName: value.fileName ?? "untitled" } : {}),
+        },
+      });
       // The typing agent is busy until its message is delivered; the others see the typing notice.
       nextAt.set(agent.id, Infinity);
       busy.add(agent.id);

@@ -38,7 +38,10 @@ export class HistoryCompressor {
   private current: RollingSummary | undefined;
   readonly history: RollingSummary[] = [];
 
-  constructor(private readonly params: CompressionParams, private readonly alwaysVerbatim: (turn: Turn) => boolean) {}
+  constructor(
+    private readonly params: CompressionParams,
+    private readonly alwaysVerbatim: (turn: Turn) => boolean,
+  ) {}
 
   /** The history text agents see now, refreshing the rolling summary when due. */
   async render(conversation: Conversation): Promise<{ text: string; compression?: { summarisedThrough: number; verbatimTurns: number } }> {
@@ -55,9 +58,7 @@ export class HistoryCompressor {
     }
     const through = this.current?.throughIndex ?? -1;
     const shown = visible.filter((t) => !(t.index <= through && foldable.includes(t)));
-    const header = this.current
-      ? `[Summary of the earlier discussion: ${this.current.summary}]\n[Key phrases: ${this.current.keyPhrases.join("; ")}]\n`
-      : "";
+    const header = this.current ? `[Summary of the earlier discussion: ${this.current.summary}]\n[Key phrases: ${this.current.keyPhrases.join("; ")}]\n` : "";
     return { text: header + conversation.transcript(shown), compression: { summarisedThrough: through, verbatimTurns: shown.length } };
   }
 

@@ -29,13 +29,23 @@ export const confidence = defineStrategy({
       summariser: z.string().optional(),
       /** Words in the summary (a summariser's own wordLimit wins; default: no limit is asked). */
       summaryWordLimit: z.number().int().positive().optional(),
-      backchannel: z.object({ text: z.string().default("hmm"), probability: z.number().min(0).max(1).default(0.3) }).strict().default({ text: "hmm", probability: 0.3 }),
+      backchannel: z
+        .object({ text: z.string().default("hmm"), probability: z.number().min(0).max(1).default(0.3) })
+        .strict()
+        .default({ text: "hmm", probability: 0.3 }),
       maxExtraRounds: z.number().int().nonnegative().default(1),
       /** Open with this agent (default: the human if any, else the most confident on the task). */
       opener: z.string().optional(),
     })
     .strict(),
-  check: (params, find) => unknownNames([["summariser", params.summariser], ["opener", params.opener]], find),
+  check: (params, find) =>
+    unknownNames(
+      [
+        ["summariser", params.summariser],
+        ["opener", params.opener],
+      ],
+      find,
+    ),
   async run(conversation, params) {
     const summariser = params.summariser ? mustFind(conversation, params.summariser, "strategy.summariser") : undefined;
     const opener = params.opener ? mustFind(conversation, params.opener, "strategy.opener") : undefined;
@@ -45,7 +55,15 @@ export const confidence = defineStrategy({
       if (!(await summarise(conversation, summariser, mayAskForMore, summariser.wordLimit ?? params.summaryWordLimit))) break;
       ended = await discuss(conversation, params, summariser, undefined, false);
     }
-    conversation.end(ended === "human-summary" ? "the human asked for the summary" : ended === "summary-nominated" ? "the summariser was nominated" : ended === "nobody" ? "nobody nominated or confident enough" : conversation.stopReason() ?? "stopped");
+    conversation.end(
+      ended === "human-summary"
+        ? "the human asked for the summary"
+        : ended === "summary-nominated"
+          ? "the summariser was nominated"
+          : ended === "nobody"
+            ? "nobody nominated or confident enough"
+            : (conversation.stopReason() ?? "stopped"),
+    );
   },
 });
 
@@ -55,7 +73,13 @@ const COMMANDS = ["summary"];
 type Params = z.infer<typeof confidence.params>;
 
 /** One stretch of self-selected discussion, until nobody is confident enough, the human asks for the summary, or a stop condition. */
-async function discuss(conversation: Conversation, params: Params, summariser: Agent | undefined, opener: Agent | undefined, opening: boolean): Promise<DiscussionEnd> {
+async function discuss(
+  conversation: Conversation,
+  params: Params,
+  summariser: Agent | undefined,
+  opener: Agent | undefined,
+  opening: boolean,
+): Promise<DiscussionEnd> {
   const speakers = conversation.machines.filter((a) => a.id !== summariser?.id);
   const human = conversation.humans[0];
   let nominee: Agent | undefined = opener;
@@ -83,24 +107,48 @@ async function discuss(conversation: Conversation, params: Params, summariser: A
       const top = speakers.filter((a) => ratings[a.name].confidence === best);
       const confident = (value: number) => (params.thresholdRule === "above" ? value > params.threshold : value >= params.threshold);
       speaker = confident(best) ? (top.length > 1 ? conversation.random.pick(top) : top[0]) : undefined;
-      decision = { strategy: "confidence", method: speaker ? "confidence" : "none", ratings, threshold: params.threshold, thresholdRule: params.thresholdRule, ...(top.length > 1 ? { tie: top.map((a) => a.name) } : {}) };
+      decision = {
+        strategy: "confidence",
+        method: speaker ? "confidence" : "none",
+        ratings,
+        threshold: params.threshold,
+        thresholdRule: params.thresholdRule,
+        ...(top.length > 1 ? { tie: top.map((a) => a.name) } : {}),
+      };
       if (!speaker) {
         conversation.system(`Nobody is confident enough to continue (highest ${best}, threshold ${params.threshold}).`, { decision });
         return "nobody";
       }
       // The others acknowledge the latest message, at most with a minimal backchannel; its
       // author does not acknowledge its own message.
-      const author = conversation.visible().filter((t) => t.type === "message").at(-1)?.speaker;
+      const author = conversation
+        .visible()
+        .filter((t) => t.type === "message")
+        .at(-1)?.speaker;
       for (const other of speakers) {
-        if (other.id !== speaker.id && other.id !== author && !confident(ratings[other.name].confidence) && conversation.random.chance(params.backchannel.probability)) {
-          conversation.say(other.id, params.backchannel.text, { type: "backchannel", duration: 0.5, at: conversation.clock, metadata: { decision: { strategy: "confidence", confidence: ratings[other.name].confidence } } });
+        if (
+          other.id !== speaker.id &&
+          other.id !== author &&
+          !confident(ratings[other.name].confidence) &&
+          conversation.random.chance(params.backchannel.probability)
+        ) {
+          conversation.say(other.id, params.backchannel.text, {
+            type: "backchannel",
+            duration: 0.5,
+            at: conversation.clock,
+            metadata: { decision: { strategy: "confidence", confidence: ratings[other.name].confidence } },
+          });
         }
       }
     }
     nominee = undefined;
     nominatedBy = undefined;
     if (speaker.kind === "human") {
-      const act = readHumanInput(conversation, await conversation.askHuman(speaker, "You were asked to speak (Enter to pass, /summary to finish).", { controls: ["/summary"] }), COMMANDS);
+      const act = readHumanInput(
+        conversation,
+        await conversation.askHuman(speaker, "You were asked to speak (Enter to pass, /summary to finish).", { controls: ["/summary"] }),
+        COMMANDS,
+      );
       if (act.kind === "command" && act.command === "summary") return "human-summary";
       if (act.kind === "message" && act.text) {
         conversation.say(speaker.id, act.text, { addressees: act.addressee ? [act.addressee.id] : undefined, metadata: { decision } });
@@ -121,10 +169,20 @@ async function discuss(conversation: Conversation, params: Params, summariser: A
     if (summariser && nominee?.id === summariser.id) return "summary-nominated";
     // A nominated human is asked once, as the nominee (not also as a listener first).
     if (human && nominee?.id !== human.id && !conversation.stopReason()) {
-      const act = readHumanInput(conversation, await conversation.askHuman(human, "Enter to listen, type to join in (@Name to address someone), /summary to finish.", { optional: true, controls: ["/summary"] }), COMMANDS);
+      const act = readHumanInput(
+        conversation,
+        await conversation.askHuman(human, "Enter to listen, type to join in (@Name to address someone), /summary to finish.", {
+          optional: true,
+          controls: ["/summary"],
+        }),
+        COMMANDS,
+      );
       if (act.kind === "command" && act.command === "summary") return "human-summary";
       if (act.kind === "message" && act.text) {
-        conversation.say(human.id, act.text, { addressees: act.addressee ? [act.addressee.id] : undefined, metadata: { decision: { strategy: "confidence", method: "interjection" } } });
+        conversation.say(human.id, act.text, {
+          addressees: act.addressee ? [act.addressee.id] : undefined,
+          metadata: { decision: { strategy: "confidence", method: "interjection" } },
+        });
         if (summariser && asksSummariser(act, summariser)) return "human-summary";
         // Addressing someone nominates them; a human's unaddressed message goes to self-selection.
         nominee = act.addressee;
@@ -174,7 +232,7 @@ async function rateAll(conversation: Conversation, agents: readonly Agent[]) {
       name: "confidence",
       instruction:
         "Consider the latest message. State its topic and intent as you perceive them, and rate from 0 to 10 " +
-        "how confident you are that you can add something valuable to it now. Answer as JSON {\"topic\", \"intent\", \"confidence\"}.",
+        'how confident you are that you can add something valuable to it now. Answer as JSON {"topic", "intent", "confidence"}.',
       jsonSchema: ratingJsonSchema,
       schema: ratingSchema,
       purpose: "confidence",

@@ -59,13 +59,22 @@ export const ranked = defineStrategy({
 
     if (params.initialThoughts) {
       for (const agent of agents) {
-        const { text, metadata } = await conversation.reply(agent, { instruction: "Before the discussion starts, write your short initial thought on the task (one or two sentences, private).", purpose: "initial-thought" });
-        conversation.say(agent.id, text, { type: "reasoning", duration: 0, at: 0, metadata: { ...metadata, decision: { strategy: "ranked", phase: "initial-thought" } } });
+        const { text, metadata } = await conversation.reply(agent, {
+          instruction: "Before the discussion starts, write your short initial thought on the task (one or two sentences, private).",
+          purpose: "initial-thought",
+        });
+        conversation.say(agent.id, text, {
+          type: "reasoning",
+          duration: 0,
+          at: 0,
+          metadata: { ...metadata, decision: { strategy: "ranked", phase: "initial-thought" } },
+        });
       }
     }
     if (params.welcome && facilitator) {
       const { text, metadata } = await conversation.reply(facilitator, {
-        instruction: "As the facilitator, welcome everyone: introduce the task and the colleagues present (by name and expertise), and invite the group to start. Two or three sentences.",
+        instruction:
+          "As the facilitator, welcome everyone: introduce the task and the colleagues present (by name and expertise), and invite the group to start. Two or three sentences.",
         purpose: "welcome",
       });
       conversation.say(facilitator.id, text, { metadata: { ...metadata, decision: { strategy: "ranked", method: "welcome" } } });
@@ -86,7 +95,14 @@ export const ranked = defineStrategy({
 
       let facilitate: string | undefined;
       if (human) {
-        let act = readHumanInput(conversation, await conversation.askHuman(human, "Enter to listen; type to join in (@Name to address someone); /mode explore|focus; /facilitator; /end.", { optional: true, controls: ["/mode explore", "/mode focus", "/facilitator", "/end"] }), ["mode", "facilitator", "end"]);
+        let act = readHumanInput(
+          conversation,
+          await conversation.askHuman(human, "Enter to listen; type to join in (@Name to address someone); /mode explore|focus; /facilitator; /end.", {
+            optional: true,
+            controls: ["/mode explore", "/mode focus", "/facilitator", "/end"],
+          }),
+          ["mode", "facilitator", "end"],
+        );
         // "/mode" with anything but explore|focus is not a command: keep the words as a message.
         if (act.kind === "command" && act.command === "mode" && act.args !== "explore" && act.args !== "focus") act = { kind: "message", text: act.raw };
         if (act.kind === "command") {
@@ -97,10 +113,20 @@ export const ranked = defineStrategy({
             break;
           }
         } else if (act.kind === "message" && act.text) {
-          conversation.say(human.id, act.text, { addressees: act.addressee ? [act.addressee.id] : undefined, metadata: { decision: { strategy: "ranked", method: "interjection", mode } } });
-          if (act.addressee && act.addressee.kind !== "human") next = { agent: act.addressee, decision: { strategy: "ranked", method: "addressed", by: human.id } };
+          conversation.say(human.id, act.text, {
+            addressees: act.addressee ? [act.addressee.id] : undefined,
+            metadata: { decision: { strategy: "ranked", method: "interjection", mode } },
+          });
+          if (act.addressee && act.addressee.kind !== "human")
+            next = { agent: act.addressee, decision: { strategy: "ranked", method: "addressed", by: human.id } };
           else if (!act.addressee && params.routeUnaddressed) {
-            const routed = await rank(conversation, agents, undefined, `${human.name} just wrote a message without addressing anyone. Rank the participants by who is best placed to answer it.`, false);
+            const routed = await rank(
+              conversation,
+              agents,
+              undefined,
+              `${human.name} just wrote a message without addressing anyone. Rank the participants by who is best placed to answer it.`,
+              false,
+            );
             next = { agent: routed.agent, decision: { strategy: "ranked", method: "routed", by: human.id, ranking: routed.ranking } };
           }
           continue;
@@ -120,7 +146,9 @@ export const ranked = defineStrategy({
           instruction: `As the facilitator, intervene briefly (${facilitate}): bring the discussion back to the task, summarise where it stands, and invite a next step. Current mode: ${mode}.`,
           purpose: "facilitate",
         });
-        conversation.say(facilitator.id, text, { metadata: { ...metadata, decision: { strategy: "ranked", method: "facilitation", reason: facilitate, mode, compression: history.compression } } });
+        conversation.say(facilitator.id, text, {
+          metadata: { ...metadata, decision: { strategy: "ranked", method: "facilitation", reason: facilitate, mode, compression: history.compression } },
+        });
         sinceFacilitation = 0;
         continue;
       }
@@ -128,7 +156,10 @@ export const ranked = defineStrategy({
       if (!next) {
         if (conversation.random.chance(params.randomRate)) {
           const pool = agents.filter((a) => a.id !== last?.id);
-          next = { agent: conversation.random.pick(pool.length ? pool : agents), decision: { strategy: "ranked", method: "random", randomRate: params.randomRate } };
+          next = {
+            agent: conversation.random.pick(pool.length ? pool : agents),
+            decision: { strategy: "ranked", method: "random", randomRate: params.randomRate },
+          };
         } else {
           const choice = await rank(conversation, agents, last, "Rank the participants by how eager and relevant they would be to speak next.", false);
           next = { agent: choice.agent, decision: { strategy: "ranked", method: choice.fallback ? "random-fallback" : "ranked", ranking: choice.ranking } };
@@ -142,7 +173,9 @@ export const ranked = defineStrategy({
         instruction: `${modeInstruction[mode]}\nIt is your turn to speak as ${agent.name}. Use at most ${agent.wordLimit ?? params.wordLimit} words.`,
         purpose: "reply",
       });
-      conversation.say(agent.id, text, { metadata: { ...metadata, decision: { ...decision, mode, compression: history.compression, keyPhrases: compressor.history.at(-1)?.keyPhrases } } });
+      conversation.say(agent.id, text, {
+        metadata: { ...metadata, decision: { ...decision, mode, compression: history.compression, keyPhrases: compressor.history.at(-1)?.keyPhrases } },
+      });
       last = agent;
       sinceFacilitation += 1;
     }
@@ -157,7 +190,13 @@ const modeInstruction = {
 const rankingSchema = z.object({ ranking: z.array(z.string()).min(1) });
 
 /** Ask the judge for a ranking; the first valid name that is not the last speaker wins. */
-async function rank(conversation: Conversation, agents: readonly Agent[], last: Agent | undefined, question: string, includeThoughts: boolean): Promise<{ agent: Agent; ranking: string[]; fallback: boolean }> {
+async function rank(
+  conversation: Conversation,
+  agents: readonly Agent[],
+  last: Agent | undefined,
+  question: string,
+  includeThoughts: boolean,
+): Promise<{ agent: Agent; ranking: string[]; fallback: boolean }> {
   const names = agents.map((a) => a.name);
   const history = includeThoughts ? conversation.transcript(conversation.turns) : conversation.transcript();
   const { value } = await conversation.decide(undefined, {
@@ -165,7 +204,12 @@ async function rank(conversation: Conversation, agents: readonly Agent[], last: 
     systemText: "You moderate a group discussion and decide who speaks next.",
     historyText: history,
     instruction: `${question} Candidates: ${names.join(", ")}.${last ? ` ${last.name} just spoke.` : ""} Answer as JSON {"ranking": [names, most suitable first]}.`,
-    jsonSchema: { type: "object", properties: { ranking: { type: "array", items: { type: "string", enum: names } } }, required: ["ranking"], additionalProperties: false },
+    jsonSchema: {
+      type: "object",
+      properties: { ranking: { type: "array", items: { type: "string", enum: names } } },
+      required: ["ranking"],
+      additionalProperties: false,
+    },
     schema: rankingSchema,
     purpose: "rank",
   });
@@ -182,7 +226,12 @@ async function driftCheck(conversation: Conversation): Promise<{ drifting: boole
     systemText: "You check whether a group discussion stays on its task.",
     history: conversation.visible().slice(-8),
     instruction: `Task: ${conversation.scenario.task}\nHas the recent discussion drifted away from the task? Answer as JSON {"drifting": true|false, "reason": "..."}.`,
-    jsonSchema: { type: "object", properties: { drifting: { type: "boolean" }, reason: { type: "string" } }, required: ["drifting", "reason"], additionalProperties: false },
+    jsonSchema: {
+      type: "object",
+      properties: { drifting: { type: "boolean" }, reason: { type: "string" } },
+      required: ["drifting", "reason"],
+      additionalProperties: false,
+    },
     schema: z.object({ drifting: z.boolean(), reason: z.string() }),
     purpose: "drift-check",
   });

@@ -20,7 +20,11 @@ export const roundRobin = defineStrategy({
       passes: z.number().int().positive().default(1),
     })
     .strict(),
-  check: (params, find) => unknownNames((params.order ?? []).map((name, i) => [`order[${i}]`, name]), find),
+  check: (params, find) =>
+    unknownNames(
+      (params.order ?? []).map((name, i) => [`order[${i}]`, name]),
+      find,
+    ),
   async run(conversation, params) {
     const order: Agent[] = (params.order ?? conversation.participants.map((p) => p.name)).map((name) => {
       const agent = conversation.find(name);
@@ -31,7 +35,8 @@ export const roundRobin = defineStrategy({
     for (let step = 0; ; step++) {
       if (conversation.stopReason()) return;
       const pass = Math.floor(step / order.length);
-      if (params.mode === "pipeline" && pass >= params.passes) return conversation.end(`pipeline finished (${params.passes} pass${params.passes > 1 ? "es" : ""})`);
+      if (params.mode === "pipeline" && pass >= params.passes)
+        return conversation.end(`pipeline finished (${params.passes} pass${params.passes > 1 ? "es" : ""})`);
       const speaker = order[step % order.length];
       const position = step % order.length;
       const metadata = { decision: { strategy: "round-robin", mode: params.mode, position, pass } };

@@ -21,7 +21,9 @@ export const rounds = defineStrategy({
       rounds: z.number().int().min(2).default(5),
       roleSet: z.enum(["professions", "six-hats", "llm-discussion"]).optional(),
       initiationPrompt: z.string().default("Give your initial answer to the task from your perspective."),
-      discussionPrompt: z.string().default("Here are the other participants' answers from the previous round. Considering them, refine your answer; say where you agree or disagree."),
+      discussionPrompt: z
+        .string()
+        .default("Here are the other participants' answers from the previous round. Considering them, refine your answer; say where you agree or disagree."),
       convergencePrompt: z.string().default("This is the final round. Give your finalised list of answers as a numbered list."),
     })
     .strict(),
@@ -39,7 +41,11 @@ export const rounds = defineStrategy({
         agent.role = roles.map((r) => r.name).join(" & ");
       });
       conversation.notes.roles = Object.fromEntries(agents.map((a) => [a.name, a.role]));
-      conversation.system(`Roles: ${agents.map((a) => `${a.name} is ${a.role}`).join("; ")}.`, { event: "roles", roleSet: params.roleSet, roles: conversation.notes.roles });
+      conversation.system(`Roles: ${agents.map((a) => `${a.name} is ${a.role}`).join("; ")}.`, {
+        event: "roles",
+        roleSet: params.roleSet,
+        roles: conversation.notes.roles,
+      });
     }
     let previousRound: Turn[] = [];
     for (let round = 1; round <= params.rounds; round++) {

@@ -62,7 +62,10 @@ export const sceneParamsSchema = z
             probability: z.number().min(0).max(1),
             /** Turns in the impromptu phase, the derailing turn included. */
             length: z.number().int().positive().default(3),
-            kinds: z.array(z.enum(["drift", "extend", "probe", "emotional"])).min(1).default(["drift", "extend", "probe", "emotional"]),
+            kinds: z
+              .array(z.enum(["drift", "extend", "probe", "emotional"]))
+              .min(1)
+              .default(["drift", "extend", "probe", "emotional"]),
             /** Hold each derail for approval or edit before it is said (by the operator, unless `approver` names a human participant). */
             approval: z.boolean().default(false),
             /** A human participant who approves this derailer's derails instead of the operator. */

@@ -27,10 +27,25 @@ export const scene = defineStrategy({
 export function sceneProblems(params: SceneParams, find: (name: string) => Agent | undefined): string[] {
   const problems = unknownNames(
     [
-      ...params.parties.flatMap((p, i) => [...p.members.map((m, j) => [`parties[${i}].members[${j}]`, m] as [string, string]), [`parties[${i}].representative`, p.representative] as [string, string | undefined]]),
+      ...params.parties.flatMap((p, i) => [
+        ...p.members.map((m, j) => [`parties[${i}].members[${j}]`, m] as [string, string]),
+        [`parties[${i}].representative`, p.representative] as [string, string | undefined],
+      ]),
       ["moderator", params.moderator],
-      ...params.interruptions.flatMap((r, i) => [[`interruptions[${i}].from`, r.from], [`interruptions[${i}].to`, r.to]] as [string, string][]),
-      ...params.derailers.flatMap((d, i) => [[`derailers[${i}].participant`, d.participant], [`derailers[${i}].approver`, d.approver]] as [string, string | undefined][]),
+      ...params.interruptions.flatMap(
+        (r, i) =>
+          [
+            [`interruptions[${i}].from`, r.from],
+            [`interruptions[${i}].to`, r.to],
+          ] as [string, string][],
+      ),
+      ...params.derailers.flatMap(
+        (d, i) =>
+          [
+            [`derailers[${i}].participant`, d.participant],
+            [`derailers[${i}].approver`, d.approver],
+          ] as [string, string | undefined][],
+      ),
       ...params.snippets.flatMap((s, i) => (s.script ?? []).map((line, j) => [`snippets[${i}].script[${j}].speaker`, line.speaker] as [string, string])),
     ],
     find,
@@ -42,7 +57,8 @@ export function sceneProblems(params: SceneParams, find: (name: string) => Agent
   params.snippets.forEach((s, i) => {
     for (const n of s.next) if (!ids.has(n)) problems.push(`strategy.snippets[${i}].next names unknown snippet "${n}"`);
     for (const p of s.parties ?? []) if (!parties.has(p.toLowerCase())) problems.push(`strategy.snippets[${i}].parties names unknown party "${p}"`);
-    if (!parties.has(s.initiator.toLowerCase()) && !find(s.initiator)) problems.push(`strategy.snippets[${i}].initiator "${s.initiator}" is neither a party nor a participant`);
+    if (!parties.has(s.initiator.toLowerCase()) && !find(s.initiator))
+      problems.push(`strategy.snippets[${i}].initiator "${s.initiator}" is neither a party nor a participant`);
   });
   if (params.start && !ids.has(params.start)) problems.push(`strategy.start names unknown snippet "${params.start}"`);
   return problems;
@@ -70,7 +86,10 @@ class ScenePlayer {
   private last: Agent | undefined;
 
   /** Names were checked by sceneProblems before the run started. */
-  constructor(private readonly conversation: Conversation, private readonly params: SceneParams) {
+  constructor(
+    private readonly conversation: Conversation,
+    private readonly params: SceneParams,
+  ) {
     this.parties = params.parties.map((spec) => ({ spec, members: spec.members.map((m) => conversation.find(m)!) }));
     this.moderator = params.moderator ? conversation.find(params.moderator) : undefined;
   }
@@ -79,7 +98,9 @@ class ScenePlayer {
     this.params.derailers.forEach((d, i) => {
       const approver = d.approver ? this.conversation.find(d.approver) : undefined;
       if (d.approval && !approver && !this.conversation.approver) {
-        throw new Error(`strategy.derailers[${i}].approval is true but nobody can approve: the operator approves derails at the terminal or on the operator page (colloquy run --serve), or name a human participant in strategy.derailers[${i}].approver`);
+        throw new Error(
+          `strategy.derailers[${i}].approval is true but nobody can approve: the operator approves derails at the terminal or on the operator page (colloquy run --serve), or name a human participant in strategy.derailers[${i}].approver`,
+        );
       }
     });
     let snippet: Snippet | undefined = this.params.snippets.find((s) => s.id === (this.params.start ?? this.params.snippets[0].id));
@@ -108,7 +129,10 @@ class ScenePlayer {
         const speaker = c.find(line.speaker)!;
         this.last = speaker;
         // Scripted lines are spoken turns like any other: interruption rules apply to them too.
-        await this.maybeInterrupt(c.say(speaker.id, line.text, { metadata: { decision: { strategy: "scene", snippet: snippet.id, scripted: true } } }), snippet);
+        await this.maybeInterrupt(
+          c.say(speaker.id, line.text, { metadata: { decision: { strategy: "scene", snippet: snippet.id, scripted: true } } }),
+          snippet,
+        );
       }
       return;
     }
@@ -131,7 +155,12 @@ class ScenePlayer {
       case "representative":
         return [this.conversation.find(spec.representative ?? members[0].name)!];
       case "subset": {
-        const chosen = new Set(random.shuffle(members).slice(0, Math.min(spec.subsetSize, members.length)).map((m) => m.id));
+        const chosen = new Set(
+          random
+            .shuffle(members)
+            .slice(0, Math.min(spec.subsetSize, members.length))
+            .map((m) => m.id),
+        );
         return members.filter((m) => chosen.has(m.id));
       }
       case "random":
@@ -156,7 +185,12 @@ class ScenePlayer {
       const party = c.random.pick(others.length ? others : parties);
       return this.partySpeakers(party.spec, party.members);
     }
-    return [await this.moderate(parties.flatMap((p) => p.members), snippet)];
+    return [
+      await this.moderate(
+        parties.flatMap((p) => p.members),
+        snippet,
+      ),
+    ];
   }
 
   /** Moderated order: hands go up (first come, first served); the moderator invites the first by name. */
@@ -177,7 +211,13 @@ class ScenePlayer {
     // snippet or when the invited person passed).
     const acknowledged = this.last && this.last.id !== moderator.id ? this.last : undefined;
     const instruction = `As the moderator, ${acknowledged ? `thank ${acknowledged.name} for their contribution, then ` : ""}invite ${invited.name} to speak, by name. One or two sentences.`;
-    const decision = { strategy: "scene", method: "moderation", acknowledged: acknowledged?.name, invited: invited.name, queue: this.raised.map((r) => r.name) };
+    const decision = {
+      strategy: "scene",
+      method: "moderation",
+      acknowledged: acknowledged?.name,
+      invited: invited.name,
+      queue: this.raised.map((r) => r.name),
+    };
     let turn: Turn | undefined;
     if (moderator.kind === "human") {
       // A person moderates in their own words; the invitation stands either way (system event below).
@@ -215,7 +255,9 @@ class ScenePlayer {
         snippet.prompt && `Scene: ${snippet.prompt}`,
         kind === "opening" ? "Open this part of the conversation." : kind === "reaction" ? extra : patternInstruction[snippet.pattern],
         `It is your turn to speak as ${speaker.name}, in at most ${speaker.wordLimit ?? this.params.wordLimit} words.`,
-      ].filter(Boolean).join("\n");
+      ]
+        .filter(Boolean)
+        .join("\n");
       const { text, metadata } = await c.reply(speaker, { instruction, purpose: "scene" });
       turn = c.say(speaker.id, text, { metadata: { ...metadata, decision } });
     }
@@ -248,7 +290,9 @@ class ScenePlayer {
       if (from.kind === "human") {
         // A chance to speak, not a duty: on the page, what the person posted meanwhile cuts in
         // (nobody is held up waiting); at the terminal they are asked.
-        const answer = await c.askHuman(from, `${speaker.name} is saying: "${cut}…"\nType to interrupt them now, or press Enter to let them finish.`, { optional: true });
+        const answer = await c.askHuman(from, `${speaker.name} is saying: "${cut}…"\nType to interrupt them now, or press Enter to let them finish.`, {
+          optional: true,
+        });
         if (answer !== null && /^\/hand\s*$/i.test(answer.trim())) {
           if (!this.raised.some((r) => r.id === from.id)) this.raise(from);
         } else if (answer !== null) said = { text: answer, metadata: {}, addressee: readHumanInput(c, answer).addressee };
@@ -280,7 +324,10 @@ class ScenePlayer {
         continue;
       }
       const addressee = readHumanInput(c, text).addressee;
-      c.say(agent.id, text, { addressees: addressee ? [addressee.id] : undefined, metadata: { decision: { strategy: "scene", snippet: snippet.id, method: "posted" } } });
+      c.say(agent.id, text, {
+        addressees: addressee ? [addressee.id] : undefined,
+        metadata: { decision: { strategy: "scene", snippet: snippet.id, method: "posted" } },
+      });
       this.last = agent;
     }
   }
@@ -293,7 +340,12 @@ class ScenePlayer {
     for (const p of c.machines) {
       if (p.id === speaker?.id || p.id === this.moderator?.id) continue;
       if (c.random.chance(this.params.backchannel.probability)) {
-        c.say(p.id, c.random.pick(this.params.backchannel.texts), { type: "backchannel", at, duration: 0.5, metadata: { decision: { strategy: "scene", snippet: snippet.id } } });
+        c.say(p.id, c.random.pick(this.params.backchannel.texts), {
+          type: "backchannel",
+          at,
+          duration: 0.5,
+          metadata: { decision: { strategy: "scene", snippet: snippet.id } },
+        });
       }
     }
     for (const derailer of this.params.derailers) {
@@ -313,13 +365,18 @@ class ScenePlayer {
     const phase = { strategy: "scene", snippet: snippet.id, phase: "impromptu", derail: kind, derailer: agent.name, length: derailer.length };
     if (agent.kind === "human") {
       // A human derailer derails in their own words, or lets the moment pass.
-      const own = await c.askHuman(agent, `You may derail now (${kind}): ${derailInstruction[kind]} Type it, or Enter to let it pass.`, { timeoutSeconds: c.dutyTimeout });
+      const own = await c.askHuman(agent, `You may derail now (${kind}): ${derailInstruction[kind]} Type it, or Enter to let it pass.`, {
+        timeoutSeconds: c.dutyTimeout,
+      });
       if (own === null) return;
       c.system(`Impromptu phase (${kind}) opened by ${agent.name}`, { event: "impromptu", derail: kind });
       const opening = c.say(agent.id, own, { metadata: { decision: { ...phase, step: 1 } } });
       return this.reactions(derailer, phase, agent, opening, snippet);
     }
-    const { text: proposed, metadata } = await c.reply(agent, { instruction: `${derailInstruction[kind]} Speak as ${agent.name}, in at most ${agent.wordLimit ?? this.params.wordLimit} words.`, purpose: `derail-${kind}` });
+    const { text: proposed, metadata } = await c.reply(agent, {
+      instruction: `${derailInstruction[kind]} Speak as ${agent.name}, in at most ${agent.wordLimit ?? this.params.wordLimit} words.`,
+      purpose: `derail-${kind}`,
+    });
     let text = proposed;
     const approval: Record<string, unknown> = {};
     if (derailer.approval) {
@@ -327,7 +384,10 @@ class ScenePlayer {
       if (verdict.decision !== "approve" && verdict.decision !== "edit") {
         const event = verdict.decision === "dismiss" ? "derail-rejected" : "derail-no-answer";
         const by = c.find(verdict.by)?.name ?? "the operator";
-        c.system(verdict.decision === "dismiss" ? `${by} rejected a derail by ${agent.name}` : `No answer from ${by} on a derail by ${agent.name}; it was not said`, { event, proposed, derail: kind, approver: verdict.by });
+        c.system(
+          verdict.decision === "dismiss" ? `${by} rejected a derail by ${agent.name}` : `No answer from ${by} on a derail by ${agent.name}; it was not said`,
+          { event, proposed, derail: kind, approver: verdict.by },
+        );
         return;
       }
       if (verdict.decision === "edit") {
@@ -344,18 +404,30 @@ class ScenePlayer {
    * The approver's verdict on a held derail: a named human participant (asked like any duty),
    * or the operator (page or terminal). No answer in time means the derail is not said.
    */
-  private async approve(derailer: SceneParams["derailers"][number], agent: Agent, kind: string, proposed: string): Promise<{ decision: "approve" | "dismiss" | "no answer"; by: string } | { decision: "edit"; text: string; by: string }> {
+  private async approve(
+    derailer: SceneParams["derailers"][number],
+    agent: Agent,
+    kind: string,
+    proposed: string,
+  ): Promise<{ decision: "approve" | "dismiss" | "no answer"; by: string } | { decision: "edit"; text: string; by: string }> {
     const c = this.conversation;
     const person = derailer.approver ? c.find(derailer.approver) : undefined;
     if (person) {
-      const answer = await c.askHuman(person, `${agent.name} wants to derail (${kind}):\n  ${proposed}\nEnter or /approve to approve, /reject to dismiss it, or type an edited version.`, { timeoutSeconds: c.dutyTimeout, controls: ["/approve", "/reject"] });
+      const answer = await c.askHuman(
+        person,
+        `${agent.name} wants to derail (${kind}):\n  ${proposed}\nEnter or /approve to approve, /reject to dismiss it, or type an edited version.`,
+        { timeoutSeconds: c.dutyTimeout, controls: ["/approve", "/reject"] },
+      );
       if (answer === null) return { decision: c.turns.at(-1)?.metadata?.event === "no-answer" ? "no answer" : "approve", by: person.id };
       if (/^\/reject\b/.test(answer.trim())) return { decision: "dismiss", by: person.id };
       if (/^\/approve\s*$/.test(answer.trim())) return { decision: "approve", by: person.id };
       return { decision: "edit", text: answer, by: person.id };
     }
     let timer: NodeJS.Timeout | undefined;
-    const verdict = await Promise.race([c.approver!({ derailer: agent.name, kind, proposed }), new Promise<null>((ok) => (timer = setTimeout(() => ok(null), c.dutyTimeout * 1000)))]);
+    const verdict = await Promise.race([
+      c.approver!({ derailer: agent.name, kind, proposed }),
+      new Promise<null>((ok) => (timer = setTimeout(() => ok(null), c.dutyTimeout * 1000))),
+    ]);
     clearTimeout(timer);
     if (!verdict) return { decision: "no answer", by: "operator" };
     return verdict.decision === "edit" ? { ...verdict, by: "operator" } : { decision: verdict.decision, by: "operator" };
@@ -365,14 +437,23 @@ class ScenePlayer {
    * The rest of an impromptu phase: the derailing turn can be interrupted like any other, then
    * `length - 1` reactions (each interruptible), then back to the scene.
    */
-  private async reactions(derailer: SceneParams["derailers"][number], phase: Record<string, unknown>, agent: Agent, opening: Turn, snippet: Snippet): Promise<void> {
+  private async reactions(
+    derailer: SceneParams["derailers"][number],
+    phase: Record<string, unknown>,
+    agent: Agent,
+    opening: Turn,
+    snippet: Snippet,
+  ): Promise<void> {
     const c = this.conversation;
     this.last = agent;
     await this.maybeInterrupt(opening, snippet);
     for (let step = 2; step <= derailer.length && !c.stopReason(); step++) {
       const pool = c.machines.filter((p) => p.id !== this.last?.id && p.id !== this.moderator?.id);
       const responder = c.random.pick(pool.length ? pool : c.machines);
-      const { text: reaction, metadata: m } = await c.reply(responder, { instruction: `React to ${this.last!.name}'s last message. Speak as ${responder.name}, in at most ${responder.wordLimit ?? this.params.wordLimit} words.`, purpose: "impromptu" });
+      const { text: reaction, metadata: m } = await c.reply(responder, {
+        instruction: `React to ${this.last!.name}'s last message. Speak as ${responder.name}, in at most ${responder.wordLimit ?? this.params.wordLimit} words.`,
+        purpose: "impromptu",
+      });
       const turn = c.say(responder.id, reaction, { metadata: { ...m, decision: { ...phase, step } } });
       this.last = responder;
       await this.maybeInterrupt(turn, snippet);

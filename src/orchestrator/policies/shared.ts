@@ -81,5 +81,11 @@ export async function nominatingReply(conversation: Conversation, agent: Agent, 
   });
   const nominee = value.next ? conversation.find(value.next) : undefined;
   const text = stripOwnName(value.message, agent);
-  return { text, rawReply: text !== value.message ? value.message : undefined, nominee: nominee && nominee.id !== agent.id ? nominee : undefined, nominatedName: value.next ?? null, usage };
+  return {
+    text,
+    rawReply: text !== value.message ? value.message : undefined,
+    nominee: nominee && nominee.id !== agent.id ? nominee : undefined,
+    nominatedName: value.next ?? null,
+    usage,
+  };
 }

@@ -22,9 +22,17 @@ export interface Table {
 /** A bar or interval chart, drawn as inline SVG in the HTML report (svg.ts). */
 export type Chart =
   | { kind: "bars"; id: string; caption: string; categories: string[]; series: { name: string; values: (number | null)[] }[]; valueLabel: string }
-  | { kind: "intervals"; id: string; caption: string; rows: { label: string; value: number | null; lower: number | null; upper: number | null }[]; valueLabel: string; domain?: [number, number] };
+  | {
+      kind: "intervals";
+      id: string;
+      caption: string;
+      rows: { label: string; value: number | null; lower: number | null; upper: number | null }[];
+      valueLabel: string;
+      domain?: [number, number];
+    };
 
-export type Block = { kind: "paragraph"; text: string } | { kind: "table"; table: Table } | { kind: "chart"; chart: Chart } | { kind: "notes"; items: string[] };
+export type Block =
+  { kind: "paragraph"; text: string } | { kind: "table"; table: Table } | { kind: "chart"; chart: Chart } | { kind: "notes"; items: string[] };
 
 export interface Section {
   title: string;

@@ -16,7 +16,9 @@ figure{margin:1rem 0}figcaption{font-style:italic;font-size:.9rem}.source{font-s
 
 function htmlTable(t: Table): string {
   const head = `<tr>${t.columns.map((c) => `<th>${escapeXml(c)}</th>`).join("")}</tr>`;
-  const rows = t.rows.map((row) => `<tr>${row.map((c, i) => `<td${typeof c === "number" ? ' class="n"' : ""}>${escapeXml(formatCell(c, t.digits?.[i]))}</td>`).join("")}</tr>`).join("\n");
+  const rows = t.rows
+    .map((row) => `<tr>${row.map((c, i) => `<td${typeof c === "number" ? ' class="n"' : ""}>${escapeXml(formatCell(c, t.digits?.[i]))}</td>`).join("")}</tr>`)
+    .join("\n");
   return `<div class="table-wrap"><table id="${escapeXml(t.id)}"><caption>${escapeXml(t.caption)}</caption>\n${head}\n${rows}\n</table><p class="source">Source: ${escapeXml(t.source)}; CSV: ${escapeXml(t.id)}.csv</p></div>`;
 }
 

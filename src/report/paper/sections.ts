@@ -13,7 +13,11 @@ import type { Block, Cell, Chart, PaperReport, Section, Table } from "./document
  * file (named in each table's `source`); nothing is computed here except counting the sample.
  */
 
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
 const table = (t: Table): Block => ({ kind: "table", table: t });
 const para = (text: string): Block => ({ kind: "paragraph", text });
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -30,7 +34,16 @@ export function buildPaper(data: StudyData, meta: { version: string; date: strin
     { title: "Results", level: 2, blocks: [] },
     reliabilitySection(a.agreement),
     ...compares.map((c) => compareSection(c, data)),
-    ...(a.topics ? [measuresSection("Topics", a.topics.file, a.topics.value.conditions.filter((c) => c.measure === "branchingRatio" || c.measure === "mainTopics" || c.measure === "subtopics"), "branching ratio (sub-topics per main topic)")] : []),
+    ...(a.topics
+      ? [
+          measuresSection(
+            "Topics",
+            a.topics.file,
+            a.topics.value.conditions.filter((c) => c.measure === "branchingRatio" || c.measure === "mainTopics" || c.measure === "subtopics"),
+            "branching ratio (sub-topics per main topic)",
+          ),
+        ]
+      : []),
     ...(a.concepts ? [measuresSection("Concepts", a.concepts.file, a.concepts.value.conditions, "concepts per minute and lexical measures")] : []),
   ];
   const missing = [
@@ -41,7 +54,11 @@ export function buildPaper(data: StudyData, meta: { version: string; date: strin
     ...(a.stats ? [] : ["session statistics (run `colloquy stats <study>`)"]),
   ];
   if (missing.length > 0 || data.warnings.length > 0) {
-    sections.push({ title: "Not in this report", level: 2, blocks: [{ kind: "notes", items: [...missing.map((m) => `No analysis file for ${m}.`), ...data.warnings] }] });
+    sections.push({
+      title: "Not in this report",
+      level: 2,
+      blocks: [{ kind: "notes", items: [...missing.map((m) => `No analysis file for ${m}.`), ...data.warnings] }],
+    });
   }
   return {
     title: data.config.title ?? `Study ${data.name}`,
@@ -58,7 +75,14 @@ function sampleSection(data: StudyData): Section {
     const people = new Set(sessions.flatMap((s) => s.participants.filter((p) => p.kind !== "system").map((p) => p.name)));
     const runs = new Set(sessions.map((s) => s.metadata.run ?? s.id));
     const metrics = stats?.sessions.filter((m) => m.condition === c) ?? [];
-    return [c, sessions.length, runs.size, people.size, stats ? metrics.reduce((n, m) => n + m.turns, 0) : null, stats ? metrics.reduce((n, m) => n + m.words, 0) : null];
+    return [
+      c,
+      sessions.length,
+      runs.size,
+      people.size,
+      stats ? metrics.reduce((n, m) => n + m.turns, 0) : null,
+      stats ? metrics.reduce((n, m) => n + m.words, 0) : null,
+    ];
   });
   const everyone = new Set(data.sessions.flatMap((s) => s.participants.filter((p) => p.kind !== "system").map((p) => `${p.kind}\u0000${p.name}`)));
   const kinds = new Map<string, number>();
@@ -67,20 +91,32 @@ function sampleSection(data: StudyData): Section {
   const text =
     `The study holds ${plural(data.sessions.length, "session")} in ${plural(conditions.length, "condition")} (${conditions.join(", ")}), ` +
     `with ${plural(everyone.size, "distinct participant")} (${[...kinds].map(([k, n]) => `${n} ${k}`).join(", ")})` +
-    (turns !== null ? ` and ${plural(turns, "counted turn")} (${stats!.definitions.countedTurns ?? `see ${artifacts.stats.relative()}`}).` : "; run `colloquy stats` for turn counts.");
+    (turns !== null
+      ? ` and ${plural(turns, "counted turn")} (${stats!.definitions.countedTurns ?? `see ${artifacts.stats.relative()}`}).`
+      : "; run `colloquy stats` for turn counts.");
   return {
     title: "Sample",
     level: 3,
     blocks: [
       para(text),
-      table({ id: "sample", caption: "Sessions, runs, participants, turns and words per condition", columns: ["condition", "sessions", "runs", "participants", "turns", "words"], rows, digits: [undefined, 0, 0, 0, 0, 0], source: `sessions/ (sessions, runs, participants); ${artifacts.stats.relative()} sessions[].turns, .words` }),
+      table({
+        id: "sample",
+        caption: "Sessions, runs, participants, turns and words per condition",
+        columns: ["condition", "sessions", "runs", "participants", "turns", "words"],
+        rows,
+        digits: [undefined, 0, 0, 0, 0, 0],
+        source: `sessions/ (sessions, runs, participants); ${artifacts.stats.relative()} sessions[].turns, .words`,
+      }),
     ],
   };
 }
 
 function designSection(data: StudyData, compares: AnalysisFile<CompareReport>[]): Section {
   const recorded = compares.map((c) => c.value.design).find((d) => d !== undefined);
-  const design = recorded ?? { ...resolveDesign(data.sessions, { config: data.config.compare.design }), description: describeDesign(resolveDesign(data.sessions, { config: data.config.compare.design }).design) };
+  const design = recorded ?? {
+    ...resolveDesign(data.sessions, { config: data.config.compare.design }),
+    description: describeDesign(resolveDesign(data.sessions, { config: data.config.compare.design }).design),
+  };
   const control = data.config.compare.control;
   const blocks: Block[] = [
     para(
@@ -88,13 +124,20 @@ function designSection(data: StudyData, compares: AnalysisFile<CompareReport>[])
         (design.design === "within"
           ? "Paired tests (Wilcoxon signed-rank, paired t) compare units present in both conditions; units present in only one are listed and not tested."
           : "Independent-samples tests (Mann-Whitney U, Welch's t) compare the conditions' units.") +
-        (control ? ` Each condition is compared with the control condition, ${control}.` : " No control condition is set (compare.control in colloquy.json), so every pair of conditions is compared."),
+        (control
+          ? ` Each condition is compared with the control condition, ${control}.`
+          : " No control condition is set (compare.control in colloquy.json), so every pair of conditions is compared."),
     ),
   ];
   const others = [data.analysis.topics, data.analysis.concepts].flatMap((f) => (f ? f.value.conditions.slice(0, 1).map((c) => ({ file: f.file, c })) : []));
   const disagree = others.filter((o) => o.c.design !== design.design);
   if (disagree.length > 0) {
-    blocks.push({ kind: "notes", items: disagree.map((o) => `analysis/${o.file} was computed with the ${o.c.design} design; re-run it (\`colloquy study\`) so every analysis uses the study's design.`) });
+    blocks.push({
+      kind: "notes",
+      items: disagree.map(
+        (o) => `analysis/${o.file} was computed with the ${o.c.design} design; re-run it (\`colloquy study\`) so every analysis uses the study's design.`,
+      ),
+    });
   }
   return { title: "Design", level: 3, blocks };
 }
@@ -103,16 +146,36 @@ function codingSection(data: StudyData, compares: AnalysisFile<CompareReport>[])
   const rows: Cell[][] = [];
   for (const set of data.codeSets) {
     const versions = [...new Set(set.records.map((r) => r.codebookVersion))].sort();
-    rows.push([set.codebook, versions.join(", ") || null, set.coder, set.coder.startsWith("human:") ? "human" : set.coder === "rules" ? "offline rules" : "machine", set.records.length]);
+    rows.push([
+      set.codebook,
+      versions.join(", ") || null,
+      set.coder,
+      set.coder.startsWith("human:") ? "human" : set.coder === "rules" ? "offline rules" : "machine",
+      set.records.length,
+    ]);
   }
   const blocks: Block[] = [
     para(
       `Turns were coded with ${plural(new Set(data.codeSets.map((s) => s.codebook)).size, "codebook")} by ${plural(new Set(data.codeSets.map((s) => s.coder)).size, "coder")}.` +
-        (compares.length ? ` Comparisons use ${compares.map((c) => `${c.value.coder}'s ${c.value.codebook.id} codes (version ${c.value.codebook.version})`).join("; ")}.` : ""),
+        (compares.length
+          ? ` Comparisons use ${compares.map((c) => `${c.value.coder}'s ${c.value.codebook.id} codes (version ${c.value.codebook.version})`).join("; ")}.`
+          : ""),
     ),
-    table({ id: "coders", caption: "Codebooks and coders (records = coded turns)", columns: ["codebook", "version", "coder", "kind", "records"], rows, digits: [undefined, undefined, undefined, undefined, 0], source: "codes/<codebook>/<coder>.jsonl" }),
+    table({
+      id: "coders",
+      caption: "Codebooks and coders (records = coded turns)",
+      columns: ["codebook", "version", "coder", "kind", "records"],
+      rows,
+      digits: [undefined, undefined, undefined, undefined, 0],
+      source: "codes/<codebook>/<coder>.jsonl",
+    }),
   ];
-  const provenance = data.analysis.files.map((f) => `analysis/${f.file}: ${String((f.provenance as { command?: string }).command ?? "")} ${f.provenance.createdAt ?? ""}, Colloquy ${f.provenance.version ?? "?"}`.replace(/\s+/g, " "));
+  const provenance = data.analysis.files.map((f) =>
+    `analysis/${f.file}: ${String((f.provenance as { command?: string }).command ?? "")} ${f.provenance.createdAt ?? ""}, Colloquy ${f.provenance.version ?? "?"}`.replace(
+      /\s+/g,
+      " ",
+    ),
+  );
   if (provenance.length) blocks.push({ kind: "notes", items: provenance });
   return { title: "Coding", level: 3, blocks };
 }
@@ -125,20 +188,51 @@ function reliabilitySection(files: AnalysisFile<AgreementReport>[]): Section {
       const id = slug(`reliability-${f.params[0]}-${v.name}`);
       const pairs = v.pairs.map((p) => [p.a, p.b, p.n, p.agreement, p.kappa, p.kappaCI?.lower ?? null, p.kappaCI?.upper ?? null, p.ac1] as Cell[]);
       const alpha = v.alpha[0];
-      const sentences = v.pairs.map((p) => `${p.a} and ${p.b} agreed on ${apaNumber(p.agreement * 100, 1)}% of ${p.n} turns, Cohen's κ = ${apaNumber(p.kappa, 2, true)}${p.kappaCI ? `, 95% CI [${apaNumber(p.kappaCI.lower, 2, true)}, ${apaNumber(p.kappaCI.upper, 2, true)}]` : ""}`);
+      const sentences = v.pairs.map(
+        (p) =>
+          `${p.a} and ${p.b} agreed on ${apaNumber(p.agreement * 100, 1)}% of ${p.n} turns, Cohen's κ = ${apaNumber(p.kappa, 2, true)}${p.kappaCI ? `, 95% CI [${apaNumber(p.kappaCI.lower, 2, true)}, ${apaNumber(p.kappaCI.upper, 2, true)}]` : ""}`,
+      );
       blocks.push(
         para(
           `Reliability of ${f.params[0]}${r.variables.length > 1 ? ` (${v.name})` : ""} on ${plural(v.units, "turn")} coded by ${v.coders.join(", ")}: ${sentences.join("; ")}.` +
-            (alpha ? ` Krippendorff's α (${alpha.level}) = ${apaNumber(alpha.alpha, 2, true)}${alpha.ci ? `, 95% CI [${apaNumber(alpha.ci.lower, 2, true)}, ${apaNumber(alpha.ci.upper, 2, true)}]` : ""}.` : "") +
+            (alpha
+              ? ` Krippendorff's α (${alpha.level}) = ${apaNumber(alpha.alpha, 2, true)}${alpha.ci ? `, 95% CI [${apaNumber(alpha.ci.lower, 2, true)}, ${apaNumber(alpha.ci.upper, 2, true)}]` : ""}.`
+              : "") +
             ` Intervals: percentile bootstrap over turns (${r.settings.bootstrap} resamples, seed ${r.settings.seed}).`,
         ),
-        table({ id: `${id}-pairs`, caption: `Pairwise agreement, ${f.params[0]}${r.variables.length > 1 ? ` ${v.name}` : ""}`, columns: ["coder A", "coder B", "turns", "agreement", "kappa", "kappa CI lower", "kappa CI upper", "Gwet AC1"], rows: pairs, digits: [undefined, undefined, 0, 3, 3, 3, 3, 3], source: `analysis/${f.file} variables[${v.name}].pairs` }),
-        { kind: "chart", chart: { kind: "intervals", id: `${id}-kappa`, caption: `Cohen's kappa with 95% CI, ${f.params[0]}`, rows: v.pairs.map((p) => ({ label: `${p.a} vs ${p.b}`, value: p.kappa, lower: p.kappaCI?.lower ?? null, upper: p.kappaCI?.upper ?? null })), valueLabel: "κ", domain: [0, 1] } },
+        table({
+          id: `${id}-pairs`,
+          caption: `Pairwise agreement, ${f.params[0]}${r.variables.length > 1 ? ` ${v.name}` : ""}`,
+          columns: ["coder A", "coder B", "turns", "agreement", "kappa", "kappa CI lower", "kappa CI upper", "Gwet AC1"],
+          rows: pairs,
+          digits: [undefined, undefined, 0, 3, 3, 3, 3, 3],
+          source: `analysis/${f.file} variables[${v.name}].pairs`,
+        }),
+        {
+          kind: "chart",
+          chart: {
+            kind: "intervals",
+            id: `${id}-kappa`,
+            caption: `Cohen's kappa with 95% CI, ${f.params[0]}`,
+            rows: v.pairs.map((p) => ({ label: `${p.a} vs ${p.b}`, value: p.kappa, lower: p.kappaCI?.lower ?? null, upper: p.kappaCI?.upper ?? null })),
+            valueLabel: "κ",
+            domain: [0, 1],
+          },
+        },
       );
       const pair = v.pairs.find((p) => p.a === v.reference || p.b === v.reference) ?? v.pairs[0];
       if (pair) {
         const labels = v.labels.map(String);
-        blocks.push(table({ id: `${id}-confusion`, caption: `Confusion matrix: ${pair.a} (rows) × ${pair.b} (columns)`, columns: [`${pair.a} \\ ${pair.b}`, ...labels], rows: pair.confusion.map((row, i) => [labels[i], ...row]), digits: [undefined, ...labels.map(() => 0)], source: `analysis/${f.file} variables[${v.name}].pairs[${pair.a} vs ${pair.b}].confusion` }));
+        blocks.push(
+          table({
+            id: `${id}-confusion`,
+            caption: `Confusion matrix: ${pair.a} (rows) × ${pair.b} (columns)`,
+            columns: [`${pair.a} \\ ${pair.b}`, ...labels],
+            rows: pair.confusion.map((row, i) => [labels[i], ...row]),
+            digits: [undefined, ...labels.map(() => 0)],
+            source: `analysis/${f.file} variables[${v.name}].pairs[${pair.a} vs ${pair.b}].confusion`,
+          }),
+        );
       }
     }
     if (r.warnings.length) blocks.push({ kind: "notes", items: r.warnings });
@@ -152,16 +246,52 @@ function compareSection(f: AnalysisFile<CompareReport>, data: StudyData): Sectio
   const book = data.codebooks.get(r.codebook.id);
   const labelOf = (code: string) => (book && "categories" in book ? (book.categories.find((c) => c.id === code)?.label ?? code) : code);
   const blocks: Block[] = [];
-  blocks.push(para(`${r.acts.counted} acts (${r.coder}'s ${cb} codes) were compared across ${plural(r.conditions.length, "condition")}: ${r.conditions.map((c) => `${c.name} (${plural(c.sessions, "session")} in ${plural(c.runs, "run")}, ${c.acts} acts)`).join(", ")}.`));
+  blocks.push(
+    para(
+      `${r.acts.counted} acts (${r.coder}'s ${cb} codes) were compared across ${plural(r.conditions.length, "condition")}: ${r.conditions.map((c) => `${c.name} (${plural(c.sessions, "session")} in ${plural(c.runs, "run")}, ${c.acts} acts)`).join(", ")}.`,
+    ),
+  );
   const chis = r.tests.filter((t) => t.family === "chi-square");
   for (const t of chis) {
-    blocks.push(para(`The distribution of codes across ${t.across} ${t.p !== null && t.p < 0.05 ? "differed" : "did not differ significantly"}: ${apaCompareTest(t)}.${t.note ? ` Note: ${t.note}.` : ""}`));
+    blocks.push(
+      para(
+        `The distribution of codes across ${t.across} ${t.p !== null && t.p < 0.05 ? "differed" : "did not differ significantly"}: ${apaCompareTest(t)}.${t.note ? ` Note: ${t.note}.` : ""}`,
+      ),
+    );
   }
   const cond = r.frequencies.byCondition;
-  blocks.push(table({ id: `codes-${cb}-proportions`, caption: `Share of acts per code and condition (${cb}, ${r.coder})`, columns: ["code", ...cond.map((c) => c.key)], rows: r.labels.map((code) => [labelOf(code), ...cond.map((c) => c.proportions[code])]), digits: [undefined, ...cond.map(() => 3)], source: `analysis/${f.file} frequencies.byCondition[].proportions` }));
-  blocks.push({ kind: "chart", chart: { kind: "bars", id: `codes-${cb}-proportions`, caption: `Share of acts per code and condition (${cb})`, categories: r.labels.map(labelOf), series: cond.map((c) => ({ name: c.key, values: r.labels.map((code) => c.proportions[code]) })), valueLabel: "share" } });
+  blocks.push(
+    table({
+      id: `codes-${cb}-proportions`,
+      caption: `Share of acts per code and condition (${cb}, ${r.coder})`,
+      columns: ["code", ...cond.map((c) => c.key)],
+      rows: r.labels.map((code) => [labelOf(code), ...cond.map((c) => c.proportions[code])]),
+      digits: [undefined, ...cond.map(() => 3)],
+      source: `analysis/${f.file} frequencies.byCondition[].proportions`,
+    }),
+  );
+  blocks.push({
+    kind: "chart",
+    chart: {
+      kind: "bars",
+      id: `codes-${cb}-proportions`,
+      caption: `Share of acts per code and condition (${cb})`,
+      categories: r.labels.map(labelOf),
+      series: cond.map((c) => ({ name: c.key, values: r.labels.map((code) => c.proportions[code]) })),
+      valueLabel: "share",
+    },
+  });
   if (r.differences.rows.length > 0) {
-    blocks.push(table({ id: `codes-${cb}-differences`, caption: `Difference from control (${r.differences.control}), counts${r.differences.basis === "per-run" ? " per run" : ""}`, columns: ["condition", "code", "count", "control count", "% difference", "share difference (points)"], rows: r.differences.rows.map((d) => [d.condition, labelOf(d.code), d.count, d.controlCount, d.percentDifference, d.proportionPointDifference]), digits: [undefined, undefined, 0, 0, 1, 1], source: `analysis/${f.file} differences.rows` }));
+    blocks.push(
+      table({
+        id: `codes-${cb}-differences`,
+        caption: `Difference from control (${r.differences.control}), counts${r.differences.basis === "per-run" ? " per run" : ""}`,
+        columns: ["condition", "code", "count", "control count", "% difference", "share difference (points)"],
+        rows: r.differences.rows.map((d) => [d.condition, labelOf(d.code), d.count, d.controlCount, d.percentDifference, d.proportionPointDifference]),
+        digits: [undefined, undefined, 0, 0, 1, 1],
+        source: `analysis/${f.file} differences.rows`,
+      }),
+    );
   }
   const pairwise = r.tests.filter((t) => t.family !== "chi-square" && !(t.note ?? "").startsWith("no acts with this code"));
   const significant = pairwise.filter((t) => t.p !== null && t.p < 0.05 && (t.family === "wilcoxon" || t.family === "mann-whitney"));
@@ -170,19 +300,47 @@ function compareSection(f: AnalysisFile<CompareReport>, data: StudyData): Sectio
       significant.length === 0
         ? `No code differed significantly between conditions in the rank tests (${pairwise.filter((t) => t.family === "wilcoxon" || t.family === "mann-whitney").length} tests, α = .05${r.options.holm ? ", Holm-adjusted" : ", unadjusted"}).`
         : `Codes that differed in the rank tests (α = .05${r.options.holm ? ", Holm-adjusted" : ", unadjusted for multiple tests"}): ` +
-            significant.map((t) => `${labelOf(t.code!)}, ${direction(t, r)} in ${t.condition} than in ${t.reference} (${apaCompareTest(t)})`).join("; ") + ".",
+            significant.map((t) => `${labelOf(t.code!)}, ${direction(t, r)} in ${t.condition} than in ${t.reference} (${apaCompareTest(t)})`).join("; ") +
+            ".",
     ),
   );
-  blocks.push(table({ id: `codes-${cb}-tests`, caption: `Tests per code (${describeDesign(r.options.design, r.options.unit)}, unit ${r.options.unit}, measure ${r.options.measure})`, columns: ["code", "comparison", "test", "n", "statistic", "df", "p", ...(r.options.holm ? ["p (Holm)"] : []), "effect size", "effect", "APA", "note"], rows: [...pairwise, ...chis].map((t) => [t.code ? labelOf(t.code) : `(${t.across})`, t.condition !== undefined ? `${t.condition} vs ${t.reference}` : `across ${t.across}`, t.test, t.n, t.statistic, t.df ?? null, t.p, ...(r.options.holm ? [t.pHolm ?? null] : []), t.effectSizeName ?? null, t.effectSize ?? null, apaCompareTest(t), t.note ?? ""]), digits: [undefined, undefined, undefined, 0, 3, 1, 4, ...(r.options.holm ? [4] : []), undefined, 3], source: `analysis/${f.file} tests` }));
+  blocks.push(
+    table({
+      id: `codes-${cb}-tests`,
+      caption: `Tests per code (${describeDesign(r.options.design, r.options.unit)}, unit ${r.options.unit}, measure ${r.options.measure})`,
+      columns: ["code", "comparison", "test", "n", "statistic", "df", "p", ...(r.options.holm ? ["p (Holm)"] : []), "effect size", "effect", "APA", "note"],
+      rows: [...pairwise, ...chis].map((t) => [
+        t.code ? labelOf(t.code) : `(${t.across})`,
+        t.condition !== undefined ? `${t.condition} vs ${t.reference}` : `across ${t.across}`,
+        t.test,
+        t.n,
+        t.statistic,
+        t.df ?? null,
+        t.p,
+        ...(r.options.holm ? [t.pHolm ?? null] : []),
+        t.effectSizeName ?? null,
+        t.effectSize ?? null,
+        apaCompareTest(t),
+        t.note ?? "",
+      ]),
+      digits: [undefined, undefined, undefined, 0, 3, 1, 4, ...(r.options.holm ? [4] : []), undefined, 3],
+      source: `analysis/${f.file} tests`,
+    }),
+  );
   const untested = r.tests.filter((t) => (t.note ?? "").startsWith("no acts with this code") && (t.family === "wilcoxon" || t.family === "mann-whitney"));
-  const notes = [...r.notes, ...(untested.length ? [`Not tested (no acts in either condition): ${[...new Set(untested.map((t) => labelOf(t.code!)))].join(", ")}.`] : [])];
+  const notes = [
+    ...r.notes,
+    ...(untested.length ? [`Not tested (no acts in either condition): ${[...new Set(untested.map((t) => labelOf(t.code!)))].join(", ")}.`] : []),
+  ];
   if (notes.length) blocks.push({ kind: "notes", items: notes });
   return { title: `Code frequencies by condition (${cb})`, level: 3, blocks };
 }
 
 /** "more" or "fewer": the sign of the paired mean difference, or of the difference of means, of the same code and comparison. */
 function direction(t: CompareReport["tests"][number], r: CompareReport): string {
-  const sibling = r.tests.find((x) => (x.family === "paired-t" || x.family === "welch") && x.code === t.code && x.condition === t.condition && x.reference === t.reference);
+  const sibling = r.tests.find(
+    (x) => (x.family === "paired-t" || x.family === "welch") && x.code === t.code && x.condition === t.condition && x.reference === t.reference,
+  );
   const d = sibling?.details as { meanDifference?: number; meanCondition?: number; meanReference?: number } | undefined;
   const diff = d?.meanDifference ?? (d?.meanCondition !== undefined && d?.meanReference !== undefined ? d.meanCondition - d.meanReference : undefined);
   return diff === undefined ? "different" : diff > 0 ? "more" : diff < 0 ? "fewer" : "the same on average";
@@ -193,22 +351,69 @@ function measuresSection(title: string, file: string, comparisons: MeasureCompar
   const blocks: Block[] = [];
   if (comparisons.length === 0) return { title, level: 3, blocks };
   const first = comparisons[0];
-  blocks.push(para(`${title}: ${what}, per ${first.unit}; design ${describeDesign(first.design, first.unit)} (${first.designReason ?? first.designSource}). Means are given with 95% intervals (${Object.values(first.byCondition).find((s) => s.ciMethod)?.ciMethod ?? "see the analysis file"}).`));
+  blocks.push(
+    para(
+      `${title}: ${what}, per ${first.unit}; design ${describeDesign(first.design, first.unit)} (${first.designReason ?? first.designSource}). Means are given with 95% intervals (${Object.values(first.byCondition).find((s) => s.ciMethod)?.ciMethod ?? "see the analysis file"}).`,
+    ),
+  );
   const rows: Cell[][] = [];
   const testRows: Cell[][] = [];
   const charts: Chart[] = [];
   for (const c of comparisons) {
     const entries = Object.entries(c.byCondition);
-    for (const [condition, s] of entries) rows.push([c.measure, condition, s.n, s.mean, s.sd, s.ci95?.[0] ?? null, s.ci95?.[1] ?? null, s.missing, s.ciNote ?? ""]);
-    for (const t of c.tests) testRows.push([c.measure, `${t.a} vs ${t.b}`, conditionTestName(t), t.n, t.statistic, t.df ?? null, t.p, t.pHolm, t.effectSizeName ?? null, t.effectSize ?? null, apaConditionTest(t), [t.skipped, t.note].filter(Boolean).join("; ")]);
+    for (const [condition, s] of entries)
+      rows.push([c.measure, condition, s.n, s.mean, s.sd, s.ci95?.[0] ?? null, s.ci95?.[1] ?? null, s.missing, s.ciNote ?? ""]);
+    for (const t of c.tests)
+      testRows.push([
+        c.measure,
+        `${t.a} vs ${t.b}`,
+        conditionTestName(t),
+        t.n,
+        t.statistic,
+        t.df ?? null,
+        t.p,
+        t.pHolm,
+        t.effectSizeName ?? null,
+        t.effectSize ?? null,
+        apaConditionTest(t),
+        [t.skipped, t.note].filter(Boolean).join("; "),
+      ]);
     const sentences = entries.map(([condition, s]) => `${condition}: ${apaSummary(s)}`);
     const tested = c.tests.filter((t) => t.statistic !== null);
-    blocks.push(para(`${c.measure}: ${sentences.join("; ")}.${tested.length ? ` ${tested.map((t) => `${t.a} vs ${t.b}, ${conditionTestName(t)}: ${apaConditionTest(t)}${t.note ? ` (${t.note})` : ""}`).join("; ")}.` : ""}`));
-    if (c === first) charts.push({ kind: "intervals", id: `${slug(title)}-${slug(c.measure)}`, caption: `${c.measure} by condition: mean and 95% interval`, rows: entries.map(([condition, s]) => ({ label: condition, value: s.mean, lower: s.ci95?.[0] ?? null, upper: s.ci95?.[1] ?? null })), valueLabel: c.measure });
+    blocks.push(
+      para(
+        `${c.measure}: ${sentences.join("; ")}.${tested.length ? ` ${tested.map((t) => `${t.a} vs ${t.b}, ${conditionTestName(t)}: ${apaConditionTest(t)}${t.note ? ` (${t.note})` : ""}`).join("; ")}.` : ""}`,
+      ),
+    );
+    if (c === first)
+      charts.push({
+        kind: "intervals",
+        id: `${slug(title)}-${slug(c.measure)}`,
+        caption: `${c.measure} by condition: mean and 95% interval`,
+        rows: entries.map(([condition, s]) => ({ label: condition, value: s.mean, lower: s.ci95?.[0] ?? null, upper: s.ci95?.[1] ?? null })),
+        valueLabel: c.measure,
+      });
   }
   blocks.push(...charts.map((chart): Block => ({ kind: "chart", chart })));
-  blocks.push(table({ id: `${slug(title)}-by-condition`, caption: `${title}: summaries by condition`, columns: ["measure", "condition", "n", "mean", "SD", "95% CI lower", "95% CI upper", "missing", "note"], rows, digits: [undefined, undefined, 0, 3, 3, 3, 3, 0], source: `analysis/${file} conditions[].byCondition` }));
-  blocks.push(table({ id: `${slug(title)}-tests`, caption: `${title}: tests between conditions`, columns: ["measure", "comparison", "test", "n", "statistic", "df", "p", "p (Holm)", "effect size", "effect", "APA", "note"], rows: testRows, digits: [undefined, undefined, undefined, 0, 3, 1, 4, 4, undefined, 3], source: `analysis/${file} conditions[].tests` }));
+  blocks.push(
+    table({
+      id: `${slug(title)}-by-condition`,
+      caption: `${title}: summaries by condition`,
+      columns: ["measure", "condition", "n", "mean", "SD", "95% CI lower", "95% CI upper", "missing", "note"],
+      rows,
+      digits: [undefined, undefined, 0, 3, 3, 3, 3, 0],
+      source: `analysis/${file} conditions[].byCondition`,
+    }),
+  );
+  blocks.push(
+    table({
+      id: `${slug(title)}-tests`,
+      caption: `${title}: tests between conditions`,
+      columns: ["measure", "comparison", "test", "n", "statistic", "df", "p", "p (Holm)", "effect size", "effect", "APA", "note"],
+      rows: testRows,
+      digits: [undefined, undefined, undefined, 0, 3, 1, 4, 4, undefined, 3],
+      source: `analysis/${file} conditions[].tests`,
+    }),
+  );
   return { title, level: 3, blocks };
 }
-

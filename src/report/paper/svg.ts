@@ -31,7 +31,9 @@ function barsSvg(chart: Extract<Chart, { kind: "bars" }>): string {
   chart.series.forEach((s, i) => {
     const x = (i % 4) * 170;
     const y = 18 * Math.floor(i / 4) + 12;
-    out.push(`<rect x="${x}" y="${y - 9}" width="10" height="10" fill="${PALETTE[i % PALETTE.length]}"/><text x="${x + 14}" y="${y}" font-size="11">${escapeXml(s.name)}</text>`);
+    out.push(
+      `<rect x="${x}" y="${y - 9}" width="10" height="10" fill="${PALETTE[i % PALETTE.length]}"/><text x="${x + 14}" y="${y}" font-size="11">${escapeXml(s.name)}</text>`,
+    );
   });
   chart.categories.forEach((category, c) => {
     const y0 = legendH + c * groupH;
@@ -40,7 +42,9 @@ function barsSvg(chart: Extract<Chart, { kind: "bars" }>): string {
       const v = s.values[c];
       if (v === null) return;
       const w = (v / max) * plot;
-      out.push(`<rect x="${left}" y="${y0 + i * barH}" width="${w.toFixed(1)}" height="${barH - 1}" fill="${PALETTE[i % PALETTE.length]}"><title>${escapeXml(`${s.name}, ${category}: ${tick(v)}`)}</title></rect>`);
+      out.push(
+        `<rect x="${left}" y="${y0 + i * barH}" width="${w.toFixed(1)}" height="${barH - 1}" fill="${PALETTE[i % PALETTE.length]}"><title>${escapeXml(`${s.name}, ${category}: ${tick(v)}`)}</title></rect>`,
+      );
     });
   });
   const axisY = legendH + chart.categories.length * groupH + 4;
@@ -63,12 +67,17 @@ function intervalsSvg(chart: Extract<Chart, { kind: "intervals" }>): string {
   chart.rows.forEach((r, i) => {
     const y = 12 + i * rowH + rowH / 2;
     out.push(`<text x="${left - 6}" y="${y + 4}" font-size="11" text-anchor="end">${escapeXml(r.label)}</text>`);
-    if (r.lower !== null && r.upper !== null) out.push(`<line x1="${x(r.lower).toFixed(1)}" y1="${y}" x2="${x(r.upper).toFixed(1)}" y2="${y}" stroke="#333" stroke-width="1.5"/>`);
-    if (r.value !== null) out.push(`<circle cx="${x(r.value).toFixed(1)}" cy="${y}" r="4" fill="${PALETTE[0]}"><title>${escapeXml(`${r.label}: ${tick(r.value)}${r.lower !== null && r.upper !== null ? ` [${tick(r.lower)}, ${tick(r.upper)}]` : ""}`)}</title></circle>`);
+    if (r.lower !== null && r.upper !== null)
+      out.push(`<line x1="${x(r.lower).toFixed(1)}" y1="${y}" x2="${x(r.upper).toFixed(1)}" y2="${y}" stroke="#333" stroke-width="1.5"/>`);
+    if (r.value !== null)
+      out.push(
+        `<circle cx="${x(r.value).toFixed(1)}" cy="${y}" r="4" fill="${PALETTE[0]}"><title>${escapeXml(`${r.label}: ${tick(r.value)}${r.lower !== null && r.upper !== null ? ` [${tick(r.lower)}, ${tick(r.upper)}]` : ""}`)}</title></circle>`,
+      );
   });
   const axisY = 12 + chart.rows.length * rowH + 4;
   out.push(`<line x1="${left}" y1="${axisY}" x2="${left + plot}" y2="${axisY}" stroke="#888"/>`);
-  for (const f of [0, 0.25, 0.5, 0.75, 1]) out.push(`<text x="${x(lo + f * (hi - lo)).toFixed(1)}" y="${axisY + 14}" font-size="10" text-anchor="middle">${tick(lo + f * (hi - lo))}</text>`);
+  for (const f of [0, 0.25, 0.5, 0.75, 1])
+    out.push(`<text x="${x(lo + f * (hi - lo)).toFixed(1)}" y="${axisY + 14}" font-size="10" text-anchor="middle">${tick(lo + f * (hi - lo))}</text>`);
   out.push(`<text x="${left + plot + 4}" y="${axisY + 4}" font-size="10">${escapeXml(chart.valueLabel)}</text>`);
   return svg(width, height, chart.caption, out);
 }

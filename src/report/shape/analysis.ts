@@ -60,7 +60,13 @@ export function agreementFromReport(file: string, report: AgreementReport): Agre
           ? { reference: refPair.a, other: refPair.b, labels, matrix }
           : undefined,
       perCategory: scores
-        ? scores.categories.map((c) => ({ code: String(c.label), precision: finite(c.precision) ?? null, recall: finite(c.recall) ?? null, f1: finite(c.f1) ?? null, support: c.support }))
+        ? scores.categories.map((c) => ({
+            code: String(c.label),
+            precision: finite(c.precision) ?? null,
+            recall: finite(c.recall) ?? null,
+            f1: finite(c.f1) ?? null,
+            support: c.support,
+          }))
         : [],
       disagreements: report.disagreements.rows
         .filter((r) => r.variable === v.name)

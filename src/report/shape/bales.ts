@@ -22,14 +22,26 @@ export function buildBalesSet(sessions: Session[], set: CodeSet, info: CodebookI
     info.groups
       .filter((g) => g.kind === kind)
       .map((g) => ({ id: g.id, label: g.label, categories: info.categories.filter((c) => c.groups.includes(g.id)).map((c) => c.id) }));
-  const data = coded ?? codedTurns(sessions, set.records, info.categories.map((c) => c.id));
+  const data =
+    coded ??
+    codedTurns(
+      sessions,
+      set.records,
+      info.categories.map((c) => c.id),
+    );
   const frame = profileFrame(data.labels, codebook ?? undefined);
   const phases = frame.groups.size > 0 ? phaseMovement(data, frame).overall : null;
   return {
     codebook: set.codebook,
     coder: set.coder,
     areas: groupMembers("area"),
-    members: profilesBySpeaker(data, frame).map((s) => ({ key: s.name, kind: s.kind, total: s.profile.acts, counts: s.profile.counts, percent: s.profile.percent })),
+    members: profilesBySpeaker(data, frame).map((s) => ({
+      key: s.name,
+      kind: s.kind,
+      total: s.profile.acts,
+      counts: s.profile.counts,
+      percent: s.profile.percent,
+    })),
     phases: THIRDS.map((phase, j) => ({ phase, total: phases?.[j].acts ?? 0, counts: phases?.[j].categories ?? {}, shares: phases?.[j].shares ?? {} })),
     problems: groupMembers("problem"),
   };

@@ -65,9 +65,7 @@ export function collectSpeakers(sessions: Session[]): SpeakerInfo[] {
     }
   }
   const rank = { human: 0, simulated: 1, ai: 2, system: 3 } as const;
-  return [...byKey.values()]
-    .sort((a, b) => rank[a.kind] - rank[b.kind] || a.order - b.order)
-    .map(({ order: _order, ...info }) => info);
+  return [...byKey.values()].sort((a, b) => rank[a.kind] - rank[b.kind] || a.order - b.order).map(({ order: _order, ...info }) => info);
 }
 
 /** Conditions in session order (sessions are sorted by condition), the control first when known. */

@@ -36,7 +36,13 @@ export function buildCompareSet(
   }
   let result: CompareFrequencies;
   try {
-    const data = coded ?? codedTurns(sessions, set.records, codebook.categories.map((c) => c.id));
+    const data =
+      coded ??
+      codedTurns(
+        sessions,
+        set.records,
+        codebook.categories.map((c) => c.id),
+      );
     result = compareFrequencies(data, {
       control,
       collapse: settings.collapse,
@@ -51,7 +57,13 @@ export function buildCompareSet(
 }
 
 /** The view's data from a comparison (computed, or read from the compare file). */
-function compareSetFrom(result: CompareFrequencies, set: Pick<CodeSet, "codebook" | "coder">, codebook: CodebookInfo, source: CompareSet["source"], tests: CompareSet["tests"]): CompareSet {
+function compareSetFrom(
+  result: CompareFrequencies,
+  set: Pick<CodeSet, "codebook" | "coder">,
+  codebook: CodebookInfo,
+  source: CompareSet["source"],
+  tests: CompareSet["tests"],
+): CompareSet {
   const control = result.differences.control!;
   const collapse = result.options.collapse;
   const known = new Map(codebook.categories.map((c) => [c.id, c.label]));
@@ -66,7 +78,13 @@ function compareSetFrom(result: CompareFrequencies, set: Pick<CodeSet, "codebook
     sessions: Object.fromEntries(result.conditions.map((c) => [c.name, c.sessions])),
     normalised: result.differences.basis === "per-run",
     counts: Object.fromEntries(result.frequencies.byCondition.map((row) => [row.key, { ...row.counts }])),
-    cells: result.differences.rows.map((d) => ({ condition: d.condition, code: d.code, count: d.count, controlCount: d.controlCount, pctDiff: d.percentDifference })),
+    cells: result.differences.rows.map((d) => ({
+      condition: d.condition,
+      code: d.code,
+      count: d.count,
+      controlCount: d.controlCount,
+      pctDiff: d.percentDifference,
+    })),
     collapse,
     dropped: result.options.drop,
     tests,
@@ -83,7 +101,9 @@ export function attachCompareTests(set: CompareSet, file: AnalysisFile<CompareRe
   const report = file.value;
   if (report.differences.control === null) return set;
   const tests = report.tests.map((t) => ({
-    label: [t.condition && t.reference ? `${t.condition} vs ${t.reference}` : t.across ? `across ${t.across}` : "", t.code ? `· ${t.code}` : ""].join(" ").trim(),
+    label: [t.condition && t.reference ? `${t.condition} vs ${t.reference}` : t.across ? `across ${t.across}` : "", t.code ? `· ${t.code}` : ""]
+      .join(" ")
+      .trim(),
     test: t.test,
     n: t.n,
     statistic: t.statistic ?? undefined,

@@ -53,5 +53,11 @@ export function buildFollows(metrics: readonly SessionMetrics[], order: string[]
 
 /** Each speaker's counted turns and words over all sessions and their shares of the study's (participationBySpeaker). */
 export function buildSpeakerParticipation(metrics: readonly SessionMetrics[], order: string[]): ReportBundle["participation"]["speakers"] {
-  return participationBySpeaker(metrics, order).map((s) => ({ key: s.name, turns: s.turns, words: s.words, turnShare: s.shareTurns ?? 0, wordShare: s.shareWords ?? 0 }));
+  return participationBySpeaker(metrics, order).map((s) => ({
+    key: s.name,
+    turns: s.turns,
+    words: s.words,
+    turnShare: s.shareTurns ?? 0,
+    wordShare: s.shareWords ?? 0,
+  }));
 }

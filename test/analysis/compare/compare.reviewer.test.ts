@@ -24,12 +24,17 @@ function study(specs: [string, string, string | undefined, Record<string, Record
   }
   return { sessions, records };
 }
-const compare = (s: { sessions: Session[]; records: CodeRecord[] }, options: CompareOptions = {}) => compareConditions(codedTurns(s.sessions, s.records, labels), options);
+const compare = (s: { sessions: Session[]; records: CodeRecord[] }, options: CompareOptions = {}) =>
+  compareConditions(codedTurns(s.sessions, s.records, labels), options);
 
 describe("the study's design", () => {
   it("is inferred from who took part in which condition, and says so", () => {
     const paired = pairedStudy();
-    expect(resolveDesign(paired.sessions, {})).toMatchObject({ design: "within", source: "inferred", reason: expect.stringMatching(/2 participants took part in more than one condition/) });
+    expect(resolveDesign(paired.sessions, {})).toMatchObject({
+      design: "within",
+      source: "inferred",
+      reason: expect.stringMatching(/2 participants took part in more than one condition/),
+    });
     const separate = study([
       ["c1", "control", "1", { Ann: { agrees: 1 } }],
       ["t1", "treatment", "1", { Ben: { agrees: 1 } }],
@@ -44,10 +49,18 @@ describe("the study's design", () => {
       ["c1", "control", "1", { Ann: { agrees: 1 }, Cat: { agrees: 2 } }],
       ["t1", "treatment", "1", { Ben: { agrees: 1 }, Dan: { agrees: 3 } }],
     ]);
-    expect(() => compare(separate, { control: "control", design: "within", designOrigin: { source: "colloquy.json", reason: 'declared in colloquy.json (compare.design = "within")' } })).toThrow(
-      /within-subject \(declared in colloquy.json.*no participant appears in both treatment and control.*"design": "between"/,
-    );
-    const r = compare(separate, { control: "control", design: "between", designOrigin: { source: "inferred", reason: "inferred: no participant took part in more than one condition" } });
+    expect(() =>
+      compare(separate, {
+        control: "control",
+        design: "within",
+        designOrigin: { source: "colloquy.json", reason: 'declared in colloquy.json (compare.design = "within")' },
+      }),
+    ).toThrow(/within-subject \(declared in colloquy.json.*no participant appears in both treatment and control.*"design": "between"/);
+    const r = compare(separate, {
+      control: "control",
+      design: "between",
+      designOrigin: { source: "inferred", reason: "inferred: no participant took part in more than one condition" },
+    });
     expect(r.design).toMatchObject({ design: "between", source: "inferred", description: "between-subject (independent samples)" });
   });
 });
@@ -95,7 +108,10 @@ describe("test lines", () => {
       ["t1", "treatment", "1", { Ann: { agrees: 1, "gives-opinion": 4 } }],
     ]);
     const chi = compare(s, { control: "control", design: "between" }).tests.find((t) => t.family === "chi-square" && t.across === "conditions")!;
-    expect(chi.details!.table).toEqual([[3, 1], [1, 4]]);
+    expect(chi.details!.table).toEqual([
+      [3, 1],
+      [1, 4],
+    ]);
     expect((chi.details!.fisherExact as { p: number }).p).toBeCloseTo(0.2063492063492063, 12);
   });
 
@@ -120,7 +136,9 @@ describe("test lines", () => {
     expect(chiSquare.statistic).toBeCloseTo(0.950625, 9);
     expect(chiSquare.df).toBe(1);
     expect(chiSquare.p).toBeCloseTo(0.3295602599606179, 9);
-    expect(chi.note).toMatch(/4 of 4 cells have expected counts below 5.*unreliable \(χ²\(1, N = 9\) = 0\.95, p = \.330 with Yates' correction\), so Fisher's exact test is reported/);
+    expect(chi.note).toMatch(
+      /4 of 4 cells have expected counts below 5.*unreliable \(χ²\(1, N = 9\) = 0\.95, p = \.330 with Yates' correction\), so Fisher's exact test is reported/,
+    );
     expect(apaCompareTest(chi)).toMatch(/^Fisher's exact test, N = 9, p = \.206, Holm-adjusted p = \.206, OR = 12\.00, V = \.\d\d$/);
   });
 

@@ -111,11 +111,16 @@ describe("compareConditions: frequencies and differences from control", () => {
   });
 
   it("names unknown codes, conditions and controls with the valid list", () => {
-    const s2 = study([["c1", "control", "1", { Alice: { agrees: 1 } }], ["t1", "treatment", "1", { Alice: { agrees: 1 } }]]);
+    const s2 = study([
+      ["c1", "control", "1", { Alice: { agrees: 1 } }],
+      ["t1", "treatment", "1", { Alice: { agrees: 1 } }],
+    ]);
     expect(() => compare(s2, { control: "placebo" })).toThrow(/"placebo" is not a condition of this study; the conditions are: control, treatment/);
     expect(() => compare(s2, { drop: ["nonsense"] })).toThrow(/compare\.drop: unknown code "nonsense"; codes are: shows-solidarity/);
     expect(() => compare(s2, { collapse: { x: ["agrees", "agreez"] } })).toThrow(/names unknown code "agreez"/);
-    expect(() => compare(s2, { conditionGroups: { AI: ["treatmnt"] } })).toThrow(/unknown condition "treatmnt"; the study's conditions are: control, treatment/);
+    expect(() => compare(s2, { conditionGroups: { AI: ["treatmnt"] } })).toThrow(
+      /unknown condition "treatmnt"; the study's conditions are: control, treatment/,
+    );
     expect(() => mapCodes(["a", "b"], { x: ["a"], y: ["a", "b"] })).toThrow(/merged into both "x" and "y"/);
     expect(() => parseMergeList("AI", "--group")).toThrow(/--group: "AI" should look like name=a\+b/);
   });
@@ -146,7 +151,11 @@ describe("compareConditions: frequencies and differences from control", () => {
     const silent = r.frequencies.byCondition.find((c) => c.key === "silent")!;
     expect(silent.total).toBe(0);
     expect(silent.proportions.agrees).toBeNull();
-    expect(r.differences.rows.find((d) => d.condition === "silent" && d.code === "agrees")).toMatchObject({ count: 0, percentDifference: -100, proportionPointDifference: null });
+    expect(r.differences.rows.find((d) => d.condition === "silent" && d.code === "agrees")).toMatchObject({
+      count: 0,
+      percentDifference: -100,
+      proportionPointDifference: null,
+    });
     const chi = r.tests.find((t) => t.family === "chi-square" && t.across === "conditions")!;
     expect(chi.details!.emptyRows).toEqual(["silent"]);
     expect(chi.details!.rows).toEqual(["control", "treatment"]);
@@ -165,7 +174,18 @@ describe("compareConditions: tests between conditions (reference values from Sci
     const r = compare(paired, { control: "control", holm: true });
     expect(r.comparisons).toHaveLength(1);
     const c = r.comparisons[0];
-    expect(c.paired).toEqual(["Alice | run r1", "Alice | run r2", "Alice | run r3", "Alice | run r4", "Alice | run r5", "Bob | run r1", "Bob | run r2", "Bob | run r3", "Bob | run r4", "Bob | run r5"]);
+    expect(c.paired).toEqual([
+      "Alice | run r1",
+      "Alice | run r2",
+      "Alice | run r3",
+      "Alice | run r4",
+      "Alice | run r5",
+      "Bob | run r1",
+      "Bob | run r2",
+      "Bob | run r3",
+      "Bob | run r4",
+      "Bob | run r5",
+    ]);
     expect(c.onlyInCondition).toEqual([]);
     // python: stats.wilcoxon([3,5,4,6,2,2,4,7,3,5], [1,2,2,3,1,1,1,2,2,4])
     const w = r.tests.find((t) => t.family === "wilcoxon" && t.code === "gives-opinion")!;
@@ -269,7 +289,7 @@ describe("compareConditions: tests between conditions (reference values from Sci
     expect(csv.differences).toContain("ai,control,gives-opinion,41,19,5,5,41,19,115.78947368421053,");
     expect(csv.tests.split("\n")[0]).toContain("p_holm");
     const text = compareSummary(r);
-    expect(text).toContain("Difference from control \"control\"");
+    expect(text).toContain('Difference from control "control"');
     expect(text).toContain("+116% (41 vs 19)");
     expect(text).toContain("10 paired units");
   });

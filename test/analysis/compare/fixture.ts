@@ -56,12 +56,28 @@ export function recordsFor(session: Session, codes: (string | undefined)[], code
   return codes.flatMap((code, i) =>
     code === undefined
       ? []
-      : [{ session: session.id, turn: session.turns[i].id, codebook, codebookVersion: "1.0.0", coder, codes: [code], provenance: {}, createdAt: "2026-01-01T00:00:00.000Z" }],
+      : [
+          {
+            session: session.id,
+            turn: session.turns[i].id,
+            codebook,
+            codebookVersion: "1.0.0",
+            coder,
+            codes: [code],
+            provenance: {},
+            createdAt: "2026-01-01T00:00:00.000Z",
+          },
+        ],
   );
 }
 
 /** A session whose speakers produce the given numbers of each code, speaker by speaker. */
-export function fromCounts(id: string, condition: string, run: string | undefined, counts: Record<string, Record<string, number>>): { session: Session; codes: (string | undefined)[] } {
+export function fromCounts(
+  id: string,
+  condition: string,
+  run: string | undefined,
+  counts: Record<string, Record<string, number>>,
+): { session: Session; codes: (string | undefined)[] } {
   const turns: TurnSpec[] = [];
   for (const [who, byCode] of Object.entries(counts)) {
     for (const [code, n] of Object.entries(byCode)) for (let i = 0; i < n; i++) turns.push({ who, code });

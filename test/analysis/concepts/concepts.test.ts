@@ -44,7 +44,10 @@ describe("lexicon files", () => {
     expect(a.terms).toEqual([["bike", "lane"]]);
     expect([...a.ignore]).toEqual(["session"]);
     const b = parseLexicon("# my lexicon\n[terms]\nbike lane\ndesign thinking # a method\n[ignore]\nsession\n", "lex.txt");
-    expect(b.terms).toEqual([["bike", "lane"], ["design", "thinking"]]);
+    expect(b.terms).toEqual([
+      ["bike", "lane"],
+      ["design", "thinking"],
+    ]);
     expect([...b.ignore]).toEqual(["session"]);
   });
 
@@ -103,7 +106,11 @@ describe("session concept measures", () => {
   });
 
   it("reports a null rate with a reason when there are no times", () => {
-    const untimed = makeSession("untimed", "A", gardenLines.map(([s, t]) => [s, t] as [string, string]));
+    const untimed = makeSession(
+      "untimed",
+      "A",
+      gardenLines.map(([s, t]) => [s, t] as [string, string]),
+    );
     const r = analyseSessionConcepts(untimed, extractor, { speakers: "human", rateBasis: "session" });
     expect(r.participants[0].rate).toEqual({ value: null, basis: "session", minutes: null, reason: "no turn times" });
     expect(r.participants[0].totalConcepts).toBe(8);
@@ -128,9 +135,12 @@ describe("session concept measures", () => {
 describe("condition comparisons", () => {
   it("pairs participants across conditions in a within design", () => {
     const values = [
-      { unit: "p1", condition: "A", value: 3 }, { unit: "p1", condition: "B", value: 1 },
-      { unit: "p2", condition: "A", value: 5 }, { unit: "p2", condition: "B", value: 2 },
-      { unit: "p3", condition: "A", value: 4 }, { unit: "p3", condition: "B", value: 4 },
+      { unit: "p1", condition: "A", value: 3 },
+      { unit: "p1", condition: "B", value: 1 },
+      { unit: "p2", condition: "A", value: 5 },
+      { unit: "p2", condition: "B", value: 2 },
+      { unit: "p3", condition: "A", value: 4 },
+      { unit: "p3", condition: "B", value: 4 },
       { unit: "p3", condition: "A", value: 6 }, // a second A session: p3's A value is the mean, 5
       { unit: "p4", condition: "A", value: null },
     ];
@@ -151,14 +161,19 @@ describe("condition comparisons", () => {
 
   it("uses independent-sample tests for a between design and says when a test cannot run", () => {
     const values = [
-      { unit: "s1", condition: "A", value: 1 }, { unit: "s2", condition: "A", value: 2 },
-      { unit: "s3", condition: "B", value: 4 }, { unit: "s4", condition: "B", value: 6 },
+      { unit: "s1", condition: "A", value: 1 },
+      { unit: "s2", condition: "A", value: 2 },
+      { unit: "s3", condition: "B", value: 4 },
+      { unit: "s4", condition: "B", value: 6 },
       { unit: "s5", condition: "C", value: 1 },
     ];
     const c = compareMeasure("rate", "session", values, { control: "A" });
     expect(c.design).toBe("between");
     const welch = c.tests.filter((x) => x.test === "welchTTest");
-    expect(welch.map((x) => [x.a, x.b])).toEqual([["B", "A"], ["C", "A"]]);
+    expect(welch.map((x) => [x.a, x.b])).toEqual([
+      ["B", "A"],
+      ["C", "A"],
+    ]);
     expect(welch[0].statistic).toBeCloseTo(welchTTest([4, 6], [1, 2]).t, 12);
     expect(welch[0].pHolm).toBeCloseTo(welch[0].p!, 12); // the other comparison has no p
     expect(welch[1].skipped).toMatch(/at least 2/);

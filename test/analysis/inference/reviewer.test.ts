@@ -14,13 +14,55 @@ function close(actual: number, expected: number, tolerance = 1e-9): void {
 describe("fisherExact vs scipy.stats.fisher_exact (two-sided)", () => {
   const cases: [number[][], number, number][] = [
     // The whales and sharks example of SciPy's documentation.
-    [[[8, 2], [1, 5]], 20.0, 0.034965034965034975],
+    [
+      [
+        [8, 2],
+        [1, 5],
+      ],
+      20.0,
+      0.034965034965034975,
+    ],
     // Fisher's lady tasting tea, two-sided: 34/70.
-    [[[3, 1], [1, 3]], 9.0, 0.48571428571428565],
-    [[[1, 3], [0, 4]], Infinity, 1.0],
-    [[[12, 5], [3, 20]], 16.0, 0.0002999894216743347],
-    [[[0, 7], [9, 2]], 0.0, 0.002262443438914028],
-    [[[3, 1], [1, 4]], 12.0, 0.2063492063492063],
+    [
+      [
+        [3, 1],
+        [1, 3],
+      ],
+      9.0,
+      0.48571428571428565,
+    ],
+    [
+      [
+        [1, 3],
+        [0, 4],
+      ],
+      Infinity,
+      1.0,
+    ],
+    [
+      [
+        [12, 5],
+        [3, 20],
+      ],
+      16.0,
+      0.0002999894216743347,
+    ],
+    [
+      [
+        [0, 7],
+        [9, 2],
+      ],
+      0.0,
+      0.002262443438914028,
+    ],
+    [
+      [
+        [3, 1],
+        [1, 4],
+      ],
+      12.0,
+      0.2063492063492063,
+    ],
   ];
   for (const [table, oddsRatio, p] of cases) {
     it(`fisher_exact(${JSON.stringify(table)}) -> ${oddsRatio}, ${p}`, () => {
@@ -31,8 +73,18 @@ describe("fisherExact vs scipy.stats.fisher_exact (two-sided)", () => {
     });
   }
   it("refuses what is not a 2×2 table of counts", () => {
-    expect(() => fisherExact([[1, 2, 3], [4, 5, 6]])).toThrow(/2×2/);
-    expect(() => fisherExact([[1.5, 2], [3, 4]])).toThrow(/not a count/);
+    expect(() =>
+      fisherExact([
+        [1, 2, 3],
+        [4, 5, 6],
+      ]),
+    ).toThrow(/2×2/);
+    expect(() =>
+      fisherExact([
+        [1.5, 2],
+        [3, 4],
+      ]),
+    ).toThrow(/not a count/);
   });
 });
 

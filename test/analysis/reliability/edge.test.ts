@@ -40,13 +40,33 @@ describe("edge cases", () => {
     expect(() => percentAgreement([1, null], [1, 2])).toThrow(/unit 1 has a missing rating \(a\[1\] is null\)/);
     expect(() => cohenKappa([1, NaN], [1, 2])).toThrow(/a\[1\] is NaN/);
     expect(() => krippendorffAlpha([[1, 2], [1]], { level: "nominal" })).toThrow(/coder 1 has 1 ratings but coder 0 has 2/);
-    expect(() => krippendorffAlpha([["a", "b"], ["a", "b"]], { level: "interval" })).toThrow(/needs numbers, but unit 0 has "a"/);
-    expect(() => fleissKappa([[1, 2], [1, 1]])).toThrow(/subject 1 has 2 ratings but subject 0 has 3/);
+    expect(() =>
+      krippendorffAlpha(
+        [
+          ["a", "b"],
+          ["a", "b"],
+        ],
+        { level: "interval" },
+      ),
+    ).toThrow(/needs numbers, but unit 0 has "a"/);
+    expect(() =>
+      fleissKappa([
+        [1, 2],
+        [1, 1],
+      ]),
+    ).toThrow(/subject 1 has 2 ratings but subject 0 has 3/);
     expect(() => cohenKappa([1, "a"], [1, "a"])).toThrow(/mix numbers and strings/);
   });
 
   it("alpha treats null, undefined and NaN as missing and drops units with < 2 values", () => {
-    const r = krippendorffAlpha([[1, 2, null, 3], [1, 2, 5, NaN], [undefined, 3, null, 3]], { level: "interval" });
+    const r = krippendorffAlpha(
+      [
+        [1, 2, null, 3],
+        [1, 2, 5, NaN],
+        [undefined, 3, null, 3],
+      ],
+      { level: "interval" },
+    );
     expect(r.unitsDropped).toBe(1);
     expect(r.unitsPairable).toBe(3);
     expect(r.nPairable).toBe(7);
@@ -54,7 +74,10 @@ describe("edge cases", () => {
 
   it("confusion matrix rows are coder a, columns coder b; labels given leave out others (counted)", () => {
     const cm = confusionMatrix(["x", "x", "y", "z"], ["x", "y", "y", "z"], ["x", "y"]);
-    expect(cm.matrix).toEqual([[1, 1], [0, 1]]);
+    expect(cm.matrix).toEqual([
+      [1, 1],
+      [0, 1],
+    ]);
     expect(cm.excluded).toBe(1);
   });
 
@@ -147,12 +170,25 @@ describe("bootstrap", () => {
   it("the multinomial pattern bootstrap agrees with the plain per-unit bootstrap", () => {
     // Same distribution, different random streams: with 2000 replicates the percentile bounds
     // agree to within Monte Carlo error (~0.01 here).
-    const slow = bootstrapCI(a.length, (s) => cohenKappa(Array.from(s, (u) => a[u]), Array.from(s, (u) => b[u]), { labels: ["p", "q", "r"] }).kappa, { seed: 9, replicates: 2000 });
+    const slow = bootstrapCI(
+      a.length,
+      (s) =>
+        cohenKappa(
+          Array.from(s, (u) => a[u]),
+          Array.from(s, (u) => b[u]),
+          { labels: ["p", "q", "r"] },
+        ).kappa,
+      { seed: 9, replicates: 2000 },
+    );
     const fast = cohenKappaInterval(a, b, { seed: 9, replicates: 2000, labels: ["p", "q", "r"] });
     expect(Math.abs(fast.lower - slow.lower)).toBeLessThan(0.02);
     expect(Math.abs(fast.upper - slow.upper)).toBeLessThan(0.02);
     const c = b.map((v, i) => (i % 7 === 0 ? null : v));
-    const slowAlpha = bootstrapCI(a.length, (s) => krippendorffAlpha([Array.from(s, (u) => a[u]), Array.from(s, (u) => b[u]), Array.from(s, (u) => c[u])], { level: "nominal" }).alpha, { seed: 4, replicates: 1000 });
+    const slowAlpha = bootstrapCI(
+      a.length,
+      (s) => krippendorffAlpha([Array.from(s, (u) => a[u]), Array.from(s, (u) => b[u]), Array.from(s, (u) => c[u])], { level: "nominal" }).alpha,
+      { seed: 4, replicates: 1000 },
+    );
     const fastAlpha = krippendorffAlphaInterval([a, b, c], { level: "nominal", seed: 4, replicates: 1000 });
     expect(Math.abs(fastAlpha.lower - slowAlpha.lower)).toBeLessThan(0.02);
     expect(Math.abs(fastAlpha.upper - slowAlpha.upper)).toBeLessThan(0.02);
@@ -174,7 +210,16 @@ describe("agreement core", () => {
     const x = Array.from({ length: 300 }, () => 1 + Math.floor(random() * 5));
     const y = x.map((v) => (random() < 0.6 ? v : 1 + Math.floor(random() * 5)));
     const z = x.map((v, i) => (i % 5 === 0 ? null : random() < 0.5 ? v : 1 + Math.floor(random() * 5)));
-    const v = analyseVariable({ name: "s", level: "ordinal", coders: ["x", "y", "z"], ratings: [x, y, z], reference: "x", seed: 1, bootstrap: 0, labels: [1, 2, 3, 4, 5] });
+    const v = analyseVariable({
+      name: "s",
+      level: "ordinal",
+      coders: ["x", "y", "z"],
+      ratings: [x, y, z],
+      reference: "x",
+      seed: 1,
+      bootstrap: 0,
+      labels: [1, 2, 3, 4, 5],
+    });
     for (const a of v.alpha) expect(a.alpha).toBeCloseTo(krippendorffAlpha([x, y, z], { level: a.level, order: [1, 2, 3, 4, 5] }).alpha, 12);
     expect(v.alpha[0].unitsPairable).toBe(300);
     expect(v.pairs).toHaveLength(3);

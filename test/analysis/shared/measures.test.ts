@@ -50,7 +50,12 @@ describe("countWords: a word is a run of letters or digits; punctuation and dash
 describe("timeSpan: duration of turns", () => {
   it("runs from the earliest start to the latest end (or start without an end)", () => {
     expect(timeSpan([{ start: 5, end: 9 }, { start: 20 }, { start: 65, end: 70 }])).toEqual({ seconds: 65, timed: 3 });
-    expect(timeSpan([{ start: 10, end: 100 }, { start: 20, end: 30 }]).seconds).toBe(90);
+    expect(
+      timeSpan([
+        { start: 10, end: 100 },
+        { start: 20, end: 30 },
+      ]).seconds,
+    ).toBe(90);
   });
   it("ignores untimed turns (saying so) and is null without times or with a zero span", () => {
     expect(timeSpan([{ start: 0, end: 60 }, {}])).toEqual({ seconds: 60, timed: 1, note: "only 1 of 2 turns have times; duration spans the timed ones" });
@@ -133,32 +138,65 @@ function session(id: string, turns: [speaker: string, text: string, start?: numb
       { id: "b", name: "", kind: "ai" },
       { id: "s", name: "System", kind: "system" },
     ],
-    turns: turns.map(([speaker, text, start, type], index) => ({ id: `t${index}`, index, speaker, text, ...(start !== undefined ? { start } : {}), ...(type ? { type } : {}) })),
+    turns: turns.map(([speaker, text, start, type], index) => ({
+      id: `t${index}`,
+      index,
+      speaker,
+      text,
+      ...(start !== undefined ? { start } : {}),
+      ...(type ? { type } : {}),
+    })),
   });
 }
 
 describe("participation over time and across sessions (the stats counting rules)", () => {
-  const s1 = session("s1", [["s", "Welcome — all", 0, "system"], ["a", "Hello — world ...", 1], ["b", "Thinking", 2, "reasoning"], ["b", "Yes, indeed", 5], ["a", "ok", 9]]);
-  const s2 = session("s2", [["b", "one"], ["a", "two"], ["a", "three"]]);
+  const s1 = session("s1", [
+    ["s", "Welcome — all", 0, "system"],
+    ["a", "Hello — world ...", 1],
+    ["b", "Thinking", 2, "reasoning"],
+    ["b", "Yes, indeed", 5],
+    ["a", "ok", 9],
+  ]);
+  const s2 = session("s2", [
+    ["b", "one"],
+    ["a", "two"],
+    ["a", "three"],
+  ]);
 
   it("cumulative words per member follow counted turns only, on the time axis when every turn is timed", () => {
     const c = cumulativeWords(s1);
     expect(c.timeAxis).toBe("seconds");
     expect(c.members).toEqual([
-      { participant: "a", name: "Ann", points: [[1, 2], [9, 3]] },
+      {
+        participant: "a",
+        name: "Ann",
+        points: [
+          [1, 2],
+          [9, 3],
+        ],
+      },
       { participant: "b", name: "b", points: [[5, 2]] },
     ]);
     // The last point of each member is the member's words in sessionMetrics.
     expect(sessionMetrics(s1).participants.map((p) => p.words)).toEqual([3, 2]);
     expect(cumulativeWords(s2).timeAxis).toBe("turn");
-    expect(cumulativeWords(s2).members[0].points).toEqual([[1, 1], [2, 2]]);
+    expect(cumulativeWords(s2).members[0].points).toEqual([
+      [1, 1],
+      [2, 2],
+    ]);
   });
 
   it("who follows whom is pooled by speaker name (id when unnamed), in the given order first", () => {
     expect(speakerName({ id: "b", name: "" })).toBe("b");
     const f = followsBySpeaker([s1, s2].map(sessionMetrics), ["b", "Ann"]);
     // s1: Ann -> b -> Ann; s2: b -> Ann -> Ann.
-    expect(f).toEqual({ names: ["b", "Ann"], counts: [[0, 2], [1, 1]] });
+    expect(f).toEqual({
+      names: ["b", "Ann"],
+      counts: [
+        [0, 2],
+        [1, 1],
+      ],
+    });
   });
 
   it("participation per speaker sums counted turns and words over sessions, with study-wide shares", () => {
@@ -171,8 +209,21 @@ describe("participation over time and across sessions (the stats counting rules)
   });
 
   it("Bales profiles pooled per speaker count every code, acts without the fallback", () => {
-    const record = (s: string, turn: string, codes: string[]): CodeRecord => ({ session: s, turn, codebook: "cb", codebookVersion: "1", coder: "rules", codes, provenance: {}, createdAt: "x" });
-    const data = codedTurns([s1, s2], [record("s1", "t1", ["op"]), record("s1", "t4", ["none"]), record("s2", "t1", ["op", "su"]), record("s2", "t0", ["su"])], ["op", "su", "none"]);
+    const record = (s: string, turn: string, codes: string[]): CodeRecord => ({
+      session: s,
+      turn,
+      codebook: "cb",
+      codebookVersion: "1",
+      coder: "rules",
+      codes,
+      provenance: {},
+      createdAt: "x",
+    });
+    const data = codedTurns(
+      [s1, s2],
+      [record("s1", "t1", ["op"]), record("s1", "t4", ["none"]), record("s2", "t1", ["op", "su"]), record("s2", "t0", ["su"])],
+      ["op", "su", "none"],
+    );
     const frame = profileFrame(data.labels, { fallback: "none", groups: [], categories: [] } as never);
     const profiles = profilesBySpeaker(data, frame);
     expect(profiles.map((p) => [p.name, p.sessions, p.profile.acts, p.profile.fallback, p.profile.counts])).toEqual([

@@ -20,7 +20,15 @@ function join(...specs: [string, string, TurnSpec[]][]) {
 
 describe("act-to-act transitions", () => {
   it("a 3-turn session: agrees -> gives-opinion -> agrees", () => {
-    const { data } = join(["s", "A", [{ who: "Alice", code: "agrees" }, { who: "Bob", code: "gives-opinion" }, { who: "Alice", code: "agrees" }]]);
+    const { data } = join([
+      "s",
+      "A",
+      [
+        { who: "Alice", code: "agrees" },
+        { who: "Bob", code: "gives-opinion" },
+        { who: "Alice", code: "agrees" },
+      ],
+    ]);
     const t = transitions(data).overall;
     const a = labels.indexOf("agrees");
     const o = labels.indexOf("gives-opinion");
@@ -36,7 +44,14 @@ describe("act-to-act transitions", () => {
   it("skips uncoded turns and never crosses sessions", () => {
     const { data } = join(
       ["s1", "A", [{ who: "Alice", code: "agrees" }, { who: "Bob" }, { who: "Alice", code: "disagrees" }]],
-      ["s2", "B", [{ who: "Alice", code: "disagrees" }, { who: "Bob", code: "disagrees" }]],
+      [
+        "s2",
+        "B",
+        [
+          { who: "Alice", code: "disagrees" },
+          { who: "Bob", code: "disagrees" },
+        ],
+      ],
     );
     const t = transitions(data);
     const a = labels.indexOf("agrees");
@@ -108,7 +123,13 @@ describe("phase movement and segments", () => {
 
   it("sequences keep every turn; segments split coded turns (fallback kept) into thirds", () => {
     const withGap = join(["s", "A", [{ who: "Alice", code: "agrees" }, { who: "Bob" }, { who: "Alice", code: "none" }]]);
-    expect(codeSequences(withGap.data)[0]).toEqual({ session: "s", condition: "A", participants: ["alice", "bob"], speakers: [0, 1, 0], codes: [labels.indexOf("agrees"), -1, labels.indexOf("none")] });
+    expect(codeSequences(withGap.data)[0]).toEqual({
+      session: "s",
+      condition: "A",
+      participants: ["alice", "bob"],
+      speakers: [0, 1, 0],
+      codes: [labels.indexOf("agrees"), -1, labels.indexOf("none")],
+    });
     const seg = segmentDistributions(data);
     const [early, middle, late] = seg.sessions[0].segments;
     expect([early.turns, middle.turns, late.turns]).toEqual([3, 2, 2]);
@@ -122,7 +143,14 @@ describe("phase movement and segments", () => {
 describe("buildStats", () => {
   it("assembles metrics and code analyses, JSON-safe, with CSV and summary", () => {
     const { sessions, data } = join(
-      ["s1", "A", [{ who: "Alice", code: "agrees", start: 0 }, { who: "Bob", code: "gives-opinion", start: 30 }]],
+      [
+        "s1",
+        "A",
+        [
+          { who: "Alice", code: "agrees", start: 0 },
+          { who: "Bob", code: "gives-opinion", start: 30 },
+        ],
+      ],
       ["s2", "B", [{ who: "Alice", code: "disagrees" }, { who: "Bob" }]],
     );
     const r = buildStats(sessions, { data, codebook: bales, coder: "rules" });

@@ -106,7 +106,12 @@ describe("sessionMetrics", () => {
     expect(partly.durationSeconds).toBe(60);
     expect(partly.turnsPerMinute).toBe(3);
     expect(partly.durationNote).toMatch(/only 2 of 3 turns have times/);
-    const instant = sessionMetrics(makeSession("s4", "ai", "4", [{ who: "Alice", start: 5 }, { who: "Bob", start: 5 }]).session);
+    const instant = sessionMetrics(
+      makeSession("s4", "ai", "4", [
+        { who: "Alice", start: 5 },
+        { who: "Bob", start: 5 },
+      ]).session,
+    );
     expect(instant.durationSeconds).toBeNull();
     expect(instant.durationNote).toMatch(/same moment/);
   });
@@ -139,7 +144,14 @@ describe("summaries per condition and role", () => {
     // A: Alice->Bob, Bob->Alice (member->member twice); B: AI-1 (assistant) -> Bob (member).
     expect(followsByRole(sessions)).toEqual([
       { condition: "A", roles: ["member"], counts: [[2]] },
-      { condition: "B", roles: ["assistant", "member"], counts: [[0, 1], [0, 0]] },
+      {
+        condition: "B",
+        roles: ["assistant", "member"],
+        counts: [
+          [0, 1],
+          [0, 0],
+        ],
+      },
     ]);
   });
 });
@@ -152,9 +164,12 @@ describe("countWords fast path", () => {
     const viaRegex = (text: string) => countWords(`é ${text}`) - 1;
     const alphabet = fc.constantFrom(..."ab9Z0 -'.,!?\t\n_\u00a0\u2013\u2014\u2018\u2019\u201c\u201d\u2026".split(""));
     fc.assert(
-      fc.property(fc.array(alphabet, { maxLength: 30 }).map((cs) => cs.join("")), (text) => {
-        expect(countAsciiWords(text)).toBe(viaRegex(text));
-      }),
+      fc.property(
+        fc.array(alphabet, { maxLength: 30 }).map((cs) => cs.join("")),
+        (text) => {
+          expect(countAsciiWords(text)).toBe(viaRegex(text));
+        },
+      ),
       { numRuns: 2000 },
     );
     expect(countAsciiWords("naïve")).toBe(-1);

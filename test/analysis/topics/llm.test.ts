@@ -18,7 +18,14 @@ const [sessionUnit] = topicUnits([session], "session", "human");
 
 const reply = (mainTopics: { label: string; turns: string[]; subtopics: { label: string; turns: string[] }[] }[]) => JSON.stringify({ mainTopics });
 const gardenTree = reply([
-  { label: "Community garden", turns: ["t0000"], subtopics: [{ label: "Raised beds", turns: ["t0000", "t0003"] }, { label: "Children planting", turns: ["t0003"] }] },
+  {
+    label: "Community garden",
+    turns: ["t0000"],
+    subtopics: [
+      { label: "Raised beds", turns: ["t0000", "t0003"] },
+      { label: "Children planting", turns: ["t0003"] },
+    ],
+  },
   { label: "Watering", turns: ["t0005"], subtopics: [{ label: "Solar pump", turns: ["t0005"] }] },
 ]);
 
@@ -35,7 +42,10 @@ function fakeModel(replies: ChatResult[]): ChatModel & { requests: ChatRequest[]
     },
   };
 }
-const ok = (text: string): ChatResult => ({ ok: true, response: { text, model: "fake", usage: { promptTokens: 1, completionTokens: 1 }, latencyMs: 0, cached: false, requestHash: `h${text.length}` } });
+const ok = (text: string): ChatResult => ({
+  ok: true,
+  response: { text, model: "fake", usage: { promptTokens: 1, completionTokens: 1 }, latencyMs: 0, cached: false, requestHash: `h${text.length}` },
+});
 
 describe("topic prompt and reply validation", () => {
   it("marks only the unit's turns and shows the rest as context", () => {
@@ -103,8 +113,21 @@ describe("LLM topics through the OpenAI-compatible test server", () => {
   it("runs N times with varied seeds, merges the runs and reports the spread", async () => {
     const bySeed: Record<number, string> = {
       5: gardenTree,
-      6: reply([{ label: "Community garden", turns: ["t0000"], subtopics: [{ label: "raised bed", turns: ["t0000"] }] }, { label: "Watering", turns: ["t0005"], subtopics: [] }]),
-      7: reply([{ label: "community gardens", turns: ["t0000", "t0003"], subtopics: [{ label: "Raised beds", turns: ["t0003"] }, { label: "Tomatoes", turns: ["t0003"] }, { label: "Herbs", turns: ["t0003"] }] }]),
+      6: reply([
+        { label: "Community garden", turns: ["t0000"], subtopics: [{ label: "raised bed", turns: ["t0000"] }] },
+        { label: "Watering", turns: ["t0005"], subtopics: [] },
+      ]),
+      7: reply([
+        {
+          label: "community gardens",
+          turns: ["t0000", "t0003"],
+          subtopics: [
+            { label: "Raised beds", turns: ["t0003"] },
+            { label: "Tomatoes", turns: ["t0003"] },
+            { label: "Herbs", turns: ["t0003"] },
+          ],
+        },
+      ]),
     };
     server.setHandler((req) => ({ content: bySeed[req.body.seed] }));
     const report = await buildTopicsReport([session], { coder: "llm", scope: "participant", speakers: ["Alice"], runs: 3, extractor, model: model(), seed: 5 });
@@ -121,8 +144,14 @@ describe("LLM topics through the OpenAI-compatible test server", () => {
     // in 3 of 3; "Children planting" matches run 3's "Tomatoes" through their shared turn t0003
     // ((0 + 1) / 2 = 0.5): 2 of 3, kept; "Herbs" (same run as "Tomatoes"): 1 of 3, dropped.
     // "Solar pump" is in 1 of the 2 "Watering" members: half, kept.
-    expect(tree.merged?.mainTopics.map((m) => [m.label, m.turns])).toEqual([["Community garden", ["t0000", "t0003"]], ["Watering", ["t0005"]]]);
-    expect(tree.merged?.mainTopics[0].subtopics.map((s) => [s.label, s.support])).toEqual([["Raised beds", 3], ["Children planting", 2]]);
+    expect(tree.merged?.mainTopics.map((m) => [m.label, m.turns])).toEqual([
+      ["Community garden", ["t0000", "t0003"]],
+      ["Watering", ["t0005"]],
+    ]);
+    expect(tree.merged?.mainTopics[0].subtopics.map((s) => [s.label, s.support])).toEqual([
+      ["Raised beds", 3],
+      ["Children planting", 2],
+    ]);
     expect(tree.merged?.mainTopics[1].subtopics.map((s) => [s.label, s.support])).toEqual([["Solar pump", 1]]);
     expect(tree.merged?.branchingRatio).toBe(1.5);
     expect(report.provenance).toMatchObject({ coder: "llm", runs: 3, seed: 5, model: { model: "test-model" } });

@@ -10,20 +10,48 @@ const extractor = createConceptExtractor();
 const session = makeSession("g", "A", gardenLines);
 
 const tree = (mainTopics: { label: string; turns: string[]; subtopics?: { label: string; turns: string[] }[] }[]): TopicTree =>
-  numberTree({ scope: "session", session: "g", mainTopics: mainTopics.map((m) => ({ id: "", label: m.label, turns: m.turns, subtopics: (m.subtopics ?? []).map((s) => ({ id: "", ...s })) })) });
+  numberTree({
+    scope: "session",
+    session: "g",
+    mainTopics: mainTopics.map((m) => ({ id: "", label: m.label, turns: m.turns, subtopics: (m.subtopics ?? []).map((s) => ({ id: "", ...s })) })),
+  });
 
-const summary = (t: TopicTree) => t.mainTopics.map((m) => `${m.id} ${m.label} [${m.turns}] > ${m.subtopics.map((s) => `${s.id} ${s.label} [${s.turns}]`).join("; ")}`);
+const summary = (t: TopicTree) =>
+  t.mainTopics.map((m) => `${m.id} ${m.label} [${m.turns}] > ${m.subtopics.map((s) => `${s.id} ${s.label} [${s.turns}]`).join("; ")}`);
 
 describe("branching ratio", () => {
   it("is sub-topics / main topics, and null without main topics", () => {
-    expect(branchingRatio(tree([{ label: "a", turns: ["t0"], subtopics: [{ label: "x", turns: ["t0"] }, { label: "y", turns: ["t0"] }] }, { label: "b", turns: ["t1"] }]))).toBe(1);
+    expect(
+      branchingRatio(
+        tree([
+          {
+            label: "a",
+            turns: ["t0"],
+            subtopics: [
+              { label: "x", turns: ["t0"] },
+              { label: "y", turns: ["t0"] },
+            ],
+          },
+          { label: "b", turns: ["t1"] },
+        ]),
+      ),
+    ).toBe(1);
     expect(branchingRatio(tree([{ label: "a", turns: ["t0"] }]))).toBe(0);
     expect(branchingRatio(tree([]))).toBeNull();
-    expect(treeCounts(tree([{ label: "a", turns: ["t0"], subtopics: [{ label: "x", turns: ["t0"] }] }]))).toEqual({ mainTopics: 1, subtopics: 1, branchingRatio: 1 });
+    expect(treeCounts(tree([{ label: "a", turns: ["t0"], subtopics: [{ label: "x", turns: ["t0"] }] }]))).toEqual({
+      mainTopics: 1,
+      subtopics: 1,
+      branchingRatio: 1,
+    });
   });
 
   it("numbers ids per scope so sub-topic ids are unique within a session", () => {
-    const t = numberTree({ scope: "participant", session: "g", participant: "alice", mainTopics: [{ id: "", label: "a", turns: [], subtopics: [{ id: "", label: "x", turns: [] }] }] });
+    const t = numberTree({
+      scope: "participant",
+      session: "g",
+      participant: "alice",
+      mainTopics: [{ id: "", label: "a", turns: [], subtopics: [{ id: "", label: "x", turns: [] }] }],
+    });
     expect(t.mainTopics[0].id).toBe("alice:m1");
     expect(t.mainTopics[0].subtopics[0].id).toBe("alice:m1.s1");
   });
@@ -58,7 +86,10 @@ describe("rules topic trees (deterministic baseline)", () => {
   });
 
   it("gives an empty tree (no ratio) when nobody named anything", () => {
-    const quiet = makeSession("q", "A", [["alice", "Um, yeah."], ["bob", "Okay!"]]);
+    const quiet = makeSession("q", "A", [
+      ["alice", "Um, yeah."],
+      ["bob", "Okay!"],
+    ]);
     const t = rulesTopicTree({ scope: "session", session: "q" }, quiet.turns, extractor);
     expect(t.mainTopics).toEqual([]);
     expect(branchingRatio(t)).toBeNull();
@@ -76,7 +107,14 @@ describe("merging runs", () => {
     const order = new Map(["t0", "t1", "t2", "t3", "t4"].map((t, i) => [t, i]));
     const runs = [
       tree([
-        { label: "Community garden", turns: ["t0", "t1"], subtopics: [{ label: "Compost bin", turns: ["t1"] }, { label: "Raised beds", turns: ["t0"] }] },
+        {
+          label: "Community garden",
+          turns: ["t0", "t1"],
+          subtopics: [
+            { label: "Compost bin", turns: ["t1"] },
+            { label: "Raised beds", turns: ["t0"] },
+          ],
+        },
         { label: "Water", turns: ["t4"] },
       ]),
       tree([
@@ -91,7 +129,10 @@ describe("merging runs", () => {
     // they do not match and each appears in 1 of 3 runs; Music: 1 of 3. Only the garden survives.
     expect(merged.mainTopics.map((m) => [m.id, m.label, m.turns, m.support])).toEqual([["m1", "Community garden", ["t0", "t1"], 3]]);
     // Sub-topics: "Compost bin" ~ "compost" share t1 ((2/3 + 1)/2 >= 0.5): 2 of 3; Raised beds: 2 of 3.
-    expect(merged.mainTopics[0].subtopics.map((s) => [s.label, s.support])).toEqual([["Compost bin", 2], ["Raised beds", 2]]);
+    expect(merged.mainTopics[0].subtopics.map((s) => [s.label, s.support])).toEqual([
+      ["Compost bin", 2],
+      ["Raised beds", 2],
+    ]);
   });
 });
 
@@ -104,11 +145,19 @@ describe("topics report (rules)", () => {
     const aliceA = report.trees[0];
     expect(aliceA.branching).toMatchObject({ mean: 4 / 3, n: 1, failedRuns: 0 });
     expect(aliceA.merged?.branchingRatio).toBeCloseTo(4 / 3, 12);
-    expect(report.participants.map((p) => [p.session, p.participant])).toEqual([["a1", "alice"], ["a1", "bob"], ["b1", "alice"], ["b1", "bob"]]);
+    expect(report.participants.map((p) => [p.session, p.participant])).toEqual([
+      ["a1", "alice"],
+      ["a1", "bob"],
+      ["b1", "alice"],
+      ["b1", "bob"],
+    ]);
     expect(report.sessions.map((s) => s.session)).toEqual(["a1", "b1"]);
     const br = report.conditions.find((c) => c.measure === "branchingRatio")!;
     expect(br.unit).toBe("participant");
     expect(br.design).toBe("within");
-    expect(br.tests.map((t) => [t.test, t.n])).toEqual([["pairedTTest", 2], ["wilcoxonSignedRank", 2]]);
+    expect(br.tests.map((t) => [t.test, t.n])).toEqual([
+      ["pairedTTest", 2],
+      ["wilcoxonSignedRank", 2],
+    ]);
   });
 });

@@ -54,7 +54,9 @@ describe("chat-json importer", () => {
   });
 
   it("marks participants listed in --agents as ai and keeps unknown message keys", async () => {
-    const { sessions } = await importText(chatJsonImporter, "x.json", JSON.stringify([{ role: "moderator", name: "Rex", content: "hi", lang: "en" }]), { agents: ["Rex"] });
+    const { sessions } = await importText(chatJsonImporter, "x.json", JSON.stringify([{ role: "moderator", name: "Rex", content: "hi", lang: "en" }]), {
+      agents: ["Rex"],
+    });
     expect(sessions[0].participants[0]).toMatchObject({ name: "Rex", kind: "ai", role: "moderator" });
     expect(sessions[0].turns[0].metadata).toEqual({ lang: "en" });
   });
@@ -66,7 +68,9 @@ describe("chat-json importer", () => {
     expect((await importErrorOf(chatJsonImporter, "c.json", '[{"content":"no role"}]')).message).toMatch(/^c\.json: \$\[0\]\.role: found nothing/);
     expect((await importErrorOf(chatJsonImporter, "c.json", '{"messages": {"role": "user"}}')).jsonPath).toBe("$.messages");
     expect((await importErrorOf(chatJsonImporter, "c.json", '[{"role":"user","content":[{"type":"text","text":7}]}]')).jsonPath).toBe("$[0].content[0].text");
-    expect((await importErrorOf(chatJsonImporter, "c.json", '[{"role":"assistant","content":null,"tool_calls":[{"function":{}}]}]')).jsonPath).toBe("$[0].tool_calls[0].function.name");
+    expect((await importErrorOf(chatJsonImporter, "c.json", '[{"role":"assistant","content":null,"tool_calls":[{"function":{}}]}]')).jsonPath).toBe(
+      "$[0].tool_calls[0].function.name",
+    );
     expect((await importErrorOf(chatJsonImporter, "c.json", '"just a string"')).jsonPath).toBe("$");
   });
 

@@ -10,8 +10,16 @@ describe("chat-json variants", () => {
   it("reads an array of {id, messages} as one session per conversation, keys beside messages kept", async () => {
     const { sessions } = await importFixture(chatJsonImporter, "chat-json/conversations-array.json");
     expect(sessions.map((s) => s.id)).toEqual(["pair-01", "pair-02"]);
-    expect(sessions[0].turns.map((t) => t.text)).toEqual(["Should we split the essay by section?", "Splitting works if you agree on a shared outline first.", "I'll draft the outline tonight."]);
-    expect(kinds(sessions[0])).toEqual([["Kofi", "human"], ["Sage", "ai"], ["Ines", "human"]]);
+    expect(sessions[0].turns.map((t) => t.text)).toEqual([
+      "Should we split the essay by section?",
+      "Splitting works if you agree on a shared outline first.",
+      "I'll draft the outline tonight.",
+    ]);
+    expect(kinds(sessions[0])).toEqual([
+      ["Kofi", "human"],
+      ["Sage", "ai"],
+      ["Ines", "human"],
+    ]);
     expect(sessions[1].title).toBe("Control pair");
     expect(sessions[1].metadata.extra).toEqual({ id: "pair-02", condition: "without-ai" });
   });
@@ -19,7 +27,12 @@ describe("chat-json variants", () => {
   it("reads AutoGen's ChatResult: chat_history with agent names, summary and cost in metadata", async () => {
     const { sessions } = await importFixture(chatJsonImporter, "chat-json/autogen-chat-result.json");
     const [s] = sessions;
-    expect(kinds(s)).toEqual([["Teacher", "ai"], ["Planner", "human"], ["Critic", "human"], ["book_bus", "system"]]);
+    expect(kinds(s)).toEqual([
+      ["Teacher", "ai"],
+      ["Planner", "human"],
+      ["Critic", "human"],
+      ["book_bus", "system"],
+    ]);
     expect(s.turns.map((t) => t.type)).toEqual(["message", "message", "message", "action", "action"]);
     expect(s.turns[3].text).toBe('book_bus({"count": 2})');
     expect(s.metadata.extra).toMatchObject({ summary: "Three-day plan with two extra buses booked.", human_input: [] });
@@ -31,7 +44,10 @@ describe("chat-json variants", () => {
     expect(s.id).toBe("0004_0017");
     expect(s.title).toBe("Design a protected bike lane network for the old town within a 2M budget.");
     expect(s.turns.map((t) => speakerName(s, t.index))).toEqual(["City Councillor", "Urban Planner"]);
-    expect(kinds(s)).toEqual([["City Councillor", "ai"], ["Urban Planner", "ai"]]);
+    expect(kinds(s)).toEqual([
+      ["City Councillor", "ai"],
+      ["Urban Planner", "ai"],
+    ]);
     expect(s.turns[1].text).toBe("Solution: start with the north-south spine along Mill Street.\nNext request.");
     expect(s.metadata.extra).toMatchObject({ termination_reason: "<CAMEL_TASK_DONE>", num_messages: 2 });
   });
@@ -39,14 +55,20 @@ describe("chat-json variants", () => {
   it("reads a multi-agent log whose messages name a sender and whose agents are listed beside them", async () => {
     const { sessions } = await importFixture(chatJsonImporter, "chat-json/multi-agent-log-with-metadata.json");
     const [s] = sessions;
-    expect(kinds(s)).toEqual([["Moderator", "human"], ["Juror A", "ai"], ["Juror B", "ai"]]);
+    expect(kinds(s)).toEqual([
+      ["Moderator", "human"],
+      ["Juror A", "ai"],
+      ["Juror B", "ai"],
+    ]);
     expect(s.turns[1].metadata).toEqual({ round: 1 });
     expect(s.metadata.extra).toMatchObject({ experiment: "jury-deliberation" });
   });
 
   it("says which shapes it reads when a JSON document is none of them", async () => {
     const error = await importErrorOf(chatJsonImporter, "log.json", '{"events": [{"who": "a", "said": "b"}]}');
-    expect(error.message).toMatch(/^log\.json: \$: found an object; expected an array of chat messages .*\{"messages": \[…\]\}.*chat_history.*\[\{"id": …, "messages": \[…\]\}\].*CAMEL/);
+    expect(error.message).toMatch(
+      /^log\.json: \$: found an object; expected an array of chat messages .*\{"messages": \[…\]\}.*chat_history.*\[\{"id": …, "messages": \[…\]\}\].*CAMEL/,
+    );
     const camel = await importErrorOf(chatJsonImporter, "c.json", '{"message_1": {"role_type": "USER", "content": 3}}');
     expect(camel.message).toMatch(/^c\.json: \$\.message_1\.content: found a number/);
   });
@@ -65,7 +87,12 @@ describe("chat-jsonl", () => {
     const { sessions, result } = await importFixture(chatJsonlImporter, "chat-jsonl/fine-tuning.jsonl");
     expect(result.warnings).toEqual([]);
     expect(sessions.map((s) => s.id)).toEqual(["fine-tuning-1", "fine-tuning-2", "fine-tuning-4"]);
-    expect(kinds(sessions[0])).toEqual([["system", "system"], ["Amara", "human"], ["assistant", "ai"], ["Tobias", "human"]]);
+    expect(kinds(sessions[0])).toEqual([
+      ["system", "system"],
+      ["Amara", "human"],
+      ["assistant", "ai"],
+      ["Tobias", "human"],
+    ]);
     expect(sessions[0].turns[2].metadata).toEqual({ weight: 1 });
     expect(sessions[1].metadata).toMatchObject({ source: { format: "chat-jsonl", line: 2 }, extra: { parallel_tool_calls: false } });
     expect(sessions[2].turns[1].text).toBe("“Have a good day.”");
@@ -84,8 +111,17 @@ describe("chat-jsonl", () => {
     expect(sessions[0].id).toBe("cond-a-run-1");
     expect(sessions[0].turns.map((t) => t.text)).toEqual(["The group will ship on Friday if QA signs off."]);
     expect(kinds(sessions[0])).toEqual([["assistant", "ai"]]);
-    expect(sessions[0].metadata.extra).toMatchObject({ model: "gpt-4o-mini-2024-07-18", status_code: 200, usage: { total_tokens: 43 }, choices: [{ finish_reason: "stop" }] });
-    expect(result.warnings).toEqual([expect.stringMatching(/batch-output-with-failed-request\.jsonl:2: batch request "cond-b-run-1" has no response \(error: rate_limit_exceeded: Too many requests in the batch window\)/)]);
+    expect(sessions[0].metadata.extra).toMatchObject({
+      model: "gpt-4o-mini-2024-07-18",
+      status_code: 200,
+      usage: { total_tokens: 43 },
+      choices: [{ finish_reason: "stop" }],
+    });
+    expect(result.warnings).toEqual([
+      expect.stringMatching(
+        /batch-output-with-failed-request\.jsonl:2: batch request "cond-b-run-1" has no response \(error: rate_limit_exceeded: Too many requests in the batch window\)/,
+      ),
+    ]);
   });
 
   it("reads Responses API batch results: output_text parts are the words, reasoning items kept", async () => {
@@ -101,11 +137,19 @@ describe("chat-jsonl", () => {
   });
 
   it("skips a conversation with a malformed message, naming line and JSON path; rejects a file with nothing readable", async () => {
-    const { sessions, result } = await importText(chatJsonlImporter, "ft.jsonl", '{"messages": [{"role": "user", "content": "ok"}]}\n{"messages": [{"role": 7, "content": "x"}]}\n');
+    const { sessions, result } = await importText(
+      chatJsonlImporter,
+      "ft.jsonl",
+      '{"messages": [{"role": "user", "content": "ok"}]}\n{"messages": [{"role": 7, "content": "x"}]}\n',
+    );
     expect(sessions).toHaveLength(1);
-    expect(result.warnings).toEqual(["ft.jsonl:2: $.messages[0].role: found a number (7); expected a role such as \"user\", \"assistant\", \"system\" or \"tool\" (or a \"name\"/\"sender\" naming the speaker); line 2 skipped"]);
+    expect(result.warnings).toEqual([
+      'ft.jsonl:2: $.messages[0].role: found a number (7); expected a role such as "user", "assistant", "system" or "tool" (or a "name"/"sender" naming the speaker); line 2 skipped',
+    ]);
     const error = await importErrorOf(chatJsonlImporter, "x.jsonl", '{"prompt": "a", "completion": "b"}\n');
-    expect(error.message).toMatch(/^x\.jsonl:1: none of its 1 line\(s\) is a conversation .*expected one JSON object per line: a conversation \{"messages": \[…\]\}/);
+    expect(error.message).toMatch(
+      /^x\.jsonl:1: none of its 1 line\(s\) is a conversation .*expected one JSON object per line: a conversation \{"messages": \[…\]\}/,
+    );
   });
 
   it("is detected from .jsonl lines holding messages or batch records, and not for native JSONL", () => {

@@ -94,7 +94,9 @@ describe("chatgpt importer", () => {
     (dangling.mapping.u1 as { parent: string }).parent = "ghost";
     expect((await importErrorOf(chatgptImporter, "c.json", JSON.stringify([dangling]))).message).toMatch(/\$\[0\]\.mapping\.u1\.parent.*"ghost"/);
     expect((await importErrorOf(chatgptImporter, "c.json", JSON.stringify([{ mapping: [] }]))).jsonPath).toBe("$[0].mapping");
-    expect((await importErrorOf(chatgptImporter, "c.json", '[{"mapping": {"a": {"message": {"content": {"parts": "x"}}}}, "current_node": "a"}]')).jsonPath).toBe("$[0].mapping.a.message.content.parts");
+    expect(
+      (await importErrorOf(chatgptImporter, "c.json", '[{"mapping": {"a": {"message": {"content": {"parts": "x"}}}}, "current_node": "a"}]')).jsonPath,
+    ).toBe("$[0].mapping.a.message.content.parts");
   });
 
   it("detects conversations.json", () => {

@@ -20,7 +20,11 @@ describe("rev-json", () => {
   it("names speakers from a speakers list and keeps an empty monologue as an empty turn", async () => {
     const { sessions } = await importFixture(revJsonImporter, "rev-json/speakers-list-and-empty-monologue.json");
     const [s] = sessions;
-    expect(s.turns.map((t) => [speakerName(s, t.index), t.text])).toEqual([["Dr. Okafor", "Let's begin."], ["Participant 7", ""], ["Participant 7", "Ready when you are"]]);
+    expect(s.turns.map((t) => [speakerName(s, t.index), t.text])).toEqual([
+      ["Dr. Okafor", "Let's begin."],
+      ["Participant 7", ""],
+      ["Participant 7", "Ready when you are"],
+    ]);
   });
 
   it("names the element whose value is not a string", async () => {
@@ -34,10 +38,18 @@ describe("discord (DiscordChatExporter JSON)", () => {
     const { sessions } = await importFixture(discordImporter, "discord/channel-with-bot-reply-and-join.json");
     const [s] = sessions;
     expect(s.title).toBe("team-4");
-    expect(s.participants.map((p) => [p.name, p.kind])).toEqual([["Wren", "human"], ["Muse", "ai"], ["dev.ansel", "human"]]);
+    expect(s.participants.map((p) => [p.name, p.kind])).toEqual([
+      ["Wren", "human"],
+      ["Muse", "ai"],
+      ["dev.ansel", "human"],
+    ]);
     expect(s.turns.map((t) => t.type)).toEqual(["system", "message", "message", "message"]);
     expect(s.turns[2].text).toBe("Here you go:\n1. Wave mark\n2. Monogram\n3. Hand-drawn wordmark");
-    expect(s.turns[2].metadata).toMatchObject({ replyTo: "t0001", embeds: [{ title: "Moodboard", description: "Warm palette, rounded shapes" }], attachments: [{ fileName: "sketches.png" }] });
+    expect(s.turns[2].metadata).toMatchObject({
+      replyTo: "t0001",
+      embeds: [{ title: "Moodboard", description: "Warm palette, rounded shapes" }],
+      attachments: [{ fileName: "sketches.png" }],
+    });
     // A reply to a message outside the export keeps its raw reference.
     expect(s.turns[3].metadata?.replyTo).toBeUndefined();
     expect(s.turns[3].metadata?.reference).toMatchObject({ messageId: "8999999999999999" });
@@ -59,7 +71,10 @@ describe("claude-export (conversations.json)", () => {
       ["5b1e0c7a-0000-4000-8000-000000000002", ""],
     ]);
     const [s] = sessions;
-    expect(s.participants.map((p) => [p.name, p.kind])).toEqual([["human", "human"], ["assistant", "ai"]]);
+    expect(s.participants.map((p) => [p.name, p.kind])).toEqual([
+      ["human", "human"],
+      ["assistant", "ai"],
+    ]);
     expect(s.turns.map((t) => [t.type, t.text])).toEqual([
       ["message", "Can you check these items for double-barrelled questions?"],
       ["reasoning", "Q1 asks two things at once; Q2 is fine."],
@@ -67,7 +82,9 @@ describe("claude-export (conversations.json)", () => {
       ["action", 'web_search({"query":"double-barrelled survey question"})'],
       ["action", "A double-barrelled question asks about two issues."],
     ]);
-    expect(s.turns[0].metadata?.attachments).toEqual([expect.objectContaining({ file_name: "items.txt", extracted_content: "Q1. How satisfied and engaged are you?\nQ2. How often do you use the tool?" })]);
+    expect(s.turns[0].metadata?.attachments).toEqual([
+      expect.objectContaining({ file_name: "items.txt", extracted_content: "Q1. How satisfied and engaged are you?\nQ2. How often do you use the tool?" }),
+    ]);
     expect(s.turns[2]).toMatchObject({ start: 8, metadata: { text: "" } });
     expect(sessions[1].turns[0].text).toBe("hello from an older export without content blocks");
   });
@@ -80,7 +97,11 @@ describe("claude-export (conversations.json)", () => {
 
 describe("detection of the JSON exports", () => {
   it("picks each format for its fixture", async () => {
-    for (const [name, rel] of [["rev-json", "rev-json/monologues-with-punct-elements.json"], ["discord", "discord/channel-with-bot-reply-and-join.json"], ["claude-export", "claude-export/conversations-with-thinking-tools-attachment.json"]]) {
+    for (const [name, rel] of [
+      ["rev-json", "rev-json/monologues-with-punct-elements.json"],
+      ["discord", "discord/channel-with-bot-reply-and-join.json"],
+      ["claude-export", "claude-export/conversations-with-thinking-tools-attachment.json"],
+    ]) {
       expect(detectFormat(rel, await readFile(fixture(rel), "utf8")).name).toBe(name);
     }
   });

@@ -19,7 +19,12 @@ export async function importFixture(importer: Importer, rel: string, options: Im
 }
 
 /** Run an importer on in-memory text. */
-export async function importText(importer: Importer, name: string, text: string, options: ImportOptions = {}): Promise<{ result: ImportResult; sessions: Session[] }> {
+export async function importText(
+  importer: Importer,
+  name: string,
+  text: string,
+  options: ImportOptions = {},
+): Promise<{ result: ImportResult; sessions: Session[] }> {
   const result = await importer.parse(textInput(name, text), options);
   return { result, sessions: result.sessions.map((s, i) => validateSession(s, `${name} session ${i}`)) };
 }

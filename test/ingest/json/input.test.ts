@@ -37,7 +37,9 @@ describe("import inputs", () => {
   });
 
   it("a missing file is an ImportError naming it", async () => {
-    await expect(fileInput("/nonexistent/x.json").readText()).rejects.toThrow(new ImportError({ file: "/nonexistent/x.json", problem: "file not found", expected: "a readable text file" }).message);
+    await expect(fileInput("/nonexistent/x.json").readText()).rejects.toThrow(
+      new ImportError({ file: "/nonexistent/x.json", problem: "file not found", expected: "a readable text file" }).message,
+    );
     await expect(collect(fileInput("/nonexistent/x.json").lines())).rejects.toBeInstanceOf(ImportError);
   });
 });

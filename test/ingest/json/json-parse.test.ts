@@ -18,15 +18,22 @@ describe("locateJsonError", () => {
 
   it("agrees with JSON.parse on what is valid", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.json().map((j) => j), fc.string(), fc.json().map((j) => j.slice(0, Math.max(0, j.length - 1)))), (text) => {
-        let valid = true;
-        try {
-          JSON.parse(text);
-        } catch {
-          valid = false;
-        }
-        expect(locateJsonError(text) === null).toBe(valid);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.json().map((j) => j),
+          fc.string(),
+          fc.json().map((j) => j.slice(0, Math.max(0, j.length - 1))),
+        ),
+        (text) => {
+          let valid = true;
+          try {
+            JSON.parse(text);
+          } catch {
+            valid = false;
+          }
+          expect(locateJsonError(text) === null).toBe(valid);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -22,7 +22,12 @@ describe("meeting-segments (AMI/ICSI rows)", () => {
     const [s] = sessions;
     expect(s.id).toBe("bmr013");
     expect(s.participants.map((p) => p.name)).toEqual(["me011", "fe008"]);
-    expect(s.turns[2]).toMatchObject({ text: "Good, um, first item is the digits task.", start: 3.4, end: 6.9, metadata: { channel: "chan1", words: [{ w: "Good" }] } });
+    expect(s.turns[2]).toMatchObject({
+      text: "Good, um, first item is the digits task.",
+      start: 3.4,
+      end: 6.9,
+      metadata: { channel: "chan1", words: [{ w: "Good" }] },
+    });
   });
 
   it("names the row whose text is not a string, and refuses a file with no readable row", async () => {
@@ -35,6 +40,8 @@ describe("meeting-segments (AMI/ICSI rows)", () => {
   });
 
   it("is detected from its rows", () => {
-    expect(detectFormat("ami.jsonl", '{"meeting_id": "EN2001a", "text": "OKAY", "begin_time": 5.57, "end_time": 5.94, "speaker_id": "MEE068"}\n').name).toBe("meeting-segments");
+    expect(detectFormat("ami.jsonl", '{"meeting_id": "EN2001a", "text": "OKAY", "begin_time": 5.57, "end_time": 5.94, "speaker_id": "MEE068"}\n').name).toBe(
+      "meeting-segments",
+    );
   });
 });

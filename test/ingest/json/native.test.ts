@@ -24,7 +24,9 @@ describe("native importer", () => {
     const bad = JSON.stringify({ id: "b", participants: [], turns: [{ id: "t0", index: 0, speaker: "nobody", text: "x" }] });
     const error = await importErrorOf(nativeImporter, "s.jsonl", `${good}\n\n${bad}\n`);
     expect(error.line).toBe(3);
-    expect(error.message).toBe('s.jsonl:3: turns[0].speaker "nobody" is not a participant id; expected a Colloquy session {schemaVersion, id, participants, turns} (see src/transcript/schema.ts)');
+    expect(error.message).toBe(
+      's.jsonl:3: turns[0].speaker "nobody" is not a participant id; expected a Colloquy session {schemaVersion, id, participants, turns} (see src/transcript/schema.ts)',
+    );
     const syntax = await importErrorOf(nativeImporter, "s.jsonl", `${good}\n{"id": "x",}\n`);
     expect(syntax.message).toMatch(/^s\.jsonl:2: invalid JSON at column 12/);
     const arr = await importErrorOf(nativeImporter, "s.json", JSON.stringify([JSON.parse(good), { id: "bad id!", participants: [], turns: [] }]));

@@ -51,7 +51,20 @@ describe("rounds-log importer", () => {
   });
 
   it("handles agents with different numbers of rounds", async () => {
-    const log = { q: { A: [{ role: "user", content: "p" }, { role: "assistant", content: "a1" }, { role: "user", content: "p2" }, { role: "assistant", content: "a2" }], B: [{ role: "user", content: "p" }, { role: "assistant", content: "b1" }] } };
+    const log = {
+      q: {
+        A: [
+          { role: "user", content: "p" },
+          { role: "assistant", content: "a1" },
+          { role: "user", content: "p2" },
+          { role: "assistant", content: "a2" },
+        ],
+        B: [
+          { role: "user", content: "p" },
+          { role: "assistant", content: "b1" },
+        ],
+      },
+    };
     const { sessions } = await importText(roundsLogImporter, "r.json", JSON.stringify(log));
     expect(sessions[0].turns.map((t) => t.text)).toEqual(["p", "a1", "b1", "p2", "a2"]);
   });

@@ -28,7 +28,16 @@ describe("slack-export importer", () => {
     expect(general.metadata.channel).toMatchObject({ id: "C01GEN", name: "general", topic: "Launch planning" });
     expect(general.metadata.date).toBe("2024-03-04");
     // Names: real_name, else display_name, else handle; unknown ids from user_profile.
-    expect(general.turns.map((_, i) => speakerName(general, i))).toEqual(["Maya Kowalski", "Atlas", "Jonas B.", "GitHub", "Maya Kowalski", "zoe", "Sam Ghost", "Maya Kowalski"]);
+    expect(general.turns.map((_, i) => speakerName(general, i))).toEqual([
+      "Maya Kowalski",
+      "Atlas",
+      "Jonas B.",
+      "GitHub",
+      "Maya Kowalski",
+      "zoe",
+      "Sam Ghost",
+      "Maya Kowalski",
+    ]);
     const kinds = Object.fromEntries(general.participants.map((p) => [p.name, p.kind]));
     // Without --agents every bot is an AI participant (documented choice).
     expect(kinds).toEqual({ "Maya Kowalski": "human", Atlas: "ai", "Jonas B.": "human", GitHub: "ai", zoe: "human", "Sam Ghost": "human" });
@@ -71,7 +80,9 @@ describe("slack-export importer", () => {
   it("names the file and JSON path of a bad message, and the line of a JSON syntax error", async () => {
     const dir = await copyOfWorkspace();
     await writeFile(join(dir, "general", "2024-03-06.json"), '[{"type": "message", "user": "U01MAYA", "text": 42, "ts": "1709700000.000100"}]');
-    await expect(slackExportImporter.parse(directoryInput(dir), {})).rejects.toThrow(`${join(dir, "general", "2024-03-06.json")}: $[0].text: found a number (42); expected the message text as a string`);
+    await expect(slackExportImporter.parse(directoryInput(dir), {})).rejects.toThrow(
+      `${join(dir, "general", "2024-03-06.json")}: $[0].text: found a number (42); expected the message text as a string`,
+    );
     await writeFile(join(dir, "general", "2024-03-06.json"), '[\n{"type": "message", "ts": "1"},\n{"ts": }\n]');
     const error = await slackExportImporter.parse(directoryInput(dir), {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ImportError);
@@ -108,7 +119,9 @@ describe("slack-export importer: quirks of real exports", () => {
     expect(lab.turns.map((_, i) => speakerName(lab, i))).toEqual(["Ole Brandt", "Ria Mendes", "unknown speaker", "Ole Brandt"]);
     expect(lab.turns[1]!.metadata).toMatchObject({ subtype: "file_comment", userFrom: "comment.user", comment: { comment: "Step 3 needs a timer" } });
     expect(lab.turns[2]!.text).toBe("commented on a file: who wrote step 5?");
-    expect(result.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/lab[\\/]2015-06-02\.json: \$\[2\]: message without "user".*unknown speaker/)]));
+    expect(result.warnings).toEqual(
+      expect.arrayContaining([expect.stringMatching(/lab[\\/]2015-06-02\.json: \$\[2\]: message without "user".*unknown speaker/)]),
+    );
   });
 
   it("bot-add-by-human: the person who adds or removes an integration stays human; only the bot's own posts are ai", async () => {
