@@ -27,6 +27,7 @@ import { codesPath, listCoders, readCodeHistory, replaceCodes } from "../src/cod
 import { loadSessions } from "../src/study/study.js";
 import { readJsonl } from "../src/util/fs.js";
 import { writePipelineStudy } from "./support/pipeline-study.js";
+import { printTable } from "./support/table.js";
 
 const args = process.argv.slice(2);
 const TURNS = Number(args.find((a) => /^\d+$/.test(a)) ?? 20_000);
@@ -156,14 +157,7 @@ try {
     }
     rows.push(["heap held by every record, least of 3 [measurement]", `${heapOld.toFixed(0)} MB (old reader)`, `${heapNew.toFixed(0)} MB`, "-"]);
   }
-  const widths = rows[0]!.map((_c, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows)
-    console.log(
-      r
-        .map((c, i) => c.padEnd(widths[i]!))
-        .join("  ")
-        .trimEnd(),
-    );
+  printTable(rows);
 } finally {
   await rm(tmp, { recursive: true, force: true });
 }

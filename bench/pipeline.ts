@@ -24,6 +24,7 @@ import { pathToFileURL } from "node:url";
 import { listCoders, readCodes } from "../src/coding/store.js";
 import { listSessionIds, loadSessions } from "../src/study/study.js";
 import { CONDITIONS, makeSession, slackPaste, writePipelineStudy } from "./support/pipeline-study.js";
+import { printTable } from "./support/table.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const rssFile = join(tmpdir(), `colloquy-bench-rss-${process.pid}.json`);
@@ -213,14 +214,7 @@ try {
     ["(e') loadSessions + readCodes, zod  [library baseline]", s(library), "-", `no-op / read ${(noop.seconds / library).toFixed(1)}x`, "-", "-"],
     ["(f) `colloquy --version`  [start-up baseline]", `${s(startup.seconds)}, peak ${mb(startup.peakMB)}`, "-", "-", "-", "-"],
   ];
-  const widths = rows[0]!.map((_c, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows)
-    console.log(
-      r
-        .map((c, i) => c.padEnd(widths[i]!))
-        .join("  ")
-        .trimEnd(),
-    );
+  printTable(rows);
   const verdicts = rows
     .slice(1)
     .map((r) => r[5])
