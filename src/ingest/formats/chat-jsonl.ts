@@ -3,7 +3,7 @@ import { ImportError, type Importer, type ImportResult } from "../types.js";
 import { chatSession, type ChatConversation } from "./chat-messages.js";
 import { conversationsOf } from "./chat-json.js";
 import { parseJson } from "./json-parse.js";
-import { baseName, isObject, rest, type JsonObject } from "./json-shape.js";
+import { baseName, idText, isObject, rest, type JsonObject } from "./json-shape.js";
 
 /** What one JSONL line can be, for warnings about lines that are none of them. */
 const LINE_SHAPES =
@@ -78,7 +78,14 @@ function lineConversations(value: unknown, file: string, line: number, stem: str
   if (isObject(value) && isObject(value.body) && Array.isArray(value.body.messages)) {
     // A batch request: the conversation sent, with model and settings as metadata.
     const extra = { ...rest(value, ["body"]), ...rest(value.body, ["messages"]) };
-    return [{ messages: value.body.messages, listPath: "$.body.messages", id: slugify(String(value.custom_id ?? fallbackId)), metadata: metadata(extra) }];
+    return [
+      {
+        messages: value.body.messages,
+        listPath: "$.body.messages",
+        id: slugify(value.custom_id === undefined || value.custom_id === null ? fallbackId : idText(value.custom_id, file, "$.custom_id")),
+        metadata: metadata(extra),
+      },
+    ];
   }
   return conversationsOf(value, file, fallbackId).map((c) => ({ ...c, metadata: { ...c.metadata, source: { file, format: "chat-jsonl", line } } }));
 }

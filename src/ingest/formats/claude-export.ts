@@ -67,7 +67,7 @@ export const claudeExportImporter: Importer = {
           if (block.type === "text" && typeof block.text === "string") words.push(block.text);
           else if (block.type === "thinking" && typeof block.thinking === "string") others.push({ type: "reasoning", text: block.thinking, block });
           else if (block.type === "tool_use")
-            others.push({ type: "action", text: `${String(block.name ?? "tool")}(${JSON.stringify(block.input ?? {})})`, block });
+            others.push({ type: "action", text: `${typeof block.name === "string" ? block.name : "tool"}(${JSON.stringify(block.input ?? {})})`, block });
           else if (block.type === "tool_result") others.push({ type: "action", text: toolResultText(block.content), block });
           else others.push({ type: "action", text: "", block });
         });

@@ -2,7 +2,7 @@ import type { ParticipantKind, TurnType } from "../../transcript/schema.js";
 import type { Importer, ImportResult } from "../types.js";
 import { parseJson } from "./json-parse.js";
 import { SessionBuilder } from "./json-session.js";
-import { baseName, childPath, expectArray, expectObject, isObject, optionalString, rest, shapeError } from "./json-shape.js";
+import { baseName, childPath, expectArray, expectObject, idText, isObject, optionalString, rest, shapeError } from "./json-shape.js";
 
 const EXPECTED =
   'a DiscordChatExporter JSON export {"guild": …, "channel": …, "messages": [{"id": …, "type": …, "timestamp": …, "content": …, "author": {"id": …, "name": …}}]}';
@@ -44,7 +44,7 @@ export const discordImporter: Importer = {
       const path = childPath("$.messages", i);
       const msg = expectObject(raw, file, path, 'a message {"id": …, "content": …, "author": {…}}');
       const author = expectObject(msg.author, file, childPath(path, "author"), 'an author {"id": …, "name": …}');
-      const id = author.id === undefined || author.id === null ? "" : String(author.id);
+      const id = author.id === undefined || author.id === null ? "" : idText(author.id, file, childPath(childPath(path, "author"), "id"));
       const name =
         optionalString(author, "nickname", file, childPath(path, "author")) ||
         optionalString(author, "name", file, childPath(path, "author")) ||

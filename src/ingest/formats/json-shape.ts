@@ -38,6 +38,12 @@ export function shapeError(file: string, jsonPath: string, expected: string, got
   return new ImportError({ file, jsonPath, problem: `found ${jsonType(got)}`, expected });
 }
 
+/** An id (of a meeting, author, request…) as text: a string or number as written; anything else is an error naming the field. */
+export function idText(value: unknown, file: string, path: string): string {
+  if (typeof value === "string" || typeof value === "number") return String(value);
+  throw shapeError(file, path, "an id (a string or a number)", value);
+}
+
 export function expectObject(value: unknown, file: string, path: string, expected = "an object"): JsonObject {
   if (!isObject(value)) throw shapeError(file, path, expected, value);
   return value;

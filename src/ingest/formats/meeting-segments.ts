@@ -2,7 +2,7 @@ import { slugify } from "../../transcript/ids.js";
 import { ImportError, type Importer, type ImportResult } from "../types.js";
 import { parseJson } from "./json-parse.js";
 import { SessionBuilder } from "./json-session.js";
-import { baseName, childPath, expectObject, isObject, optionalNumber, rest, shapeError, type JsonObject } from "./json-shape.js";
+import { baseName, childPath, expectObject, idText, isObject, optionalNumber, rest, shapeError, type JsonObject } from "./json-shape.js";
 
 const EXPECTED =
   'AMI/ICSI-style meeting segments: rows {"meeting_id": …, "speaker_id": …, "begin_time": …, "end_time": …, "text": …} as JSONL, a JSON array, or {"meeting_id": …, "segments": […]}';
@@ -44,7 +44,7 @@ export const meetingSegmentsImporter: Importer = {
       if (Array.isArray(root)) root.forEach((r, i) => rows.push({ row: expectObject(r, file, childPath("$", i), EXPECTED), path: childPath("$", i) }));
       else {
         const obj = root as JsonObject;
-        const meeting = obj.meeting_id === undefined ? undefined : String(obj.meeting_id);
+        const meeting = obj.meeting_id === undefined ? undefined : idText(obj.meeting_id, file, "$.meeting_id");
         (obj.segments as unknown[]).forEach((r, i) =>
           rows.push({ row: expectObject(r, file, childPath("$.segments", i), EXPECTED), path: childPath("$.segments", i), meeting }),
         );
@@ -64,7 +64,11 @@ export const meetingSegmentsImporter: Importer = {
     if (rows.length === 0) result.warnings.push(`${file}: no segments; nothing imported`);
     const meetings = new Map<string, { row: JsonObject; path: string; start?: number; order: number }[]>();
     rows.forEach(({ row, path, meeting }, order) => {
-      const id = meeting ?? (row.meeting_id === undefined || row.meeting_id === null ? baseName(file).replace(/\.[^.]*$/, "") : String(row.meeting_id));
+      const id =
+        meeting ??
+        (row.meeting_id === undefined || row.meeting_id === null
+          ? baseName(file).replace(/\.[^.]*$/, "")
+          : idText(row.meeting_id, file, childPath(path, "meeting_id")));
       if (typeof row.text !== "string") throw shapeError(file, childPath(path, "text"), "the segment's words as a string", row.text);
       const start = optionalNumber(row, "begin_time", file, path) ?? optionalNumber(row, "start", file, path);
       const list = meetings.get(id) ?? [];
@@ -76,7 +80,10 @@ export const meetingSegmentsImporter: Importer = {
       const builder = new SessionBuilder(slugify(id), undefined, { source: { file, format: "meeting-segments" }, meeting_id: id });
       for (const { row, path, start } of segments) {
         const who = row.speaker_id ?? row.speaker;
-        const name = who === undefined || who === null ? "Unknown speaker" : String(who);
+        const name =
+          who === undefined || who === null
+            ? "Unknown speaker"
+            : idText(who, file, childPath(path, row.speaker_id === undefined || row.speaker_id === null ? "speaker" : "speaker_id"));
         const speaker = builder.participant(name, { name, kind: "human" });
         const end = optionalNumber(row, "end_time", file, path) ?? optionalNumber(row, "end", file, path);
         builder.turn({

@@ -39,6 +39,19 @@ describe("meeting-segments (AMI/ICSI rows)", () => {
     expect(sessions).toEqual([]);
   });
 
+  it("names a meeting or speaker id that is neither a string nor a number (found by the property test: an object id crashed String())", async () => {
+    const objectMeeting = await importErrorOf(
+      meetingSegmentsImporter,
+      "o.json",
+      '{"meeting_id": {"toString": null}, "segments": [{"speaker_id": "x", "begin_time": 1, "text": "hi"}]}',
+    );
+    expect(objectMeeting.message).toMatch(/^o\.json: \$\.meeting_id: found an object.*; expected an id \(a string or a number\)$/);
+    const listSpeaker = await importErrorOf(meetingSegmentsImporter, "s.jsonl", '{"meeting_id": 7, "speaker_id": ["x"], "begin_time": 1, "text": "hi"}\n');
+    expect(listSpeaker.message).toMatch(/^s\.jsonl: \(line 1\) \$\.speaker_id: found an array.*; expected an id \(a string or a number\)$/);
+    const { sessions } = await importText(meetingSegmentsImporter, "n.jsonl", '{"meeting_id": 7, "speaker_id": 12, "begin_time": 1, "text": "hi"}\n');
+    expect([sessions[0].id, speakerName(sessions[0], 0)]).toEqual(["7", "12"]);
+  });
+
   it("is detected from its rows", () => {
     expect(detectFormat("ami.jsonl", '{"meeting_id": "EN2001a", "text": "OKAY", "begin_time": 5.57, "end_time": 5.94, "speaker_id": "MEE068"}\n').name).toBe(
       "meeting-segments",
