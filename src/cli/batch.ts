@@ -4,6 +4,7 @@ import type { ModelCliOptions } from "../llm/config.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
+import { modelFlags } from "./model-flags.js";
 
 interface BatchFlags {
   baseUrl?: string;
@@ -37,16 +38,8 @@ export function registerBatch(program: Command): void {
   );
 }
 
-function cli(flags: BatchFlags): ModelCliOptions {
-  if (flags.baseUrl !== undefined) {
-    try {
-      new URL(flags.baseUrl);
-    } catch {
-      throw new CliError(`--base-url "${flags.baseUrl}" is not a URL; e.g. https://api.openai.com/v1`);
-    }
-  }
-  return { baseURL: flags.baseUrl };
-}
+/** The endpoint the batches went to: only --base-url (the model and settings are in each batch). */
+const cli = (flags: BatchFlags): ModelCliOptions => ({ baseURL: modelFlags(flags).baseURL });
 
 function printLines(lines: BatchStatusLine[]): void {
   const out = io().out;

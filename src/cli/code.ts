@@ -4,6 +4,7 @@ import { parseContext, type ContextWindow } from "../coding/llm/prompt.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
+import { modelFlags } from "./model-flags.js";
 import { shorten } from "../util/text.js";
 
 interface CodeFlags {
@@ -135,13 +136,7 @@ async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
   const { formatCodingSummary } = await import("../coding/job.js");
   const { staleHint, studyStaleCodes } = await import("../coding/stale.js");
   const { loadSessions } = await import("../study/study.js");
-  if (flags.baseUrl !== undefined) {
-    try {
-      new URL(flags.baseUrl);
-    } catch {
-      throw new CliError(`--base-url "${flags.baseUrl}" is not a URL; e.g. http://localhost:11434/v1`);
-    }
-  }
+  const model = modelFlags(flags);
   const context = await openStudy(study);
   const controller = new AbortController();
   const onSigint = () => {
@@ -163,14 +158,7 @@ async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
         reviewBelow: flags.reviewBelow,
         learningCurve: flags.learningCurve,
         coderId: flags.coderId,
-        model: {
-          model: flags.model,
-          baseURL: flags.baseUrl,
-          concurrency: flags.concurrency,
-          temperature: flags.temperature,
-          seed: flags.seed,
-          timeoutMs: flags.timeout,
-        },
+        model,
         context: flags.context !== undefined ? contextFlag(flags.context) : undefined,
         samples: flags.samples,
         batch: flags.batch,

@@ -4,6 +4,7 @@ import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 import { describeOptionLater } from "./lazy-help.js";
 import { writing } from "./lock.js";
+import { modelFlags } from "./model-flags.js";
 
 interface TopicsFlags {
   scope?: "session" | "participant";
@@ -107,21 +108,7 @@ async function topicsCommand(study: string, flags: TopicsFlags): Promise<void> {
   const { parseSpeakers } = await import("../analysis/concepts/speakers.js");
   const { openStudy } = await import("../stages/context.js");
   const { failedTopicRuns, runTopics, submitTopicsBatch } = await import("../stages/topics.js");
-  if (flags.baseUrl !== undefined) {
-    try {
-      new URL(flags.baseUrl);
-    } catch {
-      throw new CliError(`--base-url "${flags.baseUrl}" is not a URL; e.g. http://localhost:11434/v1`);
-    }
-  }
-  const model = {
-    model: flags.model,
-    baseURL: flags.baseUrl,
-    concurrency: flags.concurrency,
-    temperature: flags.temperature,
-    seed: flags.seed,
-    timeoutMs: flags.timeout,
-  };
+  const model = modelFlags(flags);
   if (flags.via === "batch") {
     if (flags.coder !== "llm") throw new CliError("--via batch is for the LLM topic coder: add --coder llm");
     const options = {

@@ -8,6 +8,7 @@ import { build } from "esbuild";
 import { makeSession, makeStudy, sessionOf, targetsOf } from "../coding/llm-fixtures.js";
 import type { RecordedRequest, ScriptedReply } from "../support/openai-server.js";
 import type { Session } from "../../src/transcript/schema.js";
+import { BALES_CODES } from "../../src/coding/rules/bales.js";
 import { createRandom, type Random } from "../../src/orchestrator/random.js";
 import { failuresPath, readCodeHistory, readCodes, readFailures } from "../../src/coding/store.js";
 import { readJsonl } from "../../src/util/fs.js";
@@ -63,20 +64,7 @@ export function startCli(cli: string, args: string[], options: { shell?: string 
 }
 
 /** Bales IPA categories: a turn's code is one of these, chosen by a hash of its words. */
-const CATEGORIES = [
-  "shows-solidarity",
-  "shows-tension-release",
-  "agrees",
-  "gives-suggestion",
-  "gives-opinion",
-  "gives-orientation",
-  "asks-orientation",
-  "asks-opinion",
-  "asks-suggestion",
-  "disagrees",
-  "shows-tension",
-  "shows-antagonism",
-];
+const CATEGORIES = BALES_CODES.filter((c) => c !== "none");
 
 /** The one code the test server gives a turn: derived from its text alone. */
 export function codeFor(text: string): string {
