@@ -2,6 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { deserialize, serialize } from "node:v8";
+import type { CodeRecord } from "../coding/records.js";
 import type { Session } from "../transcript/schema.js";
 import { hashValue, sha256 } from "../util/hash.js";
 import { writeFileAtomic } from "../util/fs.js";
@@ -13,17 +15,22 @@ import { toolVersion } from "../util/provenance.js";
  * session to a large study recomputes that session only, and the study-level statistics are
  * recombined from the stored parts (issue 11: incremental where the work is per session).
  *
- * An entry is used only when the session's content hash matches, and the whole file only when
+ * An entry is used only when the session's content hash matches (and the digest of its other
+ * inputs, such as the session's codes, when the caller gives one), and the whole file only when
  * the settings it was computed under and the code that computed it match (a hash of every
- * source file under src/analysis/, so a fix to an analysis invalidates its memo even when the
- * version number stays the same). It is a cache: a missing,
+ * source file under src/analysis/ and the caller's own code folders, so a fix to an analysis
+ * invalidates its memo even when the version number stays the same). It is a cache: a missing,
  * torn or foreign file is recomputed, never trusted or repaired, and deleting .cache/ is safe.
+ *
+ * Stored with node:v8's serializer, not JSON: statistics hold NaN, Infinity and undefined, which
+ * JSON would turn into null or drop, and a reused result must equal a fresh one exactly. The V8
+ * version is part of the settings, since its format may change between Node releases.
  */
 export interface SessionMemo<T> {
-  /** True when a stored result for this key and session content exists. */
-  has(key: string, session: Session): boolean;
-  /** The stored result, or `compute()` (then stored). */
-  get(key: string, session: Session, compute: () => T): T;
+  /** True when a stored result for this key, session content and other inputs exists. */
+  has(key: string, session: Session, inputs?: string): boolean;
+  /** The stored result, or `compute()` (then stored). `inputs`: a digest of the session's other inputs (its codes: codesDigest). */
+  get(key: string, session: Session, compute: () => T, inputs?: string): T;
   /** Write the entries used in this run (results of sessions no longer in the study are dropped). */
   save(): Promise<void>;
   /** Counts for progress messages: entries reused and computed in this run. */
@@ -38,7 +45,7 @@ interface MemoFile<T> {
 const sessionHashes = new WeakMap<Session, string>();
 
 /** Content hash of a session as loaded (turns, participants and metadata). */
-function sessionHash(session: Session): string {
+export function sessionHash(session: Session): string {
   let hash = sessionHashes.get(session);
   if (hash === undefined) {
     hash = sha256(JSON.stringify(session));
@@ -47,46 +54,60 @@ function sessionHash(session: Session): string {
   return hash;
 }
 
-let analysisCode: string | undefined;
+/**
+ * Digest of the code records a per-session result depends on (one session's records of one or
+ * more coders, in the order the caller gives them): the `inputs` of SessionMemo.get.
+ */
+export function codesDigest(records: readonly CodeRecord[]): string {
+  return sha256(JSON.stringify(records));
+}
 
-/** Hash of the analysis code itself (src/analysis/ or its compiled dist/ twin), read once. */
-function analysisCodeHash(): string {
-  if (analysisCode === undefined) {
-    const root = fileURLToPath(new URL("../analysis/", import.meta.url));
+const codeHashes = new Map<string, string>();
+
+/** Hash of the code in a folder of src/ (or its compiled dist/ twin), e.g. "analysis"; read once per folder. */
+function codeHash(folder: string): string {
+  let hash = codeHashes.get(folder);
+  if (hash === undefined) {
+    const root = fileURLToPath(new URL(`../${folder}/`, import.meta.url));
     const files = readdirSync(root, { recursive: true, encoding: "utf8" })
       .filter((f) => /\.(js|ts)$/.test(f) && !f.endsWith(".d.ts"))
       .sort();
-    analysisCode = sha256(files.map((f) => `${f}\u0000${sha256(readFileSync(join(root, f)))}`).join("\n"));
+    hash = sha256(files.map((f) => `${f}\u0000${sha256(readFileSync(join(root, f)))}`).join("\n"));
+    codeHashes.set(folder, hash);
   }
-  return analysisCode;
+  return hash;
 }
 
 export function memoPath(study: string, name: string): string {
-  return join(study, ".cache", "memo", `${name}.json`);
+  return join(study, ".cache", "memo", `${name}.v8`);
 }
 
-/** Open (or start) the memo `name` of a study for computations made under `settings`. */
-export async function openSessionMemo<T>(study: string, name: string, settings: unknown): Promise<SessionMemo<T>> {
+/**
+ * Open (or start) the memo `name` of a study for computations made under `settings`. `code`: the
+ * src/ folders whose code computes the results, besides analysis/ (e.g. ["report/shape"]).
+ */
+export async function openSessionMemo<T>(study: string, name: string, settings: unknown, code: readonly string[] = []): Promise<SessionMemo<T>> {
   const path = memoPath(study, name);
-  const settingsHash = hashValue({ settings, tool: toolVersion, code: analysisCodeHash() });
+  const settingsHash = hashValue({ settings, tool: toolVersion, v8: process.versions.v8, code: ["analysis", ...code].map(codeHash) });
   let stored: MemoFile<T>["entries"] = {};
   try {
-    const file = JSON.parse(await readFile(path, "utf8")) as MemoFile<T>;
+    const file = deserialize(await readFile(path)) as MemoFile<T>;
     if (file && file.settings === settingsHash && file.entries && typeof file.entries === "object") stored = file.entries;
   } catch {
     // Missing or unreadable: start empty (a cache, recomputed from the sessions).
   }
   const used: MemoFile<T>["entries"] = {};
   const stats = { reused: 0, computed: 0 };
-  const lookup = (key: string, session: Session) => {
+  const entryHash = (session: Session, inputs: string | undefined) => (inputs === undefined ? sessionHash(session) : `${sessionHash(session)}:${inputs}`);
+  const lookup = (key: string, session: Session, inputs: string | undefined) => {
     const entry = Object.hasOwn(stored, key) ? stored[key] : undefined;
-    return entry && entry.hash === sessionHash(session) ? entry : undefined;
+    return entry && entry.hash === entryHash(session, inputs) ? entry : undefined;
   };
   return {
     stats,
-    has: (key, session) => lookup(key, session) !== undefined,
-    get(key, session, compute) {
-      const entry = lookup(key, session);
+    has: (key, session, inputs) => lookup(key, session, inputs) !== undefined,
+    get(key, session, compute, inputs) {
+      const entry = lookup(key, session, inputs);
       if (entry) {
         stats.reused++;
         used[key] = entry;
@@ -94,14 +115,13 @@ export async function openSessionMemo<T>(study: string, name: string, settings: 
       }
       const value = compute();
       stats.computed++;
-      used[key] = { hash: sessionHash(session), value };
+      used[key] = { hash: entryHash(session, inputs), value };
       return value;
     },
     async save() {
       // Nothing new and nothing dropped: leave the file as it is.
       if (stats.computed === 0 && Object.keys(used).length === Object.keys(stored).length) return;
-      // Compact JSON: this file is read whole on every run.
-      await writeFileAtomic(path, JSON.stringify({ settings: settingsHash, entries: used } satisfies MemoFile<T>));
+      await writeFileAtomic(path, serialize({ settings: settingsHash, entries: used } satisfies MemoFile<T>));
     },
   };
 }

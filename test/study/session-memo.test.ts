@@ -3,7 +3,8 @@ import { cp, mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStudy, runConcepts, runImport, runTopics, silentEffects, type StageEffects } from "../../src/index.js";
-import { memoPath } from "../../src/study/session-memo.js";
+import { codesDigest, memoPath, openSessionMemo } from "../../src/study/session-memo.js";
+import type { Session } from "../../src/transcript/schema.js";
 
 const demo = join(import.meta.dirname, "../../fixtures/demo-study");
 
@@ -84,5 +85,26 @@ describe("per-session memo (adding or editing a session recomputes that session 
     await writeFile(memoPath(dir, "topics-rules"), '{"settings": "x", "entr');
     const fresh = await runTopics(await openStudy(dir), { coder: "rules" }, silentEffects);
     expect(timeless(incremental.report)).toEqual(timeless(fresh.report));
+  });
+
+  it("keeps NaN, Infinity and undefined exactly, and a session's other inputs (its codes) are part of the key", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "colloquy-memo-values-"));
+    const session = { id: "s1", turns: [], participants: [], metadata: {} } as unknown as Session;
+    const value = { mean: Number.NaN, ratio: Number.POSITIVE_INFINITY, missing: undefined, list: [1, Number.NaN] };
+    const first = await openSessionMemo<typeof value>(dir, "probe", { a: 1 });
+    first.get("s1", session, () => value, codesDigest([]));
+    await first.save();
+
+    const second = await openSessionMemo<typeof value>(dir, "probe", { a: 1 });
+    const reused = second.get("s1", session, () => ({ mean: 0, ratio: 0, missing: undefined, list: [] }), codesDigest([]));
+    expect(second.stats).toEqual({ reused: 1, computed: 0 });
+    expect(reused.mean).toBeNaN();
+    expect(reused.ratio).toBe(Number.POSITIVE_INFINITY);
+    expect(Object.hasOwn(reused, "missing") && reused.missing === undefined).toBe(true);
+    expect(reused.list[1]).toBeNaN();
+    // Other codes for the same session content: computed again.
+    expect(second.has("s1", session, "other-codes")).toBe(false);
+    // Other settings: nothing reused.
+    expect((await openSessionMemo(dir, "probe", { a: 2 })).has("s1", session, codesDigest([]))).toBe(false);
   });
 });
