@@ -5,7 +5,7 @@ import { forgetStage } from "../pipeline/state.js";
 import { describeSelection, selectedContext, selectionOf, type SessionSelection } from "./selection.js";
 
 /** The agree stage: reliability between coders of one codebook (machine vs human, human vs human). */
-export type AgreeStageOptions = Omit<AgreeStudyOptions, "study" | "reporter" | "reader"> & {
+export type AgreeStageOptions = Omit<AgreeStudyOptions, "study" | "reporter" | "reader" | "cache"> & {
   /** Only these sessions (e.g. an evaluation part); named in the report's provenance. */
   selection?: SessionSelection;
 };
@@ -30,7 +30,8 @@ export async function runAgree(context: StudyContext, options: AgreeStageOptions
       }
     }
   }
-  const report = await agreeStudy({ ...agree, study: context.dir, reporter: effects, reader });
+  // The memo describes the whole study: a run on part of it neither reads nor replaces it.
+  const report = await agreeStudy({ ...agree, study: context.dir, reporter: effects, reader, cache: !given });
   if (given) {
     report.provenance.selection = { ...given, selectedSessions: sessions };
     report.warnings.unshift(`computed on part of the study: ${describeSelection(given)} (${sessions.length} session(s))`);

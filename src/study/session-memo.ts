@@ -130,3 +130,30 @@ export async function openSessionMemo<T>(study: string, name: string, settings: 
 export function memoNote(memo: SessionMemo<unknown>): string {
   return memo.stats.reused > 0 ? ` (${memo.stats.computed} analysed, ${memo.stats.reused} reused from .cache/memo)` : "";
 }
+
+/**
+ * One study-level result recombined from per-session parts (e.g. the agreement statistics over
+ * the turns every coder coded), kept in `<study>/.cache/memo/<name>.v8` beside the session
+ * memos: reused when the digest of everything it is computed from (`inputs`), the settings and
+ * the code match (as for openSessionMemo), else computed and stored. A cache like those.
+ */
+export async function memoResult<T>(
+  study: string,
+  name: string,
+  settings: unknown,
+  inputs: string,
+  compute: () => T,
+  code: readonly string[] = [],
+): Promise<{ value: T; reused: boolean }> {
+  const path = memoPath(study, name);
+  const settingsHash = hashValue({ settings, tool: toolVersion, v8: process.versions.v8, code: ["analysis", ...code].map(codeHash) });
+  try {
+    const file = deserialize(await readFile(path)) as { settings?: string; inputs?: string; value: T };
+    if (file && file.settings === settingsHash && file.inputs === inputs) return { value: file.value, reused: true };
+  } catch {
+    // Missing or unreadable: computed anew.
+  }
+  const value = compute();
+  await writeFileAtomic(path, serialize({ settings: settingsHash, inputs, value }));
+  return { value, reused: false };
+}

@@ -8,26 +8,17 @@ import { CliError } from "../../util/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../../util/fs.js";
 import { provenance, type Provenance } from "../../util/provenance.js";
 import { silentReporter, type Reporter } from "../../util/reporter.js";
-import { analyseVariable, type VariableAgreement } from "./core.js";
-import { alignUnits, nominalValue, readCoderRecords, resolveCodebookShape, type AlignedUnit, type CodebookShape, type Coverage } from "./study.js";
-import type { Rating } from "../reliability/values.js";
+import { analyseVariable, type VariableAgreement, type VariableOptions } from "./core.js";
+import { readCoderRecords, resolveCodebookShape, type CodebookShape, type Coverage } from "./study.js";
+import { alignPart, byNumber, combineParts, partCoverage, partInputs, shapeVariables, turnLookup, type AgreementPart, type Disagreement } from "./parts.js";
+import { recordsBySession } from "../../coding/records.js";
+import type { Session } from "../../transcript/schema.js";
+import { memoResult, openSessionMemo } from "../../study/session-memo.js";
+import { sha256 } from "../../util/hash.js";
 
 export type { VariableAgreement, PairAgreement, AlphaSummary, CoderScores, Interval } from "./core.js";
 export type { Coverage, CodebookShape } from "./study.js";
-
-/** One unit on which the coders did not all agree, with the turn's words for review. */
-export interface Disagreement {
-  session: string;
-  turn: string;
-  /** Speaker's name as in the transcript (null when the turn is not in the study's sessions). */
-  speaker: string | null;
-  /** "codes" for nominal codebooks, else the scale id. */
-  variable: string;
-  /** Each coder's value (multi-codes joined by "+"). */
-  values: Record<string, string | number>;
-  /** The turn text exactly as stored (null when the turn could not be found). */
-  text: string | null;
-}
+export type { Disagreement } from "./parts.js";
 
 /**
  * `analysis/agreement-<codebook>.json`: what `colloquy agree` computed, for the dashboard and
@@ -64,6 +55,13 @@ export interface AgreeStudyOptions {
   reporter?: Reporter;
   /** Where sessions and records come from (default: the study's files). */
   reader?: StudyReader;
+  /**
+   * Keep each session's alignment and the statistics in `<study>/.cache/memo/` (the pipeline's
+   * agree stage), so that after a session is added only that session is aligned, and the
+   * statistics are computed again only when the turns every coder coded changed. The results
+   * are the same either way.
+   */
+  cache?: boolean;
 }
 
 /** Default reference coder: the first human coder named, else the first coder. */
@@ -84,23 +82,39 @@ export function checkCoders(coders: readonly string[], reference: string | undef
   return ref;
 }
 
-interface TurnInfo {
-  speaker: string | null;
-  text: string;
-}
-
-async function turnIndex(reader: StudyReader): Promise<Map<string, TurnInfo>> {
-  const index = new Map<string, TurnInfo>();
-  for (const session of await reader.sessions()) {
-    const names = new Map(session.participants.map((p) => [p.id, p.name]));
-    for (const turn of session.turns) index.set(`${session.id}\u0000${turn.id}`, { speaker: names.get(turn.speaker) ?? turn.speaker, text: turn.text });
+/**
+ * The alignment of the whole study, as the combination of its sessions' parts (each memoised
+ * when `cache`, keyed by session with the digest of its records). Records of sessions the study
+ * does not hold are aligned too, without a memo (their disagreements carry no text).
+ */
+async function alignStudy(
+  options: AgreeStudyOptions,
+  recordsByCoder: ReadonlyMap<string, readonly CodeRecord[]>,
+  coders: readonly string[],
+  shape: CodebookShape,
+  sessions: readonly Session[],
+): Promise<AgreementPart> {
+  const turnInfo = turnLookup(sessions);
+  const bySession = coders.map((coder) => recordsBySession(recordsByCoder.get(coder) ?? []));
+  const ids = [...new Set(bySession.flatMap((m) => [...m.keys()]))].sort(byNumber.compare);
+  const studySessions = new Map<string, Session>();
+  let sameId = false;
+  for (const session of sessions) {
+    sameId ||= studySessions.has(session.id);
+    studySessions.set(session.id, session);
   }
-  return index;
-}
-
-/** ratings[coder][unit] for one variable of the aligned units. */
-function variableRatings(units: readonly AlignedUnit[], coders: readonly string[], value: (r: CodeRecord) => Rating): Rating[][] {
-  return coders.map((coder) => units.map((u) => value(u.records.get(coder)!)));
+  // Parts follow one another in session order only when no two ids sort as equal ("s01" and "s1"
+  // under numeric collation interleave their turns); otherwise align everything at once.
+  if (sameId || ids.some((id, i) => i > 0 && byNumber.compare(ids[i - 1], id) === 0)) return alignPart(recordsByCoder, coders, shape, turnInfo);
+  const memo = options.cache ? await openSessionMemo<AgreementPart>(options.study, `agree-${options.codebook}`, { coders, shape }) : undefined;
+  const parts = ids.map((id) => {
+    const records = bySession.map((m) => m.get(id) ?? []);
+    const compute = () => alignPart(new Map(coders.map((coder, c) => [coder, records[c]])), coders, shape, turnInfo);
+    const session = studySessions.get(id);
+    return memo && session ? memo.get(id, session, compute, partInputs(records)) : compute();
+  });
+  await memo?.save();
+  return combineParts(parts, coders, shapeVariables(shape).length);
 }
 
 /**
@@ -131,76 +145,50 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
     );
   }
 
-  const { complete, coverage } = alignUnits(recordsByCoder, coders, shape);
+  const part = await alignStudy(options, recordsByCoder, coders, shape, await reader.sessions());
+  const coverage = partCoverage(part, coders);
   // Turns coded by only some coders are accounted for in `coverage` (JSON) and printed with it.
   for (const [coder, n] of Object.entries(coverage.emptyRecords)) {
     if (n > 0) warnings.push(`${n} record(s) of ${coder} carry no ${shape.kind === "nominal" ? "codes" : "scores"} and were not compared`);
   }
-  if (complete.length === 0) {
+  const complete = coverage.unitsCodedByAll;
+  if (complete === 0) {
     throw new CliError(
       `no turn was coded by all of ${coders.join(", ")} under codebook "${options.codebook}" ` +
         `(records: ${coders.map((c) => `${c} ${coverage.perCoder[c]}`).join(", ")}). Check that they coded the same sessions (see ${codesPath(options.study, options.codebook, coders[0])}).`,
     );
   }
-  reporter.log(`agree: ${complete.length} turn(s) coded by all of ${coders.join(", ")}`);
+  reporter.log(`agree: ${complete} turn(s) coded by all of ${coders.join(", ")}`);
 
-  const variables: VariableAgreement[] = [];
-  const valueOf: { name: string; value: (r: CodeRecord) => Rating }[] = [];
+  const analyses: VariableOptions[] = [];
   if (shape.kind === "nominal") {
-    valueOf.push({ name: "codes", value: nominalValue });
-    variables.push(
-      analyseVariable({
-        name: "codes",
-        level: "nominal",
-        coders,
-        reference,
-        seed,
-        bootstrap,
-        labels: shape.categories,
-        ratings: variableRatings(complete, coders, nominalValue),
-      }),
-    );
+    analyses.push({ name: "codes", level: "nominal", coders, reference, seed, bootstrap, labels: shape.categories, ratings: part.ratings[0] });
   } else {
-    for (const scale of shape.scales ?? []) {
-      const value = (r: CodeRecord): Rating => r.scores?.[scale.id] ?? null;
-      const ratings = variableRatings(complete, coders, value);
-      if (ratings.every((row) => row.every((v) => v === null))) {
+    (shape.scales ?? []).forEach((scale, v) => {
+      const ratings = part.ratings[v];
+      if (ratings.every((row) => row.every((value) => value === null))) {
         warnings.push(`scale ${scale.id}: no ratings from these coders; not analysed`);
-        continue;
+        return;
       }
       const rated = ratings[0].filter((_, u) => ratings.every((row) => row[u] !== null)).length;
-      if (rated < complete.length)
+      if (rated < complete)
         warnings.push(
-          `scale ${scale.id}: ${complete.length - rated} turn(s) lack a rating from some coder; kappa uses the turns both coders of a pair rated, alpha every available rating`,
+          `scale ${scale.id}: ${complete - rated} turn(s) lack a rating from some coder; kappa uses the turns both coders of a pair rated, alpha every available rating`,
         );
       const labels = scale.points ? Array.from({ length: scale.points }, (_, i) => i + 1) : undefined;
-      valueOf.push({ name: scale.id, value });
-      variables.push(analyseVariable({ name: scale.id, level: "ordinal", coders, reference, seed, bootstrap, labels, ratings }));
-    }
+      analyses.push({ name: scale.id, level: "ordinal", coders, reference, seed, bootstrap, labels, ratings });
+    });
   }
+  // The statistics depend on these ratings and settings only: after a session coded by a machine
+  // coder alone is added they are the same, and the stored ones (bootstrap intervals included) are reused.
+  const analyse = () => analyses.map(analyseVariable);
+  const variables = options.cache
+    ? (await memoResult(options.study, `agree-stats-${options.codebook}`, null, sha256(JSON.stringify(analyses)), analyse)).value
+    : analyse();
 
-  const turns = await turnIndex(reader);
-  const rows: Disagreement[] = [];
-  let notFound = 0;
-  for (const unit of complete) {
-    const info = turns.get(`${unit.session}\u0000${unit.turn}`);
-    if (!info) notFound++;
-    for (const { name, value } of valueOf) {
-      const values: Record<string, string | number> = {};
-      let differ = false;
-      let first: Rating | undefined;
-      for (const coder of coders) {
-        const v = value(unit.records.get(coder)!);
-        if (v === null || v === undefined) continue;
-        values[coder] = v;
-        if (first === undefined) first = v;
-        else if (v !== first) differ = true;
-      }
-      if (differ) rows.push({ session: unit.session, turn: unit.turn, speaker: info?.speaker ?? null, variable: name, values, text: info?.text ?? null });
-    }
-  }
-  if (notFound > 0)
-    warnings.push(`${notFound} coded turn(s) are not in the study's sessions (deleted or renamed?); their disagreements are listed without text`);
+  const rows: Disagreement[] = part.disagreements;
+  if (part.notFound > 0)
+    warnings.push(`${part.notFound} coded turn(s) are not in the study's sessions (deleted or renamed?); their disagreements are listed without text`);
 
   return {
     kind: "agreement",

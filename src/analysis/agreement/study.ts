@@ -8,8 +8,8 @@ import { CliError, errorMessage } from "../../util/errors.js";
 
 /**
  * Loading side of `colloquy agree` for a study: the codebook's shape (from its definition, or
- * inferred from the records when no definition can be found) and the code records of each
- * coder aligned by (session, turn), with an account of every turn not coded by all coders.
+ * inferred from the records when no definition can be found), the code records of each coder,
+ * and the coverage account of which turns they coded (aligned in ./parts.ts).
  */
 
 /** What the analysis needs to know about the codebook. */
@@ -29,13 +29,6 @@ export interface CodebookShape {
   scales?: { id: string; points?: number }[];
 }
 
-/** One coded unit with each coder's record (absent coders missing from the map). */
-export interface AlignedUnit {
-  session: string;
-  turn: string;
-  records: Map<string, CodeRecord>;
-}
-
 /** How the named coders' codes overlap. */
 export interface Coverage {
   /** Units coded (with a usable value) by every named coder: the ones analysed. */
@@ -52,8 +45,6 @@ export interface Coverage {
   /** Records that carry neither codes nor scores (counted per coder, never analysed). */
   emptyRecords: Record<string, number>;
 }
-
-const PARTIAL_LIST_LIMIT = 1000;
 
 function shapeFromDefinition(codebook: Codebook): CodebookShape {
   if (codebook.kind === "nominal") {
@@ -146,69 +137,6 @@ export async function readCoderRecords(
 /** Whether a record carries something to compare for this codebook shape. */
 export function usable(record: CodeRecord, shape: CodebookShape): boolean {
   return shape.kind === "nominal" ? (record.codes?.length ?? 0) > 0 : Object.keys(record.scores ?? {}).length > 0;
-}
-
-/**
- * The order of `localeCompare(…, undefined, { numeric: true })`, from one collator: calling
- * localeCompare with options builds a collator per call, seconds over a large study's units.
- */
-const byNumber = new Intl.Collator(undefined, { numeric: true });
-
-/** Align records by (session, turn): units coded by all coders, and the coverage account. */
-export function alignUnits(
-  recordsByCoder: ReadonlyMap<string, readonly CodeRecord[]>,
-  coders: readonly string[],
-  shape: CodebookShape,
-): { complete: AlignedUnit[]; coverage: Coverage } {
-  const units = new Map<string, AlignedUnit>();
-  const perCoder: Record<string, number> = {};
-  const emptyRecords: Record<string, number> = {};
-  for (const coder of coders) {
-    perCoder[coder] = 0;
-    emptyRecords[coder] = 0;
-    for (const record of recordsByCoder.get(coder) ?? []) {
-      if (!usable(record, shape)) {
-        emptyRecords[coder]++;
-        continue;
-      }
-      perCoder[coder]++;
-      const key = `${record.session}\u0000${record.turn}`;
-      let unit = units.get(key);
-      if (!unit) units.set(key, (unit = { session: record.session, turn: record.turn, records: new Map() }));
-      unit.records.set(coder, record);
-    }
-  }
-  const sorted = [...units.values()].sort((x, y) => byNumber.compare(x.session, y.session) || byNumber.compare(x.turn, y.turn));
-  const complete: AlignedUnit[] = [];
-  const groups = new Map<string, { codedBy: string[]; missing: string[]; units: number }>();
-  const partialUnits: Coverage["partialUnits"] = [];
-  let partialCount = 0;
-  for (const unit of sorted) {
-    if (unit.records.size === coders.length) {
-      complete.push(unit);
-      continue;
-    }
-    const codedBy = coders.filter((c) => unit.records.has(c));
-    const missing = coders.filter((c) => !unit.records.has(c));
-    const key = codedBy.join("\u0000");
-    const group = groups.get(key) ?? { codedBy, missing, units: 0 };
-    group.units++;
-    groups.set(key, group);
-    partialCount++;
-    if (partialUnits.length < PARTIAL_LIST_LIMIT) partialUnits.push({ session: unit.session, turn: unit.turn, codedBy });
-  }
-  return {
-    complete,
-    coverage: {
-      unitsCodedByAll: complete.length,
-      unitsCodedByAny: sorted.length,
-      perCoder,
-      partial: [...groups.values()].sort((a, b) => b.units - a.units),
-      partialUnits,
-      partialUnitsTruncated: partialCount > partialUnits.length,
-      emptyRecords,
-    },
-  };
 }
 
 /** The nominal value a record gives: its code, or for multi-coding the sorted set joined by "+". */
