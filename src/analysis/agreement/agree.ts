@@ -13,7 +13,7 @@ import { readCoderRecords, resolveCodebookShape, type CodebookShape, type Covera
 import { alignPart, byNumber, combineParts, partCoverage, partInputs, shapeVariables, turnLookup, type AgreementPart, type Disagreement } from "./parts.js";
 import { recordsBySession } from "../../coding/records.js";
 import type { Session } from "../../transcript/schema.js";
-import { memoResult, openSessionMemo } from "../../study/session-memo.js";
+import { memoNote, memoResult, openSessionMemo } from "../../study/session-memo.js";
 import { sha256 } from "../../util/hash.js";
 
 export type { VariableAgreement, PairAgreement, AlphaSummary, CoderScores, Interval } from "./core.js";
@@ -82,6 +82,10 @@ export function checkCoders(coders: readonly string[], reference: string | undef
   return ref;
 }
 
+function* allRecords(recordsByCoder: ReadonlyMap<string, readonly CodeRecord[]>): Generator<CodeRecord> {
+  for (const records of recordsByCoder.values()) yield* records;
+}
+
 /**
  * The alignment of the whole study, as the combination of its sessions' parts (each memoised
  * when `cache`, keyed by session with the digest of its records). Records of sessions the study
@@ -93,7 +97,7 @@ async function alignStudy(
   coders: readonly string[],
   shape: CodebookShape,
   sessions: readonly Session[],
-): Promise<AgreementPart> {
+): Promise<{ part: AgreementPart; note: string }> {
   const turnInfo = turnLookup(sessions);
   const bySession = coders.map((coder) => recordsBySession(recordsByCoder.get(coder) ?? []));
   const ids = [...new Set(bySession.flatMap((m) => [...m.keys()]))].sort(byNumber.compare);
@@ -105,7 +109,8 @@ async function alignStudy(
   }
   // Parts follow one another in session order only when no two ids sort as equal ("s01" and "s1"
   // under numeric collation interleave their turns); otherwise align everything at once.
-  if (sameId || ids.some((id, i) => i > 0 && byNumber.compare(ids[i - 1], id) === 0)) return alignPart(recordsByCoder, coders, shape, turnInfo);
+  if (sameId || ids.some((id, i) => i > 0 && byNumber.compare(ids[i - 1], id) === 0))
+    return { part: alignPart(recordsByCoder, coders, shape, turnInfo), note: "" };
   const memo = options.cache ? await openSessionMemo<AgreementPart>(options.study, `agree-${options.codebook}`, { coders, shape }) : undefined;
   const parts = ids.map((id) => {
     const records = bySession.map((m) => m.get(id) ?? []);
@@ -114,7 +119,7 @@ async function alignStudy(
     return memo && session ? memo.get(id, session, compute, partInputs(records)) : compute();
   });
   await memo?.save();
-  return combineParts(parts, coders, shapeVariables(shape).length);
+  return { part: combineParts(parts, coders, shapeVariables(shape).length), note: memo ? memoNote(memo) : "" };
 }
 
 /**
@@ -132,10 +137,15 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
 
   const reader = options.reader ?? diskReader(options.study);
   const recordsByCoder = await readCoderRecords(options.study, options.codebook, coders, reader);
-  const shape = await resolveCodebookShape(options.study, options.codebook, [...recordsByCoder.values()].flat());
+  // The records are read only when no definition is found (to infer the shape).
+  const shape = await resolveCodebookShape(options.study, options.codebook, allRecords(recordsByCoder));
   if (shape.note) warnings.push(shape.note);
   const versionsInRecords: Record<string, string[]> = {};
-  for (const [coder, records] of recordsByCoder) versionsInRecords[coder] = [...new Set(records.map((r) => r.codebookVersion))].sort();
+  for (const [coder, records] of recordsByCoder) {
+    const versions = new Set<string>();
+    for (const r of records) versions.add(r.codebookVersion);
+    versionsInRecords[coder] = [...versions].sort();
+  }
   const allVersions = new Set(Object.values(versionsInRecords).flat());
   if (allVersions.size > 1) {
     warnings.push(
@@ -145,7 +155,7 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
     );
   }
 
-  const part = await alignStudy(options, recordsByCoder, coders, shape, await reader.sessions());
+  const { part, note } = await alignStudy(options, recordsByCoder, coders, shape, await reader.sessions());
   const coverage = partCoverage(part, coders);
   // Turns coded by only some coders are accounted for in `coverage` (JSON) and printed with it.
   for (const [coder, n] of Object.entries(coverage.emptyRecords)) {
@@ -158,7 +168,6 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
         `(records: ${coders.map((c) => `${c} ${coverage.perCoder[c]}`).join(", ")}). Check that they coded the same sessions (see ${codesPath(options.study, options.codebook, coders[0])}).`,
     );
   }
-  reporter.log(`agree: ${complete} turn(s) coded by all of ${coders.join(", ")}`);
 
   const analyses: VariableOptions[] = [];
   if (shape.kind === "nominal") {
@@ -182,9 +191,11 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
   // The statistics depend on these ratings and settings only: after a session coded by a machine
   // coder alone is added they are the same, and the stored ones (bootstrap intervals included) are reused.
   const analyse = () => analyses.map(analyseVariable);
-  const variables = options.cache
-    ? (await memoResult(options.study, `agree-stats-${options.codebook}`, null, sha256(JSON.stringify(analyses)), analyse)).value
-    : analyse();
+  const stored = options.cache
+    ? await memoResult(options.study, `agree-stats-${options.codebook}`, null, sha256(JSON.stringify(analyses)), analyse)
+    : undefined;
+  const variables = stored?.value ?? analyse();
+  reporter.log(`agree: ${complete} turn(s) coded by all of ${coders.join(", ")}${note}${stored?.reused ? "; statistics reused" : ""}`);
 
   const rows: Disagreement[] = part.disagreements;
   if (part.notFound > 0)

@@ -249,10 +249,18 @@ export function partCoverage(part: AgreementPart, coders: readonly string[]): Co
  * `inputs`. Cheaper than codesDigest, which serialises every record's provenance too.
  */
 export function partInputs(records: readonly (readonly CodeRecord[])[]): string {
+  // Length-prefixed fields: unambiguous whatever the ids hold, and far cheaper than JSON per record.
   let text = "";
   for (const list of records) {
-    text += "\n";
-    for (const r of list) text += `${JSON.stringify(r.turn)}${r.codes ? JSON.stringify(r.codes) : "-"}${r.scores ? JSON.stringify(r.scores) : "-"}`;
+    text += "|";
+    for (const r of list) {
+      text += `${r.turn.length}:${r.turn}`;
+      if (r.codes) {
+        text += `c${r.codes.length}`;
+        for (const code of r.codes) text += `${code.length}:${code}`;
+      } else text += "-";
+      text += r.scores ? JSON.stringify(r.scores) : "-";
+    }
   }
   return sha256(text);
 }

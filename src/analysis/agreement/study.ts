@@ -71,7 +71,7 @@ function shapeFromDefinition(codebook: Codebook): CodebookShape {
  * shipped codebook / file of that name. When none can be loaded, infer the shape from the
  * records (scores => scales, else nominal) so agreement still runs, and say so.
  */
-export async function resolveCodebookShape(study: string, id: string, records: readonly CodeRecord[]): Promise<CodebookShape> {
+export async function resolveCodebookShape(study: string, id: string, records: Iterable<CodeRecord>): Promise<CodebookShape> {
   const problems: string[] = [];
   const root = studyPaths(study).root;
   try {
