@@ -70,7 +70,12 @@ export function collectSpeakers(sessions: Session[]): SpeakerInfo[] {
 
 /** Conditions in session order (sessions are sorted by condition), the control first when known. */
 export function collectConditions(sessions: Session[], control?: string): string[] {
-  const list = [...new Set(sessions.map(conditionOf))];
+  return conditionsOf(sessions.map(conditionOf), control);
+}
+
+/** The distinct conditions of the sessions (each session's, in session order), the control first when known. */
+export function conditionsOf(sessionConditions: readonly string[], control?: string): string[] {
+  const list = [...new Set(sessionConditions)];
   if (control && list.includes(control)) return [control, ...list.filter((c) => c !== control)];
   return list;
 }
