@@ -8,10 +8,10 @@ import { diskReader, type StudyReader } from "../study/reader.js";
 import { loadStudyConfig } from "../study/study.js";
 import { listCoders } from "../coding/store.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
-import { chunkOf, type SessionBadges } from "./shape/overview.js";
+import { chunkOf } from "./shape/overview.js";
 import { codebookInfo } from "./shape/common.js";
-import { codebookSessionPart, mergeBadges, sessionPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
-import { codesDigest, openSessionMemo } from "../study/session-memo.js";
+import { codebookSessionPart, mergeBadges, partInputs, sessionPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
+import { openSessionMemo } from "../study/session-memo.js";
 import { recordsBySession } from "../coding/records.js";
 import type { ReportBundle } from "./types.js";
 import { openSite, type SiteResult, type SiteWriter } from "./site.js";
@@ -80,7 +80,8 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   const sessionParts = sessions.map((s) => sessionMemo.get(s.id, s, () => sessionPart(s)));
   await sessionMemo.save();
   const base = shapeSessionParts(sessionParts, config.compare.control);
-  const badges = sessions.map((): SessionBadges => ({}));
+  // Each session's badges of each codebook (JSON text and digest), in code set order, for its chunk.
+  const badges = sessions.map((): Pick<CodebookSessionPart, "badges" | "badgesDigest">[] => []);
   const parts: CodebookShapes[] = [];
   for (const [codebook, list] of Object.entries(coders)) {
     const sets: CodeSet[] = [];
@@ -91,17 +92,26 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
     const memo = await openSessionMemo<CodebookSessionPart>(study, `report-${encodeURIComponent(codebook)}`, { info }, MEMO_CODE);
     const grouped = sets.map((set) => recordsBySession(set.records));
     const codebookParts = sessions.map((session, i) => {
-      const inputs = grouped.map((bySession) => codesDigest(bySession.get(session.id) ?? [])).join(" ");
+      const inputs = grouped.map((bySession) => partInputs(bySession.get(session.id) ?? [])).join(" ");
       return memo.get(session.id, session, () => codebookSessionPart(session, sets, info, sessionParts[i].sequence.binSize), inputs);
     });
     await memo.save();
-    codebookParts.forEach((part, i) => mergeBadges(badges[i], part.badges));
+    codebookParts.forEach((part, i) => badges[i].push({ badges: part.badges, badgesDigest: part.badgesDigest }));
     parts.push(shapeCodebookParts(info, definition, sets, sessions, codebookParts, base, config, analysis.compare.get(codebook)));
   }
+  // A chunk depends on its session and its badges only: one whose file is there from an earlier
+  // build with the same inputs is kept without being made again.
+  const chunkMemo = await openSessionMemo<{ file: string; bytes: number }>(study, "report-chunks", {}, MEMO_CODE);
   for (const [i, session] of sessions.entries()) {
-    await site.chunk(chunkOf(session, badges[i]));
-    badges[i] = {};
+    const inputs = badges[i].map((b) => b.badgesDigest).join(" ");
+    const known = chunkMemo.has(session.id, session, inputs) ? chunkMemo.get(session.id, session, () => ({ file: "", bytes: 0 }), inputs) : undefined;
+    if (!known || !(await site.keep(session.id, known.file, known.bytes))) {
+      const written = await site.chunk(chunkOf(session, mergeBadges(badges[i])));
+      chunkMemo.get(session.id, session, () => written, inputs);
+    }
+    badges[i] = [];
   }
+  await chunkMemo.save();
   return finishBundle(basename(paths.root), config, base, parts, analysis, readWarnings);
 }
 

@@ -169,7 +169,7 @@ describe("the streaming, incremental build", () => {
     await writeDashboardFixture(study);
     await buildSite(study);
     const memos = (await readdir(join(study, ".cache", "memo"))).filter((n) => n.startsWith("report-")).sort();
-    expect(memos).toEqual(["report-bales-ipa.v8", "report-pragmatic-style.v8", "report-sessions.v8"]);
+    expect(memos).toEqual(["report-bales-ipa.v8", "report-chunks.v8", "report-pragmatic-style.v8", "report-sessions.v8"]);
 
     // A new session (a copy of d1 under a new id, with d1's codes), and d2 recoded: every Bales
     // code of the rules coder for d2 becomes "asks-opinion", each pragmatic-style rating one point lower.

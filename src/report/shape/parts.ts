@@ -1,4 +1,6 @@
 import type { Session } from "../../transcript/schema.js";
+import type { CodeRecord } from "../../coding/records.js";
+import { sha256 } from "../../util/hash.js";
 import { sessionMetrics, type SessionMetrics } from "../../analysis/stats/metrics.js";
 import { sessionCodes, type CodeSet } from "../load.js";
 import type { CodebookInfo, Counts, Distribution, ParticipationSession, SessionSummary, SpeakerInfo } from "../types.js";
@@ -153,10 +155,15 @@ export interface CoderPart {
   styles?: { bySpeaker: [string, string, StyleValues][]; condition: string; byCondition: StyleValues | null };
 }
 
-/** What one codebook's coders (in `sets` order) give of one session, with the session's badges of them. */
+/**
+ * What one codebook's coders (in `sets` order) give of one session. Its badges are kept as their
+ * JSON text (with its digest): a chunk is rebuilt only when one of them changed, and a string is
+ * far cheaper to store and load than the objects.
+ */
 export interface CodebookSessionPart {
   coders: CoderPart[];
-  badges: SessionBadges;
+  badges: string;
+  badgesDigest: string;
 }
 
 export function codebookSessionPart(session: Session, sets: readonly CodeSet[], info: CodebookInfo, binSize: number): CodebookSessionPart {
@@ -169,7 +176,17 @@ export function codebookSessionPart(session: Session, sets: readonly CodeSet[], 
     const row = { id: session.id, condition: conditionOf(session), turns: session.turns.length, binSize, speakers: [] };
     return { distribution: { bySpeaker, byCondition }, cells: buildSequenceSet([session], [row], set, info).cells[0] };
   });
-  return { coders, badges };
+  const text = JSON.stringify(badges);
+  return { coders, badges: text, badgesDigest: sha256(text) };
+}
+
+/**
+ * Digest of what a session's part reads of one coder's records of it (each record's turn, codes
+ * and scores, in file order): the memo's `inputs`. A quarter of the cost of codesDigest, which
+ * hashes every field (provenance, rationale, times) the part never reads.
+ */
+export function partInputs(records: readonly CodeRecord[]): string {
+  return sha256(JSON.stringify(records.map((r) => [r.turn, r.codes, r.scores])));
 }
 
 /** A session's finite ratings per speaker and for its condition (as buildStyleSet collects them). */
@@ -248,7 +265,11 @@ export function mergeStyleValues(parts: readonly CoderPart[]): {
   return { bySpeaker, byCondition };
 }
 
-/** Add one codebook's badges of a session to the session's badges (codebooks in code set order). */
-export function mergeBadges(into: SessionBadges, from: SessionBadges): void {
-  for (const [turn, list] of Object.entries(from)) (into[turn] ??= []).push(...list);
+/** A session's badges from its codebooks' parts (in code set order, as addBadges adds them set after set). */
+export function mergeBadges(parts: readonly Pick<CodebookSessionPart, "badges">[]): SessionBadges {
+  const into: SessionBadges = {};
+  for (const part of parts) {
+    for (const [turn, list] of Object.entries(JSON.parse(part.badges) as SessionBadges)) (into[turn] ??= []).push(...list);
+  }
+  return into;
 }
