@@ -89,7 +89,7 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
     const definition = definitions.get(codebook) ?? null;
     const info = codebookInfo(codebook, definition, sets);
     // The codebook's categories (order and labels) and coders are settings of every part of it.
-    const memo = await openSessionMemo<CodebookSessionPart>(study, `report-${encodeURIComponent(codebook)}`, { info }, MEMO_CODE);
+    const memo = await openSessionMemo<CodebookSessionPart>(study, `report-${encodeURIComponent(codebook)}`, { info, coders: list }, MEMO_CODE);
     const grouped = sets.map((set) => recordsBySession(set.records));
     const codebookParts = sessions.map((session, i) => {
       const inputs = grouped.map((bySession) => partInputs(bySession.get(session.id) ?? [])).join(" ");
