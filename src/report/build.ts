@@ -2,13 +2,17 @@ import { readdir, stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { studyPaths } from "../study/study.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
-import { finishBundle, shapeCodebook, shapeSessions, type AnalysisShapes, type CodebookShapes } from "./bundle.js";
+import { finishBundle, shapeCodebookParts, shapeSessionParts, type AnalysisShapes, type CodebookShapes } from "./bundle.js";
 import { indexCodes, keepAnalysis, loadCodebooks, noAnalysisFiles, readAnalysisFiles, type CodeSet } from "./load.js";
 import { diskReader, type StudyReader } from "../study/reader.js";
 import { loadStudyConfig } from "../study/study.js";
 import { listCoders } from "../coding/store.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
-import { chunkOf, type SessionBadges } from "./shape/overview.js";
+import { chunkOf } from "./shape/overview.js";
+import { codebookInfo } from "./shape/common.js";
+import { codebookSessionPart, mergeBadges, partInputs, sessionPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
+import { openSessionMemo } from "../study/session-memo.js";
+import { recordsBySession } from "../coding/records.js";
 import type { ReportBundle } from "./types.js";
 import { openSite, type SiteResult, type SiteWriter } from "./site.js";
 
@@ -41,10 +45,14 @@ export async function buildSite(study: string, options: BuildOptions = {}): Prom
 }
 
 /**
- * Shape the study a piece at a time (the same parts as assembleReport, so the same bundle):
- * analysis files one by one, each shaped as it is read; then the sessions; then one codebook's
- * code files at a time, shaped and let go; then each session's chunk, written as it is made.
- * What stays in memory is the sessions, the shaped bundle and the badges of the chunks.
+ * Shape the study a piece at a time (the same bundle as assembleReport): analysis files one by
+ * one, each shaped as it is read; then each session's part (summary, speakers, participation,
+ * ...); then one codebook's code files at a time, each session's part of them; then each
+ * session's chunk, written as it is made. The study-level shapes are merges of the session parts
+ * (src/report/shape/parts.ts), and the parts are memoised per session in .cache/memo (keyed by
+ * the session's content and the digest of its code records), so a build after one session was
+ * added or changed shapes that session only. What stays in memory is the sessions, their parts,
+ * the shaped bundle and the badges of the chunks.
  */
 async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter): Promise<ReportBundle> {
   const paths = studyPaths(study);
@@ -68,20 +76,47 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   });
   analysis.warnings.push(...agreementWarnings, ...topicsWarnings, ...conceptsWarnings);
   const sessions = await reader.sessions();
-  const base = shapeSessions(sessions, config.compare.control);
-  const badges = new Map<string, SessionBadges>();
+  const sessionMemo = await openSessionMemo<SessionPart>(study, "report-sessions", {}, MEMO_CODE);
+  const sessionParts = sessions.map((s) => sessionMemo.get(s.id, s, () => sessionPart(s)));
+  await sessionMemo.save();
+  const base = shapeSessionParts(sessionParts, config.compare.control);
+  // Each session's badges of each codebook (JSON text and digest), in code set order, for its chunk.
+  const badges = sessions.map((): Pick<CodebookSessionPart, "badges" | "badgesDigest">[] => []);
   const parts: CodebookShapes[] = [];
   for (const [codebook, list] of Object.entries(coders)) {
     const sets: CodeSet[] = [];
     for (const coder of list) sets.push(indexCodes(codebook, coder, await reader.codes(codebook, coder)));
-    parts.push(shapeCodebook(codebook, definitions.get(codebook) ?? null, sets, base, config, analysis.compare.get(codebook), badges));
+    const definition = definitions.get(codebook) ?? null;
+    const info = codebookInfo(codebook, definition, sets);
+    // The codebook's categories (order and labels) and coders are settings of every part of it.
+    const memo = await openSessionMemo<CodebookSessionPart>(study, `report-${encodeURIComponent(codebook)}`, { info, coders: list }, MEMO_CODE);
+    const grouped = sets.map((set) => recordsBySession(set.records));
+    const codebookParts = sessions.map((session, i) => {
+      const inputs = grouped.map((bySession) => partInputs(bySession.get(session.id) ?? [])).join(" ");
+      return memo.get(session.id, session, () => codebookSessionPart(session, sets, info, sessionParts[i].sequence.binSize), inputs);
+    });
+    await memo.save();
+    codebookParts.forEach((part, i) => badges[i].push({ badges: part.badges, badgesDigest: part.badgesDigest }));
+    parts.push(shapeCodebookParts(info, definition, sets, sessions, codebookParts, base, config, analysis.compare.get(codebook)));
   }
-  for (const session of sessions) {
-    await site.chunk(chunkOf(session, badges.get(session.id) ?? {}));
-    badges.delete(session.id);
+  // A chunk depends on its session and its badges only: one whose file is there from an earlier
+  // build with the same inputs is kept without being made again.
+  const chunkMemo = await openSessionMemo<{ file: string; bytes: number }>(study, "report-chunks", {}, MEMO_CODE);
+  for (const [i, session] of sessions.entries()) {
+    const inputs = badges[i].map((b) => b.badgesDigest).join(" ");
+    const known = chunkMemo.has(session.id, session, inputs) ? chunkMemo.get(session.id, session, () => ({ file: "", bytes: 0 }), inputs) : undefined;
+    if (!known || !(await site.keep(session.id, known.file, known.bytes))) {
+      const written = await site.chunk(chunkOf(session, mergeBadges(badges[i])));
+      chunkMemo.get(session.id, session, () => written, inputs);
+    }
+    badges[i] = [];
   }
+  await chunkMemo.save();
   return finishBundle(basename(paths.root), config, base, parts, analysis, readWarnings);
 }
+
+/** The code the memoised parts are computed by (besides src/analysis/): a change to it recomputes them. */
+const MEMO_CODE = ["report"];
 
 async function newestMtime(path: string): Promise<number> {
   let info;

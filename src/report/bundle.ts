@@ -15,14 +15,26 @@ import {
   type ReportBundle,
   type SequenceSet,
   type SessionChunk,
+  type SessionSummary,
   type StyleSet,
   type TopicsSet,
 } from "./types.js";
-import { codebookInfo, collectConditions, collectSpeakers } from "./shape/common.js";
-import { addBadges, chunkOf, codeSetFacts, overviewOf, summariseSession, type CodeSetFacts, type SessionBadges } from "./shape/overview.js";
+import { codebookInfo, collectConditions, collectSpeakers, conditionsOf } from "./shape/common.js";
+import {
+  addBadges,
+  chunkOf,
+  codeSetFacts,
+  finishOverview,
+  sessionsOverview,
+  summariseSession,
+  type CodeSetFacts,
+  type SessionBadges,
+  type SessionsOverview,
+} from "./shape/overview.js";
 import { buildDistribution, buildSequenceSessions, buildSequenceSet } from "./shape/distributions.js";
 import { buildFollows, buildParticipation, buildSpeakerParticipation } from "./shape/participation.js";
-import { buildStyleSet } from "./shape/styles.js";
+import { buildStyleSet, styleSetOf } from "./shape/styles.js";
+import { mergeDistribution, mergeOverview, mergeSpeakers, mergeStyleValues, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
 import { buildBalesSet, isBalesLike } from "./shape/bales.js";
 import { attachCompareTests, buildCompareSet } from "./shape/compare.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
@@ -63,7 +75,8 @@ export interface AnalysisShapes {
 
 /** What the sessions alone give. */
 export interface SessionShapes {
-  sessions: readonly Session[];
+  summaries: SessionSummary[];
+  overview: SessionsOverview;
   speakers: ReportBundle["speakers"];
   conditions: string[];
   sequenceSessions: ReportBundle["sequenceSessions"];
@@ -90,7 +103,8 @@ export function shapeSessions(sessions: readonly Session[], control: string | un
   const metrics = list.map(sessionMetrics);
   const members = speakers.filter((s) => s.kind !== "system").map((s) => s.key);
   return {
-    sessions,
+    summaries: list.map(summariseSession),
+    overview: sessionsOverview(list),
     speakers,
     conditions: collectConditions(list, control),
     sequenceSessions: buildSequenceSessions(list, speakers),
@@ -110,12 +124,12 @@ export function shapeCodebook(
   id: string,
   definition: Codebook | null,
   sets: CodeSet[],
+  sessions: Session[],
   base: SessionShapes,
   config: StudyConfig,
   compareFile: AnalysisFile<CompareReport> | undefined,
   badges: Map<string, SessionBadges>,
 ): CodebookShapes {
-  const sessions = base.sessions as Session[];
   const info = codebookInfo(id, definition, sets);
   const out: CodebookShapes = { info, facts: sets.map(codeSetFacts), distributions: [], sequences: [], compare: [], bales: [], styles: [] };
   const labels = new Map(info.categories.map((k) => [k.id, k.label]));
@@ -130,20 +144,95 @@ export function shapeCodebook(
     for (const set of sets) {
       out.distributions.push(buildDistribution(sessions, set));
       out.sequences.push(buildSequenceSet(sessions, base.sequenceSessions, set, info));
-      // One join of sessions and codes for both views (the same call each would make).
-      const coded = codedTurns(
-        sessions,
-        set.records,
-        info.categories.map((c) => c.id),
-      );
-      const result = buildCompareSet(sessions, set, info, config.compare, base.conditions, coded);
-      if ("empty" in result) out.compareEmpty ??= result.empty;
-      else out.compare.push(attachCompareTests(result, compareFile, info));
-      if (isBalesLike(info)) out.bales.push(buildBalesSet(sessions, set, info, definition?.kind === "nominal" ? definition : null, coded));
+      addComparisons(out, sessions, set, definition, base, config, compareFile);
     }
   } else {
     for (const set of sets) out.styles.push(buildStyleSet(sessions, set, info));
   }
+  return out;
+}
+
+/**
+ * The compare and Bales views of one coder: study-level analysis functions (compareFrequencies,
+ * profilesBySpeaker, phaseMovement) over every session's coded turns, computed whole each build.
+ */
+function addComparisons(
+  out: CodebookShapes,
+  sessions: Session[],
+  set: CodeSet,
+  definition: Codebook | null,
+  base: SessionShapes,
+  config: StudyConfig,
+  compareFile: AnalysisFile<CompareReport> | undefined,
+): void {
+  const info = out.info;
+  // One join of sessions and codes for both views (the same call each would make).
+  const coded = codedTurns(
+    sessions,
+    set.records,
+    info.categories.map((c) => c.id),
+  );
+  const result = buildCompareSet(sessions, set, info, config.compare, base.conditions, coded);
+  if ("empty" in result) out.compareEmpty ??= result.empty;
+  else out.compare.push(attachCompareTests(result, compareFile, info));
+  if (isBalesLike(info)) out.bales.push(buildBalesSet(sessions, set, info, definition?.kind === "nominal" ? definition : null, coded));
+}
+
+/** What the sessions alone give, from each session's part (in session order): the same as shapeSessions. */
+export function shapeSessionParts(parts: readonly SessionPart[], control: string | undefined): SessionShapes {
+  const speakers = mergeSpeakers(parts);
+  const index = new Map(speakers.map((s, i) => [s.key, i]));
+  const members = speakers.filter((s) => s.kind !== "system").map((s) => s.key);
+  const metrics = parts.map((p) => p.metrics);
+  return {
+    summaries: parts.map((p) => p.summary),
+    overview: mergeOverview(parts),
+    speakers,
+    conditions: conditionsOf(
+      parts.map((p) => p.overview.condition),
+      control,
+    ),
+    sequenceSessions: parts.map((p) => ({
+      id: p.summary.id,
+      condition: p.overview.condition,
+      turns: p.overview.turns,
+      binSize: p.sequence.binSize,
+      speakers: p.sequence.speakers.map((key) => index.get(key) ?? -1),
+    })),
+    participation: {
+      sessions: parts.map((p) => p.participation),
+      follows: buildFollows(metrics, members),
+      speakers: buildSpeakerParticipation(metrics, members),
+    },
+  };
+}
+
+/**
+ * One codebook's part from each session's part of it (in session order, coders in `sets` order):
+ * the same as shapeCodebook, badges aside (they are in the session parts).
+ */
+export function shapeCodebookParts(
+  info: CodebookInfo,
+  definition: Codebook | null,
+  sets: CodeSet[],
+  sessions: Session[],
+  parts: readonly CodebookSessionPart[],
+  base: SessionShapes,
+  config: StudyConfig,
+  compareFile: AnalysisFile<CompareReport> | undefined,
+): CodebookShapes {
+  const out: CodebookShapes = { info, facts: sets.map(codeSetFacts), distributions: [], sequences: [], compare: [], bales: [], styles: [] };
+  sets.forEach((set, k) => {
+    const mine = parts.map((p) => p.coders[k]);
+    if (info.kind === "nominal") {
+      out.distributions.push(mergeDistribution(set.codebook, set.coder, mine));
+      out.sequences.push({ codebook: set.codebook, coder: set.coder, cells: mine.map((p) => p.cells ?? []) });
+      addComparisons(out, sessions, set, definition, base, config, compareFile);
+    } else {
+      const { bySpeaker, byCondition } = mergeStyleValues(mine);
+      out.styles.push(styleSetOf(set, info, bySpeaker, byCondition));
+    }
+  });
   return out;
 }
 
@@ -158,7 +247,7 @@ export function finishBundle(
 ): ReportBundle {
   const h = hints(name);
   const control = config.compare.control;
-  const sessions = base.sessions;
+  const sessions = base.summaries;
   const nominal = parts.filter((p) => p.info.kind === "nominal" && p.facts.length > 0);
   const scales = parts.filter((p) => p.info.kind === "scales" && p.facts.length > 0);
   const bales = parts.flatMap((p) => p.bales);
@@ -178,15 +267,16 @@ export function finishBundle(
     schemaVersion: REPORT_SCHEMA_VERSION,
     provenance: provenance({ study: name, sessions: sessions.length }),
     study: { name, title: config.title, description: config.description, control },
-    overview: overviewOf(
-      sessions,
+    overview: finishOverview(
+      base.overview,
+      sessions.length,
       parts.flatMap((p) => p.facts),
       analysis.files,
     ),
     speakers: base.speakers,
     conditions: base.conditions,
     codebooks: parts.map((p) => p.info).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
-    sessions: sessions.map(summariseSession),
+    sessions,
     distributions: parts.flatMap((p) => p.distributions),
     sequenceSessions: base.sequenceSessions,
     sequences: parts.flatMap((p) => p.sequences),
@@ -222,7 +312,7 @@ export function assembleReport(data: StudyData): { bundle: ReportBundle; chunks:
   const base = shapeSessions(data.sessions, data.config.compare.control);
   const badges = new Map<string, SessionBadges>();
   const parts = [...byCodebook(data.codeSets)].map(([id, sets]) =>
-    shapeCodebook(id, data.codebooks.get(id) ?? null, sets, base, data.config, data.analysis.compare.get(id), badges),
+    shapeCodebook(id, data.codebooks.get(id) ?? null, sets, data.sessions, base, data.config, data.analysis.compare.get(id), badges),
   );
   const warnings: string[] = [];
   const agreement = readAgreement(data.analysis.agreement, warnings);

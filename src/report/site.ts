@@ -83,12 +83,12 @@ async function removeStale(dir: string, keep: Set<string>): Promise<void> {
 }
 
 /**
- * Whether a chunk file from an earlier build can be kept: its name has the hash of `text`, and it
+ * Whether a chunk file from an earlier build can be kept: its name has the hash of its text, and it
  * holds as many bytes (a file written without sync can be empty or cut short after a power cut).
  */
-async function whole(path: string, text: string): Promise<boolean> {
+async function whole(path: string, bytes: number): Promise<boolean> {
   try {
-    return (await stat(path)).size === Buffer.byteLength(text);
+    return (await stat(path)).size === bytes;
   } catch {
     return false;
   }
@@ -133,8 +133,13 @@ async function writeDataFile(dir: string, bundle: ReportBundle): Promise<{ name:
 
 /** Writes a site a piece at a time: the session chunks as they are shaped, then the bundle. */
 export interface SiteWriter {
-  /** Write one session's chunk now (the caller can let it go); returns its file, relative to the site. */
-  chunk(chunk: SessionChunk): Promise<string>;
+  /** Write one session's chunk now (the caller can let it go); returns its file, relative to the site, and its size. */
+  chunk(chunk: SessionChunk): Promise<{ file: string; bytes: number }>;
+  /**
+   * Keep a session's chunk file of an earlier build (`file` as `chunk` returned it) when it is
+   * there whole (`bytes` long); false when it is not, and the caller must write the chunk.
+   */
+  keep(id: string, file: string, bytes: number): Promise<boolean>;
   /** Write the data bundle (sessions pointing at their chunks), the app and index.html; remove stale files. */
   finish(bundle: ReportBundle): Promise<SiteResult>;
 }
@@ -159,9 +164,18 @@ export async function openSite(dir: string): Promise<SiteWriter> {
       const name = `sessions/${file}`;
       chunkNames.set(chunk.id, name);
       keep.add(name);
-      chunkBytes += Buffer.byteLength(text);
-      if (!existing.has(file) || !(await whole(join(dir, name), text))) await writeFileAtomic(join(dir, name), text);
-      return name;
+      const bytes = Buffer.byteLength(text);
+      chunkBytes += bytes;
+      if (!existing.has(file) || !(await whole(join(dir, name), bytes))) await writeFileAtomic(join(dir, name), text);
+      return { file: name, bytes };
+    },
+    async keep(id, name, bytes) {
+      const file = name.slice("sessions/".length);
+      if (!name.startsWith(`sessions/${id}.`) || !existing.has(file) || !(await whole(join(dir, name), bytes))) return false;
+      chunkNames.set(id, name);
+      keep.add(name);
+      chunkBytes += bytes;
+      return true;
     },
     async finish(bundle) {
       const assets = await webAssets();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
@@ -8,7 +8,7 @@ import { assembleReport } from "../../src/report/bundle.js";
 import { buildSite } from "../../src/report/build.js";
 import { openStudy, silentEffects } from "../../src/stages/context.js";
 import { runBuild } from "../../src/stages/build.js";
-import { appendCodes, readCodes } from "../../src/coding/store.js";
+import { appendCodes, readCodes, replaceCodes } from "../../src/coding/store.js";
 import { loadSessions, saveSession } from "../../src/study/study.js";
 import type { ReportBundle } from "../../src/report/types.js";
 
@@ -160,5 +160,51 @@ describe("the streaming, incremental build", () => {
     for (const name of leftovers) expect(names).not.toContain(name);
     expect(names).toContain(live);
     await rm(join(site, live));
+  });
+
+  it("reuses the per-session parts of .cache/memo: after a session is added and one session's codes change, the site equals one built from scratch with no cache", async () => {
+    // Two folders of the same name (the study's name is in the bundle).
+    const [here, there] = [await mkdtemp(join(tmpdir(), "colloquy-memo-")), await mkdtemp(join(tmpdir(), "colloquy-memo-"))];
+    const [study, fresh] = [join(here, "study"), join(there, "study")];
+    await writeDashboardFixture(study);
+    await buildSite(study);
+    const memos = (await readdir(join(study, ".cache", "memo"))).filter((n) => n.startsWith("report-")).sort();
+    expect(memos).toEqual(["report-bales-ipa.v8", "report-chunks.v8", "report-pragmatic-style.v8", "report-sessions.v8"]);
+
+    // A new session (a copy of d1 under a new id, with d1's codes), and d2 recoded: every Bales
+    // code of the rules coder for d2 becomes "asks-opinion", each pragmatic-style rating one point lower.
+    const d1 = (await loadSessions(study)).find((s) => s.id === "d1")!;
+    await saveSession(study, { ...d1, id: "d7", title: "Garden planning d7" });
+    for (const [codebook, coder] of [
+      ["bales-ipa", "rules"],
+      ["pragmatic-style", "rules"],
+    ]) {
+      const records = await readCodes(study, codebook, coder);
+      const changed = records.map((r) =>
+        r.session !== "d2"
+          ? r
+          : {
+              ...r,
+              codes: r.codes?.map(() => "asks-opinion"),
+              scores: r.scores && Object.fromEntries(Object.entries(r.scores).map(([k, v]) => [k, Math.max(1, v - 1)])),
+            },
+      );
+      await replaceCodes(study, codebook, coder, [...changed, ...records.filter((r) => r.session === "d1").map((r) => ({ ...r, session: "d7" }))]);
+    }
+    await buildSite(study);
+
+    await cp(study, fresh, { recursive: true });
+    await rm(join(fresh, ".cache"), { recursive: true, force: true });
+    await rm(join(fresh, "site"), { recursive: true, force: true });
+    await buildSite(fresh);
+    await expectSameSite(join(study, "site"), join(fresh, "site"));
+    // The recoding reached the dashboard (so the memo did not hand back d2's old parts).
+    const bundle = await bundleOf(join(study, "site"));
+    const rules = bundle.distributions.find((d) => d.codebook === "bales-ipa" && d.coder === "rules")!;
+    const fromScratch = assembleReport(await loadStudyData(study)).bundle.distributions.find((d) => d.codebook === "bales-ipa" && d.coder === "rules")!;
+    expect(rules).toEqual(fromScratch);
+    expect(bundle.sessions.map((s) => s.id)).toContain("d7");
+    await rm(here, { recursive: true, force: true });
+    await rm(there, { recursive: true, force: true });
   });
 });

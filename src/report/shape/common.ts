@@ -70,7 +70,12 @@ export function collectSpeakers(sessions: Session[]): SpeakerInfo[] {
 
 /** Conditions in session order (sessions are sorted by condition), the control first when known. */
 export function collectConditions(sessions: Session[], control?: string): string[] {
-  const list = [...new Set(sessions.map(conditionOf))];
+  return conditionsOf(sessions.map(conditionOf), control);
+}
+
+/** The distinct conditions of the sessions (each session's, in session order), the control first when known. */
+export function conditionsOf(sessionConditions: readonly string[], control?: string): string[] {
+  const list = [...new Set(sessionConditions)];
   if (control && list.includes(control)) return [control, ...list.filter((c) => c !== control)];
   return list;
 }
@@ -104,9 +109,9 @@ export function codebookInfo(id: string, codebook: Codebook | null, sets: CodeSe
           categories.push({ id: code, label: code, groups: [] });
         }
       }
-      for (const [scale, value] of Object.entries(r.scores ?? {})) {
-        seenScales.set(scale, Math.max(seenScales.get(scale) ?? 0, Math.ceil(value)));
-      }
+      // for...in, not Object.entries: no array per record (100,000 records per code file at scale).
+      const scores = r.scores;
+      if (scores) for (const scale in scores) seenScales.set(scale, Math.max(seenScales.get(scale) ?? 0, Math.ceil(scores[scale])));
     }
   }
   if (!codebook && seenScales.size > 0 && categories.length === 0) kind = "scales";

@@ -1,6 +1,6 @@
 import type { Session } from "../../transcript/schema.js";
 import { sessionCodes, type CodeSet, type StudyData } from "../load.js";
-import type { Overview, SessionChunk, SessionSummary } from "../types.js";
+import type { Counts, Overview, SessionChunk, SessionSummary } from "../types.js";
 import { timeSpan } from "../../analysis/shared/measures.js";
 import { conditionOf, speakerKeys, turnSpeaker, turnWords } from "./common.js";
 
@@ -57,20 +57,29 @@ export function buildOverview(data: StudyData): Overview {
 
 /** The overview from the sessions, the facts of each code set (in code set order) and the analysis files' provenance. */
 export function overviewOf(sessions: readonly Session[], sets: readonly CodeSetFacts[], files: StudyData["analysis"]["files"]): Overview {
+  return finishOverview(sessionsOverview(sessions), sessions.length, sets, files);
+}
+
+/** What the overview counts of the sessions alone. */
+export interface SessionsOverview {
+  conditions: Overview["conditions"];
+  participants: Overview["participants"];
+  turns: number;
+  words: number;
+  turnTypes: Counts;
+  models: Set<string>;
+  /** Session dates (the earliest and latest are shown, with those of the code records). */
+  dates: string[];
+}
+
+export function sessionsOverview(sessions: readonly Session[]): SessionsOverview {
   const conditions = new Map<string, { id: string; sessions: number; turns: number }>();
   const kinds = { human: new Set<string>(), ai: new Set<string>(), simulated: new Set<string>(), system: new Set<string>() };
   const turnTypes: Record<string, number> = {};
   const models = new Set<string>();
+  const dates: string[] = [];
   let turns = 0;
   let words = 0;
-  // The earliest and latest of session dates and record dates (string order, as a sort would give).
-  let first: string | undefined;
-  let last: string | undefined;
-  const date = (d: string | undefined) => {
-    if (d === undefined) return;
-    if (first === undefined || d < first) first = d;
-    if (last === undefined || d > last) last = d;
-  };
   for (const s of sessions) {
     const c = conditionOf(s);
     const entry = conditions.get(c) ?? { id: c, sessions: 0, turns: 0 };
@@ -84,11 +93,34 @@ export function overviewOf(sessions: readonly Session[], sets: readonly CodeSetF
       words += turnWords(t);
       turnTypes[t.type] = (turnTypes[t.type] ?? 0) + 1;
     }
-    if (s.metadata.date) date(s.metadata.date);
+    if (s.metadata.date) dates.push(s.metadata.date);
     const m = s.metadata.model;
     if (typeof m === "string") models.add(m);
     for (const p of s.participants) if (typeof p.metadata?.model === "string") models.add(p.metadata.model);
   }
+  return {
+    conditions: [...conditions.values()],
+    participants: { human: kinds.human.size, ai: kinds.ai.size, simulated: kinds.simulated.size, system: kinds.system.size },
+    turns,
+    words,
+    turnTypes,
+    models,
+    dates,
+  };
+}
+
+/** The overview from what the sessions give, their number, the code sets' facts and the analysis files. */
+export function finishOverview(counted: SessionsOverview, sessions: number, sets: readonly CodeSetFacts[], files: StudyData["analysis"]["files"]): Overview {
+  const models = new Set(counted.models);
+  // The earliest and latest of session dates and record dates (string order, as a sort would give).
+  let first: string | undefined;
+  let last: string | undefined;
+  const date = (d: string | undefined) => {
+    if (d === undefined) return;
+    if (first === undefined || d < first) first = d;
+    if (last === undefined || d > last) last = d;
+  };
+  for (const d of counted.dates) date(d);
   const coders: Record<string, string[]> = {};
   for (const set of sets) {
     (coders[set.codebook] ??= []).push(set.coder);
@@ -98,12 +130,12 @@ export function overviewOf(sessions: readonly Session[], sets: readonly CodeSetF
   }
   const analysisFiles = files.map(({ file, provenance }) => ({ file, createdAt: provenance.createdAt, version: provenance.version }));
   return {
-    sessions: sessions.length,
-    conditions: [...conditions.values()],
-    participants: { human: kinds.human.size, ai: kinds.ai.size, simulated: kinds.simulated.size, system: kinds.system.size },
-    turns,
-    words,
-    turnTypes,
+    sessions,
+    conditions: counted.conditions,
+    participants: counted.participants,
+    turns: counted.turns,
+    words: counted.words,
+    turnTypes: counted.turnTypes,
     coders,
     coded: sets.map((s) => ({ codebook: s.codebook, coder: s.coder, turns: s.turns })),
     models: [...models].sort(),

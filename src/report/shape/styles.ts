@@ -35,7 +35,17 @@ export function buildStyleSet(sessions: Session[], set: CodeSet, codebook: Codeb
       byCondition.set(condition, c);
     }
   }
-  const summarise = (values: Map<string, number[]>) => {
+  return styleSetOf(set, codebook, bySpeaker, byCondition);
+}
+
+/** The view's data from each speaker's and each condition's finite ratings per scale. */
+export function styleSetOf(
+  set: Pick<CodeSet, "codebook" | "coder">,
+  codebook: CodebookInfo,
+  bySpeaker: ReadonlyMap<string, { kind: string; values: ReadonlyMap<string, number[]> }>,
+  byCondition: ReadonlyMap<string, ReadonlyMap<string, number[]>>,
+): StyleSet {
+  const summarise = (values: ReadonlyMap<string, number[]>) => {
     const out: Record<string, ScaleSummary> = {};
     for (const scale of codebook.scales) {
       const list = values.get(scale.id);

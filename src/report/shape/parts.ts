@@ -1,0 +1,275 @@
+import type { Session } from "../../transcript/schema.js";
+import type { CodeRecord } from "../../coding/records.js";
+import { sha256 } from "../../util/hash.js";
+import { sessionMetrics, type SessionMetrics } from "../../analysis/stats/metrics.js";
+import { sessionCodes, type CodeSet } from "../load.js";
+import type { CodebookInfo, Counts, Distribution, ParticipationSession, SessionSummary, SpeakerInfo } from "../types.js";
+import { conditionOf, speakerKeys, turnSpeaker, turnWords } from "./common.js";
+import { buildDistribution, buildSequenceSet, MAX_SEQUENCE_CELLS } from "./distributions.js";
+import { buildParticipation } from "./participation.js";
+import { addBadges, summariseSession, type SessionBadges, type SessionsOverview } from "./overview.js";
+
+/**
+ * The study-level shapes as sums of per-session parts (issue 11: the build of a study with one
+ * session more reshapes that session only). Each part depends on one session (and that
+ * session's code records) alone, so the build memoises it per session (src/report/build.ts);
+ * the merges below put the parts together in session order into exactly what the whole-study
+ * shapers (collectSpeakers, overviewOf, buildDistribution, buildStyleSet, ...) give: the same
+ * numbers, and the same key and entry order (a merge adds keys in the order they first appear,
+ * session after session, as the whole-study loops do).
+ */
+
+/** A speaker as one session touches it: kind and role of its first touch there, turns and words. */
+interface SpeakerTouch {
+  key: string;
+  kind: SpeakerInfo["kind"];
+  role?: string;
+  turns: number;
+  words: number;
+}
+
+/** What the overview counts of one session. */
+interface OverviewPart {
+  condition: string;
+  turns: number;
+  words: number;
+  turnTypes: Counts;
+  /** Speaker keys of the participants, by kind. */
+  participants: [SpeakerInfo["kind"], string][];
+  date?: string;
+  models: string[];
+}
+
+/** What one session alone gives the bundle. */
+export interface SessionPart {
+  summary: SessionSummary;
+  /** Speakers in the order the session first touches them (participants, then turns). */
+  speakers: SpeakerTouch[];
+  overview: OverviewPart;
+  metrics: SessionMetrics;
+  participation: ParticipationSession;
+  /** Turns per sequence cell, and the speaker key of each cell's first turn. */
+  sequence: { binSize: number; speakers: string[] };
+}
+
+export function sessionPart(session: Session): SessionPart {
+  const keys = speakerKeys(session);
+  const touches = new Map<string, SpeakerTouch>();
+  const touch = (key: string, kind: SpeakerInfo["kind"], role?: string) => {
+    let entry = touches.get(key);
+    if (!entry) touches.set(key, (entry = { key, kind, role, turns: 0, words: 0 }));
+    return entry;
+  };
+  for (const p of session.participants) touch(keys.get(p.id)!.key, p.kind, p.role);
+  const turnTypes: Counts = {};
+  let words = 0;
+  for (const turn of session.turns) {
+    const k = keys.get(turn.speaker);
+    const entry = touch(k?.key ?? turn.speaker, k?.kind ?? "human", k?.role);
+    const w = turnWords(turn);
+    entry.turns++;
+    entry.words += w;
+    words += w;
+    turnTypes[turn.type] = (turnTypes[turn.type] ?? 0) + 1;
+  }
+  const models: string[] = [];
+  if (typeof session.metadata.model === "string") models.push(session.metadata.model);
+  for (const p of session.participants) if (typeof p.metadata?.model === "string") models.push(p.metadata.model);
+  const binSize = Math.max(1, Math.ceil(session.turns.length / MAX_SEQUENCE_CELLS));
+  const cells: string[] = [];
+  for (let i = 0; i < session.turns.length; i += binSize) cells.push(turnSpeaker(session, keys, session.turns[i]));
+  const metrics = sessionMetrics(session);
+  return {
+    summary: summariseSession(session),
+    speakers: [...touches.values()],
+    overview: {
+      condition: conditionOf(session),
+      turns: session.turns.length,
+      words,
+      turnTypes,
+      participants: session.participants.map((p) => [p.kind, keys.get(p.id)!.key]),
+      date: session.metadata.date || undefined,
+      models,
+    },
+    metrics,
+    participation: buildParticipation(session, metrics),
+    sequence: { binSize, speakers: cells },
+  };
+}
+
+/** Every speaker of the study (as collectSpeakers orders them) from the sessions' parts. */
+export function mergeSpeakers(parts: readonly SessionPart[]): SpeakerInfo[] {
+  const byKey = new Map<string, SpeakerInfo & { order: number }>();
+  for (const part of parts) {
+    for (const t of part.speakers) {
+      let info = byKey.get(t.key);
+      if (!info) byKey.set(t.key, (info = { key: t.key, kind: t.kind, role: t.role, sessions: 0, turns: 0, words: 0, order: byKey.size }));
+      info.sessions++;
+      info.turns += t.turns;
+      info.words += t.words;
+    }
+  }
+  const rank = { human: 0, simulated: 1, ai: 2, system: 3 } as const;
+  return [...byKey.values()].sort((a, b) => rank[a.kind] - rank[b.kind] || a.order - b.order).map(({ order: _order, ...info }) => info);
+}
+
+/** The sessions' side of the overview (finishOverview adds the code sets' and analysis files'). */
+export function mergeOverview(parts: readonly SessionPart[]): SessionsOverview {
+  const conditions = new Map<string, { id: string; sessions: number; turns: number }>();
+  const kinds = { human: new Set<string>(), ai: new Set<string>(), simulated: new Set<string>(), system: new Set<string>() };
+  const turnTypes: Counts = {};
+  const models = new Set<string>();
+  const dates: string[] = [];
+  let turns = 0;
+  let words = 0;
+  for (const { overview: o } of parts) {
+    const entry = conditions.get(o.condition) ?? { id: o.condition, sessions: 0, turns: 0 };
+    entry.sessions++;
+    entry.turns += o.turns;
+    conditions.set(o.condition, entry);
+    for (const [kind, key] of o.participants) kinds[kind].add(key);
+    turns += o.turns;
+    words += o.words;
+    for (const [type, n] of Object.entries(o.turnTypes)) turnTypes[type] = (turnTypes[type] ?? 0) + n;
+    if (o.date !== undefined) dates.push(o.date);
+    for (const m of o.models) models.add(m);
+  }
+  return {
+    conditions: [...conditions.values()],
+    participants: { human: kinds.human.size, ai: kinds.ai.size, simulated: kinds.simulated.size, system: kinds.system.size },
+    turns,
+    words,
+    turnTypes,
+    models,
+    dates,
+  };
+}
+
+/** One scale-rated speaker of a session: its kind and each scale's finite ratings in turn order. */
+type StyleValues = Map<string, number[]>;
+
+/** What one coder's records of one session give the views (nominal: counts, cells; scales: ratings). */
+export interface CoderPart {
+  distribution?: Pick<Distribution, "bySpeaker" | "byCondition">;
+  cells?: number[];
+  styles?: { bySpeaker: [string, string, StyleValues][]; condition: string; byCondition: StyleValues | null };
+}
+
+/**
+ * What one codebook's coders (in `sets` order) give of one session. Its badges are kept as their
+ * JSON text (with its digest): a chunk is rebuilt only when one of them changed, and a string is
+ * far cheaper to store and load than the objects.
+ */
+export interface CodebookSessionPart {
+  coders: CoderPart[];
+  badges: string;
+  badgesDigest: string;
+}
+
+export function codebookSessionPart(session: Session, sets: readonly CodeSet[], info: CodebookInfo, binSize: number): CodebookSessionPart {
+  const badges: SessionBadges = {};
+  const labels = new Map(info.categories.map((k) => [k.id, k.label]));
+  for (const set of sets) addBadges(badges, session, set, labels);
+  const coders = sets.map((set): CoderPart => {
+    if (info.kind !== "nominal") return { styles: styleValues(session, set) };
+    const { bySpeaker, byCondition } = buildDistribution([session], set);
+    const row = { id: session.id, condition: conditionOf(session), turns: session.turns.length, binSize, speakers: [] };
+    return { distribution: { bySpeaker, byCondition }, cells: buildSequenceSet([session], [row], set, info).cells[0] };
+  });
+  const text = JSON.stringify(badges);
+  return { coders, badges: text, badgesDigest: sha256(text) };
+}
+
+/**
+ * Digest of what a session's part reads of one coder's records of it (each record's turn, codes
+ * and scores, in file order): the memo's `inputs`. A quarter of the cost of codesDigest, which
+ * hashes every field (provenance, rationale, times) the part never reads.
+ */
+export function partInputs(records: readonly CodeRecord[]): string {
+  return sha256(JSON.stringify(records.map((r) => [r.turn, r.codes, r.scores])));
+}
+
+/** A session's finite ratings per speaker and for its condition (as buildStyleSet collects them). */
+function styleValues(session: Session, set: CodeSet): NonNullable<CoderPart["styles"]> {
+  const keys = speakerKeys(session);
+  const records = sessionCodes(set, session.id);
+  const bySpeaker = new Map<string, [string, string, StyleValues]>();
+  let byCondition: StyleValues | null = null;
+  for (const turn of session.turns) {
+    const scores = records.get(turn.id)?.scores;
+    if (!scores) continue;
+    const key = turnSpeaker(session, keys, turn);
+    let s = bySpeaker.get(key);
+    if (!s) bySpeaker.set(key, (s = [key, keys.get(turn.speaker)?.kind ?? "human", new Map()]));
+    byCondition ??= new Map();
+    for (const [scale, v] of Object.entries(scores)) {
+      if (!Number.isFinite(v)) continue;
+      pushAll(s[2], scale, [v]);
+      pushAll(byCondition, scale, [v]);
+    }
+  }
+  return { bySpeaker: [...bySpeaker.values()], condition: conditionOf(session), byCondition };
+}
+
+function pushAll(map: StyleValues, scale: string, values: readonly number[]): void {
+  const list = map.get(scale);
+  if (list) list.push(...values);
+  else map.set(scale, [...values]);
+}
+
+function addCounts(into: Counts, from: Counts): void {
+  for (const [code, n] of Object.entries(from)) into[code] = (into[code] ?? 0) + n;
+}
+
+/** One coder's distribution over the study from its session parts (what buildDistribution gives). */
+export function mergeDistribution(codebook: string, coder: string, parts: readonly CoderPart[]): Distribution {
+  const bySpeaker = new Map<string, Distribution["bySpeaker"][number]>();
+  const byCondition = new Map<string, Distribution["byCondition"][number]>();
+  for (const part of parts) {
+    for (const s of part.distribution?.bySpeaker ?? []) {
+      let entry = bySpeaker.get(s.key);
+      if (!entry) bySpeaker.set(s.key, (entry = { key: s.key, kind: s.kind, role: s.role, total: 0, counts: {} }));
+      entry.total += s.total;
+      addCounts(entry.counts, s.counts);
+    }
+    for (const c of part.distribution?.byCondition ?? []) {
+      let entry = byCondition.get(c.condition);
+      if (!entry) byCondition.set(c.condition, (entry = { condition: c.condition, total: 0, counts: {} }));
+      entry.total += c.total;
+      addCounts(entry.counts, c.counts);
+    }
+  }
+  return { codebook, coder, bySpeaker: [...bySpeaker.values()], byCondition: [...byCondition.values()] };
+}
+
+/** One coder's ratings over the study, per speaker (with its kind) and per condition, in session order. */
+export function mergeStyleValues(parts: readonly CoderPart[]): {
+  bySpeaker: Map<string, { kind: string; values: StyleValues }>;
+  byCondition: Map<string, StyleValues>;
+} {
+  const bySpeaker = new Map<string, { kind: string; values: StyleValues }>();
+  const byCondition = new Map<string, StyleValues>();
+  for (const part of parts) {
+    if (!part.styles) continue;
+    for (const [key, kind, values] of part.styles.bySpeaker) {
+      let entry = bySpeaker.get(key);
+      if (!entry) bySpeaker.set(key, (entry = { kind, values: new Map() }));
+      for (const [scale, list] of values) pushAll(entry.values, scale, list);
+    }
+    if (part.styles.byCondition) {
+      let entry = byCondition.get(part.styles.condition);
+      if (!entry) byCondition.set(part.styles.condition, (entry = new Map()));
+      for (const [scale, list] of part.styles.byCondition) pushAll(entry, scale, list);
+    }
+  }
+  return { bySpeaker, byCondition };
+}
+
+/** A session's badges from its codebooks' parts (in code set order, as addBadges adds them set after set). */
+export function mergeBadges(parts: readonly Pick<CodebookSessionPart, "badges">[]): SessionBadges {
+  const into: SessionBadges = {};
+  for (const part of parts) {
+    for (const [turn, list] of Object.entries(JSON.parse(part.badges) as SessionBadges)) (into[turn] ??= []).push(...list);
+  }
+  return into;
+}
