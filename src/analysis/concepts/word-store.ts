@@ -56,29 +56,30 @@ function compromiseVersion(): string {
   }
 }
 
-/** What the store held when read, per study: a save with nothing new is skipped. */
-const readSizes = new Map<string, number>();
+/** Entries the study's store holds (as read or last written): a save that would add none is skipped. */
+const storedSizes = new Map<string, number>();
 const size = () => learntWords().classes.size + learntWords().singulars.size;
 
 /** Add the answers stored by earlier runs of this study to the tagger's. */
 export async function loadWordClasses(study: string): Promise<void> {
   const { classes, singulars } = learntWords();
+  storedSizes.set(study, 0);
   try {
     const file = deserialize(await readFile(storePath(study))) as WordFile;
     if (file?.version === storeVersion() && Array.isArray(file.classes) && Array.isArray(file.singulars)) {
       for (const [word, info] of file.classes) if (!classes.has(word)) classes.set(word, info);
       for (const [word, one] of file.singulars) if (!singulars.has(word)) singulars.set(word, one);
+      storedSizes.set(study, file.classes.length + file.singulars.length);
     }
   } catch {
     // Missing or unreadable: the words are asked again.
   }
-  readSizes.set(study, size());
 }
 
-/** Store the tagger's answers when it learnt words since loadWordClasses. */
+/** Store the tagger's answers when it knows words the study's store does not hold. */
 export async function saveWordClasses(study: string): Promise<void> {
-  if (readSizes.get(study) === size()) return;
+  // Every entry is kept (never replaced), so equal sizes mean the same entries.
+  if (storedSizes.get(study) === size()) return;
   const { classes, singulars } = learntWords();
   await writeFileAtomic(storePath(study), serialize({ version: storeVersion(), classes: [...classes], singulars: [...singulars] } satisfies WordFile));
-  readSizes.set(study, size());
 }
