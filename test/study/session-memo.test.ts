@@ -92,11 +92,11 @@ describe("per-session memo (adding or editing a session recomputes that session 
     const dir = await demoStudy();
     await runConcepts(await openStudy(dir), {}, silentEffects);
     const path = join(dir, ".cache", "word-classes.v8");
-    const stored = deserialize(await readFile(path)) as { version: string; classes: [string, WordInfo][]; singulars: [string, string][] };
-    expect(new Map(stored.classes).get("garden")?.cls).toBe("nounVerb");
+    const stored = deserialize(await readFile(path)) as { version: string; maps: [[string, WordInfo][], [string, string][]] };
+    expect(new Map(stored.maps[0]).get("garden")?.cls).toBe("nounVerb");
     // A word only the store knows is learnt from it; from a store of another version, nothing is.
     const extra = (word: string, version: string) =>
-      writeFile(path, serialize({ ...stored, version, classes: [...stored.classes, [word, { cls: "noun", plural: false }]] }));
+      writeFile(path, serialize({ version, maps: [[...stored.maps[0], [word, { cls: "noun", plural: false }]], stored.maps[1]] }));
     await extra("zzforeignword", "another compromise");
     await loadWordClasses(dir);
     expect(learntWords().classes.has("zzforeignword")).toBe(false);
