@@ -2,15 +2,15 @@ import { setMaxListeners } from "node:events";
 import { diskReader, type StudyReader } from "../study/reader.js";
 import { planCoding } from "./job-plan.js";
 import { createWriter } from "./job-writer.js";
+import { offlineCoder } from "./job-offline.js";
 import { pruneFailures } from "./store.js";
 import type { Codebook } from "./codebook/schema.js";
 import type { Session } from "../transcript/schema.js";
 import { sessionFingerprints } from "../transcript/fingerprint.js";
 import type { ChatMessage, ChatModel, ChatRequest } from "../llm/types.js";
 import { mapLimit } from "../util/concurrency.js";
-import { provenance } from "../util/provenance.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
-import { RULES_CODER_VERSION, codeTurnWithRules, rulesProblem } from "./rules/index.js";
+import { rulesProblem } from "./rules/index.js";
 import { createLlmCoder, type AnsweredReply, type LlmCoder, type TurnOutcome } from "./llm/coder.js";
 import type { ExamplePicker } from "./llm/examples.js";
 import type { LearnedCoder } from "./learned/coder.js";
@@ -125,6 +125,7 @@ export interface CodingSummary {
 }
 
 export { SKIPPED_TURN_TYPES, skipReason, planCoding, type CodingPlan, type CodingUnit } from "./job-plan.js";
+export { formatCodingSummary } from "./job-summary.js";
 
 /** Error kinds that would fail every remaining request the same way. */
 const FATAL_KINDS = new Set(["auth", "bad_request"]);
@@ -214,54 +215,6 @@ export async function dryRunCoding(options: CodingJobOptions): Promise<DryRun> {
     alreadyCoded: plan.alreadyCoded,
     toCode,
     skipped: plan.skipped,
-  };
-}
-
-type OfflineCoder = (
-  session: Session,
-  index: number,
-) => { value: { codes?: string[]; scores?: Record<string, number>; rationale?: string }; provenance: Record<string, unknown> };
-
-/** The rules or learned coder as one function per turn (undefined for the LLM). */
-function offlineCoder(options: CodingJobOptions, summary: CodingSummary): OfflineCoder | undefined {
-  const { codebook } = options;
-  if (options.coder === "rules") {
-    // One provenance (its createdAt: when the run began) for the run; each record adds its rule ids.
-    // What a run shares is stored once per run (codes-file.ts).
-    const run = provenance({ coder: "rules", rulesVersion: RULES_CODER_VERSION, codebook: codebook.id, codebookVersion: codebook.version });
-    return (session, index) => {
-      const result = codeTurnWithRules(codebook, session, index);
-      return { value: { codes: result.codes, scores: result.scores, rationale: result.rationale }, provenance: { ...run, rules: result.rules } };
-    };
-  }
-  if (options.coder !== "learned") return undefined;
-  const learner = options.learner;
-  if (!learner) throw new Error("the learned coder needs a trained learner");
-  const { folds, kappa, agreement, n } = learner.validation;
-  summary.learned = {
-    trainedOn: learner.trainedOn,
-    trainingSize: learner.trainingSize,
-    validation: { folds, kappa, agreement, n },
-    ...(options.learningCurve ? { curve: learner.learningCurve() } : {}),
-  };
-  const run = provenance({ ...learner.settings, codebook: codebook.id, codebookVersion: codebook.version });
-  return (session, index) => {
-    const prediction = learner.predict(session, index);
-    const { codes, scores, probabilities, heldOut } = prediction;
-    // Rounded once, so what is stored, shown and compared with --review-below is one number.
-    const confidence = Math.round(prediction.confidence * 1000) / 1000;
-    const turn = session.turns[index];
-    if (options.reviewBelow !== undefined && confidence < options.reviewBelow) {
-      (summary.review ??= []).push({
-        session: session.id,
-        turn: turn.id,
-        text: turn.text,
-        ...(codes ? { codes } : {}),
-        ...(scores ? { scores } : {}),
-        confidence,
-      });
-    }
-    return { value: { codes, scores }, provenance: { ...run, heldOut, confidence, probabilities } };
   };
 }
 
@@ -434,40 +387,4 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
   summary.elapsedMs = Math.round(performance.now() - started);
   if (summary.failed > 0) summary.failuresFile = `codes/${codebook.id}/${encodeURIComponent(coderId)}.failures.jsonl`;
   return summary;
-}
-
-/** The one-line summary printed at the end of `colloquy code`. */
-export function formatCodingSummary(s: CodingSummary): string {
-  const n = (x: number) => x.toLocaleString("en-US");
-  const skipped = Object.entries(s.skipped)
-    .map(([k, v]) => `${k} ${v}`)
-    .join(", ");
-  const parts = [
-    `${s.codebook}/${s.coder}: coded ${n(s.coded)}`,
-    `failed ${n(s.failed)}`,
-    `cached ${n(s.cached)}`,
-    `skipped ${n(s.skippedTotal)}${skipped ? ` (${skipped})` : ""}`,
-    `already coded ${n(s.alreadyCoded)}`,
-  ];
-  if (s.stoppedBy) parts.push(`not reached ${n(s.remaining)} (stopped: the endpoint refused the request)`);
-  else if (s.aborted) parts.push(`not reached ${n(s.remaining)} (aborted; run again to continue)`);
-  if (s.learned) {
-    const v = s.learned.validation;
-    const kappa = Number.isFinite(v.kappa)
-      ? `kappa ${v.kappa.toFixed(3)}, agreement ${(v.agreement * 100).toFixed(1)}% on ${n(v.n)} turns (${v.folds}-fold, grouped by session)`
-      : "not validated (human codes in fewer than two sessions)";
-    parts.push(`learned from ${n(s.learned.trainingSize)} code(s) by ${s.learned.trainedOn.join(", ")}: ${kappa}`);
-  }
-  if (s.failuresResolved > 0) parts.push(`${n(s.failuresResolved)} earlier failure(s) now coded`);
-  if (s.coder !== "rules" && (s.requests > 0 || s.cachedRequests > 0)) {
-    // Every HTTP attempt is a request (and may be billed): failed attempts and retries included.
-    const attempts = s.failedRequests > 0 || s.retriedRequests > 0 ? `${n(s.failedRequests)} failed, ${n(s.retriedRequests)} retried, ` : "";
-    parts.push(`requests ${n(s.requests)} (${attempts}+${n(s.cachedRequests)} cached)`);
-    parts.push(
-      `tokens in ${n(s.promptTokens)} / out ${n(s.completionTokens)}${s.promptTokensPerTurn ? ` (${Math.round(s.promptTokensPerTurn)} prompt tokens per coded turn)` : ""}`,
-    );
-    parts.push(s.estimatedCost === undefined ? "est. cost unknown (add model.prices to colloquy.json)" : `est. cost $${s.estimatedCost.toFixed(4)}`);
-  }
-  parts.push(`${(s.elapsedMs / 1000).toFixed(1)} s`);
-  return parts.join(", ");
 }

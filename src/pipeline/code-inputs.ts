@@ -1,5 +1,6 @@
 import { join, relative } from "node:path";
-import { readCodes } from "../coding/store.js";
+import { readFile } from "node:fs/promises";
+import { codesPath, readCodes } from "../coding/store.js";
 import type { CodeRecord } from "../coding/records.js";
 import type { CodebookPlan } from "../study/config.js";
 import { artifacts } from "../study/artifacts.js";
@@ -93,8 +94,9 @@ export function sessionsOnly(study: StudyContext, ids: readonly string[], files:
     const loaded = await part.sessions();
     // The ids inside the files: a session file may be named otherwise.
     const wanted = new Set(loaded.map((s) => s.id));
-    const known = Object.hasOwn(files.coded, key) ? files.coded[key] : undefined;
-    if (known && !known.some((id) => wanted.has(id))) return [];
+    // Not known yet (the first run after a full one): the ids found by a scan of the file's text, much cheaper than parsing its records.
+    const known = Object.hasOwn(files.coded, key) ? files.coded[key] : (files.coded[key] = await sessionsInCodesFile(codesPath(study.dir, codebook, coder)));
+    if (!known.some((id) => wanted.has(id))) return [];
     const all = await readCodes(study.dir, codebook, coder);
     files.coded[key] = [...new Set(all.map((r) => r.session))].sort();
     return currentCodes(
@@ -121,6 +123,33 @@ export function sessionsOnly(study: StudyContext, ids: readonly string[], files:
     },
   };
   return part;
+}
+
+/**
+ * Ids of the sessions a codes file names anywhere (sorted; none when there is no file), from its
+ * text: every "session" key of a code line, full record or anything else. Naming more than the
+ * records hold only costs a parse when such a session is coded; colloquy writes every line with
+ * JSON.stringify, so a record's session is always written `"session":"<id>"`.
+ */
+export async function sessionsInCodesFile(path: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const literals = new Set<string>();
+  for (const match of text.matchAll(/"session"\s*:\s*("(?:[^"\\\n]|\\.)*")/g)) literals.add(match[1]);
+  const ids = new Set<string>();
+  for (const literal of literals) {
+    try {
+      ids.add(JSON.parse(literal) as string);
+    } catch {
+      // Not a JSON string (a torn line): the file's reader decides what it means.
+    }
+  }
+  return [...ids].sort();
 }
 
 const codesKey = (codebook: string, coder: string) => `${codebook}\u0000${coder}`;

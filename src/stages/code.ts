@@ -2,6 +2,7 @@ import { loadCodebook } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import { createLearnedCoder, type LearnedCoder } from "../coding/learned/coder.js";
 import { createExamplePicker, type ExamplePicker } from "../coding/llm/examples.js";
+import { loadLexiconAnswers, saveLexiconAnswers } from "../coding/rules/lexicon-store.js";
 import { dryRunCoding, runCodingJob, type CodingSummary, type DryRun } from "../coding/job.js";
 import type { ContextWindow } from "../coding/llm/prompt.js";
 import type { LlmClient } from "../llm/client.js";
@@ -230,6 +231,9 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
       if (problem) throw new CliError(problem.message);
     }
   }
+  // The rules coder's lexicon lookups of earlier runs: compromise loads only for words never asked.
+  const rules = specs.some((s) => s.coder === "rules") && !options.dryRun;
+  if (rules) await loadLexiconAnswers(context.dir);
   try {
     for (const [i, spec] of specs.entries()) {
       const job = {
@@ -285,6 +289,7 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
   } finally {
     if (!options.dryRun) context.changed("codes");
   }
+  if (rules) await saveLexiconAnswers(context.dir);
   return summary;
 }
 

@@ -1,8 +1,8 @@
 import { createConceptExtractor } from "../analysis/concepts/extract.js";
 import { emptyLexicon, loadLexicon } from "../analysis/concepts/lexicon.js";
-import { buildConceptsReport, writeConceptsReport, type ConceptsReport } from "../analysis/concepts/report.js";
+import { buildConceptsParts, conceptsReportOf, writeConceptsParts, type ConceptsReport, type SessionConceptsPart } from "../analysis/concepts/report.js";
 import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
-import type { SessionConcepts } from "../analysis/concepts/measures.js";
+import { loadWordClasses, saveWordClasses } from "../analysis/concepts/word-store.js";
 import { memoNote, openSessionMemo } from "../study/session-memo.js";
 import { CliError } from "../util/errors.js";
 import { conceptsLexiconPath } from "./concepts-lexicon.js";
@@ -36,20 +36,23 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   if (sessions.length === 0)
     throw new CliError(`${context.paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${context.dir}\``);
   checkSelection(sessions, speakers);
-  const memo = await openSessionMemo<SessionConcepts>(context.dir, "concepts", {
+  const memo = await openSessionMemo<SessionConceptsPart>(context.dir, "concepts", {
     terms: lexicon.terms,
     ignore: [...lexicon.ignore].sort(),
     speakers,
     rateBasis,
   });
-  const report = buildConceptsReport(
+  // With earlier runs' answers, compromise is loaded only when a session has a word not seen before.
+  await loadWordClasses(context.dir);
+  const parts = buildConceptsParts(
     sessions,
     createConceptExtractor(lexicon),
     { speakers, rateBasis, compare: studyCompareOptions(context.config, sessions) },
     memo,
   );
-  const files = await writeConceptsReport(context.paths.analysis, report);
+  const files = await writeConceptsParts(context.paths.analysis, parts);
   await memo.save();
+  await saveWordClasses(context.dir);
   effects.log(`concepts: ${sessions.length} session(s)${memoNote(memo)}`);
-  return { report, files, speakers, rateBasis };
+  return { report: conceptsReportOf(parts), files, speakers, rateBasis };
 }

@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { cp, mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { deserialize, serialize } from "node:v8";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStudy, runConcepts, runImport, runTopics, silentEffects, type StageEffects } from "../../src/index.js";
 import { codesDigest, memoPath, openSessionMemo } from "../../src/study/session-memo.js";
 import type { Session } from "../../src/transcript/schema.js";
+import { learntWords, type WordInfo } from "../../src/analysis/concepts/tagger.js";
+import { loadWordClasses } from "../../src/analysis/concepts/word-store.js";
 
 const demo = join(import.meta.dirname, "../../fixtures/demo-study");
 
@@ -26,6 +29,12 @@ function logging(): StageEffects & { lines: string[] } {
 /** A report without its creation time, for comparing two runs. */
 const timeless = <T extends { provenance: object }>(report: T) =>
   JSON.parse(JSON.stringify({ ...report, provenance: { ...report.provenance, createdAt: "" } }));
+
+/** The JSON and CSV files of a run, without the JSON's creation time. */
+async function timelessFiles(files: { json: string; csv: string }): Promise<string[]> {
+  const json = (await readFile(files.json, "utf8")).replace(/"createdAt": "[^"]*"/, '"createdAt": ""');
+  return [json, await readFile(files.csv, "utf8")];
+}
 
 /** Change the text of one turn of one session file (as a re-import of an edited transcript would). */
 async function editOneTurn(dir: string): Promise<string> {
@@ -56,8 +65,13 @@ describe("per-session memo (adding or editing a session recomputes that session 
     expect(third.lines.join("\n")).toContain(`(1 analysed, ${n - 1} reused from .cache/memo)`);
     // The same numbers as a run that starts from nothing.
     await writeFile(memoPath(dir, "concepts"), "");
+    const written = await timelessFiles(incremental.files);
+    // From nothing: no memo and no word classes of earlier runs either.
+    await rm(join(dir, ".cache", "word-classes.v8"));
     const fresh = await runConcepts(await openStudy(dir), {}, silentEffects);
     expect(timeless(incremental.report)).toEqual(timeless(fresh.report));
+    // The files the memo's texts were spliced into: the same bytes as a run from scratch.
+    expect(written).toEqual(await timelessFiles(fresh.files));
     expect(incremental.report.sessions.find((s) => s.session === edited)!.turns.some((t) => t.concepts.includes("budget spreadsheet"))).toBe(true);
   });
 
@@ -72,6 +86,26 @@ describe("per-session memo (adding or editing a session recomputes that session 
     const withLexicon = logging();
     await runConcepts(await openStudy(dir), { speakers: "all", lexicon }, withLexicon);
     expect(withLexicon.lines.join("\n")).not.toContain("reused");
+  });
+
+  it("word classes: kept in .cache/word-classes.v8 for later runs, and used only under the version that wrote them", async () => {
+    const dir = await demoStudy();
+    await runConcepts(await openStudy(dir), {}, silentEffects);
+    const path = join(dir, ".cache", "word-classes.v8");
+    const stored = deserialize(await readFile(path)) as { version: string; maps: [[string, WordInfo][], [string, string][]] };
+    expect(new Map(stored.maps[0]).get("garden")?.cls).toBe("nounVerb");
+    // A word only the store knows is learnt from it; from a store of another version, nothing is.
+    const extra = (word: string, version: string) =>
+      writeFile(path, serialize({ version, maps: [[...stored.maps[0], [word, { cls: "noun", plural: false }]], stored.maps[1]] }));
+    await extra("zzforeignword", "another compromise");
+    await loadWordClasses(dir);
+    expect(learntWords().classes.has("zzforeignword")).toBe(false);
+    await extra("zzstoredword", stored.version);
+    await loadWordClasses(dir);
+    expect(learntWords().classes.get("zzstoredword")).toEqual({ cls: "noun", plural: false });
+    // A torn file is ignored.
+    await writeFile(path, "torn");
+    await expect(loadWordClasses(dir)).resolves.toBeUndefined();
   });
 
   it("topics (rules): an edited session gets a new tree, the others are reused, the report equals a fresh one", async () => {

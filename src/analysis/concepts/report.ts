@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import Papa from "papaparse";
 import type { Session } from "../../transcript/schema.js";
-import { writeFileAtomic, writeJsonAtomic } from "../../util/fs.js";
+import { writeFileAtomic } from "../../util/fs.js";
 import { artifacts } from "../../study/artifacts.js";
 import { provenance, type Provenance } from "../../util/provenance.js";
 import { compareMeasure, type MeasureCompareOptions, type MeasureComparison, type UnitValue } from "./conditions.js";
@@ -9,6 +9,7 @@ import type { ConceptExtractor } from "./extract.js";
 import type { SessionMemo } from "../../study/session-memo.js";
 import { analyseSessionConcepts, type ParticipantConcepts, type SessionConcepts } from "./measures.js";
 import { MTLD_THRESHOLD } from "./mtld.js";
+import { prettyElement, prettyJsonWithArray } from "./json-parts.js";
 import type { SpeakerSelection } from "./speakers.js";
 import { FILLERS, STOP_NOUNS } from "./stopwords.js";
 
@@ -53,8 +54,8 @@ const PARTICIPANT_MEASURES: [string, (p: ParticipantConcepts) => number | null][
   ["cohesion", (p) => p.cohesion],
 ];
 
-const SESSION_MEASURES: [string, (s: SessionConcepts) => number | null][] = [
-  ["sessionConceptRate", (s) => s.rate.value],
+const SESSION_MEASURES: [string, (s: Omit<SessionConceptsPart, "json">) => number | null][] = [
+  ["sessionConceptRate", (s) => s.rate],
   ["sessionUniqueConcepts", (s) => s.uniqueConcepts],
 ];
 
@@ -65,50 +66,124 @@ export function sessionUnit(participants: readonly { participant: string }[], fa
 }
 
 /**
- * `memo` (optional) holds each session's result from earlier runs under the same settings
+ * One session's part of the report as the session memo keeps it: its entry of `sessions[]` as
+ * text (stringified once, when the session is analysed) and the little the study-level
+ * comparisons and the table need. Adding a session to a large study then costs that session's
+ * analysis plus a recombination of small records, not a re-read and re-write of every
+ * session's per-turn concepts (issue 11).
+ */
+export interface SessionConceptsPart {
+  /** The session's entry of concepts.json (from prettyElement). */
+  json: string;
+  session: string;
+  condition: string;
+  /** Pairing key of the session measures (sessionUnit). */
+  unit: string;
+  rate: number | null;
+  uniqueConcepts: number;
+  participants: ParticipantConcepts[];
+}
+
+/** The report with its sessions as parts: what runConcepts writes without holding every session's turns. */
+export interface ConceptsReportParts {
+  provenance: ConceptsReport["provenance"];
+  sessions: SessionConceptsPart[];
+  conditions: MeasureComparison[];
+}
+
+/** The part of one analysed session. */
+export function sessionConceptsPart(result: SessionConcepts): SessionConceptsPart {
+  return { json: prettyElement(result), ...partMeasures(result) };
+}
+
+/** What the comparisons and the table read of a session. */
+function partMeasures(result: SessionConcepts): Omit<SessionConceptsPart, "json"> {
+  return {
+    session: result.session,
+    condition: result.condition,
+    unit: sessionUnit(result.participants, result.session),
+    rate: result.rate.value,
+    uniqueConcepts: result.uniqueConcepts,
+    participants: result.participants,
+  };
+}
+
+/**
+ * `memo` (optional) holds each session's part from earlier runs under the same settings
  * (src/study/session-memo.ts): only new or changed sessions are analysed, the comparisons
  * across conditions are always recomputed from all of them.
  */
-export function buildConceptsReport(
+export function buildConceptsParts(
   sessions: readonly Session[],
   extractor: ConceptExtractor,
   options: ConceptsOptions,
-  memo?: Pick<SessionMemo<SessionConcepts>, "has" | "get">,
-): ConceptsReport {
+  memo?: Pick<SessionMemo<SessionConceptsPart>, "has" | "get">,
+): ConceptsReportParts {
   const todo = memo ? sessions.filter((s) => !memo.has(s.id, s)) : sessions;
   // Learn the corpus's vocabulary in batches first (as bench/concepts.ts measures it).
   extractor.prepare(todo.flatMap((s) => s.turns.map((t) => t.text)));
-  const analyse = (s: Session) => analyseSessionConcepts(s, extractor, options);
-  const results = sessions.map((s) => (memo ? memo.get(s.id, s, () => analyse(s)) : analyse(s)));
-  const participants = results.flatMap((r) => r.participants);
+  const analyse = (s: Session) => sessionConceptsPart(analyseSessionConcepts(s, extractor, options));
+  const parts = sessions.map((s) => (memo ? memo.get(s.id, s, () => analyse(s)) : analyse(s)));
+  return { provenance: conceptsProvenance(sessions.length, extractor, options), sessions: parts, conditions: compareConcepts(parts, options) };
+}
+
+/** Every session's concepts and the comparisons between conditions, computed from scratch. */
+export function buildConceptsReport(sessions: readonly Session[], extractor: ConceptExtractor, options: ConceptsOptions): ConceptsReport {
+  extractor.prepare(sessions.flatMap((s) => s.turns.map((t) => t.text)));
+  const results = sessions.map((s) => analyseSessionConcepts(s, extractor, options));
+  const parts = results.map(partMeasures);
+  return { provenance: conceptsProvenance(sessions.length, extractor, options), sessions: results, conditions: compareConcepts(parts, options) };
+}
+
+/** The comparisons between conditions of every participant and session measure. */
+function compareConcepts(parts: readonly Omit<SessionConceptsPart, "json">[], options: ConceptsOptions): MeasureComparison[] {
+  const participants = parts.flatMap((r) => r.participants);
   const conditions: MeasureComparison[] = [];
   for (const [measure, get] of PARTICIPANT_MEASURES) {
     const values: UnitValue[] = participants.map((p) => ({ unit: p.participant, condition: p.condition, value: get(p) }));
     conditions.push(compareMeasure(measure, "participant", values, options.compare));
   }
   for (const [measure, get] of SESSION_MEASURES) {
-    const values: UnitValue[] = results.map((r) => ({ unit: sessionUnit(r.participants, r.session), condition: r.condition, value: get(r) }));
+    const values: UnitValue[] = parts.map((r) => ({ unit: r.unit, condition: r.condition, value: get(r) }));
     conditions.push(compareMeasure(measure, "session", values, options.compare));
   }
+  return conditions;
+}
+
+function conceptsProvenance(sessions: number, extractor: ConceptExtractor, options: ConceptsOptions): ConceptsReport["provenance"] {
+  return provenance({
+    analysis: "concepts",
+    speakers: options.speakers,
+    rateBasis: options.rateBasis,
+    extractor: "compromise word-class cache + left-context rules (see src/analysis/concepts/tagger.ts)",
+    lexicon: { source: extractor.lexicon.source ?? null, terms: extractor.lexicon.terms.length, ignore: extractor.lexicon.ignore.size },
+    stopWords: STOP_NOUNS.size + FILLERS.size,
+    mtldThreshold: MTLD_THRESHOLD,
+    sessions,
+  }) as ConceptsReport["provenance"];
+}
+
+/**
+ * The report of `parts` as an object, for callers that read it (the concepts command's table
+ * and --json): each session's entry is parsed from its text when `sessions` is first read, so
+ * the study pipeline, which only writes the files, never pays for it. The same values as the
+ * file holds (JSON has no NaN; the analysis uses null for undefined measures).
+ */
+export function conceptsReportOf(parts: ConceptsReportParts): ConceptsReport {
+  let sessions: SessionConcepts[] | undefined;
   return {
-    provenance: provenance({
-      analysis: "concepts",
-      speakers: options.speakers,
-      rateBasis: options.rateBasis,
-      extractor: "compromise word-class cache + left-context rules (see src/analysis/concepts/tagger.ts)",
-      lexicon: { source: extractor.lexicon.source ?? null, terms: extractor.lexicon.terms.length, ignore: extractor.lexicon.ignore.size },
-      stopWords: STOP_NOUNS.size + FILLERS.size,
-      mtldThreshold: MTLD_THRESHOLD,
-      sessions: sessions.length,
-    }) as ConceptsReport["provenance"],
-    sessions: results,
-    conditions,
+    provenance: parts.provenance,
+    get sessions() {
+      return (sessions ??= parts.sessions.map((p) => JSON.parse(p.json) as SessionConcepts));
+    },
+    conditions: parts.conditions,
   };
 }
 
 /** One CSV row per participant and session. */
-export function conceptsCsv(report: ConceptsReport): string {
-  const rows = report.sessions.flatMap((s) =>
+export function conceptsCsv(report: Pick<ConceptsReport, "sessions"> | ConceptsReportParts): string {
+  const sessions: readonly { participants: readonly ParticipantConcepts[] }[] = report.sessions;
+  const rows = sessions.flatMap((s) =>
     s.participants.map((p) => ({
       session: p.session,
       condition: p.condition,
@@ -135,9 +210,23 @@ export function conceptsCsv(report: ConceptsReport): string {
 
 /** Write the concepts JSON and CSV (names from the artifact registry) into a study's analysis folder; returns their paths. */
 export async function writeConceptsReport(analysisDir: string, report: ConceptsReport): Promise<{ json: string; csv: string }> {
+  return writeConcepts(analysisDir, JSON.stringify(report, null, 2) + "\n", conceptsCsv(report));
+}
+
+/** writeConceptsReport for a report in parts: the same bytes, each session's text written as stored. */
+export async function writeConceptsParts(analysisDir: string, report: ConceptsReportParts): Promise<{ json: string; csv: string }> {
+  const text = prettyJsonWithArray(
+    { ...report },
+    "sessions",
+    report.sessions.map((s) => s.json),
+  );
+  return writeConcepts(analysisDir, text, conceptsCsv(report));
+}
+
+async function writeConcepts(analysisDir: string, text: string, table: string): Promise<{ json: string; csv: string }> {
   const json = join(analysisDir, artifacts.concepts.file());
   const csv = join(analysisDir, artifacts.conceptsTable.file());
-  await writeJsonAtomic(json, report);
-  await writeFileAtomic(csv, conceptsCsv(report));
+  await writeFileAtomic(json, text);
+  await writeFileAtomic(csv, table);
   return { json, csv };
 }

@@ -143,12 +143,27 @@ const extraImperatives = new Set(
   ),
 );
 
+/**
+ * What compromise's lexicon said of each word asked (a base-form verb or not), so that a run
+ * that knows every word from earlier runs (kept by lexicon-store.ts) never loads compromise.
+ */
+const lexiconAnswers = new Map<string, boolean>();
+
+/** The lexicon's answers so far (the map itself: lexicon-store.ts adds earlier runs' and stores them). */
+export function imperativeAnswers(): Map<string, boolean> {
+  return lexiconAnswers;
+}
+
 /** True when `word` can open an imperative sentence (a base-form verb). */
 export function isImperativeVerb(word: string): boolean {
   if (extraImperatives.has(word)) return true;
-  const tag = compromiseLexicon()[word];
-  if (tag === undefined) return false;
-  return Array.isArray(tag) ? tag.includes("Infinitive") : tag === "Infinitive";
+  let answer = lexiconAnswers.get(word);
+  if (answer === undefined) {
+    const tag = compromiseLexicon()[word];
+    answer = tag === undefined ? false : Array.isArray(tag) ? tag.includes("Infinitive") : tag === "Infinitive";
+    lexiconAnswers.set(word, answer);
+  }
+  return answer;
 }
 
 /** Forget cached analyses (benchmarks measure cold throughput with it). */

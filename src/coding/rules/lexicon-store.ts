@@ -1,0 +1,18 @@
+import { answerStore } from "../../util/answer-store.js";
+import { compromiseVersion } from "../../util/compromise-version.js";
+import { imperativeAnswers } from "./text.js";
+
+/**
+ * The rules coder's lookups in compromise's lexicon (is a word a base-form verb?), kept between
+ * runs in `<study>/.cache/rules-lexicon.v8` (util/answer-store.ts): building the lexicon takes
+ * 0.3-1 s, which a run coding one new session of a large study (issue 11) paid although earlier
+ * runs had asked about nearly all its words. An answer depends on the word and compromise's
+ * version alone.
+ */
+const store = answerStore("rules-lexicon", compromiseVersion, () => [imperativeAnswers()]);
+
+/** Add the answers stored by earlier runs of this study. */
+export const loadLexiconAnswers = (study: string): Promise<void> => store.load(study);
+
+/** Store the answers when some are not in the study's file yet. */
+export const saveLexiconAnswers = (study: string): Promise<void> => store.save(study);

@@ -1,0 +1,54 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { deserialize, serialize } from "node:v8";
+import { writeFileAtomic } from "./fs.js";
+
+/**
+ * In-process caches of answers that depend on one key alone (a word's class, a word's
+ * lexicon entry), kept between runs in `<study>/.cache/<name>.v8`, so that a run that adds
+ * one session to a large study does not load a slow library (compromise: 0.35-1 s) to ask
+ * again what earlier runs already asked (issue 11). The file is used only under the `version`
+ * that wrote it (the library's version, the code that turns its answers into ours, V8's
+ * serializer); a missing, torn or foreign file is ignored, and deleting .cache/ is safe.
+ * Entries are only ever added, never changed, so a store holds the same answers a fresh
+ * process would compute.
+ */
+export interface AnswerStore {
+  /** Add the answers stored by earlier runs of this study to the maps (entries already there win). */
+  load(study: string): Promise<void>;
+  /** Write the maps when they hold answers the study's file does not. */
+  save(study: string): Promise<void>;
+}
+
+export function answerStore(name: string, version: () => string, maps: () => readonly Map<string, unknown>[]): AnswerStore {
+  const path = (study: string) => join(study, ".cache", `${name}.v8`);
+  const fullVersion = () => `${version()}\u0000${process.versions.v8}`;
+  /** Entries the study's file holds (as read or last written): equal to the maps' size, nothing to add. */
+  const stored = new Map<string, number>();
+  const size = () => maps().reduce((n, m) => n + m.size, 0);
+  return {
+    async load(study) {
+      stored.set(study, 0);
+      try {
+        const file = deserialize(await readFile(path(study))) as { version?: unknown; maps?: unknown };
+        const lists = file?.maps;
+        if (file?.version !== fullVersion() || !Array.isArray(lists) || lists.length !== maps().length) return;
+        maps().forEach((map, i) => {
+          for (const [key, value] of lists[i] as [string, unknown][]) if (!map.has(key)) map.set(key, value);
+        });
+        stored.set(
+          study,
+          (lists as unknown[][]).reduce((n, list) => n + list.length, 0),
+        );
+      } catch {
+        // Missing or unreadable: asked again.
+      }
+    },
+    async save(study) {
+      // Entries are only added, so after load equal sizes mean the file holds every answer.
+      if (stored.get(study) === size()) return;
+      await writeFileAtomic(path(study), serialize({ version: fullVersion(), maps: maps().map((m) => [...m]) }));
+      stored.set(study, size());
+    },
+  };
+}
