@@ -106,3 +106,14 @@ export const staleCodeSchema = z.object({
 });
 
 export type StaleCode = z.infer<typeof staleCodeSchema>;
+
+/** Records grouped by session id, in file order within each session. */
+export function recordsBySession(records: readonly CodeRecord[]): Map<string, CodeRecord[]> {
+  const out = new Map<string, CodeRecord[]>();
+  for (const record of records) {
+    const list = out.get(record.session);
+    if (list) list.push(record);
+    else out.set(record.session, [record]);
+  }
+  return out;
+}

@@ -31,7 +31,10 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   const config = context.config.compare;
   const selection = selectionOf(options.selection);
   const reader = selectedContext(context, selection);
-  const loaded = await loadCodedStudy(context.dir, options.codebook ?? "bales-ipa", options.coder, await reader.sessions(), reader);
+  // The whole study's join is kept per session between runs; a selection is joined afresh.
+  const loaded = await loadCodedStudy(context.dir, options.codebook ?? "bales-ipa", options.coder, await reader.sessions(), reader, {
+    incremental: !selection,
+  });
   if (selection && loaded.data.codedTurns === 0) {
     throw new CliError(`${loaded.coder} coded no turn of ${describeSelection(selection)} under codebook "${loaded.codebook.id}"; there is nothing to compare`);
   }

@@ -1,5 +1,7 @@
 import { loadCodedStudy, type LoadedCodes } from "../analysis/compare/load.js";
 import { buildStats, type StatsReport } from "../analysis/stats/report.js";
+import { sessionMetrics, type SessionMetrics } from "../analysis/stats/metrics.js";
+import { memoNote, openSessionMemo } from "../study/session-memo.js";
 import { writeStatsReport } from "../analysis/stats/output.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
@@ -38,9 +40,16 @@ export async function runStats(whole: StudyContext, options: StatsStageOptions, 
     );
     effects.warn(notes[0]);
   } else {
-    loaded = await loadCodedStudy(context.dir, codebook, options.coder, sessions, context);
+    loaded = await loadCodedStudy(context.dir, codebook, options.coder, sessions, context, { incremental: !selection });
   }
-  const result = buildStats(sessions, loaded && { data: loaded.data, codebook: loaded.codebook, coder: loaded.coder });
+  // Each session's metrics depend on its turns only: kept per session (.cache/memo/stats-metrics.v8),
+  // so adding a session measures that session; the summaries over sessions are always recomputed.
+  // A selection is measured afresh (saving its entries would drop the other sessions').
+  const memo = selection ? undefined : await openSessionMemo<SessionMetrics>(context.dir, "stats-metrics", {});
+  const measure = memo ? (s: (typeof sessions)[number]) => memo.get(s.id, s, () => sessionMetrics(s)) : sessionMetrics;
+  const result = buildStats(sessions, loaded && { data: loaded.data, codebook: loaded.codebook, coder: loaded.coder }, measure);
+  await memo?.save();
+  if (memo) effects.log(`stats: ${sessions.length} session(s)${memoNote(memo)}`);
   result.notes.push(...notes);
   if (selection) result.notes.unshift(`computed on part of the study: ${describeSelection(selection)} (${sessions.length} session(s))`);
   for (const v of loaded?.otherVersions ?? []) {

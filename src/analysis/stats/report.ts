@@ -77,9 +77,17 @@ export interface StatsReport extends StatsResult {
   provenance: Provenance;
 }
 
-/** Compute stats; pass `coded` (the join of sessions and one coder's codes) for the Bales and sequence parts. */
-export function buildStats(sessions: readonly Session[], coded?: { data: CodedTurns; codebook: NominalCodebook; coder: string }): StatsResult {
-  const metrics = sessions.map(sessionMetrics);
+/**
+ * Compute stats; pass `coded` (the join of sessions and one coder's codes) for the Bales and
+ * sequence parts. `measure` gives one session's metrics: sessionMetrics, or its result kept from
+ * an earlier run (src/stages/stats.ts memoises it per session).
+ */
+export function buildStats(
+  sessions: readonly Session[],
+  coded?: { data: CodedTurns; codebook: NominalCodebook; coder: string },
+  measure: (session: Session) => SessionMetrics = sessionMetrics,
+): StatsResult {
+  const metrics = sessions.map((s) => measure(s));
   const notes: string[] = [];
   const untimed = metrics.filter((m) => m.durationSeconds === null).length;
   if (untimed > 0) notes.push(`${untimed} of ${metrics.length} sessions have no usable turn times: their duration and per-minute rates are null`);
