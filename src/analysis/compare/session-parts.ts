@@ -117,6 +117,17 @@ export function joinParts(
   return { labels: labelList, unknownLabels, sessions: out, codedTurns: coded, uncodedTurns: uncoded, orphanRecords, orphanExamples };
 }
 
+const inputDigests = new WeakMap<CodedTurns, Map<string, string>>();
+
+/**
+ * The {@link joinInputsDigest} of each session's records in a join made by codedTurnsBySession
+ * (undefined for other joins), so that results computed from the join can be memoised per
+ * session under the same inputs without hashing the records again.
+ */
+export function joinInputsDigests(data: CodedTurns): ReadonlyMap<string, string> | undefined {
+  return inputDigests.get(data);
+}
+
 /**
  * {@link codedTurns} of a study, each session's part taken from `memo` when its turns and the
  * join inputs of its records are unchanged, computed (and stored) otherwise.
@@ -128,11 +139,16 @@ export function codedTurnsBySession(
   memo: Pick<SessionMemo<CodedSessionPart>, "get">,
 ): CodedTurns {
   const bySession = recordsBySession(records);
+  const digests = new Map<string, string>();
   const parts = sessions.map((session) => {
     const own = bySession.get(session.id) ?? [];
-    return memo.get(session.id, session, () => codedSessionPart(session, own, labels), joinInputsDigest(own));
+    const digest = joinInputsDigest(own);
+    digests.set(session.id, digest);
+    return memo.get(session.id, session, () => codedSessionPart(session, own, labels), digest);
   });
   const ids = new Set(sessions.map((s) => s.id));
   const stray = [...bySession].flatMap(([id, list]) => (ids.has(id) ? [] : list));
-  return joinParts(sessions, parts, labels, stray);
+  const data = joinParts(sessions, parts, labels, stray);
+  inputDigests.set(data, digests);
+  return data;
 }
