@@ -68,6 +68,7 @@ describe("compare and stats, per session", () => {
     );
     expect(existsSync(join(dir, ".cache", "memo", `coded-${encodeURIComponent(`bales-ipa-${CODER}`)}.v8`))).toBe(true);
     expect(existsSync(join(dir, ".cache", "memo", "stats-metrics.v8"))).toBe(true);
+    expect(existsSync(join(dir, ".cache", "memo", `compare-${encodeURIComponent(`bales-ipa-${CODER}`)}.v8`))).toBe(true);
     expect(existsSync(join(dir, ".cache", "memo", `stats-codes-${encodeURIComponent(`bales-ipa-${CODER}`)}.v8`))).toBe(true);
 
     // Nothing changed: everything is reused and the files are the same.

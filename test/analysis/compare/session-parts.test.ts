@@ -8,7 +8,8 @@ import { codedTurns } from "../../../src/analysis/shared/table.js";
 import { openSessionMemo } from "../../../src/study/session-memo.js";
 import type { CodeRecord } from "../../../src/coding/records.js";
 import type { Session } from "../../../src/transcript/schema.js";
-import { makeSession, recordsFor } from "./fixture.js";
+import { compareConditions } from "../../../src/analysis/compare/compare.js";
+import { makeSession, pairedStudy, recordsFor } from "./fixture.js";
 
 /**
  * Issue 11: the join of sessions and codes is kept per session and put back together; whatever
@@ -105,5 +106,20 @@ describe("codedTurnsBySession", () => {
     expect(joinInputsDigest(own.map((r, i) => (i === 0 ? { ...r, codes: ["agrees"] } : r)))).not.toBe(digest);
     expect(joinInputsDigest(own.map((r, i) => (i === 0 ? { ...r, turn: "t0002" } : r)))).not.toBe(digest);
     expect(joinInputsDigest([...own].reverse())).not.toBe(digest);
+  });
+
+  it("compare from per-session counts read back through the serializer equals compare computed at once", () => {
+    const { sessions, records } = pairedStudy();
+    const data = codedTurns(sessions, [...records, { ...records[0], codes: ["jokes"] }], LABELS);
+    for (const options of [
+      {},
+      { collapse: { talk: ["gives-opinion", "agrees"] } },
+      { drop: ["agrees"], unit: "session" as const, design: "between" as const },
+    ]) {
+      const fresh = compareConditions(data, { control: "control", ...options });
+      const reused = compareConditions(data, { control: "control", ...options }, (_cs, compute) => deserialize(serialize(compute())));
+      expect(reused).toStrictEqual(fresh);
+      expect(fresh.acts.counted).toBeGreaterThan(0);
+    }
   });
 });
