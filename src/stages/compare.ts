@@ -1,4 +1,7 @@
-import { compareConditions, type CompareOptions, type CompareReport } from "../analysis/compare/compare.js";
+import { compareConditions, type CompareOptions, type CompareReport, type CompareSessionPart } from "../analysis/compare/compare.js";
+import { joinInputsDigests } from "../analysis/compare/session-parts.js";
+import type { CodedSession } from "../analysis/shared/table.js";
+import { openSessionMemo } from "../study/session-memo.js";
 import { loadCodedStudy } from "../analysis/compare/load.js";
 import { writeCompareReport } from "../analysis/compare/output.js";
 import { CliError } from "../util/errors.js";
@@ -31,32 +34,57 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   const config = context.config.compare;
   const selection = selectionOf(options.selection);
   const reader = selectedContext(context, selection);
-  const loaded = await loadCodedStudy(context.dir, options.codebook ?? "bales-ipa", options.coder, await reader.sessions(), reader);
+  // The whole study's join is kept per session between runs; a selection is joined afresh.
+  const loaded = await loadCodedStudy(context.dir, options.codebook ?? "bales-ipa", options.coder, await reader.sessions(), reader, {
+    incremental: !selection,
+  });
   if (selection && loaded.data.codedTurns === 0) {
     throw new CliError(`${loaded.coder} coded no turn of ${describeSelection(selection)} under codebook "${loaded.codebook.id}"; there is nothing to compare`);
   }
   // Named in messages, so a researcher knows which setting to fix.
   const src = (flag: string, field: string, given: unknown) => (given !== undefined ? flag : `colloquy.json compare.${field}`);
   const design = resolveDesign(await context.sessions(), { flag: options.design, config: config.design });
-  const result = compareConditions(loaded.data, {
-    control: options.control ?? config.control,
-    collapse: options.collapse ?? config.collapse,
-    drop: options.drop ?? config.drop,
-    conditionGroups: options.conditionGroups ?? config.conditionGroups,
-    normaliseByRuns: options.normaliseByRuns ?? config.normaliseByRuns,
-    design: design.design,
-    designOrigin: design,
-    unit: options.unit ?? config.unit,
-    measure: options.measure,
-    pairBy: options.pairBy,
-    holm: options.holm ?? config.holm,
-    where: {
-      collapse: src("--collapse", "collapse", options.collapse),
-      drop: src("--drop", "drop", options.drop),
-      groups: src("--group", "conditionGroups", options.conditionGroups),
-      control: src("--control", "control", options.control),
+  const collapse = options.collapse ?? config.collapse;
+  const drop = options.drop ?? config.drop;
+  // What each session contributes (its members' counts per code) depends on its turns, its records'
+  // codes (the digests the join took) and the code mapping: kept per session, the tables and tests
+  // are recombined from all sessions' parts.
+  const digests = joinInputsDigests(loaded.data);
+  const memo = digests
+    ? await openSessionMemo<CompareSessionPart>(context.dir, `compare-${encodeURIComponent(`${loaded.codebook.id}-${loaded.coder}`)}`, {
+        labels: loaded.data.labels,
+        collapse: collapse ?? {},
+        drop: drop ?? [],
+      })
+    : undefined;
+  const part =
+    memo && digests
+      ? (cs: CodedSession, compute: () => CompareSessionPart) => memo.get(cs.session.id, cs.session, compute, digests.get(cs.session.id))
+      : undefined;
+  const result = compareConditions(
+    loaded.data,
+    {
+      control: options.control ?? config.control,
+      collapse,
+      drop,
+      conditionGroups: options.conditionGroups ?? config.conditionGroups,
+      normaliseByRuns: options.normaliseByRuns ?? config.normaliseByRuns,
+      design: design.design,
+      designOrigin: design,
+      unit: options.unit ?? config.unit,
+      measure: options.measure,
+      pairBy: options.pairBy,
+      holm: options.holm ?? config.holm,
+      where: {
+        collapse: src("--collapse", "collapse", options.collapse),
+        drop: src("--drop", "drop", options.drop),
+        groups: src("--group", "conditionGroups", options.conditionGroups),
+        control: src("--control", "control", options.control),
+      },
     },
-  });
+    part,
+  );
+  await memo?.save();
   for (const v of loaded.otherVersions) {
     result.notes.push(
       `${v.records} code records were made with codebook version ${v.version}, not ${loaded.codebook.version}; recode them if definitions changed`,

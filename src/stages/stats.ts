@@ -1,5 +1,9 @@
 import { loadCodedStudy, type LoadedCodes } from "../analysis/compare/load.js";
-import { buildStats, type StatsReport } from "../analysis/stats/report.js";
+import { buildStats, type StatsCodesPart, type StatsReport } from "../analysis/stats/report.js";
+import { joinInputsDigests } from "../analysis/compare/session-parts.js";
+import { sessionMetrics, type SessionMetrics } from "../analysis/stats/metrics.js";
+import { memoNote, openSessionMemo } from "../study/session-memo.js";
+import type { CodedSession } from "../analysis/shared/table.js";
 import { writeStatsReport } from "../analysis/stats/output.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
@@ -38,9 +42,31 @@ export async function runStats(whole: StudyContext, options: StatsStageOptions, 
     );
     effects.warn(notes[0]);
   } else {
-    loaded = await loadCodedStudy(context.dir, codebook, options.coder, sessions, context);
+    loaded = await loadCodedStudy(context.dir, codebook, options.coder, sessions, context, { incremental: !selection });
   }
-  const result = buildStats(sessions, loaded && { data: loaded.data, codebook: loaded.codebook, coder: loaded.coder });
+  // Each session's metrics depend on its turns only: kept per session (.cache/memo/stats-metrics.v8),
+  // so adding a session measures that session; the summaries over sessions are always recomputed.
+  // A selection is measured afresh (saving its entries would drop the other sessions').
+  const memo = selection ? undefined : await openSessionMemo<SessionMetrics>(context.dir, "stats-metrics", {});
+  const measure = memo ? (s: (typeof sessions)[number]) => memo.get(s.id, s, () => sessionMetrics(s)) : sessionMetrics;
+  // Each session's Bales and sequence counts depend on its turns and its records' codes (the
+  // digests the join took) under the study's labels: kept per session too.
+  const digests = loaded && joinInputsDigests(loaded.data);
+  const codesMemo =
+    loaded && digests
+      ? await openSessionMemo<StatsCodesPart>(context.dir, `stats-codes-${encodeURIComponent(`${loaded.codebook.id}-${loaded.coder}`)}`, {
+          labels: loaded.data.labels,
+          codebook: loaded.codebook,
+        })
+      : undefined;
+  const part =
+    codesMemo && digests
+      ? (cs: CodedSession, compute: () => StatsCodesPart) => codesMemo.get(cs.session.id, cs.session, compute, digests.get(cs.session.id))
+      : undefined;
+  const result = buildStats(sessions, loaded && { data: loaded.data, codebook: loaded.codebook, coder: loaded.coder, part }, measure);
+  await memo?.save();
+  await codesMemo?.save();
+  if (memo) effects.log(`stats: ${sessions.length} session(s)${memoNote(memo)}`);
   result.notes.push(...notes);
   if (selection) result.notes.unshift(`computed on part of the study: ${describeSelection(selection)} (${sessions.length} session(s))`);
   for (const v of loaded?.otherVersions ?? []) {

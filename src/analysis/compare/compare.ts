@@ -1,7 +1,7 @@
 import type { Provenance } from "../../util/provenance.js";
 import { CliError } from "../../util/errors.js";
-import type { CodedTurns } from "../shared/table.js";
-import { mapCodes, mapConditions } from "./mapping.js";
+import type { CodedSession, CodedTurns } from "../shared/table.js";
+import { mapCodes, mapConditions, type CodeMapping } from "./mapping.js";
 import { runTests, type Comparison, type TestResult } from "./tests.js";
 import { describeDesign } from "../shared/design.js";
 
@@ -129,8 +129,12 @@ const ZERO_CONTROL_NOTE = "control count is 0, so the percentage difference is u
 export type CompareFrequencies = Omit<CompareResult, "comparisons" | "tests">;
 
 /** Compare code frequencies across conditions. Throws CliError for unknown codes, conditions or control. */
-export function compareConditions(data: CodedTurns, options: CompareOptions = {}): CompareResult {
-  const f = compareFrequencies(data, options);
+export function compareConditions(
+  data: CodedTurns,
+  options: CompareOptions = {},
+  part?: (cs: CodedSession, compute: () => CompareSessionPart) => CompareSessionPart,
+): CompareResult {
+  const f = compareFrequencies(data, options, part);
   const { comparisons, tests } = runTests({
     labels: f.labels,
     conditions: f.conditions.map((c) => c.name),
@@ -183,11 +187,46 @@ function checkPairable(comparisons: readonly Comparison[], design: { source: str
 }
 
 /**
+ * What one session contributes to {@link compareFrequencies}: the acts of each of its members per
+ * reported code (after collapse and drop), from which every frequency table and unit row is summed.
+ */
+export interface CompareSessionPart {
+  /** counts[member * L + code]: members in CodedSession.members order, codes in the mapping's label order. */
+  counts: Float64Array;
+  counted: number;
+  dropped: number;
+}
+
+/** One session's {@link CompareSessionPart} under a code mapping. */
+export function compareSessionPart(cs: CodedSession, codes: CodeMapping): CompareSessionPart {
+  const L = codes.labels.length;
+  const counts = new Float64Array(cs.members.length * L);
+  let counted = 0;
+  let dropped = 0;
+  for (let t = 0; t < cs.speakers.length; t++) {
+    const row = cs.speakers[t] * L;
+    for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) {
+      const m = codes.map[cs.codes[k]];
+      if (m < 0) dropped++;
+      else {
+        counted++;
+        counts[row + m]++;
+      }
+    }
+  }
+  return { counts, counted, dropped };
+}
+
+/**
  * The counting half of {@link compareConditions}: frequencies, differences from the control and
  * the per-unit rows, without the tests (the dashboard shows these for every coder; the tests come
  * from the `colloquy compare` file). Same errors as compareConditions.
  */
-export function compareFrequencies(data: CodedTurns, options: CompareOptions = {}): CompareFrequencies {
+export function compareFrequencies(
+  data: CodedTurns,
+  options: CompareOptions = {},
+  part: (cs: CodedSession, compute: () => CompareSessionPart) => CompareSessionPart = (_cs, compute) => compute(),
+): CompareFrequencies {
   const where = options.where ?? { collapse: "compare.collapse", drop: "compare.drop", groups: "compare.conditionGroups", control: "compare.control" };
   const resolved: CompareResult["options"] = {
     control: options.control ?? null,
@@ -248,25 +287,22 @@ export function compareFrequencies(data: CodedTurns, options: CompareOptions = {
       row.sessions.add(cs.session.id);
       return row.counts;
     });
-    const n = cs.speakers.length;
-    for (let t = 0; t < n; t++) {
-      const s = cs.speakers[t];
+    const own = part(cs, () => compareSessionPart(cs, codes));
+    counted += own.counted;
+    dropped += own.dropped;
+    cs.members.forEach((_, s) => {
       const list = memberAccs[s];
       const unit = unitCounts[s];
-      for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) {
-        const m = codes.map[cs.codes[k]];
-        if (m < 0) {
-          dropped++;
-          continue;
-        }
-        counted++;
-        list[0].counts[m]++;
-        list[1].counts[m]++;
-        list[2].counts[m]++;
-        list[3].counts[m]++;
-        if (unit) unit[m]++;
+      for (let m = 0; m < L; m++) {
+        const n = own.counts[s * L + m];
+        if (n === 0) continue;
+        list[0].counts[m] += n;
+        list[1].counts[m] += n;
+        list[2].counts[m] += n;
+        list[3].counts[m] += n;
+        if (unit) unit[m] += n;
       }
-    }
+    });
   }
 
   const row = (key: string, a: Acc, extra: { condition?: string; role?: string } = {}): FrequencyRow => {

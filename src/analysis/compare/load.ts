@@ -1,10 +1,13 @@
 import { loadCodebook } from "../../coding/codebook/load.js";
 import type { NominalCodebook } from "../../coding/codebook/schema.js";
 import { listCoders } from "../../coding/store.js";
+import type { CodeRecord } from "../../coding/records.js";
 import { diskReader, type StudyReader } from "../../study/reader.js";
+import { openSessionMemo } from "../../study/session-memo.js";
 import type { Session } from "../../transcript/schema.js";
 import { CliError } from "../../util/errors.js";
 import { codedTurns, type CodedTurns } from "../shared/table.js";
+import { codedTurnsBySession, type CodedSessionPart } from "./session-parts.js";
 
 /** A study's sessions joined with one coder's codes of one nominal codebook (what compare and stats read). */
 export interface LoadedCodes {
@@ -33,13 +36,19 @@ export function chooseCoder(available: readonly string[], wanted: string | undef
   return available[0];
 }
 
-/** Load sessions, a nominal codebook and one coder's codes, joined. */
+/**
+ * Load sessions, a nominal codebook and one coder's codes, joined. With `incremental` (the whole
+ * study, not a selection of it) each session's part of the join is kept in
+ * `.cache/memo/coded-<codebook>-<coder>.v8` and only new or changed sessions are joined anew; the
+ * join is also shared within the process, so compare and stats of one run make it once.
+ */
 export async function loadCodedStudy(
   study: string,
   codebookRef: string,
   coder?: string,
   sessions?: Session[],
   reader: StudyReader = diskReader(study),
+  options: { incremental?: boolean } = {},
 ): Promise<LoadedCodes> {
   const codebook = await loadCodebook(codebookRef, study);
   if (codebook.kind !== "nominal") {
@@ -51,15 +60,26 @@ export async function loadCodedStudy(
   const loaded = sessions ?? (await reader.sessions());
   const versions = new Map<string, number>();
   for (const r of records) if (r.codebookVersion !== codebook.version) versions.set(r.codebookVersion, (versions.get(r.codebookVersion) ?? 0) + 1);
+  const labels = codebook.categories.map((c) => c.id);
   return {
     sessions: loaded,
     codebook,
     coder: chosen,
-    data: codedTurns(
-      loaded,
-      records,
-      codebook.categories.map((c) => c.id),
-    ),
+    data: options.incremental ? await joinIncrementally(study, `${codebook.id}-${chosen}`, loaded, records, labels) : codedTurns(loaded, records, labels),
     otherVersions: [...versions].map(([version, n]) => ({ version, records: n })),
   };
+}
+
+/** Joins made in this process, by the records they joined (a study context loads each coder's records once). */
+const joined = new WeakMap<readonly CodeRecord[], { sessions: readonly Session[]; labels: string; data: CodedTurns }>();
+
+async function joinIncrementally(study: string, name: string, sessions: Session[], records: CodeRecord[], labels: string[]): Promise<CodedTurns> {
+  const key = JSON.stringify(labels);
+  const earlier = joined.get(records);
+  if (earlier && earlier.sessions === sessions && earlier.labels === key) return earlier.data;
+  const memo = await openSessionMemo<CodedSessionPart>(study, `coded-${encodeURIComponent(name)}`, { labels });
+  const data = codedTurnsBySession(sessions, records, labels, memo);
+  await memo.save();
+  joined.set(records, { sessions, labels: key, data });
+  return data;
 }

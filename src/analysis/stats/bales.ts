@@ -1,7 +1,7 @@
 import type { NominalCodebook } from "../../coding/codebook/schema.js";
 import type { Participant } from "../../transcript/schema.js";
 import { speakerName } from "./participation.js";
-import { UNCODED, type CodedTurns } from "../shared/table.js";
+import { UNCODED, type CodedSession, type CodedTurns } from "../shared/table.js";
 import { thirdOf } from "../shared/measures.js";
 
 /**
@@ -132,37 +132,59 @@ export interface BalesProfiles {
   overall: InteractionProfile;
 }
 
-/** Interaction profiles of every member, role, condition and the whole study (counts all codes of each turn). */
-export function balesProfiles(data: CodedTurns, frame: ProfileFrame): BalesProfiles {
+/**
+ * What one session contributes to {@link balesProfiles}: the profiles of its members, and every
+ * member's counts by role (system members included) for the pooled profiles.
+ */
+export interface SessionProfiles {
+  members: MemberProfile[];
+  /** Per member of the session (CodedSession.members order): role and counts indexed like the labels. */
+  counts: { role: string; counts: Float64Array }[];
+}
+
+/** One session's member profiles and counts (every code of each turn). */
+export function sessionProfiles(cs: CodedSession, frame: ProfileFrame): SessionProfiles {
+  const L = frame.labels.length;
+  const perMember = cs.members.map(() => new Float64Array(L));
+  const n = cs.speakers.length;
+  for (let t = 0; t < n; t++) {
+    const row = perMember[cs.speakers[t]];
+    for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) row[cs.codes[k]]++;
+  }
+  const members: MemberProfile[] = [];
+  const counts = cs.members.map((p, m) => {
+    const role = p.role ?? p.kind;
+    const own = perMember[m];
+    if (!(p.kind === "system" && own.every((c) => c === 0)))
+      members.push({ session: cs.session.id, condition: cs.condition, participant: p.id, name: p.name, role, profile: profileOf(own, frame) });
+    return { role, counts: own };
+  });
+  return { members, counts };
+}
+
+/** Pool sessions' profiles (parts[i] of a session of `conditions[i]`) by role, condition and the whole study. */
+export function combineProfiles(conditions: readonly string[], parts: readonly SessionProfiles[], frame: ProfileFrame): BalesProfiles {
   const L = frame.labels.length;
   const members: MemberProfile[] = [];
   const roleCounts = new Map<string, { condition: string; role: string; counts: Float64Array }>();
   const conditionCounts = new Map<string, Float64Array>();
   const overall = new Float64Array(L);
-  for (const cs of data.sessions) {
-    const perMember = cs.members.map(() => new Float64Array(L));
-    const n = cs.speakers.length;
-    for (let t = 0; t < n; t++) {
-      const row = perMember[cs.speakers[t]];
-      for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) row[cs.codes[k]]++;
-    }
-    let cond = conditionCounts.get(cs.condition);
-    if (!cond) conditionCounts.set(cs.condition, (cond = new Float64Array(L)));
-    cs.members.forEach((p, m) => {
-      const role = p.role ?? p.kind;
-      const key = `${cs.condition}\u0000${role}`;
+  parts.forEach((part, s) => {
+    const condition = conditions[s];
+    let cond = conditionCounts.get(condition);
+    if (!cond) conditionCounts.set(condition, (cond = new Float64Array(L)));
+    for (const { role, counts } of part.counts) {
+      const key = `${condition}\u0000${role}`;
       let r = roleCounts.get(key);
-      if (!r) roleCounts.set(key, (r = { condition: cs.condition, role, counts: new Float64Array(L) }));
-      const counts = perMember[m];
+      if (!r) roleCounts.set(key, (r = { condition, role, counts: new Float64Array(L) }));
       for (let i = 0; i < L; i++) {
         r.counts[i] += counts[i];
-        cond![i] += counts[i];
+        cond[i] += counts[i];
         overall[i] += counts[i];
       }
-      if (p.kind === "system" && counts.every((c) => c === 0)) return;
-      members.push({ session: cs.session.id, condition: cs.condition, participant: p.id, name: p.name, role, profile: profileOf(counts, frame) });
-    });
-  }
+    }
+    members.push(...part.members);
+  });
   return {
     members,
     roles: [...roleCounts.values()]
@@ -171,6 +193,15 @@ export function balesProfiles(data: CodedTurns, frame: ProfileFrame): BalesProfi
     conditions: [...conditionCounts].sort(([a], [b]) => a.localeCompare(b)).map(([condition, counts]) => ({ condition, profile: profileOf(counts, frame) })),
     overall: profileOf(overall, frame),
   };
+}
+
+/** Interaction profiles of every member, role, condition and the whole study (counts all codes of each turn). */
+export function balesProfiles(data: CodedTurns, frame: ProfileFrame): BalesProfiles {
+  return combineProfiles(
+    data.sessions.map((cs) => cs.condition),
+    data.sessions.map((cs) => sessionProfiles(cs, frame)),
+    frame,
+  );
 }
 
 /** One speaker's profile pooled over every session they took part in. */
@@ -254,56 +285,82 @@ const PHASE_FIRST = ["orientation", "evaluation", "control"];
  * floor(3k/n)) and give each group's share of the acts in each third.
  */
 export function phaseMovement(data: CodedTurns, frame: ProfileFrame): PhaseMovement {
-  const groups = [...frame.groups.keys()].sort((a, b) => rank(a) - rank(b));
+  return combinePhases(
+    data.sessions.map((cs) => cs.condition),
+    data.sessions.map((cs) => sessionPhases(cs, frame)),
+    frame,
+  );
+}
+
+/** What one session contributes to {@link phaseMovement}: its thirds, and their counts to pool. */
+export interface SessionPhases {
+  session: { session: string; condition: string; thirds: PhaseThird[] };
+  /** Per third: acts, then the acts of each group (phaseGroups order), then of each label. */
+  counts: Float64Array;
+}
+
+/** Groups reported by phase movement, in order: orientation, evaluation, control, then the rest. */
+function phaseGroups(frame: ProfileFrame): string[] {
+  return [...frame.groups.keys()].sort((a, b) => rank(a) - rank(b));
+}
+
+function renderThirds(counts: Float64Array, groups: readonly string[], frame: ProfileFrame): PhaseThird[] {
+  const G = groups.length;
+  const width = 1 + G + frame.labels.length;
+  return [0, 1, 2].map((j) => {
+    const at = j * width;
+    const acts = counts[at];
+    const byGroup: Record<string, number> = {};
+    const shares: Record<string, number | null> = {};
+    groups.forEach((g, gi) => {
+      byGroup[g] = counts[at + 1 + gi];
+      shares[g] = acts > 0 ? counts[at + 1 + gi] / acts : null;
+    });
+    const categories: Record<string, number> = {};
+    frame.labels.forEach((label, i) => {
+      if (i !== frame.fallback) categories[label] = counts[at + 1 + G + i];
+    });
+    return { acts, counts: byGroup, categories, shares };
+  });
+}
+
+/** One session's acts (fallback excluded) split into thirds by position, counted per group and category. */
+export function sessionPhases(cs: CodedSession, frame: ProfileFrame): SessionPhases {
+  const groups = phaseGroups(frame);
   const groupOf: number[][] = frame.labels.map(() => []);
   groups.forEach((g, gi) => frame.groups.get(g)!.forEach((i) => groupOf[i].push(gi)));
   const G = groups.length;
-  const L = frame.labels.length;
-  const blank = () => [0, 1, 2].map(() => ({ acts: 0, counts: new Float64Array(G), categories: new Float64Array(L) }));
-  type Acc = ReturnType<typeof blank>;
-  const add = (into: Acc, from: Acc) =>
-    from.forEach((t, j) => {
-      into[j].acts += t.acts;
-      for (let g = 0; g < G; g++) into[j].counts[g] += t.counts[g];
-      for (let i = 0; i < L; i++) into[j].categories[i] += t.categories[i];
-    });
-  const render = (acc: Acc): PhaseThird[] =>
-    acc.map((t) => {
-      const counts: Record<string, number> = {};
-      const shares: Record<string, number | null> = {};
-      groups.forEach((g, gi) => {
-        counts[g] = t.counts[gi];
-        shares[g] = t.acts > 0 ? t.counts[gi] / t.acts : null;
-      });
-      const categories: Record<string, number> = {};
-      frame.labels.forEach((label, i) => {
-        if (i !== frame.fallback) categories[label] = t.categories[i];
-      });
-      return { acts: t.acts, counts, categories, shares };
-    });
-  const sessions: PhaseMovement["sessions"] = [];
-  const byCondition = new Map<string, Acc>();
-  const overall = blank();
-  for (const cs of data.sessions) {
-    const acts = actSequence(cs.primary, frame.fallback);
-    const acc = blank();
-    for (let k = 0; k < acts.length; k++) {
-      const third = acc[thirdOf(k, acts.length)];
-      third.acts++;
-      third.categories[acts[k]]++;
-      for (const g of groupOf[acts[k]]) third.counts[g]++;
-    }
-    sessions.push({ session: cs.session.id, condition: cs.condition, thirds: render(acc) });
-    let c = byCondition.get(cs.condition);
-    if (!c) byCondition.set(cs.condition, (c = blank()));
-    add(c, acc);
-    add(overall, acc);
+  const width = 1 + G + frame.labels.length;
+  const counts = new Float64Array(3 * width);
+  const acts = actSequence(cs.primary, frame.fallback);
+  for (let k = 0; k < acts.length; k++) {
+    const at = thirdOf(k, acts.length) * width;
+    counts[at]++;
+    counts[at + 1 + G + acts[k]]++;
+    for (const g of groupOf[acts[k]]) counts[at + 1 + g]++;
   }
+  return { session: { session: cs.session.id, condition: cs.condition, thirds: renderThirds(counts, groups, frame) }, counts };
+}
+
+/** Pool sessions' thirds (parts[i] of a session of `conditions[i]`) per condition and over the study. */
+export function combinePhases(conditions: readonly string[], parts: readonly SessionPhases[], frame: ProfileFrame): PhaseMovement {
+  const groups = phaseGroups(frame);
+  const size = 3 * (1 + groups.length + frame.labels.length);
+  const byCondition = new Map<string, Float64Array>();
+  const overall = new Float64Array(size);
+  parts.forEach((part, s) => {
+    let c = byCondition.get(conditions[s]);
+    if (!c) byCondition.set(conditions[s], (c = new Float64Array(size)));
+    for (let i = 0; i < size; i++) {
+      c[i] += part.counts[i];
+      overall[i] += part.counts[i];
+    }
+  });
   return {
     groups,
-    sessions,
-    conditions: [...byCondition].sort(([a], [b]) => a.localeCompare(b)).map(([condition, acc]) => ({ condition, thirds: render(acc) })),
-    overall: render(overall),
+    sessions: parts.map((p) => p.session),
+    conditions: [...byCondition].sort(([a], [b]) => a.localeCompare(b)).map(([condition, acc]) => ({ condition, thirds: renderThirds(acc, groups, frame) })),
+    overall: renderThirds(overall, groups, frame),
   };
 }
 
@@ -323,26 +380,46 @@ export interface TransitionMatrix {
 
 /** Transition matrices pooled over the whole study and per condition. Includes the fallback code. */
 export function transitions(data: CodedTurns): { overall: TransitionMatrix; conditions: { condition: string; matrix: TransitionMatrix }[] } {
-  const L = data.labels.length;
-  const overall = new Float64Array(L * L);
-  const byCondition = new Map<string, Float64Array>();
-  for (const cs of data.sessions) {
-    let m = byCondition.get(cs.condition);
-    if (!m) byCondition.set(cs.condition, (m = new Float64Array(L * L)));
-    let prev = UNCODED;
-    for (let t = 0; t < cs.primary.length; t++) {
-      const code = cs.primary[t];
-      if (code === UNCODED) continue;
-      if (prev !== UNCODED) {
-        m[prev * L + code]++;
-        overall[prev * L + code]++;
-      }
-      prev = code;
-    }
+  return combineTransitions(
+    data.sessions.map((cs) => cs.condition),
+    data.sessions.map((cs) => sessionTransitions(cs, data.labels.length)),
+    data.labels,
+  );
+}
+
+/** One session's transitions between consecutive coded turns' first codes: counts[from * L + to]. */
+export function sessionTransitions(cs: CodedSession, L: number): Float64Array {
+  const m = new Float64Array(L * L);
+  let prev = UNCODED;
+  for (let t = 0; t < cs.primary.length; t++) {
+    const code = cs.primary[t];
+    if (code === UNCODED) continue;
+    if (prev !== UNCODED) m[prev * L + code]++;
+    prev = code;
   }
+  return m;
+}
+
+/** Pool sessions' transitions (parts[i] of a session of `conditions[i]`) per condition and over the study. */
+export function combineTransitions(
+  conditions: readonly string[],
+  parts: readonly Float64Array[],
+  labels: readonly string[],
+): { overall: TransitionMatrix; conditions: { condition: string; matrix: TransitionMatrix }[] } {
+  const size = labels.length * labels.length;
+  const overall = new Float64Array(size);
+  const byCondition = new Map<string, Float64Array>();
+  parts.forEach((part, s) => {
+    let m = byCondition.get(conditions[s]);
+    if (!m) byCondition.set(conditions[s], (m = new Float64Array(size)));
+    for (let i = 0; i < size; i++) {
+      m[i] += part[i];
+      overall[i] += part[i];
+    }
+  });
   return {
-    overall: matrixOf(overall, data.labels),
-    conditions: [...byCondition].sort(([a], [b]) => a.localeCompare(b)).map(([condition, flat]) => ({ condition, matrix: matrixOf(flat, data.labels) })),
+    overall: matrixOf(overall, labels),
+    conditions: [...byCondition].sort(([a], [b]) => a.localeCompare(b)).map(([condition, flat]) => ({ condition, matrix: matrixOf(flat, labels) })),
   };
 }
 

@@ -11,9 +11,23 @@ import {
   type RoleSummary,
   type SessionMetrics,
 } from "./metrics.js";
-import { balesProfiles, phaseMovement, profileFrame, transitions, type BalesProfiles, type PhaseMovement, type TransitionMatrix } from "./bales.js";
-import { codeSequences, segmentDistributions, type SegmentDistributions, type SessionSequence } from "./sequences.js";
-import type { CodedTurns } from "../shared/table.js";
+import {
+  combinePhases,
+  combineProfiles,
+  combineTransitions,
+  profileFrame,
+  sessionPhases,
+  sessionProfiles,
+  sessionTransitions,
+  type BalesProfiles,
+  type PhaseMovement,
+  type ProfileFrame,
+  type SessionPhases,
+  type SessionProfiles,
+  type TransitionMatrix,
+} from "./bales.js";
+import { combineSegments, sessionSegments, sessionSequence, type SegmentDistributions, type SessionSegments, type SessionSequence } from "./sequences.js";
+import type { CodedSession, CodedTurns } from "../shared/table.js";
 
 /**
  * `colloquy stats`: session metrics and participation for every session, and, when a nominal
@@ -77,9 +91,47 @@ export interface StatsReport extends StatsResult {
   provenance: Provenance;
 }
 
-/** Compute stats; pass `coded` (the join of sessions and one coder's codes) for the Bales and sequence parts. */
-export function buildStats(sessions: readonly Session[], coded?: { data: CodedTurns; codebook: NominalCodebook; coder: string }): StatsResult {
-  const metrics = sessions.map(sessionMetrics);
+/**
+ * What one session contributes to the Bales and sequence parts of stats.json (the study-level
+ * profiles, phases, transitions and segments are sums of these). Label indices are those of the
+ * study's join, so a part holds only under the same labels.
+ */
+export interface StatsCodesPart {
+  profiles: SessionProfiles;
+  phases: SessionPhases | null;
+  transitions: Float64Array;
+  sequence: SessionSequence;
+  segments: SessionSegments;
+}
+
+/** One session's {@link StatsCodesPart}. */
+export function statsCodesPart(cs: CodedSession, frame: ProfileFrame): StatsCodesPart {
+  return {
+    profiles: sessionProfiles(cs, frame),
+    phases: frame.groups.size > 0 ? sessionPhases(cs, frame) : null,
+    transitions: sessionTransitions(cs, frame.labels.length),
+    sequence: sessionSequence(cs),
+    segments: sessionSegments(cs, frame.labels),
+  };
+}
+
+/**
+ * Compute stats; pass `coded` (the join of sessions and one coder's codes) for the Bales and
+ * sequence parts. `measure` gives one session's metrics and `coded.part` one session's
+ * StatsCodesPart: computed, or the result kept from an earlier run (src/stages/stats.ts memoises
+ * both per session); the study-level figures are always recombined from all sessions' parts.
+ */
+export function buildStats(
+  sessions: readonly Session[],
+  coded?: {
+    data: CodedTurns;
+    codebook: NominalCodebook;
+    coder: string;
+    part?: (cs: CodedSession, compute: () => StatsCodesPart) => StatsCodesPart;
+  },
+  measure: (session: Session) => SessionMetrics = sessionMetrics,
+): StatsResult {
+  const metrics = sessions.map((s) => measure(s));
   const notes: string[] = [];
   const untimed = metrics.filter((m) => m.durationSeconds === null).length;
   if (untimed > 0) notes.push(`${untimed} of ${metrics.length} sessions have no usable turn times: their duration and per-minute rates are null`);
@@ -94,17 +146,39 @@ export function buildStats(sessions: readonly Session[], coded?: { data: CodedTu
       notes.push(
         `${data.orphanRecords} code records name a session or turn the study does not have and were not counted (e.g. ${data.orphanExamples.join(", ")})`,
       );
+    const part = coded.part ?? ((_cs, compute) => compute());
+    const parts = data.sessions.map((cs) => part(cs, () => statsCodesPart(cs, frame)));
+    const conditions = data.sessions.map((cs) => cs.condition);
     codes = {
       codebook: { id: codebook.id, version: codebook.version },
       coder,
       labels: data.labels,
       codedTurns: data.codedTurns,
       uncodedTurns: data.uncodedTurns,
-      profiles: balesProfiles(data, frame),
-      phases: frame.groups.size > 0 ? phaseMovement(data, frame) : null,
-      transitions: transitions(data),
-      sequences: codeSequences(data),
-      segments: segmentDistributions(data),
+      profiles: combineProfiles(
+        conditions,
+        parts.map((p) => p.profiles),
+        frame,
+      ),
+      phases:
+        frame.groups.size > 0
+          ? combinePhases(
+              conditions,
+              parts.map((p) => p.phases!),
+              frame,
+            )
+          : null,
+      transitions: combineTransitions(
+        conditions,
+        parts.map((p) => p.transitions),
+        data.labels,
+      ),
+      sequences: parts.map((p) => p.sequence),
+      segments: combineSegments(
+        conditions,
+        parts.map((p) => p.segments),
+        data.labels,
+      ),
     };
   }
   return {

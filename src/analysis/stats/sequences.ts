@@ -1,4 +1,4 @@
-import type { CodedTurns } from "../shared/table.js";
+import type { CodedSession, CodedTurns } from "../shared/table.js";
 import { actSequence } from "./bales.js";
 import { THIRDS, thirdOf } from "../shared/measures.js";
 
@@ -47,53 +47,79 @@ const NAMES = THIRDS;
 
 /** The code sequence of every session (label indices into `data.labels`). */
 export function codeSequences(data: CodedTurns): SessionSequence[] {
-  return data.sessions.map((cs) => ({
+  return data.sessions.map(sessionSequence);
+}
+
+/** One session's code sequence. */
+export function sessionSequence(cs: CodedSession): SessionSequence {
+  return {
     session: cs.session.id,
     condition: cs.condition,
     participants: cs.members.map((m) => m.id),
     speakers: Array.from(cs.speakers),
     codes: Array.from(cs.primary),
-  }));
+  };
+}
+
+/** What one session contributes to {@link segmentDistributions}: its thirds, and their counts to pool. */
+export interface SessionSegments {
+  session: SegmentDistributions["sessions"][number];
+  /** Per third, the count of each label (third j, label i at j * L + i). */
+  counts: Float64Array;
+}
+
+function renderSegments(counts: Float64Array, labels: readonly string[]): Segment[] {
+  const L = labels.length;
+  return NAMES.map((name, j) => {
+    let turns = 0;
+    for (let i = 0; i < L; i++) turns += counts[j * L + i];
+    const c: Record<string, number> = {};
+    const p: Record<string, number | null> = {};
+    labels.forEach((label, i) => {
+      c[label] = counts[j * L + i];
+      p[label] = turns > 0 ? counts[j * L + i] / turns : null;
+    });
+    return { name, turns, counts: c, proportions: p };
+  });
+}
+
+/** One session's first codes (coded turns only) split into thirds by position. */
+export function sessionSegments(cs: CodedSession, labels: readonly string[]): SessionSegments {
+  const L = labels.length;
+  const counts = new Float64Array(3 * L);
+  const acts = actSequence(cs.primary);
+  for (let k = 0; k < acts.length; k++) counts[thirdOf(k, acts.length) * L + acts[k]]++;
+  return { session: { session: cs.session.id, condition: cs.condition, segments: renderSegments(counts, labels) }, counts };
+}
+
+/** Pool sessions' segments (parts[i] of a session of `conditions[i]`) per condition and over the study. */
+export function combineSegments(conditions: readonly string[], parts: readonly SessionSegments[], labels: readonly string[]): SegmentDistributions {
+  const size = 3 * labels.length;
+  const byCondition = new Map<string, Float64Array>();
+  const overall = new Float64Array(size);
+  parts.forEach((part, s) => {
+    let c = byCondition.get(conditions[s]);
+    if (!c) byCondition.set(conditions[s], (c = new Float64Array(size)));
+    for (let i = 0; i < size; i++) {
+      c[i] += part.counts[i];
+      overall[i] += part.counts[i];
+    }
+  });
+  return {
+    labels: [...labels],
+    sessions: parts.map((p) => p.session),
+    conditions: [...byCondition].sort(([a], [b]) => a.localeCompare(b)).map(([condition, acc]) => ({ condition, segments: renderSegments(acc, labels) })),
+    overall: renderSegments(overall, labels),
+  };
 }
 
 /** Code distributions in the early, middle and late thirds of each session, per condition and overall. */
 export function segmentDistributions(data: CodedTurns): SegmentDistributions {
-  const L = data.labels.length;
-  const blank = () => NAMES.map(() => new Float64Array(L));
-  const render = (acc: Float64Array[]): Segment[] =>
-    acc.map((counts, j) => {
-      const turns = counts.reduce((a, b) => a + b, 0);
-      const c: Record<string, number> = {};
-      const p: Record<string, number | null> = {};
-      data.labels.forEach((label, i) => {
-        c[label] = counts[i];
-        p[label] = turns > 0 ? counts[i] / turns : null;
-      });
-      return { name: NAMES[j], turns, counts: c, proportions: p };
-    });
-  const sessions: SegmentDistributions["sessions"] = [];
-  const byCondition = new Map<string, Float64Array[]>();
-  const overall = blank();
-  for (const cs of data.sessions) {
-    const acts = actSequence(cs.primary);
-    const acc = blank();
-    for (let k = 0; k < acts.length; k++) acc[thirdOf(k, acts.length)][acts[k]]++;
-    sessions.push({ session: cs.session.id, condition: cs.condition, segments: render(acc) });
-    let c = byCondition.get(cs.condition);
-    if (!c) byCondition.set(cs.condition, (c = blank()));
-    for (let j = 0; j < 3; j++) {
-      for (let i = 0; i < L; i++) {
-        c[j][i] += acc[j][i];
-        overall[j][i] += acc[j][i];
-      }
-    }
-  }
-  return {
-    labels: [...data.labels],
-    sessions,
-    conditions: [...byCondition].sort(([a], [b]) => a.localeCompare(b)).map(([condition, acc]) => ({ condition, segments: render(acc) })),
-    overall: render(overall),
-  };
+  return combineSegments(
+    data.sessions.map((cs) => cs.condition),
+    data.sessions.map((cs) => sessionSegments(cs, data.labels)),
+    data.labels,
+  );
 }
 
 /**

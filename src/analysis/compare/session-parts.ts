@@ -1,0 +1,154 @@
+import { recordsBySession, type CodeRecord } from "../../coding/records.js";
+import type { SessionMemo } from "../../study/session-memo.js";
+import type { Participant, Session } from "../../transcript/schema.js";
+import { sha256 } from "../../util/hash.js";
+import { codedTurns, NO_CONDITION, type CodedSession, type CodedTurns } from "../shared/table.js";
+
+/**
+ * The join of sessions and codes ({@link codedTurns}) split into what each session contributes,
+ * so that a study of a thousand sessions re-joins only the sessions whose turns or codes changed
+ * (issue 11). Each session's part is kept in a per-session memo (src/study/session-memo.ts); the
+ * study-level join is put back together from the parts, and equals a join from scratch exactly:
+ * compare and stats then count, test and summarise from it as before.
+ */
+
+/** What one session contributes to the join: its CodedSession without the session, and its counts. */
+export interface CodedSessionPart {
+  members: Participant[];
+  speakers: Int32Array;
+  primary: Int32Array;
+  offsets: Int32Array;
+  /** Indices into the codebook's labels, then into this session's `unknownLabels` (in that order). */
+  codes: Int32Array;
+  codedTurns: number;
+  uncodedTurns: number;
+  /** Records of this session naming a turn it does not have, and up to 10 of them as "session/turn". */
+  orphanRecords: number;
+  orphanExamples: string[];
+  /** Codes outside the codebook, in order of first use in this session. */
+  unknownLabels: string[];
+}
+
+/** Join one session with its records (in file order), as codedTurns does within a study. */
+export function codedSessionPart(session: Session, records: readonly CodeRecord[], labels: readonly string[]): CodedSessionPart {
+  const joined = codedTurns([session], records, labels);
+  const { members, speakers, primary, offsets, codes } = joined.sessions[0];
+  return {
+    members,
+    speakers,
+    primary,
+    offsets,
+    codes,
+    codedTurns: joined.codedTurns,
+    uncodedTurns: joined.uncodedTurns,
+    orphanRecords: joined.orphanRecords,
+    orphanExamples: joined.orphanExamples,
+    unknownLabels: joined.unknownLabels,
+  };
+}
+
+/**
+ * Digest of what the join reads from one session's records: turn ids and codes, in order. The
+ * rest of a record (rationale, provenance, times) does not change a count, and hashing only this
+ * is several times cheaper than hashing whole records (codesDigest) on a 100,000-record study.
+ */
+export function joinInputsDigest(records: readonly CodeRecord[]): string {
+  let text = "";
+  for (const r of records) text += `${JSON.stringify(r.turn)}:${JSON.stringify(r.codes ?? [])}\n`;
+  return sha256(text);
+}
+
+/**
+ * Put the study-level join back together: `parts[i]` is sessions[i]'s part; `stray` are the
+ * records naming a session the study does not have (orphans, in file order). Labels outside the
+ * codebook are numbered in order of first use over the sessions in order, as codedTurns does.
+ */
+export function joinParts(
+  sessions: readonly Session[],
+  parts: readonly CodedSessionPart[],
+  labels: readonly string[],
+  stray: readonly CodeRecord[],
+): CodedTurns {
+  const labelList = [...labels];
+  const labelIndex = new Map(labelList.map((l, i) => [l, i]));
+  const unknownLabels: string[] = [];
+  const out: CodedSession[] = [];
+  let coded = 0;
+  let uncoded = 0;
+  let orphanRecords = 0;
+  const orphanExamples: string[] = [];
+  sessions.forEach((session, s) => {
+    const part = parts[s];
+    let { codes, primary } = part;
+    if (part.unknownLabels.length > 0) {
+      // This session's own numbering of unknown codes (after the codebook's) -> the study's.
+      const global = part.unknownLabels.map((code) => {
+        let i = labelIndex.get(code);
+        if (i === undefined) {
+          labelIndex.set(code, (i = labelList.length));
+          labelList.push(code);
+          unknownLabels.push(code);
+        }
+        return i;
+      });
+      const remap = (i: number) => (i >= labels.length ? global[i - labels.length] : i);
+      codes = codes.map(remap);
+      primary = primary.map((i) => (i < 0 ? i : remap(i)));
+    }
+    coded += part.codedTurns;
+    uncoded += part.uncodedTurns;
+    orphanRecords += part.orphanRecords;
+    for (const example of part.orphanExamples) if (orphanExamples.length < 10) orphanExamples.push(example);
+    out.push({
+      session,
+      condition: session.metadata.condition ?? NO_CONDITION,
+      run: session.metadata.run ?? session.id,
+      members: part.members,
+      speakers: part.speakers,
+      primary,
+      offsets: part.offsets,
+      codes,
+    });
+  });
+  for (const r of stray) {
+    orphanRecords++;
+    if (orphanExamples.length < 10) orphanExamples.push(`${r.session}/${r.turn}`);
+  }
+  return { labels: labelList, unknownLabels, sessions: out, codedTurns: coded, uncodedTurns: uncoded, orphanRecords, orphanExamples };
+}
+
+const inputDigests = new WeakMap<CodedTurns, Map<string, string>>();
+
+/**
+ * The {@link joinInputsDigest} of each session's records in a join made by codedTurnsBySession
+ * (undefined for other joins), so that results computed from the join can be memoised per
+ * session under the same inputs without hashing the records again.
+ */
+export function joinInputsDigests(data: CodedTurns): ReadonlyMap<string, string> | undefined {
+  return inputDigests.get(data);
+}
+
+/**
+ * {@link codedTurns} of a study, each session's part taken from `memo` when its turns and the
+ * join inputs of its records are unchanged, computed (and stored) otherwise.
+ */
+export function codedTurnsBySession(
+  sessions: readonly Session[],
+  records: readonly CodeRecord[],
+  labels: readonly string[],
+  memo: Pick<SessionMemo<CodedSessionPart>, "get">,
+): CodedTurns {
+  const bySession = recordsBySession(records);
+  const digests = new Map<string, string>();
+  const parts = sessions.map((session) => {
+    const own = bySession.get(session.id) ?? [];
+    const digest = joinInputsDigest(own);
+    digests.set(session.id, digest);
+    return memo.get(session.id, session, () => codedSessionPart(session, own, labels), digest);
+  });
+  const ids = new Set(sessions.map((s) => s.id));
+  const stray = [...bySession].flatMap(([id, list]) => (ids.has(id) ? [] : list));
+  const data = joinParts(sessions, parts, labels, stray);
+  inputDigests.set(data, digests);
+  return data;
+}

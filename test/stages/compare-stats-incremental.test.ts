@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openStudy } from "../../src/stages/context.js";
+import { runCompare } from "../../src/stages/compare.js";
+import { runStats } from "../../src/stages/stats.js";
+import { memoryReporter } from "../../src/util/reporter.js";
+
+/**
+ * Issue 11: compare and stats keep each session's join of turns and codes, and its metrics, in
+ * .cache/memo and recombine the study-level results from them. Whatever was reused, the files
+ * they write must be byte for byte those of a run from scratch (creation times aside).
+ */
+
+const demo = join(import.meta.dirname, "../../fixtures/demo-study");
+const CODER = "human:coder-a";
+const codesFile = (dir: string) => join(dir, "codes", "bales-ipa", `${encodeURIComponent(CODER)}.jsonl`);
+
+async function demoCopy(): Promise<string> {
+  const dir = join(await mkdtemp(join(tmpdir(), "colloquy-compare-stats-")), "demo");
+  await cp(demo, dir, { recursive: true });
+  return dir;
+}
+
+/** Run compare and stats on the whole study; their files, creation times and the study's path masked. */
+async function run(dir: string): Promise<{ files: Record<string, string>; lines: string[] }> {
+  const context = await openStudy(dir);
+  const effects = memoryReporter();
+  await runCompare(context, { codebook: "bales-ipa", coder: CODER }, effects);
+  await runStats(context, { codebook: "bales-ipa", coder: CODER }, effects);
+  const files: Record<string, string> = {};
+  for (const name of (await readdir(join(dir, "analysis"))).sort()) {
+    if (!/^(compare-|stats)/.test(name)) continue;
+    files[name] = (await readFile(join(dir, "analysis", name), "utf8")).replaceAll(dir, "<study>").replace(/"createdAt": "[^"]*"/g, '"createdAt": "<time>"');
+  }
+  return { files, lines: effects.lines };
+}
+
+/** The same study run from scratch: a copy without .cache/ (and without earlier analysis files). */
+async function fromScratch(dir: string): Promise<Record<string, string>> {
+  const copy = join(await mkdtemp(join(tmpdir(), "colloquy-compare-stats-scratch-")), "demo");
+  await cp(dir, copy, { recursive: true });
+  await rm(join(copy, ".cache"), { recursive: true, force: true });
+  await rm(join(copy, "analysis"), { recursive: true, force: true });
+  const { files } = await run(copy);
+  return Object.fromEntries(Object.entries(files).map(([name, text]) => [name, text.replaceAll(copy, "<study>")]));
+}
+
+/** Rewrite the coder's records (JSONL lines after the run header, or whole records). */
+async function editRecords(dir: string, edit: (record: Record<string, unknown>) => Record<string, unknown>): Promise<void> {
+  const lines = (await readFile(codesFile(dir), "utf8")).split("\n");
+  const out = lines.map((line) => {
+    if (!line.trim()) return line;
+    const value = JSON.parse(line) as Record<string, unknown>;
+    return "session" in value ? JSON.stringify(edit(value)) : line;
+  });
+  await writeFile(codesFile(dir), out.join("\n"));
+}
+
+describe("compare and stats, per session", () => {
+  it("write the same files as a run from scratch after sessions are added or edited and codes change", async () => {
+    const dir = await demoCopy();
+    const fresh = await run(dir);
+    expect(Object.keys(fresh.files)).toEqual(
+      expect.arrayContaining(["compare-bales-ipa.json", "compare-bales-ipa-tests.csv", "stats.json", "stats-sessions.csv", "stats-participants.csv"]),
+    );
+    expect(existsSync(join(dir, ".cache", "memo", `coded-${encodeURIComponent(`bales-ipa-${CODER}`)}.v8`))).toBe(true);
+    expect(existsSync(join(dir, ".cache", "memo", "stats-metrics.v8"))).toBe(true);
+    expect(existsSync(join(dir, ".cache", "memo", `compare-${encodeURIComponent(`bales-ipa-${CODER}`)}.v8`))).toBe(true);
+    expect(existsSync(join(dir, ".cache", "memo", `stats-codes-${encodeURIComponent(`bales-ipa-${CODER}`)}.v8`))).toBe(true);
+
+    // Nothing changed: everything is reused and the files are the same.
+    const again = await run(dir);
+    expect(again.files).toEqual(fresh.files);
+    expect(again.lines.join("\n")).toMatch(/stats: 12 session\(s\) \(0 analysed, 12 reused/);
+
+    // A new session (a copy of control-1 as run 9, one turn reworded), coded by the same coder.
+    const session = JSON.parse(await readFile(join(dir, "sessions", "control-1.json"), "utf8"));
+    session.id = "control-9";
+    session.metadata.run = "9";
+    session.turns[2].text = "A new session's own words.";
+    await writeFile(join(dir, "sessions", "control-9.json"), JSON.stringify(session));
+    const copied = (await readFile(codesFile(dir), "utf8"))
+      .split("\n")
+      .filter((line) => line.includes('"session":"control-1"'))
+      .map((line) => line.replace('"session":"control-1"', '"session":"control-9"'));
+    await writeFile(codesFile(dir), (await readFile(codesFile(dir), "utf8")).replace(/\n?$/, "\n") + copied.join("\n") + "\n");
+    const added = await run(dir);
+    expect(added.files).toEqual(await fromScratch(dir));
+    expect(added.files).not.toEqual(fresh.files);
+    expect(added.lines.join("\n")).toMatch(/stats: 13 session\(s\) \(1 analysed, 12 reused/);
+
+    // One turn of critical-1 edited: another speaker, other words.
+    const path = join(dir, "sessions", "critical-1.json");
+    const edited = JSON.parse(await readFile(path, "utf8"));
+    edited.turns[1].text += " (edited after coding)";
+    edited.turns[1].speaker = edited.turns[0].speaker;
+    await writeFile(path, JSON.stringify(edited, null, 2));
+    const afterEdit = await run(dir);
+    expect(afterEdit.files).toEqual(await fromScratch(dir));
+    expect(afterEdit.files["stats.json"]).not.toEqual(added.files["stats.json"]);
+
+    // Codes change: one record recoded, one code outside the codebook, one record of a session the study lacks.
+    let first = true;
+    await editRecords(dir, (r) => {
+      if (r.session === "critical-2" && r.turn === "t0003") return { ...r, codes: ["shows-tension"] };
+      if (r.session === "control-2" && first) {
+        first = false;
+        return { ...r, codes: ["not-in-the-codebook"] };
+      }
+      return r;
+    });
+    const text = await readFile(codesFile(dir), "utf8");
+    const stray = text
+      .split("\n")
+      .find((line) => line.includes('"session":"control-1"'))!
+      .replace('"session":"control-1"', '"session":"gone-1"');
+    await writeFile(codesFile(dir), text.replace(/\n?$/, "\n") + stray + "\n");
+    const recoded = await run(dir);
+    expect(recoded.files).toEqual(await fromScratch(dir));
+    expect(recoded.files["stats.json"]).toContain("not-in-the-codebook");
+    expect(recoded.files["compare-bales-ipa.json"]).toContain("gone-1/t0000");
+    expect(recoded.lines.join("\n")).toMatch(/stats: 13 session\(s\) \(0 analysed, 13 reused/);
+  });
+});
