@@ -10,8 +10,8 @@ import { listCoders } from "../coding/store.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
 import { chunkOf } from "./shape/overview.js";
 import { codebookInfo } from "./shape/common.js";
-import { codebookSessionPart, mergeBadges, partInputs, sessionPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
-import { openSessionMemo } from "../study/session-memo.js";
+import { codebookSessionPart, mergeBadges, sessionPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
+import { codesDigest, openSessionMemo } from "../study/session-memo.js";
 import { recordsBySession } from "../coding/records.js";
 import type { ReportBundle } from "./types.js";
 import { openSite, type SiteResult, type SiteWriter } from "./site.js";
@@ -92,7 +92,7 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
     const memo = await openSessionMemo<CodebookSessionPart>(study, `report-${encodeURIComponent(codebook)}`, { info, coders: list }, MEMO_CODE);
     const grouped = sets.map((set) => recordsBySession(set.records));
     const codebookParts = sessions.map((session, i) => {
-      const inputs = grouped.map((bySession) => partInputs(bySession.get(session.id) ?? [])).join(" ");
+      const inputs = grouped.map((bySession) => codesDigest(bySession.get(session.id) ?? [])).join(" ");
       return memo.get(session.id, session, () => codebookSessionPart(session, sets, info, sessionParts[i].sequence.binSize), inputs);
     });
     await memo.save();

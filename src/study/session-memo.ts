@@ -55,11 +55,23 @@ export function sessionHash(session: Session): string {
 }
 
 /**
- * Digest of the code records a per-session result depends on (one session's records of one or
- * more coders, in the order the caller gives them): the `inputs` of SessionMemo.get.
+ * Digest of one session's code records as the analyses read them: each record's turn, codes and
+ * scores, in file order (the `inputs` of SessionMemo.get; join several coders' digests). A
+ * record's provenance, rationale and timestamps decide no number, and hashing them made this
+ * several times dearer on a 100,000-record study. Length-prefixed fields keep it unambiguous
+ * whatever the ids hold.
  */
 export function codesDigest(records: readonly CodeRecord[]): string {
-  return sha256(JSON.stringify(records));
+  let text = "";
+  for (const r of records) {
+    text += `${r.turn.length}:${r.turn}`;
+    if (r.codes) {
+      text += `c${r.codes.length}`;
+      for (const code of r.codes) text += `${code.length}:${code}`;
+    } else text += "-";
+    text += r.scores ? JSON.stringify(r.scores) : "-";
+  }
+  return sha256(text);
 }
 
 const codeHashes = new Map<string, string>();

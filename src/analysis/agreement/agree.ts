@@ -10,10 +10,10 @@ import { provenance, type Provenance } from "../../util/provenance.js";
 import { silentReporter, type Reporter } from "../../util/reporter.js";
 import { analyseVariable, type VariableAgreement, type VariableOptions } from "./core.js";
 import { readCoderRecords, resolveCodebookShape, type CodebookShape, type Coverage } from "./study.js";
-import { alignPart, byNumber, combineParts, partCoverage, partInputs, shapeVariables, turnLookup, type AgreementPart, type Disagreement } from "./parts.js";
+import { alignPart, byNumber, combineParts, partCoverage, shapeVariables, turnLookup, type AgreementPart, type Disagreement } from "./parts.js";
 import { recordsBySession } from "../../coding/records.js";
 import type { Session } from "../../transcript/schema.js";
-import { memoNote, memoResult, openSessionMemo } from "../../study/session-memo.js";
+import { codesDigest, memoNote, memoResult, openSessionMemo } from "../../study/session-memo.js";
 import { sha256 } from "../../util/hash.js";
 
 export type { VariableAgreement, PairAgreement, AlphaSummary, CoderScores, Interval } from "./core.js";
@@ -116,7 +116,7 @@ async function alignStudy(
     const records = bySession.map((m) => m.get(id) ?? []);
     const compute = () => alignPart(new Map(coders.map((coder, c) => [coder, records[c]])), coders, shape, turnInfo);
     const session = studySessions.get(id);
-    return memo && session ? memo.get(id, session, compute, partInputs(records)) : compute();
+    return memo && session ? memo.get(id, session, compute, records.map(codesDigest).join(" ")) : compute();
   });
   await memo?.save();
   return { part: combineParts(parts, coders, shapeVariables(shape).length), note: memo ? memoNote(memo) : "" };

@@ -1,6 +1,5 @@
 import type { CodeRecord } from "../../coding/records.js";
 import type { Session } from "../../transcript/schema.js";
-import { sha256 } from "../../util/hash.js";
 import type { Rating } from "../reliability/values.js";
 import { nominalValue, usable, type CodebookShape, type Coverage } from "./study.js";
 
@@ -241,26 +240,4 @@ export function partCoverage(part: AgreementPart, coders: readonly string[]): Co
     partialUnitsTruncated: partialCount > partialUnits.length,
     emptyRecords: Object.fromEntries(coders.map((c, i) => [c, part.emptyRecords[i]])),
   };
-}
-
-/**
- * What a session's part is computed from among its records, per coder in order: each record's
- * turn, codes and scores (nothing else of a record changes the part), digested: the memo's
- * `inputs`. Cheaper than codesDigest, which serialises every record's provenance too.
- */
-export function partInputs(records: readonly (readonly CodeRecord[])[]): string {
-  // Length-prefixed fields: unambiguous whatever the ids hold, and far cheaper than JSON per record.
-  let text = "";
-  for (const list of records) {
-    text += "|";
-    for (const r of list) {
-      text += `${r.turn.length}:${r.turn}`;
-      if (r.codes) {
-        text += `c${r.codes.length}`;
-        for (const code of r.codes) text += `${code.length}:${code}`;
-      } else text += "-";
-      text += r.scores ? JSON.stringify(r.scores) : "-";
-    }
-  }
-  return sha256(text);
 }

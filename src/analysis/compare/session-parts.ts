@@ -1,7 +1,6 @@
 import { recordsBySession, type CodeRecord } from "../../coding/records.js";
-import type { SessionMemo } from "../../study/session-memo.js";
+import { codesDigest, type SessionMemo } from "../../study/session-memo.js";
 import type { Participant, Session } from "../../transcript/schema.js";
-import { sha256 } from "../../util/hash.js";
 import { codedTurns, NO_CONDITION, type CodedSession, type CodedTurns } from "../shared/table.js";
 
 /**
@@ -45,17 +44,6 @@ export function codedSessionPart(session: Session, records: readonly CodeRecord[
     orphanExamples: joined.orphanExamples,
     unknownLabels: joined.unknownLabels,
   };
-}
-
-/**
- * Digest of what the join reads from one session's records: turn ids and codes, in order. The
- * rest of a record (rationale, provenance, times) does not change a count, and hashing only this
- * is several times cheaper than hashing whole records (codesDigest) on a 100,000-record study.
- */
-export function joinInputsDigest(records: readonly CodeRecord[]): string {
-  let text = "";
-  for (const r of records) text += `${JSON.stringify(r.turn)}:${JSON.stringify(r.codes ?? [])}\n`;
-  return sha256(text);
 }
 
 /**
@@ -120,7 +108,7 @@ export function joinParts(
 const inputDigests = new WeakMap<CodedTurns, Map<string, string>>();
 
 /**
- * The {@link joinInputsDigest} of each session's records in a join made by codedTurnsBySession
+ * The {@link codesDigest} of each session's records in a join made by codedTurnsBySession
  * (undefined for other joins), so that results computed from the join can be memoised per
  * session under the same inputs without hashing the records again.
  */
@@ -142,7 +130,7 @@ export function codedTurnsBySession(
   const digests = new Map<string, string>();
   const parts = sessions.map((session) => {
     const own = bySession.get(session.id) ?? [];
-    const digest = joinInputsDigest(own);
+    const digest = codesDigest(own);
     digests.set(session.id, digest);
     return memo.get(session.id, session, () => codedSessionPart(session, own, labels), digest);
   });

@@ -1,5 +1,4 @@
 import type { Session } from "../../transcript/schema.js";
-import type { CodeRecord } from "../../coding/records.js";
 import { sha256 } from "../../util/hash.js";
 import { sessionMetrics, type SessionMetrics } from "../../analysis/stats/metrics.js";
 import { sessionCodes, type CodeSet } from "../load.js";
@@ -178,15 +177,6 @@ export function codebookSessionPart(session: Session, sets: readonly CodeSet[], 
   });
   const text = JSON.stringify(badges);
   return { coders, badges: text, badgesDigest: sha256(text) };
-}
-
-/**
- * Digest of what a session's part reads of one coder's records of it (each record's turn, codes
- * and scores, in file order): the memo's `inputs`. A quarter of the cost of codesDigest, which
- * hashes every field (provenance, rationale, times) the part never reads.
- */
-export function partInputs(records: readonly CodeRecord[]): string {
-  return sha256(JSON.stringify(records.map((r) => [r.turn, r.codes, r.scores])));
 }
 
 /** A session's finite ratings per speaker and for its condition (as buildStyleSet collects them). */

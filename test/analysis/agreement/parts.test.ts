@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { CodeRecord } from "../../../src/coding/records.js";
 import { recordsBySession } from "../../../src/coding/records.js";
-import { alignPart, combineParts, partCoverage, partInputs, shapeVariables, turnLookup } from "../../../src/analysis/agreement/parts.js";
+import { alignPart, combineParts, partCoverage, shapeVariables, turnLookup } from "../../../src/analysis/agreement/parts.js";
+import { codesDigest } from "../../../src/study/session-memo.js";
+
+/** The memo inputs agree gives a session part: one codesDigest per compared coder. */
+const partInputs = (lists: readonly (readonly CodeRecord[])[]) => lists.map(codesDigest).join(" ");
 import type { CodebookShape } from "../../../src/analysis/agreement/study.js";
 import type { Session } from "../../../src/transcript/schema.js";
 
@@ -95,7 +99,7 @@ describe("agreement parts", () => {
     });
   }
 
-  it("partInputs changes with what a part reads of a record, and only with that", () => {
+  it("the digest of a part's records changes with what a part reads of a record, and only with that", () => {
     const base = [record("rules", "s1", "t1", { codes: ["x"] }), record("rules", "s1", "t2", { codes: ["y"] })];
     const digest = partInputs([base, []]);
     expect(partInputs([base.map((r) => ({ ...r, provenance: { other: 1 }, createdAt: "later" })), []])).toBe(digest);

@@ -3,7 +3,8 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
-import { codedTurnsBySession, codedSessionPart, joinInputsDigest, type CodedSessionPart } from "../../../src/analysis/compare/session-parts.js";
+import { codedTurnsBySession, codedSessionPart, type CodedSessionPart } from "../../../src/analysis/compare/session-parts.js";
+import { codesDigest } from "../../../src/study/session-memo.js";
 import { codedTurns } from "../../../src/analysis/shared/table.js";
 import { openSessionMemo } from "../../../src/study/session-memo.js";
 import type { CodeRecord } from "../../../src/coding/records.js";
@@ -101,11 +102,11 @@ describe("codedTurnsBySession", () => {
   it("digests the turn ids and codes a join reads, not the rest of a record", () => {
     const { records } = study();
     const own = records.filter((r) => r.session === "a-1");
-    const digest = joinInputsDigest(own);
-    expect(joinInputsDigest(own.map((r) => ({ ...r, rationale: "why", createdAt: "2027-01-01T00:00:00.000Z" })))).toBe(digest);
-    expect(joinInputsDigest(own.map((r, i) => (i === 0 ? { ...r, codes: ["agrees"] } : r)))).not.toBe(digest);
-    expect(joinInputsDigest(own.map((r, i) => (i === 0 ? { ...r, turn: "t0002" } : r)))).not.toBe(digest);
-    expect(joinInputsDigest([...own].reverse())).not.toBe(digest);
+    const digest = codesDigest(own);
+    expect(codesDigest(own.map((r) => ({ ...r, rationale: "why", createdAt: "2027-01-01T00:00:00.000Z" })))).toBe(digest);
+    expect(codesDigest(own.map((r, i) => (i === 0 ? { ...r, codes: ["agrees"] } : r)))).not.toBe(digest);
+    expect(codesDigest(own.map((r, i) => (i === 0 ? { ...r, turn: "t0002" } : r)))).not.toBe(digest);
+    expect(codesDigest([...own].reverse())).not.toBe(digest);
   });
 
   it("compare from per-session counts read back through the serializer equals compare computed at once", () => {
