@@ -32,13 +32,24 @@ export function checkCodeCurrency(records: readonly CodeRecord[], sessions: read
   const byId = new Map(sessions.map((s) => [s.id, s]));
   const current: CodeRecord[] = [];
   const withheld: WithheldCode[] = [];
+  // Records come session by session: find a session's fingerprints once per run of its records.
+  let id: string | undefined;
+  let prints: Map<string, string> | undefined;
   for (const record of records) {
-    const session = record.fingerprint === undefined ? undefined : byId.get(record.session);
-    if (!session) {
+    if (record.fingerprint === undefined) {
       current.push(record);
       continue;
     }
-    const fingerprint = sessionFingerprints(session).get(record.turn);
+    if (record.session !== id) {
+      id = record.session;
+      const session = byId.get(id);
+      prints = session && sessionFingerprints(session);
+    }
+    if (!prints) {
+      current.push(record);
+      continue;
+    }
+    const fingerprint = prints.get(record.turn);
     if (fingerprint === undefined) withheld.push({ record, reason: "turn-removed" });
     else if (record.fingerprint !== fingerprint) withheld.push({ record, reason: "turn-changed" });
     else current.push(record);

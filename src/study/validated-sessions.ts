@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, type Stats } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
@@ -63,6 +63,26 @@ function schemaCodeHash(): string | null {
 
 const cachePath = (study: string) => join(study, ".cache", "validated-sessions.json");
 
+/**
+ * A session file's bytes and the stat of the very file they were read from (one descriptor).
+ * Synchronous on purpose: a study's files are small, and the promise API's five thread-pool
+ * round trips a file (open, stat, read, read, close) made loading 1,000 sessions 2-3x slower.
+ */
+function readWhole(path: string, id: string): { info: Stats; bytes: Buffer } {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new CliError(`${path}: no session "${id}" in this study`);
+    throw error;
+  }
+  try {
+    return { info: fstatSync(fd), bytes: readFileSync(fd) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export interface SessionFileReader {
   /** Read and (unless remembered as valid and unchanged) validate one session file. */
   read(path: string, id: string): Promise<Session>;
@@ -83,18 +103,12 @@ export async function openSessionFiles(study: string): Promise<SessionFileReader
   let changed = false;
   return {
     async read(path, id) {
-      let info;
-      try {
-        info = await stat(path);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new CliError(`${path}: no session "${id}" in this study`);
-        throw error;
-      }
-      const text = await readFile(path, "utf8");
+      const { info, bytes } = readWhole(path, id);
+      const text = bytes.toString("utf8");
       const value = parseSessionText(text, path);
       const known = Object.hasOwn(stored, id) ? stored[id] : undefined;
       const now = stamp(info);
-      if (sameStamp(known, now) && Buffer.byteLength(text) === info.size) return value as Session;
+      if (sameStamp(known, now) && bytes.length === info.size) return value as Session;
       const session = validateSession(value, path);
       const remember = code !== null && settled(info) && JSON.stringify(session) === JSON.stringify(value);
       if (remember) next[id] = now;

