@@ -76,7 +76,7 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   });
   analysis.warnings.push(...agreementWarnings, ...topicsWarnings, ...conceptsWarnings);
   const sessions = await reader.sessions();
-  const sessionMemo = await openSessionMemo<SessionPart>(study, "report-sessions", {}, MEMO_CODE);
+  const sessionMemo = await openSessionMemo<SessionPart>(study, "report-sessions", {});
   const sessionParts = sessions.map((s) => sessionMemo.get(s.id, s, () => sessionPart(s)));
   await sessionMemo.save();
   const base = shapeSessionParts(sessionParts, config.compare.control);
@@ -89,7 +89,7 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
     const definition = definitions.get(codebook) ?? null;
     const info = codebookInfo(codebook, definition, sets);
     // The codebook's categories (order and labels) and coders are settings of every part of it.
-    const memo = await openSessionMemo<CodebookSessionPart>(study, `report-${encodeURIComponent(codebook)}`, { info, coders: list }, MEMO_CODE);
+    const memo = await openSessionMemo<CodebookSessionPart>(study, ["report-codebook", codebook], { info, coders: list });
     const grouped = sets.map((set) => recordsBySession(set.records));
     const codebookParts = sessions.map((session, i) => {
       const inputs = grouped.map((bySession) => codesDigest(bySession.get(session.id) ?? [])).join(" ");
@@ -101,22 +101,18 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   }
   // A chunk depends on its session and its badges only: one whose file is there from an earlier
   // build with the same inputs is kept without being made again.
-  const chunkMemo = await openSessionMemo<{ file: string; bytes: number }>(study, "report-chunks", {}, MEMO_CODE);
+  const chunkMemo = await openSessionMemo<{ file: string; bytes: number }>(study, "report-chunks", {});
   for (const [i, session] of sessions.entries()) {
     const inputs = badges[i].map((b) => b.badgesDigest).join(" ");
-    const known = chunkMemo.has(session.id, session, inputs) ? chunkMemo.get(session.id, session, () => ({ file: "", bytes: 0 }), inputs) : undefined;
+    const known = chunkMemo.find(session.id, session, inputs);
     if (!known || !(await site.keep(session.id, known.file, known.bytes))) {
-      const written = await site.chunk(chunkOf(session, mergeBadges(badges[i])));
-      chunkMemo.get(session.id, session, () => written, inputs);
+      chunkMemo.set(session.id, session, await site.chunk(chunkOf(session, mergeBadges(badges[i]))), inputs);
     }
     badges[i] = [];
   }
   await chunkMemo.save();
   return finishBundle(basename(paths.root), config, base, parts, analysis, readWarnings);
 }
-
-/** The code the memoised parts are computed by (besides src/analysis/): a change to it recomputes them. */
-const MEMO_CODE = ["report"];
 
 async function newestMtime(path: string): Promise<number> {
   let info;

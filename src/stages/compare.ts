@@ -51,7 +51,7 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   // are recombined from all sessions' parts.
   const digests = joinInputsDigests(loaded.data);
   const memo = digests
-    ? await openSessionMemo<CompareSessionPart>(context.dir, `compare-${encodeURIComponent(`${loaded.codebook.id}-${loaded.coder}`)}`, {
+    ? await openSessionMemo<CompareSessionPart>(context.dir, ["compare", loaded.codebook.id, loaded.coder], {
         labels: loaded.data.labels,
         collapse: collapse ?? {},
         drop: drop ?? [],

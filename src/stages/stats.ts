@@ -54,7 +54,7 @@ export async function runStats(whole: StudyContext, options: StatsStageOptions, 
   const digests = loaded && joinInputsDigests(loaded.data);
   const codesMemo =
     loaded && digests
-      ? await openSessionMemo<StatsCodesPart>(context.dir, `stats-codes-${encodeURIComponent(`${loaded.codebook.id}-${loaded.coder}`)}`, {
+      ? await openSessionMemo<StatsCodesPart>(context.dir, ["stats-codes", loaded.codebook.id, loaded.coder], {
           labels: loaded.data.labels,
           codebook: loaded.codebook,
         })

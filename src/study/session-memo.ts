@@ -1,13 +1,12 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { appendFile, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { deserialize, serialize } from "node:v8";
 import type { CodeRecord } from "../coding/records.js";
 import type { Session } from "../transcript/schema.js";
 import { hashValue, sha256 } from "../util/hash.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { toolVersion } from "../util/provenance.js";
+import { codeVersion } from "../util/code-version.js";
 
 /**
  * Results of a deterministic per-session computation (noun concepts of a session, its rules
@@ -18,8 +17,8 @@ import { toolVersion } from "../util/provenance.js";
  * An entry is used only when the session's content hash matches (and the digest of its other
  * inputs, such as the session's codes, when the caller gives one), and the whole file only when
  * the settings it was computed under and the code that computed it match (a hash of every
- * source file under src/analysis/ and the caller's own code folders, so a fix to an analysis
- * invalidates its memo even when the version number stays the same). It is a cache: a missing,
+ * module of colloquy, compromise's version and V8's: util/code-version.ts, so a fix to an
+ * analysis or a helper it imports invalidates its memo even when the version number stays the same). It is a cache: a missing,
  * torn or foreign file is recomputed, never trusted or repaired, and deleting .cache/ is safe.
  *
  * Stored with node:v8's serializer, not JSON: statistics hold NaN, Infinity and undefined, which
@@ -29,6 +28,10 @@ import { toolVersion } from "../util/provenance.js";
 export interface SessionMemo<T> {
   /** True when a stored result for this key, session content and other inputs exists. */
   has(key: string, session: Session, inputs?: string): boolean;
+  /** The stored result for this key, session and inputs (then kept by save), or undefined. */
+  find(key: string, session: Session, inputs?: string): T | undefined;
+  /** Store `value` as the result for this key, session and inputs (replacing any stored one). */
+  set(key: string, session: Session, value: T, inputs?: string): void;
   /** The stored result, or `compute()` (then stored). `inputs`: a digest of the session's other inputs (its codes: codesDigest). */
   get(key: string, session: Session, compute: () => T, inputs?: string): T;
   /** Write the entries used in this run (results of sessions no longer in the study are dropped). */
@@ -74,68 +77,131 @@ export function codesDigest(records: readonly CodeRecord[]): string {
   return sha256(text);
 }
 
-const codeHashes = new Map<string, string>();
+/**
+ * A memo's name: a fixed kind ("concepts"), or a kind and the ids it is kept per (["compare",
+ * codebook, coder]), each id percent-encoded into its own path segment so that no two names
+ * share a file (codebook "a-b" with coder "c" and codebook "a" with coder "b-c" do not).
+ */
+export type MemoName = string | readonly [kind: string, ...ids: string[]];
 
-/** Hash of the code in a folder of src/ (or its compiled dist/ twin), e.g. "analysis"; read once per folder. */
-function codeHash(folder: string): string {
-  let hash = codeHashes.get(folder);
-  if (hash === undefined) {
-    const root = fileURLToPath(new URL(`../${folder}/`, import.meta.url));
-    const files = readdirSync(root, { recursive: true, encoding: "utf8" })
-      .filter((f) => /\.(js|ts)$/.test(f) && !f.endsWith(".d.ts"))
-      .sort();
-    hash = sha256(files.map((f) => `${f}\u0000${sha256(readFileSync(join(root, f)))}`).join("\n"));
-    codeHashes.set(folder, hash);
-  }
-  return hash;
+export function memoPath(study: string, name: MemoName): string {
+  const [kind, ...ids] = typeof name === "string" ? [name] : name;
+  const segments = [kind, ...ids.map((id) => encodeURIComponent(id))];
+  segments[segments.length - 1] += ".v8";
+  return join(study, ".cache", "memo", ...segments);
 }
 
-export function memoPath(study: string, name: string): string {
-  return join(study, ".cache", "memo", `${name}.v8`);
-}
+/** The settings hash a memo's entries were computed under: the caller's settings and the code (util/code-version.ts). */
+const settingsHashOf = (settings: unknown) => hashValue({ settings, tool: toolVersion, code: codeVersion() });
 
 /**
- * Open (or start) the memo `name` of a study for computations made under `settings`. `code`: the
- * src/ folders whose code computes the results, besides analysis/ (e.g. ["report/shape"]).
+ * The memo file is a log of frames, each a 4-byte little-endian length and a v8-serialized value:
+ * first `{settings}`, then one `{key, hash, value}` per entry, a later frame for a key replacing
+ * an earlier one. Adding one session to a large study then appends that session's entry instead
+ * of re-serializing and rewriting every session's (tens of MB at 100,000 turns). The file is
+ * rewritten whole, atomically, when entries are dropped (sessions left the study), when replaced
+ * frames outnumber the live ones, or when the file was missing, torn or foreign.
  */
-export async function openSessionMemo<T>(study: string, name: string, settings: unknown, code: readonly string[] = []): Promise<SessionMemo<T>> {
-  const path = memoPath(study, name);
-  const settingsHash = hashValue({ settings, tool: toolVersion, v8: process.versions.v8, code: ["analysis", ...code].map(codeHash) });
-  let stored: MemoFile<T>["entries"] = {};
+interface MemoLog<T> {
+  entries: MemoFile<T>["entries"];
+  /** Entry frames in the file (replaced ones included). */
+  frames: number;
+  /** The file cannot be appended to as it is (missing, torn, foreign or under other settings). */
+  rewrite: boolean;
+}
+
+function frame(value: unknown): Buffer {
+  const payload = serialize(value);
+  const head = Buffer.alloc(4);
+  head.writeUInt32LE(payload.length);
+  return Buffer.concat([head, payload]);
+}
+
+async function readMemoLog<T>(path: string, settings: string): Promise<MemoLog<T>> {
+  const entries: MemoFile<T>["entries"] = {};
+  let bytes: Buffer;
   try {
-    const file = deserialize(await readFile(path)) as MemoFile<T>;
-    if (file && file.settings === settingsHash && file.entries && typeof file.entries === "object") stored = file.entries;
+    bytes = await readFile(path);
   } catch {
-    // Missing or unreadable: start empty (a cache, recomputed from the sessions).
+    return { entries, frames: 0, rewrite: true };
   }
+  let at = 0;
+  let frames = -1;
+  try {
+    while (at < bytes.length) {
+      if (at + 4 > bytes.length) throw new Error("torn length");
+      const end = at + 4 + bytes.readUInt32LE(at);
+      if (end > bytes.length) throw new Error("torn frame");
+      const value = deserialize(bytes.subarray(at + 4, end)) as { settings?: unknown; key?: unknown; hash?: unknown; value?: T };
+      if (frames === -1) {
+        if (value?.settings !== settings) return { entries: {}, frames: 0, rewrite: true };
+      } else if (typeof value?.key === "string" && typeof value.hash === "string") {
+        entries[value.key] = { hash: value.hash, value: value.value as T };
+      } else throw new Error("foreign frame");
+      frames++;
+      at = end;
+    }
+  } catch {
+    // A torn tail (a crash while appending) or a foreign frame: what came before stands, and the
+    // next save rewrites the file so that later appends are not lost behind the damage.
+    return frames === -1 ? { entries: {}, frames: 0, rewrite: true } : { entries, frames, rewrite: true };
+  }
+  return { entries, frames: Math.max(frames, 0), rewrite: frames === -1 };
+}
+
+/** Open (or start) the memo `name` of a study for computations made under `settings`. */
+export async function openSessionMemo<T>(study: string, name: MemoName, settings: unknown): Promise<SessionMemo<T>> {
+  const path = memoPath(study, name);
+  const settingsHash = settingsHashOf(settings);
+  const log = await readMemoLog<T>(path, settingsHash);
+  // Memos of versions before the log format were JSON files holding per-turn text, possibly of
+  // sessions since withdrawn: not left behind in a folder researchers share.
+  if (typeof name === "string") await rm(join(study, ".cache", "memo", `${name}.json`), { force: true });
+  const stored = log.entries;
   const used: MemoFile<T>["entries"] = {};
+  const computed: string[] = [];
   const stats = { reused: 0, computed: 0 };
   const entryHash = (session: Session, inputs: string | undefined) => (inputs === undefined ? sessionHash(session) : `${sessionHash(session)}:${inputs}`);
   const lookup = (key: string, session: Session, inputs: string | undefined) => {
     const entry = Object.hasOwn(stored, key) ? stored[key] : undefined;
     return entry && entry.hash === entryHash(session, inputs) ? entry : undefined;
   };
-  return {
+  const memo: SessionMemo<T> = {
     stats,
     has: (key, session, inputs) => lookup(key, session, inputs) !== undefined,
-    get(key, session, compute, inputs) {
+    find(key, session, inputs) {
       const entry = lookup(key, session, inputs);
-      if (entry) {
-        stats.reused++;
-        used[key] = entry;
-        return entry.value;
-      }
-      const value = compute();
+      if (!entry) return undefined;
+      stats.reused++;
+      used[key] = entry;
+      return entry.value;
+    },
+    set(key, session, value, inputs) {
       stats.computed++;
       used[key] = { hash: entryHash(session, inputs), value };
+      computed.push(key);
+    },
+    get(key, session, compute, inputs) {
+      if (memo.has(key, session, inputs)) return memo.find(key, session, inputs) as T;
+      const value = compute();
+      memo.set(key, session, value, inputs);
       return value;
     },
     async save() {
+      const live = Object.keys(used).length;
+      const dropped = Object.keys(stored).some((key) => !Object.hasOwn(used, key));
       // Nothing new and nothing dropped: leave the file as it is.
-      if (stats.computed === 0 && Object.keys(used).length === Object.keys(stored).length) return;
-      await writeFileAtomic(path, serialize({ settings: settingsHash, entries: used } satisfies MemoFile<T>));
+      if (computed.length === 0 && !dropped && !log.rewrite) return;
+      const appended = [...new Set(computed)].map((key) => frame({ key, ...used[key] }));
+      if (!log.rewrite && !dropped && log.frames + appended.length <= 2 * live) {
+        await appendFile(path, Buffer.concat(appended));
+        return;
+      }
+      const frames = [frame({ settings: settingsHash }), ...Object.entries(used).map(([key, entry]) => frame({ key, ...entry }))];
+      await writeFileAtomic(path, Buffer.concat(frames));
     },
   };
+  return memo;
 }
 
 /** "; 3 session(s) analysed, 997 reused" when earlier results were reused, else "". */
@@ -151,14 +217,13 @@ export function memoNote(memo: SessionMemo<unknown>): string {
  */
 export async function memoResult<T>(
   study: string,
-  name: string,
+  name: MemoName,
   settings: unknown,
   inputs: string,
   compute: () => T,
-  code: readonly string[] = [],
 ): Promise<{ value: T; reused: boolean }> {
   const path = memoPath(study, name);
-  const settingsHash = hashValue({ settings, tool: toolVersion, v8: process.versions.v8, code: ["analysis", ...code].map(codeHash) });
+  const settingsHash = settingsHashOf(settings);
   try {
     const file = deserialize(await readFile(path)) as { settings?: string; inputs?: string; value: T };
     if (file && file.settings === settingsHash && file.inputs === inputs) return { value: file.value, reused: true };

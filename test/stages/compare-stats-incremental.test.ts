@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStudy } from "../../src/stages/context.js";
+import { memoPath } from "../../src/study/session-memo.js";
 import { runCompare } from "../../src/stages/compare.js";
 import { runStats } from "../../src/stages/stats.js";
 import { memoryReporter } from "../../src/util/reporter.js";
@@ -66,10 +67,9 @@ describe("compare and stats, per session", () => {
     expect(Object.keys(fresh.files)).toEqual(
       expect.arrayContaining(["compare-bales-ipa.json", "compare-bales-ipa-tests.csv", "stats.json", "stats-sessions.csv", "stats-participants.csv"]),
     );
-    expect(existsSync(join(dir, ".cache", "memo", `coded-${encodeURIComponent(`bales-ipa-${CODER}`)}.v8`))).toBe(true);
-    expect(existsSync(join(dir, ".cache", "memo", "stats-metrics.v8"))).toBe(true);
-    expect(existsSync(join(dir, ".cache", "memo", `compare-${encodeURIComponent(`bales-ipa-${CODER}`)}.v8`))).toBe(true);
-    expect(existsSync(join(dir, ".cache", "memo", `stats-codes-${encodeURIComponent(`bales-ipa-${CODER}`)}.v8`))).toBe(true);
+    for (const name of [["coded", "bales-ipa", CODER], "stats-metrics", ["compare", "bales-ipa", CODER], ["stats-codes", "bales-ipa", CODER]] as const) {
+      expect(existsSync(memoPath(dir, name))).toBe(true);
+    }
 
     // Nothing changed: everything is reused and the files are the same.
     const again = await run(dir);
@@ -102,10 +102,16 @@ describe("compare and stats, per session", () => {
     expect(afterEdit.files).toEqual(await fromScratch(dir));
     expect(afterEdit.files["stats.json"]).not.toEqual(added.files["stats.json"]);
 
-    // Codes change: one record recoded, one code outside the codebook, one record of a session the study lacks.
+    // One record recoded to another code of the codebook: the labels stay the same, so only the
+    // session's codes digest can tell its memo entries are out of date.
+    await editRecords(dir, (r) => (r.session === "critical-2" && r.turn === "t0003" ? { ...r, codes: ["shows-tension"] } : r));
+    const recodedInside = await run(dir);
+    expect(recodedInside.files).toEqual(await fromScratch(dir));
+    expect(recodedInside.files["compare-bales-ipa-tests.csv"]).not.toEqual(afterEdit.files["compare-bales-ipa-tests.csv"]);
+
+    // Codes change: one code outside the codebook, one record of a session the study lacks.
     let first = true;
     await editRecords(dir, (r) => {
-      if (r.session === "critical-2" && r.turn === "t0003") return { ...r, codes: ["shows-tension"] };
       if (r.session === "control-2" && first) {
         first = false;
         return { ...r, codes: ["not-in-the-codebook"] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cp, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { deserialize, serialize } from "node:v8";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -140,5 +140,54 @@ describe("per-session memo (adding or editing a session recomputes that session 
     expect(second.has("s1", session, "other-codes")).toBe(false);
     // Other settings: nothing reused.
     expect((await openSessionMemo(dir, "probe", { a: 2 })).has("s1", session, codesDigest([]))).toBe(false);
+  });
+
+  it("adding a session appends its entry; a torn tail, a dropped session or many replaced entries rewrite the file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "colloquy-memo-log-"));
+    const session = (id: string, text = "hello") => ({ id, turns: [{ id: "t1", speaker: "a", text }], participants: [], metadata: {} }) as unknown as Session;
+    const run = async (sessions: Session[]) => {
+      const memo = await openSessionMemo<string>(dir, ["probe", "a/b"], {});
+      const values = sessions.map((s) => memo.get(s.id, s, () => `value of ${s.id} ${s.turns[0].text}`));
+      await memo.save();
+      return { values, stats: { ...memo.stats } };
+    };
+    const path = memoPath(dir, ["probe", "a/b"]);
+    expect(path.endsWith(join("memo", "probe", "a%2Fb.v8"))).toBe(true);
+    const three = ["s1", "s2", "s3"].map((id) => session(id));
+    await run(three);
+    const before = await readFile(path);
+    const inode = (await stat(path)).ino;
+
+    // One more session: the same file (not replaced by a rewrite), its old bytes and one appended frame.
+    const four = [...three, session("s4")];
+    expect((await run(four)).stats).toEqual({ reused: 3, computed: 1 });
+    const after = await readFile(path);
+    expect(after.length).toBeGreaterThan(before.length);
+    expect(after.subarray(0, before.length).equals(before)).toBe(true);
+    expect((await stat(path)).ino).toBe(inode);
+    expect((await run(four)).stats).toEqual({ reused: 4, computed: 0 });
+
+    // A crash while appending leaves a torn frame: the entries before it stand, the rest is computed, the file rewritten whole.
+    await writeFile(path, after.subarray(0, after.length - 3));
+    expect((await run(four)).stats).toEqual({ reused: 3, computed: 1 });
+    expect((await run(four)).stats).toEqual({ reused: 4, computed: 0 });
+
+    // A session leaving the study: rewritten without it.
+    const full = (await readFile(path)).length;
+    await run(three);
+    expect((await readFile(path)).length).toBeLessThan(full);
+    expect((await run(three)).stats).toEqual({ reused: 3, computed: 0 });
+
+    // A session edited again and again: replaced frames never pile up past the live ones.
+    for (let i = 0; i < 12; i++) await run([...three.slice(0, 2), session("s3", `edit ${i}`)]);
+    const edited = await run([...three.slice(0, 2), session("s3", "edit 11")]);
+    expect(edited.stats).toEqual({ reused: 3, computed: 0 });
+    expect(edited.values[2]).toBe("value of s3 edit 11");
+    expect((await readFile(path)).length).toBeLessThan(full * 2);
+  });
+
+  it("memo names keep their ids apart: codebook a-b with coder c and codebook a with coder b-c are two files", () => {
+    expect(memoPath("/s", ["compare", "a-b", "c"])).not.toBe(memoPath("/s", ["compare", "a", "b-c"]));
+    expect(memoPath("/s", ["agree", "stats-x"])).not.toBe(memoPath("/s", ["agree-stats", "x"]));
   });
 });

@@ -111,7 +111,7 @@ async function alignStudy(
   // under numeric collation interleave their turns); otherwise align everything at once.
   if (sameId || ids.some((id, i) => i > 0 && byNumber.compare(ids[i - 1], id) === 0))
     return { part: alignPart(recordsByCoder, coders, shape, turnInfo), note: "" };
-  const memo = options.cache ? await openSessionMemo<AgreementPart>(options.study, `agree-${options.codebook}`, { coders, shape }) : undefined;
+  const memo = options.cache ? await openSessionMemo<AgreementPart>(options.study, ["agree", options.codebook], { coders, shape }) : undefined;
   const parts = ids.map((id) => {
     const records = bySession.map((m) => m.get(id) ?? []);
     const compute = () => alignPart(new Map(coders.map((coder, c) => [coder, records[c]])), coders, shape, turnInfo);
@@ -192,7 +192,7 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
   // coder alone is added they are the same, and the stored ones (bootstrap intervals included) are reused.
   const analyse = () => analyses.map(analyseVariable);
   const stored = options.cache
-    ? await memoResult(options.study, `agree-stats-${options.codebook}`, null, sha256(JSON.stringify(analyses)), analyse)
+    ? await memoResult(options.study, ["agree-stats", options.codebook], null, sha256(JSON.stringify(analyses)), analyse)
     : undefined;
   const variables = stored?.value ?? analyse();
   reporter.log(`agree: ${complete} turn(s) coded by all of ${coders.join(", ")}${note}${stored?.reused ? "; statistics reused" : ""}`);

@@ -65,7 +65,7 @@ export async function loadCodedStudy(
     sessions: loaded,
     codebook,
     coder: chosen,
-    data: options.incremental ? await joinIncrementally(study, `${codebook.id}-${chosen}`, loaded, records, labels) : codedTurns(loaded, records, labels),
+    data: options.incremental ? await joinIncrementally(study, [codebook.id, chosen], loaded, records, labels) : codedTurns(loaded, records, labels),
     otherVersions: [...versions].map(([version, n]) => ({ version, records: n })),
   };
 }
@@ -73,11 +73,17 @@ export async function loadCodedStudy(
 /** Joins made in this process, by the records they joined (a study context loads each coder's records once). */
 const joined = new WeakMap<readonly CodeRecord[], { sessions: readonly Session[]; labels: string; data: CodedTurns }>();
 
-async function joinIncrementally(study: string, name: string, sessions: Session[], records: CodeRecord[], labels: string[]): Promise<CodedTurns> {
+async function joinIncrementally(
+  study: string,
+  name: readonly [codebook: string, coder: string],
+  sessions: Session[],
+  records: CodeRecord[],
+  labels: string[],
+): Promise<CodedTurns> {
   const key = JSON.stringify(labels);
   const earlier = joined.get(records);
   if (earlier && earlier.sessions === sessions && earlier.labels === key) return earlier.data;
-  const memo = await openSessionMemo<CodedSessionPart>(study, `coded-${encodeURIComponent(name)}`, { labels });
+  const memo = await openSessionMemo<CodedSessionPart>(study, ["coded", ...name], { labels });
   const data = codedTurnsBySession(sessions, records, labels, memo);
   await memo.save();
   joined.set(records, { sessions, labels: key, data });

@@ -1,9 +1,5 @@
-import { readFileSync } from "node:fs";
-import { dirname, extname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { answerStore } from "../../util/answer-store.js";
-import { compromiseVersion } from "../../util/compromise-version.js";
-import { sha256 } from "../../util/hash.js";
+import { codeVersion } from "../../util/code-version.js";
 import { learntWords } from "./tagger.js";
 
 /**
@@ -13,16 +9,10 @@ import { learntWords } from "./tagger.js";
  * (issue 11) paid although nearly every word of the new session was classified in an earlier
  * run. With the answers of earlier runs known, compromise is loaded only when a word is new.
  * A word's class depends on the word, compromise and the tagger's rules only (never on the
- * other words of a batch), so a stored answer equals a fresh one.
+ * other words of a batch), so a stored answer equals a fresh one; the store is kept per version
+ * of colloquy's code and compromise (util/code-version.ts).
  */
-const store = answerStore(
-  "word-classes",
-  () => {
-    const here = fileURLToPath(import.meta.url);
-    return `${compromiseVersion()}\u0000${sha256(readFileSync(join(dirname(here), `tagger${extname(here)}`)))}`;
-  },
-  () => [learntWords().classes, learntWords().singulars],
-);
+const store = answerStore("word-classes", codeVersion, () => [learntWords().classes, learntWords().singulars]);
 
 /** Add the answers stored by earlier runs of this study to the tagger's. */
 export const loadWordClasses = (study: string): Promise<void> => store.load(study);

@@ -1,15 +1,15 @@
 import { answerStore } from "../../util/answer-store.js";
-import { compromiseVersion } from "../../util/compromise-version.js";
+import { codeVersion } from "../../util/code-version.js";
 import { imperativeAnswers } from "./text.js";
 
 /**
  * The rules coder's lookups in compromise's lexicon (is a word a base-form verb?), kept between
  * runs in `<study>/.cache/rules-lexicon.v8` (util/answer-store.ts): building the lexicon takes
  * 0.3-1 s, which a run coding one new session of a large study (issue 11) paid although earlier
- * runs had asked about nearly all its words. An answer depends on the word and compromise's
- * version alone.
+ * runs had asked about nearly all its words. An answer depends on the word, compromise and the
+ * rules coder's code: the store is kept per version of both (util/code-version.ts).
  */
-const store = answerStore("rules-lexicon", compromiseVersion, () => [imperativeAnswers()]);
+const store = answerStore("rules-lexicon", codeVersion, () => [imperativeAnswers()]);
 
 /** Add the answers stored by earlier runs of this study. */
 export const loadLexiconAnswers = (study: string): Promise<void> => store.load(study);
