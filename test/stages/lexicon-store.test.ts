@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import { openStudy, runCode, runImport, silentEffects } from "../../src/index.js";
 import { loadLexiconAnswers } from "../../src/coding/rules/lexicon-store.js";
-import { imperativeAnswers, isImperativeVerb } from "../../src/coding/rules/text.js";
+import { clearTextCache, imperativeAnswers, isImperativeVerb } from "../../src/coding/rules/text.js";
 
 const demo = join(import.meta.dirname, "../../fixtures/demo-study");
 
@@ -21,7 +21,8 @@ describe("the rules coder's lexicon answers kept between runs (.cache/rules-lexi
     const stored = deserialize(await readFile(path)) as { version: string; maps: [[string, boolean][]] };
     const answers = new Map(stored.maps[0]);
     expect(answers.size).toBeGreaterThan(0);
-    // What was stored is what the lexicon says.
+    // What was stored is what the lexicon says (asked afresh: this process's answers forgotten first).
+    clearTextCache();
     for (const [word, answer] of answers) expect(isImperativeVerb(word)).toBe(answer);
 
     const forged = (word: string, version: string) => writeFile(path, serialize({ version, maps: [[...stored.maps[0], [word, true]]] }));
@@ -31,6 +32,7 @@ describe("the rules coder's lexicon answers kept between runs (.cache/rules-lexi
     await forged("zzstoredverb", stored.version);
     await loadLexiconAnswers(dir);
     expect(isImperativeVerb("zzstoredverb")).toBe(true);
+    imperativeAnswers().delete("zzstoredverb");
     await writeFile(path, "torn");
     await expect(loadLexiconAnswers(dir)).resolves.toBeUndefined();
   });

@@ -66,8 +66,10 @@ describe("per-session memo (adding or editing a session recomputes that session 
     // The same numbers as a run that starts from nothing.
     await writeFile(memoPath(dir, "concepts"), "");
     const written = await timelessFiles(incremental.files);
-    // From nothing: no memo and no word classes of earlier runs either.
+    // From nothing: no memo and no word classes of earlier runs either, in the store or in this process.
     await rm(join(dir, ".cache", "word-classes.v8"));
+    learntWords().classes.clear();
+    learntWords().singulars.clear();
     const fresh = await runConcepts(await openStudy(dir), {}, silentEffects);
     expect(timeless(incremental.report)).toEqual(timeless(fresh.report));
     // The files the memo's texts were spliced into: the same bytes as a run from scratch.
@@ -103,6 +105,8 @@ describe("per-session memo (adding or editing a session recomputes that session 
     await extra("zzstoredword", stored.version);
     await loadWordClasses(dir);
     expect(learntWords().classes.get("zzstoredword")).toEqual({ cls: "noun", plural: false });
+    // Not left for other tests in this process.
+    learntWords().classes.delete("zzstoredword");
     // A torn file is ignored.
     await writeFile(path, "torn");
     await expect(loadWordClasses(dir)).resolves.toBeUndefined();

@@ -166,7 +166,8 @@ export function isImperativeVerb(word: string): boolean {
   return answer;
 }
 
-/** Forget cached analyses (benchmarks measure cold throughput with it). */
+/** Forget cached analyses and lexicon answers (benchmarks measure cold throughput with it). */
 export function clearTextCache(): void {
   cache.clear();
+  lexiconAnswers.clear();
 }
