@@ -73,8 +73,12 @@ export function sessionUnit(participants: readonly { participant: string }[], fa
  * session's per-turn concepts (issue 11).
  */
 export interface SessionConceptsPart {
-  /** The session's entry of concepts.json (from prettyElement). */
-  json: string;
+  /**
+   * The session's entry of concepts.json (from prettyElement), UTF-8 encoded: V8 stores a string
+   * with any character beyond Latin-1 at two bytes per character, which made the memo ~1.7x the
+   * size of the text it holds.
+   */
+  json: Uint8Array;
   session: string;
   condition: string;
   /** Pairing key of the session measures (sessionUnit). */
@@ -93,7 +97,7 @@ export interface ConceptsReportParts {
 
 /** The part of one analysed session. */
 export function sessionConceptsPart(result: SessionConcepts): SessionConceptsPart {
-  return { json: prettyElement(result), ...partMeasures(result) };
+  return { json: Buffer.from(prettyElement(result)), ...partMeasures(result) };
 }
 
 /** What the comparisons and the table read of a session. */
@@ -174,7 +178,7 @@ export function conceptsReportOf(parts: ConceptsReportParts): ConceptsReport {
   return {
     provenance: parts.provenance,
     get sessions() {
-      return (sessions ??= parts.sessions.map((p) => JSON.parse(p.json) as SessionConcepts));
+      return (sessions ??= parts.sessions.map((p) => JSON.parse(utf8(p.json)) as SessionConcepts));
     },
     conditions: parts.conditions,
   };
@@ -218,7 +222,7 @@ export async function writeConceptsParts(analysisDir: string, report: ConceptsRe
   const text = prettyJsonWithArray(
     { ...report },
     "sessions",
-    report.sessions.map((s) => s.json),
+    report.sessions.map((s) => utf8(s.json)),
   );
   return writeConcepts(analysisDir, text, conceptsCsv(report));
 }
@@ -230,3 +234,6 @@ async function writeConcepts(analysisDir: string, text: string, table: string): 
   await writeFileAtomic(csv, table);
   return { json, csv };
 }
+
+/** The text of UTF-8 bytes (a memo gives back a Uint8Array, not necessarily a Buffer). */
+const utf8 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
