@@ -3,6 +3,7 @@ import type { Participant } from "../../transcript/schema.js";
 import { speakerName } from "./participation.js";
 import { UNCODED, type CodedSession, type CodedTurns } from "../shared/table.js";
 import { thirdOf } from "../shared/measures.js";
+import { poolCounts } from "./pool.js";
 
 /**
  * Interaction Process Analysis (Bales 1950) over coded turns, written for any nominal codebook:
@@ -346,20 +347,11 @@ export function sessionPhases(cs: CodedSession, frame: ProfileFrame): SessionPha
 export function combinePhases(conditions: readonly string[], parts: readonly SessionPhases[], frame: ProfileFrame): PhaseMovement {
   const groups = phaseGroups(frame);
   const size = 3 * (1 + groups.length + frame.labels.length);
-  const byCondition = new Map<string, Float64Array>();
-  const overall = new Float64Array(size);
-  parts.forEach((part, s) => {
-    let c = byCondition.get(conditions[s]);
-    if (!c) byCondition.set(conditions[s], (c = new Float64Array(size)));
-    for (let i = 0; i < size; i++) {
-      c[i] += part.counts[i];
-      overall[i] += part.counts[i];
-    }
-  });
+  const { byCondition, overall } = poolCounts(conditions, parts, size);
   return {
     groups,
     sessions: parts.map((p) => p.session),
-    conditions: [...byCondition].sort(([a], [b]) => a.localeCompare(b)).map(([condition, acc]) => ({ condition, thirds: renderThirds(acc, groups, frame) })),
+    conditions: byCondition.map(([condition, acc]) => ({ condition, thirds: renderThirds(acc, groups, frame) })),
     overall: renderThirds(overall, groups, frame),
   };
 }

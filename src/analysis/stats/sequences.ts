@@ -1,6 +1,7 @@
 import type { CodedSession, CodedTurns } from "../shared/table.js";
 import { actSequence } from "./bales.js";
 import { THIRDS, thirdOf } from "../shared/measures.js";
+import { poolCounts } from "./pool.js";
 
 /**
  * Code sequences for sequence charts: each session's codes turn by turn, and code distributions
@@ -95,20 +96,11 @@ export function sessionSegments(cs: CodedSession, labels: readonly string[]): Se
 /** Pool sessions' segments (parts[i] of a session of `conditions[i]`) per condition and over the study. */
 export function combineSegments(conditions: readonly string[], parts: readonly SessionSegments[], labels: readonly string[]): SegmentDistributions {
   const size = 3 * labels.length;
-  const byCondition = new Map<string, Float64Array>();
-  const overall = new Float64Array(size);
-  parts.forEach((part, s) => {
-    let c = byCondition.get(conditions[s]);
-    if (!c) byCondition.set(conditions[s], (c = new Float64Array(size)));
-    for (let i = 0; i < size; i++) {
-      c[i] += part.counts[i];
-      overall[i] += part.counts[i];
-    }
-  });
+  const { byCondition, overall } = poolCounts(conditions, parts, size);
   return {
     labels: [...labels],
     sessions: parts.map((p) => p.session),
-    conditions: [...byCondition].sort(([a], [b]) => a.localeCompare(b)).map(([condition, acc]) => ({ condition, segments: renderSegments(acc, labels) })),
+    conditions: byCondition.map(([condition, acc]) => ({ condition, segments: renderSegments(acc, labels) })),
     overall: renderSegments(overall, labels),
   };
 }
