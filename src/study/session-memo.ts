@@ -9,21 +9,21 @@ import { toolVersion } from "../util/provenance.js";
 import { codeVersion } from "../util/code-version.js";
 
 /**
- * Results of a deterministic per-session computation (noun concepts of a session, its rules
- * topic trees), kept between runs in `<study>/.cache/memo/<name>.json` so that adding one
- * session to a large study recomputes that session only, and the study-level statistics are
- * recombined from the stored parts (issue 11: incremental where the work is per session).
+ * Results of a deterministic per-session computation (a session's noun concepts, rules topic
+ * trees, agreement alignment, statistics parts, dashboard parts), kept between runs under
+ * `<study>/.cache/memo/` (memoPath) so that adding one session to a large study computes that
+ * session only, and the study-level results are recombined from the stored parts (issue 11:
+ * incremental where the work is per session).
  *
  * An entry is used only when the session's content hash matches (and the digest of its other
  * inputs, such as the session's codes, when the caller gives one), and the whole file only when
- * the settings it was computed under and the code that computed it match (a hash of every
- * module of colloquy, compromise's version and V8's: util/code-version.ts, so a fix to an
- * analysis or a helper it imports invalidates its memo even when the version number stays the same). It is a cache: a missing,
- * torn or foreign file is recomputed, never trusted or repaired, and deleting .cache/ is safe.
+ * the settings it was computed under and the code that computed it match (util/code-version.ts:
+ * every module of colloquy, compromise's version and V8's, so a fix to an analysis or to a helper
+ * it imports invalidates its memo even when the version number stays the same). It is a cache:
+ * a missing, torn or foreign file is recomputed, never trusted, and deleting .cache/ is safe.
  *
  * Stored with node:v8's serializer, not JSON: statistics hold NaN, Infinity and undefined, which
- * JSON would turn into null or drop, and a reused result must equal a fresh one exactly. The V8
- * version is part of the settings, since its format may change between Node releases.
+ * JSON would turn into null or drop, and a reused result must equal a fresh one exactly.
  */
 export interface SessionMemo<T> {
   /** True when a stored result for this key, session content and other inputs exists. */
