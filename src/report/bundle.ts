@@ -26,6 +26,7 @@ import {
   codeSetFacts,
   finishOverview,
   sessionsOverview,
+  mergeOverview,
   summariseSession,
   type CodeSetFacts,
   type SessionBadges,
@@ -34,7 +35,7 @@ import {
 import { buildDistribution, buildSequenceSessions, buildSequenceSet } from "./shape/distributions.js";
 import { buildFollows, buildParticipation, buildSpeakerParticipation } from "./shape/participation.js";
 import { buildStyleSet, styleSetOf } from "./shape/styles.js";
-import { mergeDistribution, mergeOverview, mergeSpeakers, mergeStyleValues, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
+import { mergeDistribution, mergeSpeakers, mergeStyleValues, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
 import { buildBalesSet, isBalesLike } from "./shape/bales.js";
 import { attachCompareTests, buildCompareSet } from "./shape/compare.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
@@ -186,7 +187,7 @@ export function shapeSessionParts(parts: readonly SessionPart[], control: string
   const metrics = parts.map((p) => p.metrics);
   return {
     summaries: parts.map((p) => p.summary),
-    overview: mergeOverview(parts),
+    overview: mergeOverview(parts.map((p) => p.overview)),
     speakers,
     conditions: conditionsOf(
       parts.map((p) => p.overview.condition),

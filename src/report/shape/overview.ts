@@ -72,31 +72,63 @@ export interface SessionsOverview {
   dates: string[];
 }
 
+/** What the overview counts of one session (the build keeps it per session: shape/parts.ts). */
+export interface OverviewPart {
+  condition: string;
+  turns: number;
+  words: number;
+  turnTypes: Counts;
+  /** Speaker keys of the participants, by kind. */
+  participants: [Session["participants"][number]["kind"], string][];
+  date?: string;
+  models: string[];
+}
+
+export function overviewPart(session: Session, keys = speakerKeys(session)): OverviewPart {
+  const turnTypes: Counts = {};
+  let words = 0;
+  for (const t of session.turns) {
+    words += turnWords(t);
+    turnTypes[t.type] = (turnTypes[t.type] ?? 0) + 1;
+  }
+  const models: string[] = [];
+  if (typeof session.metadata.model === "string") models.push(session.metadata.model);
+  for (const p of session.participants) if (typeof p.metadata?.model === "string") models.push(p.metadata.model);
+  return {
+    condition: conditionOf(session),
+    turns: session.turns.length,
+    words,
+    turnTypes,
+    participants: session.participants.map((p) => [p.kind, keys.get(p.id)!.key]),
+    date: session.metadata.date || undefined,
+    models,
+  };
+}
+
 export function sessionsOverview(sessions: readonly Session[]): SessionsOverview {
+  return mergeOverview(sessions.map((s) => overviewPart(s)));
+}
+
+/** The sessions' side of the overview from their parts, in session order (finishOverview adds the code sets' and analysis files'). */
+export function mergeOverview(parts: readonly OverviewPart[]): SessionsOverview {
   const conditions = new Map<string, { id: string; sessions: number; turns: number }>();
   const kinds = { human: new Set<string>(), ai: new Set<string>(), simulated: new Set<string>(), system: new Set<string>() };
-  const turnTypes: Record<string, number> = {};
+  const turnTypes: Counts = {};
   const models = new Set<string>();
   const dates: string[] = [];
   let turns = 0;
   let words = 0;
-  for (const s of sessions) {
-    const c = conditionOf(s);
-    const entry = conditions.get(c) ?? { id: c, sessions: 0, turns: 0 };
+  for (const o of parts) {
+    const entry = conditions.get(o.condition) ?? { id: o.condition, sessions: 0, turns: 0 };
     entry.sessions++;
-    entry.turns += s.turns.length;
-    conditions.set(c, entry);
-    const keys = speakerKeys(s);
-    for (const p of s.participants) kinds[p.kind].add(keys.get(p.id)!.key);
-    for (const t of s.turns) {
-      turns++;
-      words += turnWords(t);
-      turnTypes[t.type] = (turnTypes[t.type] ?? 0) + 1;
-    }
-    if (s.metadata.date) dates.push(s.metadata.date);
-    const m = s.metadata.model;
-    if (typeof m === "string") models.add(m);
-    for (const p of s.participants) if (typeof p.metadata?.model === "string") models.add(p.metadata.model);
+    entry.turns += o.turns;
+    conditions.set(o.condition, entry);
+    for (const [kind, key] of o.participants) kinds[kind].add(key);
+    turns += o.turns;
+    words += o.words;
+    for (const [type, n] of Object.entries(o.turnTypes)) turnTypes[type] = (turnTypes[type] ?? 0) + n;
+    if (o.date !== undefined) dates.push(o.date);
+    for (const m of o.models) models.add(m);
   }
   return {
     conditions: [...conditions.values()],

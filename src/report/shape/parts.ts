@@ -6,7 +6,7 @@ import type { CodebookInfo, Counts, Distribution, ParticipationSession, SessionS
 import { conditionOf, speakerKeys, turnSpeaker, turnWords } from "./common.js";
 import { buildDistribution, buildSequenceSet, MAX_SEQUENCE_CELLS } from "./distributions.js";
 import { buildParticipation } from "./participation.js";
-import { addBadges, summariseSession, type SessionBadges, type SessionsOverview } from "./overview.js";
+import { addBadges, overviewPart, summariseSession, type OverviewPart, type SessionBadges } from "./overview.js";
 
 /**
  * The study-level shapes as sums of per-session parts (issue 11: the build of a study with one
@@ -25,18 +25,6 @@ interface SpeakerTouch {
   role?: string;
   turns: number;
   words: number;
-}
-
-/** What the overview counts of one session. */
-interface OverviewPart {
-  condition: string;
-  turns: number;
-  words: number;
-  turnTypes: Counts;
-  /** Speaker keys of the participants, by kind. */
-  participants: [SpeakerInfo["kind"], string][];
-  date?: string;
-  models: string[];
 }
 
 /** What one session alone gives the bundle. */
@@ -60,20 +48,12 @@ export function sessionPart(session: Session): SessionPart {
     return entry;
   };
   for (const p of session.participants) touch(keys.get(p.id)!.key, p.kind, p.role);
-  const turnTypes: Counts = {};
-  let words = 0;
   for (const turn of session.turns) {
     const k = keys.get(turn.speaker);
     const entry = touch(k?.key ?? turn.speaker, k?.kind ?? "human", k?.role);
-    const w = turnWords(turn);
     entry.turns++;
-    entry.words += w;
-    words += w;
-    turnTypes[turn.type] = (turnTypes[turn.type] ?? 0) + 1;
+    entry.words += turnWords(turn);
   }
-  const models: string[] = [];
-  if (typeof session.metadata.model === "string") models.push(session.metadata.model);
-  for (const p of session.participants) if (typeof p.metadata?.model === "string") models.push(p.metadata.model);
   const binSize = Math.max(1, Math.ceil(session.turns.length / MAX_SEQUENCE_CELLS));
   const cells: string[] = [];
   for (let i = 0; i < session.turns.length; i += binSize) cells.push(turnSpeaker(session, keys, session.turns[i]));
@@ -81,15 +61,7 @@ export function sessionPart(session: Session): SessionPart {
   return {
     summary: summariseSession(session),
     speakers: [...touches.values()],
-    overview: {
-      condition: conditionOf(session),
-      turns: session.turns.length,
-      words,
-      turnTypes,
-      participants: session.participants.map((p) => [p.kind, keys.get(p.id)!.key]),
-      date: session.metadata.date || undefined,
-      models,
-    },
+    overview: overviewPart(session, keys),
     metrics,
     participation: buildParticipation(session, metrics),
     sequence: { binSize, speakers: cells },
@@ -110,38 +82,6 @@ export function mergeSpeakers(parts: readonly SessionPart[]): SpeakerInfo[] {
   }
   const rank = { human: 0, simulated: 1, ai: 2, system: 3 } as const;
   return [...byKey.values()].sort((a, b) => rank[a.kind] - rank[b.kind] || a.order - b.order).map(({ order: _order, ...info }) => info);
-}
-
-/** The sessions' side of the overview (finishOverview adds the code sets' and analysis files'). */
-export function mergeOverview(parts: readonly SessionPart[]): SessionsOverview {
-  const conditions = new Map<string, { id: string; sessions: number; turns: number }>();
-  const kinds = { human: new Set<string>(), ai: new Set<string>(), simulated: new Set<string>(), system: new Set<string>() };
-  const turnTypes: Counts = {};
-  const models = new Set<string>();
-  const dates: string[] = [];
-  let turns = 0;
-  let words = 0;
-  for (const { overview: o } of parts) {
-    const entry = conditions.get(o.condition) ?? { id: o.condition, sessions: 0, turns: 0 };
-    entry.sessions++;
-    entry.turns += o.turns;
-    conditions.set(o.condition, entry);
-    for (const [kind, key] of o.participants) kinds[kind].add(key);
-    turns += o.turns;
-    words += o.words;
-    for (const [type, n] of Object.entries(o.turnTypes)) turnTypes[type] = (turnTypes[type] ?? 0) + n;
-    if (o.date !== undefined) dates.push(o.date);
-    for (const m of o.models) models.add(m);
-  }
-  return {
-    conditions: [...conditions.values()],
-    participants: { human: kinds.human.size, ai: kinds.ai.size, simulated: kinds.simulated.size, system: kinds.system.size },
-    turns,
-    words,
-    turnTypes,
-    models,
-    dates,
-  };
 }
 
 /** One scale-rated speaker of a session: its kind and each scale's finite ratings in turn order. */
