@@ -1,15 +1,17 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
+import { codeVersion } from "./code-version.js";
 import { writeFileAtomic } from "./fs.js";
 
 /**
  * In-process caches of answers that depend on one key alone (a word's class, a word's
  * lexicon entry), kept between runs in `<study>/.cache/<name>.v8`, so that a run that adds
  * one session to a large study does not load a slow library (compromise: 0.35-1 s) to ask
- * again what earlier runs already asked (issue 11). The file is used only under the `version`
- * that wrote it (the library's version, the code that turns its answers into ours, V8's
- * serializer); a missing, torn or foreign file is ignored, and deleting .cache/ is safe.
+ * again what earlier runs already asked (issue 11). The file is used only under the code version
+ * that wrote it (util/code-version.ts: colloquy's modules, which turn the library's answers into
+ * ours, the library's version and V8's serializer); a missing, torn or foreign file is ignored,
+ * and deleting .cache/ is safe.
  * Entries are only ever added, never changed, so a store holds the same answers a fresh
  * process would compute.
  */
@@ -20,9 +22,8 @@ export interface AnswerStore {
   save(study: string): Promise<void>;
 }
 
-export function answerStore(name: string, version: () => string, maps: () => readonly Map<string, unknown>[]): AnswerStore {
+export function answerStore(name: string, maps: () => readonly Map<string, unknown>[]): AnswerStore {
   const path = (study: string) => join(study, ".cache", `${name}.v8`);
-  const fullVersion = () => `${version()}\u0000${process.versions.v8}`;
   /** Entries the study's file holds (as read or last written): equal to the maps' size, nothing to add. */
   const stored = new Map<string, number>();
   const size = () => maps().reduce((n, m) => n + m.size, 0);
@@ -32,7 +33,7 @@ export function answerStore(name: string, version: () => string, maps: () => rea
       try {
         const file = deserialize(await readFile(path(study))) as { version?: unknown; maps?: unknown };
         const lists = file?.maps;
-        if (file?.version !== fullVersion() || !Array.isArray(lists) || lists.length !== maps().length) return;
+        if (file?.version !== codeVersion() || !Array.isArray(lists) || lists.length !== maps().length) return;
         maps().forEach((map, i) => {
           for (const [key, value] of lists[i] as [string, unknown][]) if (!map.has(key)) map.set(key, value);
         });
@@ -47,7 +48,7 @@ export function answerStore(name: string, version: () => string, maps: () => rea
     async save(study) {
       // Entries are only added, so after load equal sizes mean the file holds every answer.
       if (stored.get(study) === size()) return;
-      await writeFileAtomic(path(study), serialize({ version: fullVersion(), maps: maps().map((m) => [...m]) }));
+      await writeFileAtomic(path(study), serialize({ version: codeVersion(), maps: maps().map((m) => [...m]) }));
       stored.set(study, size());
     },
   };

@@ -1,5 +1,4 @@
 import { answerStore } from "../../util/answer-store.js";
-import { codeVersion } from "../../util/code-version.js";
 import { learntWords } from "./tagger.js";
 
 /**
@@ -12,7 +11,7 @@ import { learntWords } from "./tagger.js";
  * other words of a batch), so a stored answer equals a fresh one; the store is kept per version
  * of colloquy's code and compromise (util/code-version.ts).
  */
-const store = answerStore("word-classes", codeVersion, () => [learntWords().classes, learntWords().singulars]);
+const store = answerStore("word-classes", () => [learntWords().classes, learntWords().singulars]);
 
 /** Add the answers stored by earlier runs of this study to the tagger's. */
 export const loadWordClasses = (study: string): Promise<void> => store.load(study);

@@ -1,5 +1,4 @@
 import { answerStore } from "../../util/answer-store.js";
-import { codeVersion } from "../../util/code-version.js";
 import { imperativeAnswers } from "./text.js";
 
 /**
@@ -9,7 +8,7 @@ import { imperativeAnswers } from "./text.js";
  * runs had asked about nearly all its words. An answer depends on the word, compromise and the
  * rules coder's code: the store is kept per version of both (util/code-version.ts).
  */
-const store = answerStore("rules-lexicon", codeVersion, () => [imperativeAnswers()]);
+const store = answerStore("rules-lexicon", () => [imperativeAnswers()]);
 
 /** Add the answers stored by earlier runs of this study. */
 export const loadLexiconAnswers = (study: string): Promise<void> => store.load(study);
