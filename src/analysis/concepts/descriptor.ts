@@ -2,7 +2,7 @@ import { artifacts } from "../../study/artifacts.js";
 import type { AnalysisDescriptor } from "../descriptor.js";
 import type { ConceptsReport } from "./report.js";
 
-/** Noun concepts, concept rates and lexical measures: `concepts.json` and its table, computed by {@link buildConceptsReport} (src/analysis/concepts/report.ts). */
+/** Noun concepts, concept rates and lexical measures: `concepts.json` and its table, computed by {@link buildConceptsParts} (the concepts stage, per session) or {@link buildConceptsReport} (the library call), both in src/analysis/concepts/report.ts. */
 export const conceptsAnalysis: AnalysisDescriptor<ConceptsReport> = {
   id: "concepts",
   title: "noun concepts",
