@@ -1,11 +1,11 @@
-import { appendFile, readFile, rm } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import type { CodeRecord } from "../coding/records.js";
 import type { Session } from "../transcript/schema.js";
 import { hashValue, sha256 } from "../util/hash.js";
 import { writeFileAtomic } from "../util/fs.js";
-import { toolVersion } from "../util/provenance.js";
 import { codeVersion } from "../util/code-version.js";
 
 /**
@@ -92,7 +92,7 @@ export function memoPath(study: string, name: MemoName): string {
 }
 
 /** The settings hash a memo's entries were computed under: the caller's settings and the code (util/code-version.ts). */
-const settingsHashOf = (settings: unknown) => hashValue({ settings, tool: toolVersion, code: codeVersion() });
+const settingsHashOf = (settings: unknown) => hashValue({ settings, code: codeVersion() });
 
 /**
  * The memo file is a log of frames, each a 4-byte little-endian length and a v8-serialized value:
@@ -149,6 +149,26 @@ async function readMemoLog<T>(path: string, settings: string): Promise<MemoLog<T
   return { entries, frames: Math.max(frames, 0), rewrite: frames === -1 };
 }
 
+/**
+ * Append to an existing file; false when it is gone (`.cache/` deleted during the run), so the
+ * caller writes it whole with its settings frame instead of starting a file without one.
+ */
+async function appendTo(path: string, bytes: Buffer): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(path, constants.O_WRONLY | constants.O_APPEND);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
+  try {
+    await handle.appendFile(bytes);
+  } finally {
+    await handle.close();
+  }
+  return true;
+}
+
 /** Open (or start) the memo `name` of a study for computations made under `settings`. */
 export async function openSessionMemo<T>(study: string, name: MemoName, settings: unknown): Promise<SessionMemo<T>> {
   const path = memoPath(study, name);
@@ -161,7 +181,10 @@ export async function openSessionMemo<T>(study: string, name: MemoName, settings
   const used: MemoFile<T>["entries"] = {};
   const computed: string[] = [];
   const stats = { reused: 0, computed: 0 };
-  const entryHash = (session: Session, inputs: string | undefined) => (inputs === undefined ? sessionHash(session) : `${sessionHash(session)}:${inputs}`);
+  // The settings are in every entry's hash, not only in the file's first frame: a run under other
+  // settings may rewrite the file while this one runs, and this one's appended entries must then
+  // never match a run under those settings.
+  const entryHash = (session: Session, inputs: string | undefined) => `${settingsHash}:${sessionHash(session)}:${inputs ?? ""}`;
   const lookup = (key: string, session: Session, inputs: string | undefined) => {
     const entry = Object.hasOwn(stored, key) ? stored[key] : undefined;
     return entry && entry.hash === entryHash(session, inputs) ? entry : undefined;
@@ -193,12 +216,18 @@ export async function openSessionMemo<T>(study: string, name: MemoName, settings
       // Nothing new and nothing dropped: leave the file as it is.
       if (computed.length === 0 && !dropped && !log.rewrite) return;
       const appended = [...new Set(computed)].map((key) => frame({ key, ...used[key] }));
-      if (!log.rewrite && !dropped && log.frames + appended.length <= 2 * live) {
-        await appendFile(path, Buffer.concat(appended));
-        return;
+      if (!log.rewrite && !dropped && log.frames + appended.length <= 2 * live && (await appendTo(path, Buffer.concat(appended)))) {
+        log.frames += appended.length;
+      } else {
+        const frames = [frame({ settings: settingsHash }), ...Object.entries(used).map(([key, entry]) => frame({ key, ...entry }))];
+        await writeFileAtomic(path, Buffer.concat(frames));
+        log.frames = live;
+        log.rewrite = false;
       }
-      const frames = [frame({ settings: settingsHash }), ...Object.entries(used).map(([key, entry]) => frame({ key, ...entry }))];
-      await writeFileAtomic(path, Buffer.concat(frames));
+      // The file now holds exactly the entries used: a later save starts from there.
+      for (const key of Object.keys(stored)) delete stored[key];
+      Object.assign(stored, used);
+      computed.length = 0;
     },
   };
   return memo;

@@ -17,11 +17,18 @@ let version: string | undefined;
 export function codeVersion(): string {
   if (version === undefined) {
     const root = fileURLToPath(new URL("../", import.meta.url));
-    const files = readdirSync(root, { recursive: true, encoding: "utf8" })
-      .filter((f) => /\.(js|ts)$/.test(f) && !f.endsWith(".d.ts"))
-      .sort();
+    const files = modules(root, "").sort();
     const code = sha256(files.map((f) => `${f}\u0000${sha256(readFileSync(join(root, f)))}`).join("\n"));
     version = `${code}\u0000${compromiseVersion()}\u0000${process.versions.v8}`;
   }
   return version;
+}
+
+/** Paths of the .js/.ts modules below `root` (not .d.ts), relative to it. Walked by hand: readdirSync's `recursive` needs Node 20.1. */
+function modules(root: string, folder: string): string[] {
+  return readdirSync(join(root, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = folder ? `${folder}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) return modules(root, path);
+    return /\.(js|ts)$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : [];
+  });
 }

@@ -194,4 +194,39 @@ describe("per-session memo (adding or editing a session recomputes that session 
     expect(memoPath("/s", ["compare", "a-b", "c"])).not.toBe(memoPath("/s", ["compare", "a", "b-c"]));
     expect(memoPath("/s", ["agree", "stats-x"])).not.toBe(memoPath("/s", ["agree-stats", "x"]));
   });
+
+  it("two runs under other settings sharing a memo file, a file deleted during a run, a second save: never a wrong reuse, never a broken file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "colloquy-memo-race-"));
+    const session = (id: string) => ({ id, turns: [], participants: [], metadata: {} }) as unknown as Session;
+    const [a, b] = [session("a"), session("b")];
+    const seed = await openSessionMemo<string>(dir, "probe", { speakers: "human" });
+    seed.get("a", a, () => "human:a");
+    await seed.save();
+
+    // Run 1 (human) opens; run 2 (all) rewrites the file under its settings; run 1 then appends.
+    const human = await openSessionMemo<string>(dir, "probe", { speakers: "human" });
+    const all = await openSessionMemo<string>(dir, "probe", { speakers: "all" });
+    all.get("a", a, () => "all:a");
+    await all.save();
+    human.get("a", a, () => "human:a");
+    human.get("b", b, () => "human:b");
+    await human.save();
+    const later = await openSessionMemo<string>(dir, "probe", { speakers: "all" });
+    expect(later.find("b", b)).toBeUndefined();
+    expect(later.get("a", a, () => "all:a (computed)")).toBe("all:a");
+
+    // The memo file deleted while a run holds it open: the save writes it whole, readable.
+    const run = await openSessionMemo<string>(dir, "probe", { speakers: "all" });
+    run.get("a", a, () => "all:a");
+    run.get("b", b, () => "all:b");
+    await rm(join(dir, ".cache"), { recursive: true });
+    await run.save();
+    const reopened = await openSessionMemo<string>(dir, "probe", { speakers: "all" });
+    expect([reopened.find("a", a), reopened.find("b", b)]).toEqual(["all:a", "all:b"]);
+
+    // A second save of the same run writes nothing more.
+    const size = (await stat(memoPath(dir, "probe"))).size;
+    await run.save();
+    expect((await stat(memoPath(dir, "probe"))).size).toBe(size);
+  });
 });

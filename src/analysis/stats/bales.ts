@@ -347,7 +347,11 @@ export function sessionPhases(cs: CodedSession, frame: ProfileFrame): SessionPha
 export function combinePhases(conditions: readonly string[], parts: readonly SessionPhases[], frame: ProfileFrame): PhaseMovement {
   const groups = phaseGroups(frame);
   const size = 3 * (1 + groups.length + frame.labels.length);
-  const { byCondition, overall } = poolCounts(conditions, parts, size);
+  const { byCondition, overall } = poolCounts(
+    conditions,
+    parts.map((p) => p.counts),
+    size,
+  );
   return {
     groups,
     sessions: parts.map((p) => p.session),
@@ -398,20 +402,10 @@ export function combineTransitions(
   parts: readonly Float64Array[],
   labels: readonly string[],
 ): { overall: TransitionMatrix; conditions: { condition: string; matrix: TransitionMatrix }[] } {
-  const size = labels.length * labels.length;
-  const overall = new Float64Array(size);
-  const byCondition = new Map<string, Float64Array>();
-  parts.forEach((part, s) => {
-    let m = byCondition.get(conditions[s]);
-    if (!m) byCondition.set(conditions[s], (m = new Float64Array(size)));
-    for (let i = 0; i < size; i++) {
-      m[i] += part[i];
-      overall[i] += part[i];
-    }
-  });
+  const { byCondition, overall } = poolCounts(conditions, parts, labels.length * labels.length);
   return {
     overall: matrixOf(overall, labels),
-    conditions: [...byCondition].sort(([a], [b]) => a.localeCompare(b)).map(([condition, flat]) => ({ condition, matrix: matrixOf(flat, labels) })),
+    conditions: byCondition.map(([condition, flat]) => ({ condition, matrix: matrixOf(flat, labels) })),
   };
 }
 

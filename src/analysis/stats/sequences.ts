@@ -96,7 +96,11 @@ export function sessionSegments(cs: CodedSession, labels: readonly string[]): Se
 /** Pool sessions' segments (parts[i] of a session of `conditions[i]`) per condition and over the study. */
 export function combineSegments(conditions: readonly string[], parts: readonly SessionSegments[], labels: readonly string[]): SegmentDistributions {
   const size = 3 * labels.length;
-  const { byCondition, overall } = poolCounts(conditions, parts, size);
+  const { byCondition, overall } = poolCounts(
+    conditions,
+    parts.map((p) => p.counts),
+    size,
+  );
   return {
     labels: [...labels],
     sessions: parts.map((p) => p.session),
