@@ -64,16 +64,21 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   const agreementWarnings: string[] = [];
   const topicsWarnings: string[] = [];
   const conceptsWarnings: string[] = [];
-  await readAnalysisFiles(paths.root, readWarnings, (entry) => {
-    // Shape each file now and keep only the shape: stats.json gives only its provenance.
-    const kept = noAnalysisFiles();
-    keepAnalysis(kept, entry);
-    analysis.files.push(...kept.files);
-    analysis.agreement.push(...readAgreement(kept.agreement, agreementWarnings));
-    for (const [id, file] of kept.compare) analysis.compare.set(id, file);
-    if (kept.topics) analysis.topics = readTopics(kept.topics, topicsWarnings);
-    if (kept.concepts) analysis.concepts = readConcepts(kept.concepts, conceptsWarnings);
-  });
+  await readAnalysisFiles(
+    paths.root,
+    readWarnings,
+    (entry) => {
+      // Only what the views show of each file is read (AnalysisDescriptor.shown), shaped now, and only the shape kept.
+      const kept = noAnalysisFiles();
+      keepAnalysis(kept, entry);
+      analysis.files.push(...kept.files);
+      analysis.agreement.push(...readAgreement(kept.agreement, agreementWarnings));
+      for (const [id, file] of kept.compare) analysis.compare.set(id, file);
+      if (kept.topics) analysis.topics = readTopics(kept.topics, topicsWarnings);
+      if (kept.concepts) analysis.concepts = readConcepts(kept.concepts, conceptsWarnings);
+    },
+    { shown: true },
+  );
   analysis.warnings.push(...agreementWarnings, ...topicsWarnings, ...conceptsWarnings);
   const sessions = await reader.sessions();
   const sessionMemo = await openSessionMemo<SessionPart>(study, "report-sessions", {});

@@ -1,6 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { parseArtifact, STUDY_FOLDERS, type Artifact } from "../study/artifacts.js";
+import { parseArtifactPart } from "../study/artifact-part.js";
 import {
   agreementAnalysis,
   analyses,
@@ -167,9 +168,15 @@ export function keepAnalysis(out: AnalysisArtifacts, entry: AnalysisEntry): void
  * `analyses`), in file name order, and validate it with its schema; `visit` gets each valid one.
  * Other files (CSV tables, the study report, a researcher's own notes) are left alone. One file
  * is held at a time: a visitor that keeps only what it needs (the dashboard's build) never holds
- * every file at once.
+ * every file at once. With `shown`, a result whose descriptor says what the dashboard shows of it
+ * (`shown`) is read only that far: its value then holds those members (and fields) alone.
  */
-export async function readAnalysisFiles(root: string, warnings: string[], visit: (entry: AnalysisEntry) => void): Promise<void> {
+export async function readAnalysisFiles(
+  root: string,
+  warnings: string[],
+  visit: (entry: AnalysisEntry) => void,
+  options: { shown?: boolean } = {},
+): Promise<void> {
   const dir = join(root, STUDY_FOLDERS.analysis);
   let names: string[] = [];
   try {
@@ -181,9 +188,11 @@ export async function readAnalysisFiles(root: string, warnings: string[], visit:
     const analysis = analyses.find((d) => d.result.match(file));
     if (!analysis) continue;
     const params = analysis.result.match(file)!;
+    const result = analysis.result as Artifact<string[], unknown>;
+    const part = options.shown ? analysis.shown : undefined;
     let read;
     try {
-      read = parseArtifact(analysis.result as Artifact<string[], unknown>, await readFile(join(dir, file), "utf8"));
+      read = part ? parseArtifactPart(result, await readFile(join(dir, file)), part) : parseArtifact(result, await readFile(join(dir, file), "utf8"));
     } catch (error) {
       read = { status: "invalid" as const, problem: `not readable (${errorMessage(error)})` };
     }

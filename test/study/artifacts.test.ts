@@ -18,6 +18,7 @@ import { buildConceptsReport, writeConceptsReport } from "../../src/analysis/con
 import { createConceptExtractor } from "../../src/analysis/concepts/extract.js";
 import { provenance } from "../../src/util/provenance.js";
 import { analyses } from "../../src/analysis/analyses.js";
+import { parseArtifactPart, type ArtifactPart } from "../../src/study/artifact-part.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -185,5 +186,60 @@ describe("schemas reject wrong or old files, naming the first invalid field", ()
     } finally {
       await rm(copy, { recursive: true, force: true });
     }
+  });
+});
+
+describe("parseArtifactPart: only what a reader shows, read and checked element by element", () => {
+  /** The whole validated value cut down to `part`: what reading only that part must give. */
+  const cut = (value: Record<string, unknown>, part: ArtifactPart) =>
+    Object.fromEntries(
+      part.members
+        .filter((m) => value[m] !== undefined)
+        .map((m) => {
+          const fields = part.fields?.[m];
+          const v = value[m] as Record<string, unknown>[];
+          return [m, fields ? v.map((e) => Object.fromEntries(fields.filter((f) => e[f] !== undefined).map((f) => [f, e[f]]))) : v];
+        }),
+    );
+  const partRead = async <T>(artifact: Artifact<string[], T>, part: ArtifactPart, mangle?: (value: any) => void) => {
+    const value = JSON.parse(await readFile(artifact.path(dir), "utf8"));
+    mangle?.(value);
+    return parseArtifactPart(artifact, Buffer.from(JSON.stringify(value, null, 2)), part);
+  };
+
+  it.each(analyses.filter((d) => d.shown).map((d) => [d.result.name, d] as const))(
+    "%s: the descriptor's part of the real file, as the whole file validated and cut down",
+    async (_name, d) => {
+      const text = await readFile(d.result.path(dir), "utf8");
+      const whole = validateArtifact(d.result as Artifact<string[], unknown>, JSON.parse(text));
+      expect(whole.status).toBe("ok");
+      const part = parseArtifactPart(d.result as Artifact<string[], unknown>, Buffer.from(text), d.shown!);
+      expect(part).toEqual({ status: "ok", value: cut((whole as { value: Record<string, unknown> }).value, d.shown!) });
+    },
+  );
+
+  it("names a problem in what it reads by its place in the whole file; leaves what it does not read unchecked", async () => {
+    const concepts = { members: ["provenance", "sessions"], fields: { sessions: ["session", "firstMentions"] } };
+    expect(await partRead(artifacts.concepts, concepts, (v) => (v.sessions[1].firstMentions[0].start = "soon"))).toEqual({
+      status: "invalid",
+      problem: expect.stringMatching(/^sessions\[1\]\.firstMentions\[0\]\.start: /),
+    });
+    expect((await partRead(artifacts.concepts, concepts, (v) => delete v.sessions[0].participants[0].mtld)).status).toBe("ok");
+    expect((await partRead(artifacts.stats, { members: ["provenance"] }, (v) => (v.sessions[0].words = "many"))).status).toBe("ok");
+    expect(await partRead(artifacts.stats, { members: ["provenance"] }, (v) => delete v.provenance)).toEqual({
+      status: "invalid",
+      problem: expect.stringMatching(/^provenance: /),
+    });
+  });
+
+  it("a file cut short is not readable JSON, even where it is not read", async () => {
+    const text = await readFile(artifacts.stats.path(dir), "utf8");
+    const read = parseArtifactPart(artifacts.stats, Buffer.from(text.slice(0, text.length - 40)), { members: ["provenance"] });
+    expect(read).toEqual({ status: "invalid", problem: expect.stringMatching(/^not readable JSON \(expected /) });
+  });
+
+  it("keeps only the fields named of each element, even of a loose schema", async () => {
+    const read = await partRead(artifacts.concepts, { members: ["sessions"], fields: { sessions: ["session"] } });
+    expect(read.status === "ok" && read.value.sessions!.every((s) => Object.keys(s).join() === "session")).toBe(true);
   });
 });

@@ -9,5 +9,6 @@ export const conceptsAnalysis: AnalysisDescriptor<ConceptsReport> = {
   stage: "concepts",
   result: artifacts.concepts,
   artifacts: [artifacts.concepts, artifacts.conceptsTable],
+  shown: { members: ["provenance", "sessions", "conditions"], fields: { sessions: ["session", "condition", "firstMentions"] } },
   views: ["Topics & concepts"],
 };

@@ -12,5 +12,9 @@ export const topicsAnalysis: AnalysisDescriptor<TopicsReport> = {
   stage: "topics",
   result: artifacts.topics,
   artifacts: [artifacts.topics],
+  shown: {
+    members: ["provenance", "trees", "conditions"],
+    fields: { trees: ["key", "scope", "session", "condition", "participant", "participantName", "merged"] },
+  },
   views: ["Topics & concepts"],
 };

@@ -14,6 +14,11 @@ import type { AgreementSet, ConceptsSet, TopicNode, TopicsSet } from "../types.j
  * to draw becomes a warning and the view's empty state.
  */
 
+/** What the views show of topics.json: the descriptor's `shown` part (src/analysis/topics/descriptor.ts). */
+type TopicsShown = Pick<TopicsReport, "conditions"> & {
+  trees: Pick<TopicsReport["trees"][number], "key" | "scope" | "session" | "condition" | "participant" | "participantName" | "merged">[];
+};
+
 /** A finite number, else undefined (undefined statistics are NaN after reading, null in the file). */
 const finite = (v: number | null | undefined): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
@@ -118,7 +123,7 @@ function summaries(comparison: MeasureComparison | undefined): { condition: stri
  * topics with sub-topics), and the branching ratio (sub-topics / main topics) per condition from
  * the report's `branchingRatio` comparison: mean, SD, n, 95% CI and its first test.
  */
-export function readTopics(file: AnalysisFile<TopicsReport> | null, warnings: string[]): TopicsSet | null {
+export function readTopics(file: AnalysisFile<TopicsShown> | null, warnings: string[]): TopicsSet | null {
   if (!file) return null;
   const report = file.value;
   if (report.trees.length === 0) {
@@ -144,8 +149,11 @@ export function readTopics(file: AnalysisFile<TopicsReport> | null, warnings: st
   return { trees, branching: summaries(comparison), test: firstTest(comparison) };
 }
 
+/** What the views show of concepts.json: the descriptor's `shown` part (src/analysis/concepts/descriptor.ts). */
+type ConceptsShown = Pick<ConceptsReport, "conditions"> & { sessions: Pick<ConceptsReport["sessions"][number], "session" | "condition" | "firstMentions">[] };
+
 /** `analysis/concepts.json` (ConceptsReport): concept rate per condition and first mentions. */
-export function readConcepts(file: AnalysisFile<ConceptsReport> | null, warnings: string[]): ConceptsSet | null {
+export function readConcepts(file: AnalysisFile<ConceptsShown> | null, warnings: string[]): ConceptsSet | null {
   if (!file) return null;
   const report = file.value;
   const rate = report.conditions.find((c) => c.measure === "sessionConceptRate") ?? report.conditions.find((c) => c.measure === "conceptRate");
