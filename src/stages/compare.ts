@@ -1,7 +1,7 @@
 import { compareConditions, type CompareOptions, type CompareReport, type CompareSessionPart } from "../analysis/compare/compare.js";
 import { joinInputsDigests } from "../analysis/compare/session-parts.js";
 import type { CodedSession } from "../analysis/shared/table.js";
-import { openSessionMemo } from "../study/session-memo.js";
+import { memoNote, openSessionMemo } from "../study/session-memo.js";
 import { loadCodedStudy } from "../analysis/compare/load.js";
 import { writeCompareReport } from "../analysis/compare/output.js";
 import { CliError } from "../util/errors.js";
@@ -46,15 +46,15 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   const design = resolveDesign(await context.sessions(), { flag: options.design, config: config.design });
   const collapse = options.collapse ?? config.collapse;
   const drop = options.drop ?? config.drop;
-  // What each session contributes (its members' counts per code) depends on its turns, its records'
-  // codes (the digests the join took) and the code mapping: kept per session, the tables and tests
-  // are recombined from all sessions' parts.
+  // What each session contributes (its members' counts per code, before collapse and drop, its
+  // codes outside the codebook numbered on their own) depends on its turns, its records' codes (the
+  // digests the join took) and the codebook's labels: kept per session, the tables and tests are
+  // recombined from all sessions' parts. Neither the mapping nor another session's unknown code
+  // makes a part out of date.
   const digests = joinInputsDigests(loaded.data);
   const memo = digests
     ? await openSessionMemo<CompareSessionPart>(context.dir, ["compare", loaded.codebook.id, loaded.coder], {
-        labels: loaded.data.labels,
-        collapse: collapse ?? {},
-        drop: drop ?? [],
+        labels: loaded.data.labels.slice(0, loaded.data.labels.length - loaded.data.unknownLabels.length),
       })
     : undefined;
   const part =
@@ -109,6 +109,8 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   const files = await writeCompareReport(context.dir, report);
   // The file now describes part of the study: the next `colloquy study` computes it whole again.
   if (selection) await forgetStage(context.dir, "compare");
-  effects.log(`compare: ${loaded.codebook.id} (${loaded.coder}), ${loaded.sessions.length} session(s); design ${result.design!.description}, ${design.reason}`);
+  effects.log(
+    `compare: ${loaded.codebook.id} (${loaded.coder}), ${loaded.sessions.length} session(s)${memo ? memoNote(memo) : ""}; design ${result.design!.description}, ${design.reason}`,
+  );
   return { report, files };
 }

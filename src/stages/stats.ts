@@ -50,12 +50,13 @@ export async function runStats(whole: StudyContext, options: StatsStageOptions, 
   const memo = selection ? undefined : await openSessionMemo<SessionMetrics>(context.dir, "stats-metrics", {});
   const measure = memo ? (s: (typeof sessions)[number]) => memo.get(s.id, s, () => sessionMetrics(s)) : sessionMetrics;
   // Each session's Bales and sequence counts depend on its turns and its records' codes (the
-  // digests the join took) under the study's labels: kept per session too.
+  // digests the join took) under the codebook, its codes outside the codebook numbered on their
+  // own (another session's unknown code leaves them valid): kept per session too.
   const digests = loaded && joinInputsDigests(loaded.data);
   const codesMemo =
     loaded && digests
       ? await openSessionMemo<StatsCodesPart>(context.dir, ["stats-codes", loaded.codebook.id, loaded.coder], {
-          labels: loaded.data.labels,
+          labels: loaded.data.labels.slice(0, loaded.data.labels.length - loaded.data.unknownLabels.length),
           codebook: loaded.codebook,
         })
       : undefined;
@@ -66,7 +67,10 @@ export async function runStats(whole: StudyContext, options: StatsStageOptions, 
   const result = buildStats(sessions, loaded && { data: loaded.data, codebook: loaded.codebook, coder: loaded.coder, part }, measure);
   await memo?.save();
   await codesMemo?.save();
-  if (memo) effects.log(`stats: ${sessions.length} session(s)${memoNote(memo)}`);
+  // The codes' note only when some were reused: "(n analysed, m reused from .cache/memo)".
+  const codesNote = codesMemo ? memoNote(codesMemo) : "";
+  if (memo)
+    effects.log(`stats: ${sessions.length} session(s)${memoNote(memo)}${codesNote && `; ${loaded!.codebook.id} codes of ${loaded!.coder}${codesNote}`}`);
   result.notes.push(...notes);
   if (selection) result.notes.unshift(`computed on part of the study: ${describeSelection(selection)} (${sessions.length} session(s))`);
   for (const v of loaded?.otherVersions ?? []) {

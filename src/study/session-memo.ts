@@ -7,6 +7,7 @@ import type { Session } from "../transcript/schema.js";
 import { hashValue, sha256 } from "../util/hash.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { codeVersion } from "../util/code-version.js";
+import { readStampedFile, writeStampedFile } from "../util/stamped-file.js";
 
 /**
  * Results of a deterministic per-session computation (a session's noun concepts, rules topic
@@ -253,13 +254,9 @@ export async function memoResult<T>(
 ): Promise<{ value: T; reused: boolean }> {
   const path = memoPath(study, name);
   const settingsHash = settingsHashOf(settings);
-  try {
-    const file = deserialize(await readFile(path)) as { settings?: string; inputs?: string; value: T };
-    if (file && file.settings === settingsHash && file.inputs === inputs) return { value: file.value, reused: true };
-  } catch {
-    // Missing or unreadable: computed anew.
-  }
+  const file = await readStampedFile<{ inputs: string; value: T }>(path, "settings", settingsHash);
+  if (file && file.inputs === inputs) return { value: file.value as T, reused: true };
   const value = compute();
-  await writeFileAtomic(path, serialize({ settings: settingsHash, inputs, value }));
+  await writeStampedFile(path, "settings", settingsHash, { inputs, value });
   return { value, reused: false };
 }

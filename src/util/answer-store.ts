@@ -1,8 +1,6 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { deserialize, serialize } from "node:v8";
 import { codeVersion } from "./code-version.js";
-import { writeFileAtomic } from "./fs.js";
+import { readStampedFile, writeStampedFile } from "./stamped-file.js";
 
 /**
  * In-process caches of answers that depend on one key alone (a word's class, a word's
@@ -30,10 +28,9 @@ export function answerStore(name: string, maps: () => readonly Map<string, unkno
   return {
     async load(study) {
       stored.set(study, 0);
+      const lists = (await readStampedFile<{ maps: unknown }>(path(study), "version", codeVersion()))?.maps;
+      if (!Array.isArray(lists) || lists.length !== maps().length) return;
       try {
-        const file = deserialize(await readFile(path(study))) as { version?: unknown; maps?: unknown };
-        const lists = file?.maps;
-        if (file?.version !== codeVersion() || !Array.isArray(lists) || lists.length !== maps().length) return;
         maps().forEach((map, i) => {
           for (const [key, value] of lists[i] as [string, unknown][]) if (!map.has(key)) map.set(key, value);
         });
@@ -42,13 +39,13 @@ export function answerStore(name: string, maps: () => readonly Map<string, unkno
           (lists as unknown[][]).reduce((n, list) => n + list.length, 0),
         );
       } catch {
-        // Missing or unreadable: asked again.
+        // Lists that are not lists of pairs (a foreign file): the rest is asked again.
       }
     },
     async save(study) {
       // Entries are only added, so after load equal sizes mean the file holds every answer.
       if (stored.get(study) === size()) return;
-      await writeFileAtomic(path(study), serialize({ version: codeVersion(), maps: maps().map((m) => [...m]) }));
+      await writeStampedFile(path(study), "version", codeVersion(), { maps: maps().map((m) => [...m]) });
       stored.set(study, size());
     },
   };

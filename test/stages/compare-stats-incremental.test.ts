@@ -60,6 +60,27 @@ async function editRecords(dir: string, edit: (record: Record<string, unknown>) 
   await writeFile(codesFile(dir), out.join("\n"));
 }
 
+/**
+ * Add a session: a copy of control-1 as `id` (run `run`, one turn reworded), coded by the same
+ * coder as control-1 except where `recode` (the record's index in the session) gives other codes.
+ */
+async function addSession(dir: string, id: string, run: string, recode: (index: number) => string[] | undefined): Promise<void> {
+  const session = JSON.parse(await readFile(join(dir, "sessions", "control-1.json"), "utf8"));
+  session.id = id;
+  session.metadata.run = run;
+  session.turns[2].text = `${id}'s own words.`;
+  await writeFile(join(dir, "sessions", `${id}.json`), JSON.stringify(session));
+  const copied = (await readFile(codesFile(dir), "utf8"))
+    .split("\n")
+    .filter((line) => line.includes('"session":"control-1"'))
+    .map((line, i) => {
+      const record = JSON.parse(line.replace('"session":"control-1"', `"session":"${id}"`));
+      const codes = recode(i);
+      return JSON.stringify(codes ? { ...record, codes } : record);
+    });
+  await writeFile(codesFile(dir), (await readFile(codesFile(dir), "utf8")).replace(/\n?$/, "\n") + copied.join("\n") + "\n");
+}
+
 describe("compare and stats, per session", () => {
   it("write the same files as a run from scratch after sessions are added or edited and codes change", async () => {
     const dir = await demoCopy();
@@ -129,5 +150,37 @@ describe("compare and stats, per session", () => {
     expect(recoded.files["stats.json"]).toContain("not-in-the-codebook");
     expect(recoded.files["compare-bales-ipa.json"]).toContain("gone-1/t0000");
     expect(recoded.lines.join("\n")).toMatch(/stats: 13 session\(s\) \(0 analysed, 13 reused/);
+  });
+
+  it("a new session bringing codes outside the codebook is analysed alone: the other sessions' compare and stats entries are reused", async () => {
+    const dir = await demoCopy();
+    await run(dir);
+    const reused = (lines: string[], analysed: number, kept: number) => {
+      const log = lines.join("\n");
+      const note = `\\(${analysed} analysed, ${kept} reused from \\.cache/memo\\)`;
+      expect(log).toMatch(new RegExp(`compare: bales-ipa \\(${CODER}\\), \\d+ session\\(s\\) ${note}`));
+      expect(log).toMatch(new RegExp(`stats: \\d+ session\\(s\\) ${note}; bales-ipa codes of ${CODER} ${note}`));
+    };
+
+    // control-9 uses a code the codebook lacks: the study's labels grow, the other 12 sessions' parts stand.
+    await addSession(dir, "control-9", "9", (i) => (i === 1 ? ["not-in-the-codebook"] : undefined));
+    const one = await run(dir);
+    reused(one.lines, 1, 12);
+    expect(one.files).toEqual(await fromScratch(dir));
+    expect(one.files["stats.json"]).toContain("not-in-the-codebook");
+
+    // control-10 uses that code and another one, first use in the other order: its own numbering
+    // of the two differs from the study's, and control-9's part is reused under the study's.
+    await addSession(dir, "control-10", "10", (i) => (i === 0 ? ["also-not-in-it"] : i === 3 ? ["not-in-the-codebook", "also-not-in-it"] : undefined));
+    const two = await run(dir);
+    reused(two.lines, 1, 13);
+    expect(two.files).toEqual(await fromScratch(dir));
+    expect(two.files["compare-bales-ipa.json"]).toContain("also-not-in-it");
+
+    // control-9 leaves the study: the unknown codes are numbered otherwise, nothing is analysed again.
+    await rm(join(dir, "sessions", "control-9.json"));
+    const left = await run(dir);
+    reused(left.lines, 0, 13);
+    expect(left.files).toEqual(await fromScratch(dir));
   });
 });

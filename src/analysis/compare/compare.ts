@@ -1,7 +1,8 @@
 import type { Provenance } from "../../util/provenance.js";
 import { CliError } from "../../util/errors.js";
 import type { CodedSession, CodedTurns } from "../shared/table.js";
-import { mapCodes, mapConditions, type CodeMapping } from "./mapping.js";
+import { mapCodes, mapConditions } from "./mapping.js";
+import { ownCodes, studyCodes } from "./session-parts.js";
 import { runTests, type Comparison, type TestResult } from "./tests.js";
 import { describeDesign } from "../shared/design.js";
 
@@ -188,33 +189,27 @@ function checkPairable(comparisons: readonly Comparison[], design: { source: str
 
 /**
  * What one session contributes to {@link compareFrequencies}: the acts of each of its members per
- * reported code (after collapse and drop), from which every frequency table and unit row is summed.
+ * code, from which every frequency table and unit row is summed. Counted before collapse and drop
+ * and in the session's own numbering of codes (session-parts.ts ownCodes), so that a part holds
+ * under any code mapping and whatever codes outside the codebook other sessions bring.
  */
 export interface CompareSessionPart {
-  /** counts[member * L + code]: members in CodedSession.members order, codes in the mapping's label order. */
+  /** counts[member * W + code]: members in CodedSession.members order, W = the codebook's labels and then `unknown`. */
   counts: Float64Array;
-  counted: number;
-  dropped: number;
+  /** The session's codes outside the codebook (OwnCodes.unknown). */
+  unknown: string[];
 }
 
-/** One session's {@link CompareSessionPart} under a code mapping. */
-export function compareSessionPart(cs: CodedSession, codes: CodeMapping): CompareSessionPart {
-  const L = codes.labels.length;
-  const counts = new Float64Array(cs.members.length * L);
-  let counted = 0;
-  let dropped = 0;
+/** One session's {@link CompareSessionPart}; `labels` are the join's, the first `known` of them the codebook's. */
+export function compareSessionPart(cs: CodedSession, labels: readonly string[], known: number): CompareSessionPart {
+  const own = ownCodes(cs, labels, known);
+  const W = known + own.unknown.length;
+  const counts = new Float64Array(cs.members.length * W);
   for (let t = 0; t < cs.speakers.length; t++) {
-    const row = cs.speakers[t] * L;
-    for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) {
-      const m = codes.map[cs.codes[k]];
-      if (m < 0) dropped++;
-      else {
-        counted++;
-        counts[row + m]++;
-      }
-    }
+    const row = cs.speakers[t] * W;
+    for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) counts[row + own.session.codes[k]]++;
   }
-  return { counts, counted, dropped };
+  return { counts, unknown: own.unknown };
 }
 
 /**
@@ -241,6 +236,8 @@ export function compareFrequencies(
     holm: options.holm ?? false,
   };
   const codes = mapCodes(data.labels, resolved.collapse, resolved.drop, where);
+  // The codebook's labels come first in the join, the codes outside it after them.
+  const known = data.labels.length - data.unknownLabels.length;
   const present = [...new Set(data.sessions.map((s) => s.condition))].sort((a, b) => a.localeCompare(b));
   if (present.length === 0) throw new CliError("the study has no sessions to compare; add some with `colloquy import` or `colloquy run`");
   const conds = mapConditions(present, resolved.conditionGroups, options.control, where);
@@ -287,15 +284,23 @@ export function compareFrequencies(
       row.sessions.add(cs.session.id);
       return row.counts;
     });
-    const own = part(cs, () => compareSessionPart(cs, codes));
-    counted += own.counted;
-    dropped += own.dropped;
+    const own = part(cs, () => compareSessionPart(cs, data.labels, known));
+    // The part's own codes -> the study's labels -> the reported codes (-1: dropped).
+    const W = known + own.unknown.length;
+    const study = studyCodes(own.unknown, data.labels, known);
+    const reported = Int32Array.from({ length: W }, (_, c) => codes.map[study ? study[c] : c]);
     cs.members.forEach((_, s) => {
       const list = memberAccs[s];
       const unit = unitCounts[s];
-      for (let m = 0; m < L; m++) {
-        const n = own.counts[s * L + m];
+      for (let c = 0; c < W; c++) {
+        const n = own.counts[s * W + c];
         if (n === 0) continue;
+        const m = reported[c];
+        if (m < 0) {
+          dropped += n;
+          continue;
+        }
+        counted += n;
         list[0].counts[m] += n;
         list[1].counts[m] += n;
         list[2].counts[m] += n;

@@ -140,3 +140,52 @@ export function codedTurnsBySession(
   inputDigests.set(data, digests);
   return data;
 }
+
+/**
+ * A session's codes numbered on their own: the codebook's `known` labels (the first of the
+ * join's labels) keep their indices, and the codes outside the codebook this session uses follow,
+ * in order of first use. What compare and stats keep per session is counted in this numbering,
+ * so that it depends on the session's turns and codes alone: a new session bringing a code the
+ * codebook lacks renumbers the study's labels, not the other sessions' memo entries.
+ */
+export interface OwnCodes {
+  /** The session with `primary` and `codes` renumbered (the session itself when it uses no code outside the codebook). */
+  session: CodedSession;
+  /** Its codes outside the codebook, by own index minus `known`. */
+  unknown: string[];
+}
+
+/** {@link OwnCodes} of one session of a join whose labels are `labels`, the first `known` of them the codebook's. */
+export function ownCodes(cs: CodedSession, labels: readonly string[], known: number): OwnCodes {
+  let outside = false;
+  for (let k = 0; k < cs.codes.length && !outside; k++) outside = cs.codes[k] >= known;
+  if (!outside) return { session: cs, unknown: [] };
+  const own = new Map<number, number>();
+  const unknown: string[] = [];
+  const renumber = (i: number) => {
+    if (i < known) return i;
+    let j = own.get(i);
+    if (j === undefined) {
+      own.set(i, (j = known + unknown.length));
+      unknown.push(labels[i]);
+    }
+    return j;
+  };
+  // Codes in turn order first, so first use is as the join counts it; a primary code is a turn's first code.
+  const codes = cs.codes.map(renumber);
+  const primary = cs.primary.map((i) => (i < 0 ? i : renumber(i)));
+  return { session: { ...cs, codes, primary }, unknown };
+}
+
+/**
+ * Index into the join's `labels` of each own index of a session whose codes outside the codebook
+ * are `unknown` (OwnCodes), or undefined when the two numberings are the same.
+ */
+export function studyCodes(unknown: readonly string[], labels: readonly string[], known: number): Int32Array | undefined {
+  if (unknown.length === labels.length - known && unknown.every((code, u) => labels[known + u] === code)) return undefined;
+  const index = new Map(labels.slice(known).map((code, u) => [code, known + u]));
+  const out = new Int32Array(known + unknown.length);
+  for (let i = 0; i < known; i++) out[i] = i;
+  unknown.forEach((code, u) => (out[known + u] = index.get(code)!));
+  return out;
+}

@@ -152,6 +152,38 @@ export function sessionProfiles(cs: CodedSession, frame: ProfileFrame): SessionP
     const row = perMember[cs.speakers[t]];
     for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) row[cs.codes[k]]++;
   }
+  return profilesOfMembers(cs, perMember, frame);
+}
+
+/**
+ * A session's profiles counted under its own numbering of codes (compare/session-parts.ts
+ * ownCodes), under the study's labels: `study[i]` is the index in `frame.labels` of own code i.
+ */
+export function profilesUnder(part: SessionProfiles, cs: CodedSession, study: Int32Array, frame: ProfileFrame): SessionProfiles {
+  return profilesOfMembers(
+    cs,
+    part.counts.map(({ counts }) => renumbered(counts, study, frame.labels.length)),
+    frame,
+  );
+}
+
+/**
+ * Counts per own code (`blocks` blocks of own codes, each after `lead` entries that count no code)
+ * moved to the study's labels (`study[i]`: the index of own code i), `width` labels per block.
+ */
+export function renumbered(counts: Float64Array, study: Int32Array, width: number, blocks = 1, lead = 0): Float64Array {
+  const own = counts.length / blocks - lead;
+  const out = new Float64Array(blocks * (lead + width));
+  for (let b = 0; b < blocks; b++) {
+    const from = b * (lead + own);
+    const to = b * (lead + width);
+    for (let i = 0; i < lead; i++) out[to + i] = counts[from + i];
+    for (let i = 0; i < own; i++) out[to + lead + study[i]] = counts[from + lead + i];
+  }
+  return out;
+}
+
+function profilesOfMembers(cs: CodedSession, perMember: Float64Array[], frame: ProfileFrame): SessionProfiles {
   const members: MemberProfile[] = [];
   const counts = cs.members.map((p, m) => {
     const role = p.role ?? p.kind;
@@ -343,6 +375,13 @@ export function sessionPhases(cs: CodedSession, frame: ProfileFrame): SessionPha
   return { session: { session: cs.session.id, condition: cs.condition, thirds: renderThirds(counts, groups, frame) }, counts };
 }
 
+/** A session's thirds counted under its own numbering of codes, under the study's labels (see profilesUnder). */
+export function phasesUnder(part: SessionPhases, study: Int32Array, frame: ProfileFrame): SessionPhases {
+  const groups = phaseGroups(frame);
+  const counts = renumbered(part.counts, study, frame.labels.length, 3, 1 + groups.length);
+  return { session: { ...part.session, thirds: renderThirds(counts, groups, frame) }, counts };
+}
+
 /** Pool sessions' thirds (parts[i] of a session of `conditions[i]`) per condition and over the study. */
 export function combinePhases(conditions: readonly string[], parts: readonly SessionPhases[], frame: ProfileFrame): PhaseMovement {
   const groups = phaseGroups(frame);
@@ -393,6 +432,14 @@ export function sessionTransitions(cs: CodedSession, L: number): Float64Array {
     if (prev !== UNCODED) m[prev * L + code]++;
     prev = code;
   }
+  return m;
+}
+
+/** A session's transitions counted under its own numbering of codes, under the study's `L` labels (see profilesUnder). */
+export function transitionsUnder(part: Float64Array, study: Int32Array, L: number): Float64Array {
+  const own = study.length;
+  const m = new Float64Array(L * L);
+  for (let a = 0; a < own; a++) for (let b = 0; b < own; b++) m[study[a] * L + study[b]] = part[a * own + b];
   return m;
 }
 

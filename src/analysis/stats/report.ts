@@ -15,10 +15,13 @@ import {
   combinePhases,
   combineProfiles,
   combineTransitions,
+  phasesUnder,
   profileFrame,
+  profilesUnder,
   sessionPhases,
   sessionProfiles,
   sessionTransitions,
+  transitionsUnder,
   type BalesProfiles,
   type PhaseMovement,
   type ProfileFrame,
@@ -26,7 +29,17 @@ import {
   type SessionProfiles,
   type TransitionMatrix,
 } from "./bales.js";
-import { combineSegments, sessionSegments, sessionSequence, type SegmentDistributions, type SessionSegments, type SessionSequence } from "./sequences.js";
+import {
+  combineSegments,
+  segmentsUnder,
+  sequenceUnder,
+  sessionSegments,
+  sessionSequence,
+  type SegmentDistributions,
+  type SessionSegments,
+  type SessionSequence,
+} from "./sequences.js";
+import { ownCodes, studyCodes } from "../compare/session-parts.js";
 import type { CodedSession, CodedTurns } from "../shared/table.js";
 
 /**
@@ -93,8 +106,10 @@ export interface StatsReport extends StatsResult {
 
 /**
  * What one session contributes to the Bales and sequence parts of stats.json (the study-level
- * profiles, phases, transitions and segments are sums of these). Label indices are those of the
- * study's join, so a part holds only under the same labels.
+ * profiles, phases, transitions and segments are sums of these). Counted in the session's own
+ * numbering of codes (compare/session-parts.ts ownCodes: the codebook's labels, then its own codes
+ * outside the codebook), so a part holds whatever codes outside the codebook other sessions bring;
+ * {@link statsPartUnder} puts it under the study's labels.
  */
 export interface StatsCodesPart {
   profiles: SessionProfiles;
@@ -102,16 +117,35 @@ export interface StatsCodesPart {
   transitions: Float64Array;
   sequence: SessionSequence;
   segments: SessionSegments;
+  /** The session's codes outside the codebook (OwnCodes.unknown). */
+  unknown: string[];
 }
 
-/** One session's {@link StatsCodesPart}. */
-export function statsCodesPart(cs: CodedSession, frame: ProfileFrame): StatsCodesPart {
+/** One session's {@link StatsCodesPart}; `labels` are the join's, the first `known` of them the codebook's. */
+export function statsCodesPart(cs: CodedSession, labels: readonly string[], known: number, codebook: NominalCodebook): StatsCodesPart {
+  const own = ownCodes(cs, labels, known);
+  const frame = profileFrame([...labels.slice(0, known), ...own.unknown], codebook);
   return {
-    profiles: sessionProfiles(cs, frame),
-    phases: frame.groups.size > 0 ? sessionPhases(cs, frame) : null,
-    transitions: sessionTransitions(cs, frame.labels.length),
-    sequence: sessionSequence(cs),
-    segments: sessionSegments(cs, frame.labels),
+    profiles: sessionProfiles(own.session, frame),
+    phases: frame.groups.size > 0 ? sessionPhases(own.session, frame) : null,
+    transitions: sessionTransitions(own.session, frame.labels.length),
+    sequence: sessionSequence(own.session),
+    segments: sessionSegments(own.session, frame.labels),
+    unknown: own.unknown,
+  };
+}
+
+/** A session's part under the study's labels (`frame`, the first `known` of them the codebook's): what its part would be, counted in the study's numbering. */
+export function statsPartUnder(part: StatsCodesPart, cs: CodedSession, frame: ProfileFrame, known: number): StatsCodesPart {
+  const study = studyCodes(part.unknown, frame.labels, known);
+  if (!study) return part;
+  return {
+    profiles: profilesUnder(part.profiles, cs, study, frame),
+    phases: part.phases && phasesUnder(part.phases, study, frame),
+    transitions: transitionsUnder(part.transitions, study, frame.labels.length),
+    sequence: sequenceUnder(part.sequence, study),
+    segments: segmentsUnder(part.segments, study, frame.labels),
+    unknown: frame.labels.slice(known),
   };
 }
 
@@ -147,7 +181,16 @@ export function buildStats(
         `${data.orphanRecords} code records name a session or turn the study does not have and were not counted (e.g. ${data.orphanExamples.join(", ")})`,
       );
     const part = coded.part ?? ((_cs, compute) => compute());
-    const parts = data.sessions.map((cs) => part(cs, () => statsCodesPart(cs, frame)));
+    // The codebook's labels come first in the join, the codes outside it after them.
+    const known = data.labels.length - data.unknownLabels.length;
+    const parts = data.sessions.map((cs) =>
+      statsPartUnder(
+        part(cs, () => statsCodesPart(cs, data.labels, known, codebook)),
+        cs,
+        frame,
+        known,
+      ),
+    );
     const conditions = data.sessions.map((cs) => cs.condition);
     codes = {
       codebook: { id: codebook.id, version: codebook.version },

@@ -1,5 +1,5 @@
 import type { CodedSession, CodedTurns } from "../shared/table.js";
-import { actSequence } from "./bales.js";
+import { actSequence, renumbered } from "./bales.js";
 import { THIRDS, thirdOf } from "../shared/measures.js";
 import { poolCounts } from "./pool.js";
 
@@ -91,6 +91,19 @@ export function sessionSegments(cs: CodedSession, labels: readonly string[]): Se
   const acts = actSequence(cs.primary);
   for (let k = 0; k < acts.length; k++) counts[thirdOf(k, acts.length) * L + acts[k]]++;
   return { session: { session: cs.session.id, condition: cs.condition, segments: renderSegments(counts, labels) }, counts };
+}
+
+/**
+ * A session's sequence and segments counted under its own numbering of codes (compare/session-parts.ts
+ * ownCodes), under the study's `labels`: `study[i]` is the index in `labels` of own code i.
+ */
+export function sequenceUnder(part: SessionSequence, study: Int32Array): SessionSequence {
+  return { ...part, codes: part.codes.map((c) => (c < 0 ? c : study[c])) };
+}
+
+export function segmentsUnder(part: SessionSegments, study: Int32Array, labels: readonly string[]): SessionSegments {
+  const counts = renumbered(part.counts, study, labels.length, 3);
+  return { session: { ...part.session, segments: renderSegments(counts, labels) }, counts };
 }
 
 /** Pool sessions' segments (parts[i] of a session of `conditions[i]`) per condition and over the study. */

@@ -9,7 +9,7 @@ import { codedTurns } from "../../../src/analysis/shared/table.js";
 import { openSessionMemo } from "../../../src/study/session-memo.js";
 import type { CodeRecord } from "../../../src/coding/records.js";
 import type { Session } from "../../../src/transcript/schema.js";
-import { compareConditions } from "../../../src/analysis/compare/compare.js";
+import { compareConditions, compareSessionPart } from "../../../src/analysis/compare/compare.js";
 import { makeSession, pairedStudy, recordsFor } from "./fixture.js";
 
 /**
@@ -121,6 +121,27 @@ describe("codedTurnsBySession", () => {
       const reused = compareConditions(data, { control: "control", ...options }, (_cs, compute) => deserialize(serialize(compute())));
       expect(reused).toStrictEqual(fresh);
       expect(fresh.acts.counted).toBeGreaterThan(0);
+    }
+  });
+
+  it("a session's compare part holds in any study: computed with the session joined alone, reused where other sessions bring other unknown codes", () => {
+    const { sessions, records } = study();
+    // b-1 uses "jokes" then "puns", c-1 "puns" then "jokes": the study numbers them as b-1 first used them.
+    const alone = new Map(
+      sessions.map((session) => {
+        const data = codedTurns([session], records, LABELS);
+        return [session.id, compareSessionPart(data.sessions[0], data.labels, LABELS.length)];
+      }),
+    );
+    expect(alone.get("c-1")!.unknown).toEqual(["puns", "jokes"]);
+    for (const order of [sessions, [sessions[2], sessions[0], sessions[1]], [sessions[0], sessions[2]]]) {
+      const data = codedTurns(order, records, LABELS);
+      for (const mapping of [{}, { collapse: { fun: ["jokes", "agrees"] } }, { drop: ["puns"] }]) {
+        const options = { design: "between" as const, ...mapping };
+        const reused = compareConditions(data, options, (cs) => deserialize(serialize(alone.get(cs.session.id)!)));
+        expect(reused).toStrictEqual(compareConditions(data, options));
+        if (!("collapse" in mapping)) expect(reused.frequencies.byCondition.find((r) => r.key === "control")!.counts.jokes).toBeGreaterThan(0);
+      }
     }
   });
 });

@@ -3,8 +3,9 @@ import { deserialize, serialize } from "node:v8";
 import { loadCodebook } from "../../../src/coding/codebook/load.js";
 import type { NominalCodebook } from "../../../src/coding/codebook/schema.js";
 import { codedTurns } from "../../../src/analysis/shared/table.js";
-import { buildStats, statsCodesPart, type StatsCodesPart } from "../../../src/analysis/stats/report.js";
-import { profileFrame } from "../../../src/analysis/stats/bales.js";
+import { buildStats, statsCodesPart, statsPartUnder, type StatsCodesPart } from "../../../src/analysis/stats/report.js";
+import { balesProfiles, phaseMovement, profileFrame, transitions } from "../../../src/analysis/stats/bales.js";
+import { codeSequences, segmentDistributions } from "../../../src/analysis/stats/sequences.js";
 import { sessionMetrics } from "../../../src/analysis/stats/metrics.js";
 import { makeSession, recordsFor } from "../compare/fixture.js";
 
@@ -63,13 +64,13 @@ describe("stats from per-session parts", () => {
 
   it("keeps a part's typed arrays, nulls and absent fields through the serializer", () => {
     const { data } = study();
-    const frame = profileFrame(data.labels, bales);
-    const part = statsCodesPart(data.sessions[1], frame);
+    const part = statsCodesPart(data.sessions[1], data.labels, labels.length, bales);
     const back = roundTrip(part);
     expect(back).toStrictEqual(part);
     expect(back.transitions).toBeInstanceOf(Float64Array);
     expect(back.profiles.members[0].profile.ratios.agreementToDisagreement).toStrictEqual({ numerator: 1, denominator: 0, value: null });
-    const empty: StatsCodesPart = roundTrip(statsCodesPart(data.sessions[2], frame));
+    expect(back.unknown).toEqual(["jokes"]);
+    const empty: StatsCodesPart = roundTrip(statsCodesPart(data.sessions[2], data.labels, labels.length, bales));
     expect(empty.phases!.session.thirds[0].shares.orientation).toBeNull();
     const metrics = sessionMetrics(data.sessions[1].session);
     expect("durationNote" in metrics).toBe(true);
@@ -80,11 +81,60 @@ describe("stats from per-session parts", () => {
   it("pools parts by condition as the sum of the sessions' counts", () => {
     const { sessions, data } = study();
     const frame = profileFrame(data.labels, bales);
-    const parts = data.sessions.map((cs) => statsCodesPart(cs, frame));
+    const parts = data.sessions.map((cs) => statsPartUnder(statsCodesPart(cs, data.labels, labels.length, bales), cs, frame, labels.length));
     const { codes } = buildStats(sessions, { data, codebook: bales, coder: "rules" });
     const control = codes!.transitions.conditions.find((c) => c.condition === "control")!.matrix;
     const summed = parts[1].transitions.map((n, i) => n + parts[2].transitions[i]);
     expect(control.counts.flat()).toEqual(Array.from(summed));
     expect(codes!.profiles.overall.acts).toBe(parts.flatMap((p) => p.profiles.members).reduce((n, m) => n + m.profile.acts, 0));
+  });
+
+  it("a session's part holds in any study: computed with the session alone, reused where other sessions bring other codes outside the codebook", () => {
+    const d = makeSession("d-1", "ai", "1", [
+      { who: "Ann", code: "gives-opinion" },
+      { who: "Bo", code: "jokes" },
+      { who: "Ann", code: "puns" },
+      { who: "Bo", code: "agrees" },
+    ]);
+    // e-1 uses d-1's two codes outside the codebook in the other order, and one more.
+    const e = makeSession("e-1", "control", "2", [
+      { who: "Bo", code: "puns" },
+      { who: "Ann", code: "asks-opinion" },
+      { who: "Ann", code: "riddles" },
+      { who: "Bo", code: "jokes" },
+      { who: "Bo" },
+      { who: "Ann", code: "none" },
+    ]);
+    const { sessions, data } = study();
+    const all = [...sessions, d.session, e.session];
+    const records = [...recordsFor(d.session, d.codes), ...recordsFor(e.session, e.codes)];
+    for (const cs of data.sessions)
+      records.push(
+        ...recordsFor(
+          cs.session,
+          Array.from(cs.primary, (i) => (i < 0 ? undefined : data.labels[i])),
+        ),
+      );
+    const alone = new Map(
+      all.map((session) => {
+        const own = codedTurns([session], records, labels);
+        return [session.id, roundTrip(statsCodesPart(own.sessions[0], own.labels, labels.length, bales))];
+      }),
+    );
+    expect(alone.get("e-1")!.unknown).toEqual(["puns", "riddles", "jokes"]);
+    for (const order of [all, [...all].reverse(), [all[4], all[0], all[3]]]) {
+      const joined = codedTurns(order, records, labels);
+      const fresh = buildStats(order, { data: joined, codebook: bales, coder: "rules" });
+      const reused = buildStats(order, { data: joined, codebook: bales, coder: "rules", part: (cs) => alone.get(cs.session.id)! });
+      expect(JSON.stringify(reused, null, 2)).toBe(JSON.stringify(fresh, null, 2));
+      expect(reused).toStrictEqual(fresh);
+      // And the whole-study functions, which count every session in the study's numbering.
+      const frame = profileFrame(joined.labels, bales);
+      expect(reused.codes!.profiles).toStrictEqual(balesProfiles(joined, frame));
+      expect(reused.codes!.phases).toStrictEqual(phaseMovement(joined, frame));
+      expect(reused.codes!.transitions).toStrictEqual(transitions(joined));
+      expect(reused.codes!.segments).toStrictEqual(segmentDistributions(joined));
+      expect(reused.codes!.sequences).toStrictEqual(codeSequences(joined));
+    }
   });
 });
