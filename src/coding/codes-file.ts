@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { CliError } from "../util/errors.js";
-import { appendJsonl, repairJsonl, rewriteJsonl, visitJsonl, type JsonlRepair } from "../util/fs.js";
+import { readFile } from "node:fs/promises";
+import { appendJsonl, repairJsonl, rewriteJsonl, visitJsonlText, type JsonlRepair } from "../util/fs.js";
 import { codeRecordSchema, codeRunHeaderSchema, type CodeRecord } from "./records.js";
 
 /**
@@ -153,6 +154,23 @@ export interface CodesFileOwner {
  * were read.
  */
 export async function readCodesFile(path: string, owner?: CodesFileOwner): Promise<CodeRecord[]> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  return parseCodesText(text, path, owner);
+}
+
+/**
+ * {@link readCodesFile} over text read from `path` (named in errors, with line numbers counted
+ * from the text's start): the whole file, or a part of it that starts at a line a reader may
+ * start at (a run header, an end line or a full record; coding/codes-digests.ts reads what was
+ * appended since it last looked).
+ */
+export function parseCodesText(text: string, path: string, owner?: CodesFileOwner): CodeRecord[] {
   const records: CodeRecord[] = [];
   let run: OpenRun | undefined;
   const second = { second: NaN, prefix: "" };
@@ -167,7 +185,7 @@ export async function readCodesFile(path: string, owner?: CodesFileOwner): Promi
       );
     }
   };
-  await visitJsonl(path, (value, line) => {
+  visitJsonlText(text, path, (value, line) => {
     if (!isObject(value)) return fail(line, "expected a JSON object");
     if (value.run !== undefined) {
       const header = codeRunHeaderSchema.safeParse(value.run);

@@ -118,7 +118,7 @@ export async function readCodes(study: string, codebook: string, coder: string):
  * session and turn gives). Two levels of maps, not one keyed by `${session}\0${turn}`: building
  * and hashing 100,000 joined keys cost more than the rest of reading them (0.2-1 s).
  */
-function latestRecords(history: readonly CodeRecord[]): CodeRecord[] {
+export function latestRecords(history: readonly CodeRecord[]): CodeRecord[] {
   const out: CodeRecord[] = [];
   const bySession = new Map<string, Map<string, number>>();
   let session: string | undefined;

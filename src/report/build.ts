@@ -8,8 +8,10 @@ import { diskReader, type StudyReader } from "../study/reader.js";
 import { loadStudyConfig } from "../study/study.js";
 import { listCoders } from "../coding/store.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
-import { chunkOf } from "./shape/overview.js";
-import { codebookInfo } from "./shape/common.js";
+import { chunkOf, codeSetFacts } from "./shape/overview.js";
+import { codebookInfo, describeCodebook } from "./shape/common.js";
+import type { Codebook } from "../coding/codebook/schema.js";
+import type { Session } from "../transcript/schema.js";
 import { codebookSessionPart, mergeBadges, sessionPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
 import { codesDigest, openSessionMemo } from "../study/session-memo.js";
 import { recordsBySession } from "../coding/records.js";
@@ -89,20 +91,14 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   const badges = sessions.map((): Pick<CodebookSessionPart, "badges" | "badgesDigest">[] => []);
   const parts: CodebookShapes[] = [];
   for (const [codebook, list] of Object.entries(coders)) {
-    const sets: CodeSet[] = [];
-    for (const coder of list) sets.push(indexCodes(codebook, coder, await reader.codes(codebook, coder)));
     const definition = definitions.get(codebook) ?? null;
-    const info = codebookInfo(codebook, definition, sets);
-    // The codebook's categories (order and labels) and coders are settings of every part of it.
-    const memo = await openSessionMemo<CodebookSessionPart>(study, ["report-codebook", codebook], { info, coders: list });
-    const grouped = sets.map((set) => recordsBySession(set.records));
-    const codebookParts = sessions.map((session, i) => {
-      const inputs = grouped.map((bySession) => codesDigest(bySession.get(session.id) ?? [])).join(" ");
-      return memo.get(session.id, session, () => codebookSessionPart(session, sets, info, sessionParts[i].sequence.binSize), inputs);
-    });
+    const { info, sets, facts, inputsOf, memo } = await codebookSets(study, reader, codebook, list, definition, sessions);
+    const codebookParts = sessions.map((session, i) =>
+      memo.get(session.id, session, () => codebookSessionPart(session, sets, info, sessionParts[i].sequence.binSize), inputsOf(session)),
+    );
     await memo.save();
     codebookParts.forEach((part, i) => badges[i].push({ badges: part.badges, badgesDigest: part.badgesDigest }));
-    parts.push(shapeCodebookParts(info, definition, sets, sessions, codebookParts, base, config, analysis.compare.get(codebook)));
+    parts.push(shapeCodebookParts(info, definition, sets, facts, sessions, codebookParts, base, config, analysis.compare.get(codebook)));
   }
   // A chunk depends on its session and its badges only: one whose file is there from an earlier
   // build with the same inputs is kept without being made again.
@@ -117,6 +113,38 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   }
   await chunkMemo.save();
   return finishBundle(basename(paths.root), config, base, parts, analysis, readWarnings);
+}
+
+/**
+ * One codebook's code sets, their facts, the digest of each session's records (the memo's inputs)
+ * and its parts' memo. A nominal codebook's sets hold every record: its compare and Bales views
+ * are computed from all coded turns (bundle.ts, addComparisons). A scales codebook's views are
+ * merges of session parts, so when the reader keeps digests (study/code-digests.ts) its sets hold
+ * only the records of sessions whose part must be made: at 100,000 turns, adding a session reads
+ * that session's ratings, not the 49 MB of all of them.
+ */
+async function codebookSets(study: string, reader: StudyReader, codebook: string, coders: string[], definition: Codebook | null, sessions: Session[]) {
+  if (definition?.kind === "scales" && reader.codeDigests) {
+    const digests = await Promise.all(coders.map((coder) => reader.codeDigests!(codebook, coder)));
+    const seen = { codes: new Set(digests.flatMap((d) => d.codes)), scales: new Map<string, number>() };
+    for (const d of digests) for (const [scale, max] of d.scales) seen.scales.set(scale, Math.max(seen.scales.get(scale) ?? 0, max));
+    const info = describeCodebook(codebook, definition, coders, seen);
+    const memo = await openSessionMemo<CodebookSessionPart>(study, ["report-codebook", codebook], { info, coders });
+    const inputsOf = (session: Session) => digests.map((d) => d.digest(session.id)).join(" ");
+    const missing = new Set(sessions.filter((s) => !memo.has(s.id, s, inputsOf(s))).map((s) => s.id));
+    const sets: CodeSet[] = [];
+    for (const [k, coder] of coders.entries()) sets.push(indexCodes(codebook, coder, missing.size > 0 ? await digests[k].records(missing) : []));
+    const facts = digests.map((d, k) => ({ codebook, coder: coders[k], ...d.facts() }));
+    return { info, sets, facts, inputsOf, memo };
+  }
+  const sets: CodeSet[] = [];
+  for (const coder of coders) sets.push(indexCodes(codebook, coder, await reader.codes(codebook, coder)));
+  const info = codebookInfo(codebook, definition, sets);
+  // The codebook's categories (order and labels) and coders are settings of every part of it.
+  const memo = await openSessionMemo<CodebookSessionPart>(study, ["report-codebook", codebook], { info, coders });
+  const grouped = sets.map((set) => recordsBySession(set.records));
+  const inputsOf = (session: Session) => grouped.map((bySession) => codesDigest(bySession.get(session.id) ?? [])).join(" ");
+  return { info, sets, facts: sets.map(codeSetFacts), inputsOf, memo };
 }
 
 async function newestMtime(path: string): Promise<number> {

@@ -216,13 +216,15 @@ export function shapeCodebookParts(
   info: CodebookInfo,
   definition: Codebook | null,
   sets: CodeSet[],
+  /** The facts of each set's records (codeSetFacts; a scales codebook's sets may hold only some sessions' records). */
+  facts: CodeSetFacts[],
   sessions: Session[],
   parts: readonly CodebookSessionPart[],
   base: SessionShapes,
   config: StudyConfig,
   compareFile: AnalysisFile<CompareReport> | undefined,
 ): CodebookShapes {
-  const out: CodebookShapes = { info, facts: sets.map(codeSetFacts), distributions: [], sequences: [], compare: [], bales: [], styles: [] };
+  const out: CodebookShapes = { info, facts, distributions: [], sequences: [], compare: [], bales: [], styles: [] };
   sets.forEach((set, k) => {
     const mine = parts.map((p) => p.coders[k]);
     if (info.kind === "nominal") {

@@ -5,6 +5,7 @@ import { resolveModelConfig, type ModelCliOptions } from "../llm/config.js";
 import type { StudyConfig } from "../study/config.js";
 import { loadSessions, loadStudyConfig, studyPaths, type StudyPaths } from "../study/study.js";
 import { currentCodes, type StudyReader } from "../study/reader.js";
+import { codeDigests, digestsOf } from "../study/code-digests.js";
 import type { Session } from "../transcript/schema.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
 
@@ -68,6 +69,12 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
         codes.set(key, records);
       }
       return records;
+    },
+    async codeDigests(codebook, coder) {
+      // Records this run already holds give their digests at no cost; else the kept digests are brought up to date.
+      const loaded = codes.get(`${codebook}\u0000${coder}`);
+      if (loaded) return digestsOf(await loaded, await context.sessions());
+      return codeDigests(dir, codebook, coder, await context.sessions());
     },
     model: (overrides, effects) => factory(context, overrides, effects),
     changed(what) {

@@ -420,6 +420,11 @@ export async function visitJsonl(path: string, visit: (value: unknown, line: num
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { torn: [] };
     throw error;
   }
+  return visitJsonlText(text, path, visit);
+}
+
+/** {@link visitJsonl} over text already read from `path` (named in errors). */
+export function visitJsonlText(text: string, path: string, visit: (value: unknown, line: number) => void): { torn: number[] } {
   const torn: number[] = [];
   const lines = text.split("\n");
   lines.forEach((line, i) => {

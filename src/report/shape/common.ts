@@ -80,6 +80,27 @@ export function conditionsOf(sessionConditions: readonly string[], control?: str
   return list;
 }
 
+/** The codes a codebook's records use and the scales they rate (with the highest rating, rounded up), each in the order first met. */
+export interface SeenCodes {
+  codes: Iterable<string>;
+  scales: ReadonlyMap<string, number>;
+}
+
+/** What one codebook's code sets use, sets in order, records in order. */
+export function seenIn(sets: readonly CodeSet[]): SeenCodes {
+  const codes = new Set<string>();
+  const scales = new Map<string, number>();
+  for (const set of sets) {
+    for (const r of set.records) {
+      for (const code of r.codes ?? []) codes.add(code);
+      // for...in, not Object.entries: no array per record (100,000 records per code file at scale).
+      const scores = r.scores;
+      if (scores) for (const scale in scores) scales.set(scale, Math.max(scales.get(scale) ?? 0, Math.ceil(scores[scale])));
+    }
+  }
+  return { codes, scales };
+}
+
 /**
  * What the dashboard needs to know about a codebook: ordered categories with labels and groups.
  * Codes present in the data but missing from the definition are appended (never dropped), so an
@@ -87,6 +108,16 @@ export function conditionsOf(sessionConditions: readonly string[], control?: str
  */
 export function codebookInfo(id: string, codebook: Codebook | null, sets: CodeSet[]): CodebookInfo {
   const mine = sets.filter((s) => s.codebook === id);
+  return describeCodebook(
+    id,
+    codebook,
+    mine.map((s) => s.coder),
+    seenIn(mine),
+  );
+}
+
+/** {@link codebookInfo} from its coders and what their records use (seenIn, or kept digests: study/code-digests.ts). */
+export function describeCodebook(id: string, codebook: Codebook | null, coders: readonly string[], seen: SeenCodes): CodebookInfo {
   const categories: CategoryInfo[] = [];
   const known = new Set<string>();
   const scales: CodebookInfo["scales"] = [];
@@ -100,22 +131,14 @@ export function codebookInfo(id: string, codebook: Codebook | null, sets: CodeSe
     kind = "scales";
     for (const s of codebook.scales) scales.push({ id: s.id, label: s.label, points: s.points });
   }
-  const seenScales = new Map<string, number>();
-  for (const set of mine) {
-    for (const r of set.records) {
-      for (const code of r.codes ?? []) {
-        if (!known.has(code)) {
-          known.add(code);
-          categories.push({ id: code, label: code, groups: [] });
-        }
-      }
-      // for...in, not Object.entries: no array per record (100,000 records per code file at scale).
-      const scores = r.scores;
-      if (scores) for (const scale in scores) seenScales.set(scale, Math.max(seenScales.get(scale) ?? 0, Math.ceil(scores[scale])));
+  for (const code of seen.codes) {
+    if (!known.has(code)) {
+      known.add(code);
+      categories.push({ id: code, label: code, groups: [] });
     }
   }
-  if (!codebook && seenScales.size > 0 && categories.length === 0) kind = "scales";
-  for (const [scale, max] of seenScales) {
+  if (!codebook && seen.scales.size > 0 && categories.length === 0) kind = "scales";
+  for (const [scale, max] of seen.scales) {
     if (!scales.some((s) => s.id === scale)) scales.push({ id: scale, label: scale, points: Math.max(max, 2) });
   }
   return {
@@ -126,7 +149,7 @@ export function codebookInfo(id: string, codebook: Codebook | null, sets: CodeSe
     categories,
     groups: codebook?.kind === "nominal" ? codebook.groups.map((g) => ({ id: g.id, label: g.label, kind: g.kind })) : [],
     scales,
-    coders: mine.map((s) => s.coder).sort(),
+    coders: [...coders].sort(),
     defined: codebook !== null,
   };
 }

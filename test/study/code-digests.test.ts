@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appendFile, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
+import { codeDigests, type CodeDigests } from "../../src/study/code-digests.js";
+import { appendCodes, codesPath, readCodes, replaceCodes } from "../../src/coding/store.js";
+import { currentCodes } from "../../src/study/reader.js";
+import { loadSessions, saveSession } from "../../src/study/study.js";
+import { codesDigest } from "../../src/study/session-memo.js";
+import { recordsBySession, type CodeRecord } from "../../src/coding/records.js";
+import { indexCodes } from "../../src/report/load.js";
+import { codeSetFacts } from "../../src/report/shape/overview.js";
+import { seenIn } from "../../src/report/shape/common.js";
+import { sessionFingerprints } from "../../src/transcript/fingerprint.js";
+import type { Session } from "../../src/transcript/schema.js";
+
+/**
+ * The kept digests must always equal what reading every record gives (readCodes, then the
+ * currency check), whichever way they were brought up to date: by parsing only what was appended,
+ * or, when that cannot be trusted, everything.
+ */
+
+const CODEBOOK = "pragmatic-style";
+const CODER = "rules";
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "colloquy-code-digests-"));
+  await writeDashboardFixture(dir);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function digests(): Promise<CodeDigests> {
+  return codeDigests(dir, CODEBOOK, CODER, await loadSessions(dir));
+}
+
+/** The digests agree with reading every record: per session, facts, codes and scales seen, and records. */
+async function expectTruth(d: CodeDigests): Promise<void> {
+  const sessions = await loadSessions(dir);
+  const current = currentCodes(await readCodes(dir, CODEBOOK, CODER), sessions);
+  const bySession = recordsBySession(current);
+  for (const s of sessions) expect(d.digest(s.id), s.id).toBe(codesDigest(bySession.get(s.id) ?? []));
+  for (const [id, list] of bySession) expect(d.digest(id), id).toBe(codesDigest(list));
+  const set = indexCodes(CODEBOOK, CODER, current);
+  const { codebook: _c, coder: _d, ...facts } = codeSetFacts(set);
+  expect(d.facts()).toEqual(facts);
+  const seen = seenIn([set]);
+  expect([...d.codes]).toEqual([...seen.codes]);
+  expect([...d.scales]).toEqual([...seen.scales]);
+  expect(await d.records(new Set(bySession.keys()))).toEqual(current);
+}
+
+/** Ratings of every turn of a session, with the turns' fingerprints (as the rules coder writes them). */
+function ratings(session: Session, score: number): CodeRecord[] {
+  const prints = sessionFingerprints(session);
+  return session.turns.map((t, i) => ({
+    session: session.id,
+    turn: t.id,
+    fingerprint: prints.get(t.id),
+    codebook: CODEBOOK,
+    codebookVersion: "1.0.0",
+    coder: CODER,
+    scores: { sentiment: score, formality: 1 + (i % 7) },
+    provenance: { model: `m-${session.id}` },
+    createdAt: `2026-11-2${score % 10}T10:00:00.000Z`,
+  }));
+}
+
+async function addSession(id: string, score: number): Promise<Session> {
+  const [base] = await loadSessions(dir);
+  const session = { ...base, id, turns: base.turns.map((t) => ({ ...t, text: `${t.text} (${id})` })) };
+  await saveSession(dir, session);
+  await appendCodes(dir, ratings(session, score));
+  return session;
+}
+
+describe("codeDigests: per-session digests of a codes file, kept and brought up to date from what was appended", () => {
+  it("reads every record the first time; nothing when nothing changed", async () => {
+    const first = await digests();
+    expect(first.parsed).toBe("all");
+    await expectTruth(first);
+    const again = await digests();
+    expect(again.parsed).toBe("appended");
+    await expectTruth(again);
+  });
+
+  it("a new session's appended records are the only ones parsed, and its records come from them", async () => {
+    const session = await addSession("n1", 6);
+    const d = await digests();
+    expect(d.parsed).toBe("appended");
+    await expectTruth(d);
+    expect(await d.records(new Set(["n1"]))).toEqual(ratings(session, 6));
+    // A session whose records were kept (not parsed now) is read from the whole file.
+    expect((await d.records(new Set(["d1"]))).length).toBeGreaterThan(0);
+    await expectTruth(await digests());
+  });
+
+  it("a turn coded again (the latest record wins over one in the bytes not parsed) makes it read everything", async () => {
+    const [session] = (await loadSessions(dir)).filter((s) => s.id === "n1");
+    await appendCodes(dir, ratings(session, 2).slice(0, 1));
+    const d = await digests();
+    expect(d.parsed).toBe("all");
+    await expectTruth(d);
+  });
+
+  it("a session whose words changed: its records no longer apply, and everything is read", async () => {
+    const [session] = (await loadSessions(dir)).filter((s) => s.id === "n1");
+    await saveSession(dir, { ...session, turns: session.turns.map((t, i) => (i === 0 ? { ...t, text: "edited" } : t)) });
+    const d = await digests();
+    expect(d.parsed).toBe("all");
+    await expectTruth(d);
+    expect(d.digest("n1")).not.toBe(codesDigest(ratings(session, 2)));
+  });
+
+  it("a torn last line is no record; the append that heals it parses only what it added", async () => {
+    await appendFile(codesPath(dir, CODEBOOK, CODER), '{"session":"n2","turn":"t0000","scor');
+    const torn = await digests();
+    await expectTruth(torn);
+    await addSession("n2", 3);
+    const healed = await digests();
+    expect(healed.parsed).toBe("appended");
+    await expectTruth(healed);
+  });
+
+  it("a rewritten file (another inode, other first bytes) is read whole", async () => {
+    const records = await readCodes(dir, CODEBOOK, CODER);
+    await replaceCodes(
+      dir,
+      CODEBOOK,
+      CODER,
+      records.filter((r) => r.session !== "n2"),
+    );
+    const d = await digests();
+    expect(d.parsed).toBe("all");
+    await expectTruth(d);
+    expect(d.digest("n2")).toBe(codesDigest([]));
+  });
+
+  it("deleted digests are made again from every record; a coder without a file has none", async () => {
+    await rm(join(dir, ".cache"), { recursive: true, force: true });
+    const d = await digests();
+    expect(d.parsed).toBe("all");
+    await expectTruth(d);
+    const none = await codeDigests(dir, CODEBOOK, "human:nobody", await loadSessions(dir));
+    expect(none.facts()).toEqual({ turns: 0, models: new Set() });
+    expect(none.digest("d1")).toBe(codesDigest([]));
+  });
+});
