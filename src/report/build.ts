@@ -117,14 +117,13 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
 
 /**
  * One codebook's code sets, their facts, the digest of each session's records (the memo's inputs)
- * and its parts' memo. A nominal codebook's sets hold every record: its compare and Bales views
- * are computed from all coded turns (bundle.ts, addComparisons). A scales codebook's views are
- * merges of session parts, so when the reader keeps digests (study/code-digests.ts) its sets hold
- * only the records of sessions whose part must be made: at 100,000 turns, adding a session reads
- * that session's ratings, not the 49 MB of all of them.
+ * and its parts' memo. Every view of a codebook is a merge of its session parts (the compare and
+ * Bales views join the parts' joins: parts.ts, mergeCoded), so when the reader keeps digests
+ * (study/code-digests.ts) the sets hold only the records of sessions whose part must be made: at
+ * 100,000 turns, adding a session reads that session's codes, not the 70 MB of all of them.
  */
 async function codebookSets(study: string, reader: StudyReader, codebook: string, coders: string[], definition: Codebook | null, sessions: Session[]) {
-  if (definition?.kind === "scales" && reader.codeDigests) {
+  if (reader.codeDigests) {
     const digests = await Promise.all(coders.map((coder) => reader.codeDigests!(codebook, coder)));
     const seen = { codes: new Set(digests.flatMap((d) => d.codes)), scales: new Map<string, number>() };
     for (const d of digests) for (const [scale, max] of d.scales) seen.scales.set(scale, Math.max(seen.scales.get(scale) ?? 0, max));

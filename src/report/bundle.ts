@@ -35,12 +35,12 @@ import {
 import { buildDistribution, buildSequenceSessions, buildSequenceSet } from "./shape/distributions.js";
 import { buildFollows, buildParticipation, buildSpeakerParticipation } from "./shape/participation.js";
 import { buildStyleSet, styleSetOf } from "./shape/styles.js";
-import { mergeDistribution, mergeSpeakers, mergeStyleValues, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
+import { categoryIds, mergeCoded, mergeDistribution, mergeSpeakers, mergeStyleValues, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
 import { buildBalesSet, isBalesLike } from "./shape/bales.js";
 import { attachCompareTests, buildCompareSet } from "./shape/compare.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
 import { sessionMetrics } from "../analysis/stats/metrics.js";
-import { codedTurns } from "../analysis/shared/table.js";
+import { codedTurns, type CodedTurns } from "../analysis/shared/table.js";
 
 /** The commands that fill each view, named in its empty state. */
 function hints(name: string) {
@@ -145,7 +145,7 @@ export function shapeCodebook(
     for (const set of sets) {
       out.distributions.push(buildDistribution(sessions, set));
       out.sequences.push(buildSequenceSet(sessions, base.sequenceSessions, set, info));
-      addComparisons(out, sessions, set, definition, base, config, compareFile);
+      addComparisons(out, sessions, set, definition, base, config, compareFile, codedTurns(sessions, set.records, categoryIds(info)));
     }
   } else {
     for (const set of sets) out.styles.push(buildStyleSet(sessions, set, info));
@@ -155,7 +155,8 @@ export function shapeCodebook(
 
 /**
  * The compare and Bales views of one coder: study-level analysis functions (compareFrequencies,
- * profilesBySpeaker, phaseMovement) over every session's coded turns, computed whole each build.
+ * profilesBySpeaker, phaseMovement) over every session's coded turns (`coded`: one join for both
+ * views, whole or put together from the sessions' parts), computed whole each build.
  */
 function addComparisons(
   out: CodebookShapes,
@@ -165,14 +166,9 @@ function addComparisons(
   base: SessionShapes,
   config: StudyConfig,
   compareFile: AnalysisFile<CompareReport> | undefined,
+  coded: CodedTurns,
 ): void {
   const info = out.info;
-  // One join of sessions and codes for both views (the same call each would make).
-  const coded = codedTurns(
-    sessions,
-    set.records,
-    info.categories.map((c) => c.id),
-  );
   const result = buildCompareSet(sessions, set, info, config.compare, base.conditions, coded);
   if ("empty" in result) out.compareEmpty ??= result.empty;
   else out.compare.push(attachCompareTests(result, compareFile, info));
@@ -230,7 +226,7 @@ export function shapeCodebookParts(
     if (info.kind === "nominal") {
       out.distributions.push(mergeDistribution(set.codebook, set.coder, mine));
       out.sequences.push({ codebook: set.codebook, coder: set.coder, cells: mine.map((p) => p.cells ?? []) });
-      addComparisons(out, sessions, set, definition, base, config, compareFile);
+      addComparisons(out, sessions, set, definition, base, config, compareFile, mergeCoded(sessions, mine, info));
     } else {
       const { bySpeaker, byCondition } = mergeStyleValues(mine);
       out.styles.push(styleSetOf(set, info, bySpeaker, byCondition));

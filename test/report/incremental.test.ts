@@ -164,6 +164,38 @@ describe("the streaming, incremental build", () => {
     await rm(join(site, live));
   });
 
+  it("with kept code digests (the build run alone), a session whose codes were appended gives the site a from-scratch build gives", async () => {
+    const [here, there] = [await mkdtemp(join(tmpdir(), "colloquy-digests-")), await mkdtemp(join(tmpdir(), "colloquy-digests-"))];
+    const [study, fresh] = [join(here, "study"), join(there, "study")];
+    await writeDashboardFixture(study);
+    await runBuild(await openStudy(study), { alone: true }, silentEffects);
+    expect(existsSync(memoPath(study, ["codes-digests", "bales-ipa", "rules"]))).toBe(true);
+    // A new session (d1's turns under a new id) coded by appending, as `colloquy code` does; one of its codes new to the study.
+    const d1 = (await loadSessions(study)).find((s) => s.id === "d1")!;
+    await saveSession(study, { ...d1, id: "d8", title: "Garden planning d8" });
+    for (const [codebook, coder] of [
+      ["bales-ipa", "rules"],
+      ["bales-ipa", "human:alice"],
+      ["pragmatic-style", "rules"],
+    ]) {
+      const own = (await readCodes(study, codebook, coder)).filter((r) => r.session === "d1");
+      await appendCodes(
+        study,
+        own.map((r, i) => ({ ...r, session: "d8", codes: r.codes && i === 0 ? ["a-code-of-its-own"] : r.codes })),
+      );
+    }
+    await runBuild(await openStudy(study), { alone: true }, silentEffects);
+    await cp(study, fresh, { recursive: true });
+    await rm(join(fresh, ".cache"), { recursive: true, force: true });
+    await rm(join(fresh, "site"), { recursive: true, force: true });
+    await buildSite(fresh);
+    await expectSameSite(join(study, "site"), join(fresh, "site"));
+    const bundle = await bundleOf(join(study, "site"));
+    expect(bundle.compare.flatMap((c) => c.codes.map((k) => k.id))).toContain("a-code-of-its-own");
+    await rm(here, { recursive: true, force: true });
+    await rm(there, { recursive: true, force: true });
+  });
+
   it("reuses the per-session parts of .cache/memo: after a session is added and one session's codes change, the site equals one built from scratch with no cache", async () => {
     // Two folders of the same name (the study's name is in the bundle).
     const [here, there] = [await mkdtemp(join(tmpdir(), "colloquy-memo-")), await mkdtemp(join(tmpdir(), "colloquy-memo-"))];

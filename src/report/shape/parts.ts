@@ -1,6 +1,8 @@
 import type { Session } from "../../transcript/schema.js";
 import { sha256 } from "../../util/hash.js";
 import { sessionMetrics, type SessionMetrics } from "../../analysis/stats/metrics.js";
+import { codedSessionPart, joinParts, type CodedSessionPart } from "../../analysis/compare/session-parts.js";
+import type { CodedTurns } from "../../analysis/shared/table.js";
 import { sessionCodes, type CodeSet } from "../load.js";
 import type { CodebookInfo, Counts, Distribution, ParticipationSession, SessionSummary, SpeakerInfo } from "../types.js";
 import { conditionOf, speakerKeys, turnSpeaker, turnWords } from "./common.js";
@@ -87,10 +89,12 @@ export function mergeSpeakers(parts: readonly SessionPart[]): SpeakerInfo[] {
 /** One scale-rated speaker of a session: its kind and each scale's finite ratings in turn order. */
 type StyleValues = Map<string, number[]>;
 
-/** What one coder's records of one session give the views (nominal: counts, cells; scales: ratings). */
+/** What one coder's records of one session give the views (nominal: counts, cells, the join; scales: ratings). */
 export interface CoderPart {
   distribution?: Pick<Distribution, "bySpeaker" | "byCondition">;
   cells?: number[];
+  /** The session's part of the join of sessions and codes (with the codebook's categories as labels): the compare and Bales views join the parts. */
+  coded?: CodedSessionPart;
   styles?: { bySpeaker: [string, string, StyleValues][]; condition: string; byCondition: StyleValues | null };
 }
 
@@ -113,7 +117,8 @@ export function codebookSessionPart(session: Session, sets: readonly CodeSet[], 
     if (info.kind !== "nominal") return { styles: styleValues(session, set) };
     const { bySpeaker, byCondition } = buildDistribution([session], set);
     const row = { id: session.id, condition: conditionOf(session), turns: session.turns.length, binSize, speakers: [] };
-    return { distribution: { bySpeaker, byCondition }, cells: buildSequenceSet([session], [row], set, info).cells[0] };
+    const coded = codedSessionPart(session, [...sessionCodes(set, session.id).values()], categoryIds(info));
+    return { distribution: { bySpeaker, byCondition }, cells: buildSequenceSet([session], [row], set, info).cells[0], coded };
   });
   const text = JSON.stringify(badges);
   return { coders, badges: text, badgesDigest: sha256(text) };
@@ -193,6 +198,22 @@ export function mergeStyleValues(parts: readonly CoderPart[]): {
     }
   }
   return { bySpeaker, byCondition };
+}
+
+/** The labels the compare and Bales views join codes under: the codebook's categories, in order. */
+export const categoryIds = (info: CodebookInfo): string[] => info.categories.map((c) => c.id);
+
+/**
+ * One coder's join of sessions and codes from its session parts (what codedTurns gives, but for
+ * the records of sessions the study does not have, which these views do not count).
+ */
+export function mergeCoded(sessions: readonly Session[], parts: readonly CoderPart[], info: CodebookInfo): CodedTurns {
+  return joinParts(
+    sessions,
+    parts.map((p) => p.coded!),
+    categoryIds(info),
+    [],
+  );
 }
 
 /** A session's badges from its codebooks' parts (in code set order, as addBadges adds them set after set). */
