@@ -37,6 +37,10 @@ export interface CodeDigests {
   readonly codes: readonly string[];
   /** Scales the current records rate, in the order first rated, each with its highest rating (rounded up). */
   readonly scales: ReadonlyMap<string, number>;
+  /** Codebook versions of the current records, in the order first met, each with its number of records. */
+  readonly versions: ReadonlyMap<string, number>;
+  /** Sessions with current records, in the order their first record comes (sessions the study does not have included). */
+  sessionIds(): string[];
   /** The current records of these sessions, in file order. */
   records(sessions: ReadonlySet<string>): Promise<CodeRecord[]>;
   /** What was parsed: every record, only the records appended since the kept digests, or nothing (records already in memory). */
@@ -63,6 +67,7 @@ interface KeptDigests {
   sessions: Map<string, SessionEntry>;
   codes: string[];
   scales: Map<string, number>;
+  versions: Map<string, number>;
 }
 
 const NONE = codesDigest([]);
@@ -80,7 +85,11 @@ function entryOf(list: readonly CodeRecord[], session: Session | undefined): Ses
 }
 
 /** Add what `current` (records in file order) gives to `kept`. */
-function addRecords(kept: Pick<KeptDigests, "sessions" | "codes" | "scales">, current: readonly CodeRecord[], byId: ReadonlyMap<string, Session>): void {
+function addRecords(
+  kept: Pick<KeptDigests, "sessions" | "codes" | "scales" | "versions">,
+  current: readonly CodeRecord[],
+  byId: ReadonlyMap<string, Session>,
+): void {
   for (const [id, list] of recordsBySession(current)) kept.sessions.set(id, entryOf(list, byId.get(id)));
   const codes = new Set(kept.codes);
   for (const r of current) {
@@ -91,18 +100,21 @@ function addRecords(kept: Pick<KeptDigests, "sessions" | "codes" | "scales">, cu
     }
     const scores = r.scores;
     if (scores) for (const scale in scores) kept.scales.set(scale, Math.max(kept.scales.get(scale) ?? 0, Math.ceil(scores[scale])));
+    kept.versions.set(r.codebookVersion, (kept.versions.get(r.codebookVersion) ?? 0) + 1);
   }
 }
 
 /** Digests of current records already in memory (a pipeline run that loaded them): nothing kept or read. */
 export function digestsOf(records: readonly CodeRecord[], sessions: readonly Session[]): CodeDigests {
-  const kept = { sessions: new Map<string, SessionEntry>(), codes: [] as string[], scales: new Map<string, number>() };
+  const kept = { sessions: new Map<string, SessionEntry>(), codes: [] as string[], scales: new Map<string, number>(), versions: new Map<string, number>() };
   addRecords(kept, records, new Map(sessions.map((s) => [s.id, s])));
   return {
     digest: (session) => kept.sessions.get(session)?.digest ?? NONE,
     facts: () => factsOf(kept.sessions),
     codes: kept.codes,
     scales: kept.scales,
+    versions: kept.versions,
+    sessionIds: () => [...kept.sessions.keys()],
     records: async (wanted) => records.filter((r) => wanted.has(r.session)),
     parsed: "none",
   };
@@ -157,7 +169,15 @@ export async function codeDigests(study: string, codebook: string, coder: string
   let digests: KeptDigests | undefined;
   /** Records parsed this run: all of them, or only those appended since the kept digests. */
   let parsed: { all: boolean; records: CodeRecord[] } | undefined;
-  if (keptSessions && Array.isArray(kept!.codes) && kept!.scales instanceof Map && kept!.ino === ino && typeof kept!.size === "number" && kept!.size <= size) {
+  if (
+    keptSessions &&
+    Array.isArray(kept!.codes) &&
+    kept!.scales instanceof Map &&
+    kept!.versions instanceof Map &&
+    kept!.ino === ino &&
+    typeof kept!.size === "number" &&
+    kept!.size <= size
+  ) {
     const unchanged =
       sha256(bytes.subarray(0, kept!.size)) === kept!.sha256 &&
       [...keptSessions].every(([id, entry]) => entry.hash === (byId.has(id) ? sessionHash(byId.get(id)!) : null));
@@ -168,14 +188,14 @@ export async function codeDigests(study: string, codebook: string, coder: string
       // Not a line a reader may start at: read it all.
     }
     if (appended && appended.every((r) => !keptSessions.has(r.session))) {
-      digests = { ino, size, sha256: kept!.sha256!, sessions: new Map(keptSessions), codes: kept!.codes!, scales: kept!.scales };
+      digests = { ino, size, sha256: kept!.sha256!, sessions: new Map(keptSessions), codes: kept!.codes!, scales: kept!.scales, versions: kept!.versions };
       addRecords(digests, appended, byId);
       parsed = { all: false, records: appended };
     }
   }
   if (!digests) {
     const all = parse(bytes, 0);
-    digests = { ino, size, sha256: "", sessions: new Map(), codes: [], scales: new Map() };
+    digests = { ino, size, sha256: "", sessions: new Map(), codes: [], scales: new Map(), versions: new Map() };
     addRecords(digests, all, byId);
     parsed = { all: true, records: all };
   }
@@ -191,6 +211,8 @@ export async function codeDigests(study: string, codebook: string, coder: string
     facts: () => factsOf(result.sessions),
     codes: result.codes,
     scales: result.scales,
+    versions: result.versions,
+    sessionIds: () => [...result.sessions.keys()],
     parsed: all ? "all" : "appended",
     async records(wanted) {
       // What was parsed holds every record of these sessions: all records, or sessions whose records were all appended since.

@@ -50,6 +50,10 @@ async function expectTruth(d: CodeDigests): Promise<void> {
   expect([...d.codes]).toEqual([...seen.codes]);
   expect([...d.scales]).toEqual([...seen.scales]);
   expect(await d.records(new Set(bySession.keys()))).toEqual(current);
+  expect(d.sessionIds()).toEqual([...bySession.keys()]);
+  const versions = new Map<string, number>();
+  for (const r of current) versions.set(r.codebookVersion, (versions.get(r.codebookVersion) ?? 0) + 1);
+  expect([...d.versions]).toEqual([...versions]);
 }
 
 /** Ratings of every turn of a session, with the turns' fingerprints (as the rules coder writes them). */
@@ -60,7 +64,7 @@ function ratings(session: Session, score: number): CodeRecord[] {
     turn: t.id,
     fingerprint: prints.get(t.id),
     codebook: CODEBOOK,
-    codebookVersion: "1.0.0",
+    codebookVersion: score % 2 === 0 ? "1.0.0" : "1.1.0",
     coder: CODER,
     scores: { sentiment: score, formality: 1 + (i % 7) },
     provenance: { model: `m-${session.id}` },
