@@ -5,6 +5,10 @@ import { join } from "node:path";
 import { runPipeline } from "../../src/pipeline/run.js";
 import { studyStages } from "../../src/pipeline/stages.js";
 import { memoryReporter } from "../../src/util/reporter.js";
+import { openStudy } from "../../src/stages/context.js";
+import { runAgree } from "../../src/stages/agree.js";
+import { codeDigests } from "../../src/study/code-digests.js";
+import { loadSessions } from "../../src/study/study.js";
 
 /**
  * Issue 11: the agree stage aligns each session once and keeps the parts and the statistics in
@@ -81,6 +85,23 @@ describe("agree stage, per session", () => {
     expect(after.coverage.perCoder.rules).toBeGreaterThan(before.coverage.perCoder.rules);
 
     expect(await agreementFiles(dir)).toEqual(await fromScratch(addSession));
+  }, 240_000);
+
+  it("with the code digests kept, a new session's records are the only ones parsed: no coder's whole file is read", async () => {
+    const dir = await demoCopy();
+    await codeAndAgree(dir);
+    await addSession(dir);
+    await runPipeline(dir, studyStages, { only: ["code"] }, memoryReporter());
+    const context = await openStudy(dir);
+    let wholeFiles = 0;
+    const codes = context.codes.bind(context);
+    context.codes = (codebook, coder) => (wholeFiles++, codes(codebook, coder));
+    const reporter = memoryReporter();
+    await runAgree(context, { codebook: "bales-ipa", coders: ["rules", "human:coder-a", "human:coder-b"] }, reporter);
+    expect(wholeFiles).toBe(0);
+    expect(reporter.lines.join("\n")).toMatch(/\(1 analysed, \d+ reused from \.cache\/memo\)/);
+    // The digests now cover the new session: nothing is left to parse.
+    expect((await codeDigests(dir, "bales-ipa", "rules", await loadSessions(dir))).parsed).toBe("appended");
   }, 240_000);
 
   it("a changed human code changes the statistics, as in a run from scratch", async () => {

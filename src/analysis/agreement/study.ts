@@ -109,6 +109,15 @@ export async function resolveCodebookShape(study: string, id: string, records: I
   return { id, kind: "nominal", version: null, definition: "inferred", note, multiple };
 }
 
+/** "no codes from coder …": a coder named without a record of the codebook, with the coders and codebooks there are. */
+export function noCodes(study: string, codebook: string, coder: string, available: Record<string, string[]>): CliError {
+  const here = available[codebook];
+  return new CliError(
+    `no codes from coder "${coder}" for codebook "${codebook}" (${codesPath(study, codebook, coder)} is missing or empty). ` +
+      (here ? `Coders with codes for ${codebook}: ${here.join(", ")}.` : `Codebooks with codes in this study: ${Object.keys(available).join(", ") || "none"}.`),
+  );
+}
+
 /** Read the named coders' records, failing clearly when a coder has none. */
 export async function readCoderRecords(
   study: string,
@@ -119,16 +128,7 @@ export async function readCoderRecords(
   const out = new Map<string, CodeRecord[]>();
   for (const coder of coders) {
     const records = await reader.codes(codebook, coder);
-    if (records.length === 0) {
-      const available = await listCoders(study);
-      const here = available[codebook];
-      throw new CliError(
-        `no codes from coder "${coder}" for codebook "${codebook}" (${codesPath(study, codebook, coder)} is missing or empty). ` +
-          (here
-            ? `Coders with codes for ${codebook}: ${here.join(", ")}.`
-            : `Codebooks with codes in this study: ${Object.keys(available).join(", ") || "none"}.`),
-      );
-    }
+    if (records.length === 0) throw noCodes(study, codebook, coder, await listCoders(study));
     out.set(coder, records);
   }
   return out;
