@@ -3,7 +3,9 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStudy } from "../../src/stages/context.js";
+import { openStudy, type StudyContext } from "../../src/stages/context.js";
+import { appendCodes, readCodes } from "../../src/coding/store.js";
+import type { CodeDigests } from "../../src/study/code-digests.js";
 import { memoPath } from "../../src/study/session-memo.js";
 import { runCompare } from "../../src/stages/compare.js";
 import { runStats } from "../../src/stages/stats.js";
@@ -26,8 +28,8 @@ async function demoCopy(): Promise<string> {
 }
 
 /** Run compare and stats on the whole study; their files, creation times and the study's path masked. */
-async function run(dir: string): Promise<{ files: Record<string, string>; lines: string[] }> {
-  const context = await openStudy(dir);
+async function run(dir: string, through: (context: StudyContext) => StudyContext = (c) => c): Promise<{ files: Record<string, string>; lines: string[] }> {
+  const context = through(await openStudy(dir));
   const effects = memoryReporter();
   await runCompare(context, { codebook: "bales-ipa", coder: CODER }, effects);
   await runStats(context, { codebook: "bales-ipa", coder: CODER }, effects);
@@ -40,12 +42,12 @@ async function run(dir: string): Promise<{ files: Record<string, string>; lines:
 }
 
 /** The same study run from scratch: a copy without .cache/ (and without earlier analysis files). */
-async function fromScratch(dir: string): Promise<Record<string, string>> {
+async function fromScratch(dir: string, through?: (context: StudyContext) => StudyContext): Promise<Record<string, string>> {
   const copy = join(await mkdtemp(join(tmpdir(), "colloquy-compare-stats-scratch-")), "demo");
   await cp(dir, copy, { recursive: true });
   await rm(join(copy, ".cache"), { recursive: true, force: true });
   await rm(join(copy, "analysis"), { recursive: true, force: true });
-  const { files } = await run(copy);
+  const { files } = await run(copy, through);
   return Object.fromEntries(Object.entries(files).map(([name, text]) => [name, text.replaceAll(copy, "<study>")]));
 }
 
@@ -182,5 +184,42 @@ describe("compare and stats, per session", () => {
     const left = await run(dir);
     reused(left.lines, 0, 13);
     expect(left.files).toEqual(await fromScratch(dir));
+  });
+
+  it("a session whose codes were appended (as `colloquy code` does) is joined from the kept code digests: no coder's records read whole, the files of a run from scratch", async () => {
+    const dir = await demoCopy();
+    await run(dir);
+    // control-9: control-1's turns and records under a new id, one record with a code the codebook lacks, appended.
+    const session = JSON.parse(await readFile(join(dir, "sessions", "control-1.json"), "utf8"));
+    await writeFile(join(dir, "sessions", "control-9.json"), JSON.stringify({ ...session, id: "control-9", metadata: { ...session.metadata, run: "9" } }));
+    const own = (await readCodes(dir, "bales-ipa", CODER)).filter((r) => r.session === "control-1");
+    await appendCodes(
+      dir,
+      own.map((r, i) => ({ ...r, session: "control-9", codes: i === 1 ? ["not-in-the-codebook"] : r.codes })),
+    );
+
+    // What the stages ask of the context: every record (codes), or the digests (and how they were brought up to date).
+    const calls = { codes: 0, digests: [] as CodeDigests[] };
+    const watched = (context: StudyContext): StudyContext => ({
+      ...context,
+      codes: (codebook, coder) => (calls.codes++, context.codes(codebook, coder)),
+      codeDigests: async (codebook, coder) => {
+        const digests = await context.codeDigests!(codebook, coder);
+        calls.digests.push(digests);
+        return digests;
+      },
+    });
+    const added = await run(dir, watched);
+    expect(calls.codes).toBe(0);
+    expect(calls.digests.map((d) => d.parsed)).toEqual(["appended", "appended"]);
+    // One digests object for the run: compare and stats share one join.
+    expect(calls.digests[1]).toBe(calls.digests[0]);
+    // No record of a session the study lacks either (those records would be read whole to count them as orphans).
+    expect(calls.digests[0].sessionIds().filter((id) => !existsSync(join(dir, "sessions", `${id}.json`)))).toEqual([]);
+    expect(added.lines.join("\n")).toMatch(/stats: 13 session\(s\) \(1 analysed, 12 reused/);
+    expect(added.files["stats.json"]).toContain("not-in-the-codebook");
+    // The same files as from scratch, whether the scratch run reads the digests or every record.
+    expect(added.files).toEqual(await fromScratch(dir));
+    expect(added.files).toEqual(await fromScratch(dir, (context) => ({ ...context, codeDigests: undefined })));
   });
 });

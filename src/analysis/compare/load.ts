@@ -3,11 +3,12 @@ import type { NominalCodebook } from "../../coding/codebook/schema.js";
 import { listCoders } from "../../coding/store.js";
 import type { CodeRecord } from "../../coding/records.js";
 import { diskReader, type StudyReader } from "../../study/reader.js";
-import { openSessionMemo } from "../../study/session-memo.js";
+import type { CodeDigests } from "../../study/code-digests.js";
+import { openSessionMemo, type SessionMemo } from "../../study/session-memo.js";
 import type { Session } from "../../transcript/schema.js";
 import { CliError } from "../../util/errors.js";
 import { codedTurns, type CodedTurns } from "../shared/table.js";
-import { codedTurnsBySession, type CodedSessionPart } from "./session-parts.js";
+import { codedTurnsBySession, codedTurnsFromDigests, type CodedSessionPart } from "./session-parts.js";
 
 /** A study's sessions joined with one coder's codes of one nominal codebook (what compare and stats read). */
 export interface LoadedCodes {
@@ -39,8 +40,10 @@ export function chooseCoder(available: readonly string[], wanted: string | undef
 /**
  * Load sessions, a nominal codebook and one coder's codes, joined. With `incremental` (the whole
  * study, not a selection of it) each session's part of the join is kept in
- * `.cache/memo/coded-<codebook>-<coder>.v8` and only new or changed sessions are joined anew; the
- * join is also shared within the process, so compare and stats of one run make it once.
+ * `.cache/memo/coded/<codebook>/<coder>.v8` and only new or changed sessions are joined anew; the
+ * join is also shared within the process, so compare and stats of one run make it once. A reader
+ * that keeps digests of the records (StudyReader.codeDigests) then gives the records of those
+ * sessions only, not every record.
  */
 export async function loadCodedStudy(
   study: string,
@@ -56,36 +59,59 @@ export async function loadCodedStudy(
   }
   const coders = (await listCoders(study))[codebook.id] ?? [];
   const chosen = chooseCoder(coders, coder, codebook.id, study);
-  const records = await reader.codes(codebook.id, chosen);
   const loaded = sessions ?? (await reader.sessions());
-  const versions = new Map<string, number>();
-  for (const r of records) if (r.codebookVersion !== codebook.version) versions.set(r.codebookVersion, (versions.get(r.codebookVersion) ?? 0) + 1);
   const labels = codebook.categories.map((c) => c.id);
+  const name = [codebook.id, chosen] as const;
+  let data: CodedTurns;
+  let versions: ReadonlyMap<string, number>;
+  if (options.incremental && reader.codeDigests) {
+    // Kept digests of the records: only the records of sessions whose part of the join is not kept are read.
+    const digests = await reader.codeDigests(codebook.id, chosen);
+    versions = digests.versions;
+    data = await joinIncrementally(study, name, loaded, labels, digests, (memo) => codedTurnsFromDigests(loaded, digests, labels, memo));
+  } else {
+    const records = await reader.codes(codebook.id, chosen);
+    versions = versionCounts(records);
+    data = options.incremental
+      ? await joinIncrementally(study, name, loaded, labels, records, (memo) => codedTurnsBySession(loaded, records, labels, memo))
+      : codedTurns(loaded, records, labels);
+  }
   return {
     sessions: loaded,
     codebook,
     coder: chosen,
-    data: options.incremental ? await joinIncrementally(study, [codebook.id, chosen], loaded, records, labels) : codedTurns(loaded, records, labels),
-    otherVersions: [...versions].map(([version, n]) => ({ version, records: n })),
+    data,
+    otherVersions: [...versions].filter(([version]) => version !== codebook.version).map(([version, n]) => ({ version, records: n })),
   };
 }
 
-/** Joins made in this process, by the records they joined (a study context loads each coder's records once). */
-const joined = new WeakMap<readonly CodeRecord[], { sessions: readonly Session[]; labels: string; data: CodedTurns }>();
+/** Records per codebook version, in the order first met (as CodeDigests.versions counts them). */
+function versionCounts(records: readonly CodeRecord[]): Map<string, number> {
+  const versions = new Map<string, number>();
+  for (const r of records) versions.set(r.codebookVersion, (versions.get(r.codebookVersion) ?? 0) + 1);
+  return versions;
+}
+
+/**
+ * Joins made in this process, by what they joined: the records, or their digests (a study
+ * context loads each coder's records, or digests, once), so compare and stats of one run join once.
+ */
+const joined = new WeakMap<readonly CodeRecord[] | CodeDigests, { sessions: readonly Session[]; labels: string; data: CodedTurns }>();
 
 async function joinIncrementally(
   study: string,
   name: readonly [codebook: string, coder: string],
   sessions: Session[],
-  records: CodeRecord[],
   labels: string[],
+  source: readonly CodeRecord[] | CodeDigests,
+  join: (memo: SessionMemo<CodedSessionPart>) => CodedTurns | Promise<CodedTurns>,
 ): Promise<CodedTurns> {
   const key = JSON.stringify(labels);
-  const earlier = joined.get(records);
+  const earlier = joined.get(source);
   if (earlier && earlier.sessions === sessions && earlier.labels === key) return earlier.data;
   const memo = await openSessionMemo<CodedSessionPart>(study, ["coded", ...name], { labels });
-  const data = codedTurnsBySession(sessions, records, labels, memo);
+  const data = await join(memo);
   await memo.save();
-  joined.set(records, { sessions, labels: key, data });
+  joined.set(source, { sessions, labels: key, data });
   return data;
 }

@@ -3,7 +3,14 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
-import { codedTurnsBySession, codedSessionPart, type CodedSessionPart } from "../../../src/analysis/compare/session-parts.js";
+import {
+  codedTurnsBySession,
+  codedTurnsFromDigests,
+  codedSessionPart,
+  joinInputsDigests,
+  type CodedSessionPart,
+} from "../../../src/analysis/compare/session-parts.js";
+import { digestsOf, type CodeDigests } from "../../../src/study/code-digests.js";
 import { codesDigest } from "../../../src/study/session-memo.js";
 import { codedTurns } from "../../../src/analysis/shared/table.js";
 import { openSessionMemo } from "../../../src/study/session-memo.js";
@@ -143,5 +150,69 @@ describe("codedTurnsBySession", () => {
         if (!("collapse" in mapping)) expect(reused.frequencies.byCondition.find((r) => r.key === "control")!.counts.jokes).toBeGreaterThan(0);
       }
     }
+  });
+});
+
+describe("codedTurnsFromDigests", () => {
+  /** Digests of records in memory, counting which sessions' records are asked for. */
+  function spied(records: CodeRecord[], sessions: Session[]): { digests: CodeDigests; asked: string[][] } {
+    const digests = digestsOf(records, sessions);
+    const asked: string[][] = [];
+    const records_ = digests.records;
+    return { digests: { ...digests, records: async (ids) => (asked.push([...ids].sort()), records_(ids)) }, asked };
+  }
+
+  it("equals codedTurns from scratch (an orphan session, codes outside the codebook), asking once for the records of sessions not in the memo and of orphans only", async () => {
+    const { sessions, records } = study();
+    const expected = codedTurns(sessions, records, LABELS);
+    expect(expected.unknownLabels).toEqual(["jokes", "puns"]);
+    expect(expected.orphanExamples).toEqual(["a-1/t0099", "gone-1/t0000"]);
+    const dir = await memoDir();
+
+    const first = await openSessionMemo<CodedSessionPart>(dir, "coded", {});
+    const cold = spied(records, sessions);
+    const joined = await codedTurnsFromDigests(sessions, cold.digests, LABELS, first);
+    expect(joined).toEqual(expected);
+    expect(cold.asked).toEqual([["a-1", "b-1", "c-1", "gone-1"]]);
+    expect(first.stats).toEqual({ reused: 0, computed: 3 });
+    // The digests later memos take are those codedTurnsBySession gives.
+    expect(joinInputsDigests(joined)).toEqual(joinInputsDigests(codedTurnsBySession(sessions, records, LABELS, { get: (_k, _s, compute) => compute() })));
+    await first.save();
+
+    // Every part kept: only the orphans' records are read.
+    const second = await openSessionMemo<CodedSessionPart>(dir, "coded", {});
+    const warm = spied(records, sessions);
+    expect(await codedTurnsFromDigests(sessions, warm.digests, LABELS, second)).toEqual(expected);
+    expect(warm.asked).toEqual([["gone-1"]]);
+    expect(second.stats).toEqual({ reused: 3, computed: 0 });
+    await second.save();
+
+    // Without orphans and with every part kept, no record is read.
+    const own = records.filter((r) => r.session !== "gone-1");
+    const third = await openSessionMemo<CodedSessionPart>(dir, "coded", {});
+    const none = spied(own, sessions);
+    expect(await codedTurnsFromDigests(sessions, none.digests, LABELS, third)).toEqual(codedTurns(sessions, own, LABELS));
+    expect(none.asked).toEqual([]);
+  });
+
+  it("a session added with a code outside the codebook: only its records and the orphans' are read, and the join is the one from scratch", async () => {
+    const { sessions, records } = study();
+    const dir = await memoDir();
+    const memo = await openSessionMemo<CodedSessionPart>(dir, "coded", {});
+    await codedTurnsFromDigests(sessions, digestsOf(records, sessions), LABELS, memo);
+    await memo.save();
+    const d = makeSession("d-1", "ai", "2", [
+      { who: "Bo", code: "heckles" },
+      { who: "Ann", code: "puns" },
+    ]);
+    const more = [...sessions, d.session];
+    const all = [...records, ...recordsFor(d.session, d.codes)];
+    const again = await openSessionMemo<CodedSessionPart>(dir, "coded", {});
+    const { digests, asked } = spied(all, more);
+    const joined = await codedTurnsFromDigests(more, digests, LABELS, again);
+    expect(joined).toEqual(codedTurns(more, all, LABELS));
+    expect(joined.unknownLabels).toEqual(["jokes", "puns", "heckles"]);
+    expect(asked).toEqual([["d-1", "gone-1"]]);
+    expect(again.stats).toEqual({ reused: 3, computed: 1 });
   });
 });
