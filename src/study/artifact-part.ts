@@ -74,11 +74,21 @@ function readElements(bytes: Buffer, elements: readonly JsonSpan[] | undefined, 
       }),
     ),
   );
+  const wanted = new Set(fields);
   const out: unknown[] = [];
   for (const [i, item] of elements.entries()) {
-    const read = check(picked, parseSpan(bytes, item), [member, i]);
+    // Only the fields kept are parsed (a session's per-turn lists, most of its bytes, are not).
+    const value = bytes[item.start] === 0x7b ? fieldsOf(bytes, item.start, wanted) : parseSpan(bytes, item);
+    const read = check(picked, value, [member, i]);
     if (!read.ok) return read;
     out.push(read.value);
   }
   return { ok: true as const, value: out };
+}
+
+/** The `wanted` members of the object that opens at `start`, each parsed; the others skipped. */
+function fieldsOf(bytes: Buffer, start: number, wanted: ReadonlySet<string>): Record<string, unknown> {
+  const value: Record<string, unknown> = {};
+  for (const [key, span] of jsonMembers(bytes, start, { wanted })) if (wanted.has(key)) value[key] = parseSpan(bytes, span);
+  return value;
 }
