@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import { parseCodesText } from "../coding/codes-file.js";
 import { recordsBySession, type CodeRecord } from "../coding/records.js";
@@ -134,17 +135,63 @@ function factsOf(sessions: ReadonlyMap<string, SessionEntry>): ReturnType<CodeDi
   return { turns, models, first, last };
 }
 
-/** The file's bytes and inode, read at once (the bytes hashed are the bytes parsed, even while another process appends). */
-async function readWhole(path: string): Promise<{ bytes: Buffer; ino: number }> {
+/** What was read of a codes file: its bytes from `from` on, and the hashes of what came before. */
+interface CodesBytes {
+  ino: number;
+  /** Where `bytes` start: the kept digests' size when the file still starts with what they digested, else 0. */
+  from: number;
+  bytes: Buffer;
+  /** Up to the last complete line: what follows may still be being written. */
+  size: number;
+  /** sha256 of the file's first `size` bytes. */
+  sha256: string;
+}
+
+/**
+ * Read a codes file once (the bytes hashed are the bytes parsed, even while another process
+ * appends). When `kept` digested the first `kept.size` bytes of this inode, those are hashed a
+ * chunk at a time and only what follows is held: at 100,000 turns the 49 MB of a scales codebook's
+ * file are never in memory at once when one session was added.
+ */
+async function readCodesBytes(path: string, kept: { ino: number; size: number; sha256: string } | undefined): Promise<CodesBytes> {
   let handle;
   try {
     handle = await open(path, "r");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { bytes: Buffer.alloc(0), ino: 0 };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { ino: 0, from: 0, bytes: Buffer.alloc(0), size: 0, sha256: sha256("") };
     throw error;
   }
   try {
-    return { ino: (await handle.stat()).ino, bytes: await handle.readFile() };
+    const { ino } = await handle.stat();
+    const hash = createHash("sha256");
+    let from = 0;
+    if (kept && kept.ino === ino) {
+      const chunk = Buffer.allocUnsafe(Math.min(kept.size, 1 << 22));
+      let at = 0;
+      while (at < kept.size) {
+        const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, kept.size - at), at);
+        if (bytesRead === 0) break;
+        hash.update(chunk.subarray(0, bytesRead));
+        at += bytesRead;
+      }
+      if (at === kept.size && hash.copy().digest("hex") === kept.sha256) from = kept.size;
+    }
+    // The rest, to the end as it is now (a whole file when the start did not match).
+    const parts: Buffer[] = [];
+    let at = from;
+    // The hash goes on from the kept bytes, or starts over with the whole file.
+    const rest = from > 0 ? hash : createHash("sha256");
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(1 << 22);
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, at);
+      if (bytesRead === 0) break;
+      parts.push(chunk.subarray(0, bytesRead));
+      at += bytesRead;
+    }
+    const bytes = Buffer.concat(parts);
+    const complete = bytes.lastIndexOf(0x0a) + 1;
+    rest.update(bytes.subarray(0, complete));
+    return { ino, from, bytes, size: from + complete, sha256: rest.digest("hex") };
   } finally {
     await handle.close();
   }
@@ -158,51 +205,54 @@ export async function codeDigests(study: string, codebook: string, coder: string
   const byId = new Map(sessions.map((s) => [s.id, s]));
   const owner = { codebook, coder };
   // As readCodes reads them (an unterminated last line that parses is a record; one that does not is torn and skipped).
-  const parse = (bytes: Buffer, from: number) => currentCodes(latestRecords(parseCodesText(bytes.toString("utf8", from), path, owner)), sessions);
+  const parse = (bytes: Buffer) => currentCodes(latestRecords(parseCodesText(bytes.toString("utf8"), path, owner)), sessions);
 
-  const { bytes, ino } = await readWhole(path);
-  // Kept up to the last complete line: what follows may still be being written.
-  const size = bytes.lastIndexOf(0x0a) + 1;
-  const kept = await readStampedFile<KeptDigests>(cache, "version", version);
-  const keptSessions = kept?.sessions instanceof Map ? kept.sessions : undefined;
+  const stored = await readStampedFile<KeptDigests>(cache, "version", version);
+  const kept =
+    stored?.sessions instanceof Map &&
+    Array.isArray(stored.codes) &&
+    stored.scales instanceof Map &&
+    stored.versions instanceof Map &&
+    typeof stored.ino === "number" &&
+    typeof stored.size === "number" &&
+    typeof stored.sha256 === "string"
+      ? (stored as KeptDigests)
+      : undefined;
+  let read = await readCodesBytes(path, kept);
+  const keptSessions = kept?.sessions;
 
   let digests: KeptDigests | undefined;
   /** Records parsed this run: all of them, or only those appended since the kept digests. */
   let parsed: { all: boolean; records: CodeRecord[] } | undefined;
-  if (
-    keptSessions &&
-    Array.isArray(kept!.codes) &&
-    kept!.scales instanceof Map &&
-    kept!.versions instanceof Map &&
-    kept!.ino === ino &&
-    typeof kept!.size === "number" &&
-    kept!.size <= size
-  ) {
-    const unchanged =
-      sha256(bytes.subarray(0, kept!.size)) === kept!.sha256 &&
-      [...keptSessions].every(([id, entry]) => entry.hash === (byId.has(id) ? sessionHash(byId.get(id)!) : null));
+  if (kept && read.from > 0 && [...kept.sessions].every(([id, entry]) => entry.hash === (byId.has(id) ? sessionHash(byId.get(id)!) : null))) {
     let appended: CodeRecord[] | undefined;
     try {
-      appended = unchanged ? parse(bytes, kept!.size) : undefined;
+      appended = parse(read.bytes);
     } catch {
       // Not a line a reader may start at: read it all.
     }
-    if (appended && appended.every((r) => !keptSessions.has(r.session))) {
-      digests = { ino, size, sha256: kept!.sha256!, sessions: new Map(keptSessions), codes: kept!.codes!, scales: kept!.scales, versions: kept!.versions };
+    if (appended && appended.every((r) => !kept.sessions.has(r.session))) {
+      digests = {
+        ino: read.ino,
+        size: read.size,
+        sha256: read.sha256,
+        sessions: new Map(kept.sessions),
+        codes: kept.codes,
+        scales: kept.scales,
+        versions: kept.versions,
+      };
       addRecords(digests, appended, byId);
       parsed = { all: false, records: appended };
     }
   }
   if (!digests) {
-    const all = parse(bytes, 0);
-    digests = { ino, size, sha256: "", sessions: new Map(), codes: [], scales: new Map(), versions: new Map() };
+    if (read.from > 0) read = await readCodesBytes(path, undefined);
+    const all = parse(read.bytes);
+    digests = { ino: read.ino, size: read.size, sha256: read.sha256, sessions: new Map(), codes: [], scales: new Map(), versions: new Map() };
     addRecords(digests, all, byId);
     parsed = { all: true, records: all };
   }
-  if (parsed!.all || kept!.size !== size) {
-    digests.sha256 = sha256(bytes.subarray(0, size));
-    await writeStampedFile(cache, "version", version, digests);
-  }
+  if (parsed!.all || kept!.size !== read.size) await writeStampedFile(cache, "version", version, digests);
 
   const result = digests;
   const { all, records } = parsed!;
@@ -217,7 +267,7 @@ export async function codeDigests(study: string, codebook: string, coder: string
     async records(wanted) {
       // What was parsed holds every record of these sessions: all records, or sessions whose records were all appended since.
       const inParsed = all || [...wanted].every((id) => !keptSessions!.has(id));
-      const source = inParsed ? records : parse((await readWhole(path)).bytes, 0);
+      const source = inParsed ? records : parse((await readCodesBytes(path, undefined)).bytes);
       return source.filter((r) => wanted.has(r.session));
     },
   };

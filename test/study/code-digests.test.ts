@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendFile, mkdtemp, rm } from "node:fs/promises";
+import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
@@ -126,6 +126,23 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     const healed = await digests();
     expect(healed.parsed).toBe("appended");
     await expectTruth(healed);
+  });
+
+  it("a file edited in place (same inode, its first bytes changed) or cut shorter is read whole", async () => {
+    const path = codesPath(dir, CODEBOOK, CODER);
+    await digests();
+    const text = await readFile(path, "utf8");
+    const { ino } = await stat(path);
+    await writeFile(path, text.replace('"sentiment":4', '"sentiment":5'));
+    expect((await stat(path)).ino).toBe(ino);
+    const edited = await digests();
+    expect(edited.parsed).toBe("all");
+    await expectTruth(edited);
+    await writeFile(path, text.slice(0, text.lastIndexOf("\n", text.length - 2) + 1));
+    const cut = await digests();
+    expect(cut.parsed).toBe("all");
+    await expectTruth(cut);
+    await writeFile(path, text);
   });
 
   it("a rewritten file (another inode, other first bytes) is read whole", async () => {
