@@ -2,7 +2,7 @@ import { holm } from "../inference/holm.js";
 import { cohensDz } from "../inference/effect.js";
 import { hedgesG, mannWhitneyU, pairedTTest, tCritical, welchTTest, wilcoxonSignedRank } from "../inference/index.js";
 import { errorMessage } from "../../util/errors.js";
-import { bootstrapCI } from "../reliability/bootstrap.js";
+import { bootstrapMean } from "../reliability/bootstrap.js";
 import type { Design } from "../shared/design.js";
 
 /**
@@ -134,15 +134,7 @@ const INTERVAL_METHOD = `percentile bootstrap of the mean (${INTERVAL_REPLICATES
  * (a ratio, a count, a rate) never gets a negative bound, however small and skewed the sample.
  */
 export function meanBootstrapInterval(xs: readonly number[], confidence = 0.95): [number, number] {
-  const ci = bootstrapCI(
-    xs.length,
-    (sample) => {
-      let sum = 0;
-      for (let i = 0; i < sample.length; i++) sum += xs[sample[i]];
-      return sum / sample.length;
-    },
-    { replicates: INTERVAL_REPLICATES, seed: 1, confidence },
-  );
+  const ci = bootstrapMean(xs, { replicates: INTERVAL_REPLICATES, seed: 1, confidence });
   // A resample of identical values can sum to a hair outside them in floating point (1.8999… for 1.9).
   const lo = Math.min(...xs);
   const hi = Math.max(...xs);
