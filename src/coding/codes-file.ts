@@ -1,7 +1,6 @@
 import type { z } from "zod";
 import { CliError } from "../util/errors.js";
-import { readFile } from "node:fs/promises";
-import { appendJsonl, repairJsonl, rewriteJsonl, visitJsonlText, type JsonlRepair } from "../util/fs.js";
+import { appendJsonl, repairJsonl, rewriteJsonl, readTextIfExists, visitJsonlText, type JsonlRepair } from "../util/fs.js";
 import { codeRecordSchema, codeRunHeaderSchema, type CodeRecord } from "./records.js";
 
 /**
@@ -154,13 +153,8 @@ export interface CodesFileOwner {
  * were read.
  */
 export async function readCodesFile(path: string, owner?: CodesFileOwner): Promise<CodeRecord[]> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw error;
-  }
+  const text = await readTextIfExists(path);
+  if (text === undefined) return [];
   return parseCodesText(text, path, owner);
 }
 

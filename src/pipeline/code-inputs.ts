@@ -1,5 +1,5 @@
 import { join, relative } from "node:path";
-import { readFile } from "node:fs/promises";
+import { readTextIfExists } from "../util/fs.js";
 import { codesPath, readCodes } from "../coding/store.js";
 import type { CodeRecord } from "../coding/records.js";
 import type { CodebookPlan } from "../study/config.js";
@@ -132,13 +132,8 @@ export function sessionsOnly(study: StudyContext, ids: readonly string[], files:
  * JSON.stringify, so a record's session is always written `"session":"<id>"`.
  */
 export async function sessionsInCodesFile(path: string): Promise<string[]> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw error;
-  }
+  const text = await readTextIfExists(path);
+  if (text === undefined) return [];
   const literals = new Set<string>();
   for (const match of text.matchAll(/"session"\s*:\s*("(?:[^"\\\n]|\\.)*")/g)) literals.add(match[1]);
   const ids = new Set<string>();

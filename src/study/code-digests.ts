@@ -109,6 +109,15 @@ function addRecords(
 export function digestsOf(records: readonly CodeRecord[], sessions: readonly Session[]): CodeDigests {
   const kept = { sessions: new Map<string, SessionEntry>(), codes: [] as string[], scales: new Map<string, number>(), versions: new Map<string, number>() };
   addRecords(kept, records, new Map(sessions.map((s) => [s.id, s])));
+  return digestsOver(kept, "none", async (wanted) => records.filter((r) => wanted.has(r.session)));
+}
+
+/** The CodeDigests of what is kept, with what was parsed and how records are found. */
+function digestsOver(
+  kept: Pick<KeptDigests, "sessions" | "codes" | "scales" | "versions">,
+  parsed: CodeDigests["parsed"],
+  records: CodeDigests["records"],
+): CodeDigests {
   return {
     digest: (session) => kept.sessions.get(session)?.digest ?? NONE,
     facts: () => factsOf(kept.sessions),
@@ -116,8 +125,8 @@ export function digestsOf(records: readonly CodeRecord[], sessions: readonly Ses
     scales: kept.scales,
     versions: kept.versions,
     sessionIds: () => [...kept.sessions.keys()],
-    records: async (wanted) => records.filter((r) => wanted.has(r.session)),
-    parsed: "none",
+    records,
+    parsed,
   };
 }
 
@@ -254,21 +263,11 @@ export async function codeDigests(study: string, codebook: string, coder: string
   }
   if (parsed!.all || kept!.size !== read.size) await writeStampedFile(cache, "version", version, digests);
 
-  const result = digests;
   const { all, records } = parsed!;
-  return {
-    digest: (session) => result.sessions.get(session)?.digest ?? NONE,
-    facts: () => factsOf(result.sessions),
-    codes: result.codes,
-    scales: result.scales,
-    versions: result.versions,
-    sessionIds: () => [...result.sessions.keys()],
-    parsed: all ? "all" : "appended",
-    async records(wanted) {
-      // What was parsed holds every record of these sessions: all records, or sessions whose records were all appended since.
-      const inParsed = all || [...wanted].every((id) => !keptSessions!.has(id));
-      const source = inParsed ? records : parse((await readCodesBytes(path, undefined)).bytes);
-      return source.filter((r) => wanted.has(r.session));
-    },
-  };
+  return digestsOver(digests, all ? "all" : "appended", async (wanted) => {
+    // What was parsed holds every record of these sessions: all records, or sessions whose records were all appended since.
+    const inParsed = all || [...wanted].every((id) => !keptSessions!.has(id));
+    const source = inParsed ? records : parse((await readCodesBytes(path, undefined)).bytes);
+    return source.filter((r) => wanted.has(r.session));
+  });
 }

@@ -413,14 +413,18 @@ export async function readJsonl(path: string): Promise<{ records: unknown[]; tor
  * and damaged lines as in {@link readJsonl}. A missing file has no lines.
  */
 export async function visitJsonl(path: string, visit: (value: unknown, line: number) => void): Promise<{ torn: number[] }> {
-  let text: string;
+  const text = await readTextIfExists(path);
+  return text === undefined ? { torn: [] } : visitJsonlText(text, path, visit);
+}
+
+/** A UTF-8 file's text, or undefined when there is no such file (any other error is thrown). */
+export async function readTextIfExists(path: string): Promise<string | undefined> {
   try {
-    text = await readFile(path, "utf8");
+    return await readFile(path, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { torn: [] };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
-  return visitJsonlText(text, path, visit);
 }
 
 /** {@link visitJsonl} over text already read from `path` (named in errors). */

@@ -57,6 +57,15 @@ async function expectSameSite(a: string, b: string): Promise<void> {
   for (const [name, text] of fa) expect(text, name).toBe(fb.get(name));
 }
 
+/** The study's site equals one built from scratch (a copy at `fresh`, of the same folder name, with no .cache and no site). */
+async function expectSameAsFromScratch(study: string, fresh: string): Promise<void> {
+  await cp(study, fresh, { recursive: true });
+  await rm(join(fresh, ".cache"), { recursive: true, force: true });
+  await rm(join(fresh, "site"), { recursive: true, force: true });
+  await buildSite(fresh);
+  await expectSameSite(join(study, "site"), join(fresh, "site"));
+}
+
 describe("the streaming, incremental build", () => {
   it("writes the bundle and chunks assembleReport makes from everything in memory", async () => {
     const result = await buildSite(dir, { out: join(dir, "streamed") });
@@ -185,11 +194,7 @@ describe("the streaming, incremental build", () => {
       );
     }
     await runBuild(await openStudy(study), { alone: true }, silentEffects);
-    await cp(study, fresh, { recursive: true });
-    await rm(join(fresh, ".cache"), { recursive: true, force: true });
-    await rm(join(fresh, "site"), { recursive: true, force: true });
-    await buildSite(fresh);
-    await expectSameSite(join(study, "site"), join(fresh, "site"));
+    await expectSameAsFromScratch(study, fresh);
     const bundle = await bundleOf(join(study, "site"));
     expect(bundle.compare.flatMap((c) => c.codes.map((k) => k.id))).toContain("a-code-of-its-own");
     await rm(here, { recursive: true, force: true });
@@ -228,11 +233,7 @@ describe("the streaming, incremental build", () => {
     }
     await buildSite(study);
 
-    await cp(study, fresh, { recursive: true });
-    await rm(join(fresh, ".cache"), { recursive: true, force: true });
-    await rm(join(fresh, "site"), { recursive: true, force: true });
-    await buildSite(fresh);
-    await expectSameSite(join(study, "site"), join(fresh, "site"));
+    await expectSameAsFromScratch(study, fresh);
     // The recoding reached the dashboard (so the memo did not hand back d2's old parts).
     const bundle = await bundleOf(join(study, "site"));
     const rules = bundle.distributions.find((d) => d.codebook === "bales-ipa" && d.coder === "rules")!;

@@ -71,18 +71,21 @@ export function bootstrapSeries(
       else undefinedReplicates[s]++;
     });
   }
-  return values.map((vs, s) => {
-    vs.sort((a, b) => a - b);
-    return {
-      lower: quantile(vs, (1 - level) / 2),
-      upper: quantile(vs, (1 + level) / 2),
-      confidence: level,
-      replicates,
-      undefinedReplicates: undefinedReplicates[s],
-      seed,
-      method: "percentile" as const,
-    };
-  });
+  return values.map((vs, s) => percentileInterval(vs, level, replicates, undefinedReplicates[s], seed));
+}
+
+/** The percentile interval of the replicates' finite statistics (sorted here). */
+function percentileInterval(values: number[], level: number, replicates: number, undefinedReplicates: number, seed: number): BootstrapInterval {
+  values.sort((a, b) => a - b);
+  return {
+    lower: quantile(values, (1 - level) / 2),
+    upper: quantile(values, (1 + level) / 2),
+    confidence: level,
+    replicates,
+    undefinedReplicates,
+    seed,
+    method: "percentile",
+  };
 }
 
 /**
@@ -108,14 +111,5 @@ export function bootstrapMean(values: readonly number[], options: BootstrapOptio
     if (Number.isFinite(mean)) means.push(mean);
     else undefinedReplicates++;
   }
-  means.sort((a, b) => a - b);
-  return {
-    lower: quantile(means, (1 - level) / 2),
-    upper: quantile(means, (1 + level) / 2),
-    confidence: level,
-    replicates,
-    undefinedReplicates,
-    seed,
-    method: "percentile",
-  };
+  return percentileInterval(means, level, replicates, undefinedReplicates, seed);
 }
