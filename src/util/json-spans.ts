@@ -89,25 +89,43 @@ function valueEnd(bytes: Uint8Array, at: number): number {
     if (i === at) throw new JsonSpanError(at, "a value");
     return i;
   }
-  // Brackets must pair: a stack of the closers expected.
-  const closers: number[] = [];
+  // Brackets must pair: a stack of the closers expected. Only quotes and brackets matter inside a
+  // value (a table lookup skips the rest: digits, commas, colons, letters, space).
+  let closers = new Uint8Array(32);
+  let depth = 0;
   let i = at;
-  while (i < bytes.length) {
-    const c = bytes[i]!;
+  const n = bytes.length;
+  while (i < n) {
+    const c = bytes[i];
+    if (STRUCTURAL[c] === 0) {
+      i++;
+      continue;
+    }
     if (c === QUOTE) {
       i = stringEnd(bytes, i);
       continue;
     }
-    if (c === OPEN_OBJECT) closers.push(CLOSE_OBJECT);
-    else if (c === OPEN_ARRAY) closers.push(CLOSE_ARRAY);
-    else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-      if (closers.pop() !== c) throw new JsonSpanError(i, `"${String.fromCharCode(closers.at(-1) ?? c)}"`);
-      if (closers.length === 0) return i + 1;
+    if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (depth === closers.length) {
+        const grown = new Uint8Array(depth * 2);
+        grown.set(closers);
+        closers = grown;
+      }
+      closers[depth++] = c === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY;
+    } else {
+      // The first byte opened the value, so a closer always has an opener here.
+      const expected = closers[depth - 1];
+      if (c !== expected) throw new JsonSpanError(i, `"${String.fromCharCode(expected)}"`);
+      if (--depth === 0) return i + 1;
     }
     i++;
   }
   throw new JsonSpanError(at, "the end of the value that starts here");
 }
+
+/** The bytes that open or close a string, an object or an array. */
+const STRUCTURAL = new Uint8Array(256);
+for (const c of [QUOTE, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY]) STRUCTURAL[c] = 1;
 
 /** Offset of the first value of a JSON text: after an optional UTF-8 byte order mark and space. */
 function textStart(bytes: Uint8Array): number {

@@ -29,7 +29,7 @@ export function quantileSorted(sorted: ArrayLike<number>, p: number): number {
 /** Summarise ratings on a 1..points scale. */
 export function summariseRatings(values: readonly number[], points: number): RatingSummary {
   // A typed array sorts numbers natively: a study's 100,000 ratings of a scale in a few ms, not ~100.
-  const sorted = Float64Array.from(values).sort();
+  const sorted = new Float64Array(values).sort();
   const counts = Array.from({ length: points }, () => 0);
   let sum = 0;
   for (const v of sorted) {
