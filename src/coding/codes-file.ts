@@ -161,7 +161,7 @@ export async function readCodesFile(path: string, owner?: CodesFileOwner): Promi
 /**
  * {@link readCodesFile} over text read from `path` (named in errors, with line numbers counted
  * from the text's start): the whole file, or a part of it that starts at a line a reader may
- * start at (a run header, an end line or a full record; coding/codes-digests.ts reads what was
+ * start at (a run header, an end line or a full record; study/code-digests.ts reads what was
  * appended since it last looked).
  */
 export function parseCodesText(text: string, path: string, owner?: CodesFileOwner): CodeRecord[] {

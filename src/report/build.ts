@@ -125,7 +125,7 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
 async function codebookSets(study: string, reader: StudyReader, codebook: string, coders: string[], definition: Codebook | null, sessions: Session[]) {
   if (reader.codeDigests) {
     const digests = await Promise.all(coders.map((coder) => reader.codeDigests!(codebook, coder)));
-    const seen = { codes: new Set(digests.flatMap((d) => d.codes)), scales: new Map<string, number>() };
+    const seen = { codes: new Set(digests.flatMap((d) => [...d.codes])), scales: new Map<string, number>() };
     for (const d of digests) for (const [scale, max] of d.scales) seen.scales.set(scale, Math.max(seen.scales.get(scale) ?? 0, max));
     const info = describeCodebook(codebook, definition, coders, seen);
     const memo = await openSessionMemo<CodebookSessionPart>(study, ["report-codebook", codebook], { info, coders });

@@ -1,7 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { parseArtifact, STUDY_FOLDERS, type Artifact } from "../study/artifacts.js";
-import { parseArtifactPart } from "../study/artifact-part.js";
+import { parseArtifactPart, partSchemas } from "../study/artifact-part.js";
 import {
   agreementAnalysis,
   analyses,
@@ -190,6 +190,8 @@ export async function readAnalysisFiles(
     const params = analysis.result.match(file)!;
     const result = analysis.result as Artifact<string[], unknown>;
     const part = options.shown ? analysis.shown : undefined;
+    // A part its schema lacks is a mistake in the descriptor: thrown, not reported as a broken file.
+    if (part) partSchemas(result, part);
     let read;
     try {
       read = part ? parseArtifactPart(result, await readFile(join(dir, file)), part) : parseArtifact(result, await readFile(join(dir, file), "utf8"));

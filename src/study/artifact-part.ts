@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { formatPath } from "../transcript/validate.js";
 import { errorMessage } from "../util/errors.js";
-import { jsonMembers, parseSpan, type JsonSpan } from "../util/json-spans.js";
+import { jsonMembers, JsonSpanError, parseSpan, type JsonSpan } from "../util/json-spans.js";
 import type { Artifact, ArtifactRead } from "./artifacts.js";
 
 /**
@@ -9,42 +9,78 @@ import type { Artifact, ArtifactRead } from "./artifacts.js";
  * that is an array of objects, the `fields` of each element it keeps. Members not named are
  * never parsed; an array named in `fields` is parsed one element at a time and only those fields
  * are kept, so a reader holds what it uses, not the file.
+ *
+ * Reading a part differs from reading the whole file (parseArtifact) only where the part does
+ * not look: a member or field not read is not checked, and of a key given twice in what is read
+ * the first one counts (JSON.parse keeps the last; colloquy's writers never repeat a key). A
+ * UTF-8 byte order mark is skipped, as JSON.parse of the decoded text would not.
  */
 export interface ArtifactPart {
   members: readonly string[];
   fields?: Readonly<Record<string, readonly string[]>>;
 }
 
+/** The schema each member of a part is checked with: the member's, or for an array read element by element, the element's fields. */
+interface PartSchemas {
+  member: string;
+  schema: z.ZodType;
+  /** For an array read element by element: a plain object of the fields kept (it drops the others; a loose schema would pass them through). */
+  element?: z.ZodObject;
+}
+
+/**
+ * The schemas `part` is read with; throws when the part names a member or field the artifact's
+ * schema lacks, or fields of a member that is not an array of objects: a mistake in the code
+ * (a descriptor's `shown`), never in the file, so it is not reported as a broken file.
+ */
+export function partSchemas(artifact: Artifact, part: ArtifactPart): PartSchemas[] {
+  const schema = artifact.schema;
+  if (!(schema instanceof z.ZodObject)) throw new Error(`${artifact.name}: only an artifact whose schema is an object can be read in part`);
+  return part.members.map((member) => {
+    const field = schema.shape[member] as z.ZodType | undefined;
+    if (!field) throw new Error(`${artifact.name}: its schema has no member "${member}"`);
+    const fields = part.fields?.[member];
+    if (!fields) return { member, schema: field };
+    const element = field instanceof z.ZodArray ? field.element : undefined;
+    if (!(element instanceof z.ZodObject)) throw new Error(`${artifact.name}: "${member}" is not an array of objects in its schema`);
+    const shape = Object.fromEntries(
+      fields.map((f) => {
+        const s = element.shape[f] as z.ZodType | undefined;
+        if (!s) throw new Error(`${artifact.name}: "${member}" elements have no field "${f}" in their schema`);
+        return [f, s];
+      }),
+    );
+    return { member, schema: field, element: z.object(shape) };
+  });
+}
+
 /**
  * Parse and validate `part` of an artifact's JSON bytes: each member read is checked with its
  * field of the artifact's schema, each element of an array read element by element with the
  * element's schema (only the fields kept). A problem names its place as a whole-file validation
- * would ("sessions[3].firstMentions[0].start: …"). What is not read is not checked, beyond the
- * text ending as an object does (a file cut short is not readable).
+ * would ("sessions[3].firstMentions[0].start: …"), and text that is not JSON its line and column
+ * in the file. What is not read is not checked, beyond the text ending as an object does (a file
+ * cut short is not readable).
  */
 export function parseArtifactPart<T>(artifact: Artifact<string[], T>, bytes: Buffer, part: ArtifactPart): ArtifactRead<Partial<T>> {
-  const schema = artifact.schema;
-  if (!(schema instanceof z.ZodObject)) throw new Error(`${artifact.name}: only an artifact whose schema is an object can be read in part`);
-  let members;
-  try {
-    members = jsonMembers(bytes, undefined, { wanted: new Set(part.members), split: new Set(Object.keys(part.fields ?? {})) });
-  } catch (error) {
-    return { status: "invalid", problem: `not readable JSON (${errorMessage(error)})` };
-  }
+  const schemas = partSchemas(artifact as Artifact, part);
   const value: Record<string, unknown> = {};
-  for (const member of part.members) {
-    const field = schema.shape[member] as z.ZodType | undefined;
-    if (!field) throw new Error(`${artifact.name}: its schema has no member "${member}"`);
-    const span = members.get(member);
-    const fields = part.fields?.[member];
-    let read: { ok: true; value: unknown } | { ok: false; problem: string };
-    try {
-      read = fields && span ? readElements(bytes, span.elements, field, fields, member) : check(field, span ? parseSpan(bytes, span) : undefined, [member]);
-    } catch (error) {
-      return { status: "invalid", problem: `not readable JSON (${member}: ${errorMessage(error)})` };
+  try {
+    const members = jsonMembers(bytes, undefined, { wanted: new Set(part.members), split: new Set(Object.keys(part.fields ?? {})) });
+    for (const { member, schema, element } of schemas) {
+      const span = members.get(member);
+      let read;
+      if (!span) read = check(schema, undefined, [member]);
+      else if (!element) read = check(schema, parseAt(bytes, span, [member]), [member]);
+      // Not an array in the file: the member's schema names what is wrong.
+      else if (!span.elements) read = check(schema, parseAt(bytes, span, [member]), [member]);
+      else read = readElements(bytes, span.elements, element, member);
+      if (!read.ok) return { status: "invalid", problem: read.problem };
+      if (read.value !== undefined) value[member] = read.value;
     }
-    if (!read.ok) return { status: "invalid", problem: read.problem };
-    if (read.value !== undefined) value[member] = read.value;
+  } catch (error) {
+    const where = error instanceof JsonSpanError ? `${lineAndColumn(bytes, error.offset)}: ` : "";
+    return { status: "invalid", problem: `not readable JSON (${where}${errorMessage(error)})` };
   }
   return { status: "ok", value: value as Partial<T> };
 }
@@ -58,28 +94,26 @@ function check(schema: z.ZodType, value: unknown, path: (string | number)[]): { 
   return { ok: false, problem: `${where}: ${first?.message ?? "invalid"}${more > 0 ? ` (and ${more} more problem${more > 1 ? "s" : ""})` : ""}` };
 }
 
-/** An array of objects, parsed and checked one element at a time, each cut down to `fields`. */
-function readElements(bytes: Buffer, elements: readonly JsonSpan[] | undefined, field: z.ZodType, fields: readonly string[], member: string) {
-  const element = field instanceof z.ZodArray ? field.element : undefined;
-  if (!(element instanceof z.ZodObject)) throw new Error(`"${member}" is not an array of objects in its schema`);
-  // Not an array in the file: the member's schema names what is wrong.
-  if (!elements) return { ok: false as const, problem: `${member}: expected an array` };
-  // A plain object of those fields: it drops the others (a loose schema would pass them through).
-  const picked = z.object(
-    Object.fromEntries(
-      fields.map((f) => {
-        const schema = element.shape[f] as z.ZodType | undefined;
-        if (!schema) throw new Error(`"${member}" elements have no field "${f}" in their schema`);
-        return [f, schema];
-      }),
-    ),
-  );
-  const wanted = new Set(fields);
+/** JSON.parse of a span; a syntax error inside it names its place in the part and its offset in the file. */
+function parseAt(bytes: Buffer, span: JsonSpan, path: (string | number)[]): unknown {
+  try {
+    return parseSpan(bytes, span);
+  } catch (error) {
+    const position = /position (\d+)/.exec(errorMessage(error));
+    // JSON.parse counts UTF-16 units of the span's text; near enough to find the line.
+    const offset = span.start + (position ? Number(position[1]) : 0);
+    throw new JsonSpanError(offset, `valid JSON in ${formatPath(path)} (${errorMessage(error).replace(/ in JSON at position \d+.*$/, "")})`);
+  }
+}
+
+/** An array of objects, parsed and checked one element at a time, each cut down to the element schema's fields. */
+function readElements(bytes: Buffer, elements: readonly JsonSpan[], element: z.ZodObject, member: string) {
+  const wanted = new Set(Object.keys(element.shape));
   const out: unknown[] = [];
   for (const [i, item] of elements.entries()) {
     // Only the fields kept are parsed (a session's per-turn lists, most of its bytes, are not).
-    const value = bytes[item.start] === 0x7b ? fieldsOf(bytes, item.start, wanted) : parseSpan(bytes, item);
-    const read = check(picked, value, [member, i]);
+    const value = bytes[item.start] === 0x7b ? fieldsOf(bytes, item.start, wanted, [member, i]) : parseAt(bytes, item, [member, i]);
+    const read = check(element, value, [member, i]);
     if (!read.ok) return read;
     out.push(read.value);
   }
@@ -87,8 +121,19 @@ function readElements(bytes: Buffer, elements: readonly JsonSpan[] | undefined, 
 }
 
 /** The `wanted` members of the object that opens at `start`, each parsed; the others skipped. */
-function fieldsOf(bytes: Buffer, start: number, wanted: ReadonlySet<string>): Record<string, unknown> {
+function fieldsOf(bytes: Buffer, start: number, wanted: ReadonlySet<string>, path: (string | number)[]): Record<string, unknown> {
   const value: Record<string, unknown> = {};
-  for (const [key, span] of jsonMembers(bytes, start, { wanted })) if (wanted.has(key)) value[key] = parseSpan(bytes, span);
+  for (const [key, span] of jsonMembers(bytes, start, { wanted })) if (wanted.has(key)) value[key] = parseAt(bytes, span, [...path, key]);
   return value;
+}
+
+/** "line 12, column 5" of a byte offset (columns in bytes, from 1). */
+function lineAndColumn(bytes: Buffer, offset: number): string {
+  let line = 1;
+  let start = 0;
+  for (let at = bytes.indexOf(0x0a); at !== -1 && at < offset; at = bytes.indexOf(0x0a, at + 1)) {
+    line++;
+    start = at + 1;
+  }
+  return `line ${line}, column ${offset - start + 1}`;
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { open } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 import { parseCodesText } from "../coding/codes-file.js";
-import { recordsBySession, type CodeRecord } from "../coding/records.js";
+import { emptySummary, recordsBySession, summariseRecords, type CodeRecord, type RecordsSummary } from "../coding/records.js";
 import { codesPath, latestRecords } from "../coding/store.js";
 import type { Session } from "../transcript/schema.js";
 import { codeVersion } from "../util/code-version.js";
@@ -35,7 +35,7 @@ export interface CodeDigests {
   /** Distinct turns with a current record, the models named in their provenance, their first and last times. */
   facts(): { turns: number; models: Set<string>; first?: string; last?: string };
   /** Codes the current records use, in the order first used. */
-  readonly codes: readonly string[];
+  readonly codes: ReadonlySet<string>;
   /** Scales the current records rate, in the order first rated, each with its highest rating (rounded up). */
   readonly scales: ReadonlyMap<string, number>;
   /** Codebook versions of the current records, in the order first met, each with its number of records. */
@@ -48,100 +48,79 @@ export interface CodeDigests {
   readonly parsed: "all" | "appended" | "none";
 }
 
-/** What one session's current records give. */
+/**
+ * What one session's records give: one entry for every session with a record, current or not (a
+ * session whose every record is withheld has the empty digest and no turns, but its entry still
+ * notices when the session changes, or when one of its turns is coded again).
+ */
 interface SessionEntry {
   /** sessionHash of the session the records were checked against; null: not in the study then (its records pass unchecked). */
   hash: string | null;
+  /** codesDigest of its current records. */
   digest: string;
+  /** Its current records. */
   turns: number;
-  models: string[];
-  first?: string;
-  last?: string;
 }
 
 interface KeptDigests {
   ino: number;
-  /** Bytes digested: the file up to its last complete line then. */
+  /** Bytes digested: the file up to its last complete line then (kept only when nothing followed it). */
   size: number;
   /** sha256 of those bytes. */
   sha256: string;
   sessions: Map<string, SessionEntry>;
-  codes: string[];
-  scales: Map<string, number>;
-  versions: Map<string, number>;
+  /** What the current records give the readers (coding/records.ts: summariseRecords), over the whole file. */
+  summary: RecordsSummary;
+  /**
+   * The current records of sessions the study does not have (few: codes of a session deleted or
+   * renamed). The join and the alignment count them on every run; kept here, they are not a
+   * reason to parse the whole file each time.
+   */
+  orphans: Map<string, CodeRecord[]>;
+}
+
+/** The records of a codes file (or of what was appended to it): the latest of each turn, and those of them still current. */
+interface ParsedCodes {
+  latest: CodeRecord[];
+  current: CodeRecord[];
 }
 
 const NONE = codesDigest([]);
 
-function entryOf(list: readonly CodeRecord[], session: Session | undefined): SessionEntry {
-  const models = new Set<string>();
-  let first: string | undefined;
-  let last: string | undefined;
-  for (const r of list) {
-    if (typeof r.provenance.model === "string") models.add(r.provenance.model);
-    if (first === undefined || r.createdAt < first) first = r.createdAt;
-    if (last === undefined || r.createdAt > last) last = r.createdAt;
+/** Add what `parsed` (records in file order) gives to `kept`: an entry for every session with a record, current or not. */
+function addRecords(kept: Omit<KeptDigests, "ino" | "size" | "sha256">, parsed: ParsedCodes, byId: ReadonlyMap<string, Session>): void {
+  const current = recordsBySession(parsed.current);
+  for (const id of recordsBySession(parsed.latest).keys()) {
+    const own = current.get(id) ?? [];
+    const session = byId.get(id);
+    kept.sessions.set(id, { hash: session ? sessionHash(session) : null, digest: codesDigest(own), turns: own.length });
+    if (!session && own.length > 0) kept.orphans.set(id, own);
   }
-  return { hash: session ? sessionHash(session) : null, digest: codesDigest(list), turns: list.length, models: [...models], first, last };
+  summariseRecords(parsed.current, kept.summary);
 }
 
-/** Add what `current` (records in file order) gives to `kept`. */
-function addRecords(
-  kept: Pick<KeptDigests, "sessions" | "codes" | "scales" | "versions">,
-  current: readonly CodeRecord[],
-  byId: ReadonlyMap<string, Session>,
-): void {
-  for (const [id, list] of recordsBySession(current)) kept.sessions.set(id, entryOf(list, byId.get(id)));
-  const codes = new Set(kept.codes);
-  for (const r of current) {
-    for (const code of r.codes ?? []) {
-      if (codes.has(code)) continue;
-      codes.add(code);
-      kept.codes.push(code);
-    }
-    const scores = r.scores;
-    if (scores) for (const scale in scores) kept.scales.set(scale, Math.max(kept.scales.get(scale) ?? 0, Math.ceil(scores[scale])));
-    kept.versions.set(r.codebookVersion, (kept.versions.get(r.codebookVersion) ?? 0) + 1);
-  }
-}
+const nothingKept = (): Omit<KeptDigests, "ino" | "size" | "sha256"> => ({ sessions: new Map(), summary: emptySummary(), orphans: new Map() });
 
 /** Digests of current records already in memory (a pipeline run that loaded them): nothing kept or read. */
 export function digestsOf(records: readonly CodeRecord[], sessions: readonly Session[]): CodeDigests {
-  const kept = { sessions: new Map<string, SessionEntry>(), codes: [] as string[], scales: new Map<string, number>(), versions: new Map<string, number>() };
-  addRecords(kept, records, new Map(sessions.map((s) => [s.id, s])));
+  const kept = nothingKept();
+  addRecords(kept, { latest: records as CodeRecord[], current: records as CodeRecord[] }, new Map(sessions.map((s) => [s.id, s])));
   return digestsOver(kept, "none", async (wanted) => records.filter((r) => wanted.has(r.session)));
 }
 
 /** The CodeDigests of what is kept, with what was parsed and how records are found. */
-function digestsOver(
-  kept: Pick<KeptDigests, "sessions" | "codes" | "scales" | "versions">,
-  parsed: CodeDigests["parsed"],
-  records: CodeDigests["records"],
-): CodeDigests {
+function digestsOver(kept: Omit<KeptDigests, "ino" | "size" | "sha256">, parsed: CodeDigests["parsed"], records: CodeDigests["records"]): CodeDigests {
+  const { summary } = kept;
   return {
     digest: (session) => kept.sessions.get(session)?.digest ?? NONE,
-    facts: () => factsOf(kept.sessions),
-    codes: kept.codes,
-    scales: kept.scales,
-    versions: kept.versions,
-    sessionIds: () => [...kept.sessions.keys()],
+    facts: () => ({ turns: [...summary.versions.values()].reduce((n, k) => n + k, 0), models: summary.models, first: summary.first, last: summary.last }),
+    codes: summary.codes,
+    scales: summary.scales,
+    versions: summary.versions,
+    sessionIds: () => [...kept.sessions].filter(([, e]) => e.turns > 0).map(([id]) => id),
     records,
     parsed,
   };
-}
-
-function factsOf(sessions: ReadonlyMap<string, SessionEntry>): ReturnType<CodeDigests["facts"]> {
-  const models = new Set<string>();
-  let turns = 0;
-  let first: string | undefined;
-  let last: string | undefined;
-  for (const e of sessions.values()) {
-    turns += e.turns;
-    for (const m of e.models) models.add(m);
-    if (e.first !== undefined && (first === undefined || e.first < first)) first = e.first;
-    if (e.last !== undefined && (last === undefined || e.last > last)) last = e.last;
-  }
-  return { turns, models, first, last };
 }
 
 /** What was read of a codes file: its bytes from `from` on, and the hashes of what came before. */
@@ -171,7 +150,7 @@ async function readCodesBytes(path: string, kept: { ino: number; size: number; s
     throw error;
   }
   try {
-    const { ino } = await handle.stat();
+    const { ino, size } = await handle.stat();
     const hash = createHash("sha256");
     let from = 0;
     if (kept && kept.ino === ino) {
@@ -185,25 +164,43 @@ async function readCodesBytes(path: string, kept: { ino: number; size: number; s
       }
       if (at === kept.size && hash.copy().digest("hex") === kept.sha256) from = kept.size;
     }
-    // The rest, to the end as it is now (a whole file when the start did not match).
-    const parts: Buffer[] = [];
-    let at = from;
+    // The rest, to the end as it is now: the whole file when its start did not match (readFile
+    // reads from the handle's position, which positioned reads leave at 0), else what follows.
+    const bytes = from === 0 ? await handle.readFile() : await readFrom(handle, from, size);
     // The hash goes on from the kept bytes, or starts over with the whole file.
     const rest = from > 0 ? hash : createHash("sha256");
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(1 << 22);
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, at);
-      if (bytesRead === 0) break;
-      parts.push(chunk.subarray(0, bytesRead));
-      at += bytesRead;
-    }
-    const bytes = Buffer.concat(parts);
     const complete = bytes.lastIndexOf(0x0a) + 1;
     rest.update(bytes.subarray(0, complete));
     return { ino, from, bytes, size: from + complete, sha256: rest.digest("hex") };
   } finally {
     await handle.close();
   }
+}
+
+/** Whether `text` starts where a reader may start: a run header or a full record (an end line belongs to a run before it). */
+function startsARun(text: string): boolean {
+  const first = text.slice(0, text.indexOf("\n") + 1 || undefined).trim();
+  if (first === "") return true;
+  try {
+    const value = JSON.parse(first) as Record<string, unknown>;
+    return value !== null && typeof value === "object" && (value.run !== undefined || value.codebook !== undefined);
+  } catch {
+    return false;
+  }
+}
+
+/** The bytes of a file from `from` to its end (`size` when stat was taken; more if it grew since). */
+async function readFrom(handle: FileHandle, from: number, size: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let at = from;
+  for (let want = Math.max(size - from, 1 << 16); ; want = 1 << 20) {
+    const chunk = Buffer.allocUnsafe(want);
+    const { bytesRead } = await handle.read(chunk, 0, want, at);
+    if (bytesRead === 0) break;
+    parts.push(chunk.subarray(0, bytesRead));
+    at += bytesRead;
+  }
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
 }
 
 /** The digests of one coder's codes of one codebook, against the study's sessions as they are now. */
@@ -214,60 +211,72 @@ export async function codeDigests(study: string, codebook: string, coder: string
   const byId = new Map(sessions.map((s) => [s.id, s]));
   const owner = { codebook, coder };
   // As readCodes reads them (an unterminated last line that parses is a record; one that does not is torn and skipped).
-  const parse = (bytes: Buffer) => currentCodes(latestRecords(parseCodesText(bytes.toString("utf8"), path, owner)), sessions);
+  const parse = (text: string): ParsedCodes => {
+    const latest = latestRecords(parseCodesText(text, path, owner));
+    return { latest, current: currentCodes(latest, sessions) };
+  };
 
   const stored = await readStampedFile<KeptDigests>(cache, "version", version);
   const kept =
     stored?.sessions instanceof Map &&
-    Array.isArray(stored.codes) &&
-    stored.scales instanceof Map &&
-    stored.versions instanceof Map &&
+    stored.orphans instanceof Map &&
+    stored.summary?.codes instanceof Set &&
+    stored.summary.scales instanceof Map &&
+    stored.summary.versions instanceof Map &&
+    stored.summary.models instanceof Set &&
     typeof stored.ino === "number" &&
     typeof stored.size === "number" &&
     typeof stored.sha256 === "string"
       ? (stored as KeptDigests)
       : undefined;
   let read = await readCodesBytes(path, kept);
-  const keptSessions = kept?.sessions;
 
   let digests: KeptDigests | undefined;
-  /** Records parsed this run: all of them, or only those appended since the kept digests. */
-  let parsed: { all: boolean; records: CodeRecord[] } | undefined;
+  /** What was parsed this run: every record, or only those appended since the kept digests. */
+  let parsed: (ParsedCodes & { all: boolean }) | undefined;
   if (kept && read.from > 0 && [...kept.sessions].every(([id, entry]) => entry.hash === (byId.has(id) ? sessionHash(byId.get(id)!) : null))) {
-    let appended: CodeRecord[] | undefined;
+    const text = read.bytes.toString("utf8");
+    let appended: ParsedCodes | undefined;
     try {
-      appended = parse(read.bytes);
+      appended = startsARun(text) ? parse(text) : undefined;
     } catch {
-      // Not a line a reader may start at: read it all.
+      // Not readable on its own: read it all (which names the line when it is damaged).
     }
-    if (appended && appended.every((r) => !kept.sessions.has(r.session))) {
+    // A turn of a kept session coded again (even with a record that no longer applies): its other records are in the bytes not parsed.
+    if (appended && appended.latest.every((r) => !kept.sessions.has(r.session))) {
       digests = {
         ino: read.ino,
         size: read.size,
         sha256: read.sha256,
         sessions: new Map(kept.sessions),
-        codes: kept.codes,
-        scales: kept.scales,
-        versions: kept.versions,
+        summary: kept.summary,
+        orphans: new Map(kept.orphans),
       };
       addRecords(digests, appended, byId);
-      parsed = { all: false, records: appended };
+      parsed = { ...appended, all: false };
     }
   }
   if (!digests) {
     if (read.from > 0) read = await readCodesBytes(path, undefined);
-    const all = parse(read.bytes);
-    digests = { ino: read.ino, size: read.size, sha256: read.sha256, sessions: new Map(), codes: [], scales: new Map(), versions: new Map() };
+    const all = parse(read.bytes.toString("utf8"));
+    digests = { ...nothingKept(), ino: read.ino, size: read.size, sha256: read.sha256 };
     addRecords(digests, all, byId);
-    parsed = { all: true, records: all };
+    parsed = { ...all, all: true };
   }
-  if (parsed!.all || kept!.size !== read.size) await writeStampedFile(cache, "version", version, digests);
+  // Kept only when every record it holds is in the bytes it hashed: a last line without its "\n"
+  // (a record written by hand, or one being written) is read again next time, whatever becomes of it.
+  const whole = read.bytes.subarray(read.size - read.from).every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09);
+  if (whole && (parsed!.all || kept!.size !== read.size)) await writeStampedFile(cache, "version", version, digests);
 
-  const { all, records } = parsed!;
+  const { all, current } = parsed!;
+  const inParsed = new Set(current.map((r) => r.session));
+  const orphans = digests.orphans;
   return digestsOver(digests, all ? "all" : "appended", async (wanted) => {
-    // What was parsed holds every record of these sessions: all records, or sessions whose records were all appended since.
-    const inParsed = all || [...wanted].every((id) => !keptSessions!.has(id));
-    const source = inParsed ? records : parse((await readCodesBytes(path, undefined)).bytes);
-    return source.filter((r) => wanted.has(r.session));
+    // Records of sessions whose records were all parsed now, or of sessions the study does not have, are at hand.
+    if (all) return current.filter((r) => wanted.has(r.session));
+    const ids = [...wanted];
+    const held = (id: string) => inParsed.has(id) || orphans.has(id) || !digests!.sessions.has(id) || digests!.sessions.get(id)!.turns === 0;
+    if (ids.every(held)) return [...ids.flatMap((id) => (inParsed.has(id) ? [] : (orphans.get(id) ?? []))), ...current.filter((r) => wanted.has(r.session))];
+    return parse((await readCodesBytes(path, undefined)).bytes.toString("utf8")).current.filter((r) => wanted.has(r.session));
   });
 }

@@ -22,7 +22,9 @@ export function sameStamp(known: readonly unknown[] | undefined, now: FileStamp)
  * remembered. Past that, any write sets mtime to now, which differs from the old mtime; a tool
  * that puts the old mtime back changes ctime. The tick is the filesystem's timestamp granularity:
  * whole seconds on FAT, HFS+ and some network filesystems (two on FAT), the kernel's clock tick
- * (1-10 ms) on ext4, xfs, btrfs, tmpfs and APFS.
+ * (1-10 ms) on ext4, xfs, btrfs, tmpfs and APFS. The age is measured with this machine's clock: a
+ * network filesystem whose server's clock is ahead or behind by more than the window can make a
+ * file look settled early (as the 2 s window could with a larger skew).
  */
 const RACY_MS = 2000;
 /** For a file whose mtime has a fraction of a second (so its filesystem keeps finer times): ten ticks and more. */

@@ -29,5 +29,7 @@ export async function readStampedFile<T extends object>(path: string, field: str
 
 /** Write `{[field]: stamp, ...fields}` atomically (a crash leaves the old file or the new one, never half of one). */
 export async function writeStampedFile(path: string, field: string, stamp: string, fields: object): Promise<void> {
+  // A field of the same name would replace the stamp (and the file would pass for another code's).
+  if (Object.hasOwn(fields, field)) throw new Error(`writeStampedFile: "${field}" is the stamp's field, not one of the fields`);
   await writeFileAtomic(path, serialize({ [field]: stamp, ...fields }));
 }

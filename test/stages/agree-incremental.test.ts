@@ -7,8 +7,6 @@ import { studyStages } from "../../src/pipeline/stages.js";
 import { memoryReporter } from "../../src/util/reporter.js";
 import { openStudy } from "../../src/stages/context.js";
 import { runAgree } from "../../src/stages/agree.js";
-import { codeDigests } from "../../src/study/code-digests.js";
-import { loadSessions } from "../../src/study/study.js";
 
 /**
  * Issue 11: the agree stage aligns each session once and keeps the parts and the statistics in
@@ -96,12 +94,19 @@ describe("agree stage, per session", () => {
     let wholeFiles = 0;
     const codes = context.codes.bind(context);
     context.codes = (codebook, coder) => (wholeFiles++, codes(codebook, coder));
+    // What the digests agree used had to parse: only what the code stage appended.
+    const parsed: string[] = [];
+    const digests = context.codeDigests!.bind(context);
+    context.codeDigests = async (codebook, coder) => {
+      const d = await digests(codebook, coder);
+      parsed.push(`${coder}: ${d.parsed}`);
+      return d;
+    };
     const reporter = memoryReporter();
     await runAgree(context, { codebook: "bales-ipa", coders: ["rules", "human:coder-a", "human:coder-b"] }, reporter);
     expect(wholeFiles).toBe(0);
+    expect(parsed.sort()).toEqual(["human:coder-a: appended", "human:coder-b: appended", "rules: appended"]);
     expect(reporter.lines.join("\n")).toMatch(/\(1 analysed, \d+ reused from \.cache\/memo\)/);
-    // The digests now cover the new session: nothing is left to parse.
-    expect((await codeDigests(dir, "bales-ipa", "rules", await loadSessions(dir))).parsed).toBe("appended");
   }, 240_000);
 
   it("a changed human code changes the statistics, as in a run from scratch", async () => {

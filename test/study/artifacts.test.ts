@@ -235,7 +235,13 @@ describe("parseArtifactPart: only what a reader shows, read and checked element 
   it("a file cut short is not readable JSON, even where it is not read", async () => {
     const text = await readFile(artifacts.stats.path(dir), "utf8");
     const read = parseArtifactPart(artifacts.stats, Buffer.from(text.slice(0, text.length - 40)), { members: ["provenance"] });
-    expect(read).toEqual({ status: "invalid", problem: expect.stringMatching(/^not readable JSON \(expected /) });
+    expect(read).toEqual({ status: "invalid", problem: expect.stringMatching(/^not readable JSON \(line \d+, column \d+: expected .*cut short/) });
+  });
+
+  it("text that is not JSON is named by its place in the part and its line and column in the file", async () => {
+    const text = '{\n  "sessions": [\n    {"session": "s1", "firstMentions": []},\n    {"session": "s2", "firstMentions": [1,,2]}\n  ]\n}\n';
+    const read = parseArtifactPart(artifacts.concepts, Buffer.from(text), { members: ["sessions"], fields: { sessions: ["session", "firstMentions"] } });
+    expect(read).toEqual({ status: "invalid", problem: expect.stringMatching(/^not readable JSON \(line 4, column \d+: .*sessions\[1\]\.firstMentions/) });
   });
 
   it("keeps only the fields named of each element, even of a loose schema", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { appendFile, mkdtemp, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
@@ -143,6 +143,86 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     expect(cut.parsed).toBe("all");
     await expectTruth(cut);
     await writeFile(path, text);
+  });
+
+  it("a session whose every record was withheld (its words edited) gets its codes back when the edit is undone", async () => {
+    const [session] = (await loadSessions(dir)).filter((s) => s.id === "n1");
+    await digests();
+    await saveSession(dir, { ...session, turns: session.turns.map((t) => ({ ...t, text: `${t.text} (edited)` })) });
+    const withheld = await digests();
+    await expectTruth(withheld);
+    expect(withheld.digest("n1")).toBe(codesDigest([]));
+    expect(withheld.sessionIds()).not.toContain("n1");
+    await saveSession(dir, session);
+    const back = await digests();
+    expect(back.parsed).toBe("all");
+    await expectTruth(back);
+    expect(back.digest("n1")).not.toBe(codesDigest([]));
+  });
+
+  it("a turn coded again with a record that does not apply (other words) replaces the kept one: everything is read", async () => {
+    const [session] = (await loadSessions(dir)).filter((s) => s.id === "n1");
+    await digests();
+    const [first] = ratings(session, 4);
+    await appendCodes(dir, [{ ...first, fingerprint: "0000000000000000" }]);
+    const d = await digests();
+    expect(d.parsed).toBe("all");
+    await expectTruth(d);
+  });
+
+  it("a last line without its newline is read, but not kept: when it is cut off again the digests say so", async () => {
+    const path = codesPath(dir, CODEBOOK, CODER);
+    const before = await readFile(path, "utf8");
+    const [session] = (await loadSessions(dir)).filter((s) => s.id === "n1");
+    await digests();
+    // A run written by hand whose only record has no "\n" yet.
+    const header = `${before.split("\n").find((l) => l.startsWith('{"run"'))}\n`;
+    await appendFile(path, `${header}${JSON.stringify({ session: "n3", turn: session.turns[0].id, scores: { sentiment: 2 } })}`);
+    const withTail = await digests();
+    await expectTruth(withTail);
+    expect(withTail.digest("n3")).not.toBe(codesDigest([]));
+    // The record cut off in place (same inode; the header line stays).
+    await truncate(path, Buffer.byteLength(before + header));
+    const without = await digests();
+    await expectTruth(without);
+    expect(without.digest("n3")).toBe(codesDigest([]));
+    await writeFile(path, before);
+  });
+
+  it("records of a session the study does not have are kept: they do not make every run read the whole file", async () => {
+    const [session] = (await loadSessions(dir)).filter((s) => s.id === "n1");
+    await appendCodes(dir, ratings({ ...session, id: "gone" }, 5));
+    const first = await digests();
+    await expectTruth(first);
+    expect(first.sessionIds()).toContain("gone");
+    await addSession("n4", 6);
+    const d = await digests();
+    expect(d.parsed).toBe("appended");
+    await expectTruth(d);
+    // The orphan's and the new session's records without reading the file again: move it away meanwhile.
+    const path = codesPath(dir, CODEBOOK, CODER);
+    const text = await readFile(path, "utf8");
+    await rm(path);
+    const records = await d.records(new Set(["gone", "n4"]));
+    await writeFile(path, text);
+    expect(records.map((r) => r.session)).toEqual(
+      [
+        ...ratings({ ...session, id: "gone" }, 5),
+        ...ratings(
+          (await loadSessions(dir)).find((s) => s.id === "n4")!,
+          6,
+        ),
+      ].map((r) => r.session),
+    );
+  });
+
+  it("appended bytes that start with an end line (a run left open above) are not read on their own", async () => {
+    const path = codesPath(dir, CODEBOOK, CODER);
+    await digests();
+    await appendFile(path, '{"end":"cut"}\n');
+    const d = await digests();
+    expect(d.parsed).toBe("all");
+    await expectTruth(d);
   });
 
   it("a rewritten file (another inode, other first bytes) is read whole", async () => {

@@ -22,6 +22,8 @@ describe("stamped cache files (one v8 object, used only under the stamp that wro
     expect(Object.hasOwn(back!.value!, "missing")).toBe(true);
     // Written atomically: no temporary file left beside it.
     expect(await readdir(join(dir, "sub"))).toEqual(["x.v8"]);
+    // A field named like the stamp would make the file pass for another stamp's: refused.
+    await expect(writeStampedFile(path, "version", "v1", { version: "v2" })).rejects.toThrow(/stamp's field/);
 
     expect(await readStampedFile(path, "version", "v2")).toBeUndefined();
     expect(await readStampedFile(path, "settings", "v1")).toBeUndefined();

@@ -13,7 +13,7 @@ import { noCodes, readCoderRecords, resolveCodebookShape, type CodebookShape, ty
 import type { CodeDigests } from "../../study/code-digests.js";
 import { listCoders } from "../../coding/store.js";
 import { alignPart, byNumber, combineParts, partCoverage, shapeVariables, turnLookup, type AgreementPart, type Disagreement } from "./parts.js";
-import { recordsBySession } from "../../coding/records.js";
+import { recordsBySession, summariseRecords } from "../../coding/records.js";
 import type { Session } from "../../transcript/schema.js";
 import { codesDigest, memoNote, memoResult, openSessionMemo } from "../../study/session-memo.js";
 import { sha256 } from "../../util/hash.js";
@@ -104,7 +104,7 @@ function codesInMemory(recordsByCoder: ReadonlyMap<string, readonly CodeRecord[]
   const bySession = new Map([...recordsByCoder].map(([coder, records]) => [coder, recordsBySession(records)]));
   return {
     count: (coder) => recordsByCoder.get(coder)!.length,
-    versions: (coder) => [...new Set(recordsByCoder.get(coder)!.map((r) => r.codebookVersion))].sort(),
+    versions: (coder) => [...summariseRecords(recordsByCoder.get(coder)!).versions.keys()].sort(),
     sessionIds: () => [...new Set([...bySession.values()].flatMap((m) => [...m.keys()]))],
     digest: (coder, session) => codesDigest(bySession.get(coder)!.get(session) ?? []),
     records: async (sessions) => new Map([...recordsByCoder].map(([coder, records]) => [coder, records.filter((r) => sessions.has(r.session))])),

@@ -1,7 +1,7 @@
 import { loadCodebook } from "../../coding/codebook/load.js";
 import type { NominalCodebook } from "../../coding/codebook/schema.js";
 import { listCoders } from "../../coding/store.js";
-import type { CodeRecord } from "../../coding/records.js";
+import { summariseRecords, type CodeRecord } from "../../coding/records.js";
 import { diskReader, type StudyReader } from "../../study/reader.js";
 import type { CodeDigests } from "../../study/code-digests.js";
 import { openSessionMemo, type SessionMemo } from "../../study/session-memo.js";
@@ -71,7 +71,7 @@ export async function loadCodedStudy(
     data = await joinIncrementally(study, name, loaded, labels, digests, (memo) => codedTurnsFromDigests(loaded, digests, labels, memo));
   } else {
     const records = await reader.codes(codebook.id, chosen);
-    versions = versionCounts(records);
+    versions = summariseRecords(records).versions;
     data = options.incremental
       ? await joinIncrementally(study, name, loaded, labels, records, (memo) => codedTurnsBySession(loaded, records, labels, memo))
       : codedTurns(loaded, records, labels);
@@ -86,12 +86,6 @@ export async function loadCodedStudy(
 }
 
 /** Records per codebook version, in the order first met (as CodeDigests.versions counts them). */
-function versionCounts(records: readonly CodeRecord[]): Map<string, number> {
-  const versions = new Map<string, number>();
-  for (const r of records) versions.set(r.codebookVersion, (versions.get(r.codebookVersion) ?? 0) + 1);
-  return versions;
-}
-
 /**
  * Joins made in this process, by what they joined: the records, or their digests (a study
  * context loads each coder's records, or digests, once), so compare and stats of one run join once.

@@ -1,3 +1,4 @@
+import { emptySummary, summariseRecords } from "../../coding/records.js";
 import type { Codebook } from "../../coding/codebook/schema.js";
 import { countWords } from "../../analysis/shared/words.js";
 import { NO_CONDITION } from "../../analysis/shared/table.js";
@@ -88,17 +89,9 @@ export interface SeenCodes {
 
 /** What one codebook's code sets use, sets in order, records in order. */
 export function seenIn(sets: readonly CodeSet[]): SeenCodes {
-  const codes = new Set<string>();
-  const scales = new Map<string, number>();
-  for (const set of sets) {
-    for (const r of set.records) {
-      for (const code of r.codes ?? []) codes.add(code);
-      // for...in, not Object.entries: no array per record (100,000 records per code file at scale).
-      const scores = r.scores;
-      if (scores) for (const scale in scores) scales.set(scale, Math.max(scales.get(scale) ?? 0, Math.ceil(scores[scale])));
-    }
-  }
-  return { codes, scales };
+  const summary = emptySummary();
+  for (const set of sets) summariseRecords(set.records, summary);
+  return summary;
 }
 
 /**

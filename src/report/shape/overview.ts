@@ -1,4 +1,5 @@
 import type { Session } from "../../transcript/schema.js";
+import { summariseRecords } from "../../coding/records.js";
 import { sessionCodes, type CodeSet, type StudyData } from "../load.js";
 import type { Counts, Overview, SessionChunk, SessionSummary } from "../types.js";
 import { timeSpan } from "../../analysis/shared/measures.js";
@@ -42,13 +43,8 @@ export interface CodeSetFacts {
 }
 
 export function codeSetFacts(set: CodeSet): CodeSetFacts {
-  const facts: CodeSetFacts = { codebook: set.codebook, coder: set.coder, turns: set.turns, models: new Set() };
-  for (const r of set.records) {
-    if (typeof r.provenance.model === "string") facts.models.add(r.provenance.model);
-    if (facts.first === undefined || r.createdAt < facts.first) facts.first = r.createdAt;
-    if (facts.last === undefined || r.createdAt > facts.last) facts.last = r.createdAt;
-  }
-  return facts;
+  const { models, first, last } = summariseRecords(set.records);
+  return { codebook: set.codebook, coder: set.coder, turns: set.turns, models, first, last };
 }
 
 export function buildOverview(data: StudyData): Overview {
