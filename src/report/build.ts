@@ -71,6 +71,7 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
     readWarnings,
     (entry) => {
       // Only what the views show of each file is read (AnalysisDescriptor.shown), shaped now, and only the shape kept.
+      // The values are partial (kept's types say whole reports): read here only what `shown` names.
       const kept = noAnalysisFiles();
       keepAnalysis(kept, entry);
       analysis.files.push(...kept.files);
