@@ -20,6 +20,19 @@ export interface ArtifactPart {
   fields?: Readonly<Record<string, readonly string[]>>;
 }
 
+/**
+ * The value a part of an artifact reads as: the members named, and of an array read element by
+ * element, the fields named. A reader typed with it (the dashboard's readTopics, readConcepts)
+ * cannot use what its descriptor's `shown` does not read: the compiler says so.
+ */
+export type PartOf<T, P extends ArtifactPart> = {
+  [K in P["members"][number] & keyof T]: P["fields"] extends Readonly<Record<K, readonly string[]>>
+    ? T[K] extends readonly (infer E)[]
+      ? Pick<E, P["fields"][K][number] & keyof E>[]
+      : T[K]
+    : T[K];
+};
+
 /** The schema each member of a part is checked with: the member's, or for an array read element by element, the element's fields. */
 interface PartSchemas {
   member: string;

@@ -89,13 +89,14 @@ const NONE = codesDigest([]);
 
 /** Add what `parsed` (records in file order) gives to `kept`: an entry for every session with a record, current or not. */
 function addRecords(kept: Omit<KeptDigests, "ino" | "size" | "sha256">, parsed: ParsedCodes, byId: ReadonlyMap<string, Session>): void {
-  const current = recordsBySession(parsed.current);
-  for (const id of recordsBySession(parsed.latest).keys()) {
-    const own = current.get(id) ?? [];
+  const entry = (id: string, own: CodeRecord[]) => {
     const session = byId.get(id);
     kept.sessions.set(id, { hash: session ? sessionHash(session) : null, digest: codesDigest(own), turns: own.length });
     if (!session && own.length > 0) kept.orphans.set(id, own);
-  }
+  };
+  // Sessions with current records first, in the order of their first current record (as sessionIds gives them); then those with none.
+  for (const [id, own] of recordsBySession(parsed.current)) entry(id, own);
+  for (const id of recordsBySession(parsed.latest).keys()) if (!kept.sessions.has(id)) entry(id, []);
   summariseRecords(parsed.current, kept.summary);
 }
 

@@ -3,6 +3,9 @@ import type { ConceptsReport } from "../../analysis/concepts/report.js";
 import { meanInterval, type MeasureComparison } from "../../analysis/concepts/conditions.js";
 import type { TopicsReport } from "../../analysis/topics/report.js";
 import { artifacts } from "../../study/artifacts.js";
+import type { PartOf } from "../../study/artifact-part.js";
+import type { topicsShown } from "../../analysis/topics/descriptor.js";
+import type { conceptsShown } from "../../analysis/concepts/descriptor.js";
 import type { AnalysisFile } from "../load.js";
 import { rerun } from "../load.js";
 import type { AgreementSet, ConceptsSet, TopicNode, TopicsSet } from "../types.js";
@@ -15,9 +18,7 @@ import type { AgreementSet, ConceptsSet, TopicNode, TopicsSet } from "../types.j
  */
 
 /** What the views show of topics.json: the descriptor's `shown` part (src/analysis/topics/descriptor.ts). */
-type TopicsShown = Pick<TopicsReport, "conditions"> & {
-  trees: Pick<TopicsReport["trees"][number], "key" | "scope" | "session" | "condition" | "participant" | "participantName" | "merged">[];
-};
+type TopicsShown = PartOf<TopicsReport, typeof topicsShown>;
 
 /** A finite number, else undefined (undefined statistics are NaN after reading, null in the file). */
 const finite = (v: number | null | undefined): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
@@ -150,7 +151,7 @@ export function readTopics(file: AnalysisFile<TopicsShown> | null, warnings: str
 }
 
 /** What the views show of concepts.json: the descriptor's `shown` part (src/analysis/concepts/descriptor.ts). */
-type ConceptsShown = Pick<ConceptsReport, "conditions"> & { sessions: Pick<ConceptsReport["sessions"][number], "session" | "condition" | "firstMentions">[] };
+type ConceptsShown = PartOf<ConceptsReport, typeof conceptsShown>;
 
 /** `analysis/concepts.json` (ConceptsReport): concept rate per condition and first mentions. */
 export function readConcepts(file: AnalysisFile<ConceptsShown> | null, warnings: string[]): ConceptsSet | null {
