@@ -160,11 +160,12 @@ export async function readCodesFile(path: string, owner?: CodesFileOwner): Promi
 
 /**
  * {@link readCodesFile} over text read from `path` (named in errors, with line numbers counted
- * from the text's start): the whole file, or a part of it that starts at a line a reader may
- * start at (a run header, an end line or a full record; study/code-digests.ts reads what was
- * appended since it last looked).
+ * from the text's start): the whole file, or what follows a point where no run is open
+ * (study/code-digests.ts reads what was appended since it last looked, from such a point: the
+ * records are then those a read of the whole file gives there). `state.open` tells whether a run
+ * is still open at the end of the text.
  */
-export function parseCodesText(text: string, path: string, owner?: CodesFileOwner): CodeRecord[] {
+export function parseCodesText(text: string, path: string, owner?: CodesFileOwner, state: { open?: boolean } = {}): CodeRecord[] {
   const records: CodeRecord[] = [];
   let run: OpenRun | undefined;
   const second = { second: NaN, prefix: "" };
@@ -231,6 +232,7 @@ export function parseCodesText(text: string, path: string, owner?: CodesFileOwne
     run.lines++;
     records.push(toRecord(value, run, provenance, createdAt));
   });
+  state.open = run !== undefined;
   return records;
 }
 

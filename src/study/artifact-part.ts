@@ -92,8 +92,8 @@ export function parseArtifactPart<T>(artifact: Artifact<string[], T>, bytes: Buf
       if (read.value !== undefined) value[member] = read.value;
     }
   } catch (error) {
-    const where = error instanceof JsonSpanError ? `${lineAndColumn(bytes, error.offset)}: ` : "";
-    return { status: "invalid", problem: `not readable JSON (${where}${errorMessage(error)})` };
+    const problem = error instanceof JsonSpanError ? `${lineAndColumn(bytes, error.offset)}: expected ${error.expected}` : errorMessage(error);
+    return { status: "invalid", problem: `not readable JSON (${problem})` };
   }
   return { status: "ok", value: value as Partial<T> };
 }
@@ -107,15 +107,18 @@ function check(schema: z.ZodType, value: unknown, path: (string | number)[]): { 
   return { ok: false, problem: `${where}: ${first?.message ?? "invalid"}${more > 0 ? ` (and ${more} more problem${more > 1 ? "s" : ""})` : ""}` };
 }
 
-/** JSON.parse of a span; a syntax error inside it names its place in the part and its offset in the file. */
+/** JSON.parse of a span; a syntax error inside it names its place in the part and in the file. */
 function parseAt(bytes: Buffer, span: JsonSpan, path: (string | number)[]): unknown {
   try {
     return parseSpan(bytes, span);
   } catch (error) {
-    const position = /position (\d+)/.exec(errorMessage(error));
-    // JSON.parse counts UTF-16 units of the span's text; near enough to find the line.
-    const offset = span.start + (position ? Number(position[1]) : 0);
-    throw new JsonSpanError(offset, `valid JSON in ${formatPath(path)} (${errorMessage(error).replace(/ in JSON at position \d+.*$/, "")})`);
+    const message = errorMessage(error);
+    const position = /at position (\d+)/.exec(message);
+    // JSON.parse counts UTF-16 units of the span's text: turned into bytes. Without a position
+    // (V8's "Unexpected token … is not valid JSON"), the place is where the value starts.
+    const offset = position ? span.start + Buffer.byteLength(bytes.toString("utf8", span.start, span.end).slice(0, Number(position[1]))) : span.start;
+    const reason = message.replace(/ in JSON at position \d+.*$/s, "").replace(/\s+/g, " ");
+    throw new JsonSpanError(offset, `valid JSON in ${formatPath(path)}${position ? "" : " (the value that starts here)"}: ${reason}`);
   }
 }
 
@@ -135,8 +138,14 @@ function readElements(bytes: Buffer, elements: readonly JsonSpan[], element: z.Z
 
 /** The `wanted` members of the object that opens at `start`, each parsed; the others skipped. */
 function fieldsOf(bytes: Buffer, start: number, wanted: ReadonlySet<string>, path: (string | number)[]): Record<string, unknown> {
+  let members;
+  try {
+    members = jsonMembers(bytes, start, { wanted });
+  } catch (error) {
+    throw error instanceof JsonSpanError ? new JsonSpanError(error.offset, `${error.expected} in ${formatPath(path)}`) : error;
+  }
   const value: Record<string, unknown> = {};
-  for (const [key, span] of jsonMembers(bytes, start, { wanted })) if (wanted.has(key)) value[key] = parseAt(bytes, span, [...path, key]);
+  for (const [key, span] of members) if (wanted.has(key)) value[key] = parseAt(bytes, span, [...path, key]);
   return value;
 }
 

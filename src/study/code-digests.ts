@@ -26,7 +26,7 @@ import { codesDigest, memoPath, sessionHash } from "./session-memo.js";
  *   latest record wins, and its other records are in the bytes not parsed);
  * - a session whose content changed since (its records' currency may have changed), or one
  *   that joined or left the study while records of it were kept;
- * - appended bytes that do not start at a line a reader may start at.
+ * - a run left open at the end of the bytes digested (its lines may go on in what was appended).
  * It is a cache: deleting .cache/ is safe.
  */
 export interface CodeDigests {
@@ -42,7 +42,7 @@ export interface CodeDigests {
   readonly versions: ReadonlyMap<string, number>;
   /** Sessions with current records, in the order their first record comes (sessions the study does not have included). */
   sessionIds(): string[];
-  /** The current records of these sessions, in file order. */
+  /** The current records of these sessions: grouped by session, sessions in the order of their first current record, file order within each. */
   records(sessions: ReadonlySet<string>): Promise<CodeRecord[]>;
   /** What was parsed: every record, only the records appended since the kept digests, or nothing (records already in memory). */
   readonly parsed: "all" | "appended" | "none";
@@ -58,7 +58,7 @@ interface SessionEntry {
   hash: string | null;
   /** codesDigest of its current records. */
   digest: string;
-  /** Its current records. */
+  /** How many current records it has. */
   turns: number;
 }
 
@@ -68,6 +68,8 @@ interface KeptDigests {
   size: number;
   /** sha256 of those bytes. */
   sha256: string;
+  /** Whether a run was open at the end of those bytes: then what follows cannot be read on its own. */
+  open: boolean;
   sessions: Map<string, SessionEntry>;
   /** What the current records give the readers (coding/records.ts: summariseRecords), over the whole file. */
   summary: RecordsSummary;
@@ -83,12 +85,14 @@ interface KeptDigests {
 interface ParsedCodes {
   latest: CodeRecord[];
   current: CodeRecord[];
+  /** A run still open at the end of what was parsed. */
+  open: boolean;
 }
 
 const NONE = codesDigest([]);
 
 /** Add what `parsed` (records in file order) gives to `kept`: an entry for every session with a record, current or not. */
-function addRecords(kept: Omit<KeptDigests, "ino" | "size" | "sha256">, parsed: ParsedCodes, byId: ReadonlyMap<string, Session>): void {
+function addRecords(kept: Omit<KeptDigests, "ino" | "size" | "sha256" | "open">, parsed: ParsedCodes, byId: ReadonlyMap<string, Session>): void {
   const entry = (id: string, own: CodeRecord[]) => {
     const session = byId.get(id);
     kept.sessions.set(id, { hash: session ? sessionHash(session) : null, digest: codesDigest(own), turns: own.length });
@@ -100,17 +104,17 @@ function addRecords(kept: Omit<KeptDigests, "ino" | "size" | "sha256">, parsed: 
   summariseRecords(parsed.current, kept.summary);
 }
 
-const nothingKept = (): Omit<KeptDigests, "ino" | "size" | "sha256"> => ({ sessions: new Map(), summary: emptySummary(), orphans: new Map() });
+const nothingKept = (): Omit<KeptDigests, "ino" | "size" | "sha256" | "open"> => ({ sessions: new Map(), summary: emptySummary(), orphans: new Map() });
 
 /** Digests of current records already in memory (a pipeline run that loaded them): nothing kept or read. */
 export function digestsOf(records: readonly CodeRecord[], sessions: readonly Session[]): CodeDigests {
   const kept = nothingKept();
-  addRecords(kept, { latest: records as CodeRecord[], current: records as CodeRecord[] }, new Map(sessions.map((s) => [s.id, s])));
+  addRecords(kept, { latest: records as CodeRecord[], current: records as CodeRecord[], open: false }, new Map(sessions.map((s) => [s.id, s])));
   return digestsOver(kept, "none", async (wanted) => records.filter((r) => wanted.has(r.session)));
 }
 
 /** The CodeDigests of what is kept, with what was parsed and how records are found. */
-function digestsOver(kept: Omit<KeptDigests, "ino" | "size" | "sha256">, parsed: CodeDigests["parsed"], records: CodeDigests["records"]): CodeDigests {
+function digestsOver(kept: Omit<KeptDigests, "ino" | "size" | "sha256" | "open">, parsed: CodeDigests["parsed"], records: CodeDigests["records"]): CodeDigests {
   const { summary } = kept;
   return {
     digest: (session) => kept.sessions.get(session)?.digest ?? NONE,
@@ -178,18 +182,6 @@ async function readCodesBytes(path: string, kept: { ino: number; size: number; s
   }
 }
 
-/** Whether `text` starts where a reader may start: a run header or a full record (an end line belongs to a run before it). */
-function startsARun(text: string): boolean {
-  const first = text.slice(0, text.indexOf("\n") + 1 || undefined).trim();
-  if (first === "") return true;
-  try {
-    const value = JSON.parse(first) as Record<string, unknown>;
-    return value !== null && typeof value === "object" && (value.run !== undefined || value.codebook !== undefined);
-  } catch {
-    return false;
-  }
-}
-
 /** The bytes of a file from `from` to its end (`size` when stat was taken; more if it grew since). */
 async function readFrom(handle: FileHandle, from: number, size: number): Promise<Buffer> {
   const parts: Buffer[] = [];
@@ -213,8 +205,9 @@ export async function codeDigests(study: string, codebook: string, coder: string
   const owner = { codebook, coder };
   // As readCodes reads them (an unterminated last line that parses is a record; one that does not is torn and skipped).
   const parse = (text: string): ParsedCodes => {
-    const latest = latestRecords(parseCodesText(text, path, owner));
-    return { latest, current: currentCodes(latest, sessions) };
+    const state: { open?: boolean } = {};
+    const latest = latestRecords(parseCodesText(text, path, owner, state));
+    return { latest, current: currentCodes(latest, sessions), open: state.open === true };
   };
 
   const stored = await readStampedFile<KeptDigests>(cache, "version", version);
@@ -227,7 +220,8 @@ export async function codeDigests(study: string, codebook: string, coder: string
     stored.summary.models instanceof Set &&
     typeof stored.ino === "number" &&
     typeof stored.size === "number" &&
-    typeof stored.sha256 === "string"
+    typeof stored.sha256 === "string" &&
+    typeof stored.open === "boolean"
       ? (stored as KeptDigests)
       : undefined;
   let read = await readCodesBytes(path, kept);
@@ -235,13 +229,13 @@ export async function codeDigests(study: string, codebook: string, coder: string
   let digests: KeptDigests | undefined;
   /** What was parsed this run: every record, or only those appended since the kept digests. */
   let parsed: (ParsedCodes & { all: boolean }) | undefined;
-  if (kept && read.from > 0 && [...kept.sessions].every(([id, entry]) => entry.hash === (byId.has(id) ? sessionHash(byId.get(id)!) : null))) {
-    const text = read.bytes.toString("utf8");
+  // What follows the kept bytes reads on its own as in the whole file when no run was open there.
+  if (kept && read.from > 0 && !kept.open && [...kept.sessions].every(([id, entry]) => entry.hash === (byId.has(id) ? sessionHash(byId.get(id)!) : null))) {
     let appended: ParsedCodes | undefined;
     try {
-      appended = startsARun(text) ? parse(text) : undefined;
+      appended = parse(read.bytes.toString("utf8"));
     } catch {
-      // Not readable on its own: read it all (which names the line when it is damaged).
+      // Read it all: that names the file's line where it is damaged.
     }
     // A turn of a kept session coded again (even with a record that no longer applies): its other records are in the bytes not parsed.
     if (appended && appended.latest.every((r) => !kept.sessions.has(r.session))) {
@@ -249,6 +243,7 @@ export async function codeDigests(study: string, codebook: string, coder: string
         ino: read.ino,
         size: read.size,
         sha256: read.sha256,
+        open: appended.open,
         sessions: new Map(kept.sessions),
         summary: kept.summary,
         orphans: new Map(kept.orphans),
@@ -260,13 +255,14 @@ export async function codeDigests(study: string, codebook: string, coder: string
   if (!digests) {
     if (read.from > 0) read = await readCodesBytes(path, undefined);
     const all = parse(read.bytes.toString("utf8"));
-    digests = { ...nothingKept(), ino: read.ino, size: read.size, sha256: read.sha256 };
+    digests = { ...nothingKept(), ino: read.ino, size: read.size, sha256: read.sha256, open: all.open };
     addRecords(digests, all, byId);
     parsed = { ...all, all: true };
   }
   // Kept only when every record it holds is in the bytes it hashed: a last line without its "\n"
   // (a record written by hand, or one being written) is read again next time, whatever becomes of it.
   const whole = read.bytes.subarray(read.size - read.from).every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09);
+  // Written when read whole (the entries may have changed with the sessions, even when the file did not) or when it grew.
   if (whole && (parsed!.all || kept!.size !== read.size)) await writeStampedFile(cache, "version", version, digests);
 
   const { all, current } = parsed!;
@@ -277,7 +273,8 @@ export async function codeDigests(study: string, codebook: string, coder: string
     if (all) return current.filter((r) => wanted.has(r.session));
     const ids = [...wanted];
     const held = (id: string) => inParsed.has(id) || orphans.has(id) || !digests!.sessions.has(id) || digests!.sessions.get(id)!.turns === 0;
-    if (ids.every(held)) return [...ids.flatMap((id) => (inParsed.has(id) ? [] : (orphans.get(id) ?? []))), ...current.filter((r) => wanted.has(r.session))];
+    if (ids.every(held))
+      return [...[...orphans].flatMap(([id, own]) => (wanted.has(id) && !inParsed.has(id) ? own : [])), ...current.filter((r) => wanted.has(r.session))];
     return parse((await readCodesBytes(path, undefined)).bytes.toString("utf8")).current.filter((r) => wanted.has(r.session));
   });
 }

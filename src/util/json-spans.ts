@@ -34,7 +34,8 @@ const COLON = 0x3a;
 export class JsonSpanError extends Error {
   constructor(
     readonly offset: number,
-    expected: string,
+    /** What should have been there ('"," or "}"'). */
+    readonly expected: string,
   ) {
     super(`expected ${expected} at byte ${offset}`);
   }

@@ -244,6 +244,21 @@ describe("parseArtifactPart: only what a reader shows, read and checked element 
     expect(read).toEqual({ status: "invalid", problem: expect.stringMatching(/^not readable JSON \(line 4, column \d+: .*sessions\[1\]\.firstMentions/) });
   });
 
+  it("a broken element is named by its place: a missing colon in it, or a value that is no JSON", async () => {
+    const part = { members: ["sessions"], fields: { sessions: ["session", "firstMentions"] } };
+    const colon = '{"sessions": [{"session": "s1", "firstMentions": []},\n {"session" "s2", "firstMentions": []}]}';
+    expect(parseArtifactPart(artifacts.concepts, Buffer.from(colon), part)).toEqual({
+      status: "invalid",
+      problem: 'not readable JSON (line 2, column 13: expected ":" in sessions[1])',
+    });
+    // Multi-byte text before the bad token: the column is still the token's.
+    const token = '{"sessions": [\n{"session": "ééé", "firstMentions": [1, 2, tru]}]}';
+    expect(parseArtifactPart(artifacts.concepts, Buffer.from(token), part)).toEqual({
+      status: "invalid",
+      problem: expect.stringMatching(/^not readable JSON \(line 2, column \d+: expected valid JSON in sessions\[0\]\.firstMentions/),
+    });
+  });
+
   it("keeps only the fields named of each element, even of a loose schema", async () => {
     const read = await partRead(artifacts.concepts, { members: ["sessions"], fields: { sessions: ["session"] } });
     expect(read.status === "ok" && read.value.sessions!.every((s) => Object.keys(s).join() === "session")).toBe(true);

@@ -216,13 +216,62 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     );
   });
 
-  it("appended bytes that start with an end line (a run left open above) are not read on their own", async () => {
+  it("what follows a run left open is never read on its own: a wrong end line there fails as reading the whole file does", async () => {
     const path = codesPath(dir, CODEBOOK, CODER);
+    const before = await readFile(path, "utf8");
+    const [session] = (await loadSessions(dir)).filter((s) => s.id === "n1");
+    const header = before.split("\n").find((l) => l.startsWith('{"run"'));
+    const line = (turn: number) => JSON.stringify({ session: "n5", turn: session.turns[turn].id, scores: { sentiment: 3 } });
+    // A run cut short (no end line): its records count, and the run is still open at the end.
+    await appendFile(path, `${header}\n${line(0)}\n${line(1)}\n`);
+    const open = await digests();
+    await expectTruth(open);
+    // An end line counting other lines than the run has: reading it whole names the problem; so must the digests.
+    await appendFile(path, '\n{"end":5}\n');
+    await expect(readCodes(dir, CODEBOOK, CODER)).rejects.toThrow(/ends here after 5 code line/);
+    await expect(digests()).rejects.toThrow(/ends here after 5 code line/);
+    await writeFile(path, before);
+  });
+
+  it("an end line appended after a closed run reads on its own as in the whole file", async () => {
+    const path = codesPath(dir, CODEBOOK, CODER);
+    const before = await readFile(path, "utf8");
     await digests();
     await appendFile(path, '{"end":"cut"}\n');
     const d = await digests();
-    expect(d.parsed).toBe("all");
+    expect(d.parsed).toBe("appended");
     await expectTruth(d);
+    await writeFile(path, before);
+  });
+
+  it("records of several sessions the study lacks come grouped, in the order of their first record, whatever order they are asked in", async () => {
+    const [session] = (await loadSessions(dir)).filter((s) => s.id === "n1");
+    await appendCodes(dir, [...ratings({ ...session, id: "zz-gone" }, 3), ...ratings({ ...session, id: "aa-gone" }, 3)]);
+    await digests();
+    await addSession("n6", 2);
+    const d = await digests();
+    expect(d.parsed).toBe("appended");
+    await expectTruth(d);
+    const sessions = (await d.records(new Set(["aa-gone", "n6", "zz-gone"]))).map((r) => r.session);
+    expect([...new Set(sessions)]).toEqual(["zz-gone", "aa-gone", "n6"]);
+  });
+
+  it("sessions come in the order of their first current record, a withheld first record not counting", async () => {
+    const [base] = (await loadSessions(dir)).filter((s) => s.id === "n1");
+    const [p, q] = [
+      { ...base, id: "pp" },
+      { ...base, id: "qq" },
+    ];
+    for (const s of [p, q]) await saveSession(dir, s);
+    // pp's first turn, then qq, then pp's other turns; then pp's first turn edited: its first current record comes after qq's.
+    await appendCodes(dir, ratings(p, 4).slice(0, 1));
+    await appendCodes(dir, ratings(q, 4));
+    await appendCodes(dir, ratings(p, 4).slice(1));
+    await digests();
+    await saveSession(dir, { ...p, turns: p.turns.map((t, i) => (i === 0 ? { ...t, text: `${t.text}, said again` } : t)) });
+    const d = await digests();
+    await expectTruth(d);
+    expect(d.sessionIds().indexOf("qq")).toBeLessThan(d.sessionIds().indexOf("pp"));
   });
 
   it("a rewritten file (another inode, other first bytes) is read whole", async () => {

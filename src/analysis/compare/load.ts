@@ -85,7 +85,6 @@ export async function loadCodedStudy(
   };
 }
 
-/** Records per codebook version, in the order first met (as CodeDigests.versions counts them). */
 /**
  * Joins made in this process, by what they joined: the records, or their digests (a study
  * context loads each coder's records, or digests, once), so compare and stats of one run join once.

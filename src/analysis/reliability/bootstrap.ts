@@ -98,10 +98,10 @@ export function bootstrapMean(values: readonly number[], options: BootstrapOptio
   const replicates = options.replicates ?? 1000;
   const seed = options.seed ?? 1;
   const level = options.confidence ?? 0.95;
-  if (!Number.isInteger(replicates) || replicates < 1) throw new Error(`bootstrapCI: replicates must be a positive integer (got ${replicates})`);
+  if (!Number.isInteger(replicates) || replicates < 1) throw new Error(`bootstrapMean: replicates must be a positive integer (got ${replicates})`);
   const random = mulberry32(seed);
   const n = values.length;
-  const xs = Float64Array.from(values);
+  const xs = new Float64Array(values);
   const means: number[] = [];
   let undefinedReplicates = 0;
   for (let b = 0; b < replicates; b++) {
