@@ -8,13 +8,13 @@ import { diskReader, type StudyReader } from "../study/reader.js";
 import { loadStudyConfig } from "../study/study.js";
 import { listCoders } from "../coding/store.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
-import { chunkOf, codeSetFacts } from "./shape/overview.js";
-import { codebookInfo, describeCodebook } from "./shape/common.js";
+import { chunkOf } from "./shape/overview.js";
+import { describeCodebook } from "./shape/common.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import type { Session } from "../transcript/schema.js";
 import { codebookSessionPart, mergeBadges, sessionPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
-import { codesDigest, openSessionMemo } from "../study/session-memo.js";
-import { recordsBySession } from "../coding/records.js";
+import { openSessionMemo } from "../study/session-memo.js";
+import { readerDigests } from "../study/code-digests.js";
 import type { ReportBundle } from "./types.js";
 import { openSite, type SiteResult, type SiteWriter } from "./site.js";
 
@@ -119,32 +119,23 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
 /**
  * One codebook's code sets, their facts, the digest of each session's records (the memo's inputs)
  * and its parts' memo. Every view of a codebook is a merge of its session parts (the compare and
- * Bales views join the parts' joins: parts.ts, mergeCoded), so when the reader keeps digests
- * (study/code-digests.ts) the sets hold only the records of sessions whose part must be made: at
- * 100,000 turns, adding a session reads that session's codes, not the 70 MB of all of them.
+ * Bales views join the parts' joins: parts.ts, mergeCoded), so the sets hold only the records of
+ * sessions whose part must be made: with kept digests (study/code-digests.ts), at 100,000 turns,
+ * adding a session reads that session's codes, not the 70 MB of all of them.
  */
 async function codebookSets(study: string, reader: StudyReader, codebook: string, coders: string[], definition: Codebook | null, sessions: Session[]) {
-  if (reader.codeDigests) {
-    const digests = await Promise.all(coders.map((coder) => reader.codeDigests!(codebook, coder)));
-    const seen = { codes: new Set(digests.flatMap((d) => [...d.codes])), scales: new Map<string, number>() };
-    for (const d of digests) for (const [scale, max] of d.scales) seen.scales.set(scale, Math.max(seen.scales.get(scale) ?? 0, max));
-    const info = describeCodebook(codebook, definition, coders, seen);
-    const memo = await openSessionMemo<CodebookSessionPart>(study, ["report-codebook", codebook], { info, coders });
-    const inputsOf = (session: Session) => digests.map((d) => d.digest(session.id)).join(" ");
-    const missing = new Set(sessions.filter((s) => !memo.has(s.id, s, inputsOf(s))).map((s) => s.id));
-    const sets: CodeSet[] = [];
-    for (const [k, coder] of coders.entries()) sets.push(indexCodes(codebook, coder, missing.size > 0 ? await digests[k].records(missing) : []));
-    const facts = digests.map((d, k) => ({ codebook, coder: coders[k], ...d.facts() }));
-    return { info, sets, facts, inputsOf, memo };
-  }
-  const sets: CodeSet[] = [];
-  for (const coder of coders) sets.push(indexCodes(codebook, coder, await reader.codes(codebook, coder)));
-  const info = codebookInfo(codebook, definition, sets);
+  const digests = await Promise.all(coders.map((coder) => readerDigests(reader, codebook, coder)));
+  const seen = { codes: new Set(digests.flatMap((d) => [...d.codes])), scales: new Map<string, number>() };
+  for (const d of digests) for (const [scale, max] of d.scales) seen.scales.set(scale, Math.max(seen.scales.get(scale) ?? 0, max));
+  const info = describeCodebook(codebook, definition, coders, seen);
   // The codebook's categories (order and labels) and coders are settings of every part of it.
   const memo = await openSessionMemo<CodebookSessionPart>(study, ["report-codebook", codebook], { info, coders });
-  const grouped = sets.map((set) => recordsBySession(set.records));
-  const inputsOf = (session: Session) => grouped.map((bySession) => codesDigest(bySession.get(session.id) ?? [])).join(" ");
-  return { info, sets, facts: sets.map(codeSetFacts), inputsOf, memo };
+  const inputsOf = (session: Session) => digests.map((d) => d.digest(session.id)).join(" ");
+  const missing = new Set(sessions.filter((s) => !memo.has(s.id, s, inputsOf(s))).map((s) => s.id));
+  const sets: CodeSet[] = [];
+  for (const [k, coder] of coders.entries()) sets.push(indexCodes(codebook, coder, missing.size > 0 ? await digests[k].records(missing) : []));
+  const facts = digests.map((d, k) => ({ codebook, coder: coders[k], ...d.facts() }));
+  return { info, sets, facts, inputsOf, memo };
 }
 
 async function newestMtime(path: string): Promise<number> {

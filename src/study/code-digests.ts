@@ -7,7 +7,7 @@ import type { Session } from "../transcript/schema.js";
 import { codeVersion } from "../util/code-version.js";
 import { sha256 } from "../util/hash.js";
 import { readStampedFile, writeStampedFile } from "../util/stamped-file.js";
-import { currentCodes } from "./reader.js";
+import { currentCodes, type StudyReader } from "./reader.js";
 import { codesDigest, memoPath, sessionHash } from "./session-memo.js";
 
 /**
@@ -111,6 +111,16 @@ export function digestsOf(records: readonly CodeRecord[], sessions: readonly Ses
   const kept = nothingKept();
   addRecords(kept, { latest: records as CodeRecord[], current: records as CodeRecord[], open: false }, new Map(sessions.map((s) => [s.id, s])));
   return digestsOver(kept, "none", async (wanted) => records.filter((r) => wanted.has(r.session)));
+}
+
+/**
+ * A reader's digests of one coder's records: kept ones when it keeps them (the pipeline's
+ * context), else made from its records (a one-off library call, a selection of sessions). The one
+ * place that tells the two apart, so every consumer takes one path.
+ */
+export async function readerDigests(reader: StudyReader, codebook: string, coder: string): Promise<CodeDigests> {
+  if (reader.codeDigests) return reader.codeDigests(codebook, coder);
+  return digestsOf(await reader.codes(codebook, coder), await reader.sessions());
 }
 
 /** The CodeDigests of what is kept, with what was parsed and how records are found. */

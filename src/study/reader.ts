@@ -18,7 +18,7 @@ export interface StudyReader {
   /**
    * Per-session digests of one coder's current records, and those records for the sessions
    * asked, without parsing every record when they were digested on an earlier run
-   * (study/code-digests.ts). Optional: a reader without it gives `codes` only.
+   * (study/code-digests.ts). Optional: for a reader without it, readerDigests makes them from `codes`.
    */
   codeDigests?(codebook: string, coder: string): Promise<CodeDigests>;
 }

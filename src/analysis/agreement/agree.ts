@@ -1,6 +1,6 @@
 import Papa from "papaparse";
-import type { CodeRecord } from "../../coding/records.js";
-import { codesPath } from "../../coding/store.js";
+import { recordsBySession, type CodeRecord } from "../../coding/records.js";
+import { codesPath, listCoders } from "../../coding/store.js";
 import { studyPaths } from "../../study/study.js";
 import { diskReader, type StudyReader } from "../../study/reader.js";
 import { artifacts } from "../../study/artifacts.js";
@@ -10,12 +10,10 @@ import { provenance, type Provenance } from "../../util/provenance.js";
 import { silentReporter, type Reporter } from "../../util/reporter.js";
 import { analyseVariable, type VariableAgreement, type VariableOptions } from "./core.js";
 import { noCodes, readCoderRecords, resolveCodebookShape, type CodebookShape, type Coverage } from "./study.js";
-import type { CodeDigests } from "../../study/code-digests.js";
-import { listCoders } from "../../coding/store.js";
+import { digestsOf, readerDigests, type CodeDigests } from "../../study/code-digests.js";
 import { alignPart, byNumber, combineParts, partCoverage, shapeVariables, turnLookup, type AgreementPart, type Disagreement } from "./parts.js";
-import { recordsBySession, summariseRecords } from "../../coding/records.js";
 import type { Session } from "../../transcript/schema.js";
-import { codesDigest, memoNote, memoResult, openSessionMemo } from "../../study/session-memo.js";
+import { memoNote, memoResult, openSessionMemo } from "../../study/session-memo.js";
 import { sha256 } from "../../util/hash.js";
 
 export type { VariableAgreement, PairAgreement, AlphaSummary, CoderScores, Interval } from "./core.js";
@@ -84,67 +82,32 @@ export function checkCoders(coders: readonly string[], reference: string | undef
   return ref;
 }
 
-/**
- * The named coders' current records of one codebook, as the alignment asks for them: how many
- * each has and under which codebook versions, the sessions they cover and the digest of each
- * session's records, and the records of given sessions. Either all records read into memory, or
- * kept digests (study/code-digests.ts) that read a session's records only when its alignment is
- * not kept: after one session was added, that session's.
- */
-interface CoderCodes {
-  count(coder: string): number;
-  versions(coder: string): string[];
-  sessionIds(): string[];
-  digest(coder: string, session: string): string;
-  /** Each coder's records of these sessions, in file order. */
-  records(sessions: ReadonlySet<string>): Promise<ReadonlyMap<string, readonly CodeRecord[]>>;
-}
-
-function codesInMemory(recordsByCoder: ReadonlyMap<string, readonly CodeRecord[]>): CoderCodes {
-  const bySession = new Map([...recordsByCoder].map(([coder, records]) => [coder, recordsBySession(records)]));
-  return {
-    count: (coder) => recordsByCoder.get(coder)!.length,
-    versions: (coder) => [...summariseRecords(recordsByCoder.get(coder)!).versions.keys()].sort(),
-    sessionIds: () => [...new Set([...bySession.values()].flatMap((m) => [...m.keys()]))],
-    digest: (coder, session) => codesDigest(bySession.get(coder)!.get(session) ?? []),
-    records: async (sessions) => new Map([...recordsByCoder].map(([coder, records]) => [coder, records.filter((r) => sessions.has(r.session))])),
-  };
-}
-
-function codesFromDigests(coders: readonly string[], digests: readonly CodeDigests[]): CoderCodes {
-  const byCoder = new Map(coders.map((coder, c) => [coder, digests[c]]));
-  return {
-    count: (coder) => byCoder.get(coder)!.facts().turns,
-    versions: (coder) => [...byCoder.get(coder)!.versions.keys()].sort(),
-    sessionIds: () => [...new Set(digests.flatMap((d) => d.sessionIds()))],
-    digest: (coder, session) => byCoder.get(coder)!.digest(session),
-    records: async (sessions) => new Map(await Promise.all(coders.map(async (coder) => [coder, await byCoder.get(coder)!.records(sessions)] as const))),
-  };
-}
-
 function* allRecords(recordsByCoder: ReadonlyMap<string, readonly CodeRecord[]>): Generator<CodeRecord> {
   for (const records of recordsByCoder.values()) yield* records;
 }
 
 /**
- * The codebook's shape and the coders' records. With kept digests (the pipeline's agree stage,
- * `cache`), records are read only for sessions whose alignment is not kept, when the codebook's
- * definition gives its shape; without a definition the shape is inferred from every record.
+ * The codebook's shape and the digests of each coder's records (study/code-digests.ts), by coder.
+ * When the codebook's definition gives its shape, the reader's digests: kept ones (the pipeline's
+ * context) read records only for sessions whose alignment is not kept. Without a definition the
+ * shape is inferred from every record.
  */
-async function coderCodes(options: AgreeStudyOptions, coders: readonly string[], reader: StudyReader): Promise<{ shape: CodebookShape; codes: CoderCodes }> {
-  if (options.cache && reader.codeDigests) {
-    const shape = await resolveCodebookShape(options.study, options.codebook, []);
-    if (shape.definition !== "inferred") {
-      const digests = await Promise.all(coders.map((coder) => reader.codeDigests!(options.codebook, coder)));
-      const empty = coders.find((_, c) => digests[c].facts().turns === 0);
-      if (empty !== undefined) throw noCodes(options.study, options.codebook, empty, await listCoders(options.study));
-      return { shape, codes: codesFromDigests(coders, digests) };
-    }
+async function coderDigests(
+  options: AgreeStudyOptions,
+  coders: readonly string[],
+  reader: StudyReader,
+): Promise<{ shape: CodebookShape; digests: Map<string, CodeDigests> }> {
+  const defined = await resolveCodebookShape(options.study, options.codebook, []);
+  if (defined.definition !== "inferred") {
+    const digests = new Map(await Promise.all(coders.map(async (coder) => [coder, await readerDigests(reader, options.codebook, coder)] as const)));
+    const empty = coders.find((coder) => digests.get(coder)!.facts().turns === 0);
+    if (empty !== undefined) throw noCodes(options.study, options.codebook, empty, await listCoders(options.study));
+    return { shape: defined, digests };
   }
   const recordsByCoder = await readCoderRecords(options.study, options.codebook, coders, reader);
-  // The records are read only when no definition is found (to infer the shape).
   const shape = await resolveCodebookShape(options.study, options.codebook, allRecords(recordsByCoder));
-  return { shape, codes: codesInMemory(recordsByCoder) };
+  const sessions = await reader.sessions();
+  return { shape, digests: new Map([...recordsByCoder].map(([coder, records]) => [coder, digestsOf(records, sessions)])) };
 }
 
 /**
@@ -154,13 +117,16 @@ async function coderCodes(options: AgreeStudyOptions, coders: readonly string[],
  */
 async function alignStudy(
   options: AgreeStudyOptions,
-  codes: CoderCodes,
+  digests: ReadonlyMap<string, CodeDigests>,
   coders: readonly string[],
   shape: CodebookShape,
   sessions: readonly Session[],
 ): Promise<{ part: AgreementPart; note: string }> {
   const turnInfo = turnLookup(sessions);
-  const ids = codes.sessionIds().sort(byNumber.compare);
+  // Each coder's records of these sessions, by coder.
+  const recordsOf = async (ids: ReadonlySet<string>) =>
+    new Map(await Promise.all(coders.map(async (coder) => [coder, await digests.get(coder)!.records(ids)] as const)));
+  const ids = [...new Set(coders.flatMap((coder) => digests.get(coder)!.sessionIds()))].sort(byNumber.compare);
   const studySessions = new Map<string, Session>();
   let sameId = false;
   for (const session of sessions) {
@@ -170,13 +136,13 @@ async function alignStudy(
   // Parts follow one another in session order only when no two ids sort as equal ("s01" and "s1"
   // under numeric collation interleave their turns); otherwise align everything at once.
   if (sameId || ids.some((id, i) => i > 0 && byNumber.compare(ids[i - 1], id) === 0))
-    return { part: alignPart(await codes.records(new Set(ids)), coders, shape, turnInfo), note: "" };
+    return { part: alignPart(await recordsOf(new Set(ids)), coders, shape, turnInfo), note: "" };
   const memo = options.cache ? await openSessionMemo<AgreementPart>(options.study, ["agree", options.codebook], { coders, shape }) : undefined;
-  const inputs = new Map(ids.map((id) => [id, coders.map((coder) => codes.digest(coder, id)).join(" ")]));
+  const inputs = new Map(ids.map((id) => [id, coders.map((coder) => digests.get(coder)!.digest(id)).join(" ")]));
   const kept = (id: string) => memo !== undefined && studySessions.has(id) && memo.has(id, studySessions.get(id)!, inputs.get(id));
   // The records of the sessions whose alignment is not kept, read at once.
-  const recordsOf = await codes.records(new Set(ids.filter((id) => !kept(id))));
-  const bySession = coders.map((coder) => recordsBySession(recordsOf.get(coder) ?? []));
+  const missing = await recordsOf(new Set(ids.filter((id) => !kept(id))));
+  const bySession = coders.map((coder) => recordsBySession(missing.get(coder) ?? []));
   const parts = ids.map((id) => {
     const compute = () => alignPart(new Map(coders.map((coder, c) => [coder, bySession[c].get(id) ?? []])), coders, shape, turnInfo);
     const session = studySessions.get(id);
@@ -200,9 +166,9 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
   const warnings: string[] = [];
 
   const reader = options.reader ?? diskReader(options.study);
-  const { shape, codes } = await coderCodes(options, coders, reader);
+  const { shape, digests } = await coderDigests(options, coders, reader);
   if (shape.note) warnings.push(shape.note);
-  const versionsInRecords: Record<string, string[]> = Object.fromEntries(coders.map((coder) => [coder, codes.versions(coder)]));
+  const versionsInRecords: Record<string, string[]> = Object.fromEntries(coders.map((coder) => [coder, [...digests.get(coder)!.versions.keys()].sort()]));
   const allVersions = new Set(Object.values(versionsInRecords).flat());
   if (allVersions.size > 1) {
     warnings.push(
@@ -212,7 +178,7 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
     );
   }
 
-  const { part, note } = await alignStudy(options, codes, coders, shape, await reader.sessions());
+  const { part, note } = await alignStudy(options, digests, coders, shape, await reader.sessions());
   const coverage = partCoverage(part, coders);
   // Turns coded by only some coders are accounted for in `coverage` (JSON) and printed with it.
   for (const [coder, n] of Object.entries(coverage.emptyRecords)) {
@@ -268,7 +234,7 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
       reference,
       seed,
       bootstrap,
-      records: Object.fromEntries(coders.map((c) => [c, codes.count(c)])),
+      records: Object.fromEntries(coders.map((c) => [c, digests.get(c)!.facts().turns])),
     }),
     source: { type: "study", study: studyPaths(options.study).root, codebook: options.codebook },
     codebook: { ...shape, versionsInRecords },

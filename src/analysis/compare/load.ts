@@ -1,14 +1,14 @@
 import { loadCodebook } from "../../coding/codebook/load.js";
 import type { NominalCodebook } from "../../coding/codebook/schema.js";
 import { listCoders } from "../../coding/store.js";
-import { summariseRecords, type CodeRecord } from "../../coding/records.js";
+import { summariseRecords } from "../../coding/records.js";
 import { diskReader, type StudyReader } from "../../study/reader.js";
-import type { CodeDigests } from "../../study/code-digests.js";
-import { openSessionMemo, type SessionMemo } from "../../study/session-memo.js";
+import { readerDigests, type CodeDigests } from "../../study/code-digests.js";
+import { openSessionMemo } from "../../study/session-memo.js";
 import type { Session } from "../../transcript/schema.js";
 import { CliError } from "../../util/errors.js";
 import { codedTurns, type CodedTurns } from "../shared/table.js";
-import { codedTurnsBySession, codedTurnsFromDigests, type CodedSessionPart } from "./session-parts.js";
+import { codedTurnsFromDigests, type CodedSessionPart } from "./session-parts.js";
 
 /** A study's sessions joined with one coder's codes of one nominal codebook (what compare and stats read). */
 export interface LoadedCodes {
@@ -42,7 +42,7 @@ export function chooseCoder(available: readonly string[], wanted: string | undef
  * study, not a selection of it) each session's part of the join is kept in
  * `.cache/memo/coded/<codebook>/<coder>.v8` and only new or changed sessions are joined anew; the
  * join is also shared within the process, so compare and stats of one run make it once. A reader
- * that keeps digests of the records (StudyReader.codeDigests) then gives the records of those
+ * that keeps digests of the records (StudyReader.codeDigests) then reads the records of those
  * sessions only, not every record.
  */
 export async function loadCodedStudy(
@@ -64,17 +64,15 @@ export async function loadCodedStudy(
   const name = [codebook.id, chosen] as const;
   let data: CodedTurns;
   let versions: ReadonlyMap<string, number>;
-  if (options.incremental && reader.codeDigests) {
-    // Kept digests of the records: only the records of sessions whose part of the join is not kept are read.
-    const digests = await reader.codeDigests(codebook.id, chosen);
+  if (options.incremental) {
+    // With kept digests of the records (the pipeline's context), only the records of sessions whose part of the join is not kept are read.
+    const digests = await readerDigests(reader, codebook.id, chosen);
     versions = digests.versions;
-    data = await joinIncrementally(study, name, loaded, labels, digests, (memo) => codedTurnsFromDigests(loaded, digests, labels, memo));
+    data = await joinIncrementally(study, name, loaded, labels, digests);
   } else {
     const records = await reader.codes(codebook.id, chosen);
     versions = summariseRecords(records).versions;
-    data = options.incremental
-      ? await joinIncrementally(study, name, loaded, labels, records, (memo) => codedTurnsBySession(loaded, records, labels, memo))
-      : codedTurns(loaded, records, labels);
+    data = codedTurns(loaded, records, labels);
   }
   return {
     sessions: loaded,
@@ -85,26 +83,22 @@ export async function loadCodedStudy(
   };
 }
 
-/**
- * Joins made in this process, by what they joined: the records, or their digests (a study
- * context loads each coder's records, or digests, once), so compare and stats of one run join once.
- */
-const joined = new WeakMap<readonly CodeRecord[] | CodeDigests, { sessions: readonly Session[]; labels: string; data: CodedTurns }>();
+/** Joins made in this process, by the digests they joined (a study context makes each coder's once), so compare and stats of one run join once. */
+const joined = new WeakMap<CodeDigests, { sessions: readonly Session[]; labels: string; data: CodedTurns }>();
 
 async function joinIncrementally(
   study: string,
   name: readonly [codebook: string, coder: string],
   sessions: Session[],
   labels: string[],
-  source: readonly CodeRecord[] | CodeDigests,
-  join: (memo: SessionMemo<CodedSessionPart>) => CodedTurns | Promise<CodedTurns>,
+  digests: CodeDigests,
 ): Promise<CodedTurns> {
   const key = JSON.stringify(labels);
-  const earlier = joined.get(source);
+  const earlier = joined.get(digests);
   if (earlier && earlier.sessions === sessions && earlier.labels === key) return earlier.data;
   const memo = await openSessionMemo<CodedSessionPart>(study, ["coded", ...name], { labels });
-  const data = await join(memo);
+  const data = await codedTurnsFromDigests(sessions, digests, labels, memo);
   await memo.save();
-  joined.set(source, { sessions, labels: key, data });
+  joined.set(digests, { sessions, labels: key, data });
   return data;
 }
