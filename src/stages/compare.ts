@@ -1,6 +1,6 @@
 import { compareConditions, type CompareOptions, type CompareReport, type CompareSessionPart } from "../analysis/compare/compare.js";
 import { joinInputsDigests } from "../analysis/compare/session-parts.js";
-import type { CodedSession } from "../analysis/shared/table.js";
+import { knownLabels, type CodedSession } from "../analysis/shared/table.js";
 import { memoNote, openSessionMemo } from "../study/session-memo.js";
 import { loadCodedStudy } from "../analysis/compare/load.js";
 import { writeCompareReport } from "../analysis/compare/output.js";
@@ -54,7 +54,7 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   const digests = joinInputsDigests(loaded.data);
   const memo = digests
     ? await openSessionMemo<CompareSessionPart>(context.dir, ["compare", loaded.codebook.id, loaded.coder], {
-        labels: loaded.data.labels.slice(0, loaded.data.labels.length - loaded.data.unknownLabels.length),
+        labels: loaded.data.labels.slice(0, knownLabels(loaded.data)),
       })
     : undefined;
   const part =

@@ -3,7 +3,7 @@ import { buildStats, type StatsCodesPart, type StatsReport } from "../analysis/s
 import { joinInputsDigests } from "../analysis/compare/session-parts.js";
 import { sessionMetrics, type SessionMetrics } from "../analysis/stats/metrics.js";
 import { memoNote, openSessionMemo } from "../study/session-memo.js";
-import type { CodedSession } from "../analysis/shared/table.js";
+import { knownLabels, type CodedSession } from "../analysis/shared/table.js";
 import { writeStatsReport } from "../analysis/stats/output.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
@@ -56,7 +56,7 @@ export async function runStats(whole: StudyContext, options: StatsStageOptions, 
   const codesMemo =
     loaded && digests
       ? await openSessionMemo<StatsCodesPart>(context.dir, ["stats-codes", loaded.codebook.id, loaded.coder], {
-          labels: loaded.data.labels.slice(0, loaded.data.labels.length - loaded.data.unknownLabels.length),
+          labels: loaded.data.labels.slice(0, knownLabels(loaded.data)),
           codebook: loaded.codebook,
         })
       : undefined;

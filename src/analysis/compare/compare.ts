@@ -1,6 +1,6 @@
 import type { Provenance } from "../../util/provenance.js";
 import { CliError } from "../../util/errors.js";
-import type { CodedSession, CodedTurns } from "../shared/table.js";
+import { knownLabels, type CodedSession, type CodedTurns } from "../shared/table.js";
 import { mapCodes, mapConditions } from "./mapping.js";
 import { ownCodes, studyCodes } from "./session-parts.js";
 import { runTests, type Comparison, type TestResult } from "./tests.js";
@@ -236,8 +236,7 @@ export function compareFrequencies(
     holm: options.holm ?? false,
   };
   const codes = mapCodes(data.labels, resolved.collapse, resolved.drop, where);
-  // The codebook's labels come first in the join, the codes outside it after them.
-  const known = data.labels.length - data.unknownLabels.length;
+  const known = knownLabels(data);
   const present = [...new Set(data.sessions.map((s) => s.condition))].sort((a, b) => a.localeCompare(b));
   if (present.length === 0) throw new CliError("the study has no sessions to compare; add some with `colloquy import` or `colloquy run`");
   const conds = mapConditions(present, resolved.conditionGroups, options.control, where);

@@ -47,6 +47,9 @@ export interface CodedTurns {
   orphanExamples: string[];
 }
 
+/** How many of a join's labels are the codebook's: they come first, the codes outside it after them. */
+export const knownLabels = (data: Pick<CodedTurns, "labels" | "unknownLabels">): number => data.labels.length - data.unknownLabels.length;
+
 /**
  * Join sessions with code records of one codebook and one coder. `labels` fixes the code order
  * (the codebook's categories); codes outside it are appended and listed in `unknownLabels`.

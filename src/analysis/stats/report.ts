@@ -40,7 +40,7 @@ import {
   type SessionSequence,
 } from "./sequences.js";
 import { ownCodes, studyCodes } from "../compare/session-parts.js";
-import type { CodedSession, CodedTurns } from "../shared/table.js";
+import { knownLabels, type CodedSession, type CodedTurns } from "../shared/table.js";
 
 /**
  * `colloquy stats`: session metrics and participation for every session, and, when a nominal
@@ -181,8 +181,7 @@ export function buildStats(
         `${data.orphanRecords} code records name a session or turn the study does not have and were not counted (e.g. ${data.orphanExamples.join(", ")})`,
       );
     const part = coded.part ?? ((_cs, compute) => compute());
-    // The codebook's labels come first in the join, the codes outside it after them.
-    const known = data.labels.length - data.unknownLabels.length;
+    const known = knownLabels(data);
     const parts = data.sessions.map((cs) =>
       statsPartUnder(
         part(cs, () => statsCodesPart(cs, data.labels, known, codebook)),
