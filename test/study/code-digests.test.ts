@@ -36,6 +36,14 @@ async function digests(): Promise<CodeDigests> {
   return codeDigests(dir, CODEBOOK, CODER, await loadSessions(dir));
 }
 
+/** The digests, having parsed what `parsed` says, and agreeing with reading every record. */
+async function digestsParsing(parsed: CodeDigests["parsed"]): Promise<CodeDigests> {
+  const d = await digests();
+  expect(d.parsed).toBe(parsed);
+  await expectTruth(d);
+  return d;
+}
+
 /** The digests agree with reading every record: per session, facts, codes and scales seen, and records. */
 async function expectTruth(d: CodeDigests): Promise<void> {
   const sessions = await loadSessions(dir);
@@ -82,19 +90,13 @@ async function addSession(id: string, score: number): Promise<Session> {
 
 describe("codeDigests: per-session digests of a codes file, kept and brought up to date from what was appended", () => {
   it("reads every record the first time; nothing when nothing changed", async () => {
-    const first = await digests();
-    expect(first.parsed).toBe("all");
-    await expectTruth(first);
-    const again = await digests();
-    expect(again.parsed).toBe("appended");
-    await expectTruth(again);
+    await digestsParsing("all");
+    await digestsParsing("appended");
   });
 
   it("a new session's appended records are the only ones parsed, and its records come from them", async () => {
     const session = await addSession("n1", 6);
-    const d = await digests();
-    expect(d.parsed).toBe("appended");
-    await expectTruth(d);
+    const d = await digestsParsing("appended");
     expect(await d.records(new Set(["n1"]))).toEqual(ratings(session, 6));
     // A session whose records were kept (not parsed now) is read from the whole file.
     expect((await d.records(new Set(["d1"]))).length).toBeGreaterThan(0);
@@ -104,17 +106,13 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
   it("a turn coded again (the latest record wins over one in the bytes not parsed) makes it read everything", async () => {
     const [session] = (await loadSessions(dir)).filter((s) => s.id === "n1");
     await appendCodes(dir, ratings(session, 2).slice(0, 1));
-    const d = await digests();
-    expect(d.parsed).toBe("all");
-    await expectTruth(d);
+    await digestsParsing("all");
   });
 
   it("a session whose words changed: its records no longer apply, and everything is read", async () => {
     const [session] = (await loadSessions(dir)).filter((s) => s.id === "n1");
     await saveSession(dir, { ...session, turns: session.turns.map((t, i) => (i === 0 ? { ...t, text: "edited" } : t)) });
-    const d = await digests();
-    expect(d.parsed).toBe("all");
-    await expectTruth(d);
+    const d = await digestsParsing("all");
     expect(d.digest("n1")).not.toBe(codesDigest(ratings(session, 2)));
   });
 
@@ -123,9 +121,7 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     const torn = await digests();
     await expectTruth(torn);
     await addSession("n2", 3);
-    const healed = await digests();
-    expect(healed.parsed).toBe("appended");
-    await expectTruth(healed);
+    await digestsParsing("appended");
   });
 
   it("a file edited in place (same inode, its first bytes changed) or cut shorter is read whole", async () => {
@@ -135,13 +131,9 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     const { ino } = await stat(path);
     await writeFile(path, text.replace('"sentiment":4', '"sentiment":5'));
     expect((await stat(path)).ino).toBe(ino);
-    const edited = await digests();
-    expect(edited.parsed).toBe("all");
-    await expectTruth(edited);
+    await digestsParsing("all");
     await writeFile(path, text.slice(0, text.lastIndexOf("\n", text.length - 2) + 1));
-    const cut = await digests();
-    expect(cut.parsed).toBe("all");
-    await expectTruth(cut);
+    await digestsParsing("all");
     await writeFile(path, text);
   });
 
@@ -154,9 +146,7 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     expect(withheld.digest("n1")).toBe(codesDigest([]));
     expect(withheld.sessionIds()).not.toContain("n1");
     await saveSession(dir, session);
-    const back = await digests();
-    expect(back.parsed).toBe("all");
-    await expectTruth(back);
+    const back = await digestsParsing("all");
     expect(back.digest("n1")).not.toBe(codesDigest([]));
   });
 
@@ -165,9 +155,7 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     await digests();
     const [first] = ratings(session, 4);
     await appendCodes(dir, [{ ...first, fingerprint: "0000000000000000" }]);
-    const d = await digests();
-    expect(d.parsed).toBe("all");
-    await expectTruth(d);
+    await digestsParsing("all");
   });
 
   it("a last line without its newline is read, but not kept: when it is cut off again the digests say so", async () => {
@@ -196,9 +184,7 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     await expectTruth(first);
     expect(first.sessionIds()).toContain("gone");
     await addSession("n4", 6);
-    const d = await digests();
-    expect(d.parsed).toBe("appended");
-    await expectTruth(d);
+    const d = await digestsParsing("appended");
     // The orphan's and the new session's records without reading the file again: move it away meanwhile.
     const path = codesPath(dir, CODEBOOK, CODER);
     const text = await readFile(path, "utf8");
@@ -238,9 +224,7 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     const before = await readFile(path, "utf8");
     await digests();
     await appendFile(path, '{"end":"cut"}\n');
-    const d = await digests();
-    expect(d.parsed).toBe("appended");
-    await expectTruth(d);
+    await digestsParsing("appended");
     await writeFile(path, before);
   });
 
@@ -249,9 +233,7 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     await appendCodes(dir, [...ratings({ ...session, id: "zz-gone" }, 3), ...ratings({ ...session, id: "aa-gone" }, 3)]);
     await digests();
     await addSession("n6", 2);
-    const d = await digests();
-    expect(d.parsed).toBe("appended");
-    await expectTruth(d);
+    const d = await digestsParsing("appended");
     const sessions = (await d.records(new Set(["aa-gone", "n6", "zz-gone"]))).map((r) => r.session);
     expect([...new Set(sessions)]).toEqual(["zz-gone", "aa-gone", "n6"]);
   });
@@ -282,17 +264,13 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
       CODER,
       records.filter((r) => r.session !== "n2"),
     );
-    const d = await digests();
-    expect(d.parsed).toBe("all");
-    await expectTruth(d);
+    const d = await digestsParsing("all");
     expect(d.digest("n2")).toBe(codesDigest([]));
   });
 
   it("deleted digests are made again from every record; a coder without a file has none", async () => {
     await rm(join(dir, ".cache"), { recursive: true, force: true });
-    const d = await digests();
-    expect(d.parsed).toBe("all");
-    await expectTruth(d);
+    await digestsParsing("all");
     const none = await codeDigests(dir, CODEBOOK, "human:nobody", await loadSessions(dir));
     expect(none.facts()).toEqual({ turns: 0, models: new Set() });
     expect(none.digest("d1")).toBe(codesDigest([]));
