@@ -102,7 +102,7 @@ export async function runPipeline(
       );
     }
     // What the stage wrote may be what later stages read.
-    hashes.forget();
+    hashes.forget(stage.writes.map((folder) => context.study.paths[folder]));
     // The pre-run fingerprint is the one to remember, unless the stage's outputs are among its
     // own inputs (see Stage.fingerprintAfterRun).
     const print = stage.fingerprintAfterRun ? await stage.fingerprintAfterRun(context) : plan.fingerprint;

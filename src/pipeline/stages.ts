@@ -95,6 +95,7 @@ async function inboxWork(c: StageContext): Promise<{ files: Record<string, strin
 const importStage: Stage = {
   name: "import",
   description: "import new or changed transcripts from inbox/",
+  writes: ["sessions", "codes"],
   async plan(c) {
     const { files, todo, settings, reason } = await inboxWork(c);
     return {
@@ -182,6 +183,7 @@ const codeRunSessions = new WeakMap<StageContext, Record<string, string>>();
 const codeStage: Stage = {
   name: "code",
   description: "code every turn with each codebook and machine coder",
+  writes: ["codes"],
   async fingerprintAfterRun(c) {
     // The codes are the stage's own outputs: hashed again; the sessions are what it started from.
     const { print, inputs } = await codeFingerprint(c, codeRunSessions.get(c));
@@ -269,6 +271,7 @@ async function humansWithCodes(c: StageContext, codebook: string): Promise<strin
 const agreeStage: Stage = {
   name: "agree",
   description: "agreement of machine coders with human coders",
+  writes: ["analysis"],
   async plan(c) {
     const pairs: string[] = [];
     for (const p of plans(c)) if ((await humansWithCodes(c, p.codebook)).length) pairs.push(p.codebook);
@@ -326,6 +329,7 @@ async function nominalPlans(c: StageContext) {
 const compareStage: Stage = {
   name: "compare",
   description: "code frequencies per condition, role and speaker; differences from control; tests",
+  writes: ["analysis"],
   async plan(c) {
     const targets = await nominalPlans(c);
     return {
@@ -351,6 +355,7 @@ const compareStage: Stage = {
 const statsStage: Stage = {
   name: "stats",
   description: "session metrics, participation, Bales profiles and sequences",
+  writes: ["analysis"],
   async plan(c) {
     const bales = (await nominalPlans(c)).find((t) => t.codebook === "bales-ipa");
     return {
@@ -371,6 +376,7 @@ const topicsCoder = (c: StageContext) => c.options.coder ?? c.study.config.topic
 const topicsStage: Stage = {
   name: "topics",
   description: "topic trees and branching ratios",
+  writes: ["analysis"],
   async plan(c) {
     const coder = topicsCoder(c);
     const config = c.study.config;
@@ -400,6 +406,7 @@ const topicsStage: Stage = {
 const conceptsStage: Stage = {
   name: "concepts",
   description: "noun concepts, production rates, lexical measures",
+  writes: ["analysis"],
   async plan(c) {
     const lexiconPath = conceptsLexiconPath(c.study);
     const lexicon = lexiconPath && existsSync(lexiconPath) ? sha256(await readFile(lexiconPath)) : null;
@@ -419,6 +426,7 @@ const conceptsStage: Stage = {
 const buildStage: Stage = {
   name: "build",
   description: "the dashboard (static site)",
+  writes: [],
   async plan(c) {
     const site = c.study.paths.site;
     return {

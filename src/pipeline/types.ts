@@ -41,9 +41,19 @@ export interface StagePlan {
   llm?: { requests: number; promptTokens: number };
 }
 
+/** The study folders whose files a stage reads through the run's FileHasher (its content fingerprints). */
+export type HashedFolder = "sessions" | "codes" | "analysis" | "inbox";
+
 export interface Stage {
   name: StageName;
   description: string;
+  /**
+   * The hashed folders whose files running the stage may change: after it ran, the run hashes
+   * those again and keeps the others' hashes (walking the 1,000 session files of a 100,000-turn
+   * study after every stage cost 0.3 s a run). test/pipeline/stage-writes.test.ts checks each
+   * stage changes nothing else.
+   */
+  writes: readonly HashedFolder[];
   plan(context: StageContext): Promise<StagePlan>;
   /** Run and return a one-line summary. Throws on failure (the pipeline stops there). */
   run(context: StageContext): Promise<string>;

@@ -18,6 +18,26 @@ async function folder(): Promise<{ root: string; path: string; when: Date }> {
 }
 
 describe("FileHasher", () => {
+  it("after forget(folders), hashes those folders (and folders inside them) again and keeps the others' hashes", async () => {
+    const { root, path } = await folder();
+    await mkdir(join(root, "codes", "bales"), { recursive: true });
+    await writeFile(join(root, "codes", "bales", "rules.jsonl"), "{}\n");
+    const hasher = new FileHasher(root);
+    const sessions = await hasher.folder(join(root, "sessions"));
+    const codes = await hasher.folder(join(root, "codes", "bales"));
+    await writeFile(path, '{"text": "changed by a stage"}');
+    await writeFile(join(root, "codes", "bales", "rules.jsonl"), "{}\n{}\n");
+    hasher.forget([join(root, "codes")]);
+    // The sessions' hashes are the ones taken before (their folder was not declared written) ...
+    expect(await hasher.folder(join(root, "sessions"))).toBe(sessions);
+    // ... the codes' are new, for a folder inside the one forgotten too.
+    const again = await hasher.folder(join(root, "codes", "bales"));
+    expect(again["codes/bales/rules.jsonl"]).toBe(sha256("{}\n{}\n"));
+    expect(again).not.toEqual(codes);
+    hasher.forget([join(root, "sessions")]);
+    expect((await hasher.folder(join(root, "sessions")))["sessions/a.json"]).toBe(sha256('{"text": "changed by a stage"}'));
+  });
+
   it("reads an unchanged file once, and again when it was edited even with its size and mtime put back", async () => {
     const { root, path, when } = await folder();
     const first = new FileHasher(root);
