@@ -1,6 +1,5 @@
 import { provenance } from "../util/provenance.js";
 import type { AnalysisFile, CodeSet, StudyData } from "./load.js";
-import type { CompareReport } from "../analysis/compare/compare.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import type { StudyConfig } from "../study/config.js";
 import type { Session } from "../transcript/schema.js";
@@ -37,7 +36,7 @@ import { buildFollows, buildParticipation, buildSpeakerParticipation } from "./s
 import { buildStyleSet, styleSetOf } from "./shape/styles.js";
 import { categoryIds, mergeCoded, mergeDistribution, mergeSpeakers, mergeStyleValues, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
 import { buildBalesSet, isBalesLike } from "./shape/bales.js";
-import { attachCompareTests, buildCompareSet } from "./shape/compare.js";
+import { attachCompareTests, buildCompareSet, type CompareShown } from "./shape/compare.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
 import { sessionMetrics } from "../analysis/stats/metrics.js";
 import { codedTurns, type CodedTurns } from "../analysis/shared/table.js";
@@ -68,7 +67,7 @@ export interface AnalysisShapes {
   topics: TopicsSet | null;
   concepts: ConceptsSet | null;
   /** compare-<codebook>.json by codebook id (its tests and numbers replace the computed ones). */
-  compare: Map<string, AnalysisFile<CompareReport>>;
+  compare: Map<string, AnalysisFile<CompareShown>>;
   files: StudyData["analysis"]["files"];
   /** Problems met shaping them (after the problems met reading them). */
   warnings: string[];
@@ -128,7 +127,7 @@ export function shapeCodebook(
   sessions: Session[],
   base: SessionShapes,
   config: StudyConfig,
-  compareFile: AnalysisFile<CompareReport> | undefined,
+  compareFile: AnalysisFile<CompareShown> | undefined,
   badges: Map<string, SessionBadges>,
 ): CodebookShapes {
   const info = codebookInfo(id, definition, sets);
@@ -165,7 +164,7 @@ function addComparisons(
   definition: Codebook | null,
   base: SessionShapes,
   config: StudyConfig,
-  compareFile: AnalysisFile<CompareReport> | undefined,
+  compareFile: AnalysisFile<CompareShown> | undefined,
   coded: CodedTurns,
 ): void {
   const info = out.info;
@@ -218,7 +217,7 @@ export function shapeCodebookParts(
   parts: readonly CodebookSessionPart[],
   base: SessionShapes,
   config: StudyConfig,
-  compareFile: AnalysisFile<CompareReport> | undefined,
+  compareFile: AnalysisFile<CompareShown> | undefined,
 ): CodebookShapes {
   const out: CodebookShapes = { info, facts, distributions: [], sequences: [], compare: [], bales: [], styles: [] };
   sets.forEach((set, k) => {

@@ -26,7 +26,8 @@ export interface ArtifactPart {
  * cannot use what its descriptor's `shown` does not read: the compiler says so.
  */
 export type PartOf<T, P extends ArtifactPart> = {
-  [K in P["members"][number] & keyof T]: P["fields"] extends Readonly<Record<K, readonly string[]>>
+  // Mapped over keyof T (filtered with `as`), so an optional member stays optional.
+  [K in keyof T as K extends P["members"][number] ? K : never]: P["fields"] extends Readonly<Record<K, readonly string[]>>
     ? T[K] extends readonly (infer E)[]
       ? Pick<E, P["fields"][K][number] & keyof E>[]
       : T[K]

@@ -103,6 +103,15 @@ export const compareReportSchema = z.looseObject({
   tests: z.array(testSchema),
   units: z.array(z.looseObject({ condition: z.string(), unit: z.string(), sessions: count, total: count, counts: countRecord })),
   notes: z.array(z.string()),
+  // Absent from files of versions before the design was recorded; the dashboard shows it.
+  design: z
+    .looseObject({
+      design: z.enum(["within", "between"]),
+      source: z.enum(["flag", "colloquy.json", "inferred", "default"]),
+      reason: z.string(),
+      description: z.string(),
+    })
+    .optional(),
 });
 
 const _fits: Conforms<typeof compareReportSchema, CompareReport> = true;

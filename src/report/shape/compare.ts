@@ -6,6 +6,11 @@ import { codedTurns, type CodedTurns } from "../../analysis/shared/table.js";
 import { errorMessage } from "../../util/errors.js";
 import type { AnalysisFile, CodeSet } from "../load.js";
 import type { CodebookInfo, CompareSet } from "../types.js";
+import type { PartOf } from "../../study/artifact-part.js";
+import type { compareShown } from "../../analysis/compare/descriptor.js";
+
+/** What the view reads of compare-<codebook>.json: the descriptor's `shown` part. */
+export type CompareShown = PartOf<CompareReport, typeof compareShown>;
 
 /**
  * Conditions vs control for one coder. The numbers are `colloquy compare`'s: from its file
@@ -58,7 +63,7 @@ export function buildCompareSet(
 
 /** The view's data from a comparison (computed, or read from the compare file). */
 function compareSetFrom(
-  result: CompareFrequencies,
+  result: Pick<CompareFrequencies, "labels" | "conditions" | "options" | "frequencies" | "differences">,
   set: Pick<CodeSet, "codebook" | "coder">,
   codebook: CodebookInfo,
   source: CompareSet["source"],
@@ -96,7 +101,7 @@ function compareSetFrom(
  * Use `colloquy compare`'s file for the coder it was computed for: its numbers (with its own
  * collapse and normalisation) and its tests. Other coders, and a file without a control, keep `set`.
  */
-export function attachCompareTests(set: CompareSet, file: AnalysisFile<CompareReport> | undefined, codebook: CodebookInfo): CompareSet {
+export function attachCompareTests(set: CompareSet, file: AnalysisFile<CompareShown> | undefined, codebook: CodebookInfo): CompareSet {
   if (!file || file.value.coder !== set.coder) return set;
   const report = file.value;
   if (report.differences.control === null) return set;
