@@ -31,4 +31,23 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The SDK loads on first use (src/llm/sdk.ts): a run that calls no model never imports it.
+    files: ["src/**/*.ts"],
+    ignores: ["src/llm/sdk.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "openai",
+              allowTypeImports: true,
+              message: "load the openai SDK with openaiSdk() (src/llm/sdk.ts), so runs that call no model never import it.",
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -1,10 +1,11 @@
 import { resolve } from "node:path";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { sleep } from "../util/concurrency.js";
 import { ResponseCache, cacheKey, type CachedReply } from "./cache.js";
 import { createBatchApi, type BatchApi } from "./batch/api.js";
 import { PLACEHOLDER_API_KEY, displayURL, endpointHost, isLoopbackEndpoint, needsApiKey } from "./config.js";
 import { classifyError, redact, type Classified } from "./errors.js";
+import { openaiSdk } from "./sdk.js";
 import { createLimiter } from "./limiter.js";
 import { nodeFetch } from "./transport.js";
 import { estimateCost, priceFor } from "./prices.js";
@@ -57,14 +58,20 @@ export interface ChatModelOptions {
  */
 export function createChatModel(config: ModelConfig, options: ChatModelOptions = {}): LlmClient {
   const apiKey = config.apiKey ?? PLACEHOLDER_API_KEY;
-  const client = new OpenAI({
-    baseURL: config.baseURL,
-    apiKey,
-    timeout: config.timeoutMs,
-    maxRetries: 0,
-    defaultHeaders: config.headers,
-    fetch: nodeFetch,
-  });
+  // Made on first use (the SDK loads then: llm/sdk.ts), once for every request of this model.
+  let made: Promise<OpenAI> | undefined;
+  const client = () =>
+    (made ??= openaiSdk().then(
+      ({ default: OpenAI }) =>
+        new OpenAI({
+          baseURL: config.baseURL,
+          apiKey,
+          timeout: config.timeoutMs,
+          maxRetries: 0,
+          defaultHeaders: config.headers,
+          fetch: nodeFetch,
+        }),
+    ));
   const limiter = createLimiter(config.concurrency);
   const cache = config.cacheDir ? ResponseCache.for(resolve(config.cacheDir)) : undefined;
   const inFlight = new Map<string, Promise<ChatResult>>();
@@ -130,7 +137,9 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
       const started = performance.now();
       sent++;
       try {
-        const completion = await client.chat.completions.create(wireBody(request, format), {
+        const completion = await (
+          await client()
+        ).chat.completions.create(wireBody(request, format), {
           signal: request.signal,
           timeout: config.timeoutMs,
           maxRetries: 0,
@@ -285,7 +294,7 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
         };
       }
       try {
-        await client.models.list({ timeout: timeoutMs, maxRetries: 0 });
+        await (await client()).models.list({ timeout: timeoutMs, maxRetries: 0 });
         return undefined;
       } catch (error) {
         const classified = classifyError(error, { baseURL: config.baseURL, model: config.model });

@@ -1,4 +1,5 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import type * as Sdk from "openai";
+import { loadedOpenaiSdk } from "./sdk.js";
 import { displayURL } from "./config.js";
 import type { LlmErrorKind } from "./types.js";
 
@@ -18,6 +19,8 @@ export interface Classified {
 
 export function classifyError(error: unknown, context: { baseURL?: string; model: string }): Classified {
   const where = displayURL(context.baseURL);
+  // Not loaded: no request was made, so the error is not the SDK's (classes that match nothing stand in).
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = loadedOpenaiSdk() ?? noSdk;
   if (error instanceof APIUserAbortError || (error instanceof Error && error.name === "AbortError")) {
     return { kind: "aborted", message: "request aborted", retryable: false };
   }
@@ -69,7 +72,7 @@ export function classifyError(error: unknown, context: { baseURL?: string; model
   return { kind: "unknown", retryable: false, message: error instanceof Error ? error.message : String(error) };
 }
 
-function errorDetail(error: APIError): string {
+function errorDetail(error: Sdk.APIError): string {
   const body = error.error as { message?: unknown } | undefined;
   const message = typeof body?.message === "string" ? body.message : error.message;
   return message.length > 300 ? message.slice(0, 300) + "…" : message;
@@ -80,3 +83,12 @@ export function redact(text: string, apiKey: string | undefined): string {
   if (!apiKey || apiKey.length < 4) return text;
   return text.split(apiKey).join("[redacted]");
 }
+
+/** Stands in for the SDK's error classes before it is loaded: nothing is an instance of it. */
+class NotLoaded {}
+const noSdk = {
+  APIConnectionError: NotLoaded,
+  APIConnectionTimeoutError: NotLoaded,
+  APIError: NotLoaded,
+  APIUserAbortError: NotLoaded,
+} as unknown as Pick<typeof Sdk, "APIConnectionError" | "APIConnectionTimeoutError" | "APIError" | "APIUserAbortError">;

@@ -49,7 +49,7 @@ export class BatchApiError extends Error {
 /** Attempts per call before giving up on a transient error. */
 const ATTEMPTS = 4;
 
-export function createBatchApi(client: OpenAI, config: { baseURL?: string; model: string; apiKey?: string }): BatchApi {
+export function createBatchApi(client: () => Promise<OpenAI>, config: { baseURL?: string; model: string; apiKey?: string }): BatchApi {
   async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -78,17 +78,18 @@ export function createBatchApi(client: OpenAI, config: { baseURL?: string; model
     upload: (path) =>
       call(
         `uploading ${path}`,
-        async () => (await client.files.create({ file: createReadStream(path, { highWaterMark: 1 << 20 }), purpose: "batch" }, { timeout: 30 * 60_000 })).id,
+        async () =>
+          (await (await client()).files.create({ file: createReadStream(path, { highWaterMark: 1 << 20 }), purpose: "batch" }, { timeout: 30 * 60_000 })).id,
       ),
     create: (inputFileId, metadata) =>
       call("creating the batch", async () =>
-        info(await client.batches.create({ input_file_id: inputFileId, endpoint: "/v1/chat/completions", completion_window: "24h", metadata })),
+        info(await (await client()).batches.create({ input_file_id: inputFileId, endpoint: "/v1/chat/completions", completion_window: "24h", metadata })),
       ),
-    retrieve: (batchId) => call(`reading batch ${batchId}`, async () => info(await client.batches.retrieve(batchId))),
-    cancel: (batchId) => call(`cancelling batch ${batchId}`, async () => info(await client.batches.cancel(batchId))),
+    retrieve: (batchId) => call(`reading batch ${batchId}`, async () => info(await (await client()).batches.retrieve(batchId))),
+    cancel: (batchId) => call(`cancelling batch ${batchId}`, async () => info(await (await client()).batches.cancel(batchId))),
     download: (fileId) =>
       call(`downloading file ${fileId}`, async () => {
-        const body = (await client.files.content(fileId, { timeout: 30 * 60_000 })).body;
+        const body = (await (await client()).files.content(fileId, { timeout: 30 * 60_000 })).body;
         // Lines straight off the body: no whole-file string, no array of every line.
         return createInterface({ input: body ? Readable.fromWeb(body as NodeReadableStream) : Readable.from([]), crlfDelay: Infinity });
       }),
