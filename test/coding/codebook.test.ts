@@ -129,4 +129,22 @@ describe("shipped codebooks", () => {
       ),
     ).toThrow(/mine\.json: invalid codebook: scales\[0\]\.anchors: needs exactly one anchor per point/);
   });
+
+  it("a YAML codebook reads as its JSON does; broken YAML names the file", () => {
+    const yaml = [
+      "id: x",
+      "version: '1'",
+      "title: t",
+      "kind: scales",
+      "scales:",
+      "  - id: s",
+      "    label: S",
+      "    definition: d",
+      "    points: 2",
+      "    anchors: [low, high]",
+    ].join("\n");
+    const json = { id: "x", version: "1", title: "t", kind: "scales", scales: [{ id: "s", label: "S", definition: "d", points: 2, anchors: ["low", "high"] }] };
+    expect(parseCodebook(yaml, "mine.yaml")).toEqual(parseCodebook(JSON.stringify(json), "mine.json"));
+    expect(() => parseCodebook("id: [x", "mine.yml")).toThrow(/^mine\.yml: not valid YAML \(/);
+  });
 });
