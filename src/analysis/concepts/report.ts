@@ -219,20 +219,19 @@ export async function writeConceptsReport(analysisDir: string, report: ConceptsR
 
 /** writeConceptsReport for a report in parts: the same bytes, each session's text written as stored. */
 export async function writeConceptsParts(analysisDir: string, report: ConceptsReportParts): Promise<{ json: string; csv: string }> {
-  const text = prettyJsonWithArray(
+  const bytes = prettyJsonWithArray(
     { ...report },
     "sessions",
-    report.sessions.map((s) => utf8(s.json)),
+    report.sessions.map((s) => s.json),
   );
-  return writeConcepts(analysisDir, text, conceptsCsv(report));
+  return writeConcepts(analysisDir, bytes, conceptsCsv(report));
 }
 
-async function writeConcepts(analysisDir: string, text: string, table: string): Promise<{ json: string; csv: string }> {
-  const json = join(analysisDir, artifacts.concepts.file());
-  const csv = join(analysisDir, artifacts.conceptsTable.file());
-  await writeFileAtomic(json, text);
-  await writeFileAtomic(csv, table);
-  return { json, csv };
+async function writeConcepts(analysisDir: string, json: string | Uint8Array, table: string): Promise<{ json: string; csv: string }> {
+  const files = { json: join(analysisDir, artifacts.concepts.file()), csv: join(analysisDir, artifacts.conceptsTable.file()) };
+  await writeFileAtomic(files.json, json);
+  await writeFileAtomic(files.csv, table);
+  return files;
 }
 
 /** The text of UTF-8 bytes (a memo gives back a Uint8Array, not necessarily a Buffer). */

@@ -18,8 +18,17 @@ describe("pretty JSON from parts stringified earlier", () => {
       null,
     ];
     const object = { first: { x: [1, 2] }, items: elements, last: "end" };
-    expect(prettyJsonWithArray(object, "items", elements.map(prettyElement))).toBe(pretty(object));
-    expect(prettyJsonWithArray({ items: [], after: 1 }, "items", [])).toBe(pretty({ items: [], after: 1 }));
+    expect(prettyJsonWithArray(object, "items", elements.map(prettyElement)).toString("utf8")).toBe(pretty(object));
+    // Elements as the memo keeps them (UTF-8 bytes), beyond Latin-1 too.
+    const wide = { items: [{ said: "Grüße — 你好 👋" }, { n: 1 }], after: "é" };
+    expect(
+      prettyJsonWithArray(
+        wide,
+        "items",
+        wide.items.map((e) => new TextEncoder().encode(prettyElement(e))),
+      ).toString("utf8"),
+    ).toBe(pretty(wide));
+    expect(prettyJsonWithArray({ items: [], after: 1 }, "items", []).toString("utf8")).toBe(pretty({ items: [], after: 1 }));
     expect(() => prettyJsonWithArray({ other: 1 }, "items", [])).toThrow(/no "items" property/);
   });
 });
