@@ -58,20 +58,21 @@ export interface ChatModelOptions {
  */
 export function createChatModel(config: ModelConfig, options: ChatModelOptions = {}): LlmClient {
   const apiKey = config.apiKey ?? PLACEHOLDER_API_KEY;
-  // Made on first use (the SDK loads then: llm/sdk.ts), once for every request of this model.
+  // Made on first use (the SDK loads then: llm/sdk.ts), once for every request of this model. A
+  // failure to load or construct it is thrown to the caller (not a failed request), and tried again.
   let made: Promise<OpenAI> | undefined;
-  const client = () =>
-    (made ??= openaiSdk().then(
+  const client = async (): Promise<OpenAI> => {
+    made ??= openaiSdk().then(
       ({ default: OpenAI }) =>
-        new OpenAI({
-          baseURL: config.baseURL,
-          apiKey,
-          timeout: config.timeoutMs,
-          maxRetries: 0,
-          defaultHeaders: config.headers,
-          fetch: nodeFetch,
-        }),
-    ));
+        new OpenAI({ baseURL: config.baseURL, apiKey, timeout: config.timeoutMs, maxRetries: 0, defaultHeaders: config.headers, fetch: nodeFetch }),
+    );
+    try {
+      return await made;
+    } catch (error) {
+      made = undefined;
+      throw error;
+    }
+  };
   const limiter = createLimiter(config.concurrency);
   const cache = config.cacheDir ? ResponseCache.for(resolve(config.cacheDir)) : undefined;
   const inFlight = new Map<string, Promise<ChatResult>>();
@@ -134,12 +135,11 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
     for (let attempt = 0; ; attempt++) {
       if (request.signal?.aborted) return fail({ kind: "aborted", message: "request aborted" }, attempt, sent);
       const format = wireFormat(request.responseFormat);
+      const openai = await client();
       const started = performance.now();
       sent++;
       try {
-        const completion = await (
-          await client()
-        ).chat.completions.create(wireBody(request, format), {
+        const completion = await openai.chat.completions.create(wireBody(request, format), {
           signal: request.signal,
           timeout: config.timeoutMs,
           maxRetries: 0,
@@ -293,8 +293,9 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
             `(or use a local model: --base-url http://localhost:11434/v1 --model llama3.1)`,
         };
       }
+      const openai = await client();
       try {
-        await (await client()).models.list({ timeout: timeoutMs, maxRetries: 0 });
+        await openai.models.list({ timeout: timeoutMs, maxRetries: 0 });
         return undefined;
       } catch (error) {
         const classified = classifyError(error, { baseURL: config.baseURL, model: config.model });

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { parse as parseYaml } from "yaml";
+import { parseYaml } from "../util/yaml.js";
 import { CliError } from "../util/errors.js";
 import { formatIssues } from "../transcript/validate.js";
 import { applyPreset, presetIds, presets } from "./presets.js";

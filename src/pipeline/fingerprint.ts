@@ -1,11 +1,17 @@
 import { readdir, readFile, stat } from "node:fs/promises";
-import { join, relative, sep } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { sameStamp, settled, stamp } from "../util/file-stamp.js";
 import { hashValue, sha256 } from "../util/hash.js";
 import { mapLimit } from "../util/concurrency.js";
 
-/** Files stamped (or hashed) at once while walking a folder. */
+/** Files stamped at once while walking a folder (those that must be read are read one at a time). */
 const STAT_CONCURRENCY = 16;
+
+/** `inner` is `outer` or a folder below it (both resolved: "codes2" is not below "codes"). */
+const within = (inner: string, outer: string) => {
+  const path = relative(resolve(outer), resolve(inner));
+  return path === "" || (!path.startsWith("..") && !isAbsolute(path));
+};
 
 /**
  * Content fingerprints of stage inputs. A file's fingerprint is the sha256 of its bytes, so
@@ -29,6 +35,8 @@ export class FileHasher {
   filesRead = 0;
   /** What to remember for the next run: the files seen in this one. */
   readonly next: StatCache = {};
+  /** Files are stamped several at once but read one at a time: a cold run holds one codes file (tens of MB), not sixteen. */
+  private reading: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly root: string,
@@ -48,7 +56,7 @@ export class FileHasher {
   /** After a stage ran: the folders it wrote (and any folder listed inside or around them) are hashed again when asked for. */
   forget(dirs: readonly string[]): void {
     for (const known of this.folders.keys()) {
-      if (dirs.some((dir) => known === dir || known.startsWith(dir + sep) || dir.startsWith(known + sep))) this.folders.delete(known);
+      if (dirs.some((dir) => within(known, dir) || within(dir, known))) this.folders.delete(known);
     }
   }
 
@@ -86,7 +94,9 @@ export class FileHasher {
       return known[4];
     }
     this.filesRead++;
-    const hash = sha256(await readFile(path));
+    const read = this.reading.then(() => readFile(path));
+    this.reading = read.catch(() => undefined);
+    const hash = sha256(await read);
     if (settled(info)) this.next[key] = [...now, hash];
     else delete this.next[key];
     return hash;

@@ -50,8 +50,8 @@ export interface Stage {
   /**
    * The hashed folders whose files running the stage may change: after it ran, the run hashes
    * those again and keeps the others' hashes (walking the 1,000 session files of a 100,000-turn
-   * study after every stage cost 0.3 s a run). test/pipeline/stage-writes.test.ts checks each
-   * stage changes nothing else.
+   * study after every stage cost 0.3 s a run). test/pipeline/stage-writes.test.ts runs each stage,
+   * offline and with the LLM coders, and checks it changes nothing else.
    */
   writes: readonly HashedFolder[];
   plan(context: StageContext): Promise<StagePlan>;

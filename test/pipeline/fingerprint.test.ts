@@ -38,6 +38,25 @@ describe("FileHasher", () => {
     expect((await hasher.folder(join(root, "sessions")))["sessions/a.json"]).toBe(sha256('{"text": "changed by a stage"}'));
   });
 
+  it("forget matches folders by path, not by text: a sibling whose name starts the same is kept; the study root around a folder is dropped", async () => {
+    const { root } = await folder();
+    await mkdir(join(root, "codes"));
+    await mkdir(join(root, "codes2"));
+    const hasher = new FileHasher(root);
+    const codes = hasher.folder(join(root, "codes"));
+    await codes;
+    const sibling = await hasher.folder(join(root, "codes2"));
+    const whole = await hasher.folder(root);
+    const sessions = await hasher.folder(join(root, "sessions"));
+    // A trailing separator names the same folder.
+    hasher.forget([join(root, "codes") + "/"]);
+    expect(hasher.folder(join(root, "codes"))).not.toBe(codes);
+    expect(await hasher.folder(join(root, "codes2"))).toBe(sibling);
+    expect(await hasher.folder(join(root, "sessions"))).toBe(sessions);
+    // The root holds codes/: its hashes are taken again.
+    expect(await hasher.folder(root)).not.toBe(whole);
+  });
+
   it("reads an unchanged file once, and again when it was edited even with its size and mtime put back", async () => {
     const { root, path, when } = await folder();
     const first = new FileHasher(root);

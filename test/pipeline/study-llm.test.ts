@@ -4,31 +4,12 @@ import { readCodeHistory } from "../../src/coding/store.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../support/cli.js";
-import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
-
-/** A valid instance of a JSON schema (first enum value, minimum numbers): enough to answer any structured request. */
-function instance(schema: any): unknown {
-  if (schema.enum) return schema.enum[0];
-  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== "null") : schema.type;
-  switch (type) {
-    case "object":
-      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, instance(v)]));
-    case "array":
-      return Array.from({ length: schema.minItems ?? 1 }, () => instance(schema.items ?? {}));
-    case "integer":
-    case "number":
-      return schema.minimum ?? 1;
-    case "boolean":
-      return true;
-    default:
-      return "because";
-  }
-}
+import { schemaInstance, startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
 
 let server: OpenAiServer;
 beforeEach(async () => {
   server = await startOpenAiServer({
-    handler: (req) => ({ content: JSON.stringify(instance(req.body.response_format?.json_schema?.schema ?? { type: "string" })) }),
+    handler: (req) => ({ content: JSON.stringify(schemaInstance(req.body.response_format?.json_schema?.schema ?? { type: "string" })) }),
   });
 });
 afterEach(() => server.close());

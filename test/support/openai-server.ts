@@ -116,6 +116,25 @@ export interface OpenAiServer {
 }
 
 /** Rough token count the server reports: ceil(chars / 4), like many local servers' estimates. */
+/** A valid instance of a JSON schema (first enum value, minimum numbers): enough to answer any structured request. */
+export function schemaInstance(schema: any): unknown {
+  if (schema.enum) return schema.enum[0];
+  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== "null") : schema.type;
+  switch (type) {
+    case "object":
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, schemaInstance(v)]));
+    case "array":
+      return Array.from({ length: schema.minItems ?? 1 }, () => schemaInstance(schema.items ?? {}));
+    case "integer":
+    case "number":
+      return schema.minimum ?? 1;
+    case "boolean":
+      return true;
+    default:
+      return "because";
+  }
+}
+
 export function approxTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }

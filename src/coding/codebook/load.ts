@@ -2,7 +2,7 @@ import { readFile, readdir } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join, resolve } from "node:path";
-import { createRequire } from "node:module";
+import { parseYaml } from "../../util/yaml.js";
 import { CliError } from "../../util/errors.js";
 import { formatIssues } from "../../transcript/validate.js";
 import { codebookSchema, type Codebook } from "./schema.js";
@@ -16,14 +16,6 @@ export function shippedCodebooksDir(): string {
   }
   throw new Error("the shipped codebooks/ folder was not found next to the colloquy package");
 }
-
-/**
- * The yaml package, loaded for the first YAML codebook: importing it took ~40 ms that every
- * command paid, though the shipped codebooks and most studies' are JSON. `require` keeps
- * parseCodebook synchronous.
- */
-let yaml: typeof import("yaml") | undefined;
-const parseYaml = (text: string): unknown => (yaml ??= createRequire(import.meta.url)("yaml") as typeof import("yaml")).parse(text);
 
 /** Parse and validate a codebook's text (JSON or YAML). Errors name the file and the field. */
 export function parseCodebook(text: string, where: string): Codebook {

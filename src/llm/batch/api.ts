@@ -50,10 +50,12 @@ export class BatchApiError extends Error {
 const ATTEMPTS = 4;
 
 export function createBatchApi(client: () => Promise<OpenAI>, config: { baseURL?: string; model: string; apiKey?: string }): BatchApi {
-  async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
+  async function call<T>(what: string, run: (openai: OpenAI) => Promise<T>): Promise<T> {
+    // Loading the SDK is not a request: a failure there is thrown as it is, not retried.
+    const openai = await client();
     for (let attempt = 1; ; attempt++) {
       try {
-        return await run();
+        return await run(openai);
       } catch (error) {
         const classified = classifyError(error, { baseURL: config.baseURL, model: config.model });
         if (!classified.retryable || attempt >= ATTEMPTS) throw new BatchApiError(`${what}: ${redact(classified.message, config.apiKey)}`, classified.status);
@@ -78,18 +80,18 @@ export function createBatchApi(client: () => Promise<OpenAI>, config: { baseURL?
     upload: (path) =>
       call(
         `uploading ${path}`,
-        async () =>
-          (await (await client()).files.create({ file: createReadStream(path, { highWaterMark: 1 << 20 }), purpose: "batch" }, { timeout: 30 * 60_000 })).id,
+        async (openai) =>
+          (await openai.files.create({ file: createReadStream(path, { highWaterMark: 1 << 20 }), purpose: "batch" }, { timeout: 30 * 60_000 })).id,
       ),
     create: (inputFileId, metadata) =>
-      call("creating the batch", async () =>
-        info(await (await client()).batches.create({ input_file_id: inputFileId, endpoint: "/v1/chat/completions", completion_window: "24h", metadata })),
+      call("creating the batch", async (openai) =>
+        info(await openai.batches.create({ input_file_id: inputFileId, endpoint: "/v1/chat/completions", completion_window: "24h", metadata })),
       ),
-    retrieve: (batchId) => call(`reading batch ${batchId}`, async () => info(await (await client()).batches.retrieve(batchId))),
-    cancel: (batchId) => call(`cancelling batch ${batchId}`, async () => info(await (await client()).batches.cancel(batchId))),
+    retrieve: (batchId) => call(`reading batch ${batchId}`, async (openai) => info(await openai.batches.retrieve(batchId))),
+    cancel: (batchId) => call(`cancelling batch ${batchId}`, async (openai) => info(await openai.batches.cancel(batchId))),
     download: (fileId) =>
-      call(`downloading file ${fileId}`, async () => {
-        const body = (await (await client()).files.content(fileId, { timeout: 30 * 60_000 })).body;
+      call(`downloading file ${fileId}`, async (openai) => {
+        const body = (await openai.files.content(fileId, { timeout: 30 * 60_000 })).body;
         // Lines straight off the body: no whole-file string, no array of every line.
         return createInterface({ input: body ? Readable.fromWeb(body as NodeReadableStream) : Readable.from([]), crlfDelay: Infinity });
       }),
