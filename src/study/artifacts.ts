@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { CliError, errorMessage } from "../util/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
+import { arrayLine, jsonWithArrayLines } from "../util/json-layout.js";
 import { formatPath } from "../transcript/validate.js";
 import { sessionSchema, type Session } from "../transcript/schema.js";
 import { codeFailureSchema, staleCodeSchema, codesFileLineSchema, type CodeFailure, type CodesFileLine, type StaleCode } from "../coding/records.js";
@@ -65,6 +66,8 @@ export interface Artifact<P extends string[] = string[], T = unknown> {
   readonly format: ArtifactFormat;
   /** Schema of the whole file (JSON) or of each line (JSONL); null for CSV tables. */
   readonly schema: z.ZodType<T> | null;
+  /** A JSON file's top-level array of per-session entries written one compact entry per line (util/json-layout.ts); the rest is pretty. */
+  readonly lineArray?: string;
   /** File name inside `folder`, e.g. "agreement-bales-ipa.json" (codes: "bales-ipa/human%3Aalice.jsonl"). */
   file(...params: P): string;
   /** Path relative to the study root, for messages: "analysis/agreement-bales-ipa.json". */
@@ -82,6 +85,7 @@ interface Definition<P extends string[], T> {
   folder: Artifact["folder"];
   format: ArtifactFormat;
   schema: z.ZodType<T> | null;
+  lineArray?: string;
   file: (...params: P) => string;
   match: (file: string) => P | null;
 }
@@ -365,6 +369,7 @@ export const artifacts = {
     folder: STUDY_FOLDERS.analysis,
     format: "json",
     schema: topicsReportSchema,
+    lineArray: "trees",
     ...fixed("topics.json"),
   }),
   topicsReview: define<[], string>({
@@ -383,6 +388,7 @@ export const artifacts = {
     folder: STUDY_FOLDERS.analysis,
     format: "json",
     schema: conceptsReportSchema,
+    lineArray: "sessions",
     ...fixed("concepts.json"),
   }),
   conceptsTable: define<[], string>({
@@ -521,7 +527,10 @@ export async function readArtifact<P extends string[], T>(artifact: Artifact<P, 
 /** Write one artifact (JSON value, or the text of a CSV) atomically; returns its path. */
 export async function writeArtifact<P extends string[], T>(artifact: Artifact<P, T>, study: string, value: T, ...params: P): Promise<string> {
   const path = artifact.path(study, ...params);
-  if (artifact.format === "json") await writeJsonAtomic(path, value);
+  const entries = artifact.lineArray ? (value as Record<string, unknown>)[artifact.lineArray] : undefined;
+  if (artifact.format === "json" && Array.isArray(entries))
+    await writeFileAtomic(path, jsonWithArrayLines(value as object, artifact.lineArray!, entries.map(arrayLine)));
+  else if (artifact.format === "json") await writeJsonAtomic(path, value);
   else if (artifact.format === "csv") await writeFileAtomic(path, value as string);
   else
     throw new Error(

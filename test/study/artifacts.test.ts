@@ -174,6 +174,26 @@ describe("schemas reject wrong or old files, naming the first invalid field", ()
     expect(await mangled(artifacts.importMap, [], (v) => (v.sessions = ["d1"]))).toMatch(/^sessions: /);
   });
 
+  it("a JSON artifact with a line array (concepts, topics) is written one compact entry per line, and reads back as written", async () => {
+    const lined = Object.values(artifacts).filter((a) => a.lineArray);
+    expect(lined.map((a) => `${a.name}.${a.lineArray}`).sort()).toEqual(["concepts.sessions", "topics.trees"]);
+    for (const artifact of lined as Artifact<[], Record<string, unknown[]>>[]) {
+      // As its analysis wrote it (concepts through its own writer) ...
+      const text = await readFile(artifact.path(dir), "utf8");
+      const value = JSON.parse(text) as Record<string, unknown[]>;
+      const entries = value[artifact.lineArray!];
+      expect(entries.length).toBeGreaterThan(1);
+      const lines = text.split("\n");
+      const first = lines.indexOf(`  "${artifact.lineArray}": [`) + 1;
+      expect(lines.slice(first, first + entries.length)).toEqual(entries.map((e, i) => `    ${JSON.stringify(e)}${i < entries.length - 1 ? "," : ""}`));
+      // ... and as writeArtifact writes it: the same bytes, read back as the same value.
+      const copy = await mkdtemp(join(tmpdir(), "colloquy-artifacts-lines-"));
+      await writeArtifact(artifact, copy, value);
+      expect(await readFile(artifact.path(copy), "utf8")).toBe(text);
+      expect(await readArtifact(artifact, copy)).toEqual(await readArtifact(artifact, dir));
+    }
+  });
+
   it("readArtifact names the file, the field and the command that rewrites it", async () => {
     const copy = await mkdtemp(join(tmpdir(), "colloquy-artifacts-bad-"));
     try {

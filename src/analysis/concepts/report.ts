@@ -9,7 +9,7 @@ import type { ConceptExtractor } from "./extract.js";
 import type { SessionMemo } from "../../study/session-memo.js";
 import { analyseSessionConcepts, type ParticipantConcepts, type SessionConcepts } from "./measures.js";
 import { MTLD_THRESHOLD } from "./mtld.js";
-import { prettyElement, prettyJsonWithArray } from "./json-parts.js";
+import { arrayLine, jsonWithArrayLines } from "../../util/json-layout.js";
 import type { SpeakerSelection } from "./speakers.js";
 import { FILLERS, STOP_NOUNS } from "./stopwords.js";
 
@@ -74,7 +74,7 @@ export function sessionUnit(participants: readonly { participant: string }[], fa
  */
 export interface SessionConceptsPart {
   /**
-   * The session's entry of concepts.json (from prettyElement), UTF-8 encoded: V8 stores a string
+   * The session's line of concepts.json (from arrayLine), UTF-8 encoded: V8 stores a string
    * with any character beyond Latin-1 at two bytes per character, which made the memo ~1.7x the
    * size of the text it holds.
    */
@@ -97,7 +97,7 @@ export interface ConceptsReportParts {
 
 /** The part of one analysed session. */
 export function sessionConceptsPart(result: SessionConcepts): SessionConceptsPart {
-  return { json: Buffer.from(prettyElement(result)), ...partMeasures(result) };
+  return { json: Buffer.from(arrayLine(result)), ...partMeasures(result) };
 }
 
 /** What the comparisons and the table read of a session. */
@@ -214,18 +214,21 @@ export function conceptsCsv(report: Pick<ConceptsReport, "sessions"> | ConceptsR
 
 /** Write the concepts JSON and CSV (names from the artifact registry) into a study's analysis folder; returns their paths. */
 export async function writeConceptsReport(analysisDir: string, report: ConceptsReport): Promise<{ json: string; csv: string }> {
-  return writeConcepts(analysisDir, JSON.stringify(report, null, 2) + "\n", conceptsCsv(report));
+  return writeConcepts(analysisDir, jsonWithArrayLines(report, LINES, report.sessions.map(arrayLine)), conceptsCsv(report));
 }
 
 /** writeConceptsReport for a report in parts: the same bytes, each session's text written as stored. */
 export async function writeConceptsParts(analysisDir: string, report: ConceptsReportParts): Promise<{ json: string; csv: string }> {
-  const bytes = prettyJsonWithArray(
-    { ...report },
-    "sessions",
+  const bytes = jsonWithArrayLines(
+    report,
+    LINES,
     report.sessions.map((s) => s.json),
   );
   return writeConcepts(analysisDir, bytes, conceptsCsv(report));
 }
+
+/** The array of concepts.json written one session per line (the artifact registry says which). */
+const LINES = artifacts.concepts.lineArray!;
 
 async function writeConcepts(analysisDir: string, json: string | Uint8Array, table: string): Promise<{ json: string; csv: string }> {
   const files = { json: join(analysisDir, artifacts.concepts.file()), csv: join(analysisDir, artifacts.conceptsTable.file()) };
