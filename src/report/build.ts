@@ -17,6 +17,7 @@ import { openSessionMemo } from "../study/session-memo.js";
 import { readerDigests } from "../study/code-digests.js";
 import type { ReportBundle } from "./types.js";
 import { openSite, type SiteResult, type SiteWriter } from "./site.js";
+import { mapLimit } from "../util/concurrency.js";
 
 export interface BuildOptions {
   /** Output folder (default `<study>/site`). */
@@ -104,12 +105,14 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   // A chunk depends on its session and its badges only: one whose file is there from an earlier
   // build with the same inputs is kept without being made again.
   const chunkMemo = await openSessionMemo<{ file: string; bytes: number }>(study, "report-chunks", {});
+  const inputsOf = (i: number) => badges[i].map((b) => b.badgesDigest).join(" ");
+  // Checked several at once (each a stat of the file): one at a time, 1,000 kept chunks took 80 ms.
+  const kept = await mapLimit(sessions, 16, async (session, i) => {
+    const known = chunkMemo.find(session.id, session, inputsOf(i));
+    return known !== undefined && (await site.keep(session.id, known.file, known.bytes));
+  });
   for (const [i, session] of sessions.entries()) {
-    const inputs = badges[i].map((b) => b.badgesDigest).join(" ");
-    const known = chunkMemo.find(session.id, session, inputs);
-    if (!known || !(await site.keep(session.id, known.file, known.bytes))) {
-      chunkMemo.set(session.id, session, await site.chunk(chunkOf(session, mergeBadges(badges[i]))), inputs);
-    }
+    if (!kept[i]) chunkMemo.set(session.id, session, await site.chunk(chunkOf(session, mergeBadges(badges[i]))), inputsOf(i));
     badges[i] = [];
   }
   await chunkMemo.save();
