@@ -3,7 +3,7 @@ import { appendFile, mkdtemp, readFile, rm, stat, truncate, writeFile } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
-import { codeDigests, type CodeDigests } from "../../src/study/code-digests.js";
+import { codeDigests, recordReads, type CodeDigests } from "../../src/study/code-digests.js";
 import { appendCodes, codesPath, readCodes, replaceCodes } from "../../src/coding/store.js";
 import { currentCodes } from "../../src/study/reader.js";
 import { loadSessions, saveSession } from "../../src/study/study.js";
@@ -254,6 +254,33 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     const d = await digests();
     await expectTruth(d);
     expect(d.sessionIds().indexOf("qq")).toBeLessThan(d.sessionIds().indexOf("pp"));
+  });
+
+  it("records of sessions digested on an earlier run come from the lines that name them (however spaced), as reading every record gives them", async () => {
+    const n7 = await addSession("n7", 4);
+    // Another session's records as a hand-written file may hold them: full records, spaced.
+    const [base] = await loadSessions(dir);
+    const n8 = { ...base, id: "n8", turns: base.turns.map((t) => ({ ...t, text: `${t.text} (n8)` })) };
+    await saveSession(dir, n8);
+    const spaced = ratings(n8, 3).map((r) => JSON.stringify(r, null, 1).replaceAll("\n", ""));
+    await appendFile(codesPath(dir, CODEBOOK, CODER), spaced.join("\n") + "\n");
+    await digestsParsing("appended");
+    // Nothing appended since: every record asked for is in bytes digested on the run before.
+    const d = await digestsParsing("appended");
+    const current = currentCodes(await readCodes(dir, CODEBOOK, CODER), await loadSessions(dir));
+    const before = { ...recordReads };
+    for (const ids of [["n7"], ["n8"], ["d1", "n7", "n8"]]) {
+      expect(await d.records(new Set(ids)), ids.join()).toEqual(current.filter((r) => ids.includes(r.session)));
+    }
+    expect(recordReads).toEqual({ lines: before.lines + 3, whole: before.whole });
+    expect((await d.records(new Set(["n7"]))).map((r) => r.turn)).toEqual(n7.turns.map((t) => t.id));
+    // A byte changed in what was digested: the whole file is read.
+    const path = codesPath(dir, CODEBOOK, CODER);
+    const text = await readFile(path, "utf8");
+    await writeFile(path, text.replace('"model":"m-n7"', '"model":"m-n_"'));
+    expect((await d.records(new Set(["n7"]))).length).toBe(n7.turns.length);
+    expect(recordReads.whole).toBe(before.whole + 1);
+    await writeFile(path, text);
   });
 
   it("a rewritten file (another inode, other first bytes) is read whole", async () => {
