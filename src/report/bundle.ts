@@ -36,7 +36,7 @@ import { buildFollows, buildParticipation, buildSpeakerParticipation } from "./s
 import { buildStyleSet, styleSetOf } from "./shape/styles.js";
 import { categoryIds, mergeCoded, mergeDistribution, mergeSpeakers, mergeStyleValues, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
 import { buildBalesSet, isBalesLike } from "./shape/bales.js";
-import { attachCompareTests, buildCompareSet, type CompareShown } from "./shape/compare.js";
+import { buildCompareSet, type CompareShown } from "./shape/compare.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
 import { sessionMetrics } from "../analysis/stats/metrics.js";
 import { codedTurns, type CodedTurns } from "../analysis/shared/table.js";
@@ -168,9 +168,9 @@ function addComparisons(
   coded: CodedTurns,
 ): void {
   const info = out.info;
-  const result = buildCompareSet(sessions, set, info, config.compare, base.conditions, coded);
+  const result = buildCompareSet(sessions, set, info, config.compare, base.conditions, coded, compareFile);
   if ("empty" in result) out.compareEmpty ??= result.empty;
-  else out.compare.push(attachCompareTests(result, compareFile, info));
+  else out.compare.push(result);
   if (isBalesLike(info)) out.bales.push(buildBalesSet(sessions, set, info, definition?.kind === "nominal" ? definition : null, coded));
 }
 

@@ -6,7 +6,7 @@ import { writeDashboardFixture, KNOWN } from "../../fixtures/dashboard/generate.
 import { loadStudyData } from "../../src/report/load.js";
 import { assembleReport } from "../../src/report/bundle.js";
 import { agreementFromReport } from "../../src/report/shape/analysis.js";
-import { attachCompareTests, buildCompareSet } from "../../src/report/shape/compare.js";
+import { buildCompareSet } from "../../src/report/shape/compare.js";
 import { artifacts, validateArtifact } from "../../src/study/artifacts.js";
 import { loadCodedStudy } from "../../src/analysis/compare/load.js";
 import { compareConditions, type CompareReport } from "../../src/analysis/compare/compare.js";
@@ -201,7 +201,8 @@ describe("reading analysis files through the registry", () => {
     const computed = buildCompareSet(data.sessions, rules, info, data.config.compare, bundle.conditions);
     if ("empty" in computed) throw new Error(computed.empty);
     const file = { file: "compare-bales-ipa.json", params: ["bales-ipa"], value: read.value };
-    const merged = attachCompareTests(computed, file, info);
+    const merged = buildCompareSet(data.sessions, rules, info, data.config.compare, bundle.conditions, undefined, file);
+    if ("empty" in merged) throw new Error(merged.empty);
     expect(merged.source).toBe("analysis");
     // The file and the computation are the same analysis function: the same cells.
     expect(merged.cells).toEqual(computed.cells);
@@ -214,7 +215,11 @@ describe("reading analysis files through the registry", () => {
     });
     expect(merged.tests.length).toBe(result.tests.length);
     expect(merged.tests[0]).toMatchObject({ label: expect.stringMatching(/debate vs control · /), test: result.tests[0].test, n: result.tests[0].n });
-    expect(attachCompareTests({ ...computed, coder: "human:alice" }, file, info).source).toBe("codes");
+    const alice = data.codeSets.find((s) => s.coder === "human:alice" && s.codebook === "bales-ipa")!;
+    expect(buildCompareSet(data.sessions, alice, info, data.config.compare, bundle.conditions, undefined, file)).toMatchObject({
+      source: "codes",
+      coder: "human:alice",
+    });
   });
 
   it("a corrupt analysis JSON file does not stop the build", async () => {

@@ -23,7 +23,7 @@ function whyNoComparison({ conditions, config, configFile }: StudyFacts): string
 
 /**
  * What the dashboard shows of compare-<codebook>.json (src/report/shape/compare.ts,
- * attachCompareTests, takes this part's type): its numbers and tests, not the per-participant
+ * compareSetFromFile, takes this part's type): its numbers and tests, not the per-participant
  * units they were computed from (1.4 MB of the file's 2.4 MB at 100,000 turns).
  */
 export const compareShown = {

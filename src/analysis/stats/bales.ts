@@ -360,6 +360,26 @@ function renderThirds(counts: Float64Array, groups: readonly string[], frame: Pr
 /** One session's acts (fallback excluded) split into thirds by position, counted per group and category. */
 export function sessionPhases(cs: CodedSession, frame: ProfileFrame): SessionPhases {
   const groups = phaseGroups(frame);
+  const counts = phaseCounts(cs, frame, groups);
+  return { session: { session: cs.session.id, condition: cs.condition, thirds: renderThirds(counts, groups, frame) }, counts };
+}
+
+/**
+ * The study's acts by third, pooled over its sessions: {@link phaseMovement}'s `overall`, without
+ * rendering each session's thirds (the dashboard's Bales view draws only this).
+ */
+export function phaseOverall(data: CodedTurns, frame: ProfileFrame): PhaseThird[] {
+  const groups = phaseGroups(frame);
+  const overall = new Float64Array(3 * (1 + groups.length + frame.labels.length));
+  for (const cs of data.sessions) {
+    const counts = phaseCounts(cs, frame, groups);
+    for (let i = 0; i < counts.length; i++) overall[i] += counts[i];
+  }
+  return renderThirds(overall, groups, frame);
+}
+
+/** Per third of a session: its acts, then the acts of each group (`groups` order), then of each label. */
+function phaseCounts(cs: CodedSession, frame: ProfileFrame, groups: readonly string[]): Float64Array {
   const groupOf: number[][] = frame.labels.map(() => []);
   groups.forEach((g, gi) => frame.groups.get(g)!.forEach((i) => groupOf[i].push(gi)));
   const G = groups.length;
@@ -372,7 +392,7 @@ export function sessionPhases(cs: CodedSession, frame: ProfileFrame): SessionPha
     counts[at + 1 + G + acts[k]]++;
     for (const g of groupOf[acts[k]]) counts[at + 1 + g]++;
   }
-  return { session: { session: cs.session.id, condition: cs.condition, thirds: renderThirds(counts, groups, frame) }, counts };
+  return counts;
 }
 
 /** A session's thirds counted under its own numbering of codes, under the study's labels (see profilesUnder). */

@@ -1,6 +1,6 @@
 import type { NominalCodebook } from "../../coding/codebook/schema.js";
 import type { Session } from "../../transcript/schema.js";
-import { phaseMovement, profileFrame, profilesBySpeaker } from "../../analysis/stats/bales.js";
+import { phaseOverall, profileFrame, profilesBySpeaker } from "../../analysis/stats/bales.js";
 import { THIRDS } from "../../analysis/shared/measures.js";
 import { codedTurns, type CodedTurns } from "../../analysis/shared/table.js";
 import type { CodeSet } from "../load.js";
@@ -15,7 +15,7 @@ export function isBalesLike(codebook: CodebookInfo): boolean {
  * Each member's act profile and the phase movement across session thirds for one coder, as
  * `colloquy stats` computes them (src/analysis/stats/bales.ts): profiles pooled per speaker
  * (profilesBySpeaker; total = acts, the codebook's fallback category excluded), and the acts of
- * each third of each session pooled over sessions (phaseMovement: act k of n in third floor(3k/n)).
+ * each third of each session pooled over sessions (phaseOverall, phaseMovement's `overall`: act k of n in third floor(3k/n)).
  */
 export function buildBalesSet(sessions: Session[], set: CodeSet, info: CodebookInfo, codebook: NominalCodebook | null, coded?: CodedTurns): BalesSet {
   const groupMembers = (kind: string) =>
@@ -30,7 +30,7 @@ export function buildBalesSet(sessions: Session[], set: CodeSet, info: CodebookI
       info.categories.map((c) => c.id),
     );
   const frame = profileFrame(data.labels, codebook ?? undefined);
-  const phases = frame.groups.size > 0 ? phaseMovement(data, frame).overall : null;
+  const phases = frame.groups.size > 0 ? phaseOverall(data, frame) : null;
   return {
     codebook: set.codebook,
     coder: set.coder,

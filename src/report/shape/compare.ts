@@ -27,6 +27,8 @@ export function buildCompareSet(
   conditions: string[],
   /** The sets' coded turns when the caller has them already (the bales view joins the same). */
   coded?: CodedTurns,
+  /** `colloquy compare`'s file: for the coder it was computed for, its numbers and tests are taken, and nothing is computed. */
+  file?: AnalysisFile<CompareShown>,
 ): CompareSet | { empty: string } {
   const groupOf = new Map<string, string>();
   for (const [group, members] of Object.entries(settings.conditionGroups ?? {})) for (const c of members) groupOf.set(c, group);
@@ -39,6 +41,8 @@ export function buildCompareSet(
   if (!groups.includes(control)) {
     return { empty: `The control condition "${control}" has no sessions (conditions: ${conditions.join(", ")}); fix "compare.control" in colloquy.json.` };
   }
+  const fromFile = compareSetFromFile(set, file, codebook);
+  if (fromFile) return fromFile;
   let result: CompareFrequencies;
   try {
     const data =
@@ -98,13 +102,18 @@ function compareSetFrom(
 }
 
 /**
- * Use `colloquy compare`'s file for the coder it was computed for: its numbers (with its own
- * collapse and normalisation) and its tests. Other coders, and a file without a control, keep `set`.
+ * `colloquy compare`'s file as the view's data, for the coder it was computed for: its numbers
+ * (with its own collapse and normalisation) and its tests. Undefined for other coders, and for a
+ * file without a control: their numbers are computed.
  */
-export function attachCompareTests(set: CompareSet, file: AnalysisFile<CompareShown> | undefined, codebook: CodebookInfo): CompareSet {
-  if (!file || file.value.coder !== set.coder) return set;
+export function compareSetFromFile(
+  set: Pick<CodeSet, "codebook" | "coder">,
+  file: AnalysisFile<CompareShown> | undefined,
+  codebook: CodebookInfo,
+): CompareSet | undefined {
+  if (!file || file.value.coder !== set.coder) return undefined;
   const report = file.value;
-  if (report.differences.control === null) return set;
+  if (report.differences.control === null) return undefined;
   const tests = report.tests.map((t) => ({
     label: [t.condition && t.reference ? `${t.condition} vs ${t.reference}` : t.across ? `across ${t.across}` : "", t.code ? `· ${t.code}` : ""]
       .join(" ")

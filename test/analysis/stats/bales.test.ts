@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadCodebook } from "../../../src/coding/codebook/load.js";
 import type { NominalCodebook } from "../../../src/coding/codebook/schema.js";
 import { codedTurns } from "../../../src/analysis/shared/table.js";
-import { balesProfiles, phaseMovement, profileFrame, thirdOf, transitions } from "../../../src/analysis/stats/bales.js";
+import { balesProfiles, phaseMovement, phaseOverall, profileFrame, thirdOf, transitions } from "../../../src/analysis/stats/bales.js";
 import { codeSequences, segmentDistributions } from "../../../src/analysis/stats/sequences.js";
 import { buildStats } from "../../../src/analysis/stats/report.js";
 import { statsCsvs, statsSummary } from "../../../src/analysis/stats/output.js";
@@ -119,6 +119,15 @@ describe("phase movement and segments", () => {
     expect(thirds.map((t) => t.shares.control)).toEqual([0, 0, 1]);
     expect(thirds[0].shares["attempted-answers"]).toBe(0.5);
     expect(ph.overall).toEqual(thirds);
+  });
+
+  it("phaseOverall is phaseMovement's overall over several sessions, without rendering each session's thirds", () => {
+    const turns = (list: string[], who: string[]) => list.map((code, i) => ({ who: who[i % who.length], code }));
+    const two = join(["s", "A", turns(codes, ["Alice", "Bob"])], ["t", "B", turns([...codes].reverse().slice(1), ["Cy"])], ["u", "A", []]);
+    const frame = profileFrame(two.data.labels, bales);
+    const overall = phaseOverall(two.data, frame);
+    expect(overall).toStrictEqual(phaseMovement(two.data, frame).overall);
+    expect(overall.map((t) => t.acts)).toEqual([4, 4, 3]);
   });
 
   it("sequences keep every turn; segments split coded turns (fallback kept) into thirds", () => {
