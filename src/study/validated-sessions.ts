@@ -6,6 +6,7 @@ import { createRequire } from "node:module";
 import { parseSessionText } from "../transcript/io.js";
 import { validateSession } from "../transcript/validate.js";
 import type { Session } from "../transcript/schema.js";
+import { rememberSessionHash } from "./session-memo.js";
 import { CliError } from "../util/errors.js";
 import { sameStamp, settled, stamp, type FileStamp } from "../util/file-stamp.js";
 import { sha256 } from "../util/hash.js";
@@ -108,8 +109,12 @@ export async function openSessionFiles(study: string): Promise<SessionFileReader
       const value = parseSessionText(text, path);
       const known = Object.hasOwn(stored, id) ? stored[id] : undefined;
       const now = stamp(info);
-      if (sameStamp(known, now) && bytes.length === info.size) return value as Session;
+      if (sameStamp(known, now) && bytes.length === info.size) {
+        rememberSessionHash(value as Session, bytes);
+        return value as Session;
+      }
       const session = validateSession(value, path);
+      rememberSessionHash(session, bytes);
       const remember = code !== null && settled(info) && JSON.stringify(session) === JSON.stringify(value);
       if (remember) next[id] = now;
       else delete next[id];
