@@ -154,8 +154,9 @@ export function shapeCodebook(
 
 /**
  * The compare and Bales views of one coder: study-level analysis functions (compareFrequencies,
- * profilesBySpeaker, phaseMovement) over every session's coded turns (`coded`: one join for both
- * views, whole or put together from the sessions' parts), computed whole each build.
+ * profilesBySpeaker, phaseOverall) over every session's coded turns (`coded`: one join for both
+ * views, whole or put together from the sessions' parts), computed whole each build; for the coder
+ * `colloquy compare` ran for, its file's numbers instead of compareFrequencies'.
  */
 function addComparisons(
   out: CodebookShapes,

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { open, readFile, type FileHandle } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 import { parseCodesText } from "../coding/codes-file.js";
 import { emptySummary, recordsBySession, summariseRecords, type CodeRecord, type RecordsSummary } from "../coding/records.js";
 import { codesPath, latestRecords } from "../coding/store.js";
@@ -309,14 +309,10 @@ async function recordsFromLines(
   wanted: ReadonlySet<string>,
   parse: (text: string) => ParsedCodes,
 ): Promise<CodeRecord[] | undefined> {
-  let file: Buffer;
-  try {
-    file = await readFile(path);
-  } catch {
-    return undefined;
-  }
-  const bytes = file.subarray(0, kept.size);
-  if (bytes.length < kept.size || sha256(bytes) !== kept.sha256) return undefined;
+  // Each session is one pass of the native search over the file: for many, parsing it once is cheaper.
+  if (wanted.size > LINES_AT_MOST) return undefined;
+  const bytes = await readPrefix(path, kept.size);
+  if (!bytes || sha256(bytes) !== kept.sha256) return undefined;
   const starts = new Set<number>();
   for (const id of wanted) {
     const literal = Buffer.from(JSON.stringify(id));
@@ -328,8 +324,9 @@ async function recordsFromLines(
   let at = 0;
   let emitted = -1;
   for (const start of [...starts].sort((a, b) => a - b)) {
-    const run = lastLineStarting(bytes, RUN_LINE, at, start);
-    const end = lastLineStarting(bytes, END_LINE, at, start);
+    const run = lastLineStarting(bytes, RUN_KEY, at, start);
+    const end = lastLineStarting(bytes, END_KEY, at, start);
+    if (run === UNSURE || end === UNSURE) return undefined;
     if (run > end) open = run;
     else if (end !== -1) open = -1;
     at = start;
@@ -348,16 +345,68 @@ async function recordsFromLines(
   return found;
 }
 
-const RUN_LINE = Buffer.from('{"run":');
-const END_LINE = Buffer.from('{"end":');
+const RUN_KEY = Buffer.from('"run"');
+const END_KEY = Buffer.from('"end"');
 
-/** Start of the last line in [from, before) that begins with `prefix`; -1 when none does. */
-function lastLineStarting(bytes: Buffer, prefix: Buffer, from: number, before: number): number {
+/**
+ * Start of the last line in [from, before) that is a run header (or, with END_KEY, an end line):
+ * its first key is `key`, however the line is spaced ({"run": …}, { "run" : …}); -1 when none is.
+ * UNSURE when `key` is a key elsewhere in a line after it (a header written another way, or a
+ * scale named "end"): the line's run cannot be told without parsing, so the caller reads it all.
+ */
+function lastLineStarting(bytes: Buffer, key: Buffer, from: number, before: number): number {
   const range = bytes.subarray(from, before);
-  for (let at = range.lastIndexOf(prefix); at !== -1; at = at > 0 ? range.lastIndexOf(prefix, at - 1) : -1) {
-    if (from + at === 0 || bytes[from + at - 1] === 0x0a) return from + at;
+  for (let at = range.lastIndexOf(key); at !== -1; at = at > 0 ? range.lastIndexOf(key, at - 1) : -1) {
+    if (!isKey(bytes, from + at + key.length)) continue;
+    const start = firstKeyLine(bytes, from + at);
+    return start === -1 ? UNSURE : start;
   }
   return -1;
+}
+
+const UNSURE = -2;
+
+/** A colon follows the string that ends before `after` (spaces allowed): it is a key. */
+function isKey(bytes: Buffer, after: number): boolean {
+  while (bytes[after] === 0x20 || bytes[after] === 0x09) after++;
+  return bytes[after] === 0x3a;
+}
+
+/** The start of the line when the key at `at` is its object's first and the object opens the line; -1 otherwise. */
+function firstKeyLine(bytes: Buffer, at: number): number {
+  let i = at - 1;
+  while (i >= 0 && (bytes[i] === 0x20 || bytes[i] === 0x09)) i--;
+  if (bytes[i] !== 0x7b /* { */) return -1;
+  i--;
+  while (i >= 0 && (bytes[i] === 0x20 || bytes[i] === 0x09 || bytes[i] === 0x0d)) i--;
+  // A byte order mark may open the file.
+  if (i === 2 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 0;
+  return i < 0 || bytes[i] === 0x0a ? i + 1 : -1;
+}
+
+/** Sessions whose records are looked for line by line at most (each costs a search of the whole file). */
+const LINES_AT_MOST = 16;
+
+/** The first `size` bytes of a file; undefined when it is gone or shorter. */
+async function readPrefix(path: string, size: number): Promise<Buffer | undefined> {
+  let handle;
+  try {
+    handle = await open(path, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    const bytes = Buffer.allocUnsafe(size);
+    let at = 0;
+    while (at < size) {
+      const { bytesRead } = await handle.read(bytes, at, size - at, at);
+      if (bytesRead === 0) return undefined;
+      at += bytesRead;
+    }
+    return bytes;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The line that starts at `start`, with its "\n". */

@@ -51,7 +51,7 @@ const sessionHashes = new WeakMap<Session, string>();
 /**
  * Content hash of a session as loaded (turns, participants and metadata): the hash its loader
  * remembered ({@link rememberSessionHash}), else the sha256 of its JSON, once per object. A
- * session is never changed in place once hashed.
+ * session is never changed in place once loaded or hashed.
  */
 export function sessionHash(session: Session): string {
   let hash = sessionHashes.get(session);

@@ -12,7 +12,8 @@
 
 /** The text of one entry of the array: compact JSON, which never holds a raw line break. */
 export function arrayLine(value: unknown): string {
-  return JSON.stringify(value);
+  // undefined (or a function) in an array is null to JSON.stringify.
+  return JSON.stringify(value) ?? "null";
 }
 
 const ELEMENT_INDENT = "    ";
@@ -24,10 +25,15 @@ const ELEMENT_INDENT = "    ";
  */
 export function jsonWithArrayLines(object: object, key: string, lines: readonly (string | Uint8Array)[]): Buffer {
   if (!Object.hasOwn(object, key)) throw new Error(`jsonWithArrayLines: the object has no "${key}" property`);
-  // A placeholder no stringified value can contain: JSON escapes U+0000 inside strings.
-  const placeholder = "\u0000lines\u0000";
-  const marker = JSON.stringify(placeholder);
-  const text = JSON.stringify({ ...object, [key]: placeholder }, null, 2);
+  // A placeholder string found once in the text: longer until no other value holds it.
+  let placeholder = "\u0000lines\u0000";
+  let marker = JSON.stringify(placeholder);
+  let text = JSON.stringify({ ...object, [key]: placeholder }, null, 2);
+  while (text.indexOf(marker) !== text.lastIndexOf(marker)) {
+    placeholder += "\u0000";
+    marker = JSON.stringify(placeholder);
+    text = JSON.stringify({ ...object, [key]: placeholder }, null, 2);
+  }
   const at = text.indexOf(marker);
   const chunks: Uint8Array[] = [Buffer.from(text.slice(0, at))];
   if (lines.length === 0) chunks.push(Buffer.from("[]"));

@@ -215,6 +215,12 @@ describe("reading analysis files through the registry", () => {
     });
     expect(merged.tests.length).toBe(result.tests.length);
     expect(merged.tests[0]).toMatchObject({ label: expect.stringMatching(/debate vs control · /), test: result.tests[0].test, n: result.tests[0].n });
+    // The file's numbers, whatever the records now hold ...
+    const noRecords = buildCompareSet(data.sessions, { ...rules, records: [] }, info, data.config.compare, bundle.conditions, undefined, file);
+    expect(noRecords).toMatchObject({ source: "analysis", cells: merged.cells });
+    // ... but not under settings counting them would refuse: those are said.
+    const refused = buildCompareSet(data.sessions, rules, info, { ...data.config.compare, drop: ["no-such-code"] }, bundle.conditions, undefined, file);
+    expect(refused).toEqual({ empty: expect.stringMatching(/^Cannot compare conditions with the settings in colloquy\.json: .*no-such-code/) });
     const alice = data.codeSets.find((s) => s.coder === "human:alice" && s.codebook === "bales-ipa")!;
     expect(buildCompareSet(data.sessions, alice, info, data.config.compare, bundle.conditions, undefined, file)).toMatchObject({
       source: "codes",

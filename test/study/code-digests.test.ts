@@ -98,7 +98,7 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     const session = await addSession("n1", 6);
     const d = await digestsParsing("appended");
     expect(await d.records(new Set(["n1"]))).toEqual(ratings(session, 6));
-    // A session whose records were kept (not parsed now) is read from the whole file.
+    // A session whose records were kept (not parsed now) is read from the file (the lines naming it).
     expect((await d.records(new Set(["d1"]))).length).toBeGreaterThan(0);
     await expectTruth(await digests());
   });
@@ -281,6 +281,59 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     expect((await d.records(new Set(["n7"]))).length).toBe(n7.turns.length);
     expect(recordReads.whole).toBe(before.whole + 1);
     await writeFile(path, text);
+  });
+
+  it("a line read on its own gets the header of its run however the header is spaced; a header written another way makes it read everything", async () => {
+    const path = codesPath(dir, CODEBOOK, CODER);
+    const original = await readFile(path, "utf8");
+    const header = JSON.parse(original.split("\n").find((l) => l.startsWith('{"run"'))!) as { run: Record<string, unknown> };
+    const line = (session: Session, turn: number) =>
+      JSON.stringify({
+        session: session.id,
+        turn: session.turns[turn].id,
+        fingerprint: sessionFingerprints(session).get(session.turns[turn].id),
+        scores: { sentiment: 5 },
+      });
+    const [base] = await loadSessions(dir);
+    const made = async (id: string) => {
+      const session = { ...base, id, turns: base.turns.map((t) => ({ ...t, text: `${t.text} (${id})` })) };
+      await saveSession(dir, session);
+      return session;
+    };
+    const [p1, p2, p3] = [await made("p1"), await made("p2"), await made("p3")];
+    const run = (version: string, model: string) => ({ run: { ...header.run, codebookVersion: version, provenance: { model } } });
+    await appendFile(
+      path,
+      [
+        // A run cut short (no end line), then one written by hand with spaces, its end line too ...
+        JSON.stringify(run("1.0.0", "A")),
+        line(p1, 0),
+        JSON.stringify(run("9.9.9", "B"), null, 1).replaceAll("\n", ""),
+        line(p2, 0),
+        line(p2, 1),
+        '{ "end" : 2 }',
+        // ... and a header whose "run" is not its first key: only parsing the line tells it is one.
+        JSON.stringify({ note: "by hand", ...run("7.7.7", "C") }),
+        line(p3, 0),
+        '{"end":1}',
+      ].join("\n") + "\n",
+    );
+    await digests();
+    const d = await digestsParsing("appended");
+    const current = currentCodes(await readCodes(dir, CODEBOOK, CODER), await loadSessions(dir));
+    const before = { ...recordReads };
+    const p2Records = await d.records(new Set(["p2"]));
+    expect(p2Records).toEqual(current.filter((r) => r.session === "p2"));
+    expect(p2Records.map((r) => [r.codebookVersion, r.provenance])).toEqual([
+      ["9.9.9", { model: "B" }],
+      ["9.9.9", { model: "B" }],
+    ]);
+    expect(recordReads).toEqual({ lines: before.lines + 1, whole: before.whole });
+    const p3Records = await d.records(new Set(["p3"]));
+    expect(p3Records).toEqual(current.filter((r) => r.session === "p3"));
+    expect(p3Records[0].codebookVersion).toBe("7.7.7");
+    expect(recordReads.whole).toBe(before.whole + 1);
+    await writeFile(path, original);
   });
 
   it("a rewritten file (another inode, other first bytes) is read whole", async () => {

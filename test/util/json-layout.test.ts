@@ -33,5 +33,9 @@ describe("jsonWithArrayLines: pretty JSON with one array's entries one per line"
     expect(JSON.parse(bytes.toString("utf8"))).toEqual(wide);
     expect(jsonWithArrayLines({ items: [], after: 1 }, "items", []).toString("utf8")).toBe(pretty({ items: [], after: 1 }));
     expect(() => jsonWithArrayLines({ other: 1 }, "items", [])).toThrow(/no "items" property/);
+    // A value that holds the placeholder, and entries JSON.stringify writes as null.
+    const tricky = { before: "\u0000lines\u0000", items: [undefined, () => 1, 2], after: ["\u0000lines\u0000\u0000"] };
+    const text = jsonWithArrayLines(tricky, "items", tricky.items.map(arrayLine)).toString("utf8");
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(tricky)));
   });
 });

@@ -213,15 +213,11 @@ export function compareSessionPart(cs: CodedSession, labels: readonly string[], 
 }
 
 /**
- * The counting half of {@link compareConditions}: frequencies, differences from the control and
- * the per-unit rows, without the tests (the dashboard shows these for every coder; the tests come
- * from the `colloquy compare` file). Same errors as compareConditions.
+ * The options as compareFrequencies counts under them, after the checks it makes first: codes
+ * the collapse or drop names that the codebook lacks, conditions or a control the study lacks, or
+ * no sessions, throw a CliError naming the setting.
  */
-export function compareFrequencies(
-  data: CodedTurns,
-  options: CompareOptions = {},
-  part: (cs: CodedSession, compute: () => CompareSessionPart) => CompareSessionPart = (_cs, compute) => compute(),
-): CompareFrequencies {
+function resolveCompare(data: CodedTurns, options: CompareOptions) {
   const where = options.where ?? { collapse: "compare.collapse", drop: "compare.drop", groups: "compare.conditionGroups", control: "compare.control" };
   const resolved: CompareResult["options"] = {
     control: options.control ?? null,
@@ -240,6 +236,25 @@ export function compareFrequencies(
   const present = [...new Set(data.sessions.map((s) => s.condition))].sort((a, b) => a.localeCompare(b));
   if (present.length === 0) throw new CliError("the study has no sessions to compare; add some with `colloquy import` or `colloquy run`");
   const conds = mapConditions(present, resolved.conditionGroups, options.control, where);
+  return { resolved, codes, known, conds };
+}
+
+/** Throw as compareFrequencies would for these data and options, without counting (the dashboard, before it takes `colloquy compare`'s numbers). */
+export function checkCompareOptions(data: CodedTurns, options: CompareOptions = {}): void {
+  resolveCompare(data, options);
+}
+
+/**
+ * The counting half of {@link compareConditions}: frequencies, differences from the control and
+ * the per-unit rows, without the tests (the dashboard shows these for every coder; the tests come
+ * from the `colloquy compare` file). Same errors as compareConditions.
+ */
+export function compareFrequencies(
+  data: CodedTurns,
+  options: CompareOptions = {},
+  part: (cs: CodedSession, compute: () => CompareSessionPart) => CompareSessionPart = (_cs, compute) => compute(),
+): CompareFrequencies {
+  const { resolved, codes, known, conds } = resolveCompare(data, options);
   const L = codes.labels.length;
   const acc = () => ({ counts: new Float64Array(L), sessions: new Set<string>(), runs: new Set<string>() });
   const get = (m: Map<string, Acc>, key: string) => {

@@ -1,7 +1,7 @@
 import { apaCompareTest } from "../apa.js";
 import type { Session } from "../../transcript/schema.js";
 import type { CompareSettings } from "../../study/config.js";
-import { compareFrequencies, type CompareFrequencies, type CompareReport } from "../../analysis/compare/compare.js";
+import { checkCompareOptions, compareFrequencies, type CompareFrequencies, type CompareReport } from "../../analysis/compare/compare.js";
 import { codedTurns, type CodedTurns } from "../../analysis/shared/table.js";
 import { errorMessage } from "../../util/errors.js";
 import type { AnalysisFile, CodeSet } from "../load.js";
@@ -41,24 +41,30 @@ export function buildCompareSet(
   if (!groups.includes(control)) {
     return { empty: `The control condition "${control}" has no sessions (conditions: ${conditions.join(", ")}); fix "compare.control" in colloquy.json.` };
   }
-  const fromFile = compareSetFromFile(set, file, codebook);
-  if (fromFile) return fromFile;
+  const data =
+    coded ??
+    codedTurns(
+      sessions,
+      set.records,
+      codebook.categories.map((c) => c.id),
+    );
+  const options = {
+    control,
+    collapse: settings.collapse,
+    drop: settings.drop,
+    conditionGroups: settings.conditionGroups,
+    normaliseByRuns: settings.normaliseByRuns,
+  };
   let result: CompareFrequencies;
   try {
-    const data =
-      coded ??
-      codedTurns(
-        sessions,
-        set.records,
-        codebook.categories.map((c) => c.id),
-      );
-    result = compareFrequencies(data, {
-      control,
-      collapse: settings.collapse,
-      drop: settings.drop,
-      conditionGroups: settings.conditionGroups,
-      normaliseByRuns: settings.normaliseByRuns,
-    });
+    // For the coder `colloquy compare` ran for, its numbers are the view's: checked against the
+    // settings as counting them would be (a setting that no longer applies is said, not hidden), not counted again.
+    const fromFile = compareSetFromFile(set, file, codebook);
+    if (fromFile) {
+      checkCompareOptions(data, options);
+      return fromFile;
+    }
+    result = compareFrequencies(data, options);
   } catch (error) {
     return { empty: `Cannot compare conditions with the settings in colloquy.json: ${errorMessage(error)}` };
   }
