@@ -18,7 +18,7 @@ import {
   type StyleSet,
   type TopicsSet,
 } from "./types.js";
-import { codebookInfo, collectConditions, collectSpeakers, conditionsOf } from "./shape/common.js";
+import { categoryIds, codebookInfo, collectConditions, collectSpeakers, conditionsOf } from "./shape/common.js";
 import {
   addBadges,
   chunkOf,
@@ -34,7 +34,7 @@ import {
 import { buildDistribution, buildSequenceSessions, buildSequenceSet } from "./shape/distributions.js";
 import { buildFollows, buildParticipation, buildSpeakerParticipation } from "./shape/participation.js";
 import { buildStyleSet, styleSetOf } from "./shape/styles.js";
-import { categoryIds, mergeCoded, mergeDistribution, mergeSpeakers, mergeStyleValues, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
+import { mergeCoded, mergeDistribution, mergeSpeakers, mergeStyleValues, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
 import { buildBalesSet, isBalesLike } from "./shape/bales.js";
 import { buildCompareSet, type CompareShown } from "./shape/compare.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";

@@ -5,6 +5,7 @@ import { THIRDS } from "../../analysis/shared/measures.js";
 import { codedTurns, type CodedTurns } from "../../analysis/shared/table.js";
 import type { CodeSet } from "../load.js";
 import type { BalesSet, CodebookInfo } from "../types.js";
+import { categoryIds } from "./common.js";
 
 /** A Bales-style codebook: nominal with groups of kind "area" (bales-ipa, or a researcher's variant). */
 export function isBalesLike(codebook: CodebookInfo): boolean {
@@ -22,13 +23,7 @@ export function buildBalesSet(sessions: Session[], set: CodeSet, info: CodebookI
     info.groups
       .filter((g) => g.kind === kind)
       .map((g) => ({ id: g.id, label: g.label, categories: info.categories.filter((c) => c.groups.includes(g.id)).map((c) => c.id) }));
-  const data =
-    coded ??
-    codedTurns(
-      sessions,
-      set.records,
-      info.categories.map((c) => c.id),
-    );
+  const data = coded ?? codedTurns(sessions, set.records, categoryIds(info));
   const frame = profileFrame(data.labels, codebook ?? undefined);
   const phases = frame.groups.size > 0 ? phaseOverall(data, frame) : null;
   return {

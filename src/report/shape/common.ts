@@ -146,3 +146,6 @@ export function describeCodebook(id: string, codebook: Codebook | null, coders: 
     defined: codebook !== null,
   };
 }
+
+/** The labels the compare and Bales views join codes under: the codebook's categories, in order. */
+export const categoryIds = (info: CodebookInfo): string[] => info.categories.map((c) => c.id);

@@ -6,6 +6,7 @@ import { codedTurns, type CodedTurns } from "../../analysis/shared/table.js";
 import { errorMessage } from "../../util/errors.js";
 import type { AnalysisFile, CodeSet } from "../load.js";
 import type { CodebookInfo, CompareSet } from "../types.js";
+import { categoryIds } from "./common.js";
 import type { PartOf } from "../../study/artifact-part.js";
 import type { compareShown } from "../../analysis/compare/descriptor.js";
 
@@ -41,13 +42,7 @@ export function buildCompareSet(
   if (!groups.includes(control)) {
     return { empty: `The control condition "${control}" has no sessions (conditions: ${conditions.join(", ")}); fix "compare.control" in colloquy.json.` };
   }
-  const data =
-    coded ??
-    codedTurns(
-      sessions,
-      set.records,
-      codebook.categories.map((c) => c.id),
-    );
+  const data = coded ?? codedTurns(sessions, set.records, categoryIds(codebook));
   const options = {
     control,
     collapse: settings.collapse,

@@ -5,7 +5,7 @@ import { codedSessionPart, joinParts, type CodedSessionPart } from "../../analys
 import type { CodedTurns } from "../../analysis/shared/table.js";
 import { sessionCodes, type CodeSet } from "../load.js";
 import type { CodebookInfo, Counts, Distribution, ParticipationSession, SessionSummary, SpeakerInfo } from "../types.js";
-import { conditionOf, speakerKeys, turnSpeaker, turnWords } from "./common.js";
+import { categoryIds, conditionOf, speakerKeys, turnSpeaker, turnWords } from "./common.js";
 import { buildDistribution, buildSequenceSet, MAX_SEQUENCE_CELLS } from "./distributions.js";
 import { buildParticipation } from "./participation.js";
 import { addBadges, overviewPart, summariseSession, type OverviewPart, type SessionBadges } from "./overview.js";
@@ -199,9 +199,6 @@ export function mergeStyleValues(parts: readonly CoderPart[]): {
   }
   return { bySpeaker, byCondition };
 }
-
-/** The labels the compare and Bales views join codes under: the codebook's categories, in order. */
-export const categoryIds = (info: CodebookInfo): string[] => info.categories.map((c) => c.id);
 
 /**
  * One coder's join of sessions and codes from its session parts (what codedTurns gives, but for
