@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { CliError, errorMessage } from "../util/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
-import { arrayLine, jsonWithArrayLines } from "../util/json-layout.js";
+import { jsonWithLineArrays } from "../util/json-layout.js";
 import { formatPath } from "../transcript/validate.js";
 import { sessionSchema, type Session } from "../transcript/schema.js";
 import { codeFailureSchema, staleCodeSchema, codesFileLineSchema, type CodeFailure, type CodesFileLine, type StaleCode } from "../coding/records.js";
@@ -66,8 +66,8 @@ export interface Artifact<P extends string[] = string[], T = unknown> {
   readonly format: ArtifactFormat;
   /** Schema of the whole file (JSON) or of each line (JSONL); null for CSV tables. */
   readonly schema: z.ZodType<T> | null;
-  /** A JSON file's top-level array of per-session entries written one compact entry per line (util/json-layout.ts); the rest is pretty. */
-  readonly lineArray?: string;
+  /** A JSON file's arrays of per-session entries (paths of keys from the top), each written one compact entry per line (util/json-layout.ts); the rest is indented. */
+  readonly lineArrays?: readonly string[];
   /** File name inside `folder`, e.g. "agreement-bales-ipa.json" (codes: "bales-ipa/human%3Aalice.jsonl"). */
   file(...params: P): string;
   /** Path relative to the study root, for messages: "analysis/agreement-bales-ipa.json". */
@@ -85,7 +85,7 @@ interface Definition<P extends string[], T> {
   folder: Artifact["folder"];
   format: ArtifactFormat;
   schema: z.ZodType<T> | null;
-  lineArray?: string;
+  lineArrays?: readonly string[];
   file: (...params: P) => string;
   match: (file: string) => P | null;
 }
@@ -306,6 +306,7 @@ export const artifacts = {
     folder: STUDY_FOLDERS.analysis,
     format: "json",
     schema: compareReportSchema,
+    lineArrays: ["units"],
     ...named("compare-", ".json"),
   }),
   compareFrequencies: define<[codebook: string], string>({
@@ -342,6 +343,7 @@ export const artifacts = {
     folder: STUDY_FOLDERS.analysis,
     format: "json",
     schema: statsReportSchema,
+    lineArrays: ["sessions", "codes.profiles.members", "codes.phases.sessions", "codes.segments.sessions", "codes.sequences"],
     ...fixed("stats.json"),
   }),
   statsSessions: define<[], string>({
@@ -369,7 +371,7 @@ export const artifacts = {
     folder: STUDY_FOLDERS.analysis,
     format: "json",
     schema: topicsReportSchema,
-    lineArray: "trees",
+    lineArrays: ["trees"],
     ...fixed("topics.json"),
   }),
   topicsReview: define<[], string>({
@@ -388,7 +390,7 @@ export const artifacts = {
     folder: STUDY_FOLDERS.analysis,
     format: "json",
     schema: conceptsReportSchema,
-    lineArray: "sessions",
+    lineArrays: ["sessions"],
     ...fixed("concepts.json"),
   }),
   conceptsTable: define<[], string>({
@@ -527,9 +529,7 @@ export async function readArtifact<P extends string[], T>(artifact: Artifact<P, 
 /** Write one artifact (JSON value, or the text of a CSV) atomically; returns its path. */
 export async function writeArtifact<P extends string[], T>(artifact: Artifact<P, T>, study: string, value: T, ...params: P): Promise<string> {
   const path = artifact.path(study, ...params);
-  const entries = artifact.lineArray ? (value as Record<string, unknown>)[artifact.lineArray] : undefined;
-  if (artifact.format === "json" && Array.isArray(entries))
-    await writeFileAtomic(path, jsonWithArrayLines(value as object, artifact.lineArray!, entries.map(arrayLine)));
+  if (artifact.format === "json" && artifact.lineArrays) await writeFileAtomic(path, jsonWithLineArrays(value as object, artifact.lineArrays));
   else if (artifact.format === "json") await writeJsonAtomic(path, value);
   else if (artifact.format === "csv") await writeFileAtomic(path, value as string);
   else

@@ -16,36 +16,86 @@ export function arrayLine(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-const ELEMENT_INDENT = "    ";
+/** {@link jsonWithArrayLines} with each array's lines made here (paths whose value is no array are written as the rest). */
+export function jsonWithLineArrays(object: object, paths: readonly string[]): Buffer {
+  return jsonWithArrayLines(
+    object,
+    paths.map((path) => {
+      const value = valueAt(object, path);
+      return { path, lines: Array.isArray(value) ? value.map(arrayLine) : [] };
+    }),
+  );
+}
+
+/** One array of a file written one entry per line: its path of keys from the top ("sessions", "codes.profiles.members") and its entries' texts. */
+export interface LineArray {
+  path: string;
+  lines: readonly (string | Uint8Array)[];
+}
 
 /**
- * The file's bytes: `object` as `JSON.stringify(object, null, 2) + "\n"`, with its array
- * property `key` made of `lines` (from {@link arrayLine}, as strings or UTF-8 bytes), one per
- * line. Bytes in, bytes out: decoding 20 MB of entries to one string to encode it back cost twice.
+ * The file's bytes: `object` as `JSON.stringify(object, null, 2) + "\n"`, with each of `arrays`
+ * made of its `lines` (from {@link arrayLine}, as strings or UTF-8 bytes), one per line. A path
+ * whose value is not an array is written as the rest is. Bytes in, bytes out: decoding 20 MB of
+ * entries to one string to encode it back cost twice.
  */
-export function jsonWithArrayLines(object: object, key: string, lines: readonly (string | Uint8Array)[]): Buffer {
-  if (!Object.hasOwn(object, key)) throw new Error(`jsonWithArrayLines: the object has no "${key}" property`);
-  // A placeholder string found once in the text: longer until no other value holds it.
-  let placeholder = "\u0000lines\u0000";
-  let marker = JSON.stringify(placeholder);
-  let text = JSON.stringify({ ...object, [key]: placeholder }, null, 2);
-  while (text.indexOf(marker) !== text.lastIndexOf(marker)) {
-    placeholder += "\u0000";
-    marker = JSON.stringify(placeholder);
-    text = JSON.stringify({ ...object, [key]: placeholder }, null, 2);
+export function jsonWithArrayLines(object: object, arrays: readonly LineArray[]): Buffer {
+  const present = arrays.filter((a) => Array.isArray(valueAt(object, a.path)));
+  // Placeholder strings each found once in the text: longer until no other value holds them.
+  for (let pad = "\u0000"; ; pad += "\u0000") {
+    const markers = present.map((_, i) => `lines${i}${pad}`);
+    const text = JSON.stringify(withValues(object, present, markers), null, 2);
+    const quoted = markers.map((m) => JSON.stringify(m));
+    const at = quoted.map((q) => text.indexOf(q));
+    if (quoted.some((q, i) => at[i] === -1 || text.lastIndexOf(q) !== at[i])) continue;
+    const order = present.map((_, i) => i).sort((a, b) => at[a] - at[b]);
+    const chunks: Uint8Array[] = [];
+    let from = 0;
+    for (const i of order) {
+      chunks.push(Buffer.from(text.slice(from, at[i])));
+      pushLines(chunks, present[i].lines, "  ".repeat(present[i].path.split(".").length));
+      from = at[i] + quoted[i].length;
+    }
+    chunks.push(Buffer.from(`${text.slice(from)}\n`));
+    return Buffer.concat(chunks);
   }
-  const at = text.indexOf(marker);
-  const chunks: Uint8Array[] = [Buffer.from(text.slice(0, at))];
-  if (lines.length === 0) chunks.push(Buffer.from("[]"));
-  else {
-    const separator = Buffer.from(`,\n${ELEMENT_INDENT}`);
-    chunks.push(Buffer.from(`[\n${ELEMENT_INDENT}`));
-    lines.forEach((line, i) => {
-      if (i > 0) chunks.push(separator);
-      chunks.push(typeof line === "string" ? Buffer.from(line) : line);
-    });
-    chunks.push(Buffer.from("\n  ]"));
+}
+
+/** `[`, the lines indented one step deeper than the member (`indent`), and `]` at the member's indent. */
+function pushLines(chunks: Uint8Array[], lines: LineArray["lines"], indent: string): void {
+  if (lines.length === 0) {
+    chunks.push(Buffer.from("[]"));
+    return;
   }
-  chunks.push(Buffer.from(`${text.slice(at + marker.length)}\n`));
-  return Buffer.concat(chunks);
+  const separator = Buffer.from(`,\n${indent}  `);
+  chunks.push(Buffer.from(`[\n${indent}  `));
+  lines.forEach((line, i) => {
+    if (i > 0) chunks.push(separator);
+    chunks.push(typeof line === "string" ? Buffer.from(line) : line);
+  });
+  chunks.push(Buffer.from(`\n${indent}]`));
+}
+
+function valueAt(object: object, path: string): unknown {
+  let value: unknown = object;
+  for (const key of path.split("."))
+    value = value !== null && typeof value === "object" && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+  return value;
+}
+
+/** A copy of `object` with the value at each path replaced (objects along the paths copied, nothing else). */
+function withValues(object: object, arrays: readonly LineArray[], values: readonly unknown[]): object {
+  const root: Record<string, unknown> = { ...object };
+  const copies = new Set<object>([root]);
+  arrays.forEach(({ path }, i) => {
+    const keys = path.split(".");
+    let parent = root;
+    for (const key of keys.slice(0, -1)) {
+      let child = parent[key] as Record<string, unknown>;
+      if (!copies.has(child)) copies.add((parent[key] = child = { ...child }));
+      parent = child;
+    }
+    parent[keys[keys.length - 1]] = values[i];
+  });
+  return root;
 }

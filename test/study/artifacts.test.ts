@@ -174,23 +174,36 @@ describe("schemas reject wrong or old files, naming the first invalid field", ()
     expect(await mangled(artifacts.importMap, [], (v) => (v.sessions = ["d1"]))).toMatch(/^sessions: /);
   });
 
-  it("a JSON artifact with a line array (concepts, topics) is written one compact entry per line, and reads back as written", async () => {
-    const lined = Object.values(artifacts).filter((a) => a.lineArray);
-    expect(lined.map((a) => `${a.name}.${a.lineArray}`).sort()).toEqual(["concepts.sessions", "topics.trees"]);
-    for (const artifact of lined as Artifact<[], Record<string, unknown[]>>[]) {
+  it("a JSON artifact's per-session arrays (lineArrays) are written one compact entry per line, the rest indented, and read back as written", async () => {
+    const lined = Object.values(artifacts).filter((a) => a.lineArrays);
+    expect(lined.map((a) => `${a.name}: ${a.lineArrays!.join(", ")}`).sort()).toEqual([
+      "compare: units",
+      "concepts: sessions",
+      "stats: sessions, codes.profiles.members, codes.phases.sessions, codes.segments.sessions, codes.sequences",
+      "topics: trees",
+    ]);
+    for (const artifact of lined as Artifact<string[], unknown>[]) {
       // As its analysis wrote it (concepts through its own writer) ...
-      const text = await readFile(artifact.path(dir), "utf8");
-      const value = JSON.parse(text) as Record<string, unknown[]>;
-      const entries = value[artifact.lineArray!];
-      expect(entries.length).toBeGreaterThan(1);
-      const lines = text.split("\n");
-      const first = lines.indexOf(`  "${artifact.lineArray}": [`) + 1;
-      expect(lines.slice(first, first + entries.length)).toEqual(entries.map((e, i) => `    ${JSON.stringify(e)}${i < entries.length - 1 ? "," : ""}`));
+      const name = (await readdir(join(dir, "analysis"))).sort().find((f) => artifact.match(f))!;
+      const text = await readFile(join(dir, "analysis", name), "utf8");
+      const value = JSON.parse(text) as Record<string, unknown>;
+      const lines = new Set(text.split("\n"));
+      for (const path of artifact.lineArrays!) {
+        const entries = path.split(".").reduce<any>((v, key) => v[key], value) as unknown[];
+        expect(entries.length, `${artifact.name} ${path}`).toBeGreaterThan(0);
+        const indent = "  ".repeat(path.split(".").length + 1);
+        for (const [i, e] of entries.entries())
+          expect(lines.has(`${indent}${JSON.stringify(e)}${i < entries.length - 1 ? "," : ""}`), `${artifact.name} ${path}[${i}]`).toBe(true);
+      }
+      // ... the rest as JSON.stringify(value, null, 2) lays it out ...
+      const pretty = new Set(JSON.stringify(value, null, 2).split("\n"));
+      const [provenance] = text.split("\n").filter((l) => l.includes('"provenance"'));
+      expect(pretty.has(provenance)).toBe(true);
       // ... and as writeArtifact writes it: the same bytes, read back as the same value.
       const copy = await mkdtemp(join(tmpdir(), "colloquy-artifacts-lines-"));
-      await writeArtifact(artifact, copy, value);
-      expect(await readFile(artifact.path(copy), "utf8")).toBe(text);
-      expect(await readArtifact(artifact, copy)).toEqual(await readArtifact(artifact, dir));
+      const params = artifact.match(name)!;
+      await writeArtifact(artifact, copy, value, ...params);
+      expect(await readFile(artifact.path(copy, ...params), "utf8")).toBe(text);
     }
   });
 

@@ -214,21 +214,17 @@ export function conceptsCsv(report: Pick<ConceptsReport, "sessions"> | ConceptsR
 
 /** Write the concepts JSON and CSV (names from the artifact registry) into a study's analysis folder; returns their paths. */
 export async function writeConceptsReport(analysisDir: string, report: ConceptsReport): Promise<{ json: string; csv: string }> {
-  return writeConcepts(analysisDir, jsonWithArrayLines(report, LINES, report.sessions.map(arrayLine)), conceptsCsv(report));
+  return writeConcepts(analysisDir, jsonWithArrayLines(report, [{ path: LINES, lines: report.sessions.map(arrayLine) }]), conceptsCsv(report));
 }
 
 /** writeConceptsReport for a report in parts: the same bytes, each session's text written as stored. */
 export async function writeConceptsParts(analysisDir: string, report: ConceptsReportParts): Promise<{ json: string; csv: string }> {
-  const bytes = jsonWithArrayLines(
-    report,
-    LINES,
-    report.sessions.map((s) => s.json),
-  );
+  const bytes = jsonWithArrayLines(report, [{ path: LINES, lines: report.sessions.map((s) => s.json) }]);
   return writeConcepts(analysisDir, bytes, conceptsCsv(report));
 }
 
 /** The array of concepts.json written one session per line (the artifact registry says which). */
-const LINES = artifacts.concepts.lineArray!;
+const [LINES] = artifacts.concepts.lineArrays!;
 
 async function writeConcepts(analysisDir: string, json: string | Uint8Array, table: string): Promise<{ json: string; csv: string }> {
   const files = { json: join(analysisDir, artifacts.concepts.file()), csv: join(analysisDir, artifacts.conceptsTable.file()) };
