@@ -1,28 +1,31 @@
 /**
- * The layout of colloquy's large JSON files: `JSON.stringify(value, null, 2)`, except that one
- * top-level array of per-session entries (concepts.json's `sessions`, topics.json's `trees`) holds
- * one compact entry per line. At 100,000 turns that halves concepts.json (41 -> 21 MB) and cuts
- * topics.json to a third, which every run that writes them and every dashboard build that reads
- * them paid for in indentation; one session per line also reads and diffs well.
+ * The layout of colloquy's large JSON files: `JSON.stringify(value, null, 2)`, except that the
+ * arrays with an entry per session or participant (concepts.json's `sessions`, topics.json's
+ * `trees`, stats.json's profiles, phases and segments: the artifact registry's `lineArrays`) hold
+ * one compact entry per line. At 100,000 turns that halves concepts.json (41 -> 21 MB) and
+ * stats.json (30 -> 15 MB) and cuts topics.json to a third, which every run that writes them and
+ * every dashboard build that reads them paid for in indentation; a session per line also reads
+ * and diffs well.
  *
  * An entry can be stringified when its session is analysed and kept (as text or UTF-8 bytes, in a
  * session memo) so that adding one session to a large study stringifies that session only
  * (issue 11); {@link jsonWithArrayLines} puts the file together from such texts.
  */
 
-/** The text of one entry of the array: compact JSON, which never holds a raw line break. */
+/** The text of one entry of an array: compact JSON, which never holds a raw line break. */
 export function arrayLine(value: unknown): string {
   // undefined (or a function) in an array is null to JSON.stringify.
   return JSON.stringify(value) ?? "null";
 }
 
-/** {@link jsonWithArrayLines} with each array's lines made here (paths whose value is no array are written as the rest). */
+/** {@link jsonWithArrayLines} with each array's lines made here. */
 export function jsonWithLineArrays(object: object, paths: readonly string[]): Buffer {
   return jsonWithArrayLines(
     object,
-    paths.map((path) => {
+    paths.flatMap((path) => {
       const value = valueAt(object, path);
-      return { path, lines: Array.isArray(value) ? value.map(arrayLine) : [] };
+      // Array.from, not map: a hole in the array is null, as JSON.stringify writes it.
+      return value ? [{ path, lines: Array.from(value, arrayLine) }] : [];
     }),
   );
 }
@@ -35,19 +38,30 @@ export interface LineArray {
 
 /**
  * The file's bytes: `object` as `JSON.stringify(object, null, 2) + "\n"`, with each of `arrays`
- * made of its `lines` (from {@link arrayLine}, as strings or UTF-8 bytes), one per line. A path
- * whose value is not an array is written as the rest is. Bytes in, bytes out: decoding 20 MB of
+ * made of its `lines` (from {@link arrayLine}, as strings or UTF-8 bytes), one per line. Only an
+ * array reached through plain objects is laid out so (see {@link valueAt}); any other path is
+ * written as the rest is, and a path given twice once. Bytes in, bytes out: decoding 20 MB of
  * entries to one string to encode it back cost twice.
  */
 export function jsonWithArrayLines(object: object, arrays: readonly LineArray[]): Buffer {
-  const present = arrays.filter((a) => Array.isArray(valueAt(object, a.path)));
+  const paths = new Set<string>();
+  const present = arrays.filter(({ path }) => {
+    const fresh = !paths.has(path) && valueAt(object, path) !== undefined;
+    paths.add(path);
+    return fresh;
+  });
+  // No path runs inside another: an array on the way is no plain object, so valueAt leaves such a path out.
+  const pretty = () => Buffer.from(`${JSON.stringify(object, null, 2)}\n`);
+  if (present.length === 0) return pretty();
   // Placeholder strings each found once in the text: longer until no other value holds them.
   for (let pad = "\u0000"; ; pad += "\u0000") {
     const markers = present.map((_, i) => `lines${i}${pad}`);
     const text = JSON.stringify(withValues(object, present, markers), null, 2);
     const quoted = markers.map((m) => JSON.stringify(m));
     const at = quoted.map((q) => text.indexOf(q));
-    if (quoted.some((q, i) => at[i] === -1 || text.lastIndexOf(q) !== at[i])) continue;
+    // Not there: something on the way serialises otherwise than its members (cannot happen past valueAt's checks).
+    if (at.includes(-1)) return pretty();
+    if (quoted.some((q, i) => text.lastIndexOf(q) !== at[i])) continue;
     const order = present.map((_, i) => i).sort((a, b) => at[a] - at[b]);
     const chunks: Uint8Array[] = [];
     let from = 0;
@@ -69,21 +83,36 @@ function pushLines(chunks: Uint8Array[], lines: LineArray["lines"], indent: stri
   }
   const separator = Buffer.from(`,\n${indent}  `);
   chunks.push(Buffer.from(`[\n${indent}  `));
-  lines.forEach((line, i) => {
+  for (let i = 0; i < lines.length; i++) {
     if (i > 0) chunks.push(separator);
+    const line = lines[i];
     chunks.push(typeof line === "string" ? Buffer.from(line) : line);
-  });
+  }
   chunks.push(Buffer.from(`\n${indent}]`));
 }
 
-function valueAt(object: object, path: string): unknown {
-  let value: unknown = object;
-  for (const key of path.split("."))
-    value = value !== null && typeof value === "object" && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
-  return value;
+/** An object JSON.stringify writes as its own enumerable members: no toJSON, a plain prototype. */
+function plain(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value) || typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
 
-/** A copy of `object` with the value at each path replaced (objects along the paths copied, nothing else). */
+/**
+ * The array at `path`, reached from `object` through plain objects and own enumerable keys, and
+ * itself without toJSON: the only arrays whose place in JSON.stringify's text is that path.
+ * Undefined for any other.
+ */
+function valueAt(object: object, path: string): unknown[] | undefined {
+  let value: unknown = object;
+  for (const key of path.split(".")) {
+    if (!plain(value) || !Object.prototype.propertyIsEnumerable.call(value, key)) return undefined;
+    value = value[key];
+  }
+  return Array.isArray(value) && typeof (value as { toJSON?: unknown }).toJSON !== "function" ? value : undefined;
+}
+
+/** A copy of `object` with the value at each path replaced (plain objects along the paths copied, nothing else). */
 function withValues(object: object, arrays: readonly LineArray[], values: readonly unknown[]): object {
   const root: Record<string, unknown> = { ...object };
   const copies = new Set<object>([root]);

@@ -333,6 +333,19 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     expect(p3Records).toEqual(current.filter((r) => r.session === "p3"));
     expect(p3Records[0].codebookVersion).toBe("7.7.7");
     expect(recordReads.whole).toBe(before.whole + 1);
+    // A header whose key is spelled with an escape ({"\u0072un": …}) after a run cut short: read whole too.
+    const p4 = await made("p4");
+    await appendFile(
+      path,
+      [JSON.stringify(run("1.0.0", "A")), line(p1, 1), JSON.stringify(run("5.5.5", "D")).replace('"run"', '"\\u0072un"'), line(p4, 0), '{"end":1}'].join("\n") +
+        "\n",
+    );
+    await digests();
+    const kept = await digestsParsing("appended");
+    const wholeReads = recordReads.whole;
+    const escaped = await kept.records(new Set(["p4"]));
+    expect(escaped.map((r) => [r.codebookVersion, r.provenance])).toEqual([["5.5.5", { model: "D" }]]);
+    expect(recordReads.whole).toBe(wholeReads + 1);
     await writeFile(path, original);
   });
 

@@ -5,7 +5,7 @@ const pretty = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
 
 describe("jsonWithArrayLines: indented JSON with some arrays' entries one per line", () => {
   const elements = [
-    { a: 1, text: 'line one\nline two "quoted" \\ \u0000lines0\u0000', nested: { list: [1, [2, []], {}], nan: Number.NaN, gone: undefined } },
+    { a: 1, text: 'line one\nline two "quoted" \\ \u0000', nested: { list: [1, [2, []], {}], nan: Number.NaN, gone: undefined } },
     { a: 2, inf: Number.POSITIVE_INFINITY, empty: [] },
     "a bare string",
     null,
@@ -58,6 +58,38 @@ describe("jsonWithArrayLines: indented JSON with some arrays' entries one per li
         "}",
         "",
       ].join("\n"),
+    );
+  });
+
+  it("lays out only arrays JSON.stringify writes at their path (through plain objects); everything else reads back as JSON.stringify's value", () => {
+    class Replaced {
+      list = [1, 2];
+      toJSON() {
+        return { replaced: true };
+      }
+    }
+    const hidden = { shown: 1 };
+    Object.defineProperty(hidden, "list", { value: [1, 2], enumerable: false });
+    const cases: [object, string[]][] = [
+      [{ a: new Replaced() }, ["a.list"]],
+      [{ a: [[1, 2]] }, ["a.0"]],
+      [{ a: hidden }, ["a.list"]],
+      [[1, 2], ["0"]],
+      [Object.assign(Object.create({ inherited: [1] }), { own: [2] }), ["inherited", "own"]],
+      [{ toJSON: () => ({ other: 1 }), list: [1] }, ["list"]],
+      [{ list: Object.assign([1, 2], { toJSON: () => "array" }) }, ["list"]],
+      // The same path twice, and a path inside another one: each array written once.
+      [{ list: [1, 2], nested: { inner: [3] } }, ["list", "list", "nested", "nested.inner"]],
+      // A hole is null, as JSON.stringify writes it.
+      // eslint-disable-next-line no-sparse-arrays
+      [{ list: [1, , 3] }, ["list"]],
+    ];
+    for (const [value, paths] of cases) {
+      const text = jsonWithLineArrays(value, paths).toString("utf8");
+      expect(JSON.parse(text), JSON.stringify(value)).toEqual(JSON.parse(JSON.stringify(value)));
+    }
+    expect(jsonWithLineArrays({ list: [1, 2], nested: { inner: [3] } }, ["list", "list", "nested.inner", "nested"]).toString("utf8")).toBe(
+      '{\n  "list": [\n    1,\n    2\n  ],\n  "nested": {\n    "inner": [\n      3\n    ]\n  }\n}\n',
     );
   });
 

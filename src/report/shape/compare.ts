@@ -50,11 +50,11 @@ export function buildCompareSet(
     conditionGroups: settings.conditionGroups,
     normaliseByRuns: settings.normaliseByRuns,
   };
+  // For the coder `colloquy compare` ran for, its numbers are the view's: checked against the
+  // settings as counting them would be (a setting that no longer applies is said, not hidden), not counted again.
+  const fromFile = compareSetFromFile(set, file, codebook);
   let result: CompareFrequencies;
   try {
-    // For the coder `colloquy compare` ran for, its numbers are the view's: checked against the
-    // settings as counting them would be (a setting that no longer applies is said, not hidden), not counted again.
-    const fromFile = compareSetFromFile(set, file, codebook);
     if (fromFile) {
       checkCompareOptions(data, options);
       return fromFile;
