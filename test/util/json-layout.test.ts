@@ -81,7 +81,6 @@ describe("jsonWithArrayLines: indented JSON with some arrays' entries one per li
       // The same path twice, and a path inside another one: each array written once.
       [{ list: [1, 2], nested: { inner: [3] } }, ["list", "list", "nested", "nested.inner"]],
       // A hole is null, as JSON.stringify writes it.
-      // eslint-disable-next-line no-sparse-arrays
       [{ list: [1, , 3] }, ["list"]],
     ];
     for (const [value, paths] of cases) {
