@@ -398,14 +398,8 @@ async function readPrefix(path: string, size: number): Promise<Buffer | undefine
     return undefined;
   }
   try {
-    const bytes = Buffer.allocUnsafe(size);
-    let at = 0;
-    while (at < size) {
-      const { bytesRead } = await handle.read(bytes, at, size - at, at);
-      if (bytesRead === 0) return undefined;
-      at += bytesRead;
-    }
-    return bytes;
+    const bytes = await readFrom(handle, 0, size);
+    return bytes.length >= size ? bytes.subarray(0, size) : undefined;
   } finally {
     await handle.close();
   }

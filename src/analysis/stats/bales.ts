@@ -370,11 +370,11 @@ export function sessionPhases(cs: CodedSession, frame: ProfileFrame): SessionPha
  */
 export function phaseOverall(data: CodedTurns, frame: ProfileFrame): PhaseThird[] {
   const groups = phaseGroups(frame);
-  const overall = new Float64Array(3 * (1 + groups.length + frame.labels.length));
-  for (const cs of data.sessions) {
-    const counts = phaseCounts(cs, frame, groups);
-    for (let i = 0; i < counts.length; i++) overall[i] += counts[i];
-  }
+  const { overall } = poolCounts(
+    data.sessions.map((cs) => cs.condition),
+    data.sessions.map((cs) => phaseCounts(cs, frame, groups)),
+    3 * (1 + groups.length + frame.labels.length),
+  );
   return renderThirds(overall, groups, frame);
 }
 
