@@ -3,6 +3,7 @@ import { emptyLexicon, loadLexicon } from "../analysis/concepts/lexicon.js";
 import { buildConceptsParts, conceptsReportOf, writeConceptsParts, type ConceptsReport, type SessionConceptsPart } from "../analysis/concepts/report.js";
 import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
 import { loadWordClasses, saveWordClasses } from "../analysis/concepts/word-store.js";
+import { loadMeanIntervals, saveMeanIntervals } from "../analysis/concepts/interval-store.js";
 import { memoNote, openSessionMemo } from "../study/session-memo.js";
 import { CliError } from "../util/errors.js";
 import { conceptsLexiconPath } from "./concepts-lexicon.js";
@@ -44,6 +45,7 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   });
   // With earlier runs' answers, compromise is loaded only when a session has a word not seen before.
   await loadWordClasses(context.dir);
+  await loadMeanIntervals(context.dir);
   const parts = buildConceptsParts(
     sessions,
     createConceptExtractor(lexicon),
@@ -53,6 +55,7 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   const files = await writeConceptsParts(context.paths.analysis, parts);
   await memo.save();
   await saveWordClasses(context.dir);
+  await saveMeanIntervals(context.dir);
   effects.log(`concepts: ${sessions.length} session(s)${memoNote(memo)}`);
   return { report: conceptsReportOf(parts), files, speakers, rateBasis };
 }

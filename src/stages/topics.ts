@@ -2,6 +2,7 @@ import { createConceptExtractor } from "../analysis/concepts/extract.js";
 import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
 import { buildTopicsReport, readTopicsReport, summariseTopics, writeTopicsReport, type TopicRunResult, type TopicsReport } from "../analysis/topics/report.js";
 import { loadWordClasses, saveWordClasses } from "../analysis/concepts/word-store.js";
+import { loadMeanIntervals, saveMeanIntervals } from "../analysis/concepts/interval-store.js";
 import { memoNote, openSessionMemo, type SessionMemo } from "../study/session-memo.js";
 import { applyReviews, readReviewFiles, REVIEW_CODEBOOK, reviewCsv } from "../analysis/topics/review.js";
 import { readCodes, replaceCodes } from "../coding/store.js";
@@ -68,10 +69,12 @@ export async function runTopics(context: StudyContext, options: TopicsStageOptio
   const memo = coder === "rules" ? await openSessionMemo<TopicRunResult>(context.dir, "topics-rules", { scope, speakers }) : undefined;
   // The rules coder tags words: with earlier runs' answers compromise loads only for new words.
   if (memo) await loadWordClasses(context.dir);
+  await loadMeanIntervals(context.dir);
   const report = await buildReport(context, sessions, coder, speakers, options, model, effects, memo);
   const file = await writeTopicsReport(context.dir, report);
   await memo?.save();
   if (memo) await saveWordClasses(context.dir);
+  await saveMeanIntervals(context.dir);
   if (memo && memoNote(memo)) effects.log(`topics: ${report.trees.length} tree(s)${memoNote(memo)}`);
   const staleReviews = Boolean((await context.coders())[REVIEW_CODEBOOK]);
   if (staleReviews) {

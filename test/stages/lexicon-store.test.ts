@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import { openStudy, runCode, runImport, silentEffects } from "../../src/index.js";
 import { loadLexiconAnswers } from "../../src/coding/rules/lexicon-store.js";
-import { clearTextCache, imperativeAnswers, isImperativeVerb } from "../../src/coding/rules/text.js";
+import { clearTextCache, imperativeAnswers, isImperativeVerb, LEXICON_COMPLETE } from "../../src/coding/rules/text.js";
 
 const demo = join(import.meta.dirname, "../../fixtures/demo-study");
 
@@ -21,6 +21,9 @@ describe("the rules coder's lexicon answers kept between runs (.cache/rules-lexi
     const stored = deserialize(await readFile(path)) as { version: string; maps: [[string, boolean][]] };
     const answers = new Map(stored.maps[0]);
     expect(answers.size).toBeGreaterThan(0);
+    // The first word the lexicon was asked about stored all its base-form verbs, marked complete.
+    expect(answers.get(LEXICON_COMPLETE)).toBe(true);
+    expect(answers.get("accept")).toBe(true);
     // What was stored is what the lexicon says (asked afresh: this process's answers forgotten first).
     clearTextCache();
     for (const [word, answer] of answers) expect(isImperativeVerb(word)).toBe(answer);
@@ -33,6 +36,15 @@ describe("the rules coder's lexicon answers kept between runs (.cache/rules-lexi
     await loadLexiconAnswers(dir);
     expect(isImperativeVerb("zzstoredverb")).toBe(true);
     imperativeAnswers().delete("zzstoredverb");
+    // A complete store answers every word: one it does not list is no verb, the lexicon not asked.
+    clearTextCache();
+    await writeFile(path, serialize({ version: stored.version, maps: [[[LEXICON_COMPLETE, true]]] }));
+    await loadLexiconAnswers(dir);
+    expect(isImperativeVerb("accept")).toBe(false);
+    clearTextCache();
+    expect(isImperativeVerb("accept")).toBe(true);
+    expect(isImperativeVerb("constructor")).toBe(false);
+    expect(isImperativeVerb("table")).toBe(false);
     await writeFile(path, "torn");
     await expect(loadLexiconAnswers(dir)).resolves.toBeUndefined();
   });

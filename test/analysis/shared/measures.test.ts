@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { countWords, normalisedEntropy, THIRDS, thirdOf, timeSpan } from "../../../src/analysis/shared/measures.js";
 import { tCritical } from "../../../src/analysis/inference/distributions.js";
@@ -118,6 +119,26 @@ describe("intervals and quantiles", () => {
     expect(s.mean).toBeCloseTo(4, 12);
     expect(s.counts).toEqual([1, 1, 1, 0, 0, 0, 2]);
     expect(summariseRatings([], 5).mean).toBeNaN();
+  });
+  it("whole-point ratings (read from the histogram) summarise as sorting them would; others are sorted", () => {
+    const sorted = (values: number[], points: number) => {
+      const s = [...values].sort((a, b) => a - b);
+      const counts = Array.from({ length: points }, () => 0);
+      for (const v of s) if (Math.round(v) >= 1 && Math.round(v) <= points) counts[Math.round(v) - 1]++;
+      const [min, q1, median, q3, max] = [0, 0.25, 0.5, 0.75, 1].map((p) => quantileSorted(s, p));
+      return { n: s.length, mean: s.reduce((a, b) => a + b, 0) / s.length, min, q1, median, q3, max, counts };
+    };
+    const whole = fc
+      .integer({ min: 2, max: 9 })
+      .chain((points) => fc.tuple(fc.constant(points), fc.array(fc.integer({ min: 1, max: points }), { minLength: 1, maxLength: 60 })));
+    fc.assert(
+      fc.property(whole, ([points, values]) => {
+        expect(summariseRatings(values, points)).toEqual(sorted(values, points));
+      }),
+    );
+    // A fraction or a rating off the scale: sorted, binned by its rounded value.
+    expect(summariseRatings([2, 2.5, 7], 7)).toEqual(sorted([2, 2.5, 7], 7));
+    expect(summariseRatings([0, 3, 9, 4], 7)).toEqual(sorted([0, 3, 9, 4], 7));
   });
 });
 
