@@ -34,7 +34,7 @@ export default tseslint.config(
   {
     // Libraries loaded on first use, each through its one module: a run that needs none of them never imports them.
     files: ["src/**/*.ts"],
-    ignores: ["src/llm/sdk.ts", "src/util/yaml.ts"],
+    ignores: ["src/llm/sdk.ts", "src/util/yaml.ts", "src/util/xml.ts", "src/util/zip.ts", "src/coding/realign.ts"],
     rules: {
       "@typescript-eslint/no-restricted-imports": [
         "error",
@@ -46,6 +46,9 @@ export default tseslint.config(
               message: "load the openai SDK with openaiSdk() (src/llm/sdk.ts), so runs that call no model never import it.",
             },
             { name: "yaml", allowTypeImports: true, message: "parse YAML with parseYaml (src/util/yaml.ts), which loads the package on first use." },
+            { name: "fast-xml-parser", allowTypeImports: true, message: "read and write XML through src/util/xml.ts, which loads the parser on first use." },
+            { name: "fflate", allowTypeImports: true, message: "zip and unzip with fflate() (src/util/zip.ts), which loads the package on first use." },
+            { name: "diff", allowTypeImports: true, message: "the diff package is loaded on first use by src/coding/realign.ts, its one user." },
           ],
         },
       ],

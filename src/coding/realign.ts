@@ -1,10 +1,14 @@
-import { diffArrays } from "diff";
+import { createRequire } from "node:module";
 import { appendJsonl, type JsonlRepair } from "../util/fs.js";
 import { artifacts } from "../study/artifacts.js";
 import { sessionContentHash, sessionFingerprints } from "../transcript/fingerprint.js";
 import type { Session } from "../transcript/schema.js";
 import { staleCodeSchema, type CodeRecord, type StaleCode } from "./records.js";
 import { listCoders, readCodeHistory, replaceCodes } from "./store.js";
+
+/** The diff package, loaded on first use (30 ms to import): only a re-import of an edited transcript aligns codes with it. */
+let diff: typeof import("diff") | undefined;
+const diffLibrary = () => (diff ??= createRequire(import.meta.url)("diff") as typeof import("diff"));
 
 /**
  * Codes follow their turn when a transcript is edited and imported again. Turn ids are positions,
@@ -26,7 +30,7 @@ type TurnFate = { to: string } | { stale: StaleCode["reason"] };
 export function alignTurns(before: Session, after: Session): Map<string, TurnFate> {
   const fingerprints = (s: Session) => s.turns.map((t) => sessionFingerprints(s).get(t.id)!);
   const [oldPrints, newPrints] = [fingerprints(before), fingerprints(after)];
-  const changes = diffArrays(oldPrints, newPrints);
+  const changes = diffLibrary().diffArrays(oldPrints, newPrints);
   const fates = new Map<string, TurnFate>();
   const removed: number[] = [];
   const added: number[] = [];

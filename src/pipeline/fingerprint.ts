@@ -1,7 +1,7 @@
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { sameStamp, settled, stamp } from "../util/file-stamp.js";
-import { hashValue, sha256 } from "../util/hash.js";
+import { hashValue, sha256File } from "../util/hash.js";
 import { mapLimit } from "../util/concurrency.js";
 
 /** Files stamped at once while walking a folder (those that must be read are read one at a time). */
@@ -94,9 +94,9 @@ export class FileHasher {
       return known[4];
     }
     this.filesRead++;
-    const read = this.reading.then(() => readFile(path));
+    const read = this.reading.then(() => sha256File(path));
     this.reading = read.catch(() => undefined);
-    const hash = sha256(await read);
+    const hash = await read;
     if (settled(info)) this.next[key] = [...now, hash];
     else delete this.next[key];
     return hash;

@@ -1,4 +1,4 @@
-import { strFromU8, unzipSync } from "fflate";
+import { fflate } from "../util/zip.js";
 import type { QdaCode, QdaSet } from "./codes.js";
 import { normaliseGuid } from "./guid.js";
 import { parseQdaXml, readCodes, readSets, xmlProblem } from "./qdc.js";
@@ -53,7 +53,7 @@ const VALUE_ELEMENTS = ["TextValue", "BooleanValue", "IntegerValue", "FloatValue
 export function readProject(bytes: Uint8Array, file: string): QdaProject {
   let entries: Record<string, Uint8Array>;
   try {
-    entries = unzipSync(bytes);
+    entries = fflate().unzipSync(bytes);
   } catch (error) {
     throw new Error(`${file}: not a zip archive (${(error as Error).message}); a .qdpx project is a zip holding project.qde and sources/`);
   }
@@ -62,7 +62,7 @@ export function readProject(bytes: Uint8Array, file: string): QdaProject {
   if (!qdeName) throw new Error(`${file}: no .qde file inside (found ${names.slice(0, 5).join(", ") || "nothing"}); expected project.qde`);
   let doc: XmlElement;
   try {
-    doc = parseQdaXml(strFromU8(entries[qdeName]));
+    doc = parseQdaXml(fflate().strFromU8(entries[qdeName]));
   } catch (error) {
     throw new Error(`${file}: ${qdeName} is not valid XML (${xmlProblem(error)})`);
   }
@@ -128,7 +128,9 @@ export function readProject(bytes: Uint8Array, file: string): QdaProject {
         skipped.push(`${name}: its text ${path} is not inside the project (only internal:// sources are read)`);
         continue;
       }
-      text = strFromU8(data).replace(/^\uFEFF/, "");
+      text = fflate()
+        .strFromU8(data)
+        .replace(/^\uFEFF/, "");
     }
     if (text === undefined) {
       skipped.push(`${name}: no plain text (plainTextPath or PlainTextContent); export it from your QDA tool with its plain text`);

@@ -1,4 +1,4 @@
-import { strToU8, zipSync } from "fflate";
+import { fflate } from "../util/zip.js";
 import { basename, resolve } from "node:path";
 import { readFile } from "node:fs/promises";
 import { loadCodebook, loadStudyCodebook, parseCodebook } from "../coding/codebook/load.js";
@@ -67,11 +67,11 @@ export async function exportQdpx(context: StudyContext, options: { crlf?: boolea
     createdAt,
   });
   const mtime = new Date(createdAt);
-  const entries: Record<string, [Uint8Array, { mtime: Date }]> = { "project.qde": [strToU8(files.qde), { mtime }] };
-  for (const [path, text] of files.sources) entries[path] = [strToU8(text), { mtime }];
+  const entries: Record<string, [Uint8Array, { mtime: Date }]> = { "project.qde": [fflate().strToU8(files.qde), { mtime }] };
+  for (const [path, text] of files.sources) entries[path] = [fflate().strToU8(text), { mtime }];
   const exported = new Set(codebooks.map((c) => c.id));
   return {
-    bytes: zipSync(entries, { level: 6 }),
+    bytes: fflate().zipSync(entries, { level: 6 }),
     sessions: sessions.length,
     codebooks: [...exported],
     coders: [...new Set(records.filter((r) => exported.has(r.codebook)).map((r) => r.coder))].sort(),

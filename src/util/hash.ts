@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { open } from "node:fs/promises";
 
 /**
  * JSON with object keys sorted at every depth, so equal values always serialise to equal
@@ -29,4 +30,30 @@ export function sha256(data: string | Uint8Array): string {
 /** Hex sha256 of the stable serialisation of a value. */
 export function hashValue(value: unknown): string {
   return sha256(stableStringify(value));
+}
+
+/** Bytes read at a time by {@link sha256File}. */
+const FILE_CHUNK = 8 << 20;
+
+/**
+ * Hex sha256 of a file's bytes, read a chunk at a time into one buffer: the fingerprints hash the
+ * 70 MB of codes files of a 100,000-turn study after every code run, and readFile's 512 KB reads
+ * into a buffer of the whole file took a third longer, and left that buffer to the collector.
+ */
+export async function sha256File(path: string): Promise<string> {
+  const handle = await open(path, "r");
+  try {
+    const hash = createHash("sha256");
+    const { size } = await handle.stat();
+    const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(size, FILE_CHUNK)));
+    // To the end as it is now (a file that grew since stat is hashed whole, as readFile would).
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      hash.update(chunk.subarray(0, bytesRead));
+    }
+    return hash.digest("hex");
+  } finally {
+    await handle.close();
+  }
 }

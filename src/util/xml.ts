@@ -1,4 +1,5 @@
-import { XMLBuilder, XMLParser, XMLValidator, type X2jOptions } from "fast-xml-parser";
+import { createRequire } from "node:module";
+import type { X2jOptions, XMLBuilder } from "fast-xml-parser";
 
 /**
  * The one place XML is parsed and written (fast-xml-parser), for the REFI-QDA files (`src/qda/`)
@@ -8,6 +9,14 @@ import { XMLBuilder, XMLParser, XMLValidator, type X2jOptions } from "fast-xml-p
  * own DOCTYPE. An HTML-only name such as &nbsp; is a well-formedness error, not a character.
  * Decoding matters beyond looks: REFI-QDA selection offsets count the decoded characters.
  */
+
+/**
+ * fast-xml-parser, loaded on first use: its ES build took 65 ms to import, which every import run
+ * paid although most transcripts are not XML (its CommonJS build loads in a few ms, and `require`
+ * keeps these functions synchronous).
+ */
+let library: typeof import("fast-xml-parser") | undefined;
+const xml = () => (library ??= createRequire(import.meta.url)("fast-xml-parser") as typeof import("fast-xml-parser"));
 
 /** A document that is not well-formed XML; `line` and `column` are 1-based. */
 export class XmlSyntaxError extends Error {
@@ -79,6 +88,7 @@ const BASE: X2jOptions = {
 const lineAt = (text: string, index: number) => text.slice(0, index).split("\n").length;
 
 function parseWith(text: string, options: X2jOptions): unknown {
+  const { XMLParser, XMLValidator } = xml();
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw new XmlSyntaxError(valid.err.msg, valid.err.line, valid.err.col);
   // A fresh parser per document: the entity hook holds the document's own DOCTYPE entities.
@@ -133,19 +143,21 @@ export function attribute(node: XmlElement | undefined, name: string): string | 
   return value === undefined ? undefined : String(value);
 }
 
-const builder = new XMLBuilder({
-  ignoreAttributes: false,
-  attributeNamePrefix: "@_",
-  format: true,
-  indentBy: "  ",
-  suppressEmptyNode: true,
-  suppressBooleanAttributes: false,
-  processEntities: true,
-});
+let builder: XMLBuilder | undefined;
+const xmlBuilder = () =>
+  (builder ??= new (xml().XMLBuilder)({
+    ignoreAttributes: false,
+    attributeNamePrefix: "@_",
+    format: true,
+    indentBy: "  ",
+    suppressEmptyNode: true,
+    suppressBooleanAttributes: false,
+    processEntities: true,
+  }));
 
 /** A whole XML document (UTF-8 declaration first) from its root element in the tree shape. */
 export function xmlDocument(root: string, node: XmlElement): string {
-  return `<?xml version="1.0" encoding="utf-8"?>\n${builder.build({ [root]: node }) as string}`;
+  return `<?xml version="1.0" encoding="utf-8"?>\n${xmlBuilder().build({ [root]: node }) as string}`;
 }
 
 // ---- Ordered shape: a list of nodes in document order, so mixed content keeps its sequence.

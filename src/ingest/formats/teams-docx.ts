@@ -1,4 +1,4 @@
-import { strFromU8, unzipSync } from "fflate";
+import { fflate } from "../../util/zip.js";
 import { SessionBuilder, sessionIdFromPath } from "../builder.js";
 import { ImportError, type Importer, type ImportResult } from "../types.js";
 import { childrenOf, parseXml, tagOf, textOf, type XmlNode } from "./xml.js";
@@ -101,13 +101,15 @@ function docxParagraphs(bytes: Uint8Array, file: string): string[] {
   let entries: Record<string, Uint8Array>;
   try {
     // Only the body is inflated; images and styles stay compressed.
-    entries = unzipSync(bytes, { filter: (entry) => entry.name === "word/document.xml" });
+    entries = fflate().unzipSync(bytes, { filter: (entry) => entry.name === "word/document.xml" });
   } catch (error) {
     throw new ImportError({ file, problem: `not a .docx (zip) file: ${(error as Error).message}`, expected: EXPECTED });
   }
   const document = entries["word/document.xml"];
   if (!document) throw new ImportError({ file, problem: "the zip has no word/document.xml", expected: EXPECTED });
-  const xml = strFromU8(document).replace(/^\uFEFF/, "");
+  const xml = fflate()
+    .strFromU8(document)
+    .replace(/^\uFEFF/, "");
   const out: string[] = [];
   const walk = (nodes: readonly XmlNode[]): void => {
     for (const node of nodes) {
