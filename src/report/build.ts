@@ -7,7 +7,10 @@ import { indexCodes, keepAnalysis, loadCodebooks, noAnalysisFiles, readAnalysisF
 import { diskReader, type StudyReader } from "../study/reader.js";
 import { loadStudyConfig } from "../study/study.js";
 import { listCoders } from "../coding/store.js";
-import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
+import { conceptsLines, readAgreement, readConcepts, readConceptsLines, readTopics, readTopicsLines, topicsLines } from "./shape/analysis.js";
+import { openLineCache, type LineShaper, type ShapedLines } from "./line-cache.js";
+import { conceptsAnalysis, topicsAnalysis } from "../analysis/analyses.js";
+import type { AnalysisDescriptor } from "../analysis/descriptor.js";
 import { chunkOf } from "./shape/overview.js";
 import { describeCodebook } from "./shape/common.js";
 import type { Codebook } from "../coding/codebook/schema.js";
@@ -39,13 +42,19 @@ export async function buildSite(study: string, options: BuildOptions = {}): Prom
   const out = resolve(options.out ?? studyPaths(study).site);
   const t0 = performance.now();
   const site = await openSite(out);
-  const bundle = await shapeStudy(study, options.reader ?? diskReader(study), site);
+  const { bundle, spliced } = await shapeStudy(study, options.reader ?? diskReader(study), site);
   const t1 = performance.now();
-  const result = await site.finish(bundle);
+  const result = await site.finish(bundle, spliced);
   const t2 = performance.now();
   for (const w of bundle.warnings) reporter.warn(w);
   return { ...result, warnings: bundle.warnings, timings: { shape: t1 - t0, write: t2 - t1 } };
 }
+
+/** The analysis files the build reads by their lines (the views' largest inputs: 25 MB at 100,000 turns). */
+const lineShapers = new Map<AnalysisDescriptor<unknown>, LineShaper>([
+  [conceptsAnalysis as AnalysisDescriptor<unknown>, conceptsLines],
+  [topicsAnalysis as AnalysisDescriptor<unknown>, topicsLines],
+]);
 
 /**
  * Shape the study a piece at a time (the same bundle as assembleReport): analysis files one by
@@ -57,7 +66,7 @@ export async function buildSite(study: string, options: BuildOptions = {}): Prom
  * added or changed shapes that session only. What stays in memory is the sessions, their parts,
  * the shaped bundle and the badges of the chunks.
  */
-async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter): Promise<ReportBundle> {
+async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter): Promise<{ bundle: ReportBundle; spliced: ShapedLines[] }> {
   const paths = studyPaths(study);
   const config = await loadStudyConfig(study);
   const readWarnings: string[] = [];
@@ -67,6 +76,9 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   const agreementWarnings: string[] = [];
   const topicsWarnings: string[] = [];
   const conceptsWarnings: string[] = [];
+  // concepts.json and topics.json are read by their lines, each shaped once and kept as text (line-cache.ts).
+  const lineCache = await openLineCache(study);
+  const spliced: ShapedLines[] = [];
   await readAnalysisFiles(
     paths.root,
     readWarnings,
@@ -78,11 +90,20 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
       analysis.files.push(...kept.files);
       analysis.agreement.push(...readAgreement(kept.agreement, agreementWarnings));
       for (const [id, file] of kept.compare) analysis.compare.set(id, file);
-      if (kept.topics) analysis.topics = readTopics(kept.topics, topicsWarnings);
-      if (kept.concepts) analysis.concepts = readConcepts(kept.concepts, conceptsWarnings);
+      if (kept.topics) {
+        analysis.topics = entry.shaped ? readTopicsLines(kept.topics.value, entry.shaped, topicsWarnings) : readTopics(kept.topics, topicsWarnings);
+        if (entry.shaped && analysis.topics) spliced.push(entry.shaped);
+      }
+      if (kept.concepts) {
+        analysis.concepts = entry.shaped
+          ? readConceptsLines(kept.concepts.value, entry.shaped, conceptsWarnings)
+          : readConcepts(kept.concepts, conceptsWarnings);
+        if (entry.shaped && analysis.concepts) spliced.push(entry.shaped);
+      }
     },
-    { shown: true },
+    { shown: true, lines: { shapers: lineShapers, cache: lineCache } },
   );
+  await lineCache.save();
   analysis.warnings.push(...agreementWarnings, ...topicsWarnings, ...conceptsWarnings);
   const sessions = await reader.sessions();
   const sessionMemo = await openSessionMemo<SessionPart>(study, "report-sessions", {});
@@ -116,7 +137,7 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
     badges[i] = [];
   }
   await chunkMemo.save();
-  return finishBundle(basename(paths.root), config, base, parts, analysis, readWarnings);
+  return { bundle: finishBundle(basename(paths.root), config, base, parts, analysis, readWarnings), spliced };
 }
 
 /**

@@ -1,7 +1,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { parseArtifact, STUDY_FOLDERS, type Artifact } from "../study/artifacts.js";
-import { parseArtifactPart, partSchemas } from "../study/artifact-part.js";
+import { parseArtifactLines, parseArtifactPart, partSchemas, type ArtifactPart } from "../study/artifact-part.js";
+import type { LineCache, LineShaper, ShapedLines } from "./line-cache.js";
+import { sha256 } from "../util/hash.js";
 import {
   agreementAnalysis,
   analyses,
@@ -150,6 +152,14 @@ export interface AnalysisEntry {
   file: string;
   params: string[];
   value: unknown;
+  /** For a file read by its lines (readAnalysisFiles' `lines`): its array's entries, shaped as text; `value` lacks that member. */
+  shaped?: ShapedLines;
+}
+
+/** How the build reads some analysis files by their lines: a shaper per analysis, and what earlier builds made of each line. */
+export interface LineReading {
+  shapers: ReadonlyMap<AnalysisDescriptor<unknown>, LineShaper>;
+  cache: LineCache;
 }
 
 /** File `entry` under its analysis in `out` (its value was validated with that analysis's schema). */
@@ -175,7 +185,7 @@ export async function readAnalysisFiles(
   root: string,
   warnings: string[],
   visit: (entry: AnalysisEntry) => void,
-  options: { shown?: boolean } = {},
+  options: { shown?: boolean; lines?: LineReading } = {},
 ): Promise<void> {
   const dir = join(root, STUDY_FOLDERS.analysis);
   let names: string[] = [];
@@ -194,7 +204,14 @@ export async function readAnalysisFiles(
     if (part) partSchemas(result, part);
     let read;
     try {
-      read = part ? parseArtifactPart(result, await readFile(join(dir, file)), part) : parseArtifact(result, await readFile(join(dir, file), "utf8"));
+      const bytes = await readFile(join(dir, file));
+      const shaper = part && options.lines?.shapers.get(analysis as AnalysisDescriptor<unknown>);
+      const byLines = shaper && readByLines(analysis as AnalysisDescriptor<unknown>, bytes, part, shaper, options.lines!.cache);
+      if (byLines) {
+        visit({ analysis: analysis as AnalysisDescriptor<unknown>, file, params, value: byLines.value, shaped: byLines.shaped });
+        continue;
+      }
+      read = part ? parseArtifactPart(result, bytes, part) : parseArtifact(result, bytes.toString("utf8"));
     } catch (error) {
       read = { status: "invalid" as const, problem: `not readable (${errorMessage(error)})` };
     }
@@ -205,6 +222,31 @@ export async function readAnalysisFiles(
     if (read.status !== "ok") continue;
     visit({ analysis: analysis as AnalysisDescriptor<unknown>, file, params, value: read.value });
   }
+}
+
+/**
+ * A `shown` part of an analysis file whose array the shaper takes is written one entry per line:
+ * the other members read and checked, and each line's entries as text, from the cache when an
+ * earlier build met the same line (its bytes, under the same code), else read, checked and shaped
+ * now. Undefined when the file is not laid out so, or any of it is not valid: parseArtifactPart
+ * then reads it whole and names the problem as it always has.
+ */
+function readByLines(analysis: AnalysisDescriptor<unknown>, bytes: Buffer, part: ArtifactPart, shaper: LineShaper, cache: LineCache) {
+  const lines = parseArtifactLines(analysis.result, bytes, part, shaper.member);
+  if (!lines || !("lines" in lines)) return undefined;
+  const shaped: ShapedLines = { path: shaper.path, texts: [], entries: 0 };
+  for (const [i, line] of lines.lines.entries()) {
+    const key = `${analysis.id} ${sha256(line)}`;
+    let entry = cache.get(key);
+    if (!entry) {
+      const read = lines.read(i);
+      if (!read || !read.ok) return undefined;
+      cache.set(key, (entry = shaper.shape(read.value)));
+    }
+    shaped.texts.push(entry.text);
+    shaped.entries += entry.entries;
+  }
+  return { value: lines.value, shaped };
 }
 
 /** "re-run `colloquy agree` to refresh it": the hint of a file that could not be used. */

@@ -3,6 +3,7 @@ import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/fs.js";
 import { sha256 } from "../util/hash.js";
+import type { ShapedLines } from "./line-cache.js";
 import type { ReportBundle, SessionChunk } from "./types.js";
 import { webAssets } from "./webbundle.js";
 
@@ -95,11 +96,36 @@ async function whole(path: string, bytes: number): Promise<boolean> {
 }
 
 /**
+ * JSON.stringify of a top-level member of the bundle, with the arrays `spliced` gives under it
+ * ("concepts.firstMentions") written from their texts: the same bytes as stringifying the entries,
+ * which the build then never had to make as objects.
+ */
+function memberText(key: string, value: unknown, spliced: readonly ShapedLines[]): string | undefined {
+  const mine = spliced.filter((s) => s.path.startsWith(`${key}.`));
+  if (mine.length === 0 || value === null || typeof value !== "object") return JSON.stringify(value);
+  const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  const markers = mine.map((s) => {
+    const member = s.path.slice(key.length + 1);
+    if (!Array.isArray(copy[member]) || (copy[member] as unknown[]).length > 0)
+      throw new Error(`the bundle's ${s.path} must be an empty array to splice its texts in`);
+    return (copy[member] = `\u0000splice ${s.path}`);
+  });
+  let text = JSON.stringify(copy);
+  mine.forEach((s, i) => {
+    const quoted = JSON.stringify(markers[i]);
+    const at = text.indexOf(quoted);
+    if (at === -1 || text.indexOf(quoted, at + 1) !== -1) throw new Error(`${s.path}: cannot find where to splice its texts`);
+    text = `${text.slice(0, at)}[${s.texts.filter((t) => t !== "").join(",")}]${text.slice(at + quoted.length)}`;
+  });
+  return text;
+}
+
+/**
  * Write the bundle as data.<hash>.json, one top-level member at a time (the same bytes as one
  * JSON.stringify of it, without ever holding the whole text: at 100,000 turns it is ~14 MB), to
  * a temp file renamed once its hash, and so its name, is known.
  */
-async function writeDataFile(dir: string, bundle: ReportBundle): Promise<{ name: string; bytes: number }> {
+async function writeDataFile(dir: string, bundle: ReportBundle, spliced: readonly ShapedLines[]): Promise<{ name: string; bytes: number }> {
   const temp = join(dir, `.data.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   const hash = createHash("sha256");
   let bytes = 0;
@@ -113,7 +139,7 @@ async function writeDataFile(dir: string, bundle: ReportBundle): Promise<{ name:
     };
     let first = true;
     for (const [key, value] of Object.entries(bundle)) {
-      const text = JSON.stringify(value);
+      const text = memberText(key, value, spliced);
       // JSON.stringify leaves out members whose value is undefined: so does this.
       if (text === undefined) continue;
       await put(`${first ? "{" : ","}${JSON.stringify(key)}:${text}`);
@@ -140,8 +166,11 @@ export interface SiteWriter {
    * there whole (`bytes` long); false when it is not, and the caller must write the chunk.
    */
   keep(id: string, file: string, bytes: number): Promise<boolean>;
-  /** Write the data bundle (sessions pointing at their chunks), the app and index.html; remove stale files. */
-  finish(bundle: ReportBundle): Promise<SiteResult>;
+  /**
+   * Write the data bundle (sessions pointing at their chunks), the app and index.html; remove stale
+   * files. `spliced`: arrays of the bundle given as text (each left empty in `bundle`), written in their place.
+   */
+  finish(bundle: ReportBundle, spliced?: readonly ShapedLines[]): Promise<SiteResult>;
 }
 
 /**
@@ -177,13 +206,13 @@ export async function openSite(dir: string): Promise<SiteWriter> {
       chunkBytes += bytes;
       return true;
     },
-    async finish(bundle) {
+    async finish(bundle, spliced = []) {
       const assets = await webAssets();
       const finalBundle: ReportBundle = {
         ...bundle,
         sessions: bundle.sessions.map((s) => ({ ...s, chunk: chunkNames.get(s.id) ?? s.chunk })),
       };
-      const { name: data, bytes: dataBytes } = await writeDataFile(dir, finalBundle);
+      const { name: data, bytes: dataBytes } = await writeDataFile(dir, finalBundle, spliced);
       keep.add(data);
       const js = `app.${hashOf(assets.js)}.js`;
       const css = `app.${hashOf(assets.css)}.css`;

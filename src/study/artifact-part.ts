@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { formatPath } from "../transcript/validate.js";
 import { errorMessage } from "../util/errors.js";
-import { jsonMembers, JsonSpanError, parseSpan, type JsonSpan } from "../util/json-spans.js";
+import { jsonMembers, JsonSpanError, jsonValueEnd, parseSpan, type JsonMember, type JsonSpan } from "../util/json-spans.js";
+import { splitLineArray } from "../util/json-layout.js";
 import type { Artifact, ArtifactRead } from "./artifacts.js";
 
 /**
@@ -78,25 +79,97 @@ export function partSchemas(artifact: Artifact, part: ArtifactPart): PartSchemas
  */
 export function parseArtifactPart<T>(artifact: Artifact<string[], T>, bytes: Buffer, part: ArtifactPart): ArtifactRead<Partial<T>> {
   const schemas = partSchemas(artifact as Artifact, part);
-  const value: Record<string, unknown> = {};
   try {
     const members = jsonMembers(bytes, undefined, { wanted: new Set(part.members), split: new Set(Object.keys(part.fields ?? {})) });
-    for (const { member, schema, element } of schemas) {
-      const span = members.get(member);
-      let read;
-      if (!span) read = check(schema, undefined, [member]);
-      else if (!element) read = check(schema, parseAt(bytes, span, [member]), [member]);
-      // Not an array in the file: the member's schema names what is wrong.
-      else if (!span.elements) read = check(schema, parseAt(bytes, span, [member]), [member]);
-      else read = readElements(bytes, span.elements, element, member);
-      if (!read.ok) return { status: "invalid", problem: read.problem };
-      if (read.value !== undefined) value[member] = read.value;
-    }
+    return readMembers<T>(bytes, members, schemas);
   } catch (error) {
-    const problem = error instanceof JsonSpanError ? `${lineAndColumn(bytes, error.offset)}: expected ${error.expected}` : errorMessage(error);
-    return { status: "invalid", problem: `not readable JSON (${problem})` };
+    return notJson(bytes, error);
+  }
+}
+
+/** The part's members from their spans, each checked with its schema. */
+function readMembers<T>(bytes: Buffer, members: ReadonlyMap<string, JsonMember>, schemas: readonly PartSchemas[]): ArtifactRead<Partial<T>> {
+  const value: Record<string, unknown> = {};
+  for (const { member, schema, element } of schemas) {
+    const span = members.get(member);
+    let read;
+    if (!span) read = check(schema, undefined, [member]);
+    else if (!element) read = check(schema, parseAt(bytes, span, [member]), [member]);
+    // Not an array in the file: the member's schema names what is wrong.
+    else if (!span.elements) read = check(schema, parseAt(bytes, span, [member]), [member]);
+    else read = readElements(bytes, span.elements, element, member);
+    if (!read.ok) return { status: "invalid", problem: read.problem };
+    if (read.value !== undefined) value[member] = read.value;
   }
   return { status: "ok", value: value as Partial<T> };
+}
+
+function notJson(bytes: Buffer, error: unknown): ArtifactRead<never> {
+  const problem = error instanceof JsonSpanError ? `${lineAndColumn(bytes, error.offset)}: expected ${error.expected}` : errorMessage(error);
+  return { status: "invalid", problem: `not readable JSON (${problem})` };
+}
+
+/** A part read with {@link parseArtifactLines}: the other members, and the array's entries still to read. */
+export interface ArtifactLines<T> {
+  /** The part's other members, read and checked as parseArtifactPart reads them. */
+  value: Partial<T>;
+  /** Each entry's JSON text, in order; {@link readArtifactLine} reads one. */
+  lines: Buffer[];
+  /** Reads entry `index` of `lines` as parseArtifactPart would (its fields, checked); undefined when the line is not exactly one JSON value. */
+  read(index: number): { ok: true; value: unknown } | { ok: false; problem: string } | undefined;
+}
+
+/**
+ * parseArtifactPart for a file whose array `member` (one of the part's, read element by element)
+ * is written one entry per line (util/json-layout.ts): the other members are read now, and the
+ * entries are left as their lines, so a reader that met a line before (the same bytes, under the
+ * same code) can reuse what it made of it without parsing it again. Undefined when the file is not
+ * laid out so, or a line is not one entry: read it with parseArtifactPart, which names any problem.
+ */
+export function parseArtifactLines<T>(
+  artifact: Artifact<string[], T>,
+  bytes: Buffer,
+  part: ArtifactPart,
+  member: string,
+): ArtifactLines<T> | ArtifactRead<never> | undefined {
+  const schemas = partSchemas(artifact as Artifact, part);
+  const arrays = schemas.find((s) => s.member === member);
+  if (!arrays?.element) throw new Error(`${artifact.name}: "${member}" is not read element by element in this part`);
+  const split = splitLineArray(bytes, member);
+  if (!split) return undefined;
+  let members;
+  try {
+    members = jsonMembers(split.rest, undefined, { wanted: new Set(part.members) });
+  } catch {
+    return undefined;
+  }
+  // The array is the member only if the rest holds the marker there.
+  const at = members.get(member);
+  if (!at || split.rest.toString("utf8", at.start, at.end) !== JSON.stringify(split.marker)) return undefined;
+  const read = readMembers<T>(
+    split.rest,
+    members,
+    schemas.filter((s) => s !== arrays),
+  );
+  if (read.status !== "ok") return read;
+  const element = arrays.element;
+  const wanted = new Set(Object.keys(element.shape));
+  return {
+    value: read.value,
+    lines: split.lines,
+    read(index) {
+      const line = split.lines[index];
+      let value;
+      try {
+        // One value, the whole line (its text is checked as it is parsed).
+        if (jsonValueEnd(line, 0) !== line.length) return undefined;
+        value = line[0] === 0x7b ? fieldsOf(line, 0, wanted, [member, index]) : parseAt(line, { start: 0, end: line.length }, [member, index]);
+      } catch {
+        return undefined;
+      }
+      return check(element, value, [member, index]);
+    },
+  };
 }
 
 function check(schema: z.ZodType, value: unknown, path: (string | number)[]): { ok: true; value: unknown } | { ok: false; problem: string } {

@@ -205,6 +205,11 @@ function arrayElements(bytes: Uint8Array, start: number): { spans: JsonSpan[]; e
   }
 }
 
+/** The offset just after the value that starts at `at`; throws JsonSpanError when there is none. */
+export function jsonValueEnd(bytes: Uint8Array, at: number): number {
+  return valueEnd(bytes, at);
+}
+
 /** JSON.parse of one span (a SyntaxError names what is wrong inside it). */
 export function parseSpan(bytes: Buffer, span: JsonSpan): unknown {
   return JSON.parse(bytes.toString("utf8", span.start, span.end));

@@ -9,6 +9,7 @@ import type { conceptsShown } from "../../analysis/concepts/descriptor.js";
 import type { AnalysisFile } from "../load.js";
 import { rerun } from "../load.js";
 import type { AgreementSet, ConceptsSet, TopicNode, TopicsSet } from "../types.js";
+import type { LineShaper, ShapedLines } from "../line-cache.js";
 
 /**
  * The views that show results of the analysis commands (agreement, topics, concepts) shape
@@ -126,28 +127,36 @@ function summaries(comparison: MeasureComparison | undefined): { condition: stri
  */
 export function readTopics(file: AnalysisFile<TopicsShown> | null, warnings: string[]): TopicsSet | null {
   if (!file) return null;
-  const report = file.value;
-  if (report.trees.length === 0) {
+  return topicsSet(file.value, file.value.trees.map(topicTree), warnings);
+}
+
+type TopicsEntry = TopicsShown["trees"][number];
+
+/** One entry of topics.json's trees as the view draws it: the tree's merged topics under a root named after its session and participant. */
+function topicTree(entry: TopicsEntry): TopicsSet["trees"][number] {
+  const who = entry.participantName ?? entry.participant;
+  const label = `${entry.session}${who ? ` · ${who}` : ""}`;
+  const root: TopicNode = {
+    id: entry.key,
+    label,
+    children: (entry.merged?.mainTopics ?? []).map((m) => ({
+      id: `${entry.key}/${m.id}`,
+      label: m.label,
+      turns: m.turns.length,
+      children: m.subtopics.map((sub) => ({ id: `${entry.key}/${m.id}/${sub.id}`, label: sub.label, turns: sub.turns.length, children: [] })),
+    })),
+  };
+  return { scope: entry.scope, id: label, condition: entry.condition, root };
+}
+
+/** The view's set from the report's other members and its trees (shaped, or counted when spliced as text: see ShapedLines). */
+function topicsSet(report: Omit<TopicsShown, "trees">, trees: TopicsSet["trees"] | ShapedLines, warnings: string[]): TopicsSet | null {
+  if (entries(trees) === 0) {
     warnings.push(`${artifacts.topics.relative()}: no topic trees; ${rerun(artifacts.topics)}`);
     return null;
   }
-  const trees: TopicsSet["trees"] = report.trees.map((entry) => {
-    const who = entry.participantName ?? entry.participant;
-    const label = `${entry.session}${who ? ` · ${who}` : ""}`;
-    const root: TopicNode = {
-      id: entry.key,
-      label,
-      children: (entry.merged?.mainTopics ?? []).map((m) => ({
-        id: `${entry.key}/${m.id}`,
-        label: m.label,
-        turns: m.turns.length,
-        children: m.subtopics.map((sub) => ({ id: `${entry.key}/${m.id}/${sub.id}`, label: sub.label, turns: sub.turns.length, children: [] })),
-      })),
-    };
-    return { scope: entry.scope, id: label, condition: entry.condition, root };
-  });
   const comparison = report.conditions.find((c) => c.measure === "branchingRatio");
-  return { trees, branching: summaries(comparison), test: firstTest(comparison) };
+  return { trees: Array.isArray(trees) ? trees : [], branching: summaries(comparison), test: firstTest(comparison) };
 }
 
 /** What the views show of concepts.json: the descriptor's `shown` part (src/analysis/concepts/descriptor.ts). */
@@ -156,18 +165,46 @@ type ConceptsShown = PartOf<ConceptsReport, typeof conceptsShown>;
 /** `analysis/concepts.json` (ConceptsReport): concept rate per condition and first mentions. */
 export function readConcepts(file: AnalysisFile<ConceptsShown> | null, warnings: string[]): ConceptsSet | null {
   if (!file) return null;
-  const report = file.value;
+  return conceptsSet(file.value, file.value.sessions.flatMap(firstMentions), warnings);
+}
+
+/** One session's first mentions with a time, as the view draws them. */
+function firstMentions(s: ConceptsShown["sessions"][number]): ConceptsSet["firstMentions"] {
+  return s.firstMentions.flatMap((m) => (m.start !== null ? [{ session: s.session, condition: s.condition, concept: m.concept, time: m.start }] : []));
+}
+
+function conceptsSet(report: Omit<ConceptsShown, "sessions">, mentions: ConceptsSet["firstMentions"] | ShapedLines, warnings: string[]): ConceptsSet | null {
   const rate = report.conditions.find((c) => c.measure === "sessionConceptRate") ?? report.conditions.find((c) => c.measure === "conceptRate");
   const rates = summaries(rate).map(({ condition, mean, sd, n }) => ({ condition, mean, sd, n }));
-  const firstMentions: ConceptsSet["firstMentions"] = [];
-  for (const s of report.sessions) {
-    for (const m of s.firstMentions) {
-      if (m.start !== null) firstMentions.push({ session: s.session, condition: s.condition, concept: m.concept, time: m.start });
-    }
-  }
-  if (rates.length === 0 && firstMentions.length === 0) {
+  if (rates.length === 0 && entries(mentions) === 0) {
     warnings.push(`${artifacts.concepts.relative()}: no concept rates or first mentions; ${rerun(artifacts.concepts)}`);
     return null;
   }
-  return { rates, firstMentions, test: firstTest(rate) };
+  return { rates, firstMentions: Array.isArray(mentions) ? mentions : [], test: firstTest(rate) };
+}
+
+const entries = (list: readonly unknown[] | ShapedLines) => (Array.isArray(list) ? list.length : (list as ShapedLines).entries);
+
+const shapedText = <T>(list: readonly T[]) => ({ text: list.map((e) => JSON.stringify(e)).join(","), entries: list.length });
+
+export const conceptsLines: LineShaper = {
+  member: "sessions",
+  path: "concepts.firstMentions",
+  shape: (entry) => shapedText(firstMentions(entry as ConceptsShown["sessions"][number])),
+};
+
+export const topicsLines: LineShaper = {
+  member: "trees",
+  path: "topics.trees",
+  shape: (entry) => shapedText([topicTree(entry as TopicsEntry)]),
+};
+
+/** readConcepts of a file read by its lines: the other members, and the sessions' first mentions as text. */
+export function readConceptsLines(value: Omit<ConceptsShown, "sessions">, lines: ShapedLines, warnings: string[]): ConceptsSet | null {
+  return conceptsSet(value, lines, warnings);
+}
+
+/** readTopics of a file read by its lines: the other members, and the trees as text. */
+export function readTopicsLines(value: Omit<TopicsShown, "trees">, lines: ShapedLines, warnings: string[]): TopicsSet | null {
+  return topicsSet(value, lines, warnings);
 }

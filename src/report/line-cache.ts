@@ -1,0 +1,75 @@
+import { join } from "node:path";
+import { codeVersion } from "../util/code-version.js";
+import { readStampedFile, writeStampedFile } from "../util/stamped-file.js";
+
+/** What a line of an analysis file gave the bundle: its entries as compact JSON joined by commas (empty when none), and how many. */
+export interface ShapedLine {
+  text: string;
+  entries: number;
+}
+
+/**
+ * An array of the bundle made from an analysis file's lines (one per session) and written into
+ * the data file as text (src/report/site.ts splices `texts` in its place, at `path`). A line met
+ * by an earlier build gives the same text, so the build keeps it (LineCache) instead of parsing
+ * and shaping 20 MB of concepts and topics again when one session was added (issue 11).
+ */
+export interface ShapedLines {
+  /** Where the entries go in the bundle ("concepts.firstMentions"). */
+  path: string;
+  texts: string[];
+  entries: number;
+}
+
+/** How a line of an analysis file becomes the text of its entries in the bundle (src/report/shape/analysis.ts has one per file read so). */
+export interface LineShaper {
+  /** The file's array written one entry per line (its registry `lineArrays`), read element by element in the descriptor's `shown`. */
+  member: string;
+  /** Where its entries go in the bundle. */
+  path: string;
+  /** The bundle entries of one entry of `member` as read (the `shown` fields, checked). */
+  shape(entry: unknown): ShapedLine;
+}
+
+const isShaped = (v: unknown): v is ShapedLine =>
+  typeof v === "object" && v !== null && typeof (v as ShapedLine).text === "string" && Number.isInteger((v as ShapedLine).entries);
+
+/**
+ * What the dashboard's build made of each line of the analysis files it reads by their lines
+ * (concepts.json's sessions, topics.json's trees), by the line's analysis and digest, kept in
+ * `<study>/.cache/report-lines.v8` under the code version that made it (util/code-version.ts): a
+ * line is a function of its bytes and the code, so a kept text equals a fresh one. The file holds
+ * the lines the last build used; a missing, torn or foreign file is ignored, and deleting .cache/ is safe.
+ */
+export interface LineCache {
+  get(key: string): ShapedLine | undefined;
+  set(key: string, shaped: ShapedLine): void;
+  /** Write the lines used by this build, when they are not what the file holds. */
+  save(): Promise<void>;
+}
+
+export async function openLineCache(study: string): Promise<LineCache> {
+  const path = join(study, ".cache", "report-lines.v8");
+  const version = codeVersion();
+  const stored = (await readStampedFile<{ lines: unknown }>(path, "version", version))?.lines;
+  const known = stored instanceof Map ? (stored as Map<string, unknown>) : new Map<string, unknown>();
+  const used = new Map<string, ShapedLine>();
+  let added = false;
+  return {
+    get(key) {
+      const shaped = known.get(key);
+      if (!isShaped(shaped)) return undefined;
+      used.set(key, shaped);
+      return shaped;
+    },
+    set(key, shaped) {
+      known.set(key, shaped);
+      used.set(key, shaped);
+      added = true;
+    },
+    async save() {
+      if (!added && used.size === known.size) return;
+      await writeStampedFile(path, "version", version, { lines: used });
+    },
+  };
+}

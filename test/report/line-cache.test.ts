@@ -1,0 +1,87 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { deserialize, serialize } from "node:v8";
+import { runPipeline } from "../../src/pipeline/run.js";
+import { studyStages } from "../../src/pipeline/stages.js";
+import { buildSite } from "../../src/report/build.js";
+import { silentReporter } from "../../src/util/reporter.js";
+
+/**
+ * The build reads concepts.json's sessions and topics.json's trees by their lines, keeps what it
+ * made of each line (.cache/report-lines.v8) and splices those texts into the data file: the data
+ * file must be the one a build that parses and shapes every entry writes, byte for byte.
+ */
+let dir: string;
+const analysis = (file: string) => join(dir, "analysis", file);
+const cache = () => join(dir, ".cache", "report-lines.v8");
+
+beforeAll(async () => {
+  dir = join(await mkdtemp(join(tmpdir(), "colloquy-lines-")), "demo");
+  await cp(join(import.meta.dirname, "../../fixtures/demo-study"), dir, { recursive: true });
+  await runPipeline(dir, studyStages, {}, silentReporter);
+}, 60_000);
+
+/** The data file's text, creation time masked, and the build's warnings. */
+async function build(): Promise<{ data: string; warnings: string[] }> {
+  const result = await buildSite(dir);
+  const data = await readFile(join(dir, "site", result.files.data), "utf8");
+  return { data: data.replace(/"createdAt":"[^"]*"/, ""), warnings: result.warnings };
+}
+
+describe("analysis files read by their lines in the dashboard build", () => {
+  it("give the data file a build that parses every entry gives, with the cache, without it and for a file in another layout", async () => {
+    const concepts = await readFile(analysis("concepts.json"), "utf8");
+    const topics = await readFile(analysis("topics.json"), "utf8");
+    await rm(cache(), { force: true });
+    const first = await build();
+    const kept = deserialize(await readFile(cache())) as { lines: Map<string, { text: string; entries: number }> };
+    const sessions = (JSON.parse(concepts) as { sessions: unknown[] }).sessions.length;
+    const trees = (JSON.parse(topics) as { trees: unknown[] }).trees.length;
+    expect(kept.lines.size).toBe(sessions + trees);
+    expect(first.data).toContain('"firstMentions":[{"session"');
+    expect((await build()).data).toBe(first.data);
+
+    // Indented whole (no line per entry): read and shaped entry by entry, as before the cache.
+    await writeFile(analysis("concepts.json"), JSON.stringify(JSON.parse(concepts), null, 2));
+    await writeFile(analysis("topics.json"), JSON.stringify(JSON.parse(topics), null, 2));
+    expect((await build()).data).toBe(first.data);
+    // Two trees on one line: valid JSON, not one entry per line.
+    const lines = topics.split("\n");
+    const at = lines.findIndex((l) => l.startsWith('    {"key"'));
+    lines.splice(at, 2, `${lines[at]} ${lines[at + 1].trim()}`);
+    await writeFile(analysis("topics.json"), lines.join("\n"));
+    await writeFile(analysis("concepts.json"), concepts);
+    expect((await build()).data).toBe(first.data);
+    await writeFile(analysis("topics.json"), topics);
+  });
+
+  it("uses a kept line's text (same bytes, same code), and not one kept by another code version", async () => {
+    await build();
+    const kept = deserialize(await readFile(cache())) as { version: string; lines: Map<string, { text: string; entries: number }> };
+    const key = [...kept.lines.keys()].find((k) => k.startsWith("concepts "))!;
+    const forged = (version: string) =>
+      writeFile(
+        cache(),
+        serialize({ version, lines: new Map([...kept.lines, [key, { text: '{"session":"forged","concept":"kept","time":1}', entries: 1 }]]) }),
+      );
+    await forged(kept.version);
+    expect((await build()).data).toContain('{"session":"forged","concept":"kept","time":1}');
+    await forged("another version");
+    expect((await build()).data).not.toContain("forged");
+  });
+
+  it("names a broken entry as a build that reads every entry does", async () => {
+    const concepts = await readFile(analysis("concepts.json"), "utf8");
+    await build();
+    // An entry whose first mention has a time that is no number: the file is left out, with the entry's place named.
+    const broken = concepts.replace(/("firstMentions":\[\{[^}]*"start":)[-\d.e]+/, '$1"soon"');
+    expect(broken).not.toBe(concepts);
+    await writeFile(analysis("concepts.json"), broken);
+    const { warnings, data } = await build();
+    expect(warnings.join("\n")).toMatch(/analysis\/concepts\.json: sessions\[\d+\]\.firstMentions\[0\]\.start: .*noun concepts left out/);
+    expect(data).toContain('"concepts":null');
+    await writeFile(analysis("concepts.json"), concepts);
+  });
+});
