@@ -27,8 +27,8 @@ export function quantileSorted(sorted: ArrayLike<number>, p: number): number {
 }
 
 /** Summarise ratings on a 1..points scale. */
-export function summariseRatings(values: readonly number[], points: number): RatingSummary {
-  return summariseWholeRatings(values, points) ?? summariseSorted(new Float64Array(values).sort(), points);
+export function summariseRatings(values: ArrayLike<number>, points: number): RatingSummary {
+  return summariseWholeRatings(values, points) ?? summariseSorted(Float64Array.from(values).sort(), points);
 }
 
 /**
@@ -38,10 +38,11 @@ export function summariseRatings(values: readonly number[], points: number): Rat
  * of a 100,000-turn study). The same numbers as summariseSorted: the sum of whole numbers is
  * exact in any order. Undefined when some rating is not a whole point of the scale.
  */
-function summariseWholeRatings(values: readonly number[], points: number): RatingSummary | undefined {
+function summariseWholeRatings(values: ArrayLike<number>, points: number): RatingSummary | undefined {
   const counts = Array.from({ length: points }, () => 0);
   let sum = 0;
-  for (const v of values) {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
     if (!Number.isInteger(v) || v < 1 || v > points) return undefined;
     counts[v - 1]++;
     sum += v;

@@ -42,10 +42,10 @@ export function buildStyleSet(sessions: Session[], set: CodeSet, codebook: Codeb
 export function styleSetOf(
   set: Pick<CodeSet, "codebook" | "coder">,
   codebook: CodebookInfo,
-  bySpeaker: ReadonlyMap<string, { kind: string; values: ReadonlyMap<string, number[]> }>,
-  byCondition: ReadonlyMap<string, ReadonlyMap<string, number[]>>,
+  bySpeaker: ReadonlyMap<string, { kind: string; values: ReadonlyMap<string, ArrayLike<number>> }>,
+  byCondition: ReadonlyMap<string, ReadonlyMap<string, ArrayLike<number>>>,
 ): StyleSet {
-  const summarise = (values: ReadonlyMap<string, number[]>) => {
+  const summarise = (values: ReadonlyMap<string, ArrayLike<number>>) => {
     const out: Record<string, ScaleSummary> = {};
     for (const scale of codebook.scales) {
       const list = values.get(scale.id);
