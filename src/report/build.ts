@@ -109,7 +109,8 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   const sessionMemo = await openSessionMemo<SessionPart>(study, "report-sessions", {});
   const sessionParts = sessions.map((s) => sessionMemo.get(s.id, s, () => sessionPart(s)));
   await sessionMemo.save();
-  const base = shapeSessionParts(sessionParts, config.compare.control);
+  const { base, participation } = shapeSessionParts(sessionParts, config.compare.control);
+  spliced.push(participation);
   // Each session's badges of each codebook (JSON text and digest), in code set order, for its chunk.
   const badges = sessions.map((): Pick<CodebookSessionPart, "badges" | "badgesDigest">[] => []);
   const parts: CodebookShapes[] = [];

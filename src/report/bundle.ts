@@ -38,6 +38,7 @@ import { mergeCoded, mergeDistribution, mergeSpeakers, mergeStyleValues, type Co
 import { buildBalesSet, isBalesLike } from "./shape/bales.js";
 import { buildCompareSet, type CompareShown } from "./shape/compare.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
+import type { ShapedLines } from "./line-cache.js";
 import { sessionMetrics } from "../analysis/stats/metrics.js";
 import { codedTurns, type CodedTurns } from "../analysis/shared/table.js";
 
@@ -175,13 +176,17 @@ function addComparisons(
   if (isBalesLike(info)) out.bales.push(buildBalesSet(sessions, set, info, definition?.kind === "nominal" ? definition : null, coded));
 }
 
-/** What the sessions alone give, from each session's part (in session order): the same as shapeSessions. */
-export function shapeSessionParts(parts: readonly SessionPart[], control: string | undefined): SessionShapes {
+/**
+ * What the sessions alone give, from each session's part (in session order): the same as
+ * shapeSessions, except that participation.sessions is left empty and given as text, for the
+ * data file's writer to splice in its place.
+ */
+export function shapeSessionParts(parts: readonly SessionPart[], control: string | undefined): { base: SessionShapes; participation: ShapedLines } {
   const speakers = mergeSpeakers(parts);
   const index = new Map(speakers.map((s, i) => [s.key, i]));
   const members = speakers.filter((s) => s.kind !== "system").map((s) => s.key);
   const metrics = parts.map((p) => p.metrics);
-  return {
+  const base: SessionShapes = {
     summaries: parts.map((p) => p.summary),
     overview: mergeOverview(parts.map((p) => p.overview)),
     speakers,
@@ -197,11 +202,12 @@ export function shapeSessionParts(parts: readonly SessionPart[], control: string
       speakers: p.sequence.speakers.map((key) => index.get(key) ?? -1),
     })),
     participation: {
-      sessions: parts.map((p) => p.participation),
+      sessions: [],
       follows: buildFollows(metrics, members),
       speakers: buildSpeakerParticipation(metrics, members),
     },
   };
+  return { base, participation: { path: "participation.sessions", texts: parts.map((p) => p.participationJson), entries: parts.length } };
 }
 
 /**
