@@ -231,7 +231,7 @@ export function shapeCodebookParts(
     const mine = parts.map((p) => p.coders[k]);
     if (info.kind === "nominal") {
       out.distributions.push(mergeDistribution(set.codebook, set.coder, mine));
-      out.sequences.push({ codebook: set.codebook, coder: set.coder, cells: mine.map((p) => p.cells ?? []) });
+      out.sequences.push({ codebook: set.codebook, coder: set.coder, cells: mine.map((p) => Array.from(p.cells ?? [])) });
       addComparisons(out, sessions, set, definition, base, config, compareFile, mergeCoded(sessions, mine, info));
     } else {
       const { bySpeaker, byCondition } = mergeStyleValues(mine);

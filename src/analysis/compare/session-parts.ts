@@ -1,8 +1,8 @@
 import { recordsBySession, type CodeRecord } from "../../coding/records.js";
 import type { CodeDigests } from "../../study/code-digests.js";
 import { codesDigest, type SessionMemo } from "../../study/session-memo.js";
-import type { Participant, Session } from "../../transcript/schema.js";
-import { codedTurns, NO_CONDITION, type CodedSession, type CodedTurns } from "../shared/table.js";
+import type { Session } from "../../transcript/schema.js";
+import { codedTurns, NO_CONDITION, speakersOf, type CodedSession, type CodedTurns } from "../shared/table.js";
 
 /**
  * The join of sessions and codes ({@link codedTurns}) split into what each session contributes,
@@ -12,10 +12,8 @@ import { codedTurns, NO_CONDITION, type CodedSession, type CodedTurns } from "..
  * compare and stats then count, test and summarise from it as before.
  */
 
-/** What one session contributes to the join: its CodedSession without the session, and its counts. */
+/** What one session contributes to the join: its CodedSession without the session and its members and speakers (speakersOf gives them), and its counts. */
 export interface CodedSessionPart {
-  members: Participant[];
-  speakers: Int32Array;
   primary: Int32Array;
   offsets: Int32Array;
   /** Indices into the codebook's labels, then into this session's `unknownLabels` (in that order). */
@@ -32,10 +30,8 @@ export interface CodedSessionPart {
 /** Join one session with its records (in file order), as codedTurns does within a study. */
 export function codedSessionPart(session: Session, records: readonly CodeRecord[], labels: readonly string[]): CodedSessionPart {
   const joined = codedTurns([session], records, labels);
-  const { members, speakers, primary, offsets, codes } = joined.sessions[0];
+  const { primary, offsets, codes } = joined.sessions[0];
   return {
-    members,
-    speakers,
     primary,
     offsets,
     codes,
@@ -92,8 +88,7 @@ export function joinParts(
       session,
       condition: session.metadata.condition ?? NO_CONDITION,
       run: session.metadata.run ?? session.id,
-      members: part.members,
-      speakers: part.speakers,
+      ...speakersOf(session),
       primary,
       offsets: part.offsets,
       codes,

@@ -51,6 +51,27 @@ export interface CodedTurns {
 export const knownLabels = (data: Pick<CodedTurns, "labels" | "unknownLabels">): number => data.labels.length - data.unknownLabels.length;
 
 /**
+ * A session's members (its participants, then speakers of turns it does not list, as humans, in
+ * order of first turn) and each turn's index into them: a function of the session alone, so the
+ * join's per-session parts (compare/session-parts.ts) need not keep them.
+ */
+export function speakersOf(session: Session): { members: Participant[]; speakers: Int32Array } {
+  const members = [...session.participants];
+  const memberIndex = new Map<string, number>(members.map((p, i) => [p.id, i]));
+  const speakers = new Int32Array(session.turns.length);
+  session.turns.forEach((turn, i) => {
+    let s = memberIndex.get(turn.speaker);
+    if (s === undefined) {
+      s = members.length;
+      members.push({ id: turn.speaker, name: turn.speaker, kind: "human" });
+      memberIndex.set(turn.speaker, s);
+    }
+    speakers[i] = s;
+  });
+  return { members, speakers };
+}
+
+/**
  * Join sessions with code records of one codebook and one coder. `labels` fixes the code order
  * (the codebook's categories); codes outside it are appended and listed in `unknownLabels`.
  * A record for a turn that does not exist is counted in `orphanRecords`, never guessed onto another turn.
@@ -92,21 +113,9 @@ export function codedTurns(sessions: readonly Session[], records: readonly CodeR
   for (const session of sessions) {
     sessionIds.add(session.id);
     const n = session.turns.length;
-    const members = [...session.participants];
-    const memberIndex = new Map<string, number>(members.map((p, i) => [p.id, i]));
-    const speakers = new Int32Array(n);
+    const { members, speakers } = speakersOf(session);
     const turnIndex = new Map<string, number>();
-    for (let i = 0; i < n; i++) {
-      const turn = session.turns[i];
-      turnIndex.set(turn.id, i);
-      let s = memberIndex.get(turn.speaker);
-      if (s === undefined) {
-        s = members.length;
-        members.push({ id: turn.speaker, name: turn.speaker, kind: "human" });
-        memberIndex.set(turn.speaker, s);
-      }
-      speakers[i] = s;
-    }
+    for (let i = 0; i < n; i++) turnIndex.set(session.turns[i].id, i);
     // Per-turn code lists, then packed into CSR arrays.
     const perTurn: (string[] | undefined)[] = new Array(n);
     let total = 0;

@@ -101,7 +101,8 @@ type StyleValues = Map<string, Float64Array>;
 /** What one coder's records of one session give the views (nominal: counts, cells, the join; scales: ratings). */
 export interface CoderPart {
   distribution?: Pick<Distribution, "bySpeaker" | "byCondition">;
-  cells?: number[];
+  /** The session's sequence cells: a code's index (-1 none), kept typed so the memo loads it as a copy of bytes. */
+  cells?: Int32Array;
   /** The session's part of the join of sessions and codes (with the codebook's categories as labels): the compare and Bales views join the parts. */
   coded?: CodedSessionPart;
   styles?: { bySpeaker: [string, string, StyleValues][]; condition: string; byCondition: StyleValues | null };
@@ -127,7 +128,7 @@ export function codebookSessionPart(session: Session, sets: readonly CodeSet[], 
     const { bySpeaker, byCondition } = buildDistribution([session], set);
     const row = { id: session.id, condition: conditionOf(session), turns: session.turns.length, binSize, speakers: [] };
     const coded = codedSessionPart(session, [...sessionCodes(set, session.id).values()], categoryIds(info));
-    return { distribution: { bySpeaker, byCondition }, cells: buildSequenceSet([session], [row], set, info).cells[0], coded };
+    return { distribution: { bySpeaker, byCondition }, cells: Int32Array.from(buildSequenceSet([session], [row], set, info).cells[0]), coded };
   });
   const text = JSON.stringify(badges);
   return { coders, badges: text, badgesDigest: sha256(text) };
