@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendFile, mkdtemp, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { appendFile, mkdtemp, readFile, rm, stat, truncate, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
-import { codeDigests, recordReads, type CodeDigests } from "../../src/study/code-digests.js";
+import { codeDigests, codesHashed, recordReads, type CodeDigests } from "../../src/study/code-digests.js";
 import { appendCodes, codesPath, readCodes, replaceCodes } from "../../src/coding/store.js";
 import { currentCodes } from "../../src/study/reader.js";
 import { loadSessions, saveSession } from "../../src/study/study.js";
@@ -92,6 +92,21 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
   it("reads every record the first time; nothing when nothing changed", async () => {
     await digestsParsing("all");
     await digestsParsing("appended");
+  });
+
+  it("an unchanged file is hashed once per process: a later look with the same stamp reuses the hash", async () => {
+    const path = codesPath(dir, CODEBOOK, CODER);
+    const past = new Date(Date.now() - 10_000);
+    await utimes(path, past, past);
+    await digestsParsing("appended");
+    const before = codesHashed.files;
+    await digestsParsing("appended");
+    await digestsParsing("appended");
+    expect(codesHashed.files).toBe(before);
+    // Touched (same bytes, another stamp): hashed again, and still nothing to parse.
+    await utimes(path, new Date(Date.now() - 5_000), new Date(Date.now() - 5_000));
+    await digestsParsing("appended");
+    expect(codesHashed.files).toBe(before + 1);
   });
 
   it("a new session's appended records are the only ones parsed, and its records come from them", async () => {
