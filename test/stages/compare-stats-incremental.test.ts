@@ -10,6 +10,10 @@ import { memoPath } from "../../src/study/session-memo.js";
 import { runCompare } from "../../src/stages/compare.js";
 import { runStats } from "../../src/stages/stats.js";
 import { memoryReporter } from "../../src/util/reporter.js";
+import { loadCodedStudy } from "../../src/analysis/compare/load.js";
+import { buildStats } from "../../src/analysis/stats/report.js";
+import { writeStatsReport } from "../../src/analysis/stats/output.js";
+import { artifacts } from "../../src/study/artifacts.js";
 
 /**
  * Issue 11: compare and stats keep each session's join of turns and codes, and its metrics, in
@@ -33,12 +37,31 @@ async function run(dir: string, through: (context: StudyContext) => StudyContext
   const effects = memoryReporter();
   await runCompare(context, { codebook: "bales-ipa", coder: CODER }, effects);
   await runStats(context, { codebook: "bales-ipa", coder: CODER }, effects);
+  const files = await analysisFiles(dir, dir, /^(compare-|stats)/);
+  // The stage writes stats from the parts it keeps per session: the bytes of buildStats' report of the study.
+  expect(await analysisFiles(await statsAtOnce(dir), dir, /^stats/)).toEqual(
+    Object.fromEntries(Object.entries(files).filter(([name]) => name.startsWith("stats"))),
+  );
+  return { files, lines: effects.lines };
+}
+
+/** The analysis files of `dir` whose names match, creation times and the study's path (`study`) masked. */
+async function analysisFiles(dir: string, study: string, names: RegExp): Promise<Record<string, string>> {
   const files: Record<string, string> = {};
   for (const name of (await readdir(join(dir, "analysis"))).sort()) {
-    if (!/^(compare-|stats)/.test(name)) continue;
-    files[name] = (await readFile(join(dir, "analysis", name), "utf8")).replaceAll(dir, "<study>").replace(/"createdAt": "[^"]*"/g, '"createdAt": "<time>"');
+    if (!names.test(name)) continue;
+    files[name] = (await readFile(join(dir, "analysis", name), "utf8")).replaceAll(study, "<study>").replace(/"createdAt": "[^"]*"/g, '"createdAt": "<time>"');
   }
-  return { files, lines: effects.lines };
+  return files;
+}
+
+/** A folder holding stats' files as writeStatsReport writes buildStats' report of the study in `dir` (under the provenance of its stats.json). */
+async function statsAtOnce(dir: string): Promise<string> {
+  const loaded = await loadCodedStudy(dir, "bales-ipa", CODER);
+  const { provenance } = JSON.parse(await readFile(artifacts.stats.path(dir), "utf8"));
+  const out = await mkdtemp(join(tmpdir(), "colloquy-stats-at-once-"));
+  await writeStatsReport(out, { provenance, ...buildStats(loaded.sessions, loaded) });
+  return out;
 }
 
 /** The same study run from scratch: a copy without .cache/ (and without earlier analysis files). */

@@ -189,12 +189,23 @@ export function summarise(values: readonly (number | null)[]): Summary {
 
 /** CSV text (RFC 4180 quoting; numbers as-is, null/undefined as empty). */
 export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
-  const cell = (v: unknown): string => {
-    if (v === null || v === undefined) return "";
-    const s = typeof v === "number" ? (Number.isFinite(v) ? String(v) : "") : String(v);
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return [header, ...rows].map((row) => row.map(cell).join(",")).join("\n") + "\n";
+  return csvText([csvLine(header), ...rows.map(csvLine)]);
+}
+
+/** One row of {@link toCsv}'s text, without its line break: a row can be rendered when its session is analysed, and kept. */
+export function csvLine(row: readonly unknown[]): string {
+  return row.map(csvCell).join(",");
+}
+
+/** The text of a CSV file from its lines ({@link csvLine}, the header's first): one per line, a line break after the last. */
+export function csvText(lines: readonly string[]): string {
+  return lines.join("\n") + "\n";
+}
+
+function csvCell(v: unknown): string {
+  if (v === null || v === undefined) return "";
+  const s = typeof v === "number" ? (Number.isFinite(v) ? String(v) : "") : String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 /** Format a table of strings with padded columns for terminal summaries. */

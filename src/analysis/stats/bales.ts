@@ -155,34 +155,6 @@ export function sessionProfiles(cs: CodedSession, frame: ProfileFrame): SessionP
   return profilesOfMembers(cs, perMember, frame);
 }
 
-/**
- * A session's profiles counted under its own numbering of codes (compare/session-parts.ts
- * ownCodes), under the study's labels: `study[i]` is the index in `frame.labels` of own code i.
- */
-export function profilesUnder(part: SessionProfiles, cs: CodedSession, study: Int32Array, frame: ProfileFrame): SessionProfiles {
-  return profilesOfMembers(
-    cs,
-    part.counts.map(({ counts }) => renumbered(counts, study, frame.labels.length)),
-    frame,
-  );
-}
-
-/**
- * Counts per own code (`blocks` blocks of own codes, each after `lead` entries that count no code)
- * moved to the study's labels (`study[i]`: the index of own code i), `width` labels per block.
- */
-export function renumbered(counts: Float64Array, study: Int32Array, width: number, blocks = 1, lead = 0): Float64Array {
-  const own = counts.length / blocks - lead;
-  const out = new Float64Array(blocks * (lead + width));
-  for (let b = 0; b < blocks; b++) {
-    const from = b * (lead + own);
-    const to = b * (lead + width);
-    for (let i = 0; i < lead; i++) out[to + i] = counts[from + i];
-    for (let i = 0; i < own; i++) out[to + lead + study[i]] = counts[from + lead + i];
-  }
-  return out;
-}
-
 function profilesOfMembers(cs: CodedSession, perMember: Float64Array[], frame: ProfileFrame): SessionProfiles {
   const members: MemberProfile[] = [];
   const counts = cs.members.map((p, m) => {
@@ -195,18 +167,23 @@ function profilesOfMembers(cs: CodedSession, perMember: Float64Array[], frame: P
   return { members, counts };
 }
 
-/** Pool sessions' profiles (parts[i] of a session of `conditions[i]`) by role, condition and the whole study. */
-export function combineProfiles(conditions: readonly string[], parts: readonly SessionProfiles[], frame: ProfileFrame): BalesProfiles {
+/** The profiles pooled from the sessions' members: everything in {@link BalesProfiles} but the members' own. */
+export type PooledProfiles = Omit<BalesProfiles, "members">;
+
+/**
+ * Pool sessions' member counts (`counts[i]`, SessionProfiles.counts of a session of
+ * `conditions[i]`) by role, condition and the whole study.
+ */
+export function poolProfiles(conditions: readonly string[], counts: readonly SessionProfiles["counts"][], frame: ProfileFrame): PooledProfiles {
   const L = frame.labels.length;
-  const members: MemberProfile[] = [];
   const roleCounts = new Map<string, { condition: string; role: string; counts: Float64Array }>();
   const conditionCounts = new Map<string, Float64Array>();
   const overall = new Float64Array(L);
-  parts.forEach((part, s) => {
+  counts.forEach((members, s) => {
     const condition = conditions[s];
     let cond = conditionCounts.get(condition);
     if (!cond) conditionCounts.set(condition, (cond = new Float64Array(L)));
-    for (const { role, counts } of part.counts) {
+    for (const { role, counts } of members) {
       const key = `${condition}\u0000${role}`;
       let r = roleCounts.get(key);
       if (!r) roleCounts.set(key, (r = { condition, role, counts: new Float64Array(L) }));
@@ -216,10 +193,8 @@ export function combineProfiles(conditions: readonly string[], parts: readonly S
         overall[i] += counts[i];
       }
     }
-    members.push(...part.members);
   });
   return {
-    members,
     roles: [...roleCounts.values()]
       .sort((a, b) => a.condition.localeCompare(b.condition) || a.role.localeCompare(b.role))
       .map((r) => ({ condition: r.condition, role: r.role, profile: profileOf(r.counts, frame) })),
@@ -230,11 +205,15 @@ export function combineProfiles(conditions: readonly string[], parts: readonly S
 
 /** Interaction profiles of every member, role, condition and the whole study (counts all codes of each turn). */
 export function balesProfiles(data: CodedTurns, frame: ProfileFrame): BalesProfiles {
-  return combineProfiles(
-    data.sessions.map((cs) => cs.condition),
-    data.sessions.map((cs) => sessionProfiles(cs, frame)),
-    frame,
-  );
+  const parts = data.sessions.map((cs) => sessionProfiles(cs, frame));
+  return {
+    members: parts.flatMap((p) => p.members),
+    ...poolProfiles(
+      data.sessions.map((cs) => cs.condition),
+      parts.map((p) => p.counts),
+      frame,
+    ),
+  };
 }
 
 /** One speaker's profile pooled over every session they took part in. */
@@ -318,11 +297,13 @@ const PHASE_FIRST = ["orientation", "evaluation", "control"];
  * floor(3k/n)) and give each group's share of the acts in each third.
  */
 export function phaseMovement(data: CodedTurns, frame: ProfileFrame): PhaseMovement {
-  return combinePhases(
+  const parts = data.sessions.map((cs) => sessionPhases(cs, frame));
+  const pooled = poolPhases(
     data.sessions.map((cs) => cs.condition),
-    data.sessions.map((cs) => sessionPhases(cs, frame)),
+    parts.map((p) => p.counts),
     frame,
   );
+  return { groups: pooled.groups, sessions: parts.map((p) => p.session), conditions: pooled.conditions, overall: pooled.overall };
 }
 
 /** What one session contributes to {@link phaseMovement}: its thirds, and their counts to pool. */
@@ -395,25 +376,16 @@ function phaseCounts(cs: CodedSession, frame: ProfileFrame, groups: readonly str
   return counts;
 }
 
-/** A session's thirds counted under its own numbering of codes, under the study's labels (see profilesUnder). */
-export function phasesUnder(part: SessionPhases, study: Int32Array, frame: ProfileFrame): SessionPhases {
-  const groups = phaseGroups(frame);
-  const counts = renumbered(part.counts, study, frame.labels.length, 3, 1 + groups.length);
-  return { session: { ...part.session, thirds: renderThirds(counts, groups, frame) }, counts };
-}
+/** Phase movement pooled from the sessions' thirds: everything in {@link PhaseMovement} but the sessions' own. */
+export type PooledPhases = Omit<PhaseMovement, "sessions">;
 
-/** Pool sessions' thirds (parts[i] of a session of `conditions[i]`) per condition and over the study. */
-export function combinePhases(conditions: readonly string[], parts: readonly SessionPhases[], frame: ProfileFrame): PhaseMovement {
+/** Pool sessions' thirds (`counts[i]`, SessionPhases.counts of a session of `conditions[i]`) per condition and over the study. */
+export function poolPhases(conditions: readonly string[], counts: readonly Float64Array[], frame: ProfileFrame): PooledPhases {
   const groups = phaseGroups(frame);
   const size = 3 * (1 + groups.length + frame.labels.length);
-  const { byCondition, overall } = poolCounts(
-    conditions,
-    parts.map((p) => p.counts),
-    size,
-  );
+  const { byCondition, overall } = poolCounts(conditions, counts, size);
   return {
     groups,
-    sessions: parts.map((p) => p.session),
     conditions: byCondition.map(([condition, acc]) => ({ condition, thirds: renderThirds(acc, groups, frame) })),
     overall: renderThirds(overall, groups, frame),
   };
@@ -452,14 +424,6 @@ export function sessionTransitions(cs: CodedSession, L: number): Float64Array {
     if (prev !== UNCODED) m[prev * L + code]++;
     prev = code;
   }
-  return m;
-}
-
-/** A session's transitions counted under its own numbering of codes, under the study's `L` labels (see profilesUnder). */
-export function transitionsUnder(part: Float64Array, study: Int32Array, L: number): Float64Array {
-  const own = study.length;
-  const m = new Float64Array(L * L);
-  for (let a = 0; a < own; a++) for (let b = 0; b < own; b++) m[study[a] * L + study[b]] = part[a * own + b];
   return m;
 }
 

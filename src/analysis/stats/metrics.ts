@@ -83,6 +83,53 @@ export interface SessionMetrics {
   participants: MemberMetrics[];
 }
 
+/** What the summaries over sessions read of a member's metrics ({@link summariseByRole}). */
+export type MemberFigures = Pick<
+  MemberMetrics,
+  "condition" | "role" | "turns" | "words" | "shareTurns" | "shareWords" | "meanWordsPerTurn" | "turnsPerMinute" | "wordsPerMinute"
+>;
+
+/**
+ * What the summaries over sessions read of a session's metrics ({@link summariseByCondition},
+ * {@link summariseByRole}, {@link followsByRole}): what a session memo keeps of them besides
+ * their text (src/analysis/stats/parts.ts), so that recombining a large study reads no names,
+ * ids or addressee matrices back.
+ */
+export interface SessionFigures extends Pick<
+  SessionMetrics,
+  "condition" | "turns" | "words" | "durationSeconds" | "turnsPerMinute" | "wordsPerMinute" | "meanWordsPerTurn"
+> {
+  balance: Pick<Balance, "entropyTurns" | "oneMinusGiniTurns">;
+  follows: Pick<SpeakerMatrix, "counts">;
+  participants: MemberFigures[];
+}
+
+/** The {@link SessionFigures} of a session's metrics. */
+export function sessionFigures(m: SessionMetrics): SessionFigures {
+  return {
+    condition: m.condition,
+    turns: m.turns,
+    words: m.words,
+    durationSeconds: m.durationSeconds,
+    turnsPerMinute: m.turnsPerMinute,
+    wordsPerMinute: m.wordsPerMinute,
+    meanWordsPerTurn: m.meanWordsPerTurn,
+    balance: { entropyTurns: m.balance.entropyTurns, oneMinusGiniTurns: m.balance.oneMinusGiniTurns },
+    follows: { counts: m.follows.counts },
+    participants: m.participants.map((p) => ({
+      condition: p.condition,
+      role: p.role,
+      turns: p.turns,
+      words: p.words,
+      shareTurns: p.shareTurns,
+      shareWords: p.shareWords,
+      meanWordsPerTurn: p.meanWordsPerTurn,
+      turnsPerMinute: p.turnsPerMinute,
+      wordsPerMinute: p.wordsPerMinute,
+    })),
+  };
+}
+
 /** Gini coefficient of non-negative values (0 = all equal, (k-1)/k = one holds everything). */
 export function gini(values: readonly number[]): number | null {
   const k = values.length;
@@ -220,7 +267,7 @@ function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]
 }
 
 /** Per-condition summaries of session metrics (conditions sorted). */
-export function summariseByCondition(sessions: readonly SessionMetrics[]): ConditionSummary[] {
+export function summariseByCondition(sessions: readonly SessionFigures[]): ConditionSummary[] {
   return [...groupBy(sessions, (s) => s.condition)]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([condition, list]) => ({
@@ -238,7 +285,7 @@ export function summariseByCondition(sessions: readonly SessionMetrics[]): Condi
 }
 
 /** Per condition × role summaries of member metrics. */
-export function summariseByRole(sessions: readonly SessionMetrics[]): RoleSummary[] {
+export function summariseByRole(sessions: readonly SessionFigures[]): RoleSummary[] {
   const members = sessions.flatMap((s) => s.participants);
   return [...groupBy(members, (m) => `${m.condition}\u0000${m.role}`)]
     .sort(([a], [b]) => a.localeCompare(b))
@@ -266,7 +313,7 @@ export interface RoleFollows {
 }
 
 /** Pool each session's who-follows-whom matrix by role, per condition (for study-level charts). */
-export function followsByRole(sessions: readonly SessionMetrics[]): RoleFollows[] {
+export function followsByRole(sessions: readonly SessionFigures[]): RoleFollows[] {
   return [...groupBy(sessions, (s) => s.condition)]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([condition, list]) => {
@@ -274,7 +321,7 @@ export function followsByRole(sessions: readonly SessionMetrics[]): RoleFollows[
       const index = new Map(roles.map((r, i) => [r, i]));
       const counts = roles.map(() => new Array<number>(roles.length).fill(0));
       for (const s of list) {
-        // follows.ids and participants are both the session's members, in the same order.
+        // The rows of follows and the participants are both the session's members, in the same order.
         const roleOf = s.participants.map((p) => index.get(p.role)!);
         s.follows.counts.forEach((row, i) => row.forEach((n, j) => (counts[roleOf[i]][roleOf[j]] += n)));
       }

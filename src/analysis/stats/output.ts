@@ -1,85 +1,109 @@
 import type { StatsReport, StatsResult } from "./report.js";
+import type { MemberMetrics, SessionMetrics } from "./metrics.js";
 import { artifacts, writeArtifact } from "../../study/artifacts.js";
 import type { Summary } from "../shared/table.js";
-import { textTable, toCsv } from "../shared/table.js";
+import { csvLine, csvText, textTable } from "../shared/table.js";
+
+/** The columns of stats-sessions.csv, one row per session ({@link sessionRow}). */
+const SESSION_COLUMNS = [
+  "session",
+  "condition",
+  "run",
+  "members",
+  "turns",
+  "words",
+  "excluded_turns",
+  "duration_seconds",
+  "turns_per_minute",
+  "words_per_minute",
+  "mean_words_per_turn",
+  "balance_entropy_turns",
+  "balance_entropy_words",
+  "balance_one_minus_gini_turns",
+  "balance_one_minus_gini_words",
+  "duration_note",
+];
+
+function sessionRow(s: SessionMetrics): unknown[] {
+  return [
+    s.session,
+    s.condition,
+    s.run,
+    s.members,
+    s.turns,
+    s.words,
+    s.excludedTurns,
+    s.durationSeconds,
+    s.turnsPerMinute,
+    s.wordsPerMinute,
+    s.meanWordsPerTurn,
+    s.balance.entropyTurns,
+    s.balance.entropyWords,
+    s.balance.oneMinusGiniTurns,
+    s.balance.oneMinusGiniWords,
+    s.durationNote,
+  ];
+}
+
+/** The columns of stats-participants.csv, one row per member of a session ({@link participantRow}). */
+const PARTICIPANT_COLUMNS = [
+  "session",
+  "condition",
+  "run",
+  "participant",
+  "name",
+  "role",
+  "kind",
+  "turns",
+  "words",
+  "share_turns",
+  "share_words",
+  "mean_words_per_turn",
+  "turns_per_minute",
+  "words_per_minute",
+];
+
+function participantRow(p: MemberMetrics): unknown[] {
+  return [
+    p.session,
+    p.condition,
+    p.run,
+    p.participant,
+    p.name,
+    p.role,
+    p.kind,
+    p.turns,
+    p.words,
+    p.shareTurns,
+    p.shareWords,
+    p.meanWordsPerTurn,
+    p.turnsPerMinute,
+    p.wordsPerMinute,
+  ];
+}
+
+/** One session's lines of the two CSV tables (csvLine): its row, and a row per member. */
+export interface SessionRows {
+  session: string;
+  participants: string[];
+}
+
+/** A session's {@link SessionRows}: rendered when it is measured, so that a session memo can keep them. */
+export function sessionRows(s: SessionMetrics): SessionRows {
+  return { session: csvLine(sessionRow(s)), participants: s.participants.map((p) => csvLine(participantRow(p))) };
+}
+
+/** The text of the two tables from every session's rows, in session order. */
+export function statsTables(rows: readonly SessionRows[]): { sessions: string; participants: string } {
+  return {
+    sessions: csvText([csvLine(SESSION_COLUMNS), ...rows.map((r) => r.session)]),
+    participants: csvText([csvLine(PARTICIPANT_COLUMNS), ...rows.flatMap((r) => r.participants)]),
+  };
+}
 
 /** CSV tables of stats: one row per session, one row per member of a session. */
 export function statsCsvs(report: StatsResult): { sessions: string; participants: string } {
-  const sessions = toCsv(
-    [
-      "session",
-      "condition",
-      "run",
-      "members",
-      "turns",
-      "words",
-      "excluded_turns",
-      "duration_seconds",
-      "turns_per_minute",
-      "words_per_minute",
-      "mean_words_per_turn",
-      "balance_entropy_turns",
-      "balance_entropy_words",
-      "balance_one_minus_gini_turns",
-      "balance_one_minus_gini_words",
-      "duration_note",
-    ],
-    report.sessions.map((s) => [
-      s.session,
-      s.condition,
-      s.run,
-      s.members,
-      s.turns,
-      s.words,
-      s.excludedTurns,
-      s.durationSeconds,
-      s.turnsPerMinute,
-      s.wordsPerMinute,
-      s.meanWordsPerTurn,
-      s.balance.entropyTurns,
-      s.balance.entropyWords,
-      s.balance.oneMinusGiniTurns,
-      s.balance.oneMinusGiniWords,
-      s.durationNote,
-    ]),
-  );
-  const participants = toCsv(
-    [
-      "session",
-      "condition",
-      "run",
-      "participant",
-      "name",
-      "role",
-      "kind",
-      "turns",
-      "words",
-      "share_turns",
-      "share_words",
-      "mean_words_per_turn",
-      "turns_per_minute",
-      "words_per_minute",
-    ],
-    report.sessions.flatMap((s) =>
-      s.participants.map((p) => [
-        p.session,
-        p.condition,
-        p.run,
-        p.participant,
-        p.name,
-        p.role,
-        p.kind,
-        p.turns,
-        p.words,
-        p.shareTurns,
-        p.shareWords,
-        p.meanWordsPerTurn,
-        p.turnsPerMinute,
-        p.wordsPerMinute,
-      ]),
-    ),
-  );
-  return { sessions, participants };
+  return statsTables(report.sessions.map(sessionRows));
 }
 
 const ms = (s: Summary, digits = 1): string => (s.mean === null ? "-" : `${s.mean.toFixed(digits)} ± ${s.sd === null ? "-" : s.sd.toFixed(digits)}`);
@@ -171,8 +195,15 @@ export function statsSummary(report: StatsResult): string {
 const fmtPct = (v: number | null): string => (v === null ? "-" : `${v.toFixed(1)}%`);
 const fmtNum = (v: number | null): string => (v === null ? "null" : v.toFixed(2));
 
+/** The files stats writes: stats.json and its two CSV tables. */
+export interface StatsFiles {
+  json: string;
+  sessions: string;
+  participants: string;
+}
+
 /** Write stats.json and its two CSV tables into the study's analysis folder; returns their paths. */
-export async function writeStatsReport(study: string, report: StatsReport): Promise<{ json: string; sessions: string; participants: string }> {
+export async function writeStatsReport(study: string, report: StatsReport): Promise<StatsFiles> {
   const csv = statsCsvs(report);
   return {
     json: await writeArtifact(artifacts.stats, study, report),

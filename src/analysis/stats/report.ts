@@ -9,38 +9,37 @@ import {
   type ConditionSummary,
   type RoleFollows,
   type RoleSummary,
+  type SessionFigures,
   type SessionMetrics,
 } from "./metrics.js";
 import {
-  combinePhases,
-  combineProfiles,
   combineTransitions,
-  phasesUnder,
+  poolPhases,
+  poolProfiles,
   profileFrame,
-  profilesUnder,
   sessionPhases,
   sessionProfiles,
   sessionTransitions,
-  transitionsUnder,
   type BalesProfiles,
+  type MemberProfile,
   type PhaseMovement,
+  type PooledPhases,
+  type PooledProfiles,
   type ProfileFrame,
   type SessionPhases,
   type SessionProfiles,
   type TransitionMatrix,
 } from "./bales.js";
 import {
-  combineSegments,
-  segmentsUnder,
-  sequenceUnder,
+  poolSegments,
   sessionSegments,
   sessionSequence,
+  type PooledSegments,
   type SegmentDistributions,
   type SessionSegments,
   type SessionSequence,
 } from "./sequences.js";
-import { ownCodes, studyCodes } from "../compare/session-parts.js";
-import { knownLabels, type CodedSession, type CodedTurns } from "../shared/table.js";
+import type { CodedSession, CodedTurns } from "../shared/table.js";
 
 /**
  * `colloquy stats`: session metrics and participation for every session, and, when a nominal
@@ -104,132 +103,194 @@ export interface StatsReport extends StatsResult {
   provenance: Provenance;
 }
 
-/**
- * What one session contributes to the Bales and sequence parts of stats.json (the study-level
- * profiles, phases, transitions and segments are sums of these). Counted in the session's own
- * numbering of codes (compare/session-parts.ts ownCodes: the codebook's labels, then its own codes
- * outside the codebook), so a part holds whatever codes outside the codebook other sessions bring;
- * {@link statsPartUnder} puts it under the study's labels.
- */
-export interface StatsCodesPart {
+/** The join of sessions and one coder's codes that the Bales and sequence parts are computed from. */
+export interface StatsCoded {
+  data: CodedTurns;
+  codebook: NominalCodebook;
+  coder: string;
+}
+
+/** What one session contributes to the Bales and sequence parts of stats.json, counted under `frame`'s labels. */
+export interface SessionCodeStats {
   profiles: SessionProfiles;
+  /** Null when the codebook has no groups. */
   phases: SessionPhases | null;
   transitions: Float64Array;
   sequence: SessionSequence;
   segments: SessionSegments;
-  /** The session's codes outside the codebook (OwnCodes.unknown). */
-  unknown: string[];
 }
 
-/** One session's {@link StatsCodesPart}; `labels` are the join's, the first `known` of them the codebook's. */
-export function statsCodesPart(cs: CodedSession, labels: readonly string[], known: number, codebook: NominalCodebook): StatsCodesPart {
-  const own = ownCodes(cs, labels, known);
-  const frame = profileFrame([...labels.slice(0, known), ...own.unknown], codebook);
+/** One session's {@link SessionCodeStats}: its codes (`cs.codes`, `cs.primary`) index `frame.labels`. */
+export function sessionCodeStats(cs: CodedSession, frame: ProfileFrame): SessionCodeStats {
   return {
-    profiles: sessionProfiles(own.session, frame),
-    phases: frame.groups.size > 0 ? sessionPhases(own.session, frame) : null,
-    transitions: sessionTransitions(own.session, frame.labels.length),
-    sequence: sessionSequence(own.session),
-    segments: sessionSegments(own.session, frame.labels),
-    unknown: own.unknown,
+    profiles: sessionProfiles(cs, frame),
+    phases: frame.groups.size > 0 ? sessionPhases(cs, frame) : null,
+    transitions: sessionTransitions(cs, frame.labels.length),
+    sequence: sessionSequence(cs),
+    segments: sessionSegments(cs, frame.labels),
   };
 }
 
-/** A session's part under the study's labels (`frame`, the first `known` of them the codebook's): what its part would be, counted in the study's numbering. */
-export function statsPartUnder(part: StatsCodesPart, cs: CodedSession, frame: ProfileFrame, known: number): StatsCodesPart {
-  const study = studyCodes(part.unknown, frame.labels, known);
-  if (!study) return part;
+/** What one session adds to the study's pooled Bales, transition and segment figures: its counts. */
+export interface SessionCodeCounts {
+  /** Per member of the session: role and counts (SessionProfiles.counts). */
+  members: SessionProfiles["counts"];
+  /** Per third (SessionPhases.counts); null when the codebook has no groups. */
+  phases: Float64Array | null;
+  transitions: Float64Array;
+  /** Per third (SessionSegments.counts). */
+  segments: Float64Array;
+}
+
+/** What pooling reads of a session's {@link SessionCodeStats}: its counts. */
+export function sessionCodeCounts(stats: SessionCodeStats): SessionCodeCounts {
   return {
-    profiles: profilesUnder(part.profiles, cs, study, frame),
-    phases: part.phases && phasesUnder(part.phases, study, frame),
-    transitions: transitionsUnder(part.transitions, study, frame.labels.length),
-    sequence: sequenceUnder(part.sequence, study),
-    segments: segmentsUnder(part.segments, study, frame.labels),
-    unknown: frame.labels.slice(known),
+    members: stats.profiles.counts,
+    phases: stats.phases && stats.phases.counts,
+    transitions: stats.transitions,
+    segments: stats.segments.counts,
+  };
+}
+
+/**
+ * The entries of stats.json each session has of its own, in session order: the arrays the
+ * artifact registry writes one entry per line (artifacts.stats.lineArrays).
+ */
+export interface SessionEntries {
+  sessions: SessionMetrics[];
+  members: MemberProfile[];
+  phases: PhaseMovement["sessions"];
+  segments: SegmentDistributions["sessions"];
+  sequences: SessionSequence[];
+}
+
+/** The codes part of stats.json pooled over sessions: {@link StatsCodes} but the sessions' own entries. */
+interface PooledCodes extends Omit<StatsCodes, "profiles" | "phases" | "sequences" | "segments"> {
+  profiles: PooledProfiles;
+  phases: PooledPhases | null;
+  segments: PooledSegments;
+}
+
+/**
+ * stats.json's figures over sessions (summaries, pooled profiles, phases, transitions and
+ * segments) and its notes: everything but the sessions' own entries ({@link SessionEntries}).
+ * Always computed from every session's figures and counts, never kept.
+ */
+export interface PooledStats {
+  conditions: ConditionSummary[];
+  roles: RoleSummary[];
+  followsByRole: RoleFollows[];
+  codes: PooledCodes | null;
+  notes: string[];
+}
+
+/** The coded study pooled: its join, its profile frame and each session's counts under that frame's labels. */
+export interface CodedCounts {
+  coded: StatsCoded;
+  frame: ProfileFrame;
+  counts: readonly SessionCodeCounts[];
+}
+
+/** Pool every session's figures, and with `codes` their Bales and sequence counts, into the study's. */
+export function poolStats(figures: readonly SessionFigures[], codes?: CodedCounts): PooledStats {
+  const notes: string[] = [];
+  const untimed = figures.filter((m) => m.durationSeconds === null).length;
+  if (untimed > 0) notes.push(`${untimed} of ${figures.length} sessions have no usable turn times: their duration and per-minute rates are null`);
+  return {
+    conditions: summariseByCondition(figures),
+    roles: summariseByRole(figures),
+    followsByRole: followsByRole(figures),
+    codes: codes ? poolCodes(codes, notes) : null,
+    notes,
+  };
+}
+
+function poolCodes({ coded, frame, counts }: CodedCounts, notes: string[]): PooledCodes {
+  const { data, codebook, coder } = coded;
+  if (frame.ratios.size === 0) notes.push(`codebook ${codebook.id} lacks the bales-ipa categories, so no Bales ratios are reported`);
+  if (frame.groups.size === 0) notes.push(`codebook ${codebook.id} has no category groups, so no phase movement is reported`);
+  if (data.unknownLabels.length > 0) notes.push(`codes not in the codebook were counted as found: ${data.unknownLabels.join(", ")}`);
+  if (data.orphanRecords > 0)
+    notes.push(
+      `${data.orphanRecords} code records name a session or turn the study does not have and were not counted (e.g. ${data.orphanExamples.join(", ")})`,
+    );
+  const conditions = data.sessions.map((cs) => cs.condition);
+  return {
+    codebook: { id: codebook.id, version: codebook.version },
+    coder,
+    labels: data.labels,
+    codedTurns: data.codedTurns,
+    uncodedTurns: data.uncodedTurns,
+    profiles: poolProfiles(
+      conditions,
+      counts.map((c) => c.members),
+      frame,
+    ),
+    phases:
+      frame.groups.size > 0
+        ? poolPhases(
+            conditions,
+            counts.map((c) => c.phases!),
+            frame,
+          )
+        : null,
+    transitions: combineTransitions(
+      conditions,
+      counts.map((c) => c.transitions),
+      data.labels,
+    ),
+    segments: poolSegments(
+      conditions,
+      counts.map((c) => c.segments),
+      data.labels,
+    ),
+  };
+}
+
+/**
+ * The report of `pooled` with the sessions' own `entries` in their places: the one place that
+ * lays out stats.json's members, so that the report built at once (buildStats) and the one
+ * written from kept parts (parts.ts) are the same text.
+ */
+export function statsResult(pooled: PooledStats, entries: SessionEntries): StatsResult {
+  const { codes } = pooled;
+  return {
+    definitions: STATS_DEFINITIONS,
+    sessions: entries.sessions,
+    conditions: pooled.conditions,
+    roles: pooled.roles,
+    followsByRole: pooled.followsByRole,
+    codes: codes && {
+      codebook: codes.codebook,
+      coder: codes.coder,
+      labels: codes.labels,
+      codedTurns: codes.codedTurns,
+      uncodedTurns: codes.uncodedTurns,
+      profiles: { members: entries.members, ...codes.profiles },
+      phases: codes.phases && { groups: codes.phases.groups, sessions: entries.phases, conditions: codes.phases.conditions, overall: codes.phases.overall },
+      transitions: codes.transitions,
+      sequences: entries.sequences,
+      segments: { labels: codes.segments.labels, sessions: entries.segments, conditions: codes.segments.conditions, overall: codes.segments.overall },
+    },
+    notes: pooled.notes,
   };
 }
 
 /**
  * Compute stats; pass `coded` (the join of sessions and one coder's codes) for the Bales and
- * sequence parts. `measure` gives one session's metrics and `coded.part` one session's
- * StatsCodesPart: computed, or the result kept from an earlier run (src/stages/stats.ts memoises
- * both per session); the study-level figures are always recombined from all sessions' parts.
+ * sequence parts. `measure` gives one session's metrics. The study pipeline computes the same
+ * report from parts it keeps per session (parts.ts buildStatsParts), and writes the same files.
  */
-export function buildStats(
-  sessions: readonly Session[],
-  coded?: {
-    data: CodedTurns;
-    codebook: NominalCodebook;
-    coder: string;
-    part?: (cs: CodedSession, compute: () => StatsCodesPart) => StatsCodesPart;
-  },
-  measure: (session: Session) => SessionMetrics = sessionMetrics,
-): StatsResult {
+export function buildStats(sessions: readonly Session[], coded?: StatsCoded, measure: (session: Session) => SessionMetrics = sessionMetrics): StatsResult {
   const metrics = sessions.map((s) => measure(s));
-  const notes: string[] = [];
-  const untimed = metrics.filter((m) => m.durationSeconds === null).length;
-  if (untimed > 0) notes.push(`${untimed} of ${metrics.length} sessions have no usable turn times: their duration and per-minute rates are null`);
-  let codes: StatsCodes | null = null;
-  if (coded) {
-    const { data, codebook, coder } = coded;
-    const frame = profileFrame(data.labels, codebook);
-    if (frame.ratios.size === 0) notes.push(`codebook ${codebook.id} lacks the bales-ipa categories, so no Bales ratios are reported`);
-    if (frame.groups.size === 0) notes.push(`codebook ${codebook.id} has no category groups, so no phase movement is reported`);
-    if (data.unknownLabels.length > 0) notes.push(`codes not in the codebook were counted as found: ${data.unknownLabels.join(", ")}`);
-    if (data.orphanRecords > 0)
-      notes.push(
-        `${data.orphanRecords} code records name a session or turn the study does not have and were not counted (e.g. ${data.orphanExamples.join(", ")})`,
-      );
-    const part = coded.part ?? ((_cs, compute) => compute());
-    const known = knownLabels(data);
-    const parts = data.sessions.map((cs) =>
-      statsPartUnder(
-        part(cs, () => statsCodesPart(cs, data.labels, known, codebook)),
-        cs,
-        frame,
-        known,
-      ),
-    );
-    const conditions = data.sessions.map((cs) => cs.condition);
-    codes = {
-      codebook: { id: codebook.id, version: codebook.version },
-      coder,
-      labels: data.labels,
-      codedTurns: data.codedTurns,
-      uncodedTurns: data.uncodedTurns,
-      profiles: combineProfiles(
-        conditions,
-        parts.map((p) => p.profiles),
-        frame,
-      ),
-      phases:
-        frame.groups.size > 0
-          ? combinePhases(
-              conditions,
-              parts.map((p) => p.phases!),
-              frame,
-            )
-          : null,
-      transitions: combineTransitions(
-        conditions,
-        parts.map((p) => p.transitions),
-        data.labels,
-      ),
-      sequences: parts.map((p) => p.sequence),
-      segments: combineSegments(
-        conditions,
-        parts.map((p) => p.segments),
-        data.labels,
-      ),
-    };
-  }
-  return {
-    definitions: STATS_DEFINITIONS,
+  if (!coded) return statsResult(poolStats(metrics), { sessions: metrics, members: [], phases: [], segments: [], sequences: [] });
+  const frame = profileFrame(coded.data.labels, coded.codebook);
+  const stats = coded.data.sessions.map((cs) => sessionCodeStats(cs, frame));
+  return statsResult(poolStats(metrics, { coded, frame, counts: stats.map(sessionCodeCounts) }), {
     sessions: metrics,
-    conditions: summariseByCondition(metrics),
-    roles: summariseByRole(metrics),
-    followsByRole: followsByRole(metrics),
-    codes,
-    notes,
-  };
+    members: stats.flatMap((s) => s.profiles.members),
+    phases: stats.flatMap((s) => (s.phases ? [s.phases.session] : [])),
+    segments: stats.map((s) => s.segments.session),
+    sequences: stats.map((s) => s.sequence),
+  });
 }

@@ -1,5 +1,5 @@
 import type { CodedSession, CodedTurns } from "../shared/table.js";
-import { actSequence, renumbered } from "./bales.js";
+import { actSequence } from "./bales.js";
 import { THIRDS, thirdOf } from "../shared/measures.js";
 import { poolCounts } from "./pool.js";
 
@@ -93,30 +93,14 @@ export function sessionSegments(cs: CodedSession, labels: readonly string[]): Se
   return { session: { session: cs.session.id, condition: cs.condition, segments: renderSegments(counts, labels) }, counts };
 }
 
-/**
- * A session's sequence and segments counted under its own numbering of codes (compare/session-parts.ts
- * ownCodes), under the study's `labels`: `study[i]` is the index in `labels` of own code i.
- */
-export function sequenceUnder(part: SessionSequence, study: Int32Array): SessionSequence {
-  return { ...part, codes: part.codes.map((c) => (c < 0 ? c : study[c])) };
-}
+/** Segment distributions pooled from the sessions' thirds: everything in {@link SegmentDistributions} but the sessions' own. */
+export type PooledSegments = Omit<SegmentDistributions, "sessions">;
 
-export function segmentsUnder(part: SessionSegments, study: Int32Array, labels: readonly string[]): SessionSegments {
-  const counts = renumbered(part.counts, study, labels.length, 3);
-  return { session: { ...part.session, segments: renderSegments(counts, labels) }, counts };
-}
-
-/** Pool sessions' segments (parts[i] of a session of `conditions[i]`) per condition and over the study. */
-export function combineSegments(conditions: readonly string[], parts: readonly SessionSegments[], labels: readonly string[]): SegmentDistributions {
-  const size = 3 * labels.length;
-  const { byCondition, overall } = poolCounts(
-    conditions,
-    parts.map((p) => p.counts),
-    size,
-  );
+/** Pool sessions' segments (`counts[i]`, SessionSegments.counts of a session of `conditions[i]`) per condition and over the study. */
+export function poolSegments(conditions: readonly string[], counts: readonly Float64Array[], labels: readonly string[]): PooledSegments {
+  const { byCondition, overall } = poolCounts(conditions, counts, 3 * labels.length);
   return {
     labels: [...labels],
-    sessions: parts.map((p) => p.session),
     conditions: byCondition.map(([condition, acc]) => ({ condition, segments: renderSegments(acc, labels) })),
     overall: renderSegments(overall, labels),
   };
@@ -124,11 +108,13 @@ export function combineSegments(conditions: readonly string[], parts: readonly S
 
 /** Code distributions in the early, middle and late thirds of each session, per condition and overall. */
 export function segmentDistributions(data: CodedTurns): SegmentDistributions {
-  return combineSegments(
+  const parts = data.sessions.map((cs) => sessionSegments(cs, data.labels));
+  const pooled = poolSegments(
     data.sessions.map((cs) => cs.condition),
-    data.sessions.map((cs) => sessionSegments(cs, data.labels)),
+    parts.map((p) => p.counts),
     data.labels,
   );
+  return { labels: pooled.labels, sessions: parts.map((p) => p.session), conditions: pooled.conditions, overall: pooled.overall };
 }
 
 /**
