@@ -68,9 +68,10 @@ export function sessionHash(session: Session): string {
  * and of the code (which every memo's settings include), so they key its memos as well as its
  * JSON would; hashing the JSON of 1,000 loaded sessions took 80 ms a run. Equal sessions in
  * differently laid out files get different hashes: a result computed again, never a wrong one.
+ * `{sha256}`: the hash of those bytes, known from an earlier read of the same file (same stamp).
  */
-export function rememberSessionHash(session: Session, fileBytes: Uint8Array): void {
-  sessionHashes.set(session, sha256(fileBytes));
+export function rememberSessionHash(session: Session, fileBytes: Uint8Array | { sha256: string }): void {
+  sessionHashes.set(session, "sha256" in fileBytes ? fileBytes.sha256 : sha256(fileBytes));
 }
 
 /**

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadSessions, sessionPath } from "../../src/study/study.js";
+import { loadSessions, saveSession, sessionPath } from "../../src/study/study.js";
 import { openSessionMemo, sessionHash } from "../../src/study/session-memo.js";
 import { sha256 } from "../../src/util/hash.js";
 
@@ -39,5 +39,30 @@ describe("sessionHash", () => {
     const [edited] = await loadSessions(dir);
     expect(sessionHash(edited)).not.toBe(sessionHash(reloaded));
     expect(again.has(edited.id, edited)).toBe(false);
+  });
+
+  it("of an unchanged file is the hash kept with its stamp when it was validated (not hashed again); an entry kept without one gets it", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "colloquy-session-hash-")), "demo");
+    await cp(join(import.meta.dirname, "../../fixtures/demo-study"), dir, { recursive: true });
+    const past = new Date(Date.now() - 10_000);
+    // Files as colloquy writes them (validation then gives back exactly what they hold), written a while ago.
+    for (const s of await loadSessions(dir)) {
+      await saveSession(dir, s);
+      await utimes(sessionPath(dir, s.id), past, past);
+    }
+    const [session] = await loadSessions(dir);
+    const cache = join(dir, ".cache", "validated-sessions.json");
+    const kept = JSON.parse(await readFile(cache, "utf8")) as { code: string; files: Record<string, unknown[]> };
+    expect(kept.files[session.id][4]).toBe(sessionHash(session));
+    // A kept hash is taken as it is (forged here to show it), for the same stamp only.
+    kept.files[session.id][4] = "f".repeat(64);
+    await writeFile(cache, JSON.stringify(kept));
+    expect(sessionHash((await loadSessions(dir))[0])).toBe("f".repeat(64));
+    // Kept as a stamp alone (before hashes were kept): hashed, and kept with its hash.
+    kept.files[session.id] = kept.files[session.id].slice(0, 4);
+    await writeFile(cache, JSON.stringify(kept));
+    const [again] = await loadSessions(dir);
+    expect(sessionHash(again)).toBe(sha256(await readFile(sessionPath(dir, session.id))));
+    expect((JSON.parse(await readFile(cache, "utf8")) as typeof kept).files[session.id][4]).toBe(sessionHash(again));
   });
 });
