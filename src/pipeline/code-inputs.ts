@@ -1,5 +1,5 @@
 import { join, relative } from "node:path";
-import { readTextIfExists } from "../util/fs.js";
+import { readFile } from "node:fs/promises";
 import { codesPath, readCodes } from "../coding/store.js";
 import type { CodeRecord } from "../coding/records.js";
 import type { CodebookPlan } from "../study/config.js";
@@ -127,24 +127,55 @@ export function sessionsOnly(study: StudyContext, ids: readonly string[], files:
 
 /**
  * Ids of the sessions a codes file names anywhere (sorted; none when there is no file), from its
- * text: every "session" key of a code line, full record or anything else. Naming more than the
- * records hold only costs a parse when such a session is coded; colloquy writes every line with
- * JSON.stringify, so a record's session is always written `"session":"<id>"`.
+ * bytes: every "session" key of a code line, full record or anything else, with JSON's spaces
+ * around its colon. Naming more than the records hold only costs a parse when such a session is
+ * coded. The bytes are searched natively for the key, and an id is decoded only when it differs
+ * from the line before's (a session's records are consecutive): a regular expression over the
+ * decoded text of a 100,000-turn study's 70 MB of codes took 0.2 s of the first run that added a
+ * session after a full one.
  */
 export async function sessionsInCodesFile(path: string): Promise<string[]> {
-  const text = await readTextIfExists(path);
-  if (text === undefined) return [];
-  const literals = new Set<string>();
-  for (const match of text.matchAll(/"session"\s*:\s*("(?:[^"\\\n]|\\.)*")/g)) literals.add(match[1]);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
   const ids = new Set<string>();
-  for (const literal of literals) {
+  let last: { start: number; end: number } | undefined;
+  for (let at = bytes.indexOf(SESSION_KEY); at !== -1; at = bytes.indexOf(SESSION_KEY, at + SESSION_KEY.length)) {
+    const literal = stringAfterColon(bytes, at + SESSION_KEY.length);
+    if (!literal) continue;
+    if (last && literal.end - literal.start === last.end - last.start && bytes.compare(bytes, last.start, last.end, literal.start, literal.end) === 0) continue;
+    last = literal;
     try {
-      ids.add(JSON.parse(literal) as string);
+      ids.add(JSON.parse(bytes.toString("utf8", literal.start, literal.end)) as string);
     } catch {
       // Not a JSON string (a torn line): the file's reader decides what it means.
     }
   }
   return [...ids].sort();
+}
+
+const SESSION_KEY = Buffer.from('"session"');
+const isJsonSpace = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+
+/** The JSON string (quotes included) after `: ` at `at`, on one line; undefined when there is none. */
+function stringAfterColon(bytes: Buffer, at: number): { start: number; end: number } | undefined {
+  let i = at;
+  while (isJsonSpace(bytes[i])) i++;
+  if (bytes[i] !== 0x3a) return undefined;
+  i++;
+  while (isJsonSpace(bytes[i])) i++;
+  if (bytes[i] !== 0x22) return undefined;
+  for (let j = i + 1; j < bytes.length; j++) {
+    const c = bytes[j];
+    if (c === 0x22) return { start: i, end: j + 1 };
+    if (c === 0x0a) return undefined;
+    if (c === 0x5c) j++;
+  }
+  return undefined;
 }
 
 const codesKey = (codebook: string, coder: string) => `${codebook}\u0000${coder}`;
