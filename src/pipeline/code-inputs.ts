@@ -1,5 +1,5 @@
 import { join, relative } from "node:path";
-import { readFile } from "node:fs/promises";
+import { readWholeFile } from "../util/fs.js";
 import { codesPath, readCodes } from "../coding/store.js";
 import type { CodeRecord } from "../coding/records.js";
 import type { CodebookPlan } from "../study/config.js";
@@ -137,7 +137,7 @@ export function sessionsOnly(study: StudyContext, ids: readonly string[], files:
 export async function sessionsInCodesFile(path: string): Promise<string[]> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = await readWholeFile(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;

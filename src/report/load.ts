@@ -1,9 +1,10 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { parseArtifact, STUDY_FOLDERS, type Artifact } from "../study/artifacts.js";
 import { parseArtifactLines, parseArtifactPart, partSchemas, type ArtifactPart } from "../study/artifact-part.js";
 import type { LineCache, LineShaper, ShapedLines } from "./line-cache.js";
 import { sha256 } from "../util/hash.js";
+import { readWholeFile } from "../util/fs.js";
 import {
   agreementAnalysis,
   analyses,
@@ -204,7 +205,7 @@ export async function readAnalysisFiles(
     if (part) partSchemas(result, part);
     let read;
     try {
-      const bytes = await readFile(join(dir, file));
+      const bytes = await readWholeFile(join(dir, file));
       const shaper = part && options.lines?.shapers.get(analysis as AnalysisDescriptor<unknown>);
       const byLines = shaper && readByLines(analysis as AnalysisDescriptor<unknown>, bytes, part, shaper, options.lines!.cache);
       if (byLines) {

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
-import { open, type FileHandle } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { parseCodesText } from "../coding/codes-file.js";
 import { emptySummary, recordsBySession, summariseRecords, type CodeRecord, type RecordsSummary } from "../coding/records.js";
 import { codesPath, latestRecords } from "../coding/store.js";
 import type { Session } from "../transcript/schema.js";
 import { codeVersion } from "../util/code-version.js";
 import { sha256 } from "../util/hash.js";
+import { readFrom } from "../util/fs.js";
 import { sameStamp, settled, stamp, type FileStamp } from "../util/file-stamp.js";
 import { readStampedFile, writeStampedFile } from "../util/stamped-file.js";
 import { currentCodes, type StudyReader } from "./reader.js";
@@ -195,9 +196,8 @@ async function readCodesBytes(path: string, kept: { ino: number; size: number; s
       }
       if (at === kept.size && hash.copy().digest("hex") === kept.sha256) from = kept.size;
     }
-    // The rest, to the end as it is now: the whole file when its start did not match (readFile
-    // reads from the handle's position, which positioned reads leave at 0), else what follows.
-    const bytes = from === 0 ? await handle.readFile() : await readFrom(handle, from, size);
+    // The rest, to the end as it is now: the whole file when its start did not match, else what follows.
+    const bytes = await readFrom(handle, from, size);
     // The hash goes on from the kept bytes, or starts over with the whole file.
     const rest = from > 0 ? hash : createHash("sha256");
     const complete = bytes.lastIndexOf(0x0a) + 1;
@@ -210,20 +210,6 @@ async function readCodesBytes(path: string, kept: { ino: number; size: number; s
   } finally {
     await handle.close();
   }
-}
-
-/** The bytes of a file from `from` to its end (`size` when stat was taken; more if it grew since). */
-async function readFrom(handle: FileHandle, from: number, size: number): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let at = from;
-  for (let want = Math.max(size - from, 1 << 16); ; want = 1 << 20) {
-    const chunk = Buffer.allocUnsafe(want);
-    const { bytesRead } = await handle.read(chunk, 0, want, at);
-    if (bytesRead === 0) break;
-    parts.push(chunk.subarray(0, bytesRead));
-    at += bytesRead;
-  }
-  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
 }
 
 /** The digests of one coder's codes of one codebook, against the study's sessions as they are now. */

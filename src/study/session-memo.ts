@@ -1,11 +1,11 @@
 import { constants } from "node:fs";
-import { open, readFile, rm } from "node:fs/promises";
+import { open, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import type { CodeRecord } from "../coding/records.js";
 import type { Session } from "../transcript/schema.js";
 import { hashValue, sha256 } from "../util/hash.js";
-import { writeFileAtomic } from "../util/fs.js";
+import { readWholeFile, writeFileAtomic } from "../util/fs.js";
 import { codeVersion } from "../util/code-version.js";
 import { readStampedFile, writeStampedFile } from "../util/stamped-file.js";
 
@@ -138,7 +138,7 @@ async function readMemoLog<T>(path: string, settings: string): Promise<MemoLog<T
   const entries: MemoFile<T>["entries"] = {};
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = await readWholeFile(path);
   } catch {
     return { entries, frames: 0, rewrite: true };
   }

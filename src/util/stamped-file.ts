@@ -1,6 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { deserialize, serialize } from "node:v8";
-import { writeFileAtomic } from "./fs.js";
+import { readWholeFile, writeFileAtomic } from "./fs.js";
 
 /**
  * A cache file holding one v8-serialized object whose field `field` is a stamp: a value derived
@@ -19,7 +18,7 @@ import { writeFileAtomic } from "./fs.js";
  */
 export async function readStampedFile<T extends object>(path: string, field: string, stamp: string): Promise<Partial<T> | undefined> {
   try {
-    const file = deserialize(await readFile(path)) as Record<string, unknown> | null;
+    const file = deserialize(await readWholeFile(path)) as Record<string, unknown> | null;
     if (file !== null && typeof file === "object" && file[field] === stamp) return file as Partial<T>;
   } catch {
     // Missing or unreadable: the caller computes anew.
