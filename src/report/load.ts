@@ -201,21 +201,31 @@ export async function readAnalysisFiles(
     const params = analysis.result.match(file)!;
     const result = analysis.result as Artifact<string[], unknown>;
     const part = options.shown ? analysis.shown : undefined;
-    // A part its schema lacks is a mistake in the descriptor: thrown, not reported as a broken file.
+    // A part its schema lacks, or a shaper of an array the part does not read entry by entry, is a
+    // mistake in the code: thrown, not reported as a broken file.
     if (part) partSchemas(result, part);
+    const shaper = part && options.lines?.shapers.get(analysis as AnalysisDescriptor<unknown>);
+    if (shaper && !part.fields?.[shaper.member]) throw new Error(`${analysis.id}: its shown part does not read "${shaper.member}" entry by entry`);
+    let bytes: Buffer | undefined;
     let read;
     try {
-      const bytes = await readWholeFile(join(dir, file));
-      const shaper = part && options.lines?.shapers.get(analysis as AnalysisDescriptor<unknown>);
+      bytes = await readWholeFile(join(dir, file));
+    } catch (error) {
+      read = { status: "invalid" as const, problem: `not readable (${errorMessage(error)})` };
+    }
+    if (bytes) {
       const byLines = shaper && readByLines(analysis as AnalysisDescriptor<unknown>, bytes, part, shaper, options.lines!.cache);
       if (byLines) {
         visit({ analysis: analysis as AnalysisDescriptor<unknown>, file, params, value: byLines.value, shaped: byLines.shaped });
         continue;
       }
-      read = part ? parseArtifactPart(result, bytes, part) : parseArtifact(result, bytes.toString("utf8"));
-    } catch (error) {
-      read = { status: "invalid" as const, problem: `not readable (${errorMessage(error)})` };
+      try {
+        read = part ? parseArtifactPart(result, bytes, part) : parseArtifact(result, bytes.toString("utf8"));
+      } catch (error) {
+        read = { status: "invalid" as const, problem: `not readable (${errorMessage(error)})` };
+      }
     }
+    if (!read) continue;
     if (read.status === "invalid")
       warnings.push(
         `${analysis.result.relative(...params)}: ${read.problem} (${analysis.title} left out); re-run \`colloquy ${analysis.stage}\` to refresh it`,

@@ -97,27 +97,30 @@ async function whole(path: string, bytes: number): Promise<boolean> {
 
 /**
  * JSON.stringify of a top-level member of the bundle, with the arrays `spliced` gives under it
- * ("concepts.firstMentions") written from their texts: the same bytes as stringifying the entries,
- * which the build then never had to make as objects.
+ * ("concepts.firstMentions", each left empty in the bundle) written from their texts: the same
+ * bytes as stringifying the entries, which the build then never had to make as objects. Each
+ * array's place is marked with a string no value of the member holds (longer until none does).
  */
 function memberText(key: string, value: unknown, spliced: readonly ShapedLines[]): string | undefined {
   const mine = spliced.filter((s) => s.path.startsWith(`${key}.`));
-  if (mine.length === 0 || value === null || typeof value !== "object") return JSON.stringify(value);
+  if (mine.length === 0) return JSON.stringify(value);
+  const members = mine.map((s) => s.path.slice(key.length + 1));
   const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-  const markers = mine.map((s) => {
-    const member = s.path.slice(key.length + 1);
-    if (!Array.isArray(copy[member]) || (copy[member] as unknown[]).length > 0)
-      throw new Error(`the bundle's ${s.path} must be an empty array to splice its texts in`);
-    return (copy[member] = `\u0000splice ${s.path}`);
-  });
-  let text = JSON.stringify(copy);
-  mine.forEach((s, i) => {
-    const quoted = JSON.stringify(markers[i]);
-    const at = text.indexOf(quoted);
-    if (at === -1 || text.indexOf(quoted, at + 1) !== -1) throw new Error(`${s.path}: cannot find where to splice its texts`);
-    text = `${text.slice(0, at)}[${s.texts.filter((t) => t !== "").join(",")}]${text.slice(at + quoted.length)}`;
-  });
-  return text;
+  for (const [i, member] of members.entries()) {
+    const at = copy[member];
+    if (!Array.isArray(at) || at.length > 0) throw new Error(`the bundle's ${mine[i].path} must be an empty array to splice its texts in`);
+  }
+  for (let pad = "\u0000"; ; pad += "\u0000") {
+    const markers = members.map((member) => JSON.stringify(`splice ${member}${pad}`));
+    members.forEach((member, i) => (copy[member] = JSON.parse(markers[i]) as string));
+    let text = JSON.stringify(copy);
+    if (markers.some((m) => text.indexOf(m) === -1 || text.indexOf(m) !== text.lastIndexOf(m))) continue;
+    mine.forEach((s, i) => {
+      const at = text.indexOf(markers[i]);
+      text = `${text.slice(0, at)}[${s.texts.filter((t) => t !== "").join(",")}]${text.slice(at + markers[i].length)}`;
+    });
+    return text;
+  }
 }
 
 /**
@@ -138,6 +141,11 @@ async function writeDataFile(dir: string, bundle: ReportBundle, spliced: readonl
       await handle.writeFile(buffer);
     };
     let first = true;
+    // Every spliced array under a member the bundle has, as a plain object.
+    for (const s of spliced) {
+      const member = (bundle as unknown as Record<string, unknown>)[s.path.split(".")[0]];
+      if (member === null || typeof member !== "object" || Array.isArray(member)) throw new Error(`the bundle has no object to splice ${s.path} in`);
+    }
     for (const [key, value] of Object.entries(bundle)) {
       const text = memberText(key, value, spliced);
       // JSON.stringify leaves out members whose value is undefined: so does this.

@@ -45,7 +45,7 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   });
   // With earlier runs' answers, compromise is loaded only when a session has a word not seen before.
   await loadWordClasses(context.dir);
-  await loadMeanIntervals(context.dir);
+  await loadMeanIntervals(context.dir, "concepts");
   const parts = buildConceptsParts(
     sessions,
     createConceptExtractor(lexicon),
@@ -55,7 +55,7 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   const files = await writeConceptsParts(context.paths.analysis, parts);
   await memo.save();
   await saveWordClasses(context.dir);
-  await saveMeanIntervals(context.dir);
+  await saveMeanIntervals(context.dir, "concepts");
   effects.log(`concepts: ${sessions.length} session(s)${memoNote(memo)}`);
   return { report: conceptsReportOf(parts), files, speakers, rateBasis };
 }

@@ -69,12 +69,12 @@ export async function runTopics(context: StudyContext, options: TopicsStageOptio
   const memo = coder === "rules" ? await openSessionMemo<TopicRunResult>(context.dir, "topics-rules", { scope, speakers }) : undefined;
   // The rules coder tags words: with earlier runs' answers compromise loads only for new words.
   if (memo) await loadWordClasses(context.dir);
-  await loadMeanIntervals(context.dir);
+  await loadMeanIntervals(context.dir, "topics");
   const report = await buildReport(context, sessions, coder, speakers, options, model, effects, memo);
   const file = await writeTopicsReport(context.dir, report);
   await memo?.save();
   if (memo) await saveWordClasses(context.dir);
-  await saveMeanIntervals(context.dir);
+  await saveMeanIntervals(context.dir, "topics");
   if (memo && memoNote(memo)) effects.log(`topics: ${report.trees.length} tree(s)${memoNote(memo)}`);
   const staleReviews = Boolean((await context.coders())[REVIEW_CODEBOOK]);
   if (staleReviews) {

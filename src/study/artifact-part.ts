@@ -113,7 +113,7 @@ function notJson(bytes: Buffer, error: unknown): ArtifactRead<never> {
 export interface ArtifactLines<T> {
   /** The part's other members, read and checked as parseArtifactPart reads them. */
   value: Partial<T>;
-  /** Each entry's JSON text, in order; {@link readArtifactLine} reads one. */
+  /** Each entry's JSON text, in order; `read` reads one. */
   lines: Buffer[];
   /** Reads entry `index` of `lines` as parseArtifactPart would (its fields, checked); undefined when the line is not exactly one JSON value. */
   read(index: number): { ok: true; value: unknown } | { ok: false; problem: string } | undefined;

@@ -2,7 +2,6 @@ import { closeSync, existsSync, fstatSync, openSync, readFileSync, type Stats } 
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createRequire } from "node:module";
 import { parseSessionText } from "../transcript/io.js";
 import { validateSession } from "../transcript/validate.js";
 import type { Session } from "../transcript/schema.js";
@@ -12,6 +11,7 @@ import { sameStamp, settled, stamp, type FileStamp } from "../util/file-stamp.js
 import { sha256 } from "../util/hash.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { toolVersion } from "../util/provenance.js";
+import { zodVersion } from "../util/zod-version.js";
 
 /**
  * Session files already validated, so a study's unchanged sessions are not validated again on
@@ -20,7 +20,9 @@ import { toolVersion } from "../util/provenance.js";
  * pipeline's file hashes are, and git's index) in `<study>/.cache/validated-sessions.json`, and
  * only when validation gave back exactly what the file holds (no default filled in, no unknown
  * field dropped, same key order), so the parsed JSON of a remembered file is what validation
- * would return. The record is keyed by the code of the schema and its checks and the zod version
+ * would return. The sha256 of the file's bytes is kept with its stamp, and keys the session's memos
+ * while the stamp is the same (session-memo.ts): a file edited without a new stamp would be taken
+ * as validated and as its old content, as git's index would take it. The record is keyed by the code of the schema and its checks and the zod version
  * that runs them: a change to any of them validates every file again. A cache: missing, torn or
  * foreign files are ignored, and deleting .cache/ is safe.
  */
@@ -32,16 +34,6 @@ interface ValidatedFile {
 }
 
 let schemaCode: string | null | undefined;
-
-/** The version of zod installed: another zod may accept or fill in other things for the same schema. */
-function zodVersion(): string | null {
-  try {
-    const manifest = createRequire(import.meta.url).resolve("zod/package.json");
-    return (JSON.parse(readFileSync(manifest, "utf8")) as { version?: string }).version ?? null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Hash of the session schema and its checks (compiled .js, or .ts when run from source) and of

@@ -3,23 +3,25 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compromiseVersion } from "./compromise-version.js";
 import { sha256 } from "./hash.js";
+import { zodVersion } from "./zod-version.js";
 
 let version: string | undefined;
 
 /**
  * One version of everything that computes a cached result (the memos of .cache/memo, the stores
- * of tagger and lexicon answers): a hash of every module of this copy of colloquy (src/, or its
- * compiled dist/src/ twin), compromise's version and V8's (whose serializer writes the caches).
- * Any change to any of them, even one a version number does not record (a fix to a helper an
- * analysis imports, `npm update compromise`), makes every cache a miss, so a reused result always
- * equals a fresh one. Read once per process (~300 files, a few ms).
+ * of tagger and lexicon answers, the build's shaped lines): a hash of every module of this copy of
+ * colloquy (src/, or its compiled dist/src/ twin), compromise's version, zod's (which validates
+ * what the caches hold results of) and V8's (whose serializer writes the caches). Any change to
+ * any of them, even one a version number does not record (a fix to a helper an analysis imports,
+ * `npm update compromise`), makes every cache a miss, so a reused result always equals a fresh
+ * one. Read once per process (~300 files, a few ms).
  */
 export function codeVersion(): string {
   if (version === undefined) {
     const root = fileURLToPath(new URL("../", import.meta.url));
     const files = modules(root, "").sort();
     const code = sha256(files.map((f) => `${f}\u0000${sha256(readFileSync(join(root, f)))}`).join("\n"));
-    version = `${code}\u0000${compromiseVersion()}\u0000${process.versions.v8}`;
+    version = `${code}\u0000${compromiseVersion()}\u0000zod ${zodVersion()}\u0000${process.versions.v8}`;
   }
   return version;
 }

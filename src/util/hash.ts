@@ -45,7 +45,7 @@ export async function sha256File(path: string): Promise<string> {
   try {
     const hash = createHash("sha256");
     const { size } = await handle.stat();
-    const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(size, FILE_CHUNK)));
+    const chunk = Buffer.allocUnsafe(Math.max(1 << 16, Math.min(size, FILE_CHUNK)));
     // To the end as it is now (a file that grew since stat is hashed whole, as readFile would).
     for (;;) {
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
 import { loadStudyData } from "../../src/report/load.js";
 import { assembleReport } from "../../src/report/bundle.js";
+import { writeSite } from "../../src/report/site.js";
 import { buildSite } from "../../src/report/build.js";
 import { openStudy, silentEffects } from "../../src/stages/context.js";
 import { runBuild } from "../../src/stages/build.js";
@@ -85,6 +86,14 @@ describe("the streaming, incremental build", () => {
       expect(await readFile(join(dir, "streamed", file), "utf8")).toBe(JSON.stringify(chunk));
     }
     expect(result.files.chunks).toBe(chunks.length);
+    // Byte for byte, where the build splices entries it kept as text (participation, concepts, topics):
+    // the bundle made in memory, with the chunk names the build gave, written whole.
+    const written = await readFile(join(dir, "streamed", result.files.data), "utf8");
+    const whole = await writeSite(join(dir, "whole"), { ...bundle, sessions: built.sessions }, []);
+    const wholeText = await readFile(join(dir, "whole", whole.files.data), "utf8");
+    // The creation time of the bundle itself (assembleReport's was taken out above).
+    const noTime = (text: string) => text.replace(/^(\{"schemaVersion":1,"provenance":\{"tool":"colloquy","version":"[^"]*",)"createdAt":"[^"]*",/, "$1");
+    expect(noTime(written)).toBe(noTime(wholeText));
   });
 
   it("the build run alone (code files read and let go) and in the pipeline (the context's records) make the same site", async () => {

@@ -6,6 +6,10 @@ import { deserialize, serialize } from "node:v8";
 import { runPipeline } from "../../src/pipeline/run.js";
 import { studyStages } from "../../src/pipeline/stages.js";
 import { buildSite } from "../../src/report/build.js";
+import { assembleReport } from "../../src/report/bundle.js";
+import { loadStudyData } from "../../src/report/load.js";
+import { openSite } from "../../src/report/site.js";
+import type { ShapedLines } from "../../src/report/line-cache.js";
 import { silentReporter } from "../../src/util/reporter.js";
 
 /**
@@ -29,6 +33,28 @@ async function build(): Promise<{ data: string; warnings: string[] }> {
   const data = await readFile(join(dir, "site", result.files.data), "utf8");
   return { data: data.replace(/"createdAt":"[^"]*"/, ""), warnings: result.warnings };
 }
+
+describe("arrays spliced into the data file as text", () => {
+  it("write the bytes the entries as objects write, whatever strings the rest holds; a splice with no place fails", async () => {
+    const { bundle } = assembleReport(await loadStudyData(dir));
+    expect(bundle.concepts?.firstMentions.length).toBeGreaterThan(0);
+    // A value holding the marker's text (NULs come in with badly decoded transcripts).
+    bundle.concepts!.rates.push({ condition: "splice firstMentions\u0000", mean: 1, n: 1 });
+    const mentions = bundle.concepts!.firstMentions;
+    const data = async (site: string, b: typeof bundle, spliced: ShapedLines[] = []) => {
+      const result = await (await openSite(site)).finish(b, spliced);
+      return (await readFile(join(site, result.files.data), "utf8")).replace(/"createdAt":"[^"]*"/, "");
+    };
+    const whole = await data(join(dir, "..", "site-whole"), bundle);
+    const texts = [mentions.slice(0, 1), [], mentions.slice(1)].map((list) => list.map((m) => JSON.stringify(m)).join(","));
+    const spliced = { ...bundle, concepts: { ...bundle.concepts!, firstMentions: [] } };
+    expect(await data(join(dir, "..", "site-spliced"), spliced, [{ path: "concepts.firstMentions", texts, entries: mentions.length }])).toBe(whole);
+    await expect(data(join(dir, "..", "site-bad"), { ...spliced, concepts: null }, [{ path: "concepts.firstMentions", texts, entries: 1 }])).rejects.toThrow(
+      /no object to splice concepts\.firstMentions in/,
+    );
+    await expect(data(join(dir, "..", "site-bad"), bundle, [{ path: "concepts.firstMentions", texts, entries: 1 }])).rejects.toThrow(/must be an empty array/);
+  });
+});
 
 describe("analysis files read by their lines in the dashboard build", () => {
   it("give the data file a build that parses every entry gives, with the cache, without it and for a file in another layout", async () => {

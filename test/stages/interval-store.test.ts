@@ -23,14 +23,15 @@ describe("bootstrap intervals of condition means kept between runs (.cache/mean-
     forget();
     await runConcepts(study, {}, silentEffects);
     const report = await readFile(join(dir, "analysis", "concepts.json"), "utf8");
-    const path = join(dir, ".cache", "mean-intervals.v8");
+    const path = join(dir, ".cache", "mean-intervals.concepts.v8");
     const stored = deserialize(await readFile(path)) as { version: string; intervals: [string, [number, number]][] };
     expect(stored.intervals.length).toBeGreaterThan(0);
     expect(stored.intervals.length).toBe(meanIntervals.used.size);
 
-    // A fresh process with the kept intervals writes the same file, bootstrapping nothing.
+    // A fresh process with the kept intervals writes the same file, bootstrapping nothing (it knows no interval but the kept ones).
     forget();
     await runConcepts(study, {}, silentEffects);
+    expect(meanIntervals.known.size).toBe(stored.intervals.length);
     const strip = (text: string) => text.replace(/"createdAt": "[^"]+"/g, "");
     expect(strip(await readFile(join(dir, "analysis", "concepts.json"), "utf8"))).toBe(strip(report));
 
@@ -42,20 +43,28 @@ describe("bootstrap intervals of condition means kept between runs (.cache/mean-
     const forged = (version: string) => writeFile(path, serialize({ version, intervals: [[key, [-7, 7]]] }));
     await forged(stored.version);
     forget();
-    await loadMeanIntervals(dir);
+    await loadMeanIntervals(dir, "concepts");
     expect(meanBootstrapInterval(values)).toEqual([-7, 7]);
     await forged("another version");
     forget();
-    await loadMeanIntervals(dir);
+    await loadMeanIntervals(dir, "concepts");
     expect(meanBootstrapInterval(values)).toEqual(fresh);
 
     // Only the intervals used are written, and only when the file lacks one of them.
-    await saveMeanIntervals(dir);
+    await saveMeanIntervals(dir, "concepts");
     expect((deserialize(await readFile(path)) as typeof stored).intervals).toEqual([[key, fresh]]);
     await rm(path);
-    await saveMeanIntervals(dir);
+    await saveMeanIntervals(dir, "concepts");
     await expect(readFile(path)).rejects.toThrow();
     await writeFile(path, "torn");
-    await expect(loadMeanIntervals(dir)).resolves.toBeUndefined();
+    // What another study used in this process is not written to this one's file.
+    forget();
+    meanBootstrapInterval([9, 8, 7, 6]);
+    const other = join(dir, "..", "other");
+    await loadMeanIntervals(other, "concepts");
+    meanBootstrapInterval(values);
+    await saveMeanIntervals(other, "concepts");
+    expect((deserialize(await readFile(join(other, ".cache", "mean-intervals.concepts.v8"))) as typeof stored).intervals).toEqual([[key, fresh]]);
+    await expect(loadMeanIntervals(dir, "concepts")).resolves.toBeUndefined();
   });
 });

@@ -107,6 +107,12 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     await utimes(path, new Date(Date.now() - 5_000), new Date(Date.now() - 5_000));
     await digestsParsing("appended");
     expect(codesHashed.files).toBe(before + 1);
+    // Written just now (another write within the same clock tick would keep its stamp): hashed at every look.
+    await utimes(path, new Date(), new Date());
+    const fresh = codesHashed.files;
+    await digestsParsing("appended");
+    await digestsParsing("appended");
+    expect(codesHashed.files).toBe(fresh + 2);
   });
 
   it("a new session's appended records are the only ones parsed, and its records come from them", async () => {

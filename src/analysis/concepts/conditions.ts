@@ -165,7 +165,7 @@ export function meanBootstrapInterval(xs: readonly number[], confidence = 0.95):
  * (the seed and replicates are fixed), so a kept one equals a fresh one.
  */
 export const meanIntervals = { known: new Map<string, readonly [number, number]>(), used: new Set<string>() };
-const MAX_KNOWN_INTERVALS = 20_000;
+export const MAX_KNOWN_INTERVALS = 20_000;
 
 function intervalKey(xs: readonly number[], confidence: number): string {
   const bytes = new Float64Array(xs);

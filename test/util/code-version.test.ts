@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { codeVersion } from "../../src/util/code-version.js";
+import { compromiseVersion } from "../../src/util/compromise-version.js";
+
+const installed = (name: string) =>
+  (JSON.parse(readFileSync(join(import.meta.dirname, "../../node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+
+describe("codeVersion: the one version every cache is kept under", () => {
+  it("names the libraries whose results the caches hold (compromise, zod) and V8, beside the hash of colloquy's modules", () => {
+    const parts = codeVersion().split("\u0000");
+    expect(parts[0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(parts.slice(1)).toEqual([compromiseVersion(), `zod ${installed("zod")}`, process.versions.v8]);
+    expect(compromiseVersion()).toBe(installed("compromise"));
+  });
+});
