@@ -108,7 +108,9 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     await digestsParsing("appended");
     expect(codesHashed.files).toBe(before + 1);
     // Written just now (another write within the same clock tick would keep its stamp): hashed at every look.
-    await utimes(path, new Date(), new Date());
+    // (A time ahead of the clock keeps it "just written" however slowly the test runs.)
+    const ahead = new Date(Date.now() + 60_000);
+    await utimes(path, ahead, ahead);
     const fresh = codesHashed.files;
     await digestsParsing("appended");
     await digestsParsing("appended");
