@@ -114,7 +114,8 @@ function memberText(key: string, value: unknown, spliced: readonly ShapedLines[]
     const markers = members.map((member) => JSON.stringify(`splice ${member}${pad}`));
     members.forEach((member, i) => (copy[member] = JSON.parse(markers[i]) as string));
     let text = JSON.stringify(copy);
-    if (markers.some((m) => text.indexOf(m) === -1 || text.indexOf(m) !== text.lastIndexOf(m))) continue;
+    if (markers.some((m) => text.indexOf(m) === -1)) throw new Error(`cannot find where to splice the arrays of the bundle's ${key}`);
+    if (markers.some((m) => text.indexOf(m) !== text.lastIndexOf(m))) continue;
     mine.forEach((s, i) => {
       const at = text.indexOf(markers[i]);
       text = `${text.slice(0, at)}[${s.texts.filter((t) => t !== "").join(",")}]${text.slice(at + markers[i].length)}`;
