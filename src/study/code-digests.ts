@@ -5,8 +5,8 @@ import { emptySummary, recordsBySession, summariseRecords, type CodeRecord, type
 import { codesPath, latestRecords } from "../coding/store.js";
 import type { Session } from "../transcript/schema.js";
 import { codeVersion } from "../util/code-version.js";
-import { sha256 } from "../util/hash.js";
-import { readFrom } from "../util/fs.js";
+import { hashFileBytes, sha256 } from "../util/hash.js";
+import { readFrom, readWholeFile } from "../util/fs.js";
 import { sameStamp, settled, stamp, type FileStamp } from "../util/file-stamp.js";
 import { readStampedFile, writeStampedFile } from "../util/stamped-file.js";
 import { currentCodes, type StudyReader } from "./reader.js";
@@ -185,17 +185,7 @@ async function readCodesBytes(path: string, kept: { ino: number; size: number; s
     codesHashed.files++;
     const hash = createHash("sha256");
     let from = 0;
-    if (kept && kept.ino === ino) {
-      const chunk = Buffer.allocUnsafe(Math.min(kept.size, 1 << 22));
-      let at = 0;
-      while (at < kept.size) {
-        const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, kept.size - at), at);
-        if (bytesRead === 0) break;
-        hash.update(chunk.subarray(0, bytesRead));
-        at += bytesRead;
-      }
-      if (at === kept.size && hash.copy().digest("hex") === kept.sha256) from = kept.size;
-    }
+    if (kept && kept.ino === ino && (await hashFileBytes(handle, hash, kept.size)) === kept.size && hash.copy().digest("hex") === kept.sha256) from = kept.size;
     // The rest, to the end as it is now: the whole file when its start did not match, else what follows.
     const bytes = await readFrom(handle, from, size);
     // The hash goes on from the kept bytes, or starts over with the whole file.
@@ -400,18 +390,13 @@ const LINES_AT_MOST = 16;
 
 /** The first `size` bytes of a file; undefined when it is gone or shorter. */
 async function readPrefix(path: string, size: number): Promise<Buffer | undefined> {
-  let handle;
+  let bytes;
   try {
-    handle = await open(path, "r");
+    bytes = await readWholeFile(path);
   } catch {
     return undefined;
   }
-  try {
-    const bytes = await readFrom(handle, 0, size);
-    return bytes.length >= size ? bytes.subarray(0, size) : undefined;
-  } finally {
-    await handle.close();
-  }
+  return bytes.length >= size ? bytes.subarray(0, size) : undefined;
 }
 
 /** The line that starts at `start`, with its "\n". */

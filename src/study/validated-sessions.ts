@@ -11,7 +11,7 @@ import { sameStamp, settled, stamp, type FileStamp } from "../util/file-stamp.js
 import { sha256 } from "../util/hash.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { toolVersion } from "../util/provenance.js";
-import { zodVersion } from "../util/zod-version.js";
+import { installedVersion } from "../util/package-version.js";
 
 /**
  * Session files already validated, so a study's unchanged sessions are not validated again on
@@ -45,7 +45,7 @@ function schemaCodeHash(): string | null {
     const dir = fileURLToPath(new URL("../transcript/", import.meta.url));
     const source = (name: string) => [join(dir, `${name}.js`), join(dir, `${name}.ts`)].find((f) => existsSync(f));
     const files = [source("schema"), source("validate")];
-    const zod = zodVersion();
+    const zod = installedVersion("zod");
     schemaCode =
       zod !== null && files.every((f) => f !== undefined)
         ? sha256([toolVersion, `zod ${zod}`, ...files.map((f) => sha256(readFileSync(f!)))].join("\u0000"))

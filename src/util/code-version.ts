@@ -1,9 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { compromiseVersion } from "./compromise-version.js";
 import { sha256 } from "./hash.js";
-import { zodVersion } from "./zod-version.js";
+import { installedVersion } from "./package-version.js";
 
 let version: string | undefined;
 
@@ -21,7 +20,7 @@ export function codeVersion(): string {
     const root = fileURLToPath(new URL("../", import.meta.url));
     const files = modules(root, "").sort();
     const code = sha256(files.map((f) => `${f}\u0000${sha256(readFileSync(join(root, f)))}`).join("\n"));
-    version = `${code}\u0000${compromiseVersion()}\u0000zod ${zodVersion()}\u0000${process.versions.v8}`;
+    version = `${code}\u0000${installedVersion("compromise") ?? "unknown"}\u0000zod ${installedVersion("zod")}\u0000${process.versions.v8}`;
   }
   return version;
 }

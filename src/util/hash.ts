@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
-import { open } from "node:fs/promises";
+import { createHash, type Hash } from "node:crypto";
+import { open, type FileHandle } from "node:fs/promises";
 
 /**
  * JSON with object keys sorted at every depth, so equal values always serialise to equal
@@ -32,7 +32,7 @@ export function hashValue(value: unknown): string {
   return sha256(stableStringify(value));
 }
 
-/** Bytes read at a time by {@link sha256File}. */
+/** Bytes read at a time by {@link hashFileBytes}. */
 const FILE_CHUNK = 8 << 20;
 
 /**
@@ -44,16 +44,27 @@ export async function sha256File(path: string): Promise<string> {
   const handle = await open(path, "r");
   try {
     const hash = createHash("sha256");
-    const { size } = await handle.stat();
-    const chunk = Buffer.allocUnsafe(Math.max(1 << 16, Math.min(size, FILE_CHUNK)));
     // To the end as it is now (a file that grew since stat is hashed whole, as readFile would).
-    for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      hash.update(chunk.subarray(0, bytesRead));
-    }
+    await hashFileBytes(handle, hash);
     return hash.digest("hex");
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Feed a file's first `end` bytes (all of them when undefined) to `hash`, a chunk at a time into
+ * one buffer; returns how many there were (fewer than `end` when the file is shorter).
+ */
+export async function hashFileBytes(handle: FileHandle, hash: Hash, end?: number): Promise<number> {
+  const size = end ?? (await handle.stat()).size;
+  const chunk = Buffer.allocUnsafe(Math.max(1 << 16, Math.min(size, FILE_CHUNK)));
+  let at = 0;
+  while (end === undefined || at < end) {
+    const { bytesRead } = await handle.read(chunk, 0, end === undefined ? chunk.length : Math.min(chunk.length, end - at), at);
+    if (bytesRead === 0) break;
+    hash.update(chunk.subarray(0, bytesRead));
+    at += bytesRead;
+  }
+  return at;
 }

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { codeVersion } from "../../src/util/code-version.js";
-import { compromiseVersion } from "../../src/util/compromise-version.js";
+import { installedVersion } from "../../src/util/package-version.js";
+
+const compromiseVersion = () => installedVersion("compromise");
 
 const installed = (name: string) =>
   (JSON.parse(readFileSync(join(import.meta.dirname, "../../node_modules", name, "package.json"), "utf8")) as { version: string }).version;
