@@ -3,6 +3,7 @@ import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/fs.js";
 import { sha256 } from "../util/hash.js";
+import { cutAtArrays } from "../util/json-layout.js";
 import type { ShapedLines } from "./line-cache.js";
 import type { ReportBundle, SessionChunk } from "./types.js";
 import { webAssets } from "./webbundle.js";
@@ -98,30 +99,19 @@ async function whole(path: string, bytes: number): Promise<boolean> {
 /**
  * JSON.stringify of a top-level member of the bundle, with the arrays `spliced` gives under it
  * ("concepts.firstMentions", each left empty in the bundle) written from their texts: the same
- * bytes as stringifying the entries, which the build then never had to make as objects. Each
- * array's place is marked with a string no value of the member holds (longer until none does).
+ * bytes as stringifying the entries, which the build then never had to make as objects.
  */
 function memberText(key: string, value: unknown, spliced: readonly ShapedLines[]): string | undefined {
   const mine = spliced.filter((s) => s.path.startsWith(`${key}.`));
   if (mine.length === 0) return JSON.stringify(value);
   const members = mine.map((s) => s.path.slice(key.length + 1));
-  const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   for (const [i, member] of members.entries()) {
-    const at = copy[member];
+    const at = (value as Record<string, unknown>)[member];
     if (!Array.isArray(at) || at.length > 0) throw new Error(`the bundle's ${mine[i].path} must be an empty array to splice its texts in`);
   }
-  for (let pad = "\u0000"; ; pad += "\u0000") {
-    const markers = members.map((member) => JSON.stringify(`splice ${member}${pad}`));
-    members.forEach((member, i) => (copy[member] = JSON.parse(markers[i]) as string));
-    let text = JSON.stringify(copy);
-    if (markers.some((m) => text.indexOf(m) === -1)) throw new Error(`cannot find where to splice the arrays of the bundle's ${key}`);
-    if (markers.some((m) => text.indexOf(m) !== text.lastIndexOf(m))) continue;
-    mine.forEach((s, i) => {
-      const at = text.indexOf(markers[i]);
-      text = `${text.slice(0, at)}[${s.texts.filter((t) => t !== "").join(",")}]${text.slice(at + markers[i].length)}`;
-    });
-    return text;
-  }
+  const cut = cutAtArrays(value as object, members, (v) => JSON.stringify(v));
+  if (!cut) throw new Error(`cannot find where to splice the arrays of the bundle's ${key}`);
+  return cut.pieces[0] + cut.order.map((i, k) => `[${mine[i].texts.filter((t) => t !== "").join(",")}]${cut.pieces[k + 1]}`).join("");
 }
 
 /**

@@ -53,25 +53,46 @@ export function jsonWithArrayLines(object: object, arrays: readonly LineArray[])
   // No path runs inside another: an array on the way is no plain object, so valueAt leaves such a path out.
   const pretty = () => Buffer.from(`${JSON.stringify(object, null, 2)}\n`);
   if (present.length === 0) return pretty();
-  // Placeholder strings each found once in the text: longer until no other value holds them.
+  const cut = cutAtArrays(
+    object,
+    present.map((a) => a.path),
+    (value) => JSON.stringify(value, null, 2),
+  );
+  if (!cut) return pretty();
+  const chunks: Uint8Array[] = [Buffer.from(cut.pieces[0])];
+  cut.order.forEach((i, k) => {
+    pushLines(chunks, present[i].lines, "  ".repeat(present[i].path.split(".").length));
+    chunks.push(Buffer.from(cut.pieces[k + 1]));
+  });
+  chunks.push(Buffer.from("\n"));
+  return Buffer.concat(chunks);
+}
+
+/**
+ * `stringify(object)` cut where the arrays at `paths` (each reached through plain objects, see
+ * valueAt) are: each is replaced by a placeholder string found once in the text, longer until no
+ * other value holds it, so the caller can write the arrays' entries there from text it has.
+ * `pieces` are the text before the first array, between arrays and after the last; `order` the
+ * index in `paths` of each array, in text order. Undefined when a placeholder is not in the text
+ * (something on the way serialises otherwise than its members: cannot happen past valueAt's checks).
+ */
+export function cutAtArrays(object: object, paths: readonly string[], stringify: (value: object) => string): { pieces: string[]; order: number[] } | undefined {
   for (let pad = "\u0000"; ; pad += "\u0000") {
-    const markers = present.map((_, i) => `lines${i}${pad}`);
-    const text = JSON.stringify(withValues(object, present, markers), null, 2);
+    const markers = paths.map((_, i) => `lines${i}${pad}`);
+    const text = stringify(withValues(object, paths, markers));
     const quoted = markers.map((m) => JSON.stringify(m));
     const at = quoted.map((q) => text.indexOf(q));
-    // Not there: something on the way serialises otherwise than its members (cannot happen past valueAt's checks).
-    if (at.includes(-1)) return pretty();
+    if (at.includes(-1)) return undefined;
     if (quoted.some((q, i) => text.lastIndexOf(q) !== at[i])) continue;
-    const order = present.map((_, i) => i).sort((a, b) => at[a] - at[b]);
-    const chunks: Uint8Array[] = [];
+    const order = paths.map((_, i) => i).sort((a, b) => at[a] - at[b]);
+    const pieces: string[] = [];
     let from = 0;
     for (const i of order) {
-      chunks.push(Buffer.from(text.slice(from, at[i])));
-      pushLines(chunks, present[i].lines, "  ".repeat(present[i].path.split(".").length));
+      pieces.push(text.slice(from, at[i]));
       from = at[i] + quoted[i].length;
     }
-    chunks.push(Buffer.from(`${text.slice(from)}\n`));
-    return Buffer.concat(chunks);
+    pieces.push(text.slice(from));
+    return { pieces, order };
   }
 }
 
@@ -113,10 +134,10 @@ function valueAt(object: object, path: string): unknown[] | undefined {
 }
 
 /** A copy of `object` with the value at each path replaced (plain objects along the paths copied, nothing else). */
-function withValues(object: object, arrays: readonly LineArray[], values: readonly unknown[]): object {
+function withValues(object: object, paths: readonly string[], values: readonly unknown[]): object {
   const root: Record<string, unknown> = { ...object };
   const copies = new Set<object>([root]);
-  arrays.forEach(({ path }, i) => {
+  paths.forEach((path, i) => {
     const keys = path.split(".");
     let parent = root;
     for (const key of keys.slice(0, -1)) {

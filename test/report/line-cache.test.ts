@@ -39,7 +39,7 @@ describe("arrays spliced into the data file as text", () => {
     const { bundle } = assembleReport(await loadStudyData(dir));
     expect(bundle.concepts?.firstMentions.length).toBeGreaterThan(0);
     // A value holding the marker's text (NULs come in with badly decoded transcripts).
-    bundle.concepts!.rates.push({ condition: "splice firstMentions\u0000", mean: 1, n: 1 });
+    bundle.concepts!.rates.push({ condition: "lines0\u0000", mean: 1, n: 1 });
     const mentions = bundle.concepts!.firstMentions;
     const data = async (site: string, b: typeof bundle, spliced: ShapedLines[] = []) => {
       const result = await (await openSite(site)).finish(b, spliced);
