@@ -244,14 +244,14 @@ export async function readAnalysisFiles(
  */
 function readByLines(analysis: AnalysisDescriptor<unknown>, bytes: Buffer, part: ArtifactPart, shaper: LineShaper, cache: LineCache) {
   const lines = parseArtifactLines(analysis.result, bytes, part, shaper.member);
-  if (!lines || !("lines" in lines)) return undefined;
+  if (!lines) return undefined;
   const shaped: ShapedLines = { path: shaper.path, texts: [], entries: 0 };
   for (const [i, line] of lines.lines.entries()) {
     const key = `${analysis.id} ${sha256(line)}`;
     let entry = cache.get(key);
     if (!entry) {
       const read = lines.read(i);
-      if (!read || !read.ok) return undefined;
+      if (!read) return undefined;
       cache.set(key, (entry = shaper.shape(read.value)));
     }
     shaped.texts.push(entry.text);

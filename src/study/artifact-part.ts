@@ -83,7 +83,8 @@ export function parseArtifactPart<T>(artifact: Artifact<string[], T>, bytes: Buf
     const members = jsonMembers(bytes, undefined, { wanted: new Set(part.members), split: new Set(Object.keys(part.fields ?? {})) });
     return readMembers<T>(bytes, members, schemas);
   } catch (error) {
-    return notJson(bytes, error);
+    const problem = error instanceof JsonSpanError ? `${lineAndColumn(bytes, error.offset)}: expected ${error.expected}` : errorMessage(error);
+    return { status: "invalid", problem: `not readable JSON (${problem})` };
   }
 }
 
@@ -104,19 +105,14 @@ function readMembers<T>(bytes: Buffer, members: ReadonlyMap<string, JsonMember>,
   return { status: "ok", value: value as Partial<T> };
 }
 
-function notJson(bytes: Buffer, error: unknown): ArtifactRead<never> {
-  const problem = error instanceof JsonSpanError ? `${lineAndColumn(bytes, error.offset)}: expected ${error.expected}` : errorMessage(error);
-  return { status: "invalid", problem: `not readable JSON (${problem})` };
-}
-
 /** A part read with {@link parseArtifactLines}: the other members, and the array's entries still to read. */
 export interface ArtifactLines<T> {
   /** The part's other members, read and checked as parseArtifactPart reads them. */
   value: Partial<T>;
   /** Each entry's JSON text, in order; `read` reads one. */
   lines: Buffer[];
-  /** Reads entry `index` of `lines` as parseArtifactPart would (its fields, checked); undefined when the line is not exactly one JSON value. */
-  read(index: number): { ok: true; value: unknown } | { ok: false; problem: string } | undefined;
+  /** Entry `index` of `lines` as parseArtifactPart reads it (its fields, checked); undefined when the line is not exactly one valid entry. */
+  read(index: number): { value: unknown } | undefined;
 }
 
 /**
@@ -124,14 +120,9 @@ export interface ArtifactLines<T> {
  * is written one entry per line (util/json-layout.ts): the other members are read now, and the
  * entries are left as their lines, so a reader that met a line before (the same bytes, under the
  * same code) can reuse what it made of it without parsing it again. Undefined when the file is not
- * laid out so, or a line is not one entry: read it with parseArtifactPart, which names any problem.
+ * laid out so or a member read now is not valid: read it with parseArtifactPart, which names any problem.
  */
-export function parseArtifactLines<T>(
-  artifact: Artifact<string[], T>,
-  bytes: Buffer,
-  part: ArtifactPart,
-  member: string,
-): ArtifactLines<T> | ArtifactRead<never> | undefined {
+export function parseArtifactLines<T>(artifact: Artifact<string[], T>, bytes: Buffer, part: ArtifactPart, member: string): ArtifactLines<T> | undefined {
   const schemas = partSchemas(artifact as Artifact, part);
   const arrays = schemas.find((s) => s.member === member);
   if (!arrays?.element) throw new Error(`${artifact.name}: "${member}" is not read element by element in this part`);
@@ -151,7 +142,7 @@ export function parseArtifactLines<T>(
     members,
     schemas.filter((s) => s !== arrays),
   );
-  if (read.status !== "ok") return read;
+  if (read.status !== "ok") return undefined;
   const element = arrays.element;
   const wanted = new Set(Object.keys(element.shape));
   return {
@@ -167,7 +158,8 @@ export function parseArtifactLines<T>(
       } catch {
         return undefined;
       }
-      return check(element, value, [member, index]);
+      const checked = check(element, value, [member, index]);
+      return checked.ok ? { value: checked.value } : undefined;
     },
   };
 }
