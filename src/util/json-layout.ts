@@ -18,6 +18,12 @@ export function arrayLine(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
+/** An entry's text as UTF-8 bytes, as session memos keep it (V8 stores a string with any character beyond Latin-1 at two bytes per character). */
+export const arrayLineBytes = (value: unknown): Uint8Array => Buffer.from(arrayLine(value));
+
+/** The value of such a line (a memo gives back Uint8Arrays, not necessarily Buffers). */
+export const parseArrayLine = <T>(line: Uint8Array): T => JSON.parse(Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString("utf8")) as T;
+
 /** {@link jsonWithArrayLines} with each array's lines made here. */
 export function jsonWithLineArrays(object: object, paths: readonly string[]): Buffer {
   return jsonWithArrayLines(

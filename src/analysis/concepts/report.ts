@@ -9,7 +9,7 @@ import type { ConceptExtractor } from "./extract.js";
 import type { SessionMemo } from "../../study/session-memo.js";
 import { analyseSessionConcepts, type ParticipantConcepts, type SessionConcepts } from "./measures.js";
 import { MTLD_THRESHOLD } from "./mtld.js";
-import { arrayLine, jsonWithArrayLines } from "../../util/json-layout.js";
+import { arrayLine, arrayLineBytes, jsonWithArrayLines, parseArrayLine } from "../../util/json-layout.js";
 import type { SpeakerSelection } from "./speakers.js";
 import { FILLERS, STOP_NOUNS } from "./stopwords.js";
 
@@ -97,7 +97,7 @@ export interface ConceptsReportParts {
 
 /** The part of one analysed session. */
 export function sessionConceptsPart(result: SessionConcepts): SessionConceptsPart {
-  return { json: Buffer.from(arrayLine(result)), ...partMeasures(result) };
+  return { json: arrayLineBytes(result), ...partMeasures(result) };
 }
 
 /** What the comparisons and the table read of a session. */
@@ -178,7 +178,7 @@ export function conceptsReportOf(parts: ConceptsReportParts): ConceptsReport {
   return {
     provenance: parts.provenance,
     get sessions() {
-      return (sessions ??= parts.sessions.map((p) => JSON.parse(utf8(p.json)) as SessionConcepts));
+      return (sessions ??= parts.sessions.map((p) => parseArrayLine<SessionConcepts>(p.json)));
     },
     conditions: parts.conditions,
   };
@@ -234,4 +234,3 @@ async function writeConcepts(analysisDir: string, json: string | Uint8Array, tab
 }
 
 /** The text of UTF-8 bytes (a memo gives back a Uint8Array, not necessarily a Buffer). */
-const utf8 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");

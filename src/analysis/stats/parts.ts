@@ -1,7 +1,7 @@
 import type { NominalCodebook } from "../../coding/codebook/schema.js";
 import type { Session } from "../../transcript/schema.js";
 import type { Provenance } from "../../util/provenance.js";
-import { arrayLine, jsonWithArrayLines } from "../../util/json-layout.js";
+import { arrayLineBytes, jsonWithArrayLines, parseArrayLine } from "../../util/json-layout.js";
 import { artifacts, writeArtifact } from "../../study/artifacts.js";
 import { writeFileAtomic } from "../../util/fs.js";
 import { ownCodes, studyCodes } from "../compare/session-parts.js";
@@ -44,7 +44,7 @@ export interface SessionMetricsPart {
 /** One session's {@link SessionMetricsPart}: all of it depends on the session alone. */
 export function sessionMetricsPart(session: Session): SessionMetricsPart {
   const metrics = sessionMetrics(session);
-  return { figures: sessionFigures(metrics), json: lineOf(metrics), rows: sessionRows(metrics) };
+  return { figures: sessionFigures(metrics), json: arrayLineBytes(metrics), rows: sessionRows(metrics) };
 }
 
 /**
@@ -80,10 +80,10 @@ function codesPart(stats: SessionCodeStats, unknown: string[]): StatsCodesPart {
     ...sessionCodeCounts(stats),
     unknown,
     lines: {
-      members: stats.profiles.members.map(lineOf),
-      phases: stats.phases && lineOf(stats.phases.session),
-      segments: lineOf(stats.segments.session),
-      sequence: lineOf(stats.sequence),
+      members: stats.profiles.members.map(arrayLineBytes),
+      phases: stats.phases && arrayLineBytes(stats.phases.session),
+      segments: arrayLineBytes(stats.segments.session),
+      sequence: arrayLineBytes(stats.sequence),
     },
   };
 }
@@ -212,9 +212,5 @@ export function statsReportOf(provenance: Provenance, parts: StatsReportParts): 
   };
 }
 
-/** A value's entry in an array stats.json writes one per line (arrayLine), UTF-8 encoded. */
-const lineOf = (value: unknown): Uint8Array => Buffer.from(arrayLine(value));
-
-/** The values of such lines (a memo gives back Uint8Arrays, not necessarily Buffers). */
-const parsed = <T>(lines: readonly Uint8Array[]): T[] =>
-  lines.map((line) => JSON.parse(Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString("utf8")) as T);
+/** The values of lines of stats.json's per-session arrays. */
+const parsed = <T>(lines: readonly Uint8Array[]): T[] => lines.map((line) => parseArrayLine<T>(line));
