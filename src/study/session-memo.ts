@@ -64,14 +64,13 @@ export function sessionHash(session: Session): string {
 
 /**
  * Remember the content hash of a session read from a file: the sha256 of the file's bytes, which
- * its loader holds (src/study/validated-sessions.ts). The session is a function of those bytes
+ * its loader hashes or kept with the file's stamp (src/study/validated-sessions.ts). The session is a function of those bytes
  * and of the code (which every memo's settings include), so they key its memos as well as its
  * JSON would; hashing the JSON of 1,000 loaded sessions took 80 ms a run. Equal sessions in
  * differently laid out files get different hashes: a result computed again, never a wrong one.
- * `{sha256}`: the hash of those bytes, known from an earlier read of the same file (same stamp).
  */
-export function rememberSessionHash(session: Session, fileBytes: Uint8Array | { sha256: string }): void {
-  sessionHashes.set(session, "sha256" in fileBytes ? fileBytes.sha256 : sha256(fileBytes));
+export function rememberSessionHash(session: Session, fileSha256: string): void {
+  sessionHashes.set(session, fileSha256);
 }
 
 /**

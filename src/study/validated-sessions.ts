@@ -104,7 +104,7 @@ export async function openSessionFiles(study: string): Promise<SessionFileReader
       if (sameStamp(known, now) && bytes.length === info.size) {
         // Hashed when it was validated: the same stamp, the same bytes (hashing 1,000 files cost 20-45 ms a run).
         const hash = typeof known![4] === "string" ? known![4] : sha256(bytes);
-        rememberSessionHash(value as Session, { sha256: hash });
+        rememberSessionHash(value as Session, hash);
         if (known![4] !== hash) {
           // Remembered before hashes were: from now on with its hash.
           next[id] = [...now, hash];
@@ -114,7 +114,7 @@ export async function openSessionFiles(study: string): Promise<SessionFileReader
       }
       const session = validateSession(value, path);
       const hash = sha256(bytes);
-      rememberSessionHash(session, { sha256: hash });
+      rememberSessionHash(session, hash);
       const remember = code !== null && settled(info) && JSON.stringify(session) === JSON.stringify(value);
       if (remember) next[id] = [...now, hash];
       else delete next[id];
