@@ -294,6 +294,25 @@ export const recordReads = { lines: 0, whole: 0 };
 export const codesHashed = { files: 0 };
 
 /**
+ * Every session one coder's codes file names in a record (current or not, in the study or not),
+ * from the digests kept of it, when they describe the file as it is: the same inode, and its
+ * whole `size` bytes with this sha256 (the caller's hash of the file). Undefined otherwise. The
+ * pipeline's code stage asks it which sessions a file holds on its first per-session run after a
+ * full one, which hashed the file anyway; the analyses of that full run kept these digests.
+ */
+export async function keptCodesSessions(
+  study: string,
+  codebook: string,
+  coder: string,
+  file: { ino: number; size: number; sha256: string },
+): Promise<string[] | undefined> {
+  const kept = await readStampedFile<Partial<KeptDigests>>(memoPath(study, ["codes-digests", codebook, coder]), "version", codeVersion());
+  if (!(kept?.sessions instanceof Map) || kept.ino !== file.ino || kept.size !== file.size || kept.sha256 !== file.sha256) return undefined;
+  // An entry for every session with a record (addRecords), orphans included.
+  return [...kept.sessions.keys()].sort();
+}
+
+/**
  * The current records of the `wanted` sessions, parsed from only the lines that name them (with
  * the header of the run each is in), when the file still starts with the bytes `kept` digested.
  * A dashboard build in its own process, after the stages digested a new session's codes, then

@@ -7,6 +7,7 @@ import { runCli } from "../support/cli.js";
 import { readState, writeState } from "../../src/pipeline/state.js";
 import { runPipeline } from "../../src/pipeline/run.js";
 import { studyStages } from "../../src/pipeline/stages.js";
+import { codesScanned } from "../../src/pipeline/code-inputs.js";
 import { silentReporter, type Reporter } from "../../src/util/reporter.js";
 
 /**
@@ -98,6 +99,26 @@ describe("colloquy study, per session", () => {
     expect(await codedTwice()).toMatch(/^bales-ipa\/rules: 0 coded, \d+ already coded.*only the 1 new/);
     await rename(join(dir, "sessions", "control-2.json"), join(dir, "sessions", "renamed.json"));
     expect(await codedTwice()).toMatch(/^bales-ipa\/rules: 0 coded, \d+ already coded.*only the 1 new/);
+  }, 240_000);
+
+  it("the first run after a full one knows which sessions a codes file holds from its kept digests; without them, from a scan", async () => {
+    const { rename, rm } = await import("node:fs/promises");
+    for (const keptDigests of [true, false]) {
+      const dir = await demoCopy();
+      await study(dir);
+      const codeSummary = async () => summaryOf(await study(dir), "code").summary ?? "";
+      // Removed after a full run: its codes stay in the files, of a session the study no longer has.
+      await rename(join(dir, "sessions", "control-2.json"), join(dir, "control-2.json"));
+      expect(await codeSummary()).toMatch(/sessions removed only/);
+      if (!keptDigests) await rm(join(dir, ".cache", "memo", "codes-digests"), { recursive: true });
+      // Put back: its turns are coded already. The file that holds those codes is known from its
+      // kept digests, or by a scan of its text without them; it is read, and nothing is coded twice.
+      const scans = codesScanned.files;
+      await rename(join(dir, "control-2.json"), join(dir, "sessions", "control-2.json"));
+      expect(await codeSummary(), `kept digests: ${keptDigests}`).toMatch(/^bales-ipa\/rules: 0 coded, \d+ already coded.*only the 1 new/);
+      if (keptDigests) expect(codesScanned.files).toBe(scans);
+      else expect(codesScanned.files).toBeGreaterThan(scans);
+    }
   }, 240_000);
 
   it("a session edited while the code stage runs is coded by the next run", async () => {
