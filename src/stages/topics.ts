@@ -1,6 +1,6 @@
 import { createConceptExtractor } from "../analysis/concepts/extract.js";
 import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
-import { buildTopicsReport, readTopicsReport, summariseTopics, writeTopicsReport, type TopicRunResult, type TopicsReport } from "../analysis/topics/report.js";
+import { buildTopicsReport, readTopicsReport, summariseTopics, writeTopicsReport, type TopicsReport, type TreeResult } from "../analysis/topics/report.js";
 import { loadWordClasses, saveWordClasses } from "../analysis/concepts/word-store.js";
 import { loadMeanIntervals, saveMeanIntervals } from "../analysis/concepts/interval-store.js";
 import { memoNote, openSessionMemo, type SessionMemo } from "../study/session-memo.js";
@@ -66,7 +66,7 @@ export async function runTopics(context: StudyContext, options: TopicsStageOptio
     if (options.answers) model = batchAnsweredModel(model, options.answers);
   }
   const scope = options.scope ?? config.topics.scope ?? "session";
-  const memo = coder === "rules" ? await openSessionMemo<TopicRunResult>(context.dir, "topics-rules", { scope, speakers }) : undefined;
+  const memo = coder === "rules" ? await openSessionMemo<TreeResult[]>(context.dir, "topics-rules", { scope, speakers }) : undefined;
   // The rules coder tags words: with earlier runs' answers compromise loads only for new words.
   if (memo) await loadWordClasses(context.dir);
   await loadMeanIntervals(context.dir, "topics");
@@ -94,7 +94,7 @@ function buildReport(
   options: TopicsStageOptions,
   model: LlmClient | undefined,
   effects: StageEffects,
-  memo?: SessionMemo<TopicRunResult>,
+  memo?: SessionMemo<TreeResult[]>,
 ) {
   const config = context.config;
   return buildTopicsReport(sessions, {

@@ -2,7 +2,7 @@ import { recordsBySession, type CodeRecord } from "../../coding/records.js";
 import type { CodeDigests } from "../../study/code-digests.js";
 import { codesDigest, type SessionMemo } from "../../study/session-memo.js";
 import type { Session } from "../../transcript/schema.js";
-import { codedTurns, NO_CONDITION, speakersOf, type CodedSession, type CodedTurns } from "../shared/table.js";
+import { codedTurns, membersOf, NO_CONDITION, type CodedSession, type CodedTurns } from "../shared/table.js";
 
 /**
  * The join of sessions and codes ({@link codedTurns}) split into what each session contributes,
@@ -12,8 +12,15 @@ import { codedTurns, NO_CONDITION, speakersOf, type CodedSession, type CodedTurn
  * compare and stats then count, test and summarise from it as before.
  */
 
-/** What one session contributes to the join: its CodedSession without the session and its members and speakers (speakersOf gives them), and its counts. */
+/** What one session contributes to the join: its CodedSession without the session and its members, and its counts. */
 export interface CodedSessionPart {
+  /**
+   * Each turn's speaker, and the speakers the session's participants do not list, in order of
+   * first turn (speakersOf): the join then needs only the session's participants, not its turns,
+   * which a session loaded unchanged does not parse (study/validated-sessions.ts).
+   */
+  speakers: Int32Array;
+  undeclared: string[];
   primary: Int32Array;
   offsets: Int32Array;
   /** Indices into the codebook's labels, then into this session's `unknownLabels` (in that order). */
@@ -30,8 +37,10 @@ export interface CodedSessionPart {
 /** Join one session with its records (in file order), as codedTurns does within a study. */
 export function codedSessionPart(session: Session, records: readonly CodeRecord[], labels: readonly string[]): CodedSessionPart {
   const joined = codedTurns([session], records, labels);
-  const { primary, offsets, codes } = joined.sessions[0];
+  const { members, speakers, primary, offsets, codes } = joined.sessions[0];
   return {
+    speakers,
+    undeclared: members.slice(session.participants.length).map((m) => m.id),
     primary,
     offsets,
     codes,
@@ -88,7 +97,8 @@ export function joinParts(
       session,
       condition: session.metadata.condition ?? NO_CONDITION,
       run: session.metadata.run ?? session.id,
-      ...speakersOf(session),
+      members: membersOf(session, part.undeclared),
+      speakers: part.speakers,
       primary,
       offsets: part.offsets,
       codes,

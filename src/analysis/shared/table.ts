@@ -52,8 +52,9 @@ export const knownLabels = (data: Pick<CodedTurns, "labels" | "unknownLabels">):
 
 /**
  * A session's members (its participants, then speakers of turns it does not list, as humans, in
- * order of first turn) and each turn's index into them: a function of the session alone, so the
- * join's per-session parts (compare/session-parts.ts) need not keep them.
+ * order of first turn) and each turn's index into them. The join's per-session parts
+ * (compare/session-parts.ts) keep the indices and the unlisted speakers; membersOf puts the
+ * members back together from them.
  */
 export function speakersOf(session: Session): { members: Participant[]; speakers: Int32Array } {
   const members = [...session.participants];
@@ -63,12 +64,20 @@ export function speakersOf(session: Session): { members: Participant[]; speakers
     let s = memberIndex.get(turn.speaker);
     if (s === undefined) {
       s = members.length;
-      members.push({ id: turn.speaker, name: turn.speaker, kind: "human" });
+      members.push(undeclaredMember(turn.speaker));
       memberIndex.set(turn.speaker, s);
     }
     speakers[i] = s;
   });
   return { members, speakers };
+}
+
+/** A speaker of a turn the session's participants do not list: taken as a human named by their id. */
+const undeclaredMember = (id: string): Participant => ({ id, name: id, kind: "human" });
+
+/** speakersOf's members from the speakers the participants do not list (`undeclared`, in order of first turn). */
+export function membersOf(session: Session, undeclared: readonly string[]): Participant[] {
+  return [...session.participants, ...undeclared.map(undeclaredMember)];
 }
 
 /**

@@ -133,10 +133,12 @@ export interface TopicsOptions {
   reporter?: Reporter;
   signal?: AbortSignal;
   /**
-   * Rules trees of earlier runs under the same settings, per unit (src/study/session-memo.ts):
-   * only new or changed sessions are extracted again. The LLM coder has its response cache.
+   * Rules trees of earlier runs under the same settings, per session: the trees of its units
+   * (src/study/session-memo.ts). Only new or changed sessions are extracted again, and only their
+   * turns are read (a session loaded unchanged does not parse them: study/validated-sessions.ts).
+   * The LLM coder has its response cache.
    */
-  memo?: Pick<SessionMemo<TopicRunResult>, "get">;
+  memo?: Pick<SessionMemo<TreeResult[]>, "get">;
 }
 
 function runResult(run: number, tree: TopicTree | null, extra: Partial<TopicRunResult> = {}): TopicRunResult {
@@ -160,32 +162,9 @@ function spread(runs: readonly TopicRunResult[]): BranchingSpread {
 
 /** Extract topic trees for every unit and summariseValues them. */
 export async function buildTopicsReport(sessions: readonly Session[], options: TopicsOptions): Promise<TopicsReport> {
-  const reporter = options.reporter ?? silentReporter;
-  const units = topicUnits(sessions, options.scope, options.speakers);
   const runs = options.coder === "rules" ? 1 : options.runs;
   if (options.coder === "llm" && !options.model) throw new Error("buildTopicsReport: the llm coder needs a model");
-  const jobs = units.flatMap((unit) => Array.from({ length: runs }, (_, run) => ({ unit, run })));
-  let done = 0;
-  reporter.progress("topics", 0, jobs.length);
-  const results = await mapLimit(jobs, 16, async ({ unit, run }) => {
-    let result: TopicRunResult;
-    if (options.coder === "rules") {
-      const compute = () =>
-        runResult(run, rulesTopicTree({ scope: unit.scope, session: unit.session.id, participant: unit.participant?.id }, unit.turns, options.extractor));
-      result = options.memo ? options.memo.get(unitKey(unit), unit.session, compute) : compute();
-    } else {
-      const r = await llmTopicRun(options.model!, unit, run, {
-        seed: options.seed,
-        temperature: options.temperature,
-        noCache: options.noCache,
-        signal: options.signal,
-      });
-      result = runResult(run, r.tree, { seed: r.seed, failure: r.failure, raw: r.raw, reasked: r.reasked, cached: r.cached });
-    }
-    reporter.progress("topics", ++done, jobs.length);
-    return result;
-  });
-  const trees = units.map((unit, i) => treeResult(unit, results.slice(i * runs, (i + 1) * runs)));
+  const trees = options.coder === "rules" ? rulesTrees(sessions, options) : await llmTrees(sessions, options);
   const report: TopicsReport = {
     provenance: provenance({
       analysis: "topics",
@@ -214,6 +193,43 @@ export async function buildTopicsReport(sessions: readonly Session[], options: T
   };
   summariseTopics(report, options.compare);
   return report;
+}
+
+/** The rules coder's trees: one run per unit, a session's units at a time (memoised per session). */
+function rulesTrees(sessions: readonly Session[], options: TopicsOptions): TreeResult[] {
+  const reporter = options.reporter ?? silentReporter;
+  const treesOf = (session: Session) =>
+    topicUnits([session], options.scope, options.speakers).map((unit) =>
+      treeResult(unit, [
+        runResult(0, rulesTopicTree({ scope: unit.scope, session: session.id, participant: unit.participant?.id }, unit.turns, options.extractor)),
+      ]),
+    );
+  reporter.progress("topics", 0, sessions.length);
+  return sessions.flatMap((session, i) => {
+    const trees = options.memo ? options.memo.get(session.id, session, () => treesOf(session)) : treesOf(session);
+    reporter.progress("topics", i + 1, sessions.length);
+    return trees;
+  });
+}
+
+/** The LLM coder's trees: `runs` runs per unit, several units at once, merged. */
+async function llmTrees(sessions: readonly Session[], options: TopicsOptions): Promise<TreeResult[]> {
+  const reporter = options.reporter ?? silentReporter;
+  const units = topicUnits(sessions, options.scope, options.speakers);
+  const jobs = units.flatMap((unit) => Array.from({ length: options.runs }, (_, run) => ({ unit, run })));
+  let done = 0;
+  reporter.progress("topics", 0, jobs.length);
+  const results = await mapLimit(jobs, 16, async ({ unit, run }) => {
+    const r = await llmTopicRun(options.model!, unit, run, {
+      seed: options.seed,
+      temperature: options.temperature,
+      noCache: options.noCache,
+      signal: options.signal,
+    });
+    reporter.progress("topics", ++done, jobs.length);
+    return runResult(run, r.tree, { seed: r.seed, failure: r.failure, raw: r.raw, reasked: r.reasked, cached: r.cached });
+  });
+  return units.map((unit, i) => treeResult(unit, results.slice(i * options.runs, (i + 1) * options.runs)));
 }
 
 function treeResult(unit: TopicUnit, runs: TopicRunResult[]): TreeResult {
