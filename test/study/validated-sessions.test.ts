@@ -75,6 +75,32 @@ describe("loading sessions validates each file once", () => {
     expect(remembered.find((s) => s.id === "control-2")!.metadata).toEqual({});
   });
 
+  it("a remembered file is stamped, not read: its turns are read when first asked for, from the file as it was remembered", async () => {
+    const dir = await study();
+    const path = join(dir, "sessions", "control-1.json");
+    await age(path);
+    await age(join(dir, "sessions", "control-2.json"));
+    const validated = await loadSessions(dir);
+    // Kept with its head: the session without its turns, in the file's key order.
+    const head = (await cacheOf(dir)).files["control-1"][5] as unknown as Record<string, unknown>;
+    const original = JSON.parse(await readFile(path, "utf8"));
+    expect(Object.keys(head)).toEqual(Object.keys(original));
+    expect(head).toEqual({ ...original, turns: 0 });
+    // The same sessions, byte for byte (turns read on the way).
+    expect(JSON.stringify(await loadSessions(dir))).toBe(JSON.stringify(validated));
+    // Loaded, then the file changes before its turns are asked for: the head is at hand, the turns are refused.
+    const loaded = (await loadSessions(dir)).find((s) => s.id === "control-1")!;
+    await writeFile(path, (await readFile(path, "utf8")).replace(/"text": "/, '"text": "Edited: '));
+    expect(loaded.participants).toEqual(original.participants);
+    expect(() => loaded.turns).toThrow(/control-1\.json: the file changed while this run was using it/);
+    // Turns set before they were read are the ones set (the file is not read for them).
+    const other = (await loadSessions(dir)).find((s) => s.id === "control-2")!;
+    const otherPath = join(dir, "sessions", "control-2.json");
+    await writeFile(otherPath, (await readFile(otherPath, "utf8")) + "\n");
+    other.turns = validated.find((s) => s.id === "control-2")!.turns.slice(0, 1);
+    expect(other.turns).toHaveLength(1);
+  });
+
   it("ignores a cache written for another schema or a torn one", async () => {
     const dir = await study();
     const path = join(dir, "sessions", "control-1.json");
