@@ -104,10 +104,11 @@ function statOf(path: string, id: string): FileStamp {
 
 /**
  * The session a remembered head stands for: its turns are read from `path` when first asked for,
- * from a file with the stamp the head was remembered with (else the run stops: the file changed
- * while the run used it, and its turns may no longer be the head's).
+ * from a file with the stamp the head was remembered with, or with the bytes it had (sha256:
+ * touched, not edited). Else the run stops: the file changed while the run used it, and its turns
+ * may no longer be the head's.
  */
-function sessionOf(head: SessionHead, path: string, id: string, known: FileStamp): Session {
+function sessionOf(head: SessionHead, path: string, id: string, known: FileStamp, hash: string): Session {
   // A copy: the same head may stand for a session read again in this process (after `changed`).
   const session = { ...head } as unknown as Session;
   const settle = (turns: Session["turns"]) => Object.defineProperty(session, "turns", { value: turns, enumerable: true, writable: true, configurable: true });
@@ -116,7 +117,8 @@ function sessionOf(head: SessionHead, path: string, id: string, known: FileStamp
     configurable: true,
     get() {
       const { info, bytes } = readWhole(path, id);
-      if (!sameStamp(known, stamp(info)) || bytes.length !== info.size) {
+      const same = sameStamp(known, stamp(info)) && bytes.length === info.size;
+      if (!same && sha256(bytes) !== hash) {
         throw new CliError(`${path}: the file changed while this run was using it; run the command again`);
       }
       const turns = (parseSessionText(bytes.toString("utf8"), path) as Session).turns;
@@ -154,7 +156,7 @@ export async function openSessionFiles(study: string): Promise<SessionFileReader
         // Remembered with its head: stamped, not read, while the stamp is the same.
         const now = statOf(path, id);
         if (sameStamp(known, now)) {
-          const session = sessionOf(head, path, id, now);
+          const session = sessionOf(head, path, id, now, known[4]);
           rememberSessionHash(session, known[4]);
           return session;
         }

@@ -88,7 +88,13 @@ describe("loading sessions validates each file once", () => {
     expect(head).toEqual({ ...original, turns: 0 });
     // The same sessions, byte for byte (turns read on the way).
     expect(JSON.stringify(await loadSessions(dir))).toBe(JSON.stringify(validated));
-    // Loaded, then the file changes before its turns are asked for: the head is at hand, the turns are refused.
+    // Loaded, then the file is touched (a new stamp, the same bytes): its turns are read.
+    const touched = (await loadSessions(dir)).find((s) => s.id === "control-1")!;
+    await age(path, new Date(Date.now() - 7_200_000));
+    expect(touched.turns).toEqual(original.turns);
+    // Loaded (remembered again under its new stamp first), then the file changes before its turns
+    // are asked for: the head is at hand, the turns are refused.
+    await loadSessions(dir);
     const loaded = (await loadSessions(dir)).find((s) => s.id === "control-1")!;
     await writeFile(path, (await readFile(path, "utf8")).replace(/"text": "/, '"text": "Edited: '));
     expect(loaded.participants).toEqual(original.participants);
