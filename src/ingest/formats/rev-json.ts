@@ -27,7 +27,8 @@ export const revJsonImporter: Importer = {
     const root = expectObject(parseJson(await input.readText(), file), file, "$", EXPECTED);
     const monologues = expectArray(root.monologues, file, "$.monologues", EXPECTED);
     const names = new Map<string, string>();
-    if (Array.isArray(root.speakers)) for (const s of root.speakers) if (isObject(s) && typeof s.name === "string") names.set(String(s.id), s.name);
+    if (Array.isArray(root.speakers))
+      for (const s of root.speakers) if (isObject(s) && typeof s.name === "string" && isSpeakerKey(s.id)) names.set(String(s.id), s.name);
     const metadata: Record<string, unknown> = { source: { file, format: "rev-json" } };
     const extra = rest(root, ["monologues"]);
     if (extra) metadata.extra = extra;
@@ -35,6 +36,9 @@ export const revJsonImporter: Importer = {
     monologues.forEach((raw, i) => {
       const path = childPath("$.monologues", i);
       const mono = expectObject(raw, file, path, 'a monologue {"speaker": …, "elements": […]}');
+      if (!(mono.speaker === undefined || mono.speaker === null || isSpeakerKey(mono.speaker))) {
+        throw shapeError(file, childPath(path, "speaker"), "the speaker's number (or a string)", mono.speaker);
+      }
       const speakerKey = mono.speaker === undefined || mono.speaker === null ? "" : String(mono.speaker);
       const name =
         typeof mono.speaker_name === "string" && mono.speaker_name.trim() !== ""
@@ -63,3 +67,6 @@ export const revJsonImporter: Importer = {
     return result;
   },
 };
+
+/** A speaker id as Rev writes it (a number; a string is taken too). */
+const isSpeakerKey = (value: unknown): value is number | string => typeof value === "number" || typeof value === "string";

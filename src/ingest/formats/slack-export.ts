@@ -267,7 +267,8 @@ async function importChannel(
   let skipped = 0;
   let orphans = 0;
   // Seconds count from the first message that becomes a turn (not from a skipped join).
-  const origin = located.find((l) => !MEMBERSHIP.has(String(l.msg.subtype)))?.micros ?? 0;
+  // (A subtype that is not a string is named as an error below, where its message is read.)
+  const origin = located.find((l) => !(typeof l.msg.subtype === "string" && MEMBERSHIP.has(l.msg.subtype)))?.micros ?? 0;
 
   const speakerFor = (key: string, name: string, bot: boolean, meta: JsonObject | undefined): string => {
     const listed = agents.has(name) || agents.has(key);
@@ -348,7 +349,11 @@ async function importChannel(
     if (subtype) meta.subtype = subtype;
     if (userFrom) meta.userFrom = userFrom;
     if (textFrom) meta.textFrom = textFrom;
-    const threadTs = msg.thread_ts === undefined || msg.thread_ts === null ? undefined : String(msg.thread_ts);
+    const thread = msg.thread_ts;
+    if (!(thread === undefined || thread === null || typeof thread === "string" || typeof thread === "number")) {
+      throw shapeError(file, childPath(path, "thread_ts"), 'the thread\'s Slack timestamp such as "1700000000.123456"', thread);
+    }
+    const threadTs = thread === undefined || thread === null ? undefined : String(thread);
     if (threadTs !== undefined && threadTs !== ts) {
       meta.thread = threadTs;
       const parent = turnByTs.get(threadTs);

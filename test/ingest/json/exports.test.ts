@@ -4,6 +4,7 @@ import { claudeExportImporter } from "../../../src/ingest/formats/claude-export.
 import { discordImporter } from "../../../src/ingest/formats/discord.js";
 import { revJsonImporter } from "../../../src/ingest/formats/rev-json.js";
 import { detectFormat } from "../../../src/ingest/registry.js";
+import { textInput } from "../../../src/ingest/input.js";
 import { fixture, importErrorOf, importFixture, speakerName } from "./helpers.js";
 
 describe("rev-json", () => {
@@ -30,6 +31,17 @@ describe("rev-json", () => {
   it("names the element whose value is not a string", async () => {
     const error = await importErrorOf(revJsonImporter, "r.json", '{"monologues": [{"speaker": 0, "elements": [{"type": "text", "value": 3}]}]}');
     expect(error.message).toBe("r.json: $.monologues[0].elements[0].value: found a number (3); expected the element's words as a string");
+  });
+
+  it("names a speaker that is not a number or a string (an object without a usable toString: found by the property test)", async () => {
+    const error = await importErrorOf(revJsonImporter, "r.json", '{"monologues": [{"speaker": [{"toString": false}], "elements": []}]}');
+    expect(error.message).toMatch(/^r\.json: \$\.monologues\[0\]\.speaker: found an array.*expected the speaker's number \(or a string\)$/);
+    // In the speakers list such an id is passed over, as any entry it cannot use.
+    const { sessions } = await revJsonImporter.parse(
+      textInput("r.json", '{"speakers": [{"id": {"toString": false}, "name": "Ann"}], "monologues": [{"speaker": 1, "elements": []}]}'),
+      {},
+    );
+    expect(sessions[0].participants.map((p) => p.name)).toEqual(["Speaker 1"]);
   });
 });
 

@@ -89,6 +89,20 @@ describe("slack-export importer", () => {
     expect((error as ImportError).line).toBe(3);
     await writeFile(join(dir, "general", "2024-03-06.json"), '[{"type": "message", "user": "U01MAYA", "text": "x", "ts": "yesterday"}]');
     await expect(slackExportImporter.parse(directoryInput(dir), {})).rejects.toThrow(/\$\[0\]\.ts: found a string \("yesterday"\); expected a Slack timestamp/);
+    // A subtype or thread_ts that is an object (one without a usable toString: found by the property test) is named, not a crash.
+    const odd = '{"toString": false}';
+    for (const [key, where] of [
+      ["subtype", /\$\[0\]\.subtype: found an object/],
+      ["thread_ts", /\$\[0\]\.thread_ts: found an object.*expected the thread's Slack timestamp/],
+    ] as const) {
+      await writeFile(
+        join(dir, "general", "2024-03-06.json"),
+        `[{"type": "message", "user": "U01MAYA", "text": "x", "ts": "1709700000.000100", "${key}": ${odd}}]`,
+      );
+      const error = await slackExportImporter.parse(directoryInput(dir), {}).catch((e: unknown) => e);
+      expect(error, key).toBeInstanceOf(ImportError);
+      expect((error as ImportError).message, key).toMatch(where);
+    }
   });
 
   it("rejects a folder that is not a Slack export", async () => {
