@@ -34,20 +34,35 @@ import { installedVersion } from "../util/package-version.js";
  * not read and parsed (0.15-0.2 s, and the memory their turns take).
  */
 
-/** A session without its turns: `turns` holds 0 where they come in the file's key order. */
-type SessionHead = Omit<Session, "turns"> & { turns: 0 };
+/**
+ * Session id -> stamp of the file as validated, the sha256 of its bytes (memo keys:
+ * session-memo.ts), and its head: the session without its turns as JSON text, `"turns":0` where
+ * they come in the file's key order. Text, so every session read from it is objects of its own:
+ * a caller that changes a loaded session changes neither the record nor another load.
+ */
+type RecordEntry = [...FileStamp, string, string?];
 
 interface ValidatedFile {
   code: string;
-  /** Session id -> stamp of the file as validated, the sha256 of its bytes (memo keys: session-memo.ts), and its head. */
-  files: Record<string, [...FileStamp, string, SessionHead?]>;
+  files: Record<string, RecordEntry>;
 }
 
-/** The head of a session read from a file (the same keys in the same order, `turns` as 0). */
-const headOf = (session: Session): SessionHead => ({ ...session, turns: 0 });
+/** The shape of the record's entries: a record of another format is not read (see schemaCodeHash). */
+const RECORD_FORMAT = "entries: stamp, sha256, head text";
 
-const isHead = (value: unknown): value is SessionHead =>
-  typeof value === "object" && value !== null && (value as { turns?: unknown }).turns === 0 && typeof (value as { id?: unknown }).id === "string";
+/** The head of a session read from a file (the same keys in the same order, `turns` as 0). */
+const headOf = (session: Session): string => JSON.stringify({ ...session, turns: 0 });
+
+/** The session a head's text stands for, without its turns; undefined when it is not one. */
+function parseHead(text: unknown): Session | undefined {
+  if (typeof text !== "string") return undefined;
+  try {
+    const head = JSON.parse(text) as { turns?: unknown; id?: unknown };
+    return head && typeof head === "object" && head.turns === 0 && typeof head.id === "string" ? (head as unknown as Session) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 let schemaCode: string | null | undefined;
 
@@ -64,7 +79,7 @@ function schemaCodeHash(): string | null {
     const zod = installedVersion("zod");
     schemaCode =
       zod !== null && files.every((f) => f !== undefined)
-        ? sha256([toolVersion, `zod ${zod}`, ...files.map((f) => sha256(readFileSync(f!)))].join("\u0000"))
+        ? sha256([toolVersion, `zod ${zod}`, RECORD_FORMAT, ...files.map((f) => sha256(readFileSync(f!)))].join("\u0000"))
         : null;
   }
   return schemaCode;
@@ -72,18 +87,28 @@ function schemaCodeHash(): string | null {
 
 const cachePath = (study: string) => join(study, ".cache", "validated-sessions.json");
 
+/** Session files read for the turns of a session loaded from its head (tests look). */
+export const lazyTurnReads = { files: 0 };
+
+/** What a session file's absence means: `read` names the session, a lazy read says it went away. */
+function missing(error: unknown, message: string): never {
+  if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new CliError(message);
+  throw error;
+}
+
+const noSession = (path: string, id: string) => `${path}: no session "${id}" in this study`;
+
 /**
  * A session file's bytes and the stat of the very file they were read from (one descriptor).
  * Synchronous on purpose: a study's files are small, and the promise API's five thread-pool
  * round trips a file (open, stat, read, read, close) made loading 1,000 sessions 2-3x slower.
  */
-function readWhole(path: string, id: string): { info: Stats; bytes: Buffer } {
+function readWhole(path: string, absent: string): { info: Stats; bytes: Buffer } {
   let fd: number;
   try {
     fd = openSync(path, "r");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new CliError(`${path}: no session "${id}" in this study`);
-    throw error;
+    missing(error, absent);
   }
   try {
     return { info: fstatSync(fd), bytes: readFileSync(fd) };
@@ -92,38 +117,36 @@ function readWhole(path: string, id: string): { info: Stats; bytes: Buffer } {
   }
 }
 
-/** A session file's stamp (the error as readWhole's when there is no file). */
-function statOf(path: string, id: string): FileStamp {
-  try {
-    return stamp(statSync(path));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new CliError(`${path}: no session "${id}" in this study`);
-    throw error;
-  }
-}
-
 /**
  * The session a remembered head stands for: its turns are read from `path` when first asked for,
  * from a file with the stamp the head was remembered with, or with the bytes it had (sha256:
  * touched, not edited). Else the run stops: the file changed while the run used it, and its turns
- * may no longer be the head's.
+ * may no longer be the head's. The turns are kept in the getter too, so a session frozen or
+ * copied by its descriptors still reads the file once.
  */
-function sessionOf(head: SessionHead, path: string, id: string, known: FileStamp, hash: string): Session {
-  // A copy: the same head may stand for a session read again in this process (after `changed`).
-  const session = { ...head } as unknown as Session;
-  const settle = (turns: Session["turns"]) => Object.defineProperty(session, "turns", { value: turns, enumerable: true, writable: true, configurable: true });
+function sessionOf(session: Session, path: string, known: FileStamp, hash: string): Session {
+  let turns: Session["turns"] | undefined;
+  const settle = (value: Session["turns"]) => {
+    turns = value;
+    try {
+      Object.defineProperty(session, "turns", { value, enumerable: true, writable: true, configurable: true });
+    } catch {
+      // Frozen or sealed: the getter goes on giving the turns it keeps.
+    }
+  };
   Object.defineProperty(session, "turns", {
     enumerable: true,
     configurable: true,
     get() {
-      const { info, bytes } = readWhole(path, id);
+      if (turns) return turns;
+      lazyTurnReads.files++;
+      const { info, bytes } = readWhole(path, `${path}: the file was removed while this run was using it; run the command again`);
       const same = sameStamp(known, stamp(info)) && bytes.length === info.size;
       if (!same && sha256(bytes) !== hash) {
         throw new CliError(`${path}: the file changed while this run was using it; run the command again`);
       }
-      const turns = (parseSessionText(bytes.toString("utf8"), path) as Session).turns;
-      settle(turns);
-      return turns;
+      settle((parseSessionText(bytes.toString("utf8"), path) as Session).turns);
+      return turns!;
     },
     set: settle,
   });
@@ -131,7 +154,7 @@ function sessionOf(head: SessionHead, path: string, id: string, known: FileStamp
 }
 
 export interface SessionFileReader {
-  /** Read and (unless remembered as valid and unchanged) validate one session file. */
+  /** One session: from its remembered head while its file is unchanged (turns read on first use), else read and validated. */
   read(path: string, id: string): Promise<Session>;
   /** Remember what was validated; with `all`, forget files of sessions no longer in the study. */
   save(all?: readonly string[]): Promise<void>;
@@ -145,14 +168,14 @@ export interface SessionFileReader {
 const inProcess = new Map<string, { stamp: FileStamp; files: ValidatedFile["files"] }>();
 
 /** Files of the record parsed from disk (tests look). */
-export const recordReads = { files: 0 };
+export const validatedRecordReads = { files: 0 };
 
 async function readRecord(path: string, code: string): Promise<ValidatedFile["files"]> {
   try {
     const now = stamp(statSync(path));
     const known = inProcess.get(path);
     if (known && sameStamp(known.stamp, now)) return known.files;
-    recordReads.files++;
+    validatedRecordReads.files++;
     const file = JSON.parse(await readFile(path, "utf8")) as ValidatedFile;
     if (file && file.code === code && file.files && typeof file.files === "object") {
       // Stamped before the read: a file replaced meanwhile has another stamp, and is read again next time.
@@ -173,17 +196,22 @@ export async function openSessionFiles(study: string): Promise<SessionFileReader
   return {
     async read(path, id) {
       const known = Object.hasOwn(stored, id) ? stored[id] : undefined;
-      const head = known?.[5];
-      if (known && typeof known[4] === "string" && isHead(head)) {
+      if (known && typeof known[4] === "string") {
         // Remembered with its head: stamped, not read, while the stamp is the same.
-        const now = statOf(path, id);
-        if (sameStamp(known, now)) {
-          const session = sessionOf(head, path, id, now, known[4]);
+        let now: FileStamp;
+        try {
+          now = stamp(statSync(path));
+        } catch (error) {
+          missing(error, noSession(path, id));
+        }
+        const head = sameStamp(known, now) ? parseHead(known[5]) : undefined;
+        if (head) {
+          const session = sessionOf(head, path, now, known[4]);
           rememberSessionHash(session, known[4]);
           return session;
         }
       }
-      const { info, bytes } = readWhole(path, id);
+      const { info, bytes } = readWhole(path, noSession(path, id));
       const text = bytes.toString("utf8");
       const value = parseSessionText(text, path);
       const now = stamp(info);

@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSessions, saveSession } from "../../src/study/study.js";
-import { recordReads } from "../../src/study/validated-sessions.js";
+import { validatedRecordReads } from "../../src/study/validated-sessions.js";
 
 const demo = join(import.meta.dirname, "../../fixtures/demo-study");
 
@@ -83,7 +83,7 @@ describe("loading sessions validates each file once", () => {
     await age(join(dir, "sessions", "control-2.json"));
     const validated = await loadSessions(dir);
     // Kept with its head: the session without its turns, in the file's key order.
-    const head = (await cacheOf(dir)).files["control-1"][5] as unknown as Record<string, unknown>;
+    const head = JSON.parse((await cacheOf(dir)).files["control-1"][5] as unknown as string) as Record<string, unknown>;
     const original = JSON.parse(await readFile(path, "utf8"));
     expect(Object.keys(head)).toEqual(Object.keys(original));
     expect(head).toEqual({ ...original, turns: 0 });
@@ -108,20 +108,41 @@ describe("loading sessions validates each file once", () => {
     expect(other.turns).toHaveLength(1);
   });
 
+  it("a session loaded from the record is the caller's own: changing it changes neither the record nor another load; frozen, it still reads its turns", async () => {
+    const dir = await study();
+    const path = join(dir, "sessions", "control-2.json");
+    await age(path);
+    const original = JSON.parse(await readFile(path, "utf8"));
+    await loadSessions(dir);
+    const mine = (await loadSessions(dir)).find((s) => s.id === "control-2")!;
+    mine.metadata.condition = "changed";
+    mine.participants[0].name = "changed";
+    const again = (await loadSessions(dir)).find((s) => s.id === "control-2")!;
+    expect(again.metadata).toEqual(original.metadata);
+    expect(again.participants).toEqual(original.participants);
+    // The record is saved (another file is remembered now) with what the file holds.
+    await age(join(dir, "sessions", "critical-1.json"));
+    await loadSessions(dir);
+    expect(JSON.parse((await cacheOf(dir)).files["control-2"][5] as unknown as string)).toEqual({ ...original, turns: 0 });
+    const frozen = Object.freeze((await loadSessions(dir)).find((s) => s.id === "control-2")!);
+    expect(frozen.turns).toEqual(original.turns);
+    expect(frozen.turns).toBe(frozen.turns);
+  });
+
   it("reads its record once in a process while the file is as the process left it", async () => {
     const dir = await study();
     await age(join(dir, "sessions", "control-1.json"));
     await loadSessions(dir);
-    const reads = recordReads.files;
+    const reads = validatedRecordReads.files;
     await loadSessions(dir);
     await loadSessions(dir, ["control-1"]);
-    expect(recordReads.files).toBe(reads);
+    expect(validatedRecordReads.files).toBe(reads);
     // Written anew by someone else (another inode, the same bytes): read again.
     const record = join(dir, ".cache", "validated-sessions.json");
     await writeFile(`${record}.tmp`, await readFile(record));
     await rename(`${record}.tmp`, record);
     await loadSessions(dir);
-    expect(recordReads.files).toBe(reads + 1);
+    expect(validatedRecordReads.files).toBe(reads + 1);
   });
 
   it("ignores a cache written for another schema or a torn one", async () => {
