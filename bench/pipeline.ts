@@ -144,8 +144,8 @@ async function readEverything(dir: string): Promise<{ seconds: number; files: nu
  */
 async function libraryRead(dir: string): Promise<number> {
   const copy = join(await mkdtemp(join(tmpdir(), "colloquy-bench-library-")), "study");
-  await cp(dir, copy, { recursive: true, filter: (path) => ![join(dir, ".cache"), join(dir, "site")].includes(path) });
   try {
+    await cp(dir, copy, { recursive: true, filter: (path) => ![join(dir, ".cache"), join(dir, "site")].includes(path) });
     const t = performance.now();
     await loadSessions(copy);
     for (const [codebook, coders] of Object.entries(await listCoders(copy))) for (const coder of coders) await readCodes(copy, codebook, coder);

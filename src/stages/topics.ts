@@ -75,7 +75,7 @@ export async function runTopics(context: StudyContext, options: TopicsStageOptio
   await memo?.save();
   if (memo) await saveWordClasses(context.dir);
   await saveMeanIntervals(context.dir, "topics");
-  if (memo && memoNote(memo)) effects.log(`topics: ${report.trees.length} tree(s)${memoNote(memo)}`);
+  if (memo && memoNote(memo)) effects.log(`topics: ${report.trees.length} tree(s) of ${sessions.length} session(s)${memoNote(memo)}`);
   const staleReviews = Boolean((await context.coders())[REVIEW_CODEBOOK]);
   if (staleReviews) {
     effects.warn(

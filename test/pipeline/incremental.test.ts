@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cp, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +8,8 @@ import { readState, writeState } from "../../src/pipeline/state.js";
 import { runPipeline } from "../../src/pipeline/run.js";
 import { studyStages } from "../../src/pipeline/stages.js";
 import { codesScanned } from "../../src/pipeline/code-inputs.js";
+import { loadSessions, saveSession } from "../../src/study/study.js";
+import { lazyTurnReads } from "../../src/study/validated-sessions.js";
 import { silentReporter, type Reporter } from "../../src/util/reporter.js";
 
 /**
@@ -18,9 +20,16 @@ import { silentReporter, type Reporter } from "../../src/util/reporter.js";
 
 const demo = join(import.meta.dirname, "../../fixtures/demo-study");
 
+/**
+ * A working copy of the demo study, its sessions written as `colloquy import` writes them and
+ * aged past the window in which a fresh file is not trusted: remembered as validated, so later
+ * runs load them from their heads (study/validated-sessions.ts), as a study's runs do.
+ */
 async function demoCopy(): Promise<string> {
   const dir = join(await mkdtemp(join(tmpdir(), "colloquy-incremental-")), "demo");
   await cp(demo, dir, { recursive: true });
+  const past = new Date(Date.now() - 3_600_000);
+  for (const session of await loadSessions(dir)) await utimes(await saveSession(dir, session), past, past);
   return dir;
 }
 
@@ -80,6 +89,22 @@ describe("colloquy study, per session", () => {
     expect(again.warnings).toEqual(fresh.warnings);
   }, 240_000);
 
+  it("adding a session reads no other session's turns (an edit to a coded session makes its codes files be read whole)", async () => {
+    const dir = await demoCopy();
+    await study(dir);
+    const session = JSON.parse(await readFile(join(dir, "sessions", "control-1.json"), "utf8"));
+    await writeFile(join(dir, "sessions", "control-9.json"), JSON.stringify({ ...session, id: "control-9", metadata: { ...session.metadata, run: "9" } }));
+    const reads = lazyTurnReads.files;
+    const run = await study(dir);
+    expect(summaryOf(run, "code").summary).toMatch(/only the 1 new/);
+    expect(run.stages.filter((s) => s.status === "ran").map((s) => s.name)).toEqual(["code", "agree", "compare", "stats", "topics", "concepts", "build"]);
+    expect(lazyTurnReads.files).toBe(reads);
+    // An edited session with human codes: its codes files are parsed whole, each record checked against its turn.
+    await changeSessions(dir);
+    await study(dir);
+    expect(lazyTurnReads.files).toBeGreaterThan(reads);
+  }, 240_000);
+
   it("a session removed, then put back (under another file name too), is not coded twice", async () => {
     const dir = await demoCopy();
     await study(dir);
@@ -103,19 +128,20 @@ describe("colloquy study, per session", () => {
 
   it("the first run after a full one knows which sessions a codes file holds from its kept digests; without them, from a scan", async () => {
     const { rename, rm } = await import("node:fs/promises");
-    for (const keptDigests of [true, false]) {
+    for (const kept of ["matching", "deleted"] as const) {
+      const keptDigests = kept === "matching";
       const dir = await demoCopy();
       await study(dir);
       const codeSummary = async () => summaryOf(await study(dir), "code").summary ?? "";
       // Removed after a full run: its codes stay in the files, of a session the study no longer has.
       await rename(join(dir, "sessions", "control-2.json"), join(dir, "control-2.json"));
       expect(await codeSummary()).toMatch(/sessions removed only/);
-      if (!keptDigests) await rm(join(dir, ".cache", "memo", "codes-digests"), { recursive: true });
+      if (kept === "deleted") await rm(join(dir, ".cache", "memo", "codes-digests"), { recursive: true });
       // Put back: its turns are coded already. The file that holds those codes is known from its
       // kept digests, or by a scan of its text without them; it is read, and nothing is coded twice.
       const scans = codesScanned.files;
       await rename(join(dir, "control-2.json"), join(dir, "sessions", "control-2.json"));
-      expect(await codeSummary(), `kept digests: ${keptDigests}`).toMatch(/^bales-ipa\/rules: 0 coded, \d+ already coded.*only the 1 new/);
+      expect(await codeSummary(), `kept digests: ${kept}`).toMatch(/^bales-ipa\/rules: 0 coded, \d+ already coded.*only the 1 new/);
       if (keptDigests) expect(codesScanned.files).toBe(scans);
       else expect(codesScanned.files).toBeGreaterThan(scans);
     }

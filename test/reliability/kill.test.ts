@@ -49,10 +49,11 @@ interface RunReport {
   inFlightResent: number;
   /**
    * Re-sent although the server had sent the reply >= ANSWERED_MS before the kill, while the
-   * process went on caching replies the server sent after it (so it read them first): must be 0.
+   * process cached OVERTAKEN or more replies the server sent >= ANSWERED_MS after it (so it read
+   * them first): must be 0.
    */
   late: string[];
-  /** The same, but the process cached fewer than OVERTAKEN replies sent after it: it lagged or was not scheduled (a loaded machine). */
+  /** The same, but the process cached fewer such later replies: it lagged or was not scheduled (a loaded machine). */
   starved: number;
   /** Re-sent although the reply was in the cache, or its process was not killed (must be 0). */
   repeated: string[];
@@ -182,7 +183,9 @@ function repeats(requests: RecordedRequest[], attempts: Attempt[]): Pick<RunRepo
         requests.some((r) => turnOf(r) === turn && sender(r) === by && r.answeredAt !== undefined && r.answeredAt >= before.answeredAt! + ANSWERED_MS);
       const later = [...by.cachedAtEnd].filter(([turn, written]) => written >= by.startedAt && written <= by.killedAt! && sentLater(turn));
       if (later.length >= OVERTAKEN)
-        late.push(`${turn}: ${answered}, not in the cache, though ${later.length} reply(ies) that arrived later were (e.g. ${later[0][0]})`);
+        late.push(
+          `${turn}: ${answered}, not in the cache, though ${later.length} reply(ies) the server sent >= ${ANSWERED_MS} ms after it were (e.g. ${later[0][0]})`,
+        );
       else starved++;
     } else inFlightResent++;
   }

@@ -3,7 +3,8 @@ import { appendFile, mkdtemp, readFile, rm, stat, truncate, utimes, writeFile } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
-import { codeDigests, codesHashed, recordReads, type CodeDigests } from "../../src/study/code-digests.js";
+import { codeDigests, codesHashed, keptCodesSessions, recordReads, type CodeDigests } from "../../src/study/code-digests.js";
+import { sha256 } from "../../src/util/hash.js";
 import { appendCodes, codesPath, readCodes, replaceCodes } from "../../src/coding/store.js";
 import { currentCodes } from "../../src/study/reader.js";
 import { loadSessions, saveSession } from "../../src/study/study.js";
@@ -382,6 +383,21 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     );
     const d = await digestsParsing("all");
     expect(d.digest("n2")).toBe(codesDigest([]));
+  });
+
+  it("name every session a record names (orphans included) while they describe the file as it is, and nothing for a file they do not", async () => {
+    const path = codesPath(dir, CODEBOOK, CODER);
+    await digests();
+    const info = await stat(path);
+    const file = { ino: info.ino, size: info.size, sha256: sha256(await readFile(path)) };
+    const named = [...new Set((await readCodes(dir, CODEBOOK, CODER)).map((r) => r.session))].sort();
+    expect(named).toContain("gone");
+    expect(await keptCodesSessions(dir, CODEBOOK, CODER, file)).toEqual(named);
+    // Another size, other bytes or another inode: the kept digests say nothing of that file.
+    expect(await keptCodesSessions(dir, CODEBOOK, CODER, { ...file, size: file.size + 1 })).toBeUndefined();
+    expect(await keptCodesSessions(dir, CODEBOOK, CODER, { ...file, sha256: sha256("other") })).toBeUndefined();
+    expect(await keptCodesSessions(dir, CODEBOOK, CODER, { ...file, ino: file.ino + 1 })).toBeUndefined();
+    expect(await keptCodesSessions(dir, CODEBOOK, "human:nobody", file)).toBeUndefined();
   });
 
   it("deleted digests are made again from every record; a coder without a file has none", async () => {

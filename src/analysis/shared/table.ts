@@ -56,7 +56,7 @@ export const knownLabels = (data: Pick<CodedTurns, "labels" | "unknownLabels">):
  * (compare/session-parts.ts) keep the indices and the unlisted speakers; membersOf puts the
  * members back together from them.
  */
-export function speakersOf(session: Session): { members: Participant[]; speakers: Int32Array } {
+function speakersOf(session: Session): { members: Participant[]; speakers: Int32Array } {
   const members = [...session.participants];
   const memberIndex = new Map<string, number>(members.map((p, i) => [p.id, i]));
   const speakers = new Int32Array(session.turns.length);
