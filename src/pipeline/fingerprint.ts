@@ -3,6 +3,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { sameStamp, settled, stamp } from "../util/file-stamp.js";
 import { hashValue, sha256File } from "../util/hash.js";
 import { mapLimit } from "../util/concurrency.js";
+import { isOwnWrite, noteHash } from "../util/known-bytes.js";
 
 /** Files stamped at once while walking a folder (those that must be read are read one at a time). */
 const STAT_CONCURRENCY = 16;
@@ -91,14 +92,18 @@ export class FileHasher {
     const known = this.next[key] ?? this.previous[key];
     if (known?.length === 5 && sameStamp(known, now)) {
       this.next[key] = known;
+      noteHash(path, now, info.size, known[4]);
       return known[4];
     }
     this.filesRead++;
     const read = this.reading.then(() => sha256File(path));
     this.reading = read.catch(() => undefined);
     const hash = await read;
-    if (settled(info)) this.next[key] = [...now, hash];
-    else delete this.next[key];
+    // A file one of this run's stages just wrote is remembered at once (util/known-bytes.ts: own writes).
+    if (settled(info) || isOwnWrite(path, now)) {
+      this.next[key] = [...now, hash];
+      noteHash(path, now, info.size, hash);
+    } else delete this.next[key];
     return hash;
   }
 }

@@ -7,7 +7,8 @@ import type { Session } from "../transcript/schema.js";
 import { codeVersion } from "../util/code-version.js";
 import { hashFileBytes, sha256 } from "../util/hash.js";
 import { readFrom, readWholeFile } from "../util/fs.js";
-import { sameStamp, settled, stamp, type FileStamp } from "../util/file-stamp.js";
+import { settled, stamp } from "../util/file-stamp.js";
+import { isOwnWrite, knownHash, noteHash } from "../util/known-bytes.js";
 import { readStampedFile, writeStampedFile } from "../util/stamped-file.js";
 import { currentCodes, type StudyReader } from "./reader.js";
 import { codesDigest, memoPath, sessionHash } from "./session-memo.js";
@@ -153,17 +154,12 @@ interface CodesBytes {
 }
 
 /**
- * Codes files hashed in this process: the stamp each had, and the size and sha256 of its complete
- * lines. The compare and stats stages and the build each read the digests of the same files in
- * one pipeline run; an unchanged file (same stamp) is not hashed again (20-50 MB each at 100,000 turns).
- */
-const verified = new Map<string, { stamp: FileStamp; size: number; sha256: string }>();
-
-/**
  * Read a codes file once (the bytes hashed are the bytes parsed, even while another process
- * appends). When `kept` digested the first `kept.size` bytes of this inode, those are hashed a
- * chunk at a time and only what follows is held: at 100,000 turns the 49 MB of a scales codebook's
- * file are never in memory at once when one session was added.
+ * appends). When `kept` digested the first `kept.size` bytes of this inode, those are checked and
+ * only what follows is held: at 100,000 turns the 49 MB of a scales codebook's file are never in
+ * memory at once when one session was added. They are checked without reading them when this
+ * process knows their hash at the file's stamp (util/known-bytes.ts: the fingerprints hashed the
+ * file, or this process only appended to it since), else by hashing them a chunk at a time.
  */
 async function readCodesBytes(path: string, kept: { ino: number; size: number; sha256: string } | undefined): Promise<CodesBytes> {
   let handle;
@@ -177,10 +173,11 @@ async function readCodesBytes(path: string, kept: { ino: number; size: number; s
     const info = await handle.stat();
     const { ino, size } = info;
     const now = stamp(info);
-    const known = verified.get(path);
-    // Unchanged since this process hashed it, with the kept digests up to date: nothing to hash.
-    if (kept && known && sameStamp(known.stamp, now) && known.size === kept.size && known.sha256 === kept.sha256) {
-      return { ino, from: kept.size, bytes: await readFrom(handle, kept.size, size), size: kept.size, sha256: kept.sha256 };
+    if (kept && kept.ino === ino && knownHash(path, now, kept.size) === kept.sha256) {
+      const bytes = await readFrom(handle, kept.size, size);
+      const end = kept.size + bytes.lastIndexOf(0x0a) + 1;
+      const whole = knownHash(path, now, end);
+      if (whole !== undefined) return { ino, from: kept.size, bytes, size: end, sha256: whole };
     }
     codesHashed.files++;
     const hash = createHash("sha256");
@@ -193,9 +190,8 @@ async function readCodesBytes(path: string, kept: { ino: number; size: number; s
     const complete = bytes.lastIndexOf(0x0a) + 1;
     rest.update(bytes.subarray(0, complete));
     const read = { ino, from, bytes, size: from + complete, sha256: rest.digest("hex") };
-    // Not for a file written just now: another write within the same clock tick would leave its stamp as it is.
-    if (settled(info)) verified.set(path, { stamp: now, size: read.size, sha256: read.sha256 });
-    else verified.delete(path);
+    // Not for a file written just now by another program: another write within the same clock tick would leave its stamp as it is.
+    if (settled(info) || isOwnWrite(path, now)) noteHash(path, now, read.size, read.sha256);
     return read;
   } finally {
     await handle.close();

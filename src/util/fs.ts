@@ -1,9 +1,11 @@
 import { existsSync } from "node:fs";
-import { access, mkdir, open, readFile, rename, rm, type FileHandle } from "node:fs/promises";
+import { access, mkdir, open, readFile, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import { dirname, basename, join, relative, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { CliError } from "./errors.js";
 import { shorten } from "./text.js";
+import { stamp } from "./file-stamp.js";
+import { noteOwnWrite } from "./known-bytes.js";
 
 /**
  * A file's bytes, read with as few reads as its size allows (readFile reads 512 KB at a time, each
@@ -55,6 +57,8 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
     await rm(temp, { force: true });
     throw error;
   }
+  // Stamped after the rename, which sets the file's ctime.
+  noteOwnWrite(path, stamp(await stat(path)));
 }
 
 /** Pretty JSON (2-space indent, trailing newline), written atomically. */
@@ -380,6 +384,7 @@ export async function appendJsonl(path: string, records: readonly unknown[], opt
   const body = Buffer.from(records.map((r) => JSON.stringify(r)).join("\n") + "\n");
   const handle = await open(path, "a+");
   try {
+    const before = stamp(await handle.stat());
     const healed = await healTail(handle, path, options.keep);
     const repair = healed.repair;
     let size = healed.size;
@@ -398,6 +403,8 @@ export async function appendJsonl(path: string, records: readonly unknown[], opt
       await handle.truncate(size).catch(() => undefined);
       throw error;
     }
+    // Healing cuts the file: only an append that healed nothing left every earlier byte as it was.
+    noteOwnWrite(path, stamp(await handle.stat()), repair ? undefined : before);
     return repair;
   } finally {
     await handle.close();

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { FileHasher, type StatCache } from "../../src/pipeline/fingerprint.js";
 import { readState } from "../../src/pipeline/state.js";
 import { sha256 } from "../../src/util/hash.js";
+import { writeFileAtomic } from "../../src/util/fs.js";
 
 async function folder(): Promise<{ root: string; path: string; when: Date }> {
   const root = await mkdtemp(join(tmpdir(), "colloquy-hasher-"));
@@ -91,5 +92,21 @@ describe("FileHasher", () => {
     const state = await readState(root);
     expect(state.stages).toEqual(stages);
     expect(state.hashes).toEqual(old);
+  });
+  it("remembers a file written just now by this process at once, and one written just now by another program not yet", async () => {
+    const { root } = await folder();
+    const ours = join(root, "sessions", "ours.json");
+    const theirs = join(root, "sessions", "theirs.json");
+    await writeFileAtomic(ours, '{"text": "a stage wrote this"}');
+    await writeFile(theirs, '{"text": "an editor saved this"}');
+    // A time ahead of the clock keeps it "just written" however slowly the test runs.
+    const ahead = new Date(Date.now() + 60_000);
+    await utimes(theirs, ahead, ahead);
+    const hasher = new FileHasher(root);
+    const hashes = await hasher.folder(join(root, "sessions"));
+    expect(hashes["sessions/ours.json"]).toBe(sha256('{"text": "a stage wrote this"}'));
+    expect(hashes["sessions/theirs.json"]).toBe(sha256('{"text": "an editor saved this"}'));
+    expect(hasher.next["sessions/ours.json"]).toHaveLength(5);
+    expect(hasher.next["sessions/theirs.json"]).toBeUndefined();
   });
 });

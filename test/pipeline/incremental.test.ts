@@ -10,6 +10,7 @@ import { studyStages } from "../../src/pipeline/stages.js";
 import { codesScanned } from "../../src/pipeline/code-inputs.js";
 import { loadSessions, saveSession } from "../../src/study/study.js";
 import { lazyTurnReads } from "../../src/study/validated-sessions.js";
+import { codesHashed } from "../../src/study/code-digests.js";
 import { silentReporter, type Reporter } from "../../src/util/reporter.js";
 
 /**
@@ -89,16 +90,19 @@ describe("colloquy study, per session", () => {
     expect(again.warnings).toEqual(fresh.warnings);
   }, 240_000);
 
-  it("adding a session reads no other session's turns (an edit to a coded session makes its codes files be read whole)", async () => {
+  it("adding a session reads no other session's turns nor hashes a codes file twice (an edit to a coded session makes its codes files be read whole)", async () => {
     const dir = await demoCopy();
     await study(dir);
     const session = JSON.parse(await readFile(join(dir, "sessions", "control-1.json"), "utf8"));
     await writeFile(join(dir, "sessions", "control-9.json"), JSON.stringify({ ...session, id: "control-9", metadata: { ...session.metadata, run: "9" } }));
     const reads = lazyTurnReads.files;
+    const hashed = codesHashed.files;
     const run = await study(dir);
     expect(summaryOf(run, "code").summary).toMatch(/only the 1 new/);
     expect(run.stages.filter((s) => s.status === "ran").map((s) => s.name)).toEqual(["code", "agree", "compare", "stats", "topics", "concepts", "build"]);
     expect(lazyTurnReads.files).toBe(reads);
+    // The codes files the code stage appended to are hashed by the fingerprints alone: the digests' checks reuse that (util/known-bytes.ts).
+    expect(codesHashed.files).toBe(hashed);
     // An edited session with human codes: its codes files are parsed whole, each record checked against its turn.
     await changeSessions(dir);
     await study(dir);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendFile, mkdtemp, readFile, rm, stat, truncate, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { FileHasher } from "../../src/pipeline/fingerprint.js";
 import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
 import { codeDigests, codesHashed, keptCodesSessions, recordReads, type CodeDigests } from "../../src/study/code-digests.js";
 import { sha256 } from "../../src/util/hash.js";
@@ -116,6 +117,27 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     await digestsParsing("appended");
     await digestsParsing("appended");
     expect(codesHashed.files).toBe(fresh + 2);
+  });
+
+  it("after this process appended to the file and the fingerprints hashed it, nothing is hashed again (util/known-bytes.ts)", async () => {
+    const path = codesPath(dir, CODEBOOK, CODER);
+    // Settled (the test before left it "just written"): its hash is remembered when the digests are checked.
+    const past = new Date(Date.now() - 10_000);
+    await utimes(path, past, past);
+    await digestsParsing("appended");
+    // What a pipeline run does: the code stage appends, then the stage fingerprints hash the whole file.
+    await addSession("k1", 5);
+    const hasher = new FileHasher(dir);
+    await hasher.folder(join(dir, "codes"));
+    expect(hasher.next[relative(dir, path)]).toHaveLength(5);
+    const before = codesHashed.files;
+    const d = await digestsParsing("appended");
+    expect(codesHashed.files).toBe(before);
+    expect(await d.records(new Set(["k1"]))).toHaveLength((await loadSessions(dir)).find((s) => s.id === "k1")!.turns.length);
+    // Appended to by another program: its kept bytes are hashed to be checked.
+    await appendFile(path, "\n");
+    await digestsParsing("appended");
+    expect(codesHashed.files).toBe(before + 1);
   });
 
   it("a new session's appended records are the only ones parsed, and its records come from them", async () => {
