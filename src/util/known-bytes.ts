@@ -26,6 +26,9 @@ const stampKey = (stamp: FileStamp) => stamp.join(" ");
 
 /** Per file: the stamps this process's writes left, each with the stamp an append started from (null: not an append). */
 const written = new Map<string, Map<string, FileStamp | null>>();
+/** How many own writes this process has made, and the count at each file's latest. */
+let writes = 0;
+const latestWrite = new Map<string, number>();
 /** Per file and stamp: sha256 of its first `size` bytes. */
 const hashes = new Map<string, Map<string, { size: number; sha256: string }[]>>();
 
@@ -35,6 +38,17 @@ export function noteOwnWrite(path: string, after: FileStamp, appendedTo?: FileSt
   let stamps = written.get(key);
   if (!stamps) written.set(key, (stamps = new Map()));
   stamps.set(stampKey(after), appendedTo ?? null);
+  latestWrite.set(key, ++writes);
+}
+
+/** How many own writes this process has made so far: a point to ask {@link writtenSince} about. */
+export function ownWrites(): number {
+  return writes;
+}
+
+/** Whether this process wrote `path` after it had made `count` own writes. */
+export function writtenSince(path: string, count: number): boolean {
+  return (latestWrite.get(resolve(path)) ?? 0) > count;
 }
 
 /** Whether `stamp` is the one this process's own write left `path` at. */

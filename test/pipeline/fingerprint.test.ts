@@ -26,8 +26,9 @@ describe("FileHasher", () => {
     const hasher = new FileHasher(root);
     const sessions = await hasher.folder(join(root, "sessions"));
     const codes = await hasher.folder(join(root, "codes", "bales"));
-    await writeFile(path, '{"text": "changed by a stage"}');
-    await writeFile(join(root, "codes", "bales", "rules.jsonl"), "{}\n{}\n");
+    // Stages write through util/fs.ts, which notes each write (util/known-bytes.ts).
+    await writeFileAtomic(path, '{"text": "changed by a stage"}');
+    await writeFileAtomic(join(root, "codes", "bales", "rules.jsonl"), "{}\n{}\n");
     hasher.forget([join(root, "codes")]);
     // The sessions' hashes are the ones taken before (their folder was not declared written) ...
     expect(await hasher.folder(join(root, "sessions"))).toBe(sessions);
@@ -56,6 +57,24 @@ describe("FileHasher", () => {
     expect(await hasher.folder(join(root, "sessions"))).toBe(sessions);
     // The root holds codes/: its hashes are taken again.
     expect(await hasher.folder(root)).not.toBe(whole);
+  });
+
+  it("within a run, stamps again only the files this process wrote since; another program's edit is seen by the next run", async () => {
+    const { root, path, when } = await folder();
+    const other = join(root, "sessions", "b.json");
+    await writeFile(other, '{"text": "second"}');
+    await utimes(other, when, when);
+    const hasher = new FileHasher(root);
+    const before = await hasher.folder(join(root, "sessions"));
+    // An editor saves a.json during the run (outside the study lock's contract); a stage writes b.json.
+    await writeFile(path, '{"text": "edited during the run"}');
+    await writeFileAtomic(other, '{"text": "written by a stage"}');
+    hasher.forget([join(root, "sessions")]);
+    const during = await hasher.folder(join(root, "sessions"));
+    expect(during["sessions/a.json"]).toBe(before["sessions/a.json"]);
+    expect(during["sessions/b.json"]).toBe(sha256('{"text": "written by a stage"}'));
+    const next = new FileHasher(root, hasher.next);
+    expect((await next.folder(join(root, "sessions")))["sessions/a.json"]).toBe(sha256('{"text": "edited during the run"}'));
   });
 
   it("reads an unchanged file once, and again when it was edited even with its size and mtime put back", async () => {
