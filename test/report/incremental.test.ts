@@ -153,17 +153,23 @@ describe("the streaming, incremental build", () => {
     expect(names).not.toContain("c2.000000000000.json");
   });
 
-  it("a chunk file cut short or emptied (a power cut after a write without sync) is written again whole", async () => {
+  it("a chunk or app file cut short or emptied (a power cut after a write without sync) is written again whole; one there whole is left as it is", async () => {
     const site = join(dir, "site");
     await buildSite(dir);
-    const chunks = (await readdir(join(site, "sessions"))).filter((n) => n.startsWith("c1.") || n.startsWith("d1."));
+    const chunks = (await readdir(join(site, "sessions"))).filter((n) => n.startsWith("c1.") || n.startsWith("d1.")).map((n) => `sessions/${n}`);
     expect(chunks).toHaveLength(2);
+    const app = (await readdir(site)).filter((n) => n.startsWith("app."));
+    expect(app).toHaveLength(2);
     const whole = new Map<string, string>();
-    for (const name of chunks) whole.set(name, await readFile(join(site, "sessions", name), "utf8"));
-    await truncate(join(site, "sessions", chunks[0]), 10);
-    await truncate(join(site, "sessions", chunks[1]), 0);
+    for (const name of [...chunks, ...app]) whole.set(name, await readFile(join(site, name), "utf8"));
+    const [js, css] = [app.find((n) => n.endsWith(".js"))!, app.find((n) => n.endsWith(".css"))!];
+    const cssInode = (await stat(join(site, css))).ino;
+    await truncate(join(site, chunks[0]), 10);
+    await truncate(join(site, chunks[1]), 0);
+    await truncate(join(site, js), 100);
     await buildSite(dir);
-    for (const [name, text] of whole) expect(await readFile(join(site, "sessions", name), "utf8"), name).toBe(text);
+    for (const [name, text] of whole) expect(await readFile(join(site, name), "utf8"), name).toBe(text);
+    expect((await stat(join(site, css))).ino).toBe(cssInode);
   });
 
   it("removes the temp files a crashed build left, not those of a build still running", async () => {
