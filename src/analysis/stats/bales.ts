@@ -359,10 +359,19 @@ export function phaseOverall(data: CodedTurns, frame: ProfileFrame): PhaseThird[
   return renderThirds(overall, groups, frame);
 }
 
+/** Each label's groups (indices into `groups`), per frame and groups: worked out once, not once per session. */
+const groupsOfLabels = new WeakMap<ProfileFrame, { key: string; groupOf: number[][] }>();
+
 /** Per third of a session: its acts, then the acts of each group (`groups` order), then of each label. */
 function phaseCounts(cs: CodedSession, frame: ProfileFrame, groups: readonly string[]): Float64Array {
-  const groupOf: number[][] = frame.labels.map(() => []);
-  groups.forEach((g, gi) => frame.groups.get(g)!.forEach((i) => groupOf[i].push(gi)));
+  const key = groups.join("\u0000");
+  let known = groupsOfLabels.get(frame);
+  if (known?.key !== key) {
+    const groupOf: number[][] = frame.labels.map(() => []);
+    groups.forEach((g, gi) => frame.groups.get(g)!.forEach((i) => groupOf[i].push(gi)));
+    groupsOfLabels.set(frame, (known = { key, groupOf }));
+  }
+  const { groupOf } = known;
   const G = groups.length;
   const width = 1 + G + frame.labels.length;
   const counts = new Float64Array(3 * width);
