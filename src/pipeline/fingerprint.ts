@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { sameStamp, settled, stamp } from "../util/file-stamp.js";
+import { sameStamp, settled, settledStamp, stamp } from "../util/file-stamp.js";
 import { hashValue, sha256File } from "../util/hash.js";
 import { isOwnWrite, noteHash, ownWrites, writtenSince } from "../util/known-bytes.js";
 
@@ -35,8 +35,9 @@ export class FileHasher {
   readonly next: StatCache = {};
   /** Files are stamped several at once but read one at a time: a cold run holds one codes file (tens of MB), not sixteen. */
   private reading: Promise<unknown> = Promise.resolve();
-  /** Files stamped during this run: how many own writes this process had made just before (util/known-bytes.ts). */
-  private stamped = new Map<string, number>();
+  /** How many own writes this process had made when each entry of `next` was taken (util/known-bytes.ts). */
+  private takenAt = new Map<string, number>();
+  private readonly started = ownWrites();
 
   constructor(
     private readonly root: string,
@@ -87,19 +88,15 @@ export class FileHasher {
 
   private async file(path: string): Promise<string> {
     const key = relative(this.root, path);
-    const seen = this.stamped.get(key);
-    const remembered = this.next[key];
-    // A folder listed again after a stage wrote into it: a file stamped earlier in this run that no
-    // write of this process touched since is as it was (the run holds the study lock, which keeps
-    // other writers out), so only the stage's own files are stamped again: 1,000 stats, 45 ms, saved
-    // at 100,000 turns after the import stage added one session.
-    if (seen !== undefined && remembered?.length === 5 && !writtenSince(path, seen)) return remembered[4];
-    this.stamped.set(key, ownWrites());
+    const count = ownWrites();
     const info = statSync(path);
     const now = stamp(info);
     const known = this.next[key] ?? this.previous[key];
-    if (known?.length === 5 && sameStamp(known, now)) {
+    // Not an entry taken before this process wrote the file: the stamp can come back with other
+    // bytes (an inode reused, two writes of one size in a clock tick).
+    if (known?.length === 5 && sameStamp(known, now) && !writtenSince(path, this.takenAt.get(key) ?? this.started)) {
       this.next[key] = known;
+      this.takenAt.set(key, count);
       noteHash(path, now, info.size, known[4]);
       return known[4];
     }
@@ -107,12 +104,33 @@ export class FileHasher {
     const read = this.reading.then(() => sha256File(path));
     this.reading = read.catch(() => undefined);
     const hash = await read;
-    // A file one of this run's stages just wrote is remembered at once (util/known-bytes.ts: own writes).
+    // A file one of this run's stages just wrote is trusted at once (util/known-bytes.ts: own
+    // writes); it is saved for later runs only once settled (`remembered`).
     if (settled(info) || isOwnWrite(path, now)) {
       this.next[key] = [...now, hash];
+      this.takenAt.set(key, count);
       noteHash(path, now, info.size, hash);
     } else delete this.next[key];
     return hash;
+  }
+
+  /**
+   * What to save for the next run (the pipeline state): the entries of `next` whose stamps have
+   * settled by now, while the run still holds the study lock. One of a file written just before
+   * could share its stamp with a write made just after the lock is released.
+   */
+  remembered(now = Date.now()): StatCache {
+    const out: StatCache = {};
+    for (const [key, entry] of Object.entries(this.next)) {
+      if (
+        entry.length === 5 &&
+        settledStamp([entry[0], entry[1], entry[2], entry[3]], now) &&
+        !writtenSince(join(this.root, key), this.takenAt.get(key) ?? this.started)
+      ) {
+        out[key] = entry;
+      }
+    }
+    return out;
   }
 }
 

@@ -108,7 +108,7 @@ export async function runPipeline(
     const print = stage.fingerprintAfterRun ? await stage.fingerprintAfterRun(context) : plan.fingerprint;
     const seconds = (performance.now() - began) / 1000;
     context.state.stages[stage.name] = { fingerprint: print, finishedAt: new Date().toISOString(), seconds, summary };
-    context.state.hashes = hashes.next;
+    context.state.hashes = hashes.remembered();
     await writeState(study, context.state);
     reporter.log(`[${stage.name}] ${summary} (${seconds.toFixed(1)} s)`);
     outcomes.push({ name: stage.name, status: "ran", reason: decision.reason, seconds, summary });
@@ -117,8 +117,9 @@ export async function runPipeline(
   const remembered = JSON.stringify(state.emptyViews);
   const warnings = await rememberedEmptyViewWarnings(studyContext, hashes, state);
   // Remember the hashes even when nothing ran, so the next run reads no unchanged file.
-  if (JSON.stringify(state.hashes ?? {}) !== JSON.stringify(hashes.next) || JSON.stringify(state.emptyViews) !== remembered) {
-    state.hashes = hashes.next;
+  const hashed = hashes.remembered();
+  if (JSON.stringify(state.hashes ?? {}) !== JSON.stringify(hashed) || JSON.stringify(state.emptyViews) !== remembered) {
+    state.hashes = hashed;
     await writeState(study, state);
   }
   return { stages: outcomes, filesRead: hashes.filesRead, warnings };

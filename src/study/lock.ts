@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { CliError, errorMessage } from "../util/errors.js";
+import { trustOwnWrites } from "../util/known-bytes.js";
 import type { Reporter } from "../util/reporter.js";
 import { artifacts, studyLockSchema, type StudyLockFile } from "./artifacts.js";
 
@@ -11,7 +12,9 @@ import { artifacts, studyLockSchema, type StudyLockFile } from "./artifacts.js";
  * `{pid, host, command, startedAt}` of the command writing to the study. Every command that
  * writes holds it for its whole run; readers (serve, export, sessions) never take it. Without it,
  * two `colloquy code` runs pay for every request twice and store two records per turn, and two
- * imports pick session ids from their own snapshots and lose sessions.
+ * imports pick session ids from their own snapshots and lose sessions. While it is held, the stamps
+ * this process's own writes leave are trusted at once (util/known-bytes.ts): another program writing
+ * into the study during a command that writes is outside the lock's contract (README).
  *
  * - Created atomically: the content is written to a temp file that is then hard-linked to the
  *   lock's name (EEXIST = held), so nobody ever reads a half-written lock.
@@ -124,6 +127,7 @@ export async function acquireStudyLock(dir: string, command: string, options: St
     await sleep(Math.min(options.pollMs ?? POLL_MS, Math.max(1, deadline - Date.now())));
   }
   state.held.set(key, { file, holder, count: 1 });
+  trustOwnWrites(true);
   installHandlers();
   return releaser(key);
 }
@@ -278,6 +282,7 @@ function releaser(key: string): ReleaseStudyLock {
     if (state.held.size === 0) {
       state.uninstall?.();
       state.uninstall = undefined;
+      trustOwnWrites(false);
     }
   };
 }

@@ -10,7 +10,6 @@ import { CliError } from "../util/errors.js";
 import { sameStamp, settled, stamp, type FileStamp } from "../util/file-stamp.js";
 import { sha256 } from "../util/hash.js";
 import { writeFileAtomic } from "../util/fs.js";
-import { isOwnWrite } from "../util/known-bytes.js";
 import { toolVersion } from "../util/provenance.js";
 import { installedVersion } from "../util/package-version.js";
 
@@ -220,8 +219,7 @@ export async function openSessionFiles(study: string): Promise<SessionFileReader
       const session = validateSession(value, path);
       const hash = sha256(bytes);
       rememberSessionHash(session, hash);
-      // A file this process wrote (the import stage's new session) is remembered at once (util/known-bytes.ts: own writes).
-      const remember = code !== null && (settled(info) || isOwnWrite(path, now)) && JSON.stringify(session) === JSON.stringify(value);
+      const remember = code !== null && settled(info) && JSON.stringify(session) === JSON.stringify(value);
       if (remember) next[id] = [...now, hash, headOf(session)];
       else delete next[id];
       changed ||= remember || known !== undefined;

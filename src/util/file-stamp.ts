@@ -30,10 +30,15 @@ const RACY_MS = 2000;
 /** For a file whose mtime has a fraction of a second (so its filesystem keeps finer times): ten ticks and more. */
 const FINE_RACY_MS = 100;
 
+const settledMtime = (mtimeMs: number, now: number) => now - mtimeMs > (Number.isInteger(mtimeMs / 1000) ? RACY_MS : FINE_RACY_MS);
+
 /**
  * Whether what was read from a file with this stat may be remembered under its stamp. A file
  * written during a pipeline run (the code stage's codes, each stage's results) is fingerprinted
  * again by every later stage: with the whole-second window alone, the 70 MB of codes of a
  * 100,000-turn study were hashed four times in a run that added one session.
  */
-export const settled = (info: Stats, now = Date.now()): boolean => now - info.mtimeMs > (Number.isInteger(info.mtimeMs / 1000) ? RACY_MS : FINE_RACY_MS);
+export const settled = (info: Stats, now = Date.now()): boolean => settledMtime(info.mtimeMs, now);
+
+/** {@link settled} for a file remembered by its stamp. */
+export const settledStamp = (stamp: FileStamp, now = Date.now()): boolean => settledMtime(stamp[1], now);

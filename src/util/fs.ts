@@ -57,8 +57,9 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
     await rm(temp, { force: true });
     throw error;
   }
-  // Stamped after the rename, which sets the file's ctime.
-  noteOwnWrite(path, stamp(await stat(path)));
+  // Stamped after the rename, which sets the file's ctime. Only an optimisation: a file gone already is simply not known.
+  const after = await stat(path).catch(() => undefined);
+  if (after) noteOwnWrite(path, stamp(after));
 }
 
 /** Pretty JSON (2-space indent, trailing newline), written atomically. */
@@ -258,7 +259,7 @@ async function countLines(handle: FileHandle, end: number): Promise<number> {
  *   prefix goes to the .torn file, a complete record after it stays.
  * Costs one stat and a small read per append when the file is sound. Returns the size after.
  */
-async function healTail(handle: FileHandle, file: string, keep?: KeepLine): Promise<{ size: number; repair?: JsonlRepair }> {
+async function healTail(handle: FileHandle, file: string, keep?: KeepLine): Promise<{ size: number; changed?: true; repair?: JsonlRepair }> {
   const { size } = await handle.stat();
   if (size === 0) return { size };
   const last = Buffer.alloc(1);
@@ -278,9 +279,13 @@ async function healTail(handle: FileHandle, file: string, keep?: KeepLine): Prom
   await writeAll(handle, whole);
   await handle.datasync();
   const after = start + whole.length;
-  if (torn === "") return { size: after }; // a whole record that only lacked its "\n": nothing moved
+  if (torn === "") return { size: after, changed: true }; // a whole record that only lacked its "\n": nothing moved
   const lineNumber = (await countLines(handle, start)) + 1;
-  return { size: after, repair: { file, tornFile, line: lineNumber, bytes: Buffer.byteLength(torn), fragments: 1, salvaged: kept !== undefined ? 1 : 0 } };
+  return {
+    size: after,
+    changed: true,
+    repair: { file, tornFile, line: lineNumber, bytes: Buffer.byteLength(torn), fragments: 1, salvaged: kept !== undefined ? 1 : 0 },
+  };
 }
 
 /**
@@ -403,8 +408,8 @@ export async function appendJsonl(path: string, records: readonly unknown[], opt
       await handle.truncate(size).catch(() => undefined);
       throw error;
     }
-    // Healing cuts the file: only an append that healed nothing left every earlier byte as it was.
-    noteOwnWrite(path, stamp(await handle.stat()), repair ? undefined : before);
+    // Healing cuts the file back and may write its last line again: only an append after a sound tail left every earlier byte as it was.
+    noteOwnWrite(path, stamp(await handle.stat()), healed.changed ? undefined : before);
     return repair;
   } finally {
     await handle.close();

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { FileStamp } from "./file-stamp.js";
+import { settledStamp, type FileStamp } from "./file-stamp.js";
 
 /**
  * What this process knows of files' bytes without reading them again: the sha256 of a file's
@@ -10,35 +10,87 @@ import type { FileStamp } from "./file-stamp.js";
  *
  * Own writes. A stamp read within a clock tick of the file's last write may be left as it is by
  * another write in the same tick (file-stamp.ts, `settled`), so a hash read then is normally not
- * remembered. The writes this process makes are made under the study lock, which every colloquy
- * command that writes takes: the only write that could follow one of them within its tick is
- * another program's, writing into a study's data files during a run. That is outside the lock's
- * contract, as it is for every other file of the study, so a file whose stamp is the one this
- * process's own write left is remembered at once.
+ * trusted. A write this process makes while it holds a study's writer lock (study/lock.ts, which
+ * turns this on and off) can only be followed in its tick by another write of this process, which
+ * is recorded here too (and forgets what was known of the file), or by another program writing
+ * into the study while a colloquy command writes to it, which the lock's contract excludes (the
+ * README says so). So while the lock is held, a file whose stamp is the one this process's latest
+ * write left is trusted at once. Nothing of that outlives the lock: when the last lock is released,
+ * the own writes are forgotten with every hash not yet settled, and what is saved for later runs
+ * (the pipeline state) holds only stamps settled when it is written, still under the lock.
  *
- * Appends. An append (coding/codes-file.ts via util/fs.ts appendJsonl) that started from a file
- * at stamp A and left it at stamp B changed no byte before A's size: what is known of the first
- * bytes at A is known at B. That is what lets the digests of a codes file check its kept bytes
- * after the code stage appended to it, without hashing them again.
+ * Appends. An append (util/fs.ts appendJsonl) that started from a file at stamp A and left it at
+ * stamp B, having changed no byte before A's size, keeps what was known of the first bytes at A
+ * for B: that is what lets the digests of a codes file check its kept bytes after the code stage
+ * appended to it, without hashing them again.
  */
 
 const stampKey = (stamp: FileStamp) => stamp.join(" ");
 
-/** Per file: the stamps this process's writes left, each with the stamp an append started from (null: not an append). */
-const written = new Map<string, Map<string, FileStamp | null>>();
-/** How many own writes this process has made, and the count at each file's latest. */
-let writes = 0;
-const latestWrite = new Map<string, number>();
-/** Per file and stamp: sha256 of its first `size` bytes. */
-const hashes = new Map<string, Map<string, { size: number; sha256: string }[]>>();
+interface Known {
+  /** The stamp this process's latest write left, and, back from it, each append's stamp before (a rewrite ends the chain). */
+  latest?: FileStamp;
+  appendedFrom: Map<string, FileStamp>;
+  /** How many own writes the process had made when this file's latest was. */
+  written: number;
+  /** Per stamp: sha256 of the file's first `size` bytes. */
+  hashes: Map<string, { stamp: FileStamp; sums: { size: number; sha256: string }[] }>;
+}
 
-/** This process wrote `path`, leaving it at `after`; `appendedTo`: it only appended, to the file as it was at that stamp. */
-export function noteOwnWrite(path: string, after: FileStamp, appendedTo?: FileStamp): void {
+const files = new Map<string, Known>();
+let trusted = false;
+let writes = 0;
+
+function known(path: string): Known {
   const key = resolve(path);
-  let stamps = written.get(key);
-  if (!stamps) written.set(key, (stamps = new Map()));
-  stamps.set(stampKey(after), appendedTo ?? null);
-  latestWrite.set(key, ++writes);
+  let entry = files.get(key);
+  if (!entry) files.set(key, (entry = { appendedFrom: new Map(), written: 0, hashes: new Map() }));
+  return entry;
+}
+
+/**
+ * Own writes are trusted while this process holds a study's writer lock (study/lock.ts calls this
+ * when it takes its first lock and releases its last). Turning it off forgets every own write, and
+ * every hash whose stamp has not settled yet.
+ */
+export function trustOwnWrites(on: boolean): void {
+  trusted = on;
+  if (on) return;
+  for (const entry of files.values()) {
+    entry.latest = undefined;
+    entry.appendedFrom.clear();
+    for (const [k, h] of entry.hashes) if (!settledStamp(h.stamp)) entry.hashes.delete(k);
+  }
+}
+
+/**
+ * This process wrote `path`, leaving it at `after`. `appendedFrom`: it only appended, every byte of
+ * the file as it was at that stamp left as it was. Anything else (a rewrite, a file replaced)
+ * forgets what was known of the file: a stamp can come back (an inode is reused, two writes of the
+ * same size fall in one clock tick), and must then not bring back the hash of other bytes.
+ */
+export function noteOwnWrite(path: string, after: FileStamp, appendedFrom?: FileStamp): void {
+  const entry = known(path);
+  writes++;
+  entry.written = writes;
+  const append = appendedFrom !== undefined && after[0] > appendedFrom[0] && after[3] === appendedFrom[3];
+  if (!append) {
+    entry.appendedFrom.clear();
+    entry.hashes.clear();
+  } else entry.hashes.delete(stampKey(after));
+  if (!trusted) {
+    entry.latest = undefined;
+    entry.appendedFrom.clear();
+    return;
+  }
+  if (append) entry.appendedFrom.set(stampKey(after), appendedFrom);
+  entry.latest = after;
+}
+
+/** Whether `stamp` is the one this process's latest write left `path` at, while own writes are trusted. */
+export function isOwnWrite(path: string, stamp: FileStamp): boolean {
+  const latest = files.get(resolve(path))?.latest;
+  return trusted && latest !== undefined && stampKey(latest) === stampKey(stamp);
 }
 
 /** How many own writes this process has made so far: a point to ask {@link writtenSince} about. */
@@ -48,21 +100,16 @@ export function ownWrites(): number {
 
 /** Whether this process wrote `path` after it had made `count` own writes. */
 export function writtenSince(path: string, count: number): boolean {
-  return (latestWrite.get(resolve(path)) ?? 0) > count;
+  return (files.get(resolve(path))?.written ?? 0) > count;
 }
 
-/** Whether `stamp` is the one this process's own write left `path` at. */
-export function isOwnWrite(path: string, stamp: FileStamp): boolean {
-  return written.get(resolve(path))?.has(stampKey(stamp)) === true;
-}
-
-/** The first `size` bytes of `path`, at `stamp`, hash to `sha256` (only for a hash that may be remembered: settled, or an own write). */
+/** The first `size` bytes of `path`, at `stamp`, hash to `sha256` (only for a hash that may be trusted: settled, or an own write). */
 export function noteHash(path: string, stamp: FileStamp, size: number, sha256: string): void {
-  const key = resolve(path);
-  let byStamp = hashes.get(key);
-  if (!byStamp) hashes.set(key, (byStamp = new Map()));
-  const list = byStamp.get(stampKey(stamp)) ?? [];
-  if (!list.some((h) => h.size === size)) byStamp.set(stampKey(stamp), [...list, { size, sha256 }]);
+  const entry = known(path);
+  const key = stampKey(stamp);
+  let at = entry.hashes.get(key);
+  if (!at) entry.hashes.set(key, (at = { stamp, sums: [] }));
+  at.sums = [...at.sums.filter((h) => h.size !== size), { size, sha256 }];
 }
 
 /**
@@ -70,15 +117,14 @@ export function noteHash(path: string, stamp: FileStamp, size: number, sha256: s
  * that stamp, or at a stamp this process's appends started from on the way to it.
  */
 export function knownHash(path: string, stamp: FileStamp, size: number): string | undefined {
-  const key = resolve(path);
-  const byStamp = hashes.get(key);
-  const stamps = written.get(key);
-  let at: FileStamp | null | undefined = stamp;
-  // Each step goes back one append (to a smaller file), so the walk ends.
+  const entry = files.get(resolve(path));
+  if (!entry) return undefined;
+  let at: FileStamp | undefined = stamp;
+  // Each step goes back one append, to a smaller file (noteOwnWrite keeps only appends that grew it), so the walk ends.
   while (at && at[0] >= size) {
-    const known = byStamp?.get(stampKey(at))?.find((h) => h.size === size);
-    if (known) return known.sha256;
-    at = stamps?.get(stampKey(at));
+    const sum = entry.hashes.get(stampKey(at))?.sums.find((h) => h.size === size);
+    if (sum) return sum.sha256;
+    at = entry.appendedFrom.get(stampKey(at));
   }
   return undefined;
 }

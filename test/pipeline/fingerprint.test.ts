@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { mkdir, mkdtemp, readFile, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +6,7 @@ import { FileHasher, type StatCache } from "../../src/pipeline/fingerprint.js";
 import { readState } from "../../src/pipeline/state.js";
 import { sha256 } from "../../src/util/hash.js";
 import { writeFileAtomic } from "../../src/util/fs.js";
+import { acquireStudyLock } from "../../src/study/lock.js";
 
 async function folder(): Promise<{ root: string; path: string; when: Date }> {
   const root = await mkdtemp(join(tmpdir(), "colloquy-hasher-"));
@@ -59,24 +60,6 @@ describe("FileHasher", () => {
     expect(await hasher.folder(root)).not.toBe(whole);
   });
 
-  it("within a run, stamps again only the files this process wrote since; another program's edit is seen by the next run", async () => {
-    const { root, path, when } = await folder();
-    const other = join(root, "sessions", "b.json");
-    await writeFile(other, '{"text": "second"}');
-    await utimes(other, when, when);
-    const hasher = new FileHasher(root);
-    const before = await hasher.folder(join(root, "sessions"));
-    // An editor saves a.json during the run (outside the study lock's contract); a stage writes b.json.
-    await writeFile(path, '{"text": "edited during the run"}');
-    await writeFileAtomic(other, '{"text": "written by a stage"}');
-    hasher.forget([join(root, "sessions")]);
-    const during = await hasher.folder(join(root, "sessions"));
-    expect(during["sessions/a.json"]).toBe(before["sessions/a.json"]);
-    expect(during["sessions/b.json"]).toBe(sha256('{"text": "written by a stage"}'));
-    const next = new FileHasher(root, hasher.next);
-    expect((await next.folder(join(root, "sessions")))["sessions/a.json"]).toBe(sha256('{"text": "edited during the run"}'));
-  });
-
   it("reads an unchanged file once, and again when it was edited even with its size and mtime put back", async () => {
     const { root, path, when } = await folder();
     const first = new FileHasher(root);
@@ -112,20 +95,50 @@ describe("FileHasher", () => {
     expect(state.stages).toEqual(stages);
     expect(state.hashes).toEqual(old);
   });
-  it("remembers a file written just now by this process at once, and one written just now by another program not yet", async () => {
+  it("trusts a file this process just wrote under the writer lock at once, saves it for the next run only once settled, and not one another program just wrote", async () => {
     const { root } = await folder();
     const ours = join(root, "sessions", "ours.json");
     const theirs = join(root, "sessions", "theirs.json");
-    await writeFileAtomic(ours, '{"text": "a stage wrote this"}');
-    await writeFile(theirs, '{"text": "an editor saved this"}');
-    // A time ahead of the clock keeps it "just written" however slowly the test runs.
-    const ahead = new Date(Date.now() + 60_000);
-    await utimes(theirs, ahead, ahead);
-    const hasher = new FileHasher(root);
-    const hashes = await hasher.folder(join(root, "sessions"));
-    expect(hashes["sessions/ours.json"]).toBe(sha256('{"text": "a stage wrote this"}'));
-    expect(hashes["sessions/theirs.json"]).toBe(sha256('{"text": "an editor saved this"}'));
-    expect(hasher.next["sessions/ours.json"]).toHaveLength(5);
-    expect(hasher.next["sessions/theirs.json"]).toBeUndefined();
+    const release = await acquireStudyLock(root, "test");
+    try {
+      await writeFileAtomic(ours, '{"text": "a stage wrote this"}');
+      await writeFile(theirs, '{"text": "an editor saved this"}');
+      const written = (await stat(ours)).mtimeMs;
+      // Both "just written", however slowly the test runs.
+      const clock = vi.spyOn(Date, "now").mockReturnValue(Math.max(written, (await stat(theirs)).mtimeMs));
+      try {
+        const hasher = new FileHasher(root);
+        const hashes = await hasher.folder(join(root, "sessions"));
+        expect(hashes["sessions/ours.json"]).toBe(sha256('{"text": "a stage wrote this"}'));
+        expect(hashes["sessions/theirs.json"]).toBe(sha256('{"text": "an editor saved this"}'));
+        expect(hasher.next["sessions/ours.json"]).toHaveLength(5);
+        expect(hasher.next["sessions/theirs.json"]).toBeUndefined();
+        // Saved for the next run only once its stamp has settled, while the lock is still held.
+        expect(hasher.remembered(written + 10)["sessions/ours.json"]).toBeUndefined();
+        expect(hasher.remembered(written + 10_000)["sessions/ours.json"]).toHaveLength(5);
+        expect(hasher.remembered(written + 10_000)["sessions/a.json"]).toHaveLength(5);
+      } finally {
+        clock.mockRestore();
+      }
+    } finally {
+      release();
+    }
+  });
+
+  it("does not trust an entry taken before this process wrote the file, even when the stamp comes back", async () => {
+    const { root, path } = await folder();
+    const previous: StatCache = {};
+    const hasher = new FileHasher(root, previous);
+    const release = await acquireStudyLock(root, "test");
+    try {
+      await writeFileAtomic(path, '{"text": "rewritten"}');
+    } finally {
+      release();
+    }
+    // As if the state held this stamp with other bytes' hash (an inode reused within one clock tick).
+    const now = await stat(path);
+    previous["sessions/a.json"] = [now.size, now.mtimeMs, now.ctimeMs, now.ino, "the hash of other bytes"];
+    expect((await hasher.folder(join(root, "sessions")))["sessions/a.json"]).toBe(sha256('{"text": "rewritten"}'));
+    expect(hasher.filesRead).toBe(1);
   });
 });

@@ -3,6 +3,7 @@ import { appendFile, mkdtemp, readFile, rm, stat, truncate, utimes, writeFile } 
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { FileHasher } from "../../src/pipeline/fingerprint.js";
+import { withStudyLock } from "../../src/study/lock.js";
 import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
 import { codeDigests, codesHashed, keptCodesSessions, recordReads, type CodeDigests } from "../../src/study/code-digests.js";
 import { sha256 } from "../../src/util/hash.js";
@@ -125,19 +126,21 @@ describe("codeDigests: per-session digests of a codes file, kept and brought up 
     const past = new Date(Date.now() - 10_000);
     await utimes(path, past, past);
     await digestsParsing("appended");
-    // What a pipeline run does: the code stage appends, then the stage fingerprints hash the whole file.
-    await addSession("k1", 5);
-    const hasher = new FileHasher(dir);
-    await hasher.folder(join(dir, "codes"));
-    expect(hasher.next[relative(dir, path)]).toHaveLength(5);
-    const before = codesHashed.files;
-    const d = await digestsParsing("appended");
-    expect(codesHashed.files).toBe(before);
-    expect(await d.records(new Set(["k1"]))).toHaveLength((await loadSessions(dir)).find((s) => s.id === "k1")!.turns.length);
-    // Appended to by another program: its kept bytes are hashed to be checked.
-    await appendFile(path, "\n");
-    await digestsParsing("appended");
-    expect(codesHashed.files).toBe(before + 1);
+    // What a pipeline run does, holding the study's writer lock: the code stage appends, then the stage fingerprints hash the whole file.
+    await withStudyLock(dir, "test", async () => {
+      await addSession("k1", 5);
+      const hasher = new FileHasher(dir);
+      await hasher.folder(join(dir, "codes"));
+      expect(hasher.next[relative(dir, path)]).toHaveLength(5);
+      const before = codesHashed.files;
+      const d = await digestsParsing("appended");
+      expect(codesHashed.files).toBe(before);
+      expect(await d.records(new Set(["k1"]))).toHaveLength((await loadSessions(dir)).find((s) => s.id === "k1")!.turns.length);
+      // Appended to by another program: its kept bytes are hashed to be checked.
+      await appendFile(path, "\n");
+      await digestsParsing("appended");
+      expect(codesHashed.files).toBe(before + 1);
+    });
   });
 
   it("a new session's appended records are the only ones parsed, and its records come from them", async () => {

@@ -309,13 +309,28 @@ export function phaseMovement(data: CodedTurns, frame: ProfileFrame): PhaseMovem
 /** What one session contributes to {@link phaseMovement}: its thirds, and their counts to pool. */
 export interface SessionPhases {
   session: { session: string; condition: string; thirds: PhaseThird[] };
-  /** Per third: acts, then the acts of each group (phaseGroups order), then of each label. */
+  /** Per third: acts, then the acts of each group (phaseLayout order), then of each label. */
   counts: Float64Array;
 }
 
-/** Groups reported by phase movement, in order: orientation, evaluation, control, then the rest. */
-function phaseGroups(frame: ProfileFrame): string[] {
-  return [...frame.groups.keys()].sort((a, b) => rank(a) - rank(b));
+/** Groups reported by phase movement, in order (orientation, evaluation, control, then the rest), and each label's groups (indices into them). */
+interface PhaseLayout {
+  groups: readonly string[];
+  groupOf: readonly (readonly number[])[];
+}
+
+/** Worked out once per frame, not once per session. */
+const phaseLayouts = new WeakMap<ProfileFrame, PhaseLayout>();
+
+function phaseLayout(frame: ProfileFrame): PhaseLayout {
+  let layout = phaseLayouts.get(frame);
+  if (!layout) {
+    const groups = [...frame.groups.keys()].sort((a, b) => rank(a) - rank(b));
+    const groupOf: number[][] = frame.labels.map(() => []);
+    groups.forEach((g, gi) => frame.groups.get(g)!.forEach((i) => groupOf[i].push(gi)));
+    phaseLayouts.set(frame, (layout = { groups, groupOf }));
+  }
+  return layout;
 }
 
 function renderThirds(counts: Float64Array, groups: readonly string[], frame: ProfileFrame): PhaseThird[] {
@@ -340,8 +355,8 @@ function renderThirds(counts: Float64Array, groups: readonly string[], frame: Pr
 
 /** One session's acts (fallback excluded) split into thirds by position, counted per group and category. */
 export function sessionPhases(cs: CodedSession, frame: ProfileFrame): SessionPhases {
-  const groups = phaseGroups(frame);
-  const counts = phaseCounts(cs, frame, groups);
+  const { groups } = phaseLayout(frame);
+  const counts = phaseCounts(cs, frame);
   return { session: { session: cs.session.id, condition: cs.condition, thirds: renderThirds(counts, groups, frame) }, counts };
 }
 
@@ -350,28 +365,18 @@ export function sessionPhases(cs: CodedSession, frame: ProfileFrame): SessionPha
  * rendering each session's thirds (the dashboard's Bales view draws only this).
  */
 export function phaseOverall(data: CodedTurns, frame: ProfileFrame): PhaseThird[] {
-  const groups = phaseGroups(frame);
+  const { groups } = phaseLayout(frame);
   const { overall } = poolCounts(
     data.sessions.map((cs) => cs.condition),
-    data.sessions.map((cs) => phaseCounts(cs, frame, groups)),
+    data.sessions.map((cs) => phaseCounts(cs, frame)),
     3 * (1 + groups.length + frame.labels.length),
   );
   return renderThirds(overall, groups, frame);
 }
 
-/** Each label's groups (indices into `groups`), per frame and groups: worked out once, not once per session. */
-const groupsOfLabels = new WeakMap<ProfileFrame, { key: string; groupOf: number[][] }>();
-
-/** Per third of a session: its acts, then the acts of each group (`groups` order), then of each label. */
-function phaseCounts(cs: CodedSession, frame: ProfileFrame, groups: readonly string[]): Float64Array {
-  const key = groups.join("\u0000");
-  let known = groupsOfLabels.get(frame);
-  if (known?.key !== key) {
-    const groupOf: number[][] = frame.labels.map(() => []);
-    groups.forEach((g, gi) => frame.groups.get(g)!.forEach((i) => groupOf[i].push(gi)));
-    groupsOfLabels.set(frame, (known = { key, groupOf }));
-  }
-  const { groupOf } = known;
+/** Per third of a session: its acts, then the acts of each group (phaseLayout order), then of each label. */
+function phaseCounts(cs: CodedSession, frame: ProfileFrame): Float64Array {
+  const { groups, groupOf } = phaseLayout(frame);
   const G = groups.length;
   const width = 1 + G + frame.labels.length;
   const counts = new Float64Array(3 * width);
@@ -390,11 +395,11 @@ export type PooledPhases = Omit<PhaseMovement, "sessions">;
 
 /** Pool sessions' thirds (`counts[i]`, SessionPhases.counts of a session of `conditions[i]`) per condition and over the study. */
 export function poolPhases(conditions: readonly string[], counts: readonly Float64Array[], frame: ProfileFrame): PooledPhases {
-  const groups = phaseGroups(frame);
+  const { groups } = phaseLayout(frame);
   const size = 3 * (1 + groups.length + frame.labels.length);
   const { byCondition, overall } = poolCounts(conditions, counts, size);
   return {
-    groups,
+    groups: [...groups],
     conditions: byCondition.map(([condition, acc]) => ({ condition, thirds: renderThirds(acc, groups, frame) })),
     overall: renderThirds(overall, groups, frame),
   };
