@@ -65,7 +65,8 @@ describe("analysis files read by their lines in the dashboard build", () => {
     const kept = deserialize(await readFile(cache())) as { lines: Map<string, { text: string; entries: number }> };
     const sessions = (JSON.parse(concepts) as { sessions: unknown[] }).sessions.length;
     const trees = (JSON.parse(topics) as { trees: unknown[] }).trees.length;
-    expect(kept.lines.size).toBe(sessions + trees);
+    // And one text per agreement file, shaped whole.
+    expect(kept.lines.size).toBe(sessions + trees + 1);
     expect(first.data).toContain('"firstMentions":[{"session"');
     expect((await build()).data).toBe(first.data);
 
@@ -96,6 +97,33 @@ describe("analysis files read by their lines in the dashboard build", () => {
     expect((await build()).data).toContain('{"session":"forged","concept":"kept","time":1}');
     await forged("another version");
     expect((await build()).data).not.toContain("forged");
+  });
+
+  it("keeps an agreement file's sets while its bytes but its provenance are the same, and shapes them again when anything else changed", async () => {
+    const file = analysis("agreement-bales-ipa.json");
+    const text = await readFile(file, "utf8");
+    await rm(cache(), { force: true });
+    const agreementKeys = async () =>
+      [...(deserialize(await readFile(cache())) as { lines: Map<string, unknown> }).lines.keys()].filter((k) => k.startsWith("agreement "));
+    const masked = (data: string) => data.replace(/"createdAt":"[^"]*"/g, "");
+    const first = await build();
+    const [key] = await agreementKeys();
+    expect(key).toBeDefined();
+    // Made again with the same results (another creation time): the kept sets, and the data file of a build that reads it whole.
+    await writeFile(file, text.replace(/"createdAt": "[^"]*"/, '"createdAt": "2030-01-01T00:00:00.000Z"'));
+    const again = await build();
+    expect(await agreementKeys()).toEqual([key]);
+    expect(masked(again.data)).toBe(masked(first.data));
+    expect(again.data).toContain("2030-01-01T00:00:00.000Z");
+    await rm(cache(), { force: true });
+    expect((await build()).data).toBe(again.data);
+    // Another number: read and shaped again (the kept text is not used).
+    const kappa = /"kappa": (-?[\d.]+)/.exec(text)!;
+    await writeFile(file, text.replace(kappa[0], '"kappa": 0.123456789'));
+    const changed = await build();
+    expect(changed.data).toContain('"kappa":0.123456789');
+    expect(await agreementKeys()).not.toEqual([key]);
+    await writeFile(file, text);
   });
 
   it("names a broken entry as a build that reads every entry does", async () => {

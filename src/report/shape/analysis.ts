@@ -9,7 +9,7 @@ import type { conceptsShown } from "../../analysis/concepts/descriptor.js";
 import type { AnalysisFile } from "../load.js";
 import { rerun } from "../load.js";
 import type { AgreementSet, ConceptsSet, TopicNode, TopicsSet } from "../types.js";
-import type { LineShaper, ShapedLines } from "../line-cache.js";
+import type { LineShaper, ShapedLines, WholeShaper } from "../line-cache.js";
 
 /**
  * The views that show results of the analysis commands (agreement, topics, concepts) shape
@@ -191,6 +191,11 @@ export const conceptsLines: LineShaper = {
   member: "sessions",
   path: "concepts.firstMentions",
   shape: (entry) => shapedText(firstMentions(entry as ConceptsShown["sessions"][number])),
+};
+
+/** An agreement file's sets (agreementFromReport), kept as text while its results are the same. */
+export const agreementWhole: WholeShaper = {
+  shape: (file, value) => shapedText(agreementFromReport(file, value as AgreementReport)),
 };
 
 export const topicsLines: LineShaper = {
