@@ -33,11 +33,11 @@ export interface LineShaper {
 
 /**
  * How a whole analysis file becomes the text of its entries in the bundle (agreement files: their
- * sets, disagreement rows included, are read, checked and shaped again only when the file's bytes
- * other than its provenance changed; src/report/load.ts readAnalysisFiles).
+ * sets, disagreement rows included, are read, checked and shaped again only when the bytes of
+ * what the descriptor's `shown` names, provenance aside, changed; src/report/load.ts readAnalysisFiles).
  */
 export interface WholeShaper {
-  /** The bundle entries of one valid file (`file`: its name in analysis/); throws when it has nothing to draw. */
+  /** The bundle entries of one valid file's shown part (`file`: its name in analysis/); throws when it has nothing to draw. */
   shape(file: string, value: unknown): ShapedLine;
 }
 
@@ -47,7 +47,7 @@ const isShaped = (v: unknown): v is ShapedLine =>
 /**
  * What the dashboard's build made of each line of the analysis files it reads by their lines
  * (concepts.json's sessions, topics.json's trees), by the line's analysis and digest, and of each
- * file it shapes whole (WholeShaper), by its name and the digest of its bytes but its provenance, kept in
+ * file it shapes whole (WholeShaper), by its name and the digest of its shown members but its provenance, kept in
  * `<study>/.cache/report-lines.v8` under the code version that made it (util/code-version.ts): a
  * line is a function of its bytes and the code, so a kept text equals a fresh one. The file holds
  * the lines the last build used; a missing, torn or foreign file is ignored, and deleting .cache/ is safe.

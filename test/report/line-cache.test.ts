@@ -99,7 +99,7 @@ describe("analysis files read by their lines in the dashboard build", () => {
     expect((await build()).data).not.toContain("forged");
   });
 
-  it("keeps an agreement file's sets while its bytes but its provenance are the same, and shapes them again when anything else changed", async () => {
+  it("keeps an agreement file's sets while what the view reads of it (provenance aside) is the same, and shapes them again when that changed", async () => {
     const file = analysis("agreement-bales-ipa.json");
     const text = await readFile(file, "utf8");
     await rm(cache(), { force: true });
@@ -109,8 +109,13 @@ describe("analysis files read by their lines in the dashboard build", () => {
     const first = await build();
     const [key] = await agreementKeys();
     expect(key).toBeDefined();
-    // Made again with the same results (another creation time): the kept sets, and the data file of a build that reads it whole.
-    await writeFile(file, text.replace(/"createdAt": "[^"]*"/, '"createdAt": "2030-01-01T00:00:00.000Z"'));
+    // Made again with the same sets (another creation time, one more unit coded by one coder): the
+    // kept sets, and the data file of a build that reads it whole.
+    const units = /"unitsCodedByAny": (\d+)/.exec(text)!;
+    await writeFile(
+      file,
+      text.replace(/"createdAt": "[^"]*"/, '"createdAt": "2030-01-01T00:00:00.000Z"').replace(units[0], `"unitsCodedByAny": ${Number(units[1]) + 1}`),
+    );
     const again = await build();
     expect(await agreementKeys()).toEqual([key]);
     expect(masked(again.data)).toBe(masked(first.data));

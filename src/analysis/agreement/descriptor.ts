@@ -13,6 +13,8 @@ export const agreementAnalysis: AnalysisDescriptor<AgreementReport> = {
   result: artifacts.agreement,
   artifacts: [artifacts.agreement, artifacts.agreementDisagreements],
   views: ["Agreement"],
+  // What agreementFromReport (src/report/shape/analysis.ts) reads: not the coverage, which changes with every session the machine coders code.
+  shown: { members: ["provenance", "source", "coders", "reference", "variables", "disagreements"] },
   emptyWhen: ({ config, configFile }) =>
     config.humanCoders.length === 0 && config.codebooks.every((p) => p.coders.length < 2)
       ? `only one coder per codebook. Have people code a sample (\`colloquy sample\`, \`colloquy sheet\`, \`colloquy codes import\`) and list them under "humanCoders" in ${configFile}.`
