@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { CliError, errorMessage } from "../util/errors.js";
-import { trustOwnWrites } from "../util/known-bytes.js";
+import { trustOwnWritesIn } from "../util/known-bytes.js";
 import type { Reporter } from "../util/reporter.js";
 import { artifacts, studyLockSchema, type StudyLockFile } from "./artifacts.js";
 
@@ -75,7 +75,12 @@ interface Held {
   file: string;
   holder: StudyLockHolder;
   count: number;
+  /** The study's folder as given (resolved; the key is its real path): writes name it either way. */
+  root: string;
 }
+
+/** Own writes are trusted in the studies whose lock this process holds (util/known-bytes.ts). */
+const trustHeld = () => trustOwnWritesIn([...state.held].flatMap(([key, held]) => [key, held.root]));
 
 /** Per-process state, on globalThis so two copies of this module (src and dist) agree on it. */
 interface LockState {
@@ -126,8 +131,8 @@ export async function acquireStudyLock(dir: string, command: string, options: St
     }
     await sleep(Math.min(options.pollMs ?? POLL_MS, Math.max(1, deadline - Date.now())));
   }
-  state.held.set(key, { file, holder, count: 1 });
-  trustOwnWrites(true);
+  state.held.set(key, { file, holder, count: 1, root });
+  trustHeld();
   installHandlers();
   return releaser(key);
 }
@@ -278,11 +283,11 @@ function releaser(key: string): ReleaseStudyLock {
     const held = state.held.get(key);
     if (!held || --held.count > 0) return;
     state.held.delete(key);
+    trustHeld();
     removeIfOurs(held);
     if (state.held.size === 0) {
       state.uninstall?.();
       state.uninstall = undefined;
-      trustOwnWrites(false);
     }
   };
 }

@@ -406,6 +406,11 @@ export async function appendJsonl(path: string, records: readonly unknown[], opt
       await handle.datasync();
     } catch (error) {
       await handle.truncate(size).catch(() => undefined);
+      // Cut back, not as it was: what was known of it goes.
+      await handle
+        .stat()
+        .then((info) => noteOwnWrite(path, stamp(info)))
+        .catch(() => undefined);
       throw error;
     }
     // Healing cuts the file back and may write its last line again: only an append after a sound tail left every earlier byte as it was.

@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { resolve, sep } from "node:path";
 import { settledStamp, type FileStamp } from "./file-stamp.js";
 
 /**
@@ -10,13 +10,13 @@ import { settledStamp, type FileStamp } from "./file-stamp.js";
  *
  * Own writes. A stamp read within a clock tick of the file's last write may be left as it is by
  * another write in the same tick (file-stamp.ts, `settled`), so a hash read then is normally not
- * trusted. A write this process makes while it holds a study's writer lock (study/lock.ts, which
- * turns this on and off) can only be followed in its tick by another write of this process, which
+ * trusted. A write this process makes into a study whose writer lock it holds (study/lock.ts says
+ * which) can only be followed in its tick by another write of this process, which
  * is recorded here too (and forgets what was known of the file), or by another program writing
  * into the study while a colloquy command writes to it, which the lock's contract excludes (the
  * README says so). So while the lock is held, a file whose stamp is the one this process's latest
- * write left is trusted at once. Nothing of that outlives the lock: when the last lock is released,
- * the own writes are forgotten with every hash not yet settled, and what is saved for later runs
+ * write left is trusted at once. Nothing of that outlives the lock: when it is released, the
+ * study's own writes are forgotten with every hash not yet settled, and what is saved for later runs
  * (the pipeline state) holds only stamps settled when it is written, still under the lock.
  *
  * Appends. An append (util/fs.ts appendJsonl) that started from a file at stamp A and left it at
@@ -37,30 +37,42 @@ interface Known {
   hashes: Map<string, { stamp: FileStamp; sums: { size: number; sha256: string }[] }>;
 }
 
-const files = new Map<string, Known>();
-let trusted = false;
-let writes = 0;
+/**
+ * Per process, on globalThis so that two copies of this module (src and dist, as study/lock.ts's
+ * state is) share it: a write made through one copy is known to the other.
+ */
+interface State {
+  files: Map<string, Known>;
+  /** The studies whose writer lock this process holds (their folders, resolved): own writes in them are trusted. */
+  roots: readonly string[];
+  writes: number;
+}
+const STATE_KEY = Symbol.for("colloquy.knownBytes");
+const state: State = ((globalThis as Record<symbol, unknown>)[STATE_KEY] ??= { files: new Map(), roots: [], writes: 0 }) as State;
 
 function known(path: string): Known {
   const key = resolve(path);
-  let entry = files.get(key);
-  if (!entry) files.set(key, (entry = { appendedFrom: new Map(), written: 0, hashes: new Map() }));
+  let entry = state.files.get(key);
+  if (!entry) state.files.set(key, (entry = { appendedFrom: new Map(), written: 0, hashes: new Map() }));
   return entry;
 }
 
+const inside = (path: string, roots: readonly string[]) => roots.some((root) => path.startsWith(root + sep));
+
 /**
- * Own writes are trusted while this process holds a study's writer lock (study/lock.ts calls this
- * when it takes its first lock and releases its last). Turning it off forgets every own write, and
- * every hash whose stamp has not settled yet.
+ * Own writes are trusted inside the studies whose writer lock this process holds (study/lock.ts
+ * calls this with their folders whenever it takes or releases one). A study left forgets its own
+ * writes, and every hash of its files whose stamp has not settled yet.
  */
-export function trustOwnWrites(on: boolean): void {
-  trusted = on;
-  if (on) return;
-  for (const entry of files.values()) {
+export function trustOwnWritesIn(roots: readonly string[]): void {
+  const now = roots.map((root) => resolve(root));
+  for (const [path, entry] of state.files) {
+    if (!inside(path, state.roots) || inside(path, now)) continue;
     entry.latest = undefined;
     entry.appendedFrom.clear();
     for (const [k, h] of entry.hashes) if (!settledStamp(h.stamp)) entry.hashes.delete(k);
   }
+  state.roots = now;
 }
 
 /**
@@ -71,14 +83,13 @@ export function trustOwnWrites(on: boolean): void {
  */
 export function noteOwnWrite(path: string, after: FileStamp, appendedFrom?: FileStamp): void {
   const entry = known(path);
-  writes++;
-  entry.written = writes;
+  entry.written = ++state.writes;
   const append = appendedFrom !== undefined && after[0] > appendedFrom[0] && after[3] === appendedFrom[3];
   if (!append) {
     entry.appendedFrom.clear();
     entry.hashes.clear();
   } else entry.hashes.delete(stampKey(after));
-  if (!trusted) {
+  if (!inside(resolve(path), state.roots)) {
     entry.latest = undefined;
     entry.appendedFrom.clear();
     return;
@@ -89,18 +100,19 @@ export function noteOwnWrite(path: string, after: FileStamp, appendedFrom?: File
 
 /** Whether `stamp` is the one this process's latest write left `path` at, while own writes are trusted. */
 export function isOwnWrite(path: string, stamp: FileStamp): boolean {
-  const latest = files.get(resolve(path))?.latest;
-  return trusted && latest !== undefined && stampKey(latest) === stampKey(stamp);
+  const key = resolve(path);
+  const latest = state.files.get(key)?.latest;
+  return latest !== undefined && inside(key, state.roots) && stampKey(latest) === stampKey(stamp);
 }
 
 /** How many own writes this process has made so far: a point to ask {@link writtenSince} about. */
 export function ownWrites(): number {
-  return writes;
+  return state.writes;
 }
 
 /** Whether this process wrote `path` after it had made `count` own writes. */
 export function writtenSince(path: string, count: number): boolean {
-  return (files.get(resolve(path))?.written ?? 0) > count;
+  return (state.files.get(resolve(path))?.written ?? 0) > count;
 }
 
 /** The first `size` bytes of `path`, at `stamp`, hash to `sha256` (only for a hash that may be trusted: settled, or an own write). */
@@ -117,7 +129,7 @@ export function noteHash(path: string, stamp: FileStamp, size: number, sha256: s
  * that stamp, or at a stamp this process's appends started from on the way to it.
  */
 export function knownHash(path: string, stamp: FileStamp, size: number): string | undefined {
-  const entry = files.get(resolve(path));
+  const entry = state.files.get(resolve(path));
   if (!entry) return undefined;
   let at: FileStamp | undefined = stamp;
   // Each step goes back one append, to a smaller file (noteOwnWrite keeps only appends that grew it), so the walk ends.

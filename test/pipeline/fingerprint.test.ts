@@ -1,12 +1,15 @@
 import { describe, expect, it, vi } from "vitest";
-import { mkdir, mkdtemp, readFile, stat, utimes, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FileHasher, type StatCache } from "../../src/pipeline/fingerprint.js";
+import { FileHasher, fingerprint, type StatCache } from "../../src/pipeline/fingerprint.js";
+import { runPipeline } from "../../src/pipeline/run.js";
+import type { Stage } from "../../src/pipeline/types.js";
+import { silentReporter } from "../../src/util/reporter.js";
 import { readState } from "../../src/pipeline/state.js";
 import { sha256 } from "../../src/util/hash.js";
 import { writeFileAtomic } from "../../src/util/fs.js";
-import { acquireStudyLock } from "../../src/study/lock.js";
+import { acquireStudyLock, withStudyLock } from "../../src/study/lock.js";
 
 async function folder(): Promise<{ root: string; path: string; when: Date }> {
   const root = await mkdtemp(join(tmpdir(), "colloquy-hasher-"));
@@ -125,6 +128,20 @@ describe("FileHasher", () => {
     }
   });
 
+  it("does not save an entry this process wrote the file after", async () => {
+    const { root, path } = await folder();
+    const hasher = new FileHasher(root);
+    await hasher.folder(join(root, "sessions"));
+    expect(hasher.remembered()["sessions/a.json"]).toHaveLength(5);
+    const release = await acquireStudyLock(root, "test");
+    try {
+      await writeFileAtomic(path, '{"text": "rewritten"}');
+    } finally {
+      release();
+    }
+    expect(hasher.remembered(Date.now() + 60_000)["sessions/a.json"]).toBeUndefined();
+  });
+
   it("does not trust an entry taken before this process wrote the file, even when the stamp comes back", async () => {
     const { root, path } = await folder();
     const previous: StatCache = {};
@@ -140,5 +157,45 @@ describe("FileHasher", () => {
     previous["sessions/a.json"] = [now.size, now.mtimeMs, now.ctimeMs, now.ino, "the hash of other bytes"];
     expect((await hasher.folder(join(root, "sessions")))["sessions/a.json"]).toBe(sha256('{"text": "rewritten"}'));
     expect(hasher.filesRead).toBe(1);
+  });
+});
+
+describe("the pipeline state", () => {
+  it("saves the hash of a file a stage just wrote only once its stamp has settled, while the run still holds the lock", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "colloquy-state-save-")), "demo");
+    await cp(join(import.meta.dirname, "../../fixtures/demo-study"), dir, { recursive: true });
+    const written = join(dir, "analysis", "written.json");
+    const clock = vi.spyOn(Date, "now");
+    // One stage writes a file; the next one's plan hashes the folder (a file this process just wrote: trusted at once).
+    const writer: Stage = {
+      name: "agree",
+      description: "writes analysis/written.json",
+      writes: ["analysis"],
+      plan: async () => ({ fingerprint: "w", work: "write" }),
+      async run() {
+        await writeFileAtomic(written, "{}\n");
+        // From here on, "now" is the moment it was written: its stamp has not settled.
+        clock.mockReturnValue((await stat(written)).mtimeMs);
+        return "wrote it";
+      },
+    };
+    const reader: Stage = {
+      name: "build",
+      description: "hashes analysis/",
+      writes: [],
+      plan: async (c) => ({ fingerprint: fingerprint({ files: await c.hashes.folder(join(dir, "analysis")) }), work: "read" }),
+      run: async () => "read it",
+    };
+    try {
+      await withStudyLock(dir, "test", () => runPipeline(dir, [writer, reader], {}, silentReporter));
+      expect((await readState(dir)).hashes?.["analysis/written.json"]).toBeUndefined();
+      // Ten seconds later, settled: the next run saves it.
+      clock.mockReturnValue((await stat(written)).mtimeMs + 10_000);
+      await writeFile(join(dir, "analysis", "other.json"), "{}\n");
+      await withStudyLock(dir, "test", () => runPipeline(dir, [reader], {}, silentReporter));
+      expect((await readState(dir)).hashes?.["analysis/written.json"]).toHaveLength(5);
+    } finally {
+      clock.mockRestore();
+    }
   });
 });

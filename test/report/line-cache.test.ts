@@ -102,33 +102,69 @@ describe("analysis files read by their lines in the dashboard build", () => {
   it("keeps an agreement file's sets while what the view reads of it (provenance aside) is the same, and shapes them again when that changed", async () => {
     const file = analysis("agreement-bales-ipa.json");
     const text = await readFile(file, "utf8");
-    await rm(cache(), { force: true });
-    const agreementKeys = async () =>
-      [...(deserialize(await readFile(cache())) as { lines: Map<string, unknown> }).lines.keys()].filter((k) => k.startsWith("agreement "));
-    const masked = (data: string) => data.replace(/"createdAt":"[^"]*"/g, "");
-    const first = await build();
-    const [key] = await agreementKeys();
-    expect(key).toBeDefined();
-    // Made again with the same sets (another creation time, one more unit coded by one coder): the
-    // kept sets, and the data file of a build that reads it whole.
-    const units = /"unitsCodedByAny": (\d+)/.exec(text)!;
-    await writeFile(
-      file,
-      text.replace(/"createdAt": "[^"]*"/, '"createdAt": "2030-01-01T00:00:00.000Z"').replace(units[0], `"unitsCodedByAny": ${Number(units[1]) + 1}`),
-    );
-    const again = await build();
-    expect(await agreementKeys()).toEqual([key]);
-    expect(masked(again.data)).toBe(masked(first.data));
-    expect(again.data).toContain("2030-01-01T00:00:00.000Z");
-    await rm(cache(), { force: true });
-    expect((await build()).data).toBe(again.data);
-    // Another number: read and shaped again (the kept text is not used).
-    const kappa = /"kappa": (-?[\d.]+)/.exec(text)!;
-    await writeFile(file, text.replace(kappa[0], '"kappa": 0.123456789'));
-    const changed = await build();
-    expect(changed.data).toContain('"kappa":0.123456789');
-    expect(await agreementKeys()).not.toEqual([key]);
-    await writeFile(file, text);
+    try {
+      await rm(cache(), { force: true });
+      const agreementKeys = async () =>
+        [...(deserialize(await readFile(cache())) as { lines: Map<string, unknown> }).lines.keys()].filter((k) => k.startsWith("agreement "));
+      const masked = (data: string) => data.replace(/"createdAt":"[^"]*"/g, "");
+      const first = await build();
+      const [key] = await agreementKeys();
+      expect(key).toBeDefined();
+      // Made again with the same sets (another creation time, one more unit coded by one coder): the
+      // kept sets, and the data file of a build that reads it whole.
+      const units = /"unitsCodedByAny": (\d+)/.exec(text)!;
+      await writeFile(
+        file,
+        text.replace(/"createdAt": "[^"]*"/, '"createdAt": "2030-01-01T00:00:00.000Z"').replace(units[0], `"unitsCodedByAny": ${Number(units[1]) + 1}`),
+      );
+      const again = await build();
+      expect(await agreementKeys()).toEqual([key]);
+      expect(masked(again.data)).toBe(masked(first.data));
+      expect(again.data).toContain("2030-01-01T00:00:00.000Z");
+      await rm(cache(), { force: true });
+      expect((await build()).data).toBe(again.data);
+      // The same sets with a provenance that is not valid: named as a build that reads it whole names it, and left out.
+      await writeFile(file, text.replace(/"createdAt": "[^"]*"/, '"createdAt": 7'));
+      const badProvenance = await build();
+      expect(badProvenance.warnings.join("\n")).toMatch(/analysis\/agreement-bales-ipa\.json: provenance\.createdAt: /);
+      expect(badProvenance.data).toContain('"agreement":[]');
+      // The same bytes under another name: its own sets (they name their file).
+      await writeFile(file, text);
+      await writeFile(analysis("agreement-other.json"), text);
+      const twice = await build();
+      expect(await agreementKeys()).toHaveLength(2);
+      expect(twice.data).toContain('"file":"agreement-other.json"');
+      await rm(analysis("agreement-other.json"));
+      // Another number: read and shaped again (the kept text is not used).
+      const kappa = /"kappa": (-?[\d.]+)/.exec(text)!;
+      await writeFile(file, text.replace(kappa[0], '"kappa": 0.123456789'));
+      const changed = await build();
+      expect(changed.data).toContain('"kappa":0.123456789');
+      expect(await agreementKeys()).not.toEqual([key]);
+    } finally {
+      await writeFile(file, text);
+      await rm(analysis("agreement-other.json"), { force: true });
+    }
+  });
+
+  it("reads only what the agreement view shows of an agreement file, and keeps a file of another kind out", async () => {
+    const file = analysis("agreement-bales-ipa.json");
+    const text = await readFile(file, "utf8");
+    try {
+      const clean = await build();
+      // Broken where the view does not look: drawn as before (a whole-file reader, loadStudyData, names it).
+      const report = JSON.parse(text);
+      await writeFile(file, JSON.stringify({ ...report, coverage: 5 }));
+      const unread = await build();
+      expect(unread.warnings).toEqual(clean.warnings);
+      expect(unread.data.replace(/"createdAt":"[^"]*"/g, "")).toBe(clean.data.replace(/"createdAt":"[^"]*"/g, ""));
+      expect((await loadStudyData(dir)).warnings.join("\n")).toMatch(/agreement-bales-ipa\.json: coverage/);
+      await writeFile(file, JSON.stringify({ ...report, kind: "compare" }));
+      const foreign = await build();
+      expect(foreign.warnings.join("\n")).toMatch(/analysis\/agreement-bales-ipa\.json: kind: /);
+    } finally {
+      await writeFile(file, text);
+    }
   });
 
   it("names a broken entry as a build that reads every entry does", async () => {

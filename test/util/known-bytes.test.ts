@@ -91,6 +91,15 @@ describe("known bytes: what this process knows of a file without reading it agai
     expect(isOwnWrite(path, await stampOf(path))).toBe(false);
   });
 
+  it("trusts own writes only inside a study whose lock this process holds", async () => {
+    const path = await lockedFile();
+    const outside = join(await mkdtemp(join(tmpdir(), "colloquy-known-bytes-other-")), "codes.jsonl");
+    await writeFileAtomic(outside, "{}\n");
+    expect(isOwnWrite(outside, await stampOf(outside))).toBe(false);
+    await writeFileAtomic(path, "{}\n");
+    expect(isOwnWrite(path, await stampOf(path))).toBe(true);
+  });
+
   it("a touched file is no longer an own write", async () => {
     const path = await lockedFile();
     await writeFileAtomic(path, "{}\n");

@@ -14,7 +14,8 @@ export const agreementAnalysis: AnalysisDescriptor<AgreementReport> = {
   artifacts: [artifacts.agreement, artifacts.agreementDisagreements],
   views: ["Agreement"],
   // What agreementFromReport (src/report/shape/analysis.ts) reads: not the coverage, which changes with every session the machine coders code.
-  shown: { members: ["provenance", "source", "coders", "reference", "variables", "disagreements"] },
+  // "kind" too: a few bytes that keep a foreign file out.
+  shown: { members: ["kind", "provenance", "source", "coders", "reference", "variables", "disagreements"] },
   emptyWhen: ({ config, configFile }) =>
     config.humanCoders.length === 0 && config.codebooks.every((p) => p.coders.length < 2)
       ? `only one coder per codebook. Have people code a sample (\`colloquy sample\`, \`colloquy sheet\`, \`colloquy codes import\`) and list them under "humanCoders" in ${configFile}.`

@@ -319,7 +319,7 @@ interface PhaseLayout {
   groupOf: readonly (readonly number[])[];
 }
 
-/** Worked out once per frame, not once per session. */
+/** Worked out once per frame, not once per session (a frame is never changed once profileFrame made it). */
 const phaseLayouts = new WeakMap<ProfileFrame, PhaseLayout>();
 
 function phaseLayout(frame: ProfileFrame): PhaseLayout {
