@@ -1,9 +1,9 @@
 import { statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { sameStamp, settled, settledStamp, stamp } from "../util/file-stamp.js";
+import { sameStamp, settledStamp, stamp } from "../util/file-stamp.js";
 import { hashValue, sha256File } from "../util/hash.js";
-import { isOwnWrite, noteHash, ownWrites, writtenSince } from "../util/known-bytes.js";
+import { noteHash, ownWrites, trustworthy, writtenSince } from "../util/known-bytes.js";
 
 /** `inner` is `outer` or a folder below it (both resolved: "codes2" is not below "codes"). */
 const within = (inner: string, outer: string) => {
@@ -106,7 +106,7 @@ export class FileHasher {
     const hash = await read;
     // A file one of this run's stages just wrote is trusted at once (util/known-bytes.ts: own
     // writes); it is saved for later runs only once settled (`remembered`).
-    if (settled(info) || isOwnWrite(path, now)) {
+    if (trustworthy(path, info)) {
       this.next[key] = [...now, hash];
       this.takenAt.set(key, count);
       noteHash(path, now, info.size, hash);

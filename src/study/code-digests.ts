@@ -7,8 +7,8 @@ import type { Session } from "../transcript/schema.js";
 import { codeVersion } from "../util/code-version.js";
 import { hashFileBytes, sha256 } from "../util/hash.js";
 import { readFrom, readWholeFile } from "../util/fs.js";
-import { settled, stamp } from "../util/file-stamp.js";
-import { isOwnWrite, knownHash, noteHash } from "../util/known-bytes.js";
+import { stamp } from "../util/file-stamp.js";
+import { knownHash, noteHash, trustworthy } from "../util/known-bytes.js";
 import { readStampedFile, writeStampedFile } from "../util/stamped-file.js";
 import { currentCodes, type StudyReader } from "./reader.js";
 import { codesDigest, memoPath, sessionHash } from "./session-memo.js";
@@ -191,7 +191,7 @@ async function readCodesBytes(path: string, kept: { ino: number; size: number; s
     rest.update(bytes.subarray(0, complete));
     const read = { ino, from, bytes, size: from + complete, sha256: rest.digest("hex") };
     // Not for a file written just now by another program: another write within the same clock tick would leave its stamp as it is.
-    if (settled(info) || isOwnWrite(path, now)) noteHash(path, now, read.size, read.sha256);
+    if (trustworthy(path, info)) noteHash(path, now, read.size, read.sha256);
     return read;
   } finally {
     await handle.close();

@@ -1,5 +1,6 @@
 import { resolve, sep } from "node:path";
-import { settledStamp, type FileStamp } from "./file-stamp.js";
+import type { Stats } from "node:fs";
+import { settled, settledStamp, stamp, type FileStamp } from "./file-stamp.js";
 
 /**
  * What this process knows of files' bytes without reading them again: the sha256 of a file's
@@ -103,6 +104,14 @@ export function isOwnWrite(path: string, stamp: FileStamp): boolean {
   const key = resolve(path);
   const latest = state.files.get(key)?.latest;
   return latest !== undefined && inside(key, state.roots) && stampKey(latest) === stampKey(stamp);
+}
+
+/**
+ * Whether a hash of `path` read with this stat may be trusted under its stamp: the file has
+ * settled (file-stamp.ts), or its stamp is the one this process's own write left it at.
+ */
+export function trustworthy(path: string, info: Stats): boolean {
+  return settled(info) || isOwnWrite(path, stamp(info));
 }
 
 /** How many own writes this process has made so far: a point to ask {@link writtenSince} about. */
