@@ -87,8 +87,7 @@ async function collect(study: string, flags: BatchFlags): Promise<void> {
         io().out(`${job.label}: collected batch(es) ${job.batches.join(", ")}: ${job.replies} repl(ies), ${job.failedRequests} request(s) not answered`);
         for (const p of job.problems) io().err(`  warning: ${p}`);
         for (const s of job.coding?.jobs ?? []) io().out(formatCodingSummary(s));
-        if (job.topics)
-          io().out(`topics: ${job.topics.report.trees.length} tree(s), ${job.topics.report.failures.length} failed run(s); wrote ${job.topics.file}`);
+        if (job.topics) io().out(`topics: ${job.topics.trees} tree(s), ${job.topics.report.failures.length} failed run(s); wrote ${job.topics.file}`);
       }
       if (summary.collected.length === 0 && summary.waiting.length === 0) io().out("nothing to collect: no open batches");
       if (summary.waiting.length > 0) {

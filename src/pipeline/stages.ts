@@ -419,7 +419,7 @@ const topicsStage: Stage = {
     const summary = await runTopics(c.study, { coder: topicsCoder(c), model: modelOverrides(c) }, c.reporter);
     const problem = failedTopicRuns(summary);
     if (problem) throw problem;
-    return `wrote ${relative(c.study.paths.root, summary.file)} (${summary.report.trees.length} tree(s))`;
+    return `wrote ${relative(c.study.paths.root, summary.file)} (${summary.trees} tree(s))`;
   },
 };
 

@@ -1,9 +1,19 @@
 import { createConceptExtractor } from "../analysis/concepts/extract.js";
 import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
-import { buildTopicsReport, readTopicsReport, summariseTopics, writeTopicsReport, type TopicsReport, type TreeResult } from "../analysis/topics/report.js";
+import {
+  buildRulesTopicsParts,
+  buildTopicsReport,
+  readTopicsReport,
+  summariseTopics,
+  topicsReportOf,
+  writeTopicsParts,
+  writeTopicsReport,
+  type TopicsReport,
+  type TreePart,
+} from "../analysis/topics/report.js";
 import { loadWordClasses, saveWordClasses } from "../analysis/concepts/word-store.js";
 import { loadMeanIntervals, saveMeanIntervals } from "../analysis/concepts/interval-store.js";
-import { memoNote, openSessionMemo, type SessionMemo } from "../study/session-memo.js";
+import { memoNote, openSessionMemo } from "../study/session-memo.js";
 import { applyReviews, readReviewFiles, REVIEW_CODEBOOK, reviewCsv } from "../analysis/topics/review.js";
 import { readCodes, replaceCodes } from "../coding/store.js";
 import type { CodeRecord } from "../coding/records.js";
@@ -44,7 +54,10 @@ export interface TopicsStageOptions {
 }
 
 export interface TopicsSummary {
+  /** The report (its trees parsed from the file's lines when first read, for a rules report). */
   report: TopicsReport;
+  /** Trees in the report (without reading them). */
+  trees: number;
   file: string;
   /** Earlier human reviews exist: they refer to the previous trees. */
   staleReviews: boolean;
@@ -66,26 +79,41 @@ export async function runTopics(context: StudyContext, options: TopicsStageOptio
     if (options.answers) model = batchAnsweredModel(model, options.answers);
   }
   const scope = options.scope ?? config.topics.scope ?? "session";
-  const memo = coder === "rules" ? await openSessionMemo<TreeResult[]>(context.dir, "topics-rules", { scope, speakers }) : undefined;
+  const memo = coder === "rules" ? await openSessionMemo<TreePart[]>(context.dir, "topics-rules", { scope, speakers }) : undefined;
   // The rules coder tags words: with earlier runs' answers compromise loads only for new words.
   if (memo) await loadWordClasses(context.dir);
   await loadMeanIntervals(context.dir, "topics");
-  const report = await buildReport(context, sessions, coder, speakers, options, model, effects, memo);
-  const file = await writeTopicsReport(context.dir, report);
-  await memo?.save();
+  let report: TopicsReport;
+  let file: string;
+  let trees: number;
+  if (memo) {
+    const parts = buildRulesTopicsParts(
+      sessions,
+      { scope, speakers, extractor: createConceptExtractor(), compare: studyCompareOptions(config, sessions), reporter: effects },
+      memo,
+    );
+    file = await writeTopicsParts(context.dir, parts);
+    await memo.save();
+    report = topicsReportOf(parts);
+    trees = parts.trees.length;
+  } else {
+    report = await buildReport(context, sessions, coder, speakers, options, model, effects);
+    file = await writeTopicsReport(context.dir, report);
+    trees = report.trees.length;
+  }
   if (memo) await saveWordClasses(context.dir);
   await saveMeanIntervals(context.dir, "topics");
-  if (memo && memoNote(memo)) effects.log(`topics: ${report.trees.length} tree(s) of ${sessions.length} session(s)${memoNote(memo)}`);
+  if (memo && memoNote(memo)) effects.log(`topics: ${trees} tree(s) of ${sessions.length} session(s)${memoNote(memo)}`);
   const staleReviews = Boolean((await context.coders())[REVIEW_CODEBOOK]);
   if (staleReviews) {
     effects.warn(
       `earlier topic reviews exist (codes/${REVIEW_CODEBOOK}); they refer to the previous trees: export and review again, or re-import the sheets if the trees are unchanged`,
     );
   }
-  return { report, file, staleReviews };
+  return { report, trees, file, staleReviews };
 }
 
-/** The topics report of `sessions` with this coder and model (`memo`: rules trees of earlier runs). */
+/** The topics report of `sessions` with this coder and model, made whole. */
 function buildReport(
   context: StudyContext,
   sessions: Session[],
@@ -94,14 +122,12 @@ function buildReport(
   options: TopicsStageOptions,
   model: LlmClient | undefined,
   effects: StageEffects,
-  memo?: SessionMemo<TreeResult[]>,
 ) {
   const config = context.config;
   return buildTopicsReport(sessions, {
     coder,
     scope: options.scope ?? config.topics.scope ?? "session",
     speakers,
-    memo,
     runs: options.runs ?? config.topics.runs ?? 3,
     extractor: createConceptExtractor(),
     model,

@@ -3,6 +3,8 @@ import type { Session } from "../../transcript/schema.js";
 import { mapLimit } from "../../util/concurrency.js";
 import { provenance, type Provenance } from "../../util/provenance.js";
 import { artifacts, readArtifact, writeArtifact } from "../../study/artifacts.js";
+import { writeFileAtomic } from "../../util/fs.js";
+import { arrayLineBytes, jsonWithArrayLines, parseArrayLine } from "../../util/json-layout.js";
 import { silentReporter, type Reporter } from "../../util/reporter.js";
 import { compareMeasure, summariseValues, type MeasureCompareOptions, type MeasureComparison, type UnitValue } from "../concepts/conditions.js";
 import type { ConceptExtractor } from "../concepts/extract.js";
@@ -132,13 +134,6 @@ export interface TopicsOptions {
   compare?: MeasureCompareOptions;
   reporter?: Reporter;
   signal?: AbortSignal;
-  /**
-   * Rules trees of earlier runs under the same settings, per session: the trees of its units
-   * (src/study/session-memo.ts). Only new or changed sessions are extracted again, and only their
-   * turns are read (a session loaded unchanged does not parse them: study/validated-sessions.ts).
-   * The LLM coder has its response cache.
-   */
-  memo?: Pick<SessionMemo<TreeResult[]>, "get">;
 }
 
 function runResult(run: number, tree: TopicTree | null, extra: Partial<TopicRunResult> = {}): TopicRunResult {
@@ -166,25 +161,7 @@ export async function buildTopicsReport(sessions: readonly Session[], options: T
   if (options.coder === "llm" && !options.model) throw new Error("buildTopicsReport: the llm coder needs a model");
   const trees = options.coder === "rules" ? rulesTrees(sessions, options) : await llmTrees(sessions, options);
   const report: TopicsReport = {
-    provenance: provenance({
-      analysis: "topics",
-      coder: options.coder,
-      scope: options.scope,
-      speakers: options.speakers,
-      runs,
-      ...(options.coder === "llm"
-        ? {
-            model: options.model!.info,
-            promptHash: TOPIC_PROMPT_HASH,
-            seed: options.seed ?? 0,
-            temperature: options.temperature ?? options.model!.info.temperature,
-          }
-        : {}),
-      method:
-        options.coder === "llm"
-          ? `LLM topic tree per run (seed + run); runs merged by (label Dice + turn Jaccard) / 2 >= ${MERGE_THRESHOLD}, majority of runs kept`
-          : `rules baseline: noun concepts grouped by head noun, then average-linkage merging at similarity >= ${RULES_THRESHOLD} (turn Jaccard or word Dice)`,
-    }) as TopicsReport["provenance"],
+    provenance: topicsProvenance({ ...options, runs }),
     trees,
     participants: [],
     sessions: [],
@@ -195,18 +172,46 @@ export async function buildTopicsReport(sessions: readonly Session[], options: T
   return report;
 }
 
-/** The rules coder's trees: one run per unit, a session's units at a time (memoised per session). */
+/** The provenance of a topics report made with these options. */
+function topicsProvenance(
+  options: Pick<TopicsOptions, "coder" | "scope" | "speakers" | "runs" | "model" | "seed" | "temperature">,
+): TopicsReport["provenance"] {
+  return provenance({
+    analysis: "topics",
+    coder: options.coder,
+    scope: options.scope,
+    speakers: options.speakers,
+    runs: options.runs,
+    ...(options.coder === "llm"
+      ? {
+          model: options.model!.info,
+          promptHash: TOPIC_PROMPT_HASH,
+          seed: options.seed ?? 0,
+          temperature: options.temperature ?? options.model!.info.temperature,
+        }
+      : {}),
+    method:
+      options.coder === "llm"
+        ? `LLM topic tree per run (seed + run); runs merged by (label Dice + turn Jaccard) / 2 >= ${MERGE_THRESHOLD}, majority of runs kept`
+        : `rules baseline: noun concepts grouped by head noun, then average-linkage merging at similarity >= ${RULES_THRESHOLD} (turn Jaccard or word Dice)`,
+  }) as TopicsReport["provenance"];
+}
+
+/** The rules coder's trees of one session: one run per unit. */
+function rulesSessionTrees(session: Session, options: Pick<TopicsOptions, "scope" | "speakers" | "extractor">): TreeResult[] {
+  return topicUnits([session], options.scope, options.speakers).map((unit) =>
+    treeResult(unit, [
+      runResult(0, rulesTopicTree({ scope: unit.scope, session: session.id, participant: unit.participant?.id }, unit.turns, options.extractor)),
+    ]),
+  );
+}
+
+/** The rules coder's trees: one run per unit, a session's units at a time. */
 function rulesTrees(sessions: readonly Session[], options: TopicsOptions): TreeResult[] {
   const reporter = options.reporter ?? silentReporter;
-  const treesOf = (session: Session) =>
-    topicUnits([session], options.scope, options.speakers).map((unit) =>
-      treeResult(unit, [
-        runResult(0, rulesTopicTree({ scope: unit.scope, session: session.id, participant: unit.participant?.id }, unit.turns, options.extractor)),
-      ]),
-    );
   reporter.progress("topics", 0, sessions.length);
   return sessions.flatMap((session, i) => {
-    const trees = options.memo ? options.memo.get(session.id, session, () => treesOf(session)) : treesOf(session);
+    const trees = rulesSessionTrees(session, options);
     reporter.progress("topics", i + 1, sessions.length);
     return trees;
   });
@@ -252,11 +257,21 @@ function treeResult(unit: TopicUnit, runs: TopicRunResult[]): TreeResult {
   };
 }
 
+/** What the summaries read of a tree (a TreeResult is one; so is a memo's TreePart, without the runs' trees). */
+export type TreeFacts = Pick<TreeResult, "key" | "scope" | "session" | "condition" | "participant" | "participantName" | "unit"> & {
+  branching: Pick<BranchingSpread, "mean">;
+  merged: Pick<NonNullable<TreeResult["merged"]>, "mainTopicCount" | "subtopicCount"> | null;
+  reviewed?: Pick<ReviewedTree, "branchingRatio">;
+};
+
 /**
  * (Re)compute the participant, session and condition summaries from the trees (also after
  * human review, which adds `reviewedBranchingRatio`).
  */
-export function summariseTopics(report: TopicsReport, compare?: MeasureCompareOptions): void {
+export function summariseTopics(
+  report: Pick<TopicsReport, "participants" | "sessions" | "conditions"> & { trees: readonly TreeFacts[] },
+  compare?: MeasureCompareOptions,
+): void {
   const trees = report.trees;
   const reviewed = trees.some((t) => t.reviewed);
   report.participants = trees
@@ -269,7 +284,7 @@ export function summariseTopics(report: TopicsReport, compare?: MeasureCompareOp
       branchingRatio: t.branching.mean,
       ...(reviewed ? { reviewedBranchingRatio: t.reviewed?.branchingRatio ?? null } : {}),
     }));
-  const bySession = new Map<string, TreeResult[]>();
+  const bySession = new Map<string, TreeFacts[]>();
   for (const t of trees) bySession.set(t.session, [...(bySession.get(t.session) ?? []), t]);
   const meanOf = (xs: (number | null | undefined)[]) => summariseValues(xs.map((x) => x ?? null)).mean;
   report.sessions = [...bySession].map(([session, ts]) => ({
@@ -280,7 +295,7 @@ export function summariseTopics(report: TopicsReport, compare?: MeasureCompareOp
     ...(reviewed ? { reviewedBranchingRatio: meanOf(ts.map((t) => t.reviewed?.branchingRatio)) } : {}),
   }));
   const scopeUnit = trees[0]?.scope === "participant" ? "participant" : "session";
-  const measures: [string, (t: TreeResult) => number | null][] = [
+  const measures: [string, (t: TreeFacts) => number | null][] = [
     ["branchingRatio", (t) => t.branching.mean],
     ["mainTopics", (t) => (t.merged ? t.merged.mainTopicCount : null)],
     ["subtopics", (t) => (t.merged ? t.merged.subtopicCount : null)],
@@ -291,6 +306,93 @@ export function summariseTopics(report: TopicsReport, compare?: MeasureCompareOp
     return compareMeasure(measure, scopeUnit, values, compare);
   });
 }
+
+/**
+ * One rules tree as the session memo keeps it: its line of topics.json as UTF-8 bytes, which the
+ * writer puts in place as it is, and the few facts the summaries read. Loading the trees as
+ * objects (every topic's turn ids a string of its own) took ~45 ms of a run that adds one session
+ * to a 100,000-turn study, and writing them out again ~30 ms (issue 11).
+ */
+export type TreePart = TreeFacts & { failures: { run: number; reason: string }[]; json: Uint8Array };
+
+function treePart(tree: TreeResult): TreePart {
+  const { key, scope, session, condition, participant, participantName, unit } = tree;
+  const merged = tree.merged ? { mainTopicCount: tree.merged.mainTopicCount, subtopicCount: tree.merged.subtopicCount } : null;
+  const failures = tree.runs.filter((r) => r.failure).map((r) => ({ run: r.run, reason: r.failure! }));
+  return {
+    key,
+    scope,
+    session,
+    condition,
+    participant,
+    participantName,
+    unit,
+    branching: { mean: tree.branching.mean },
+    merged,
+    failures,
+    json: arrayLineBytes(tree),
+  };
+}
+
+/** A rules topics report whose trees are kept as their lines (buildRulesTopicsParts; written by writeTopicsParts). */
+export type TopicsReportParts = Omit<TopicsReport, "trees"> & { trees: TreePart[] };
+
+/**
+ * The rules coder's report with each session's trees from `memo` when it has them (else made
+ * now): the same file writeTopicsReport writes of buildTopicsReport's report, byte for byte.
+ */
+export function buildRulesTopicsParts(
+  sessions: readonly Session[],
+  options: Pick<TopicsOptions, "scope" | "speakers" | "extractor" | "compare" | "reporter">,
+  memo: Pick<SessionMemo<TreePart[]>, "get">,
+): TopicsReportParts {
+  const reporter = options.reporter ?? silentReporter;
+  reporter.progress("topics", 0, sessions.length);
+  const trees = sessions.flatMap((session, i) => {
+    const parts = memo.get(session.id, session, () => rulesSessionTrees(session, options).map(treePart));
+    reporter.progress("topics", i + 1, sessions.length);
+    return parts;
+  });
+  const report: TopicsReportParts = {
+    provenance: topicsProvenance({ ...options, coder: "rules", runs: 1 }),
+    trees,
+    participants: [],
+    sessions: [],
+    conditions: [],
+    failures: trees.flatMap((t) => t.failures.map((f) => ({ key: t.key, ...f }))),
+  };
+  summariseTopics(report, options.compare);
+  return report;
+}
+
+/**
+ * The report of `parts` as an object, for callers that read its trees (the topics command's
+ * table): parsed from their lines when `trees` is first read, so the study pipeline, which only
+ * writes the file, never pays for it. The same values as the file holds.
+ */
+export function topicsReportOf(parts: TopicsReportParts): TopicsReport {
+  let trees: TreeResult[] | undefined;
+  // The members in the file's order (JSON.stringify of this object gives the file's values).
+  return {
+    provenance: parts.provenance,
+    get trees() {
+      return (trees ??= parts.trees.map((t) => parseArrayLine<TreeResult>(t.json)));
+    },
+    participants: parts.participants,
+    sessions: parts.sessions,
+    conditions: parts.conditions,
+    failures: parts.failures,
+  };
+}
+
+/** writeTopicsReport for a report in parts: the same bytes, each tree's line written as stored. */
+export function writeTopicsParts(study: string, report: TopicsReportParts): Promise<string> {
+  const path = artifacts.topics.path(study);
+  return writeFileAtomic(path, jsonWithArrayLines(report, [{ path: LINES, lines: report.trees.map((t) => t.json) }])).then(() => path);
+}
+
+/** The array of topics.json written one tree per line (the artifact registry says which). */
+const [LINES] = artifacts.topics.lineArrays!;
 
 /** Write the study's topics.json (path from the artifact registry); returns its path. */
 export function writeTopicsReport(study: string, report: TopicsReport): Promise<string> {
