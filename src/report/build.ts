@@ -17,6 +17,7 @@ import type { Codebook } from "../coding/codebook/schema.js";
 import type { Session } from "../transcript/schema.js";
 import { codebookSessionPart, mergeBadges, sessionPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
 import { openSessionMemo } from "../study/session-memo.js";
+import { lineText } from "../util/json-layout.js";
 import { readerDigests } from "../study/code-digests.js";
 import type { AgreementSet, ReportBundle } from "./types.js";
 import { openSite, type SiteResult, type SiteWriter } from "./site.js";
@@ -91,7 +92,8 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
       keepAnalysis(kept, entry);
       analysis.files.push(...kept.files);
       // An agreement file shaped whole comes as the text of its sets (from the cache, or made now).
-      if (entry.shapedWhole && entry.analysis === agreementAnalysis) analysis.agreement.push(...(JSON.parse(`[${entry.shapedWhole.text}]`) as AgreementSet[]));
+      if (entry.shapedWhole && entry.analysis === agreementAnalysis)
+        analysis.agreement.push(...(JSON.parse(`[${lineText(entry.shapedWhole.text)}]`) as AgreementSet[]));
       else analysis.agreement.push(...readAgreement(kept.agreement, agreementWarnings));
       for (const [id, file] of kept.compare) analysis.compare.set(id, file);
       if (kept.topics) {

@@ -199,7 +199,7 @@ export function shapeSessionParts(parts: readonly SessionPart[], control: string
       condition: p.overview.condition,
       turns: p.overview.turns,
       binSize: p.sequence.binSize,
-      speakers: p.sequence.speakers.map((key) => index.get(key) ?? -1),
+      speakers: Array.from(p.sequence.speakers, (touch) => index.get(p.speakers[touch].key) ?? -1),
     })),
     participation: {
       sessions: [],

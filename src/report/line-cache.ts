@@ -1,10 +1,14 @@
 import { join } from "node:path";
 import { codeVersion } from "../util/code-version.js";
-import { readStampedFile, writeStampedFile } from "../util/stamped-file.js";
+import { openKeyedLog } from "../util/keyed-log.js";
 
-/** What a line of an analysis file gave the bundle: its entries as compact JSON joined by commas (empty when none), and how many. */
+/**
+ * What a line of an analysis file gave the bundle: its entries as compact JSON joined by commas
+ * (empty when none), in UTF-8, and how many. Bytes, not a string: the cache loads them as one copy
+ * outside the JS heap, and the data file's writer puts them in place without encoding them again.
+ */
 export interface ShapedLine {
-  text: string;
+  text: Uint8Array;
   entries: number;
 }
 
@@ -17,7 +21,8 @@ export interface ShapedLine {
 export interface ShapedLines {
   /** Where the entries go in the bundle ("concepts.firstMentions"). */
   path: string;
-  texts: string[];
+  /** The entries' texts in UTF-8 (as ShapedLine's). */
+  texts: Uint8Array[];
   entries: number;
 }
 
@@ -42,7 +47,7 @@ export interface WholeShaper {
 }
 
 const isShaped = (v: unknown): v is ShapedLine =>
-  typeof v === "object" && v !== null && typeof (v as ShapedLine).text === "string" && Number.isInteger((v as ShapedLine).entries);
+  typeof v === "object" && v !== null && (v as ShapedLine).text instanceof Uint8Array && Number.isInteger((v as ShapedLine).entries);
 
 /**
  * What the dashboard's build made of each line of the analysis files it reads by their lines
@@ -50,7 +55,8 @@ const isShaped = (v: unknown): v is ShapedLine =>
  * file it shapes whole (WholeShaper), by its name and the digest of its shown members but its provenance, kept in
  * `<study>/.cache/report-lines.v8` under the code version that made it (util/code-version.ts): a
  * line is a function of its bytes and the code, so a kept text equals a fresh one. The file holds
- * the lines the last build used; a missing, torn or foreign file is ignored, and deleting .cache/ is safe.
+ * the lines the last build used (a log: util/keyed-log.ts); a missing, torn or foreign file is
+ * ignored, and deleting .cache/ is safe.
  */
 export interface LineCache {
   get(key: string): ShapedLine | undefined;
@@ -60,27 +66,24 @@ export interface LineCache {
 }
 
 export async function openLineCache(study: string): Promise<LineCache> {
-  const path = join(study, ".cache", "report-lines.v8");
-  const version = codeVersion();
-  const stored = (await readStampedFile<{ lines: unknown }>(path, "version", version))?.lines;
-  const known = stored instanceof Map ? (stored as Map<string, unknown>) : new Map<string, unknown>();
+  const log = await openKeyedLog<unknown>(join(study, ".cache", "report-lines.v8"), codeVersion());
   const used = new Map<string, ShapedLine>();
-  let added = false;
+  const added: string[] = [];
   return {
     get(key) {
-      const shaped = known.get(key);
+      const shaped = used.get(key) ?? log.stored.get(key);
       if (!isShaped(shaped)) return undefined;
       used.set(key, shaped);
       return shaped;
     },
     set(key, shaped) {
-      known.set(key, shaped);
       used.set(key, shaped);
-      added = true;
+      added.push(key);
     },
     async save() {
-      if (!added && used.size === known.size) return;
-      await writeStampedFile(path, "version", version, { lines: used });
+      // A log: a build that met a few new lines appends them (the file is ~13 MB at 100,000 turns).
+      await log.save(used, added);
+      added.length = 0;
     },
   };
 }

@@ -98,14 +98,21 @@ function whole(path: string, bytes: number): boolean {
   }
 }
 
+const OPEN = Buffer.from("[");
+const COMMA = Buffer.from(",");
+const CLOSE = Buffer.from("]");
+
 /**
- * JSON.stringify of a top-level member of the bundle, with the arrays `spliced` gives under it
- * ("concepts.firstMentions", each left empty in the bundle) written from their texts: the same
- * bytes as stringifying the entries, which the build then never had to make as objects.
+ * JSON.stringify of a top-level member of the bundle in UTF-8, with the arrays `spliced` gives
+ * under it ("concepts.firstMentions", each left empty in the bundle) written from their texts: the
+ * same bytes as stringifying the entries, which the build then never had to make as objects.
  */
-function memberText(key: string, value: unknown, spliced: readonly ShapedLines[]): string | undefined {
+function memberBytes(key: string, value: unknown, spliced: readonly ShapedLines[]): Buffer | undefined {
   const mine = spliced.filter((s) => s.path.startsWith(`${key}.`));
-  if (mine.length === 0) return JSON.stringify(value);
+  if (mine.length === 0) {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : Buffer.from(text);
+  }
   const members = mine.map((s) => s.path.slice(key.length + 1));
   for (const [i, member] of members.entries()) {
     const at = (value as Record<string, unknown>)[member];
@@ -113,7 +120,19 @@ function memberText(key: string, value: unknown, spliced: readonly ShapedLines[]
   }
   const cut = cutAtArrays(value as object, members, (v) => JSON.stringify(v));
   if (!cut) throw new Error(`cannot find where to splice the arrays of the bundle's ${key}`);
-  return cut.pieces[0] + cut.order.map((i, k) => `[${mine[i].texts.filter((t) => t !== "").join(",")}]${cut.pieces[k + 1]}`).join("");
+  const chunks: Uint8Array[] = [Buffer.from(cut.pieces[0])];
+  cut.order.forEach((i, k) => {
+    chunks.push(OPEN);
+    let first = true;
+    for (const text of mine[i].texts) {
+      if (text.length === 0) continue;
+      if (!first) chunks.push(COMMA);
+      chunks.push(text);
+      first = false;
+    }
+    chunks.push(CLOSE, Buffer.from(cut.pieces[k + 1]));
+  });
+  return Buffer.concat(chunks);
 }
 
 /**
@@ -127,8 +146,8 @@ async function writeDataFile(dir: string, bundle: ReportBundle, spliced: readonl
   let bytes = 0;
   const handle = await open(temp, "w");
   try {
-    const put = async (text: string) => {
-      const buffer = Buffer.from(text);
+    const put = async (text: string | Buffer) => {
+      const buffer = typeof text === "string" ? Buffer.from(text) : text;
       hash.update(buffer);
       bytes += buffer.length;
       await handle.writeFile(buffer);
@@ -140,10 +159,11 @@ async function writeDataFile(dir: string, bundle: ReportBundle, spliced: readonl
       if (member === null || typeof member !== "object" || Array.isArray(member)) throw new Error(`the bundle has no object to splice ${s.path} in`);
     }
     for (const [key, value] of Object.entries(bundle)) {
-      const text = memberText(key, value, spliced);
+      const bytes = memberBytes(key, value, spliced);
       // JSON.stringify leaves out members whose value is undefined: so does this.
-      if (text === undefined) continue;
-      await put(`${first ? "{" : ","}${JSON.stringify(key)}:${text}`);
+      if (bytes === undefined) continue;
+      await put(`${first ? "{" : ","}${JSON.stringify(key)}:`);
+      await put(bytes);
       first = false;
     }
     await put(first ? "{}" : "}");

@@ -1,11 +1,9 @@
-import { constants } from "node:fs";
-import { open, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { deserialize, serialize } from "node:v8";
 import type { CodeRecord } from "../coding/records.js";
 import type { Session } from "../transcript/schema.js";
 import { hashValue, sha256 } from "../util/hash.js";
-import { readWholeFile, writeFileAtomic } from "../util/fs.js";
+import { openKeyedLog } from "../util/keyed-log.js";
 import { codeVersion } from "../util/code-version.js";
 import { readStampedFile, writeStampedFile } from "../util/stamped-file.js";
 
@@ -23,8 +21,8 @@ import { readStampedFile, writeStampedFile } from "../util/stamped-file.js";
  * it imports invalidates its memo even when the version number stays the same). It is a cache:
  * a missing, torn or foreign file is recomputed, never trusted, and deleting .cache/ is safe.
  *
- * Stored with node:v8's serializer, not JSON: statistics hold NaN, Infinity and undefined, which
- * JSON would turn into null or drop, and a reused result must equal a fresh one exactly.
+ * Stored as a log of v8-serialized frames (util/keyed-log.ts): adding one session appends its
+ * entry, and NaN, Infinity and undefined come back exactly, so a reused result equals a fresh one.
  */
 export interface SessionMemo<T> {
   /** True when a stored result for this key, session content and other inputs exists. */
@@ -41,9 +39,10 @@ export interface SessionMemo<T> {
   readonly stats: { reused: number; computed: number };
 }
 
-interface MemoFile<T> {
-  settings: string;
-  entries: Record<string, { hash: string; value: T }>;
+/** A stored result with the hash of what it was computed from (settings, session, other inputs). */
+interface StoredEntry<T> {
+  hash: string;
+  value: T;
 }
 
 const sessionHashes = new WeakMap<Session, string>();
@@ -110,91 +109,16 @@ export function memoPath(study: string, name: MemoName): string {
 /** The settings hash a memo's entries were computed under: the caller's settings and the code (util/code-version.ts). */
 const settingsHashOf = (settings: unknown) => hashValue({ settings, code: codeVersion() });
 
-/**
- * The memo file is a log of frames, each a 4-byte little-endian length and a v8-serialized value:
- * first `{settings}`, then one `{key, hash, value}` per entry, a later frame for a key replacing
- * an earlier one. Adding one session to a large study then appends that session's entry instead
- * of re-serializing and rewriting every session's (tens of MB at 100,000 turns). The file is
- * rewritten whole, atomically, when entries are dropped (sessions left the study), when replaced
- * frames outnumber the live ones, or when the file was missing, torn or foreign.
- */
-interface MemoLog<T> {
-  entries: MemoFile<T>["entries"];
-  /** Entry frames in the file (replaced ones included). */
-  frames: number;
-  /** The file cannot be appended to as it is (missing, torn, foreign or under other settings). */
-  rewrite: boolean;
-}
-
-function frame(value: unknown): Buffer {
-  const payload = serialize(value);
-  const head = Buffer.alloc(4);
-  head.writeUInt32LE(payload.length);
-  return Buffer.concat([head, payload]);
-}
-
-async function readMemoLog<T>(path: string, settings: string): Promise<MemoLog<T>> {
-  const entries: MemoFile<T>["entries"] = {};
-  let bytes: Buffer;
-  try {
-    bytes = await readWholeFile(path);
-  } catch {
-    return { entries, frames: 0, rewrite: true };
-  }
-  let at = 0;
-  let frames = -1;
-  try {
-    while (at < bytes.length) {
-      if (at + 4 > bytes.length) throw new Error("torn length");
-      const end = at + 4 + bytes.readUInt32LE(at);
-      if (end > bytes.length) throw new Error("torn frame");
-      const value = deserialize(bytes.subarray(at + 4, end)) as { settings?: unknown; key?: unknown; hash?: unknown; value?: T };
-      if (frames === -1) {
-        if (value?.settings !== settings) return { entries: {}, frames: 0, rewrite: true };
-      } else if (typeof value?.key === "string" && typeof value.hash === "string") {
-        entries[value.key] = { hash: value.hash, value: value.value as T };
-      } else throw new Error("foreign frame");
-      frames++;
-      at = end;
-    }
-  } catch {
-    // A torn tail (a crash while appending) or a foreign frame: what came before stands, and the
-    // next save rewrites the file so that later appends are not lost behind the damage.
-    return frames === -1 ? { entries: {}, frames: 0, rewrite: true } : { entries, frames, rewrite: true };
-  }
-  return { entries, frames: Math.max(frames, 0), rewrite: frames === -1 };
-}
-
-/**
- * Append to an existing file; false when it is gone (`.cache/` deleted during the run), so the
- * caller writes it whole with its settings frame instead of starting a file without one.
- */
-async function appendTo(path: string, bytes: Buffer): Promise<boolean> {
-  let handle;
-  try {
-    handle = await open(path, constants.O_WRONLY | constants.O_APPEND);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-    throw error;
-  }
-  try {
-    await handle.appendFile(bytes);
-  } finally {
-    await handle.close();
-  }
-  return true;
-}
-
 /** Open (or start) the memo `name` of a study for computations made under `settings`. */
 export async function openSessionMemo<T>(study: string, name: MemoName, settings: unknown): Promise<SessionMemo<T>> {
   const path = memoPath(study, name);
   const settingsHash = settingsHashOf(settings);
-  const log = await readMemoLog<T>(path, settingsHash);
+  const log = await openKeyedLog<StoredEntry<T>>(path, settingsHash);
   // Memos of versions before the log format were JSON files holding per-turn text, possibly of
   // sessions since withdrawn: not left behind in a folder researchers share.
   if (typeof name === "string") await rm(join(study, ".cache", "memo", `${name}.json`), { force: true });
-  const stored = log.entries;
-  const used: MemoFile<T>["entries"] = {};
+  const stored = log.stored;
+  const used = new Map<string, StoredEntry<T>>();
   const computed: string[] = [];
   const stats = { reused: 0, computed: 0 };
   // The settings are in every entry's hash, not only in the file's first frame: a run under other
@@ -202,7 +126,7 @@ export async function openSessionMemo<T>(study: string, name: MemoName, settings
   // never match a run under those settings.
   const entryHash = (session: Session, inputs: string | undefined) => `${settingsHash}:${sessionHash(session)}:${inputs ?? ""}`;
   const lookup = (key: string, session: Session, inputs: string | undefined) => {
-    const entry = Object.hasOwn(stored, key) ? stored[key] : undefined;
+    const entry = stored.get(key);
     return entry && entry.hash === entryHash(session, inputs) ? entry : undefined;
   };
   const memo: SessionMemo<T> = {
@@ -212,12 +136,12 @@ export async function openSessionMemo<T>(study: string, name: MemoName, settings
       const entry = lookup(key, session, inputs);
       if (!entry) return undefined;
       stats.reused++;
-      used[key] = entry;
+      used.set(key, entry);
       return entry.value;
     },
     set(key, session, value, inputs) {
       stats.computed++;
-      used[key] = { hash: entryHash(session, inputs), value };
+      used.set(key, { hash: entryHash(session, inputs), value });
       computed.push(key);
     },
     get(key, session, compute, inputs) {
@@ -227,22 +151,7 @@ export async function openSessionMemo<T>(study: string, name: MemoName, settings
       return value;
     },
     async save() {
-      const live = Object.keys(used).length;
-      const dropped = Object.keys(stored).some((key) => !Object.hasOwn(used, key));
-      // Nothing new and nothing dropped: leave the file as it is.
-      if (computed.length === 0 && !dropped && !log.rewrite) return;
-      const appended = [...new Set(computed)].map((key) => frame({ key, ...used[key] }));
-      if (!log.rewrite && !dropped && log.frames + appended.length <= 2 * live && (await appendTo(path, Buffer.concat(appended)))) {
-        log.frames += appended.length;
-      } else {
-        const frames = [frame({ settings: settingsHash }), ...Object.entries(used).map(([key, entry]) => frame({ key, ...entry }))];
-        await writeFileAtomic(path, Buffer.concat(frames));
-        log.frames = live;
-        log.rewrite = false;
-      }
-      // The file now holds exactly the entries used: a later save starts from there.
-      for (const key of Object.keys(stored)) delete stored[key];
-      Object.assign(stored, used);
+      await log.save(used, computed);
       computed.length = 0;
     },
   };

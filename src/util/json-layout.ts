@@ -21,8 +21,11 @@ export function arrayLine(value: unknown): string {
 /** An entry's text as UTF-8 bytes, as session memos keep it (V8 stores a string with any character beyond Latin-1 at two bytes per character). */
 export const arrayLineBytes = (value: unknown): Uint8Array => Buffer.from(arrayLine(value));
 
-/** The value of such a line (a memo gives back Uint8Arrays, not necessarily Buffers). */
-export const parseArrayLine = <T>(line: Uint8Array): T => JSON.parse(Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString("utf8")) as T;
+/** The text of UTF-8 bytes (a memo gives back Uint8Arrays, not necessarily Buffers, whose toString would list the bytes). */
+export const lineText = (line: Uint8Array): string => Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString("utf8");
+
+/** The value of such a line. */
+export const parseArrayLine = <T>(line: Uint8Array): T => JSON.parse(lineText(line)) as T;
 
 /** {@link jsonWithArrayLines} with each array's lines made here. */
 export function jsonWithLineArrays(object: object, paths: readonly string[]): Buffer {

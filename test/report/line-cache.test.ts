@@ -2,7 +2,6 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { deserialize, serialize } from "node:v8";
 import { runPipeline } from "../../src/pipeline/run.js";
 import { studyStages } from "../../src/pipeline/stages.js";
 import { buildSite } from "../../src/report/build.js";
@@ -11,6 +10,8 @@ import { loadStudyData } from "../../src/report/load.js";
 import { openSite } from "../../src/report/site.js";
 import type { ShapedLines } from "../../src/report/line-cache.js";
 import { silentReporter } from "../../src/util/reporter.js";
+import { codeVersion } from "../../src/util/code-version.js";
+import { openKeyedLog } from "../../src/util/keyed-log.js";
 
 /**
  * The build reads concepts.json's sessions and topics.json's trees by their lines, keeps what it
@@ -20,6 +21,9 @@ import { silentReporter } from "../../src/util/reporter.js";
 let dir: string;
 const analysis = (file: string) => join(dir, "analysis", file);
 const cache = () => join(dir, ".cache", "report-lines.v8");
+type Shaped = { text: Uint8Array; entries: number };
+/** The lines the cache file holds (under this code's version). */
+const keptLines = async () => (await openKeyedLog<Shaped>(cache(), codeVersion())).stored;
 
 beforeAll(async () => {
   dir = join(await mkdtemp(join(tmpdir(), "colloquy-lines-")), "demo");
@@ -46,7 +50,7 @@ describe("arrays spliced into the data file as text", () => {
       return (await readFile(join(site, result.files.data), "utf8")).replace(/"createdAt":"[^"]*"/, "");
     };
     const whole = await data(join(dir, "..", "site-whole"), bundle);
-    const texts = [mentions.slice(0, 1), [], mentions.slice(1)].map((list) => list.map((m) => JSON.stringify(m)).join(","));
+    const texts = [mentions.slice(0, 1), [], mentions.slice(1)].map((list) => Buffer.from(list.map((m) => JSON.stringify(m)).join(",")));
     const spliced = { ...bundle, concepts: { ...bundle.concepts!, firstMentions: [] } };
     expect(await data(join(dir, "..", "site-spliced"), spliced, [{ path: "concepts.firstMentions", texts, entries: mentions.length }])).toBe(whole);
     await expect(data(join(dir, "..", "site-bad"), { ...spliced, concepts: null }, [{ path: "concepts.firstMentions", texts, entries: 1 }])).rejects.toThrow(
@@ -62,7 +66,7 @@ describe("analysis files read by their lines in the dashboard build", () => {
     const topics = await readFile(analysis("topics.json"), "utf8");
     await rm(cache(), { force: true });
     const first = await build();
-    const kept = deserialize(await readFile(cache())) as { lines: Map<string, { text: string; entries: number }> };
+    const kept = { lines: await keptLines() };
     const sessions = (JSON.parse(concepts) as { sessions: unknown[] }).sessions.length;
     const trees = (JSON.parse(topics) as { trees: unknown[] }).trees.length;
     // And one text per agreement file, shaped whole.
@@ -86,13 +90,13 @@ describe("analysis files read by their lines in the dashboard build", () => {
 
   it("uses a kept line's text (same bytes, same code), and not one kept by another code version", async () => {
     await build();
-    const kept = deserialize(await readFile(cache())) as { version: string; lines: Map<string, { text: string; entries: number }> };
+    const kept = { version: codeVersion(), lines: await keptLines() };
     const key = [...kept.lines.keys()].find((k) => k.startsWith("concepts "))!;
-    const forged = (version: string) =>
-      writeFile(
-        cache(),
-        serialize({ version, lines: new Map([...kept.lines, [key, { text: '{"session":"forged","concept":"kept","time":1}', entries: 1 }]]) }),
-      );
+    // The kept lines with one forged, written (appended) under `version`.
+    const forged = async (version: string) => {
+      const log = await openKeyedLog<Shaped>(cache(), version);
+      await log.save(new Map([...kept.lines, [key, { text: Buffer.from('{"session":"forged","concept":"kept","time":1}'), entries: 1 }]]), [key]);
+    };
     await forged(kept.version);
     expect((await build()).data).toContain('{"session":"forged","concept":"kept","time":1}');
     await forged("another version");
@@ -104,8 +108,7 @@ describe("analysis files read by their lines in the dashboard build", () => {
     const text = await readFile(file, "utf8");
     try {
       await rm(cache(), { force: true });
-      const agreementKeys = async () =>
-        [...(deserialize(await readFile(cache())) as { lines: Map<string, unknown> }).lines.keys()].filter((k) => k.startsWith("agreement "));
+      const agreementKeys = async () => [...(await keptLines()).keys()].filter((k) => k.startsWith("agreement "));
       const masked = (data: string) => data.replace(/"createdAt":"[^"]*"/g, "");
       const first = await build();
       const [key] = await agreementKeys();

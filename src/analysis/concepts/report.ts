@@ -232,5 +232,3 @@ async function writeConcepts(analysisDir: string, json: string | Uint8Array, tab
   await writeFileAtomic(files.csv, table);
   return files;
 }
-
-/** The text of UTF-8 bytes (a memo gives back a Uint8Array, not necessarily a Buffer). */

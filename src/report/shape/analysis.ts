@@ -185,7 +185,7 @@ function conceptsSet(report: Omit<ConceptsShown, "sessions">, mentions: Concepts
 
 const entries = (list: readonly unknown[] | ShapedLines) => (Array.isArray(list) ? list.length : (list as ShapedLines).entries);
 
-const shapedText = <T>(list: readonly T[]) => ({ text: list.map((e) => JSON.stringify(e)).join(","), entries: list.length });
+const shapedText = <T>(list: readonly T[]) => ({ text: Buffer.from(list.map((e) => JSON.stringify(e)).join(",")), entries: list.length });
 
 export const conceptsLines: LineShaper = {
   member: "sessions",

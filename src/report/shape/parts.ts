@@ -1,5 +1,6 @@
 import type { Session } from "../../transcript/schema.js";
 import { sha256 } from "../../util/hash.js";
+import { arrayLineBytes, parseArrayLine } from "../../util/json-layout.js";
 import { sessionMetrics, type SessionMetrics } from "../../analysis/stats/metrics.js";
 import { codedSessionPart, joinParts, type CodedSessionPart } from "../../analysis/compare/session-parts.js";
 import type { CodedTurns } from "../../analysis/shared/table.js";
@@ -37,13 +38,15 @@ export interface SessionPart {
   overview: OverviewPart;
   metrics: SessionMetrics;
   /**
-   * The session's entry of the bundle's participation.sessions, as its JSON text: the build
-   * splices it into the data file (site.ts) and never needs it as objects, which took a third of
-   * the time loading the memo of a 100,000-turn study's parts (its cumulative word counts).
+   * The session's entry of the bundle's participation.sessions, as its JSON text in UTF-8: the
+   * build splices it into the data file (site.ts) and never needs it as objects, which took a
+   * third of the time loading the memo of a 100,000-turn study's parts (its cumulative word
+   * counts). Bytes rather than a string: the memo loads them as one copy outside the JS heap,
+   * which the garbage collector then never moves.
    */
-  participationJson: string;
-  /** Turns per sequence cell, and the speaker key of each cell's first turn. */
-  sequence: { binSize: number; speakers: string[] };
+  participationJson: Uint8Array;
+  /** Turns per sequence cell, and each cell's first turn's speaker as an index into `speakers` (typed: loaded as a copy of bytes). */
+  sequence: { binSize: number; speakers: Int32Array };
 }
 
 export function sessionPart(session: Session): SessionPart {
@@ -62,16 +65,18 @@ export function sessionPart(session: Session): SessionPart {
     entry.words += turnWords(turn);
   }
   const binSize = Math.max(1, Math.ceil(session.turns.length / MAX_SEQUENCE_CELLS));
-  const cells: string[] = [];
-  for (let i = 0; i < session.turns.length; i += binSize) cells.push(turnSpeaker(session, keys, session.turns[i]));
+  const order = new Map([...touches.keys()].map((key, i) => [key, i]));
+  const cells: number[] = [];
+  // Every turn's speaker was touched above, under the key turnSpeaker gives.
+  for (let i = 0; i < session.turns.length; i += binSize) cells.push(order.get(turnSpeaker(session, keys, session.turns[i]))!);
   const metrics = sessionMetrics(session);
   return {
     summary: summariseSession(session),
     speakers: [...touches.values()],
     overview: overviewPart(session, keys),
     metrics,
-    participationJson: JSON.stringify(buildParticipation(session, metrics)),
-    sequence: { binSize, speakers: cells },
+    participationJson: arrayLineBytes(buildParticipation(session, metrics)),
+    sequence: { binSize, speakers: Int32Array.from(cells) },
   };
 }
 
@@ -110,12 +115,14 @@ export interface CoderPart {
 
 /**
  * What one codebook's coders (in `sets` order) give of one session. Its badges are kept as their
- * JSON text (with its digest): a chunk is rebuilt only when one of them changed, and a string is
- * far cheaper to store and load than the objects.
+ * JSON text in UTF-8 (with its digest): a chunk is rebuilt only when one of them changed, so most
+ * builds never read them, and bytes load as one copy outside the JS heap, where a string of the
+ * same text (20 MB for a 100,000-turn study's pragmatic-style badges) was copied by the garbage
+ * collector and took 40-50 ms to load.
  */
 export interface CodebookSessionPart {
   coders: CoderPart[];
-  badges: string;
+  badges: Uint8Array;
   badgesDigest: string;
 }
 
@@ -130,8 +137,8 @@ export function codebookSessionPart(session: Session, sets: readonly CodeSet[], 
     const coded = codedSessionPart(session, [...sessionCodes(set, session.id).values()], categoryIds(info));
     return { distribution: { bySpeaker, byCondition }, cells: Int32Array.from(buildSequenceSet([session], [row], set, info).cells[0]), coded };
   });
-  const text = JSON.stringify(badges);
-  return { coders, badges: text, badgesDigest: sha256(text) };
+  const bytes = arrayLineBytes(badges);
+  return { coders, badges: bytes, badgesDigest: sha256(bytes) };
 }
 
 /** A session's finite ratings per speaker and for its condition (as buildStyleSet collects them). */
@@ -262,7 +269,7 @@ export function mergeCoded(sessions: readonly Session[], parts: readonly CoderPa
 export function mergeBadges(parts: readonly Pick<CodebookSessionPart, "badges">[]): SessionBadges {
   const into: SessionBadges = {};
   for (const part of parts) {
-    for (const [turn, list] of Object.entries(JSON.parse(part.badges) as SessionBadges)) (into[turn] ??= []).push(...list);
+    for (const [turn, list] of Object.entries(parseArrayLine<SessionBadges>(part.badges))) (into[turn] ??= []).push(...list);
   }
   return into;
 }
