@@ -97,20 +97,116 @@ export function mergeSpeakers(parts: readonly SessionPart[]): SpeakerInfo[] {
 }
 
 /**
- * Each scale's finite ratings in turn order. A session's are kept as typed arrays: its memo entry
- * then loads as a copy of bytes, where lists of numbers took 70 ms to load for a 100,000-turn
- * study's pragmatic-style codes, and the study's lists are put together by one copy each.
+ * Each scale's finite ratings in turn order. A session's are kept as typed arrays (in the memo, all
+ * in one: PackedStyles): lists of numbers took 70 ms to load for a 100,000-turn study's
+ * pragmatic-style codes, and the study's lists are put together by one copy each.
  */
 type StyleValues = Map<string, Float64Array>;
 
+/**
+ * A session's code counts as a memo keeps them: the codes it uses once (`codes`), and each entry's
+ * counts as [code index, count] pairs in the order of the entry's keys. Objects keyed by code ids
+ * cost a string lookup per key to load: 30-40 ms of a build after one session was added to a
+ * 100,000-turn study, for the Bales codebook's three coders (issue 11).
+ */
+interface PartDistribution {
+  codes: string[];
+  bySpeaker: { key: string; kind: string; role?: string; total: number; counts: Int32Array }[];
+  byCondition: { condition: string; total: number; counts: Int32Array }[];
+}
+
+function partDistribution({ bySpeaker, byCondition }: Pick<Distribution, "bySpeaker" | "byCondition">): PartDistribution {
+  const codes: string[] = [];
+  const index = new Map<string, number>();
+  const pairs = (counts: Counts) =>
+    Int32Array.from(
+      Object.entries(counts).flatMap(([code, n]) => {
+        let i = index.get(code);
+        if (i === undefined) index.set(code, (i = codes.push(code) - 1));
+        return [i, n];
+      }),
+    );
+  return {
+    codes,
+    bySpeaker: bySpeaker.map((s) => ({ key: s.key, kind: s.kind, role: s.role, total: s.total, counts: pairs(s.counts) })),
+    byCondition: byCondition.map((c) => ({ condition: c.condition, total: c.total, counts: pairs(c.counts) })),
+  };
+}
+
 /** What one coder's records of one session give the views (nominal: counts, cells, the join; scales: ratings). */
 export interface CoderPart {
-  distribution?: Pick<Distribution, "bySpeaker" | "byCondition">;
+  distribution?: PartDistribution;
   /** The session's sequence cells: a code's index (-1 none), kept typed so the memo loads it as a copy of bytes. */
   cells?: Int32Array;
   /** The session's part of the join of sessions and codes (with the codebook's categories as labels): the compare and Bales views join the parts. */
   coded?: CodedSessionPart;
-  styles?: { bySpeaker: [string, string, StyleValues][]; condition: string; byCondition: StyleValues | null };
+  styles?: PackedStyles;
+}
+
+/** A session's ratings per speaker and for its condition, as styleValues collects them. */
+interface SessionStyles {
+  bySpeaker: [key: string, kind: string, values: StyleValues][];
+  condition: string;
+  byCondition: StyleValues | null;
+}
+
+/**
+ * SessionStyles as a memo keeps them: every list's values in one typed array, and each list's
+ * scale (an index into `scales`) and length in another. One list per speaker and scale, each a
+ * typed array of its own, cost a call into the deserializer's JavaScript each: ~50 ms of a build
+ * after one session was added to a 100,000-turn study, for the pragmatic-style codebook.
+ */
+interface PackedStyles {
+  condition: string;
+  speakers: [key: string, kind: string][];
+  scales: string[];
+  /** Per speaker in order, then for the condition when it has ratings: its lists' count, then [scale, length] per list. */
+  layout: Int32Array;
+  values: Float64Array;
+  byCondition: boolean;
+}
+
+function packStyles(styles: SessionStyles): PackedStyles {
+  const scales: string[] = [];
+  const layout: number[] = [];
+  const values: number[] = [];
+  const add = (lists: StyleValues) => {
+    layout.push(lists.size);
+    for (const [scale, list] of lists) {
+      let i = scales.indexOf(scale);
+      if (i < 0) i = scales.push(scale) - 1;
+      layout.push(i, list.length);
+      for (const v of list) values.push(v);
+    }
+  };
+  for (const [, , lists] of styles.bySpeaker) add(lists);
+  if (styles.byCondition) add(styles.byCondition);
+  return {
+    condition: styles.condition,
+    speakers: styles.bySpeaker.map(([key, kind]) => [key, kind]),
+    scales,
+    layout: Int32Array.from(layout),
+    values: Float64Array.from(values),
+    byCondition: styles.byCondition !== null,
+  };
+}
+
+/** The lists of packed styles, as views into its one array of values (nothing copied). */
+function unpackStyles(packed: PackedStyles): SessionStyles {
+  let at = 0;
+  let from = 0;
+  const next = (): StyleValues => {
+    const lists: StyleValues = new Map();
+    for (let n = packed.layout[at++]; n > 0; n--) {
+      const scale = packed.scales[packed.layout[at++]];
+      const length = packed.layout[at++];
+      lists.set(scale, packed.values.subarray(from, from + length));
+      from += length;
+    }
+    return lists;
+  };
+  const bySpeaker = packed.speakers.map(([key, kind]): SessionStyles["bySpeaker"][number] => [key, kind, next()]);
+  return { bySpeaker, condition: packed.condition, byCondition: packed.byCondition ? next() : null };
 }
 
 /**
@@ -131,18 +227,22 @@ export function codebookSessionPart(session: Session, sets: readonly CodeSet[], 
   const labels = new Map(info.categories.map((k) => [k.id, k.label]));
   for (const set of sets) addBadges(badges, session, set, labels);
   const coders = sets.map((set): CoderPart => {
-    if (info.kind !== "nominal") return { styles: styleValues(session, set) };
+    if (info.kind !== "nominal") return { styles: packStyles(styleValues(session, set)) };
     const { bySpeaker, byCondition } = buildDistribution([session], set);
     const row = { id: session.id, condition: conditionOf(session), turns: session.turns.length, binSize, speakers: [] };
     const coded = codedSessionPart(session, [...sessionCodes(set, session.id).values()], categoryIds(info));
-    return { distribution: { bySpeaker, byCondition }, cells: Int32Array.from(buildSequenceSet([session], [row], set, info).cells[0]), coded };
+    return {
+      distribution: partDistribution({ bySpeaker, byCondition }),
+      cells: Int32Array.from(buildSequenceSet([session], [row], set, info).cells[0]),
+      coded,
+    };
   });
   const bytes = arrayLineBytes(badges);
   return { coders, badges: bytes, badgesDigest: sha256(bytes) };
 }
 
 /** A session's finite ratings per speaker and for its condition (as buildStyleSet collects them). */
-function styleValues(session: Session, set: CodeSet): NonNullable<CoderPart["styles"]> {
+function styleValues(session: Session, set: CodeSet): SessionStyles {
   const keys = speakerKeys(session);
   const records = sessionCodes(set, session.id);
   const bySpeaker = new Map<string, [string, string, Map<string, number[]>]>();
@@ -201,26 +301,31 @@ function joined(chunks: StyleChunks): Map<string, Float64Array> {
   );
 }
 
-function addCounts(into: Counts, from: Counts): void {
-  for (const [code, n] of Object.entries(from)) into[code] = (into[code] ?? 0) + n;
+/** Add a part's [code index, count] pairs (in the order of its keys, as Object.entries gave them) to `into`. */
+function addCounts(into: Counts, codes: readonly string[], pairs: Int32Array): void {
+  for (let i = 0; i < pairs.length; i += 2) {
+    const code = codes[pairs[i]];
+    into[code] = (into[code] ?? 0) + pairs[i + 1];
+  }
 }
 
 /** One coder's distribution over the study from its session parts (what buildDistribution gives). */
 export function mergeDistribution(codebook: string, coder: string, parts: readonly CoderPart[]): Distribution {
   const bySpeaker = new Map<string, Distribution["bySpeaker"][number]>();
   const byCondition = new Map<string, Distribution["byCondition"][number]>();
-  for (const part of parts) {
-    for (const s of part.distribution?.bySpeaker ?? []) {
+  for (const { distribution: d } of parts) {
+    if (!d) continue;
+    for (const s of d.bySpeaker) {
       let entry = bySpeaker.get(s.key);
       if (!entry) bySpeaker.set(s.key, (entry = { key: s.key, kind: s.kind, role: s.role, total: 0, counts: {} }));
       entry.total += s.total;
-      addCounts(entry.counts, s.counts);
+      addCounts(entry.counts, d.codes, s.counts);
     }
-    for (const c of part.distribution?.byCondition ?? []) {
+    for (const c of d.byCondition) {
       let entry = byCondition.get(c.condition);
       if (!entry) byCondition.set(c.condition, (entry = { condition: c.condition, total: 0, counts: {} }));
       entry.total += c.total;
-      addCounts(entry.counts, c.counts);
+      addCounts(entry.counts, d.codes, c.counts);
     }
   }
   return { codebook, coder, bySpeaker: [...bySpeaker.values()], byCondition: [...byCondition.values()] };
@@ -235,15 +340,16 @@ export function mergeStyleValues(parts: readonly CoderPart[]): {
   const byCondition = new Map<string, StyleChunks>();
   for (const part of parts) {
     if (!part.styles) continue;
-    for (const [key, kind, values] of part.styles.bySpeaker) {
+    const styles = unpackStyles(part.styles);
+    for (const [key, kind, values] of styles.bySpeaker) {
       let entry = bySpeaker.get(key);
       if (!entry) bySpeaker.set(key, (entry = { kind, chunks: new Map() }));
       addChunks(entry.chunks, values);
     }
-    if (part.styles.byCondition) {
-      let entry = byCondition.get(part.styles.condition);
-      if (!entry) byCondition.set(part.styles.condition, (entry = new Map()));
-      addChunks(entry, part.styles.byCondition);
+    if (styles.byCondition) {
+      let entry = byCondition.get(styles.condition);
+      if (!entry) byCondition.set(styles.condition, (entry = new Map()));
+      addChunks(entry, styles.byCondition);
     }
   }
   return {
