@@ -46,11 +46,12 @@ export interface AgreementPart {
   /** Units some coders left out, grouped by who coded them, in order of first appearance. */
   partial: PartialGroup[];
   /**
-   * Those units in order, as runs of one session: their turns and groups (indexes into
-   * `partial`). Compact, as a memo reads thousands of them back: the study lists its first
-   * PARTIAL_LIST_LIMIT (coverage.partialUnits).
+   * Those units in order, as runs of one session: how many, their turns (the JSON text of the list)
+   * and groups (indexes into `partial`). Compact, as a memo reads thousands of them back, and the
+   * study lists only its first PARTIAL_LIST_LIMIT (coverage.partialUnits): the turns are parsed
+   * for those alone (a string per turn id took 25 ms to load at 100,000 turns).
    */
-  partialRuns: { session: string; turns: string[]; groups: number[] }[];
+  partialRuns: { session: string; count: number; turns: string; groups: number[] }[];
   disagreements: Disagreement[];
   /** Units every coder coded whose turn is not in the study's sessions. */
   notFound: number;
@@ -137,7 +138,7 @@ export function alignPart(
   const sorted = [...units.values()].sort((x, y) => byNumber.compare(x.session, y.session) || byNumber.compare(x.turn, y.turn));
   const ratings: Rating[][][] = variables.map(() => coders.map(() => []));
   const groups = new Map<string, { index: number; group: PartialGroup }>();
-  const partialRuns: AgreementPart["partialRuns"] = [];
+  const partialRuns: { session: string; turns: string[]; groups: number[] }[] = [];
   const disagreements: Disagreement[] = [];
   let partialCount = 0;
   let notFound = 0;
@@ -181,7 +182,7 @@ export function alignPart(
     emptyRecords,
     ratings,
     partial,
-    partialRuns,
+    partialRuns: partialRuns.map((run) => ({ session: run.session, count: run.turns.length, turns: JSON.stringify(run.turns), groups: run.groups })),
     disagreements,
     notFound,
   };
@@ -215,7 +216,7 @@ export function combineParts(parts: readonly AgreementPart[], coders: readonly s
       else groups.set(key, (known = { index: groups.size, group: { codedBy: [...group.codedBy], missing: [...group.missing], units: group.units } }));
       return known.index;
     });
-    for (const run of part.partialRuns) partialRuns.push({ session: run.session, turns: run.turns, groups: run.groups.map((g) => index[g]) });
+    for (const run of part.partialRuns) partialRuns.push({ ...run, groups: run.groups.map((g) => index[g]) });
     for (const row of part.disagreements) disagreements.push(row);
   }
   const partial = [...groups.values()].map((g) => g.group);
@@ -227,9 +228,11 @@ export function partCoverage(part: AgreementPart, coders: readonly string[]): Co
   const partialUnits: Coverage["partialUnits"] = [];
   let partialCount = 0;
   for (const run of part.partialRuns) {
-    partialCount += run.turns.length;
-    for (let u = 0; u < run.turns.length && partialUnits.length < PARTIAL_LIST_LIMIT; u++)
-      partialUnits.push({ session: run.session, turn: run.turns[u], codedBy: [...part.partial[run.groups[u]].codedBy] });
+    partialCount += run.count;
+    if (partialUnits.length >= PARTIAL_LIST_LIMIT) continue;
+    const turns = JSON.parse(run.turns) as string[];
+    for (let u = 0; u < turns.length && partialUnits.length < PARTIAL_LIST_LIMIT; u++)
+      partialUnits.push({ session: run.session, turn: turns[u], codedBy: [...part.partial[run.groups[u]].codedBy] });
   }
   return {
     unitsCodedByAll: part.unitsCodedByAll,
