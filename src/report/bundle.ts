@@ -199,7 +199,7 @@ export function shapeSessionParts(parts: readonly SessionPart[], control: string
       condition: p.overview.condition,
       turns: p.overview.turns,
       binSize: p.sequence.binSize,
-      speakers: Array.from(p.sequence.speakers, (touch) => index.get(p.speakers[touch].key) ?? -1),
+      speakers: cellSpeakers(p, index),
     })),
     participation: {
       sessions: [],
@@ -208,6 +208,14 @@ export function shapeSessionParts(parts: readonly SessionPart[], control: string
     },
   };
   return { base, participation: { path: "participation.sessions", texts: parts.map((p) => p.participationJson), entries: parts.length } };
+}
+
+/** A session's sequence cells' speakers as indexes into the study's speakers (looked up once per speaker, not per cell). */
+function cellSpeakers(part: SessionPart, index: ReadonlyMap<string, number>): number[] {
+  const study = part.speakers.map((s) => index.get(s.key) ?? -1);
+  const out: number[] = [];
+  for (const touch of part.sequence.speakers) out.push(study[touch]);
+  return out;
 }
 
 /**

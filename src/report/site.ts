@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { writeFileAtomic } from "../util/fs.js";
+import { writeChunks, writeFileAtomic } from "../util/fs.js";
 import { sha256 } from "../util/hash.js";
 import { cutAtArrays } from "../util/json-layout.js";
 import type { ShapedLines } from "./line-cache.js";
@@ -107,11 +107,11 @@ const CLOSE = Buffer.from("]");
  * under it ("concepts.firstMentions", each left empty in the bundle) written from their texts: the
  * same bytes as stringifying the entries, which the build then never had to make as objects.
  */
-function memberBytes(key: string, value: unknown, spliced: readonly ShapedLines[]): Buffer | undefined {
+function memberBytes(key: string, value: unknown, spliced: readonly ShapedLines[]): Uint8Array[] | undefined {
   const mine = spliced.filter((s) => s.path.startsWith(`${key}.`));
   if (mine.length === 0) {
     const text = JSON.stringify(value);
-    return text === undefined ? undefined : Buffer.from(text);
+    return text === undefined ? undefined : [Buffer.from(text)];
   }
   const members = mine.map((s) => s.path.slice(key.length + 1));
   for (const [i, member] of members.entries()) {
@@ -132,7 +132,7 @@ function memberBytes(key: string, value: unknown, spliced: readonly ShapedLines[
     }
     chunks.push(CLOSE, Buffer.from(cut.pieces[k + 1]));
   });
-  return Buffer.concat(chunks);
+  return chunks;
 }
 
 /**
@@ -146,11 +146,12 @@ async function writeDataFile(dir: string, bundle: ReportBundle, spliced: readonl
   let bytes = 0;
   const handle = await open(temp, "w");
   try {
-    const put = async (text: string | Buffer) => {
-      const buffer = typeof text === "string" ? Buffer.from(text) : text;
-      hash.update(buffer);
-      bytes += buffer.length;
-      await handle.writeFile(buffer);
+    const put = async (chunks: readonly Uint8Array[]) => {
+      for (const chunk of chunks) {
+        hash.update(chunk);
+        bytes += chunk.length;
+      }
+      await writeChunks(handle, chunks);
     };
     let first = true;
     // Every spliced array under a member the bundle has, as a plain object.
@@ -162,11 +163,10 @@ async function writeDataFile(dir: string, bundle: ReportBundle, spliced: readonl
       const bytes = memberBytes(key, value, spliced);
       // JSON.stringify leaves out members whose value is undefined: so does this.
       if (bytes === undefined) continue;
-      await put(`${first ? "{" : ","}${JSON.stringify(key)}:`);
-      await put(bytes);
+      await put([Buffer.from(`${first ? "{" : ","}${JSON.stringify(key)}:`), ...bytes]);
       first = false;
     }
-    await put(first ? "{}" : "}");
+    await put([Buffer.from(first ? "{}" : "}")]);
   } catch (error) {
     await handle.close();
     await rm(temp, { force: true });

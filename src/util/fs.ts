@@ -40,14 +40,15 @@ export async function readFrom(handle: FileHandle, from: number, size: number): 
  * A crash leaves either the old file or the new one, never half of one. With `sync`, the data
  * is on the disk (fsync) before the rename, so a power cut cannot leave an empty file either.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, options: { sync?: boolean } = {}): Promise<void> {
+export async function writeFileAtomic(path: string, data: string | Uint8Array | readonly Uint8Array[], options: { sync?: boolean } = {}): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   try {
     // One write of the whole buffer: writeFile writes 512 KB at a time, and encodes a string as it goes (50 ms for 20 MB).
     const handle = await open(temp, "w");
     try {
-      await writeAll(handle, typeof data === "string" ? Buffer.from(data) : data);
+      if (Array.isArray(data)) await writeChunks(handle, data);
+      else await writeAll(handle, typeof data === "string" ? Buffer.from(data) : (data as Uint8Array));
       if (options.sync) await handle.sync();
     } finally {
       await handle.close();
@@ -65,6 +66,17 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
 /** Pretty JSON (2-space indent, trailing newline), written atomically. */
 export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
   await writeFileAtomic(path, JSON.stringify(value, null, 2) + "\n");
+}
+
+/**
+ * Chunks (a file laid out from stored lines: util/json-layout.ts) in one gathered write, without
+ * first copying them into one buffer (15 ms for 15 MB of stats.json's lines); what a partial write
+ * left out is written as writeAll writes.
+ */
+export async function writeChunks(handle: FileHandle, chunks: readonly Uint8Array[]): Promise<void> {
+  const { bytesWritten } = await handle.writev(chunks as Uint8Array[]);
+  const total = chunks.reduce((n, c) => n + c.length, 0);
+  if (bytesWritten < total) await writeAll(handle, Buffer.concat(chunks).subarray(bytesWritten));
 }
 
 /** One write may be partial (a nearly full disk): keep writing until all is out, or throw. */

@@ -28,7 +28,7 @@ export const lineText = (line: Uint8Array): string => Buffer.from(line.buffer, l
 export const parseArrayLine = <T>(line: Uint8Array): T => JSON.parse(lineText(line)) as T;
 
 /** {@link jsonWithArrayLines} with each array's lines made here. */
-export function jsonWithLineArrays(object: object, paths: readonly string[]): Buffer {
+export function jsonWithLineArrays(object: object, paths: readonly string[]): Uint8Array[] {
   return jsonWithArrayLines(
     object,
     paths.flatMap((path) => {
@@ -46,13 +46,14 @@ export interface LineArray {
 }
 
 /**
- * The file's bytes: `object` as `JSON.stringify(object, null, 2) + "\n"`, with each of `arrays`
+ * The file's bytes, as chunks to write in order (writeFileAtomic writes them in one gathered
+ * write): `object` as `JSON.stringify(object, null, 2) + "\n"`, with each of `arrays`
  * made of its `lines` (from {@link arrayLine}, as strings or UTF-8 bytes), one per line. Only an
  * array reached through plain objects is laid out so (see {@link valueAt}); any other path is
  * written as the rest is, and a path given twice once. Bytes in, bytes out: decoding 20 MB of
  * entries to one string to encode it back cost twice.
  */
-export function jsonWithArrayLines(object: object, arrays: readonly LineArray[]): Buffer {
+export function jsonWithArrayLines(object: object, arrays: readonly LineArray[]): Uint8Array[] {
   const paths = new Set<string>();
   const present = arrays.filter(({ path }) => {
     const fresh = !paths.has(path) && valueAt(object, path) !== undefined;
@@ -60,7 +61,7 @@ export function jsonWithArrayLines(object: object, arrays: readonly LineArray[])
     return fresh;
   });
   // No path runs inside another: an array on the way is no plain object, so valueAt leaves such a path out.
-  const pretty = () => Buffer.from(`${JSON.stringify(object, null, 2)}\n`);
+  const pretty = () => [Buffer.from(`${JSON.stringify(object, null, 2)}\n`)];
   if (present.length === 0) return pretty();
   const cut = cutAtArrays(
     object,
@@ -74,7 +75,7 @@ export function jsonWithArrayLines(object: object, arrays: readonly LineArray[])
     chunks.push(Buffer.from(cut.pieces[k + 1]));
   });
   chunks.push(Buffer.from("\n"));
-  return Buffer.concat(chunks);
+  return chunks;
 }
 
 /**

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { arrayLine, jsonWithArrayLines, jsonWithLineArrays, splitLineArray } from "../../src/util/json-layout.js";
+import { arrayLine, jsonWithArrayLines as arrayLinesChunks, jsonWithLineArrays as lineArraysChunks, splitLineArray } from "../../src/util/json-layout.js";
+
+// The file's bytes as one buffer (the functions give its chunks, for one gathered write).
+const jsonWithArrayLines = (...args: Parameters<typeof arrayLinesChunks>) => Buffer.concat(arrayLinesChunks(...args));
+const jsonWithLineArrays = (...args: Parameters<typeof lineArraysChunks>) => Buffer.concat(lineArraysChunks(...args));
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
 

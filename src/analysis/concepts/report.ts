@@ -226,7 +226,7 @@ export async function writeConceptsParts(analysisDir: string, report: ConceptsRe
 /** The array of concepts.json written one session per line (the artifact registry says which). */
 const [LINES] = artifacts.concepts.lineArrays!;
 
-async function writeConcepts(analysisDir: string, json: string | Uint8Array, table: string): Promise<{ json: string; csv: string }> {
+async function writeConcepts(analysisDir: string, json: readonly Uint8Array[], table: string): Promise<{ json: string; csv: string }> {
   const files = { json: join(analysisDir, artifacts.concepts.file()), csv: join(analysisDir, artifacts.conceptsTable.file()) };
   await writeFileAtomic(files.json, json);
   await writeFileAtomic(files.csv, table);

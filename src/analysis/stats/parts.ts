@@ -182,7 +182,7 @@ export async function writeStatsParts(study: string, provenance: Provenance, par
 }
 
 /** The bytes of stats.json: those writeStatsReport writes for the report of `parts`, with each session's lines as kept. */
-function statsJsonOfParts(provenance: Provenance, parts: StatsReportParts): Buffer {
+function statsJsonOfParts(provenance: Provenance, parts: StatsReportParts): Uint8Array[] {
   // The sessions' own arrays are empty here: jsonWithArrayLines writes each array's lines in its place.
   const report: StatsReport = { provenance, ...statsResult(parts.pooled, { sessions: [], members: [], phases: [], segments: [], sequences: [] }) };
   const arrays = artifacts.stats.lineArrays!.map((path) => {
