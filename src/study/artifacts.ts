@@ -288,6 +288,8 @@ export const artifacts = {
     folder: STUDY_FOLDERS.analysis,
     format: "json",
     schema: agreementReportSchema,
+    // One disagreement per line: the agree stage keeps each session's lines and writes them in place.
+    lineArrays: ["disagreements.rows"],
     ...named("agreement-", ".json"),
   }),
   agreementDisagreements: define<[codebook: string], string>({

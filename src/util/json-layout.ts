@@ -71,7 +71,7 @@ export function jsonWithArrayLines(object: object, arrays: readonly LineArray[])
   if (!cut) return pretty();
   const chunks: Uint8Array[] = [Buffer.from(cut.pieces[0])];
   cut.order.forEach((i, k) => {
-    pushLines(chunks, present[i].lines, "  ".repeat(present[i].path.split(".").length));
+    pushLines(chunks, present[i].lines, present[i].path);
     chunks.push(Buffer.from(cut.pieces[k + 1]));
   });
   chunks.push(Buffer.from("\n"));
@@ -106,13 +106,20 @@ export function cutAtArrays(object: object, paths: readonly string[], stringify:
   }
 }
 
-/** `[`, the lines indented one step deeper than the member (`indent`), and `]` at the member's indent. */
-function pushLines(chunks: Uint8Array[], lines: LineArray["lines"], indent: string): void {
+/**
+ * What separates two entries' lines of the array at `path` in the file: lines joined by it pass
+ * for one line (a session's entries kept as one text, written in place as the entries would be).
+ */
+export const lineSeparator = (path: string): string => `,\n${"  ".repeat(path.split(".").length)}  `;
+
+/** `[`, the lines indented one step deeper than the member at `path`, and `]` at the member's indent. */
+function pushLines(chunks: Uint8Array[], lines: LineArray["lines"], path: string): void {
   if (lines.length === 0) {
     chunks.push(Buffer.from("[]"));
     return;
   }
-  const separator = Buffer.from(`,\n${indent}  `);
+  const indent = "  ".repeat(path.split(".").length);
+  const separator = Buffer.from(lineSeparator(path));
   chunks.push(Buffer.from(`[\n${indent}  `));
   for (let i = 0; i < lines.length; i++) {
     if (i > 0) chunks.push(separator);

@@ -177,6 +177,7 @@ describe("schemas reject wrong or old files, naming the first invalid field", ()
   it("a JSON artifact's per-session arrays (lineArrays) are written one compact entry per line, the rest as JSON.stringify indents it, and read back as written", async () => {
     const lined = Object.values(artifacts).filter((a) => a.lineArrays);
     expect(lined.map((a) => `${a.name}: ${a.lineArrays!.join(", ")}`).sort()).toEqual([
+      "agreement: disagreements.rows",
       "compare: units",
       "concepts: sessions",
       "stats: sessions, codes.profiles.members, codes.phases.sessions, codes.segments.sessions, codes.sequences",

@@ -5,13 +5,26 @@ import { studyPaths } from "../../study/study.js";
 import { diskReader, type StudyReader } from "../../study/reader.js";
 import { artifacts } from "../../study/artifacts.js";
 import { CliError } from "../../util/errors.js";
-import { writeFileAtomic, writeJsonAtomic } from "../../util/fs.js";
+import { writeFileAtomic } from "../../util/fs.js";
+import { jsonWithArrayLines, jsonWithLineArrays, lineText } from "../../util/json-layout.js";
 import { provenance, type Provenance } from "../../util/provenance.js";
 import { silentReporter, type Reporter } from "../../util/reporter.js";
 import { analyseVariable, type VariableAgreement, type VariableOptions } from "./core.js";
 import { noCodes, readCoderRecords, resolveCodebookShape, type CodebookShape, type Coverage } from "./study.js";
 import { digestsOf, readerDigests, type CodeDigests } from "../../study/code-digests.js";
-import { alignPart, byNumber, combineParts, partCoverage, shapeVariables, turnLookup, type AgreementPart, type Disagreement } from "./parts.js";
+import {
+  alignPart,
+  byNumber,
+  combineParts,
+  disagreementFields,
+  DISAGREEMENT_ROWS,
+  partCoverage,
+  shapeVariables,
+  turnLookup,
+  type AgreementPart,
+  type Disagreement,
+  type DisagreementTexts,
+} from "./parts.js";
 import type { Session } from "../../transcript/schema.js";
 import { memoNote, memoResult, openSessionMemo } from "../../study/session-memo.js";
 import { sha256 } from "../../util/hash.js";
@@ -220,11 +233,12 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
   const variables = stored?.value ?? analyse();
   reporter.log(`agree: ${complete} turn(s) coded by all of ${coders.join(", ")}${note}${stored?.reused ? "; statistics reused" : ""}`);
 
-  const rows: Disagreement[] = part.disagreements;
+  const texts = part.disagreements;
+  let rows: Disagreement[] | undefined;
   if (part.notFound > 0)
     warnings.push(`${part.notFound} coded turn(s) are not in the study's sessions (deleted or renamed?); their disagreements are listed without text`);
 
-  return {
+  const report: AgreementReport = {
     kind: "agreement",
     provenance: provenance({
       command: "agree",
@@ -243,22 +257,29 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
     settings: { seed, bootstrap, confidence: 0.95 },
     coverage,
     variables,
-    disagreements: { total: rows.length, rows },
+    disagreements: {
+      total: texts.count,
+      // Parsed from their text when first read (the agree command's table, a test): the pipeline only writes them.
+      get rows() {
+        return (rows ??= JSON.parse(`[${texts.json.map(lineText).join(",")}]`) as Disagreement[]);
+      },
+    },
     warnings,
   };
+  disagreementTexts.set(report, texts);
+  return report;
 }
+
+/** The disagreements of the reports agreeStudy made, as their files hold them: writeAgreement writes them as they are. */
+const disagreementTexts = new WeakMap<AgreementReport, DisagreementTexts>();
 
 /** Disagreements as CSV: session, turn, speaker, variable, one column per coder, text (verbatim, CSV-quoted). */
 export function disagreementsCsv(report: AgreementReport): string {
+  const texts = disagreementTexts.get(report);
   const fields = ["session", "turn", "speaker", "variable", ...report.coders, "text"];
-  const data = report.disagreements.rows.map((row) => [
-    row.session,
-    row.turn,
-    row.speaker ?? "",
-    row.variable,
-    ...report.coders.map((c) => row.values[c] ?? ""),
-    row.text ?? "",
-  ]);
+  // The header alone ends in "\n"; the rows kept as text are joined as Papa joins rows.
+  if (texts) return `${Papa.unparse({ fields, data: [] }, { newline: "\n" })}${texts.csv.map(lineText).join("\n")}\n`;
+  const data = report.disagreements.rows.map((row) => disagreementFields(row, report.coders));
   // escapeFormulae stays off: it would prefix turn text starting with "=", "+", "-" or "@", altering the words.
   return Papa.unparse({ fields, data }, { newline: "\n" }) + "\n";
 }
@@ -272,7 +293,12 @@ export function agreementPaths(study: string, codebook: string): { json: string;
 export async function writeAgreement(study: string, report: AgreementReport): Promise<{ json: string; csv: string }> {
   const codebook = report.source.type === "study" ? report.source.codebook : "csv";
   const paths = agreementPaths(study, codebook);
-  await writeJsonAtomic(paths.json, report);
+  // One disagreement per line (the artifact registry's layout): from their kept text when agreeStudy made the report.
+  const texts = disagreementTexts.get(report);
+  const json = texts
+    ? jsonWithArrayLines({ ...report, disagreements: { total: report.disagreements.total, rows: [] } }, [{ path: DISAGREEMENT_ROWS, lines: texts.json }])
+    : jsonWithLineArrays(report, artifacts.agreement.lineArrays!);
+  await writeFileAtomic(paths.json, json);
   await writeFileAtomic(paths.csv, disagreementsCsv(report));
   return paths;
 }

@@ -1,4 +1,7 @@
+import Papa from "papaparse";
 import type { CodeRecord } from "../../coding/records.js";
+import { arrayLine, lineSeparator } from "../../util/json-layout.js";
+import { artifacts } from "../../study/artifacts.js";
 import type { Session } from "../../transcript/schema.js";
 import type { Rating } from "../reliability/values.js";
 import { nominalValue, usable, type CodebookShape, type Coverage } from "./study.js";
@@ -52,12 +55,43 @@ export interface AgreementPart {
    * for those alone (a string per turn id took 25 ms to load at 100,000 turns).
    */
   partialRuns: { session: string; count: number; turns: string; groups: number[] }[];
-  disagreements: Disagreement[];
+  disagreements: DisagreementTexts;
   /** Units every coder coded whose turn is not in the study's sessions. */
   notFound: number;
 }
 
 const PARTIAL_LIST_LIMIT = 1000;
+
+/** Where agreement-<codebook>.json lists the disagreements, one per line (the artifact registry says which). */
+export const [DISAGREEMENT_ROWS] = artifacts.agreement.lineArrays!;
+
+/**
+ * Disagreements as the files hold them, in UTF-8: the rows' lines of agreement-<codebook>.json
+ * (joined as the file joins them: lineSeparator) and of the disagreements CSV (joined by "\n", no
+ * header), one text per part that has any. The writer puts them in place; loading them as objects
+ * from the memo and writing them out as JSON and CSV again took ~50 ms of a run that adds one
+ * session to a 100,000-turn study (issue 11).
+ */
+export interface DisagreementTexts {
+  count: number;
+  json: Uint8Array[];
+  csv: Uint8Array[];
+}
+
+/** A disagreement's CSV fields: session, turn, speaker, variable, one per coder, text (verbatim). */
+export function disagreementFields(row: Disagreement, coders: readonly string[]): (string | number)[] {
+  return [row.session, row.turn, row.speaker ?? "", row.variable, ...coders.map((c) => row.values[c] ?? ""), row.text ?? ""];
+}
+
+function disagreementTexts(rows: readonly Disagreement[], coders: readonly string[]): DisagreementTexts {
+  if (rows.length === 0) return { count: 0, json: [], csv: [] };
+  // escapeFormulae stays off: it would prefix turn text starting with "=", "+", "-" or "@", altering the words.
+  const csv = Papa.unparse(
+    rows.map((row) => disagreementFields(row, coders)),
+    { newline: "\n" },
+  );
+  return { count: rows.length, json: [Buffer.from(rows.map(arrayLine).join(lineSeparator(DISAGREEMENT_ROWS)))], csv: [Buffer.from(csv)] };
+}
 
 /**
  * The order of `localeCompare(…, undefined, { numeric: true })`, from one collator: calling
@@ -183,7 +217,7 @@ export function alignPart(
     ratings,
     partial,
     partialRuns: partialRuns.map((run) => ({ session: run.session, count: run.turns.length, turns: JSON.stringify(run.turns), groups: run.groups })),
-    disagreements,
+    disagreements: disagreementTexts(disagreements, coders),
     notFound,
   };
 }
@@ -195,7 +229,7 @@ export function combineParts(parts: readonly AgreementPart[], coders: readonly s
   const emptyRecords = coders.map(() => 0);
   const groups = new Map<string, { index: number; group: PartialGroup }>();
   const partialRuns: AgreementPart["partialRuns"] = [];
-  const disagreements: Disagreement[] = [];
+  const disagreements: DisagreementTexts = { count: 0, json: [], csv: [] };
   let unitsCodedByAll = 0;
   let unitsCodedByAny = 0;
   let notFound = 0;
@@ -217,7 +251,9 @@ export function combineParts(parts: readonly AgreementPart[], coders: readonly s
       return known.index;
     });
     for (const run of part.partialRuns) partialRuns.push({ ...run, groups: run.groups.map((g) => index[g]) });
-    for (const row of part.disagreements) disagreements.push(row);
+    disagreements.count += part.disagreements.count;
+    disagreements.json.push(...part.disagreements.json);
+    disagreements.csv.push(...part.disagreements.csv);
   }
   const partial = [...groups.values()].map((g) => g.group);
   return { unitsCodedByAll, unitsCodedByAny, perCoder, emptyRecords, ratings, partial, partialRuns, disagreements, notFound };

@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CodeRecord } from "../../../src/coding/records.js";
 import type { Session } from "../../../src/transcript/schema.js";
-import { agreeStudy, type AgreementReport } from "../../../src/analysis/agreement/agree.js";
+import { agreeStudy, writeAgreement, type AgreementReport } from "../../../src/analysis/agreement/agree.js";
 import { alignPart, partCoverage, turnLookup } from "../../../src/analysis/agreement/parts.js";
 import type { CodebookShape } from "../../../src/analysis/agreement/study.js";
 import { memoryReporter } from "../../../src/util/reporter.js";
+import { lineText } from "../../../src/util/json-layout.js";
 
 /**
  * agree's per-session path (issue 11) orders sessions with a numeric collator, which ranks "s2"
@@ -93,7 +94,8 @@ async function expectSame(dir: string, sessions: Session[]) {
   expect(incremental.json).toBe((await agree(dir, sessions, { cache: false, listed: [...sessions, sessions[0]] })).json);
   const whole = alignPart(incremental.records, coders, incremental.report.codebook as CodebookShape, turnLookup(sessions));
   expect(incremental.report.coverage).toEqual(partCoverage(whole, coders));
-  expect(incremental.report.disagreements.rows).toEqual(whole.disagreements);
+  expect(incremental.report.disagreements.total).toBe(whole.disagreements.count);
+  expect(incremental.report.disagreements.rows).toEqual(JSON.parse(`[${whole.disagreements.json.map(lineText).join(",")}]`));
   return incremental;
 }
 
@@ -118,5 +120,27 @@ describe("agree: the per-session (memo) path equals the whole-study computation 
     // Without the ties again: the memoised sessions are reused, the new one analysed.
     const added = await expectSame(dir, [...base, sessionOf("s20", turns(30))]);
     expect(added.log).toContain("(1 analysed, 4 reused");
+  });
+
+  it("writes the disagreements kept as text (one per line in the JSON, and the CSV) as it writes them from the rows", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "colloquy-agree-texts-"));
+    const sessions = [sessionOf("s1", turns(30)), sessionOf("s2", turns(30)), sessionOf("s10", turns(30))];
+    // A turn text the CSV must quote, and one JSON must escape.
+    for (const turn of sessions[0].turns) turn.text = `she said "no", then\nleft — =SUM(1) ${turn.id}`;
+    const { report } = await agree(dir, sessions, { cache: true });
+    expect(report.disagreements.total).toBeGreaterThan(10);
+    const fromTexts = await writeAgreement(dir, report);
+    const json = await readFile(fromTexts.json, "utf8");
+    const csv = await readFile(fromTexts.csv, "utf8");
+    // The same report with its rows as objects (no kept text): the writer lays them out itself.
+    const plain = { ...report, disagreements: { total: report.disagreements.total, rows: [...report.disagreements.rows] } };
+    const other = await mkdtemp(join(tmpdir(), "colloquy-agree-rows-"));
+    const fromRows = await writeAgreement(other, plain);
+    expect(await readFile(fromRows.json, "utf8")).toBe(json);
+    expect(await readFile(fromRows.csv, "utf8")).toBe(csv);
+    expect(JSON.parse(json)).toEqual(JSON.parse(JSON.stringify(report)));
+    // One disagreement per line, and the CSV's header and one row per disagreement (a quoted line break aside).
+    expect(json.split("\n").filter((l) => l.startsWith('      {"session":'))).toHaveLength(report.disagreements.total);
+    expect(csv).toMatch(/\ns1,t\d+,Ada,codes,[xyz],[xyz],[xyz],"she said ""no"", then\nleft — =SUM\(1\) t\d+"\n/);
   });
 });

@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { CodeRecord } from "../../../src/coding/records.js";
 import { recordsBySession } from "../../../src/coding/records.js";
-import { alignPart, combineParts, partCoverage, shapeVariables, turnLookup } from "../../../src/analysis/agreement/parts.js";
+import {
+  alignPart,
+  combineParts,
+  partCoverage,
+  shapeVariables,
+  turnLookup,
+  type AgreementPart,
+  type Disagreement,
+} from "../../../src/analysis/agreement/parts.js";
+import { lineSeparator, lineText } from "../../../src/util/json-layout.js";
 import { codesDigest } from "../../../src/study/session-memo.js";
 
 /** The memo inputs agree gives a session part: one codesDigest per compared coder. */
@@ -83,7 +92,19 @@ describe("agreement parts", () => {
       const sessions = sessionsOf(ids, 700);
       const whole = alignPart(records, coders, shape, turnLookup(sessions));
       const combined = perSession(records, shape, sessions);
-      expect(combined).toEqual(whole);
+      // The disagreements' texts as the files join them: one text per part, joined as their rows are.
+      const joined = (part: AgreementPart) => ({
+        ...part,
+        disagreements: {
+          count: part.disagreements.count,
+          json: part.disagreements.json.map(lineText).join(lineSeparator("disagreements.rows")),
+          csv: part.disagreements.csv.map(lineText).join("\n"),
+        },
+      });
+      expect(combined.disagreements.json.length).toBeGreaterThan(1);
+      expect(joined(combined)).toEqual(joined(whole));
+      const rows = JSON.parse(`[${joined(whole).disagreements.json}]`) as Disagreement[];
+      expect(rows).toHaveLength(whole.disagreements.count);
       const coverage = partCoverage(combined, coders);
       expect(coverage).toEqual(partCoverage(whole, coders));
       expect(coverage.partialUnitsTruncated).toBe(true);
@@ -94,8 +115,8 @@ describe("agreement parts", () => {
       expect(coverage.emptyRecords.rules).toBeGreaterThan(0);
       // Turns not in the sessions (the last 100 of each session) are counted, and listed without text.
       expect(whole.notFound).toBeGreaterThan(0);
-      expect(whole.disagreements.some((d) => d.text === null)).toBe(true);
-      expect(whole.disagreements.some((d) => d.text !== null && d.speaker === "Ada")).toBe(true);
+      expect(rows.some((d) => d.text === null)).toBe(true);
+      expect(rows.some((d) => d.text !== null && d.speaker === "Ada")).toBe(true);
     });
   }
 
