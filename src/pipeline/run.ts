@@ -73,6 +73,13 @@ export async function runPipeline(
   }
 
   const outcomes: StageOutcome[] = [];
+  // Stage records not yet written to the state file (see below).
+  let unsaved = false;
+  const save = async () => {
+    context.state.hashes = hashes.remembered();
+    await writeState(study, context.state);
+    unsaved = false;
+  };
   for (const stage of stages) {
     if (!selected(options, stage.name)) {
       outcomes.push({ name: stage.name, status: "not-selected", reason: "--only", seconds: 0 });
@@ -91,6 +98,8 @@ export async function runPipeline(
     try {
       summary = await stage.run(context);
     } catch (error) {
+      // The stages that finished keep their records, as after a crash they may lack them.
+      if (unsaved) await save().catch(() => undefined);
       const seconds = (performance.now() - began) / 1000;
       outcomes.push({ name: stage.name, status: "failed", reason: errorMessage(error), seconds });
       reporter.log(`[${stage.name}] FAILED after ${seconds.toFixed(1)} s`);
@@ -108,8 +117,12 @@ export async function runPipeline(
     const print = stage.fingerprintAfterRun ? await stage.fingerprintAfterRun(context) : plan.fingerprint;
     const seconds = (performance.now() - began) / 1000;
     context.state.stages[stage.name] = { fingerprint: print, finishedAt: new Date().toISOString(), seconds, summary };
-    context.state.hashes = hashes.remembered();
-    await writeState(study, context.state);
+    // Written now when the stage took a second or more, so that a crash later does not make it run
+    // again; a quicker one is written with the next, or at the end: each write takes a few ms (the
+    // state remembers every file's hash), and a run adding one session to a 100,000-turn study ran
+    // eight stages of 0.1-0.9 s. Running such a stage again after a crash costs less than the writes.
+    unsaved = true;
+    if (seconds >= 1) await save();
     reporter.log(`[${stage.name}] ${summary} (${seconds.toFixed(1)} s)`);
     outcomes.push({ name: stage.name, status: "ran", reason: decision.reason, seconds, summary });
   }
@@ -118,7 +131,7 @@ export async function runPipeline(
   const warnings = await rememberedEmptyViewWarnings(studyContext, hashes, state);
   // Remember the hashes even when nothing ran, so the next run reads no unchanged file.
   const hashed = hashes.remembered();
-  if (JSON.stringify(state.hashes ?? {}) !== JSON.stringify(hashed) || JSON.stringify(state.emptyViews) !== remembered) {
+  if (unsaved || JSON.stringify(state.hashes ?? {}) !== JSON.stringify(hashed) || JSON.stringify(state.emptyViews) !== remembered) {
     state.hashes = hashed;
     await writeState(study, state);
   }

@@ -198,4 +198,36 @@ describe("the pipeline state", () => {
       clock.mockRestore();
     }
   });
+
+  it("keeps the record of a quick stage when a later one fails, and of every stage at the end", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "colloquy-state-quick-")), "demo");
+    await cp(join(import.meta.dirname, "../../fixtures/demo-study"), dir, { recursive: true });
+    const stateFile = join(dir, ".colloquy-state.json");
+    const writes = () =>
+      stat(stateFile).then(
+        (s) => s.mtimeMs + s.ino * 1e9,
+        () => 0,
+      );
+    const quick = (name: Stage["name"], fail = false, inputs = "inputs"): Stage => ({
+      name,
+      description: name,
+      writes: [],
+      plan: async () => ({ fingerprint: `${name} ${inputs}`, work: name }),
+      run: async () => {
+        if (fail) throw new Error(`${name} broke`);
+        return `${name} done`;
+      },
+    });
+    await expect(runPipeline(dir, [quick("import"), quick("code", true)], {}, silentReporter)).rejects.toThrow(/code broke/);
+    expect(Object.keys((await readState(dir)).stages)).toEqual(["import"]);
+    // The next run skips it, and the end of the run records the stages that ran.
+    const before = await writes();
+    const result = await runPipeline(dir, [quick("import"), quick("code"), quick("agree")], {}, silentReporter);
+    expect(result.stages.map((s) => s.status)).toEqual(["skipped", "ran", "ran"]);
+    expect(Object.keys((await readState(dir)).stages).sort()).toEqual(["agree", "code", "import"]);
+    expect(await writes()).not.toBe(before);
+    // A run where only a quick stage's inputs changed: its new record is written at the end.
+    await runPipeline(dir, [quick("import"), quick("code"), quick("agree", false, "other inputs")], {}, silentReporter);
+    expect((await readState(dir)).stages.agree?.fingerprint).toBe("agree other inputs");
+  });
 });
