@@ -3,7 +3,7 @@ import { readdir } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { sameStamp, settledStamp, stamp } from "../util/file-stamp.js";
 import { hashValue, sha256File } from "../util/hash.js";
-import { noteHash, ownWrites, trustworthy, writtenSince } from "../util/known-bytes.js";
+import { isOwnWrite, knownHash, noteHash, ownWrites, trustworthy, writtenSince } from "../util/known-bytes.js";
 
 /** `inner` is `outer` or a folder below it (both resolved: "codes2" is not below "codes"). */
 const within = (inner: string, outer: string) => {
@@ -99,6 +99,13 @@ export class FileHasher {
       this.takenAt.set(key, count);
       noteHash(path, now, info.size, known[4]);
       return known[4];
+    }
+    // A file one of this run's stages just wrote, whose bytes it hashed as it wrote them.
+    const own = isOwnWrite(path, now) ? knownHash(path, now, info.size) : undefined;
+    if (own !== undefined) {
+      this.next[key] = [...now, own];
+      this.takenAt.set(key, count);
+      return own;
     }
     this.filesRead++;
     const read = this.reading.then(() => sha256File(path));

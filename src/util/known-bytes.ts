@@ -99,6 +99,11 @@ export function noteOwnWrite(path: string, after: FileStamp, appendedFrom?: File
   entry.latest = after;
 }
 
+/** Whether this process's writes to `path` are trusted now (it holds the lock of a study that holds it). */
+export function trustsOwnWrites(path: string): boolean {
+  return inside(resolve(path), state.roots);
+}
+
 /** Whether `stamp` is the one this process's latest write left `path` at, while own writes are trusted. */
 export function isOwnWrite(path: string, stamp: FileStamp): boolean {
   const key = resolve(path);

@@ -128,6 +128,33 @@ describe("FileHasher", () => {
     }
   });
 
+  it("takes the hash of a file this run wrote under the lock from the write, reading nothing; reads one another program changed", async () => {
+    const { root } = await folder();
+    const path = join(root, "sessions", "ours.json");
+    const release = await acquireStudyLock(root, "test");
+    try {
+      // Written in chunks, as the analysis files laid out from stored lines are.
+      await writeFileAtomic(path, [Buffer.from('{"text": '), Buffer.from('"ours — é"}')]);
+      const hasher = new FileHasher(root);
+      const files = await hasher.folder(join(root, "sessions"));
+      expect(files["sessions/ours.json"]).toBe(sha256('{"text": "ours — é"}'));
+      // Only the file this process did not write was read.
+      expect(hasher.filesRead).toBe(1);
+      // Another program writes other bytes of the same size: read, not taken from the write.
+      await writeFile(path, '{"text": "them — é"}');
+      const again = new FileHasher(root);
+      expect((await again.folder(join(root, "sessions")))["sessions/ours.json"]).toBe(sha256('{"text": "them — é"}'));
+      expect(again.filesRead).toBe(2);
+    } finally {
+      release();
+    }
+    // Written with no lock held: its hash is read.
+    await writeFileAtomic(path, '{"text": "unlocked"}');
+    const unlocked = new FileHasher(root);
+    expect((await unlocked.folder(join(root, "sessions")))["sessions/ours.json"]).toBe(sha256('{"text": "unlocked"}'));
+    expect(unlocked.filesRead).toBe(2);
+  });
+
   it("does not save an entry this process wrote the file after", async () => {
     const { root, path } = await folder();
     const hasher = new FileHasher(root);
