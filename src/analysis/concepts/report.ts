@@ -9,7 +9,7 @@ import type { ConceptExtractor } from "./extract.js";
 import type { SessionMemo } from "../../study/session-memo.js";
 import { analyseSessionConcepts, type ParticipantConcepts, type SessionConcepts } from "./measures.js";
 import { MTLD_THRESHOLD } from "./mtld.js";
-import { arrayLine, arrayLineBytes, jsonWithArrayLines, parseArrayLine } from "../../util/json-layout.js";
+import { arrayLine, arrayLineBytes, jsonWithArrayLines, lineText, parseArrayLine } from "../../util/json-layout.js";
 import type { SpeakerSelection } from "./speakers.js";
 import { FILLERS, STOP_NOUNS } from "./stopwords.js";
 
@@ -54,7 +54,7 @@ const PARTICIPANT_MEASURES: [string, (p: ParticipantConcepts) => number | null][
   ["cohesion", (p) => p.cohesion],
 ];
 
-const SESSION_MEASURES: [string, (s: Omit<SessionConceptsPart, "json">) => number | null][] = [
+const SESSION_MEASURES: [string, (s: Omit<SessionConceptsPart, "json" | "csv">) => number | null][] = [
   ["sessionConceptRate", (s) => s.rate],
   ["sessionUniqueConcepts", (s) => s.uniqueConcepts],
 ];
@@ -79,6 +79,8 @@ export interface SessionConceptsPart {
    * size of the text it holds.
    */
   json: Uint8Array;
+  /** The session's rows of concepts.csv, UTF-8 encoded (written as they are: making the table again took 20 ms a run). */
+  csv: Uint8Array;
   session: string;
   condition: string;
   /** Pairing key of the session measures (sessionUnit). */
@@ -97,11 +99,11 @@ export interface ConceptsReportParts {
 
 /** The part of one analysed session. */
 export function sessionConceptsPart(result: SessionConcepts): SessionConceptsPart {
-  return { json: arrayLineBytes(result), ...partMeasures(result) };
+  return { json: arrayLineBytes(result), csv: sessionCsvRows(result.participants), ...partMeasures(result) };
 }
 
 /** What the comparisons and the table read of a session. */
-function partMeasures(result: SessionConcepts): Omit<SessionConceptsPart, "json"> {
+function partMeasures(result: SessionConcepts): Omit<SessionConceptsPart, "json" | "csv"> {
   return {
     session: result.session,
     condition: result.condition,
@@ -140,7 +142,7 @@ export function buildConceptsReport(sessions: readonly Session[], extractor: Con
 }
 
 /** The comparisons between conditions of every participant and session measure. */
-function compareConcepts(parts: readonly Omit<SessionConceptsPart, "json">[], options: ConceptsOptions): MeasureComparison[] {
+function compareConcepts(parts: readonly Omit<SessionConceptsPart, "json" | "csv">[], options: ConceptsOptions): MeasureComparison[] {
   const participants = parts.flatMap((r) => r.participants);
   const conditions: MeasureComparison[] = [];
   for (const [measure, get] of PARTICIPANT_MEASURES) {
@@ -184,32 +186,64 @@ export function conceptsReportOf(parts: ConceptsReportParts): ConceptsReport {
   };
 }
 
+/** The columns of concepts.csv: one row per participant and session. */
+const CSV_FIELDS = [
+  "session",
+  "condition",
+  "participant",
+  "name",
+  "turns",
+  "words",
+  "words_per_utterance",
+  "total_concepts",
+  "unique_concepts",
+  "concepts_per_utterance",
+  "concept_rate_per_min",
+  "rate_basis",
+  "rate_minutes",
+  "rate_note",
+  "introduced",
+  "picked_up",
+  "mtld",
+  "cohesion",
+];
+
+function csvRow(p: ParticipantConcepts): unknown[] {
+  return [
+    p.session,
+    p.condition,
+    p.participant,
+    p.name,
+    p.turns,
+    p.words,
+    p.wordsPerUtterance,
+    p.totalConcepts,
+    p.uniqueConcepts,
+    p.conceptsPerUtterance,
+    p.rate.value,
+    p.rate.basis,
+    p.rate.minutes,
+    p.rate.reason ?? "",
+    p.introduced,
+    p.pickedUp,
+    p.mtld.mtld,
+    p.cohesion,
+  ];
+}
+
+/** A session's rows of concepts.csv (no header; empty without participants), as a part keeps them. */
+const sessionCsvRows = (participants: readonly ParticipantConcepts[]): Uint8Array => Buffer.from(Papa.unparse(participants.map(csvRow), { newline: "\n" }));
+
 /** One CSV row per participant and session. */
-export function conceptsCsv(report: Pick<ConceptsReport, "sessions"> | ConceptsReportParts): string {
-  const sessions: readonly { participants: readonly ParticipantConcepts[] }[] = report.sessions;
-  const rows = sessions.flatMap((s) =>
-    s.participants.map((p) => ({
-      session: p.session,
-      condition: p.condition,
-      participant: p.participant,
-      name: p.name,
-      turns: p.turns,
-      words: p.words,
-      words_per_utterance: p.wordsPerUtterance,
-      total_concepts: p.totalConcepts,
-      unique_concepts: p.uniqueConcepts,
-      concepts_per_utterance: p.conceptsPerUtterance,
-      concept_rate_per_min: p.rate.value,
-      rate_basis: p.rate.basis,
-      rate_minutes: p.rate.minutes,
-      rate_note: p.rate.reason ?? "",
-      introduced: p.introduced,
-      picked_up: p.pickedUp,
-      mtld: p.mtld.mtld,
-      cohesion: p.cohesion,
-    })),
-  );
-  return Papa.unparse(rows, { newline: "\n" }) + "\n";
+export function conceptsCsv(report: Pick<ConceptsReport, "sessions">): string {
+  const data = report.sessions.flatMap((s) => s.participants.map(csvRow));
+  return Papa.unparse({ fields: CSV_FIELDS, data }, { newline: "\n" }) + "\n";
+}
+
+/** conceptsCsv of a report in parts, from the rows each part keeps: the header alone ends in "\n", and rows are joined as Papa joins them. */
+function partsCsv(report: ConceptsReportParts): string {
+  const rows = report.sessions.filter((s) => s.csv.length > 0).map((s) => lineText(s.csv));
+  return `${Papa.unparse({ fields: CSV_FIELDS, data: [] }, { newline: "\n" })}${rows.join("\n")}\n`;
 }
 
 /** Write the concepts JSON and CSV (names from the artifact registry) into a study's analysis folder; returns their paths. */
@@ -220,7 +254,7 @@ export async function writeConceptsReport(analysisDir: string, report: ConceptsR
 /** writeConceptsReport for a report in parts: the same bytes, each session's text written as stored. */
 export async function writeConceptsParts(analysisDir: string, report: ConceptsReportParts): Promise<{ json: string; csv: string }> {
   const bytes = jsonWithArrayLines(report, [{ path: LINES, lines: report.sessions.map((s) => s.json) }]);
-  return writeConcepts(analysisDir, bytes, conceptsCsv(report));
+  return writeConcepts(analysisDir, bytes, partsCsv(report));
 }
 
 /** The array of concepts.json written one session per line (the artifact registry says which). */
