@@ -3,7 +3,7 @@ import type { AgreementReport } from "../analysis/agreement/agree.js";
 import type { AgreeCurve } from "../stages/agree-curve.js";
 import type { MeasurementLevel } from "../analysis/reliability/krippendorff.js";
 import { CliError } from "../util/errors.js";
-import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
+import { writeFileAtomic } from "../util/fs.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
@@ -92,7 +92,7 @@ Examples:
       const bootstrap = integerFlag(flags.bootstrap, "--bootstrap", 0);
       if (flags.csv) {
         const { agreeCsv } = await import("../analysis/agreement/csv.js");
-        const { disagreementsCsv } = await import("../analysis/agreement/agree.js");
+        const { agreementJson, disagreementsCsv } = await import("../analysis/agreement/agree.js");
         if (study) throw new CliError("give either a study folder or --csv <file>, not both");
         if (flags.sessions || flags.condition || flags.run)
           throw new CliError("--sessions, --condition and --run select sessions of a study; with --csv, filter the CSV's rows instead");
@@ -109,7 +109,7 @@ Examples:
         let files: { json: string; csv: string } | undefined;
         if (flags.out) {
           files = { json: flags.out, csv: flags.out.replace(/\.json$/i, "") + "-disagreements.csv" };
-          await writeJsonAtomic(files.json, report);
+          await writeFileAtomic(files.json, agreementJson(report));
           await writeFileAtomic(files.csv, disagreementsCsv(report));
         }
         await emit(report, flags, files);

@@ -80,60 +80,60 @@ export async function runPipeline(
     await writeState(study, context.state);
     unsaved = false;
   };
-  for (const stage of stages) {
-    if (!selected(options, stage.name)) {
-      outcomes.push({ name: stage.name, status: "not-selected", reason: "--only", seconds: 0 });
-      continue;
-    }
-    const began = performance.now();
-    // Re-plan: earlier stages may have changed this stage's inputs.
-    const plan = await stage.plan(context);
-    const decision = decide(context, stage, plan);
-    if (!decision.run) {
-      reporter.log(`[${stage.name}] skipped: ${decision.reason} (${((performance.now() - began) / 1000).toFixed(1)} s to check)`);
-      outcomes.push({ name: stage.name, status: "skipped", reason: decision.reason, seconds: 0 });
-      continue;
-    }
-    let summary: string;
-    try {
-      summary = await stage.run(context);
-    } catch (error) {
-      // The stages that finished keep their records, as after a crash they may lack them.
-      if (unsaved) await save().catch(() => undefined);
+  try {
+    for (const stage of stages) {
+      if (!selected(options, stage.name)) {
+        outcomes.push({ name: stage.name, status: "not-selected", reason: "--only", seconds: 0 });
+        continue;
+      }
+      const began = performance.now();
+      // Re-plan: earlier stages may have changed this stage's inputs.
+      const plan = await stage.plan(context);
+      const decision = decide(context, stage, plan);
+      if (!decision.run) {
+        reporter.log(`[${stage.name}] skipped: ${decision.reason} (${((performance.now() - began) / 1000).toFixed(1)} s to check)`);
+        outcomes.push({ name: stage.name, status: "skipped", reason: decision.reason, seconds: 0 });
+        continue;
+      }
+      let summary: string;
+      try {
+        summary = await stage.run(context);
+      } catch (error) {
+        const seconds = (performance.now() - began) / 1000;
+        outcomes.push({ name: stage.name, status: "failed", reason: errorMessage(error), seconds });
+        reporter.log(`[${stage.name}] FAILED after ${seconds.toFixed(1)} s`);
+        const done = outcomes.filter((o) => o.status === "ran").map((o) => o.name);
+        throw new CliError(
+          `stage "${stage.name}" failed: ${errorMessage(error)}\n` +
+            `Finished stages keep their outputs${done.length ? ` (${done.join(", ")})` : ""}; fix the problem and run again to continue from "${stage.name}".`,
+          { cause: error },
+        );
+      }
+      // What the stage wrote may be what later stages read.
+      hashes.forget(stage.writes.map((folder) => context.study.paths[folder]));
+      // The pre-run fingerprint is the one to remember, unless the stage's outputs are among its
+      // own inputs (see Stage.fingerprintAfterRun).
+      const print = stage.fingerprintAfterRun ? await stage.fingerprintAfterRun(context) : plan.fingerprint;
       const seconds = (performance.now() - began) / 1000;
-      outcomes.push({ name: stage.name, status: "failed", reason: errorMessage(error), seconds });
-      reporter.log(`[${stage.name}] FAILED after ${seconds.toFixed(1)} s`);
-      const done = outcomes.filter((o) => o.status === "ran").map((o) => o.name);
-      throw new CliError(
-        `stage "${stage.name}" failed: ${errorMessage(error)}\n` +
-          `Finished stages keep their outputs${done.length ? ` (${done.join(", ")})` : ""}; fix the problem and run again to continue from "${stage.name}".`,
-        { cause: error },
-      );
+      context.state.stages[stage.name] = { fingerprint: print, finishedAt: new Date().toISOString(), seconds, summary };
+      // Written now when the stage took a second or more, so that a crash later does not make it run
+      // again; a quicker one is written with the next, or at the end: each write takes a few ms (the
+      // state remembers every file's hash), and a run adding one session to a 100,000-turn study ran
+      // eight stages of 0.1-0.9 s. Running such a stage again after a crash costs less than the writes.
+      unsaved = true;
+      if (seconds >= 1) await save();
+      reporter.log(`[${stage.name}] ${summary} (${seconds.toFixed(1)} s)`);
+      outcomes.push({ name: stage.name, status: "ran", reason: decision.reason, seconds, summary });
     }
-    // What the stage wrote may be what later stages read.
-    hashes.forget(stage.writes.map((folder) => context.study.paths[folder]));
-    // The pre-run fingerprint is the one to remember, unless the stage's outputs are among its
-    // own inputs (see Stage.fingerprintAfterRun).
-    const print = stage.fingerprintAfterRun ? await stage.fingerprintAfterRun(context) : plan.fingerprint;
-    const seconds = (performance.now() - began) / 1000;
-    context.state.stages[stage.name] = { fingerprint: print, finishedAt: new Date().toISOString(), seconds, summary };
-    // Written now when the stage took a second or more, so that a crash later does not make it run
-    // again; a quicker one is written with the next, or at the end: each write takes a few ms (the
-    // state remembers every file's hash), and a run adding one session to a 100,000-turn study ran
-    // eight stages of 0.1-0.9 s. Running such a stage again after a crash costs less than the writes.
-    unsaved = true;
-    if (seconds >= 1) await save();
-    reporter.log(`[${stage.name}] ${summary} (${seconds.toFixed(1)} s)`);
-    outcomes.push({ name: stage.name, status: "ran", reason: decision.reason, seconds, summary });
+    // Once per run, after every stage: what the dashboard will not be able to show, and how to fix it.
+    const remembered = JSON.stringify(state.emptyViews);
+    const warnings = await rememberedEmptyViewWarnings(studyContext, hashes, state);
+    // Remember the hashes even when nothing ran, so the next run reads no unchanged file.
+    if (unsaved || JSON.stringify(state.hashes ?? {}) !== JSON.stringify(hashes.remembered()) || JSON.stringify(state.emptyViews) !== remembered) await save();
+    return { stages: outcomes, filesRead: hashes.filesRead, warnings };
+  } finally {
+    // Whatever stopped the run (a stage, a plan, the warnings), the stages that finished keep their
+    // records; a failure to write them then must not hide the error that stopped it.
+    if (unsaved) await save().catch((error: unknown) => reporter.warn(`could not save the pipeline state: ${errorMessage(error)}`));
   }
-  // Once per run, after every stage: what the dashboard will not be able to show, and how to fix it.
-  const remembered = JSON.stringify(state.emptyViews);
-  const warnings = await rememberedEmptyViewWarnings(studyContext, hashes, state);
-  // Remember the hashes even when nothing ran, so the next run reads no unchanged file.
-  const hashed = hashes.remembered();
-  if (unsaved || JSON.stringify(state.hashes ?? {}) !== JSON.stringify(hashed) || JSON.stringify(state.emptyViews) !== remembered) {
-    state.hashes = hashed;
-    await writeState(study, state);
-  }
-  return { stages: outcomes, filesRead: hashes.filesRead, warnings };
 }

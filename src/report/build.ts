@@ -127,7 +127,9 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
       memo.get(session.id, session, () => codebookSessionPart(session, sets, info, sessionParts[i].sequence.binSize), inputsOf(session)),
     );
     await memo.save();
-    codebookParts.forEach((part, i) => badges[i].push({ badges: part.badges, badgesDigest: part.badgesDigest }));
+    // Copied: a kept part's badges are a view into the memo file's bytes (tens of MB), which would
+    // otherwise stay in memory until the chunks are written.
+    codebookParts.forEach((part, i) => badges[i].push({ badges: Buffer.from(part.badges), badgesDigest: part.badgesDigest }));
     parts.push(shapeCodebookParts(info, definition, sets, facts, sessions, codebookParts, base, config, analysis.compare.get(codebook)));
   }
   // A chunk depends on its session and its badges only: one whose file is there from an earlier

@@ -214,7 +214,7 @@ export function shapeSessionParts(parts: readonly SessionPart[], control: string
 function cellSpeakers(part: SessionPart, index: ReadonlyMap<string, number>): number[] {
   const study = part.speakers.map((s) => index.get(s.key) ?? -1);
   const out: number[] = [];
-  for (const touch of part.sequence.speakers) out.push(study[touch]);
+  for (const touch of part.sequence.speakers) out.push(study[touch] ?? -1);
   return out;
 }
 

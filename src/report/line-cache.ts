@@ -4,8 +4,9 @@ import { openKeyedLog } from "../util/keyed-log.js";
 
 /**
  * What a line of an analysis file gave the bundle: its entries as compact JSON joined by commas
- * (empty when none), in UTF-8, and how many. Bytes, not a string: the cache loads them as one copy
- * outside the JS heap, and the data file's writer puts them in place without encoding them again.
+ * (empty when none), in UTF-8, and how many. Bytes, not a string: loaded from the cache, they are views
+ * into its file's bytes (nothing made anew), and the data file's writer puts them in place without
+ * encoding them again.
  */
 export interface ShapedLine {
   text: Uint8Array;

@@ -160,10 +160,10 @@ async function writeDataFile(dir: string, bundle: ReportBundle, spliced: readonl
       if (member === null || typeof member !== "object" || Array.isArray(member)) throw new Error(`the bundle has no object to splice ${s.path} in`);
     }
     for (const [key, value] of Object.entries(bundle)) {
-      const bytes = memberBytes(key, value, spliced);
+      const member = memberBytes(key, value, spliced);
       // JSON.stringify leaves out members whose value is undefined: so does this.
-      if (bytes === undefined) continue;
-      await put([Buffer.from(`${first ? "{" : ","}${JSON.stringify(key)}:`), ...bytes]);
+      if (member === undefined) continue;
+      await put([Buffer.from(`${first ? "{" : ","}${JSON.stringify(key)}:`), ...member]);
       first = false;
     }
     await put([Buffer.from(first ? "{}" : "}")]);

@@ -1,12 +1,11 @@
 import { existsSync } from "node:fs";
 import { access, mkdir, open, readFile, rename, rm, stat, type FileHandle } from "node:fs/promises";
-import { dirname, basename, join, relative, resolve } from "node:path";
-import { randomBytes } from "node:crypto";
+import { dirname, basename, join, relative, resolve, sep } from "node:path";
+import { createHash, randomBytes } from "node:crypto";
 import { CliError } from "./errors.js";
 import { shorten } from "./text.js";
 import { stamp } from "./file-stamp.js";
-import { createHash } from "node:crypto";
-import { noteHash, noteOwnWrite, trustsOwnWrites } from "./known-bytes.js";
+import { inTrustedStudy, noteHash, noteOwnWrite, trustsOwnWrites } from "./known-bytes.js";
 
 /**
  * A file's bytes, read with as few reads as its size allows (readFile reads 512 KB at a time, each
@@ -42,25 +41,28 @@ export async function readFrom(handle: FileHandle, from: number, size: number): 
  * is on the disk (fsync) before the rename, so a power cut cannot leave an empty file either.
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array | readonly Uint8Array[], options: { sync?: boolean } = {}): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   const chunks: readonly Uint8Array[] = Array.isArray(data) ? data : [typeof data === "string" ? Buffer.from(data) : (data as Uint8Array)];
   // In a study this process holds the lock of, the bytes' hash is noted with the file's stamp: the
   // next stage's fingerprint then need not read back what was just written (45 MB of analysis
-  // files before the build of a 100,000-turn study).
-  const hash = trustsOwnWrites(path) ? createHash("sha256") : undefined;
+  // files before the build of a 100,000-turn study). Hashed before any await, so that the hash is
+  // of the bytes written whatever a caller does with its buffers meanwhile; not for the study's
+  // dot-files and folders (.cache/, the pipeline state), which no fingerprint reads.
+  const inStudy = inTrustedStudy(path);
+  const sha256 =
+    inStudy !== undefined && !inStudy.split(sep).some((name) => name.startsWith("."))
+      ? chunks.reduce((h, chunk) => h.update(chunk), createHash("sha256")).digest("hex")
+      : undefined;
+  await mkdir(dirname(path), { recursive: true });
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   let written;
   try {
-    // One write of the whole buffer: writeFile writes 512 KB at a time, and encodes a string as it goes (50 ms for 20 MB).
+    // The whole buffer in one write (writeFile writes 512 KB at a time, and encodes a string as it goes: 50 ms for 20 MB), or the chunks in one gathered write.
     const handle = await open(temp, "w");
     try {
       if (chunks.length === 1) await writeAll(handle, chunks[0]);
       else await writeChunks(handle, chunks);
       if (options.sync) await handle.sync();
-      if (hash) {
-        for (const chunk of chunks) hash.update(chunk);
-        written = await handle.stat();
-      }
+      if (sha256) written = await handle.stat();
     } finally {
       await handle.close();
     }
@@ -73,9 +75,11 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array | 
   const after = await stat(path).catch(() => undefined);
   if (!after) return;
   noteOwnWrite(path, stamp(after));
-  // The hash goes with the stamp only if the file is still the one written (its inode, size and modification time).
-  if (hash && written && after.ino === written.ino && after.size === written.size && after.mtimeMs === written.mtimeMs) {
-    noteHash(path, stamp(after), after.size, hash.digest("hex"));
+  // The hash goes with the stamp only if the file is still the one written (its inode, size and
+  // modification time), and while own writes are still trusted there (the lock may have been
+  // released during the write: nothing of a write outlives it).
+  if (sha256 && written && trustsOwnWrites(path) && after.ino === written.ino && after.size === written.size && after.mtimeMs === written.mtimeMs) {
+    noteHash(path, stamp(after), after.size, sha256);
   }
 }
 
@@ -381,7 +385,10 @@ export async function healJsonl(path: string, keep?: KeepLine): Promise<JsonlRep
     throw error;
   }
   try {
-    return (await healTail(handle, path, keep)).repair;
+    const healed = await healTail(handle, path, keep);
+    // Changed in place: an own write like any other, so that nothing known of its bytes before stands.
+    if (healed.changed) noteOwnWrite(path, stamp(await handle.stat()));
+    return healed.repair;
   } finally {
     await handle.close();
   }

@@ -24,6 +24,11 @@ import { settled, settledStamp, stamp, type FileStamp } from "./file-stamp.js";
  * stamp B, having changed no byte before A's size, keeps what was known of the first bytes at A
  * for B: that is what lets the digests of a codes file check its kept bytes after the code stage
  * appended to it, without hashing them again.
+ *
+ * Every write this process makes to a study file goes through util/fs.ts, which notes it here
+ * (noteOwnWrite): an atomic write also notes the hash of the bytes it wrote, which the fingerprints
+ * take for the stamp it left instead of reading the file back. A write that skipped noteOwnWrite
+ * could leave a stamp whose known hash is of other bytes.
  */
 
 const stampKey = (stamp: FileStamp) => stamp.join(" ");
@@ -102,6 +107,13 @@ export function noteOwnWrite(path: string, after: FileStamp, appendedFrom?: File
 /** Whether this process's writes to `path` are trusted now (it holds the lock of a study that holds it). */
 export function trustsOwnWrites(path: string): boolean {
   return inside(resolve(path), state.roots);
+}
+
+/** `path` relative to the study whose lock this process holds and that holds it, or undefined. */
+export function inTrustedStudy(path: string): string | undefined {
+  const full = resolve(path);
+  const root = state.roots.find((r) => full.startsWith(r + sep));
+  return root === undefined ? undefined : full.slice(root.length + 1);
 }
 
 /** Whether `stamp` is the one this process's latest write left `path` at, while own writes are trusted. */

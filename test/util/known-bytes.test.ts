@@ -108,4 +108,24 @@ describe("known bytes: what this process knows of a file without reading it agai
     await utimes(path, past, past);
     expect(isOwnWrite(path, await stampOf(path))).toBe(false);
   });
+
+  it("an atomic write under the lock knows its bytes' hash, except in the study's dot-folders and once the lock is gone", async () => {
+    const path = await lockedFile();
+    const study = dirname(path);
+    const analysis = join(study, "analysis", "result.json");
+    await writeFileAtomic(analysis, [Buffer.from("{"), Buffer.from('"a": "é"}\n')]);
+    const written = await stampOf(analysis);
+    expect(knownHash(analysis, written, written[0])).toBe(sha256('{"a": "é"}\n'));
+    // .cache/ and the state file: no fingerprint reads them, so they are not hashed.
+    const cache = join(study, ".cache", "memo.v8");
+    await writeFileAtomic(cache, "{}\n");
+    expect(knownHash(cache, await stampOf(cache), 3)).toBeUndefined();
+    // A write still running when the lock is released leaves no hash behind.
+    const late = join(study, "analysis", "late.json");
+    const writing = writeFileAtomic(late, "[]\n");
+    release!();
+    release = undefined;
+    await writing;
+    expect(knownHash(late, await stampOf(late), 3)).toBeUndefined();
+  });
 });

@@ -289,16 +289,22 @@ export function agreementPaths(study: string, codebook: string): { json: string;
   return { json: artifacts.agreement.path(study, codebook), csv: artifacts.agreementDisagreements.path(study, codebook) };
 }
 
+/**
+ * The report's JSON file, as chunks to write: indented, one disagreement per line (the artifact
+ * registry's layout), from their kept text when agreeStudy made the report.
+ */
+export function agreementJson(report: AgreementReport): Uint8Array[] {
+  const texts = disagreementTexts.get(report);
+  return texts
+    ? jsonWithArrayLines({ ...report, disagreements: { total: report.disagreements.total, rows: [] } }, [{ path: DISAGREEMENT_ROWS, lines: texts.json }])
+    : jsonWithLineArrays(report, artifacts.agreement.lineArrays!);
+}
+
 /** Write the report JSON and the disagreements CSV into the study's analysis/ folder. */
 export async function writeAgreement(study: string, report: AgreementReport): Promise<{ json: string; csv: string }> {
   const codebook = report.source.type === "study" ? report.source.codebook : "csv";
   const paths = agreementPaths(study, codebook);
-  // One disagreement per line (the artifact registry's layout): from their kept text when agreeStudy made the report.
-  const texts = disagreementTexts.get(report);
-  const json = texts
-    ? jsonWithArrayLines({ ...report, disagreements: { total: report.disagreements.total, rows: [] } }, [{ path: DISAGREEMENT_ROWS, lines: texts.json }])
-    : jsonWithLineArrays(report, artifacts.agreement.lineArrays!);
-  await writeFileAtomic(paths.json, json);
+  await writeFileAtomic(paths.json, agreementJson(report));
   await writeFileAtomic(paths.csv, disagreementsCsv(report));
   return paths;
 }

@@ -41,11 +41,11 @@ export interface SessionPart {
    * The session's entry of the bundle's participation.sessions, as its JSON text in UTF-8: the
    * build splices it into the data file (site.ts) and never needs it as objects, which took a
    * third of the time loading the memo of a 100,000-turn study's parts (its cumulative word
-   * counts). Bytes rather than a string: the memo loads them as one copy outside the JS heap,
-   * which the garbage collector then never moves.
+   * counts). Bytes rather than a string: loaded from the memo, they are a view into its file's
+   * bytes (outside the JS heap, never moved by the garbage collector), not a string made anew.
    */
   participationJson: Uint8Array;
-  /** Turns per sequence cell, and each cell's first turn's speaker as an index into `speakers` (typed: loaded as a copy of bytes). */
+  /** Turns per sequence cell, and each cell's first turn's speaker as an index into `speakers` (typed: loaded as a view into the memo's bytes, not a list made anew). */
   sequence: { binSize: number; speakers: Int32Array };
 }
 
@@ -68,7 +68,7 @@ export function sessionPart(session: Session): SessionPart {
   const order = new Map([...touches.keys()].map((key, i) => [key, i]));
   const cells: number[] = [];
   // Every turn's speaker was touched above, under the key turnSpeaker gives.
-  for (let i = 0; i < session.turns.length; i += binSize) cells.push(order.get(turnSpeaker(session, keys, session.turns[i]))!);
+  for (let i = 0; i < session.turns.length; i += binSize) cells.push(order.get(turnSpeaker(session, keys, session.turns[i])) ?? -1);
   const metrics = sessionMetrics(session);
   return {
     summary: summariseSession(session),
@@ -136,7 +136,7 @@ function partDistribution({ bySpeaker, byCondition }: Pick<Distribution, "bySpea
 /** What one coder's records of one session give the views (nominal: counts, cells, the join; scales: ratings). */
 export interface CoderPart {
   distribution?: PartDistribution;
-  /** The session's sequence cells: a code's index (-1 none), kept typed so the memo loads it as a copy of bytes. */
+  /** The session's sequence cells: a code's index (-1 none), kept typed so the memo loads it as a view into its bytes, not a list made anew. */
   cells?: Int32Array;
   /** The session's part of the join of sessions and codes (with the codebook's categories as labels): the compare and Bales views join the parts. */
   coded?: CodedSessionPart;
@@ -212,9 +212,10 @@ function unpackStyles(packed: PackedStyles): SessionStyles {
 /**
  * What one codebook's coders (in `sets` order) give of one session. Its badges are kept as their
  * JSON text in UTF-8 (with its digest): a chunk is rebuilt only when one of them changed, so most
- * builds never read them, and bytes load as one copy outside the JS heap, where a string of the
- * same text (20 MB for a 100,000-turn study's pragmatic-style badges) was copied by the garbage
- * collector and took 40-50 ms to load.
+ * builds never read them, and bytes load as a view into the memo's bytes, where a string of the
+ * same text (20 MB for a 100,000-turn study's pragmatic-style badges) was made anew, moved by the
+ * garbage collector, and took 40-50 ms to load. A view keeps the memo's whole file in memory: the
+ * build copies the badges it keeps past the codebook's memo (build.ts).
  */
 export interface CodebookSessionPart {
   coders: CoderPart[];
