@@ -78,6 +78,31 @@ describe("dashboard on a generated study of 9,000 turns", () => {
     expect(Number(await page.locator('g.seq-row[data-session="s0000"] rect.seq-cells').getAttribute("data-cells"))).toBe(
       Math.ceil(PER_SESSION / Math.ceil(PER_SESSION / MAX_SEQUENCE_CELLS)),
     );
+    // The speaker strip: every cell under exactly one speaker's strip, a run of one speaker's
+    // cells drawn as one rectangle (segments of one speaker never touch), and some runs merged.
+    const strips = await page.locator('g.seq-row[data-session="s0000"]').evaluate((g) => {
+      const cells = g.querySelector("rect.seq-cells")!;
+      const left = Number(cells.getAttribute("x"));
+      const width = Number(cells.getAttribute("data-cell-width"));
+      const covered: number[] = [];
+      let touching = 0;
+      let merged = 0;
+      for (const path of g.querySelectorAll("path.seq-speaker")) {
+        const runs = [...(path.getAttribute("d") ?? "").matchAll(/M([\d.]+),[\d.]+h([\d.]+)/g)].map((m) => {
+          const from = Math.round((Number(m[1]) - left) / width);
+          return { from, to: Math.round((Number(m[1]) + Number(m[2]) - left) / width) };
+        });
+        for (const [i, run] of runs.entries()) {
+          for (let c = run.from; c < run.to; c++) covered.push(c);
+          if (run.to - run.from > 1) merged++;
+          if (runs.some((other, j) => j !== i && other.from === run.to)) touching++;
+        }
+      }
+      return { covered: covered.sort((a, b) => a - b), cells: Number(cells.getAttribute("data-cells")), touching, merged };
+    });
+    expect(strips.covered).toEqual(Array.from({ length: strips.cells }, (_, i) => i));
+    expect(strips.touching).toBe(0);
+    expect(strips.merged).toBeGreaterThan(0);
     await page.screenshot({ path: join(SCREENSHOTS, "20-scale-sequences.png") });
     await openView(page, server.url, "timeline");
     await page.waitForSelector('[data-transcript="s0000"]');

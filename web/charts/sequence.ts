@@ -97,15 +97,23 @@ export function sequenceChart(data: SequenceData, options: { width?: number } = 
       .attr("d", ([, segs]) => segs.join(""))
       .attr("fill", ([c]) => (c < 0 ? "#eee" : data.categories[c].colour))
       .attr("pointer-events", "none");
-    // Who spoke: a thin strip in the speaker's colour under each cell (the first turn's speaker of a bin).
+    // Who spoke: a thin strip in the speaker's colour under each cell (the first turn's speaker of a
+    // bin), a run of one speaker's touching cells as one rectangle, as the codes' runs are.
     const h = rowH - cellH - 1;
     const strips = new Map<string, string[]>();
-    d.row.speakers.slice(0, d.row.cells.length).forEach((k, i) => {
+    const speakers = d.row.speakers;
+    const cells = Math.min(speakers.length, d.row.cells.length);
+    for (let i = 0; i < cells;) {
+      const k = speakers[i];
+      let end = i + 1;
+      while (w === cellW && end < cells && speakers[end] === k) end++;
+      const width = (end - i - 1) * cellW + w;
+      const seg = `M${margin.left + i * cellW},${cellH + 1}h${width}v${h}h${-width}z`;
       const list = strips.get(k);
-      const seg = `M${margin.left + i * cellW},${cellH + 1}h${w}v${h}h${-w}z`;
       if (list) list.push(seg);
       else strips.set(k, [seg]);
-    });
+      i = end;
+    }
     row
       .selectAll("path.seq-speaker")
       .data([...strips])
