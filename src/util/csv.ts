@@ -102,6 +102,28 @@ export function toCsv(fields: readonly string[], rows: readonly (readonly CsvCel
   return (options.excel ? "\uFEFF" : "") + Papa.unparse({ fields: [...fields], data: rows.map((r) => [...r]) }, { newline: "\r\n" }) + "\r\n";
 }
 
+/**
+ * Rows of an analysis table (LF line ends, every text verbatim, no formula escaping: it would
+ * prefix turn text starting with "=", "+", "-" or "@"), without a header: the rows one session
+ * contributes, kept to be put together by {@link csvWithRows}. Empty when there are none.
+ */
+export function csvRows(rows: readonly (readonly CsvCell[])[]): string {
+  return Papa.unparse(
+    rows.map((r) => [...r]),
+    { newline: "\n" },
+  );
+}
+
+/**
+ * The table with `fields` as its header and the rows of `parts` (csvRows texts, empty ones
+ * skipped): the same bytes as `Papa.unparse({fields, data}) + "\n"` of all the rows at once, since
+ * the header alone ends in "\n" and Papa quotes a cell by its own text only. For tables of two
+ * columns or more (a one-column row holding an empty cell is empty text too, and would be skipped).
+ */
+export function csvWithRows(fields: readonly string[], parts: readonly string[]): string {
+  return `${Papa.unparse({ fields: [...fields], data: [] }, { newline: "\n" })}${parts.filter((p) => p !== "").join("\n")}\n`;
+}
+
 /** What a spreadsheet runs as a formula (OWASP, CSV injection): "=", "+", "-", "@", tab or CR first. */
 const FORMULA_START = /^[=+\-@\t\r]/;
 

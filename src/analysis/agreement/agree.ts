@@ -1,4 +1,3 @@
-import Papa from "papaparse";
 import { recordsBySession, type CodeRecord } from "../../coding/records.js";
 import { codesPath, listCoders } from "../../coding/store.js";
 import { studyPaths } from "../../study/study.js";
@@ -6,6 +5,7 @@ import { diskReader, type StudyReader } from "../../study/reader.js";
 import { artifacts } from "../../study/artifacts.js";
 import { CliError } from "../../util/errors.js";
 import { writeFileAtomic } from "../../util/fs.js";
+import { csvRows, csvWithRows } from "../../util/csv.js";
 import { jsonWithArrayLines, jsonWithLineArrays, lineText } from "../../util/json-layout.js";
 import { provenance, type Provenance } from "../../util/provenance.js";
 import { silentReporter, type Reporter } from "../../util/reporter.js";
@@ -277,11 +277,8 @@ const disagreementTexts = new WeakMap<AgreementReport, DisagreementTexts>();
 export function disagreementsCsv(report: AgreementReport): string {
   const texts = disagreementTexts.get(report);
   const fields = ["session", "turn", "speaker", "variable", ...report.coders, "text"];
-  // The header alone ends in "\n"; the rows kept as text are joined as Papa joins rows.
-  if (texts) return `${Papa.unparse({ fields, data: [] }, { newline: "\n" })}${texts.csv.map(lineText).join("\n")}\n`;
-  const data = report.disagreements.rows.map((row) => disagreementFields(row, report.coders));
-  // escapeFormulae stays off: it would prefix turn text starting with "=", "+", "-" or "@", altering the words.
-  return Papa.unparse({ fields, data }, { newline: "\n" }) + "\n";
+  if (texts) return csvWithRows(fields, texts.csv.map(lineText));
+  return csvWithRows(fields, [csvRows(report.disagreements.rows.map((row) => disagreementFields(row, report.coders)))]);
 }
 
 /** Paths `colloquy agree` writes for a codebook (from the artifact registry). */

@@ -1,7 +1,7 @@
-import Papa from "papaparse";
 import type { CodeRecord } from "../../coding/records.js";
 import { arrayLine, lineSeparator } from "../../util/json-layout.js";
 import { artifacts } from "../../study/artifacts.js";
+import { csvRows } from "../../util/csv.js";
 import type { Session } from "../../transcript/schema.js";
 import type { Rating } from "../reliability/values.js";
 import { nominalValue, usable, type CodebookShape, type Coverage } from "./study.js";
@@ -85,11 +85,7 @@ export function disagreementFields(row: Disagreement, coders: readonly string[])
 
 function disagreementTexts(rows: readonly Disagreement[], coders: readonly string[]): DisagreementTexts {
   if (rows.length === 0) return { count: 0, json: [], csv: [] };
-  // escapeFormulae stays off: it would prefix turn text starting with "=", "+", "-" or "@", altering the words.
-  const csv = Papa.unparse(
-    rows.map((row) => disagreementFields(row, coders)),
-    { newline: "\n" },
-  );
+  const csv = csvRows(rows.map((row) => disagreementFields(row, coders)));
   return { count: rows.length, json: [Buffer.from(rows.map(arrayLine).join(lineSeparator(DISAGREEMENT_ROWS)))], csv: [Buffer.from(csv)] };
 }
 

@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import Papa from "papaparse";
 import type { Session } from "../../transcript/schema.js";
 import { writeFileAtomic } from "../../util/fs.js";
+import { csvRows, csvWithRows, type CsvCell } from "../../util/csv.js";
 import { artifacts } from "../../study/artifacts.js";
 import { provenance, type Provenance } from "../../util/provenance.js";
 import { compareMeasure, type MeasureCompareOptions, type MeasureComparison, type UnitValue } from "./conditions.js";
@@ -208,7 +208,7 @@ const CSV_FIELDS = [
   "cohesion",
 ];
 
-function csvRow(p: ParticipantConcepts): unknown[] {
+function csvRow(p: ParticipantConcepts): CsvCell[] {
   return [
     p.session,
     p.condition,
@@ -232,19 +232,20 @@ function csvRow(p: ParticipantConcepts): unknown[] {
 }
 
 /** A session's rows of concepts.csv (no header; empty without participants), as a part keeps them. */
-const sessionCsvRows = (participants: readonly ParticipantConcepts[]): Uint8Array => Buffer.from(Papa.unparse(participants.map(csvRow), { newline: "\n" }));
+const sessionCsvRows = (participants: readonly ParticipantConcepts[]): Uint8Array => Buffer.from(csvRows(participants.map(csvRow)));
 
 /** One CSV row per participant and session. */
 export function conceptsCsv(report: Pick<ConceptsReport, "sessions">): string {
   const data = report.sessions.flatMap((s) => s.participants.map(csvRow));
-  return Papa.unparse({ fields: CSV_FIELDS, data }, { newline: "\n" }) + "\n";
+  return csvWithRows(CSV_FIELDS, [csvRows(data)]);
 }
 
-/** conceptsCsv of a report in parts, from the rows each part keeps: the header alone ends in "\n", and rows are joined as Papa joins them. */
-function partsCsv(report: ConceptsReportParts): string {
-  const rows = report.sessions.filter((s) => s.csv.length > 0).map((s) => lineText(s.csv));
-  return `${Papa.unparse({ fields: CSV_FIELDS, data: [] }, { newline: "\n" })}${rows.join("\n")}\n`;
-}
+/** conceptsCsv of a report in parts, from the rows each part keeps. */
+const partsCsv = (report: ConceptsReportParts): string =>
+  csvWithRows(
+    CSV_FIELDS,
+    report.sessions.map((s) => lineText(s.csv)),
+  );
 
 /** Write the concepts JSON and CSV (names from the artifact registry) into a study's analysis folder; returns their paths. */
 export async function writeConceptsReport(analysisDir: string, report: ConceptsReport): Promise<{ json: string; csv: string }> {
