@@ -53,11 +53,11 @@ async function newest(dir: string): Promise<number> {
 }
 
 /**
- * bin/colloquy.js runs dist/, so rebuild when src/ or web/ is newer. Other engineers edit src/
+ * bin/colloquy.js runs dist/ (the CLI bundled in dist/src/bundle/), so rebuild when src/ or web/ is newer. Other engineers edit src/
  * concurrently, so a build can fail transiently: wait and retry rather than time stale code.
  */
 async function ensureBuilt(): Promise<void> {
-  const built = await stat(join(ROOT, "dist/src/cli/main.js")).then(
+  const built = await stat(join(ROOT, "dist/src/bundle/main.js")).then(
     (s) => s.mtimeMs,
     () => 0,
   );

@@ -1,19 +1,17 @@
 import type { Command } from "commander";
 import { cp, readdir, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { join, resolve } from "node:path";
 import { addPipelineOptions, runStudy, type StudyFlags } from "./study.js";
 import { io } from "./io.js";
 import { writing } from "./lock.js";
+import { packageRoot } from "../util/package-root.js";
 
-/** The bundled demo study (works from src/ under tsx and from dist/src/ when compiled). */
+/** The bundled demo study, in the colloquy package. */
 export function demoStudySource(): string {
-  for (const rel of ["../../fixtures/demo-study", "../../../fixtures/demo-study"]) {
-    const dir = fileURLToPath(new URL(rel, import.meta.url));
-    if (existsSync(join(dir, "colloquy.json"))) return dir;
-  }
-  throw new Error("the bundled demo study (fixtures/demo-study) was not found next to the colloquy package");
+  const dir = join(packageRoot(), "fixtures", "demo-study");
+  if (existsSync(join(dir, "colloquy.json"))) return dir;
+  throw new Error(`the bundled demo study was not found: no ${join(dir, "colloquy.json")}`);
 }
 
 /**

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
+import { packageRoot } from "../util/package-root.js";
 
 /** The dashboard app: one JS file (d3 included) and one CSS file. */
 export interface WebAssets {
@@ -9,15 +10,6 @@ export interface WebAssets {
   css: string;
   /** "prebundled" (dist/web from the package build) or "esbuild" (bundled now from web/). */
   origin: "prebundled" | "esbuild";
-}
-
-/** Package root, from src/report (tsx, tests) or dist/src/report (installed). */
-export function packageRoot(): string {
-  for (const rel of ["../../", "../../../"]) {
-    const dir = fileURLToPath(new URL(rel, import.meta.url));
-    if (existsSync(join(dir, "package.json")) && (existsSync(join(dir, "web")) || existsSync(join(dir, "dist", "web")))) return dir;
-  }
-  throw new Error("colloquy package root not found (no web/ or dist/web/ next to package.json)");
 }
 
 const runningFromSource = fileURLToPath(import.meta.url).includes(`${join("src", "report")}`) && !fileURLToPath(import.meta.url).includes(join("dist", "src"));

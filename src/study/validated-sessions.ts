@@ -68,8 +68,9 @@ let schemaCode: string | null | undefined;
 
 /**
  * Hash of the session schema and its checks (compiled .js, or .ts when run from source) and of
- * the zod version; null when they are not files next to this module (a bundle): then nothing is
- * remembered.
+ * the zod version; null when they are not files in ../transcript/ from this module: then nothing
+ * is remembered. The CLI's bundle (dist/src/bundle/, scripts/bundle-cli.mjs) finds the compiled
+ * ones in dist/src/transcript/, which it was bundled from.
  */
 function schemaCodeHash(): string | null {
   if (schemaCode === undefined) {

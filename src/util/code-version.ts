@@ -9,7 +9,7 @@ let version: string | undefined;
 /**
  * One version of everything that computes a cached result (the memos of .cache/memo, the stores
  * of tagger and lexicon answers, the build's shaped lines): a hash of every module of this copy of
- * colloquy (src/, or its compiled dist/src/ twin), compromise's version, zod's (which validates
+ * colloquy (src/, or its compiled dist/src/ twin with the CLI's bundle in dist/src/bundle/), compromise's version, zod's (which validates
  * what the caches hold results of) and V8's (whose serializer writes the caches). Any change to
  * any of them, even one a version number does not record (a fix to a helper an analysis imports,
  * `npm update compromise`), makes every cache a miss, so a reused result always equals a fresh

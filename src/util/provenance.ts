@@ -1,16 +1,15 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { packageRoot } from "./package-root.js";
 
-/** Colloquy's own version, read once from package.json. */
+/** Colloquy's own version, read once from its package.json. */
 export const toolVersion: string = (() => {
-  for (const rel of ["../../package.json", "../../../package.json"]) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "colloquy" && pkg.version) return pkg.version;
-    } catch {
-      // try the next location (source tree vs dist/ tree)
-    }
+  try {
+    const pkg = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version?: string };
+    return pkg.version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
   }
-  return "0.0.0";
 })();
 
 /** Provenance block stamped on every output file so a reviewer can tell how each number was made. */

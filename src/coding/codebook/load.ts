@@ -1,20 +1,18 @@
 import { readFile, readdir } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { join, resolve } from "node:path";
 import { parseYaml } from "../../util/yaml.js";
 import { CliError } from "../../util/errors.js";
 import { formatIssues } from "../../transcript/validate.js";
 import { codebookSchema, type Codebook } from "./schema.js";
 import { artifacts } from "../../study/artifacts.js";
+import { packageRoot } from "../../util/package-root.js";
 
-/** The shipped codebooks folder (works from src/ under tsx and from dist/src/ when compiled). */
+/** The shipped codebooks folder, in the colloquy package. */
 export function shippedCodebooksDir(): string {
-  for (const rel of ["../../../codebooks", "../../../../codebooks"]) {
-    const dir = fileURLToPath(new URL(rel, import.meta.url));
-    if (existsSync(join(dir, "bales-ipa.json"))) return dir;
-  }
-  throw new Error("the shipped codebooks/ folder was not found next to the colloquy package");
+  const dir = join(packageRoot(), "codebooks");
+  if (existsSync(join(dir, "bales-ipa.json"))) return dir;
+  throw new Error(`the shipped codebooks were not found: no ${join(dir, "bales-ipa.json")}`);
 }
 
 /** Parse and validate a codebook's text (JSON or YAML). Errors name the file and the field. */
