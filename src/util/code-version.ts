@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sha256 } from "./hash.js";
 import { installedVersion } from "./package-version.js";
@@ -9,21 +9,29 @@ let version: string | undefined;
 /**
  * One version of everything that computes a cached result (the memos of .cache/memo, the stores
  * of tagger and lexicon answers, the build's shaped lines): a hash of every module of this copy of
- * colloquy (src/, or its compiled dist/src/ twin with the CLI's bundle in dist/src/bundle/), compromise's version, zod's (which validates
+ * colloquy (src/, its compiled dist/src/ twin, or the CLI's bundle of them in dist/src/bundle/), compromise's version, zod's (which validates
  * what the caches hold results of) and V8's (whose serializer writes the caches). Any change to
  * any of them, even one a version number does not record (a fix to a helper an analysis imports,
  * `npm update compromise`), makes every cache a miss, so a reused result always equals a fresh
- * one. Read once per process (~300 files, a few ms).
+ * one. Read once per process (~140 chunks of the bundle, or ~300 modules).
  */
 export function codeVersion(): string {
   if (version === undefined) {
-    const root = fileURLToPath(new URL("../", import.meta.url));
+    const root = codeRoot(dirname(fileURLToPath(import.meta.url)));
     const files = modules(root, "").sort();
     const code = sha256(files.map((f) => `${f}\u0000${sha256(readFileSync(join(root, f)))}`).join("\n"));
     version = `${code}\u0000${installedVersion("compromise") ?? "unknown"}\u0000zod ${installedVersion("zod")}\u0000${process.versions.v8}`;
   }
   return version;
 }
+
+/**
+ * The folder holding all of colloquy's code, from the folder of this module: src/ (or dist/src/)
+ * from its util/; in the CLI's bundle (dist/src/bundle/, scripts/bundle-cli.mjs), where every
+ * module shares its chunk's folder, that folder itself (hashing the compiled modules it was
+ * bundled from as well doubled the bytes read on every run).
+ */
+export const codeRoot = (moduleDir: string): string => (basename(moduleDir) === "bundle" ? moduleDir : dirname(moduleDir));
 
 /** Paths of the .js/.ts modules below `root` (not .d.ts), relative to it. Walked by hand: readdirSync's `recursive` needs Node 20.1. */
 function modules(root: string, folder: string): string[] {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { codeVersion } from "../../src/util/code-version.js";
+import { codeRoot, codeVersion } from "../../src/util/code-version.js";
 import { installedVersion } from "../../src/util/package-version.js";
 
 const compromiseVersion = () => installedVersion("compromise");
@@ -15,5 +15,11 @@ describe("codeVersion: the one version every cache is kept under", () => {
     expect(parts[0]).toMatch(/^[0-9a-f]{64}$/);
     expect(parts.slice(1)).toEqual([compromiseVersion(), `zod ${installed("zod")}`, process.versions.v8]);
     expect(compromiseVersion()).toBe(installed("compromise"));
+  });
+
+  it("hashes the modules below src/ (or dist/src/), or the CLI bundle's own folder when running from it", () => {
+    expect(codeRoot(join("/pkg", "src", "util"))).toBe(join("/pkg", "src"));
+    expect(codeRoot(join("/pkg", "dist", "src", "util"))).toBe(join("/pkg", "dist", "src"));
+    expect(codeRoot(join("/pkg", "dist", "src", "bundle"))).toBe(join("/pkg", "dist", "src", "bundle"));
   });
 });
