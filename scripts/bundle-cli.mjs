@@ -1,43 +1,57 @@
 #!/usr/bin/env node
 // Bundle the compiled CLI (dist/src/cli/main.js) into dist/src/bundle/, the code bin/colloquy.js
-// runs. Run after `tsc`. Why: Node loads ~370 ES modules one by one for a pipeline run (zod
-// alone is 95), and that took about 0.25 s of every command (issue 11: adding one session to a
-// large study in <= 10% of a full run). The bundle loads the same code from a few chunks.
+// runs. Run after `tsc` (`npm run build` runs both: `tsc` alone leaves the CLI as it was). Why:
+// Node loaded ~370 ES modules one by one for a pipeline run (zod alone is 95), about 0.2 s of
+// every command (issue 11: adding one session to a large study in <= 10% of a full run). The
+// bundle loads the same code from a few chunks.
 //
 // - Split at every dynamic import, so a command still loads only what it runs (`--version`
 //   loads commander and the CLI's light modules; test/cli/startup.test.ts checks the sources).
 // - Kept outside (loaded from node_modules when used): the OpenAI SDK (only for LLM coders),
-//   compromise (as the compiled modules load it: one copy, whichever way it is imported),
-//   esbuild (bundles the dashboard from source), and what colloquy loads with createRequire
-//   (compromise, yaml, fflate, diff, fast-xml-parser), which esbuild does not follow.
-// - The chunks sit in one folder at the depth of src/<folder>/, so the lookups some modules make
-//   relative to their own file (util/code-version.ts: "../"; study/validated-sessions.ts:
-//   "../transcript/") find the same folders as from dist/src/<folder>/; the package's own files
-//   are found by util/package-root.ts, which walks up.
-import { rm } from "node:fs/promises";
+//   compromise (one copy, as the compiled modules load it), esbuild (bundles the dashboard from
+//   source), and what colloquy loads with createRequire (yaml, fflate, diff, fast-xml-parser),
+//   which esbuild does not follow.
+// - The chunks sit in one folder at the depth of src/<folder>/. The package's own files are found
+//   by util/package-root.ts, which walks up; util/code-version.ts hashes this folder, all of the
+//   code that runs. A lookup relative to a module's own file (`new URL("../x", import.meta.url)`)
+//   would find dist/src/x, the compiled modules, which are not what runs: none is made from the
+//   bundle (study/validated-sessions.ts takes the bundle's code version for its schema's).
+// - Written to a folder beside it and swapped in, so a command started during a build runs the
+//   old bundle or the new one, never half of one. A command already running when the bundle is
+//   swapped, that has yet to load one of its lazy chunks, fails and must be started again.
+import { realpathSync } from "node:fs";
+import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 
-/** Bundle `entry` (a CLI main module exporting `main`) into `outdir`, emptied first. */
+/** Bundle `entry` (a CLI main module exporting `main`) into `outdir`, replacing what it held. */
 export async function bundleCli({ entry, outdir }) {
   const esbuild = await import("esbuild");
-  await rm(outdir, { recursive: true, force: true });
+  const next = `${outdir}.next-${process.pid}`;
+  const old = `${outdir}.old-${process.pid}`;
+  await rm(next, { recursive: true, force: true });
   await esbuild.build({
     entryPoints: { main: entry },
-    outdir,
+    outdir: next,
     bundle: true,
     splitting: true,
     format: "esm",
     platform: "node",
     target: "node20",
-    external: ["openai", "compromise", "esbuild", "playwright-core", "d3"],
-    // Bundled CommonJS packages (commander, papaparse…) require Node's own modules.
+    external: ["openai", "compromise", "esbuild"],
+    // Bundled CommonJS packages (commander, papaparse, iconv-lite…) require Node's own modules.
     banner: { js: 'import { createRequire as __colloquyRequire } from "node:module"; const require = __colloquyRequire(import.meta.url);' },
     logLevel: "warning",
   });
+  await rename(outdir, old).catch((error) => {
+    if (error.code !== "ENOENT") throw error;
+  });
+  await rename(next, outdir);
+  await rm(old, { recursive: true, force: true });
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+// Run as a script (not imported by the test): through its real path, whatever links led to it.
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const root = fileURLToPath(new URL("..", import.meta.url));
   await bundleCli({ entry: join(root, "dist", "src", "cli", "main.js"), outdir: join(root, "dist", "src", "bundle") });
   console.log("dist/src/bundle: the CLI, bundled");

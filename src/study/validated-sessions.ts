@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, statSync, type Stats } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseSessionText } from "../transcript/io.js";
 import { validateSession } from "../transcript/validate.js";
@@ -12,6 +12,7 @@ import { sha256 } from "../util/hash.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { toolVersion } from "../util/provenance.js";
 import { installedVersion } from "../util/package-version.js";
+import { codeVersion, inBundle } from "../util/code-version.js";
 
 /**
  * Session files already validated, so a study's unchanged sessions are not validated again on
@@ -69,10 +70,14 @@ let schemaCode: string | null | undefined;
 /**
  * Hash of the session schema and its checks (compiled .js, or .ts when run from source) and of
  * the zod version; null when they are not files in ../transcript/ from this module: then nothing
- * is remembered. The CLI's bundle (dist/src/bundle/, scripts/bundle-cli.mjs) finds the compiled
- * ones in dist/src/transcript/, which it was bundled from.
+ * is remembered. In the CLI's bundle the schema is inside the chunks, not in files of its own: the
+ * version of all of the bundle's code stands for it (util/code-version.ts), never the compiled
+ * modules the bundle was made from, which can be newer than it.
  */
 function schemaCodeHash(): string | null {
+  if (schemaCode === undefined && inBundle(dirname(fileURLToPath(import.meta.url)))) {
+    schemaCode = sha256([toolVersion, RECORD_FORMAT, codeVersion()].join("\u0000"));
+  }
   if (schemaCode === undefined) {
     const dir = fileURLToPath(new URL("../transcript/", import.meta.url));
     const source = (name: string) => [join(dir, `${name}.js`), join(dir, `${name}.ts`)].find((f) => existsSync(f));

@@ -13,7 +13,7 @@ let version: string | undefined;
  * what the caches hold results of) and V8's (whose serializer writes the caches). Any change to
  * any of them, even one a version number does not record (a fix to a helper an analysis imports,
  * `npm update compromise`), makes every cache a miss, so a reused result always equals a fresh
- * one. Read once per process (~140 chunks of the bundle, or ~300 modules).
+ * one. Read once per process (the bundle's ~140 chunks, or ~360 modules).
  */
 export function codeVersion(): string {
   if (version === undefined) {
@@ -26,18 +26,25 @@ export function codeVersion(): string {
 }
 
 /**
- * The folder holding all of colloquy's code, from the folder of this module: src/ (or dist/src/)
- * from its util/; in the CLI's bundle (dist/src/bundle/, scripts/bundle-cli.mjs), where every
- * module shares its chunk's folder, that folder itself (hashing the compiled modules it was
- * bundled from as well doubled the bytes read on every run).
+ * Whether a module in `moduleDir` runs from the CLI's bundle (dist/src/bundle/, scripts/bundle-cli.mjs),
+ * where every module shares its chunk's folder.
  */
-export const codeRoot = (moduleDir: string): string => (basename(moduleDir) === "bundle" ? moduleDir : dirname(moduleDir));
+export const inBundle = (moduleDir: string): boolean => basename(moduleDir) === BUNDLE;
+const BUNDLE = "bundle";
+
+/**
+ * The folder holding all of the code that runs, from the folder of this module: src/ (or
+ * dist/src/) from its util/, the bundle's own folder in the CLI's bundle. The compiled modules
+ * and the bundle made of them are hashed apart (each version names the code that computed), so
+ * the CLI and a script importing the compiled library keep their caches under different versions.
+ */
+export const codeRoot = (moduleDir: string): string => (inBundle(moduleDir) ? moduleDir : dirname(moduleDir));
 
 /** Paths of the .js/.ts modules below `root` (not .d.ts), relative to it. Walked by hand: readdirSync's `recursive` needs Node 20.1. */
 function modules(root: string, folder: string): string[] {
   return readdirSync(join(root, folder), { withFileTypes: true }).flatMap((entry) => {
     const path = folder ? `${folder}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) return modules(root, path);
+    if (entry.isDirectory()) return path === BUNDLE ? [] : modules(root, path);
     return /\.(js|ts)$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : [];
   });
 }
