@@ -12,7 +12,9 @@ import { openLineCache, type LineShaper, type ShapedLines, type WholeShaper } fr
 import { agreementAnalysis, conceptsAnalysis, topicsAnalysis } from "../analysis/analyses.js";
 import type { AnalysisDescriptor } from "../analysis/descriptor.js";
 import { chunkOf } from "./shape/overview.js";
-import { describeCodebook } from "./shape/common.js";
+import { categoryIds, describeCodebook } from "./shape/common.js";
+import { isBalesLike } from "./shape/bales.js";
+import { profileFrame } from "../analysis/stats/bales.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import type { Session } from "../transcript/schema.js";
 import { codebookSessionPart, mergeBadges, sessionPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
@@ -122,9 +124,9 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   const parts: CodebookShapes[] = [];
   for (const [codebook, list] of Object.entries(coders)) {
     const definition = definitions.get(codebook) ?? null;
-    const { info, sets, facts, inputsOf, memo } = await codebookSets(study, reader, codebook, list, definition, sessions);
+    const { info, sets, facts, inputsOf, memo, balesFrame } = await codebookSets(study, reader, codebook, list, definition, sessions);
     const codebookParts = sessions.map((session, i) =>
-      memo.get(session.id, session, () => codebookSessionPart(session, sets, info, sessionParts[i].sequence.binSize), inputsOf(session)),
+      memo.get(session.id, session, () => codebookSessionPart(session, sets, info, sessionParts[i].sequence.binSize, balesFrame), inputsOf(session)),
     );
     await memo.save();
     // Copied: a kept part's badges are a view into the memo file's bytes (tens of MB), which would
@@ -158,14 +160,16 @@ async function codebookSets(study: string, reader: StudyReader, codebook: string
   const seen = { codes: new Set(digests.flatMap((d) => [...d.codes])), scales: new Map<string, number>() };
   for (const d of digests) for (const [scale, max] of d.scales) seen.scales.set(scale, Math.max(seen.scales.get(scale) ?? 0, max));
   const info = describeCodebook(codebook, definition, coders, seen);
-  // The codebook's categories (order and labels) and coders are settings of every part of it.
-  const memo = await openSessionMemo<CodebookSessionPart>(study, ["report-codebook", codebook], { info, coders });
+  // The Bales view's frame: the categories' groups are in `info`, the fallback category is not.
+  const balesFrame = isBalesLike(info) ? profileFrame(categoryIds(info), definition?.kind === "nominal" ? definition : undefined) : null;
+  // The codebook's categories (order and labels), coders and fallback are settings of every part of it.
+  const memo = await openSessionMemo<CodebookSessionPart>(study, ["report-codebook", codebook], { info, coders, fallback: balesFrame?.fallback });
   const inputsOf = (session: Session) => digests.map((d) => d.digest(session.id)).join(" ");
   const missing = new Set(sessions.filter((s) => !memo.has(s.id, s, inputsOf(s))).map((s) => s.id));
   const sets: CodeSet[] = [];
   for (const [k, coder] of coders.entries()) sets.push(indexCodes(codebook, coder, missing.size > 0 ? await digests[k].records(missing) : []));
   const facts = digests.map((d, k) => ({ codebook, coder: coders[k], ...d.facts() }));
-  return { info, sets, facts, inputsOf, memo };
+  return { info, sets, facts, inputsOf, memo, balesFrame };
 }
 
 async function newestMtime(path: string): Promise<number> {

@@ -230,29 +230,42 @@ export interface SpeakerProfile {
  * Interaction profiles per speaker, pooled over sessions by name (counts all codes of each turn,
  * as {@link balesProfiles}). Speakers without any code are left out; order of first appearance.
  */
-export function profilesBySpeaker(data: CodedTurns, frame: ProfileFrame): SpeakerProfile[] {
+export function profilesBySpeaker(
+  data: CodedTurns,
+  frame: ProfileFrame,
+  /** Each session's {@link memberCounts}, when kept (the build's session parts); else counted now. */
+  counts: readonly ArrayLike<number>[] = data.sessions.map((cs) => memberCounts(cs, cs.members.length, frame.labels.length)),
+): SpeakerProfile[] {
   const L = frame.labels.length;
   const pooled = new Map<string, { kind: Participant["kind"]; sessions: number; counts: Float64Array }>();
-  for (const cs of data.sessions) {
-    const perMember = cs.members.map(() => new Float64Array(L));
-    const coded = cs.members.map(() => false);
-    for (let t = 0; t < cs.speakers.length; t++) {
-      const m = cs.speakers[t];
-      for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) {
-        perMember[m][cs.codes[k]]++;
-        coded[m] = true;
-      }
-    }
+  data.sessions.forEach((cs, s) => {
+    const perMember = counts[s];
     cs.members.forEach((p, m) => {
-      if (!coded[m]) return;
+      // A member is coded when any code was counted for them: a row of counts that is not all 0.
+      let coded = false;
+      for (let i = 0; i < L && !coded; i++) coded = perMember[m * L + i] !== 0;
+      if (!coded) return;
       const name = speakerName(p);
       let entry = pooled.get(name);
       if (!entry) pooled.set(name, (entry = { kind: p.kind, sessions: 0, counts: new Float64Array(L) }));
       entry.sessions++;
-      for (let i = 0; i < L; i++) entry.counts[i] += perMember[m][i];
+      for (let i = 0; i < L; i++) entry.counts[i] += perMember[m * L + i];
     });
-  }
+  });
   return [...pooled].map(([name, e]) => ({ name, kind: e.kind, sessions: e.sessions, profile: profileOf(e.counts, frame) }));
+}
+
+/**
+ * How often each of a session's members got each code (`L` labels): member m's count of label i
+ * at [m * L + i]. What {@link profilesBySpeaker} pools, so that a session's can be kept with its part.
+ */
+export function memberCounts(cs: Pick<CodedSession, "speakers" | "offsets" | "codes">, members: number, L: number): Int32Array {
+  const counts = new Int32Array(members * L);
+  for (let t = 0; t < cs.speakers.length; t++) {
+    const row = cs.speakers[t] * L;
+    for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) counts[row + cs.codes[k]]++;
+  }
+  return counts;
 }
 
 /** Codes of a session's coded turns in order (first code per turn), as label indices. */
@@ -364,18 +377,23 @@ export function sessionPhases(cs: CodedSession, frame: ProfileFrame): SessionPha
  * The study's acts by third, pooled over its sessions: {@link phaseMovement}'s `overall`, without
  * rendering each session's thirds (the dashboard's Bales view draws only this).
  */
-export function phaseOverall(data: CodedTurns, frame: ProfileFrame): PhaseThird[] {
+export function phaseOverall(
+  data: CodedTurns,
+  frame: ProfileFrame,
+  /** Each session's {@link phaseCounts}, when kept (the build's session parts); else counted now. */
+  counts: readonly Float64Array[] = data.sessions.map((cs) => phaseCounts(cs, frame)),
+): PhaseThird[] {
   const { groups } = phaseLayout(frame);
   const { overall } = poolCounts(
     data.sessions.map((cs) => cs.condition),
-    data.sessions.map((cs) => phaseCounts(cs, frame)),
+    counts,
     3 * (1 + groups.length + frame.labels.length),
   );
   return renderThirds(overall, groups, frame);
 }
 
 /** Per third of a session: its acts, then the acts of each group (phaseLayout order), then of each label. */
-function phaseCounts(cs: CodedSession, frame: ProfileFrame): Float64Array {
+export function phaseCounts(cs: Pick<CodedSession, "primary">, frame: ProfileFrame): Float64Array {
   const { groups, groupOf } = phaseLayout(frame);
   const G = groups.length;
   const width = 1 + G + frame.labels.length;

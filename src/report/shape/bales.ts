@@ -5,6 +5,7 @@ import { THIRDS } from "../../analysis/shared/measures.js";
 import { codedTurns, type CodedTurns } from "../../analysis/shared/table.js";
 import type { CodeSet } from "../load.js";
 import type { BalesSet, CodebookInfo } from "../types.js";
+import type { BalesPart } from "./parts.js";
 import { categoryIds } from "./common.js";
 
 /** A Bales-style codebook: nominal with groups of kind "area" (bales-ipa, or a researcher's variant). */
@@ -18,19 +19,45 @@ export function isBalesLike(codebook: CodebookInfo): boolean {
  * (profilesBySpeaker; total = acts, the codebook's fallback category excluded), and the acts of
  * each third of each session pooled over sessions (phaseOverall, phaseMovement's `overall`: act k of n in third floor(3k/n)).
  */
-export function buildBalesSet(sessions: Session[], set: CodeSet, info: CodebookInfo, codebook: NominalCodebook | null, coded?: CodedTurns): BalesSet {
+export function buildBalesSet(
+  sessions: Session[],
+  set: CodeSet,
+  info: CodebookInfo,
+  codebook: NominalCodebook | null,
+  coded?: CodedTurns,
+  /** Each session's counts as its part keeps them (parts.ts balesPart), numbered as the codebook's categories; else counted from the join. */
+  parts?: readonly BalesPart[],
+): BalesSet {
   const groupMembers = (kind: string) =>
     info.groups
       .filter((g) => g.kind === kind)
       .map((g) => ({ id: g.id, label: g.label, categories: info.categories.filter((c) => c.groups.includes(g.id)).map((c) => c.id) }));
   const data = coded ?? codedTurns(sessions, set.records, categoryIds(info));
   const frame = profileFrame(data.labels, codebook ?? undefined);
-  const phases = frame.groups.size > 0 ? phaseOverall(data, frame) : null;
+  // The parts count in the codebook's categories: they serve when the join has no code besides them.
+  const kept = parts && data.unknownLabels.length === 0 && data.labels.length === info.categories.length ? parts : undefined;
+  const phases =
+    frame.groups.size > 0
+      ? kept
+        ? phaseOverall(
+            data,
+            frame,
+            kept.map((p) => p.phases!),
+          )
+        : phaseOverall(data, frame)
+      : null;
   return {
     codebook: set.codebook,
     coder: set.coder,
     areas: groupMembers("area"),
-    members: profilesBySpeaker(data, frame).map((s) => ({
+    members: (kept
+      ? profilesBySpeaker(
+          data,
+          frame,
+          kept.map((p) => p.members),
+        )
+      : profilesBySpeaker(data, frame)
+    ).map((s) => ({
       key: s.name,
       kind: s.kind,
       total: s.profile.acts,

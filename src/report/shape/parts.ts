@@ -4,6 +4,7 @@ import { arrayLineBytes, parseArrayLine } from "../../util/json-layout.js";
 import { sessionMetrics, type SessionMetrics } from "../../analysis/stats/metrics.js";
 import { codedSessionPart, joinParts, type CodedSessionPart } from "../../analysis/compare/session-parts.js";
 import type { CodedTurns } from "../../analysis/shared/table.js";
+import { memberCounts, phaseCounts, type ProfileFrame } from "../../analysis/stats/bales.js";
 import { sessionCodes, type CodeSet } from "../load.js";
 import type { CodebookInfo, Counts, Distribution, SessionSummary, SpeakerInfo } from "../types.js";
 import { categoryIds, conditionOf, speakerKeys, turnSpeaker, turnWords } from "./common.js";
@@ -140,7 +141,24 @@ export interface CoderPart {
   cells?: Int32Array;
   /** The session's part of the join of sessions and codes (with the codebook's categories as labels): the compare and Bales views join the parts. */
   coded?: CodedSessionPart;
+  /** For a Bales-style codebook, what the Bales view pools (src/analysis/stats/bales.ts), counted once per session; absent when the session's codes are numbered apart from the study's. */
+  bales?: BalesPart;
   styles?: PackedStyles;
+}
+
+/** A session's counts for the Bales view: each member's codes (memberCounts) and its thirds' (phaseCounts; null without groups). */
+export interface BalesPart {
+  members: Int32Array;
+  phases: Float64Array | null;
+}
+
+/** The session's Bales counts from its part of the join, when that is numbered as the study is (no codes outside `frame`'s labels). */
+function balesPart(session: Session, coded: CodedSessionPart, frame: ProfileFrame): BalesPart | undefined {
+  if (coded.unknownLabels.length > 0) return undefined;
+  return {
+    members: memberCounts(coded, session.participants.length + coded.undeclared.length, frame.labels.length),
+    phases: frame.groups.size > 0 ? phaseCounts(coded, frame) : null,
+  };
 }
 
 /** A session's ratings per speaker and for its condition, as styleValues collects them. */
@@ -223,7 +241,14 @@ export interface CodebookSessionPart {
   badgesDigest: string;
 }
 
-export function codebookSessionPart(session: Session, sets: readonly CodeSet[], info: CodebookInfo, binSize: number): CodebookSessionPart {
+export function codebookSessionPart(
+  session: Session,
+  sets: readonly CodeSet[],
+  info: CodebookInfo,
+  binSize: number,
+  /** The Bales view's frame (profileFrame of the codebook's categories), for a Bales-style codebook. */
+  balesFrame: ProfileFrame | null,
+): CodebookSessionPart {
   const badges: SessionBadges = {};
   const labels = new Map(info.categories.map((k) => [k.id, k.label]));
   for (const set of sets) addBadges(badges, session, set, labels);
@@ -236,6 +261,7 @@ export function codebookSessionPart(session: Session, sets: readonly CodeSet[], 
       distribution: partDistribution({ bySpeaker, byCondition }),
       cells: Int32Array.from(buildSequenceSet([session], [row], set, info).cells[0]),
       coded,
+      ...(balesFrame && { bales: balesPart(session, coded, balesFrame) }),
     };
   });
   const bytes = arrayLineBytes(badges);
