@@ -34,7 +34,15 @@ import {
 import { buildDistribution, buildSequenceSessions, buildSequenceSet } from "./shape/distributions.js";
 import { buildFollows, buildParticipation, buildSpeakerParticipation } from "./shape/participation.js";
 import { buildStyleSet, styleSetOf } from "./shape/styles.js";
-import { mergeCoded, mergeDistribution, mergeSpeakers, mergeStyleValues, type BalesPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
+import {
+  mergeCoded,
+  mergeDistribution,
+  mergeSpeakers,
+  mergeStyleValues,
+  type CodebookSessionPart,
+  type SessionCounts,
+  type SessionPart,
+} from "./shape/parts.js";
 import { buildBalesSet, isBalesLike } from "./shape/bales.js";
 import { buildCompareSet, type CompareShown } from "./shape/compare.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
@@ -168,14 +176,14 @@ function addComparisons(
   config: StudyConfig,
   compareFile: AnalysisFile<CompareShown> | undefined,
   coded: CodedTurns,
-  /** Each session's Bales counts, when its part keeps them. */
-  bales?: readonly BalesPart[],
+  /** Each session's counts, when its part keeps them (parts.ts SessionCounts). */
+  counts?: readonly SessionCounts[],
 ): void {
   const info = out.info;
-  const result = buildCompareSet(sessions, set, info, config.compare, base.conditions, coded, compareFile);
+  const result = buildCompareSet(sessions, set, info, config.compare, base.conditions, coded, compareFile, counts);
   if ("empty" in result) out.compareEmpty ??= result.empty;
   else out.compare.push(result);
-  if (isBalesLike(info)) out.bales.push(buildBalesSet(sessions, set, info, definition?.kind === "nominal" ? definition : null, coded, bales));
+  if (isBalesLike(info)) out.bales.push(buildBalesSet(sessions, set, info, definition?.kind === "nominal" ? definition : null, coded, counts));
 }
 
 /**
@@ -242,8 +250,8 @@ export function shapeCodebookParts(
     if (info.kind === "nominal") {
       out.distributions.push(mergeDistribution(set.codebook, set.coder, mine));
       out.sequences.push({ codebook: set.codebook, coder: set.coder, cells: mine.map((p) => Array.from(p.cells ?? [])) });
-      const bales = mine.every((p) => p.bales !== undefined) ? mine.map((p) => p.bales!) : undefined;
-      addComparisons(out, sessions, set, definition, base, config, compareFile, mergeCoded(sessions, mine, info), bales);
+      const counts = mine.every((p) => p.counts !== undefined) ? mine.map((p) => p.counts!) : undefined;
+      addComparisons(out, sessions, set, definition, base, config, compareFile, mergeCoded(sessions, mine, info), counts);
     } else {
       const { bySpeaker, byCondition } = mergeStyleValues(mine);
       out.styles.push(styleSetOf(set, info, bySpeaker, byCondition));

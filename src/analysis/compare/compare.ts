@@ -1,6 +1,6 @@
 import type { Provenance } from "../../util/provenance.js";
 import { CliError } from "../../util/errors.js";
-import { knownLabels, type CodedSession, type CodedTurns } from "../shared/table.js";
+import { knownLabels, memberCounts, type CodedSession, type CodedTurns } from "../shared/table.js";
 import { mapCodes, mapConditions } from "./mapping.js";
 import { ownCodes, studyCodes } from "./session-parts.js";
 import { runTests, type Comparison, type TestResult } from "./tests.js";
@@ -203,13 +203,7 @@ export interface CompareSessionPart {
 /** One session's {@link CompareSessionPart}; `labels` are the join's, the first `known` of them the codebook's. */
 export function compareSessionPart(cs: CodedSession, labels: readonly string[], known: number): CompareSessionPart {
   const own = ownCodes(cs, labels, known);
-  const W = known + own.unknown.length;
-  const counts = new Float64Array(cs.members.length * W);
-  for (let t = 0; t < cs.speakers.length; t++) {
-    const row = cs.speakers[t] * W;
-    for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) counts[row + own.session.codes[k]]++;
-  }
-  return { counts, unknown: own.unknown };
+  return { counts: memberCounts(own.session, cs.members.length, known + own.unknown.length), unknown: own.unknown };
 }
 
 /**

@@ -227,3 +227,17 @@ export function textTable(header: readonly string[], rows: readonly (readonly st
       .trimEnd();
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
+
+/**
+ * How often each of a session's members got each code (`L` labels): member m's count of label i
+ * at [m * L + i]. What compareFrequencies and profilesBySpeaker pool, so that a session's can be counted once and kept
+ * with its part (the build's, src/report/shape/parts.ts).
+ */
+export function memberCounts(cs: Pick<CodedSession, "speakers" | "offsets" | "codes">, members: number, L: number): Float64Array {
+  const counts = new Float64Array(members * L);
+  for (let t = 0; t < cs.speakers.length; t++) {
+    const row = cs.speakers[t] * L;
+    for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) counts[row + cs.codes[k]]++;
+  }
+  return counts;
+}

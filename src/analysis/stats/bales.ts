@@ -1,7 +1,7 @@
 import type { NominalCodebook } from "../../coding/codebook/schema.js";
 import type { Participant } from "../../transcript/schema.js";
 import { speakerName } from "./participation.js";
-import { UNCODED, type CodedSession, type CodedTurns } from "../shared/table.js";
+import { memberCounts, UNCODED, type CodedSession, type CodedTurns } from "../shared/table.js";
 import { thirdOf } from "../shared/measures.js";
 import { poolCounts } from "./pool.js";
 
@@ -253,19 +253,6 @@ export function profilesBySpeaker(
     });
   });
   return [...pooled].map(([name, e]) => ({ name, kind: e.kind, sessions: e.sessions, profile: profileOf(e.counts, frame) }));
-}
-
-/**
- * How often each of a session's members got each code (`L` labels): member m's count of label i
- * at [m * L + i]. What {@link profilesBySpeaker} pools, so that a session's can be kept with its part.
- */
-export function memberCounts(cs: Pick<CodedSession, "speakers" | "offsets" | "codes">, members: number, L: number): Int32Array {
-  const counts = new Int32Array(members * L);
-  for (let t = 0; t < cs.speakers.length; t++) {
-    const row = cs.speakers[t] * L;
-    for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) counts[row + cs.codes[k]]++;
-  }
-  return counts;
 }
 
 /** Codes of a session's coded turns in order (first code per turn), as label indices. */

@@ -5,7 +5,7 @@ import { THIRDS } from "../../analysis/shared/measures.js";
 import { codedTurns, type CodedTurns } from "../../analysis/shared/table.js";
 import type { CodeSet } from "../load.js";
 import type { BalesSet, CodebookInfo } from "../types.js";
-import type { BalesPart } from "./parts.js";
+import type { SessionCounts } from "./parts.js";
 import { categoryIds } from "./common.js";
 
 /** A Bales-style codebook: nominal with groups of kind "area" (bales-ipa, or a researcher's variant). */
@@ -25,8 +25,8 @@ export function buildBalesSet(
   info: CodebookInfo,
   codebook: NominalCodebook | null,
   coded?: CodedTurns,
-  /** Each session's counts as its part keeps them (parts.ts balesPart), numbered as the codebook's categories; else counted from the join. */
-  parts?: readonly BalesPart[],
+  /** Each session's counts as its part keeps them (parts.ts SessionCounts), numbered as the codebook's categories; else counted from the join. */
+  parts?: readonly SessionCounts[],
 ): BalesSet {
   const groupMembers = (kind: string) =>
     info.groups
@@ -38,25 +38,20 @@ export function buildBalesSet(
   const kept = parts && data.unknownLabels.length === 0 && data.labels.length === info.categories.length ? parts : undefined;
   const phases =
     frame.groups.size > 0
-      ? kept
-        ? phaseOverall(
-            data,
-            frame,
-            kept.map((p) => p.phases!),
-          )
-        : phaseOverall(data, frame)
+      ? phaseOverall(
+          data,
+          frame,
+          kept?.map((p) => p.phases!),
+        )
       : null;
   return {
     codebook: set.codebook,
     coder: set.coder,
     areas: groupMembers("area"),
-    members: (kept
-      ? profilesBySpeaker(
-          data,
-          frame,
-          kept.map((p) => p.members),
-        )
-      : profilesBySpeaker(data, frame)
+    members: profilesBySpeaker(
+      data,
+      frame,
+      kept?.map((p) => p.members),
     ).map((s) => ({
       key: s.name,
       kind: s.kind,

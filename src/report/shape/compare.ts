@@ -9,6 +9,7 @@ import type { CodebookInfo, CompareSet } from "../types.js";
 import { categoryIds } from "./common.js";
 import type { PartOf } from "../../study/artifact-part.js";
 import type { compareShown } from "../../analysis/compare/descriptor.js";
+import type { SessionCounts } from "./parts.js";
 
 /** What the view reads of compare-<codebook>.json: the descriptor's `shown` part. */
 export type CompareShown = PartOf<CompareReport, typeof compareShown>;
@@ -30,6 +31,8 @@ export function buildCompareSet(
   coded?: CodedTurns,
   /** `colloquy compare`'s file: for the coder it was computed for, its numbers and tests are taken, and nothing is computed. */
   file?: AnalysisFile<CompareShown>,
+  /** Each session's counts as its part keeps them (parts.ts SessionCounts), numbered as the codebook's categories; else counted from the join. */
+  counts?: readonly SessionCounts[],
 ): CompareSet | { empty: string } {
   const groupOf = new Map<string, string>();
   for (const [group, members] of Object.entries(settings.conditionGroups ?? {})) for (const c of members) groupOf.set(c, group);
@@ -59,7 +62,10 @@ export function buildCompareSet(
       checkCompareOptions(data, options);
       return fromFile;
     }
-    result = compareFrequencies(data, options);
+    // The kept counts are a session's compareSessionPart when the join has no code besides the categories.
+    const kept = counts && data.unknownLabels.length === 0 && data.labels.length === codebook.categories.length ? counts : undefined;
+    const index = kept && new Map(data.sessions.map((cs, i) => [cs, i]));
+    result = compareFrequencies(data, options, index && ((cs) => ({ counts: kept![index.get(cs)!].members, unknown: [] })));
   } catch (error) {
     return { empty: `Cannot compare conditions with the settings in colloquy.json: ${errorMessage(error)}` };
   }

@@ -4,7 +4,8 @@ import { arrayLineBytes, parseArrayLine } from "../../util/json-layout.js";
 import { sessionMetrics, type SessionMetrics } from "../../analysis/stats/metrics.js";
 import { codedSessionPart, joinParts, type CodedSessionPart } from "../../analysis/compare/session-parts.js";
 import type { CodedTurns } from "../../analysis/shared/table.js";
-import { memberCounts, phaseCounts, type ProfileFrame } from "../../analysis/stats/bales.js";
+import { memberCounts } from "../../analysis/shared/table.js";
+import { phaseCounts, type ProfileFrame } from "../../analysis/stats/bales.js";
 import { sessionCodes, type CodeSet } from "../load.js";
 import type { CodebookInfo, Counts, Distribution, SessionSummary, SpeakerInfo } from "../types.js";
 import { categoryIds, conditionOf, speakerKeys, turnSpeaker, turnWords } from "./common.js";
@@ -141,23 +142,28 @@ export interface CoderPart {
   cells?: Int32Array;
   /** The session's part of the join of sessions and codes (with the codebook's categories as labels): the compare and Bales views join the parts. */
   coded?: CodedSessionPart;
-  /** For a Bales-style codebook, what the Bales view pools (src/analysis/stats/bales.ts), counted once per session; absent when the session's codes are numbered apart from the study's. */
-  bales?: BalesPart;
+  /** What the compare and Bales views pool, counted once per session; absent when the session's codes are numbered apart from the study's. */
+  counts?: SessionCounts;
   styles?: PackedStyles;
 }
 
-/** A session's counts for the Bales view: each member's codes (memberCounts) and its thirds' (phaseCounts; null without groups). */
-export interface BalesPart {
-  members: Int32Array;
+/** A session's counts for the compare and Bales views. */
+export interface SessionCounts {
+  /** Each member's count of each of the codebook's categories (memberCounts): what compareFrequencies and profilesBySpeaker pool. */
+  members: Float64Array;
+  /** Its thirds' counts (phaseCounts) for a Bales-style codebook with groups, else null. */
   phases: Float64Array | null;
 }
 
-/** The session's Bales counts from its part of the join, when that is numbered as the study is (no codes outside `frame`'s labels). */
-function balesPart(session: Session, coded: CodedSessionPart, frame: ProfileFrame): BalesPart | undefined {
+/**
+ * The session's counts from its part of the join (numbered by the codebook's `categories`), when
+ * that is numbered as the study is: when it has no code outside them.
+ */
+function sessionCounts(session: Session, coded: CodedSessionPart, categories: number, balesFrame: ProfileFrame | null): SessionCounts | undefined {
   if (coded.unknownLabels.length > 0) return undefined;
   return {
-    members: memberCounts(coded, session.participants.length + coded.undeclared.length, frame.labels.length),
-    phases: frame.groups.size > 0 ? phaseCounts(coded, frame) : null,
+    members: memberCounts(coded, session.participants.length + coded.undeclared.length, categories),
+    phases: balesFrame && balesFrame.groups.size > 0 ? phaseCounts(coded, balesFrame) : null,
   };
 }
 
@@ -261,7 +267,7 @@ export function codebookSessionPart(
       distribution: partDistribution({ bySpeaker, byCondition }),
       cells: Int32Array.from(buildSequenceSet([session], [row], set, info).cells[0]),
       coded,
-      ...(balesFrame && { bales: balesPart(session, coded, balesFrame) }),
+      counts: sessionCounts(session, coded, info.categories.length, balesFrame),
     };
   });
   const bytes = arrayLineBytes(badges);
