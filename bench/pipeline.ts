@@ -7,7 +7,8 @@
  *   c. one more 100-turn session dropped into inbox/ as a Slack paste, so the import stage runs
  *      too (the realistic path), then a re-run                 target <= 10% of (a)
  *   b and c are timed three times each (c with a new session before each run) and judged by the
- *   median run: one run of them varies by about +-10% on the shared 2-core machine.
+ *   median run (by wall time; its CPU time is printed beside it): one run of them varies by about
+ *   +-10% on the shared 2-core machine. d and d' then run on a study of N+3 and N+4 sessions.
  *   d. `colloquy build <dir>` alone: wall time and peak RSS    target <= 300 MB
  *   d'. the same after another session went through every stage but the build
  *      (`colloquy study --only import,…,concepts`), so the build in its own process shapes a
@@ -265,7 +266,7 @@ try {
     .map((r) => r[5])
     .filter((v) => v === "PASS" || v === "FAIL");
   console.log(
-    `\nsummary (${TURNS} turns): ${verdicts.filter((v) => v === "PASS").length}/${verdicts.length} targets met; no-op ${pct(noop.seconds / full.seconds)}, +1 session ${pct(addOne.seconds / full.seconds)}, build peak ${mb(build.peakMB)} (${mb(buildNew.peakMB)} with a new session)`,
+    `\nsummary (${TURNS} turns): ${verdicts.filter((v) => v === "PASS").length}/${verdicts.length} targets met; no-op ${pct(noop.seconds / full.seconds)}, +1 session ${pct(addOne.seconds / full.seconds)} (medians of 3 runs), build peak ${mb(build.peakMB)} (${mb(buildNew.peakMB)} with a new session)`,
   );
   if ((await codeStamp()) !== stampBefore)
     console.log("WARNING: dist/ or codebooks/ changed during the run (someone rebuilt or edited them): run again for clean figures");

@@ -12,9 +12,8 @@ import { openLineCache, type LineShaper, type ShapedLines, type WholeShaper } fr
 import { agreementAnalysis, conceptsAnalysis, topicsAnalysis } from "../analysis/analyses.js";
 import type { AnalysisDescriptor } from "../analysis/descriptor.js";
 import { chunkOf } from "./shape/overview.js";
-import { categoryIds, describeCodebook } from "./shape/common.js";
-import { isBalesLike } from "./shape/bales.js";
-import { profileFrame } from "../analysis/stats/bales.js";
+import { describeCodebook } from "./shape/common.js";
+import { balesFrame } from "./shape/bales.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import type { Session } from "../transcript/schema.js";
 import { codebookSessionPart, mergeBadges, sessionPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
@@ -151,7 +150,7 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
 /**
  * One codebook's code sets, their facts, the digest of each session's records (the memo's inputs)
  * and its parts' memo. Every view of a codebook is a merge of its session parts (the compare and
- * Bales views join the parts' joins: parts.ts, mergeCoded), so the sets hold only the records of
+ * Bales views join the parts' joins, parts.ts mergeCoded, and pool their kept counts), so the sets hold only the records of
  * sessions whose part must be made: with kept digests (study/code-digests.ts), at 100,000 turns,
  * adding a session reads that session's codes, not the 70 MB of all of them.
  */
@@ -160,16 +159,15 @@ async function codebookSets(study: string, reader: StudyReader, codebook: string
   const seen = { codes: new Set(digests.flatMap((d) => [...d.codes])), scales: new Map<string, number>() };
   for (const d of digests) for (const [scale, max] of d.scales) seen.scales.set(scale, Math.max(seen.scales.get(scale) ?? 0, max));
   const info = describeCodebook(codebook, definition, coders, seen);
-  // The Bales view's frame: the categories' groups are in `info`, the fallback category is not.
-  const balesFrame = isBalesLike(info) ? profileFrame(categoryIds(info), definition?.kind === "nominal" ? definition : undefined) : null;
-  // The codebook's categories (order and labels), coders and fallback are settings of every part of it.
-  const memo = await openSessionMemo<CodebookSessionPart>(study, ["report-codebook", codebook], { info, coders, fallback: balesFrame?.fallback });
+  const bales = balesFrame(info, definition);
+  // The codebook's categories (order, labels, groups), coders and fallback are settings of every part of it.
+  const memo = await openSessionMemo<CodebookSessionPart>(study, ["report-codebook", codebook], { info, coders, fallback: bales?.fallback });
   const inputsOf = (session: Session) => digests.map((d) => d.digest(session.id)).join(" ");
   const missing = new Set(sessions.filter((s) => !memo.has(s.id, s, inputsOf(s))).map((s) => s.id));
   const sets: CodeSet[] = [];
   for (const [k, coder] of coders.entries()) sets.push(indexCodes(codebook, coder, missing.size > 0 ? await digests[k].records(missing) : []));
   const facts = digests.map((d, k) => ({ codebook, coder: coders[k], ...d.facts() }));
-  return { info, sets, facts, inputsOf, memo, balesFrame };
+  return { info, sets, facts, inputsOf, memo, balesFrame: bales };
 }
 
 async function newestMtime(path: string): Promise<number> {

@@ -164,8 +164,9 @@ export function shapeCodebook(
 /**
  * The compare and Bales views of one coder: study-level analysis functions (compareFrequencies,
  * profilesBySpeaker, phaseOverall) over every session's coded turns (`coded`: one join for both
- * views, whole or put together from the sessions' parts), computed whole each build; for the coder
- * `colloquy compare` ran for, its file's numbers instead of compareFrequencies'.
+ * views, whole or put together from the sessions' parts), pooling each session's kept counts
+ * (`counts`, parts.ts SessionCounts) when the parts keep them, else counting the turns; for the
+ * coder `colloquy compare` ran for, its file's numbers instead of compareFrequencies'.
  */
 function addComparisons(
   out: CodebookShapes,

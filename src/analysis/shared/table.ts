@@ -237,7 +237,10 @@ export function memberCounts(cs: Pick<CodedSession, "speakers" | "offsets" | "co
   const counts = new Float64Array(members * L);
   for (let t = 0; t < cs.speakers.length; t++) {
     const row = cs.speakers[t] * L;
-    for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) counts[row + cs.codes[k]]++;
+    for (let k = cs.offsets[t]; k < cs.offsets[t + 1]; k++) {
+      // A code outside the L counted (a frame shorter than the join's labels) is not counted, never put in the next member's row.
+      if (cs.codes[k] < L) counts[row + cs.codes[k]]++;
+    }
   }
   return counts;
 }

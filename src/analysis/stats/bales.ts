@@ -234,7 +234,7 @@ export function profilesBySpeaker(
   data: CodedTurns,
   frame: ProfileFrame,
   /** Each session's {@link memberCounts}, when kept (the build's session parts); else counted now. */
-  counts: readonly ArrayLike<number>[] = data.sessions.map((cs) => memberCounts(cs, cs.members.length, frame.labels.length)),
+  counts: readonly Float64Array[] = data.sessions.map((cs) => memberCounts(cs, cs.members.length, frame.labels.length)),
 ): SpeakerProfile[] {
   const L = frame.labels.length;
   const pooled = new Map<string, { kind: Participant["kind"]; sessions: number; counts: Float64Array }>();

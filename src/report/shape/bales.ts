@@ -1,6 +1,6 @@
-import type { NominalCodebook } from "../../coding/codebook/schema.js";
+import type { Codebook, NominalCodebook } from "../../coding/codebook/schema.js";
 import type { Session } from "../../transcript/schema.js";
-import { phaseOverall, profileFrame, profilesBySpeaker } from "../../analysis/stats/bales.js";
+import { phaseOverall, profileFrame, profilesBySpeaker, type ProfileFrame } from "../../analysis/stats/bales.js";
 import { THIRDS } from "../../analysis/shared/measures.js";
 import { codedTurns, type CodedTurns } from "../../analysis/shared/table.js";
 import type { CodeSet } from "../load.js";
@@ -11,6 +11,11 @@ import { categoryIds } from "./common.js";
 /** A Bales-style codebook: nominal with groups of kind "area" (bales-ipa, or a researcher's variant). */
 export function isBalesLike(codebook: CodebookInfo): boolean {
   return codebook.kind === "nominal" && codebook.groups.some((g) => g.kind === "area");
+}
+
+/** The Bales view's frame for a codebook's categories (its groups are in `info`; its fallback only in the definition), or null when it is not Bales-like. */
+export function balesFrame(info: CodebookInfo, codebook: Codebook | null): ProfileFrame | null {
+  return isBalesLike(info) ? profileFrame(categoryIds(info), codebook?.kind === "nominal" ? codebook : undefined) : null;
 }
 
 /**
@@ -26,7 +31,7 @@ export function buildBalesSet(
   codebook: NominalCodebook | null,
   coded?: CodedTurns,
   /** Each session's counts as its part keeps them (parts.ts SessionCounts), numbered as the codebook's categories; else counted from the join. */
-  parts?: readonly SessionCounts[],
+  counts?: readonly SessionCounts[],
 ): BalesSet {
   const groupMembers = (kind: string) =>
     info.groups
@@ -34,8 +39,11 @@ export function buildBalesSet(
       .map((g) => ({ id: g.id, label: g.label, categories: info.categories.filter((c) => c.groups.includes(g.id)).map((c) => c.id) }));
   const data = coded ?? codedTurns(sessions, set.records, categoryIds(info));
   const frame = profileFrame(data.labels, codebook ?? undefined);
-  // The parts count in the codebook's categories: they serve when the join has no code besides them.
-  const kept = parts && data.unknownLabels.length === 0 && data.labels.length === info.categories.length ? parts : undefined;
+  // The kept counts are numbered by the codebook's categories, and their thirds counted under
+  // balesFrame's fallback and groups: they serve when the join's labels are those categories
+  // (always in the build, whose categories include every code its records hold), and then this
+  // frame is balesFrame's.
+  const kept = counts && data.unknownLabels.length === 0 && data.labels.length === info.categories.length ? counts : undefined;
   const phases =
     frame.groups.size > 0
       ? phaseOverall(
