@@ -5,7 +5,7 @@ import { THIRDS } from "../../analysis/shared/measures.js";
 import { codedTurns, type CodedTurns } from "../../analysis/shared/table.js";
 import type { CodeSet } from "../load.js";
 import type { BalesSet, CodebookInfo } from "../types.js";
-import type { SessionCounts } from "./parts.js";
+import { usableCounts, type SessionCounts } from "./parts.js";
 import { categoryIds } from "./common.js";
 
 /** A Bales-style codebook: nominal with groups of kind "area" (bales-ipa, or a researcher's variant). */
@@ -39,11 +39,8 @@ export function buildBalesSet(
       .map((g) => ({ id: g.id, label: g.label, categories: info.categories.filter((c) => c.groups.includes(g.id)).map((c) => c.id) }));
   const data = coded ?? codedTurns(sessions, set.records, categoryIds(info));
   const frame = profileFrame(data.labels, codebook ?? undefined);
-  // The kept counts are numbered by the codebook's categories, and their thirds counted under
-  // balesFrame's fallback and groups: they serve when the join's labels are those categories
-  // (always in the build, whose categories include every code its records hold), and then this
-  // frame is balesFrame's.
-  const kept = counts && data.unknownLabels.length === 0 && data.labels.length === info.categories.length ? counts : undefined;
+  // When they serve, the join's labels are the categories, and this frame is balesFrame's.
+  const kept = usableCounts(counts, data, info);
   const phases =
     frame.groups.size > 0
       ? phaseOverall(

@@ -9,7 +9,7 @@ import type { CodebookInfo, CompareSet } from "../types.js";
 import { categoryIds } from "./common.js";
 import type { PartOf } from "../../study/artifact-part.js";
 import type { compareShown } from "../../analysis/compare/descriptor.js";
-import type { SessionCounts } from "./parts.js";
+import { usableCounts, type SessionCounts } from "./parts.js";
 
 /** What the view reads of compare-<codebook>.json: the descriptor's `shown` part. */
 export type CompareShown = PartOf<CompareReport, typeof compareShown>;
@@ -62,8 +62,8 @@ export function buildCompareSet(
       checkCompareOptions(data, options);
       return fromFile;
     }
-    // The kept counts are a session's compareSessionPart when the join has no code besides the categories.
-    const kept = counts && data.unknownLabels.length === 0 && data.labels.length === codebook.categories.length ? counts : undefined;
+    // A session's kept member counts are its compareSessionPart (no codes of its own outside the categories).
+    const kept = usableCounts(counts, data, codebook);
     const index = kept && new Map(data.sessions.map((cs, i) => [cs, i]));
     result = compareFrequencies(data, options, index && ((cs) => ({ counts: kept![index.get(cs)!].members, unknown: [] })));
   } catch (error) {

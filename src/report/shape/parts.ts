@@ -156,6 +156,16 @@ export interface SessionCounts {
 }
 
 /**
+ * The sessions' kept counts when they can stand for counting `data`'s turns: they are numbered by
+ * the codebook's categories (and their thirds counted under its Bales frame), so they serve when
+ * the join's labels are those categories and nothing else. In the build they always are (its
+ * categories include every code its records hold); otherwise the views count the turns.
+ */
+export function usableCounts(counts: readonly SessionCounts[] | undefined, data: CodedTurns, info: CodebookInfo): readonly SessionCounts[] | undefined {
+  return counts && data.unknownLabels.length === 0 && data.labels.length === info.categories.length ? counts : undefined;
+}
+
+/**
  * The session's counts from its part of the join (numbered by the codebook's `categories`), when
  * that is numbered as the study is: when it has no code outside them.
  */
