@@ -2,6 +2,8 @@ import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { deserialize, serialize } from "node:v8";
 import { readWholeFile, writeFileAtomic } from "./fs.js";
+import { stamp } from "./file-stamp.js";
+import { noteOwnWrite } from "./known-bytes.js";
 
 /**
  * A cache file of values by key, kept as a log of frames so that a run that adds a few entries to
@@ -98,7 +100,8 @@ async function readLog<V>(path: string, stamp: string): Promise<Log<V>> {
 
 /**
  * Append to an existing file; false when it is gone (`.cache/` deleted during the run), so the
- * caller writes it whole with its stamp frame instead of starting a file without one.
+ * caller writes it whole with its stamp frame instead of starting a file without one. Noted as an
+ * own write (util/known-bytes.ts), as every write util/fs.ts makes is.
  */
 async function appendTo(path: string, bytes: Buffer): Promise<boolean> {
   let handle;
@@ -109,7 +112,9 @@ async function appendTo(path: string, bytes: Buffer): Promise<boolean> {
     throw error;
   }
   try {
+    const before = stamp(await handle.stat());
     await handle.appendFile(bytes);
+    noteOwnWrite(path, stamp(await handle.stat()), before);
   } finally {
     await handle.close();
   }
