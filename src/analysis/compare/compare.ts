@@ -122,6 +122,8 @@ interface Acc {
   counts: Float64Array;
   sessions: Set<string>;
   runs: Set<string>;
+  /** The session last added: its members share accumulators, which need it once (a session's members are met together). */
+  last?: CodedSession;
 }
 
 const ZERO_CONTROL_NOTE = "control count is 0, so the percentage difference is undefined (null); compare the counts";
@@ -250,7 +252,7 @@ export function compareFrequencies(
 ): CompareFrequencies {
   const { resolved, codes, known, conds } = resolveCompare(data, options);
   const L = codes.labels.length;
-  const acc = () => ({ counts: new Float64Array(L), sessions: new Set<string>(), runs: new Set<string>() });
+  const acc = (): Acc => ({ counts: new Float64Array(L), sessions: new Set<string>(), runs: new Set<string>(), last: undefined });
   const get = (m: Map<string, Acc>, key: string) => {
     let a = m.get(key);
     if (!a) m.set(key, (a = acc()));
@@ -260,7 +262,7 @@ export function compareFrequencies(
   const byRole = new Map<string, Acc>();
   const bySpeaker = new Map<string, Acc>();
   const byConditionRole = new Map<string, Acc>();
-  const units = new Map<string, { condition: string; unit: string; counts: Float64Array; sessions: Set<string> }>();
+  const units = new Map<string, { condition: string; order: number; unit: string; counts: Float64Array; sessions: Set<string> }>();
   let counted = 0;
   let dropped = 0;
 
@@ -272,6 +274,8 @@ export function compareFrequencies(
       const role = p.role ?? p.kind;
       const list = [get(byCondition, condition), get(byRole, role), get(bySpeaker, p.name), get(byConditionRole, `${condition}\u0000${role}`)];
       for (const a of list) {
+        if (a.last === cs) continue;
+        a.last = cs;
         a.sessions.add(cs.session.id);
         a.runs.add(runKey);
       }
@@ -288,7 +292,7 @@ export function compareFrequencies(
       if (u === null) return null;
       const key = `${condition}\u0000${u}`;
       let row = units.get(key);
-      if (!row) units.set(key, (row = { condition, unit: u, counts: new Float64Array(L), sessions: new Set() }));
+      if (!row) units.set(key, (row = { condition, order: conds.conditions.indexOf(condition), unit: u, counts: new Float64Array(L), sessions: new Set() }));
       row.sessions.add(cs.session.id);
       return row.counts;
     });
@@ -349,7 +353,7 @@ export function compareFrequencies(
   const basis = resolved.normaliseByRuns ? "per-run" : "count";
   const differences = differencesFrom(frequencies.byCondition, codes.labels, resolved.control, basis);
   const unitRows: UnitRow[] = [...units.values()]
-    .sort((a, b) => conds.conditions.indexOf(a.condition) - conds.conditions.indexOf(b.condition) || a.unit.localeCompare(b.unit))
+    .sort((a, b) => a.order - b.order || a.unit.localeCompare(b.unit))
     .map((u) => {
       const counts: Record<string, number> = {};
       codes.labels.forEach((label, i) => (counts[label] = u.counts[i]));
