@@ -18,9 +18,8 @@ import type { Codebook } from "../coding/codebook/schema.js";
 import type { Session } from "../transcript/schema.js";
 import { codebookSessionPart, mergeBadges, sessionPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
 import { openSessionMemo } from "../study/session-memo.js";
-import { lineText } from "../util/json-layout.js";
 import { readerDigests } from "../study/code-digests.js";
-import type { AgreementSet, ReportBundle } from "./types.js";
+import type { ReportBundle } from "./types.js";
 import { openSite, type SiteResult, type SiteWriter } from "./site.js";
 
 export interface BuildOptions {
@@ -83,6 +82,7 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   // concepts.json and topics.json are read by their lines, each shaped once and kept as text (line-cache.ts).
   const lineCache = await openLineCache(study);
   const spliced: ShapedLines[] = [];
+  const agreement: ShapedLines = { path: "agreement", texts: [], entries: 0 };
   await readAnalysisFiles(
     paths.root,
     readWarnings,
@@ -92,10 +92,16 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
       const kept = noAnalysisFiles();
       keepAnalysis(kept, entry);
       analysis.files.push(...kept.files);
-      // An agreement file shaped whole comes as the text of its sets (from the cache, or made now).
-      if (entry.shapedWhole && entry.analysis === agreementAnalysis)
-        analysis.agreement.push(...(JSON.parse(`[${lineText(entry.shapedWhole.text)}]`) as AgreementSet[]));
-      else analysis.agreement.push(...readAgreement(kept.agreement, agreementWarnings));
+      // An agreement file shaped whole comes as the text of its sets (from the cache, or made now),
+      // written into the data file as it is (1.6 MB at 100,000 turns, not parsed to be stringified again).
+      if (entry.shapedWhole && entry.analysis === agreementAnalysis) {
+        agreement.texts.push(entry.shapedWhole.text);
+        agreement.entries += entry.shapedWhole.entries;
+      } else {
+        const sets = readAgreement(kept.agreement, agreementWarnings);
+        if (sets.length > 0) agreement.texts.push(Buffer.from(JSON.stringify(sets).slice(1, -1)));
+        agreement.entries += sets.length;
+      }
       for (const [id, file] of kept.compare) analysis.compare.set(id, file);
       if (kept.topics) {
         analysis.topics = entry.shaped ? readTopicsLines(kept.topics.value, entry.shaped, topicsWarnings) : readTopics(kept.topics, topicsWarnings);
@@ -111,6 +117,8 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
     { shown: true, lines: { shapers: lineShapers, wholes: wholeShapers, cache: lineCache } },
   );
   await lineCache.save();
+  spliced.push(agreement);
+  analysis.agreementSpliced = agreement.entries;
   analysis.warnings.push(...agreementWarnings, ...topicsWarnings, ...conceptsWarnings);
   const sessions = await reader.sessions();
   const sessionMemo = await openSessionMemo<SessionPart>(study, "report-sessions", {});

@@ -73,6 +73,8 @@ function hints(name: string) {
 /** What the views draw from the analysis files (shaped as each file is read). */
 export interface AnalysisShapes {
   agreement: AgreementSet[];
+  /** Agreement sets given as text instead, spliced into the data file at "agreement" (the build's; `agreement` is then empty). */
+  agreementSpliced?: number;
   topics: TopicsSet | null;
   concepts: ConceptsSet | null;
   /** compare-<codebook>.json by codebook id (its tests and numbers replace the computed ones). */
@@ -286,7 +288,7 @@ export function finishBundle(
   if (compareEmpty) empty.compare ??= compareEmpty;
   if (scales.length === 0) empty.style ??= h.scales;
   if (bales.length === 0) empty.bales ??= h.bales;
-  if (analysis.agreement.length === 0) empty.agreement = h.agreement;
+  if (analysis.agreement.length + (analysis.agreementSpliced ?? 0) === 0) empty.agreement = h.agreement;
   if (!analysis.topics && !analysis.concepts) empty.topics = `${h.topics} ${h.concepts}`;
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,

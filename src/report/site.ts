@@ -102,12 +102,32 @@ const OPEN = Buffer.from("[");
 const COMMA = Buffer.from(",");
 const CLOSE = Buffer.from("]");
 
+/** An array's entries from their texts (`[`, the non-empty texts joined by commas, `]`): what JSON.stringify makes of the entries. */
+function arrayChunks(texts: readonly Uint8Array[]): Uint8Array[] {
+  const chunks: Uint8Array[] = [OPEN];
+  let first = true;
+  for (const text of texts) {
+    if (text.length === 0) continue;
+    if (!first) chunks.push(COMMA);
+    chunks.push(text);
+    first = false;
+  }
+  chunks.push(CLOSE);
+  return chunks;
+}
+
 /**
  * JSON.stringify of a top-level member of the bundle in UTF-8, with the arrays `spliced` gives
- * under it ("concepts.firstMentions", each left empty in the bundle) written from their texts: the
- * same bytes as stringifying the entries, which the build then never had to make as objects.
+ * at it ("agreement") or under it ("concepts.firstMentions"), each left empty in the bundle,
+ * written from their texts: the same bytes as stringifying the entries, which the build then
+ * never had to make as objects.
  */
 function memberBytes(key: string, value: unknown, spliced: readonly ShapedLines[]): Uint8Array[] | undefined {
+  const whole = spliced.filter((s) => s.path === key);
+  if (whole.length > 0) {
+    if (!Array.isArray(value) || value.length > 0) throw new Error(`the bundle's ${key} must be an empty array to splice its texts in`);
+    return arrayChunks(whole.flatMap((s) => s.texts));
+  }
   const mine = spliced.filter((s) => s.path.startsWith(`${key}.`));
   if (mine.length === 0) {
     const text = JSON.stringify(value);
@@ -121,17 +141,7 @@ function memberBytes(key: string, value: unknown, spliced: readonly ShapedLines[
   const cut = cutAtArrays(value as object, members, (v) => JSON.stringify(v));
   if (!cut) throw new Error(`cannot find where to splice the arrays of the bundle's ${key}`);
   const chunks: Uint8Array[] = [Buffer.from(cut.pieces[0])];
-  cut.order.forEach((i, k) => {
-    chunks.push(OPEN);
-    let first = true;
-    for (const text of mine[i].texts) {
-      if (text.length === 0) continue;
-      if (!first) chunks.push(COMMA);
-      chunks.push(text);
-      first = false;
-    }
-    chunks.push(CLOSE, Buffer.from(cut.pieces[k + 1]));
-  });
+  cut.order.forEach((i, k) => chunks.push(...arrayChunks(mine[i].texts), Buffer.from(cut.pieces[k + 1])));
   return chunks;
 }
 
@@ -154,10 +164,12 @@ async function writeDataFile(dir: string, bundle: ReportBundle, spliced: readonl
       await writeChunks(handle, chunks);
     };
     let first = true;
-    // Every spliced array under a member the bundle has, as a plain object.
+    // Every spliced array at a member the bundle has (an array), or under one (a plain object).
     for (const s of spliced) {
       const member = (bundle as unknown as Record<string, unknown>)[s.path.split(".")[0]];
-      if (member === null || typeof member !== "object" || Array.isArray(member)) throw new Error(`the bundle has no object to splice ${s.path} in`);
+      const nested = s.path.includes(".");
+      if (member === null || typeof member !== "object" || Array.isArray(member) === nested)
+        throw new Error(`the bundle has no ${nested ? "object" : "array"} to splice ${s.path} in`);
     }
     for (const [key, value] of Object.entries(bundle)) {
       const member = memberBytes(key, value, spliced);
