@@ -7,6 +7,8 @@ import { createHash } from "node:crypto";
 import { jsonMembers } from "../util/json-spans.js";
 import { sha256 } from "../util/hash.js";
 import { readWholeFile } from "../util/fs.js";
+import { writtenLines } from "../util/written-lines.js";
+import type { SplitLineArray } from "../util/json-layout.js";
 import {
   agreementAnalysis,
   analyses,
@@ -212,6 +214,13 @@ export async function readAnalysisFiles(
     if (part) partSchemas(result, part);
     const shaper = part && options.lines?.shapers.get(analysis as AnalysisDescriptor<unknown>);
     if (shaper && !part.fields?.[shaper.member]) throw new Error(`${analysis.id}: its shown part does not read "${shaper.member}" entry by entry`);
+    // A file this run's stage wrote by its lines and handed over (util/written-lines.ts) is taken as written.
+    const handed = shaper && (await writtenLines(join(dir, file), shaper.member));
+    const byHand = handed && readByLines(analysis as AnalysisDescriptor<unknown>, handed.split, part, shaper, options.lines!.cache, handed.sha256);
+    if (byHand) {
+      visit({ analysis: analysis as AnalysisDescriptor<unknown>, file, params, value: byHand.value, shaped: byHand.shaped });
+      continue;
+    }
     let bytes: Buffer | undefined;
     let read;
     try {
@@ -254,12 +263,20 @@ export async function readAnalysisFiles(
  * now. Undefined when the file is not laid out so, or any of it is not valid: parseArtifactPart
  * then reads it whole and names the problem as it always has.
  */
-function readByLines(analysis: AnalysisDescriptor<unknown>, bytes: Buffer, part: ArtifactPart, shaper: LineShaper, cache: LineCache) {
-  const lines = parseArtifactLines(analysis.result, bytes, part, shaper.member);
-  if (!lines) return undefined;
+function readByLines(
+  analysis: AnalysisDescriptor<unknown>,
+  source: Buffer | SplitLineArray,
+  part: ArtifactPart,
+  shaper: LineShaper,
+  cache: LineCache,
+  /** Each line's sha256, as its writer kept it (else hashed here). */
+  hashes?: readonly string[],
+) {
+  const lines = parseArtifactLines(analysis.result, source, part, shaper.member);
+  if (!lines || (hashes && hashes.length !== lines.lines.length)) return undefined;
   const shaped: ShapedLines = { path: shaper.path, texts: [], entries: 0 };
   for (const [i, line] of lines.lines.entries()) {
-    const key = `${analysis.id} ${sha256(line)}`;
+    const key = `${analysis.id} ${hashes?.[i] ?? sha256(line)}`;
     let entry = cache.get(key);
     if (!entry) {
       const read = lines.read(i);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { formatPath } from "../transcript/validate.js";
 import { errorMessage } from "../util/errors.js";
 import { jsonMembers, JsonSpanError, jsonValueEnd, parseSpan, type JsonMember, type JsonSpan } from "../util/json-spans.js";
-import { splitLineArray } from "../util/json-layout.js";
+import { splitLineArray, type SplitLineArray } from "../util/json-layout.js";
 import type { Artifact, ArtifactRead } from "./artifacts.js";
 
 /**
@@ -122,11 +122,17 @@ export interface ArtifactLines<T> {
  * same code) can reuse what it made of it without parsing it again. Undefined when the file is not
  * laid out so or a member read now is not valid: read it with parseArtifactPart, which names any problem.
  */
-export function parseArtifactLines<T>(artifact: Artifact<string[], T>, bytes: Buffer, part: ArtifactPart, member: string): ArtifactLines<T> | undefined {
+export function parseArtifactLines<T>(
+  artifact: Artifact<string[], T>,
+  /** The file's bytes, or what util/json-layout.ts splitLineArray finds in them (as its writer handed it over: util/written-lines.ts). */
+  source: Buffer | SplitLineArray,
+  part: ArtifactPart,
+  member: string,
+): ArtifactLines<T> | undefined {
   const schemas = partSchemas(artifact as Artifact, part);
   const arrays = schemas.find((s) => s.member === member);
   if (!arrays?.element) throw new Error(`${artifact.name}: "${member}" is not read element by element in this part`);
-  const split = splitLineArray(bytes, member);
+  const split = Buffer.isBuffer(source) ? splitLineArray(source, member) : source;
   if (!split) return undefined;
   let members;
   try {

@@ -217,3 +217,26 @@ export function splitLineArray(bytes: Buffer, path: string): SplitLineArray | un
     start = end + 1;
   }
 }
+
+/**
+ * What {@link splitLineArray} finds in the file `jsonWithArrayLines(object, [{ path, lines }])`
+ * writes, made from the same pieces without reading the file back: a writer hands it to a reader
+ * later in the same run (util/written-lines.ts). Undefined where splitLineArray finds nothing or
+ * could find something else: no lines, a line holding a line break (entries kept as one text),
+ * an array not reached through plain objects, or its opening line also elsewhere in the file.
+ */
+export function splitOfLayout(object: object, path: string, lines: readonly Uint8Array[]): SplitLineArray | undefined {
+  if (lines.length === 0 || lines.some((line) => line.includes(0x0a)) || valueAt(object, path) === undefined) return undefined;
+  const cut = cutAtArrays(object, [path], (value) => JSON.stringify(value, null, 2));
+  if (!cut) return undefined;
+  const keys = path.split(".");
+  const member = `\n${"  ".repeat(keys.length)}${JSON.stringify(keys[keys.length - 1])}: `;
+  const [before, after] = [cut.pieces[0], `${cut.pieces[1]}\n`];
+  if (!before.endsWith(member) || `${before}${after}`.includes(`${member}[\n`)) return undefined;
+  const marker = `\u0000lines ${path}`;
+  return {
+    rest: Buffer.from(`${before}${JSON.stringify(marker)}${after}`),
+    marker,
+    lines: lines.map((line) => Buffer.from(line.buffer, line.byteOffset, line.byteLength)),
+  };
+}

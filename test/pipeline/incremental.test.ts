@@ -11,6 +11,7 @@ import { codesScanned } from "../../src/pipeline/code-inputs.js";
 import { loadSessions, saveSession } from "../../src/study/study.js";
 import { lazyTurnReads } from "../../src/study/validated-sessions.js";
 import { codesHashed } from "../../src/study/code-digests.js";
+import { linesHanded } from "../../src/util/written-lines.js";
 import { silentReporter, type Reporter } from "../../src/util/reporter.js";
 
 /**
@@ -107,6 +108,29 @@ describe("colloquy study, per session", () => {
     await changeSessions(dir);
     await study(dir);
     expect(lazyTurnReads.files).toBeGreaterThan(reads);
+  }, 240_000);
+
+  it("adding a session: the build takes concepts.json and topics.json as their stages just wrote them, and makes the dashboard a build reading them would", async () => {
+    const dir = await demoCopy();
+    await study(dir);
+    const session = JSON.parse(await readFile(join(dir, "sessions", "control-1.json"), "utf8"));
+    await writeFile(join(dir, "sessions", "control-9.json"), JSON.stringify({ ...session, id: "control-9", metadata: { ...session.metadata, run: "9" } }));
+    const handed = linesHanded.files;
+    await study(dir);
+    expect(linesHanded.files - handed).toBe(2);
+    const site = async () => {
+      const name = (await readdir(join(dir, "site"))).find((n) => n.startsWith("data."))!;
+      return (await readFile(join(dir, "site", name), "utf8")).replace(/"createdAt":"[^"]*"/g, "");
+    };
+    const pipelineData = await site();
+    // The same files, no longer as this process left them (a new stamp): the build reads them from the disk.
+    const later = new Date(Date.now() + 5_000);
+    for (const name of ["concepts.json", "topics.json"]) await utimes(join(dir, "analysis", name), later, later);
+    const before = linesHanded.files;
+    const build = await runCli(["build", dir]);
+    expect(build.code, build.stderr).toBe(0);
+    expect(linesHanded.files).toBe(before);
+    expect(await site()).toBe(pipelineData);
   }, 240_000);
 
   it("a session removed, then put back (under another file name too), is not coded twice", async () => {

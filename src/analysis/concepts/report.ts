@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Session } from "../../transcript/schema.js";
 import { writeFileAtomic } from "../../util/fs.js";
+import { hashedLine, writeWithLines, type HashedLine } from "../../util/written-lines.js";
 import { csvRows, csvWithRows, type CsvCell } from "../../util/csv.js";
 import { artifacts } from "../../study/artifacts.js";
 import { provenance, type Provenance } from "../../util/provenance.js";
@@ -9,7 +10,7 @@ import type { ConceptExtractor } from "./extract.js";
 import type { SessionMemo } from "../../study/session-memo.js";
 import { analyseSessionConcepts, type ParticipantConcepts, type SessionConcepts } from "./measures.js";
 import { MTLD_THRESHOLD } from "./mtld.js";
-import { arrayLine, arrayLineBytes, jsonWithArrayLines, lineText, parseArrayLine } from "../../util/json-layout.js";
+import { arrayLine, jsonWithArrayLines, lineText, parseArrayLine } from "../../util/json-layout.js";
 import type { SpeakerSelection } from "./speakers.js";
 import { FILLERS, STOP_NOUNS } from "./stopwords.js";
 
@@ -54,7 +55,7 @@ const PARTICIPANT_MEASURES: [string, (p: ParticipantConcepts) => number | null][
   ["cohesion", (p) => p.cohesion],
 ];
 
-const SESSION_MEASURES: [string, (s: Omit<SessionConceptsPart, "json" | "csv">) => number | null][] = [
+const SESSION_MEASURES: [string, (s: Omit<SessionConceptsPart, keyof HashedLine | "csv">) => number | null][] = [
   ["sessionConceptRate", (s) => s.rate],
   ["sessionUniqueConcepts", (s) => s.uniqueConcepts],
 ];
@@ -72,11 +73,12 @@ export function sessionUnit(participants: readonly { participant: string }[], fa
  * analysis plus a recombination of small records, not a re-read and re-write of every
  * session's per-turn concepts (issue 11).
  */
-export interface SessionConceptsPart {
+export interface SessionConceptsPart extends HashedLine {
   /**
    * The session's line of concepts.json (from arrayLine), UTF-8 encoded: V8 stores a string
    * with any character beyond Latin-1 at two bytes per character, which made the memo ~1.7x the
-   * size of the text it holds.
+   * size of the text it holds. Its sha256 (`jsonSha256`) goes with it to the dashboard's build
+   * in the same run (util/written-lines.ts).
    */
   json: Uint8Array;
   /** The session's rows of concepts.csv, UTF-8 encoded (written as they are: making the table again took 20 ms a run). */
@@ -99,11 +101,11 @@ export interface ConceptsReportParts {
 
 /** The part of one analysed session. */
 export function sessionConceptsPart(result: SessionConcepts): SessionConceptsPart {
-  return { json: arrayLineBytes(result), csv: sessionCsvRows(result.participants), ...partMeasures(result) };
+  return { ...hashedLine(result), csv: sessionCsvRows(result.participants), ...partMeasures(result) };
 }
 
 /** What the comparisons and the table read of a session. */
-function partMeasures(result: SessionConcepts): Omit<SessionConceptsPart, "json" | "csv"> {
+function partMeasures(result: SessionConcepts): Omit<SessionConceptsPart, keyof HashedLine | "csv"> {
   return {
     session: result.session,
     condition: result.condition,
@@ -142,7 +144,7 @@ export function buildConceptsReport(sessions: readonly Session[], extractor: Con
 }
 
 /** The comparisons between conditions of every participant and session measure. */
-function compareConcepts(parts: readonly Omit<SessionConceptsPart, "json" | "csv">[], options: ConceptsOptions): MeasureComparison[] {
+function compareConcepts(parts: readonly Omit<SessionConceptsPart, keyof HashedLine | "csv">[], options: ConceptsOptions): MeasureComparison[] {
   const participants = parts.flatMap((r) => r.participants);
   const conditions: MeasureComparison[] = [];
   for (const [measure, get] of PARTICIPANT_MEASURES) {
@@ -254,15 +256,19 @@ export async function writeConceptsReport(analysisDir: string, report: ConceptsR
 
 /** writeConceptsReport for a report in parts: the same bytes, each session's text written as stored. */
 export async function writeConceptsParts(analysisDir: string, report: ConceptsReportParts): Promise<{ json: string; csv: string }> {
-  const bytes = jsonWithArrayLines(report, [{ path: LINES, lines: report.sessions.map((s) => s.json) }]);
-  return writeConcepts(analysisDir, bytes, partsCsv(report));
+  const files = conceptsFiles(analysisDir);
+  await writeWithLines(files.json, report, LINES, report.sessions);
+  await writeFileAtomic(files.csv, partsCsv(report));
+  return files;
 }
 
 /** The array of concepts.json written one session per line (the artifact registry says which). */
 const [LINES] = artifacts.concepts.lineArrays!;
 
+const conceptsFiles = (analysisDir: string) => ({ json: join(analysisDir, artifacts.concepts.file()), csv: join(analysisDir, artifacts.conceptsTable.file()) });
+
 async function writeConcepts(analysisDir: string, json: readonly Uint8Array[], table: string): Promise<{ json: string; csv: string }> {
-  const files = { json: join(analysisDir, artifacts.concepts.file()), csv: join(analysisDir, artifacts.conceptsTable.file()) };
+  const files = conceptsFiles(analysisDir);
   await writeFileAtomic(files.json, json);
   await writeFileAtomic(files.csv, table);
   return files;

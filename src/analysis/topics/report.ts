@@ -3,8 +3,8 @@ import type { Session } from "../../transcript/schema.js";
 import { mapLimit } from "../../util/concurrency.js";
 import { provenance, type Provenance } from "../../util/provenance.js";
 import { artifacts, readArtifact, writeArtifact } from "../../study/artifacts.js";
-import { writeFileAtomic } from "../../util/fs.js";
-import { arrayLineBytes, jsonWithArrayLines, parseArrayLine } from "../../util/json-layout.js";
+import { hashedLine, writeWithLines, type HashedLine } from "../../util/written-lines.js";
+import { parseArrayLine } from "../../util/json-layout.js";
 import { silentReporter, type Reporter } from "../../util/reporter.js";
 import { compareMeasure, summariseValues, type MeasureCompareOptions, type MeasureComparison, type UnitValue } from "../concepts/conditions.js";
 import type { ConceptExtractor } from "../concepts/extract.js";
@@ -313,7 +313,7 @@ export function summariseTopics(
  * objects (every topic's turn ids a string of its own) took ~45 ms of a run that adds one session
  * to a 100,000-turn study, and writing them out again ~30 ms (issue 11).
  */
-export type TreePart = TreeFacts & { failures: { run: number; reason: string }[]; json: Uint8Array };
+export type TreePart = TreeFacts & { failures: { run: number; reason: string }[] } & HashedLine;
 
 function treePart(tree: TreeResult): TreePart {
   const { key, scope, session, condition, participant, participantName, unit } = tree;
@@ -330,7 +330,7 @@ function treePart(tree: TreeResult): TreePart {
     branching: { mean: tree.branching.mean },
     merged,
     failures,
-    json: arrayLineBytes(tree),
+    ...hashedLine(tree),
   };
 }
 
@@ -388,7 +388,7 @@ export function topicsReportOf(parts: TopicsReportParts): TopicsReport {
 /** writeTopicsReport for a report in parts: the same bytes, each tree's line written as stored. */
 export function writeTopicsParts(study: string, report: TopicsReportParts): Promise<string> {
   const path = artifacts.topics.path(study);
-  return writeFileAtomic(path, jsonWithArrayLines(report, [{ path: LINES, lines: report.trees.map((t) => t.json) }])).then(() => path);
+  return writeWithLines(path, report, LINES, report.trees).then(() => path);
 }
 
 /** The array of topics.json written one tree per line (the artifact registry says which). */
