@@ -7,7 +7,17 @@ import { indexCodes, keepAnalysis, loadCodebooks, noAnalysisFiles, readAnalysisF
 import { diskReader, type StudyReader } from "../study/reader.js";
 import { loadStudyConfig } from "../study/study.js";
 import { listCoders } from "../coding/store.js";
-import { agreementWhole, conceptsLines, readAgreement, readConcepts, readConceptsLines, readTopics, readTopicsLines, topicsLines } from "./shape/analysis.js";
+import {
+  agreementWhole,
+  conceptsLines,
+  readAgreement,
+  shapedText,
+  readConcepts,
+  readConceptsLines,
+  readTopics,
+  readTopicsLines,
+  topicsLines,
+} from "./shape/analysis.js";
 import { openLineCache, type LineShaper, type ShapedLines, type WholeShaper } from "./line-cache.js";
 import { agreementAnalysis, conceptsAnalysis, topicsAnalysis } from "../analysis/analyses.js";
 import type { AnalysisDescriptor } from "../analysis/descriptor.js";
@@ -99,8 +109,9 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
         agreement.entries += entry.shapedWhole.entries;
       } else {
         const sets = readAgreement(kept.agreement, agreementWarnings);
-        if (sets.length > 0) agreement.texts.push(Buffer.from(JSON.stringify(sets).slice(1, -1)));
-        agreement.entries += sets.length;
+        const shaped = shapedText(sets);
+        agreement.texts.push(shaped.text);
+        agreement.entries += shaped.entries;
       }
       for (const [id, file] of kept.compare) analysis.compare.set(id, file);
       if (kept.topics) {
@@ -136,9 +147,10 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
       memo.get(session.id, session, () => codebookSessionPart(session, sets, info, sessionParts[i].sequence.binSize, balesFrame), inputsOf(session)),
     );
     await memo.save();
-    // Not copied: a kept part's badges are a view into the memo file's bytes, which its other
-    // typed arrays (util/keyed-log.ts reads them in place) and the views made of them hold until
-    // the bundle is written anyway; copying them was 45 MB more at 100,000 turns (peak 246 MB, not 249-257).
+    // Not copied: a kept part's badges are a view into its memo file's bytes (util/keyed-log.ts
+    // reads views in place), which they keep in memory until the chunks are written. Copying them
+    // took as much memory (45 MB at 100,000 turns) and the time of the copy: `colloquy build` of a
+    // 1,230-session study peaked at 246 MB without the copies, at 249-257 MB with them.
     codebookParts.forEach((part, i) => badges[i].push({ badges: part.badges, badgesDigest: part.badgesDigest }));
     parts.push(shapeCodebookParts(info, definition, sets, facts, sessions, codebookParts, base, config, analysis.compare.get(codebook)));
   }

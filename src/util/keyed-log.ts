@@ -1,6 +1,6 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
-import { Deserializer, Serializer } from "node:v8";
+import { DefaultSerializer, Deserializer } from "node:v8";
 import { readWholeFile, writeFileAtomic } from "./fs.js";
 import { stamp } from "./file-stamp.js";
 import { noteOwnWrite } from "./known-bytes.js";
@@ -68,8 +68,10 @@ const MAGIC = Buffer.from("CQLOG\u00002\u0000", "latin1");
 /**
  * A frame, 8-byte aligned in the file: its payload's length and its views' length (4 bytes each,
  * little-endian), the v8 payload, padding to 8, then the typed arrays and Buffers of the value
- * ("views"), each 8-byte aligned, after a table of where they are. The payload names a view by
- * its number in the table. Why not v8.serialize: it writes each view's bytes inline, at whatever
+ * ("views"), each 8-byte aligned, after a table of where they are (a count, then each view's kind,
+ * offset from the table's start and byte length: 4 bytes each, little-endian; the views' own bytes
+ * are in the machine's byte order, as typed arrays hold them). The payload names a view by its
+ * number in the table. Why not v8.serialize: it writes each view's bytes inline, at whatever
  * offset the payload has reached, and its reader copies every one whose offset does not suit the
  * element size (seven in eight Float64Arrays) and makes it through a callback reading three
  * numbers; a part of the dashboard's build keeps about thirty typed arrays per session, and
@@ -81,28 +83,35 @@ function frame(value: unknown): Buffer {
   serializer.writeHeader();
   serializer.writeValue(value);
   const payload = serializer.releaseBuffer();
-  const views = serializer.views;
-  // Table: count, then per view its kind, offset (from the table's start) and byte length.
-  const table = new Uint32Array(1 + 3 * views.length);
-  table[0] = views.length;
-  let size = pad8(table.byteLength);
-  views.forEach((view, i) => {
-    table.set([viewKind(view), size, view.byteLength], 1 + 3 * i);
+  const { views, kinds } = serializer;
+  const tableBytes = pad8(4 * (1 + 3 * views.length));
+  const offsets: number[] = [];
+  let size = tableBytes;
+  for (const view of views) {
+    offsets.push(size);
     size += pad8(view.byteLength);
-  });
-  const out = Buffer.alloc(8 + pad8(payload.length) + (views.length > 0 ? size : 0));
+  }
+  const viewBytes = views.length > 0 ? size : 0;
+  const out = Buffer.alloc(8 + pad8(payload.length) + viewBytes);
   out.writeUInt32LE(payload.length, 0);
-  out.writeUInt32LE(views.length > 0 ? size : 0, 4);
+  out.writeUInt32LE(viewBytes, 4);
   payload.copy(out, 8);
   if (views.length > 0) {
     const base = 8 + pad8(payload.length);
-    out.set(new Uint8Array(table.buffer), base);
-    views.forEach((view, i) => out.set(new Uint8Array(view.buffer, view.byteOffset, view.byteLength), base + table[2 + 3 * i]));
+    out.writeUInt32LE(views.length, base);
+    views.forEach((view, i) => {
+      const at = base + 4 + 12 * i;
+      out.writeUInt32LE(kinds[i], at);
+      out.writeUInt32LE(offsets[i], at + 4);
+      out.writeUInt32LE(view.byteLength, at + 8);
+      out.set(new Uint8Array(view.buffer, view.byteOffset, view.byteLength), base + offsets[i]);
+    });
   }
   return out;
 }
 
-const pad8 = (n: number) => (n + 7) & ~7;
+/** `n` rounded up to a multiple of 8 (any length a frame's header can give: up to 2^32 - 1). */
+const pad8 = (n: number) => n + (-n & 7);
 
 /** The kinds of view a frame holds, by number: a Buffer comes back a Buffer, a typed array its own type. */
 const VIEW_TYPES = [
@@ -120,25 +129,20 @@ const VIEW_TYPES = [
   BigUint64Array,
 ] as const;
 
-function viewKind(view: ArrayBufferView): number {
-  const kind = VIEW_TYPES.findIndex((type) => view.constructor === type);
-  if (kind < 0) throw new TypeError(`a keyed log cannot keep a ${view.constructor.name}`);
-  return kind;
-}
+/** Bytes per element of each kind (a Buffer's: 1). */
+const ELEMENT_BYTES = VIEW_TYPES.map((type) => (type === Buffer ? 1 : (type as Float64ArrayConstructor).BYTES_PER_ELEMENT));
 
 /** v8's serializer, with each typed array or Buffer written as its number among the frame's views. */
-class ViewSerializer extends Serializer {
+class ViewSerializer extends DefaultSerializer {
   readonly views: ArrayBufferView[] = [];
-  constructor() {
-    super();
-    // Undocumented in @types/node, but what v8.DefaultSerializer calls to the same end.
-    (this as unknown as { _setTreatArrayBufferViewsAsHostObjects(on: boolean): void })._setTreatArrayBufferViewsAsHostObjects(true);
-  }
+  readonly kinds: number[] = [];
   _writeHostObject(view: object): void {
     if (!ArrayBuffer.isView(view)) throw new TypeError("a keyed log keeps typed arrays and Buffers, no other host object");
-    viewKind(view);
+    const kind = VIEW_TYPES.findIndex((type) => view.constructor === type);
+    if (kind < 0) throw new TypeError(`a keyed log cannot keep a ${view.constructor.name}`);
     this.writeUint32(this.views.length);
     this.views.push(view);
+    this.kinds.push(kind);
   }
 }
 
@@ -156,11 +160,16 @@ class ViewDeserializer extends Deserializer {
   }
 }
 
-/** The frame at `at` of an 8-byte-aligned buffer: its value and where the next frame starts. */
+/**
+ * The frame at `at` of an 8-byte-aligned buffer: its value and where the next frame starts. Throws
+ * on anything a frame written by {@link frame} would not hold (the caller takes it as a torn or
+ * foreign tail): a length past the end, views off the 8-byte grid, outside their part or cut.
+ */
 function readFrame(bytes: Buffer, at: number): { value: unknown; end: number } {
   if (at + 8 > bytes.length) throw new Error("torn header");
   const length = bytes.readUInt32LE(at);
   const viewBytes = bytes.readUInt32LE(at + 4);
+  if (viewBytes % 8 !== 0) throw new Error("foreign frame");
   const base = at + 8 + pad8(length);
   const end = base + viewBytes;
   if (end > bytes.length) throw new Error("torn frame");
@@ -168,13 +177,15 @@ function readFrame(bytes: Buffer, at: number): { value: unknown; end: number } {
   if (viewBytes > 0) {
     const origin = bytes.byteOffset + base;
     const count = bytes.readUInt32LE(base);
-    if (4 * (1 + 3 * count) > viewBytes) throw new Error("torn table");
-    const table = new Uint32Array(bytes.buffer, origin, 1 + 3 * count);
+    const tableBytes = pad8(4 * (1 + 3 * count));
+    if (tableBytes > viewBytes) throw new Error("torn table");
     for (let i = 0; i < count; i++) {
-      const type = VIEW_TYPES[table[1 + 3 * i]];
-      const offset = table[2 + 3 * i];
-      const byteLength = table[3 + 3 * i];
-      if (type === undefined || offset + byteLength > viewBytes) throw new Error("foreign view");
+      const kind = bytes.readUInt32LE(base + 4 + 12 * i);
+      const offset = bytes.readUInt32LE(base + 8 + 12 * i);
+      const byteLength = bytes.readUInt32LE(base + 12 + 12 * i);
+      const type = VIEW_TYPES[kind];
+      if (type === undefined || offset % 8 !== 0 || offset < tableBytes || offset + byteLength > viewBytes || byteLength % ELEMENT_BYTES[kind] !== 0)
+        throw new Error("foreign view");
       if (type === Buffer) views.push(Buffer.from(bytes.buffer, origin + offset, byteLength));
       else {
         const Typed = type as Float64ArrayConstructor;

@@ -26,6 +26,7 @@ describe("a keyed log", () => {
 
   it("brings back every kind of typed array and Buffer as it was kept, in place and aligned, with the values around them", async () => {
     const path = join(await mkdtemp(join(tmpdir(), "colloquy-keyed-log-")), "views.v8");
+    const shared = new Int32Array([4, 5]);
     const value = {
       bytes: Buffer.from("héllo"),
       odd: new Uint8Array([1, 2, 3]),
@@ -39,11 +40,12 @@ describe("a keyed log", () => {
       f64: new Float64Array([Math.PI, Number.NaN, -0, Number.POSITIVE_INFINITY]),
       big: new BigInt64Array([-(2n ** 63n)]),
       ubig: new BigUint64Array([2n ** 64n - 1n]),
-      // A view of part of a larger buffer keeps only its own bytes, and one view twice is two equal views.
+      // A view of part of a larger buffer keeps only its own bytes.
       slice: new Float64Array(new Float64Array([1, 2, 3, 4]).buffer, 8, 2),
       empty: new Int32Array(0),
       nested: [{ again: new Int32Array([9]) }, new Map([["m", new Float64Array([1.5])]])],
       plain: { n: 1, s: "x", u: undefined },
+      twice: [shared, shared],
     };
     const first = await openKeyedLog<typeof value>(path, "v1");
     await first.save(new Map([["a", value]]), ["a"]);
@@ -58,6 +60,8 @@ describe("a keyed log", () => {
     expect(Object.is(a.f64[2], -0)).toBe(true);
     expect(a.slice).toEqual(new Float64Array([2, 3]));
     expect(Object.hasOwn(a.plain, "u")).toBe(true);
+    // One view met twice is one view, as v8.deserialize gives it.
+    expect(a.twice[0]).toBe(a.twice[1]);
     expect(back.get("b")!.i32).toEqual(new Int32Array([1, 2]));
     // In place: views into the bytes read, each at an offset its element size divides.
     for (const view of [a.f64, a.big, a.i32, back.get("b")!.f64]) {
@@ -91,5 +95,43 @@ describe("a keyed log", () => {
     const path = join(await mkdtemp(join(tmpdir(), "colloquy-keyed-log-")), "dv.v8");
     const log = await openKeyedLog<unknown>(path, "v1");
     await expect(log.save(new Map([["a", new DataView(new ArrayBuffer(4))]]), ["a"])).rejects.toThrow(/DataView/);
+  });
+
+  /** A log holding `value` under "a", and where its entry's frame starts (after the magic and the stamp frame). */
+  async function oneEntry(value: unknown): Promise<{ path: string; bytes: Buffer; entry: number }> {
+    const path = join(await mkdtemp(join(tmpdir(), "colloquy-keyed-log-")), "crafted.v8");
+    await (await openKeyedLog<unknown>(path, "v1")).save(new Map([["a", value]]), ["a"]);
+    const bytes = await readFile(path);
+    const stampLength = bytes.readUInt32LE(8);
+    return { path, bytes, entry: 8 + 8 + stampLength + (-stampLength & 7) };
+  }
+
+  it("takes a frame whose header claims more than the file holds as torn, however large the claim (no endless loop, no entry)", async () => {
+    const { path, bytes, entry } = await oneEntry(1);
+    for (const length of [0xfffffff1, 0xfffffff8, 0xfffffff9, 0xffffffff]) {
+      const header = Buffer.alloc(8);
+      header.writeUInt32LE(length, 0);
+      const payload = serialize({ key: "evil", value: 42 });
+      await writeFile(path, Buffer.concat([bytes.subarray(0, entry), header, payload, Buffer.alloc(-payload.length & 7)]));
+      expect((await openKeyedLog<number>(path, "v1")).stored.size).toBe(0);
+    }
+  });
+
+  it("takes a view the table places off the grid, over the table or cut short as a damaged frame, not as data", async () => {
+    const { path, bytes, entry } = await oneEntry({ f: new Float64Array([1, 2]) });
+    const payloadLength = bytes.readUInt32LE(entry);
+    const table = entry + 8 + payloadLength + (-payloadLength & 7);
+    expect(bytes.readUInt32LE(table)).toBe(1);
+    const damaged = async (at: number, value: number) => {
+      const copy = Buffer.from(bytes);
+      copy.writeUInt32LE(value, at);
+      await writeFile(path, copy);
+      return (await openKeyedLog<{ f: Float64Array }>(path, "v1")).stored;
+    };
+    expect((await damaged(table + 12, 16)).get("a")!.f).toEqual(new Float64Array([1, 2]));
+    expect((await damaged(table + 12, 12)).size).toBe(0);
+    expect((await damaged(table + 8, 20)).size).toBe(0);
+    expect((await damaged(table + 8, 0)).size).toBe(0);
+    expect((await damaged(entry + 4, bytes.readUInt32LE(entry + 4) - 4)).size).toBe(0);
   });
 });

@@ -185,7 +185,8 @@ function conceptsSet(report: Omit<ConceptsShown, "sessions">, mentions: Concepts
 
 const entries = (list: readonly unknown[] | ShapedLines) => (Array.isArray(list) ? list.length : (list as ShapedLines).entries);
 
-const shapedText = <T>(list: readonly T[]) => ({ text: Buffer.from(list.map((e) => JSON.stringify(e)).join(",")), entries: list.length });
+/** Entries as the text a ShapedLine holds: their compact JSON joined by commas, in UTF-8. */
+export const shapedText = <T>(list: readonly T[]) => ({ text: Buffer.from(list.map((e) => JSON.stringify(e)).join(",")), entries: list.length });
 
 export const conceptsLines: LineShaper = {
   member: "sessions",

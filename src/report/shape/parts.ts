@@ -248,7 +248,7 @@ function unpackStyles(packed: PackedStyles): SessionStyles {
  * builds never read them, and bytes load as a view into the memo's bytes, where a string of the
  * same text (20 MB for a 100,000-turn study's pragmatic-style badges) was made anew, moved by the
  * garbage collector, and took 40-50 ms to load. A view keeps the memo's whole file in memory: the
- * build copies the badges it keeps past the codebook's memo (build.ts).
+ * build holds it until the chunks are written (build.ts).
  */
 export interface CodebookSessionPart {
   coders: CoderPart[];
