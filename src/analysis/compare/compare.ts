@@ -249,7 +249,13 @@ export function compareFrequencies(
   data: CodedTurns,
   options: CompareOptions = {},
   part: (cs: CodedSession, compute: () => CompareSessionPart) => CompareSessionPart = (_cs, compute) => compute(),
+  /**
+   * "conditions": only what the conditions' rows and the differences need (the dashboard's view):
+   * the role, speaker and condition × role rows and the unit rows are left empty, not counted.
+   */
+  scope: "all" | "conditions" = "all",
 ): CompareFrequencies {
+  const all = scope === "all";
   const { resolved, codes, known, conds } = resolveCompare(data, options);
   const L = codes.labels.length;
   const acc = (): Acc => ({ counts: new Float64Array(L), sessions: new Set<string>(), runs: new Set<string>(), last: undefined });
@@ -272,7 +278,9 @@ export function compareFrequencies(
     const runKey = `${cs.condition}\u0000${cs.run}`;
     const memberAccs = cs.members.map((p) => {
       const role = p.role ?? p.kind;
-      const list = [get(byCondition, condition), get(byRole, role), get(bySpeaker, p.name), get(byConditionRole, `${condition}\u0000${role}`)];
+      const list = all
+        ? [get(byCondition, condition), get(byRole, role), get(bySpeaker, p.name), get(byConditionRole, `${condition}\u0000${role}`)]
+        : [get(byCondition, condition)];
       for (const a of list) {
         if (a.last === cs) continue;
         a.last = cs;
@@ -283,6 +291,7 @@ export function compareFrequencies(
     });
     const runLabel = cs.session.metadata.run;
     const unitOf = cs.members.map((p) => {
+      if (!all) return null;
       if (resolved.unit === "session") return runLabel ?? cs.session.id;
       if (p.kind === "system") return null;
       const who = resolved.pairBy === "role" ? (p.role ?? p.kind) : p.name;
@@ -313,10 +322,7 @@ export function compareFrequencies(
           continue;
         }
         counted += n;
-        list[0].counts[m] += n;
-        list[1].counts[m] += n;
-        list[2].counts[m] += n;
-        list[3].counts[m] += n;
+        for (const a of list) a.counts[m] += n;
         if (unit) unit[m] += n;
       }
     });

@@ -65,7 +65,8 @@ export function buildCompareSet(
     // A session's kept member counts are its compareSessionPart (no codes of its own outside the categories).
     const kept = usableCounts(counts, data, codebook);
     const index = kept && new Map(data.sessions.map((cs, i) => [cs, i]));
-    result = compareFrequencies(data, options, index && ((cs) => ({ counts: kept![index.get(cs)!].members, unknown: [] })));
+    // The view shows the conditions' counts and differences: nothing by role, speaker or unit is counted.
+    result = compareFrequencies(data, options, index && ((cs) => ({ counts: kept![index.get(cs)!].members, unknown: [] })), "conditions");
   } catch (error) {
     return { empty: `Cannot compare conditions with the settings in colloquy.json: ${errorMessage(error)}` };
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadCodebook } from "../../../src/coding/codebook/load.js";
 import type { NominalCodebook } from "../../../src/coding/codebook/schema.js";
 import { codedTurns } from "../../../src/analysis/shared/table.js";
-import { compareConditions, type CompareOptions } from "../../../src/analysis/compare/compare.js";
+import { compareConditions, compareFrequencies, type CompareOptions } from "../../../src/analysis/compare/compare.js";
 import { mapCodes, parseMergeList } from "../../../src/analysis/compare/mapping.js";
 import { compareCsvs, compareSummary } from "../../../src/analysis/compare/output.js";
 import type { Session } from "../../../src/transcript/schema.js";
@@ -292,5 +292,33 @@ describe("compareConditions: tests between conditions (reference values from Sci
     expect(text).toContain('Difference from control "control"');
     expect(text).toContain("+116% (41 vs 19)");
     expect(text).toContain("10 paired units");
+  });
+});
+
+describe("compareFrequencies scoped to the conditions (the dashboard's view)", () => {
+  it("gives the conditions' rows, differences and counts of a full count, and counts nothing else", () => {
+    const s = study([
+      ["c1", "control", "1", { Alice: { "gives-opinion": 1, agrees: 2 }, AI: { "gives-orientation": 3 } }],
+      ["c2", "control", "2", { Bob: { agrees: 1 }, AI: { "gives-opinion": 2 } }],
+      ["t1", "treatment", "1", { Alice: { "gives-opinion": 4, agrees: 2 }, AI: { "gives-opinion": 3 } }],
+      ["t2", "treatment", undefined, { Bob: { disagrees: 2 }, AI: {} }],
+    ]);
+    const data = codedTurns(s.sessions, s.records, labels);
+    for (const options of [
+      { control: "control" },
+      { control: "control", normaliseByRuns: true, collapse: { opinions: ["gives-opinion", "asks-opinion"] }, drop: ["agrees"] },
+    ]) {
+      const whole = compareFrequencies(data, options);
+      const scoped = compareFrequencies(data, options, undefined, "conditions");
+      expect(scoped.frequencies.byCondition).toEqual(whole.frequencies.byCondition);
+      expect(scoped.differences).toEqual(whole.differences);
+      expect(scoped.conditions).toEqual(whole.conditions);
+      expect(scoped.acts).toEqual(whole.acts);
+      expect(scoped.labels).toEqual(whole.labels);
+      expect(scoped.options).toEqual(whole.options);
+      expect(whole.units.length).toBeGreaterThan(0);
+      expect(whole.frequencies.bySpeaker.length).toBeGreaterThan(0);
+      expect([scoped.units, scoped.frequencies.byRole, scoped.frequencies.bySpeaker, scoped.frequencies.byConditionRole]).toEqual([[], [], [], []]);
+    }
   });
 });
