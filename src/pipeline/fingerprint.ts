@@ -2,8 +2,8 @@ import { statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { sameStamp, settledStamp, stamp } from "../util/file-stamp.js";
-import { hashValue, sha256File } from "../util/hash.js";
-import { isOwnWrite, knownHash, noteHash, ownWrites, trustworthy, writtenSince } from "../util/known-bytes.js";
+import { fileHash, hashValue } from "../util/hash.js";
+import { isOwnWrite, knownHash, knownPrefix, noteHash, ownWrites, trustworthy, writtenSince } from "../util/known-bytes.js";
 
 /** `inner` is `outer` or a folder below it (both resolved: "codes2" is not below "codes"). */
 const within = (inner: string, outer: string) => {
@@ -12,7 +12,7 @@ const within = (inner: string, outer: string) => {
 };
 
 /**
- * Content fingerprints of stage inputs. A file's fingerprint is the sha256 of its bytes, so
+ * Content fingerprints of stage inputs. A file's fingerprint is the hash of its bytes (util/hash.ts FileHash), so
  * touching a file without changing it re-runs nothing. Hashing every file of a 100,000-turn
  * study on every run would cost as much as reading it, so hashes are remembered with the
  * file's stamp (size, mtime, ctime and inode, as git's index does: util/file-stamp.ts) and a file
@@ -108,7 +108,10 @@ export class FileHasher {
       return own;
     }
     this.filesRead++;
-    const read = this.reading.then(() => sha256File(path));
+    // A file this process only appended to since its hash was known (a codes file the code stage
+    // appended to): hashed from the last whole block of what was known on (util/hash.ts FileHash).
+    const prefix = isOwnWrite(path, now) ? knownPrefix(path, now) : undefined;
+    const read = this.reading.then(() => fileHash(path, prefix));
     this.reading = read.catch(() => undefined);
     const hash = await read;
     // A file one of this run's stages just wrote is trusted at once (util/known-bytes.ts: own

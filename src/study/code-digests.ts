@@ -1,11 +1,10 @@
-import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import { parseCodesText } from "../coding/codes-file.js";
 import { emptySummary, recordsBySession, summariseRecords, type CodeRecord, type RecordsSummary } from "../coding/records.js";
 import { codesPath, latestRecords } from "../coding/store.js";
 import type { Session } from "../transcript/schema.js";
 import { codeVersion } from "../util/code-version.js";
-import { hashFileBytes, sha256 } from "../util/hash.js";
+import { FileHash, fileHashOf, hashFileBytes } from "../util/hash.js";
 import { readFrom, readWholeFile } from "../util/fs.js";
 import { stamp } from "../util/file-stamp.js";
 import { knownHash, noteHash, trustworthy } from "../util/known-bytes.js";
@@ -19,7 +18,7 @@ import { codesDigest, memoPath, sessionHash } from "./session-memo.js";
  * of them, without parsing the records again when they were digested on an earlier run.
  *
  * A codes file only grows while coding (each run appends; coding/codes-file.ts), so the digests
- * are kept in .cache/memo/codes-digests/ with the file's inode, size and the sha256 of those
+ * are kept in .cache/memo/codes-digests/ with the file's inode, size and the hash (util/hash.ts FileHash) of those
  * bytes. Next time, when the file still starts with exactly those bytes, only what was appended
  * is parsed: at 100,000 turns, adding a session parses its 100 lines, not the 49 MB of a scales
  * codebook's file. Everything else means reading the whole file, as readCodes does:
@@ -69,7 +68,7 @@ interface KeptDigests {
   ino: number;
   /** Bytes digested: the file up to its last complete line then (kept only when nothing followed it). */
   size: number;
-  /** sha256 of those bytes. */
+  /** Their hash (util/hash.ts FileHash: a sha256 up to 1 MiB). */
   sha256: string;
   /** Whether a run was open at the end of those bytes: then what follows cannot be read on its own. */
   open: boolean;
@@ -149,7 +148,7 @@ interface CodesBytes {
   bytes: Buffer;
   /** Up to the last complete line: what follows may still be being written. */
   size: number;
-  /** sha256 of the file's first `size` bytes. */
+  /** The hash (FileHash) of the file's first `size` bytes. */
   sha256: string;
 }
 
@@ -166,7 +165,7 @@ async function readCodesBytes(path: string, kept: { ino: number; size: number; s
   try {
     handle = await open(path, "r");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { ino: 0, from: 0, bytes: Buffer.alloc(0), size: 0, sha256: sha256("") };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { ino: 0, from: 0, bytes: Buffer.alloc(0), size: 0, sha256: fileHashOf(Buffer.alloc(0)) };
     throw error;
   }
   try {
@@ -180,16 +179,16 @@ async function readCodesBytes(path: string, kept: { ino: number; size: number; s
       if (whole !== undefined) return { ino, from: kept.size, bytes, size: end, sha256: whole };
     }
     codesHashed.files++;
-    const hash = createHash("sha256");
+    const hash = new FileHash();
     let from = 0;
-    if (kept && kept.ino === ino && (await hashFileBytes(handle, hash, kept.size)) === kept.size && hash.copy().digest("hex") === kept.sha256) from = kept.size;
+    if (kept && kept.ino === ino && (await hashFileBytes(handle, hash, kept.size)) === kept.size && hash.digest() === kept.sha256) from = kept.size;
     // The rest, to the end as it is now: the whole file when its start did not match, else what follows.
     const bytes = await readFrom(handle, from, size);
     // The hash goes on from the kept bytes, or starts over with the whole file.
-    const rest = from > 0 ? hash : createHash("sha256");
+    const rest = from > 0 ? hash : new FileHash();
     const complete = bytes.lastIndexOf(0x0a) + 1;
     rest.update(bytes.subarray(0, complete));
-    const read = { ino, from, bytes, size: from + complete, sha256: rest.digest("hex") };
+    const read = { ino, from, bytes, size: from + complete, sha256: rest.digest() };
     // Not for a file written just now by another program: another write within the same clock tick would leave its stamp as it is.
     if (trustworthy(path, info)) noteHash(path, now, read.size, read.sha256);
     return read;
@@ -326,7 +325,7 @@ async function recordsFromLines(
   // Each session is one pass of the native search over the file: for many, parsing it once is cheaper.
   if (wanted.size > LINES_AT_MOST) return undefined;
   const bytes = await readPrefix(path, kept.size);
-  if (!bytes || sha256(bytes) !== kept.sha256) return undefined;
+  if (!bytes || fileHashOf(bytes) !== kept.sha256) return undefined;
   // A \u escape may spell a key or an id otherwise than the searches below look for them
   // ({"\u0072un": …}): such a file (colloquy never writes one) is read whole.
   if (bytes.includes(ESCAPE)) return undefined;

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { access, mkdir, open, readFile, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import { dirname, basename, join, relative, resolve, sep } from "node:path";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { FileHash } from "./hash.js";
 import { CliError } from "./errors.js";
 import { shorten } from "./text.js";
 import { stamp } from "./file-stamp.js";
@@ -42,7 +43,7 @@ export async function readFrom(handle: FileHandle, from: number, size: number): 
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array | readonly Uint8Array[], options: { sync?: boolean } = {}): Promise<void> {
   const chunks: readonly Uint8Array[] = Array.isArray(data) ? data : [typeof data === "string" ? Buffer.from(data) : (data as Uint8Array)];
-  // In a study this process holds the lock of, the bytes' hash is noted with the file's stamp: the
+  // In a study this process holds the lock of, the bytes' hash (util/hash.ts FileHash) is noted with the file's stamp: the
   // next stage's fingerprint then need not read back what was just written (45 MB of analysis
   // files before the build of a 100,000-turn study). Hashed before any await, so that the hash is
   // of the bytes written whatever a caller does with its buffers meanwhile; not for the study's
@@ -50,7 +51,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array | 
   const inStudy = inTrustedStudy(path);
   const sha256 =
     inStudy !== undefined && !inStudy.split(sep).some((name) => name.startsWith("."))
-      ? chunks.reduce((h, chunk) => h.update(chunk), createHash("sha256")).digest("hex")
+      ? chunks.reduce((h, chunk) => h.update(chunk), new FileHash()).digest()
       : undefined;
   await mkdir(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);

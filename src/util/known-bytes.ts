@@ -3,7 +3,8 @@ import type { Stats } from "node:fs";
 import { settled, settledStamp, stamp, type FileStamp } from "./file-stamp.js";
 
 /**
- * What this process knows of files' bytes without reading them again: the sha256 of a file's
+ * What this process knows of files' bytes without reading them again: the hash (util/hash.ts
+ * FileHash: a sha256 up to 1 MiB; `sha256` names it below) of a file's
  * first bytes at a stamp, and the stamps its own writes left. The fingerprints (pipeline/
  * fingerprint.ts) and the codes digests (study/code-digests.ts) share it, so a pipeline run that
  * appends one session's codes hashes each codes file once, not once per reader: at 100,000 turns,
@@ -39,7 +40,7 @@ interface Known {
   appendedFrom: Map<string, FileStamp>;
   /** How many own writes the process had made when this file's latest was. */
   written: number;
-  /** Per stamp: sha256 of the file's first `size` bytes. */
+  /** Per stamp: the hash (FileHash) of the file's first `size` bytes. */
   hashes: Map<string, { stamp: FileStamp; sums: { size: number; sha256: string }[] }>;
 }
 
@@ -151,7 +152,7 @@ export function noteHash(path: string, stamp: FileStamp, size: number, sha256: s
 }
 
 /**
- * The sha256 of the first `size` bytes of `path` at `stamp`, when this process knows it: hashed at
+ * The hash (FileHash) of the first `size` bytes of `path` at `stamp`, when this process knows it: hashed at
  * that stamp, or at a stamp this process's appends started from on the way to it.
  */
 export function knownHash(path: string, stamp: FileStamp, size: number): string | undefined {
@@ -165,4 +166,21 @@ export function knownHash(path: string, stamp: FileStamp, size: number): string 
     at = entry.appendedFrom.get(stampKey(at));
   }
   return undefined;
+}
+
+/**
+ * The longest first bytes of `path` at `stamp` whose hash this process knows (hashed at that
+ * stamp, or at a stamp its appends started from on the way to it): what a hash of the whole file
+ * can go on from (util/hash.ts FileHash.resume).
+ */
+export function knownPrefix(path: string, stamp: FileStamp): { size: number; sha256: string } | undefined {
+  const entry = state.files.get(resolve(path));
+  if (!entry) return undefined;
+  let best: { size: number; sha256: string } | undefined;
+  let at: FileStamp | undefined = stamp;
+  while (at) {
+    for (const sum of entry.hashes.get(stampKey(at))?.sums ?? []) if (sum.size <= stamp[0] && (!best || sum.size > best.size)) best = sum;
+    at = entry.appendedFrom.get(stampKey(at));
+  }
+  return best;
 }

@@ -7,8 +7,8 @@ import { runPipeline } from "../../src/pipeline/run.js";
 import type { Stage } from "../../src/pipeline/types.js";
 import { silentReporter } from "../../src/util/reporter.js";
 import { readState } from "../../src/pipeline/state.js";
-import { sha256 } from "../../src/util/hash.js";
-import { writeFileAtomic } from "../../src/util/fs.js";
+import { fileBytesHashed, fileHashOf, HASH_BLOCK, sha256 } from "../../src/util/hash.js";
+import { appendJsonl, writeFileAtomic } from "../../src/util/fs.js";
 import { acquireStudyLock, withStudyLock } from "../../src/study/lock.js";
 
 async function folder(): Promise<{ root: string; path: string; when: Date }> {
@@ -153,6 +153,34 @@ describe("FileHasher", () => {
     const unlocked = new FileHasher(root);
     expect((await unlocked.folder(join(root, "sessions")))["sessions/ours.json"]).toBe(sha256('{"text": "unlocked"}'));
     expect(unlocked.filesRead).toBe(2);
+  });
+
+  it("hashes a file this run appended to from the last whole block of what it knew of it, and gets the hash of the whole file", async () => {
+    const root = await mkdtemp(join(tmpdir(), "colloquy-hasher-"));
+    const path = join(root, "codes", "rules.jsonl");
+    await mkdir(join(root, "codes"));
+    const line = (i: number) => `${JSON.stringify({ session: `s${i}`, turn: "t1", code: "agrees", note: "x".repeat(200) })}\n`;
+    await writeFile(path, Array.from({ length: 15_000 }, (_, i) => line(i)).join(""));
+    const past = new Date(Date.now() - 3_600_000);
+    await utimes(path, past, past);
+    const size = (await stat(path)).size;
+    expect(size).toBeGreaterThan(3 * HASH_BLOCK);
+    const first = new FileHasher(root);
+    await first.folder(join(root, "codes"));
+    const release = await acquireStudyLock(root, "test");
+    try {
+      // The next run: the file as the last one left it, then appended to by this process.
+      const hasher = new FileHasher(root, first.next);
+      expect((await hasher.folder(join(root, "codes")))["codes/rules.jsonl"]).toBe(fileHashOf(await readFile(path)));
+      await appendJsonl(path, [{ session: "new", turn: "t1", code: "agrees" }]);
+      hasher.forget([join(root, "codes")]);
+      const before = fileBytesHashed.bytes;
+      expect((await hasher.folder(join(root, "codes")))["codes/rules.jsonl"]).toBe(fileHashOf(await readFile(path)));
+      // Read from the last whole block before the append on: less than two blocks, not the whole file.
+      expect(fileBytesHashed.bytes - before).toBe((await stat(path)).size - Math.floor(size / HASH_BLOCK) * HASH_BLOCK);
+    } finally {
+      release();
+    }
   });
 
   it("does not save an entry this process wrote the file after", async () => {
