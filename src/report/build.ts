@@ -77,7 +77,7 @@ const wholeShapers = new Map<AnalysisDescriptor<unknown>, WholeShaper>([[agreeme
  * (src/report/shape/parts.ts), and the parts are memoised per session in .cache/memo (keyed by
  * the session's content and the digest of its code records), so a build after one session was
  * added or changed shapes that session only. What stays in memory is the sessions, their parts,
- * the shaped bundle and the badges of the chunks.
+ * the shaped bundle and the badges of the chunks to write.
  */
 async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter): Promise<{ bundle: ReportBundle; spliced: ShapedLines[] }> {
   const paths = studyPaths(study);
@@ -137,32 +137,47 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   await sessionMemo.save();
   const { base, participation } = shapeSessionParts(sessionParts, config.compare.control);
   spliced.push(participation);
-  // Each session's badges of each codebook (JSON text and digest), in code set order, for its chunk.
-  const badges = sessions.map((): Pick<CodebookSessionPart, "badges" | "badgesDigest">[] => []);
+  // Each session's badges of each codebook (code set order) for its chunk: their digests always,
+  // their text when the part was made now. A kept part has no badges: they are made again for a
+  // session whose chunk must be written (badgesFor), which a build that added a session never needs.
+  const digests = sessions.map((): string[] => []);
+  const made = sessions.map((): (Uint8Array | undefined)[] => []);
+  const books: BadgeSource[] = [];
   const parts: CodebookShapes[] = [];
   for (const [codebook, list] of Object.entries(coders)) {
     const definition = definitions.get(codebook) ?? null;
-    const { info, sets, facts, inputsOf, memo, balesFrame } = await codebookSets(study, reader, codebook, list, definition, sessions);
+    const book = await codebookSets(study, reader, codebook, list, definition, sessions);
+    const { info, sets, facts, inputsOf, memo, balesFrame } = book;
     const codebookParts = sessions.map((session, i) =>
-      memo.get(session.id, session, () => codebookSessionPart(session, sets, info, sessionParts[i].sequence.binSize, balesFrame), inputsOf(session)),
+      memo.get(
+        session.id,
+        session,
+        () => {
+          const { badges, ...part } = codebookSessionPart(session, sets, info, sessionParts[i].sequence.binSize, balesFrame);
+          made[i][books.length] = badges;
+          return part;
+        },
+        inputsOf(session),
+      ),
     );
     await memo.save();
-    // Not copied: a kept part's badges are a view into its memo file's bytes (util/keyed-log.ts
-    // reads views in place), which they keep in memory until the chunks are written. Copying them
-    // took as much memory (45 MB at 100,000 turns) and the time of the copy: `colloquy build` of a
-    // 1,230-session study peaked at 246 MB without the copies, at 249-257 MB with them.
-    codebookParts.forEach((part, i) => badges[i].push({ badges: part.badges, badgesDigest: part.badgesDigest }));
+    codebookParts.forEach((part, i) => digests[i].push(part.badgesDigest));
+    books.push(book);
     parts.push(shapeCodebookParts(info, definition, sets, facts, sessions, codebookParts, base, config, analysis.compare.get(codebook)));
   }
   // A chunk depends on its session and its badges only: one whose file is there from an earlier
   // build with the same inputs is kept without being made again.
   const chunkMemo = await openSessionMemo<{ file: string; bytes: number }>(study, "report-chunks", {});
-  const inputsOf = (i: number) => badges[i].map((b) => b.badgesDigest).join(" ");
+  const inputsOf = (i: number) => digests[i].join(" ");
+  const toWrite: number[] = [];
   for (const [i, session] of sessions.entries()) {
     const known = chunkMemo.find(session.id, session, inputsOf(i));
-    const kept = known !== undefined && (await site.keep(session.id, known.file, known.bytes));
-    if (!kept) chunkMemo.set(session.id, session, await site.chunk(chunkOf(session, mergeBadges(badges[i]))), inputsOf(i));
-    badges[i] = [];
+    if (known === undefined || !(await site.keep(session.id, known.file, known.bytes))) toWrite.push(i);
+  }
+  await badgesFor(toWrite, books, sessions, sessionParts, made);
+  for (const i of toWrite) {
+    chunkMemo.set(sessions[i].id, sessions[i], await site.chunk(chunkOf(sessions[i], mergeBadges(made[i] as Uint8Array[]))), inputsOf(i));
+    made[i] = [];
   }
   await chunkMemo.save();
   return { bundle: finishBundle(basename(paths.root), config, base, parts, analysis, readWarnings), spliced };
@@ -188,7 +203,32 @@ async function codebookSets(study: string, reader: StudyReader, codebook: string
   const sets: CodeSet[] = [];
   for (const [k, coder] of coders.entries()) sets.push(indexCodes(codebook, coder, missing.size > 0 ? await digests[k].records(missing) : []));
   const facts = digests.map((d, k) => ({ codebook, coder: coders[k], ...d.facts() }));
-  return { info, sets, facts, inputsOf, memo, balesFrame: bales };
+  return { codebook, coders: digests, info, sets, facts, inputsOf, memo, balesFrame: bales };
+}
+
+/** What a codebook's badges are made from: its coders' digests (their records on demand), categories and Bales frame. */
+type BadgeSource = Awaited<ReturnType<typeof codebookSets>>;
+
+/**
+ * The badges of each codebook that `made` lacks (its part was kept, without them) for the sessions
+ * `which`, made again from those sessions' records: the chunks of these sessions must be written
+ * (a new site folder, a chunk file gone) although their parts were kept.
+ */
+async function badgesFor(
+  which: readonly number[],
+  books: readonly BadgeSource[],
+  sessions: readonly Session[],
+  sessionParts: readonly SessionPart[],
+  made: (Uint8Array | undefined)[][],
+): Promise<void> {
+  for (const [b, book] of books.entries()) {
+    const lacking = which.filter((i) => made[i][b] === undefined);
+    if (lacking.length === 0) continue;
+    const ids = new Set(lacking.map((i) => sessions[i].id));
+    const sets: CodeSet[] = [];
+    for (const [k, digests] of book.coders.entries()) sets.push(indexCodes(book.codebook, book.sets[k].coder, await digests.records(ids)));
+    for (const i of lacking) made[i][b] = codebookSessionPart(sessions[i], sets, book.info, sessionParts[i].sequence.binSize, book.balesFrame).badges;
+  }
 }
 
 async function newestMtime(path: string): Promise<number> {

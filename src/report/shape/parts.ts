@@ -243,16 +243,14 @@ function unpackStyles(packed: PackedStyles): SessionStyles {
 }
 
 /**
- * What one codebook's coders (in `sets` order) give of one session. Its badges are kept as their
- * JSON text in UTF-8 (with its digest): a chunk is rebuilt only when one of them changed, so most
- * builds never read them, and bytes load as a view into the memo's bytes, where a string of the
- * same text (20 MB for a 100,000-turn study's pragmatic-style badges) was made anew, moved by the
- * garbage collector, and took 40-50 ms to load. A view keeps the memo's whole file in memory: the
- * build holds it until the chunks are written (build.ts).
+ * What one codebook's coders (in `sets` order) give of one session, as its memo keeps it: the
+ * digest of its badges, not the badges. A chunk is written again only when a digest of its
+ * badges changed (or its file is gone), so a build that added a session writes that session's
+ * chunk only, with the badges {@link codebookSessionPart} made with its part; kept in the memo,
+ * the badges were 35 MB of a 100,000-turn study's report-codebook memos read by every build.
  */
 export interface CodebookSessionPart {
   coders: CoderPart[];
-  badges: Uint8Array;
   badgesDigest: string;
 }
 
@@ -263,7 +261,7 @@ export function codebookSessionPart(
   binSize: number,
   /** The Bales view's frame (profileFrame of the codebook's categories), for a Bales-style codebook. */
   balesFrame: ProfileFrame | null,
-): CodebookSessionPart {
+): CodebookSessionPart & { badges: Uint8Array } {
   const badges: SessionBadges = {};
   const labels = new Map(info.categories.map((k) => [k.id, k.label]));
   for (const set of sets) addBadges(badges, session, set, labels);
@@ -413,11 +411,11 @@ export function mergeCoded(sessions: readonly Session[], parts: readonly CoderPa
   );
 }
 
-/** A session's badges from its codebooks' parts (in code set order, as addBadges adds them set after set). */
-export function mergeBadges(parts: readonly Pick<CodebookSessionPart, "badges">[]): SessionBadges {
+/** A session's badges from each of its codebooks' (their text, in code set order, as addBadges adds them set after set). */
+export function mergeBadges(badges: readonly Uint8Array[]): SessionBadges {
   const into: SessionBadges = {};
-  for (const part of parts) {
-    for (const [turn, list] of Object.entries(parseArrayLine<SessionBadges>(part.badges))) (into[turn] ??= []).push(...list);
+  for (const text of badges) {
+    for (const [turn, list] of Object.entries(parseArrayLine<SessionBadges>(text))) (into[turn] ??= []).push(...list);
   }
   return into;
 }
