@@ -56,6 +56,12 @@ export class FileHash {
   private filled = 0;
 
   update(data: Uint8Array): this {
+    // Most pieces (a file's lines, written as chunks) fit in the block being hashed: fed as they are.
+    if (this.filled + data.length < HASH_BLOCK) {
+      this.current.update(data);
+      this.filled += data.length;
+      return this;
+    }
     let at = 0;
     while (at < data.length) {
       const take = Math.min(HASH_BLOCK - this.filled, data.length - at);
