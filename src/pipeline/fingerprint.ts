@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { sameStamp, settledStamp, stamp } from "../util/file-stamp.js";
-import { fileHash, hashValue } from "../util/hash.js";
+import { FileHash, fileHash, hashValue } from "../util/hash.js";
 import { isOwnWrite, knownHash, knownPrefix, noteHash, ownWrites, trustworthy, writtenSince } from "../util/known-bytes.js";
 
 /** `inner` is `outer` or a folder below it (both resolved: "codes2" is not below "codes"). */
@@ -110,7 +110,7 @@ export class FileHasher {
     this.filesRead++;
     // A file this process only appended to since its hash was known (a codes file the code stage
     // appended to): hashed from the last whole block of what was known on (util/hash.ts FileHash).
-    const prefix = isOwnWrite(path, now) ? knownPrefix(path, now) : undefined;
+    const prefix = isOwnWrite(path, now) ? knownPrefix(path, now, (sum) => FileHash.resume(sum.sha256, sum.size) !== undefined) : undefined;
     const read = this.reading.then(() => fileHash(path, prefix));
     this.reading = read.catch(() => undefined);
     const hash = await read;

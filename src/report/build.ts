@@ -26,10 +26,10 @@ import { describeCodebook } from "./shape/common.js";
 import { balesFrame } from "./shape/bales.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import type { Session } from "../transcript/schema.js";
-import { codebookSessionPart, mergeBadges, sessionPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
+import { codebookSessionPart, mergeBadges, sessionBadges, sessionPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
 import { openSessionMemo } from "../study/session-memo.js";
 import { readerDigests } from "../study/code-digests.js";
-import type { ReportBundle } from "./types.js";
+import type { CodebookInfo, ReportBundle } from "./types.js";
 import { openSite, type SiteResult, type SiteWriter } from "./site.js";
 
 export interface BuildOptions {
@@ -77,7 +77,7 @@ const wholeShapers = new Map<AnalysisDescriptor<unknown>, WholeShaper>([[agreeme
  * (src/report/shape/parts.ts), and the parts are memoised per session in .cache/memo (keyed by
  * the session's content and the digest of its code records), so a build after one session was
  * added or changed shapes that session only. What stays in memory is the sessions, their parts,
- * the shaped bundle and the badges of the chunks to write.
+ * the shaped bundle, and each codebook's coders' digests and the badges made, for the chunks to write.
  */
 async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter): Promise<{ bundle: ReportBundle; spliced: ShapedLines[] }> {
   const paths = studyPaths(study);
@@ -146,8 +146,7 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   const parts: CodebookShapes[] = [];
   for (const [codebook, list] of Object.entries(coders)) {
     const definition = definitions.get(codebook) ?? null;
-    const book = await codebookSets(study, reader, codebook, list, definition, sessions);
-    const { info, sets, facts, inputsOf, memo, balesFrame } = book;
+    const { info, sets, facts, inputsOf, memo, balesFrame, digests: coderDigests } = await codebookSets(study, reader, codebook, list, definition, sessions);
     const codebookParts = sessions.map((session, i) =>
       memo.get(
         session.id,
@@ -162,7 +161,7 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
     );
     await memo.save();
     codebookParts.forEach((part, i) => digests[i].push(part.badgesDigest));
-    books.push(book);
+    books.push({ codebook, coders: list, digests: coderDigests, info });
     parts.push(shapeCodebookParts(info, definition, sets, facts, sessions, codebookParts, base, config, analysis.compare.get(codebook)));
   }
   // A chunk depends on its session and its badges only: one whose file is there from an earlier
@@ -174,7 +173,7 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
     const known = chunkMemo.find(session.id, session, inputsOf(i));
     if (known === undefined || !(await site.keep(session.id, known.file, known.bytes))) toWrite.push(i);
   }
-  await badgesFor(toWrite, books, sessions, sessionParts, made);
+  await badgesFor(toWrite, books, sessions, made);
   for (const i of toWrite) {
     chunkMemo.set(sessions[i].id, sessions[i], await site.chunk(chunkOf(sessions[i], mergeBadges(made[i] as Uint8Array[]))), inputsOf(i));
     made[i] = [];
@@ -203,11 +202,16 @@ async function codebookSets(study: string, reader: StudyReader, codebook: string
   const sets: CodeSet[] = [];
   for (const [k, coder] of coders.entries()) sets.push(indexCodes(codebook, coder, missing.size > 0 ? await digests[k].records(missing) : []));
   const facts = digests.map((d, k) => ({ codebook, coder: coders[k], ...d.facts() }));
-  return { codebook, coders: digests, info, sets, facts, inputsOf, memo, balesFrame: bales };
+  return { info, sets, facts, inputsOf, memo, balesFrame: bales, digests };
 }
 
-/** What a codebook's badges are made from: its coders' digests (their records on demand), categories and Bales frame. */
-type BadgeSource = Awaited<ReturnType<typeof codebookSets>>;
+/** What a codebook's badges are made from: its coders, their codes' digests (their records on demand) and its categories. */
+interface BadgeSource {
+  codebook: string;
+  coders: string[];
+  digests: Awaited<ReturnType<typeof readerDigests>>[];
+  info: CodebookInfo;
+}
 
 /**
  * The badges of each codebook that `made` lacks (its part was kept, without them) for the sessions
@@ -218,7 +222,6 @@ async function badgesFor(
   which: readonly number[],
   books: readonly BadgeSource[],
   sessions: readonly Session[],
-  sessionParts: readonly SessionPart[],
   made: (Uint8Array | undefined)[][],
 ): Promise<void> {
   for (const [b, book] of books.entries()) {
@@ -226,8 +229,8 @@ async function badgesFor(
     if (lacking.length === 0) continue;
     const ids = new Set(lacking.map((i) => sessions[i].id));
     const sets: CodeSet[] = [];
-    for (const [k, digests] of book.coders.entries()) sets.push(indexCodes(book.codebook, book.sets[k].coder, await digests.records(ids)));
-    for (const i of lacking) made[i][b] = codebookSessionPart(sessions[i], sets, book.info, sessionParts[i].sequence.binSize, book.balesFrame).badges;
+    for (const [k, coder] of book.coders.entries()) sets.push(indexCodes(book.codebook, coder, await book.digests[k].records(ids)));
+    for (const i of lacking) made[i][b] = sessionBadges(sessions[i], sets, book.info);
   }
 }
 

@@ -233,7 +233,7 @@ function cellSpeakers(part: SessionPart, index: ReadonlyMap<string, number>): nu
 
 /**
  * One codebook's part from each session's part of it (in session order, coders in `sets` order):
- * the same as shapeCodebook, badges aside (they are in the session parts).
+ * the same as shapeCodebook, badges aside (the build makes them for the chunks it writes).
  */
 export function shapeCodebookParts(
   info: CodebookInfo,

@@ -77,15 +77,6 @@ export class FileHash {
     return this;
   }
 
-  /** An independent hash of the bytes so far (this one goes on). */
-  copy(): FileHash {
-    const out = new FileHash();
-    out.blocks = [...this.blocks];
-    out.current = this.current.copy();
-    out.filled = this.filled;
-    return out;
-  }
-
   /** The hash of the bytes so far (this one can go on). */
   digest(): string {
     const whole = this.blocks.length;

@@ -173,13 +173,18 @@ export function knownHash(path: string, stamp: FileStamp, size: number): string 
  * stamp, or at a stamp its appends started from on the way to it): what a hash of the whole file
  * can go on from (util/hash.ts FileHash.resume).
  */
-export function knownPrefix(path: string, stamp: FileStamp): { size: number; sha256: string } | undefined {
+export function knownPrefix(
+  path: string,
+  stamp: FileStamp,
+  /** Which known hashes will do (one a hash of the whole file can go on from). */
+  usable: (sum: { size: number; sha256: string }) => boolean = () => true,
+): { size: number; sha256: string } | undefined {
   const entry = state.files.get(resolve(path));
   if (!entry) return undefined;
   let best: { size: number; sha256: string } | undefined;
   let at: FileStamp | undefined = stamp;
   while (at) {
-    for (const sum of entry.hashes.get(stampKey(at))?.sums ?? []) if (sum.size <= stamp[0] && (!best || sum.size > best.size)) best = sum;
+    for (const sum of entry.hashes.get(stampKey(at))?.sums ?? []) if (sum.size <= stamp[0] && (!best || sum.size > best.size) && usable(sum)) best = sum;
     at = entry.appendedFrom.get(stampKey(at));
   }
   return best;

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { stat } from "node:fs/promises";
 import { stamp, type FileStamp } from "./file-stamp.js";
-import { isOwnWrite } from "./known-bytes.js";
+import { isOwnWrite, ownWrites, trustsOwnWrites, writtenSince } from "./known-bytes.js";
 import { arrayLineBytes, jsonWithArrayLines, splitOfLayout, type SplitLineArray } from "./json-layout.js";
 import { sha256 } from "./hash.js";
 import { writeFileAtomic } from "./fs.js";
@@ -38,46 +38,50 @@ export function hashedLine(value: unknown): HashedLine {
 /** How many files {@link writtenLines} handed over in this process (tests check that a run's build read none of them). */
 export const linesHanded = { files: 0 };
 
-/** Per file (resolved path), the latest such write of this process and the stamp it left. */
-const written = new Map<string, { stamp: FileStamp; lines: WrittenLines }>();
+/** Per file (resolved path), this process's latest such write: the stamp it left, and how many own writes the process had made by then. */
+const written = new Map<string, { stamp: FileStamp; count: number; lines: WrittenLines }>();
 const stampKey = (s: FileStamp) => s.join(" ");
 
 /**
  * Write `object` with its array at `member` made of `lines`, atomically (util/fs.ts), and keep
  * what a reader later in this process would find in it. Only in a study whose lock this process
- * holds: its own write is then trusted to be the file's bytes while the file keeps the stamp it left.
+ * holds: its own write is then trusted to be the file's bytes while the file keeps the stamp it
+ * left and the process writes it no more.
  */
 export async function writeWithLines(path: string, object: object, member: string, lines: readonly HashedLine[]): Promise<void> {
   const key = resolve(path);
   written.delete(key);
   const texts = lines.map((line) => line.json);
-  await writeFileAtomic(path, jsonWithArrayLines(object, [{ path: member, lines: texts }]));
-  const split = splitOfLayout(object, member, texts);
-  if (!split) return;
+  const chunks = jsonWithArrayLines(object, [{ path: member, lines: texts }]);
+  await writeFileAtomic(path, chunks);
+  if (!trustsOwnWrites(path)) return;
+  const count = ownWrites();
   const after = stamp(await stat(path));
-  // Its size must be what the pieces add up to: the rest with its marker replaced by `[`, the lines
-  // (each on its own line, indented one step deeper than the member, all but the last followed by
-  // a comma) and `]` on a line of its own at the member's indent.
-  const indent = 2 * member.split(".").length;
-  const size =
-    split.rest.length - Buffer.byteLength(JSON.stringify(split.marker)) + split.lines.reduce((n, line) => n + line.length + indent + 4, 0) + indent + 2;
-  if (isOwnWrite(path, after) && after[0] === size) written.set(key, { stamp: after, lines: { member, split, sha256: lines.map((line) => line.jsonSha256) } });
+  const split = splitOfLayout(object, member, texts);
+  // The file as written: this process's latest write there, as long as the chunks written.
+  if (split && isOwnWrite(path, after) && after[0] === chunks.reduce((n, chunk) => n + chunk.length, 0)) {
+    written.set(key, { stamp: after, count, lines: { member, split, sha256: lines.map((line) => line.jsonSha256) } });
+  }
 }
 
 /**
- * What {@link writeWithLines} wrote at `path`, when the file still has the stamp that write left
- * and that is still this process's latest own write there; else undefined (read the file).
+ * What {@link writeWithLines} wrote at `path`, handed over once (the dashboard's build is its one
+ * reader; the lines then go with it): while the file keeps the stamp that write left, and this
+ * process has not written the file since (a stamp can come back: an inode reused, two writes of
+ * one size within a clock tick). Else undefined: read the file.
  */
 export async function writtenLines(path: string, member: string): Promise<WrittenLines | undefined> {
-  const kept = written.get(resolve(path));
+  const key = resolve(path);
+  const kept = written.get(key);
   if (!kept || kept.lines.member !== member) return undefined;
+  written.delete(key);
   let now;
   try {
     now = stamp(await stat(path));
   } catch {
     return undefined;
   }
-  if (stampKey(now) !== stampKey(kept.stamp) || !isOwnWrite(path, now)) return undefined;
+  if (writtenSince(path, kept.count) || stampKey(now) !== stampKey(kept.stamp) || !isOwnWrite(path, now)) return undefined;
   linesHanded.files++;
   return kept.lines;
 }

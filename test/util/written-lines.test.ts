@@ -52,26 +52,28 @@ describe("splitOfLayout: what splitLineArray finds in a file laid out by lines, 
 });
 
 describe("written lines: handed from a writer to a reader in the same process", () => {
-  it("gives the split and the kept hashes of a file as written, while it keeps the stamp this process's own write left", async () => {
+  it("gives the split and the kept hashes of a file as written, once, while it keeps the stamp this process's own write left", async () => {
     const dir = await lockedDir();
     const path = join(dir, "concepts.json");
     const lines = entries.map(hashedLine);
     const object = { provenance: { tool: "colloquy" }, sessions: lines, conditions: [] };
     await writeWithLines(path, object, "sessions", lines);
+    // Another member: not what was written (and what was stays).
+    expect(await writtenLines(path, "trees")).toBeUndefined();
     const handed = await writtenLines(path, "sessions");
     expect(handed).toBeDefined();
     const fromDisk = splitLineArray(await readFile(path), "sessions")!;
     expect(handed!.split.rest.equals(fromDisk.rest)).toBe(true);
     expect(handed!.split.lines.map(String)).toEqual(fromDisk.lines.map(String));
     expect(handed!.sha256).toEqual(fromDisk.lines.map((line) => sha256(line)));
-    // Another member: not what was written.
-    expect(await writtenLines(path, "trees")).toBeUndefined();
+    // Handed over once: the reader has the lines.
+    expect(await writtenLines(path, "sessions")).toBeUndefined();
     // Written again otherwise by this process: its bytes are no longer those lines.
+    await writeWithLines(path, object, "sessions", lines);
     await writeFileAtomic(path, "{}\n");
     expect(await writtenLines(path, "sessions")).toBeUndefined();
-    // Written again by lines, then changed by another program: read from the disk.
+    // Written by lines, then changed by another program: read from the disk.
     await writeWithLines(path, object, "sessions", lines);
-    expect(await writtenLines(path, "sessions")).toBeDefined();
     await writeFile(path, (await readFile(path, "utf8")).replace("héllo", "hallo"));
     expect(await writtenLines(path, "sessions")).toBeUndefined();
   });

@@ -262,9 +262,6 @@ export function codebookSessionPart(
   /** The Bales view's frame (profileFrame of the codebook's categories), for a Bales-style codebook. */
   balesFrame: ProfileFrame | null,
 ): CodebookSessionPart & { badges: Uint8Array } {
-  const badges: SessionBadges = {};
-  const labels = new Map(info.categories.map((k) => [k.id, k.label]));
-  for (const set of sets) addBadges(badges, session, set, labels);
   const coders = sets.map((set): CoderPart => {
     if (info.kind !== "nominal") return { styles: packStyles(styleValues(session, set)) };
     const { bySpeaker, byCondition } = buildDistribution([session], set);
@@ -277,8 +274,16 @@ export function codebookSessionPart(
       counts: sessionCounts(session, coded, info.categories.length, balesFrame),
     };
   });
-  const bytes = arrayLineBytes(badges);
-  return { coders, badges: bytes, badgesDigest: sha256(bytes) };
+  const badges = sessionBadges(session, sets, info);
+  return { coders, badges, badgesDigest: sha256(badges) };
+}
+
+/** A session's badges of one codebook's code sets (in `sets` order), as the text its chunk merges (mergeBadges). */
+export function sessionBadges(session: Session, sets: readonly CodeSet[], info: CodebookInfo): Uint8Array {
+  const badges: SessionBadges = {};
+  const labels = new Map(info.categories.map((k) => [k.id, k.label]));
+  for (const set of sets) addBadges(badges, session, set, labels);
+  return arrayLineBytes(badges);
 }
 
 /** A session's finite ratings per speaker and for its condition (as buildStyleSet collects them). */
