@@ -63,6 +63,15 @@ async function analysisFiles(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
+/** A demo copy after one run, with a copy of its control-1 added as session control-9 (run 9). */
+async function runThenAddOne(): Promise<string> {
+  const dir = await demoCopy();
+  await study(dir);
+  const session = JSON.parse(await readFile(join(dir, "sessions", "control-1.json"), "utf8"));
+  await writeFile(join(dir, "sessions", "control-9.json"), JSON.stringify({ ...session, id: "control-9", metadata: { ...session.metadata, run: "9" } }));
+  return dir;
+}
+
 const summaryOf = (run: Awaited<ReturnType<typeof study>>, name: string) => run.stages.find((s) => s.name === name)!;
 
 describe("colloquy study, per session", () => {
@@ -92,10 +101,7 @@ describe("colloquy study, per session", () => {
   }, 240_000);
 
   it("adding a session reads no other session's turns nor hashes a codes file twice (an edit to a coded session makes its codes files be read whole)", async () => {
-    const dir = await demoCopy();
-    await study(dir);
-    const session = JSON.parse(await readFile(join(dir, "sessions", "control-1.json"), "utf8"));
-    await writeFile(join(dir, "sessions", "control-9.json"), JSON.stringify({ ...session, id: "control-9", metadata: { ...session.metadata, run: "9" } }));
+    const dir = await runThenAddOne();
     const reads = lazyTurnReads.files;
     const hashed = codesHashed.files;
     const run = await study(dir);
@@ -111,10 +117,7 @@ describe("colloquy study, per session", () => {
   }, 240_000);
 
   it("adding a session: the build takes concepts.json and topics.json as their stages just wrote them, and makes the dashboard a build reading them would", async () => {
-    const dir = await demoCopy();
-    await study(dir);
-    const session = JSON.parse(await readFile(join(dir, "sessions", "control-1.json"), "utf8"));
-    await writeFile(join(dir, "sessions", "control-9.json"), JSON.stringify({ ...session, id: "control-9", metadata: { ...session.metadata, run: "9" } }));
+    const dir = await runThenAddOne();
     const handed = linesHanded.files;
     await study(dir);
     expect(linesHanded.files - handed).toBe(2);
