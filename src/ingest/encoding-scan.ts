@@ -1,6 +1,6 @@
 // Judging a file's encoding from its bytes, in one streaming pass: the rules are listed in encoding.ts.
 import { isAscii, isUtf8 } from "node:buffer";
-import chardet from "chardet";
+import { createRequire } from "node:module";
 import {
   encodingLabel,
   EncodingFailure,
@@ -16,6 +16,9 @@ import {
   type TextEncoding,
 } from "./encoding.js";
 
+/** chardet, loaded on first use: only a file not in UTF-8 needs it (as iconv-lite, encoding.ts). */
+let chardetLibrary: typeof import("chardet") | undefined;
+const chardet = (): typeof import("chardet") => (chardetLibrary ??= createRequire(import.meta.url)("chardet") as typeof import("chardet"));
 /** chardet answers taken without asking: the single-byte encodings of Europe and the Americas. */
 const SINGLE_BYTE = /^(windows-125\d|iso-8859-\d{1,2}|koi8-[ru])$/i;
 
@@ -239,7 +242,9 @@ export class EncodingScanner {
     // A legacy single-byte file: every non-ASCII byte is outside UTF-8.
     const bad = this.firstInvalid;
     const sample = Buffer.concat(this.sample);
-    const matches = chardet.analyse(sample).filter((m) => m.name !== "ASCII" && !/^UTF/i.test(m.name));
+    const matches = chardet()
+      .analyse(sample)
+      .filter((m) => m.name !== "ASCII" && !/^UTF/i.test(m.name));
     const single = chooseSingleByte(matches, sample);
     const top = matches[0];
     if (!single || (top && !SINGLE_BYTE.test(top.name) && top.confidence > single.confidence)) {

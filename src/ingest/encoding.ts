@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import iconv from "iconv-lite";
+import { createRequire } from "node:module";
 
 /**
  * Which character encoding a transcript file is in, decided from its bytes, and decoding that
@@ -21,6 +21,14 @@ import iconv from "iconv-lite";
  * at most one chunk and a 256 KiB sample (EncodingScanner, encoding-scan.ts), then decoded by a
  * second, streaming pass (here).
  */
+
+/**
+ * iconv-lite, loaded on first use: only a file not in UTF-8 (or `--encoding`) needs it, and its
+ * encoding tables (550 KB in the CLI's bundle) cost every import run ~20 ms to compile. `require`
+ * keeps callers synchronous.
+ */
+let iconvLibrary: typeof import("iconv-lite") | undefined;
+const iconv = (): typeof import("iconv-lite") => (iconvLibrary ??= createRequire(import.meta.url)("iconv-lite") as typeof import("iconv-lite"));
 
 /** How a file's text is decoded. */
 export interface TextEncoding {
@@ -60,7 +68,7 @@ const key = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, "
 /** The name iconv-lite knows, or undefined (for --encoding). */
 export function knownEncoding(name: string): string | undefined {
   const trimmed = name.trim();
-  return trimmed !== "" && iconv.encodingExists(trimmed) ? trimmed : undefined;
+  return trimmed !== "" && iconv().encodingExists(trimmed) ? trimmed : undefined;
 }
 
 /** Display name: "UTF-16LE", "windows-1252". */
@@ -87,7 +95,7 @@ export function familyOf(name: string): Family {
   // Single-byte when every byte decodes to one character; the bytes that decode to U+FFFD are
   // the ones the encoding leaves undefined.
   let family: Family = { kind: "other" };
-  const all = iconv.decode(Buffer.from(Array.from({ length: 256 }, (_, i) => i)), name);
+  const all = iconv().decode(Buffer.from(Array.from({ length: 256 }, (_, i) => i)), name);
   if (all.length === 256) {
     family = { kind: "sbcs", undefinedBytes: [...all].flatMap((c, i) => (c === "\uFFFD" ? [i] : [])) };
   }
@@ -171,14 +179,14 @@ export const hex = (bytes: ArrayLike<number>): string =>
 /** A decoder that checks what the scan could not (forced multi-byte legacy encodings). */
 class Decoder {
   private readonly utf8: TextDecoder | undefined;
-  private readonly legacy: ReturnType<typeof iconv.getDecoder> | undefined;
+  private readonly legacy: ReturnType<ReturnType<typeof iconv>["getDecoder"]> | undefined;
   private readonly checked: boolean;
   private consumed = 0;
 
   constructor(private readonly encoding: TextEncoding) {
     const family = familyOf(encoding.name);
     if (family.kind === "utf8") this.utf8 = new TextDecoder("utf-8", { fatal: true });
-    else this.legacy = iconv.getDecoder(encoding.name, { stripBOM: true });
+    else this.legacy = iconv().getDecoder(encoding.name, { stripBOM: true });
     this.checked = family.kind === "other";
   }
 
@@ -202,7 +210,7 @@ class Decoder {
       const bad = text.indexOf("\uFFFD");
       if (bad >= 0) {
         // Offset of the bad sequence: the bytes of the text before it, re-encoded (exact for valid text).
-        const at = this.consumed + iconv.encode(text.slice(0, bad), this.encoding.name).length;
+        const at = this.consumed + iconv().encode(text.slice(0, bad), this.encoding.name).length;
         throw new EncodingFailure({
           offset: at,
           unit: 1,
@@ -240,11 +248,11 @@ export async function* decodeChunks(chunks: AsyncIterable<Uint8Array>, encoding:
  */
 export function decodeHead(bytes: Uint8Array, forced?: string): string {
   const name = forced ?? sniffBom(bytes)?.name ?? sniffNulPattern(bytes.subarray(0, HEAD_BYTES));
-  if (name) return iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), name);
+  if (name) return iconv().decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), name);
   const whole = bytes.subarray(0, utf8Boundary(bytes));
   return isUtf8(whole)
     ? Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength).toString("utf8")
-    : iconv.decode(Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength), "windows-1252");
+    : iconv().decode(Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength), "windows-1252");
 }
 
 /**

@@ -6,11 +6,11 @@ import { join } from "node:path";
 
 /**
  * Libraries only some inputs need are loaded on first use (src/util/xml.ts, src/util/zip.ts,
- * src/coding/realign.ts; the lint rules keep other modules from importing them): importing them
- * cost ~0.1 s of every import run. A fresh process runs the demo study offline, from its plain-text
+ * src/coding/realign.ts, src/ingest/encoding.ts and encoding-scan.ts for files not in UTF-8; the
+ * lint rules keep other modules from importing them): importing them cost ~0.1 s of every import run. A fresh process runs the demo study offline, from its plain-text
  * transcripts, and names the packages it required.
  */
-const lazy = ["fast-xml-parser", "fflate", "diff"];
+const lazy = ["fast-xml-parser", "fflate", "diff", "iconv-lite", "chardet"];
 
 describe("libraries loaded on first use", () => {
   it("are not loaded by an offline study run of plain transcripts; the XML reader loads its parser when asked", async () => {
