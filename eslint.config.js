@@ -49,8 +49,16 @@ export default tseslint.config(
             { name: "fast-xml-parser", allowTypeImports: true, message: "read and write XML through src/util/xml.ts, which loads the parser on first use." },
             { name: "fflate", allowTypeImports: true, message: "zip and unzip with fflate() (src/util/zip.ts), which loads the package on first use." },
             { name: "diff", allowTypeImports: true, message: "the diff package is loaded on first use by src/coding/realign.ts, its one user." },
-            { name: "iconv-lite", allowTypeImports: true, message: "iconv-lite is loaded on first use by src/ingest/encoding.ts (only files not in UTF-8 need it)." },
-            { name: "chardet", allowTypeImports: true, message: "chardet is loaded on first use by src/ingest/encoding-scan.ts (only files not in UTF-8 need it)." },
+            {
+              name: "iconv-lite",
+              allowTypeImports: true,
+              message: "iconv-lite is loaded on first use by src/ingest/encoding.ts (only files not in UTF-8 need it).",
+            },
+            {
+              name: "chardet",
+              allowTypeImports: true,
+              message: "chardet is loaded on first use by src/ingest/encoding-scan.ts (only files not in UTF-8 need it).",
+            },
           ],
         },
       ],
