@@ -107,9 +107,8 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
       if (entry.shapedWhole && entry.analysis === agreementAnalysis) {
         agreement.texts.push(entry.shapedWhole.text);
         agreement.entries += entry.shapedWhole.entries;
-      } else {
-        const sets = readAgreement(kept.agreement, agreementWarnings);
-        const shaped = shapedText(sets);
+      } else if (kept.agreement.length > 0) {
+        const shaped = shapedText(readAgreement(kept.agreement, agreementWarnings));
         agreement.texts.push(shaped.text);
         agreement.entries += shaped.entries;
       }

@@ -152,40 +152,31 @@ export function noteHash(path: string, stamp: FileStamp, size: number, sha256: s
 }
 
 /**
- * The hash (FileHash) of the first `size` bytes of `path` at `stamp`, when this process knows it: hashed at
- * that stamp, or at a stamp this process's appends started from on the way to it.
+ * The hashes (FileHash) this process knows of first bytes of `path` at `stamp`: hashed at that
+ * stamp, or at a stamp this process's appends started from on the way to it (each step goes back
+ * one append, to a smaller file: noteOwnWrite keeps only appends that grew it, so the walk ends).
  */
-export function knownHash(path: string, stamp: FileStamp, size: number): string | undefined {
+function* knownSums(path: string, stamp: FileStamp): Generator<{ size: number; sha256: string }> {
   const entry = state.files.get(resolve(path));
-  if (!entry) return undefined;
-  let at: FileStamp | undefined = stamp;
-  // Each step goes back one append, to a smaller file (noteOwnWrite keeps only appends that grew it), so the walk ends.
-  while (at && at[0] >= size) {
-    const sum = entry.hashes.get(stampKey(at))?.sums.find((h) => h.size === size);
-    if (sum) return sum.sha256;
-    at = entry.appendedFrom.get(stampKey(at));
-  }
+  for (let at: FileStamp | undefined = stamp; entry && at; at = entry.appendedFrom.get(stampKey(at))) yield* entry.hashes.get(stampKey(at))?.sums ?? [];
+}
+
+/** The hash (FileHash) of the first `size` bytes of `path` at `stamp`, when this process knows it (knownSums). */
+export function knownHash(path: string, stamp: FileStamp, size: number): string | undefined {
+  for (const sum of knownSums(path, stamp)) if (sum.size === size) return sum.sha256;
   return undefined;
 }
 
 /**
- * The longest first bytes of `path` at `stamp` whose hash this process knows (hashed at that
- * stamp, or at a stamp its appends started from on the way to it): what a hash of the whole file
- * can go on from (util/hash.ts FileHash.resume).
+ * The longest first bytes of `path` at `stamp` whose hash this process knows (knownSums) and
+ * `usable` takes: what a hash of the whole file can go on from (util/hash.ts FileHash.resume).
  */
 export function knownPrefix(
   path: string,
   stamp: FileStamp,
-  /** Which known hashes will do (one a hash of the whole file can go on from). */
-  usable: (sum: { size: number; sha256: string }) => boolean = () => true,
+  usable: (sum: { size: number; sha256: string }) => boolean,
 ): { size: number; sha256: string } | undefined {
-  const entry = state.files.get(resolve(path));
-  if (!entry) return undefined;
   let best: { size: number; sha256: string } | undefined;
-  let at: FileStamp | undefined = stamp;
-  while (at) {
-    for (const sum of entry.hashes.get(stampKey(at))?.sums ?? []) if (sum.size <= stamp[0] && (!best || sum.size > best.size) && usable(sum)) best = sum;
-    at = entry.appendedFrom.get(stampKey(at));
-  }
+  for (const sum of knownSums(path, stamp)) if ((!best || sum.size > best.size) && usable(sum)) best = sum;
   return best;
 }

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { stat } from "node:fs/promises";
-import { stamp, type FileStamp } from "./file-stamp.js";
+import { stamp } from "./file-stamp.js";
 import { isOwnWrite, ownWrites, trustsOwnWrites, writtenSince } from "./known-bytes.js";
 import { arrayLineBytes, jsonWithArrayLines, splitOfLayout, type SplitLineArray } from "./json-layout.js";
 import { sha256 } from "./hash.js";
@@ -38,9 +38,8 @@ export function hashedLine(value: unknown): HashedLine {
 /** How many files {@link writtenLines} handed over in this process (tests check that a run's build read none of them). */
 export const linesHanded = { files: 0 };
 
-/** Per file (resolved path), this process's latest such write: the stamp it left, and how many own writes the process had made by then. */
-const written = new Map<string, { stamp: FileStamp; count: number; lines: WrittenLines }>();
-const stampKey = (s: FileStamp) => s.join(" ");
+/** Per file (resolved path), this process's latest such write: how many own writes the process had made by then. */
+const written = new Map<string, { count: number; lines: WrittenLines }>();
 
 /**
  * Write `object` with its array at `member` made of `lines`, atomically (util/fs.ts), and keep
@@ -60,15 +59,15 @@ export async function writeWithLines(path: string, object: object, member: strin
   const split = splitOfLayout(object, member, texts);
   // The file as written: this process's latest write there, as long as the chunks written.
   if (split && isOwnWrite(path, after) && after[0] === chunks.reduce((n, chunk) => n + chunk.length, 0)) {
-    written.set(key, { stamp: after, count, lines: { member, split, sha256: lines.map((line) => line.jsonSha256) } });
+    written.set(key, { count, lines: { member, split, sha256: lines.map((line) => line.jsonSha256) } });
   }
 }
 
 /**
  * What {@link writeWithLines} wrote at `path`, handed over once (the dashboard's build is its one
- * reader; the lines then go with it): while the file keeps the stamp that write left, and this
- * process has not written the file since (a stamp can come back: an inode reused, two writes of
- * one size within a clock tick). Else undefined: read the file.
+ * reader; the lines then go with it): while that write is this process's latest there (a stamp can
+ * come back: an inode reused, two writes of one size within a clock tick) and the file keeps the
+ * stamp it left (util/known-bytes.ts isOwnWrite). Else undefined: read the file.
  */
 export async function writtenLines(path: string, member: string): Promise<WrittenLines | undefined> {
   const key = resolve(path);
@@ -81,7 +80,7 @@ export async function writtenLines(path: string, member: string): Promise<Writte
   } catch {
     return undefined;
   }
-  if (writtenSince(path, kept.count) || stampKey(now) !== stampKey(kept.stamp) || !isOwnWrite(path, now)) return undefined;
+  if (writtenSince(path, kept.count) || !isOwnWrite(path, now)) return undefined;
   linesHanded.files++;
   return kept.lines;
 }
