@@ -30,7 +30,14 @@ export class XmlSyntaxError extends Error {
   }
 }
 
-const PREDEFINED: Readonly<Record<string, string>> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
+/** XML's predefined entities: a Map, so that `&constructor;` names none of them. */
+const PREDEFINED: ReadonlyMap<string, string> = new Map([
+  ["lt", "<"],
+  ["gt", ">"],
+  ["amp", "&"],
+  ["quot", '"'],
+  ["apos", "'"],
+]);
 const REFERENCE = /&(#[xX][0-9a-fA-F]+|#[0-9]+|[A-Za-z_:][\w.:-]*);/g;
 
 /** A character reference's code point, or an error: XML allows only its Char production. */
@@ -55,7 +62,7 @@ function xmlEntities() {
     text.includes("&")
       ? text.replace(REFERENCE, (_, ref: string) => {
           if (ref.startsWith("#")) return fromCodePoint(ref);
-          const value = PREDEFINED[ref] ?? declared.get(ref);
+          const value = PREDEFINED.get(ref) ?? declared.get(ref);
           if (value === undefined)
             throw new Error(
               `&${ref}; is not an XML entity (XML knows &lt; &gt; &amp; &quot; &apos;, &#…; references and plain-text entities the document's DOCTYPE declares; an HTML name such as &nbsp; is not XML: write the character itself or &#…;)`,

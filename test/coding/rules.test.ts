@@ -195,6 +195,7 @@ describe("rules coder API", () => {
     const renamed = { ...bales, id: "renamed", categories: bales.categories.map((c) => ({ ...c, id: `x-${c.id}` })) };
     expect(rulesProblem(renamed)).toMatch(/lacks shows-solidarity/);
     expect(rulesProblem({ ...bales, rules: "nope" })).toMatch(/"nope" is not a rule set/);
+    expect(rulesProblem({ ...bales, rules: "constructor" })).toMatch(/"constructor" is not a rule set/);
     expect(rulesProblem({ ...bales, rules: "pragmatic-style" })).toMatch(/is nominal but rule set "pragmatic-style" gives scale ratings/);
     expect(() => codeTurnWithRules(bales, session([["a", "hi"]]), 3)).toThrow(RangeError);
     expect(RULES_CODER_VERSION).toMatch(/^\d+\.\d+\.\d+$/);

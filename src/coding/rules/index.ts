@@ -67,7 +67,8 @@ export const RULE_DESCRIPTIONS: Record<string, Record<string, string>> = Object.
 export function rulesProblem(codebook: Codebook): string | undefined {
   if (!codebook.rules)
     return `codebook "${codebook.id}" names no offline rule set (its "rules" field); use --coder llm, or add "rules": "${RULE_SET_NAMES[0]}" if it keeps that rule set's categories`;
-  const set = RULE_SETS[codebook.rules];
+  // Own keys only: "rules": "constructor" names no rule set.
+  const set = Object.hasOwn(RULE_SETS, codebook.rules) ? RULE_SETS[codebook.rules] : undefined;
   if (!set) return `codebook "${codebook.id}": "rules": "${codebook.rules}" is not a rule set (there are ${RULE_SET_NAMES.join(", ")})`;
   if (set.kind !== codebook.kind)
     return `codebook "${codebook.id}" is ${codebook.kind} but rule set "${codebook.rules}" gives ${set.kind === "nominal" ? "categories" : "scale ratings"}`;

@@ -27,19 +27,22 @@ const TOOL_ROLES = new Set(["tool", "function", "ipython"]);
 /** Where a speaker's display name can be, in order of preference. */
 const NAME_KEYS = ["name", "role_name", "sender", "speaker"] as const;
 
-/** OpenAI roles -> participant kind. Unknown roles are humans unless listed in --agents. */
-const ROLE_KINDS: Record<string, ParticipantKind> = {
-  user: "human",
-  human: "human",
-  assistant: "ai",
-  model: "ai",
-  ai: "ai",
-  system: "system",
-  developer: "system",
-  tool: "system",
-  function: "system",
-  ipython: "system",
-};
+/**
+ * OpenAI roles -> participant kind. Unknown roles are humans unless listed in --agents. A Map, so
+ * that a role named "valueOf" or "constructor" is no key of it.
+ */
+const ROLE_KINDS = new Map<string, ParticipantKind>([
+  ["user", "human"],
+  ["human", "human"],
+  ["assistant", "ai"],
+  ["model", "ai"],
+  ["ai", "ai"],
+  ["system", "system"],
+  ["developer", "system"],
+  ["tool", "system"],
+  ["function", "system"],
+  ["ipython", "system"],
+]);
 
 /** One conversation to turn into a session. */
 export interface ChatConversation {
@@ -83,7 +86,7 @@ function addMessage(session: SessionBuilder, raw: unknown, file: string, path: s
   for (const key of NAME_KEYS) name ??= optionalString(msg, key, file, path);
   const display = name ?? role;
   // CAMEL's role-playing "AI User" and "AI Assistant" are both language models.
-  const roleKind: ParticipantKind = camel ? "ai" : (ROLE_KINDS[role] ?? "human");
+  const roleKind: ParticipantKind = camel ? "ai" : (ROLE_KINDS.get(role) ?? "human");
   const kind: ParticipantKind = agents.has(display) || agents.has(role) ? "ai" : roleKind;
   const speaker = session.participant(`${role}\u0000${name ?? ""}`, { name: display, role, kind });
   const time = clock.read(msg, file, path);

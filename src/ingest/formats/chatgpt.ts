@@ -176,7 +176,13 @@ interface ReadMessage {
   hidden: boolean;
 }
 
-const KINDS: Record<string, ParticipantKind> = { user: "human", assistant: "ai", system: "system", tool: "system" };
+/** Role -> participant kind: a Map, so that a role named "valueOf" or "constructor" is no key of it. */
+const KINDS = new Map<string, ParticipantKind>([
+  ["user", "human"],
+  ["assistant", "ai"],
+  ["system", "system"],
+  ["tool", "system"],
+]);
 
 function readMessage(node: Node, file: string): ReadMessage {
   const msgPath = childPath(node.path, "message");
@@ -192,7 +198,7 @@ function readMessage(node: Node, file: string): ReadMessage {
   const { text, extra } = contentText(content, file, childPath(msgPath, "content"));
   const meta = isObject(msg.metadata) ? msg.metadata : {};
   const recipient = typeof msg.recipient === "string" ? msg.recipient : undefined;
-  const kind = KINDS[role] ?? "system";
+  const kind = KINDS.get(role) ?? "system";
   let type: TurnType = "message";
   if (role === "system") type = "system";
   else if (contentType === "thoughts" || contentType === "reasoning_recap") type = "reasoning";

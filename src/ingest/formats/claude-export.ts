@@ -6,7 +6,11 @@ import { baseName, childPath, expectArray, expectObject, isObject, optionalStrin
 
 const EXPECTED =
   'a Claude.ai export: conversations.json, [{"uuid": …, "name": …, "chat_messages": [{"sender": "human" | "assistant", "text": …, "content": […]}]}]';
-const KINDS: Record<string, ParticipantKind> = { human: "human", assistant: "ai" };
+/** Sender -> participant kind: a Map, so that a sender named "valueOf" or "constructor" is no key of it. */
+const KINDS = new Map<string, ParticipantKind>([
+  ["human", "human"],
+  ["assistant", "ai"],
+]);
 
 /**
  * Claude.ai data exports (`conversations.json`): an array of conversations
@@ -46,7 +50,7 @@ export const claudeExportImporter: Importer = {
         const at = childPath(childPath(path, "chat_messages"), j);
         const msg = expectObject(m, file, at, 'a message {"sender": …, "text": …}');
         const sender = optionalString(msg, "sender", file, at) ?? "unknown";
-        const kind: ParticipantKind = agents.has(sender) ? "ai" : (KINDS[sender] ?? "human");
+        const kind: ParticipantKind = agents.has(sender) ? "ai" : (KINDS.get(sender) ?? "human");
         const speaker = builder.participant(sender, { name: sender, role: sender, kind });
         const timestamp = optionalString(msg, "created_at", file, at);
         const ms = timestamp === undefined ? NaN : Date.parse(timestamp);
