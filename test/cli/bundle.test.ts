@@ -62,6 +62,24 @@ describe("the bundled CLI", () => {
     expect(code).not.toContain("node_modules/compromise/");
   });
 
+  it("leaves zod's other languages out and still says what is invalid in English", async () => {
+    const chunks = await readdir(join(work, "src", "bundle"));
+    const code = (await Promise.all(chunks.map((c) => readFile(join(work, "src", "bundle", c), "utf8")))).join("\n");
+    expect(code).toContain("node_modules/zod/v4/locales/en.js");
+    expect(code).not.toContain("node_modules/zod/v4/locales/de.js");
+    expect(code).not.toContain("node_modules/zod/v4/locales/index.js");
+    const dir = await mkdtemp(join(tmpdir(), "colloquy-bundle-zod-"));
+    try {
+      const file = join(dir, "book.json");
+      await writeFile(file, JSON.stringify({ id: "x", kind: "nominal", version: "1", title: "X", categories: [{ id: "a", label: "A" }, { id: "b" }] }));
+      const run = bundled(["codebook", "validate", file]);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain("categories[1].label: Invalid input: expected string, received undefined");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("prints the package's version", async () => {
     const { version } = JSON.parse(await readFile(join(root, "package.json"), "utf8")) as { version: string };
     const run = bundled(["--version"]);
