@@ -198,7 +198,7 @@ export function shapeSessionParts(parts: readonly SessionPart[], control: string
   const speakers = mergeSpeakers(parts);
   const index = new Map(speakers.map((s, i) => [s.key, i]));
   const members = speakers.filter((s) => s.kind !== "system").map((s) => s.key);
-  const metrics = parts.map((p) => p.metrics);
+  const pooling = parts.map((p) => p.pooling);
   const base: SessionShapes = {
     summaries: parts.map((p) => p.summary),
     overview: mergeOverview(parts.map((p) => p.overview)),
@@ -216,8 +216,8 @@ export function shapeSessionParts(parts: readonly SessionPart[], control: string
     })),
     participation: {
       sessions: [],
-      follows: buildFollows(metrics, members),
-      speakers: buildSpeakerParticipation(metrics, members),
+      follows: buildFollows(pooling, members),
+      speakers: buildSpeakerParticipation(pooling, members),
     },
   };
   return { base, participation: { path: "participation.sessions", texts: parts.map((p) => p.participationJson), entries: parts.length } };

@@ -1,5 +1,5 @@
 import type { Participant, Session } from "../../transcript/schema.js";
-import { EXCLUDED_TURN_TYPES, type SessionMetrics } from "./metrics.js";
+import { EXCLUDED_TURN_TYPES, type MemberMetrics, type SessionMetrics, type SpeakerMatrix } from "./metrics.js";
 import { countWords } from "../shared/words.js";
 
 /**
@@ -56,6 +56,24 @@ export function speakingSeconds(session: Session): Map<string, number> | null {
   return timed ? seconds : null;
 }
 
+/**
+ * What pooling by speaker ({@link followsBySpeaker}, {@link participationBySpeaker}) reads of a
+ * session's metrics: what the dashboard build's session memo keeps of them (src/report/shape/parts.ts),
+ * a third of the whole metrics' bytes and objects to load back for every session of a large study.
+ */
+export interface SpeakerPooling {
+  follows: Pick<SpeakerMatrix, "ids" | "names" | "counts">;
+  participants: Pick<MemberMetrics, "participant" | "name" | "turns" | "words">[];
+}
+
+/** The {@link SpeakerPooling} of a session's metrics. */
+export function speakerPooling(m: SessionMetrics): SpeakerPooling {
+  return {
+    follows: { ids: m.follows.ids, names: m.follows.names, counts: m.follows.counts },
+    participants: m.participants.map((p) => ({ participant: p.participant, name: p.name, turns: p.turns, words: p.words })),
+  };
+}
+
 /** Who follows whom pooled over sessions by speaker name: counts[a][b] = counted turns by b directly after a turn by a. */
 export interface SpeakerFollows {
   names: string[];
@@ -66,7 +84,7 @@ export interface SpeakerFollows {
  * Pool each session's who-follows-whom matrix ({@link SessionMetrics.follows}) by speaker name.
  * Names come in `order` first (e.g. the dashboard's speaker order), then in order of appearance.
  */
-export function followsBySpeaker(sessions: readonly SessionMetrics[], order: readonly string[] = []): SpeakerFollows {
+export function followsBySpeaker(sessions: readonly SpeakerPooling[], order: readonly string[] = []): SpeakerFollows {
   const names = [...order];
   const index = new Map(names.map((n, i) => [n, i]));
   const counts = names.map(() => names.map(() => 0));
@@ -105,7 +123,7 @@ export interface SpeakerParticipation {
  * ({@link sessionMetrics}) summed by speaker name, and their shares of the study's totals.
  * Speakers come in `order` first, then in order of appearance.
  */
-export function participationBySpeaker(sessions: readonly SessionMetrics[], order: readonly string[] = []): SpeakerParticipation[] {
+export function participationBySpeaker(sessions: readonly SpeakerPooling[], order: readonly string[] = []): SpeakerParticipation[] {
   const byName = new Map<string, { sessions: number; turns: number; words: number }>(order.map((n) => [n, { sessions: 0, turns: 0, words: 0 }]));
   let turns = 0;
   let words = 0;

@@ -1,6 +1,13 @@
 import type { Session } from "../../transcript/schema.js";
 import type { SessionMetrics } from "../../analysis/stats/metrics.js";
-import { cumulativeWords, followsBySpeaker, participationBySpeaker, speakerName, speakingSeconds } from "../../analysis/stats/participation.js";
+import {
+  cumulativeWords,
+  followsBySpeaker,
+  participationBySpeaker,
+  speakerName,
+  speakingSeconds,
+  type SpeakerPooling,
+} from "../../analysis/stats/participation.js";
 import type { FollowMatrix, ParticipationSession, ReportBundle } from "../types.js";
 import { conditionOf } from "./common.js";
 
@@ -46,13 +53,13 @@ export function buildParticipation(session: Session, metrics: SessionMetrics): P
 }
 
 /** Who follows whom over all sessions (src/analysis/stats/participation.ts followsBySpeaker), rows and columns in `order` first. */
-export function buildFollows(metrics: readonly SessionMetrics[], order: string[]): FollowMatrix {
+export function buildFollows(metrics: readonly SpeakerPooling[], order: string[]): FollowMatrix {
   const pooled = followsBySpeaker(metrics, order);
   return { keys: pooled.names, counts: pooled.counts };
 }
 
 /** Each speaker's counted turns and words over all sessions and their shares of the study's (participationBySpeaker). */
-export function buildSpeakerParticipation(metrics: readonly SessionMetrics[], order: string[]): ReportBundle["participation"]["speakers"] {
+export function buildSpeakerParticipation(metrics: readonly SpeakerPooling[], order: string[]): ReportBundle["participation"]["speakers"] {
   return participationBySpeaker(metrics, order).map((s) => ({
     key: s.name,
     turns: s.turns,

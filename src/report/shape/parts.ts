@@ -1,7 +1,8 @@
 import type { Session } from "../../transcript/schema.js";
 import { sha256 } from "../../util/hash.js";
 import { arrayLineBytes, parseArrayLine } from "../../util/json-layout.js";
-import { sessionMetrics, type SessionMetrics } from "../../analysis/stats/metrics.js";
+import { sessionMetrics } from "../../analysis/stats/metrics.js";
+import { speakerPooling, type SpeakerPooling } from "../../analysis/stats/participation.js";
 import { codedSessionPart, joinParts, type CodedSessionPart } from "../../analysis/compare/session-parts.js";
 import { memberCounts, type CodedTurns } from "../../analysis/shared/table.js";
 import { phaseCounts, type ProfileFrame } from "../../analysis/stats/bales.js";
@@ -37,7 +38,8 @@ export interface SessionPart {
   /** Speakers in the order the session first touches them (participants, then turns). */
   speakers: SpeakerTouch[];
   overview: OverviewPart;
-  metrics: SessionMetrics;
+  /** What the study pools of the session's metrics by speaker (follows, turns and words). */
+  pooling: SpeakerPooling;
   /**
    * The session's entry of the bundle's participation.sessions, as its JSON text in UTF-8: the
    * build splices it into the data file (site.ts) and never needs it as objects, which took a
@@ -75,7 +77,7 @@ export function sessionPart(session: Session): SessionPart {
     summary: summariseSession(session),
     speakers: [...touches.values()],
     overview: overviewPart(session, keys),
-    metrics,
+    pooling: speakerPooling(metrics),
     participationJson: arrayLineBytes(buildParticipation(session, metrics)),
     sequence: { binSize, speakers: Int32Array.from(cells) },
   };
