@@ -251,7 +251,7 @@ export function shapeCodebookParts(
   sets.forEach((set, k) => {
     const mine = parts.map((p) => p.coders[k]);
     if (info.kind === "nominal") {
-      out.distributions.push(mergeDistribution(set.codebook, set.coder, mine));
+      out.distributions.push(mergeDistribution(set.codebook, set.coder, parts, k));
       out.sequences.push({ codebook: set.codebook, coder: set.coder, cells: mine.map((p) => Array.from(p.cells ?? [])) });
       const counts = mine.every((p) => p.counts !== undefined) ? mine.map((p) => p.counts!) : undefined;
       addComparisons(out, sessions, set, definition, base, config, compareFile, mergeCoded(sessions, mine, info), counts);

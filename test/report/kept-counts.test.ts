@@ -12,7 +12,8 @@ import type { CodeRecord } from "../../src/coding/records.js";
 import { codebookInfo } from "../../src/report/shape/common.js";
 import { balesFrame, buildBalesSet } from "../../src/report/shape/bales.js";
 import { buildCompareSet } from "../../src/report/shape/compare.js";
-import { codebookSessionPart, mergeCoded } from "../../src/report/shape/parts.js";
+import { codebookSessionPart, mergeCoded, mergeDistribution } from "../../src/report/shape/parts.js";
+import { buildDistribution } from "../../src/report/shape/distributions.js";
 import { codedTurns, memberCounts } from "../../src/analysis/shared/table.js";
 import { profileFrame, profilesBySpeaker } from "../../src/analysis/stats/bales.js";
 
@@ -126,6 +127,37 @@ describe("views pooled from the sessions' kept counts", () => {
       op: expected(all, "a", "op"),
       su: expected(all, "a", "su"),
     });
+  });
+});
+
+describe("distributions merged from the sessions' parts", () => {
+  // Speakers with no role, an empty role and a role shared with another speaker, a speaker the
+  // participants do not list, and codes a session meets in another order than the last one.
+  const odd = sessions.map((s, i) =>
+    sessionSchema.parse({
+      ...s,
+      participants: [
+        { id: "a", name: "Ann", kind: "human", ...(i % 2 ? {} : { role: "" }) },
+        { id: "b", name: i === 2 ? "Ann" : "Bot", kind: i === 3 ? "simulated" : "ai", role: i % 2 ? "tutor" : undefined },
+      ],
+    }),
+  );
+  const sets = [indexCodes("cb", "human:a", records("human:a", 0)), indexCodes("cb", "human:b", records("human:b", 3))];
+  const info = codebookInfo("cb", definition, sets);
+  const parts = odd.map((s) => codebookSessionPart(s, sets, info, 1, balesFrame(info, definition)));
+
+  for (const [k, set] of sets.entries()) {
+    it(`equal buildDistribution's over every session, key for key and in order, ${set.coder}`, () => {
+      const merged = mergeDistribution("cb", set.coder, parts, k);
+      const whole = buildDistribution(odd, set);
+      expect(merged).toStrictEqual(whole);
+      expect(JSON.stringify(merged)).toBe(JSON.stringify(whole));
+    });
+  }
+
+  it("keep each string a session's coders name once, for all of its coders", () => {
+    for (const part of parts) expect(new Set(part.strings).size).toBe(part.strings.length);
+    expect(parts[0].strings).toEqual(expect.arrayContaining(["Ann", "Bot", "guest", "human", "ai", "", "control", "op", "su"]));
   });
 });
 

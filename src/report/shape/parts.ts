@@ -107,38 +107,53 @@ export function mergeSpeakers(parts: readonly SessionPart[]): SpeakerInfo[] {
 type StyleValues = Map<string, Float64Array>;
 
 /**
- * A session's code counts as a memo keeps them: the codes it uses once (`codes`), and each entry's
- * counts as [code index, count] pairs in the order of the entry's keys. Objects keyed by code ids
- * cost a string lookup per key to load: 30-40 ms of a build after one session was added to a
- * 100,000-turn study, for the Bales codebook's three coders (issue 11).
+ * A coder's counts in one session (what buildDistribution gives for it) as a memo keeps them:
+ * numbers only, in one typed array, naming codes, speakers' keys, kinds and roles and the
+ * condition by their index in the session's `strings` (CodebookSessionPart), which its coders
+ * share. Objects keyed by code ids cost a string lookup per key to load (30-40 ms of a build after
+ * one session was added to a 100,000-turn study, for the Bales codebook's three coders, issue 11),
+ * and each coder's own copies of the codes' and speakers' strings another ~90 objects per session.
+ *
+ * Layout: the speakers' count, then per speaker its key, kind, role (-1: none), total and pairs'
+ * count, then its [code, count] pairs in the order of its counts' keys; then the conditions'
+ * count, and per condition its name, total, pairs' count and pairs.
  */
-interface PartDistribution {
-  codes: string[];
-  bySpeaker: { key: string; kind: string; role?: string; total: number; counts: Int32Array }[];
-  byCondition: { condition: string; total: number; counts: Int32Array }[];
+type PackedDistribution = Int32Array;
+
+/** The strings a session's part names by index, each kept once. */
+class StringTable {
+  readonly strings: string[] = [];
+  private readonly index = new Map<string, number>();
+  of(value: string): number {
+    let i = this.index.get(value);
+    if (i === undefined) this.index.set(value, (i = this.strings.push(value) - 1));
+    return i;
+  }
 }
 
-function partDistribution({ bySpeaker, byCondition }: Pick<Distribution, "bySpeaker" | "byCondition">): PartDistribution {
-  const codes: string[] = [];
-  const index = new Map<string, number>();
-  const pairs = (counts: Counts) =>
-    Int32Array.from(
-      Object.entries(counts).flatMap(([code, n]) => {
-        let i = index.get(code);
-        if (i === undefined) index.set(code, (i = codes.push(code) - 1));
-        return [i, n];
-      }),
-    );
-  return {
-    codes,
-    bySpeaker: bySpeaker.map((s) => ({ key: s.key, kind: s.kind, role: s.role, total: s.total, counts: pairs(s.counts) })),
-    byCondition: byCondition.map((c) => ({ condition: c.condition, total: c.total, counts: pairs(c.counts) })),
+function packDistribution({ bySpeaker, byCondition }: Pick<Distribution, "bySpeaker" | "byCondition">, table: StringTable): PackedDistribution {
+  const out: number[] = [];
+  const counts = (c: Counts) => {
+    const entries = Object.entries(c);
+    out.push(entries.length);
+    for (const [code, n] of entries) out.push(table.of(code), n);
   };
+  out.push(bySpeaker.length);
+  for (const s of bySpeaker) {
+    out.push(table.of(s.key), table.of(s.kind), s.role === undefined ? -1 : table.of(s.role), s.total);
+    counts(s.counts);
+  }
+  out.push(byCondition.length);
+  for (const c of byCondition) {
+    out.push(table.of(c.condition), c.total);
+    counts(c.counts);
+  }
+  return Int32Array.from(out);
 }
 
 /** What one coder's records of one session give the views (nominal: counts, cells, the join; scales: ratings). */
 export interface CoderPart {
-  distribution?: PartDistribution;
+  distribution?: PackedDistribution;
   /** The session's sequence cells: a code's index (-1 none), kept typed so the memo loads it as a view into its bytes, not a list made anew. */
   cells?: Int32Array;
   /** The session's part of the join of sessions and codes (with the codebook's categories as labels): the compare and Bales views join the parts. */
@@ -253,6 +268,8 @@ function unpackStyles(packed: PackedStyles): SessionStyles {
  */
 export interface CodebookSessionPart {
   coders: CoderPart[];
+  /** The strings its coders' distributions name by index (PackedDistribution). */
+  strings: string[];
   badgesDigest: string;
 }
 
@@ -264,20 +281,21 @@ export function codebookSessionPart(
   /** The Bales view's frame (profileFrame of the codebook's categories), for a Bales-style codebook. */
   balesFrame: ProfileFrame | null,
 ): CodebookSessionPart & { badges: Uint8Array } {
+  const table = new StringTable();
   const coders = sets.map((set): CoderPart => {
     if (info.kind !== "nominal") return { styles: packStyles(styleValues(session, set)) };
     const { bySpeaker, byCondition } = buildDistribution([session], set);
     const row = { id: session.id, condition: conditionOf(session), turns: session.turns.length, binSize, speakers: [] };
     const coded = codedSessionPart(session, [...sessionCodes(set, session.id).values()], categoryIds(info));
     return {
-      distribution: partDistribution({ bySpeaker, byCondition }),
+      distribution: packDistribution({ bySpeaker, byCondition }, table),
       cells: Int32Array.from(buildSequenceSet([session], [row], set, info).cells[0]),
       coded,
       counts: sessionCounts(session, coded, info.categories.length, balesFrame),
     };
   });
   const badges = sessionBadges(session, sets, info);
-  return { coders, badges, badgesDigest: sha256(badges) };
+  return { coders, strings: table.strings, badges, badgesDigest: sha256(badges) };
 }
 
 /** A session's badges of one codebook's code sets (in `sets` order), as the text its chunk merges (mergeBadges). */
@@ -348,31 +366,38 @@ function joined(chunks: StyleChunks): Map<string, Float64Array> {
   );
 }
 
-/** Add a part's [code index, count] pairs (in the order of its keys, as Object.entries gave them) to `into`. */
-function addCounts(into: Counts, codes: readonly string[], pairs: Int32Array): void {
-  for (let i = 0; i < pairs.length; i += 2) {
-    const code = codes[pairs[i]];
-    into[code] = (into[code] ?? 0) + pairs[i + 1];
-  }
-}
-
-/** One coder's distribution over the study from its session parts (what buildDistribution gives). */
-export function mergeDistribution(codebook: string, coder: string, parts: readonly CoderPart[]): Distribution {
+/** One coder's distribution over the study from its session parts (what buildDistribution gives): coder `k` of each codebook part. */
+export function mergeDistribution(codebook: string, coder: string, parts: readonly CodebookSessionPart[], k: number): Distribution {
   const bySpeaker = new Map<string, Distribution["bySpeaker"][number]>();
   const byCondition = new Map<string, Distribution["byCondition"][number]>();
-  for (const { distribution: d } of parts) {
+  for (const { coders, strings } of parts) {
+    const d = coders[k].distribution;
     if (!d) continue;
-    for (const s of d.bySpeaker) {
-      let entry = bySpeaker.get(s.key);
-      if (!entry) bySpeaker.set(s.key, (entry = { key: s.key, kind: s.kind, role: s.role, total: 0, counts: {} }));
-      entry.total += s.total;
-      addCounts(entry.counts, d.codes, s.counts);
+    let at = 0;
+    // Each [code, count] pair of an entry added to its counts, in the order they were kept.
+    const addCounts = (into: Counts) => {
+      for (let n = d[at++]; n > 0; n--) {
+        const code = strings[d[at++]];
+        into[code] = (into[code] ?? 0) + d[at++];
+      }
+    };
+    for (let n = d[at++]; n > 0; n--) {
+      const key = strings[d[at++]];
+      const kind = strings[d[at++]];
+      const role = d[at++];
+      const total = d[at++];
+      let entry = bySpeaker.get(key);
+      if (!entry) bySpeaker.set(key, (entry = { key, kind, role: role < 0 ? undefined : strings[role], total: 0, counts: {} }));
+      entry.total += total;
+      addCounts(entry.counts);
     }
-    for (const c of d.byCondition) {
-      let entry = byCondition.get(c.condition);
-      if (!entry) byCondition.set(c.condition, (entry = { condition: c.condition, total: 0, counts: {} }));
-      entry.total += c.total;
-      addCounts(entry.counts, d.codes, c.counts);
+    for (let n = d[at++]; n > 0; n--) {
+      const condition = strings[d[at++]];
+      const total = d[at++];
+      let entry = byCondition.get(condition);
+      if (!entry) byCondition.set(condition, (entry = { condition, total: 0, counts: {} }));
+      entry.total += total;
+      addCounts(entry.counts);
     }
   }
   return { codebook, coder, bySpeaker: [...bySpeaker.values()], byCondition: [...byCondition.values()] };
