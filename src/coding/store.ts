@@ -7,6 +7,7 @@ import { CliError } from "../util/errors.js";
 import { artifacts, coderFileName } from "../study/artifacts.js";
 import { codeFailureSchema, type CodeFailure, type CodeRecord } from "./records.js";
 import { appendCodeLines, compactLines, readCodesFile, rewriteCodesFile } from "./codes-file.js";
+import { listEntry } from "../util/named-entries.js";
 
 // File names of codes come from the artifact registry (src/study/artifacts.ts).
 export { coderFileName };
@@ -170,7 +171,7 @@ export async function listCoders(study: string): Promise<Record<string, string[]
   const out: Record<string, string[]> = {};
   for (const { codebook, file } of await codesFolderFiles(study)) {
     const coder = artifacts.codes.match(`${codebook}/${file}`)?.[1];
-    if (coder !== undefined) (out[codebook] ??= []).push(coder);
+    if (coder !== undefined) listEntry(out, codebook).push(coder);
   }
   for (const coders of Object.values(out)) coders.sort();
   return out;

@@ -40,6 +40,19 @@ describe("names that are members of every object", () => {
     });
   }
 
+  // (Element names are the XML parser's: fast-xml-parser renames or refuses such names itself.)
+  it("ELAN: a dependent tier named so keeps its annotations", async () => {
+    const fixture = "elan/two-speakers-with-translation-tier.eaf";
+    const original = await readFile(join(FIXTURES, fixture), "utf8");
+    const importer = importers.find((i) => i.name === "elan")!;
+    for (const odd of NAMES) {
+      const text = original.replaceAll('TIER_ID="Rosa-en"', `TIER_ID="${odd}"`);
+      const [session] = (await importer.parse(textInput(fixture, text), {})).sessions.map((s) => validateSession(s, fixture));
+      const tiers = session.turns[0].metadata?.tiers as Record<string, unknown>;
+      expect(Object.hasOwn(tiers, odd) && tiers[odd], odd).toEqual(["Shall we ask the assistant?"]);
+    }
+  });
+
   it("XML: an entity named so is an undefined entity, not text", () => {
     expect(parseXmlTree("<a>&amp;</a>", new Set())).toBeDefined();
     for (const odd of NAMES) expect(() => parseXmlTree(`<a>&${odd};</a>`, new Set()), odd).toThrow();

@@ -5,6 +5,7 @@ import { timelineChart } from "../charts/timeline.js";
 import { positions } from "../lib/indexing.js";
 import type { SessionChunk } from "../../src/report/types.js";
 import type { View } from "./types.js";
+import { ownEntry } from "../../src/util/named-entries.js";
 
 const BATCH = 400;
 const clock = (s: number | undefined) => (s === undefined ? "" : `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, "0")}`);
@@ -33,7 +34,7 @@ async function drawSession(ctx: ViewContext, body: HTMLElement, sessionId: strin
     for (const [cb, coder, label] of list) if (nominal.has(cb)) codeOptions.set(`${cb}\t${coder}\t${label}`, `${label} (${cb} · ${coderLabel(coder)})`);
   }
   const matches = (t: SessionChunk["turns"][number]) =>
-    (!speakerFilter || chunk.speakers[t.s] === speakerFilter) && (!codeFilter || (chunk.badges[t.id] ?? []).some((b) => b.join("\t") === codeFilter));
+    (!speakerFilter || chunk.speakers[t.s] === speakerFilter) && (!codeFilter || (ownEntry(chunk.badges, t.id) ?? []).some((b) => b.join("\t") === codeFilter));
   const { axis, x } = extents(chunk);
   // Turn position by id, indexed once (marks, clicks and the transcript look turns up by id).
   const indexOf = positions(chunk.turns.map((t) => t.id));
@@ -74,7 +75,7 @@ async function drawSession(ctx: ViewContext, body: HTMLElement, sessionId: strin
         el(
           "span",
           { class: "badges" },
-          ...(chunk.badges[t.id] ?? []).map(([cb, coder, label]) =>
+          ...(ownEntry(chunk.badges, t.id) ?? []).map(([cb, coder, label]) =>
             el("span", { class: "badge", "data-tip": `${cb} · ${coderLabel(coder)}` }, `${coderLabel(coder)}: ${label}`),
           ),
         ),

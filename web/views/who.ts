@@ -6,6 +6,7 @@ import { donutChart } from "../charts/donut.js";
 import { stackedBarsChart } from "../charts/stacked-bars.js";
 import type { View } from "./types.js";
 import { fmtShare } from "../lib/format.js";
+import { addToCount, ownEntry } from "../../src/util/named-entries.js";
 
 /** Who does what: a donut of codes per speaker and 100% bars per condition, for one codebook and coder. */
 export const whoView: View = {
@@ -51,14 +52,14 @@ export const whoView: View = {
                   const role = s.role ?? s.kind;
                   const g = acc.get(role) ?? { key: role, kind: s.kind, role: undefined as string | undefined, total: 0, counts: {} as Record<string, number> };
                   g.total += s.total;
-                  for (const [code, n] of Object.entries(s.counts)) g.counts[code] = (g.counts[code] ?? 0) + n;
+                  for (const [code, n] of Object.entries(s.counts)) addToCount(g.counts, code, n);
                   acc.set(role, g);
                   return acc;
                 }, new Map<string, (typeof sorted)[number]>())
                 .values(),
             ];
       speakers.forEach((s) => {
-        const slices = info.categories.map((c) => ({ key: c.id, label: c.label, value: s.counts[c.id] ?? 0, colour: colour(c.id) }));
+        const slices = info.categories.map((c) => ({ key: c.id, label: c.label, value: ownEntry(s.counts, c.id) ?? 0, colour: colour(c.id) }));
         const svg = donutChart({ title: `${s.key}${s.role ? ` (${s.role})` : ""}`, slices }, { size: 230, legend: true });
         donuts.append(
           chartCard(`donut-${s.key}`, `${s.key} · ${s.kind}`, svg, {
@@ -70,7 +71,7 @@ export const whoView: View = {
       const rows = sortByOrder(dist.byCondition, ctx.bundle.conditions, (c) => c.condition).map((c) => ({
         label: c.condition,
         total: c.total,
-        segments: info.categories.map((k) => ({ key: k.id, label: k.label, value: c.counts[k.id] ?? 0, colour: colour(k.id) })),
+        segments: info.categories.map((k) => ({ key: k.id, label: k.label, value: ownEntry(c.counts, k.id) ?? 0, colour: colour(k.id) })),
       }));
       const stacked = stackedBarsChart({ title: "Codes per condition", rows, legend: info.categories.map((c) => ({ label: c.label, colour: colour(c.id) })) });
       body.replaceChildren(

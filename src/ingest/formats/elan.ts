@@ -2,6 +2,7 @@ import { type Importer, type ImportResult } from "../types.js";
 import { SessionBuilder } from "./json-session.js";
 import { baseName } from "./json-shape.js";
 import { allText, attrsOf, childrenOf, elements, numberAttr, xmlRoot, tagOf, type XmlNode } from "./xml.js";
+import { listEntry } from "../../util/named-entries.js";
 
 const EXPECTED =
   'an ELAN file: <ANNOTATION_DOCUMENT><TIME_ORDER><TIME_SLOT TIME_SLOT_ID="ts1" TIME_VALUE="0"/>…</TIME_ORDER><TIER TIER_ID="…"><ANNOTATION><ALIGNABLE_ANNOTATION TIME_SLOT_REF1="ts1" TIME_SLOT_REF2="ts2"><ANNOTATION_VALUE>…</ANNOTATION_VALUE>…';
@@ -49,7 +50,7 @@ export const elanImporter: Importer = {
       // Header children may repeat (ELAN writes one <PROPERTY> per property): a name that occurs
       // once holds its element, one that repeats the list of them, so no property overwrites another.
       const children: Record<string, Record<string, string>[]> = {};
-      for (const n of childrenOf(header)) if (tagOf(n) !== "#text") (children[tagOf(n)] ??= []).push({ ...attrsOf(n), text: allText(n) });
+      for (const n of childrenOf(header)) if (tagOf(n) !== "#text") listEntry(children, tagOf(n)).push({ ...attrsOf(n), text: allText(n) });
       metadata.header = {
         ...attrsOf(header),
         ...Object.fromEntries(Object.entries(children).map(([name, list]) => [name, list.length === 1 ? list[0] : list])),
@@ -84,7 +85,7 @@ export const elanImporter: Importer = {
         continue;
       }
       const tiersOf = attached.get(parent.id) ?? {};
-      (tiersOf[d.tier] ??= []).push(d.value);
+      listEntry(tiersOf, d.tier).push(d.value);
       attached.set(parent.id, tiersOf);
     }
     const builder = new SessionBuilder(baseName(file).replace(/\.[^.]*$/, ""), undefined, metadata);

@@ -3,9 +3,10 @@ import { binCodes } from "../../analysis/stats/sequences.js";
 import { sessionCodes, type CodeSet } from "../load.js";
 import type { CodebookInfo, Counts, Distribution, SequenceSession, SequenceSet, SpeakerInfo } from "../types.js";
 import { conditionOf, speakerKeys, turnSpeaker } from "./common.js";
+import { addToCount } from "../../util/named-entries.js";
 
 function bump(counts: Counts, code: string): void {
-  counts[code] = (counts[code] ?? 0) + 1;
+  addToCount(counts, code, 1);
 }
 
 /**

@@ -4,6 +4,7 @@ import { sessionCodes, type CodeSet, type StudyData } from "../load.js";
 import type { Counts, Overview, SessionChunk, SessionSummary } from "../types.js";
 import { timeSpan } from "../../analysis/shared/measures.js";
 import { conditionOf, speakerKeys, turnSpeaker, turnWords } from "./common.js";
+import { listEntry } from "../../util/named-entries.js";
 
 /** File name of a session's chunk (session ids are file-name safe by schema). */
 export function chunkFile(sessionId: string): string {
@@ -151,7 +152,7 @@ export function finishOverview(counted: SessionsOverview, sessions: number, sets
   for (const d of counted.dates) date(d);
   const coders: Record<string, string[]> = {};
   for (const set of sets) {
-    (coders[set.codebook] ??= []).push(set.coder);
+    listEntry(coders, set.codebook).push(set.coder);
     for (const m of set.models) models.add(m);
     date(set.first);
     date(set.last);
@@ -186,7 +187,7 @@ export function addBadges(badges: SessionBadges, session: Session, set: CodeSet,
     const r = records.get(t.id);
     if (!r) continue;
     const parts = [...(r.codes ?? []).map((c) => names?.get(c) ?? c), ...Object.entries(r.scores ?? {}).map(([k, v]) => `${k} ${v}`)];
-    if (parts.length > 0) (badges[t.id] ??= []).push([set.codebook, set.coder, parts.join(", ")]);
+    if (parts.length > 0) listEntry(badges, t.id).push([set.codebook, set.coder, parts.join(", ")]);
   }
 }
 

@@ -12,6 +12,7 @@ import { categoryIds, conditionOf, speakerKeys, turnSpeaker, turnWords } from ".
 import { buildDistribution, buildSequenceSet, MAX_SEQUENCE_CELLS } from "./distributions.js";
 import { buildParticipation } from "./participation.js";
 import { addBadges, overviewPart, summariseSession, type OverviewPart, type SessionBadges } from "./overview.js";
+import { addToCount, listEntry } from "../../util/named-entries.js";
 
 /**
  * The study-level shapes as sums of per-session parts (issue 11: the build of a study with one
@@ -378,7 +379,7 @@ export function mergeDistribution(codebook: string, coder: string, parts: readon
     const addCounts = (into: Counts) => {
       for (let n = d[at++]; n > 0; n--) {
         const code = strings[d[at++]];
-        into[code] = (into[code] ?? 0) + d[at++];
+        addToCount(into, code, d[at++]);
       }
     };
     for (let n = d[at++]; n > 0; n--) {
@@ -447,7 +448,7 @@ export function mergeCoded(sessions: readonly Session[], parts: readonly CoderPa
 export function mergeBadges(badges: readonly Uint8Array[]): SessionBadges {
   const into: SessionBadges = {};
   for (const text of badges) {
-    for (const [turn, list] of Object.entries(parseArrayLine<SessionBadges>(text))) (into[turn] ??= []).push(...list);
+    for (const [turn, list] of Object.entries(parseArrayLine<SessionBadges>(text))) listEntry(into, turn).push(...list);
   }
   return into;
 }
