@@ -61,8 +61,9 @@ export class FileHasher {
   }
 
   private async walk(dir: string): Promise<Record<string, string>> {
-    // Each file with its key, the path relative to the study: `relative` once per folder, not per
-    // file (it resolves both paths against the working folder: 16 ms of a no-op run's 2,500 files).
+    // Each file with its key, the path relative to the study: `relative` once per walk, then joined
+    // name by name (`relative` resolves both paths against the working folder: 16 ms of a no-op
+    // run's 2,500 files when called per file).
     const files: { path: string; key: string }[] = [];
     // Listed with readdirSync, as the files are stamped below: an inbox of one folder per session
     // (300 folders) took ~30 ms of a run listed through libuv's thread pool, a few in place.

@@ -131,7 +131,8 @@ describe("views pooled from the sessions' kept counts", () => {
 });
 
 describe("distributions merged from the sessions' parts", () => {
-  // Speakers with no role, an empty role and a role shared with another speaker, a speaker the
+  // Speakers with no role and with an empty one, a name two participants of different kinds and
+  // roles share (x1), a kind that changes from one session to the next (x2), a speaker the
   // participants do not list, and codes a session meets in another order than the last one.
   const odd = sessions.map((s, i) =>
     sessionSchema.parse({
