@@ -13,6 +13,7 @@ import { writeFileAtomic } from "../util/fs.js";
 import { toolVersion } from "../util/provenance.js";
 import { installedVersion } from "../util/package-version.js";
 import { codeVersion, inBundle } from "../util/code-version.js";
+import { ownEntry } from "../util/named-entries.js";
 
 /**
  * Session files already validated, so a study's unchanged sessions are not validated again on
@@ -201,7 +202,7 @@ export async function openSessionFiles(study: string): Promise<SessionFileReader
   let changed = false;
   return {
     async read(path, id) {
-      const known = Object.hasOwn(stored, id) ? stored[id] : undefined;
+      const known = ownEntry(stored, id);
       if (known && typeof known[4] === "string") {
         // Remembered with its head: stamped, not read, while the stamp is the same.
         let now: FileStamp;

@@ -2,6 +2,7 @@ import type { Codebook } from "../codebook/schema.js";
 import type { Session } from "../../transcript/schema.js";
 import { BALES_CODES, BALES_RULES, codeBalesTurn } from "./bales.js";
 import { STYLE_RULES, STYLE_SCALES, codeStyle } from "./style.js";
+import { ownEntry } from "../../util/named-entries.js";
 
 /**
  * The offline rule coder: a transparent, deterministic dialogue-act baseline for codebooks that
@@ -68,7 +69,7 @@ export function rulesProblem(codebook: Codebook): string | undefined {
   if (!codebook.rules)
     return `codebook "${codebook.id}" names no offline rule set (its "rules" field); use --coder llm, or add "rules": "${RULE_SET_NAMES[0]}" if it keeps that rule set's categories`;
   // Own keys only: "rules": "constructor" names no rule set.
-  const set = Object.hasOwn(RULE_SETS, codebook.rules) ? RULE_SETS[codebook.rules] : undefined;
+  const set = ownEntry(RULE_SETS, codebook.rules);
   if (!set) return `codebook "${codebook.id}": "rules": "${codebook.rules}" is not a rule set (there are ${RULE_SET_NAMES.join(", ")})`;
   if (set.kind !== codebook.kind)
     return `codebook "${codebook.id}" is ${codebook.kind} but rule set "${codebook.rules}" gives ${set.kind === "nominal" ? "categories" : "scale ratings"}`;
