@@ -1,14 +1,13 @@
-import { createRequire } from "node:module";
 import { appendJsonl, type JsonlRepair } from "../util/fs.js";
 import { artifacts } from "../study/artifacts.js";
 import { sessionContentHash, sessionFingerprints } from "../transcript/fingerprint.js";
 import type { Session } from "../transcript/schema.js";
 import { staleCodeSchema, type CodeRecord, type StaleCode } from "./records.js";
 import { listCoders, readCodeHistory, replaceCodes } from "./store.js";
+import { onFirstUse } from "../util/on-first-use.js";
 
 /** The diff package, loaded on first use (30 ms to import): only a re-import of an edited transcript aligns codes with it. */
-let diff: typeof import("diff") | undefined;
-const diffLibrary = () => (diff ??= createRequire(import.meta.url)("diff") as typeof import("diff"));
+const diffLibrary = onFirstUse<typeof import("diff")>("diff");
 
 /**
  * Codes follow their turn when a transcript is edited and imported again. Turn ids are positions,

@@ -1,6 +1,6 @@
 // Judging a file's encoding from its bytes, in one streaming pass: the rules are listed in encoding.ts.
 import { isAscii, isUtf8 } from "node:buffer";
-import { createRequire } from "node:module";
+import { onFirstUse } from "../util/on-first-use.js";
 import {
   encodingLabel,
   EncodingFailure,
@@ -17,8 +17,7 @@ import {
 } from "./encoding.js";
 
 /** chardet, loaded on first use: only a file not in UTF-8 needs it (as iconv-lite, encoding.ts). */
-let chardetLibrary: typeof import("chardet") | undefined;
-const chardet = (): typeof import("chardet") => (chardetLibrary ??= createRequire(import.meta.url)("chardet") as typeof import("chardet"));
+const chardet = onFirstUse<typeof import("chardet")>("chardet");
 /** chardet answers taken without asking: the single-byte encodings of Europe and the Americas. */
 const SINGLE_BYTE = /^(windows-125\d|iso-8859-\d{1,2}|koi8-[ru])$/i;
 

@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { createRequire } from "node:module";
+import { onFirstUse } from "../util/on-first-use.js";
 
 /**
  * Which character encoding a transcript file is in, decided from its bytes, and decoding that
@@ -27,8 +27,7 @@ import { createRequire } from "node:module";
  * encoding tables (550 KB in the CLI's bundle) cost every import run ~20 ms to compile. `require`
  * keeps callers synchronous.
  */
-let iconvLibrary: typeof import("iconv-lite") | undefined;
-const iconv = (): typeof import("iconv-lite") => (iconvLibrary ??= createRequire(import.meta.url)("iconv-lite") as typeof import("iconv-lite"));
+const iconv = onFirstUse<typeof import("iconv-lite")>("iconv-lite");
 
 /** How a file's text is decoded. */
 export interface TextEncoding {

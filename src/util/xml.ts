@@ -1,4 +1,4 @@
-import { createRequire } from "node:module";
+import { onFirstUse } from "./on-first-use.js";
 import type { X2jOptions, XMLBuilder } from "fast-xml-parser";
 
 /**
@@ -15,8 +15,7 @@ import type { X2jOptions, XMLBuilder } from "fast-xml-parser";
  * paid although most transcripts are not XML (its CommonJS build loads in a few ms, and `require`
  * keeps these functions synchronous).
  */
-let library: typeof import("fast-xml-parser") | undefined;
-const xml = () => (library ??= createRequire(import.meta.url)("fast-xml-parser") as typeof import("fast-xml-parser"));
+const xml = onFirstUse<typeof import("fast-xml-parser")>("fast-xml-parser");
 
 /** A document that is not well-formed XML; `line` and `column` are 1-based. */
 export class XmlSyntaxError extends Error {

@@ -1,5 +1,5 @@
-import { createRequire } from "node:module";
 import type compromise from "compromise";
+import { onFirstUse } from "../../util/on-first-use.js";
 
 /**
  * A fast, context-light part-of-speech layer over compromise.
@@ -68,16 +68,15 @@ type World = { model: unknown; methods: { two: { transform: { noun: { toSingular
 
 // compromise is loaded on first use: loading it takes ~0.35 s, and most commands never tag a word
 // (every CLI command used to pay for it at start-up).
-let library: typeof compromise | undefined;
+const library = onFirstUse<typeof compromise>("compromise");
 let loadedWorld: World | undefined;
 function nlp(text: string): ReturnType<typeof compromise> {
-  library ??= createRequire(import.meta.url)("compromise") as typeof compromise;
-  return library(text);
+  return library()(text);
 }
 function world(): World {
   if (!loadedWorld) {
     nlp("");
-    loadedWorld = library!.world() as unknown as World;
+    loadedWorld = library().world() as unknown as World;
   }
   return loadedWorld;
 }
