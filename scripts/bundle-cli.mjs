@@ -9,8 +9,8 @@
 //   loads commander and the CLI's light modules; test/cli/startup.test.ts checks the sources).
 // - Kept outside (loaded from node_modules when used): the OpenAI SDK (only for LLM coders),
 //   compromise (one copy, as the compiled modules load it), esbuild (bundles the dashboard from
-//   source), and what colloquy loads with createRequire (yaml, fflate, diff, fast-xml-parser,
-//   iconv-lite, chardet), which esbuild does not follow.
+//   source), and what colloquy loads with src/util/on-first-use.ts (yaml, fflate, diff,
+//   fast-xml-parser, iconv-lite, chardet), whose require of a name it cannot see esbuild does not follow.
 // - The chunks sit in one folder at the depth of src/<folder>/. The package's own files are found
 //   by util/package-root.ts, which walks up; util/code-version.ts hashes this folder, all of the
 //   code that runs. A lookup relative to a module's own file (`new URL("../x", import.meta.url)`)
