@@ -49,7 +49,8 @@ export function codebookToQdc(codebook: Codebook): string {
         "@_guid": s.guid,
         "@_name": s.name,
         ...(s.description ? { Description: s.description } : {}),
-        MemberCode: s.members.map((m) => ({ "@_targetGUID": m })),
+        // The codebook schema names a set's member by `guid`; the project schema by `targetGUID`.
+        MemberCode: s.members.map((m) => ({ "@_guid": m })),
       })),
     };
   return xmlDocument("CodeBook", node);
@@ -72,7 +73,8 @@ export function readSets(sets: XmlElement | undefined): QdaSet[] {
     guid: attribute(s, "guid") ?? "",
     name: attribute(s, "name") ?? "",
     description: elementText(childElement(s, "Description"))?.trim(),
-    members: childElements(s, "MemberCode").map((m) => attribute(m, "targetGUID") ?? ""),
+    // `guid` in a codebook (.qdc), `targetGUID` in a project (.qde); either is read in both.
+    members: childElements(s, "MemberCode").map((m) => attribute(m, "guid") ?? attribute(m, "targetGUID") ?? ""),
   }));
 }
 
