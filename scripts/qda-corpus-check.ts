@@ -6,8 +6,8 @@
  * - pairs: (code name, selected text, user name) of every coding on a text selection, read from the
  *   original in the position unit its tool uses (NVivo: UTF-16 units, measured in SOURCES.md) and
  *   from our export in code points; retention = pairs of the original found in the export / pairs
- *   of the original (a multiset: a pair coded twice counts twice). Line breaks compare as "\n",
- *   surrounding white space trimmed (a turn's words are stored without the line's trailing spaces).
+ *   of the original (a multiset: a pair coded twice counts twice). Line breaks compare as "\n"
+ *   (a CRLF source is exported with LF); text and user names must otherwise be identical.
  * - codes and sources imported against the numbers the project holds.
  * - schema errors of the exported project.qde and of each codebook exported as .qdc, checked with
  *   the official xsd/ schemas by xmllint-wasm.
@@ -23,7 +23,6 @@ import { validateXML } from "xmllint-wasm";
 import { main } from "../src/cli/main.js";
 import { withIo } from "../src/cli/io.js";
 import { readProject, type QdaProject } from "../src/qda/project-read.js";
-import { slugify } from "../src/transcript/ids.js";
 import { fflate } from "../src/util/zip.js";
 import { silentReporter } from "../src/util/reporter.js";
 
@@ -53,10 +52,10 @@ function pairs(project: QdaProject, unit: "utf16" | "codepoints"): string[] {
     const chars = unit === "utf16" ? undefined : Array.from(source.text);
     for (const s of source.selections) {
       const raw = chars ? chars.slice(s.start, s.end).join("") : source.text.slice(s.start, s.end);
-      const text = raw.replace(/\r\n?/g, "\n").trim();
+      const text = raw.replace(/\r\n?/g, "\n");
       for (const c of s.codings) {
         const user = project.users.get(c.user ?? "");
-        out.push(`${names.get(c.code)}\u0000${text}\u0000${slugify(user?.name ?? user?.id ?? "unknown", "unknown")}`);
+        out.push(`${names.get(c.code)}\u0000${text}\u0000${user?.name ?? user?.id ?? "unknown"}`);
       }
     }
   }
@@ -92,7 +91,11 @@ async function check(file: string, xsdDir: string | undefined): Promise<void> {
   const exported = await colloquy(["export", study, "--format", "qdpx", "--out", out]);
   console.log(`\n== ${name} (${original.origin}; positions read as ${unit})`);
   console.log(`  import: exit ${imported.code}; ${summary}`);
-  for (const line of imported.out.split("\n").filter((l) => /not stored|warning|⚠/i.test(l)).slice(0, 6)) console.log(`    ${line.slice(0, 220)}`);
+  for (const line of imported.out
+    .split("\n")
+    .filter((l) => /not stored|warning|⚠/i.test(l))
+    .slice(0, 6))
+    console.log(`    ${line.slice(0, 220)}`);
   if (exported.code !== 0 || !existsSync(out)) {
     console.log(`  export failed: ${exported.out.trim().slice(0, 300)}`);
     return;
@@ -116,7 +119,9 @@ async function check(file: string, xsdDir: string | undefined): Promise<void> {
       await colloquy(["export", study, "--format", "qdc", "--codebook", book.replace(/\.json$/, ""), "--out", qdc]);
       if (existsSync(qdc)) qdcErrors += await schemaErrors(await readFile(qdc, "utf8"), join(xsdDir, "Codebook-mrt2019.xsd"));
     }
-    console.log(`  official schema errors: project.qde ${await schemaErrors(qde, join(xsdDir, "Project-mrt2019.xsd"))}, ${books.length} codebook(s) as .qdc ${qdcErrors}`);
+    console.log(
+      `  official schema errors: project.qde ${await schemaErrors(qde, join(xsdDir, "Project-mrt2019.xsd"))}, ${books.length} codebook(s) as .qdc ${qdcErrors}`,
+    );
   }
 }
 
@@ -129,6 +134,9 @@ if (xsdDir) {
   for (const book of ["bales-ipa", "pragmatic-style"]) {
     const qdc = join(own, `${book}.qdc`);
     await colloquy(["export", own, "--format", "qdc", "--codebook", book, "--out", qdc]);
-    if (existsSync(qdc)) console.log(`shipped codebook ${book} as .qdc: ${await schemaErrors(await readFile(qdc, "utf8"), join(xsdDir, "Codebook-mrt2019.xsd"))} official schema error(s)`);
+    if (existsSync(qdc))
+      console.log(
+        `shipped codebook ${book} as .qdc: ${await schemaErrors(await readFile(qdc, "utf8"), join(xsdDir, "Codebook-mrt2019.xsd"))} official schema error(s)`,
+      );
   }
 }

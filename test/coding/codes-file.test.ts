@@ -218,7 +218,13 @@ describe("sub-turn codings (segments)", () => {
   it("come back as written, beside records without them and full records of older files", async () => {
     const records = [
       record(1),
-      record(2, { codes: ["agrees", "asks-opinion"], segments: [{ start: 0, end: 4, codes: ["agrees"] }, { start: 2, end: 9, codes: ["asks-opinion"] }] }),
+      record(2, {
+        codes: ["agrees", "asks-opinion"],
+        segments: [
+          { start: 0, end: 4, codes: ["agrees"] },
+          { start: 2, end: 9, codes: ["asks-opinion"] },
+        ],
+      }),
       record(3, { codes: undefined, scores: { warmth: 4 }, segments: [{ start: 1, end: 2, scores: { warmth: 4 } }] }),
     ];
     delete records[2]!.codes;

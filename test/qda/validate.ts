@@ -22,7 +22,10 @@ const SCHEMAS = {
 export const officialSchemas = existsSync(join(official, SCHEMAS.project.official)) ? official : undefined;
 
 async function errors(xml: string, dir: string, xsd: string): Promise<string[]> {
-  const result = await validateXML({ xml: { fileName: "doc.xml", contents: xml }, schema: { fileName: xsd, contents: await readFile(join(dir, xsd), "utf8") } });
+  const result = await validateXML({
+    xml: { fileName: "doc.xml", contents: xml },
+    schema: { fileName: xsd, contents: await readFile(join(dir, xsd), "utf8") },
+  });
   return result.errors.map((e) => e.rawMessage);
 }
 
