@@ -5,7 +5,8 @@ import { codebookTree, codeGuid, type QdaCode } from "./codes.js";
 import { coderUserName } from "./coders.js";
 import { stableGuid } from "./guid.js";
 import { renderSession, type TurnSpan } from "./text.js";
-import { xmlDocument, type XmlElement } from "../util/xml.js";
+import type { XmlElement } from "../util/xml.js";
+import { qdaXmlDocument, xmlElement, type XmlTree } from "./xml-write.js";
 
 /** The REFI-QDA project namespace (QDA-XML 1.0). */
 const PROJECT_NS = "urn:QDA-XML:project:1.0";
@@ -150,10 +151,11 @@ export function buildProject(input: ProjectInput): ProjectFiles {
     };
     node.Description = `Colloquy session ${session.id}: ${session.turns.length} turns; speakers ${session.participants.map((p) => `${p.name} (${p.kind})`).join(", ")}`;
     if (selections.length) node.PlainTextSelection = selections;
-    return node;
+    // Project > Sources > TextSource: written now, so the selections' objects are dropped as each source is done.
+    return xmlElement("TextSource", node, 2);
   });
 
-  const project: XmlElement = {
+  const project: XmlTree = {
     "@_xmlns": PROJECT_NS,
     "@_name": input.name,
     "@_origin": "Colloquy",
@@ -190,7 +192,7 @@ export function buildProject(input: ProjectInput): ProjectFiles {
         MemberCode: s.members.map((m) => ({ "@_targetGUID": m })),
       })),
     };
-  return { qde: xmlDocument("Project", project), sources, codings, skipped, warnings };
+  return { qde: qdaXmlDocument("Project", project), sources, codings, skipped, warnings };
 }
 
 /** The code GUIDs of some codes or ratings under a codebook: its categories, or the point of each scale rated. */

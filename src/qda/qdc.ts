@@ -2,7 +2,8 @@ import type { Codebook } from "../coding/codebook/schema.js";
 import { slugify } from "../transcript/ids.js";
 import { codebookTree, treeCodebooks, type QdaCode, type QdaSet } from "./codes.js";
 import { codeNode } from "./project-write.js";
-import { attribute, childElement, childElements, elementText, parseXmlTree, xmlDocument, XmlSyntaxError, type XmlElement } from "../util/xml.js";
+import { qdaXmlDocument } from "./xml-write.js";
+import { attribute, childElement, childElements, elementText, parseXmlTree, XmlSyntaxError, type XmlElement } from "../util/xml.js";
 
 /** The REFI-QDA codebook namespace (QDA-XML 1.0). */
 const CODEBOOK_NS = "urn:QDA-XML:codebook:1.0";
@@ -53,7 +54,7 @@ export function codebookToQdc(codebook: Codebook): string {
         MemberCode: s.members.map((m) => ({ "@_guid": m })),
       })),
     };
-  return xmlDocument("CodeBook", node);
+  return qdaXmlDocument("CodeBook", node);
 }
 
 /** Codes of a parsed <Codes> element, as a tree. */
