@@ -84,7 +84,8 @@ function segmentsProblem(segments: unknown): string | undefined {
   if (!Array.isArray(segments)) return "segments: expected a list of {start, end, codes or scores}";
   for (const [i, s] of segments.entries()) {
     if (!isObject(s) || !isOffset(s.start) || !isOffset(s.end)) return `segments[${i}]: expected whole-number start and end (code points, 0 or more)`;
-    if (s.codes !== undefined && !(Array.isArray(s.codes) && s.codes.every((c) => typeof c === "string"))) return `segments[${i}].codes: expected a list of strings`;
+    if (s.codes !== undefined && !(Array.isArray(s.codes) && s.codes.every((c) => typeof c === "string")))
+      return `segments[${i}].codes: expected a list of strings`;
     if (s.scores !== undefined && !(isObject(s.scores) && allFinite(s.scores))) return `segments[${i}].scores: expected numbers by scale id`;
   }
   return undefined;

@@ -157,7 +157,9 @@ describe("colloquy import <project.qdpx> from another tool", () => {
     const jane = await readCodes(study, "bales-ipa", "human:jane-doe");
     // Two codes on one turn of a one-code-per-turn codebook: stored as given, and said.
     expect(jane.map((r) => r.codes)).toEqual([["asks-opinion"], ["agrees", "gives-opinion"], ["agrees"]]);
-    expect(run.stdout).toContain("human:jane-doe gave focus-group-2/t0002 2 codes (agrees, gives-opinion) under bales-ipa, which takes one per turn; stored as given");
+    expect(run.stdout).toContain(
+      "human:jane-doe gave focus-group-2/t0002 2 codes (agrees, gives-opinion) under bales-ipa, which takes one per turn; stored as given",
+    );
     expect((await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "rules"])).code).toBe(0);
     const agree = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "rules,human:jane-doe", "--json"]);
     expect(agree.stderr).toBe("");
