@@ -7,7 +7,9 @@
  *   original in the position unit its tool uses (NVivo: UTF-16 units, measured in SOURCES.md) and
  *   from our export in code points; retention = pairs of the original found in the export / pairs
  *   of the original (a multiset: a pair coded twice counts twice). Line breaks compare as "\n"
- *   (a CRLF source is exported with LF); text and user names must otherwise be identical.
+ *   (a CRLF source is exported with LF); text and user names must otherwise be identical. Printed
+ *   twice: exactly, and with white space around the selected words trimmed (NVivo selects a whole
+ *   paragraph with its line break; Colloquy selects a turn's words, without it).
  * - codes and sources imported against the numbers the project holds.
  * - schema errors of the exported project.qde and of each codebook exported as .qdc, checked with
  *   the official xsd/ schemas by xmllint-wasm.
@@ -43,7 +45,7 @@ async function schemaErrors(xml: string, xsd: string): Promise<number> {
 }
 
 /** Every (code name, selected text, user name) of a project's text selections. */
-function pairs(project: QdaProject, unit: "utf16" | "codepoints"): string[] {
+function pairs(project: QdaProject, unit: "utf16" | "codepoints", trim = false): string[] {
   const names = new Map<string, string>();
   const walk = (codes: QdaProject["codes"]) => codes.forEach((c) => (names.set(c.guid, c.name), walk(c.children)));
   walk(project.codes);
@@ -52,7 +54,7 @@ function pairs(project: QdaProject, unit: "utf16" | "codepoints"): string[] {
     const chars = unit === "utf16" ? undefined : Array.from(source.text);
     for (const s of source.selections) {
       const raw = chars ? chars.slice(s.start, s.end).join("") : source.text.slice(s.start, s.end);
-      const text = raw.replace(/\r\n?/g, "\n");
+      const text = trim ? raw.replace(/\r\n?/g, "\n").trim() : raw.replace(/\r\n?/g, "\n");
       for (const c of s.codings) {
         const user = project.users.get(c.user ?? "");
         out.push(`${names.get(c.code)}\u0000${text}\u0000${user?.name ?? user?.id ?? "unknown"}`);
@@ -105,11 +107,15 @@ async function check(file: string, xsdDir: string | undefined): Promise<void> {
   const before = pairs(original, unit);
   const after = pairs(back, "codepoints");
   const { kept, of } = retained(before, after);
+  const trimmed = retained(pairs(original, unit, true), pairs(back, "codepoints", true));
   const sourcesIn = original.sources.length;
   console.log(
     `  codes: ${countCodes(original.codes)} in the project, ${countCodes(back.codes)} exported again; text sources: ${sourcesIn} readable (+${original.skipped.length} skipped), ${back.sources.length} exported`,
   );
-  console.log(`  (code, selected text, user) pairs kept: ${kept}/${of}${of ? ` (${((100 * kept) / of).toFixed(1)}%)` : ""}; distinct: ${new Set(before).size}`);
+  const share = (k: number, n: number) => `${k}/${n}${n ? ` (${((100 * k) / n).toFixed(1)}%)` : ""}`;
+  console.log(
+    `  (code, selected text, user) pairs kept: ${share(kept, of)} exactly, ${share(trimmed.kept, trimmed.of)} with white space around the words trimmed; distinct: ${new Set(before).size}`,
+  );
   if (xsdDir) {
     const qde = fflate().strFromU8(fflate().unzipSync(bytes)["project.qde"]);
     let qdcErrors = 0;
