@@ -178,7 +178,11 @@ async function importProjects(files: string[], flags: ImportFlags): Promise<void
   for (const s of summaries) {
     const created = s.sessions.filter((x) => x.status === "created").length;
     out(
-      `✓ ${s.file} [qdpx]: ${created} new session(s), ${s.sessions.length - created} already in the study; codebook(s) ${s.codebooks.map((c) => `${c.id}${c.status === "written" ? " (written to codebooks/)" : ""}`).join(", ") || "none"}; ${s.codes} code record(s) by ${s.coders.join(", ") || "nobody"}`,
+      `✓ ${s.file} [qdpx]: ${created} new session(s), ${s.sessions.length - created} already in the study; codebook(s) ${s.codebooks.map((c) => `${c.id}${c.status === "written" ? " (written to codebooks/)" : ""}${s.registered.includes(c.id) ? " (listed in colloquy.json)" : ""}`).join(", ") || "none"}; ${s.codes} code record(s) by ${s.coders.join(", ") || "nobody"}`,
+    );
+    const c = s.codings;
+    out(
+      `    codings: ${c.read} read, ${c.stored} stored with their ranges${c.duplicates ? ` (${c.duplicates} repeating another of the same user, code and range, stored once)` : ""}, ${s.problems.length} not stored; positions read as ${s.positions.unit === "utf16" ? "UTF-16 units" : "code points"} (${s.positions.reason})`,
     );
     if (s.automaticSkipped)
       out(`    ${s.automaticSkipped} coding(s) by Colloquy's automatic coders on sessions the study has were skipped (the study has its own)`);

@@ -15,8 +15,8 @@ import { codeRecordSchema, codeRunHeaderSchema, type CodeRecord } from "./record
  *   {"session":"s1","turn":"t0002","fingerprint":"41…","codes":["asks-opinion"]}
  *   {"end":2}
  *
- * - a code line: session, turn, and whichever of fingerprint, codes, scores, rationale, samples
- *   the record has. `provenance` holds only the keys the run header does not (per-turn details:
+ * - a code line: session, turn, and whichever of fingerprint, codes, scores, segments, rationale,
+ *   samples the record has. `provenance` holds only the keys the run header does not (per-turn details:
  *   rule ids, a model's cache key, a confidence); the record's provenance is the header's plus
  *   these. Its time is the header's `createdAt`, or `ms` milliseconds after it, or its own
  *   `createdAt` (a time that is not in `toISOString` form, kept as written).
@@ -63,6 +63,10 @@ function fieldsProblem(v: Json): string | undefined {
   if (v.fingerprint !== undefined && typeof v.fingerprint !== "string") return "fingerprint: expected a string";
   if (v.codes !== undefined && !(Array.isArray(v.codes) && v.codes.every((c) => typeof c === "string"))) return "codes: expected a list of strings";
   if (v.scores !== undefined && !(isObject(v.scores) && allFinite(v.scores))) return "scores: expected numbers by scale id";
+  if (v.segments !== undefined) {
+    const problem = segmentsProblem(v.segments);
+    if (problem) return problem;
+  }
   if (v.rationale !== undefined && typeof v.rationale !== "string") return "rationale: expected a string";
   if (v.samples !== undefined) {
     const s = v.samples;
@@ -70,6 +74,20 @@ function fieldsProblem(v: Json): string | undefined {
       return "samples: expected {n: a positive integer, agreement: a number}";
   }
   if (v.provenance !== undefined && !isObject(v.provenance)) return "provenance: expected an object";
+  return undefined;
+}
+
+const isOffset = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
+
+/** What is wrong with a record's `segments` (as `codeSegmentSchema`), or undefined. */
+function segmentsProblem(segments: unknown): string | undefined {
+  if (!Array.isArray(segments)) return "segments: expected a list of {start, end, codes or scores}";
+  for (const [i, s] of segments.entries()) {
+    if (!isObject(s) || !isOffset(s.start) || !isOffset(s.end)) return `segments[${i}]: expected whole-number start and end (code points, 0 or more)`;
+    if (s.codes !== undefined && !(Array.isArray(s.codes) && s.codes.every((c) => typeof c === "string")))
+      return `segments[${i}].codes: expected a list of strings`;
+    if (s.scores !== undefined && !(isObject(s.scores) && allFinite(s.scores))) return `segments[${i}].scores: expected numbers by scale id`;
+  }
   return undefined;
 }
 
@@ -91,6 +109,7 @@ function toRecord(v: Json, run: { codebook: string; codebookVersion: string; cod
   record.coder = run.coder;
   if (v.codes !== undefined) record.codes = v.codes;
   if (v.scores !== undefined) record.scores = v.scores;
+  if (v.segments !== undefined) record.segments = v.segments;
   if (v.rationale !== undefined) record.rationale = v.rationale;
   if (v.samples !== undefined) record.samples = { n: (v.samples as Json).n, agreement: (v.samples as Json).agreement };
   record.provenance = provenance;
@@ -294,6 +313,7 @@ function runLines(run: readonly CodeRecord[]): Json[] {
     if (r.fingerprint !== undefined) line.fingerprint = r.fingerprint;
     if (r.codes !== undefined) line.codes = r.codes;
     if (r.scores !== undefined) line.scores = r.scores;
+    if (r.segments !== undefined) line.segments = r.segments;
     if (r.rationale !== undefined) line.rationale = r.rationale;
     if (r.samples !== undefined) line.samples = r.samples;
     // A record holding the first one's very provenance object still needs the keys the run does not share.

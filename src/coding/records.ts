@@ -1,6 +1,19 @@
 import { z } from "zod";
 
 /**
+ * Part of a turn's words that a coder coded (a selection made in a QDA tool such as NVivo): code
+ * points from the start of the turn's text, end exclusive, and the codes or ratings given to it.
+ */
+export const codeSegmentSchema = z.object({
+  start: z.number().int().nonnegative(),
+  end: z.number().int().nonnegative(),
+  codes: z.array(z.string()).optional(),
+  scores: z.record(z.string(), z.number()).optional(),
+});
+
+export type CodeSegment = z.infer<typeof codeSegmentSchema>;
+
+/**
  * One code record: the code(s) or scale ratings one coder gave one turn under one codebook.
  * Stored as JSONL under `codes/<codebook>/<coder>.jsonl`.
  * Coder ids: "rules", "llm" (or "llm:<label>" when a study compares models), "human:<name>".
@@ -22,6 +35,14 @@ export const codeRecordSchema = z.object({
   codes: z.array(z.string()).optional(),
   /** Ratings per scale id for ordinal codebooks. */
   scores: z.record(z.string(), z.number()).optional(),
+  /**
+   * Codings of parts of the turn, when the coder coded ranges rather than the whole turn (an
+   * imported QDA project): every coding, each with its range, in the order made. `codes` and
+   * `scores` still say what the turn has (the union), which is what per-turn analyses read.
+   * Absent (every record Colloquy's coders write, and every file written before): each code
+   * applies to the whole turn.
+   */
+  segments: z.array(codeSegmentSchema).optional(),
   rationale: z.string().optional(),
   /** With --samples N: how many samples and the share that agreed with the stored value. */
   samples: z.object({ n: z.number().int().positive(), agreement: z.number() }).optional(),

@@ -4,8 +4,9 @@ import type { Session } from "../transcript/schema.js";
 import { codebookTree, codeGuid, type QdaCode } from "./codes.js";
 import { coderUserName } from "./coders.js";
 import { stableGuid } from "./guid.js";
-import { renderSession } from "./text.js";
-import { xmlDocument, type XmlElement } from "../util/xml.js";
+import { renderSession, type TurnSpan } from "./text.js";
+import type { XmlElement } from "../util/xml.js";
+import { qdaXmlDocument, xmlElement, type XmlTree } from "./xml-write.js";
 
 /** The REFI-QDA project namespace (QDA-XML 1.0). */
 const PROJECT_NS = "urn:QDA-XML:project:1.0";
@@ -122,22 +123,25 @@ export function buildProject(input: ProjectInput): ProjectFiles {
         skipped.push(`${records.length} code(s) of ${session.id}/${span.turn}: the turn has no words to select`);
         continue;
       }
-      const codingNodes = records.flatMap((r) =>
-        recordCodes(r, books.get(r.codebook)!).map((target) => ({
-          "@_guid": stableGuid(`coding:${r.codebook}:${r.coder}:${session.id}:${span.turn}:${target}`),
-          "@_creatingUser": userGuid(r.coder),
-          "@_creationDateTime": r.createdAt,
-          CodeRef: { "@_targetGUID": target },
-        })),
-      );
-      codings += codingNodes.length;
-      selections.push({
-        "@_guid": stableGuid(`selection:${session.id}:${span.turn}`),
-        "@_name": `${session.id} ${span.turn}`,
-        "@_startPosition": span.start,
-        "@_endPosition": span.end,
-        Coding: codingNodes,
-      });
+      const text = session.turns.find((t) => t.id === span.turn)!.text;
+      for (const selection of turnSelections(span, text, records, books, input.eol)) {
+        codings += selection.codings.length;
+        selections.push({
+          "@_guid": stableGuid(`selection:${session.id}:${span.turn}:${selection.coder}:${selection.start}:${selection.end}`),
+          "@_name": `${session.id} ${span.turn}`,
+          "@_startPosition": selection.start,
+          "@_endPosition": selection.end,
+          // QualCoder reads the coder of a coding from its selection, NVivo and MAXQDA from the coding: both say it.
+          "@_creatingUser": userGuid(selection.coder),
+          "@_creationDateTime": selection.createdAt,
+          Coding: selection.codings.map(({ codebook, target }) => ({
+            "@_guid": stableGuid(`coding:${codebook}:${selection.coder}:${session.id}:${span.turn}:${target}:${selection.start}:${selection.end}`),
+            "@_creatingUser": userGuid(selection.coder),
+            "@_creationDateTime": selection.createdAt,
+            CodeRef: { "@_targetGUID": target },
+          })),
+        });
+      }
     }
     const node: XmlElement = {
       "@_guid": guid,
@@ -147,16 +151,20 @@ export function buildProject(input: ProjectInput): ProjectFiles {
     };
     node.Description = `Colloquy session ${session.id}: ${session.turns.length} turns; speakers ${session.participants.map((p) => `${p.name} (${p.kind})`).join(", ")}`;
     if (selections.length) node.PlainTextSelection = selections;
-    return node;
+    // Project > Sources > TextSource: written now, so the selections' objects are dropped as each source is done.
+    return xmlElement("TextSource", node, 2);
   });
 
-  const project: XmlElement = {
+  const project: XmlTree = {
     "@_xmlns": PROJECT_NS,
     "@_name": input.name,
     "@_origin": "Colloquy",
     "@_creationDateTime": input.createdAt,
   };
-  if (coders.length) project.Users = { User: coders.map((c) => ({ "@_guid": userGuid(c), "@_name": coderUserName(c), "@_id": c })) };
+  // A coder imported from a QDA tool keeps the name it had there ("Gergo", not "gergo").
+  const names = new Map<string, string>();
+  for (const r of input.records) if (typeof r.provenance.user === "string" && !names.has(r.coder)) names.set(r.coder, r.provenance.user);
+  if (coders.length) project.Users = { User: coders.map((c) => ({ "@_guid": userGuid(c), "@_name": names.get(c) ?? coderUserName(c), "@_id": c })) };
   if (trees.length) project.CodeBook = { Codes: { Code: trees.map((t) => codeNode(t.root)) } };
   if (variableTypes.size)
     project.Variables = { Variable: [...variableTypes].map(([key, type]) => ({ "@_guid": variableGuid(key), "@_name": key, "@_typeOfVariable": type })) };
@@ -184,14 +192,68 @@ export function buildProject(input: ProjectInput): ProjectFiles {
         MemberCode: s.members.map((m) => ({ "@_targetGUID": m })),
       })),
     };
-  return { qde: xmlDocument("Project", project), sources, codings, skipped, warnings };
+  return { qde: qdaXmlDocument("Project", project), sources, codings, skipped, warnings };
 }
 
-/** The code GUIDs one record applies: its categories, or the point of each scale it rated. */
-function recordCodes(record: CodeRecord, codebook: Codebook): string[] {
+/** The code GUIDs of some codes or ratings under a codebook: its categories, or the point of each scale rated. */
+function codeTargets(value: { codes?: string[]; scores?: Record<string, number> }, codebook: Codebook): string[] {
   if (codebook.kind === "nominal")
-    return (record.codes ?? []).filter((c) => codebook.categories.some((k) => k.id === c)).map((c) => codeGuid.category(codebook.id, c));
-  return Object.entries(record.scores ?? {})
-    .filter(([scale, value]) => codebook.scales.some((s) => s.id === scale && Number.isInteger(value) && value >= 1 && value <= s.points))
-    .map(([scale, value]) => codeGuid.point(codebook.id, scale, value));
+    return (value.codes ?? []).filter((c) => codebook.categories.some((k) => k.id === c)).map((c) => codeGuid.category(codebook.id, c));
+  return Object.entries(value.scores ?? {})
+    .filter(([scale, v]) => codebook.scales.some((s) => s.id === scale && Number.isInteger(v) && v >= 1 && v <= s.points))
+    .map(([scale, v]) => codeGuid.point(codebook.id, scale, v));
+}
+
+/** One PlainTextSelection to write: a range of the source, one coder, the codes it applied there. */
+interface SelectionOut {
+  start: number;
+  end: number;
+  coder: string;
+  createdAt: string;
+  codings: { codebook: string; target: string }[];
+}
+
+/** Source offset of code point `offset` of a turn's text, its words starting at `start` (a "\n" is two with CRLF). */
+function sourceOffset(text: string, offset: number, start: number, eol: "\n" | "\r\n"): number {
+  if (eol === "\n") return start + offset;
+  let breaks = 0;
+  let n = 0;
+  for (const ch of text) {
+    if (n++ >= offset) break;
+    if (ch === "\n") breaks++;
+  }
+  return start + offset + breaks;
+}
+
+/**
+ * The selections of one turn: a record's segments (ranges of the turn coded in a QDA tool) each
+ * at its range, every other record's codes on the turn's words; one selection per range and coder.
+ */
+function turnSelections(
+  span: TurnSpan,
+  text: string,
+  records: readonly CodeRecord[],
+  books: ReadonlyMap<string, Codebook>,
+  eol: "\n" | "\r\n",
+): SelectionOut[] {
+  const out = new Map<string, SelectionOut>();
+  const add = (coder: string, createdAt: string, start: number, end: number, codebook: string, targets: string[]) => {
+    const key = `${start}\u0000${end}\u0000${coder}`;
+    const selection = out.get(key) ?? { start, end, coder, createdAt, codings: [] };
+    for (const target of targets) if (!selection.codings.some((c) => c.target === target)) selection.codings.push({ codebook, target });
+    out.set(key, selection);
+  };
+  const length = span.end - span.start;
+  for (const r of records) {
+    const book = books.get(r.codebook)!;
+    if (!r.segments) {
+      add(r.coder, r.createdAt, span.start, span.end, book.id, codeTargets(r, book));
+      continue;
+    }
+    for (const segment of r.segments) {
+      const [from, to] = [segment.start, segment.end].map((o) => Math.min(sourceOffset(text, o, span.start, eol), span.start + length));
+      if (to > from) add(r.coder, r.createdAt, from, to, book.id, codeTargets(segment, book));
+    }
+  }
+  return [...out.values()].filter((s) => s.codings.length > 0).sort((a, b) => a.start - b.start || a.end - b.end || (a.coder < b.coder ? -1 : 1));
 }

@@ -2,7 +2,8 @@ import type { Codebook } from "../coding/codebook/schema.js";
 import { slugify } from "../transcript/ids.js";
 import { codebookTree, treeCodebooks, type QdaCode, type QdaSet } from "./codes.js";
 import { codeNode } from "./project-write.js";
-import { attribute, childElement, childElements, elementText, parseXmlTree, xmlDocument, XmlSyntaxError, type XmlElement } from "../util/xml.js";
+import { qdaXmlDocument } from "./xml-write.js";
+import { attribute, childElement, childElements, elementText, parseXmlTree, XmlSyntaxError, type XmlElement } from "../util/xml.js";
 
 /** The REFI-QDA codebook namespace (QDA-XML 1.0). */
 const CODEBOOK_NS = "urn:QDA-XML:codebook:1.0";
@@ -49,10 +50,11 @@ export function codebookToQdc(codebook: Codebook): string {
         "@_guid": s.guid,
         "@_name": s.name,
         ...(s.description ? { Description: s.description } : {}),
-        MemberCode: s.members.map((m) => ({ "@_targetGUID": m })),
+        // The codebook schema names a set's member by `guid`; the project schema by `targetGUID`.
+        MemberCode: s.members.map((m) => ({ "@_guid": m })),
       })),
     };
-  return xmlDocument("CodeBook", node);
+  return qdaXmlDocument("CodeBook", node);
 }
 
 /** Codes of a parsed <Codes> element, as a tree. */
@@ -72,7 +74,8 @@ export function readSets(sets: XmlElement | undefined): QdaSet[] {
     guid: attribute(s, "guid") ?? "",
     name: attribute(s, "name") ?? "",
     description: elementText(childElement(s, "Description"))?.trim(),
-    members: childElements(s, "MemberCode").map((m) => attribute(m, "targetGUID") ?? ""),
+    // `guid` in a codebook (.qdc), `targetGUID` in a project (.qde); either is read in both.
+    members: childElements(s, "MemberCode").map((m) => attribute(m, "guid") ?? attribute(m, "targetGUID") ?? ""),
   }));
 }
 

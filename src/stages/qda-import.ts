@@ -2,16 +2,18 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { loadStudyCodebook, parseCodebook } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
-import type { CodeRecord } from "../coding/records.js";
+import type { CodeRecord, CodeSegment } from "../coding/records.js";
 import { readCodeHistory, replaceCodes } from "../coding/store.js";
 import { categoryLabelIndex, matchCodeLabel } from "../ingest/code-labels.js";
 import { SessionBuilder } from "../ingest/builder.js";
 import { treeCodebooks, type CodeTarget, type QdaCode } from "../qda/codes.js";
 import { coderOfUser, isAutomaticCoder } from "../qda/coders.js";
+import { TurnPlacer } from "../qda/placement.js";
+import { readPositionUnit, selectionsInCodePoints, type PositionReading } from "../qda/positions.js";
 import { readProject, type QdaTextSource } from "../qda/project-read.js";
 import { segmentText, type TextTurn } from "../qda/text.js";
 import { artifacts } from "../study/artifacts.js";
-import { listSessionIds, loadSessions, saveSession } from "../study/study.js";
+import { listSessionIds, loadSessions, registerCodebooks, saveSession } from "../study/study.js";
 import { sessionFingerprints } from "../transcript/fingerprint.js";
 import { slugify, uniqueId } from "../transcript/ids.js";
 import type { Session } from "../transcript/schema.js";
@@ -50,8 +52,18 @@ export interface QdpxImportSummary {
   file: string;
   sessions: { id: string; source: string; turns: number; status: "created" | "existing" }[];
   codebooks: { id: string; status: "written" | "existing" }[];
+  /** Codebooks newly listed in colloquy.json (so an export writes them again). */
+  registered: string[];
   coders: string[];
   codes: number;
+  /** The unit the project's selection positions were read in (stored as code points), and why. */
+  positions: PositionReading;
+  /**
+   * Codings on text selections: read; stored (each kept with its range as a segment of its turn);
+   * segments written; repeats of another coding by the same user, code and range (stored once);
+   * codings over several turns (one segment per turn). Read - stored = problems + automaticSkipped.
+   */
+  codings: { read: number; stored: number; segments: number; duplicates: number; split: number };
   /** Codings by Colloquy's own (automatic) coders on sessions the study already has: it has them. */
   automaticSkipped: number;
   problems: CodingProblem[];
@@ -77,12 +89,12 @@ function jsonList(value: string | number | boolean | undefined): string[] | unde
 /** The session a text source makes, and where each of its turns sits in the source. */
 function sourceSession(source: QdaTextSource, file: string, id: string, warnings: string[]): { session: Session; turns: TextTurn[] } {
   const speakers = jsonList(source.variables.get("speakers"));
-  const { turns, unattributed, labelLike } = segmentText(source.text, speakers ? new Set(speakers) : undefined);
+  const { turns, bySpeaker, byLine, unattributed, labelLike } = segmentText(source.text, speakers ? new Set(speakers) : undefined);
   if (unattributed > 0)
     warnings.push(`source "${source.name}": ${unattributed} paragraph(s) before the first "Name:" speaker line are kept as turns of ${UNATTRIBUTED}`);
-  if (labelLike > 0)
+  if (!bySpeaker && turns.length > 0)
     warnings.push(
-      `source "${source.name}": ${labelLike} line(s) look like "Name:" speaker lines, too few to read the source as speaker turns; imported one turn per paragraph (speaker ${UNATTRIBUTED})`,
+      `source "${source.name}" is not a transcript: ${labelLike > 0 ? `${labelLike} line(s) look like "Name:" speaker lines, too few to read the source as speaker turns` : 'no line starts with a "Name:" speaker label'}; kept as a document, one turn per paragraph (${turns.length}, a paragraph being ${byLine ? "a line" : "a block between blank lines"}), speaker ${UNATTRIBUTED}`,
     );
   // A source Colloquy exported (its "session" case variable) carries nothing the session lacked;
   // another tool's source keeps what the project says about it (sets, author, dates) in `qda`.
@@ -181,8 +193,14 @@ export async function runQdpxImport(context: StudyContext, options: QdpxImportOp
     file: options.file,
     sessions: [],
     codebooks: codebooks.map((c) => ({ id: c.book.id, status: c.status })),
+    registered: await registerCodebooks(
+      study,
+      codebooks.filter((c) => c.status === "written").map((c) => c.book.id),
+    ),
     coders: [],
     codes: 0,
+    positions: readPositionUnit(project.origin, project.sources),
+    codings: { read: 0, stored: 0, segments: 0, duplicates: 0, split: 0 },
     automaticSkipped: 0,
     problems: [],
     warnings,
@@ -215,32 +233,32 @@ export async function runQdpxImport(context: StudyContext, options: QdpxImportOp
   }
   context.changed("sessions");
 
-  // Codings -> one record per codebook x coder x turn.
+  // Codings -> one record per codebook x coder x turn, holding every coding's range as a segment.
   const codeNames = new Map<string, string>();
   const nameCodes = (codes: readonly QdaCode[]) => codes.forEach((c) => (codeNames.set(c.guid, c.name), nameCodes(c.children)));
   nameCodes(project.codes);
   const books = new Map(codebooks.map((c) => [c.book.id, c.book]));
   const fresh = new Map<string, CodeRecord>();
+  const whole = new Map<CodeRecord, boolean>();
   const source = resolve(options.file);
+  const count = summary.codings;
   for (const { source: src, session, turns, reused } of placed) {
     if (src.wholeSourceCodings > 0)
       summary.problems.push({ source: src.name, start: 0, end: 0, code: "", reason: `${src.wholeSourceCodings} coding(s) of the whole source name no turn` });
     const fingerprints = sessionFingerprints(session);
-    for (const selection of src.selections) {
-      const hits = turns.map((t, i) => [t, i] as const).filter(([t]) => selection.start < Math.max(t.end, t.lineStart + 1) && selection.end > t.lineStart);
+    const placer = new TurnPlacer(src.text, turns);
+    for (const selection of selectionsInCodePoints(src.text, src.selections, summary.positions.unit)) {
+      const parts = selection.end > selection.start ? placer.place(selection.start, selection.end) : [];
       for (const coding of selection.codings) {
+        count.read++;
         const name = codeNames.get(coding.code) ?? coding.code;
         const problem = (reason: string) => summary.problems.push({ source: src.name, start: selection.start, end: selection.end, code: name, reason });
         if (!(selection.end > selection.start)) {
           problem("an empty or reversed range");
           continue;
         }
-        if (hits.length !== 1) {
-          problem(
-            hits.length === 0
-              ? "falls on no turn (outside every speaker turn)"
-              : `spans ${hits.length} turns (${hits.map(([, i]) => session.turns[i].id).join(", ")}); code each turn on its own`,
-          );
+        if (parts.length === 0) {
+          problem("falls on no turn (outside the text, or on blank lines only)");
           continue;
         }
         const target = targets.get(coding.code);
@@ -248,35 +266,58 @@ export async function runQdpxImport(context: StudyContext, options: QdpxImportOp
           problem("its code is not a codable code of an imported codebook");
           continue;
         }
-        const coder = coderOfUser(coding.user ? project.users.get(coding.user) : undefined, (t) => slugify(t, "unknown"));
+        const user = coding.user ? project.users.get(coding.user) : undefined;
+        const coder = coderOfUser(user, (t) => slugify(t, "unknown"));
         if (reused && isAutomaticCoder(coder)) {
           summary.automaticSkipped++;
           continue;
         }
-        const turn = session.turns[hits[0][1]];
-        const key = `${target.codebook}\u0000${coder}\u0000${session.id}\u0000${turn.id}`;
+        count.stored++;
+        if (parts.length > 1) count.split++;
         const book = books.get(target.codebook)!;
-        const record: CodeRecord = fresh.get(key) ?? {
-          session: session.id,
-          turn: turn.id,
-          fingerprint: fingerprints.get(turn.id),
-          codebook: book.id,
-          codebookVersion: book.version,
-          coder,
-          ...("category" in target ? { codes: [] } : { scores: {} }),
-          provenance: provenance({ via: VIA, source, ranges: [] }),
-          createdAt: coding.createdAt ?? new Date().toISOString(),
-        };
-        if ("category" in target && record.codes && !record.codes.includes(target.category)) record.codes.push(target.category);
-        if ("scale" in target && record.scores) record.scores[target.scale] = target.value;
-        (record.provenance.ranges as [number, number][]).push([selection.start, selection.end]);
-        fresh.set(key, record);
+        for (const part of parts) {
+          const turn = session.turns[part.turn];
+          const key = `${target.codebook}\u0000${coder}\u0000${session.id}\u0000${turn.id}`;
+          let record = fresh.get(key);
+          if (!record) {
+            const userName = user?.name?.trim();
+            record = {
+              session: session.id,
+              turn: turn.id,
+              fingerprint: fingerprints.get(turn.id),
+              codebook: book.id,
+              codebookVersion: book.version,
+              coder,
+              ...("category" in target ? { codes: [] } : { scores: {} }),
+              segments: [],
+              provenance: provenance({ via: VIA, source, positions: summary.positions.unit, ...(userName ? { user: userName } : {}) }),
+              createdAt: coding.createdAt ?? new Date().toISOString(),
+            };
+            fresh.set(key, record);
+            whole.set(record, true);
+          }
+          const segment: CodeSegment =
+            "category" in target
+              ? { start: part.start, end: part.end, codes: [target.category] }
+              : { start: part.start, end: part.end, scores: { [target.scale]: target.value } };
+          if (record.segments!.some((s) => JSON.stringify(s) === JSON.stringify(segment))) {
+            count.duplicates++;
+            continue;
+          }
+          record.segments!.push(segment);
+          whole.set(record, whole.get(record)! && part.whole);
+          if ("category" in target && !record.codes!.includes(target.category)) record.codes!.push(target.category);
+          if ("scale" in target) record.scores![target.scale] = target.value;
+        }
       }
     }
   }
-  // Nominal codes in codebook order, so one turn's codes read the same however they were clicked.
   for (const record of fresh.values()) {
+    count.segments += record.segments!.length;
+    // Codings of whole turns only (a Colloquy export's): the record says it all without ranges.
+    if (whole.get(record)) delete record.segments;
     const book = books.get(record.codebook)!;
+    // Nominal codes in codebook order, so one turn's codes read the same however they were clicked.
     if (record.codes && book.kind === "nominal")
       record.codes.sort((a, b) => book.categories.findIndex((c) => c.id === a) - book.categories.findIndex((c) => c.id === b));
     if (record.codes && record.codes.length > 1 && book.kind === "nominal" && !book.multiple)
@@ -284,6 +325,8 @@ export async function runQdpxImport(context: StudyContext, options: QdpxImportOp
         `${record.coder} gave ${record.session}/${record.turn} ${record.codes.length} codes (${record.codes.join(", ")}) under ${book.id}, which takes one per turn; stored as given`,
       );
   }
+  if (count.split > 0) warnings.push(`${count.split} coding(s) spanned several turns: each is stored as one segment per turn it covers`);
+  if (count.duplicates > 0) warnings.push(`${count.duplicates} coding(s) repeat another of the same user, code and range: stored once`);
 
   // Store per codebook x coder: codes an earlier import of this file gave these sessions are replaced.
   const sessionIds = new Set(placed.map((p) => p.session.id));
@@ -303,7 +346,7 @@ export async function runQdpxImport(context: StudyContext, options: QdpxImportOp
   context.changed("codes");
   summary.coders = [...new Set([...fresh.values()].map((r) => r.coder))].sort();
   effects.log(
-    `import ${options.file}: ${summary.sessions.length} session(s), ${summary.codes} code record(s), ${summary.problems.length} coding(s) not stored`,
+    `import ${options.file}: ${summary.sessions.length} session(s), ${summary.codes} code record(s) holding ${count.stored} of ${count.read} coding(s), ${summary.problems.length} not stored; positions read as ${summary.positions.unit}`,
   );
   return summary;
 }

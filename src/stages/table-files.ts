@@ -22,9 +22,8 @@ const PARQUET_TYPE = { string: "STRING", integer: "INT32", number: "DOUBLE", boo
 
 /** A cell as its column's type; an empty cell is null (a missing value to R, pandas and polars). */
 function typed(column: Column, value: Cell | undefined): Cell {
-  if (value === null || value === undefined) return null;
+  if (value === null || value === undefined || value === "") return null;
   if (column.type === "string") return String(value);
-  if (value === "") return null;
   if (column.type === "boolean") return typeof value === "boolean" ? value : value === "true";
   const n = typeof value === "number" ? value : Number(value);
   return Number.isFinite(n) ? n : null;

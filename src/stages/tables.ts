@@ -113,7 +113,9 @@ function turnsTable(sessions: readonly Session[], records: readonly CodeRecord[]
     );
   }
   const names = [...cells.keys()].sort();
-  const rows = turnRows(sessions, (session, turn) => Object.fromEntries(names.map((n) => [n, cells.get(n)!.get(`${session.id}\u0000${turn}`) ?? ""])));
+  const rows = dictionaryTyped(
+    turnRows(sessions, (session, turn) => Object.fromEntries(names.map((n) => [n, cells.get(n)!.get(`${session.id}\u0000${turn}`) ?? ""]))),
+  );
   return {
     columns: [
       ...TURN_COLUMNS.map((c) => TURN_DICTIONARY[c]),
@@ -181,6 +183,14 @@ function scalePoints(books: Map<string, Codebook>, scale: string): number | unde
   return undefined;
 }
 
+/**
+ * Turn rows with `time` as the dictionary types it, text (seconds from the start, or a source's
+ * verbatim stamp), so JSONL, CSV and Parquet give the same column the same type.
+ */
+function dictionaryTyped<T extends { time?: unknown }>(rows: T[]): T[] {
+  return rows.map((row) => (typeof row.time === "number" ? { ...row, time: String(row.time) } : row));
+}
+
 /** Wide format: one row per turn, a column per nominal codebook x coder and per scale x coder. */
 function wideTable(sessions: readonly Session[], records: readonly CodeRecord[], books: Map<string, Codebook>): Table {
   const byTurn = new Map(records.map((r) => [`${r.codebook}\u0000${r.coder}\u0000${r.session}\u0000${r.turn}`, r]));
@@ -213,7 +223,7 @@ function wideTable(sessions: readonly Session[], records: readonly CodeRecord[],
       });
     }
   }
-  const rows = turnRows(sessions).map((row) => {
+  const rows = dictionaryTyped(turnRows(sessions)).map((row) => {
     const out: Record<string, Cell> = { ...row };
     for (const m of measures) out[m.column.name] = m.value(byTurn.get(`${m.key.codebook}\u0000${m.key.coder}\u0000${row.session}\u0000${row.turn}`));
     return out;
@@ -237,7 +247,14 @@ function summaryTable(what: "participants" | "sessions", sessions: readonly Sess
     const book = books.get(key.codebook);
     if (isNominal(book, records, key) && book?.kind === "nominal") {
       for (const c of book.categories)
-        measures.push(col(`${key.codebook}:${key.coder}:${c.id}`, "integer", `turns coder ${key.coder} coded "${c.label}" (${key.codebook})`, ">= 0"));
+        measures.push(
+          col(
+            `${key.codebook}:${key.coder}:${c.id}`,
+            "integer",
+            `turns coder ${key.coder} coded "${c.label}" (${key.codebook}); empty when the coder coded none of the ${perParticipant ? "participant's" : "session's"} turns`,
+            ">= 0",
+          ),
+        );
     }
     for (const scale of scalesOf(book, records, key))
       measures.push(
@@ -249,10 +266,14 @@ function summaryTable(what: "participants" | "sessions", sessions: readonly Sess
         ),
       );
   }
+  // Units (sessions or participants) each coder coded at least one turn of: a count of 0 means
+  // "coded, never this category" only there; elsewhere the count is empty (not coded).
+  const coded = new Set<string>();
   for (const r of records) {
     const speaker = speakerOf.get(`${r.session}\u0000${r.turn}`);
     if (speaker === undefined) continue;
     const unit = unitOf(r.session, speaker);
+    coded.add(`${unit}\u0000${r.codebook}:${r.coder}`);
     for (const c of r.codes ?? []) add(unit, `${r.codebook}:${r.coder}:${c}`, 1);
     for (const [scale, v] of Object.entries(r.scores ?? {})) add(unit, `${r.codebook}:${r.coder}:${scale}:mean`, v);
   }
@@ -260,7 +281,9 @@ function summaryTable(what: "participants" | "sessions", sessions: readonly Sess
     Object.fromEntries(
       measures.map((m) => {
         const list = values.get(unit)?.get(m.name) ?? [];
-        return [m.name, m.type === "integer" ? list.length : list.length ? list.reduce((a, b) => a + b, 0) / list.length : null];
+        if (m.type !== "integer") return [m.name, list.length ? list.reduce((a, b) => a + b, 0) / list.length : null];
+        const coder = m.name.slice(0, m.name.lastIndexOf(":"));
+        return [m.name, coded.has(`${unit}\u0000${coder}`) ? list.length : null];
       }),
     );
   const head = [

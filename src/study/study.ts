@@ -85,6 +85,25 @@ export async function loadStudyConfig(dir: string): Promise<StudyConfig> {
   return parsed.data;
 }
 
+/**
+ * Add codebook plans to colloquy.json for codebooks it does not list yet (a codebook made by an
+ * import: listed, it is exported again and shown). The file keeps what it said; a plan runs no
+ * machine coder (`coders: []`) until the researcher adds one. Returns the ids added.
+ */
+export async function registerCodebooks(dir: string, ids: readonly string[]): Promise<string[]> {
+  const config = await loadStudyConfig(dir);
+  const missing = ids.filter((id) => !config.codebooks.some((plan) => plan.codebook === id));
+  if (missing.length === 0) return [];
+  const path = studyPaths(dir).config;
+  const raw = (await exists(path)) ? (JSON.parse(await readFile(path, "utf8")) as Record<string, unknown>) : {};
+  // A file that never named its codebooks had the defaults: they stay listed beside the new ones.
+  const plans = Array.isArray(raw.codebooks) ? raw.codebooks : config.codebooks;
+  const next = { ...raw, codebooks: [...plans, ...missing.map((codebook) => ({ codebook, coders: [] }))] };
+  studyConfigSchema.parse(next);
+  await writeJsonAtomic(path, next);
+  return missing;
+}
+
 /** Path of a session's native file inside the study. */
 export function sessionPath(dir: string, sessionId: string): string {
   return artifacts.session.path(dir, sessionId);

@@ -1,5 +1,5 @@
 import { onFirstUse } from "./on-first-use.js";
-import type { X2jOptions, XMLBuilder } from "fast-xml-parser";
+import type { X2jOptions } from "fast-xml-parser";
 
 /**
  * The one place XML is parsed and written (fast-xml-parser), for the REFI-QDA files (`src/qda/`)
@@ -147,23 +147,6 @@ export function childElement(node: XmlElement | undefined, name: string): XmlEle
 export function attribute(node: XmlElement | undefined, name: string): string | undefined {
   const value = node?.[`@_${name}`];
   return value === undefined ? undefined : String(value);
-}
-
-let builder: XMLBuilder | undefined;
-const xmlBuilder = () =>
-  (builder ??= new (xml().XMLBuilder)({
-    ignoreAttributes: false,
-    attributeNamePrefix: "@_",
-    format: true,
-    indentBy: "  ",
-    suppressEmptyNode: true,
-    suppressBooleanAttributes: false,
-    processEntities: true,
-  }));
-
-/** A whole XML document (UTF-8 declaration first) from its root element in the tree shape. */
-export function xmlDocument(root: string, node: XmlElement): string {
-  return `<?xml version="1.0" encoding="utf-8"?>\n${xmlBuilder().build({ [root]: node }) as string}`;
 }
 
 // ---- Ordered shape: a list of nodes in document order, so mixed content keeps its sequence.

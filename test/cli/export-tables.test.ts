@@ -97,6 +97,8 @@ describe("colloquy export tables", () => {
       words: "5",
       "bales-ipa:human:alice:agrees": "1",
       "bales-ipa:human:alice:asks-suggestion": "1",
+      // The rule coder coded none of Ana's turns: not coded (empty), not "coded, never agrees" (0).
+      "bales-ipa:rules:agrees": "",
       "pragmatic-style:llm:sentiment:mean": "5",
     });
     expect(Number(ana.share_of_turns)).toBeCloseTo(2 / 3);
@@ -104,6 +106,8 @@ describe("colloquy export tables", () => {
       turns: "1",
       words: "3",
       "bales-ipa:rules:agrees": "1",
+      // Alice coded Bot's turn, never as asks-suggestion.
+      "bales-ipa:human:alice:asks-suggestion": "0",
       "pragmatic-style:llm:sentiment:mean": "6",
     });
     expect((await csv(`${people}.dictionary.csv`)).map((d) => d.column)).toEqual(Object.keys(rows[0]));
@@ -145,10 +149,20 @@ describe("colloquy export tables", () => {
       ).toEqual(dictionary.map((d) => d.column));
       if (what === "wide") {
         expect(rows.map((r) => r["pragmatic-style:llm:sentiment"])).toEqual([5, 6, null]);
+        // A text gap is null, as in the README; time is text in Parquet, JSONL and the dictionary alike.
+        expect(rows.map((r) => r["bales-ipa:rules"])).toEqual([null, "agrees", null]);
+        expect(rows.map((r) => r.time)).toEqual(["0", "4", "9"]);
+        expect(jsonl.map((r) => r.time)).toEqual(["0", "4", "9"]);
+        expect(dictionary.find((d) => d.column === "time")?.type).toBe("string");
         expect(rows.map((r) => r.text)).toEqual(["Shall we start, team?", "Yes, I agree.", "Good"]);
         expect(rows[0].index).toBe(0);
       }
       if (what === "codes") expect(rows.filter((r) => r.coder === "llm").map((r) => r.score_sentiment)).toEqual([5, 6]);
+      if (what === "participants")
+        expect(rows.map((r) => [r.name, r["bales-ipa:rules:agrees"], r["bales-ipa:human:alice:asks-suggestion"]])).toEqual([
+          ["Ana", null, 1],
+          ["Bot", 1, 0],
+        ]);
     }
   });
 });

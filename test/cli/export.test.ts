@@ -77,7 +77,8 @@ describe("colloquy export", () => {
       index: 0,
       speaker: "Alice Smith",
       kind: "human",
-      time: 0,
+      // As the data dictionary types it (and CSV and Parquet write it): text.
+      time: "0",
       type: "message",
     });
   });

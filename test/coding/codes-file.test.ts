@@ -214,6 +214,30 @@ describe("interrupted writes and damage never move a code to another run", () =>
   });
 });
 
+describe("sub-turn codings (segments)", () => {
+  it("come back as written, beside records without them and full records of older files", async () => {
+    const records = [
+      record(1),
+      record(2, {
+        codes: ["agrees", "asks-opinion"],
+        segments: [
+          { start: 0, end: 4, codes: ["agrees"] },
+          { start: 2, end: 9, codes: ["asks-opinion"] },
+        ],
+      }),
+      record(3, { codes: undefined, scores: { warmth: 4 }, segments: [{ start: 1, end: 2, scores: { warmth: 4 } }] }),
+    ];
+    delete records[2]!.codes;
+    await appendCodes(dir, records);
+    const old = JSON.stringify({ ...record(4), provenance: {} });
+    await appendFile(file, `${old}\n`);
+    const read = await readCodeHistory(dir, "bales-ipa", "llm");
+    expect(read.slice(0, 3)).toEqual(records);
+    expect(read[3]).toEqual({ ...record(4), provenance: {} });
+    expect((await lines())[2]).toMatchObject({ turn: "t2", segments: records[1]!.segments });
+  });
+});
+
 describe("a bad line names the file and the line", () => {
   const header = JSON.stringify({ run: { codebook: "bales-ipa", codebookVersion: "1", coder: "llm", createdAt: "2026-01-01T00:00:00.000Z", provenance: {} } });
   const write = (...body: unknown[]) => writeFile(file, [header, ...body.map((b) => JSON.stringify(b))].join("\n") + "\n");
@@ -223,6 +247,7 @@ describe("a bad line names the file and the line", () => {
     [{ session: "s", turn: "t", codes: "agrees" }, "codes: expected a list of strings"],
     [{ session: "s", turn: 3 }, "turn: expected a string"],
     [{ session: "s", turn: "t", scores: { warmth: "high" } }, "scores: expected numbers by scale id"],
+    [{ session: "s", turn: "t", segments: [{ start: 4, end: "x" }] }, "segments[0]: expected whole-number start and end (code points, 0 or more)"],
     [{ session: "s", turn: "t", samples: { n: 0, agreement: 1 } }, "samples: expected {n: a positive integer, agreement: a number}"],
     [{ session: "s", turn: "t", ms: 1.5 }, "ms: expected whole milliseconds"],
     [{ session: "s", turn: "t", codebook: "bales-ipa", coder: "llm", createdAt: "x" }, "codebookVersion: expected a string"],
@@ -267,6 +292,14 @@ describe("a bad line names the file and the line", () => {
       '{"session":"s","turn":"t"}',
       '{"session":"s","turn":"t","fingerprint":"f","codes":[],"scores":{},"rationale":"","samples":{"n":1,"agreement":0},"provenance":{},"ms":-3}',
       '{"session":"s","turn":"t","fingerprint":1}',
+      '{"session":"s","turn":"t","codes":["a"],"segments":[{"start":0,"end":3,"codes":["a"]},{"start":1,"end":2,"scores":{"x":2}}]}',
+      '{"session":"s","turn":"t","segments":{}}',
+      '{"session":"s","turn":"t","segments":[{"start":-1,"end":3}]}',
+      '{"session":"s","turn":"t","segments":[{"start":0.5,"end":3}]}',
+      '{"session":"s","turn":"t","segments":[{"start":0,"end":3,"codes":[1]}]}',
+      '{"session":"s","turn":"t","segments":[{"start":0,"end":3,"scores":{"x":"high"}}]}',
+      '{"session":"s","turn":"t","segments":[null]}',
+
       '{"session":"s","turn":"t","codes":[1]}',
       '{"session":"s","turn":"t","scores":[]}',
       '{"session":"s","turn":"t","scores":{"a":1e400}}',

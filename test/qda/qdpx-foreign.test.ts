@@ -1,17 +1,20 @@
-import { strToU8, zipSync } from "fflate";
+import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listCoders, readCodes } from "../../src/coding/store.js";
+import { parseQdaXml } from "../../src/qda/qdc.js";
 import { loadSessions } from "../../src/study/study.js";
 import { runCli } from "../support/cli.js";
+import { officialSchemas, schemaErrors } from "./validate.js";
 
 /**
  * A project as another tool writes it (our own fixture, reproducing quirks seen in NVivo, MAXQDA
  * and ATLAS.ti exports): GUIDs in braces and upper case, a "Sources/" folder, a byte-order mark and
  * CRLF line breaks, users without ids, the user on the selection rather than the coding, a title
- * line before the first speaker (kept as a turn of no speaker), a non-codable folder code, a coding across two turns.
+ * line before the first speaker (kept as a turn of no speaker), a non-codable folder code, a coding across two turns,
+ * a coding of a phrase inside a turn, the same code on the same words twice.
  */
 const text = "Focus group 2\r\nInterviewer: What do you think of the plan?\r\nParticipant 1: I think it is too slow.\r\nParticipant 2: I agree.\r\n";
 const range = (words: string) => [text.indexOf(words), text.indexOf(words) + words.length] as const;
@@ -25,6 +28,7 @@ function selection(n: number, [start, end]: readonly [number, number], code: str
 
 const [p1start] = range("I think it is too slow.");
 const [, p2end] = range("I agree.");
+
 const qde = `<?xml version="1.0" encoding="utf-8"?>
 <Project xmlns="urn:QDA-XML:project:1.0" name="Focus groups 2025" origin="SomeQDA 14">
   <Users><User guid="${users.jane}" name="Jane Doe"/><User guid="${users.ken}" name="Ken"/></Users>
@@ -44,6 +48,7 @@ const qde = `<?xml version="1.0" encoding="utf-8"?>
       ${selection(14, [p1start, p2end], codes.givesOpinion, users.ken)}
       ${selection(15, range("Focus group 2"), codes.agrees, users.ken)}
       ${selection(16, range("I think"), codes.taskArea, users.ken)}
+      ${selection(17, range("too slow"), codes.agrees, users.jane)}
     </TextSource>
   </Sources>
   <Sets><Set guid="${G(8)}" name="Wave 1"><MemberSource targetGUID="${G(7)}"/></Set></Sets>
@@ -83,18 +88,65 @@ describe("colloquy import <project.qdpx> from another tool", () => {
     const jane = await readCodes(study, "focus-groups-2025", "human:jane-doe");
     expect(jane.map((r) => [r.turn, r.codes])).toEqual([
       ["t0001", ["asks-for-opinion"]],
-      ["t0002", ["gives-opinion"]],
+      ["t0002", ["gives-opinion", "agrees"]],
       ["t0003", ["agrees"]],
     ]);
-    // Ken's code on the title lands on the title's turn.
+    // Whole-turn codings need no ranges; a phrase keeps its own, in code points of the turn's words.
+    expect(jane.map((r) => r.segments)).toEqual([
+      undefined,
+      [
+        { start: 0, end: 23, codes: ["gives-opinion"] },
+        { start: 14, end: 22, codes: ["agrees"] },
+      ],
+      undefined,
+    ]);
+    // Ken's code on the title lands on the title's turn; his coding over two turns is one segment on each.
     expect((await readCodes(study, "focus-groups-2025", "human:ken")).map((r) => [r.turn, r.codes])).toEqual([
       ["t0003", ["gives-opinion"]],
+      ["t0002", ["gives-opinion"]],
       ["t0000", ["agrees"]],
     ]);
-
-    // Reported with their ranges, never forced onto a turn.
-    expect(run.stdout).toContain(`not stored: Focus group 2 [${p1start}, ${p2end}) "Gives opinion": spans 2 turns (t0002, t0003)`);
+    expect(run.stdout).toContain(
+      "codings: 8 read, 7 stored with their ranges (1 repeating another of the same user, code and range, stored once), 1 not stored",
+    );
+    expect(run.stdout).toContain("1 coding(s) spanned several turns: each is stored as one segment per turn it covers");
+    // Reported with its range, never forced onto a turn.
     expect(run.stdout).toContain(`"Task area": its code is not a codable code`);
+  });
+
+  it("exports every coding back at its words, by its user, named as in the project", async () => {
+    const study = join(root, "own");
+    const out = join(root, "again.qdpx");
+    expect((await runCli(["export", study, "--format", "qdpx", "--out", out])).code).toBe(0);
+    const files = unzipSync(await readFile(out));
+    const qde = strFromU8(files["project.qde"]);
+    expect(await schemaErrors(qde, "project")).toEqual({ own: [], ...(officialSchemas ? { official: [] } : {}) });
+    const doc = parseQdaXml(qde).Project as any;
+    const names = new Map(doc.Users.User.map((u: any) => [u["@_guid"], u["@_name"]]));
+    const codeNames = new Map<string, string>();
+    const walk = (codes: any[]) => codes.forEach((c) => (codeNames.set(c["@_guid"], c["@_name"]), walk(c.Code ?? [])));
+    walk(doc.CodeBook.Codes.Code);
+    const [source] = doc.Sources.TextSource;
+    const chars = Array.from(strFromU8(files[`sources/${source["@_plainTextPath"].slice("internal://".length)}`]));
+    const codings = source.PlainTextSelection.flatMap((sel: any) =>
+      sel.Coding.map((c: any) => {
+        // QualCoder reads the coder from the selection, NVivo from the coding: they agree.
+        expect(c["@_creatingUser"]).toBe(sel["@_creatingUser"]);
+        const words = chars.slice(Number(sel["@_startPosition"]), Number(sel["@_endPosition"])).join("");
+        return `${names.get(sel["@_creatingUser"])}|${codeNames.get(c.CodeRef["@_targetGUID"])}|${words}`;
+      }),
+    );
+    expect(codings.sort()).toEqual(
+      [
+        "Jane Doe|Asks for opinion|What do you think of the plan?",
+        "Jane Doe|Gives opinion|I think it is too slow.",
+        "Jane Doe|Agrees|too slow",
+        "Jane Doe|Agrees|I agree.",
+        "Ken|Gives opinion|I agree.",
+        "Ken|Gives opinion|I think it is too slow.",
+        "Ken|Agrees|Focus group 2",
+      ].sort(),
+    );
   });
 
   it("--codebook maps the project's codes onto a codebook the study has, so `colloquy agree` compares them with Colloquy's coders", async () => {
@@ -103,7 +155,11 @@ describe("colloquy import <project.qdpx> from another tool", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("codebook(s) bales-ipa;");
     const jane = await readCodes(study, "bales-ipa", "human:jane-doe");
-    expect(jane.map((r) => r.codes)).toEqual([["asks-opinion"], ["gives-opinion"], ["agrees"]]);
+    // Two codes on one turn of a one-code-per-turn codebook: stored as given, and said.
+    expect(jane.map((r) => r.codes)).toEqual([["asks-opinion"], ["agrees", "gives-opinion"], ["agrees"]]);
+    expect(run.stdout).toContain(
+      "human:jane-doe gave focus-group-2/t0002 2 codes (agrees, gives-opinion) under bales-ipa, which takes one per turn; stored as given",
+    );
     expect((await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "rules"])).code).toBe(0);
     const agree = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "rules,human:jane-doe", "--json"]);
     expect(agree.stderr).toBe("");

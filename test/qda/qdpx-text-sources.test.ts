@@ -54,13 +54,15 @@ describe("a foreign source that is prose with one 'Note:' line", () => {
       "Note: the recorder was on.\nLater paragraph about the plan.",
     ]);
     expect(session.participants.map((p) => p.name)).toEqual(["(unattributed)"]);
-    expect(run.stdout).toContain(`source "Notes 1": 1 line(s) look like "Name:" speaker lines, too few to read the source as speaker turns`);
+    expect(run.stdout).toContain(
+      `source "Notes 1" is not a transcript: 1 line(s) look like "Name:" speaker lines, too few to read the source as speaker turns; kept as a document, one turn per paragraph (2, a paragraph being a block between blank lines)`,
+    );
     const records = await readCodes(study, "field-notes", "human:jose");
     expect(records.map((r) => [r.turn, r.codes])).toEqual([
       ["t0000", ["consent"]],
       ["t0001", ["planning"]],
     ]);
-    expect(run.stdout).not.toContain("not stored");
+    expect(run.stdout).toContain("codings: 2 read, 2 stored with their ranges, 0 not stored");
   });
 });
 
