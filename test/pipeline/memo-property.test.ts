@@ -22,7 +22,8 @@ const demo = join(import.meta.dirname, "../../fixtures/demo-study");
 
 async function grownDemo(): Promise<string> {
   const dir = join(await mkdtemp(join(tmpdir(), "colloquy-memo-prop-")), "study");
-  await cp(demo, dir, { recursive: true });
+  // No inbox/: a copy without the pipeline's state would import its files again.
+  await cp(demo, dir, { recursive: true, filter: (path) => path !== join(demo, "inbox") });
   for (const session of await loadSessions(dir)) {
     for (let k = 1; k <= 3; k++) await saveSession(dir, { ...session, id: `${session.id}-x${k}`, metadata: { ...session.metadata, run: `x${k}` } });
   }
@@ -40,6 +41,8 @@ async function outputs(dir: string): Promise<Record<string, string>> {
   const mask = (text: string) =>
     text
       .replaceAll(dir, "<study>")
+      // Files a skipped stage left name the folder the study was copied from.
+      .replace(/"study": ?"\/tmp\/[^"]*"/g, '"study":"<study>"')
       .replace(/"createdAt": ?"[^"]*"/g, '"createdAt":"<time>"')
       .replace(/"importedAt": ?"[^"]*"/g, '"importedAt":"<time>"');
   for (const name of (await readdir(join(dir, "analysis"))).sort()) out[`analysis/${name}`] = mask(await readFile(join(dir, "analysis", name), "utf8"));
@@ -108,7 +111,7 @@ describe("the memo (issue 33)", () => {
     await study(base);
     expect(existsSync(join(base, ".cache", "memo"))).toBe(true);
     await fc.assert(
-      fc.asyncProperty(fc.array(edits, { minLength: 1, maxLength: 3 }), async (sequence) => {
+      fc.asyncProperty(fc.array(edits, { minLength: 1, maxLength: 2 }), async (sequence) => {
         const dir = join(await mkdtemp(join(tmpdir(), "colloquy-memo-run-")), "study");
         await cp(base, dir, { recursive: true });
         for (const edit of sequence) {
@@ -123,7 +126,7 @@ describe("the memo (issue 33)", () => {
         }
         await rm(join(dir, ".."), { recursive: true, force: true });
       }),
-      { numRuns: 4, endOnFailure: true },
+      { numRuns: 3, endOnFailure: true },
     );
     // A demo study's .cache/ holds at most three entries (the LLM response cache would be one).
     expect((await readdir(join(base, ".cache"))).length).toBeLessThanOrEqual(3);
