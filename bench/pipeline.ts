@@ -247,7 +247,8 @@ try {
 
   // The memoised runs' outputs against a run from scratch on the same inputs.
   const fresh = `${dir}-fresh`;
-  const derived = [".cache", ".colloquy-state.json", "analysis", "site"].map((name) => join(dir, name));
+  // inbox/ too: its files were imported into sessions/ already, and a study without state would import them again.
+  const derived = [".cache", ".colloquy-state.json", "analysis", "site", "inbox"].map((name) => join(dir, name));
   await cp(dir, fresh, { recursive: true, filter: (path) => !derived.includes(path) });
   await cli(["study", fresh], "from scratch");
   const differing = await differingOutputs(dir, fresh);

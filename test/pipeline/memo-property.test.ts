@@ -42,7 +42,7 @@ async function outputs(dir: string): Promise<Record<string, string>> {
     text
       .replaceAll(dir, "<study>")
       // Files a skipped stage left name the folder the study was copied from.
-      .replace(/"study": ?"\/tmp\/[^"]*"/g, '"study":"<study>"')
+      .replace(/("study": ?)"\/tmp\/[^"]*"/g, '$1"<study>"')
       .replace(/"createdAt": ?"[^"]*"/g, '"createdAt":"<time>"')
       .replace(/"importedAt": ?"[^"]*"/g, '"importedAt":"<time>"');
   for (const name of (await readdir(join(dir, "analysis"))).sort()) out[`analysis/${name}`] = mask(await readFile(join(dir, "analysis", name), "utf8"));
