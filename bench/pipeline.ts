@@ -6,7 +6,7 @@
  *      two copies of it made before any run; judged by its median run)
  *   b. a no-op re-run (nothing changed)                        target <= 5% of (a)
  *   c. one more 100-turn session dropped into inbox/ as a Slack paste, so the import stage runs
- *      too (the realistic path), then a re-run                 target <= 10% of (a)
+ *      too (the realistic path), then a re-run                 target <= 15% of (a)
  *   b and c are timed three times each (c with a new session before each run) and judged by the
  *   median run (by wall time; its CPU time is printed beside it): one run of them varies by about
  *   +-10% on the shared 2-core machine. d and d' then run on a study of N+3 and N+4 sessions.
@@ -18,6 +18,9 @@
  * validation: what the data costs to read) and the CLI's own start-up (`--version`).
  * Peak RSS is the child's process.resourceUsage().maxRSS, written at exit by a preload
  * (bench/support/peak-rss.mjs), so it covers every stage the child ran in-process.
+ * Then the byte-identical check (issue 33): a copy of the study's inputs alone (no .cache, state,
+ * analysis or site) is run from scratch, and every analysis file and the dashboard's data must be
+ * what the memoised runs left (times and the study's path masked).
  * Generation is not timed. Exits 0 even when a target fails: it is a report.
  * Run: npx tsx bench/pipeline.ts [turns] [--keep]     (default 100000; 5000 for a smoke run)
  */
@@ -38,7 +41,7 @@ const rssFile = join(tmpdir(), `colloquy-bench-rss-${process.pid}.json`);
 const args = process.argv.slice(2);
 const TURNS = Number(args.find((a) => /^\d+$/.test(a)) ?? 100_000);
 const KEEP = args.includes("--keep");
-const TARGET = { noop: 0.05, addOne: 0.1, buildMB: 300 };
+const TARGET = { noop: 0.05, addOne: 0.15, buildMB: 300 };
 
 interface Measure {
   seconds: number;
@@ -159,6 +162,20 @@ async function libraryRead(dir: string): Promise<number> {
   }
 }
 
+/** Analysis files and the dashboard's data of two studies that differ (creation times and the study's path masked). */
+async function differingOutputs(a: string, b: string): Promise<string[]> {
+  const read = async (dir: string) => {
+    const out = new Map<string, string>();
+    const mask = (text: string) => text.replaceAll(dir, "<study>").replace(/"createdAt": ?"[^"]*"/g, "<time>");
+    for (const name of await readdir(join(dir, "analysis"))) out.set(`analysis/${name}`, mask(await readFile(join(dir, "analysis", name), "utf8")));
+    const data = (await readdir(join(dir, "site"))).find((n) => n.startsWith("data."));
+    if (data) out.set("site/data", mask(await readFile(join(dir, "site", data), "utf8")));
+    return out;
+  };
+  const [x, y] = [await read(a), await read(b)];
+  return [...new Set([...x.keys(), ...y.keys()])].filter((k) => x.get(k) !== y.get(k)).sort();
+}
+
 const s = (x: number) => `${x.toFixed(2)} s`;
 /** The run of median wall time of an odd number of runs. */
 const median = (runs: Measure[]): Measure => [...runs].sort((a, b) => a.seconds - b.seconds)[(runs.length - 1) >> 1];
@@ -228,6 +245,18 @@ try {
   const buildNew = await cli(["build", dir], "build alone, a new session");
   console.log(`build new:  ${s(buildNew.seconds)}  (after another session went through every stage but the build)\n`);
 
+  // The memoised runs' outputs against a run from scratch on the same inputs.
+  const fresh = `${dir}-fresh`;
+  // inbox/ too: its files were imported into sessions/ already, and a study without state would import them again.
+  const derived = [".cache", ".colloquy-state.json", "analysis", "site", "inbox"].map((name) => join(dir, name));
+  await cp(dir, fresh, { recursive: true, filter: (path) => !derived.includes(path) });
+  await cli(["study", fresh], "from scratch");
+  const differing = await differingOutputs(dir, fresh);
+  await rm(fresh, { recursive: true, force: true });
+  console.log(
+    `from scratch: ${differing.length === 0 ? "every analysis file and the dashboard data equal the memoised runs'" : `DIFFERENT: ${differing.join(", ")}`}\n`,
+  );
+
   // Verdicts use wall time (what a researcher waits); the CPU ratio is printed beside it because
   // wall time on a shared 2-core machine also counts other processes' load.
   const ratioRow = (figure: string, m: Measure, target: number): string[] => [
@@ -268,6 +297,14 @@ try {
       "-",
     ],
     ["(e') loadSessions + readCodes, zod  [library baseline]", s(library), "-", `no-op / read ${(noop.seconds / library).toFixed(1)}x`, "-", "-"],
+    [
+      "(g) memoised outputs = from-scratch outputs",
+      differing.length === 0 ? "equal" : differing.join(", "),
+      "-",
+      "-",
+      "equal",
+      differing.length === 0 ? "PASS" : "FAIL",
+    ],
     ["(f) `colloquy --version`  [start-up baseline]", `${s(startup.seconds)}, peak ${mb(startup.peakMB)}`, "-", "-", "-", "-"],
   ];
   printTable(rows);

@@ -24,7 +24,8 @@ import { statsCsvs } from "../src/analysis/stats/output.js";
 import { sessionMetrics } from "../src/analysis/stats/metrics.js";
 import { balesProfiles, phaseMovement, profileFrame, transitions } from "../src/analysis/stats/bales.js";
 import { codeSequences, segmentDistributions } from "../src/analysis/stats/sequences.js";
-import { loadCodedStudy } from "../src/analysis/compare/load.js";
+import { loadCodedStudy } from "../src/stages/coded.js";
+import { diskReader } from "../src/study/reader.js";
 import { mulberry32 } from "../src/util/random.js";
 import { analyseVariable } from "../src/analysis/agreement/core.js";
 
@@ -220,7 +221,7 @@ if (LOAD_TURNS > 0) {
       for (const s of small.sessions) await saveSession(dir, s);
       await appendCodes(dir, small.records);
     });
-    const [loaded, loadMs, loadCpu] = await timeAsync(() => loadCodedStudy(dir, "bales-ipa"));
+    const [loaded, loadMs, loadCpu] = await timeAsync(() => loadCodedStudy(dir, "bales-ipa", undefined, diskReader(dir)));
     const [, analyseMs, analyseCpu] = time(() => {
       compareConditions(loaded.data, { control: "control" });
       buildStats(loaded.sessions, { data: loaded.data, codebook, coder: loaded.coder });

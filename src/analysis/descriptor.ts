@@ -1,4 +1,3 @@
-import type { ArtifactPart } from "../study/artifact-part.js";
 import type { Artifact } from "../study/artifacts.js";
 import type { StudyConfig } from "../study/config.js";
 import type { Session } from "../transcript/schema.js";
@@ -38,13 +37,6 @@ export interface AnalysisDescriptor<T = unknown> {
    * parameters as `result` (none, or the codebook id). A missing one makes the stage run again.
    */
   readonly artifacts: readonly Artifact[];
-  /**
-   * What the dashboard's build reads of `result` (src/report/shape/analysis.ts shapes it): only
-   * these members are parsed and validated, and a large array element by element, keeping the
-   * fields named. Absent: the whole file. At 100,000 turns the results are 12-41 MB each, and the
-   * views show a small part of them (of stats.json, only its provenance).
-   */
-  readonly shown?: ArtifactPart;
   /** Titles of the dashboard views (web/views/) that show numbers this analysis computes. */
   readonly views: readonly string[];
   /**

@@ -3,7 +3,8 @@ import type { AgreementReport } from "../analysis/agreement/agree.js";
 import type { AgreeCurve } from "../stages/agree-curve.js";
 import type { MeasurementLevel } from "../analysis/reliability/krippendorff.js";
 import { CliError } from "../util/errors.js";
-import { writeFileAtomic } from "../util/fs.js";
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
@@ -92,14 +93,22 @@ Examples:
       const bootstrap = integerFlag(flags.bootstrap, "--bootstrap", 0);
       if (flags.csv) {
         const { agreeCsv } = await import("../analysis/agreement/csv.js");
-        const { agreementJson, disagreementsCsv } = await import("../analysis/agreement/agree.js");
+        const { writeAgreementFiles } = await import("../stages/analysis-files.js");
         if (study) throw new CliError("give either a study folder or --csv <file>, not both");
         if (flags.sessions || flags.condition || flags.run)
           throw new CliError("--sessions, --condition and --run select sessions of a study; with --csv, filter the CSV's rows instead");
         if (!flags.raters) throw new CliError("--csv needs --raters colA,colB[,...] naming the rater columns");
         if (!levels.includes(flags.level)) throw new CliError(`--level must be one of ${levels.join(", ")} (got "${flags.level}")`);
-        const report = await agreeCsv({
-          file: flags.csv,
+        const file = resolve(flags.csv);
+        let text: string;
+        try {
+          text = await readFile(file, "utf8");
+        } catch (error) {
+          throw new CliError(`${flags.csv}: cannot read (${(error as NodeJS.ErrnoException).code ?? error})`);
+        }
+        const report = agreeCsv({
+          file,
+          text,
           raters: list(flags.raters),
           level: flags.level as MeasurementLevel,
           reference: flags.reference,
@@ -108,9 +117,7 @@ Examples:
         });
         let files: { json: string; csv: string } | undefined;
         if (flags.out) {
-          files = { json: flags.out, csv: flags.out.replace(/\.json$/i, "") + "-disagreements.csv" };
-          await writeFileAtomic(files.json, agreementJson(report));
-          await writeFileAtomic(files.csv, disagreementsCsv(report));
+          files = await writeAgreementFiles(report, { json: flags.out, csv: flags.out.replace(/\.json$/i, "") + "-disagreements.csv" });
         }
         await emit(report, flags, files);
         return;

@@ -74,12 +74,6 @@ export function changedSessions(study: StudyContext, state: PipelineState, now: 
 export interface CodedFiles {
   coded: Record<string, string[]>;
   loaded: Set<string>;
-  /**
-   * For a file `coded` does not list (the first per-session run after a full one): the sessions
-   * it names, when something kept says so for the file as it is (study/code-digests.ts:
-   * keptCodesSessions); else the file's text is scanned (sessionsInCodesFile).
-   */
-  known?(codebook: string, coder: string): Promise<string[] | undefined>;
 }
 
 /**
@@ -100,10 +94,8 @@ export function sessionsOnly(study: StudyContext, ids: readonly string[], files:
     const loaded = await part.sessions();
     // The ids inside the files: a session file may be named otherwise.
     const wanted = new Set(loaded.map((s) => s.id));
-    // Not known yet (the first run after a full one): the ids kept with the file's digests, or found by a scan of its text (much cheaper than parsing its records).
-    const known = Object.hasOwn(files.coded, key)
-      ? files.coded[key]
-      : (files.coded[key] = (await files.known?.(codebook, coder)) ?? (await sessionsInCodesFile(codesPath(study.dir, codebook, coder))));
+    // Not known yet (the first run after a full one): found by a scan of the file's text (much cheaper than parsing its records).
+    const known = Object.hasOwn(files.coded, key) ? files.coded[key] : (files.coded[key] = await sessionsInCodesFile(codesPath(study.dir, codebook, coder)));
     if (!known.some((id) => wanted.has(id))) return [];
     const all = await readCodes(study.dir, codebook, coder);
     files.coded[key] = [...new Set(all.map((r) => r.session))].sort();
@@ -143,7 +135,6 @@ export function sessionsOnly(study: StudyContext, ids: readonly string[], files:
  * session after a full one.
  */
 export async function sessionsInCodesFile(path: string): Promise<string[]> {
-  codesScanned.files++;
   let bytes: Buffer;
   try {
     bytes = await readWholeFile(path);
@@ -166,9 +157,6 @@ export async function sessionsInCodesFile(path: string): Promise<string[]> {
   }
   return [...ids].sort();
 }
-
-/** Codes files scanned by sessionsInCodesFile (tests look). */
-export const codesScanned = { files: 0 };
 
 const SESSION_KEY = Buffer.from('"session"');
 const isJsonSpace = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;

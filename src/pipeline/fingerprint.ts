@@ -1,8 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { sameStamp, settledStamp, stamp } from "../util/file-stamp.js";
-import { FileHash, fileHash, hashValue } from "../util/hash.js";
-import { isOwnWrite, knownHash, knownPrefix, noteHash, ownWrites, trustworthy, writtenSince } from "../util/known-bytes.js";
+import { fileHash, hashValue } from "../util/hash.js";
 
 /** `inner` is `outer` or a folder below it (both resolved: "codes2" is not below "codes"). */
 const within = (inner: string, outer: string) => {
@@ -11,7 +10,7 @@ const within = (inner: string, outer: string) => {
 };
 
 /**
- * Content fingerprints of stage inputs. A file's fingerprint is the hash of its bytes (util/hash.ts FileHash), so
+ * Content fingerprints of stage inputs. A file's fingerprint is the sha256 of its bytes, so
  * touching a file without changing it re-runs nothing. Hashing every file of a 100,000-turn
  * study on every run would cost as much as reading it, so hashes are remembered with the
  * file's stamp (size, mtime, ctime and inode, as git's index does: util/file-stamp.ts) and a file
@@ -28,15 +27,12 @@ export type StatCache = Record<string, [number, number, string] | [number, numbe
 export class FileHasher {
   /** Folder listings hashed during this run, by folder; cleared when a stage writes. */
   private folders = new Map<string, Promise<Record<string, string>>>();
-  /** Files actually read to hash them during this run (benchmarks and tests look). */
+  /** Files read to hash them during this run (`colloquy study --json` reports it). */
   filesRead = 0;
   /** What to remember for the next run: the files seen in this one. */
   readonly next: StatCache = {};
   /** Files are stamped several at once but read one at a time: a cold run holds one codes file (tens of MB), not sixteen. */
   private reading: Promise<unknown> = Promise.resolve();
-  /** How many own writes this process had made when each entry of `next` was taken (util/known-bytes.ts). */
-  private takenAt = new Map<string, number>();
-  private readonly started = ownWrites();
 
   constructor(
     private readonly root: string,
@@ -92,57 +88,29 @@ export class FileHasher {
   }
 
   private async file(path: string, key: string): Promise<string> {
-    const count = ownWrites();
-    const info = statSync(path);
-    const now = stamp(info);
+    const now = stamp(statSync(path));
     const known = this.next[key] ?? this.previous[key];
-    // Not an entry taken before this process wrote the file: the stamp can come back with other
-    // bytes (an inode reused, two writes of one size in a clock tick).
-    if (known?.length === 5 && sameStamp(known, now) && !writtenSince(path, this.takenAt.get(key) ?? this.started)) {
+    if (known?.length === 5 && sameStamp(known, now)) {
       this.next[key] = known;
-      this.takenAt.set(key, count);
-      noteHash(path, now, info.size, known[4]);
       return known[4];
     }
-    // A file one of this run's stages just wrote, whose bytes it hashed as it wrote them.
-    const own = isOwnWrite(path, now) ? knownHash(path, now, info.size) : undefined;
-    if (own !== undefined) {
-      this.next[key] = [...now, own];
-      this.takenAt.set(key, count);
-      return own;
-    }
     this.filesRead++;
-    // A file this process only appended to since its hash was known (a codes file the code stage
-    // appended to): hashed from the last whole block of what was known on (util/hash.ts FileHash).
-    const prefix = isOwnWrite(path, now) ? knownPrefix(path, now, (sum) => FileHash.resume(sum.sha256, sum.size) !== undefined) : undefined;
-    const read = this.reading.then(() => fileHash(path, prefix));
+    const read = this.reading.then(() => fileHash(path));
     this.reading = read.catch(() => undefined);
     const hash = await read;
-    // A file one of this run's stages just wrote is trusted at once (util/known-bytes.ts: own
-    // writes); it is saved for later runs only once settled (`remembered`).
-    if (trustworthy(path, info)) {
-      this.next[key] = [...now, hash];
-      this.takenAt.set(key, count);
-      noteHash(path, now, info.size, hash);
-    } else delete this.next[key];
+    this.next[key] = [...now, hash];
     return hash;
   }
 
   /**
    * What to save for the next run (the pipeline state): the entries of `next` whose stamps have
-   * settled by now, while the run still holds the study lock. One of a file written just before
-   * could share its stamp with a write made just after the lock is released.
+   * settled by now (util/file-stamp.ts): a file written just before could change again within
+   * the same timestamp tick and keep its stamp.
    */
   remembered(now = Date.now()): StatCache {
     const out: StatCache = {};
     for (const [key, entry] of Object.entries(this.next)) {
-      if (
-        entry.length === 5 &&
-        settledStamp([entry[0], entry[1], entry[2], entry[3]], now) &&
-        !writtenSince(join(this.root, key), this.takenAt.get(key) ?? this.started)
-      ) {
-        out[key] = entry;
-      }
+      if (entry.length === 5 && settledStamp([entry[0], entry[1], entry[2], entry[3]], now)) out[key] = entry;
     }
     return out;
   }

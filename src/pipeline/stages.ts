@@ -1,10 +1,7 @@
 import { existsSync } from "node:fs";
 import { basename, join, relative } from "node:path";
-import { readFile, stat } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { loadCodebook } from "../coding/codebook/load.js";
-import { codesPath } from "../coding/store.js";
-import { keptCodesSessions } from "../study/code-digests.js";
-import { sameStamp, stamp } from "../util/file-stamp.js";
 import { RULES_CODER_VERSION } from "../coding/rules/index.js";
 import type { ModelCliOptions } from "../llm/config.js";
 import type { CodebookPlan } from "../study/config.js";
@@ -164,25 +161,8 @@ function codingScope(c: StageContext, inputs: CodeInputs): { study: StudyContext
   const only = isForced(c.options, "code") || !perSessionCoding(plans(c)) ? undefined : changedSessions(c.study, c.state, inputs);
   if (!only) return { study: c.study };
   let files = codedFiles.get(c);
-  if (!files)
-    codedFiles.set(c, (files = { coded: { ...c.state.codeInputs?.coded }, loaded: new Set(), known: (codebook, coder) => keptSessionsOf(c, codebook, coder) }));
+  if (!files) codedFiles.set(c, (files = { coded: { ...c.state.codeInputs?.coded }, loaded: new Set() }));
   return { study: sessionsOnly(c.study, only, files), only };
-}
-
-/**
- * The sessions a codes file names, from the digests the analyses kept of it, when they describe
- * the file as it is: as this run hashed it (its sha256 with the stamp the fingerprints
- * remembered), and with that stamp still.
- */
-async function keptSessionsOf(c: StageContext, codebook: string, coder: string): Promise<string[] | undefined> {
-  const path = codesPath(c.study.dir, codebook, coder);
-  const key = relative(c.study.paths.root, path);
-  const hash = (await codesHashes(c))[key];
-  const seen = c.hashes.next[key];
-  if (hash === undefined || seen?.length !== 5 || seen[4] !== hash) return undefined;
-  const now = await stat(path).catch(() => undefined);
-  if (!now || !sameStamp(seen, stamp(now))) return undefined;
-  return keptCodesSessions(c.study.dir, codebook, coder, { size: seen[0], ino: seen[3], sha256: hash });
 }
 
 /** Per pipeline run: what the code stage learned of which sessions each codes file holds (CodeInputs.coded). */

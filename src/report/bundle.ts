@@ -44,9 +44,9 @@ import {
   type SessionPart,
 } from "./shape/parts.js";
 import { buildBalesSet, isBalesLike } from "./shape/bales.js";
-import { buildCompareSet, type CompareShown } from "./shape/compare.js";
+import { buildCompareSet } from "./shape/compare.js";
+import type { CompareReport } from "../analysis/compare/compare.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
-import type { ShapedLines } from "./line-cache.js";
 import { sessionMetrics } from "../analysis/stats/metrics.js";
 import { codedTurns, type CodedTurns } from "../analysis/shared/table.js";
 
@@ -73,12 +73,10 @@ function hints(name: string) {
 /** What the views draw from the analysis files (shaped as each file is read). */
 export interface AnalysisShapes {
   agreement: AgreementSet[];
-  /** Agreement sets given as text instead, spliced into the data file at "agreement" (the build's; `agreement` is then empty). */
-  agreementSpliced?: number;
   topics: TopicsSet | null;
   concepts: ConceptsSet | null;
   /** compare-<codebook>.json by codebook id (its tests and numbers replace the computed ones). */
-  compare: Map<string, AnalysisFile<CompareShown>>;
+  compare: Map<string, AnalysisFile<CompareReport>>;
   files: StudyData["analysis"]["files"];
   /** Problems met shaping them (after the problems met reading them). */
   warnings: string[];
@@ -138,7 +136,7 @@ export function shapeCodebook(
   sessions: Session[],
   base: SessionShapes,
   config: StudyConfig,
-  compareFile: AnalysisFile<CompareShown> | undefined,
+  compareFile: AnalysisFile<CompareReport> | undefined,
   badges: Map<string, SessionBadges>,
 ): CodebookShapes {
   const info = codebookInfo(id, definition, sets);
@@ -177,7 +175,7 @@ function addComparisons(
   definition: Codebook | null,
   base: SessionShapes,
   config: StudyConfig,
-  compareFile: AnalysisFile<CompareShown> | undefined,
+  compareFile: AnalysisFile<CompareReport> | undefined,
   coded: CodedTurns,
   /** Each session's counts, when its part keeps them (parts.ts SessionCounts). */
   counts?: readonly SessionCounts[],
@@ -189,17 +187,13 @@ function addComparisons(
   if (isBalesLike(info)) out.bales.push(buildBalesSet(sessions, set, info, definition?.kind === "nominal" ? definition : null, coded, counts));
 }
 
-/**
- * What the sessions alone give, from each session's part (in session order): the same as
- * shapeSessions, except that participation.sessions is left empty and given as text, for the
- * data file's writer to splice in its place.
- */
-export function shapeSessionParts(parts: readonly SessionPart[], control: string | undefined): { base: SessionShapes; participation: ShapedLines } {
+/** What the sessions alone give, from each session's part (in session order): the same as shapeSessions. */
+export function shapeSessionParts(parts: readonly SessionPart[], control: string | undefined): SessionShapes {
   const speakers = mergeSpeakers(parts);
   const index = new Map(speakers.map((s, i) => [s.key, i]));
   const members = speakers.filter((s) => s.kind !== "system").map((s) => s.key);
   const pooling = parts.map((p) => p.pooling);
-  const base: SessionShapes = {
+  return {
     summaries: parts.map((p) => p.summary),
     overview: mergeOverview(parts.map((p) => p.overview)),
     speakers,
@@ -215,12 +209,11 @@ export function shapeSessionParts(parts: readonly SessionPart[], control: string
       speakers: cellSpeakers(p, index),
     })),
     participation: {
-      sessions: [],
+      sessions: parts.map((p) => p.participation),
       follows: buildFollows(pooling, members),
       speakers: buildSpeakerParticipation(pooling, members),
     },
   };
-  return { base, participation: { path: "participation.sessions", texts: parts.map((p) => p.participationJson), entries: parts.length } };
 }
 
 /** A session's sequence cells' speakers as indexes into the study's speakers (looked up once per speaker, not per cell). */
@@ -245,7 +238,7 @@ export function shapeCodebookParts(
   parts: readonly CodebookSessionPart[],
   base: SessionShapes,
   config: StudyConfig,
-  compareFile: AnalysisFile<CompareShown> | undefined,
+  compareFile: AnalysisFile<CompareReport> | undefined,
 ): CodebookShapes {
   const out: CodebookShapes = { info, facts, distributions: [], sequences: [], compare: [], bales: [], styles: [] };
   sets.forEach((set, k) => {
@@ -288,7 +281,7 @@ export function finishBundle(
   if (compareEmpty) empty.compare ??= compareEmpty;
   if (scales.length === 0) empty.style ??= h.scales;
   if (bales.length === 0) empty.bales ??= h.bales;
-  if (analysis.agreement.length + (analysis.agreementSpliced ?? 0) === 0) empty.agreement = h.agreement;
+  if (analysis.agreement.length === 0) empty.agreement = h.agreement;
   if (!analysis.topics && !analysis.concepts) empty.topics = `${h.topics} ${h.concepts}`;
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,

@@ -1,14 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
+import { readFile } from "node:fs/promises";
 import { parseArtifact, STUDY_FOLDERS, type Artifact } from "../study/artifacts.js";
-import { parseArtifactLines, parseArtifactPart, partSchemas, type ArtifactPart } from "../study/artifact-part.js";
-import type { LineCache, LineShaper, ShapedLine, ShapedLines, WholeShaper } from "./line-cache.js";
-import { createHash } from "node:crypto";
-import { jsonMembers } from "../util/json-spans.js";
-import { sha256 } from "../util/hash.js";
-import { readWholeFile } from "../util/fs.js";
-import { writtenLines } from "../util/written-lines.js";
-import type { SplitLineArray } from "../util/json-layout.js";
 import {
   agreementAnalysis,
   analyses,
@@ -157,18 +150,6 @@ export interface AnalysisEntry {
   file: string;
   params: string[];
   value: unknown;
-  /** For a file read by its lines (readAnalysisFiles' `lines`): its array's entries, shaped as text; `value` lacks that member. */
-  shaped?: ShapedLines;
-  /** For a file shaped whole (LineReading `wholes`): its entries as text; `value` may hold its provenance alone. */
-  shapedWhole?: ShapedLine;
-}
-
-/** How the build reads some analysis files by their lines: a shaper per analysis, and what earlier builds made of each line. */
-export interface LineReading {
-  shapers: ReadonlyMap<AnalysisDescriptor<unknown>, LineShaper>;
-  /** Analyses whose files are shaped whole, and kept so by their bytes but their provenance. */
-  wholes?: ReadonlyMap<AnalysisDescriptor<unknown>, WholeShaper>;
-  cache: LineCache;
 }
 
 /** File `entry` under its analysis in `out` (its value was validated with that analysis's schema). */
@@ -187,15 +168,9 @@ export function keepAnalysis(out: AnalysisArtifacts, entry: AnalysisEntry): void
  * `analyses`), in file name order, and validate it with its schema; `visit` gets each valid one.
  * Other files (CSV tables, the study report, a researcher's own notes) are left alone. One file
  * is held at a time: a visitor that keeps only what it needs (the dashboard's build) never holds
- * every file at once. With `shown`, a result whose descriptor says what the dashboard shows of it
- * (`shown`) is read only that far: its value then holds those members (and fields) alone.
+ * every file at once.
  */
-export async function readAnalysisFiles(
-  root: string,
-  warnings: string[],
-  visit: (entry: AnalysisEntry) => void,
-  options: { shown?: boolean; lines?: LineReading } = {},
-): Promise<void> {
+export async function readAnalysisFiles(root: string, warnings: string[], visit: (entry: AnalysisEntry) => void): Promise<void> {
   const dir = join(root, STUDY_FOLDERS.analysis);
   let names: string[] = [];
   try {
@@ -207,46 +182,12 @@ export async function readAnalysisFiles(
     const analysis = analyses.find((d) => d.result.match(file));
     if (!analysis) continue;
     const params = analysis.result.match(file)!;
-    const result = analysis.result as Artifact<string[], unknown>;
-    const part = options.shown ? analysis.shown : undefined;
-    // A part its schema lacks, or a shaper of an array the part does not read entry by entry, is a
-    // mistake in the code: thrown, not reported as a broken file.
-    if (part) partSchemas(result, part);
-    const shaper = part && options.lines?.shapers.get(analysis as AnalysisDescriptor<unknown>);
-    if (shaper && !part.fields?.[shaper.member]) throw new Error(`${analysis.id}: its shown part does not read "${shaper.member}" entry by entry`);
-    // A file this run's stage wrote by its lines and handed over (util/written-lines.ts) is taken as written.
-    const handed = shaper && (await writtenLines(join(dir, file), shaper.member));
-    const byHand = handed && readByLines(analysis as AnalysisDescriptor<unknown>, handed.split, part, shaper, options.lines!.cache, handed.sha256);
-    if (byHand) {
-      visit({ analysis: analysis as AnalysisDescriptor<unknown>, file, params, value: byHand.value, shaped: byHand.shaped });
-      continue;
-    }
-    let bytes: Buffer | undefined;
     let read;
     try {
-      bytes = await readWholeFile(join(dir, file));
+      read = parseArtifact(analysis.result as Artifact<string[], unknown>, await readFile(join(dir, file), "utf8"));
     } catch (error) {
       read = { status: "invalid" as const, problem: `not readable (${errorMessage(error)})` };
     }
-    const whole = part && options.lines?.wholes?.get(analysis as AnalysisDescriptor<unknown>);
-    const shapedWhole = bytes && whole && readWhole(analysis as AnalysisDescriptor<unknown>, file, bytes, part, whole, options.lines!.cache);
-    if (shapedWhole) {
-      visit({ analysis: analysis as AnalysisDescriptor<unknown>, file, params, ...shapedWhole });
-      continue;
-    }
-    if (bytes) {
-      const byLines = shaper && readByLines(analysis as AnalysisDescriptor<unknown>, bytes, part, shaper, options.lines!.cache);
-      if (byLines) {
-        visit({ analysis: analysis as AnalysisDescriptor<unknown>, file, params, value: byLines.value, shaped: byLines.shaped });
-        continue;
-      }
-      try {
-        read = part ? parseArtifactPart(result, bytes, part) : parseArtifact(result, bytes.toString("utf8"));
-      } catch (error) {
-        read = { status: "invalid" as const, problem: `not readable (${errorMessage(error)})` };
-      }
-    }
-    if (!read) continue;
     if (read.status === "invalid")
       warnings.push(
         `${analysis.result.relative(...params)}: ${read.problem} (${analysis.title} left out); re-run \`colloquy ${analysis.stage}\` to refresh it`,
@@ -254,76 +195,6 @@ export async function readAnalysisFiles(
     if (read.status !== "ok") continue;
     visit({ analysis: analysis as AnalysisDescriptor<unknown>, file, params, value: read.value });
   }
-}
-
-/**
- * A `shown` part of an analysis file whose array the shaper takes is written one entry per line:
- * the other members read and checked, and each line's entries as text, from the cache when an
- * earlier build met the same line (its bytes, under the same code), else read, checked and shaped
- * now. Undefined when the file is not laid out so, or any of it is not valid: parseArtifactPart
- * then reads it whole and names the problem as it always has.
- */
-function readByLines(
-  analysis: AnalysisDescriptor<unknown>,
-  source: Buffer | SplitLineArray,
-  part: ArtifactPart,
-  shaper: LineShaper,
-  cache: LineCache,
-  /** Each line's sha256, as its writer kept it (else hashed here). */
-  hashes?: readonly string[],
-) {
-  const lines = parseArtifactLines(analysis.result, source, part, shaper.member);
-  if (!lines || (hashes && hashes.length !== lines.lines.length)) return undefined;
-  const shaped: ShapedLines = { path: shaper.path, texts: [], entries: 0 };
-  for (const [i, line] of lines.lines.entries()) {
-    const key = `${analysis.id} ${hashes?.[i] ?? sha256(line)}`;
-    let entry = cache.get(key);
-    if (!entry) {
-      const read = lines.read(i);
-      if (!read) return undefined;
-      cache.set(key, (entry = shaper.shape(read.value)));
-    }
-    shaped.texts.push(entry.text);
-    shaped.entries += entry.entries;
-  }
-  return { value: lines.value, shaped };
-}
-
-/**
- * A file the build shapes whole: its entries from the cache when an earlier build shaped a file of
- * that name whose `shown` members other than its provenance (when and from how many records it
- * was made) had the same bytes, under the same code; only its provenance is then read and checked.
- * An agreement file is written again by every run that adds a session, with the same sets when no
- * human codes were added: reading, checking and shaping it took 90 ms at 100,000 turns. Else its
- * shown part is read, checked and shaped now. Undefined when the file is not valid or has nothing
- * to draw: the caller reads it as it always has, and names the problem.
- */
-function readWhole(analysis: AnalysisDescriptor<unknown>, file: string, bytes: Buffer, part: ArtifactPart, shaper: WholeShaper, cache: LineCache) {
-  const result = analysis.result as Artifact<string[], unknown>;
-  let spans;
-  try {
-    spans = jsonMembers(bytes, undefined, { wanted: new Set(part.members) });
-  } catch {
-    return undefined;
-  }
-  const hash = createHash("sha256").update(JSON.stringify(file));
-  for (const member of part.members) {
-    const span = spans.get(member);
-    if (member !== "provenance") hash.update(`\u0000${member}\u0000`).update(span ? bytes.subarray(span.start, span.end) : "-");
-  }
-  const key = `${analysis.id} whole ${hash.digest("hex")}`;
-  const known = cache.get(key);
-  const read = parseArtifactPart(result, bytes, known ? { members: ["provenance"] } : part);
-  if (read.status !== "ok") return undefined;
-  if (known) return { value: read.value, shapedWhole: known };
-  let shaped: ShapedLine;
-  try {
-    shaped = shaper.shape(file, read.value);
-  } catch {
-    return undefined;
-  }
-  cache.set(key, shaped);
-  return { value: read.value, shapedWhole: shaped };
 }
 
 /** "re-run `colloquy agree` to refresh it": the hint of a file that could not be used. */

@@ -4,8 +4,6 @@ import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { writeChunks, writeFileAtomic } from "../util/fs.js";
 import { sha256 } from "../util/hash.js";
-import { cutAtArrays } from "../util/json-layout.js";
-import type { ShapedLines } from "./line-cache.js";
 import type { ReportBundle, SessionChunk } from "./types.js";
 import { webAssets } from "./webbundle.js";
 
@@ -98,59 +96,12 @@ function whole(path: string, bytes: number): boolean {
   }
 }
 
-const OPEN = Buffer.from("[");
-const COMMA = Buffer.from(",");
-const CLOSE = Buffer.from("]");
-
-/** An array's entries from their texts (`[`, the non-empty texts joined by commas, `]`): what JSON.stringify makes of the entries. */
-function arrayChunks(texts: readonly Uint8Array[]): Uint8Array[] {
-  const chunks: Uint8Array[] = [OPEN];
-  let first = true;
-  for (const text of texts) {
-    if (text.length === 0) continue;
-    if (!first) chunks.push(COMMA);
-    chunks.push(text);
-    first = false;
-  }
-  chunks.push(CLOSE);
-  return chunks;
-}
-
-/**
- * JSON.stringify of a top-level member of the bundle in UTF-8, with the arrays `spliced` gives
- * at it ("agreement") or under it ("concepts.firstMentions"), each left empty in the bundle,
- * written from their texts: the same bytes as stringifying the entries, which the build then
- * never had to make as objects.
- */
-function memberBytes(key: string, value: unknown, spliced: readonly ShapedLines[]): Uint8Array[] | undefined {
-  const whole = spliced.filter((s) => s.path === key);
-  if (whole.length > 0) {
-    if (!Array.isArray(value) || value.length > 0) throw new Error(`the bundle's ${key} must be an empty array to splice its texts in`);
-    return arrayChunks(whole.flatMap((s) => s.texts));
-  }
-  const mine = spliced.filter((s) => s.path.startsWith(`${key}.`));
-  if (mine.length === 0) {
-    const text = JSON.stringify(value);
-    return text === undefined ? undefined : [Buffer.from(text)];
-  }
-  const members = mine.map((s) => s.path.slice(key.length + 1));
-  for (const [i, member] of members.entries()) {
-    const at = (value as Record<string, unknown>)[member];
-    if (!Array.isArray(at) || at.length > 0) throw new Error(`the bundle's ${mine[i].path} must be an empty array to splice its texts in`);
-  }
-  const cut = cutAtArrays(value as object, members, (v) => JSON.stringify(v));
-  if (!cut) throw new Error(`cannot find where to splice the arrays of the bundle's ${key}`);
-  const chunks: Uint8Array[] = [Buffer.from(cut.pieces[0])];
-  cut.order.forEach((i, k) => chunks.push(...arrayChunks(mine[i].texts), Buffer.from(cut.pieces[k + 1])));
-  return chunks;
-}
-
 /**
  * Write the bundle as data.<hash>.json, one top-level member at a time (the same bytes as one
  * JSON.stringify of it, without ever holding the whole text: at 100,000 turns it is ~14 MB), to
  * a temp file renamed once its hash, and so its name, is known.
  */
-async function writeDataFile(dir: string, bundle: ReportBundle, spliced: readonly ShapedLines[]): Promise<{ name: string; bytes: number }> {
+async function writeDataFile(dir: string, bundle: ReportBundle): Promise<{ name: string; bytes: number }> {
   const temp = join(dir, `.data.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   const hash = createHash("sha256");
   let bytes = 0;
@@ -164,18 +115,11 @@ async function writeDataFile(dir: string, bundle: ReportBundle, spliced: readonl
       await writeChunks(handle, chunks);
     };
     let first = true;
-    // Every spliced array at a member the bundle has (an array), or under one (a plain object).
-    for (const s of spliced) {
-      const member = (bundle as unknown as Record<string, unknown>)[s.path.split(".")[0]];
-      const nested = s.path.includes(".");
-      if (member === null || typeof member !== "object" || Array.isArray(member) === nested)
-        throw new Error(`the bundle has no ${nested ? "object" : "array"} to splice ${s.path} in`);
-    }
     for (const [key, value] of Object.entries(bundle)) {
-      const member = memberBytes(key, value, spliced);
+      const member = JSON.stringify(value);
       // JSON.stringify leaves out members whose value is undefined: so does this.
       if (member === undefined) continue;
-      await put([Buffer.from(`${first ? "{" : ","}${JSON.stringify(key)}:`), ...member]);
+      await put([Buffer.from(`${first ? "{" : ","}${JSON.stringify(key)}:${member}`)]);
       first = false;
     }
     await put([Buffer.from(first ? "{}" : "}")]);
@@ -199,11 +143,8 @@ export interface SiteWriter {
    * there whole (`bytes` long); false when it is not, and the caller must write the chunk.
    */
   keep(id: string, file: string, bytes: number): Promise<boolean>;
-  /**
-   * Write the data bundle (sessions pointing at their chunks), the app and index.html; remove stale
-   * files. `spliced`: arrays of the bundle given as text (each left empty in `bundle`), written in their place.
-   */
-  finish(bundle: ReportBundle, spliced?: readonly ShapedLines[]): Promise<SiteResult>;
+  /** Write the data bundle (sessions pointing at their chunks), the app and index.html; remove stale files. */
+  finish(bundle: ReportBundle): Promise<SiteResult>;
 }
 
 /**
@@ -239,13 +180,13 @@ export async function openSite(dir: string): Promise<SiteWriter> {
       chunkBytes += bytes;
       return true;
     },
-    async finish(bundle, spliced = []) {
+    async finish(bundle) {
       const assets = await webAssets();
       const finalBundle: ReportBundle = {
         ...bundle,
         sessions: bundle.sessions.map((s) => ({ ...s, chunk: chunkNames.get(s.id) ?? s.chunk })),
       };
-      const { name: data, bytes: dataBytes } = await writeDataFile(dir, finalBundle, spliced);
+      const { name: data, bytes: dataBytes } = await writeDataFile(dir, finalBundle);
       keep.add(data);
       const js = `app.${hashOf(assets.js)}.js`;
       const css = `app.${hashOf(assets.css)}.css`;

@@ -1,7 +1,6 @@
 import { buildSite, type BuildResult } from "../report/build.js";
 import { readCodes } from "../coding/store.js";
 import { currentCodes, type StudyReader } from "../study/reader.js";
-import { codeDigests } from "../study/code-digests.js";
 import type { StageEffects, StudyContext } from "./context.js";
 
 /** The build stage: the static dashboard site (default <study>/site). */
@@ -21,7 +20,6 @@ export async function runBuild(context: StudyContext, options: BuildStageOptions
     ? {
         sessions: () => context.sessions(),
         codes: async (codebook, coder) => currentCodes(await readCodes(context.dir, codebook, coder), await context.sessions()),
-        codeDigests: async (codebook, coder) => codeDigests(context.dir, codebook, coder, await context.sessions()),
       }
     : context;
   // Warnings (unreadable analysis files, unknown codebooks) go through the effects, once.

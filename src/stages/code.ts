@@ -2,7 +2,8 @@ import { loadCodebook } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import { createLearnedCoder, type LearnedCoder } from "../coding/learned/coder.js";
 import { createExamplePicker, type ExamplePicker } from "../coding/llm/examples.js";
-import { loadLexiconAnswers, saveLexiconAnswers } from "../coding/rules/lexicon-store.js";
+import { imperativeAnswers } from "../coding/rules/text.js";
+import { keepAnswers } from "../study/memo.js";
 import { dryRunCoding, runCodingJob, type CodingSummary, type DryRun } from "../coding/job.js";
 import type { ContextWindow } from "../coding/llm/prompt.js";
 import type { LlmClient } from "../llm/client.js";
@@ -233,7 +234,7 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
   }
   // The rules coder's lexicon lookups of earlier runs: compromise loads only for words never asked.
   const rules = specs.some((s) => s.coder === "rules") && !options.dryRun;
-  if (rules) await loadLexiconAnswers(context.dir);
+  const saveAnswers = rules ? await keepAnswers(context.dir, "rules-lexicon", [imperativeAnswers()]) : undefined;
   try {
     for (const [i, spec] of specs.entries()) {
       const job = {
@@ -289,7 +290,7 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
   } finally {
     if (!options.dryRun) context.changed("codes");
   }
-  if (rules) await saveLexiconAnswers(context.dir);
+  await saveAnswers?.();
   return summary;
 }
 

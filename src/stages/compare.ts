@@ -1,9 +1,6 @@
-import { compareConditions, type CompareOptions, type CompareReport, type CompareSessionPart } from "../analysis/compare/compare.js";
-import { joinInputsDigests } from "../analysis/compare/session-parts.js";
-import { knownLabels, type CodedSession } from "../analysis/shared/table.js";
-import { memoNote, openSessionMemo } from "../study/session-memo.js";
-import { loadCodedStudy } from "../analysis/compare/load.js";
-import { writeCompareReport } from "../analysis/compare/output.js";
+import { compareConditions, type CompareOptions, type CompareReport } from "../analysis/compare/compare.js";
+import { loadCodedStudy } from "./coded.js";
+import { writeCompareReport } from "./analysis-files.js";
 import { CliError } from "../util/errors.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
@@ -34,10 +31,7 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   const config = context.config.compare;
   const selection = selectionOf(options.selection);
   const reader = selectedContext(context, selection);
-  // The whole study's join is kept per session between runs; a selection is joined afresh.
-  const loaded = await loadCodedStudy(context.dir, options.codebook ?? "bales-ipa", options.coder, await reader.sessions(), reader, {
-    incremental: !selection,
-  });
+  const loaded = await loadCodedStudy(context.dir, options.codebook ?? "bales-ipa", options.coder, reader);
   if (selection && loaded.data.codedTurns === 0) {
     throw new CliError(`${loaded.coder} coded no turn of ${describeSelection(selection)} under codebook "${loaded.codebook.id}"; there is nothing to compare`);
   }
@@ -46,45 +40,25 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   const design = resolveDesign(await context.sessions(), { flag: options.design, config: config.design });
   const collapse = options.collapse ?? config.collapse;
   const drop = options.drop ?? config.drop;
-  // What each session contributes (its members' counts per code, before collapse and drop, its
-  // codes outside the codebook numbered on their own) depends on its turns, its records' codes (the
-  // digests the join took) and the codebook's labels: kept per session, the tables and tests are
-  // recombined from all sessions' parts. Neither the mapping nor another session's unknown code
-  // makes a part out of date.
-  const digests = joinInputsDigests(loaded.data);
-  const memo = digests
-    ? await openSessionMemo<CompareSessionPart>(context.dir, ["compare", loaded.codebook.id, loaded.coder], {
-        labels: loaded.data.labels.slice(0, knownLabels(loaded.data)),
-      })
-    : undefined;
-  const part =
-    memo && digests
-      ? (cs: CodedSession, compute: () => CompareSessionPart) => memo.get(cs.session.id, cs.session, compute, digests.get(cs.session.id))
-      : undefined;
-  const result = compareConditions(
-    loaded.data,
-    {
-      control: options.control ?? config.control,
-      collapse,
-      drop,
-      conditionGroups: options.conditionGroups ?? config.conditionGroups,
-      normaliseByRuns: options.normaliseByRuns ?? config.normaliseByRuns,
-      design: design.design,
-      designOrigin: design,
-      unit: options.unit ?? config.unit,
-      measure: options.measure,
-      pairBy: options.pairBy,
-      holm: options.holm ?? config.holm,
-      where: {
-        collapse: src("--collapse", "collapse", options.collapse),
-        drop: src("--drop", "drop", options.drop),
-        groups: src("--group", "conditionGroups", options.conditionGroups),
-        control: src("--control", "control", options.control),
-      },
+  const result = compareConditions(loaded.data, {
+    control: options.control ?? config.control,
+    collapse,
+    drop,
+    conditionGroups: options.conditionGroups ?? config.conditionGroups,
+    normaliseByRuns: options.normaliseByRuns ?? config.normaliseByRuns,
+    design: design.design,
+    designOrigin: design,
+    unit: options.unit ?? config.unit,
+    measure: options.measure,
+    pairBy: options.pairBy,
+    holm: options.holm ?? config.holm,
+    where: {
+      collapse: src("--collapse", "collapse", options.collapse),
+      drop: src("--drop", "drop", options.drop),
+      groups: src("--group", "conditionGroups", options.conditionGroups),
+      control: src("--control", "control", options.control),
     },
-    part,
-  );
-  await memo?.save();
+  });
   for (const v of loaded.otherVersions) {
     result.notes.push(
       `${v.records} code records were made with codebook version ${v.version}, not ${loaded.codebook.version}; recode them if definitions changed`,
@@ -109,8 +83,6 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   const files = await writeCompareReport(context.dir, report);
   // The file now describes part of the study: the next `colloquy study` computes it whole again.
   if (selection) await forgetStage(context.dir, "compare");
-  effects.log(
-    `compare: ${loaded.codebook.id} (${loaded.coder}), ${loaded.sessions.length} session(s)${memo ? memoNote(memo) : ""}; design ${result.design!.description}, ${design.reason}`,
-  );
+  effects.log(`compare: ${loaded.codebook.id} (${loaded.coder}), ${loaded.sessions.length} session(s); design ${result.design!.description}, ${design.reason}`);
   return { report, files };
 }

@@ -1,10 +1,11 @@
 import { createConceptExtractor } from "../analysis/concepts/extract.js";
 import { emptyLexicon, loadLexicon } from "../analysis/concepts/lexicon.js";
-import { buildConceptsParts, conceptsReportOf, writeConceptsParts, type ConceptsReport, type SessionConceptsPart } from "../analysis/concepts/report.js";
+import { conceptsReport, type ConceptsReport } from "../analysis/concepts/report.js";
+import { analyseSessionConcepts, type SessionConcepts } from "../analysis/concepts/measures.js";
 import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
-import { loadWordClasses, saveWordClasses } from "../analysis/concepts/word-store.js";
-import { loadMeanIntervals, saveMeanIntervals } from "../analysis/concepts/interval-store.js";
-import { memoNote, openSessionMemo } from "../study/session-memo.js";
+import { learntWords } from "../analysis/concepts/tagger.js";
+import { writeConceptsReport } from "./analysis-files.js";
+import { keepAnswers, memoNote, openMemo, sessionHash } from "../study/memo.js";
 import { CliError } from "../util/errors.js";
 import { conceptsLexiconPath } from "./concepts-lexicon.js";
 import type { StageEffects, StudyContext } from "./context.js";
@@ -37,25 +38,28 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   if (sessions.length === 0)
     throw new CliError(`${context.paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${context.dir}\``);
   checkSelection(sessions, speakers);
-  const memo = await openSessionMemo<SessionConceptsPart>(context.dir, "concepts", {
+  const memo = await openMemo<SessionConcepts>(context.dir, "concepts", {
     terms: lexicon.terms,
     ignore: [...lexicon.ignore].sort(),
     speakers,
     rateBasis,
   });
-  // With earlier runs' answers, compromise is loaded only when a session has a word not seen before.
-  await loadWordClasses(context.dir);
-  await loadMeanIntervals(context.dir, "concepts");
-  const parts = buildConceptsParts(
-    sessions,
-    createConceptExtractor(lexicon),
-    { speakers, rateBasis, compare: studyCompareOptions(context.config, sessions) },
-    memo,
-  );
-  const files = await writeConceptsParts(context.paths.analysis, parts);
+  const saveWords = await keepWordClasses(context.dir);
+  const extractor = createConceptExtractor(lexicon);
+  const analysis = { speakers, rateBasis, compare: studyCompareOptions(context.config, sessions) };
+  // Learn the new sessions' vocabulary in batches first (as bench/concepts.ts measures it).
+  extractor.prepare(sessions.filter((s) => !memo.has(s.id, sessionHash(s))).flatMap((s) => s.turns.map((t) => t.text)));
+  const results = sessions.map((s) => memo.get(s.id, sessionHash(s), () => analyseSessionConcepts(s, extractor, analysis)));
+  const report = conceptsReport(results, extractor, analysis);
+  const files = await writeConceptsReport(context.dir, report);
   await memo.save();
-  await saveWordClasses(context.dir);
-  await saveMeanIntervals(context.dir, "concepts");
+  await saveWords();
   effects.log(`concepts: ${sessions.length} session(s)${memoNote(memo)}`);
-  return { report: conceptsReportOf(parts), files, speakers, rateBasis };
+  return { report, files, speakers, rateBasis };
+}
+
+/** The tagger's word classes of earlier runs: with them, compromise loads only when a session has a word not seen before. */
+export function keepWordClasses(study: string): Promise<() => Promise<void>> {
+  const { classes, singulars } = learntWords();
+  return keepAnswers(study, "word-classes", [classes, singulars]);
 }

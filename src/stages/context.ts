@@ -5,7 +5,6 @@ import { resolveModelConfig, type ModelCliOptions } from "../llm/config.js";
 import type { StudyConfig } from "../study/config.js";
 import { loadSessions, loadStudyConfig, studyPaths, type StudyPaths } from "../study/study.js";
 import { currentCodes, type StudyReader } from "../study/reader.js";
-import { codeDigests, digestsOf, type CodeDigests } from "../study/code-digests.js";
 import type { Session } from "../transcript/schema.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
 
@@ -53,7 +52,6 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
   let sessions: Promise<Session[]> | undefined;
   let coders: Promise<Record<string, string[]>> | undefined;
   const codes = new Map<string, Promise<CodeRecord[]>>();
-  const digests = new Map<string, Promise<CodeDigests>>();
   const context: StudyContext = {
     dir,
     paths: studyPaths(dir),
@@ -71,26 +69,10 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
       }
       return records;
     },
-    codeDigests(codebook, coder) {
-      const key = `${codebook}\u0000${coder}`;
-      let made = digests.get(key);
-      if (!made) {
-        // Records this run already holds give their digests without reading; else the kept digests are brought up to date.
-        // Made once per context, as the records are: compare and stats of one run then share one join of them.
-        const loaded = codes.get(key);
-        made = context
-          .sessions()
-          .then(async (sessions) => (loaded ? digestsOf(await loaded, sessions) : codeDigests(dir, codebook, coder, sessions)))
-          .catch((error) => (digests.delete(key), Promise.reject(error)));
-        digests.set(key, made);
-      }
-      return made;
-    },
     model: (overrides, effects) => factory(context, overrides, effects),
     changed(what) {
       if (what === "sessions") sessions = undefined;
       codes.clear();
-      digests.clear();
       coders = undefined;
     },
   };

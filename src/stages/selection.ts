@@ -82,8 +82,6 @@ export function selectedContext(context: StudyContext, selection: SessionSelecti
       const { ids } = await select();
       return (await context.codes(codebook, coder)).filter((r) => ids.has(r.session));
     },
-    // The whole study's digests (versions, facts, sessions) are not the selection's.
-    codeDigests: undefined,
     changed(what) {
       chosen = undefined;
       context.changed(what);

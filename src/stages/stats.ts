@@ -1,10 +1,8 @@
-import { loadCodedStudy, type LoadedCodes } from "../analysis/compare/load.js";
-import type { StatsReport } from "../analysis/stats/report.js";
-import { buildStatsParts, sessionMetricsPart, statsReportOf, writeStatsParts, type SessionMetricsPart, type StatsCodesPart } from "../analysis/stats/parts.js";
-import { joinInputsDigests } from "../analysis/compare/session-parts.js";
-import { memoNote, openSessionMemo } from "../study/session-memo.js";
-import { knownLabels, type CodedSession } from "../analysis/shared/table.js";
-import type { StatsFiles } from "../analysis/stats/output.js";
+import { loadCodedStudy, type LoadedCodes } from "./coded.js";
+import { buildStats, type StatsReport } from "../analysis/stats/report.js";
+import { sessionMetrics, type SessionMetrics } from "../analysis/stats/metrics.js";
+import { memoNote, openMemo, sessionHash } from "../study/memo.js";
+import { writeStatsReport, type StatsFiles } from "./analysis-files.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
 import { forgetStage } from "../pipeline/state.js";
@@ -42,37 +40,17 @@ export async function runStats(whole: StudyContext, options: StatsStageOptions, 
     );
     effects.warn(notes[0]);
   } else {
-    loaded = await loadCodedStudy(context.dir, codebook, options.coder, sessions, context, { incremental: !selection });
+    loaded = await loadCodedStudy(context.dir, codebook, options.coder, context);
   }
-  // Each session's metrics, and its text in stats.json and the tables, depend on its turns only:
-  // kept per session (.cache/memo/stats-metrics.v8), so adding a session measures that session;
-  // the summaries over sessions are always recomputed. A selection is measured afresh (saving its
-  // entries would drop the other sessions').
-  const memo = selection ? undefined : await openSessionMemo<SessionMetricsPart>(context.dir, "stats-metrics", {});
-  const measure = memo ? (s: (typeof sessions)[number]) => memo.get(s.id, s, () => sessionMetricsPart(s)) : sessionMetricsPart;
-  // Each session's Bales and sequence counts and entries depend on its turns and its records'
-  // codes (the digests the join took) under the codebook, its codes outside the codebook numbered
-  // on their own (another session's unknown code leaves them valid): kept per session too.
-  const digests = loaded && joinInputsDigests(loaded.data);
-  const codesMemo =
-    loaded && digests
-      ? await openSessionMemo<StatsCodesPart>(context.dir, ["stats-codes", loaded.codebook.id, loaded.coder], {
-          labels: loaded.data.labels.slice(0, knownLabels(loaded.data)),
-          codebook: loaded.codebook,
-        })
-      : undefined;
-  const part =
-    codesMemo && digests
-      ? (cs: CodedSession, compute: () => StatsCodesPart) => codesMemo.get(cs.session.id, cs.session, compute, digests.get(cs.session.id))
-      : undefined;
-  const parts = buildStatsParts(sessions, loaded && { data: loaded.data, codebook: loaded.codebook, coder: loaded.coder, part }, measure);
+  // Each session's metrics depend on its turns only: kept per session in the study's memo, so
+  // adding a session measures that session; everything over sessions is computed again. A
+  // selection is measured afresh (saving its entries would drop the other sessions').
+  const memo = selection ? undefined : await openMemo<SessionMetrics>(context.dir, "stats-metrics", {});
+  const measure = memo ? (s: (typeof sessions)[number]) => memo.get(s.id, sessionHash(s), () => sessionMetrics(s)) : sessionMetrics;
+  const result = buildStats(sessions, loaded && { data: loaded.data, codebook: loaded.codebook, coder: loaded.coder }, measure);
   await memo?.save();
-  await codesMemo?.save();
-  // The codes' note only when some were reused: "(n analysed, m reused from .cache/memo)".
-  const codesNote = codesMemo ? memoNote(codesMemo) : "";
-  if (memo)
-    effects.log(`stats: ${sessions.length} session(s)${memoNote(memo)}${codesNote && `; ${loaded!.codebook.id} codes of ${loaded!.coder}${codesNote}`}`);
-  const reportNotes = parts.pooled.notes;
+  if (memo) effects.log(`stats: ${sessions.length} session(s)${memoNote(memo)}`);
+  const reportNotes = result.notes;
   reportNotes.push(...notes);
   if (selection) reportNotes.unshift(`computed on part of the study: ${describeSelection(selection)} (${sessions.length} session(s))`);
   for (const v of loaded?.otherVersions ?? []) {
@@ -87,16 +65,9 @@ export async function runStats(whole: StudyContext, options: StatsStageOptions, 
     ...(selection ? { selection: { ...selection, selectedSessions: sessions.map((s) => s.id) } } : {}),
     ...(loaded ? { codebook: { id: loaded.codebook.id, version: loaded.codebook.version }, coder: loaded.coder } : {}),
   });
-  const files = await writeStatsParts(context.dir, reportProvenance, parts);
+  const report: StatsReport = { provenance: reportProvenance, ...result };
+  const files = await writeStatsReport(context.dir, report);
   // The file now describes part of the study: the next `colloquy study` computes it whole again.
   if (selection) await forgetStage(context.dir, "stats");
-  // The report's per-session entries are parsed from their lines only when it is read (the stats
-  // command prints it; the study pipeline, which only writes the files, never pays for it).
-  let report: StatsReport | undefined;
-  return {
-    get report() {
-      return (report ??= statsReportOf(reportProvenance, parts));
-    },
-    files,
-  };
+  return { report, files };
 }

@@ -1,19 +1,9 @@
 import { createConceptExtractor } from "../analysis/concepts/extract.js";
 import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
-import {
-  buildRulesTopicsParts,
-  buildTopicsReport,
-  readTopicsReport,
-  summariseTopics,
-  topicsReportOf,
-  writeTopicsParts,
-  writeTopicsReport,
-  type TopicsReport,
-  type TreePart,
-} from "../analysis/topics/report.js";
-import { loadWordClasses, saveWordClasses } from "../analysis/concepts/word-store.js";
-import { loadMeanIntervals, saveMeanIntervals } from "../analysis/concepts/interval-store.js";
-import { memoNote, openSessionMemo } from "../study/session-memo.js";
+import { buildTopicsReport, rulesSessionTrees, summariseTopics, topicsReport, type TopicsReport, type TreeResult } from "../analysis/topics/report.js";
+import { memoNote, openMemo, sessionHash } from "../study/memo.js";
+import { keepWordClasses } from "./concepts.js";
+import { readTopicsReport, writeTopicsReport } from "./analysis-files.js";
 import { applyReviews, readReviewFiles, REVIEW_CODEBOOK, reviewCsv } from "../analysis/topics/review.js";
 import { readCodes, replaceCodes } from "../coding/store.js";
 import type { CodeRecord } from "../coding/records.js";
@@ -79,30 +69,24 @@ export async function runTopics(context: StudyContext, options: TopicsStageOptio
     if (options.answers) model = batchAnsweredModel(model, options.answers);
   }
   const scope = options.scope ?? config.topics.scope ?? "session";
-  const memo = coder === "rules" ? await openSessionMemo<TreePart[]>(context.dir, "topics-rules", { scope, speakers }) : undefined;
-  // The rules coder tags words: with earlier runs' answers compromise loads only for new words.
-  if (memo) await loadWordClasses(context.dir);
-  await loadMeanIntervals(context.dir, "topics");
+  // The rules coder's trees are kept per session in the study's memo; the LLM's are made whole (its replies are cached).
+  const memo = coder === "rules" ? await openMemo<TreeResult[]>(context.dir, "topics-rules", { scope, speakers }) : undefined;
   let report: TopicsReport;
-  let file: string;
-  let trees: number;
   if (memo) {
-    const parts = buildRulesTopicsParts(
-      sessions,
-      { scope, speakers, extractor: createConceptExtractor(), compare: studyCompareOptions(config, sessions), reporter: effects },
-      memo,
-    );
-    file = await writeTopicsParts(context.dir, parts);
+    const saveWords = await keepWordClasses(context.dir);
+    const extractor = createConceptExtractor();
+    effects.progress("topics", 0, sessions.length);
+    const trees = sessions.flatMap((session, i) => {
+      const made = memo.get(session.id, sessionHash(session), () => rulesSessionTrees(session, { scope, speakers, extractor }));
+      effects.progress("topics", i + 1, sessions.length);
+      return made;
+    });
+    report = topicsReport(trees, { coder: "rules", scope, speakers, runs: 1, compare: studyCompareOptions(config, sessions) });
     await memo.save();
-    report = topicsReportOf(parts);
-    trees = parts.trees.length;
-  } else {
-    report = await buildReport(context, sessions, coder, speakers, options, model, effects);
-    file = await writeTopicsReport(context.dir, report);
-    trees = report.trees.length;
-  }
-  if (memo) await saveWordClasses(context.dir);
-  await saveMeanIntervals(context.dir, "topics");
+    await saveWords();
+  } else report = await buildReport(context, sessions, coder, speakers, options, model, effects);
+  const file = await writeTopicsReport(context.dir, report);
+  const trees = report.trees.length;
   if (memo && memoNote(memo)) effects.log(`topics: ${trees} tree(s) of ${sessions.length} session(s)${memoNote(memo)}`);
   const staleReviews = Boolean((await context.coders())[REVIEW_CODEBOOK]);
   if (staleReviews) {

@@ -3,7 +3,6 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { CliError, errorMessage } from "../util/errors.js";
-import { trustOwnWritesIn } from "../util/known-bytes.js";
 import type { Reporter } from "../util/reporter.js";
 import { artifacts, studyLockSchema, type StudyLockFile } from "./artifacts.js";
 
@@ -12,9 +11,7 @@ import { artifacts, studyLockSchema, type StudyLockFile } from "./artifacts.js";
  * `{pid, host, command, startedAt}` of the command writing to the study. Every command that
  * writes holds it for its whole run; readers (serve, export, sessions) never take it. Without it,
  * two `colloquy code` runs pay for every request twice and store two records per turn, and two
- * imports pick session ids from their own snapshots and lose sessions. While it is held, the stamps
- * this process's own writes leave are trusted at once (util/known-bytes.ts): another program writing
- * into the study during a command that writes is outside the lock's contract (README).
+ * imports pick session ids from their own snapshots and lose sessions.
  *
  * - Created atomically: the content is written to a temp file that is then hard-linked to the
  *   lock's name (EEXIST = held), so nobody ever reads a half-written lock.
@@ -75,20 +72,10 @@ interface Held {
   file: string;
   holder: StudyLockHolder;
   count: number;
-  /** The study's folder as given (resolved; the key is its real path): writes name it either way. */
-  root: string;
 }
 
-/** Own writes are trusted in the studies whose lock this process holds (util/known-bytes.ts). */
-const trustHeld = () => trustOwnWritesIn([...state.held].flatMap(([key, held]) => [key, held.root]));
-
-/** Per-process state, on globalThis so two copies of this module (src and dist) agree on it. */
-interface LockState {
-  held: Map<string, Held>;
-  uninstall?: () => void;
-}
-const STATE_KEY = Symbol.for("colloquy.studyLocks");
-const state: LockState = ((globalThis as Record<symbol, unknown>)[STATE_KEY] ??= { held: new Map() }) as LockState;
+/** The locks this process holds (by the study's real path), and how to remove the exit handlers. */
+const state: { held: Map<string, Held>; uninstall?: () => void } = { held: new Map() };
 
 /**
  * Take the study's writer lock for `command` (e.g. "colloquy code"), waiting for another writer
@@ -131,8 +118,7 @@ export async function acquireStudyLock(dir: string, command: string, options: St
     }
     await sleep(Math.min(options.pollMs ?? POLL_MS, Math.max(1, deadline - Date.now())));
   }
-  state.held.set(key, { file, holder, count: 1, root });
-  trustHeld();
+  state.held.set(key, { file, holder, count: 1 });
   installHandlers();
   return releaser(key);
 }
@@ -283,7 +269,6 @@ function releaser(key: string): ReleaseStudyLock {
     const held = state.held.get(key);
     if (!held || --held.count > 0) return;
     state.held.delete(key);
-    trustHeld();
     removeIfOurs(held);
     if (state.held.size === 0) {
       state.uninstall?.();

@@ -2,7 +2,6 @@ import type { CodeRecord } from "../coding/records.js";
 import { checkCodeCurrency } from "../coding/currency.js";
 import { readCodes } from "../coding/store.js";
 import type { Session } from "../transcript/schema.js";
-import type { CodeDigests } from "./code-digests.js";
 import { loadSessions } from "./study.js";
 
 /**
@@ -15,12 +14,6 @@ import { loadSessions } from "./study.js";
 export interface StudyReader {
   sessions(): Promise<Session[]>;
   codes(codebook: string, coder: string): Promise<CodeRecord[]>;
-  /**
-   * Per-session digests of one coder's current records, and those records for the sessions
-   * asked, without parsing every record when they were digested on an earlier run
-   * (study/code-digests.ts). Optional: for a reader without it, readerDigests makes them from `codes`.
-   */
-  codeDigests?(codebook: string, coder: string): Promise<CodeDigests>;
 }
 
 /** Reads the files on each call (what a one-off library call wants); sessions once per reader. */

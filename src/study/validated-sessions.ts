@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { parseSessionText } from "../transcript/io.js";
 import { validateSession } from "../transcript/validate.js";
 import type { Session } from "../transcript/schema.js";
-import { rememberSessionHash } from "./session-memo.js";
+import { rememberSessionHash } from "./memo.js";
 import { CliError } from "../util/errors.js";
 import { sameStamp, settled, stamp, type FileStamp } from "../util/file-stamp.js";
 import { sha256 } from "../util/hash.js";
@@ -23,7 +23,7 @@ import { ownEntry } from "../util/named-entries.js";
  * only when validation gave back exactly what the file holds (no default filled in, no unknown
  * field dropped, same key order), so the parsed JSON of a remembered file is what validation
  * would return. The sha256 of the file's bytes is kept with its stamp, and keys the session's memos
- * while the stamp is the same (session-memo.ts): a file edited without a new stamp would be taken
+ * while the stamp is the same (memo.ts): a file edited without a new stamp would be taken
  * as validated and as its old content, as git's index would take it. The record is keyed by the
  * code of the schema and its checks and the zod version that runs them: a change to any of them
  * validates every file again. A cache: missing, torn or foreign files are ignored, and deleting
@@ -38,7 +38,7 @@ import { ownEntry } from "../util/named-entries.js";
 
 /**
  * Session id -> stamp of the file as validated, the sha256 of its bytes (memo keys:
- * session-memo.ts), and its head: the session without its turns as JSON text, `"turns":0` where
+ * memo.ts), and its head: the session without its turns as JSON text, `"turns":0` where
  * they come in the file's key order. Text, so every session read from it is objects of its own:
  * a caller that changes a loaded session changes neither the record nor another load.
  */
@@ -94,9 +94,6 @@ function schemaCodeHash(): string | null {
 
 const cachePath = (study: string) => join(study, ".cache", "validated-sessions.json");
 
-/** Session files read for the turns of a session loaded from its head (tests look). */
-export const lazyTurnReads = { files: 0 };
-
 /** What a session file's absence means: `read` names the session, a lazy read says it went away. */
 function missing(error: unknown, message: string): never {
   if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new CliError(message);
@@ -146,7 +143,6 @@ function sessionOf(session: Session, path: string, known: FileStamp, hash: strin
     configurable: true,
     get() {
       if (turns) return turns;
-      lazyTurnReads.files++;
       const { info, bytes } = readWhole(path, `${path}: the file was removed while this run was using it; run the command again`);
       const same = sameStamp(known, stamp(info)) && bytes.length === info.size;
       if (!same && sha256(bytes) !== hash) {

@@ -1,12 +1,9 @@
 import { existsSync } from "node:fs";
-import { access, mkdir, open, readFile, rename, rm, stat, type FileHandle } from "node:fs/promises";
-import { dirname, basename, join, relative, resolve, sep } from "node:path";
+import { access, mkdir, open, readFile, rename, rm, type FileHandle } from "node:fs/promises";
+import { dirname, basename, join, relative, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { FileHash } from "./hash.js";
 import { CliError } from "./errors.js";
 import { shorten } from "./text.js";
-import { stamp } from "./file-stamp.js";
-import { inTrustedStudy, noteHash, noteOwnWrite, trustsOwnWrites } from "./known-bytes.js";
 
 /**
  * A file's bytes, read with as few reads as its size allows (readFile reads 512 KB at a time, each
@@ -43,19 +40,8 @@ export async function readFrom(handle: FileHandle, from: number, size: number): 
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array | readonly Uint8Array[], options: { sync?: boolean } = {}): Promise<void> {
   const chunks: readonly Uint8Array[] = Array.isArray(data) ? data : [typeof data === "string" ? Buffer.from(data) : (data as Uint8Array)];
-  // In a study this process holds the lock of, the bytes' hash (util/hash.ts FileHash) is noted with the file's stamp: the
-  // next stage's fingerprint then need not read back what was just written (45 MB of analysis
-  // files before the build of a 100,000-turn study). Hashed before any await, so that the hash is
-  // of the bytes written whatever a caller does with its buffers meanwhile; not for the study's
-  // dot-files and folders (.cache/, the pipeline state), which no fingerprint reads.
-  const inStudy = inTrustedStudy(path);
-  const sha256 =
-    inStudy !== undefined && !inStudy.split(sep).some((name) => name.startsWith("."))
-      ? chunks.reduce((h, chunk) => h.update(chunk), new FileHash()).digest()
-      : undefined;
   await mkdir(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
-  let written;
   try {
     // The whole buffer in one write (writeFile writes 512 KB at a time, and encodes a string as it goes: 50 ms for 20 MB), or the chunks in one gathered write.
     const handle = await open(temp, "w");
@@ -63,7 +49,6 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array | 
       if (chunks.length === 1) await writeAll(handle, chunks[0]);
       else await writeChunks(handle, chunks);
       if (options.sync) await handle.sync();
-      if (sha256) written = await handle.stat();
     } finally {
       await handle.close();
     }
@@ -71,16 +56,6 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array | 
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
-  }
-  // Stamped after the rename, which sets the file's ctime. Only an optimisation: a file gone already is simply not known.
-  const after = await stat(path).catch(() => undefined);
-  if (!after) return;
-  noteOwnWrite(path, stamp(after));
-  // The hash goes with the stamp only if the file is still the one written (its inode, size and
-  // modification time), and while own writes are still trusted there (the lock may have been
-  // released during the write: nothing of a write outlives it).
-  if (sha256 && written && trustsOwnWrites(path) && after.ino === written.ino && after.size === written.size && after.mtimeMs === written.mtimeMs) {
-    noteHash(path, stamp(after), after.size, sha256);
   }
 }
 
@@ -386,10 +361,7 @@ export async function healJsonl(path: string, keep?: KeepLine): Promise<JsonlRep
     throw error;
   }
   try {
-    const healed = await healTail(handle, path, keep);
-    // Changed in place: an own write like any other, so that nothing known of its bytes before stands.
-    if (healed.changed) noteOwnWrite(path, stamp(await handle.stat()));
-    return healed.repair;
+    return (await healTail(handle, path, keep)).repair;
   } finally {
     await handle.close();
   }
@@ -425,7 +397,6 @@ export async function appendJsonl(path: string, records: readonly unknown[], opt
   const body = Buffer.from(records.map((r) => JSON.stringify(r)).join("\n") + "\n");
   const handle = await open(path, "a+");
   try {
-    const before = stamp(await handle.stat());
     const healed = await healTail(handle, path, options.keep);
     const repair = healed.repair;
     let size = healed.size;
@@ -442,15 +413,8 @@ export async function appendJsonl(path: string, records: readonly unknown[], opt
       await handle.datasync();
     } catch (error) {
       await handle.truncate(size).catch(() => undefined);
-      // Cut back, not as it was: what was known of it goes.
-      await handle
-        .stat()
-        .then((info) => noteOwnWrite(path, stamp(info)))
-        .catch(() => undefined);
       throw error;
     }
-    // Healing cuts the file back and may write its last line again: only an append after a sound tail left every earlier byte as it was.
-    noteOwnWrite(path, stamp(await handle.stat()), healed.changed ? undefined : before);
     return repair;
   } finally {
     await handle.close();

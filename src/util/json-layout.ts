@@ -6,10 +6,6 @@
  * stats.json (30 -> 15 MB) and cuts topics.json to a third, which every run that writes them and
  * every dashboard build that reads them paid for in indentation; a session per line also reads
  * and diffs well.
- *
- * An entry can be stringified when its session is analysed and kept (as text or UTF-8 bytes, in a
- * session memo) so that adding one session to a large study stringifies that session only
- * (issue 11); {@link jsonWithArrayLines} puts the file together from such texts.
  */
 
 /** The text of one entry of an array: compact JSON, which never holds a raw line break. */
@@ -17,15 +13,6 @@ export function arrayLine(value: unknown): string {
   // undefined (or a function) in an array is null to JSON.stringify.
   return JSON.stringify(value) ?? "null";
 }
-
-/** An entry's text as UTF-8 bytes, as session memos keep it (V8 stores a string with any character beyond Latin-1 at two bytes per character). */
-export const arrayLineBytes = (value: unknown): Uint8Array => Buffer.from(arrayLine(value));
-
-/** The text of UTF-8 bytes (a memo gives back Uint8Arrays, not necessarily Buffers, whose toString would list the bytes). */
-export const lineText = (line: Uint8Array): string => Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString("utf8");
-
-/** The value of such a line. */
-export const parseArrayLine = <T>(line: Uint8Array): T => JSON.parse(lineText(line)) as T;
 
 /** {@link jsonWithArrayLines} with each array's lines made here. */
 export function jsonWithLineArrays(object: object, paths: readonly string[]): Uint8Array[] {
@@ -165,78 +152,4 @@ function withValues(object: object, paths: readonly string[], values: readonly u
     parent[keys[keys.length - 1]] = values[i];
   });
   return root;
-}
-
-/** One array of a file in this layout, found by its lines: see {@link splitLineArray}. */
-export interface SplitLineArray {
-  /** The file with the array replaced by the JSON string `marker`. */
-  rest: Buffer;
-  marker: string;
-  /** The text of each line between the array's brackets, indentation and separating comma left out. */
-  lines: Buffer[];
-}
-
-/**
- * The inverse of {@link jsonWithArrayLines} for the array at `path`, found by its lines alone:
- * its entries' lines, and the rest of the file, small enough to parse, with a marker in its place.
- * Reading 20 MB of entries byte by byte to find where each ends cost the dashboard's build a
- * third of a second at 100,000 turns; the line breaks tell it at once. Nothing is trusted: a
- * line is one entry only if it parses as one JSON value (JSON text never holds a raw line break
- * inside a value's string, but a line may hold two values), and the array is at `path` only if
- * the parsed rest holds the marker there, both for the caller to check. Undefined when the file
- * does not show the array so (another layout, a hand edit, an empty array): read it as any JSON.
- */
-export function splitLineArray(bytes: Buffer, path: string): SplitLineArray | undefined {
-  const keys = path.split(".");
-  const indent = "  ".repeat(keys.length);
-  const opening = Buffer.from(`\n${indent}${JSON.stringify(keys[keys.length - 1])}: [\n`);
-  const at = bytes.indexOf(opening);
-  if (at === -1 || bytes.indexOf(opening, at + 1) !== -1) return undefined;
-  const entry = Buffer.from(`${indent}  `);
-  const closing = Buffer.from(`${indent}]`);
-  const lines: Buffer[] = [];
-  let start = at + opening.length;
-  for (;;) {
-    const end = bytes.indexOf(0x0a, start);
-    if (end === -1) return undefined;
-    const line = bytes.subarray(start, end);
-    if (line.subarray(0, closing.length).equals(closing) && (line.length === closing.length || (line.length === closing.length + 1 && line.at(-1) === 0x2c))) {
-      // Every entry but the last ends with the comma that separates it from the next.
-      if (lines.length === 0 || lines[lines.length - 1].at(-1) === 0x2c) return undefined;
-      const marker = `\u0000lines ${path}`;
-      const rest = Buffer.concat([bytes.subarray(0, at + opening.length - 2), Buffer.from(JSON.stringify(marker)), bytes.subarray(start + closing.length)]);
-      return { rest, marker, lines };
-    }
-    if (!line.subarray(0, entry.length).equals(entry)) return undefined;
-    if (lines.length > 0) {
-      const last = lines[lines.length - 1];
-      if (last.at(-1) !== 0x2c) return undefined;
-      lines[lines.length - 1] = last.subarray(0, -1);
-    }
-    lines.push(line.subarray(entry.length));
-    start = end + 1;
-  }
-}
-
-/**
- * What {@link splitLineArray} finds in the file `jsonWithArrayLines(object, [{ path, lines }])`
- * writes, made from the same pieces without reading the file back: a writer hands it to a reader
- * later in the same run (util/written-lines.ts). Undefined where splitLineArray finds nothing or
- * could find something else: no lines, a line holding a line break (entries kept as one text),
- * an array not reached through plain objects, or its opening line also elsewhere in the file.
- */
-export function splitOfLayout(object: object, path: string, lines: readonly Uint8Array[]): SplitLineArray | undefined {
-  if (lines.length === 0 || lines.some((line) => line.includes(0x0a)) || valueAt(object, path) === undefined) return undefined;
-  const cut = cutAtArrays(object, [path], (value) => JSON.stringify(value, null, 2));
-  if (!cut) return undefined;
-  const keys = path.split(".");
-  const member = `\n${"  ".repeat(keys.length)}${JSON.stringify(keys[keys.length - 1])}: `;
-  const [before, after] = [cut.pieces[0], `${cut.pieces[1]}\n`];
-  if (!before.endsWith(member) || `${before}${after}`.includes(`${member}[\n`)) return undefined;
-  const marker = `\u0000lines ${path}`;
-  return {
-    rest: Buffer.from(`${before}${JSON.stringify(marker)}${after}`),
-    marker,
-    lines: lines.map((line) => Buffer.from(line.buffer, line.byteOffset, line.byteLength)),
-  };
 }

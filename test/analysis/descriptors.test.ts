@@ -8,7 +8,6 @@ import { artifacts, STUDY_FOLDERS, type Artifact } from "../../src/study/artifac
 import { studyConfigSchema } from "../../src/study/config.js";
 import { studyStages } from "../../src/pipeline/stages.js";
 import { NO_CONDITION } from "../../src/analysis/shared/table.js";
-import { partSchemas } from "../../src/study/artifact-part.js";
 
 /** Files in analysis/ that no analysis stage writes: the study report and the topics review sheet, written on request. */
 const EXPORTS: Artifact[] = [artifacts.paperReport, artifacts.paperReportTable, artifacts.topicsReview];
@@ -45,15 +44,6 @@ describe("analysis descriptors", () => {
       expect(order, d.id).toContain(d.stage);
       expect(order.indexOf(d.stage), d.id).toBeLessThan(order.indexOf("build"));
     }
-  });
-
-  it("read in part (shown) only members and fields their result's schema has; a part naming others is refused as a mistake in the code", () => {
-    for (const d of analyses) if (d.shown) expect(() => partSchemas(d.result as Artifact, d.shown!), d.id).not.toThrow();
-    expect(() => partSchemas(artifacts.concepts as Artifact, { members: ["sessions"], fields: { sessions: ["firstMentionz"] } })).toThrow(
-      /no field "firstMentionz"/,
-    );
-    expect(() => partSchemas(artifacts.stats as Artifact, { members: ["provenanse"] })).toThrow(/no member "provenanse"/);
-    expect(() => partSchemas(artifacts.stats as Artifact, { members: ["provenance"], fields: { provenance: ["tool"] } })).toThrow(/not an array of objects/);
   });
 
   it("name views the dashboard has (web/views/)", async () => {

@@ -7,9 +7,9 @@ import { runPipeline } from "../../src/pipeline/run.js";
 import type { Stage } from "../../src/pipeline/types.js";
 import { silentReporter } from "../../src/util/reporter.js";
 import { readState } from "../../src/pipeline/state.js";
-import { fileBytesHashed, fileHashOf, HASH_BLOCK, sha256 } from "../../src/util/hash.js";
-import { appendJsonl, writeFileAtomic } from "../../src/util/fs.js";
-import { acquireStudyLock, withStudyLock } from "../../src/study/lock.js";
+import { sha256 } from "../../src/util/hash.js";
+import { writeFileAtomic } from "../../src/util/fs.js";
+import { withStudyLock } from "../../src/study/lock.js";
 
 async function folder(): Promise<{ root: string; path: string; when: Date }> {
   const root = await mkdtemp(join(tmpdir(), "colloquy-hasher-"));
@@ -97,121 +97,6 @@ describe("FileHasher", () => {
     const state = await readState(root);
     expect(state.stages).toEqual(stages);
     expect(state.hashes).toEqual(old);
-  });
-  it("trusts a file this process just wrote under the writer lock at once, saves it for the next run only once settled, and not one another program just wrote", async () => {
-    const { root } = await folder();
-    const ours = join(root, "sessions", "ours.json");
-    const theirs = join(root, "sessions", "theirs.json");
-    const release = await acquireStudyLock(root, "test");
-    try {
-      await writeFileAtomic(ours, '{"text": "a stage wrote this"}');
-      await writeFile(theirs, '{"text": "an editor saved this"}');
-      const written = (await stat(ours)).mtimeMs;
-      // Both "just written", however slowly the test runs.
-      const clock = vi.spyOn(Date, "now").mockReturnValue(Math.max(written, (await stat(theirs)).mtimeMs));
-      try {
-        const hasher = new FileHasher(root);
-        const hashes = await hasher.folder(join(root, "sessions"));
-        expect(hashes["sessions/ours.json"]).toBe(sha256('{"text": "a stage wrote this"}'));
-        expect(hashes["sessions/theirs.json"]).toBe(sha256('{"text": "an editor saved this"}'));
-        expect(hasher.next["sessions/ours.json"]).toHaveLength(5);
-        expect(hasher.next["sessions/theirs.json"]).toBeUndefined();
-        // Saved for the next run only once its stamp has settled, while the lock is still held.
-        expect(hasher.remembered(written + 10)["sessions/ours.json"]).toBeUndefined();
-        expect(hasher.remembered(written + 10_000)["sessions/ours.json"]).toHaveLength(5);
-        expect(hasher.remembered(written + 10_000)["sessions/a.json"]).toHaveLength(5);
-      } finally {
-        clock.mockRestore();
-      }
-    } finally {
-      release();
-    }
-  });
-
-  it("takes the hash of a file this run wrote under the lock from the write, reading nothing; reads one another program changed", async () => {
-    const { root } = await folder();
-    const path = join(root, "sessions", "ours.json");
-    const release = await acquireStudyLock(root, "test");
-    try {
-      // Written in chunks, as the analysis files laid out from stored lines are.
-      await writeFileAtomic(path, [Buffer.from('{"text": '), Buffer.from('"ours — é"}')]);
-      const hasher = new FileHasher(root);
-      const files = await hasher.folder(join(root, "sessions"));
-      expect(files["sessions/ours.json"]).toBe(sha256('{"text": "ours — é"}'));
-      // Only the file this process did not write was read.
-      expect(hasher.filesRead).toBe(1);
-      // Another program writes other bytes of the same size: read, not taken from the write.
-      await writeFile(path, '{"text": "them — é"}');
-      const again = new FileHasher(root);
-      expect((await again.folder(join(root, "sessions")))["sessions/ours.json"]).toBe(sha256('{"text": "them — é"}'));
-      expect(again.filesRead).toBe(2);
-    } finally {
-      release();
-    }
-    // Written with no lock held: its hash is read.
-    await writeFileAtomic(path, '{"text": "unlocked"}');
-    const unlocked = new FileHasher(root);
-    expect((await unlocked.folder(join(root, "sessions")))["sessions/ours.json"]).toBe(sha256('{"text": "unlocked"}'));
-    expect(unlocked.filesRead).toBe(2);
-  });
-
-  it("hashes a file this run appended to from the last whole block of what it knew of it, and gets the hash of the whole file", async () => {
-    const root = await mkdtemp(join(tmpdir(), "colloquy-hasher-"));
-    const path = join(root, "codes", "rules.jsonl");
-    await mkdir(join(root, "codes"));
-    const line = (i: number) => `${JSON.stringify({ session: `s${i}`, turn: "t1", code: "agrees", note: "x".repeat(200) })}\n`;
-    await writeFile(path, Array.from({ length: 15_000 }, (_, i) => line(i)).join(""));
-    const past = new Date(Date.now() - 3_600_000);
-    await utimes(path, past, past);
-    const size = (await stat(path)).size;
-    expect(size).toBeGreaterThan(3 * HASH_BLOCK);
-    const first = new FileHasher(root);
-    await first.folder(join(root, "codes"));
-    const release = await acquireStudyLock(root, "test");
-    try {
-      // The next run: the file as the last one left it, then appended to by this process.
-      const hasher = new FileHasher(root, first.next);
-      expect((await hasher.folder(join(root, "codes")))["codes/rules.jsonl"]).toBe(fileHashOf(await readFile(path)));
-      await appendJsonl(path, [{ session: "new", turn: "t1", code: "agrees" }]);
-      hasher.forget([join(root, "codes")]);
-      const before = fileBytesHashed.bytes;
-      expect((await hasher.folder(join(root, "codes")))["codes/rules.jsonl"]).toBe(fileHashOf(await readFile(path)));
-      // Read from the last whole block before the append on: less than two blocks, not the whole file.
-      expect(fileBytesHashed.bytes - before).toBe((await stat(path)).size - Math.floor(size / HASH_BLOCK) * HASH_BLOCK);
-    } finally {
-      release();
-    }
-  });
-
-  it("does not save an entry this process wrote the file after", async () => {
-    const { root, path } = await folder();
-    const hasher = new FileHasher(root);
-    await hasher.folder(join(root, "sessions"));
-    expect(hasher.remembered()["sessions/a.json"]).toHaveLength(5);
-    const release = await acquireStudyLock(root, "test");
-    try {
-      await writeFileAtomic(path, '{"text": "rewritten"}');
-    } finally {
-      release();
-    }
-    expect(hasher.remembered(Date.now() + 60_000)["sessions/a.json"]).toBeUndefined();
-  });
-
-  it("does not trust an entry taken before this process wrote the file, even when the stamp comes back", async () => {
-    const { root, path } = await folder();
-    const previous: StatCache = {};
-    const hasher = new FileHasher(root, previous);
-    const release = await acquireStudyLock(root, "test");
-    try {
-      await writeFileAtomic(path, '{"text": "rewritten"}');
-    } finally {
-      release();
-    }
-    // As if the state held this stamp with other bytes' hash (an inode reused within one clock tick).
-    const now = await stat(path);
-    previous["sessions/a.json"] = [now.size, now.mtimeMs, now.ctimeMs, now.ino, "the hash of other bytes"];
-    expect((await hasher.folder(join(root, "sessions")))["sessions/a.json"]).toBe(sha256('{"text": "rewritten"}'));
-    expect(hasher.filesRead).toBe(1);
   });
 });
 

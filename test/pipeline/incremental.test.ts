@@ -7,11 +7,7 @@ import { runCli } from "../support/cli.js";
 import { readState, writeState } from "../../src/pipeline/state.js";
 import { runPipeline } from "../../src/pipeline/run.js";
 import { studyStages } from "../../src/pipeline/stages.js";
-import { codesScanned } from "../../src/pipeline/code-inputs.js";
 import { loadSessions, saveSession } from "../../src/study/study.js";
-import { lazyTurnReads } from "../../src/study/validated-sessions.js";
-import { codesHashed } from "../../src/study/code-digests.js";
-import { linesHanded } from "../../src/util/written-lines.js";
 import { silentReporter, type Reporter } from "../../src/util/reporter.js";
 
 /**
@@ -63,15 +59,6 @@ async function analysisFiles(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
-/** A demo copy after one run, with a copy of its control-1 added as session control-9 (run 9). */
-async function runThenAddOne(): Promise<string> {
-  const dir = await demoCopy();
-  await study(dir);
-  const session = JSON.parse(await readFile(join(dir, "sessions", "control-1.json"), "utf8"));
-  await writeFile(join(dir, "sessions", "control-9.json"), JSON.stringify({ ...session, id: "control-9", metadata: { ...session.metadata, run: "9" } }));
-  return dir;
-}
-
 const summaryOf = (run: Awaited<ReturnType<typeof study>>, name: string) => run.stages.find((s) => s.name === name)!;
 
 describe("colloquy study, per session", () => {
@@ -100,42 +87,6 @@ describe("colloquy study, per session", () => {
     expect(again.warnings).toEqual(fresh.warnings);
   }, 240_000);
 
-  it("adding a session reads no other session's turns nor hashes a codes file twice (an edit to a coded session makes its codes files be read whole)", async () => {
-    const dir = await runThenAddOne();
-    const reads = lazyTurnReads.files;
-    const hashed = codesHashed.files;
-    const run = await study(dir);
-    expect(summaryOf(run, "code").summary).toMatch(/only the 1 new/);
-    expect(run.stages.filter((s) => s.status === "ran").map((s) => s.name)).toEqual(["code", "agree", "compare", "stats", "topics", "concepts", "build"]);
-    expect(lazyTurnReads.files).toBe(reads);
-    // The codes files the code stage appended to are hashed by the fingerprints alone: the digests' checks reuse that (util/known-bytes.ts).
-    expect(codesHashed.files).toBe(hashed);
-    // An edited session with human codes: its codes files are parsed whole, each record checked against its turn.
-    await changeSessions(dir);
-    await study(dir);
-    expect(lazyTurnReads.files).toBeGreaterThan(reads);
-  }, 240_000);
-
-  it("adding a session: the build takes concepts.json and topics.json as their stages just wrote them, and makes the dashboard a build reading them would", async () => {
-    const dir = await runThenAddOne();
-    const handed = linesHanded.files;
-    await study(dir);
-    expect(linesHanded.files - handed).toBe(2);
-    const site = async () => {
-      const name = (await readdir(join(dir, "site"))).find((n) => n.startsWith("data."))!;
-      return (await readFile(join(dir, "site", name), "utf8")).replace(/"createdAt":"[^"]*"/g, "");
-    };
-    const pipelineData = await site();
-    // The same files, no longer as this process left them (a new stamp): the build reads them from the disk.
-    const later = new Date(Date.now() + 5_000);
-    for (const name of ["concepts.json", "topics.json"]) await utimes(join(dir, "analysis", name), later, later);
-    const before = linesHanded.files;
-    const build = await runCli(["build", dir]);
-    expect(build.code, build.stderr).toBe(0);
-    expect(linesHanded.files).toBe(before);
-    expect(await site()).toBe(pipelineData);
-  }, 240_000);
-
   it("a session removed, then put back (under another file name too), is not coded twice", async () => {
     const dir = await demoCopy();
     await study(dir);
@@ -155,27 +106,6 @@ describe("colloquy study, per session", () => {
     expect(await codedTwice()).toMatch(/^bales-ipa\/rules: 0 coded, \d+ already coded.*only the 1 new/);
     await rename(join(dir, "sessions", "control-2.json"), join(dir, "sessions", "renamed.json"));
     expect(await codedTwice()).toMatch(/^bales-ipa\/rules: 0 coded, \d+ already coded.*only the 1 new/);
-  }, 240_000);
-
-  it("the first run after a full one knows which sessions a codes file holds from its kept digests; without them, from a scan", async () => {
-    const { rename, rm } = await import("node:fs/promises");
-    for (const kept of ["matching", "deleted"] as const) {
-      const keptDigests = kept === "matching";
-      const dir = await demoCopy();
-      await study(dir);
-      const codeSummary = async () => summaryOf(await study(dir), "code").summary ?? "";
-      // Removed after a full run: its codes stay in the files, of a session the study no longer has.
-      await rename(join(dir, "sessions", "control-2.json"), join(dir, "control-2.json"));
-      expect(await codeSummary()).toMatch(/sessions removed only/);
-      if (kept === "deleted") await rm(join(dir, ".cache", "memo", "codes-digests"), { recursive: true });
-      // Put back: its turns are coded already. The file that holds those codes is known from its
-      // kept digests, or by a scan of its text without them; it is read, and nothing is coded twice.
-      const scans = codesScanned.files;
-      await rename(join(dir, "control-2.json"), join(dir, "sessions", "control-2.json"));
-      expect(await codeSummary(), `kept digests: ${kept}`).toMatch(/^bales-ipa\/rules: 0 coded, \d+ already coded.*only the 1 new/);
-      if (keptDigests) expect(codesScanned.files).toBe(scans);
-      else expect(codesScanned.files).toBeGreaterThan(scans);
-    }
   }, 240_000);
 
   it("a session edited while the code stage runs is coded by the next run", async () => {

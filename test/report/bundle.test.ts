@@ -8,7 +8,8 @@ import { assembleReport } from "../../src/report/bundle.js";
 import { agreementFromReport } from "../../src/report/shape/analysis.js";
 import { buildCompareSet } from "../../src/report/shape/compare.js";
 import { artifacts, validateArtifact } from "../../src/study/artifacts.js";
-import { loadCodedStudy } from "../../src/analysis/compare/load.js";
+import { loadCodedStudy } from "../../src/stages/coded.js";
+import { diskReader } from "../../src/study/reader.js";
 import { compareConditions, type CompareReport } from "../../src/analysis/compare/compare.js";
 import { provenance } from "../../src/util/provenance.js";
 import { buildStats } from "../../src/analysis/stats/report.js";
@@ -84,7 +85,7 @@ describe("dashboard numbers are the analysis numbers", () => {
   it("participation and Bales profiles equal what colloquy stats writes for the same sessions and codes", async () => {
     const data = await loadStudyData(dir);
     const { bundle } = assembleReport(data);
-    const coded = await loadCodedStudy(dir, "bales-ipa", "rules", data.sessions);
+    const coded = await loadCodedStudy(dir, "bales-ipa", "rules", { sessions: async () => data.sessions, codes: diskReader(dir).codes });
     const stats = buildStats(data.sessions, { data: coded.data, codebook: coded.codebook, coder: "rules" });
     bundle.participation.sessions.forEach((p, i) => {
       const metrics = stats.sessions[i];
@@ -124,42 +125,6 @@ describe("reading analysis files through the registry", () => {
     expect(agreementFromReport("agreement-bales-ipa.json", again.value)[0].pairs[0].kappa).toBeUndefined();
   });
 
-  it("the build reads only what the views show of an analysis file (AnalysisDescriptor.shown), and names a problem there by its place in the file", async () => {
-    const copy = await mkdtemp(join(tmpdir(), "colloquy-shown-"));
-    try {
-      await writeDashboardFixture(copy);
-      const clean = await buildSite(copy, { out: join(copy, "clean") });
-      const path = join(copy, "analysis", "concepts.json");
-      const concepts = JSON.parse(await readFile(path, "utf8"));
-      // Broken where the views do not look: the whole-file reader refuses it, the build does not need to.
-      await writeFile(path, JSON.stringify({ ...concepts, sessions: concepts.sessions.map((s: object) => ({ ...s, participants: "unread" })) }));
-      expect((await loadStudyData(copy)).warnings).toEqual([expect.stringMatching(/^analysis\/concepts\.json: sessions\[0\]\.participants: /)]);
-      const shown = await buildSite(copy, { out: join(copy, "shown") });
-      expect(shown.warnings).toEqual(clean.warnings);
-      const dataOf = async (site: string) =>
-        JSON.parse(
-          await readFile(
-            join(
-              site,
-              (await readdir(site)).find((f) => f.startsWith("data."))!,
-            ),
-            "utf8",
-          ),
-        );
-      expect((await dataOf(join(copy, "shown"))).concepts).toEqual((await dataOf(join(copy, "clean"))).concepts);
-      // Broken where they look: a warning naming the field, and the view's empty state.
-      concepts.sessions[1].firstMentions[0].concept = 3;
-      await writeFile(path, JSON.stringify(concepts));
-      const broken = await buildSite(copy, { out: join(copy, "broken") });
-      expect(broken.warnings).toContainEqual(
-        expect.stringMatching(/^analysis\/concepts\.json: sessions\[1\]\.firstMentions\[0\]\.concept: .*re-run `colloquy concepts`/),
-      );
-      expect((await dataOf(join(copy, "broken"))).concepts).toBeNull();
-    } finally {
-      await rm(copy, { recursive: true, force: true });
-    }
-  });
-
   it("missing, old, broken or foreign files become warnings naming the file and field, and the view's empty state", async () => {
     const copy = await mkdtemp(join(tmpdir(), "colloquy-old-"));
     try {
@@ -189,7 +154,7 @@ describe("reading analysis files through the registry", () => {
   });
 
   it("takes colloquy compare's numbers and tests for its coder; other coders get the same analysis without tests", async () => {
-    const loaded = await loadCodedStudy(dir, "bales-ipa", "rules");
+    const loaded = await loadCodedStudy(dir, "bales-ipa", "rules", diskReader(dir));
     const result = compareConditions(loaded.data, { control: "control" });
     const report: CompareReport = { provenance: provenance(), codebook: { id: "bales-ipa", version: loaded.codebook.version }, coder: "rules", ...result };
     const read = validateArtifact(artifacts.compare, JSON.parse(JSON.stringify(report)));

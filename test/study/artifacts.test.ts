@@ -7,18 +7,24 @@ import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
 import { artifacts, identifyArtifact, loadArtifact, readArtifact, validateArtifact, writeArtifact, type Artifact } from "../../src/study/artifacts.js";
 import { loadSessions, sessionPath, studyPaths } from "../../src/study/study.js";
 import { codesPath, failuresPath } from "../../src/coding/store.js";
-import { agreeStudy, writeAgreement } from "../../src/analysis/agreement/agree.js";
-import { loadCodedStudy } from "../../src/analysis/compare/load.js";
+import { agreeStudy } from "../../src/stages/agree.js";
+import { loadCodedStudy } from "../../src/stages/coded.js";
+import { diskReader } from "../../src/study/reader.js";
 import { compareConditions } from "../../src/analysis/compare/compare.js";
-import { writeCompareReport } from "../../src/analysis/compare/output.js";
 import { buildStats } from "../../src/analysis/stats/report.js";
-import { writeStatsReport } from "../../src/analysis/stats/output.js";
-import { buildTopicsReport, readTopicsReport, writeTopicsReport } from "../../src/analysis/topics/report.js";
-import { buildConceptsReport, writeConceptsReport } from "../../src/analysis/concepts/report.js";
+import { buildTopicsReport } from "../../src/analysis/topics/report.js";
+import { buildConceptsReport } from "../../src/analysis/concepts/report.js";
+import {
+  readTopicsReport,
+  writeAgreement,
+  writeCompareReport,
+  writeConceptsReport,
+  writeStatsReport,
+  writeTopicsReport,
+} from "../../src/stages/analysis-files.js";
 import { createConceptExtractor } from "../../src/analysis/concepts/extract.js";
 import { provenance } from "../../src/util/provenance.js";
 import { analyses } from "../../src/analysis/analyses.js";
-import { parseArtifactPart, type ArtifactPart } from "../../src/study/artifact-part.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -27,7 +33,7 @@ beforeAll(async () => {
   // Replace the fixture's hand-written analysis files with what the real writers write.
   const sessions = await loadSessions(dir);
   await writeAgreement(dir, await agreeStudy({ study: dir, codebook: "bales-ipa", coders: ["human:alice", "rules"], bootstrap: 50 }));
-  const coded = await loadCodedStudy(dir, "bales-ipa", "rules", sessions);
+  const coded = await loadCodedStudy(dir, "bales-ipa", "rules", diskReader(dir));
   const compared = compareConditions(coded.data, { control: "control" });
   const codebook = { id: coded.codebook.id, version: coded.codebook.version };
   await writeCompareReport(dir, { provenance: provenance({ command: "compare" }), codebook, coder: "rules", ...compared });
@@ -37,7 +43,7 @@ beforeAll(async () => {
   });
   const extractor = createConceptExtractor();
   await writeTopicsReport(dir, await buildTopicsReport(sessions, { coder: "rules", scope: "session", speakers: "all", runs: 1, extractor }));
-  await writeConceptsReport(studyPaths(dir).analysis, buildConceptsReport(sessions, extractor, { speakers: "all", rateBasis: "session" }));
+  await writeConceptsReport(dir, buildConceptsReport(sessions, extractor, { speakers: "all", rateBasis: "session" }));
   await writeArtifact(artifacts.state, dir, {
     version: 1,
     stages: { code: { fingerprint: "abc", finishedAt: "2026-01-01T00:00:00Z", seconds: 1.5, summary: "coded" } },
@@ -231,83 +237,5 @@ describe("schemas reject wrong or old files, naming the first invalid field", ()
     } finally {
       await rm(copy, { recursive: true, force: true });
     }
-  });
-});
-
-describe("parseArtifactPart: only what a reader shows, read and checked element by element", () => {
-  /** The whole validated value cut down to `part`: what reading only that part must give. */
-  const cut = (value: Record<string, unknown>, part: ArtifactPart) =>
-    Object.fromEntries(
-      part.members
-        .filter((m) => value[m] !== undefined)
-        .map((m) => {
-          const fields = part.fields?.[m];
-          const v = value[m] as Record<string, unknown>[];
-          return [m, fields ? v.map((e) => Object.fromEntries(fields.filter((f) => e[f] !== undefined).map((f) => [f, e[f]]))) : v];
-        }),
-    );
-  const partRead = async <T>(artifact: Artifact<string[], T>, part: ArtifactPart, mangle?: (value: any) => void) => {
-    const value = JSON.parse(await readFile(artifact.path(dir), "utf8"));
-    mangle?.(value);
-    return parseArtifactPart(artifact, Buffer.from(JSON.stringify(value, null, 2)), part);
-  };
-
-  it.each(analyses.filter((d) => d.shown).map((d) => [d.result.name, d] as const))(
-    "%s: the descriptor's part of the real file, as the whole file validated and cut down",
-    async (_name, d) => {
-      // The first file of the analysis (compare-<codebook>.json is one per codebook).
-      const file = (await readdir(join(dir, "analysis"))).sort().find((name) => d.result.match(name));
-      const text = await readFile(join(dir, "analysis", file!), "utf8");
-      const whole = validateArtifact(d.result as Artifact<string[], unknown>, JSON.parse(text));
-      expect(whole.status).toBe("ok");
-      const part = parseArtifactPart(d.result as Artifact<string[], unknown>, Buffer.from(text), d.shown!);
-      expect(part).toEqual({ status: "ok", value: cut((whole as { value: Record<string, unknown> }).value, d.shown!) });
-    },
-  );
-
-  it("names a problem in what it reads by its place in the whole file; leaves what it does not read unchecked", async () => {
-    const concepts = { members: ["provenance", "sessions"], fields: { sessions: ["session", "firstMentions"] } };
-    expect(await partRead(artifacts.concepts, concepts, (v) => (v.sessions[1].firstMentions[0].start = "soon"))).toEqual({
-      status: "invalid",
-      problem: expect.stringMatching(/^sessions\[1\]\.firstMentions\[0\]\.start: /),
-    });
-    expect((await partRead(artifacts.concepts, concepts, (v) => delete v.sessions[0].participants[0].mtld)).status).toBe("ok");
-    expect((await partRead(artifacts.stats, { members: ["provenance"] }, (v) => (v.sessions[0].words = "many"))).status).toBe("ok");
-    expect(await partRead(artifacts.stats, { members: ["provenance"] }, (v) => delete v.provenance)).toEqual({
-      status: "invalid",
-      problem: expect.stringMatching(/^provenance: /),
-    });
-  });
-
-  it("a file cut short is not readable JSON, even where it is not read", async () => {
-    const text = await readFile(artifacts.stats.path(dir), "utf8");
-    const read = parseArtifactPart(artifacts.stats, Buffer.from(text.slice(0, text.length - 40)), { members: ["provenance"] });
-    expect(read).toEqual({ status: "invalid", problem: expect.stringMatching(/^not readable JSON \(line \d+, column \d+: expected .*cut short/) });
-  });
-
-  it("text that is not JSON is named by its place in the part and its line and column in the file", async () => {
-    const text = '{\n  "sessions": [\n    {"session": "s1", "firstMentions": []},\n    {"session": "s2", "firstMentions": [1,,2]}\n  ]\n}\n';
-    const read = parseArtifactPart(artifacts.concepts, Buffer.from(text), { members: ["sessions"], fields: { sessions: ["session", "firstMentions"] } });
-    expect(read).toEqual({ status: "invalid", problem: expect.stringMatching(/^not readable JSON \(line 4, column \d+: .*sessions\[1\]\.firstMentions/) });
-  });
-
-  it("a broken element is named by its place: a missing colon in it, or a value that is no JSON", async () => {
-    const part = { members: ["sessions"], fields: { sessions: ["session", "firstMentions"] } };
-    const colon = '{"sessions": [{"session": "s1", "firstMentions": []},\n {"session" "s2", "firstMentions": []}]}';
-    expect(parseArtifactPart(artifacts.concepts, Buffer.from(colon), part)).toEqual({
-      status: "invalid",
-      problem: 'not readable JSON (line 2, column 13: expected ":" in sessions[1])',
-    });
-    // Multi-byte text before the bad token: the column is still the token's.
-    const token = '{"sessions": [\n{"session": "ééé", "firstMentions": [1, 2, tru]}]}';
-    expect(parseArtifactPart(artifacts.concepts, Buffer.from(token), part)).toEqual({
-      status: "invalid",
-      problem: expect.stringMatching(/^not readable JSON \(line 2, column \d+: expected valid JSON in sessions\[0\]\.firstMentions/),
-    });
-  });
-
-  it("keeps only the fields named of each element, even of a loose schema", async () => {
-    const read = await partRead(artifacts.concepts, { members: ["sessions"], fields: { sessions: ["session"] } });
-    expect(read.status === "ok" && read.value.sessions!.every((s) => Object.keys(s).join() === "session")).toBe(true);
   });
 });

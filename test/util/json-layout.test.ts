@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import fc from "fast-check";
-import { arrayLine, jsonWithArrayLines as arrayLinesChunks, jsonWithLineArrays as lineArraysChunks, splitLineArray } from "../../src/util/json-layout.js";
+import { arrayLine, jsonWithArrayLines as arrayLinesChunks, jsonWithLineArrays as lineArraysChunks } from "../../src/util/json-layout.js";
 
 // The file's bytes as one buffer (the functions give its chunks, for one gathered write).
 const jsonWithArrayLines = (...args: Parameters<typeof arrayLinesChunks>) => Buffer.concat(arrayLinesChunks(...args));
@@ -105,55 +104,5 @@ describe("jsonWithArrayLines: indented JSON with some arrays' entries one per li
     expect(jsonWithLineArrays({ items: [], after: 1 }, ["items"]).toString("utf8")).toBe(pretty({ items: [], after: 1 }));
     const tricky = { before: "lines0\u0000", items: [undefined, () => 1, 2], after: ["lines0\u0000\u0000"] };
     expect(JSON.parse(jsonWithLineArrays(tricky, ["items"]).toString("utf8"))).toEqual(JSON.parse(JSON.stringify(tricky)));
-  });
-});
-
-describe("splitLineArray: an array written one entry per line, found by its lines", () => {
-  const json = fc.jsonValue({ maxDepth: 3 });
-  it("gives back each entry's line and the rest with a marker in the array's place, at any depth", () => {
-    fc.assert(
-      fc.property(
-        fc.dictionary(
-          fc.string().filter((k) => k !== "items" && k !== "a"),
-          json,
-          { maxKeys: 3 },
-        ),
-        fc.array(json, { minLength: 1, maxLength: 6 }),
-        fc.constantFrom("items", "a.items", "a.b.items"),
-        (other, entries, path) => {
-          const object: Record<string, unknown> = { ...other };
-          let parent = object;
-          for (const key of path.split(".").slice(0, -1)) parent = (parent[key] = { before: 1 }) as Record<string, unknown>;
-          parent.items = entries;
-          const bytes = jsonWithArrayLines(object, [{ path, lines: entries.map(arrayLine) }]);
-          const split = splitLineArray(bytes, path);
-          expect(split).toBeDefined();
-          expect(split!.lines.map((l) => l.toString("utf8"))).toEqual(entries.map(arrayLine));
-          const rest = JSON.parse(split!.rest.toString("utf8")) as Record<string, unknown>;
-          let at: Record<string, unknown> = rest;
-          for (const key of path.split(".").slice(0, -1)) at = at[key] as Record<string, unknown>;
-          expect(at.items).toBe(split!.marker);
-          // As JSON reads them back (-0 is 0 in JSON).
-          at.items = entries.map((e) => JSON.parse(arrayLine(e)) as unknown);
-          expect(rest).toEqual(JSON.parse(JSON.stringify(object)));
-        },
-      ),
-    );
-  });
-
-  it("is undefined for another layout, an empty array or a broken one; a line with two entries is the caller's to reject", () => {
-    const object = { sessions: [{ id: 1 }, { id: 2 }], after: true };
-    const laidOut = jsonWithArrayLines(object, [{ path: "sessions", lines: object.sessions.map(arrayLine) }]);
-    expect(splitLineArray(laidOut, "sessions")).toBeDefined();
-    expect(splitLineArray(Buffer.from(JSON.stringify(object)), "sessions")).toBeUndefined();
-    expect(splitLineArray(Buffer.from(JSON.stringify(object, null, 2)), "sessions")).toBeUndefined();
-    expect(splitLineArray(jsonWithArrayLines({ sessions: [] }, [{ path: "sessions", lines: [] }]), "sessions")).toBeUndefined();
-    const text = laidOut.toString("utf8");
-    // A missing separator, a cut file, the array named twice at its depth.
-    expect(splitLineArray(Buffer.from(text.replace('{"id":1},', '{"id":1}')), "sessions")).toBeUndefined();
-    expect(splitLineArray(Buffer.from(text.slice(0, text.indexOf("  ]"))), "sessions")).toBeUndefined();
-    expect(splitLineArray(Buffer.from(text.replace('"after": true', '"x": {},\n  "sessions": [\n    1\n  ]')), "sessions")).toBeUndefined();
-    const two = splitLineArray(Buffer.from(text.replace('{"id":1},', '{"id":1}, {"id":3},')), "sessions");
-    expect(two?.lines.map(String)).toEqual(['{"id":1}, {"id":3}', '{"id":2}']);
   });
 });

@@ -1,5 +1,3 @@
-import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
 import Papa from "papaparse";
 import { CliError } from "../../util/errors.js";
 import { provenance } from "../../util/provenance.js";
@@ -10,7 +8,9 @@ import type { Rating } from "../reliability/values.js";
 
 /** Options of {@link agreeCsv}. */
 export interface AgreeCsvOptions {
+  /** The CSV's absolute path (in messages and the report) and its text. */
   file: string;
+  text: string;
   /** Column names, one per rater. */
   raters: readonly string[];
   level?: MeasurementLevel;
@@ -25,18 +25,11 @@ export interface AgreeCsvOptions {
  * pair filled, alpha/Fleiss/AC1 every available rating. For ordered levels every value must be
  * a number; errors name the line and column.
  */
-export async function agreeCsv(options: AgreeCsvOptions): Promise<AgreementReport> {
+export function agreeCsv(options: AgreeCsvOptions): AgreementReport {
   const level = options.level ?? "nominal";
   const raters = [...options.raters];
   const reference = checkCoders(raters, options.reference ?? raters[0], "--raters");
-  const path = resolve(options.file);
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw new CliError(`${options.file}: cannot read (${(error as NodeJS.ErrnoException).code ?? error})`);
-  }
-  const parsed = Papa.parse<Record<string, string>>(text.replace(/^\uFEFF/, ""), { header: true, skipEmptyLines: "greedy" });
+  const parsed = Papa.parse<Record<string, string>>(options.text.replace(/^\uFEFF/, ""), { header: true, skipEmptyLines: "greedy" });
   const fatal = parsed.errors.find((e) => e.type !== "FieldMismatch" || e.code === "TooManyFields");
   if (fatal) throw new CliError(`${options.file}:${(fatal.row ?? 0) + 2}: ${fatal.message}`);
   const columns = parsed.meta.fields ?? [];
@@ -83,8 +76,8 @@ export async function agreeCsv(options: AgreeCsvOptions): Promise<AgreementRepor
   });
   return {
     kind: "agreement",
-    provenance: provenance({ command: "agree", csv: path, raters, level, reference, seed, bootstrap, rows: parsed.data.length }),
-    source: { type: "csv", file: path, raters },
+    provenance: provenance({ command: "agree", csv: options.file, raters, level, reference, seed, bootstrap, rows: parsed.data.length }),
+    source: { type: "csv", file: options.file, raters },
     codebook: null,
     coders: raters,
     reference,

@@ -4,7 +4,7 @@ import type { AgreementReport } from "./agree.js";
 
 /**
  * Inter-coder agreement of one codebook: `agreement-<codebook>.json`, computed by
- * {@link agreeStudy} (src/analysis/agreement/agree.ts) from the coefficients in src/analysis/reliability/.
+ * {@link agreementOf} (src/analysis/agreement/agree.ts) from the coefficients in src/analysis/reliability/.
  */
 export const agreementAnalysis: AnalysisDescriptor<AgreementReport> = {
   id: "agreement",
@@ -13,9 +13,6 @@ export const agreementAnalysis: AnalysisDescriptor<AgreementReport> = {
   result: artifacts.agreement,
   artifacts: [artifacts.agreement, artifacts.agreementDisagreements],
   views: ["Agreement"],
-  // What agreementFromReport (src/report/shape/analysis.ts) reads: not the coverage, which changes with every session the machine coders code.
-  // "kind" too: a few bytes that keep a foreign file out.
-  shown: { members: ["kind", "provenance", "source", "coders", "reference", "variables", "disagreements"] },
   emptyWhen: ({ config, configFile }) =>
     config.humanCoders.length === 0 && config.codebooks.every((p) => p.coders.length < 2)
       ? `only one coder per codebook. Have people code a sample (\`colloquy sample\`, \`colloquy sheet\`, \`colloquy codes import\`) and list them under "humanCoders" in ${configFile}.`

@@ -1,12 +1,10 @@
 // Public surface of `colloquy agree` for library users and the dashboard (re-exported by ./index.ts).
 export {
-  agreeStudy,
-  writeAgreement,
-  agreementPaths,
+  agreementOf,
   disagreementsCsv,
   defaultReference,
   type AgreementReport,
-  type AgreeStudyOptions,
+  type AgreementInput,
   type Disagreement,
   type VariableAgreement,
   type PairAgreement,

@@ -1,15 +1,10 @@
-import { loadCodebook } from "../../coding/codebook/load.js";
 import type { Codebook } from "../../coding/codebook/schema.js";
 import type { CodeRecord } from "../../coding/records.js";
-import { codesPath, listCoders } from "../../coding/store.js";
-import { diskReader, type StudyReader } from "../../study/reader.js";
-import { loadStudyConfig, studyPaths } from "../../study/study.js";
-import { CliError, errorMessage } from "../../util/errors.js";
 
 /**
- * Loading side of `colloquy agree` for a study: the codebook's shape (from its definition, or
- * inferred from the records when no definition can be found), the code records of each coder,
- * and the coverage account of which turns they coded (aligned in ./parts.ts).
+ * What `colloquy agree` knows of a codebook: its shape (from its definition, or inferred from the
+ * records when no definition can be found), and the coverage account of which turns the coders
+ * coded (aligned in ./align.ts).
  */
 
 /** What the analysis needs to know about the codebook. */
@@ -46,7 +41,7 @@ export interface Coverage {
   emptyRecords: Record<string, number>;
 }
 
-function shapeFromDefinition(codebook: Codebook): CodebookShape {
+export function shapeFromDefinition(codebook: Codebook): CodebookShape {
   if (codebook.kind === "nominal") {
     return {
       id: codebook.id,
@@ -67,33 +62,10 @@ function shapeFromDefinition(codebook: Codebook): CodebookShape {
 }
 
 /**
- * Find the codebook definition: a plan in colloquy.json whose codebook has this id, else a
- * shipped codebook / file of that name. When none can be loaded, infer the shape from the
- * records (scores => scales, else nominal) so agreement still runs, and say so.
+ * The shape of a codebook no definition could be loaded for, inferred from its records (scores =>
+ * scales, else nominal); `problems` say why no definition was used.
  */
-export async function resolveCodebookShape(study: string, id: string, records: Iterable<CodeRecord>): Promise<CodebookShape> {
-  const problems: string[] = [];
-  const root = studyPaths(study).root;
-  try {
-    const config = await loadStudyConfig(study);
-    for (const plan of config.codebooks) {
-      try {
-        const codebook = await loadCodebook(plan.codebook, root);
-        if (codebook.id === id) return shapeFromDefinition(codebook);
-      } catch (error) {
-        problems.push(`${plan.codebook}: ${errorMessage(error)}`);
-      }
-    }
-  } catch (error) {
-    problems.push(errorMessage(error));
-  }
-  try {
-    const codebook = await loadCodebook(id, root);
-    if (codebook.id === id) return shapeFromDefinition(codebook);
-    problems.push(`${id} loads a codebook with id "${codebook.id}"`);
-  } catch (error) {
-    problems.push(errorMessage(error));
-  }
+export function inferShape(id: string, records: Iterable<CodeRecord>, problems: readonly string[]): CodebookShape {
   const scaleIds = new Set<string>();
   let withCodes = 0;
   let multiple = false;
@@ -107,31 +79,6 @@ export async function resolveCodebookShape(study: string, id: string, records: I
     return { id, kind: "scales", version: null, definition: "inferred", note, scales: [...scaleIds].sort().map((s) => ({ id: s })) };
   }
   return { id, kind: "nominal", version: null, definition: "inferred", note, multiple };
-}
-
-/** "no codes from coder …": a coder named without a record of the codebook, with the coders and codebooks there are. */
-export function noCodes(study: string, codebook: string, coder: string, available: Record<string, string[]>): CliError {
-  const here = available[codebook];
-  return new CliError(
-    `no codes from coder "${coder}" for codebook "${codebook}" (${codesPath(study, codebook, coder)} is missing or empty). ` +
-      (here ? `Coders with codes for ${codebook}: ${here.join(", ")}.` : `Codebooks with codes in this study: ${Object.keys(available).join(", ") || "none"}.`),
-  );
-}
-
-/** Read the named coders' records, failing clearly when a coder has none. */
-export async function readCoderRecords(
-  study: string,
-  codebook: string,
-  coders: readonly string[],
-  reader: StudyReader = diskReader(study),
-): Promise<Map<string, CodeRecord[]>> {
-  const out = new Map<string, CodeRecord[]>();
-  for (const coder of coders) {
-    const records = await reader.codes(codebook, coder);
-    if (records.length === 0) throw noCodes(study, codebook, coder, await listCoders(study));
-    out.set(coder, records);
-  }
-  return out;
 }
 
 /** Whether a record carries something to compare for this codebook shape. */

@@ -1,5 +1,4 @@
 import { artifacts } from "../../study/artifacts.js";
-import type { ArtifactPart } from "../../study/artifact-part.js";
 import type { AnalysisDescriptor, StudyFacts } from "../descriptor.js";
 import { NO_CONDITION } from "../shared/table.js";
 import type { CompareReport } from "./compare.js";
@@ -26,10 +25,6 @@ function whyNoComparison({ conditions, config, configFile }: StudyFacts): string
  * compareSetFromFile, takes this part's type): its numbers and tests, not the per-participant
  * units they were computed from (1.4 MB of the file's 2.4 MB at 100,000 turns).
  */
-export const compareShown = {
-  members: ["provenance", "coder", "labels", "conditions", "options", "frequencies", "differences", "tests", "design"],
-} as const satisfies ArtifactPart;
-
 /**
  * Code frequencies per condition, differences from the control and their tests:
  * `compare-<codebook>.json` and its tables, computed by {@link compareConditions} (src/analysis/compare/compare.ts);
@@ -42,6 +37,5 @@ export const compareAnalysis: AnalysisDescriptor<CompareReport> = {
   result: artifacts.compare,
   artifacts: [artifacts.compare, artifacts.compareFrequencies, artifacts.compareDifferences, artifacts.compareTests],
   views: ["Conditions vs control"],
-  shown: compareShown,
   emptyWhen: whyNoComparison,
 };

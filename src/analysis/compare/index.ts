@@ -14,5 +14,4 @@ export {
 } from "./compare.js";
 export { mapCodes, mapConditions, parseMergeList, type CodeMapping, type ConditionMapping } from "./mapping.js";
 export { runTests as runCompareTests, type Comparison, type TestResult as CompareTestResult } from "./tests.js";
-export { loadCodedStudy, chooseCoder, type LoadedCodes } from "./load.js";
-export { compareCsvs, compareSummary, writeCompareReport } from "./output.js";
+export { compareCsvs, compareSummary } from "./output.js";

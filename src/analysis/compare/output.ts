@@ -1,5 +1,4 @@
-import type { CompareReport, CompareResult } from "./compare.js";
-import { artifacts, writeArtifact } from "../../study/artifacts.js";
+import type { CompareResult } from "./compare.js";
 import { textTable, toCsv } from "../shared/table.js";
 
 /** CSV tables of a comparison: the long-format frequency table, the differences and the tests. */
@@ -171,19 +170,4 @@ export function compareSummary(report: CompareResult): string {
   if (small.length > 0) out.push(`  ${small.length} test(s) ran on fewer than 6 pairs or units per side: read their p as descriptive, not confirmatory`);
   for (const note of report.notes) out.push(`note: ${note}`);
   return out.join("\n");
-}
-
-/** Write compare-<codebook>.json and its three CSV tables into the study's analysis folder; returns their paths. */
-export async function writeCompareReport(
-  study: string,
-  report: CompareReport,
-): Promise<{ json: string; frequencies: string; differences: string; tests: string }> {
-  const id = report.codebook.id;
-  const csv = compareCsvs(report);
-  return {
-    json: await writeArtifact(artifacts.compare, study, report, id),
-    frequencies: await writeArtifact(artifacts.compareFrequencies, study, csv.frequencies, id),
-    differences: await writeArtifact(artifacts.compareDifferences, study, csv.differences, id),
-    tests: await writeArtifact(artifacts.compareTests, study, csv.tests, id),
-  };
 }

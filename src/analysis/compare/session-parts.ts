@@ -1,6 +1,4 @@
-import { recordsBySession, type CodeRecord } from "../../coding/records.js";
-import type { CodeDigests } from "../../study/code-digests.js";
-import { codesDigest, type SessionMemo } from "../../study/session-memo.js";
+import type { CodeRecord } from "../../coding/records.js";
 import type { Session } from "../../transcript/schema.js";
 import { codedTurns, membersOf, NO_CONDITION, type CodedSession, type CodedTurns } from "../shared/table.js";
 
@@ -109,75 +107,6 @@ export function joinParts(
     if (orphanExamples.length < 10) orphanExamples.push(`${r.session}/${r.turn}`);
   }
   return { labels: labelList, unknownLabels, sessions: out, codedTurns: coded, uncodedTurns: uncoded, orphanRecords, orphanExamples };
-}
-
-const inputDigests = new WeakMap<CodedTurns, Map<string, string>>();
-
-/**
- * The {@link codesDigest} of each session's records in a join made by codedTurnsBySession or
- * codedTurnsFromDigests (undefined for other joins), so that results computed from the join can be memoised per
- * session under the same inputs without hashing the records again.
- */
-export function joinInputsDigests(data: CodedTurns): ReadonlyMap<string, string> | undefined {
-  return inputDigests.get(data);
-}
-
-/**
- * {@link codedTurns} of a study, each session's part taken from `memo` when its turns and the
- * join inputs of its records are unchanged, computed (and stored) otherwise.
- */
-export function codedTurnsBySession(
-  sessions: readonly Session[],
-  records: readonly CodeRecord[],
-  labels: readonly string[],
-  memo: Pick<SessionMemo<CodedSessionPart>, "get">,
-): CodedTurns {
-  const bySession = recordsBySession(records);
-  return joinSessions(sessions, labels, memo, (id) => codesDigest(bySession.get(id) ?? []), bySession);
-}
-
-/**
- * {@link codedTurnsBySession} from kept digests of the records (study/code-digests.ts) instead of
- * the records: only the records of sessions whose part is not in `memo`, and of sessions the
- * study does not have (orphans), are asked for, so adding one session to a large study parses
- * that session's records rather than every record.
- */
-export async function codedTurnsFromDigests(
-  sessions: readonly Session[],
-  digests: Pick<CodeDigests, "digest" | "sessionIds" | "records">,
-  labels: readonly string[],
-  memo: Pick<SessionMemo<CodedSessionPart>, "get" | "has">,
-): Promise<CodedTurns> {
-  const ids = new Set(sessions.map((s) => s.id));
-  const wanted = new Set(sessions.filter((s) => !memo.has(s.id, s, digests.digest(s.id))).map((s) => s.id));
-  for (const id of digests.sessionIds()) if (!ids.has(id)) wanted.add(id);
-  const bySession = recordsBySession(wanted.size > 0 ? await digests.records(wanted) : []);
-  return joinSessions(sessions, labels, memo, (id) => digests.digest(id), bySession);
-}
-
-/**
- * The join of both: each session's part from `memo` under its records' digest, or computed from
- * its records in `bySession`; the records in `bySession` of sessions the study lacks are the
- * orphans, in the order their sessions first come (as recordsBySession groups them).
- */
-function joinSessions(
-  sessions: readonly Session[],
-  labels: readonly string[],
-  memo: Pick<SessionMemo<CodedSessionPart>, "get">,
-  digestOf: (session: string) => string,
-  bySession: ReadonlyMap<string, readonly CodeRecord[]>,
-): CodedTurns {
-  const digests = new Map<string, string>();
-  const parts = sessions.map((session) => {
-    const digest = digestOf(session.id);
-    digests.set(session.id, digest);
-    return memo.get(session.id, session, () => codedSessionPart(session, bySession.get(session.id) ?? [], labels), digest);
-  });
-  const ids = new Set(sessions.map((s) => s.id));
-  const stray = [...bySession].flatMap(([id, list]) => (ids.has(id) ? [] : list));
-  const data = joinParts(sessions, parts, labels, stray);
-  inputDigests.set(data, digests);
-  return data;
 }
 
 /**

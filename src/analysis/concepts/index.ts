@@ -12,7 +12,7 @@ export {
   type TurnConcepts,
   type UptakeMatrix,
 } from "./measures.js";
-export { buildConceptsReport, conceptsCsv, writeConceptsReport, type ConceptsReport, type ConceptsOptions } from "./report.js";
+export { buildConceptsReport, conceptsCsv, conceptsReport, type ConceptsReport, type ConceptsOptions } from "./report.js";
 export {
   compareMeasure,
   summariseValues,

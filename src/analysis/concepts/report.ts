@@ -1,16 +1,10 @@
-import { join } from "node:path";
 import type { Session } from "../../transcript/schema.js";
-import { writeFileAtomic } from "../../util/fs.js";
-import { hashedLine, writeWithLines, type HashedLine } from "../../util/written-lines.js";
 import { csvRows, csvWithRows, type CsvCell } from "../../util/csv.js";
-import { artifacts } from "../../study/artifacts.js";
 import { provenance, type Provenance } from "../../util/provenance.js";
 import { compareMeasure, type MeasureCompareOptions, type MeasureComparison, type UnitValue } from "./conditions.js";
 import type { ConceptExtractor } from "./extract.js";
-import type { SessionMemo } from "../../study/session-memo.js";
 import { analyseSessionConcepts, type ParticipantConcepts, type SessionConcepts } from "./measures.js";
 import { MTLD_THRESHOLD } from "./mtld.js";
-import { arrayLine, jsonWithArrayLines, lineText, parseArrayLine } from "../../util/json-layout.js";
 import type { SpeakerSelection } from "./speakers.js";
 import { FILLERS, STOP_NOUNS } from "./stopwords.js";
 
@@ -55,7 +49,7 @@ const PARTICIPANT_MEASURES: [string, (p: ParticipantConcepts) => number | null][
   ["cohesion", (p) => p.cohesion],
 ];
 
-const SESSION_MEASURES: [string, (s: Omit<SessionConceptsPart, keyof HashedLine | "csv">) => number | null][] = [
+const SESSION_MEASURES: [string, (s: SessionMeasures) => number | null][] = [
   ["sessionConceptRate", (s) => s.rate],
   ["sessionUniqueConcepts", (s) => s.uniqueConcepts],
 ];
@@ -66,24 +60,8 @@ export function sessionUnit(participants: readonly { participant: string }[], fa
   return ids.length > 0 ? ids.join("+") : fallback;
 }
 
-/**
- * One session's part of the report as the session memo keeps it: its entry of `sessions[]` as
- * text (stringified once, when the session is analysed) and the little the study-level
- * comparisons and the table need. Adding a session to a large study then costs that session's
- * analysis plus a recombination of small records, not a re-read and re-write of every
- * session's per-turn concepts (issue 11).
- */
-export interface SessionConceptsPart extends HashedLine {
-  /**
-   * The session's line of concepts.json (from arrayLine), UTF-8 encoded: V8 stores a string
-   * with any character beyond Latin-1 at two bytes per character, which made the memo ~1.7x the
-   * size of the text it holds. Its sha256 (`jsonSha256`) goes with it to the dashboard's build
-   * in the same run (util/written-lines.ts).
-   */
-  json: Uint8Array;
-  /** The session's rows of concepts.csv, UTF-8 encoded (written as they are: making the table again took 20 ms a run). */
-  csv: Uint8Array;
-  session: string;
+/** What the comparisons read of a session. */
+interface SessionMeasures {
   condition: string;
   /** Pairing key of the session measures (sessionUnit). */
   unit: string;
@@ -92,59 +70,39 @@ export interface SessionConceptsPart extends HashedLine {
   participants: ParticipantConcepts[];
 }
 
-/** The report with its sessions as parts: what runConcepts writes without holding every session's turns. */
-export interface ConceptsReportParts {
-  provenance: ConceptsReport["provenance"];
-  sessions: SessionConceptsPart[];
-  conditions: MeasureComparison[];
-}
-
-/** The part of one analysed session. */
-export function sessionConceptsPart(result: SessionConcepts): SessionConceptsPart {
-  return { ...hashedLine(result), csv: sessionCsvRows(result.participants), ...partMeasures(result) };
-}
-
-/** What the comparisons and the table read of a session. */
-function partMeasures(result: SessionConcepts): Omit<SessionConceptsPart, keyof HashedLine | "csv"> {
-  return {
-    session: result.session,
-    condition: result.condition,
-    unit: sessionUnit(result.participants, result.session),
-    rate: result.rate.value,
-    uniqueConcepts: result.uniqueConcepts,
-    participants: result.participants,
-  };
-}
+const measuresOf = (s: SessionConcepts): SessionMeasures => ({
+  condition: s.condition,
+  unit: sessionUnit(s.participants, s.session),
+  rate: s.rate.value,
+  uniqueConcepts: s.uniqueConcepts,
+  participants: s.participants,
+});
 
 /**
- * `memo` (optional) holds each session's part from earlier runs under the same settings
- * (src/study/session-memo.ts): only new or changed sessions are analysed, the comparisons
- * across conditions are always recomputed from all of them.
+ * The report of every session's concepts (analyseSessionConcepts, one session at a time: the
+ * concepts stage keeps them per session in the study's memo) and the comparisons between
+ * conditions, always computed from all of them.
  */
-export function buildConceptsParts(
-  sessions: readonly Session[],
-  extractor: ConceptExtractor,
-  options: ConceptsOptions,
-  memo?: Pick<SessionMemo<SessionConceptsPart>, "has" | "get">,
-): ConceptsReportParts {
-  const todo = memo ? sessions.filter((s) => !memo.has(s.id, s)) : sessions;
-  // Learn the corpus's vocabulary in batches first (as bench/concepts.ts measures it).
-  extractor.prepare(todo.flatMap((s) => s.turns.map((t) => t.text)));
-  const analyse = (s: Session) => sessionConceptsPart(analyseSessionConcepts(s, extractor, options));
-  const parts = sessions.map((s) => (memo ? memo.get(s.id, s, () => analyse(s)) : analyse(s)));
-  return { provenance: conceptsProvenance(sessions.length, extractor, options), sessions: parts, conditions: compareConcepts(parts, options) };
+export function conceptsReport(results: SessionConcepts[], extractor: ConceptExtractor, options: ConceptsOptions): ConceptsReport {
+  return {
+    provenance: conceptsProvenance(results.length, extractor, options),
+    sessions: results,
+    conditions: compareConcepts(results.map(measuresOf), options),
+  };
 }
 
 /** Every session's concepts and the comparisons between conditions, computed from scratch. */
 export function buildConceptsReport(sessions: readonly Session[], extractor: ConceptExtractor, options: ConceptsOptions): ConceptsReport {
   extractor.prepare(sessions.flatMap((s) => s.turns.map((t) => t.text)));
-  const results = sessions.map((s) => analyseSessionConcepts(s, extractor, options));
-  const parts = results.map(partMeasures);
-  return { provenance: conceptsProvenance(sessions.length, extractor, options), sessions: results, conditions: compareConcepts(parts, options) };
+  return conceptsReport(
+    sessions.map((s) => analyseSessionConcepts(s, extractor, options)),
+    extractor,
+    options,
+  );
 }
 
 /** The comparisons between conditions of every participant and session measure. */
-function compareConcepts(parts: readonly Omit<SessionConceptsPart, keyof HashedLine | "csv">[], options: ConceptsOptions): MeasureComparison[] {
+function compareConcepts(parts: readonly SessionMeasures[], options: ConceptsOptions): MeasureComparison[] {
   const participants = parts.flatMap((r) => r.participants);
   const conditions: MeasureComparison[] = [];
   for (const [measure, get] of PARTICIPANT_MEASURES) {
@@ -169,23 +127,6 @@ function conceptsProvenance(sessions: number, extractor: ConceptExtractor, optio
     mtldThreshold: MTLD_THRESHOLD,
     sessions,
   }) as ConceptsReport["provenance"];
-}
-
-/**
- * The report of `parts` as an object, for callers that read it (the concepts command's table
- * and --json): each session's entry is parsed from its text when `sessions` is first read, so
- * the study pipeline, which only writes the files, never pays for it. The same values as the
- * file holds (JSON has no NaN; the analysis uses null for undefined measures).
- */
-export function conceptsReportOf(parts: ConceptsReportParts): ConceptsReport {
-  let sessions: SessionConcepts[] | undefined;
-  return {
-    provenance: parts.provenance,
-    get sessions() {
-      return (sessions ??= parts.sessions.map((p) => parseArrayLine<SessionConcepts>(p.json)));
-    },
-    conditions: parts.conditions,
-  };
 }
 
 /** The columns of concepts.csv: one row per participant and session. */
@@ -233,43 +174,8 @@ function csvRow(p: ParticipantConcepts): CsvCell[] {
   ];
 }
 
-/** A session's rows of concepts.csv (no header; empty without participants), as a part keeps them. */
-const sessionCsvRows = (participants: readonly ParticipantConcepts[]): Uint8Array => Buffer.from(csvRows(participants.map(csvRow)));
-
 /** One CSV row per participant and session. */
 export function conceptsCsv(report: Pick<ConceptsReport, "sessions">): string {
   const data = report.sessions.flatMap((s) => s.participants.map(csvRow));
   return csvWithRows(CSV_FIELDS, [csvRows(data)]);
-}
-
-/** conceptsCsv of a report in parts, from the rows each part keeps. */
-const partsCsv = (report: ConceptsReportParts): string =>
-  csvWithRows(
-    CSV_FIELDS,
-    report.sessions.map((s) => lineText(s.csv)),
-  );
-
-/** Write the concepts JSON and CSV (names from the artifact registry) into a study's analysis folder; returns their paths. */
-export async function writeConceptsReport(analysisDir: string, report: ConceptsReport): Promise<{ json: string; csv: string }> {
-  return writeConcepts(analysisDir, jsonWithArrayLines(report, [{ path: LINES, lines: report.sessions.map(arrayLine) }]), conceptsCsv(report));
-}
-
-/** writeConceptsReport for a report in parts: the same bytes, each session's text written as stored. */
-export async function writeConceptsParts(analysisDir: string, report: ConceptsReportParts): Promise<{ json: string; csv: string }> {
-  const files = conceptsFiles(analysisDir);
-  await writeWithLines(files.json, report, LINES, report.sessions);
-  await writeFileAtomic(files.csv, partsCsv(report));
-  return files;
-}
-
-/** The array of concepts.json written one session per line (the artifact registry says which). */
-const [LINES] = artifacts.concepts.lineArrays!;
-
-const conceptsFiles = (analysisDir: string) => ({ json: join(analysisDir, artifacts.concepts.file()), csv: join(analysisDir, artifacts.conceptsTable.file()) });
-
-async function writeConcepts(analysisDir: string, json: readonly Uint8Array[], table: string): Promise<{ json: string; csv: string }> {
-  const files = conceptsFiles(analysisDir);
-  await writeFileAtomic(files.json, json);
-  await writeFileAtomic(files.csv, table);
-  return files;
 }

@@ -124,7 +124,7 @@ function fixedClass(word: string): WordInfo | undefined {
 
 /**
  * The tagger's answers so far (word -> class, plural -> singular): the maps themselves, so that
- * word-store.ts can keep them between runs and add those of earlier runs. An entry is never
+ * the stages can keep them between runs and add those of earlier runs. An entry is never
  * changed once made, and depends on the word alone.
  */
 export function learntWords(): { classes: Map<string, WordInfo>; singulars: Map<string, string> } {

@@ -14,7 +14,5 @@ export const statsAnalysis: AnalysisDescriptor<StatsReport> = {
   stage: "stats",
   result: artifacts.stats,
   artifacts: [artifacts.stats, artifacts.statsSessions, artifacts.statsParticipants],
-  // The views recompute these numbers from the sessions; the overview lists the file's provenance.
-  shown: { members: ["provenance"] },
   views: ["Participation", "Bales profile", "Interaction sequences"],
 };

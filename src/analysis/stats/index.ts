@@ -45,4 +45,4 @@ export {
 } from "./bales.js";
 export { codeSequences, segmentDistributions, binCodes, type SessionSequence, type Segment, type SegmentDistributions } from "./sequences.js";
 export { buildStats, STATS_DEFINITIONS, type StatsResult, type StatsReport, type StatsCodes } from "./report.js";
-export { statsCsvs, statsSummary, writeStatsReport } from "./output.js";
+export { statsCsvs, statsSummary } from "./output.js";

@@ -91,9 +91,7 @@ export type MemberFigures = Pick<
 
 /**
  * What the summaries over sessions read of a session's metrics ({@link summariseByCondition},
- * {@link summariseByRole}, {@link followsByRole}): what a session memo keeps of them besides
- * their text (src/analysis/stats/parts.ts), so that recombining a large study reads no names,
- * ids or addressee matrices back.
+ * {@link summariseByRole}, {@link followsByRole}).
  */
 export interface SessionFigures extends Pick<
   SessionMetrics,
@@ -102,32 +100,6 @@ export interface SessionFigures extends Pick<
   balance: Pick<Balance, "entropyTurns" | "oneMinusGiniTurns">;
   follows: Pick<SpeakerMatrix, "counts">;
   participants: MemberFigures[];
-}
-
-/** The {@link SessionFigures} of a session's metrics. */
-export function sessionFigures(m: SessionMetrics): SessionFigures {
-  return {
-    condition: m.condition,
-    turns: m.turns,
-    words: m.words,
-    durationSeconds: m.durationSeconds,
-    turnsPerMinute: m.turnsPerMinute,
-    wordsPerMinute: m.wordsPerMinute,
-    meanWordsPerTurn: m.meanWordsPerTurn,
-    balance: { entropyTurns: m.balance.entropyTurns, oneMinusGiniTurns: m.balance.oneMinusGiniTurns },
-    follows: { counts: m.follows.counts },
-    participants: m.participants.map((p) => ({
-      condition: p.condition,
-      role: p.role,
-      turns: p.turns,
-      words: p.words,
-      shareTurns: p.shareTurns,
-      shareWords: p.shareWords,
-      meanWordsPerTurn: p.meanWordsPerTurn,
-      turnsPerMinute: p.turnsPerMinute,
-      wordsPerMinute: p.wordsPerMinute,
-    })),
-  };
 }
 
 /** Gini coefficient of non-negative values (0 = all equal, (k-1)/k = one holds everything). */

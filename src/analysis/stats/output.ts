@@ -1,6 +1,5 @@
-import type { StatsReport, StatsResult } from "./report.js";
+import type { StatsResult } from "./report.js";
 import type { MemberMetrics, SessionMetrics } from "./metrics.js";
-import { artifacts, writeArtifact } from "../../study/artifacts.js";
 import type { Summary } from "../shared/table.js";
 import { csvLine, csvText, textTable } from "../shared/table.js";
 
@@ -194,20 +193,3 @@ export function statsSummary(report: StatsResult): string {
 
 const fmtPct = (v: number | null): string => (v === null ? "-" : `${v.toFixed(1)}%`);
 const fmtNum = (v: number | null): string => (v === null ? "null" : v.toFixed(2));
-
-/** The files stats writes: stats.json and its two CSV tables. */
-export interface StatsFiles {
-  json: string;
-  sessions: string;
-  participants: string;
-}
-
-/** Write stats.json and its two CSV tables into the study's analysis folder; returns their paths. */
-export async function writeStatsReport(study: string, report: StatsReport): Promise<StatsFiles> {
-  const csv = statsCsvs(report);
-  return {
-    json: await writeArtifact(artifacts.stats, study, report),
-    sessions: await writeArtifact(artifacts.statsSessions, study, csv.sessions),
-    participants: await writeArtifact(artifacts.statsParticipants, study, csv.participants),
-  };
-}

@@ -7,8 +7,8 @@ export { topicUnits, type TopicUnit } from "./units.js";
 export {
   buildTopicsReport,
   summariseTopics,
-  writeTopicsReport,
-  readTopicsReport,
+  topicsReport,
+  rulesSessionTrees,
   type TopicsReport,
   type TopicsOptions,
   type TreeResult,

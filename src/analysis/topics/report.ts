@@ -2,16 +2,12 @@ import type { ChatModel } from "../../llm/types.js";
 import type { Session } from "../../transcript/schema.js";
 import { mapLimit } from "../../util/concurrency.js";
 import { provenance, type Provenance } from "../../util/provenance.js";
-import { artifacts, readArtifact, writeArtifact } from "../../study/artifacts.js";
-import { hashedLine, writeWithLines, type HashedLine } from "../../util/written-lines.js";
-import { parseArrayLine } from "../../util/json-layout.js";
 import { silentReporter, type Reporter } from "../../util/reporter.js";
 import { compareMeasure, summariseValues, type MeasureCompareOptions, type MeasureComparison, type UnitValue } from "../concepts/conditions.js";
 import type { ConceptExtractor } from "../concepts/extract.js";
 import type { SpeakerSelection } from "../concepts/speakers.js";
 import { llmTopicRun, TOPIC_PROMPT_HASH } from "./llm.js";
 import { MERGE_THRESHOLD, mergeTrees } from "./merge.js";
-import type { SessionMemo } from "../../study/session-memo.js";
 import { RULES_THRESHOLD, rulesTopicTree } from "./rules.js";
 import { treeCounts, type TopicTree } from "./tree.js";
 import { topicUnits, unitKey, type TopicUnit } from "./units.js";
@@ -160,8 +156,17 @@ export async function buildTopicsReport(sessions: readonly Session[], options: T
   const runs = options.coder === "rules" ? 1 : options.runs;
   if (options.coder === "llm" && !options.model) throw new Error("buildTopicsReport: the llm coder needs a model");
   const trees = options.coder === "rules" ? rulesTrees(sessions, options) : await llmTrees(sessions, options);
+  return topicsReport(trees, { ...options, runs });
+}
+
+/**
+ * The report of every unit's trees (rulesSessionTrees one session at a time, which the topics
+ * stage keeps per session in the study's memo, or the LLM's): the summaries are always computed
+ * from all of them.
+ */
+export function topicsReport(trees: TreeResult[], options: Parameters<typeof topicsProvenance>[0] & Pick<TopicsOptions, "compare">): TopicsReport {
   const report: TopicsReport = {
-    provenance: topicsProvenance({ ...options, runs }),
+    provenance: topicsProvenance(options),
     trees,
     participants: [],
     sessions: [],
@@ -198,7 +203,7 @@ function topicsProvenance(
 }
 
 /** The rules coder's trees of one session: one run per unit. */
-function rulesSessionTrees(session: Session, options: Pick<TopicsOptions, "scope" | "speakers" | "extractor">): TreeResult[] {
+export function rulesSessionTrees(session: Session, options: Pick<TopicsOptions, "scope" | "speakers" | "extractor">): TreeResult[] {
   return topicUnits([session], options.scope, options.speakers).map((unit) =>
     treeResult(unit, [
       runResult(0, rulesTopicTree({ scope: unit.scope, session: session.id, participant: unit.participant?.id }, unit.turns, options.extractor)),
@@ -257,7 +262,7 @@ function treeResult(unit: TopicUnit, runs: TopicRunResult[]): TreeResult {
   };
 }
 
-/** What the summaries read of a tree (a TreeResult is one; so is a memo's TreePart, without the runs' trees). */
+/** What the summaries read of a tree (a TreeResult is one). */
 export type TreeFacts = Pick<TreeResult, "key" | "scope" | "session" | "condition" | "participant" | "participantName" | "unit"> & {
   branching: Pick<BranchingSpread, "mean">;
   merged: Pick<NonNullable<TreeResult["merged"]>, "mainTopicCount" | "subtopicCount"> | null;
@@ -305,101 +310,4 @@ export function summariseTopics(
     const values: UnitValue[] = trees.map((t) => ({ unit: t.unit, condition: t.condition, value: get(t) }));
     return compareMeasure(measure, scopeUnit, values, compare);
   });
-}
-
-/**
- * One rules tree as the session memo keeps it: its line of topics.json as UTF-8 bytes, which the
- * writer puts in place as it is, and the few facts the summaries read. Loading the trees as
- * objects (every topic's turn ids a string of its own) took ~45 ms of a run that adds one session
- * to a 100,000-turn study, and writing them out again ~30 ms (issue 11).
- */
-export type TreePart = TreeFacts & { failures: { run: number; reason: string }[] } & HashedLine;
-
-function treePart(tree: TreeResult): TreePart {
-  const { key, scope, session, condition, participant, participantName, unit } = tree;
-  const merged = tree.merged ? { mainTopicCount: tree.merged.mainTopicCount, subtopicCount: tree.merged.subtopicCount } : null;
-  const failures = tree.runs.filter((r) => r.failure).map((r) => ({ run: r.run, reason: r.failure! }));
-  return {
-    key,
-    scope,
-    session,
-    condition,
-    participant,
-    participantName,
-    unit,
-    branching: { mean: tree.branching.mean },
-    merged,
-    failures,
-    ...hashedLine(tree),
-  };
-}
-
-/** A rules topics report whose trees are kept as their lines (buildRulesTopicsParts; written by writeTopicsParts). */
-export type TopicsReportParts = Omit<TopicsReport, "trees"> & { trees: TreePart[] };
-
-/**
- * The rules coder's report with each session's trees from `memo` when it has them (else made
- * now): the same file writeTopicsReport writes of buildTopicsReport's report, byte for byte.
- */
-export function buildRulesTopicsParts(
-  sessions: readonly Session[],
-  options: Pick<TopicsOptions, "scope" | "speakers" | "extractor" | "compare" | "reporter">,
-  memo: Pick<SessionMemo<TreePart[]>, "get">,
-): TopicsReportParts {
-  const reporter = options.reporter ?? silentReporter;
-  reporter.progress("topics", 0, sessions.length);
-  const trees = sessions.flatMap((session, i) => {
-    const parts = memo.get(session.id, session, () => rulesSessionTrees(session, options).map(treePart));
-    reporter.progress("topics", i + 1, sessions.length);
-    return parts;
-  });
-  const report: TopicsReportParts = {
-    provenance: topicsProvenance({ ...options, coder: "rules", runs: 1 }),
-    trees,
-    participants: [],
-    sessions: [],
-    conditions: [],
-    failures: trees.flatMap((t) => t.failures.map((f) => ({ key: t.key, ...f }))),
-  };
-  summariseTopics(report, options.compare);
-  return report;
-}
-
-/**
- * The report of `parts` as an object, for callers that read its trees (the topics command's
- * table): parsed from their lines when `trees` is first read, so the study pipeline, which only
- * writes the file, never pays for it. The same values as the file holds.
- */
-export function topicsReportOf(parts: TopicsReportParts): TopicsReport {
-  let trees: TreeResult[] | undefined;
-  // The members in the file's order (JSON.stringify of this object gives the file's values).
-  return {
-    provenance: parts.provenance,
-    get trees() {
-      return (trees ??= parts.trees.map((t) => parseArrayLine<TreeResult>(t.json)));
-    },
-    participants: parts.participants,
-    sessions: parts.sessions,
-    conditions: parts.conditions,
-    failures: parts.failures,
-  };
-}
-
-/** writeTopicsReport for a report in parts: the same bytes, each tree's line written as stored. */
-export function writeTopicsParts(study: string, report: TopicsReportParts): Promise<string> {
-  const path = artifacts.topics.path(study);
-  return writeWithLines(path, report, LINES, report.trees).then(() => path);
-}
-
-/** The array of topics.json written one tree per line (the artifact registry says which). */
-const [LINES] = artifacts.topics.lineArrays!;
-
-/** Write the study's topics.json (path from the artifact registry); returns its path. */
-export function writeTopicsReport(study: string, report: TopicsReport): Promise<string> {
-  return writeArtifact(artifacts.topics, study, report);
-}
-
-/** Read and validate the study's topics.json; a CliError names a missing file or its first invalid field. */
-export function readTopicsReport(study: string): Promise<TopicsReport> {
-  return readArtifact(artifacts.topics, study);
 }

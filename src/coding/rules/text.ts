@@ -145,7 +145,7 @@ const extraImperatives = new Set(
 
 /**
  * What compromise's lexicon says of words (a base-form verb or not), so that a run that knows
- * them from earlier runs (kept by lexicon-store.ts) never loads compromise. Once the lexicon is
+ * them from earlier runs (kept in the study's memo: study/memo.ts keepAnswers) never loads compromise. Once the lexicon is
  * loaded, every base-form verb in it is put here with {@link LEXICON_COMPLETE}: from then on (and
  * in later runs, from the store) a word that is not here is not one, and a session with words no
  * earlier run met does not load compromise again (0.25 s of a run that adds one session, issue 11).
@@ -155,7 +155,7 @@ const lexiconAnswers = new Map<string, boolean>();
 /** The key that says lexiconAnswers holds every base-form verb of the lexicon (not a word: words have no NUL). */
 export const LEXICON_COMPLETE = "\0complete";
 
-/** The lexicon's answers so far (the map itself: lexicon-store.ts adds earlier runs' and stores them). */
+/** The lexicon's answers so far (the map itself: the code stage adds earlier runs' and keeps them). */
 export function imperativeAnswers(): Map<string, boolean> {
   return lexiconAnswers;
 }

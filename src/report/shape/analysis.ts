@@ -3,13 +3,9 @@ import type { ConceptsReport } from "../../analysis/concepts/report.js";
 import { meanInterval, type MeasureComparison } from "../../analysis/concepts/conditions.js";
 import type { TopicsReport } from "../../analysis/topics/report.js";
 import { artifacts } from "../../study/artifacts.js";
-import type { PartOf } from "../../study/artifact-part.js";
-import type { topicsShown } from "../../analysis/topics/descriptor.js";
-import type { conceptsShown } from "../../analysis/concepts/descriptor.js";
 import type { AnalysisFile } from "../load.js";
 import { rerun } from "../load.js";
 import type { AgreementSet, ConceptsSet, TopicNode, TopicsSet } from "../types.js";
-import type { LineShaper, ShapedLines, WholeShaper } from "../line-cache.js";
 
 /**
  * The views that show results of the analysis commands (agreement, topics, concepts) shape
@@ -17,9 +13,6 @@ import type { LineShaper, ShapedLines, WholeShaper } from "../line-cache.js";
  * schemas: every number here is a number of the file. A file that validates but holds nothing
  * to draw becomes a warning and the view's empty state.
  */
-
-/** What the views show of topics.json: the descriptor's `shown` part (src/analysis/topics/descriptor.ts). */
-type TopicsShown = PartOf<TopicsReport, typeof topicsShown>;
 
 /** A finite number, else undefined (undefined statistics are NaN after reading, null in the file). */
 const finite = (v: number | null | undefined): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
@@ -125,12 +118,12 @@ function summaries(comparison: MeasureComparison | undefined): { condition: stri
  * topics with sub-topics), and the branching ratio (sub-topics / main topics) per condition from
  * the report's `branchingRatio` comparison: mean, SD, n, 95% CI and its first test.
  */
-export function readTopics(file: AnalysisFile<TopicsShown> | null, warnings: string[]): TopicsSet | null {
+export function readTopics(file: AnalysisFile<TopicsReport> | null, warnings: string[]): TopicsSet | null {
   if (!file) return null;
   return topicsSet(file.value, file.value.trees.map(topicTree), warnings);
 }
 
-type TopicsEntry = TopicsShown["trees"][number];
+type TopicsEntry = TopicsReport["trees"][number];
 
 /** One entry of topics.json's trees as the view draws it: the tree's merged topics under a root named after its session and participant. */
 function topicTree(entry: TopicsEntry): TopicsSet["trees"][number] {
@@ -149,68 +142,33 @@ function topicTree(entry: TopicsEntry): TopicsSet["trees"][number] {
   return { scope: entry.scope, id: label, condition: entry.condition, root };
 }
 
-/** The view's set from the report's other members and its trees (shaped, or counted when spliced as text: see ShapedLines). */
-function topicsSet(report: Omit<TopicsShown, "trees">, trees: TopicsSet["trees"] | ShapedLines, warnings: string[]): TopicsSet | null {
-  if (entries(trees) === 0) {
+/** The view's set from the report's comparisons and its trees. */
+function topicsSet(report: TopicsReport, trees: TopicsSet["trees"], warnings: string[]): TopicsSet | null {
+  if (trees.length === 0) {
     warnings.push(`${artifacts.topics.relative()}: no topic trees; ${rerun(artifacts.topics)}`);
     return null;
   }
   const comparison = report.conditions.find((c) => c.measure === "branchingRatio");
-  return { trees: Array.isArray(trees) ? trees : [], branching: summaries(comparison), test: firstTest(comparison) };
+  return { trees, branching: summaries(comparison), test: firstTest(comparison) };
 }
 
-/** What the views show of concepts.json: the descriptor's `shown` part (src/analysis/concepts/descriptor.ts). */
-type ConceptsShown = PartOf<ConceptsReport, typeof conceptsShown>;
-
 /** `analysis/concepts.json` (ConceptsReport): concept rate per condition and first mentions. */
-export function readConcepts(file: AnalysisFile<ConceptsShown> | null, warnings: string[]): ConceptsSet | null {
+export function readConcepts(file: AnalysisFile<ConceptsReport> | null, warnings: string[]): ConceptsSet | null {
   if (!file) return null;
   return conceptsSet(file.value, file.value.sessions.flatMap(firstMentions), warnings);
 }
 
 /** One session's first mentions with a time, as the view draws them. */
-function firstMentions(s: ConceptsShown["sessions"][number]): ConceptsSet["firstMentions"] {
+function firstMentions(s: ConceptsReport["sessions"][number]): ConceptsSet["firstMentions"] {
   return s.firstMentions.flatMap((m) => (m.start !== null ? [{ session: s.session, condition: s.condition, concept: m.concept, time: m.start }] : []));
 }
 
-function conceptsSet(report: Omit<ConceptsShown, "sessions">, mentions: ConceptsSet["firstMentions"] | ShapedLines, warnings: string[]): ConceptsSet | null {
+function conceptsSet(report: ConceptsReport, mentions: ConceptsSet["firstMentions"], warnings: string[]): ConceptsSet | null {
   const rate = report.conditions.find((c) => c.measure === "sessionConceptRate") ?? report.conditions.find((c) => c.measure === "conceptRate");
   const rates = summaries(rate).map(({ condition, mean, sd, n }) => ({ condition, mean, sd, n }));
-  if (rates.length === 0 && entries(mentions) === 0) {
+  if (rates.length === 0 && mentions.length === 0) {
     warnings.push(`${artifacts.concepts.relative()}: no concept rates or first mentions; ${rerun(artifacts.concepts)}`);
     return null;
   }
-  return { rates, firstMentions: Array.isArray(mentions) ? mentions : [], test: firstTest(rate) };
-}
-
-const entries = (list: readonly unknown[] | ShapedLines) => (Array.isArray(list) ? list.length : (list as ShapedLines).entries);
-
-/** Entries as the text a ShapedLine holds: their compact JSON joined by commas, in UTF-8. */
-export const shapedText = <T>(list: readonly T[]) => ({ text: Buffer.from(list.map((e) => JSON.stringify(e)).join(",")), entries: list.length });
-
-export const conceptsLines: LineShaper = {
-  member: "sessions",
-  path: "concepts.firstMentions",
-  shape: (entry) => shapedText(firstMentions(entry as ConceptsShown["sessions"][number])),
-};
-
-/** An agreement file's sets (agreementFromReport), kept as text while its results are the same. */
-export const agreementWhole: WholeShaper = {
-  shape: (file, value) => shapedText(agreementFromReport(file, value as AgreementReport)),
-};
-
-export const topicsLines: LineShaper = {
-  member: "trees",
-  path: "topics.trees",
-  shape: (entry) => shapedText([topicTree(entry as TopicsEntry)]),
-};
-
-/** readConcepts of a file read by its lines: the other members, and the sessions' first mentions as text. */
-export function readConceptsLines(value: Omit<ConceptsShown, "sessions">, lines: ShapedLines, warnings: string[]): ConceptsSet | null {
-  return conceptsSet(value, lines, warnings);
-}
-
-/** readTopics of a file read by its lines: the other members, and the trees as text. */
-export function readTopicsLines(value: Omit<TopicsShown, "trees">, lines: ShapedLines, warnings: string[]): TopicsSet | null {
-  return topicsSet(value, lines, warnings);
+  return { rates, firstMentions: mentions, test: firstTest(rate) };
 }

@@ -7,12 +7,7 @@ import { errorMessage } from "../../util/errors.js";
 import type { AnalysisFile, CodeSet } from "../load.js";
 import type { CodebookInfo, CompareSet } from "../types.js";
 import { categoryIds } from "./common.js";
-import type { PartOf } from "../../study/artifact-part.js";
-import type { compareShown } from "../../analysis/compare/descriptor.js";
 import { usableCounts, type SessionCounts } from "./parts.js";
-
-/** What the view reads of compare-<codebook>.json: the descriptor's `shown` part. */
-export type CompareShown = PartOf<CompareReport, typeof compareShown>;
 
 /**
  * Conditions vs control for one coder. The numbers are `colloquy compare`'s: from its file
@@ -30,7 +25,7 @@ export function buildCompareSet(
   /** The sets' coded turns when the caller has them already (the bales view joins the same). */
   coded?: CodedTurns,
   /** `colloquy compare`'s file: for the coder it was computed for, its numbers and tests are taken, and nothing is computed. */
-  file?: AnalysisFile<CompareShown>,
+  file?: AnalysisFile<CompareReport>,
   /** Each session's counts as its part keeps them (parts.ts SessionCounts), numbered as the codebook's categories; else counted from the join. */
   counts?: readonly SessionCounts[],
 ): CompareSet | { empty: string } {
@@ -116,7 +111,7 @@ function compareSetFrom(
  */
 export function compareSetFromFile(
   set: Pick<CodeSet, "codebook" | "coder">,
-  file: AnalysisFile<CompareShown> | undefined,
+  file: AnalysisFile<CompareReport> | undefined,
   codebook: CodebookInfo,
 ): CompareSet | undefined {
   if (!file || file.value.coder !== set.coder) return undefined;

@@ -1,13 +1,12 @@
 import type { Session } from "../../transcript/schema.js";
 import { sha256 } from "../../util/hash.js";
-import { arrayLineBytes, parseArrayLine } from "../../util/json-layout.js";
 import { sessionMetrics } from "../../analysis/stats/metrics.js";
 import { speakerPooling, type SpeakerPooling } from "../../analysis/stats/participation.js";
 import { codedSessionPart, joinParts, type CodedSessionPart } from "../../analysis/compare/session-parts.js";
 import { memberCounts, type CodedTurns } from "../../analysis/shared/table.js";
 import { phaseCounts, type ProfileFrame } from "../../analysis/stats/bales.js";
 import { sessionCodes, type CodeSet } from "../load.js";
-import type { CodebookInfo, Counts, Distribution, SessionSummary, SpeakerInfo } from "../types.js";
+import type { CodebookInfo, Counts, Distribution, ParticipationSession, SessionSummary, SpeakerInfo } from "../types.js";
 import { categoryIds, conditionOf, speakerKeys, turnSpeaker, turnWords } from "./common.js";
 import { buildDistribution, buildSequenceSet, MAX_SEQUENCE_CELLS } from "./distributions.js";
 import { buildParticipation } from "./participation.js";
@@ -41,14 +40,8 @@ export interface SessionPart {
   overview: OverviewPart;
   /** What the study pools of the session's metrics by speaker (follows, turns and words). */
   pooling: SpeakerPooling;
-  /**
-   * The session's entry of the bundle's participation.sessions, as its JSON text in UTF-8: the
-   * build splices it into the data file (site.ts) and never needs it as objects, which took a
-   * third of the time loading the memo of a 100,000-turn study's parts (its cumulative word
-   * counts). Bytes rather than a string: loaded from the memo, they are a view into its file's
-   * bytes (outside the JS heap, never moved by the garbage collector), not a string made anew.
-   */
-  participationJson: Uint8Array;
+  /** The session's entry of the bundle's participation.sessions. */
+  participation: ParticipationSession;
   /** Turns per sequence cell, and each cell's first turn's speaker as an index into `speakers` (typed: loaded as a view into the memo's bytes, not a list made anew). */
   sequence: { binSize: number; speakers: Int32Array };
 }
@@ -79,7 +72,7 @@ export function sessionPart(session: Session): SessionPart {
     speakers: [...touches.values()],
     overview: overviewPart(session, keys),
     pooling: speakerPooling(metrics),
-    participationJson: arrayLineBytes(buildParticipation(session, metrics)),
+    participation: buildParticipation(session, metrics),
     sequence: { binSize, speakers: Int32Array.from(cells) },
   };
 }
@@ -281,7 +274,7 @@ export function codebookSessionPart(
   binSize: number,
   /** The Bales view's frame (profileFrame of the codebook's categories), for a Bales-style codebook. */
   balesFrame: ProfileFrame | null,
-): CodebookSessionPart & { badges: Uint8Array } {
+): CodebookSessionPart & { badges: SessionBadges } {
   const table = new StringTable();
   const coders = sets.map((set): CoderPart => {
     if (info.kind !== "nominal") return { styles: packStyles(styleValues(session, set)) };
@@ -296,15 +289,15 @@ export function codebookSessionPart(
     };
   });
   const badges = sessionBadges(session, sets, info);
-  return { coders, strings: table.strings, badges, badgesDigest: sha256(badges) };
+  return { coders, strings: table.strings, badges, badgesDigest: sha256(JSON.stringify(badges)) };
 }
 
-/** A session's badges of one codebook's code sets (in `sets` order), as the text its chunk merges (mergeBadges). */
-export function sessionBadges(session: Session, sets: readonly CodeSet[], info: CodebookInfo): Uint8Array {
+/** A session's badges of one codebook's code sets (in `sets` order), as its chunk merges them (mergeBadges). */
+export function sessionBadges(session: Session, sets: readonly CodeSet[], info: CodebookInfo): SessionBadges {
   const badges: SessionBadges = {};
   const labels = new Map(info.categories.map((k) => [k.id, k.label]));
   for (const set of sets) addBadges(badges, session, set, labels);
-  return arrayLineBytes(badges);
+  return badges;
 }
 
 /** A session's finite ratings per speaker and for its condition (as buildStyleSet collects them). */
@@ -444,11 +437,11 @@ export function mergeCoded(sessions: readonly Session[], parts: readonly CoderPa
   );
 }
 
-/** A session's badges from each of its codebooks' (their text, in code set order, as addBadges adds them set after set). */
-export function mergeBadges(badges: readonly Uint8Array[]): SessionBadges {
+/** A session's badges from each of its codebooks' (in code set order, as addBadges adds them set after set). */
+export function mergeBadges(badges: readonly SessionBadges[]): SessionBadges {
   const into: SessionBadges = {};
-  for (const text of badges) {
-    for (const [turn, list] of Object.entries(parseArrayLine<SessionBadges>(text))) listEntry(into, turn).push(...list);
+  for (const one of badges) {
+    for (const [turn, list] of Object.entries(one)) listEntry(into, turn).push(...list);
   }
   return into;
 }

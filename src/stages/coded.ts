@@ -1,0 +1,58 @@
+import { loadCodebook } from "../coding/codebook/load.js";
+import type { NominalCodebook } from "../coding/codebook/schema.js";
+import { listCoders } from "../coding/store.js";
+import { summariseRecords } from "../coding/records.js";
+import type { StudyReader } from "../study/reader.js";
+import type { Session } from "../transcript/schema.js";
+import { CliError } from "../util/errors.js";
+import { codedTurns, type CodedTurns } from "../analysis/shared/table.js";
+
+/** A study's sessions joined with one coder's codes of one nominal codebook (what compare and stats read). */
+export interface LoadedCodes {
+  sessions: Session[];
+  codebook: NominalCodebook;
+  coder: string;
+  data: CodedTurns;
+  /** Code records made under another codebook version than the one loaded (counted, but worth a look). */
+  otherVersions: { version: string; records: number }[];
+}
+
+/**
+ * Pick the coder: the one asked for, or the only one there is. With several and none named the
+ * choice changes every number, so it is an error listing them rather than a guess.
+ */
+export function chooseCoder(available: readonly string[], wanted: string | undefined, codebook: string, study: string): string {
+  if (available.length === 0) {
+    throw new CliError(`${study}: no codes for codebook "${codebook}" yet; code the turns first with \`colloquy code ${study} --codebook ${codebook}\``);
+  }
+  if (wanted !== undefined) {
+    if (!available.includes(wanted))
+      throw new CliError(`--coder ${wanted}: no codes from that coder for codebook "${codebook}"; coders are: ${available.join(", ")}`);
+    return wanted;
+  }
+  if (available.length > 1) throw new CliError(`codebook "${codebook}" has codes from several coders (${available.join(", ")}); choose one with --coder`);
+  return available[0];
+}
+
+/** Load a nominal codebook and one coder's codes, joined with the reader's sessions. */
+export async function loadCodedStudy(study: string, codebookRef: string, coder: string | undefined, reader: StudyReader): Promise<LoadedCodes> {
+  const codebook = await loadCodebook(codebookRef, study);
+  if (codebook.kind !== "nominal") {
+    throw new CliError(`codebook "${codebook.id}" rates scales; compare and stats count categories, so give a nominal codebook such as bales-ipa`);
+  }
+  const chosen = chooseCoder((await listCoders(study))[codebook.id] ?? [], coder, codebook.id, study);
+  const sessions = await reader.sessions();
+  const records = await reader.codes(codebook.id, chosen);
+  const versions = summariseRecords(records).versions;
+  return {
+    sessions,
+    codebook,
+    coder: chosen,
+    data: codedTurns(
+      sessions,
+      records,
+      codebook.categories.map((c) => c.id),
+    ),
+    otherVersions: [...versions].filter(([version]) => version !== codebook.version).map(([version, n]) => ({ version, records: n })),
+  };
+}

@@ -1,0 +1,161 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { deserialize, serialize } from "node:v8";
+import type { CodeRecord } from "../coding/records.js";
+import type { Session } from "../transcript/schema.js";
+import { codeVersion } from "../util/code-version.js";
+import { writeFileAtomic } from "../util/fs.js";
+import { hashValue, sha256 } from "../util/hash.js";
+
+/**
+ * The one memo: results of deterministic per-session computations (a session's noun concepts,
+ * its rules topic trees, its statistics and dashboard parts), kept between runs so that adding one
+ * session to a large study computes that session only.
+ *
+ * An entry is keyed by (session content hash + the digest of its other inputs, such as its code
+ * records), and a whole memo file by (settings hash, code version: util/code-version.ts). On disk
+ * each memo is one file, `<study>/.cache/memo/<kind>[/<id>…].v8`: the v8 serialisation of
+ * `{version, entries}` (v8 rather than JSON because results hold NaN, Infinity and undefined,
+ * which must come back exactly). It is rewritten whole, atomically, when anything changed. It is a
+ * cache: a missing, torn or foreign file is recomputed, never trusted; deleting .cache/ is safe.
+ */
+export interface Memo<T> {
+  /** The stored result for `key` computed from `inputs` (then kept by save), else `compute()` (then stored). */
+  get(key: string, inputs: string, compute: () => T): T;
+  /** Whether a stored result for `key` computed from `inputs` exists. */
+  has(key: string, inputs: string): boolean;
+  /** Store `value` for `key` computed from `inputs` (replacing any stored one). */
+  set(key: string, inputs: string, value: T): void;
+  /** Write the entries used in this run (those of sessions no longer asked for are dropped). */
+  save(): Promise<void>;
+  /** Entries reused and computed in this run (for progress messages). */
+  readonly stats: { reused: number; computed: number };
+}
+
+/** A memo's name: a kind ("concepts"), or a kind and the ids it is kept per (["compare", codebook, coder]). */
+export type MemoName = string | readonly [kind: string, ...ids: string[]];
+
+/** Each id percent-encoded into its own path segment, so no two names share a file. */
+export function memoPath(study: string, name: MemoName): string {
+  const [kind, ...ids] = typeof name === "string" ? [name] : name;
+  const segments = [kind, ...ids.map((id) => encodeURIComponent(id))];
+  segments[segments.length - 1] += ".v8";
+  return join(study, ".cache", "memo", ...segments);
+}
+
+interface MemoFile<T> {
+  version: string;
+  entries: Map<string, { inputs: string; value: T }>;
+}
+
+async function readMemoFile<T>(path: string, version: string): Promise<Map<string, { inputs: string; value: T }>> {
+  try {
+    const file = deserialize(await readFile(path)) as MemoFile<T>;
+    if (file?.version === version && file.entries instanceof Map) return file.entries;
+  } catch {
+    // missing, torn or foreign: recomputed
+  }
+  return new Map();
+}
+
+/** Open (or start) the memo `name` of a study, for computations made under `settings`. */
+export async function openMemo<T>(study: string, name: MemoName, settings: unknown): Promise<Memo<T>> {
+  const path = memoPath(study, name);
+  const version = hashValue({ settings, code: codeVersion() });
+  const stored = await readMemoFile<T>(path, version);
+  const used = new Map<string, { inputs: string; value: T }>();
+  const stats = { reused: 0, computed: 0 };
+  const memo: Memo<T> = {
+    stats,
+    has: (key, inputs) => stored.get(key)?.inputs === inputs,
+    get(key, inputs, compute) {
+      const entry = stored.get(key);
+      if (entry?.inputs === inputs) {
+        stats.reused++;
+        used.set(key, entry);
+        return entry.value;
+      }
+      const value = compute();
+      stats.computed++;
+      used.set(key, { inputs, value });
+      return value;
+    },
+    set(key, inputs, value) {
+      used.set(key, { inputs, value });
+      stats.computed++;
+    },
+    async save() {
+      if (stats.computed === 0 && used.size === stored.size) return;
+      await writeFileAtomic(path, serialize({ version, entries: used } satisfies MemoFile<T>));
+    },
+  };
+  return memo;
+}
+
+/**
+ * Answers that depend on one key alone (a word's class in the tagger, a word's entry in the rules
+ * coder's lexicon), kept as one entry of the memo `["answers", name]`: a run that adds one session
+ * then loads no slow library (compromise: 0.35-1 s) to ask again what earlier runs asked. `maps`
+ * are the in-process maps of answers: filled from the memo now; the returned function stores
+ * them when they grew. An answer is never changed once made, so a kept one equals a fresh one.
+ */
+export async function keepAnswers(study: string, name: string, maps: readonly Map<string, unknown>[]): Promise<() => Promise<void>> {
+  const memo = await openMemo<[string, unknown][][]>(study, ["answers", name], {});
+  const size = () => maps.reduce((n, m) => n + m.size, 0);
+  const stored = memo.has("answers", "") ? memo.get("answers", "", () => []) : [];
+  if (stored.length === maps.length) maps.forEach((map, i) => stored[i].forEach(([key, value]) => map.has(key) || map.set(key, value)));
+  const loaded = size();
+  return async () => {
+    if (size() === loaded && stored.length === maps.length) return;
+    memo.set(
+      "answers",
+      "",
+      maps.map((m) => [...m]),
+    );
+    await memo.save();
+  };
+}
+
+/** " (3 analysed, 997 reused from .cache/memo)" when earlier results were reused, else "". */
+export function memoNote(memo: Memo<unknown>): string {
+  return memo.stats.reused > 0 ? ` (${memo.stats.computed} analysed, ${memo.stats.reused} reused from .cache/memo)` : "";
+}
+
+const sessionHashes = new WeakMap<Session, string>();
+
+/**
+ * Content hash of a session as loaded: the sha256 of its file's bytes when its loader remembered
+ * it ({@link rememberSessionHash}), else the sha256 of its JSON, once per object. A session is
+ * never changed in place once loaded.
+ */
+export function sessionHash(session: Session): string {
+  let hash = sessionHashes.get(session);
+  if (hash === undefined) {
+    hash = sha256(JSON.stringify(session));
+    sessionHashes.set(session, hash);
+  }
+  return hash;
+}
+
+/** Remember the content hash of a session read from a file (the sha256 of the file's bytes). */
+export function rememberSessionHash(session: Session, fileSha256: string): void {
+  sessionHashes.set(session, fileSha256);
+}
+
+/**
+ * Digest of one session's code records as the analyses read them: each record's turn, codes and
+ * scores, in file order. Provenance, rationale and timestamps decide no number.
+ * Length-prefixed fields keep it unambiguous whatever the ids hold.
+ */
+export function codesDigest(records: readonly CodeRecord[]): string {
+  let text = "";
+  for (const r of records) {
+    text += `${r.turn.length}:${r.turn}`;
+    if (r.codes) {
+      text += `c${r.codes.length}`;
+      for (const code of r.codes) text += `${code.length}:${code}`;
+    } else text += "-";
+    text += r.scores ? JSON.stringify(r.scores) : "-";
+  }
+  return sha256(text);
+}
