@@ -3,6 +3,7 @@ import { sameToken } from "../../util/local-server.js";
 import type { Participant, Turn } from "../../transcript/schema.js";
 import type { Agent } from "../agent.js";
 import type { ApprovalAnswer, ApprovalRequest, HumanInput, HumanRequest } from "../human.js";
+import type { JournalLinks, PostRecord } from "../journal.js";
 import type { SessionEvent, SessionObserver } from "../observer.js";
 
 /** What a page is sent: session events, plus the hub's own (typing people, pauses, held derails). */
@@ -19,6 +20,8 @@ export type Viewer = { role: "participant"; id: string } | { role: "operator" };
 interface Posted {
   text: string;
   receivedAt: number;
+  /** Arrival order across people (posts in the same millisecond keep it). */
+  order: number;
 }
 
 /**
@@ -29,9 +32,12 @@ interface Posted {
  */
 export class LiveHub implements HumanInput, SessionObserver {
   readonly live = { interjects: true };
-  readonly operatorToken = token();
+  readonly queue = "per-person";
+  readonly operatorToken: string;
   /** participant id -> token of their page link. */
   readonly participantTokens = new Map<string, string>();
+  private journal: ((post: PostRecord) => void) | undefined;
+  private order = 0;
   private readonly history: LiveMessage[] = [];
   private readonly listeners = new Set<{ viewer: Viewer; send: (message: LiveMessage) => void }>();
   private readonly queues = new Map<string, Posted[]>();
@@ -48,8 +54,24 @@ export class LiveHub implements HumanInput, SessionObserver {
   readonly connected = new Set<string>();
   private connectedWaiters: (() => void)[] = [];
 
-  constructor(humans: readonly Pick<Agent, "id">[]) {
-    for (const human of humans) this.participantTokens.set(human.id, token());
+  /** `links`: the tokens of an earlier run of these pages (a resumed run serves the same links). */
+  constructor(humans: readonly Pick<Agent, "id">[], links?: Pick<JournalLinks, "operator" | "participants">) {
+    this.operatorToken = links?.operator ?? token();
+    for (const human of humans) this.participantTokens.set(human.id, links?.participants[human.id] ?? token());
+  }
+
+  record(journal: ((post: PostRecord) => void) | undefined): void {
+    this.journal = journal;
+  }
+
+  restore(posts: readonly PostRecord[]): void {
+    for (const post of posts) this.enqueue(post.participant, { text: post.text, receivedAt: post.receivedAt, order: this.order++ });
+  }
+
+  private enqueue(participant: string, posted: Posted): void {
+    const queue = this.queues.get(participant) ?? [];
+    queue.push(posted);
+    this.queues.set(participant, queue);
   }
 
   /** The viewer a token belongs to, or undefined for an unknown token. */
@@ -154,15 +176,14 @@ export class LiveHub implements HumanInput, SessionObserver {
    */
   post(participant: string, text: string): boolean {
     if (!this.running) return false;
+    const receivedAt = Date.now();
+    // Durable before anything takes it or the page hears "sent" (a journal that cannot write throws: not sent).
+    this.journal?.({ participant, text, receivedAt });
     const waiter = this.waiters.get(participant);
     if (waiter) {
       this.waiters.delete(participant);
       waiter(text);
-    } else {
-      const queue = this.queues.get(participant) ?? [];
-      queue.push({ text, receivedAt: Date.now() });
-      this.queues.set(participant, queue);
-    }
+    } else this.enqueue(participant, { text, receivedAt, order: this.order++ });
     for (const idle of [...this.idlers]) idle();
     return true;
   }

@@ -128,7 +128,9 @@ export const liveScript = `"use strict";
           $("people").appendChild(li);
         });
         base = strategyControls[m.strategy] || []; asked = []; renderControls();
-        document.body.dataset.ready = "true"; $("status").textContent = "";
+        document.body.dataset.ready = "true";
+        // After a lost connection (the run stopped and was resumed), the page says the session goes on.
+        $("status").textContent = reconnected ? "Reconnected: the session goes on. Everything sent before is kept." : "";
         break;
       case "turn": addTurn(m.turn); break;
       case "typing": case "person-typing": showTyping(m.participant); break;
@@ -141,6 +143,18 @@ export const liveScript = `"use strict";
     }
   }
   var source = new EventSource("/events?token=" + encodeURIComponent(token));
+  var lost = false, reconnected = false;
+  // The browser reconnects on its own; the page says what is going on meanwhile.
+  source.onerror = function () {
+    if (lost) return;
+    lost = true; document.body.dataset.connection = "lost";
+    $("status").textContent = "Connection to the session lost: reconnecting… (what you type stays in the box until it is sent)";
+  };
+  source.onopen = function () {
+    if (!lost) return;
+    lost = false; reconnected = true; document.body.dataset.connection = "reconnected";
+    $("status").textContent = "Reconnected: the session goes on. Everything sent before is kept.";
+  };
   source.addEventListener("hello", function (e) { var v = JSON.parse(e.data); me = v.id || null; });
   source.onmessage = function (e) { handle(JSON.parse(e.data)); };
   if (role === "operator") {

@@ -8,6 +8,7 @@ import { crossOriginReason, hostHeaderAllowed, HttpError, securityHeaders, readJ
 export interface LiveServer {
   /** Base URL, e.g. http://127.0.0.1:5180 */
   url: string;
+  port: number;
   /** One link per human participant id, and the operator's. */
   links: { participants: Map<string, string>; operator: string };
   close(): Promise<void>;
@@ -50,6 +51,7 @@ export async function startLiveServer(hub: LiveHub, options: { host?: string; po
   });
   return {
     url,
+    port,
     links: { participants, operator: `${url}/o/${hub.operatorToken}` },
     close: () =>
       new Promise((ok) => {
