@@ -17,7 +17,7 @@ export function livePage(role: "participant" | "operator", base: string): string
 </head>
 <body data-role="${role}">
 <header><h1 id="title">Waiting for the session to start…</h1><p id="task"></p><p id="status" role="status"></p></header>
-${operator ? `<section id="operator-controls"><button id="pause" type="button">Pause</button><button id="resume" type="button">Resume</button><button id="end" type="button">End session</button></section><section id="approvals" aria-label="Derails waiting for approval"></section>` : ""}
+${operator ? `<p id="waiting" aria-live="polite"></p><section id="operator-controls"><button id="pause" type="button">Pause</button><button id="resume" type="button">Resume</button><button id="end" type="button">End session</button></section><section id="approvals" aria-label="Derails waiting for approval"></section>` : ""}
 <ul id="people" aria-label="Participants"></ul>
 <ol id="log" aria-live="polite"></ol>
 <p id="typing" aria-live="polite"></p>
@@ -104,6 +104,15 @@ export const liveScript = `"use strict";
     if (turn.speaker !== "system" && $("typing").textContent.indexOf(nameOf(turn.speaker)) === 0) $("typing").textContent = "";
     li.scrollIntoView({ block: "end" });
   }
+  // The operator sees who the session is waiting for, since when and for how long at most.
+  var waiting = {};
+  function renderWaiting() {
+    var box = $("waiting"); if (!box) return;
+    box.textContent = Object.keys(waiting).map(function (id) {
+      var w = waiting[id];
+      return "Waiting for " + nameOf(id) + " since " + w.since.toLocaleTimeString() + (w.timeout !== undefined ? " (at most " + w.timeout + " s)" : "");
+    }).join("; ");
+  }
   function addApproval(m) {
     var box = el("div", "approval"); box.dataset.id = String(m.id);
     box.appendChild(el("p", null, m.request.derailer + " wants to derail (" + m.request.kind + "):"));
@@ -118,7 +127,7 @@ export const liveScript = `"use strict";
   function handle(m) {
     switch (m.type) {
       case "session":
-        $("log").textContent = ""; $("people").textContent = ""; names = {};
+        waiting = {}; renderWaiting(); $("log").textContent = ""; $("people").textContent = ""; names = {};
         $("title").textContent = m.title; $("task").textContent = m.task;
         m.participants.forEach(function (p) {
           names[p.id] = p.name;
@@ -134,12 +143,12 @@ export const liveScript = `"use strict";
         break;
       case "turn": addTurn(m.turn); break;
       case "typing": case "person-typing": showTyping(m.participant); break;
-      case "ask": if ($("prompt")) { $("prompt").textContent = m.prompt; asked = m.controls || []; prompted = true; renderControls(); } break;
-      case "asked": if ($("prompt")) { $("prompt").textContent = ""; asked = []; prompted = false; renderControls(); } break;
+      case "ask": if (role === "operator") { waiting[m.participant] = { since: new Date(), timeout: m.timeoutSeconds }; renderWaiting(); } if ($("prompt")) { $("prompt").textContent = m.prompt; asked = m.controls || []; prompted = true; renderControls(); } break;
+      case "asked": if (role === "operator") { delete waiting[m.participant]; renderWaiting(); } if ($("prompt")) { $("prompt").textContent = ""; asked = []; prompted = false; renderControls(); } break;
       case "paused": $("status").textContent = m.paused ? "Paused by the operator" : ""; document.body.dataset.paused = String(m.paused); break;
       case "approval": addApproval(m); break;
       case "approved": var done = document.querySelector('.approval[data-id="' + m.id + '"]'); if (done) done.remove(); break;
-      case "end": $("status").textContent = "The session is over (" + m.reason + ")."; document.body.dataset.ended = "true"; break;
+      case "end": waiting = {}; renderWaiting(); $("status").textContent = "The session is over (" + m.reason + ")."; document.body.dataset.ended = "true"; break;
     }
   }
   var source = new EventSource("/events?token=" + encodeURIComponent(token));
