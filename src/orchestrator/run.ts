@@ -196,6 +196,10 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     task: scenario.task,
     strategy: strategy.type,
     participants: conversation.toSession({ incomplete: true, strategy: raw, model: modelInfo }).participants,
+    view: {
+      ...scenario.participantView,
+      title: scenario.participantView.condition ? `${scenario.title ?? scenario.id}: ${condition.name}` : (scenario.title ?? "Group chat"),
+    },
   });
   options.human.record?.((post) => journal.append({ k: "post", ...post }));
   if (journaled && replay) options.human.restore?.(untakenPosts(journaled.contents));

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { sameToken } from "../../util/local-server.js";
-import type { Participant, Turn } from "../../transcript/schema.js";
+import type { Turn } from "../../transcript/schema.js";
 import type { Agent } from "../agent.js";
 import type { ApprovalAnswer, ApprovalRequest, HumanInput, HumanRequest } from "../human.js";
 import type { JournalLinks, PostRecord } from "../journal.js";
@@ -53,6 +53,8 @@ export class LiveHub implements HumanInput, SessionObserver {
   /** Participants whose page has connected at least once. */
   readonly connected = new Set<string>();
   private connectedWaiters: (() => void)[] = [];
+  /** What participants may see of the running session's design (blind when the scenario says nothing). */
+  private view: SessionView | undefined;
 
   /** `links`: the tokens of an earlier run of these pages (a resumed run serves the same links). */
   constructor(humans: readonly Pick<Agent, "id">[], links?: Pick<JournalLinks, "operator" | "participants">) {
@@ -85,7 +87,7 @@ export class LiveHub implements HumanInput, SessionObserver {
   /** Subscribe a page: it first gets what happened so far (what its viewer may see), then live events. */
   subscribe(viewer: Viewer, send: (message: LiveMessage) => void): () => void {
     for (const message of this.history) {
-      const shown = visibleTo(viewer, message);
+      const shown = visibleTo(viewer, message, this.view);
       if (shown) send(shown);
     }
     if (this.paused) send({ type: "paused", paused: true });
@@ -106,7 +108,7 @@ export class LiveHub implements HumanInput, SessionObserver {
   private broadcast(message: LiveMessage, keep = true): void {
     if (keep) this.history.push(message);
     for (const { viewer, send } of this.listeners) {
-      const shown = visibleTo(viewer, message);
+      const shown = visibleTo(viewer, message, this.view);
       if (shown) send(shown);
     }
   }
@@ -125,6 +127,7 @@ export class LiveHub implements HumanInput, SessionObserver {
       this.running = true;
     }
     if (event.type === "end") this.running = false;
+    if (event.type === "session") this.view = event.view;
     this.broadcast(event, event.type !== "typing");
   }
 
@@ -237,29 +240,62 @@ export class LiveHub implements HumanInput, SessionObserver {
   }
 }
 
+type SessionView = NonNullable<Extract<SessionEvent, { type: "session" }>["view"]>;
+
+/** Blind: no condition, no kinds, no system lines. */
+const BLIND: SessionView = { condition: false, kinds: false, systemEvents: [], title: "Group chat" };
+
+/** Buttons each strategy's participant page offers throughout (the page is never told the strategy's name). */
+const STRATEGY_CONTROLS: Record<string, readonly string[]> = {
+  ranked: ["/mode explore", "/mode focus", "/facilitator"],
+  confidence: ["/summary"],
+  scene: ["/hand"],
+};
+
+/** The kind of a system line, as a scenario's `participantView.systemEvents` names it. */
+function systemEvent(turn: Turn): string {
+  const meta = turn.metadata ?? {};
+  if (typeof meta.event === "string") return meta.event;
+  if (meta.round !== undefined) return "round";
+  if (meta.mode !== undefined) return "mode";
+  return "note";
+}
+
 /**
  * What a viewer may see of a message: the operator sees everything; a participant sees the
- * conversation (never reasoning turns, never turn metadata: decisions, rankings, scores),
- * only their own prompts, and no held derails.
+ * conversation (never reasoning turns, never turn metadata: decisions, rankings, scores), only
+ * their own prompts, and no held derails; and, blind by default, nothing of the design: no
+ * condition or session id, no strategy, no one's kind, no system line the scenario does not list
+ * in `participantView.systemEvents`, no reason for the end.
  */
-export function visibleTo(viewer: Viewer, message: LiveMessage): LiveMessage | undefined {
+export function visibleTo(viewer: Viewer, message: LiveMessage, view: SessionView = BLIND): LiveMessage | undefined {
   if (viewer.role === "operator") return message;
   switch (message.type) {
     case "turn": {
       const turn = message.turn;
       if (turn.type === "reasoning") return undefined;
-      // System notes that carry a decision (e.g. confidence ratings) are the operator's.
-      if (turn.speaker === "system" && turn.metadata && ("decision" in turn.metadata || "ratings" in turn.metadata)) return undefined;
       const event = turn.metadata?.event;
       if (event === "typing") return { type: "typing", participant: String(turn.metadata?.participant ?? "") };
+      if (turn.speaker === "system") {
+        // System notes that carry a decision (e.g. confidence ratings) are the operator's.
+        if ("decision" in (turn.metadata ?? {}) || "ratings" in (turn.metadata ?? {})) return undefined;
+        if (!view.systemEvents.includes(systemEvent(turn))) return undefined;
+      }
       const shown: Turn = { id: turn.id, index: turn.index, speaker: turn.speaker, text: turn.text, type: turn.type, start: turn.start, end: turn.end };
       if (turn.addressees) shown.addressees = turn.addressees;
       return { type: "turn", turn: shown };
     }
     case "session":
       return {
-        ...message,
-        participants: message.participants.map((p): Participant => ({ id: p.id, name: p.name, kind: p.kind, ...(p.role ? { role: p.role } : {}) })),
+        type: "session",
+        sessionId: "",
+        title: (message.view ?? view).title,
+        task: message.task,
+        strategy: "",
+        controls: STRATEGY_CONTROLS[message.strategy] ?? [],
+        participants: message.participants
+          .filter((p) => p.kind !== "system")
+          .map((p) => ({ id: p.id, name: p.name, ...((message.view ?? view).kinds ? { kind: p.kind } : {}), ...(p.role ? { role: p.role } : {}) })),
       };
     case "ask":
     case "asked":
@@ -269,6 +305,8 @@ export function visibleTo(viewer: Viewer, message: LiveMessage): LiveMessage | u
     case "approval":
     case "approved":
       return undefined;
+    case "end":
+      return { type: "end", reason: "" };
     default:
       return message;
   }

@@ -54,7 +54,6 @@ export const liveScript = `"use strict";
   var token = location.pathname.split("/")[2];
   var me = null;
   var names = {};
-  var strategyControls = { ranked: ["/mode explore", "/mode focus", "/facilitator"], confidence: ["/summary"], scene: ["/hand"] };
   var labels = { "/mode explore": "Explore", "/mode focus": "Focus", "/facilitator": "Call the facilitator", "/summary": "Ask for the summary", "/hand": "Raise hand", "/approve": "Approve", "/reject": "Reject", "/end": "End" };
   var base = [];
   var asked = [];
@@ -136,7 +135,7 @@ export const liveScript = `"use strict";
           li.addEventListener("click", function () { var t = $("text"); if (t) { t.value = "@" + p.name + " " + t.value; t.focus(); } });
           $("people").appendChild(li);
         });
-        base = strategyControls[m.strategy] || []; asked = []; renderControls();
+        base = m.controls || []; asked = []; renderControls();
         document.body.dataset.ready = "true";
         // After a lost connection (the run stopped and was resumed), the page says the session goes on.
         $("status").textContent = reconnected ? "Reconnected: the session goes on. Everything sent before is kept." : "";
@@ -148,7 +147,7 @@ export const liveScript = `"use strict";
       case "paused": $("status").textContent = m.paused ? "Paused by the operator" : ""; document.body.dataset.paused = String(m.paused); break;
       case "approval": addApproval(m); break;
       case "approved": var done = document.querySelector('.approval[data-id="' + m.id + '"]'); if (done) done.remove(); break;
-      case "end": waiting = {}; renderWaiting(); $("status").textContent = "The session is over (" + m.reason + ")."; document.body.dataset.ended = "true"; break;
+      case "end": waiting = {}; renderWaiting(); $("status").textContent = "The session is over" + (m.reason ? " (" + m.reason + ")." : "."); document.body.dataset.ended = "true"; break;
     }
   }
   var source = new EventSource("/events?token=" + encodeURIComponent(token));

@@ -53,7 +53,8 @@ export const roundRobin = defineStrategy({
       const position = step % order.length;
       const metadata = { decision: { strategy: "round-robin", mode: params.mode, position, pass } };
       if (speaker.kind === "human") {
-        const text = await conversation.askHuman(speaker, `Your turn (${params.mode}, position ${position + 1} of ${order.length}). Empty line to pass.`);
+        // The prompt names no strategy: a participant sees nothing of the design.
+        const text = await conversation.askHuman(speaker, "Your turn (an empty line passes).");
         if (text === null) {
           passesInARow += 1;
         } else {
