@@ -92,13 +92,16 @@ export const liveScript = `"use strict";
   }
   function addTurn(turn) {
     var li = el("li", turn.type + (turn.speaker === me ? " mine" : ""));
-    li.dataset.speaker = turn.speaker; li.dataset.type = turn.type;
+    li.dataset.speaker = turn.speaker; li.dataset.type = turn.type; li.dataset.id = turn.id;
     if (turn.speaker !== "system") li.appendChild(el("span", "who", nameOf(turn.speaker) + (turn.type !== "message" ? " [" + turn.type + "]" : "") + ":"));
     if (turn.addressees && turn.addressees.length) li.appendChild(el("span", "to", "→ " + turn.addressees.map(nameOf).join(", ") + " "));
     li.appendChild(el("span", "text", turn.text));
     if (role === "operator" && turn.metadata) {
       var d = el("details"); d.appendChild(el("summary", null, "decision")); d.appendChild(el("pre", null, JSON.stringify(turn.metadata, null, 2))); li.appendChild(d);
     }
+    // A turn sent again was amended (an interruption cut it): it replaces the one shown.
+    var shown = document.querySelector('#log li[data-id="' + turn.id + '"]');
+    if (shown) { shown.replaceWith(li); return; }
     $("log").appendChild(li);
     if (turn.speaker !== "system" && $("typing").textContent.indexOf(nameOf(turn.speaker)) === 0) $("typing").textContent = "";
     li.scrollIntoView({ block: "end" });
