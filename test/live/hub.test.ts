@@ -98,3 +98,22 @@ describe("blind by default", () => {
     expect(visibleTo(hana, system("the operator rejected a derail by Sam", { event: "derail-rejected" }), view)).toBeUndefined();
   });
 });
+
+describe("who has joined", () => {
+  it("the operator is told who has a page open and who is not here; participants are not", () => {
+    const hub = new LiveHub([{ id: "hana" }, { id: "ivo" }]);
+    const operator: unknown[] = [];
+    const hanaGot: unknown[] = [];
+    hub.subscribe({ role: "operator" }, (m) => operator.push(m));
+    const leave = hub.subscribe(hana, (m) => hanaGot.push(m));
+    hub.subscribe({ role: "participant", id: "ivo" }, () => {});
+    leave();
+    expect(operator).toEqual([
+      { type: "presence", online: [], expected: ["hana", "ivo"] },
+      { type: "presence", online: ["hana"], expected: ["hana", "ivo"] },
+      { type: "presence", online: ["hana", "ivo"], expected: ["hana", "ivo"] },
+      { type: "presence", online: ["ivo"], expected: ["hana", "ivo"] },
+    ]);
+    expect(hanaGot.filter((m) => (m as { type: string }).type === "presence")).toEqual([]);
+  });
+});

@@ -54,6 +54,9 @@ describe("live pages across kill -9 and --resume", () => {
     await hana.waitForSelector('body[data-ready="true"]');
     await ivo.waitForSelector('body[data-ready="true"]');
 
+    // The operator sees who has joined.
+    await operator.waitForFunction(() => document.body.dataset.joined === "2");
+    expect(await operator.textContent("#joined")).toMatch(/^Joined: (Hana, Ivo|Ivo, Hana)$/);
     await send(hana, "Hana before the crash.");
     await ivo.waitForSelector('#log li[data-speaker="hana"] .text >> text="Hana before the crash."');
     await send(ivo, "Ivo before the crash.");

@@ -10,6 +10,8 @@ import type { SessionEvent, SessionObserver } from "../observer.js";
 export type LiveMessage =
   | SessionEvent
   | { type: "person-typing"; participant: string }
+  /** Who has a page open now (the operator's view: who has joined, who is away). */
+  | { type: "presence"; online: string[]; expected: string[] }
   | { type: "paused"; paused: boolean }
   | { type: "approval"; id: number; request: ApprovalRequest }
   | { type: "approved"; id: number; decision: string };
@@ -97,7 +99,18 @@ export class LiveHub implements HumanInput, SessionObserver {
       this.connected.add(viewer.id);
       for (const ok of this.connectedWaiters.splice(0)) ok();
     }
-    return () => this.listeners.delete(listener);
+    if (viewer.role === "operator") send(this.presence());
+    else this.broadcast(this.presence(), false);
+    return () => {
+      this.listeners.delete(listener);
+      if (viewer.role === "participant") this.broadcast(this.presence(), false);
+    };
+  }
+
+  /** Who has a participant page open now, by participant id. */
+  private presence(): LiveMessage {
+    const online = new Set([...this.listeners].flatMap(({ viewer }) => (viewer.role === "participant" ? [viewer.id] : [])));
+    return { type: "presence", online: [...online], expected: [...this.participantTokens.keys()] };
   }
 
   /** Resolves once every human participant's page has been opened. */
@@ -304,6 +317,7 @@ export function visibleTo(viewer: Viewer, message: LiveMessage, view: SessionVie
       return message.participant === viewer.id ? undefined : message;
     case "approval":
     case "approved":
+    case "presence":
       return undefined;
     case "end":
       return { type: "end", reason: "" };
