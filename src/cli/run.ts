@@ -33,6 +33,7 @@ interface RunFlags {
   speed: string;
   answerTimeout: string;
   turnTimeout: string;
+  gate: boolean;
 }
 
 /** `--dry-run`: the sessions that would run and their estimated requests, tokens and cost; no model is called, nothing is written. */
@@ -102,6 +103,7 @@ export function registerRun(program: Command): void {
     .option("--port <port>", "port of the pages (0: any free port)", "0")
     .option("--speed <factor>", "with people taking part: simulated seconds per real second", "1")
     .option("--answer-timeout <seconds>", 'how long a human role\'s duty (moderate, derail, approve) waits before "no answer"', "120")
+    .option("--no-gate", "with --serve: start each next session at once instead of when the operator starts it")
     .option("--turn-timeout <seconds>", 'how long a person\'s own turn waits before "no answer" (the session moves on)', "180")
     .action(async (file: string, flags: RunFlags) =>
       flags.dryRun
@@ -160,6 +162,7 @@ export function registerRun(program: Command): void {
                 io().err(`\n${signal}: saving the session as incomplete…`);
                 interrupt.abort(signal);
                 live?.hub.end(`interrupted (${signal})`);
+                live?.hub.startNext();
               };
               process.once("SIGINT", onSignal);
               process.once("SIGTERM", onSignal);
@@ -191,6 +194,14 @@ export function registerRun(program: Command): void {
                     speed,
                     answerTimeoutSeconds,
                     turnTimeoutSeconds,
+                    ...(live && flags.gate
+                      ? {
+                          betweenSessions: (next: string) => {
+                            io().err(`Waiting for the operator to start ${next} (the operator page's "Start the next session")…`);
+                            return live.hub.awaitNext(next);
+                          },
+                        }
+                      : {}),
                     ...(live
                       ? {
                           links: {

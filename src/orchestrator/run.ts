@@ -40,7 +40,11 @@ export interface RunScenarioOptions {
   overwrite?: boolean;
   reporter: Reporter;
   /** People taking part live: the operator's view, real-time speed, duty timeouts (live/), the pages' links (kept in the journal). */
-  live?: LiveOptions & { links?: JournalLinks };
+  live?: LiveOptions & {
+    links?: JournalLinks;
+    /** Between two sessions: resolves when the next may start (the operator's gate). */
+    betweenSessions?: (next: string) => Promise<void>;
+  };
   /** Aborted on SIGINT/SIGTERM: the running session is saved as incomplete and the run stops. */
   signal?: AbortSignal;
 }
@@ -123,6 +127,8 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   const outcomes: RunOutcome[] = [];
   for (const condition of conditions) {
     for (let run = 1; run <= options.runs; run++) {
+      // Between two sessions the operator decides when the next starts (a break, the next condition's briefing).
+      if (outcomes.some((o) => o.status !== "skipped")) await options.live?.betweenSessions?.(sessionIdFor(scenario, condition.name, run));
       if (options.signal?.aborted) return outcomes;
       outcomes.push(await runOne(scenario, condition, run, options));
     }

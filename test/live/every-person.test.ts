@@ -107,3 +107,33 @@ describe("every person is heard in every strategy", () => {
     expect(session.turns.filter((t) => t.speaker === "bot").length).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe("the operator's gate between sessions", () => {
+  it("the next session starts only when the operator starts it; participants are not told which comes next", async () => {
+    const scenario = parseScenario(
+      `id: g\ntask: Talk.\nparticipants: [{ name: Bot }, { name: Hana, kind: human }]\nstrategy: { type: round-robin, order: [Bot] }\nconditions: [{ name: a }, { name: b }]\nstop: { maxTurns: 1 }\n`,
+      "g.yaml",
+    );
+    h.server.setHandler((req) => ({ content: `${askedAgent(req)} speaks` }));
+    const hub = new LiveHub([{ id: "hana" }]);
+    const seen: string[] = [];
+    hub.subscribe({ role: "participant", id: "hana" }, (m) => seen.push(m.type === "between" ? `between:${m.next}` : m.type));
+    const operator: string[] = [];
+    hub.subscribe({ role: "operator" }, (m) => {
+      if (m.type === "between") operator.push(m.next);
+    });
+    const running = h.run(scenario, { human: hub, live: { observer: hub, betweenSessions: (next) => hub.awaitNext(next) } });
+    while (!operator.length) await new Promise((ok) => setTimeout(ok, 20));
+    await new Promise((ok) => setTimeout(ok, 200));
+    expect(seen.filter((t) => t === "session")).toHaveLength(1);
+    expect(operator).toEqual(["g-b-1"]);
+    expect(hub.startNext()).toBe(true);
+    const outcomes = await running;
+    expect(outcomes.map((o) => [o.sessionId, o.status])).toEqual([
+      ["g-a-1", "completed"],
+      ["g-b-1", "completed"],
+    ]);
+    expect(seen).toContain("between:");
+    expect(seen.filter((t) => t === "session")).toHaveLength(2);
+  });
+});

@@ -10,6 +10,8 @@ import type { SessionEvent, SessionObserver } from "../observer.js";
 export type LiveMessage =
   | SessionEvent
   | { type: "person-typing"; participant: string }
+  /** Between two sessions: the next starts when the operator starts it (participants are not told which). */
+  | { type: "between"; next: string }
   /** Who has a page open now (the operator's view: who has joined, who is away). */
   | { type: "presence"; online: string[]; expected: string[] }
   | { type: "paused"; paused: boolean }
@@ -55,6 +57,7 @@ export class LiveHub implements HumanInput, SessionObserver {
   /** Participants whose page has connected at least once. */
   readonly connected = new Set<string>();
   private connectedWaiters: (() => void)[] = [];
+  private nextWaiter: (() => void) | undefined;
   /** What participants may see of the running session's design (blind when the scenario says nothing). */
   private view: SessionView | undefined;
 
@@ -138,6 +141,8 @@ export class LiveHub implements HumanInput, SessionObserver {
         waiter(null);
       }
       this.running = true;
+      // The operator's End ended the session before; this one runs.
+      this.ended = undefined;
     }
     if (event.type === "end") this.running = false;
     if (event.type === "session") this.view = event.view;
@@ -158,6 +163,20 @@ export class LiveHub implements HumanInput, SessionObserver {
     this.paused = paused;
     if (!paused) for (const ok of this.resumers.splice(0)) ok();
     this.broadcast({ type: "paused", paused });
+  }
+
+  /** Between two sessions: resolves when the operator starts the next one (or ends the run). */
+  awaitNext(next: string): Promise<void> {
+    this.broadcast({ type: "between", next }, false);
+    return new Promise((ok) => (this.nextWaiter = ok));
+  }
+
+  /** The operator starts the next session; false when none is waiting. */
+  startNext(): boolean {
+    const start = this.nextWaiter;
+    this.nextWaiter = undefined;
+    start?.();
+    return Boolean(start);
   }
 
   end(reason = "the operator ended the session"): void {
@@ -321,6 +340,8 @@ export function visibleTo(viewer: Viewer, message: LiveMessage, view: SessionVie
       return undefined;
     case "end":
       return { type: "end", reason: "" };
+    case "between":
+      return { type: "between", next: "" };
     default:
       return message;
   }

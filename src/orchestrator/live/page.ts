@@ -17,7 +17,7 @@ export function livePage(role: "participant" | "operator", base: string): string
 </head>
 <body data-role="${role}">
 <header><h1 id="title">Waiting for the session to start…</h1><p id="task"></p><p id="status" role="status"></p></header>
-${operator ? `<p id="joined" aria-live="polite"></p><p id="waiting" aria-live="polite"></p><section id="operator-controls"><button id="pause" type="button">Pause</button><button id="resume" type="button">Resume</button><button id="end" type="button">End session</button></section><section id="approvals" aria-label="Derails waiting for approval"></section>` : ""}
+${operator ? `<p id="joined" aria-live="polite"></p><p id="waiting" aria-live="polite"></p><section id="operator-controls"><button id="pause" type="button">Pause</button><button id="resume" type="button">Resume</button><button id="end" type="button">End session</button><button id="next" type="button" disabled>Start the next session</button></section><section id="approvals" aria-label="Derails waiting for approval"></section>` : ""}
 <ul id="people" aria-label="Participants"></ul>
 <ol id="log" aria-live="polite"></ol>
 <p id="typing" aria-live="polite"></p>
@@ -129,7 +129,7 @@ export const liveScript = `"use strict";
   function handle(m) {
     switch (m.type) {
       case "session":
-        waiting = {}; renderWaiting(); $("log").textContent = ""; $("people").textContent = ""; names = {};
+        waiting = {}; renderWaiting(); document.body.dataset.between = "false"; if ($("next")) $("next").disabled = true; $("log").textContent = ""; $("people").textContent = ""; names = {};
         $("title").textContent = m.title; $("task").textContent = m.task;
         m.participants.forEach(function (p) {
           names[p.id] = p.name;
@@ -150,6 +150,11 @@ export const liveScript = `"use strict";
       case "paused": $("status").textContent = m.paused ? "Paused by the operator" : ""; document.body.dataset.paused = String(m.paused); break;
       case "approval": addApproval(m); break;
       case "approved": var done = document.querySelector('.approval[data-id="' + m.id + '"]'); if (done) done.remove(); break;
+      case "between":
+        document.body.dataset.between = "true";
+        if (role === "operator") { $("next").disabled = false; $("status").textContent = "Session over. Next: " + m.next + ". Start it when everyone is ready."; }
+        else $("status").textContent = "Please wait: the next part starts soon.";
+        break;
       case "presence":
         $("joined").textContent = "Joined: " + (m.online.map(nameOf).join(", ") || "nobody yet") +
           (m.expected.length > m.online.length ? "; not here: " + m.expected.filter(function (id) { return m.online.indexOf(id) < 0; }).map(nameOf).join(", ") : "");
@@ -177,6 +182,7 @@ export const liveScript = `"use strict";
     $("pause").addEventListener("click", function () { post("/api/control", { action: "pause" }); });
     $("resume").addEventListener("click", function () { post("/api/control", { action: "resume" }); });
     $("end").addEventListener("click", function () { post("/api/control", { action: "end" }); });
+    $("next").addEventListener("click", function () { post("/api/control", { action: "next" }); });
   } else {
     var lastTyping = 0;
     $("text").addEventListener("input", function () {
