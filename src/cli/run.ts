@@ -93,7 +93,7 @@ export function registerRun(program: Command): void {
     .option("--seed <n>", "seed for every random choice; same scenario + seed + cache = same sessions", "1")
     .option("--model <name>", "model name (default: study config, $COLLOQUY_MODEL / $OPENAI_MODEL, or gpt-4o-mini)")
     .option("--base-url <url>", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama")
-    .option("--resume", "continue sessions saved as incomplete after a failure")
+    .option("--resume", "continue interrupted sessions (a failure, Ctrl-C, kill -9) from their journals, with the same page links")
     .option("--overwrite", "run again sessions that are already complete")
     .option("--no-cache", "do not use the response cache (runs are then not replayable offline)")
     .option("--json", "print the outcome as JSON")
