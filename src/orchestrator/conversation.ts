@@ -172,11 +172,6 @@ export class Conversation {
     if (this.replay && !this.replay.active) this.goLive();
   }
 
-  /** True while a resumed session is re-run from its journal (nothing is waited for, asked or journaled again). */
-  get replaying(): boolean {
-    return Boolean(this.replay?.active);
-  }
-
   /** The replay has caught up: from here on the session runs live, its clock going on from where it was. */
   private goLive(): void {
     if (!this.replay) return;
