@@ -215,7 +215,12 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
   const interruption = new Promise<string>((ok) => {
     const signal = options.signal;
     if (!signal) return;
-    interrupted = () => ok(`interrupted (${String(signal.reason ?? "signal")})`);
+    interrupted = () => {
+      // At once, before the signal's handler ends the session: what the abandoned strategy does
+      // next (taking the end as the operator's, a pass) must not enter the journal --resume replays.
+      journal.close();
+      ok(`interrupted (${String(signal.reason ?? "signal")})`);
+    };
     if (signal.aborted) interrupted();
     else signal.addEventListener("abort", interrupted, { once: true });
   });

@@ -110,4 +110,36 @@ describe("kill -9 of a live run, then --resume", () => {
     },
     60_000 + trials * 30_000,
   );
+
+  it("SIGINT saves the live session as incomplete with every post; --resume goes on with it (the interruption is not taken as the operator's end)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "colloquy-sigint-"));
+    const study = join(dir, "study");
+    const scenario = join(dir, "kill.yaml");
+    await writeFile(scenario, SCENARIO);
+    const args = [scenario, "--serve", "--study", study, "--base-url", server.url, "--model", "test-model", "--speed", "20"];
+    const first = await startRun(args, ["Hana", "Ivo"]);
+    await first.connect();
+    await postWhenRunning(first, "Hana", "Before Ctrl-C.");
+    expect(await first.post("Ivo", "Ivo too.")).toBe(200);
+    first.child.kill("SIGINT");
+    expect(await first.exit, first.stderr()).toBe(130);
+    const [saved] = await loadSessions(study);
+    expect(saved.metadata.incomplete).toBe(true);
+    expect(saved.turns.filter((t) => t.speaker === "hana" || t.speaker === "ivo").map((t) => t.text)).toEqual(["Before Ctrl-C.", "Ivo too."]);
+
+    const second = await startRun([...args, "--resume"], ["Hana", "Ivo"]);
+    await second.connect();
+    await postWhenRunning(second, "Hana", "After the resume.");
+    await sleep(100);
+    expect(await second.control("end")).toBe(200);
+    expect(await second.exit, second.stderr()).toBe(0);
+    const [session] = await loadSessions(study);
+    const people = session.turns.filter((t) => t.speaker === "hana" || t.speaker === "ivo");
+    expect(people.map((t) => [t.text, Boolean(t.metadata?.late)])).toEqual([
+      ["Before Ctrl-C.", false],
+      ["Ivo too.", false],
+      ["After the resume.", false],
+    ]);
+    expect((session.metadata.orchestrator as { endReason: string }).endReason).toBe("the operator ended the session");
+  }, 60_000);
 });
