@@ -101,6 +101,7 @@ describe("kill -9 of a live run, then --resume", () => {
         expect(said.at(-1)).toBe(after);
         expect(await readdir(join(study, ".colloquy"))).toEqual([]);
         acknowledgedWords += acked.length;
+        console.log(`kill -9 trial ${trial + 1}: ${acked.length} acknowledged posts present once, in order (${unsure.length} cut off by the kill)`);
       }
       ackMs.sort((a, b) => a - b);
       const at = (q: number) => ackMs[Math.min(ackMs.length - 1, Math.floor(q * ackMs.length))].toFixed(1);
