@@ -115,6 +115,14 @@ export const liveScript = `"use strict";
       return "Waiting for " + nameOf(id) + " since " + w.since.toLocaleTimeString() + (w.timeout !== undefined ? " (at most " + w.timeout + " s)" : "");
     }).join("; ");
   }
+  // Who has joined (the operator's): shown again once the session names everyone.
+  var presence = null;
+  function renderPresence() {
+    var m = presence; if (!m || !$("joined")) return;
+    $("joined").textContent = "Joined: " + (m.online.map(nameOf).join(", ") || "nobody yet") +
+      (m.expected.length > m.online.length ? "; not here: " + m.expected.filter(function (id) { return m.online.indexOf(id) < 0; }).map(nameOf).join(", ") : "");
+    document.body.dataset.joined = String(m.online.length);
+  }
   function addApproval(m) {
     var box = el("div", "approval"); box.dataset.id = String(m.id);
     box.appendChild(el("p", null, m.request.derailer + " wants to derail (" + m.request.kind + "):"));
@@ -138,7 +146,7 @@ export const liveScript = `"use strict";
           li.addEventListener("click", function () { var t = $("text"); if (t) { t.value = "@" + p.name + " " + t.value; t.focus(); } });
           $("people").appendChild(li);
         });
-        base = m.controls || []; asked = []; renderControls();
+        base = m.controls || []; asked = []; renderControls(); renderPresence();
         document.body.dataset.ready = "true";
         // After a lost connection (the run stopped and was resumed), the page says the session goes on.
         $("status").textContent = reconnected ? "Reconnected: the session goes on. Everything sent before is kept." : "";
@@ -155,11 +163,7 @@ export const liveScript = `"use strict";
         if (role === "operator") { $("next").disabled = false; $("status").textContent = "Session over. Next: " + m.next + ". Start it when everyone is ready."; }
         else $("status").textContent = "Please wait: the next part starts soon.";
         break;
-      case "presence":
-        $("joined").textContent = "Joined: " + (m.online.map(nameOf).join(", ") || "nobody yet") +
-          (m.expected.length > m.online.length ? "; not here: " + m.expected.filter(function (id) { return m.online.indexOf(id) < 0; }).map(nameOf).join(", ") : "");
-        document.body.dataset.joined = String(m.online.length);
-        break;
+      case "presence": presence = m; renderPresence(); break;
       case "end": waiting = {}; renderWaiting(); $("status").textContent = "The session is over" + (m.reason ? " (" + m.reason + ")." : "."); document.body.dataset.ended = "true"; break;
     }
   }
