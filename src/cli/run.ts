@@ -32,6 +32,8 @@ interface RunFlags {
   port: string;
   speed: string;
   answerTimeout: string;
+  turnTimeout: string;
+  gate: boolean;
 }
 
 /** `--dry-run`: the sessions that would run and their estimated requests, tokens and cost; no model is called, nothing is written. */
@@ -91,7 +93,7 @@ export function registerRun(program: Command): void {
     .option("--seed <n>", "seed for every random choice; same scenario + seed + cache = same sessions", "1")
     .option("--model <name>", "model name (default: study config, $COLLOQUY_MODEL / $OPENAI_MODEL, or gpt-4o-mini)")
     .option("--base-url <url>", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama")
-    .option("--resume", "continue sessions saved as incomplete after a failure")
+    .option("--resume", "continue interrupted sessions (a failure, Ctrl-C, kill -9) from their journals, with the same page links")
     .option("--overwrite", "run again sessions that are already complete")
     .option("--no-cache", "do not use the response cache (runs are then not replayable offline)")
     .option("--json", "print the outcome as JSON")
@@ -101,6 +103,8 @@ export function registerRun(program: Command): void {
     .option("--port <port>", "port of the pages (0: any free port)", "0")
     .option("--speed <factor>", "with people taking part: simulated seconds per real second", "1")
     .option("--answer-timeout <seconds>", 'how long a human role\'s duty (moderate, derail, approve) waits before "no answer"', "120")
+    .option("--no-gate", "with --serve: start each next session at once instead of when the operator starts it")
+    .option("--turn-timeout <seconds>", 'how long a person\'s own turn waits before "no answer" (the session moves on)', "180")
     .action(async (file: string, flags: RunFlags) =>
       flags.dryRun
         ? dryRun(file, flags, wholeRuns(flags.runs))
@@ -111,7 +115,7 @@ export function registerRun(program: Command): void {
               const { initStudy, loadStudyConfig } = await import("../study/study.js");
               const { createChatModel, resolveModelConfig } = await import("../llm/index.js");
               const { loadScenario } = await import("../orchestrator/scenario.js");
-              const { runScenario } = await import("../orchestrator/run.js");
+              const { runScenario, journaledLinks } = await import("../orchestrator/run.js");
               const { scriptedHuman, terminalHuman } = await import("../orchestrator/human.js");
               const { serveLive } = await import("../orchestrator/live/index.js");
               const runs = wholeRuns(flags.runs);
@@ -119,12 +123,12 @@ export function registerRun(program: Command): void {
               if (!Number.isInteger(seed)) throw new CliError(`--seed must be a whole number, got "${flags.seed}"`);
               const speed = Number(flags.speed);
               const answerTimeoutSeconds = Number(flags.answerTimeout);
+              const turnTimeoutSeconds = Number(flags.turnTimeout);
               const port = Number(flags.port);
               if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (0-65535), got "${flags.port}"`);
               if (!(speed > 0)) throw new CliError(`--speed must be a number > 0, got "${flags.speed}"`);
               if (!(answerTimeoutSeconds > 0)) throw new CliError(`--answer-timeout must be a number of seconds > 0, got "${flags.answerTimeout}"`);
-              if (flags.resume && !flags.cache)
-                throw new CliError("--resume replays the session from the response cache; it cannot be combined with --no-cache");
+              if (!(turnTimeoutSeconds > 0)) throw new CliError(`--turn-timeout must be a number of seconds > 0, got "${flags.turnTimeout}"`);
               const scenario = await loadScenario(file);
               const study = resolve(flags.study);
               await initStudy(study);
@@ -142,7 +146,9 @@ export function registerRun(program: Command): void {
                 if (!flags.cache) throw new CliError(problem.message);
                 io().err(`warning: ${problem.message}\n  continuing from the response cache only (replays work offline; new requests will fail)`);
               }
-              const live = flags.serve ? await serveLive(scenario, { host: flags.host, port }) : undefined;
+              // A resumed run serves the links its pages already have (same tokens, same port).
+              const links = flags.serve && flags.resume ? journaledLinks(study, scenario, flags.condition, runs) : undefined;
+              const live = flags.serve ? await serveLive(scenario, { host: flags.host, port, links }) : undefined;
               // Only listen on the terminal when someone will type or approve (a reader keeps stdin open).
               // A person typing at the terminal reads the turns in full at each prompt, so the run log
               // does not print them a second time; with --serve they read them on their page instead.
@@ -150,6 +156,16 @@ export function registerRun(program: Command): void {
               const needsTerminal = atTerminal || /"approval":true/.test(JSON.stringify([scenario.strategy, scenario.conditions]));
               const human: HumanInput = live?.hub ?? (needsTerminal ? terminalHuman() : scriptedHuman([]));
               const reporter = io().reporter();
+              // Ctrl-C or a kill: the running session is saved as incomplete (its journal stays for --resume).
+              const interrupt = new AbortController();
+              const onSignal = (signal: NodeJS.Signals) => {
+                io().err(`\n${signal}: saving the session as incomplete…`);
+                interrupt.abort(signal);
+                live?.hub.end(`interrupted (${signal})`);
+                live?.hub.startNext();
+              };
+              process.once("SIGINT", onSignal);
+              process.once("SIGTERM", onSignal);
               try {
                 if (live) {
                   if (flags.host !== "127.0.0.1" && flags.host !== "localhost")
@@ -173,7 +189,30 @@ export function registerRun(program: Command): void {
                   conditions: flags.condition,
                   resume: flags.resume,
                   overwrite: flags.overwrite,
-                  live: { observer: live?.hub, speed, answerTimeoutSeconds },
+                  live: {
+                    observer: live?.hub,
+                    speed,
+                    answerTimeoutSeconds,
+                    turnTimeoutSeconds,
+                    ...(live && flags.gate
+                      ? {
+                          betweenSessions: (next: string) => {
+                            io().err(`Waiting for the operator to start ${next} (the operator page's "Start the next session")…`);
+                            return live.hub.awaitNext(next);
+                          },
+                        }
+                      : {}),
+                    ...(live
+                      ? {
+                          links: {
+                            port: live.server.port,
+                            operator: live.hub.operatorToken,
+                            participants: Object.fromEntries(live.hub.participantTokens),
+                          },
+                        }
+                      : {}),
+                  },
+                  signal: interrupt.signal,
                 });
                 const usage = model.usage();
                 if (flags.json) printJson({ outcomes, usage });
@@ -195,10 +234,21 @@ export function registerRun(program: Command): void {
                       ]
                     : []),
                 ];
+                if (interrupt.signal.aborted)
+                  throw new CliError(
+                    `${String(interrupt.signal.reason)}: the session was saved as incomplete; run the same command with --resume to continue it`,
+                    {
+                      exitCode: 130,
+                    },
+                  );
                 if (problems.length) throw new CliError(problems.join("; "));
               } finally {
+                process.off("SIGINT", onSignal);
+                process.off("SIGTERM", onSignal);
                 human.close?.();
                 await live?.server.close();
+                // Interrupted, the abandoned session may still hold a timer or a model request: leave anyway.
+                if (interrupt.signal.aborted) setTimeout(() => process.exit(130), 2000).unref();
               }
             },
             { create: true },

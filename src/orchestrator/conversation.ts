@@ -5,7 +5,9 @@ import { turnId } from "../transcript/ids.js";
 import { formatIssues } from "../transcript/validate.js";
 import type { Reporter } from "../util/reporter.js";
 import { displayName, findAgent, resolveAgents, stripOwnName, systemPrompt, type Agent } from "./agent.js";
-import type { HumanInput } from "./human.js";
+import type { ApprovalAnswer, ApprovalRequest, HumanInput } from "./human.js";
+import { HumanTiming } from "./human-timing.js";
+import type { InputKind, JournalReplay, PostRecord, SessionJournal } from "./journal.js";
 import type { SessionObserver } from "./observer.js";
 import { createRandom, type Random } from "./random.js";
 import type { ConditionSpec, Scenario } from "./scenario.js";
@@ -66,6 +68,14 @@ export interface LiveOptions {
   speed?: number;
   /** How long a human role's duty (moderate, derail, approve) waits (default 120 s). */
   answerTimeoutSeconds?: number;
+  /** How long a person's own turn waits before "no answer" and the strategy moves on (default 180 s). */
+  turnTimeoutSeconds?: number;
+}
+
+/** Where the session journals what it consumes, and, when resuming, the journal it replays. */
+export interface JournalOptions {
+  journal: SessionJournal;
+  replay?: JournalReplay;
 }
 
 export interface RunIdentity {
@@ -109,11 +119,17 @@ export class Conversation {
    */
   readonly realTime: boolean;
   readonly live: LiveOptions;
-  private readonly startedAt = Date.now();
-  /** When each person was asked and when their answer came (stored with their next turn). */
-  private readonly humanTiming = new Map<string, { askedAt: number; receivedAt: number }>();
-  /** Wall-clock time of the last turn, for the latency of messages people post unasked. */
-  private lastTurnAt = Date.now();
+  /** Wall-clock ms at simulated time 0 (moved on resume, so the clock runs on from where it was). */
+  private startedAt = Date.now();
+  /** When each person's words came and what they had seen (stored with the turn that says them). */
+  private readonly timing = new HumanTiming();
+  private readonly journal: SessionJournal | undefined;
+  /** The journal being replayed while a session resumes (until its inputs run out). */
+  private replay: JournalReplay | undefined;
+  /** The journal this session resumes from, kept after its inputs ran out: turns said after the last input are still its. */
+  private readonly resumedFrom: JournalReplay | undefined;
+  /** Observation points so far (model replies, answers, looks at the posts and the operator): replays ask at the same ones. */
+  private step = 0;
 
   /**
    * Sampling temperature sent with every request that does not set its own: the scenario's
@@ -126,7 +142,15 @@ export class Conversation {
 
   constructor(
     identity: RunIdentity,
-    deps: { model: ChatModel; human: HumanInput; reporter: Reporter; temperature?: number; echoTurns?: boolean; live?: LiveOptions },
+    deps: {
+      model: ChatModel;
+      human: HumanInput;
+      reporter: Reporter;
+      temperature?: number;
+      echoTurns?: boolean;
+      live?: LiveOptions;
+      journal?: JournalOptions;
+    },
   ) {
     this.scenario = identity.scenario;
     this.condition = identity.condition;
@@ -143,6 +167,49 @@ export class Conversation {
     this.live = deps.live ?? {};
     this.realTime = Boolean(deps.human.live) && this.humans.length > 0;
     if (this.realTime) this.notes.realTime = { speed: this.live.speed ?? 1, startedAt: new Date(this.startedAt).toISOString() };
+    this.journal = deps.journal?.journal;
+    this.replay = this.resumedFrom = deps.journal?.replay;
+    if (this.replay && !this.replay.active) this.goLive();
+  }
+
+  /** The replay has caught up: from here on the session runs live, its clock going on from where it was. */
+  private goLive(): void {
+    if (!this.replay) return;
+    const turns = this.replay.turnsSaid;
+    this.replay = undefined;
+    this.startedAt = Date.now() - (this.clock / (this.live.speed ?? 1)) * 1000;
+    const resumed = (this.notes.resumed as unknown[] | undefined) ?? [];
+    this.notes.resumed = [...resumed, { afterTurns: turns, at: new Date().toISOString() }];
+  }
+
+  /**
+   * A look at the world outside the session that must find something (a model reply, an answer,
+   * a real-time wait, an approval): while resuming, the journal's record; else `live()`, journaled.
+   */
+  private async look<T>(what: InputKind, live: () => Promise<T>): Promise<T> {
+    const step = this.step++;
+    if (this.replay) {
+      const recorded = this.replay.take(step, what);
+      if (!recorded) throw new OrchestratorError(`the resumed session no longer follows its journal (step ${step}: nothing recorded for ${what})`);
+      if (!this.replay.active) this.goLive();
+      return recorded.value as T;
+    }
+    const value = await live();
+    this.journal?.append({ k: "in", step, what, value });
+    return value;
+  }
+
+  /** A look that may find nothing (the posts, the operator's end): only what it found is journaled. */
+  private glance<T>(what: InputKind, live: () => T, nothing: T): T {
+    const step = this.step++;
+    if (this.replay) {
+      const recorded = this.replay.take(step, what);
+      if (recorded && !this.replay.active) this.goLive();
+      return recorded ? (recorded.value as T) : nothing;
+    }
+    const value = live();
+    if (value !== nothing && !(Array.isArray(value) && value.length === 0)) this.journal?.append({ k: "in", step, what, value });
+    return value;
   }
 
   /** AI agents (LLM-driven, including simulated humans). */
@@ -178,8 +245,8 @@ export class Conversation {
   /** Why the session must stop now, if it must (scenario stop conditions or a strategy's end). */
   stopReason(): string | undefined {
     if (this.endReason) return this.endReason;
-    const ended = this.live.observer?.endRequested?.();
-    if (ended) return ended;
+    const ended = this.glance("end", () => this.live.observer?.endRequested?.(), undefined);
+    if (ended) return (this.endReason = ended);
     const stop = this.scenario.stop;
     if (this.spokenTurns() >= stop.maxTurns) return `reached maxTurns (${stop.maxTurns})`;
     if (stop.maxMinutes !== undefined && this.clock >= stop.maxMinutes * 60) return `reached maxMinutes (${stop.maxMinutes})`;
@@ -200,12 +267,14 @@ export class Conversation {
   /** Append a turn. The clock moves to the turn's end unless `at` places it in the past. */
   say(speakerId: string, text: string, options: SayOptions = {}): Turn {
     const speaker = speakerId === "system" ? undefined : this.get(speakerId);
-    if (options.at === undefined) this.syncClock();
+    // Resuming: the turn as the first run said it, with its times (the clock then followed the wall clock).
+    const first = this.resumedFrom?.said(this.turns.length);
+    if (options.at === undefined && !first) this.syncClock();
     const start = toMillis(options.at ?? this.clock);
     const duration = options.duration ?? this.durationOf(speaker, text);
     // Times are kept to the millisecond, so sums of tenths never show as 14.399999999999999.
     const end = toMillis(start + duration);
-    const turn: Turn = {
+    let turn: Turn = {
       id: turnId(this.turns.length),
       index: this.turns.length,
       speaker: speakerId,
@@ -215,25 +284,36 @@ export class Conversation {
       type: options.type ?? (speakerId === "system" ? "system" : "message"),
     };
     if (options.addressees?.length) turn.addressees = options.addressees;
-    const metadata = { ...options.metadata, ...(speaker?.kind === "human" ? this.humanTimingOf(speaker) : {}) };
+    const metadata = { ...options.metadata, ...(speaker?.kind === "human" ? this.timing.take(speaker.id, text) : {}) };
     if (Object.keys(metadata).length) turn.metadata = metadata;
+    if (first) {
+      if (first.turn.speaker !== turn.speaker || first.turn.text !== turn.text)
+        throw new OrchestratorError(
+          `the resumed session no longer follows its journal: turn ${turn.index} was ${first.turn.speaker}: "${oneLine(first.turn.text)}", the replay says ${turn.speaker}: "${oneLine(turn.text)}"`,
+        );
+      turn = structuredClone(first.turn);
+      if (options.at === undefined) this.clock = Math.max(this.clock, turn.start ?? this.clock);
+    }
     this.turns.push(turn);
+    const at = first?.at ?? Date.now();
+    this.timing.turnSaid(at);
+    if (!first) this.journal?.append({ k: "turn", turn, at });
     // A person's message is there when they sent it; the clock runs on from there in real time.
-    this.clock = Math.max(this.clock, speaker?.kind === "human" && this.realTime ? start : end);
-    this.lastTurnAt = Date.now();
+    this.clock = Math.max(this.clock, speaker?.kind === "human" && this.realTime ? turn.start! : turn.end!);
     // Private reasoning is stored, never printed: the terminal may be a participant's screen.
     if (this.echoTurns && turn.type !== "reasoning")
-      this.reporter.log(`  ${speaker ? displayName(speaker) : "system"}${turn.type !== "message" ? ` [${turn.type}]` : ""}: ${oneLine(text)}`);
+      this.reporter.log(`  ${speaker ? displayName(speaker) : "system"}${turn.type !== "message" ? ` [${turn.type}]` : ""}: ${oneLine(turn.text)}`);
     this.live.observer?.event({ type: "turn", turn });
     return turn;
   }
 
-  /** Wall-clock time a person's words arrived and how long they took (since asked, or since the last turn). */
-  private humanTimingOf(speaker: Agent): Record<string, unknown> {
-    const timing = this.humanTiming.get(speaker.id);
-    if (!timing) return {};
-    this.humanTiming.delete(speaker.id);
-    return { receivedAt: new Date(timing.receivedAt).toISOString(), latencySeconds: Math.round((timing.receivedAt - timing.askedAt) / 100) / 10 };
+  /**
+   * A turn changed after it was said (an interruption cut it): journaled, and shown again to
+   * every page, so a page, a reopened tab and the stored session all show the same text.
+   */
+  amend(turn: Turn): void {
+    this.journal?.append({ k: "amend", turn });
+    this.live.observer?.event({ type: "turn", turn });
   }
 
   /** Simulated seconds elapsed in real time (real-time sessions only). */
@@ -252,30 +332,45 @@ export class Conversation {
    * ended early (the caller then takes what people posted).
    */
   async waitUntil(at: number): Promise<boolean> {
-    await this.live.observer?.gate?.();
+    if (!this.replay) await this.live.observer?.gate?.();
     if (!this.realTime) {
       this.clock = Math.max(this.clock, at);
       return false;
     }
-    const ms = ((at - this.realClock()) / (this.live.speed ?? 1)) * 1000;
-    if (ms > 0) await (this.human.idle ? this.human.idle(ms) : new Promise((ok) => setTimeout(ok, ms)));
-    const early = this.realClock() < at - 0.05;
-    this.clock = Math.max(this.clock, early ? Math.round(this.realClock() * 10) / 10 : at);
-    return early;
+    const waited = await this.look("wait", async () => {
+      const ms = ((at - this.realClock()) / (this.live.speed ?? 1)) * 1000;
+      if (ms > 0) await (this.human.idle ? this.human.idle(ms) : new Promise((ok) => setTimeout(ok, ms)));
+      const early = this.realClock() < at - 0.05;
+      return { early, clock: Math.max(this.clock, early ? Math.round(this.realClock() * 10) / 10 : at) };
+    });
+    this.clock = waited.clock;
+    return waited.early;
   }
 
-  /** What people posted unasked since the last look (live channels), in the order it came. */
-  takeHumanMessages(): { agent: Agent; text: string }[] {
-    const taken: { agent: Agent; text: string }[] = [];
-    if (!this.human.poll) return taken;
-    for (const agent of this.humans) {
-      for (let posted = this.human.poll(agent); posted; posted = this.human.poll(agent)) {
-        this.humanTiming.set(agent.id, { askedAt: Math.min(this.lastTurnAt, posted.receivedAt), receivedAt: posted.receivedAt });
-        this.humanAnswers.push(posted.text);
-        taken.push({ agent, text: posted.text });
-      }
+  /** The posts of `agents` nobody has taken yet (or the first one), in the order they came across people. */
+  private pollPosts(agents: readonly Agent[], one: boolean): PostRecord[] {
+    const posts: (PostRecord & { order: number })[] = [];
+    if (!this.human.poll) return posts;
+    for (const agent of agents)
+      for (let next = this.human.poll(agent); next; next = one ? undefined : this.human.poll(agent))
+        posts.push({ participant: agent.id, text: next.text, receivedAt: next.receivedAt, order: next.order ?? posts.length });
+    return posts.sort((a, b) => a.receivedAt - b.receivedAt || a.order - b.order).map(({ order: _order, ...post }) => post);
+  }
+
+  /** Take posts (a journaled look): each is remembered with its timing for the turn that says it. */
+  private takePosts(agents: readonly Agent[], one = false): PostRecord[] {
+    if (!this.human.poll) return [];
+    const posts = this.glance("take", () => this.pollPosts(agents, one), [] as PostRecord[]);
+    for (const post of posts) {
+      this.timing.posted(post);
+      this.humanAnswers.push(post.text);
     }
-    return taken;
+    return posts;
+  }
+
+  /** What people (or only `from`) posted unasked since the last look (live channels), in the order it came across people. */
+  takeHumanMessages(from: readonly Agent[] = this.humans): { agent: Agent; text: string }[] {
+    return this.takePosts(from).map((post) => ({ agent: this.get(post.participant), text: post.text }));
   }
 
   /** A system event in the transcript (moderation, mode switches, "is typing" markers). */
@@ -312,19 +407,23 @@ export class Conversation {
     messages: ChatMessage[],
     options: { purpose: string; maxTokens?: number; temperature?: number; json?: { name: string; schema: Record<string, unknown> } },
   ): Promise<{ text: string; usage: TokenUsage; cached: boolean; requestHash: string }> {
-    await this.live.observer?.gate?.();
-    const result = await this.model.complete({
-      messages,
-      model: agent?.model ?? this.scenario.model.model,
-      temperature: options.temperature ?? this.temperature,
-      // The run's seed makes runs differ (and their cache entries distinct) while keeping replays exact.
-      seed: this.seed,
-      maxTokens: options.maxTokens ?? this.scenario.model.maxTokens,
-      responseFormat: options.json ? { type: "json_schema", name: options.json.name, schema: options.json.schema } : undefined,
-      purpose: `orchestrator:${options.purpose}`,
+    if (!this.replay) await this.live.observer?.gate?.();
+    // A resumed session takes the replies its first run got from the journal (the same words, cache or not).
+    const response = await this.look("llm", async () => {
+      const result = await this.model.complete({
+        messages,
+        model: agent?.model ?? this.scenario.model.model,
+        temperature: options.temperature ?? this.temperature,
+        // The run's seed makes runs differ (and their cache entries distinct) while keeping replays exact.
+        seed: this.seed,
+        maxTokens: options.maxTokens ?? this.scenario.model.maxTokens,
+        responseFormat: options.json ? { type: "json_schema", name: options.json.name, schema: options.json.schema } : undefined,
+        purpose: `orchestrator:${options.purpose}`,
+      });
+      if (!result.ok) throw new OrchestratorError(`${agent ? agent.name : "orchestrator"} (${options.purpose}): ${result.error.message}`);
+      const { text, usage, cached, requestHash } = result.response;
+      return { text, usage, cached, requestHash };
     });
-    if (!result.ok) throw new OrchestratorError(`${agent ? agent.name : "orchestrator"} (${options.purpose}): ${result.error.message}`);
-    const { response } = result;
     this.usage.requests += 1;
     this.usage.promptTokens += response.usage.promptTokens;
     this.usage.completionTokens += response.usage.completionTokens;
@@ -336,7 +435,7 @@ export class Conversation {
    * metadata to store with the turn (usage, and the raw reply when anything was removed).
    */
   async reply(agent: Agent, options: CompleteOptions): Promise<{ text: string; metadata: Record<string, unknown> }> {
-    this.live.observer?.event({ type: "typing", participant: agent.id });
+    if (!this.replay) this.live.observer?.event({ type: "typing", participant: agent.id });
     const { text: raw, usage } = await this.call(agent, this.messages(agent, options), options);
     const text = stripOwnName(raw, agent);
     const metadata: Record<string, unknown> = { usage, purpose: options.purpose };
@@ -363,7 +462,7 @@ export class Conversation {
           },
         ];
     // A reply in JSON (with a nomination) is still someone writing a message: pages show them typing.
-    if (agent && options.name === "reply") this.live.observer?.event({ type: "typing", participant: agent.id });
+    if (agent && options.name === "reply" && !this.replay) this.live.observer?.event({ type: "typing", participant: agent.id });
     let messages = base;
     let lastProblem = "";
     const invalid: string[] = [];
@@ -389,32 +488,43 @@ export class Conversation {
   }
 
   /**
-   * A human participant's turn: their words verbatim, or null when they pass (or, for a duty
-   * with `timeoutSeconds`, did not answer in time: a "no answer" system event records it).
+   * A human participant's turn: their words verbatim, or null when they pass or did not answer
+   * in time (a duty's `timeoutSeconds`; a live person's own turn waits `turnTimeout`): a
+   * "no answer" system event records it and the strategy moves on.
    * Never anything else: a turn stored under a person always comes from that person.
    */
   async askHuman(agent: Agent, prompt: string, options: AskOptions = {}): Promise<string | null> {
-    if (options.optional && this.human.live?.interjects && this.human.poll) {
+    if (options.optional && this.interjects) {
       // One message per opportunity: a command posted after a message stays a command.
-      const posted = this.human.poll(agent);
-      if (!posted) return null;
-      this.humanTiming.set(agent.id, { askedAt: Math.min(this.lastTurnAt, posted.receivedAt), receivedAt: posted.receivedAt });
-      this.humanAnswers.push(posted.text);
-      return posted.text;
+      const [posted] = this.takePosts([agent], true);
+      return posted?.text ?? null;
     }
     if (this.interjects) {
       // What the person posted before being asked is said first, each message on its own and in
       // order, with when it was posted. For a turn, the last of them is their answer; a duty
       // (timeoutSeconds) is still asked, since words typed earlier were not an answer to it.
-      const posted = this.pollAll(agent);
+      const posted = this.takePosts([agent]);
       const answer = options.timeoutSeconds === undefined ? posted.pop() : undefined;
-      for (const early of posted) this.sayPosted(agent, early, { postedUnasked: true });
-      if (answer) {
-        this.humanTiming.set(agent.id, { askedAt: Math.min(this.lastTurnAt, answer.receivedAt), receivedAt: answer.receivedAt });
-        this.humanAnswers.push(answer.text);
-        return answer.text;
-      }
+      for (const early of posted) this.sayPosted(agent, early.text, { postedUnasked: true });
+      if (answer) return answer.text;
     }
+    const timeoutSeconds = options.timeoutSeconds ?? (this.realTime && !options.optional ? this.turnTimeout : undefined);
+    const answer = await this.look("ask", () => this.waitForAnswer(agent, prompt, options, timeoutSeconds));
+    if (answer.text !== null) this.timing.asked(agent.id, answer.text, answer.askedAt, answer.receivedAt ?? answer.askedAt);
+    this.humanAnswers.push(answer.text);
+    if (!this.replay)
+      this.live.observer?.event({ type: "asked", participant: agent.id, answer: answer.timedOut ? "no answer" : answer.text === null ? "passed" : "answered" });
+    if (answer.timedOut) this.system(`No answer from ${agent.name} within ${timeoutSeconds} s`, { event: "no-answer", participant: agent.id, prompt });
+    return answer.text;
+  }
+
+  /** Ask the person and wait for their answer, at most `timeoutSeconds` (then it is withdrawn). */
+  private async waitForAnswer(
+    agent: Agent,
+    prompt: string,
+    options: AskOptions,
+    timeoutSeconds: number | undefined,
+  ): Promise<{ participant: string; text: string | null; askedAt: number; receivedAt?: number; timedOut?: true }> {
     const display = (t: Turn) =>
       `${t.speaker === "system" ? "[system]" : displayName(this.get(t.speaker))}${t.type === "message" ? "" : ` [${t.type}]`}: ${t.text}`;
     const askedAt = Date.now();
@@ -423,43 +533,38 @@ export class Conversation {
       participant: agent.id,
       prompt,
       controls: options.controls ?? [],
-      ...(options.timeoutSeconds !== undefined ? { timeoutSeconds: options.timeoutSeconds } : {}),
+      ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}),
     });
     const asking = this.human.ask({ participant: agent, prompt, history: this.visible(), display, controls: options.controls });
     let timer: NodeJS.Timeout | undefined;
     const timeout =
-      options.timeoutSeconds === undefined
-        ? undefined
-        : new Promise<"no answer">((ok) => (timer = setTimeout(() => ok("no answer"), options.timeoutSeconds! * 1000)));
+      timeoutSeconds === undefined ? undefined : new Promise<"no answer">((ok) => (timer = setTimeout(() => ok("no answer"), timeoutSeconds * 1000)));
     const answer = await (timeout ? Promise.race([asking, timeout]) : asking);
     clearTimeout(timer);
     if (answer === "no answer") {
       this.human.cancel?.(agent);
-      this.humanAnswers.push(null);
-      this.live.observer?.event({ type: "asked", participant: agent.id, answer: "no answer" });
-      this.system(`No answer from ${agent.name} within ${options.timeoutSeconds} s`, { event: "no-answer", participant: agent.id, prompt });
-      return null;
+      return { participant: agent.id, text: null, askedAt, timedOut: true };
     }
-    this.humanAnswers.push(answer);
-    if (answer !== null) this.humanTiming.set(agent.id, { askedAt, receivedAt: Date.now() });
-    this.live.observer?.event({ type: "asked", participant: agent.id, answer: answer === null ? "passed" : "answered" });
-    return answer;
+    return { participant: agent.id, text: answer, askedAt, ...(answer !== null ? { receivedAt: Date.now() } : {}) };
   }
 
-  /** Everything `agent` posted that nobody has taken yet, in order. */
-  private pollAll(agent: Agent): { text: string; receivedAt: number }[] {
-    const posted: { text: string; receivedAt: number }[] = [];
-    if (!this.human.poll) return posted;
-    for (let next = this.human.poll(agent); next; next = this.human.poll(agent)) posted.push(next);
-    return posted;
+  /** The operator's decision on a held derail, or null when nobody decided within the duty timeout. */
+  async askApproval(request: ApprovalRequest): Promise<ApprovalAnswer | null> {
+    const approve = this.approver;
+    if (!approve) return null;
+    return this.look("approve", async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const verdict = await Promise.race([approve(request), new Promise<null>((ok) => (timer = setTimeout(() => ok(null), this.dutyTimeout * 1000)))]);
+      clearTimeout(timer);
+      return verdict;
+    });
   }
 
   /** Store words a person posted as their message, with when they were posted (and "@Name" as its addressee). */
-  private sayPosted(agent: Agent, posted: { text: string; receivedAt: number }, metadata: Record<string, unknown>): Turn {
-    this.humanTiming.set(agent.id, { askedAt: Math.min(this.lastTurnAt, posted.receivedAt), receivedAt: posted.receivedAt });
-    const mention = posted.text.match(/^@([^\s,:]+(?:\s[^\s,:]+)?)[\s,:]/);
+  private sayPosted(agent: Agent, text: string, metadata: Record<string, unknown>): Turn {
+    const mention = text.match(/^@([^\s,:]+(?:\s[^\s,:]+)?)[\s,:]/);
     const addressee = mention ? (this.find(mention[1]) ?? this.find(mention[1].split(/\s/)[0])) : undefined;
-    return this.say(agent.id, posted.text, { type: "message", addressees: addressee ? [addressee.id] : undefined, metadata });
+    return this.say(agent.id, text, { type: "message", addressees: addressee ? [addressee.id] : undefined, metadata });
   }
 
   /**
@@ -468,12 +573,9 @@ export class Conversation {
    * so nothing can be posted between this and the session's "end" event.
    */
   sayLatePosts(): Turn[] {
-    const said: Turn[] = [];
-    for (const agent of this.humans) {
-      for (const posted of this.pollAll(agent))
-        said.push(this.sayPosted(agent, posted, { late: true, note: "posted after the last prompt; the session ended before it was taken" }));
-    }
-    return said;
+    return this.takePosts(this.humans).map((post) =>
+      this.sayPosted(this.get(post.participant), post.text, { late: true, note: "posted after the last prompt; the session ended before it was taken" }),
+    );
   }
 
   /** People post whenever they like (the page), rather than only when asked (the terminal). */
@@ -484,6 +586,11 @@ export class Conversation {
   /** How long a human role's duty waits before "no answer" (configurable per run). */
   get dutyTimeout(): number {
     return this.live.answerTimeoutSeconds ?? 120;
+  }
+
+  /** How long a live person's own turn waits before "no answer" (configurable per run). */
+  get turnTimeout(): number {
+    return this.live.turnTimeoutSeconds ?? 180;
   }
 
   /** The operator's (or a terminal's) decision on a held derail; undefined when nobody can decide. */

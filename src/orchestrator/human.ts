@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline";
 import type { Turn } from "../transcript/schema.js";
 import type { Agent } from "./agent.js";
+import type { PostRecord } from "./journal.js";
 
 /** What a human is asked for: a turn they are expected to take, or a role's duty (moderate, derail). */
 export interface HumanRequest {
@@ -34,7 +35,7 @@ export interface HumanInput {
    * Something the person posted on their own since the last call (not asked for), if any.
    * Live channels (page, terminal) have it, so a person can speak between any two events.
    */
-  poll?(participant: Agent): { text: string; receivedAt: number } | undefined;
+  poll?(participant: Agent): { text: string; receivedAt: number; order?: number } | undefined;
   /** Withdraw an `ask` that timed out (its answer, if one comes, is then a message of its own). */
   cancel?(participant: Agent): void;
   /**
@@ -46,6 +47,16 @@ export interface HumanInput {
   idle?(ms: number): Promise<void>;
   /** The operator's decision on a held derail (the operator page, or the terminal). */
   approve?(request: ApprovalRequest): Promise<ApprovalAnswer | null>;
+  /**
+   * Channels where people post (page, terminal) hand every accepted post to `journal` before
+   * acknowledging it (the page's 200, the terminal's reading the line); a throw refuses the post.
+   * Undefined detaches the journal.
+   */
+  record?(journal: ((post: PostRecord) => void) | undefined): void;
+  /** How posts wait to be taken: each person's in their own order (page), or all lines in one (terminal). */
+  readonly queue?: "per-person" | "shared";
+  /** Give back posts no session took before it stopped (a resumed session takes them, in order). */
+  restore?(posts: readonly PostRecord[]): void;
   close?(): void;
 }
 
@@ -78,7 +89,12 @@ export function terminalHuman(input: NodeJS.ReadableStream = process.stdin, outp
   const queue: { text: string; receivedAt: number }[] = [];
   let waiter: ((line: string | null) => void) | undefined;
   let ended = false;
+  let journal: ((post: PostRecord) => void) | undefined;
+  /** Whose words a line is likely to be: the person last asked (whoever is asked or looked at next takes it). */
+  let speaking = "";
   rl.on("line", (line) => {
+    // A line with words is journaled before anything takes it (an empty line passes and says nothing).
+    if (line.trim() !== "") journal?.({ participant: speaking, text: line, receivedAt: Date.now() });
     if (waiter) {
       const w = waiter;
       waiter = undefined;
@@ -107,6 +123,7 @@ export function terminalHuman(input: NodeJS.ReadableStream = process.stdin, outp
   };
   return {
     async ask({ participant, prompt, history, display }) {
+      speaking = participant.id;
       if (ended && queue.length === 0) return null;
       show(history, display);
       output.write(`${prompt}\n${participant.name}> `);
@@ -121,6 +138,13 @@ export function terminalHuman(input: NodeJS.ReadableStream = process.stdin, outp
     cancel() {
       waiter = undefined;
     },
+    record(sink) {
+      journal = sink;
+    },
+    restore(posts) {
+      queue.unshift(...posts.map((p) => ({ text: p.text, receivedAt: p.receivedAt })));
+    },
+    queue: "shared",
     live: { interjects: false },
     idle: (ms) =>
       new Promise((ok) => {

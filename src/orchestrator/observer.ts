@@ -1,4 +1,5 @@
 import type { Participant, Turn } from "../transcript/schema.js";
+import type { ParticipantView } from "./scenario.js";
 
 /**
  * What a running session tells whoever watches it live (the participant and operator pages):
@@ -6,7 +7,19 @@ import type { Participant, Turn } from "../transcript/schema.js";
  * (reasoning turns, decisions, scores) is in these events; the watcher decides who sees it.
  */
 export type SessionEvent =
-  | { type: "session"; sessionId: string; title: string; task: string; strategy: string; participants: Participant[] }
+  | {
+      type: "session";
+      sessionId: string;
+      title: string;
+      task: string;
+      strategy: string;
+      /** Everyone in the session (a participant's page gets no `kind` unless the scenario shows kinds). */
+      participants: (Omit<Participant, "kind"> & Partial<Pick<Participant, "kind">>)[];
+      /** What participants' pages may see of the design, and the title they see (no condition unless shown). */
+      view?: ParticipantView & { title: string };
+      /** Buttons a participant's page offers throughout (sent to participants instead of the strategy's name). */
+      controls?: readonly string[];
+    }
   | { type: "turn"; turn: Turn }
   | { type: "typing"; participant: string }
   | { type: "ask"; participant: string; prompt: string; controls: readonly string[]; timeoutSeconds?: number }

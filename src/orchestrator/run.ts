@@ -16,6 +16,9 @@ import { findAgent, resolveAgents } from "./agent.js";
 import { backupSession, humanTurns } from "./backup.js";
 import { realignCodes } from "../coding/realign.js";
 import { describeRepair } from "../util/fs.js";
+import { artifacts } from "../study/artifacts.js";
+import { JournalReplay, SessionJournal, untakenPosts, type JournalLinks } from "./journal.js";
+import { sessionFromJournal, withUntakenPosts } from "./journal-session.js";
 
 export interface RunScenarioOptions {
   study: string;
@@ -36,15 +39,22 @@ export interface RunScenarioOptions {
   /** Run again sessions that are already complete. */
   overwrite?: boolean;
   reporter: Reporter;
-  /** People taking part live: the operator's view, real-time speed, duty timeouts (live/). */
-  live?: LiveOptions;
+  /** People taking part live: the operator's view, real-time speed, duty timeouts (live/), the pages' links (kept in the journal). */
+  live?: LiveOptions & {
+    links?: JournalLinks;
+    /** Between two sessions: resolves when the next may start (the operator's gate). */
+    betweenSessions?: (next: string) => Promise<void>;
+  };
+  /** Aborted on SIGINT/SIGTERM: the running session is saved as incomplete and the run stops. */
+  signal?: AbortSignal;
 }
 
 export interface RunOutcome {
   sessionId: string;
   condition: string;
   run: number;
-  status: "completed" | "skipped" | "failed";
+  /** interrupted: stopped by a signal (SIGINT, SIGTERM), saved as incomplete with its journal kept for --resume. */
+  status: "completed" | "skipped" | "failed" | "interrupted";
   reason: string;
   turns: number;
   path: string;
@@ -99,6 +109,16 @@ export function selectConditions(scenario: Scenario, names: readonly string[] | 
   });
 }
 
+/** The page links an interrupted live run of these sessions served (kept in the first journal found), so --resume serves the same. */
+export function journaledLinks(study: string, scenario: Scenario, conditions: readonly string[] | undefined, runs: number): JournalLinks | undefined {
+  for (const condition of selectConditions(scenario, conditions))
+    for (let run = 1; run <= runs; run++) {
+      const links = SessionJournal.read(artifacts.sessionJournal.path(study, sessionIdFor(scenario, condition.name, run)))?.contents.start.links;
+      if (links) return links;
+    }
+  return undefined;
+}
+
 export async function runScenario(scenario: Scenario, options: RunScenarioOptions): Promise<RunOutcome[]> {
   const conditions = selectConditions(scenario, options.conditions);
   // Validate every condition's parameters before running anything.
@@ -107,6 +127,9 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   const outcomes: RunOutcome[] = [];
   for (const condition of conditions) {
     for (let run = 1; run <= options.runs; run++) {
+      // Between two sessions the operator decides when the next starts (a break, the next condition's briefing).
+      if (outcomes.some((o) => o.status !== "skipped")) await options.live?.betweenSessions?.(sessionIdFor(scenario, condition.name, run));
+      if (options.signal?.aborted) return outcomes;
       outcomes.push(await runOne(scenario, condition, run, options));
     }
   }
@@ -116,48 +139,58 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
 async function runOne(scenario: Scenario, condition: ConditionSpec, run: number, options: RunScenarioOptions): Promise<RunOutcome> {
   const sessionId = sessionIdFor(scenario, condition.name, run);
   const path = sessionPath(options.study, sessionId);
+  const journalPath = artifacts.sessionJournal.path(options.study, sessionId);
   const { strategy, params, raw } = resolveStrategy(scenario, condition);
   let human = options.human;
   let seed = deriveSeed(options.seed, condition.name, run);
+  const outcome = (status: RunOutcome["status"], reason: string, turns: number) => ({ sessionId, condition: condition.name, run, status, reason, turns, path });
   /** The session file this run replaces: kept in backups/ first (overwrite, or people's words). */
   let replacing: { backup: boolean; resume: boolean; previous: Session } | undefined;
-  if (existsSync(path)) {
-    const previous: Session = await readSessionFile(path);
-    const incomplete = previous.metadata.incomplete === true;
-    if (!incomplete && !options.overwrite) {
-      return {
-        sessionId,
-        condition: condition.name,
-        run,
-        status: "skipped",
-        reason: "already complete (use --overwrite to run it again)",
-        turns: previous.turns.length,
-        path,
-      };
-    }
-    if (incomplete && !options.resume && !options.overwrite) {
-      return {
-        sessionId,
-        condition: condition.name,
-        run,
-        status: "skipped",
-        reason: "incomplete from an earlier run: use --resume to continue it",
-        turns: previous.turns.length,
-        path,
-      };
-    }
-    const resume = incomplete && Boolean(options.resume);
-    if (resume) {
-      const recorded = (previous.metadata.orchestrator as { humanAnswers?: (string | null)[]; seed?: number } | undefined) ?? {};
-      human = scriptedHuman(recorded.humanAnswers ?? [], options.human);
-      seed = recorded.seed ?? seed;
-    }
-    replacing = { backup: !resume || humanTurns(previous) > 0, resume, previous };
+  const previous: Session | undefined = existsSync(path) ? await readSessionFile(path) : undefined;
+  const journaled = SessionJournal.read(journalPath);
+  if (previous && previous.metadata.incomplete !== true && !options.overwrite)
+    return outcome("skipped", "already complete (use --overwrite to run it again)", previous.turns.length);
+  if ((journaled || previous) && !options.resume && !options.overwrite)
+    return outcome("skipped", "incomplete from an earlier run: use --resume to continue it", journaled?.contents.turns.length ?? previous!.turns.length);
+  const resume = Boolean(options.resume) && (journaled !== undefined || previous?.metadata.incomplete === true);
+  let replay: JournalReplay | undefined;
+  if (resume && journaled) {
+    // Continue from the journal: its inputs re-run the strategy to where it was, its untaken posts wait for it.
+    replay = new JournalReplay(journaled.contents);
+    seed = journaled.contents.start.seed;
+  } else if (resume && previous) {
+    // A session saved before journals: replay its recorded answers (and the model's replies from the cache).
+    const recorded = (previous.metadata.orchestrator as { humanAnswers?: (string | null)[]; seed?: number } | undefined) ?? {};
+    human = scriptedHuman(recorded.humanAnswers ?? [], options.human);
+    seed = recorded.seed ?? seed;
+  } else if (journaled) {
+    // --overwrite of an interrupted session: its words are kept in backups/ before it starts again.
+    const words = sessionFromJournal(scenario, condition, run, journaled.contents);
+    const backup = await backupSession(options.study, sessionId, "replaced", words);
+    options.reporter.log(`${sessionId}: the interrupted session it replaces was kept in ${backup}`);
   }
-  options.reporter.log(`${sessionId}: ${strategy.type}, condition ${condition.name}, run ${run}`);
+  if (previous) replacing = { backup: !resume || humanTurns(previous) > 0, resume, previous };
+  const journal = replay
+    ? SessionJournal.reopen(journalPath, journaled!.completeBytes)
+    : SessionJournal.create(journalPath, {
+        sessionId,
+        seed,
+        startedAt: Date.now(),
+        posts: options.human.record ? (options.human.queue ?? "per-person") : false,
+        ...(options.live?.links ? { links: options.live.links } : {}),
+      });
+  options.reporter.log(`${sessionId}: ${strategy.type}, condition ${condition.name}, run ${run}${replay ? " (resumed from its journal)" : ""}`);
   const conversation = new Conversation(
     { scenario, condition, run, seed, sessionId },
-    { model: options.model, human, reporter: options.reporter, temperature: options.temperature, echoTurns: options.echoTurns, live: options.live },
+    {
+      model: options.model,
+      human,
+      reporter: options.reporter,
+      temperature: options.temperature,
+      echoTurns: options.echoTurns,
+      live: options.live,
+      journal: { journal, replay },
+    },
   );
   // Record the temperature the requests carry, not the client's default.
   const modelInfo = { ...options.model.info, temperature: conversation.temperature };
@@ -169,22 +202,51 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     task: scenario.task,
     strategy: strategy.type,
     participants: conversation.toSession({ incomplete: true, strategy: raw, model: modelInfo }).participants,
+    view: {
+      ...scenario.participantView,
+      title: scenario.participantView.condition ? `${scenario.title ?? scenario.id}: ${condition.name}` : (scenario.title ?? "Group chat"),
+    },
+  });
+  options.human.record?.((post) => journal.append({ k: "post", ...post }));
+  if (journaled && replay) options.human.restore?.(untakenPosts(journaled.contents));
+  /** The session so far, with what people posted that nothing took yet (from the journal: every acknowledged word). */
+  const snapshot = (failure: string) => withUntakenPosts(conversation.toSession({ incomplete: true, failure, strategy: raw, model: modelInfo }), journalPath);
+  let interrupted: (() => void) | undefined;
+  const interruption = new Promise<string>((ok) => {
+    const signal = options.signal;
+    if (!signal) return;
+    interrupted = () => {
+      // At once, before the signal's handler ends the session: what the abandoned strategy does
+      // next (taking the end as the operator's, a pass) must not enter the journal --resume replays.
+      journal.close();
+      ok(`interrupted (${String(signal.reason ?? "signal")})`);
+    };
+    if (signal.aborted) interrupted();
+    else signal.addEventListener("abort", interrupted, { once: true });
   });
   try {
-    await strategy.run(conversation, params);
+    const stopped = await Promise.race([strategy.run(conversation, params).then(() => undefined), interruption]);
+    if (stopped) {
+      // Ctrl-C or a kill: saved as it is, incomplete; the journal stays for --resume (the strategy is abandoned mid-step).
+      observer?.event({ type: "end", reason: stopped });
+      await replace(options, path, sessionId, replacing, snapshot(stopped));
+      options.reporter.warn(`${sessionId}: ${stopped} after ${conversation.turns.length} turns. Saved as incomplete; run again with --resume to continue.`);
+      return { ...outcome("interrupted", stopped, conversation.turns.length) };
+    }
     conversation.end(conversation.stopReason() ?? "strategy finished");
     // Words posted but not taken belong to this session: written now, before the page's "end".
     conversation.sayLatePosts();
     observer?.event({ type: "end", reason: conversation.endReason ?? "" });
   } catch (error) {
     const failure = errorMessage(error);
-    conversation.sayLatePosts();
     observer?.event({ type: "end", reason: `stopped: ${failure}` });
-    const attempt = conversation.toSession({ incomplete: true, failure, strategy: raw, model: modelInfo });
-    const failed = { sessionId, condition: condition.name, run, status: "failed" as const, reason: failure, turns: conversation.turns.length, path };
+    const attempt = snapshot(failure);
+    const failed = { ...outcome("failed", failure, conversation.turns.length) };
     if (replacing && !replacing.resume) {
       // A failed --overwrite must not cost the session that was there: it stays, the attempt goes aside.
       const backup = await backupSession(options.study, sessionId, "failed", attempt);
+      // The attempt (every word of it) is in that backup; the session in sessions/ is the one to go on with.
+      journal.remove();
       options.reporter.warn(
         `${sessionId}: stopped after ${conversation.turns.length} turns: ${failure}. The session already in sessions/ was left as it was; this attempt was saved to ${backup}.`,
       );
@@ -195,16 +257,16 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
       `${sessionId}: stopped after ${conversation.turns.length} turns: ${failure}. Saved as incomplete; run again with --resume to continue.`,
     );
     return { ...failed, ...(backup ? { backup } : {}) };
+  } finally {
+    options.human.record?.(undefined);
+    options.signal?.removeEventListener("abort", interrupted!);
+    journal.close();
   }
   const backup = await replace(options, path, sessionId, replacing, conversation.toSession({ incomplete: false, strategy: raw, model: modelInfo }));
+  // Saved complete: the journal has nothing more to give.
+  journal.remove();
   return {
-    sessionId,
-    condition: condition.name,
-    run,
-    status: "completed",
-    reason: conversation.endReason ?? "",
-    turns: conversation.turns.length,
-    path,
+    ...outcome("completed", conversation.endReason ?? "", conversation.turns.length),
     ...(backup ? { backup } : {}),
   };
 }

@@ -58,6 +58,17 @@ export const stopSchema = z
   })
   .strict();
 
+export const participantViewSchema = z
+  .object({
+    condition: z.boolean().default(false),
+    kinds: z.boolean().default(false),
+    systemEvents: z.array(z.string()).default([]),
+  })
+  .strict();
+
+/** What participants' pages may show of the design (scenario `participantView`). */
+export type ParticipantView = z.infer<typeof participantViewSchema>;
+
 const scenarioFields = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/),
@@ -81,6 +92,12 @@ const scenarioFields = z
       })
       .strict()
       .default({}),
+    /**
+     * What participants' pages show of the design (blind by default): the condition's name,
+     * who is a person and who an AI, and which system lines (by event: "hand-raise", "invite",
+     * "round", "mode", "roles", "impromptu", "no-answer", ...). The operator sees everything.
+     */
+    participantView: participantViewSchema.default({ condition: false, kinds: false, systemEvents: [] }),
     /** Seconds per word when simulating typing time: agents and humans (defaults 0.3 and 1.5). */
     pace: z
       .object({ aiSecondsPerWord: z.number().nonnegative().default(0.3), humanSecondsPerWord: z.number().nonnegative().default(1.5) })

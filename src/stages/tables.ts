@@ -113,12 +113,23 @@ function turnsTable(sessions: readonly Session[], records: readonly CodeRecord[]
     );
   }
   const names = [...cells.keys()].sort();
-  const rows = dictionaryTyped(
+  const rows: Record<string, Cell>[] = dictionaryTyped(
     turnRows(sessions, (session, turn) => Object.fromEntries(names.map((n) => [n, cells.get(n)!.get(`${session.id}\u0000${turn}`) ?? ""]))),
   );
+  // When a person's words reached a live session, how long they took, and whether the session had ended by then.
+  const turns = sessions.flatMap((s) => s.turns);
+  rows.forEach((row, i) => {
+    const meta = turns[i].metadata;
+    row.received_at = typeof meta?.receivedAt === "string" ? meta.receivedAt : "";
+    row.latency_s = typeof meta?.latencySeconds === "number" ? meta.latencySeconds : null;
+    row.late = meta?.late === true;
+  });
   return {
     columns: [
       ...TURN_COLUMNS.map((c) => TURN_DICTIONARY[c]),
+      col("received_at", "string", "when a person's words reached a live session (ISO 8601, wall clock); empty for other turns"),
+      col("latency_s", "number", "seconds the person took: from their prompt, or from the last turn said before their words came (live sessions)", ">= 0"),
+      col("late", "boolean", "the person's words came after the session stopped taking them (stored at its end, after their last prompt)"),
       ...names.map((n) =>
         col(
           n,

@@ -43,7 +43,7 @@ export const STUDY_FOLDERS = {
   backups: "backups",
   /** Codebooks the study made itself (from an imported REFI-QDA project), by id. */
   codebooks: "codebooks",
-  /** Jobs that outlive a process: the batches submitted to an LLM provider (batches.json). */
+  /** Jobs that outlive a process: the batches submitted to an LLM provider (batches.json), the journals of running sessions. */
   jobs: ".colloquy",
 } as const;
 
@@ -241,6 +241,16 @@ export const artifacts = {
     format: "json",
     schema: batchLedgerSchema,
     ...fixed("batches.json"),
+  }),
+  sessionJournal: define<[id: string], unknown>({
+    name: "sessionJournal",
+    description:
+      "a running session's journal: every post people made (synced before it was acknowledged) and every input the session consumed; `colloquy run --resume` continues the session from it; removed once the session is saved complete",
+    writtenBy: "colloquy run",
+    folder: STUDY_FOLDERS.jobs,
+    format: "jsonl",
+    schema: null,
+    ...named("journal-", ".jsonl"),
   }),
   session: define<[id: string], Session>({
     name: "session",

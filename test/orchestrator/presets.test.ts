@@ -57,7 +57,7 @@ participants: [{ name: A }, { name: B }, { name: C }, { name: D }]
     expect(userText(requests[19])).toMatch(/finalise a list/);
     const [session] = await h.sessions();
     expect(session.participants.filter((p) => p.kind === "ai").map((p) => p.role)).toEqual([
-      "Environmentalist & Visionary Billionaire",
+      "Environmentalist & Visionary Millionaire",
       "Creative Professional",
       "Futurist",
       "Academic Researcher",

@@ -1,14 +1,19 @@
 import { randomBytes } from "node:crypto";
 import { sameToken } from "../../util/local-server.js";
-import type { Participant, Turn } from "../../transcript/schema.js";
+import type { Turn } from "../../transcript/schema.js";
 import type { Agent } from "../agent.js";
 import type { ApprovalAnswer, ApprovalRequest, HumanInput, HumanRequest } from "../human.js";
+import type { JournalLinks, PostRecord } from "../journal.js";
 import type { SessionEvent, SessionObserver } from "../observer.js";
 
 /** What a page is sent: session events, plus the hub's own (typing people, pauses, held derails). */
 export type LiveMessage =
   | SessionEvent
   | { type: "person-typing"; participant: string }
+  /** Between two sessions: the next starts when the operator starts it (participants are not told which). */
+  | { type: "between"; next: string }
+  /** Who has a page open now (the operator's view: who has joined, who is away). */
+  | { type: "presence"; online: string[]; expected: string[] }
   | { type: "paused"; paused: boolean }
   | { type: "approval"; id: number; request: ApprovalRequest }
   | { type: "approved"; id: number; decision: string };
@@ -19,6 +24,8 @@ export type Viewer = { role: "participant"; id: string } | { role: "operator" };
 interface Posted {
   text: string;
   receivedAt: number;
+  /** Arrival order across people (posts in the same millisecond keep it). */
+  order: number;
 }
 
 /**
@@ -29,9 +36,12 @@ interface Posted {
  */
 export class LiveHub implements HumanInput, SessionObserver {
   readonly live = { interjects: true };
-  readonly operatorToken = token();
+  readonly queue = "per-person";
+  readonly operatorToken: string;
   /** participant id -> token of their page link. */
   readonly participantTokens = new Map<string, string>();
+  private journal: ((post: PostRecord) => void) | undefined;
+  private order = 0;
   private readonly history: LiveMessage[] = [];
   private readonly listeners = new Set<{ viewer: Viewer; send: (message: LiveMessage) => void }>();
   private readonly queues = new Map<string, Posted[]>();
@@ -47,9 +57,28 @@ export class LiveHub implements HumanInput, SessionObserver {
   /** Participants whose page has connected at least once. */
   readonly connected = new Set<string>();
   private connectedWaiters: (() => void)[] = [];
+  private nextWaiter: (() => void) | undefined;
+  /** What participants may see of the running session's design (blind when the scenario says nothing). */
+  private view: SessionView | undefined;
 
-  constructor(humans: readonly Pick<Agent, "id">[]) {
-    for (const human of humans) this.participantTokens.set(human.id, token());
+  /** `links`: the tokens of an earlier run of these pages (a resumed run serves the same links). */
+  constructor(humans: readonly Pick<Agent, "id">[], links?: Pick<JournalLinks, "operator" | "participants">) {
+    this.operatorToken = links?.operator ?? token();
+    for (const human of humans) this.participantTokens.set(human.id, links?.participants[human.id] ?? token());
+  }
+
+  record(journal: ((post: PostRecord) => void) | undefined): void {
+    this.journal = journal;
+  }
+
+  restore(posts: readonly PostRecord[]): void {
+    for (const post of posts) this.enqueue(post.participant, { text: post.text, receivedAt: post.receivedAt, order: this.order++ });
+  }
+
+  private enqueue(participant: string, posted: Posted): void {
+    const queue = this.queues.get(participant) ?? [];
+    queue.push(posted);
+    this.queues.set(participant, queue);
   }
 
   /** The viewer a token belongs to, or undefined for an unknown token. */
@@ -63,7 +92,7 @@ export class LiveHub implements HumanInput, SessionObserver {
   /** Subscribe a page: it first gets what happened so far (what its viewer may see), then live events. */
   subscribe(viewer: Viewer, send: (message: LiveMessage) => void): () => void {
     for (const message of this.history) {
-      const shown = visibleTo(viewer, message);
+      const shown = visibleTo(viewer, message, this.view);
       if (shown) send(shown);
     }
     if (this.paused) send({ type: "paused", paused: true });
@@ -73,7 +102,18 @@ export class LiveHub implements HumanInput, SessionObserver {
       this.connected.add(viewer.id);
       for (const ok of this.connectedWaiters.splice(0)) ok();
     }
-    return () => this.listeners.delete(listener);
+    if (viewer.role === "operator") send(this.presence());
+    else this.broadcast(this.presence(), false);
+    return () => {
+      this.listeners.delete(listener);
+      if (viewer.role === "participant") this.broadcast(this.presence(), false);
+    };
+  }
+
+  /** Who has a participant page open now, by participant id. */
+  private presence(): LiveMessage {
+    const online = new Set([...this.listeners].flatMap(({ viewer }) => (viewer.role === "participant" ? [viewer.id] : [])));
+    return { type: "presence", online: [...online], expected: [...this.participantTokens.keys()] };
   }
 
   /** Resolves once every human participant's page has been opened. */
@@ -84,7 +124,7 @@ export class LiveHub implements HumanInput, SessionObserver {
   private broadcast(message: LiveMessage, keep = true): void {
     if (keep) this.history.push(message);
     for (const { viewer, send } of this.listeners) {
-      const shown = visibleTo(viewer, message);
+      const shown = visibleTo(viewer, message, this.view);
       if (shown) send(shown);
     }
   }
@@ -101,8 +141,11 @@ export class LiveHub implements HumanInput, SessionObserver {
         waiter(null);
       }
       this.running = true;
+      // The operator's End ended the session before; this one runs.
+      this.ended = undefined;
     }
     if (event.type === "end") this.running = false;
+    if (event.type === "session") this.view = event.view;
     this.broadcast(event, event.type !== "typing");
   }
 
@@ -120,6 +163,20 @@ export class LiveHub implements HumanInput, SessionObserver {
     this.paused = paused;
     if (!paused) for (const ok of this.resumers.splice(0)) ok();
     this.broadcast({ type: "paused", paused });
+  }
+
+  /** Between two sessions: resolves when the operator starts the next one (or ends the run). */
+  awaitNext(next: string): Promise<void> {
+    this.broadcast({ type: "between", next }, false);
+    return new Promise((ok) => (this.nextWaiter = ok));
+  }
+
+  /** The operator starts the next session; false when none is waiting. */
+  startNext(): boolean {
+    const start = this.nextWaiter;
+    this.nextWaiter = undefined;
+    start?.();
+    return Boolean(start);
   }
 
   end(reason = "the operator ended the session"): void {
@@ -154,15 +211,14 @@ export class LiveHub implements HumanInput, SessionObserver {
    */
   post(participant: string, text: string): boolean {
     if (!this.running) return false;
+    const receivedAt = Date.now();
+    // Durable before anything takes it or the page hears "sent" (a journal that cannot write throws: not sent).
+    this.journal?.({ participant, text, receivedAt });
     const waiter = this.waiters.get(participant);
     if (waiter) {
       this.waiters.delete(participant);
       waiter(text);
-    } else {
-      const queue = this.queues.get(participant) ?? [];
-      queue.push({ text, receivedAt: Date.now() });
-      this.queues.set(participant, queue);
-    }
+    } else this.enqueue(participant, { text, receivedAt, order: this.order++ });
     for (const idle of [...this.idlers]) idle();
     return true;
   }
@@ -216,29 +272,62 @@ export class LiveHub implements HumanInput, SessionObserver {
   }
 }
 
+type SessionView = NonNullable<Extract<SessionEvent, { type: "session" }>["view"]>;
+
+/** Blind: no condition, no kinds, no system lines. */
+const BLIND: SessionView = { condition: false, kinds: false, systemEvents: [], title: "Group chat" };
+
+/** Buttons each strategy's participant page offers throughout (the page is never told the strategy's name). */
+const STRATEGY_CONTROLS: Record<string, readonly string[]> = {
+  ranked: ["/mode explore", "/mode focus", "/facilitator"],
+  confidence: ["/summary"],
+  scene: ["/hand"],
+};
+
+/** The kind of a system line, as a scenario's `participantView.systemEvents` names it. */
+function systemEvent(turn: Turn): string {
+  const meta = turn.metadata ?? {};
+  if (typeof meta.event === "string") return meta.event;
+  if (meta.round !== undefined) return "round";
+  if (meta.mode !== undefined) return "mode";
+  return "note";
+}
+
 /**
  * What a viewer may see of a message: the operator sees everything; a participant sees the
- * conversation (never reasoning turns, never turn metadata: decisions, rankings, scores),
- * only their own prompts, and no held derails.
+ * conversation (never reasoning turns, never turn metadata: decisions, rankings, scores), only
+ * their own prompts, and no held derails; and, blind by default, nothing of the design: no
+ * condition or session id, no strategy, no one's kind, no system line the scenario does not list
+ * in `participantView.systemEvents`, no reason for the end.
  */
-export function visibleTo(viewer: Viewer, message: LiveMessage): LiveMessage | undefined {
+export function visibleTo(viewer: Viewer, message: LiveMessage, view: SessionView = BLIND): LiveMessage | undefined {
   if (viewer.role === "operator") return message;
   switch (message.type) {
     case "turn": {
       const turn = message.turn;
       if (turn.type === "reasoning") return undefined;
-      // System notes that carry a decision (e.g. confidence ratings) are the operator's.
-      if (turn.speaker === "system" && turn.metadata && ("decision" in turn.metadata || "ratings" in turn.metadata)) return undefined;
       const event = turn.metadata?.event;
       if (event === "typing") return { type: "typing", participant: String(turn.metadata?.participant ?? "") };
+      if (turn.speaker === "system") {
+        // System notes that carry a decision (e.g. confidence ratings) are the operator's.
+        if ("decision" in (turn.metadata ?? {}) || "ratings" in (turn.metadata ?? {})) return undefined;
+        if (!view.systemEvents.includes(systemEvent(turn))) return undefined;
+      }
       const shown: Turn = { id: turn.id, index: turn.index, speaker: turn.speaker, text: turn.text, type: turn.type, start: turn.start, end: turn.end };
       if (turn.addressees) shown.addressees = turn.addressees;
       return { type: "turn", turn: shown };
     }
     case "session":
       return {
-        ...message,
-        participants: message.participants.map((p): Participant => ({ id: p.id, name: p.name, kind: p.kind, ...(p.role ? { role: p.role } : {}) })),
+        type: "session",
+        sessionId: "",
+        title: (message.view ?? view).title,
+        task: message.task,
+        strategy: "",
+        controls: STRATEGY_CONTROLS[message.strategy] ?? [],
+        participants: message.participants
+          .filter((p) => p.kind !== "system")
+          .map((p) => ({ id: p.id, name: p.name, ...((message.view ?? view).kinds ? { kind: p.kind } : {}), ...(p.role ? { role: p.role } : {}) })),
       };
     case "ask":
     case "asked":
@@ -247,7 +336,12 @@ export function visibleTo(viewer: Viewer, message: LiveMessage): LiveMessage | u
       return message.participant === viewer.id ? undefined : message;
     case "approval":
     case "approved":
+    case "presence":
       return undefined;
+    case "end":
+      return { type: "end", reason: "" };
+    case "between":
+      return { type: "between", next: "" };
     default:
       return message;
   }

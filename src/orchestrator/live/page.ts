@@ -17,7 +17,7 @@ export function livePage(role: "participant" | "operator", base: string): string
 </head>
 <body data-role="${role}">
 <header><h1 id="title">Waiting for the session to start…</h1><p id="task"></p><p id="status" role="status"></p></header>
-${operator ? `<section id="operator-controls"><button id="pause" type="button">Pause</button><button id="resume" type="button">Resume</button><button id="end" type="button">End session</button></section><section id="approvals" aria-label="Derails waiting for approval"></section>` : ""}
+${operator ? `<p id="joined" aria-live="polite"></p><p id="waiting" aria-live="polite"></p><section id="operator-controls"><button id="pause" type="button">Pause</button><button id="resume" type="button">Resume</button><button id="end" type="button">End session</button><button id="next" type="button" disabled>Start the next session</button></section><section id="approvals" aria-label="Derails waiting for approval"></section>` : ""}
 <ul id="people" aria-label="Participants"></ul>
 <ol id="log" aria-live="polite"></ol>
 <p id="typing" aria-live="polite"></p>
@@ -54,7 +54,6 @@ export const liveScript = `"use strict";
   var token = location.pathname.split("/")[2];
   var me = null;
   var names = {};
-  var strategyControls = { ranked: ["/mode explore", "/mode focus", "/facilitator"], confidence: ["/summary"], scene: ["/hand"] };
   var labels = { "/mode explore": "Explore", "/mode focus": "Focus", "/facilitator": "Call the facilitator", "/summary": "Ask for the summary", "/hand": "Raise hand", "/approve": "Approve", "/reject": "Reject", "/end": "End" };
   var base = [];
   var asked = [];
@@ -93,16 +92,36 @@ export const liveScript = `"use strict";
   }
   function addTurn(turn) {
     var li = el("li", turn.type + (turn.speaker === me ? " mine" : ""));
-    li.dataset.speaker = turn.speaker; li.dataset.type = turn.type;
+    li.dataset.speaker = turn.speaker; li.dataset.type = turn.type; li.dataset.id = turn.id;
     if (turn.speaker !== "system") li.appendChild(el("span", "who", nameOf(turn.speaker) + (turn.type !== "message" ? " [" + turn.type + "]" : "") + ":"));
     if (turn.addressees && turn.addressees.length) li.appendChild(el("span", "to", "→ " + turn.addressees.map(nameOf).join(", ") + " "));
     li.appendChild(el("span", "text", turn.text));
     if (role === "operator" && turn.metadata) {
       var d = el("details"); d.appendChild(el("summary", null, "decision")); d.appendChild(el("pre", null, JSON.stringify(turn.metadata, null, 2))); li.appendChild(d);
     }
+    // A turn sent again was amended (an interruption cut it): it replaces the one shown.
+    var shown = document.querySelector('#log li[data-id="' + turn.id + '"]');
+    if (shown) { shown.replaceWith(li); return; }
     $("log").appendChild(li);
     if (turn.speaker !== "system" && $("typing").textContent.indexOf(nameOf(turn.speaker)) === 0) $("typing").textContent = "";
     li.scrollIntoView({ block: "end" });
+  }
+  // The operator sees who the session is waiting for, since when and for how long at most.
+  var waiting = {};
+  function renderWaiting() {
+    var box = $("waiting"); if (!box) return;
+    box.textContent = Object.keys(waiting).map(function (id) {
+      var w = waiting[id];
+      return "Waiting for " + nameOf(id) + " since " + w.since.toLocaleTimeString() + (w.timeout !== undefined ? " (at most " + w.timeout + " s)" : "");
+    }).join("; ");
+  }
+  // Who has joined (the operator's): shown again once the session names everyone.
+  var presence = null;
+  function renderPresence() {
+    var m = presence; if (!m || !$("joined")) return;
+    $("joined").textContent = "Joined: " + (m.online.map(nameOf).join(", ") || "nobody yet") +
+      (m.expected.length > m.online.length ? "; not here: " + m.expected.filter(function (id) { return m.online.indexOf(id) < 0; }).map(nameOf).join(", ") : "");
+    document.body.dataset.joined = String(m.online.length);
   }
   function addApproval(m) {
     var box = el("div", "approval"); box.dataset.id = String(m.id);
@@ -118,7 +137,7 @@ export const liveScript = `"use strict";
   function handle(m) {
     switch (m.type) {
       case "session":
-        $("log").textContent = ""; $("people").textContent = ""; names = {};
+        waiting = {}; renderWaiting(); document.body.dataset.between = "false"; if ($("next")) $("next").disabled = true; $("log").textContent = ""; $("people").textContent = ""; names = {};
         $("title").textContent = m.title; $("task").textContent = m.task;
         m.participants.forEach(function (p) {
           names[p.id] = p.name;
@@ -127,26 +146,47 @@ export const liveScript = `"use strict";
           li.addEventListener("click", function () { var t = $("text"); if (t) { t.value = "@" + p.name + " " + t.value; t.focus(); } });
           $("people").appendChild(li);
         });
-        base = strategyControls[m.strategy] || []; asked = []; renderControls();
-        document.body.dataset.ready = "true"; $("status").textContent = "";
+        base = m.controls || []; asked = []; renderControls(); renderPresence();
+        document.body.dataset.ready = "true";
+        // After a lost connection (the run stopped and was resumed), the page says the session goes on.
+        $("status").textContent = reconnected ? "Reconnected: the session goes on. Everything sent before is kept." : "";
         break;
       case "turn": addTurn(m.turn); break;
       case "typing": case "person-typing": showTyping(m.participant); break;
-      case "ask": if ($("prompt")) { $("prompt").textContent = m.prompt; asked = m.controls || []; prompted = true; renderControls(); } break;
-      case "asked": if ($("prompt")) { $("prompt").textContent = ""; asked = []; prompted = false; renderControls(); } break;
+      case "ask": if (role === "operator") { waiting[m.participant] = { since: new Date(), timeout: m.timeoutSeconds }; renderWaiting(); } if ($("prompt")) { $("prompt").textContent = m.prompt; asked = m.controls || []; prompted = true; renderControls(); } break;
+      case "asked": if (role === "operator") { delete waiting[m.participant]; renderWaiting(); } if ($("prompt")) { $("prompt").textContent = ""; asked = []; prompted = false; renderControls(); } break;
       case "paused": $("status").textContent = m.paused ? "Paused by the operator" : ""; document.body.dataset.paused = String(m.paused); break;
       case "approval": addApproval(m); break;
       case "approved": var done = document.querySelector('.approval[data-id="' + m.id + '"]'); if (done) done.remove(); break;
-      case "end": $("status").textContent = "The session is over (" + m.reason + ")."; document.body.dataset.ended = "true"; break;
+      case "between":
+        document.body.dataset.between = "true";
+        if (role === "operator") { $("next").disabled = false; $("status").textContent = "Session over. Next: " + m.next + ". Start it when everyone is ready."; }
+        else $("status").textContent = "Please wait: the next part starts soon.";
+        break;
+      case "presence": presence = m; renderPresence(); break;
+      case "end": waiting = {}; renderWaiting(); $("status").textContent = "The session is over" + (m.reason ? " (" + m.reason + ")." : "."); document.body.dataset.ended = "true"; break;
     }
   }
   var source = new EventSource("/events?token=" + encodeURIComponent(token));
+  var lost = false, reconnected = false;
+  // The browser reconnects on its own; the page says what is going on meanwhile.
+  source.onerror = function () {
+    if (lost) return;
+    lost = true; document.body.dataset.connection = "lost";
+    $("status").textContent = "Connection to the session lost: reconnecting… (what you type stays in the box until it is sent)";
+  };
+  source.onopen = function () {
+    if (!lost) return;
+    lost = false; reconnected = true; document.body.dataset.connection = "reconnected";
+    $("status").textContent = "Reconnected: the session goes on. Everything sent before is kept.";
+  };
   source.addEventListener("hello", function (e) { var v = JSON.parse(e.data); me = v.id || null; });
   source.onmessage = function (e) { handle(JSON.parse(e.data)); };
   if (role === "operator") {
     $("pause").addEventListener("click", function () { post("/api/control", { action: "pause" }); });
     $("resume").addEventListener("click", function () { post("/api/control", { action: "resume" }); });
     $("end").addEventListener("click", function () { post("/api/control", { action: "end" }); });
+    $("next").addEventListener("click", function () { post("/api/control", { action: "next" }); });
   } else {
     var lastTyping = 0;
     $("text").addEventListener("input", function () {

@@ -8,6 +8,7 @@ import { crossOriginReason, hostHeaderAllowed, HttpError, securityHeaders, readJ
 export interface LiveServer {
   /** Base URL, e.g. http://127.0.0.1:5180 */
   url: string;
+  port: number;
   /** One link per human participant id, and the operator's. */
   links: { participants: Map<string, string>; operator: string };
   close(): Promise<void>;
@@ -16,7 +17,7 @@ export interface LiveServer {
 const headers = securityHeaders();
 
 const postSchema = z.object({ text: z.string().min(1).max(10_000) }).strict();
-const controlSchema = z.object({ action: z.enum(["pause", "resume", "end"]) }).strict();
+const controlSchema = z.object({ action: z.enum(["pause", "resume", "end", "next"]) }).strict();
 const approveSchema = z
   .object({ id: z.number().int().positive(), decision: z.enum(["approve", "edit", "dismiss"]), text: z.string().max(10_000).optional() })
   .strict()
@@ -50,6 +51,7 @@ export async function startLiveServer(hub: LiveHub, options: { host?: string; po
   });
   return {
     url,
+    port,
     links: { participants, operator: `${url}/o/${hub.operatorToken}` },
     close: () =>
       new Promise((ok) => {
@@ -107,7 +109,8 @@ async function handle(hub: LiveHub, req: IncomingMessage, res: ServerResponse, s
   if (viewer.role !== "operator") return send(res, 403, { error: "operator only" });
   if (path === "/api/control") {
     const parsed = controlSchema.safeParse(body);
-    if (!parsed.success) return send(res, 400, { error: "expected {action: pause|resume|end}" });
+    if (!parsed.success) return send(res, 400, { error: "expected {action: pause|resume|end|next}" });
+    if (parsed.data.action === "next") return hub.startNext() ? send(res, 200, { ok: true }) : send(res, 409, { error: "no session is waiting to start" });
     if (parsed.data.action === "end") hub.end();
     else hub.setPaused(parsed.data.action === "pause");
     return send(res, 200, { ok: true });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineStrategy } from "../strategy.js";
 import type { Agent } from "../agent.js";
 import type { Conversation } from "../conversation.js";
-import { nominatingReply, readHumanInput, unknownNames, type HumanAct } from "./shared.js";
+import { humanFloor, nominatingReply, readHumanInput, unknownNames, type HumanAct } from "./shared.js";
 
 /**
  * Self-selection by confidence. After each message every agent rates, 0-10, how confident
@@ -167,27 +167,34 @@ async function discuss(
     nominatedBy = reply.nominee ? speaker.id : undefined;
     // Nominating the summariser asks for the summary; it does not get an ordinary turn.
     if (summariser && nominee?.id === summariser.id) return "summary-nominated";
-    // A nominated human is asked once, as the nominee (not also as a listener first).
-    if (human && nominee?.id !== human.id && !conversation.stopReason()) {
-      const act = readHumanInput(
-        conversation,
-        await conversation.askHuman(human, "Enter to listen, type to join in (@Name to address someone), /summary to finish.", {
-          optional: true,
-          controls: ["/summary"],
-        }),
-        COMMANDS,
-      );
-      if (act.kind === "command" && act.command === "summary") return "human-summary";
-      if (act.kind === "message" && act.text) {
-        conversation.say(human.id, act.text, {
+    // Everyone else may speak now (a nominated person is asked once, as the nominee).
+    if (conversation.humans.length && !conversation.stopReason()) {
+      const floor = await humanFloor(conversation, "Enter to listen, type to join in (@Name to address someone), /summary to finish.", {
+        controls: ["/summary"],
+        commands: COMMANDS,
+        except: nominee?.kind === "human" ? nominee : undefined,
+      });
+      let summary = false;
+      for (const { agent: person, act } of floor) {
+        if (act.kind === "command" && act.command === "summary") summary = true;
+        if (act.kind !== "message" || !act.text) continue;
+        conversation.say(person.id, act.text, {
           addressees: act.addressee ? [act.addressee.id] : undefined,
           metadata: { decision: { strategy: "confidence", method: "interjection" } },
         });
-        if (summariser && asksSummariser(act, summariser)) return "human-summary";
-        // Addressing someone nominates them; a human's unaddressed message goes to self-selection.
-        nominee = act.addressee;
-        nominatedBy = act.addressee ? human.id : undefined;
+        if (summariser && asksSummariser(act, summariser)) summary = true;
+        // Addressing someone nominates them; a message that addresses nobody goes to self-selection
+        // (a person nominated by the agent keeps their turn).
+        if (act.addressee) {
+          nominee = act.addressee;
+          nominatedBy = person.id;
+        } else if (nominee?.kind !== "human") {
+          nominee = undefined;
+          nominatedBy = undefined;
+        }
       }
+      // Every word posted is said first; then the summary that was asked for.
+      if (summary) return "human-summary";
     }
   }
 }

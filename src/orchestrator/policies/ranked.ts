@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineStrategy } from "../strategy.js";
 import type { Agent } from "../agent.js";
 import type { Conversation } from "../conversation.js";
-import { readHumanInput, unknownNames } from "./shared.js";
+import { humanFloor, unknownNames } from "./shared.js";
 import { compressionSchema, HistoryCompressor } from "./compress.js";
 
 /**
@@ -47,7 +47,6 @@ export const ranked = defineStrategy({
     const facilitator = params.facilitator ? conversation.find(params.facilitator) : undefined;
     if (params.facilitator && !facilitator) throw new Error(`strategy.facilitator names unknown participant "${params.facilitator}"`);
     const agents = conversation.machines.filter((a) => a.id !== facilitator?.id);
-    const human = conversation.humans[0];
     const compressor = new HistoryCompressor(params.compression, (t) => t.speaker === facilitator?.id || conversation.find(t.speaker)?.kind !== "ai");
     conversation.notes.rollingSummaries = compressor.history;
     let mode = params.mode;
@@ -94,44 +93,50 @@ export const ranked = defineStrategy({
       for (const step of params.schedule) if (conversation.spokenTurns() === step.afterTurns) switchMode(step.mode, "schedule");
 
       let facilitate: string | undefined;
-      if (human) {
-        let act = readHumanInput(
-          conversation,
-          await conversation.askHuman(human, "Enter to listen; type to join in (@Name to address someone); /mode explore|focus; /facilitator; /end.", {
-            optional: true,
-            controls: ["/mode explore", "/mode focus", "/facilitator", "/end"],
-          }),
-          ["mode", "facilitator", "end"],
-        );
+      let ended = false;
+      let spoke = false;
+      // Every person may speak here: what they posted (page), or each asked in turn (terminal).
+      const floor = await humanFloor(conversation, "Enter to listen; type to join in (@Name to address someone); /mode explore|focus; /facilitator; /end.", {
+        controls: ["/mode explore", "/mode focus", "/facilitator", "/end"],
+        commands: ["mode", "facilitator", "end"],
+      });
+      for (const { agent: person, act: read } of floor) {
         // "/mode" with anything but explore|focus is not a command: keep the words as a message.
-        if (act.kind === "command" && act.command === "mode" && act.args !== "explore" && act.args !== "focus") act = { kind: "message", text: act.raw };
+        const act =
+          read.kind === "command" && read.command === "mode" && read.args !== "explore" && read.args !== "focus"
+            ? { kind: "message" as const, text: read.raw }
+            : read;
         if (act.kind === "command") {
           if (act.command === "mode") switchMode(act.args as "explore" | "focus", "human");
           else if (act.command === "facilitator") facilitate = "requested by the human";
-          else if (act.command === "end") {
-            conversation.end("the human ended the session");
-            break;
-          }
+          else if (act.command === "end") ended = true;
         } else if (act.kind === "message" && act.text) {
-          conversation.say(human.id, act.text, {
+          spoke = true;
+          conversation.say(person.id, act.text, {
             addressees: act.addressee ? [act.addressee.id] : undefined,
             metadata: { decision: { strategy: "ranked", method: "interjection", mode } },
           });
           if (act.addressee && act.addressee.kind !== "human")
-            next = { agent: act.addressee, decision: { strategy: "ranked", method: "addressed", by: human.id } };
+            next = { agent: act.addressee, decision: { strategy: "ranked", method: "addressed", by: person.id } };
           else if (!act.addressee && params.routeUnaddressed) {
             const routed = await rank(
               conversation,
               agents,
               undefined,
-              `${human.name} just wrote a message without addressing anyone. Rank the participants by who is best placed to answer it.`,
+              `${person.name} just wrote a message without addressing anyone. Rank the participants by who is best placed to answer it.`,
               false,
             );
-            next = { agent: routed.agent, decision: { strategy: "ranked", method: "routed", by: human.id, ranking: routed.ranking } };
+            next = { agent: routed.agent, decision: { strategy: "ranked", method: "routed", by: person.id, ranking: routed.ranking } };
           }
-          continue;
         }
       }
+      // Every word posted is said before an /end takes effect.
+      if (ended) {
+        conversation.end("the human ended the session");
+        break;
+      }
+      // After a person spoke, the next decision sees their words (and whoever they addressed answers).
+      if (spoke && !facilitate) continue;
       if (!facilitate && facilitator) {
         if (params.facilitateEvery > 0 && sinceFacilitation >= params.facilitateEvery) facilitate = `${sinceFacilitation} turns without facilitation`;
         else if (params.driftCheckEvery > 0 && sinceFacilitation > 0 && conversation.spokenTurns() % params.driftCheckEvery === 0) {

@@ -25,7 +25,7 @@ export const roleSets: Record<"professions" | "six-hats" | "llm-discussion", Rol
   ],
   /**
    * Roles named in LLM Discussion (Lu et al., 2024) for its role-play (e.g. Environmentalist,
-   * Creative Professional, Futurist, Academic Researcher, Visionary Billionaire). The names are the
+   * Creative Professional, Futurist, Academic Researcher, Visionary Millionaire). The names are the
    * paper's; the one-line descriptions are ours (the paper's role prompts are longer).
    */
   "llm-discussion": [
@@ -33,7 +33,7 @@ export const roleSets: Record<"professions" | "six-hats" | "llm-discussion", Rol
     { name: "Creative Professional", description: "You are a Creative Professional: you look for aesthetic, surprising and artistic possibilities." },
     { name: "Futurist", description: "You are a Futurist: you imagine how ideas play out with emerging technology and future societies." },
     { name: "Academic Researcher", description: "You are an Academic Researcher: you bring rigour, evidence and unexpected findings from many fields." },
-    { name: "Visionary Billionaire", description: "You are a Visionary Billionaire: you think big, at scale, and about what could become a venture." },
+    { name: "Visionary Millionaire", description: "You are a Visionary Millionaire: you think big, at scale, and about what could become a venture." },
   ],
 };
 

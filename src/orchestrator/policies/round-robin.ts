@@ -1,13 +1,15 @@
 import { z } from "zod";
 import { defineStrategy } from "../strategy.js";
 import type { Agent } from "../agent.js";
-import { unknownNames } from "./shared.js";
+import { readHumanInput, unknownNames } from "./shared.js";
 
 /**
  * Fixed speaking order. `order` lists participant names (default: scenario order).
  * mode "round-robin" cycles until a stop condition; mode "pipeline" is a linear pipeline of
  * experts: each speaks once per pass, building on the previous output, for `passes` passes.
- * Humans in the order are asked at the terminal; an empty answer passes.
+ * People in the order are asked in their turn (an empty answer passes; on the page, what they
+ * posted since their last turn is said first); people left out of the order speak whenever they
+ * post, their words said before the next turn.
  */
 export const roundRobin = defineStrategy({
   type: "round-robin",
@@ -32,8 +34,18 @@ export const roundRobin = defineStrategy({
       return agent;
     });
     let passesInARow = 0;
+    // People outside the order speak whenever they post (page): their words are said before each turn.
+    const outside = conversation.humans.filter((h) => !order.some((a) => a.id === h.id));
     for (let step = 0; ; step++) {
       if (conversation.stopReason()) return;
+      if (conversation.interjects && outside.length)
+        for (const { agent, text } of conversation.takeHumanMessages(outside)) {
+          const addressee = readHumanInput(conversation, text).addressee;
+          conversation.say(agent.id, text, {
+            addressees: addressee ? [addressee.id] : undefined,
+            metadata: { decision: { strategy: "round-robin", method: "posted" } },
+          });
+        }
       const pass = Math.floor(step / order.length);
       if (params.mode === "pipeline" && pass >= params.passes)
         return conversation.end(`pipeline finished (${params.passes} pass${params.passes > 1 ? "es" : ""})`);
@@ -41,7 +53,8 @@ export const roundRobin = defineStrategy({
       const position = step % order.length;
       const metadata = { decision: { strategy: "round-robin", mode: params.mode, position, pass } };
       if (speaker.kind === "human") {
-        const text = await conversation.askHuman(speaker, `Your turn (${params.mode}, position ${position + 1} of ${order.length}). Empty line to pass.`);
+        // The prompt names no strategy: a participant sees nothing of the design.
+        const text = await conversation.askHuman(speaker, "Your turn (an empty line passes).");
         if (text === null) {
           passesInARow += 1;
         } else {

@@ -307,6 +307,7 @@ class ScenePlayer {
         turn.text = cut;
       }
       turn.metadata = { ...turn.metadata, interruptedBy: from.id, interruptedAt: fraction };
+      c.amend(turn);
       c.clock = turn.end;
       // A person who names someone (@Name) speaks to them; otherwise to whoever they cut off.
       c.say(from.id, said.text, { type: "interruption", addressees: [said.addressee?.id ?? turn.speaker], metadata: { ...said.metadata, decision } });
@@ -423,12 +424,7 @@ class ScenePlayer {
       if (/^\/approve\s*$/.test(answer.trim())) return { decision: "approve", by: person.id };
       return { decision: "edit", text: answer, by: person.id };
     }
-    let timer: NodeJS.Timeout | undefined;
-    const verdict = await Promise.race([
-      c.approver!({ derailer: agent.name, kind, proposed }),
-      new Promise<null>((ok) => (timer = setTimeout(() => ok(null), c.dutyTimeout * 1000))),
-    ]);
-    clearTimeout(timer);
+    const verdict = await c.askApproval({ derailer: agent.name, kind, proposed });
     if (!verdict) return { decision: "no answer", by: "operator" };
     return verdict.decision === "edit" ? { ...verdict, by: "operator" } : { decision: verdict.decision, by: "operator" };
   }

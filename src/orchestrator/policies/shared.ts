@@ -48,6 +48,29 @@ export function readHumanInput(conversation: Conversation, raw: string | null, c
   return { kind: "message", text: raw, addressee: byName };
 }
 
+/**
+ * Every person's chance to speak at a strategy's decision point. On the page, what each of them
+ * posted since the last one, in the order it came across people (nobody waits for anybody); at
+ * the terminal, each is asked in turn and may pass. `except` (a person about to be asked for
+ * their turn) is left out: their words are their answer.
+ */
+export async function humanFloor(
+  conversation: Conversation,
+  prompt: string,
+  options: { controls: readonly string[]; commands: readonly string[]; except?: Agent },
+): Promise<{ agent: Agent; act: HumanAct }[]> {
+  const people = conversation.humans.filter((h) => h.id !== options.except?.id);
+  if (conversation.interjects)
+    return conversation.takeHumanMessages(people).map(({ agent, text }) => ({ agent, act: readHumanInput(conversation, text, options.commands) }));
+  const acts: { agent: Agent; act: HumanAct }[] = [];
+  for (const agent of people) {
+    if (conversation.stopReason()) break;
+    const act = readHumanInput(conversation, await conversation.askHuman(agent, prompt, { optional: true, controls: options.controls }), options.commands);
+    if (act.kind !== "pass") acts.push({ agent, act });
+  }
+  return acts;
+}
+
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -1,0 +1,55 @@
+import type { Session, Turn } from "../transcript/schema.js";
+import { turnId } from "../transcript/ids.js";
+import { silentReporter } from "../util/reporter.js";
+import type { ChatModel } from "../llm/types.js";
+import { Conversation } from "./conversation.js";
+import { scriptedHuman } from "./human.js";
+import { SessionJournal, untakenPosts, type JournalContents, type PostRecord } from "./journal.js";
+import type { ConditionSpec, Scenario } from "./scenario.js";
+
+/**
+ * Sessions made from a journal alone: what a session file holds when its run stopped (Ctrl-C, a
+ * failure) or is started again over an interrupted one (--overwrite). Every acknowledged word is
+ * in them: the turns said, then what people posted that nothing took yet.
+ */
+
+/** `session` with the posts its journal holds that no turn took, appended as the people's late messages. */
+export function withUntakenPosts(session: Session, journalPath: string): Session {
+  const read = SessionJournal.read(journalPath);
+  return read ? appendPosts(session, untakenPosts(read.contents)) : session;
+}
+
+/** The session an interrupted journal holds (incomplete). */
+export function sessionFromJournal(scenario: Scenario, condition: ConditionSpec, run: number, contents: JournalContents): Session {
+  // Only toSession is used: the model is never called.
+  const conversation = new Conversation(
+    { scenario, condition, run, seed: contents.start.seed, sessionId: contents.start.sessionId },
+    { model: undefined as unknown as ChatModel, human: scriptedHuman([]), reporter: silentReporter },
+  );
+  conversation.turns.push(...contents.turns);
+  const session = conversation.toSession({ incomplete: true, failure: "interrupted", strategy: { type: scenario.strategy.type }, model: {} });
+  return appendPosts(session, untakenPosts(contents));
+}
+
+function appendPosts(session: Session, posts: readonly PostRecord[]): Session {
+  if (posts.length === 0) return session;
+  // A terminal's lines wait in one queue: they are the (first) person's at the terminal.
+  const someone = session.participants.find((p) => p.kind === "human")?.id ?? "";
+  const at = session.turns.at(-1)?.end ?? 0;
+  const turns: Turn[] = posts.map((post, i) => ({
+    id: turnId(session.turns.length + i),
+    index: session.turns.length + i,
+    speaker: post.participant || someone,
+    text: post.text,
+    start: at,
+    end: at,
+    type: "message",
+    metadata: {
+      receivedAt: new Date(post.receivedAt).toISOString(),
+      late: true,
+      untaken: true,
+      note: "posted before the session stopped; colloquy run --resume takes it into the session",
+    },
+  }));
+  return { ...session, turns: [...session.turns, ...turns] };
+}

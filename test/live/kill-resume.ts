@@ -1,0 +1,88 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/**
+ * Drives `colloquy run --serve` as a real process for the kill -9 tests: start it, read its
+ * links, open the people's pages (their event streams), post as a person, end it as the operator.
+ */
+export interface LiveRun {
+  child: ChildProcessWithoutNullStreams;
+  links: Record<string, string>;
+  operator: string;
+  stderr: () => string;
+  exit: Promise<number>;
+  post(person: string, text: string): Promise<number>;
+  control(action: "end" | "pause" | "resume"): Promise<number>;
+  /** Open every person's event stream (the session starts once all are open); resolves with what each received so far. */
+  connect(): Promise<() => Record<string, string>>;
+}
+
+export function startRun(args: string[], people: readonly string[]): Promise<LiveRun> {
+  const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../support/colloquy-bin.ts"), "run", ...args], {
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, OPENAI_API_KEY: "" },
+  });
+  let stderr = "";
+  const exit = new Promise<number>((ok) => child.on("close", (code, signal) => ok(code ?? (signal === "SIGKILL" ? 137 : -1))));
+  return new Promise((ok, fail) => {
+    child.stderr.on("data", (d) => {
+      stderr += d;
+      const found = people.map((p) => stderr.match(new RegExp(`  ${p}: (http://127\\.0\\.0\\.1:\\d+/p/\\S+)`))?.[1]);
+      const operator = stderr.match(/operator: (http:\/\/127\.0\.0\.1:\d+\/o\/\S+)/)?.[1];
+      if (found.every(Boolean) && operator && stderr.includes("Waiting for"))
+        ok(run(child, Object.fromEntries(people.map((p, i) => [p, found[i]!])), operator));
+    });
+    void exit.then((code) => fail(new Error(`colloquy run exited (${code}) before serving its pages:\n${stderr}`)));
+  });
+
+  function run(child: ChildProcessWithoutNullStreams, links: Record<string, string>, operator: string): LiveRun {
+    const origin = new URL(operator).origin;
+    const token = (link: string) => new URL(link).pathname.split("/")[2];
+    const send = (link: string, path: string, body: unknown) =>
+      fetch(`${origin}${path}`, {
+        method: "POST",
+        headers: { origin, "content-type": "application/json", "x-colloquy-token": token(link) },
+        body: JSON.stringify(body),
+      }).then(
+        (r) => r.status,
+        () => 0,
+      );
+    return {
+      child,
+      links,
+      operator,
+      stderr: () => stderr,
+      exit,
+      post: (person, text) => send(links[person], "/api/post", { text }),
+      control: (action) => send(operator, "/api/control", { action }),
+      async connect() {
+        const seen: Record<string, string> = {};
+        for (const [person, link] of Object.entries(links)) {
+          seen[person] = "";
+          const response = await fetch(`${origin}/events?token=${token(link)}`);
+          const reader = response.body!.getReader();
+          void (async () => {
+            for (;;) {
+              const chunk = await reader.read().catch(() => ({ done: true, value: undefined }));
+              if (chunk.done) return;
+              seen[person] += new TextDecoder().decode(chunk.value);
+            }
+          })();
+        }
+        return () => seen;
+      },
+    };
+  }
+}
+
+/** Post until the session takes posts (409 while none runs yet). */
+export async function postWhenRunning(run: LiveRun, person: string, text: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const status = await run.post(person, text);
+    if (status === 200) return;
+    if (status !== 409) throw new Error(`post answered ${status}:\n${run.stderr()}`);
+    await sleep(50);
+  }
+  throw new Error(`the session never took posts:\n${run.stderr()}`);
+}
