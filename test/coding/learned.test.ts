@@ -8,7 +8,7 @@ import { loadCodebook } from "../../src/coding/codebook/load.js";
 import type { Codebook } from "../../src/coding/codebook/schema.js";
 import { turnTerms, fitIdf, vectorise } from "../../src/coding/learned/features.js";
 import { predictLogistic, trainLogistic } from "../../src/coding/learned/logistic.js";
-import { predictLearned, trainLearnedModel } from "../../src/coding/learned/model.js";
+import { predictLearned, trainLearnedModel, type ModelSettings } from "../../src/coding/learned/model.js";
 import { agreementOf, crossValidate, type GroupedExample } from "../../src/coding/learned/validate.js";
 import { appendCodes, readCodes } from "../../src/coding/store.js";
 import { turnFingerprint } from "../../src/transcript/fingerprint.js";
@@ -25,6 +25,9 @@ function session(id: string, lines: readonly (readonly [string, string])[]): Ses
     turns: lines.map(([speaker, text], index) => ({ id: `t${index}`, index, speaker, text, type: "message" as const })),
   };
 }
+
+/** scikit-learn's default C, without the context features, balanced class weights. */
+const SETTINGS: ModelSettings = { c: 1, context: false, balanced: true };
 
 const gold = fileURLToPath(new URL("../../fixtures/coding/bales-gold.csv", import.meta.url));
 type GoldRow = { conversation: string; split: string; speaker: string; kind: string; code: string; text: string };
@@ -50,15 +53,16 @@ describe("learned coder: parts", () => {
   it("logistic regression separates separable data, its probabilities sum to 1, and a seed fixes the model", () => {
     const xs = [0, 1, 2, 3, 4, 5].map((i) => ({ index: [i % 3], value: [1] }));
     const ys = [0, 1, 2, 0, 1, 2].map((k) => [k]);
-    const model = trainLogistic("softmax", xs, ys, 3);
+    const model = trainLogistic("softmax", xs, ys, 3, { c: 1 });
+    expect(model.fit.converged).toBe(true);
     xs.forEach((x, i) => {
       const p = predictLogistic(model, x);
       expect(p.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
       expect(p.indexOf(Math.max(...p))).toBe(ys[i][0]);
     });
-    expect(trainLogistic("softmax", xs, ys, 3).weights).toEqual(model.weights);
+    expect(trainLogistic("softmax", xs, ys, 3, { c: 1 }).weights).toEqual(model.weights);
     // One-vs-rest: an example can have two labels.
-    const multi = trainLogistic("one-vs-rest", xs, [[0, 1], [1], [2], [0, 1], [1], [2]], 3);
+    const multi = trainLogistic("one-vs-rest", xs, [[0, 1], [1], [2], [0, 1], [1], [2]], 3, { c: 1 });
     const p = predictLogistic(multi, xs[0]);
     expect(p[0]).toBeGreaterThan(0.5);
     expect(p[1]).toBeGreaterThan(0.5);
@@ -97,7 +101,7 @@ describe("learned coder: parts", () => {
       Array.from({ length: 20 }, (_, i) => ["ana", i % 2 ? "Could you please kindly help, thank you so much" : "Do it now. Fix it."] as const),
     );
     const examples = polite.turns.map((_, i) => ({ terms: turnTerms(polite, i), scores: { [scale.id]: i % 2 ? 6 : 2 } }));
-    const model = trainLearnedModel(codebook, examples);
+    const model = trainLearnedModel(codebook, examples, SETTINGS);
     const high = predictLearned(model, turnTerms(polite, 1));
     const low = predictLearned(model, turnTerms(polite, 0));
     expect(high.scores![scale.id]).toBe(6);
@@ -125,7 +129,7 @@ describe("learned coder: quality on the held-out part of fixtures/coding/bales-g
         .filter((e) => e.split === split)
         .flatMap((e) => e.session.turns.map((_, i) => ({ group: e.session.id, terms: turnTerms(e.session, i), codes: [e.codes[i]] })));
     const [tune, heldout] = [examples("tune"), examples("heldout")];
-    const model = trainLearnedModel(codebook, tune);
+    const model = trainLearnedModel(codebook, tune, SETTINGS);
     const result = agreementOf(
       codebook,
       heldout,
