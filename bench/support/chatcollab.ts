@@ -56,8 +56,16 @@ const squash = (text: string) =>
 
 /** Import the transcripts into `study` and bring the human codes in as human:gold through the sheet round trip. */
 export async function writeChatcollabStudy(study: string, scratch: string): Promise<{ turns: number; coded: number }> {
-  const runs = ["asks_opinion", "asks_orientation", "asks_suggestion", "control", "gives_opinion", "gives_orientation", "gives_suggestion", "shows_solidarity"]
-    .flatMap((condition) => [1, 2, 3].map((run) => join(CHATCOLLAB, "collab_dynamics", condition, String(run), `run-${run}.md`)));
+  const runs = [
+    "asks_opinion",
+    "asks_orientation",
+    "asks_suggestion",
+    "control",
+    "gives_opinion",
+    "gives_orientation",
+    "gives_suggestion",
+    "shows_solidarity",
+  ].flatMap((condition) => [1, 2, 3].map((run) => join(CHATCOLLAB, "collab_dynamics", condition, String(run), `run-${run}.md`)));
   colloquy(["import", ...runs, "--study", study, "--path-pattern", "{condition}/{run}/*"]);
   const sheet = join(scratch, "sheet.csv");
   colloquy(["sheet", study, "--codebook", "bales-ipa", "--coders", "gold", "--context", "0", "--out", sheet]);

@@ -14,7 +14,11 @@ export async function rulesValidation(context: StudyContext, codebook: Codebook,
   if (rulesProblem(codebook)) return { status: "unvalidated", reason: "no rule set codes this codebook" };
   const humans = ((await context.coders())[codebook.id] ?? []).filter((c) => c.startsWith("human:"));
   const byId = new Map(sessions.map((s) => [s.id, { session: s, position: new Map(s.turns.map((t, i) => [t.id, i])) }]));
-  const pairs: { human: { codes?: string[]; scores?: Record<string, number> }; rules: { codes?: string[]; scores?: Record<string, number> }; session: string }[] = [];
+  const pairs: {
+    human: { codes?: string[]; scores?: Record<string, number> };
+    rules: { codes?: string[]; scores?: Record<string, number> };
+    session: string;
+  }[] = [];
   for (const coder of humans) {
     for (const record of await context.codes(codebook.id, coder)) {
       const found = byId.get(record.session);
@@ -31,7 +35,13 @@ export async function rulesValidation(context: StudyContext, codebook: Codebook,
     pairs.map((p) => p.rules),
   );
   const kappa = Number.isFinite(measured.kappa) ? Math.round(measured.kappa * 1000) / 1000 : null;
-  const common = { against: humans, kappa, n: measured.n, sessions: new Set(pairs.map((p) => p.session)).size, method: "rules against every human code of the study" };
+  const common = {
+    against: humans,
+    kappa,
+    n: measured.n,
+    sessions: new Set(pairs.map((p) => p.session)).size,
+    method: "rules against every human code of the study",
+  };
   return kappa !== null && kappa >= KAPPA_FLOOR
     ? { status: "validated", ...common }
     : { status: "below-floor", reason: `kappa ${kappa ?? "(undefined)"} against the study's human codes is under ${KAPPA_FLOOR}`, ...common };

@@ -63,7 +63,11 @@ export function floorCheck(codebook: Codebook, examples: readonly TrainingExampl
     method: `${validation.folds}-fold cross-validation grouped by session`,
   };
   if (validation.folds < 2)
-    return { status: "unvalidated", reason: "the human codes are in fewer than two sessions, so the coder cannot be checked on a session it did not learn from", ...measured };
+    return {
+      status: "unvalidated",
+      reason: "the human codes are in fewer than two sessions, so the coder cannot be checked on a session it did not learn from",
+      ...measured,
+    };
   const typical = median(countsPerCategory(codebook, examples));
   if (typical < MIN_CODES_PER_CATEGORY)
     return {

@@ -18,7 +18,7 @@ export interface LbfgsOptions {
   valueTolerance: number;
 }
 
-export const DEFAULT_LBFGS: LbfgsOptions = { history: 7, maxIterations: 500, gradientTolerance: 1e-4, valueTolerance: 1e-9 };
+export const DEFAULT_LBFGS: LbfgsOptions = { history: 5, maxIterations: 300, gradientTolerance: 1e-4, valueTolerance: 1e-8 };
 
 export interface LbfgsResult {
   value: number;

@@ -64,7 +64,13 @@ function targetsOf(codebook: Codebook, examples: readonly TrainingExample[]): { 
     const classes = [...new Set(rated.map(([, r]) => r))].sort((a, b) => a - b);
     if (classes.length < 2) return [];
     const position = new Map(classes.map((c, i) => [c, i]));
-    return [{ head: { kind: "scale" as const, scale: scale.id, classes }, kind: "softmax" as const, rows: rated.map(([i, r]): [number, number[]] => [i, [position.get(r)!]]) }];
+    return [
+      {
+        head: { kind: "scale" as const, scale: scale.id, classes },
+        kind: "softmax" as const,
+        rows: rated.map(([i, r]): [number, number[]] => [i, [position.get(r)!]]),
+      },
+    ];
   });
   if (heads.length === 0) throw new Error(`no scale of ${codebook.id} has human ratings of two different values; a learned coder needs them`);
   return heads;
