@@ -35,7 +35,7 @@ export interface CodeDigests {
   /** codesDigest of the session's current records (of none when it has none). */
   digest(session: string): string;
   /** Distinct turns with a current record, the models named in their provenance, their first and last times. */
-  facts(): { turns: number; models: Set<string>; first?: string; last?: string };
+  facts(): { turns: number; models: Set<string>; first?: string; last?: string; validation?: RecordsSummary["validation"] };
   /** Codes the current records use, in the order first used. */
   readonly codes: ReadonlySet<string>;
   /** Scales the current records rate, in the order first rated, each with its highest rating (rounded up). */
@@ -130,7 +130,13 @@ function digestsOver(kept: Omit<KeptDigests, "ino" | "size" | "sha256" | "open">
   const { summary } = kept;
   return {
     digest: (session) => kept.sessions.get(session)?.digest ?? NONE,
-    facts: () => ({ turns: [...summary.versions.values()].reduce((n, k) => n + k, 0), models: summary.models, first: summary.first, last: summary.last }),
+    facts: () => ({
+      turns: [...summary.versions.values()].reduce((n, k) => n + k, 0),
+      models: summary.models,
+      first: summary.first,
+      last: summary.last,
+      validation: summary.validation,
+    }),
     codes: summary.codes,
     scales: summary.scales,
     versions: summary.versions,

@@ -1,7 +1,8 @@
 import type { Session } from "../../transcript/schema.js";
 import { summariseRecords } from "../../coding/records.js";
 import { sessionCodes, type CodeSet, type StudyData } from "../load.js";
-import type { Counts, Overview, SessionChunk, SessionSummary } from "../types.js";
+import type { CoderValidationSummary, Counts, Overview, SessionChunk, SessionSummary } from "../types.js";
+import { codeSetValidation, validationLabel } from "./validation.js";
 import { timeSpan } from "../../analysis/shared/measures.js";
 import { conditionOf, speakerKeys, turnSpeaker, turnWords } from "./common.js";
 import { listEntry } from "../../util/named-entries.js";
@@ -41,11 +42,12 @@ export interface CodeSetFacts {
   models: Set<string>;
   first?: string;
   last?: string;
+  validation: CoderValidationSummary;
 }
 
 export function codeSetFacts(set: CodeSet): CodeSetFacts {
-  const { models, first, last } = summariseRecords(set.records);
-  return { codebook: set.codebook, coder: set.coder, turns: set.turns, models, first, last };
+  const { models, first, last, validation } = summariseRecords(set.records);
+  return { codebook: set.codebook, coder: set.coder, turns: set.turns, models, first, last, validation: codeSetValidation(set.coder, validation) };
 }
 
 export function buildOverview(data: StudyData): Overview {
@@ -166,7 +168,7 @@ export function finishOverview(counted: SessionsOverview, sessions: number, sets
     words: counted.words,
     turnTypes: counted.turnTypes,
     coders,
-    coded: sets.map((s) => ({ codebook: s.codebook, coder: s.coder, turns: s.turns })),
+    coded: sets.map((s) => ({ codebook: s.codebook, coder: s.coder, turns: s.turns, validation: s.validation, label: validationLabel(s.validation) })),
     models: [...models].sort(),
     dates: { first, last },
     analysisFiles,
