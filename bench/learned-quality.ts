@@ -12,14 +12,14 @@
  * Printed, each beside its bar (the issue's scikit-learn TF-IDF + logistic regression figures and
  * today's learned coder at main, as the issue measured them):
  *   - held-out kappa: trained on runs 1-2, scored on run 3; leave-one-run-out, pooled;
- *     100 random training turns (mean over 10 draws);
+ *     100 random training turns (mean over --draws draws);
  *   - the coder's cross-validated estimate and its bootstrap interval beside each held-out figure;
  *   - calibration on the held-out turns: mean confidence vs accuracy, ECE before and after;
  *   - order: the run-3 model trained on the training codes in several orders (same hash, same codes?);
  *   - active learning, simulated: kappa on the held-out run against hand-coded turns, the most
  *     doubtful turns (spread across sessions) against random ones, over seeds;
  *   - the rules coder's kappa on every turn.
- * Run: npx tsx bench/learned-quality.ts [--seeds 5] [--orders 4]   (several minutes)
+ * Run: npx tsx bench/learned-quality.ts [--seeds 2] [--orders 2] [--draws 5]   (many minutes on a busy machine)
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -40,8 +40,9 @@ import { chatcollabPresent, writeChatcollabStudy } from "./support/chatcollab.js
 import { printTable } from "./support/table.js";
 
 const flag = (name: string, fallback: number) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);
-const SEEDS = flag("--seeds", 5);
-const ORDERS = flag("--orders", 4);
+const SEEDS = flag("--seeds", 2);
+const ORDERS = flag("--orders", 2);
+const DRAWS = flag("--draws", 5);
 const codebook = await loadCodebook("bales-ipa");
 const f = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : "-");
 
@@ -171,10 +172,10 @@ function evaluate(corpus: Corpus, bars: Record<string, string>): void {
     calibrationRow("model as trained (T = 1)", first.examples, first.raw),
     calibrationRow(`calibrated (T = ${first.coder.validation.calibration.temperature})`, first.examples, first.predictions),
   ]);
-  // 100 random training turns of the first split's training part, 10 draws.
+  // 100 random training turns of the first split's training part, several draws.
   const train = inSplit(corpus.splits[0].train);
   const test = inSplit(corpus.splits[0].test);
-  const draws = Array.from({ length: 10 }, (_, d) => {
+  const draws = Array.from({ length: DRAWS }, (_, d) => {
     const drawn = shuffleInPlace([...train], mulberry32(d + 1)).slice(0, 100);
     const coder = createLearnedCoder({ codebook, sessions: corpus.sessions, training: drawn, trainedOn: ["human:gold"] });
     const ex = trainingExamples(corpus.sessions, test);
@@ -186,7 +187,7 @@ function evaluate(corpus: Corpus, bars: Record<string, string>): void {
     ).kappa;
   });
   console.log(
-    `\n100 random training turns (of "${corpus.splits[0].name}"'s training part, 10 draws): kappa ${f(draws.reduce((a, b) => a + b, 0) / draws.length)} (draws ${f(Math.min(...draws))}-${f(Math.max(...draws))})`,
+    `\n100 random training turns (of "${corpus.splits[0].name}"'s training part, ${DRAWS} draws): kappa ${f(draws.reduce((a, b) => a + b, 0) / draws.length)} (draws ${f(Math.min(...draws))}-${f(Math.max(...draws))})`,
   );
   // Order: the same training codes in several orders.
   const orders = Array.from({ length: ORDERS }, (_, o) => {

@@ -142,7 +142,7 @@ describe("learned coder: deterministic, honest, and active", { timeout: 600_000 
     expect(code.learned.curve.length).toBeGreaterThan(2);
     expect(agree.points).toEqual(code.learned.curve);
     for (const p of agree.points) {
-      expect(p.seeds).toBe(5);
+      expect(p.seeds).toBe(3);
       expect(p.low).toBeLessThanOrEqual(p.kappa);
       expect(p.high).toBeGreaterThanOrEqual(p.kappa);
     }

@@ -200,12 +200,12 @@ describe("colloquy code --coder learned", { timeout: 600_000 }, () => {
     const curve = JSON.parse(run.stdout).learningCurve;
     expect(curve).toMatchObject({ learner: "learned", trainedOn: ["human:gold"], reference: "human:heldout", method: "held-out", pool: 451, evaluated: 236 });
     expect(curve.points.map((p: { size: number }) => p.size)).toEqual([25, 50, 100, 200, 400, 451]);
-    for (const p of curve.points) expect(p).toMatchObject({ n: 236, seeds: 5 });
+    for (const p of curve.points) expect(p).toMatchObject({ n: 236, seeds: 3 });
     const kappas = curve.points.map((p: { kappa: number }) => p.kappa);
     expect(kappas.at(-1)).toBeGreaterThanOrEqual(0.55);
     expect(kappas[0]).toBeLessThan(kappas.at(-1));
     // All the training codes: every seed trains the same model, so the seeds agree.
-    expect(curve.points.at(-1).high - curve.points.at(-1).low).toBeLessThan(0.01);
+    expect(curve.points.at(-1).high).toBe(curve.points.at(-1).low);
     const text = await runCli([
       "agree",
       study,
@@ -220,7 +220,7 @@ describe("colloquy code --coder learned", { timeout: 600_000 }, () => {
       "0",
     ]);
     expect(text.stdout).toMatch(
-      /learning curve of learned \(trained on growing parts of 451 turn\(s\) coded by human:gold outside the selection; kappa against human:heldout on its 236 turn\(s\) in the selection\):\n\s+25 training turns {2}kappa [\d.]+ \(seeds [\d.]+-[\d.]+, 5 seeds\)/,
+      /learning curve of learned \(trained on growing parts of 451 turn\(s\) coded by human:gold outside the selection; kappa against human:heldout on its 236 turn\(s\) in the selection\):\n\s+25 training turns {2}kappa [\d.]+ \(seeds [\d.]+-[\d.]+, 3 seeds\)/,
     );
     // A learning curve needs a learned coder.
     const none = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "human:gold,human:heldout", "--learning-curve"]);
