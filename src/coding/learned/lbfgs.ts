@@ -50,7 +50,7 @@ export function minimise(objective: Objective, x: Float64Array, options: Partial
   const rho: number[] = [];
   const alpha = new Float64Array(o.history);
   const direction = new Float64Array(n);
-  let next = new Float64Array(n);
+  const next = new Float64Array(n);
   let nextGradient = new Float64Array(n);
   for (let iteration = 0; iteration < o.maxIterations; iteration++) {
     if (maxAbs(gradient) <= o.gradientTolerance) return { value, iterations: iteration, converged: true };
