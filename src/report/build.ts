@@ -1,4 +1,3 @@
-import { codeSetValidation } from "./shape/validation.js";
 import { readdir, stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { studyPaths } from "../study/study.js";
@@ -201,10 +200,7 @@ async function codebookSets(study: string, reader: StudyReader, codebook: string
   const missing = new Set(sessions.filter((s) => !memo.has(s.id, s, inputsOf(s))).map((s) => s.id));
   const sets: CodeSet[] = [];
   for (const [k, coder] of coders.entries()) sets.push(indexCodes(codebook, coder, missing.size > 0 ? await digests[k].records(missing) : []));
-  const facts = digests.map((d, k) => {
-    const { validation, ...rest } = d.facts();
-    return { codebook, coder: coders[k], ...rest, validation: codeSetValidation(coders[k], validation) };
-  });
+  const facts = digests.map((d, k) => ({ codebook, coder: coders[k], ...d.facts() }));
   return { info, sets, facts, inputsOf, memo, balesFrame: bales, digests };
 }
 

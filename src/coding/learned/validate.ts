@@ -63,7 +63,7 @@ export const SETTINGS_GRID: readonly ModelSettings[] = [false, true].flatMap((co
 
 /**
  * Above this many coded turns, the fold models are trained on whole sessions drawn (seeded) until
- * about this many turns are in: training 5 x 10 models on 20,000 turns would cost minutes. Every
+ * about this many turns are in: training 5 x 4 models on 20,000 turns would cost minutes. Every
  * session, drawn or not, is still predicted by the model of its own fold, which never saw it.
  */
 export const MAX_VALIDATION_EXAMPLES = 2_000;
