@@ -74,6 +74,7 @@ export interface CodingJobSpec {
   samples?: number;
   /** From the codebook plan of colloquy.json (command-line flags win). */
   train?: string[];
+  allowBelowFloor?: boolean;
   examples?: string[];
   shots?: number;
   examplesExcludeSession?: boolean;
@@ -82,6 +83,7 @@ export interface CodingJobSpec {
 /** What a codebook plan of colloquy.json says about the learned coder's training and the LLM's worked examples. */
 const planTeaching = (plan: CodebookPlan | undefined) => ({
   train: plan?.train,
+  allowBelowFloor: plan?.allowBelowFloor,
   examples: plan?.examples,
   shots: plan?.shots,
   examplesExcludeSession: plan?.examplesExcludeSession,
@@ -277,7 +279,9 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
         codebook: codebooks[i],
         coder: spec.coder,
         learner:
-          spec.coder === "learned" ? await trainLearner(context, codebooks[i], options.train ?? spec.train ?? [], options.allowBelowFloor, effects) : undefined,
+          spec.coder === "learned"
+            ? await trainLearner(context, codebooks[i], options.train ?? spec.train ?? [], options.allowBelowFloor ?? spec.allowBelowFloor, effects)
+            : undefined,
         rulesValidation: spec.coder === "rules" && !options.dryRun ? await rulesValidation(context, codebooks[i], sessions) : undefined,
         reviewBelow: options.reviewBelow,
         learningCurve: options.learningCurve,
