@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { AgreementReport } from "../analysis/agreement/agree.js";
 import type { AgreeCurve } from "../stages/agree-curve.js";
 import type { MeasurementLevel } from "../analysis/reliability/krippendorff.js";
+import { formatCurvePoint } from "../coding/learned/curve-format.js";
 import { CliError } from "../util/errors.js";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -51,11 +52,7 @@ function printCurve(curve: AgreeCurve): void {
       ? `trained on growing parts of ${curve.pool} turn(s) coded by ${curve.trainedOn.join(", ")} outside the selection; kappa against ${curve.reference} on its ${curve.evaluated} turn(s) in the selection`
       : `session-grouped cross-validation over ${curve.pool} turn(s) coded by ${curve.trainedOn.join(", ")}`;
   io().out(`\nlearning curve of ${curve.learner} (${how}):`);
-  for (const p of curve.points) {
-    io().out(
-      `  ${String(p.size).padStart(6)} training turns  kappa ${Number.isFinite(p.kappa) ? p.kappa.toFixed(3) : "  -  "}  agreement ${Number.isFinite(p.agreement) ? (p.agreement * 100).toFixed(1) + "%" : "-"}  (n=${p.n})`,
-    );
-  }
+  for (const p of curve.points) io().out(formatCurvePoint(p));
 }
 
 /** `colloquy agree`: inter-coder reliability between coders of a study, or between columns of a CSV. */

@@ -6,6 +6,7 @@ import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 import { modelFlags } from "./model-flags.js";
 import { shorten } from "../util/text.js";
+import { formatCurvePoint } from "../coding/learned/curve-format.js";
 
 interface CodeFlags {
   codebook?: string;
@@ -13,6 +14,7 @@ interface CodeFlags {
   train?: string;
   reviewBelow?: number;
   learningCurve?: boolean;
+  allowBelowFloor?: boolean;
   coderId?: string;
   model?: string;
   baseUrl?: string;
@@ -92,6 +94,10 @@ export function registerCode(program: Command): void {
       "--learning-curve",
       "learned coder: print agreement with the human codes against the number of training turns (25, 50, 100, …), to see when more hand-coding stops paying",
     )
+    .option(
+      "--allow-below-floor",
+      "learned coder: code even when its cross-validated kappa is under 0.4 or the categories have too few human codes; the codes then say so",
+    )
     .option("--coder-id <id>", 'coder id stored in the records (default "llm", "rules" or "learned"; e.g. llm:gpt-4o to compare models)')
     .option("--model <name>", "model name (default: colloquy.json model.model, $COLLOQUY_MODEL, $OPENAI_MODEL, gpt-4o-mini)")
     .option("--base-url <url>", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (default: $OPENAI_BASE_URL or the OpenAI API)")
@@ -157,6 +163,7 @@ async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
           .filter(Boolean),
         reviewBelow: flags.reviewBelow,
         learningCurve: flags.learningCurve,
+        allowBelowFloor: flags.allowBelowFloor,
         coderId: flags.coderId,
         model,
         context: flags.context !== undefined ? contextFlag(flags.context) : undefined,
@@ -231,11 +238,8 @@ function printBatchSubmit(b: CodeSummary["batches"][number], study: string, dryR
 }
 
 function printCurve(curve: NonNullable<NonNullable<CodeSummary["jobs"][number]["learned"]>["curve"]>): void {
-  io().out("learning curve (session-grouped cross-validation; kappa of the held-out folds against the human codes):");
-  for (const p of curve)
-    io().out(
-      `  ${String(p.size).padStart(6)} training turns  kappa ${Number.isFinite(p.kappa) ? p.kappa.toFixed(3) : "  -  "}  agreement ${Number.isFinite(p.agreement) ? (p.agreement * 100).toFixed(1) + "%" : "-"}  (n=${p.n})`,
-    );
+  io().out("learning curve (session-grouped cross-validation, mean over seeds; kappa of the held-out folds against the human codes):");
+  for (const p of curve) io().out(formatCurvePoint(p));
 }
 
 /** The learned coder's least certain turns, least certain first. */

@@ -4,7 +4,8 @@ import { io, printJson } from "./io.js";
 import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
 
 interface SampleFlags extends SelectionFlags {
-  size: string;
+  size?: string;
+  n?: string;
   stratify?: string;
   seed: string;
   out: string;
@@ -19,7 +20,8 @@ export function registerSample(program: Command): void {
   selectionOptions(program.command("sample"))
     .description("draw a reproducible reliability sample of codeable turns (stratified, seeded) for double coding; `colloquy sheet --sample` reads it")
     .argument("<study>", "study folder")
-    .requiredOption("--size <n>", "how many turns: a percentage of the codeable turns (20%) or a count (50)")
+    .option("--size <n>", "how many turns: a percentage of the codeable turns (20%) or a count (50)")
+    .option("--n <count>", "how many turns (the same as --size <count>)")
     .option("--stratify <list>", "proportional strata, comma-separated: condition, run, session, speaker-kind, role")
     .option("--seed <n>", "seed of the draw: the same seed and study give the same sample", "1")
     .requiredOption("--out <file>", "the sample CSV (session,turn,fingerprint,stratum); <file>.provenance.json is written next to it")
@@ -29,7 +31,7 @@ export function registerSample(program: Command): void {
       "random",
     )
     .option("--coder <id>", "--strategy uncertain: the machine coder whose confidence decides (default learned)")
-    .option("--codebook <id>", "--strategy uncertain: the codebook of those codes")
+    .option("--codebook <id>", "--strategy uncertain: the codebook of those codes (default: the one --coder coded, if only one)")
     .option("--json", "print the summary as JSON")
     .addHelpText(
       "after",
@@ -37,18 +39,23 @@ export function registerSample(program: Command): void {
 Examples:
   colloquy sample my-study --size 20% --stratify condition,speaker-kind --seed 1 --out sample.csv
   colloquy sample my-study --size 50 --condition control --out pilot-sample.csv
-  colloquy sample my-study --size 40 --strategy uncertain --codebook bales-ipa --out next-batch.csv`,
+  colloquy sample my-study --strategy uncertain --coder learned --n 20 --out next-batch.csv
+    (the turns the learned coder is least sure of, spread across sessions; code them with
+     colloquy annotate my-study --coder alice --sample next-batch.csv, then run code again)`,
     )
     .action(async (study: string, flags: SampleFlags) => {
       const { openStudy } = await import("../stages/context.js");
       const { parseSampleSize, parseStrata, runSample } = await import("../stages/sample.js");
       if (flags.strategy !== "random" && flags.strategy !== "uncertain") throw new CliError(`--strategy ${flags.strategy}: expected random or uncertain`);
+      if (flags.size !== undefined && flags.n !== undefined) throw new CliError("give --size or --n, not both");
+      const size = flags.size ?? flags.n;
+      if (size === undefined) throw new CliError("say how many turns: --n 20 (or --size 20%)");
       const seed = Number(flags.seed);
       if (!Number.isInteger(seed) || seed < 0) throw new CliError(`--seed must be a whole number >= 0 (got "${flags.seed}")`);
       const summary = await runSample(
         await openStudy(study),
         {
-          size: parseSampleSize(flags.size),
+          size: parseSampleSize(size),
           stratify: flags.stratify ? parseStrata(flags.stratify) : [],
           seed,
           selection: selectionFrom(flags),

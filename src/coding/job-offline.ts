@@ -19,7 +19,13 @@ export function offlineCoder(options: CodingJobOptions, summary: CodingSummary):
   if (options.coder === "rules") {
     // One provenance (its createdAt: when the run began) for the run; each record adds its rule ids.
     // What a run shares is stored once per run (codes-file.ts).
-    const run = provenance({ coder: "rules", rulesVersion: RULES_CODER_VERSION, codebook: codebook.id, codebookVersion: codebook.version });
+    const run = provenance({
+      coder: "rules",
+      rulesVersion: RULES_CODER_VERSION,
+      codebook: codebook.id,
+      codebookVersion: codebook.version,
+      validation: options.rulesValidation ?? { status: "unvalidated", reason: "no human codes of this codebook in the study to check the rules against" },
+    });
     return (session, index) => {
       const result = codeTurnWithRules(codebook, session, index);
       return { value: { codes: result.codes, scores: result.scores, rationale: result.rationale }, provenance: { ...run, rules: result.rules } };
@@ -28,19 +34,21 @@ export function offlineCoder(options: CodingJobOptions, summary: CodingSummary):
   if (options.coder !== "learned") return undefined;
   const learner = options.learner;
   if (!learner) throw new Error("the learned coder needs a trained learner");
-  const { folds, kappa, agreement, n } = learner.validation;
+  const { folds, kappa, agreement, n, ratings, sessions, interval, settings, calibration } = learner.validation;
   summary.learned = {
     trainedOn: learner.trainedOn,
     trainingSize: learner.trainingSize,
-    validation: { folds, kappa, agreement, n },
+    validation: { folds, kappa, agreement, n, ratings, sessions, interval, settings, calibration },
+    status: learner.status,
     ...(options.learningCurve ? { curve: learner.learningCurve() } : {}),
   };
   const run = provenance({ ...learner.settings, codebook: codebook.id, codebookVersion: codebook.version });
   return (session, index) => {
     const prediction = learner.predict(session, index);
-    const { codes, scores, probabilities, heldOut } = prediction;
+    const { codes, scores, probabilities, heldOut, outOfFold } = prediction;
     // Rounded once, so what is stored, shown and compared with --review-below is one number.
     const confidence = Math.round(prediction.confidence * 1000) / 1000;
+    const margin = Math.round(prediction.margin * 1000) / 1000;
     const turn = session.turns[index];
     if (options.reviewBelow !== undefined && confidence < options.reviewBelow) {
       (summary.review ??= []).push({
@@ -52,6 +60,6 @@ export function offlineCoder(options: CodingJobOptions, summary: CodingSummary):
         confidence,
       });
     }
-    return { value: { codes, scores }, provenance: { ...run, heldOut, confidence, probabilities } };
+    return { value: { codes, scores }, provenance: { ...run, heldOut, outOfFold, confidence, margin, probabilities } };
   };
 }

@@ -17,10 +17,14 @@ export function formatCodingSummary(s: CodingSummary): string {
   else if (s.aborted) parts.push(`not reached ${n(s.remaining)} (aborted; run again to continue)`);
   if (s.learned) {
     const v = s.learned.validation;
+    // A scales codebook compares one rating per scale of a turn: say both, never ratings as turns.
+    const compared = v.ratings !== undefined ? `${n(v.ratings)} ratings of ${n(v.n)} turns` : `${n(v.n)} turns`;
+    const interval = v.interval ? ` (95% CI ${v.interval.lower.toFixed(3)}-${v.interval.upper.toFixed(3)})` : "";
     const kappa = Number.isFinite(v.kappa)
-      ? `kappa ${v.kappa.toFixed(3)}, agreement ${(v.agreement * 100).toFixed(1)}% on ${n(v.n)} turns (${v.folds}-fold, grouped by session)`
+      ? `kappa ${v.kappa.toFixed(3)}${interval}, agreement ${(v.agreement * 100).toFixed(1)}% on ${compared} (${v.folds}-fold, grouped by session)`
       : "not validated (human codes in fewer than two sessions)";
-    parts.push(`learned from ${n(s.learned.trainingSize)} code(s) by ${s.learned.trainedOn.join(", ")}: ${kappa}`);
+    const status = s.learned.status.status === "validated" ? "" : `; ${s.learned.status.status.toUpperCase()}: ${s.learned.status.reason}`;
+    parts.push(`learned from ${n(s.learned.trainingSize)} code(s) by ${s.learned.trainedOn.join(", ")}: ${kappa}${status}`);
   }
   if (s.failuresResolved > 0) parts.push(`${n(s.failuresResolved)} earlier failure(s) now coded`);
   if (s.coder !== "rules" && (s.requests > 0 || s.cachedRequests > 0)) {

@@ -14,6 +14,10 @@ import { rulesProblem } from "./rules/index.js";
 import { createLlmCoder, type AnsweredReply, type LlmCoder, type TurnOutcome } from "./llm/coder.js";
 import type { ExamplePicker } from "./llm/examples.js";
 import type { LearnedCoder } from "./learned/coder.js";
+import type { Calibration } from "./learned/calibration.js";
+import type { LearningCurvePoint } from "./learned/curve.js";
+import type { CoderValidation } from "./learned/floor.js";
+import type { ModelSettings } from "./learned/model.js";
 import type { CodeRecord } from "./records.js";
 import { estimateTokens, type ContextWindow } from "./llm/prompt.js";
 import { estimateCost, priceFor } from "../llm/prices.js";
@@ -36,6 +40,8 @@ export interface CodingJobOptions {
   coder: "llm" | "rules" | "learned";
   /** Required for the learned coder: the classifier trained on the study's human codes. */
   learner?: LearnedCoder;
+  /** Rules coder: its agreement with this study's human codes (stored with every code). */
+  rulesValidation?: CoderValidation;
   /** Learned coder: list coded turns whose prediction has a lower probability than this. */
   reviewBelow?: number;
   /** Learned coder: also measure agreement against training-set size (trains a model per size and fold). */
@@ -110,8 +116,20 @@ export interface CodingSummary {
   learned?: {
     trainedOn: string[];
     trainingSize: number;
-    validation: { folds: number; kappa: number; agreement: number; n: number };
-    curve?: { size: number; kappa: number; agreement: number; n: number }[];
+    validation: {
+      folds: number;
+      kappa: number;
+      agreement: number;
+      n: number;
+      ratings?: number;
+      sessions: number;
+      interval?: { lower: number; upper: number };
+      settings: ModelSettings;
+      calibration: Calibration;
+    };
+    /** Whether the estimate clears the floor, as stored with the codes. */
+    status: CoderValidation;
+    curve?: LearningCurvePoint[];
   };
   /** Learned coder with reviewBelow: the turns it is least sure about, for a person to check. */
   review?: { session: string; turn: string; text: string; codes?: string[]; scores?: Record<string, number>; confidence: number }[];

@@ -156,6 +156,8 @@ export interface RecordsSummary {
   /** Earliest and latest createdAt. */
   first?: string;
   last?: string;
+  /** The offline coder's validation on the study as its latest record states it (`provenance.validation`), and that record's date. */
+  validation?: { status?: unknown; kappa?: unknown; at: string };
 }
 
 export function summariseRecords(records: Iterable<CodeRecord>, into: RecordsSummary = emptySummary()): RecordsSummary {
@@ -168,6 +170,9 @@ export function summariseRecords(records: Iterable<CodeRecord>, into: RecordsSum
     if (typeof r.provenance.model === "string") into.models.add(r.provenance.model);
     if (into.first === undefined || r.createdAt < into.first) into.first = r.createdAt;
     if (into.last === undefined || r.createdAt > into.last) into.last = r.createdAt;
+    const validation = r.provenance.validation as { status?: unknown; kappa?: unknown } | undefined;
+    if (validation && (into.validation === undefined || r.createdAt >= into.validation.at))
+      into.validation = { status: validation.status, kappa: validation.kappa, at: r.createdAt };
   }
   return into;
 }

@@ -141,29 +141,42 @@ export function drawSample(units: readonly CodeableTurn[], n: number, by: readon
 }
 
 /**
- * Active learning: the `n` turns nobody has coded by hand that a machine coder is least sure
- * about (lowest `provenance.confidence`, which the learned coder stores), so each hour of
- * hand-coding teaches it most. Ties are broken in a seeded order, so a sample is reproducible.
- * `confidence` maps "session\u0000turn" to the coder's confidence; turns it has not coded are not
- * candidates (code them first), turns in `handCoded` neither.
+ * Active learning: `n` turns nobody has coded by hand that a machine coder is least sure about,
+ * spread across sessions, so each hour of hand-coding teaches it most. `doubt` maps
+ * "session\u0000turn" to how sure the coder is (the learned coder's margin between its two most
+ * likely codes, or its confidence): lowest first. A session gets at most its share
+ * (n / sessions with candidates, rounded up) until every session has had its share, so one
+ * unusual conversation does not fill the sample. Ties are broken in a seeded order, so a sample
+ * is reproducible. Turns the coder has not coded are not candidates (code them first), turns in
+ * `handCoded` neither.
  */
 export function uncertainSample(
   units: readonly CodeableTurn[],
   n: number,
-  confidence: ReadonlyMap<string, number>,
+  doubt: ReadonlyMap<string, number>,
   handCoded: ReadonlySet<string>,
   seed: number,
 ): DrawnSample {
   const random = mulberry32(seed);
   const candidates = units
     .map((u) => ({ u, key: `${u.session.id}\u0000${u.turn.id}`, tie: random() }))
-    .filter((c) => confidence.has(c.key) && !handCoded.has(c.key))
-    .sort((a, b) => confidence.get(a.key)! - confidence.get(b.key)! || a.tie - b.tie)
-    .slice(0, n);
-  const chosen = new Set(candidates.map((c) => c.u));
-  const stratum = (u: CodeableTurn) => `confidence=${confidence.get(`${u.session.id}\u0000${u.turn.id}`)}`;
+    .filter((c) => doubt.has(c.key) && !handCoded.has(c.key))
+    .sort((a, b) => doubt.get(a.key)! - doubt.get(b.key)! || a.tie - b.tie);
+  const sessions = new Set(candidates.map((c) => c.u.session.id)).size;
+  const taken = new Map<string, number>();
+  const chosen = new Set<CodeableTurn>();
+  for (let share = Math.ceil(n / Math.max(1, sessions)); chosen.size < Math.min(n, candidates.length); share++) {
+    for (const c of candidates) {
+      if (chosen.size >= n) break;
+      const id = c.u.session.id;
+      if (chosen.has(c.u) || (taken.get(id) ?? 0) >= share) continue;
+      chosen.add(c.u);
+      taken.set(id, (taken.get(id) ?? 0) + 1);
+    }
+  }
+  const stratum = (u: CodeableTurn) => `doubt=${doubt.get(`${u.session.id}\u0000${u.turn.id}`)}`;
   return {
     units: units.filter((u) => chosen.has(u)).map((u) => ({ ...u, stratum: stratum(u), fingerprint: turnFingerprint(u.turn) })),
-    strata: [{ key: "least confident", population: candidates.length, sample: chosen.size }],
+    strata: [{ key: "least certain, spread across sessions", population: candidates.length, sample: chosen.size }],
   };
 }

@@ -61,6 +61,12 @@ export interface SessionSummary {
   chunk: string;
 }
 
+/** Whether a code set's coder was validated against the study's human codes (src/report/shape/validation.ts). */
+export interface CoderValidationSummary {
+  status: "human" | "validated" | "below-floor" | "unvalidated" | "not recorded";
+  kappa?: number;
+}
+
 export interface Overview {
   sessions: number;
   conditions: { id: string; sessions: number; turns: number }[];
@@ -70,8 +76,8 @@ export interface Overview {
   turnTypes: Counts;
   /** codebook id -> coder ids. */
   coders: Record<string, string[]>;
-  /** Coded turn counts per "codebook\tcoder". */
-  coded: { codebook: string; coder: string; turns: number }[];
+  /** Coded turn counts per "codebook\tcoder", and whether that coder was checked against the study's human codes. */
+  coded: { codebook: string; coder: string; turns: number; validation: CoderValidationSummary; label: string }[];
   /** Models, coders and dates found in session metadata and code provenance. */
   models: string[];
   dates: { first?: string; last?: string };

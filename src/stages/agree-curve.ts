@@ -1,6 +1,8 @@
 import { loadCodebook } from "../coding/codebook/load.js";
 import { trainingExamples } from "../coding/learned/coder.js";
-import { heldOutCurve, learningCurve, type LearningCurvePoint } from "../coding/learned/validate.js";
+import { heldOutCurve, learningCurve, type LearningCurvePoint } from "../coding/learned/curve.js";
+import type { ModelSettings } from "../coding/learned/model.js";
+import { crossValidate } from "../coding/learned/validate.js";
 import { CliError } from "../util/errors.js";
 import type { StudyContext } from "./context.js";
 import { describeSelection, selectedContext, selectionOf, type SessionSelection } from "./selection.js";
@@ -14,6 +16,9 @@ import { describeSelection, selectedContext, selectionOf, type SessionSelection 
  *    outside the selection predict the selected sessions, scored against the reference coder:
  *    a held-out curve.
  *  - Without: the session-grouped cross-validated curve `colloquy code --learning-curve` prints.
+ * Both train with the settings the learned coder chose (its records' `modelSettings`; chosen
+ * again by cross-validation on the training codes when `train` overrides them), and average over
+ * the same seeds, so this curve and `code --learning-curve`'s are the same numbers.
  */
 
 export interface AgreeCurveOptions {
@@ -24,7 +29,6 @@ export interface AgreeCurveOptions {
   /** Override the coders trained on (default: the learned coder's provenance `trainedOn`). */
   train?: readonly string[];
   selection?: SessionSelection;
-  seed?: number;
 }
 
 export interface AgreeCurve {
@@ -32,6 +36,8 @@ export interface AgreeCurve {
   trainedOn: string[];
   reference: string;
   method: "held-out" | "cross-validated";
+  /** The model settings every point was trained with. */
+  settings: ModelSettings;
   /** Human-coded turns available for training (outside the selection when there is one). */
   pool: number;
   /** Turns scored (held-out: the reference's codes in the selection). */
@@ -39,11 +45,19 @@ export interface AgreeCurve {
   points: LearningCurvePoint[];
 }
 
-async function trainedOnOf(context: StudyContext, codebook: string, coders: readonly string[]): Promise<{ learner: string; trainedOn: string[] }> {
+async function trainedOnOf(
+  context: StudyContext,
+  codebook: string,
+  coders: readonly string[],
+): Promise<{ learner: string; trainedOn: string[]; settings?: ModelSettings }> {
   for (const coder of coders) {
     const records = await context.codes(codebook, coder);
-    const trainedOn = records.find((r) => Array.isArray(r.provenance.trainedOn))?.provenance.trainedOn as string[] | undefined;
-    if (trainedOn) return { learner: coder, trainedOn };
+    const trained = records.find((r) => Array.isArray(r.provenance.trainedOn))?.provenance;
+    if (trained) {
+      const chosen = trained.modelSettings as (ModelSettings & { temperature?: number }) | undefined;
+      const settings = chosen ? { c: chosen.c, context: chosen.context, balanced: chosen.balanced } : undefined;
+      return { learner: coder, trainedOn: trained.trainedOn as string[], settings };
+    }
   }
   const named = coders.find((c) => c === "learned" || c.startsWith("learned:"));
   if (named)
@@ -63,15 +77,19 @@ export async function agreeLearningCurve(context: StudyContext, options: AgreeCu
   const training = (await Promise.all(found.trainedOn.map((coder) => context.codes(codebook.id, coder)))).flat();
   if (training.length === 0) throw new CliError(`--learning-curve: ${found.trainedOn.join(", ")} coded no turn of ${codebook.id}`);
   const given = selectionOf(options.selection);
+  const examples = trainingExamples(sessions, training);
+  const settings = found.settings ?? crossValidate(codebook, examples).settings;
+  const { learner, trainedOn } = found;
   if (!given) {
-    const examples = trainingExamples(sessions, training);
     return {
-      ...found,
+      learner,
+      trainedOn,
       reference: found.trainedOn.join("+"),
       method: "cross-validated",
+      settings,
       pool: examples.length,
       evaluated: examples.length,
-      points: learningCurve(codebook, examples, { seed: options.seed }),
+      points: learningCurve(codebook, examples, { settings }),
     };
   }
   const selected = new Set((await selectedContext(context, given).sessions()).map((s) => s.id));
@@ -89,11 +107,13 @@ export async function agreeLearningCurve(context: StudyContext, options: AgreeCu
     );
   if (evaluation.length === 0) throw new CliError(`--learning-curve: ${reference} coded no turn of ${describeSelection(given)}`);
   return {
-    ...found,
+    learner,
+    trainedOn,
     reference,
     method: "held-out",
+    settings,
     pool: pool.length,
     evaluated: evaluation.length,
-    points: heldOutCurve(codebook, pool, evaluation, { seed: options.seed }),
+    points: heldOutCurve(codebook, pool, evaluation, { settings }),
   };
 }

@@ -14,6 +14,7 @@ import type { BatchLimits } from "../llm/batch/files.js";
 import type { BatchAnswer } from "../llm/batch/results.js";
 import { submitCodingBatch, type BatchSubmitSummary } from "./batch.js";
 import { listSessionIds } from "../study/study.js";
+import { rulesValidation } from "./rules-validation.js";
 import { CliError } from "../util/errors.js";
 import type { StageEffects, StudyContext } from "./context.js";
 
@@ -34,6 +35,8 @@ export interface CodeStageOptions {
   reviewBelow?: number;
   /** Learned coder: also measure agreement against training-set size. */
   learningCurve?: boolean;
+  /** Learned coder: code even when the cross-validated estimate is below the floor (the codes then carry status "below-floor"). */
+  allowBelowFloor?: boolean;
   /** Stored coder id (default "llm", "rules" or "learned"). */
   coderId?: string;
   /** Model settings given on the command line (win over colloquy.json and the environment). */
@@ -72,6 +75,7 @@ export interface CodingJobSpec {
   samples?: number;
   /** From the codebook plan of colloquy.json (command-line flags win). */
   train?: string[];
+  allowBelowFloor?: boolean;
   examples?: string[];
   shots?: number;
   examplesExcludeSession?: boolean;
@@ -80,6 +84,7 @@ export interface CodingJobSpec {
 /** What a codebook plan of colloquy.json says about the learned coder's training and the LLM's worked examples. */
 const planTeaching = (plan: CodebookPlan | undefined) => ({
   train: plan?.train,
+  allowBelowFloor: plan?.allowBelowFloor,
   examples: plan?.examples,
   shots: plan?.shots,
   examplesExcludeSession: plan?.examplesExcludeSession,
@@ -141,8 +146,18 @@ async function selectSessions(context: StudyContext, wanted: string[] | undefine
   return sessions;
 }
 
-/** Train the learned coder on the study's human codes of this codebook (all sessions, not only those coded now). */
-async function trainLearner(context: StudyContext, codebook: Codebook, train: readonly string[], effects: StageEffects): Promise<LearnedCoder> {
+/**
+ * Train the learned coder on the study's human codes of this codebook (all sessions, not only those
+ * coded now), and say how good it is likely to be before any code is stored: below the floor it
+ * stops, unless `allowBelowFloor`.
+ */
+async function trainLearner(
+  context: StudyContext,
+  codebook: Codebook,
+  train: readonly string[],
+  allowBelowFloor: boolean | undefined,
+  effects: StageEffects,
+): Promise<LearnedCoder> {
   if (train.length === 0) throw new CliError("the learned coder needs human codes to learn from: --train human:alice (or several: human:alice,human:bob)");
   const coders = (await context.coders())[codebook.id] ?? [];
   const missing = train.filter((c) => !coders.includes(c));
@@ -150,11 +165,33 @@ async function trainLearner(context: StudyContext, codebook: Codebook, train: re
     throw new CliError(`--train: no codes of ${codebook.id} by ${missing.join(", ")} in ${context.dir} (coders with codes: ${coders.join(", ") || "none"})`);
   const training = (await Promise.all(train.map((c) => context.codes(codebook.id, c)))).flat();
   effects.log(`training the learned coder on ${training.length} human code(s) of ${codebook.id} by ${train.join(", ")}…`);
+  let learner: LearnedCoder;
   try {
-    return createLearnedCoder({ codebook, sessions: await context.sessions(), training, trainedOn: train, seed: context.config.model.seed });
+    learner = createLearnedCoder({ codebook, sessions: await context.sessions(), training, trainedOn: train, seed: context.config.model.seed });
   } catch (error) {
     throw new CliError((error as Error).message);
   }
+  effects.log(describeEstimate(learner));
+  const { status } = learner;
+  if (status.status !== "validated" && !allowBelowFloor)
+    throw new CliError(
+      `the learned coder for ${codebook.id} is not good enough to code on its own: ${status.reason}. Code more turns by hand (colloquy sample <study> --strategy uncertain --coder learned --n 20 picks the most useful ones), or pass --allow-below-floor to code anyway (every code then records status ${status.status})`,
+    );
+  return learner;
+}
+
+/** The estimate a researcher sees before any code is stored. */
+function describeEstimate(learner: LearnedCoder): string {
+  const v = learner.validation;
+  const f = (x: number) => x.toFixed(2);
+  if (!Number.isFinite(v.kappa)) return `learned coder: no estimate (${learner.status.reason})`;
+  const interval = v.interval ? ` (95% CI ${f(v.interval.lower)}-${f(v.interval.upper)}, bootstrap over ${v.sessions} sessions)` : "";
+  const { c, context } = v.settings;
+  const { temperature, eceBefore, eceAfter } = v.calibration;
+  return (
+    `learned coder, estimated on this study by ${v.folds}-fold cross-validation grouped by session: kappa ${f(v.kappa)}${interval}, agreement ${(v.agreement * 100).toFixed(1)}% on ${v.n} turn(s); ` +
+    `chose C=${c}${context ? " with" : " without"} the context features; calibration: temperature ${temperature}, ECE ${f(eceBefore)} -> ${f(eceAfter)}`
+  );
 }
 
 /** Default number of worked examples per request. */
@@ -242,7 +279,11 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
         sessions,
         codebook: codebooks[i],
         coder: spec.coder,
-        learner: spec.coder === "learned" ? await trainLearner(context, codebooks[i], options.train ?? spec.train ?? [], effects) : undefined,
+        learner:
+          spec.coder === "learned"
+            ? await trainLearner(context, codebooks[i], options.train ?? spec.train ?? [], options.allowBelowFloor ?? spec.allowBelowFloor, effects)
+            : undefined,
+        rulesValidation: spec.coder === "rules" && !options.dryRun ? await rulesValidation(context, codebooks[i], sessions) : undefined,
         reviewBelow: options.reviewBelow,
         learningCurve: options.learningCurve,
         coderId: options.coderId,

@@ -86,7 +86,8 @@ export async function runSample(context: StudyContext, options: SampleStageOptio
     );
   const seed = options.seed ?? 1;
   const stratify = [...(options.stratify ?? [])];
-  const drawn = options.strategy === "uncertain" ? await leastCertain(context, options, turns, n, seed) : drawSample(turns, n, stratify, seed);
+  const drawn: DrawnSample & { codebook?: string } =
+    options.strategy === "uncertain" ? await leastCertain(context, options, turns, n, seed) : drawSample(turns, n, stratify, seed);
   const body = toCsv(
     ["session", "turn", "fingerprint", "stratum"],
     drawn.units.map((u) => [u.session.id, u.turn.id, u.fingerprint, u.stratum]),
@@ -104,7 +105,7 @@ export async function runSample(context: StudyContext, options: SampleStageOptio
       seed,
       stratify,
       ...(options.strategy === "uncertain"
-        ? { strategy: "uncertain", coder: options.coder ?? "learned", codebook: options.codebook }
+        ? { strategy: "uncertain", coder: options.coder ?? "learned", codebook: drawn.codebook ?? options.codebook, spread: "at most a fair share per session" }
         : { allocation: "proportional, largest remainder" }),
       strata: drawn.strata,
       ...(selectionOf(options.selection) ? { selection: selectionOf(options.selection) } : {}),
@@ -121,10 +122,15 @@ async function leastCertain(
   turns: Parameters<typeof uncertainSample>[0],
   n: number,
   seed: number,
-): Promise<DrawnSample> {
+): Promise<DrawnSample & { codebook: string }> {
   const coder = options.coder ?? "learned";
-  const codebook = options.codebook;
-  if (!codebook) throw new CliError("--strategy uncertain needs --codebook <id>: whose codes' confidence to sample by");
+  const coded = Object.entries(await context.coders()).filter(([, coders]) => coders.includes(coder));
+  // The codebook the coder coded, when there is only one.
+  const codebook = options.codebook ?? (coded.length === 1 ? coded[0][0] : undefined);
+  if (!codebook)
+    throw new CliError(
+      `--strategy uncertain needs --codebook <id>: whose codes' confidence to sample by (${coder} coded ${coded.map(([c]) => c).join(", ") || "nothing yet"})`,
+    );
   if ((options.stratify ?? []).length > 0)
     throw new CliError("--strategy uncertain picks the least certain turns across the study; it does not stratify (leave out --stratify)");
   const coders = (await context.coders())[codebook] ?? [];
@@ -132,18 +138,20 @@ async function leastCertain(
     throw new CliError(
       `--strategy uncertain: no codes of ${codebook} by ${coder} yet; code first: colloquy code ${context.dir} --codebook ${codebook} --coder learned --train human:<name>`,
     );
-  const confidence = new Map<string, number>();
+  // How sure the coder is: the margin between its two likeliest codes where it stored one, else its confidence.
+  const doubt = new Map<string, number>();
   for (const r of await context.codes(codebook, coder)) {
-    if (typeof r.provenance.confidence === "number") confidence.set(`${r.session}\u0000${r.turn}`, r.provenance.confidence);
+    const sure = typeof r.provenance.margin === "number" ? r.provenance.margin : r.provenance.confidence;
+    if (typeof sure === "number") doubt.set(`${r.session}\u0000${r.turn}`, sure);
   }
-  if (confidence.size === 0)
+  if (doubt.size === 0)
     throw new CliError(
       `--strategy uncertain: the codes of ${codebook} by ${coder} carry no confidence (the learned coder stores one; rules and LLM codes do not)`,
     );
   const handCoded = new Set<string>();
   for (const human of coders.filter((c) => c.startsWith("human:")))
     for (const r of await context.codes(codebook, human)) handCoded.add(`${r.session}\u0000${r.turn}`);
-  const drawn = uncertainSample(turns, n, confidence, handCoded, seed);
+  const drawn = uncertainSample(turns, n, doubt, handCoded, seed);
   if (drawn.units.length < n) throw new CliError(`--size ${n}: only ${drawn.units.length} turn(s) coded by ${coder} and by no person are left to sample`);
-  return drawn;
+  return { ...drawn, codebook };
 }

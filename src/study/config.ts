@@ -34,6 +34,8 @@ export const codebookPlanSchema = z
     samples: z.number().int().positive().optional(),
     /** Learned coder: the human coders whose codes it learns from, e.g. ["human:alice"]. */
     train: z.array(humanCoder).min(1).optional(),
+    /** Learned coder: code even when its cross-validated estimate is below the floor (the codes then say so). */
+    allowBelowFloor: z.boolean().optional(),
     /** LLM coder: the human coders whose most similar coded turns go into each prompt as worked examples. */
     examples: z.array(humanCoder).min(1).optional(),
     /** LLM coder with examples: how many per request (default 8). */

@@ -158,6 +158,8 @@ describe("colloquy.json: worked examples and the learned coder in the pipeline",
       codebook: "bales-ipa",
       coders: ["llm", "learned"],
       train: ["human:alice"],
+      // A handful of hand codes: under the floor, so the plan says to code anyway.
+      allowBelowFloor: true,
       examples: ["human:alice"],
       shots: 2,
       examplesExcludeSession: true,

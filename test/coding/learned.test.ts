@@ -8,7 +8,7 @@ import { loadCodebook } from "../../src/coding/codebook/load.js";
 import type { Codebook } from "../../src/coding/codebook/schema.js";
 import { turnTerms, fitIdf, vectorise } from "../../src/coding/learned/features.js";
 import { predictLogistic, trainLogistic } from "../../src/coding/learned/logistic.js";
-import { predictLearned, trainLearnedModel } from "../../src/coding/learned/model.js";
+import { predictLearned, trainLearnedModel, type ModelSettings } from "../../src/coding/learned/model.js";
 import { agreementOf, crossValidate, type GroupedExample } from "../../src/coding/learned/validate.js";
 import { appendCodes, readCodes } from "../../src/coding/store.js";
 import { turnFingerprint } from "../../src/transcript/fingerprint.js";
@@ -25,6 +25,9 @@ function session(id: string, lines: readonly (readonly [string, string])[]): Ses
     turns: lines.map(([speaker, text], index) => ({ id: `t${index}`, index, speaker, text, type: "message" as const })),
   };
 }
+
+/** scikit-learn's default C, without the context features, balanced class weights. */
+const SETTINGS: ModelSettings = { c: 1, context: false, balanced: true };
 
 const gold = fileURLToPath(new URL("../../fixtures/coding/bales-gold.csv", import.meta.url));
 type GoldRow = { conversation: string; split: string; speaker: string; kind: string; code: string; text: string };
@@ -50,15 +53,16 @@ describe("learned coder: parts", () => {
   it("logistic regression separates separable data, its probabilities sum to 1, and a seed fixes the model", () => {
     const xs = [0, 1, 2, 3, 4, 5].map((i) => ({ index: [i % 3], value: [1] }));
     const ys = [0, 1, 2, 0, 1, 2].map((k) => [k]);
-    const model = trainLogistic("softmax", xs, ys, 3);
+    const model = trainLogistic("softmax", xs, ys, 3, { c: 1 });
+    expect(model.fit.converged).toBe(true);
     xs.forEach((x, i) => {
       const p = predictLogistic(model, x);
       expect(p.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
       expect(p.indexOf(Math.max(...p))).toBe(ys[i][0]);
     });
-    expect(trainLogistic("softmax", xs, ys, 3).weights).toEqual(model.weights);
+    expect(trainLogistic("softmax", xs, ys, 3, { c: 1 }).weights).toEqual(model.weights);
     // One-vs-rest: an example can have two labels.
-    const multi = trainLogistic("one-vs-rest", xs, [[0, 1], [1], [2], [0, 1], [1], [2]], 3);
+    const multi = trainLogistic("one-vs-rest", xs, [[0, 1], [1], [2], [0, 1], [1], [2]], 3, { c: 1 });
     const p = predictLogistic(multi, xs[0]);
     expect(p[0]).toBeGreaterThan(0.5);
     expect(p[1]).toBeGreaterThan(0.5);
@@ -97,7 +101,7 @@ describe("learned coder: parts", () => {
       Array.from({ length: 20 }, (_, i) => ["ana", i % 2 ? "Could you please kindly help, thank you so much" : "Do it now. Fix it."] as const),
     );
     const examples = polite.turns.map((_, i) => ({ terms: turnTerms(polite, i), scores: { [scale.id]: i % 2 ? 6 : 2 } }));
-    const model = trainLearnedModel(codebook, examples);
+    const model = trainLearnedModel(codebook, examples, SETTINGS);
     const high = predictLearned(model, turnTerms(polite, 1));
     const low = predictLearned(model, turnTerms(polite, 0));
     expect(high.scores![scale.id]).toBe(6);
@@ -125,7 +129,7 @@ describe("learned coder: quality on the held-out part of fixtures/coding/bales-g
         .filter((e) => e.split === split)
         .flatMap((e) => e.session.turns.map((_, i) => ({ group: e.session.id, terms: turnTerms(e.session, i), codes: [e.codes[i]] })));
     const [tune, heldout] = [examples("tune"), examples("heldout")];
-    const model = trainLearnedModel(codebook, tune);
+    const model = trainLearnedModel(codebook, tune, SETTINGS);
     const result = agreementOf(
       codebook,
       heldout,
@@ -136,7 +140,7 @@ describe("learned coder: quality on the held-out part of fixtures/coding/bales-g
   });
 });
 
-describe("colloquy code --coder learned", () => {
+describe("colloquy code --coder learned", { timeout: 600_000 }, () => {
   let dir: string;
   let study: string;
   beforeAll(async () => {
@@ -157,14 +161,18 @@ describe("colloquy code --coder learned", () => {
     const run = await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:gold", "--review-below", "0.3", "--json"]);
     expect(run.code).toBe(0);
     const [job] = JSON.parse(run.stdout).jobs;
-    expect(job.learned).toMatchObject({ trainedOn: ["human:gold"], trainingSize: 451, validation: { folds: 5, n: 451 } });
+    expect(job.learned).toMatchObject({ trainedOn: ["human:gold"], trainingSize: 451, validation: { folds: 5, n: 451 }, status: { status: "validated" } });
     expect(job.learned.validation.kappa).toBeGreaterThan(0.5);
+    // Calibrated on the out-of-fold predictions: the cross-fitted ECE is lower than before.
+    expect(job.learned.validation.calibration.eceAfter).toBeLessThan(job.learned.validation.calibration.eceBefore);
     expect(job.coded).toBe(685);
     expect(job.review.every((r: { confidence: number }) => r.confidence < 0.3)).toBe(true);
     const records = await readCodes(study, "bales-ipa", "learned");
     // Human-coded turns get out-of-fold predictions: agreement on them is cross-validated, not recalled.
     const gold = new Set((await readCodes(study, "bales-ipa", "human:gold")).map((r) => `${r.session}/${r.turn}`));
-    for (const r of records) expect(r.provenance.heldOut).toBe(gold.has(`${r.session}/${r.turn}`));
+    for (const r of records) expect(r.provenance.outOfFold).toBe(gold.has(`${r.session}/${r.turn}`));
+    // No model coded a turn it was trained on.
+    for (const r of records) expect(r.provenance.heldOut).toBe(true);
     expect(records[0].provenance).toMatchObject({ coder: "learned", trainingSize: 451 });
     expect(Object.keys(records[0].provenance.probabilities as object).length).toBeGreaterThan(2);
     const agree = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "learned,human:heldout", "--json"]);
@@ -192,10 +200,12 @@ describe("colloquy code --coder learned", () => {
     const curve = JSON.parse(run.stdout).learningCurve;
     expect(curve).toMatchObject({ learner: "learned", trainedOn: ["human:gold"], reference: "human:heldout", method: "held-out", pool: 451, evaluated: 236 });
     expect(curve.points.map((p: { size: number }) => p.size)).toEqual([25, 50, 100, 200, 400, 451]);
-    for (const p of curve.points) expect(p.n).toBe(236);
+    for (const p of curve.points) expect(p).toMatchObject({ n: 236, seeds: 3 });
     const kappas = curve.points.map((p: { kappa: number }) => p.kappa);
-    expect(kappas.at(-1)).toBeGreaterThanOrEqual(0.6);
+    expect(kappas.at(-1)).toBeGreaterThanOrEqual(0.55);
     expect(kappas[0]).toBeLessThan(kappas.at(-1));
+    // All the training codes: every seed trains the same model, so the seeds agree.
+    expect(curve.points.at(-1).high).toBe(curve.points.at(-1).low);
     const text = await runCli([
       "agree",
       study,
@@ -210,14 +220,8 @@ describe("colloquy code --coder learned", () => {
       "0",
     ]);
     expect(text.stdout).toMatch(
-      /learning curve of learned \(trained on growing parts of 451 turn\(s\) coded by human:gold outside the selection; kappa against human:heldout on its 236 turn\(s\) in the selection\):\n\s+25 training turns {2}kappa /,
+      /learning curve of learned \(trained on growing parts of 451 turn\(s\) coded by human:gold outside the selection; kappa against human:heldout on its 236 turn\(s\) in the selection\):\n\s+25 training turns {2}kappa [\d.]+ \(seeds [\d.]+-[\d.]+, 3 seeds\)/,
     );
-    // Without a selection: the cross-validated curve of `code --learning-curve`, over the training codes.
-    const cv = JSON.parse(
-      (await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "learned,human:gold", "--learning-curve", "--bootstrap", "0", "--json"])).stdout,
-    ).learningCurve;
-    expect(cv).toMatchObject({ method: "cross-validated", pool: 451 });
-    expect(cv.points.at(-1).size).toBe(360);
     // A learning curve needs a learned coder.
     const none = await runCli(["agree", study, "--codebook", "bales-ipa", "--coders", "human:gold,human:heldout", "--learning-curve"]);
     expect(none.stderr).toContain("--learning-curve needs a learned coder among --coders");
@@ -248,20 +252,26 @@ describe("colloquy code --coder learned", () => {
     expect(run.stderr).toBe("");
     const rows = Papa.parse<{ session: string; turn: string }>((await readFile(out, "utf8")).trim(), { header: true }).data;
     expect(rows).toHaveLength(10);
-    // Nobody coded them, and no uncoded turn is less certain than the most certain one picked.
+    // Nobody coded them; within a session, no uncoded turn is less certain (a smaller margin
+    // between its two likeliest codes) than the most certain one picked there.
     const learned = await readCodes(active, "bales-ipa", "learned");
-    const confidence = new Map(learned.map((r) => [`${r.session}/${r.turn}`, r.provenance.confidence as number]));
+    const margin = new Map(learned.map((r) => [`${r.session}/${r.turn}`, r.provenance.margin as number]));
     const gold = new Set((await readCodes(active, "bales-ipa", "human:gold")).map((r) => `${r.session}/${r.turn}`));
     const picked = rows.map((r) => `${r.session}/${r.turn}`);
     expect(picked.some((k) => gold.has(k))).toBe(false);
-    const highest = Math.max(...picked.map((k) => confidence.get(k)!));
-    const lower = [...confidence].filter(([k, c]) => !gold.has(k) && !picked.includes(k) && c < highest);
-    expect(lower).toEqual([]);
-    // The same seed gives the same sample; without codebook or with --stratify it says what is wrong.
+    for (const session of new Set(rows.map((r) => r.session))) {
+      const mine = picked.filter((k) => k.startsWith(`${session}/`));
+      const highest = Math.max(...mine.map((k) => margin.get(k)!));
+      const lower = [...margin].filter(([k, m]) => k.startsWith(`${session}/`) && !gold.has(k) && !mine.includes(k) && m < highest);
+      expect(lower).toEqual([]);
+    }
+    // Spread: 11 uncoded sessions, 10 turns, so no session gives more than one.
+    expect(new Set(rows.map((r) => r.session)).size).toBe(10);
+    // The same seed gives the same sample; the codebook defaults to the one the coder coded.
     const first = await readFile(out, "utf8");
-    await runCli(["sample", active, "--size", "10", "--strategy", "uncertain", "--codebook", "bales-ipa", "--out", out]);
+    await runCli(["sample", active, "--n", "10", "--strategy", "uncertain", "--out", out]);
     expect(await readFile(out, "utf8")).toBe(first);
-    expect((await runCli(["sample", active, "--size", "10", "--strategy", "uncertain", "--out", out])).stderr).toContain("needs --codebook");
+    expect((await runCli(["sample", active, "--n", "10", "--strategy", "uncertain", "--coder", "nobody", "--out", out])).stderr).toContain("needs --codebook");
   });
 
   it("says what is missing when there is nothing to learn from", async () => {

@@ -68,14 +68,15 @@ export const overviewView: View = {
         rows: o.conditions.map((c) => [c.id, c.sessions, c.turns]),
       }),
     );
-    const coded = o.coded.map((c) => [c.codebook, coderLabel(c.coder), fmtCount(c.turns), fmtShare(o.turns ? c.turns / o.turns : null)]);
+    // Codes from a coder never checked against the study's people (or under the floor) are marked.
+    const coded = o.coded.map((c) => [c.codebook, coderLabel(c.coder), fmtCount(c.turns), fmtShare(o.turns ? c.turns / o.turns : null), c.label]);
     grid.append(
       el(
         "section",
         { class: "card" },
         el("h2", {}, "Codes"),
         coded.length
-          ? table(["codebook", "coder", "turns coded", "of all turns"], coded, { "data-table": "coded" })
+          ? table(["codebook", "coder", "turns coded", "of all turns", "checked against people"], coded, { "data-table": "coded" })
           : el("p", { class: "empty" }, b.empty.who ?? "No codes yet."),
       ),
     );

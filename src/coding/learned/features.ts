@@ -1,12 +1,13 @@
 import type { Session } from "../../transcript/schema.js";
 
 /**
- * Features of one turn for the learned coder: TF-IDF over word 1-2-grams and character 2-4-grams
- * inside words (scikit-learn's `char_wb`; 2-4 did as well as 2-5 in cross-validation on the tune
- * split of fixtures/coding/bales-gold.csv, with a quarter fewer features), the strong plain baseline for coding dialogue acts,
- * plus a few features of the turn's place in the conversation (speaker kind, whether the turn
- * asks, whether the previous turn asked, whether the speaker changed). Strings are hashed into a
- * fixed space (the "hashing trick"), so nothing is kept per distinct word and memory is bounded.
+ * Features of one turn for the learned coder: TF-IDF over word 1-2-grams and character 2-5-grams
+ * inside words (scikit-learn's `char_wb`), the textbook baseline for coding dialogue acts, plus a
+ * few features of the turn's place in the conversation (speaker kind, whether the turn asks,
+ * whether the previous turn asked, whether the speaker changed), which the coder uses only when
+ * cross-validation on the study's own codes says they help (`vectorise`'s `context`). Strings are
+ * hashed into a fixed space (the "hashing trick"), so nothing is kept per distinct word and
+ * memory is bounded.
  */
 
 /** 2^18 buckets per block: collisions are rare at the vocabulary sizes of a coded study. */
@@ -80,13 +81,13 @@ const WORD_SEED = fnv("w ");
 const BIGRAM_SEED = fnv("b ");
 const SPACE = " ".charCodeAt(0);
 
-/** Character 2-4-grams of " word ", hashed incrementally (no substring is built). */
+/** Character 2-5-grams of " word ", hashed incrementally (no substring is built). */
 function charGrams(word: string): void {
   const n = word.length + 2;
   const at = (j: number) => (j === 0 || j === n - 1 ? SPACE : word.charCodeAt(j - 1));
   for (let i = 0; i + 2 <= n; i++) {
     let h = CHAR_SEED;
-    for (let j = i; j < n && j < i + 4; j++) {
+    for (let j = i; j < n && j < i + 5; j++) {
       h = Math.imul(h ^ at(j), FNV_PRIME);
       if (j > i) charHashes.push((h >>> 0) & MASK);
     }
@@ -138,16 +139,20 @@ export function fitIdf(terms: readonly TurnTerms[]): Idf {
   return { documents: n, weight };
 }
 
+/** Index of the block of context features (speaker kind, neighbours) in `TurnTerms.blocks`. */
+const CONTEXT_BLOCK = 2;
+
 /**
  * Sublinear TF (1 + ln tf) x smoothed IDF (ln((1 + n) / (1 + df)) + 1), as scikit-learn's
  * TfidfVectorizer(sublinear_tf=True), each block L2-normalised. Terms never seen in training are
- * dropped (their weights would be 0 anyway).
+ * dropped (their weights would be 0 anyway). Without `context`, the context block is left out.
  */
-export function vectorise(terms: TurnTerms, idf: Idf): SparseVector {
+export function vectorise(terms: TurnTerms, idf: Idf, context = true): SparseVector {
   const index: number[] = [];
   const value: number[] = [];
   let n = 0;
   terms.blocks.forEach((block, b) => {
+    if (b === CONTEXT_BLOCK && !context) return;
     const start = n;
     let norm = 0;
     for (let i = 0; i < block.bucket.length; i++) {

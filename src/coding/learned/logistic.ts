@@ -1,37 +1,29 @@
-import { mulberry32, shuffleInPlace } from "../../util/random.js";
 import { FEATURE_SPACE, type SparseVector } from "./features.js";
+import { minimise, type LbfgsResult } from "./lbfgs.js";
 
 /**
- * L2-regularised logistic regression on sparse vectors, trained by stochastic gradient descent
- * in a seeded order (so a training set always gives the same model), with AdaGrad step sizes
- * per feature (shared by the classes: one square root per feature, not per weight, which makes
- * training several times faster at no measurable cost in agreement).
+ * L2-regularised logistic regression on sparse vectors, trained to convergence by L-BFGS on the
+ * whole training set at once (as scikit-learn's LogisticRegression(solver="lbfgs")):
  *  - "softmax": one label per example (multinomial cross-entropy);
  *  - "one-vs-rest": any number of labels per example (an independent sigmoid per class).
+ * The objective is scikit-learn's, divided by the sum of the example weights:
+ *   (1 / Σw) · [ Σᵢ wᵢ · lossᵢ + ‖W‖² / (2C) ]     (the intercepts are not penalised),
+ * so C means what it means there. Full-batch and without randomness: the same examples in the
+ * same order give the same model, bit for bit (the caller puts them in a canonical order).
  * Only the buckets seen in training get a weight column, so memory is classes x seen buckets.
- * The L2 penalty is applied to the weights an example touches when it is seen (the usual
- * "lazy" regularisation of sparse SGD), scaled so each weight is penalised about once per epoch.
  */
 
 export type LogisticKind = "softmax" | "one-vs-rest";
 
 export interface LogisticOptions {
-  /** L2 penalty per epoch (lambda). */
-  l2: number;
-  /** Passes over the training set (at most; see `visits`). */
-  epochs: number;
-  /**
-   * At most this many example visits in all: large training sets get fewer epochs (each pass
-   * over 20,000 turns already sees plenty), so training time stays bounded. 0 = no limit.
-   */
-  visits: number;
-  learningRate: number;
-  seed: number;
+  /** Inverse regularisation strength (scikit-learn's C). */
+  c: number;
+  /** Per-example weights (e.g. class weights); default 1 each. */
+  weights?: Float64Array;
+  /** Start from these parameters (a neighbouring C's solution on the same data: warm start). */
+  start?: LogisticModel;
+  maxIterations?: number;
 }
-
-// Chosen by session-grouped cross-validation on the tune split of fixtures/coding/bales-gold.csv only
-// (l2 1e-4..0.3, rate 0.1/0.5, 15-60 epochs: kappa 0.55-0.58, flat); the held-out split was not used.
-export const DEFAULT_LOGISTIC: LogisticOptions = { l2: 0.01, epochs: 30, visits: 100_000, learningRate: 0.3, seed: 1 };
 
 export interface LogisticModel {
   kind: LogisticKind;
@@ -41,6 +33,39 @@ export interface LogisticModel {
   /** weights[column * classes + class]. */
   weights: Float64Array;
   bias: Float64Array;
+  /** How the optimiser ended. */
+  fit: LbfgsResult;
+}
+
+/** The training vectors as one compressed sparse row matrix over the seen columns. */
+interface Rows {
+  start: Int32Array;
+  column: Int32Array;
+  value: Float64Array;
+  width: number;
+  columns: Int32Array;
+}
+
+function rowsOf(xs: readonly SparseVector[]): Rows {
+  const columns = new Int32Array(FEATURE_SPACE).fill(-1);
+  let width = 0;
+  let nnz = 0;
+  for (const x of xs) {
+    nnz += x.index.length;
+    for (const j of x.index) if (columns[j] < 0) columns[j] = width++;
+  }
+  const start = new Int32Array(xs.length + 1);
+  const column = new Int32Array(nnz);
+  const value = new Float64Array(nnz);
+  let at = 0;
+  xs.forEach((x, i) => {
+    for (let a = 0; a < x.index.length; a++, at++) {
+      column[at] = columns[x.index[a]];
+      value[at] = x.value[a];
+    }
+    start[i + 1] = at;
+  });
+  return { start, column, value, width, columns };
 }
 
 /** `targets[i]`: the class indexes of example i (exactly one for softmax). */
@@ -49,66 +74,78 @@ export function trainLogistic(
   xs: readonly SparseVector[],
   targets: readonly (readonly number[])[],
   classes: number,
-  options: Partial<LogisticOptions> = {},
+  options: LogisticOptions,
 ): LogisticModel {
-  const o = { ...DEFAULT_LOGISTIC, ...options };
-  const columns = new Int32Array(FEATURE_SPACE).fill(-1);
-  let width = 0;
-  for (const x of xs) for (const j of x.index) if (columns[j] < 0) columns[j] = width++;
-  // Each example's features as columns, once, so the inner loop does no lookups.
-  const cols = xs.map((x) => Int32Array.from(x.index, (j) => columns[j]));
-  const values = xs.map((x) => Float64Array.from(x.value));
-  const weights = new Float64Array(width * classes);
-  const bias = new Float64Array(classes);
-  const squared = new Float64Array(width);
-  const biasSquared = new Float64Array(classes);
-  // How often each column occurs, so its L2 share per occurrence adds up to l2 per epoch.
-  const occurrences = new Float64Array(width);
-  for (const c of cols) for (const j of c) occurrences[j]++;
+  const rows = rowsOf(xs);
+  const size = rows.width * classes;
+  const theta = new Float64Array(size + classes);
+  if (options.start && options.start.weights.length === size) {
+    // Same data (same columns): continue from the neighbour's solution.
+    theta.set(options.start.weights);
+    theta.set(options.start.bias, size);
+  }
+  const weights = options.weights ?? new Float64Array(xs.length).fill(1);
+  let total = 0;
+  for (const w of weights) total += w;
+  const isTarget = new Uint8Array(xs.length * classes);
+  targets.forEach((t, i) => t.forEach((k) => (isTarget[i * classes + k] = 1)));
+  const lambda = 1 / options.c;
   const scores = new Float64Array(classes);
-  const gradient = new Float64Array(classes);
-  const random = mulberry32(o.seed);
-  const order = xs.map((_, i) => i);
-  const epochs = o.visits > 0 ? Math.max(3, Math.min(o.epochs, Math.round(o.visits / Math.max(1, xs.length)))) : o.epochs;
-  for (let epoch = 0; epoch < epochs; epoch++) {
-    shuffleInPlace(order, random);
-    for (const n of order) {
-      const c = cols[n];
-      const xv = values[n];
-      forward(kind, weights, bias, classes, c, xv, scores);
-      let g2 = 0;
-      for (let k = 0; k < classes; k++) {
-        gradient[k] = scores[k];
-        g2 += scores[k] * scores[k];
+  const { start: rowStart, column, value } = rows;
+  const objective = (x: Float64Array, gradient: Float64Array): number => {
+    gradient.fill(0);
+    let loss = 0;
+    for (let i = 0; i < xs.length; i++) {
+      const from = rowStart[i];
+      const to = rowStart[i + 1];
+      for (let k = 0; k < classes; k++) scores[k] = x[size + k];
+      for (let a = from; a < to; a++) {
+        const base = column[a] * classes;
+        const v = value[a];
+        for (let k = 0; k < classes; k++) scores[k] += x[base + k] * v;
       }
-      for (const t of targets[n]) {
-        g2 += 1 - 2 * gradient[t];
-        gradient[t] -= 1;
-      }
-      for (let k = 0; k < classes; k++) {
-        const g = gradient[k];
-        biasSquared[k] += g * g;
-        bias[k] -= (o.learningRate * g) / Math.sqrt(biasSquared[k] + 1e-8);
-      }
-      for (let a = 0; a < c.length; a++) {
-        const column = c[a];
-        const v = xv[a];
-        const penalty = o.l2 / occurrences[column];
-        squared[column] += v * v * g2;
-        const step = o.learningRate / Math.sqrt(squared[column] + 1e-8);
-        const base = column * classes;
+      const w = weights[i];
+      const y = i * classes;
+      if (kind === "softmax") {
+        let max = -Infinity;
+        for (let k = 0; k < classes; k++) max = Math.max(max, scores[k]);
+        let sum = 0;
+        for (let k = 0; k < classes; k++) sum += Math.exp(scores[k] - max);
+        const logSum = max + Math.log(sum);
         for (let k = 0; k < classes; k++) {
-          const w = weights[base + k];
-          weights[base + k] = w - step * (gradient[k] * v + penalty * w);
+          if (isTarget[y + k]) loss += w * (logSum - scores[k]);
+          scores[k] = w * (Math.exp(scores[k] - logSum) - isTarget[y + k]);
+        }
+      } else {
+        for (let k = 0; k < classes; k++) {
+          const s = scores[k];
+          // log(1 + e^s) - y·s, computed without overflow.
+          loss += w * ((s > 0 ? s + Math.log1p(Math.exp(-s)) : Math.log1p(Math.exp(s))) - isTarget[y + k] * s);
+          scores[k] = w * (1 / (1 + Math.exp(-s)) - isTarget[y + k]);
         }
       }
+      // scores now holds the residuals: d loss / d score.
+      for (let k = 0; k < classes; k++) gradient[size + k] += scores[k];
+      for (let a = from; a < to; a++) {
+        const base = column[a] * classes;
+        const v = value[a];
+        for (let k = 0; k < classes; k++) gradient[base + k] += scores[k] * v;
+      }
     }
-  }
-  return { kind, classes, columns, weights, bias };
+    let penalty = 0;
+    for (let j = 0; j < size; j++) {
+      penalty += x[j] * x[j];
+      gradient[j] += lambda * x[j];
+    }
+    for (let j = 0; j < gradient.length; j++) gradient[j] /= total;
+    return (loss + (lambda * penalty) / 2) / total;
+  };
+  const fit = minimise(objective, theta, options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations });
+  return { kind, classes, columns: rows.columns, weights: theta.slice(0, size), bias: theta.slice(size), fit };
 }
 
-/** Class probabilities of one vector (softmax: they sum to 1; one-vs-rest: each in [0, 1]). */
-export function predictLogistic(model: LogisticModel, x: SparseVector): Float64Array {
+/** Class scores (logits) of one vector. */
+export function logisticScores(model: LogisticModel, x: SparseVector): Float64Array {
   const out = new Float64Array(model.classes);
   out.set(model.bias);
   const { weights, classes } = model;
@@ -119,40 +156,28 @@ export function predictLogistic(model: LogisticModel, x: SparseVector): Float64A
     const v = x.value[a];
     for (let k = 0; k < classes; k++) out[k] += weights[base + k] * v;
   }
-  link(model.kind, out, classes);
   return out;
 }
 
-function forward(
-  kind: LogisticKind,
-  weights: Float64Array,
-  bias: Float64Array,
-  classes: number,
-  cols: Int32Array,
-  values: Float64Array,
-  out: Float64Array,
-): void {
-  out.set(bias);
-  for (let a = 0; a < cols.length; a++) {
-    const base = cols[a] * classes;
-    const v = values[a];
-    for (let k = 0; k < classes; k++) out[k] += weights[base + k] * v;
-  }
-  link(kind, out, classes);
-}
-
-/** Scores to probabilities: a sigmoid per class (one-vs-rest) or the softmax. */
-function link(kind: LogisticKind, out: Float64Array, classes: number): void {
+/**
+ * Scores to probabilities, each score divided by `temperature` first (1 = as trained; above 1
+ * softens overconfident probabilities): a sigmoid per class (one-vs-rest) or the softmax.
+ */
+export function probabilities(kind: LogisticKind, scores: Float64Array, temperature = 1): Float64Array {
+  const out = new Float64Array(scores.length);
   if (kind === "one-vs-rest") {
-    for (let k = 0; k < classes; k++) out[k] = 1 / (1 + Math.exp(-out[k]));
-    return;
+    for (let k = 0; k < scores.length; k++) out[k] = 1 / (1 + Math.exp(-scores[k] / temperature));
+    return out;
   }
   let max = -Infinity;
-  for (let k = 0; k < classes; k++) max = Math.max(max, out[k]);
+  for (let k = 0; k < scores.length; k++) max = Math.max(max, scores[k] / temperature);
   let sum = 0;
-  for (let k = 0; k < classes; k++) {
-    out[k] = Math.exp(out[k] - max);
-    sum += out[k];
-  }
-  for (let k = 0; k < classes; k++) out[k] /= sum;
+  for (let k = 0; k < scores.length; k++) sum += out[k] = Math.exp(scores[k] / temperature - max);
+  for (let k = 0; k < scores.length; k++) out[k] /= sum;
+  return out;
+}
+
+/** Class probabilities of one vector (softmax: they sum to 1; one-vs-rest: each in [0, 1]). */
+export function predictLogistic(model: LogisticModel, x: SparseVector, temperature = 1): Float64Array {
+  return probabilities(model.kind, logisticScores(model, x), temperature);
 }

@@ -1,6 +1,6 @@
 import type { Codebook } from "../codebook/schema.js";
 import { fitIdf, vectorise, type Idf, type TurnTerms } from "./features.js";
-import { predictLogistic, trainLogistic, type LogisticModel, type LogisticOptions } from "./logistic.js";
+import { logisticScores, probabilities, trainLogistic, type LogisticKind, type LogisticModel } from "./logistic.js";
 
 /**
  * A codebook-shaped classifier: for a nominal codebook one head over its categories (softmax, or
@@ -16,10 +16,21 @@ export interface TrainingExample {
   scores?: Readonly<Record<string, number>>;
 }
 
+/** What a model is trained with; chosen per study by grouped cross-validation (validate.ts). */
+export interface ModelSettings {
+  /** Inverse regularisation strength (scikit-learn's C). */
+  c: number;
+  /** Use the context features (speaker kind, neighbouring turns). */
+  context: boolean;
+  /** Weight examples by n / (classes x n_class) (scikit-learn's class_weight="balanced"); single-label heads only. */
+  balanced: boolean;
+}
+
 type Head = { kind: "categories"; classes: string[]; model: LogisticModel } | { kind: "scale"; scale: string; classes: number[]; model: LogisticModel };
 
 export interface LearnedModel {
   idf: Idf;
+  settings: ModelSettings;
   heads: Head[];
 }
 
@@ -30,92 +41,105 @@ export interface Prediction {
   probabilities: Record<string, number>;
   /** Probability of what was predicted (lowest over a turn's scales or chosen codes): 0..1. */
   confidence: number;
+  /** Probability of the best class minus the second best (lowest over heads): small = doubtful. */
+  margin: number;
 }
 
-export function trainLearnedModel(codebook: Codebook, examples: readonly TrainingExample[], options: Partial<LogisticOptions> = {}): LearnedModel {
-  const idf = fitIdf(examples.map((e) => e.terms));
-  const vectors = examples.map((e) => vectorise(e.terms, idf));
-  const heads: Head[] = [];
+/** The class indexes a head should learn for each example it has a label for. */
+function targetsOf(codebook: Codebook, examples: readonly TrainingExample[]): { head: Omit<Head, "model">; kind: LogisticKind; rows: [number, number[]][] }[] {
   if (codebook.kind === "nominal") {
     const classes = codebook.categories.map((c) => c.id).filter((id) => examples.some((e) => e.codes?.includes(id)));
     if (classes.length < 2) throw new Error(`the human codes use ${classes.length} category of ${codebook.id}; a learned coder needs examples of at least two`);
     const position = new Map(classes.map((c, i) => [c, i]));
-    const kept = examples
-      .map((e, i) => [i, (e.codes ?? []).map((c) => position.get(c)).filter((k): k is number => k !== undefined)] as const)
-      .filter(([, t]) => t.length > 0);
     // Several codes per turn only where the codebook allows it; otherwise the first (one per turn).
     const kind = codebook.multiple ? "one-vs-rest" : "softmax";
-    const targets = kept.map(([, t]) => (kind === "softmax" ? [t[0]] : t));
-    heads.push({
-      kind: "categories",
-      classes,
-      model: trainLogistic(
-        kind,
-        kept.map(([i]) => vectors[i]),
-        targets,
-        classes.length,
-        options,
-      ),
-    });
-  } else {
-    for (const scale of codebook.scales) {
-      const rated = examples.map((e, i) => [i, e.scores?.[scale.id]] as const).filter((r): r is readonly [number, number] => typeof r[1] === "number");
-      const classes = [...new Set(rated.map(([, r]) => r))].sort((a, b) => a - b);
-      if (classes.length < 2) continue;
-      const position = new Map(classes.map((c, i) => [c, i]));
-      heads.push({
-        kind: "scale",
-        scale: scale.id,
-        classes,
-        model: trainLogistic(
-          "softmax",
-          rated.map(([i]) => vectors[i]),
-          rated.map(([, r]) => [position.get(r)!]),
-          classes.length,
-          options,
-        ),
-      });
-    }
-    if (heads.length === 0) throw new Error(`no scale of ${codebook.id} has human ratings of two different values; a learned coder needs them`);
+    const rows = examples
+      .map((e, i): [number, number[]] => [i, (e.codes ?? []).map((c) => position.get(c)).filter((k): k is number => k !== undefined)])
+      .filter(([, t]) => t.length > 0)
+      .map(([i, t]): [number, number[]] => [i, kind === "softmax" ? [t[0]] : t]);
+    return [{ head: { kind: "categories", classes }, kind, rows }];
   }
-  return { idf, heads };
+  const heads = codebook.scales.flatMap((scale) => {
+    const rated = examples.map((e, i) => [i, e.scores?.[scale.id]] as const).filter((r): r is readonly [number, number] => typeof r[1] === "number");
+    const classes = [...new Set(rated.map(([, r]) => r))].sort((a, b) => a - b);
+    if (classes.length < 2) return [];
+    const position = new Map(classes.map((c, i) => [c, i]));
+    return [
+      {
+        head: { kind: "scale" as const, scale: scale.id, classes },
+        kind: "softmax" as const,
+        rows: rated.map(([i, r]): [number, number[]] => [i, [position.get(r)!]]),
+      },
+    ];
+  });
+  if (heads.length === 0) throw new Error(`no scale of ${codebook.id} has human ratings of two different values; a learned coder needs them`);
+  return heads;
 }
 
-export function predictLearned(model: LearnedModel, terms: TurnTerms): Prediction {
-  const x = vectorise(terms, model.idf);
-  const probabilities: Record<string, number> = {};
-  const out: Prediction = { probabilities, confidence: 1 };
-  for (const head of model.heads) {
-    const p = predictLogistic(head.model, x);
+/** scikit-learn's "balanced" weights: n / (classes x count of the example's class). */
+function balancedWeights(rows: readonly [number, number[]][], classes: number): Float64Array {
+  const count = new Float64Array(classes);
+  for (const [, t] of rows) count[t[0]]++;
+  const present = count.filter((c) => c > 0).length;
+  return Float64Array.from(rows, ([, t]) => rows.length / (present * count[t[0]]));
+}
+
+/** Train on `examples` (in the order given: callers pass a canonical order). `start`: a model of the same examples to continue from. */
+export function trainLearnedModel(codebook: Codebook, examples: readonly TrainingExample[], settings: ModelSettings, start?: LearnedModel): LearnedModel {
+  const idf = start?.idf ?? fitIdf(examples.map((e) => e.terms));
+  const vectors = examples.map((e) => vectorise(e.terms, idf, settings.context));
+  const heads = targetsOf(codebook, examples).map(({ head, kind, rows }, h): Head => {
+    const classes = head.classes.length;
+    const model = trainLogistic(
+      kind,
+      rows.map(([i]) => vectors[i]),
+      rows.map(([, t]) => t),
+      classes,
+      {
+        c: settings.c,
+        weights: settings.balanced && kind === "softmax" ? balancedWeights(rows, classes) : undefined,
+        start: start?.settings.context === settings.context ? start.heads[h]?.model : undefined,
+      },
+    );
+    return { ...head, model } as Head;
+  });
+  return { idf, settings, heads };
+}
+
+/** Each head's class scores (logits) for one turn: what calibration rescales. */
+export function headScores(model: LearnedModel, terms: TurnTerms): Float64Array[] {
+  const x = vectorise(terms, model.idf, model.settings.context);
+  return model.heads.map((head) => logisticScores(head.model, x));
+}
+
+/** The prediction from each head's scores, divided by `temperature` (calibration.ts) first. */
+export function decide(model: LearnedModel, scores: readonly Float64Array[], temperature = 1): Prediction {
+  const probs: Record<string, number> = {};
+  const out: Prediction = { probabilities: probs, confidence: 1, margin: 1 };
+  model.heads.forEach((head, h) => {
+    const p = probabilities(head.model.kind, scores[h], temperature);
+    const order = [...p.keys()].sort((a, b) => p[b] - p[a] || a - b);
+    out.margin = Math.min(out.margin, p[order[0]] - (p[order[1]] ?? 0));
     if (head.kind === "categories") {
-      head.classes.forEach((c, k) => (probabilities[c] = round(p[k])));
-      const best = argmax(p);
-      // One-vs-rest: every class over one half, and at least the most likely one.
-      // Most probable first, so the first code is the model's best guess (as for one code per turn).
-      const chosen =
-        head.model.kind === "one-vs-rest"
-          ? head.classes
-              .map((_, k) => k)
-              .filter((k) => p[k] >= 0.5 || k === best)
-              .sort((a, b) => p[b] - p[a])
-          : [best];
+      head.classes.forEach((c, k) => (probs[c] = round(p[k])));
+      // One-vs-rest: every class over one half, and at least the most likely one, most likely first
+      // (so the first code is the model's best guess, as for one code per turn).
+      const chosen = head.model.kind === "one-vs-rest" ? order.filter((k, i) => i === 0 || p[k] >= 0.5) : [order[0]];
       out.codes = chosen.map((k) => head.classes[k]);
       out.confidence = Math.min(out.confidence, ...chosen.map((k) => p[k]));
     } else {
-      head.classes.forEach((r, k) => (probabilities[`${head.scale}=${r}`] = round(p[k])));
+      head.classes.forEach((r, k) => (probs[`${head.scale}=${r}`] = round(p[k])));
       const mean = head.classes.reduce((s, r, k) => s + r * p[k], 0);
       const nearest = head.classes.reduce((a, b) => (Math.abs(b - mean) < Math.abs(a - mean) ? b : a));
       out.scores = { ...out.scores, [head.scale]: nearest };
       out.confidence = Math.min(out.confidence, p[head.classes.indexOf(nearest)]);
     }
-  }
+  });
   return out;
 }
 
-function argmax(p: Float64Array): number {
-  let best = 0;
-  for (let k = 1; k < p.length; k++) if (p[k] > p[best]) best = k;
-  return best;
+export function predictLearned(model: LearnedModel, terms: TurnTerms, temperature = 1): Prediction {
+  return decide(model, headScores(model, terms), temperature);
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;

@@ -1,16 +1,22 @@
+import { bootstrapCI } from "../../analysis/reliability/bootstrap.js";
 import { cohenKappa } from "../../analysis/reliability/kappa.js";
 import { mulberry32, shuffleInPlace } from "../../util/random.js";
 import type { Codebook } from "../codebook/schema.js";
-import type { LogisticOptions } from "./logistic.js";
-import { predictLearned, trainLearnedModel, type Prediction, type TrainingExample } from "./model.js";
+import { calibrate, type Calibration, type Scored } from "./calibration.js";
+import { decide, headScores, trainLearnedModel, type LearnedModel, type ModelSettings, type Prediction, type TrainingExample } from "./model.js";
 
 /**
  * Cross-validation grouped by session: the sessions are dealt into folds, and each fold is
  * predicted by a model trained on the others, so no session is in both training and evaluation
- * (turns of one conversation are alike; a random split of turns would flatter the coder). The
- * out-of-fold predictions are what the learned coder stores for the human-coded turns, so
- * `colloquy agree` between it and the human coders is an honest estimate, never a re-reading of
- * its own training answers.
+ * (turns of one conversation are alike; a random split of turns would flatter the coder). It
+ * chooses the model's settings (regularisation, and whether the context features help) by the
+ * pooled out-of-fold kappa, calibrates the probabilities on the out-of-fold predictions of the
+ * chosen settings, and bootstraps the kappa over sessions for an interval. The out-of-fold
+ * predictions are what the learned coder stores for the human-coded turns, so `colloquy agree`
+ * between it and the human coders is an honest estimate, never a re-reading of its own training
+ * answers. The kappa is that of the best of SETTINGS_GRID's settings, so it can be a little
+ * optimistic (the choice was made on the same folds); bench/learned.ts compares it with held-out
+ * figures.
  */
 
 export interface GroupedExample extends TrainingExample {
@@ -18,78 +24,168 @@ export interface GroupedExample extends TrainingExample {
   group: string;
 }
 
-export interface Validation {
-  folds: number;
-  /** Out-of-fold prediction per example (same order); undefined when its fold could not be trained. */
-  predictions: (Prediction | undefined)[];
+/** Agreement of predictions with the human codes. */
+export interface Agreement {
   /**
-   * Cohen's kappa between the human codes and the out-of-fold predictions (nominal: first code;
-   * scales: linear-weighted, averaged over scales). NaN when there were fewer than two sessions.
+   * Cohen's kappa between the human codes and the predictions (nominal: first code; scales:
+   * linear-weighted, averaged over scales). NaN when nothing could be compared.
    */
   kappa: number;
   /** Percent agreement on the same pairs (scales: exact rating). */
   agreement: number;
+  /** Turns compared. */
   n: number;
+  /** Scales codebooks: ratings compared (a turn has one per scale it was rated on). */
+  ratings?: number;
+}
+
+export interface Validation extends Agreement {
+  folds: number;
+  /** Sessions the folds were made of. */
+  sessions: number;
+  /** The settings chosen, and the pooled kappa of each setting tried. */
+  settings: ModelSettings;
+  tried: { settings: ModelSettings; kappa: number }[];
+  /** Out-of-fold prediction per example (same order), calibrated; undefined when its fold could not be trained. */
+  predictions: (Prediction | undefined)[];
+  /** 95% percentile bootstrap interval of the kappa, resampling sessions (1,000 replicates). */
+  interval?: { lower: number; upper: number };
+  calibration: Calibration;
 }
 
 /**
+ * Settings tried, in order (the first of equal kappas wins, so the simpler): scikit-learn's default
+ * C of 1 and a tenth of its regularisation (sparse text features often want little), with and
+ * without the context features, every one with balanced class weights (rare categories are the
+ * ones a researcher most needs found). Four settings x five folds keep validation to seconds.
+ */
+export const SETTINGS_GRID: readonly ModelSettings[] = [false, true].flatMap((context) => [1, 10].map((c) => ({ c, context, balanced: true })));
+
+/**
  * Above this many coded turns, the fold models are trained on whole sessions drawn (seeded) until
- * about this many turns are in: training 5 models on 20,000 turns would cost minutes. Every
+ * about this many turns are in: training 5 x 4 models on 20,000 turns would cost minutes. Every
  * session, drawn or not, is still predicted by the model of its own fold, which never saw it.
  */
-export const MAX_VALIDATION_EXAMPLES = 5_000;
+export const MAX_VALIDATION_EXAMPLES = 2_000;
 
-/** Visits per fold's training: the folds together cost about twice the final model. */
-const FOLD_VISITS = 40_000;
-
-/** The examples' sessions in a seeded order (the same for cross-validation and the learning curve). */
-function shuffledSessions(examples: readonly GroupedExample[], seed = 1): string[] {
+/** The examples' sessions in a seeded order. */
+export function shuffledSessions(examples: readonly GroupedExample[], seed = 1): string[] {
   return shuffleInPlace([...new Set(examples.map((e) => e.group))].sort(), mulberry32(seed));
 }
 
-export function crossValidate(
-  codebook: Codebook,
-  examples: readonly GroupedExample[],
-  options: { folds?: number; seed?: number; logistic?: Partial<LogisticOptions>; maxExamples?: number } = {},
-): Validation {
-  const predictions: (Prediction | undefined)[] = examples.map(() => undefined);
+export interface CrossValidateOptions {
+  folds?: number;
+  seed?: number;
+  /** Settings to choose from (default SETTINGS_GRID). */
+  grid?: readonly ModelSettings[];
+  maxExamples?: number;
+}
+
+export function crossValidate(codebook: Codebook, examples: readonly GroupedExample[], options: CrossValidateOptions = {}): Validation {
+  const grid = options.grid ?? SETTINGS_GRID;
   // Sessions in a seeded order; keep the first up to the validation budget; deal them into folds.
   const shuffled = shuffledSessions(examples, options.seed);
   const sizes = new Map<string, number>();
   for (const e of examples) sizes.set(e.group, (sizes.get(e.group) ?? 0) + 1);
-  const chosen: string[] = [];
+  const drawn = new Set<string>();
   let total = 0;
   for (const g of shuffled) {
     if (total >= (options.maxExamples ?? MAX_VALIDATION_EXAMPLES)) break;
-    chosen.push(g);
+    drawn.add(g);
     total += sizes.get(g)!;
   }
-  const folds = Math.min(options.folds ?? 5, chosen.length);
-  if (folds < 2) return { folds, predictions, kappa: NaN, agreement: NaN, n: 0 };
+  const folds = Math.min(options.folds ?? 5, drawn.size);
+  const none = { kappa: NaN, agreement: NaN, n: 0 };
+  if (folds < 2) {
+    return { folds, sessions: shuffled.length, settings: grid[0], tried: [], predictions: examples.map(() => undefined), ...none, calibration: noCalibration };
+  }
   // Every session has a fold (the drawn ones first, so they spread evenly); only drawn ones train.
   const foldOf = new Map(shuffled.map((g, i) => [g, i % folds]));
-  const drawn = new Set(chosen);
+  const fold = examples.map((e) => foldOf.get(e.group)!);
+  // scored[setting][example]: the example's scores from its fold's model at that setting.
+  const scored: (Scored | undefined)[][] = grid.map(() => examples.map(() => undefined));
   for (let f = 0; f < folds; f++) {
-    const train = examples.filter((e) => drawn.has(e.group) && foldOf.get(e.group) !== f);
-    let model;
-    try {
-      model = trainLearnedModel(codebook, train, { visits: FOLD_VISITS, ...options.logistic });
-    } catch {
-      continue; // a fold whose training part has one category only: its turns stay unpredicted
-    }
-    examples.forEach((e, i) => {
-      if (foldOf.get(e.group) === f) predictions[i] = predictLearned(model, e.terms);
+    const train = examples.filter((e, i) => drawn.has(e.group) && fold[i] !== f);
+    let previous: LearnedModel | undefined;
+    grid.forEach((settings, s) => {
+      let model: LearnedModel;
+      try {
+        // The neighbouring setting's solution on the same data is a good start (a warm start).
+        model = trainLearnedModel(codebook, train, settings, previous);
+      } catch {
+        return; // a fold whose training part has one category only: its turns stay unpredicted
+      }
+      previous = model;
+      examples.forEach((e, i) => {
+        if (fold[i] === f) scored[s][i] = { model, scores: headScores(model, e.terms), example: e };
+      });
     });
   }
-  return { folds, predictions, ...agreementOf(codebook, examples, predictions) };
+  const tried = grid.map((settings, s) => ({
+    settings,
+    kappa: agreementOf(
+      codebook,
+      examples,
+      scored[s].map((x) => x && decide(x.model, x.scores)),
+    ).kappa,
+  }));
+  const best = tried.reduce((b, t, s) => (t.kappa > tried[b].kappa ? s : b), 0);
+  const chosen = scored[best];
+  const present = chosen.flatMap((x, i) => (x ? [i] : []));
+  const calibration =
+    present.length > 0
+      ? calibrate(
+          present.map((i) => chosen[i]!),
+          present.map((i) => fold[i]),
+        )
+      : noCalibration;
+  const predictions = chosen.map((x) => x && decide(x.model, x.scores, calibration.temperature));
+  return {
+    folds,
+    sessions: shuffled.length,
+    settings: grid[best],
+    tried,
+    predictions,
+    ...agreementOf(codebook, examples, predictions),
+    interval: sessionInterval(codebook, examples, predictions, options.seed),
+    calibration,
+  };
+}
+
+const noCalibration: Calibration = { temperature: 1, eceBefore: NaN, eceAfter: NaN };
+
+/** Percentile bootstrap of the kappa over sessions: whole sessions are resampled, as they were sampled. */
+function sessionInterval(
+  codebook: Codebook,
+  examples: readonly GroupedExample[],
+  predictions: readonly (Prediction | undefined)[],
+  seed = 1,
+): { lower: number; upper: number } | undefined {
+  const groups = [...new Set(examples.map((e) => e.group))].sort();
+  const members = new Map(groups.map((g) => [g, [] as number[]]));
+  examples.forEach((e, i) => members.get(e.group)!.push(i));
+  if (groups.length < 2) return undefined;
+  const ci = bootstrapCI(
+    groups.length,
+    (sample) => {
+      const picked = Array.from(sample).flatMap((g) => members.get(groups[g])!);
+      return agreementOf(
+        codebook,
+        picked.map((i) => examples[i]),
+        picked.map((i) => predictions[i]),
+      ).kappa;
+    },
+    { seed },
+  );
+  return Number.isFinite(ci.lower) && Number.isFinite(ci.upper) ? { lower: ci.lower, upper: ci.upper } : undefined;
 }
 
 /** Kappa and percent agreement of predictions against the examples' human codes. */
 export function agreementOf(
   codebook: Codebook,
-  examples: readonly TrainingExample[],
-  predictions: readonly (Prediction | undefined)[],
-): { kappa: number; agreement: number; n: number } {
+  examples: readonly Pick<TrainingExample, "codes" | "scores">[],
+  predictions: readonly (Pick<Prediction, "codes" | "scores"> | undefined)[],
+): Agreement {
   if (codebook.kind === "nominal") {
     const pairs = examples.flatMap((e, i) => (predictions[i]?.codes?.[0] && e.codes?.[0] ? [[e.codes[0], predictions[i]!.codes![0]] as const] : []));
     if (pairs.length === 0) return { kappa: NaN, agreement: NaN, n: 0 };
@@ -101,12 +197,13 @@ export function agreementOf(
   }
   const kappas: number[] = [];
   let same = 0;
-  let n = 0;
+  let ratings = 0;
+  const turns = new Set<number>();
   for (const scale of codebook.scales) {
     const pairs = examples.flatMap((e, i) => {
       const human = e.scores?.[scale.id];
       const machine = predictions[i]?.scores?.[scale.id];
-      return typeof human === "number" && typeof machine === "number" ? [[human, machine] as const] : [];
+      return typeof human === "number" && typeof machine === "number" ? [[human, machine, i] as const] : [];
     });
     if (pairs.length === 0) continue;
     const labels = Array.from({ length: scale.points }, (_, i) => i + 1);
@@ -117,79 +214,13 @@ export function agreementOf(
     );
     if (Number.isFinite(k.kappa)) kappas.push(k.kappa);
     same += pairs.filter(([a, b]) => a === b).length;
-    n += pairs.length;
+    ratings += pairs.length;
+    for (const p of pairs) turns.add(p[2]);
   }
-  return { kappa: kappas.length ? kappas.reduce((a, b) => a + b, 0) / kappas.length : NaN, agreement: n ? same / n : NaN, n };
-}
-
-export interface LearningCurvePoint {
-  /** Human-coded turns trained on. */
-  size: number;
-  kappa: number;
-  agreement: number;
-  /** Turns predicted (out of fold) at this size. */
-  n: number;
-}
-
-/**
- * Agreement against training-set size, so a researcher sees when more hand-coding stops paying:
- * in each session-grouped fold, models are trained on the first 25, 50, 100, … turns of the
- * other folds (in a seeded order of whole sessions) and predict the held-out fold.
- */
-export function learningCurve(
-  codebook: Codebook,
-  examples: readonly GroupedExample[],
-  options: { folds?: number; seed?: number; sizes?: number[] } = {},
-): LearningCurvePoint[] {
-  const groups = shuffledSessions(examples, options.seed);
-  const folds = Math.min(options.folds ?? 5, groups.length);
-  if (folds < 2) return [];
-  const foldOf = new Map(groups.map((g, i) => [g, i % folds]));
-  const rank = new Map(groups.map((g, i) => [g, i]));
-  const largest = Math.floor((examples.length * (folds - 1)) / folds);
-  const sizes = (options.sizes ?? [25, 50, 100, 200, 400, 800, 1600, 3200]).filter((s) => s < largest).concat(largest);
-  return sizes.map((size) => {
-    const predictions: (Prediction | undefined)[] = examples.map(() => undefined);
-    for (let f = 0; f < folds; f++) {
-      // Whole sessions in the seeded order, so a size means "the first sessions a person coded".
-      const pool = examples.filter((e) => foldOf.get(e.group) !== f).sort((a, b) => rank.get(a.group)! - rank.get(b.group)!);
-      let model;
-      try {
-        model = trainLearnedModel(codebook, pool.slice(0, size), { visits: FOLD_VISITS });
-      } catch {
-        continue;
-      }
-      examples.forEach((e, i) => {
-        if (foldOf.get(e.group) === f) predictions[i] = predictLearned(model, e.terms);
-      });
-    }
-    return { size, ...agreementOf(codebook, examples, predictions) };
-  });
-}
-
-/**
- * Agreement on an evaluation set against training size: models trained on the first 25, 50,
- * 100, … turns of `pool` (whole sessions in the same seeded order as `learningCurve`) predict
- * every turn of `evaluation`, whose sessions must not be in the pool. This is the curve
- * `colloquy agree --learning-curve` prints for a held-out part of a study.
- */
-export function heldOutCurve(
-  codebook: Codebook,
-  pool: readonly GroupedExample[],
-  evaluation: readonly TrainingExample[],
-  options: { seed?: number; sizes?: number[] } = {},
-): LearningCurvePoint[] {
-  const rank = new Map(shuffledSessions(pool, options.seed).map((g, i) => [g, i]));
-  const ordered = [...pool].sort((a, b) => rank.get(a.group)! - rank.get(b.group)!);
-  const sizes = (options.sizes ?? [25, 50, 100, 200, 400, 800, 1600, 3200]).filter((s) => s < ordered.length).concat(ordered.length);
-  return sizes.map((size) => {
-    let model;
-    try {
-      model = trainLearnedModel(codebook, ordered.slice(0, size), { visits: FOLD_VISITS });
-    } catch {
-      return { size, kappa: NaN, agreement: NaN, n: 0 };
-    }
-    const predictions = evaluation.map((e) => predictLearned(model, e.terms));
-    return { size, ...agreementOf(codebook, evaluation, predictions) };
-  });
+  return {
+    kappa: kappas.length ? kappas.reduce((a, b) => a + b, 0) / kappas.length : NaN,
+    agreement: ratings ? same / ratings : NaN,
+    n: turns.size,
+    ratings,
+  };
 }

@@ -6,6 +6,8 @@ import type { AnalysisFile, StudyData } from "../load.js";
 import { artifacts } from "../../study/artifacts.js";
 import { apaCompareTest, apaConditionTest, apaNumber, apaSummary, conditionTestName } from "../apa.js";
 import type { Block, Cell, Chart, PaperReport, Section, Table } from "./document.js";
+import { codeSetValidation, validationLabel } from "../shape/validation.js";
+import { summariseRecords } from "../../coding/records.js";
 
 /**
  * The paper report's sections, in the order of a paper's method and results: sample, design,
@@ -152,6 +154,7 @@ function codingSection(data: StudyData, compares: AnalysisFile<CompareReport>[])
       set.coder,
       set.coder.startsWith("human:") ? "human" : set.coder === "rules" ? "offline rules" : "machine",
       set.records.length,
+      validationLabel(codeSetValidation(set.coder, summariseRecords(set.records).validation)),
     ]);
   }
   const blocks: Block[] = [
@@ -164,9 +167,9 @@ function codingSection(data: StudyData, compares: AnalysisFile<CompareReport>[])
     table({
       id: "coders",
       caption: "Codebooks and coders (records = coded turns)",
-      columns: ["codebook", "version", "coder", "kind", "records"],
+      columns: ["codebook", "version", "coder", "kind", "records", "checked against people"],
       rows,
-      digits: [undefined, undefined, undefined, undefined, 0],
+      digits: [undefined, undefined, undefined, undefined, 0, undefined],
       source: "codes/<codebook>/<coder>.jsonl",
     }),
   ];

@@ -1,7 +1,8 @@
 import type { Session } from "../../transcript/schema.js";
-import { summariseRecords } from "../../coding/records.js";
+import { summariseRecords, type RecordsSummary } from "../../coding/records.js";
 import { sessionCodes, type CodeSet, type StudyData } from "../load.js";
 import type { Counts, Overview, SessionChunk, SessionSummary } from "../types.js";
+import { codeSetValidation, validationLabel } from "./validation.js";
 import { timeSpan } from "../../analysis/shared/measures.js";
 import { conditionOf, speakerKeys, turnSpeaker, turnWords } from "./common.js";
 import { listEntry } from "../../util/named-entries.js";
@@ -41,11 +42,13 @@ export interface CodeSetFacts {
   models: Set<string>;
   first?: string;
   last?: string;
+  /** The coder's validation on the study as its latest record states it (shown by finishOverview). */
+  validation?: RecordsSummary["validation"];
 }
 
 export function codeSetFacts(set: CodeSet): CodeSetFacts {
-  const { models, first, last } = summariseRecords(set.records);
-  return { codebook: set.codebook, coder: set.coder, turns: set.turns, models, first, last };
+  const { models, first, last, validation } = summariseRecords(set.records);
+  return { codebook: set.codebook, coder: set.coder, turns: set.turns, models, first, last, validation };
 }
 
 export function buildOverview(data: StudyData): Overview {
@@ -166,7 +169,10 @@ export function finishOverview(counted: SessionsOverview, sessions: number, sets
     words: counted.words,
     turnTypes: counted.turnTypes,
     coders,
-    coded: sets.map((s) => ({ codebook: s.codebook, coder: s.coder, turns: s.turns })),
+    coded: sets.map((s) => {
+      const validation = codeSetValidation(s.coder, s.validation);
+      return { codebook: s.codebook, coder: s.coder, turns: s.turns, validation, label: validationLabel(validation) };
+    }),
     models: [...models].sort(),
     dates: { first, last },
     analysisFiles,
