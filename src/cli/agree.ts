@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { AgreementReport } from "../analysis/agreement/agree.js";
 import type { AgreeCurve } from "../stages/agree-curve.js";
 import type { MeasurementLevel } from "../analysis/reliability/krippendorff.js";
-import { formatCurvePoint } from "../coding/learned/curve-format.js";
+import { formatCurvePoint } from "./learning-curve.js";
 import { CliError } from "../util/errors.js";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";

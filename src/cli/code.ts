@@ -6,7 +6,7 @@ import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 import { modelFlags } from "./model-flags.js";
 import { shorten } from "../util/text.js";
-import { formatCurvePoint } from "../coding/learned/curve-format.js";
+import { formatCurvePoint } from "./learning-curve.js";
 
 interface CodeFlags {
   codebook?: string;

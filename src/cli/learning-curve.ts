@@ -1,4 +1,4 @@
-import type { LearningCurvePoint } from "./curve.js";
+import type { LearningCurvePoint } from "../coding/learned/curve.js";
 
 /** One line of a printed learning curve: mean kappa over the seeds, their range, the agreement. */
 export function formatCurvePoint(p: LearningCurvePoint): string {
