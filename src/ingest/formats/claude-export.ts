@@ -52,6 +52,8 @@ export const claudeExportImporter: Importer = {
       const messages = expectArray(conv.chat_messages, file, childPath(path, "chat_messages"), "an array of chat messages");
       const id = optionalString(conv, "uuid", file, path) ?? `${stem}-${i + 1}`;
       const metadata: Record<string, unknown> = { source: { file, format: "claude-export" }, ...rest(conv, ["chat_messages", "name"]) };
+      const beside = wrapped ? rest(root as JsonObject, ["conversations"]) : undefined;
+      if (beside) metadata.export = beside;
       const builder = new SessionBuilder(id, optionalString(conv, "name", file, path), metadata);
       let origin: number | undefined;
       messages.forEach((m, j) => {
