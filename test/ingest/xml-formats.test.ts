@@ -110,8 +110,8 @@ describe("elan (.eaf)", () => {
       expect.objectContaining({ value: "everyone" }),
     ]);
     expect(result.warnings).toEqual([
-      "o.eaf: 2 dependent annotation(s) belong to no utterance; kept in session metadata orphanAnnotations",
       "o.eaf: 1 empty annotation(s) on speech tiers are not turns",
+      "o.eaf: 2 dependent annotation(s) belong to no utterance; kept in session metadata orphanAnnotations",
     ]);
   });
 });
