@@ -34,6 +34,8 @@ const TIME = String.raw`\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:\s*[AaPp]\.?[Mm]\
 // Standard `00:00:01.000` and Teams' unpadded `0:0:2.90`; settings after the end time are markup.
 const CUE_TIME = String.raw`(?:\d{1,2}:)?\d{1,2}:\d{1,2}[.,]\d{1,3}`;
 const CUE_TIMING = new RegExp(String.raw`^\s*${CUE_TIME}\s*--?>\s*${CUE_TIME}.*$`);
+// Words on the timing line after the end time (not `name:value` settings) are cue text, maybe in a voice span.
+const CUE_TIMING_WITH_TEXT = new RegExp(String.raw`^\s*${CUE_TIME}\s*-->\s*${CUE_TIME}\s+<v(?:\.[^ >]*)?\s+([^>]+)>(.*?)(?:<\/v>)?$`);
 
 const WA_DATE = String.raw`\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\.?`;
 const WA_TIME = String.raw`\d{1,2}[:.]\d{2}(?:[:.]\d{2})?(?:[\s\u202f]*[AaPp]\.?\s?[Mm]\.?)?`;
@@ -54,12 +56,17 @@ const MARKUP: Record<string, Markup[]> = {
     new RegExp(String.raw`^(.+?)\s{2,}${TIME}\s*$`), // Name  1:23
     /^([^:]{1,60}):\s*(.*)$/, // Speaker: text
   ],
-  vtt: [/^WEBVTT.*$/, /^\s*\d+\s*$/, CUE_TIMING, /^<v(?:\.[^ >]*)?\s+([^>]+)>(.*?)(?:<\/v>)?$/, /^([^:]{1,60}):\s*(.*)$/],
+  vtt: [/^WEBVTT.*$/, /^\s*\d+\s*$/, CUE_TIMING_WITH_TEXT, CUE_TIMING, /^<v(?:\.[^ >]*)?\s+([^>]+)>(.*?)(?:<\/v>)?$/, /^([^:]{1,60}):\s*(.*)$/],
   srt: [/^\s*\d+\s*$/, CUE_TIMING, /^([^:]{1,60}):\s*(.*)$/],
   // CHAT: the media bullet (\u0015start_end\u0015) becomes start/end; codes, text, tier values and headers must survive.
   cha: [/^\*([^:\s]+):\s?(.*?)\s*(?:\u0015\d+_\d+\u0015)?\s*$/, /^%[^:\s]+:\s?(.*)$/, /^@([^:\t]+?)(?::\s?(.*))?$/, /^\t(.*?)\s*(?:\u0015\d+_\d+\u0015)?\s*$/],
   // Zoom chat: the clock time is markup; sender, recipient and text must survive.
-  "zoom-chat": [/^\d{1,2}:\d{2}:\d{2}\s+From\s+(.+?)\s+to\s+(.+?)\s*:(?:\s(.*))?$/, /^\d{1,2}:\d{2}:\d{2}\s+From\s+(.+?)\s*:(?:\s(.*))?$/],
+  "zoom-chat": [
+    /^\d{1,2}:\d{2}:\d{2}\s+From\s+(.+?)\s+to\s+(.+?)\s*:(?:\s(.*))?$/,
+    /^\d{1,2}:\d{2}:\d{2}\s+From\s+(.+?)\s*:(?:\s(.*))?$/,
+    /^\d{1,2}:\d{2}:\d{2}[ \t]+([^\t]+?)\s+to\s+([^\t]+?):\t(.*)$/, // recordings' `hh:mm:ss Name  to  Host(Direct:<TAB>text`
+    /^\d{1,2}:\d{2}:\d{2}[ \t]+([^\t]+?):\t(.*)$/, // recordings' `hh:mm:ss Name:<TAB>text`
+  ],
   // Teams .docx (its paragraphs' text): offsets and cue timings are markup; the names must survive.
   "teams-docx": [/^(\S.*?)(?:\t+|\s{2,})\d{1,2}(?::\d{1,2}){1,2}\s*$/, /^\s*\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d+)?\s*-->\s*\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d+)?\s*$/],
   // Date and time headers are markup (kept as timestamps); the sender and the text must survive.
