@@ -271,7 +271,7 @@ async function piecesOf(c: Case): Promise<string[]> {
     }
     return out;
   }
-  if (c.format === "teams-docx") return textPieces(c.format, docxText(await readFile(c.path)).join("\n"));
+  if (c.format === "teams-docx" && c.path.endsWith(".docx")) return textPieces(c.format, docxText(await readFile(c.path)).join("\n"));
   const text = decodeByName(c.path, await readFile(c.path));
   if (c.format === "csv") return csvPieces(text);
   if (MARKUP[c.format]) return textPieces(c.format, text);
