@@ -198,11 +198,24 @@ async function saveFile(
       `an earlier import of this file made session(s) ${orphans.join(", ")}, which it no longer makes (are its sessions keyed differently now?); they are still in the study, with their codes`,
     );
   }
+  // The sessions' previous versions are read before the map names the new ids (a fresh import's id
+  // would otherwise look like a re-import of itself).
+  let reimports: Reimport[];
+  try {
+    reimports = await previousVersions(study, ready, entries, importMap);
+  } catch (error) {
+    report.error = `could not read its earlier sessions: ${errorMessage(error)}`;
+    return undefined;
+  }
+  // Map first, then write the sessions: a kill in between leaves a map entry whose session is
+  // missing (the next import writes it under the same id), never a session file the map does not
+  // know, which the next import would add again under a new id.
+  const previous = new Map(Object.keys(entries).map((key) => [key, importMap[key]]));
+  for (const [key, id] of Object.entries(entries)) importMap[key] = id;
+  await writeImportMap(study, importMap);
   try {
     // Codes of re-imported sessions follow their turns before the new sessions replace the old.
-    const realigned = await realignCodes(study, await previousVersions(study, ready, entries, importMap), `colloquy import ${file.path}`, (r) =>
-      isImportedFrom(r, file.path),
-    );
+    const realigned = await realignCodes(study, reimports, `colloquy import ${file.path}`, (r) => isImportedFrom(r, file.path));
     if (realigned.moved > 0) report.codesMoved = realigned.moved;
     for (const repair of realigned.repairs) report.warnings.push(describeRepair(repair, study));
     if (realigned.stale > 0) {
@@ -218,10 +231,13 @@ async function saveFile(
     }
   } catch (error) {
     report.error = `could not save its sessions: ${errorMessage(error)}`;
-  } finally {
-    // Map only what is on disk, and persist it now, so an interrupted import re-run replaces
-    // these sessions instead of adding duplicates.
-    for (const [key, id] of Object.entries(entries)) if (report.sessions.includes(id)) importMap[key] = id;
+    // Unmap what was not written (back to what an earlier import mapped, if anything).
+    for (const [key, id] of Object.entries(entries)) {
+      if (report.sessions.includes(id)) continue;
+      const before = previous.get(key);
+      if (before === undefined) delete importMap[key];
+      else importMap[key] = before;
+    }
     await writeImportMap(study, importMap);
   }
   if (report.error) return undefined;

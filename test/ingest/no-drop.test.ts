@@ -34,6 +34,8 @@ const TIME = String.raw`\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:\s*[AaPp]\.?[Mm]\
 // Standard `00:00:01.000` and Teams' unpadded `0:0:2.90`; settings after the end time are markup.
 const CUE_TIME = String.raw`(?:\d{1,2}:)?\d{1,2}:\d{1,2}[.,]\d{1,3}`;
 const CUE_TIMING = new RegExp(String.raw`^\s*${CUE_TIME}\s*--?>\s*${CUE_TIME}.*$`);
+// A timing line with words after the end time (not `name:value` settings): the timing is markup, the words are cue text.
+const TIMING_BEFORE_TEXT = new RegExp(String.raw`^\s*${CUE_TIME}\s*-->\s*${CUE_TIME}\s*`);
 
 const WA_DATE = String.raw`\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\.?`;
 const WA_TIME = String.raw`\d{1,2}[:.]\d{2}(?:[:.]\d{2})?(?:[\s\u202f]*[AaPp]\.?\s?[Mm]\.?)?`;
@@ -59,7 +61,12 @@ const MARKUP: Record<string, Markup[]> = {
   // CHAT: the media bullet (\u0015start_end\u0015) becomes start/end; codes, text, tier values and headers must survive.
   cha: [/^\*([^:\s]+):\s?(.*?)\s*(?:\u0015\d+_\d+\u0015)?\s*$/, /^%[^:\s]+:\s?(.*)$/, /^@([^:\t]+?)(?::\s?(.*))?$/, /^\t(.*?)\s*(?:\u0015\d+_\d+\u0015)?\s*$/],
   // Zoom chat: the clock time is markup; sender, recipient and text must survive.
-  "zoom-chat": [/^\d{1,2}:\d{2}:\d{2}\s+From\s+(.+?)\s+to\s+(.+?)\s*:(?:\s(.*))?$/, /^\d{1,2}:\d{2}:\d{2}\s+From\s+(.+?)\s*:(?:\s(.*))?$/],
+  "zoom-chat": [
+    /^\d{1,2}:\d{2}:\d{2}\s+From\s+(.+?)\s+to\s+(.+?)\s*:(?:\s(.*))?$/,
+    /^\d{1,2}:\d{2}:\d{2}\s+From\s+(.+?)\s*:(?:\s(.*))?$/,
+    /^\d{1,2}:\d{2}:\d{2}[ \t]+([^\t]+?)\s+to\s+([^\t]+?):\t(.*)$/, // recordings' `hh:mm:ss Name  to  Host(Direct:<TAB>text`
+    /^\d{1,2}:\d{2}:\d{2}[ \t]+([^\t]+?):\t(.*)$/, // recordings' `hh:mm:ss Name:<TAB>text`
+  ],
   // Teams .docx (its paragraphs' text): offsets and cue timings are markup; the names must survive.
   "teams-docx": [/^(\S.*?)(?:\t+|\s{2,})\d{1,2}(?::\d{1,2}){1,2}\s*$/, /^\s*\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d+)?\s*-->\s*\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d+)?\s*$/],
   // Date and time headers are markup (kept as timestamps); the sender and the text must survive.
@@ -72,14 +79,16 @@ const VOICE_TAG = /<v(?:\.[^\s>]*)?(?:\s+([^>]*))?>/;
 function textPieces(format: string, text: string): string[] {
   const patterns = MARKUP[format] ?? [];
   const out: string[] = [];
-  for (const line of text.replace(/^\uFEFF/, "").split(/\r\n|\n|\r/)) {
-    if (line.trim() === "") continue;
-    if (format === "vtt" && VOICE_TAG.test(line)) {
+  for (const raw of text.replace(/^\uFEFF/, "").split(/\r\n|\n|\r/)) {
+    if (raw.trim() === "") continue;
+    if (format === "vtt" && VOICE_TAG.test(raw)) {
+      const line = raw.replace(TIMING_BEFORE_TEXT, "");
       // Voice tags anywhere in a line are markup: the names and the words between them must survive.
       out.push(...[...line.matchAll(new RegExp(VOICE_TAG, "g"))].flatMap((m) => (m[1]?.trim() ? [m[1].trim()] : [])));
       out.push(...line.split(/<v(?:\.[^\s>]*)?(?:\s+[^>]*)?>|<\/v>/).filter((part) => part.trim() !== ""));
       continue;
     }
+    const line = raw;
     const match = patterns.map((p) => p.exec(line)).find((m) => m);
     if (!match) out.push(line);
     else out.push(...match.slice(1).filter((g): g is string => g !== undefined && g.trim() !== ""));
@@ -262,7 +271,7 @@ async function piecesOf(c: Case): Promise<string[]> {
     }
     return out;
   }
-  if (c.format === "teams-docx") return textPieces(c.format, docxText(await readFile(c.path)).join("\n"));
+  if (c.format === "teams-docx" && c.path.endsWith(".docx")) return textPieces(c.format, docxText(await readFile(c.path)).join("\n"));
   const text = decodeByName(c.path, await readFile(c.path));
   if (c.format === "csv") return csvPieces(text);
   if (MARKUP[c.format]) return textPieces(c.format, text);

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parseCueTime, parseSubtitles, srtImporter, vttImporter } from "../../src/ingest/formats/subtitles.js";
 import { ImportError } from "../../src/ingest/types.js";
 import { assertNothingDropped } from "../support/coverage.js";
+import { importFixture, importText, speakerName } from "./json/helpers.js";
 
 const read = (name: string) => readFile(new URL(`../../fixtures/transcripts/${name}`, import.meta.url), "utf8");
 /** Cue numbers and timing lines are markup (kept as turn metadata and start/end). */
@@ -87,11 +88,9 @@ describe("WebVTT and SRT importers", () => {
       ["0:0:6.90", 6.09, 6.5, "Please."],
       ["0:1:5.120", 65.12, 69.007, "Here is a summary of the first minute."],
     ]);
-    expect([parseCueTime("01:02.500"), parseCueTime("00:00:01,5"), parseCueTime("1:02:03.004"), parseCueTime("0:0:60.0")]).toEqual([
-      62.5,
-      1.5,
-      3723.004,
-      undefined,
+    // Seconds past 59 run into the next minute, as players read them.
+    expect([parseCueTime("01:02.500"), parseCueTime("00:00:01,5"), parseCueTime("1:02:03.004"), parseCueTime("00:00:60.000")]).toEqual([
+      62.5, 1.5, 3723.004, 60,
     ]);
   });
 
@@ -204,5 +203,23 @@ describe("WebVTT and SRT importers", () => {
     expect(
       parseSubtitles("one-off-label.srt", await read("srt/one-off-label.srt"), "srt", { agents: ["Note"] }).sessions[0]!.participants.map((p) => p.name),
     ).toContain("Note");
+  });
+
+  it("keeps words written on the timing line after the end time, reads 60-second fields, and hints at --merge-cues", async () => {
+    const { sessions, result } = await importFixture(vttImporter, "vtt/words-after-end-time-and-sixty-seconds.vtt");
+    const [s] = sessions;
+    expect(s.turns.map((t) => [speakerName(s, t.index), t.text, t.start, t.end])).toEqual([
+      ["Dana Whitfield", "Thanks for coming in today.", 58, 60],
+      ["Dana Whitfield", "Where did you grow up?", 60, 64.5],
+      ["Omar", "By the coast, in a small town.", 65, 70],
+      ["Omar", "We fished most mornings.", 70.5, 74],
+    ]);
+    expect(result.warnings).toEqual([
+      expect.stringContaining("3 cue timing(s) count 60 or more seconds or minutes in a field"),
+      expect.stringContaining("2 cue(s) continue the previous cue's speaker; each is a turn (pass --merge-cues"),
+    ]);
+    // Cue settings after the end time stay settings.
+    const settings = await importText(vttImporter, "s.vtt", "WEBVTT\n\n00:00:01.000 --> 00:00:02.000 align:start position:10%\nHello\n");
+    expect(settings.sessions[0].turns.map((t) => t.text)).toEqual(["Hello"]);
   });
 });

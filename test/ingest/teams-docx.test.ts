@@ -51,4 +51,28 @@ describe("teams-docx importer", () => {
     expect(error).toBeInstanceOf(ImportError);
     expect((error as Error).message).toMatch(/^m\.docx: no speaker paragraph found in 2 paragraph\(s\); expected a Microsoft Teams transcript/);
   });
+
+  it("reads Word's timing/name/words layout saved as a .txt file, and detects it", async () => {
+    const path = fixture("teams-docx/word-layout-saved-as-text.txt");
+    const [file] = await importFiles([path]);
+    expect(file!.format).toBe("teams-docx");
+    const s = file!.result!.sessions[0]!;
+    expect(s.turns.map((t) => [t.text, t.start])).toEqual([
+      ["Good morning, can everyone hear me?", 1],
+      ["Yes, loud and clear.", 4.1],
+      ["Great. First item is the launch date.", 6.2],
+    ]);
+  });
+
+  it("warns when the document holds bytes that are not UTF-8, instead of replacing them silently", async () => {
+    const body = new TextEncoder().encode('<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>Nora   0:03</w:t></w:r></w:p><w:p><w:r><w:t>caf');
+    const tail = new TextEncoder().encode(" ok</w:t></w:r></w:p></w:body></w:document>");
+    const document = new Uint8Array([...body, 0xe9, ...tail]);
+    const { zipSync } = await import("fflate");
+    const result = await teamsDocxImporter.parse(bytesInput("bad-bytes.docx", zipSync({ "word/document.xml": document })), {});
+    expect(result.sessions[0]!.turns[0]!.text).toBe("caf\uFFFD ok");
+    expect(result.warnings).toEqual([
+      "bad-bytes.docx (word/document.xml): 1 invalid UTF-8 byte sequence(s) replaced by U+FFFD; the file's words there are not readable",
+    ]);
+  });
 });

@@ -41,7 +41,9 @@ describe("whatsapp importer", () => {
   it("iOS brackets with left-to-right marks: names clean, marks and attachments kept in the text", async () => {
     const { sessions } = await importFixture(whatsappImporter, "whatsapp/ios-brackets-left-to-right-marks.txt");
     const [s] = sessions;
-    expect(s.participants.map((p) => p.name)).toEqual(["Team Alpha", "Priya Nair", "Assistant"]);
+    // The encryption notice under the group's name is WhatsApp's line, not the group speaking.
+    expect(s.participants.map((p) => p.name)).toEqual(["WhatsApp", "Priya Nair", "Assistant"]);
+    expect(s.turns[0]).toMatchObject({ type: "system", text: expect.stringMatching(/^Team Alpha: \u200eMessages and calls are end-to-end encrypted/) });
     expect(s.turns[2].text).toBe("\u200eimage omitted");
     expect(s.turns[3].text).toBe("It did: three decisions, two open questions.\nDecision 1: keep the pilot at 12 groups.");
     expect(s.turns[3].timestamp).toBe("2023-03-24T09:18:11");
@@ -151,5 +153,24 @@ describe("whatsapp importer", () => {
       expect(detectFormat(name, await readFile(fixture(`whatsapp/${name}`), "utf8")).name, name).toBe("whatsapp");
     }
     expect(whatsappImporter.detect("i.txt", "Alice: hi\nBob: hello\n")).toBe(0);
+  });
+});
+
+describe("whatsapp: events under a sender, and exports pasted together", () => {
+  it("makes iOS events named under a person or the group system turns, keeps media placeholders, and reads a pasted older export as messages", async () => {
+    const { sessions, result } = await importFixture(whatsappImporter, "whatsapp/ios-system-events-and-pasted-export.txt");
+    const [s] = sessions;
+    const said = s.turns.filter((t) => t.type === "message").map((t) => [speakerName(s, t.index), t.text]);
+    expect(said).toEqual([
+      ["~\u202fMina", "Hi all, which book is next?"],
+      ["Jon Reyes", "\u200eimage omitted"],
+      ["Jon Reyes", "The one on the cover above"],
+      ["Jon Reyes", "Older export starts here"],
+      ["~\u202fMina", "and goes on for a while"],
+      ["Jon Reyes", "until the end"],
+    ]);
+    expect(s.turns.filter((t) => t.type === "system")).toHaveLength(3);
+    expect(s.participants.map((p) => p.name)).not.toContain("Book Club");
+    expect(result.warnings).toEqual([expect.stringMatching(/:7: the dates go back 53 days here and go on as a chat \(two exports pasted together\?\)/)]);
   });
 });

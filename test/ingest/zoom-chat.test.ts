@@ -38,6 +38,25 @@ describe("zoom-chat importer", () => {
     expect(result.warnings).toEqual(['chat.txt:1: text before the first "hh:mm:ss From …" line; kept in session metadata preamble']);
   });
 
+  it("recordings' shape `hh:mm:ss Name:<TAB>text`: detected, with tab-indented continuation lines and truncated recipient labels", async () => {
+    const head = await readFile(fixture("zoom-chat/recording-name-colon-tab-shape.txt"), "utf8");
+    expect(detectFormat("chat.txt", head).name).toBe("zoom-chat");
+    const { sessions } = await importFixture(zoomChatImporter, "zoom-chat/recording-name-colon-tab-shape.txt");
+    const [s] = sessions;
+    expect(s.turns.map((t) => [speakerName(s, t.index), t.text, t.start])).toEqual([
+      ["Moderator", "Welcome, please say hi in the chat", 0],
+      ["Guest 12", "hi from Lisbon", 36],
+      ["Guest 7", "can I share my screen later?", 57],
+      ["Guest 12", 'here is the error I get:\nTraceback (most recent call last):\n  File "app.py", line 3', 125],
+      ["Moderator", 'Reacted to "here is the error I..." with 👍', 145],
+    ]);
+    expect(s.turns[2].metadata).toEqual({ to: "Moderator(Direct" });
+  });
+
+  it("--format zoom-chat on text with no message line is an error, not an empty session", async () => {
+    await expect(importText(zoomChatImporter, "notes.txt", "Agenda\nItem one\n")).rejects.toThrow(/notes\.txt:1: no line starts a chat message/);
+  });
+
   it("is detected ahead of plain text", async () => {
     for (const name of ["newer-indented-lines-direct-message.txt", "older-same-line-across-midnight.txt"]) {
       expect(detectFormat(name, await readFile(fixture(`zoom-chat/${name}`), "utf8")).name).toBe("zoom-chat");

@@ -11,9 +11,19 @@ const ID_KEYS = ["id", "conversation_id", "custom_id"] as const;
 /** CAMEL role-playing records number their messages: message_1, message_2, … */
 const CAMEL_MESSAGE = /^message_(\d+)$/;
 
+/**
+ * A request and its reply as two strings: legacy fine-tuning lines `{prompt, completion}` and LLM
+ * call logs `{query, response}` (often with a timestamp). The request is the user's turn, the
+ * reply the assistant's.
+ */
+const EXCHANGE_KEYS = [
+  ["prompt", "completion"],
+  ["query", "response"],
+] as const;
+
 /** Every shape chat-json reads, for the error on anything else. */
 const CHAT_SHAPES =
-  'an array of chat messages [{"role": …, "content": …}], {"messages": […]} or {"chat_history": […]} (AutoGen), an array of conversations [{"id": …, "messages": […]}], or a CAMEL record {"message_1": {"role_name": …, "role_type": …, "content": …}, …}';
+  'an array of chat messages [{"role": …, "content": …}], {"messages": […]} or {"chat_history": […]} (AutoGen), an array of conversations [{"id": …, "messages": […]}] or an object of them {"<name>": {"messages": […]}}, a CAMEL record {"message_1": {"role_name": …, "role_type": …, "content": …}, …}, or request/reply pairs {"prompt": …, "completion": …} / {"query": …, "response": …}';
 
 /**
  * Chat JSON: OpenAI-style messages `{role, name?, content}` in one of these shapes:
@@ -42,6 +52,10 @@ export const chatJsonImporter: Importer = {
     if (/^\s*\[/.test(head) && /"role"\s*:\s*"(user|assistant|system|developer|tool)"/.test(head)) return json ? 0.75 : 0.6;
     if (/^\s*\{/.test(head) && /"(messages|chat_history)"\s*:\s*\[/.test(head) && /"(role|sender|speaker|role_name)"\s*:/.test(head)) return json ? 0.8 : 0.6;
     if (/^\s*\{/.test(head) && /"message_1"\s*:\s*\{/.test(head) && /"role_type"\s*:/.test(head)) return json ? 0.8 : 0.6;
+    // Conversations whose messages name their sender by id: [{"conversation_id": …, "messages": [{"sender_id": …}]}].
+    if (/^\s*\[/.test(head) && /"messages"\s*:\s*\[/.test(head) && /"sender(_id)?"\s*:/.test(head)) return json ? 0.7 : 0.5;
+    if (/^\s*\[\s*\{/.test(head) && EXCHANGE_KEYS.some(([q, r]) => new RegExp(`"${q}"\\s*:\\s*"`).test(head) && new RegExp(`"${r}"\\s*:`).test(head)))
+      return json ? 0.6 : 0.4;
     return 0;
   },
   async parse(input, options) {
@@ -64,14 +78,53 @@ export function conversationsOf(root: unknown, file: string, stem: string): Chat
   const metadata = (): Record<string, unknown> => ({ source: { file, format: "chat-json" } });
   if (Array.isArray(root)) {
     // [{id, messages: [...]}, …]: a list of conversations, not of messages.
-    if (root.length > 0 && root.every((c) => isObject(c) && LIST_KEYS.some((k) => Array.isArray(c[k])) && !("content" in c))) {
+    if (root.length > 0 && root.every(isConversation)) {
       return root.map((c, i) => wrapped(c as JsonObject, file, `$[${i}]`, `${stem}-${i + 1}`, metadata()));
+    }
+    if (root.length > 0 && root.every((c) => exchangeKeys(c) !== undefined)) {
+      return root.map((c, i) => exchange(c as JsonObject, `$[${i}]`, `${stem}-${i + 1}`, metadata()));
     }
     return [{ messages: root, listPath: "$", id: stem, metadata: metadata() }];
   }
   if (isObject(root) && LIST_KEYS.some((k) => k in root)) return [wrapped(root, file, "$", stem, metadata())];
+  if (isObject(root) && exchangeKeys(root)) return [exchange(root, "$", stem, metadata())];
+  // {"<name>": {"messages": […]}, …}: conversations keyed by their names.
+  const named = isObject(root) ? Object.entries(root) : [];
+  if (named.length > 0 && named.every(([, c]) => isConversation(c))) {
+    return named.map(([name, c]) => {
+      const conversation = wrapped(c as JsonObject, file, childPath("$", name), slugify(name), metadata());
+      return { ...conversation, title: conversation.title ?? name };
+    });
+  }
   if (isObject(root) && Object.keys(root).some((k) => CAMEL_MESSAGE.test(k))) return [camelRecord(root, file, stem, metadata())];
   throw shapeError(file, "$", CHAT_SHAPES, root);
+}
+
+function isConversation(value: unknown): boolean {
+  return isObject(value) && LIST_KEYS.some((k) => Array.isArray(value[k])) && !("content" in value);
+}
+
+function exchangeKeys(value: unknown): (typeof EXCHANGE_KEYS)[number] | undefined {
+  if (!isObject(value)) return undefined;
+  return EXCHANGE_KEYS.find(([q, r]) => typeof value[q] === "string" && typeof value[r] === "string");
+}
+
+/** A request/reply pair as a two-turn conversation; its other keys (timestamp kept per turn) go to `extra`. */
+function exchange(obj: JsonObject, path: string, id: string, metadata: Record<string, unknown>): ChatConversation {
+  const [q, r] = exchangeKeys(obj)!;
+  const time = typeof obj.timestamp === "string" || typeof obj.timestamp === "number" ? { timestamp: obj.timestamp } : {};
+  const extra = rest(obj, [q, r]);
+  if (extra) metadata.extra = extra;
+  return {
+    messages: [
+      { role: "user", content: obj[q], ...time },
+      { role: "assistant", content: obj[r], ...time },
+    ],
+    listPath: path,
+    paths: [childPath(path, q), childPath(path, r)],
+    id,
+    metadata,
+  };
 }
 
 /** `{messages | chat_history, id?, title?, …}`: other keys go to session metadata `extra`. */

@@ -7,7 +7,7 @@ import { baseName, idText, isObject, rest, type JsonObject } from "./json-shape.
 
 /** What one JSONL line can be, for warnings about lines that are none of them. */
 const LINE_SHAPES =
-  'a conversation {"messages": […]} (fine-tuning file), a batch request {"custom_id": …, "body": {"messages": […]}} or a batch result {"custom_id": …, "response": {"body": {"choices": [{"message": …}]}}}';
+  'a conversation {"messages": […]} (fine-tuning file), a legacy {"prompt": …, "completion": …} line, a batch request {"custom_id": …, "body": {"messages": […]}} or a batch result {"custom_id": …, "response": {"body": {"choices": [{"message": …}]}}}';
 
 /**
  * JSONL of conversations, one per line:
@@ -29,7 +29,10 @@ export const chatJsonlImporter: Importer = {
   detect(path, head) {
     const first = head.split(/\r?\n/).find((l) => l.trim() !== "") ?? "";
     if (!/^\s*\{/.test(first) || /"schemaVersion"\s*:/.test(first)) return 0;
-    const chat = /"(messages|chat_history)"\s*:\s*\[/.test(first) || (/"custom_id"\s*:/.test(first) && /"(body|response)"\s*:/.test(first));
+    const chat =
+      /"(messages|chat_history)"\s*:\s*\[/.test(first) ||
+      (/"custom_id"\s*:/.test(first) && /"(body|response)"\s*:/.test(first)) ||
+      (/"(prompt|query)"\s*:\s*"/.test(first) && /"(completion|response)"\s*:\s*"/.test(first));
     if (!chat) return 0;
     // One JSON object per line: the first line closes its own object.
     const oneLine = /\}\s*$/.test(first);
@@ -42,6 +45,8 @@ export const chatJsonlImporter: Importer = {
     const result: ImportResult = { sessions: [], codes: [], warnings: [] };
     let lineNo = 0;
     let nonEmpty = 0;
+    // Two batch runs appended to one file repeat their custom_ids: each repeat is its own session.
+    const seen = new Set<string>();
     for await (const line of input.lines()) {
       lineNo++;
       if (line.trim() === "") continue;
@@ -49,7 +54,17 @@ export const chatJsonlImporter: Importer = {
       try {
         const value = parseJson(line, file, lineNo - 1);
         const conversations = lineConversations(value, file, lineNo, stem, result.warnings);
-        for (const c of conversations) result.sessions.push(chatSession(c, file, agents));
+        for (const c of conversations) {
+          if (seen.has(c.id)) {
+            const id = `${c.id}-line-${lineNo}`;
+            result.warnings.push(
+              `${file}:${lineNo}: id "${c.id}" was already used by an earlier line (two runs appended in one file?); imported as session "${id}"`,
+            );
+            c.id = id;
+          }
+          seen.add(c.id);
+          result.sessions.push(chatSession(c, file, agents));
+        }
       } catch (error) {
         if (!(error instanceof ImportError)) throw error;
         // The located reason, then what happened to the line.
@@ -69,19 +84,23 @@ export const chatJsonlImporter: Importer = {
   },
 };
 
+/** Where a batch request's body holds the conversation: chat completions `messages`, Responses API `input`. */
+const BODY_LISTS = ["messages", "input"] as const;
+
 function lineConversations(value: unknown, file: string, line: number, stem: string, warnings: string[]): ChatConversation[] {
   const fallbackId = `${stem}-${line}`;
   const metadata = (extra?: JsonObject): Record<string, unknown> => ({ source: { file, format: "chat-jsonl", line }, ...(extra ? { extra } : {}) });
   if (isObject(value) && typeof value.custom_id === "string" && (isObject(value.response) || "error" in value) && !("body" in value)) {
     return batchResult(value, file, line, metadata, warnings);
   }
-  if (isObject(value) && isObject(value.body) && Array.isArray(value.body.messages)) {
+  const listKey = isObject(value) && isObject(value.body) ? BODY_LISTS.find((k) => Array.isArray((value.body as JsonObject)[k])) : undefined;
+  if (isObject(value) && isObject(value.body) && listKey) {
     // A batch request: the conversation sent, with model and settings as metadata.
-    const extra = { ...rest(value, ["body"]), ...rest(value.body, ["messages"]) };
+    const extra = { ...rest(value, ["body"]), ...rest(value.body, [listKey]) };
     return [
       {
-        messages: value.body.messages,
-        listPath: "$.body.messages",
+        messages: value.body[listKey] as unknown[],
+        listPath: `$.body.${listKey}`,
         id: slugify(value.custom_id === undefined || value.custom_id === null ? fallbackId : idText(value.custom_id, file, "$.custom_id")),
         metadata: metadata(extra),
       },

@@ -21,11 +21,12 @@ const MESSAGE_KEYS = new Set([
   "role_type",
   "sender",
   "speaker",
+  "sender_id",
 ]);
 const TIME_KEYS = ["timestamp", "created_at", "create_time"] as const;
 const TOOL_ROLES = new Set(["tool", "function", "ipython"]);
 /** Where a speaker's display name can be, in order of preference. */
-const NAME_KEYS = ["name", "role_name", "sender", "speaker"] as const;
+const NAME_KEYS = ["name", "role_name", "sender", "speaker", "sender_id"] as const;
 
 /**
  * OpenAI roles -> participant kind. Unknown roles are humans unless listed in --agents. A Map, so

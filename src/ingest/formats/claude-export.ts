@@ -33,21 +33,35 @@ export const claudeExportImporter: Importer = {
   async parse(input, options) {
     const file = input.path;
     const root = parseJson(await input.readText(), file);
-    const list = Array.isArray(root) ? root : isObject(root) && "chat_messages" in root ? [root] : undefined;
+    // Tools that keep exports wrap the array as {"conversations": [...]} beside their own keys.
+    const wrapped = isObject(root) && Array.isArray(root.conversations) ? root.conversations : undefined;
+    const listPath = wrapped ? "$.conversations" : "$";
+    const list = wrapped ?? (Array.isArray(root) ? root : isObject(root) && "chat_messages" in root ? [root] : undefined);
     if (!list) throw shapeError(file, "$", EXPECTED, root);
     const agents = new Set(options.agents ?? []);
     const result: ImportResult = { sessions: [], codes: [], warnings: [] };
     const stem = baseName(file).replace(/\.[^.]*$/, "");
     list.forEach((raw, i) => {
-      const path = Array.isArray(root) ? childPath("$", i) : "$";
+      const path = wrapped || Array.isArray(root) ? childPath(listPath, i) : "$";
+      // One null record (a failed write, a redacted entry) costs that record, not the whole export.
+      if (raw === null) {
+        result.warnings.push(`${file}: ${path}: null instead of a conversation; skipped`);
+        return;
+      }
       const conv = expectObject(raw, file, path, 'a conversation {"uuid": …, "chat_messages": […]}');
       const messages = expectArray(conv.chat_messages, file, childPath(path, "chat_messages"), "an array of chat messages");
       const id = optionalString(conv, "uuid", file, path) ?? `${stem}-${i + 1}`;
       const metadata: Record<string, unknown> = { source: { file, format: "claude-export" }, ...rest(conv, ["chat_messages", "name"]) };
+      const beside = wrapped ? rest(root as JsonObject, ["conversations"]) : undefined;
+      if (beside) metadata.export = beside;
       const builder = new SessionBuilder(id, optionalString(conv, "name", file, path), metadata);
       let origin: number | undefined;
       messages.forEach((m, j) => {
         const at = childPath(childPath(path, "chat_messages"), j);
+        if (m === null) {
+          result.warnings.push(`${file}: ${at}: null instead of a message; skipped`);
+          return;
+        }
         const msg = expectObject(m, file, at, 'a message {"sender": …, "text": …}');
         const sender = optionalString(msg, "sender", file, at) ?? "unknown";
         const kind: ParticipantKind = agents.has(sender) ? "ai" : (KINDS.get(sender) ?? "human");

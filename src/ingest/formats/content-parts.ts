@@ -24,6 +24,8 @@ const TEXT_TYPES = new Set(["text", "output_text", "input_text"]);
 export function readContent(value: unknown, file: string, path: string): MessageBody {
   if (value === null || value === undefined) return { text: "" };
   if (typeof value === "string") return { text: value };
+  // Helpdesk and messaging exports wrap one message's words as `{"text": …}`: one part.
+  if (!Array.isArray(value) && typeof value === "object" && "text" in value) return readContent([value], file, path);
   if (!Array.isArray(value)) throw shapeError(file, path, "a string, null, or an array of content parts", value);
   const texts: string[] = [];
   const parts: JsonObject[] = [];

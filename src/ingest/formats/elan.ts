@@ -1,4 +1,5 @@
 import { type Importer, type ImportResult } from "../types.js";
+import { speechTiers, type ElanAnnotation as Annotation } from "./elan-tiers.js";
 import { SessionBuilder } from "./json-session.js";
 import { baseName } from "./json-shape.js";
 import { allText, attrsOf, childrenOf, elements, numberAttr, xmlRoot, tagOf, type XmlNode } from "./xml.js";
@@ -6,17 +7,6 @@ import { listEntry } from "../../util/named-entries.js";
 
 const EXPECTED =
   'an ELAN file: <ANNOTATION_DOCUMENT><TIME_ORDER><TIME_SLOT TIME_SLOT_ID="ts1" TIME_VALUE="0"/>…</TIME_ORDER><TIER TIER_ID="…"><ANNOTATION><ALIGNABLE_ANNOTATION TIME_SLOT_REF1="ts1" TIME_SLOT_REF2="ts2"><ANNOTATION_VALUE>…</ANNOTATION_VALUE>…';
-
-interface Annotation {
-  id: string;
-  tier: string;
-  value: string;
-  start?: number;
-  end?: number;
-  /** REF_ANNOTATION: the annotation it depends on. */
-  ref?: string;
-  extra: Record<string, string>;
-}
 
 /**
  * ELAN (.eaf) XML. Each top-level tier (no PARENT_REF) is one speaker's utterances: the
@@ -67,8 +57,11 @@ export const elanImporter: Importer = {
         for (const a of childrenOf(wrapper)) annotations.push(...readAnnotation(a, tierId, slots));
       }
     }
-    const top = annotations.filter((a) => !tierInfo.get(a.tier)?.PARENT_REF);
-    const dependents = annotations.filter((a) => tierInfo.get(a.tier)?.PARENT_REF);
+    const types = linguisticTypes(doc);
+    const { speech, skipped } = speechTiers(tiers.map(attrsOf), annotations, types);
+    const empty = annotations.filter((a) => speech.has(a.tier) && a.value.trim() === "");
+    const top = annotations.filter((a) => speech.has(a.tier) && a.value.trim() !== "");
+    const others = annotations.filter((a) => !speech.has(a.tier));
     // Document order breaks ties; untimed annotations keep their place after timed ones of their tier.
     const ordered = top
       .map((a, i) => ({ a, i }))
@@ -78,8 +71,8 @@ export const elanImporter: Importer = {
     const anyById = new Map(annotations.map((a) => [a.id, a]));
     const attached = new Map<string, Record<string, string[]>>();
     const orphans: Annotation[] = [];
-    for (const d of dependents) {
-      const parent = findParent(d, byId, anyById, top, tierInfo);
+    for (const d of others) {
+      const parent = findParent(d, byId, anyById, top, tierInfo, speech);
       if (!parent) {
         orphans.push(d);
         continue;
@@ -88,6 +81,13 @@ export const elanImporter: Importer = {
       listEntry(tiersOf, d.tier).push(d.value);
       attached.set(parent.id, tiersOf);
     }
+    if (skipped.length > 0) {
+      metadata.skippedTiers = skipped;
+      result.warnings.push(
+        `${file}: read speech from tier(s) ${[...speech].map((t) => JSON.stringify(t)).join(", ")}; skipped ${skipped.map((t) => `${JSON.stringify(t.tier)} (${t.reason})`).join(", ")}; their annotations are kept in session metadata orphanAnnotations`,
+      );
+    }
+    if (empty.length > 0) result.warnings.push(`${file}: ${empty.length} empty annotation(s) on speech tiers are not turns`);
     const builder = new SessionBuilder(baseName(file).replace(/\.[^.]*$/, ""), undefined, metadata);
     const agents = new Set(options.agents ?? []);
     for (const a of ordered) {
@@ -109,7 +109,8 @@ export const elanImporter: Importer = {
     }
     if (orphans.length > 0) {
       metadata.orphanAnnotations = orphans.map((o) => ({ tier: o.tier, id: o.id, value: o.value, start: o.start, end: o.end, ref: o.ref }));
-      result.warnings.push(`${file}: ${orphans.length} dependent annotation(s) belong to no utterance; kept in session metadata orphanAnnotations`);
+      if (skipped.length === 0)
+        result.warnings.push(`${file}: ${orphans.length} dependent annotation(s) belong to no utterance; kept in session metadata orphanAnnotations`);
     }
     if (builder.turnCount === 0) result.warnings.push(`${file}: no annotations on a top-level tier; imported an empty session`);
     result.sessions.push(builder.build());
@@ -118,6 +119,11 @@ export const elanImporter: Importer = {
 };
 
 /** TIME_SLOT_ID -> seconds (undefined for unaligned slots). */
+/** LINGUISTIC_TYPE_ID -> its attributes (CONSTRAINTS, TIME_ALIGNABLE). */
+function linguisticTypes(doc: readonly XmlNode[]): Map<string, Record<string, string>> {
+  return new Map(elements(doc, "LINGUISTIC_TYPE").map((t) => [attrsOf(t).LINGUISTIC_TYPE_ID ?? "", attrsOf(t)]));
+}
+
 function timeSlots(doc: readonly XmlNode[]): Map<string, number | undefined> {
   const slots = new Map<string, number | undefined>();
   for (const order of elements(doc, "TIME_ORDER")) {
@@ -149,20 +155,35 @@ function findParent(
   byId: Map<string, Annotation>,
   topList: readonly Annotation[],
   tiers: Map<string, Record<string, string>>,
+  speech: ReadonlySet<string>,
 ): Annotation | undefined {
   let current: Annotation | undefined = d;
+  // The first timed annotation on the ref chain times a symbolic one (a translation of an id).
+  let timed: Annotation | undefined;
   for (let hops = 0; current && hops < 50; hops++) {
-    if (top.has(current.id) && !tiers.get(current.tier)?.PARENT_REF) return current;
+    if (top.has(current.id)) return current;
+    if (!timed && (current.start !== undefined || current.end !== undefined)) timed = current;
     if (current.ref) current = byId.get(current.ref);
     else break;
   }
-  // Time subdivisions have no ref: the root tier's annotation whose span holds this one.
-  let root = d.tier;
-  for (let hops = 0; tiers.get(root)?.PARENT_REF && hops < 50; hops++) root = tiers.get(root)!.PARENT_REF!;
+  // Time subdivisions have no ref: the speech annotation of the same root tier whose span holds this one.
+  const root = rootTier(d.tier, tiers);
+  const at = timed?.start ?? timed?.end;
+  if (!timed || at === undefined) return undefined;
   // An unaligned start (no TIME_VALUE) falls back to the end, which must then be within the span.
-  const at = d.start ?? d.end;
-  if (at === undefined) return undefined;
   return topList.find(
-    (a) => a.tier === root && a.start !== undefined && a.end !== undefined && a.start <= at && (d.start !== undefined ? at < a.end : at <= a.end),
+    (a) =>
+      speech.has(a.tier) &&
+      rootTier(a.tier, tiers) === root &&
+      a.start !== undefined &&
+      a.end !== undefined &&
+      a.start <= at &&
+      (timed.start !== undefined ? at < a.end : at <= a.end),
   );
+}
+
+function rootTier(tier: string, tiers: Map<string, Record<string, string>>): string {
+  let root = tier;
+  for (let hops = 0; tiers.get(root)?.PARENT_REF && hops < 50; hops++) root = tiers.get(root)!.PARENT_REF!;
+  return root;
 }

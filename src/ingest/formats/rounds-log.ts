@@ -2,7 +2,7 @@ import type { Importer, ImportOptions, ImportResult } from "../types.js";
 import { readContent } from "./content-parts.js";
 import { parseJson } from "./json-parse.js";
 import { SessionBuilder } from "./json-session.js";
-import { baseName, childPath, expectObject, expectString, rest, type JsonObject } from "./json-shape.js";
+import { baseName, childPath, expectObject, expectString, isObject, rest, type JsonObject } from "./json-shape.js";
 import type { SessionInput } from "../../transcript/schema.js";
 
 /**
@@ -17,7 +17,15 @@ import type { SessionInput } from "../../transcript/schema.js";
  * every agent got the identical prompt in a round it is emitted once, addressed to all.
  * A `system` message before an agent's first reply is its persona. Keys of a question whose
  * value is not a message list (e.g. "answer": "42") are kept in session metadata.
+ * A log of one run with its settings at the top (`{"model_name": …, "temperature": …, "players":
+ * {agent: [...]}}`, as multi-agent debate code writes it) is one session: each object of agent
+ * lists is read as above, the settings go to session metadata `settings`, and a `question`, `topic`,
+ * `task` or `source` setting is the title.
  */
+const AGENTS_OBJECT = /"(?:[^"\\]|\\.)*"\s*:\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\[\s*\{\s*"(role|content)"\s*:/;
+/** Settings of a single run that name what it was about, in order of preference (its title). */
+const TITLE_KEYS = ["question", "topic", "task", "source"];
+
 export const roundsLogImporter: Importer = {
   name: "rounds-log",
   description: "round-based multi-agent logs: {question: {agent: [{role, content}, …]}}",
@@ -28,7 +36,9 @@ export const roundsLogImporter: Importer = {
     const questionThenObject = /^\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\{/.test(head);
     const messageList = /"(?:[^"\\]|\\.)*"\s*:\s*\[\s*\{\s*"(role|content)"\s*:/.test(head);
     // {"meta": {…}, "messages": [{"role": …}]} is a wrapped chat, not a rounds log.
-    if (!questionThenObject || !messageList || /"messages"\s*:\s*\[/.test(head)) return 0;
+    if (!messageList || /"messages"\s*:\s*\[/.test(head)) return 0;
+    // One run with its settings beside the agents: {"model_name": …, "players": {"agent": [{"role": …}]}}.
+    if (!questionThenObject) return AGENTS_OBJECT.test(head) ? 0.8 : 0;
     return /^\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\[/.test(head) ? 0.9 : 0.85;
   },
   async parse(input, options) {
@@ -36,8 +46,18 @@ export const roundsLogImporter: Importer = {
     const questions = expectObject(root, input.path, "$", 'an object keyed by question: {"question": {"agent": [{"role": …, "content": …}]}}');
     const result: ImportResult = { sessions: [], codes: [], warnings: [] };
     const stem = baseName(input.path).replace(/\.[^.]*$/, "");
-    for (const [question, value] of Object.entries(questions)) {
-      result.sessions.push(importQuestion(question, value, input.path, stem, result.sessions.length, options, result.warnings));
+    const entries = Object.entries(questions);
+    // Settings only beside at least one object of agents: a bare `{"q": [1]}` is still a malformed question.
+    const settings = entries.some(([, value]) => isObject(value)) ? entries.filter(([, value]) => !isObject(value)) : [];
+    for (const [question, value] of entries) {
+      if (settings.length > 0 && !isObject(value)) continue;
+      const session = importQuestion(question, value, input.path, stem, result.sessions.length, options, result.warnings);
+      if (settings.length > 0) {
+        session.metadata = { ...session.metadata, settings: Object.fromEntries(settings) };
+        const title = TITLE_KEYS.map((k) => questions[k]).find((v) => typeof v === "string");
+        if (typeof title === "string") session.title = title;
+      }
+      result.sessions.push(session);
     }
     if (result.sessions.length === 0) result.warnings.push(`${input.path}: no questions in the log`);
     return result;

@@ -57,23 +57,48 @@ interface Cue {
   raw?: string;
 }
 
-/** Cue times: "00:01:02.500", "01:02.500", "00:01:02,500", Teams' unpadded "0:0:2.90" (= 2.090 s). */
+/**
+ * Cue times: "00:01:02.500", "01:02.500", "00:01:02,500", Teams' unpadded "0:0:2.90" (= 2.090 s).
+ * Seconds or minutes past 59 ("00:00:60.000", written by tools that count seconds on) overflow into
+ * the next field, as players read them (see `overflows`).
+ */
 export function parseCueTime(text: string): number | undefined {
   const m = /^(?:(\d+):)?(\d{1,2}):(\d{1,2})(?:[.,](\d{1,3}))?$/.exec(text.trim());
   if (!m) return undefined;
   const [, h, min, sec, frac] = m;
-  if (Number(sec) > 59 || (h !== undefined && Number(min) > 59)) return undefined;
   const unpadded = [h, min, sec].some((f) => f !== undefined && f.length === 1);
   const fraction = frac === undefined ? 0 : unpadded ? Number(frac) / 1000 : Number(frac.padEnd(3, "0")) / 1000;
   return Number(h ?? 0) * 3600 + Number(min) * 60 + Number(sec) + fraction;
 }
 
-function timingOf(line: string | undefined): { startText: string; start: number; end: number } | undefined {
+/** A time with a seconds or minutes field past 59. */
+function overflows(text: string): boolean {
+  const fields = text.trim().split(/[.,]/)[0]!.split(":");
+  return fields.slice(-2).some((f, i, all) => Number(f) > 59 && (i === all.length - 1 || fields.length === 3));
+}
+
+/** WebVTT cue settings after the end time: `align:start position:10%`, each a name:value pair. */
+const CUE_SETTINGS = /^(?:[a-z]+:\S+[ \t]*)*$/;
+
+interface Timing {
+  startText: string;
+  start: number;
+  end: number;
+  /** Words written on the timing line after the end time (not cue settings): the cue's first line. */
+  text?: string;
+  overflow?: boolean;
+}
+
+function timingOf(line: string | undefined): Timing | undefined {
   const m = line === undefined ? null : timingPattern.exec(line);
   if (!m) return undefined;
   const start = parseCueTime(m[1]!);
   const end = parseCueTime(m[2]!);
-  return start === undefined || end === undefined ? undefined : { startText: m[1]!, start, end };
+  if (start === undefined || end === undefined) return undefined;
+  const timing: Timing = { startText: m[1]!, start, end };
+  if (m[3] !== undefined && !CUE_SETTINGS.test(m[3])) timing.text = m[3];
+  if (overflows(m[1]!) || overflows(m[2]!)) timing.overflow = true;
+  return timing;
 }
 
 /** A caption `Name:` label: 1-4 words of letters/digits (any case), optionally "(she/her)" or "(Host)" after. */
@@ -106,11 +131,13 @@ interface Parsed {
   header: string[];
   skipped: { line: number; text: string }[];
   warnings: string[];
+  /** Cues whose times count 60 or more seconds (or minutes) in a field. */
+  overflows: number;
 }
 
 function parseCues(path: string, text: string, flavour: "vtt" | "srt"): Parsed {
   const lines = text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
-  const out: Parsed = { cues: [], notes: [], header: [], skipped: [], warnings: [] };
+  const out: Parsed = { cues: [], notes: [], header: [], skipped: [], warnings: [], overflows: 0 };
   let i = 0;
   if (flavour === "vtt") {
     if (!/^WEBVTT(?:[ \t].*)?$/.test(lines[0] ?? "")) {
@@ -164,7 +191,8 @@ function parseCues(path: string, text: string, flavour: "vtt" | "srt"): Parsed {
     while (firstText < lines.length && lines[firstText]!.trim() === "") firstText++;
     const textLine = firstText < lines.length ? firstText + 1 : i + 1;
     i++;
-    const payload: string[] = [];
+    const payload: string[] = timing.text !== undefined ? [timing.text] : [];
+    if (timing.overflow) out.overflows++;
     while (i < lines.length && lines[i] !== "" && !startsCue(i)) {
       if (/-->/.test(lines[i]!))
         out.warnings.push(`${path}:${i + 1}: ${JSON.stringify(lines[i]!.slice(0, 60))} looks like a timing line but is not one; kept as text of the cue above`);
@@ -215,8 +243,12 @@ function resolveLabels(path: string, cues: Cue[], agents: readonly string[], war
 }
 
 export function parseSubtitles(path: string, text: string, flavour: "vtt" | "srt", options: ImportOptions = {}): ImportResult {
-  const { cues, notes, header, skipped, warnings } = parseCues(path, text, flavour);
+  const { cues, notes, header, skipped, warnings, overflows } = parseCues(path, text, flavour);
   if (cues.length === 0) throw new ImportError({ file: path, line: 1, problem: "no cues found", expected: "at least one cue (timing line followed by text)" });
+  if (overflows > 0)
+    warnings.push(
+      `${path}: ${overflows} cue timing(s) count 60 or more seconds or minutes in a field (e.g. 00:00:60.000); read as running into the next minute`,
+    );
   resolveLabels(path, cues, options.agents ?? [], warnings);
   const metadata: Record<string, unknown> = { source: { file: path, format: flavour } };
   if (header.length > 1) metadata.vttHeader = header.slice(1).join("\n");
@@ -232,6 +264,12 @@ export function parseSubtitles(path: string, text: string, flavour: "vtt" | "srt
     if (options.mergeCues && last && (last[0]!.speaker ?? UNKNOWN) === (cue.speaker ?? UNKNOWN)) last.push(cue);
     else groups.push([cue]);
   }
+  // Captions cut one speaker's sentence into many cues: say how to join them, since each cue is a turn.
+  const continuing = cues.filter((c, i) => i > 0 && c.speaker !== undefined && c.speaker === cues[i - 1]!.speaker).length;
+  if (!options.mergeCues && continuing > 0)
+    warnings.push(
+      `${path}: ${continuing} cue(s) continue the previous cue's speaker; each is a turn (pass --merge-cues to join consecutive cues of one speaker)`,
+    );
   for (const group of groups) {
     const first = group[0]!;
     const speaker = builder.participant(first.speaker ?? UNKNOWN);

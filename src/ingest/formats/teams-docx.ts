@@ -19,6 +19,9 @@ const NOTICE = /^(.+?) (started|stopped) transcription\s*$/;
  * Paragraph text is the document's runs in order (tabs and line breaks kept); table cells count
  * as paragraphs. "Name started/stopped transcription" notices are `system` turns; the title,
  * date and "Transcript" lines before the first speaker go to `metadata.preamble`.
+ * The same layout copied out of Word into a text file (timing line, name, words; no WEBVTT
+ * header) is read from its lines. Bytes of the document that are not UTF-8 become U+FFFD with a
+ * warning, as a text file's would be named.
  */
 export const teamsDocxImporter: Importer = {
   name: "teams-docx",
@@ -28,14 +31,19 @@ export const teamsDocxImporter: Importer = {
   detect(path, head) {
     const docx = /\.docx$/i.test(path);
     const zip = head.startsWith("PK") && head.includes("word/document.xml");
-    return docx && zip ? 0.9 : docx ? 0.6 : zip ? 0.5 : 0;
+    if (docx || zip) return docx && zip ? 0.9 : docx ? 0.6 : 0.5;
+    // Word's layout as text: a timing line, then a line that is a name, not another timing.
+    const [first, second] = head.split(/\r\n|\n|\r/).filter((l) => l.trim() !== "");
+    return first !== undefined && second !== undefined && OLD_TIMING.test(first.trim()) && !/-->/.test(second) ? 0.8 : 0;
   },
   async parse(input, options) {
     const file = input.path;
-    const paragraphs = docxParagraphs(await input.readBytes(), file);
+    const result: ImportResult = { sessions: [], codes: [], warnings: [] };
+    const bytes = await input.readBytes();
+    const zip = /\.docx$/i.test(file) || (bytes[0] === 0x50 && bytes[1] === 0x4b);
+    const paragraphs = zip ? docxParagraphs(bytes, file, result.warnings) : (await input.readText()).split(/\r\n|\n|\r/);
     const lines = paragraphs.flatMap((p) => p.split("\n"));
     const builder = new SessionBuilder(sessionIdFromPath(file), { source: { file, format: "teams-docx" } }, options.agents);
-    const result: ImportResult = { sessions: [], codes: [], warnings: [] };
     const preamble: string[] = [];
     let current: { speaker: string; text: string[]; start?: number; end?: number; system?: boolean } | undefined;
     const flush = () => {
@@ -97,7 +105,7 @@ function seconds(clock: string): number {
 }
 
 /** The text of every paragraph of word/document.xml, in document order. */
-function docxParagraphs(bytes: Uint8Array, file: string): string[] {
+function docxParagraphs(bytes: Uint8Array, file: string, warnings: string[]): string[] {
   let entries: Record<string, Uint8Array>;
   try {
     // Only the body is inflated; images and styles stay compressed.
@@ -107,9 +115,7 @@ function docxParagraphs(bytes: Uint8Array, file: string): string[] {
   }
   const document = entries["word/document.xml"];
   if (!document) throw new ImportError({ file, problem: "the zip has no word/document.xml", expected: EXPECTED });
-  const xml = fflate()
-    .strFromU8(document)
-    .replace(/^\uFEFF/, "");
+  const xml = decodeUtf8(document, `${file} (word/document.xml)`, warnings).replace(/^\uFEFF/, "");
   const out: string[] = [];
   const walk = (nodes: readonly XmlNode[]): void => {
     for (const node of nodes) {
@@ -120,6 +126,18 @@ function docxParagraphs(bytes: Uint8Array, file: string): string[] {
   };
   walk(parseXml(xml, `${file} (word/document.xml)`, EXPECTED));
   return out;
+}
+
+/** UTF-8 as Word writes it; invalid bytes become U+FFFD and are counted in a warning, never silently. */
+function decodeUtf8(bytes: Uint8Array, where: string, warnings: string[]): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    const text = new TextDecoder("utf-8").decode(bytes);
+    const replaced = text.split("\uFFFD").length - 1;
+    warnings.push(`${where}: ${replaced} invalid UTF-8 byte sequence(s) replaced by U+FFFD; the file's words there are not readable`);
+    return text;
+  }
 }
 
 /** A paragraph's runs: `w:t` text, `w:tab` as a tab, `w:br`/`w:cr` as a line break; deleted text (`w:del`) left out. */

@@ -40,6 +40,15 @@ const SENDER = /^([^:"“”]{1,60}?): ([\s\S]*)$/;
  */
 const BACKWARDS_TOLERANCE_S = 2 * 3600;
 
+/**
+ * Events WhatsApp writes into the chat under a sender (iOS puts the group or the person as the
+ * sender and starts the text with U+200E): joins, adds, leaves, number changes, the encryption
+ * notice. Such a line is a `system` turn, not that person's words. Media placeholders, which
+ * also start with U+200E, stay messages.
+ */
+const SYSTEM_EVENT =
+  /end-to-end encrypted|joined using|created (?:this )?group|added |removed |left$|changed (?:their phone number|the subject|this group|the group)|is now an admin|no longer an admin|security code|You joined|Messages you send to this group/i;
+
 interface Header {
   date: [number, number, number];
   time: [number, number, number];
@@ -148,8 +157,13 @@ export const whatsappImporter: Importer = {
         // A header-looking line inside a message: a header only if consistent with the chat.
         const back = when && last !== undefined ? last - when.epoch : 0;
         const known = name !== undefined && senders.has(name);
-        const reason =
-          back > BACKWARDS_TOLERANCE_S
+        // Two exports pasted together: the dates restart, and the lines after keep the file's header shape.
+        const restart = back > BACKWARDS_TOLERANCE_S && header.shape === shape && startsRun(headers, i, shape, order, when!.epoch, last!);
+        if (restart)
+          result.warnings.push(`${file}:${i + 1}: the dates go back ${span(back)} here and go on as a chat (two exports pasted together?); read as messages`);
+        const reason = restart
+          ? undefined
+          : back > BACKWARDS_TOLERANCE_S
             ? `its time is ${span(back)} before the message above`
             : !known && header.shape !== shape
               ? `${name === undefined ? "it has no sender" : `"${name}" has not written before`} and it is not in the file's header shape`
@@ -170,7 +184,12 @@ export const whatsappImporter: Importer = {
         start = when.epoch - origin;
         last = when.epoch;
       }
-      if (sender) {
+      const text = sender?.[2] ?? "";
+      const event = sender !== undefined && SYSTEM_EVENT.test(text) && (text.startsWith("\u200e") || /end-to-end/i.test(text));
+      if (sender && event) {
+        // Kept whole (sender and all) as WhatsApp's own line.
+        current = { speaker: builder.participant("WhatsApp", { kind: "system" }), text: [header.rest], timestamp: when?.iso, start, system: true, line: i + 1 };
+      } else if (sender) {
         senders.add(name!);
         current = { speaker: builder.participant(name!), text: [sender[2]!], timestamp: when?.iso, start, system: false, line: i + 1 };
       } else
@@ -187,6 +206,17 @@ export const whatsappImporter: Importer = {
 };
 
 type Order = "dmy" | "mdy" | "ymd";
+
+/**
+ * Line `i` and the next line are both headers of the file's shape, and the next goes on from this
+ * one's time while staying before `last` (the message above): the chat restarted earlier. A quoted
+ * header is followed by the quote's text, or by a header that returns to the chat's own time.
+ */
+function startsRun(headers: readonly (Header | undefined)[], i: number, shape: string | undefined, order: Order, epoch: number, last: number): boolean {
+  const next = headers[i + 1];
+  const when = next && next.shape === shape ? localDateTime(next, order) : undefined;
+  return when !== undefined && when.epoch >= epoch - BACKWARDS_TOLERANCE_S && when.epoch < last - BACKWARDS_TOLERANCE_S;
+}
 
 /** One date order for the whole file, from the evidence its dates give (see the importer's comment). */
 function dateOrder(headers: readonly Header[]): Order {

@@ -1,10 +1,11 @@
 import { SessionBuilder, sessionIdFromPath } from "../builder.js";
-import type { Importer, ImportResult } from "../types.js";
+import { ImportError, type Importer, type ImportResult } from "../types.js";
 
 /**
- * Zoom meeting chat saved as text (`meeting_saved_chat.txt`, `chat.txt`), in both shapes Zoom has written:
+ * Zoom meeting chat saved as text (`meeting_saved_chat.txt`, `chat.txt`), in the shapes Zoom has written:
  *   `09:15:32\t From  Alice Smith : Hello everyone`                 (older clients: text on the line)
  *   `10:01:35 From Alice Smith to Everyone:` + `\tHello everyone`   (newer: text on the next, indented, lines)
+ *   `10:01:35 Alice Smith:\tHello everyone` (or a tab after the time) (recordings' chat files: no "From", a tab before the text)
  * with `to Everyone`, `to Bob(Direct Message)`, `to Bob(privately)` or `to Everyone (in Waiting Room)`
  * naming the recipient (kept in turn metadata `to`; a private message is flagged `private`).
  * Lines until the next header belong to the message (multi-line messages, "Replying to …" quotes
@@ -12,7 +13,10 @@ import type { Importer, ImportResult } from "../types.js";
  * meeting: `timestamp` keeps it; `start` counts seconds from the first message, across midnight.
  */
 const HEADER = /^(\d{1,2}:\d{2}:\d{2})\s+From\s+(.+?)\s*:(?:\s(.*))?$/;
+/** The recordings' shape: the name ends at the first colon followed by a tab. */
+const TAB_HEADER = /^(\d{1,2}:\d{2}:\d{2})[ \t]+([^\t]+?):\t(.*)$/;
 const RECIPIENT = /^(.+?)\s+to\s+(.+?)$/;
+const header = (line: string): RegExpExecArray | null => HEADER.exec(line) ?? TAB_HEADER.exec(line);
 
 export const zoomChatImporter: Importer = {
   name: "zoom-chat",
@@ -24,7 +28,7 @@ export const zoomChatImporter: Importer = {
       .split(/\r\n|\n|\r/)
       .filter((l) => l.trim() !== "")
       .slice(0, 200);
-    const headers = lines.filter((l) => HEADER.test(l)).length;
+    const headers = lines.filter((l) => header(l) !== null).length;
     return headers >= 1 && headers * 3 >= Math.min(lines.length, 30) ? 0.95 : 0;
   },
   async parse(input, options) {
@@ -47,7 +51,7 @@ export const zoomChatImporter: Importer = {
     let lineNo = 0;
     for await (const line of input.lines()) {
       lineNo++;
-      const m = HEADER.exec(line);
+      const m = header(line);
       if (!m) {
         if (current) current.lines.push(line);
         else if (line.trim() !== "") {
@@ -84,6 +88,14 @@ export const zoomChatImporter: Importer = {
     flush();
     if (preamble.length > 0) builder.metadata.preamble = preamble.join("\n");
     const session = builder.build();
+    // Text with no message line at all is not a Zoom chat: an empty session would hide that.
+    if (session.turns.length === 0 && preamble.length > 0)
+      throw new ImportError({
+        file,
+        line: 1,
+        problem: "no line starts a chat message",
+        expected: 'lines such as "10:01:35 From Alice to Everyone:" or "10:01:35 Alice:<TAB>text"',
+      });
     if (session.turns.length === 0) result.warnings.push(`${file}: no "hh:mm:ss From Name:" lines; imported an empty session`);
     result.sessions.push(session);
     return result;

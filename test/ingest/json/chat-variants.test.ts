@@ -146,7 +146,7 @@ describe("chat-jsonl", () => {
     expect(result.warnings).toEqual([
       'ft.jsonl:2: $.messages[0].role: found a number (7); expected a role such as "user", "assistant", "system" or "tool" (or a "name"/"sender" naming the speaker); line 2 skipped',
     ]);
-    const error = await importErrorOf(chatJsonlImporter, "x.jsonl", '{"prompt": "a", "completion": "b"}\n');
+    const error = await importErrorOf(chatJsonlImporter, "x.jsonl", '{"question": "a", "answer": "b"}\n');
     expect(error.message).toMatch(
       /^x\.jsonl:1: none of its 1 line\(s\) is a conversation .*expected one JSON object per line: a conversation \{"messages": \[…\]\}/,
     );

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openStudy, runImport, silentEffects } from "../../src/index.js";
+import { artifacts, loadArtifact } from "../../src/study/artifacts.js";
+
+/** A study folder with one transcript beside it. */
+async function studyWithTranscript(): Promise<{ dir: string; transcript: string }> {
+  const root = await mkdtemp(join(tmpdir(), "colloquy-import-atomic-"));
+  const dir = join(root, "study");
+  const { mkdir } = await import("node:fs/promises");
+  await mkdir(dir);
+  await writeFile(join(dir, "colloquy.json"), JSON.stringify({ codebooks: [] }));
+  const transcript = join(root, "interview.txt");
+  await writeFile(transcript, "Ana: Shall we start?\nBo: Yes, go ahead.\nAna: First question then.\n");
+  return { dir, transcript };
+}
+
+describe("import is atomic per session", () => {
+  it("a kill after the map names a session but before its file is written: the next import writes it under that id, once", async () => {
+    const { dir, transcript } = await studyWithTranscript();
+    await runImport(await openStudy(dir), { paths: [transcript] }, silentEffects);
+    const map = await loadArtifact(artifacts.importMap, dir);
+    expect(map.status).toBe("ok");
+    const [id] = Object.values((map as { value: { sessions: Record<string, string> } }).value.sessions);
+    // The state a kill between the map write and the session write leaves: mapped, no file.
+    await rm(join(dir, "sessions", `${id}.json`));
+    await runImport(await openStudy(dir), { paths: [transcript] }, silentEffects);
+    expect(await readdir(join(dir, "sessions"))).toEqual([`${id}.json`]);
+    // And a plain re-import replaces, never adds.
+    await runImport(await openStudy(dir), { paths: [transcript] }, silentEffects);
+    expect(await readdir(join(dir, "sessions"))).toEqual([`${id}.json`]);
+  });
+});
