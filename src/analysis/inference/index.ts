@@ -14,4 +14,4 @@ export { cliffsDelta, matchedPairsRankBiserial, hedgesGz, effectInterval, type E
 export { adjustPValues, benjaminiHochberg, type Adjustment } from "./multiplicity.js";
 export { minimumDetectableEffect } from "./power.js";
 export { decisionTable, chooseTest, type TestId, type DecisionRow } from "./decision.js";
-export { testTwoGroups, type GroupTest } from "./two-groups.js";
+export { testTwoGroups, cannotReach, type GroupTest } from "./two-groups.js";

@@ -11,7 +11,8 @@ import { wilcoxonSignedRank } from "./wilcoxon.js";
  * One pre-declared test of one measure between two conditions, on one value per unit: the
  * decision table's test (./decision.ts), its effect size with a bootstrap interval over the
  * units, the smallest p the test can give at this n and the minimum detectable effect. When the
- * test cannot reach p < alpha at all (3 vs 3 sessions), it is not run and the line says so.
+ * test cannot reach p < alpha at all (3 vs 3 sessions), the line says so (the report's text then
+ * says that instead of the test).
  */
 export interface GroupTest {
   test: TestId;
@@ -83,16 +84,22 @@ export function testTwoGroups(design: "between" | "within", x: readonly number[]
   if (paired ? x.length < 2 : x.length < 2 || y.length < 2) {
     return { ...base, note: `${sizes}: too few to test (the ${unit}s' values are listed in the file)` };
   }
-  if (base.smallestP !== null && base.smallestP > alpha) {
-    return {
-      ...base,
-      note: `${sizes}: the smallest two-sided p this test can give is ${shortP(base.smallestP)}, so it cannot reach p < ${shortP(alpha)}; not tested (the effect size is descriptive)`,
-    };
-  }
   const ran = run(row, x, y, options);
   const mde80 = fixed(minimumDetectableEffect(paired ? { pairs: x.length } : { nA: x.length, nB: y.length }, alpha));
+  // Too few units to reach alpha at all: the test still runs (its p is exact and kept, and
+  // adjusted with its family), but the line says plainly that it cannot be significant.
+  const cannot =
+    base.smallestP !== null && base.smallestP > alpha
+      ? `${sizes}: the smallest two-sided p this test can give is ${shortP(base.smallestP)}, so it cannot reach p < ${shortP(alpha)}; read p and the effect size as descriptive`
+      : undefined;
   const noSpread = ran.p === null ? "every value is the same in both conditions: nothing to test" : undefined;
-  return { ...base, ...ran, mde80, ...(noSpread ? { note: noSpread } : {}) };
+  const note = [noSpread, cannot].filter(Boolean).join("; ");
+  return { ...base, ...ran, mde80, ...(note ? { note } : {}) };
+}
+
+/** Whether a test's n is too small for it ever to reach p < alpha (3 vs 3 sessions, 3 pairs). */
+export function cannotReach(t: { smallestP?: number | null }, alpha = 0.05): boolean {
+  return t.smallestP !== undefined && t.smallestP !== null && t.smallestP > alpha;
 }
 
 function smallest(row: DecisionRow, nA: number, nB: number): number | null {

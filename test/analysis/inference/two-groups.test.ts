@@ -1,17 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { chooseTest, decisionTable, testTwoGroups } from "../../../src/analysis/inference/index.js";
+import { cannotReach, chooseTest, decisionTable, testTwoGroups } from "../../../src/analysis/inference/index.js";
 
 describe("testTwoGroups: one pre-declared test per question", () => {
-  it("3 vs 3 sessions: says the permutation test cannot reach .05 instead of printing one", () => {
+  it("3 vs 3 sessions: says plainly that the permutation test cannot reach .05 (its exact p is kept for the family)", () => {
     const t = testTwoGroups("between", [5, 9, 7], [1, 2, 4], { unit: "session" });
     expect(t.test).toBe("permutation");
-    expect(t.p).toBeNull();
+    expect(t.p).toBeCloseTo(0.1, 12);
     expect(t.smallestP).toBeCloseTo(0.1, 12);
-    expect(t.note).toMatch(/3 vs 3 sessions: the smallest two-sided p this test can give is \.10, so it cannot reach p < \.05; not tested/);
-    // The effect size stays, as description; 3 a side is enough for an interval over sessions.
+    expect(cannotReach(t)).toBe(true);
+    expect(t.note).toMatch(
+      /3 vs 3 sessions: the smallest two-sided p this test can give is \.10, so it cannot reach p < \.05; read p and the effect size as descriptive/,
+    );
     expect(t.effectSizeName).toBe("Hedges' g");
     expect(t.effectSize).toBeGreaterThan(1);
-    expect(t.mde80).toBeNull();
+    expect(t.mde80).toBeCloseTo(3.035252295614148, 6);
+    expect(cannotReach(testTwoGroups("between", [12, 15, 9, 20], [7, 6, 11, 5], { unit: "session" }))).toBe(false);
   });
 
   it("4 vs 4 sessions: an exact permutation test, Hedges' g with a bootstrap interval, and the minimum detectable effect", () => {
