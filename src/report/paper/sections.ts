@@ -389,7 +389,7 @@ function measuresSection(title: string, file: string, comparisons: MeasureCompar
         .map(([c, s]) => `${c} ${s.n}`)
         .join(
           ", ",
-        )}). Tests are ${first.tests[0] ? `${first.tests[0].testName}s, ${first.tests[0].adjust === "none" ? "unadjusted" : `${ADJUSTMENT_NAMES[first.tests[0].adjust]}-adjusted across the ${title.toLowerCase()} measures`}` : "not run"}. Means are given with 95% intervals (${Object.values(first.byCondition).find((s) => s.ciMethod)?.ciMethod ?? "see the analysis file"}).`,
+        )}). ${first.tests[0] ? `Each test is the ${first.tests[0].testName}, ${first.tests[0].adjust === "none" ? "unadjusted" : `${ADJUSTMENT_NAMES[first.tests[0].adjust]}-adjusted across the ${title.toLowerCase()} measures`}` : "No test ran"}. Means are given with 95% intervals (${Object.values(first.byCondition).find((s) => s.ciMethod)?.ciMethod ?? "see the analysis file"}).`,
     ),
   );
   const rows: Cell[][] = [];

@@ -105,7 +105,7 @@ export function readAgreement(files: readonly AnalysisFile<AgreementReport>[], w
 function firstTest(comparison: MeasureComparison | undefined): TopicsSet["test"] {
   const t = comparison?.tests[0];
   if (!t) return undefined;
-  return { test: `${t.test}, ${t.a} vs ${t.b}`, statistic: finite(t.statistic), p: finite(t.pAdjusted) ?? finite(t.p), n: t.n };
+  return { test: `${t.testName}, ${t.a} vs ${t.b}`, statistic: finite(t.statistic), p: finite(t.pAdjusted) ?? finite(t.p), n: t.n };
 }
 
 /** Per-condition summaries of one measure: mean, SD, n and the 95% CI of the mean, as the analysis computed them. */
