@@ -192,7 +192,7 @@ function checkPairable(comparisons: readonly Comparison[], design: { source: str
   throw new CliError(
     `the design is within-subject (${design.reason}), but no ${unit} appears in both ${c.condition} and ${c.reference}, so nothing can be paired ` +
       `(${c.condition}: ${list(c.onlyInCondition)}; ${c.reference}: ${list(c.onlyInReference)}). ` +
-      `If different people took part in each condition, set "design": "between" under "compare" in colloquy.json (or pass --design between); ` +
+      `If different people took part in each condition, set "design": "between" under "compare" in colloquy.json (or run \`colloquy compare\` with --design between); ` +
       "if the same people took part under different ids, give them the same participant id in their sessions; " +
       'AI agents and simulated participants are paired only with "agentUnits": true under "compare".',
   );
