@@ -38,6 +38,7 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   const reader = selectedContext(context, selection);
   // The whole study's join is kept per session between runs; a selection is joined afresh.
   const loaded = await loadCodedStudy(context.dir, options.codebook ?? "bales-ipa", options.coder, await reader.sessions(), reader, {
+    plans: context.config.codebooks,
     incremental: !selection,
   });
   if (selection && loaded.data.codedTurns === 0) {

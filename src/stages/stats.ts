@@ -42,7 +42,7 @@ export async function runStats(whole: StudyContext, options: StatsStageOptions, 
     );
     effects.warn(notes[0]);
   } else {
-    loaded = await loadCodedStudy(context.dir, codebook, options.coder, sessions, context, { incremental: !selection });
+    loaded = await loadCodedStudy(context.dir, codebook, options.coder, sessions, context, { incremental: !selection, plans: whole.config.codebooks });
   }
   // Each session's metrics, and its text in stats.json and the tables, depend on its turns only:
   // kept per session (.cache/memo/stats-metrics.v8), so adding a session measures that session;

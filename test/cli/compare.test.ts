@@ -79,8 +79,12 @@ describe("colloquy compare", () => {
     expect((await runCli(["compare", dir, "--codebook", "pragmatic-style"])).stderr).toMatch(/no codes for codebook "pragmatic-style"|rates scales/);
   });
 
-  it("asks for --coder when several coders coded the codebook, and says how to code when none did", async () => {
-    const dir = await pairedStudyOnDisk({}, ["rules", "human:alice"]);
+  it("takes the coder colloquy.json names when several coded the codebook, asks for --coder when it names none of them, and says how to code when none did", async () => {
+    const configured = await pairedStudyOnDisk({}, ["rules", "human:alice"]);
+    const fromConfig = await runCli(["compare", configured, "--control", "control", "--json"]);
+    expect(fromConfig.code, fromConfig.stderr).toBe(0);
+    expect((JSON.parse(fromConfig.stdout) as CompareReport).coder).toBe("rules");
+    const dir = await pairedStudyOnDisk({ codebooks: [{ codebook: "bales-ipa", coders: ["llm"] }] } as never, ["rules", "human:alice"]);
     const run = await runCli(["compare", dir, "--control", "control"]);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('codebook "bales-ipa" has codes from several coders (human:alice, rules); choose one with --coder');
