@@ -8,8 +8,6 @@ import { holm } from "./holm.js";
  */
 export type Adjustment = "holm" | "bh" | "none";
 
-export const adjustments: readonly Adjustment[] = ["holm", "bh", "none"];
-
 /** Human-readable name, for captions and notes. */
 export const ADJUSTMENT_NAMES: Record<Adjustment, string> = {
   holm: "Holm",
