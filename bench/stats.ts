@@ -172,13 +172,13 @@ const countTurns = () => {
 const data: CodedTurns = part("join turns with codes", () => codedTurns(sessions, records, labels), "count codes in one pass over records", countCodes);
 const compared = part(
   "compare (freq, diffs, tests)",
-  () => compareConditions(data, { control: "control", holm: true }),
+  () => compareConditions(data, { control: "control" }),
   "count codes in one pass over records",
   countCodes,
 );
 part(
-  "compare: between-subject tests",
-  () => compareConditions(data, { control: "control", design: "between", unit: "session" }),
+  "compare: tests on proportions",
+  () => compareConditions(data, { control: "control", measure: "proportion" }),
   "count codes in one pass over records",
   countCodes,
 );

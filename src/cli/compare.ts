@@ -14,9 +14,9 @@ interface CompareFlags extends SelectionFlags {
   normaliseRuns?: boolean;
   design?: string;
   unit?: string;
+  test?: string;
+  adjust?: string;
   measure?: string;
-  pairBy?: string;
-  holm?: boolean;
   json?: boolean;
 }
 
@@ -29,7 +29,9 @@ function oneOf<T extends string>(value: string | undefined, allowed: readonly T[
 /** `colloquy compare <study>`: code frequencies, differences from control, and tests between conditions. */
 export function registerCompare(program: Command): void {
   selectionOptions(program.command("compare"))
-    .description("compare code frequencies across conditions, roles and speakers; % difference from control; Wilcoxon/t/Mann-Whitney/Welch/chi-square tests")
+    .description(
+      "compare code frequencies across conditions, roles and speakers; % difference from control (descriptive); one test per condition and code on the unit of analysis, adjusted for multiplicity",
+    )
     .argument("<study>", "study folder")
     .option("--codebook <id>", "nominal codebook id or file", "bales-ipa")
     .option("--coder <id>", "whose codes (rules, llm, human:<name>); needed when several coders exist")
@@ -39,12 +41,14 @@ export function registerCompare(program: Command): void {
     .option("--group <list>", 'merge conditions, e.g. "AI=cond-a+cond-b"')
     .option("--normalise-runs", "compare counts per run in the differences table")
     .option("--no-normalise-runs", "compare raw counts (overrides colloquy.json)")
-    .option("--design <design>", "within (paired units) or between (independent units)")
-    .option("--unit <unit>", "test unit: participant or session")
-    .option("--measure <measure>", "per-unit value: count or proportion")
-    .option("--pair-by <key>", "match participants across conditions by name or role")
-    .option("--holm", "Holm-adjust p-values within each test family")
-    .option("--no-holm", "no Holm adjustment (overrides colloquy.json)")
+    .option("--design <design>", "between (independent units, the default) or within (the same people in several conditions, paired by id)")
+    .option("--unit <unit>", "unit of analysis: session (default) or participant (a person, by id)")
+    .option(
+      "--test <test>",
+      "the one test, from the decision table (docs/statistics.md): permutation (default), mann-whitney, welch; within: paired-permutation (default), wilcoxon",
+    )
+    .option("--adjust <method>", "multiplicity adjustment within each comparison's codes: holm (default), bh or none")
+    .option("--measure <measure>", "per-unit value: count (acts per session) or proportion")
     .option("--json", "print the report as JSON")
     .action(async (study: string, flags: CompareFlags) =>
       writing(study, "compare", async () => {
@@ -65,11 +69,13 @@ export function registerCompare(program: Command): void {
               .filter(Boolean),
             conditionGroups: flags.group !== undefined ? parseMergeList(flags.group, "--group") : undefined,
             normaliseByRuns: flags.normaliseRuns,
-            design: oneOf(flags.design, ["within", "between"], "--design"),
-            unit: oneOf(flags.unit, ["participant", "session"], "--unit"),
+            inference: {
+              design: oneOf(flags.design, ["within", "between"], "--design"),
+              unit: oneOf(flags.unit, ["participant", "session"], "--unit"),
+              test: oneOf(flags.test, ["permutation", "mann-whitney", "welch", "paired-permutation", "wilcoxon"], "--test"),
+              adjust: oneOf(flags.adjust, ["holm", "bh", "none"], "--adjust"),
+            },
             measure: oneOf(flags.measure, ["count", "proportion"], "--measure"),
-            pairBy: oneOf(flags.pairBy, ["name", "role"], "--pair-by"),
-            holm: flags.holm,
             selection: selectionFrom(flags),
           },
           io().reporter(),

@@ -62,7 +62,7 @@ export function registerConcepts(program: Command): void {
           }
         }
         for (const c of report.conditions.filter((c) => c.measure === "conceptRate")) {
-          out(`\nConcept rate by condition (${c.unit}s; ${describeDesign(c.design, c.unit)}${c.designReason ? `, ${c.designReason}` : ""}):`);
+          out(`\nConcept rate by condition (${describeDesign(c)}; ${c.designReason}):`);
           for (const [cond, s] of Object.entries(c.byCondition))
             out(`  ${cond}: mean ${fmt(s.mean)}, SD ${fmt(s.sd)}, n ${s.n}${s.missing ? ` (${s.missing} without times)` : ""}`);
           for (const t of c.tests) {

@@ -18,7 +18,7 @@ export function registerInit(program: Command): void {
     .option("--control <condition>", "control condition the others are compared against (compare.control)")
     .option(
       "--design <design>",
-      "within (the same participants in every condition: paired tests) or between (compare.design; default: inferred from the sessions)",
+      "between (sessions as independent units, the default) or within (the same people in several conditions, paired by id) (compare.design)",
     )
     .action(async (dir: string, options: InitFlags) => {
       const { initStudy, loadStudyConfig } = await import("../study/study.js");
@@ -39,7 +39,7 @@ export function registerInit(program: Command): void {
         `  control:  ${config.compare.control ?? 'none yet: the "Conditions vs control" view stays empty until you set "compare": {"control": "<condition>"} in colloquy.json (or init --control)'}`,
       );
       io().out(
-        `  design:   ${config.compare.design ? `${config.compare.design}-subject (declared)` : 'inferred from the sessions (within when the same participants appear in several conditions); declare it with "compare": {"design": "within" | "between"}'}`,
+        `  design:   ${config.compare.design ? `${config.compare.design}-subject (declared)` : 'sessions as independent units (the default); to pair people seen in several conditions, declare "compare": {"design": "within"} (docs/statistics.md)'}`,
       );
       io().out(`  next:     colloquy import <files…> --study ${dir}`);
     });

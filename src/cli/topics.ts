@@ -179,7 +179,7 @@ async function printTopics(report: TopicsReport, path: string): Promise<void> {
   }
   const c = report.conditions.find((x) => x.measure === "branchingRatio");
   if (c) {
-    out(`\nBranching ratio by condition (${c.unit}s; ${describeDesign(c.design, c.unit)}${c.designReason ? `, ${c.designReason}` : ""}):`);
+    out(`\nBranching ratio by condition (${describeDesign(c)}; ${c.designReason}):`);
     for (const [cond, s] of Object.entries(c.byCondition)) out(`  ${cond}: mean ${fmt(s.mean)}, SD ${fmt(s.sd)}, n ${s.n}`);
     for (const t of c.tests) out(`  ${t.a} vs ${t.b}: ${conditionTestName(t)} (n = ${t.n}): ${apaConditionTest(t)}${t.note ? ` (${t.note})` : ""}`);
   }

@@ -37,10 +37,10 @@ async function emptyViewWarnings(context: StudyContext): Promise<string[]> {
     const why = analysis.emptyWhen?.(facts);
     if (why) out.push(`dashboard: ${analysis.views.map((v) => `"${v}"`).join(", ")} will be empty: ${why}`);
   }
-  if (conditions.length >= 2 && config.compare.design === undefined) {
+  if (conditions.length >= 2 && config.compare.design === undefined && config.compare.unit === undefined) {
     const design = resolveDesign(sessions, {});
     out.push(
-      `design: comparisons use the ${design.design}-subject design, ${design.reason.replace(/ \(set compare\.design.*\)$/, "")}; declare it with "compare": {"design": "${design.design}"} in ${facts.configFile}.`,
+      `design: comparisons use sessions as independent units (${design.reason}); declare the design under "compare" in ${facts.configFile} (docs/statistics.md).`,
     );
   }
   return out;

@@ -36,8 +36,9 @@ function decide(context: StageContext, stage: Stage, plan: StagePlan): { run: bo
 /**
  * Run the pipeline's stages in order. Prints a plan first (what would run given the current
  * inputs; later stages are re-checked just before they run, since earlier stages change
- * their inputs), then one line per stage with its timing. A failing stage stops the
- * pipeline with a CliError; stages that finished keep their outputs and state records.
+ * their inputs), then one line per stage with its timing. A failing stage does not stop the
+ * stages that do not need it (Stage.needs): they run, and the run then fails with a CliError
+ * naming every failure; stages that finished keep their outputs and state records.
  */
 export async function runPipeline(
   study: string,
@@ -73,6 +74,7 @@ export async function runPipeline(
   }
 
   const outcomes: StageOutcome[] = [];
+  const failures: { name: StageName; error: unknown }[] = [];
   // Stage records not yet written to the state file (see below).
   let unsaved = false;
   const save = async () => {
@@ -84,6 +86,13 @@ export async function runPipeline(
     for (const stage of stages) {
       if (!selected(options, stage.name)) {
         outcomes.push({ name: stage.name, status: "not-selected", reason: "--only", seconds: 0 });
+        continue;
+      }
+      const failedNeed = stage.needs?.find((name) => failures.some((f) => f.name === name));
+      if (failedNeed !== undefined) {
+        const reason = `needs "${failedNeed}", which failed`;
+        reporter.log(`[${stage.name}] not run: ${reason}`);
+        outcomes.push({ name: stage.name, status: "skipped", reason, seconds: 0 });
         continue;
       }
       const began = performance.now();
@@ -99,15 +108,12 @@ export async function runPipeline(
       try {
         summary = await stage.run(context);
       } catch (error) {
+        // The stages that do not need this one still run; the run fails at its end, naming every failure.
         const seconds = (performance.now() - began) / 1000;
         outcomes.push({ name: stage.name, status: "failed", reason: errorMessage(error), seconds });
-        reporter.log(`[${stage.name}] FAILED after ${seconds.toFixed(1)} s`);
-        const done = outcomes.filter((o) => o.status === "ran").map((o) => o.name);
-        throw new CliError(
-          `stage "${stage.name}" failed: ${errorMessage(error)}\n` +
-            `Finished stages keep their outputs${done.length ? ` (${done.join(", ")})` : ""}; fix the problem and run again to continue from "${stage.name}".`,
-          { cause: error },
-        );
+        failures.push({ name: stage.name, error });
+        reporter.log(`[${stage.name}] FAILED after ${seconds.toFixed(1)} s: ${errorMessage(error)}`);
+        continue;
       }
       // What the stage wrote may be what later stages read.
       hashes.forget(stage.writes.map((folder) => context.study.paths[folder]));
@@ -130,6 +136,14 @@ export async function runPipeline(
     const warnings = await rememberedEmptyViewWarnings(studyContext, hashes, state);
     // Remember the hashes even when nothing ran, so the next run reads no unchanged file.
     if (unsaved || JSON.stringify(state.hashes ?? {}) !== JSON.stringify(hashes.remembered()) || JSON.stringify(state.emptyViews) !== remembered) await save();
+    if (failures.length > 0) {
+      const done = outcomes.filter((o) => o.status === "ran").map((o) => o.name);
+      throw new CliError(
+        failures.map((f) => `stage "${f.name}" failed: ${errorMessage(f.error)}`).join("\n") +
+          `\nThe other stages ran${done.length ? ` (${done.join(", ")})` : ""} and keep their outputs; fix the problem and run \`colloquy study\` again to continue from "${failures[0].name}".`,
+        { cause: failures[0].error },
+      );
+    }
     return { stages: outcomes, filesRead: hashes.filesRead, warnings };
   } finally {
     // Whatever stopped the run (a stage, a plan, the warnings), the stages that finished keep their

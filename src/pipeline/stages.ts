@@ -182,6 +182,7 @@ const codeRunSessions = new WeakMap<StageContext, Record<string, string>>();
 
 const codeStage: Stage = {
   name: "code",
+  needs: ["import"],
   description: "code every turn with each codebook and machine coder",
   writes: ["codes"],
   async fingerprintAfterRun(c) {
@@ -270,6 +271,7 @@ async function humansWithCodes(c: StageContext, codebook: string): Promise<strin
 
 const agreeStage: Stage = {
   name: "agree",
+  needs: ["code"],
   description: "agreement of machine coders with human coders",
   writes: ["analysis"],
   async plan(c) {
@@ -328,6 +330,7 @@ async function nominalPlans(c: StageContext) {
 
 const compareStage: Stage = {
   name: "compare",
+  needs: ["code"],
   description: "code frequencies per condition, role and speaker; differences from control; tests",
   writes: ["analysis"],
   async plan(c) {
@@ -354,6 +357,7 @@ const compareStage: Stage = {
 
 const statsStage: Stage = {
   name: "stats",
+  needs: ["code"],
   description: "session metrics, participation, Bales profiles and sequences",
   writes: ["analysis"],
   async plan(c) {

@@ -55,7 +55,12 @@ export interface Stage {
    */
   writes: readonly HashedFolder[];
   plan(context: StageContext): Promise<StagePlan>;
-  /** Run and return a one-line summary. Throws on failure (the pipeline stops there). */
+  /**
+   * Stages whose outputs this one reads: when one of them fails this run, this stage is not run.
+   * Every other stage still runs after a failure (a failed compare does not stop topics).
+   */
+  needs?: readonly StageName[];
+  /** Run and return a one-line summary. Throws on failure (the stages that need it are not run; the run fails at its end). */
   run(context: StageContext): Promise<string>;
   /**
    * For a stage whose own outputs are among its inputs (code: the codes it wrote decide what is

@@ -1,6 +1,7 @@
 import type { TestResult } from "../analysis/compare/tests.js";
 import type { ConditionTest, ValueSummary } from "../analysis/concepts/conditions.js";
 import { pWithRelation } from "../util/p-value.js";
+import { cannotReach } from "../analysis/inference/two-groups.js";
 
 /**
  * APA-style text for the numbers the analyses computed ("W = 12, p = .031, r = .45"). Formatting
@@ -27,69 +28,96 @@ function apaDf(df: number): string {
 
 const EFFECT_SYMBOL: Record<string, string> = {
   "Cohen's dz": "dz",
-  "Cohen's dz = mean difference / SD of differences": "dz",
-  "r = |z| / sqrt(n)": "r",
   "Hedges' g": "g",
+  "Hedges' g_z": "g_z",
+  "Cliff's delta": "δ",
+  "matched-pairs rank-biserial r": "r_rb",
   "rank-biserial correlation": "r_rb",
   "Cramér's V": "V",
 };
-const BOUNDED = new Set(["r", "r_rb", "V"]);
+const BOUNDED = new Set(["r", "r_rb", "V", "δ"]);
 
-function effect(name: string | undefined, value: number | null | undefined): string | null {
+/** "g = 1.20, 95% CI [0.10, 2.30]": the effect size and its bootstrap interval over units. */
+function effect(name: string | undefined, value: number | null | undefined, ci?: [number, number] | null): string | null {
   if (!name || value === null || value === undefined || !Number.isFinite(value)) return null;
   const symbol = EFFECT_SYMBOL[name] ?? name;
-  return `${symbol} = ${apaNumber(value, 2, BOUNDED.has(symbol))}`;
+  const bounded = BOUNDED.has(symbol);
+  return `${symbol} = ${apaNumber(value, 2, bounded)}${ci ? `, 95% CI [${apaNumber(ci[0], 2, bounded)}, ${apaNumber(ci[1], 2, bounded)}]` : ""}`;
 }
 
-/** One compare test: "W = 12, p = .031, r = .45", or "not computed: <reason>". */
+/** "Holm-adjusted p = .031" (the p the report's text uses), or the raw p when the study adjusts nothing. */
+function adjustedP(p: number | null | undefined, adjusted: number | null | undefined, adjust: string | undefined): string {
+  if (adjust === undefined || adjust === "none" || adjusted === undefined) return apaP(p);
+  return `${adjust === "holm" ? "Holm" : "BH"}-adjusted ${apaP(adjusted)} (unadjusted ${apaP(p)})`;
+}
+
+/** The statistic as APA writes it: "t(4.2) = 2.10", "U = 3", "mean difference = 1.25". */
+function statisticText(name: string, statistic: number, df: number | null | undefined): string {
+  if (name === "t") return `t(${df === null || df === undefined ? "?" : apaDf(df)}) = ${apaNumber(statistic)}`;
+  if (name === "mean difference") return `M_diff = ${apaNumber(statistic)}`;
+  return `${name} = ${apaNumber(statistic, Number.isInteger(statistic) ? 0 : 1)}`;
+}
+
+/**
+ * A test whose n cannot reach p < .05 is not reported as a test: "cannot reach p < .05 with 3 vs 3
+ * sessions (smallest possible p = .10); M_diff = 1.25, g = 1.20, 95% CI [...]".
+ */
+function cannotReachText(sizes: string, smallestP: number, statistic: string | null, effectText: string | null): string {
+  return [`cannot reach p < .05 with ${sizes} (smallest possible p = ${smallestP.toFixed(2).replace(/^0\./, ".")})`, statistic, effectText]
+    .filter(Boolean)
+    .join("; ");
+}
+
+/** One compare test: "M_diff = 1.25, Holm-adjusted p = .031 (unadjusted p = .004), g = 1.20, 95% CI [...]", or why it did not run. */
 export function apaCompareTest(t: TestResult): string {
   if (t.method?.startsWith("Fisher's exact") && t.p !== null) {
     // Fisher's exact test has no test statistic: its p, with the odds ratio and V beside it.
     const or = t.statistic === null ? "OR = ∞" : `OR = ${apaNumber(t.statistic)}`;
-    const parts = [`Fisher's exact test, N = ${t.n}`, apaP(t.p)];
-    if (t.pHolm !== undefined) parts.push(`Holm-adjusted ${apaP(t.pHolm)}`);
-    return [...parts, or, effect(t.effectSizeName, t.effectSize) ?? "effect size n/a"].join(", ");
+    return [`Fisher's exact test, N = ${t.n}`, apaP(t.p), or, effect(t.effectSizeName, t.effectSize) ?? "effect size n/a"].join(", ");
   }
-  if (t.statistic === null) return `not computed: ${t.note ?? "statistic undefined"}`;
+  if (t.p === null) {
+    const e = effect(t.effectSizeName, t.effectSize, t.effectCi95);
+    return `not tested: ${t.note ?? "statistic undefined"}${e ? ` (${e})` : ""}`;
+  }
+  if (cannotReach(t)) {
+    const d = t.details as { nCondition?: number; nReference?: number } | undefined;
+    const paired = t.family === "paired-permutation" || t.family === "wilcoxon";
+    const sizes = paired ? `${t.n} paired ${t.unit}s` : `${d?.nCondition ?? "?"} vs ${d?.nReference ?? "?"} ${t.unit}s`;
+    const mean = (t.details as { meanDifference?: number | null } | undefined)?.meanDifference;
+    return cannotReachText(
+      sizes,
+      t.smallestP!,
+      mean === undefined || mean === null ? null : `M_diff = ${apaNumber(mean)}`,
+      effect(t.effectSizeName, t.effectSize, t.effectCi95),
+    );
+  }
   const stat =
-    t.family === "chi-square"
-      ? `χ²(${apaDf(t.df ?? 0)}, N = ${t.n}) = ${apaNumber(t.statistic)}`
-      : t.family === "paired-t" || t.family === "welch"
-        ? `t(${t.df === null || t.df === undefined ? "?" : apaDf(t.df)}) = ${apaNumber(t.statistic)}`
-        : `${t.statisticName} = ${apaNumber(t.statistic, Number.isInteger(t.statistic) ? 0 : 1)}`;
-  const parts = [stat, apaP(t.p)];
-  if (t.pHolm !== undefined) parts.push(`Holm-adjusted ${apaP(t.pHolm)}`);
-  const e = effect(t.effectSizeName, t.effectSize);
-  parts.push(e ?? "effect size n/a");
-  return parts.join(", ");
+    t.family === "chi-square" ? `χ²(${apaDf(t.df ?? 0)}, N = ${t.n}) = ${apaNumber(t.statistic)}` : statisticText(t.statisticName, t.statistic!, t.df);
+  return [stat, adjustedP(t.p, t.pAdjusted, t.adjust), effect(t.effectSizeName, t.effectSize, t.effectCi95) ?? "effect size n/a"].join(", ");
 }
 
-const CONDITION_TEST_NAMES: Record<ConditionTest["test"], string> = {
-  pairedTTest: "paired t-test",
-  wilcoxonSignedRank: "Wilcoxon signed-rank",
-  welchTTest: "Welch's t-test",
-  mannWhitneyU: "Mann-Whitney U",
-};
-
-/** The test's name as a reader knows it ("paired t-test"). */
+/** The test's name as a reader knows it ("permutation test of the difference in means (two-sided)"). */
 export function conditionTestName(t: ConditionTest): string {
-  return CONDITION_TEST_NAMES[t.test];
+  return t.testName;
 }
 
-/** One topics/concepts test: "t(2) = 0.68, p = .567, dz = 0.39", or "not computed: <reason>". */
+/** One topics/concepts test: "M_diff = 0.68, Holm-adjusted p = .567 (unadjusted p = .120), g = 0.39", or why it did not run. */
 export function apaConditionTest(t: ConditionTest): string {
-  if (t.statistic === null) return `not computed: ${t.skipped ?? "statistic undefined"}`;
-  const stat =
-    t.test === "pairedTTest" || t.test === "welchTTest"
-      ? `t(${t.df === undefined ? "?" : apaDf(t.df)}) = ${apaNumber(t.statistic)}`
-      : `${t.test === "wilcoxonSignedRank" ? "W" : "U"} = ${apaNumber(t.statistic, Number.isInteger(t.statistic) ? 0 : 1)}`;
-  const e = effect(t.effectSizeName, t.effectSize);
-  return [
-    stat,
-    apaP(t.p),
-    ...(t.pHolm !== null && t.pHolm !== t.p ? [`Holm-adjusted ${apaP(t.pHolm)}`] : []),
-    e ?? (t.skipped ? `effect size n/a (${t.skipped})` : "effect size n/a"),
-  ].join(", ");
+  if (t.p === null || t.statistic === null) {
+    const e = effect(t.effectSizeName, t.effectSize, t.effectCi95);
+    return `not tested: ${t.skipped ?? "statistic undefined"}${e ? ` (${e})` : ""}`;
+  }
+  const e = effect(t.effectSizeName, t.effectSize, t.effectCi95);
+  if (cannotReach(t)) {
+    const paired = t.test === "paired-permutation" || t.test === "wilcoxon";
+    return cannotReachText(
+      paired ? `${t.n} pairs` : `${t.nA} vs ${t.nB} units`,
+      t.smallestP!,
+      t.meanDiff === null ? null : `M_diff = ${apaNumber(t.meanDiff)}`,
+      e,
+    );
+  }
+  return [statisticText(t.statisticName, t.statistic, t.df), adjustedP(t.p, t.pAdjusted, t.adjust), e ?? "effect size n/a"].join(", ");
 }
 
 /** "M = 1.09, SD = 0.63, 95% CI [0.71, 1.52], n = 5" (the CI as the analysis computed it). */

@@ -18,10 +18,17 @@ export interface LoadedCodes {
 }
 
 /**
- * Pick the coder: the one asked for, or the only one there is. With several and none named the
- * choice changes every number, so it is an error listing them rather than a guess.
+ * Pick the coder: the one asked for, else the only one there is, else the first coder colloquy.json
+ * names for the codebook (`codebooks[].coders`) that has codes. With several, none named and none
+ * configured, the choice changes every number, so it is an error listing them rather than a guess.
  */
-export function chooseCoder(available: readonly string[], wanted: string | undefined, codebook: string, study: string): string {
+export function chooseCoder(
+  available: readonly string[],
+  wanted: string | undefined,
+  codebook: string,
+  study: string,
+  configured: readonly string[] = [],
+): string {
   if (available.length === 0) {
     throw new CliError(`${study}: no codes for codebook "${codebook}" yet; code the turns first with \`colloquy code ${study} --codebook ${codebook}\``);
   }
@@ -30,17 +37,29 @@ export function chooseCoder(available: readonly string[], wanted: string | undef
       throw new CliError(`--coder ${wanted}: no codes from that coder for codebook "${codebook}"; coders are: ${available.join(", ")}`);
     return wanted;
   }
-  if (available.length > 1) throw new CliError(`codebook "${codebook}" has codes from several coders (${available.join(", ")}); choose one with --coder`);
+  const fromConfig = available.length > 1 ? configured.find((c) => available.includes(c)) : undefined;
+  if (fromConfig !== undefined) return fromConfig;
+  if (available.length > 1)
+    throw new CliError(
+      `codebook "${codebook}" has codes from several coders (${available.join(", ")}); choose one with --coder, or name it first under "coders" of this codebook in colloquy.json`,
+    );
   return available[0];
 }
 
 /** Load a nominal codebook and one coder's codes, joined with the reader's sessions. */
-export async function loadCodedStudy(study: string, codebookRef: string, coder: string | undefined, reader: StudyReader): Promise<LoadedCodes> {
+export async function loadCodedStudy(
+  study: string,
+  codebookRef: string,
+  coder: string | undefined,
+  reader: StudyReader,
+  plans: readonly { codebook: string; coders: readonly string[] }[] = [],
+): Promise<LoadedCodes> {
   const codebook = await loadCodebook(codebookRef, study);
   if (codebook.kind !== "nominal") {
     throw new CliError(`codebook "${codebook.id}" rates scales; compare and stats count categories, so give a nominal codebook such as bales-ipa`);
   }
-  const chosen = chooseCoder((await listCoders(study))[codebook.id] ?? [], coder, codebook.id, study);
+  const plan = plans.find((p) => p.codebook === codebook.id || p.codebook === codebookRef);
+  const chosen = chooseCoder((await listCoders(study))[codebook.id] ?? [], coder, codebook.id, study, plan?.coders);
   const sessions = await reader.sessions();
   const records = await reader.codes(codebook.id, chosen);
   const versions = summariseRecords(records).versions;

@@ -5,14 +5,16 @@ import { CliError } from "../util/errors.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
 import { forgetStage } from "../pipeline/state.js";
-import { resolveDesign } from "../analysis/shared/design.js";
+import { studyInference, type InferenceFlags } from "./design.js";
 import { describeSelection, selectedContext, selectionOf, type SessionSelection } from "./selection.js";
 
 /**
  * The compare stage: code frequencies per condition, role and speaker, differences from the
  * control condition, and tests between conditions. Settings not given fall back to colloquy.json.
  */
-export interface CompareStageOptions extends Omit<CompareOptions, "where"> {
+export interface CompareStageOptions extends Omit<CompareOptions, "where" | "inference"> {
+  /** Over colloquy.json's design, unit, test and adjustment. */
+  inference?: InferenceFlags;
   /** Nominal codebook id or file (default bales-ipa). */
   codebook?: string;
   /** Whose codes; needed when several coders exist. */
@@ -31,13 +33,13 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   const config = context.config.compare;
   const selection = selectionOf(options.selection);
   const reader = selectedContext(context, selection);
-  const loaded = await loadCodedStudy(context.dir, options.codebook ?? "bales-ipa", options.coder, reader);
+  const loaded = await loadCodedStudy(context.dir, options.codebook ?? "bales-ipa", options.coder, reader, context.config.codebooks);
   if (selection && loaded.data.codedTurns === 0) {
     throw new CliError(`${loaded.coder} coded no turn of ${describeSelection(selection)} under codebook "${loaded.codebook.id}"; there is nothing to compare`);
   }
   // Named in messages, so a researcher knows which setting to fix.
   const src = (flag: string, field: string, given: unknown) => (given !== undefined ? flag : `colloquy.json compare.${field}`);
-  const design = resolveDesign(await context.sessions(), { flag: options.design, config: config.design });
+  const inference = studyInference(context.config, await context.sessions(), options.inference);
   const collapse = options.collapse ?? config.collapse;
   const drop = options.drop ?? config.drop;
   const result = compareConditions(loaded.data, {
@@ -46,12 +48,8 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
     drop,
     conditionGroups: options.conditionGroups ?? config.conditionGroups,
     normaliseByRuns: options.normaliseByRuns ?? config.normaliseByRuns,
-    design: design.design,
-    designOrigin: design,
-    unit: options.unit ?? config.unit,
+    inference,
     measure: options.measure,
-    pairBy: options.pairBy,
-    holm: options.holm ?? config.holm,
     where: {
       collapse: src("--collapse", "collapse", options.collapse),
       drop: src("--drop", "drop", options.drop),
@@ -83,6 +81,8 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   const files = await writeCompareReport(context.dir, report);
   // The file now describes part of the study: the next `colloquy study` computes it whole again.
   if (selection) await forgetStage(context.dir, "compare");
-  effects.log(`compare: ${loaded.codebook.id} (${loaded.coder}), ${loaded.sessions.length} session(s); design ${result.design!.description}, ${design.reason}`);
+  effects.log(
+    `compare: ${loaded.codebook.id} (${loaded.coder}), ${loaded.sessions.length} session(s); ${result.design!.description} (${inference.design.reason}); one ${result.options.test} test per comparison and code`,
+  );
   return { report, files };
 }

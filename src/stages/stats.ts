@@ -40,7 +40,7 @@ export async function runStats(whole: StudyContext, options: StatsStageOptions, 
     );
     effects.warn(notes[0]);
   } else {
-    loaded = await loadCodedStudy(context.dir, codebook, options.coder, context);
+    loaded = await loadCodedStudy(context.dir, codebook, options.coder, context, whole.config.codebooks);
   }
   // Each session's metrics depend on its turns only: kept per session in the study's memo, so
   // adding a session measures that session; everything over sessions is computed again. A

@@ -72,13 +72,24 @@ export const compareSettingsSchema = z
     /** Divide counts by the number of runs per condition so groups with more runs are not inflated. */
     normaliseByRuns: z.boolean().optional(),
     /**
-     * The study's one design, used by compare, topics, concepts, the dashboard and the report:
-     * "within" (the same participants, or runs, in several conditions: paired tests) or
-     * "between" (independent samples). Without it, it is inferred from the sessions and printed.
+     * The study's one design, used by compare, topics, concepts, the dashboard and the report
+     * (src/analysis/shared/design.ts): "between" (the default: conditions are independent samples
+     * of units) or "within" (the same people took part in several conditions, paired by id).
      */
     design: z.enum(["within", "between"]).optional(),
-    /** What is paired in a within design: a participant (default) or a run (unit "session"). */
+    /** The unit of analysis: "session" (the default) or "participant" (a person, by id; "within" implies it). */
     unit: z.enum(["participant", "session"]).optional(),
+    /** Let AI agents and simulated participants be participant units (never unless declared). */
+    agentUnits: z.boolean().optional(),
+    /** The one test per question, from the decision table (docs/statistics.md); default: the design's permutation test. */
+    test: z.enum(["permutation", "mann-whitney", "welch", "paired-permutation", "wilcoxon"]).optional(),
+    /** Multiplicity adjustment within each family (default "holm"; "bh": Benjamini-Hochberg). */
+    adjust: z.enum(["holm", "bh", "none"]).optional(),
+    /** Monte Carlo resamples of a permutation test, and the most arrangements enumerated exactly (default 10,000). */
+    resamples: z.number().int().min(100).optional(),
+    /** Seed of the Monte Carlo and bootstrap streams (default 1). */
+    seed: z.number().int().optional(),
+    /** Older files: false meant no adjustment (now `"adjust": "none"`). */
     holm: z.boolean().optional(),
   })
   .strict();

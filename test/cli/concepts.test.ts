@@ -21,9 +21,9 @@ describe("colloquy concepts", () => {
     const run = await runCli(["concepts", study, "--lexicon", lexicon, "--rate", "active"]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain("Concept rate by condition (participants; ");
-    expect(run.stdout).toMatch(/A vs B: paired t-test \(n = 2\): (t\(1\) = |not computed: )/);
-    expect(run.stdout).toMatch(/within-subject \(paired by participant\), inferred: \d+ participants took part in more than one condition/);
+    expect(run.stdout).toContain("Concept rate by condition (between-subject, unit: session; default: each session is one observation");
+    expect(run.stdout).toMatch(/\d+ people took part in more than one condition/);
+    expect(run.stdout).toMatch(/A vs B: permutation test of the difference in means \(two-sided\) \(n = 2\): not tested: 1 vs 1 sessions: too few to test/);
     expect(run.stdout).toContain("no turn times");
     const report = JSON.parse(await readFile(join(study, "analysis", "concepts.json"), "utf8")) as ConceptsReport;
     expect(report.provenance).toMatchObject({ tool: "colloquy", rateBasis: "active", lexicon: { source: lexicon, terms: 1, ignore: 1 } });
@@ -33,7 +33,8 @@ describe("colloquy concepts", () => {
     expect(a1.turns.find((t) => t.turn === "t0003")!.concepts).toEqual(["child", "tomato", "bed"]);
     expect(alice.totalConcepts).toBe(7);
     const rate = report.conditions.find((c) => c.measure === "conceptRate")!;
-    expect(rate.byCondition.B).toMatchObject({ n: 2, missing: 2 });
+    // n counts units (sessions, the default): B has one; missing counts the values without times.
+    expect(rate.byCondition.B).toMatchObject({ n: 1, missing: 2 });
     const csv = await readFile(join(study, "analysis", "concepts.csv"), "utf8");
     expect(csv.trim().split("\n")).toHaveLength(1 + 6);
 

@@ -25,9 +25,10 @@ describe("colloquy topics (rules, offline)", () => {
       ["b1", report.trees[1].branching.mean],
     ]);
     const br = report.conditions.find((c) => c.measure === "branchingRatio")!;
-    // Session scope pairs sessions by their speakers (alice+bob in both conditions).
-    expect(br).toMatchObject({ unit: "session", design: "within", designSource: "config" });
-    expect(br.tests[0]).toMatchObject({ test: "pairedTTest", n: 1, skipped: expect.stringMatching(/at least 2 pairs/) });
+    // A declared within design pairs the people of the sessions (alice and bob in both conditions), one test per comparison.
+    expect(br).toMatchObject({ level: "session", unit: "participant", design: "within", designSource: "colloquy.json" });
+    expect(br.tests).toHaveLength(1);
+    expect(br.tests[0]).toMatchObject({ test: "paired-permutation", n: 2 });
 
     const json = await runCli(["topics", study, "--scope", "participant", "--json"]);
     expect(json.code).toBe(0);

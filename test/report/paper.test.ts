@@ -29,9 +29,15 @@ describe("colloquy report", () => {
     expect(headings.slice(0, 6)).toEqual(["Method", "Sample", "Design", "Coding", "Results", "Reliability"]);
     expect(headings).toContain("Code frequencies by condition (bales-ipa)");
     expect(headings.indexOf("Topics")).toBeGreaterThan(headings.indexOf("Reliability"));
-    expect(md).toMatch(/Design: within-subject \(paired by participant\); declared in colloquy\.json/);
-    // APA style: statistic, p without a leading zero, effect size.
-    expect(md).toMatch(/W = [\d.]+, p = \.\d{3}, r = \.\d\d/);
+    expect(md).toMatch(/Design: within-subject, unit: participant \(paired by participant id\); declared \(colloquy\.json compare\)/);
+    expect(md).toMatch(/one test chosen in advance from the decision table: the paired permutation test/);
+    // One unit and one n in every section: 3 people paired in compare, topics and concepts.
+    expect(md).toMatch(/Unit of analysis: participant \(3 paired participants per comparison\)/);
+    expect(md).toMatch(/analysed per participant/);
+    expect(md).not.toMatch(/CEO \| run|paired by run/);
+    // 3 pairs cannot reach .05: said plainly, not printed as a test.
+    expect(md).toMatch(/No tests can reach p (<|&lt;) \.05 at these sizes: with 3 paired participants the smallest two-sided p is \.25/);
+    expect(md).toMatch(/cannot reach p (<|&lt;) \.05 with 3 paired participants \(smallest possible p = \.25\); M_diff = -?[\d.]+/);
     expect(md).toMatch(/χ²\(20, N = 372\) = [\d.]+, p = \.\d{3}, V = \.\d\d/);
     expect(md).toMatch(/Cohen's κ = \.\d\d, 95% CI \[\.\d\d, \.\d\d\]/);
     // The chi-square's sparse-table warning reaches the reader.
@@ -140,7 +146,7 @@ describe("colloquy report", () => {
     const data = (await readdir(site)).find((f) => /^data\..*\.json$/.test(f))!;
     const bundle = JSON.parse(await readFile(join(site, data), "utf8"));
     const set = bundle.compare.find((c: { coder: string }) => c.coder === "rules");
-    expect(set.design).toMatch(/^within-subject \(paired by participant\); declared in colloquy\.json/);
+    expect(set.design).toMatch(/^within-subject, unit: participant \(paired by participant id\); declared \(colloquy\.json compare\)/);
     const chi = set.tests.find((t: { label: string }) => t.label === "across conditions");
     expect(chi.apa).toMatch(/^χ²\(20, N = 372\)/);
     expect(chi.note).toMatch(/expected counts below 5/);

@@ -14,11 +14,11 @@ describe("colloquy init: control condition and design", () => {
     expect(run.stdout).toMatch(/design: +between-subject \(declared\)/);
     expect((await loadStudyConfig(dir)).compare).toMatchObject({ control: "baseline", design: "between" });
   });
-  it("without them says the view stays empty and the design is inferred; refuses an unknown design", async () => {
+  it("without them says the view stays empty and sessions are the units; refuses an unknown design", async () => {
     const dir = join(await mkdtemp(join(tmpdir(), "colloquy-")), "study");
     const run = await runCli(["init", dir]);
     expect(run.stdout).toMatch(/control: +none yet: the "Conditions vs control" view stays empty/);
-    expect(run.stdout).toMatch(/design: +inferred from the sessions/);
+    expect(run.stdout).toMatch(/design: +sessions as independent units \(the default\)/);
     const bad = await runCli(["init", dir, "--design", "paired"]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/--design paired: expected within or between/);
@@ -40,9 +40,9 @@ describe("colloquy study: empty dashboard views", () => {
     expect(warnings[0]).toMatch(
       /no control condition\. Set "compare": \{"control": "control"\} in .*colloquy\.json \(conditions: control, critical, socratic\)/,
     );
-    expect(run.stderr).toMatch(/design: comparisons use the within-subject design, inferred: \d+ participants took part in more than one condition/);
-    // The compare file records the inferred design with its reason.
+    expect(run.stderr).toMatch(/design: comparisons use sessions as independent units \(default: .*3 people took part in more than one condition/);
+    // The compare file records the default design with its reason.
     const compare = JSON.parse(await readFile(join(dir, "analysis", "compare-bales-ipa.json"), "utf8"));
-    expect(compare.design).toMatchObject({ design: "within", source: "inferred" });
+    expect(compare.design).toMatchObject({ design: "between", unit: "session", source: "default" });
   }, 60_000);
 });

@@ -4,7 +4,9 @@ import { knownLabels, memberCounts, type CodedSession, type CodedTurns } from ".
 import { mapCodes, mapConditions } from "./mapping.js";
 import { ownCodes, studyCodes } from "./session-parts.js";
 import { runTests, type Comparison, type TestResult } from "./tests.js";
-import { describeDesign } from "../shared/design.js";
+import { DEFAULT_INFERENCE, describeDesign, isPersonUnit, type InferenceSettings } from "../shared/design.js";
+import { chooseTest, type TestId } from "../inference/decision.js";
+import type { Adjustment } from "../inference/multiplicity.js";
 
 /**
  * `colloquy compare`: code frequencies per condition, role and speaker; the percentage difference
@@ -24,26 +26,36 @@ export interface CompareOptions {
   conditionGroups?: Record<string, string[]>;
   /** Compare counts per run instead of raw counts in the differences table (default false). */
   normaliseByRuns?: boolean;
-  /** "within": paired tests on units present in both conditions (default); "between": independent samples. */
-  design?: "within" | "between";
   /**
-   * What one observation of a test is (default "participant"). A participant unit is keyed by the
-   * participant's name (or role, see pairBy) plus the session's `metadata.run` when it has one; a
-   * session unit by its run (or session id). Within-subject tests pair units with the same key in
-   * the two conditions; units with the same key in several sessions of one condition are summed.
-   * System participants are never units.
+   * The study's design, test and adjustment (../shared/design.ts; stages take it from
+   * colloquy.json). Default: sessions as independent units, the permutation test, Holm.
+   * A participant unit is a person by participant id (agents only when the design says so); a
+   * session unit is the session. System participants are never units.
    */
-  unit?: "participant" | "session";
-  /** Value per unit: the number of acts with the code (default) or their share of the unit's acts. */
+  inference?: InferenceSettings;
+  /** Value per unit: acts with the code per session (default) or their share of the unit's acts. */
   measure?: "count" | "proportion";
-  /** How participant units are matched across conditions: by name (default) or by role. */
-  pairBy?: "name" | "role";
-  /** Holm-adjust p-values within each test family (default false). */
-  holm?: boolean;
   /** Where the settings came from, for error messages. */
   where?: { collapse: string; drop: string; groups: string; control: string };
-  /** Where `design` came from (the study's design, ./design.ts), printed with every comparison. */
-  designOrigin?: { source: "flag" | "colloquy.json" | "inferred"; reason: string };
+}
+
+/** The settings a comparison ran with, as its file records them. */
+export interface ResolvedCompareOptions {
+  control: string | null;
+  collapse: Record<string, string[]>;
+  drop: string[];
+  conditionGroups: Record<string, string[]>;
+  normaliseByRuns: boolean;
+  design: "within" | "between";
+  unit: "participant" | "session";
+  /** Agents and simulated participants counted as participant units (declared only). */
+  agentUnits: boolean;
+  measure: "count" | "proportion";
+  /** The decision table's test every row ran. */
+  test: TestId;
+  adjust: Adjustment;
+  resamples: number;
+  seed: number;
 }
 
 /** Code counts of one group of acts (a condition, role, speaker, or condition × role). */
@@ -100,9 +112,9 @@ export interface CompareResult {
   conditions: { name: string; members: string[]; sessions: number; runs: number; acts: number }[];
   acts: { counted: number; dropped: number; uncodedTurns: number; orphanRecords: number; unknownCodes: string[] };
   /** Resolved settings (defaults filled in). */
-  options: Required<Omit<CompareOptions, "control" | "where" | "designOrigin">> & { control: string | null };
-  /** The design the tests assumed, where it came from and why (absent from older files). */
-  design?: { design: "within" | "between"; source: "flag" | "colloquy.json" | "inferred" | "default"; reason: string; description: string };
+  options: ResolvedCompareOptions;
+  /** The design the tests assumed, its unit, where it came from and why (absent from older files). */
+  design?: { design: "within" | "between"; unit: "participant" | "session"; source: "flag" | "colloquy.json" | "default"; reason: string; description: string };
   frequencies: { byCondition: FrequencyRow[]; byRole: FrequencyRow[]; bySpeaker: FrequencyRow[]; byConditionRole: FrequencyRow[] };
   differences: { control: string | null; basis: "count" | "per-run"; rows: Difference[]; note: string };
   comparisons: Comparison[];
@@ -138,6 +150,7 @@ export function compareConditions(
   part?: (cs: CodedSession, compute: () => CompareSessionPart) => CompareSessionPart,
 ): CompareResult {
   const f = compareFrequencies(data, options, part);
+  const inference = options.inference ?? DEFAULT_INFERENCE;
   const { comparisons, tests } = runTests({
     labels: f.labels,
     conditions: f.conditions.map((c) => c.name),
@@ -145,15 +158,12 @@ export function compareConditions(
     units: f.units,
     byCondition: f.frequencies.byCondition,
     byRole: f.frequencies.byRole,
-    options: f.options,
+    measure: f.options.measure,
+    inference,
   });
-  const design = {
-    design: f.options.design,
-    source: options.designOrigin?.source ?? (options.design ? "flag" : "default"),
-    reason: options.designOrigin?.reason ?? (options.design ? "given by the caller" : "the library default (within)"),
-    description: describeDesign(f.options.design, f.options.unit),
-  } as const;
-  if (f.options.design === "within") checkPairable(comparisons, design);
+  const d = inference.design;
+  const design = { design: d.design, unit: d.unit, source: d.source, reason: d.reason, description: describeDesign(d) };
+  if (d.design === "within") checkPairable(comparisons, design);
   return {
     labels: f.labels,
     conditions: f.conditions,
@@ -174,18 +184,17 @@ export function compareConditions(
  * the data, not a set of untestable lines: stop and say which setting to change.
  */
 function checkPairable(comparisons: readonly Comparison[], design: { source: string; reason: string }): void {
-  const empty = comparisons.filter((c) => c.paired !== null && c.paired.length === 0 && c.onlyInCondition.length + c.onlyInReference.length > 0);
+  const empty = comparisons.filter((c) => c.paired !== null && c.paired.length === 0);
   if (empty.length === 0) return;
   const c = empty[0];
-  const unit = c.unit === "session" ? "run" : "participant";
-  const list = (xs: string[]) => xs.slice(0, 4).join(", ") + (xs.length > 4 ? `, … (${xs.length})` : "");
+  const unit = "person";
+  const list = (xs: string[]) => (xs.length === 0 ? "no people" : xs.slice(0, 4).join(", ") + (xs.length > 4 ? `, … (${xs.length})` : ""));
   throw new CliError(
     `the design is within-subject (${design.reason}), but no ${unit} appears in both ${c.condition} and ${c.reference}, so nothing can be paired ` +
       `(${c.condition}: ${list(c.onlyInCondition)}; ${c.reference}: ${list(c.onlyInReference)}). ` +
-      `If different ${unit}s took part in each condition, set "design": "between" under "compare" in colloquy.json (or pass --design between); ` +
-      (c.unit === "participant"
-        ? "if the same people took part under different names, match them with --pair-by role."
-        : "if the runs are the same, give their sessions the same metadata.run."),
+      `If different people took part in each condition, set "design": "between" under "compare" in colloquy.json (or run \`colloquy compare\` with --design between); ` +
+      "if the same people took part under different ids, give them the same participant id in their sessions; " +
+      'AI agents and simulated participants are paired only with "agentUnits": true under "compare".',
   );
 }
 
@@ -215,17 +224,21 @@ export function compareSessionPart(cs: CodedSession, labels: readonly string[], 
  */
 function resolveCompare(data: CodedTurns, options: CompareOptions) {
   const where = options.where ?? { collapse: "compare.collapse", drop: "compare.drop", groups: "compare.conditionGroups", control: "compare.control" };
-  const resolved: CompareResult["options"] = {
+  const inference = options.inference ?? DEFAULT_INFERENCE;
+  const resolved: ResolvedCompareOptions = {
     control: options.control ?? null,
     collapse: options.collapse ?? {},
     drop: options.drop ?? [],
     conditionGroups: options.conditionGroups ?? {},
     normaliseByRuns: options.normaliseByRuns ?? false,
-    design: options.design ?? "within",
-    unit: options.unit ?? "participant",
+    design: inference.design.design,
+    unit: inference.design.unit,
+    agentUnits: inference.design.agentUnits,
     measure: options.measure ?? "count",
-    pairBy: options.pairBy ?? "name",
-    holm: options.holm ?? false,
+    test: chooseTest(inference.design.design, inference.test).test,
+    adjust: inference.adjust,
+    resamples: inference.resamples,
+    seed: inference.seed,
   };
   const codes = mapCodes(data.labels, resolved.collapse, resolved.drop, where);
   const known = knownLabels(data);
@@ -289,13 +302,11 @@ export function compareFrequencies(
       }
       return list;
     });
-    const runLabel = cs.session.metadata.run;
+    // The unit of analysis: the session, or a person by participant id (agents only when declared).
     const unitOf = cs.members.map((p) => {
       if (!all) return null;
-      if (resolved.unit === "session") return runLabel ?? cs.session.id;
-      if (p.kind === "system") return null;
-      const who = resolved.pairBy === "role" ? (p.role ?? p.kind) : p.name;
-      return runLabel !== undefined ? `${who} | run ${runLabel}` : who;
+      if (resolved.unit === "session") return cs.session.id;
+      return isPersonUnit(p.kind, resolved.agentUnits) ? p.id : null;
     });
     const unitCounts = unitOf.map((u) => {
       if (u === null) return null;

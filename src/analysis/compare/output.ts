@@ -1,4 +1,5 @@
 import type { CompareResult } from "./compare.js";
+import { adjustmentText, type TestResult } from "./tests.js";
 import { textTable, toCsv } from "../shared/table.js";
 
 /** CSV tables of a comparison: the long-format frequency table, the differences and the tests. */
@@ -61,9 +62,15 @@ export function compareCsvs(report: CompareResult): { frequencies: string; diffe
       "statistic",
       "df",
       "p",
-      "p_holm",
+      "p_adjusted",
+      "adjustment",
+      "family_size",
       "effect_size_name",
       "effect_size",
+      "effect_ci95_low",
+      "effect_ci95_high",
+      "smallest_p",
+      "mde80",
       "method",
       "note",
     ],
@@ -81,9 +88,15 @@ export function compareCsvs(report: CompareResult): { frequencies: string; diffe
       t.statistic,
       t.df,
       t.p,
-      t.pHolm,
+      t.pAdjusted,
+      t.adjust,
+      t.familySize,
       t.effectSizeName,
       t.effectSize,
+      t.effectCi95?.[0],
+      t.effectCi95?.[1],
+      t.smallestP,
+      t.mde80,
       t.method,
       t.note,
     ]),
@@ -129,13 +142,14 @@ export function compareSummary(report: CompareResult): string {
     );
   }
   out.push("");
+  const adjusted = o.adjust !== "none";
   out.push(
-    `Tests (${report.design ? `${report.design.description}; ${report.design.reason}` : `${o.design}-subject design`}; unit ${o.unit}, measure ${o.measure}${o.holm ? ", Holm-adjusted within each family" : ""})`,
+    `Tests (${report.design ? `${report.design.description}; ${report.design.reason}` : `${o.design}-subject design, unit ${o.unit}`}; measure ${o.measure}; one ${o.test} test per comparison and code; ${adjustmentText(o.adjust)})`,
   );
   for (const c of report.comparisons) {
     const dropped = c.onlyInCondition.length + c.onlyInReference.length;
     out.push(
-      `  ${c.condition} vs ${c.reference}: ${c.design === "within" ? `${c.paired!.length} paired units${dropped ? `, ${dropped} unpaired units not tested` : ""}` : `${c.nCondition} vs ${c.nReference} units`}`,
+      `  ${c.condition} vs ${c.reference}: ${c.design === "within" ? `${c.paired!.length} paired ${c.unit}s${dropped ? `, ${dropped} unpaired ${c.unit}s not tested` : ""}` : `${c.nCondition} vs ${c.nReference} ${c.unit}s`}`,
     );
   }
   // Codes nobody used in a comparison were not tested; listing them would bury the tests that ran.
@@ -143,16 +157,18 @@ export function compareSummary(report: CompareResult): string {
   const shown = report.tests.filter((t) => !untested.includes(t));
   out.push(
     textTable(
-      ["test", "code", "comparison", "n", "statistic", "p", ...(o.holm ? ["p (Holm)"] : []), "effect"],
+      ["test", "code", "comparison", "n", "statistic", "p", ...(adjusted ? [`p (${o.adjust})`] : []), "effect [95% CI]"],
       shown.map((t) => [
         t.family,
-        t.code ?? `(${t.across})`,
+        t.code ?? `(${t.across}, descriptive)`,
         t.condition !== undefined ? `${t.condition} vs ${t.reference}` : "",
         String(t.n),
         t.statistic === null ? "-" : `${t.statisticName}=${fmt(t.statistic)}${t.df !== undefined && t.df !== null ? ` df=${fmt(t.df, 1)}` : ""}`,
         pValue(t.p),
-        ...(o.holm ? [pValue(t.pHolm)] : []),
-        t.effectSize === undefined || t.effectSize === null ? "-" : fmt(t.effectSize),
+        ...(adjusted ? [pValue(t.pAdjusted)] : []),
+        t.effectSize === undefined || t.effectSize === null
+          ? "-"
+          : `${fmt(t.effectSize, 2)}${t.effectCi95 ? ` [${fmt(t.effectCi95[0], 2)}, ${fmt(t.effectCi95[1], 2)}]` : ""}`,
       ]),
     ),
   );
@@ -160,14 +176,17 @@ export function compareSummary(report: CompareResult): string {
     const codes = [...new Set(untested.map((t) => t.code))];
     out.push(`not tested (no acts in either condition of a comparison): ${codes.join(", ")}`);
   }
-  // Every caveat but the small-sample one is printed per line; that one would repeat on every line, so it is counted.
-  const small = shown.filter((t) => t.p !== null && t.note?.includes("small sample"));
-  const noted = shown.filter((t) => t.note && (!small.includes(t) || t.note.includes("; ")));
-  for (const t of noted)
-    out.push(
-      `  ${t.family}${t.code ? ` ${t.code}` : ""}${t.condition ? ` (${t.condition} vs ${t.reference})` : t.across ? ` (across ${t.across})` : ""}: ${t.note}`,
-    );
-  if (small.length > 0) out.push(`  ${small.length} test(s) ran on fewer than 6 pairs or units per side: read their p as descriptive, not confirmatory`);
+  // A note shared by many lines (a design too small to reach .05) is printed once with its count.
+  const byNote = new Map<string, TestResult[]>();
+  for (const t of shown) if (t.note) byNote.set(t.note, [...(byNote.get(t.note) ?? []), t]);
+  for (const [note, lines] of byNote) {
+    const t = lines[0];
+    const where =
+      lines.length > 1
+        ? `${lines.length} lines`
+        : `${t.family}${t.code ? ` ${t.code}` : ""}${t.condition ? ` (${t.condition} vs ${t.reference})` : t.across ? ` (across ${t.across})` : ""}`;
+    out.push(`  ${where}: ${note}`);
+  }
   for (const note of report.notes) out.push(`note: ${note}`);
   return out.join("\n");
 }

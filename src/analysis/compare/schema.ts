@@ -49,8 +49,10 @@ const comparisonSchema = z.looseObject({
   nReference: count,
 });
 
+const pair = z.tuple([z.number(), z.number()]);
+
 const testSchema = z.looseObject({
-  family: z.enum(["wilcoxon", "paired-t", "mann-whitney", "welch", "chi-square"]),
+  family: z.enum(["permutation", "paired-permutation", "wilcoxon", "mann-whitney", "welch", "chi-square"]),
   test: z.string(),
   code: z.string().optional(),
   condition: z.string().optional(),
@@ -63,9 +65,16 @@ const testSchema = z.looseObject({
   statistic: nullableNumber,
   df: nullableNumber.optional(),
   p: nullableNumber,
-  pHolm: nullableNumber.optional(),
+  pAdjusted: nullableNumber.optional(),
+  adjust: z.enum(["holm", "bh", "none"]).optional(),
+  familySize: count.optional(),
   effectSizeName: z.string().optional(),
   effectSize: nullableNumber.optional(),
+  effectCi95: pair.nullable().optional(),
+  effectCiMethod: z.string().optional(),
+  smallestP: nullableNumber.optional(),
+  mde80: nullableNumber.optional(),
+  descriptive: z.boolean().optional(),
   method: z.string().optional(),
   details: z.record(z.string(), z.unknown()).optional(),
   note: z.string().optional(),
@@ -88,9 +97,12 @@ export const compareReportSchema = z.looseObject({
     normaliseByRuns: z.boolean(),
     design,
     unit,
+    agentUnits: z.boolean(),
     measure,
-    pairBy: z.enum(["name", "role"]),
-    holm: z.boolean(),
+    test: z.enum(["permutation", "paired-permutation", "wilcoxon", "mann-whitney", "welch"]),
+    adjust: z.enum(["holm", "bh", "none"]),
+    resamples: count,
+    seed: z.number().int(),
   }),
   frequencies: z.looseObject({
     byCondition: z.array(frequencyRowSchema),
@@ -107,7 +119,8 @@ export const compareReportSchema = z.looseObject({
   design: z
     .looseObject({
       design: z.enum(["within", "between"]),
-      source: z.enum(["flag", "colloquy.json", "inferred", "default"]),
+      unit,
+      source: z.enum(["flag", "colloquy.json", "default"]),
       reason: z.string(),
       description: z.string(),
     })

@@ -1,18 +1,18 @@
-import { chiSquare, fisherExact, hedgesG, holm, mannWhitneyU, pairedTTest, welchTTest, wilcoxonSignedRank } from "../inference/index.js";
-import { cohensDz } from "../inference/effect.js";
+import { chiSquare, chooseTest, fisherExact, testTwoGroups, type DecisionRow, type GroupTest, type TestId } from "../inference/index.js";
+import { adjustPValues, ADJUSTMENT_NAMES, type Adjustment } from "../inference/multiplicity.js";
+import type { InferenceSettings } from "../shared/design.js";
 import type { FrequencyRow, UnitRow } from "./compare.js";
 import { errorMessage } from "../../util/errors.js";
 import { pWithRelation } from "../../util/p-value.js";
 
 /**
- * The inferential side of `colloquy compare`. For every pair (condition vs control, or every pair
- * of conditions without a control) and every code, the per-unit values are tested:
- *  - within-subject design: units present in both conditions are paired and tested with the
- *    Wilcoxon signed-rank test and the paired t-test; units present in only one are listed;
- *  - between-subject design: Mann-Whitney U and Welch's t-test on the two samples of units.
- * Then chi-square tests of the code distribution across conditions and across roles (act counts).
- * With holm, p-values are Holm-adjusted within each family (all Wilcoxon tests are one family,
- * all paired t-tests another, …), since a researcher reports one family, not all of them.
+ * The inferential side of `colloquy compare`: one pre-declared test per comparison and code, on
+ * one value per unit of analysis (a session, or a person by id; ../shared/design.ts), chosen by
+ * the decision table (../inference/decision.ts): a permutation test by default, Mann-Whitney,
+ * Welch, or for pairs Wilcoxon as named alternatives. Each comparison's codes are one family,
+ * adjusted for multiplicity (Holm by default); raw and adjusted p are both kept. A design that
+ * cannot reach p < .05 at all is said so on the line instead of a test. Chi-square tests of the
+ * act counts are kept as description: acts are nested in sessions and speakers, not independent.
  */
 
 /** Which units each pairwise comparison used. */
@@ -36,8 +36,9 @@ export interface Comparison {
 
 /** One test. Every result says which test ran, on what unit and on how many observations. */
 export interface TestResult {
-  family: "wilcoxon" | "paired-t" | "mann-whitney" | "welch" | "chi-square";
-  /** Human-readable name, e.g. "Wilcoxon signed-rank (paired, two-sided)". */
+  /** The test (decision-table id), or "chi-square" for the descriptive act-count tables. */
+  family: TestId | "chi-square";
+  /** Human-readable name, e.g. "permutation test of the difference in means (two-sided)". */
   test: string;
   code?: string;
   condition?: string;
@@ -51,15 +52,27 @@ export interface TestResult {
   statisticName: string;
   statistic: number | null;
   df?: number | null;
+  /** Raw two-sided p (null when the test did not run: see note). */
   p: number | null;
-  /** Holm-adjusted p within the family (only with holm). */
-  pHolm?: number | null;
+  /** p adjusted within the family (the comparison's codes) by `adjust`; what the report's text uses. */
+  pAdjusted?: number | null;
+  adjust?: Adjustment;
+  /** Tests in the family the adjustment counted. */
+  familySize?: number;
   effectSizeName?: string;
   effectSize?: number | null;
-  /** How p was computed ("exact", "approx", "permutation", "yates"…). */
+  /** 95% bootstrap interval of the effect size over units, and how it was made. */
+  effectCi95?: [number, number] | null;
+  effectCiMethod?: string;
+  /** The smallest p the test can give at this n, and the minimum detectable effect (80% power, α = .05). */
+  smallestP?: number | null;
+  mde80?: number | null;
+  /** How p was computed ("exact (20 arrangements)", "Monte Carlo (…)", "Pearson"…). */
   method?: string;
-  /** Test-specific numbers (W+, z, mean difference, the chi-square table…). */
+  /** Test-specific numbers (sizes, means, the chi-square table…). */
   details?: Record<string, unknown>;
+  /** Chi-square of act counts: shown as description, not a test of the conditions. */
+  descriptive?: boolean;
   /** Why a test could not run or what to keep in mind. */
   note?: string;
 }
@@ -71,22 +84,19 @@ export interface TestInput {
   units: UnitRow[];
   byCondition: FrequencyRow[];
   byRole: FrequencyRow[];
-  options: { design: "within" | "between"; unit: "participant" | "session"; measure: "count" | "proportion"; holm: boolean };
+  measure: "count" | "proportion";
+  inference: InferenceSettings;
 }
 
-const TEST_NAMES = {
-  wilcoxon: "Wilcoxon signed-rank (paired, two-sided)",
-  "paired-t": "paired t-test (two-sided)",
-  "mann-whitney": "Mann-Whitney U (two-sided)",
-  welch: "Welch's t-test (two-sided)",
-} as const;
-const STATISTIC = { wilcoxon: "W", "paired-t": "t", "mann-whitney": "U", welch: "t" } as const;
+const num = (v: number | undefined | null): number | null => (v !== undefined && v !== null && Number.isFinite(v) ? v : null);
 
-const num = (v: number | undefined): number | null => (v !== undefined && Number.isFinite(v) ? v : null);
+const ACTS_NOTE =
+  "descriptive: acts are nested in sessions and speakers, so they are not independent observations and this p is not a test of the conditions (the per-unit tests are)";
 
 /** Run every test of a comparison; see the module comment for what runs when. */
 export function runTests(input: TestInput): { comparisons: Comparison[]; tests: TestResult[] } {
-  const { labels, conditions, control, options } = input;
+  const { labels, conditions, control, measure, inference } = input;
+  const { design, unit } = inference.design;
   const pairs: [string, string][] =
     control !== null
       ? conditions.filter((c) => c !== control).map((c) => [c, control])
@@ -100,168 +110,128 @@ export function runTests(input: TestInput): { comparisons: Comparison[]; tests: 
   const comparisons: Comparison[] = [];
   const tests: TestResult[] = [];
 
-  const value = (u: UnitRow, code: string) => (options.measure === "count" ? u.counts[code] : u.counts[code] / u.total);
+  // Acts per session (a person seen in two sessions of a condition: the mean of the two), or the share of the unit's acts.
+  const value = (u: UnitRow, code: string) => (measure === "count" ? u.counts[code] / u.sessions : u.counts[code] / u.total);
+  const within = design === "within";
+  const row = chooseTest(design, inference.test);
   for (const [condition, reference] of pairs) {
-    const usable = (list: UnitRow[]) => (options.measure === "proportion" ? list.filter((u) => u.total > 0) : list);
+    const usable = (list: UnitRow[]) => (measure === "proportion" ? list.filter((u) => u.total > 0) : list);
     const all = [...(byCondition.get(condition) ?? []), ...(byCondition.get(reference) ?? [])];
-    const emptyUnits = options.measure === "proportion" ? all.filter((u) => u.total === 0).map((u) => `${u.condition}: ${u.unit}`) : [];
+    const emptyUnits = measure === "proportion" ? all.filter((u) => u.total === 0).map((u) => `${u.condition}: ${u.unit}`) : [];
     const a = new Map(usable(byCondition.get(condition) ?? []).map((u) => [u.unit, u]));
     const b = new Map(usable(byCondition.get(reference) ?? []).map((u) => [u.unit, u]));
     const common = [...a.keys()].filter((k) => b.has(k)).sort();
-    const within = options.design === "within";
-    const comparison: Comparison = {
+    comparisons.push({
       condition,
       reference,
-      design: options.design,
-      unit: options.unit,
-      measure: options.measure,
+      design,
+      unit,
+      measure,
       paired: within ? common : null,
       onlyInCondition: [...a.keys()].filter((k) => !b.has(k)).sort(),
       onlyInReference: [...b.keys()].filter((k) => !a.has(k)).sort(),
       emptyUnits,
       nCondition: within ? common.length : a.size,
       nReference: within ? common.length : b.size,
-    };
-    comparisons.push(comparison);
-    const base = { condition, reference, unit: options.unit, measure: options.measure } as const;
+    });
+    const family: TestResult[] = [];
     for (const code of labels) {
       const x = within ? common.map((k) => value(a.get(k)!, code)) : [...a.values()].map((u) => value(u, code));
       const y = within ? common.map((k) => value(b.get(k)!, code)) : [...b.values()].map((u) => value(u, code));
-      if (x.length + y.length > 0 && x.every((v) => v === 0) && y.every((v) => v === 0)) {
-        // Nothing to test; it stays out of the Holm family. The acts of units that could not be
-        // paired still count in what the note says, so "none" is never said of 1 vs 3 acts.
+      const base = { condition, reference, unit, measure, code, n: within ? x.length : x.length + y.length } as const;
+      if (x.every((v) => v === 0) && y.every((v) => v === 0)) {
+        // Nothing to test; it stays out of the family. Acts of units that could not be paired
+        // still count in what the note says, so "none" is never said of 1 vs 3 acts.
         const actsIn = (c: string) => (byCondition.get(c) ?? []).reduce((sum, u) => sum + u.counts[code], 0);
         const [inCondition, inReference] = [actsIn(condition), actsIn(reference)];
         const note =
           inCondition + inReference === 0
             ? "no acts with this code in either condition: not tested"
             : `the ${x.length} paired units have no acts with this code (${condition} has ${inCondition}, ${reference} ${inReference}, all from units present in only one condition): not tested`;
-        for (const family of within ? (["wilcoxon", "paired-t"] as const) : (["mann-whitney", "welch"] as const)) {
-          tests.push({
-            ...base,
-            family,
-            test: TEST_NAMES[family],
-            code,
-            n: within ? x.length : x.length + y.length,
-            statisticName: STATISTIC[family],
-            statistic: null,
-            p: null,
-            note,
-          });
-        }
+        tests.push({ ...base, family: row.test, test: row.name, statisticName: row.statisticName, statistic: null, p: null, note });
         continue;
       }
-      if (within) {
-        tests.push(
-          guard({ ...base, family: "wilcoxon", test: TEST_NAMES.wilcoxon, code, n: x.length, statisticName: "W" }, () => {
-            if (x.length === 0) throw new Error("no units are present in both conditions, so nothing can be paired");
-            const r = wilcoxonSignedRank(x, y);
-            return {
-              statistic: r.W,
-              p: num(r.p),
-              effectSizeName: "r = |z| / sqrt(n)",
-              effectSize: num(r.r),
-              method: r.method,
-              details: { Wplus: r.Wplus, Wminus: r.Wminus, z: num(r.z), nonZeroPairs: r.n, zeroDifferences: r.nZero },
-              ...(r.n === 0 ? { note: "every pair has the same value: no non-zero differences to rank" } : {}),
-            };
-          }),
-        );
-        tests.push(
-          guard({ ...base, family: "paired-t", test: TEST_NAMES["paired-t"], code, n: x.length, statisticName: "t" }, () => {
-            const r = pairedTTest(x, y);
-            return {
-              statistic: num(r.t),
-              df: r.df,
-              p: num(r.p),
-              effectSizeName: "Cohen's dz = mean difference / SD of differences",
-              effectSize: cohensDz(x, y),
-              details: { meanDifference: r.meanDiff, se: r.se },
-              ...(r.se === 0 ? { note: "the differences have no variance, so t is undefined" } : {}),
-            };
-          }),
-        );
-      } else {
-        const n = x.length + y.length;
-        tests.push(
-          guard(
-            {
-              ...base,
-              family: "mann-whitney",
-              test: TEST_NAMES["mann-whitney"],
-              code,
-              n,
-              statisticName: "U",
-              details: { nCondition: x.length, nReference: y.length },
-            },
-            () => {
-              const r = mannWhitneyU(x, y);
-              return {
-                statistic: r.U,
-                p: num(r.p),
-                effectSizeName: "rank-biserial correlation",
-                effectSize: num(r.rankBiserial),
-                method: r.method,
-                details: { nCondition: r.nX, nReference: r.nY, U2: r.U2, z: num(r.z) },
-              };
-            },
-          ),
-        );
-        tests.push(
-          guard(
-            { ...base, family: "welch", test: TEST_NAMES.welch, code, n, statisticName: "t", details: { nCondition: x.length, nReference: y.length } },
-            () => {
-              const r = welchTTest(x, y);
-              return {
-                statistic: num(r.t),
-                df: num(r.df),
-                p: num(r.p),
-                effectSizeName: "Hedges' g",
-                effectSize: hedgesG(x, y),
-                details: { nCondition: r.nX, nReference: r.nY, meanCondition: r.meanX, meanReference: r.meanY },
-                ...(Number.isNaN(r.t) ? { note: "every unit has the same value in both conditions: t and the effect size are undefined" } : {}),
-                ...(Math.abs(r.t) === Infinity
-                  ? { note: "neither condition's values vary but their means differ: t is infinite and the effect size undefined" }
-                  : {}),
-              };
-            },
-          ),
-        );
-      }
+      const t = guard(base, row, () => testTwoGroups(design, x, y, { unit, test: inference.test, resamples: inference.resamples, seed: inference.seed }));
+      family.push(t);
+      tests.push(t);
     }
+    adjustFamily(family, inference.adjust);
   }
   tests.push(chiSquareAcross("conditions", input.byCondition, labels));
   tests.push(chiSquareAcross("roles", input.byRole, labels));
   for (const t of tests) explainMissing(t);
-  if (options.holm) applyHolm(tests);
   return { comparisons, tests };
 }
 
-/** Fewer pairs (or units per side) than this: the test's p is noted as descriptive. */
-const SMALL_N = 6;
+/** The group test as a line of the compare file. */
+function fromGroupTest(base: Omit<TestResult, "family" | "test" | "statisticName" | "statistic" | "p">, g: GroupTest): TestResult {
+  return {
+    ...base,
+    family: g.test,
+    test: g.testName,
+    statisticName: g.statisticName,
+    statistic: num(g.statistic),
+    ...(g.df !== undefined ? { df: g.df } : {}),
+    p: g.p,
+    effectSizeName: g.effectSizeName,
+    effectSize: g.effectSize,
+    effectCi95: g.effectCi95,
+    effectCiMethod: g.effectCiMethod,
+    smallestP: g.smallestP,
+    mde80: g.mde80,
+    ...(g.method ? { method: g.method } : {}),
+    details: { nCondition: g.nA, nReference: g.nB, meanDifference: g.meanDifference },
+    ...(g.note ? { note: g.note } : {}),
+  };
+}
+
+/** Adjust the p of one family (one comparison's codes) and record the adjusted p, the method and the family's size. */
+function adjustFamily(family: TestResult[], adjust: Adjustment): void {
+  const tested = family.filter((t) => t.p !== null);
+  const adjusted = adjustPValues(
+    tested.map((t) => t.p!),
+    adjust,
+  );
+  tested.forEach((t, i) => Object.assign(t, { pAdjusted: num(adjusted[i]), adjust, familySize: tested.length }));
+  for (const t of family) if (t.p === null) Object.assign(t, { pAdjusted: null, adjust, familySize: tested.length });
+}
 
 /**
- * Every line says its statistic, df, p and effect size, or why one is missing; and a test on
- * very few units says so, since a reviewer reads p differently with 4 pairs than with 40.
+ * Every line says its statistic, p and effect size, or why one is missing.
  */
 function explainMissing(t: TestResult): void {
   const add = (text: string) => (t.note = t.note ? `${t.note}; ${text}` : text);
   if (t.statistic === null && !t.note) add("statistic undefined for these values");
   if (t.statistic !== null && t.family !== "chi-square" && (t.effectSize === undefined || t.effectSize === null) && !t.note)
     add("effect size undefined: the values have no spread");
-  if (t.family === "chi-square" || t.p === null) return;
-  const sizes = t.family === "wilcoxon" || t.family === "paired-t" ? [t.n] : [Number(t.details?.nCondition), Number(t.details?.nReference)];
-  const smallest = Math.min(...sizes);
-  if (smallest < SMALL_N)
-    add(
-      `small sample (${t.family === "wilcoxon" || t.family === "paired-t" ? `${t.n} pairs` : `${sizes.join(" and ")} units`}): read p as descriptive, not confirmatory`,
-    );
 }
 
-/** Run a test; an error (too few observations, …) becomes a result with p null and the reason. */
-function guard(base: Omit<TestResult, "p" | "statistic">, run: () => Partial<TestResult>): TestResult {
+/** The family's adjustment in words ("Holm-adjusted within each comparison's 12 codes"). */
+export function adjustmentText(adjust: Adjustment): string {
+  return adjust === "none" ? "unadjusted for multiple tests" : `${ADJUSTMENT_NAMES[adjust]}-adjusted within each comparison's codes`;
+}
+
+/** Run a group test; an error (too few observations, …) becomes a line with p null and the reason. */
+function guard(base: Omit<TestResult, "family" | "test" | "statisticName" | "statistic" | "p">, row: DecisionRow, run: () => GroupTest): TestResult {
   try {
-    return { ...base, p: null, statistic: null, ...run() };
+    return fromGroupTest(base, run());
+  } catch (error) {
+    return {
+      ...base,
+      family: row.test,
+      test: row.name,
+      statisticName: row.statisticName,
+      statistic: null,
+      p: null,
+      note: `not computed: ${errorMessage(error).replace(/^\w+: /, "")}`,
+    };
+  }
+}
+
+/** Run a chi-square; an error becomes a line with p null and the reason. */
+function guardChi(base: TestResult, run: () => Partial<TestResult>): TestResult {
+  try {
+    return { ...base, ...run() };
   } catch (error) {
     return { ...base, statistic: null, p: null, note: `not computed: ${errorMessage(error).replace(/^\w+: /, "")}` };
   }
@@ -290,11 +260,12 @@ function chiSquareAcross(across: "conditions" | "roles", rows: readonly Frequenc
     statistic: null,
     p: null,
     details,
+    descriptive: true,
   };
   if (usedRows.length < 2 || usedCodes.length < 2) {
     return { ...base, note: `needs at least 2 ${across} and 2 codes with acts (has ${usedRows.length} and ${usedCodes.length})` };
   }
-  return guard(base, () => {
+  return guardChi(base, () => {
     const r = chiSquare(table);
     const cells = r.expected.flat();
     const below5 = cells.filter((e) => e < 5).length;
@@ -327,7 +298,8 @@ function chiSquareAcross(across: "conditions" | "roles", rows: readonly Frequenc
         method: "Fisher's exact (two-sided)",
         details: { ...chiDetails, chiSquare: { statistic: r.chi2, df: r.dof, p: num(r.p), method: chiMethod } },
         note:
-          `${sparse} (${chiText}), so Fisher's exact test is reported` + (Number.isFinite(exact.oddsRatio) ? "" : "; the odds ratio is infinite (a zero cell)"),
+          `${ACTS_NOTE}; ${sparse} (${chiText}), so Fisher's exact test is reported` +
+          (Number.isFinite(exact.oddsRatio) ? "" : "; the odds ratio is infinite (a zero cell)"),
       };
     }
     const smallCounts = poor
@@ -343,22 +315,7 @@ function chiSquareAcross(across: "conditions" | "roles", rows: readonly Frequenc
       effectSize: num(r.cramersV),
       method: chiMethod,
       details: chiDetails,
-      ...(smallCounts ? { note: smallCounts } : {}),
+      note: smallCounts ? `${ACTS_NOTE}; ${smallCounts}` : ACTS_NOTE,
     };
   });
-}
-
-function applyHolm(tests: TestResult[]): void {
-  const families = new Map<string, TestResult[]>();
-  for (const t of tests) {
-    const list = families.get(t.family);
-    if (list) list.push(t);
-    else families.set(t.family, [t]);
-  }
-  for (const list of families.values()) {
-    const withP = list.filter((t) => t.p !== null);
-    const adjusted = holm(withP.map((t) => t.p!));
-    withP.forEach((t, i) => (t.pHolm = num(adjusted[i])));
-    for (const t of list) if (t.p === null) t.pHolm = null;
-  }
 }

@@ -1,31 +1,27 @@
-import { holm } from "../inference/holm.js";
-import { cohensDz } from "../inference/effect.js";
-import { hedgesG, mannWhitneyU, pairedTTest, tCritical, welchTTest, wilcoxonSignedRank } from "../inference/index.js";
+import { chooseTest, tCritical, testTwoGroups, type TestId } from "../inference/index.js";
+import { adjustPValues, type Adjustment } from "../inference/multiplicity.js";
 import { errorMessage } from "../../util/errors.js";
 import { bootstrapMean } from "../reliability/bootstrap.js";
 import { sha256 } from "../../util/hash.js";
-import type { Design } from "../shared/design.js";
+import { DEFAULT_INFERENCE, type InferenceSettings } from "../shared/design.js";
 
 /**
- * Per-condition summaries of one measure and the between-condition tests, shared by the
- * topics and concepts reports.
- *
- * Design: "within" (every unit, e.g. a participant, took part in each condition) pairs the
- * unit's values across two conditions (mean over its sessions per condition) and runs the
- * paired t-test and the Wilcoxon signed-rank test on the units present in both; "between"
- * treats the conditions as independent samples (Welch t-test and Mann-Whitney U). The stages
- * pass the study's one design ({@link resolveDesign} in ../design.ts: compare.design in
- * colloquy.json, else inferred from the sessions), so topics, concepts and compare agree; a
- * library caller that passes none gets this module's own inference ("within" when at least two
- * units appear in two or more conditions, else "between"). Comparisons: every
- * condition against `compare.control` when set, else every pair of conditions; with more than
- * one comparison, p-values are Holm-adjusted per test across the comparisons.
+ * Per-condition summaries of the measures of topics and concepts, and one test per measure and
+ * comparison, on the study's unit of analysis (../shared/design.ts), so every section states the
+ * same unit and n as compare: with session units each session's values are averaged into one
+ * value per session; with participant units each person's values (by id; agents only when the
+ * design says so) into one per person and condition, and a session-level measure counts for the
+ * people of its session. The test comes from the decision table (../inference/decision.ts); the
+ * measures of one analysis and their comparisons are one family, adjusted for multiplicity
+ * (Holm by default). Comparisons: every condition against `compare.control` when set, else
+ * every pair of conditions.
  */
 
-/** One unit's value of a measure in one session. `null` values (e.g. no times) are left out and counted. */
+/** One measured value: a participant's in a session, or a session's. `null` values (e.g. no times) are left out and counted. */
 export interface UnitValue {
-  /** Pairing key: participant id for participant measures, session id (or group) for session measures. */
-  unit: string;
+  session: string;
+  /** The participant's id, for participant-level measures. */
+  participant?: string;
   condition: string;
   value: number | null;
 }
@@ -55,44 +51,58 @@ export interface ValueSummary {
 export interface ConditionTest {
   a: string;
   b: string;
-  test: "pairedTTest" | "wilcoxonSignedRank" | "welchTTest" | "mannWhitneyU";
-  /** Pairs for paired tests; total values for independent samples. */
+  /** The decision table's test (one per comparison). */
+  test: TestId;
+  testName: string;
+  /** Pairs for paired tests; units in both samples for independent ones. */
   n: number;
   nA: number;
   nB: number;
-  /** t, W or U, depending on the test. */
+  statisticName: string;
+  /** Mean difference (permutation tests), U, W or t, depending on the test. */
   statistic: number | null;
   df?: number;
+  /** Raw two-sided p; null when the test did not run (see skipped). */
   p: number | null;
-  /** Holm-adjusted p across the comparisons of this measure and test (equals p with one comparison). */
-  pHolm: number | null;
+  /** p adjusted across the analysis's measures and comparisons (the family) by `adjust`. */
+  pAdjusted: number | null;
+  adjust: Adjustment;
   /** Mean of a - b over pairs (paired) or difference of means (independent). */
   meanDiff: number | null;
-  /** Effect size: Cohen's dz (paired t), r = |z|/√n (Wilcoxon), Hedges' g (Welch), rank-biserial (Mann-Whitney). */
   effectSize?: number | null;
   effectSizeName?: string;
+  /** 95% bootstrap interval of the effect size over units. */
+  effectCi95?: [number, number] | null;
+  /** Smallest p the test can give at this n; minimum detectable effect at 80% power. */
+  smallestP?: number | null;
+  mde80?: number | null;
+  method?: string;
   /** Why the test (or its statistic or effect size) could not be computed, when it was not. */
   skipped?: string;
-  /** What to keep in mind, e.g. a small sample. */
+  /** What to keep in mind. */
   note?: string;
 }
 
 export interface MeasureComparison {
   measure: string;
-  /** What one value is: a participant in a session, or a session. */
+  /** What one measured value is: a participant's in a session, or a session's. */
+  level: "participant" | "session";
+  /** The unit of analysis (the study's): each summary and test counts these. */
   unit: "participant" | "session";
+  /** Per condition, over the units. */
   byCondition: Record<string, ValueSummary>;
   design: "within" | "between";
-  designSource: "config" | "inferred";
-  /** One sentence saying where the design came from (the study's design, see ../design.ts). */
-  designReason?: string;
+  designSource: "flag" | "colloquy.json" | "default";
+  /** One sentence saying where the design came from (the study's design, see ../shared/design.ts). */
+  designReason: string;
   tests: ConditionTest[];
 }
 
 export interface MeasureCompareOptions {
-  design?: Design;
-  /** Says where `design` came from; with it, designSource is "config" only when colloquy.json declared it. */
-  designOrigin?: { source: "flag" | "colloquy.json" | "inferred"; reason: string };
+  /** The study's design, test and adjustment (default: sessions, permutation, Holm). */
+  inference?: InferenceSettings;
+  /** The people (participant units) of each session, by session id; needed for participant units. */
+  persons?: ReadonlyMap<string, readonly string[]>;
   control?: string;
 }
 
@@ -191,143 +201,104 @@ function conditionPairs(conditions: readonly string[], control: string | undefin
   return pairs;
 }
 
-function unitMeans(values: readonly UnitValue[], condition: string): Map<string, number> {
-  const groups = new Map<string, number[]>();
-  for (const v of values) {
-    if (v.condition !== condition || v.value === null || !Number.isFinite(v.value)) continue;
-    groups.set(v.unit, [...(groups.get(v.unit) ?? []), v.value]);
-  }
-  return new Map([...groups].map(([unit, xs]) => [unit, mean(xs)]));
-}
-
-function runTest(kind: ConditionTest["test"], a: string, b: string, xs: number[], ys: number[], nA: number, nB: number): ConditionTest {
-  const paired = kind === "pairedTTest" || kind === "wilcoxonSignedRank";
-  const base = { a, b, test: kind, nA, nB, n: paired ? xs.length : xs.length + ys.length };
-  const small = paired
-    ? xs.length < 6
-      ? `only ${xs.length} pairs: treat p as descriptive`
-      : undefined
-    : Math.min(xs.length, ys.length) < 5
-      ? `only ${xs.length} and ${ys.length} values: treat p as descriptive`
-      : undefined;
-  let result: ConditionTest;
-  try {
-    result = { ...base, ...computeTest(kind, xs, ys), pHolm: null };
-  } catch (error) {
-    return { ...base, statistic: null, p: null, pHolm: null, meanDiff: null, skipped: errorMessage(error).replace(/^\w+: /, "") };
-  }
-  if (result.statistic === null && result.skipped === undefined) result.skipped = "every value is the same in both conditions, so the statistic is undefined";
-  if (result.effectSize === null && result.skipped === undefined) result.skipped = "the values have no spread, so the effect size is undefined";
-  if (small) result.note = small;
-  return result;
-}
-
-/** One test's numbers; throws when it cannot run (too few values). */
-function computeTest(kind: ConditionTest["test"], xs: number[], ys: number[]): Omit<ConditionTest, "a" | "b" | "test" | "n" | "nA" | "nB" | "pHolm"> {
-  switch (kind) {
-    case "pairedTTest": {
-      const r = pairedTTest(xs, ys);
-      const infinite = r.se === 0 && r.meanDiff !== 0 ? { skipped: "every pair differs by the same amount: t is infinite and the effect size undefined" } : {};
-      return {
-        statistic: finiteOrNull(r.t),
-        df: r.df,
-        p: finiteOrNull(r.p),
-        meanDiff: r.meanDiff,
-        effectSizeName: "Cohen's dz",
-        effectSize: cohensDz(xs, ys),
-        ...infinite,
-      };
-    }
-    case "wilcoxonSignedRank": {
-      const r = wilcoxonSignedRank(xs, ys);
-      const none = r.n === 0 ? { skipped: "every pair has the same value: no non-zero differences to rank" } : {};
-      return {
-        statistic: r.W,
-        p: finiteOrNull(r.p),
-        meanDiff: mean(xs.map((x, i) => x - ys[i])),
-        effectSizeName: "r = |z| / sqrt(n)",
-        effectSize: finiteOrNull(r.r),
-        ...none,
-      };
-    }
-    case "welchTTest": {
-      const r = welchTTest(xs, ys);
-      const g = hedgesG(xs, ys);
-      const infinite =
-        !Number.isFinite(r.t) && !Number.isNaN(r.t)
-          ? { skipped: "neither condition's values vary but their means differ: t is infinite and the effect size undefined" }
-          : {};
-      return {
-        statistic: finiteOrNull(r.t),
-        df: finiteOrNull(r.df) ?? undefined,
-        p: finiteOrNull(r.p),
-        meanDiff: r.meanX - r.meanY,
-        effectSizeName: "Hedges' g",
-        effectSize: g,
-        ...infinite,
-      };
-    }
-    case "mannWhitneyU": {
-      const r = mannWhitneyU(xs, ys);
-      return {
-        statistic: r.U,
-        p: finiteOrNull(r.p),
-        meanDiff: mean(xs) - mean(ys),
-        effectSizeName: "rank-biserial correlation",
-        effectSize: finiteOrNull(r.rankBiserial),
-      };
-    }
-  }
-}
-
-function finiteOrNull(x: number): number | null {
-  return Number.isFinite(x) ? x : null;
-}
-
-/** Summaries per condition and the between-condition tests of one measure. */
-export function compareMeasure(
-  measure: string,
-  unit: MeasureComparison["unit"],
+/**
+ * Each unit's value in each condition: the mean of its values there. Session units: the
+ * session's values; participant units: a participant value belongs to its participant when
+ * that participant is a person unit, a session value to every person of the session.
+ */
+function unitValues(
   values: readonly UnitValue[],
-  options: MeasureCompareOptions = {},
-): MeasureComparison {
+  unit: "participant" | "session",
+  persons: ReadonlyMap<string, readonly string[]>,
+): Map<string, Map<string, number>> {
+  const groups = new Map<string, Map<string, number[]>>();
+  for (const v of values) {
+    if (v.value === null || !Number.isFinite(v.value)) continue;
+    const people = persons.get(v.session) ?? [];
+    const keys = unit === "session" ? [v.session] : v.participant !== undefined ? (people.includes(v.participant) ? [v.participant] : []) : people;
+    let byUnit = groups.get(v.condition);
+    if (!byUnit) groups.set(v.condition, (byUnit = new Map()));
+    for (const k of keys) byUnit.set(k, [...(byUnit.get(k) ?? []), v.value]);
+  }
+  return new Map([...groups].map(([c, byUnit]) => [c, new Map([...byUnit].map(([k, xs]) => [k, mean(xs)]))]));
+}
+
+/** One measure's summaries per condition (over units) and its tests (raw p; {@link compareMeasures} adjusts). */
+function compareMeasure(measure: string, level: MeasureComparison["level"], values: readonly UnitValue[], options: MeasureCompareOptions): MeasureComparison {
+  const inference = options.inference ?? DEFAULT_INFERENCE;
+  const { design, unit } = inference.design;
   const conditions = [...new Set(values.map((v) => v.condition))].sort();
+  const perCondition = unitValues(values, unit, options.persons ?? new Map());
+  const unitsIn = (c: string) => perCondition.get(c) ?? new Map<string, number>();
   const byCondition: Record<string, ValueSummary> = {};
-  for (const c of conditions) byCondition[c] = summariseValues(values.filter((v) => v.condition === c).map((v) => v.value));
-  const perCondition = new Map(conditions.map((c) => [c, unitMeans(values, c)]));
-  const unitConditions = new Map<string, number>();
-  for (const means of perCondition.values()) for (const u of means.keys()) unitConditions.set(u, (unitConditions.get(u) ?? 0) + 1);
-  const repeated = [...unitConditions.values()].filter((n) => n >= 2).length;
-  const design = options.design ?? (repeated >= 2 ? "within" : "between");
-  const origin = options.designOrigin;
+  for (const c of conditions) {
+    const missing = values.filter((v) => v.condition === c && (v.value === null || !Number.isFinite(v.value))).length;
+    byCondition[c] = { ...summariseValues([...unitsIn(c).values()]), missing };
+  }
+  const row = chooseTest(design, inference.test);
   const tests: ConditionTest[] = [];
   for (const [a, b] of conditionPairs(conditions, options.control)) {
-    const ma = perCondition.get(a)!;
-    const mb = perCondition.get(b)!;
-    if (design === "within") {
-      const shared = [...ma.keys()].filter((u) => mb.has(u)).sort();
-      if (shared.length === 0 && ma.size + mb.size > 0) {
-        // The declared design does not fit the data: say so on the line instead of "needs 2 pairs (got 0)".
-        const skipped = `the design is within-subject but no ${unit} has a value in both ${a} and ${b}, so nothing can be paired; if different ${unit}s took part in each condition, set compare.design to "between" in colloquy.json`;
-        for (const test of ["pairedTTest", "wilcoxonSignedRank"] as const)
-          tests.push({ a, b, test, n: 0, nA: ma.size, nB: mb.size, statistic: null, p: null, pHolm: null, meanDiff: null, skipped });
-        continue;
-      }
-      const xs = shared.map((u) => ma.get(u)!);
-      const ys = shared.map((u) => mb.get(u)!);
-      tests.push(runTest("pairedTTest", a, b, xs, ys, ma.size, mb.size), runTest("wilcoxonSignedRank", a, b, xs, ys, ma.size, mb.size));
-    } else {
-      const xs = values.filter((v) => v.condition === a && v.value !== null && Number.isFinite(v.value)).map((v) => v.value!);
-      const ys = values.filter((v) => v.condition === b && v.value !== null && Number.isFinite(v.value)).map((v) => v.value!);
-      tests.push(runTest("welchTTest", a, b, xs, ys, xs.length, ys.length), runTest("mannWhitneyU", a, b, xs, ys, xs.length, ys.length));
+    const ma = unitsIn(a);
+    const mb = unitsIn(b);
+    const shared = [...ma.keys()].filter((u) => mb.has(u)).sort();
+    const xs = design === "within" ? shared.map((u) => ma.get(u)!) : [...ma.values()];
+    const ys = design === "within" ? shared.map((u) => mb.get(u)!) : [...mb.values()];
+    const base = {
+      a,
+      b,
+      test: row.test,
+      testName: row.name,
+      statisticName: row.statisticName,
+      nA: ma.size,
+      nB: mb.size,
+      pAdjusted: null,
+      adjust: inference.adjust,
+    };
+    if (design === "within" && shared.length === 0 && ma.size + mb.size > 0) {
+      // The declared design does not fit the data: say so on the line instead of "needs 2 pairs (got 0)".
+      const skipped = `the design is within-subject but no person has a value in both ${a} and ${b}, so nothing can be paired; if different people took part in each condition, set compare.design to "between" in colloquy.json`;
+      tests.push({ ...base, n: 0, statistic: null, p: null, meanDiff: null, skipped });
+      continue;
+    }
+    try {
+      const g = testTwoGroups(design, xs, ys, { unit, test: inference.test, resamples: inference.resamples, seed: inference.seed });
+      tests.push({
+        ...base,
+        n: design === "within" ? xs.length : xs.length + ys.length,
+        statistic: g.statistic,
+        ...(g.df !== undefined && g.df !== null ? { df: g.df } : {}),
+        p: g.p,
+        meanDiff: g.meanDifference,
+        effectSizeName: g.effectSizeName,
+        effectSize: g.effectSize,
+        effectCi95: g.effectCi95,
+        smallestP: g.smallestP,
+        mde80: g.mde80,
+        ...(g.method ? { method: g.method } : {}),
+        ...(g.p === null && g.note ? { skipped: g.note } : g.note ? { note: g.note } : {}),
+      });
+    } catch (error) {
+      tests.push({ ...base, n: xs.length + ys.length, statistic: null, p: null, meanDiff: null, skipped: errorMessage(error).replace(/^\w+: /, "") });
     }
   }
-  for (const kind of new Set(tests.map((t) => t.test))) {
-    const group = tests.filter((t) => t.test === kind);
-    const adjusted = holm(group.map((t) => t.p ?? NaN));
-    group.forEach((t, i) => (t.pHolm = Number.isNaN(adjusted[i]) ? null : adjusted[i]));
-  }
-  const designSource = origin ? (origin.source === "inferred" ? "inferred" : "config") : options.design ? "config" : "inferred";
-  const designReason = origin?.reason ?? (options.design ? "given by the caller" : `inferred: ${repeated} ${unit}s have values in two or more conditions`);
-  return { measure, unit, byCondition, design, designSource, designReason, tests };
+  const d = inference.design;
+  return { measure, level, unit, byCondition, design, designSource: d.source, designReason: d.reason, tests };
+}
+
+/**
+ * Every measure of one analysis compared between conditions, its tests one family adjusted for
+ * multiplicity (the study's adjustment, Holm by default).
+ */
+export function compareMeasures(
+  measures: readonly { measure: string; level: MeasureComparison["level"]; values: readonly UnitValue[] }[],
+  options: MeasureCompareOptions = {},
+): MeasureComparison[] {
+  const out = measures.map((m) => compareMeasure(m.measure, m.level, m.values, options));
+  const family = out.flatMap((c) => c.tests).filter((t) => t.p !== null);
+  const adjusted = adjustPValues(
+    family.map((t) => t.p!),
+    options.inference?.adjust ?? DEFAULT_INFERENCE.adjust,
+  );
+  family.forEach((t, i) => (t.pAdjusted = Number.isFinite(adjusted[i]) ? adjusted[i] : null));
+  return out;
 }

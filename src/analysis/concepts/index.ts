@@ -14,7 +14,7 @@ export {
 } from "./measures.js";
 export { buildConceptsReport, conceptsCsv, conceptsReport, type ConceptsReport, type ConceptsOptions } from "./report.js";
 export {
-  compareMeasure,
+  compareMeasures,
   summariseValues,
   meanInterval,
   type ConditionTest,

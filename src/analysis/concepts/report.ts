@@ -1,7 +1,7 @@
 import type { Session } from "../../transcript/schema.js";
 import { csvRows, csvWithRows, type CsvCell } from "../../util/csv.js";
 import { provenance, type Provenance } from "../../util/provenance.js";
-import { compareMeasure, type MeasureCompareOptions, type MeasureComparison, type UnitValue } from "./conditions.js";
+import { compareMeasures, type MeasureCompareOptions, type MeasureComparison, type UnitValue } from "./conditions.js";
 import type { ConceptExtractor } from "./extract.js";
 import { analyseSessionConcepts, type ParticipantConcepts, type SessionConcepts } from "./measures.js";
 import { MTLD_THRESHOLD } from "./mtld.js";
@@ -62,6 +62,7 @@ export function sessionUnit(participants: readonly { participant: string }[], fa
 
 /** What the comparisons read of a session. */
 interface SessionMeasures {
+  session: string;
   condition: string;
   /** Pairing key of the session measures (sessionUnit). */
   unit: string;
@@ -71,6 +72,7 @@ interface SessionMeasures {
 }
 
 const measuresOf = (s: SessionConcepts): SessionMeasures => ({
+  session: s.session,
   condition: s.condition,
   unit: sessionUnit(s.participants, s.session),
   rate: s.rate.value,
@@ -104,16 +106,19 @@ export function buildConceptsReport(sessions: readonly Session[], extractor: Con
 /** The comparisons between conditions of every participant and session measure. */
 function compareConcepts(parts: readonly SessionMeasures[], options: ConceptsOptions): MeasureComparison[] {
   const participants = parts.flatMap((r) => r.participants);
-  const conditions: MeasureComparison[] = [];
-  for (const [measure, get] of PARTICIPANT_MEASURES) {
-    const values: UnitValue[] = participants.map((p) => ({ unit: p.participant, condition: p.condition, value: get(p) }));
-    conditions.push(compareMeasure(measure, "participant", values, options.compare));
-  }
-  for (const [measure, get] of SESSION_MEASURES) {
-    const values: UnitValue[] = parts.map((r) => ({ unit: r.unit, condition: r.condition, value: get(r) }));
-    conditions.push(compareMeasure(measure, "session", values, options.compare));
-  }
-  return conditions;
+  const measures = [
+    ...PARTICIPANT_MEASURES.map(([measure, get]) => ({
+      measure,
+      level: "participant" as const,
+      values: participants.map((p): UnitValue => ({ session: p.session, participant: p.participant, condition: p.condition, value: get(p) })),
+    })),
+    ...SESSION_MEASURES.map(([measure, get]) => ({
+      measure,
+      level: "session" as const,
+      values: parts.map((r): UnitValue => ({ session: r.session, condition: r.condition, value: get(r) })),
+    })),
+  ];
+  return compareMeasures(measures, options.compare);
 }
 
 function conceptsProvenance(sessions: number, extractor: ConceptExtractor, options: ConceptsOptions): ConceptsReport["provenance"] {

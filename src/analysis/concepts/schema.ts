@@ -20,27 +20,37 @@ export const valueSummarySchema = z.looseObject({
   ci95: z.tuple([z.number(), z.number()]).nullable().optional(),
 });
 
+const testId = z.enum(["permutation", "paired-permutation", "wilcoxon", "mann-whitney", "welch"]);
+
 export const conditionTestSchema = z.looseObject({
   a: z.string(),
   b: z.string(),
-  test: z.enum(["pairedTTest", "wilcoxonSignedRank", "welchTTest", "mannWhitneyU"]),
+  test: testId,
+  testName: z.string(),
   n: count,
   nA: count,
   nB: count,
+  statisticName: z.string(),
   statistic: nullableNumber,
   df: z.number().optional(),
   p: nullableNumber,
-  pHolm: nullableNumber,
+  pAdjusted: nullableNumber,
+  adjust: z.enum(["holm", "bh", "none"]),
   meanDiff: nullableNumber,
+  effectCi95: z.tuple([z.number(), z.number()]).nullable().optional(),
+  smallestP: nullableNumber.optional(),
+  mde80: nullableNumber.optional(),
   skipped: z.string().optional(),
 });
 
 export const measureComparisonSchema = z.looseObject({
   measure: z.string(),
+  level: z.enum(["participant", "session"]),
   unit: z.enum(["participant", "session"]),
   byCondition: z.record(z.string(), valueSummarySchema),
   design: z.enum(["within", "between"]),
-  designSource: z.enum(["config", "inferred"]),
+  designSource: z.enum(["flag", "colloquy.json", "default"]),
+  designReason: z.string(),
   tests: z.array(conditionTestSchema),
 });
 

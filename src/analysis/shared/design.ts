@@ -1,71 +1,143 @@
 import type { Session } from "../../transcript/schema.js";
+import type { TestId } from "../inference/decision.js";
+import type { Adjustment } from "../inference/multiplicity.js";
+import { DEFAULT_RESAMPLES } from "../inference/permutation.js";
 import { NO_CONDITION } from "./table.js";
 
 /**
  * The study's design, decided once and used by every analysis that compares conditions
  * (compare, topics, concepts, the dashboard, the report), so that no two of them assume
- * different designs for the same study.
+ * different designs, units or n for the same study.
  *
- * "within": the same participants (or runs) took part in several conditions, so their values
- * are paired across conditions (Wilcoxon signed-rank, paired t); "between": each condition is an
- * independent sample (Mann-Whitney U, Welch's t). `compare.design` in colloquy.json declares it;
- * without it, it is inferred from the sessions by one rule (below) and every output says so.
+ * The design names its unit of analysis, the thing one observation is:
+ *  - "session" (the default): each session is one observation and the conditions are
+ *    independent samples of sessions ("between");
+ *  - "participant": a person, by participant id. With "within" the same people took part in
+ *    several conditions and are paired by id; with "between" each person is one observation.
+ * Only people are units of a pairing: AI agents and simulated participants are not (the same
+ * prompt in two sessions is not the same subject) unless the study declares
+ * `compare.agentUnits`. A session belongs to one condition, so sessions are never paired.
+ * Nothing is inferred toward pairing: a within-subject design is declared in colloquy.json
+ * (`compare.design`, `compare.unit`), and without it the sessions are the units and the reason
+ * says what the data would support.
  */
 export type Design = "within" | "between";
+export type Unit = "session" | "participant";
 
 export interface StudyDesign {
   design: Design;
-  /** Where the design came from: a command-line flag, colloquy.json, or the data. */
-  source: "flag" | "colloquy.json" | "inferred";
-  /** One sentence a reader can check, e.g. "inferred: 4 participants took part in more than one condition". */
+  unit: Unit;
+  /** Agents and simulated participants count as participant units (declared only). */
+  agentUnits: boolean;
+  /** Where the design came from: a command-line flag, colloquy.json, or the default. */
+  source: "flag" | "colloquy.json" | "default";
+  /** One sentence a reader can check. */
   reason: string;
 }
 
-/**
- * Participants (by name; system participants excluded) who took part in two or more
- * conditions. The inference rule: "within" when at least two such participants exist, since
- * one repeated participant is too few to pair; else "between".
- */
-export function repeatedParticipants(sessions: readonly Session[]): string[] {
+/** What the study (or the command line) declares; anything missing takes the default. */
+export interface DeclaredDesign {
+  design?: Design;
+  unit?: Unit;
+  agentUnits?: boolean;
+}
+
+/** Whether a participant of this kind can be a participant unit. */
+export function isPersonUnit(kind: string, agentUnits: boolean): boolean {
+  return kind === "human" || (agentUnits && (kind === "ai" || kind === "simulated"));
+}
+
+/** People (by id; agents only when declared) who took part in two or more conditions, sorted. */
+export function repeatedParticipants(sessions: readonly Session[], agentUnits = false): string[] {
   const conditionsOf = new Map<string, Set<string>>();
   for (const s of sessions) {
     for (const p of s.participants) {
-      if (p.kind === "system") continue;
-      let set = conditionsOf.get(p.name);
-      if (!set) conditionsOf.set(p.name, (set = new Set()));
+      if (!isPersonUnit(p.kind, agentUnits)) continue;
+      let set = conditionsOf.get(p.id);
+      if (!set) conditionsOf.set(p.id, (set = new Set()));
       set.add(s.metadata.condition ?? NO_CONDITION);
     }
   }
   return [...conditionsOf]
     .filter(([, c]) => c.size >= 2)
-    .map(([name]) => name)
+    .map(([id]) => id)
     .sort();
 }
 
-/** The design from a flag, else colloquy.json compare.design, else inferred from the sessions. */
-export function resolveDesign(sessions: readonly Session[], declared: { flag?: Design; config?: Design }): StudyDesign {
-  if (declared.flag) return { design: declared.flag, source: "flag", reason: `--design ${declared.flag}` };
-  if (declared.config) return { design: declared.config, source: "colloquy.json", reason: `declared in colloquy.json (compare.design = "${declared.config}")` };
-  const repeated = repeatedParticipants(sessions);
-  const conditions = new Set(sessions.map((s) => s.metadata.condition ?? NO_CONDITION)).size;
-  if (repeated.length >= 2) {
+/**
+ * The design from flags over colloquy.json over the default (sessions as independent units).
+ * Throws when the declaration cannot hold: sessions cannot be paired across conditions.
+ */
+export function resolveDesign(sessions: readonly Session[], declared: { flag?: DeclaredDesign; config?: DeclaredDesign }): StudyDesign {
+  const flag = declared.flag ?? {};
+  const config = declared.config ?? {};
+  const design = flag.design ?? config.design;
+  const agentUnits = flag.agentUnits ?? config.agentUnits ?? false;
+  // "within" pairs people; a declared participant unit without a design is a between-person comparison.
+  const unit = flag.unit ?? config.unit ?? (design === "within" ? "participant" : "session");
+  if (design === "within" && unit === "session") {
+    throw new Error(
+      'a session belongs to one condition, so sessions cannot be paired across conditions; set "unit": "participant" under "compare" in colloquy.json to pair people by id, or "design": "between" to compare sessions as independent units',
+    );
+  }
+  const given = flag.design !== undefined || flag.unit !== undefined ? "flag" : design !== undefined || config.unit !== undefined ? "colloquy.json" : "default";
+  const who = agentUnits ? "participants (agents included, as declared)" : "people (human participants; agents are not paired)";
+  if (given !== "default") {
+    const what =
+      design === "within"
+        ? `within-subject: ${who} paired by participant id across conditions`
+        : unit === "participant"
+          ? `between-subject: each of the ${who} is one observation`
+          : "between-subject: each session is one observation";
     return {
-      design: "within",
-      source: "inferred",
-      reason: `inferred: ${repeated.length} participants took part in more than one condition (set compare.design in colloquy.json to declare it)`,
+      design: design ?? "between",
+      unit,
+      agentUnits,
+      source: given,
+      reason: `declared (${given === "flag" ? "command line" : "colloquy.json compare"}): ${what}`,
     };
   }
+  const repeated = repeatedParticipants(sessions, agentUnits);
+  const hint =
+    repeated.length >= 2
+      ? `; ${repeated.length} people took part in more than one condition: if they are the study's subjects, set "design": "within" under "compare" in colloquy.json to pair them`
+      : "";
   return {
     design: "between",
-    source: "inferred",
-    reason:
-      conditions < 2
-        ? "inferred: the study has fewer than two conditions (set compare.design in colloquy.json to declare it)"
-        : `inferred: ${repeated.length === 0 ? "no participant" : "only one participant"} took part in more than one condition (set compare.design in colloquy.json to declare it)`,
+    unit: "session",
+    agentUnits,
+    source: "default",
+    reason: `default: each session is one observation, conditions are independent samples of sessions${hint}`,
   };
 }
 
-/** "within-subject (paired by participant)" / "between-subject (independent samples)". */
-export function describeDesign(design: Design, unit: "participant" | "session" = "participant"): string {
-  return design === "within" ? `within-subject (paired by ${unit === "session" ? "run" : "participant"})` : "between-subject (independent samples)";
+/** "between-subject, unit: session" / "within-subject, unit: participant (paired by id)". */
+export function describeDesign(design: { design: Design; unit: Unit }): string {
+  return design.design === "within" ? "within-subject, unit: participant (paired by participant id)" : `between-subject, unit: ${design.unit}`;
 }
+
+/**
+ * The participant units of each session under a participant design: the ids of its people
+ * (agents only when declared). Session-level measures are attributed to these people.
+ */
+export function personsBySession(sessions: readonly Session[], agentUnits: boolean): Map<string, string[]> {
+  return new Map(sessions.map((s) => [s.id, s.participants.filter((p) => isPersonUnit(p.kind, agentUnits)).map((p) => p.id)]));
+}
+
+/** How every comparison of conditions tests: the design, the one test, the adjustment, and the Monte Carlo settings. */
+export interface InferenceSettings {
+  design: StudyDesign;
+  /** The decision table's alternative, when the study names one (else the design's default). */
+  test?: TestId;
+  adjust: Adjustment;
+  resamples: number;
+  seed: number;
+}
+
+/** The default inference: sessions as independent units, the permutation test, Holm, 10,000 resamples, seed 1. */
+export const DEFAULT_INFERENCE: InferenceSettings = {
+  design: { design: "between", unit: "session", agentUnits: false, source: "default", reason: "default: each session is one observation" },
+  adjust: "holm",
+  resamples: DEFAULT_RESAMPLES,
+  seed: 1,
+};

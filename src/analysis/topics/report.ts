@@ -3,7 +3,7 @@ import type { Session } from "../../transcript/schema.js";
 import { mapLimit } from "../../util/concurrency.js";
 import { provenance, type Provenance } from "../../util/provenance.js";
 import { silentReporter, type Reporter } from "../../util/reporter.js";
-import { compareMeasure, summariseValues, type MeasureCompareOptions, type MeasureComparison, type UnitValue } from "../concepts/conditions.js";
+import { compareMeasures, summariseValues, type MeasureCompareOptions, type MeasureComparison, type UnitValue } from "../concepts/conditions.js";
 import type { ConceptExtractor } from "../concepts/extract.js";
 import type { SpeakerSelection } from "../concepts/speakers.js";
 import { llmTopicRun, TOPIC_PROMPT_HASH } from "./llm.js";
@@ -299,15 +299,19 @@ export function summariseTopics(
     trees: ts.length,
     ...(reviewed ? { reviewedBranchingRatio: meanOf(ts.map((t) => t.reviewed?.branchingRatio)) } : {}),
   }));
-  const scopeUnit = trees[0]?.scope === "participant" ? "participant" : "session";
+  const level = trees[0]?.scope === "participant" ? "participant" : "session";
   const measures: [string, (t: TreeFacts) => number | null][] = [
     ["branchingRatio", (t) => t.branching.mean],
     ["mainTopics", (t) => (t.merged ? t.merged.mainTopicCount : null)],
     ["subtopics", (t) => (t.merged ? t.merged.subtopicCount : null)],
   ];
   if (reviewed) measures.push(["reviewedBranchingRatio", (t) => t.reviewed?.branchingRatio ?? null]);
-  report.conditions = measures.map(([measure, get]) => {
-    const values: UnitValue[] = trees.map((t) => ({ unit: t.unit, condition: t.condition, value: get(t) }));
-    return compareMeasure(measure, scopeUnit, values, compare);
-  });
+  report.conditions = compareMeasures(
+    measures.map(([measure, get]) => ({
+      measure,
+      level,
+      values: trees.map((t): UnitValue => ({ session: t.session, participant: t.participant ?? undefined, condition: t.condition, value: get(t) })),
+    })),
+    compare,
+  );
 }

@@ -89,7 +89,9 @@ function addMessage(session: SessionBuilder, raw: unknown, file: string, path: s
   // CAMEL's role-playing "AI User" and "AI Assistant" are both language models.
   const roleKind: ParticipantKind = camel ? "ai" : (ROLE_KINDS.get(role) ?? "human");
   const kind: ParticipantKind = agents.has(display) || agents.has(role) ? "ai" : roleKind;
-  const speaker = session.participant(`${role}\u0000${name ?? ""}`, { name: display, role, kind });
+  // A chat API's message role is a speaker kind, not a participant role; any other role (a CAMEL or custom "moderator") is one.
+  const roleField = ROLE_KINDS.has(role) ? { metadata: { messageRole: role } } : { role };
+  const speaker = session.participant(`${role}\u0000${name ?? ""}`, { name: display, ...roleField, kind });
   const time = clock.read(msg, file, path);
   const body = readContent(msg.content, file, `${path}.content`);
 

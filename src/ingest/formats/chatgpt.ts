@@ -81,7 +81,7 @@ function importConversation(raw: unknown, file: string, path: string, result: Im
       else skippedEmpty++;
       continue;
     }
-    const speaker = session.participant(`${m.role}\u0000${m.name ?? ""}`, { name: m.name ?? m.role, role: m.role, kind: m.kind });
+    const speaker = session.participant(`${m.role}\u0000${m.name ?? ""}`, { name: m.name ?? m.role, kind: m.kind, metadata: { messageRole: m.role } });
     const start = m.createTime !== undefined && created !== undefined ? m.createTime - created : undefined;
     const turnMeta: JsonObject = { nodeId: node.id };
     if (m.contentType !== "text") turnMeta.contentType = m.contentType;

@@ -65,7 +65,7 @@ export const claudeExportImporter: Importer = {
         const msg = expectObject(m, file, at, 'a message {"sender": …, "text": …}');
         const sender = optionalString(msg, "sender", file, at) ?? "unknown";
         const kind: ParticipantKind = agents.has(sender) ? "ai" : (KINDS.get(sender) ?? "human");
-        const speaker = builder.participant(sender, { name: sender, role: sender, kind });
+        const speaker = builder.participant(sender, { name: sender, kind, metadata: { messageRole: sender } });
         const timestamp = optionalString(msg, "created_at", file, at);
         const ms = timestamp === undefined ? NaN : Date.parse(timestamp);
         if (!Number.isNaN(ms)) origin ??= ms;

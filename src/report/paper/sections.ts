@@ -1,7 +1,12 @@
 import type { AgreementReport } from "../../analysis/agreement/agree.js";
 import type { CompareReport } from "../../analysis/compare/compare.js";
 import type { MeasureComparison } from "../../analysis/concepts/conditions.js";
-import { describeDesign, resolveDesign } from "../../analysis/shared/design.js";
+import { DEFAULT_INFERENCE, describeDesign, resolveDesign } from "../../analysis/shared/design.js";
+import { chooseTest } from "../../analysis/inference/decision.js";
+import { cannotReach } from "../../analysis/inference/two-groups.js";
+import { EFFECT_SIZE_NAMES } from "../../analysis/inference/effect-sizes.js";
+import { ADJUSTMENT_NAMES } from "../../analysis/inference/multiplicity.js";
+import { adjustmentText } from "../../analysis/compare/tests.js";
 import type { AnalysisFile, StudyData } from "../load.js";
 import { artifacts } from "../../study/artifacts.js";
 import { apaCompareTest, apaConditionTest, apaNumber, apaSummary, conditionTestName } from "../apa.js";
@@ -115,33 +120,44 @@ function sampleSection(data: StudyData): Section {
 
 function designSection(data: StudyData, compares: AnalysisFile<CompareReport>[]): Section {
   const recorded = compares.map((c) => c.value.design).find((d) => d !== undefined);
-  const design = recorded ?? {
-    ...resolveDesign(data.sessions, { config: data.config.compare.design }),
-    description: describeDesign(resolveDesign(data.sessions, { config: data.config.compare.design }).design),
-  };
+  const resolved = recorded ?? studyDesignOf(data);
+  const design = { ...resolved, description: describeDesign(resolved) };
   const control = data.config.compare.control;
+  const test = chooseTest(design.design, compares[0]?.value.options.test ?? data.config.compare.test);
+  const adjust = compares[0]?.value.options.adjust ?? data.config.compare.adjust ?? "holm";
   const blocks: Block[] = [
     para(
       `Design: ${design.description}; ${design.reason}. ` +
-        (design.design === "within"
-          ? "Paired tests (Wilcoxon signed-rank, paired t) compare units present in both conditions; units present in only one are listed and not tested."
-          : "Independent-samples tests (Mann-Whitney U, Welch's t) compare the conditions' units.") +
+        `Every question (a code or measure, one condition against another) has one test chosen in advance from the decision table: the ${test.name}, with ${EFFECT_SIZE_NAMES[test.effect]} and its 95% bootstrap interval over ${design.unit}s. ` +
+        `The tests of one analysis are one family, ${adjust === "none" ? "not adjusted for multiplicity" : `adjusted with the ${ADJUSTMENT_NAMES[adjust]} procedure; the text reports adjusted p`}. ` +
+        "Counts of acts per condition and their percentage differences from control are descriptive: acts are nested in sessions and speakers." +
         (control
           ? ` Each condition is compared with the control condition, ${control}.`
           : " No control condition is set (compare.control in colloquy.json), so every pair of conditions is compared."),
     ),
   ];
   const others = [data.analysis.topics, data.analysis.concepts].flatMap((f) => (f ? f.value.conditions.slice(0, 1).map((c) => ({ file: f.file, c })) : []));
-  const disagree = others.filter((o) => o.c.design !== design.design);
+  const disagree = others.filter((o) => o.c.design !== design.design || o.c.unit !== design.unit);
   if (disagree.length > 0) {
     blocks.push({
       kind: "notes",
       items: disagree.map(
-        (o) => `analysis/${o.file} was computed with the ${o.c.design} design; re-run it (\`colloquy study\`) so every analysis uses the study's design.`,
+        (o) =>
+          `analysis/${o.file} was computed with the ${o.c.design} design, unit ${o.c.unit}; re-run it (\`colloquy study\`) so every analysis uses the study's design.`,
       ),
     });
   }
   return { title: "Design", level: 3, blocks };
+}
+
+/** The study's design when no compare file recorded one (a study without codes). */
+function studyDesignOf(data: StudyData) {
+  const c = data.config.compare;
+  try {
+    return resolveDesign(data.sessions, { config: { design: c.design, unit: c.unit, agentUnits: c.agentUnits } });
+  } catch {
+    return { ...DEFAULT_INFERENCE.design, reason: "colloquy.json declares a design the sessions cannot support (run colloquy compare for the message)" };
+  }
 }
 
 function codingSection(data: StudyData, compares: AnalysisFile<CompareReport>[]): Section {
@@ -258,7 +274,7 @@ function compareSection(f: AnalysisFile<CompareReport>, data: StudyData): Sectio
   for (const t of chis) {
     blocks.push(
       para(
-        `The distribution of codes across ${t.across} ${t.p !== null && t.p < 0.05 ? "differed" : "did not differ significantly"}: ${apaCompareTest(t)}.${t.note ? ` Note: ${t.note}.` : ""}`,
+        `Descriptively, the distribution of acts over codes across ${t.across}: ${apaCompareTest(t)} (acts are not independent observations, so this is not a test of the ${t.across}).`,
       ),
     );
   }
@@ -288,7 +304,7 @@ function compareSection(f: AnalysisFile<CompareReport>, data: StudyData): Sectio
     blocks.push(
       table({
         id: `codes-${cb}-differences`,
-        caption: `Difference from control (${r.differences.control}), counts${r.differences.basis === "per-run" ? " per run" : ""}`,
+        caption: `Difference from control (${r.differences.control}), counts${r.differences.basis === "per-run" ? " per run" : ""} (descriptive)`,
         columns: ["condition", "code", "count", "control count", "% difference", "share difference (points)"],
         rows: r.differences.rows.map((d) => [d.condition, labelOf(d.code), d.count, d.controlCount, d.percentDifference, d.proportionPointDifference]),
         digits: [undefined, undefined, 0, 0, 1, 1],
@@ -297,40 +313,58 @@ function compareSection(f: AnalysisFile<CompareReport>, data: StudyData): Sectio
     );
   }
   const pairwise = r.tests.filter((t) => t.family !== "chi-square" && !(t.note ?? "").startsWith("no acts with this code"));
-  const significant = pairwise.filter((t) => t.p !== null && t.p < 0.05 && (t.family === "wilcoxon" || t.family === "mann-whitney"));
+  const tested = pairwise.filter((t) => t.p !== null);
+  const reachable = tested.filter((t) => !cannotReach(t));
+  const decisive = (t: CompareReport["tests"][number]) => (r.options.adjust === "none" ? t.p : (t.pAdjusted ?? null));
+  const significant = reachable.filter((t) => (decisive(t) ?? 1) < 0.05);
+  const unit = r.design?.unit ?? r.options.unit;
+  const sizes = [
+    ...new Set(r.comparisons.map((c) => (c.design === "within" ? `${c.nCondition} paired ${unit}s` : `${c.nCondition} vs ${c.nReference} ${unit}s`))),
+  ];
+  const tooSmall = tested.filter((t) => cannotReach(t));
   blocks.push(
     para(
-      significant.length === 0
-        ? `No code differed significantly between conditions in the rank tests (${pairwise.filter((t) => t.family === "wilcoxon" || t.family === "mann-whitney").length} tests, α = .05${r.options.holm ? ", Holm-adjusted" : ", unadjusted"}).`
-        : `Codes that differed in the rank tests (α = .05${r.options.holm ? ", Holm-adjusted" : ", unadjusted for multiple tests"}): ` +
-            significant.map((t) => `${labelOf(t.code!)}, ${direction(t, r)} in ${t.condition} than in ${t.reference} (${apaCompareTest(t)})`).join("; ") +
-            ".",
+      `Unit of analysis: ${unit} (${sizes.join("; ")} per comparison); one ${r.options.test} test per comparison and code (${tested.length} tests); ${adjustmentText(r.options.adjust)}. ` +
+        (tooSmall.length > 0
+          ? `${tooSmall.length === tested.length ? "No" : `${tooSmall.length} of the`} tests can reach p < .05 at ${tooSmall.length === tested.length ? "these sizes" : "their sizes"}: with ${sizes.join("; ")} the smallest two-sided p is ${Math.min(
+              ...tooSmall.map((t) => t.smallestP!),
+            )
+              .toFixed(2)
+              .replace(/^0\./, ".")}, so their p values and effect sizes are descriptive. `
+          : "") +
+        (reachable.length === 0
+          ? ""
+          : significant.length === 0
+            ? `No code differed significantly between conditions (${reachable.length} tests, α = .05, ${adjustmentText(r.options.adjust)}).`
+            : `Codes that differed (α = .05, ${adjustmentText(r.options.adjust)}): ` +
+              significant.map((t) => `${labelOf(t.code!)}, ${direction(t)} in ${t.condition} than in ${t.reference} (${apaCompareTest(t)})`).join("; ") +
+              "."),
     ),
   );
+  const adjusted = r.options.adjust !== "none";
   blocks.push(
     table({
       id: `codes-${cb}-tests`,
-      caption: `Tests per code (${describeDesign(r.options.design, r.options.unit)}, unit ${r.options.unit}, measure ${r.options.measure})`,
-      columns: ["code", "comparison", "test", "n", "statistic", "df", "p", ...(r.options.holm ? ["p (Holm)"] : []), "effect size", "effect", "APA", "note"],
+      caption: `Tests per code (${describeDesign(r.design ?? r.options)}, n per comparison: ${sizes.join("; ")}; measure ${r.options.measure})`,
+      columns: ["code", "comparison", "test", "n", "statistic", "p", ...(adjusted ? [`p (${r.options.adjust})`] : []), "effect size", "effect", "APA", "note"],
       rows: [...pairwise, ...chis].map((t) => [
-        t.code ? labelOf(t.code) : `(${t.across})`,
+        t.code ? labelOf(t.code) : `(${t.across}, descriptive)`,
         t.condition !== undefined ? `${t.condition} vs ${t.reference}` : `across ${t.across}`,
         t.test,
         t.n,
         t.statistic,
-        t.df ?? null,
         t.p,
-        ...(r.options.holm ? [t.pHolm ?? null] : []),
+        ...(adjusted ? [t.pAdjusted ?? null] : []),
         t.effectSizeName ?? null,
         t.effectSize ?? null,
         apaCompareTest(t),
         t.note ?? "",
       ]),
-      digits: [undefined, undefined, undefined, 0, 3, 1, 4, ...(r.options.holm ? [4] : []), undefined, 3],
+      digits: [undefined, undefined, undefined, 0, 3, 4, ...(adjusted ? [4] : []), undefined, 3],
       source: `analysis/${f.file} tests`,
     }),
   );
-  const untested = r.tests.filter((t) => (t.note ?? "").startsWith("no acts with this code") && (t.family === "wilcoxon" || t.family === "mann-whitney"));
+  const untested = r.tests.filter((t) => (t.note ?? "").startsWith("no acts with this code"));
   const notes = [
     ...r.notes,
     ...(untested.length ? [`Not tested (no acts in either condition): ${[...new Set(untested.map((t) => labelOf(t.code!)))].join(", ")}.`] : []),
@@ -339,14 +373,10 @@ function compareSection(f: AnalysisFile<CompareReport>, data: StudyData): Sectio
   return { title: `Code frequencies by condition (${cb})`, level: 3, blocks };
 }
 
-/** "more" or "fewer": the sign of the paired mean difference, or of the difference of means, of the same code and comparison. */
-function direction(t: CompareReport["tests"][number], r: CompareReport): string {
-  const sibling = r.tests.find(
-    (x) => (x.family === "paired-t" || x.family === "welch") && x.code === t.code && x.condition === t.condition && x.reference === t.reference,
-  );
-  const d = sibling?.details as { meanDifference?: number; meanCondition?: number; meanReference?: number } | undefined;
-  const diff = d?.meanDifference ?? (d?.meanCondition !== undefined && d?.meanReference !== undefined ? d.meanCondition - d.meanReference : undefined);
-  return diff === undefined ? "different" : diff > 0 ? "more" : diff < 0 ? "fewer" : "the same on average";
+/** "more" or "fewer": the sign of the test's mean difference (condition minus reference). */
+function direction(t: CompareReport["tests"][number]): string {
+  const diff = (t.details as { meanDifference?: number | null } | undefined)?.meanDifference;
+  return diff === undefined || diff === null ? "different" : diff > 0 ? "more" : diff < 0 ? "fewer" : "the same on average";
 }
 
 /** Topics or concepts: per-measure summaries by condition and the tests, as reported by the analysis. */
@@ -356,7 +386,13 @@ function measuresSection(title: string, file: string, comparisons: MeasureCompar
   const first = comparisons[0];
   blocks.push(
     para(
-      `${title}: ${what}, per ${first.unit}; design ${describeDesign(first.design, first.unit)} (${first.designReason ?? first.designSource}). Means are given with 95% intervals (${Object.values(first.byCondition).find((s) => s.ciMethod)?.ciMethod ?? "see the analysis file"}).`,
+      `${title}: ${what}, measured per ${first.level} and analysed per ${first.unit} (${describeDesign(first)}; ${first.designReason}; n per condition: ${Object.entries(
+        first.byCondition,
+      )
+        .map(([c, s]) => `${c} ${s.n}`)
+        .join(
+          ", ",
+        )}). ${first.tests[0] ? `Each test is the ${first.tests[0].testName}, ${first.tests[0].adjust === "none" ? "unadjusted" : `${ADJUSTMENT_NAMES[first.tests[0].adjust]}-adjusted across the ${title.toLowerCase()} measures`}` : "No test ran"}. Means are given with 95% intervals (${Object.values(first.byCondition).find((s) => s.ciMethod)?.ciMethod ?? "see the analysis file"}).`,
     ),
   );
   const rows: Cell[][] = [];
@@ -375,14 +411,14 @@ function measuresSection(title: string, file: string, comparisons: MeasureCompar
         t.statistic,
         t.df ?? null,
         t.p,
-        t.pHolm,
+        t.pAdjusted,
         t.effectSizeName ?? null,
         t.effectSize ?? null,
         apaConditionTest(t),
         [t.skipped, t.note].filter(Boolean).join("; "),
       ]);
     const sentences = entries.map(([condition, s]) => `${condition}: ${apaSummary(s)}`);
-    const tested = c.tests.filter((t) => t.statistic !== null);
+    const tested = c.tests;
     blocks.push(
       para(
         `${c.measure}: ${sentences.join("; ")}.${tested.length ? ` ${tested.map((t) => `${t.a} vs ${t.b}, ${conditionTestName(t)}: ${apaConditionTest(t)}${t.note ? ` (${t.note})` : ""}`).join("; ")}.` : ""}`,
@@ -412,7 +448,7 @@ function measuresSection(title: string, file: string, comparisons: MeasureCompar
     table({
       id: `${slug(title)}-tests`,
       caption: `${title}: tests between conditions`,
-      columns: ["measure", "comparison", "test", "n", "statistic", "df", "p", "p (Holm)", "effect size", "effect", "APA", "note"],
+      columns: ["measure", "comparison", "test", "n", "statistic", "df", "p", "p (adjusted)", "effect size", "effect", "APA", "note"],
       rows: testRows,
       digits: [undefined, undefined, undefined, 0, 3, 1, 4, 4, undefined, 3],
       source: `analysis/${file} conditions[].tests`,

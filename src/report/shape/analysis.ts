@@ -94,11 +94,11 @@ export function readAgreement(files: readonly AnalysisFile<AgreementReport>[], w
   return out;
 }
 
-/** The first test of a measure's comparison as {test, statistic, p (Holm-adjusted when there is one), n}. */
+/** The first test of a measure's comparison as {test, statistic, p (adjusted for multiplicity), n}. */
 function firstTest(comparison: MeasureComparison | undefined): TopicsSet["test"] {
   const t = comparison?.tests[0];
   if (!t) return undefined;
-  return { test: `${t.test}, ${t.a} vs ${t.b}`, statistic: finite(t.statistic), p: finite(t.pHolm) ?? finite(t.p), n: t.n };
+  return { test: `${t.testName}, ${t.a} vs ${t.b}`, statistic: finite(t.statistic), p: finite(t.pAdjusted) ?? finite(t.p), n: t.n };
 }
 
 /** Per-condition summaries of one measure: mean, SD, n and the 95% CI of the mean, as the analysis computed them. */

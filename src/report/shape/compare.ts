@@ -125,7 +125,7 @@ export function compareSetFromFile(
     n: t.n,
     statistic: t.statistic ?? undefined,
     p: t.p ?? undefined,
-    pAdjusted: t.pHolm ?? undefined,
+    pAdjusted: t.pAdjusted ?? undefined,
     apa: apaCompareTest(t),
     note: t.note,
   }));

@@ -5,7 +5,7 @@ import { loadCodebook } from "../../../src/coding/codebook/load.js";
 import type { NominalCodebook } from "../../../src/coding/codebook/schema.js";
 import { codedTurns } from "../../../src/analysis/shared/table.js";
 import { compareConditions, type CompareOptions } from "../../../src/analysis/compare/compare.js";
-import { resolveDesign } from "../../../src/analysis/shared/design.js";
+import { DEFAULT_INFERENCE, resolveDesign, type Design } from "../../../src/analysis/shared/design.js";
 import type { Session } from "../../../src/transcript/schema.js";
 import type { CodeRecord } from "../../../src/coding/records.js";
 import { fromCounts, pairedStudy, recordsFor } from "./fixture.js";
@@ -24,24 +24,48 @@ function study(specs: [string, string, string | undefined, Record<string, Record
   }
   return { sessions, records };
 }
-const compare = (s: { sessions: Session[]; records: CodeRecord[] }, options: CompareOptions = {}) =>
-  compareConditions(codedTurns(s.sessions, s.records, labels), options);
+const compare = (s: { sessions: Session[]; records: CodeRecord[] }, options: CompareOptions & { design?: Design } = {}) => {
+  const { design, ...rest } = options;
+  const inference = design ? { ...DEFAULT_INFERENCE, design: resolveDesign(s.sessions, { config: { design } }) } : undefined;
+  return compareConditions(codedTurns(s.sessions, s.records, labels), { ...rest, ...(inference ? { inference } : {}) });
+};
 
 describe("the study's design", () => {
-  it("is inferred from who took part in which condition, and says so", () => {
+  it("defaults to sessions as units and says what the data would support; pairing people is declared", () => {
     const paired = pairedStudy();
     expect(resolveDesign(paired.sessions, {})).toMatchObject({
-      design: "within",
-      source: "inferred",
-      reason: expect.stringMatching(/2 participants took part in more than one condition/),
+      design: "between",
+      unit: "session",
+      source: "default",
+      reason: expect.stringMatching(/each session is one observation.*2 people took part in more than one condition/),
     });
     const separate = study([
       ["c1", "control", "1", { Ann: { agrees: 1 } }],
       ["t1", "treatment", "1", { Ben: { agrees: 1 } }],
     ]);
-    expect(resolveDesign(separate.sessions, {})).toMatchObject({ design: "between", source: "inferred", reason: expect.stringMatching(/no participant/) });
-    expect(resolveDesign(separate.sessions, { config: "within" })).toMatchObject({ design: "within", source: "colloquy.json" });
-    expect(resolveDesign(separate.sessions, { flag: "between", config: "within" })).toMatchObject({ design: "between", source: "flag" });
+    expect(resolveDesign(separate.sessions, {})).toMatchObject({ design: "between", unit: "session", source: "default" });
+    expect(resolveDesign(separate.sessions, { config: { design: "within" } })).toMatchObject({
+      design: "within",
+      unit: "participant",
+      source: "colloquy.json",
+    });
+    expect(resolveDesign(separate.sessions, { flag: { design: "between" }, config: { design: "within" } })).toMatchObject({
+      design: "between",
+      unit: "session",
+      source: "flag",
+    });
+    // A session is in one condition: sessions are never paired.
+    expect(() => resolveDesign(separate.sessions, { config: { design: "within", unit: "session" } })).toThrow(/sessions cannot be paired/);
+  });
+
+  it("agents are not units of a pairing unless the study says so", () => {
+    const s = study([
+      ["c1", "control", "1", { AIbot: { agrees: 1 }, AIhelper: { agrees: 2 } }],
+      ["t1", "treatment", "1", { AIbot: { agrees: 3 }, AIhelper: { agrees: 2 } }],
+    ]);
+    expect(resolveDesign(s.sessions, {}).reason).not.toMatch(/took part in more than one condition/);
+    expect(resolveDesign(s.sessions, { config: { agentUnits: true } }).reason).toMatch(/2 people took part in more than one condition/);
+    expect(() => compare(s, { control: "control", design: "within" })).toThrow(/no person appears in both treatment and control/);
   });
 
   it("within with nothing to pair is an error naming the setting to change", () => {
@@ -49,19 +73,11 @@ describe("the study's design", () => {
       ["c1", "control", "1", { Ann: { agrees: 1 }, Cat: { agrees: 2 } }],
       ["t1", "treatment", "1", { Ben: { agrees: 1 }, Dan: { agrees: 3 } }],
     ]);
-    expect(() =>
-      compare(separate, {
-        control: "control",
-        design: "within",
-        designOrigin: { source: "colloquy.json", reason: 'declared in colloquy.json (compare.design = "within")' },
-      }),
-    ).toThrow(/within-subject \(declared in colloquy.json.*no participant appears in both treatment and control.*"design": "between"/);
-    const r = compare(separate, {
-      control: "control",
-      design: "between",
-      designOrigin: { source: "inferred", reason: "inferred: no participant took part in more than one condition" },
-    });
-    expect(r.design).toMatchObject({ design: "between", source: "inferred", description: "between-subject (independent samples)" });
+    expect(() => compare(separate, { control: "control", design: "within" })).toThrow(
+      /within-subject \(declared \(colloquy.json compare\).*no person appears in both treatment and control.*"design": "between"/,
+    );
+    const r = compare(separate, { control: "control", design: "between" });
+    expect(r.design).toMatchObject({ design: "between", unit: "session", source: "colloquy.json", description: "between-subject, unit: session" });
   });
 });
 
@@ -74,13 +90,13 @@ describe("test lines", () => {
       ["t1", "treatment", "1", { Ann: { agrees: 1 }, Ben: { agrees: 3 }, Dan: { "asks-suggestion": 3 } }],
     ]);
     const r = compare(s, { control: "control", design: "within" });
-    const line = r.tests.find((t) => t.family === "wilcoxon" && t.code === "asks-suggestion")!;
+    const line = r.tests.find((t) => t.family === "paired-permutation" && t.code === "asks-suggestion")!;
     expect(line.note).not.toMatch(/either condition/);
     expect(line.note).toMatch(/treatment has 3, control 1/);
-    expect(r.tests.find((t) => t.family === "wilcoxon" && t.code === "shows-tension")!.note).toMatch(/no acts with this code in either condition/);
+    expect(r.tests.find((t) => t.family === "paired-permutation" && t.code === "shows-tension")!.note).toMatch(/no acts with this code in either condition/);
   });
 
-  it("every line has a statistic, p and effect size, or says why not; small samples are noted", () => {
+  it("every line has a statistic, p and effect size, or says why not; a design that cannot reach .05 says so", () => {
     const s = study([
       ["c1", "control", "1", { Ann: { agrees: 2, "gives-opinion": 1 }, Ben: { agrees: 2 } }],
       ["c2", "control", "2", { Ann: { agrees: 2, "gives-opinion": 2 }, Ben: { agrees: 2 } }],
@@ -95,9 +111,9 @@ describe("test lines", () => {
       }
       const tested = r.tests.filter((t) => t.family !== "chi-square" && t.p !== null);
       expect(tested.length).toBeGreaterThan(0);
-      for (const t of tested) expect(t.note).toMatch(/small sample/);
-      // agrees is 2 everywhere: the Welch line says why it has no t.
-      if (design === "between") expect(r.tests.find((t) => t.family === "welch" && t.code === "agrees")!.note).toMatch(/same value|undefined/);
+      // 2 people paired (2/4 = .5), 2 vs 2 sessions (2/6 = .33): no test can reach .05.
+      for (const t of tested) expect(t.note).toMatch(/cannot reach p < \.05/);
+      for (const t of tested) expect(apaCompareTest(t)).toMatch(/^cannot reach p < \.05 with (2 paired participants|2 vs 2 sessions)/);
     }
   });
 
@@ -122,24 +138,26 @@ describe("test lines", () => {
       ["c1", "control", "1", { Ann: { agrees: 3, "gives-opinion": 1 } }],
       ["t1", "treatment", "1", { Ann: { agrees: 1, "gives-opinion": 4 } }],
     ]);
-    const chi = compare(s, { control: "control", design: "between", holm: true }).tests.find((t) => t.family === "chi-square" && t.across === "conditions")!;
+    const chi = compare(s, { control: "control", design: "between" }).tests.find((t) => t.family === "chi-square" && t.across === "conditions")!;
     expect(chi.test).toMatch(/^Fisher's exact test/);
     expect(chi.method).toMatch(/^Fisher's exact/);
     expect(chi.p).toBeCloseTo(0.2063492063492063, 12);
     expect(chi.statisticName).toBe("odds ratio");
     expect(chi.statistic).toBeCloseTo(12, 12);
     expect(chi.df).toBeNull();
-    // The Holm family of chi-square lines gets Fisher's p, not the chi-square's .330.
-    expect(chi.pHolm).toBeCloseTo(0.2063492063492063, 12);
+    // Act counts are described, not tested: no adjusted p, and the note says why.
+    expect(chi.descriptive).toBe(true);
+    expect(chi.pAdjusted).toBeUndefined();
     // The chi-square stays on record, in the details and the note.
     const chiSquare = chi.details!.chiSquare as { statistic: number; df: number; p: number };
     expect(chiSquare.statistic).toBeCloseTo(0.950625, 9);
     expect(chiSquare.df).toBe(1);
     expect(chiSquare.p).toBeCloseTo(0.3295602599606179, 9);
+    expect(chi.note).toMatch(/^descriptive: acts are nested in sessions/);
     expect(chi.note).toMatch(
       /4 of 4 cells have expected counts below 5.*unreliable \(χ²\(1, N = 9\) = 0\.95, p = \.330 with Yates' correction\), so Fisher's exact test is reported/,
     );
-    expect(apaCompareTest(chi)).toMatch(/^Fisher's exact test, N = 9, p = \.206, Holm-adjusted p = \.206, OR = 12\.00, V = \.\d\d$/);
+    expect(apaCompareTest(chi)).toMatch(/^Fisher's exact test, N = 9, p = \.206, OR = 12\.00, V = \.\d\d$/);
   });
 
   it("a larger sparse table is told to collapse codes (no exact test offered where it does not apply)", () => {

@@ -3,6 +3,7 @@ import { loadCodebook } from "../../../src/coding/codebook/load.js";
 import type { NominalCodebook } from "../../../src/coding/codebook/schema.js";
 import { codedTurns } from "../../../src/analysis/shared/table.js";
 import { compareConditions, compareFrequencies, type CompareOptions } from "../../../src/analysis/compare/compare.js";
+import { DEFAULT_INFERENCE, resolveDesign, type Design } from "../../../src/analysis/shared/design.js";
 import { mapCodes, parseMergeList } from "../../../src/analysis/compare/mapping.js";
 import { compareCsvs, compareSummary } from "../../../src/analysis/compare/output.js";
 import type { Session } from "../../../src/transcript/schema.js";
@@ -23,8 +24,10 @@ function study(specs: [string, string, string | undefined, Record<string, Record
   return { sessions, records };
 }
 
-function compare(s: { sessions: Session[]; records: CodeRecord[] }, options: CompareOptions = {}) {
-  return compareConditions(codedTurns(s.sessions, s.records, labels), options);
+function compare(s: { sessions: Session[]; records: CodeRecord[] }, options: CompareOptions & { design?: Design } = {}) {
+  const { design, ...rest } = options;
+  const inference = design ? { ...DEFAULT_INFERENCE, design: resolveDesign(s.sessions, { config: { design } }) } : rest.inference;
+  return compareConditions(codedTurns(s.sessions, s.records, labels), { ...rest, ...(inference ? { inference } : {}) });
 }
 
 /** |a - b| small relative to b: SciPy reference values to 1e-9. */
@@ -159,10 +162,10 @@ describe("compareConditions: frequencies and differences from control", () => {
     const chi = r.tests.find((t) => t.family === "chi-square" && t.across === "conditions")!;
     expect(chi.details!.emptyRows).toEqual(["silent"]);
     expect(chi.details!.rows).toEqual(["control", "treatment"]);
-    // Welch needs 2 units per side: reported as not computed, not thrown.
-    const welch = r.tests.find((t) => t.family === "welch" && t.condition === "silent" && t.code === "agrees")!;
-    expect(welch.p).toBeNull();
-    expect(welch.note).toMatch(/not computed: each sample needs at least 2 values/);
+    // A test needs 2 units per side: 1 vs 1 session is reported as too few, not thrown.
+    const line = r.tests.find((t) => t.condition === "silent" && t.code === "agrees")!;
+    expect(line.p).toBeNull();
+    expect(line.note).toMatch(/1 vs 1 sessions: too few to test/);
     expect(JSON.stringify(r)).not.toMatch(/Infinity|NaN/);
   });
 });
@@ -170,44 +173,65 @@ describe("compareConditions: frequencies and differences from control", () => {
 describe("compareConditions: tests between conditions (reference values from SciPy 1.17)", () => {
   const paired = pairedStudy();
 
-  it("pairs participants by name and run; Wilcoxon and paired t match scipy", () => {
-    const r = compare(paired, { control: "control", holm: true });
-    expect(r.comparisons).toHaveLength(1);
-    const c = r.comparisons[0];
-    expect(c.paired).toEqual([
-      "Alice | run r1",
-      "Alice | run r2",
-      "Alice | run r3",
-      "Alice | run r4",
-      "Alice | run r5",
-      "Bob | run r1",
-      "Bob | run r2",
-      "Bob | run r3",
-      "Bob | run r4",
-      "Bob | run r5",
-    ]);
-    expect(c.onlyInCondition).toEqual([]);
-    // python: stats.wilcoxon([3,5,4,6,2,2,4,7,3,5], [1,2,2,3,1,1,1,2,2,4])
-    const w = r.tests.find((t) => t.family === "wilcoxon" && t.code === "gives-opinion")!;
-    expect(w).toMatchObject({ condition: "ai", reference: "control", unit: "participant", measure: "count", n: 10, statistic: 0 });
-    close(w.p, 0.001953125);
-    // python: stats.ttest_rel(same) -> 5.284229075567876, 0.0005042705761362219
-    const t = r.tests.find((x) => x.family === "paired-t" && x.code === "gives-opinion")!;
-    close(t.statistic, 5.284229075567876);
-    close(t.p, 0.0005042705761362219);
-    expect(t.df).toBe(9);
-    // agrees: stats.wilcoxon([1,1,1,1,1,0,0,0,0,0],[1,0,1,0,1,1,1,1,1,1]) -> W 8, p 0.453125
-    const wa = r.tests.find((x) => x.family === "wilcoxon" && x.code === "agrees")!;
-    expect(wa.statistic).toBe(8);
-    close(wa.p, 0.453125);
-    close(r.tests.find((x) => x.family === "paired-t" && x.code === "agrees")!.statistic, -1.1523319193960635);
-    // Holm over the two Wilcoxon tests that ran: 2 × 0.001953125, then max(that, 0.453125).
-    close(w.pHolm, 0.00390625);
-    close(wa.pHolm, 0.453125);
+  it("with nothing declared, sessions are the units: one permutation test per code, Holm within the comparison (scipy values)", () => {
+    const r = compare(paired, { control: "control" });
+    expect(r.design).toMatchObject({ design: "between", unit: "session", source: "default" });
+    expect(r.comparisons[0]).toMatchObject({ paired: null, unit: "session", nCondition: 5, nReference: 5 });
+    // One line per code: never a second test for the same row.
+    const lines = r.tests.filter((t) => t.code === "gives-opinion");
+    expect(lines).toHaveLength(1);
+    // Session sums: ai [5,9,11,9,7] vs control [2,3,4,5,5].
+    // python: stats.permutation_test((x, y), mean(x) - mean(y), n_resamples=10000) -> 4.4, p 0.023809523809523808 (exact, 252 splits)
+    const t = lines[0];
+    expect(t).toMatchObject({ family: "permutation", unit: "session", n: 10, method: "exact (252 arrangements)", effectSizeName: "Hedges' g" });
+    close(t.statistic, 4.4);
+    close(t.p, 0.023809523809523808);
+    close(t.smallestP, 2 / 252);
+    // agrees per session: ai [1,1,1,1,1] vs control [2,1,2,1,2] -> p 0.16666666666666666.
+    const agrees = r.tests.find((x) => x.code === "agrees")!;
+    close(agrees.p, 0.16666666666666666);
+    // Holm over the two codes that ran: 2 × .0238 = .0476, then max(that, .1667).
+    expect(t).toMatchObject({ adjust: "holm", familySize: 2 });
+    close(t.pAdjusted, 0.047619047619047616);
+    close(agrees.pAdjusted, 0.16666666666666666);
+    expect(t.effectCi95![0]).toBeLessThan(t.effectSize!);
+    expect(t.mde80).toBeGreaterThan(1.5);
     // Codes nobody used are not tested and stay out of the family.
-    const unused = r.tests.find((x) => x.family === "wilcoxon" && x.code === "shows-tension")!;
+    const unused = r.tests.find((x) => x.code === "shows-tension")!;
     expect(unused.p).toBeNull();
     expect(unused.note).toMatch(/no acts with this code/);
+    // Benjamini-Hochberg on request: .0238 × 2/1 = .0476, .1667 × 2/2.
+    const bh = compare(paired, { control: "control", inference: { ...DEFAULT_INFERENCE, adjust: "bh" } });
+    close(bh.tests.find((x) => x.code === "gives-opinion")!.pAdjusted, 0.047619047619047616);
+  });
+
+  it("named alternatives replace the permutation test: Mann-Whitney with Cliff's delta, Welch with Hedges' g (scipy values)", () => {
+    const mw = compare(paired, { control: "control", inference: { ...DEFAULT_INFERENCE, test: "mann-whitney" } }).tests.find(
+      (t) => t.code === "gives-opinion",
+    )!;
+    // python: stats.mannwhitneyu([5,9,11,9,7], [2,3,4,5,5]) -> 24.0, 0.019624414976639706
+    expect(mw).toMatchObject({ family: "mann-whitney", statistic: 24, effectSizeName: "Cliff's delta" });
+    close(mw.p, 0.019624414976639706);
+    close(mw.effectSize, 2 * (24 / 25) - 1);
+    const welch = compare(paired, { control: "control", inference: { ...DEFAULT_INFERENCE, test: "welch" } }).tests.find((t) => t.code === "gives-opinion")!;
+    // python: stats.ttest_ind(x, y, equal_var=False) -> 3.7455287353384934, 0.008584327730857332, df 6.362846642165053
+    close(welch.statistic, 3.7455287353384934);
+    close(welch.p, 0.008584327730857332);
+    close(welch.df, 6.362846642165053);
+  });
+
+  it("a declared within design pairs people by id (mean acts per session), and 2 people cannot reach .05", () => {
+    const r = compare(paired, { control: "control", design: "within" });
+    expect(r.comparisons[0].paired).toEqual(["alice", "bob"]);
+    const alice = r.units.find((u) => u.condition === "ai" && u.unit === "alice")!;
+    expect(alice).toMatchObject({ sessions: 5 });
+    expect(alice.counts["gives-opinion"]).toBe(20);
+    const t = r.tests.find((x) => x.code === "gives-opinion")!;
+    expect(t).toMatchObject({ family: "paired-permutation", unit: "participant", n: 2 });
+    // Alice 4 vs 1.8, Bob 4.2 vs 2: both differences 2.2 -> every sign flip of 2 pairs: p = 2 · 1/4.
+    close(t.statistic, 2.2);
+    close(t.p, 0.5);
+    expect(t.note).toMatch(/2 paired participants: the smallest two-sided p this test can give is \.50/);
   });
 
   it("chi-square across conditions with Cramér's V matches scipy.stats.chi2_contingency", () => {
@@ -233,41 +257,12 @@ describe("compareConditions: tests between conditions (reference values from Sci
     expect(roles.note).toMatch(/needs at least 2 roles/);
   });
 
-  it("between-subject design runs Mann-Whitney and Welch (scipy values)", () => {
-    const r = compare(paired, { control: "control", design: "between" });
-    const mw = r.tests.find((t) => t.family === "mann-whitney" && t.code === "gives-opinion")!;
-    // python: stats.mannwhitneyu(x, y) -> 88.0, 0.0038025355067145784; ttest_ind(equal_var=False) -> 3.589926735254779, 0.0027566433260621218, df 14.704899745430621
-    expect(mw).toMatchObject({ n: 20, statistic: 88 });
-    close(mw.p, 0.0038025355067145784);
-    const welch = r.tests.find((t) => t.family === "welch" && t.code === "gives-opinion")!;
-    close(welch.statistic, 3.589926735254779);
-    close(welch.p, 0.0027566433260621218);
-    close(welch.df, 14.704899745430621);
-    expect(r.comparisons[0]).toMatchObject({ paired: null, nCondition: 10, nReference: 10 });
-  });
-
-  it("drops unpaired units with a report, and pairs sessions by run with unit=session", () => {
-    const extra = fromCounts("ai-r6", "ai", "r6", { Carol: { agrees: 1 } });
-    const s = { sessions: [...paired.sessions, extra.session], records: [...paired.records, ...recordsFor(extra.session, extra.codes)] };
-    const r = compare(s, { control: "control" });
-    expect(r.comparisons[0].onlyInCondition).toEqual(["Carol | run r6"]);
-    expect(r.comparisons[0].paired).toHaveLength(10);
-    expect(r.tests.find((t) => t.family === "wilcoxon" && t.code === "gives-opinion")!.n).toBe(10);
-    const bySession = compare(s, { control: "control", unit: "session" });
-    expect(bySession.comparisons[0].paired).toEqual(["r1", "r2", "r3", "r4", "r5"]);
-    expect(bySession.comparisons[0].onlyInCondition).toEqual(["r6"]);
-    // Session sums: ai [5,9,11,9,7] vs control [2,3,4,5,5]
-    const w = bySession.tests.find((t) => t.family === "wilcoxon" && t.code === "gives-opinion")!;
-    expect(w).toMatchObject({ unit: "session", n: 5, statistic: 0 });
-    close(w.p, 0.0625);
-  });
-
-  it("uses proportions per unit with measure=proportion and leaves empty units out", () => {
+  it("uses proportions per unit with measure=proportion", () => {
     const r = compare(paired, { control: "control", measure: "proportion" });
-    const alice = r.units.find((u) => u.condition === "ai" && u.unit === "Alice | run r1")!;
-    expect(alice).toMatchObject({ total: 4, sessions: 1 });
-    expect(alice.counts["gives-opinion"]).toBe(3);
-    expect(r.tests.find((t) => t.family === "wilcoxon" && t.code === "gives-opinion")!.measure).toBe("proportion");
+    const first = r.units.find((u) => u.condition === "ai" && u.unit === "ai-r1")!;
+    expect(first).toMatchObject({ total: 6, sessions: 1 });
+    expect(first.counts["gives-opinion"]).toBe(5);
+    expect(r.tests.find((t) => t.code === "gives-opinion")!.measure).toBe("proportion");
   });
 
   it("without a control compares every pair of conditions", () => {
@@ -283,15 +278,16 @@ describe("compareConditions: tests between conditions (reference values from Sci
   });
 
   it("renders CSV and a readable summary", () => {
-    const r = compare(paired, { control: "control", holm: true });
+    const r = compare(paired, { control: "control" });
     const csv = compareCsvs(r);
     expect(csv.frequencies.split("\n")[0]).toBe("scope,key,code,count,proportion,per_run,total,sessions,runs");
     expect(csv.differences).toContain("ai,control,gives-opinion,41,19,5,5,41,19,115.78947368421053,");
-    expect(csv.tests.split("\n")[0]).toContain("p_holm");
+    expect(csv.tests.split("\n")[0]).toContain("p,p_adjusted,adjustment,family_size");
     const text = compareSummary(r);
     expect(text).toContain('Difference from control "control"');
     expect(text).toContain("+116% (41 vs 19)");
-    expect(text).toContain("10 paired units");
+    expect(text).toContain("ai vs control: 5 vs 5 sessions");
+    expect(text).toContain("Holm-adjusted within each comparison's codes");
   });
 });
 

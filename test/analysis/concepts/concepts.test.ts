@@ -3,9 +3,9 @@ import { createConceptExtractor } from "../../../src/analysis/concepts/extract.j
 import { makeLexicon, parseLexicon } from "../../../src/analysis/concepts/lexicon.js";
 import { mtld, mtldPass } from "../../../src/analysis/concepts/mtld.js";
 import { analyseSessionConcepts } from "../../../src/analysis/concepts/measures.js";
-import { compareMeasure } from "../../../src/analysis/concepts/conditions.js";
+import { compareMeasures, type UnitValue } from "../../../src/analysis/concepts/conditions.js";
+import { DEFAULT_INFERENCE } from "../../../src/analysis/shared/design.js";
 import { buildConceptsReport, conceptsCsv } from "../../../src/analysis/concepts/report.js";
-import { pairedTTest, welchTTest } from "../../../src/analysis/inference/index.js";
 import { gardenLines, makeSession } from "../topics/fixture.js";
 
 const extractor = createConceptExtractor();
@@ -133,50 +133,59 @@ describe("session concept measures", () => {
 });
 
 describe("condition comparisons", () => {
-  it("pairs participants across conditions in a within design", () => {
-    const values = [
-      { unit: "p1", condition: "A", value: 3 },
-      { unit: "p1", condition: "B", value: 1 },
-      { unit: "p2", condition: "A", value: 5 },
-      { unit: "p2", condition: "B", value: 2 },
-      { unit: "p3", condition: "A", value: 4 },
-      { unit: "p3", condition: "B", value: 4 },
-      { unit: "p3", condition: "A", value: 6 }, // a second A session: p3's A value is the mean, 5
-      { unit: "p4", condition: "A", value: null },
+  const within = { ...DEFAULT_INFERENCE, design: { ...DEFAULT_INFERENCE.design, design: "within" as const, unit: "participant" as const } };
+  const persons = new Map([
+    ["sA1", ["p1", "p2", "p3", "p4"]],
+    ["sA2", ["p3"]],
+    ["sB1", ["p1", "p2", "p3"]],
+  ]);
+
+  it("pairs people by id in a declared within design: one paired permutation test (scipy values)", () => {
+    const values: UnitValue[] = [
+      { session: "sA1", participant: "p1", condition: "A", value: 3 },
+      { session: "sB1", participant: "p1", condition: "B", value: 1 },
+      { session: "sA1", participant: "p2", condition: "A", value: 5 },
+      { session: "sB1", participant: "p2", condition: "B", value: 2 },
+      { session: "sA1", participant: "p3", condition: "A", value: 4 },
+      { session: "sB1", participant: "p3", condition: "B", value: 4 },
+      { session: "sA2", participant: "p3", condition: "A", value: 6 }, // a second A session: p3's A value is the mean, 5
+      { session: "sA1", participant: "p4", condition: "A", value: null },
+      { session: "sA1", participant: "agent", condition: "A", value: 9 }, // not a person unit: left out
     ];
-    const c = compareMeasure("rate", "participant", values);
-    expect(c.design).toBe("within");
-    expect(c.designSource).toBe("inferred");
-    expect(c.byCondition.A).toMatchObject({ n: 4, mean: 4.5, missing: 1 });
-    const t = c.tests.find((x) => x.test === "pairedTTest")!;
-    const ref = pairedTTest([3, 5, 5], [1, 2, 4]);
-    expect(t).toMatchObject({ a: "A", b: "B", n: 3 });
-    expect(t.statistic).toBeCloseTo(ref.t, 12);
-    expect(t.p).toBeCloseTo(ref.p, 12);
-    // scipy.stats.ttest_rel([3,5,5],[1,2,4]) -> t = 3.464101615137755, p = 0.07417990022744854
-    expect(t.statistic).toBeCloseTo(3.464101615137755, 10);
-    expect(t.p).toBeCloseTo(0.07417990022744854, 10);
-    expect(c.tests.map((x) => x.test)).toEqual(["pairedTTest", "wilcoxonSignedRank"]);
+    const [c] = compareMeasures([{ measure: "rate", level: "participant", values }], { inference: within, persons });
+    expect(c).toMatchObject({ design: "within", unit: "participant", level: "participant", designSource: "default" });
+    // Summaries count units (people), not sessions: p1 3, p2 5, p3 5.
+    expect(c.byCondition.A).toMatchObject({ n: 3, missing: 1 });
+    expect(c.byCondition.A.mean).toBeCloseTo(13 / 3, 12);
+    expect(c.tests).toHaveLength(1);
+    // python: stats.permutation_test(([3,5,5],[1,2,4]), mean(x - y), permutation_type="samples") -> 2.0, p 0.25
+    expect(c.tests[0]).toMatchObject({ a: "A", b: "B", n: 3, test: "paired-permutation", smallestP: 0.25 });
+    expect(c.tests[0].statistic).toBeCloseTo(2, 12);
+    expect(c.tests[0].p).toBeCloseTo(0.25, 12);
+    expect(c.tests[0].note).toMatch(/cannot reach p < \.05/);
   });
 
-  it("uses independent-sample tests for a between design and says when a test cannot run", () => {
-    const values = [
-      { unit: "s1", condition: "A", value: 1 },
-      { unit: "s2", condition: "A", value: 2 },
-      { unit: "s3", condition: "B", value: 4 },
-      { unit: "s4", condition: "B", value: 6 },
-      { unit: "s5", condition: "C", value: 1 },
-    ];
-    const c = compareMeasure("rate", "session", values, { control: "A" });
-    expect(c.design).toBe("between");
-    const welch = c.tests.filter((x) => x.test === "welchTTest");
-    expect(welch.map((x) => [x.a, x.b])).toEqual([
-      ["B", "A"],
-      ["C", "A"],
+  it("with session units, averages a session's values and adjusts the family across measures and comparisons", () => {
+    const session = (id: string, condition: string, value: number | null): UnitValue => ({ session: id, condition, value });
+    const values = [...[4, 6, 5, 7].map((v, i) => session(`b${i}`, "B", v)), ...[1, 2, 1.5, 3].map((v, i) => session(`a${i}`, "A", v)), session("c0", "C", 1)];
+    const out = compareMeasures(
+      [
+        { measure: "rate", level: "session", values },
+        { measure: "same", level: "session", values: values.map((v) => ({ ...v, value: v.condition === "B" ? v.value! + 10 : v.value })) },
+      ],
+      { control: "A" },
+    );
+    const [rate] = out;
+    expect(rate).toMatchObject({ design: "between", unit: "session" });
+    expect(rate.tests.map((x) => [x.a, x.b, x.test])).toEqual([
+      ["B", "A", "permutation"],
+      ["C", "A", "permutation"],
     ]);
-    expect(welch[0].statistic).toBeCloseTo(welchTTest([4, 6], [1, 2]).t, 12);
-    expect(welch[0].pHolm).toBeCloseTo(welch[0].p!, 12); // the other comparison has no p
-    expect(welch[1].skipped).toMatch(/at least 2/);
+    // python: stats.permutation_test(([4,6,5,7],[1,2,1.5,3]), mean(x) - mean(y)) -> 3.625, p 0.02857142857142857
+    expect(rate.tests[0].p).toBeCloseTo(0.02857142857142857, 12);
+    // Holm across both measures' tests that ran (two of them, the same p): 2 × .0286.
+    expect(rate.tests[0].pAdjusted).toBeCloseTo(2 * 0.02857142857142857, 12);
+    expect(rate.tests[1].skipped).toMatch(/1 vs 4 sessions: too few to test/);
   });
 });
 
@@ -186,9 +195,10 @@ describe("concepts report", () => {
     const report = buildConceptsReport(sessions, extractor, { speakers: "human", rateBasis: "session" });
     expect(report.provenance).toMatchObject({ tool: "colloquy", analysis: "concepts", rateBasis: "session", speakers: "human" });
     const rate = report.conditions.find((c) => c.measure === "conceptRate")!;
-    expect(rate.byCondition.A.n).toBe(2);
-    expect(rate.design).toBe("within");
-    expect(rate.tests[0]).toMatchObject({ test: "pairedTTest", n: 2 });
+    // The default unit is the session: one value per session.
+    expect(rate.byCondition.A.n).toBe(1);
+    expect(rate).toMatchObject({ design: "between", unit: "session", level: "participant" });
+    expect(rate.tests[0]).toMatchObject({ test: "permutation", n: 2, p: null });
     const csv = conceptsCsv(report).trim().split("\n");
     expect(csv[0]).toMatch(/^session,condition,participant,name,turns/);
     expect(csv).toHaveLength(5);

@@ -5,7 +5,28 @@
 import { describe, expect, it } from "vitest";
 import { fisherExact, hedgesG, pairedTTest } from "../../../src/analysis/inference/index.js";
 import { cohensDz } from "../../../src/analysis/inference/effect.js";
-import { compareMeasure, meanBootstrapInterval, summariseValues } from "../../../src/analysis/concepts/conditions.js";
+import { compareMeasures, meanBootstrapInterval, summariseValues, type MeasureComparison } from "../../../src/analysis/concepts/conditions.js";
+import { DEFAULT_INFERENCE, type InferenceSettings } from "../../../src/analysis/shared/design.js";
+
+/** One measure compared: `unit` is a person (within: paired by id) or a session (between). */
+function compareMeasure(
+  values: { unit: string; condition: string; value: number | null }[],
+  design: "within" | "between" = "between",
+  options: { control?: string; inference?: Partial<InferenceSettings> } = {},
+): MeasureComparison {
+  const inference: InferenceSettings = {
+    ...DEFAULT_INFERENCE,
+    design: { ...DEFAULT_INFERENCE.design, design, unit: design === "within" ? "participant" : "session" },
+    ...options.inference,
+  };
+  const asValues = values.map((v) =>
+    design === "within"
+      ? { session: `${v.unit}/${v.condition}`, participant: v.unit, condition: v.condition, value: v.value }
+      : { session: v.unit, condition: v.condition, value: v.value },
+  );
+  const persons = new Map(values.map((v) => [`${v.unit}/${v.condition}`, [v.unit]]));
+  return compareMeasures([{ measure: "m", level: "participant", values: asValues }], { inference, persons, control: options.control })[0];
+}
 
 function close(actual: number, expected: number, tolerance = 1e-9): void {
   expect(Math.abs(actual - expected), `actual ${actual} expected ${expected}`).toBeLessThanOrEqual(tolerance + tolerance * Math.abs(expected));
@@ -95,21 +116,24 @@ describe("effect sizes: Lakens (2013) worked example (movie ratings, n = 10 per 
     expect(hedgesG(movie1, movie2)!.toFixed(2)).toBe("1.08");
     expect(hedgesG(movie2, movie1)!.toFixed(2)).toBe("-1.08");
   });
-  it("Cohen's d_z = 1.50 within subjects, as compareMeasure reports it", () => {
+  it("Cohen's d_z = 1.50 within subjects; compareMeasures reports Hedges' g_z (d_z × J) and, between, Hedges' g = 1.08", () => {
     const r = pairedTTest(movie1, movie2);
     expect((r.meanDiff / (r.se * Math.sqrt(r.n))).toFixed(2)).toBe("1.50");
     const values = movie1.flatMap((v, i) => [
       { unit: `p${i}`, condition: "one", value: v },
       { unit: `p${i}`, condition: "two", value: movie2[i] },
     ]);
-    const c = compareMeasure("rating", "participant", values, { design: "within", control: "two" });
-    const t = c.tests.find((x) => x.test === "pairedTTest")!;
-    expect(t.effectSizeName).toBe("Cohen's dz");
-    expect(t.effectSize!.toFixed(2)).toBe("1.50");
-    const b = compareMeasure("rating", "participant", values, { design: "between", control: "two" });
-    const welch = b.tests.find((x) => x.test === "welchTTest")!;
-    expect(welch.effectSizeName).toBe("Hedges' g");
-    expect(welch.effectSize!.toFixed(2)).toBe("1.08");
+    const t = compareMeasure(values, "within", { control: "two" }).tests[0];
+    expect(t.effectSizeName).toBe("Hedges' g_z");
+    // J = 1 - 3 / (4 · 9 - 1) with df = n - 1 = 9.
+    expect(t.effectSize).toBeCloseTo(cohensDz(movie1, movie2)! * (1 - 3 / 35), 12);
+    const b = compareMeasure(
+      values.map((v) => ({ ...v, unit: `${v.unit}-${v.condition}` })),
+      "between",
+      { control: "two" },
+    ).tests[0];
+    expect(b.effectSizeName).toBe("Hedges' g");
+    expect(b.effectSize!.toFixed(2)).toBe("1.08");
   });
   it("cohensDz is the one Cohen's d_z, used by compare and compareMeasure alike", () => {
     expect(cohensDz(movie1, movie2)!.toFixed(2)).toBe("1.50");
@@ -152,7 +176,7 @@ describe("intervals of a mean stay inside the possible range", () => {
     expect(summariseValues(Array.from({ length: 10 }, (_, i) => i + 1)).ciNote).toBeUndefined();
     // The note reaches the topics and concepts files through compareMeasure's per-condition summaries.
     const values = [1, 2, 4, 7].map((v, i) => ({ unit: `u${i}`, condition: "x", value: v }));
-    expect(compareMeasure("m", "session", values).byCondition.x.ciNote).toMatch(/too narrow/);
+    expect(compareMeasure(values).byCondition.x.ciNote).toMatch(/too narrow/);
   });
   it("never leaves [min, max] for any small sample", () => {
     for (let seed = 1; seed <= 50; seed++) {
@@ -164,7 +188,7 @@ describe("intervals of a mean stay inside the possible range", () => {
   });
 });
 
-describe("compareMeasure: every test line has its numbers or a reason", () => {
+describe("compareMeasures: every test line has its numbers or a reason", () => {
   it("a Welch test whose samples do not vary says why it has no statistic", () => {
     const values = [
       { unit: "a", condition: "x", value: 1 },
@@ -172,21 +196,19 @@ describe("compareMeasure: every test line has its numbers or a reason", () => {
       { unit: "c", condition: "y", value: 1 },
       { unit: "d", condition: "y", value: 1 },
     ];
-    const c = compareMeasure("m", "participant", values, { design: "between" });
-    for (const t of c.tests) {
-      if (t.statistic === null || t.effectSize === null || t.effectSize === undefined) expect(t.skipped, t.test).toBeTruthy();
-    }
-    expect(c.tests.find((t) => t.test === "welchTTest")!.skipped).toMatch(/statistic is undefined/);
+    const c = compareMeasure(values, "between", { inference: { test: "welch" } });
+    expect(c.tests).toHaveLength(1);
+    expect(c.tests[0].test).toBe("welch");
+    expect(c.tests[0].skipped).toMatch(/every value is the same/);
   });
-  it("notes a small sample and names where the design came from", () => {
+  it("says when the n cannot reach .05 and names where the design came from", () => {
     const values = [1, 2, 3].flatMap((v, i) => [
       { unit: `p${i}`, condition: "x", value: v },
       { unit: `p${i}`, condition: "y", value: v * 2 + i },
     ]);
-    const c = compareMeasure("m", "participant", values, { design: "within", designOrigin: { source: "colloquy.json", reason: "declared in colloquy.json" } });
-    expect(c.designSource).toBe("config");
-    expect(c.designReason).toBe("declared in colloquy.json");
-    expect(c.tests[0].note).toMatch(/only 3 pairs/);
+    const c = compareMeasure(values, "within");
+    expect(c.designSource).toBe("default");
+    expect(c.tests[0].note).toMatch(/3 paired participants: the smallest two-sided p this test can give is \.25/);
   });
   it("a within design with nothing to pair says so and how to fix it", () => {
     const values = [
@@ -194,7 +216,7 @@ describe("compareMeasure: every test line has its numbers or a reason", () => {
       { unit: "b", condition: "x", value: 2 },
       { unit: "c", condition: "y", value: 3 },
     ];
-    const c = compareMeasure("m", "participant", values, { design: "within" });
+    const c = compareMeasure(values, "within");
     expect(c.tests[0].skipped).toMatch(/nothing can be paired.*"between"/);
   });
 });

@@ -153,11 +153,9 @@ describe("topics report (rules)", () => {
     ]);
     expect(report.sessions.map((s) => s.session)).toEqual(["a1", "b1"]);
     const br = report.conditions.find((c) => c.measure === "branchingRatio")!;
-    expect(br.unit).toBe("participant");
-    expect(br.design).toBe("within");
-    expect(br.tests.map((t) => [t.test, t.n])).toEqual([
-      ["pairedTTest", 2],
-      ["wilcoxonSignedRank", 2],
-    ]);
+    // Measured per participant, analysed per session (the default unit): one test per comparison.
+    expect(br).toMatchObject({ level: "participant", unit: "session", design: "between" });
+    expect(br.byCondition.A.n).toBe(1);
+    expect(br.tests.map((t) => [t.test, t.n])).toEqual([["permutation", 2]]);
   });
 });

@@ -53,6 +53,22 @@ describe("chat-json importer", () => {
     expect(result.warnings[0]).toMatch(/no messages/);
   });
 
+  it("maps message roles (user, assistant, system, tool) to speaker kinds, never to participant roles", async () => {
+    const messages = [
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "hello" },
+      { role: "tool", content: "{}" },
+    ];
+    const { sessions } = await importText(chatJsonImporter, "roles.json", JSON.stringify(messages));
+    expect(sessions[0].participants.map((p) => [p.name, p.kind, p.role, p.metadata?.messageRole])).toEqual([
+      ["system", "system", undefined, "system"],
+      ["user", "human", undefined, "user"],
+      ["assistant", "ai", undefined, "assistant"],
+      ["tool", "system", undefined, "tool"],
+    ]);
+  });
+
   it("marks participants listed in --agents as ai and keeps unknown message keys", async () => {
     const { sessions } = await importText(chatJsonImporter, "x.json", JSON.stringify([{ role: "moderator", name: "Rex", content: "hi", lang: "en" }]), {
       agents: ["Rex"],
