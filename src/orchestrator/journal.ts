@@ -57,7 +57,7 @@ export class SessionJournal {
   /** Start a new journal (replacing any), its first line synced. */
   static create(path: string, start: Omit<Extract<JournalRecord, { k: "start" }>, "k">): SessionJournal {
     mkdirSync(dirname(path), { recursive: true });
-    const journal = new SessionJournal(path, openSync(path, "w"));
+    const journal = new SessionJournal(path, openSync(path, "w", 0o600));
     journal.append({ k: "start", ...start });
     return journal;
   }

@@ -101,7 +101,9 @@ export async function runImport(context: StudyContext, options: ImportStageOptio
   const { paths, codebook, codeColumns = {}, ...parse } = options;
   const stream = importEach(paths, { ...parse, codeColumns });
   const importMap = await readImportMap(study);
-  const taken = new Set(await listSessionIds(study));
+  // Ids the import map gives out are taken even while their session file is missing (a kill
+  // between the map's write and the session's): another file's session must not get one.
+  const taken = new Set([...(await listSessionIds(study)), ...Object.values(importMap)]);
   const reports: FileReport[] = [];
   const codeBatches: CodeBatch[] = [];
   // File by file: each file's sessions are validated and saved before the next file is parsed,

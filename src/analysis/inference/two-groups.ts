@@ -72,7 +72,7 @@ export function testTwoGroups(design: "between" | "within", x: readonly number[]
     statisticName: row.statisticName,
     statistic: null,
     p: null,
-    smallestP: smallest(row, x.length, y.length),
+    smallestP: smallest(row, x, y),
     meanDifference: x.length && y.length ? (paired ? mean(x.map((v, i) => v - y[i])) : mean(x) - mean(y)) : null,
     effectSizeName: EFFECT_SIZE_NAMES[row.effect],
     effectSize: effect,
@@ -102,9 +102,14 @@ export function cannotReach(t: { smallestP?: number | null }, alpha = 0.05): boo
   return t.smallestP !== undefined && t.smallestP !== null && t.smallestP > alpha;
 }
 
-function smallest(row: DecisionRow, nA: number, nB: number): number | null {
+/**
+ * The smallest two-sided p the test can give. Paired tests: a pair with no difference changes
+ * nothing when its sign flips (and Wilcoxon drops it), so only the pairs that differ count.
+ */
+function smallest(row: DecisionRow, x: readonly number[], y: readonly number[]): number | null {
   if (row.test === "welch") return null;
-  return smallestTwoSidedP(row.design === "within" ? pairedArrangements(nA) : independentArrangements(nA, nB));
+  if (row.design === "within") return smallestTwoSidedP(pairedArrangements(x.filter((v, i) => v !== y[i]).length));
+  return smallestTwoSidedP(independentArrangements(x.length, y.length));
 }
 
 function run(row: DecisionRow, x: readonly number[], y: readonly number[], options: GroupTestOptions): Pick<GroupTest, "statistic" | "df" | "p" | "method"> {

@@ -17,6 +17,15 @@ describe("testTwoGroups: one pre-declared test per question", () => {
     expect(cannotReach(testTwoGroups("between", [12, 15, 9, 20], [7, 6, 11, 5], { unit: "session" }))).toBe(false);
   });
 
+  it("paired tests: only the pairs that differ count toward the smallest p (a zero difference flips to itself)", () => {
+    // 6 pairs, 3 of them equal: 2^3 sign patterns, so the smallest two-sided p is 2/8, not 2/64.
+    const t = testTwoGroups("within", [4, 6, 8, 5, 5, 5], [1, 2, 3, 5, 5, 5], { unit: "participant" });
+    expect(t.smallestP).toBeCloseTo(0.25, 12);
+    expect(cannotReach(t)).toBe(true);
+    expect(t.note).toMatch(/cannot reach p < \.05/);
+    expect(testTwoGroups("within", [4, 6, 8, 9, 7, 6], [1, 2, 3, 5, 5, 5], { unit: "participant" }).smallestP).toBeCloseTo(2 / 64, 12);
+  });
+
   it("4 vs 4 sessions: an exact permutation test, Hedges' g with a bootstrap interval, and the minimum detectable effect", () => {
     const t = testTwoGroups("between", [12, 15, 9, 20], [7, 6, 11, 5], { unit: "session" });
     expect(t.method).toBe("exact (70 arrangements)");
