@@ -57,6 +57,23 @@ function twoSided(less: number, greater: number, total: number, add: number): nu
   return Math.min(1, (2 * Math.min(less + add, greater + add)) / (total + add));
 }
 
+/**
+ * Counts the resampled statistics at or below and at or above the observed one (within a
+ * relative tolerance, as SciPy does for ties lost to rounding) and gives the two-sided p.
+ */
+function tally(observed: number): { count: (t: number) => void; p: (total: number, add: number) => number } {
+  const gamma = Math.abs(observed) * 100 * Number.EPSILON;
+  let less = 0;
+  let greater = 0;
+  return {
+    count: (t) => {
+      if (t <= observed + gamma) less++;
+      if (t >= observed - gamma) greater++;
+    },
+    p: (total, add) => twoSided(less, greater, total, add),
+  };
+}
+
 /** Permutation test of mean(x) - mean(y) for two independent samples (SciPy permutation_type "independent"). */
 export function permutationTest(x: readonly number[], y: readonly number[], options: PermutationOptions = {}): PermutationResult {
   assertFinite(x, "x", "permutationTest");
@@ -74,13 +91,7 @@ export function permutationTest(x: readonly number[], y: readonly number[], opti
   let sx0 = 0;
   for (const v of x) sx0 += v;
   const observed = stat(sx0);
-  const gamma = Math.abs(observed) * 100 * Number.EPSILON;
-  let less = 0;
-  let greater = 0;
-  const count = (t: number) => {
-    if (t <= observed + gamma) less++;
-    if (t >= observed - gamma) greater++;
-  };
+  const { count, p } = tally(observed);
   const arrangements = independentArrangements(nx, ny);
   if (arrangements <= resamples) {
     // Every subset of nx of the n units, as x'.
@@ -89,7 +100,7 @@ export function permutationTest(x: readonly number[], y: readonly number[], opti
       for (let i = start; i <= n - left; i++) pick(i + 1, left - 1, sum + all[i]);
     };
     pick(0, nx, 0);
-    return { statistic: observed, p: twoSided(less, greater, arrangements, 0), method: "exact", arrangements };
+    return { statistic: observed, p: p(arrangements, 0), method: "exact", arrangements };
   }
   const seed = options.seed ?? 1;
   const order = Int32Array.from({ length: n }, (_, i) => i);
@@ -107,7 +118,7 @@ export function permutationTest(x: readonly number[], y: readonly number[], opti
     }
     count(stat(sx));
   }
-  return { statistic: observed, p: twoSided(less, greater, resamples, 1), method: "monte-carlo", arrangements: resamples, seed };
+  return { statistic: observed, p: p(resamples, 1), method: "monte-carlo", arrangements: resamples, seed };
 }
 
 /** Paired permutation test of mean(x - y): every pair's difference keeps or flips its sign (SciPy permutation_type "samples"). */
@@ -120,13 +131,7 @@ export function pairedPermutationTest(x: readonly number[], y: readonly number[]
   let observedSum = 0;
   for (const v of d) observedSum += v;
   const observed = observedSum / n;
-  const gamma = Math.abs(observed) * 100 * Number.EPSILON;
-  let less = 0;
-  let greater = 0;
-  const count = (t: number) => {
-    if (t <= observed + gamma) less++;
-    if (t >= observed - gamma) greater++;
-  };
+  const { count, p } = tally(observed);
   const arrangements = pairedArrangements(n);
   if (arrangements <= resamples) {
     for (let mask = 0; mask < arrangements; mask++) {
@@ -134,7 +139,7 @@ export function pairedPermutationTest(x: readonly number[], y: readonly number[]
       for (let i = 0; i < n; i++) s += mask & (1 << i) ? -d[i] : d[i];
       count(s / n);
     }
-    return { statistic: observed, p: twoSided(less, greater, arrangements, 0), method: "exact", arrangements };
+    return { statistic: observed, p: p(arrangements, 0), method: "exact", arrangements };
   }
   const seed = options.seed ?? 1;
   let state = seed | 0;
@@ -146,5 +151,5 @@ export function pairedPermutationTest(x: readonly number[], y: readonly number[]
     }
     count(s / n);
   }
-  return { statistic: observed, p: twoSided(less, greater, resamples, 1), method: "monte-carlo", arrangements: resamples, seed };
+  return { statistic: observed, p: p(resamples, 1), method: "monte-carlo", arrangements: resamples, seed };
 }
