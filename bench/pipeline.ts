@@ -28,7 +28,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { listCoders, readCodes } from "../src/coding/store.js";
@@ -246,13 +246,14 @@ try {
   console.log(`build new:  ${s(buildNew.seconds)}  (after another session went through every stage but the build)\n`);
 
   // The memoised runs' outputs against a run from scratch on the same inputs.
-  const fresh = `${dir}-fresh`;
+  // Same folder name as the study (the dashboard shows it): only the path above differs, and it is masked.
+  const fresh = join(`${dir}-fresh`, basename(dir));
   // inbox/ too: its files were imported into sessions/ already, and a study without state would import them again.
   const derived = [".cache", ".colloquy-state.json", "analysis", "site", "inbox"].map((name) => join(dir, name));
   await cp(dir, fresh, { recursive: true, filter: (path) => !derived.includes(path) });
   await cli(["study", fresh], "from scratch");
   const differing = await differingOutputs(dir, fresh);
-  await rm(fresh, { recursive: true, force: true });
+  await rm(dirname(fresh), { recursive: true, force: true });
   console.log(
     `from scratch: ${differing.length === 0 ? "every analysis file and the dashboard data equal the memoised runs'" : `DIFFERENT: ${differing.join(", ")}`}\n`,
   );

@@ -1,5 +1,4 @@
-import type { Artifact } from "../study/artifacts.js";
-import type { StudyConfig } from "../study/config.js";
+import type { Artifact } from "../util/artifact.js";
 import type { Session } from "../transcript/schema.js";
 
 /** The `colloquy study` stages (and commands of the same name) that write analysis files. */
@@ -10,7 +9,12 @@ export interface StudyFacts {
   sessions: readonly Session[];
   /** Conditions of the sessions, sorted; a session without one counts as NO_CONDITION. */
   conditions: readonly string[];
-  config: StudyConfig;
+  /** The parts of colloquy.json an analysis looks at (a StudyConfig is one). */
+  config: {
+    humanCoders: readonly string[];
+    codebooks: readonly { coders: readonly unknown[] }[];
+    compare: { control?: string; conditionGroups?: Record<string, unknown> };
+  };
   /** Path of colloquy.json, to name in hints. */
   configFile: string;
 }
@@ -30,7 +34,7 @@ export interface AnalysisDescriptor<T = unknown> {
   readonly title: string;
   /** The stage of `colloquy study` that writes its files; the command of the same name does too. */
   readonly stage: AnalysisStage;
-  /** The JSON file the report reads, validated with its registry schema (src/study/artifacts.ts). */
+  /** The JSON file the report reads, validated with the schema of its registry entry. */
   readonly result: Artifact<string[], T>;
   /**
    * Every registry file its stage writes on each run (`result` and its CSV tables), with the same

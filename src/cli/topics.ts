@@ -80,7 +80,7 @@ export function registerTopics(program: Command): void {
   describeOptionLater(
     exportCommand,
     "--out",
-    async () => `CSV file to write (default <study>/${(await import("../study/artifacts.js")).artifacts.topicsReview.relative()})`,
+    async () => `CSV file to write (default <study>/${(await import("../analysis/topics/descriptor.js")).topicsFiles.topicsReview.relative()})`,
   );
 
   topics

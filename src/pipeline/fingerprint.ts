@@ -1,7 +1,8 @@
 import { readdirSync, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { sameStamp, settledStamp, stamp } from "../util/file-stamp.js";
-import { fileHash, hashValue } from "../util/hash.js";
+import { hashValue, sha256 } from "../util/hash.js";
 
 /** `inner` is `outer` or a folder below it (both resolved: "codes2" is not below "codes"). */
 const within = (inner: string, outer: string) => {
@@ -95,7 +96,7 @@ export class FileHasher {
       return known[4];
     }
     this.filesRead++;
-    const read = this.reading.then(() => fileHash(path));
+    const read = this.reading.then(() => readFile(path).then(sha256));
     this.reading = read.catch(() => undefined);
     const hash = await read;
     this.next[key] = [...now, hash];

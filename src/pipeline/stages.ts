@@ -16,6 +16,11 @@ import { changedSessions, codedAfter, codeInputs, perSessionCoding, sessionsOnly
 import type { StudyContext } from "../stages/context.js";
 import { isForced } from "./options.js";
 import type { Stage, StageContext } from "./types.js";
+import { agreementFiles } from "../analysis/agreement/descriptor.js";
+import { compareFiles } from "../analysis/compare/descriptor.js";
+import { statsFiles } from "../analysis/stats/descriptor.js";
+import { topicsFiles } from "../analysis/topics/descriptor.js";
+import { conceptsFiles } from "../analysis/concepts/descriptor.js";
 
 /**
  * The stages of `colloquy study`, in order. Each calls the same library function as its
@@ -283,7 +288,7 @@ const agreeStage: Stage = {
       nothingToDo: pairs.length === 0,
       mustRun: missingOutputs(
         c,
-        pairs.map((p) => artifacts.agreement.path(c.study.dir, p)),
+        pairs.map((p) => agreementFiles.agreement.path(c.study.dir, p)),
       ),
     };
   },
@@ -341,7 +346,7 @@ const compareStage: Stage = {
       nothingToDo: targets.length === 0,
       mustRun: missingOutputs(
         c,
-        targets.map((t) => artifacts.compare.path(c.study.dir, t.codebook)),
+        targets.map((t) => compareFiles.compare.path(c.study.dir, t.codebook)),
       ),
     };
   },
@@ -365,7 +370,7 @@ const statsStage: Stage = {
     return {
       fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), bales, tool: toolVersion }),
       work: `session metrics and participation${bales ? `, Bales analyses (${bales.coder})` : ""}`,
-      mustRun: missingOutputs(c, [artifacts.stats.path(c.study.dir)]),
+      mustRun: missingOutputs(c, [statsFiles.stats.path(c.study.dir)]),
     };
   },
   async run(c) {
@@ -395,7 +400,7 @@ const topicsStage: Stage = {
         tool: toolVersion,
       }),
       work: `topic trees with the ${coder} coder`,
-      mustRun: missingOutputs(c, [artifacts.topics.path(c.study.dir)]),
+      mustRun: missingOutputs(c, [topicsFiles.topics.path(c.study.dir)]),
     };
   },
   async run(c) {
@@ -418,7 +423,7 @@ const conceptsStage: Stage = {
     return {
       fingerprint: fingerprint({ sessions: await sessionsHashes(c), concepts: config.concepts, compare: config.compare, lexicon, tool: toolVersion }),
       work: "noun concepts and concept rates",
-      mustRun: missingOutputs(c, [artifacts.concepts.path(c.study.dir)]),
+      mustRun: missingOutputs(c, [conceptsFiles.concepts.path(c.study.dir)]),
     };
   },
   async run(c) {

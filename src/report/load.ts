@@ -1,7 +1,8 @@
 import { readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { readFile } from "node:fs/promises";
-import { parseArtifact, STUDY_FOLDERS, type Artifact } from "../study/artifacts.js";
+import { parseArtifact } from "../study/artifacts.js";
+import { STUDY_FOLDERS, type Artifact } from "../util/artifact.js";
 import {
   agreementAnalysis,
   analyses,

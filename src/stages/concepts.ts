@@ -1,5 +1,6 @@
 import { createConceptExtractor } from "../analysis/concepts/extract.js";
-import { emptyLexicon, loadLexicon } from "../analysis/concepts/lexicon.js";
+import { emptyLexicon, parseLexicon } from "../analysis/concepts/lexicon.js";
+import { readUserText } from "../util/fs.js";
 import { conceptsReport, type ConceptsReport } from "../analysis/concepts/report.js";
 import { analyseSessionConcepts, type SessionConcepts } from "../analysis/concepts/measures.js";
 import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
@@ -33,7 +34,7 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   const rateBasis = options.rateBasis ?? config.concepts.rateBasis ?? "session";
   const speakers = options.speakers ?? config.concepts.speakers ?? "human";
   const lexiconPath = conceptsLexiconPath(context, options.lexicon);
-  const lexicon = lexiconPath ? await loadLexicon(lexiconPath) : emptyLexicon();
+  const lexicon = lexiconPath ? parseLexicon(await readUserText(lexiconPath, "lexicon"), lexiconPath) : emptyLexicon();
   const sessions = await context.sessions();
   if (sessions.length === 0)
     throw new CliError(`${context.paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${context.dir}\``);

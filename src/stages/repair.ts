@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { codesFolderFiles } from "../coding/store.js";
 import { repairCodesFile } from "../coding/codes-file.js";
-import { identifyArtifact, STUDY_FOLDERS } from "../study/artifacts.js";
+import { identifyArtifact } from "../study/artifacts.js";
+import { STUDY_FOLDERS } from "../util/artifact.js";
 import { repairJsonl, type JsonlRepair } from "../util/fs.js";
 import type { StageEffects, StudyContext } from "./context.js";
 

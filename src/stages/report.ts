@@ -5,11 +5,11 @@ import { buildPaper } from "../report/paper/sections.js";
 import { reportTables, type PaperReport } from "../report/paper/document.js";
 import { renderMarkdown } from "../report/paper/render-markdown.js";
 import { renderHtml } from "../report/paper/render-html.js";
-import { artifacts } from "../study/artifacts.js";
 import { toCsv } from "../util/csv.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import { toolVersion } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
+import { reportFiles } from "../report/files.js";
 
 /**
  * The report stage: the study's method and results as one self-contained Markdown or HTML file
@@ -51,8 +51,8 @@ export async function runReport(context: StudyContext, options: ReportStageOptio
   const format = options.format ?? "md";
   const data = await loadStudyData(context.dir, context);
   const report = buildPaper(data, { version: toolVersion, date: new Date().toISOString().slice(0, 10) });
-  const file = options.out ? resolve(options.out) : artifacts.paperReport.path(context.dir, format);
-  const tablesDir = options.out ? file.replace(/\.[^./\\]*$/, "") + "-tables" : dirname(artifacts.paperReportTable.path(context.dir, "x"));
+  const file = options.out ? resolve(options.out) : reportFiles.paperReport.path(context.dir, format);
+  const tablesDir = options.out ? file.replace(/\.[^./\\]*$/, "") + "-tables" : dirname(reportFiles.paperReportTable.path(context.dir, "x"));
   await writeFileAtomic(file, format === "html" ? renderHtml(report) : renderMarkdown(report));
   const tables = reportTables(report);
   const written = new Set<string>();

@@ -4,14 +4,14 @@ import { buildTopicsReport, rulesSessionTrees, summariseTopics, topicsReport, ty
 import { memoNote, openMemo, sessionHash } from "../study/memo.js";
 import { keepWordClasses } from "./concepts.js";
 import { readTopicsReport, writeTopicsReport } from "./analysis-files.js";
-import { applyReviews, readReviewFiles, REVIEW_CODEBOOK, reviewCsv } from "../analysis/topics/review.js";
+import { applyReviews, parseReviewSheets, REVIEW_CODEBOOK, reviewCsv } from "../analysis/topics/review.js";
 import { readCodes, replaceCodes } from "../coding/store.js";
 import type { CodeRecord } from "../coding/records.js";
 import type { LlmClient } from "../llm/client.js";
 import type { ModelCliOptions } from "../llm/config.js";
 import { CliError } from "../util/errors.js";
-import { writeFileAtomic } from "../util/fs.js";
-import { artifacts } from "../study/artifacts.js";
+import { readUserText, writeFileAtomic } from "../util/fs.js";
+import { topicsFiles } from "../analysis/topics/descriptor.js";
 import { silentEffects, type StageEffects, type StudyContext } from "./context.js";
 import { batchAnsweredModel } from "../llm/batch/answered.js";
 import type { BatchLimits } from "../llm/batch/files.js";
@@ -187,7 +187,7 @@ export function failedTopicRuns(summary: TopicsSummary): CliError | undefined {
 /** Write the topic trees as a review sheet (one CSV row per sub-topic); returns the rows written. */
 export async function exportTopicReview(context: StudyContext, out: string | undefined): Promise<{ file: string; rows: number }> {
   const report = await readTopicsReport(context.dir);
-  const file = out ?? artifacts.topicsReview.path(context.dir);
+  const file = out ?? topicsFiles.topicsReview.path(context.dir);
   const csv = reviewCsv(report);
   await writeFileAtomic(file, csv);
   return { file, rows: csv.trim().split("\n").length - 1 };
@@ -207,7 +207,10 @@ export interface TopicReviewSummary {
 export async function importTopicReviews(context: StudyContext, files: string[]): Promise<TopicReviewSummary> {
   const study = context.dir;
   const report = await readTopicsReport(context.dir);
-  const { records, unreviewed } = await readReviewFiles(files, report);
+  const { records, unreviewed } = parseReviewSheets(
+    await Promise.all(files.map(async (file) => ({ file, text: await readUserText(file, "review sheet") }))),
+    report,
+  );
   // One reviewer's new judgements replace their earlier ones on the same sub-topics.
   const byCoder = new Map<string, CodeRecord[]>();
   for (const r of records) byCoder.set(r.coder, [...(byCoder.get(r.coder) ?? []), r]);

@@ -7,7 +7,8 @@ import { openSessionFiles } from "./validated-sessions.js";
 import { formatIssues } from "../transcript/validate.js";
 import type { Session } from "../transcript/schema.js";
 import { studyConfigSchema, type StudyConfig } from "./config.js";
-import { artifacts, STUDY_FOLDERS } from "./artifacts.js";
+import { artifacts } from "./artifacts.js";
+import { STUDY_FOLDERS } from "../util/artifact.js";
 
 /** Every path of a study folder, in one place. */
 export interface StudyPaths {

@@ -459,6 +459,15 @@ export async function visitJsonl(path: string, visit: (value: unknown, line: num
   return text === undefined ? { torn: [] } : visitJsonlText(text, path, visit);
 }
 
+/** A text file the user named (a sheet, a lexicon), or a CliError naming it and what it holds. */
+export async function readUserText(path: string, what: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    throw new CliError(`${path}: cannot read the ${what} (${(error as Error).message})`);
+  }
+}
+
 /** A UTF-8 file's text, or undefined when there is no such file (any other error is thrown). */
 export async function readTextIfExists(path: string): Promise<string | undefined> {
   try {

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
 
 /**
  * JSON with object keys sorted at every depth, so equal values always serialise to equal
@@ -30,9 +29,4 @@ export function sha256(data: string | Uint8Array): string {
 /** Hex sha256 of the stable serialisation of a value. */
 export function hashValue(value: unknown): string {
   return sha256(stableStringify(value));
-}
-
-/** Hex sha256 of a file's bytes. */
-export async function fileHash(path: string): Promise<string> {
-  return sha256(await readFile(path));
 }

@@ -1,16 +1,11 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { packageRoot } from "./package-root.js";
+import { z } from "zod";
 
-/** Colloquy's own version, read once from its package.json. */
-export const toolVersion: string = (() => {
-  try {
-    const pkg = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version?: string };
-    return pkg.version ?? "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
-})();
+/**
+ * Colloquy's own version, stamped on every output. Kept here as a constant (not read from
+ * package.json at run time) so that stamping an output touches no file: the analyses that stamp
+ * their results stay pure. test/util/provenance.test.ts fails when it differs from package.json.
+ */
+export const toolVersion = "0.1.0";
 
 /** Provenance block stamped on every output file so a reviewer can tell how each number was made. */
 export interface Provenance {
@@ -19,6 +14,13 @@ export interface Provenance {
   createdAt: string;
   [detail: string]: unknown;
 }
+
+/** The provenance block as a file holds it (details vary per output and are kept). */
+export const provenanceSchema = z.looseObject({
+  tool: z.literal("colloquy"),
+  version: z.string(),
+  createdAt: z.string(),
+});
 
 export function provenance(details: Record<string, unknown> = {}): Provenance {
   return { tool: "colloquy", version: toolVersion, createdAt: new Date().toISOString(), ...details };

@@ -4,28 +4,35 @@ import { describe, expect, it } from "vitest";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { analyses, agreementAnalysis, compareAnalysis, type StudyFacts } from "../../src/analysis/analyses.js";
-import { artifacts, STUDY_FOLDERS, type Artifact } from "../../src/study/artifacts.js";
+import { artifacts } from "../../src/study/artifacts.js";
+import { STUDY_FOLDERS, type Artifact } from "../../src/util/artifact.js";
 import { studyConfigSchema } from "../../src/study/config.js";
 import { studyStages } from "../../src/pipeline/stages.js";
 import { NO_CONDITION } from "../../src/analysis/shared/table.js";
+import { topicsFiles } from "../../src/analysis/topics/descriptor.js";
+import { reportFiles } from "../../src/report/files.js";
 
 /** Files in analysis/ that no analysis stage writes: the study report and the topics review sheet, written on request. */
-const EXPORTS: Artifact[] = [artifacts.paperReport, artifacts.paperReportTable, artifacts.topicsReview];
+const EXPORTS: Artifact[] = [reportFiles.paperReport, reportFiles.paperReportTable, topicsFiles.topicsReview];
 
 describe("analysis descriptors", () => {
-  it("describe every analysis artifact of the registry exactly once, each written by the descriptor's stage", () => {
-    const inAnalysis = (Object.values(artifacts) as Artifact[]).filter((a) => a.folder === STUDY_FOLDERS.analysis && !EXPORTS.includes(a));
-    expect(inAnalysis.length).toBeGreaterThan(0);
-    for (const artifact of inAnalysis) {
-      const owners = analyses.filter((d) => d.artifacts.includes(artifact));
-      expect(
-        owners.map((d) => d.id),
-        artifact.name,
-      ).toHaveLength(1);
-      expect(artifact.writtenBy, artifact.name).toBe(`colloquy ${owners[0].stage}`);
+  it("own the files of analysis/ (the study registry holds none), each once, each written by the descriptor's stage", () => {
+    expect((Object.values(artifacts) as Artifact[]).filter((a) => a.folder === STUDY_FOLDERS.analysis)).toEqual([]);
+    const described = analyses.flatMap((d) => d.artifacts.map((artifact) => ({ d, artifact })));
+    expect(new Set(described.map((x) => x.artifact.name)).size).toBe(described.length);
+    for (const { d, artifact } of described) {
+      expect(artifact.folder, artifact.name).toBe(STUDY_FOLDERS.analysis);
+      expect(artifact.writtenBy, artifact.name).toBe(`colloquy ${d.stage}`);
     }
-    // And nothing else: a descriptor names only registry files of analysis/.
-    for (const d of analyses) for (const a of d.artifacts) expect(inAnalysis, `${d.id}: ${a.name}`).toContain(a);
+    // A file name belongs to one kind of file only (analysis files and exports alike).
+    const all = [...described.map((x) => x.artifact), ...EXPORTS];
+    for (const artifact of all) {
+      const name = artifact.file(...(artifact.file.length === 0 ? [] : artifact.name === "paperReport" ? ["md"] : ["bales-ipa"]));
+      expect(
+        all.filter((other) => other.match(name)).map((a) => a.name),
+        name,
+      ).toEqual([artifact.name]);
+    }
   });
 
   it("each result is a JSON artifact with a schema, among the descriptor's own artifacts", () => {

@@ -7,7 +7,7 @@ import { loadStudyData } from "../../src/report/load.js";
 import { assembleReport } from "../../src/report/bundle.js";
 import { agreementFromReport } from "../../src/report/shape/analysis.js";
 import { buildCompareSet } from "../../src/report/shape/compare.js";
-import { artifacts, validateArtifact } from "../../src/study/artifacts.js";
+import { validateArtifact } from "../../src/study/artifacts.js";
 import { loadCodedStudy } from "../../src/stages/coded.js";
 import { diskReader } from "../../src/study/reader.js";
 import { compareConditions, type CompareReport } from "../../src/analysis/compare/compare.js";
@@ -16,6 +16,8 @@ import { buildStats } from "../../src/analysis/stats/report.js";
 import { buildSite } from "../../src/report/build.js";
 import { initStudy, saveSession } from "../../src/study/study.js";
 import { sessionSchema } from "../../src/transcript/schema.js";
+import { agreementFiles } from "../../src/analysis/agreement/descriptor.js";
+import { compareFiles } from "../../src/analysis/compare/descriptor.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -107,7 +109,7 @@ describe("dashboard numbers are the analysis numbers", () => {
 describe("reading analysis files through the registry", () => {
   it("maps an AgreementReport: pairs with CIs, confusion, F1, disagreement texts", async () => {
     const text = await readFile(join(dir, "analysis", "agreement-bales-ipa.json"), "utf8");
-    const read = validateArtifact(artifacts.agreement, JSON.parse(text));
+    const read = validateArtifact(agreementFiles.agreement, JSON.parse(text));
     if (read.status !== "ok") throw new Error(JSON.stringify(read));
     const [set] = agreementFromReport("agreement-bales-ipa.json", read.value);
     expect(set.pairs).toEqual([
@@ -119,7 +121,7 @@ describe("reading analysis files through the registry", () => {
     // Undefined statistics are null in the file (NaN once read): they stay absent, never become 0.
     const undefinedKappa = JSON.parse(text);
     undefinedKappa.variables[0].pairs[0].kappa = null;
-    const again = validateArtifact(artifacts.agreement, undefinedKappa);
+    const again = validateArtifact(agreementFiles.agreement, undefinedKappa);
     if (again.status !== "ok") throw new Error(JSON.stringify(again));
     expect(again.value.variables[0].pairs[0].kappa).toBeNaN();
     expect(agreementFromReport("agreement-bales-ipa.json", again.value)[0].pairs[0].kappa).toBeUndefined();
@@ -157,7 +159,7 @@ describe("reading analysis files through the registry", () => {
     const loaded = await loadCodedStudy(dir, "bales-ipa", "rules", diskReader(dir));
     const result = compareConditions(loaded.data, { control: "control" });
     const report: CompareReport = { provenance: provenance(), codebook: { id: "bales-ipa", version: loaded.codebook.version }, coder: "rules", ...result };
-    const read = validateArtifact(artifacts.compare, JSON.parse(JSON.stringify(report)));
+    const read = validateArtifact(compareFiles.compare, JSON.parse(JSON.stringify(report)));
     if (read.status !== "ok") throw new Error(JSON.stringify(read));
     const data = await loadStudyData(dir);
     const { bundle } = assembleReport(data);

@@ -3,7 +3,9 @@ import { cp, mkdtemp } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStudy, runAgree, runBuild, runCode, runCompare, runImport, runStats, silentEffects, artifacts, readArtifact } from "../../src/index.js";
+import { openStudy, runAgree, runBuild, runCode, runCompare, runImport, runStats, silentEffects, readArtifact } from "../../src/index.js";
+import { compareFiles } from "../../src/analysis/compare/descriptor.js";
+import { statsFiles } from "../../src/analysis/stats/descriptor.js";
 
 const demo = join(import.meta.dirname, "../../fixtures/demo-study");
 
@@ -38,10 +40,10 @@ describe("stages as library functions", () => {
     expect(existsSync(agreement.files.json)).toBe(true);
 
     const compared = await runCompare(study, { codebook: "bales-ipa", coder: "rules" }, silentEffects);
-    expect(compared.files.json).toBe(artifacts.compare.path(dir, "bales-ipa"));
+    expect(compared.files.json).toBe(compareFiles.compare.path(dir, "bales-ipa"));
     const stats = await runStats(study, { codebook: "bales-ipa", coder: "rules" }, silentEffects);
     // What the stage returns is what the registry reads back, validated.
-    const stored = await readArtifact(artifacts.stats, dir);
+    const stored = await readArtifact(statsFiles.stats, dir);
     expect(stored.sessions.length).toBe(stats.report.sessions.length);
 
     const site = await runBuild(study, {}, silentEffects);

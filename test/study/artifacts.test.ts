@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
-import { artifacts, identifyArtifact, loadArtifact, readArtifact, validateArtifact, writeArtifact, type Artifact } from "../../src/study/artifacts.js";
+import { artifacts, identifyArtifact, loadArtifact, readArtifact, validateArtifact, writeArtifact } from "../../src/study/artifacts.js";
+import type { Artifact } from "../../src/util/artifact.js";
 import { loadSessions, sessionPath, studyPaths } from "../../src/study/study.js";
 import { codesPath, failuresPath } from "../../src/coding/store.js";
 import { agreeStudy } from "../../src/stages/agree.js";
@@ -25,6 +26,12 @@ import {
 import { createConceptExtractor } from "../../src/analysis/concepts/extract.js";
 import { provenance } from "../../src/util/provenance.js";
 import { analyses } from "../../src/analysis/analyses.js";
+import { reportFiles } from "../../src/report/files.js";
+import { agreementFiles } from "../../src/analysis/agreement/descriptor.js";
+import { compareFiles } from "../../src/analysis/compare/descriptor.js";
+import { statsFiles } from "../../src/analysis/stats/descriptor.js";
+import { topicsFiles } from "../../src/analysis/topics/descriptor.js";
+import { conceptsFiles } from "../../src/analysis/concepts/descriptor.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -55,10 +62,13 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** The study's own files, the analyses' and the report's. */
+const everyKind: Artifact[] = [...(Object.values(artifacts) as Artifact[]), ...analyses.flatMap((a) => a.artifacts), ...Object.values(reportFiles)];
+
 describe("the registry names every file once", () => {
   it("builds paths and reads names back", () => {
-    expect(artifacts.stats.relative()).toBe("analysis/stats.json");
-    expect(artifacts.agreement.path(dir, "bales-ipa")).toBe(join(dir, "analysis", "agreement-bales-ipa.json"));
+    expect(statsFiles.stats.relative()).toBe("analysis/stats.json");
+    expect(agreementFiles.agreement.path(dir, "bales-ipa")).toBe(join(dir, "analysis", "agreement-bales-ipa.json"));
     expect(artifacts.codes.relative("bales-ipa", "human:alice")).toBe("codes/bales-ipa/human%3Aalice.jsonl");
     expect(artifacts.config.path(dir)).toBe(studyPaths(dir).config);
     expect(artifacts.state.path(dir)).toBe(studyPaths(dir).state);
@@ -73,7 +83,7 @@ describe("the registry names every file once", () => {
       paperReport: ["html"],
       paperReportTable: ["compare-bales-ipa-tests"],
     };
-    for (const artifact of Object.values(artifacts) as Artifact[]) {
+    for (const artifact of everyKind) {
       const params = special[artifact.name] ?? samples[artifact.file.length];
       expect(artifact.match(artifact.file(...params))).toEqual(params);
     }
@@ -81,7 +91,7 @@ describe("the registry names every file once", () => {
 
   it("tells the kinds apart by name", () => {
     const kind = (folder: Artifact["folder"], file: string) => {
-      const found = identifyArtifact(folder, file);
+      const found = identifyArtifact(folder, file, everyKind);
       return found && [found.artifact.name, ...found.params];
     };
     expect(kind("analysis", "compare-bales-ipa.json")).toEqual(["compare", "bales-ipa"]);
@@ -111,7 +121,14 @@ describe("the registry names every file once", () => {
     const offenders: string[] = [];
     for (const entry of await readdir(root, { recursive: true })) {
       const file = String(entry);
-      if (!file.endsWith(".ts") || file === join("study", "artifacts.ts")) continue;
+      // The registry: the study's files, each analysis's (its descriptor) and the report's.
+      if (
+        !file.endsWith(".ts") ||
+        file === join("study", "artifacts.ts") ||
+        file === join("report", "files.ts") ||
+        /^analysis\/\w+\/descriptor\.ts$/.test(file)
+      )
+        continue;
       // Comments may name files (documentation); code may not.
       const code = (await readFile(join(root, file), "utf8")).replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
       if (names.test(code)) offenders.push(relative(root, join(root, file)));
@@ -151,28 +168,28 @@ describe("schemas reject wrong or old files, naming the first invalid field", ()
   };
 
   it("stats.json", async () => {
-    expect(await mangled(artifacts.stats, [], (v) => (v.sessions[0].words = "many"))).toMatch(/^sessions\[0\]\.words: .*expected number, received string/);
-    expect(await mangled(artifacts.stats, [], (v) => delete v.codes.phases.overall[0].categories)).toMatch(/^codes\.phases\.overall\[0\]\.categories: /);
+    expect(await mangled(statsFiles.stats, [], (v) => (v.sessions[0].words = "many"))).toMatch(/^sessions\[0\]\.words: .*expected number, received string/);
+    expect(await mangled(statsFiles.stats, [], (v) => delete v.codes.phases.overall[0].categories)).toMatch(/^codes\.phases\.overall\[0\]\.categories: /);
   });
 
   it("compare-<codebook>.json", async () => {
-    expect(await mangled(artifacts.compare, ["bales-ipa"], (v) => delete v.differences)).toMatch(/^differences: .*expected object/);
-    expect(await mangled(artifacts.compare, ["bales-ipa"], (v) => (v.options.design = "crossover"))).toMatch(/^options\.design: /);
+    expect(await mangled(compareFiles.compare, ["bales-ipa"], (v) => delete v.differences)).toMatch(/^differences: .*expected object/);
+    expect(await mangled(compareFiles.compare, ["bales-ipa"], (v) => (v.options.design = "crossover"))).toMatch(/^options\.design: /);
   });
 
   it("agreement-<codebook>.json", async () => {
-    expect(await mangled(artifacts.agreement, ["bales-ipa"], (v) => delete v.variables[0].pairs[0].n)).toMatch(/^variables\[0\]\.pairs\[0\]\.n: /);
-    expect(await mangled(artifacts.agreement, ["bales-ipa"], (v) => (v.kind = "compare"))).toMatch(/^kind: /);
+    expect(await mangled(agreementFiles.agreement, ["bales-ipa"], (v) => delete v.variables[0].pairs[0].n)).toMatch(/^variables\[0\]\.pairs\[0\]\.n: /);
+    expect(await mangled(agreementFiles.agreement, ["bales-ipa"], (v) => (v.kind = "compare"))).toMatch(/^kind: /);
   });
 
   it("topics.json", async () => {
-    expect(await mangled(artifacts.topics, [], (v) => (v.trees[0].merged.mainTopics[0].label = 3))).toMatch(/^trees\[0\]\.merged\.mainTopics\[0\]\.label: /);
-    expect(await mangled(artifacts.topics, [], (v) => (v.conditions[0].byCondition.control.n = null))).toMatch(/^conditions\[0\]\.byCondition\.control\.n: /);
+    expect(await mangled(topicsFiles.topics, [], (v) => (v.trees[0].merged.mainTopics[0].label = 3))).toMatch(/^trees\[0\]\.merged\.mainTopics\[0\]\.label: /);
+    expect(await mangled(topicsFiles.topics, [], (v) => (v.conditions[0].byCondition.control.n = null))).toMatch(/^conditions\[0\]\.byCondition\.control\.n: /);
   });
 
   it("concepts.json", async () => {
-    expect(await mangled(artifacts.concepts, [], (v) => (v.provenance.rateBasis = "weekly"))).toMatch(/^provenance\.rateBasis: /);
-    expect(await mangled(artifacts.concepts, [], (v) => delete v.sessions[0].participants[0].mtld)).toMatch(/^sessions\[0\]\.participants\[0\]\.mtld: /);
+    expect(await mangled(conceptsFiles.concepts, [], (v) => (v.provenance.rateBasis = "weekly"))).toMatch(/^provenance\.rateBasis: /);
+    expect(await mangled(conceptsFiles.concepts, [], (v) => delete v.sessions[0].participants[0].mtld)).toMatch(/^sessions\[0\]\.participants\[0\]\.mtld: /);
   });
 
   it("pipeline state and import map", async () => {
@@ -181,7 +198,7 @@ describe("schemas reject wrong or old files, naming the first invalid field", ()
   });
 
   it("a JSON artifact's per-session arrays (lineArrays) are written one compact entry per line, the rest as JSON.stringify indents it, and read back as written", async () => {
-    const lined = Object.values(artifacts).filter((a) => a.lineArrays);
+    const lined = [...Object.values(artifacts), ...analyses.flatMap((a) => a.artifacts)].filter((a) => a.lineArrays);
     expect(lined.map((a) => `${a.name}: ${a.lineArrays!.join(", ")}`).sort()).toEqual([
       "agreement: disagreements.rows",
       "compare: units",
@@ -229,11 +246,11 @@ describe("schemas reject wrong or old files, naming the first invalid field", ()
     const copy = await mkdtemp(join(tmpdir(), "colloquy-artifacts-bad-"));
     try {
       await writeFile(join(copy, "colloquy.json"), "{}");
-      await expect(readArtifact(artifacts.topics, copy)).rejects.toThrow(/topics\.json: not there yet; run `colloquy topics /);
-      await writeArtifact(artifacts.topics, copy, { trees: "none" } as never);
-      await expect(readArtifact(artifacts.topics, copy)).rejects.toThrow(/topics\.json: provenance: .*re-run `colloquy topics /);
-      await writeFile(artifacts.stats.path(copy), "{ half");
-      expect(await loadArtifact(artifacts.stats, copy)).toMatchObject({ status: "invalid", problem: expect.stringMatching(/^not readable JSON/) });
+      await expect(readArtifact(topicsFiles.topics, copy)).rejects.toThrow(/topics\.json: not there yet; run `colloquy topics /);
+      await writeArtifact(topicsFiles.topics, copy, { trees: "none" } as never);
+      await expect(readArtifact(topicsFiles.topics, copy)).rejects.toThrow(/topics\.json: provenance: .*re-run `colloquy topics /);
+      await writeFile(statsFiles.stats.path(copy), "{ half");
+      expect(await loadArtifact(statsFiles.stats, copy)).toMatchObject({ status: "invalid", problem: expect.stringMatching(/^not readable JSON/) });
     } finally {
       await rm(copy, { recursive: true, force: true });
     }

@@ -1,4 +1,5 @@
-import { artifacts } from "../../study/artifacts.js";
+import { defineArtifact, named, STUDY_FOLDERS } from "../../util/artifact.js";
+import { compareReportSchema } from "./schema.js";
 import type { AnalysisDescriptor, StudyFacts } from "../descriptor.js";
 import { NO_CONDITION } from "../shared/table.js";
 import type { CompareReport } from "./compare.js";
@@ -20,11 +21,47 @@ function whyNoComparison({ conditions, config, configFile }: StudyFacts): string
   return undefined;
 }
 
-/**
- * What the dashboard shows of compare-<codebook>.json (src/report/shape/compare.ts,
- * compareSetFromFile, takes this part's type): its numbers and tests, not the per-participant
- * units they were computed from (1.4 MB of the file's 2.4 MB at 100,000 turns).
- */
+/** The files its stage writes (registry entries: name, place, schema). */
+export const compareFiles = {
+  compare: defineArtifact<[codebook: string], CompareReport>({
+    name: "compare",
+    description: "code frequencies per condition, differences from the control, tests",
+    writtenBy: "colloquy compare",
+    folder: STUDY_FOLDERS.analysis,
+    format: "json",
+    schema: compareReportSchema,
+    lineArrays: ["units"],
+    ...named("compare-", ".json"),
+  }),
+  compareFrequencies: defineArtifact<[codebook: string], string>({
+    name: "compareFrequencies",
+    description: "long-format frequency table of a comparison",
+    writtenBy: "colloquy compare",
+    folder: STUDY_FOLDERS.analysis,
+    format: "csv",
+    schema: null,
+    ...named("compare-", "-frequencies.csv"),
+  }),
+  compareDifferences: defineArtifact<[codebook: string], string>({
+    name: "compareDifferences",
+    description: "differences from the control of a comparison",
+    writtenBy: "colloquy compare",
+    folder: STUDY_FOLDERS.analysis,
+    format: "csv",
+    schema: null,
+    ...named("compare-", "-differences.csv"),
+  }),
+  compareTests: defineArtifact<[codebook: string], string>({
+    name: "compareTests",
+    description: "tests of a comparison",
+    writtenBy: "colloquy compare",
+    folder: STUDY_FOLDERS.analysis,
+    format: "csv",
+    schema: null,
+    ...named("compare-", "-tests.csv"),
+  }),
+} as const;
+
 /**
  * Code frequencies per condition, differences from the control and their tests:
  * `compare-<codebook>.json` and its tables, computed by {@link compareConditions} (src/analysis/compare/compare.ts);
@@ -34,8 +71,8 @@ export const compareAnalysis: AnalysisDescriptor<CompareReport> = {
   id: "compare",
   title: "condition comparisons",
   stage: "compare",
-  result: artifacts.compare,
-  artifacts: [artifacts.compare, artifacts.compareFrequencies, artifacts.compareDifferences, artifacts.compareTests],
+  result: compareFiles.compare,
+  artifacts: [compareFiles.compare, compareFiles.compareFrequencies, compareFiles.compareDifferences, compareFiles.compareTests],
   views: ["Conditions vs control"],
   emptyWhen: whyNoComparison,
 };

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { CompareReport } from "./compare.js";
-import { count, countRecord, nullableNumber, provenanceSchema, type Conforms } from "../shared/schema-json.js";
+import { count, countRecord, nullableNumber, type Conforms } from "../shared/schema-json.js";
+import { provenanceSchema } from "../../util/provenance.js";
 
 /** Schema of `analysis/compare-<codebook>.json` ({@link CompareReport}, written by `colloquy compare`). */
 

@@ -1,6 +1,6 @@
 // Public API of the concepts analysis.
 export { createConceptExtractor, type ConceptExtractor } from "./extract.js";
-export { loadLexicon, parseLexicon, makeLexicon, emptyLexicon, type Lexicon } from "./lexicon.js";
+export { parseLexicon, makeLexicon, emptyLexicon, type Lexicon } from "./lexicon.js";
 export { mtld, mtldPass, MTLD_THRESHOLD, type MtldResult } from "./mtld.js";
 export { tokenize, words, type Token } from "./tokens.js";
 export {

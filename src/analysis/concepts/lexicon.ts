@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { CliError } from "../../util/errors.js";
 import { tokenize } from "./tokens.js";
@@ -86,14 +85,4 @@ export function parseLexicon(text: string, file: string): Lexicon {
     (section === "terms" ? terms : ignore).push(line);
   });
   return makeLexicon(terms, ignore, file);
-}
-
-export async function loadLexicon(file: string): Promise<Lexicon> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    throw new CliError(`${file}: cannot read the lexicon (${(error as Error).message})`);
-  }
-  return parseLexicon(text, file);
 }

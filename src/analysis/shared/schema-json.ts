@@ -25,13 +25,6 @@ export const nullableNumber = z.number().nullable();
 /** Counts per code id (or other key). */
 export const countRecord = z.record(z.string(), z.number());
 
-/** The provenance block every output file carries (details vary per analysis and are kept). */
-export const provenanceSchema = z.looseObject({
-  tool: z.literal("colloquy"),
-  version: z.string(),
-  createdAt: z.string(),
-});
-
 /** A type without its string index signatures (what loose objects add), recursively. */
 type Known<T> = T extends readonly (infer U)[] ? Known<U>[] : T extends object ? { [K in keyof T as string extends K ? never : K]: Known<T[K]> } : T;
 

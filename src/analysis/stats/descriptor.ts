@@ -1,6 +1,39 @@
-import { artifacts } from "../../study/artifacts.js";
+import { defineArtifact, fixed, STUDY_FOLDERS } from "../../util/artifact.js";
+import { statsReportSchema } from "./schema.js";
 import type { AnalysisDescriptor } from "../descriptor.js";
 import type { StatsReport } from "./report.js";
+
+/** The files its stage writes (registry entries: name, place, schema). */
+export const statsFiles = {
+  stats: defineArtifact<[], StatsReport>({
+    name: "stats",
+    description: "session metrics, participation, Bales profiles, phases, transitions, sequences",
+    writtenBy: "colloquy stats",
+    folder: STUDY_FOLDERS.analysis,
+    format: "json",
+    schema: statsReportSchema,
+    lineArrays: ["sessions", "codes.profiles.members", "codes.phases.sessions", "codes.segments.sessions", "codes.sequences"],
+    ...fixed("stats.json"),
+  }),
+  statsSessions: defineArtifact<[], string>({
+    name: "statsSessions",
+    description: "one row per session of stats",
+    writtenBy: "colloquy stats",
+    folder: STUDY_FOLDERS.analysis,
+    format: "csv",
+    schema: null,
+    ...fixed("stats-sessions.csv"),
+  }),
+  statsParticipants: defineArtifact<[], string>({
+    name: "statsParticipants",
+    description: "one row per member of a session of stats",
+    writtenBy: "colloquy stats",
+    folder: STUDY_FOLDERS.analysis,
+    format: "csv",
+    schema: null,
+    ...fixed("stats-participants.csv"),
+  }),
+} as const;
 
 /**
  * Session metrics, participation, Bales profiles, phases, transitions and sequences:
@@ -12,7 +45,7 @@ export const statsAnalysis: AnalysisDescriptor<StatsReport> = {
   id: "stats",
   title: "session metrics and Bales analyses",
   stage: "stats",
-  result: artifacts.stats,
-  artifacts: [artifacts.stats, artifacts.statsSessions, artifacts.statsParticipants],
+  result: statsFiles.stats,
+  artifacts: [statsFiles.stats, statsFiles.statsSessions, statsFiles.statsParticipants],
   views: ["Participation", "Bales profile", "Interaction sequences"],
 };

@@ -154,7 +154,7 @@ export function sessionCodeCounts(stats: SessionCodeStats): SessionCodeCounts {
 
 /**
  * The entries of stats.json each session has of its own, in session order: the arrays the
- * artifact registry writes one entry per line (artifacts.stats.lineArrays).
+ * artifact registry writes one entry per line (statsFiles.stats.lineArrays).
  */
 export interface SessionEntries {
   sessions: SessionMetrics[];

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { participantKinds } from "../../transcript/schema.js";
 import type { StatsReport } from "./report.js";
-import { count, countRecord, nullableNumber, provenanceSchema, type Conforms } from "../shared/schema-json.js";
+import { count, countRecord, nullableNumber, type Conforms } from "../shared/schema-json.js";
+import { provenanceSchema } from "../../util/provenance.js";
 
 /** Schema of `analysis/stats.json` ({@link StatsReport}, written by `colloquy stats`). */
 

@@ -16,4 +16,4 @@ export {
   type BranchingSpread,
   type ReviewedTree,
 } from "./report.js";
-export { reviewCsv, readReviewFiles, applyReviews, REVIEW_CODEBOOK, JUDGEMENTS, type Judgement } from "./review.js";
+export { reviewCsv, parseReviewSheets, applyReviews, REVIEW_CODEBOOK, JUDGEMENTS, type Judgement } from "./review.js";

@@ -1,8 +1,7 @@
-import { readFile } from "node:fs/promises";
 import Papa from "papaparse";
 import type { CodeRecord } from "../../coding/records.js";
 import { CliError } from "../../util/errors.js";
-import { artifacts } from "../../study/artifacts.js";
+import { topicsFiles } from "./descriptor.js";
 import type { ReviewedTree, TopicsReport, TreeResult } from "./report.js";
 
 /**
@@ -67,8 +66,8 @@ export function reviewCsv(report: TopicsReport): string {
   return Papa.unparse({ fields: [...REVIEW_COLUMNS], data: rows }, { newline: "\n" }) + "\n";
 }
 
-/** Parse reviewers' files into code records; every problem is reported as file:line. */
-export async function readReviewFiles(files: readonly string[], report: TopicsReport): Promise<{ records: CodeRecord[]; unreviewed: number }> {
+/** Parse reviewers' sheets (each file's name and text) into code records; every problem is reported as file:line. */
+export function parseReviewSheets(sheets: readonly { file: string; text: string }[], report: TopicsReport): { records: CodeRecord[]; unreviewed: number } {
   const ids = new Map<string, { subtopics: Set<string>; topics: Set<string> }>();
   for (const tree of report.trees) {
     const entry = ids.get(tree.session) ?? { subtopics: new Set<string>(), topics: new Set<string>() };
@@ -85,13 +84,7 @@ export async function readReviewFiles(files: readonly string[], report: TopicsRe
   const records: CodeRecord[] = [];
   let unreviewed = 0;
   const createdAt = new Date().toISOString();
-  for (const file of files) {
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (error) {
-      throw new CliError(`${file}: cannot read (${(error as Error).message})`);
-    }
+  for (const { file, text } of sheets) {
     const parsed = Papa.parse<Record<string, string>>(text.replace(/^\uFEFF/, ""), { header: true, skipEmptyLines: "greedy" });
     const header = parsed.meta.fields ?? [];
     const missing = ["session", "subtopic_id", "judgement", "merge_into", "new_label", "reviewer"].filter((c) => !header.includes(c));
@@ -122,12 +115,12 @@ export async function readReviewFiles(files: readonly string[], report: TopicsRe
       }
       const known = ids.get(session);
       if (!known) {
-        errors.push(`${where}: session "${session}" is not in ${artifacts.topics.relative()}; export the sheet again`);
+        errors.push(`${where}: session "${session}" is not in ${topicsFiles.topics.relative()}; export the sheet again`);
         continue;
       }
       if (!known.subtopics.has(subtopic)) {
         errors.push(
-          `${where}: no sub-topic "${subtopic}" in session "${session}" of ${artifacts.topics.relative()} (topics were re-extracted? export the sheet again)`,
+          `${where}: no sub-topic "${subtopic}" in session "${session}" of ${topicsFiles.topics.relative()} (topics were re-extracted? export the sheet again)`,
         );
         continue;
       }

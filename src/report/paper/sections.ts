@@ -8,11 +8,11 @@ import { EFFECT_SIZE_NAMES } from "../../analysis/inference/effect-sizes.js";
 import { ADJUSTMENT_NAMES } from "../../analysis/inference/multiplicity.js";
 import { adjustmentText } from "../../analysis/compare/tests.js";
 import type { AnalysisFile, StudyData } from "../load.js";
-import { artifacts } from "../../study/artifacts.js";
 import { apaCompareTest, apaConditionTest, apaNumber, apaSummary, conditionTestName } from "../apa.js";
 import type { Block, Cell, Chart, PaperReport, Section, Table } from "./document.js";
 import { codeSetValidation, validationLabel } from "../shape/validation.js";
 import { summariseRecords } from "../../coding/records.js";
+import { statsFiles } from "../../analysis/stats/descriptor.js";
 
 /**
  * The paper report's sections, in the order of a paper's method and results: sample, design,
@@ -99,7 +99,7 @@ function sampleSection(data: StudyData): Section {
     `The study holds ${plural(data.sessions.length, "session")} in ${plural(conditions.length, "condition")} (${conditions.join(", ")}), ` +
     `with ${plural(everyone.size, "distinct participant")} (${[...kinds].map(([k, n]) => `${n} ${k}`).join(", ")})` +
     (turns !== null
-      ? ` and ${plural(turns, "counted turn")} (${stats!.definitions.countedTurns ?? `see ${artifacts.stats.relative()}`}).`
+      ? ` and ${plural(turns, "counted turn")} (${stats!.definitions.countedTurns ?? `see ${statsFiles.stats.relative()}`}).`
       : "; run `colloquy stats` for turn counts.");
   return {
     title: "Sample",
@@ -112,7 +112,7 @@ function sampleSection(data: StudyData): Section {
         columns: ["condition", "sessions", "runs", "participants", "turns", "words"],
         rows,
         digits: [undefined, 0, 0, 0, 0, 0],
-        source: `sessions/ (sessions, runs, participants); ${artifacts.stats.relative()} sessions[].turns, .words`,
+        source: `sessions/ (sessions, runs, participants); ${statsFiles.stats.relative()} sessions[].turns, .words`,
       }),
     ],
   };

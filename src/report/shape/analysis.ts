@@ -2,10 +2,12 @@ import type { AgreementReport, AgreementInterval } from "../../analysis/agreemen
 import type { ConceptsReport } from "../../analysis/concepts/report.js";
 import { meanInterval, type MeasureComparison } from "../../analysis/concepts/conditions.js";
 import type { TopicsReport } from "../../analysis/topics/report.js";
-import { artifacts } from "../../study/artifacts.js";
 import type { AnalysisFile } from "../load.js";
 import { rerun } from "../load.js";
 import type { AgreementSet, ConceptsSet, TopicNode, TopicsSet } from "../types.js";
+import { agreementFiles } from "../../analysis/agreement/descriptor.js";
+import { topicsFiles } from "../../analysis/topics/descriptor.js";
+import { conceptsFiles } from "../../analysis/concepts/descriptor.js";
 
 /**
  * The views that show results of the analysis commands (agreement, topics, concepts) shape
@@ -25,7 +27,7 @@ const interval = (ci: AgreementInterval | null | undefined): [number, number] | 
 
 /** Map one `agreement-<codebook>.json` (AgreementReport of `colloquy agree`) to the view's sets, one per variable. */
 export function agreementFromReport(file: string, report: AgreementReport): AgreementSet[] {
-  const codebook = report.source.type === "study" ? report.source.codebook : (artifacts.agreement.match(file)?.[0] ?? file);
+  const codebook = report.source.type === "study" ? report.source.codebook : (agreementFiles.agreement.match(file)?.[0] ?? file);
   const coders = report.coders;
   const reference = report.reference;
   if (report.variables.length === 0) throw new Error("no variables");
@@ -88,7 +90,7 @@ export function readAgreement(files: readonly AnalysisFile<AgreementReport>[], w
     try {
       out.push(...agreementFromReport(file, value));
     } catch (error) {
-      warnings.push(`${artifacts.agreement.folder}/${file}: ${(error as Error).message}; ${rerun(artifacts.agreement)}`);
+      warnings.push(`${agreementFiles.agreement.folder}/${file}: ${(error as Error).message}; ${rerun(agreementFiles.agreement)}`);
     }
   }
   return out;
@@ -145,7 +147,7 @@ function topicTree(entry: TopicsEntry): TopicsSet["trees"][number] {
 /** The view's set from the report's comparisons and its trees. */
 function topicsSet(report: TopicsReport, trees: TopicsSet["trees"], warnings: string[]): TopicsSet | null {
   if (trees.length === 0) {
-    warnings.push(`${artifacts.topics.relative()}: no topic trees; ${rerun(artifacts.topics)}`);
+    warnings.push(`${topicsFiles.topics.relative()}: no topic trees; ${rerun(topicsFiles.topics)}`);
     return null;
   }
   const comparison = report.conditions.find((c) => c.measure === "branchingRatio");
@@ -167,7 +169,7 @@ function conceptsSet(report: ConceptsReport, mentions: ConceptsSet["firstMention
   const rate = report.conditions.find((c) => c.measure === "sessionConceptRate") ?? report.conditions.find((c) => c.measure === "conceptRate");
   const rates = summaries(rate).map(({ condition, mean, sd, n }) => ({ condition, mean, sd, n }));
   if (rates.length === 0 && mentions.length === 0) {
-    warnings.push(`${artifacts.concepts.relative()}: no concept rates or first mentions; ${rerun(artifacts.concepts)}`);
+    warnings.push(`${conceptsFiles.concepts.relative()}: no concept rates or first mentions; ${rerun(conceptsFiles.concepts)}`);
     return null;
   }
   return { rates, firstMentions: mentions, test: firstTest(rate) };
