@@ -170,15 +170,11 @@ export interface SessionFileReader {
  */
 const inProcess = new Map<string, { stamp: FileStamp; files: ValidatedFile["files"] }>();
 
-/** Files of the record parsed from disk (tests look). */
-export const validatedRecordReads = { files: 0 };
-
 async function readRecord(path: string, code: string): Promise<ValidatedFile["files"]> {
   try {
     const now = stamp(statSync(path));
     const known = inProcess.get(path);
     if (known && sameStamp(known.stamp, now)) return known.files;
-    validatedRecordReads.files++;
     const file = JSON.parse(await readFile(path, "utf8")) as ValidatedFile;
     if (file && file.code === code && file.files && typeof file.files === "object") {
       // Stamped before the read: a file replaced meanwhile has another stamp, and is read again next time.

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { cp, mkdtemp, readFile, rename, stat, utimes, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, stat, utimes, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSessions, saveSession } from "../../src/study/study.js";
-import { validatedRecordReads } from "../../src/study/validated-sessions.js";
 
 const demo = join(import.meta.dirname, "../../fixtures/demo-study");
 
@@ -127,22 +126,6 @@ describe("loading sessions validates each file once", () => {
     const frozen = Object.freeze((await loadSessions(dir)).find((s) => s.id === "control-2")!);
     expect(frozen.turns).toEqual(original.turns);
     expect(frozen.turns).toBe(frozen.turns);
-  });
-
-  it("reads its record once in a process while the file is as the process left it", async () => {
-    const dir = await study();
-    await age(join(dir, "sessions", "control-1.json"));
-    await loadSessions(dir);
-    const reads = validatedRecordReads.files;
-    await loadSessions(dir);
-    await loadSessions(dir, ["control-1"]);
-    expect(validatedRecordReads.files).toBe(reads);
-    // Written anew by someone else (another inode, the same bytes): read again.
-    const record = join(dir, ".cache", "validated-sessions.json");
-    await writeFile(`${record}.tmp`, await readFile(record));
-    await rename(`${record}.tmp`, record);
-    await loadSessions(dir);
-    expect(validatedRecordReads.files).toBe(reads + 1);
   });
 
   it("ignores a cache written for another schema or a torn one", async () => {

@@ -144,12 +144,8 @@ const ZERO_CONTROL_NOTE = "control count is 0, so the percentage difference is u
 export type CompareFrequencies = Omit<CompareResult, "comparisons" | "tests">;
 
 /** Compare code frequencies across conditions. Throws CliError for unknown codes, conditions or control. */
-export function compareConditions(
-  data: CodedTurns,
-  options: CompareOptions = {},
-  part?: (cs: CodedSession, compute: () => CompareSessionPart) => CompareSessionPart,
-): CompareResult {
-  const f = compareFrequencies(data, options, part);
+export function compareConditions(data: CodedTurns, options: CompareOptions = {}): CompareResult {
+  const f = compareFrequencies(data, options);
   const inference = options.inference ?? DEFAULT_INFERENCE;
   const { comparisons, tests } = runTests({
     labels: f.labels,
