@@ -18,23 +18,14 @@ import {
   type StyleSet,
   type TopicsSet,
 } from "./types.js";
-import { categoryIds, codebookInfo, collectConditions, collectSpeakers, conditionsOf } from "./shape/common.js";
+import { codebookInfo, conditionsOf } from "./shape/common.js";
+import { chunkOf, codeSetFacts, finishOverview, mergeOverview, type CodeSetFacts, type SessionBadges, type SessionsOverview } from "./shape/overview.js";
+import { buildFollows, buildSpeakerParticipation } from "./shape/participation.js";
+import { styleSetOf } from "./shape/styles.js";
 import {
-  addBadges,
-  chunkOf,
-  codeSetFacts,
-  finishOverview,
-  sessionsOverview,
-  mergeOverview,
-  summariseSession,
-  type CodeSetFacts,
-  type SessionBadges,
-  type SessionsOverview,
-} from "./shape/overview.js";
-import { buildDistribution, buildSequenceSessions, buildSequenceSet } from "./shape/distributions.js";
-import { buildFollows, buildParticipation, buildSpeakerParticipation } from "./shape/participation.js";
-import { buildStyleSet, styleSetOf } from "./shape/styles.js";
-import {
+  codebookSessionPart,
+  mergeBadges,
+  sessionPart,
   mergeCoded,
   mergeDistribution,
   mergeSpeakers,
@@ -43,12 +34,11 @@ import {
   type SessionCounts,
   type SessionPart,
 } from "./shape/parts.js";
-import { buildBalesSet, isBalesLike } from "./shape/bales.js";
+import { balesFrame, buildBalesSet, isBalesLike } from "./shape/bales.js";
 import { buildCompareSet } from "./shape/compare.js";
 import type { CompareReport } from "../analysis/compare/compare.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
-import { sessionMetrics } from "../analysis/stats/metrics.js";
-import { codedTurns, type CodedTurns } from "../analysis/shared/table.js";
+import type { CodedTurns } from "../analysis/shared/table.js";
 
 /** The commands that fill each view, named in its empty state. */
 function hints(name: string) {
@@ -105,62 +95,6 @@ export interface CodebookShapes {
   styles: StyleSet[];
 }
 
-export function shapeSessions(sessions: readonly Session[], control: string | undefined): SessionShapes {
-  const list = sessions as Session[];
-  const speakers = collectSpeakers(list);
-  // Participation as `colloquy stats` measures it, from the current sessions (stats.json may be older).
-  const metrics = list.map(sessionMetrics);
-  const members = speakers.filter((s) => s.kind !== "system").map((s) => s.key);
-  return {
-    summaries: list.map(summariseSession),
-    overview: sessionsOverview(list),
-    speakers,
-    conditions: collectConditions(list, control),
-    sequenceSessions: buildSequenceSessions(list, speakers),
-    participation: {
-      sessions: list.map((s, i) => buildParticipation(s, metrics[i])),
-      follows: buildFollows(metrics, members),
-      speakers: buildSpeakerParticipation(metrics, members),
-    },
-  };
-}
-
-/**
- * Shape one codebook's code sets (every coder of it) for every view, and add their badges to
- * each session's entry in `badges`. After this the sets' records are no longer needed.
- */
-export function shapeCodebook(
-  id: string,
-  definition: Codebook | null,
-  sets: CodeSet[],
-  sessions: Session[],
-  base: SessionShapes,
-  config: StudyConfig,
-  compareFile: AnalysisFile<CompareReport> | undefined,
-  badges: Map<string, SessionBadges>,
-): CodebookShapes {
-  const info = codebookInfo(id, definition, sets);
-  const out: CodebookShapes = { info, facts: sets.map(codeSetFacts), distributions: [], sequences: [], compare: [], bales: [], styles: [] };
-  const labels = new Map(info.categories.map((k) => [k.id, k.label]));
-  for (const set of sets) {
-    for (const session of sessions) {
-      let mine = badges.get(session.id);
-      if (!mine) badges.set(session.id, (mine = {}));
-      addBadges(mine, session, set, labels);
-    }
-  }
-  if (info.kind === "nominal") {
-    for (const set of sets) {
-      out.distributions.push(buildDistribution(sessions, set));
-      out.sequences.push(buildSequenceSet(sessions, base.sequenceSessions, set, info));
-      addComparisons(out, sessions, set, definition, base, config, compareFile, codedTurns(sessions, set.records, categoryIds(info)));
-    }
-  } else {
-    for (const set of sets) out.styles.push(buildStyleSet(sessions, set, info));
-  }
-  return out;
-}
-
 /**
  * The compare and Bales views of one coder: study-level analysis functions (compareFrequencies,
  * profilesBySpeaker, phaseOverall) over every session's coded turns (`coded`: one join for both
@@ -187,7 +121,7 @@ function addComparisons(
   if (isBalesLike(info)) out.bales.push(buildBalesSet(sessions, set, info, definition?.kind === "nominal" ? definition : null, coded, counts));
 }
 
-/** What the sessions alone give, from each session's part (in session order): the same as shapeSessions. */
+/** What the sessions alone give, from each session's part (in session order). */
 export function shapeSessionParts(parts: readonly SessionPart[], control: string | undefined): SessionShapes {
   const speakers = mergeSpeakers(parts);
   const index = new Map(speakers.map((s, i) => [s.key, i]));
@@ -226,7 +160,7 @@ function cellSpeakers(part: SessionPart, index: ReadonlyMap<string, number>): nu
 
 /**
  * One codebook's part from each session's part of it (in session order, coders in `sets` order):
- * the same as shapeCodebook, badges aside (the build makes them for the chunks it writes).
+ * badges aside (each session's chunk takes them from its codebookSessionPart).
  */
 export function shapeCodebookParts(
   info: CodebookInfo,
@@ -324,22 +258,32 @@ export function byCodebook<T extends { codebook: string }>(sets: readonly T[]): 
 }
 
 /**
- * Shape the whole study into the dashboard's data: the bundle every view reads, plus one chunk
- * per session (turn texts and code badges) loaded on demand. Everything in memory at once: the
- * build streams the same parts (src/report/build.ts); this is for callers that hold the data.
+ * Shape a study held in memory into the dashboard's data: the bundle every view reads, plus one
+ * chunk per session (turn texts and code badges). The same parts, merged the same way, as the
+ * build (src/report/build.ts), which keeps each session's parts in the study's memo: one path
+ * from the sessions and codes to every number the dashboard shows.
  */
 export function assembleReport(data: StudyData): { bundle: ReportBundle; chunks: SessionChunk[] } {
-  const base = shapeSessions(data.sessions, data.config.compare.control);
-  const badges = new Map<string, SessionBadges>();
-  const parts = [...byCodebook(data.codeSets)].map(([id, sets]) =>
-    shapeCodebook(id, data.codebooks.get(id) ?? null, sets, data.sessions, base, data.config, data.analysis.compare.get(id), badges),
-  );
+  const sessionParts = data.sessions.map(sessionPart);
+  const base = shapeSessionParts(sessionParts, data.config.compare.control);
+  const badges = data.sessions.map((): SessionBadges[] => []);
+  const parts = [...byCodebook(data.codeSets)].map(([id, sets]) => {
+    const definition = data.codebooks.get(id) ?? null;
+    const info = codebookInfo(id, definition, sets);
+    const frame = balesFrame(info, definition);
+    const codebookParts = data.sessions.map((session, i) => {
+      const { badges: made, ...part } = codebookSessionPart(session, sets, info, sessionParts[i].sequence.binSize, frame);
+      badges[i].push(made);
+      return part;
+    });
+    return shapeCodebookParts(info, definition, sets, sets.map(codeSetFacts), data.sessions, codebookParts, base, data.config, data.analysis.compare.get(id));
+  });
   const warnings: string[] = [];
   const agreement = readAgreement(data.analysis.agreement, warnings);
   const topics = readTopics(data.analysis.topics, warnings);
   const concepts = readConcepts(data.analysis.concepts, warnings);
   const analysis: AnalysisShapes = { agreement, topics, concepts, compare: data.analysis.compare, files: data.analysis.files, warnings };
   const bundle = finishBundle(data.name, data.config, base, parts, analysis, data.warnings);
-  const chunks = data.sessions.map((s) => chunkOf(s, badges.get(s.id) ?? {}));
+  const chunks = data.sessions.map((s, i) => chunkOf(s, mergeBadges(badges[i])));
   return { bundle, chunks };
 }

@@ -2,8 +2,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { askedAgent, harness, type Harness } from "./support.js";
 import { sessionMetrics, summariseByRole } from "../../src/analysis/stats/metrics.js";
 import { summariseSession } from "../../src/cli/sessions.js";
-import { buildOverview } from "../../src/report/shape/overview.js";
-import { collectSpeakers } from "../../src/report/shape/common.js";
+import { assembleReport } from "../../src/report/bundle.js";
 import type { StudyData } from "../../src/report/load.js";
 
 let h: Harness;
@@ -39,9 +38,17 @@ stop: { maxTurns: 4 }
 
   expect(summariseSession(session)).toMatchObject({ humans: 0, ais: 1, simulated: 1 });
 
-  const overview = buildOverview({ sessions: [session], codeSets: [], analysis: { files: [] }, config: {}, warnings: [] } as unknown as StudyData);
-  expect(overview.participants).toMatchObject({ human: 0, ai: 1, simulated: 1 });
-  expect(collectSpeakers([session]).map((s) => [s.key, s.kind])).toEqual([
+  const { bundle } = assembleReport({
+    name: "s",
+    sessions: [session],
+    codeSets: [],
+    codebooks: new Map(),
+    analysis: { files: [], agreement: [], compare: new Map(), topics: null, concepts: null },
+    config: { compare: {} },
+    warnings: [],
+  } as unknown as StudyData);
+  expect(bundle.overview.participants).toMatchObject({ human: 0, ai: 1, simulated: 1 });
+  expect(bundle.speakers.map((s) => [s.key, s.kind])).toEqual([
     ["Client", "simulated"],
     ["Agent", "ai"],
   ]);

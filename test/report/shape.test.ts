@@ -4,10 +4,12 @@ import { nominalCodebookSchema } from "../../src/coding/codebook/schema.js";
 import { indexCodes } from "../../src/report/load.js";
 import type { CodeRecord } from "../../src/coding/records.js";
 import { sessionMetrics } from "../../src/analysis/stats/metrics.js";
-import { codebookInfo, collectSpeakers } from "../../src/report/shape/common.js";
+import { codebookInfo } from "../../src/report/shape/common.js";
+import { codebookSessionPart, mergeSpeakers, mergeStyleValues, sessionPart } from "../../src/report/shape/parts.js";
+import { shapeSessionParts } from "../../src/report/bundle.js";
 import { buildFollows, buildParticipation, thin } from "../../src/report/shape/participation.js";
-import { buildStyleSet } from "../../src/report/shape/styles.js";
-import { buildDistribution, buildSequenceSessions, buildSequenceSet } from "../../src/report/shape/distributions.js";
+import { styleSetOf } from "../../src/report/shape/styles.js";
+import { buildDistribution, buildSequenceSet } from "../../src/report/shape/distributions.js";
 import { buildBalesSet } from "../../src/report/shape/bales.js";
 import { buildCompareSet } from "../../src/report/shape/compare.js";
 import { buildChunk, summariseSession } from "../../src/report/shape/overview.js";
@@ -86,7 +88,7 @@ describe("shaping from sessions and codes", () => {
   ]);
 
   it("collects speakers by name across sessions with turns and words", () => {
-    const speakers = collectSpeakers([s1, s2]);
+    const speakers = mergeSpeakers([s1, s2].map(sessionPart));
     expect(speakers.map((s) => [s.key, s.kind, s.sessions, s.turns, s.words])).toEqual([
       ["Ann", "human", 2, 3, 6],
       ["Bot", "ai", 2, 4, 4],
@@ -106,16 +108,14 @@ describe("shaping from sessions and codes", () => {
   });
 
   it("sequences hold one category index per turn (-1 uncoded), binned by most frequent code", () => {
-    const speakers = collectSpeakers([s1, s2]);
-    const rows = buildSequenceSessions([s1, s2], speakers);
+    const rows = shapeSessionParts([s1, s2].map(sessionPart), undefined).sequenceSessions;
     const seq = buildSequenceSet([s1, s2], rows, set, info(["op", "su"]));
     expect(seq.cells).toEqual([
       [0, 1, 0],
       [0, 0, 1, -1],
     ]);
     expect(rows[1].speakers).toEqual([1, 1, 0, 1]);
-    const binnedRows = buildSequenceSessions([s1, s2], speakers, 2);
-    expect(binnedRows.map((r) => r.binSize)).toEqual([2, 2]);
+    const binnedRows = rows.map((r) => ({ ...r, binSize: 2 }));
     // s1 bins: [op, su] -> tie, first in codebook order (op); [op] -> op. s2: [op, op] -> op; [su, -] -> su.
     expect(buildSequenceSet([s1, s2], binnedRows, set, info(["op", "su"])).cells).toEqual([
       [0, 0],
@@ -253,7 +253,8 @@ describe("shaping from sessions and codes", () => {
     const cb = codebookInfo("ps", null, [ps]);
     expect(cb.kind).toBe("scales");
     expect(cb.scales).toEqual([{ id: "warmth", label: "warmth", points: 7 }]);
-    const style = buildStyleSet([s1], ps, cb);
+    const { bySpeaker, byCondition } = mergeStyleValues([codebookSessionPart(s1, [ps], cb, 1, null).coders[0]]);
+    const style = styleSetOf(ps, cb, bySpeaker, byCondition);
     expect(style.bySpeaker.find((s) => s.key === "Ann")!.summaries.warmth).toMatchObject({ n: 2, mean: 3, median: 3 });
     expect(style.byCondition[0].summaries.warmth).toMatchObject({ n: 3, median: 4, min: 2, max: 7 });
   });

@@ -5,7 +5,7 @@ import { NO_CONDITION } from "../../analysis/shared/table.js";
 import { speakerName } from "../../analysis/stats/participation.js";
 import type { Session, Turn } from "../../transcript/schema.js";
 import type { CodeSet } from "../load.js";
-import type { CategoryInfo, CodebookInfo, SpeakerInfo } from "../types.js";
+import type { CategoryInfo, CodebookInfo } from "../types.js";
 
 const wordCounts = new WeakMap<Turn, number>();
 
@@ -37,41 +37,6 @@ export function speakerKeys(session: Session): Map<string, { key: string; kind: 
 /** Speaker key of one turn (the raw speaker id when the participant list misses it). */
 export function turnSpeaker(session: Session, keys: ReturnType<typeof speakerKeys>, turn: Turn): string {
   return keys.get(turn.speaker)?.key ?? turn.speaker;
-}
-
-/** Every speaker of the study, ordered humans first, then AI, then system, then by first appearance. */
-export function collectSpeakers(sessions: Session[]): SpeakerInfo[] {
-  const byKey = new Map<string, SpeakerInfo & { order: number }>();
-  for (const session of sessions) {
-    const keys = speakerKeys(session);
-    const seen = new Set<string>();
-    const touch = (key: string, kind: SpeakerInfo["kind"], role?: string) => {
-      let info = byKey.get(key);
-      if (!info) {
-        info = { key, kind, role, sessions: 0, turns: 0, words: 0, order: byKey.size };
-        byKey.set(key, info);
-      }
-      if (!seen.has(key)) {
-        seen.add(key);
-        info.sessions++;
-      }
-      return info;
-    };
-    for (const p of session.participants) touch(keys.get(p.id)!.key, p.kind, p.role);
-    for (const turn of session.turns) {
-      const k = keys.get(turn.speaker);
-      const info = touch(k?.key ?? turn.speaker, k?.kind ?? "human", k?.role);
-      info.turns++;
-      info.words += turnWords(turn);
-    }
-  }
-  const rank = { human: 0, simulated: 1, ai: 2, system: 3 } as const;
-  return [...byKey.values()].sort((a, b) => rank[a.kind] - rank[b.kind] || a.order - b.order).map(({ order: _order, ...info }) => info);
-}
-
-/** Conditions in session order (sessions are sorted by condition), the control first when known. */
-export function collectConditions(sessions: Session[], control?: string): string[] {
-  return conditionsOf(sessions.map(conditionOf), control);
 }
 
 /** The distinct conditions of the sessions (each session's, in session order), the control first when known. */

@@ -1,7 +1,7 @@
 import type { Session } from "../../transcript/schema.js";
 import { binCodes } from "../../analysis/stats/sequences.js";
 import { sessionCodes, type CodeSet } from "../load.js";
-import type { CodebookInfo, Counts, Distribution, SequenceSession, SequenceSet, SpeakerInfo } from "../types.js";
+import type { CodebookInfo, Counts, Distribution, SequenceSession, SequenceSet } from "../types.js";
 import { conditionOf, speakerKeys, turnSpeaker } from "./common.js";
 import { addToCount } from "../../util/named-entries.js";
 
@@ -42,20 +42,6 @@ export function buildDistribution(sessions: Session[], set: CodeSet): Distributi
 
 /** Cells per sequence row before long sessions are binned (keeps the SVG small for huge studies). */
 export const MAX_SEQUENCE_CELLS = 400;
-
-/** Per session: turns per cell and the speaker index of each cell's first turn. */
-export function buildSequenceSessions(sessions: Session[], speakers: SpeakerInfo[], maxCells = MAX_SEQUENCE_CELLS): SequenceSession[] {
-  const index = new Map(speakers.map((s, i) => [s.key, i]));
-  return sessions.map((session) => {
-    const keys = speakerKeys(session);
-    const binSize = Math.max(1, Math.ceil(session.turns.length / maxCells));
-    const cellSpeakers: number[] = [];
-    for (let i = 0; i < session.turns.length; i += binSize) {
-      cellSpeakers.push(index.get(turnSpeaker(session, keys, session.turns[i])) ?? -1);
-    }
-    return { id: session.id, condition: conditionOf(session), turns: session.turns.length, binSize, speakers: cellSpeakers };
-  });
-}
 
 /**
  * The code of every turn in time order (turn index order), as indexes into the codebook's

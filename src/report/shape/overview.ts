@@ -51,15 +51,6 @@ export function codeSetFacts(set: CodeSet): CodeSetFacts {
   return { codebook: set.codebook, coder: set.coder, turns: set.turns, models, first, last, validation };
 }
 
-export function buildOverview(data: StudyData): Overview {
-  return overviewOf(data.sessions, data.codeSets.map(codeSetFacts), data.analysis.files);
-}
-
-/** The overview from the sessions, the facts of each code set (in code set order) and the analysis files' provenance. */
-export function overviewOf(sessions: readonly Session[], sets: readonly CodeSetFacts[], files: StudyData["analysis"]["files"]): Overview {
-  return finishOverview(sessionsOverview(sessions), sessions.length, sets, files);
-}
-
 /** What the overview counts of the sessions alone. */
 export interface SessionsOverview {
   conditions: Overview["conditions"];
@@ -103,10 +94,6 @@ export function overviewPart(session: Session, keys = speakerKeys(session)): Ove
     date: session.metadata.date || undefined,
     models,
   };
-}
-
-export function sessionsOverview(sessions: readonly Session[]): SessionsOverview {
-  return mergeOverview(sessions.map((s) => overviewPart(s)));
 }
 
 /** The sessions' side of the overview from their parts, in session order (finishOverview adds the code sets' and analysis files'). */

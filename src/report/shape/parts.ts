@@ -14,13 +14,11 @@ import { addBadges, overviewPart, summariseSession, type OverviewPart, type Sess
 import { addToCount, listEntry } from "../../util/named-entries.js";
 
 /**
- * The study-level shapes as sums of per-session parts (issue 11: the build of a study with one
- * session more reshapes that session only). Each part depends on one session (and that
- * session's code records) alone, so the build memoises it per session (src/report/build.ts);
- * the merges below put the parts together in session order into exactly what the whole-study
- * shapers (collectSpeakers, overviewOf, buildDistribution, buildStyleSet, ...) give: the same
- * numbers, and the same key and entry order (a merge adds keys in the order they first appear,
- * session after session, as the whole-study loops do).
+ * The study-level shapes, always made as merges of per-session parts: each part depends on one
+ * session (and that session's code records) alone, a plain value the build keeps in the study's
+ * memo (src/report/build.ts) and assembleReport makes afresh (src/report/bundle.ts). The merges
+ * put the parts together in session order: keys and entries in the order they first appear,
+ * session after session.
  */
 
 /** A speaker as one session touches it: kind and role of its first touch there, turns and words. */
@@ -42,8 +40,8 @@ export interface SessionPart {
   pooling: SpeakerPooling;
   /** The session's entry of the bundle's participation.sessions. */
   participation: ParticipationSession;
-  /** Turns per sequence cell, and each cell's first turn's speaker as an index into `speakers` (typed: loaded as a view into the memo's bytes, not a list made anew). */
-  sequence: { binSize: number; speakers: Int32Array };
+  /** Turns per sequence cell, and each cell's first turn's speaker as an index into `speakers`. */
+  sequence: { binSize: number; speakers: number[] };
 }
 
 export function sessionPart(session: Session): SessionPart {
@@ -73,11 +71,11 @@ export function sessionPart(session: Session): SessionPart {
     overview: overviewPart(session, keys),
     pooling: speakerPooling(metrics),
     participation: buildParticipation(session, metrics),
-    sequence: { binSize, speakers: Int32Array.from(cells) },
+    sequence: { binSize, speakers: cells },
   };
 }
 
-/** Every speaker of the study (as collectSpeakers orders them) from the sessions' parts. */
+/** Every speaker of the study from the sessions' parts: humans, then simulated, AI and system speakers, each in order of first appearance. */
 export function mergeSpeakers(parts: readonly SessionPart[]): SpeakerInfo[] {
   const byKey = new Map<string, SpeakerInfo & { order: number }>();
   for (const part of parts) {
@@ -93,68 +91,20 @@ export function mergeSpeakers(parts: readonly SessionPart[]): SpeakerInfo[] {
   return [...byKey.values()].sort((a, b) => rank[a.kind] - rank[b.kind] || a.order - b.order).map(({ order: _order, ...info }) => info);
 }
 
-/**
- * Each scale's finite ratings in turn order. A session's are kept as typed arrays (in the memo, all
- * in one: PackedStyles): lists of numbers took 70 ms to load for a 100,000-turn study's
- * pragmatic-style codes, and the study's lists are put together by one copy each.
- */
-type StyleValues = Map<string, Float64Array>;
-
-/**
- * A coder's counts in one session (what buildDistribution gives for it) as a memo keeps them:
- * numbers only, in one typed array, naming codes, speakers' keys, kinds and roles and the
- * condition by their index in the session's `strings` (CodebookSessionPart), which its coders
- * share. Objects keyed by code ids cost a string lookup per key to load (30-40 ms of a build after
- * one session was added to a 100,000-turn study, for the Bales codebook's three coders, issue 11),
- * and each coder's own copies of the codes' and speakers' strings another ~90 objects per session.
- *
- * Layout: the speakers' count, then per speaker its key, kind, role (-1: none), total and pairs'
- * count, then its [code, count] pairs in the order of its counts' keys; then the conditions'
- * count, and per condition its name, total, pairs' count and pairs.
- */
-type PackedDistribution = Int32Array;
-
-/** The strings a session's part names by index, each kept once. */
-class StringTable {
-  readonly strings: string[] = [];
-  private readonly index = new Map<string, number>();
-  of(value: string): number {
-    let i = this.index.get(value);
-    if (i === undefined) this.index.set(value, (i = this.strings.push(value) - 1));
-    return i;
-  }
-}
-
-function packDistribution({ bySpeaker, byCondition }: Pick<Distribution, "bySpeaker" | "byCondition">, table: StringTable): PackedDistribution {
-  const out: number[] = [];
-  const counts = (c: Counts) => {
-    const entries = Object.entries(c);
-    out.push(entries.length);
-    for (const [code, n] of entries) out.push(table.of(code), n);
-  };
-  out.push(bySpeaker.length);
-  for (const s of bySpeaker) {
-    out.push(table.of(s.key), table.of(s.kind), s.role === undefined ? -1 : table.of(s.role), s.total);
-    counts(s.counts);
-  }
-  out.push(byCondition.length);
-  for (const c of byCondition) {
-    out.push(table.of(c.condition), c.total);
-    counts(c.counts);
-  }
-  return Int32Array.from(out);
-}
+/** Each scale's finite ratings, in turn order. */
+type StyleValues = Map<string, number[]>;
 
 /** What one coder's records of one session give the views (nominal: counts, cells, the join; scales: ratings). */
 export interface CoderPart {
-  distribution?: PackedDistribution;
-  /** The session's sequence cells: a code's index (-1 none), kept typed so the memo loads it as a view into its bytes, not a list made anew. */
-  cells?: Int32Array;
+  /** The session's counts per speaker and for its condition (buildDistribution of the session). */
+  distribution?: Pick<Distribution, "bySpeaker" | "byCondition">;
+  /** The session's sequence cells: a code's index (-1 none). */
+  cells?: number[];
   /** The session's part of the join of sessions and codes (with the codebook's categories as labels): the compare and Bales views join the parts. */
   coded?: CodedSessionPart;
   /** What the compare and Bales views pool, counted once per session; absent when the session's codes are numbered apart from the study's. */
   counts?: SessionCounts;
-  styles?: PackedStyles;
+  styles?: SessionStyles;
 }
 
 /** A session's counts for the compare and Bales views. */
@@ -195,65 +145,6 @@ interface SessionStyles {
 }
 
 /**
- * SessionStyles as a memo keeps them: every list's values in one typed array, and each list's
- * scale (an index into `scales`) and length in another. One list per speaker and scale, each a
- * typed array of its own, cost a call into the deserializer's JavaScript each: ~50 ms of a build
- * after one session was added to a 100,000-turn study, for the pragmatic-style codebook.
- */
-interface PackedStyles {
-  condition: string;
-  speakers: [key: string, kind: string][];
-  scales: string[];
-  /** Per speaker in order, then for the condition when it has ratings: its lists' count, then [scale, length] per list. */
-  layout: Int32Array;
-  values: Float64Array;
-  byCondition: boolean;
-}
-
-function packStyles(styles: SessionStyles): PackedStyles {
-  const scales: string[] = [];
-  const layout: number[] = [];
-  const values: number[] = [];
-  const add = (lists: StyleValues) => {
-    layout.push(lists.size);
-    for (const [scale, list] of lists) {
-      let i = scales.indexOf(scale);
-      if (i < 0) i = scales.push(scale) - 1;
-      layout.push(i, list.length);
-      for (const v of list) values.push(v);
-    }
-  };
-  for (const [, , lists] of styles.bySpeaker) add(lists);
-  if (styles.byCondition) add(styles.byCondition);
-  return {
-    condition: styles.condition,
-    speakers: styles.bySpeaker.map(([key, kind]) => [key, kind]),
-    scales,
-    layout: Int32Array.from(layout),
-    values: Float64Array.from(values),
-    byCondition: styles.byCondition !== null,
-  };
-}
-
-/** The lists of packed styles, as views into its one array of values (nothing copied). */
-function unpackStyles(packed: PackedStyles): SessionStyles {
-  let at = 0;
-  let from = 0;
-  const next = (): StyleValues => {
-    const lists: StyleValues = new Map();
-    for (let n = packed.layout[at++]; n > 0; n--) {
-      const scale = packed.scales[packed.layout[at++]];
-      const length = packed.layout[at++];
-      lists.set(scale, packed.values.subarray(from, from + length));
-      from += length;
-    }
-    return lists;
-  };
-  const bySpeaker = packed.speakers.map(([key, kind]): SessionStyles["bySpeaker"][number] => [key, kind, next()]);
-  return { bySpeaker, condition: packed.condition, byCondition: packed.byCondition ? next() : null };
-}
-
-/**
  * What one codebook's coders (in `sets` order) give of one session, as its memo keeps it: the
  * digest of its badges, not the badges. A chunk is written again only when a digest of its
  * badges changed (or its file is gone), so a build that added a session writes that session's
@@ -262,8 +153,6 @@ function unpackStyles(packed: PackedStyles): SessionStyles {
  */
 export interface CodebookSessionPart {
   coders: CoderPart[];
-  /** The strings its coders' distributions name by index (PackedDistribution). */
-  strings: string[];
   badgesDigest: string;
 }
 
@@ -275,21 +164,20 @@ export function codebookSessionPart(
   /** The Bales view's frame (profileFrame of the codebook's categories), for a Bales-style codebook. */
   balesFrame: ProfileFrame | null,
 ): CodebookSessionPart & { badges: SessionBadges } {
-  const table = new StringTable();
   const coders = sets.map((set): CoderPart => {
-    if (info.kind !== "nominal") return { styles: packStyles(styleValues(session, set)) };
+    if (info.kind !== "nominal") return { styles: styleValues(session, set) };
     const { bySpeaker, byCondition } = buildDistribution([session], set);
     const row = { id: session.id, condition: conditionOf(session), turns: session.turns.length, binSize, speakers: [] };
     const coded = codedSessionPart(session, [...sessionCodes(set, session.id).values()], categoryIds(info));
     return {
-      distribution: packDistribution({ bySpeaker, byCondition }, table),
-      cells: Int32Array.from(buildSequenceSet([session], [row], set, info).cells[0]),
+      distribution: { bySpeaker, byCondition },
+      cells: buildSequenceSet([session], [row], set, info).cells[0],
       coded,
       counts: sessionCounts(session, coded, info.categories.length, balesFrame),
     };
   });
   const badges = sessionBadges(session, sets, info);
-  return { coders, strings: table.strings, badges, badgesDigest: sha256(JSON.stringify(badges)) };
+  return { coders, badges, badgesDigest: sha256(JSON.stringify(badges)) };
 }
 
 /** A session's badges of one codebook's code sets (in `sets` order), as its chunk merges them (mergeBadges). */
@@ -300,7 +188,7 @@ export function sessionBadges(session: Session, sets: readonly CodeSet[], info: 
   return badges;
 }
 
-/** A session's finite ratings per speaker and for its condition (as buildStyleSet collects them). */
+/** A session's finite ratings per speaker and for its condition. */
 function styleValues(session: Session, set: CodeSet): SessionStyles {
   const keys = speakerKeys(session);
   const records = sessionCodes(set, session.id);
@@ -320,9 +208,9 @@ function styleValues(session: Session, set: CodeSet): SessionStyles {
     }
   }
   return {
-    bySpeaker: [...bySpeaker.values()].map(([key, kind, values]) => [key, kind, typed(values)]),
+    bySpeaker: [...bySpeaker.values()],
     condition: conditionOf(session),
-    byCondition: byCondition && typed(byCondition),
+    byCondition,
   };
 }
 
@@ -332,66 +220,27 @@ function listOf(map: Map<string, number[]>, scale: string): number[] {
   return list;
 }
 
-const typed = (values: Map<string, number[]>): StyleValues => new Map([...values].map(([scale, list]) => [scale, Float64Array.from(list)]));
-
-/** Scale -> the lists to join, in order. */
-type StyleChunks = Map<string, Float64Array[]>;
-
-function addChunks(into: StyleChunks, values: StyleValues): void {
-  for (const [scale, list] of values) {
-    const chunks = into.get(scale);
-    if (chunks) chunks.push(list);
-    else into.set(scale, [list]);
-  }
-}
-
-/** Each scale's chunks joined into one list, in order. */
-function joined(chunks: StyleChunks): Map<string, Float64Array> {
-  return new Map(
-    [...chunks].map(([scale, lists]) => {
-      const out = new Float64Array(lists.reduce((n, l) => n + l.length, 0));
-      let at = 0;
-      for (const l of lists) {
-        out.set(l, at);
-        at += l.length;
-      }
-      return [scale, out];
-    }),
-  );
-}
-
 /** One coder's distribution over the study from its session parts (what buildDistribution gives): coder `k` of each codebook part. */
 export function mergeDistribution(codebook: string, coder: string, parts: readonly CodebookSessionPart[], k: number): Distribution {
   const bySpeaker = new Map<string, Distribution["bySpeaker"][number]>();
   const byCondition = new Map<string, Distribution["byCondition"][number]>();
-  for (const { coders, strings } of parts) {
+  const addCounts = (into: Counts, counts: Counts) => {
+    for (const [code, n] of Object.entries(counts)) addToCount(into, code, n);
+  };
+  for (const { coders } of parts) {
     const d = coders[k].distribution;
     if (!d) continue;
-    let at = 0;
-    // Each [code, count] pair of an entry added to its counts, in the order they were kept.
-    const addCounts = (into: Counts) => {
-      for (let n = d[at++]; n > 0; n--) {
-        const code = strings[d[at++]];
-        addToCount(into, code, d[at++]);
-      }
-    };
-    for (let n = d[at++]; n > 0; n--) {
-      const key = strings[d[at++]];
-      const kind = strings[d[at++]];
-      const role = d[at++];
-      const total = d[at++];
-      let entry = bySpeaker.get(key);
-      if (!entry) bySpeaker.set(key, (entry = { key, kind, role: role < 0 ? undefined : strings[role], total: 0, counts: {} }));
-      entry.total += total;
-      addCounts(entry.counts);
+    for (const s of d.bySpeaker) {
+      let entry = bySpeaker.get(s.key);
+      if (!entry) bySpeaker.set(s.key, (entry = { key: s.key, kind: s.kind, role: s.role, total: 0, counts: {} }));
+      entry.total += s.total;
+      addCounts(entry.counts, s.counts);
     }
-    for (let n = d[at++]; n > 0; n--) {
-      const condition = strings[d[at++]];
-      const total = d[at++];
-      let entry = byCondition.get(condition);
-      if (!entry) byCondition.set(condition, (entry = { condition, total: 0, counts: {} }));
-      entry.total += total;
-      addCounts(entry.counts);
+    for (const c of d.byCondition) {
+      let entry = byCondition.get(c.condition);
+      if (!entry) byCondition.set(c.condition, (entry = { condition: c.condition, total: 0, counts: {} }));
+      entry.total += c.total;
+      addCounts(entry.counts, c.counts);
     }
   }
   return { codebook, coder, bySpeaker: [...bySpeaker.values()], byCondition: [...byCondition.values()] };
@@ -402,26 +251,29 @@ export function mergeStyleValues(parts: readonly CoderPart[]): {
   bySpeaker: Map<string, { kind: string; values: ReadonlyMap<string, ArrayLike<number>> }>;
   byCondition: Map<string, ReadonlyMap<string, ArrayLike<number>>>;
 } {
-  const bySpeaker = new Map<string, { kind: string; chunks: StyleChunks }>();
-  const byCondition = new Map<string, StyleChunks>();
+  const bySpeaker = new Map<string, { kind: string; values: StyleValues }>();
+  const byCondition = new Map<string, StyleValues>();
+  const append = (into: StyleValues, values: StyleValues) => {
+    for (const [scale, list] of values) {
+      const out = listOf(into, scale);
+      for (const v of list) out.push(v);
+    }
+  };
   for (const part of parts) {
-    if (!part.styles) continue;
-    const styles = unpackStyles(part.styles);
+    const styles = part.styles;
+    if (!styles) continue;
     for (const [key, kind, values] of styles.bySpeaker) {
       let entry = bySpeaker.get(key);
-      if (!entry) bySpeaker.set(key, (entry = { kind, chunks: new Map() }));
-      addChunks(entry.chunks, values);
+      if (!entry) bySpeaker.set(key, (entry = { kind, values: new Map() }));
+      append(entry.values, values);
     }
     if (styles.byCondition) {
       let entry = byCondition.get(styles.condition);
       if (!entry) byCondition.set(styles.condition, (entry = new Map()));
-      addChunks(entry, styles.byCondition);
+      append(entry, styles.byCondition);
     }
   }
-  return {
-    bySpeaker: new Map([...bySpeaker].map(([key, { kind, chunks }]) => [key, { kind, values: joined(chunks) }])),
-    byCondition: new Map([...byCondition].map(([condition, chunks]) => [condition, joined(chunks)])),
-  };
+  return { bySpeaker, byCondition };
 }
 
 /**
