@@ -92,6 +92,11 @@ describe("colloquy compare", () => {
     expect(ok.code).toBe(0);
     expect((JSON.parse(ok.stdout) as CompareReport).coder).toBe("human:alice");
     const empty = await pairedStudyOnDisk({}, []);
-    expect((await runCli(["compare", empty])).stderr).toMatch(/no codes for codebook "bales-ipa" yet; code the turns first with `colloquy code/);
+    expect((await runCli(["compare", empty])).stderr).toMatch(
+      /compare: no --codebook given, and .* has no nominal codebook \(categories\) with codes \(colloquy.json lists bales-ipa, pragmatic-style\); code the turns first \(colloquy code /,
+    );
+    expect((await runCli(["compare", empty, "--codebook", "bales-ipa"])).stderr).toMatch(
+      /no codes for codebook "bales-ipa" yet; code the turns first with `colloquy code/,
+    );
   });
 });

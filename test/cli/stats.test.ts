@@ -39,7 +39,7 @@ describe("colloquy stats", () => {
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as StatsReport;
     expect(report.codes).toBeNull();
-    expect(report.notes.join(" ")).toMatch(/no Bales or sequence analyses: the study has no bales-ipa codes yet \(run `colloquy code /);
+    expect(report.notes.join(" ")).toMatch(/no Bales or sequence analyses: the study has no codes of a nominal codebook yet \(run `colloquy code /);
     expect(report.sessions).toHaveLength(10);
   });
 
