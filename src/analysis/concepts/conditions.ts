@@ -241,9 +241,7 @@ function measureDesign(level: MeasureComparison["level"], inference: InferenceSe
     unit: "session" as const,
     test,
     source: d.source,
-    reason:
-      `a session-level measure: each session is one observation (a session belongs to one condition, so it is ${paired ? "not paired, and " : ""}not counted once per person); ` +
-      `the study's unit, participant, applies to the participant-level measures (${d.reason})`,
+    reason: `a session-level measure: each session is one observation (a session belongs to one condition, so it is ${paired ? "not paired, and " : ""}not counted once per person)`,
     note: paired ? "the same people took part in sessions of both conditions, so the sessions are not fully independent: read p with that in mind" : undefined,
   };
 }
