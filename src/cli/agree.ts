@@ -60,7 +60,7 @@ export function registerAgree(program: Command): void {
   selectionOptions(program.command("agree"))
     .description("inter-coder agreement: kappa, Krippendorff's alpha, AC1, confusion matrix, disagreements (study or CSV)")
     .argument("[study]", "study folder (omit with --csv)")
-    .option("--codebook <id>", "codebook whose codes to compare (study mode)")
+    .option("--codebook <id>", "codebook whose codes to compare (study mode; default: the first colloquy.json lists that every coder named coded)")
     .option("--coders <list>", "comma-separated coder ids, e.g. llm,human:alice (study mode)")
     .option("--csv <file>", "CSV with one column per rater (instead of a study)")
     .option("--raters <list>", "comma-separated CSV column names (with --csv)")
@@ -119,16 +119,18 @@ Examples:
         await emit(report, flags, files);
         return;
       }
-      if (!study) throw new CliError("give a study folder (colloquy agree <study> --codebook <id> --coders A,B) or --csv <file> --raters A,B");
-      if (!flags.codebook) throw new CliError("--codebook <id> is required: the codebook whose codes to compare (e.g. --codebook bales-ipa)");
+      if (!study) throw new CliError("give a study folder (colloquy agree <study> --coders A,B [--codebook <id>]) or --csv <file> --raters A,B");
       if (!flags.coders) throw new CliError("--coders A,B[,...] is required, e.g. --coders llm,human:alice");
-      const options = { codebook: flags.codebook, coders: list(flags.coders), reference: flags.reference, seed, bootstrap, selection: selectionFrom(flags) };
+      const coders = list(flags.coders);
       if (flags.train && !flags.learningCurve) throw new CliError("--train goes with --learning-curve");
       const { openStudy } = await import("../stages/context.js");
+      const { chosenCodebook } = await import("../stages/codebook-choice.js");
       const { runAgree } = await import("../stages/agree.js");
       const { agreeLearningCurve } = await import("../stages/agree-curve.js");
       const { report, files, curve } = await writing(study, "agree", async () => {
         const context = await openStudy(study);
+        const codebook = (await chosenCodebook(context, flags.codebook, { command: "agree", coded: coders })).id;
+        const options = { codebook, coders, reference: flags.reference, seed, bootstrap, selection: selectionFrom(flags) };
         // The curve first: a missing learned coder is said before any agreement is computed.
         const curve = flags.learningCurve ? await agreeLearningCurve(context, { ...options, train: flags.train ? list(flags.train) : undefined }) : undefined;
         return { ...(await runAgree(context, options, io().reporter())), curve };

@@ -19,7 +19,7 @@ export function registerAnnotate(program: Command): void {
     .description("code turns in a local page (one turn at a time, number keys, notes, undo), saved at once as human:<name>; or adjudicate disagreements")
     .argument("<study>", "study folder")
     .requiredOption("--coder <name>", "who codes (alice or human:alice); with --adjudicate, who decides")
-    .option("--codebook <id>", "codebook id or file (default: the study's first codebook)")
+    .option("--codebook <id>", "codebook id or file (default: the first nominal codebook colloquy.json lists)")
     .option("--sample <file>", "only the turns of a sample made by `colloquy sample`")
     .option(
       "--adjudicate <coders>",

@@ -6,7 +6,7 @@ import { writing } from "./lock.js";
 
 interface ImportFlags {
   study: string;
-  codebook: string;
+  codebook?: string;
   coder: string;
   column?: string[];
   sessionColumn?: string;
@@ -48,7 +48,7 @@ export function registerCodes(program: Command): void {
     .description("attach one coder's codes from a filled coding sheet (or a column of any CSV/TSV with session and turn or index columns) to the study's turns")
     .argument("<file>", "the filled sheet (CSV or TSV; BOM, sep= line and ; delimiters are fine)")
     .requiredOption("--study <study>", "study folder")
-    .requiredOption("--codebook <id>", "codebook id or file")
+    .option("--codebook <id>", "codebook id or file (default: the first colloquy.json lists)")
     .requiredOption("--coder <id>", "whose codes: human:<name> (a plain name means human:<name>)")
     .option("--column <name>", "the code column (default code_<name>); for scales one per scale, <scale>=<column> (repeat the flag)", collect)
     .option("--session-column <name>", "column with the session id (default: session)")

@@ -33,7 +33,7 @@ export function registerCompare(program: Command): void {
       "compare code frequencies across conditions, roles and speakers; % difference from control (descriptive); one test per condition and code on the unit of analysis, adjusted for multiplicity",
     )
     .argument("<study>", "study folder")
-    .option("--codebook <id>", "nominal codebook id or file", "bales-ipa")
+    .option("--codebook <id>", "nominal codebook id or file (default: the first colloquy.json lists that has codes)")
     .option("--coder <id>", "whose codes (rules, llm, human:<name>); needed when several coders exist")
     .option("--control <condition>", "condition (or group) the others are compared against")
     .option("--collapse <list>", 'merge codes, e.g. "asks-gives-orientation=asks-orientation+gives-orientation,..."')

@@ -33,7 +33,7 @@ export function registerExport(program: Command): void {
       "csv: start with a UTF-8 byte-order mark so Excel reads accents correctly (texts are written verbatim: a cell starting with = + - @ is a formula to Excel; import the file as text if transcripts may contain such turns)",
     )
     .option("--crlf", "qdpx: write the sources with CRLF line breaks (MAXQDA counts positions over them)")
-    .option("--codebook <id>", "qdc: the codebook to export (the study's own, a shipped id or a file)")
+    .option("--codebook <id>", "qdc: the codebook to export (the study's own, a shipped id or a file; default: the first colloquy.json lists)")
     .action(async (dir: string, flags: ExportFlags) => {
       const { openStudy } = await import("../stages/context.js");
       const { dictionaryCsv, tableCsv, tableJsonl, tableParquet } = await import("../stages/table-files.js");
@@ -80,7 +80,9 @@ async function exportQda(dir: string, flags: ExportFlags): Promise<void> {
   const { openStudy } = await import("../stages/context.js");
   const { exportQdc, exportQdpx } = await import("../stages/qda-export.js");
   if (flags.format === "qdc") {
-    const { xml, codebook } = await exportQdc(dir, flags.codebook ?? "");
+    const { chooseCodebook } = await import("../stages/codebook-choice.js");
+    const ref = await chooseCodebook(await openStudy(dir), flags.codebook, { command: "export --format qdc" });
+    const { xml, codebook } = await exportQdc(dir, ref);
     if (!flags.out) {
       io().out(xml);
       return;

@@ -70,7 +70,7 @@ export function registerImport(program: Command): void {
     .option("--code-column <col=coder>", "csv: a column of codes and its coder (repeatable or comma-separated)", collect)
     .option(
       "--codebook <id>",
-      "codebook the imported code labels belong to (default: the study's first); .qdpx: an existing codebook to map the project's codes onto by label, or the id of the codebook made of them",
+      "codebook the imported code labels belong to (default: the first nominal codebook colloquy.json lists); .qdpx: an existing codebook to map the project's codes onto by label, or the id of the codebook made of them",
     )
     .option("--agents <names>", "speaker names that are AI agents (comma-separated; every format)", collect)
     .option("--humans <names>", "speaker names that are people, whatever the format says (comma-separated)", collect)

@@ -31,7 +31,10 @@ export function registerSample(program: Command): void {
       "random",
     )
     .option("--coder <id>", "--strategy uncertain: the machine coder whose confidence decides (default learned)")
-    .option("--codebook <id>", "--strategy uncertain: the codebook of those codes (default: the one --coder coded, if only one)")
+    .option(
+      "--codebook <id>",
+      "--strategy uncertain: the codebook of those codes (default: the first colloquy.json lists that --coder coded, else the only one it coded)",
+    )
     .option("--json", "print the summary as JSON")
     .addHelpText(
       "after",

@@ -5,7 +5,7 @@ import { io, printJson } from "./io.js";
 import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
 
 interface SheetFlags extends SelectionFlags {
-  codebook: string;
+  codebook?: string;
   sample?: string;
   coders?: string;
   context: string;
@@ -21,7 +21,7 @@ export function registerSheet(program: Command): void {
       "write a coding sheet for human coders: one row per codeable turn with context, fingerprint and an empty code column per coder, plus the codebook's legend",
     )
     .argument("<study>", "study folder")
-    .requiredOption("--codebook <id>", "codebook id or file")
+    .option("--codebook <id>", "codebook id or file (default: the first colloquy.json lists)")
     .option("--sample <file>", "only the turns of a sample made by `colloquy sample`")
     .option("--coders <list>", "one empty code column per coder, e.g. alice,bob (default: colloquy.json humanCoders)")
     .option("--context <n>", "turns shown before and after each turn, e.g. 2 or 3:1", "2")

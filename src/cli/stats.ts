@@ -14,7 +14,7 @@ export function registerStats(program: Command): void {
   selectionOptions(program.command("stats"))
     .description("session metrics, participation balance, who-follows-whom, Bales profiles, ratios, phases, transitions and code sequences")
     .argument("<study>", "study folder")
-    .option("--codebook <id>", "nominal codebook for the Bales and sequence parts (default bales-ipa)")
+    .option("--codebook <id>", "nominal codebook for the Bales and sequence parts (default: the first colloquy.json lists that has codes)")
     .option("--coder <id>", "whose codes (rules, llm, human:<name>); needed when several coders exist")
     .option("--json", "print the report as JSON")
     .action(async (study: string, flags: StatsFlags) =>

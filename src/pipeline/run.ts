@@ -140,7 +140,7 @@ export async function runPipeline(
       const done = outcomes.filter((o) => o.status === "ran").map((o) => o.name);
       throw new CliError(
         failures.map((f) => `stage "${f.name}" failed: ${errorMessage(f.error)}`).join("\n") +
-          `\nThe other stages ran${done.length ? ` (${done.join(", ")})` : ""} and keep their outputs; fix the problem and run \`colloquy study\` again to continue from "${failures[0].name}".`,
+          `\n${done.length ? `The other stages ran (${done.join(", ")}) and keep their outputs` : "No other stage ran"}; fix the problem and run \`colloquy study\` again to continue from "${failures[0].name}".`,
         { cause: failures[0].error },
       );
     }

@@ -366,16 +366,17 @@ const statsStage: Stage = {
   description: "session metrics, participation, Bales profiles and sequences",
   writes: ["analysis"],
   async plan(c) {
-    const bales = (await nominalPlans(c)).find((t) => t.codebook === "bales-ipa");
+    // The codebook `colloquy stats` takes by default: the first nominal codebook colloquy.json lists.
+    const coded = (await nominalPlans(c))[0];
     return {
-      fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), bales, tool: toolVersion }),
-      work: `session metrics and participation${bales ? `, Bales analyses (${bales.coder})` : ""}`,
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), coded, tool: toolVersion }),
+      work: `session metrics and participation${coded ? `, Bales and sequence analyses of ${coded.codebook} (${coded.coder})` : ""}`,
       mustRun: missingOutputs(c, [statsFiles.stats.path(c.study.dir)]),
     };
   },
   async run(c) {
-    const bales = (await nominalPlans(c)).find((t) => t.codebook === "bales-ipa");
-    const { files } = await (await import("../stages/stats.js")).runStats(c.study, bales ? { codebook: "bales-ipa", coder: bales.coder } : {}, c.reporter);
+    const coded = (await nominalPlans(c))[0];
+    const { files } = await (await import("../stages/stats.js")).runStats(c.study, coded ? { codebook: coded.codebook, coder: coded.coder } : {}, c.reporter);
     return `wrote ${relative(c.study.paths.root, files.json)}`;
   },
 };

@@ -1,4 +1,5 @@
-import { loadCodebook } from "../coding/codebook/load.js";
+import { loadStudyCodebook } from "../coding/codebook/load.js";
+import { chooseCodebook } from "./codebook-choice.js";
 import { ADJUDICATED_CODER, Desk, disagreements, type DeskItem, type DeskMode, type DeskStore, type NominalCodebook } from "../coding/annotate/desk.js";
 import { startAnnotateServer, type AnnotateServer } from "../coding/annotate/server.js";
 import { codeableTurns } from "../coding/sample.js";
@@ -25,7 +26,7 @@ import { sampledTurns, type SampleProblem } from "./sheet.js";
  */
 
 export interface AnnotateStageOptions {
-  /** Codebook id or file (default: the study's first codebook). */
+  /** Codebook id or file (default: the one rule of ./codebook-choice.ts, nominal codebooks only). */
   codebook?: string;
   /** The person coding (`alice` or `human:alice`); with `adjudicate`, who decides. */
   coder: string;
@@ -76,10 +77,7 @@ function lockedStore(context: StudyContext): DeskStore {
 }
 
 async function nominalCodebook(context: StudyContext, ref: string | undefined): Promise<NominalCodebook> {
-  const first = context.config.codebooks[0];
-  const id = ref ?? (typeof first === "string" ? first : first?.codebook);
-  if (!id) throw new CliError(`${context.dir}: colloquy.json names no codebook; pass --codebook <id>`);
-  const codebook = await loadCodebook(id, context.dir);
+  const codebook = await loadStudyCodebook(context.dir, await chooseCodebook(context, ref, { command: "annotate", nominal: true }));
   if (codebook.kind !== "nominal")
     throw new CliError(`codebook ${codebook.id} rates scales; the coding page codes categories (use \`colloquy sheet\` for scales)`);
   return codebook;

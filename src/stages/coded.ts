@@ -1,4 +1,4 @@
-import { loadCodebook } from "../coding/codebook/load.js";
+import { loadStudyCodebook } from "../coding/codebook/load.js";
 import type { NominalCodebook } from "../coding/codebook/schema.js";
 import { listCoders } from "../coding/store.js";
 import { summariseRecords } from "../coding/records.js";
@@ -54,7 +54,7 @@ export async function loadCodedStudy(
   reader: StudyReader,
   plans: readonly { codebook: string; coders: readonly string[] }[] = [],
 ): Promise<LoadedCodes> {
-  const codebook = await loadCodebook(codebookRef, study);
+  const codebook = await loadStudyCodebook(study, codebookRef);
   if (codebook.kind !== "nominal") {
     throw new CliError(`codebook "${codebook.id}" rates scales; compare and stats count categories, so give a nominal codebook such as bales-ipa`);
   }

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { loadCodebook } from "../coding/codebook/load.js";
+import { loadStudyCodebook } from "../coding/codebook/load.js";
+import { chooseCodebook } from "./codebook-choice.js";
 import type { CodeRecord } from "../coding/records.js";
 import { cellReader, findColumn, planColumns, type CodeColumnPlan } from "../coding/sheet-cells.js";
 import { fingerprintOfCell, humanCoderId, SHEET_KEY_COLUMNS } from "../coding/sheet.js";
@@ -24,8 +25,8 @@ import type { StageEffects, StudyContext } from "./context.js";
 export interface CodesImportOptions {
   /** The filled sheet (CSV/TSV; BOM, `sep=` and `;` delimiters tolerated). */
   file: string;
-  /** Codebook id or file. */
-  codebook: string;
+  /** Codebook id or file (default: the one rule of ./codebook-choice.ts). */
+  codebook?: string;
   /** "human:alice" (or "alice"). */
   coder: string;
   /** Nominal: the code column (default code_<name>). Scales: `scale=column` or column names. */
@@ -187,7 +188,7 @@ export async function runCodesImport(context: StudyContext, options: CodesImport
   } catch (error) {
     throw new CliError(`--coder: ${errorMessage(error)}`);
   }
-  const codebook = await loadCodebook(options.codebook, context.dir);
+  const codebook = await loadStudyCodebook(context.dir, await chooseCodebook(context, options.codebook, { command: "codes import" }));
   let text: string;
   try {
     text = await readFile(options.file, "utf8");

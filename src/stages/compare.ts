@@ -1,5 +1,6 @@
 import { compareConditions, type CompareOptions, type CompareReport } from "../analysis/compare/compare.js";
 import { loadCodedStudy } from "./coded.js";
+import { chooseCodebook } from "./codebook-choice.js";
 import { writeCompareReport } from "./analysis-files.js";
 import { CliError } from "../util/errors.js";
 import { provenance } from "../util/provenance.js";
@@ -15,7 +16,7 @@ import { describeSelection, selectedContext, selectionOf, type SessionSelection 
 export interface CompareStageOptions extends Omit<CompareOptions, "where" | "inference"> {
   /** Over colloquy.json's design, unit, test and adjustment. */
   inference?: InferenceFlags;
-  /** Nominal codebook id or file (default bales-ipa). */
+  /** Nominal codebook id or file (default: the one rule of ./codebook-choice.ts). */
   codebook?: string;
   /** Whose codes; needed when several coders exist. */
   coder?: string;
@@ -33,7 +34,8 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   const config = context.config.compare;
   const selection = selectionOf(options.selection);
   const reader = selectedContext(context, selection);
-  const loaded = await loadCodedStudy(context.dir, options.codebook ?? "bales-ipa", options.coder, reader, context.config.codebooks);
+  const codebookRef = await chooseCodebook(context, options.codebook, { command: "compare", nominal: true, coded: options.coder ? [options.coder] : true });
+  const loaded = await loadCodedStudy(context.dir, codebookRef, options.coder, reader, context.config.codebooks);
   if (selection && loaded.data.codedTurns === 0) {
     throw new CliError(`${loaded.coder} coded no turn of ${describeSelection(selection)} under codebook "${loaded.codebook.id}"; there is nothing to compare`);
   }

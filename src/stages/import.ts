@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { loadCodebook } from "../coding/codebook/load.js";
+import { chooseCodebook } from "./codebook-choice.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import type { CodeRecord } from "../coding/records.js";
 import { readCodeHistory, replaceCodes } from "../coding/store.js";
@@ -32,7 +33,7 @@ export interface ImportStageOptions extends Omit<ImportFilesOptions, "codeColumn
   paths: string[];
   /** CSV column -> coder id ("human:alice"). */
   codeColumns?: Record<string, string>;
-  /** Codebook the imported labels belong to (default: the study's first). */
+  /** Codebook the imported labels belong to (default: the first nominal codebook colloquy.json lists). */
   codebook?: string;
 }
 
@@ -130,7 +131,9 @@ export async function runImport(context: StudyContext, options: ImportStageOptio
   } finally {
     context.changed("sessions");
   }
-  await storeCodes(study, codebook ?? context.config.codebooks[0]?.codebook, codeBatches, reports, [...Object.values(codeColumns), "human:transcript"]);
+  // The codebook the labels belong to: the one default rule (nominal codebooks); without one each code is a warning.
+  const labels = codeBatches.length > 0 ? await chooseCodebook(context, codebook, { command: "import", nominal: true }).catch(() => undefined) : codebook;
+  await storeCodes(study, labels, codeBatches, reports, [...Object.values(codeColumns), "human:transcript"]);
   return summarise(reports);
 }
 

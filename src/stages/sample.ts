@@ -1,4 +1,5 @@
 import { codeableTurns, drawSample, uncertainSample, STRATA, type DrawnSample, type Stratum, type StratumDraw } from "../coding/sample.js";
+import { chosenCodebook } from "./codebook-choice.js";
 import { CliError } from "../util/errors.js";
 import { toCsv } from "../util/csv.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
@@ -124,13 +125,7 @@ async function leastCertain(
   seed: number,
 ): Promise<DrawnSample & { codebook: string }> {
   const coder = options.coder ?? "learned";
-  const coded = Object.entries(await context.coders()).filter(([, coders]) => coders.includes(coder));
-  // The codebook the coder coded, when there is only one.
-  const codebook = options.codebook ?? (coded.length === 1 ? coded[0][0] : undefined);
-  if (!codebook)
-    throw new CliError(
-      `--strategy uncertain needs --codebook <id>: whose codes' confidence to sample by (${coder} coded ${coded.map(([c]) => c).join(", ") || "nothing yet"})`,
-    );
+  const codebook = (await chosenCodebook(context, options.codebook, { command: "sample --strategy uncertain", coded: [coder] })).id;
   if ((options.stratify ?? []).length > 0)
     throw new CliError("--strategy uncertain picks the least certain turns across the study; it does not stratify (leave out --stratify)");
   const coders = (await context.coders())[codebook] ?? [];

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { loadCodebook } from "../coding/codebook/load.js";
+import { loadStudyCodebook } from "../coding/codebook/load.js";
+import { chooseCodebook } from "./codebook-choice.js";
 import type { ContextWindow } from "../coding/llm/prompt.js";
 import { codeableTurns, type CodeableTurn } from "../coding/sample.js";
 import { codeColumns, fingerprintCell, fingerprintOfCell, humanCoderId, LEGEND_COLUMNS, legendPath, legendRows, SHEET_KEY_COLUMNS } from "../coding/sheet.js";
@@ -20,8 +21,8 @@ import { selectedContext, selectionOf, type SessionSelection } from "./selection
  */
 
 export interface SheetStageOptions {
-  /** Codebook id or file. */
-  codebook: string;
+  /** Codebook id or file (default: the one rule of ./codebook-choice.ts). */
+  codebook?: string;
   /** The sheet to write; the legend goes to `<out without .csv>.legend.csv`. */
   out: string;
   /** A sample file (`colloquy sample`): only its turns, checked against their fingerprints. */
@@ -111,7 +112,7 @@ export async function sampledTurns(file: string, sessions: readonly Session[], s
 }
 
 export async function runSheet(context: StudyContext, options: SheetStageOptions, effects: StageEffects): Promise<SheetSummary> {
-  const codebook = await loadCodebook(options.codebook, context.dir);
+  const codebook = await loadStudyCodebook(context.dir, await chooseCodebook(context, options.codebook, { command: "sheet" }));
   const sessions = await selectedContext(context, options.selection).sessions();
   const window = options.context ?? { before: 2, after: 2 };
   let coders: (string | undefined)[];

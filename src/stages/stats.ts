@@ -1,4 +1,5 @@
 import { loadCodedStudy, type LoadedCodes } from "./coded.js";
+import { chooseCodebook, codebookCandidates } from "./codebook-choice.js";
 import { buildStats, type StatsReport } from "../analysis/stats/report.js";
 import { sessionMetrics, type SessionMetrics } from "../analysis/stats/metrics.js";
 import { memoNote, openMemo, sessionHash } from "../study/memo.js";
@@ -10,7 +11,7 @@ import { describeSelection, selectedContext, selectionOf, type SessionSelection 
 
 /** The stats stage: session metrics, participation, Bales profiles, phases, transitions, sequences. */
 export interface StatsStageOptions {
-  /** Nominal codebook for the Bales and sequence parts (default bales-ipa). */
+  /** Nominal codebook for the Bales and sequence parts (default: the one rule of ./codebook-choice.ts). */
   codebook?: string;
   /** Whose codes; needed when several coders exist. */
   coder?: string;
@@ -23,24 +24,20 @@ export interface StatsSummary {
   files: StatsFiles;
 }
 
-const DEFAULT_CODEBOOK = "bales-ipa";
-
 export async function runStats(whole: StudyContext, options: StatsStageOptions, effects: StageEffects): Promise<StatsSummary> {
   const selection = selectionOf(options.selection);
   const context = selectedContext(whole, selection);
   const sessions = await context.sessions();
-  const codebook = options.codebook ?? DEFAULT_CODEBOOK;
   const notes: string[] = [];
   let loaded: LoadedCodes | undefined;
-  // Metrics need no codes: without an explicit codebook, a study not coded yet still gets them.
-  // Any other problem (a corrupt codes file, several coders) still fails loudly.
-  if (options.codebook === undefined && options.coder === undefined && !(await context.coders())[DEFAULT_CODEBOOK]) {
-    notes.push(
-      `no Bales or sequence analyses: the study has no ${DEFAULT_CODEBOOK} codes yet (run \`colloquy code ${context.dir} --codebook ${DEFAULT_CODEBOOK}\`)`,
-    );
+  // Metrics need no codes: without a codebook or coder named, a study not coded yet still gets
+  // them. Any other problem (a corrupt codes file, several coders) still fails loudly.
+  const need = { command: "stats", nominal: true, coded: options.coder ? [options.coder] : true } as const;
+  if (options.codebook === undefined && options.coder === undefined && (await codebookCandidates(whole, need)).length === 0) {
+    notes.push(`no Bales or sequence analyses: the study has no codes of a nominal codebook yet (run \`colloquy code ${context.dir}\`)`);
     effects.warn(notes[0]);
   } else {
-    loaded = await loadCodedStudy(context.dir, codebook, options.coder, context, whole.config.codebooks);
+    loaded = await loadCodedStudy(context.dir, await chooseCodebook(whole, options.codebook, need), options.coder, context, whole.config.codebooks);
   }
   // Each session's metrics depend on its turns only: kept per session in the study's memo, so
   // adding a session measures that session; everything over sessions is computed again. A

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runCli } from "../support/cli.js";
 import type { CompareReport } from "../../src/analysis/compare/compare.js";
@@ -79,6 +79,26 @@ describe("colloquy compare", () => {
     expect((await runCli(["compare", dir, "--codebook", "pragmatic-style"])).stderr).toMatch(/no codes for codebook "pragmatic-style"|rates scales/);
   });
 
+  it("a design the sessions cannot hold fails with fixes in colloquy.json, and each fix it names works", async () => {
+    const dir = await pairedStudyOnDisk({ compare: { design: "within", unit: "session" } } as never);
+    const failed = await runCli(["compare", dir, "--json"]);
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).toContain(
+      'set "unit": "participant" under "compare" in colloquy.json to pair people by id, or "design": "between" to compare sessions as independent units',
+    );
+    const path = join(dir, "colloquy.json");
+    const config = JSON.parse(await readFile(path, "utf8"));
+    for (const fix of [
+      { design: "within", unit: "participant" },
+      { design: "between", unit: "session" },
+    ]) {
+      await writeFile(path, JSON.stringify({ ...config, compare: fix }));
+      const run = await runCli(["compare", dir, "--json"]);
+      expect(run.code, run.stderr).toBe(0);
+      expect((JSON.parse(run.stdout) as CompareReport).options).toMatchObject(fix);
+    }
+  });
+
   it("takes the coder colloquy.json names when several coded the codebook, asks for --coder when it names none of them, and says how to code when none did", async () => {
     const configured = await pairedStudyOnDisk({}, ["rules", "human:alice"]);
     const fromConfig = await runCli(["compare", configured, "--control", "control", "--json"]);
@@ -92,6 +112,11 @@ describe("colloquy compare", () => {
     expect(ok.code).toBe(0);
     expect((JSON.parse(ok.stdout) as CompareReport).coder).toBe("human:alice");
     const empty = await pairedStudyOnDisk({}, []);
-    expect((await runCli(["compare", empty])).stderr).toMatch(/no codes for codebook "bales-ipa" yet; code the turns first with `colloquy code/);
+    expect((await runCli(["compare", empty])).stderr).toMatch(
+      /compare: no --codebook given, and .* has no nominal codebook \(categories\) with codes \(colloquy.json lists bales-ipa, pragmatic-style\); code the turns first \(colloquy code /,
+    );
+    expect((await runCli(["compare", empty, "--codebook", "bales-ipa"])).stderr).toMatch(
+      /no codes for codebook "bales-ipa" yet; code the turns first with `colloquy code/,
+    );
   });
 });

@@ -23,7 +23,7 @@ describe("colloquy concepts", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("Concept rate by condition (between-subject, unit: session; default: each session is one observation");
     expect(run.stdout).toMatch(/\d+ people took part in more than one condition/);
-    expect(run.stdout).toMatch(/A vs B: permutation test of the difference in means \(two-sided\) \(n = 2\): not tested: 1 vs 1 sessions: too few to test/);
+    expect(run.stdout).toMatch(/B vs A: permutation test of the difference in means \(two-sided\) \(n = 2\): not tested: 1 vs 1 sessions: too few to test/);
     expect(run.stdout).toContain("no turn times");
     const report = JSON.parse(await readFile(join(study, "analysis", "concepts.json"), "utf8")) as ConceptsReport;
     expect(report.provenance).toMatchObject({ tool: "colloquy", rateBasis: "active", lexicon: { source: lexicon, terms: 1, ignore: 1 } });

@@ -33,13 +33,22 @@ describe("colloquy stats", () => {
     expect(participantsCsv.trim().split("\n")).toHaveLength(21);
   });
 
+  it("takes the codebook and coder colloquy.json names once a second coder exists, as compare does", async () => {
+    const dir = await pairedStudyOnDisk({}, ["rules", "human:alice"]);
+    for (const command of ["stats", "compare"]) {
+      const run = await runCli([command, dir, "--json"]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout).provenance).toMatchObject({ codebook: { id: "bales-ipa" }, coder: "rules" });
+    }
+  });
+
   it("works without codes (metrics only, with a note) and prints JSON with --json", async () => {
     const dir = await pairedStudyOnDisk({}, []);
     const run = await runCli(["stats", dir, "--json"]);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as StatsReport;
     expect(report.codes).toBeNull();
-    expect(report.notes.join(" ")).toMatch(/no Bales or sequence analyses: the study has no bales-ipa codes yet \(run `colloquy code /);
+    expect(report.notes.join(" ")).toMatch(/no Bales or sequence analyses: the study has no codes of a nominal codebook yet \(run `colloquy code /);
     expect(report.sessions).toHaveLength(10);
   });
 

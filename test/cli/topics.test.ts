@@ -25,14 +25,20 @@ describe("colloquy topics (rules, offline)", () => {
       ["b1", report.trees[1].branching.mean],
     ]);
     const br = report.conditions.find((c) => c.measure === "branchingRatio")!;
-    // A declared within design pairs the people of the sessions (alice and bob in both conditions), one test per comparison.
-    expect(br).toMatchObject({ level: "session", unit: "participant", design: "within", designSource: "colloquy.json" });
+    // A session's tree is one observation of that session, even in a declared within design: it is
+    // not copied to alice and bob to make two "pairs" of two sessions. 1 vs 1 session: too few.
+    expect(br).toMatchObject({ level: "session", unit: "session", design: "between", designSource: "colloquy.json" });
     expect(br.tests).toHaveLength(1);
-    expect(br.tests[0]).toMatchObject({ test: "paired-permutation", n: 2 });
+    expect(br.tests[0]).toMatchObject({ a: "B", b: "A", test: "permutation", n: 2, nA: 1, nB: 1, p: null });
+    expect(br.tests[0].skipped).toMatch(/1 vs 1 sessions: too few to test/);
 
     const json = await runCli(["topics", study, "--scope", "participant", "--json"]);
     expect(json.code).toBe(0);
     const parsed = JSON.parse(json.stdout) as TopicsReport;
+    // One tree per person: the declared design pairs alice and bob across the conditions.
+    const perPerson = parsed.conditions.find((c) => c.measure === "branchingRatio")!;
+    expect(perPerson).toMatchObject({ level: "participant", unit: "participant", design: "within" });
+    expect(perPerson.tests[0]).toMatchObject({ a: "B", b: "A", test: "paired-permutation", n: 2 });
     expect(parsed.participants.map((p) => p.name)).toEqual(["Alice", "Bob", "Alice", "Bob"]);
     expect(parsed.participants[0].branchingRatio).toBeCloseTo(4 / 3, 12);
   });

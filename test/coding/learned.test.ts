@@ -271,7 +271,9 @@ describe("colloquy code --coder learned", { timeout: 600_000 }, () => {
     const first = await readFile(out, "utf8");
     await runCli(["sample", active, "--n", "10", "--strategy", "uncertain", "--out", out]);
     expect(await readFile(out, "utf8")).toBe(first);
-    expect((await runCli(["sample", active, "--n", "10", "--strategy", "uncertain", "--coder", "nobody", "--out", out])).stderr).toContain("needs --codebook");
+    expect((await runCli(["sample", active, "--n", "10", "--strategy", "uncertain", "--coder", "nobody", "--out", out])).stderr).toContain(
+      "sample --strategy uncertain: no --codebook given, and",
+    );
   });
 
   it("says what is missing when there is nothing to learn from", async () => {

@@ -44,6 +44,40 @@ describe("colloquy report", () => {
     expect(md).toMatch(/expected counts below 5.*unreliable/);
   });
 
+  it("states one unit and one n in every section: 3 people paired by id; the measures taken once per session per session, never copied to its people", async () => {
+    const md = await readFile(join(dir, "analysis", "report.md"), "utf8");
+    const compare = await json("compare-bales-ipa.json");
+    const sections = [(await json("topics.json")).conditions, (await json("concepts.json")).conditions].flat() as {
+      measure: string;
+      level: string;
+      unit: string;
+      byCondition: Record<string, { n: number }>;
+      tests: { n: number }[];
+    }[];
+    // The demo: 3 conditions of 5 sessions, the same 3 people (humans) in each, agents not paired.
+    expect(compare.comparisons.map((c: { nCondition: number; nReference: number; unit: string }) => [c.unit, c.nCondition, c.nReference])).toEqual([
+      ["participant", 3, 3],
+      ["participant", 3, 3],
+    ]);
+    for (const m of sections) {
+      const expected = m.level === "participant" ? { unit: "participant", n: 3, tested: 3 } : { unit: "session", n: 5, tested: 10 };
+      expect([m.measure, m.unit]).toEqual([m.measure, expected.unit]);
+      expect(Object.values(m.byCondition).map((s) => s.n)).toEqual([expected.n, expected.n, expected.n]);
+      for (const t of m.tests) expect(t.n).toBe(expected.tested);
+    }
+    expect(sections.filter((m) => m.level === "session").map((m) => m.measure)).toEqual(["sessionConceptRate", "sessionUniqueConcepts"]);
+    expect(md).toMatch(
+      /Unit of analysis: participant; n per comparison: 3 paired participants\. Measures taken once per session \(sessionConceptRate, sessionUniqueConcepts\) are analysed per session \(sessions per condition: control 5, critical 5, socratic 5\)/,
+    );
+    expect(md).toMatch(/Unit of analysis: participant \(3 paired participants per comparison\)/);
+    expect(md).toMatch(/Topics: .*Measured per participant and analysed per participant \(.*n per condition: control 3, critical 3, socratic 3\)/);
+    expect(md).toMatch(
+      /sessionConceptRate, sessionUniqueConcepts: measured per session and analysed per session \(.*n per condition: control 5, critical 5, socratic 5\)/,
+    );
+    expect(md).toMatch(/every difference and effect size is the condition minus the control/);
+    expect(md).not.toMatch(/was computed with the .* design, unit/);
+  });
+
   it("copies every number from the analysis files: CSV cells exactly, text rounded from them", async () => {
     const agreement = await json("agreement-bales-ipa.json");
     const pairs = await csv("reliability-bales-ipa-codes-pairs.csv");

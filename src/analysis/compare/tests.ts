@@ -1,6 +1,6 @@
 import { chiSquare, chooseTest, fisherExact, testTwoGroups, type DecisionRow, type GroupTest, type TestId } from "../inference/index.js";
 import { adjustPValues, ADJUSTMENT_NAMES, type Adjustment } from "../inference/multiplicity.js";
-import type { InferenceSettings } from "../shared/design.js";
+import { comparisonPairs, type InferenceSettings } from "../shared/design.js";
 import type { FrequencyRow, UnitRow } from "./compare.js";
 import { errorMessage } from "../../util/errors.js";
 import { pWithRelation } from "../../util/p-value.js";
@@ -9,8 +9,9 @@ import { pWithRelation } from "../../util/p-value.js";
  * The inferential side of `colloquy compare`: one pre-declared test per comparison and code, on
  * one value per unit of analysis (a session, or a person by id; ../shared/design.ts), chosen by
  * the decision table (../inference/decision.ts): a permutation test by default, Mann-Whitney,
- * Welch, or for pairs Wilcoxon as named alternatives. Each comparison's codes are one family,
- * adjusted for multiplicity (Holm by default); raw and adjusted p are both kept. A design that
+ * Welch, or for pairs Wilcoxon as named alternatives. Comparisons and their direction (condition
+ * minus reference) come from ../shared/design.ts (comparisonPairs); each comparison's codes are
+ * one family, adjusted for multiplicity (Holm by default); raw and adjusted p are both kept. A design that
  * cannot reach p < .05 at all is said so on the line instead of a test. Chi-square tests of the
  * act counts are kept as description: acts are nested in sessions and speakers, not independent.
  */
@@ -97,10 +98,7 @@ const ACTS_NOTE =
 export function runTests(input: TestInput): { comparisons: Comparison[]; tests: TestResult[] } {
   const { labels, conditions, control, measure, inference } = input;
   const { design, unit } = inference.design;
-  const pairs: [string, string][] =
-    control !== null
-      ? conditions.filter((c) => c !== control).map((c) => [c, control])
-      : conditions.flatMap((a, i) => conditions.slice(i + 1).map((b) => [b, a] as [string, string]));
+  const pairs = comparisonPairs(conditions, control);
   const byCondition = new Map<string, UnitRow[]>();
   for (const u of input.units) {
     const list = byCondition.get(u.condition);

@@ -1,20 +1,26 @@
-import { chooseTest, tCritical, testTwoGroups, type TestId } from "../inference/index.js";
+import { chooseTest, decisionTable, tCritical, testTwoGroups, type TestId } from "../inference/index.js";
 import { adjustPValues, type Adjustment } from "../inference/multiplicity.js";
 import { errorMessage } from "../../util/errors.js";
 import { bootstrapMean } from "../reliability/bootstrap.js";
 import { sha256 } from "../../util/hash.js";
-import { DEFAULT_INFERENCE, type InferenceSettings } from "../shared/design.js";
+import { comparisonPairs, DEFAULT_INFERENCE, type InferenceSettings } from "../shared/design.js";
 
 /**
  * Per-condition summaries of the measures of topics and concepts, and one test per measure and
- * comparison, on the study's unit of analysis (../shared/design.ts), so every section states the
- * same unit and n as compare: with session units each session's values are averaged into one
- * value per session; with participant units each person's values (by id; agents only when the
- * design says so) into one per person and condition, and a session-level measure counts for the
- * people of its session. The test comes from the decision table (../inference/decision.ts); the
- * measures of one analysis and their comparisons are one family, adjusted for multiplicity
- * (Holm by default). Comparisons: every condition against `compare.control` when set, else
- * every pair of conditions.
+ * comparison, so every section states its unit and n as compare does. A value is measured per
+ * participant or per session (`level`), and no observation is counted twice:
+ *  - a participant-level measure is analysed on the study's unit (../shared/design.ts): with
+ *    session units a session's values are averaged into one value per session; with participant
+ *    units each person's values (by id; agents only when the design says so) into one per person
+ *    and condition, paired by id in a within-subject design;
+ *  - a session-level measure (a session's concept rate, its topic tree) is one value of one
+ *    session, so its unit is always the session: a session belongs to one condition, so it is
+ *    compared as an independent sample, never paired nor copied to each of its people.
+ * The test comes from the decision table (../inference/decision.ts). Comparisons and their
+ * direction come from ../shared/design.ts (comparisonPairs: each condition against
+ * `compare.control` when set, else every pair; differences are the condition (`a`) minus its
+ * reference (`b`)). A family is the measures of one analysis in one comparison, adjusted for
+ * multiplicity (Holm by default), as compare's family is the codes of one codebook in one comparison.
  */
 
 /** One measured value: a participant's in a session, or a session's. `null` values (e.g. no times) are left out and counted. */
@@ -47,9 +53,11 @@ export interface ValueSummary {
   ciNote?: string;
 }
 
-/** One test of condition `a` against condition `b`. */
+/** One test of condition `a` against its reference `b` (differences are a minus b). */
 export interface ConditionTest {
+  /** The condition. */
   a: string;
+  /** The reference: the control, or the earlier of the two conditions in alphabetical order. */
   b: string;
   /** The decision table's test (one per comparison). */
   test: TestId;
@@ -64,9 +72,11 @@ export interface ConditionTest {
   df?: number;
   /** Raw two-sided p; null when the test did not run (see skipped). */
   p: number | null;
-  /** p adjusted across the analysis's measures and comparisons (the family) by `adjust`. */
+  /** p adjusted across the analysis's measures in this comparison (the family) by `adjust`. */
   pAdjusted: number | null;
   adjust: Adjustment;
+  /** Tests in the family the adjustment counted. */
+  familySize?: number;
   /** Mean of a - b over pairs (paired) or difference of means (independent). */
   meanDiff: number | null;
   effectSize?: number | null;
@@ -87,7 +97,7 @@ export interface MeasureComparison {
   measure: string;
   /** What one measured value is: a participant's in a session, or a session's. */
   level: "participant" | "session";
-  /** The unit of analysis (the study's): each summary and test counts these. */
+  /** The unit of analysis: each summary and test counts these (the study's; always "session" for a session-level measure). */
   unit: "participant" | "session";
   /** Per condition, over the units. */
   byCondition: Record<string, ValueSummary>;
@@ -192,19 +202,10 @@ export function meanInterval(mean: number, sd: number | null, n: number, confide
   return [mean - half, mean + half];
 }
 
-function conditionPairs(conditions: readonly string[], control: string | undefined): [string, string][] {
-  if (control !== undefined && conditions.includes(control)) {
-    return conditions.filter((c) => c !== control).map((c) => [c, control]);
-  }
-  const pairs: [string, string][] = [];
-  for (let i = 0; i < conditions.length; i++) for (let j = i + 1; j < conditions.length; j++) pairs.push([conditions[i], conditions[j]]);
-  return pairs;
-}
-
 /**
  * Each unit's value in each condition: the mean of its values there. Session units: the
- * session's values; participant units: a participant value belongs to its participant when
- * that participant is a person unit, a session value to every person of the session.
+ * session's values; participant units: a participant's values, when the participant is a
+ * person unit (a session-level value never reaches here: its unit is the session).
  */
 function unitValues(
   values: readonly UnitValue[],
@@ -214,19 +215,42 @@ function unitValues(
   const groups = new Map<string, Map<string, number[]>>();
   for (const v of values) {
     if (v.value === null || !Number.isFinite(v.value)) continue;
-    const people = persons.get(v.session) ?? [];
-    const keys = unit === "session" ? [v.session] : v.participant !== undefined ? (people.includes(v.participant) ? [v.participant] : []) : people;
+    const key =
+      unit === "session" ? v.session : v.participant !== undefined && (persons.get(v.session) ?? []).includes(v.participant) ? v.participant : undefined;
+    if (key === undefined) continue;
     let byUnit = groups.get(v.condition);
     if (!byUnit) groups.set(v.condition, (byUnit = new Map()));
-    for (const k of keys) byUnit.set(k, [...(byUnit.get(k) ?? []), v.value]);
+    byUnit.set(key, [...(byUnit.get(key) ?? []), v.value]);
   }
   return new Map([...groups].map(([c, byUnit]) => [c, new Map([...byUnit].map(([k, xs]) => [k, mean(xs)]))]));
+}
+
+/**
+ * How one measure is analysed: a participant-level measure on the study's design and unit; a
+ * session-level one on sessions as independent units, with the study's test when it is one for
+ * independent units (else that design's default), and a reason saying why.
+ */
+function measureDesign(level: MeasureComparison["level"], inference: InferenceSettings) {
+  const d = inference.design;
+  if (level === "participant" || d.unit === "session")
+    return { design: d.design, unit: d.unit, test: inference.test, source: d.source, reason: d.reason, note: undefined };
+  const test = decisionTable.find((r) => r.test === inference.test)?.design === "between" ? inference.test : undefined;
+  const paired = d.design === "within";
+  return {
+    design: "between" as const,
+    unit: "session" as const,
+    test,
+    source: d.source,
+    reason: `a session-level measure: each session is one observation (a session belongs to one condition, so it is ${paired ? "not paired, and " : ""}not counted once per person)`,
+    note: paired ? "the same people took part in sessions of both conditions, so the sessions are not fully independent: read p with that in mind" : undefined,
+  };
 }
 
 /** One measure's summaries per condition (over units) and its tests (raw p; {@link compareMeasures} adjusts). */
 function compareMeasure(measure: string, level: MeasureComparison["level"], values: readonly UnitValue[], options: MeasureCompareOptions): MeasureComparison {
   const inference = options.inference ?? DEFAULT_INFERENCE;
-  const { design, unit } = inference.design;
+  const how = measureDesign(level, inference);
+  const { design, unit } = how;
   const conditions = [...new Set(values.map((v) => v.condition))].sort();
   const perCondition = unitValues(values, unit, options.persons ?? new Map());
   const unitsIn = (c: string) => perCondition.get(c) ?? new Map<string, number>();
@@ -235,9 +259,9 @@ function compareMeasure(measure: string, level: MeasureComparison["level"], valu
     const missing = values.filter((v) => v.condition === c && (v.value === null || !Number.isFinite(v.value))).length;
     byCondition[c] = { ...summariseValues([...unitsIn(c).values()]), missing };
   }
-  const row = chooseTest(design, inference.test);
+  const row = chooseTest(design, how.test);
   const tests: ConditionTest[] = [];
-  for (const [a, b] of conditionPairs(conditions, options.control)) {
+  for (const [a, b] of comparisonPairs(conditions, options.control)) {
     const ma = unitsIn(a);
     const mb = unitsIn(b);
     const shared = [...ma.keys()].filter((u) => mb.has(u)).sort();
@@ -261,7 +285,8 @@ function compareMeasure(measure: string, level: MeasureComparison["level"], valu
       continue;
     }
     try {
-      const g = testTwoGroups(design, xs, ys, { unit, test: inference.test, resamples: inference.resamples, seed: inference.seed });
+      const g = testTwoGroups(design, xs, ys, { unit, test: how.test, resamples: inference.resamples, seed: inference.seed });
+      const note = [g.p !== null ? g.note : undefined, how.note].filter(Boolean).join("; ");
       tests.push({
         ...base,
         n: design === "within" ? xs.length : xs.length + ys.length,
@@ -275,30 +300,40 @@ function compareMeasure(measure: string, level: MeasureComparison["level"], valu
         smallestP: g.smallestP,
         mde80: g.mde80,
         ...(g.method ? { method: g.method } : {}),
-        ...(g.p === null && g.note ? { skipped: g.note } : g.note ? { note: g.note } : {}),
+        ...(g.p === null && g.note ? { skipped: g.note } : {}),
+        ...(note ? { note } : {}),
       });
     } catch (error) {
       tests.push({ ...base, n: xs.length + ys.length, statistic: null, p: null, meanDiff: null, skipped: errorMessage(error).replace(/^\w+: /, "") });
     }
   }
-  const d = inference.design;
-  return { measure, level, unit, byCondition, design, designSource: d.source, designReason: d.reason, tests };
+  return { measure, level, unit, byCondition, design, designSource: how.source, designReason: how.reason, tests };
 }
 
 /**
- * Every measure of one analysis compared between conditions, its tests one family adjusted for
- * multiplicity (the study's adjustment, Holm by default).
+ * Every measure of one analysis compared between conditions. The family is the analysis's
+ * measures in one comparison (condition and reference), adjusted for multiplicity by the study's
+ * adjustment (Holm by default); tests that did not run stay out of it.
  */
 export function compareMeasures(
   measures: readonly { measure: string; level: MeasureComparison["level"]; values: readonly UnitValue[] }[],
   options: MeasureCompareOptions = {},
 ): MeasureComparison[] {
   const out = measures.map((m) => compareMeasure(m.measure, m.level, m.values, options));
-  const family = out.flatMap((c) => c.tests).filter((t) => t.p !== null);
-  const adjusted = adjustPValues(
-    family.map((t) => t.p!),
-    options.inference?.adjust ?? DEFAULT_INFERENCE.adjust,
-  );
-  family.forEach((t, i) => (t.pAdjusted = Number.isFinite(adjusted[i]) ? adjusted[i] : null));
+  const families = new Map<string, ConditionTest[]>();
+  for (const t of out.flatMap((c) => c.tests)) {
+    const key = `${t.a}\u0000${t.b}`;
+    families.set(key, [...(families.get(key) ?? []), t]);
+  }
+  const adjust = options.inference?.adjust ?? DEFAULT_INFERENCE.adjust;
+  for (const family of families.values()) {
+    const tested = family.filter((t) => t.p !== null);
+    const adjusted = adjustPValues(
+      tested.map((t) => t.p!),
+      adjust,
+    );
+    tested.forEach((t, i) => (t.pAdjusted = Number.isFinite(adjusted[i]) ? adjusted[i] : null));
+    for (const t of family) t.familySize = tested.length;
+  }
   return out;
 }

@@ -11,7 +11,7 @@ export function hedgesG(x: readonly number[], y: readonly number[]): number | nu
   const ny = y.length;
   if (nx < 2 || ny < 2) return null;
   const pooled = Math.sqrt(((nx - 1) * variance(x) + (ny - 1) * variance(y)) / (nx + ny - 2));
-  if (!(pooled > 0)) return null;
+  if (!spread(pooled, [...x, ...y])) return null;
   const d = (mean(x) - mean(y)) / pooled;
   return d * (1 - 3 / (4 * (nx + ny) - 9));
 }
@@ -26,5 +26,15 @@ export function cohensDz(x: readonly number[], y: readonly number[]): number | n
   if (x.length < 2) return null;
   const d = x.map((v, i) => v - y[i]);
   const sd = Math.sqrt(variance(d));
-  return sd > 0 ? mean(d) / sd : null;
+  return spread(sd, d) ? mean(d) / sd : null;
+}
+
+/**
+ * Whether an SD is a real spread rather than floating-point noise: values equal in exact
+ * arithmetic (0.1 + 0.2 and 0.3, means of counts over sessions) leave an SD near 1e-17, and
+ * dividing by it gives effect sizes of 1e16 (seen in bootstrap intervals of g_z over 3 pairs).
+ */
+function spread(sd: number, values: readonly number[]): boolean {
+  const scale = values.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+  return sd > 1e-12 * scale;
 }

@@ -124,6 +124,20 @@ export function personsBySession(sessions: readonly Session[], agentUnits: boole
   return new Map(sessions.map((s) => [s.id, s.participants.filter((p) => isPersonUnit(p.kind, agentUnits)).map((p) => p.id)]));
 }
 
+/**
+ * The comparisons of conditions every analysis makes, each as [condition, reference]: every
+ * other condition against the control when the study names one (and has it), else every pair,
+ * the reference being the earlier of the two in alphabetical order. Every difference, mean
+ * difference and effect size is the condition minus its reference.
+ */
+export function comparisonPairs(conditions: readonly string[], control?: string | null): [string, string][] {
+  if (control !== undefined && control !== null && conditions.includes(control)) {
+    return conditions.filter((c) => c !== control).map((c) => [c, control]);
+  }
+  const sorted = [...conditions].sort();
+  return sorted.flatMap((reference, i) => sorted.slice(i + 1).map((condition): [string, string] => [condition, reference]));
+}
+
 /** How every comparison of conditions tests: the design, the one test, the adjustment, and the Monte Carlo settings. */
 export interface InferenceSettings {
   design: StudyDesign;

@@ -125,18 +125,20 @@ function designSection(data: StudyData, compares: AnalysisFile<CompareReport>[])
   const control = data.config.compare.control;
   const test = chooseTest(design.design, compares[0]?.value.options.test ?? data.config.compare.test);
   const adjust = compares[0]?.value.options.adjust ?? data.config.compare.adjust ?? "holm";
+  const measures = [data.analysis.topics, data.analysis.concepts].flatMap((f) => (f ? f.value.conditions.map((c) => ({ file: f.file, c })) : []));
   const blocks: Block[] = [
     para(
-      `Design: ${design.description}; ${design.reason}. ` +
+      `Design: ${design.description}; ${design.reason}. ${unitsAndN(data, design, compares, measures)} ` +
         `Every question (a code or measure, one condition against another) has one test chosen in advance from the decision table: the ${test.name}, with ${EFFECT_SIZE_NAMES[test.effect]} and its 95% bootstrap interval over ${design.unit}s. ` +
-        `The tests of one analysis are one family, ${adjust === "none" ? "not adjusted for multiplicity" : `adjusted with the ${ADJUSTMENT_NAMES[adjust]} procedure; the text reports adjusted p`}. ` +
+        `The tests of one analysis in one comparison (the codes of one codebook; the measures of topics; those of concepts) are one family, ${adjust === "none" ? "not adjusted for multiplicity" : `adjusted with the ${ADJUSTMENT_NAMES[adjust]} procedure; the text reports adjusted p`}. ` +
         "Counts of acts per condition and their percentage differences from control are descriptive: acts are nested in sessions and speakers." +
         (control
-          ? ` Each condition is compared with the control condition, ${control}.`
-          : " No control condition is set (compare.control in colloquy.json), so every pair of conditions is compared."),
+          ? ` Each condition is compared with the control condition, ${control}; every difference and effect size is the condition minus the control.`
+          : " No control condition is set (compare.control in colloquy.json), so every pair of conditions is compared; every difference and effect size is the later condition (in alphabetical order) minus the earlier."),
     ),
   ];
-  const others = [data.analysis.topics, data.analysis.concepts].flatMap((f) => (f ? f.value.conditions.slice(0, 1).map((c) => ({ file: f.file, c })) : []));
+  // Session-level measures are analysed per session whatever the design: only the others must match it.
+  const others = measures.filter((o) => o.c.level === "participant").slice(0, 1);
   const disagree = others.filter((o) => o.c.design !== design.design || o.c.unit !== design.unit);
   if (disagree.length > 0) {
     blocks.push({
@@ -148,6 +150,36 @@ function designSection(data: StudyData, compares: AnalysisFile<CompareReport>[])
     });
   }
   return { title: "Design", level: 3, blocks };
+}
+
+/**
+ * The units and their n, once for the whole report: the code comparisons' (from the compare
+ * file, else the sessions per condition), and the sessions of the measures taken once per
+ * session when the unit is the participant.
+ */
+function unitsAndN(
+  data: StudyData,
+  design: { design: string; unit: string },
+  compares: AnalysisFile<CompareReport>[],
+  measures: { c: MeasureComparison }[],
+): string {
+  const sessionsPer = new Map<string, number>();
+  for (const s of data.sessions) sessionsPer.set(s.metadata.condition ?? "(none)", (sessionsPer.get(s.metadata.condition ?? "(none)") ?? 0) + 1);
+  const perCondition = [...sessionsPer].map(([c, n]) => `${c} ${n}`).join(", ");
+  const comparisons = compares[0]?.value.comparisons ?? [];
+  const sizes = [
+    ...new Set(
+      comparisons.map((c) => (c.design === "within" ? `${c.nCondition} paired ${design.unit}s` : `${c.nCondition} vs ${c.nReference} ${design.unit}s`)),
+    ),
+  ];
+  const units =
+    sizes.length > 0
+      ? `Unit of analysis: ${design.unit}; n per comparison: ${sizes.join("; ")}.`
+      : `Unit of analysis: ${design.unit}${design.unit === "session" ? `; sessions per condition: ${perCondition}` : ""}.`;
+  const sessionLevel = [...new Set(measures.filter((m) => m.c.level === "session").map((m) => m.c.measure))];
+  return design.unit === "participant" && sessionLevel.length > 0
+    ? `${units} Measures taken once per session (${sessionLevel.join(", ")}) are analysed per session (sessions per condition: ${perCondition}): a session is one observation, never counted once per person.`
+    : units;
 }
 
 /** The study's design when no compare file recorded one (a study without codes). */
@@ -384,15 +416,21 @@ function measuresSection(title: string, file: string, comparisons: MeasureCompar
   const blocks: Block[] = [];
   if (comparisons.length === 0) return { title, level: 3, blocks };
   const first = comparisons[0];
+  // One sentence per way of analysing (participant-level measures on the study's unit, session-level ones per session).
+  const groups = new Map<string, MeasureComparison[]>();
+  for (const c of comparisons) groups.set(`${c.level}/${c.unit}/${c.design}`, [...(groups.get(`${c.level}/${c.unit}/${c.design}`) ?? []), c]);
+  const ways = [...groups.values()].map((group) => {
+    const g = group[0];
+    const n = Object.entries(g.byCondition)
+      .map(([c, s]) => `${c} ${s.n}`)
+      .join(", ");
+    const which = groups.size > 1 ? `${group.map((c) => c.measure).join(", ")}: m` : "M";
+    return `${which}easured per ${g.level} and analysed per ${g.unit} (${describeDesign(g)}; ${g.designReason}; n per condition: ${n})`;
+  });
+  const test = comparisons.flatMap((c) => c.tests)[0];
   blocks.push(
     para(
-      `${title}: ${what}, measured per ${first.level} and analysed per ${first.unit} (${describeDesign(first)}; ${first.designReason}; n per condition: ${Object.entries(
-        first.byCondition,
-      )
-        .map(([c, s]) => `${c} ${s.n}`)
-        .join(
-          ", ",
-        )}). ${first.tests[0] ? `Each test is the ${first.tests[0].testName}, ${first.tests[0].adjust === "none" ? "unadjusted" : `${ADJUSTMENT_NAMES[first.tests[0].adjust]}-adjusted across the ${title.toLowerCase()} measures`}` : "No test ran"}. Means are given with 95% intervals (${Object.values(first.byCondition).find((s) => s.ciMethod)?.ciMethod ?? "see the analysis file"}).`,
+      `${title}: ${what}. ${ways.join(". ")}. ${test ? `Each test is the ${[...new Set(comparisons.flatMap((c) => c.tests.map((t) => t.testName)))].join(" or ")}, ${test.adjust === "none" ? "unadjusted" : `${ADJUSTMENT_NAMES[test.adjust]}-adjusted across the ${title.toLowerCase()} measures within each comparison`}` : "No test ran"}. Means are given with 95% intervals (${Object.values(first.byCondition).find((s) => s.ciMethod)?.ciMethod ?? "see the analysis file"}).`,
     ),
   );
   const rows: Cell[][] = [];

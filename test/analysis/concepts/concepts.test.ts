@@ -158,14 +158,53 @@ describe("condition comparisons", () => {
     expect(c.byCondition.A).toMatchObject({ n: 3, missing: 1 });
     expect(c.byCondition.A.mean).toBeCloseTo(13 / 3, 12);
     expect(c.tests).toHaveLength(1);
-    // python: stats.permutation_test(([3,5,5],[1,2,4]), mean(x - y), permutation_type="samples") -> 2.0, p 0.25
-    expect(c.tests[0]).toMatchObject({ a: "A", b: "B", n: 3, test: "paired-permutation", smallestP: 0.25 });
-    expect(c.tests[0].statistic).toBeCloseTo(2, 12);
+    // No control: B against the earlier condition A, as compare does; differences are B minus A.
+    // python: stats.permutation_test(([1,2,4],[3,5,5]), mean(x - y), permutation_type="samples") -> -2.0, p 0.25
+    expect(c.tests[0]).toMatchObject({ a: "B", b: "A", n: 3, test: "paired-permutation", smallestP: 0.25 });
+    expect(c.tests[0].statistic).toBeCloseTo(-2, 12);
+    expect(c.tests[0].meanDiff).toBeCloseTo(-2, 12);
     expect(c.tests[0].p).toBeCloseTo(0.25, 12);
     expect(c.tests[0].note).toMatch(/cannot reach p < \.05/);
   });
 
-  it("with session units, averages a session's values and adjusts the family across measures and comparisons", () => {
+  it("tests a session-level measure on sessions even when the study's unit is the participant: a session's value is never copied to its people", () => {
+    // sA1 has four people and sB1 three: attributed to each person, its one value would count 4 and 3 times.
+    const values: UnitValue[] = [
+      { session: "sA1", condition: "A", value: 2 },
+      { session: "sA2", condition: "A", value: 4 },
+      { session: "sB1", condition: "B", value: 7 },
+      { session: "sB2", condition: "B", value: 9 },
+    ];
+    const [c] = compareMeasures([{ measure: "sessionRate", level: "session", values }], { inference: within, persons });
+    expect(c).toMatchObject({ level: "session", unit: "session", design: "between" });
+    expect(c.designReason).toMatch(/^a session-level measure: each session is one observation/);
+    expect(c.byCondition.A).toMatchObject({ n: 2, mean: 3 });
+    expect(c.byCondition.B).toMatchObject({ n: 2, mean: 8 });
+    // python: stats.permutation_test(([7,9],[2,4]), mean(x) - mean(y)) -> 5.0, p 0.3333 (6 splits)
+    expect(c.tests[0]).toMatchObject({ a: "B", b: "A", n: 4, nA: 2, nB: 2, test: "permutation" });
+    expect(c.tests[0].statistic).toBeCloseTo(5, 12);
+    expect(c.tests[0].p).toBeCloseTo(1 / 3, 12);
+    expect(c.tests[0].note).toMatch(/the same people took part in sessions of both conditions, so the sessions are not fully independent/);
+  });
+
+  it("adjusts each comparison's measures apart: the tests of another comparison are not in the family (as compare's codes)", () => {
+    const session = (id: string, condition: string, value: number): UnitValue => ({ session: id, condition, value });
+    const values = [
+      ...[1, 2, 1.5, 3].map((v, i) => session(`a${i}`, "A", v)),
+      ...[4, 6, 5, 7].map((v, i) => session(`b${i}`, "B", v)),
+      ...[4, 6, 5, 7].map((v, i) => session(`c${i}`, "C", v)),
+    ];
+    const [one] = compareMeasures([{ measure: "rate", level: "session", values }], { control: "A" });
+    expect(one.tests.map((t) => [t.a, t.b, t.familySize])).toEqual([
+      ["B", "A", 1],
+      ["C", "A", 1],
+    ]);
+    // One test per family: Holm leaves p as it is (python: permutation_test(([4,6,5,7],[1,2,1.5,3])) -> p 0.02857142857142857).
+    expect(one.tests[0].pAdjusted).toBeCloseTo(0.02857142857142857, 12);
+    expect(one.tests[1].pAdjusted).toBeCloseTo(0.02857142857142857, 12);
+  });
+
+  it("with session units, averages a session's values; a family is the analysis's measures in one comparison", () => {
     const session = (id: string, condition: string, value: number | null): UnitValue => ({ session: id, condition, value });
     const values = [...[4, 6, 5, 7].map((v, i) => session(`b${i}`, "B", v)), ...[1, 2, 1.5, 3].map((v, i) => session(`a${i}`, "A", v)), session("c0", "C", 1)];
     const out = compareMeasures(
@@ -183,9 +222,11 @@ describe("condition comparisons", () => {
     ]);
     // python: stats.permutation_test(([4,6,5,7],[1,2,1.5,3]), mean(x) - mean(y)) -> 3.625, p 0.02857142857142857
     expect(rate.tests[0].p).toBeCloseTo(0.02857142857142857, 12);
-    // Holm across both measures' tests that ran (two of them, the same p): 2 × .0286.
+    // Holm within the B-vs-A family: both measures' tests (the same p): 2 × .0286. C vs A is another family.
+    expect(rate.tests[0]).toMatchObject({ familySize: 2 });
     expect(rate.tests[0].pAdjusted).toBeCloseTo(2 * 0.02857142857142857, 12);
     expect(rate.tests[1].skipped).toMatch(/1 vs 4 sessions: too few to test/);
+    expect(rate.tests[1]).toMatchObject({ familySize: 0, pAdjusted: null });
   });
 });
 

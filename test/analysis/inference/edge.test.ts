@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { chiSquare, holm, kendallTau, mannWhitneyU, pairedTTest, spearman, wilcoxonSignedRank } from "../../../src/analysis/inference/index.js";
+import { cohensDz, hedgesG } from "../../../src/analysis/inference/effect.js";
+import { effectInterval, hedgesGz } from "../../../src/analysis/inference/effect-sizes.js";
 
 describe("holm", () => {
   it("adjusts in input order, monotone, capped at 1 (hand-computed)", () => {
@@ -145,5 +147,20 @@ describe("mannWhitneyU exact path with a large second sample", () => {
     expect(r.method).toBe("exact");
     expect(r.U).toBe(c.U);
     expect(Math.abs(r.p - c.p)).toBeLessThan(1e-9);
+  });
+});
+
+describe("effect sizes over values equal but for floating point", () => {
+  it("read an SD of rounding noise as no spread: no effect size of 1e16, no such interval bound", () => {
+    // 0.1 + 0.2 is 0.30000000000000004: the differences are 0.3 three times in exact arithmetic.
+    const x = [0.1 + 0.2, 0.3, 0.3];
+    expect(cohensDz(x, [0, 0, 0])).toBeNull();
+    expect(hedgesGz(x, [0, 0, 0])).toBeNull();
+    expect(hedgesG([0.1 + 0.2, 0.3], [0.3, 0.3])).toBeNull();
+    // Resamples of the first two pairs alone have no spread: left out and counted, never a bound of 1e16
+    // (over a fifth of the resamples here, so no interval at all).
+    const interval = effectInterval("hedges-gz", [0.1 + 0.2, 0.3, 5], [0, 0, 0], "participant");
+    expect(interval.ci95).toBeNull();
+    expect(interval.method).toMatch(/resamples had no spread/);
   });
 });
