@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { packageRoot } from "./package-root.js";
 
 /** Colloquy's own version, read once from its package.json. */
@@ -18,6 +18,15 @@ export interface Provenance {
   version: string;
   createdAt: string;
   [detail: string]: unknown;
+}
+
+/**
+ * The study as a provenance block names it: relative to the folder of the file that carries the
+ * block ("." for a file inside the study, the default), never absolute, so a home folder name does
+ * not travel with every shared file.
+ */
+export function portableStudyPath(root: string, fileFolder: string = root): string {
+  return relative(resolve(fileFolder), resolve(root)) || ".";
 }
 
 export function provenance(details: Record<string, unknown> = {}): Provenance {
