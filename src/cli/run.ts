@@ -87,12 +87,13 @@ const DEFAULT_STUDY = "colloquy-study";
 
 /**
  * A mistyped study folder must not silently become a second study: run makes one only in a new
- * or empty folder (and says so), or with --create; a folder of other files is refused.
+ * or empty folder (and says so, on stderr so --json output stays JSON), or with --create; a
+ * folder of other files is refused.
  */
 function announceNewStudy(dir: string, create: boolean): void {
   if (!notAStudy(dir)) return;
-  if (isNewOrEmpty(dir)) io().out(`Creating a new study at ${dir} (no study was there; \`colloquy init ${dir}\` makes one ahead of time)`);
-  else if (create) io().out(`Making ${dir} a study (--create): it held other files but no colloquy.json`);
+  if (isNewOrEmpty(dir)) io().err(`Creating a new study at ${dir} (no study was there; \`colloquy init ${dir}\` makes one ahead of time)`);
+  else if (create) io().err(`Making ${dir} a study (--create): it held other files but no colloquy.json`);
   else
     throw new CliError(
       `${dir}: not a Colloquy study (no colloquy.json) and not empty; create one with \`colloquy init ${dir}\`, or run again with --create to make this folder one`,

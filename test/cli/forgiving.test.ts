@@ -75,9 +75,9 @@ describe("commands that forgive", () => {
     expect(refused.stderr).toMatch(/plain: not a Colloquy study \(no colloquy.json\) and not empty; .*colloquy init .*--create/);
     expect(await readdir(plain)).toEqual(["notes.txt"]);
     const fresh = await runCli(["run", scenario, join(root, "typo-study")]);
-    expect(fresh.stdout).toMatch(/Creating a new study at .*typo-study/);
+    expect(fresh.stderr).toMatch(/Creating a new study at .*typo-study/);
     const created = await runCli(["run", scenario, "--study", plain, "--create"]);
-    expect(created.stdout).toMatch(/Making .*plain a study \(--create\)/);
+    expect(created.stderr).toMatch(/Making .*plain a study \(--create\)/);
   });
 
   it("- is standard output for report, sample, sheet and export: no file named -, nothing beside /dev/null", async () => {
