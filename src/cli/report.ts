@@ -3,7 +3,7 @@ import { studyArgument } from "./study-arg.js";
 import { relative } from "node:path";
 import { oneOf } from "../util/did-you-mean.js";
 import { io } from "./io.js";
-import { writeOutput } from "./output.js";
+import { STDOUT, writeOutput } from "./output.js";
 import { writing } from "./lock.js";
 
 /** `colloquy report <study>`: the study's method and results as one Markdown or HTML file, plus one CSV per table. */
@@ -18,7 +18,8 @@ export function registerReport(program: Command): void {
       const { openStudy } = await import("../stages/context.js");
       const { runReport } = await import("../stages/report.js");
       const format = oneOf("--format", flags.format, ["md", "html"] as const);
-      const report = (out?: string) => writing(study, "report", async () => runReport(await openStudy(study), { format, out }, io().reporter()));
+      const report = (out?: string) =>
+        writing(study, "report", async () => runReport(await openStudy(study), { format, out, figures: flags.out !== STDOUT }, io().reporter()));
       const { result: summary, streamed, say } = await writeOutput(flags.out, report);
       if (streamed) return say(`(the report went to ${flags.out}; its ${summary.tables.length} CSV table(s) are written only beside a report file)`);
       io().out(`Wrote ${relative(process.cwd(), summary.file) || summary.file}`);

@@ -21,6 +21,8 @@ export interface ReportStageOptions {
   format?: "md" | "html";
   /** Report file (default analysis/report.<format>); its tables go to `<out without extension>-tables/`. */
   out?: string;
+  /** Markdown: write the figures as SVG files beside the report and link them (default true; false when the report goes to standard output). */
+  figures?: boolean;
 }
 
 export interface ReportSummary {
@@ -65,7 +67,7 @@ export async function runReport(context: StudyContext, options: ReportStageOptio
   const report = buildPaper(data, { version: toolVersion, date: new Date().toISOString().slice(0, 10) });
   const file = options.out ? resolve(options.out) : artifacts.paperReport.path(context.dir, format);
   const tablesDir = options.out ? file.replace(/\.[^./\\]*$/, "") + "-tables" : dirname(artifacts.paperReportTable.path(context.dir, "x"));
-  const figures = format === "md" ? await writeFigures(report, file) : undefined;
+  const figures = format === "md" && options.figures !== false ? await writeFigures(report, file) : undefined;
   await writeFileAtomic(file, format === "html" ? renderHtml(report) : renderMarkdown(report, { figure: figures }));
   const tables = reportTables(report);
   const written = new Set<string>();

@@ -87,6 +87,8 @@ describe("commands that forgive", () => {
       const report = await runCli(["report", study, "--out", "-"]);
       expect(report.code, report.stderr).toBe(0);
       expect(report.stdout).toMatch(/^# /m);
+      // Its figures would be files beside it: on standard output it names them instead of linking nowhere.
+      expect(report.stdout).not.toMatch(/!\[/);
       expect(report.stderr).toMatch(/CSV table\(s\) are written only beside a report file/);
       const sample = await runCli(["sample", study, "--n", "3", "--out", "-"]);
       expect(sample.code, sample.stderr).toBe(0);
