@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import type { AgreementReport } from "../analysis/agreement/agree.js";
 import type { AgreeCurve } from "../stages/agree-curve.js";
 import type { MeasurementLevel } from "../analysis/reliability/krippendorff.js";
@@ -59,7 +60,7 @@ function printCurve(curve: AgreeCurve): void {
 export function registerAgree(program: Command): void {
   selectionOptions(program.command("agree"))
     .description("inter-coder agreement: kappa, Krippendorff's alpha, AC1, confusion matrix, disagreements (study or CSV)")
-    .argument("[study]", "study folder (omit with --csv)")
+    .addArgument(studyArgument({ description: "study folder (omit with --csv)", optional: true }))
     .option("--codebook <id>", "codebook whose codes to compare (study mode; default: the first colloquy.json lists that every coder named coded)")
     .option("--coders <list>", "comma-separated coder ids, e.g. llm,human:alice (study mode)")
     .option("--csv <file>", "CSV with one column per rater (instead of a study)")

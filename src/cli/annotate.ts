@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import { CliError } from "../util/errors.js";
 import { io } from "./io.js";
 import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
@@ -17,7 +18,7 @@ interface AnnotateFlags extends SelectionFlags {
 export function registerAnnotate(program: Command): void {
   selectionOptions(program.command("annotate"))
     .description("code turns in a local page (one turn at a time, number keys, notes, undo), saved at once as human:<name>; or adjudicate disagreements")
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument())
     .requiredOption("--coder <name>", "who codes (alice or human:alice); with --adjudicate, who decides")
     .option("--codebook <id>", "codebook id or file (default: the first nominal codebook colloquy.json lists)")
     .option("--sample <file>", "only the turns of a sample made by `colloquy sample`")

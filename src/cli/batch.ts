@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import type { BatchStatusLine } from "../stages/batch.js";
 import type { ModelCliOptions } from "../llm/config.js";
 import { CliError } from "../util/errors.js";
@@ -20,7 +21,7 @@ export function registerBatch(program: Command): void {
     );
   const endpoint = (command: Command) =>
     command
-      .argument("<study>", "study folder")
+      .addArgument(studyArgument())
       .option("--base-url <url>", "the endpoint the batches were sent to (default: colloquy.json model.baseURL, $OPENAI_BASE_URL or the OpenAI API)")
       .option("--json", "print the result as JSON");
   endpoint(batch.command("status").description("ask the provider how each open batch is doing")).action((study: string, flags: BatchFlags) =>

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import { relative } from "node:path";
 import { io } from "./io.js";
 import { writing } from "./lock.js";
@@ -10,7 +11,7 @@ export function registerBuild(program: Command): void {
   program
     .command("build")
     .description("build the static dashboard site (default <study>/site/)")
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument())
     .option("--out <dir>", "output folder (default <study>/site)")
     .action(async (study: string, options: { out?: string }) =>
       writing(study, "build", async () => {

@@ -1,4 +1,5 @@
 import { Option, type Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import type { CodeSummary } from "../stages/code.js";
 import { parseContext, type ContextWindow } from "../coding/llm/prompt.js";
 import { CliError } from "../util/errors.js";
@@ -72,7 +73,7 @@ export function registerCode(program: Command): void {
     .description(
       "code every turn of a study's sessions with a codebook (offline rules, or an LLM on any OpenAI-compatible endpoint); resumable, LLM replies are cached in the study",
     )
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument())
     .option(
       "--codebook <id|path>",
       "shipped codebook id (bales-ipa, pragmatic-style, ttct-creativity) or a codebook file; default: every codebook in colloquy.json",

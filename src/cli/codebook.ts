@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { requireStudy } from "./study-arg.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
@@ -139,6 +140,7 @@ export function registerCodebook(program: Command): void {
         for (const w of warnings) io().out(`  warning: ${w}`);
         for (const { path, codebook } of written) io().out(`Wrote ${path}: "${codebook.id}" version ${codebook.version}, ${codebookSummary(codebook)}`);
       };
+      if (options.study) requireStudy(options.study);
       if (options.study) await writing(options.study, "codebook import", write, { create: true });
       else await write();
     });

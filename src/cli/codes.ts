@@ -1,11 +1,11 @@
 import type { Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import type { CodesImportSummary } from "../stages/codes-import.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 
 interface ImportFlags {
-  study: string;
   codebook?: string;
   coder: string;
   column?: string[];
@@ -47,7 +47,7 @@ export function registerCodes(program: Command): void {
     .command("import")
     .description("attach one coder's codes from a filled coding sheet (or a column of any CSV/TSV with session and turn or index columns) to the study's turns")
     .argument("<file>", "the filled sheet (CSV or TSV; BOM, sep= line and ; delimiters are fine)")
-    .requiredOption("--study <study>", "study folder")
+    .addArgument(studyArgument())
     .option("--codebook <id>", "codebook id or file (default: the first colloquy.json lists)")
     .requiredOption("--coder <id>", "whose codes: human:<name> (a plain name means human:<name>)")
     .option("--column <name>", "the code column (default code_<name>); for scales one per scale, <scale>=<column> (repeat the flag)", collect)
@@ -70,12 +70,12 @@ Rows whose turn changed since the sheet was made (fingerprint), unknown sessions
 and turns coded differently on two rows are reported by line and not stored; the command then
 exits 1. Importing the same file again replaces the codes it gave last time, and only those.`,
     )
-    .action(async (file: string, flags: ImportFlags) => {
+    .action(async (file: string, study: string, flags: ImportFlags) => {
       const { openStudy } = await import("../stages/context.js");
       const { runCodesImport } = await import("../stages/codes-import.js");
-      const summary = await writing(flags.study, "codes import", async () =>
+      const summary = await writing(study, "codes import", async () =>
         runCodesImport(
-          await openStudy(flags.study),
+          await openStudy(study),
           {
             file,
             codebook: flags.codebook,

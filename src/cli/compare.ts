@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { CliError } from "../util/errors.js";
+import { studyArgument } from "./study-arg.js";
+import { oneOf } from "../util/did-you-mean.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
@@ -20,10 +21,9 @@ interface CompareFlags extends SelectionFlags {
   json?: boolean;
 }
 
-function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], flag: string): T | undefined {
-  if (value === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(value)) throw new CliError(`${flag} ${value}: expected one of ${allowed.join(", ")}`);
-  return value as T;
+/** An optional enumerated flag: undefined when not given, else one of `allowed` (with a "did you mean" when not). */
+function optionalOneOf<T extends string>(value: string | undefined, allowed: readonly T[], flag: string): T | undefined {
+  return value === undefined ? undefined : oneOf(flag, value, allowed);
 }
 
 /** `colloquy compare <study>`: code frequencies, differences from control, and tests between conditions. */
@@ -32,7 +32,7 @@ export function registerCompare(program: Command): void {
     .description(
       "compare code frequencies across conditions, roles and speakers; % difference from control (descriptive); one test per condition and code on the unit of analysis, adjusted for multiplicity",
     )
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument())
     .option("--codebook <id>", "nominal codebook id or file (default: the first colloquy.json lists that has codes)")
     .option("--coder <id>", "whose codes (rules, llm, human:<name>); needed when several coders exist")
     .option("--control <condition>", "condition (or group) the others are compared against")
@@ -70,12 +70,12 @@ export function registerCompare(program: Command): void {
             conditionGroups: flags.group !== undefined ? parseMergeList(flags.group, "--group") : undefined,
             normaliseByRuns: flags.normaliseRuns,
             inference: {
-              design: oneOf(flags.design, ["within", "between"], "--design"),
-              unit: oneOf(flags.unit, ["participant", "session"], "--unit"),
-              test: oneOf(flags.test, ["permutation", "mann-whitney", "welch", "paired-permutation", "wilcoxon"], "--test"),
-              adjust: oneOf(flags.adjust, ["holm", "bh", "none"], "--adjust"),
+              design: optionalOneOf(flags.design, ["within", "between"], "--design"),
+              unit: optionalOneOf(flags.unit, ["participant", "session"], "--unit"),
+              test: optionalOneOf(flags.test, ["permutation", "mann-whitney", "welch", "paired-permutation", "wilcoxon"], "--test"),
+              adjust: optionalOneOf(flags.adjust, ["holm", "bh", "none"], "--adjust"),
             },
-            measure: oneOf(flags.measure, ["count", "proportion"], "--measure"),
+            measure: optionalOneOf(flags.measure, ["count", "proportion"], "--measure"),
             selection: selectionFrom(flags),
           },
           io().reporter(),

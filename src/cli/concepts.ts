@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
@@ -17,7 +18,7 @@ export function registerConcepts(program: Command): void {
   program
     .command("concepts")
     .description("noun concepts per turn, participant, session and condition (rates, first mentions, uptake, MTLD)")
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument())
     .option("--speakers <who>", 'whose turns count: "human" (default), "all", or comma-separated names')
     .option("--lexicon <file>", "lexicon of multi-word terms and ignored words (JSON or text with [terms]/[ignore])")
     .option("--rate <basis>", 'minutes a concept rate divides by: "session" (session duration, default) or "active" (participant\'s own span)')

@@ -1,9 +1,13 @@
+import { dirname } from "node:path";
 import type { Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import type { TableKind } from "../stages/tables.js";
 import { CliError } from "../util/errors.js";
+import { oneOf } from "../util/did-you-mean.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
-import { provenance, toolVersion } from "../util/provenance.js";
+import { portableStudyPath, provenance, toolVersion } from "../util/provenance.js";
 import { io } from "./io.js";
+import { STDOUT } from "./output.js";
 import { describeOptionLater } from "./lazy-help.js";
 
 interface ExportFlags {
@@ -23,7 +27,7 @@ export function registerExport(program: Command): void {
   const command = program
     .command("export")
     .description("export tables (turns, codes long or wide, per-participant and per-session summaries) or REFI-QDA projects and codebooks")
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument())
     .option("--format <format>", "csv, jsonl, parquet, qdpx (a REFI-QDA project for NVivo, ATLAS.ti, MAXQDA, QualCoder) or qdc (a REFI-QDA codebook)", "csv")
     .option("--out <file>", "write to a file (default: stdout); a <file>.provenance.json is written next to it, and for tables a <file>.dictionary.csv")
     .option("--what <rows>", "tables (see `colloquy export --help`)", "turns")
@@ -35,16 +39,17 @@ export function registerExport(program: Command): void {
     .option("--crlf", "qdpx: write the sources with CRLF line breaks (MAXQDA counts positions over them)")
     .option("--codebook <id>", "qdc: the codebook to export (the study's own, a shipped id or a file; default: the first colloquy.json lists)")
     .action(async (dir: string, flags: ExportFlags) => {
+      // `--out -` is standard output, as no --out is.
+      if (flags.out === STDOUT) flags.out = undefined;
       const { openStudy } = await import("../stages/context.js");
       const { dictionaryCsv, tableCsv, tableJsonl, tableParquet } = await import("../stages/table-files.js");
       const { buildTable, tableKinds } = await import("../stages/tables.js");
-      if (!FORMATS.includes(flags.format)) throw new CliError(`--format "${flags.format}": expected ${FORMATS.join(", ")}`);
+      oneOf("--format", flags.format, FORMATS);
       if (flags.format === "qdpx" || flags.format === "qdc") {
         await exportQda(dir, flags);
         return;
       }
-      if (!(tableKinds as readonly string[]).includes(flags.what)) throw new CliError(`--what "${flags.what}": expected ${tableKinds.join(", ")}`);
-      const what = flags.what as TableKind;
+      const what: TableKind = oneOf("--what", flags.what, tableKinds);
       const table = await buildTable(await openStudy(dir), what, { codes: flags.codes });
       const columns = table.columns.map((c) => c.name);
       if (flags.format === "parquet") {
@@ -61,7 +66,7 @@ export function registerExport(program: Command): void {
       await writeFileAtomic(`${flags.out}.dictionary.csv`, dictionaryCsv(table));
       await writeJsonAtomic(
         `${flags.out}.provenance.json`,
-        provenance({ command: "export", study: dir, what, format: flags.format, rows: table.rows.length, columns }),
+        provenance({ command: "export", study: portableStudyPath(dir, dirname(flags.out)), what, format: flags.format, rows: table.rows.length, columns }),
       );
       io().out(`Wrote ${table.rows.length} ${ROW_NAMES[what]} row(s) to ${flags.out} (data dictionary: ${flags.out}.dictionary.csv)`);
     });
@@ -90,7 +95,13 @@ async function exportQda(dir: string, flags: ExportFlags): Promise<void> {
     await writeFileAtomic(flags.out, xml);
     await writeJsonAtomic(
       `${flags.out}.provenance.json`,
-      provenance({ command: "export", study: dir, format: "qdc", codebook: codebook.id, codebookVersion: codebook.version }),
+      provenance({
+        command: "export",
+        study: portableStudyPath(dir, dirname(flags.out)),
+        format: "qdc",
+        codebook: codebook.id,
+        codebookVersion: codebook.version,
+      }),
     );
     io().out(`Wrote codebook ${codebook.id} v${codebook.version} to ${flags.out}`);
     return;
@@ -99,7 +110,10 @@ async function exportQda(dir: string, flags: ExportFlags): Promise<void> {
   const result = await exportQdpx(await openStudy(dir), { crlf: flags.crlf });
   await writeFileAtomic(flags.out, result.bytes);
   const { bytes: _bytes, ...summary } = result;
-  await writeJsonAtomic(`${flags.out}.provenance.json`, provenance({ command: "export", study: dir, format: "qdpx", crlf: Boolean(flags.crlf), ...summary }));
+  await writeJsonAtomic(
+    `${flags.out}.provenance.json`,
+    provenance({ command: "export", study: portableStudyPath(dir, dirname(flags.out)), format: "qdpx", crlf: Boolean(flags.crlf), ...summary }),
+  );
   io().out(
     `Wrote ${flags.out}: ${result.sessions} session(s) as text sources, codebook(s) ${result.codebooks.join(", ") || "none"}, ${result.codings} coding(s) by ${result.coders.join(", ") || "no coder"}`,
   );

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { CliError } from "../util/errors.js";
+import { oneOf } from "../util/did-you-mean.js";
 import { io } from "./io.js";
 
 interface InitFlags {
@@ -22,11 +22,10 @@ export function registerInit(program: Command): void {
     )
     .action(async (dir: string, options: InitFlags) => {
       const { initStudy, loadStudyConfig } = await import("../study/study.js");
-      if (options.design !== undefined && options.design !== "within" && options.design !== "between")
-        throw new CliError(`--design ${options.design}: expected within or between`);
+      const design = options.design === undefined ? undefined : oneOf("--design", options.design, ["within", "between"] as const);
       const compare = {
         ...(options.control ? { control: options.control } : {}),
-        ...(options.design ? { design: options.design as "within" | "between" } : {}),
+        ...(design ? { design } : {}),
       };
       const paths = await initStudy(dir, { ...(options.title ? { title: options.title } : {}), ...(Object.keys(compare).length ? { compare } : {}) });
       const config = await loadStudyConfig(dir);

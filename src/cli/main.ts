@@ -3,7 +3,10 @@ import { CliError, errorMessage } from "../util/errors.js";
 import { toolVersion } from "../util/provenance.js";
 import { registerCommands } from "./commands.js";
 import { io } from "./io.js";
+import { addExamples } from "./examples.js";
+import { suggestForChoices } from "./choices.js";
 import { describeCommandsOn } from "./lazy-help.js";
+import { addStudyAliases, checkStudyBeforeAction } from "./study-arg.js";
 
 /** Build the commander program with every command registered. Exported for in-process tests. */
 export function createProgram(): Command {
@@ -15,6 +18,10 @@ export function createProgram(): Command {
     .configureOutput({ writeOut: (text) => io().out(text), writeErr: (text) => io().err(text) })
     .exitOverride();
   registerCommands(program);
+  addStudyAliases(program);
+  addExamples(program);
+  suggestForChoices(program);
+  program.hook("preAction", (_program, action) => checkStudyBeforeAction(action));
   return program;
 }
 

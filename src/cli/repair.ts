@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import { describeRepair } from "../util/fs.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
@@ -10,7 +11,7 @@ export function registerRepair(program: Command): void {
     .description(
       "make a study's codes files readable again after a crash: unreadable bytes move to a .torn file next to each file, every complete record stays",
     )
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument())
     .option("--dry-run", "say what would be moved, change nothing")
     .option("--json", "print the summary as JSON")
     .action(async (study: string, flags: { dryRun?: boolean; json?: boolean }) => {

@@ -1,7 +1,9 @@
 import type { Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import { relative } from "node:path";
-import { CliError } from "../util/errors.js";
+import { oneOf } from "../util/did-you-mean.js";
 import { io } from "./io.js";
+import { STDOUT, writeOutput } from "./output.js";
 import { writing } from "./lock.js";
 
 /** `colloquy report <study>`: the study's method and results as one Markdown or HTML file, plus one CSV per table. */
@@ -9,15 +11,17 @@ export function registerReport(program: Command): void {
   program
     .command("report")
     .description("write the study report (sample, coders, reliability, comparisons, topics, concepts) as Markdown or HTML, with one CSV per table")
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument())
     .option("--format <format>", "md or html (charts as inline SVG)", "md")
-    .option("--out <file>", "report file (default <study>/analysis/report.<format>)")
+    .option("--out <file>", "report file (default <study>/analysis/report.<format>); - prints it (without the CSV tables)")
     .action(async (study: string, flags: { format: string; out?: string }) => {
       const { openStudy } = await import("../stages/context.js");
       const { runReport } = await import("../stages/report.js");
-      if (flags.format !== "md" && flags.format !== "html") throw new CliError(`--format ${flags.format}: expected md or html`);
-      const format = flags.format;
-      const summary = await writing(study, "report", async () => runReport(await openStudy(study), { format, out: flags.out }, io().reporter()));
+      const format = oneOf("--format", flags.format, ["md", "html"] as const);
+      const report = (out?: string) =>
+        writing(study, "report", async () => runReport(await openStudy(study), { format, out, figures: flags.out !== STDOUT }, io().reporter()));
+      const { result: summary, streamed, say } = await writeOutput(flags.out, report);
+      if (streamed) return say(`(the report went to ${flags.out}; its ${summary.tables.length} CSV table(s) are written only beside a report file)`);
       io().out(`Wrote ${relative(process.cwd(), summary.file) || summary.file}`);
       io().out(`  ${summary.tables.length} table(s) as CSV in ${relative(process.cwd(), summary.tablesDir) || summary.tablesDir}`);
     });

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { isNewOrEmpty, notAStudy, studyArgument } from "./study-arg.js";
 import type { RunOutcome } from "../orchestrator/run.js";
 import type { HumanInput } from "../orchestrator/human.js";
 import { existsSync } from "node:fs";
@@ -17,6 +18,7 @@ function backupNote(outcome: RunOutcome): string {
 
 interface RunFlags {
   study: string;
+  create?: boolean;
   runs: string;
   condition?: string[];
   seed: string;
@@ -81,13 +83,37 @@ function wholeRuns(text: string): number {
   return runs;
 }
 
+const DEFAULT_STUDY = "colloquy-study";
+
+/**
+ * A mistyped study folder must not silently become a second study: run makes one only in a new
+ * or empty folder (and says so, on stderr so --json output stays JSON), or with --create; a
+ * folder of other files is refused.
+ */
+function announceNewStudy(dir: string, create: boolean): void {
+  if (!notAStudy(dir)) return;
+  if (isNewOrEmpty(dir)) io().err(`Creating a new study at ${dir} (no study was there; \`colloquy init ${dir}\` makes one ahead of time)`);
+  else if (create) io().err(`Making ${dir} a study (--create): it held other files but no colloquy.json`);
+  else
+    throw new CliError(
+      `${dir}: not a Colloquy study (no colloquy.json) and not empty; create one with \`colloquy init ${dir}\`, or run again with --create to make this folder one`,
+    );
+}
+
 /** `colloquy run <scenario>`: run multi-agent sessions into a study. */
 export function registerRun(program: Command): void {
   program
     .command("run")
     .description("run a scenario (multi-agent session, humans in the loop) for each condition x runs, into a study")
     .argument("<scenario>", "scenario file (JSON or YAML)")
-    .option("--study <study>", "study folder the sessions are written to (created if missing)", "colloquy-study")
+    .addArgument(
+      studyArgument({
+        description: "study folder the sessions are written to (default colloquy-study; created when new or empty, else see --create)",
+        optional: true,
+        creates: true,
+      }),
+    )
+    .option("--create", "make the folder a study even though it holds other files (no colloquy.json yet)")
     .option("--runs <n>", "runs per condition", "1")
     .option("--condition <name...>", "only these conditions (default: all)")
     .option("--seed <n>", "seed for every random choice; same scenario + seed + cache = same sessions", "1")
@@ -105,153 +131,151 @@ export function registerRun(program: Command): void {
     .option("--answer-timeout <seconds>", 'how long a human role\'s duty (moderate, derail, approve) waits before "no answer"', "120")
     .option("--no-gate", "with --serve: start each next session at once instead of when the operator starts it")
     .option("--turn-timeout <seconds>", 'how long a person\'s own turn waits before "no answer" (the session moves on)', "180")
-    .action(async (file: string, flags: RunFlags) =>
-      flags.dryRun
-        ? dryRun(file, flags, wholeRuns(flags.runs))
-        : writing(
-            flags.study,
-            "run",
-            async () => {
-              const { initStudy, loadStudyConfig } = await import("../study/study.js");
-              const { createChatModel, resolveModelConfig } = await import("../llm/index.js");
-              const { loadScenario } = await import("../orchestrator/scenario.js");
-              const { runScenario, journaledLinks } = await import("../orchestrator/run.js");
-              const { scriptedHuman, terminalHuman } = await import("../orchestrator/human.js");
-              const { serveLive } = await import("../orchestrator/live/index.js");
-              const runs = wholeRuns(flags.runs);
-              const seed = Number(flags.seed);
-              if (!Number.isInteger(seed)) throw new CliError(`--seed must be a whole number, got "${flags.seed}"`);
-              const speed = Number(flags.speed);
-              const answerTimeoutSeconds = Number(flags.answerTimeout);
-              const turnTimeoutSeconds = Number(flags.turnTimeout);
-              const port = Number(flags.port);
-              if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (0-65535), got "${flags.port}"`);
-              if (!(speed > 0)) throw new CliError(`--speed must be a number > 0, got "${flags.speed}"`);
-              if (!(answerTimeoutSeconds > 0)) throw new CliError(`--answer-timeout must be a number of seconds > 0, got "${flags.answerTimeout}"`);
-              if (!(turnTimeoutSeconds > 0)) throw new CliError(`--turn-timeout must be a number of seconds > 0, got "${flags.turnTimeout}"`);
-              const scenario = await loadScenario(file);
-              const study = resolve(flags.study);
-              await initStudy(study);
-              const config = await loadStudyConfig(study);
-              const model = createChatModel(
-                resolveModelConfig({
-                  cli: { model: flags.model ?? scenario.model.model, baseURL: flags.baseUrl, noCache: !flags.cache },
-                  study: config.model,
-                  studyDir: study,
-                }),
-                { onRetry: ({ delayMs, error }) => io().err(`  retrying in ${(delayMs / 1000).toFixed(1)} s: ${error.message}`) },
+    .action(async (file: string, studyDir: string | undefined, flags: RunFlags) => {
+      flags.study = studyDir ?? DEFAULT_STUDY;
+      if (flags.dryRun) return dryRun(file, flags, wholeRuns(flags.runs));
+      announceNewStudy(flags.study, Boolean(flags.create));
+      return writing(
+        flags.study,
+        "run",
+        async () => {
+          const { initStudy, loadStudyConfig } = await import("../study/study.js");
+          const { createChatModel, resolveModelConfig } = await import("../llm/index.js");
+          const { loadScenario } = await import("../orchestrator/scenario.js");
+          const { runScenario, journaledLinks } = await import("../orchestrator/run.js");
+          const { scriptedHuman, terminalHuman } = await import("../orchestrator/human.js");
+          const { serveLive } = await import("../orchestrator/live/index.js");
+          const runs = wholeRuns(flags.runs);
+          const seed = Number(flags.seed);
+          if (!Number.isInteger(seed)) throw new CliError(`--seed must be a whole number, got "${flags.seed}"`);
+          const speed = Number(flags.speed);
+          const answerTimeoutSeconds = Number(flags.answerTimeout);
+          const turnTimeoutSeconds = Number(flags.turnTimeout);
+          const port = Number(flags.port);
+          if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (0-65535), got "${flags.port}"`);
+          if (!(speed > 0)) throw new CliError(`--speed must be a number > 0, got "${flags.speed}"`);
+          if (!(answerTimeoutSeconds > 0)) throw new CliError(`--answer-timeout must be a number of seconds > 0, got "${flags.answerTimeout}"`);
+          if (!(turnTimeoutSeconds > 0)) throw new CliError(`--turn-timeout must be a number of seconds > 0, got "${flags.turnTimeout}"`);
+          const scenario = await loadScenario(file);
+          const study = resolve(flags.study);
+          await initStudy(study);
+          const config = await loadStudyConfig(study);
+          const model = createChatModel(
+            resolveModelConfig({
+              cli: { model: flags.model ?? scenario.model.model, baseURL: flags.baseUrl, noCache: !flags.cache },
+              study: config.model,
+              studyDir: study,
+            }),
+            { onRetry: ({ delayMs, error }) => io().err(`  retrying in ${(delayMs / 1000).toFixed(1)} s: ${error.message}`) },
+          );
+          const problem = await model.preflight();
+          if (problem) {
+            if (!flags.cache) throw new CliError(problem.message);
+            io().err(`warning: ${problem.message}\n  continuing from the response cache only (replays work offline; new requests will fail)`);
+          }
+          // A resumed run serves the links its pages already have (same tokens, same port).
+          const links = flags.serve && flags.resume ? journaledLinks(study, scenario, flags.condition, runs) : undefined;
+          const live = flags.serve ? await serveLive(scenario, { host: flags.host, port, links }) : undefined;
+          // Only listen on the terminal when someone will type or approve (a reader keeps stdin open).
+          // A person typing at the terminal reads the turns in full at each prompt, so the run log
+          // does not print them a second time; with --serve they read them on their page instead.
+          const atTerminal = !live && scenario.participants.some((p) => p.kind === "human");
+          const needsTerminal = atTerminal || /"approval":true/.test(JSON.stringify([scenario.strategy, scenario.conditions]));
+          const human: HumanInput = live?.hub ?? (needsTerminal ? terminalHuman() : scriptedHuman([]));
+          const reporter = io().reporter();
+          // Ctrl-C or a kill: the running session is saved as incomplete (its journal stays for --resume).
+          const interrupt = new AbortController();
+          const onSignal = (signal: NodeJS.Signals) => {
+            io().err(`\n${signal}: saving the session as incomplete…`);
+            interrupt.abort(signal);
+            live?.hub.end(`interrupted (${signal})`);
+            live?.hub.startNext();
+          };
+          process.once("SIGINT", onSignal);
+          process.once("SIGTERM", onSignal);
+          try {
+            if (live) {
+              if (flags.host !== "127.0.0.1" && flags.host !== "localhost")
+                io().err(`warning: the pages listen on ${flags.host}: anyone on that network who has a link can open it; links are the only key`);
+              for (const person of live.people) io().err(`  ${person.name}: ${person.link}`);
+              io().err(`  operator: ${live.server.links.operator}`);
+              if (live.people.length) {
+                io().err(`Waiting for ${live.people.length} participant(s) to open their page…`);
+                await live.hub.everyoneConnected();
+              }
+            }
+            const outcomes = await runScenario(scenario, {
+              study,
+              runs,
+              seed,
+              model,
+              human,
+              reporter,
+              temperature: config.model?.temperature,
+              echoTurns: !atTerminal,
+              conditions: flags.condition,
+              resume: flags.resume,
+              overwrite: flags.overwrite,
+              live: {
+                observer: live?.hub,
+                speed,
+                answerTimeoutSeconds,
+                turnTimeoutSeconds,
+                ...(live && flags.gate
+                  ? {
+                      betweenSessions: (next: string) => {
+                        io().err(`Waiting for the operator to start ${next} (the operator page's "Start the next session")…`);
+                        return live.hub.awaitNext(next);
+                      },
+                    }
+                  : {}),
+                ...(live
+                  ? {
+                      links: {
+                        port: live.server.port,
+                        operator: live.hub.operatorToken,
+                        participants: Object.fromEntries(live.hub.participantTokens),
+                      },
+                    }
+                  : {}),
+              },
+              signal: interrupt.signal,
+            });
+            const usage = model.usage();
+            if (flags.json) printJson({ outcomes, usage });
+            else {
+              for (const o of outcomes) io().out(`${o.status.padEnd(9)} ${o.sessionId}  ${o.turns} turns  ${o.reason}${backupNote(o)}`);
+              io().out(
+                `LLM: ${usage.requests} requests (${usage.cachedResponses} from cache), ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens${usage.estimatedCost !== undefined ? `, about $${usage.estimatedCost.toFixed(4)}` : ""}`,
               );
-              const problem = await model.preflight();
-              if (problem) {
-                if (!flags.cache) throw new CliError(problem.message);
-                io().err(`warning: ${problem.message}\n  continuing from the response cache only (replays work offline; new requests will fail)`);
-              }
-              // A resumed run serves the links its pages already have (same tokens, same port).
-              const links = flags.serve && flags.resume ? journaledLinks(study, scenario, flags.condition, runs) : undefined;
-              const live = flags.serve ? await serveLive(scenario, { host: flags.host, port, links }) : undefined;
-              // Only listen on the terminal when someone will type or approve (a reader keeps stdin open).
-              // A person typing at the terminal reads the turns in full at each prompt, so the run log
-              // does not print them a second time; with --serve they read them on their page instead.
-              const atTerminal = !live && scenario.participants.some((p) => p.kind === "human");
-              const needsTerminal = atTerminal || /"approval":true/.test(JSON.stringify([scenario.strategy, scenario.conditions]));
-              const human: HumanInput = live?.hub ?? (needsTerminal ? terminalHuman() : scriptedHuman([]));
-              const reporter = io().reporter();
-              // Ctrl-C or a kill: the running session is saved as incomplete (its journal stays for --resume).
-              const interrupt = new AbortController();
-              const onSignal = (signal: NodeJS.Signals) => {
-                io().err(`\n${signal}: saving the session as incomplete…`);
-                interrupt.abort(signal);
-                live?.hub.end(`interrupted (${signal})`);
-                live?.hub.startNext();
-              };
-              process.once("SIGINT", onSignal);
-              process.once("SIGTERM", onSignal);
-              try {
-                if (live) {
-                  if (flags.host !== "127.0.0.1" && flags.host !== "localhost")
-                    io().err(`warning: the pages listen on ${flags.host}: anyone on that network who has a link can open it; links are the only key`);
-                  for (const person of live.people) io().err(`  ${person.name}: ${person.link}`);
-                  io().err(`  operator: ${live.server.links.operator}`);
-                  if (live.people.length) {
-                    io().err(`Waiting for ${live.people.length} participant(s) to open their page…`);
-                    await live.hub.everyoneConnected();
-                  }
-                }
-                const outcomes = await runScenario(scenario, {
-                  study,
-                  runs,
-                  seed,
-                  model,
-                  human,
-                  reporter,
-                  temperature: config.model?.temperature,
-                  echoTurns: !atTerminal,
-                  conditions: flags.condition,
-                  resume: flags.resume,
-                  overwrite: flags.overwrite,
-                  live: {
-                    observer: live?.hub,
-                    speed,
-                    answerTimeoutSeconds,
-                    turnTimeoutSeconds,
-                    ...(live && flags.gate
-                      ? {
-                          betweenSessions: (next: string) => {
-                            io().err(`Waiting for the operator to start ${next} (the operator page's "Start the next session")…`);
-                            return live.hub.awaitNext(next);
-                          },
-                        }
-                      : {}),
-                    ...(live
-                      ? {
-                          links: {
-                            port: live.server.port,
-                            operator: live.hub.operatorToken,
-                            participants: Object.fromEntries(live.hub.participantTokens),
-                          },
-                        }
-                      : {}),
-                  },
-                  signal: interrupt.signal,
-                });
-                const usage = model.usage();
-                if (flags.json) printJson({ outcomes, usage });
-                else {
-                  for (const o of outcomes) io().out(`${o.status.padEnd(9)} ${o.sessionId}  ${o.turns} turns  ${o.reason}${backupNote(o)}`);
-                  io().out(
-                    `LLM: ${usage.requests} requests (${usage.cachedResponses} from cache), ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens${usage.estimatedCost !== undefined ? `, about $${usage.estimatedCost.toFixed(4)}` : ""}`,
-                  );
-                  io().out(`Sessions are in ${study}/sessions; next: colloquy study ${flags.study}`);
-                }
-                const failed = outcomes.filter((o) => o.status === "failed");
-                const kept = failed.filter((o) => o.backup?.kind === "failed");
-                const saved = failed.length - kept.length;
-                const problems = [
-                  ...(saved > 0 ? [`${saved} session(s) stopped early and were saved as incomplete; fix the cause and run again with --resume`] : []),
-                  ...(kept.length > 0
-                    ? [
-                        `${kept.length} --overwrite run(s) failed; the sessions already there were left as they were (the attempts are in ${kept.map((o) => o.backup!.path).join(", ")}); fix the cause and run again with --overwrite`,
-                      ]
-                    : []),
-                ];
-                if (interrupt.signal.aborted)
-                  throw new CliError(
-                    `${String(interrupt.signal.reason)}: the session was saved as incomplete; run the same command with --resume to continue it`,
-                    {
-                      exitCode: 130,
-                    },
-                  );
-                if (problems.length) throw new CliError(problems.join("; "));
-              } finally {
-                process.off("SIGINT", onSignal);
-                process.off("SIGTERM", onSignal);
-                human.close?.();
-                await live?.server.close();
-                // Interrupted, the abandoned session may still hold a timer or a model request: leave anyway.
-                if (interrupt.signal.aborted) setTimeout(() => process.exit(130), 2000).unref();
-              }
-            },
-            { create: true },
-          ),
-    );
+              io().out(`Sessions are in ${study}/sessions; next: colloquy study ${flags.study}`);
+            }
+            const failed = outcomes.filter((o) => o.status === "failed");
+            const kept = failed.filter((o) => o.backup?.kind === "failed");
+            const saved = failed.length - kept.length;
+            const problems = [
+              ...(saved > 0 ? [`${saved} session(s) stopped early and were saved as incomplete; fix the cause and run again with --resume`] : []),
+              ...(kept.length > 0
+                ? [
+                    `${kept.length} --overwrite run(s) failed; the sessions already there were left as they were (the attempts are in ${kept.map((o) => o.backup!.path).join(", ")}); fix the cause and run again with --overwrite`,
+                  ]
+                : []),
+            ];
+            if (interrupt.signal.aborted)
+              throw new CliError(`${String(interrupt.signal.reason)}: the session was saved as incomplete; run the same command with --resume to continue it`, {
+                exitCode: 130,
+              });
+            if (problems.length) throw new CliError(problems.join("; "));
+          } finally {
+            process.off("SIGINT", onSignal);
+            process.off("SIGTERM", onSignal);
+            human.close?.();
+            await live?.server.close();
+            // Interrupted, the abandoned session may still hold a timer or a model request: leave anyway.
+            if (interrupt.signal.aborted) setTimeout(() => process.exit(130), 2000).unref();
+          }
+        },
+        { create: true },
+      );
+    });
 }

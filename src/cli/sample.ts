@@ -1,6 +1,9 @@
 import type { Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import { CliError } from "../util/errors.js";
+import { oneOf } from "../util/did-you-mean.js";
 import { io, printJson } from "./io.js";
+import { writeOutput } from "./output.js";
 import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
 
 interface SampleFlags extends SelectionFlags {
@@ -19,12 +22,12 @@ interface SampleFlags extends SelectionFlags {
 export function registerSample(program: Command): void {
   selectionOptions(program.command("sample"))
     .description("draw a reproducible reliability sample of codeable turns (stratified, seeded) for double coding; `colloquy sheet --sample` reads it")
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument())
     .option("--size <n>", "how many turns: a percentage of the codeable turns (20%) or a count (50)")
     .option("--n <count>", "how many turns (the same as --size <count>)")
     .option("--stratify <list>", "proportional strata, comma-separated: condition, run, session, speaker-kind, role")
     .option("--seed <n>", "seed of the draw: the same seed and study give the same sample", "1")
-    .requiredOption("--out <file>", "the sample CSV (session,turn,fingerprint,stratum); <file>.provenance.json is written next to it")
+    .requiredOption("--out <file>", "the sample CSV (session,turn,fingerprint,stratum); <file>.provenance.json is written next to it; - prints it")
     .option(
       "--strategy <name>",
       "random (stratified, default) or uncertain: the turns no person has coded that --coder is least sure about (active learning)",
@@ -49,26 +52,35 @@ Examples:
     .action(async (study: string, flags: SampleFlags) => {
       const { openStudy } = await import("../stages/context.js");
       const { parseSampleSize, parseStrata, runSample } = await import("../stages/sample.js");
-      if (flags.strategy !== "random" && flags.strategy !== "uncertain") throw new CliError(`--strategy ${flags.strategy}: expected random or uncertain`);
+      const strategy = oneOf("--strategy", flags.strategy, ["random", "uncertain"] as const);
       if (flags.size !== undefined && flags.n !== undefined) throw new CliError("give --size or --n, not both");
       const size = flags.size ?? flags.n;
       if (size === undefined) throw new CliError("say how many turns: --n 20 (or --size 20%)");
       const seed = Number(flags.seed);
       if (!Number.isInteger(seed) || seed < 0) throw new CliError(`--seed must be a whole number >= 0 (got "${flags.seed}")`);
-      const summary = await runSample(
-        await openStudy(study),
-        {
-          size: parseSampleSize(size),
-          stratify: flags.stratify ? parseStrata(flags.stratify) : [],
-          seed,
-          selection: selectionFrom(flags),
-          out: flags.out,
-          strategy: flags.strategy,
-          coder: flags.coder,
-          codebook: flags.codebook,
-        },
-        io().reporter(),
+      const context = await openStudy(study);
+      const {
+        result: summary,
+        streamed,
+        say,
+      } = await writeOutput(flags.out, async (out) =>
+        runSample(
+          context,
+          {
+            size: parseSampleSize(size),
+            stratify: flags.stratify ? parseStrata(flags.stratify) : [],
+            seed,
+            selection: selectionFrom(flags),
+            out,
+            strategy,
+            coder: flags.coder,
+            codebook: flags.codebook,
+          },
+          io().reporter(),
+        ),
       );
+      if (streamed)
+        return say(`Sampled ${summary.size} of ${summary.population} codeable turn(s) (seed ${summary.seed}) to ${flags.out}; no provenance file beside it`);
       if (flags.json) return printJson(summary);
       const lines = [`Sampled ${summary.size} of ${summary.population} codeable turn(s) (seed ${summary.seed}) into ${summary.file}`];
       if (summary.stratify.length > 0) {

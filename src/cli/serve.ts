@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -47,7 +48,7 @@ export function registerServe(program: Command): void {
   program
     .command("serve")
     .description("serve the dashboard locally (builds it first when the study changed)")
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument())
     .option("--port <port>", "first port to try (the next ones are tried when taken)", "5173")
     .option("--host <host>", "interface to bind", "127.0.0.1")
     .option("--open", "open the dashboard in the browser")

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import type { StaleCodeView } from "../coding/stale.js";
 import type { Session } from "../transcript/schema.js";
 import { provenance } from "../util/provenance.js";
@@ -65,7 +66,7 @@ export function registerSessions(program: Command): void {
   program
     .command("sessions")
     .description("list a study's sessions: condition, run, participants (human/ai), turns, duration")
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument())
     .option("--stale", "list the codes that apply to no turn any more (their turn was edited or removed), with the words they were attached to")
     .option("--json", "print as JSON")
     .action(async (dir: string, flags: { json?: boolean; stale?: boolean }) => {

@@ -1,7 +1,9 @@
 import type { Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import { parseContext } from "../coding/llm/prompt.js";
 import { CliError, errorMessage } from "../util/errors.js";
 import { io, printJson } from "./io.js";
+import { writeOutput } from "./output.js";
 import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
 
 interface SheetFlags extends SelectionFlags {
@@ -20,7 +22,7 @@ export function registerSheet(program: Command): void {
     .description(
       "write a coding sheet for human coders: one row per codeable turn with context, fingerprint and an empty code column per coder, plus the codebook's legend",
     )
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument())
     .option("--codebook <id>", "codebook id or file (default: the first colloquy.json lists)")
     .option("--sample <file>", "only the turns of a sample made by `colloquy sample`")
     .option("--coders <list>", "one empty code column per coder, e.g. alice,bob (default: colloquy.json humanCoders)")
@@ -50,12 +52,21 @@ Then fill in code_alice (and code_bob) and read them back with
         ?.split(",")
         .map((c) => c.trim())
         .filter(Boolean);
-      const summary = await runSheet(
-        await openStudy(study),
-        { codebook: flags.codebook, out: flags.out, sample: flags.sample, selection: selectionFrom(flags), coders, context, excel: flags.excel },
-        io().reporter(),
+      const opened = await openStudy(study);
+      const {
+        result: summary,
+        streamed,
+        say,
+      } = await writeOutput(flags.out, (out) =>
+        runSheet(
+          opened,
+          { codebook: flags.codebook, out, sample: flags.sample, selection: selectionFrom(flags), coders, context, excel: flags.excel },
+          io().reporter(),
+        ),
       );
-      if (flags.json) printJson(summary);
+      if (streamed)
+        say(`${summary.rows} turn(s) to code went to ${flags.out} (fill in ${summary.codeColumns.join(", ")}); the legend is written only beside a sheet file`);
+      else if (flags.json) printJson(summary);
       else {
         const skipped = Object.entries(summary.skipped)
           .map(([why, n]) => `${why} ${n}`)

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
 import { selectionFrom, selectionOptions, type SelectionFlags } from "./selection.js";
@@ -13,7 +14,7 @@ interface StatsFlags extends SelectionFlags {
 export function registerStats(program: Command): void {
   selectionOptions(program.command("stats"))
     .description("session metrics, participation balance, who-follows-whom, Bales profiles, ratios, phases, transitions and code sequences")
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument())
     .option("--codebook <id>", "nominal codebook for the Bales and sequence parts (default: the first colloquy.json lists that has codes)")
     .option("--coder <id>", "whose codes (rules, llm, human:<name>); needed when several coders exist")
     .option("--json", "print the report as JSON")

@@ -1,7 +1,9 @@
 import type { Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { CliError } from "../util/errors.js";
+import { didYouMean, oneOf } from "../util/did-you-mean.js";
 import { stageNames, type PipelineOptions, type StageName } from "../pipeline/types.js";
 import { io, printJson } from "./io.js";
 import { writing } from "./lock.js";
@@ -25,15 +27,15 @@ function stageList(value: string, flag: string): StageName[] {
     .map((s) => s.trim())
     .filter(Boolean);
   const bad = names.filter((n) => !(stageNames as readonly string[]).includes(n));
-  if (bad.length) throw new CliError(`${flag}: unknown stage ${bad.map((b) => `"${b}"`).join(", ")}; stages are ${stageNames.join(", ")}`);
+  if (bad.length)
+    throw new CliError(`${flag}: unknown stage ${bad.map((b) => `"${b}"`).join(", ")}; stages are ${stageNames.join(", ")}${didYouMean(bad[0], stageNames)}`);
   return names as StageName[];
 }
 
 /** Parse the pipeline flags shared by `colloquy study` and `colloquy demo`. */
 export function pipelineOptions(flags: StudyFlags): PipelineOptions {
-  if (flags.coder !== undefined && flags.coder !== "rules" && flags.coder !== "llm") throw new CliError(`--coder ${flags.coder}: expected rules or llm`);
   return {
-    coder: flags.coder as PipelineOptions["coder"],
+    coder: flags.coder === undefined ? undefined : oneOf("--coder", flags.coder, ["rules", "llm"] as const),
     model: flags.model,
     baseUrl: flags.baseUrl,
     only: flags.only ? stageList(flags.only, "--only") : undefined,
@@ -87,6 +89,6 @@ export function registerStudy(program: Command): void {
       .description(
         "run the whole pipeline on a study: import inbox/ -> code -> agree -> compare -> stats -> topics -> concepts -> dashboard (only what changed)",
       )
-      .argument("<study>", "study folder (see `colloquy init`)"),
+      .addArgument(studyArgument({ description: "study folder (see `colloquy init`)" })),
   ).action(async (dir: string, flags: StudyFlags) => runStudy(dir, flags));
 }

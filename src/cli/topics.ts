@@ -1,4 +1,5 @@
 import { Option, type Command } from "commander";
+import { studyArgument } from "./study-arg.js";
 import type { TopicsReport } from "../analysis/topics/report.js";
 import { CliError } from "../util/errors.js";
 import { io, printJson } from "./io.js";
@@ -41,7 +42,7 @@ export function registerTopics(program: Command): void {
   const topics = program
     .command("topics")
     .description("topic trees (main topics, sub-topics) and branching ratios per participant, session and condition; `topics export|import` for human review")
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument())
     .addOption(new Option("--scope <scope>", "one tree per session or per participant (default session)").choices(["session", "participant"]))
     .option("--speakers <who>", 'whose turns count: "human" (default), "all", or comma-separated names')
     .addOption(new Option("--coder <coder>", "rules (offline deterministic baseline, default) or llm").choices(["rules", "llm"]))
@@ -67,7 +68,7 @@ export function registerTopics(program: Command): void {
   const exportCommand = topics
     .command("export")
     .description("write the topic trees as a review sheet: one CSV row per sub-topic, with empty judgement / merge_into / new_label / reviewer columns")
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument())
     .option("--out <file>", "CSV file to write (default: see `colloquy topics export --help`)")
     .action(async (study: string, flags: { out?: string }) => {
       const { openStudy } = await import("../stages/context.js");
@@ -86,7 +87,7 @@ export function registerTopics(program: Command): void {
   topics
     .command("import")
     .description("read reviewers' sheets, store their judgements (codebook topic-review, coder human:<reviewer>) and compute reviewed branching ratios")
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument({ position: "first" }))
     .argument("<files...>", "filled-in review sheets (CSV)")
     .action(async (study: string, files: string[]) => {
       const { openStudy } = await import("../stages/context.js");

@@ -121,8 +121,9 @@ export function apaConditionTest(t: ConditionTest): string {
 }
 
 /** "M = 1.09, SD = 0.63, 95% CI [0.71, 1.52], n = 5" (the CI as the analysis computed it). */
-export function apaSummary(s: ValueSummary): string {
+export function apaSummary(s: ValueSummary, unit: string): string {
   if (s.n === 0 || s.mean === null) return `no values${s.missing ? ` (${s.missing} missing)` : ""}`;
   const ci = s.ci95 ? `, 95% CI [${apaNumber(s.ci95[0])}, ${apaNumber(s.ci95[1])}]` : "";
-  return `M = ${apaNumber(s.mean)}, SD = ${apaNumber(s.sd)}${ci}, n = ${s.n}`;
+  // Every n says what it counts ("n = 3 participants"), so 3 is never read as 3 turns.
+  return `M = ${apaNumber(s.mean)}, SD = ${apaNumber(s.sd)}${ci}, n = ${s.n} ${unit}${s.n === 1 ? "" : "s"}`;
 }

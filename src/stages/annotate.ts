@@ -6,7 +6,7 @@ import { codeableTurns } from "../coding/sample.js";
 import { humanCoderId } from "../coding/sheet.js";
 import { appendCodes, readCodeHistory, replaceCodes } from "../coding/store.js";
 import type { CodeRecord } from "../coding/records.js";
-import { withStudyLock } from "../study/lock.js";
+import { StudyLockedError, withStudyLock } from "../study/lock.js";
 import { CliError, errorMessage } from "../util/errors.js";
 import type { StageEffects, StudyContext } from "./context.js";
 import { selectedContext, selectionOf, type SessionSelection } from "./selection.js";
@@ -52,9 +52,28 @@ export interface RunningAnnotate extends AnnotateServer {
 
 const COMMAND = "colloquy annotate";
 
-/** The code store, each write holding the study's writer lock for just that write. */
+/**
+ * Commands that, while they hold the writer lock, write only their own coder's code file (never a
+ * person's): an answer goes to `human:<name>`'s file, so it need not wait for them. Without this,
+ * every answer waited 10 s and failed as "Not saved" for the whole of a long `colloquy code` run.
+ */
+const WRITES_ONLY_ITS_OWN_CODER = new Set(["colloquy code", "colloquy batch collect", "colloquy batch status", "colloquy batch cancel"]);
+
+/**
+ * The code store, each write holding the study's writer lock for just that write, or, while a
+ * command that never touches people's code files holds it, writing beside it at once. The page
+ * sends one answer at a time, and only this page writes this person's file.
+ */
 function lockedStore(context: StudyContext): DeskStore {
-  const locked = (fn: () => Promise<void>) => withStudyLock(context.dir, COMMAND, fn);
+  const locked = async (fn: () => Promise<void>) => {
+    try {
+      return await withStudyLock(context.dir, COMMAND, fn, { waitMs: 0 });
+    } catch (error) {
+      if (!(error instanceof StudyLockedError)) throw error;
+      if (error.holder && WRITES_ONLY_ITS_OWN_CODER.has(error.holder.command)) return fn();
+      return withStudyLock(context.dir, COMMAND, fn);
+    }
+  };
   return {
     append: (record) =>
       locked(async () => {

@@ -3,7 +3,7 @@ import { loadCodedStudy } from "./coded.js";
 import { chooseCodebook } from "./codebook-choice.js";
 import { writeCompareReport } from "./analysis-files.js";
 import { CliError } from "../util/errors.js";
-import { provenance } from "../util/provenance.js";
+import { portableStudyPath, provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
 import { forgetStage } from "../pipeline/state.js";
 import { studyInference, type InferenceFlags } from "./design.js";
@@ -69,7 +69,7 @@ export async function runCompare(context: StudyContext, options: CompareStageOpt
   const report: CompareReport = {
     provenance: provenance({
       command: "compare",
-      study: context.paths.root,
+      study: portableStudyPath(context.paths.root),
       codebook,
       coder: loaded.coder,
       sessions: loaded.sessions.length,

@@ -2,7 +2,8 @@ import { readFile, rm } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { loadStudyData } from "../report/load.js";
 import { buildPaper } from "../report/paper/sections.js";
-import { reportTables, type PaperReport } from "../report/paper/document.js";
+import { reportTables, type Chart, type PaperReport } from "../report/paper/document.js";
+import { chartSvg } from "../report/paper/svg.js";
 import { renderMarkdown } from "../report/paper/render-markdown.js";
 import { renderHtml } from "../report/paper/render-html.js";
 import { toCsv } from "../util/csv.js";
@@ -20,6 +21,8 @@ export interface ReportStageOptions {
   format?: "md" | "html";
   /** Report file (default analysis/report.<format>); its tables go to `<out without extension>-tables/`. */
   out?: string;
+  /** Markdown: write the figures as SVG files beside the report and link them (default true; false when the report goes to standard output). */
+  figures?: boolean;
 }
 
 export interface ReportSummary {
@@ -47,13 +50,25 @@ async function previousTables(manifest: string): Promise<string[]> {
 
 /** A CSV cell: numbers exactly as JavaScript prints them (shortest round trip, as in the JSON files); null empty. */
 
+/**
+ * The Markdown report's figures: one SVG per chart in `<report name>-figures/` beside it, the same
+ * drawing as the HTML report's. Returns where each is, relative to the report.
+ */
+async function writeFigures(report: PaperReport, file: string): Promise<(chart: Chart) => string> {
+  const folder = `${basename(file).replace(/\.[^.]*$/, "")}-figures`;
+  for (const s of report.sections)
+    for (const b of s.blocks) if (b.kind === "chart") await writeFileAtomic(join(dirname(file), folder, `${b.chart.id}.svg`), chartSvg(b.chart) + "\n");
+  return (chart) => `${folder}/${chart.id}.svg`;
+}
+
 export async function runReport(context: StudyContext, options: ReportStageOptions, effects: StageEffects): Promise<ReportSummary> {
   const format = options.format ?? "md";
   const data = await loadStudyData(context.dir, context);
   const report = buildPaper(data, { version: toolVersion, date: new Date().toISOString().slice(0, 10) });
   const file = options.out ? resolve(options.out) : reportFiles.paperReport.path(context.dir, format);
   const tablesDir = options.out ? file.replace(/\.[^./\\]*$/, "") + "-tables" : dirname(reportFiles.paperReportTable.path(context.dir, "x"));
-  await writeFileAtomic(file, format === "html" ? renderHtml(report) : renderMarkdown(report));
+  const figures = format === "md" && options.figures !== false ? await writeFigures(report, file) : undefined;
+  await writeFileAtomic(file, format === "html" ? renderHtml(report) : renderMarkdown(report, { figure: figures }));
   const tables = reportTables(report);
   const written = new Set<string>();
   for (const t of tables) {

@@ -1,9 +1,10 @@
+import { dirname } from "node:path";
 import { codeableTurns, drawSample, uncertainSample, STRATA, type DrawnSample, type Stratum, type StratumDraw } from "../coding/sample.js";
 import { chosenCodebook } from "./codebook-choice.js";
 import { CliError } from "../util/errors.js";
 import { toCsv } from "../util/csv.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
-import { provenance } from "../util/provenance.js";
+import { portableStudyPath, provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
 import { selectedContext, selectionOf, type SessionSelection } from "./selection.js";
 
@@ -99,7 +100,7 @@ export async function runSample(context: StudyContext, options: SampleStageOptio
     provenanceFile,
     provenance({
       command: "sample",
-      study: context.paths.root,
+      study: portableStudyPath(context.paths.root, dirname(options.out)),
       size: options.size,
       drawn: n,
       population: turns.length,

@@ -4,7 +4,7 @@ import { buildStats, type StatsReport } from "../analysis/stats/report.js";
 import { sessionMetrics, type SessionMetrics } from "../analysis/stats/metrics.js";
 import { memoNote, openMemo, sessionHash } from "../study/memo.js";
 import { writeStatsReport, type StatsFiles } from "./analysis-files.js";
-import { provenance } from "../util/provenance.js";
+import { portableStudyPath, provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
 import { forgetStage } from "../pipeline/state.js";
 import { describeSelection, selectedContext, selectionOf, type SessionSelection } from "./selection.js";
@@ -57,7 +57,7 @@ export async function runStats(whole: StudyContext, options: StatsStageOptions, 
   }
   const reportProvenance = provenance({
     command: "stats",
-    study: context.paths.root,
+    study: portableStudyPath(context.paths.root),
     sessions: sessions.length,
     ...(selection ? { selection: { ...selection, selectedSessions: sessions.map((s) => s.id) } } : {}),
     ...(loaded ? { codebook: { id: loaded.codebook.id, version: loaded.codebook.version }, coder: loaded.coder } : {}),

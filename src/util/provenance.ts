@@ -1,3 +1,4 @@
+import { relative, resolve } from "node:path";
 import { z } from "zod";
 
 /**
@@ -21,6 +22,15 @@ export const provenanceSchema = z.looseObject({
   version: z.string(),
   createdAt: z.string(),
 });
+
+/**
+ * The study as a provenance block names it: relative to the folder of the file that carries the
+ * block ("." for a file inside the study, the default), never absolute, so a home folder name does
+ * not travel with every shared file.
+ */
+export function portableStudyPath(root: string, fileFolder: string = root): string {
+  return relative(resolve(fileFolder), resolve(root)) || ".";
+}
 
 export function provenance(details: Record<string, unknown> = {}): Provenance {
   return { tool: "colloquy", version: toolVersion, createdAt: new Date().toISOString(), ...details };

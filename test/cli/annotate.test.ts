@@ -2,7 +2,9 @@ import { createServer, type Server } from "node:http";
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { readFile, rm, writeFile } from "node:fs/promises";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
+import { hostname } from "node:os";
+import { artifacts } from "../../src/study/artifacts.js";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { appendCodes, codesPath, readCodes } from "../../src/coding/store.js";
@@ -104,6 +106,42 @@ describe("colloquy annotate: coding", () => {
     await at(0);
     expect(await page.locator('#choices button[aria-pressed="true"]').textContent()).toContain("Agrees");
     expect(errors).toEqual([]);
+  }, 60_000);
+
+  it("Ctrl+Enter in the note before a category leaves the note (no keyboard trap): the next key codes", async () => {
+    const server = await start();
+    await openPage(server.url);
+    await page.keyboard.press("n");
+    await page.keyboard.type("not sure yet");
+    await page.keyboard.press("Control+Enter");
+    expect(await page.locator("#status").textContent()).toContain("choose a category");
+    expect(await page.evaluate(() => document.activeElement?.id)).not.toBe("note");
+    await page.keyboard.press("3"); // agrees, with the note kept
+    await at(1);
+    expect(await alice()).toMatchObject([{ codes: ["agrees"], provenance: { note: "not sure yet" } }]);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it("saves answers at once while `colloquy code` holds the study's writer lock", async () => {
+    const server = await start();
+    await openPage(server.url);
+    // Another process (alive) holding the lock as a coding run does.
+    const other = spawn("sleep", ["60"], { stdio: "ignore" });
+    const lockFile = artifacts.lock.path(realpathSync(study));
+    await writeFile(lockFile, JSON.stringify({ pid: other.pid, host: hostname(), command: "colloquy code", startedAt: new Date().toISOString() }) + "\n");
+    try {
+      const started = Date.now();
+      await page.keyboard.press("3");
+      await at(1);
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(await page.locator("#status").textContent()).toContain("Saved turn 1");
+      expect(await alice()).toHaveLength(1);
+      // The run's lock is left as it was.
+      expect(JSON.parse(await readFile(lockFile, "utf8")).pid).toBe(other.pid);
+    } finally {
+      other.kill();
+      await rm(lockFile, { force: true });
+    }
   }, 60_000);
 
   it("resumes at the first turn without an answer after the page and the server are closed", async () => {

@@ -75,7 +75,7 @@ describe("colloquy compare", () => {
     expect(bad.stderr).toContain('--control: "placebo" is not a condition of this study; the conditions are: ai, control');
     const group = await runCli(["compare", dir, "--group", "AI=ai+robot"]);
     expect(group.stderr).toContain('--group: group "AI" names unknown condition "robot"');
-    expect((await runCli(["compare", dir, "--design", "sideways"])).stderr).toContain("--design sideways: expected one of within, between");
+    expect((await runCli(["compare", dir, "--design", "sideways"])).stderr).toContain('--design "sideways": expected within, between');
     expect((await runCli(["compare", dir, "--codebook", "pragmatic-style"])).stderr).toMatch(/no codes for codebook "pragmatic-style"|rates scales/);
   });
 

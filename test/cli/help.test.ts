@@ -1,4 +1,5 @@
-// Every command's help reads alike: a study folder is always `<study>`, and descriptions of
+// Every command's help reads alike: a study folder is always the `study` argument (`[study]`
+// where `--study` may stand for it), every command shows an example, and descriptions of
 // commands, arguments and options start with a lower-case letter (as commander's own do).
 import { describe, expect, it } from "vitest";
 import { Command } from "commander";
@@ -35,11 +36,20 @@ describe("help texts", () => {
       }
     });
   }
-  it("prints each command's help with <study>", async () => {
-    for (const name of ["compare", "report", "serve", "study", "sessions", "export", "init"]) {
+  it("prints each command's help with the study argument and its --study alias", async () => {
+    for (const name of ["compare", "report", "serve", "study", "sessions", "export"]) {
       const run = await runCli([name, "--help"]);
       const usage = (run.stdout + run.stderr).split("\n")[0];
-      expect(usage, name).toMatch(/^Usage: colloquy \S+ \[options\] <study>/);
+      expect(usage, name).toMatch(/^Usage: colloquy \S+ \[options\] \[study\]/);
+      expect(run.stdout, name).toMatch(/--study <study> +the study folder \(the same as the argument\)/);
     }
+    expect((await runCli(["init", "--help"])).stdout).toMatch(/^Usage: colloquy init \[options\] <study>/);
   });
+  it("shows an example in every command's help", async () => {
+    for (const command of commands) {
+      const path = command.parent?.parent ? [command.parent.name(), command.name()] : [command.name()];
+      const run = await runCli([...path, "--help"]);
+      expect(run.stdout, path.join(" ")).toMatch(new RegExp(`Examples:\\n  colloquy ${path.join(" ")}`));
+    }
+  }, 60_000);
 });

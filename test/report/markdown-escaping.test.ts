@@ -1,5 +1,6 @@
 // The Markdown report is read by renderers that pass raw HTML through, so text from the study
-// (speaker names, code labels, topic words) is escaped as the HTML report escapes it.
+// (speaker names, code labels, topic words) is escaped with CommonMark's backslash, never with an
+// HTML entity (which pandoc and Quarto would print as "&lt;" in a manuscript).
 import { describe, expect, it } from "vitest";
 import { renderMarkdown } from "../../src/report/paper/render-markdown.js";
 import type { PaperReport } from "../../src/report/paper/document.js";
@@ -8,7 +9,7 @@ const evil = "<img src=x onerror=alert(1)>";
 
 const report: PaperReport = {
   title: `Study ${evil}`,
-  byline: "Colloquy & friends",
+  byline: "Colloquy & friends &amp; p < .05",
   sections: [
     {
       title: `Speakers: ${evil}`,
@@ -41,20 +42,21 @@ const report: PaperReport = {
 describe("the Markdown report escapes HTML", () => {
   const md = renderMarkdown(report);
   it("a speaker named like an HTML tag is text, not markup", () => {
-    expect(md).not.toMatch(/<img|<script|<b>/);
-    expect(md).toContain("&lt;img src=x onerror=alert(1)&gt;");
-    expect(md).toContain("# Study &lt;img src=x onerror=alert(1)&gt;");
-    expect(md).toContain("## Speakers: &lt;img");
-    expect(md).toContain("_Colloquy &amp; friends_");
-    expect(md).toContain("- Note on &lt;img");
-    expect(md).toContain("_Figure: Share by &lt;img");
-    expect(md).toContain("*Turns by &lt;img src=x onerror=alert(1)&gt;.*");
+    expect(md).not.toMatch(/(^|[^\\])<(img|script|b>)/m);
+    expect(md).not.toMatch(/(^|[^\\])&(lt|gt|amp|quot);/m);
+    expect(md).toContain("\\<img src=x onerror=alert(1)>");
+    expect(md).toContain("# Study \\<img src=x onerror=alert(1)>");
+    expect(md).toContain("## Speakers: \\<img");
+    expect(md).toContain("_Colloquy & friends \\&amp; p < .05_");
+    expect(md).toContain("- Note on \\<img");
+    expect(md).toContain("Share by \\<img");
+    expect(md).toContain("*Turns by \\<img src=x onerror=alert(1)>.*");
   });
   it("table cells keep their pipes inside the cell", () => {
-    expect(md).toContain("| &lt;img src=x onerror=alert(1)&gt; | 3 |");
-    expect(md).toContain("| a\\|b &lt;b&gt;bold&lt;/b&gt; | 2 |");
+    expect(md).toContain("| \\<img src=x onerror=alert(1)> | 3 |");
+    expect(md).toContain("| a\\|b \\<b>bold\\</b> | 2 |");
   });
   it("a line break cannot start a block of raw HTML", () => {
-    expect(md).toContain("spoke most. &lt;script&gt;");
+    expect(md).toContain("spoke most. \\<script>");
   });
 });

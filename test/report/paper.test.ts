@@ -5,6 +5,7 @@ import { cp, mkdir, mkdtemp, readFile, readdir, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseTable } from "../../src/util/csv.js";
+import { plainLabel } from "../../src/report/glossary.js";
 import { runCli } from "../support/cli.js";
 
 const demo = join(import.meta.dirname, "../../fixtures/demo-study");
@@ -20,6 +21,28 @@ beforeAll(async () => {
 }, 120_000);
 
 describe("colloquy report", () => {
+  it("links an SVG file per figure beside the Markdown, and names nothing a reader cannot read", async () => {
+    const run = await runCli(["report", dir, "--format", "md"]);
+    expect(run.code, run.stderr).toBe(0);
+    const md = await readFile(join(dir, "analysis", "report.md"), "utf8");
+    const links = [...md.matchAll(/!\[[^\]]+\]\(([^)]+)\)/g)].map((m) => m[1]);
+    expect(links.length).toBeGreaterThanOrEqual(3);
+    for (const link of links) {
+      expect(link).toMatch(/^report-figures\/[\w-]+\.svg$/);
+      const svg = await readFile(join(dir, "analysis", decodeURI(link)), "utf8");
+      expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    }
+    expect(md).not.toMatch(/in the HTML report/);
+    // What a reader sees: the text without code spans (file and field references) and link targets.
+    const visible = md.replace(/`[^`]*`/g, "").replace(/\]\([^)]*\)/g, "]");
+    expect(visible.match(/\b[a-z]+[A-Z][A-Za-z]*\b/g) ?? []).toEqual([]);
+    expect(visible).not.toMatch(/&(lt|gt|amp|quot|#\d+);/);
+    expect(visible).not.toMatch(/\b(rules|llm|learned)'s\b/);
+    // Every n in the topics and concepts summaries says what it counts.
+    expect(visible).toMatch(/n = 3 participants/);
+    expect(visible).not.toMatch(/n = \d+[;.)]/);
+  });
+
   it("writes Markdown in the order of a paper's method and results, with APA-style statistics", async () => {
     const run = await runCli(["report", dir]);
     expect(run.code, run.stderr).toBe(0);
@@ -118,7 +141,7 @@ describe("colloquy report", () => {
     const byCondition = await csv("topics-by-condition.csv");
     const branching = topics.conditions.find((c: { measure: string }) => c.measure === "branchingRatio");
     for (const [condition, s] of Object.entries(branching.byCondition) as [string, { mean: number; sd: number; n: number; ci95: [number, number] }][]) {
-      const row = byCondition.rows.find((r) => r.cells.measure === "branchingRatio" && r.cells.condition === condition)!.cells;
+      const row = byCondition.rows.find((r) => r.cells.measure === plainLabel("branchingRatio") && r.cells.condition === condition)!.cells;
       expect(Number(row.mean)).toBe(s.mean);
       expect(Number(row.SD)).toBe(s.sd);
       expect(Number(row["95% CI lower"])).toBe(s.ci95[0]);
@@ -189,6 +212,6 @@ describe("colloquy report", () => {
   it("refuses an unknown format", async () => {
     const run = await runCli(["report", dir, "--format", "pdf"]);
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toMatch(/--format pdf: expected md or html/);
+    expect(run.stderr).toMatch(/--format "pdf": expected md, html/);
   });
 });

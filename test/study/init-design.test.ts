@@ -21,7 +21,7 @@ describe("colloquy init: control condition and design", () => {
     expect(run.stdout).toMatch(/design: +sessions as independent units \(the default\)/);
     const bad = await runCli(["init", dir, "--design", "paired"]);
     expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toMatch(/--design paired: expected within or between/);
+    expect(bad.stderr).toMatch(/--design "paired": expected within, between/);
   });
 });
 

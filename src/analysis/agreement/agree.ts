@@ -1,7 +1,7 @@
 import type { CodeRecord } from "../../coding/records.js";
 import { CliError } from "../../util/errors.js";
 import { csvRows, csvWithRows } from "../../util/csv.js";
-import { provenance, type Provenance } from "../../util/provenance.js";
+import { portableStudyPath, provenance, type Provenance } from "../../util/provenance.js";
 import { analyseVariable, type VariableAgreement, type VariableOptions } from "./core.js";
 import type { CodebookShape, Coverage } from "./study.js";
 import { alignment, coverageOf, disagreementFields, type Disagreement } from "./align.js";
@@ -139,7 +139,7 @@ export function agreementOf(input: AgreementInput, analyse: AnalyseVariables = (
     kind: "agreement",
     provenance: provenance({
       command: "agree",
-      study,
+      study: portableStudyPath(study),
       codebook: { id: shape.id, version: shape.version, definition: shape.definition },
       coders,
       reference,

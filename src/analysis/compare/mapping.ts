@@ -1,3 +1,4 @@
+import { didYouMean } from "../../util/did-you-mean.js";
 import { CliError } from "../../util/errors.js";
 
 /**
@@ -28,7 +29,8 @@ export function mapCodes(
   for (const [merged, members] of Object.entries(collapse)) {
     if (members.length === 0) throw new CliError(`${where.collapse}: "${merged}" merges no codes; write ${merged}=code-a+code-b`);
     for (const code of members) {
-      if (!known.has(code)) throw new CliError(`${where.collapse}: "${merged}" names unknown code "${code}"; codes are: ${labels.join(", ")}`);
+      if (!known.has(code))
+        throw new CliError(`${where.collapse}: "${merged}" names unknown code "${code}"; codes are: ${labels.join(", ")}${didYouMean(code, labels)}`);
       const previous = target.get(code);
       if (previous !== undefined && previous !== merged) {
         throw new CliError(`${where.collapse}: code "${code}" is merged into both "${previous}" and "${merged}"; put it in one group only`);
@@ -39,7 +41,8 @@ export function mapCodes(
   const dropped = new Set<string>();
   for (const code of drop) {
     if (!known.has(code) && !(code in collapse)) {
-      throw new CliError(`${where.drop}: unknown code "${code}"; codes are: ${[...labels, ...Object.keys(collapse)].join(", ")}`);
+      const choices = [...labels, ...Object.keys(collapse)];
+      throw new CliError(`${where.drop}: unknown code "${code}"; codes are: ${choices.join(", ")}${didYouMean(code, choices)}`);
     }
     dropped.add(code);
   }

@@ -36,7 +36,7 @@ export function annotateHtml(title: string): string {
 <button id="next" type="button">Next →</button>
 </nav>
 <p id="status" role="status" aria-live="polite"></p>
-<p id="help">Keys: the key on a category chooses it (and saves it; with several categories allowed, Enter saves); ← → move; U undoes the last answer; N writes a note, Esc leaves it; Ctrl+Enter in the note saves.</p>
+<p id="help">Keys: the key on a category chooses it (and saves it; with several categories allowed, Enter saves); ← → move; U undoes the last answer; N writes a note, Esc leaves it; Ctrl+Enter in the note saves (or, before a category is chosen, leaves the note for you to choose one).</p>
 </section>
 <aside id="codebook" aria-label="Codebook"><h2 id="codebook-title"></h2><p id="instructions"></p><dl id="definitions"></dl></aside>
 </main>
@@ -279,7 +279,12 @@ function annotateClient(): void {
       if (event.key === "Escape") note.blur();
       else if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
-        void save(false);
+        // No category yet: keep the note and leave it, so the next key chooses one (never a
+        // keyboard trap where every key goes on into the note and nothing is coded).
+        if (chosen.size === 0) {
+          note.blur();
+          status("Note kept. Now choose a category: press its key.", true);
+        } else void save(false);
       }
     });
     document.addEventListener("keydown", (event) => {

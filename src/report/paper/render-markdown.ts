@@ -1,4 +1,4 @@
-import type { Cell, PaperReport, Table } from "./document.js";
+import type { Cell, Chart, PaperReport, Table } from "./document.js";
 
 /**
  * The report as Markdown (GitHub-flavoured tables). Numbers are rounded for reading to each
@@ -19,11 +19,18 @@ export function formatCell(cell: Cell, digits?: number): string {
 }
 
 /**
- * Text from the study (speaker names, code labels, topic words) as Markdown text: renderers pass
- * raw HTML through, so <, > and & become entities as in the HTML report, and a line break becomes
- * a space so the text cannot start a block of its own (a heading, a list, raw HTML).
+ * Text from the study (speaker names, code labels, topic words) as Markdown text. Renderers pass
+ * raw HTML through, so a "<" that could open a tag, comment or autolink and an "&" that could
+ * start an entity get a backslash (CommonMark's escape, which pandoc and Quarto read too), never
+ * an HTML entity: "p < .05" stays as written. A line break becomes a space so the text cannot
+ * start a block of its own (a heading, a list, raw HTML), and a leading ">" is not a quote.
  */
-const escapeMarkdownText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\r?\n/g, " ");
+const escapeMarkdownText = (text: string) =>
+  text
+    .replace(/\r?\n/g, " ")
+    .replace(/<(?=[A-Za-z/!?])/g, "\\<")
+    .replace(/&(?=#|[A-Za-z][A-Za-z0-9]*;)/g, "\\&")
+    .replace(/^>/, "\\>");
 
 /** A table cell: escaped text, and a pipe or backslash cannot end the cell early. */
 const escapeCell = (text: string) => escapeMarkdownText(text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|"));
@@ -37,10 +44,15 @@ function markdownTable(t: Table): string {
     `|${t.columns.map(() => " --- ").join("|")}|`,
     ...t.rows.map((row) => `| ${row.map((c, i) => escapeCell(formatCell(c, t.digits?.[i]))).join(" | ")} |`),
   ];
-  return `*${escapeMarkdownText(t.caption)}.* Source: ${escapeMarkdownText(t.source)}; CSV: ${code(`${t.id}.csv`)}.\n\n${lines.join("\n")}`;
+  return `*${escapeMarkdownText(t.caption)}.* Source: ${code(t.source)}; CSV: ${code(`${t.id}.csv`)}.\n\n${lines.join("\n")}`;
 }
 
-export function renderMarkdown(report: PaperReport): string {
+/**
+ * `figure(chart)`: where the chart's SVG file is, relative to the Markdown file (the report stage
+ * writes them beside it), so pandoc and Quarto take the figures into a manuscript. Without it a
+ * figure is named and the HTML report pointed to.
+ */
+export function renderMarkdown(report: PaperReport, options: { figure?: (chart: Chart) => string } = {}): string {
   const text = escapeMarkdownText;
   const out = [`# ${text(report.title)}`, "", `_${text(report.byline)}_`];
   for (const s of report.sections) {
@@ -49,6 +61,7 @@ export function renderMarkdown(report: PaperReport): string {
       if (b.kind === "paragraph") out.push("", text(b.text));
       else if (b.kind === "table") out.push("", markdownTable(b.table));
       else if (b.kind === "notes") out.push("", ...b.items.map((i) => `- ${text(i)}`));
+      else if (options.figure) out.push("", `![${text(b.chart.caption)}](${encodeURI(options.figure(b.chart))})`);
       else out.push("", `_Figure: ${text(b.chart.caption)} (in the HTML report: \`colloquy report --format html\`)._`);
     }
   }

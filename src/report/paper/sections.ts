@@ -1,4 +1,5 @@
 import type { AgreementReport } from "../../analysis/agreement/agree.js";
+import { codesBy, inPlainWords, plainLabel } from "../glossary.js";
 import type { CompareReport } from "../../analysis/compare/compare.js";
 import type { MeasureComparison } from "../../analysis/concepts/conditions.js";
 import { DEFAULT_INFERENCE, describeDesign, resolveDesign } from "../../analysis/shared/design.js";
@@ -99,7 +100,7 @@ function sampleSection(data: StudyData): Section {
     `The study holds ${plural(data.sessions.length, "session")} in ${plural(conditions.length, "condition")} (${conditions.join(", ")}), ` +
     `with ${plural(everyone.size, "distinct participant")} (${[...kinds].map(([k, n]) => `${n} ${k}`).join(", ")})` +
     (turns !== null
-      ? ` and ${plural(turns, "counted turn")} (${stats!.definitions.countedTurns ?? `see ${statsFiles.stats.relative()}`}).`
+      ? ` and ${plural(turns, "counted turn")} (${stats!.definitions.countedTurns !== undefined ? inPlainWords(stats!.definitions.countedTurns) : `see ${statsFiles.stats.relative()}`}).`
       : "; run `colloquy stats` for turn counts.");
   return {
     title: "Sample",
@@ -209,7 +210,7 @@ function codingSection(data: StudyData, compares: AnalysisFile<CompareReport>[])
     para(
       `Turns were coded with ${plural(new Set(data.codeSets.map((s) => s.codebook)).size, "codebook")} by ${plural(new Set(data.codeSets.map((s) => s.coder)).size, "coder")}.` +
         (compares.length
-          ? ` Comparisons use ${compares.map((c) => `${c.value.coder}'s ${c.value.codebook.id} codes (version ${c.value.codebook.version})`).join("; ")}.`
+          ? ` Comparisons use ${compares.map((c) => `${codesBy(c.value.coder, c.value.codebook.id)} (version ${c.value.codebook.version})`).join("; ")}.`
           : ""),
     ),
     table({
@@ -299,7 +300,7 @@ function compareSection(f: AnalysisFile<CompareReport>, data: StudyData): Sectio
   const blocks: Block[] = [];
   blocks.push(
     para(
-      `${r.acts.counted} acts (${r.coder}'s ${cb} codes) were compared across ${plural(r.conditions.length, "condition")}: ${r.conditions.map((c) => `${c.name} (${plural(c.sessions, "session")} in ${plural(c.runs, "run")}, ${c.acts} acts)`).join(", ")}.`,
+      `${r.acts.counted} acts (${codesBy(r.coder, cb)}) were compared across ${plural(r.conditions.length, "condition")}: ${r.conditions.map((c) => `${c.name} (${plural(c.sessions, "session")} in ${plural(c.runs, "run")}, ${c.acts} acts)`).join(", ")}.`,
     ),
   );
   const chis = r.tests.filter((t) => t.family === "chi-square");
@@ -439,10 +440,10 @@ function measuresSection(title: string, file: string, comparisons: MeasureCompar
   for (const c of comparisons) {
     const entries = Object.entries(c.byCondition);
     for (const [condition, s] of entries)
-      rows.push([c.measure, condition, s.n, s.mean, s.sd, s.ci95?.[0] ?? null, s.ci95?.[1] ?? null, s.missing, s.ciNote ?? ""]);
+      rows.push([plainLabel(c.measure), condition, s.n, s.mean, s.sd, s.ci95?.[0] ?? null, s.ci95?.[1] ?? null, s.missing, s.ciNote ?? ""]);
     for (const t of c.tests)
       testRows.push([
-        c.measure,
+        plainLabel(c.measure),
         `${t.a} vs ${t.b}`,
         conditionTestName(t),
         t.n,
@@ -455,20 +456,20 @@ function measuresSection(title: string, file: string, comparisons: MeasureCompar
         apaConditionTest(t),
         [t.skipped, t.note].filter(Boolean).join("; "),
       ]);
-    const sentences = entries.map(([condition, s]) => `${condition}: ${apaSummary(s)}`);
+    const sentences = entries.map(([condition, s]) => `${condition}: ${apaSummary(s, c.unit)}`);
     const tested = c.tests;
     blocks.push(
       para(
-        `${c.measure}: ${sentences.join("; ")}.${tested.length ? ` ${tested.map((t) => `${t.a} vs ${t.b}, ${conditionTestName(t)}: ${apaConditionTest(t)}${t.note ? ` (${t.note})` : ""}`).join("; ")}.` : ""}`,
+        `${plainLabel(c.measure)}: ${sentences.join("; ")}.${tested.length ? ` ${tested.map((t) => `${t.a} vs ${t.b}, ${conditionTestName(t)}: ${apaConditionTest(t)}${t.note ? ` (${t.note})` : ""}`).join("; ")}.` : ""}`,
       ),
     );
     if (c === first)
       charts.push({
         kind: "intervals",
         id: `${slug(title)}-${slug(c.measure)}`,
-        caption: `${c.measure} by condition: mean and 95% interval`,
+        caption: `${plainLabel(c.measure)} by condition: mean and 95% interval`,
         rows: entries.map(([condition, s]) => ({ label: condition, value: s.mean, lower: s.ci95?.[0] ?? null, upper: s.ci95?.[1] ?? null })),
-        valueLabel: c.measure,
+        valueLabel: plainLabel(c.measure),
       });
   }
   blocks.push(...charts.map((chart): Block => ({ kind: "chart", chart })));

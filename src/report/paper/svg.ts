@@ -1,3 +1,4 @@
+import { scaleLinear } from "d3";
 import type { Chart } from "./document.js";
 
 /**
@@ -13,6 +14,41 @@ export function escapeXml(text: string): string {
 
 const tick = (v: number) => (Math.abs(v) >= 10 ? v.toFixed(0) : v.toFixed(2));
 
+/** A tick label: as d3 picks round ticks (0, 0.5, 1, 1.5), print them as short as they are. */
+const tickLabel = (v: number) => String(Number(v.toFixed(6)));
+
+/** Round ticks over [lo, hi] (d3's nice + ticks): the domain grows to the first and last of them. */
+function roundTicks(lo: number, hi: number): { domain: [number, number]; ticks: number[] } {
+  const scale = scaleLinear()
+    .domain([lo, hi === lo ? lo + 1 : hi])
+    .nice(5);
+  const [a, b] = scale.domain();
+  return { domain: [a, b], ticks: scale.ticks(5) };
+}
+
+/** Split a label into lines of at most `width` characters at spaces (a longer word keeps its own line): wrapped, never cut. */
+export function wrapLabel(text: string, width = 32): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 1 + word.length <= width) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines.length ? lines : [""];
+}
+
+/** A label right-aligned at x, its lines centred on y (font size 11, line height 12). */
+function labelLines(text: string, x: number, y: number): string {
+  const lines = wrapLabel(text);
+  const top = y + 4 - ((lines.length - 1) * 12) / 2;
+  return `<text x="${x}" y="${top}" font-size="11" text-anchor="end">${lines.map((l, i) => `<tspan x="${x}" dy="${i === 0 ? 0 : 12}">${escapeXml(l)}</tspan>`).join("")}</text>`;
+}
+
+/** The axis title in words, centred under the plot (never beside it, where it would run off the edge). */
+function axisTitle(text: string, left: number, plot: number, y: number): string {
+  return `<text x="${left + plot / 2}" y="${y}" font-size="11" text-anchor="middle">${escapeXml(text)}</text>`;
+}
+
 /** The chart as an <svg> element string (width 720; height grows with the rows). */
 export function chartSvg(chart: Chart): string {
   return chart.kind === "bars" ? barsSvg(chart) : intervalsSvg(chart);
@@ -25,8 +61,9 @@ function barsSvg(chart: Extract<Chart, { kind: "bars" }>): string {
   const barH = 10;
   const groupH = chart.series.length * barH + 8;
   const legendH = 18 * Math.ceil(chart.series.length / 4) + 8;
-  const height = legendH + chart.categories.length * groupH + 30;
-  const max = Math.max(1e-9, ...chart.series.flatMap((s) => s.values.filter((v): v is number => v !== null)));
+  const height = legendH + chart.categories.length * groupH + 44;
+  const { domain, ticks } = roundTicks(0, Math.max(1e-9, ...chart.series.flatMap((s) => s.values.filter((v): v is number => v !== null))));
+  const max = domain[1];
   const out: string[] = [];
   chart.series.forEach((s, i) => {
     const x = (i % 4) * 170;
@@ -37,7 +74,7 @@ function barsSvg(chart: Extract<Chart, { kind: "bars" }>): string {
   });
   chart.categories.forEach((category, c) => {
     const y0 = legendH + c * groupH;
-    out.push(`<text x="${left - 6}" y="${y0 + groupH / 2 + 3}" font-size="11" text-anchor="end">${escapeXml(category)}</text>`);
+    out.push(labelLines(category, left - 6, y0 + groupH / 2 - 1));
     chart.series.forEach((s, i) => {
       const v = s.values[c];
       if (v === null) return;
@@ -49,8 +86,9 @@ function barsSvg(chart: Extract<Chart, { kind: "bars" }>): string {
   });
   const axisY = legendH + chart.categories.length * groupH + 4;
   out.push(`<line x1="${left}" y1="${axisY}" x2="${left + plot}" y2="${axisY}" stroke="#888"/>`);
-  for (const f of [0, 0.5, 1]) out.push(`<text x="${left + f * plot}" y="${axisY + 14}" font-size="10" text-anchor="middle">${tick(f * max)}</text>`);
-  out.push(`<text x="${left + plot + 4}" y="${axisY + 4}" font-size="10">${escapeXml(chart.valueLabel)}</text>`);
+  for (const t of ticks)
+    out.push(`<text x="${(left + (t / max) * plot).toFixed(1)}" y="${axisY + 14}" font-size="10" text-anchor="middle">${tickLabel(t)}</text>`);
+  out.push(axisTitle(chart.valueLabel, left, plot, axisY + 30));
   return svg(width, height + 8, chart.caption, out);
 }
 
@@ -58,15 +96,16 @@ function intervalsSvg(chart: Extract<Chart, { kind: "intervals" }>): string {
   const left = 230;
   const width = 720;
   const plot = width - left - 60;
-  const rowH = 24;
-  const height = chart.rows.length * rowH + 40;
+  const rowH = 30;
+  const height = chart.rows.length * rowH + 54;
   const known = chart.rows.flatMap((r) => [r.value, r.lower, r.upper]).filter((v): v is number => v !== null && Number.isFinite(v));
-  const [lo, hi] = chart.domain ?? [Math.min(0, ...known), Math.max(1e-9, ...known)];
+  const { domain, ticks } = roundTicks(...(chart.domain ?? [Math.min(0, ...known), Math.max(1e-9, ...known)]));
+  const [lo, hi] = domain;
   const x = (v: number) => left + ((v - lo) / (hi - lo || 1)) * plot;
   const out: string[] = [];
   chart.rows.forEach((r, i) => {
     const y = 12 + i * rowH + rowH / 2;
-    out.push(`<text x="${left - 6}" y="${y + 4}" font-size="11" text-anchor="end">${escapeXml(r.label)}</text>`);
+    out.push(labelLines(r.label, left - 6, y));
     if (r.lower !== null && r.upper !== null)
       out.push(`<line x1="${x(r.lower).toFixed(1)}" y1="${y}" x2="${x(r.upper).toFixed(1)}" y2="${y}" stroke="#333" stroke-width="1.5"/>`);
     if (r.value !== null)
@@ -76,9 +115,8 @@ function intervalsSvg(chart: Extract<Chart, { kind: "intervals" }>): string {
   });
   const axisY = 12 + chart.rows.length * rowH + 4;
   out.push(`<line x1="${left}" y1="${axisY}" x2="${left + plot}" y2="${axisY}" stroke="#888"/>`);
-  for (const f of [0, 0.25, 0.5, 0.75, 1])
-    out.push(`<text x="${x(lo + f * (hi - lo)).toFixed(1)}" y="${axisY + 14}" font-size="10" text-anchor="middle">${tick(lo + f * (hi - lo))}</text>`);
-  out.push(`<text x="${left + plot + 4}" y="${axisY + 4}" font-size="10">${escapeXml(chart.valueLabel)}</text>`);
+  for (const t of ticks) out.push(`<text x="${x(t).toFixed(1)}" y="${axisY + 14}" font-size="10" text-anchor="middle">${tickLabel(t)}</text>`);
+  out.push(axisTitle(chart.valueLabel, left, plot, axisY + 30));
   return svg(width, height, chart.caption, out);
 }
 

@@ -1,0 +1,52 @@
+// The report's figures: round ticks (d3's nice/ticks), the axis title in words under the plot,
+// and long labels wrapped onto lines rather than cut.
+import { describe, expect, it } from "vitest";
+import { chartSvg, wrapLabel } from "../../src/report/paper/svg.js";
+import type { Chart } from "../../src/report/paper/document.js";
+
+const tickLabels = (svg: string) => [...svg.matchAll(/<text [^>]*font-size="10"[^>]*>([^<]+)<\/text>/g)].map((m) => Number(m[1]));
+
+describe("report figures", () => {
+  const label = "a session label long enough to need three lines of text at this width";
+  const intervals: Chart = {
+    kind: "intervals",
+    id: "t",
+    caption: "branching ratio by condition",
+    rows: [
+      { label, value: 0.41, lower: 0.13, upper: 0.82 },
+      { label: "control", value: 1.23, lower: 0.9, upper: 1.63 },
+    ],
+    valueLabel: "branching ratio (sub-topics per main topic)",
+  };
+
+  /** Ticks are round: evenly spaced by 1, 2 or 5 times a power of ten, each a multiple of that step. */
+  const expectRound = (ticks: number[], lo: number, hi: number) => {
+    const step = ticks[1] - ticks[0];
+    const mantissa = step / 10 ** Math.floor(Math.log10(step));
+    expect(
+      [1, 2, 5].some((m) => Math.abs(mantissa - m) < 1e-9),
+      `step ${step}`,
+    ).toBe(true);
+    for (const t of ticks) expect(Math.abs(t / step - Math.round(t / step))).toBeLessThan(1e-9);
+    expect(ticks[0]).toBeLessThanOrEqual(lo);
+    expect(ticks.at(-1)).toBeGreaterThanOrEqual(hi);
+  };
+
+  it("ticks at round values covering the data (not 0.41 / 0.82 / 1.23)", () => {
+    const ticks = tickLabels(chartSvg(intervals));
+    expect(ticks).toEqual([0, 0.5, 1, 1.5, 2]);
+    expectRound(ticks, 0.13, 1.63);
+    const bars: Chart = { kind: "bars", id: "b", caption: "c", categories: ["x"], series: [{ name: "s", values: [0.137] }], valueLabel: "share of acts" };
+    expectRound(tickLabels(chartSvg(bars)), 0, 0.137);
+  });
+
+  it("writes the whole axis title and wraps labels instead of cutting them", () => {
+    const svg = chartSvg(intervals);
+    expect(svg).toContain(`text-anchor="middle">branching ratio (sub-topics per main topic)</text>`);
+    const lines = wrapLabel(label);
+    expect(lines.join(" ")).toBe(label);
+    expect(lines.every((l) => l.length <= 32)).toBe(true);
+    for (const line of lines) expect(svg).toContain(`>${line}</tspan>`);
+    expect(svg).not.toMatch(/…|\.\.\./);
+  });
+});
