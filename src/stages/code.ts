@@ -171,11 +171,12 @@ async function trainLearner(
   } catch (error) {
     throw new CliError((error as Error).message);
   }
-  effects.log(describeEstimate(learner));
+  const estimate = describeEstimate(learner);
+  effects.log(estimate);
   const { status } = learner;
   if (status.status !== "validated" && !allowBelowFloor)
     throw new CliError(
-      `the learned coder for ${codebook.id} is not good enough to code on its own: ${status.reason}. Code more turns by hand (colloquy sample <study> --strategy uncertain --coder learned --n 20 picks the most useful ones), or pass --allow-below-floor to code anyway (every code then records status ${status.status})`,
+      `the learned coder for ${codebook.id} is not good enough to code on its own: ${status.reason} (${estimate}). Code more turns by hand (colloquy sample <study> --strategy uncertain --coder learned --n 20 picks the most useful ones), or pass --allow-below-floor to code anyway (every code then records status ${status.status})`,
     );
   return learner;
 }
