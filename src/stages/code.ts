@@ -171,11 +171,12 @@ async function trainLearner(
   } catch (error) {
     throw new CliError((error as Error).message);
   }
-  effects.log(describeEstimate(learner));
+  const estimate = describeEstimate(learner);
+  effects.log(estimate);
   const { status } = learner;
   if (status.status !== "validated" && !allowBelowFloor)
     throw new CliError(
-      `the learned coder for ${codebook.id} is not good enough to code on its own: ${status.reason}. Code more turns by hand (colloquy sample <study> --strategy uncertain --coder learned --n 20 picks the most useful ones), or pass --allow-below-floor to code anyway (every code then records status ${status.status})`,
+      `the learned coder for ${codebook.id} is not good enough to code on its own: ${status.reason} (${estimate}). Code more turns by hand (colloquy sample <study> --strategy uncertain --coder learned --n 20 picks the most useful ones), or pass --allow-below-floor to code anyway (every code then records status ${status.status})`,
     );
   return learner;
 }
@@ -186,11 +187,11 @@ function describeEstimate(learner: LearnedCoder): string {
   const f = (x: number) => x.toFixed(2);
   if (!Number.isFinite(v.kappa)) return `learned coder: no estimate (${learner.status.reason})`;
   const interval = v.interval ? ` (95% CI ${f(v.interval.lower)}-${f(v.interval.upper)}, bootstrap over ${v.sessions} sessions)` : "";
-  const { c, context } = v.settings;
+  const { c, context, balanced } = v.settings;
   const { temperature, eceBefore, eceAfter } = v.calibration;
   return (
     `learned coder, estimated on this study by ${v.folds}-fold cross-validation grouped by session: kappa ${f(v.kappa)}${interval}, agreement ${(v.agreement * 100).toFixed(1)}% on ${v.n} turn(s); ` +
-    `chose C=${c}${context ? " with" : " without"} the context features; calibration: temperature ${temperature}, ECE ${f(eceBefore)} -> ${f(eceAfter)}`
+    `chose C=${c} (${balanced ? "balanced" : "unweighted"} classes, ${context ? "the text model averaged with the text-and-context model" : "text only"}); calibration: temperature ${temperature}, ECE ${f(eceBefore)} -> ${f(eceAfter)}`
   );
 }
 

@@ -90,8 +90,9 @@ describe("learned coder: deterministic, honest, and active", { timeout: 600_000 
     // The records really came in different orders.
     expect(a.training.map((r) => r.turn)).not.toEqual(b.training.map((r) => r.turn));
     expect(b.coder.trainingHash).toBe(a.coder.trainingHash);
-    expect(b.coder.model.heads[0].model.weights).toEqual(a.coder.model.heads[0].model.weights);
-    expect(b.coder.model.heads[0].model.bias).toEqual(a.coder.model.heads[0].model.bias);
+    const parameters = (coder: typeof a.coder) => coder.model.heads[0].models.map((m) => [m.weights, m.bias]);
+    expect(parameters(a.coder)).toHaveLength(2);
+    expect(parameters(b.coder)).toEqual(parameters(a.coder));
     expect(b.coder.validation.predictions).toEqual(a.coder.validation.predictions);
     // And through the command: the stored codes are the same, record for record.
     for (const path of [studies.a, studies.b])
@@ -123,6 +124,8 @@ describe("learned coder: deterministic, honest, and active", { timeout: 600_000 
     expect(stop.code).not.toBe(0);
     expect(stop.stderr).toMatch(/too few human codes per category: the median category has \d+/);
     expect(stop.stderr).toContain("--allow-below-floor");
+    // The researcher has seen the estimate, and nothing is stored.
+    expect(stop.stderr).toMatch(/learned coder, estimated on this study by \d+-fold cross-validation grouped by session: kappa -?\d\.\d\d \(95% CI/);
     expect(await readCodes(few, "bales-ipa", "learned")).toEqual([]);
     expect((await runCli(["code", few, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:alice", "--allow-below-floor"])).code).toBe(0);
     const records = await readCodes(few, "bales-ipa", "learned");

@@ -25,7 +25,7 @@ function targetIndexes(item: Scored): number[][] {
       return typeof r === "number" ? [head.classes.indexOf(r)] : [];
     }
     const codes = item.example.codes ?? [];
-    return (head.model.kind === "softmax" ? codes.slice(0, 1) : codes).map((c) => head.classes.indexOf(c));
+    return (head.models[0].kind === "softmax" ? codes.slice(0, 1) : codes).map((c) => head.classes.indexOf(c));
   });
 }
 
@@ -37,8 +37,9 @@ function negativeLogLikelihood(items: readonly Scored[], targets: readonly numbe
     item.model.heads.forEach((head, h) => {
       const wanted = targets[i][h];
       if (wanted.length === 0 || wanted.includes(-1)) return;
-      const p = probabilities(head.model.kind, item.scores[h], temperature);
-      if (head.model.kind === "softmax") total -= Math.log(Math.max(p[wanted[0]], 1e-300));
+      const kind = head.models[0].kind;
+      const p = probabilities(kind, item.scores[h], temperature);
+      if (kind === "softmax") total -= Math.log(Math.max(p[wanted[0]], 1e-300));
       else p.forEach((q, k) => (total -= Math.log(Math.max(wanted.includes(k) ? q : 1 - q, 1e-300))));
       n++;
     }),

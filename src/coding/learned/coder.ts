@@ -22,7 +22,7 @@ import { crossValidate, SETTINGS_GRID, type GroupedExample, type Validation } fr
  */
 
 /** Bump when features or training change in a way that changes codes. */
-export const LEARNED_CODER_VERSION = "2";
+export const LEARNED_CODER_VERSION = "3";
 
 export interface LearnedCoder {
   /** Hash of the training set as the model saw it and of the settings; records with another hash are out of date. */
@@ -81,9 +81,10 @@ export function createLearnedCoder(options: LearnedCoderOptions): LearnedCoder {
   const settings = {
     coder: "learned",
     learnedVersion: LEARNED_CODER_VERSION,
-    model: "tf-idf (word 1-2-grams, char 2-5-grams in words, sublinear tf, l2 norm) + logistic regression (L-BFGS, balanced class weights)",
+    model:
+      "tf-idf (word 1-2-grams, char 2-5-grams in words, sublinear tf, l2 norm) + logistic regression (L-BFGS, balanced class weights), averaged with the same on text and context features",
     modelSettings: { ...validation.settings, temperature },
-    converged: model.heads.every((h) => h.model.fit.converged),
+    converged: model.heads.every((h) => h.models.every((m) => m.fit.converged)),
     trainedOn: [...options.trainedOn],
     trainingHash,
     trainingSize: examples.length,

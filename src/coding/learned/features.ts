@@ -4,8 +4,8 @@ import type { Session } from "../../transcript/schema.js";
  * Features of one turn for the learned coder: TF-IDF over word 1-2-grams and character 2-5-grams
  * inside words (scikit-learn's `char_wb`), the textbook baseline for coding dialogue acts, plus a
  * few features of the turn's place in the conversation (speaker kind, whether the turn asks,
- * whether the previous turn asked, whether the speaker changed), which the coder uses only when
- * cross-validation on the study's own codes says they help (`vectorise`'s `context`). Strings are
+ * whether the previous turn asked, whether the speaker changed), which only a second model sees
+ * (`vectorise`'s `context`; model.ts averages it with the text model). Strings are
  * hashed into a fixed space (the "hashing trick"), so nothing is kept per distinct word and
  * memory is bounded.
  */

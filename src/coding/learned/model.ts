@@ -6,7 +6,11 @@ import { logisticScores, probabilities, trainLogistic, type LogisticKind, type L
  * A codebook-shaped classifier: for a nominal codebook one head over its categories (softmax, or
  * one-vs-rest when the codebook allows several codes per turn); for a scales codebook one head per
  * scale over its ratings, predicting the probability-weighted mean rating, rounded (so a scale
- * keeps its order).
+ * keeps its order). With the context features, a head is two logistic regressions whose scores
+ * are averaged: one on the text alone, one on the text and the turn's context. Whether the context
+ * helps could not be told by cross-validation on a study's few hundred codes (bench/learned-quality.ts:
+ * the choice went the wrong way on both corpora it measures), and the average is never far from the
+ * better of the two.
  */
 
 /** One human-coded turn to learn from. */
@@ -20,13 +24,17 @@ export interface TrainingExample {
 export interface ModelSettings {
   /** Inverse regularisation strength (scikit-learn's C). */
   c: number;
-  /** Use the context features (speaker kind, neighbouring turns). */
+  /** Average the text model with one that also sees the context features (speaker kind, neighbouring turns). */
   context: boolean;
   /** Weight examples by n / (classes x n_class) (scikit-learn's class_weight="balanced"); single-label heads only. */
   balanced: boolean;
 }
 
-type Head = { kind: "categories"; classes: string[]; model: LogisticModel } | { kind: "scale"; scale: string; classes: number[]; model: LogisticModel };
+/** `models`: the text model, then (with `context`) the text-and-context model; their scores are averaged. */
+type Head = { kind: "categories"; classes: string[]; models: LogisticModel[] } | { kind: "scale"; scale: string; classes: number[]; models: LogisticModel[] };
+
+/** The feature views a model is trained on: text only, and with `context` text and context. */
+const viewsOf = (settings: ModelSettings): boolean[] => (settings.context ? [false, true] : [false]);
 
 export interface LearnedModel {
   idf: Idf;
@@ -46,7 +54,7 @@ export interface Prediction {
 }
 
 /** The class indexes a head should learn for each example it has a label for. */
-function targetsOf(codebook: Codebook, examples: readonly TrainingExample[]): { head: Omit<Head, "model">; kind: LogisticKind; rows: [number, number[]][] }[] {
+function targetsOf(codebook: Codebook, examples: readonly TrainingExample[]): { head: Omit<Head, "models">; kind: LogisticKind; rows: [number, number[]][] }[] {
   if (codebook.kind === "nominal") {
     const classes = codebook.categories.map((c) => c.id).filter((id) => examples.some((e) => e.codes?.includes(id)));
     if (classes.length < 2) throw new Error(`the human codes use ${classes.length} category of ${codebook.id}; a learned coder needs examples of at least two`);
@@ -87,29 +95,32 @@ function balancedWeights(rows: readonly [number, number[]][], classes: number): 
 /** Train on `examples` (in the order given: callers pass a canonical order). `start`: a model of the same examples to continue from. */
 export function trainLearnedModel(codebook: Codebook, examples: readonly TrainingExample[], settings: ModelSettings, start?: LearnedModel): LearnedModel {
   const idf = start?.idf ?? fitIdf(examples.map((e) => e.terms));
-  const vectors = examples.map((e) => vectorise(e.terms, idf, settings.context));
+  const views = viewsOf(settings).map((context) => examples.map((e) => vectorise(e.terms, idf, context)));
   const heads = targetsOf(codebook, examples).map(({ head, kind, rows }, h): Head => {
     const classes = head.classes.length;
-    const model = trainLogistic(
-      kind,
-      rows.map(([i]) => vectors[i]),
-      rows.map(([, t]) => t),
-      classes,
-      {
-        c: settings.c,
-        weights: settings.balanced && kind === "softmax" ? balancedWeights(rows, classes) : undefined,
-        start: start?.settings.context === settings.context ? start.heads[h]?.model : undefined,
-      },
+    const weights = settings.balanced && kind === "softmax" ? balancedWeights(rows, classes) : undefined;
+    const models = views.map((vectors, v) =>
+      trainLogistic(
+        kind,
+        rows.map(([i]) => vectors[i]),
+        rows.map(([, t]) => t),
+        classes,
+        { c: settings.c, weights, start: start?.heads[h]?.models[v] },
+      ),
     );
-    return { ...head, model } as Head;
+    return { ...head, models } as Head;
   });
   return { idf, settings, heads };
 }
 
-/** Each head's class scores (logits) for one turn: what calibration rescales. */
+/** Each head's class scores (logits, averaged over its models) for one turn: what calibration rescales. */
 export function headScores(model: LearnedModel, terms: TurnTerms): Float64Array[] {
-  const x = vectorise(terms, model.idf, model.settings.context);
-  return model.heads.map((head) => logisticScores(head.model, x));
+  const xs = viewsOf(model.settings).map((context) => vectorise(terms, model.idf, context));
+  return model.heads.map((head) => {
+    const sum = new Float64Array(head.classes.length);
+    head.models.forEach((m, v) => logisticScores(m, xs[v]).forEach((s, k) => (sum[k] += s / head.models.length)));
+    return sum;
+  });
 }
 
 /** The prediction from each head's scores, divided by `temperature` (calibration.ts) first. */
@@ -117,14 +128,15 @@ export function decide(model: LearnedModel, scores: readonly Float64Array[], tem
   const probs: Record<string, number> = {};
   const out: Prediction = { probabilities: probs, confidence: 1, margin: 1 };
   model.heads.forEach((head, h) => {
-    const p = probabilities(head.model.kind, scores[h], temperature);
+    const kind = head.models[0].kind;
+    const p = probabilities(kind, scores[h], temperature);
     const order = [...p.keys()].sort((a, b) => p[b] - p[a] || a - b);
     out.margin = Math.min(out.margin, p[order[0]] - (p[order[1]] ?? 0));
     if (head.kind === "categories") {
       head.classes.forEach((c, k) => (probs[c] = round(p[k])));
       // One-vs-rest: every class over one half, and at least the most likely one, most likely first
       // (so the first code is the model's best guess, as for one code per turn).
-      const chosen = head.model.kind === "one-vs-rest" ? order.filter((k, i) => i === 0 || p[k] >= 0.5) : [order[0]];
+      const chosen = kind === "one-vs-rest" ? order.filter((k, i) => i === 0 || p[k] >= 0.5) : [order[0]];
       out.codes = chosen.map((k) => head.classes[k]);
       out.confidence = Math.min(out.confidence, ...chosen.map((k) => p[k]));
     } else {
