@@ -92,7 +92,7 @@ async function codedStudy() {
 
 describe("a file's import is whole or nothing", () => {
   it("a failure after its codes moved leaves sessions, codes and map exactly as before; the next import completes", async () => {
-    const { dir, first, second, ids } = await codedStudy();
+    const { dir, first, ids } = await codedStudy();
     const [before, map] = [await snapshot(dir), await mapped(dir)];
     faults.afterRealign = true;
     const failed = await runImport(await openStudy(dir), { paths: [first] }, silentEffects);
