@@ -15,6 +15,7 @@ import { xmlImporters } from "./formats/xml-formats.js";
 import { decodeHead, encodingLabel, knownEncoding, type TextEncoding } from "./encoding.js";
 import { directoryInput, fileInput, stripBom } from "./input.js";
 import { compilePathPattern, type PathPattern } from "./path-pattern.js";
+import { applyAliases, conflictingAliases } from "./speaker-aliases.js";
 import { agentHints, applyStatedKinds, conflictingKinds } from "./speaker-kinds.js";
 import { ImportError, type Importer, type ImportOptions, type ImportResult } from "./types.js";
 
@@ -157,7 +158,14 @@ export async function* importEach(paths: readonly string[], options: ImportFiles
   const pattern = options.pathPattern ? compilePathPattern(options.pathPattern) : undefined;
   const conflicts = conflictingKinds(options);
   if (conflicts.length > 0)
-    throw new FormatError(`${conflicts.map((c) => `"${c}"`).join(", ")} given both in --agents and in --humans; name each speaker in one of them`);
+    throw new FormatError(
+      `${conflicts.map((c) => `"${c}"`).join(", ")} named both as AI and as human (--agents / --humans, or "speakers" in colloquy.json); name each speaker in one of them`,
+    );
+  const twice = conflictingAliases(options.aliases);
+  if (twice.length > 0)
+    throw new FormatError(
+      `${twice.map((c) => `"${c}"`).join(", ")} listed as an alias of two people in "speakers"."aliases" of colloquy.json; give each name one person`,
+    );
   if (options.encoding !== undefined && !knownEncoding(options.encoding)) {
     throw new FormatError(`unknown encoding "${options.encoding}"; pass a name such as utf-8, utf-16le, utf-16be, windows-1252, iso-8859-2 or shift_jis`);
   }
@@ -225,6 +233,7 @@ async function runImporter(
     return { path, format: importer.name, error: message };
   }
   const encoding = input.decodedAs?.();
+  applyAliases(result.sessions, options.aliases);
   applyStatedKinds(result.sessions, options);
   const warnings = [...(encoding ? encodingWarnings(path, encoding) : []), ...result.warnings, ...agentHints(path, result.sessions, options)];
   let captured: Record<string, string> | undefined;

@@ -54,6 +54,8 @@ export interface ImportOptions {
   agents?: string[];
   /** Names (or ids) of participants known to be people: wins over what the format says (every format). */
   humans?: string[];
+  /** One person's name -> other names they appear under: merged into one participant (every format). */
+  aliases?: Record<string, string[]>;
 }
 
 /** A code label found in a transcript or CSV column, not yet matched to a codebook category. */

@@ -19,6 +19,7 @@ import { CliError, errorMessage } from "../util/errors.js";
 import { describeRepair, writeFileAtomic } from "../util/fs.js";
 import { garbageBudget } from "../util/memory.js";
 import { provenance } from "../util/provenance.js";
+import type { SpeakerSettings } from "../study/config.js";
 import type { StageEffects, StudyContext } from "./context.js";
 import { FileUndo } from "./import-undo.js";
 
@@ -100,7 +101,7 @@ interface CodeBatch {
 export async function runImport(context: StudyContext, options: ImportStageOptions, _effects: StageEffects): Promise<ImportSummary> {
   const study = context.dir;
   const { paths, codebook, codeColumns = {}, ...parse } = options;
-  const stream = importEach(paths, { ...parse, codeColumns });
+  const stream = importEach(paths, { ...parse, ...statedSpeakers(parse, context.config.speakers), codeColumns });
   const importMap = await readImportMap(study);
   // Ids the import map gives out are taken even while their session file is missing (a kill
   // between the map's write and the session's): another file's session must not get one.
@@ -133,6 +134,22 @@ export async function runImport(context: StudyContext, options: ImportStageOptio
   }
   await storeCodes(study, codebook ?? context.config.codebooks[0]?.codebook, codeBatches, reports, [...Object.values(codeColumns), "human:transcript"]);
   return summarise(reports);
+}
+
+/**
+ * The speakers colloquy.json names, beside those of the command line: a flag wins over the file
+ * (a name the file calls AI and --humans calls a person is a person), and both lists add up.
+ */
+function statedSpeakers(flags: ImportFilesOptions, speakers: SpeakerSettings): Pick<ImportFilesOptions, "agents" | "humans" | "aliases"> {
+  const named = (names: readonly string[] | undefined) => new Set((names ?? []).map((n) => n.trim().toLowerCase()));
+  const [flagAgents, flagHumans] = [named(flags.agents), named(flags.humans)];
+  const agents = [...(flags.agents ?? []), ...(speakers.ai ?? []).filter((n) => !flagHumans.has(n.trim().toLowerCase()))];
+  const humans = [...(flags.humans ?? []), ...(speakers.human ?? []).filter((n) => !flagAgents.has(n.trim().toLowerCase()))];
+  return {
+    ...(agents.length ? { agents } : {}),
+    ...(humans.length ? { humans } : {}),
+    ...((flags.aliases ?? speakers.aliases) ? { aliases: { ...speakers.aliases, ...flags.aliases } } : {}),
+  };
 }
 
 function summarise(files: FileReport[]): ImportSummary {
