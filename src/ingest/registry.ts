@@ -106,7 +106,9 @@ async function readHead(path: string, encoding: string | undefined): Promise<str
     const buffer = Buffer.alloc(DETECT_HEAD_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, DETECT_HEAD_BYTES, 0);
     // Decoded like the import will be (UTF-16, legacy), leniently: detection reads structure.
-    return stripBom(decodeHead(buffer.subarray(0, bytesRead), encoding));
+    // Lone-CR line ends (classic Mac, some exporters) become "\n", as the importers' line reader
+    // reads them, so every detector sees the lines (most split on "\n").
+    return stripBom(decodeHead(buffer.subarray(0, bytesRead), encoding)).replace(/\r(?!\n)/g, "\n");
   } finally {
     await handle.close();
   }
