@@ -7,7 +7,7 @@ import { csvImporter } from "./formats/csv.js";
 import { jsonImporters } from "./formats/json-formats.js";
 import { plainImporter } from "./formats/plain.js";
 import { slackPasteImporter } from "./formats/slack-paste.js";
-import { srtImporter, vttImporter } from "./formats/subtitles.js";
+import { sbvImporter, srtImporter, vttImporter } from "./formats/subtitles.js";
 import { whatsappImporter } from "./formats/whatsapp.js";
 import { chatChaImporter } from "./formats/chat-cha.js";
 import { zoomChatImporter } from "./formats/zoom-chat.js";
@@ -25,6 +25,7 @@ export const importers: readonly Importer[] = [
   csvImporter,
   vttImporter,
   srtImporter,
+  sbvImporter,
   whatsappImporter,
   zoomChatImporter,
   chatChaImporter,
