@@ -8,6 +8,7 @@ import { meetingSegmentsImporter } from "./meeting-segments.js";
 import { revJsonImporter } from "./rev-json.js";
 import { nativeImporter } from "./native.js";
 import { roundsLogImporter } from "./rounds-log.js";
+import { sharegptImporter } from "./sharegpt.js";
 import { slackExportImporter } from "./slack-export.js";
 
 /**
@@ -20,6 +21,7 @@ export const jsonImporters: Importer[] = [
   chatgptImporter,
   claudeExportImporter,
   discordImporter,
+  sharegptImporter,
   revJsonImporter,
   meetingSegmentsImporter,
   roundsLogImporter,
