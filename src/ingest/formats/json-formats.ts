@@ -10,6 +10,7 @@ import { nativeImporter } from "./native.js";
 import { roundsLogImporter } from "./rounds-log.js";
 import { sharegptImporter } from "./sharegpt.js";
 import { slackExportImporter } from "./slack-export.js";
+import { telegramImporter } from "./telegram.js";
 
 /**
  * The JSON-based and folder-based importers (chat JSON, ChatGPT export, Slack export,
@@ -22,6 +23,7 @@ export const jsonImporters: Importer[] = [
   claudeExportImporter,
   discordImporter,
   sharegptImporter,
+  telegramImporter,
   revJsonImporter,
   meetingSegmentsImporter,
   roundsLogImporter,

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { detectFormat } from "../../../src/ingest/registry.js";
 import { sharegptImporter } from "../../../src/ingest/formats/sharegpt.js";
+import { telegramImporter } from "../../../src/ingest/formats/telegram.js";
 import { fixture, importFixture, importText, speakerName } from "./helpers.js";
 
 describe("sharegpt importer", () => {
@@ -34,5 +35,49 @@ describe("sharegpt importer", () => {
     expect(sessions[0].id).toBe("x");
     expect(sessions[0].turns.map((t) => t.text)).toEqual(["Hi", "Hello"]);
     expect(result.warnings).toEqual([expect.stringMatching(/"teacher" are not ShareGPT's human\/gpt roles/)]);
+  });
+});
+
+describe("telegram importer", () => {
+  it("reads a chat's messages with their text parts joined, service events as system turns, replies and media", async () => {
+    const path = fixture("telegram/result.json");
+    expect(detectFormat(path, await readFile(path, "utf8")).name).toBe("telegram");
+    const { sessions } = await importFixture(telegramImporter, "telegram/result.json", { agents: ["SummaryBot"] });
+    const [chat] = sessions;
+    expect(chat.title).toBe("Study Group B");
+    expect(chat.turns.map((t, i) => [speakerName(chat, i), t.type, t.start, t.text])).toEqual([
+      ["Telegram", "system", 0, ""],
+      ["Lena Vogt", "message", 111, "Morning! Did everyone try the summariser on chapter 3?"],
+      ["Omar Haddad", "message", 208, "Yes, the notes are in https://example.org/notes and they are too short."],
+      ["Omar Haddad", "file", 293, ""],
+      ["SummaryBot", "message", 399, "Chapter 3 in one line: feedback loops make teams faster."],
+    ]);
+    // The person who created the group acted; the event is not their words.
+    expect(chat.turns[0].metadata).toMatchObject({ actor: "Lena Vogt", action: "create_group" });
+    expect(chat.turns[2].metadata).toMatchObject({ replyTo: chat.turns[1].id, edited: "2024-02-05T10:02:10" });
+    expect(Object.fromEntries(chat.participants.map((p) => [p.name, p.kind]))).toEqual({
+      Telegram: "system",
+      "Lena Vogt": "human",
+      "Omar Haddad": "human",
+      SummaryBot: "ai",
+    });
+  });
+
+  it("reads a whole account's export, one session per chat", async () => {
+    const chat = (name: string, text: string) => ({
+      name,
+      type: "personal_chat",
+      id: 1,
+      messages: [{ id: 1, type: "message", date: "2024-01-01T00:00:00", from: name, from_id: "user1", text, text_entities: [] }],
+    });
+    const { sessions } = await importText(
+      telegramImporter,
+      "result.json",
+      JSON.stringify({ about: "x", chats: { about: "y", list: [chat("Ana", "hi"), chat("Bo", "yo")] } }),
+    );
+    expect(sessions.map((s) => [s.title, s.turns[0].text])).toEqual([
+      ["Ana", "hi"],
+      ["Bo", "yo"],
+    ]);
   });
 });
