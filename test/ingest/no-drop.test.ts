@@ -280,6 +280,9 @@ async function piecesOf(c: Case): Promise<string[]> {
   let values = parseJsonish(text.replace(/^\uFEFF/, ""));
   // A failed batch request (response null) holds no speech: its error is reported as a warning.
   if (c.format === "chat-jsonl") values = values.filter((v) => !(v && typeof v === "object" && "response" in v && v.response === null));
+  // Messenger writes UTF-8 bytes as Latin-1 escapes: the words to find are the decoded ones.
+  if (c.format === "messenger")
+    return values.flatMap((v) => jsonPieces(v)).map((p) => (/^[\u0000-\u00ff]*$/.test(p) ? Buffer.from(p, "latin1").toString("utf8") : p));
   return values.flatMap((v) => jsonPieces(v));
 }
 

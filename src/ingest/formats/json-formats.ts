@@ -5,6 +5,7 @@ import { chatgptImporter } from "./chatgpt.js";
 import { claudeExportImporter } from "./claude-export.js";
 import { discordImporter } from "./discord.js";
 import { meetingSegmentsImporter } from "./meeting-segments.js";
+import { messengerImporter } from "./messenger.js";
 import { revJsonImporter } from "./rev-json.js";
 import { nativeImporter } from "./native.js";
 import { roundsLogImporter } from "./rounds-log.js";
@@ -24,6 +25,7 @@ export const jsonImporters: Importer[] = [
   discordImporter,
   sharegptImporter,
   telegramImporter,
+  messengerImporter,
   revJsonImporter,
   meetingSegmentsImporter,
   roundsLogImporter,

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { detectFormat } from "../../../src/ingest/registry.js";
+import { messengerImporter, repairUtf8AsLatin1 } from "../../../src/ingest/formats/messenger.js";
 import { sharegptImporter } from "../../../src/ingest/formats/sharegpt.js";
 import { telegramImporter } from "../../../src/ingest/formats/telegram.js";
 import { fixture, importFixture, importText, speakerName } from "./helpers.js";
@@ -79,5 +80,31 @@ describe("telegram importer", () => {
       ["Ana", "hi"],
       ["Bo", "yo"],
     ]);
+  });
+});
+
+describe("messenger importer", () => {
+  it("repairs Facebook's UTF-8-as-Latin-1 text, puts turns in time order and keeps media and reactions", async () => {
+    const path = fixture("messenger/message_1.json");
+    expect(detectFormat(path, await readFile(path, "utf8")).name).toBe("messenger");
+    const { sessions, result } = await importFixture(messengerImporter, "messenger/message_1.json");
+    const [chat] = sessions;
+    expect(chat.title).toBe("Jonas Böhm");
+    expect(chat.turns.map((t, i) => [speakerName(chat, i), t.type, t.start, t.text])).toEqual([
+      ["Ana Ruiz", "message", 0, "Did the chatbot’s summary match your notes? Ça marche?"],
+      ["Jonas Böhm", "file", 600, ""],
+      ["Ana Ruiz", "message", 1200, "Perfect, I’ll book the room for 10:00 → see you there"],
+      ["Jonas Böhm", "message", 1320, "Schön, bis morgen 😊"],
+    ]);
+    expect(chat.turns[2].metadata).toMatchObject({ reactions: [{ reaction: "❤", actor: "Jonas Böhm" }] });
+    expect(result.warnings).toEqual([expect.stringMatching(/texts?\(s\) were UTF-8 written as Latin-1 escapes/)]);
+  });
+
+  it("leaves text that is not UTF-8 written as Latin-1 as it is", () => {
+    expect(repairUtf8AsLatin1("SchÃ¶n")).toBe("Schön");
+    expect(repairUtf8AsLatin1("plain ascii")).toBeUndefined();
+    // "é" alone is one Latin-1 character, not a UTF-8 sequence: a correctly written export stays.
+    expect(repairUtf8AsLatin1("café")).toBeUndefined();
+    expect(repairUtf8AsLatin1("😊 already right")).toBeUndefined();
   });
 });
