@@ -10,6 +10,7 @@ import { slackPasteImporter } from "./formats/slack-paste.js";
 import { sbvImporter, srtImporter, vttImporter } from "./formats/subtitles.js";
 import { whatsappImporter } from "./formats/whatsapp.js";
 import { chatChaImporter } from "./formats/chat-cha.js";
+import { textgridImporter } from "./formats/textgrid.js";
 import { zoomChatImporter } from "./formats/zoom-chat.js";
 import { xmlImporters } from "./formats/xml-formats.js";
 import { decodeHead, encodingLabel, knownEncoding, type TextEncoding } from "./encoding.js";
@@ -29,6 +30,7 @@ export const importers: readonly Importer[] = [
   whatsappImporter,
   zoomChatImporter,
   chatChaImporter,
+  textgridImporter,
   plainImporter,
   ...jsonImporters,
   ...xmlImporters,

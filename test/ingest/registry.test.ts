@@ -42,7 +42,7 @@ describe("format detection", () => {
 
   it("says which formats exist and suggests --format when nothing matches", () => {
     expect(() => detectFormat("photo.png", "\u0089PNG")).toThrow(
-      /photo\.png: format not recognised.*known formats: slack-paste, csv, vtt, srt, sbv, whatsapp, zoom-chat, cha, plain.*--format/,
+      /photo\.png: format not recognised.*known formats: slack-paste, csv, vtt, srt, sbv, whatsapp, zoom-chat, cha, textgrid, plain.*--format/,
     );
   });
 
