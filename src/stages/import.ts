@@ -237,13 +237,14 @@ async function saveFile(
   // study changed), then codes follow their turns, then the temps are renamed into place. Any
   // failure on the way puts back every file the step touched and the map as it was.
   const undo = new FileUndo();
-  const staged: { temp: string; path: string; session: Session }[] = [];
+  const staged: { temp: string; path: string }[] = [];
   try {
     for (const session of ready) {
       const path = sessionPath(study, session.id);
       const temp = join(dirname(path), `.${session.id}.json.import-${process.pid}.tmp`);
-      staged.push({ temp, path, session });
-      await writeFileAtomic(temp, JSON.stringify(session, null, 2) + "\n", { sync: true });
+      staged.push({ temp, path });
+      // As saveSession writes it (sessions in `ready` are validated already).
+      await writeFileAtomic(temp, JSON.stringify(session, null, 2) + "\n");
     }
     // Codes of re-imported sessions follow their turns before the new sessions replace the old.
     if (reimports.some(turnsChanged)) await undo.keepFolder(studyPaths(study).codes);
