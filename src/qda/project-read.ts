@@ -58,7 +58,9 @@ export function readProject(bytes: Uint8Array, file: string): QdaProject {
     // Only the project and its text sources are unpacked: a project's videos and PDFs stay compressed.
     entries = unzipEntries(bytes, (name) => /\.qde$/i.test(name) || /(^|\/)sources\/.*\.txt$/i.test(name));
   } catch (error) {
-    throw new Error(`${file}: not a zip archive, or not one to unpack (${(error as Error).message}); a .qdpx project is a zip holding project.qde and sources/`);
+    throw new Error(
+      `${file}: not a zip archive, or not one to unpack (${(error as Error).message}); a .qdpx project is a zip holding project.qde and sources/`,
+    );
   }
   const warnings: string[] = [];
   const names = Object.keys(entries);
