@@ -63,7 +63,7 @@ export function table(header: string[], rows: string[][]): string {
 
 /** `colloquy sessions <study>`: what is in the study. */
 export function registerSessions(program: Command): void {
-  program
+  const sessions = program
     .command("sessions")
     .description("list a study's sessions: condition, run, participants (human/ai), turns, duration")
     .addArgument(studyArgument())
@@ -98,6 +98,24 @@ export function registerSessions(program: Command): void {
       io().out(table(["session", "condition", "run", "participants", "turns", "duration", ...(stale.length ? ["stale codes"] : [])], rows));
       io().out(`${summaries.length} session(s), ${summaries.reduce((n, s) => n + s.turns, 0)} turns`);
       if (stale.length) io().out(staleHint(dir, stale.length));
+    });
+  sessions
+    .command("rm")
+    .description("remove sessions from a study with their codes (stale codes and coding failures too); the files as they were go to backups/removed-<time>/")
+    .argument("<study>", "study folder")
+    .argument("<ids...>", "session ids (see `colloquy sessions <study>`)")
+    .option("--json", "print as JSON")
+    .action(async (dir: string, ids: string[], flags: { json?: boolean }) => {
+      const { writing } = await import("./lock.js");
+      const { removeSessions } = await import("../stages/remove-sessions.js");
+      const removed = await writing(dir, "sessions rm", () => removeSessions(dir, ids));
+      if (flags.json) {
+        printJson({ provenance: provenance({ command: "sessions rm" }), ...removed });
+        return;
+      }
+      io().out(
+        `Removed ${removed.sessions.length} session(s) (${removed.sessions.join(", ")}) and ${removed.codes} code record(s). The files as they were are in ${removed.backup}; copy them back into the study to undo.`,
+      );
     });
 }
 

@@ -7,14 +7,16 @@ import { csvImporter } from "./formats/csv.js";
 import { jsonImporters } from "./formats/json-formats.js";
 import { plainImporter } from "./formats/plain.js";
 import { slackPasteImporter } from "./formats/slack-paste.js";
-import { srtImporter, vttImporter } from "./formats/subtitles.js";
+import { sbvImporter, srtImporter, vttImporter } from "./formats/subtitles.js";
 import { whatsappImporter } from "./formats/whatsapp.js";
 import { chatChaImporter } from "./formats/chat-cha.js";
+import { textgridImporter } from "./formats/textgrid.js";
 import { zoomChatImporter } from "./formats/zoom-chat.js";
 import { xmlImporters } from "./formats/xml-formats.js";
 import { decodeHead, encodingLabel, knownEncoding, type TextEncoding } from "./encoding.js";
 import { directoryInput, fileInput, stripBom } from "./input.js";
 import { compilePathPattern, type PathPattern } from "./path-pattern.js";
+import { applyAliases, conflictingAliases } from "./speaker-aliases.js";
 import { agentHints, applyStatedKinds, conflictingKinds } from "./speaker-kinds.js";
 import { ImportError, type Importer, type ImportOptions, type ImportResult } from "./types.js";
 
@@ -24,9 +26,11 @@ export const importers: readonly Importer[] = [
   csvImporter,
   vttImporter,
   srtImporter,
+  sbvImporter,
   whatsappImporter,
   zoomChatImporter,
   chatChaImporter,
+  textgridImporter,
   plainImporter,
   ...jsonImporters,
   ...xmlImporters,
@@ -105,7 +109,9 @@ async function readHead(path: string, encoding: string | undefined): Promise<str
     const buffer = Buffer.alloc(DETECT_HEAD_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, DETECT_HEAD_BYTES, 0);
     // Decoded like the import will be (UTF-16, legacy), leniently: detection reads structure.
-    return stripBom(decodeHead(buffer.subarray(0, bytesRead), encoding));
+    // Lone-CR line ends (classic Mac, some exporters) become "\n", as the importers' line reader
+    // reads them, so every detector sees the lines (most split on "\n").
+    return stripBom(decodeHead(buffer.subarray(0, bytesRead), encoding)).replace(/\r(?!\n)/g, "\n");
   } finally {
     await handle.close();
   }
@@ -157,7 +163,14 @@ export async function* importEach(paths: readonly string[], options: ImportFiles
   const pattern = options.pathPattern ? compilePathPattern(options.pathPattern) : undefined;
   const conflicts = conflictingKinds(options);
   if (conflicts.length > 0)
-    throw new FormatError(`${conflicts.map((c) => `"${c}"`).join(", ")} given both in --agents and in --humans; name each speaker in one of them`);
+    throw new FormatError(
+      `${conflicts.map((c) => `"${c}"`).join(", ")} named both as AI and as human (--agents / --humans, or "speakers" in colloquy.json); name each speaker in one of them`,
+    );
+  const twice = conflictingAliases(options.aliases);
+  if (twice.length > 0)
+    throw new FormatError(
+      `${twice.map((c) => `"${c}"`).join(", ")} listed as an alias of two people in "speakers"."aliases" of colloquy.json; give each name one person`,
+    );
   if (options.encoding !== undefined && !knownEncoding(options.encoding)) {
     throw new FormatError(`unknown encoding "${options.encoding}"; pass a name such as utf-8, utf-16le, utf-16be, windows-1252, iso-8859-2 or shift_jis`);
   }
@@ -225,6 +238,7 @@ async function runImporter(
     return { path, format: importer.name, error: message };
   }
   const encoding = input.decodedAs?.();
+  applyAliases(result.sessions, options.aliases);
   applyStatedKinds(result.sessions, options);
   const warnings = [...(encoding ? encodingWarnings(path, encoding) : []), ...result.warnings, ...agentHints(path, result.sessions, options)];
   let captured: Record<string, string> | undefined;

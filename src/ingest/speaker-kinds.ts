@@ -79,6 +79,6 @@ export function agentHints(path: string, sessions: readonly SessionInput[], stat
   if (names.length === 0) return [];
   const list = names.map((n) => `"${n}"`).join(", ");
   return [
-    `${path}: no speaker is marked as an AI, but ${list} ${names.length === 1 ? "looks" : "look"} like an assistant; if so, import again with --agents ${JSON.stringify(names.join(","))} (or --humans to say they are people)`,
+    `${path}: no speaker is marked as an AI, but ${list} ${names.length === 1 ? "looks" : "look"} like an assistant; if so, import again with --agents ${JSON.stringify(names.join(","))} (or --humans to say they are people), or list them in "speakers": {"ai": [...]} of colloquy.json`,
   ];
 }

@@ -6,6 +6,14 @@ import type { TextEncoding } from "./encoding.js";
  * the line (or JSON path) and says what was expected, e.g.
  *   `chat.json: $[3].content: expected a string, got number`.
  */
+/** The most of a problem an error message quotes: a 50 MB line must not become a 50 MB message. */
+const PROBLEM_CHARS = 1000;
+
+function capped(problem: string): string {
+  if (problem.length <= PROBLEM_CHARS) return problem;
+  return `${problem.slice(0, PROBLEM_CHARS)}… (${problem.length - PROBLEM_CHARS} more characters not shown)`;
+}
+
 export class ImportError extends Error {
   readonly file: string;
   readonly line?: number;
@@ -13,7 +21,7 @@ export class ImportError extends Error {
   readonly expected: string;
   constructor(details: { file: string; line?: number; jsonPath?: string; problem: string; expected: string }) {
     const where = details.line !== undefined ? `${details.file}:${details.line}` : details.jsonPath ? `${details.file}: ${details.jsonPath}` : details.file;
-    super(`${where}: ${details.problem}; expected ${details.expected}`);
+    super(`${where}: ${capped(details.problem)}; expected ${details.expected}`);
     this.name = "ImportError";
     this.file = details.file;
     this.line = details.line;
@@ -54,6 +62,8 @@ export interface ImportOptions {
   agents?: string[];
   /** Names (or ids) of participants known to be people: wins over what the format says (every format). */
   humans?: string[];
+  /** One person's name -> other names they appear under: merged into one participant (every format). */
+  aliases?: Record<string, string[]>;
 }
 
 /** A code label found in a transcript or CSV column, not yet matched to a codebook category. */

@@ -89,7 +89,14 @@ async function inboxWork(c: StageContext): Promise<{ files: Record<string, strin
   // The state keys inbox files relative to inbox/ (the hasher keys them relative to the study).
   const files = Object.fromEntries(Object.entries(hashes).map(([path, hash]) => [relative(inbox, join(root, path)), hash]));
   const importConfig = c.study.config.import;
-  const settings = fingerprint({ pathPattern: importConfig.pathPattern, format: importConfig.format, tool: toolVersion });
+  // colloquy.json's speakers change who is an AI in every session: a change imports all files again.
+  const { speakers } = c.study.config;
+  const settings = fingerprint({
+    pathPattern: importConfig.pathPattern,
+    format: importConfig.format,
+    tool: toolVersion,
+    ...(Object.keys(speakers).length > 0 ? { speakers } : {}),
+  });
   const forced = isForced(c.options, "import");
   const all = forced || (c.state.importSettings !== undefined && c.state.importSettings !== settings);
   const todo = Object.keys(files).filter((f) => all || c.state.imported[f] !== files[f]);

@@ -1,4 +1,4 @@
-import { fflate } from "../util/zip.js";
+import { unzipEntries, utf8Text } from "../util/zip.js";
 import type { QdaCode, QdaSet } from "./codes.js";
 import { normaliseGuid } from "./guid.js";
 import { parseQdaXml, readCodes, readSets, xmlProblem } from "./qdc.js";
@@ -45,6 +45,8 @@ export interface QdaProject {
   sources: QdaTextSource[];
   /** Sources Colloquy cannot read (pictures, PDFs, audio, video, text without a plain-text file). */
   skipped: string[];
+  /** Text read with invalid UTF-8 bytes (replaced by U+FFFD), naming the file and the entry. */
+  warnings: string[];
 }
 
 const VALUE_ELEMENTS = ["TextValue", "BooleanValue", "IntegerValue", "FloatValue", "DateValue", "DateTimeValue"];
@@ -53,16 +55,20 @@ const VALUE_ELEMENTS = ["TextValue", "BooleanValue", "IntegerValue", "FloatValue
 export function readProject(bytes: Uint8Array, file: string): QdaProject {
   let entries: Record<string, Uint8Array>;
   try {
-    entries = fflate().unzipSync(bytes);
+    // Only the project and its text sources are unpacked: a project's videos and PDFs stay compressed.
+    entries = unzipEntries(bytes, (name) => /\.qde$/i.test(name) || /(^|\/)sources\/.*\.txt$/i.test(name));
   } catch (error) {
-    throw new Error(`${file}: not a zip archive (${(error as Error).message}); a .qdpx project is a zip holding project.qde and sources/`);
+    throw new Error(
+      `${file}: not a zip archive, or not one to unpack (${(error as Error).message}); a .qdpx project is a zip holding project.qde and sources/`,
+    );
   }
+  const warnings: string[] = [];
   const names = Object.keys(entries);
   const qdeName = names.find((n) => /(^|\/)[^/]+\.qde$/i.test(n));
   if (!qdeName) throw new Error(`${file}: no .qde file inside (found ${names.slice(0, 5).join(", ") || "nothing"}); expected project.qde`);
   let doc: XmlElement;
   try {
-    doc = parseQdaXml(fflate().strFromU8(entries[qdeName]));
+    doc = parseQdaXml(utf8Text(entries[qdeName], `${file} (${qdeName})`, warnings));
   } catch (error) {
     throw new Error(`${file}: ${qdeName} is not valid XML (${xmlProblem(error)})`);
   }
@@ -128,9 +134,7 @@ export function readProject(bytes: Uint8Array, file: string): QdaProject {
         skipped.push(`${name}: its text ${path} is not inside the project (only internal:// sources are read)`);
         continue;
       }
-      text = fflate()
-        .strFromU8(data)
-        .replace(/^\uFEFF/, "");
+      text = utf8Text(data, `${file} (${path})`, warnings).replace(/^\uFEFF/, "");
     }
     if (text === undefined) {
       skipped.push(`${name}: no plain text (plainTextPath or PlainTextContent); export it from your QDA tool with its plain text`);
@@ -165,6 +169,7 @@ export function readProject(bytes: Uint8Array, file: string): QdaProject {
     sets: readSets(childElement(project, "Sets")).map((s) => ({ ...s, guid: normaliseGuid(s.guid), members: s.members.map(normaliseGuid) })),
     sources,
     skipped,
+    warnings,
   };
 }
 

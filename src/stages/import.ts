@@ -1,5 +1,5 @@
-import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { rename, rm, stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { loadCodebook } from "../coding/codebook/load.js";
 import { chooseCodebook } from "./codebook-choice.js";
 import type { Codebook } from "../coding/codebook/schema.js";
@@ -10,17 +10,19 @@ import { PathPatternError } from "../ingest/path-pattern.js";
 import { FormatError, importEach, type FileImport, type ImportFilesOptions } from "../ingest/registry.js";
 import type { ImportedCode } from "../ingest/types.js";
 import { artifacts, loadArtifact, writeArtifact } from "../study/artifacts.js";
-import { listSessionIds, loadSessions, saveSession } from "../study/study.js";
-import { realignCodes, type Reimport } from "../coding/realign.js";
+import { listSessionIds, loadSessions, sessionPath, studyPaths } from "../study/study.js";
+import { realignCodes, turnsChanged, type Reimport } from "../coding/realign.js";
 import { sessionFingerprints } from "../transcript/fingerprint.js";
 import { slugify, uniqueId } from "../transcript/ids.js";
 import type { Session } from "../transcript/schema.js";
 import { validateSession } from "../transcript/validate.js";
 import { CliError, errorMessage } from "../util/errors.js";
-import { describeRepair } from "../util/fs.js";
+import { describeRepair, writeFileAtomic } from "../util/fs.js";
 import { garbageBudget } from "../util/memory.js";
 import { provenance } from "../util/provenance.js";
+import type { SpeakerSettings } from "../study/config.js";
 import type { StageEffects, StudyContext } from "./context.js";
+import { FileUndo } from "./import-undo.js";
 
 /**
  * The import stage: transcripts in any supported format become sessions of the study, file by
@@ -100,7 +102,7 @@ interface CodeBatch {
 export async function runImport(context: StudyContext, options: ImportStageOptions, _effects: StageEffects): Promise<ImportSummary> {
   const study = context.dir;
   const { paths, codebook, codeColumns = {}, ...parse } = options;
-  const stream = importEach(paths, { ...parse, codeColumns });
+  const stream = importEach(paths, { ...parse, ...statedSpeakers(parse, context.config.speakers), codeColumns });
   const importMap = await readImportMap(study);
   // Ids the import map gives out are taken even while their session file is missing (a kill
   // between the map's write and the session's): another file's session must not get one.
@@ -135,6 +137,22 @@ export async function runImport(context: StudyContext, options: ImportStageOptio
   const labels = codeBatches.length > 0 ? await chooseCodebook(context, codebook, { command: "import", nominal: true }).catch(() => undefined) : codebook;
   await storeCodes(study, labels, codeBatches, reports, [...Object.values(codeColumns), "human:transcript"]);
   return summarise(reports);
+}
+
+/**
+ * The speakers colloquy.json names, beside those of the command line: a flag wins over the file
+ * (a name the file calls AI and --humans calls a person is a person), and both lists add up.
+ */
+function statedSpeakers(flags: ImportFilesOptions, speakers: SpeakerSettings): Pick<ImportFilesOptions, "agents" | "humans" | "aliases"> {
+  const named = (names: readonly string[] | undefined) => new Set((names ?? []).map((n) => n.trim().toLowerCase()));
+  const [flagAgents, flagHumans] = [named(flags.agents), named(flags.humans)];
+  const agents = [...(flags.agents ?? []), ...(speakers.ai ?? []).filter((n) => !flagHumans.has(n.trim().toLowerCase()))];
+  const humans = [...(flags.humans ?? []), ...(speakers.human ?? []).filter((n) => !flagAgents.has(n.trim().toLowerCase()))];
+  return {
+    ...(agents.length ? { agents } : {}),
+    ...(humans.length ? { humans } : {}),
+    ...((flags.aliases ?? speakers.aliases) ? { aliases: { ...speakers.aliases, ...flags.aliases } } : {}),
+  };
 }
 
 function summarise(files: FileReport[]): ImportSummary {
@@ -218,9 +236,26 @@ async function saveFile(
   const previous = new Map(Object.keys(entries).map((key) => [key, importMap[key]]));
   for (const [key, id] of Object.entries(entries)) importMap[key] = id;
   await writeImportMap(study, importMap);
+  // Whole or nothing: the new sessions go to temp files first (a full disk fails here, before the
+  // study changed), then codes follow their turns, then the temps are renamed into place. Any
+  // failure on the way puts back every file the step touched and the map as it was.
+  const undo = new FileUndo();
+  const staged: { temp: string; path: string }[] = [];
   try {
+    for (const session of ready) {
+      const path = sessionPath(study, session.id);
+      const temp = join(dirname(path), `.${session.id}.json.import-${process.pid}.tmp`);
+      staged.push({ temp, path });
+      // As saveSession writes it (sessions in `ready` are validated already).
+      await writeFileAtomic(temp, JSON.stringify(session, null, 2) + "\n");
+    }
     // Codes of re-imported sessions follow their turns before the new sessions replace the old.
+    if (reimports.some(turnsChanged)) await undo.keepFolder(studyPaths(study).codes);
     const realigned = await realignCodes(study, reimports, `colloquy import ${file.path}`, (r) => isImportedFrom(r, file.path));
+    for (const { temp, path } of staged) {
+      await undo.keep(path);
+      await rename(temp, path);
+    }
     if (realigned.moved > 0) report.codesMoved = realigned.moved;
     for (const repair of realigned.repairs) report.warnings.push(describeRepair(repair, study));
     if (realigned.stale > 0) {
@@ -230,16 +265,15 @@ async function saveFile(
       );
     }
     for (const session of ready) {
-      await saveSession(study, session);
       report.sessions.push(session.id);
       report.turns += session.turns.length;
     }
   } catch (error) {
-    report.error = `could not save its sessions: ${errorMessage(error)}`;
+    report.error = `could not save its sessions (the study is as it was before this file): ${errorMessage(error)}`;
+    for (const { temp } of staged) await rm(temp, { force: true });
+    await undo.restore();
     // Unmap what was not written (back to what an earlier import mapped, if anything).
-    for (const [key, id] of Object.entries(entries)) {
-      if (report.sessions.includes(id)) continue;
-      const before = previous.get(key);
+    for (const [key, before] of previous) {
       if (before === undefined) delete importMap[key];
       else importMap[key] = before;
     }

@@ -182,7 +182,7 @@ export async function runQdpxImport(context: StudyContext, options: QdpxImportOp
   } catch (error) {
     throw new CliError(errorMessage(error));
   }
-  const warnings = project.skipped.map((s) => `${options.file}: not imported: ${s}`);
+  const warnings = [...project.warnings, ...project.skipped.map((s) => `${options.file}: not imported: ${s}`)];
   const { codebooks, targets } = await resolveCodebooks(study, project.codes, project, options, warnings);
 
   // Sessions: a source the study already has (same id, same words) is reused, so codes made in

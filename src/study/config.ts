@@ -114,6 +114,19 @@ export const conceptSettingsSchema = z
   })
   .strict();
 
+/**
+ * Who the study's speakers are, applied to every import (command line and inbox): names of AI
+ * agents and of people (what --agents / --humans say for one import), and aliases: one person's
+ * name -> the other names they appear under ("Ana Lopez": ["Ana", "A. Lopez"]).
+ */
+export const speakerSettingsSchema = z
+  .object({
+    ai: z.array(z.string().min(1)).optional(),
+    human: z.array(z.string().min(1)).optional(),
+    aliases: z.record(z.string().min(1), z.array(z.string().min(1))).optional(),
+  })
+  .strict();
+
 export const studyConfigSchema = z
   .object({
     $schema: z.string().optional(),
@@ -128,6 +141,7 @@ export const studyConfigSchema = z
     /** Human coders (as stored, e.g. "human:alice") that machine coders are checked against. */
     humanCoders: z.array(z.string()).default([]),
     import: z.object({ format: z.string().optional(), pathPattern: z.string().optional() }).strict().default({}),
+    speakers: speakerSettingsSchema.default({}),
     compare: compareSettingsSchema.default({}),
     topics: topicSettingsSchema.default({}),
     concepts: conceptSettingsSchema.default({}),
@@ -141,3 +155,4 @@ export type CodebookPlan = z.infer<typeof codebookPlanSchema>;
 export type CompareSettings = z.infer<typeof compareSettingsSchema>;
 export type TopicSettings = z.infer<typeof topicSettingsSchema>;
 export type ConceptSettings = z.infer<typeof conceptSettingsSchema>;
+export type SpeakerSettings = z.infer<typeof speakerSettingsSchema>;

@@ -219,7 +219,7 @@ describe("colloquy import", () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("--path-pattern");
     expect(help.stdout).toContain("--encoding <name>");
-    expect(help.stdout.replace(/\s+/g, " ")).toContain("slack-paste, csv, vtt, srt, whatsapp, zoom-chat, cha, plain");
+    expect(help.stdout.replace(/\s+/g, " ")).toContain("slack-paste, csv, vtt, srt, sbv, whatsapp, zoom-chat, cha, textgrid, plain");
     expect(help.stdout).toContain("--humans <names>");
   });
 });

@@ -1,7 +1,10 @@
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import Papa from "papaparse";
 import { describe, expect, it } from "vitest";
 import { csvImporter, parseCsv } from "../../src/ingest/formats/csv.js";
+import { importFiles } from "../../src/ingest/registry.js";
 import { ImportError } from "../../src/ingest/types.js";
 import { assertNothingDropped } from "../support/coverage.js";
 
@@ -174,5 +177,15 @@ describe("csv: DiscordChatExporter CSV", () => {
       ["Monogram for sure", 109.75],
     ]);
     expect(s!.turns[0]!.metadata).toMatchObject({ AuthorID: "7000000000000001", Reactions: "👀 (1)" });
+  });
+});
+
+describe("a huge CSV line in an error", () => {
+  it("is cut: the message quotes at most 1,000 characters of it", async () => {
+    const path = join(await mkdtemp(join(tmpdir(), "colloquy-csv-huge-")), "huge.csv");
+    await writeFile(path, `${"x".repeat(2_000_000)}\nAnn,hi\n`);
+    const [file] = await importFiles([path], { format: "csv" });
+    expect(file.error).toMatch(/^.*huge\.csv:1: no speaker column .*… \(\d+ more characters not shown\); expected/);
+    expect(file.error!.length).toBeLessThan(1500);
   });
 });

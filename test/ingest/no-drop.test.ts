@@ -58,6 +58,14 @@ const MARKUP: Record<string, Markup[]> = {
   ],
   vtt: [/^WEBVTT.*$/, /^\s*\d+\s*$/, CUE_TIMING, /^<v(?:\.[^ >]*)?\s+([^>]+)>(.*?)(?:<\/v>)?$/, /^([^:]{1,60}):\s*(.*)$/],
   srt: [/^\s*\d+\s*$/, CUE_TIMING, /^([^:]{1,60}):\s*(.*)$/],
+  textgrid: [
+    /^\s*(?:File type|Object class|class) = "[^"]*"\s*$/,
+    /^\s*(?:xmin|xmax|number|time|size|intervals: size|points: size) = [-+\d.eE]+\s*$/,
+    /^\s*tiers\? <exists>\s*$/,
+    /^\s*(?:item|intervals|points) \[\d*\]:\s*$/,
+    /^\s*(?:text|mark|name) = "(.*)"\s*$/, // the words, marks and tier (speaker) names
+  ],
+  sbv: [/^\s*\d{1,2}:\d{2}:\d{2}\.\d{1,3},\d{1,2}:\d{2}:\d{2}\.\d{1,3}\s*$/, /^([^:]{1,60}):\s*(.*)$/],
   // CHAT: the media bullet (\u0015start_end\u0015) becomes start/end; codes, text, tier values and headers must survive.
   cha: [/^\*([^:\s]+):\s?(.*?)\s*(?:\u0015\d+_\d+\u0015)?\s*$/, /^%[^:\s]+:\s?(.*)$/, /^@([^:\t]+?)(?::\s?(.*))?$/, /^\t(.*?)\s*(?:\u0015\d+_\d+\u0015)?\s*$/],
   // Zoom chat: the clock time is markup; sender, recipient and text must survive.
@@ -279,6 +287,9 @@ async function piecesOf(c: Case): Promise<string[]> {
   let values = parseJsonish(text.replace(/^\uFEFF/, ""));
   // A failed batch request (response null) holds no speech: its error is reported as a warning.
   if (c.format === "chat-jsonl") values = values.filter((v) => !(v && typeof v === "object" && "response" in v && v.response === null));
+  // Messenger writes UTF-8 bytes as Latin-1 escapes: the words to find are the decoded ones.
+  if (c.format === "messenger")
+    return values.flatMap((v) => jsonPieces(v)).map((p) => (/^[\u0000-\u00ff]*$/.test(p) ? Buffer.from(p, "latin1").toString("utf8") : p));
   return values.flatMap((v) => jsonPieces(v));
 }
 

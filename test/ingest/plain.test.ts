@@ -143,3 +143,46 @@ describe("plain importer streaming", () => {
     }
   });
 });
+
+describe("plain speakers who talk once", () => {
+  it("a name-like label is a speaker even on one line: nobody's words move into another turn", () => {
+    const text = "Moderator: Welcome.\nAna: Hi.\nGPT-4: Hello, I am the assistant.\nDr. Lee: Thanks.\nModerator: Let's start.\nBo: Sure.\n";
+    const result = parsePlain("six.txt", text);
+    expect(result.sessions[0]!.turns.map((t) => [t.speaker, t.text])).toEqual([
+      ["moderator", "Welcome."],
+      ["ana", "Hi."],
+      ["gpt-4", "Hello, I am the assistant."],
+      ["dr.-lee", "Thanks."],
+      ["moderator", "Let's start."],
+      ["bo", "Sure."],
+    ]);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it("evidence keeps a once-only label as text: a note word, or an untimed label among timed speakers; --humans makes it a speaker", () => {
+    const notes = parsePlain("n.txt", "Ann: hi\nBob: hello\nAnn: so\nUpdate: we moved the date\nStep 2: plan\nBob: ok").sessions[0]!;
+    expect(notes.turns.map((t) => t.text)).toEqual(["hi", "hello", "so\nUpdate: we moved the date\nStep 2: plan", "ok"]);
+    const timed = "[00:00:01] Ann: hi\n[00:00:04] Bob: hello\nCarla: a quick one\n[00:00:09] Ann: so";
+    const kept = parsePlain("t.txt", timed);
+    expect(kept.sessions[0]!.turns[1]!.text).toBe("hello\nCarla: a quick one");
+    expect(kept.warnings).toEqual([expect.stringMatching(/^t\.txt:3: "Carla:" .* has no time stamp.*--humans "Carla"/)]);
+    const rescued = parsePlain("t.txt", timed, { humans: ["Carla"] }).sessions[0]!;
+    expect(rescued.turns.map((t) => [t.speaker, t.text])).toEqual([
+      ["ann", "hi"],
+      ["bob", "hello"],
+      ["carla", "a quick one"],
+      ["ann", "so"],
+    ]);
+  });
+
+  it("reads `**Name** [0:00]` header lines (Markdown bold speaker, bracketed time)", () => {
+    const text = "# Call\n\n**Emma** [0:00]\nHi all.\nShall we?\n\n**Raj Patel** [0:07]\nYes.\n\n**Emma** [1:02] Next topic.\n";
+    const s = parsePlain("call.md", text).sessions[0]!;
+    expect(s.turns.map((t) => [t.speaker, t.start, t.text])).toEqual([
+      ["emma", 0, "Hi all.\nShall we?"],
+      ["raj-patel", 7, "Yes."],
+      ["emma", 62, "Next topic."],
+    ]);
+    expect(plainImporter.detect("call.md", text)).toBeGreaterThan(0.5);
+  });
+});

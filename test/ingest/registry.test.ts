@@ -42,7 +42,7 @@ describe("format detection", () => {
 
   it("says which formats exist and suggests --format when nothing matches", () => {
     expect(() => detectFormat("photo.png", "\u0089PNG")).toThrow(
-      /photo\.png: format not recognised.*known formats: slack-paste, csv, vtt, srt, whatsapp, zoom-chat, cha, plain.*--format/,
+      /photo\.png: format not recognised.*known formats: slack-paste, csv, vtt, srt, sbv, whatsapp, zoom-chat, cha, textgrid, plain.*--format/,
     );
   });
 
@@ -185,11 +185,12 @@ describe("importFiles", () => {
   it("hands a Slack export folder to the folder importer as a whole", async () => {
     // Each export folder is one input (its channel folders and daily files are not imported one by one).
     const results = await importFiles([join(fixtures, "slack-export")]);
-    expect(results.map((r) => r.format)).toEqual(Array(5).fill("slack-export"));
+    expect(results.map((r) => r.format)).toEqual(Array(6).fill("slack-export"));
     expect(results.map((r) => r.path.split(/[\\/]/).pop()).sort()).toEqual([
       "bot-add-by-human",
       "bot-named-by-raw-id",
       "bot-text-in-attachments",
+      "deleted-thread-parent",
       "file-comment-without-user",
       "workspace",
     ]);

@@ -28,7 +28,7 @@ describe("speaker kinds in every format", () => {
   it("refuses a name given both in --agents and --humans", async () => {
     await expect(importFiles([join(fixtures, "csv/is-ai-column.csv")], { agents: ["Helper"], humans: ["helper"] })).rejects.toThrow(FormatError);
     await expect(importFiles([join(fixtures, "csv/is-ai-column.csv")], { agents: ["Helper"], humans: ["helper"] })).rejects.toThrow(
-      /"Helper" given both in --agents and in --humans/,
+      /"Helper" named both as AI and as human \(--agents \/ --humans/,
     );
   });
 
@@ -40,7 +40,7 @@ describe("speaker kinds in every format", () => {
     // Names without letters have no id of their own: two different emoji do not conflict.
     expect(conflictingKinds({ agents: ["🤖"], humans: ["👤"] })).toEqual([]);
     await expect(importFiles([join(fixtures, "csv/is-ai-column.csv")], { agents: ["GPT 4"], humans: ["gpt-4"] })).rejects.toThrow(
-      /"GPT 4" given both in --agents and in --humans/,
+      /"GPT 4" named both as AI and as human \(--agents \/ --humans/,
     );
   });
 
@@ -80,7 +80,7 @@ describe("speaker kinds in every format", () => {
       turns: [],
     };
     expect(agentHints("a.txt", [session])).toEqual([
-      'a.txt: no speaker is marked as an AI, but "Research Assistant", "Claude" look like an assistant; if so, import again with --agents "Research Assistant,Claude" (or --humans to say they are people)',
+      'a.txt: no speaker is marked as an AI, but "Research Assistant", "Claude" look like an assistant; if so, import again with --agents "Research Assistant,Claude" (or --humans to say they are people), or list them in "speakers": {"ai": [...]} of colloquy.json',
     ]);
     expect(agentHints("a.txt", [session], { humans: ["Research Assistant"] })).toEqual([expect.stringMatching(/but "Claude" looks like/)]);
     expect(agentHints("a.txt", [session], { humans: ["Research Assistant", "Claude"] })).toEqual([]);

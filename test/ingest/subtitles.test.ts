@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { parseCueTime, parseSubtitles, srtImporter, vttImporter } from "../../src/ingest/formats/subtitles.js";
+import { parseCueTime, parseSubtitles, sbvImporter, srtImporter, vttImporter } from "../../src/ingest/formats/subtitles.js";
+import { importFiles } from "../../src/ingest/registry.js";
 import { ImportError } from "../../src/ingest/types.js";
 import { assertNothingDropped } from "../support/coverage.js";
 import { importFixture, importText, speakerName } from "./json/helpers.js";
@@ -221,5 +222,24 @@ describe("WebVTT and SRT importers", () => {
     // Cue settings after the end time stay settings.
     const settings = await importText(vttImporter, "s.vtt", "WEBVTT\n\n00:00:01.000 --> 00:00:02.000 align:start position:10%\nHello\n");
     expect(settings.sessions[0].turns.map((t) => t.text)).toEqual(["Hello"]);
+  });
+});
+
+describe("YouTube .sbv", () => {
+  it("reads `start,end` timing lines and `Name:` prefixes like SRT, and is detected by content", async () => {
+    const path = new URL("../../fixtures/transcripts/sbv/design-review.sbv", import.meta.url).pathname;
+    expect(sbvImporter.detect("captions.txt", await readFile(path, "utf8"))).toBeGreaterThanOrEqual(0.9);
+    const [file] = await importFiles([path]);
+    expect(file.format).toBe("sbv");
+    const session = file.result!.sessions[0];
+    expect(session.metadata?.source).toMatchObject({ format: "sbv" });
+    expect(session.turns.map((t) => [t.speaker, t.start, t.text])).toEqual([
+      ["unknown-speaker", 0.599, ">> MAYA: Okay, we are recording.\nWelcome to the design review."],
+      ["unknown-speaker", 3.21, ">> Thanks, Maya."],
+      ["maya", 5, "First item is the onboarding flow,\nthe assistant drafted three variants."],
+      ["assistant", 9.48, "Variant B tested best with new users."],
+      ["maya", 12.02, "Good, let's go with B."],
+      ["assistant", 13.9, "I will prepare variant B for the next sprint."],
+    ]);
   });
 });

@@ -5,10 +5,13 @@ import { chatgptImporter } from "./chatgpt.js";
 import { claudeExportImporter } from "./claude-export.js";
 import { discordImporter } from "./discord.js";
 import { meetingSegmentsImporter } from "./meeting-segments.js";
+import { messengerImporter } from "./messenger.js";
 import { revJsonImporter } from "./rev-json.js";
 import { nativeImporter } from "./native.js";
 import { roundsLogImporter } from "./rounds-log.js";
+import { sharegptImporter } from "./sharegpt.js";
 import { slackExportImporter } from "./slack-export.js";
+import { telegramImporter } from "./telegram.js";
 
 /**
  * The JSON-based and folder-based importers (chat JSON, ChatGPT export, Slack export,
@@ -20,6 +23,9 @@ export const jsonImporters: Importer[] = [
   chatgptImporter,
   claudeExportImporter,
   discordImporter,
+  sharegptImporter,
+  telegramImporter,
+  messengerImporter,
   revJsonImporter,
   meetingSegmentsImporter,
   roundsLogImporter,

@@ -10,6 +10,7 @@ import { ImportError, type Importer, type ImportInput, type ImportOptions, type 
  *   [00:01:23] Alice: text        time prefix and speaker
  *   Speaker 1 (00:00): text       Rev style (text on this line and/or the following ones)
  *   Alice Smith  1:23             Otter style header line (two spaces or a tab before the time)
+ *   Emma [0:00]                   name then bracketed time (text on this line and/or the following ones)
  *   Alice: text                   plain
  * each also with the name in Markdown bold (`**Alice Smith**  1:23`, `[00:01:23] **Alice:** text`,
  * `**Alice:** text`), as Otter and Descript write Markdown. Any other line continues the previous
@@ -17,19 +18,24 @@ import { ImportError, type Importer, type ImportInput, type ImportOptions, type 
  * footer line "Transcribed by https://otter.ai" goes to session.metadata.transcribedBy, but only
  * at the end of the file (the last non-blank lines): the same words mid-transcript were said.
  *
- * The plain `Name: text` form is the risky one ("Note: check this" inside an answer). It counts as
- * a speaker change only when the label looks like a name (speaker-label.ts) AND the name is known:
- * it has a timed header somewhere in the file, is listed in --agents, or starts at least two lines
- * of the file (in a file where no name qualifies, e.g. two people speaking once each, every
- * name-like label counts). A once-only label stays body text of the previous turn, with a warning naming the
- * line, so nothing is reassigned silently.
+ * The plain `Name: text` form is the risky one ("Note: check this" inside an answer). A label that
+ * looks like a name (speaker-label.ts) starts a turn, even when it starts only one line: moving a
+ * person's words into someone else's turn is worse than a spare speaker. Evidence against a
+ * once-only label keeps it as text of the previous turn, with a warning naming the line: it is a
+ * word documents use as a label (Note, Example, Update, Step 2: documentLabel), or the file's
+ * speakers carry time stamps and this label has none. --agents and --humans names are speakers.
  */
 
 const T = timeToken;
 const timedPrefix = new RegExp(String.raw`^\[(${T})\]\s*(?:([^:\[\]]{1,40}?):(?:\s|$))?(.*)$`);
 const revHeader = new RegExp(String.raw`^([^:()\[\]]{1,40}?)\s*\((${T})\):(?:\s|$)(.*)$`);
+/** `Emma [0:00]` / `**Emma** [0:00]` (Markdown exports), text after it or on the next lines. */
+const bracketHeader = new RegExp(String.raw`^([^:()\[\]]{1,40}?)\s+\[(${T})\]:?(?:\s+(.*)|$)`);
 const otterHeader = new RegExp(String.raw`^(\S[^:\t]{0,39}?)(?:\s{2,}|\t+)(${T})\s*$`);
 const plainLine = /^([^:]{1,40}?):(?:\s+|$)(.*)$/;
+/** Words notes and documents put before a colon: a once-only `Note:` is part of a turn, not a person. */
+const documentLabel =
+  /^(?:n\.?b\.?|p\.?s\.?|e\.?g\.?|i\.?e\.?|note|notes|example|examples|warning|caution|update|edit|edited|summary|tip|hint|important|reminder|source|sources|subject|re|fyi|todo|date|time|location|disclaimer|caveat|result|results|output|input|action|actions|topic|agenda|step|part|chapter|section|title|question|answer|status|comment|comments|keywords|tags|link|links|file|duration|attendees|transcript|definition|context|goal|task|bonus|fact|quote|translation|correction|spoiler|trigger warning|tl;?dr)(?:\s+\d+|\s+[A-Z])?$/i;
 
 interface LineHead {
   name?: string;
@@ -50,6 +56,8 @@ function headOf(rawLine: string): LineHead | undefined {
   if (m) return { name: m[2]?.trim(), time: m[1], rest: m[3]!, timed: true };
   m = revHeader.exec(line);
   if (m && looksLikeName(m[1]!)) return { name: m[1]!.trim(), time: m[2], rest: m[3]!, timed: true };
+  m = bracketHeader.exec(line);
+  if (m && looksLikeName(m[1]!)) return { name: m[1]!.trim(), time: m[2], rest: m[3] ?? "", timed: true };
   m = otterHeader.exec(line);
   if (m && looksLikeName(m[1]!)) return { name: m[1]!.trim(), time: m[2], rest: "", timed: true };
   m = plainLine.exec(line);
@@ -64,6 +72,8 @@ function headOf(rawLine: string): LineHead | undefined {
 export class PlainParser {
   private readonly known: Set<string>;
   private readonly plainCounts = new Map<string, number>();
+  /** Whether any header of the file has a time (then an untimed once-only label is text). */
+  private timedHeaders = false;
   private builder: SessionBuilder;
   private readonly warnings: string[] = [];
   private readonly preamble: string[] = [];
@@ -80,7 +90,7 @@ export class PlainParser {
     private readonly path: string,
     options: ImportOptions,
   ) {
-    this.known = new Set((options.agents ?? []).map((a) => a.toLowerCase()));
+    this.known = new Set([...(options.agents ?? []), ...(options.humans ?? [])].map((a) => a.toLowerCase()));
     this.builder = new SessionBuilder(sessionIdFromPath(path), { source: { file: path, format: "plain" } }, options.agents);
   }
 
@@ -95,13 +105,17 @@ export class PlainParser {
     const h = headOf(line);
     if (!h?.name) return;
     const key = h.name.toLowerCase();
-    if (h.timed) this.known.add(key);
-    else this.plainCounts.set(key, (this.plainCounts.get(key) ?? 0) + 1);
+    if (h.timed) {
+      this.known.add(key);
+      this.timedHeaders = true;
+    } else this.plainCounts.set(key, (this.plainCounts.get(key) ?? 0) + 1);
   }
 
   /** Second pass (call after every `count`). */
   feed(line: string): void {
-    if (this.lineNo === 0) for (const [name, n] of this.plainCounts) if (n >= 2) this.known.add(name);
+    if (this.lineNo === 0) {
+      for (const [name, n] of this.plainCounts) if (n >= 2 || (!this.timedHeaders && !documentLabel.test(name))) this.known.add(name);
+    }
     this.lineNo++;
     if (this.footerFrom !== undefined && this.lineNo >= this.footerFrom && footerLine.test(line)) {
       this.footer.push(line.trim());
@@ -123,7 +137,7 @@ export class PlainParser {
     }
     if (h?.name && !h.timed && this.current) {
       this.warnings.push(
-        `${this.path}:${this.lineNo}: "${h.name}:" looks like a speaker label but "${h.name}" starts no other line; kept as text of ${this.current.name}'s turn`,
+        `${this.path}:${this.lineNo}: "${h.name}:" looks like a speaker label but "${h.name}" starts no other line and ${this.timedHeaders ? "has no time stamp, as the file's speakers have" : "is a word notes use as a label"}; kept as text of ${this.current.name}'s turn (pass --humans "${h.name}" if it is a speaker)`,
       );
     }
     if (this.current) this.current.body.push(line);

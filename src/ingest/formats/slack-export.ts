@@ -321,7 +321,11 @@ async function importChannel(
     const byPerson = subtype !== undefined && BOT_EVENTS_BY_PEOPLE.has(subtype);
     const isBot = !byPerson && (knownUser ? knownUser.isBot : botId !== undefined || subtype === "bot_message");
     let speaker: string;
-    if (isBot && (user === undefined || (knownUser === undefined && botId !== undefined))) {
+    if (subtype === "tombstone") {
+      // A deleted message's placeholder ("This message was deleted.", posted as Slackbot) keeps
+      // its place (a thread hangs on it) but is no one's words: a system turn marked deleted.
+      speaker = session.participant("?deleted", { name: "deleted message", kind: "system", metadata: { placeholder: true } });
+    } else if (isBot && (user === undefined || (knownUser === undefined && botId !== undefined))) {
       const key = botId ?? nonEmpty(username) ?? botName ?? "bot";
       const known = botId ? users.get(botId) : undefined;
       const name = nonEmpty(username) ?? botName ?? (botId ? botNames.get(botId) : undefined) ?? known?.name ?? key;
@@ -347,6 +351,7 @@ async function importChannel(
 
     const meta: JsonObject = { ts, ...(rest(msg, USED_KEYS) ?? {}) };
     if (subtype) meta.subtype = subtype;
+    if (subtype === "tombstone") meta.deleted = true;
     if (userFrom) meta.userFrom = userFrom;
     if (textFrom) meta.textFrom = textFrom;
     const thread = msg.thread_ts;

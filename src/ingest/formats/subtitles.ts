@@ -326,3 +326,33 @@ export const srtImporter: Importer = {
     return parseSubtitles(input.path, await input.readText(), "srt", options);
   },
 };
+
+/** A YouTube .sbv timing line: `0:00:01.599,0:00:04.160` (start and end, no arrow). */
+const sbvTiming = /^(\s*\d{1,2}:\d{2}:\d{2}\.\d{1,3}),(\d{1,2}:\d{2}:\d{2}\.\d{1,3}\s*)$/;
+
+/**
+ * YouTube's .sbv captions: cues of a `start,end` timing line and text lines, separated by blank
+ * lines, no numbers. Read as SRT once each timing line is written with an arrow (line for line,
+ * so warnings name the file's own lines): `Name:` prefixes, --merge-cues and the rest as there.
+ * YouTube's `>>` speaker-change marks stay in the text.
+ */
+export const sbvImporter: Importer = {
+  name: "sbv",
+  description: "YouTube .sbv captions (`0:00:01.599,0:00:04.160` timing lines, optional `Name:` prefixes); --merge-cues",
+  extensions: [".sbv"],
+  input: "file",
+  detect(path, head) {
+    const first = head
+      .replace(/^\uFEFF/, "")
+      .split("\n")
+      .find((l) => l.trim() !== "");
+    if (first !== undefined && sbvTiming.test(first)) return /\.sbv$/i.test(path) ? 0.97 : 0.9;
+    return /\.sbv$/i.test(path) ? 0.6 : 0;
+  },
+  async parse(input: ImportInput, options: ImportOptions) {
+    const lines = (await input.readText()).split(/\r\n|\r|\n/).map((line) => line.replace(sbvTiming, "$1 --> $2"));
+    const result = parseSubtitles(input.path, lines.join("\n"), "srt", options);
+    for (const session of result.sessions) session.metadata = { ...session.metadata, source: { file: input.path, format: "sbv" } };
+    return result;
+  },
+};

@@ -1,4 +1,4 @@
-import { fflate } from "../../util/zip.js";
+import { unzipEntries, utf8Text } from "../../util/zip.js";
 import { SessionBuilder, sessionIdFromPath } from "../builder.js";
 import { ImportError, type Importer, type ImportResult } from "../types.js";
 import { childrenOf, parseXml, tagOf, textOf, type XmlNode } from "./xml.js";
@@ -109,13 +109,13 @@ function docxParagraphs(bytes: Uint8Array, file: string, warnings: string[]): st
   let entries: Record<string, Uint8Array>;
   try {
     // Only the body is inflated; images and styles stay compressed.
-    entries = fflate().unzipSync(bytes, { filter: (entry) => entry.name === "word/document.xml" });
+    entries = unzipEntries(bytes, (name) => name === "word/document.xml");
   } catch (error) {
     throw new ImportError({ file, problem: `not a .docx (zip) file: ${(error as Error).message}`, expected: EXPECTED });
   }
   const document = entries["word/document.xml"];
   if (!document) throw new ImportError({ file, problem: "the zip has no word/document.xml", expected: EXPECTED });
-  const xml = decodeUtf8(document, `${file} (word/document.xml)`, warnings).replace(/^\uFEFF/, "");
+  const xml = utf8Text(document, `${file} (word/document.xml)`, warnings).replace(/^\uFEFF/, "");
   const out: string[] = [];
   const walk = (nodes: readonly XmlNode[]): void => {
     for (const node of nodes) {
@@ -129,17 +129,6 @@ function docxParagraphs(bytes: Uint8Array, file: string, warnings: string[]): st
 }
 
 /** UTF-8 as Word writes it; invalid bytes become U+FFFD and are counted in a warning, never silently. */
-function decodeUtf8(bytes: Uint8Array, where: string, warnings: string[]): string {
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    const text = new TextDecoder("utf-8").decode(bytes);
-    const replaced = text.split("\uFFFD").length - 1;
-    warnings.push(`${where}: ${replaced} invalid UTF-8 byte sequence(s) replaced by U+FFFD; the file's words there are not readable`);
-    return text;
-  }
-}
-
 /** A paragraph's runs: `w:t` text, `w:tab` as a tab, `w:br`/`w:cr` as a line break; deleted text (`w:del`) left out. */
 function runText(nodes: readonly XmlNode[]): string {
   let text = "";

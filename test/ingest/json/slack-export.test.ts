@@ -164,3 +164,20 @@ describe("slack-export importer: quirks of real exports", () => {
     expect(lab.participants.find((p) => p.name === "Mailer")!.metadata).toMatchObject({ botId: "B02XYZ", slackId: "U09SCRIBE" });
   });
 });
+
+describe("slack-export tombstones", () => {
+  it("deleted-thread-parent: the placeholder of a deleted message stays a system turn marked deleted, not Slackbot's or anyone's words", async () => {
+    const { sessions } = await importFixture(slackExportImporter, "slack-export/deleted-thread-parent");
+    const lab = sessions[0]!;
+    expect(lab.turns.map((t, i) => [speakerName(lab, i), t.type, t.text])).toEqual([
+      ["deleted message", "system", "This message was deleted."],
+      ["Ana Ruiz", "message", "I still think we should rerun it"],
+      ["Ben Okafor", "message", "Agreed, tomorrow"],
+    ]);
+    expect(lab.turns[0]!.metadata).toMatchObject({ subtype: "tombstone", deleted: true });
+    expect(lab.participants.find((p) => p.name === "deleted message")?.kind).toBe("system");
+    expect(lab.participants.map((p) => p.name)).not.toContain("USLACKBOT");
+    // The replies still hang on the deleted parent.
+    expect(lab.turns[1]!.metadata).toMatchObject({ parent: lab.turns[0]!.id });
+  });
+});
