@@ -4,7 +4,7 @@ import { silentReporter } from "../util/reporter.js";
 import type { ChatModel } from "../llm/types.js";
 import { Conversation } from "./conversation.js";
 import { scriptedHuman } from "./human.js";
-import { SessionJournal, untakenPosts, type JournalContents, type PostRecord } from "./journal.js";
+import { SessionJournal, untakenPosts, type DamagedLine, type JournalContents, type PostRecord } from "./journal.js";
 import type { ConditionSpec, Scenario } from "./scenario.js";
 
 /**
@@ -19,14 +19,29 @@ export function withUntakenPosts(session: Session, journalPath: string): Session
   return read ? appendPosts(session, untakenPosts(read.contents)) : session;
 }
 
-/** The session an interrupted journal holds (incomplete). */
-export function sessionFromJournal(scenario: Scenario, condition: ConditionSpec, run: number, contents: JournalContents): Session {
+/**
+ * The session an interrupted journal holds (incomplete). Lines of it that were damaged are kept
+ * as they are in `metadata.orchestrator.journalDamage`, and the turns read around them are
+ * numbered again in order (their number in the journal stays in `metadata.journalIndex`).
+ */
+export function sessionFromJournal(
+  scenario: Scenario,
+  condition: ConditionSpec,
+  run: number,
+  contents: JournalContents,
+  damaged: readonly DamagedLine[] = [],
+): Session {
   // Only toSession is used: the model is never called.
   const conversation = new Conversation(
     { scenario, condition, run, seed: contents.start.seed, sessionId: contents.start.sessionId },
     { model: undefined as unknown as ChatModel, human: scriptedHuman([]), reporter: silentReporter },
   );
-  conversation.turns.push(...contents.turns);
+  conversation.turns.push(
+    ...contents.turns.map((turn, i) =>
+      turn.index === i ? turn : { ...turn, id: turnId(i), index: i, metadata: { ...turn.metadata, journalIndex: turn.index } },
+    ),
+  );
+  if (damaged.length) conversation.notes.journalDamage = damaged;
   const session = conversation.toSession({ incomplete: true, failure: "interrupted", strategy: { type: scenario.strategy.type }, model: {} });
   return appendPosts(session, untakenPosts(contents));
 }
