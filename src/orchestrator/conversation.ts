@@ -554,9 +554,12 @@ export class Conversation {
     if (!approve) return null;
     return this.look("approve", async () => {
       let timer: NodeJS.Timeout | undefined;
-      const verdict = await Promise.race([approve(request), new Promise<null>((ok) => (timer = setTimeout(() => ok(null), this.dutyTimeout * 1000)))]);
+      const timedOut = Symbol("timed out");
+      const verdict = await Promise.race([approve(request), new Promise<typeof timedOut>((ok) => (timer = setTimeout(() => ok(timedOut), this.dutyTimeout * 1000)))]);
       clearTimeout(timer);
-      return verdict;
+      if (verdict !== timedOut) return verdict;
+      this.human.withdrawApprovals?.(`it timed out (nobody decided within ${this.dutyTimeout} s), so it was not said`);
+      return null;
     });
   }
 

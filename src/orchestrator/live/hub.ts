@@ -16,7 +16,8 @@ export type LiveMessage =
   | { type: "presence"; online: string[]; expected: string[] }
   | { type: "paused"; paused: boolean }
   | { type: "approval"; id: number; request: ApprovalRequest }
-  | { type: "approved"; id: number; decision: string };
+  /** A held derail was decided, or withdrawn (`why`: it timed out, the session ended). */
+  | { type: "approved"; id: number; decision: string; why?: string };
 
 /** Who a page belongs to: one human participant, or the operator. */
 export type Viewer = { role: "participant"; id: string } | { role: "operator" };
@@ -49,6 +50,8 @@ export class LiveHub implements HumanInput, SessionObserver {
   private idlers = new Set<() => void>();
   private readonly approvals = new Map<number, (answer: ApprovalAnswer | null) => void>();
   private nextApproval = 1;
+  /** Derails no longer waiting (timed out, or the session ended), with why: a late decision is told so. */
+  private readonly closedApprovals = new Map<number, string>();
   private paused = false;
   private resumers: (() => void)[] = [];
   private ended: string | undefined;
@@ -189,19 +192,27 @@ export class LiveHub implements HumanInput, SessionObserver {
     }
     for (const idle of [...this.idlers]) idle();
     // A derail still held when the session ends is not said.
-    for (const [id, resolve] of this.approvals) {
-      this.approvals.delete(id);
-      resolve(null);
-    }
+    this.withdrawApprovals("the session ended before anyone decided, so it was not said");
   }
 
-  decideApproval(id: number, answer: ApprovalAnswer): boolean {
+  /** The operator's decision on held derail `id`: taken, or why not (no such derail, or no longer waiting and why). */
+  decideApproval(id: number, answer: ApprovalAnswer): { ok: true } | { ok: false; closed?: string } {
     const resolve = this.approvals.get(id);
-    if (!resolve) return false;
+    if (!resolve) return { ok: false, closed: this.closedApprovals.get(id) };
     this.approvals.delete(id);
     this.broadcast({ type: "approved", id, decision: answer.decision });
     resolve(answer);
-    return true;
+    return { ok: true };
+  }
+
+  /** Held derails wait no longer (`why`: timed out, the session ended): they are not said, and a late decision is refused with `why`. */
+  withdrawApprovals(why: string): void {
+    for (const [id, resolve] of this.approvals) {
+      this.approvals.delete(id);
+      this.closedApprovals.set(id, why);
+      this.broadcast({ type: "approved", id, decision: "withdrawn", why });
+      resolve(null);
+    }
   }
 
   // From the participant pages.

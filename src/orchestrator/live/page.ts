@@ -157,7 +157,7 @@ export const liveScript = `"use strict";
       case "asked": if (role === "operator") { delete waiting[m.participant]; renderWaiting(); } if ($("prompt")) { $("prompt").textContent = ""; asked = []; prompted = false; renderControls(); } break;
       case "paused": $("status").textContent = m.paused ? "Paused by the operator" : ""; document.body.dataset.paused = String(m.paused); break;
       case "approval": addApproval(m); break;
-      case "approved": var done = document.querySelector('.approval[data-id="' + m.id + '"]'); if (done) done.remove(); break;
+      case "approved": var done = document.querySelector('.approval[data-id="' + m.id + '"]'); if (done) done.remove(); if (m.decision === "withdrawn") $("status").textContent = "A held derail no longer waits: " + m.why + "."; break;
       case "between":
         document.body.dataset.between = "true";
         if (role === "operator") { $("next").disabled = false; $("status").textContent = "Session over. Next: " + m.next + ". Start it when everyone is ready."; }

@@ -119,8 +119,10 @@ async function handle(hub: LiveHub, req: IncomingMessage, res: ServerResponse, s
     const parsed = approveSchema.safeParse(body);
     if (!parsed.success) return send(res, 400, { error: "expected {id, decision: approve|edit|dismiss, text for an edit}" });
     const { id, decision, text: edited } = parsed.data;
-    const known = hub.decideApproval(id, decision === "edit" ? { decision, text: edited! } : { decision });
-    return known ? send(res, 200, { ok: true }) : send(res, 404, { error: `no derail ${id} is waiting` });
+    const taken = hub.decideApproval(id, decision === "edit" ? { decision, text: edited! } : { decision });
+    if (taken.ok) return send(res, 200, { ok: true });
+    // Too late is not unknown: the operator is told the derail no longer waits, and why.
+    return taken.closed ? send(res, 410, { error: `derail ${id} no longer waits: ${taken.closed}` }) : send(res, 404, { error: `no derail ${id} is waiting` });
   }
   return send(res, 404, { error: "not found" });
 }
