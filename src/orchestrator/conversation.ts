@@ -555,7 +555,10 @@ export class Conversation {
     return this.look("approve", async () => {
       let timer: NodeJS.Timeout | undefined;
       const timedOut = Symbol("timed out");
-      const verdict = await Promise.race([approve(request), new Promise<typeof timedOut>((ok) => (timer = setTimeout(() => ok(timedOut), this.dutyTimeout * 1000)))]);
+      const verdict = await Promise.race([
+        approve(request),
+        new Promise<typeof timedOut>((ok) => (timer = setTimeout(() => ok(timedOut), this.dutyTimeout * 1000))),
+      ]);
       clearTimeout(timer);
       if (verdict !== timedOut) return verdict;
       this.human.withdrawApprovals?.(`it timed out (nobody decided within ${this.dutyTimeout} s), so it was not said`);

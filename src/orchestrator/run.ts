@@ -230,6 +230,7 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     title: `${scenario.title ?? scenario.id}: ${condition.name}, run ${run}`,
     task: scenario.task,
     strategy: strategy.type,
+    controls: strategy.controls?.(params) ?? [],
     participants: conversation.toSession({ incomplete: true, strategy: raw, model: modelInfo }).participants,
     view: {
       ...scenario.participantView,

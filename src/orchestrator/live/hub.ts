@@ -288,13 +288,6 @@ type SessionView = NonNullable<Extract<SessionEvent, { type: "session" }>["view"
 /** Blind: no condition, no kinds, no system lines. */
 const BLIND: SessionView = { condition: false, kinds: false, systemEvents: [], title: "Group chat" };
 
-/** Buttons each strategy's participant page offers throughout (the page is never told the strategy's name). */
-const STRATEGY_CONTROLS: Record<string, readonly string[]> = {
-  ranked: ["/mode explore", "/mode focus", "/facilitator"],
-  confidence: ["/summary"],
-  scene: ["/hand"],
-};
-
 /** The kind of a system line, as a scenario's `participantView.systemEvents` names it. */
 function systemEvent(turn: Turn): string {
   const meta = turn.metadata ?? {};
@@ -322,7 +315,10 @@ export function visibleTo(viewer: Viewer, message: LiveMessage, view: SessionVie
       if (turn.speaker === "system") {
         // System notes that carry a decision (e.g. confidence ratings) are the operator's.
         if ("decision" in (turn.metadata ?? {}) || "ratings" in (turn.metadata ?? {})) return undefined;
-        if (!view.systemEvents.includes(systemEvent(turn))) return undefined;
+        // A line answering the viewer's own command ("there is no facilitator") is theirs alone.
+        const answersViewer = turn.addressees?.length === 1 && turn.addressees[0] === viewer.id;
+        if (turn.addressees?.length && !answersViewer) return undefined;
+        if (!answersViewer && !view.systemEvents.includes(systemEvent(turn))) return undefined;
       }
       const shown: Turn = { id: turn.id, index: turn.index, speaker: turn.speaker, text: turn.text, type: turn.type, start: turn.start, end: turn.end };
       if (turn.addressees) shown.addressees = turn.addressees;
@@ -335,7 +331,7 @@ export function visibleTo(viewer: Viewer, message: LiveMessage, view: SessionVie
         title: (message.view ?? view).title,
         task: message.task,
         strategy: "",
-        controls: STRATEGY_CONTROLS[message.strategy] ?? [],
+        controls: message.controls ?? [],
         participants: message.participants
           .filter((p) => p.kind !== "system")
           .map((p) => ({ id: p.id, name: p.name, ...((message.view ?? view).kinds ? { kind: p.kind } : {}), ...(p.role ? { role: p.role } : {}) })),

@@ -43,6 +43,8 @@ export const ranked = defineStrategy({
     ...unknownNames([["facilitator", params.facilitator]], find),
     ...(params.welcome && !params.facilitator ? ["strategy.welcome: true needs strategy.facilitator (the participant who welcomes everyone)"] : []),
   ],
+  // /facilitator is offered only where there is a facilitator to call.
+  controls: (params) => ["/mode explore", "/mode focus", ...(params.facilitator ? ["/facilitator"] : [])],
   async run(conversation, params) {
     const facilitator = params.facilitator ? conversation.find(params.facilitator) : undefined;
     if (params.facilitator && !facilitator) throw new Error(`strategy.facilitator names unknown participant "${params.facilitator}"`);
@@ -96,10 +98,14 @@ export const ranked = defineStrategy({
       let ended = false;
       let spoke = false;
       // Every person may speak here: what they posted (page), or each asked in turn (terminal).
-      const floor = await humanFloor(conversation, "Enter to listen; type to join in (@Name to address someone); /mode explore|focus; /facilitator; /end.", {
-        controls: ["/mode explore", "/mode focus", "/facilitator", "/end"],
-        commands: ["mode", "facilitator", "end"],
-      });
+      const floor = await humanFloor(
+        conversation,
+        `Enter to listen; type to join in (@Name to address someone); /mode explore|focus;${facilitator ? " /facilitator;" : ""} /end.`,
+        {
+          controls: ["/mode explore", "/mode focus", ...(facilitator ? ["/facilitator"] : []), "/end"],
+          commands: ["mode", "facilitator", "end"],
+        },
+      );
       for (const { agent: person, act: read } of floor) {
         // "/mode" with anything but explore|focus is not a command: keep the words as a message.
         const act =
@@ -108,7 +114,15 @@ export const ranked = defineStrategy({
             : read;
         if (act.kind === "command") {
           if (act.command === "mode") switchMode(act.args as "explore" | "focus", "human");
-          else if (act.command === "facilitator") facilitate = "requested by the human";
+          else if (act.command === "facilitator" && facilitator) facilitate = "requested by the human";
+          else if (act.command === "facilitator")
+            // Never silently ignored: the person is told (their page shows a system line addressed to them).
+            conversation.say("system", "There is no facilitator in this session: /facilitator does nothing here.", {
+              type: "system",
+              duration: 0,
+              addressees: [person.id],
+              metadata: { event: "command-unavailable", command: "/facilitator", participant: person.id },
+            });
           else if (act.command === "end") ended = true;
         } else if (act.kind === "message" && act.text) {
           spoke = true;
