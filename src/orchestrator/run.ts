@@ -221,6 +221,9 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
       journal: { journal, replay },
     },
   );
+  // Who agreed to the study's consent text, and when: kept with the session.
+  const consents = options.live?.observer?.consents?.();
+  if (consents) conversation.notes.consent = consents;
   // Record the temperature the requests carry, not the client's default.
   const modelInfo = { ...options.model.info, temperature: conversation.temperature };
   const observer = options.live?.observer;

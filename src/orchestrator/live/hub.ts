@@ -5,13 +5,14 @@ import type { Agent } from "../agent.js";
 import type { ApprovalAnswer, ApprovalRequest, HumanInput, HumanRequest } from "../human.js";
 import type { JournalLinks, PostRecord } from "../journal.js";
 import type { SessionEvent, SessionObserver } from "../observer.js";
+import type { StudyFlow } from "../scenario.js";
 
 /** What a page is sent: session events, plus the hub's own (typing people, pauses, held derails). */
 export type LiveMessage =
   | SessionEvent
   | { type: "person-typing"; participant: string }
-  /** Between two sessions: the next starts when the operator starts it (participants are not told which). */
-  | { type: "between"; next: string }
+  /** Between two sessions, or before the first (`opening`: the waiting room): the next starts when the operator starts it (participants are not told which). */
+  | { type: "between"; next: string; opening?: boolean }
   /** Who has a page open now (the operator's view: who has joined, who is away). */
   | { type: "presence"; online: string[]; expected: string[] }
   | { type: "paused"; paused: boolean }
@@ -63,11 +64,62 @@ export class LiveHub implements HumanInput, SessionObserver {
   private nextWaiter: (() => void) | undefined;
   /** What participants may see of the running session's design (blind when the scenario says nothing). */
   private view: SessionView | undefined;
+  /** The waiting-room or between-sessions notice while the run waits for the operator (a page opened meanwhile gets it too). */
+  private waitingNotice: LiveMessage | undefined;
+  /** When each person agreed to the consent text (or joined, without one), ms since epoch. */
+  private readonly joinedAt = new Map<string, number>();
+  /** Everything the last ended session sent, for the participants' transcripts. */
+  private lastSession: LiveMessage[] = [];
+  private lastView: SessionView | undefined;
 
-  /** `links`: the tokens of an earlier run of these pages (a resumed run serves the same links). */
-  constructor(humans: readonly Pick<Agent, "id">[], links?: Pick<JournalLinks, "operator" | "participants">) {
+  /**
+   * `links`: the tokens of an earlier run of these pages (a resumed run serves the same links).
+   * `flow`: the scenario's study flow (consent, instructions, transcript download).
+   */
+  constructor(
+    humans: readonly Pick<Agent, "id">[],
+    links?: Pick<JournalLinks, "operator" | "participants">,
+    readonly flow: StudyFlow = { waitingRoom: false, transcript: false },
+  ) {
     this.operatorToken = links?.operator ?? token();
     for (const human of humans) this.participantTokens.set(human.id, links?.participants[human.id] ?? token());
+  }
+
+  /** A person agreed to the consent text (or pressed Join): the first time is kept. */
+  join(participant: string): void {
+    if (!this.joinedAt.has(participant)) this.joinedAt.set(participant, Date.now());
+  }
+
+  /** When each person agreed to the consent text, as stored with every session (ISO 8601). */
+  consents(): Record<string, string> | undefined {
+    if (!this.flow.consent) return undefined;
+    return Object.fromEntries([...this.joinedAt].map(([id, at]) => [id, new Date(at).toISOString()]));
+  }
+
+  /**
+   * The last ended session as `participant` saw it, as plain text (undefined when the scenario
+   * offers no transcript or no session has ended): the title, the task, then one line per turn.
+   */
+  transcript(participant: string): string | undefined {
+    if (!this.flow.transcript || this.lastSession.length === 0) return undefined;
+    const viewer: Viewer = { role: "participant", id: participant };
+    const names = new Map<string, string>();
+    const lines: string[] = [];
+    const turns = new Map<string, Turn>();
+    for (const message of this.lastSession) {
+      const shown = visibleTo(viewer, message, this.lastView);
+      if (shown?.type === "session") {
+        for (const p of shown.participants) names.set(p.id, p.name);
+        lines.push(shown.title, shown.task, "");
+      }
+      // An amended turn (cut by an interruption) replaces the one first sent.
+      if (shown?.type === "turn" && shown.turn.type !== "backchannel") turns.set(shown.turn.id, shown.turn);
+    }
+    for (const turn of turns.values()) {
+      const who = turn.speaker === "system" ? "" : `${names.get(turn.speaker) ?? turn.speaker}${participant === turn.speaker ? " (you)" : ""}: `;
+      lines.push(`${who}${turn.text}`);
+    }
+    return lines.join("\n") + "\n";
   }
 
   record(journal: ((post: PostRecord) => void) | undefined): void {
@@ -99,6 +151,8 @@ export class LiveHub implements HumanInput, SessionObserver {
       if (shown) send(shown);
     }
     if (this.paused) send({ type: "paused", paused: true });
+    const notice = this.waitingNotice && visibleTo(viewer, this.waitingNotice, this.view);
+    if (notice) send(notice);
     const listener = { viewer, send };
     this.listeners.add(listener);
     if (viewer.role === "participant" && !this.connected.has(viewer.id)) {
@@ -147,9 +201,13 @@ export class LiveHub implements HumanInput, SessionObserver {
       // The operator's End ended the session before; this one runs.
       this.ended = undefined;
     }
-    if (event.type === "end") this.running = false;
     if (event.type === "session") this.view = event.view;
     this.broadcast(event, event.type !== "typing");
+    if (event.type === "end") {
+      this.running = false;
+      this.lastSession = [...this.history];
+      this.lastView = this.view;
+    }
   }
 
   async gate(): Promise<void> {
@@ -168,9 +226,10 @@ export class LiveHub implements HumanInput, SessionObserver {
     this.broadcast({ type: "paused", paused });
   }
 
-  /** Between two sessions: resolves when the operator starts the next one (or ends the run). */
-  awaitNext(next: string): Promise<void> {
-    this.broadcast({ type: "between", next }, false);
+  /** Between two sessions, or before the first (`opening`: the waiting room): resolves when the operator starts the next one (or ends the run). */
+  awaitNext(next: string, opening = false): Promise<void> {
+    this.waitingNotice = { type: "between", next, ...(opening ? { opening } : {}) };
+    this.broadcast(this.waitingNotice, false);
     return new Promise((ok) => (this.nextWaiter = ok));
   }
 
@@ -178,6 +237,7 @@ export class LiveHub implements HumanInput, SessionObserver {
   startNext(): boolean {
     const start = this.nextWaiter;
     this.nextWaiter = undefined;
+    this.waitingNotice = undefined;
     start?.();
     return Boolean(start);
   }
@@ -348,7 +408,7 @@ export function visibleTo(viewer: Viewer, message: LiveMessage, view: SessionVie
     case "end":
       return { type: "end", reason: "" };
     case "between":
-      return { type: "between", next: "" };
+      return { type: "between", next: "", ...(message.opening ? { opening: true } : {}) };
     default:
       return message;
   }
