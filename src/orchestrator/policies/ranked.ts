@@ -32,6 +32,8 @@ export const ranked = defineStrategy({
       driftCheckEvery: z.number().int().nonnegative().default(5),
       initialThoughts: z.boolean().default(true),
       wordLimit: z.number().int().positive().default(60),
+      /** How long a reply may be, in words the model reads ("one or two sentences"); replaces `wordLimit` when set. */
+      replyLength: z.string().min(1).optional(),
       compression: compressionSchema.default({ after: 15, keepLast: 8, summaryWords: 150, refreshEvery: 1 }),
       /** The facilitator opens the session with a welcome that introduces the task and the colleagues. */
       welcome: z.boolean().default(false),
@@ -189,7 +191,7 @@ export const ranked = defineStrategy({
       const history = await compressor.render(conversation);
       const { text, metadata } = await conversation.reply(agent, {
         historyText: history.text,
-        instruction: `${modeInstruction[mode]}\nIt is your turn to speak as ${agent.name}. Use at most ${agent.wordLimit ?? params.wordLimit} words.`,
+        instruction: `${modeInstruction[mode]}\nIt is your turn to speak as ${agent.name}. ${params.replyLength && !agent.wordLimit ? `Keep it to ${params.replyLength}.` : `Use at most ${agent.wordLimit ?? params.wordLimit} words.`}`,
         purpose: "reply",
       });
       conversation.say(agent.id, text, {
@@ -220,7 +222,8 @@ async function rank(
   const history = includeThoughts ? conversation.transcript(conversation.turns) : conversation.transcript();
   const { value } = await conversation.decide(undefined, {
     name: "rank",
-    systemText: "You moderate a group discussion and decide who speaks next.",
+    // The judge knows what the group is working on: who is best placed depends on the task.
+    systemText: `You moderate a group discussion and decide who speaks next. The group's task: ${conversation.scenario.task}`,
     historyText: history,
     instruction: `${question} Candidates: ${names.join(", ")}.${last ? ` ${last.name} just spoke.` : ""} Answer as JSON {"ranking": [names, most suitable first]}.`,
     jsonSchema: {
