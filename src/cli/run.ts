@@ -176,7 +176,7 @@ export function registerRun(program: Command): void {
                     // The waiting room: the operator sees who has joined and starts the first session.
                     const first = sessionIdFor(scenario, selectConditions(scenario, flags.condition)[0].name, 1);
                     io().err(`Waiting for the operator to start ${first} (the waiting room: the operator page's "Start the session")…`);
-                    await live.hub.awaitNext(first, true);
+                    await live.hub.awaitNext(first, "opening");
                   } else if (live.people.length) {
                     io().err(`Waiting for ${live.people.length} participant(s) to open their page…`);
                     await live.hub.everyoneConnected();
@@ -219,6 +219,11 @@ export function registerRun(program: Command): void {
                   },
                   signal: interrupt.signal,
                 });
+                if (live && scenario.studyFlow.transcript && !interrupt.signal.aborted) {
+                  // The people download their transcripts from the pages: they stay up until the operator closes them.
+                  io().err('All sessions are done; the pages stay open for the transcripts until the operator presses "Close the pages"…');
+                  await live.hub.awaitNext("", "closing");
+                }
                 const usage = model.usage();
                 if (flags.json) printJson({ outcomes, usage });
                 else {

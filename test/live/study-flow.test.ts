@@ -58,7 +58,7 @@ describe("the study flow on the pages", () => {
 
       // The waiting room (what colloquy run --serve does before the first session of a scenario with one).
       let released = false;
-      const waitingRoom = live.hub.awaitNext("flow-default-1", true).then(() => (released = true));
+      const waitingRoom = live.hub.awaitNext("flow-default-1", "opening").then(() => (released = true));
       await operator.waitForSelector('#next:not([disabled]) >> text="Start the session"');
       expect(await operator.textContent("#status")).toBe("Waiting room: start flow-default-1 when everyone has joined.");
       await hana.click("#join");

@@ -12,7 +12,7 @@ export type LiveMessage =
   | SessionEvent
   | { type: "person-typing"; participant: string }
   /** Between two sessions, or before the first (`opening`: the waiting room): the next starts when the operator starts it (participants are not told which). */
-  | { type: "between"; next: string; opening?: boolean }
+  | { type: "between"; next: string; opening?: boolean; closing?: boolean }
   /** Who has a page open now (the operator's view: who has joined, who is away). */
   | { type: "presence"; online: string[]; expected: string[] }
   | { type: "paused"; paused: boolean }
@@ -226,9 +226,12 @@ export class LiveHub implements HumanInput, SessionObserver {
     this.broadcast({ type: "paused", paused });
   }
 
-  /** Between two sessions, or before the first (`opening`: the waiting room): resolves when the operator starts the next one (or ends the run). */
-  awaitNext(next: string, opening = false): Promise<void> {
-    this.waitingNotice = { type: "between", next, ...(opening ? { opening } : {}) };
+  /**
+   * Between two sessions, before the first (`opening`: the waiting room) or after the last
+   * (`closing`: the pages stay up for the transcripts): resolves when the operator goes on (or the run ends).
+   */
+  awaitNext(next: string, stage: "opening" | "between" | "closing" = "between"): Promise<void> {
+    this.waitingNotice = { type: "between", next, ...(stage === "opening" ? { opening: true } : stage === "closing" ? { closing: true } : {}) };
     this.broadcast(this.waitingNotice, false);
     return new Promise((ok) => (this.nextWaiter = ok));
   }
@@ -408,7 +411,7 @@ export function visibleTo(viewer: Viewer, message: LiveMessage, view: SessionVie
     case "end":
       return { type: "end", reason: "" };
     case "between":
-      return { type: "between", next: "", ...(message.opening ? { opening: true } : {}) };
+      return { type: "between", next: "", ...(message.opening ? { opening: true } : {}), ...(message.closing ? { closing: true } : {}) };
     default:
       return message;
   }

@@ -163,10 +163,14 @@ export const liveScript = `"use strict";
       case "approval": addApproval(m); break;
       case "approved": var done = document.querySelector('.approval[data-id="' + m.id + '"]'); if (done) done.remove(); if (m.decision === "withdrawn") $("status").textContent = "A held derail no longer waits: " + m.why + "."; break;
       case "between":
+        // After the last session (closing) a person's page stays as it is: the session is over, its transcript there.
+        if (m.closing && role !== "operator") break;
         document.body.dataset.between = "true";
         if (role === "operator") {
-          $("next").disabled = false; $("next").textContent = m.opening ? "Start the session" : "Start the next session";
-          $("status").textContent = m.opening ? "Waiting room: start " + m.next + " when everyone has joined." : "Session over. Next: " + m.next + ". Start it when everyone is ready.";
+          $("next").disabled = false; $("next").textContent = m.opening ? "Start the session" : m.closing ? "Close the pages" : "Start the next session";
+          $("status").textContent = m.opening ? "Waiting room: start " + m.next + " when everyone has joined." :
+            m.closing ? "All sessions are done. The pages stay open for the transcripts: close them when everyone has theirs." :
+            "Session over. Next: " + m.next + ". Start it when everyone is ready.";
         } else $("status").textContent = m.opening ? "You are in the waiting room: the session starts when the researcher starts it." : "Please wait: the next part starts soon.";
         break;
       case "presence": presence = m; renderPresence(); break;
