@@ -11,7 +11,7 @@ import type { StudyFlow } from "../scenario.js";
 export type LiveMessage =
   | SessionEvent
   | { type: "person-typing"; participant: string }
-  /** Between two sessions, or before the first (`opening`: the waiting room): the next starts when the operator starts it (participants are not told which). */
+  /** Between two sessions, before the first (`opening`: the waiting room) or after the last (`closing`): the run waits for the operator (participants are not told what comes next). */
   | { type: "between"; next: string; opening?: boolean; closing?: boolean }
   /** Who has a page open now (the operator's view: who has joined, who is away). */
   | { type: "presence"; online: string[]; expected: string[] }
