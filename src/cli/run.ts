@@ -142,7 +142,7 @@ export function registerRun(program: Command): void {
           const { initStudy, loadStudyConfig } = await import("../study/study.js");
           const { createChatModel, resolveModelConfig } = await import("../llm/index.js");
           const { loadScenario } = await import("../orchestrator/scenario.js");
-          const { runScenario, journaledLinks } = await import("../orchestrator/run.js");
+          const { runScenario, journaledLinks, selectConditions, sessionIdFor } = await import("../orchestrator/run.js");
           const { scriptedHuman, terminalHuman } = await import("../orchestrator/human.js");
           const { serveLive } = await import("../orchestrator/live/index.js");
           const runs = wholeRuns(flags.runs);
@@ -199,7 +199,12 @@ export function registerRun(program: Command): void {
                 io().err(`warning: the pages listen on ${flags.host}: anyone on that network who has a link can open it; links are the only key`);
               for (const person of live.people) io().err(`  ${person.name}: ${person.link}`);
               io().err(`  operator: ${live.server.links.operator}`);
-              if (live.people.length) {
+              if (scenario.studyFlow.waitingRoom) {
+                // The waiting room: the operator sees who has joined and starts the first session.
+                const first = sessionIdFor(scenario, selectConditions(scenario, flags.condition)[0].name, 1);
+                io().err(`Waiting for the operator to start ${first} (the waiting room: the operator page's "Start the session")…`);
+                await live.hub.awaitNext(first, "opening");
+              } else if (live.people.length) {
                 io().err(`Waiting for ${live.people.length} participant(s) to open their page…`);
                 await live.hub.everyoneConnected();
               }
@@ -241,6 +246,11 @@ export function registerRun(program: Command): void {
               },
               signal: interrupt.signal,
             });
+            if (live && scenario.studyFlow.transcript && !interrupt.signal.aborted) {
+              // The people download their transcripts from the pages: they stay up until the operator closes them.
+              io().err('All sessions are done; the pages stay open for the transcripts until the operator presses "Close the pages"…');
+              await live.hub.awaitNext("", "closing");
+            }
             const usage = model.usage();
             if (flags.json) printJson({ outcomes, usage });
             else {

@@ -1,25 +1,19 @@
-import type { z } from "zod";
-import type { ChatMessage, ChatModel, TokenUsage } from "../llm/types.js";
-import type { Participant, Session, Turn, TurnType } from "../transcript/schema.js";
+import type { ChatModel, TokenUsage } from "../llm/types.js";
+import type { Session, Turn, TurnType } from "../transcript/schema.js";
 import { turnId } from "../transcript/ids.js";
-import { formatIssues } from "../transcript/validate.js";
 import type { Reporter } from "../util/reporter.js";
-import { displayName, findAgent, resolveAgents, stripOwnName, systemPrompt, type Agent } from "./agent.js";
+import { displayName, findAgent, resolveAgents, type Agent } from "./agent.js";
 import type { ApprovalAnswer, ApprovalRequest, HumanInput } from "./human.js";
 import { HumanTiming } from "./human-timing.js";
 import type { InputKind, JournalReplay, PostRecord, SessionJournal } from "./journal.js";
+import { JournalInputs } from "./journal-inputs.js";
+import { ModelCalls, type CompleteOptions, type DecideOptions } from "./model-calls.js";
+import { OrchestratorError } from "./orchestrator-error.js";
+import { sessionOf, type SessionStatus } from "./session-of.js";
 import type { SessionObserver } from "./observer.js";
 import { createRandom, type Random } from "./random.js";
 import type { ConditionSpec, Scenario } from "./scenario.js";
 import { countWords } from "../analysis/shared/words.js";
-
-/** An LLM call failed for good (after the LLM layer's retries); the run is saved as incomplete. */
-export class OrchestratorError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "OrchestratorError";
-  }
-}
 
 /** Our default sampling temperature for conversation (not from a paper): varied but on task. */
 export const DEFAULT_TEMPERATURE = 0.7;
@@ -33,19 +27,6 @@ export interface SayOptions {
   duration?: number;
   /** Start the turn at this simulated time instead of now (simultaneous speakers). */
   at?: number;
-}
-
-export interface CompleteOptions {
-  /** What to do now, appended after the transcript ("It is your turn..."). */
-  instruction: string;
-  /** Turns this agent sees; default: the whole visible conversation. */
-  history?: readonly Turn[];
-  /** Pre-rendered history text (e.g. compressed); overrides `history`. */
-  historyText?: string;
-  maxTokens?: number;
-  temperature?: number;
-  /** What the call is for, kept with the usage ("reply", "confidence", "rank", ...). */
-  purpose: string;
 }
 
 export interface AskOptions {
@@ -108,7 +89,8 @@ export class Conversation {
   readonly humanAnswers: (string | null)[] = [];
   /** Strategy-level notes for the session metadata (summaries, phases, mode switches). */
   readonly notes: Record<string, unknown> = {};
-  private readonly model: ChatModel;
+  /** The model calls (prompts, requests through the journal, JSON decisions). */
+  private readonly calls: ModelCalls;
   private readonly human: HumanInput;
   readonly reporter: Reporter;
   /** Set when the session was stopped (by a strategy or a stop condition). */
@@ -124,12 +106,10 @@ export class Conversation {
   /** When each person's words came and what they had seen (stored with the turn that says them). */
   private readonly timing = new HumanTiming();
   private readonly journal: SessionJournal | undefined;
-  /** The journal being replayed while a session resumes (until its inputs run out). */
-  private replay: JournalReplay | undefined;
   /** The journal this session resumes from, kept after its inputs ran out: turns said after the last input are still its. */
   private readonly resumedFrom: JournalReplay | undefined;
-  /** Observation points so far (model replies, answers, looks at the posts and the operator): replays ask at the same ones. */
-  private step = 0;
+  /** Every look at the world outside the session, journaled (and given back from the journal while resuming). */
+  private readonly inputs: JournalInputs;
 
   /**
    * Sampling temperature sent with every request that does not set its own: the scenario's
@@ -159,7 +139,7 @@ export class Conversation {
     this.sessionId = identity.sessionId;
     this.random = createRandom(identity.seed);
     this.participants = resolveAgents(identity.scenario);
-    this.model = deps.model;
+    this.calls = new ModelCalls(this, { model: deps.model, look: (what, live) => this.look(what, live), replaying: () => this.replaying });
     this.human = deps.human;
     this.reporter = deps.reporter;
     this.temperature = identity.scenario.model.temperature ?? deps.temperature ?? DEFAULT_TEMPERATURE;
@@ -168,48 +148,30 @@ export class Conversation {
     this.realTime = Boolean(deps.human.live) && this.humans.length > 0;
     if (this.realTime) this.notes.realTime = { speed: this.live.speed ?? 1, startedAt: new Date(this.startedAt).toISOString() };
     this.journal = deps.journal?.journal;
-    this.replay = this.resumedFrom = deps.journal?.replay;
-    if (this.replay && !this.replay.active) this.goLive();
+    this.resumedFrom = deps.journal?.replay;
+    this.inputs = new JournalInputs(this.journal, this.resumedFrom, () => this.goLive());
+    this.inputs.settle();
   }
 
   /** The replay has caught up: from here on the session runs live, its clock going on from where it was. */
   private goLive(): void {
-    if (!this.replay) return;
-    const turns = this.replay.turnsSaid;
-    this.replay = undefined;
+    const turns = this.resumedFrom?.turnsSaid ?? 0;
     this.startedAt = Date.now() - (this.clock / (this.live.speed ?? 1)) * 1000;
     const resumed = (this.notes.resumed as unknown[] | undefined) ?? [];
     this.notes.resumed = [...resumed, { afterTurns: turns, at: new Date().toISOString() }];
   }
 
-  /**
-   * A look at the world outside the session that must find something (a model reply, an answer,
-   * a real-time wait, an approval): while resuming, the journal's record; else `live()`, journaled.
-   */
-  private async look<T>(what: InputKind, live: () => Promise<T>): Promise<T> {
-    const step = this.step++;
-    if (this.replay) {
-      const recorded = this.replay.take(step, what);
-      if (!recorded) throw new OrchestratorError(`the resumed session no longer follows its journal (step ${step}: nothing recorded for ${what})`);
-      if (!this.replay.active) this.goLive();
-      return recorded.value as T;
-    }
-    const value = await live();
-    this.journal?.append({ k: "in", step, what, value });
-    return value;
+  /** True while the session is resuming: what it looks at comes from its journal, and nobody is asked or shown anything. */
+  private get replaying(): boolean {
+    return this.inputs.replaying;
   }
 
-  /** A look that may find nothing (the posts, the operator's end): only what it found is journaled. */
+  private look<T>(what: InputKind, live: () => Promise<T>): Promise<T> {
+    return this.inputs.look(what, live, (message) => new OrchestratorError(message));
+  }
+
   private glance<T>(what: InputKind, live: () => T, nothing: T): T {
-    const step = this.step++;
-    if (this.replay) {
-      const recorded = this.replay.take(step, what);
-      if (recorded && !this.replay.active) this.goLive();
-      return recorded ? (recorded.value as T) : nothing;
-    }
-    const value = live();
-    if (value !== nothing && !(Array.isArray(value) && value.length === 0)) this.journal?.append({ k: "in", step, what, value });
-    return value;
+    return this.inputs.glance(what, live, nothing);
   }
 
   /** AI agents (LLM-driven, including simulated humans). */
@@ -332,7 +294,7 @@ export class Conversation {
    * ended early (the caller then takes what people posted).
    */
   async waitUntil(at: number): Promise<boolean> {
-    if (!this.replay) await this.live.observer?.gate?.();
+    if (!this.replaying) await this.live.observer?.gate?.();
     if (!this.realTime) {
       this.clock = Math.max(this.clock, at);
       return false;
@@ -394,97 +356,20 @@ export class Conversation {
       .join("\n");
   }
 
-  private messages(agent: Agent, options: CompleteOptions): ChatMessage[] {
-    const history = options.historyText ?? this.transcript(options.history ?? this.visible());
-    return [
-      { role: "system", content: systemPrompt(this.scenario, this.condition, agent, this.participants) },
-      { role: "user", content: `Conversation so far:\n${history}\n\n${options.instruction}` },
-    ];
-  }
-
-  private async call(
-    agent: Agent | undefined,
-    messages: ChatMessage[],
-    options: { purpose: string; maxTokens?: number; temperature?: number; json?: { name: string; schema: Record<string, unknown> } },
-  ): Promise<{ text: string; usage: TokenUsage; cached: boolean; requestHash: string }> {
-    if (!this.replay) await this.live.observer?.gate?.();
-    // A resumed session takes the replies its first run got from the journal (the same words, cache or not).
-    const response = await this.look("llm", async () => {
-      const result = await this.model.complete({
-        messages,
-        model: agent?.model ?? this.scenario.model.model,
-        temperature: options.temperature ?? this.temperature,
-        // The run's seed makes runs differ (and their cache entries distinct) while keeping replays exact.
-        seed: this.seed,
-        maxTokens: options.maxTokens ?? this.scenario.model.maxTokens,
-        responseFormat: options.json ? { type: "json_schema", name: options.json.name, schema: options.json.schema } : undefined,
-        purpose: `orchestrator:${options.purpose}`,
-      });
-      if (!result.ok) throw new OrchestratorError(`${agent ? agent.name : "orchestrator"} (${options.purpose}): ${result.error.message}`);
-      const { text, usage, cached, requestHash } = result.response;
-      return { text, usage, cached, requestHash };
-    });
-    this.usage.requests += 1;
-    this.usage.promptTokens += response.usage.promptTokens;
-    this.usage.completionTokens += response.usage.completionTokens;
-    return { text: response.text, usage: response.usage, cached: response.cached, requestHash: response.requestHash };
-  }
-
   /**
    * Ask an agent for its next message. Returns the text (own-name prefix removed) and the
    * metadata to store with the turn (usage, and the raw reply when anything was removed).
    */
-  async reply(agent: Agent, options: CompleteOptions): Promise<{ text: string; metadata: Record<string, unknown> }> {
-    if (!this.replay) this.live.observer?.event({ type: "typing", participant: agent.id });
-    const { text: raw, usage } = await this.call(agent, this.messages(agent, options), options);
-    const text = stripOwnName(raw, agent);
-    const metadata: Record<string, unknown> = { usage, purpose: options.purpose };
-    if (text !== raw) metadata.rawReply = raw;
-    if (agent.kind === "simulated-human") metadata.simulated = true;
-    return { text, metadata };
+  reply(agent: Agent, options: CompleteOptions): Promise<{ text: string; metadata: Record<string, unknown> }> {
+    return this.calls.reply(agent, options);
   }
 
   /**
    * Ask a model for a JSON decision (confidence, ranking, choice). Structured output is
    * requested; the reply is validated with `schema` and re-asked once with the error.
    */
-  async decide<T>(
-    agent: Agent | undefined,
-    options: CompleteOptions & { name: string; jsonSchema: Record<string, unknown>; schema: z.ZodType<T>; systemText?: string },
-  ): Promise<{ value: T; usage: TokenUsage }> {
-    const base: ChatMessage[] = agent
-      ? this.messages(agent, options)
-      : [
-          { role: "system", content: options.systemText ?? "You observe a group conversation and answer questions about it in JSON." },
-          {
-            role: "user",
-            content: `Conversation so far:\n${options.historyText ?? this.transcript(options.history ?? this.visible())}\n\n${options.instruction}`,
-          },
-        ];
-    // A reply in JSON (with a nomination) is still someone writing a message: pages show them typing.
-    if (agent && options.name === "reply" && !this.replay) this.live.observer?.event({ type: "typing", participant: agent.id });
-    let messages = base;
-    let lastProblem = "";
-    const invalid: string[] = [];
-    const total: TokenUsage = { promptTokens: 0, completionTokens: 0 };
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const { text, usage, requestHash } = await this.call(agent, messages, { ...options, json: { name: options.name, schema: options.jsonSchema } });
-      total.promptTokens += usage.promptTokens;
-      total.completionTokens += usage.completionTokens;
-      const parsed = parseJsonReply(text, options.schema);
-      if (parsed.ok) return { value: parsed.value, usage: total };
-      invalid.push(requestHash);
-      lastProblem = parsed.problem;
-      messages = [
-        ...base,
-        { role: "assistant", content: text },
-        { role: "user", content: `That reply was not valid: ${parsed.problem}. Answer again with only the JSON object.` },
-      ];
-    }
-    // Giving up: drop the invalid replies from the cache so a resumed run asks the model again
-    // (a reply that was fixed by the re-ask stays cached, so such sessions still replay exactly).
-    for (const hash of invalid) await this.model.forget?.(hash);
-    throw new OrchestratorError(`${agent ? agent.name : "orchestrator"} (${options.purpose}): invalid JSON decision twice: ${lastProblem}`);
+  decide<T>(agent: Agent | undefined, options: DecideOptions<T>): Promise<{ value: T; usage: TokenUsage }> {
+    return this.calls.decide(agent, options);
   }
 
   /**
@@ -512,7 +397,7 @@ export class Conversation {
     const answer = await this.look("ask", () => this.waitForAnswer(agent, prompt, options, timeoutSeconds));
     if (answer.text !== null) this.timing.asked(agent.id, answer.text, answer.askedAt, answer.receivedAt ?? answer.askedAt);
     this.humanAnswers.push(answer.text);
-    if (!this.replay)
+    if (!this.replaying)
       this.live.observer?.event({ type: "asked", participant: agent.id, answer: answer.timedOut ? "no answer" : answer.text === null ? "passed" : "answered" });
     if (answer.timedOut) this.system(`No answer from ${agent.name} within ${timeoutSeconds} s`, { event: "no-answer", participant: agent.id, prompt });
     return answer.text;
@@ -554,9 +439,15 @@ export class Conversation {
     if (!approve) return null;
     return this.look("approve", async () => {
       let timer: NodeJS.Timeout | undefined;
-      const verdict = await Promise.race([approve(request), new Promise<null>((ok) => (timer = setTimeout(() => ok(null), this.dutyTimeout * 1000)))]);
+      const timedOut = Symbol("timed out");
+      const verdict = await Promise.race([
+        approve(request),
+        new Promise<typeof timedOut>((ok) => (timer = setTimeout(() => ok(timedOut), this.dutyTimeout * 1000))),
+      ]);
       clearTimeout(timer);
-      return verdict;
+      if (verdict !== timedOut) return verdict;
+      this.human.withdrawApprovals?.(`it timed out (nobody decided within ${this.dutyTimeout} s), so it was not said`);
+      return null;
     });
   }
 
@@ -599,44 +490,8 @@ export class Conversation {
   }
 
   /** The native session (complete or, after a failure, incomplete and resumable). */
-  toSession(status: { incomplete: boolean; failure?: string; strategy: Record<string, unknown>; model: Record<string, unknown> }): Session {
-    const participants: Participant[] = this.participants.map((p) => ({
-      id: p.id,
-      name: p.name,
-      ...(p.role ? { role: p.role } : {}),
-      // A playbook participant is a model playing a person: its own kind, never "human".
-      kind: p.kind === "ai" ? "ai" : p.kind === "simulated-human" ? "simulated" : "human",
-      ...(p.persona || p.playbook ? { persona: [p.persona, p.playbook].filter(Boolean).join("\n\n") } : {}),
-      metadata: { scenarioKind: p.kind, ...(p.kind === "simulated-human" ? { simulated: true } : {}), ...(p.model ? { model: p.model } : {}) },
-    }));
-    if (this.turns.some((t) => t.speaker === "system")) participants.push({ id: "system", name: "System", kind: "system" });
-    return {
-      schemaVersion: 1,
-      id: this.sessionId,
-      title: `${this.scenario.title ?? this.scenario.id}: ${this.condition.name}, run ${this.run}`,
-      metadata: {
-        condition: this.condition.name,
-        run: String(this.run),
-        task: this.scenario.task,
-        source: { format: "orchestrator", scenario: this.scenario.id },
-        incomplete: status.incomplete,
-        orchestrator: {
-          scenario: this.scenario.id,
-          ...(this.scenario.preset ? { preset: this.scenario.preset } : {}),
-          strategy: status.strategy,
-          seed: this.seed,
-          model: status.model,
-          usage: this.usage,
-          endReason: this.endReason,
-          failure: status.failure,
-          humanAnswers: this.humanAnswers,
-          notes: this.notes,
-          simulatedSeconds: this.clock,
-        },
-      },
-      participants,
-      turns: this.turns,
-    };
+  toSession(status: SessionStatus): Session {
+    return sessionOf(this, status);
   }
 }
 
@@ -647,18 +502,4 @@ function toMillis(seconds: number): number {
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > 100 ? flat.slice(0, 97) + "..." : flat;
-}
-
-/** Parse a JSON reply strictly (a fenced ```json block is accepted) and validate it. */
-export function parseJsonReply<T>(text: string, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; problem: string } {
-  const fenced = text.match(/```(?:json)?\s*([\s\S]*?)```/);
-  const body = (fenced ? fenced[1] : text).trim();
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (error) {
-    return { ok: false, problem: `not JSON (${(error as Error).message})` };
-  }
-  const parsed = schema.safeParse(value);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, problem: formatIssues(parsed.error) };
 }

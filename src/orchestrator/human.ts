@@ -47,6 +47,8 @@ export interface HumanInput {
   idle?(ms: number): Promise<void>;
   /** The operator's decision on a held derail (the operator page, or the terminal). */
   approve?(request: ApprovalRequest): Promise<ApprovalAnswer | null>;
+  /** Held derails wait no longer (`why`: it timed out): a decision that comes later is refused, saying why. */
+  withdrawApprovals?(why: string): void;
   /**
    * Channels where people post (page, terminal) hand every accepted post to `journal` before
    * acknowledging it (the page's 200, the terminal's reading the line); a throw refuses the post.
@@ -74,6 +76,7 @@ export function scriptedHuman(answers: readonly (string | null)[], next?: HumanI
     ...(next?.live ? { live: next.live } : {}),
     ...(next?.idle ? { idle: (ms: number) => next.idle!(ms) } : {}),
     ...(next?.approve ? { approve: (r: ApprovalRequest) => next.approve!(r) } : {}),
+    ...(next?.withdrawApprovals ? { withdrawApprovals: (why: string) => next.withdrawApprovals!(why) } : {}),
     close: () => next?.close?.(),
   };
 }
@@ -164,6 +167,10 @@ export function terminalHuman(input: NodeJS.ReadableStream = process.stdin, outp
       if (text === null || text.trim() === "") return text === null ? null : { decision: "approve" };
       if (/^\/reject\b/.test(text.trim())) return { decision: "dismiss" };
       return { decision: "edit", text };
+    },
+    withdrawApprovals() {
+      // The next line typed is a line of its own, not a late decision.
+      waiter = undefined;
     },
     close: () => rl.close(),
   };

@@ -1,6 +1,9 @@
 /** Public API of the orchestrator: run multi-agent sessions with turn-taking strategies. */
 export { scenarioSchema, parseScenario, loadScenario, type Scenario, type ParticipantSpec, type ConditionSpec } from "./scenario.js";
-export { Conversation, OrchestratorError, parseJsonReply, type SayOptions, type CompleteOptions } from "./conversation.js";
+export { Conversation, type SayOptions } from "./conversation.js";
+export { OrchestratorError } from "./orchestrator-error.js";
+export type { CompleteOptions } from "./model-calls.js";
+export { parseJsonReply } from "./json-reply.js";
 export { scriptedHuman, terminalHuman, type HumanInput, type HumanRequest, type ApprovalRequest, type ApprovalAnswer } from "./human.js";
 export type { SessionEvent, SessionObserver } from "./observer.js";
 export { serveLive, LiveHub } from "./live/index.js";

@@ -1,10 +1,8 @@
 import type { Session, Turn } from "../transcript/schema.js";
 import { turnId } from "../transcript/ids.js";
-import { silentReporter } from "../util/reporter.js";
-import type { ChatModel } from "../llm/types.js";
-import { Conversation } from "./conversation.js";
-import { scriptedHuman } from "./human.js";
-import { SessionJournal, untakenPosts, type JournalContents, type PostRecord } from "./journal.js";
+import { resolveAgents } from "./agent.js";
+import { sessionOf } from "./session-of.js";
+import { SessionJournal, untakenPosts, type DamagedLine, type JournalContents, type PostRecord } from "./journal.js";
 import type { ConditionSpec, Scenario } from "./scenario.js";
 
 /**
@@ -19,15 +17,38 @@ export function withUntakenPosts(session: Session, journalPath: string): Session
   return read ? appendPosts(session, untakenPosts(read.contents)) : session;
 }
 
-/** The session an interrupted journal holds (incomplete). */
-export function sessionFromJournal(scenario: Scenario, condition: ConditionSpec, run: number, contents: JournalContents): Session {
-  // Only toSession is used: the model is never called.
-  const conversation = new Conversation(
-    { scenario, condition, run, seed: contents.start.seed, sessionId: contents.start.sessionId },
-    { model: undefined as unknown as ChatModel, human: scriptedHuman([]), reporter: silentReporter },
+/**
+ * The session an interrupted journal holds (incomplete). Lines of it that were damaged are kept
+ * as they are in `metadata.orchestrator.journalDamage`, and the turns read around them are
+ * numbered again in order (their number in the journal stays in `metadata.journalIndex`).
+ */
+export function sessionFromJournal(
+  scenario: Scenario,
+  condition: ConditionSpec,
+  run: number,
+  contents: JournalContents,
+  damaged: readonly DamagedLine[] = [],
+): Session {
+  const turns = contents.turns.map((turn, i) =>
+    turn.index === i ? turn : { ...turn, id: turnId(i), index: i, metadata: { ...turn.metadata, journalIndex: turn.index } },
   );
-  conversation.turns.push(...contents.turns);
-  const session = conversation.toSession({ incomplete: true, failure: "interrupted", strategy: { type: scenario.strategy.type }, model: {} });
+  const session = sessionOf(
+    {
+      scenario,
+      condition,
+      run,
+      seed: contents.start.seed,
+      sessionId: contents.start.sessionId,
+      participants: resolveAgents(scenario),
+      turns,
+      usage: { promptTokens: 0, completionTokens: 0, requests: 0 },
+      endReason: undefined,
+      humanAnswers: [],
+      notes: damaged.length ? { journalDamage: damaged } : {},
+      clock: turns.at(-1)?.end ?? 0,
+    },
+    { incomplete: true, failure: "interrupted", strategy: { type: scenario.strategy.type }, model: {} },
+  );
   return appendPosts(session, untakenPosts(contents));
 }
 

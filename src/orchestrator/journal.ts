@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Turn } from "../transcript/schema.js";
 
@@ -30,8 +30,17 @@ export interface PostRecord {
 /** Inputs the session consumes, each at a numbered observation point (`step`) of the session. */
 export type InputKind = "llm" | "ask" | "take" | "wait" | "end" | "approve";
 
+/** A journal's first line: the session, its seed, how its posts queue, and the page links. */
+export interface StartRecord {
+  sessionId: string;
+  seed: number;
+  startedAt: number;
+  posts: "per-person" | "shared" | false;
+  links?: JournalLinks;
+}
+
 export type JournalRecord =
-  | { k: "start"; sessionId: string; seed: number; startedAt: number; posts: "per-person" | "shared" | false; links?: JournalLinks }
+  | ({ k: "start" } & StartRecord)
   | ({ k: "post" } & PostRecord)
   | { k: "in"; step: number; what: InputKind; value: unknown }
   | { k: "turn"; turn: Turn; at: number }
@@ -48,6 +57,57 @@ export interface JournalContents {
   posts: PostRecord[];
 }
 
+/** A journal line that could not be read back: its number (from 1), what is wrong, and its text as it is. */
+export interface DamagedLine {
+  line: number;
+  problem: string;
+  text: string;
+}
+
+export interface ReadJournal {
+  /** Every readable record. */
+  contents: JournalContents;
+  damaged: DamagedLine[];
+  /** Bytes up to the last complete line. */
+  completeBytes: number;
+  /** What a resumed session can replay: the records before the first damaged line, and every readable post. */
+  replayable: JournalRecord[];
+}
+
+const RECORD_KINDS = new Set(["start", "post", "in", "turn", "amend"]);
+
+/** A journal line's record, or what is wrong with it. */
+function parseRecord(text: string): JournalRecord | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `not JSON (${(error as Error).message})`;
+  }
+  const kind = (value as { k?: unknown } | null)?.k;
+  return typeof kind === "string" && RECORD_KINDS.has(kind)
+    ? (value as JournalRecord)
+    : 'not a journal record (expected an object with "k": start, post, in, turn or amend)';
+}
+
+/** A journal's records gathered: its start, the inputs in order, the turns as said and as amended, the posts. */
+export function contentsOf(records: readonly JournalRecord[]): JournalContents {
+  const start = records[0] as Extract<JournalRecord, { k: "start" }>;
+  const contents: JournalContents = { start, inputs: [], said: [], turns: [], posts: [] };
+  for (const record of records) {
+    if (record.k === "in") contents.inputs.push(record);
+    else if (record.k === "post") contents.posts.push({ participant: record.participant, text: record.text, receivedAt: record.receivedAt });
+    else if (record.k === "turn") {
+      contents.said.push({ turn: record.turn, at: record.at });
+      contents.turns.push(structuredClone(record.turn));
+    } else if (record.k === "amend") {
+      const at = contents.turns.findIndex((t) => t.id === record.turn.id);
+      if (at >= 0) contents.turns[at] = record.turn;
+    }
+  }
+  return contents;
+}
+
 export class SessionJournal {
   private constructor(
     readonly path: string,
@@ -55,7 +115,7 @@ export class SessionJournal {
   ) {}
 
   /** Start a new journal (replacing any), its first line synced. */
-  static create(path: string, start: Omit<Extract<JournalRecord, { k: "start" }>, "k">): SessionJournal {
+  static create(path: string, start: StartRecord): SessionJournal {
     mkdirSync(dirname(path), { recursive: true });
     const journal = new SessionJournal(path, openSync(path, "w", 0o600));
     journal.append({ k: "start", ...start });
@@ -70,29 +130,53 @@ export class SessionJournal {
     return new SessionJournal(path, openSync(path, "a"));
   }
 
-  /** Read a journal; undefined when there is none. A line cut by a kill is ignored (nothing it held was acknowledged). */
-  static read(path: string): { contents: JournalContents; completeBytes: number } | undefined {
+  /**
+   * Read a journal; undefined when there is none. A line cut by a kill is ignored (nothing it held
+   * was acknowledged). A damaged line (not a JSON record: a disk fault, a hand edit) never stops
+   * the reading: it is listed in `damaged` with its line number, and every readable record is
+   * kept. A damaged first line takes `start` (what this run would have written) in its place;
+   * without one, reading fails with an error naming the file and line.
+   */
+  static read(path: string, start?: StartRecord): ReadJournal | undefined {
     if (!existsSync(path)) return undefined;
     const bytes = readFileSync(path);
     const end = bytes.lastIndexOf(0x0a) + 1;
-    const records = bytes
+    const records: { line: number; record: JournalRecord }[] = [];
+    const damaged: DamagedLine[] = [];
+    bytes
       .subarray(0, end)
       .toString("utf8")
       .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as JournalRecord);
-    const start = records[0];
-    if (start?.k !== "start") throw new Error(`${path}: not a session journal (its first line is not a start record)`);
-    const contents: JournalContents = { start, inputs: [], said: [], turns: [], posts: [] };
-    for (const record of records) {
-      if (record.k === "in") contents.inputs.push(record);
-      else if (record.k === "post") contents.posts.push({ participant: record.participant, text: record.text, receivedAt: record.receivedAt });
-      else if (record.k === "turn") {
-        contents.said.push({ turn: record.turn, at: record.at });
-        contents.turns.push(structuredClone(record.turn));
-      } else if (record.k === "amend") contents.turns[record.turn.index] = record.turn;
+      .forEach((text, i) => {
+        if (text === "") return;
+        const record = parseRecord(text);
+        if (typeof record === "string") damaged.push({ line: i + 1, problem: record, text });
+        else records.push({ line: i + 1, record });
+      });
+    if (records[0]?.record.k !== "start") {
+      const problem = damaged[0]?.line === 1 ? damaged[0].problem : "not a start record";
+      if (!start) throw new Error(`${path}:1: not a session journal (its first line should be its start record: ${problem})`);
+      records.unshift({ line: 0, record: { k: "start", ...start } });
     }
-    return { contents, completeBytes: end };
+    const firstDamage = damaged[0]?.line ?? Infinity;
+    return {
+      contents: contentsOf(records.map((r) => r.record)),
+      damaged,
+      completeBytes: end,
+      // Before the first damage the records are one consistent session; after it, only the posts are sure to be whole.
+      replayable: records.filter((r) => r.line < firstDamage || r.record.k === "post").map((r) => r.record),
+    };
+  }
+
+  /** Replace a journal with `records` (written aside, synced, renamed) and go on appending to it. */
+  static rewrite(path: string, records: readonly JournalRecord[]): SessionJournal {
+    const aside = `${path}.rewrite`;
+    const fd = openSync(aside, "w", 0o600);
+    writeSync(fd, records.map((r) => JSON.stringify(r) + "\n").join(""));
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(aside, path);
+    return new SessionJournal(path, openSync(path, "a"));
   }
 
   /**
@@ -119,28 +203,28 @@ export class SessionJournal {
 }
 
 /**
- * Posts no input took (still queued when the session stopped): the posts after the ones
- * consumed, since posts are taken in order, each person's (page) or all lines (terminal).
+ * Posts no input took (still queued when the session stopped). Each input that took words (a
+ * take, an answer) is matched with the earliest post of its words in the same queue (each
+ * person's on the page, all lines at the terminal), since posts are taken in order; a post
+ * nothing matched was not taken. Matching by words rather than counting keeps every post even
+ * when a damaged line lost one of the records.
  */
 export function untakenPosts(contents: JournalContents): PostRecord[] {
   if (!contents.start.posts) return [];
   const queueOf = (participant: string) => (contents.start.posts === "shared" ? "" : participant);
-  const taken = new Map<string, number>();
-  const count = (participant: string) => taken.set(queueOf(participant), (taken.get(queueOf(participant)) ?? 0) + 1);
+  const left = contents.posts.map((post) => ({ post, taken: false }));
+  const take = (participant: string, text: string) => {
+    const found = left.find((p) => !p.taken && queueOf(p.post.participant) === queueOf(participant) && p.post.text === text);
+    if (found) found.taken = true;
+  };
   for (const input of contents.inputs) {
-    if (input.what === "take") for (const post of input.value as PostRecord[]) count(post.participant);
+    if (input.what === "take") for (const post of input.value as PostRecord[]) take(post.participant, post.text);
     if (input.what === "ask") {
       const answer = input.value as { participant: string; text: string | null };
-      if (answer.text !== null) count(answer.participant);
+      if (answer.text !== null) take(answer.participant, answer.text);
     }
   }
-  const seen = new Map<string, number>();
-  return contents.posts.filter((post) => {
-    const queue = queueOf(post.participant);
-    const n = (seen.get(queue) ?? 0) + 1;
-    seen.set(queue, n);
-    return n > (taken.get(queue) ?? 0);
-  });
+  return left.filter((p) => !p.taken).map((p) => p.post);
 }
 
 /**

@@ -33,4 +33,6 @@ export interface SessionObserver {
   gate?(): Promise<void>;
   /** Set when the operator ended the session. */
   endRequested?(): string | undefined;
+  /** When each person agreed to the study's consent text (ISO 8601), stored with the session; undefined without one. */
+  consents?(): Record<string, string> | undefined;
 }

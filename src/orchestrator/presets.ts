@@ -37,6 +37,7 @@ export const presets: Record<PresetId, Preset> = {
       type: "rounds",
       rounds: 5,
       roleSet: "llm-discussion",
+      claimRole: true,
       initiationPrompt: "Initiate a group discussion with your teammates: share your first ideas for the task from the perspective of your role.",
       discussionPrompt:
         "These are your teammates' ideas from the previous round. Build on them and be as divergent and creative as you can: add new, original ideas from your role's perspective.",
@@ -51,6 +52,10 @@ export const presets: Record<PresetId, Preset> = {
       welcome: true,
       routeUnaddressed: true,
       mode: "explore",
+      // The paper's personas answer in one or two sentences (not a word count).
+      replyLength: "one or two sentences",
+      randomRate: 0.2,
+      compression: { after: 15, keepLast: 8, summaryWords: 150, refreshEvery: 1 },
     },
   },
   chatcollab: {
@@ -58,8 +63,11 @@ export const presets: Record<PresetId, Preset> = {
     strategy: {
       type: "autonomous",
       typingVisible: true,
+      pauseSeconds: [3, 15],
+      // The intentions of the experiment's logged action prompt (our wording). Waiting for requested
+      // inputs is what the paper observed agents do, not something their prompt said.
       instruction:
-        "Work as a peer in your role. When you asked someone for an input or a deliverable, wait for it before you proceed; deliver what you promised.",
+        "You are autonomous: decide whether to act now. Do not repeat yourself: if you have already answered and nobody is waiting for your work, it is not your time to speak. Deliver the files you promised or are responsible for, and never claim to have sent something the conversation does not show.",
     },
   },
   dialoglab: {

@@ -17,7 +17,7 @@ import { backupSession, humanTurns } from "./backup.js";
 import { realignCodes } from "../coding/realign.js";
 import { describeRepair } from "../util/fs.js";
 import { artifacts } from "../study/artifacts.js";
-import { JournalReplay, SessionJournal, untakenPosts, type JournalLinks } from "./journal.js";
+import { contentsOf, JournalReplay, SessionJournal, untakenPosts, type DamagedLine, type JournalLinks, type StartRecord } from "./journal.js";
 import { sessionFromJournal, withUntakenPosts } from "./journal-session.js";
 
 export interface RunScenarioOptions {
@@ -113,10 +113,24 @@ export function selectConditions(scenario: Scenario, names: readonly string[] | 
 export function journaledLinks(study: string, scenario: Scenario, conditions: readonly string[] | undefined, runs: number): JournalLinks | undefined {
   for (const condition of selectConditions(scenario, conditions))
     for (let run = 1; run <= runs; run++) {
-      const links = SessionJournal.read(artifacts.sessionJournal.path(study, sessionIdFor(scenario, condition.name, run)))?.contents.start.links;
+      const links = readLinks(artifacts.sessionJournal.path(study, sessionIdFor(scenario, condition.name, run)));
       if (links) return links;
     }
   return undefined;
+}
+
+/** A journal's page links; none when its start line is damaged (the pages then get new links). */
+function readLinks(journalPath: string): JournalLinks | undefined {
+  try {
+    return SessionJournal.read(journalPath)?.contents.start.links;
+  } catch {
+    return undefined;
+  }
+}
+
+/** "<file> line 4: not JSON (...); line 9: ..." */
+function describeDamage(journalPath: string, damaged: readonly DamagedLine[]): string {
+  return `${journalPath} ${damaged.map((d) => `line ${d.line}: ${d.problem}`).join("; ")}`;
 }
 
 export async function runScenario(scenario: Scenario, options: RunScenarioOptions): Promise<RunOutcome[]> {
@@ -147,38 +161,53 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
   /** The session file this run replaces: kept in backups/ first (overwrite, or people's words). */
   let replacing: { backup: boolean; resume: boolean; previous: Session } | undefined;
   const previous: Session | undefined = existsSync(path) ? await readSessionFile(path) : undefined;
-  const journaled = SessionJournal.read(journalPath);
+  const start = (): StartRecord => ({
+    sessionId,
+    seed,
+    startedAt: Date.now(),
+    posts: options.human.record ? (options.human.queue ?? "per-person") : false,
+    ...(options.live?.links ? { links: options.live.links } : {}),
+  });
+  const journaled = SessionJournal.read(journalPath, start());
   if (previous && previous.metadata.incomplete !== true && !options.overwrite)
     return outcome("skipped", "already complete (use --overwrite to run it again)", previous.turns.length);
   if ((journaled || previous) && !options.resume && !options.overwrite)
     return outcome("skipped", "incomplete from an earlier run: use --resume to continue it", journaled?.contents.turns.length ?? previous!.turns.length);
   const resume = Boolean(options.resume) && (journaled !== undefined || previous?.metadata.incomplete === true);
+  const damaged = journaled?.damaged.length ? journaled.damaged : undefined;
+  if (journaled && damaged && (resume || options.overwrite)) {
+    // Before the journal is cut (resume) or replaced (overwrite): every record it still holds, the damaged lines as they are.
+    const words = sessionFromJournal(scenario, condition, run, journaled.contents, damaged);
+    const backup = await backupSession(options.study, sessionId, "replaced", words);
+    options.reporter.warn(
+      `${sessionId}: damaged journal: ${describeDamage(journalPath, damaged)}. Every readable record (and each damaged line as it is) was kept in ${backup}` +
+        (resume ? `; the session resumes from before line ${damaged[0].line}, and what people posted after it is taken again.` : "."),
+    );
+  }
+  /** What a resumed session replays: a damaged journal up to its first damaged line, with every post it holds. */
+  const replayed = journaled && (damaged ? contentsOf(journaled.replayable) : journaled.contents);
   let replay: JournalReplay | undefined;
-  if (resume && journaled) {
+  if (resume && replayed) {
     // Continue from the journal: its inputs re-run the strategy to where it was, its untaken posts wait for it.
-    replay = new JournalReplay(journaled.contents);
-    seed = journaled.contents.start.seed;
+    replay = new JournalReplay(replayed);
+    seed = replayed.start.seed;
   } else if (resume && previous) {
     // A session saved before journals: replay its recorded answers (and the model's replies from the cache).
     const recorded = (previous.metadata.orchestrator as { humanAnswers?: (string | null)[]; seed?: number } | undefined) ?? {};
     human = scriptedHuman(recorded.humanAnswers ?? [], options.human);
     seed = recorded.seed ?? seed;
-  } else if (journaled) {
+  } else if (journaled && !damaged) {
     // --overwrite of an interrupted session: its words are kept in backups/ before it starts again.
     const words = sessionFromJournal(scenario, condition, run, journaled.contents);
     const backup = await backupSession(options.study, sessionId, "replaced", words);
     options.reporter.log(`${sessionId}: the interrupted session it replaces was kept in ${backup}`);
   }
   if (previous) replacing = { backup: !resume || humanTurns(previous) > 0, resume, previous };
-  const journal = replay
-    ? SessionJournal.reopen(journalPath, journaled!.completeBytes)
-    : SessionJournal.create(journalPath, {
-        sessionId,
-        seed,
-        startedAt: Date.now(),
-        posts: options.human.record ? (options.human.queue ?? "per-person") : false,
-        ...(options.live?.links ? { links: options.live.links } : {}),
-      });
+  const journal = !replay
+    ? SessionJournal.create(journalPath, start())
+    : damaged
+      ? SessionJournal.rewrite(journalPath, journaled!.replayable)
+      : SessionJournal.reopen(journalPath, journaled!.completeBytes);
   options.reporter.log(`${sessionId}: ${strategy.type}, condition ${condition.name}, run ${run}${replay ? " (resumed from its journal)" : ""}`);
   const conversation = new Conversation(
     { scenario, condition, run, seed, sessionId },
@@ -192,6 +221,9 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
       journal: { journal, replay },
     },
   );
+  // Who agreed to the study's consent text, and when: kept with the session.
+  const consents = options.live?.observer?.consents?.();
+  if (consents) conversation.notes.consent = consents;
   // Record the temperature the requests carry, not the client's default.
   const modelInfo = { ...options.model.info, temperature: conversation.temperature };
   const observer = options.live?.observer;
@@ -201,6 +233,7 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     title: `${scenario.title ?? scenario.id}: ${condition.name}, run ${run}`,
     task: scenario.task,
     strategy: strategy.type,
+    controls: strategy.controls?.(params) ?? [],
     participants: conversation.toSession({ incomplete: true, strategy: raw, model: modelInfo }).participants,
     view: {
       ...scenario.participantView,
@@ -208,7 +241,7 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     },
   });
   options.human.record?.((post) => journal.append({ k: "post", ...post }));
-  if (journaled && replay) options.human.restore?.(untakenPosts(journaled.contents));
+  if (replayed && replay) options.human.restore?.(untakenPosts(replayed));
   /** The session so far, with what people posted that nothing took yet (from the journal: every acknowledged word). */
   const snapshot = (failure: string) => withUntakenPosts(conversation.toSession({ incomplete: true, failure, strategy: raw, model: modelInfo }), journalPath);
   let interrupted: (() => void) | undefined;

@@ -66,6 +66,22 @@ export const participantViewSchema = z
   })
   .strict();
 
+/** The steps around a live session on the participants' pages (scenario `studyFlow`; used with `colloquy run --serve`). */
+export const studyFlowSchema = z
+  .object({
+    /** Shown before a person joins (what to do, how long, who to ask). */
+    instructions: z.string().min(1).optional(),
+    /** Consent text: the person joins only by agreeing to it; when they agreed is stored with each session. */
+    consent: z.string().min(1).optional(),
+    /** The first session starts when the operator starts it (the operator page shows who has joined), not when every page is open. */
+    waitingRoom: z.boolean().default(false),
+    /** When a session ends, each person may download its transcript as they saw it (plain text). */
+    transcript: z.boolean().default(false),
+  })
+  .strict();
+
+export type StudyFlow = z.infer<typeof studyFlowSchema>;
+
 /** What participants' pages may show of the design (scenario `participantView`). */
 export type ParticipantView = z.infer<typeof participantViewSchema>;
 
@@ -98,6 +114,8 @@ const scenarioFields = z
      * "round", "mode", "roles", "impromptu", "no-answer", ...). The operator sees everything.
      */
     participantView: participantViewSchema.default({ condition: false, kinds: false, systemEvents: [] }),
+    /** Consent and instructions before joining, a waiting room the operator releases, a transcript to download at the end. */
+    studyFlow: studyFlowSchema.default({ waitingRoom: false, transcript: false }),
     /** Seconds per word when simulating typing time: agents and humans (defaults 0.3 and 1.5). */
     pace: z
       .object({ aiSecondsPerWord: z.number().nonnegative().default(0.3), humanSecondsPerWord: z.number().nonnegative().default(1.5) })

@@ -18,6 +18,8 @@ export interface Strategy<P = unknown> {
    * "strategy.<field>: ..." lines; checked before any session runs.
    */
   check?(params: P, find: (name: string) => Agent | undefined): string[];
+  /** Commands a participant's page offers as buttons throughout a session (the page is never told the strategy's name). */
+  controls?(params: P): readonly string[];
   run(conversation: Conversation, params: P): Promise<void>;
 }
 
@@ -27,6 +29,7 @@ export function defineStrategy<S extends z.ZodType>(strategy: {
   description: string;
   params: S;
   check?(params: z.infer<S>, find: (name: string) => Agent | undefined): string[];
+  controls?(params: z.infer<S>): readonly string[];
   run(conversation: Conversation, params: z.infer<S>): Promise<void>;
 }): Strategy<z.infer<S>> {
   return strategy as Strategy<z.infer<S>>;

@@ -53,6 +53,7 @@ describe("blind by default", () => {
     title: "Study: confidence-high, run 1",
     task: "Plan.",
     strategy: "confidence",
+    controls: ["/summary"],
     participants: [
       { id: "ann", name: "Ann", kind: "ai" as const, role: "Summariser" },
       { id: "hana", name: "Hana", kind: "human" as const },

@@ -4,6 +4,9 @@ import { networkInterfaces } from "node:os";
 import { parseScenario } from "../../src/orchestrator/scenario.js";
 import { serveLive } from "../../src/orchestrator/live/index.js";
 import { serverOrigins, shownHost } from "../../src/util/local-server.js";
+import { Conversation } from "../../src/orchestrator/conversation.js";
+import type { ChatModel } from "../../src/llm/types.js";
+import { silentReporter } from "../../src/util/reporter.js";
 
 /** The live server's checks (review findings S1, S2), made with raw requests: Host and Sec-Fetch-Site set by hand. */
 const scenario = parseScenario(
@@ -119,5 +122,18 @@ describe("links and origins for a server on every interface", () => {
     expect(serverOrigins("127.0.0.1", 5180)).toContain("http://127.0.0.1:5180");
     expect(serverOrigins("0.0.0.0", 5180)).toContain(`http://${shownHost("0.0.0.0")}:5180`);
     expect(serverOrigins("0.0.0.0", 5180).some((o) => o.includes("0.0.0.0"))).toBe(false);
+  });
+
+  it("a derail decided after its approval timed out is refused (410, saying it timed out); an unknown one is 404", async () => {
+    const conversation = new Conversation(
+      { scenario, condition: scenario.conditions[0], run: 1, seed: 1, sessionId: "live-default-1" },
+      { model: undefined as unknown as ChatModel, human: live.hub, reporter: silentReporter, live: { observer: live.hub, answerTimeoutSeconds: 0.05 } },
+    );
+    expect(await conversation.askApproval({ derailer: "Ann", kind: "drift", proposed: "Did you see the match?" })).toBeNull();
+    const operator = writeHeaders({ "x-colloquy-token": live.hub.operatorToken });
+    const late = await raw("POST", "/api/approve", operator, JSON.stringify({ id: 1, decision: "approve" }));
+    expect(late.status).toBe(410);
+    expect(JSON.parse(late.text).error).toBe("derail 1 no longer waits: it timed out (nobody decided within 0.05 s), so it was not said");
+    expect((await raw("POST", "/api/approve", operator, JSON.stringify({ id: 2, decision: "approve" }))).status).toBe(404);
   });
 });

@@ -150,3 +150,35 @@ describe("confidence strategy", () => {
     expect(session.metadata.orchestrator).toMatchObject({ endReason: "the human asked for the summary" });
   });
 });
+
+describe("yes-and: the operator's End", () => {
+  it("stops the discussion at once, then the summariser writes the summary (never asking for more), marked as written after the End", async () => {
+    const { LiveHub } = await import("../../src/orchestrator/live/hub.js");
+    const hub = new LiveHub([{ id: "hana" }]);
+    const handler = script([{ Ann: 9 }, { Bob: 9 }, { Cy: 9 }], {}, [{ enough: false, followUp: "More?" }]);
+    let ratings = 0;
+    const yesAnd = scenario("  - { name: Hana, kind: human }").replace(/strategy: .*/, "preset: yes-and\nstrategy: { summariser: Sum, opener: Ann }");
+    let endedAt = 0;
+    h.server.setHandler((req) => {
+      // The operator presses End while the agents rate their confidence for the second time.
+      if (formatName(req) === "confidence" && ++ratings === 4) {
+        hub.end();
+        endedAt = h.server.requests.length;
+      }
+      return handler(req);
+    });
+    const [outcome] = await h.run(yesAnd, { human: hub, live: { observer: hub, speed: 1000 } });
+    expect(outcome.status, outcome.reason).toBe("completed");
+    const [session] = await h.sessions();
+    const last = session.turns.at(-1)!;
+    expect(last).toMatchObject({
+      speaker: "sum",
+      text: "We discussed apps.",
+      metadata: { decision: { method: "summary", afterEnd: "the operator ended the session" } },
+    });
+    expect(session.turns.some((t) => t.text === "More?")).toBe(false);
+    expect(session.metadata.orchestrator).toMatchObject({ endReason: "the operator ended the session", notes: { summary: "We discussed apps." } });
+    // After the End (pressed during a rating request): the summary, and nothing else.
+    expect(h.server.requests.slice(endedAt).map(formatName)).toEqual(["summary"]);
+  });
+});

@@ -54,13 +54,16 @@ participants: [{ name: A }, { name: B }, { name: C }, { name: D }]
     expect(requests).toHaveLength(20);
     expect(userText(requests[0])).toMatch(/Initiate a group discussion/);
     expect(userText(requests[4])).toMatch(/be as divergent and creative as you can/);
-    expect(userText(requests[19])).toMatch(/finalise a list/);
+    // The last round is a discussion round that also asks to converge; every reply claims its role first.
+    expect(userText(requests[19])).toMatch(/be as divergent and creative as you can.*finalise a list/s);
+    expect(requests.every((r) => userText(r).includes("Begin your reply by stating your role."))).toBe(true);
     const [session] = await h.sessions();
+    // The published run's roles, one per agent.
     expect(session.participants.filter((p) => p.kind === "ai").map((p) => p.role)).toEqual([
-      "Environmentalist & Visionary Millionaire",
+      "Environmentalist",
       "Creative Professional",
       "Futurist",
-      "Academic Researcher",
+      "Futurist",
     ]);
     expect(requests[0].body.messages[0].content).toContain("- B (Creative Professional)");
     expect((session.metadata.orchestrator as any).model.temperature).toBe(1);
@@ -88,6 +91,11 @@ stop: { maxTurns: 4 }
     expect(spoken[0]).toMatchObject({ speaker: "fay", metadata: { decision: { method: "welcome" } } });
     expect(spoken[1]).toMatchObject({ speaker: "me", text: "How do we make buses faster?" });
     expect(spoken[2]).toMatchObject({ speaker: "cy", metadata: { decision: { method: "routed", ranking: ["Cy", "Bob"] } } });
+    // The judge is told the task; the colleagues answer in one or two sentences.
+    const judge = h.server.chatRequests().find((r) => formatName(r) === "rank")!;
+    expect(judge.body.messages[0].content).toContain("The group's task: Improve campus transport.");
+    const reply = h.server.chatRequests().find((r) => !formatName(r) && /It is your turn to speak as Cy/.test(userText(r)))!;
+    expect(userText(reply)).toContain("Keep it to one or two sentences.");
   });
 
   it("multicolleagues needs a facilitator to welcome (checked before any run)", () => {
@@ -96,7 +104,7 @@ stop: { maxTurns: 4 }
     expect(() => resolveStrategy(s, s.conditions[0])).toThrow(/strategy\.welcome: true needs strategy\.facilitator/);
   });
 
-  it("chatcollab and dialoglab choose their strategies; chatcollab agents are told to wait for requested deliverables", async () => {
+  it("chatcollab and dialoglab choose their strategies; chatcollab's instruction is the logged prompt's intentions, not the behaviour the paper observed", async () => {
     h.server.setHandler(() => ({ content: JSON.stringify({ reasoning: "r", action: "wait", message: null, fileName: null }) }));
     await h.run(`
 id: cc
@@ -104,7 +112,10 @@ preset: chatcollab
 task: Build tic-tac-toe.
 participants: [{ name: CEO }, { name: Dev }]
 `);
-    expect(userText(h.server.chatRequests()[0])).toMatch(/wait for it before you proceed/);
+    const prompt = userText(h.server.chatRequests()[0]);
+    expect(prompt).toMatch(/Do not repeat yourself/);
+    expect(prompt).not.toMatch(/wait for it before you proceed/);
+    expect(parseScenario("id: x\npreset: chatcollab\ntask: t\nparticipants: [{ name: A }]\n", "x.yaml").strategy).toMatchObject({ pauseSeconds: [3, 15] });
     expect(
       parseScenario("id: x\npreset: dialoglab\ntask: t\nparticipants: [{ name: A }]\nstrategy: { snippets: [{ id: a, initiator: A, turns: 1 }] }\n", "x.yaml")
         .strategy.type,

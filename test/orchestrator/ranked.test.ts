@@ -126,3 +126,38 @@ describe("ranked strategy", () => {
     expect((session.metadata.orchestrator as any).notes.modes.map((m: any) => m.by)).toEqual(["start", "human", "schedule"]);
   });
 });
+
+describe("ranked strategy without a facilitator", () => {
+  it("/facilitator is not offered, and typed anyway it is answered (to that person only), never silently ignored", async () => {
+    h.server.setHandler(handler());
+    const { LiveHub, visibleTo } = await import("../../src/orchestrator/live/hub.js");
+    const hub = new LiveHub([{ id: "hana" }, { id: "ivo" }]);
+    const seen: { hana: unknown[]; ivo: unknown[] } = { hana: [], ivo: [] };
+    hub.subscribe({ role: "participant", id: "hana" }, (m) => seen.hana.push(m));
+    hub.subscribe({ role: "participant", id: "ivo" }, (m) => seen.ivo.push(m));
+    hub.event = ((original) => (event: Parameters<typeof hub.event>[0]) => {
+      original(event);
+      // Hana calls for the facilitator as soon as the session starts.
+      if (event.type === "session") hub.post("hana", "/facilitator");
+    })(hub.event.bind(hub));
+    const [outcome] = await h.run(
+      scenario(
+        "{ type: ranked, randomRate: 0, facilitateEvery: 0, driftCheckEvery: 0, initialThoughts: false }",
+        "  - { name: Hana, kind: human }\n  - { name: Ivo, kind: human }",
+        3,
+      ),
+      { human: hub, live: { observer: hub, speed: 1000 } },
+    );
+    expect(outcome.status, outcome.reason).toBe("completed");
+    const [session] = await h.sessions();
+    const answer = session.turns.find((t) => t.metadata?.event === "command-unavailable")!;
+    expect(answer).toMatchObject({ speaker: "system", addressees: ["hana"], text: "There is no facilitator in this session: /facilitator does nothing here." });
+    const texts = (messages: unknown[]) => messages.flatMap((m: any) => (m.type === "turn" ? [m.turn.text] : []));
+    expect(texts(seen.hana)).toContain(answer.text);
+    expect(texts(seen.ivo)).not.toContain(answer.text);
+    // The page's buttons: no /facilitator where there is none to call.
+    const started: any = seen.hana.find((m: any) => m.type === "session");
+    expect(started.controls).toEqual(["/mode explore", "/mode focus"]);
+    expect(visibleTo({ role: "participant", id: "ivo" }, { type: "turn", turn: answer })).toBeUndefined();
+  });
+});

@@ -5,18 +5,20 @@ import type { Agent } from "../agent.js";
 import type { ApprovalAnswer, ApprovalRequest, HumanInput, HumanRequest } from "../human.js";
 import type { JournalLinks, PostRecord } from "../journal.js";
 import type { SessionEvent, SessionObserver } from "../observer.js";
+import type { StudyFlow } from "../scenario.js";
 
 /** What a page is sent: session events, plus the hub's own (typing people, pauses, held derails). */
 export type LiveMessage =
   | SessionEvent
   | { type: "person-typing"; participant: string }
-  /** Between two sessions: the next starts when the operator starts it (participants are not told which). */
-  | { type: "between"; next: string }
+  /** Between two sessions, before the first (`opening`: the waiting room) or after the last (`closing`): the run waits for the operator (participants are not told what comes next). */
+  | { type: "between"; next: string; opening?: boolean; closing?: boolean }
   /** Who has a page open now (the operator's view: who has joined, who is away). */
   | { type: "presence"; online: string[]; expected: string[] }
   | { type: "paused"; paused: boolean }
   | { type: "approval"; id: number; request: ApprovalRequest }
-  | { type: "approved"; id: number; decision: string };
+  /** A held derail was decided, or withdrawn (`why`: it timed out, the session ended). */
+  | { type: "approved"; id: number; decision: string; why?: string };
 
 /** Who a page belongs to: one human participant, or the operator. */
 export type Viewer = { role: "participant"; id: string } | { role: "operator" };
@@ -49,6 +51,8 @@ export class LiveHub implements HumanInput, SessionObserver {
   private idlers = new Set<() => void>();
   private readonly approvals = new Map<number, (answer: ApprovalAnswer | null) => void>();
   private nextApproval = 1;
+  /** Derails no longer waiting (timed out, or the session ended), with why: a late decision is told so. */
+  private readonly closedApprovals = new Map<number, string>();
   private paused = false;
   private resumers: (() => void)[] = [];
   private ended: string | undefined;
@@ -60,11 +64,62 @@ export class LiveHub implements HumanInput, SessionObserver {
   private nextWaiter: (() => void) | undefined;
   /** What participants may see of the running session's design (blind when the scenario says nothing). */
   private view: SessionView | undefined;
+  /** The waiting-room or between-sessions notice while the run waits for the operator (a page opened meanwhile gets it too). */
+  private waitingNotice: LiveMessage | undefined;
+  /** When each person agreed to the consent text (or joined, without one), ms since epoch. */
+  private readonly joinedAt = new Map<string, number>();
+  /** Everything the last ended session sent, for the participants' transcripts. */
+  private lastSession: LiveMessage[] = [];
+  private lastView: SessionView | undefined;
 
-  /** `links`: the tokens of an earlier run of these pages (a resumed run serves the same links). */
-  constructor(humans: readonly Pick<Agent, "id">[], links?: Pick<JournalLinks, "operator" | "participants">) {
+  /**
+   * `links`: the tokens of an earlier run of these pages (a resumed run serves the same links).
+   * `flow`: the scenario's study flow (consent, instructions, transcript download).
+   */
+  constructor(
+    humans: readonly Pick<Agent, "id">[],
+    links?: Pick<JournalLinks, "operator" | "participants">,
+    readonly flow: StudyFlow = { waitingRoom: false, transcript: false },
+  ) {
     this.operatorToken = links?.operator ?? token();
     for (const human of humans) this.participantTokens.set(human.id, links?.participants[human.id] ?? token());
+  }
+
+  /** A person agreed to the consent text (or pressed Join): the first time is kept. */
+  join(participant: string): void {
+    if (!this.joinedAt.has(participant)) this.joinedAt.set(participant, Date.now());
+  }
+
+  /** When each person agreed to the consent text, as stored with every session (ISO 8601). */
+  consents(): Record<string, string> | undefined {
+    if (!this.flow.consent) return undefined;
+    return Object.fromEntries([...this.joinedAt].map(([id, at]) => [id, new Date(at).toISOString()]));
+  }
+
+  /**
+   * The last ended session as `participant` saw it, as plain text (undefined when the scenario
+   * offers no transcript or no session has ended): the title, the task, then one line per turn.
+   */
+  transcript(participant: string): string | undefined {
+    if (!this.flow.transcript || this.lastSession.length === 0) return undefined;
+    const viewer: Viewer = { role: "participant", id: participant };
+    const names = new Map<string, string>();
+    const lines: string[] = [];
+    const turns = new Map<string, Turn>();
+    for (const message of this.lastSession) {
+      const shown = visibleTo(viewer, message, this.lastView);
+      if (shown?.type === "session") {
+        for (const p of shown.participants) names.set(p.id, p.name);
+        lines.push(shown.title, shown.task, "");
+      }
+      // An amended turn (cut by an interruption) replaces the one first sent.
+      if (shown?.type === "turn" && shown.turn.type !== "backchannel") turns.set(shown.turn.id, shown.turn);
+    }
+    for (const turn of turns.values()) {
+      const who = turn.speaker === "system" ? "" : `${names.get(turn.speaker) ?? turn.speaker}${participant === turn.speaker ? " (you)" : ""}: `;
+      lines.push(`${who}${turn.text}`);
+    }
+    return lines.join("\n") + "\n";
   }
 
   record(journal: ((post: PostRecord) => void) | undefined): void {
@@ -96,6 +151,8 @@ export class LiveHub implements HumanInput, SessionObserver {
       if (shown) send(shown);
     }
     if (this.paused) send({ type: "paused", paused: true });
+    const notice = this.waitingNotice && visibleTo(viewer, this.waitingNotice, this.view);
+    if (notice) send(notice);
     const listener = { viewer, send };
     this.listeners.add(listener);
     if (viewer.role === "participant" && !this.connected.has(viewer.id)) {
@@ -144,9 +201,13 @@ export class LiveHub implements HumanInput, SessionObserver {
       // The operator's End ended the session before; this one runs.
       this.ended = undefined;
     }
-    if (event.type === "end") this.running = false;
     if (event.type === "session") this.view = event.view;
     this.broadcast(event, event.type !== "typing");
+    if (event.type === "end") {
+      this.running = false;
+      this.lastSession = [...this.history];
+      this.lastView = this.view;
+    }
   }
 
   async gate(): Promise<void> {
@@ -165,9 +226,13 @@ export class LiveHub implements HumanInput, SessionObserver {
     this.broadcast({ type: "paused", paused });
   }
 
-  /** Between two sessions: resolves when the operator starts the next one (or ends the run). */
-  awaitNext(next: string): Promise<void> {
-    this.broadcast({ type: "between", next }, false);
+  /**
+   * Between two sessions, before the first (`opening`: the waiting room) or after the last
+   * (`closing`: the pages stay up for the transcripts): resolves when the operator goes on (or the run ends).
+   */
+  awaitNext(next: string, stage: "opening" | "between" | "closing" = "between"): Promise<void> {
+    this.waitingNotice = { type: "between", next, ...(stage === "opening" ? { opening: true } : stage === "closing" ? { closing: true } : {}) };
+    this.broadcast(this.waitingNotice, false);
     return new Promise((ok) => (this.nextWaiter = ok));
   }
 
@@ -175,6 +240,7 @@ export class LiveHub implements HumanInput, SessionObserver {
   startNext(): boolean {
     const start = this.nextWaiter;
     this.nextWaiter = undefined;
+    this.waitingNotice = undefined;
     start?.();
     return Boolean(start);
   }
@@ -189,19 +255,27 @@ export class LiveHub implements HumanInput, SessionObserver {
     }
     for (const idle of [...this.idlers]) idle();
     // A derail still held when the session ends is not said.
-    for (const [id, resolve] of this.approvals) {
-      this.approvals.delete(id);
-      resolve(null);
-    }
+    this.withdrawApprovals("the session ended before anyone decided, so it was not said");
   }
 
-  decideApproval(id: number, answer: ApprovalAnswer): boolean {
+  /** The operator's decision on held derail `id`: taken, or why not (no such derail, or no longer waiting and why). */
+  decideApproval(id: number, answer: ApprovalAnswer): { ok: true } | { ok: false; closed?: string } {
     const resolve = this.approvals.get(id);
-    if (!resolve) return false;
+    if (!resolve) return { ok: false, closed: this.closedApprovals.get(id) };
     this.approvals.delete(id);
     this.broadcast({ type: "approved", id, decision: answer.decision });
     resolve(answer);
-    return true;
+    return { ok: true };
+  }
+
+  /** Held derails wait no longer (`why`: timed out, the session ended): they are not said, and a late decision is refused with `why`. */
+  withdrawApprovals(why: string): void {
+    for (const [id, resolve] of this.approvals) {
+      this.approvals.delete(id);
+      this.closedApprovals.set(id, why);
+      this.broadcast({ type: "approved", id, decision: "withdrawn", why });
+      resolve(null);
+    }
   }
 
   // From the participant pages.
@@ -277,13 +351,6 @@ type SessionView = NonNullable<Extract<SessionEvent, { type: "session" }>["view"
 /** Blind: no condition, no kinds, no system lines. */
 const BLIND: SessionView = { condition: false, kinds: false, systemEvents: [], title: "Group chat" };
 
-/** Buttons each strategy's participant page offers throughout (the page is never told the strategy's name). */
-const STRATEGY_CONTROLS: Record<string, readonly string[]> = {
-  ranked: ["/mode explore", "/mode focus", "/facilitator"],
-  confidence: ["/summary"],
-  scene: ["/hand"],
-};
-
 /** The kind of a system line, as a scenario's `participantView.systemEvents` names it. */
 function systemEvent(turn: Turn): string {
   const meta = turn.metadata ?? {};
@@ -311,7 +378,10 @@ export function visibleTo(viewer: Viewer, message: LiveMessage, view: SessionVie
       if (turn.speaker === "system") {
         // System notes that carry a decision (e.g. confidence ratings) are the operator's.
         if ("decision" in (turn.metadata ?? {}) || "ratings" in (turn.metadata ?? {})) return undefined;
-        if (!view.systemEvents.includes(systemEvent(turn))) return undefined;
+        // A line answering the viewer's own command ("there is no facilitator") is theirs alone.
+        const answersViewer = turn.addressees?.length === 1 && turn.addressees[0] === viewer.id;
+        if (turn.addressees?.length && !answersViewer) return undefined;
+        if (!answersViewer && !view.systemEvents.includes(systemEvent(turn))) return undefined;
       }
       const shown: Turn = { id: turn.id, index: turn.index, speaker: turn.speaker, text: turn.text, type: turn.type, start: turn.start, end: turn.end };
       if (turn.addressees) shown.addressees = turn.addressees;
@@ -324,7 +394,7 @@ export function visibleTo(viewer: Viewer, message: LiveMessage, view: SessionVie
         title: (message.view ?? view).title,
         task: message.task,
         strategy: "",
-        controls: STRATEGY_CONTROLS[message.strategy] ?? [],
+        controls: message.controls ?? [],
         participants: message.participants
           .filter((p) => p.kind !== "system")
           .map((p) => ({ id: p.id, name: p.name, ...((message.view ?? view).kinds ? { kind: p.kind } : {}), ...(p.role ? { role: p.role } : {}) })),
@@ -341,7 +411,7 @@ export function visibleTo(viewer: Viewer, message: LiveMessage, view: SessionVie
     case "end":
       return { type: "end", reason: "" };
     case "between":
-      return { type: "between", next: "" };
+      return { type: "between", next: "", ...(message.opening ? { opening: true } : {}), ...(message.closing ? { closing: true } : {}) };
     default:
       return message;
   }

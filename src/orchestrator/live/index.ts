@@ -15,7 +15,7 @@ export async function serveLive(
   options: { host?: string; port?: number; links?: JournalLinks } = {},
 ): Promise<{ hub: LiveHub; server: LiveServer; people: { name: string; link: string }[] }> {
   const humans = resolveAgents(scenario).filter((p) => p.kind === "human");
-  const hub = new LiveHub(humans, options.links);
+  const hub = new LiveHub(humans, options.links, scenario.studyFlow);
   const server = await startLiveServer(hub, { host: options.host, port: options.port || options.links?.port });
   return { hub, server, people: humans.map((p) => ({ name: p.name, link: server.links.participants.get(p.id)! })) };
 }

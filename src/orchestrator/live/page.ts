@@ -24,7 +24,9 @@ ${operator ? `<p id="joined" aria-live="polite"></p><p id="waiting" aria-live="p
 ${
   operator
     ? ""
-    : `<p id="prompt"></p>
+    : `<section id="intro" hidden><p id="instructions"></p><p id="consent"></p><button id="join" type="button">Join</button></section>
+<p id="download"></p>
+<p id="prompt"></p>
 <div id="controls"></div>
 <form id="compose"><textarea id="text" rows="2" placeholder="Type a message (@Name to address someone)"></textarea><button id="send" type="submit">Send</button></form>`
 }
@@ -46,6 +48,8 @@ header h1 { font-size: 1.2rem; margin: 0; } #task { color: #555; margin: .25rem 
 #controls button, #operator-controls button { margin: 0 .4rem .4rem 0; }
 #compose { display: flex; gap: .5rem; } #compose textarea { flex: 1; font: inherit; }
 #approvals .approval { border: 1px solid #d9a; padding: .5rem; margin: .5rem 0; }
+#intro p { white-space: pre-wrap; } #consent { border: 1px solid #ccd; padding: .5rem; }
+body[data-intro="true"] #people, body[data-intro="true"] #log, body[data-intro="true"] #compose, body[data-intro="true"] #controls { display: none; }
 `;
 
 export const liveScript = `"use strict";
@@ -137,7 +141,7 @@ export const liveScript = `"use strict";
   function handle(m) {
     switch (m.type) {
       case "session":
-        waiting = {}; renderWaiting(); document.body.dataset.between = "false"; if ($("next")) $("next").disabled = true; $("log").textContent = ""; $("people").textContent = ""; names = {};
+        waiting = {}; renderWaiting(); document.body.dataset.between = "false"; document.body.dataset.ended = "false"; if ($("download")) $("download").textContent = ""; if ($("next")) $("next").disabled = true; $("log").textContent = ""; $("people").textContent = ""; names = {};
         $("title").textContent = m.title; $("task").textContent = m.task;
         m.participants.forEach(function (p) {
           names[p.id] = p.name;
@@ -157,31 +161,66 @@ export const liveScript = `"use strict";
       case "asked": if (role === "operator") { delete waiting[m.participant]; renderWaiting(); } if ($("prompt")) { $("prompt").textContent = ""; asked = []; prompted = false; renderControls(); } break;
       case "paused": $("status").textContent = m.paused ? "Paused by the operator" : ""; document.body.dataset.paused = String(m.paused); break;
       case "approval": addApproval(m); break;
-      case "approved": var done = document.querySelector('.approval[data-id="' + m.id + '"]'); if (done) done.remove(); break;
+      case "approved": var done = document.querySelector('.approval[data-id="' + m.id + '"]'); if (done) done.remove(); if (m.decision === "withdrawn") $("status").textContent = "A held derail no longer waits: " + m.why + "."; break;
       case "between":
+        // After the last session (closing) a person's page stays as it is: the session is over, its transcript there.
+        if (m.closing && role !== "operator") break;
         document.body.dataset.between = "true";
-        if (role === "operator") { $("next").disabled = false; $("status").textContent = "Session over. Next: " + m.next + ". Start it when everyone is ready."; }
-        else $("status").textContent = "Please wait: the next part starts soon.";
+        if (role === "operator") {
+          $("next").disabled = false; $("next").textContent = m.opening ? "Start the session" : m.closing ? "Close the pages" : "Start the next session";
+          $("status").textContent = m.opening ? "Waiting room: start " + m.next + " when everyone has joined." :
+            m.closing ? "All sessions are done. The pages stay open for the transcripts: close them when everyone has theirs." :
+            "Session over. Next: " + m.next + ". Start it when everyone is ready.";
+        } else $("status").textContent = m.opening ? "You are in the waiting room: the session starts when the researcher starts it." : "Please wait: the next part starts soon.";
         break;
       case "presence": presence = m; renderPresence(); break;
-      case "end": waiting = {}; renderWaiting(); $("status").textContent = "The session is over" + (m.reason ? " (" + m.reason + ")." : "."); document.body.dataset.ended = "true"; break;
+      case "end":
+        waiting = {}; renderWaiting(); $("status").textContent = "The session is over" + (m.reason ? " (" + m.reason + ")." : "."); document.body.dataset.ended = "true";
+        // The transcript as this person saw it: a plain-text file from this page's own address.
+        if (transcriptOffered && $("download")) {
+          var a = el("a", null, "Download the transcript"); a.id = "transcript"; a.href = "/p/" + token + "/transcript.txt"; a.download = "transcript.txt";
+          $("download").textContent = ""; $("download").appendChild(a);
+        }
+        break;
     }
   }
-  var source = new EventSource("/events?token=" + encodeURIComponent(token));
   var lost = false, reconnected = false;
-  // The browser reconnects on its own; the page says what is going on meanwhile.
-  source.onerror = function () {
-    if (lost) return;
-    lost = true; document.body.dataset.connection = "lost";
-    $("status").textContent = "Connection to the session lost: reconnecting… (what you type stays in the box until it is sent)";
-  };
-  source.onopen = function () {
-    if (!lost) return;
-    lost = false; reconnected = true; document.body.dataset.connection = "reconnected";
-    $("status").textContent = "Reconnected: the session goes on. Everything sent before is kept.";
-  };
-  source.addEventListener("hello", function (e) { var v = JSON.parse(e.data); me = v.id || null; });
-  source.onmessage = function (e) { handle(JSON.parse(e.data)); };
+  function connect() {
+    var source = new EventSource("/events?token=" + encodeURIComponent(token));
+    // The browser reconnects on its own; the page says what is going on meanwhile.
+    source.onerror = function () {
+      if (lost) return;
+      lost = true; document.body.dataset.connection = "lost";
+      $("status").textContent = "Connection to the session lost: reconnecting… (what you type stays in the box until it is sent)";
+    };
+    source.onopen = function () {
+      if (!lost) return;
+      lost = false; reconnected = true; document.body.dataset.connection = "reconnected";
+      $("status").textContent = "Reconnected: the session goes on. Everything sent before is kept.";
+    };
+    source.addEventListener("hello", function (e) { var v = JSON.parse(e.data); me = v.id || null; });
+    source.onmessage = function (e) { handle(JSON.parse(e.data)); };
+  }
+  // A participant reads the study's instructions and consent first; the page joins only when they agree.
+  var transcriptOffered = false;
+  function introduce(intro) {
+    transcriptOffered = Boolean(intro.transcript);
+    if (!intro.instructions && !intro.consent) return connect();
+    document.body.dataset.intro = "true";
+    $("intro").hidden = false;
+    $("instructions").textContent = intro.instructions || "";
+    $("consent").textContent = intro.consent || "";
+    if (intro.consent) $("join").textContent = "I agree and join";
+    $("join").addEventListener("click", function () {
+      post("/api/join", intro.consent ? { agree: true } : {}).then(function (ok) {
+        if (!ok) return;
+        $("intro").hidden = true; document.body.dataset.intro = "false"; $("status").textContent = "";
+        connect();
+      });
+    });
+  }
+  if (role === "operator") connect();
+  else fetch("/p/" + token + "/intro").then(function (r) { return r.json(); }).then(introduce, function () { connect(); });
   if (role === "operator") {
     $("pause").addEventListener("click", function () { post("/api/control", { action: "pause" }); });
     $("resume").addEventListener("click", function () { post("/api/control", { action: "resume" }); });

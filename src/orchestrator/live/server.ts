@@ -17,6 +17,7 @@ export interface LiveServer {
 const headers = securityHeaders();
 
 const postSchema = z.object({ text: z.string().min(1).max(10_000) }).strict();
+const joinSchema = z.object({ agree: z.literal(true) }).strict();
 const controlSchema = z.object({ action: z.enum(["pause", "resume", "end", "next"]) }).strict();
 const approveSchema = z
   .object({ id: z.number().int().positive(), decision: z.enum(["approve", "edit", "dismiss"]), text: z.string().max(10_000).optional() })
@@ -67,12 +68,24 @@ async function handle(hub: LiveHub, req: IncomingMessage, res: ServerResponse, s
   const path = url.pathname;
   if (req.method === "GET") {
     // The page, its script and its stylesheet all live under the viewer's token.
-    const page = path.match(/^\/([po])\/([A-Za-z0-9_-]+)(\/live\.js|\/live\.css)?$/);
+    const page = path.match(/^\/([po])\/([A-Za-z0-9_-]+)(\/live\.js|\/live\.css|\/intro|\/transcript\.txt)?$/);
     if (page) {
       const viewer = hub.viewerOf(page[2]);
       if (!viewer || (viewer.role === "operator") !== (page[1] === "o")) return text(res, 404, "text/plain", "not found");
       if (page[3] === "/live.js") return text(res, 200, "text/javascript; charset=utf-8", liveScript);
       if (page[3] === "/live.css") return text(res, 200, "text/css; charset=utf-8", liveCss);
+      if (page[3] === "/intro") {
+        // What a person reads before joining (their page renders it as text).
+        const { instructions, consent, transcript } = hub.flow;
+        return send(res, 200, { ...(instructions ? { instructions } : {}), ...(consent ? { consent } : {}), transcript });
+      }
+      if (page[3] === "/transcript.txt") {
+        const transcript = viewer.role === "participant" ? hub.transcript(viewer.id) : undefined;
+        if (transcript === undefined)
+          return text(res, 404, "text/plain; charset=utf-8", "no transcript to download (the scenario offers none, or no session has ended yet)");
+        // Plain text, downloaded: never rendered as HTML.
+        return text(res, 200, "text/plain; charset=utf-8", transcript, { "content-disposition": 'attachment; filename="transcript.txt"' });
+      }
       return text(res, 200, "text/html; charset=utf-8", livePage(viewer.role, `/${page[1]}/${page[2]}`));
     }
     // Browsers ask for an icon on their own; there is none, and a 404 would show as a page error.
@@ -92,8 +105,13 @@ async function handle(hub: LiveHub, req: IncomingMessage, res: ServerResponse, s
   const viewer = hub.viewerOf(String(req.headers["x-colloquy-token"] ?? ""));
   if (!viewer) return send(res, 403, { error: "unknown token" });
   const body = await readJsonBody(req);
-  if (path === "/api/post" || path === "/api/typing" || path === "/api/pass") {
+  if (path === "/api/post" || path === "/api/typing" || path === "/api/pass" || path === "/api/join") {
     if (viewer.role !== "participant") return send(res, 403, { error: "only participants post messages" });
+    if (path === "/api/join") {
+      if (hub.flow.consent && !joinSchema.safeParse(body).success) return send(res, 400, { error: "expected {agree: true}: joining needs the consent" });
+      hub.join(viewer.id);
+      return send(res, 200, { ok: true });
+    }
     if (path === "/api/pass") return send(res, 200, { ok: hub.pass(viewer.id) });
     if (path === "/api/typing") {
       hub.typing(viewer.id);
@@ -119,8 +137,10 @@ async function handle(hub: LiveHub, req: IncomingMessage, res: ServerResponse, s
     const parsed = approveSchema.safeParse(body);
     if (!parsed.success) return send(res, 400, { error: "expected {id, decision: approve|edit|dismiss, text for an edit}" });
     const { id, decision, text: edited } = parsed.data;
-    const known = hub.decideApproval(id, decision === "edit" ? { decision, text: edited! } : { decision });
-    return known ? send(res, 200, { ok: true }) : send(res, 404, { error: `no derail ${id} is waiting` });
+    const taken = hub.decideApproval(id, decision === "edit" ? { decision, text: edited! } : { decision });
+    if (taken.ok) return send(res, 200, { ok: true });
+    // Too late is not unknown: the operator is told the derail no longer waits, and why.
+    return taken.closed ? send(res, 410, { error: `derail ${id} no longer waits: ${taken.closed}` }) : send(res, 404, { error: `no derail ${id} is waiting` });
   }
   return send(res, 404, { error: "not found" });
 }
@@ -141,8 +161,8 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   text(res, status, "application/json; charset=utf-8", JSON.stringify(body));
 }
 
-function text(res: ServerResponse, status: number, type: string, body: string): void {
+function text(res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { ...headers, "content-type": type, ...(status === 413 ? { connection: "close" } : {}) });
+  res.writeHead(status, { ...headers, ...extra, "content-type": type, ...(status === 413 ? { connection: "close" } : {}) });
   res.end(body);
 }

@@ -46,6 +46,7 @@ export const confidence = defineStrategy({
       ],
       find,
     ),
+  controls: () => ["/summary"],
   async run(conversation, params) {
     const summariser = params.summariser ? mustFind(conversation, params.summariser, "strategy.summariser") : undefined;
     const opener = params.opener ? mustFind(conversation, params.opener, "strategy.opener") : undefined;
@@ -103,6 +104,8 @@ async function discuss(
       decision = { strategy: "confidence", method: "nomination", nominatedBy };
     } else {
       const ratings = await rateAll(conversation, speakers);
+      // The operator may have ended the session while the agents rated: nobody speaks after an End.
+      if (!ratings) return "stop";
       const best = Math.max(...Object.values(ratings).map((r) => r.confidence));
       const top = speakers.filter((a) => ratings[a.name].confidence === best);
       const confident = (value: number) => (params.thresholdRule === "above" ? value > params.threshold : value >= params.threshold);
@@ -231,10 +234,11 @@ const ratingJsonSchema = {
   additionalProperties: false,
 };
 
-/** Every agent's rating of the latest message (sequential: same order, same seed, same cache keys). */
+/** Every agent's rating of the latest message (sequential: same order, same seed, same cache keys); undefined once the session must stop. */
 async function rateAll(conversation: Conversation, agents: readonly Agent[]) {
   const ratings: Record<string, z.infer<typeof ratingSchema>> = {};
   for (const agent of agents) {
+    if (conversation.stopReason()) return undefined;
     const { value } = await conversation.decide(agent, {
       name: "confidence",
       instruction:
@@ -272,7 +276,11 @@ async function summarise(conversation: Conversation, summariser: Agent, mayAskFo
     conversation.say(summariser.id, value.followUp, { metadata: { decision: { strategy: "confidence", method: "summariser-asks-more" }, usage } });
     return true;
   }
-  conversation.say(summariser.id, value.summary, { metadata: { decision: { strategy: "confidence", method: "summary" }, usage } });
+  // After the operator's End (or another stop) the summary is still the session's product; it says it came after.
+  const afterEnd = conversation.stopReason();
+  conversation.say(summariser.id, value.summary, {
+    metadata: { decision: { strategy: "confidence", method: "summary", ...(afterEnd ? { afterEnd } : {}) }, usage },
+  });
   conversation.notes.summary = value.summary;
   return false;
 }

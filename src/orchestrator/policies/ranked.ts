@@ -32,6 +32,8 @@ export const ranked = defineStrategy({
       driftCheckEvery: z.number().int().nonnegative().default(5),
       initialThoughts: z.boolean().default(true),
       wordLimit: z.number().int().positive().default(60),
+      /** How long a reply may be, in words the model reads ("one or two sentences"); replaces `wordLimit` when set. */
+      replyLength: z.string().min(1).optional(),
       compression: compressionSchema.default({ after: 15, keepLast: 8, summaryWords: 150, refreshEvery: 1 }),
       /** The facilitator opens the session with a welcome that introduces the task and the colleagues. */
       welcome: z.boolean().default(false),
@@ -43,6 +45,8 @@ export const ranked = defineStrategy({
     ...unknownNames([["facilitator", params.facilitator]], find),
     ...(params.welcome && !params.facilitator ? ["strategy.welcome: true needs strategy.facilitator (the participant who welcomes everyone)"] : []),
   ],
+  // /facilitator is offered only where there is a facilitator to call.
+  controls: (params) => ["/mode explore", "/mode focus", ...(params.facilitator ? ["/facilitator"] : [])],
   async run(conversation, params) {
     const facilitator = params.facilitator ? conversation.find(params.facilitator) : undefined;
     if (params.facilitator && !facilitator) throw new Error(`strategy.facilitator names unknown participant "${params.facilitator}"`);
@@ -96,10 +100,14 @@ export const ranked = defineStrategy({
       let ended = false;
       let spoke = false;
       // Every person may speak here: what they posted (page), or each asked in turn (terminal).
-      const floor = await humanFloor(conversation, "Enter to listen; type to join in (@Name to address someone); /mode explore|focus; /facilitator; /end.", {
-        controls: ["/mode explore", "/mode focus", "/facilitator", "/end"],
-        commands: ["mode", "facilitator", "end"],
-      });
+      const floor = await humanFloor(
+        conversation,
+        `Enter to listen; type to join in (@Name to address someone); /mode explore|focus;${facilitator ? " /facilitator;" : ""} /end.`,
+        {
+          controls: ["/mode explore", "/mode focus", ...(facilitator ? ["/facilitator"] : []), "/end"],
+          commands: ["mode", "facilitator", "end"],
+        },
+      );
       for (const { agent: person, act: read } of floor) {
         // "/mode" with anything but explore|focus is not a command: keep the words as a message.
         const act =
@@ -108,7 +116,15 @@ export const ranked = defineStrategy({
             : read;
         if (act.kind === "command") {
           if (act.command === "mode") switchMode(act.args as "explore" | "focus", "human");
-          else if (act.command === "facilitator") facilitate = "requested by the human";
+          else if (act.command === "facilitator" && facilitator) facilitate = "requested by the human";
+          else if (act.command === "facilitator")
+            // Never silently ignored: the person is told (their page shows a system line addressed to them).
+            conversation.say("system", "There is no facilitator in this session: /facilitator does nothing here.", {
+              type: "system",
+              duration: 0,
+              addressees: [person.id],
+              metadata: { event: "command-unavailable", command: "/facilitator", participant: person.id },
+            });
           else if (act.command === "end") ended = true;
         } else if (act.kind === "message" && act.text) {
           spoke = true;
@@ -175,7 +191,7 @@ export const ranked = defineStrategy({
       const history = await compressor.render(conversation);
       const { text, metadata } = await conversation.reply(agent, {
         historyText: history.text,
-        instruction: `${modeInstruction[mode]}\nIt is your turn to speak as ${agent.name}. Use at most ${agent.wordLimit ?? params.wordLimit} words.`,
+        instruction: `${modeInstruction[mode]}\nIt is your turn to speak as ${agent.name}. ${params.replyLength && !agent.wordLimit ? `Keep it to ${params.replyLength}.` : `Use at most ${agent.wordLimit ?? params.wordLimit} words.`}`,
         purpose: "reply",
       });
       conversation.say(agent.id, text, {
@@ -206,7 +222,8 @@ async function rank(
   const history = includeThoughts ? conversation.transcript(conversation.turns) : conversation.transcript();
   const { value } = await conversation.decide(undefined, {
     name: "rank",
-    systemText: "You moderate a group discussion and decide who speaks next.",
+    // The judge knows what the group is working on: who is best placed depends on the task.
+    systemText: `You moderate a group discussion and decide who speaks next. The group's task: ${conversation.scenario.task}`,
     historyText: history,
     instruction: `${question} Candidates: ${names.join(", ")}.${last ? ` ${last.name} just spoke.` : ""} Answer as JSON {"ranking": [names, most suitable first]}.`,
     jsonSchema: {

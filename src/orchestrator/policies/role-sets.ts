@@ -24,26 +24,43 @@ export const roleSets: Record<"professions" | "six-hats" | "llm-discussion", Rol
     { name: "Blue Hat", description: "Blue hat: manage the thinking process; summarise, organise and decide next steps." },
   ],
   /**
-   * Roles named in LLM Discussion (Lu et al., 2024) for its role-play (e.g. Environmentalist,
-   * Creative Professional, Futurist, Academic Researcher, Visionary Millionaire). The names are the
-   * paper's; the one-line descriptions are ours (the paper's role prompts are longer).
+   * LLM Discussion (Lu et al., 2024): the roles of its published four-agent run (its logs and
+   * leaderboard name "Environmentalist-CreativeProfessional-Futurist-Futurist"), one per agent,
+   * the Futurist twice. The names and specialties are the paper's; the descriptions are our wording.
    */
   "llm-discussion": [
-    { name: "Environmentalist", description: "You are an Environmentalist: you care about sustainability, ecological footprint and reuse." },
-    { name: "Creative Professional", description: "You are a Creative Professional: you look for aesthetic, surprising and artistic possibilities." },
-    { name: "Futurist", description: "You are a Futurist: you imagine how ideas play out with emerging technology and future societies." },
-    { name: "Academic Researcher", description: "You are an Academic Researcher: you bring rigour, evidence and unexpected findings from many fields." },
-    { name: "Visionary Millionaire", description: "You are a Visionary Millionaire: you think big, at scale, and about what could become a venture." },
+    {
+      name: "Environmentalist",
+      description:
+        "You are an Environmentalist (sustainability and environmental health): you push for eco-friendly ideas and weigh their impact on the planet.",
+    },
+    {
+      name: "Creative Professional",
+      description: "You are a Creative Professional (aesthetics, narratives and emotions): you make ideas expressive and resonant for people.",
+    },
+    {
+      name: "Futurist",
+      description: "You are a Futurist (emerging technologies and future scenarios): you think beyond the present about what ideas could become.",
+    },
+    {
+      name: "Futurist",
+      description: "You are a Futurist (emerging technologies and future scenarios): you think beyond the present about what ideas could become.",
+    },
   ],
 };
 
+/** Sets whose source gives every agent exactly one role (with fewer agents, the last roles go unworn). */
+const ONE_ROLE_EACH: ReadonlySet<string> = new Set(["llm-discussion"]);
+
 /**
- * Roles for `agents` agents, by position: agent i wears roles i, i + agents, i + 2 x agents...
- * so every role of the set is worn by someone (six hats with four agents: the first two agents
- * also wear the Green and Blue hats); with more agents than roles the roles repeat.
+ * Roles for `agents` agents of set `name`, by position: agent i wears roles i, i + agents,
+ * i + 2 x agents... so every role of the set is worn by someone (six hats with four agents: the
+ * first two agents also wear the Green and Blue hats), except in sets whose source gives each
+ * agent one role; with more agents than roles the roles repeat.
  */
-export function assignRoles(agents: number, set: readonly RoleSpec[]): RoleSpec[][] {
+export function assignRoles(agents: number, name: keyof typeof roleSets): RoleSpec[][] {
+  const set = roleSets[name];
   const assigned: RoleSpec[][] = Array.from({ length: agents }, (_, i) => [set[i % set.length]]);
-  for (let r = agents; r < set.length; r++) assigned[r % agents].push(set[r]);
+  if (!ONE_ROLE_EACH.has(name)) for (let r = agents; r < set.length; r++) assigned[r % agents].push(set[r]);
   return assigned;
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineStrategy } from "../strategy.js";
 import type { Turn } from "../../transcript/schema.js";
-import { assignRoles, roleSets } from "./role-sets.js";
+import { assignRoles } from "./role-sets.js";
 
 /**
  * Round-based discussion (as in multi-agent debate studies): an initiation round, discussion
@@ -10,7 +10,8 @@ import { assignRoles, roleSets } from "./role-sets.js";
  * speak simultaneously: they see only earlier rounds, never each other's reply in the same
  * round (all turns of a round share one start time); they also see everything humans said and
  * their own previous reply. Each agent is reminded of its role
- * every round. Defaults: 5 rounds in all (initiation + 3 discussion + convergence).
+ * every round (and, with `claimRole`, asked to state it first). The last round is a discussion
+ * round that also asks to converge. Defaults: 5 rounds in all (initiation + 3 discussion + convergence).
  * `roleSet` assigns shipped roles ("professions" or "six-hats") to the agents in order.
  */
 export const rounds = defineStrategy({
@@ -25,13 +26,15 @@ export const rounds = defineStrategy({
         .string()
         .default("Here are the other participants' answers from the previous round. Considering them, refine your answer; say where you agree or disagree."),
       convergencePrompt: z.string().default("This is the final round. Give your finalised list of answers as a numbered list."),
+      /** Ask each agent to state its role at the start of every reply (LLM Discussion's role-play). */
+      claimRole: z.boolean().default(false),
     })
     .strict(),
   async run(conversation, params) {
     const agents = conversation.machines;
     const roleText = new Map<string, string>();
     if (params.roleSet) {
-      const assigned = assignRoles(agents.length, roleSets[params.roleSet]);
+      const assigned = assignRoles(agents.length, params.roleSet);
       // Roles are declared to the group: the participant's role is what every transcript line and
       // system prompt shows ("Ana (White Hat)"), it is stored with the participant, and a system
       // event lists them all.
@@ -59,11 +62,13 @@ export const rounds = defineStrategy({
       const replies: { agentId: string; text: string; metadata: Record<string, unknown> }[] = [];
       for (const agent of agents) {
         const role = roleText.get(agent.id) ?? agent.persona ?? agent.role ?? "";
-        const prompt = round === 1 ? params.initiationPrompt : round === params.rounds ? params.convergencePrompt : params.discussionPrompt;
+        // The last round is a discussion round too (the others' answers are in view), then asked to converge.
+        const prompt =
+          round === 1 ? params.initiationPrompt : round === params.rounds ? `${params.discussionPrompt} ${params.convergencePrompt}` : params.discussionPrompt;
         // What the agent sees: everything humans said so far, and the previous round's replies
         // (its own included, so it can refine it), never a reply from the current round.
         const seen = seenHistory.filter((t) => conversation.get(t.speaker).kind === "human" || previousRound.includes(t));
-        const reminder = role ? `Remember your role: ${role}\n` : "";
+        const reminder = role ? `Remember your role: ${role}\n${params.claimRole ? "Begin your reply by stating your role.\n" : ""}` : "";
         const { text, metadata } = await conversation.reply(agent, {
           history: seen,
           instruction: `${reminder}Round ${round} of ${params.rounds}. ${prompt}`,

@@ -18,6 +18,7 @@ export const scene = defineStrategy({
   description: "scripted/generated snippets in a graph with parties, moderation, interruptions, backchannels and derailers",
   params: sceneParamsSchema,
   check: sceneProblems,
+  controls: () => ["/hand"],
   async run(conversation, params) {
     await new ScenePlayer(conversation, params).play();
   },
