@@ -51,8 +51,9 @@ export const confidence = defineStrategy({
     const summariser = params.summariser ? mustFind(conversation, params.summariser, "strategy.summariser") : undefined;
     const opener = params.opener ? mustFind(conversation, params.opener, "strategy.opener") : undefined;
     let ended: DiscussionEnd = await discuss(conversation, params, summariser, opener, true);
-    for (let extra = 0; summariser; extra++) {
-      const mayAskForMore = ended === "nobody" && extra < params.maxExtraRounds && !conversation.stopReason();
+    // After the operator's End (or another stop) nothing more is generated: no summary either.
+    for (let extra = 0; summariser && !conversation.stopReason(); extra++) {
+      const mayAskForMore = ended === "nobody" && extra < params.maxExtraRounds;
       if (!(await summarise(conversation, summariser, mayAskForMore, summariser.wordLimit ?? params.summaryWordLimit))) break;
       ended = await discuss(conversation, params, summariser, undefined, false);
     }
@@ -276,11 +277,7 @@ async function summarise(conversation: Conversation, summariser: Agent, mayAskFo
     conversation.say(summariser.id, value.followUp, { metadata: { decision: { strategy: "confidence", method: "summariser-asks-more" }, usage } });
     return true;
   }
-  // After the operator's End (or another stop) the summary is still the session's product; it says it came after.
-  const afterEnd = conversation.stopReason();
-  conversation.say(summariser.id, value.summary, {
-    metadata: { decision: { strategy: "confidence", method: "summary", ...(afterEnd ? { afterEnd } : {}) }, usage },
-  });
+  conversation.say(summariser.id, value.summary, { metadata: { decision: { strategy: "confidence", method: "summary" }, usage } });
   conversation.notes.summary = value.summary;
   return false;
 }
