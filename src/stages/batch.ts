@@ -71,6 +71,9 @@ export function costs(model: LlmClient, counts: Pick<BatchPlanCounts, "promptTok
   };
 }
 
+/** Where a search for an entry's batch can stop (epoch seconds; a minute's margin for clocks that disagree). */
+const createdSince = (entry: BatchEntry) => Math.floor(Date.parse(entry.createdAt) / 1000) - 60;
+
 /**
  * Create the batch of an entry whose file is uploaded, at most once. Tagged with the request
  * file's hash and the study's folder name (never a path or a key), so that a create whose reply
@@ -78,7 +81,7 @@ export function costs(model: LlmClient, counts: Pick<BatchPlanCounts, "promptTok
  * killed process left "uploaded"), the provider is asked first whether that batch exists.
  */
 async function createBatch(api: BatchApi, entry: BatchEntry, study: string, effects: StageEffects, reconcile: boolean): Promise<void> {
-  const existing = reconcile ? await api.find(entry.inputFileId, entry.requestHash, Math.floor(Date.parse(entry.createdAt) / 1000) - 60) : undefined;
+  const existing = reconcile ? await api.find(entry.inputFileId, entry.requestHash, createdSince(entry)) : undefined;
   if (existing) effects.log(`${entry.label}: batch ${existing.id} was created for file ${entry.inputFileId} before the reply was lost; adopted it`);
   const metadata: Record<string, string> = { colloquy: `${entry.kind} ${entry.label}`.slice(0, 512), colloquy_study: basename(resolve(study)).slice(0, 512) };
   if (entry.requestHash) metadata[REQUEST_HASH_KEY] = entry.requestHash;
@@ -258,12 +261,18 @@ export async function cancelBatches(context: StudyContext, cli: ModelCliOptions,
   const ledger = await loadLedger(context.dir);
   const lines: BatchStatusLine[] = [];
   for (const entry of ledger.batches.filter(isOpen)) {
-    if (!entry.id) {
-      entry.state = "cancelled";
-      lines.push(statusLine(entry));
-      continue;
-    }
     const api = clientFor(context, entry, cli, effects).batchApi();
+    if (!entry.id) {
+      // A create whose reply was lost may have made the batch: that one is cancelled too.
+      const made = await apiCall(() => api.find(entry.inputFileId, entry.requestHash, createdSince(entry)));
+      if (!made) {
+        entry.state = "cancelled";
+        lines.push(statusLine(entry));
+        continue;
+      }
+      entry.id = made.id;
+      entry.state = "submitted";
+    }
     const info = await apiCall(() => api.cancel(entry.id!));
     entry.status = info.status;
     lines.push(statusLine(entry, info));

@@ -107,6 +107,21 @@ describe("creating a batch whose reply is lost", () => {
   });
 });
 
+describe("cancelling a batch whose creation was not recorded", () => {
+  it("finds the batch at the provider and cancels it", async () => {
+    expect((await submit()).code).toBe(0);
+    // As if killed after the create was sent, before its reply was recorded.
+    const path = join(study.dir, ".colloquy", "batches.json");
+    const recorded = JSON.parse(await readFile(path, "utf8"));
+    const { id: _id, status: _status, ...uploaded } = recorded.batches[0];
+    await writeFile(path, JSON.stringify({ ...recorded, batches: [{ ...uploaded, state: "uploaded" }] }));
+    const cancel = await runCli(["batch", "cancel", study.dir, "--base-url", server.url]);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(server.batches()).toMatchObject([{ id: recorded.batches[0].id, status: "cancelling" }]);
+    expect((await ledger())[0].id).toBe(recorded.batches[0].id);
+  });
+});
+
 describe("a submission killed during upload", () => {
   it("leaves nothing behind: its request file and its upload are removed by the next submission", async () => {
     // As a kill -9 mid-submit leaves it: a request file, uploaded under its name, that no batch records.
