@@ -26,14 +26,12 @@ export interface BatchInfo {
   counts?: { total: number; completed: number; failed: number };
   /** Why a batch failed validation (the API's `errors.data[].message`). */
   errors: string[];
-  metadata: Record<string, string>;
 }
 
 /** A file at the provider (a subset of the API's FileObject). */
 export interface RemoteFile {
   id: string;
   filename: string;
-  bytes: number;
 }
 
 export interface BatchApi {
@@ -105,7 +103,6 @@ export function createBatchApi(client: () => Promise<OpenAI>, config: { baseURL?
     errors: (batch.errors?.data ?? []).map((e) =>
       [e.line !== undefined && e.line !== null ? `line ${e.line}` : "", e.code, e.message].filter(Boolean).join(": "),
     ),
-    metadata: (batch.metadata ?? {}) as Record<string, string>,
   });
   const find = (inputFileId: string, requestHash: string | undefined, since: number) =>
     call("listing the batches", async (openai) => {
@@ -138,8 +135,7 @@ export function createBatchApi(client: () => Promise<OpenAI>, config: { baseURL?
     listFiles: () =>
       call("listing the uploaded files", async (openai) => {
         const files: RemoteFile[] = [];
-        for await (const file of openai.files.list({ purpose: "batch", limit: 10_000 }))
-          files.push({ id: file.id, filename: file.filename, bytes: file.bytes });
+        for await (const file of openai.files.list({ purpose: "batch", limit: 10_000 })) files.push({ id: file.id, filename: file.filename });
         return files;
       }),
     deleteFile: (fileId) =>
