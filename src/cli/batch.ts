@@ -86,6 +86,12 @@ async function collect(study: string, flags: BatchFlags): Promise<void> {
     else {
       for (const job of summary.collected) {
         io().out(`${job.label}: collected batch(es) ${job.batches.join(", ")}: ${job.replies} repl(ies), ${job.failedRequests} request(s) not answered`);
+        if (job.spent) {
+          const { requests, promptTokens, completionTokens, cost } = job.spent;
+          const price =
+            cost === undefined ? "cost unknown (no price for this model: set model.prices in colloquy.json)" : `$${cost.toFixed(4)} at the batch price`;
+          io().out(`  spent: ${requests} request(s) answered, ${promptTokens} prompt + ${completionTokens} completion tokens, ${price}`);
+        }
         for (const p of job.problems) io().err(`  warning: ${p}`);
         for (const s of job.coding?.jobs ?? []) io().out(formatCodingSummary(s));
         if (job.topics) io().out(`topics: ${job.topics.trees} tree(s), ${job.topics.report.failures.length} failed run(s); wrote ${job.topics.file}`);

@@ -1,10 +1,10 @@
-import { rm } from "node:fs/promises";
-import { join } from "node:path";
+import { readdir, rm } from "node:fs/promises";
+import { basename, join, resolve } from "node:path";
 import type { CachedReply } from "../llm/cache.js";
 import type { LlmClient } from "../llm/client.js";
 import type { ModelCliOptions } from "../llm/config.js";
 import { isLoopbackEndpoint } from "../llm/config.js";
-import { BatchApiError, type BatchApi, type BatchInfo } from "../llm/batch/api.js";
+import { BatchApiError, REQUEST_HASH_KEY, type BatchApi, type BatchInfo } from "../llm/batch/api.js";
 import { OPENAI_BATCH_LIMITS, writeRequestFiles, type BatchLimits, type BatchRequestLine } from "../llm/batch/files.js";
 import { FINAL_STATUSES, emptyLedger, isOpen, type BatchEntry, type BatchLedger } from "../llm/batch/ledger.js";
 import { readBatchResults, type BatchAnswer } from "../llm/batch/results.js";
@@ -71,9 +71,21 @@ export function costs(model: LlmClient, counts: Pick<BatchPlanCounts, "promptTok
   };
 }
 
-/** Create the batch of an entry whose file is uploaded (also resumes one a killed process left uploaded). */
-async function createBatch(api: BatchApi, entry: BatchEntry): Promise<void> {
-  const batch = await api.create(entry.inputFileId, { colloquy: `${entry.kind} ${entry.label}`.slice(0, 512) });
+/** Where a search for an entry's batch can stop (epoch seconds; a minute's margin for clocks that disagree). */
+const createdSince = (entry: BatchEntry) => Math.floor(Date.parse(entry.createdAt) / 1000) - 60;
+
+/**
+ * Create the batch of an entry whose file is uploaded, at most once. Tagged with the request
+ * file's hash and the study's folder name (never a path or a key), so that a create whose reply
+ * was lost is found at the provider and adopted (llm/batch/api.ts). With `reconcile` (an entry a
+ * killed process left "uploaded"), the provider is asked first whether that batch exists.
+ */
+async function createBatch(api: BatchApi, entry: BatchEntry, study: string, effects: StageEffects, reconcile: boolean): Promise<void> {
+  const existing = reconcile ? await api.find(entry.inputFileId, entry.requestHash, createdSince(entry)) : undefined;
+  if (existing) effects.log(`${entry.label}: batch ${existing.id} was created for file ${entry.inputFileId} before the reply was lost; adopted it`);
+  const metadata: Record<string, string> = { colloquy: `${entry.kind} ${entry.label}`.slice(0, 512), colloquy_study: basename(resolve(study)).slice(0, 512) };
+  if (entry.requestHash) metadata[REQUEST_HASH_KEY] = entry.requestHash;
+  const batch = existing ?? (await api.create(entry.inputFileId, metadata));
   entry.id = batch.id;
   entry.state = "submitted";
   entry.status = batch.status;
@@ -126,8 +138,9 @@ export async function submitLines(
   const folder = join(context.dir, STUDY_FOLDERS.jobs, "requests");
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   effects.log(`${what.label}: writing the batch request files…`);
-  const files = await writeRequestFiles(lines, folder, `${stamp}-${what.prefix}`, { ...OPENAI_BATCH_LIMITS, ...limits });
   const api = model.batchApi();
+  await removeLeftovers(api, ledger, folder, effects);
+  const files = await writeRequestFiles(lines, folder, `${stamp}-${what.prefix}`, { ...OPENAI_BATCH_LIMITS, ...limits });
   const created: BatchSubmitSummary["batches"] = [];
   for (const [i, file] of files.entries()) {
     effects.log(`${what.label}: uploading request file ${i + 1} of ${files.length} (${file.keys.length} requests, ${(file.bytes / 1e6).toFixed(1)} MB)…`);
@@ -143,16 +156,34 @@ export async function submitLines(
       createdAt: new Date().toISOString(),
       requests: file.keys,
       bytes: file.bytes,
+      requestHash: file.sha256,
     };
     ledger.batches.push(entry);
     // Recorded before the batch exists: a process killed now leaves an entry the next one completes.
     await saveLedger(context.dir, ledger);
-    await apiCall(() => createBatch(api, entry));
+    await apiCall(() => createBatch(api, entry, context.dir, effects, false));
     await saveLedger(context.dir, ledger);
     created.push({ id: entry.id!, requests: file.keys.length, bytes: file.bytes });
     await rm(file.path, { force: true });
   }
   return created;
+}
+
+/**
+ * Request files a killed submission left (the folder only holds files being uploaded: one
+ * writer at a time holds the study's lock): each is removed, and so is any upload of it
+ * (same file name, purpose "batch") that no batch of the ledger points to.
+ */
+async function removeLeftovers(api: BatchApi, ledger: BatchLedger, folder: string, effects: StageEffects): Promise<void> {
+  const names = (await readdir(folder).catch(() => [] as string[])).filter((name) => name.endsWith(".jsonl"));
+  if (names.length === 0) return;
+  const referenced = new Set(ledger.batches.map((b) => b.inputFileId));
+  const uploads = await apiCall(() => api.listFiles());
+  for (const name of names) {
+    for (const upload of uploads.filter((f) => f.filename === name && !referenced.has(f.id))) await apiCall(() => api.deleteFile(upload.id));
+    await rm(join(folder, name), { force: true });
+  }
+  effects.log(`removed ${names.length} request file(s) an interrupted submission left, and their uploads`);
 }
 
 /** Provider errors as CliErrors (their messages already say how to fix them and hold no key). */
@@ -193,9 +224,14 @@ async function refresh(context: StudyContext, ledger: BatchLedger, cli: ModelCli
   const infos = new Map<BatchEntry, BatchInfo>();
   for (const entry of ledger.batches.filter(isOpen)) {
     const api = clientFor(context, entry, cli, effects).batchApi();
-    if (!entry.id) await apiCall(() => createBatch(api, entry));
+    if (!entry.id) {
+      await apiCall(() => createBatch(api, entry, context.dir, effects, true));
+      await saveLedger(context.dir, ledger);
+    }
     const info = await apiCall(() => api.retrieve(entry.id!));
     entry.status = info.status;
+    entry.outputFileId = info.outputFileId;
+    entry.errorFileId = info.errorFileId;
     infos.set(entry, info);
   }
   return infos;
@@ -225,12 +261,18 @@ export async function cancelBatches(context: StudyContext, cli: ModelCliOptions,
   const ledger = await loadLedger(context.dir);
   const lines: BatchStatusLine[] = [];
   for (const entry of ledger.batches.filter(isOpen)) {
-    if (!entry.id) {
-      entry.state = "cancelled";
-      lines.push(statusLine(entry));
-      continue;
-    }
     const api = clientFor(context, entry, cli, effects).batchApi();
+    if (!entry.id) {
+      // A create whose reply was lost may have made the batch: that one is cancelled too.
+      const made = await apiCall(() => api.find(entry.inputFileId, entry.requestHash, createdSince(entry)));
+      if (!made) {
+        entry.state = "cancelled";
+        lines.push(statusLine(entry));
+        continue;
+      }
+      entry.id = made.id;
+      entry.state = "submitted";
+    }
     const info = await apiCall(() => api.cancel(entry.id!));
     entry.status = info.status;
     lines.push(statusLine(entry, info));
@@ -261,6 +303,8 @@ export interface CollectedJob {
   replies: number;
   /** Requests the batches did not answer (each turn then in the failures file). */
   failedRequests: number;
+  /** What the replies cost (their usage, at the batch price). */
+  spent?: Spent;
   problems: string[];
   kind: BatchEntry["kind"];
   /** The recorded job: a CodingBatchJob for "code", the topics options for "topics". */
@@ -323,11 +367,44 @@ export async function downloadFinished(
       replies.push([key, { text: answer.text, model: answer.model, usage: answer.usage, finishReason: answer.finishReason }]);
     }
     job.replies += replies.length;
-    // One pack file per batch, not one cache file per reply (100,000 small files were most of a collect).
-    await model.rememberMany(replies);
+    entry.spent = spentOn(model, replies);
+    job.spent = addSpent(job.spent, entry.spent);
+    try {
+      // One pack file per batch, not one cache file per reply (100,000 small files were most of a collect).
+      await model.rememberMany(replies);
+    } catch (error) {
+      // Nothing is lost: the entry stays open and names the provider's files, downloaded again (free) by the next collect.
+      throw new CliError(
+        `could not keep the replies of batch ${entry.id} in the response cache (${(error as Error).message}); nothing was asked again and nothing is lost: ` +
+          `the provider keeps them (file ${info.outputFileId ?? "none"}), and \`colloquy batch collect ${context.dir}\` downloads them again once there is room`,
+      );
+    }
   }
   return { jobs: [...jobs.values()], waiting, ledger };
 }
+
+type Spent = NonNullable<BatchEntry["spent"]>;
+
+/** Requests, tokens and cost (batch price; undefined when the model's price is unknown) of the replies a batch returned. */
+function spentOn(model: LlmClient, replies: readonly (readonly [string, Omit<CachedReply, "receivedAt">])[]): Spent {
+  let promptTokens = 0;
+  let completionTokens = 0;
+  for (const [, reply] of replies) {
+    promptTokens += reply.usage.promptTokens;
+    completionTokens += reply.usage.completionTokens;
+  }
+  return { requests: replies.length, promptTokens, completionTokens, cost: costs(model, { promptTokens, completionTokens }).batchCost };
+}
+
+const addSpent = (a: Spent | undefined, b: Spent): Spent =>
+  a
+    ? {
+        requests: a.requests + b.requests,
+        promptTokens: a.promptTokens + b.promptTokens,
+        completionTokens: a.completionTokens + b.completionTokens,
+        cost: a.cost === undefined || b.cost === undefined ? undefined : a.cost + b.cost,
+      }
+    : b;
 
 /** Record that a job's batches are collected (their codes and failures are stored). */
 export async function markCollected(study: string, ledger: BatchLedger, job: CollectedJob): Promise<void> {

@@ -191,7 +191,7 @@ describe("colloquy code --via batch", () => {
     expect(server.batchCount).toBe(0);
   });
 
-  it("a process killed between upload and batch creation: the next command creates the batch from the recorded file", async () => {
+  it("a process killed between batch creation and recording it: the next command adopts that batch, creating none", async () => {
     const { writeFile } = await import("node:fs/promises");
     expect((await submit(study.dir)).code).toBe(0);
     // As if killed right after the upload: the entry has its file id but no batch yet.
@@ -201,8 +201,8 @@ describe("colloquy code --via batch", () => {
     const status = await runCli(["batch", "status", study.dir, "--base-url", server.url]);
     expect(status.code, status.stderr).toBe(0);
     const resumed = (await ledger(study.dir)).batches[0];
-    expect(resumed).toMatchObject({ state: "submitted", inputFileId: uploaded.inputFileId });
-    expect(resumed.id).not.toBe(recorded.batches[0].id);
+    expect(resumed).toMatchObject({ state: "submitted", inputFileId: uploaded.inputFileId, id: recorded.batches[0].id });
+    expect(server.batches()).toHaveLength(1);
     const collect = await runCli(["batch", "collect", study.dir, "--base-url", server.url]);
     expect(collect.code, collect.stderr).toBe(0);
     expect(await readCodes(study.dir, "bales-ipa", "llm")).toHaveLength(9);

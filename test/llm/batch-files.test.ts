@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -48,7 +49,7 @@ describe("batch request files", () => {
     expect(byCount.map((f) => f.keys.length)).toEqual([10, 10, 5]);
   });
 
-  it("writes the same bytes whatever the write buffer's size: lines that fill it, pass it, or are larger than it", async () => {
+  it("writes the same bytes, and hashes them, whatever the write buffer's size: lines that fill it, pass it, or are larger than it", async () => {
     dir = await mkdtemp(join(tmpdir(), "batch-files-"));
     const lines = Array.from({ length: 40 }, (_, i) => line(i));
     const expected = lines.map(requestLine);
@@ -65,6 +66,8 @@ describe("batch request files", () => {
             .map((l) => JSON.parse(l).custom_id),
         ).toEqual(f.keys);
         expect(Buffer.byteLength(texts[i])).toBe(f.bytes);
+        // The hash taken while writing is the hash of the bytes on disk (it tags the batch).
+        expect(f.sha256).toBe(createHash("sha256").update(texts[i]).digest("hex"));
       }
     }
   });

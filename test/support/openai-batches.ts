@@ -2,9 +2,13 @@
  * The Files and Batches API of the test server (openai-server.ts), as the OpenAI API speaks it:
  *   POST /v1/files                  multipart upload (fields `purpose`, `file`); the file is kept
  *                                   on disk in a temp folder, never in memory for long
+ *   GET  /v1/files                  the files, newest first (`purpose`, `limit`, `after`, `has_more`)
  *   GET  /v1/files/{id}             the file object
+ *   DELETE /v1/files/{id}           deletes it
  *   GET  /v1/files/{id}/content     the bytes
- *   POST /v1/batches                {input_file_id, endpoint, completion_window, metadata}
+ *   POST /v1/batches                {input_file_id, endpoint, completion_window, metadata}; see
+ *                                   BatchBehaviour.createFaults for a create whose reply is lost
+ *   GET  /v1/batches                the batches, newest first (`limit`, `after`, `has_more`)
  *   GET  /v1/batches/{id}           the batch; each retrieve moves it on: validating ->
  *                                   in_progress (its requests are answered now, in the
  *                                   background, by the server's queue/handler like online ones)
@@ -30,6 +34,13 @@ export interface BatchBehaviour {
   expireAfter?: number;
   /** Retrieves that report in_progress before the batch finishes (default 0: the second retrieve sees it finished). */
   inProgressPolls: number;
+  /**
+   * Faults of the next creates, one per POST /v1/batches (taken from the front): with "502" and
+   * "drop" the batch IS created, then the reply is a 502 Bad Gateway or the connection is
+   * destroyed, as when a gateway or the network loses it; with "unreached" the connection is
+   * destroyed before anything is created; "ok" answers as usual.
+   */
+  createFaults?: ("ok" | "502" | "drop" | "unreached")[];
 }
 
 export const DEFAULT_BATCH_BEHAVIOUR: BatchBehaviour = { outcome: "completed", inProgressPolls: 0 };
@@ -75,6 +86,8 @@ export function createBatchRoutes(deps: {
   const batches = new Map<string, BatchState>();
   let dir: Promise<string> | undefined;
   let n = 0;
+  /** Maps keep insertion order, which is creation order: reversed, newest first, as the API lists. */
+  const newestFirst = <T>(items: Iterable<T>) => [...items].reverse();
   const folder = () => (dir ??= mkdtemp(join(tmpdir(), "openai-server-files-")));
   const now = () => Math.floor(Date.now() / 1000);
   const notFound = (res: ServerResponse, what: string) => deps.sendJson(res, 404, deps.errorBody(`No such ${what}`));
@@ -224,6 +237,8 @@ export function createBatchRoutes(deps: {
     const input = files.get(body.input_file_id);
     if (!input) return deps.sendJson(res, 400, deps.errorBody(`No file with id ${body.input_file_id}`));
     if (body.endpoint !== "/v1/chat/completions") return deps.sendJson(res, 400, deps.errorBody(`unsupported endpoint ${body.endpoint}`));
+    const fault = deps.options().createFaults?.shift();
+    if (fault === "unreached") return void res.socket?.destroy();
     const total = await countLines(input);
     const batch: BatchState = {
       id: `batch_test_${++n}`,
@@ -238,7 +253,24 @@ export function createBatchRoutes(deps: {
       cancelled: false,
     };
     batches.set(batch.id, batch);
+    if (fault === "drop") return void res.socket?.destroy();
+    if (fault === "502") return deps.sendJson(res, 502, deps.errorBody("Bad Gateway", "server_error"));
     deps.sendJson(res, 200, batchObject(batch));
+  }
+
+  /** A cursor page as the API lists: `limit` items after the one named `after`, newest first. */
+  function page<T extends { id: string }>(res: ServerResponse, query: URLSearchParams, items: T[], shape: (item: T) => unknown) {
+    const limit = Math.max(1, Math.min(Number(query.get("limit") ?? 20) || 20, 10_000));
+    const after = query.get("after");
+    const start = after ? items.findIndex((item) => item.id === after) + 1 : 0;
+    const data = items.slice(start, start + limit);
+    deps.sendJson(res, 200, {
+      object: "list",
+      data: data.map(shape),
+      first_id: data[0]?.id ?? null,
+      last_id: data.at(-1)?.id ?? null,
+      has_more: start + limit < items.length,
+    });
   }
 
   /** One retrieve: move the batch on one step. */
@@ -277,11 +309,20 @@ export function createBatchRoutes(deps: {
   async function route(req: IncomingMessage, res: ServerResponse, path: string) {
     try {
       const parts = path.split("/").filter(Boolean); // ["v1", "files" | "batches", id?, action?]
+      const query = new URL(req.url ?? "/", "http://localhost").searchParams;
       if (parts[1] === "files") {
         if (req.method === "POST" && parts.length === 2) return await upload(req, res);
+        if (req.method === "GET" && parts.length === 2) {
+          const purpose = query.get("purpose");
+          return page(res, query, newestFirst([...files.values()].filter((f) => !purpose || f.purpose === purpose)), fileObject);
+        }
         const file = files.get(parts[2] ?? "");
         if (!file) return notFound(res, "file");
         if (req.method === "GET" && parts.length === 3) return deps.sendJson(res, 200, fileObject(file));
+        if (req.method === "DELETE" && parts.length === 3) {
+          files.delete(file.id);
+          return deps.sendJson(res, 200, { id: file.id, object: "file", deleted: true });
+        }
         if (req.method === "GET" && parts[3] === "content") {
           res.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.bytes });
           return void readStored(file).pipe(res);
@@ -289,6 +330,7 @@ export function createBatchRoutes(deps: {
       }
       if (parts[1] === "batches") {
         if (req.method === "POST" && parts.length === 2) return await createBatch(req, res);
+        if (req.method === "GET" && parts.length === 2) return page(res, query, newestFirst(batches.values()), batchObject);
         const batch = batches.get(parts[2] ?? "");
         if (!batch) return notFound(res, "batch");
         if (req.method === "GET" && parts.length === 3) {
@@ -309,6 +351,7 @@ export function createBatchRoutes(deps: {
   return {
     route,
     files: () => files,
+    batches: () => [...batches.values()].map((b) => ({ id: b.id, inputFileId: b.input_file_id, metadata: b.metadata, status: b.status })),
     async dispose() {
       await Promise.allSettled([...batches.values()].map((b) => b.running));
       if (dir) await rm(await dir, { recursive: true, force: true });

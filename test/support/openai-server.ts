@@ -19,6 +19,8 @@
  *                              reply `{"ok":true}`.
  *   GET  /v1/models            lists `options.models` (default ["test-model"]); set
  *                              `modelsStatus` to answer it with an error status instead.
+ *   /v1/files, /v1/batches     the Files and Batches API (openai-batches.ts), with faults to
+ *                              inject (BatchBehaviour.createFaults).
  *   anything else              404 with an OpenAI-style error body.
  *
  * A scripted reply (`ScriptedReply`) is one of:
@@ -109,6 +111,8 @@ export interface OpenAiServer {
   batch: BatchBehaviour;
   /** Uploaded and produced files: id -> {path on disk, purpose, bytes}. */
   files(): Map<string, StoredFile>;
+  /** Every batch created, in creation order. */
+  batches(): { id: string; inputFileId: string; metadata: Record<string, string> | null; status: string }[];
   /** Forget recorded requests (not the queue). */
   reset(): void;
   /** Stop listening and destroy open sockets (hanging requests included). Idempotent. */
@@ -311,6 +315,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     },
     batch: { ...DEFAULT_BATCH_BEHAVIOUR, ...options.batch },
     files: () => batchApi.files(),
+    batches: () => batchApi.batches(),
     reset() {
       server.requests.length = 0;
       chatCount = 0;

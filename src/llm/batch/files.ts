@@ -1,3 +1,4 @@
+import { createHash, type Hash } from "node:crypto";
 import { open, mkdir, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -27,6 +28,8 @@ export interface RequestFile {
   /** custom_ids in file order. */
   keys: string[];
   bytes: number;
+  /** sha256 of the file's bytes (hex): names the batch made from it, so a lost reply to its creation can be found. */
+  sha256: string;
 }
 
 /** The endpoint every line targets (the batch's `endpoint` must match it). */
@@ -79,6 +82,8 @@ export async function writeRequestFiles(
   const files: RequestFile[] = [];
   let handle: FileHandle | undefined;
   let current: RequestFile | undefined;
+  // Hashed as written, in file order (the bytes go to disk in the order they are hashed).
+  let hash: Hash | undefined;
   let buffer = Buffer.allocUnsafe(chunkBytes);
   let spare = Buffer.allocUnsafe(chunkBytes);
   let used = 0;
@@ -89,6 +94,7 @@ export async function writeRequestFiles(
     if (!handle || upTo === 0) return;
     const full = buffer;
     const file = handle;
+    hash!.update(full.subarray(0, upTo));
     writing = writeAll(file, full, upTo);
     // The bytes after upTo (a line bound for the next file) move to the fresh buffer.
     spare.set(full.subarray(upTo, used), 0);
@@ -96,11 +102,17 @@ export async function writeRequestFiles(
     buffer = spare;
     spare = full;
   };
-  const close = async () => {
-    await flush();
+  /** Finish the current file: its last bytes written, its hash known. */
+  const closeFile = async () => {
     await writing;
     await handle?.close();
+    if (current && hash) current.sha256 = hash.digest("hex");
     handle = undefined;
+    hash = undefined;
+  };
+  const close = async () => {
+    await flush();
+    await closeFile();
   };
   try {
     for await (const line of lines) {
@@ -120,17 +132,18 @@ export async function writeRequestFiles(
       if (!current || current.keys.length >= limits.maxRequests || current.bytes + bytes > limits.maxBytes) {
         // Everything before this line belongs to the file being closed; the line moves on with the fresh buffer.
         await flush(large ? used : used - bytes);
-        await writing;
-        await handle?.close();
-        current = { path: join(dir, `${prefix}-${files.length + 1}.jsonl`), keys: [], bytes: 0 };
+        await closeFile();
+        current = { path: join(dir, `${prefix}-${files.length + 1}.jsonl`), keys: [], bytes: 0, sha256: "" };
         files.push(current);
         handle = await open(current.path, "w");
+        hash = createHash("sha256");
       }
       current.keys.push(line.key);
       current.bytes += bytes;
       if (large) {
         await flush();
         await writing;
+        hash!.update(large);
         await writeAll(handle!, large, large.length);
       }
     }

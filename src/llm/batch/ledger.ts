@@ -31,6 +31,20 @@ export const batchEntrySchema = z.object({
   /** Response-cache keys of the requests in the file, in order (the custom_ids). */
   requests: z.array(z.string()),
   bytes: z.number().int().nonnegative(),
+  /** sha256 of the request file, also in the batch's metadata: how a batch whose creation reply was lost is found and adopted. */
+  requestHash: z.string().optional(),
+  /** The provider's files of replies and errors once it finished: downloadable again, so a reply is never asked for twice. */
+  outputFileId: z.string().optional(),
+  errorFileId: z.string().optional(),
+  /** What the batch cost, from the usage in its replies (USD at the batch price; absent when the price is unknown). */
+  spent: z
+    .object({
+      requests: z.number().int().nonnegative(),
+      promptTokens: z.number().int().nonnegative(),
+      completionTokens: z.number().int().nonnegative(),
+      cost: z.number().nonnegative().optional(),
+    })
+    .optional(),
 });
 export type BatchEntry = z.infer<typeof batchEntrySchema>;
 
