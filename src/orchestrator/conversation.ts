@@ -95,6 +95,8 @@ export class Conversation {
   readonly reporter: Reporter;
   /** Set when the session was stopped (by a strategy or a stop condition). */
   endReason: string | undefined;
+  /** Set when the end came from the operator or an interrupt (stoppedFromOutside). */
+  private endedFromOutside = false;
   /**
    * A person takes part live (page or terminal): the clock follows real time (times `speed`)
    * and simulated pauses become real waits. Without one, sessions run as fast as the model.
@@ -208,7 +210,10 @@ export class Conversation {
   stopReason(): string | undefined {
     if (this.endReason) return this.endReason;
     const ended = this.glance("end", () => this.live.observer?.endRequested?.(), undefined);
-    if (ended) return (this.endReason = ended);
+    if (ended) {
+      this.endedFromOutside = true;
+      return (this.endReason = ended);
+    }
     const stop = this.scenario.stop;
     if (this.spokenTurns() >= stop.maxTurns) return `reached maxTurns (${stop.maxTurns})`;
     if (stop.maxMinutes !== undefined && this.clock >= stop.maxMinutes * 60) return `reached maxMinutes (${stop.maxMinutes})`;
@@ -217,6 +222,15 @@ export class Conversation {
 
   end(reason: string): void {
     this.endReason ??= reason;
+  }
+
+  /**
+   * Whether the operator's End (or an interrupt) stopped the session, as against a limit reached
+   * (maxTurns, maxMinutes): after that nothing more is generated, a closing summary included.
+   */
+  stoppedFromOutside(): boolean {
+    this.stopReason();
+    return this.endedFromOutside;
   }
 
   /** Simulated seconds a participant needs to produce this text. */

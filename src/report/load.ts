@@ -51,7 +51,7 @@ export interface AnalysisFile<T> {
 }
 
 /**
- * The study's analysis files, each validated with its registry schema (src/study/artifacts.ts).
+ * The study's analysis files, each validated with the schema of its descriptor's `result`.
  * Missing files are absent; invalid ones are absent and named in `StudyData.warnings`.
  */
 export interface AnalysisArtifacts {

@@ -12,13 +12,16 @@ import { studyConfigSchema, type StudyConfig } from "./config.js";
 import { batchLedgerSchema, type BatchLedger } from "../llm/batch/ledger.js";
 
 /**
- * The artifact registry: every file a study holds, each as {name, path, schema}. Writers and
- * readers take paths from here and readers validate with the schema, so a file name is spelled
- * once in src/ and a wrong or old file is reported naming its first invalid field.
+ * The artifact registry of the study's own files (config, state, sessions, codes, ...), each as
+ * {name, path, schema}; the files each analysis writes are defined in its descriptor
+ * (src/analysis/<analysis>/descriptor.ts) and the report's in src/report/files.ts, with the same
+ * `defineArtifact` (src/util/artifact.ts). Writers and readers take paths from these and readers
+ * validate with the schema, so a file name is spelled once in src/ and a wrong or old file is
+ * reported naming its first invalid field.
  *
  * Folders of a study: colloquy.json, sessions/, codes/, analysis/, site/, .cache/, inbox/, backups/ (see
- * ARCHITECTURE.md). `artifacts.stats.path(study)` is `<study>/analysis/stats.json`;
- * `artifacts.agreement.path(study, "bales-ipa")` is `<study>/analysis/agreement-bales-ipa.json`.
+ * ARCHITECTURE.md). `artifacts.session.path(study, "d1")` is `<study>/sessions/d1.json`;
+ * `artifacts.codes.path(study, "bales-ipa", "human:alice")` is `<study>/codes/bales-ipa/human%3Aalice.jsonl`.
  */
 
 /** Coder ids may contain ':' or spaces (human:alice); file names percent-encode them, reversibly. */

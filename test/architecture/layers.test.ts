@@ -3,6 +3,7 @@
 // src/ (type-only imports included: a type import still ties the layers together).
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const SRC = resolve(import.meta.dirname, "../../src");
@@ -11,19 +12,11 @@ const files = readdirSync(SRC, { recursive: true })
   .filter((f) => f.endsWith(".ts"))
   .map((f) => join(SRC, f));
 
-/** Code without comments, so that documentation may name what code may not use. */
-const code = new Map(
-  files.map((f) => [
-    f,
-    readFileSync(f, "utf8")
-      .replace(/\/\*[\s\S]*?\*\//g, "")
-      .replace(/^\s*\/\/.*$/gm, ""),
-  ]),
-);
+const text = new Map(files.map((f) => [f, readFileSync(f, "utf8")]));
 
-/** Every module a file imports (static, re-exported or dynamic): src/ files as paths, packages and node: modules by name. */
+/** Every module a file imports (static, re-exported or dynamic, as TypeScript's own scanner finds them): src/ files as paths, packages and node: modules by name. */
 function importsOf(file: string): string[] {
-  const specifiers = [...code.get(file)!.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)"([^"]+)"/gm)].map((m) => m[1]);
+  const specifiers = ts.preProcessFile(text.get(file)!, true, true).importedFiles.map((f) => f.fileName);
   return specifiers.map((s) => (s.startsWith(".") ? resolve(dirname(file), s).replace(/\.js$/, ".ts") : s));
 }
 
@@ -65,11 +58,19 @@ describe("layers", () => {
   });
 
   it("nothing in src/ keeps state on globalThis", () => {
-    expect(files.filter((f) => /\bglobalThis\b/.test(code.get(f)!)).map((f) => relative(SRC, f))).toEqual([]);
+    // Comments may name it (documentation); code may not.
+    const code = (f: string) =>
+      text
+        .get(f)!
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+        .replace(/^\s*\/\/.*$/gm, "");
+    expect(files.filter((f) => /\bglobalThis\b/.test(code(f))).map((f) => relative(SRC, f))).toEqual([]);
   });
 
   it("the check sees imports (a file known to import node:fs is caught)", () => {
     expect(reach(join(SRC, "util/fs.ts")).has("node:fs/promises")).toBe(true);
     expect([...reach(join(SRC, "stages/agree.ts"))].some((m) => inFolder(m, "analysis"))).toBe(true);
+    // A "/*" inside a string (a path pattern) hides nothing from the scanner.
+    expect(importsOf(join(SRC, "cli/import.ts"))).toContain(join(SRC, "ingest/registry.ts"));
   });
 });

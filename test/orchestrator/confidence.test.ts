@@ -152,6 +152,15 @@ describe("confidence strategy", () => {
 });
 
 describe("yes-and: the operator's End", () => {
+  it("a discussion that reaches maxTurns still gets its summary (only End stops it)", async () => {
+    h.server.setHandler(script([{ Ann: 9 }, { Bob: 9 }, { Cy: 9 }, { Ann: 9 }]));
+    const [outcome] = await h.run(scenario().replace("maxTurns: 30", "maxTurns: 2"));
+    expect(outcome.status, outcome.reason).toBe("completed");
+    const [session] = await h.sessions();
+    const last = session.turns.filter((t) => t.type === "message").at(-1)!;
+    expect(last).toMatchObject({ speaker: "sum", text: "We discussed apps.", metadata: { decision: { method: "summary" } } });
+  });
+
   it("stops the discussion at once: nobody speaks again and no summary is generated or stored", async () => {
     const { LiveHub } = await import("../../src/orchestrator/live/hub.js");
     const hub = new LiveHub([{ id: "hana" }]);

@@ -1,7 +1,7 @@
 import { mulberry32Next, mulberry32Value } from "../../util/random.js";
 import { quantile } from "../reliability/bootstrap.js";
-import { cohensDz, hedgesG } from "./effect.js";
-import { assertPaired, mean, rankAverage } from "./ranks.js";
+import { cohensDz, hedgesG, isSpread } from "./effect.js";
+import { assertPaired, rankAverage } from "./ranks.js";
 
 /**
  * Effect sizes a reader can use beside a test, each with a percentile bootstrap interval over
@@ -110,10 +110,11 @@ export function effectInterval(effect: EffectSize, x: readonly number[], y: read
 /**
  * The effect size of each bootstrap resample (NaN where it is undefined). Units are drawn from a
  * seeded mulberry32 stream: for a paired effect one index per pair; otherwise x's units, then y's.
- * Hedges' g and g_z, the sizes every permutation test reports, are summed as the units are drawn
- * (shifted by the sample's own mean, so the one-pass variance stays exact to rounding): at 1,000
- * sessions this loop runs 2,000 times per code and comparison, and copying each resample first
- * cost four times as much. Rank-based sizes copy the resample and call {@link effectSize}.
+ * Hedges' g and g_z, the sizes every permutation test reports, are computed from the drawn
+ * indices (two passes, as hedgesG and cohensDz compute them, with the same test of a real spread)
+ * without copying the resample: at 1,000 sessions this loop runs 2,000 times per code and
+ * comparison, and copying each resample first cost several times as much. Rank-based sizes copy
+ * the resample and call {@link effectSize}.
  */
 export function resampledEffects(effect: EffectSize, x: readonly number[], y: readonly number[], seed: number): Float64Array {
   let state = seed | 0;
@@ -125,43 +126,29 @@ export function resampledEffects(effect: EffectSize, x: readonly number[], y: re
   const nx = x.length;
   const ny = y.length;
   if (effect === "hedges-g") {
-    const cx = mean(x);
-    const cy = mean(y);
+    const ix = new Int32Array(nx);
+    const iy = new Int32Array(ny);
     const correction = 1 - 3 / (4 * (nx + ny) - 9);
     for (let b = 0; b < EFFECT_REPLICATES; b++) {
-      let sx = 0;
-      let sxx = 0;
-      for (let i = 0; i < nx; i++) {
-        const v = x[draw(nx)] - cx;
-        sx += v;
-        sxx += v * v;
-      }
-      let sy = 0;
-      let syy = 0;
-      for (let i = 0; i < ny; i++) {
-        const v = y[draw(ny)] - cy;
-        sy += v;
-        syy += v * v;
-      }
-      const pooled = Math.sqrt((squaresAboutMean(sx, sxx, nx) + squaresAboutMean(sy, syy, ny)) / (nx + ny - 2));
-      out[b] = pooled > 0 ? ((cx + sx / nx - (cy + sy / ny)) / pooled) * correction : NaN;
+      for (let i = 0; i < nx; i++) ix[i] = draw(nx);
+      for (let i = 0; i < ny; i++) iy[i] = draw(ny);
+      const sx = drawnSpread(x, ix);
+      const sy = drawnSpread(y, iy);
+      const pooled = Math.sqrt((sx.squares + sy.squares) / (nx + ny - 2));
+      out[b] = isSpread(pooled, Math.max(sx.scale, sy.scale)) ? ((sx.mean - sy.mean) / pooled) * correction : NaN;
     }
     return out;
   }
   if (effect === "hedges-gz") {
+    assertPaired(x, y, "hedges-gz bootstrap");
     const d = x.map((v, i) => v - y[i]);
-    const c = mean(d);
+    const id = new Int32Array(nx);
     const correction = 1 - 3 / (4 * (nx - 1) - 1);
     for (let b = 0; b < EFFECT_REPLICATES; b++) {
-      let s = 0;
-      let ss = 0;
-      for (let i = 0; i < nx; i++) {
-        const v = d[draw(nx)] - c;
-        s += v;
-        ss += v * v;
-      }
-      const sd = Math.sqrt(squaresAboutMean(s, ss, nx) / (nx - 1));
-      out[b] = sd > 0 ? ((c + s / nx) / sd) * correction : NaN;
+      for (let i = 0; i < nx; i++) id[i] = draw(nx);
+      const s = drawnSpread(d, id);
+      const sd = Math.sqrt(s.squares / (nx - 1));
+      out[b] = isSpread(sd, s.scale) ? (s.mean / sd) * correction : NaN;
     }
     return out;
   }
@@ -183,13 +170,20 @@ export function resampledEffects(effect: EffectSize, x: readonly number[], y: re
   return out;
 }
 
-/**
- * The sum of squares about the mean ((n - 1)·variance) of n values from their sum and sum of
- * squares (both of the values shifted by one constant). A resample whose units all have one value
- * has none, but the subtraction leaves rounding noise (relative size ~1e-16): that counts as 0, as
- * the two-pass variance would give.
- */
-function squaresAboutMean(sum: number, squares: number, n: number): number {
-  const about = squares - (sum * sum) / n;
-  return about > 1e-12 * squares ? about : 0;
+/** Mean, sum of squared deviations from it, and largest absolute value of the values at `indices`. */
+function drawnSpread(values: readonly number[], indices: Int32Array): { mean: number; squares: number; scale: number } {
+  let sum = 0;
+  let scale = 0;
+  for (let i = 0; i < indices.length; i++) {
+    const v = values[indices[i]];
+    sum += v;
+    if (Math.abs(v) > scale) scale = Math.abs(v);
+  }
+  const mean = sum / indices.length;
+  let squares = 0;
+  for (let i = 0; i < indices.length; i++) {
+    const dev = values[indices[i]] - mean;
+    squares += dev * dev;
+  }
+  return { mean, squares, scale };
 }

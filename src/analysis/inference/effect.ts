@@ -35,6 +35,13 @@ export function cohensDz(x: readonly number[], y: readonly number[]): number | n
  * dividing by it gives effect sizes of 1e16 (seen in bootstrap intervals of g_z over 3 pairs).
  */
 function spread(sd: number, values: readonly number[]): boolean {
-  const scale = values.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+  return isSpread(
+    sd,
+    values.reduce((m, v) => Math.max(m, Math.abs(v)), 0),
+  );
+}
+
+/** {@link spread} given the largest absolute value of the values (`scale`). */
+export function isSpread(sd: number, scale: number): boolean {
   return sd > 1e-12 * scale;
 }

@@ -51,9 +51,10 @@ export const confidence = defineStrategy({
     const summariser = params.summariser ? mustFind(conversation, params.summariser, "strategy.summariser") : undefined;
     const opener = params.opener ? mustFind(conversation, params.opener, "strategy.opener") : undefined;
     let ended: DiscussionEnd = await discuss(conversation, params, summariser, opener, true);
-    // After the operator's End (or another stop) nothing more is generated: no summary either.
-    for (let extra = 0; summariser && !conversation.stopReason(); extra++) {
-      const mayAskForMore = ended === "nobody" && extra < params.maxExtraRounds;
+    // After the operator's End nothing more is generated, no summary either; a discussion that
+    // reached its turn or time limit still gets its summary (which then never asks for more).
+    for (let extra = 0; summariser && !conversation.stoppedFromOutside(); extra++) {
+      const mayAskForMore = ended === "nobody" && extra < params.maxExtraRounds && !conversation.stopReason();
       if (!(await summarise(conversation, summariser, mayAskForMore, summariser.wordLimit ?? params.summaryWordLimit))) break;
       ended = await discuss(conversation, params, summariser, undefined, false);
     }
@@ -273,6 +274,8 @@ async function summarise(conversation: Conversation, summariser: Agent, mayAskFo
     schema: summarySchema,
     purpose: "summary",
   });
+  // The operator pressed End while the summary was asked for: it is not stored.
+  if (conversation.stoppedFromOutside()) return false;
   if (!value.enough && mayAskForMore && value.followUp) {
     conversation.say(summariser.id, value.followUp, { metadata: { decision: { strategy: "confidence", method: "summariser-asks-more" }, usage } });
     return true;

@@ -49,4 +49,18 @@ describe("bootstrap resamples of an effect size", () => {
     expect(fast.filter(Number.isNaN).length).toBeGreaterThan(0);
     expect(fast.map(Number.isNaN)).toEqual(slow.map(Number.isNaN));
   });
+
+  it("counts values equal in exact arithmetic (0.1 + 0.2 and 0.3) as no spread, not as effect sizes of 1e16", () => {
+    const d = Array.from({ length: 10 }, (_, i) => (i % 2 ? 0.1 + 0.2 : 0.3));
+    const zeros = d.map(() => 0);
+    expect(effectSize("hedges-gz", d, zeros)).toBeNull();
+    expect(Array.from(resampledEffects("hedges-gz", d, zeros, 1)).every(Number.isNaN)).toBe(true);
+    const x = Array.from({ length: 6 }, (_, i) => (i % 2 ? 1 / 3 : (0.1 + 0.2) / 0.9));
+    expect(effectSize("hedges-g", x, [...x])).toBeNull();
+    expect(Array.from(resampledEffects("hedges-g", x, [...x], 1)).every(Number.isNaN)).toBe(true);
+  });
+
+  it("refuses unpaired samples for a paired effect", () => {
+    expect(() => resampledEffects("hedges-gz", [1, 2, 3], [1, 2], 1)).toThrow();
+  });
 });
