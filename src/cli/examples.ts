@@ -9,6 +9,7 @@ const EXAMPLES: Record<string, string[]> = {
   init: ["colloquy init my-study --title 'Facilitated debates' --control control --design between"],
   import: ["colloquy import transcripts/ --study my-study", "colloquy import chat.json --study my-study --condition facilitator"],
   sessions: ["colloquy sessions my-study", "colloquy sessions my-study --stale --json"],
+  "sessions rm": ["colloquy sessions rm my-study control-3 socratic-1"],
   export: [
     "colloquy export my-study --what turns --codes --out turns.csv",
     "colloquy export my-study --format jsonl --out -          (- is standard output)",

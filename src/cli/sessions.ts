@@ -102,7 +102,7 @@ export function registerSessions(program: Command): void {
   sessions
     .command("rm")
     .description("remove sessions from a study with their codes (stale codes and coding failures too); the files as they were go to backups/removed-<time>/")
-    .argument("<study>", "study folder")
+    .addArgument(studyArgument({ position: "first" }))
     .argument("<ids...>", "session ids (see `colloquy sessions <study>`)")
     .option("--json", "print as JSON")
     .action(async (dir: string, ids: string[], flags: { json?: boolean }) => {

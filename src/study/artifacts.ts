@@ -7,7 +7,7 @@ import { jsonWithLineArrays } from "../util/json-layout.js";
 import { formatPath } from "../transcript/validate.js";
 import { sessionSchema, type Session } from "../transcript/schema.js";
 import { codeFailureSchema, staleCodeSchema, codesFileLineSchema, type CodeFailure, type CodesFileLine, type StaleCode } from "../coding/records.js";
-import { provenanceSchema } from "../util/provenance.js";
+import { provenanceSchema } from "../util/provenance-schema.js";
 import { studyConfigSchema, type StudyConfig } from "./config.js";
 import { batchLedgerSchema, type BatchLedger } from "../llm/batch/ledger.js";
 

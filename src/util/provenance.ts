@@ -1,5 +1,4 @@
 import { relative, resolve } from "node:path";
-import { z } from "zod";
 
 /**
  * Colloquy's own version, stamped on every output. Kept here as a constant (not read from
@@ -15,13 +14,6 @@ export interface Provenance {
   createdAt: string;
   [detail: string]: unknown;
 }
-
-/** The provenance block as a file holds it (details vary per output and are kept). */
-export const provenanceSchema = z.looseObject({
-  tool: z.literal("colloquy"),
-  version: z.string(),
-  createdAt: z.string(),
-});
 
 /**
  * The study as a provenance block names it: relative to the folder of the file that carries the

@@ -17,7 +17,7 @@ import { provenance } from "../../src/util/provenance.js";
 vi.mock("../../src/analysis/analyses.js", async (importOriginal) => {
   const real = await importOriginal<typeof import("../../src/analysis/analyses.js")>();
   const { z } = await import("zod");
-  const { provenanceSchema } = await import("../../src/util/provenance.js");
+  const { provenanceSchema } = await import("../../src/util/provenance-schema.js");
   const file = "probe.json";
   const result = {
     name: "probe",

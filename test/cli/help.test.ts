@@ -40,7 +40,8 @@ describe("help texts", () => {
     for (const name of ["compare", "report", "serve", "study", "sessions", "export"]) {
       const run = await runCli([name, "--help"]);
       const usage = (run.stdout + run.stderr).split("\n")[0];
-      expect(usage, name).toMatch(/^Usage: colloquy \S+ \[options\] \[study\]/);
+      // A command with subcommands (sessions rm) lists them first.
+      expect(usage, name).toMatch(/^Usage: colloquy \S+ \[options\] (\[command\] )?\[study\]/);
       expect(run.stdout, name).toMatch(/--study <study> +the study folder \(the same as the argument\)/);
     }
     expect((await runCli(["init", "--help"])).stdout).toMatch(/^Usage: colloquy init \[options\] <study>/);

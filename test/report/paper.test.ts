@@ -90,12 +90,12 @@ describe("colloquy report", () => {
     }
     expect(sections.filter((m) => m.level === "session").map((m) => m.measure)).toEqual(["sessionConceptRate", "sessionUniqueConcepts"]);
     expect(md).toMatch(
-      /Unit of analysis: participant; n per comparison: 3 paired participants\. Measures taken once per session \(sessionConceptRate, sessionUniqueConcepts\) are analysed per session \(sessions per condition: control 5, critical 5, socratic 5\)/,
+      /Unit of analysis: participant; n per comparison: 3 paired participants\. Measures taken once per session \(concepts per minute \(session\), distinct concepts \(session\)\) are analysed per session \(sessions per condition: control 5, critical 5, socratic 5\)/,
     );
     expect(md).toMatch(/Unit of analysis: participant \(3 paired participants per comparison\)/);
     expect(md).toMatch(/Topics: .*Measured per participant and analysed per participant \(.*n per condition: control 3, critical 3, socratic 3\)/);
     expect(md).toMatch(
-      /sessionConceptRate, sessionUniqueConcepts: measured per session and analysed per session \(.*n per condition: control 5, critical 5, socratic 5\)/,
+      /concepts per minute \(session\), distinct concepts \(session\): measured per session and analysed per session \(.*n per condition: control 5, critical 5, socratic 5\)/,
     );
     expect(md).toMatch(/every difference and effect size is the condition minus the control/);
     expect(md).not.toMatch(/was computed with the .* design, unit/);

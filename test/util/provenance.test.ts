@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { provenance, provenanceSchema, toolVersion } from "../../src/util/provenance.js";
+import { provenance, toolVersion } from "../../src/util/provenance.js";
+import { provenanceSchema } from "../../src/util/provenance-schema.js";
 
 describe("provenance", () => {
   it("stamps the version package.json declares", () => {

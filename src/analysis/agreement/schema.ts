@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { AgreementReport } from "./agree.js";
 import { count, jsonNumber, type Conforms } from "../shared/schema-json.js";
-import { provenanceSchema } from "../../util/provenance.js";
+import { provenanceSchema } from "../../util/provenance-schema.js";
 
 /**
  * Schema of `analysis/agreement-<codebook>.json` ({@link AgreementReport}, written by

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { CompareReport } from "./compare.js";
 import { count, countRecord, nullableNumber, type Conforms } from "../shared/schema-json.js";
-import { provenanceSchema } from "../../util/provenance.js";
+import { provenanceSchema } from "../../util/provenance-schema.js";
 
 /** Schema of `analysis/compare-<codebook>.json` ({@link CompareReport}, written by `colloquy compare`). */
 

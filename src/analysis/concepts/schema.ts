@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ConceptsReport } from "./report.js";
 import { count, nullableNumber, type Conforms } from "../shared/schema-json.js";
-import { provenanceSchema } from "../../util/provenance.js";
+import { provenanceSchema } from "../../util/provenance-schema.js";
 
 /**
  * Schema of `analysis/concepts.json` ({@link ConceptsReport}, written by `colloquy concepts`),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { participantKinds } from "../../transcript/schema.js";
 import type { StatsReport } from "./report.js";
 import { count, countRecord, nullableNumber, type Conforms } from "../shared/schema-json.js";
-import { provenanceSchema } from "../../util/provenance.js";
+import { provenanceSchema } from "../../util/provenance-schema.js";
 
 /** Schema of `analysis/stats.json` ({@link StatsReport}, written by `colloquy stats`). */
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { TopicsReport } from "./report.js";
 import { count, nullableNumber, type Conforms } from "../shared/schema-json.js";
-import { provenanceSchema } from "../../util/provenance.js";
+import { provenanceSchema } from "../../util/provenance-schema.js";
 import { measureComparisonSchema, speakerSelectionSchema } from "../concepts/schema.js";
 import { topicTreeSchema } from "./tree.js";
 

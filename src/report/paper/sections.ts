@@ -179,7 +179,7 @@ function unitsAndN(
       : `Unit of analysis: ${design.unit}${design.unit === "session" ? `; sessions per condition: ${perCondition}` : ""}.`;
   const sessionLevel = [...new Set(measures.filter((m) => m.c.level === "session").map((m) => m.c.measure))];
   return design.unit === "participant" && sessionLevel.length > 0
-    ? `${units} Measures taken once per session (${sessionLevel.join(", ")}) are analysed per session (sessions per condition: ${perCondition}): a session is one observation, never counted once per person.`
+    ? `${units} Measures taken once per session (${sessionLevel.map(plainLabel).join(", ")}) are analysed per session (sessions per condition: ${perCondition}): a session is one observation, never counted once per person.`
     : units;
 }
 
@@ -425,7 +425,7 @@ function measuresSection(title: string, file: string, comparisons: MeasureCompar
     const n = Object.entries(g.byCondition)
       .map(([c, s]) => `${c} ${s.n}`)
       .join(", ");
-    const which = groups.size > 1 ? `${group.map((c) => c.measure).join(", ")}: m` : "M";
+    const which = groups.size > 1 ? `${group.map((c) => plainLabel(c.measure)).join(", ")}: m` : "M";
     return `${which}easured per ${g.level} and analysed per ${g.unit} (${describeDesign(g)}; ${g.designReason}; n per condition: ${n})`;
   });
   const test = comparisons.flatMap((c) => c.tests)[0];
