@@ -117,8 +117,8 @@ function csvPieces(text: string): string[] {
   return rows.flatMap((row) => row.filter((_, i) => !TIME_COLUMN.test((header[i] ?? "").trim()) && !BOOLEAN_KIND_COLUMN.test((header[i] ?? "").trim())));
 }
 
-/** XML formats (Transcriber, ELAN): every text node; attributes are ids, times and settings. */
-const XML_FORMATS = new Set(["transcriber", "elan"]);
+/** XML formats (Transcriber, ELAN, EXMARaLDA): every text node; attributes are ids, times and settings. */
+const XML_FORMATS = new Set(["transcriber", "elan", "exmaralda"]);
 const xml = new XMLParser({ preserveOrder: true, trimValues: false, processEntities: true, htmlEntities: true, parseTagValue: false });
 
 function xmlPieces(text: string): string[] {
