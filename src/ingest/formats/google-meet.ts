@@ -30,10 +30,15 @@ export function parseGoogleMeet(path: string, text: string, options: ImportOptio
   const lines = text.split(/\r\n|\n|\r/);
   const builder = new SessionBuilder(sessionIdFromPath(path), { source: { file: path, format: "google-meet" } }, options.agents);
   const warnings: string[] = [];
-  const nextLine = (i: number): string | undefined => lines.slice(i + 1).find((l) => l.trim() !== "");
+  /** Index of the first non-blank line after line i (lines.length when none). */
+  const nextLine = (i: number): number => {
+    let k = i + 1;
+    while (k < lines.length && lines[k]!.trim() === "") k++;
+    return k;
+  };
   const isHeader = (i: number): boolean => {
     const line = lines[i]!.trim();
-    const next = nextLine(i);
+    const next = lines[nextLine(i)];
     return !STAMP.test(line) && !HEADING.test(line) && !FOOTER.test(line) && looksLikeName(line) && next !== undefined && STAMP.test(next);
   };
   const firstBody = lines.findIndex((l, i) => STAMP.test(l) || (l.trim() !== "" && isHeader(i)));
@@ -50,7 +55,9 @@ export function parseGoogleMeet(path: string, text: string, options: ImportOptio
   let stamp: number | undefined;
   const footer: string[] = [];
   const flush = () => {
-    if (current) builder.turn(current.speaker, { text: current.text.join("\n").trim(), start: current.start, metadata: { line: current.line } });
+    // A header with no words under it (the speaker said nothing transcribable) is no turn; its name stays a participant.
+    if (current && current.text.join("").trim() !== "")
+      builder.turn(current.speaker, { text: current.text.join("\n").trim(), start: current.start, metadata: { line: current.line } });
     current = undefined;
   };
   const open = (name: string, line: number, first?: string) => {
@@ -74,7 +81,7 @@ export function parseGoogleMeet(path: string, text: string, options: ImportOptio
     }
     if (newer && isHeader(i)) {
       // Newer shape: the name, then the time line, then the words.
-      const at = lines.findIndex((l, k) => k > i && STAMP.test(l));
+      const at = nextLine(i);
       stamp = parseOffset(STAMP.exec(lines[at]!)![1]!);
       open(line.trim(), i + 1);
       i = at;
