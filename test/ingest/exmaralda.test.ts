@@ -27,6 +27,7 @@ describe("EXMARaLDA basic transcription importer", () => {
       ["int", 7, 9.5, "Sorry, go on."],
     ]);
     expect(session.turns[0]!.metadata).toMatchObject({ startPoint: "T0", endPoint: "T3" });
+    expect(session.turns[2]!.metadata?.eventInfo).toEqual([{ "ud-information": { "attribute-name": "certainty", text: "unsure who spoke" } }]);
     expect(session.metadata?.head).toMatchObject({ "meta-information": { "project-name": "Assistant interviews" } });
   });
 

@@ -11,6 +11,8 @@ interface TimedEvent {
   end: number;
   text: string;
   line: number | undefined;
+  /** The event's child elements (`<ud-information>`): metadata, not words. */
+  info: unknown[];
 }
 
 /**
@@ -84,10 +86,19 @@ export const exmaraldaImporter: Importer = {
           const problem = `event in tier "${attrs.id ?? tierIndex}" ends (${e.end}) at or before its start (${e.start}) on the timeline`;
           throw new ImportError({ file, line, problem, expected: "an end point after the start point" });
         }
-        events.push({ start, end, text: eventText(event), line });
+        const info = childrenOf(event)
+          .filter((n) => textOf(n) === undefined)
+          .map((n) => ({ [tagOf(n)]: describe(n) }));
+        events.push({ start, end, text: eventText(event), line, info });
       }
       if (attrs.type !== "t") {
-        otherTiers.push({ ...attrs, events: events.map((ev) => ({ start: attrsOf(points[ev.start]!).id, end: attrsOf(points[ev.end]!).id, text: ev.text })) });
+        const kept = events.map((ev) => ({
+          start: attrsOf(points[ev.start]!).id,
+          end: attrsOf(points[ev.end]!).id,
+          text: ev.text,
+          ...(ev.info.length ? { info: ev.info } : {}),
+        }));
+        otherTiers.push({ ...attrs, events: kept });
         return;
       }
       const speaker = speakerId(builder, speakers, attrs, tierIndex);
@@ -106,6 +117,8 @@ export const exmaraldaImporter: Importer = {
       const last = turn.events[turn.events.length - 1]!;
       const metadata: Record<string, unknown> = { startPoint: attrsOf(points[first.start]!).id, endPoint: attrsOf(points[last.end]!).id };
       if (first.line !== undefined) metadata.line = first.line;
+      const info = turn.events.flatMap((e) => e.info);
+      if (info.length > 0) metadata.eventInfo = info;
       builder.turn(turn.speaker, { text: words.trim(), start: time(first.start), end: time(last.end), metadata });
     }
     if (otherTiers.length > 0) {
@@ -131,7 +144,7 @@ function speakerId(builder: SessionBuilder, speakers: Map<string, XmlNode>, tier
   return builder.participant(name);
 }
 
-/** An event's words: its text nodes in order (a `<ud-information>` inside is metadata, not words). */
+/** An event's words: its text nodes in order (a `<ud-information>` inside is metadata, kept in `info`). */
 function eventText(event: XmlNode): string {
   return childrenOf(event)
     .map((n) => textOf(n) ?? "")
