@@ -12,6 +12,7 @@ import { whatsappImporter } from "./formats/whatsapp.js";
 import { chatChaImporter } from "./formats/chat-cha.js";
 import { textgridImporter } from "./formats/textgrid.js";
 import { zoomChatImporter } from "./formats/zoom-chat.js";
+import { googleMeetImporter } from "./formats/google-meet.js";
 import { xmlImporters } from "./formats/xml-formats.js";
 import { decodeHead, encodingLabel, knownEncoding, type TextEncoding } from "./encoding.js";
 import { directoryInput, fileInput, stripBom } from "./input.js";
@@ -32,6 +33,7 @@ export const importers: readonly Importer[] = [
   chatChaImporter,
   textgridImporter,
   plainImporter,
+  googleMeetImporter,
   ...jsonImporters,
   ...xmlImporters,
 ];

@@ -77,6 +77,8 @@ const MARKUP: Record<string, Markup[]> = {
   ],
   // Teams .docx (its paragraphs' text): offsets and cue timings are markup; the names must survive.
   "teams-docx": [/^(\S.*?)(?:\t+|\s{2,})\d{1,2}(?::\d{1,2}){1,2}\s*$/, /^\s*\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d+)?\s*-->\s*\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d+)?\s*$/],
+  // Google Meet: time lines are markup (kept as start times); the speaker and the words must survive.
+  "google-meet": [/^\s*\d{1,2}:\d{2}:\d{2}\s*$/, /^([^:]{1,60}?):\s+(.*)$/],
   // Date and time headers are markup (kept as timestamps); the sender and the text must survive.
   whatsapp: [new RegExp(String.raw`^\u200e?\[?${WA_DATE},?\s${WA_TIME}\]?\s(?:[-–]\s)?(?:\u200e?([^:"“”]{1,60}?): )?(.*)$`)],
 };
@@ -117,8 +119,8 @@ function csvPieces(text: string): string[] {
   return rows.flatMap((row) => row.filter((_, i) => !TIME_COLUMN.test((header[i] ?? "").trim()) && !BOOLEAN_KIND_COLUMN.test((header[i] ?? "").trim())));
 }
 
-/** XML formats (Transcriber, ELAN): every text node; attributes are ids, times and settings. */
-const XML_FORMATS = new Set(["transcriber", "elan"]);
+/** XML formats (Transcriber, ELAN, EXMARaLDA): every text node; attributes are ids, times and settings. */
+const XML_FORMATS = new Set(["transcriber", "elan", "exmaralda"]);
 const xml = new XMLParser({ preserveOrder: true, trimValues: false, processEntities: true, htmlEntities: true, parseTagValue: false });
 
 function xmlPieces(text: string): string[] {
