@@ -290,7 +290,14 @@ const agreeStage: Stage = {
     const pairs: string[] = [];
     for (const p of plans(c)) if ((await humansWithCodes(c, p.codebook)).length) pairs.push(p.codebook);
     return {
-      fingerprint: fingerprint({ codes: await codesHashes(c), plans: plans(c), humans: c.study.config.humanCoders, tool: toolVersion }),
+      // The disagreements list each turn's speaker and words (or none, for a session removed since): sessions count too.
+      fingerprint: fingerprint({
+        sessions: await sessionsHashes(c),
+        codes: await codesHashes(c),
+        plans: plans(c),
+        humans: c.study.config.humanCoders,
+        tool: toolVersion,
+      }),
       work: pairs.length ? `agreement for ${pairs.join(", ")}` : "no human codes to compare against (colloquy.json humanCoders)",
       nothingToDo: pairs.length === 0,
       mustRun: missingOutputs(
