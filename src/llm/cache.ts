@@ -132,10 +132,10 @@ const PACK_LINE_HEAD = Buffer.from('{"key":"');
 const KEY_CHARS = 64;
 
 /**
- * Blank lines, which the pack index skips, make the journal's reserved room. On copy-on-write
- * file systems (btrfs, ZFS) an overwrite needs new blocks too, so there it is a best effort.
+ * A process's journal pack: `used` bytes of replies, then reserved room of blank lines (which the
+ * pack index skips). On copy-on-write file systems (btrfs, ZFS) an overwrite needs new blocks
+ * too, so there the room is a best effort.
  */
-/** A process's journal pack: `used` bytes of replies, then blank reserved room. */
 interface Journal {
   path: string;
   fd: number;
@@ -290,8 +290,8 @@ export class ResponseCache {
   /**
    * Set `bytes` aside for replies `put` cannot write as entries (see the class comment); call it
    * before asking for anything, with room for the replies that can be in flight at once (a reply
-   * past the room is still written where the disk allows). Once per instance; throws when the folder cannot be written
-   * (then nothing should be asked: its replies could not be kept).
+   * past the room is still written where the disk allows). Once per instance; throws when the
+   * folder cannot be written (then nothing should be asked: its replies could not be kept).
    */
   reserve(bytes: number): void {
     if (this.journal) return;
