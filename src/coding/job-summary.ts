@@ -13,7 +13,10 @@ export function formatCodingSummary(s: CodingSummary): string {
     `skipped ${n(s.skippedTotal)}${skipped ? ` (${skipped})` : ""}`,
     `already coded ${n(s.alreadyCoded)}`,
   ];
-  if (s.stoppedBy) parts.push(`not reached ${n(s.remaining)} (stopped: the endpoint refused the request)`);
+  if (s.stoppedBy)
+    parts.push(
+      `not reached ${n(s.remaining)} (stopped: ${s.stoppedKind === "storage" ? "the response cache cannot be written" : "the endpoint refused the request"})`,
+    );
   else if (s.aborted) parts.push(`not reached ${n(s.remaining)} (aborted; run again to continue)`);
   if (s.learned) {
     const v = s.learned.validation;

@@ -140,13 +140,15 @@ export interface CodingSummary {
    * unknown model, unsupported parameter): the job stops at once instead of failing every turn.
    */
   stoppedBy?: string;
+  /** What stopped it: the endpoint ("auth", "bad_request") or the response cache ("storage"). */
+  stoppedKind?: string;
 }
 
 export { SKIPPED_TURN_TYPES, skipReason, planCoding, type CodingPlan, type CodingUnit } from "./job-plan.js";
 export { formatCodingSummary } from "./job-summary.js";
 
 /** Error kinds that would fail every remaining request the same way. */
-const FATAL_KINDS = new Set(["auth", "bad_request"]);
+const FATAL_KINDS = new Set(["auth", "bad_request", "storage"]);
 
 /** Completion tokens we expect per coded turn, for --dry-run estimates (a short JSON answer). */
 export const EST_COMPLETION_TOKENS_PER_TURN = { nominal: 40, scales: 70 } as const;
@@ -242,7 +244,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
   const reporter = options.reporter ?? silentReporter;
   const coderId = coderIdOf(options);
   const { codebook, study } = options;
-  // Our own controller: aborts on the caller's signal, or when a fatal error makes going on pointless.
+  // Our own controller: aborts on the caller's signal (Ctrl-C).
   const stop = new AbortController();
   // Every in-flight request (and retry wait) listens on this signal: lift the default cap of 10.
   setMaxListeners(0, stop.signal);
@@ -250,6 +252,11 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
   if (options.signal?.aborted) stop.abort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
   const signal = stop.signal;
+  // Set when going on is pointless (a fatal error, codes that cannot be stored): no new request
+  // starts, but those in flight finish and their replies are kept (aborting them would leave
+  // replies the provider bills and nobody reads, asked for again by the next run).
+  let halted = false;
+  const halt = () => void (halted = true);
   const noRules = options.coder === "rules" ? rulesProblem(codebook) : undefined;
   if (noRules) throw new Error(noRules);
   const plan = planCoding(options.sessions, await doneSet(options, coderId), options.batch ?? 1);
@@ -263,7 +270,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
       reporter.warn(describeRepair(repair, study));
     },
     // Replies that cannot be stored are not worth paying for: stop asking.
-    onError: () => stop.abort(),
+    onError: halt,
   });
   const summary: CodingSummary = {
     codebook: codebook.id,
@@ -304,7 +311,8 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
       summary.failed++;
       if (outcome.errorKind && FATAL_KINDS.has(outcome.errorKind) && !summary.stoppedBy) {
         summary.stoppedBy = outcome.reason;
-        stop.abort();
+        summary.stoppedKind = outcome.errorKind;
+        halt();
       }
       writer.failure({
         session: outcome.session,
@@ -337,7 +345,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
     const offline = offlineCoder(options, summary);
     if (offline) {
       for (const unit of plan.units) {
-        if (signal?.aborted) break;
+        if (signal.aborted || halted) break;
         for (const index of unit.targets) {
           const turn = unit.session.turns[index];
           const ref = { session: unit.session.id, turn: turn.id, index };
@@ -356,7 +364,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
         // A collected batch: most units are coded from their reply at once, in one loop.
         const rest: typeof units = [];
         for (const [i, unit] of units.entries()) {
-          if (signal.aborted) break;
+          if (signal.aborted || halted) break;
           const outcomes = coder.codeFromReply(unit.session, unit.targets, options.answered);
           if (outcomes) outcomes.forEach(record);
           else rest.push(unit);
@@ -373,7 +381,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
       // the ChatModel's own limiter bounds what reaches the endpoint.
       const workers = Math.max(1, (options.model?.config?.concurrency ?? 8) * 2);
       await mapLimit(units, workers, async (unit) => {
-        if (signal?.aborted) return;
+        if (signal.aborted || halted) return;
         const outcomes = await coder.code(unit.session, unit.targets, signal);
         outcomes.forEach(record);
         reporter.progress(task, finished, toCode);
@@ -401,7 +409,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
     reporter.warn(describeRepair(pruned.repair, study));
   }
   summary.remaining = toCode - finished;
-  summary.aborted = Boolean(signal?.aborted) && summary.remaining > 0;
+  summary.aborted = (signal.aborted || halted) && summary.remaining > 0;
   summary.elapsedMs = Math.round(performance.now() - started);
   if (summary.failed > 0) summary.failuresFile = `codes/${codebook.id}/${encodeURIComponent(coderId)}.failures.jsonl`;
   return summary;

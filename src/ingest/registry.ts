@@ -4,6 +4,7 @@ import { extname, join } from "node:path";
 import { errorMessage } from "../util/errors.js";
 import type { SessionInput } from "../transcript/schema.js";
 import { csvImporter } from "./formats/csv.js";
+import { parquetImporter } from "./formats/parquet.js";
 import { jsonImporters } from "./formats/json-formats.js";
 import { plainImporter } from "./formats/plain.js";
 import { slackPasteImporter } from "./formats/slack-paste.js";
@@ -36,6 +37,7 @@ export const importers: readonly Importer[] = [
   googleMeetImporter,
   ...jsonImporters,
   ...xmlImporters,
+  parquetImporter,
 ];
 
 /** How much of a file detect() sees. */

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import { createHash, randomBytes, type Hash } from "node:crypto";
 import { join } from "node:path";
@@ -13,6 +13,11 @@ import type { ChatMessage, ResponseFormat, TokenUsage } from "./types.js";
  * headers or base URL (the same model behind another URL answers the same prompt the same way;
  * the `model` name is what matters). Only successful replies are written, atomically, so a
  * killed run leaves either a whole entry or none.
+ *
+ * A reply that was paid for must survive a full disk: before a process sends its first request
+ * it sets room aside (`reserve`: a journal pack of blank lines), and a reply whose entry cannot be
+ * written goes into that room instead (overwriting blocks already allocated needs no free space).
+ * The journal is an ordinary pack, so the next process finds its replies like any other.
  */
 
 /** Everything that determines a reply, and nothing else. */
@@ -126,6 +131,33 @@ interface Packed {
 const PACK_LINE_HEAD = Buffer.from('{"key":"');
 const KEY_CHARS = 64;
 
+/**
+ * A process's journal pack: `used` bytes of replies, then reserved room of blank lines (which the
+ * pack index skips). On copy-on-write file systems (btrfs, ZFS) an overwrite needs new blocks
+ * too, so there the room is a best effort.
+ */
+interface Journal {
+  path: string;
+  fd: number;
+  used: number;
+}
+
+/** Journals of this process, cut to what they hold (or removed when empty) when it exits. */
+const journals = new Set<Journal>();
+let exitHook = false;
+function closeJournalsOnExit(): void {
+  for (const journal of journals) {
+    try {
+      if (journal.used === 0) rmSync(journal.path, { force: true });
+      else ftruncateSync(journal.fd, journal.used);
+      closeSync(journal.fd);
+    } catch {
+      // The folder may be gone (a removed study); a killed process leaves its room too, harmlessly.
+    }
+  }
+  journals.clear();
+}
+
 export class ResponseCache {
   /**
    * Keys present on disk, listed once per process: a miss then costs no file system call
@@ -136,6 +168,8 @@ export class ResponseCache {
   private index: Promise<Map<string, Packed | "loose">> | undefined;
   /** Fan-out folders known to exist, so each is created once. */
   private readonly dirs = new Set<string>();
+  /** Room for replies the cache cannot take, once reserved. */
+  private journal: Journal | undefined;
 
   constructor(readonly dir: string) {}
 
@@ -229,16 +263,74 @@ export class ResponseCache {
 
   /**
    * Atomic: a temp file in the same folder renamed over the target (as util/fs writeFileAtomic).
+   * When the entry cannot be written, the reply goes into the reserved journal and `journaled`
+   * is the entry's error; when neither can be written, that error is thrown.
    * Synchronous on purpose: a paid reply is on disk before anything else runs, never queued
    * behind other file system work in libuv's four-thread pool (measured: 250+ ms behind the
    * codes file's fdatasync under load, long enough for a kill -9 to cost the reply). An entry is
    * ~1 kB; the write and rename take well under a millisecond. Not fsynced: a killed process
    * loses nothing the kernel has; after a power cut an empty or partial entry reads as a miss.
    */
-  async put(key: string, reply: CachedReply): Promise<void> {
+  async put(key: string, reply: CachedReply): Promise<{ journaled?: unknown }> {
     const keys = await this.keys();
-    this.writeLoose(key, JSON.stringify({ key, reply }) + "\n");
-    keys.set(key, "loose");
+    const body = JSON.stringify({ key, reply }) + "\n";
+    try {
+      this.writeLoose(key, body);
+      keys.set(key, "loose");
+      return {};
+    } catch (error) {
+      // Disk full, permissions: the reserved room takes it, or the caller learns it is not kept.
+      const at = this.writeJournal(body);
+      if (!at) throw error;
+      keys.set(key, at);
+      return { journaled: error };
+    }
+  }
+
+  /**
+   * Set `bytes` aside for replies `put` cannot write as entries (see the class comment); call it
+   * before asking for anything, with room for the replies that can be in flight at once (a reply
+   * past the room is still written where the disk allows). Once per instance; throws when the
+   * folder cannot be written (then nothing should be asked: its replies could not be kept).
+   */
+  reserve(bytes: number): void {
+    if (this.journal) return;
+    mkdirSync(this.packDir, { recursive: true });
+    const path = join(this.packDir, `journal-${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}-${randomBytes(4).toString("hex")}.jsonl`);
+    const fd = openSync(path, "w");
+    try {
+      writeAll(fd, Buffer.alloc(bytes, 10), 0);
+    } catch (error) {
+      closeSync(fd);
+      rmSync(path, { force: true });
+      throw error;
+    }
+    this.journal = { path, fd, used: 0 };
+    journals.add(this.journal);
+    if (!exitHook) {
+      exitHook = true;
+      process.once("exit", closeJournalsOnExit);
+    }
+  }
+
+  /** The journal's file, once reserved (named in messages). */
+  get journalPath(): string | undefined {
+    return this.journal?.path;
+  }
+
+  /** Write one line into the journal's room (past it if the disk allows); undefined when it cannot be kept. */
+  private writeJournal(body: string): Packed | undefined {
+    const journal = this.journal;
+    if (!journal) return undefined;
+    const bytes = Buffer.from(body);
+    try {
+      writeAll(journal.fd, bytes, journal.used);
+    } catch {
+      return undefined;
+    }
+    const at = { pack: journal.path, offset: journal.used, length: bytes.length - 1 };
+    journal.used += bytes.length;
+    return at;
   }
 
   /**
@@ -318,6 +410,11 @@ export class ResponseCache {
       throw error;
     }
   }
+}
+
+/** Write all of `bytes` at `position` (writeSync may write less than asked). */
+function writeAll(fd: number, bytes: Buffer, position: number): void {
+  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, position + done);
 }
 
 /** Bytes gathered before one write while packing. */

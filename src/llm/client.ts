@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import type OpenAI from "openai";
 import { sleep } from "../util/concurrency.js";
+import { errorMessage } from "../util/errors.js";
 import { ResponseCache, cacheKey, type CachedReply } from "./cache.js";
 import { createBatchApi, type BatchApi } from "./batch/api.js";
 import { PLACEHOLDER_API_KEY, displayURL, endpointHost, isLoopbackEndpoint, needsApiKey } from "./config.js";
@@ -11,6 +12,13 @@ import { nodeFetch } from "./transport.js";
 import { estimateCost, priceFor } from "./prices.js";
 import { DEFAULT_BACKOFF, MAX_RETRY_AFTER_MS, backoffDelay, retryAfterMs, type BackoffOptions } from "./retry.js";
 import type { ChatModel, ChatRequest, ChatResponse, ChatResult, LlmError, ModelConfig, ResponseFormat, UsageTotals } from "./types.js";
+
+/**
+ * Room the response cache sets aside for replies it cannot write as entries (a full disk): a
+ * coding reply's entry is 300-600 bytes, and at most one reply per slot arrives once the run stops asking.
+ */
+const JOURNAL_BYTES_PER_SLOT = 1024;
+const JOURNAL_MIN_BYTES = 4096;
 
 /** How much structured output the endpoint has accepted so far (only ever steps down). */
 export type FormatSupport = "json_schema" | "json_object" | "text";
@@ -84,6 +92,11 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
   let support: FormatSupport = "json_schema";
   const totals = { requests: 0, failedRequests: 0, retries: 0, cachedResponses: 0, failures: 0, promptTokens: 0, completionTokens: 0 } satisfies UsageTotals;
   const { apiKey: _omit, ...publicConfig } = config;
+  /** Why replies can no longer be kept (the cache cannot be written): then nothing more is asked. */
+  let unkept: string | undefined;
+  const unkeptMessage = (error: unknown, kept = "") =>
+    `the response cache in ${cache?.dir} cannot be written (${errorMessage(error)}${kept}): stopped asking the model, so that no reply is paid for that could not be kept; ` +
+    `free some space and run the same command again (replies already received are kept)`;
 
   const keyOf = (request: ChatRequest) =>
     cacheKey({
@@ -186,6 +199,18 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
     }
   }
 
+  /** A refusal when replies can no longer be kept; sets room aside for them first (ResponseCache.reserve). */
+  function unkeepable(): ChatResult | undefined {
+    if (!unkept) {
+      try {
+        cache?.reserve(Math.max(JOURNAL_MIN_BYTES, config.concurrency * JOURNAL_BYTES_PER_SLOT));
+      } catch (error) {
+        unkept = unkeptMessage(error);
+      }
+    }
+    return unkept ? fail({ kind: "storage", message: unkept }, 0, 0) : undefined;
+  }
+
   async function completeOnce(request: ChatRequest, hash: string): Promise<ChatResult> {
     if (cache && !request.noCache) {
       const hit = await cache.get(hash);
@@ -206,7 +231,15 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
         };
       }
     }
-    const result = await limiter.run(() => send(request, hash));
+    // Refused when its turn to be sent comes, and kept before its slot is given to the next:
+    // nothing is asked whose reply could not be kept (a resume would pay for it again).
+    const result = await limiter.run(async () => {
+      const refused = cache && unkeepable();
+      if (refused) return refused;
+      const sent = await send(request, hash);
+      if (sent.ok) await keep(sent.response, hash);
+      return sent;
+    });
     const sent = (result.ok ? result.response.httpRequests : result.error.httpRequests) ?? 0;
     totals.requests += sent;
     totals.retries += Math.max(0, sent - 1);
@@ -215,25 +248,30 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
       if (result.error.kind !== "aborted") totals.failures++;
       return result;
     }
-    const { response } = result;
-    totals.promptTokens += response.usage.promptTokens;
-    totals.completionTokens += response.usage.completionTokens;
-    // A reply cut off at max tokens is not a usable answer: do not make it permanent.
-    if (cache && response.finishReason !== "length") {
-      try {
-        await cache.put(hash, {
-          text: response.text,
-          model: response.model,
-          usage: response.usage,
-          finishReason: response.finishReason,
-          receivedAt: new Date().toISOString(),
-        });
-      } catch (error) {
-        // The reply is good; failing to keep a copy only costs a repeated request later.
-        options.onCacheError?.(error);
-      }
-    }
+    totals.promptTokens += result.response.usage.promptTokens;
+    totals.completionTokens += result.response.usage.completionTokens;
     return result;
+  }
+
+  /** Keep a reply in the cache, or in the room it set aside; when neither can take it, nothing more is asked. */
+  async function keep(response: ChatResponse, hash: string): Promise<void> {
+    // A reply cut off at max tokens is not a usable answer: do not make it permanent.
+    if (!cache || response.finishReason === "length") return;
+    try {
+      const kept = await cache.put(hash, {
+        text: response.text,
+        model: response.model,
+        usage: response.usage,
+        finishReason: response.finishReason,
+        receivedAt: new Date().toISOString(),
+      });
+      // Kept in the room set aside: the cache cannot be written, so stop asking while there is room.
+      if (kept.journaled) unkept ??= unkeptMessage(kept.journaled, `; replies received since are kept in ${cache.journalPath}`);
+    } catch (error) {
+      // The reply itself is good (the caller uses it); asking for more would pay for replies nothing keeps.
+      unkept ??= unkeptMessage(error);
+      options.onCacheError?.(error);
+    }
   }
 
   return {

@@ -63,6 +63,7 @@ export type LlmErrorKind =
   | "timeout" // per-request timeout after all retries
   | "bad_request" // 400/404/422: wrong model name, unsupported parameter
   | "aborted"
+  | "storage" // the response cache cannot be written (disk full): nothing more is asked
   | "unknown";
 
 export interface LlmError {

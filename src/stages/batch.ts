@@ -135,7 +135,7 @@ export async function submitLines(
   limits: Partial<BatchLimits> | undefined,
   effects: StageEffects,
 ): Promise<BatchSubmitSummary["batches"]> {
-  const folder = join(context.dir, STUDY_FOLDERS.jobs, "requests");
+  const folder = requestsFolder(context.dir);
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   effects.log(`${what.label}: writing the batch request files…`);
   const api = model.batchApi();
@@ -168,6 +168,9 @@ export async function submitLines(
   }
   return created;
 }
+
+/** Where request files wait while they are uploaded. */
+const requestsFolder = (study: string) => join(study, STUDY_FOLDERS.jobs, "requests");
 
 /**
  * Request files a killed submission left (the folder only holds files being uploaded: one
@@ -219,8 +222,9 @@ function clientFor(context: StudyContext, entry: BatchEntry, cli: ModelCliOption
   return model;
 }
 
-/** Ask the provider about every open batch; completes batches a killed process left uploaded. */
+/** Ask the provider about every open batch; completes batches a killed process left uploaded, and removes what it left besides. */
 async function refresh(context: StudyContext, ledger: BatchLedger, cli: ModelCliOptions, effects: StageEffects): Promise<Map<BatchEntry, BatchInfo>> {
+  await removeLeftovers(context.model(cli, effects).batchApi(), ledger, requestsFolder(context.dir), effects);
   const infos = new Map<BatchEntry, BatchInfo>();
   for (const entry of ledger.batches.filter(isOpen)) {
     const api = clientFor(context, entry, cli, effects).batchApi();

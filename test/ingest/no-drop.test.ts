@@ -9,6 +9,7 @@ import { importers } from "../../src/ingest/registry.js";
 import { ImportError, type Importer, type ImportResult } from "../../src/ingest/types.js";
 import { assertNothingDropped } from "../support/coverage.js";
 import { docxText } from "../support/docx.js";
+import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 
 /**
  * "Nothing is silently dropped": for every fixture of every format, every character of every
@@ -282,6 +283,15 @@ async function piecesOf(c: Case): Promise<string[]> {
     return out;
   }
   if (c.format === "teams-docx" && c.path.endsWith(".docx")) return textPieces(c.format, docxText(await readFile(c.path)).join("\n"));
+  if (c.format === "parquet") {
+    // Every non-empty cell, as text (numbers as written by String()).
+    const rows = await parquetReadObjects({ file: await asyncBufferFromFile(c.path) });
+    return rows.flatMap((row) =>
+      Object.values(row)
+        .filter((v) => v !== null && v !== "")
+        .map(String),
+    );
+  }
   const text = decodeByName(c.path, await readFile(c.path));
   if (c.format === "csv") return csvPieces(text);
   if (MARKUP[c.format]) return textPieces(c.format, text);

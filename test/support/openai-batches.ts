@@ -41,6 +41,11 @@ export interface BatchBehaviour {
    * destroyed before anything is created; "ok" answers as usual.
    */
   createFaults?: ("ok" | "502" | "drop" | "unreached")[];
+  /**
+   * Awaited before answering (a test kills its client meanwhile): "upload" once the file is
+   * stored, "create" once the batch exists, "download" before a file's content is sent.
+   */
+  hold?: Partial<Record<"upload" | "create" | "download", () => Promise<void>>>;
 }
 
 export const DEFAULT_BATCH_BEHAVIOUR: BatchBehaviour = { outcome: "completed", inProgressPolls: 0 };
@@ -175,6 +180,7 @@ export function createBatchRoutes(deps: {
       start: file.start,
     };
     files.set(id, stored);
+    await deps.options().hold?.upload?.();
     deps.sendJson(res, 200, fileObject(stored));
   }
 
@@ -255,6 +261,7 @@ export function createBatchRoutes(deps: {
     batches.set(batch.id, batch);
     if (fault === "drop") return void res.socket?.destroy();
     if (fault === "502") return deps.sendJson(res, 502, deps.errorBody("Bad Gateway", "server_error"));
+    await deps.options().hold?.create?.();
     deps.sendJson(res, 200, batchObject(batch));
   }
 
@@ -324,6 +331,7 @@ export function createBatchRoutes(deps: {
           return deps.sendJson(res, 200, { id: file.id, object: "file", deleted: true });
         }
         if (req.method === "GET" && parts[3] === "content") {
+          await deps.options().hold?.download?.();
           res.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.bytes });
           return void readStored(file).pipe(res);
         }

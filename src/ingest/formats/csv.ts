@@ -50,7 +50,13 @@ interface ColumnMap {
 }
 
 /** Resolve which header each field uses: explicit --columns first, then aliases. */
-function mapColumns(path: string, headers: string[], explicit: Record<string, string> = {}, codeColumns: Record<string, string> = {}): ColumnMap {
+function mapColumns(
+  path: string,
+  headers: string[],
+  columnsAt: TableLocus,
+  explicit: Record<string, string> = {},
+  codeColumns: Record<string, string> = {},
+): ColumnMap {
   const map = new Map<string, number>();
   let sessionParts: number[] | undefined;
   const byName = new Map(headers.map((h, i) => [h.trim(), i] as const));
@@ -59,7 +65,7 @@ function mapColumns(path: string, headers: string[], explicit: Record<string, st
     if (!(field in csvFieldAliases)) {
       throw new ImportError({
         file: path,
-        line: 1,
+        ...columnsAt,
         problem: `--columns names unknown field "${field}"`,
         expected: `one of ${Object.keys(csvFieldAliases).join(", ")}`,
       });
@@ -73,7 +79,7 @@ function mapColumns(path: string, headers: string[], explicit: Record<string, st
         if (i < 0)
           throw new ImportError({
             file: path,
-            line: 1,
+            ...columnsAt,
             problem: `--columns session=${column}: no column "${part}" in the header`,
             expected: `columns joined by "+", each one of the header's columns: ${headers.join(", ")}`,
           });
@@ -84,7 +90,7 @@ function mapColumns(path: string, headers: string[], explicit: Record<string, st
     if (index < 0) {
       throw new ImportError({
         file: path,
-        line: 1,
+        ...columnsAt,
         problem: `--columns ${field}=${column}: no column "${column}" in the header`,
         expected: `one of the header's columns: ${headers.join(", ")}`,
       });
@@ -135,16 +141,18 @@ interface SessionState {
   condition?: string;
 }
 
-/** Whether some run value occurs under two different conditions in data rows from `from`. */
-function runsShared(rows: readonly string[][], from: number, iRun: number, iCondition: number): boolean {
+/** Whether some run value occurs under two different conditions in the table's data rows. */
+async function runsShared(table: TurnTable, iRun: number, iCondition: number): Promise<boolean> {
   const conditionOf = new Map<string, string>();
-  for (let r = from; r < rows.length; r++) {
-    const run = rows[r]![iRun];
-    const condition = rows[r]![iCondition];
-    if (run === undefined || condition === undefined || run.trim() === "" || condition.trim() === "") continue;
-    const seen = conditionOf.get(run.trim());
-    if (seen === undefined) conditionOf.set(run.trim(), condition.trim());
-    else if (seen !== condition.trim()) return true;
+  for await (const chunk of table.chunks()) {
+    for (let r = chunk.from; r < chunk.rows.length; r++) {
+      const run = chunk.rows[r]![iRun];
+      const condition = chunk.rows[r]![iCondition];
+      if (run === undefined || condition === undefined || run.trim() === "" || condition.trim() === "") continue;
+      const seen = conditionOf.get(run.trim());
+      if (seen === undefined) conditionOf.set(run.trim(), condition.trim());
+      else if (seen !== condition.trim()) return true;
+    }
   }
   return false;
 }
@@ -209,13 +217,64 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
   while (first < rows.length && rows[first]!.every((c) => c.trim() === "")) first++;
   if (first >= rows.length) throw new ImportError({ file: path, line: 1, problem: "the file is empty", expected: "a header row and one row per turn" });
   const headerLine = rowLines[first]!;
-  const headers = rows[first]!.map((c) => c.trim());
-  const { columns, sessionParts: explicitParts } = mapColumns(path, headers, options.columns, options.codeColumns);
+  const table: TurnTable = {
+    path,
+    format: "csv",
+    delimiter,
+    headers: rows[first]!.map((c) => c.trim()),
+    headerAt: { line: headerLine },
+    columnsAt: { line: 1 },
+    emptyAt: { line: headerLine + 1 },
+    chunks: () => [{ rows, from: first + 1, place: (r) => ({ line: rowLines[r]! }) }],
+  };
+  return tableSessions(table, options);
+}
+
+/** Where in its file a row of a turn table is: a line (CSV) or a row number counted from 1 (Parquet). */
+export type RowPlace = { line: number } | { row: number };
+/** Where a problem is, as ImportError takes it. */
+export type TableLocus = { line: number } | { jsonPath: string };
+
+const locusOf = (place: RowPlace): TableLocus => ("line" in place ? place : { jsonPath: `row ${place.row}` });
+const describePlace = (path: string, at: TableLocus) => ("line" in at ? `${path}:${at.line}` : `${path}: ${at.jsonPath}`);
+
+/** Rows of a turn table, as string cells: `rows[from..]`, each placed in its file by `place(r)`. */
+export interface TableChunk {
+  rows: readonly (readonly string[])[];
+  from: number;
+  place(r: number): RowPlace;
+}
+
+/** A table of turns (a CSV, a Parquet file): its header and its data rows, chunk after chunk. */
+export interface TurnTable {
+  path: string;
+  /** Recorded in each session's metadata.source. */
+  format: string;
+  /** A text table's delimiter (named when a row has too many fields). */
+  delimiter?: string;
+  headers: string[];
+  /** The header, for messages about columns; `columnsAt` for --columns that name none of them. */
+  headerAt: TableLocus;
+  columnsAt: TableLocus;
+  /** Where the first data row would be (the message for a table without one). */
+  emptyAt: TableLocus;
+  /** The data rows; may be read twice (a pre-scan of condition and run columns). */
+  chunks(): Iterable<TableChunk> | AsyncIterable<TableChunk>;
+}
+
+/**
+ * Sessions from a table of turns, one row per turn: columns mapped to fields as the CSV importer
+ * documents (above); unmapped columns kept in each turn's metadata.
+ */
+export async function tableSessions(table: TurnTable, options: ImportOptions = {}): Promise<ImportResult> {
+  const { path, headers } = table;
+  const headerWhere = describePlace(path, table.headerAt);
+  const { columns, sessionParts: explicitParts } = mapColumns(path, headers, table.columnsAt, options.columns, options.codeColumns);
   for (const field of ["speaker", "text"] as const) {
     if (!columns.has(field)) {
       throw new ImportError({
         file: path,
-        line: headerLine,
+        ...table.headerAt,
         problem: `no ${field} column (header: ${headers.join(", ")})`,
         expected: `a column named ${csvFieldAliases[field]!.slice(0, 4).join("/")} or --columns ${field}=<column>`,
       });
@@ -227,8 +286,7 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
   for (const [column, coder] of Object.entries(options.codeColumns ?? {})) {
     const index = headers.findIndex((h) => h === column.trim());
     // One import may mix files with and without a code column: say so, but import the turns.
-    if (index < 0)
-      warnings.push(`${path}:${headerLine}: --code-column ${column}: no such column (header: ${headers.join(", ")}); no ${coder} codes from this file`);
+    if (index < 0) warnings.push(`${headerWhere}: --code-column ${column}: no such column (header: ${headers.join(", ")}); no ${coder} codes from this file`);
     else codeColumns.push({ index, coder });
   }
   const col = (field: string): number => columns.get(field) ?? -1;
@@ -255,7 +313,7 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
   if (
     !sessionParts &&
     iCondition! >= 0 &&
-    (sessionIsRun ? runsShared(rows, first + 1, iSession!, iCondition!) : iSession! < 0 && iRun! >= 0) &&
+    (sessionIsRun ? await runsShared(table, iSession!, iCondition!) : iSession! < 0 && iRun! >= 0) &&
     !options.columns?.session
   ) {
     const run = sessionIsRun ? iSession! : iRun!;
@@ -266,110 +324,111 @@ export async function parseCsv(path: string, rawText: string, options: ImportOpt
     iRun = run;
     sessionIsRun = false;
     warnings.push(
-      `${path}:${headerLine}: no session column; sessions keyed by condition+run (columns "${headers[iCondition!]}"+"${headers[run]}"); pass --columns session=<column> to key them otherwise`,
+      `${headerWhere}: no session column; sessions keyed by condition+run (columns "${headers[iCondition!]}"+"${headers[run]}"); pass --columns session=<column> to key them otherwise`,
     );
   }
   const mapped = new Set([...columns.values(), ...(sessionParts ?? []), ...codeColumns.map((c) => c.index)]);
   const unmapped = headers.map((h, i) => ({ name: h || `column ${i + 1}`, i })).filter((c) => !mapped.has(c.i));
   const sessions = new Map<string, SessionState>();
 
-  for (let r = first + 1; r < rows.length; r++) {
-    const cells = rows[r]!;
-    const rowLine = rowLines[r]!;
-    if (cells.length === 1 && cells[0]!.trim() === "") continue;
-    if (cells.length !== headers.length) {
-      if (cells.every((c) => c.trim() === "")) continue;
-      throw new ImportError({
-        file: path,
-        line: rowLine,
-        problem: `row has ${cells.length} field(s) but the header has ${headers.length}`,
-        expected: `one field per header column (quote cells that contain "${delimiter === "\t" ? "\\t" : delimiter}" or line breaks)`,
-      });
-    }
-    const speakerName = cells[iSpeaker!]!;
-    if (speakerName.trim() === "") {
-      if (cells.every((c) => c.trim() === "")) continue;
-      throw new ImportError({
-        file: path,
-        line: rowLine,
-        problem: `empty speaker cell (column "${headers[iSpeaker!]}")`,
-        expected: "every row to name its speaker",
-      });
-    }
-    const keyParts = sessionParts?.map((i) => cells[i]!.trim());
-    const sessionKey = keyParts ? (keyParts.every((k) => k === "") ? "" : keyParts.join("-")) : iSession! >= 0 ? cells[iSession!]! : "";
-    // Parts kept apart in the map key: ("a-b", "c") and ("a", "b-c") are different sessions.
-    const mapKey = keyParts ? JSON.stringify(keyParts) : sessionKey;
-    let state = sessions.get(mapKey);
-    if (!state) {
-      const metadata: Record<string, unknown> = { source: { file: path, format: "csv" } };
-      if (sessionKey !== "") metadata.sessionKey = sessionKey;
-      if (keyParts && sessionKey !== "")
-        metadata.sessionColumns = Object.fromEntries(sessionParts!.map((i, n) => [headers[i] || `column ${i + 1}`, keyParts[n]]));
-      if (sessionIsRun && sessionKey !== "") metadata.run = sessionKey;
-      const id = sessionKey === "" ? sessionIdFromPath(path) : sessionIdFromPath(path, sessionKey);
-      const clash = [...sessions.values()].find((other) => other.builder.id === id);
-      if (clash)
+  for await (const chunk of table.chunks())
+    for (let r = chunk.from; r < chunk.rows.length; r++) {
+      const cells = chunk.rows[r]!;
+      const place = chunk.place(r);
+      const at = locusOf(place);
+      const where = describePlace(path, at);
+      if (cells.length === 1 && cells[0]!.trim() === "") continue;
+      if (cells.length !== headers.length) {
+        if (cells.every((c) => c.trim() === "")) continue;
         throw new ImportError({
           file: path,
-          line: rowLine,
-          problem: `session key ${JSON.stringify(keyParts ?? sessionKey)} gives the session id "${id}", which another key of this file already gives`,
-          expected: "session keys that stay distinct as ids (letters, digits and '-'); key the sessions by other columns with --columns session=<a>+<b>",
+          ...at,
+          problem: `row has ${cells.length} field(s) but the header has ${headers.length}`,
+          expected: `one field per header column${table.delimiter ? ` (quote cells that contain "${table.delimiter === "\t" ? "\\t" : table.delimiter}" or line breaks)` : ""}`,
         });
-      state = { builder: new SessionBuilder(id, metadata, options.agents), timeline: new ClockTimeline() };
-      sessions.set(mapKey, state);
-    }
-    const metadata: Record<string, unknown> = { line: rowLine };
-    for (const { name, i } of unmapped) if (cells[i] !== "") metadata[name] = cells[i];
-    if (iCondition! >= 0 && cells[iCondition!] !== "") {
-      const condition = cells[iCondition!]!;
-      if (state.condition === undefined) {
-        state.condition = condition;
-        state.builder.metadata.condition = condition;
-      } else if (state.condition !== condition) {
-        warnings.push(
-          `${path}:${rowLine}: condition "${condition}" differs from "${state.condition}" earlier in the same session; kept in the turn's metadata`,
-        );
-        metadata.condition = condition;
+      }
+      const speakerName = cells[iSpeaker!]!;
+      if (speakerName.trim() === "") {
+        if (cells.every((c) => c.trim() === "")) continue;
+        throw new ImportError({
+          file: path,
+          ...at,
+          problem: `empty speaker cell (column "${headers[iSpeaker!]}")`,
+          expected: "every row to name its speaker",
+        });
+      }
+      const keyParts = sessionParts?.map((i) => cells[i]!.trim());
+      const sessionKey = keyParts ? (keyParts.every((k) => k === "") ? "" : keyParts.join("-")) : iSession! >= 0 ? cells[iSession!]! : "";
+      // Parts kept apart in the map key: ("a-b", "c") and ("a", "b-c") are different sessions.
+      const mapKey = keyParts ? JSON.stringify(keyParts) : sessionKey;
+      let state = sessions.get(mapKey);
+      if (!state) {
+        const metadata: Record<string, unknown> = { source: { file: path, format: table.format } };
+        if (sessionKey !== "") metadata.sessionKey = sessionKey;
+        if (keyParts && sessionKey !== "")
+          metadata.sessionColumns = Object.fromEntries(sessionParts!.map((i, n) => [headers[i] || `column ${i + 1}`, keyParts[n]]));
+        if (sessionIsRun && sessionKey !== "") metadata.run = sessionKey;
+        const id = sessionKey === "" ? sessionIdFromPath(path) : sessionIdFromPath(path, sessionKey);
+        const clash = [...sessions.values()].find((other) => other.builder.id === id);
+        if (clash)
+          throw new ImportError({
+            file: path,
+            ...at,
+            problem: `session key ${JSON.stringify(keyParts ?? sessionKey)} gives the session id "${id}", which another key of this file already gives`,
+            expected: "session keys that stay distinct as ids (letters, digits and '-'); key the sessions by other columns with --columns session=<a>+<b>",
+          });
+        state = { builder: new SessionBuilder(id, metadata, options.agents), timeline: new ClockTimeline() };
+        sessions.set(mapKey, state);
+      }
+      const metadata: Record<string, unknown> = { ...place };
+      for (const { name, i } of unmapped) if (cells[i] !== "") metadata[name] = cells[i];
+      if (iCondition! >= 0 && cells[iCondition!] !== "") {
+        const condition = cells[iCondition!]!;
+        if (state.condition === undefined) {
+          state.condition = condition;
+          state.builder.metadata.condition = condition;
+        } else if (state.condition !== condition) {
+          warnings.push(`${where}: condition "${condition}" differs from "${state.condition}" earlier in the same session; kept in the turn's metadata`);
+          metadata.condition = condition;
+        }
+      }
+      if (iRun! >= 0 && cells[iRun!] !== "") {
+        const run = cells[iRun!]!;
+        const known = state.builder.metadata.run;
+        if (known === undefined) state.builder.metadata.run = run;
+        // A run that differs within one session is the row's own: kept on the turn, never dropped.
+        else if (known !== run) metadata[headers[iRun!] || "run"] = run;
+      }
+      let kind: ParticipantKind | undefined;
+      if (iKind! >= 0 && cells[iKind!]!.trim() !== "") {
+        const value = cells[iKind!]!.trim().toLowerCase();
+        kind = booleanKindColumn(headers[iKind!] ?? "") ? (YES.has(value) ? "ai" : NO.has(value) ? "human" : undefined) : kindWords[value];
+        if (!kind) metadata[headers[iKind!]!] = cells[iKind!];
+      }
+      const role = iRole! >= 0 && cells[iRole!] !== "" ? cells[iRole!] : undefined;
+      const speaker = state.builder.participant(speakerName, { role, kind });
+      const timeRaw = iTime! >= 0 ? cells[iTime!]!.trim() : "";
+      const endRaw = iEnd! >= 0 ? cells[iEnd!]!.trim() : "";
+      const start = timeRaw ? placeTime(timeRaw, state) : undefined;
+      const endTime = endRaw ? placeTime(endRaw, state) : undefined;
+      if (timeRaw && start === undefined) warnings.push(`${where}: time "${timeRaw}" not understood; kept as the turn's timestamp only`);
+      let type: TurnType = "message";
+      if (iType! >= 0 && cells[iType!]!.trim() !== "") {
+        const value = cells[iType!]!.trim();
+        if ((turnTypes as readonly string[]).includes(value)) type = value as TurnType;
+        else metadata[headers[iType!]!] = cells[iType!];
+      }
+      const draft: TurnDraft = { text: cells[iText!]!, type, metadata };
+      if (start !== undefined) draft.start = start;
+      if (endTime !== undefined) draft.end = endTime;
+      if (timeRaw) draft.timestamp = timeRaw;
+      const turnId = state.builder.turn(speaker, draft);
+      for (const { index, coder } of codeColumns) {
+        const label = cells[index]!.trim();
+        if (label !== "") codes.push({ session: state.builder.id, turn: turnId, coder, label });
       }
     }
-    if (iRun! >= 0 && cells[iRun!] !== "") {
-      const run = cells[iRun!]!;
-      const known = state.builder.metadata.run;
-      if (known === undefined) state.builder.metadata.run = run;
-      // A run that differs within one session is the row's own: kept on the turn, never dropped.
-      else if (known !== run) metadata[headers[iRun!] || "run"] = run;
-    }
-    let kind: ParticipantKind | undefined;
-    if (iKind! >= 0 && cells[iKind!]!.trim() !== "") {
-      const value = cells[iKind!]!.trim().toLowerCase();
-      kind = booleanKindColumn(headers[iKind!] ?? "") ? (YES.has(value) ? "ai" : NO.has(value) ? "human" : undefined) : kindWords[value];
-      if (!kind) metadata[headers[iKind!]!] = cells[iKind!];
-    }
-    const role = iRole! >= 0 && cells[iRole!] !== "" ? cells[iRole!] : undefined;
-    const speaker = state.builder.participant(speakerName, { role, kind });
-    const timeRaw = iTime! >= 0 ? cells[iTime!]!.trim() : "";
-    const endRaw = iEnd! >= 0 ? cells[iEnd!]!.trim() : "";
-    const start = timeRaw ? placeTime(timeRaw, state) : undefined;
-    const endTime = endRaw ? placeTime(endRaw, state) : undefined;
-    if (timeRaw && start === undefined) warnings.push(`${path}:${rowLine}: time "${timeRaw}" not understood; kept as the turn's timestamp only`);
-    let type: TurnType = "message";
-    if (iType! >= 0 && cells[iType!]!.trim() !== "") {
-      const value = cells[iType!]!.trim();
-      if ((turnTypes as readonly string[]).includes(value)) type = value as TurnType;
-      else metadata[headers[iType!]!] = cells[iType!];
-    }
-    const draft: TurnDraft = { text: cells[iText!]!, type, metadata };
-    if (start !== undefined) draft.start = start;
-    if (endTime !== undefined) draft.end = endTime;
-    if (timeRaw) draft.timestamp = timeRaw;
-    const turnId = state.builder.turn(speaker, draft);
-    for (const { index, coder } of codeColumns) {
-      const label = cells[index]!.trim();
-      if (label !== "") codes.push({ session: state.builder.id, turn: turnId, coder, label });
-    }
-  }
-  if (sessions.size === 0) throw new ImportError({ file: path, line: headerLine + 1, problem: "no rows after the header", expected: "one row per turn" });
+  if (sessions.size === 0) throw new ImportError({ file: path, ...table.emptyAt, problem: "no rows after the header", expected: "one row per turn" });
   const result: SessionInput[] = [...sessions.values()].map((s) => s.builder.build());
   return { sessions: result, codes, warnings };
 }

@@ -1,0 +1,89 @@
+import type { AsyncBuffer, FileMetaData } from "hyparquet";
+import { errorMessage } from "../../util/errors.js";
+import { ImportError, type Importer, type ImportInput, type ImportOptions, type ImportResult } from "../types.js";
+import { tableSessions, type TableChunk } from "./csv.js";
+
+/**
+ * Parquet, one row per turn (hyparquet): the turns table `colloquy export --format parquet` writes,
+ * or any table of conversations with session / speaker / text columns (`session_id`, `role`,
+ * `content`... as the CSV importer recognises them, or `--columns`). Columns map to turn fields
+ * exactly as for CSV; unmapped columns go to turn metadata, so no cell is lost. The file is read
+ * one row group at a time from disk (byte ranges), never whole: memory holds the sessions being
+ * built and one row group's cells. A turn's place is its row number (from 1), in messages and in
+ * its metadata (`row`).
+ */
+
+/** A cell as text: what the CSV importer would have read in the same column. */
+function cellText(value: unknown, path: string, row: number, column: string): string {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") return String(value);
+  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Uint8Array) {
+    // A byte column without a string annotation: text only if it is UTF-8 (never re-encoded silently).
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(value);
+    } catch {
+      throw new ImportError({ file: path, jsonPath: `row ${row}`, problem: `column "${column}" holds bytes that are not UTF-8 text`, expected: "UTF-8 text" });
+    }
+  }
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? String(v) : v));
+}
+
+async function parseParquet(path: string, options: ImportOptions): Promise<ImportResult> {
+  // Loaded when a Parquet file is imported, not with every command.
+  const { asyncBufferFromFile, parquetMetadataAsync, parquetRead, parquetSchema } = await import("hyparquet");
+  let file: AsyncBuffer;
+  let metadata: FileMetaData;
+  try {
+    file = await asyncBufferFromFile(path);
+    metadata = await parquetMetadataAsync(file);
+  } catch (error) {
+    throw new ImportError({
+      file: path,
+      problem: `not a readable Parquet file (${errorMessage(error)})`,
+      expected: 'a Parquet file (it starts and ends with "PAR1")',
+    });
+  }
+  const headers = parquetSchema(metadata).children.map((c) => c.element.name);
+  /** Each row group's cells, read when its turn comes. */
+  async function* chunks(): AsyncGenerator<TableChunk> {
+    let start = 0;
+    for (const group of metadata.row_groups) {
+      const end = start + Number(group.num_rows);
+      let values: unknown[][] = [];
+      try {
+        await parquetRead({ file, metadata, rowStart: start, rowEnd: end, onComplete: (rows) => (values = rows) });
+      } catch (error) {
+        throw new ImportError({
+          file: path,
+          jsonPath: `rows ${start + 1}-${end}`,
+          problem: `cannot be read (${errorMessage(error)})`,
+          expected: "a Parquet file whose row groups are whole",
+        });
+      }
+      const base = start;
+      const rows = values.map((cells, r) => headers.map((column, c) => cellText(cells[c], path, base + r + 1, column)));
+      yield { rows, from: 0, place: (r) => ({ row: base + r + 1 }) };
+      start = end;
+    }
+  }
+  return tableSessions(
+    { path, format: "parquet", headers, headerAt: { jsonPath: "columns" }, columnsAt: { jsonPath: "columns" }, emptyAt: { jsonPath: "rows" }, chunks },
+    options,
+  );
+}
+
+export const parquetImporter: Importer = {
+  name: "parquet",
+  description: "Parquet, one row per turn (session/speaker/text columns, as for CSV; --columns, --code-column)",
+  extensions: [".parquet"],
+  input: "file",
+  detect(path, head) {
+    if (/\.parquet$/i.test(path)) return 0.95;
+    return head.startsWith("PAR1") ? 0.9 : 0;
+  },
+  async parse(input: ImportInput, options: ImportOptions) {
+    return parseParquet(input.path, options);
+  },
+};
