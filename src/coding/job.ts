@@ -344,8 +344,16 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
   try {
     const offline = offlineCoder(options, summary);
     if (offline) {
+      let queued = 0;
       for (const unit of plan.units) {
         if (signal.aborted || halted) break;
+        // About 20,000 records at a time go to disk before more are made: a loop that never waited
+        // queued every record of the study and wrote them as one string (1,000,000 turns: out of memory).
+        if (queued >= 20_000) {
+          await writer.flush();
+          queued = 0;
+        }
+        queued += unit.targets.length;
         for (const index of unit.targets) {
           const turn = unit.session.turns[index];
           const ref = { session: unit.session.id, turn: turn.id, index };

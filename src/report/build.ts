@@ -83,12 +83,17 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   // their text when the part was made now or the chunk must be written.
   const digests = sessions.map((): string[] => []);
   const made = sessions.map((): (SessionBadges | undefined)[] => []);
-  const books: { sets: CodeSet[]; info: CodebookInfo }[] = [];
+  const books: { codebook: string; coders: string[]; info: CodebookInfo }[] = [];
   const parts: CodebookShapes[] = [];
-  for (const [codebook, list] of Object.entries(coders)) {
-    const definition = definitions.get(codebook) ?? null;
+  // One codebook's records at a time: they are let go before the next codebook's are read.
+  const readSets = async (codebook: string, list: string[]) => {
     const sets: CodeSet[] = [];
     for (const coder of list) sets.push(indexCodes(codebook, coder, await reader.codes(codebook, coder)));
+    return sets;
+  };
+  for (const [codebook, list] of Object.entries(coders)) {
+    const definition = definitions.get(codebook) ?? null;
+    const sets = await readSets(codebook, list);
     const info = describeCodebook(codebook, definition, list, seenIn(sets));
     const frame = balesFrame(info, definition);
     // The codebook's categories (order, labels, groups), coders and fallback are settings of every part of it.
@@ -104,18 +109,28 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
     });
     await memo.save();
     codebookParts.forEach((part, i) => digests[i].push(part.badgesDigest));
-    books.push({ sets, info });
+    books.push({ codebook, coders: list, info });
     parts.push(shapeCodebookParts(info, definition, sets, sets.map(codeSetFacts), sessions, codebookParts, base, config, analysis.compare.get(codebook)));
   }
   // A chunk depends on its session and its badges only: one whose file is there from an earlier
   // build with the same inputs is kept without being made again.
   const chunkMemo = await openMemo<{ file: string; bytes: number }>(study, "report-chunks", {});
+  const chunkInputs = sessions.map((session, i) => `${sessionHash(session)} ${digests[i].join(" ")}`);
+  const todo: number[] = [];
   for (const [i, session] of sessions.entries()) {
-    const inputs = `${sessionHash(session)} ${digests[i].join(" ")}`;
-    const known = chunkMemo.has(session.id, inputs) ? chunkMemo.get(session.id, inputs, () => ({ file: "", bytes: 0 })) : undefined;
-    if (known && (await site.keep(session.id, known.file, known.bytes))) continue;
-    const badges = books.map((book, b) => made[i][b] ?? sessionBadges(session, book.sets, book.info));
-    chunkMemo.set(session.id, inputs, await site.chunk(chunkOf(session, mergeBadges(badges))));
+    const known = chunkMemo.has(session.id, chunkInputs[i]) ? chunkMemo.get(session.id, chunkInputs[i], () => ({ file: "", bytes: 0 })) : undefined;
+    if (!known || !(await site.keep(session.id, known.file, known.bytes))) todo.push(i);
+  }
+  // Badges of chunks to write whose codebook parts were kept (the chunk's file went missing): that codebook's records are read again.
+  for (const [b, book] of books.entries()) {
+    const missing = todo.filter((i) => made[i][b] === undefined);
+    if (missing.length === 0) continue;
+    const sets = await readSets(book.codebook, book.coders);
+    for (const i of missing) made[i][b] = sessionBadges(sessions[i], sets, book.info);
+  }
+  for (const i of todo) {
+    chunkMemo.set(sessions[i].id, chunkInputs[i], await site.chunk(chunkOf(sessions[i], mergeBadges(made[i] as SessionBadges[]))));
+    made[i] = [];
   }
   await chunkMemo.save();
   return finishBundle(basename(paths.root), config, base, parts, analysis, readWarnings);

@@ -8,9 +8,9 @@ export interface BuildStageOptions {
   out?: string;
   /**
    * The build runs alone (`colloquy build`): read each code file when its codebook is shaped and
-   * let it go, instead of through the context, which keeps every file for later stages. Memory
-   * is then bounded by the largest codebook's records, not all of them (issue 11: <= 300 MB at
-   * 100,000 turns). In the pipeline, the records earlier stages loaded are reused instead.
+   * let it go, never through the context. In the pipeline, the records earlier stages loaded are
+   * reused, and those they did not are read and let go the same way: memory is bounded by one
+   * codebook's records beyond what the context holds (issue 40).
    */
   alone?: boolean;
 }
@@ -21,7 +21,7 @@ export async function runBuild(context: StudyContext, options: BuildStageOptions
         sessions: () => context.sessions(),
         codes: async (codebook, coder) => currentCodes(await readCodes(context.dir, codebook, coder), await context.sessions()),
       }
-    : context;
+    : { sessions: () => context.sessions(), codes: (codebook, coder) => context.codes(codebook, coder, { keep: false }) };
   // Warnings (unreadable analysis files, unknown codebooks) go through the effects, once.
   return buildSite(context.dir, { out: options.out, reporter: effects, reader });
 }

@@ -31,8 +31,11 @@ export interface StudyContext extends StudyReader {
   sessions(): Promise<Session[]>;
   /** Coders with codes, per codebook id. */
   coders(): Promise<Record<string, string[]>>;
-  /** One coder's records of one codebook; read once and shared. */
-  codes(codebook: string, coder: string): Promise<CodeRecord[]>;
+  /**
+   * One coder's records of one codebook; read once and shared. With `keep: false`, records not
+   * loaded yet are read for this caller alone and let go with it (the build, the last stage).
+   */
+  codes(codebook: string, coder: string, options?: { keep?: boolean }): Promise<CodeRecord[]>;
   /** The LLM client for these overrides (CLI > colloquy.json > environment > default). */
   model(overrides: ModelCliOptions, effects: StageEffects): LlmClient;
   /** Forget what was loaded after a stage wrote sessions or codes. */
@@ -59,13 +62,13 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
     // A failed load is not remembered: the next call tries again.
     sessions: () => (sessions ??= loadSessions(dir).catch((error) => ((sessions = undefined), Promise.reject(error)))),
     coders: () => (coders ??= listCoders(dir)),
-    codes(codebook, coder) {
+    codes(codebook, coder, { keep = true } = {}) {
       const key = `${codebook}\u0000${coder}`;
       let records = codes.get(key);
       if (!records) {
         // Only records that still describe their turn (study/reader.ts).
         records = Promise.all([readCodes(dir, codebook, coder), context.sessions()]).then(([all, sessions]) => currentCodes(all, sessions));
-        codes.set(key, records);
+        if (keep) codes.set(key, records);
       }
       return records;
     },
