@@ -41,7 +41,9 @@ export const messengerImporter: Importer = {
       const at = childPath("$.messages", i);
       const msg = expectObject(raw, file, at, 'a message {"sender_name": …, "timestamp_ms": …}');
       const ms = msg.timestamp_ms;
-      if (typeof ms !== "number") throw shapeError(file, childPath(at, "timestamp_ms"), "the time in epoch milliseconds", ms);
+      // A Date holds +-8.64e15 ms: a number past that (or not finite) has no time to give the turn.
+      if (typeof ms !== "number" || !Number.isFinite(new Date(ms).getTime()))
+        throw shapeError(file, childPath(at, "timestamp_ms"), "the time in epoch milliseconds", ms);
       return { msg, at, ms, i };
     });
     // Newest first in the file, oldest first in the session (equal times: the later in the file is the older).

@@ -4,7 +4,7 @@ import { detectFormat } from "../../../src/ingest/registry.js";
 import { messengerImporter, repairUtf8AsLatin1 } from "../../../src/ingest/formats/messenger.js";
 import { sharegptImporter } from "../../../src/ingest/formats/sharegpt.js";
 import { telegramImporter } from "../../../src/ingest/formats/telegram.js";
-import { fixture, importFixture, importText, speakerName } from "./helpers.js";
+import { fixture, importErrorOf, importFixture, importText, speakerName } from "./helpers.js";
 
 describe("sharegpt importer", () => {
   it("reads one session per conversation: human/gpt speakers, the system prompt, tool traffic as action turns", async () => {
@@ -98,6 +98,12 @@ describe("messenger importer", () => {
     ]);
     expect(chat.turns[2].metadata).toMatchObject({ reactions: [{ reaction: "❤", actor: "Jonas Böhm" }] });
     expect(result.warnings).toEqual([expect.stringMatching(/texts?\(s\) were UTF-8 written as Latin-1 escapes/)]);
+  });
+
+  it("names a timestamp_ms outside the range of a date instead of failing with a RangeError", async () => {
+    const text = JSON.stringify({ messages: [{ sender_name: "Ana", timestamp_ms: 1e300, content: "hi" }] });
+    const error = await importErrorOf(messengerImporter, "message_1.json", text);
+    expect(error.message).toMatch(/message_1\.json.*timestamp_ms.*epoch milliseconds/s);
   });
 
   it("leaves text that is not UTF-8 written as Latin-1 as it is", () => {
