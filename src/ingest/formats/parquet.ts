@@ -18,7 +18,17 @@ function cellText(value: unknown, path: string, row: number, column: string): st
   if (value === null || value === undefined) return "";
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") return String(value);
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) {
+    // A timestamp past a Date's range reads as an invalid Date, which has no ISO text.
+    if (Number.isNaN(value.getTime()))
+      throw new ImportError({
+        file: path,
+        jsonPath: `row ${row}`,
+        problem: `column "${column}" holds a time outside the range of a date`,
+        expected: "a time between the years -271821 and 275760",
+      });
+    return value.toISOString();
+  }
   if (value instanceof Uint8Array) {
     // A byte column without a string annotation: text only if it is UTF-8 (never re-encoded silently).
     try {
