@@ -4,7 +4,7 @@ import { chooseCodeSet } from "../lib/context.js";
 import { labelMap, sortByOrder } from "../lib/indexing.js";
 import { groupedBarsChart } from "../charts/grouped-bars.js";
 import { linesChart } from "../charts/lines.js";
-import { CODE_COLOURS } from "../lib/palette.js";
+import { CODE_COLOURS, colourAt } from "../../src/report/palette.js";
 import type { View } from "./types.js";
 import { fmtCount, fmtShare } from "../lib/format.js";
 
@@ -57,7 +57,7 @@ export const balesView: View = {
       const groups = set.problems.length ? set.problems : set.areas;
       const series = groups.map((g, i) => ({
         label: g.label,
-        colour: CODE_COLOURS[(i * 2) % CODE_COLOURS.length],
+        colour: colourAt(CODE_COLOURS, i),
         points: set.phases.map((ph, j) => [j, ph.total ? g.categories.reduce((a, c) => a + (ph.counts[c] ?? 0), 0) / ph.total : 0] as [number, number]),
       }));
       cards.push(

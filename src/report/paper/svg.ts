@@ -1,12 +1,14 @@
 import { scaleLinear } from "d3";
 import type { Chart } from "./document.js";
+import { MEASURE_COLOURS } from "../palette.js";
+
+/** A series or row without a colour of its own (no study item: a coder pair) is drawn in the measures' grey. */
+const PLAIN = MEASURE_COLOURS[0];
 
 /**
  * Inline SVG for the HTML report's charts: grouped bars and point estimates with intervals.
  * Self-contained (no script, no external font or style), every label escaped as text.
  */
-
-const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
 
 export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -69,7 +71,7 @@ function barsSvg(chart: Extract<Chart, { kind: "bars" }>): string {
     const x = (i % 4) * 170;
     const y = 18 * Math.floor(i / 4) + 12;
     out.push(
-      `<rect x="${x}" y="${y - 9}" width="10" height="10" fill="${PALETTE[i % PALETTE.length]}"/><text x="${x + 14}" y="${y}" font-size="11">${escapeXml(s.name)}</text>`,
+      `<rect x="${x}" y="${y - 9}" width="10" height="10" fill="${s.colour ?? PLAIN}"/><text x="${x + 14}" y="${y}" font-size="11">${escapeXml(s.name)}</text>`,
     );
   });
   chart.categories.forEach((category, c) => {
@@ -80,7 +82,7 @@ function barsSvg(chart: Extract<Chart, { kind: "bars" }>): string {
       if (v === null) return;
       const w = (v / max) * plot;
       out.push(
-        `<rect x="${left}" y="${y0 + i * barH}" width="${w.toFixed(1)}" height="${barH - 1}" fill="${PALETTE[i % PALETTE.length]}"><title>${escapeXml(`${s.name}, ${category}: ${tick(v)}`)}</title></rect>`,
+        `<rect x="${left}" y="${y0 + i * barH}" width="${w.toFixed(1)}" height="${barH - 1}" fill="${s.colour ?? PLAIN}"><title>${escapeXml(`${s.name}, ${category}: ${tick(v)}`)}</title></rect>`,
       );
     });
   });
@@ -110,7 +112,7 @@ function intervalsSvg(chart: Extract<Chart, { kind: "intervals" }>): string {
       out.push(`<line x1="${x(r.lower).toFixed(1)}" y1="${y}" x2="${x(r.upper).toFixed(1)}" y2="${y}" stroke="#333" stroke-width="1.5"/>`);
     if (r.value !== null)
       out.push(
-        `<circle cx="${x(r.value).toFixed(1)}" cy="${y}" r="4" fill="${PALETTE[0]}"><title>${escapeXml(`${r.label}: ${tick(r.value)}${r.lower !== null && r.upper !== null ? ` [${tick(r.lower)}, ${tick(r.upper)}]` : ""}`)}</title></circle>`,
+        `<circle cx="${x(r.value).toFixed(1)}" cy="${y}" r="4" fill="${r.colour ?? PLAIN}"><title>${escapeXml(`${r.label}: ${tick(r.value)}${r.lower !== null && r.upper !== null ? ` [${tick(r.lower)}, ${tick(r.upper)}]` : ""}`)}</title></circle>`,
       );
   });
   const axisY = 12 + chart.rows.length * rowH + 4;
