@@ -37,6 +37,17 @@ export function speakerStyleAt(i: number): SeriesStyle {
   const k = i - SOLID_SPEAKERS;
   return { colour, dash: DASHES[k % DASHES.length], marker: MARKERS[k % MARKERS.length] };
 }
+
+/**
+ * A second channel for lines that share one colour (sessions of one condition) or have no palette
+ * colour of their own (groups of codes): the first solid and plain, the others dashed with a
+ * marker. Every look of the first 6 differs.
+ */
+export function lineLookAt(i: number): { dash?: string; marker?: Marker } {
+  if (i === 0) return {};
+  return { dash: DASHES[(i - 1) % DASHES.length], marker: MARKERS[(i - 1) % MARKERS.length] };
+}
+
 export function codeColour(codebook: CodebookInfo | undefined): (code: string) => string {
   const colour = coloursByName(
     (codebook?.categories ?? []).map((c) => c.id),

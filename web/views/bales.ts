@@ -4,7 +4,8 @@ import { chooseCodeSet } from "../lib/context.js";
 import { labelMap, sortByOrder } from "../lib/indexing.js";
 import { groupedBarsChart } from "../charts/grouped-bars.js";
 import { linesChart } from "../charts/lines.js";
-import { CODE_COLOURS, colourAt } from "../../src/report/palette.js";
+import { MEASURE_COLOURS } from "../../src/report/palette.js";
+import { lineLookAt } from "../lib/palette.js";
 import type { View } from "./types.js";
 import { fmtCount, fmtShare } from "../lib/format.js";
 
@@ -57,7 +58,9 @@ export const balesView: View = {
       const groups = set.problems.length ? set.problems : set.areas;
       const series = groups.map((g, i) => ({
         label: g.label,
-        colour: colourAt(CODE_COLOURS, i),
+        // Groups of codes are no single code: greys, told apart by dash and marker (and in greyscale).
+        colour: MEASURE_COLOURS[i % MEASURE_COLOURS.length],
+        ...lineLookAt(i),
         points: set.phases.map((ph, j) => [j, ph.total ? g.categories.reduce((a, c) => a + (ph.counts[c] ?? 0), 0) / ph.total : 0] as [number, number]),
       }));
       cards.push(

@@ -131,7 +131,7 @@ export const participationView: View = {
             };
           }),
           legend: [
-            { label: "turns (speaker colour)", colour: ctx.speakerColour(keys[0] ?? "") },
+            { label: "turns (speaker colour)", colour: MEASURE_COLOURS[0] },
             { label: "words", colour: MEASURE_COLOURS[1] },
           ],
           yLabel: "share",
