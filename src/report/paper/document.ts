@@ -31,6 +31,8 @@ export type Chart =
       categories: string[];
       series: { name: string; values: (number | null)[]; colour?: string }[];
       valueLabel: string;
+      /** The value axis' range when set (figures sharing one scale); else from 0 to the largest value. */
+      domain?: [number, number];
     }
   | {
       kind: "intervals";

@@ -1,5 +1,5 @@
 import { scaleLinear } from "d3";
-import type { Chart } from "./document.js";
+import type { Chart, PaperReport } from "./document.js";
 import { MEASURE_COLOURS } from "../palette.js";
 
 /** A series or row without a colour of its own (no study item: a coder pair) is drawn in the measures' grey. */
@@ -51,6 +51,37 @@ function axisTitle(text: string, left: number, plot: number, y: number): string 
   return `<text x="${left + plot / 2}" y="${y}" font-size="11" text-anchor="middle">${escapeXml(text)}</text>`;
 }
 
+/** The values a chart must show: from 0 (or below, for an interval reaching under it) to its largest value or bound. */
+function valueExtent(chart: Chart): [number, number] {
+  const values = chart.kind === "bars" ? chart.series.flatMap((s) => s.values) : chart.rows.flatMap((r) => [r.value, r.lower, r.upper]);
+  const known = values.filter((v): v is number => v !== null && Number.isFinite(v));
+  return [Math.min(0, ...known), Math.max(1e-9, ...known)];
+}
+
+/**
+ * The report with one value scale for every set of figures that show the same quantity (the
+ * same axis title: the share of acts per code for each codebook, a measure by condition), so bar
+ * lengths and intervals compare across figures as well as within one (`colloquy report
+ * --shared-scales`). A figure with a fixed range (kappa on 0 to 1) keeps it.
+ */
+export function shareScales(report: PaperReport): PaperReport {
+  const charts = report.sections.flatMap((s) => s.blocks.flatMap((b) => (b.kind === "chart" ? [b.chart] : [])));
+  const extents = new Map<string, [number, number]>();
+  for (const c of charts) {
+    if (c.domain) continue;
+    const [lo, hi] = valueExtent(c);
+    const before = extents.get(c.valueLabel);
+    extents.set(c.valueLabel, before ? [Math.min(before[0], lo), Math.max(before[1], hi)] : [lo, hi]);
+  }
+  return {
+    ...report,
+    sections: report.sections.map((s) => ({
+      ...s,
+      blocks: s.blocks.map((b) => (b.kind === "chart" && !b.chart.domain ? { ...b, chart: { ...b.chart, domain: extents.get(b.chart.valueLabel) } } : b)),
+    })),
+  };
+}
+
 /** The chart as an <svg> element string (width 720; height grows with the rows). */
 export function chartSvg(chart: Chart): string {
   return chart.kind === "bars" ? barsSvg(chart) : intervalsSvg(chart);
@@ -64,7 +95,7 @@ function barsSvg(chart: Extract<Chart, { kind: "bars" }>): string {
   const groupH = chart.series.length * barH + 8;
   const legendH = 18 * Math.ceil(chart.series.length / 4) + 8;
   const height = legendH + chart.categories.length * groupH + 44;
-  const { domain, ticks } = roundTicks(0, Math.max(1e-9, ...chart.series.flatMap((s) => s.values.filter((v): v is number => v !== null))));
+  const { domain, ticks } = roundTicks(...(chart.domain ?? valueExtent(chart)));
   const max = domain[1];
   const out: string[] = [];
   chart.series.forEach((s, i) => {
@@ -100,8 +131,7 @@ function intervalsSvg(chart: Extract<Chart, { kind: "intervals" }>): string {
   const plot = width - left - 60;
   const rowH = 30;
   const height = chart.rows.length * rowH + 54;
-  const known = chart.rows.flatMap((r) => [r.value, r.lower, r.upper]).filter((v): v is number => v !== null && Number.isFinite(v));
-  const { domain, ticks } = roundTicks(...(chart.domain ?? [Math.min(0, ...known), Math.max(1e-9, ...known)]));
+  const { domain, ticks } = roundTicks(...(chart.domain ?? valueExtent(chart)));
   const [lo, hi] = domain;
   const x = (v: number) => left + ((v - lo) / (hi - lo || 1)) * plot;
   const out: string[] = [];
