@@ -155,9 +155,31 @@ export function paletteProblems(swatches: readonly Swatch[]): string[] {
   return problems;
 }
 
+/**
+ * Words a reader sees in the view that are internal camelCase names ("branchingRatio",
+ * "pairedTTest"): in headings, notes, controls, tables and the charts' text, leaving out the
+ * transcript and other study text (participants' own words may be anything).
+ */
+export const FIND_CAMEL_CASE = (root: ParentNode) => {
+  const out: string[] = [];
+  const walker = document.createTreeWalker(root as Node, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || parent.closest(".transcript, [data-transcript], table[data-table='disagreements'], .tooltip, script, style")) continue;
+    for (const m of (node.textContent ?? "").matchAll(/\b[a-z]+(?:[A-Z][a-z0-9]*)+\b/g))
+      out.push(`"${m[0]}" in <${parent.tagName.toLowerCase()}>: ${(node.textContent ?? "").trim().slice(0, 80)}`);
+  }
+  for (const el of root.querySelectorAll("option, [aria-label], [data-tip]"))
+    for (const value of [el.getAttribute("aria-label"), el.getAttribute("data-tip")])
+      for (const m of (value ?? "").matchAll(/\b[a-z]+(?:[A-Z][a-z0-9]*)+\b/g)) out.push(`"${m[0]}" in an attribute: ${(value ?? "").slice(0, 80)}`);
+  return out;
+};
+
 export interface ChartReport {
   clipped: string[];
   ticks: string[];
+  /** camelCase names in text a reader sees. */
+  internalNames: string[];
   swatches: Swatch[];
   /** Numeric axes checked. */
   axes: number;
@@ -170,9 +192,16 @@ export async function checkChartsOf(page: Page, url: string, view: string): Prom
   const clipped = await page.evaluate(FIND_CLIPPED, main);
   const axes = await page.evaluate(AXIS_TICKS, main);
   const swatches = await page.evaluate(SWATCHES, main);
+  const internalNames = await page.evaluate(FIND_CAMEL_CASE, main);
   const ticks = axes.flatMap((a) => {
     const problem = unroundTicks(a.ticks);
     return problem ? [`${view} ${a.chart}: ticks ${a.ticks.join(", ")}: ${problem}`] : [];
   });
-  return { clipped: clipped.map((p) => `${view}: ${p}`), ticks, swatches: swatches.map((s) => ({ ...s, chart: `${view}/${s.chart}` })), axes: axes.length };
+  return {
+    clipped: clipped.map((p) => `${view}: ${p}`),
+    ticks,
+    internalNames: internalNames.map((p) => `${view}: ${p}`),
+    swatches: swatches.map((s) => ({ ...s, chart: `${view}/${s.chart}` })),
+    axes: axes.length,
+  };
 }

@@ -11,7 +11,7 @@ import { replaceCodes } from "../../src/coding/store.js";
 import { sessionSchema } from "../../src/transcript/schema.js";
 import { views } from "../../web/views/index.js";
 import { launchBrowser, openView, SCREENSHOTS, watchErrors } from "./browser.js";
-import { checkChartsOf, FIND_CLIPPED, paletteProblems } from "./chart-checks.js";
+import { checkChartsOf, FIND_CAMEL_CASE, FIND_CLIPPED, paletteProblems } from "./chart-checks.js";
 
 // Issue 16, the dashboard's half: every view is checked on what a reader sees (boxes on screen,
 // colours of marks, label text), on the known-numbers fixture, on a generated study with 20
@@ -225,7 +225,7 @@ describe("dashboard layout and labels (issue 16)", () => {
     expect(errors).toEqual([]);
   }, 180_000);
 
-  it("every chart: round axis ticks, and one colour per meaning across all views (fixture and 20 speakers)", async () => {
+  it("every chart: round axis ticks, one colour per meaning across all views, no internal name in what a reader sees (fixture and 20 speakers)", async () => {
     const problems: string[] = [];
     for (const [label, url] of [
       ["fixture", knownUrl],
@@ -235,7 +235,7 @@ describe("dashboard layout and labels (issue 16)", () => {
       let axes = 0;
       for (const view of views.map((v) => v.id)) {
         const report = await checkChartsOf(page, url, view);
-        problems.push(...report.ticks.map((p) => `${label} ${p}`));
+        problems.push(...report.ticks.map((p) => `${label} ${p}`), ...report.internalNames.map((p) => `${label} ${p}`));
         swatches.push(...report.swatches);
         axes += report.axes;
       }
@@ -252,6 +252,16 @@ describe("dashboard layout and labels (issue 16)", () => {
       expect(swatches.length, label).toBeGreaterThan(20);
     }
     expect(problems).toEqual([]);
+    // The name check finds a name when there is one (in text and in a tooltip), and skips the transcript's words.
+    await openView(page, knownUrl, "timeline");
+    await page.evaluate(() => {
+      const main = document.querySelector("main")!;
+      main.append(Object.assign(document.createElement("p"), { textContent: "mean branchingRatio" }));
+      main.querySelector(".turn-row")!.append(document.createTextNode(" my iPhone and myNotes"));
+      main.querySelector("svg")!.setAttribute("data-tip", "test pairedTTest");
+    });
+    const found = await page.evaluate(FIND_CAMEL_CASE, await page.evaluateHandle(() => document.querySelector("main")!));
+    expect(found.map((f) => f.split('"')[1])).toEqual(["branchingRatio", "pairedTTest"]);
     expect(errors).toEqual([]);
   }, 180_000);
 
