@@ -2,8 +2,8 @@
  * The chart checks of test/web/layout.test.ts (issue 39) at scale: on a generated study (default
  * 300,000 turns in 1,000-turn sessions, 20 speakers, every analysis file), every view of the
  * dashboard is drawn in headless Chromium and its charts are checked as a reader would: no text
- * cut by its chart's box or shortened without a tooltip, round axis ticks (d3's nice ticks), and
- * one colour per meaning (a palette colour stands for one speaker, condition or code in every
+ * cut by its chart's box or shortened without a tooltip, round axis ticks (d3's nice ticks), no
+ * camelCase internal name in any text a reader sees, and one colour per meaning (a palette colour stands for one speaker, condition or code in every
  * chart, and an item keeps its colour). The suite runs the same checks at 1,200 turns; this takes
  * minutes, so it is not part of `npm test`.
  *
@@ -56,13 +56,19 @@ try {
       t = performance.now();
       const report = await checkChartsOf(page, server.url, view);
       const ms = performance.now() - t;
-      problems.push(...report.clipped, ...report.ticks);
+      problems.push(...report.clipped, ...report.ticks, ...report.internalNames);
       swatches.push(...report.swatches);
-      rows.push([view, fmt(ms), String(report.axes), String(report.swatches.length), String(report.clipped.length + report.ticks.length)]);
+      rows.push([
+        view,
+        fmt(ms),
+        String(report.axes),
+        String(report.swatches.length),
+        String(report.clipped.length + report.ticks.length + report.internalNames.length),
+      ]);
     }
     const palette = paletteProblems(swatches);
     problems.push(...palette, ...errors);
-    printTable([["view", "drawn and checked", "numeric axes", "coloured items", "label/tick problems"], ...rows]);
+    printTable([["view", "drawn and checked", "numeric axes", "coloured items", "label/tick/name problems"], ...rows]);
     console.log(`baseline: a static page from the same server: ${fmt(baseline)}`);
     console.log(`palette: ${swatches.length} coloured items over ${views.length} views, ${palette.length} problem(s)`);
     for (const p of problems) console.log(`PROBLEM ${p}`);
