@@ -2,7 +2,7 @@
  * One palette per meaning, shared by the dashboard and the report's figures, so a colour says
  * what kind of thing it marks: a condition, a code or a speaker (and grey for measures, which
  * are no study item). No colour is in two palettes, and every colour of one palette is far (in
- * CIELAB) from every colour of the others; test/report/palette.test.ts measures both.
+ * CIELAB) from every colour of the others; test/web/palette.test.ts measures both.
  *
  * Colours are assigned by an item's place in the study-wide list of its kind (conditions with the
  * control first, then in order met; codes in codebook order; speakers in study order), never by
