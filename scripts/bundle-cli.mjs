@@ -8,7 +8,7 @@
 // - Split at every dynamic import, so a command still loads only what it runs (`--version`
 //   loads commander and the CLI's light modules; test/cli/startup.test.ts checks the sources).
 // - Kept outside (loaded from node_modules when used): the OpenAI SDK (only for LLM coders),
-//   compromise (one copy, as the compiled modules load it), esbuild (bundles the dashboard from
+//   compromise (one copy, as the compiled modules load it), playwright-core (report --png only), esbuild (bundles the dashboard from
 //   source), and what colloquy loads with src/util/on-first-use.ts (yaml, fflate, diff,
 //   fast-xml-parser, iconv-lite, chardet), whose require of a name it cannot see esbuild does not follow.
 // - The chunks sit in one folder at the depth of src/<folder>/. The package's own files are found
@@ -55,7 +55,7 @@ export async function bundleCli({ entry, outdir }) {
     format: "esm",
     platform: "node",
     target: "node20",
-    external: ["openai", "compromise", "esbuild"],
+    external: ["openai", "compromise", "esbuild", "playwright-core"],
     // Bundled CommonJS packages (commander, papaparse, iconv-lite…) require Node's own modules.
     banner: { js: 'import { createRequire as __colloquyRequire } from "node:module"; const require = __colloquyRequire(import.meta.url);' },
     logLevel: "warning",

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { STDOUT, writeOutput } from "./output.js";
 import { studyArgument } from "./study-arg.js";
 import type { AgreementReport } from "../analysis/agreement/agree.js";
 import type { AgreeCurve } from "../stages/agree-curve.js";
@@ -69,7 +70,7 @@ export function registerAgree(program: Command): void {
     .option("--reference <coder>", "reference coder for precision/recall (default: first human:* coder, else the first)")
     .option("--seed <n>", "seed of the bootstrap", "1")
     .option("--bootstrap <n>", "bootstrap replicates for the 95% CIs (0 = none)", "1000")
-    .option("--out <file>", "with --csv: also write the JSON report here (and the disagreements CSV next to it)")
+    .option("--out <file>", "with --csv: also write the JSON report here (and the disagreements CSV next to it); - prints the JSON report")
     .option(
       "--learning-curve",
       "for a learned coder among --coders: agreement against the number of training turns (25, 50, 100, …); held out on the selected sessions when --sessions/--condition/--run is given, else cross-validated",
@@ -113,11 +114,13 @@ Examples:
           seed,
           bootstrap,
         });
-        let files: { json: string; csv: string } | undefined;
-        if (flags.out) {
-          files = await writeAgreementFiles(report, { json: flags.out, csv: flags.out.replace(/\.json$/i, "") + "-disagreements.csv" });
-        }
-        await emit(report, flags, files);
+        if (!flags.out) return emit(report, flags);
+        const { result: files, streamed } = await writeOutput(flags.out, (out) =>
+          writeAgreementFiles(report, { json: out, csv: out.replace(/\.json$/i, "") + "-disagreements.csv" }),
+        );
+        // On standard output the JSON report is the output (a summary would break it); the disagreements CSV is kept only beside a file.
+        if (flags.out === STDOUT) return;
+        await emit(report, flags, streamed ? undefined : files);
         return;
       }
       if (!study) throw new CliError("give a study folder (colloquy agree <study> --coders A,B [--codebook <id>]) or --csv <file> --raters A,B");

@@ -1,4 +1,6 @@
 import type { Command } from "commander";
+import { STDOUT, writeOutput } from "./output.js";
+import { CliError } from "../util/errors.js";
 import { requireStudy } from "./study-arg.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import { io, printJson } from "./io.js";
@@ -130,15 +132,23 @@ export function registerCodebook(program: Command): void {
     .command("import")
     .description("make Colloquy codebook(s) of a REFI-QDA codebook (.qdc) from NVivo, ATLAS.ti, MAXQDA or QualCoder")
     .argument("<file>", "the .qdc file")
-    .option("--out <file>", "where to write the codebook JSON (default: <id>.json here)")
+    .option("--out <file>", "where to write the codebook JSON (default: <id>.json here); - prints it")
     .option("--study <dir>", "write it into the study's codebooks/ folder instead (usable as --codebook <id> there)")
     .option("--id <id>", "id of the codebook (default: from the file name)")
     .action(async (file: string, options: { out?: string; study?: string; id?: string }) => {
       const { importQdcCodebook } = await import("../stages/qda-export.js");
       const write = async () => {
-        const { written, warnings } = await importQdcCodebook(file, options);
-        for (const w of warnings) io().out(`  warning: ${w}`);
-        for (const { path, codebook } of written) io().out(`Wrote ${path}: "${codebook.id}" version ${codebook.version}, ${codebookSummary(codebook)}`);
+        if (options.out !== undefined && options.study) throw new CliError("give --out or --study, not both");
+        const {
+          result: { written, warnings },
+          streamed,
+          say,
+        } = await writeOutput(options.out, (out) => importQdcCodebook(file, { ...options, out }));
+        for (const w of warnings) say(`  warning: ${w}`);
+        for (const { path, codebook } of written)
+          say(
+            `Wrote ${streamed ? (options.out === STDOUT ? "standard output" : options.out) : path}: "${codebook.id}" version ${codebook.version}, ${codebookSummary(codebook)}`,
+          );
       };
       if (options.study) requireStudy(options.study);
       if (options.study) await writing(options.study, "codebook import", write, { create: true });

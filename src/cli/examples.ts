@@ -36,7 +36,12 @@ const EXAMPLES: Record<string, string[]> = {
   "topics export": ["colloquy topics export my-study --out review.csv"],
   "topics import": ["colloquy topics import my-study review-alice.csv review-bob.csv"],
   concepts: ["colloquy concepts my-study --speakers all --lexicon terms.txt"],
-  report: ["colloquy report my-study --format md", "colloquy report my-study --format html --out paper/report.html", "colloquy report my-study --out -"],
+  report: [
+    "colloquy report my-study --format md",
+    "colloquy report my-study --png --shared-scales",
+    "colloquy report my-study --format html --out paper/report.html",
+    "colloquy report my-study --out -",
+  ],
   build: ["colloquy build my-study", "colloquy build my-study --out public/"],
   serve: ["colloquy serve my-study --open", "colloquy serve my-study --port 8080 --no-build"],
   scenario: ["colloquy scenario validate debate.yaml"],

@@ -7,7 +7,7 @@ import { oneOf } from "../util/did-you-mean.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import { portableStudyPath, provenance, toolVersion } from "../util/provenance.js";
 import { io } from "./io.js";
-import { STDOUT } from "./output.js";
+import { STDOUT, writeOutput } from "./output.js";
 import { describeOptionLater } from "./lazy-help.js";
 
 interface ExportFlags {
@@ -52,23 +52,20 @@ export function registerExport(program: Command): void {
       const what: TableKind = oneOf("--what", flags.what, tableKinds);
       const table = await buildTable(await openStudy(dir), what, { codes: flags.codes });
       const columns = table.columns.map((c) => c.name);
-      if (flags.format === "parquet") {
-        if (!flags.out) throw new CliError("--format parquet writes a binary file: give --out <file.parquet>");
-        await writeFileAtomic(flags.out, tableParquet(table, `colloquy ${toolVersion}`));
-      } else {
-        const body = flags.format === "csv" ? tableCsv(table, flags.excel) : tableJsonl(table);
-        if (!flags.out) {
-          io().out(body);
-          return;
-        }
-        await writeFileAtomic(flags.out, body);
-      }
-      await writeFileAtomic(`${flags.out}.dictionary.csv`, dictionaryCsv(table));
-      await writeJsonAtomic(
-        `${flags.out}.provenance.json`,
-        provenance({ command: "export", study: portableStudyPath(dir, dirname(flags.out)), what, format: flags.format, rows: table.rows.length, columns }),
-      );
-      io().out(`Wrote ${table.rows.length} ${ROW_NAMES[what]} row(s) to ${flags.out} (data dictionary: ${flags.out}.dictionary.csv)`);
+      if (flags.format === "parquet" && !flags.out) throw new CliError("--format parquet writes a binary file: give --out <file.parquet>");
+      const body =
+        flags.format === "parquet" ? tableParquet(table, `colloquy ${toolVersion}`) : flags.format === "csv" ? tableCsv(table, flags.excel) : tableJsonl(table);
+      if (!flags.out) return io().out(body as string);
+      // A device (/dev/null) gets the table alone: no /dev/null.dictionary.csv beside it.
+      const { streamed } = await writeOutput(flags.out, async (out) => {
+        await writeFileAtomic(out, body);
+        await writeFileAtomic(`${out}.dictionary.csv`, dictionaryCsv(table));
+        await writeJsonAtomic(
+          `${out}.provenance.json`,
+          provenance({ command: "export", study: portableStudyPath(dir, dirname(out)), what, format: flags.format, rows: table.rows.length, columns }),
+        );
+      });
+      io().out(`Wrote ${table.rows.length} ${ROW_NAMES[what]} row(s) to ${flags.out}${streamed ? "" : ` (data dictionary: ${flags.out}.dictionary.csv)`}`);
     });
   describeOptionLater(
     command,
@@ -92,28 +89,32 @@ async function exportQda(dir: string, flags: ExportFlags): Promise<void> {
       io().out(xml);
       return;
     }
-    await writeFileAtomic(flags.out, xml);
-    await writeJsonAtomic(
-      `${flags.out}.provenance.json`,
-      provenance({
-        command: "export",
-        study: portableStudyPath(dir, dirname(flags.out)),
-        format: "qdc",
-        codebook: codebook.id,
-        codebookVersion: codebook.version,
-      }),
-    );
+    await writeOutput(flags.out, async (out) => {
+      await writeFileAtomic(out, xml);
+      await writeJsonAtomic(
+        `${out}.provenance.json`,
+        provenance({
+          command: "export",
+          study: portableStudyPath(dir, dirname(out)),
+          format: "qdc",
+          codebook: codebook.id,
+          codebookVersion: codebook.version,
+        }),
+      );
+    });
     io().out(`Wrote codebook ${codebook.id} v${codebook.version} to ${flags.out}`);
     return;
   }
   if (!flags.out) throw new CliError("--format qdpx writes a zip file: give --out <file.qdpx>");
   const result = await exportQdpx(await openStudy(dir), { crlf: flags.crlf });
-  await writeFileAtomic(flags.out, result.bytes);
   const { bytes: _bytes, ...summary } = result;
-  await writeJsonAtomic(
-    `${flags.out}.provenance.json`,
-    provenance({ command: "export", study: portableStudyPath(dir, dirname(flags.out)), format: "qdpx", crlf: Boolean(flags.crlf), ...summary }),
-  );
+  await writeOutput(flags.out, async (out) => {
+    await writeFileAtomic(out, result.bytes);
+    await writeJsonAtomic(
+      `${out}.provenance.json`,
+      provenance({ command: "export", study: portableStudyPath(dir, dirname(out)), format: "qdpx", crlf: Boolean(flags.crlf), ...summary }),
+    );
+  });
   io().out(
     `Wrote ${flags.out}: ${result.sessions} session(s) as text sources, codebook(s) ${result.codebooks.join(", ") || "none"}, ${result.codings} coding(s) by ${result.coders.join(", ") || "no coder"}`,
   );

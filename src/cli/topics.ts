@@ -1,4 +1,5 @@
 import { Option, type Command } from "commander";
+import { STDOUT, writeOutput } from "./output.js";
 import { studyArgument } from "./study-arg.js";
 import type { TopicsReport } from "../analysis/topics/report.js";
 import { CliError } from "../util/errors.js";
@@ -69,19 +70,23 @@ export function registerTopics(program: Command): void {
     .command("export")
     .description("write the topic trees as a review sheet: one CSV row per sub-topic, with empty judgement / merge_into / new_label / reviewer columns")
     .addArgument(studyArgument())
-    .option("--out <file>", "CSV file to write (default: see `colloquy topics export --help`)")
+    .option("--out <file>", "CSV file to write (default: see `colloquy topics export --help`); - prints it")
     .action(async (study: string, flags: { out?: string }) => {
       const { openStudy } = await import("../stages/context.js");
       const { exportTopicReview } = await import("../stages/topics.js");
-      const { file, rows } = await writing(study, "topics export", async () => exportTopicReview(await openStudy(study), flags.out));
-      io().out(
-        `Wrote ${rows} sub-topic row(s) to ${file}. Reviewers fill in judgement (keep, merge, rename, reject), merge_into, new_label and reviewer, then run \`colloquy topics import ${study} <files…>\`.`,
+      const {
+        result: { file, rows },
+        streamed,
+        say,
+      } = await writeOutput(flags.out, (out) => writing(study, "topics export", async () => exportTopicReview(await openStudy(study), out)));
+      say(
+        `Wrote ${rows} sub-topic row(s) to ${streamed ? (flags.out === STDOUT ? "standard output" : flags.out) : file}. Reviewers fill in judgement (keep, merge, rename, reject), merge_into, new_label and reviewer, then run \`colloquy topics import ${study} <files…>\`.`,
       );
     });
   describeOptionLater(
     exportCommand,
     "--out",
-    async () => `CSV file to write (default <study>/${(await import("../analysis/topics/descriptor.js")).topicsFiles.topicsReview.relative()})`,
+    async () => `CSV file to write (default <study>/${(await import("../analysis/topics/descriptor.js")).topicsFiles.topicsReview.relative()}); - prints it`,
   );
 
   topics

@@ -20,11 +20,24 @@ const LABELS: Record<string, string> = {
   pairedTTest: "paired t-test",
   welchTTest: "Welch's t-test",
   byCondition: "by condition",
+  latency_s: "latency (seconds)",
+  speaker_id: "speaker id",
+  created_at: "created at",
 };
 
 /** "branchingRatio" -> "branching ratio (sub-topics per main topic)"; an unlisted camelCase name is split into words. */
 export function plainLabel(name: string): string {
   return LABELS[name] ?? name.replace(/([a-z0-9])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`);
+}
+
+/**
+ * A table column as a reader names it, for the exports' data dictionaries: "share_of_turns" ->
+ * "share of turns", "score_formality" -> "formality rating", "wordsPerUtterance" -> "words per turn".
+ */
+export function columnLabel(name: string): string {
+  if (LABELS[name]) return LABELS[name];
+  if (name.startsWith("score_")) return `${plainLabel(name.slice("score_".length))} rating`;
+  return plainLabel(name).replace(/_/g, " ");
 }
 
 /** Free text from an analysis file (a definition) with every internal name in it put in plain words. */

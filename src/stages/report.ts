@@ -3,7 +3,8 @@ import { basename, dirname, join, resolve } from "node:path";
 import { loadStudyData } from "../report/load.js";
 import { buildPaper } from "../report/paper/sections.js";
 import { reportTables, type Chart, type PaperReport } from "../report/paper/document.js";
-import { chartSvg } from "../report/paper/svg.js";
+import { chartSvg, shareScales } from "../report/paper/svg.js";
+import { svgsToPng } from "../report/paper/png.js";
 import { renderMarkdown } from "../report/paper/render-markdown.js";
 import { renderHtml } from "../report/paper/render-html.js";
 import { toCsv } from "../util/csv.js";
@@ -23,6 +24,10 @@ export interface ReportStageOptions {
   out?: string;
   /** Markdown: write the figures as SVG files beside the report and link them (default true; false when the report goes to standard output). */
   figures?: boolean;
+  /** Markdown: also write each figure as PNG at 300 dpi for an 85 mm column (Chromium), and link the PNGs. */
+  png?: boolean;
+  /** Figures of the same quantity on one value scale (svg.ts shareScales). */
+  sharedScales?: boolean;
 }
 
 export interface ReportSummary {
@@ -54,20 +59,27 @@ async function previousTables(manifest: string): Promise<string[]> {
  * The Markdown report's figures: one SVG per chart in `<report name>-figures/` beside it, the same
  * drawing as the HTML report's. Returns where each is, relative to the report.
  */
-async function writeFigures(report: PaperReport, file: string): Promise<(chart: Chart) => string> {
+async function writeFigures(report: PaperReport, file: string, png: boolean): Promise<(chart: Chart) => string> {
   const folder = `${basename(file).replace(/\.[^.]*$/, "")}-figures`;
-  for (const s of report.sections)
-    for (const b of s.blocks) if (b.kind === "chart") await writeFileAtomic(join(dirname(file), folder, `${b.chart.id}.svg`), chartSvg(b.chart) + "\n");
-  return (chart) => `${folder}/${chart.id}.svg`;
+  const charts = report.sections.flatMap((s) => s.blocks.flatMap((b) => (b.kind === "chart" ? [b.chart] : [])));
+  const svgs = charts.map((chart) => chartSvg(chart));
+  // Rendered before any file is written: without Chromium the command fails and changes nothing.
+  const pngs = png ? await svgsToPng(svgs) : [];
+  for (const [i, chart] of charts.entries()) {
+    await writeFileAtomic(join(dirname(file), folder, `${chart.id}.svg`), svgs[i] + "\n");
+    if (png) await writeFileAtomic(join(dirname(file), folder, `${chart.id}.png`), pngs[i]);
+  }
+  return (chart) => `${folder}/${chart.id}.${png ? "png" : "svg"}`;
 }
 
 export async function runReport(context: StudyContext, options: ReportStageOptions, effects: StageEffects): Promise<ReportSummary> {
   const format = options.format ?? "md";
   const data = await loadStudyData(context.dir, context);
-  const report = buildPaper(data, { version: toolVersion, date: new Date().toISOString().slice(0, 10) });
+  const paper = buildPaper(data, { version: toolVersion, date: new Date().toISOString().slice(0, 10) });
+  const report = options.sharedScales ? shareScales(paper) : paper;
   const file = options.out ? resolve(options.out) : reportFiles.paperReport.path(context.dir, format);
   const tablesDir = options.out ? file.replace(/\.[^./\\]*$/, "") + "-tables" : dirname(reportFiles.paperReportTable.path(context.dir, "x"));
-  const figures = format === "md" && options.figures !== false ? await writeFigures(report, file) : undefined;
+  const figures = format === "md" && options.figures !== false ? await writeFigures(report, file, options.png === true) : undefined;
   await writeFileAtomic(file, format === "html" ? renderHtml(report) : renderMarkdown(report, { figure: figures }));
   const tables = reportTables(report);
   const written = new Set<string>();

@@ -1,6 +1,7 @@
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { toCsv } from "../util/csv.js";
 import type { Cell, Column, Table } from "./tables.js";
+import { columnLabel, inPlainWords } from "../report/glossary.js";
 
 /** A table as CSV, JSONL or Parquet, and its data dictionary as CSV. */
 
@@ -38,10 +39,13 @@ export function tableParquet(table: Table, createdBy: string): Uint8Array {
   return new Uint8Array(buffer);
 }
 
-/** The data dictionary: one row per column with its type, meaning and allowed values. */
+/**
+ * The data dictionary: one row per column with its name in plain words (the glossary's, as the
+ * report and dashboard use), type, meaning and allowed values.
+ */
 export function dictionaryCsv(table: Table): string {
   return toCsv(
-    ["column", "type", "meaning", "allowed_values"],
-    table.columns.map((c) => [c.name, c.type, c.meaning, c.allowed]),
+    ["column", "label", "type", "meaning", "allowed_values"],
+    table.columns.map((c) => [c.name, c.label ?? columnLabel(c.name), c.type, inPlainWords(c.meaning), c.allowed]),
   );
 }

@@ -6,6 +6,7 @@ import { countWords } from "../analysis/shared/words.js";
 import { TURN_COLUMNS, turnRows } from "../ingest/table.js";
 import type { Session } from "../transcript/schema.js";
 import type { StudyContext } from "./context.js";
+import { codesBy, coderLabel, plainLabel } from "../report/glossary.js";
 import { currentCodes } from "./qda-export.js";
 
 /**
@@ -28,6 +29,8 @@ export interface Column {
   meaning: string;
   /** Allowed values or range, when the column has a closed set. */
   allowed?: string;
+  /** The column in plain words, when the glossary cannot tell it from the name (codebook x coder columns). */
+  label?: string;
 }
 
 export interface Table {
@@ -130,13 +133,13 @@ function turnsTable(sessions: readonly Session[], records: readonly CodeRecord[]
       col("received_at", "string", "when a person's words reached a live session (ISO 8601, wall clock); empty for other turns"),
       col("latency_s", "number", "seconds the person took: from their prompt, or from the last turn said before their words came (live sessions)", ">= 0"),
       col("late", "boolean", "the person's words came after the session stopped taking them (stored at its end, after their last prompt)"),
-      ...names.map((n) =>
-        col(
-          n,
-          "string",
-          `code(s) of coder ${n.split(":").slice(1).join(":")} under codebook ${n.split(":")[0]}: category ids joined by ";" or scale=rating pairs; empty when not coded`,
-        ),
-      ),
+      ...names.map((n) => {
+        const [codebook, coder] = [n.split(":")[0], n.split(":").slice(1).join(":")];
+        return {
+          ...col(n, "string", `code(s) of coder ${coder} under codebook ${codebook}: category ids joined by ";" or scale=rating pairs; empty when not coded`),
+          label: codesBy(coder, codebook),
+        };
+      }),
     ],
     rows,
   };
@@ -212,24 +215,30 @@ function wideTable(sessions: readonly Session[], records: readonly CodeRecord[],
       const allowed = book?.kind === "nominal" ? book.categories.map((c) => c.id).join(", ") : undefined;
       measures.push({
         key,
-        column: col(
-          `${key.codebook}:${key.coder}`,
-          "string",
-          `category id(s) coder ${key.coder} gave the turn under ${key.codebook} (several joined by ";"); empty when not coded`,
-          allowed,
-        ),
+        column: {
+          ...col(
+            `${key.codebook}:${key.coder}`,
+            "string",
+            `category id(s) coder ${key.coder} gave the turn under ${key.codebook} (several joined by ";"); empty when not coded`,
+            allowed,
+          ),
+          label: codesBy(key.coder, key.codebook),
+        },
         value: (r) => r?.codes?.join(";") ?? "",
       });
     }
     for (const scale of scalesOf(book, records, key)) {
       measures.push({
         key,
-        column: col(
-          `${key.codebook}:${key.coder}:${scale.id}`,
-          "integer",
-          `rating coder ${key.coder} gave the turn on scale ${scale.id} of ${key.codebook}; empty when not rated`,
-          scale.points ? `1..${scale.points}` : undefined,
-        ),
+        column: {
+          ...col(
+            `${key.codebook}:${key.coder}:${scale.id}`,
+            "integer",
+            `rating coder ${key.coder} gave the turn on scale ${scale.id} of ${key.codebook}; empty when not rated`,
+            scale.points ? `1..${scale.points}` : undefined,
+          ),
+          label: `${plainLabel(scale.id)} ratings by ${coderLabel(key.coder)} (${key.codebook})`,
+        },
         value: (r) => r?.scores?.[scale.id] ?? null,
       });
     }
@@ -258,24 +267,26 @@ function summaryTable(what: "participants" | "sessions", sessions: readonly Sess
     const book = books.get(key.codebook);
     if (isNominal(book, records, key) && book?.kind === "nominal") {
       for (const c of book.categories)
-        measures.push(
-          col(
+        measures.push({
+          ...col(
             `${key.codebook}:${key.coder}:${c.id}`,
             "integer",
             `turns coder ${key.coder} coded "${c.label}" (${key.codebook}); empty when the coder coded none of the ${perParticipant ? "participant's" : "session's"} turns`,
             ">= 0",
           ),
-        );
+          label: `turns coded "${c.label}" by ${coderLabel(key.coder)} (${key.codebook})`,
+        });
     }
     for (const scale of scalesOf(book, records, key))
-      measures.push(
-        col(
+      measures.push({
+        ...col(
           `${key.codebook}:${key.coder}:${scale.id}:mean`,
           "number",
           `mean rating coder ${key.coder} gave on scale ${scale.id} of ${key.codebook}; empty when no turn was rated`,
           scale.points ? `1..${scale.points}` : undefined,
         ),
-      );
+        label: `mean ${plainLabel(scale.id)} rating by ${coderLabel(key.coder)} (${key.codebook})`,
+      });
   }
   // Units (sessions or participants) each coder coded at least one turn of: a count of 0 means
   // "coded, never this category" only there; elsewhere the count is empty (not coded).

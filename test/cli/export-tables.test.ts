@@ -78,7 +78,17 @@ describe("colloquy export tables", () => {
       ["t0002", "agrees", "", ""],
     ]);
     const dictionary = await csv(`${out}.dictionary.csv`);
-    expect(Object.keys(dictionary[0])).toEqual(["column", "type", "meaning", "allowed_values"]);
+    expect(Object.keys(dictionary[0])).toEqual(["column", "label", "type", "meaning", "allowed_values"]);
+    // Every column in plain words (the glossary's), never a program's name.
+    expect(dictionary.find((d) => d.column === "bales-ipa:rules")!.label).toBe("bales-ipa codes by the offline rules");
+    expect(dictionary.find((d) => d.column === "bales-ipa:human:alice")!.label).toBe("bales-ipa codes by alice");
+    expect(dictionary.find((d) => d.column === "pragmatic-style:llm:sentiment")!.label).toBe("sentiment ratings by the LLM coder (pragmatic-style)");
+    expect(dictionary.find((d) => d.column === "speaker_id")!.label).toBe("speaker id");
+    for (const d of dictionary) {
+      expect(d.label, d.column).not.toMatch(/\b[a-z]+(?:[A-Z][a-z0-9]*)+\b|\b\w+_\w+\b|\w:\w/);
+      // The meaning may name a coder id as it is typed (human:alice), never a camelCase name.
+      expect(d.meaning, d.column).not.toMatch(/\b[a-z]+(?:[A-Z][a-z0-9]*)+\b/);
+    }
     expect(dictionary.map((d) => d.column)).toEqual(Object.keys(rows[0]));
     expect(dictionary.find((d) => d.column === "pragmatic-style:llm:sentiment")).toMatchObject({ type: "integer", allowed_values: "1..7" });
     expect(dictionary.find((d) => d.column === "bales-ipa:rules")!.allowed_values).toContain("asks-suggestion");
@@ -110,7 +120,13 @@ describe("colloquy export tables", () => {
       "bales-ipa:human:alice:asks-suggestion": "0",
       "pragmatic-style:llm:sentiment:mean": "6",
     });
-    expect((await csv(`${people}.dictionary.csv`)).map((d) => d.column)).toEqual(Object.keys(rows[0]));
+    const peopleDictionary = await csv(`${people}.dictionary.csv`);
+    expect(peopleDictionary.map((d) => d.column)).toEqual(Object.keys(rows[0]));
+    expect(peopleDictionary.find((d) => d.column === "share_of_turns")!.label).toBe("share of turns");
+    expect(peopleDictionary.find((d) => d.column === "pragmatic-style:llm:sentiment:mean")!.label).toBe(
+      "mean sentiment rating by the LLM coder (pragmatic-style)",
+    );
+    for (const d of peopleDictionary) expect(d.label, d.column).not.toMatch(/\b[a-z]+(?:[A-Z][a-z0-9]*)+\b|\b\w+_\w+\b|\w:\w/);
 
     const sessions = join(study, "..", "sessions.csv");
     expect((await runCli(["export", study, "--what", "sessions", "--out", sessions])).code).toBe(0);

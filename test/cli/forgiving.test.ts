@@ -110,6 +110,40 @@ describe("commands that forgive", () => {
     }
   }, 60_000);
 
+  it("- is standard output for agree --csv, codebook import, topics export and export --format qdc; a device gets no side files", async () => {
+    const cwd = process.cwd();
+    process.chdir(root);
+    try {
+      const ratings = join(root, "ratings.csv");
+      await writeFile(ratings, "a,b\nx,x\ny,y\nx,y\ny,y\n");
+      const agree = await runCli(["agree", "--csv", ratings, "--raters", "a,b", "--bootstrap", "0", "--out", "-"]);
+      expect(agree.code, agree.stderr).toBe(0);
+      // The JSON report alone, parseable (no summary mixed in).
+      expect(JSON.parse(agree.stdout).variables[0].pairs[0].n).toBe(4);
+      const qdc = await runCli(["export", study, "--format", "qdc", "--codebook", "bales-ipa", "--out", "-"]);
+      expect(qdc.code, qdc.stderr).toBe(0);
+      expect(qdc.stdout).toMatch(/^<\?xml/);
+      await writeFile(join(root, "book.qdc"), qdc.stdout);
+      const imported = await runCli(["codebook", "import", join(root, "book.qdc"), "--out", "-"]);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(JSON.parse(imported.stdout).categories.length).toBeGreaterThan(5);
+      expect(imported.stderr).toMatch(/Wrote standard output: "bales-ipa"/);
+      expect((await runCli(["topics", study])).code).toBe(0);
+      const topics = await runCli(["topics", "export", study, "--out", "-"]);
+      expect(topics.code, topics.stderr).toBe(0);
+      expect(topics.stdout).toMatch(/judgement/);
+      expect(topics.stderr).toMatch(/sub-topic row\(s\) to standard output/);
+      const devNull = await runCli(["export", study, "--out", "/dev/null"]);
+      expect(devNull.code, devNull.stderr).toBe(0);
+      expect((await runCli(["export", study, "--format", "qdc", "--codebook", "bales-ipa", "--out", "/dev/null"])).code).toBe(0);
+      expect(existsSync("/dev/null.dictionary.csv")).toBe(false);
+      expect(existsSync("/dev/null.provenance.json")).toBe(false);
+      expect(await readdir(root)).not.toContain("-");
+    } finally {
+      process.chdir(cwd);
+    }
+  }, 60_000);
+
   it('says "did you mean" for a mistyped design, format, strategy, coder, stage or table', async () => {
     const cases: [string[], RegExp][] = [
       [["init", join(root, "new"), "--design", "withn"], /--design "withn": expected within, between; did you mean "within"\?/],

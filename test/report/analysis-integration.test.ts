@@ -6,6 +6,10 @@ import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
 import { runCli } from "../support/cli.js";
 import { loadStudyData } from "../../src/report/load.js";
 import { assembleReport } from "../../src/report/bundle.js";
+import { buildPaper } from "../../src/report/paper/sections.js";
+import type { Chart } from "../../src/report/paper/document.js";
+import { chartSvg } from "../../src/report/paper/svg.js";
+import { conditionColour } from "../../web/lib/palette.js";
 
 // The dashboard reads what the real analysis commands write: run them on the fixture study
 // (replacing its hand-written analysis files) and check every view's data comes through.
@@ -47,5 +51,24 @@ describe("bundle from the real analysis outputs", () => {
     expect(bundle.topics!.branching.map((b) => b.condition).sort()).toEqual(["control", "debate"]);
     expect(bundle.concepts!.rates.map((r) => r.condition).sort()).toEqual(["control", "debate"]);
     expect(bundle.concepts!.firstMentions.length).toBeGreaterThan(0);
+  });
+
+  it("the report's figures draw each condition in the dashboard's colour for it", async () => {
+    const data = await loadStudyData(dir);
+    const dashboard = conditionColour(assembleReport(data).bundle);
+    const charts = buildPaper(data, { version: "test", date: "2026-01-01" }).sections.flatMap((s) =>
+      s.blocks.flatMap((b) => (b.kind === "chart" ? [b.chart] : [])),
+    );
+    const drawn: [string, string | undefined][] = charts.flatMap((c: Chart) =>
+      c.kind === "bars"
+        ? c.series.map((s) => [s.name, s.colour] as [string, string | undefined])
+        : c.rows.filter((r) => r.colour).map((r) => [r.label, r.colour] as [string, string | undefined]),
+    );
+    // The compare bars and the topics and concepts intervals: control and debate, each in one colour everywhere.
+    expect(new Set(drawn.map(([name]) => name))).toEqual(new Set(["control", "debate"]));
+    for (const [name, colour] of drawn) expect(colour, name).toBe(dashboard(name));
+    expect(dashboard("control")).not.toBe(dashboard("debate"));
+    const bars = charts.find((c) => c.kind === "bars")!;
+    expect(chartSvg(bars)).toContain(`fill="${dashboard("debate")}"`);
   });
 });

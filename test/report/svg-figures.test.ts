@@ -1,8 +1,8 @@
 // The report's figures: round ticks (d3's nice/ticks), the axis title in words under the plot,
 // and long labels wrapped onto lines rather than cut.
 import { describe, expect, it } from "vitest";
-import { chartSvg, wrapLabel } from "../../src/report/paper/svg.js";
-import type { Chart } from "../../src/report/paper/document.js";
+import { chartSvg, shareScales, wrapLabel } from "../../src/report/paper/svg.js";
+import type { Chart, PaperReport } from "../../src/report/paper/document.js";
 
 const tickLabels = (svg: string) => [...svg.matchAll(/<text [^>]*font-size="10"[^>]*>([^<]+)<\/text>/g)].map((m) => Number(m[1]));
 
@@ -48,5 +48,41 @@ describe("report figures", () => {
     expect(lines.every((l) => l.length <= 32)).toBe(true);
     for (const line of lines) expect(svg).toContain(`>${line}</tspan>`);
     expect(svg).not.toMatch(/…|\.\.\./);
+  });
+
+  it("--shared-scales: figures of the same quantity get one axis; others and fixed ranges keep theirs", () => {
+    const share = (id: string, max: number): Chart => ({
+      kind: "bars",
+      id,
+      caption: id,
+      categories: ["x"],
+      series: [{ name: "s", values: [max] }],
+      valueLabel: "share",
+    });
+    const kappa: Chart = {
+      kind: "intervals",
+      id: "k",
+      caption: "k",
+      rows: [{ label: "a vs b", value: 0.3, lower: 0.1, upper: 0.5 }],
+      valueLabel: "κ",
+      domain: [0, 1],
+    };
+    const report: PaperReport = {
+      title: "t",
+      byline: "b",
+      sections: [
+        { title: "Results", level: 2, blocks: [share("bales", 0.12), share("style", 0.61), kappa, intervals].map((chart) => ({ kind: "chart", chart })) },
+      ],
+    };
+    const charts = (r: PaperReport) => r.sections[0].blocks.map((b) => (b.kind === "chart" ? b.chart : undefined)!);
+    // Each on its own scale: the two shares end at different ticks.
+    const own = charts(report).map((c) => tickLabels(chartSvg(c)));
+    expect(own[0].at(-1)).not.toBe(own[1].at(-1));
+    const shared = charts(shareScales(report)).map((c) => tickLabels(chartSvg(c)));
+    expect(shared[0]).toEqual(shared[1]);
+    expect(shared[0].at(-1)).toBeGreaterThanOrEqual(0.61);
+    expectRound(shared[0], 0, 0.61);
+    expect(shared[2]).toEqual(own[2]);
+    expect(shared[3]).toEqual(own[3]);
   });
 });

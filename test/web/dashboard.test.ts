@@ -181,6 +181,25 @@ describe("dashboard in Chromium (fixture study with known numbers)", () => {
     await openView(page, server.url, "bales");
     expect(await page.locator('[data-chart^="bales-"]').count()).toBe(5);
     expect(await page.locator('[data-chart="bales-attempted-answers"] rect.bar').count()).toBe(9);
+    // Each panel scales to its own data; on request all panels share one y scale (the same top tick).
+    const topTicks = () =>
+      page.$$eval('[data-chart^="bales-"]:not([data-chart="bales-phases"]) svg', (svgs) =>
+        svgs.map((svg) =>
+          Math.max(
+            ...[...svg.querySelectorAll("g.tick")]
+              .map((t) => (t as unknown as { __data__: unknown }).__data__)
+              .filter((v): v is number => typeof v === "number"),
+          ),
+        ),
+      );
+    const own = await topTicks();
+    expect(new Set(own).size).toBeGreaterThan(1);
+    await page.check('input[data-control="shared-scales"]');
+    await page.waitForSelector('input[data-control="shared-scales"]:checked');
+    const shared = await topTicks();
+    expect(shared).toHaveLength(4);
+    expect(new Set(shared).size).toBe(1);
+    await page.uncheck('input[data-control="shared-scales"]');
     await shot("10-bales");
     expect(errors).toEqual([]);
   });

@@ -11,6 +11,7 @@ import { replaceCodes } from "../../src/coding/store.js";
 import { sessionSchema } from "../../src/transcript/schema.js";
 import { views } from "../../web/views/index.js";
 import { launchBrowser, openView, SCREENSHOTS, watchErrors } from "./browser.js";
+import { checkChartsOf, FIND_CAMEL_CASE, FIND_CLIPPED, paletteProblems } from "./chart-checks.js";
 
 // Issue 16, the dashboard's half: every view is checked on what a reader sees (boxes on screen,
 // colours of marks, label text), on the known-numbers fixture, on a generated study with 20
@@ -19,7 +20,8 @@ const SPEAKERS = 20;
 /**
  * Turns of the 20-speaker study. The suite uses 1,200; the same browser checks run at scale with
  * `COLLOQUY_LAYOUT_TURNS=300000 npx vitest run test/web/layout.test.ts` (issue 16's 300,000 turns;
- * a few minutes, so not in `npm test`).
+ * a few minutes, so not in `npm test`); bench/chart-checks.ts runs the tick, label and palette
+ * checks on every view at 300,000 turns.
  */
 const MANY_TURNS = Number(process.env.COLLOQUY_LAYOUT_TURNS ?? 1200);
 const SETUP_MS = Math.max(180_000, MANY_TURNS * 2);
@@ -110,42 +112,6 @@ afterAll(async () => {
   for (const s of servers) await s.close();
   for (const dir of [known, many, runs]) if (dir) await rm(dir, { recursive: true, force: true });
 });
-
-/**
- * Text in the view's charts that a reader cannot read whole: a text node whose box pokes out of
- * its <svg> (more than 1 px), text shortened with "…" that has no tooltip holding all of it, or
- * a legend entry shortened although it would fit ("Krippendorff's alpha (95% C…").
- * Runs in the page; `root` is the page's <main> or the document of exported SVGs.
- */
-const FIND_CLIPPED = (root: ParentNode) => {
-  const out: string[] = [];
-  for (const svg of root.querySelectorAll("svg")) {
-    const box = svg.getBoundingClientRect();
-    if (box.width === 0) continue;
-    for (const text of svg.querySelectorAll("text")) {
-      const content = text.textContent ?? "";
-      if (!content.trim()) continue;
-      const r = text.getBoundingClientRect();
-      if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1) {
-        out.push(
-          `cut by the box of ${svg.getAttribute("aria-label")}: "${content}" (${Math.round(r.left - box.left)}..${Math.round(r.right - box.left)} of ${Math.round(box.width)} wide, ${Math.round(r.top - box.top)}..${Math.round(r.bottom - box.top)} of ${Math.round(box.height)} high)`,
-        );
-      }
-      if (content.endsWith("…")) {
-        const tip = text.closest("[data-tip]")?.getAttribute("data-tip") ?? "";
-        if (!tip.startsWith(content.slice(0, -1))) out.push(`shortened without a tooltip in ${svg.getAttribute("aria-label")}: "${content}"`);
-        // Legends wrap instead: an entry may be shortened only when it is wider than the chart.
-        if (text.closest(".legend-item")) {
-          text.textContent = tip;
-          const full = text.getComputedTextLength();
-          text.textContent = content;
-          if (full + 32 <= box.width) out.push(`legend entry shortened though it fits in ${svg.getAttribute("aria-label")}: "${content}"`);
-        }
-      }
-    }
-  }
-  return out;
-};
 
 /** The same check on the charts as exported (standalone SVG files: no page CSS), drawn in a bare page. */
 async function clippedWhenExported(svgs: string[]): Promise<string[]> {
@@ -256,6 +222,46 @@ describe("dashboard layout and labels (issue 16)", () => {
     await page.selectOption('select[data-control="by"]', "speaker");
     await page.screenshot({ path: join(SCREENSHOTS, "33-bales-20-speakers.png"), fullPage: true });
     expect(problems).toEqual([]);
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it("every chart: round axis ticks, one colour per meaning across all views, no internal name in what a reader sees (fixture and 20 speakers)", async () => {
+    const problems: string[] = [];
+    for (const [label, url] of [
+      ["fixture", knownUrl],
+      ["20 speakers", manyUrl],
+    ] as const) {
+      const swatches = [];
+      let axes = 0;
+      for (const view of views.map((v) => v.id)) {
+        const report = await checkChartsOf(page, url, view);
+        problems.push(...report.ticks.map((p) => `${label} ${p}`), ...report.internalNames.map((p) => `${label} ${p}`));
+        swatches.push(...report.swatches);
+        axes += report.axes;
+      }
+      // Behind a control: the style view by condition (the radar in condition colours).
+      await openView(page, url, "style");
+      await page.selectOption('select[data-control="by"]', "condition");
+      await page.waitForSelector('[data-chart="style-radar"]');
+      const byCondition = await checkChartsOf(page, url, "style");
+      swatches.push(...byCondition.swatches.map((s) => ({ ...s, chart: `${s.chart} by condition` })));
+      await page.selectOption('select[data-control="by"]', "speaker");
+      problems.push(...paletteProblems(swatches).map((p) => `${label}: ${p}`));
+      // The checks saw the charts: numeric axes and coloured items of all three meanings.
+      expect(axes, label).toBeGreaterThan(10);
+      expect(swatches.length, label).toBeGreaterThan(20);
+    }
+    expect(problems).toEqual([]);
+    // The name check finds a name when there is one (in text and in a tooltip), and skips the transcript's words.
+    await openView(page, knownUrl, "timeline");
+    await page.evaluate(() => {
+      const main = document.querySelector("main")!;
+      main.append(Object.assign(document.createElement("p"), { textContent: "mean branchingRatio" }));
+      main.querySelector(".turn-row")!.append(document.createTextNode(" my iPhone and myNotes"));
+      main.querySelector("svg")!.setAttribute("data-tip", "test pairedTTest");
+    });
+    const found = await page.evaluate(FIND_CAMEL_CASE, await page.evaluateHandle(() => document.querySelector("main")!));
+    expect(found.map((f) => f.split('"')[1])).toEqual(["branchingRatio", "pairedTTest"]);
     expect(errors).toEqual([]);
   }, 180_000);
 

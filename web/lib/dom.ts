@@ -38,6 +38,13 @@ export function select(
   return el("label", { class: "control" }, label + " ", sel);
 }
 
+/** A labelled checkbox; calls `onChange` with whether it is ticked. */
+export function checkbox(label: string, checked: boolean, onChange: (on: boolean) => void, name: string): HTMLLabelElement {
+  const box = el("input", { type: "checkbox", "data-control": name, checked });
+  box.addEventListener("change", () => onChange(box.checked));
+  return el("label", { class: "control" }, box, " " + label);
+}
+
 export function emptyState(message: string): HTMLElement {
   return el("div", { class: "empty", "data-empty": "true" }, message);
 }

@@ -1,55 +1,13 @@
 import type { CodebookInfo, ReportBundle } from "../../src/report/types.js";
+import { CODE_COLOURS, CONDITION_COLOURS, NEUTRAL, SPEAKER_COLOURS, coloursByName } from "../../src/report/palette.js";
 import { positions } from "./indexing.js";
 
 /**
- * Colour-blind-safe palettes. Codes use Paul Tol's "muted" scheme extended with Okabe-Ito
- * colours (12 distinguishable hues); speakers use Okabe-Ito, then more (see SPEAKER_COLOURS). A fallback/"none" code is grey.
- * Colours are assigned by position in the codebook / study speaker list, so the same code and
- * the same speaker have the same colour in every chart. Positions are indexed once per palette
- * (charts ask for a colour per mark).
+ * The dashboard's colours: one palette per meaning (src/report/palette.ts, shared with the
+ * report's figures), keyed by an item's place in the study-wide list of its kind, so the same
+ * code, condition or speaker has the same colour in every chart. Speakers past the eighth also
+ * get a dash pattern and marker shape.
  */
-export const CODE_COLOURS = [
-  "#332288",
-  "#88CCEE",
-  "#44AA99",
-  "#117733",
-  "#999933",
-  "#DDCC77",
-  "#CC6677",
-  "#882255",
-  "#AA4499",
-  "#E69F00",
-  "#0072B2",
-  "#D55E00",
-];
-/**
- * 20 distinct speaker colours: Okabe-Ito's 8 first (the most distinguishable, also for
- * colour-blind readers), then Paul Tol's "muted" hues and three dark ones. Colours past the
- * eighth are harder to tell apart, so those speakers also get a second visual channel (see
- * {@link speakerStyle}).
- */
-export const SPEAKER_COLOURS = [
-  "#0072B2",
-  "#E69F00",
-  "#009E73",
-  "#D55E00",
-  "#56B4E9",
-  "#CC79A7",
-  "#F0E442",
-  "#000000",
-  "#332288",
-  "#88CCEE",
-  "#44AA99",
-  "#117733",
-  "#999933",
-  "#DDCC77",
-  "#CC6677",
-  "#882255",
-  "#AA4499",
-  "#661100",
-  "#6699CC",
-  "#997700",
-];
 /** Speakers at or past this position get a dash pattern and a marker shape as well as a colour. */
 export const SOLID_SPEAKERS = 8;
 /** Marker shapes (d3 symbol names) and dash patterns for the speakers past {@link SOLID_SPEAKERS}. */
@@ -79,15 +37,23 @@ export function speakerStyleAt(i: number): SeriesStyle {
   const k = i - SOLID_SPEAKERS;
   return { colour, dash: DASHES[k % DASHES.length], marker: MARKERS[k % MARKERS.length] };
 }
-export const NEUTRAL = "#BBBBBB";
+
+/**
+ * A second channel for lines that share one colour (sessions of one condition) or have no palette
+ * colour of their own (groups of codes): the first solid and plain, the others dashed with a
+ * marker. Every look of the first 6 differs.
+ */
+export function lineLookAt(i: number): { dash?: string; marker?: Marker } {
+  if (i === 0) return {};
+  return { dash: DASHES[(i - 1) % DASHES.length], marker: MARKERS[(i - 1) % MARKERS.length] };
+}
 
 export function codeColour(codebook: CodebookInfo | undefined): (code: string) => string {
-  const at = positions((codebook?.categories ?? []).map((c) => c.id));
-  return (code) => {
-    if (code === "none" || code === "(none)") return NEUTRAL;
-    const i = at(code);
-    return i < 0 ? NEUTRAL : CODE_COLOURS[i % CODE_COLOURS.length];
-  };
+  const colour = coloursByName(
+    (codebook?.categories ?? []).map((c) => c.id),
+    CODE_COLOURS,
+  );
+  return (code) => (code === "none" || code === "(none)" ? NEUTRAL : colour(code));
 }
 
 export function speakerStyle(bundle: ReportBundle): (key: string) => SeriesStyle {
@@ -99,11 +65,5 @@ export function speakerStyle(bundle: ReportBundle): (key: string) => SeriesStyle
 }
 
 export function conditionColour(bundle: ReportBundle): (condition: string) => string {
-  // Conditions use Okabe-Ito from the sky blue on, so they differ from the first speakers' hues.
-  const list = ["#56B4E9", "#E69F00", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#F0E442", "#000000"];
-  const at = positions(bundle.conditions);
-  return (c) => {
-    const i = at(c);
-    return i < 0 ? NEUTRAL : list[i % list.length];
-  };
+  return coloursByName(bundle.conditions, CONDITION_COLOURS);
 }

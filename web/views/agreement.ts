@@ -1,4 +1,5 @@
 import { el, emptyState, select } from "../lib/dom.js";
+import { MEASURE_COLOURS } from "../../src/report/palette.js";
 import { fmtCoef, fmtCount, fmtShare } from "../lib/format.js";
 import { chartCard } from "../lib/frame.js";
 import { coderLabel, pref } from "../lib/context.js";
@@ -41,7 +42,7 @@ export const agreementView: View = {
                       {
                         series: "kappa",
                         value: p.kappa,
-                        colour: "#0072B2",
+                        colour: MEASURE_COLOURS[0],
                         err: p.kappaCI,
                         tip: `${pairLabel(p.a, p.b)}\nkappa ${fmtCoef(p.kappa)}${p.kappaCI ? ` [${fmtCoef(p.kappaCI[0])}, ${fmtCoef(p.kappaCI[1])}]` : ""} · n = ${fmtCount(p.n)}`,
                       },
@@ -52,7 +53,7 @@ export const agreementView: View = {
                       {
                         series: "alpha",
                         value: p.alpha,
-                        colour: "#E69F00",
+                        colour: MEASURE_COLOURS[1],
                         err: p.alphaCI,
                         tip: `${pairLabel(p.a, p.b)}\nalpha ${fmtCoef(p.alpha)}${p.alphaCI ? ` [${fmtCoef(p.alphaCI[0])}, ${fmtCoef(p.alphaCI[1])}]` : ""} · n = ${fmtCount(p.n)}`,
                       },
@@ -63,7 +64,7 @@ export const agreementView: View = {
                       {
                         series: "agreement",
                         value: p.percent,
-                        colour: "#009E73",
+                        colour: MEASURE_COLOURS[2],
                         tip: `${pairLabel(p.a, p.b)}\n${fmtShare(p.percent)} agreement · n = ${fmtCount(p.n)}`,
                       },
                     ]
@@ -79,7 +80,7 @@ export const agreementView: View = {
                         {
                           series: "alpha",
                           value: all.alpha,
-                          colour: "#E69F00",
+                          colour: MEASURE_COLOURS[1],
                           err: all.alphaCI,
                           tip: `all coders\nKrippendorff's alpha (${all.level}) ${fmtCoef(all.alpha)}${all.alphaCI ? ` [${fmtCoef(all.alphaCI[0])}, ${fmtCoef(all.alphaCI[1])}]` : ""}${all.fleiss !== undefined ? `\nFleiss' kappa ${fmtCoef(all.fleiss)}` : ""}`,
                         },
@@ -89,9 +90,9 @@ export const agreementView: View = {
                 : [],
             ),
           legend: [
-            { label: "Cohen's kappa (95% CI)", colour: "#0072B2" },
-            { label: "Krippendorff's alpha (95% CI)", colour: "#E69F00" },
-            { label: "percent agreement", colour: "#009E73" },
+            { label: "Cohen's kappa (95% CI)", colour: MEASURE_COLOURS[0] },
+            { label: "Krippendorff's alpha (95% CI)", colour: MEASURE_COLOURS[1] },
+            { label: "percent agreement", colour: MEASURE_COLOURS[2] },
           ],
           yLabel: "value",
         },
@@ -169,20 +170,20 @@ export const agreementView: View = {
                 groups: set.perCategory.map((p) => ({
                   label: label(p.code),
                   bars: [
-                    { series: "precision", value: p.precision ?? 0, colour: "#56B4E9", tip: `${p.code}\nprecision ${fmtCoef(p.precision)}` },
-                    { series: "recall", value: p.recall ?? 0, colour: "#CC79A7", tip: `${p.code}\nrecall ${fmtCoef(p.recall)}` },
+                    { series: "precision", value: p.precision ?? 0, colour: MEASURE_COLOURS[2], tip: `${p.code}\nprecision ${fmtCoef(p.precision)}` },
+                    { series: "recall", value: p.recall ?? 0, colour: MEASURE_COLOURS[1], tip: `${p.code}\nrecall ${fmtCoef(p.recall)}` },
                     {
                       series: "F1",
                       value: p.f1 ?? 0,
-                      colour: "#000000",
+                      colour: MEASURE_COLOURS[0],
                       tip: `${p.code}\nF1 ${fmtCoef(p.f1)}${p.support !== undefined ? ` · support ${fmtCount(p.support)}` : ""}`,
                     },
                   ],
                 })),
                 legend: [
-                  { label: "precision", colour: "#56B4E9" },
-                  { label: "recall", colour: "#CC79A7" },
-                  { label: "F1", colour: "#000000" },
+                  { label: "precision", colour: MEASURE_COLOURS[2] },
+                  { label: "recall", colour: MEASURE_COLOURS[1] },
+                  { label: "F1", colour: MEASURE_COLOURS[0] },
                 ],
                 yLabel: "score",
               },

@@ -1,10 +1,11 @@
-import { el, emptyState } from "../lib/dom.js";
+import { checkbox, el, emptyState } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
 import { chooseCodeSet } from "../lib/context.js";
 import { labelMap, sortByOrder } from "../lib/indexing.js";
 import { groupedBarsChart } from "../charts/grouped-bars.js";
 import { linesChart } from "../charts/lines.js";
-import { CODE_COLOURS } from "../lib/palette.js";
+import { MEASURE_COLOURS } from "../../src/report/palette.js";
+import { lineLookAt } from "../lib/palette.js";
 import type { View } from "./types.js";
 import { fmtCount, fmtShare } from "../lib/format.js";
 
@@ -26,6 +27,12 @@ export const balesView: View = {
         ctx.bundle.speakers.map((s) => s.key),
         (m) => m.key,
       );
+      // Small multiples on one y scale on request, so bar heights compare across panels too.
+      const shared = ctx.prefs.get("shared-scales") === "true";
+      let sharedMax = 0;
+      for (const area of set.areas)
+        for (const c of area.categories) for (const m of members) if (m.total) sharedMax = Math.max(sharedMax, (m.counts[c] ?? 0) / m.total);
+      controls.push(checkbox("Same y scale in every panel", shared, (on) => (ctx.prefs.set("shared-scales", String(on)), draw()), "shared-scales"));
       const cards: HTMLElement[] = [];
       for (const area of set.areas) {
         const chart = groupedBarsChart(
@@ -44,7 +51,7 @@ export const balesView: View = {
             legend: members.map((m) => ({ label: m.key, ...ctx.speakerStyle(m.key) })),
             yLabel: "% of member's acts",
           },
-          { yFormat: (v) => `${Math.round(v * 100)}%`, width: 520, height: 200 },
+          { yFormat: (v) => `${Math.round(v * 100)}%`, width: 520, height: 200, yMax: shared ? sharedMax || 1 : undefined },
         );
         cards.push(
           chartCard(`bales-${area.id}`, area.label, chart, {
@@ -57,7 +64,9 @@ export const balesView: View = {
       const groups = set.problems.length ? set.problems : set.areas;
       const series = groups.map((g, i) => ({
         label: g.label,
-        colour: CODE_COLOURS[(i * 2) % CODE_COLOURS.length],
+        // Groups of codes are no single code: greys, told apart by dash and marker (and in greyscale).
+        colour: MEASURE_COLOURS[i % MEASURE_COLOURS.length],
+        ...lineLookAt(i),
         points: set.phases.map((ph, j) => [j, ph.total ? g.categories.reduce((a, c) => a + (ph.counts[c] ?? 0), 0) / ph.total : 0] as [number, number]),
       }));
       cards.push(

@@ -1,4 +1,5 @@
 import { el, emptyState, select } from "../lib/dom.js";
+import { MEASURE_COLOURS } from "../../src/report/palette.js";
 import { chartCard } from "../lib/frame.js";
 import { groupedBarsChart } from "../charts/grouped-bars.js";
 import { linesChart } from "../charts/lines.js";
@@ -120,13 +121,18 @@ export const participationView: View = {
                   marker: ctx.speakerStyle(k).marker,
                   tip: `${k}\n${plural(t.turns, "turn")} (${fmtShare(t.turns / allTurns)})`,
                 },
-                { series: "words", value: t.words / allWords, colour: "#555", tip: `${k}\n${plural(t.words, "word")} (${fmtShare(t.words / allWords)})` },
+                {
+                  series: "words",
+                  value: t.words / allWords,
+                  colour: MEASURE_COLOURS[1],
+                  tip: `${k}\n${plural(t.words, "word")} (${fmtShare(t.words / allWords)})`,
+                },
               ],
             };
           }),
           legend: [
-            { label: "turns (speaker colour)", colour: "#0072B2" },
-            { label: "words", colour: "#555" },
+            { label: "turns (speaker colour)", colour: MEASURE_COLOURS[0] },
+            { label: "words", colour: MEASURE_COLOURS[1] },
           ],
           yLabel: "share",
         },

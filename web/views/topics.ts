@@ -1,4 +1,5 @@
 import { el, emptyState, select } from "../lib/dom.js";
+import { lineLookAt } from "../lib/palette.js";
 import { chartCard } from "../lib/frame.js";
 import { pref } from "../lib/context.js";
 import { firstMentionSeries } from "../lib/indexing.js";
@@ -133,11 +134,18 @@ export const topicsView: View = {
       }
       if (concepts && concepts.firstMentions.length) {
         // Indexed by session once: scanning all mentions per session was quadratic (issue 11).
-        const series = firstMentionSeries(concepts.firstMentions).map((s) => ({
-          label: s.session,
-          colour: ctx.conditionColour(s.condition),
-          points: s.times.map((t, i) => [t, i + 1] as [number, number]),
-        }));
+        // The colour is the session's condition; sessions of one condition differ in dash and marker.
+        const nth = new Map<string, number>();
+        const series = firstMentionSeries(concepts.firstMentions).map((s) => {
+          const i = nth.get(s.condition) ?? 0;
+          nth.set(s.condition, i + 1);
+          return {
+            label: `${s.session} · ${s.condition}`,
+            colour: ctx.conditionColour(s.condition),
+            ...lineLookAt(i),
+            points: s.times.map((t, j) => [t, j + 1] as [number, number]),
+          };
+        });
         grid.append(
           chartCard(
             "first-mentions",

@@ -19,14 +19,26 @@ export interface Table {
   source: string;
 }
 
-/** A bar or interval chart, drawn as inline SVG in the HTML report (svg.ts). */
+/**
+ * A bar or interval chart, drawn as SVG (svg.ts). A series or row that is a study item (a
+ * condition) carries its colour from src/report/palette.ts, the dashboard's; others are grey.
+ */
 export type Chart =
-  | { kind: "bars"; id: string; caption: string; categories: string[]; series: { name: string; values: (number | null)[] }[]; valueLabel: string }
+  | {
+      kind: "bars";
+      id: string;
+      caption: string;
+      categories: string[];
+      series: { name: string; values: (number | null)[]; colour?: string }[];
+      valueLabel: string;
+      /** The value axis' range when set (figures sharing one scale); else from 0 to the largest value. */
+      domain?: [number, number];
+    }
   | {
       kind: "intervals";
       id: string;
       caption: string;
-      rows: { label: string; value: number | null; lower: number | null; upper: number | null }[];
+      rows: { label: string; value: number | null; lower: number | null; upper: number | null; colour?: string }[];
       valueLabel: string;
       domain?: [number, number];
     };

@@ -11,6 +11,8 @@ import { adjustmentText } from "../../analysis/compare/tests.js";
 import type { AnalysisFile, StudyData } from "../load.js";
 import { apaCompareTest, apaConditionTest, apaNumber, apaSummary, conditionTestName } from "../apa.js";
 import type { Block, Cell, Chart, PaperReport, Section, Table } from "./document.js";
+import { CONDITION_COLOURS, coloursByName } from "../palette.js";
+import { conditionOf, conditionsOf } from "../shape/common.js";
 import { codeSetValidation, validationLabel } from "../shape/validation.js";
 import { summariseRecords } from "../../coding/records.js";
 import { statsFiles } from "../../analysis/stats/descriptor.js";
@@ -34,6 +36,8 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 export function buildPaper(data: StudyData, meta: { version: string; date: string }): PaperReport {
   const a = data.analysis;
   const compares = [...a.compare.values()];
+  // The dashboard's condition colours: the same study-wide list (control first), the same palette.
+  const colour = coloursByName(conditionsOf(data.sessions.map(conditionOf), data.config.compare.control), CONDITION_COLOURS);
   const sections: Section[] = [
     { title: "Method", level: 2, blocks: [] },
     sampleSection(data),
@@ -41,7 +45,7 @@ export function buildPaper(data: StudyData, meta: { version: string; date: strin
     codingSection(data, compares),
     { title: "Results", level: 2, blocks: [] },
     reliabilitySection(a.agreement),
-    ...compares.map((c) => compareSection(c, data)),
+    ...compares.map((c) => compareSection(c, data, colour)),
     ...(a.topics
       ? [
           measuresSection(
@@ -49,10 +53,11 @@ export function buildPaper(data: StudyData, meta: { version: string; date: strin
             a.topics.file,
             a.topics.value.conditions.filter((c) => c.measure === "branchingRatio" || c.measure === "mainTopics" || c.measure === "subtopics"),
             "branching ratio (sub-topics per main topic)",
+            colour,
           ),
         ]
       : []),
-    ...(a.concepts ? [measuresSection("Concepts", a.concepts.file, a.concepts.value.conditions, "concepts per minute and lexical measures")] : []),
+    ...(a.concepts ? [measuresSection("Concepts", a.concepts.file, a.concepts.value.conditions, "concepts per minute and lexical measures", colour)] : []),
   ];
   const missing = [
     ...(a.agreement.length === 0 ? ["reliability (run `colloquy agree <study>` with human coders)"] : []),
@@ -292,7 +297,7 @@ function reliabilitySection(files: AnalysisFile<AgreementReport>[]): Section {
   return { title: "Reliability", level: 3, blocks };
 }
 
-function compareSection(f: AnalysisFile<CompareReport>, data: StudyData): Section {
+function compareSection(f: AnalysisFile<CompareReport>, data: StudyData, colour: (condition: string) => string): Section {
   const r = f.value;
   const cb = f.params[0];
   const book = data.codebooks.get(r.codebook.id);
@@ -329,7 +334,7 @@ function compareSection(f: AnalysisFile<CompareReport>, data: StudyData): Sectio
       id: `codes-${cb}-proportions`,
       caption: `Share of acts per code and condition (${cb})`,
       categories: r.labels.map(labelOf),
-      series: cond.map((c) => ({ name: c.key, values: r.labels.map((code) => c.proportions[code]) })),
+      series: cond.map((c) => ({ name: c.key, values: r.labels.map((code) => c.proportions[code]), colour: colour(c.key) })),
       valueLabel: "share",
     },
   });
@@ -413,7 +418,7 @@ function direction(t: CompareReport["tests"][number]): string {
 }
 
 /** Topics or concepts: per-measure summaries by condition and the tests, as reported by the analysis. */
-function measuresSection(title: string, file: string, comparisons: MeasureComparison[], what: string): Section {
+function measuresSection(title: string, file: string, comparisons: MeasureComparison[], what: string, colour: (condition: string) => string): Section {
   const blocks: Block[] = [];
   if (comparisons.length === 0) return { title, level: 3, blocks };
   const first = comparisons[0];
@@ -468,7 +473,13 @@ function measuresSection(title: string, file: string, comparisons: MeasureCompar
         kind: "intervals",
         id: `${slug(title)}-${slug(c.measure)}`,
         caption: `${plainLabel(c.measure)} by condition: mean and 95% interval`,
-        rows: entries.map(([condition, s]) => ({ label: condition, value: s.mean, lower: s.ci95?.[0] ?? null, upper: s.ci95?.[1] ?? null })),
+        rows: entries.map(([condition, s]) => ({
+          label: condition,
+          value: s.mean,
+          lower: s.ci95?.[0] ?? null,
+          upper: s.ci95?.[1] ?? null,
+          colour: colour(condition),
+        })),
         valueLabel: plainLabel(c.measure),
       });
   }

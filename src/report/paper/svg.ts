@@ -1,12 +1,14 @@
 import { scaleLinear } from "d3";
-import type { Chart } from "./document.js";
+import type { Chart, PaperReport } from "./document.js";
+import { MEASURE_COLOURS } from "../palette.js";
+
+/** A series or row without a colour of its own (no study item: a coder pair) is drawn in the measures' grey. */
+const PLAIN = MEASURE_COLOURS[0];
 
 /**
  * Inline SVG for the HTML report's charts: grouped bars and point estimates with intervals.
  * Self-contained (no script, no external font or style), every label escaped as text.
  */
-
-const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
 
 export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -49,6 +51,37 @@ function axisTitle(text: string, left: number, plot: number, y: number): string 
   return `<text x="${left + plot / 2}" y="${y}" font-size="11" text-anchor="middle">${escapeXml(text)}</text>`;
 }
 
+/** The values a chart must show: from 0 (or below, for an interval reaching under it) to its largest value or bound. */
+function valueExtent(chart: Chart): [number, number] {
+  const values = chart.kind === "bars" ? chart.series.flatMap((s) => s.values) : chart.rows.flatMap((r) => [r.value, r.lower, r.upper]);
+  const known = values.filter((v): v is number => v !== null && Number.isFinite(v));
+  return [Math.min(0, ...known), Math.max(1e-9, ...known)];
+}
+
+/**
+ * The report with one value scale for every set of figures that show the same quantity (the
+ * same axis title: the share of acts per code for each codebook, a measure by condition), so bar
+ * lengths and intervals compare across figures as well as within one (`colloquy report
+ * --shared-scales`). A figure with a fixed range (kappa on 0 to 1) keeps it.
+ */
+export function shareScales(report: PaperReport): PaperReport {
+  const charts = report.sections.flatMap((s) => s.blocks.flatMap((b) => (b.kind === "chart" ? [b.chart] : [])));
+  const extents = new Map<string, [number, number]>();
+  for (const c of charts) {
+    if (c.domain) continue;
+    const [lo, hi] = valueExtent(c);
+    const before = extents.get(c.valueLabel);
+    extents.set(c.valueLabel, before ? [Math.min(before[0], lo), Math.max(before[1], hi)] : [lo, hi]);
+  }
+  return {
+    ...report,
+    sections: report.sections.map((s) => ({
+      ...s,
+      blocks: s.blocks.map((b) => (b.kind === "chart" && !b.chart.domain ? { ...b, chart: { ...b.chart, domain: extents.get(b.chart.valueLabel) } } : b)),
+    })),
+  };
+}
+
 /** The chart as an <svg> element string (width 720; height grows with the rows). */
 export function chartSvg(chart: Chart): string {
   return chart.kind === "bars" ? barsSvg(chart) : intervalsSvg(chart);
@@ -62,14 +95,14 @@ function barsSvg(chart: Extract<Chart, { kind: "bars" }>): string {
   const groupH = chart.series.length * barH + 8;
   const legendH = 18 * Math.ceil(chart.series.length / 4) + 8;
   const height = legendH + chart.categories.length * groupH + 44;
-  const { domain, ticks } = roundTicks(0, Math.max(1e-9, ...chart.series.flatMap((s) => s.values.filter((v): v is number => v !== null))));
+  const { domain, ticks } = roundTicks(...(chart.domain ?? valueExtent(chart)));
   const max = domain[1];
   const out: string[] = [];
   chart.series.forEach((s, i) => {
     const x = (i % 4) * 170;
     const y = 18 * Math.floor(i / 4) + 12;
     out.push(
-      `<rect x="${x}" y="${y - 9}" width="10" height="10" fill="${PALETTE[i % PALETTE.length]}"/><text x="${x + 14}" y="${y}" font-size="11">${escapeXml(s.name)}</text>`,
+      `<rect x="${x}" y="${y - 9}" width="10" height="10" fill="${s.colour ?? PLAIN}"/><text x="${x + 14}" y="${y}" font-size="11">${escapeXml(s.name)}</text>`,
     );
   });
   chart.categories.forEach((category, c) => {
@@ -80,7 +113,7 @@ function barsSvg(chart: Extract<Chart, { kind: "bars" }>): string {
       if (v === null) return;
       const w = (v / max) * plot;
       out.push(
-        `<rect x="${left}" y="${y0 + i * barH}" width="${w.toFixed(1)}" height="${barH - 1}" fill="${PALETTE[i % PALETTE.length]}"><title>${escapeXml(`${s.name}, ${category}: ${tick(v)}`)}</title></rect>`,
+        `<rect x="${left}" y="${y0 + i * barH}" width="${w.toFixed(1)}" height="${barH - 1}" fill="${s.colour ?? PLAIN}"><title>${escapeXml(`${s.name}, ${category}: ${tick(v)}`)}</title></rect>`,
       );
     });
   });
@@ -98,8 +131,7 @@ function intervalsSvg(chart: Extract<Chart, { kind: "intervals" }>): string {
   const plot = width - left - 60;
   const rowH = 30;
   const height = chart.rows.length * rowH + 54;
-  const known = chart.rows.flatMap((r) => [r.value, r.lower, r.upper]).filter((v): v is number => v !== null && Number.isFinite(v));
-  const { domain, ticks } = roundTicks(...(chart.domain ?? [Math.min(0, ...known), Math.max(1e-9, ...known)]));
+  const { domain, ticks } = roundTicks(...(chart.domain ?? valueExtent(chart)));
   const [lo, hi] = domain;
   const x = (v: number) => left + ((v - lo) / (hi - lo || 1)) * plot;
   const out: string[] = [];
@@ -110,7 +142,7 @@ function intervalsSvg(chart: Extract<Chart, { kind: "intervals" }>): string {
       out.push(`<line x1="${x(r.lower).toFixed(1)}" y1="${y}" x2="${x(r.upper).toFixed(1)}" y2="${y}" stroke="#333" stroke-width="1.5"/>`);
     if (r.value !== null)
       out.push(
-        `<circle cx="${x(r.value).toFixed(1)}" cy="${y}" r="4" fill="${PALETTE[0]}"><title>${escapeXml(`${r.label}: ${tick(r.value)}${r.lower !== null && r.upper !== null ? ` [${tick(r.lower)}, ${tick(r.upper)}]` : ""}`)}</title></circle>`,
+        `<circle cx="${x(r.value).toFixed(1)}" cy="${y}" r="4" fill="${r.colour ?? PLAIN}"><title>${escapeXml(`${r.label}: ${tick(r.value)}${r.lower !== null && r.upper !== null ? ` [${tick(r.lower)}, ${tick(r.upper)}]` : ""}`)}</title></circle>`,
       );
   });
   const axisY = 12 + chart.rows.length * rowH + 4;

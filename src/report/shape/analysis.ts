@@ -1,4 +1,5 @@
 import type { AgreementReport, AgreementInterval } from "../../analysis/agreement/index.js";
+import { inPlainWords } from "../glossary.js";
 import type { ConceptsReport } from "../../analysis/concepts/report.js";
 import { meanInterval, type MeasureComparison } from "../../analysis/concepts/conditions.js";
 import type { TopicsReport } from "../../analysis/topics/report.js";
@@ -100,7 +101,7 @@ export function readAgreement(files: readonly AnalysisFile<AgreementReport>[], w
 function firstTest(comparison: MeasureComparison | undefined): TopicsSet["test"] {
   const t = comparison?.tests[0];
   if (!t) return undefined;
-  return { test: `${t.testName}, ${t.a} vs ${t.b}`, statistic: finite(t.statistic), p: finite(t.pAdjusted) ?? finite(t.p), n: t.n };
+  return { test: `${inPlainWords(t.testName)}, ${t.a} vs ${t.b}`, statistic: finite(t.statistic), p: finite(t.pAdjusted) ?? finite(t.p), n: t.n };
 }
 
 /** Per-condition summaries of one measure: mean, SD, n and the 95% CI of the mean, as the analysis computed them. */

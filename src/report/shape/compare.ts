@@ -1,4 +1,5 @@
 import { apaCompareTest } from "../apa.js";
+import { inPlainWords } from "../glossary.js";
 import type { Session } from "../../transcript/schema.js";
 import type { CompareSettings } from "../../study/config.js";
 import { checkCompareOptions, compareFrequencies, type CompareFrequencies, type CompareReport } from "../../analysis/compare/compare.js";
@@ -121,7 +122,7 @@ export function compareSetFromFile(
     label: [t.condition && t.reference ? `${t.condition} vs ${t.reference}` : t.across ? `across ${t.across}` : "", t.code ? `· ${t.code}` : ""]
       .join(" ")
       .trim(),
-    test: t.test,
+    test: inPlainWords(t.test),
     n: t.n,
     statistic: t.statistic ?? undefined,
     p: t.p ?? undefined,
