@@ -20,7 +20,7 @@ import type { CoderValidation } from "./learned/floor.js";
 import type { ModelSettings } from "./learned/model.js";
 import type { CodeRecord } from "./records.js";
 import { estimateTokens, type ContextWindow } from "./llm/prompt.js";
-import { estimateCost, priceFor } from "../llm/prices.js";
+import { batchPrice, estimateCost, priceFor, type ModelPrice } from "../llm/prices.js";
 import { isLoopbackEndpoint } from "../llm/config.js";
 import { describeRepair, type JsonlRepair } from "../util/fs.js";
 
@@ -202,6 +202,18 @@ function priceOf(options: CodingJobOptions) {
   return model ? priceFor(model.info.model, { overrides: model.config?.prices, local: isLoopbackEndpoint(model.config?.baseURL) }) : undefined;
 }
 
+/**
+ * A record's share of what its requests cost (`provenance.spent`, from the LLM coder) gains its
+ * price in USD: the model's price, or the Batch API's for a reply collected from a batch. Without
+ * a known price the tokens stay and the cost is left out (never a guess).
+ */
+function withCost(provenance: Record<string, unknown>, price: ModelPrice | undefined): Record<string, unknown> {
+  const spent = provenance.spent as { promptTokens: number; completionTokens: number; batch?: boolean } | undefined;
+  if (!spent) return provenance;
+  const cost = estimateCost(spent.batch ? batchPrice(price) : price, spent.promptTokens, spent.completionTokens);
+  return cost === undefined ? provenance : { ...provenance, spent: { ...spent, cost: Number(cost.toPrecision(6)) } };
+}
+
 /** What a run would do and cost, without calling the model. */
 export async function dryRunCoding(options: CodingJobOptions): Promise<DryRun> {
   const plan = planCoding(options.sessions, await doneSet(options, coderIdOf(options)), options.batch ?? 1);
@@ -244,6 +256,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
   const reporter = options.reporter ?? silentReporter;
   const coderId = coderIdOf(options);
   const { codebook, study } = options;
+  const price = priceOf(options);
   // Our own controller: aborts on the caller's signal (Ctrl-C).
   const stop = new AbortController();
   // Every in-flight request (and retry wait) listens on this signal: lift the default cap of 10.
@@ -335,7 +348,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
         coder: coderId,
         ...outcome.value,
         ...(outcome.samples ? { samples: outcome.samples } : {}),
-        provenance: outcome.provenance,
+        provenance: withCost(outcome.provenance, price),
         createdAt: now(),
       });
     }
@@ -402,7 +415,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
       summary.promptTokens = stats.paidPromptTokens;
       summary.completionTokens = stats.paidCompletionTokens;
       if (summary.coded > 0) summary.promptTokensPerTurn = stats.promptTokens / summary.coded;
-      summary.estimatedCost = estimateCost(priceOf(options), stats.paidPromptTokens, stats.paidCompletionTokens);
+      summary.estimatedCost = estimateCost(price, stats.paidPromptTokens, stats.paidCompletionTokens);
     }
   } finally {
     options.signal?.removeEventListener("abort", onAbort);

@@ -170,6 +170,12 @@ function longTable(sessions: readonly Session[], records: readonly CodeRecord[],
     ),
     col("rationale", "string", "the coder's reason, when it gave one"),
     col("created_at", "string", "when the code was made (ISO 8601)"),
+    col(
+      "cost_usd",
+      "number",
+      "LLM coder: this code's share of what its requests cost in USD; 0 from the cache; empty when the price is unknown or the coder is not an LLM",
+      ">= 0",
+    ),
   ];
   const rows = records.map((r) => {
     const session = meta.get(r.session);
@@ -187,9 +193,18 @@ function longTable(sessions: readonly Session[], records: readonly CodeRecord[],
     for (const s of scales) row[`score_${s}`] = r.scores?.[s] ?? null;
     row.rationale = r.rationale ?? "";
     row.created_at = r.createdAt;
+    row.cost_usd = costOf(r);
     return row;
   });
   return { columns, rows };
+}
+
+/** An LLM code's share of what was paid for it (provenance.spent, src/coding/llm/coder.ts). */
+function costOf(r: CodeRecord): number | null {
+  if (!r.coder.startsWith("llm")) return null;
+  const spent = r.provenance.spent as { cost?: number } | undefined;
+  if (spent === undefined) return r.provenance.cached === true ? 0 : null;
+  return spent.cost ?? null;
 }
 
 function scalePoints(books: Map<string, Codebook>, scale: string): number | undefined {

@@ -189,6 +189,23 @@ describe("coding job (llm)", () => {
     }
   });
 
+  it("keeps what each code cost in its provenance: the shares add up to what the run paid, and a cached reply costs nothing", async () => {
+    const summary = await job({ batch: 4 });
+    const codes = await readCodes(study.dir, "bales-ipa", "llm");
+    const spent = codes.map((r) => r.provenance.spent as { requests: number; promptTokens: number; completionTokens: number; cost?: number });
+    const sum = (k: "requests" | "promptTokens" | "completionTokens") => spent.reduce((a, s) => a + s[k], 0);
+    expect(sum("requests")).toBeCloseTo(server.chatCount, 2);
+    expect(sum("promptTokens")).toBeCloseTo(summary.promptTokens, 1);
+    expect(sum("completionTokens")).toBeCloseTo(summary.completionTokens, 1);
+    expect(summary.promptTokens).toBeGreaterThan(0);
+    // A local endpoint is free: the cost is a known 0, not left out.
+    expect(spent.every((s) => s.cost === 0)).toBe(true);
+
+    await rm(join(study.dir, "codes"), { recursive: true });
+    await job({ batch: 4 });
+    expect((await readCodes(study.dir, "bales-ipa", "llm")).every((r) => r.provenance.spent === undefined)).toBe(true);
+  });
+
   it("stores samples with their agreement", async () => {
     const summary = await job({ samples: 3 });
     expect(summary.coded).toBe(8);

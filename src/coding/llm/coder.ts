@@ -112,7 +112,41 @@ export interface AnsweredReply {
 }
 
 type SampleOutcome = { ok: true; value: CodeValue } | { ok: false; reason: string; raw?: string; errorKind?: LlmErrorKind };
-type SampleResult = { aborted: true } | { aborted: false; outcomes: Map<string, SampleOutcome>; hashes: string[]; cached: boolean; reasked: boolean };
+/** What this run paid the endpoint for one request's replies (a cached reply costs nothing). */
+interface Paid {
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+type SampleResult =
+  { aborted: true } | { aborted: false; outcomes: Map<string, SampleOutcome>; hashes: string[]; cached: boolean; reasked: boolean; paid: Paid };
+
+/**
+ * One turn's share of what its requests cost, kept in its provenance (`spent`), so a codes file
+ * says what it cost: a request that coded n turns (`--batch n`) is split evenly among them, and
+ * the shares of every record add up to what was paid for the codes that were stored. `batch`:
+ * the replies came from the Batch API (billed at its price).
+ */
+function spentShare(paid: readonly Paid[], turns: number, batch: boolean): Record<string, unknown> | undefined {
+  const total = paid.reduce(
+    (a, p) => ({ requests: a.requests + p.requests, promptTokens: a.promptTokens + p.promptTokens, completionTokens: a.completionTokens + p.completionTokens }),
+    {
+      requests: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+    },
+  );
+  if (total.requests === 0) return undefined;
+  const share = (x: number) => Math.round((x / turns) * 1000) / 1000;
+  return {
+    spent: {
+      requests: share(total.requests),
+      promptTokens: share(total.promptTokens),
+      completionTokens: share(total.completionTokens),
+      ...(batch ? { batch: true } : {}),
+    },
+  };
+}
 
 export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
   const { model, codebook } = options;
@@ -221,16 +255,24 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     if (!first.ok) {
       if (first.error.kind === "aborted") return { aborted: true };
       failAll(`${first.error.kind}: ${first.error.message} (after ${first.error.attempts} attempt(s))`, undefined, first.error.kind);
-      return { aborted: false, outcomes, hashes: [], cached: false, reasked: false };
+      return { aborted: false, outcomes, hashes: [], cached: false, reasked: false, paid: { requests: 0, promptTokens: 0, completionTokens: 0 } };
     }
     const hashes = [first.response.requestHash];
     let cached = first.response.cached;
+    const paid: Paid = { requests: 0, promptTokens: 0, completionTokens: 0 };
+    const pay = (r: { cached: boolean; usage: { promptTokens: number; completionTokens: number } }) => {
+      if (r.cached) return;
+      paid.requests++;
+      paid.promptTokens += r.usage.promptTokens;
+      paid.completionTokens += r.usage.completionTokens;
+    };
     account(first.response);
+    pay(first.response);
     const truncated = (finish?: string) => finish === "length";
     if (truncated(first.response.finishReason)) {
       // Re-asking with the same budget would be cut off again: report it with the fix.
       failAll("the reply was cut off at the token limit (finish_reason=length); raise maxTokens or use a smaller --batch", first.response.text);
-      return { aborted: false, outcomes, hashes, cached, reasked: false };
+      return { aborted: false, outcomes, hashes, cached, reasked: false, paid };
     }
     const parsed = parse(first.response.text, ids);
     const errors =
@@ -238,7 +280,7 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
         ? new Map(ids.map((id) => [id, parsed]))
         : new Map([...parsed].filter(([, o]) => !o.ok).map(([id, o]) => [id, (o as { error: string }).error]));
     if (typeof parsed !== "string") for (const [id, o] of parsed) if (o.ok) outcomes.set(id, o);
-    if (errors.size === 0) return { aborted: false, outcomes, hashes, cached, reasked: false };
+    if (errors.size === 0) return { aborted: false, outcomes, hashes, cached, reasked: false, paid };
 
     stats.reasks++;
     const errorText = typeof parsed === "string" ? parsed : [...errors].map(([id, e]) => (batchMode ? `${id}: ${e}` : e)).join("; ");
@@ -248,22 +290,23 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     if (!second.ok) {
       if (second.error.kind === "aborted") return { aborted: true };
       for (const [id, e] of errors) outcomes.set(id, { ok: false, reason: `${e}; the re-ask failed: ${second.error.message}`, raw: first.response.text });
-      return { aborted: false, outcomes, hashes, cached: false, reasked: true };
+      return { aborted: false, outcomes, hashes, cached: false, reasked: true, paid };
     }
     account(second.response);
+    pay(second.response);
     hashes.push(second.response.requestHash);
     cached &&= second.response.cached;
     const raw = `${first.response.text}\n--- reply to the re-ask ---\n${second.response.text}`;
     if (truncated(second.response.finishReason)) {
       for (const [id, e] of errors) outcomes.set(id, { ok: false, reason: `${e}; the re-ask reply was cut off at the token limit`, raw });
-      return { aborted: false, outcomes, hashes, cached, reasked: true };
+      return { aborted: false, outcomes, hashes, cached, reasked: true, paid };
     }
     const again = parse(second.response.text, ids);
     for (const [id, e] of errors) {
       const o = typeof again === "string" ? { ok: false as const, error: again } : again.get(id)!;
       outcomes.set(id, o.ok ? o : { ok: false, reason: `${e}; after one re-ask: ${o.error}`, raw });
     }
-    return { aborted: false, outcomes, hashes, cached, reasked: true };
+    return { aborted: false, outcomes, hashes, cached, reasked: true, paid };
   }
 
   async function code(session: Session, targets: readonly number[], signal?: AbortSignal): Promise<TurnOutcome[]> {
@@ -286,12 +329,19 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
         const firstFailure = results.find((r) => !r.ok) as Extract<SampleOutcome, { ok: false }>;
         return { ...ref, status: "failed" as const, reason: firstFailure.reason, raw: firstFailure.raw, cached, errorKind: firstFailure.errorKind };
       }
-      const details = turnDetails(
-        done.flatMap((r) => r.hashes),
-        cached,
-        examples,
-        done.some((r) => r.reasked),
-      );
+      const details = {
+        ...turnDetails(
+          done.flatMap((r) => r.hashes),
+          cached,
+          examples,
+          done.some((r) => r.reasked),
+        ),
+        ...spentShare(
+          done.map((r) => r.paid),
+          targets.length,
+          false,
+        ),
+      };
       if (samples === 1) {
         return { ...ref, status: "coded" as const, value: good[0].value, provenance: { ...run, seed: seedFor(0), ...details }, cached };
       }
@@ -327,7 +377,10 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     if (typeof parsed === "string" || [...parsed.values()].some((o) => !o.ok)) return undefined;
     // Accounted as `code` accounts a reply that was not in the cache.
     account({ cached: false, usage: reply.usage });
-    const details = turnDetails([hash], false, examples, false);
+    const details = {
+      ...turnDetails([hash], false, examples, false),
+      ...spentShare([{ requests: 1, promptTokens: reply.usage.promptTokens, completionTokens: reply.usage.completionTokens }], targets.length, true),
+    };
     return targets.map((index, i) => {
       const outcome = parsed.get(ids[i]) as { ok: true; value: CodeValue };
       return {
