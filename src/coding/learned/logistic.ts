@@ -79,16 +79,10 @@ export function trainLogistic(
   const rows = rowsOf(xs);
   const size = rows.width * classes;
   const theta = new Float64Array(size + classes);
-  if (options.start?.classes === classes) {
-    // Continue from a neighbour's solution (another C, another view or sample of the same codes):
-    // each feature both have seen keeps its weights, the others start at 0.
-    const from = options.start;
-    for (let j = 0; j < FEATURE_SPACE; j++) {
-      const a = rows.columns[j];
-      const b = from.columns[j];
-      if (a >= 0 && b >= 0) for (let k = 0; k < classes; k++) theta[a * classes + k] = from.weights[b * classes + k];
-    }
-    theta.set(from.bias, size);
+  if (options.start && options.start.weights.length === size) {
+    // Same data (same columns): continue from the neighbour's solution.
+    theta.set(options.start.weights);
+    theta.set(options.start.bias, size);
   }
   const weights = options.weights ?? new Float64Array(xs.length).fill(1);
   let total = 0;
