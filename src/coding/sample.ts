@@ -157,8 +157,14 @@ export interface Doubt {
  */
 export type UncertainOrder = "least-sure" | "per-code" | "half-random";
 
-/** The order `colloquy sample --strategy uncertain` uses (chosen on our tuning data: bench/learned-quality.ts --tune). */
-export const DEFAULT_UNCERTAIN_ORDER: UncertainOrder = "least-sure";
+/**
+ * The order `colloquy sample --strategy uncertain` uses, chosen on our tuning data only
+ * (`bench/learned-quality.ts --tune`, 10 runs, 7 December 2026): kappa at 100 hand-coded turns
+ * least-sure 0.381, per-code 0.393, half-random 0.395, random 0.343; at 150 0.440, 0.448, 0.444,
+ * 0.413. Per-code and half-random tie; per-code was taken for its narrower interval and its
+ * better figure at 150, and because it asks about the turns it is least sure of only.
+ */
+export const DEFAULT_UNCERTAIN_ORDER: UncertainOrder = "per-code";
 
 /**
  * Active learning: `n` turns nobody has coded by hand that a machine coder is least sure about,

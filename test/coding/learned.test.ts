@@ -287,19 +287,25 @@ describe("colloquy code --coder learned", { timeout: 600_000 }, () => {
     expect(run.stderr).toBe("");
     const rows = Papa.parse<{ session: string; turn: string }>((await readFile(out, "utf8")).trim(), { header: true }).data;
     expect(rows).toHaveLength(10);
-    // Nobody coded them; within a session, no uncoded turn is less certain (a smaller margin
-    // between its two likeliest codes) than the most certain one picked there.
+    // Nobody coded them; within a session, no uncoded turn the coder gave the same code is less
+    // certain (a smaller margin between its two likeliest codes) than the most certain one picked
+    // there; and the picks are spread over the codes the coder predicted (the per-code order).
     const learned = await readCodes(active, "bales-ipa", "learned");
     const margin = new Map(learned.map((r) => [`${r.session}/${r.turn}`, r.provenance.margin as number]));
+    const code = new Map(learned.map((r) => [`${r.session}/${r.turn}`, r.codes![0]]));
     const gold = new Set((await readCodes(active, "bales-ipa", "human:gold")).map((r) => `${r.session}/${r.turn}`));
     const picked = rows.map((r) => `${r.session}/${r.turn}`);
     expect(picked.some((k) => gold.has(k))).toBe(false);
-    for (const session of new Set(rows.map((r) => r.session))) {
-      const mine = picked.filter((k) => k.startsWith(`${session}/`));
-      const highest = Math.max(...mine.map((k) => margin.get(k)!));
-      const lower = [...margin].filter(([k, m]) => k.startsWith(`${session}/`) && !gold.has(k) && !mine.includes(k) && m < highest);
+    for (const k of picked) {
+      const [session] = k.split("/");
+      const mine = picked.filter((p) => p.startsWith(`${session}/`) && code.get(p) === code.get(k));
+      const highest = Math.max(...mine.map((p) => margin.get(p)!));
+      const lower = [...margin].filter(
+        ([p, m]) => p.startsWith(`${session}/`) && code.get(p) === code.get(k) && !gold.has(p) && !mine.includes(p) && m < highest,
+      );
       expect(lower).toEqual([]);
     }
+    expect(new Set(picked.map((k) => code.get(k))).size).toBeGreaterThan(3);
     // Spread: 11 uncoded sessions, 10 turns, so no session gives more than one.
     expect(new Set(rows.map((r) => r.session)).size).toBe(10);
     // The same seed gives the same sample; the codebook defaults to the one the coder coded.
