@@ -21,7 +21,10 @@
  *   - active learning, simulated: kappa on the held-out run against hand-coded turns, the most
  *     doubtful turns (spread across sessions) against random ones, over seeds;
  *   - the rules coder's kappa on every turn.
- * Run: nice npx tsx bench/learned-quality.ts [--seeds 5] [--orders 2] [--draws 5]   (many minutes on a busy machine)
+ * Run: nice npx tsx bench/learned-quality.ts [--seeds 5] [--orders 2] [--draws 5] [--only chatcollab|own]   (many minutes on a busy machine)
+ *      nice npx tsx bench/learned-quality.ts --tune [--seeds 5]: the active-learning orders of
+ *      src/coding/sample.ts compared on our tuning data only (tuningCorpus), where the order
+ *      `colloquy sample --strategy uncertain` uses was chosen.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -35,7 +38,7 @@ import { decide, headScores, predictLearned, trainLearnedModel, type ModelSettin
 import { agreementOf } from "../src/coding/learned/validate.js";
 import type { CodeRecord } from "../src/coding/records.js";
 import { codeTurnWithRules } from "../src/coding/rules/index.js";
-import { codeableTurns, uncertainSample } from "../src/coding/sample.js";
+import { codeableTurns, DEFAULT_UNCERTAIN_ORDER, uncertainSample, type UncertainOrder } from "../src/coding/sample.js";
 import { openStudy } from "../src/stages/context.js";
 import type { Session } from "../src/transcript/schema.js";
 import { mulberry32, shuffleInPlace } from "../src/util/random.js";
@@ -86,15 +89,11 @@ function calibrationRow(label: string, examples: ReturnType<typeof heldOut>["exa
 /** The coder's model at the middle of its grid (validate.ts's SETTINGS_GRID) for the simulation: the same for both strategies. */
 const SIMULATION: ModelSettings = { c: 3, context: true, balanced: true };
 
+/** Random sampling, or uncertainty sampling taking candidates in one of sample.ts's orders. */
+type Strategy = "random" | UncertainOrder;
+
 /** Kappa on `test` after hand-coding turns of `pool` chosen by `strategy`, at each size of `checkpoints`. */
-function simulate(
-  corpus: Corpus,
-  pool: readonly CodeRecord[],
-  test: readonly CodeRecord[],
-  strategy: "uncertain" | "random",
-  seed: number,
-  checkpoints: number[],
-) {
+function simulate(corpus: Corpus, pool: readonly CodeRecord[], test: readonly CodeRecord[], strategy: Strategy, seed: number, checkpoints: number[]) {
   const sessions = corpus.sessions.filter((s) => pool.some((r) => r.session === s.id));
   const units = codeableTurns(sessions).turns;
   const human = new Map(pool.map((r) => [`${r.session}\u0000${r.turn}`, r]));
@@ -122,9 +121,15 @@ function simulate(
       }
     } else {
       const model = train();
-      const doubt = new Map(poolUnits.map((u) => [`${u.session.id}\u0000${u.turn.id}`, predictLearned(model, termsOf(u)).margin]));
+      // What the stored codes would say (the margin and the code), read as `colloquy sample` reads them.
+      const doubt = new Map(
+        poolUnits.map((u) => {
+          const p = predictLearned(model, termsOf(u));
+          return [`${u.session.id}\u0000${u.turn.id}`, { sure: p.margin, code: p.codes?.[0] }];
+        }),
+      );
       const n = Math.min(10, Math.max(...checkpoints) - coded.size);
-      for (const u of uncertainSample(poolUnits, n, doubt, coded, seed).units) coded.add(`${u.session.id}\u0000${u.turn.id}`);
+      for (const u of uncertainSample(poolUnits, n, doubt, coded, seed, strategy).units) coded.add(`${u.session.id}\u0000${u.turn.id}`);
     }
     if (checkpoints.includes(coded.size)) {
       const model = train();
@@ -145,6 +150,35 @@ function termsOf(u: { session: Session; turn: { id: string } }) {
   const key = `${u.session.id}\u0000${u.turn.id}`;
   if (!termsCache.has(key)) termsCache.set(key, trainingExamples([u.session], [{ session: u.session.id, turn: u.turn.id, coder: "x" } as CodeRecord])[0].terms);
   return termsCache.get(key)!;
+}
+
+/**
+ * Active learning simulated on `splits` x SEEDS runs, each strategy on the same runs in the same
+ * order (split x seed: the same first 20 turns), so each run of one strategy has a twin in the
+ * others. Prints kappa at each checkpoint (mean [95% bootstrap interval over runs]) and, for each
+ * uncertainty strategy, its kappa at 100 minus random's at 150, paired by run.
+ */
+function activeLearning(corpus: Corpus, splits: Corpus["splits"], strategies: readonly Strategy[], checkpoints: number[]) {
+  const inSplit = (ids: Set<string>) => corpus.gold.filter((r) => ids.has(r.session));
+  const curves = new Map(strategies.map((s) => [s, new Map<number, number[]>()]));
+  for (const split of splits)
+    for (let seed = 1; seed <= SEEDS; seed++)
+      for (const strategy of strategies)
+        for (const [size, k] of simulate(corpus, inSplit(split.train), inSplit(split.test), strategy, seed, checkpoints))
+          curves.get(strategy)!.set(size, [...(curves.get(strategy)!.get(size) ?? []), k]);
+  console.log(
+    `\nactive learning, simulated (${splits.map((s) => s.name).join("; ")}: ${splits.length} split(s) x ${SEEDS} seeds = ${splits.length * SEEDS} runs; 20 random turns, then 10 at a time; ${describe(SIMULATION)} for all); mean [95% bootstrap interval of the mean over runs]:`,
+  );
+  printTable([["hand-coded turns", ...strategies], ...checkpoints.map((c) => [String(c), ...strategies.map((s) => meanInterval(curves.get(s)!.get(c)))])]);
+  const random150 = curves.get("random")?.get(150) ?? [];
+  for (const strategy of strategies.filter((s) => s !== "random")) {
+    const gain = (curves.get(strategy)!.get(100) ?? []).map((k, i) => k - random150[i]);
+    if (gain.length && random150.length)
+      console.log(
+        `${strategy} at 100 minus random at 150, paired by run: ${meanInterval(gain)}; ${gain.filter((g) => g >= 0).length} of ${gain.length} runs >= 0`,
+      );
+  }
+  return { curves };
 }
 
 function evaluate(corpus: Corpus, bars: Record<string, string>): void {
@@ -210,29 +244,9 @@ function evaluate(corpus: Corpus, bars: Record<string, string>): void {
   );
   // Active learning, simulated on every split, over seeds.
   const checkpoints = [50, 100, 150].filter((c) => c <= Math.min(...corpus.splits.map((s) => inSplit(s.train).length)));
-  // Runs in the same order for both strategies (split x seed), so each uncertain run has a random twin.
-  const curves = { uncertain: new Map<number, number[]>(), random: new Map<number, number[]>() };
-  for (const split of corpus.splits.slice(corpus.splits.length > 1 ? 1 : 0))
-    for (let seed = 1; seed <= SEEDS; seed++)
-      for (const strategy of ["uncertain", "random"] as const)
-        for (const [size, k] of simulate(corpus, inSplit(split.train), inSplit(split.test), strategy, seed, checkpoints))
-          curves[strategy].set(size, [...(curves[strategy].get(size) ?? []), k]);
-  const runs = (corpus.splits.length > 1 ? corpus.splits.length - 1 : 1) * SEEDS;
-  console.log(
-    `\nactive learning, simulated (${corpus.splits.length > 1 ? "each leave-one-out split" : "the split"} x ${SEEDS} seeds = ${runs} runs; 20 random turns, then 10 at a time; ${describe(SIMULATION)} for both); mean [95% bootstrap interval of the mean over runs]:`,
-  );
-  printTable([
-    ["hand-coded turns", "uncertainty sampling", "random sampling"],
-    ...checkpoints.map((c) => [String(c), meanInterval(curves.uncertain.get(c)), meanInterval(curves.random.get(c))]),
-  ]);
-  const al100 = curves.uncertain.get(100) ?? [];
-  const random150 = curves.random.get(150) ?? [];
-  // Paired by run: the same split, seed and first 20 turns.
-  const gain = al100.map((k, i) => k - random150[i]);
-  if (gain.length)
-    console.log(
-      `uncertainty at 100 minus random at 150, paired by run: ${meanInterval(gain)}; ${gain.filter((g) => g >= 0).length} of ${gain.length} runs >= 0`,
-    );
+  const al = activeLearning(corpus, corpus.splits.slice(corpus.splits.length > 1 ? 1 : 0), [DEFAULT_UNCERTAIN_ORDER, "random"], checkpoints);
+  const al100 = al.curves.get(DEFAULT_UNCERTAIN_ORDER)!.get(100) ?? [];
+  const random150 = al.curves.get("random")!.get(150) ?? [];
   // Rules on every turn.
   const sessions = bySession(corpus.sessions);
   const rulesPredictions = corpus.gold.map((r) => {
@@ -262,9 +276,9 @@ function evaluate(corpus: Corpus, bars: Record<string, string>): void {
 
 const verdict = (x: number, bar?: string) => (bar === undefined ? "" : x >= Number(bar.split(" ")[0]) ? "PASS" : "FAIL");
 
-/** Our own corpus: bales-eval.csv, train part -> held-out part. */
-async function ownCorpus(): Promise<Corpus> {
-  const rows = Papa.parse<Record<string, string>>(await readFile(join(import.meta.dirname, "..", "fixtures", "coding", "bales-eval.csv"), "utf8"), {
+/** Sessions and human codes of one of our coded CSVs (fixtures/coding/), with each conversation's split. */
+async function ownRows(file: string): Promise<{ sessions: Session[]; gold: CodeRecord[]; split: Map<string, string> }> {
+  const rows = Papa.parse<Record<string, string>>(await readFile(join(import.meta.dirname, "..", "fixtures", "coding", file), "utf8"), {
     header: true,
     skipEmptyLines: true,
   }).data;
@@ -272,14 +286,16 @@ async function ownCorpus(): Promise<Corpus> {
   const gold: CodeRecord[] = [];
   const split = new Map<string, string>();
   for (const r of rows) {
-    const s = sessions.get(r.conversation) ?? { schemaVersion: 1, id: r.conversation, metadata: {}, participants: [], turns: [] };
+    // Prefixed by the file: the two files' conversation names must not meet.
+    const id = `${file}:${r.conversation}`;
+    const s = sessions.get(id) ?? { schemaVersion: 1, id, metadata: {}, participants: [], turns: [] };
     if (!s.participants.some((p) => p.id === r.speaker)) s.participants.push({ id: r.speaker, name: r.speaker, kind: r.kind as "human" });
-    const id = `t${s.turns.length}`;
-    s.turns.push({ id, index: s.turns.length, speaker: r.speaker, text: r.text, type: r.kind === "system" ? "system" : "message" });
+    const turn = `t${s.turns.length}`;
+    s.turns.push({ id: turn, index: s.turns.length, speaker: r.speaker, text: r.text, type: r.kind === "system" ? "system" : "message" });
     if (r.kind !== "system")
       gold.push({
         session: s.id,
-        turn: id,
+        turn,
         coder: "human:gold",
         codebook: "bales-ipa",
         codebookVersion: codebook.version,
@@ -290,12 +306,39 @@ async function ownCorpus(): Promise<Corpus> {
     sessions.set(s.id, s);
     split.set(s.id, r.split);
   }
-  const ids = (name: string) => new Set([...split].filter(([, v]) => v === name).map(([k]) => k));
+  return { sessions: [...sessions.values()], gold, split };
+}
+
+const inPart = (split: Map<string, string>, name: string) => new Set([...split].filter(([, v]) => v === name).map(([k]) => k));
+
+/** Our own corpus: bales-eval.csv, train part -> held-out part. */
+async function ownCorpus(): Promise<Corpus> {
+  const { sessions, gold, split } = await ownRows("bales-eval.csv");
   return {
     name: "our corpus (fixtures/coding/bales-eval.csv)",
-    sessions: [...sessions.values()],
+    sessions,
     gold,
-    splits: [{ name: "train -> held-out", train: ids("train"), test: ids("heldout") }],
+    splits: [{ name: "train -> held-out", train: inPart(split, "train"), test: inPart(split, "heldout") }],
+  };
+}
+
+/**
+ * Where the active-learning order was chosen (--tune): only parts of our corpora that no figure is
+ * reported on, bales-gold.csv's tune split and bales-eval.csv's train part, each the pool of
+ * turns to hand-code and the other the test, both ways. Neither held-out part is read.
+ */
+async function tuningCorpus(): Promise<Corpus> {
+  const [goldCsv, evalCsv] = [await ownRows("bales-gold.csv"), await ownRows("bales-eval.csv")];
+  const [tune, train] = [inPart(goldCsv.split, "tune"), inPart(evalCsv.split, "train")];
+  const inTuning = (r: CodeRecord) => tune.has(r.session) || train.has(r.session);
+  return {
+    name: "tuning data (bales-gold.csv tune split, bales-eval.csv train part)",
+    sessions: [...goldCsv.sessions, ...evalCsv.sessions].filter((s) => tune.has(s.id) || train.has(s.id)),
+    gold: [...goldCsv.gold, ...evalCsv.gold].filter(inTuning),
+    splits: [
+      { name: "bales-gold tune -> bales-eval train", train: tune, test: train },
+      { name: "bales-eval train -> bales-gold tune", train, test: tune },
+    ],
   };
 }
 
@@ -317,17 +360,26 @@ async function chatcollab(dir: string): Promise<Corpus> {
   };
 }
 
+const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
 const dir = await mkdtemp(join(tmpdir(), "colloquy-bench-learned-quality-"));
 try {
-  if (chatcollabPresent()) {
-    evaluate(await chatcollab(dir), {
-      first: "0.67 (sklearn 0.691; main 0.604)",
-      loro: "0.65 (sklearn 0.671; main 0.539)",
-      random100: "0.60 (sklearn 0.62; main 0.48)",
-    });
-  } else console.log("ChatCollab skipped: ../shared/corpora/chatcollab is absent (see bench/support/chatcollab.ts)");
-  evaluate(await ownCorpus(), { first: "0.597 (main, fixtures/coding/README.md)" });
-  console.log("\nscikit-learn baseline: not run here (no scikit-learn on this machine); the bars are the issue's measured figures.");
+  if (process.argv.includes("--tune")) {
+    const corpus = await tuningCorpus();
+    console.log(`=== ${corpus.name}: ${corpus.gold.length} human-coded turns in ${corpus.sessions.length} sessions ===`);
+    activeLearning(corpus, corpus.splits, ["random", "least-sure", "per-code", "half-random"], [50, 100, 150]);
+  } else {
+    if (only === undefined || only === "chatcollab") {
+      if (chatcollabPresent()) {
+        evaluate(await chatcollab(dir), {
+          first: "0.67 (sklearn 0.691; main 0.604)",
+          loro: "0.65 (sklearn 0.671; main 0.539)",
+          random100: "0.60 (sklearn 0.62; main 0.48)",
+        });
+      } else console.log("ChatCollab skipped: ../shared/corpora/chatcollab is absent (see bench/support/chatcollab.ts)");
+    }
+    if (only === undefined || only === "own") evaluate(await ownCorpus(), { first: "0.597 (main, fixtures/coding/README.md)" });
+    console.log("\nscikit-learn baseline: not run here (no scikit-learn on this machine); the bars are the issue's measured figures.");
+  }
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

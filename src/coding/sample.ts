@@ -140,28 +140,57 @@ export function drawSample(units: readonly CodeableTurn[], n: number, by: readon
   };
 }
 
+/** How sure a machine coder is of one turn (its margin or confidence: lower is less sure), and what it predicted. */
+export interface Doubt {
+  sure: number;
+  code?: string;
+}
+
+/**
+ * The order candidates are taken in:
+ *  - "least-sure": least sure first (classic uncertainty sampling, Lewis & Gale 1994);
+ *  - "per-code": the least sure turn of each predicted code, then the second of each, and so on,
+ *    so the turns the coder thinks are rare categories are asked about as often as common ones
+ *    (class-balanced uncertainty sampling);
+ *  - "half-random": least sure and seeded random turns in turn (uncertainty mixed with random
+ *    sampling, the usual guard against a model's blind spots).
+ */
+export type UncertainOrder = "least-sure" | "per-code" | "half-random";
+
+/**
+ * The order `colloquy sample --strategy uncertain` uses, chosen on our tuning data only
+ * (`bench/learned-quality.ts --tune`, 10 runs, 7 December 2026): kappa at 100 hand-coded turns
+ * least-sure 0.381, per-code 0.393, half-random 0.395, random 0.343; at 150 0.440, 0.448, 0.444,
+ * 0.413. Per-code and half-random tie; per-code was taken for its narrower interval and its
+ * better figure at 150, and because it asks about the turns it is least sure of only.
+ */
+export const DEFAULT_UNCERTAIN_ORDER: UncertainOrder = "per-code";
+
 /**
  * Active learning: `n` turns nobody has coded by hand that a machine coder is least sure about,
  * spread across sessions, so each hour of hand-coding teaches it most. `doubt` maps
  * "session\u0000turn" to how sure the coder is (the learned coder's margin between its two most
- * likely codes, or its confidence): lowest first. A session gets at most its share
- * (n / sessions with candidates, rounded up) until every session has had its share, so one
- * unusual conversation does not fill the sample. Ties are broken in a seeded order, so a sample
- * is reproducible. Turns the coder has not coded are not candidates (code them first), turns in
- * `handCoded` neither.
+ * likely codes, or its confidence) and its code; `order` says how doubt and codes rank the
+ * candidates. A session gets at most its share (n / sessions with candidates, rounded up) until
+ * every session has had its share, so one unusual conversation does not fill the sample. Ties
+ * are broken in a seeded order, so a sample is reproducible. Turns the coder has not coded are
+ * not candidates (code them first), turns in `handCoded` neither. The simulation in
+ * bench/learned-quality.ts calls this same function.
  */
 export function uncertainSample(
   units: readonly CodeableTurn[],
   n: number,
-  doubt: ReadonlyMap<string, number>,
+  doubt: ReadonlyMap<string, Doubt>,
   handCoded: ReadonlySet<string>,
   seed: number,
+  order: UncertainOrder = DEFAULT_UNCERTAIN_ORDER,
 ): DrawnSample {
   const random = mulberry32(seed);
-  const candidates = units
+  const bySureness = units
     .map((u) => ({ u, key: `${u.session.id}\u0000${u.turn.id}`, tie: random() }))
     .filter((c) => doubt.has(c.key) && !handCoded.has(c.key))
-    .sort((a, b) => doubt.get(a.key)! - doubt.get(b.key)! || a.tie - b.tie);
+    .sort((a, b) => doubt.get(a.key)!.sure - doubt.get(b.key)!.sure || a.tie - b.tie);
+  const candidates = ranked(bySureness, order, (c) => doubt.get(c.key)!.code ?? "");
   const sessions = new Set(candidates.map((c) => c.u.session.id)).size;
   const taken = new Map<string, number>();
   const chosen = new Set<CodeableTurn>();
@@ -174,9 +203,43 @@ export function uncertainSample(
       taken.set(id, (taken.get(id) ?? 0) + 1);
     }
   }
-  const stratum = (u: CodeableTurn) => `doubt=${doubt.get(`${u.session.id}\u0000${u.turn.id}`)}`;
+  const stratum = (u: CodeableTurn) => `doubt=${doubt.get(`${u.session.id}\u0000${u.turn.id}`)!.sure}`;
   return {
     units: units.filter((u) => chosen.has(u)).map((u) => ({ ...u, stratum: stratum(u), fingerprint: turnFingerprint(u.turn) })),
-    strata: [{ key: "least certain, spread across sessions", population: candidates.length, sample: chosen.size }],
+    strata: [{ key: `${ORDER_NAMES[order]}, spread across sessions`, population: candidates.length, sample: chosen.size }],
   };
+}
+
+const ORDER_NAMES: Record<UncertainOrder, string> = {
+  "least-sure": "least certain",
+  "per-code": "least certain per predicted code",
+  "half-random": "least certain and random in turn",
+};
+
+/** Candidates (least sure first, ties in a seeded order: `tie`) in the order `order` takes them. */
+function ranked<T extends { tie: number }>(bySureness: readonly T[], order: UncertainOrder, codeOf: (c: T) => string): T[] {
+  if (order === "least-sure") return [...bySureness];
+  const rank = new Map<T, number>();
+  if (order === "per-code") {
+    const seen = new Map<string, number>();
+    for (const c of bySureness) {
+      const code = codeOf(c);
+      rank.set(c, seen.get(code) ?? 0);
+      seen.set(code, (seen.get(code) ?? 0) + 1);
+    }
+  } else {
+    // Even places from the least sure, odd ones from a random order (the seeded ties), each once.
+    const random = [...bySureness].sort((a, b) => a.tie - b.tie);
+    let [i, j] = [0, 0];
+    for (let place = 0; rank.size < bySureness.length; place++) {
+      const from = place % 2 === 0 ? bySureness : random;
+      let k = from === bySureness ? i : j;
+      while (rank.has(from[k])) k++;
+      rank.set(from[k], place);
+      if (from === bySureness) i = k + 1;
+      else j = k + 1;
+    }
+  }
+  // Stable: equal ranks keep the least-sure order.
+  return [...bySureness].sort((a, b) => rank.get(a)! - rank.get(b)!);
 }

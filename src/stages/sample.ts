@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import { codeableTurns, drawSample, uncertainSample, STRATA, type DrawnSample, type Stratum, type StratumDraw } from "../coding/sample.js";
+import { codeableTurns, drawSample, uncertainSample, STRATA, type Doubt, type DrawnSample, type Stratum, type StratumDraw } from "../coding/sample.js";
 import { chosenCodebook } from "./codebook-choice.js";
 import { CliError } from "../util/errors.js";
 import { toCsv } from "../util/csv.js";
@@ -135,10 +135,10 @@ async function leastCertain(
       `--strategy uncertain: no codes of ${codebook} by ${coder} yet; code first: colloquy code ${context.dir} --codebook ${codebook} --coder learned --train human:<name>`,
     );
   // How sure the coder is: the margin between its two likeliest codes where it stored one, else its confidence.
-  const doubt = new Map<string, number>();
+  const doubt = new Map<string, Doubt>();
   for (const r of await context.codes(codebook, coder)) {
     const sure = typeof r.provenance.margin === "number" ? r.provenance.margin : r.provenance.confidence;
-    if (typeof sure === "number") doubt.set(`${r.session}\u0000${r.turn}`, sure);
+    if (typeof sure === "number") doubt.set(`${r.session}\u0000${r.turn}`, { sure, code: r.codes?.[0] });
   }
   if (doubt.size === 0)
     throw new CliError(

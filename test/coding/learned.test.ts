@@ -9,7 +9,8 @@ import type { Codebook } from "../../src/coding/codebook/schema.js";
 import { turnTerms, fitIdf, vectorise } from "../../src/coding/learned/features.js";
 import { predictLogistic, trainLogistic } from "../../src/coding/learned/logistic.js";
 import { predictLearned, trainLearnedModel, type ModelSettings } from "../../src/coding/learned/model.js";
-import { agreementOf, crossValidate, type GroupedExample } from "../../src/coding/learned/validate.js";
+import { agreementOf, crossValidate, type GroupedExample, type Validation } from "../../src/coding/learned/validate.js";
+import { bootstrapCI } from "../../src/analysis/reliability/bootstrap.js";
 import { appendCodes, readCodes } from "../../src/coding/store.js";
 import { turnFingerprint } from "../../src/transcript/fingerprint.js";
 import type { Session } from "../../src/transcript/schema.js";
@@ -31,6 +32,21 @@ const SETTINGS: ModelSettings = { c: 1, context: false, balanced: true };
 
 const gold = fileURLToPath(new URL("../../fixtures/coding/bales-gold.csv", import.meta.url));
 type GoldRow = { conversation: string; split: string; speaker: string; kind: string; code: string; text: string };
+
+/** The turns of one split of fixtures/coding/bales-gold.csv as grouped training examples. */
+async function goldExamples(split: string): Promise<GroupedExample[]> {
+  const rows = Papa.parse<GoldRow>(await readFile(gold, "utf8"), { header: true, skipEmptyLines: true }).data;
+  const sessions = new Map<string, { session: Session; codes: string[] }>();
+  for (const r of rows.filter((row) => row.split === split)) {
+    const entry = sessions.get(r.conversation) ?? { session: session(r.conversation, []), codes: [] };
+    if (!entry.session.participants.some((p) => p.id === r.speaker))
+      entry.session.participants.push({ id: r.speaker, name: r.speaker, kind: r.kind as "human" });
+    entry.session.turns.push({ id: `t${entry.session.turns.length}`, index: entry.session.turns.length, speaker: r.speaker, text: r.text, type: "message" });
+    entry.codes.push(r.code);
+    sessions.set(r.conversation, entry);
+  }
+  return [...sessions.values()].flatMap((e) => e.session.turns.map((_, i) => ({ group: e.session.id, terms: turnTerms(e.session, i), codes: [e.codes[i]] })));
+}
 
 describe("learned coder: parts", () => {
   it("features are deterministic, block-normalised, and drop terms never seen in training", () => {
@@ -93,6 +109,39 @@ describe("learned coder: parts", () => {
     expect(capped.agreement).toBeLessThan(0.75);
   });
 
+  it("the interval is the bootstrap over whole sessions of the kappa of their out-of-fold predictions", async () => {
+    // Reference: resample sessions and compute agreementOf on their turns, as a reader would.
+    const direct = (codebook: Codebook, examples: readonly GroupedExample[], predictions: Validation["predictions"]) => {
+      const groups = [...new Set(examples.map((e) => e.group))].sort();
+      const members = groups.map((g) => examples.flatMap((e, i) => (e.group === g ? [i] : [])));
+      const ci = bootstrapCI(groups.length, (sample) => {
+        const picked = Array.from(sample).flatMap((g) => members[g]);
+        return agreementOf(
+          codebook,
+          picked.map((i) => examples[i]),
+          picked.map((i) => predictions[i]),
+        ).kappa;
+      });
+      return { lower: ci.lower, upper: ci.upper };
+    };
+    const bales = await loadCodebook("bales-ipa");
+    const tune = await goldExamples("tune");
+    const cv = crossValidate(bales, tune, { folds: 4, grid: [SETTINGS] });
+    expect(cv.interval!.upper).toBeGreaterThan(cv.interval!.lower);
+    expect(cv.interval!.lower).toBeCloseTo(direct(bales, tune, cv.predictions).lower, 12);
+    expect(cv.interval!.upper).toBeCloseTo(direct(bales, tune, cv.predictions).upper, 12);
+    // A scales codebook: linear-weighted kappa per scale, averaged.
+    const style = (await loadCodebook("pragmatic-style")) as Extract<Codebook, { kind: "scales" }>;
+    const rated = tune.map((e, i) => ({
+      ...e,
+      scores: Object.fromEntries(style.scales.map((sc, k) => [sc.id, 1 + ((i * (k + 2) + (e.codes?.[0]?.length ?? 0)) % sc.points)])),
+    }));
+    const scales = crossValidate(style, rated, { folds: 4, grid: [SETTINGS] });
+    expect(scales.interval).toBeDefined();
+    expect(scales.interval!.lower).toBeCloseTo(direct(style, rated, scales.predictions).lower, 12);
+    expect(scales.interval!.upper).toBeCloseTo(direct(style, rated, scales.predictions).upper, 12);
+  }, 120_000);
+
   it("a scales codebook gets one head per scale and predicts ratings inside the scale", async () => {
     const codebook = await loadCodebook("pragmatic-style");
     const scale = (codebook as Extract<Codebook, { kind: "scales" }>).scales[0];
@@ -114,21 +163,7 @@ describe("learned coder: quality on the held-out part of fixtures/coding/bales-g
   // split (236 turns, 11 conversations) is used here and nowhere else.
   it("trained on the tune split, it reaches kappa >= 0.6 on held-out conversations (measured 0.642)", async () => {
     const codebook = await loadCodebook("bales-ipa");
-    const rows = Papa.parse<GoldRow>(await readFile(gold, "utf8"), { header: true, skipEmptyLines: true }).data;
-    const sessions = new Map<string, { session: Session; codes: string[]; split: string }>();
-    for (const r of rows) {
-      const entry = sessions.get(r.conversation) ?? { session: session(r.conversation, []), codes: [], split: r.split };
-      if (!entry.session.participants.some((p) => p.id === r.speaker))
-        entry.session.participants.push({ id: r.speaker, name: r.speaker, kind: r.kind as "human" });
-      entry.session.turns.push({ id: `t${entry.session.turns.length}`, index: entry.session.turns.length, speaker: r.speaker, text: r.text, type: "message" });
-      entry.codes.push(r.code);
-      sessions.set(r.conversation, entry);
-    }
-    const examples = (split: string) =>
-      [...sessions.values()]
-        .filter((e) => e.split === split)
-        .flatMap((e) => e.session.turns.map((_, i) => ({ group: e.session.id, terms: turnTerms(e.session, i), codes: [e.codes[i]] })));
-    const [tune, heldout] = [examples("tune"), examples("heldout")];
+    const [tune, heldout] = [await goldExamples("tune"), await goldExamples("heldout")];
     const model = trainLearnedModel(codebook, tune, SETTINGS);
     const result = agreementOf(
       codebook,
@@ -252,19 +287,25 @@ describe("colloquy code --coder learned", { timeout: 600_000 }, () => {
     expect(run.stderr).toBe("");
     const rows = Papa.parse<{ session: string; turn: string }>((await readFile(out, "utf8")).trim(), { header: true }).data;
     expect(rows).toHaveLength(10);
-    // Nobody coded them; within a session, no uncoded turn is less certain (a smaller margin
-    // between its two likeliest codes) than the most certain one picked there.
+    // Nobody coded them; within a session, no uncoded turn the coder gave the same code is less
+    // certain (a smaller margin between its two likeliest codes) than the most certain one picked
+    // there; and the picks are spread over the codes the coder predicted (the per-code order).
     const learned = await readCodes(active, "bales-ipa", "learned");
     const margin = new Map(learned.map((r) => [`${r.session}/${r.turn}`, r.provenance.margin as number]));
+    const code = new Map(learned.map((r) => [`${r.session}/${r.turn}`, r.codes![0]]));
     const gold = new Set((await readCodes(active, "bales-ipa", "human:gold")).map((r) => `${r.session}/${r.turn}`));
     const picked = rows.map((r) => `${r.session}/${r.turn}`);
     expect(picked.some((k) => gold.has(k))).toBe(false);
-    for (const session of new Set(rows.map((r) => r.session))) {
-      const mine = picked.filter((k) => k.startsWith(`${session}/`));
-      const highest = Math.max(...mine.map((k) => margin.get(k)!));
-      const lower = [...margin].filter(([k, m]) => k.startsWith(`${session}/`) && !gold.has(k) && !mine.includes(k) && m < highest);
+    for (const k of picked) {
+      const [session] = k.split("/");
+      const mine = picked.filter((p) => p.startsWith(`${session}/`) && code.get(p) === code.get(k));
+      const highest = Math.max(...mine.map((p) => margin.get(p)!));
+      const lower = [...margin].filter(
+        ([p, m]) => p.startsWith(`${session}/`) && code.get(p) === code.get(k) && !gold.has(p) && !mine.includes(p) && m < highest,
+      );
       expect(lower).toEqual([]);
     }
+    expect(new Set(picked.map((k) => code.get(k))).size).toBeGreaterThan(3);
     // Spread: 11 uncoded sessions, 10 turns, so no session gives more than one.
     expect(new Set(rows.map((r) => r.session)).size).toBe(10);
     // The same seed gives the same sample; the codebook defaults to the one the coder coded.

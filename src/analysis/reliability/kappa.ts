@@ -90,12 +90,20 @@ export interface CohenKappa {
  */
 export function cohenKappa(a: readonly Rating[], b: readonly Rating[], options: CohenKappaOptions = {}): CohenKappa {
   const { labels, matrix, excluded } = confusionMatrix(a, b, options.labels);
-  const k = labels.length;
+  return { ...kappaOfMatrix(matrix, options.weights), labels, excluded };
+}
+
+/**
+ * Cohen's kappa of a confusion matrix (rows one coder, columns the other, labels in the order the
+ * weights assume), as {@link cohenKappa}. Summing the matrices of units and taking the kappa of
+ * the sum is how a bootstrap over groups of units stays cheap.
+ */
+export function kappaOfMatrix(matrix: readonly (readonly number[])[], weights?: CohenKappaOptions["weights"]): Omit<CohenKappa, "labels" | "excluded"> {
+  const k = matrix.length;
   const n = matrix.reduce((s, row) => s + row.reduce((x, y) => x + y, 0), 0);
   const rowSums = matrix.map((row) => row.reduce((x, y) => x + y, 0));
-  const colSums = labels.map((_, j) => matrix.reduce((s, row) => s + row[j], 0));
-  const weight = (i: number, j: number): number =>
-    options.weights === "linear" ? Math.abs(i - j) : options.weights === "quadratic" ? (i - j) ** 2 : i === j ? 0 : 1;
+  const colSums = matrix.map((_, j) => matrix.reduce((s, row) => s + row[j], 0));
+  const weight = (i: number, j: number): number => (weights === "linear" ? Math.abs(i - j) : weights === "quadratic" ? (i - j) ** 2 : i === j ? 0 : 1);
   let observedW = 0;
   let expectedW = 0;
   for (let i = 0; i < k; i++) {
@@ -115,8 +123,6 @@ export function cohenKappa(a: readonly Rating[], b: readonly Rating[], options: 
     observedDisagreement,
     expectedDisagreement,
     n,
-    labels,
-    excluded,
   };
 }
 

@@ -115,10 +115,12 @@ export function trainLearnedModel(codebook: Codebook, examples: readonly Trainin
 
 /** Each head's class scores (logits, averaged over its models) for one turn: what calibration rescales. */
 export function headScores(model: LearnedModel, terms: TurnTerms): Float64Array[] {
-  const xs = viewsOf(model.settings).map((context) => vectorise(terms, model.idf, context));
+  // One vector serves both models: the blocks are normalised apart, so the text blocks are the
+  // same with or without the context block, and the text model never gave the context a column.
+  const x = vectorise(terms, model.idf, model.settings.context);
   return model.heads.map((head) => {
     const sum = new Float64Array(head.classes.length);
-    head.models.forEach((m, v) => logisticScores(m, xs[v]).forEach((s, k) => (sum[k] += s / head.models.length)));
+    head.models.forEach((m) => logisticScores(m, x).forEach((s, k) => (sum[k] += s / head.models.length)));
     return sum;
   });
 }
