@@ -21,7 +21,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-type Column = { name: string; type: "STRING" | "INT32" | "DOUBLE" | "BOOLEAN"; data: (string | number | boolean | null)[] };
+type Column = { name: string; type: "STRING" | "INT32" | "DOUBLE" | "BOOLEAN" | "BYTE_ARRAY"; data: (string | number | boolean | Uint8Array | null)[] };
 async function writeParquet(name: string, columns: Column[], rowGroupSize?: number): Promise<string> {
   const path = join(dir, name);
   await writeFile(path, new Uint8Array(parquetWriteBuffer({ columnData: columns.map((c) => ({ ...c, nullable: true })), rowGroupSize })));
@@ -102,6 +102,19 @@ describe("colloquy import of a Parquet file", () => {
     const run = await runCli(["import", file, "--study", join(dir, "study")]);
     expect(run.code).not.toBe(0);
     expect(run.stderr + run.stdout).toContain(`${file}: columns: no text column`);
+  });
+
+  it("refuses text whose bytes are not UTF-8 instead of replacing them, annotated as text or not", async () => {
+    const bad = new Uint8Array([0x68, 0x69, 0xff, 0xfe, 0x21]); // "hi", two bytes UTF-8 never has, "!"
+    for (const type of ["STRING", "BYTE_ARRAY"] as const) {
+      const file = await writeParquet(`bad-${type}.parquet`, [
+        { name: "speaker", type: "STRING", data: ["Ava", "Ben"] },
+        { name: "text", type, data: [new TextEncoder().encode("fine"), bad] },
+      ]);
+      const [result] = await importFiles([file]);
+      expect(result.result, type).toBeUndefined();
+      expect(result.error, type).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: rows? [0-9-]+.*not UTF-8`));
+    }
   });
 
   it("names the row of an empty speaker cell, and a file that is not Parquet", async () => {

@@ -40,6 +40,17 @@ function cellText(value: unknown, path: string, row: number, column: string): st
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? String(v) : v));
 }
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+/** A STRING cell's bytes as text, or an error: never a replacement character in a participant's words. */
+function stringFromBytes(bytes: Uint8Array | undefined): string | undefined {
+  if (bytes === undefined) return undefined;
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new Error("a text cell holds bytes that are not UTF-8 (they would be altered if read as text)");
+  }
+}
+
 async function parseParquet(path: string, options: ImportOptions): Promise<ImportResult> {
   // Loaded when a Parquet file is imported, not with every command.
   const { asyncBufferFromFile, parquetMetadataAsync, parquetRead, parquetSchema } = await import("hyparquet");
@@ -63,7 +74,9 @@ async function parseParquet(path: string, options: ImportOptions): Promise<Impor
       const end = start + Number(group.num_rows);
       let values: unknown[][] = [];
       try {
-        await parquetRead({ file, metadata, rowStart: start, rowEnd: end, onComplete: (rows) => (values = rows) });
+        // hyparquet decodes text with a forgiving decoder (bad bytes become U+FFFD, silently):
+        // strings are decoded strictly here, and unannotated bytes come as bytes (cellText).
+        await parquetRead({ file, metadata, rowStart: start, rowEnd: end, utf8: false, parsers: { stringFromBytes }, onComplete: (rows) => (values = rows) });
       } catch (error) {
         throw new ImportError({
           file: path,
