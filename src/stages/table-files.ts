@@ -1,7 +1,7 @@
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { toCsv } from "../util/csv.js";
 import type { Cell, Column, Table } from "./tables.js";
-import { columnLabel, inPlainWords } from "../report/glossary.js";
+import { columnLabel } from "../report/glossary.js";
 
 /** A table as CSV, JSONL or Parquet, and its data dictionary as CSV. */
 
@@ -46,6 +46,6 @@ export function tableParquet(table: Table, createdBy: string): Uint8Array {
 export function dictionaryCsv(table: Table): string {
   return toCsv(
     ["column", "label", "type", "meaning", "allowed_values"],
-    table.columns.map((c) => [c.name, c.label ?? columnLabel(c.name), c.type, inPlainWords(c.meaning), c.allowed]),
+    table.columns.map((c) => [c.name, c.label ?? columnLabel(c.name), c.type, c.meaning, c.allowed]),
   );
 }

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { appendCodes } from "../../src/coding/store.js";
 import type { CodeRecord } from "../../src/coding/records.js";
 import { initStudy, saveSession } from "../../src/study/study.js";
+import { dictionaryCsv } from "../../src/stages/table-files.js";
 import { sessionSchema } from "../../src/transcript/schema.js";
 import { runCli } from "../support/cli.js";
 
@@ -86,13 +87,19 @@ describe("colloquy export tables", () => {
     expect(dictionary.find((d) => d.column === "speaker_id")!.label).toBe("speaker id");
     for (const d of dictionary) {
       expect(d.label, d.column).not.toMatch(/\b[a-z]+(?:[A-Z][a-z0-9]*)+\b|\b\w+_\w+\b|\w:\w/);
-      // The meaning may name a coder id as it is typed (human:alice), never a camelCase name.
+      // Our own words in a meaning are never a camelCase name (ids are kept as typed: below).
       expect(d.meaning, d.column).not.toMatch(/\b[a-z]+(?:[A-Z][a-z0-9]*)+\b/);
     }
     expect(dictionary.map((d) => d.column)).toEqual(Object.keys(rows[0]));
     expect(dictionary.find((d) => d.column === "pragmatic-style:llm:sentiment")).toMatchObject({ type: "integer", allowed_values: "1..7" });
     expect(dictionary.find((d) => d.column === "bales-ipa:rules")!.allowed_values).toContain("asks-suggestion");
     expect(dictionary.find((d) => d.column === "kind")).toMatchObject({ allowed_values: "human, ai, system" });
+  });
+
+  it("the dictionary keeps a researcher's own ids as typed, camelCase ones included", () => {
+    const meaning = "rating coder human:janeDoe gave the turn on scale selfDisclosure of trustCodebook";
+    const text = dictionaryCsv({ columns: [{ name: "trustCodebook:human:janeDoe:selfDisclosure", type: "integer", meaning, allowed: "1..7" }], rows: [] });
+    expect(text).toContain(meaning);
   });
 
   it("--what participants and sessions: talk, codes per category and mean ratings", async () => {
