@@ -296,7 +296,8 @@ export class ResponseCache {
   reserve(bytes: number): void {
     if (this.journal) return;
     mkdirSync(this.packDir, { recursive: true });
-    const path = join(this.packDir, `journal-${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}-${randomBytes(4).toString("hex")}.jsonl`);
+    // Named like every pack, by time first, so "a later pack overrides an earlier one" holds for it too.
+    const path = join(this.packDir, `${new Date().toISOString().replace(/[:.]/g, "-")}-journal-${process.pid}-${randomBytes(4).toString("hex")}.jsonl`);
     const fd = openSync(path, "w");
     try {
       writeAll(fd, Buffer.alloc(bytes, 10), 0);

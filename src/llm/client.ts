@@ -14,11 +14,13 @@ import { DEFAULT_BACKOFF, MAX_RETRY_AFTER_MS, backoffDelay, retryAfterMs, type B
 import type { ChatModel, ChatRequest, ChatResponse, ChatResult, LlmError, ModelConfig, ResponseFormat, UsageTotals } from "./types.js";
 
 /**
- * Room the response cache sets aside for replies it cannot write as entries (a full disk): a
- * coding reply's entry is 300-600 bytes, and at most one reply per slot arrives once the run stops asking.
+ * Room the response cache sets aside for replies it cannot write as entries (a full disk): at most
+ * one reply per slot arrives once the run stops asking. A one-turn coding reply's entry is 300-600
+ * bytes, but a `--batch` reply or an agent's turn runs to thousands of tokens (JSON-escaped), so
+ * each slot gets 64 KiB and the room at least 1 MiB: cheap, and cut back to what it holds at exit.
  */
-const JOURNAL_BYTES_PER_SLOT = 1024;
-const JOURNAL_MIN_BYTES = 4096;
+const JOURNAL_BYTES_PER_SLOT = 64 * 1024;
+const JOURNAL_MIN_BYTES = 1024 * 1024;
 
 /** How much structured output the endpoint has accepted so far (only ever steps down). */
 export type FormatSupport = "json_schema" | "json_object" | "text";

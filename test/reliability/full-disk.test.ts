@@ -78,8 +78,8 @@ describe("a disk that fills up in the middle of an online coding run", () => {
       "3",
     ];
     try {
-      // 40 kB: the cache's reserved room (4 kB) and about eight more 4 kB pages (entries, codes).
-      const full = await runOnSmallDisk(study.dir, after, 40, args(study.dir));
+      // The cache's reserved room (1 MiB, src/llm/client.ts) and about nine more 4 kB pages (entries, codes).
+      const full = await runOnSmallDisk(study.dir, after, 1024 + 36, args(study.dir));
       expect(full.code, full.stderr).toBe(1);
       expect(full.stderr).toMatch(/ENOSPC/);
       const first = server.chatRequests();

@@ -59,7 +59,12 @@ export async function svgsToPng(svgs: readonly string[]): Promise<Buffer[]> {
     const out: Buffer[] = [];
     for (const svg of svgs) {
       const width = Number(/<svg[^>]*\swidth="([\d.]+)"/.exec(svg)?.[1] ?? 720);
-      const page = await browser.newPage({ viewport: { width: Math.ceil(width), height: 600 }, deviceScaleFactor: COLUMN_PIXELS / width });
+      // No scripts either: a figure is drawn SVG, and its labels are a study's text (escaped, but a second guard costs nothing).
+      const page = await browser.newPage({
+        viewport: { width: Math.ceil(width), height: 600 },
+        deviceScaleFactor: COLUMN_PIXELS / width,
+        javaScriptEnabled: false,
+      });
       try {
         // No network: the figures are self-contained, and nothing in them should load anything.
         await page.route("**/*", (route) => route.abort());
