@@ -21,7 +21,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-type Column = { name: string; type: "STRING" | "INT32" | "DOUBLE" | "BOOLEAN" | "BYTE_ARRAY"; data: (string | number | boolean | Uint8Array | null)[] };
+type Column = {
+  name: string;
+  type: "STRING" | "INT32" | "DOUBLE" | "FLOAT" | "TIMESTAMP" | "BOOLEAN" | "BYTE_ARRAY";
+  data: (string | number | boolean | Uint8Array | Date | null)[];
+};
 async function writeParquet(name: string, columns: Column[], rowGroupSize?: number): Promise<string> {
   const path = join(dir, name);
   await writeFile(path, new Uint8Array(parquetWriteBuffer({ columnData: columns.map((c) => ({ ...c, nullable: true })), rowGroupSize })));
@@ -115,6 +119,40 @@ describe("colloquy import of a Parquet file", () => {
       expect(result.result, type).toBeUndefined();
       expect(result.error, type).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: rows? [0-9-]+.*not UTF-8`));
     }
+  });
+
+  it("keeps a 32-bit float as it was written and a timestamp's microseconds", async () => {
+    const file = await writeParquet("typed.parquet", [
+      { name: "speaker", type: "STRING", data: ["Ava", "Ben"] },
+      { name: "text", type: "STRING", data: ["one", "two"] },
+      { name: "score", type: "FLOAT", data: [0.1, 2.5] },
+      { name: "sent", type: "TIMESTAMP", data: [new Date("2024-05-01T10:00:00.123Z"), null] },
+    ]);
+    const [result] = await importFiles([file]);
+    expect(result.error).toBeUndefined();
+    const turns = result.result!.sessions[0].turns;
+    expect(turns.map((t) => t.metadata?.score)).toEqual(["0.1", "2.5"]);
+    expect(turns[0].metadata?.sent).toMatch(/^2024-05-01T10:00:00\.123/);
+
+    // Microseconds (INT64 TIMESTAMP_MICROS, as pandas and Spark write): every digit kept.
+    const micros = join(dir, "micros.parquet");
+    const text = (name: string) => ({ name, type: "BYTE_ARRAY" as const, converted_type: "UTF8" as const, repetition_type: "OPTIONAL" as const });
+    const buffer = parquetWriteBuffer({
+      columnData: [
+        { name: "speaker", data: ["Ava"], nullable: true },
+        { name: "text", data: ["one"], nullable: true },
+        { name: "sent", data: [1714557600123456n], nullable: true },
+      ],
+      schema: [
+        { name: "root", num_children: 3 },
+        text("speaker"),
+        text("text"),
+        { name: "sent", type: "INT64", converted_type: "TIMESTAMP_MICROS", repetition_type: "OPTIONAL" },
+      ],
+    });
+    await writeFile(micros, new Uint8Array(buffer));
+    const [read] = await importFiles([micros]);
+    expect(read.result!.sessions[0].turns[0].metadata?.sent).toBe("2024-05-01T10:00:00.123456Z");
   });
 
   it("names the row of an empty speaker cell, and a file that is not Parquet", async () => {

@@ -13,10 +13,39 @@ import { tableSessions, type TableChunk } from "./csv.js";
  * its metadata (`row`).
  */
 
+/**
+ * A 32-bit float as the shortest text that reads back as the same float: the value stored was
+ * written as 0.1, not 0.10000000149011612 (what the float widened to 64 bits prints as).
+ */
+function float32Text(value: number): string {
+  for (let digits = 1; digits < 9; digits++) {
+    const text = String(Number(value.toPrecision(digits)));
+    if (Math.fround(Number(text)) === value) return text;
+  }
+  return String(Number(value.toPrecision(9)));
+}
+
+/**
+ * A timestamp of `whole` units (`perSecond` of them a second) as ISO 8601 text with every digit of
+ * its fraction: hyparquet's own parsers make a Date, which drops micro- and nanoseconds.
+ */
+function isoWithFraction(whole: bigint, perSecond: bigint, digits: number): string {
+  let seconds = whole / perSecond;
+  let fraction = whole % perSecond;
+  if (fraction < 0n) {
+    fraction += perSecond;
+    seconds -= 1n;
+  }
+  const date = new Date(Number(seconds) * 1000);
+  if (Number.isNaN(date.getTime())) throw new Error("a timestamp outside the range of a date");
+  return `${date.toISOString().slice(0, 19)}.${fraction.toString().padStart(digits, "0")}Z`;
+}
+
 /** A cell as text: what the CSV importer would have read in the same column. */
-function cellText(value: unknown, path: string, row: number, column: string): string {
+function cellText(value: unknown, path: string, row: number, column: string, float32: boolean): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "string") return value;
+  if (typeof value === "number" && float32) return float32Text(value);
   if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") return String(value);
   if (value instanceof Date) {
     // A timestamp past a Date's range reads as an invalid Date, which has no ISO text.
@@ -66,7 +95,9 @@ async function parseParquet(path: string, options: ImportOptions): Promise<Impor
       expected: 'a Parquet file (it starts and ends with "PAR1")',
     });
   }
-  const headers = parquetSchema(metadata).children.map((c) => c.element.name);
+  const columns = parquetSchema(metadata).children;
+  const headers = columns.map((c) => c.element.name);
+  const float32 = columns.map((c) => c.element.type === "FLOAT");
   /** Each row group's cells, read when its turn comes. */
   async function* chunks(): AsyncGenerator<TableChunk> {
     let start = 0;
@@ -76,7 +107,19 @@ async function parseParquet(path: string, options: ImportOptions): Promise<Impor
       try {
         // hyparquet decodes text with a forgiving decoder (bad bytes become U+FFFD, silently):
         // strings are decoded strictly here, and unannotated bytes come as bytes (cellText).
-        await parquetRead({ file, metadata, rowStart: start, rowEnd: end, utf8: false, parsers: { stringFromBytes }, onComplete: (rows) => (values = rows) });
+        await parquetRead({
+          file,
+          metadata,
+          rowStart: start,
+          rowEnd: end,
+          utf8: false,
+          parsers: {
+            stringFromBytes,
+            timestampFromMicroseconds: (micros: bigint) => isoWithFraction(micros, 1_000_000n, 6),
+            timestampFromNanoseconds: (nanos: bigint) => isoWithFraction(nanos, 1_000_000_000n, 9),
+          },
+          onComplete: (rows) => (values = rows),
+        });
       } catch (error) {
         throw new ImportError({
           file: path,
@@ -86,7 +129,7 @@ async function parseParquet(path: string, options: ImportOptions): Promise<Impor
         });
       }
       const base = start;
-      const rows = values.map((cells, r) => headers.map((column, c) => cellText(cells[c], path, base + r + 1, column)));
+      const rows = values.map((cells, r) => headers.map((column, c) => cellText(cells[c], path, base + r + 1, column, float32[c]!)));
       yield { rows, from: 0, place: (r) => ({ row: base + r + 1 }) };
       start = end;
     }
