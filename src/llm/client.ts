@@ -18,9 +18,12 @@ import type { ChatModel, ChatRequest, ChatResponse, ChatResult, LlmError, ModelC
  * one reply per slot arrives once the run stops asking. A one-turn coding reply's entry is 300-600
  * bytes, but a `--batch` reply or an agent's turn runs to thousands of tokens (JSON-escaped), so
  * each slot gets 64 KiB and the room at least 1 MiB: cheap, and cut back to what it holds at exit.
+ * A disk (or a file size limit) that cannot give that much gets the last 4 kB asked of it: room
+ * for a few one-turn replies beats asking for nothing.
  */
 const JOURNAL_BYTES_PER_SLOT = 64 * 1024;
 const JOURNAL_MIN_BYTES = 1024 * 1024;
+const JOURNAL_LAST_RESORT_BYTES = 4096;
 
 /** How much structured output the endpoint has accepted so far (only ever steps down). */
 export type FormatSupport = "json_schema" | "json_object" | "text";
@@ -206,8 +209,12 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
     if (!unkept) {
       try {
         cache?.reserve(Math.max(JOURNAL_MIN_BYTES, config.concurrency * JOURNAL_BYTES_PER_SLOT));
-      } catch (error) {
-        unkept = unkeptMessage(error);
+      } catch {
+        try {
+          cache?.reserve(JOURNAL_LAST_RESORT_BYTES);
+        } catch (error) {
+          unkept = unkeptMessage(error);
+        }
       }
     }
     return unkept ? fail({ kind: "storage", message: unkept }, 0, 0) : undefined;
