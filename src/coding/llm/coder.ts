@@ -123,29 +123,21 @@ type SampleResult =
 
 /**
  * One turn's share of what its requests cost, kept in its provenance (`spent`), so a codes file
- * says what it cost: a request that coded n turns (`--batch n`) is split evenly among them, and
- * the shares of every record add up to what was paid for the codes that were stored. `batch`:
+ * says what it cost: a request that coded n turns (`--batch n`) is split evenly among them (the
+ * share of a turn whose code failed is not in the codes file: failures are not codes). `batch`:
  * the replies came from the Batch API (billed at its price).
  */
 function spentShare(paid: readonly Paid[], turns: number, batch: boolean): Record<string, unknown> | undefined {
-  const total = paid.reduce(
-    (a, p) => ({ requests: a.requests + p.requests, promptTokens: a.promptTokens + p.promptTokens, completionTokens: a.completionTokens + p.completionTokens }),
-    {
-      requests: 0,
-      promptTokens: 0,
-      completionTokens: 0,
-    },
-  );
+  const total: Paid = { requests: 0, promptTokens: 0, completionTokens: 0 };
+  for (const p of paid) {
+    total.requests += p.requests;
+    total.promptTokens += p.promptTokens;
+    total.completionTokens += p.completionTokens;
+  }
   if (total.requests === 0) return undefined;
   const share = (x: number) => Math.round((x / turns) * 1000) / 1000;
-  return {
-    spent: {
-      requests: share(total.requests),
-      promptTokens: share(total.promptTokens),
-      completionTokens: share(total.completionTokens),
-      ...(batch ? { batch: true } : {}),
-    },
-  };
+  const spent = { requests: share(total.requests), promptTokens: share(total.promptTokens), completionTokens: share(total.completionTokens) };
+  return { spent: batch ? { ...spent, batch: true } : spent };
 }
 
 export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
