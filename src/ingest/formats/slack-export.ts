@@ -351,7 +351,11 @@ async function importChannel(
 
     const meta: JsonObject = { ts, ...(rest(msg, USED_KEYS) ?? {}) };
     if (subtype) meta.subtype = subtype;
-    if (subtype === "tombstone") meta.deleted = true;
+    if (subtype === "tombstone") {
+      meta.deleted = true;
+      // The placeholder is no one's words, but who Slack says posted it is still kept.
+      if (user !== undefined) meta.slackUser = user;
+    }
     if (userFrom) meta.userFrom = userFrom;
     if (textFrom) meta.textFrom = textFrom;
     const thread = msg.thread_ts;

@@ -174,7 +174,7 @@ describe("slack-export tombstones", () => {
       ["Ana Ruiz", "message", "I still think we should rerun it"],
       ["Ben Okafor", "message", "Agreed, tomorrow"],
     ]);
-    expect(lab.turns[0]!.metadata).toMatchObject({ subtype: "tombstone", deleted: true });
+    expect(lab.turns[0]!.metadata).toMatchObject({ subtype: "tombstone", deleted: true, slackUser: "USLACKBOT" });
     expect(lab.participants.find((p) => p.name === "deleted message")?.kind).toBe("system");
     expect(lab.participants.map((p) => p.name)).not.toContain("USLACKBOT");
     // The replies still hang on the deleted parent.
