@@ -47,3 +47,26 @@ describe("transcriber (.trs) <Who nb> that names none of the Turn's speakers", (
     expect(result.warnings).toEqual([expect.stringMatching(/speaker "a" is not declared/)]);
   });
 });
+
+describe("transcriber (.trs) overlapping Turns with several <Sync> intervals", () => {
+  it("keeps each <Who> run as its own turn, timed by the Syncs around it, instead of joining a speaker's runs", async () => {
+    const { sessions, result } = await importFixture(transcriberImporter, "transcriber/who-runs-across-syncs.trs");
+    expect(result.warnings).toEqual([]);
+    const [s] = sessions;
+    expect(s.turns.map((t) => [speakerName(s, t.index), t.text, t.start, t.end, t.metadata?.overlap])).toEqual([
+      ["Host", "good morning", 0.5, 2, true],
+      ["Caller", "hello :fra is this the", 0.5, 2, true],
+      ["Host", "%hum %hum", 2, 5.5, true],
+      ["Caller", "show about the weather", 2, 5.5, true],
+      ["Host", "yes it is", 5.5, 7, true],
+      ["Caller", "great", 5.5, 7, true],
+      // A Turn of one speaker stays one turn, its Syncs kept as time marks in the text.
+      ["Caller", "so tomorrow will it rain", 7, 12, undefined],
+    ]);
+    expect(s.turns[0].metadata).toMatchObject({ syncs: [{ time: 0.5, at: 0 }], marks: [{ tag: "Event", desc: "rire", at: 12 }] });
+    expect(s.turns[6].metadata?.syncs).toEqual([
+      { time: 7, at: 0 },
+      { time: 9, at: 11 },
+    ]);
+  });
+});

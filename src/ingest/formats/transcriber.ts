@@ -6,8 +6,14 @@ import { allText, attrsOf, childrenOf, elements, numberAttr, xmlRoot, tagOf, tex
 const EXPECTED =
   'a Transcriber file: <Trans><Speakers><Speaker id="spk1" name="…"/></Speakers><Episode><Section><Turn speaker="spk1" startTime="0" endTime="…">text</Turn></Section></Episode></Trans>';
 
-/** One speaker's words within a Turn (a Turn with `speaker="spk1 spk2"` has one per `<Who nb>`). */
+/**
+ * One run of one speaker's words within a Turn. A Turn of one speaker is one segment; a Turn with
+ * `speaker="spk1 spk2"` has one per `<Who nb>`, in document order, so words said at different
+ * `<Sync>` times stay apart instead of being joined into one turn per speaker.
+ */
 interface Segment {
+  /** 0-based index into the Turn's speakers, or -1 when `who` names none of them. */
+  speaker: number;
   text: string;
   /** `<Sync time>` marks: the time (seconds) and the character offset in `text` where it falls. */
   syncs: { time: number; at: number }[];
@@ -15,6 +21,9 @@ interface Segment {
   marks: Record<string, unknown>[];
   /** The `nb` of a `<Who>` that names no speaker of the Turn: these words' speaker is unknown. */
   who?: string;
+  /** The last `<Sync>` before its first word, and the first `<Sync>` after its last word (seconds). */
+  start?: number;
+  end?: number;
 }
 
 /** Source key of the participant for words under a `<Who nb>` beyond the Turn's speakers (no XML id has a space). */
@@ -24,8 +33,8 @@ const UNKNOWN_SPEAKER = "(unknown speaker)";
  * Transcriber (.trs) XML: `<Speakers>` name the speakers; each `<Turn speaker startTime endTime>`
  * of each `<Section>` is a turn. Inside a turn, `<Sync time>` marks time points (kept in turn
  * metadata `syncs` with their character offset in the text), `<Who nb>` switches between the
- * speakers of an overlapping turn (`speaker="spk1 spk2"`: one turn per speaker, each flagged
- * `overlap`), and `<Event>`, `<Comment>`, `<Background>` are kept in turn metadata `marks`. Words
+ * speakers of an overlapping turn (`speaker="spk1 spk2"`: one turn per `<Who>` run, each flagged
+ * `overlap` and timed by the Syncs around it), and `<Event>`, `<Comment>`, `<Background>` are kept in turn metadata `marks`. Words
  * after a `<Who nb>` that names none of the Turn's speakers go to "(unknown speaker)", the nb
  * kept in turn metadata `who`, with a warning naming the line.
  * Text is XML mixed content: whitespace runs (line breaks between Syncs) become one space. A
@@ -78,21 +87,27 @@ export const transcriberImporter: Importer = {
           const start = numberAttr(attrs, "startTime");
           const segments = readSegments(childrenOf(turn), Math.max(1, ids.length), (node, nb) => badWho.push({ node, nb, speakers: ids, start }));
           const end = numberAttr(attrs, "endTime");
-          segments.forEach((segment, i) => {
+          const spoken = segments.filter((s) => s.text !== "");
+          // Split Turns time each run by its Syncs; a Turn of one run keeps the Turn's own times.
+          const split = ids.length > 1 || spoken.length > 1;
+          for (const segment of segments) {
             if (segment.text === "") {
               if (segment.marks.length > 0) nonSpeech.push({ start, end, marks: segment.marks });
-              return;
+              continue;
             }
             const { speaker: _s, startTime: _a, endTime: _b, ...turnAttrs } = attrs;
             const meta: Record<string, unknown> = { ...turnAttrs, section: sectionInfo };
             if (segment.syncs.length > 0) meta.syncs = segment.syncs;
             if (segment.marks.length > 0) meta.marks = segment.marks;
             if (segment.who !== undefined) meta.who = segment.who;
-            if (ids.length > 1 || segments.filter((s) => s.text !== "").length > 1) meta.overlap = true;
+            if (ids.length > 1 || new Set(spoken.map((s) => s.who ?? s.speaker)).size > 1) meta.overlap = true;
             const speaker =
-              segment.who === undefined ? participant(ids[i] ?? "") : builder.participant(UNKNOWN_SPEAKER, { name: UNKNOWN_SPEAKER, kind: "human" });
-            builder.turn({ speaker, text: segment.text, start, end, metadata: meta });
-          });
+              segment.who === undefined
+                ? participant(ids[segment.speaker] ?? "")
+                : builder.participant(UNKNOWN_SPEAKER, { name: UNKNOWN_SPEAKER, kind: "human" });
+            const times = split ? { start: segment.start ?? start, end: segment.end ?? end } : { start, end };
+            builder.turn({ speaker, text: segment.text, ...times, metadata: meta });
+          }
         }
       }
     }
@@ -115,16 +130,34 @@ export const transcriberImporter: Importer = {
 };
 
 /**
- * Walk a Turn's mixed content into one segment per speaker. `<Who nb>` is 1-based into the Turn's
- * speaker list (trans-14.dtd); an nb outside it (or missing where the Turn has several speakers)
- * names nobody, so its words go to a segment of their own with `who` set, and `badWho` is told.
+ * Walk a Turn's mixed content into segments: words before any `<Who>` are the first speaker's, and
+ * each `<Who nb>` opens a new run. `nb` is 1-based into the Turn's speaker list (trans-14.dtd); an
+ * nb outside it (or missing where the Turn has several speakers) names nobody, so its words get
+ * `who` set, and `badWho` is told. A `<Sync>` ends every run that has words so far (overlapping
+ * speakers share a Sync interval) unless that run goes on after it.
  */
 function readSegments(nodes: readonly XmlNode[], count: number, badWho: (node: XmlNode, nb: string | undefined) => void): Segment[] {
-  const segments: Segment[] = Array.from({ length: count }, () => ({ text: "", syncs: [], marks: [] }));
-  let current = segments[0]!;
+  const segments: Segment[] = [];
+  let lastSync: number | undefined;
+  // Syncs not yet followed by words: they belong to whichever run speaks next.
+  let pending: number[] = [];
+  const open = (speaker: number, who?: string): Segment => {
+    const segment: Segment = { speaker, text: "", syncs: [], marks: [], ...(who !== undefined ? { who } : {}) };
+    segments.push(segment);
+    return segment;
+  };
+  let current = open(0);
+  const flushSyncs = () => {
+    for (const time of pending) current.syncs.push({ time, at: current.text.trimEnd().length });
+    pending = [];
+  };
   const append = (raw: string) => {
     const words = raw.replace(/\s+/g, " ");
     if (words.trim() === "") return;
+    if (current.text === "") current.start = lastSync;
+    // The run goes on past a Sync that had ended it.
+    delete current.end;
+    flushSyncs();
     // One space between chunks, none at the edges.
     current.text = (
       current.text === "" ? words.trimStart() : current.text.endsWith(" ") || words.startsWith(" ") ? current.text + words : `${current.text} ${words}`
@@ -140,15 +173,17 @@ function readSegments(nodes: readonly XmlNode[], count: number, badWho: (node: X
     const attrs = attrsOf(node);
     if (tag === "Sync") {
       const time = numberAttr(attrs, "time");
-      if (time !== undefined) current.syncs.push({ time, at: current.text.trimEnd().length });
+      if (time === undefined) continue;
+      lastSync = time;
+      pending.push(time);
+      for (const s of segments) if (s.text !== "" && s.end === undefined) s.end = time;
     } else if (tag === "Who") {
       const nb = attrs.nb === undefined && count === 1 ? 1 : numberAttr(attrs, "nb");
-      if (nb !== undefined && Number.isInteger(nb) && nb >= 1 && nb <= count) current = segments[nb - 1]!;
+      if (nb !== undefined && Number.isInteger(nb) && nb >= 1 && nb <= count) current = open(nb - 1);
       else {
         const key = attrs.nb?.trim();
         badWho(node, key);
-        const who = key ?? "(no nb)";
-        current = segments.find((s) => s.who === who) ?? segments[segments.push({ text: "", syncs: [], marks: [], who }) - 1]!;
+        current = open(-1, key ?? "(no nb)");
       }
     } else {
       current.marks.push({ tag, ...attrs, at: current.text.trimEnd().length });
@@ -156,6 +191,8 @@ function readSegments(nodes: readonly XmlNode[], count: number, badWho: (node: X
       append(allText(node));
     }
   }
+  // A Sync after the last words is still a time mark of the turn.
+  flushSyncs();
   for (const s of segments) s.text = s.text.trimEnd();
   return segments;
 }
