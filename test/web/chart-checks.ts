@@ -228,7 +228,7 @@ export interface GreySwatch {
  * figure or overlap one another, the declared width, and each series' colour and second channel
  * for the greyscale check. Runs in the page; `root` is the document holding the figures.
  */
-export const MEASURE_PRINT = (root: ParentNode) => {
+const MEASURE_PRINT = (root: ParentNode) => {
   const squash = (t: string | null) => (t ?? "").replace(/\s+/g, "");
   const figures: { chart: string; widthPx: number; smallestPt: number; problems: string[]; swatches: GreySwatch[] }[] = [];
   for (const svg of root.querySelectorAll("svg")) {

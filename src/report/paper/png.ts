@@ -57,10 +57,9 @@ export async function svgsToPng(svgs: readonly string[]): Promise<Buffer[]> {
   }
   try {
     const out: Buffer[] = [];
-    // One page for every figure: 1004 CSS pixels across at scale 1, so the figure's own
-    // proportions (an 85 mm wide SVG in points) decide nothing but its height, with no
-    // fractional device pixels to round at the edges.
-    // No scripts either: a figure is drawn SVG, and its labels are a study's text (escaped, but a second guard costs nothing).
+    // Each figure drawn COLUMN_PIXELS CSS pixels across at scale 1 (its viewBox scales it), so
+    // no fractional device pixel is rounded at an edge. No scripts either: a figure is drawn
+    // SVG, and its labels are a study's text (escaped, but a second guard costs nothing).
     const page = await browser.newPage({ viewport: { width: COLUMN_PIXELS, height: 600 }, javaScriptEnabled: false });
     try {
       // No network: the figures are self-contained, and nothing in them should load anything.

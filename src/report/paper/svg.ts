@@ -236,15 +236,22 @@ function labelColumn(labels: string[]): { width: number; left: number } {
 /** The room the last tick label needs beyond the plot's right end. */
 const rightRoom = (ticks: number[]) => textWidth(tickLabel(ticks.at(-1) ?? 0)) / 2 + EDGE + 1;
 
+/** The value scale of a plot from `left` to the figure's right edge, less the room its last tick label needs. */
+function valueScale(chart: Chart, left: number): { x: (v: number) => number; ticks: number[]; plot: number } {
+  const extent = chart.domain ?? valueExtent(chart);
+  // The ticks decide the room on the right, which decides the plot's width (and so the ticks again).
+  const plot = FIGURE_PT - left - rightRoom(roundTicks(...extent, FIGURE_PT - left - 4).ticks);
+  const {
+    domain: [lo, hi],
+    ticks,
+  } = roundTicks(...extent, plot);
+  return { x: (v) => left + ((v - lo) / (hi - lo || 1)) * plot, ticks, plot };
+}
+
 function barsSvg(chart: Extract<Chart, { kind: "bars" }>): string {
   const bar = 6;
   const { width: labelWidth, left } = labelColumn(chart.categories);
-  const extent = chart.domain ?? valueExtent(chart);
-  // The ticks decide the room on the right, which decides the plot's width: settle on the widest.
-  const first = roundTicks(...extent, FIGURE_PT - left - 4);
-  const plot = FIGURE_PT - left - rightRoom(first.ticks);
-  const { domain, ticks } = roundTicks(...extent, plot);
-  const x = (v: number) => left + ((v - domain[0]) / (domain[1] - domain[0] || 1)) * plot;
+  const { x, ticks, plot } = valueScale(chart, left);
   const { defs, fills } = seriesFills(
     chart.id,
     chart.series.map((s) => s.colour ?? PLAIN),
@@ -278,12 +285,7 @@ function barsSvg(chart: Extract<Chart, { kind: "bars" }>): string {
 
 function intervalsSvg(chart: Extract<Chart, { kind: "intervals" }>): string {
   const { width: labelWidth, left } = labelColumn(chart.rows.map((r) => r.label));
-  const extent = chart.domain ?? valueExtent(chart);
-  const first = roundTicks(...extent, FIGURE_PT - left - 4);
-  const plot = FIGURE_PT - left - rightRoom(first.ticks);
-  const { domain, ticks } = roundTicks(...extent, plot);
-  const [lo, hi] = domain;
-  const x = (v: number) => left + ((v - lo) / (hi - lo || 1)) * plot;
+  const { x, ticks, plot } = valueScale(chart, left);
   const out: string[] = [];
   let y = 4;
   for (const r of chart.rows) {
