@@ -4,7 +4,11 @@
  * dashboard is drawn in headless Chromium and its charts are checked as a reader would: no text
  * cut by its chart's box or shortened without a tooltip, round axis ticks (d3's nice ticks), no
  * camelCase internal name in any text a reader sees, and one colour per meaning (a palette colour stands for one speaker, condition or code in every
- * chart, and an item keeps its colour). The suite runs the same checks at 1,200 turns; this takes
+ * chart, and an item keeps its colour). Then the paper report's figures (`colloquy compare` and
+ * `colloquy report` on the same study) are measured as printed one column (85 mm) wide: the
+ * smallest text in points, text leaving its figure or lying on another (also in DejaVu Sans), and
+ * series that look alike in greyscale with no texture or label of their own. The suite runs the
+ * same checks at 1,200 turns (test/web/layout.test.ts, test/web/report-figures.test.ts); this takes
  * minutes, so it is not part of `npm test`.
  *
  * Baseline, printed beside the figures: loading a static page from the same server in the same
@@ -13,7 +17,7 @@
  *
  * Run: nice npx tsx bench/chart-checks.ts [turns]   (e.g. `npx tsx bench/chart-checks.ts 20000`)
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeLargeStudy } from "../fixtures/dashboard/generate.js";
@@ -21,7 +25,8 @@ import { buildSite } from "../src/report/build.js";
 import { startServer } from "../src/report/server.js";
 import { views } from "../web/views/index.js";
 import { launchBrowser, watchErrors } from "../test/web/browser.js";
-import { checkChartsOf, paletteProblems } from "../test/web/chart-checks.js";
+import { checkChartsOf, greyscaleProblems, measurePrint, paletteProblems } from "../test/web/chart-checks.js";
+import { runCli } from "../test/support/cli.js";
 import { printTable } from "./support/table.js";
 
 const turns = Number(process.argv[2] ?? 300_000);
@@ -69,6 +74,39 @@ try {
     const palette = paletteProblems(swatches);
     problems.push(...palette, ...errors);
     printTable([["view", "drawn and checked", "numeric axes", "coloured items", "label/tick/name problems"], ...rows]);
+
+    t = performance.now();
+    for (const args of [
+      ["compare", dir, "--codebook", "bales-ipa", "--coder", "rules"],
+      ["report", dir, "--out", join(dir, "paper", "report.md")],
+    ]) {
+      const run = await runCli(args);
+      if (run.code !== 0) problems.push(`colloquy ${args[0]}: ${run.stderr.trim()}`);
+    }
+    console.log(`compare and report in ${fmt(performance.now() - t)}`);
+    const folder = join(dir, "paper", "report-figures");
+    const svgs = await Promise.all((await readdir(folder)).filter((f) => f.endsWith(".svg")).map((f) => readFile(join(folder, f), "utf8")));
+    const figures = await measurePrint(page, svgs);
+    const fallback = await measurePrint(page, svgs, "DejaVu Sans");
+    const greyscale = greyscaleProblems(figures.flatMap((f) => f.swatches));
+    problems.push(
+      ...[...figures, ...fallback].flatMap((f) => [
+        ...(Math.abs(f.widthMm - 85) > 0.1 ? [`${f.chart}: ${f.widthMm.toFixed(1)} mm wide`] : []),
+        ...f.problems.map((p) => `${f.chart}: ${p}`),
+      ]),
+      ...greyscale,
+    );
+    printTable([
+      ["report figure", "width", "smallest text", "series", "problems (as named / DejaVu Sans)"],
+      ...figures.map((f, i) => [
+        f.chart.slice(0, 60),
+        `${f.widthMm.toFixed(1)} mm`,
+        `${f.smallestPt.toFixed(1)} pt`,
+        String(new Set(f.swatches.map((s) => s.item)).size),
+        `${f.problems.length} / ${fallback[i].problems.length}`,
+      ]),
+    ]);
+    console.log(`greyscale: ${greyscale.length} pair(s) of series alike in lightness with no texture or label`);
     console.log(`baseline: a static page from the same server: ${fmt(baseline)}`);
     console.log(`palette: ${swatches.length} coloured items over ${views.length} views, ${palette.length} problem(s)`);
     for (const p of problems) console.log(`PROBLEM ${p}`);

@@ -1,3 +1,5 @@
+import { lab } from "d3";
+
 /**
  * One palette per meaning, shared by the dashboard and the report's figures, so a colour says
  * what kind of thing it marks: a condition, a code or a speaker (and grey for measures, which
@@ -9,8 +11,13 @@
  * its place in one chart: the same item has the same colour in every view, export and figure.
  */
 
-/** Okabe & Ito (2008), without black: the most distinguishable hues, for the few conditions of a design. */
-export const CONDITION_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"];
+/**
+ * Okabe & Ito (2008), without black: the most distinguishable hues, for the few conditions of a
+ * design. Blue first and orange second: the control and the first other condition also differ in
+ * lightness (CIE L* 45 and 71), so a two-condition figure reads in greyscale without patterns;
+ * the pale yellow last, as it is the hardest to see on white.
+ */
+export const CONDITION_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#56B4E9", "#D55E00", "#CC79A7", "#F0E442"];
 
 /** Paul Tol's "muted" scheme (9 colours, colour-blind safe), then three of his dark tones for codebooks of up to 12 codes (Bales' IPA). */
 export const CODE_COLOURS = [
@@ -88,4 +95,22 @@ export function coloursByName(list: readonly string[], palette: readonly string[
   const at = new Map<string, number>();
   for (const [i, name] of list.entries()) if (!at.has(name)) at.set(name, i);
   return (name) => colourAt(palette, at.get(name) ?? -1);
+}
+
+/**
+ * The least difference in CIE L* (0 black to 100 white) at which two colours printed in greyscale
+ * still read as different at a glance (the measures' greys differ by 23 or more). A palette of
+ * eight or more colours cannot keep it between every pair (L* spans 100), so a figure that draws
+ * such colours side by side needs a second channel: a pattern, a dash, a marker or a direct label.
+ */
+export const GREY_STEP = 15;
+
+/** Every pair of different colours among `colours` whose lightness differs by less than GREY_STEP: they look alike in greyscale. */
+export function greyscaleClashes(colours: readonly string[]): [string, string][] {
+  const distinct = [...new Set(colours.map((c) => c.toUpperCase()))];
+  const lightness = distinct.map((c) => lab(c).l);
+  const out: [string, string][] = [];
+  for (const [i, a] of distinct.entries())
+    for (const [j, b] of distinct.entries()) if (j > i && Math.abs(lightness[i] - lightness[j]) < GREY_STEP) out.push([a, b]);
+  return out;
 }

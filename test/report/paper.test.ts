@@ -30,7 +30,9 @@ describe("colloquy report", () => {
     for (const link of links) {
       expect(link).toMatch(/^report-figures\/[\w-]+\.svg$/);
       const svg = await readFile(join(dir, "analysis", decodeURI(link)), "utf8");
-      expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+      expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]* width="85mm"/);
+      // The figure's words too: labels, legend, axis title.
+      expect(svg.replace(/<[^>]+>/g, " ").match(/\b[a-z]+[A-Z][A-Za-z]*\b/g) ?? [], link).toEqual([]);
     }
     expect(md).not.toMatch(/in the HTML report/);
     // What a reader sees: the text without code spans (file and field references) and link targets.

@@ -1,10 +1,14 @@
 // The report's figures: round ticks (d3's nice/ticks), the axis title in words under the plot,
-// and long labels wrapped onto lines rather than cut.
+// and long labels wrapped onto lines rather than cut, in a figure 85 mm wide whose unit is the
+// point. test/web/report-figures.test.ts measures the drawn figures in Chromium.
 import { describe, expect, it } from "vitest";
-import { chartSvg, shareScales, wrapLabel } from "../../src/report/paper/svg.js";
+import { FIGURE_PT, FONT_PT, chartSvg, shareScales, textWidth, wrapLabel } from "../../src/report/paper/svg.js";
 import type { Chart, PaperReport } from "../../src/report/paper/document.js";
 
-const tickLabels = (svg: string) => [...svg.matchAll(/<text [^>]*font-size="10"[^>]*>([^<]+)<\/text>/g)].map((m) => Number(m[1]));
+const tickLabels = (svg: string) => [...svg.matchAll(/<text class="tick"[^>]*>([^<]+)<\/text>/g)].map((m) => Number(m[1]));
+/** The lines of the axis title, joined. */
+const axisTitle = (svg: string) =>
+  [.../<text [^>]*class="axis-title"[^>]*>(.*?)<\/text>/.exec(svg)![1].matchAll(/<tspan[^>]*>([^<]*)<\/tspan>/g)].map((m) => m[1]).join(" ");
 
 describe("report figures", () => {
   const label = "a session label long enough to need three lines of text at this width";
@@ -42,12 +46,35 @@ describe("report figures", () => {
 
   it("writes the whole axis title and wraps labels instead of cutting them", () => {
     const svg = chartSvg(intervals);
-    expect(svg).toContain(`text-anchor="middle">branching ratio (sub-topics per main topic)</text>`);
-    const lines = wrapLabel(label);
+    expect(axisTitle(svg)).toBe("branching ratio (sub-topics per main topic)");
+    const lines = wrapLabel(label, 90);
     expect(lines.join(" ")).toBe(label);
-    expect(lines.every((l) => l.length <= 32)).toBe(true);
-    for (const line of lines) expect(svg).toContain(`>${line}</tspan>`);
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.every((l) => textWidth(l) <= 90)).toBe(true);
+    for (const line of wrapLabel(label, FIGURE_PT * 0.4)) expect(svg).toContain(`>${line}</tspan>`);
     expect(svg).not.toMatch(/…|\.\.\./);
+  });
+
+  it("breaks a word wider than the room inside it, after a hyphen when it can, and loses no character", () => {
+    const word = "participant-identifier_with_no_spaces_at_all_0123456789";
+    const lines = wrapLabel(`a ${word} b`, 60);
+    expect(lines.join(" ").replace(/ /g, "")).toBe(`a${word}b`);
+    expect(lines.every((l) => textWidth(l) <= 60)).toBe(true);
+    expect(lines.some((l) => l.endsWith("-") || l.endsWith("_"))).toBe(true);
+    // Full-width scripts are measured as such: twelve CJK characters do not fit in 60 points.
+    expect(wrapLabel("问题与回答的长标签问题与回答", 60).length).toBeGreaterThan(1);
+  });
+
+  it("is 85 mm wide, its unit the point, and its text 8 pt", () => {
+    const svg = chartSvg(intervals);
+    expect(svg).toMatch(/^<svg [^>]*width="85mm"/);
+    expect(svg).toContain(`viewBox="0 0 ${FIGURE_PT} `);
+    expect(FIGURE_PT).toBeCloseTo((85 / 25.4) * 72, 1);
+    expect(svg).toContain(`font-size="${FONT_PT}"`);
+    // The height in millimetres matches the viewBox's in points, so nothing is stretched.
+    const [, h] = /viewBox="0 0 [\d.]+ ([\d.]+)"/.exec(svg)!;
+    const [, mm] = /height="([\d.]+)mm"/.exec(svg)!;
+    expect(Number(mm)).toBeCloseTo((Number(h) / 72) * 25.4, 1);
   });
 
   it("--shared-scales: figures of the same quantity get one axis; others and fixed ranges keep theirs", () => {

@@ -2,7 +2,7 @@
 // on what the issue found (ticks at 0.41 / 0.82 / 1.23; one orange for a person, a condition and a code).
 import { describe, expect, it } from "vitest";
 import { CODE_COLOURS, CONDITION_COLOURS, SPEAKER_COLOURS } from "../../src/report/palette.js";
-import { paletteProblems, unroundTicks } from "./chart-checks.js";
+import { greyscaleProblems, paletteProblems, unroundTicks } from "./chart-checks.js";
 
 describe("tick check", () => {
   it("passes d3's round ticks and fails uneven or unround ones", () => {
@@ -54,5 +54,24 @@ describe("palette check", () => {
         ]),
       ]),
     ).toEqual([]);
+  });
+});
+
+describe("greyscale check", () => {
+  const swatch = (chart: string, item: string, colour: string, texture = "", labelled = false) => ({ chart, item, colour, texture, labelled });
+
+  it("fails on two series of one chart that differ in hue only, and passes lightness, textures or labels", () => {
+    // Okabe-Ito orange and sky blue: CIE L* 71 and 69.
+    expect(greyscaleProblems([swatch("a", "control", "#E69F00"), swatch("a", "debate", "#56B4E9")])).toEqual([
+      expect.stringContaining('a: "control" (#E69F00) and "debate" (#56B4E9) differ by 1.9 in L*'),
+    ]);
+    // Blue (L* 45) and orange (71) differ in lightness.
+    expect(greyscaleProblems([swatch("a", "control", "#0072B2"), swatch("a", "debate", "#E69F00")])).toEqual([]);
+    // A texture on one of them, or a label beside each.
+    expect(greyscaleProblems([swatch("a", "control", "#E69F00"), swatch("a", "debate", "#56B4E9", "M0,1.5H3")])).toEqual([]);
+    expect(greyscaleProblems([swatch("a", "control", "#E69F00", "", true), swatch("a", "debate", "#56B4E9", "", true)])).toEqual([]);
+    // A label beside one only is not enough; and series of different charts are never compared.
+    expect(greyscaleProblems([swatch("a", "control", "#E69F00", "", true), swatch("a", "debate", "#56B4E9")])).toHaveLength(1);
+    expect(greyscaleProblems([swatch("a", "control", "#E69F00"), swatch("b", "debate", "#56B4E9")])).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import type { Page } from "playwright-core";
-import { CODE_COLOURS, CONDITION_COLOURS, SPEAKER_COLOURS, colourAt } from "../../src/report/palette.js";
+import { lab } from "d3";
+import { CODE_COLOURS, CONDITION_COLOURS, GREY_STEP, SPEAKER_COLOURS, colourAt } from "../../src/report/palette.js";
 import { openView } from "./browser.js";
 
 /**
@@ -204,4 +205,109 @@ export async function checkChartsOf(page: Page, url: string, view: string): Prom
     swatches: swatches.map((s) => ({ ...s, chart: `${view}/${s.chart}` })),
     axes: axes.length,
   };
+}
+
+/** Points per CSS pixel (96 px and 72 pt to the inch). */
+const PT_PER_PX = 0.75;
+
+/** A series' mark in a report figure: its colour, the texture laid over it, and whether a label beside it (not the legend) names it. */
+export interface GreySwatch {
+  chart: string;
+  item: string;
+  colour: string;
+  /** The pattern's drawing over the colour ("" for a plain fill). */
+  texture: string;
+  /** Named by a text of the figure outside its legend (a row's label). */
+  labelled: boolean;
+}
+
+/**
+ * What a reader of the printed report meets in each figure, measured by the browser on SVGs
+ * drawn at their declared size (no CSS scaling): the printed size of every text in points (its
+ * computed font size times the figure's scale, in CSS pixels, times 0.75), texts that leave the
+ * figure or overlap one another, the declared width, and each series' colour and second channel
+ * for the greyscale check. Runs in the page; `root` is the document holding the figures.
+ */
+const MEASURE_PRINT = (root: ParentNode) => {
+  const squash = (t: string | null) => (t ?? "").replace(/\s+/g, "");
+  const figures: { chart: string; widthPx: number; smallestPt: number; problems: string[]; swatches: GreySwatch[] }[] = [];
+  for (const svg of root.querySelectorAll("svg")) {
+    const chart = svg.querySelector(":scope > title")?.textContent ?? "?";
+    const box = svg.getBoundingClientRect();
+    const problems: string[] = [];
+    const texts = [...svg.querySelectorAll("text")].filter((t) => (t.textContent ?? "").trim() !== "");
+    let smallestPt = Infinity;
+    const boxes = texts.map((t) => t.getBoundingClientRect());
+    for (const [i, t] of texts.entries()) {
+      const ctm = t.getScreenCTM()!;
+      const pt = Number.parseFloat(getComputedStyle(t).fontSize) * Math.hypot(ctm.a, ctm.b) * 0.75;
+      smallestPt = Math.min(smallestPt, pt);
+      if (pt < 7) problems.push(`"${t.textContent}" prints at ${pt.toFixed(1)} pt`);
+      const r = boxes[i];
+      if (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5)
+        problems.push(
+          `"${t.textContent}" leaves the figure (${Math.round(r.left - box.left)}..${Math.round(r.right - box.left)} of ${Math.round(box.width)} px wide)`,
+        );
+      for (const [j, o] of boxes.entries()) {
+        if (j <= i) continue;
+        const w = Math.min(r.right, o.right) - Math.max(r.left, o.left);
+        const h = Math.min(r.bottom, o.bottom) - Math.max(r.top, o.top);
+        if (w > 0.5 && h > 1) problems.push(`"${t.textContent}" overlaps "${texts[j].textContent}"`);
+      }
+    }
+    const swatches: GreySwatch[] = [];
+    for (const mark of svg.querySelectorAll("[data-series]")) {
+      const fill = mark.getAttribute("fill") ?? "";
+      const id = /^url\(#(.+)\)$/.exec(fill)?.[1];
+      const pattern = id ? svg.querySelector(`pattern#${CSS.escape(id)}`) : null;
+      const item = mark.getAttribute("data-series")!;
+      swatches.push({
+        chart,
+        item,
+        colour: (pattern ? pattern.querySelector("rect")!.getAttribute("fill")! : fill).toUpperCase(),
+        texture: pattern?.querySelector("path")?.getAttribute("d") ?? "",
+        labelled: texts.some((t) => !t.closest(".legend-item") && squash(t.textContent) === squash(item)),
+      });
+    }
+    figures.push({ chart, widthPx: box.width, smallestPt: texts.length ? smallestPt : 0, problems, swatches });
+  }
+  return figures;
+};
+
+/**
+ * Series of one figure a reader cannot tell apart in a greyscale print: two items whose colours
+ * differ by less than GREY_STEP in CIE L* (palette.ts), with the same texture, and not both named
+ * by a label beside them. Colour may say more, but never alone what only colour says.
+ */
+export function greyscaleProblems(swatches: readonly GreySwatch[]): string[] {
+  const charts = new Map<string, Map<string, GreySwatch>>();
+  for (const s of swatches) {
+    let items = charts.get(s.chart);
+    if (!items) charts.set(s.chart, (items = new Map()));
+    const before = items.get(s.item);
+    items.set(s.item, before ? { ...before, labelled: before.labelled || s.labelled } : s);
+  }
+  const problems: string[] = [];
+  for (const [chart, items] of charts) {
+    const list = [...items.values()];
+    for (const [i, a] of list.entries())
+      for (const b of list.slice(i + 1)) {
+        const difference = Math.abs(lab(a.colour).l - lab(b.colour).l);
+        if (difference < GREY_STEP && a.texture === b.texture && !(a.labelled && b.labelled))
+          problems.push(
+            `${chart}: "${a.item}" (${a.colour}) and "${b.item}" (${b.colour}) differ by ${difference.toFixed(1)} in L* (< ${GREY_STEP}) with no texture or label of their own`,
+          );
+      }
+  }
+  return problems;
+}
+
+/** The report's figures drawn at their declared size in a bare page (optionally in another font), measured as printed. */
+export async function measurePrint(page: Page, svgs: readonly string[], font?: string) {
+  const style = font ? `<style>svg text{font-family:"${font}" !important}</style>` : "";
+  await page.setContent(`<!doctype html><html><head>${style}</head><body style="margin:0">${svgs.map((s) => `<div>${s}</div>`).join("")}</body></html>`);
+  // tsx (the bench) keeps function names with a __name helper that a fresh page lacks.
+  await page.evaluate("window.__name ??= (f) => f");
+  const figures = await page.evaluate(MEASURE_PRINT, await page.evaluateHandle(() => document));
+  return figures.map((f) => ({ ...f, widthMm: (f.widthPx * PT_PER_PX * 25.4) / 72 }));
 }

@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { lab } from "d3";
-import { CODE_COLOURS, CONDITION_COLOURS, MEASURE_COLOURS, NEUTRAL, SPEAKER_COLOURS, colourAt, coloursByName } from "../../src/report/palette.js";
+import {
+  CODE_COLOURS,
+  CONDITION_COLOURS,
+  GREY_STEP,
+  MEASURE_COLOURS,
+  NEUTRAL,
+  SPEAKER_COLOURS,
+  colourAt,
+  coloursByName,
+  greyscaleClashes,
+} from "../../src/report/palette.js";
 import { SOLID_SPEAKERS, speakerStyleAt } from "../../web/lib/palette.js";
 
 /** CIE76 colour difference: about 2 is just noticeable, past 10 two colours read as different at a glance. */
@@ -61,5 +71,33 @@ describe("speaker palette", () => {
     const looks = Array.from({ length: 60 }, (_v, i) => speakerStyleAt(i)).map((s) => `${s.colour} ${s.dash ?? ""} ${s.marker ?? ""}`);
     expect(new Set(looks).size).toBe(60);
     expect(SPEAKER_COLOURS.length).toBe(20);
+  });
+});
+
+describe("palettes in greyscale (CIE L* apart by GREY_STEP)", () => {
+  /** How many of a palette's first colours all differ in lightness. */
+  const distinctPrefix = (palette: readonly string[]) => {
+    let n = 0;
+    while (n < palette.length && greyscaleClashes(palette.slice(0, n + 1)).length === 0) n++;
+    return n;
+  };
+
+  it("finds the pairs that look alike: Okabe-Ito orange and sky blue (L* 71, 69), not blue and orange (45, 71)", () => {
+    expect(GREY_STEP).toBe(15);
+    expect(greyscaleClashes(["#E69F00", "#56B4E9"])).toEqual([["#E69F00", "#56B4E9"]]);
+    expect(greyscaleClashes(["#0072B2", "#E69F00", "#0072b2"])).toEqual([]);
+  });
+
+  it("measures: every grey differs; conditions: the control and the next one differ, so a two-condition figure needs no texture", () => {
+    expect(greyscaleClashes(MEASURE_COLOURS)).toEqual([]);
+    expect(distinctPrefix(CONDITION_COLOURS)).toBeGreaterThanOrEqual(2);
+  });
+
+  it("no palette of seven or more keeps every pair apart (L* spans 100), so figures add textures or labels past the first few", () => {
+    // Measured: conditions 11 of 21 pairs, codes 19 of 66, speakers 85 of 190 (9 of 28 among the first eight).
+    for (const [name, palette] of Object.entries({ conditions: CONDITION_COLOURS, codes: CODE_COLOURS, speakers: SPEAKER_COLOURS })) {
+      expect(greyscaleClashes(palette).length, name).toBeGreaterThan(0);
+      expect(distinctPrefix(palette), name).toBeLessThan(palette.length);
+    }
   });
 });

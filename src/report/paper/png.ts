@@ -39,7 +39,7 @@ export function withResolution(png: Buffer, dpi = DPI): Buffer {
   return Buffer.concat([png.subarray(0, 33), length, type, data, crc, png.subarray(33)]);
 }
 
-/** Each SVG (a standalone <svg> string with a width attribute) as a PNG COLUMN_PIXELS wide. */
+/** Each SVG (a standalone <svg> string with a viewBox) as a PNG COLUMN_PIXELS wide. */
 export async function svgsToPng(svgs: readonly string[]): Promise<Buffer[]> {
   const executablePath = chromiumPath();
   if (!existsSync(executablePath)) throw missing(`none at ${executablePath}`);
@@ -57,22 +57,24 @@ export async function svgsToPng(svgs: readonly string[]): Promise<Buffer[]> {
   }
   try {
     const out: Buffer[] = [];
-    for (const svg of svgs) {
-      const width = Number(/<svg[^>]*\swidth="([\d.]+)"/.exec(svg)?.[1] ?? 720);
-      // No scripts either: a figure is drawn SVG, and its labels are a study's text (escaped, but a second guard costs nothing).
-      const page = await browser.newPage({
-        viewport: { width: Math.ceil(width), height: 600 },
-        deviceScaleFactor: COLUMN_PIXELS / width,
-        javaScriptEnabled: false,
-      });
-      try {
-        // No network: the figures are self-contained, and nothing in them should load anything.
-        await page.route("**/*", (route) => route.abort());
-        await page.setContent(`<!doctype html><html><body style="margin:0;background:#fff">${svg}</body></html>`);
-        out.push(withResolution(await page.locator("svg").first().screenshot({ type: "png" })));
-      } finally {
-        await page.close();
+    // Each figure drawn COLUMN_PIXELS CSS pixels across at scale 1 (its viewBox scales it), so
+    // no fractional device pixel is rounded at an edge. No scripts either: a figure is drawn
+    // SVG, and its labels are a study's text (escaped, but a second guard costs nothing).
+    const page = await browser.newPage({ viewport: { width: COLUMN_PIXELS, height: 600 }, javaScriptEnabled: false });
+    try {
+      // No network: the figures are self-contained, and nothing in them should load anything.
+      await page.route("**/*", (route) => route.abort());
+      for (const svg of svgs) {
+        await page.setContent(
+          `<!doctype html><html><head><style>svg{display:block;width:${COLUMN_PIXELS}px;height:auto}</style></head><body style="margin:0;background:#fff">${svg}</body></html>`,
+        );
+        const box = (await page.locator("svg").first().boundingBox())!;
+        out.push(
+          withResolution(await page.screenshot({ type: "png", fullPage: true, clip: { x: 0, y: 0, width: COLUMN_PIXELS, height: Math.ceil(box.height) } })),
+        );
       }
+    } finally {
+      await page.close();
     }
     return out;
   } finally {
