@@ -82,9 +82,9 @@ export const MAX_VALIDATION_EXAMPLES = 2_000;
 
 /**
  * Folds when there are more codes than MAX_VALIDATION_EXAMPLES (fewer, if fewer were asked for):
- * every fold trains three settings x two models, and with thousands of codes the fold models
- * were the larger part of the training time. Three folds train half the turns five would (each on
- * about 1,300 of the drawn turns rather than 1,600), while every session is still predicted by a
+ * every fold trains three settings x two models, and at 20,000 codes the folds were about a third
+ * of the training time (bench/learned.ts). Three folds fit half as many turns in all as five (each
+ * model on about 1,300 of the drawn turns rather than 1,600), while every session is still predicted by a
  * model that never saw it, so the estimate and its interval keep their meaning; they are those of a
  * model trained on fewer turns than the final one, so if anything pessimistic.
  */
