@@ -6,10 +6,10 @@ import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCodebook } from "../../src/coding/codebook/load.js";
 import type { Codebook } from "../../src/coding/codebook/schema.js";
-import { turnTerms, fitIdf, vectorise } from "../../src/coding/learned/features.js";
+import { turnTerms, fitIdf, vectorise, withoutContext } from "../../src/coding/learned/features.js";
 import { predictLogistic, trainLogistic } from "../../src/coding/learned/logistic.js";
 import { predictLearned, trainLearnedModel, type ModelSettings } from "../../src/coding/learned/model.js";
-import { agreementOf, crossValidate, type GroupedExample, type Validation } from "../../src/coding/learned/validate.js";
+import { agreementOf, crossValidate, LARGE_STUDY_FOLDS, type GroupedExample, type Validation } from "../../src/coding/learned/validate.js";
 import { bootstrapCI } from "../../src/analysis/reliability/bootstrap.js";
 import { appendCodes, readCodes } from "../../src/coding/store.js";
 import { turnFingerprint } from "../../src/transcript/fingerprint.js";
@@ -64,6 +64,9 @@ describe("learned coder: parts", () => {
     // The second turn shares no word with the first: only shared character n-grams and context remain.
     const unseen = vectorise(turnTerms(s, 1), idf);
     expect(unseen.index.length).toBeLessThan(turnTerms(s, 1).blocks.reduce((n, bl) => n + bl.bucket.length, 0));
+    // The text model's view, cut from the vector with the context block, is what vectorise gives without it.
+    expect(withoutContext(x)).toEqual(vectorise(turnTerms(s, 0), idf, false));
+    expect(withoutContext(x).index.length).toBeLessThan(x.index.length);
   });
 
   it("logistic regression separates separable data, its probabilities sum to 1, and a seed fixes the model", () => {
@@ -106,6 +109,7 @@ describe("learned coder: parts", () => {
     // predicted by a model that never saw it.
     const capped = crossValidate(codebook, examples, { folds: 4, maxExamples: 64 });
     expect(capped.predictions.every((p) => p !== undefined)).toBe(true);
+    expect([cv.folds, capped.folds]).toEqual([4, LARGE_STUDY_FOLDS]);
     expect(capped.agreement).toBeLessThan(0.75);
   });
 

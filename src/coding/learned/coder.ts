@@ -22,7 +22,7 @@ import { crossValidate, SETTINGS_GRID, type GroupedExample, type Validation } fr
  */
 
 /** Bump when features or training change in a way that changes codes. */
-export const LEARNED_CODER_VERSION = "3";
+export const LEARNED_CODER_VERSION = "4"; // 4: 3-fold validation above 2,000 codes (other out-of-fold codes)
 
 export interface LearnedCoder {
   /** Hash of the training set as the model saw it and of the settings; records with another hash are out of date. */

@@ -170,3 +170,14 @@ export function vectorise(terms: TurnTerms, idf: Idf, context = true): SparseVec
   });
   return { index, value };
 }
+
+/**
+ * The vector without its context block: the same numbers as `vectorise(terms, idf, false)` (the
+ * blocks are normalised apart, and the context block comes last, so it is a prefix), without
+ * turning the terms into features a second time.
+ */
+export function withoutContext(x: SparseVector): SparseVector {
+  let n = x.index.length;
+  while (n > 0 && x.index[n - 1] >= CONTEXT_BLOCK * BUCKETS) n--;
+  return { index: x.index.slice(0, n), value: x.value.slice(0, n) };
+}

@@ -1,5 +1,5 @@
 import type { Codebook } from "../codebook/schema.js";
-import { fitIdf, vectorise, type Idf, type TurnTerms } from "./features.js";
+import { fitIdf, vectorise, withoutContext, type Idf, type SparseVector, type TurnTerms } from "./features.js";
 import { logisticScores, probabilities, trainLogistic, type LogisticKind, type LogisticModel } from "./logistic.js";
 
 /**
@@ -92,10 +92,32 @@ function balancedWeights(rows: readonly [number, number[]][], classes: number): 
   return Float64Array.from(rows, ([, t]) => rows.length / (present * count[t[0]]));
 }
 
-/** Train on `examples` (in the order given: callers pass a canonical order). `start`: a model of the same examples to continue from. */
-export function trainLearnedModel(codebook: Codebook, examples: readonly TrainingExample[], settings: ModelSettings, start?: LearnedModel): LearnedModel {
-  const idf = start?.idf ?? fitIdf(examples.map((e) => e.terms));
-  const views = viewsOf(settings).map((context) => examples.map((e) => vectorise(e.terms, idf, context)));
+/** A training set's idf and its turns' vectors, per view (text only; text and context). */
+export interface TrainingFeatures {
+  idf: Idf;
+  text: SparseVector[];
+  withContext: SparseVector[];
+}
+
+/** Computed once per training set: cross-validation tries several settings on the same one. */
+export function trainingFeatures(examples: readonly TrainingExample[]): TrainingFeatures {
+  const idf = fitIdf(examples.map((e) => e.terms));
+  const withContext = examples.map((e) => vectorise(e.terms, idf));
+  return { idf, text: withContext.map(withoutContext), withContext };
+}
+
+export interface TrainOptions {
+  /** A model of the same examples to continue from (a warm start). */
+  start?: LearnedModel;
+  /** `trainingFeatures(examples)`, when the caller already has it. */
+  features?: TrainingFeatures;
+}
+
+/** Train on `examples` (in the order given: callers pass a canonical order). */
+export function trainLearnedModel(codebook: Codebook, examples: readonly TrainingExample[], settings: ModelSettings, options: TrainOptions = {}): LearnedModel {
+  const { start } = options;
+  const { idf, text, withContext } = options.features ?? trainingFeatures(examples);
+  const views = viewsOf(settings).map((context) => (context ? withContext : text));
   const heads = targetsOf(codebook, examples).map(({ head, kind, rows }, h): Head => {
     const classes = head.classes.length;
     const weights = settings.balanced && kind === "softmax" ? balancedWeights(rows, classes) : undefined;
@@ -115,9 +137,15 @@ export function trainLearnedModel(codebook: Codebook, examples: readonly Trainin
 
 /** Each head's class scores (logits, averaged over its models) for one turn: what calibration rescales. */
 export function headScores(model: LearnedModel, terms: TurnTerms): Float64Array[] {
-  // One vector serves both models: the blocks are normalised apart, so the text blocks are the
-  // same with or without the context block, and the text model never gave the context a column.
-  const x = vectorise(terms, model.idf, model.settings.context);
+  return vectorScores(model, vectorise(terms, model.idf, model.settings.context));
+}
+
+/**
+ * `headScores` of a turn's vector under the model's idf. One vector serves both models: the blocks
+ * are normalised apart, so the text blocks are the same with or without the context block, and the
+ * text model never gave the context a column.
+ */
+export function vectorScores(model: LearnedModel, x: SparseVector): Float64Array[] {
   return model.heads.map((head) => {
     const sum = new Float64Array(head.classes.length);
     head.models.forEach((m) => logisticScores(m, x).forEach((s, k) => (sum[k] += s / head.models.length)));

@@ -2,8 +2,18 @@ import { bootstrapCI } from "../../analysis/reliability/bootstrap.js";
 import { cohenKappa, kappaOfMatrix } from "../../analysis/reliability/kappa.js";
 import { mulberry32, shuffleInPlace } from "../../util/random.js";
 import type { Codebook } from "../codebook/schema.js";
+import { vectorise } from "./features.js";
 import { calibrate, type Calibration, type Scored } from "./calibration.js";
-import { decide, headScores, trainLearnedModel, type LearnedModel, type ModelSettings, type Prediction, type TrainingExample } from "./model.js";
+import {
+  decide,
+  trainingFeatures,
+  trainLearnedModel,
+  vectorScores,
+  type LearnedModel,
+  type ModelSettings,
+  type Prediction,
+  type TrainingExample,
+} from "./model.js";
 
 /**
  * Cross-validation grouped by session: the sessions are dealt into folds, and each fold is
@@ -59,7 +69,7 @@ export interface Validation extends Agreement {
  * and the text model averaged with the text-and-context model (model.ts). Choosing also between
  * balanced and unweighted classes, or with and without the context model, made the held-out figures
  * no better and the choice noisier on ChatCollab (bench/learned-quality.ts; docs/learned-coder.md).
- * Three settings x two models x five folds keep validation to seconds.
+ * Three settings x two models x five folds (three in a large study) keep validation to seconds.
  */
 export const SETTINGS_GRID: readonly ModelSettings[] = [1, 3, 10].map((c) => ({ c, context: true, balanced: true }));
 
@@ -69,6 +79,16 @@ export const SETTINGS_GRID: readonly ModelSettings[] = [1, 3, 10].map((c) => ({ 
  * session, drawn or not, is still predicted by the model of its own fold, which never saw it.
  */
 export const MAX_VALIDATION_EXAMPLES = 2_000;
+
+/**
+ * Folds when there are more codes than MAX_VALIDATION_EXAMPLES (fewer, if fewer were asked for):
+ * every fold trains three settings x two models, and at 20,000 codes the folds were about a third
+ * of the training time (bench/learned.ts). Three folds fit half as many turns in all as five (each
+ * model on about 1,300 of the drawn turns rather than 1,600), while every session is still predicted by a
+ * model that never saw it, so the estimate and its interval keep their meaning; they are those of a
+ * model trained on fewer turns than the final one, so if anything pessimistic.
+ */
+export const LARGE_STUDY_FOLDS = 3;
 
 /** The examples' sessions in a seeded order. */
 export function shuffledSessions(examples: readonly GroupedExample[], seed = 1): string[] {
@@ -96,7 +116,8 @@ export function crossValidate(codebook: Codebook, examples: readonly GroupedExam
     drawn.add(g);
     total += sizes.get(g)!;
   }
-  const folds = Math.min(options.folds ?? 5, drawn.size);
+  const requested = options.folds ?? 5;
+  const folds = Math.min(drawn.size < shuffled.length ? Math.min(requested, LARGE_STUDY_FOLDS) : requested, drawn.size);
   const none = { kappa: NaN, agreement: NaN, n: 0 };
   if (folds < 2) {
     return { folds, sessions: shuffled.length, settings: grid[0], tried: [], predictions: examples.map(() => undefined), ...none, calibration: noCalibration };
@@ -108,19 +129,22 @@ export function crossValidate(codebook: Codebook, examples: readonly GroupedExam
   const scored: (Scored | undefined)[][] = grid.map(() => examples.map(() => undefined));
   for (let f = 0; f < folds; f++) {
     const train = examples.filter((e, i) => drawn.has(e.group) && fold[i] !== f);
+    // The settings share the training part's features, and the fold's turns are turned into
+    // vectors once (under its idf) for all of them.
+    const features = trainingFeatures(train);
+    const held = examples.flatMap((_, i) => (fold[i] === f ? [i] : []));
+    const vectors = held.map((i) => vectorise(examples[i].terms, features.idf));
     let previous: LearnedModel | undefined;
     grid.forEach((settings, s) => {
       let model: LearnedModel;
       try {
         // The neighbouring setting's solution on the same data is a good start (a warm start).
-        model = trainLearnedModel(codebook, train, settings, previous);
+        model = trainLearnedModel(codebook, train, settings, { start: previous, features });
       } catch {
         return; // a fold whose training part has one category only: its turns stay unpredicted
       }
       previous = model;
-      examples.forEach((e, i) => {
-        if (fold[i] === f) scored[s][i] = { model, scores: headScores(model, e.terms), example: e };
-      });
+      held.forEach((i, j) => (scored[s][i] = { model, scores: vectorScores(model, vectors[j]), example: examples[i] }));
     });
   }
   const tried = grid.map((settings, s) => ({
