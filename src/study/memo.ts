@@ -1,9 +1,11 @@
-import { readFile } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
+import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import type { CodeRecord } from "../coding/records.js";
 import type { Session } from "../transcript/schema.js";
 import { codeVersion } from "../util/code-version.js";
+import { mapLimit } from "../util/concurrency.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { hashValue, sha256 } from "../util/hash.js";
 
@@ -13,11 +15,14 @@ import { hashValue, sha256 } from "../util/hash.js";
  * session to a large study computes that session only.
  *
  * An entry is keyed by (session content hash + the digest of its other inputs, such as its code
- * records), and a whole memo file by (settings hash, code version: util/code-version.ts). On disk
- * each memo is one file, `<study>/.cache/memo/<kind>[/<id>…].v8`: the v8 serialisation of
- * `{version, entries}` (v8 rather than JSON because results hold NaN, Infinity and undefined,
- * which must come back exactly). It is rewritten whole, atomically, when anything changed. It is a
- * cache: a missing, torn or foreign file is recomputed, never trusted; deleting .cache/ is safe.
+ * records), and valid under one settings hash and code version (util/code-version.ts). On disk
+ * each memo is a folder, `<study>/.cache/memo/<kind>[/<id>…]/`, with one file per entry, named by
+ * the sha256 of (settings and code version, key, inputs), holding the v8 serialisation of the
+ * value (v8 rather than JSON because results hold NaN, Infinity and undefined, which must come back
+ * exactly). An entry is read when it is asked for; a run writes the entries it computed, each
+ * atomically, and deletes those it did not use: adding one session writes one entry per memo,
+ * where rewriting a whole memo of 1,000 sessions cost seconds. It is a cache: a missing, torn or
+ * foreign file is recomputed, never trusted; deleting .cache/ is safe.
  */
 export interface Memo<T> {
   /** The stored result for `key` computed from `inputs` (then kept by save), else `compute()` (then stored). */
@@ -26,7 +31,7 @@ export interface Memo<T> {
   has(key: string, inputs: string): boolean;
   /** Store `value` for `key` computed from `inputs` (replacing any stored one). */
   set(key: string, inputs: string, value: T): void;
-  /** Write the entries used in this run (those of sessions no longer asked for are dropped). */
+  /** Write the entries computed in this run and delete those not used in it (sessions no longer asked for, older inputs). */
   save(): Promise<void>;
   /** Entries reused and computed in this run (for progress messages). */
   readonly stats: { reused: number; computed: number };
@@ -35,61 +40,63 @@ export interface Memo<T> {
 /** A memo's name: a kind ("concepts"), or a kind and the ids it is kept per (["compare", codebook, coder]). */
 export type MemoName = string | readonly [kind: string, ...ids: string[]];
 
-/** Each id percent-encoded into its own path segment, so no two names share a file. */
+/** The folder of a memo: each id percent-encoded into its own path segment, so no two names share a folder. */
 export function memoPath(study: string, name: MemoName): string {
   const [kind, ...ids] = typeof name === "string" ? [name] : name;
-  const segments = [kind, ...ids.map((id) => encodeURIComponent(id))];
-  segments[segments.length - 1] += ".v8";
-  return join(study, ".cache", "memo", ...segments);
+  return join(study, ".cache", "memo", kind, ...ids.map((id) => encodeURIComponent(id)));
 }
 
-interface MemoFile<T> {
-  version: string;
-  entries: Map<string, { inputs: string; value: T }>;
-}
-
-async function readMemoFile<T>(path: string, version: string): Promise<Map<string, { inputs: string; value: T }>> {
+/** A stored entry's value, or undefined when its file is missing, torn or foreign. */
+function readEntry<T>(path: string): { value: T } | undefined {
   try {
-    const file = deserialize(await readFile(path)) as MemoFile<T>;
-    if (file?.version === version && file.entries instanceof Map) return file.entries;
+    const entry = deserialize(readFileSync(path)) as { value: T };
+    if (entry !== null && typeof entry === "object" && "value" in entry) return entry;
   } catch {
     // missing, torn or foreign: recomputed
   }
-  return new Map();
+  return undefined;
 }
 
 /** Open (or start) the memo `name` of a study, for computations made under `settings`. */
 export async function openMemo<T>(study: string, name: MemoName, settings: unknown): Promise<Memo<T>> {
-  const path = memoPath(study, name);
+  const dir = memoPath(study, name);
   const version = hashValue({ settings, code: codeVersion() });
-  const stored = await readMemoFile<T>(path, version);
-  const used = new Map<string, { inputs: string; value: T }>();
+  const fileOf = (key: string, inputs: string) => `${sha256(`${version}\u0000${key.length}:${key}\u0000${inputs}`)}.v8`;
+  /** Per key, the entry this run used: its file name, and its value when this run computed it. */
+  const used = new Map<string, { file: string; computed?: { value: T } }>();
   const stats = { reused: 0, computed: 0 };
-  const memo: Memo<T> = {
+  const store = (key: string, inputs: string, value: T) => {
+    used.set(key, { file: fileOf(key, inputs), computed: { value } });
+    stats.computed++;
+  };
+  return {
     stats,
-    has: (key, inputs) => stored.get(key)?.inputs === inputs,
+    has: (key, inputs) => existsSync(join(dir, fileOf(key, inputs))),
     get(key, inputs, compute) {
-      const entry = stored.get(key);
-      if (entry?.inputs === inputs) {
+      const file = fileOf(key, inputs);
+      const entry = used.get(key);
+      if (entry?.file === file && entry.computed) return entry.computed.value;
+      const stored = readEntry<T>(join(dir, file));
+      if (stored) {
         stats.reused++;
-        used.set(key, entry);
-        return entry.value;
+        used.set(key, { file });
+        return stored.value;
       }
       const value = compute();
-      stats.computed++;
-      used.set(key, { inputs, value });
+      store(key, inputs, value);
       return value;
     },
-    set(key, inputs, value) {
-      used.set(key, { inputs, value });
-      stats.computed++;
-    },
+    set: store,
     async save() {
-      if (stats.computed === 0 && used.size === stored.size) return;
-      await writeFileAtomic(path, serialize({ version, entries: used } satisfies MemoFile<T>));
+      const fresh = [...used.values()].filter((e) => e.computed);
+      await mapLimit(fresh, 16, (e) => writeFileAtomic(join(dir, e.file), serialize(e.computed)));
+      const keep = new Set([...used.values()].map((e) => e.file));
+      const files = await readdir(dir, { withFileTypes: true }).catch(() => []);
+      await Promise.all(files.filter((f) => f.isFile() && !keep.has(f.name)).map((f) => rm(join(dir, f.name), { force: true })));
+      // A memo of earlier versions was one file beside where its folder is now.
+      await rm(`${dir}.v8`, { force: true });
     },
   };
-  return memo;
 }
 
 /**

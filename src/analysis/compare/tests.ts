@@ -1,4 +1,5 @@
 import { chiSquare, chooseTest, fisherExact, testTwoGroups, type DecisionRow, type GroupTest, type TestId } from "../inference/index.js";
+import { sharedDraws } from "../inference/draws.js";
 import { adjustPValues, ADJUSTMENT_NAMES, type Adjustment } from "../inference/multiplicity.js";
 import { comparisonPairs, type InferenceSettings } from "../shared/design.js";
 import type { FrequencyRow, UnitRow } from "./compare.js";
@@ -112,6 +113,8 @@ export function runTests(input: TestInput): { comparisons: Comparison[]; tests: 
   const value = (u: UnitRow, code: string) => (measure === "count" ? u.counts[code] / u.sessions : u.counts[code] / u.total);
   const within = design === "within";
   const row = chooseTest(design, inference.test);
+  // Every code of a comparison is tested over the same units: their tests share one draw of the arrangements.
+  const draws = sharedDraws();
   for (const [condition, reference] of pairs) {
     const usable = (list: UnitRow[]) => (measure === "proportion" ? list.filter((u) => u.total > 0) : list);
     const all = [...(byCondition.get(condition) ?? []), ...(byCondition.get(reference) ?? [])];
@@ -149,7 +152,9 @@ export function runTests(input: TestInput): { comparisons: Comparison[]; tests: 
         tests.push({ ...base, family: row.test, test: row.name, statisticName: row.statisticName, statistic: null, p: null, note });
         continue;
       }
-      const t = guard(base, row, () => testTwoGroups(design, x, y, { unit, test: inference.test, resamples: inference.resamples, seed: inference.seed }));
+      const t = guard(base, row, () =>
+        testTwoGroups(design, x, y, { unit, test: inference.test, resamples: inference.resamples, seed: inference.seed, draws }),
+      );
       family.push(t);
       tests.push(t);
     }

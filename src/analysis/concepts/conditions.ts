@@ -1,4 +1,5 @@
 import { chooseTest, decisionTable, tCritical, testTwoGroups, type TestId } from "../inference/index.js";
+import { sharedDraws, type Draws } from "../inference/draws.js";
 import { adjustPValues, type Adjustment } from "../inference/multiplicity.js";
 import { errorMessage } from "../../util/errors.js";
 import { bootstrapMean } from "../reliability/bootstrap.js";
@@ -247,7 +248,13 @@ function measureDesign(level: MeasureComparison["level"], inference: InferenceSe
 }
 
 /** One measure's summaries per condition (over units) and its tests (raw p; {@link compareMeasures} adjusts). */
-function compareMeasure(measure: string, level: MeasureComparison["level"], values: readonly UnitValue[], options: MeasureCompareOptions): MeasureComparison {
+function compareMeasure(
+  measure: string,
+  level: MeasureComparison["level"],
+  values: readonly UnitValue[],
+  options: MeasureCompareOptions,
+  draws: Draws,
+): MeasureComparison {
   const inference = options.inference ?? DEFAULT_INFERENCE;
   const how = measureDesign(level, inference);
   const { design, unit } = how;
@@ -285,7 +292,7 @@ function compareMeasure(measure: string, level: MeasureComparison["level"], valu
       continue;
     }
     try {
-      const g = testTwoGroups(design, xs, ys, { unit, test: how.test, resamples: inference.resamples, seed: inference.seed });
+      const g = testTwoGroups(design, xs, ys, { unit, test: how.test, resamples: inference.resamples, seed: inference.seed, draws });
       const note = [g.p !== null ? g.note : undefined, how.note].filter(Boolean).join("; ");
       tests.push({
         ...base,
@@ -319,7 +326,9 @@ export function compareMeasures(
   measures: readonly { measure: string; level: MeasureComparison["level"]; values: readonly UnitValue[] }[],
   options: MeasureCompareOptions = {},
 ): MeasureComparison[] {
-  const out = measures.map((m) => compareMeasure(m.measure, m.level, m.values, options));
+  // Measures over the same units share their tests' draws of the arrangements (inference/draws.ts).
+  const draws = sharedDraws();
+  const out = measures.map((m) => compareMeasure(m.measure, m.level, m.values, options, draws));
   const families = new Map<string, ConditionTest[]>();
   for (const t of out.flatMap((c) => c.tests)) {
     const key = `${t.a}\u0000${t.b}`;

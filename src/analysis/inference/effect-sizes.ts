@@ -1,7 +1,7 @@
-import { mulberry32Next, mulberry32Value } from "../../util/random.js";
 import { quantile } from "../reliability/bootstrap.js";
 import { cohensDz, hedgesG, isSpread } from "./effect.js";
 import { assertPaired, rankAverage } from "./ranks.js";
+import { ownDraws, type Draws } from "./draws.js";
 
 /**
  * Effect sizes a reader can use beside a test, each with a percentile bootstrap interval over
@@ -96,11 +96,18 @@ export const EFFECT_REPLICATES = 2000;
  * effect is undefined (no spread) are left out and counted; with more than a tenth of them
  * undefined, or fewer than 3 units a side, there is no interval.
  */
-export function effectInterval(effect: EffectSize, x: readonly number[], y: readonly number[], unit: string, seed = 1): EffectInterval {
+export function effectInterval(
+  effect: EffectSize,
+  x: readonly number[],
+  y: readonly number[],
+  unit: string,
+  seed = 1,
+  draws: Draws = ownDraws,
+): EffectInterval {
   const paired = isPairedEffect(effect);
   const base = `percentile bootstrap over ${unit}s (${EFFECT_REPLICATES} resamples, seed ${seed})`;
   if (x.length < 3 || y.length < 3) return { ci95: null, method: `no interval: fewer than 3 ${unit}s ${paired ? "paired" : "in a condition"}` };
-  const values = resampledEffects(effect, x, y, seed).filter(Number.isFinite).sort();
+  const values = resampledEffects(effect, x, y, seed, draws).filter(Number.isFinite).sort();
   const undefinedCount = EFFECT_REPLICATES - values.length;
   if (undefinedCount > EFFECT_REPLICATES / 10)
     return { ci95: null, method: `no interval: ${undefinedCount} of ${EFFECT_REPLICATES} resamples had no spread (${base})` };
@@ -109,79 +116,72 @@ export function effectInterval(effect: EffectSize, x: readonly number[], y: read
 
 /**
  * The effect size of each bootstrap resample (NaN where it is undefined). Units are drawn from a
- * seeded mulberry32 stream: for a paired effect one index per pair; otherwise x's units, then y's.
- * Hedges' g and g_z, the sizes every permutation test reports, are computed from the drawn
- * indices (two passes, as hedgesG and cohensDz compute them, with the same test of a real spread)
- * without copying the resample: at 1,000 sessions this loop runs 2,000 times per code and
- * comparison, and copying each resample first cost several times as much. Rank-based sizes copy
- * the resample and call {@link effectSize}.
+ * seeded mulberry32 stream (./draws.ts): for a paired effect one index per pair; otherwise x's
+ * units, then y's. Hedges' g and g_z, the sizes every permutation test reports, are computed from
+ * the drawn indices (two passes, as hedgesG and cohensDz compute them, with the same test of a
+ * real spread) without copying the resample: at 1,000 sessions this loop runs 2,000 times per
+ * code and comparison, and copying each resample first cost several times as much. Rank-based
+ * sizes copy the resample and call {@link effectSize}.
  */
-export function resampledEffects(effect: EffectSize, x: readonly number[], y: readonly number[], seed: number): Float64Array {
-  let state = seed | 0;
-  const draw = (n: number) => {
-    state = mulberry32Next(state);
-    return Math.floor(mulberry32Value(state) * n);
-  };
+export function resampledEffects(effect: EffectSize, x: readonly number[], y: readonly number[], seed: number, draws: Draws = ownDraws): Float64Array {
   const out = new Float64Array(EFFECT_REPLICATES);
+  const paired = isPairedEffect(effect);
+  if (paired) assertPaired(x, y, `${effect} bootstrap`);
   const nx = x.length;
-  const ny = y.length;
+  const ny = paired ? 0 : y.length;
+  const indices = draws.bootstrap(nx, ny, EFFECT_REPLICATES, seed);
+  const stride = nx + ny;
   if (effect === "hedges-g") {
-    const ix = new Int32Array(nx);
-    const iy = new Int32Array(ny);
     const correction = 1 - 3 / (4 * (nx + ny) - 9);
     for (let b = 0; b < EFFECT_REPLICATES; b++) {
-      for (let i = 0; i < nx; i++) ix[i] = draw(nx);
-      for (let i = 0; i < ny; i++) iy[i] = draw(ny);
-      const sx = drawnSpread(x, ix);
-      const sy = drawnSpread(y, iy);
+      const sx = drawnSpread(x, indices, b * stride, nx);
+      const sy = drawnSpread(y, indices, b * stride + nx, ny);
       const pooled = Math.sqrt((sx.squares + sy.squares) / (nx + ny - 2));
       out[b] = isSpread(pooled, Math.max(sx.scale, sy.scale)) ? ((sx.mean - sy.mean) / pooled) * correction : NaN;
     }
     return out;
   }
   if (effect === "hedges-gz") {
-    assertPaired(x, y, "hedges-gz bootstrap");
     const d = x.map((v, i) => v - y[i]);
-    const id = new Int32Array(nx);
     const correction = 1 - 3 / (4 * (nx - 1) - 1);
     for (let b = 0; b < EFFECT_REPLICATES; b++) {
-      for (let i = 0; i < nx; i++) id[i] = draw(nx);
-      const s = drawnSpread(d, id);
+      const s = drawnSpread(d, indices, b * stride, nx);
       const sd = Math.sqrt(s.squares / (nx - 1));
       out[b] = isSpread(sd, s.scale) ? (s.mean / sd) * correction : NaN;
     }
     return out;
   }
   const xs = new Array<number>(nx);
-  const ys = new Array<number>(ny);
+  const ys = new Array<number>(paired ? nx : ny);
   for (let b = 0; b < EFFECT_REPLICATES; b++) {
-    if (isPairedEffect(effect)) {
+    const at = b * stride;
+    if (paired) {
       for (let i = 0; i < nx; i++) {
-        const j = draw(nx);
+        const j = indices[at + i];
         xs[i] = x[j];
         ys[i] = y[j];
       }
     } else {
-      for (let i = 0; i < nx; i++) xs[i] = x[draw(nx)];
-      for (let i = 0; i < ny; i++) ys[i] = y[draw(ny)];
+      for (let i = 0; i < nx; i++) xs[i] = x[indices[at + i]];
+      for (let i = 0; i < ny; i++) ys[i] = y[indices[at + nx + i]];
     }
     out[b] = effectSize(effect, xs, ys) ?? NaN;
   }
   return out;
 }
 
-/** Mean, sum of squared deviations from it, and largest absolute value of the values at `indices`. */
-function drawnSpread(values: readonly number[], indices: Int32Array): { mean: number; squares: number; scale: number } {
+/** Mean, sum of squared deviations from it, and largest absolute value of `values` at indices[from … from + n). */
+function drawnSpread(values: readonly number[], indices: Int32Array, from: number, n: number): { mean: number; squares: number; scale: number } {
   let sum = 0;
   let scale = 0;
-  for (let i = 0; i < indices.length; i++) {
+  for (let i = from; i < from + n; i++) {
     const v = values[indices[i]];
     sum += v;
     if (Math.abs(v) > scale) scale = Math.abs(v);
   }
-  const mean = sum / indices.length;
+  const mean = sum / n;
   let squares = 0;
-  for (let i = 0; i < indices.length; i++) {
+  for (let i = from; i < from + n; i++) {
     const dev = values[indices[i]] - mean;
     squares += dev * dev;
   }

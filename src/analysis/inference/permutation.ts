@@ -1,4 +1,4 @@
-import { mulberry32Next, mulberry32Value } from "../../util/random.js";
+import { ownDraws, type Draws } from "./draws.js";
 import { assertFinite, assertPaired } from "./ranks.js";
 
 /**
@@ -29,6 +29,8 @@ export interface PermutationOptions {
   resamples?: number;
   /** Seed of the Monte Carlo stream (default 1). */
   seed?: number;
+  /** Draws shared with the other tests over the same units (./draws.ts); the test draws its own without. */
+  draws?: Draws;
 }
 
 export const DEFAULT_RESAMPLES = 10_000;
@@ -103,19 +105,10 @@ export function permutationTest(x: readonly number[], y: readonly number[], opti
     return { statistic: observed, p: p(arrangements, 0), method: "exact", arrangements };
   }
   const seed = options.seed ?? 1;
-  const order = Int32Array.from({ length: n }, (_, i) => i);
-  let state = seed | 0;
-  for (let b = 0; b < resamples; b++) {
-    // A partial Fisher-Yates shuffle: the first nx places are a uniform random subset.
+  const subsets = (options.draws ?? ownDraws).subsets(nx, ny, resamples, seed);
+  for (let b = 0, k = 0; b < resamples; b++) {
     let sx = 0;
-    for (let i = 0; i < nx; i++) {
-      state = mulberry32Next(state);
-      const j = i + Math.floor(mulberry32Value(state) * (n - i));
-      const t = order[i];
-      order[i] = order[j];
-      order[j] = t;
-      sx += all[order[i]];
-    }
+    for (let i = 0; i < nx; i++) sx += all[subsets[k++]];
     count(stat(sx));
   }
   return { statistic: observed, p: p(resamples, 1), method: "monte-carlo", arrangements: resamples, seed };
@@ -142,13 +135,10 @@ export function pairedPermutationTest(x: readonly number[], y: readonly number[]
     return { statistic: observed, p: p(arrangements, 0), method: "exact", arrangements };
   }
   const seed = options.seed ?? 1;
-  let state = seed | 0;
-  for (let b = 0; b < resamples; b++) {
+  const signs = (options.draws ?? ownDraws).signs(n, resamples, seed);
+  for (let b = 0, k = 0; b < resamples; b++) {
     let s = 0;
-    for (let i = 0; i < n; i++) {
-      state = mulberry32Next(state);
-      s += mulberry32Value(state) < 0.5 ? -d[i] : d[i];
-    }
+    for (let i = 0; i < n; i++) s += signs[k++] ? -d[i] : d[i];
     count(s / n);
   }
   return { statistic: observed, p: p(resamples, 1), method: "monte-carlo", arrangements: resamples, seed };

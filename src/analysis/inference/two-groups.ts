@@ -1,3 +1,4 @@
+import type { Draws } from "./draws.js";
 import { chooseTest, type DecisionRow, type TestId } from "./decision.js";
 import { EFFECT_SIZE_NAMES, effectInterval, effectSize } from "./effect-sizes.js";
 import { mannWhitneyU } from "./mannwhitney.js";
@@ -49,6 +50,8 @@ export interface GroupTestOptions {
   alpha?: number;
   resamples?: number;
   seed?: number;
+  /** Draws shared by the tests over the same units (./draws.ts: a comparison's codes or measures); drawn per test without. */
+  draws?: Draws;
 }
 
 /** ".10", ".05", ".004": two significant decimals for the round numbers these notes state. */
@@ -63,7 +66,7 @@ export function testTwoGroups(design: "between" | "within", x: readonly number[]
   const paired = design === "within";
   const unit = options.unit;
   const effect = fixed(effectSize(row.effect, x, y));
-  const interval = effectInterval(row.effect, x, y, unit, options.seed);
+  const interval = effectInterval(row.effect, x, y, unit, options.seed, options.draws);
   const base: GroupTest = {
     test: row.test,
     testName: row.name,
@@ -113,7 +116,7 @@ function smallest(row: DecisionRow, x: readonly number[], y: readonly number[]):
 }
 
 function run(row: DecisionRow, x: readonly number[], y: readonly number[], options: GroupTestOptions): Pick<GroupTest, "statistic" | "df" | "p" | "method"> {
-  const permutation = { resamples: options.resamples, seed: options.seed };
+  const permutation = { resamples: options.resamples, seed: options.seed, draws: options.draws };
   const method = (r: { method: string; arrangements: number; seed?: number }) =>
     r.method === "exact" ? `exact (${r.arrangements} arrangements)` : `Monte Carlo (${r.arrangements} resamples, seed ${r.seed})`;
   switch (row.test) {
