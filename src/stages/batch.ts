@@ -7,7 +7,7 @@ import { isLoopbackEndpoint } from "../llm/config.js";
 import { BatchApiError, REQUEST_HASH_KEY, type BatchApi, type BatchInfo } from "../llm/batch/api.js";
 import { OPENAI_BATCH_LIMITS, writeRequestFiles, type BatchLimits, type BatchRequestLine } from "../llm/batch/files.js";
 import { FINAL_STATUSES, emptyLedger, isOpen, type BatchEntry, type BatchLedger } from "../llm/batch/ledger.js";
-import { batchResults } from "../llm/batch/results.js";
+import { batchResults, type BatchAnswer } from "../llm/batch/results.js";
 import { CollectedReplies, keepsInCache, type BatchReplies } from "../llm/batch/collected.js";
 import { batchPrice, estimateCost, priceFor } from "../llm/prices.js";
 import { codingBatchRequests, type BatchPlanCounts } from "../coding/job-batch.js";
@@ -314,7 +314,19 @@ async function download(study: string, model: LlmClient, entry: BatchEntry, info
   async function* toKeep(): AsyncGenerator<[string, Omit<CachedReply, "receivedAt">]> {
     for (const [file, label] of files) {
       if (!file) continue;
-      for await (const [key, answer] of batchResults(await apiCall(() => api.download(file)), `batch ${entry.id} ${label}`, found.problems)) {
+      const lines = batchResults(await apiCall(() => api.download(file)), `batch ${entry.id} ${label}`, found.problems);
+      for (;;) {
+        let next: IteratorResult<[string, BatchAnswer]>;
+        try {
+          next = await lines.next();
+        } catch (error) {
+          // A connection lost mid-file: the pack being written is dropped, the file is downloaded again (free).
+          throw new CliError(
+            `downloading file ${file} of batch ${entry.id}: ${(error as Error).message}; nothing is lost: run \`colloquy batch collect ${study}\` again`,
+          );
+        }
+        if (next.done) break;
+        const [key, answer] = next.value;
         if (collected.add(key, answer) !== "new" || !answer.ok) continue;
         found.replies++;
         found.spent.promptTokens += answer.usage.promptTokens;
