@@ -67,7 +67,7 @@ export interface CodingJobOptions {
    * reply is valid are coded from it directly (no call through the model); the others go
    * through the coder as usual (re-asks, failures).
    */
-  answered?: (requestHash: string) => AnsweredReply | undefined;
+  answered?: (requestHash: string) => Promise<AnsweredReply | undefined>;
   reporter?: Reporter;
   signal?: AbortSignal;
   /** Where the already-stored records come from (default: the codes file). */
@@ -250,6 +250,9 @@ export async function dryRunCoding(options: CodingJobOptions): Promise<DryRun> {
   };
 }
 
+/** Units of a collected batch coded before their records are appended (see runCodingJob). */
+const ANSWERED_WINDOW = 5000;
+
 /** Run the job. Never throws for per-turn failures: they are counted, written and returned. */
 export async function runCodingJob(options: CodingJobOptions): Promise<CodingSummary> {
   const started = performance.now();
@@ -269,7 +272,12 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
   // starts, but those in flight finish and their replies are kept (aborting them would leave
   // replies the provider bills and nobody reads, asked for again by the next run).
   let halted = false;
-  const halt = () => void (halted = true);
+  const halting = new AbortController();
+  const halt = () => {
+    halted = true;
+    // Requests already waiting for a slot (or a retry) are not sent either.
+    halting.abort();
+  };
   const noRules = options.coder === "rules" ? rulesProblem(codebook) : undefined;
   if (noRules) throw new Error(noRules);
   const plan = planCoding(options.sessions, await doneSet(options, coderId), options.batch ?? 1);
@@ -382,17 +390,18 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
       const coder = makeLlmCoder(options);
       let units = plan.units;
       if (options.answered) {
-        // A collected batch: most units are coded from their reply at once, in one loop.
+        // A collected batch: most units are coded from their reply at once, in one loop, a window
+        // of units at a time: their records are on disk before the next window is coded (a loop
+        // that only yielded let 100,000 records pile up in memory while appends lagged behind).
         const rest: typeof units = [];
         for (const [i, unit] of units.entries()) {
           if (signal.aborted || halted) break;
-          const outcomes = coder.codeFromReply(unit.session, unit.targets, options.answered);
+          const outcomes = await coder.codeFromReply(unit.session, unit.targets, options.answered);
           if (outcomes) outcomes.forEach(record);
           else rest.push(unit);
-          if (i % 2000 === 1999) {
+          if (i % ANSWERED_WINDOW === ANSWERED_WINDOW - 1) {
             reporter.progress(task, finished, toCode);
-            // Let the writer append what is queued (and a Ctrl-C through) before going on.
-            await new Promise((resolve) => setImmediate(resolve));
+            await writer.flush();
           }
         }
         units = rest;
@@ -403,7 +412,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
       const workers = Math.max(1, (options.model?.config?.concurrency ?? 8) * 2);
       await mapLimit(units, workers, async (unit) => {
         if (signal.aborted || halted) return;
-        const outcomes = await coder.code(unit.session, unit.targets, signal);
+        const outcomes = await coder.code(unit.session, unit.targets, { signal, stopStarting: halting.signal });
         outcomes.forEach(record);
         reporter.progress(task, finished, toCode);
       });

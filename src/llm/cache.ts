@@ -1,4 +1,4 @@
-import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, truncateSync, writeFileSync, writeSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import { createHash, randomBytes, type Hash } from "node:crypto";
 import { join } from "node:path";
@@ -17,7 +17,8 @@ import type { ChatMessage, ResponseFormat, TokenUsage } from "./types.js";
  * A reply that was paid for must survive a full disk: before a process sends its first request
  * it sets room aside (`reserve`: a journal pack of blank lines), and a reply whose entry cannot be
  * written goes into that room instead (overwriting blocks already allocated needs no free space).
- * The journal is an ordinary pack, so the next process finds its replies like any other.
+ * The journal is an ordinary pack, so the next process finds its replies like any other; the room
+ * of a killed process's journal is given back by the next process that reads the cache.
  */
 
 /** Everything that determines a reply, and nothing else. */
@@ -200,7 +201,11 @@ export class ResponseCache {
       // Packs first, oldest name first: a loose entry (a later reply, or the tombstone of a
       // forgotten one) then overrides a packed one, and a later pack an earlier one.
       if (buckets.includes("packs"))
-        for (const name of (await readdir(this.packDir)).filter((n) => n.endsWith(".jsonl")).sort()) indexPack(join(this.packDir, name), keys);
+        for (const name of (await readdir(this.packDir)).filter((n) => n.endsWith(".jsonl")).sort()) {
+          const path = join(this.packDir, name);
+          if (abandonedJournal(name) && !closeAbandonedJournal(path)) continue;
+          indexPack(path, keys);
+        }
       for (const bucket of buckets) {
         if (bucket.length !== 2) continue;
         try {
@@ -335,11 +340,11 @@ export class ResponseCache {
   }
 
   /**
-   * Keep many replies at once (a collected batch) in one new pack file: written to a temp file
-   * and renamed, so a killed process leaves the whole pack or none. Loose entries of the same
+   * Keep many replies at once (a collected batch) in one new pack file, as they come (`entries`
+   * may be the lines of a download: only a 4 MB chunk is held): written to a temp file and renamed, so a killed process leaves the whole pack or none. Loose entries of the same
    * keys are removed (they would override the pack in the next process). Returns how many were kept.
    */
-  async putMany(entries: Iterable<readonly [string, CachedReply]>): Promise<number> {
+  async putMany(entries: AsyncIterable<readonly [string, CachedReply]> | Iterable<readonly [string, CachedReply]>): Promise<number> {
     const keys = await this.keys();
     mkdirSync(this.packDir, { recursive: true });
     // Sortable by time, so a later pack overrides an earlier one (see keys()).
@@ -358,7 +363,7 @@ export class ResponseCache {
         chunk = [];
         chunkBytes = 0;
       };
-      for (const [key, reply] of entries) {
+      for await (const [key, reply] of entries) {
         if (!/^[0-9a-f]{64}$/.test(key)) throw new Error(`response cache: ${key} is not a cache key`);
         const line = JSON.stringify({ key, reply });
         const length = Buffer.byteLength(line);
@@ -411,6 +416,48 @@ export class ResponseCache {
       throw error;
     }
   }
+}
+
+/** A journal's name: `<time>-journal-<pid>-<8 hex>.jsonl` (see reserve). */
+const JOURNAL_NAME = /-journal-(\d+)-[0-9a-f]{8}\.jsonl$/;
+
+/**
+ * Whether a journal was left by a process that is gone (killed: its exit hook never cut it).
+ * A journal of a running process (this one, or another command on the same study) is its own.
+ * Checked by process id, so on one machine; a reused id only postpones the clean-up.
+ */
+function abandonedJournal(name: string): boolean {
+  const pid = Number(JOURNAL_NAME.exec(name)?.[1]);
+  if (!pid || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code !== "EPERM";
+  }
+}
+
+/**
+ * Do for an abandoned journal what its process's exit would have done: cut it to the replies it
+ * holds (its room is blank lines after them), or remove it when it holds none. Returns whether
+ * the file is still there (to be indexed).
+ */
+function closeAbandonedJournal(path: string): boolean {
+  try {
+    const data = readFileSync(path);
+    let end = data.length;
+    while (end > 0 && data[end - 1] === 10) end--;
+    if (end === 0) {
+      rmSync(path, { force: true });
+      return false;
+    }
+    // Keep the newline that ends the last reply.
+    if (end + 1 < data.length) truncateSync(path, end + 1);
+  } catch {
+    // Unreadable or read-only: left as it is, and indexed as any pack (its blank lines are skipped).
+  }
+  return true;
 }
 
 /** Write all of `bytes` at `position` (writeSync may write less than asked). */

@@ -25,6 +25,8 @@ const JOURNAL_BYTES_PER_SLOT = 64 * 1024;
 const JOURNAL_MIN_BYTES = 1024 * 1024;
 const JOURNAL_LAST_RESORT_BYTES = 4096;
 
+const STOPPED_BEFORE_SENT = "the run stopped before this request was sent";
+
 /** How much structured output the endpoint has accepted so far (only ever steps down). */
 export type FormatSupport = "json_schema" | "json_object" | "text";
 
@@ -51,7 +53,11 @@ export interface LlmClient extends ChatModel {
    * Keep replies obtained another way (a batch output) in the response cache, as `complete`
    * would have (cut-off replies are not kept), all in one pack file; returns how many were kept.
    */
-  rememberMany(replies: Iterable<readonly [string, Omit<CachedReply, "receivedAt">]>): Promise<number>;
+  rememberMany(
+    replies: AsyncIterable<readonly [string, Omit<CachedReply, "receivedAt">]> | Iterable<readonly [string, Omit<CachedReply, "receivedAt">]>,
+  ): Promise<number>;
+  /** A reply kept in the response cache, by request hash (a collected batch's reply); undefined when not there. */
+  recall(requestHash: string): Promise<CachedReply | undefined>;
   /** The resolved configuration without the key. */
   readonly config: Readonly<Omit<ModelConfig, "apiKey">>;
 }
@@ -152,6 +158,7 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
     let sent = 0;
     for (let attempt = 0; ; attempt++) {
       if (request.signal?.aborted) return fail({ kind: "aborted", message: "request aborted" }, attempt, sent);
+      if (request.stopStarting?.aborted) return fail({ kind: "aborted", message: STOPPED_BEFORE_SENT }, attempt, sent);
       const format = wireFormat(request.responseFormat);
       const openai = await client();
       const started = performance.now();
@@ -243,6 +250,12 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
     // Refused when its turn to be sent comes, and kept before its slot is given to the next:
     // nothing is asked whose reply could not be kept (a resume would pay for it again).
     const result = await limiter.run(async () => {
+      if (request.stopStarting) {
+        // The slot was freed by a request whose caller may stop the run on its result; that
+        // caller's promise chain runs before the next macrotask, so a stop is seen here.
+        await new Promise((resolve) => setImmediate(resolve));
+        if (request.stopStarting.aborted) return fail({ kind: "aborted", message: STOPPED_BEFORE_SENT }, 0, 0);
+      }
       const refused = cache && unkeepable();
       if (refused) return refused;
       const sent = await send(request, hash);
@@ -297,12 +310,13 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
       if (!cache) return 0;
       const receivedAt = new Date().toISOString();
       return cache.putMany(
-        (function* () {
+        (async function* () {
           // Same rule as completeOnce: a reply cut off at max tokens is not made permanent.
-          for (const [hash, reply] of replies) if (reply.finishReason !== "length") yield [hash, { ...reply, receivedAt }] as const;
+          for await (const [hash, reply] of replies) if (reply.finishReason !== "length") yield [hash, { ...reply, receivedAt }] as const;
         })(),
       );
     },
+    recall: async (hash) => cache?.get(hash),
     async isCached(request, hash) {
       return Boolean(cache && !request.noCache && (await cache.get(hash ?? keyOf(request))));
     },

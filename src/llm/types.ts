@@ -31,6 +31,12 @@ export interface ChatRequest {
   /** Accounting label: "code", "topics", "orchestrator", … */
   purpose?: string;
   signal?: AbortSignal;
+  /**
+   * Once aborted, the request is not sent if it has not been yet (waiting for a slot, or for a
+   * retry): "aborted". Unlike `signal`, a request already sent is not cut off, so its reply,
+   * which the provider bills anyway, is received and kept.
+   */
+  stopStarting?: AbortSignal;
 }
 
 export interface TokenUsage {

@@ -7,7 +7,8 @@ import { isLoopbackEndpoint } from "../llm/config.js";
 import { BatchApiError, REQUEST_HASH_KEY, type BatchApi, type BatchInfo } from "../llm/batch/api.js";
 import { OPENAI_BATCH_LIMITS, writeRequestFiles, type BatchLimits, type BatchRequestLine } from "../llm/batch/files.js";
 import { FINAL_STATUSES, emptyLedger, isOpen, type BatchEntry, type BatchLedger } from "../llm/batch/ledger.js";
-import { readBatchResults, type BatchAnswer } from "../llm/batch/results.js";
+import { batchResults, type BatchAnswer } from "../llm/batch/results.js";
+import { CollectedReplies, keepsInCache, type BatchReplies } from "../llm/batch/collected.js";
 import { batchPrice, estimateCost, priceFor } from "../llm/prices.js";
 import { codingBatchRequests, type BatchPlanCounts } from "../coding/job-batch.js";
 import type { CodingJobOptions } from "../coding/job.js";
@@ -285,18 +286,68 @@ export async function cancelBatches(context: StudyContext, cli: ModelCliOptions,
   return lines;
 }
 
-/** Download a finished batch's replies and errors into `answers`; requests with neither get why. */
-async function download(api: BatchApi, entry: BatchEntry, info: BatchInfo, answers: Map<string, BatchAnswer>): Promise<string[]> {
-  const problems: string[] = [];
-  const own = new Map<string, BatchAnswer>();
-  if (info.outputFileId) problems.push(...(await readBatchResults(await apiCall(() => api.download(info.outputFileId!)), `batch ${entry.id} output`, own)));
-  if (info.errorFileId) problems.push(...(await readBatchResults(await apiCall(() => api.download(info.errorFileId!)), `batch ${entry.id} errors`, own)));
+/** What reading one batch's files found. */
+interface Downloaded {
+  /** Requests the batch answered (successful replies). */
+  replies: number;
+  spent: Spent;
+  problems: string[];
+}
+
+/**
+ * Download a finished batch's replies and errors into `collected`, line by line as they arrive:
+ * each reply goes into the response cache (one pack per batch) before the next line is read, so
+ * neither the file nor its replies are ever held whole. Requests with no line get why.
+ */
+async function download(study: string, model: LlmClient, entry: BatchEntry, info: BatchInfo, collected: CollectedReplies): Promise<Downloaded> {
+  const api = model.batchApi();
   const why =
     info.status === "failed"
       ? `the batch failed validation${info.errors.length ? `: ${info.errors.slice(0, 3).join("; ")}` : ""}`
       : `the batch ended ${info.status} before answering it; \`colloquy code --via batch\` submits it again`;
-  for (const key of entry.requests) answers.set(key, own.get(key) ?? { ok: false, message: why });
-  return problems;
+  collected.expect(entry.requests, why);
+  const found: Downloaded = { replies: 0, spent: { requests: 0, promptTokens: 0, completionTokens: 0 }, problems: [] };
+  const files = [
+    [info.outputFileId, "output"],
+    [info.errorFileId, "errors"],
+  ] as const;
+  async function* toKeep(): AsyncGenerator<[string, Omit<CachedReply, "receivedAt">]> {
+    for (const [file, label] of files) {
+      if (!file) continue;
+      const lines = batchResults(await apiCall(() => api.download(file)), `batch ${entry.id} ${label}`, found.problems);
+      for (;;) {
+        let next: IteratorResult<[string, BatchAnswer]>;
+        try {
+          next = await lines.next();
+        } catch (error) {
+          // A connection lost mid-file: the pack being written is dropped, the file is downloaded again (free).
+          throw new CliError(
+            `downloading file ${file} of batch ${entry.id}: ${(error as Error).message}; nothing is lost: run \`colloquy batch collect ${study}\` again`,
+          );
+        }
+        if (next.done) break;
+        const [key, answer] = next.value;
+        if (collected.add(key, answer) !== "new" || !answer.ok) continue;
+        found.replies++;
+        found.spent.promptTokens += answer.usage.promptTokens;
+        found.spent.completionTokens += answer.usage.completionTokens;
+        if (keepsInCache(answer)) yield [key, { text: answer.text, model: answer.model, usage: answer.usage, finishReason: answer.finishReason }];
+      }
+    }
+  }
+  try {
+    await model.rememberMany(toKeep());
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    // Nothing is lost: the entry stays open and names the provider's files, downloaded again (free) by the next collect.
+    throw new CliError(
+      `could not keep the replies of batch ${entry.id} in the response cache (${(error as Error).message}); nothing was asked again and nothing is lost: ` +
+        `the provider keeps them (file ${info.outputFileId ?? "none"}), and \`colloquy batch collect ${study}\` downloads them again once there is room`,
+    );
+  }
+  found.spent.requests = found.replies;
+  found.spent.cost = costs(model, found.spent).batchCost;
+  return found;
 }
 
 /** The result of collecting one job's finished batches. */
@@ -313,7 +364,8 @@ export interface CollectedJob {
   kind: BatchEntry["kind"];
   /** The recorded job: a CodingBatchJob for "code", the topics options for "topics". */
   job: Record<string, unknown>;
-  answers: ReadonlyMap<string, BatchAnswer>;
+  /** The answers, looked up as the job is coded (replies in the response cache, the rest held). */
+  answers: BatchReplies;
   model: LlmClient;
   entries: BatchEntry[];
 }
@@ -331,7 +383,7 @@ export async function downloadFinished(
   const ledger = await loadLedger(context.dir);
   const infos = await refresh(context, ledger, cli, effects);
   await saveLedger(context.dir, ledger);
-  const jobs = new Map<string, CollectedJob>();
+  const jobs = new Map<string, CollectedJob & { answers: CollectedReplies }>();
   const waiting: BatchStatusLine[] = [];
   for (const [entry, info] of infos) {
     if (!FINAL_STATUSES.has(info.status)) {
@@ -350,55 +402,26 @@ export async function downloadFinished(
         failedRequests: 0,
         problems: [],
         job: entry.job,
-        answers: new Map(),
+        answers: new CollectedReplies((key) => model.recall(key)),
         model,
         entries: [],
       };
       jobs.set(groupKey, job);
     }
     effects.log(`${entry.label}: downloading the replies of batch ${entry.id} (${info.status})…`);
-    const answers = job.answers as Map<string, BatchAnswer>;
-    job.problems.push(...(await download(model.batchApi(), entry, info, answers)));
+    const found = await download(context.dir, model, entry, info, job.answers);
+    job.problems.push(...found.problems);
     job.batches.push(entry.id!);
     job.entries.push(entry);
-    const replies: [string, Omit<CachedReply, "receivedAt">][] = [];
-    for (const key of entry.requests) {
-      const answer = answers.get(key)!;
-      if (!answer.ok) {
-        job.failedRequests++;
-        continue;
-      }
-      replies.push([key, { text: answer.text, model: answer.model, usage: answer.usage, finishReason: answer.finishReason }]);
-    }
-    job.replies += replies.length;
-    entry.spent = spentOn(model, replies);
+    job.replies += found.replies;
+    job.failedRequests += entry.requests.filter((key) => !job.answers.answered(key)).length;
+    entry.spent = found.spent;
     job.spent = addSpent(job.spent, entry.spent);
-    try {
-      // One pack file per batch, not one cache file per reply (100,000 small files were most of a collect).
-      await model.rememberMany(replies);
-    } catch (error) {
-      // Nothing is lost: the entry stays open and names the provider's files, downloaded again (free) by the next collect.
-      throw new CliError(
-        `could not keep the replies of batch ${entry.id} in the response cache (${(error as Error).message}); nothing was asked again and nothing is lost: ` +
-          `the provider keeps them (file ${info.outputFileId ?? "none"}), and \`colloquy batch collect ${context.dir}\` downloads them again once there is room`,
-      );
-    }
   }
   return { jobs: [...jobs.values()], waiting, ledger };
 }
 
 type Spent = NonNullable<BatchEntry["spent"]>;
-
-/** Requests, tokens and cost (batch price; undefined when the model's price is unknown) of the replies a batch returned. */
-function spentOn(model: LlmClient, replies: readonly (readonly [string, Omit<CachedReply, "receivedAt">])[]): Spent {
-  let promptTokens = 0;
-  let completionTokens = 0;
-  for (const [, reply] of replies) {
-    promptTokens += reply.usage.promptTokens;
-    completionTokens += reply.usage.completionTokens;
-  }
-  return { requests: replies.length, promptTokens, completionTokens, cost: costs(model, { promptTokens, completionTokens }).batchCost };
-}
 
 const addSpent = (a: Spent | undefined, b: Spent): Spent =>
   a

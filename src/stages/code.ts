@@ -11,7 +11,7 @@ import { displayURL, needsApiKey, type ModelCliOptions } from "../llm/config.js"
 import type { CodebookPlan } from "../study/config.js";
 import { batchAnsweredModel } from "../llm/batch/answered.js";
 import type { BatchLimits } from "../llm/batch/files.js";
-import type { BatchAnswer } from "../llm/batch/results.js";
+import type { BatchReplies } from "../llm/batch/collected.js";
 import { submitCodingBatch, type BatchSubmitSummary } from "./batch.js";
 import { listSessionIds } from "../study/study.js";
 import { rulesValidation } from "./rules-validation.js";
@@ -61,7 +61,7 @@ export interface CodeStageOptions {
   /** With via "batch": requests and bytes per batch file (default: the provider's limits). */
   batchLimits?: Partial<BatchLimits>;
   /** Collecting: the replies of finished batches by request key; the LLM coder is answered from them. */
-  answers?: ReadonlyMap<string, BatchAnswer>;
+  answers?: BatchReplies;
   /** Code records per append and ms between appends (default 50 and 500; tests use smaller). */
   flushEvery?: number;
   flushMs?: number;
@@ -238,8 +238,8 @@ function examplesOf(options: CodeStageOptions, spec: CodingJobSpec): Pick<CodeSt
 }
 
 /** A collected batch's successful replies, by request hash (failed ones go through the coder, which reports them). */
-const answeredBy = (answers: ReadonlyMap<string, BatchAnswer>) => (hash: string) => {
-  const answer = answers.get(hash);
+const answeredBy = (answers: BatchReplies) => async (hash: string) => {
+  const answer = await answers.get(hash);
   return answer?.ok ? answer : undefined;
 };
 

@@ -16,7 +16,7 @@ import { silentEffects, type StageEffects, type StudyContext } from "./context.j
 import { batchAnsweredModel } from "../llm/batch/answered.js";
 import type { BatchLimits } from "../llm/batch/files.js";
 import { recordingModel } from "../llm/batch/recording.js";
-import type { BatchAnswer } from "../llm/batch/results.js";
+import type { BatchReplies } from "../llm/batch/collected.js";
 import type { ChatMessage } from "../llm/types.js";
 import type { Session } from "../transcript/schema.js";
 import { estimateTokens } from "../coding/llm/prompt.js";
@@ -40,7 +40,7 @@ export interface TopicsStageOptions {
   batchLimits?: Partial<BatchLimits>;
   dryRun?: boolean;
   /** Collecting: the replies of finished batches by request key (the topic runs are answered from them). */
-  answers?: ReadonlyMap<string, BatchAnswer>;
+  answers?: BatchReplies;
 }
 
 export interface TopicsSummary {

@@ -99,6 +99,15 @@ describe("colloquy code", () => {
     expect(run.stdout).toContain("stopped: the endpoint refused the request");
   });
 
+  it("after a stop, sends none of the requests that were waiting for a slot (only those in flight are answered)", async () => {
+    // Both slots' requests are in flight before either is refused; the job's other workers wait for a slot.
+    server.setHandler(() => ({ status: 400, message: "Unsupported parameter: 'seed'" }));
+    const run = await runCli([...llm(), "--concurrency", "2"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("stopped coding bales-ipa");
+    expect(server.chatCount).toBe(2);
+  });
+
   it("reports a missing key for the OpenAI API once, before any work", async () => {
     const run = await runCli(["code", study.dir, "--codebook", "bales-ipa", "--coder", "llm"]);
     expect(run.code).toBe(1);

@@ -256,7 +256,7 @@ describe("LLM coder through the real SDK", () => {
       for (const t of targets) {
         const expected = await asked.code(session, t);
         expect(expected.every((o) => o.status === "coded")).toBe(true);
-        const collected = fromReply.codeFromReply(session, t, (h) => replies.get(h))!;
+        const collected = (await fromReply.codeFromReply(session, t, async (h) => replies.get(h)))!;
         // The same outcomes, but what they cost was billed by the Batch API (at its price).
         const atBatchPrice = withoutTime(expected).map((o) => {
           const { spent } = o.provenance as unknown as { spent: object };
@@ -274,11 +274,11 @@ describe("LLM coder through the real SDK", () => {
     const [hash] = [...replies.keys()];
     const usage = { promptTokens: 1, completionTokens: 1 };
     const requestsBefore = server.chatRequests().length;
-    expect(coder.codeFromReply(session, [3], () => undefined)).toBeUndefined();
-    expect(coder.codeFromReply(session, [3], () => ({ text: '{"code":"bogus"}', usage }))).toBeUndefined();
-    expect(coder.codeFromReply(session, [3], () => ({ text: '{"code":"agrees"}', usage, finishReason: "length" }))).toBeUndefined();
+    expect(await coder.codeFromReply(session, [3], async () => undefined)).toBeUndefined();
+    expect(await coder.codeFromReply(session, [3], async () => ({ text: '{"code":"bogus"}', usage }))).toBeUndefined();
+    expect(await coder.codeFromReply(session, [3], async () => ({ text: '{"code":"agrees"}', usage, finishReason: "length" }))).toBeUndefined();
     expect(
-      createLlmCoder({ model: online, codebook: bales, samples: 2 }).codeFromReply(session, [3], () => ({ text: '{"code":"agrees"}', usage })),
+      await createLlmCoder({ model: online, codebook: bales, samples: 2 }).codeFromReply(session, [3], async () => ({ text: '{"code":"agrees"}', usage })),
     ).toBeUndefined();
     expect(coder.stats().promptTokens).toBe(0);
     expect(server.chatRequests().length).toBe(requestsBefore);

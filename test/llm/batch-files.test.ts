@@ -4,7 +4,9 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { requestLine, writeRequestFiles, type BatchRequestLine } from "../../src/llm/batch/files.js";
-import { readBatchResults, type BatchAnswer } from "../../src/llm/batch/results.js";
+import { batchResults } from "../../src/llm/batch/results.js";
+import { CollectedReplies } from "../../src/llm/batch/collected.js";
+import type { CachedReply } from "../../src/llm/cache.js";
 
 let dir: string | undefined;
 afterEach(async () => dir && (await rm(dir, { recursive: true, force: true })));
@@ -80,20 +82,31 @@ describe("batch request files", () => {
   });
 });
 
+/** Read lines into `collected` as the collect does: replies kept in `cache`, the rest held. */
+async function read(lines: string[], label: string, collected: CollectedReplies, cache: Map<string, CachedReply>): Promise<string[]> {
+  const problems: string[] = [];
+  for await (const [key, answer] of batchResults(lines, label, problems)) {
+    if (collected.add(key, answer) === "new" && answer.ok && answer.finishReason !== "length") cache.set(key, { ...answer, receivedAt: "now" });
+  }
+  return problems;
+}
+
 describe("batch output and error files", () => {
   it("reads replies, error lines and non-200 responses; names unreadable lines", async () => {
-    const answers = new Map<string, BatchAnswer>();
-    const ok = (id: string, content: string) =>
+    const cache = new Map<string, CachedReply>();
+    const answers = new CollectedReplies(async (key) => cache.get(key));
+    answers.expect(["a", "b", "c", "d", "e"], "the batch expired");
+    const ok = (id: string, content: string, finish = "stop") =>
       JSON.stringify({
         id: "r",
         custom_id: id,
         response: {
           status_code: 200,
-          body: { model: "m-1", choices: [{ message: { content }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 2 } },
+          body: { model: "m-1", choices: [{ message: { content }, finish_reason: finish }], usage: { prompt_tokens: 10, completion_tokens: 2 } },
         },
         error: null,
       });
-    const problems = await readBatchResults(
+    const problems = await read(
       [
         ok("a", '{"code":"x"}'),
         JSON.stringify({ custom_id: "b", response: { status_code: 429, body: { error: { message: "slow down" } } }, error: null }),
@@ -101,16 +114,31 @@ describe("batch output and error files", () => {
         "{torn",
         JSON.stringify({ response: null }),
         "",
+        ok("e", '{"code":"cut', "length"),
+        ok("z", '{"code":"not ours"}'),
       ],
       "out.jsonl",
       answers,
+      cache,
     );
     expect(problems).toEqual(["out.jsonl line 4: not JSON", "out.jsonl line 5: no custom_id"]);
-    expect(answers.get("a")).toEqual({ ok: true, text: '{"code":"x"}', model: "m-1", usage: { promptTokens: 10, completionTokens: 2 }, finishReason: "stop" });
-    expect(answers.get("b")).toEqual({ ok: false, message: "status 429: slow down" });
-    expect(answers.get("c")).toEqual({ ok: false, message: "batch_expired: too late" });
+    // Replies are kept in the cache, not held; a reply cut off at max tokens is held (the cache does not keep it).
+    expect([...cache.keys()]).toEqual(["a"]);
+    expect(await answers.get("a")).toEqual({
+      ok: true,
+      text: '{"code":"x"}',
+      model: "m-1",
+      usage: { promptTokens: 10, completionTokens: 2 },
+      finishReason: "stop",
+    });
+    expect(await answers.get("b")).toEqual({ ok: false, message: "status 429: slow down" });
+    expect(await answers.get("c")).toEqual({ ok: false, message: "batch_expired: too late" });
+    expect(await answers.get("d")).toEqual({ ok: false, message: "the batch expired" });
+    expect(await answers.get("e")).toMatchObject({ ok: true, finishReason: "length" });
+    expect(await answers.get("z")).toBeUndefined();
+    expect(["a", "b", "c", "d", "e"].map((k) => answers.answered(k))).toEqual([true, false, false, false, true]);
     // An error line never overwrites a reply already read for the same request.
-    await readBatchResults([JSON.stringify({ custom_id: "a", response: null, error: { code: "x", message: "y" } })], "err.jsonl", answers);
-    expect(answers.get("a")?.ok).toBe(true);
+    await read([JSON.stringify({ custom_id: "a", response: null, error: { code: "x", message: "y" } })], "err.jsonl", answers, cache);
+    expect((await answers.get("a"))?.ok).toBe(true);
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnSync } from "node:child_process";
 import { ResponseCache, type CachedReply } from "../../src/llm/cache.js";
 
 /** The response cache's pack files: many replies in one file, read by the same lookup as loose entries. */
@@ -72,6 +73,27 @@ describe("response cache packs", () => {
     expect(await cache.get(key(6))).toEqual(reply("six"));
     expect(await cache.get(key(7))).toBeUndefined();
     expect(await readFile(join(dir, "00", `${key(5)}.json`), "utf8")).toContain("old");
+  });
+
+  it("gives back the room of a journal a killed process left: cut to its replies, or removed when empty", async () => {
+    // The id of a process that has ended (as a kill -9 leaves it: its exit hook never ran).
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid;
+    const room = "\n".repeat(64 * 1024);
+    const line = JSON.stringify({ key: key(8), reply: reply("kept in the journal") }) + "\n";
+    const packs = join(dir, "packs");
+    await mkdir(packs);
+    const held = join(packs, `2026-01-01T00-00-00-000Z-journal-${gone}-0123abcd.jsonl`);
+    const empty = join(packs, `2026-01-01T00-00-01-000Z-journal-${gone}-4567abcd.jsonl`);
+    // A journal of a process still running (this one) is its own: left as it is.
+    const running = join(packs, `2026-01-01T00-00-02-000Z-journal-${process.pid}-89abcdef.jsonl`);
+    await writeFile(held, line + room);
+    await writeFile(empty, room);
+    await writeFile(running, room);
+    const cache = new ResponseCache(dir);
+    expect(await cache.get(key(8))).toEqual(reply("kept in the journal"));
+    expect(await readFile(held, "utf8")).toBe(line);
+    expect((await readdir(packs)).sort()).toEqual([held, running].map((p) => p.slice(packs.length + 1)).sort());
+    expect(await readFile(running, "utf8")).toBe(room);
   });
 
   it("refuses a key that is not a cache key, leaving no file behind", async () => {

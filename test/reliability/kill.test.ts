@@ -11,7 +11,8 @@
 // A write held back is caught: delaying a third of the cache writes by 0.4 s fails this test.
 // Reproduce one run: COLLOQUY_RELIABILITY_SEED=<seed> npx vitest run test/reliability/kill.test.ts
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rm } from "node:fs/promises";
+import { readdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { startOpenAiServer, type RecordedRequest } from "../support/openai-server.js";
 import { failuresPath } from "../../src/coding/store.js";
 import { bundleCli, cachedTurns, checkStudy, codingHandler, createRandom, fileText, makeSessions, makeStudy, startCli, turnOf } from "./support.js";
@@ -138,6 +139,8 @@ async function killRun(seed: number): Promise<RunReport> {
         expect(result.code, result.stderr).toBe(0);
         expect(check).toMatchObject({ lines: TURNS, codedTurns: TURNS, failures: 0 });
         expect(await fileText(failuresPath(study.dir, "bales-ipa", "llm"))).toBe("");
+        // The room each killed process set aside for replies (its journal's blank lines) was given back.
+        expect(await roomLeft(study.dir)).toEqual([]);
         break;
       }
     }
@@ -153,6 +156,18 @@ async function killRun(seed: number): Promise<RunReport> {
     await server.close();
     await rm(study.dir, { recursive: true, force: true });
   }
+}
+
+/** Packs of the response cache that still hold room set aside (blank lines at the end), or hold nothing. */
+async function roomLeft(study: string): Promise<string[]> {
+  const packs = join(study, ".cache", "llm", "packs");
+  const names = await readdir(packs).catch(() => [] as string[]);
+  const left: string[] = [];
+  for (const name of names) {
+    const text = await readFile(join(packs, name), "utf8");
+    if (text.trim() === "" || text.endsWith("\n\n")) left.push(`${name}: ${text.length} bytes`);
+  }
+  return left;
 }
 
 /** Classify every request sent again for a turn already asked about (batch 1: one request per turn). */

@@ -89,20 +89,27 @@ export interface LlmCoderStats {
 
 export interface LlmCoder {
   /** Code `targets` (indexes into session.turns, ascending). One outcome per target, in order. */
-  code(session: Session, targets: readonly number[], signal?: AbortSignal): Promise<TurnOutcome[]>;
+  code(session: Session, targets: readonly number[], signals?: RequestSignals): Promise<TurnOutcome[]>;
   /**
    * Code `targets` from a reply already in hand for their request (a collected batch), with no
    * call to the model: the outcomes `code` would return when that reply is valid for every
    * target (one sample). Undefined when it is not (no reply, cut off, a target fails
    * validation, several samples): `code` then runs as usual and re-asks.
    */
-  codeFromReply(session: Session, targets: readonly number[], replyFor: (requestHash: string) => AnsweredReply | undefined): TurnOutcome[] | undefined;
+  codeFromReply(
+    session: Session,
+    targets: readonly number[],
+    replyFor: (requestHash: string) => Promise<AnsweredReply | undefined>,
+  ): Promise<TurnOutcome[] | undefined>;
   /** The exact request for one sample (for --dry-run and cache checks). */
   request(session: Session, targets: readonly number[], sample?: number): ChatRequest;
   stats(): LlmCoderStats;
   /** Settings shared by every record's provenance. */
   readonly settings: Record<string, unknown>;
 }
+
+/** Ctrl-C (`signal`: cut everything off) and a halt (`stopStarting`: send nothing more, let what was sent finish). */
+export type RequestSignals = Pick<ChatRequest, "signal" | "stopStarting">;
 
 /** A reply obtained without asking (a batch output line). */
 export interface AnsweredReply {
@@ -236,13 +243,13 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     targets: readonly number[],
     sample: number,
     examples: readonly ShownExample[] | undefined,
-    signal?: AbortSignal,
+    signals: RequestSignals = {},
   ): Promise<SampleResult> {
     const ids = targets.map((i) => session.turns[i].id);
     const base = requestWith(session, targets, sample, examples);
     const outcomes = new Map<string, SampleOutcome>();
     const failAll = (reason: string, raw?: string, errorKind?: LlmErrorKind) => ids.forEach((id) => outcomes.set(id, { ok: false, reason, raw, errorKind }));
-    const first = await model.complete({ ...base, signal });
+    const first = await model.complete({ ...base, ...signals });
     countSent(first);
     if (!first.ok) {
       if (first.error.kind === "aborted") return { aborted: true };
@@ -277,7 +284,7 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     stats.reasks++;
     const errorText = typeof parsed === "string" ? parsed : [...errors].map(([id, e]) => (batchMode ? `${id}: ${e}` : e)).join("; ");
     // purpose "code-reask": a batch collection sends follow-ups online (llm/batch/answered.ts).
-    const second = await model.complete({ ...base, messages: reaskMessages(base.messages, first.response.text, errorText), purpose: "code-reask", signal });
+    const second = await model.complete({ ...base, messages: reaskMessages(base.messages, first.response.text, errorText), purpose: "code-reask", ...signals });
     countSent(second);
     if (!second.ok) {
       if (second.error.kind === "aborted") return { aborted: true };
@@ -301,10 +308,10 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     return { aborted: false, outcomes, hashes, cached, reasked: true, paid };
   }
 
-  async function code(session: Session, targets: readonly number[], signal?: AbortSignal): Promise<TurnOutcome[]> {
+  async function code(session: Session, targets: readonly number[], signals?: RequestSignals): Promise<TurnOutcome[]> {
     // Picked once per request: every sample (and the re-ask) shows the same examples.
     const examples = pickExamples(session, targets);
-    const runs = await Promise.all(Array.from({ length: samples }, (_, s) => runSample(session, targets, s, examples, signal)));
+    const runs = await Promise.all(Array.from({ length: samples }, (_, s) => runSample(session, targets, s, examples, signals)));
     // "Failures are not cached": a reply that yielded no valid code for some turn is dropped
     // from the cache, so the next run asks again rather than replaying the failure.
     for (const run of runs) {
@@ -353,16 +360,16 @@ export function createLlmCoder(options: LlmCoderOptions): LlmCoder {
     });
   }
 
-  function codeFromReply(
+  async function codeFromReply(
     session: Session,
     targets: readonly number[],
-    replyFor: (requestHash: string) => AnsweredReply | undefined,
-  ): TurnOutcome[] | undefined {
+    replyFor: (requestHash: string) => Promise<AnsweredReply | undefined>,
+  ): Promise<TurnOutcome[] | undefined> {
     if (samples !== 1 || !model.requestHash) return undefined;
     const examples = pickExamples(session, targets);
     const request = requestWith(session, targets, 0, examples);
     const hash = model.requestHash(request);
-    const reply = replyFor(hash);
+    const reply = await replyFor(hash);
     if (!reply || reply.finishReason === "length") return undefined;
     const ids = targets.map((i) => session.turns[i].id);
     const parsed = parse(reply.text, ids);

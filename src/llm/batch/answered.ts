@@ -1,11 +1,11 @@
 import type { LlmClient } from "../client.js";
 import type { ChatResult } from "../types.js";
-import type { BatchAnswer } from "./results.js";
+import type { BatchReplies } from "./collected.js";
 
 /**
  * A ChatModel that answers from a collected batch, so the coder that consumes it (parsing,
  * validation, re-ask policy, aggregation of samples, failures file) is the online one, unchanged:
- *   - a request the batch answered gets that reply (already kept in the response cache);
+ *   - a request the batch answered gets that reply (kept in the response cache as it was read);
  *   - a request the batch failed (error line, expired, validation) is a failure naming why;
  *   - a follow-up request (purpose ending in "-reask": a reply failed validation) goes online,
  *     through the real client and its cache, like any online re-ask;
@@ -13,13 +13,13 @@ import type { BatchAnswer } from "./results.js";
  *   - anything else was not part of what is being collected (still in a pending batch, or the
  *     study changed since): "aborted", so the turn is neither coded nor failed, left for later.
  */
-export function batchAnsweredModel(model: LlmClient, answers: ReadonlyMap<string, BatchAnswer>): LlmClient {
+export function batchAnsweredModel(model: LlmClient, answers: BatchReplies): LlmClient {
   return {
     ...model,
     async complete(request): Promise<ChatResult> {
       if (request.purpose?.endsWith("-reask")) return model.complete(request);
       const key = model.requestHash(request);
-      const answer = answers.get(key);
+      const answer = await answers.get(key);
       if (answer?.ok) {
         return {
           ok: true,

@@ -22,17 +22,15 @@ interface OutputLine {
 }
 
 /**
- * Parse the lines of an output or error file into `answers` (custom_id -> answer), one line at a
- * time as they arrive (the file is never one string). A line for a key already answered
- * successfully does not overwrite it. Returns the problems found (unreadable lines), each
- * naming the file and line.
+ * The answers of an output or error file, one line at a time as they arrive (the file is never
+ * one string, and nothing is kept here: the caller stores each answer as it comes). Lines that
+ * cannot be read are pushed to `problems`, each naming the file and line.
  */
-export async function readBatchResults(
+export async function* batchResults(
   lines: AsyncIterable<string> | Iterable<string>,
   fileLabel: string,
-  answers: Map<string, BatchAnswer>,
-): Promise<string[]> {
-  const problems: string[] = [];
+  problems: string[],
+): AsyncGenerator<[key: string, answer: BatchAnswer]> {
   let lineNo = 0;
   for await (const raw of lines) {
     lineNo++;
@@ -48,10 +46,8 @@ export async function readBatchResults(
       problems.push(`${fileLabel} line ${lineNo}: no custom_id`);
       continue;
     }
-    if (answers.get(line.custom_id)?.ok) continue;
-    answers.set(line.custom_id, answerOf(line));
+    yield [line.custom_id, answerOf(line)];
   }
-  return problems;
 }
 
 function answerOf(line: OutputLine): BatchAnswer {
