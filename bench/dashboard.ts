@@ -13,10 +13,11 @@
  *  - build memory: the peak RSS of a child that only loads the build code (an idle process);
  *  - views: loading a static page from the same server in the same browser.
  *
- * "drawn" is the page's own clock (web/main.ts) from the hash change to the first frame laid out
- * and painted after the view's code ran (data-drawn-ms); "code" is the view's code alone
- * (data-render-ms); "navigation" is the bench's wall clock from page.goto, which adds loading the
- * app and fetching and parsing the data bundle. Each view is drawn 3 times; the fastest counts.
+ * "drawn" is the page's own clock (web/main.ts) from the view's data being there to the first
+ * frame laid out and painted after the view's code ran (data-drawn-ms); "code" is the view's code
+ * alone (data-render-ms); "data" is fetching and parsing the view's own data file before that
+ * (data-load-ms); "navigation" is the bench's wall clock from page.goto, which adds loading the
+ * app and fetching and parsing the site's index. Each view is drawn 3 times; the fastest counts.
  *
  * Run: npx tsx bench/dashboard.ts [turns ...]   (e.g. `npx tsx bench/dashboard.ts 20000 60000`)
  */
@@ -33,7 +34,7 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 interface ChildBuild {
   ms: number;
   timings?: { shape: number; write: number };
-  bytes?: { app: number; data: number; chunks: number };
+  bytes?: { app: number; data: number; views: number; largestView: number; chunks: number };
   files?: { js: string; chunks: number };
   /** Peak resident set size of the child, bytes. */
   peakRss: number;
@@ -90,6 +91,8 @@ const viewIds = views.map((v) => v.id);
 interface ViewTime {
   drawn: number;
   code: number;
+  /** Fetching and parsing the view's own data file (data-load-ms), before its code runs. */
+  load: number;
   navigation: number;
 }
 const results = new Map<number, Map<string, ViewTime>>();
@@ -103,9 +106,10 @@ async function drawView(page: Page, url: string, view: string): Promise<ViewTime
   const navigation = performance.now() - t0;
   const drawn = Number(await page.getAttribute("main", "data-drawn-ms"));
   const code = Number(await page.getAttribute("main", "data-render-ms"));
+  const load = Number(await page.getAttribute("main", "data-load-ms"));
   const failed = await page.locator("main .empty.error").count();
   if (failed) throw new Error(`view ${view} failed to render: ${await page.textContent("main .empty.error")}`);
-  return { drawn, code, navigation };
+  return { drawn, code, load, navigation };
 }
 
 const idle = await child(["--idle-child"]);
@@ -152,7 +156,7 @@ try {
         `build (with analysis files):  ${fmt(full.ms)} (shape ${fmt(full.timings!.shape)}, write ${fmt(full.timings!.write)}), peak RSS ${mb(full.peakRss)} (${mb(full.peakRss - idle.peakRss)} above idle)`,
       );
       console.log(
-        `bundle size:                  app ${(full.bytes!.app / 1024).toFixed(0)} KB, data ${mb(full.bytes!.data)}, session chunks ${mb(full.bytes!.chunks)} in ${full.files!.chunks} files`,
+        `bundle size:                  app ${(full.bytes!.app / 1024).toFixed(0)} KB, index ${mb(full.bytes!.data)}, views ${mb(full.bytes!.views)} (largest ${mb(full.bytes!.largestView)}), session chunks ${mb(full.bytes!.chunks)} in ${full.files!.chunks} files`,
       );
 
       const server = await startServer(join(dir, "site"), { port: 0 });
@@ -176,7 +180,9 @@ try {
             if (!best || r.drawn < best.drawn) best = r;
           }
           times.set(view, best!);
-          console.log(`  ${view.padEnd(14)} drawn ${fmt(best!.drawn)} (view code ${fmt(best!.code)}; ${fmt(best!.navigation)} from navigation)`);
+          console.log(
+            `  ${view.padEnd(14)} drawn ${fmt(best!.drawn)} (view code ${fmt(best!.code)}; its data file fetched and parsed in ${fmt(best!.load)} before; ${fmt(best!.navigation)} from navigation)`,
+          );
         }
         results.set(turns, times);
       } finally {

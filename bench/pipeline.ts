@@ -167,14 +167,19 @@ async function libraryRead(dir: string): Promise<number> {
   }
 }
 
-/** Analysis files and the dashboard's data of two studies that differ (creation times and the study's path masked). */
+/** Analysis files and the dashboard's data (index and views) of two studies that differ (creation times and the study's path masked). */
 async function differingOutputs(a: string, b: string): Promise<string[]> {
   const read = async (dir: string) => {
     const out = new Map<string, string>();
     const mask = (text: string) => text.replaceAll(dir, "<study>").replace(/"createdAt": ?"[^"]*"/g, "<time>");
     for (const name of await readdir(join(dir, "analysis"))) out.set(`analysis/${name}`, mask(await readFile(join(dir, "analysis", name), "utf8")));
-    const data = (await readdir(join(dir, "site"))).find((n) => n.startsWith("data."));
-    if (data) out.set("site/data", mask(await readFile(join(dir, "site", data), "utf8")));
+    const index = (await readdir(join(dir, "site"))).find((n) => n.startsWith("data."));
+    if (index) {
+      // The index names each view's file by its hash, which a masked time in it changes: each view is compared by its id.
+      out.set("site/data", mask(await readFile(join(dir, "site", index), "utf8")).replace(/(views\/[a-z]+)\.[0-9a-f]{12}\.json/g, "$1.json"));
+      for (const name of await readdir(join(dir, "site", "views")))
+        out.set(`site/views/${name.split(".")[0]}`, mask(await readFile(join(dir, "site", "views", name), "utf8")));
+    }
     return out;
   };
   const [x, y] = [await read(a), await read(b)];

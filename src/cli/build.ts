@@ -21,7 +21,7 @@ export function registerBuild(program: Command): void {
         const rel = relative(process.cwd(), result.dir);
         const where = rel === "" ? "." : rel.startsWith("..") ? result.dir : rel;
         io().out(
-          `Dashboard built in ${where}/ (${result.files.chunks} sessions; app ${kb(result.bytes.app)}, data ${kb(result.bytes.data + result.bytes.chunks)})`,
+          `Dashboard built in ${where}/ (${result.files.chunks} sessions; app ${kb(result.bytes.app)}, data ${kb(result.bytes.data + result.bytes.views + result.bytes.chunks)})`,
         );
         io().out(`  view it: colloquy serve ${study}   (or any static file server on ${where}/)`);
       }),

@@ -2,7 +2,17 @@ import { readdir, stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { studyPaths } from "../study/study.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
-import { finishBundle, shapeCodebookParts, shapeSessionParts, type AnalysisShapes, type CodebookShapes } from "./bundle.js";
+import {
+  analysisSummary,
+  codebookSummary,
+  finishIndex,
+  shapeCodebookParts,
+  shapeSessionParts,
+  type AnalysisShapes,
+  type AnalysisSummary,
+  type CodebookSummary,
+  type SessionShapes,
+} from "./bundle.js";
 import { indexCodes, keepAnalysis, loadCodebooks, noAnalysisFiles, readAnalysisFiles, type CodeSet } from "./load.js";
 import { diskReader, type StudyReader } from "../study/reader.js";
 import { loadStudyConfig } from "../study/study.js";
@@ -14,8 +24,10 @@ import { balesFrame } from "./shape/bales.js";
 import { codebookSessionPart, mergeBadges, sessionBadges, sessionPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
 import { codesDigest, openMemo, sessionHash } from "../study/memo.js";
 import { recordsBySession } from "../coding/records.js";
-import type { CodebookInfo, ReportBundle } from "./types.js";
+import { VIEW_DATA, type CodebookInfo, type ConceptsSet, type ReportBundle, type SiteIndex, type TopicsSet } from "./types.js";
 import { openSite, type SiteResult, type SiteWriter } from "./site.js";
+import type { JsonObjectWriter } from "./json-file.js";
+import type { Session } from "../transcript/schema.js";
 
 export interface BuildOptions {
   /** Output folder (default `<study>/site`). */
@@ -37,54 +49,56 @@ export async function buildSite(study: string, options: BuildOptions = {}): Prom
   const out = resolve(options.out ?? studyPaths(study).site);
   const t0 = performance.now();
   const site = await openSite(out);
-  const bundle = await shapeStudy(study, options.reader ?? diskReader(study), site);
+  const index = await shapeStudy(study, options.reader ?? diskReader(study), site);
   const t1 = performance.now();
-  const result = await site.finish(bundle);
+  const result = await site.finish(index);
   const t2 = performance.now();
-  for (const w of bundle.warnings) reporter.warn(w);
-  return { ...result, warnings: bundle.warnings, timings: { shape: t1 - t0, write: t2 - t1 } };
+  for (const w of index.warnings) reporter.warn(w);
+  return { ...result, warnings: index.warnings, timings: { shape: t1 - t0, write: t2 - t1 } };
 }
 
+/** The views whose entries each codebook adds (its part's member of the same name). */
+const CODEBOOK_VIEWS = [
+  ["who", "distributions"],
+  ["compare", "compare"],
+  ["style", "styles"],
+  ["bales", "bales"],
+] as const;
+
 /**
- * Shape the study a piece at a time (the same bundle as assembleReport): analysis files one by
- * one, each shaped as it is read; then each session's part (summary, speakers, participation,
- * ...); then one codebook's code files at a time, each session's part of them; then each
- * session's chunk, written as it is made. The study-level shapes are merges of the session parts
- * (src/report/shape/parts.ts); the parts are kept per session in the study's memo (keyed by the
- * session's content and the digest of its code records), so a build after one session was added
- * or changed shapes that session only.
+ * Shape the study a piece at a time (the same data as assembleReport), writing each view's file
+ * as its data is made and letting it go (issue 40: the build holds one view's data, not the
+ * whole bundle): the analysis files one by one, each shaped as it is read (agreement, topics);
+ * then each session's part (summary, speakers, participation, ...); then one codebook's code files
+ * at a time, each session's part of them, whose entries go to the views it adds to (who, compare,
+ * sequences, style, Bales); then each session's chunk, written as it is made; the overview last.
+ * The study-level shapes are merges of the session parts (src/report/shape/parts.ts); the parts
+ * are kept per session in the study's memo (keyed by the session's content and the digest of its
+ * code records), so a build after one session was added or changed shapes that session only.
+ * Returns the index (what every view shares), for the site writer to write last.
  */
-async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter): Promise<ReportBundle> {
+async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter): Promise<Omit<SiteIndex, "views">> {
   const paths = studyPaths(study);
   const config = await loadStudyConfig(study);
   const readWarnings: string[] = [];
   const coders = await listCoders(study);
   const definitions = await loadCodebooks(paths.root, config, Object.keys(coders), readWarnings);
-  const analysis: AnalysisShapes = { agreement: [], topics: null, concepts: null, compare: new Map(), files: [], warnings: [] };
-  const kept = noAnalysisFiles();
-  // Each file is shaped as it is read, and only its shape kept (compare files are read by the codebooks' views).
-  await readAnalysisFiles(paths.root, readWarnings, (entry) => {
-    const one = noAnalysisFiles();
-    keepAnalysis(one, entry);
-    kept.files.push(...one.files);
-    kept.agreement.push(...one.agreement);
-    for (const [id, file] of one.compare) analysis.compare.set(id, file);
-    if (one.topics) analysis.topics = readTopics(one.topics, analysis.warnings);
-    if (one.concepts) analysis.concepts = readConcepts(one.concepts, analysis.warnings);
-  });
-  analysis.files = kept.files;
-  analysis.agreement = readAgreement(kept.agreement, analysis.warnings);
+  const { analysis, compareFiles } = await shapeAnalysisFiles(paths.root, readWarnings, site);
   const sessions = await reader.sessions();
-  const sessionMemo = await openMemo<SessionPart>(study, "report-sessions", {});
-  const sessionParts = sessions.map((s) => sessionMemo.get(s.id, sessionHash(s), () => sessionPart(s)));
-  await sessionMemo.save();
-  const base = shapeSessionParts(sessionParts, config.compare.control);
+  const { base, binSizes, sequences } = await shapeSessions(study, sessions, config.compare.control, site);
+  const writers = await Promise.all(
+    CODEBOOK_VIEWS.map(async ([view, member]) => {
+      const writer = await site.view(view);
+      await writer.append(member, []);
+      return { writer, member };
+    }),
+  );
   // Each session's badges of each codebook (code set order) for its chunk: their digests always,
   // their text when the part was made now or the chunk must be written.
   const digests = sessions.map((): string[] => []);
   const made = sessions.map((): (SessionBadges | undefined)[] => []);
   const books: { codebook: string; coders: string[]; info: CodebookInfo }[] = [];
-  const parts: CodebookShapes[] = [];
+  const summaries: CodebookSummary[] = [];
   // One codebook's records at a time: they are let go before the next codebook's are read.
   const readSets = async (codebook: string, list: string[]) => {
     const sets: CodeSet[] = [];
@@ -102,7 +116,7 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
     const codebookParts = sessions.map((session, i) => {
       const inputs = `${sessionHash(session)} ${bySession.map((m) => codesDigest(m.get(session.id) ?? [])).join(" ")}`;
       return memo.get(session.id, inputs, () => {
-        const { badges, ...part } = codebookSessionPart(session, sets, info, sessionParts[i].sequence.binSize, frame);
+        const { badges, ...part } = codebookSessionPart(session, sets, info, binSizes[i], frame);
         made[i][books.length] = badges;
         return part;
       });
@@ -110,8 +124,13 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
     await memo.save();
     codebookParts.forEach((part, i) => digests[i].push(part.badgesDigest));
     books.push({ codebook, coders: list, info });
-    parts.push(shapeCodebookParts(info, definition, sets, sets.map(codeSetFacts), sessions, codebookParts, base, config, analysis.compare.get(codebook)));
+    const part = shapeCodebookParts(info, definition, sets, sets.map(codeSetFacts), sessions, codebookParts, base, config, compareFiles.get(codebook));
+    for (const { writer, member } of writers) await writer.append(member, part[member]);
+    await sequences.append("sequences", part.sequences);
+    summaries.push(codebookSummary(part));
   }
+  for (const { writer } of writers) await writer.close();
+  await sequences.close();
   // A chunk depends on its session and its badges only: one whose file is there from an earlier
   // build with the same inputs is kept without being made again.
   const chunkMemo = await openMemo<{ file: string; bytes: number }>(study, "report-chunks", {});
@@ -133,7 +152,70 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
     made[i] = [];
   }
   await chunkMemo.save();
-  return finishBundle(basename(paths.root), config, base, parts, analysis, readWarnings);
+  const { index, overview } = finishIndex(basename(paths.root), config, base, summaries, analysis, readWarnings);
+  await writeView(site, "overview", { overview });
+  return index;
+}
+
+/** Write a view's file whole (its members in VIEW_DATA order). */
+async function writeView<V extends keyof typeof VIEW_DATA>(site: SiteWriter, view: V, data: Pick<ReportBundle, (typeof VIEW_DATA)[V][number]>): Promise<void> {
+  const writer = await site.view(view);
+  for (const member of VIEW_DATA[view]) await writer.member(member, data[member as keyof typeof data]);
+  await writer.close();
+}
+
+/**
+ * The analysis files, one at a time, each shaped as it is read: the agreement and topics views are
+ * written now; what is kept is what the index needs, and the compare files (read with the
+ * codebooks' views).
+ */
+async function shapeAnalysisFiles(
+  root: string,
+  readWarnings: string[],
+  site: SiteWriter,
+): Promise<{ analysis: AnalysisSummary; compareFiles: AnalysisShapes["compare"] }> {
+  const warnings: string[] = [];
+  const kept = noAnalysisFiles();
+  let topics: TopicsSet | null = null;
+  let concepts: ConceptsSet | null = null;
+  await readAnalysisFiles(root, readWarnings, (entry) => {
+    const one = noAnalysisFiles();
+    keepAnalysis(one, entry);
+    kept.files.push(...one.files);
+    kept.agreement.push(...one.agreement);
+    for (const [id, file] of one.compare) kept.compare.set(id, file);
+    if (one.topics) topics = readTopics(one.topics, warnings);
+    if (one.concepts) concepts = readConcepts(one.concepts, warnings);
+  });
+  const agreement = readAgreement(kept.agreement, warnings);
+  await writeView(site, "agreement", { agreement });
+  await writeView(site, "topics", { topics, concepts });
+  return {
+    analysis: analysisSummary({ agreement, topics, concepts, compare: kept.compare, files: kept.files, warnings }),
+    compareFiles: kept.compare,
+  };
+}
+
+/**
+ * Each session's part (kept in the memo), and what the study's sessions give the views: the
+ * participation view is written now, the sequences view started (each codebook adds its cells).
+ * Returns what the rest of the build needs: the index's part, and each session's sequence bin size.
+ */
+async function shapeSessions(
+  study: string,
+  sessions: readonly Session[],
+  control: string | undefined,
+  site: SiteWriter,
+): Promise<{ base: Omit<SessionShapes, "participation" | "sequenceSessions">; binSizes: number[]; sequences: JsonObjectWriter }> {
+  const sessionMemo = await openMemo<SessionPart>(study, "report-sessions", {});
+  const sessionParts = sessions.map((s) => sessionMemo.get(s.id, sessionHash(s), () => sessionPart(s)));
+  await sessionMemo.save();
+  const { participation, sequenceSessions, ...base } = shapeSessionParts(sessionParts, control);
+  await writeView(site, "participation", { participation });
+  const sequences = await site.view("sequences");
+  await sequences.member("sequenceSessions", sequenceSessions);
+  await sequences.append("sequences", []);
+  return { base, binSizes: sessionParts.map((p) => p.sequence.binSize), sequences };
 }
 
 async function newestMtime(path: string): Promise<number> {

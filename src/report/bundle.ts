@@ -11,10 +11,12 @@ import {
   type CompareSet,
   type ConceptsSet,
   type Distribution,
+  type Overview,
   type ReportBundle,
   type SequenceSet,
   type SessionChunk,
   type SessionSummary,
+  type SiteIndex,
   type StyleSet,
   type TopicsSet,
 } from "./types.js";
@@ -107,7 +109,7 @@ function addComparisons(
   sessions: Session[],
   set: CodeSet,
   definition: Codebook | null,
-  base: SessionShapes,
+  base: Pick<SessionShapes, "conditions">,
   config: StudyConfig,
   compareFile: AnalysisFile<CompareReport> | undefined,
   coded: CodedTurns,
@@ -170,7 +172,7 @@ export function shapeCodebookParts(
   facts: CodeSetFacts[],
   sessions: Session[],
   parts: readonly CodebookSessionPart[],
-  base: SessionShapes,
+  base: Pick<SessionShapes, "conditions">,
   config: StudyConfig,
   compareFile: AnalysisFile<CompareReport> | undefined,
 ): CodebookShapes {
@@ -190,22 +192,46 @@ export function shapeCodebookParts(
   return out;
 }
 
-/** The bundle from its parts; `parts` in code set order. */
-export function finishBundle(
+/** What the index needs of a codebook's part once its views' entries are written. */
+export type CodebookSummary = Pick<CodebookShapes, "info" | "facts" | "compareEmpty"> & { bales: number };
+
+export const codebookSummary = (part: CodebookShapes): CodebookSummary => ({
+  info: part.info,
+  facts: part.facts,
+  compareEmpty: part.compareEmpty,
+  bales: part.bales.length,
+});
+
+/** What the index needs of the analysis files' shapes once their views are written. */
+export interface AnalysisSummary {
+  files: StudyData["analysis"]["files"];
+  agreement: boolean;
+  topics: boolean;
+  warnings: string[];
+}
+
+export const analysisSummary = (analysis: AnalysisShapes): AnalysisSummary => ({
+  files: analysis.files,
+  agreement: analysis.agreement.length > 0,
+  topics: analysis.topics !== null || analysis.concepts !== null,
+  warnings: analysis.warnings,
+});
+
+/** The index (what every view shares) and the overview view's data, from the parts' summaries; `books` in code set order. */
+export function finishIndex(
   name: string,
   config: StudyConfig,
-  base: SessionShapes,
-  parts: readonly CodebookShapes[],
-  analysis: AnalysisShapes,
+  base: Pick<SessionShapes, "summaries" | "overview" | "speakers" | "conditions">,
+  books: readonly CodebookSummary[],
+  analysis: AnalysisSummary,
   readWarnings: readonly string[],
-): ReportBundle {
+): { index: Omit<SiteIndex, "views">; overview: Overview } {
   const h = hints(name);
   const control = config.compare.control;
   const sessions = base.summaries;
-  const nominal = parts.filter((p) => p.info.kind === "nominal" && p.facts.length > 0);
-  const scales = parts.filter((p) => p.info.kind === "scales" && p.facts.length > 0);
-  const bales = parts.flatMap((p) => p.bales);
-  const compareEmpty = parts.find((p) => p.compareEmpty !== undefined)?.compareEmpty;
+  const nominal = books.filter((p) => p.info.kind === "nominal" && p.facts.length > 0);
+  const scales = books.filter((p) => p.info.kind === "scales" && p.facts.length > 0);
+  const compareEmpty = books.find((p) => p.compareEmpty !== undefined)?.compareEmpty;
   const empty: Record<string, string> = {};
   if (sessions.length === 0) for (const view of ["who", "sequences", "timeline", "participation", "compare", "style", "bales"]) empty[view] = h.sessions;
   if (nominal.length === 0) for (const view of ["who", "sequences", "compare"]) empty[view] ??= h.codes;
@@ -214,35 +240,52 @@ export function finishBundle(
     empty.compare ??= `Only one condition (${base.conditions[0] ?? "none"}): comparisons need sessions from two or more conditions (session metadata "condition").`;
   if (compareEmpty) empty.compare ??= compareEmpty;
   if (scales.length === 0) empty.style ??= h.scales;
-  if (bales.length === 0) empty.bales ??= h.bales;
-  if (analysis.agreement.length === 0) empty.agreement = h.agreement;
-  if (!analysis.topics && !analysis.concepts) empty.topics = `${h.topics} ${h.concepts}`;
-  return {
+  if (books.every((p) => p.bales === 0)) empty.bales ??= h.bales;
+  if (!analysis.agreement) empty.agreement = h.agreement;
+  if (!analysis.topics) empty.topics = `${h.topics} ${h.concepts}`;
+  const index: Omit<SiteIndex, "views"> = {
     schemaVersion: REPORT_SCHEMA_VERSION,
     provenance: provenance({ study: name, sessions: sessions.length }),
     study: { name, title: config.title, description: config.description, control },
-    overview: finishOverview(
-      base.overview,
-      sessions.length,
-      parts.flatMap((p) => p.facts),
-      analysis.files,
-    ),
     speakers: base.speakers,
     conditions: base.conditions,
-    codebooks: parts.map((p) => p.info).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+    codebooks: books.map((p) => p.info).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
     sessions,
+    empty,
+    warnings: [...readWarnings, ...analysis.warnings],
+  };
+  const overview = finishOverview(
+    base.overview,
+    sessions.length,
+    books.flatMap((p) => p.facts),
+    analysis.files,
+  );
+  return { index, overview };
+}
+
+/** The whole bundle from its parts (what the page has once every view was shown); `parts` in code set order. */
+export function finishBundle(
+  name: string,
+  config: StudyConfig,
+  base: SessionShapes,
+  parts: readonly CodebookShapes[],
+  analysis: AnalysisShapes,
+  readWarnings: readonly string[],
+): ReportBundle {
+  const { index, overview } = finishIndex(name, config, base, parts.map(codebookSummary), analysisSummary(analysis), readWarnings);
+  return {
+    ...index,
+    overview,
     distributions: parts.flatMap((p) => p.distributions),
     sequenceSessions: base.sequenceSessions,
     sequences: parts.flatMap((p) => p.sequences),
     participation: base.participation,
     styles: parts.flatMap((p) => p.styles),
-    bales,
+    bales: parts.flatMap((p) => p.bales),
     compare: parts.flatMap((p) => p.compare),
     agreement: analysis.agreement,
     topics: analysis.topics,
     concepts: analysis.concepts,
-    empty,
-    warnings: [...readWarnings, ...analysis.warnings],
   };
 }
 

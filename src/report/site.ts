@@ -1,18 +1,19 @@
-import { createHash, randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
-import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { writeChunks, writeFileAtomic } from "../util/fs.js";
+import { writeFileAtomic } from "../util/fs.js";
 import { sha256 } from "../util/hash.js";
-import type { ReportBundle, SessionChunk } from "./types.js";
+import { openJsonObject, type JsonObjectWriter } from "./json-file.js";
+import { VIEW_DATA, type ReportBundle, type SessionChunk, type SiteIndex, type ViewMember } from "./types.js";
 import { webAssets } from "./webbundle.js";
 
 /** What a site writer wrote (`openSite(…).finish`, or `writeSite`). */
 export interface SiteResult {
   dir: string;
-  files: { index: string; js: string; css: string; data: string; chunks: number };
-  /** Bytes of the app (JS + CSS) and of the data bundle (main JSON + chunks). */
-  bytes: { app: number; data: number; chunks: number };
+  /** `data`: the index the page loads first; `views`: each view's data file, by view id. */
+  files: { index: string; js: string; css: string; data: string; views: Record<string, string>; chunks: number };
+  /** Bytes of the app (JS + CSS), of the index, of the views' files (`views`: the largest of them alone) and of the chunks. */
+  bytes: { app: number; data: number; views: number; largestView: number; chunks: number };
 }
 
 const hashOf = (text: string) => sha256(text).slice(0, 12);
@@ -61,8 +62,8 @@ function running(pid: number): boolean {
 
 /**
  * A temp file this writer (or writeFileAtomic for it) makes, `.<name>.<pid>.<hex>.tmp`, left by a
- * build that crashed: the data file's is as large as the bundle (~14 MB at 100,000 turns). A temp
- * of a process still running may be a build writing now, and is left alone.
+ * build that crashed: a view's can be several MB. A temp of a process still running may be a
+ * build writing now, and is left alone.
  */
 const leftover = (name: string, ours: RegExp) => {
   const match = /^\.(.+)\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name);
@@ -76,10 +77,15 @@ async function removeStale(dir: string, keep: Set<string>): Promise<void> {
   for (const name of await readdir(dir)) {
     if ((ours.test(name) && !keep.has(name)) || leftover(name, ourTemps)) await rm(join(dir, name), { force: true });
   }
-  const sessions = join(dir, "sessions");
-  const chunk = /\.[0-9a-f]{12}\.json$/;
-  for (const name of await readdir(sessions)) {
-    if ((chunk.test(name) && !keep.has(`sessions/${name}`)) || leftover(name, chunk)) await rm(join(sessions, name), { force: true });
+  const hashed = /\.[0-9a-f]{12}\.json$/;
+  const views = /^[a-z]+$/;
+  for (const [folder, temps] of [
+    ["sessions", hashed],
+    ["views", views],
+  ] as const) {
+    for (const name of await readdir(join(dir, folder))) {
+      if ((hashed.test(name) && !keep.has(`${folder}/${name}`)) || leftover(name, temps)) await rm(join(dir, folder, name), { force: true });
+    }
   }
 }
 
@@ -96,45 +102,7 @@ function whole(path: string, bytes: number): boolean {
   }
 }
 
-/**
- * Write the bundle as data.<hash>.json, one top-level member at a time (the same bytes as one
- * JSON.stringify of it, without ever holding the whole text: at 100,000 turns it is ~14 MB), to
- * a temp file renamed once its hash, and so its name, is known.
- */
-async function writeDataFile(dir: string, bundle: ReportBundle): Promise<{ name: string; bytes: number }> {
-  const temp = join(dir, `.data.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
-  const hash = createHash("sha256");
-  let bytes = 0;
-  const handle = await open(temp, "w");
-  try {
-    const put = async (chunks: readonly Uint8Array[]) => {
-      for (const chunk of chunks) {
-        hash.update(chunk);
-        bytes += chunk.length;
-      }
-      await writeChunks(handle, chunks);
-    };
-    let first = true;
-    for (const [key, value] of Object.entries(bundle)) {
-      const member = JSON.stringify(value);
-      // JSON.stringify leaves out members whose value is undefined: so does this.
-      if (member === undefined) continue;
-      await put([Buffer.from(`${first ? "{" : ","}${JSON.stringify(key)}:${member}`)]);
-      first = false;
-    }
-    await put([Buffer.from(first ? "{}" : "}")]);
-  } catch (error) {
-    await handle.close();
-    await rm(temp, { force: true });
-    throw error;
-  }
-  await handle.close();
-  const name = `data.${hash.digest("hex").slice(0, 12)}.json`;
-  await rename(temp, join(dir, name));
-  return { name, bytes };
-}
-
-/** Writes a site a piece at a time: the session chunks as they are shaped, then the bundle. */
+/** Writes a site a piece at a time: the session chunks and the views' data as they are shaped, then the index. */
 export interface SiteWriter {
   /** Write one session's chunk now (the caller can let it go); returns its file, relative to the site, and its size. */
   chunk(chunk: SessionChunk): Promise<{ file: string; bytes: number }>;
@@ -143,23 +111,32 @@ export interface SiteWriter {
    * there whole (`bytes` long); false when it is not, and the caller must write the chunk.
    */
   keep(id: string, file: string, bytes: number): Promise<boolean>;
-  /** Write the data bundle (sessions pointing at their chunks), the app and index.html; remove stale files. */
-  finish(bundle: ReportBundle): Promise<SiteResult>;
+  /**
+   * Start the data file of view `id` (its VIEW_DATA members, in that order); the view is the
+   * site's once the writer is closed.
+   */
+  view(id: keyof typeof VIEW_DATA): Promise<JsonObjectWriter>;
+  /** Write the index (sessions pointing at their chunks, views at their files), the app and index.html; remove stale files. */
+  finish(index: Omit<SiteIndex, "views">): Promise<SiteResult>;
 }
 
 /**
- * Write the static site: index.html, app.<hash>.js/css, data.<hash>.json and one hashed chunk
- * per session. Content hashes in names let any static server cache forever; index.html is
- * written last so a reader never sees an index pointing at files that are not there yet. A chunk
- * whose file already holds the same content (same hash in its name, and as many bytes) is not
- * written again.
+ * Write the static site: index.html, app.<hash>.js/css, data.<hash>.json (the index), one
+ * views/<view>.<hash>.json per view and one hashed chunk per session. Content hashes in names
+ * let any static server cache forever; index.html is written last so a reader never sees an
+ * index pointing at files that are not there yet. A chunk whose file already holds the same
+ * content (same hash in its name, and as many bytes) is not written again.
  */
 export async function openSite(dir: string): Promise<SiteWriter> {
   await mkdir(join(dir, "sessions"), { recursive: true });
+  await mkdir(join(dir, "views"), { recursive: true });
   const existing = new Set(await readdir(join(dir, "sessions")));
   const keep = new Set<string>();
   const chunkNames = new Map<string, string>();
+  const views: Record<string, string> = {};
   let chunkBytes = 0;
+  let viewBytes = 0;
+  let largestView = 0;
   return {
     async chunk(chunk) {
       const text = JSON.stringify(chunk);
@@ -180,14 +157,31 @@ export async function openSite(dir: string): Promise<SiteWriter> {
       chunkBytes += bytes;
       return true;
     },
-    async finish(bundle) {
-      const assets = await webAssets();
-      const finalBundle: ReportBundle = {
-        ...bundle,
-        sessions: bundle.sessions.map((s) => ({ ...s, chunk: chunkNames.get(s.id) ?? s.chunk })),
+    async view(id) {
+      const writer = await openJsonObject(join(dir, "views"), id);
+      return {
+        ...writer,
+        async close() {
+          const written = await writer.close();
+          views[id] = `views/${written.name}`;
+          keep.add(views[id]);
+          viewBytes += written.bytes;
+          largestView = Math.max(largestView, written.bytes);
+          return written;
+        },
       };
-      const { name: data, bytes: dataBytes } = await writeDataFile(dir, finalBundle);
-      keep.add(data);
+    },
+    async finish(index) {
+      const assets = await webAssets();
+      const data = await openJsonObject(dir, "data");
+      for (const [key, value] of Object.entries(index)) {
+        await data.member(key, key === "sessions" ? index.sessions.map((s) => ({ ...s, chunk: chunkNames.get(s.id) ?? s.chunk })) : value);
+      }
+      // In VIEW_DATA order, whatever order the build made them in.
+      const ordered = Object.fromEntries(Object.keys(VIEW_DATA).flatMap((id) => (views[id] === undefined ? [] : [[id, views[id]]])));
+      await data.member("views", ordered);
+      const { name: dataName, bytes: dataBytes } = await data.close();
+      keep.add(dataName);
       const js = `app.${hashOf(assets.js)}.js`;
       const css = `app.${hashOf(assets.css)}.css`;
       for (const [name, text] of [
@@ -198,21 +192,40 @@ export async function openSite(dir: string): Promise<SiteWriter> {
         // Named by their hash: one there whole from an earlier build is the same file.
         if (!whole(join(dir, name), Buffer.byteLength(text))) await writeFileAtomic(join(dir, name), text);
       }
-      const title = `${bundle.study.title ?? bundle.study.name} · Colloquy`;
-      await writeFileAtomic(join(dir, "index.html"), indexHtml(title, js, css, data));
+      const title = `${index.study.title ?? index.study.name} · Colloquy`;
+      await writeFileAtomic(join(dir, "index.html"), indexHtml(title, js, css, dataName));
       await removeStale(dir, keep);
       return {
         dir,
-        files: { index: "index.html", js, css, data, chunks: chunkNames.size },
-        bytes: { app: Buffer.byteLength(assets.js) + Buffer.byteLength(assets.css), data: dataBytes, chunks: chunkBytes },
+        files: { index: "index.html", js, css, data: dataName, views: ordered, chunks: chunkNames.size },
+        bytes: { app: Buffer.byteLength(assets.js) + Buffer.byteLength(assets.css), data: dataBytes, views: viewBytes, largestView, chunks: chunkBytes },
       };
     },
   };
 }
 
-/** Write the whole site from a bundle and its chunks held in memory. */
+const isViewMember = (key: string): key is ViewMember => Object.values(VIEW_DATA).some((members) => (members as readonly string[]).includes(key));
+
+/** Write the whole site from a bundle and its chunks held in memory: each view's members to its file, the rest to the index. */
 export async function writeSite(dir: string, bundle: ReportBundle, chunks: SessionChunk[]): Promise<SiteResult> {
   const site = await openSite(dir);
   for (const chunk of chunks) await site.chunk(chunk);
-  return site.finish(bundle);
+  for (const [id, members] of Object.entries(VIEW_DATA) as [keyof typeof VIEW_DATA, readonly ViewMember[]][]) {
+    const view = await site.view(id);
+    for (const member of members) await view.member(member, bundle[member]);
+    await view.close();
+  }
+  const index = Object.fromEntries(Object.entries(bundle).filter(([key]) => !isViewMember(key)));
+  return site.finish(index as Omit<SiteIndex, "views">);
+}
+
+/** A built site's data put together again (the index and every view's file, `views` aside): what the page has once every view was shown. */
+export async function readSiteBundle(dir: string): Promise<ReportBundle> {
+  const html = await readFile(join(dir, "index.html"), "utf8");
+  const data = /<meta name="colloquy-data" content="([^"]+)">/.exec(html)?.[1];
+  if (!data) throw new Error(`${join(dir, "index.html")}: no colloquy-data meta tag`);
+  const { views, ...index } = JSON.parse(await readFile(join(dir, data), "utf8")) as SiteIndex;
+  const bundle: Record<string, unknown> = { ...index };
+  for (const file of Object.values(views)) Object.assign(bundle, JSON.parse(await readFile(join(dir, file), "utf8")));
+  return bundle as unknown as ReportBundle;
 }

@@ -2,14 +2,36 @@
  * The dashboard's data bundle: everything the static site draws, shaped in Node at build time
  * (where it is unit-tested) so the charts in web/ only map data to marks.
  *
- * The site loads `data.<hash>.json` (this `ReportBundle`) at start and one `SessionChunk`
- * per session on demand (timeline, transcript, hover texts), so a 100,000-turn study opens fast.
- * Shared by src/report (writer) and web/ (reader): types only, no runtime code.
+ * The site splits it by view (issue 40): the page loads `data.<hash>.json` (the `SiteIndex`:
+ * what every view shares) at start, each view's members (`VIEW_DATA`) from
+ * `views/<view>.<hash>.json` when that view is first shown, and one `SessionChunk` per session on
+ * demand (timeline, transcript, hover texts). Shared by src/report (writer) and web/ (reader):
+ * types and these two constants only.
  */
 
 import type { RatingSummary } from "../analysis/shared/scales.js";
 
-export const REPORT_SCHEMA_VERSION = 1;
+export const REPORT_SCHEMA_VERSION = 2;
+
+/**
+ * The bundle's members each view draws alone, written to that view's file in this order; every
+ * other member is in the index. A view not listed (the timeline) draws from the index and the
+ * session chunks only.
+ */
+export const VIEW_DATA = {
+  overview: ["overview"],
+  who: ["distributions"],
+  compare: ["compare"],
+  sequences: ["sequenceSessions", "sequences"],
+  agreement: ["agreement"],
+  style: ["styles"],
+  topics: ["topics", "concepts"],
+  participation: ["participation"],
+  bales: ["bales"],
+} as const satisfies Record<string, readonly (keyof ReportBundle)[]>;
+
+/** A member of the bundle that lives in a view's file. */
+export type ViewMember = (typeof VIEW_DATA)[keyof typeof VIEW_DATA][number];
 
 /** Counts per code id (or scale value) — plain object so it survives JSON. */
 export type Counts = Record<string, number>;
@@ -269,6 +291,12 @@ export interface ReportBundle {
   /** Problems met while reading analysis files (shown on the overview, never fatal). */
   warnings: string[];
 }
+
+/** The file the page loads first (`data.<hash>.json`): the members every view shares, and where each view's file is. */
+export type SiteIndex = Omit<ReportBundle, ViewMember> & {
+  /** View id -> its data file (`views/<view>.<hash>.json`), relative to the site root. */
+  views: Record<string, string>;
+};
 
 /** One session's turns and code badges, loaded on demand by the timeline/transcript and hovers. */
 export interface SessionChunk {

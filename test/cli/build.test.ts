@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
 import { runCli } from "../support/cli.js";
 import { siteIsStale } from "../../src/report/build.js";
+import { VIEW_DATA, type SiteIndex } from "../../src/report/types.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -32,9 +33,21 @@ describe("colloquy build", () => {
     expect(index).toContain(`content="${data}"`);
     expect(index).not.toMatch(/<script>[^<]/); // no inline script
     expect(index).not.toMatch(/https?:\/\//); // no CDN
-    const bundle = JSON.parse(await readFile(join(dir, "site", data!), "utf8"));
-    expect(bundle.provenance.tool).toBe("colloquy");
-    for (const s of bundle.sessions) expect((await stat(join(dir, "site", s.chunk))).isFile()).toBe(true);
+    const siteIndex = JSON.parse(await readFile(join(dir, "site", data!), "utf8")) as SiteIndex;
+    expect(siteIndex.provenance.tool).toBe("colloquy");
+    for (const s of siteIndex.sessions) expect((await stat(join(dir, "site", s.chunk))).isFile()).toBe(true);
+    // One data file per view that has members of its own, each named in the index; the index holds none of them.
+    expect(Object.keys(siteIndex.views).sort()).toEqual(Object.keys(VIEW_DATA).sort());
+    expect((await readdir(join(dir, "site", "views"))).sort()).toEqual(
+      Object.values(siteIndex.views)
+        .map((f) => f.slice("views/".length))
+        .sort(),
+    );
+    for (const [view, file] of Object.entries(siteIndex.views)) {
+      const members = Object.keys(JSON.parse(await readFile(join(dir, "site", file), "utf8")));
+      expect(members, view).toEqual(VIEW_DATA[view as keyof typeof VIEW_DATA]);
+      for (const member of members) expect(siteIndex, member).not.toHaveProperty(member);
+    }
     // d3 is inside the app bundle.
     expect((await stat(join(dir, "site", js!))).size).toBeGreaterThan(60_000);
     expect(await siteIsStale(dir)).toBe(false);
@@ -44,6 +57,7 @@ describe("colloquy build", () => {
     await runCli(["build", dir]);
     const files = (await readdir(join(dir, "site"))).filter((f) => f.startsWith("data."));
     expect(files).toHaveLength(1);
+    expect(await readdir(join(dir, "site", "views"))).toHaveLength(Object.keys(VIEW_DATA).length);
     const out = join(dir, "elsewhere");
     const run = await runCli(["build", dir, "--out", out]);
     expect(run.code).toBe(0);

@@ -42,14 +42,15 @@ async function filesOf(dir: string): Promise<string[]> {
 /**
  * A file's name or text with what differs between two runs of the same input masked: times, the
  * study's folder, a record's coding time (left out when 0 ms), the hashed names of the site's
- * files (its app is bundled now from web/ by the modules, taken from dist/web/ by the bundle).
+ * files (its app is bundled now from web/ by the modules, taken from dist/web/ by the bundle; the
+ * overview view's file holds the analysis files' times).
  */
 const masked = (text: string, study: string) =>
   text
     .replaceAll(study, "<study>")
     .replaceAll(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>")
     .replaceAll(/,"ms":\d+/g, "")
-    .replaceAll(/(data|app)\.[0-9a-f]{12}\.(json|js|css)/g, "$1.<hash>.$2")
+    .replaceAll(/(data|app|views\/[a-z]+)\.[0-9a-f]{12}\.(json|js|css)/g, "$1.<hash>.$2")
     .replaceAll(/"(study|name)": ?"(bundled|modules)"/g, '"$1":"<name>"');
 
 describe("the bundled CLI", () => {

@@ -46,8 +46,13 @@ async function outputs(dir: string): Promise<Record<string, string>> {
       .replace(/"createdAt": ?"[^"]*"/g, '"createdAt":"<time>"')
       .replace(/"importedAt": ?"[^"]*"/g, '"importedAt":"<time>"');
   for (const name of (await readdir(join(dir, "analysis"))).sort()) out[`analysis/${name}`] = mask(await readFile(join(dir, "analysis", name), "utf8"));
-  const data = (await readdir(join(dir, "site"))).find((n) => n.startsWith("data."));
-  if (data) out["site/data"] = mask(await readFile(join(dir, "site", data), "utf8"));
+  const index = (await readdir(join(dir, "site"))).find((n) => n.startsWith("data."));
+  if (index) {
+    // The index names each view's file by its hash, which a masked time in it changes: each view is compared by its id.
+    out["site/data"] = mask(await readFile(join(dir, "site", index), "utf8")).replace(/(views\/[a-z]+)\.[0-9a-f]{12}\.json/g, "$1.json");
+    for (const name of await readdir(join(dir, "site", "views")))
+      out[`site/views/${name.split(".")[0]}`] = mask(await readFile(join(dir, "site", "views", name), "utf8"));
+  }
   return out;
 }
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
 import { loadStudyData } from "../../src/report/load.js";
 import { assembleReport } from "../../src/report/bundle.js";
-import { writeSite } from "../../src/report/site.js";
+import { readSiteBundle, writeSite } from "../../src/report/site.js";
 import { buildSite } from "../../src/report/build.js";
 import { openStudy, silentEffects } from "../../src/stages/context.js";
 import { runBuild } from "../../src/stages/build.js";
@@ -30,11 +30,9 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The data bundle of a built site, without its creation time (the one field meant to differ). */
+/** The data of a built site (index and views), without its creation time (the one field meant to differ). */
 async function bundleOf(site: string): Promise<ReportBundle> {
-  const index = await readFile(join(site, "index.html"), "utf8");
-  const name = /name="colloquy-data" content="([^"]+)"/.exec(index)![1];
-  const bundle = JSON.parse(await readFile(join(site, name), "utf8")) as ReportBundle;
+  const bundle = await readSiteBundle(site);
   delete (bundle.provenance as { createdAt?: string }).createdAt;
   return bundle;
 }
@@ -92,8 +90,12 @@ describe("the streaming, incremental build", () => {
     const whole = await writeSite(join(dir, "whole"), { ...bundle, sessions: built.sessions }, []);
     const wholeText = await readFile(join(dir, "whole", whole.files.data), "utf8");
     // The creation time of the bundle itself (assembleReport's was taken out above).
-    const noTime = (text: string) => text.replace(/^(\{"schemaVersion":1,"provenance":\{"tool":"colloquy","version":"[^"]*",)"createdAt":"[^"]*",/, "$1");
+    const noTime = (text: string) => text.replace(/^(\{"schemaVersion":2,"provenance":\{"tool":"colloquy","version":"[^"]*",)"createdAt":"[^"]*",/, "$1");
     expect(noTime(written)).toBe(noTime(wholeText));
+    // Each view's file, written as its data was made, holds the bytes of its members written whole (its name is their hash).
+    expect(result.files.views).toEqual(whole.files.views);
+    for (const file of Object.values(result.files.views))
+      expect(await readFile(join(dir, "streamed", file), "utf8"), file).toBe(await readFile(join(dir, "whole", file), "utf8"));
   });
 
   it("the build run alone (code files read and let go) and in the pipeline (the context's records) make the same site", async () => {

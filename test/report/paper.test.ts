@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { parseTable } from "../../src/util/csv.js";
 import { plainLabel } from "../../src/report/glossary.js";
 import { runCli } from "../support/cli.js";
+import { readSiteBundle } from "../../src/report/site.js";
 
 const demo = join(import.meta.dirname, "../../fixtures/demo-study");
 let dir = "";
@@ -202,11 +203,10 @@ describe("colloquy report", () => {
 
   it("the dashboard's comparison shows the same design and each test's APA line and caveat", async () => {
     const site = join(dir, "site");
-    const data = (await readdir(site)).find((f) => /^data\..*\.json$/.test(f))!;
-    const bundle = JSON.parse(await readFile(join(site, data), "utf8"));
-    const set = bundle.compare.find((c: { coder: string }) => c.coder === "rules");
+    const bundle = await readSiteBundle(site);
+    const set = bundle.compare.find((c: { coder: string }) => c.coder === "rules")!;
     expect(set.design).toMatch(/^within-subject, unit: participant \(paired by participant id\); declared \(colloquy\.json compare\)/);
-    const chi = set.tests.find((t: { label: string }) => t.label === "across conditions");
+    const chi = set.tests.find((t: { label: string }) => t.label === "across conditions")!;
     expect(chi.apa).toMatch(/^χ²\(20, N = 372\)/);
     expect(chi.note).toMatch(/expected counts below 5/);
   });

@@ -243,6 +243,33 @@ describe("dashboard in Chromium (fixture study with known numbers)", () => {
     expect(errors).toEqual([]);
   });
 
+  it("loads the index first and a view's own data file only when that view is shown, once", async () => {
+    const fetched: string[] = [];
+    const listen = (request: { url(): string }) => {
+      const path = new URL(request.url()).pathname;
+      if (path.endsWith(".json")) fetched.push(path.replace(/\.[0-9a-f]{12}\.json$/, ""));
+    };
+    // A fresh page load: the tests before left the page on this site, where a hash change fetches nothing.
+    await page.goto("about:blank");
+    page.on("request", listen);
+    try {
+      await openView(page, server.url, "overview");
+      expect(fetched).toEqual(["/data", "/views/overview"]);
+      fetched.length = 0;
+      // Another view fetches its file (the timeline has none: it draws from the index and a session's chunk).
+      await page.evaluate(() => (location.hash = "#/who"));
+      await page.waitForSelector('main[data-view="who"][data-ready="true"]');
+      await page.evaluate(() => (location.hash = "#/timeline"));
+      await page.waitForSelector('main[data-view="timeline"][data-ready="true"]');
+      await page.evaluate(() => (location.hash = "#/who"));
+      await page.waitForSelector('main[data-view="who"][data-ready="true"]');
+      expect(fetched.filter((f) => !f.startsWith("/sessions/"))).toEqual(["/views/who"]);
+    } finally {
+      page.off("request", listen);
+    }
+    expect(errors).toEqual([]);
+  });
+
   it("views without data show an empty state naming the command that fills them", async () => {
     const bare = await mkdtemp(join(tmpdir(), "colloquy-dash-bare-"));
     try {

@@ -1,10 +1,16 @@
-import type { CodebookInfo, ReportBundle, SessionChunk } from "../../src/report/types.js";
+import { VIEW_DATA, type CodebookInfo, type ReportBundle, type SessionChunk, type SiteIndex } from "../../src/report/types.js";
 import { codeColour, conditionColour, speakerStyle, type SeriesStyle } from "./palette.js";
 import { select } from "./dom.js";
 
-/** What every view gets: the bundle, colour maps, and the on-demand session loader. */
+/** What every view gets: the bundle, colour maps, and the on-demand loaders of views' data and sessions. */
 export interface ViewContext {
+  /**
+   * The index's members, and each view's (VIEW_DATA) once `loadView` fetched its file: a view
+   * reads its own members, filled before it renders (web/main.ts).
+   */
   bundle: ReportBundle;
+  /** Fetch view `id`'s data file (once) into `bundle`; resolves at once for a view without one. */
+  loadView: (id: string) => Promise<void>;
   speakerColour: (key: string) => string;
   /** Colour plus, past the eighth speaker, a dash pattern and marker shape (charts with many speakers). */
   speakerStyle: (key: string) => SeriesStyle;
@@ -18,7 +24,18 @@ export interface ViewContext {
   prefs: Map<string, string>;
 }
 
-export function createContext(bundle: ReportBundle, base: URL): ViewContext {
+/** Fetch a file of the site as JSON, or throw naming it. */
+async function fetchJson<T>(file: string, base: URL): Promise<T> {
+  const response = await fetch(new URL(file, base));
+  if (!response.ok) throw new Error(`${file}: HTTP ${response.status}`);
+  return (await response.json()) as T;
+}
+
+export function createContext(index: SiteIndex, base: URL): ViewContext {
+  const { views, ...shared } = index;
+  // Until its view is loaded, a view's members are missing: only that view reads them.
+  const bundle = shared as ReportBundle;
+  const loaded = new Map<string, Promise<void>>();
   const chunks = new Map<string, SessionChunk>();
   const pending = new Map<string, Promise<SessionChunk>>();
   const colours = new Map<string, (code: string) => string>();
@@ -29,6 +46,16 @@ export function createContext(bundle: ReportBundle, base: URL): ViewContext {
   const style = speakerStyle(bundle);
   return {
     bundle,
+    loadView: (id) => {
+      let p = loaded.get(id);
+      if (!p) {
+        const file = id in VIEW_DATA ? views[id] : undefined;
+        p = file === undefined ? Promise.resolve() : fetchJson<Partial<ReportBundle>>(file, base).then((data) => void Object.assign(bundle, data));
+        loaded.set(id, p);
+        p.catch(() => loaded.delete(id));
+      }
+      return p;
+    },
     speakerColour: (key) => style(key).colour,
     speakerStyle: style,
     conditionColour: conditionColour(bundle),
@@ -46,9 +73,7 @@ export function createContext(bundle: ReportBundle, base: URL): ViewContext {
       if (!p) {
         const summary = summaries.get(id);
         if (!summary) return Promise.reject(new Error(`unknown session ${id}`));
-        p = fetch(new URL(summary.chunk, base)).then(async (r) => {
-          if (!r.ok) throw new Error(`${summary.chunk}: HTTP ${r.status}`);
-          const chunk = (await r.json()) as SessionChunk;
+        p = fetchJson<SessionChunk>(summary.chunk, base).then((chunk) => {
           chunks.set(id, chunk);
           return chunk;
         });
