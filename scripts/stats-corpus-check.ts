@@ -18,8 +18,7 @@ import { pairedTTest } from "../src/analysis/inference/ttest.js";
 import { wilcoxonSignedRank } from "../src/analysis/inference/wilcoxon.js";
 import { fleissKappa } from "../src/analysis/reliability/fleiss.js";
 import { cohenKappa } from "../src/analysis/reliability/kappa.js";
-import { krippendorffAlpha } from "../src/analysis/reliability/krippendorff.js";
-import type { MeasurementLevel } from "../src/analysis/reliability/values.js";
+import { krippendorffAlpha, type MeasurementLevel } from "../src/analysis/reliability/krippendorff.js";
 
 type Pair = { x: number[]; y: number[] };
 interface Vectors {
