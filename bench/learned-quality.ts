@@ -38,7 +38,7 @@ import { decide, headScores, predictLearned, trainLearnedModel, type ModelSettin
 import { agreementOf } from "../src/coding/learned/validate.js";
 import type { CodeRecord } from "../src/coding/records.js";
 import { codeTurnWithRules } from "../src/coding/rules/index.js";
-import { DEFAULT_STRATEGY, STRATEGIES, uncertainSample } from "../src/coding/active-learning.js";
+import { DEFAULT_UNCERTAIN_ORDER, uncertainSample, type UncertainOrder } from "../src/coding/active-learning.js";
 import { codeableTurns } from "../src/coding/sample.js";
 import { openStudy } from "../src/stages/context.js";
 import type { Session } from "../src/transcript/schema.js";
@@ -93,7 +93,7 @@ function calibrationRow(label: string, examples: ReturnType<typeof heldOut>["exa
 const SIMULATION: ModelSettings = { c: 3, context: true, balanced: true };
 
 /** Random sampling, or uncertainty sampling taking candidates in one of sample.ts's orders. */
-type Strategy = string;
+type Strategy = "random" | UncertainOrder;
 
 /** Kappa on `test` after hand-coding turns of `pool` chosen by `strategy`, at each size of `checkpoints`. */
 function simulate(corpus: Corpus, pool: readonly CodeRecord[], test: readonly CodeRecord[], strategy: Strategy, seed: number, checkpoints: number[]) {
@@ -132,7 +132,7 @@ function simulate(corpus: Corpus, pool: readonly CodeRecord[], test: readonly Co
         }),
       );
       const n = Math.min(BATCH, Math.max(...checkpoints) - coded.size);
-      for (const u of uncertainSample(poolUnits, n, doubt, coded, seed, STRATEGIES[strategy]).units) coded.add(`${u.session.id}\u0000${u.turn.id}`);
+      for (const u of uncertainSample(poolUnits, n, doubt, coded, seed, strategy).units) coded.add(`${u.session.id}\u0000${u.turn.id}`);
     }
     if (checkpoints.includes(coded.size)) {
       const model = train();
@@ -188,8 +188,8 @@ function activeLearning(corpus: Corpus, splits: Corpus["splits"], strategies: re
 function heldOutActiveLearning(corpus: Corpus) {
   const inSplit = (ids: Set<string>) => corpus.gold.filter((r) => ids.has(r.session));
   const checkpoints = [50, 100, 150].filter((c) => c <= Math.min(...corpus.splits.map((s) => inSplit(s.train).length)));
-  const al = activeLearning(corpus, corpus.splits.slice(corpus.splits.length > 1 ? 1 : 0), [DEFAULT_STRATEGY.name, "random"], checkpoints);
-  return { al100: al.curves.get(DEFAULT_STRATEGY.name)!.get(100) ?? [], random150: al.curves.get("random")!.get(150) ?? [] };
+  const al = activeLearning(corpus, corpus.splits.slice(corpus.splits.length > 1 ? 1 : 0), [DEFAULT_UNCERTAIN_ORDER, "random"], checkpoints);
+  return { al100: al.curves.get(DEFAULT_UNCERTAIN_ORDER)!.get(100) ?? [], random150: al.curves.get("random")!.get(150) ?? [] };
 }
 
 function evaluate(corpus: Corpus, bars: Record<string, string>): void {
@@ -377,7 +377,7 @@ try {
   if (process.argv.includes("--tune")) {
     const corpus = await tuningCorpus();
     console.log(`=== ${corpus.name}: ${corpus.gold.length} human-coded turns in ${corpus.sessions.length} sessions ===`);
-    activeLearning(corpus, corpus.splits, ["random", ...(only ?? Object.keys(STRATEGIES).join(",")).split(",")], [50, 100, 150]);
+    activeLearning(corpus, corpus.splits, ["random", "least-sure", "per-code"], [50, 100, 150]);
   } else {
     if (only === undefined || only === "chatcollab") {
       if (chatcollabPresent()) {

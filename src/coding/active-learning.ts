@@ -1,7 +1,13 @@
-import { fitIdf, turnTerms, vectorise, type SparseVector } from "./learned/features.js";
-import type { CodeableTurn, DrawnSample } from "./sample.js";
 import { turnFingerprint } from "../transcript/fingerprint.js";
-import { mulberry32, shuffleInPlace } from "../util/random.js";
+import { mulberry32 } from "../util/random.js";
+import type { CodeableTurn, DrawnSample } from "./sample.js";
+
+/**
+ * Active learning: which turns to hand-code next so that each hour of hand-coding teaches the
+ * learned coder most (`colloquy sample --strategy uncertain`). bench/learned-quality.ts simulates
+ * this same function (`--tune` compares the orders on our tuning data, `--active-learning` reports
+ * the chosen one on ChatCollab and on our corpus's held-out part; docs/learned-coder.md).
+ */
 
 /** How sure a machine coder is of one turn (its margin or confidence: lower is less sure), and what it predicted. */
 export interface Doubt {
@@ -9,136 +15,78 @@ export interface Doubt {
   code?: string;
 }
 
-/** EXPLORATION: knobs of the strategy. */
-export interface UncertainStrategy {
-  name: string;
-  order: "least-sure" | "per-code";
-  /** Random picks until this many turns are hand-coded. */
-  warmup: number;
-  /** Doubt x density^density (density: cosine similarity to the pool's centroid). */
-  density: number;
-  /** Doubt x (1 - similarity to the nearest turn already chosen or hand-coded). */
-  diversity: boolean;
-  /** Share of each batch drawn at random. */
-  random: number;
-}
+/**
+ * The order candidates are taken in:
+ *  - "least-sure": least sure first (classic uncertainty sampling, Lewis & Gale 1994);
+ *  - "per-code": the least sure turn of each predicted code, then the second of each, and so on,
+ *    so the turns the coder thinks are rare categories are asked about as often as common ones
+ *    (class-balanced uncertainty sampling).
+ * Also tried on the tuning data, and worse than "per-code" (commit f22b559, docs/learned-coder.md):
+ * doubt weighted by similarity to the pool, diversity within a batch, a random warm-up of 50 turns
+ * and 30% random picks.
+ */
+export type UncertainOrder = "least-sure" | "per-code";
 
-export const STRATEGIES: Record<string, UncertainStrategy> = {
-  "least-sure": { name: "least-sure", order: "least-sure", warmup: 0, density: 0, diversity: false, random: 0 },
-  "per-code": { name: "per-code", order: "per-code", warmup: 0, density: 0, diversity: false, random: 0 },
-  density: { name: "density", order: "least-sure", warmup: 0, density: 1, diversity: false, random: 0 },
-  "per-code-density": { name: "per-code-density", order: "per-code", warmup: 0, density: 1, diversity: false, random: 0 },
-  diverse: { name: "diverse", order: "least-sure", warmup: 0, density: 0, diversity: true, random: 0 },
-  "density-diverse": { name: "density-diverse", order: "least-sure", warmup: 0, density: 1, diversity: true, random: 0 },
-  warmup50: { name: "warmup50", order: "per-code", warmup: 50, density: 0, diversity: false, random: 0 },
-  epsilon: { name: "epsilon", order: "per-code", warmup: 0, density: 0, diversity: false, random: 0.3 },
-};
-
-export const DEFAULT_STRATEGY = STRATEGIES["per-code"];
+/** The order `colloquy sample --strategy uncertain` uses: the best on our tuning data at 100 and 150 turns. */
+export const DEFAULT_UNCERTAIN_ORDER: UncertainOrder = "per-code";
 
 const keyOf = (u: CodeableTurn) => `${u.session.id}\u0000${u.turn.id}`;
 
-/** Sparse dot product of two vectors with sorted indexes. */
-function dot(a: SparseVector, b: SparseVector): number {
-  let s = 0;
-  for (let i = 0, j = 0; i < a.index.length && j < b.index.length;) {
-    if (a.index[i] === b.index[j]) s += a.value[i++] * b.value[j++];
-    else if (a.index[i] < b.index[j]) i++;
-    else j++;
-  }
-  return s;
-}
-
+/**
+ * `n` turns nobody has coded by hand that a machine coder is least sure about, taken in `order`,
+ * spread across sessions. `doubt` maps "session\u0000turn" to how sure the coder is (the learned
+ * coder's margin between its two likeliest codes, or its confidence) and its code. A session gets
+ * at most its share (n / sessions with candidates, rounded up) until every session has had its
+ * share, so one unusual conversation does not fill the sample. Ties are broken in a seeded order,
+ * so a sample is reproducible. Turns the coder has not coded are not candidates (code them
+ * first), turns in `handCoded` neither.
+ */
 export function uncertainSample(
   units: readonly CodeableTurn[],
   n: number,
   doubt: ReadonlyMap<string, Doubt>,
   handCoded: ReadonlySet<string>,
   seed: number,
-  strategy: UncertainStrategy = DEFAULT_STRATEGY,
+  order: UncertainOrder = DEFAULT_UNCERTAIN_ORDER,
 ): DrawnSample {
   const random = mulberry32(seed);
-  const candidates = units.map((u) => ({ u, key: keyOf(u), tie: random(), score: 0 })).filter((c) => doubt.has(c.key) && !handCoded.has(c.key));
-  const take = Math.min(n, candidates.length);
-  let chosen: typeof candidates = [];
-  const coded = units.filter((u) => handCoded.has(keyOf(u)));
-  const warm = Math.min(take, Math.max(0, strategy.warmup - coded.length));
-  const randomShare = warm + Math.round((take - warm) * strategy.random);
-  if (randomShare > 0)
-    chosen = shuffleInPlace(
-      [...candidates].sort((a, b) => a.tie - b.tie),
-      mulberry32(seed + 7),
-    ).slice(0, randomShare);
-  const rest = candidates.filter((c) => !chosen.includes(c));
-  const needVectors = strategy.density > 0 || strategy.diversity;
-  const vectors = new Map<string, SparseVector>();
-  if (needVectors) {
-    const terms = units.map((u) => turnTerms(u.session, u.position));
-    const idf = fitIdf(terms);
-    units.forEach((u, i) => vectors.set(keyOf(u), vectorise(terms[i], idf, false)));
-  }
-  for (const c of rest) c.score = 1 - doubt.get(c.key)!.sure;
-  if (strategy.density > 0) {
-    const centroid = new Map<number, number>();
-    for (const c of candidates) {
-      const v = vectors.get(c.key)!;
-      v.index.forEach((ix, i) => centroid.set(ix, (centroid.get(ix) ?? 0) + v.value[i] / candidates.length));
-    }
-    for (const c of rest) {
-      const v = vectors.get(c.key)!;
-      let d = 0;
-      v.index.forEach((ix, i) => (d += v.value[i] * (centroid.get(ix) ?? 0)));
-      c.score *= Math.max(0, d) ** strategy.density;
-    }
-  }
-  let ranked = [...rest].sort((a, b) => b.score - a.score || a.tie - b.tie);
-  if (strategy.order === "per-code") {
+  const bySureness = units
+    .map((u) => ({ u, key: keyOf(u), tie: random() }))
+    .filter((c) => doubt.has(c.key) && !handCoded.has(c.key))
+    .sort((a, b) => doubt.get(a.key)!.sure - doubt.get(b.key)!.sure || a.tie - b.tie);
+  let candidates = bySureness;
+  if (order === "per-code") {
+    // Rank within its predicted code; a stable sort keeps the least-sure order among equal ranks.
     const seen = new Map<string, number>();
-    const rank = new Map<(typeof ranked)[number], number>();
-    for (const c of ranked) {
-      const code = doubt.get(c.key)!.code ?? "";
-      rank.set(c, seen.get(code) ?? 0);
-      seen.set(code, (seen.get(code) ?? 0) + 1);
-    }
-    ranked = ranked.sort((a, b) => rank.get(a)! - rank.get(b)!);
+    const rank = new Map(
+      bySureness.map((c) => {
+        const code = doubt.get(c.key)!.code ?? "";
+        seen.set(code, (seen.get(code) ?? 0) + 1);
+        return [c, seen.get(code)!];
+      }),
+    );
+    candidates = [...bySureness].sort((a, b) => rank.get(a)! - rank.get(b)!);
   }
-  // Spread: a session gets at most its share (n / sessions with candidates, rounded up) until all have had theirs.
   const sessions = new Set(candidates.map((c) => c.u.session.id)).size;
   const taken = new Map<string, number>();
-  for (const c of chosen) taken.set(c.u.session.id, (taken.get(c.u.session.id) ?? 0) + 1);
-  let share = Math.ceil(take / Math.max(1, sessions));
-  const fits = (c: (typeof ranked)[number]) => (taken.get(c.u.session.id) ?? 0) < share;
-  const pool = strategy.diversity ? ranked.slice(0, 10 * take) : ranked;
-  const near = new Map(pool.map((c) => [c, 0]));
-  const normSq = (v: SparseVector) => v.value.reduce((a, x) => a + x * x, 0);
-  const sim = (a: SparseVector, b: SparseVector) => dot(a, b) / Math.sqrt(normSq(a) * normSq(b) || 1);
-  const update = (v: SparseVector) => {
-    for (const c of pool) near.set(c, Math.max(near.get(c)!, sim(v, vectors.get(c.key)!)));
-  };
-  if (strategy.diversity) for (const k of [...coded.map(keyOf), ...chosen.map((c) => c.key)]) update(vectors.get(k)!);
-  while (chosen.length < take && pool.length > 0) {
-    let best = -1;
-    for (let i = 0; i < pool.length; i++) {
-      if (!fits(pool[i])) continue;
-      if (!strategy.diversity) {
-        best = i;
-        break;
-      }
-      if (best < 0 || pool[i].score * (1 - near.get(pool[i])!) > pool[best].score * (1 - near.get(pool[best])!)) best = i;
+  const chosen = new Set<CodeableTurn>();
+  for (let share = Math.ceil(n / Math.max(1, sessions)); chosen.size < Math.min(n, candidates.length); share++) {
+    for (const c of candidates) {
+      if (chosen.size >= n) break;
+      const id = c.u.session.id;
+      if (chosen.has(c.u) || (taken.get(id) ?? 0) >= share) continue;
+      chosen.add(c.u);
+      taken.set(id, (taken.get(id) ?? 0) + 1);
     }
-    if (best < 0) {
-      share++;
-      continue;
-    }
-    const [c] = pool.splice(best, 1);
-    chosen.push(c);
-    taken.set(c.u.session.id, (taken.get(c.u.session.id) ?? 0) + 1);
-    if (strategy.diversity) update(vectors.get(c.key)!);
   }
-  const set = new Set(chosen.map((c) => c.u));
   const stratum = (u: CodeableTurn) => `doubt=${doubt.get(keyOf(u))!.sure}`;
   return {
-    units: units.filter((u) => set.has(u)).map((u) => ({ ...u, stratum: stratum(u), fingerprint: turnFingerprint(u.turn) })),
-    strata: [{ key: strategy.name, population: candidates.length, sample: set.size }],
+    units: units.filter((u) => chosen.has(u)).map((u) => ({ ...u, stratum: stratum(u), fingerprint: turnFingerprint(u.turn) })),
+    strata: [{ key: `${ORDER_NAMES[order]}, spread across sessions`, population: candidates.length, sample: chosen.size }],
   };
 }
+
+const ORDER_NAMES: Record<UncertainOrder, string> = {
+  "least-sure": "least certain",
+  "per-code": "least certain per predicted code",
+};

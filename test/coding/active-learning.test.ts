@@ -54,4 +54,26 @@ describe("uncertainSample: colloquy sample --strategy uncertain", () => {
       expect(partial.has(k)).toBe(true);
     }
   });
+
+  it("least-sure takes the smallest margins, per-code the least sure of each predicted code in turn", () => {
+    const one = units.filter((u) => u.session.id === "a");
+    const ids = (order: "least-sure" | "per-code", n: number, handCoded = new Set<string>()) =>
+      uncertainSample(one, n, doubt, handCoded, 1, order).units.map((u) => u.turn.id);
+    expect(ids("least-sure", 3)).toEqual(["t0", "t1", "t2"]);
+    expect(ids("least-sure", 3, new Set(["a\u0000t1"]))).toEqual(["t0", "t2", "t3"]);
+    // Margins 0.00-0.09 over the turns; "gives-opinion" on even turns, "agrees" on odd ones. With
+    // predicted codes skewed to one category, per-code still asks about the other one.
+    const skewed = new Map([...doubt].map(([k, d]) => [k, { ...d, code: k.endsWith("t9") ? "agrees" : "gives-opinion" }]));
+    expect(uncertainSample(one, 2, skewed, new Set(), 1, "per-code").units.map((u) => u.turn.id)).toEqual(["t0", "t9"]);
+    expect(uncertainSample(one, 2, skewed, new Set(), 1, "least-sure").units.map((u) => u.turn.id)).toEqual(["t0", "t1"]);
+  });
+
+  it("breaks ties in a seeded order: the same seed gives the same turns, another seed others", () => {
+    const flat = new Map([...doubt].map(([k]) => [k, { sure: 0.5, code: "agrees" }]));
+    const pick = (seed: number) => uncertainSample(units, 6, flat, new Set(), seed).units.map((u) => `${u.session.id}\u0000${u.turn.id}`);
+    expect(pick(1)).toEqual(pick(1));
+    expect(pick(2)).not.toEqual(pick(1));
+    // Still spread: two per session.
+    expect(new Set(pick(2).map((k) => k.split("\u0000")[0])).size).toBe(3);
+  });
 });
