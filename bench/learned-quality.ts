@@ -23,8 +23,10 @@
  *   - the rules coder's kappa on every turn.
  * Run: nice npx tsx bench/learned-quality.ts [--seeds 5] [--orders 2] [--draws 5] [--only chatcollab|own]   (many minutes on a busy machine)
  *      nice npx tsx bench/learned-quality.ts --tune [--seeds 5]: the active-learning orders of
- *      src/coding/sample.ts compared on our tuning data only (tuningCorpus), where the order
- *      `colloquy sample --strategy uncertain` uses was chosen.
+ *      src/coding/active-learning.ts compared on our tuning data only (tuningCorpus), where the
+ *      order `colloquy sample --strategy uncertain` uses was chosen.
+ *      --active-learning: only the simulation of that order against random sampling (with --only);
+ *      --batch 10: turns hand-coded between two retrainings in every simulation.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
