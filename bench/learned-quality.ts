@@ -23,8 +23,10 @@
  *   - the rules coder's kappa on every turn.
  * Run: nice npx tsx bench/learned-quality.ts [--seeds 5] [--orders 2] [--draws 5] [--only chatcollab|own]   (many minutes on a busy machine)
  *      nice npx tsx bench/learned-quality.ts --tune [--seeds 5]: the active-learning orders of
- *      src/coding/sample.ts compared on our tuning data only (tuningCorpus), where the order
- *      `colloquy sample --strategy uncertain` uses was chosen.
+ *      src/coding/active-learning.ts compared on our tuning data only (tuningCorpus), where the
+ *      order `colloquy sample --strategy uncertain` uses was chosen.
+ *      --active-learning: only the simulation of that order against random sampling (with --only);
+ *      --batch 10: turns hand-coded between two retrainings in every simulation.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -38,7 +40,8 @@ import { decide, headScores, predictLearned, trainLearnedModel, type ModelSettin
 import { agreementOf } from "../src/coding/learned/validate.js";
 import type { CodeRecord } from "../src/coding/records.js";
 import { codeTurnWithRules } from "../src/coding/rules/index.js";
-import { codeableTurns, DEFAULT_UNCERTAIN_ORDER, uncertainSample, type UncertainOrder } from "../src/coding/sample.js";
+import { DEFAULT_UNCERTAIN_ORDER, uncertainSample, type UncertainOrder } from "../src/coding/active-learning.js";
+import { codeableTurns } from "../src/coding/sample.js";
 import { openStudy } from "../src/stages/context.js";
 import type { Session } from "../src/transcript/schema.js";
 import { mulberry32, shuffleInPlace } from "../src/util/random.js";
@@ -49,6 +52,8 @@ const flag = (name: string, fallback: number) => (process.argv.includes(name) ? 
 const SEEDS = flag("--seeds", 5);
 const ORDERS = flag("--orders", 2);
 const DRAWS = flag("--draws", 5);
+/** Turns hand-coded between two retrainings in the simulation. */
+const BATCH = flag("--batch", 10);
 const codebook = await loadCodebook("bales-ipa");
 const f = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : "-");
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -100,7 +105,7 @@ function simulate(corpus: Corpus, pool: readonly CodeRecord[], test: readonly Co
   const poolUnits = units.filter((u) => human.has(`${u.session.id}\u0000${u.turn.id}`));
   const testExamples = trainingExamples(corpus.sessions, test);
   const order = shuffleInPlace([...poolUnits], mulberry32(seed));
-  // The first 20 at random for both strategies, then 10 at a time.
+  // The first 20 at random for both strategies, then BATCH at a time.
   const coded = new Set(order.slice(0, 20).map((u) => `${u.session.id}\u0000${u.turn.id}`));
   const kappas = new Map<number, number>();
   const train = () =>
@@ -114,7 +119,7 @@ function simulate(corpus: Corpus, pool: readonly CodeRecord[], test: readonly Co
     );
   while (coded.size < Math.max(...checkpoints)) {
     if (strategy === "random") {
-      const target = Math.min(coded.size + 10, Math.max(...checkpoints));
+      const target = Math.min(coded.size + BATCH, Math.max(...checkpoints));
       for (const u of order) {
         if (coded.size >= target) break;
         coded.add(`${u.session.id}\u0000${u.turn.id}`);
@@ -128,7 +133,7 @@ function simulate(corpus: Corpus, pool: readonly CodeRecord[], test: readonly Co
           return [`${u.session.id}\u0000${u.turn.id}`, { sure: p.margin, code: p.codes?.[0] }];
         }),
       );
-      const n = Math.min(10, Math.max(...checkpoints) - coded.size);
+      const n = Math.min(BATCH, Math.max(...checkpoints) - coded.size);
       for (const u of uncertainSample(poolUnits, n, doubt, coded, seed, strategy).units) coded.add(`${u.session.id}\u0000${u.turn.id}`);
     }
     if (checkpoints.includes(coded.size)) {
@@ -167,7 +172,7 @@ function activeLearning(corpus: Corpus, splits: Corpus["splits"], strategies: re
         for (const [size, k] of simulate(corpus, inSplit(split.train), inSplit(split.test), strategy, seed, checkpoints))
           curves.get(strategy)!.set(size, [...(curves.get(strategy)!.get(size) ?? []), k]);
   console.log(
-    `\nactive learning, simulated (${splits.map((s) => s.name).join("; ")}: ${splits.length} split(s) x ${SEEDS} seeds = ${splits.length * SEEDS} runs; 20 random turns, then 10 at a time; ${describe(SIMULATION)} for all); mean [95% bootstrap interval of the mean over runs]:`,
+    `\nactive learning, simulated (${splits.map((s) => s.name).join("; ")}: ${splits.length} split(s) x ${SEEDS} seeds = ${splits.length * SEEDS} runs; 20 random turns, then ${BATCH} at a time; ${describe(SIMULATION)} for all); mean [95% bootstrap interval of the mean over runs]:`,
   );
   printTable([["hand-coded turns", ...strategies], ...checkpoints.map((c) => [String(c), ...strategies.map((s) => meanInterval(curves.get(s)!.get(c)))])]);
   const random150 = curves.get("random")?.get(150) ?? [];
@@ -181,8 +186,20 @@ function activeLearning(corpus: Corpus, splits: Corpus["splits"], strategies: re
   return { curves };
 }
 
+/** Active learning with `colloquy sample`'s strategy against random sampling, simulated on every split (the leave-one-out ones where there are several), over seeds. */
+function heldOutActiveLearning(corpus: Corpus) {
+  const inSplit = (ids: Set<string>) => corpus.gold.filter((r) => ids.has(r.session));
+  const checkpoints = [50, 100, 150].filter((c) => c <= Math.min(...corpus.splits.map((s) => inSplit(s.train).length)));
+  const al = activeLearning(corpus, corpus.splits.slice(corpus.splits.length > 1 ? 1 : 0), [DEFAULT_UNCERTAIN_ORDER, "random"], checkpoints);
+  return { al100: al.curves.get(DEFAULT_UNCERTAIN_ORDER)!.get(100) ?? [], random150: al.curves.get("random")!.get(150) ?? [] };
+}
+
 function evaluate(corpus: Corpus, bars: Record<string, string>): void {
   console.log(`\n=== ${corpus.name}: ${corpus.gold.length} human-coded turns in ${corpus.sessions.length} sessions ===`);
+  if (process.argv.includes("--active-learning")) {
+    heldOutActiveLearning(corpus);
+    return;
+  }
   const inSplit = (ids: Set<string>) => corpus.gold.filter((r) => ids.has(r.session));
   // Held-out figures per split, with the coder's own cross-validated estimate beside them.
   const rows = [["split", "held-out kappa", "n", "coder's CV estimate [95% CI]", "settings chosen", "T", "CV ECE before -> after"]];
@@ -242,11 +259,7 @@ function evaluate(corpus: Corpus, bars: Record<string, string>): void {
   console.log(
     `order: ${ORDERS} orders of the training codes give ${new Set(orders.map((o) => o.hash)).size} training hash(es), ${new Set(orders.map((o) => o.codes)).size} distinct set(s) of codes, kappa ${f(Math.min(...orders.map((o) => o.kappa)))}-${f(Math.max(...orders.map((o) => o.kappa)))}`,
   );
-  // Active learning, simulated on every split, over seeds.
-  const checkpoints = [50, 100, 150].filter((c) => c <= Math.min(...corpus.splits.map((s) => inSplit(s.train).length)));
-  const al = activeLearning(corpus, corpus.splits.slice(corpus.splits.length > 1 ? 1 : 0), [DEFAULT_UNCERTAIN_ORDER, "random"], checkpoints);
-  const al100 = al.curves.get(DEFAULT_UNCERTAIN_ORDER)!.get(100) ?? [];
-  const random150 = al.curves.get("random")!.get(150) ?? [];
+  const { al100, random150 } = heldOutActiveLearning(corpus);
   // Rules on every turn.
   const sessions = bySession(corpus.sessions);
   const rulesPredictions = corpus.gold.map((r) => {
@@ -366,7 +379,7 @@ try {
   if (process.argv.includes("--tune")) {
     const corpus = await tuningCorpus();
     console.log(`=== ${corpus.name}: ${corpus.gold.length} human-coded turns in ${corpus.sessions.length} sessions ===`);
-    activeLearning(corpus, corpus.splits, ["random", "least-sure", "per-code", "half-random"], [50, 100, 150]);
+    activeLearning(corpus, corpus.splits, ["random", "least-sure", "per-code"], [50, 100, 150]);
   } else {
     if (only === undefined || only === "chatcollab") {
       if (chatcollabPresent()) {

@@ -1,5 +1,6 @@
 import { dirname } from "node:path";
-import { codeableTurns, drawSample, uncertainSample, STRATA, type Doubt, type DrawnSample, type Stratum, type StratumDraw } from "../coding/sample.js";
+import { uncertainSample, type Doubt } from "../coding/active-learning.js";
+import { codeableTurns, drawSample, STRATA, type DrawnSample, type Stratum, type StratumDraw } from "../coding/sample.js";
 import { chosenCodebook } from "./codebook-choice.js";
 import { CliError } from "../util/errors.js";
 import { toCsv } from "../util/csv.js";

@@ -1,8 +1,7 @@
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { allocate, codeableTurns, drawSample, uncertainSample, type Doubt } from "../../src/coding/sample.js";
-import type { Session } from "../../src/transcript/schema.js";
+import { allocate, codeableTurns, drawSample } from "../../src/coding/sample.js";
 import { loadSessions } from "../../src/study/study.js";
 import { runCli } from "../support/cli.js";
 import { fixtureSession, humanCodingStudy, readSheet } from "../cli/human-coding-study.js";
@@ -133,40 +132,6 @@ describe("allocate: proportional allocation by largest remainder", () => {
     expect(counts.size).toBe(8);
     // 500 expected per turn; 4 standard deviations is about 84.
     for (const n of counts.values()) expect(Math.abs(n - 500)).toBeLessThan(90);
-  });
-});
-
-describe("uncertainSample: the orders active learning takes candidates in", () => {
-  // One session of 12 turns; turn i's margin is i / 100 (t0 least sure); turns 0-7 predicted "a", 8-11 "b".
-  const session: Session = {
-    schemaVersion: 1,
-    id: "s",
-    metadata: {},
-    participants: [{ id: "p", name: "p", kind: "human" }],
-    turns: Array.from({ length: 12 }, (_, i) => ({ id: `t${i}`, index: i, speaker: "p", text: `turn ${i}`, type: "message" as const })),
-  };
-  const units = codeableTurns([session]).turns;
-  const doubt = new Map<string, Doubt>(units.map((u, i) => [`s\u0000${u.turn.id}`, { sure: i / 100, code: i < 8 ? "a" : "b" }]));
-  const ids = (order: Parameters<typeof uncertainSample>[5], n: number, handCoded = new Set<string>()) =>
-    uncertainSample(units, n, doubt, handCoded, 1, order).units.map((u) => u.turn.id);
-
-  it("least-sure takes the smallest margins, leaving out hand-coded turns", () => {
-    expect(ids("least-sure", 3)).toEqual(["t0", "t1", "t2"]);
-    expect(ids("least-sure", 3, new Set(["s\u0000t1"]))).toEqual(["t0", "t2", "t3"]);
-  });
-
-  it("per-code takes the least sure turn of each predicted code in turn", () => {
-    // a: t0, b: t8, then a: t1, b: t9.
-    expect(ids("per-code", 4)).toEqual(["t0", "t1", "t8", "t9"]);
-  });
-
-  it("half-random alternates the least sure with seeded random turns, reproducibly", () => {
-    const picked = ids("half-random", 6);
-    expect(picked).toEqual(ids("half-random", 6));
-    // Three of the six are the three least sure; the other three are not simply the next three.
-    expect(picked.filter((t) => ["t0", "t1", "t2"].includes(t))).toEqual(["t0", "t1", "t2"]);
-    expect(picked).not.toEqual(ids("least-sure", 6));
-    expect(uncertainSample(units, 6, doubt, new Set(), 2, "half-random").units.map((u) => u.turn.id)).not.toEqual(picked);
   });
 });
 
