@@ -70,3 +70,27 @@ describe("transcriber (.trs) overlapping Turns with several <Sync> intervals", (
     ]);
   });
 });
+
+describe("transcriber (.trs) a <Who> naming whoever is already speaking", () => {
+  it("goes on with the same run: one turn, the Turn's times, no overlap", async () => {
+    const trs = (turn: string) =>
+      `<Trans><Speakers><Speaker id="a" name="A"/><Speaker id="b" name="B"/></Speakers><Episode><Section type="report">${turn}</Section></Episode></Trans>`;
+    const one = await importText(
+      transcriberImporter,
+      "one.trs",
+      trs('<Turn speaker="a" startTime="6" endTime="9"><Sync time="6"/>solo <Who nb="1"/> again<Sync time="8"/> more</Turn>'),
+    );
+    const s = one.sessions[0];
+    expect(s.turns.map((t) => [speakerName(s, t.index), t.text, t.start, t.end, t.metadata?.overlap])).toEqual([["A", "solo again more", 6, 9, undefined]]);
+    const two = await importText(
+      transcriberImporter,
+      "two.trs",
+      trs('<Turn speaker="a b" startTime="0" endTime="4"><Who nb="1"/>x<Who nb="1"/>y<Who nb="2"/>z</Turn>'),
+    );
+    const t = two.sessions[0];
+    expect(t.turns.map((u) => [speakerName(t, u.index), u.text])).toEqual([
+      ["A", "x y"],
+      ["B", "z"],
+    ]);
+  });
+});

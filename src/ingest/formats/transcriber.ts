@@ -179,11 +179,14 @@ function readSegments(nodes: readonly XmlNode[], count: number, badWho: (node: X
       for (const s of segments) if (s.text !== "" && s.end === undefined) s.end = time;
     } else if (tag === "Who") {
       const nb = attrs.nb === undefined && count === 1 ? 1 : numberAttr(attrs, "nb");
-      if (nb !== undefined && Number.isInteger(nb) && nb >= 1 && nb <= count) current = open(nb - 1);
-      else {
+      // A <Who> naming whoever is already speaking goes on with that run.
+      if (nb !== undefined && Number.isInteger(nb) && nb >= 1 && nb <= count) {
+        if (nb - 1 !== current.speaker || current.who !== undefined) current = open(nb - 1);
+      } else {
         const key = attrs.nb?.trim();
         badWho(node, key);
-        current = open(-1, key ?? "(no nb)");
+        const who = key ?? "(no nb)";
+        if (current.who !== who) current = open(-1, who);
       }
     } else {
       current.marks.push({ tag, ...attrs, at: current.text.trimEnd().length });
