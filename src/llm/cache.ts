@@ -201,7 +201,10 @@ export class ResponseCache {
       // Packs first, oldest name first: a loose entry (a later reply, or the tombstone of a
       // forgotten one) then overrides a packed one, and a later pack an earlier one.
       if (buckets.includes("packs"))
-        for (const name of (await readdir(this.packDir)).filter((n) => n.endsWith(".jsonl")).sort()) {
+        for (const name of (await readdir(this.packDir)).sort()) {
+          // A pack being written by a process that was killed (a collect stopped mid-download) is never renamed.
+          if (PACK_TEMP_NAME.test(name) && goneProcess(Number(PACK_TEMP_NAME.exec(name)![1]))) rmSync(join(this.packDir, name), { force: true });
+          if (!name.endsWith(".jsonl")) continue;
           const path = join(this.packDir, name);
           if (abandonedJournal(name) && !closeAbandonedJournal(path)) continue;
           indexPack(path, keys);
@@ -421,13 +424,20 @@ export class ResponseCache {
 /** A journal's name: `<time>-journal-<pid>-<8 hex>.jsonl` (see reserve). */
 const JOURNAL_NAME = /-journal-(\d+)-[0-9a-f]{8}\.jsonl$/;
 
-/**
- * Whether a journal was left by a process that is gone (killed: its exit hook never cut it).
- * A journal of a running process (this one, or another command on the same study) is its own.
- * Checked by process id, so on one machine; a reused id only postpones the clean-up.
- */
+/** A pack's temp file while putMany writes it: `<time>-<pid>-<8 hex>.jsonl.tmp`. */
+const PACK_TEMP_NAME = /-(\d+)-[0-9a-f]{8}\.jsonl\.tmp$/;
+
+/** Whether a journal was left by a process that is gone (killed: its exit hook never cut it). */
 function abandonedJournal(name: string): boolean {
-  const pid = Number(JOURNAL_NAME.exec(name)?.[1]);
+  return goneProcess(Number(JOURNAL_NAME.exec(name)?.[1]));
+}
+
+/**
+ * Whether the process that named a file is gone. A file of a running process (this one, or
+ * another command on the same study) is its own. Checked by process id, so on one machine; a
+ * reused id only postpones the clean-up.
+ */
+function goneProcess(pid: number): boolean {
   if (!pid || pid === process.pid) return false;
   try {
     process.kill(pid, 0);

@@ -96,6 +96,21 @@ describe("response cache packs", () => {
     expect(await readFile(running, "utf8")).toBe(room);
   });
 
+  it("removes the unfinished pack of a killed process (a collect stopped mid-download), not a running one's", async () => {
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid;
+    const packs = join(dir, "packs");
+    await mkdir(packs);
+    const line = JSON.stringify({ key: key(9), reply: reply("half a download") }) + "\n";
+    const dead = `2026-01-01T00-00-00-000Z-${gone}-0123abcd.jsonl.tmp`;
+    const live = `2026-01-01T00-00-01-000Z-${process.pid}-4567abcd.jsonl.tmp`;
+    await writeFile(join(packs, dead), line);
+    await writeFile(join(packs, live), line);
+    const cache = new ResponseCache(dir);
+    // Never renamed, so never a pack: its replies are not served.
+    expect(await cache.get(key(9))).toBeUndefined();
+    expect(await readdir(packs)).toEqual([live]);
+  });
+
   it("refuses a key that is not a cache key, leaving no file behind", async () => {
     await expect(new ResponseCache(dir).putMany([["../escape", reply("x")]])).rejects.toThrow(/not a cache key/);
     expect((await readdir(join(dir, "packs"))).length).toBe(0);
