@@ -58,11 +58,17 @@ async function start(): Promise<void> {
     main.removeAttribute("data-load-ms");
     const loading = performance.now();
     let t0 = loading;
-    renderView(ctx, view, main, () => {
-      // The view's times start once its data is there; fetching it is timed apart (data-load-ms).
-      t0 = performance.now();
-      if (token === shown) main.setAttribute("data-load-ms", String(Math.round(t0 - loading)));
-    }).finally(() => {
+    renderView(
+      ctx,
+      view,
+      main,
+      () => token === shown,
+      () => {
+        // The view's times start once its data is there; fetching it is timed apart (data-load-ms).
+        t0 = performance.now();
+        if (token === shown) main.setAttribute("data-load-ms", String(Math.round(t0 - loading)));
+      },
+    ).finally(() => {
       if (token !== shown) return;
       main.setAttribute("data-ready", "true");
       main.setAttribute("data-render-ms", String(Math.round(performance.now() - t0)));
@@ -79,16 +85,21 @@ async function start(): Promise<void> {
   show();
 }
 
-async function renderView(ctx: ViewContext, view: (typeof views)[number], main: HTMLElement, loaded: () => void): Promise<void> {
+/**
+ * Draw a view once its data file is there. `current` says whether it is still the view shown: a
+ * reader who moved on while the file loaded must not get this view's charts under the next one.
+ */
+async function renderView(ctx: ViewContext, view: (typeof views)[number], main: HTMLElement, current: () => boolean, loaded: () => void): Promise<void> {
   main.append(el("h1", {}, view.title));
   const empty = ctx.bundle.empty[view.id];
   try {
     await ctx.loadView(view.id);
+    if (!current()) return;
     loaded();
     await view.render(ctx, main, empty);
   } catch (error) {
     console.error(error);
-    main.append(el("div", { class: "empty error" }, `This view failed to render: ${(error as Error).message}`));
+    if (current()) main.append(el("div", { class: "empty error" }, `This view failed to render: ${(error as Error).message}`));
   }
 }
 

@@ -270,6 +270,28 @@ describe("dashboard in Chromium (fixture study with known numbers)", () => {
     expect(errors).toEqual([]);
   });
 
+  it("a view left while its data file loads draws nothing under the next view", async () => {
+    await page.goto("about:blank");
+    // Hold the "who" view's file back, then move on to the timeline before it arrives.
+    await page.route(/\/views\/who\.[0-9a-f]{12}\.json$/, async (route) => {
+      await new Promise((done) => setTimeout(done, 1500));
+      await route.continue();
+    });
+    try {
+      await openView(page, server.url, "overview");
+      await page.evaluate(() => (location.hash = "#/who"));
+      await page.waitForTimeout(100);
+      await page.evaluate(() => (location.hash = "#/timeline"));
+      await page.waitForSelector('main[data-view="timeline"][data-ready="true"]');
+      await page.waitForTimeout(2000);
+      expect(await page.locator('main[data-view="timeline"] [data-chart^="donut-"]').count()).toBe(0);
+      expect(await page.locator("main h1").allTextContents()).toHaveLength(1);
+    } finally {
+      await page.unrouteAll();
+    }
+    expect(errors).toEqual([]);
+  });
+
   it("views without data show an empty state naming the command that fills them", async () => {
     const bare = await mkdtemp(join(tmpdir(), "colloquy-dash-bare-"));
     try {
