@@ -3,6 +3,7 @@ import { readdir, rm } from "node:fs/promises";
 import { createHash, randomBytes, type Hash } from "node:crypto";
 import { join } from "node:path";
 import { hashValue, stableStringify } from "../util/hash.js";
+import { processRunning } from "../util/process.js";
 import type { ChatMessage, ResponseFormat, TokenUsage } from "./types.js";
 
 /**
@@ -438,14 +439,7 @@ function abandonedJournal(name: string): boolean {
  * reused id only postpones the clean-up.
  */
 function goneProcess(pid: number): boolean {
-  if (!pid || pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code !== "EPERM";
-  }
+  return Boolean(pid) && pid !== process.pid && !processRunning(pid);
 }
 
 /**

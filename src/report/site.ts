@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/fs.js";
 import { sha256 } from "../util/hash.js";
+import { processRunning } from "../util/process.js";
 import { openJsonObject, type JsonObjectWriter } from "./json-file.js";
 import { VIEW_DATA, type ReportBundle, type SessionChunk, type SiteIndex, type ViewMember } from "./types.js";
 import { webAssets } from "./webbundle.js";
@@ -50,16 +51,6 @@ function indexHtml(title: string, js: string, css: string, data: string): string
 `;
 }
 
-/** Whether a process with this id runs now (one of another user counts: it cannot be signalled, but exists). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * A temp file this writer (or writeFileAtomic for it) makes, `.<name>.<pid>.<hex>.tmp`, left by a
  * build that crashed: a view's can be several MB. A temp of a process still running may be a
@@ -67,7 +58,7 @@ function running(pid: number): boolean {
  */
 const leftover = (name: string, ours: RegExp) => {
   const match = /^\.(.+)\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name);
-  return match !== null && ours.test(match[1]) && !running(Number(match[2]));
+  return match !== null && ours.test(match[1]) && !processRunning(Number(match[2]));
 };
 
 /** Remove hashed files of earlier builds and temp files of crashed ones (only names this writer makes), keeping `keep`. */

@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { CliError, errorMessage } from "../util/errors.js";
 import type { Reporter } from "../util/reporter.js";
+import { processRunning } from "../util/process.js";
 import { artifacts, studyLockSchema, type StudyLockFile } from "./artifacts.js";
 
 /**
@@ -198,7 +199,7 @@ function inspect(file: string): Found {
   }
   if (holder.host !== hostname()) return { kind: "held", holder, elsewhere: true };
   if (holder.pid === process.pid) return { kind: "stale", text, reason: `${describe(holder)} left it behind in this same process` };
-  if (!isRunning(holder.pid)) {
+  if (!processRunning(holder.pid)) {
     return {
       kind: "stale",
       text,
@@ -219,16 +220,6 @@ function parseHolder(text: string): StudyLockHolder | string {
   }
   const parsed = studyLockSchema.safeParse(value);
   return parsed.success ? parsed.data : "not a lock: expected pid, host, command, startedAt";
-}
-
-/** Signal 0 checks existence only. EPERM: it runs, as another user. */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ESRCH";
-  }
 }
 
 /**
