@@ -3,6 +3,8 @@ import { conceptsAnalysis, statsAnalysis, type AnalysisDescriptor } from "../ana
 import { conceptsReportSchema } from "../analysis/concepts/schema.js";
 import { statsReportSchema } from "../analysis/stats/schema.js";
 
+const conceptsSessionSchema = conceptsReportSchema.shape.sessions.element;
+
 /**
  * What the dashboard reads of an analysis file, where that is much less than the file: the build
  * validates those fields with the analysis's own schemas (src/report/load.ts readAnalysisFiles) and
@@ -11,8 +13,6 @@ import { statsReportSchema } from "../analysis/stats/schema.js";
  * At 100,000 turns stats.json (15 MB) and concepts.json (20 MB) took ~0.9 s of zod in every build,
  * for the file list's provenance (stats) and the rates and first mentions (concepts).
  */
-const conceptsSessionSchema = conceptsReportSchema.shape.sessions.element;
-
 const DASHBOARD_READS = new Map<AnalysisDescriptor<unknown>, z.ZodType>([
   // The overview's list of analysis files: its provenance.
   [statsAnalysis as AnalysisDescriptor<unknown>, statsReportSchema.pick({ provenance: true })],
