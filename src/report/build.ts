@@ -18,6 +18,7 @@ import { diskReader, type StudyReader } from "../study/reader.js";
 import { loadStudyConfig } from "../study/study.js";
 import { listCoders } from "../coding/store.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
+import { dashboardSchema } from "./dashboard-reads.js";
 import { chunkOf, codeSetFacts, type SessionBadges } from "./shape/overview.js";
 import { describeCodebook, seenIn } from "./shape/common.js";
 import { balesFrame } from "./shape/bales.js";
@@ -178,15 +179,20 @@ async function shapeAnalysisFiles(
   const kept = noAnalysisFiles();
   let topics: TopicsSet | null = null;
   let concepts: ConceptsSet | null = null;
-  await readAnalysisFiles(root, readWarnings, (entry) => {
-    const one = noAnalysisFiles();
-    keepAnalysis(one, entry);
-    kept.files.push(...one.files);
-    kept.agreement.push(...one.agreement);
-    for (const [id, file] of one.compare) kept.compare.set(id, file);
-    if (one.topics) topics = readTopics(one.topics, warnings);
-    if (one.concepts) concepts = readConcepts(one.concepts, warnings);
-  });
+  await readAnalysisFiles(
+    root,
+    readWarnings,
+    (entry) => {
+      const one = noAnalysisFiles();
+      keepAnalysis(one, entry);
+      kept.files.push(...one.files);
+      kept.agreement.push(...one.agreement);
+      for (const [id, file] of one.compare) kept.compare.set(id, file);
+      if (one.topics) topics = readTopics(one.topics, warnings);
+      if (one.concepts) concepts = readConcepts(one.concepts, warnings);
+    },
+    dashboardSchema,
+  );
   const agreement = readAgreement(kept.agreement, warnings);
   await writeView(site, "agreement", { agreement });
   await writeView(site, "topics", { topics, concepts });

@@ -27,6 +27,7 @@ import type { Codebook } from "../coding/codebook/schema.js";
 import type { CodeRecord } from "../coding/records.js";
 import type { Session } from "../transcript/schema.js";
 import { errorMessage } from "../util/errors.js";
+import type { z } from "zod";
 
 /** Codes of one codebook by one coder, indexed by session and turn id. */
 export interface CodeSet {
@@ -169,9 +170,15 @@ export function keepAnalysis(out: AnalysisArtifacts, entry: AnalysisEntry): void
  * `analyses`), in file name order, and validate it with its schema; `visit` gets each valid one.
  * Other files (CSV tables, the study report, a researcher's own notes) are left alone. One file
  * is held at a time: a visitor that keeps only what it needs (the dashboard's build) never holds
- * every file at once.
+ * every file at once. `schemaOf` may validate less than the whole file (the build: what the
+ * dashboard reads of it, report/dashboard-reads.ts).
  */
-export async function readAnalysisFiles(root: string, warnings: string[], visit: (entry: AnalysisEntry) => void): Promise<void> {
+export async function readAnalysisFiles(
+  root: string,
+  warnings: string[],
+  visit: (entry: AnalysisEntry) => void,
+  schemaOf: (analysis: AnalysisDescriptor<unknown>) => z.ZodType | null = (analysis) => analysis.result.schema,
+): Promise<void> {
   const dir = join(root, STUDY_FOLDERS.analysis);
   let names: string[] = [];
   try {
@@ -185,7 +192,8 @@ export async function readAnalysisFiles(root: string, warnings: string[], visit:
     const params = analysis.result.match(file)!;
     let read;
     try {
-      read = parseArtifact(analysis.result as Artifact<string[], unknown>, await readFile(join(dir, file), "utf8"));
+      const artifact = analysis.result as Artifact<string[], unknown>;
+      read = parseArtifact({ ...artifact, schema: schemaOf(analysis as AnalysisDescriptor<unknown>) }, await readFile(join(dir, file), "utf8"));
     } catch (error) {
       read = { status: "invalid" as const, problem: `not readable (${errorMessage(error)})` };
     }
