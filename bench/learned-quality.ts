@@ -19,7 +19,8 @@
  *   - calibration on the held-out turns: mean confidence vs accuracy, ECE before and after;
  *   - order: the run-3 model trained on the training codes in several orders (same hash, same codes?);
  *   - active learning, simulated: kappa on the held-out run against hand-coded turns, the most
- *     doubtful turns (spread across sessions) against random ones, over seeds;
+ *     doubtful turns (spread across sessions) against random ones, over seeds, beside the kappa of
+ *     the whole pool hand-coded (the ceiling: on ChatCollab 150 random turns are nearly all of it);
  *   - the rules coder's kappa on every turn.
  * Run: nice npx tsx bench/learned-quality.ts [--seeds 5] [--orders 2] [--draws 5] [--only chatcollab|own]   (many minutes on a busy machine)
  *      nice npx tsx bench/learned-quality.ts --tune [--seeds 5]: the active-learning orders of
@@ -35,15 +36,13 @@ import Papa from "papaparse";
 import { bootstrapCI } from "../src/analysis/reliability/bootstrap.js";
 import { loadCodebook } from "../src/coding/codebook/load.js";
 import { expectedCalibrationError, correct } from "../src/coding/learned/calibration.js";
-import { createLearnedCoder, trainingExamples, type KeyedExample } from "../src/coding/learned/coder.js";
-import { decide, headScores, predictLearned, trainLearnedModel, vectorScores, type ModelSettings, type Prediction } from "../src/coding/learned/model.js";
-import { fitIdf, vectorise, withoutContext } from "../src/coding/learned/features.js";
-import { logisticScores, probabilities } from "../src/coding/learned/logistic.js";
-import { agreementOf, crossValidate } from "../src/coding/learned/validate.js";
+import { createLearnedCoder, trainingExamples } from "../src/coding/learned/coder.js";
+import { decide, headScores, predictLearned, trainLearnedModel, type ModelSettings, type Prediction } from "../src/coding/learned/model.js";
+import { agreementOf } from "../src/coding/learned/validate.js";
 import type { CodeRecord } from "../src/coding/records.js";
 import { codeTurnWithRules } from "../src/coding/rules/index.js";
-import { DEFAULT_UNCERTAIN_ORDER, uncertainSample, type Doubt, type UncertainOrder } from "../src/coding/active-learning.js";
-import { codeableTurns, type CodeableTurn } from "../src/coding/sample.js";
+import { DEFAULT_UNCERTAIN_ORDER, uncertainSample, type UncertainOrder } from "../src/coding/active-learning.js";
+import { codeableTurns } from "../src/coding/sample.js";
 import { openStudy } from "../src/stages/context.js";
 import type { Session } from "../src/transcript/schema.js";
 import { mulberry32, shuffleInPlace } from "../src/util/random.js";
@@ -96,113 +95,8 @@ function calibrationRow(label: string, examples: ReturnType<typeof heldOut>["exa
 /** The coder's model at the middle of its grid (validate.ts's SETTINGS_GRID) for the simulation: the same for both strategies. */
 const SIMULATION: ModelSettings = { c: 3, context: true, balanced: true };
 
-/**
- * How a simulated hand-coder picks turns: "random", or uncertainty sampling through
- * `uncertainSample` in one of its orders, with how unsure the model is measured by `measure` on
- * the model retrained after every `batch` turns. `seedSet` "representative": the first 20 turns
- * cover the pool (greedy facility location on TF-IDF cosines from one seeded random turn)
- * rather than being random.
- */
-interface Strategy {
-  name: string;
-  order?: UncertainOrder;
-  measure?: Measure;
-  batch?: number;
-  seedSet?: "representative";
-}
-/**
- * Uncertainty measures (lower `sure` = asked sooner): the margin between the two likeliest codes
- * (as stored); "calibrated": that margin after a temperature fitted on the coded turns'
- * out-of-fold scores (5 folds by session, as the command's stored margin is); "entropy": minus the
- * entropy of the probabilities; "gradient": minus the expected gradient length (expected model
- * change, Settles et al. 2008: the sum over codes k of p_k |p - e_k|, the turn's vector norm being
- * the same for every turn); "views": query by committee of the text model and the
- * text-and-context model (minus their mean KL divergence from their average, McCallum & Nigam
- * 1998); "bootstrap": the same over COMMITTEE models trained on bootstrap resamples of the coded turns.
- */
-type Measure = "margin" | "calibrated" | "entropy" | "gradient" | "views" | "bootstrap";
-const COMMITTEE = 4;
-const RANDOM: Strategy = { name: "random" };
-const CHOSEN: Strategy = { name: DEFAULT_UNCERTAIN_ORDER, order: DEFAULT_UNCERTAIN_ORDER, measure: "margin" };
-
-const entropy = (p: ArrayLike<number>) => -Array.from(p).reduce((s, q) => s + (q > 0 ? q * Math.log(q) : 0), 0);
-/** Mean KL divergence of each member's class probabilities (by class id) from their average. */
-function committeeDisagreement(members: readonly Record<string, number>[]): number {
-  const classes = [...new Set(members.flatMap((m) => Object.keys(m)))];
-  const average = classes.map((c) => mean(members.map((m) => m[c] ?? 0)));
-  return mean(members.map((m) => classes.reduce((s, c, k) => s + ((m[c] ?? 0) > 0 ? m[c] * Math.log(m[c] / average[k]) : 0), 0)));
-}
-
-/** How sure of each pool turn the model retrained on `coded` is, by `measure`, with its predicted code. */
-function doubtOf(corpus: Corpus, coded: readonly KeyedExample[], poolUnits: readonly CodeableTurn[], measure: Measure, seed: number): Map<string, Doubt> {
-  const model = trainLearnedModel(codebook, coded, SIMULATION);
-  const temperature = measure === "calibrated" ? crossValidate(codebook, coded, { grid: [SIMULATION] }).calibration.temperature : 1;
-  const random = mulberry32(seed * 1000 + coded.length);
-  const committee =
-    measure === "bootstrap"
-      ? Array.from({ length: COMMITTEE }, () => {
-          const drawn = coded.map(() => coded[Math.floor(random() * coded.length)]);
-          try {
-            return trainLearnedModel(codebook, drawn, SIMULATION);
-          } catch {
-            return undefined; // a resample with one category: no member
-          }
-        }).filter((m) => m !== undefined)
-      : [];
-  return new Map(
-    poolUnits.map((u) => {
-      const terms = termsOf(u);
-      const x = vectorise(terms, model.idf);
-      const p = decide(model, vectorScores(model, x), temperature);
-      const probs = probabilities("softmax", vectorScores(model, x)[0]);
-      const sure = {
-        margin: () => p.margin,
-        calibrated: () => p.margin,
-        entropy: () => -entropy(probs),
-        gradient: () => -Array.from(probs).reduce((s, pk, k) => s + pk * Math.hypot(...Array.from(probs, (q, j) => q - (j === k ? 1 : 0))), 0),
-        views: () =>
-          -committeeDisagreement(
-            model.heads[0].models.map((m) => {
-              const q = probabilities("softmax", logisticScores(m, x));
-              return Object.fromEntries(model.heads[0].classes.map((c, k) => [String(c), q[k]]));
-            }),
-          ),
-        bootstrap: () => -committeeDisagreement(committee.map((m) => predictLearned(m, terms).probabilities)),
-      }[measure]();
-      return [`${u.session.id}\u0000${u.turn.id}`, { sure, code: p.codes?.[0] }];
-    }),
-  );
-}
-
-/** `n` turns covering the pool: from one seeded random turn, each next the one that most raises the sum over the pool of the cosine to its nearest chosen turn. */
-function representative(units: readonly CodeableTurn[], n: number, seed: number): CodeableTurn[] {
-  const idf = fitIdf(units.map(termsOf));
-  const vectors = units.map((u) => {
-    const v = withoutContext(vectorise(termsOf(u), idf));
-    return new Map(v.index.map((j, a) => [j, v.value[a]]));
-  });
-  const cosine = (a: Map<number, number>, b: Map<number, number>) => {
-    let dot = 0;
-    for (const [j, v] of a) dot += v * (b.get(j) ?? 0);
-    return dot / 2; // two unit blocks (words, characters)
-  };
-  const similarity = vectors.map((a, i) => vectors.map((b, j) => (j < i ? 0 : cosine(a, b))));
-  const sim = (i: number, j: number) => (i <= j ? similarity[i][j] : similarity[j][i]);
-  const chosen = [Math.floor(mulberry32(seed)() * units.length)];
-  const nearest = units.map((_, i) => sim(i, chosen[0]));
-  while (chosen.length < n) {
-    let best = -1;
-    let bestGain = -Infinity;
-    units.forEach((_, c) => {
-      if (chosen.includes(c)) return;
-      const gain = nearest.reduce((s, v, i) => s + Math.max(0, sim(i, c) - v), 0);
-      if (gain > bestGain) [best, bestGain] = [c, gain];
-    });
-    chosen.push(best);
-    nearest.forEach((v, i) => (nearest[i] = Math.max(v, sim(i, best))));
-  }
-  return chosen.map((i) => units[i]);
-}
+/** Random sampling, or uncertainty sampling taking candidates in one of active-learning.ts's orders. */
+type Strategy = "random" | UncertainOrder;
 
 /** Kappa on `test` after hand-coding turns of `pool` chosen by `strategy`, at each size of `checkpoints`. */
 function simulate(corpus: Corpus, pool: readonly CodeRecord[], test: readonly CodeRecord[], strategy: Strategy, seed: number, checkpoints: number[]) {
@@ -212,9 +106,8 @@ function simulate(corpus: Corpus, pool: readonly CodeRecord[], test: readonly Co
   const poolUnits = units.filter((u) => human.has(`${u.session.id}\u0000${u.turn.id}`));
   const testExamples = trainingExamples(corpus.sessions, test);
   const order = shuffleInPlace([...poolUnits], mulberry32(seed));
-  // The first 20 at random for every strategy (the same 20 for a seed), unless it chooses them; then a batch at a time.
-  const first = strategy.seedSet === "representative" ? representative(poolUnits, 20, seed) : order.slice(0, 20);
-  const coded = new Set(first.map((u) => `${u.session.id}\u0000${u.turn.id}`));
+  // The first 20 at random for both strategies (the same 20 for a seed), then BATCH at a time.
+  const coded = new Set(order.slice(0, 20).map((u) => `${u.session.id}\u0000${u.turn.id}`));
   const kappas = new Map<number, number>();
   const last = Math.max(...checkpoints);
   const codedExamples = () =>
@@ -223,16 +116,23 @@ function simulate(corpus: Corpus, pool: readonly CodeRecord[], test: readonly Co
       [...coded].map((k) => human.get(k)!),
     );
   while (coded.size < last) {
-    const n = Math.min(strategy.batch ?? BATCH, last - coded.size);
-    if (strategy.order === undefined) {
+    const n = Math.min(BATCH, last - coded.size);
+    if (strategy === "random") {
       const target = coded.size + n;
       for (const u of order) {
         if (coded.size >= target) break;
         coded.add(`${u.session.id}\u0000${u.turn.id}`);
       }
     } else {
-      const doubt = doubtOf(corpus, codedExamples(), poolUnits, strategy.measure ?? "margin", seed);
-      for (const u of uncertainSample(poolUnits, n, doubt, coded, seed, strategy.order).units) coded.add(`${u.session.id}\u0000${u.turn.id}`);
+      const model = trainLearnedModel(codebook, codedExamples(), SIMULATION);
+      // What the stored codes would say (the margin and the code), read as `colloquy sample` reads them.
+      const doubt = new Map(
+        poolUnits.map((u) => {
+          const p = predictLearned(model, termsOf(u));
+          return [`${u.session.id}\u0000${u.turn.id}`, { sure: p.margin, code: p.codes?.[0] }];
+        }),
+      );
+      for (const u of uncertainSample(poolUnits, n, doubt, coded, seed, strategy).units) coded.add(`${u.session.id}\u0000${u.turn.id}`);
     }
     if (checkpoints.includes(coded.size)) {
       const model = trainLearnedModel(codebook, codedExamples(), SIMULATION);
@@ -264,7 +164,7 @@ function termsOf(u: { session: Session; turn: { id: string } }) {
  */
 function activeLearning(corpus: Corpus, splits: Corpus["splits"], strategies: readonly Strategy[], checkpoints: number[]) {
   const inSplit = (ids: Set<string>) => corpus.gold.filter((r) => ids.has(r.session));
-  const curves = new Map(strategies.map((s) => [s.name, new Map<number, number[]>()]));
+  const curves = new Map(strategies.map((s) => [s, new Map<number, number[]>()]));
   const ceiling: number[] = [];
   for (const split of splits) {
     const [pool, test] = [inSplit(split.train), inSplit(split.test)];
@@ -279,20 +179,19 @@ function activeLearning(corpus: Corpus, splits: Corpus["splits"], strategies: re
       ceiling.push(k);
       for (const strategy of strategies)
         for (const [size, kappa] of simulate(corpus, pool, test, strategy, seed, checkpoints))
-          curves.get(strategy.name)!.set(size, [...(curves.get(strategy.name)!.get(size) ?? []), kappa]);
+          curves.get(strategy)!.set(size, [...(curves.get(strategy)!.get(size) ?? []), kappa]);
     }
   }
   console.log(
-    `\nactive learning, simulated (${splits.map((s) => s.name).join("; ")}: ${splits.length} split(s) x ${SEEDS} seeds = ${splits.length * SEEDS} runs; 20 random turns, then ${BATCH} at a time unless the strategy says; ${describe(SIMULATION)} for all); mean [95% bootstrap interval of the mean over runs]:`,
+    `\nactive learning, simulated (${splits.map((s) => s.name).join("; ")}: ${splits.length} split(s) x ${SEEDS} seeds = ${splits.length * SEEDS} runs; 20 random turns, then ${BATCH} at a time; ${describe(SIMULATION)} for all); mean [95% bootstrap interval of the mean over runs]:`,
   );
-  const names = strategies.map((s) => s.name);
-  printTable([["hand-coded turns", ...names], ...checkpoints.map((c) => [String(c), ...names.map((s) => meanInterval(curves.get(s)!.get(c)))])]);
-  const random = curves.get(RANDOM.name);
+  printTable([["hand-coded turns", ...strategies], ...checkpoints.map((c) => [String(c), ...strategies.map((s) => meanInterval(curves.get(s)!.get(c)))])]);
+  const random = curves.get("random");
   const [random100, random150] = [random?.get(100) ?? [], random?.get(150) ?? []];
   console.log(
     `the whole pool hand-coded (${splits.map((s) => inSplit(s.train).length).join(", ")} turns), the ceiling: kappa ${f(mean(ceiling))}; random at 150 minus it, paired: ${random150.length ? meanInterval(random150.map((k, i) => k - ceiling[i])) : "-"}`,
   );
-  for (const name of names.filter((s) => s !== RANDOM.name)) {
+  for (const name of strategies.filter((s) => s !== "random")) {
     const at100 = curves.get(name)!.get(100) ?? [];
     const gain = at100.map((k, i) => k - random150[i]);
     // Random turns worth the strategy's 100: linear between random's means at 100 and 150.
@@ -309,23 +208,9 @@ function activeLearning(corpus: Corpus, splits: Corpus["splits"], strategies: re
 function heldOutActiveLearning(corpus: Corpus) {
   const inSplit = (ids: Set<string>) => corpus.gold.filter((r) => ids.has(r.session));
   const checkpoints = [50, 100, 150].filter((c) => c <= Math.min(...corpus.splits.map((s) => inSplit(s.train).length)));
-  const al = activeLearning(corpus, corpus.splits.slice(corpus.splits.length > 1 ? 1 : 0), [CHOSEN, RANDOM], checkpoints);
-  return { al100: al.curves.get(CHOSEN.name)!.get(100) ?? [], random150: al.curves.get(RANDOM.name)!.get(150) ?? [] };
+  const al = activeLearning(corpus, corpus.splits.slice(corpus.splits.length > 1 ? 1 : 0), [DEFAULT_UNCERTAIN_ORDER, "random"], checkpoints);
+  return { al100: al.curves.get(DEFAULT_UNCERTAIN_ORDER)!.get(100) ?? [], random150: al.curves.get("random")!.get(150) ?? [] };
 }
-
-/** The strategies compared on the tuning data (--tune); `--strategies a,b` runs only those (and random). */
-const CANDIDATES: Strategy[] = [
-  RANDOM,
-  { name: "least-sure", order: "least-sure", measure: "margin" },
-  CHOSEN,
-  { name: "per-code, calibrated margin", order: "per-code", measure: "calibrated" },
-  { name: "per-code, entropy", order: "per-code", measure: "entropy" },
-  { name: "per-code, expected gradient length", order: "per-code", measure: "gradient" },
-  { name: "per-code, committee of the two views", order: "per-code", measure: "views" },
-  { name: "per-code, bootstrap committee", order: "per-code", measure: "bootstrap" },
-  { name: "least-sure, 1 turn per batch", order: "least-sure", measure: "margin", batch: 1 },
-  { name: "per-code, representative first 20", order: "per-code", measure: "margin", seedSet: "representative" },
-];
 
 function evaluate(corpus: Corpus, bars: Record<string, string>): void {
   console.log(`\n=== ${corpus.name}: ${corpus.gold.length} human-coded turns in ${corpus.sessions.length} sessions ===`);
@@ -512,9 +397,7 @@ try {
   if (process.argv.includes("--tune")) {
     const corpus = await tuningCorpus();
     console.log(`=== ${corpus.name}: ${corpus.gold.length} human-coded turns in ${corpus.sessions.length} sessions ===`);
-    const wanted = process.argv.includes("--strategies") ? process.argv[process.argv.indexOf("--strategies") + 1].split(",") : undefined;
-    const strategies = CANDIDATES.filter((s, i) => wanted === undefined || s === RANDOM || wanted.includes(String(i)));
-    activeLearning(corpus, corpus.splits, strategies, [50, 100, 150]);
+    activeLearning(corpus, corpus.splits, ["random", "least-sure", "per-code"], [50, 100, 150]);
   } else {
     if (only === undefined || only === "chatcollab") {
       if (chatcollabPresent()) {
