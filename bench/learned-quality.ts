@@ -19,7 +19,8 @@
  *   - calibration on the held-out turns: mean confidence vs accuracy, ECE before and after;
  *   - order: the run-3 model trained on the training codes in several orders (same hash, same codes?);
  *   - active learning, simulated: kappa on the held-out run against hand-coded turns, the most
- *     doubtful turns (spread across sessions) against random ones, over seeds;
+ *     doubtful turns (spread across sessions) against random ones, over seeds, beside the kappa of
+ *     the whole pool hand-coded (the ceiling: on ChatCollab 150 random turns are nearly all of it);
  *   - the rules coder's kappa on every turn.
  * Run: nice npx tsx bench/learned-quality.ts [--seeds 5] [--orders 2] [--draws 5] [--only chatcollab|own]   (many minutes on a busy machine)
  *      nice npx tsx bench/learned-quality.ts --tune [--seeds 5]: the active-learning orders of
@@ -94,7 +95,7 @@ function calibrationRow(label: string, examples: ReturnType<typeof heldOut>["exa
 /** The coder's model at the middle of its grid (validate.ts's SETTINGS_GRID) for the simulation: the same for both strategies. */
 const SIMULATION: ModelSettings = { c: 3, context: true, balanced: true };
 
-/** Random sampling, or uncertainty sampling taking candidates in one of sample.ts's orders. */
+/** Random sampling, or uncertainty sampling taking candidates in one of active-learning.ts's orders. */
 type Strategy = "random" | UncertainOrder;
 
 /** Kappa on `test` after hand-coding turns of `pool` chosen by `strategy`, at each size of `checkpoints`. */
@@ -105,27 +106,25 @@ function simulate(corpus: Corpus, pool: readonly CodeRecord[], test: readonly Co
   const poolUnits = units.filter((u) => human.has(`${u.session.id}\u0000${u.turn.id}`));
   const testExamples = trainingExamples(corpus.sessions, test);
   const order = shuffleInPlace([...poolUnits], mulberry32(seed));
-  // The first 20 at random for both strategies, then BATCH at a time.
+  // The first 20 at random for both strategies (the same 20 for a seed), then BATCH at a time.
   const coded = new Set(order.slice(0, 20).map((u) => `${u.session.id}\u0000${u.turn.id}`));
   const kappas = new Map<number, number>();
-  const train = () =>
-    trainLearnedModel(
-      codebook,
-      trainingExamples(
-        corpus.sessions,
-        [...coded].map((k) => human.get(k)!),
-      ),
-      SIMULATION,
+  const last = Math.max(...checkpoints);
+  const codedExamples = () =>
+    trainingExamples(
+      corpus.sessions,
+      [...coded].map((k) => human.get(k)!),
     );
-  while (coded.size < Math.max(...checkpoints)) {
+  while (coded.size < last) {
+    const n = Math.min(BATCH, last - coded.size);
     if (strategy === "random") {
-      const target = Math.min(coded.size + BATCH, Math.max(...checkpoints));
+      const target = coded.size + n;
       for (const u of order) {
         if (coded.size >= target) break;
         coded.add(`${u.session.id}\u0000${u.turn.id}`);
       }
     } else {
-      const model = train();
+      const model = trainLearnedModel(codebook, codedExamples(), SIMULATION);
       // What the stored codes would say (the margin and the code), read as `colloquy sample` reads them.
       const doubt = new Map(
         poolUnits.map((u) => {
@@ -133,11 +132,10 @@ function simulate(corpus: Corpus, pool: readonly CodeRecord[], test: readonly Co
           return [`${u.session.id}\u0000${u.turn.id}`, { sure: p.margin, code: p.codes?.[0] }];
         }),
       );
-      const n = Math.min(BATCH, Math.max(...checkpoints) - coded.size);
       for (const u of uncertainSample(poolUnits, n, doubt, coded, seed, strategy).units) coded.add(`${u.session.id}\u0000${u.turn.id}`);
     }
     if (checkpoints.includes(coded.size)) {
-      const model = train();
+      const model = trainLearnedModel(codebook, codedExamples(), SIMULATION);
       kappas.set(
         coded.size,
         agreementOf(
@@ -160,27 +158,47 @@ function termsOf(u: { session: Session; turn: { id: string } }) {
 /**
  * Active learning simulated on `splits` x SEEDS runs, each strategy on the same runs in the same
  * order (split x seed: the same first 20 turns), so each run of one strategy has a twin in the
- * others. Prints kappa at each checkpoint (mean [95% bootstrap interval over runs]) and, for each
- * uncertainty strategy, its kappa at 100 minus random's at 150, paired by run.
+ * others. Prints kappa at each checkpoint (mean [95% bootstrap interval over runs]), the kappa of
+ * the whole pool hand-coded (the ceiling), and, for each uncertainty strategy, its kappa at 100
+ * minus random's at 150, paired by run, and how many random turns it is worth at 100.
  */
 function activeLearning(corpus: Corpus, splits: Corpus["splits"], strategies: readonly Strategy[], checkpoints: number[]) {
   const inSplit = (ids: Set<string>) => corpus.gold.filter((r) => ids.has(r.session));
   const curves = new Map(strategies.map((s) => [s, new Map<number, number[]>()]));
-  for (const split of splits)
-    for (let seed = 1; seed <= SEEDS; seed++)
+  const ceiling: number[] = [];
+  for (const split of splits) {
+    const [pool, test] = [inSplit(split.train), inSplit(split.test)];
+    const testExamples = trainingExamples(corpus.sessions, test);
+    const whole = trainLearnedModel(codebook, trainingExamples(corpus.sessions, pool), SIMULATION);
+    const k = agreementOf(
+      codebook,
+      testExamples,
+      testExamples.map((e) => predictLearned(whole, e.terms)),
+    ).kappa;
+    for (let seed = 1; seed <= SEEDS; seed++) {
+      ceiling.push(k);
       for (const strategy of strategies)
-        for (const [size, k] of simulate(corpus, inSplit(split.train), inSplit(split.test), strategy, seed, checkpoints))
-          curves.get(strategy)!.set(size, [...(curves.get(strategy)!.get(size) ?? []), k]);
+        for (const [size, kappa] of simulate(corpus, pool, test, strategy, seed, checkpoints))
+          curves.get(strategy)!.set(size, [...(curves.get(strategy)!.get(size) ?? []), kappa]);
+    }
+  }
   console.log(
     `\nactive learning, simulated (${splits.map((s) => s.name).join("; ")}: ${splits.length} split(s) x ${SEEDS} seeds = ${splits.length * SEEDS} runs; 20 random turns, then ${BATCH} at a time; ${describe(SIMULATION)} for all); mean [95% bootstrap interval of the mean over runs]:`,
   );
   printTable([["hand-coded turns", ...strategies], ...checkpoints.map((c) => [String(c), ...strategies.map((s) => meanInterval(curves.get(s)!.get(c)))])]);
-  const random150 = curves.get("random")?.get(150) ?? [];
-  for (const strategy of strategies.filter((s) => s !== "random")) {
-    const gain = (curves.get(strategy)!.get(100) ?? []).map((k, i) => k - random150[i]);
+  const random = curves.get("random");
+  const [random100, random150] = [random?.get(100) ?? [], random?.get(150) ?? []];
+  console.log(
+    `the whole pool hand-coded (${splits.map((s) => inSplit(s.train).length).join(", ")} turns), the ceiling: kappa ${f(mean(ceiling))}; random at 150 minus it, paired: ${random150.length ? meanInterval(random150.map((k, i) => k - ceiling[i])) : "-"}`,
+  );
+  for (const name of strategies.filter((s) => s !== "random")) {
+    const at100 = curves.get(name)!.get(100) ?? [];
+    const gain = at100.map((k, i) => k - random150[i]);
+    // Random turns worth the strategy's 100: linear between random's means at 100 and 150.
+    const worth = 100 + (50 * (mean(at100) - mean(random100))) / (mean(random150) - mean(random100));
     if (gain.length && random150.length)
       console.log(
-        `${strategy} at 100 minus random at 150, paired by run: ${meanInterval(gain)}; ${gain.filter((g) => g >= 0).length} of ${gain.length} runs >= 0`,
+        `${name} at 100 minus random at 150, paired by run: ${meanInterval(gain)}; ${gain.filter((g) => g >= 0).length} of ${gain.length} runs >= 0; worth ${worth.toFixed(0)} random turns`,
       );
   }
   return { curves };

@@ -21,9 +21,11 @@ export interface Doubt {
  *  - "per-code": the least sure turn of each predicted code, then the second of each, and so on,
  *    so the turns the coder thinks are rare categories are asked about as often as common ones
  *    (class-balanced uncertainty sampling).
- * Also tried on the tuning data, and worse than "per-code" (commit f22b559, docs/learned-coder.md):
+ * Also tried on the tuning data, and worse than "per-code" with the margin (docs/learned-coder.md):
  * doubt weighted by similarity to the pool, diversity within a batch, a random warm-up of 50 turns
- * and 30% random picks.
+ * and 30% random picks (commit f22b559); the calibrated margin, entropy, expected gradient length,
+ * query by committee (the two views; bootstrap models), retraining after every turn, and a
+ * representative first sample (commit 5db7d8b).
  */
 export type UncertainOrder = "least-sure" | "per-code";
 
