@@ -1,6 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { readFile } from "node:fs/promises";
+import { garbageBudget } from "../util/memory.js";
 import { parseArtifact } from "../study/artifacts.js";
 import { STUDY_FOLDERS, type Artifact } from "../util/artifact.js";
 import {
@@ -179,13 +180,19 @@ export async function readAnalysisFiles(root: string, warnings: string[], visit:
   } catch {
     // no analysis folder yet: every analysis view shows its empty state
   }
+  // The files are 1-20 MB each at 100,000 turns, and their parsed and validated values several
+  // times that: a collection before reading the next lets the last one go, rather than V8's slack
+  // piling them up (the build's peak, issue 33).
+  const processed = garbageBudget();
   for (const file of names) {
     const analysis = analyses.find((d) => d.result.match(file));
     if (!analysis) continue;
     const params = analysis.result.match(file)!;
     let read;
     try {
-      read = parseArtifact(analysis.result as Artifact<string[], unknown>, await readFile(join(dir, file), "utf8"));
+      const text = await readFile(join(dir, file), "utf8");
+      processed(text.length);
+      read = parseArtifact(analysis.result as Artifact<string[], unknown>, text);
     } catch (error) {
       read = { status: "invalid" as const, problem: `not readable (${errorMessage(error)})` };
     }
