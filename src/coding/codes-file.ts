@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { CliError } from "../util/errors.js";
-import { appendJsonl, repairJsonl, rewriteJsonl, readTextIfExists, visitJsonlText, type JsonlRepair } from "../util/fs.js";
+import { appendJsonl, repairJsonl, rewriteJsonl, visitJsonl, type JsonlRepair } from "../util/fs.js";
 import { codeRecordSchema, codeRunHeaderSchema, type CodeRecord } from "./records.js";
 
 /**
@@ -192,22 +192,10 @@ export interface CodesFileOwner {
  * Every record of a codes file, in file order, full and compact lines alike. A line that is no
  * record stops with the file, the line and the field; so does a header or full record of another
  * codebook or coder than `owner`'s, when given, and a run whose end line counts other lines than
- * were read.
+ * were read. The file is read a line at a time (util/lines.ts): only the records are held, never
+ * its text (~50 MB for a 100,000-turn study's codebook, issue 33). A missing file has no records.
  */
 export async function readCodesFile(path: string, owner?: CodesFileOwner): Promise<CodeRecord[]> {
-  const text = await readTextIfExists(path);
-  if (text === undefined) return [];
-  return parseCodesText(text, path, owner);
-}
-
-/**
- * {@link readCodesFile} over text read from `path` (named in errors, with line numbers counted
- * from the text's start): the whole file, or what follows a point where no run is open
- * (study/code-digests.ts reads what was appended since it last looked, from such a point: the
- * records are then those a read of the whole file gives there). `state.open` tells whether a run
- * is still open at the end of the text.
- */
-export function parseCodesText(text: string, path: string, owner?: CodesFileOwner, state: { open?: boolean } = {}): CodeRecord[] {
   const records: CodeRecord[] = [];
   let run: OpenRun | undefined;
   const second = { second: NaN, prefix: "" };
@@ -230,7 +218,7 @@ export function parseCodesText(text: string, path: string, owner?: CodesFileOwne
       );
     }
   };
-  visitJsonlText(text, path, (value, line) => {
+  await visitJsonl(path, (value, line) => {
     if (!isObject(value)) return fail(line, "expected a JSON object");
     if (value.run !== undefined) {
       const header = codeRunHeaderSchema.safeParse(value.run);
@@ -280,7 +268,6 @@ export function parseCodesText(text: string, path: string, owner?: CodesFileOwne
     run.lines++;
     records.push(toRecord(value, run, lineProvenance(run, value.provenance), createdAt, same));
   });
-  state.open = run !== undefined;
   return records;
 }
 

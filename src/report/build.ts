@@ -26,6 +26,7 @@ import { codebookSessionPart, mergeBadges, sessionBadges, sessionPart, type Code
 import { codesDigest, openMemo, sessionHash } from "../study/memo.js";
 import { recordsBySession } from "../coding/records.js";
 import { VIEW_DATA, type CodebookInfo, type ConceptsSet, type ReportBundle, type SiteIndex, type TopicsSet } from "./types.js";
+import { collectGarbage } from "../util/memory.js";
 import { openSite, type SiteResult, type SiteWriter } from "./site.js";
 import type { JsonObjectWriter } from "./json-file.js";
 import type { Session } from "../transcript/schema.js";
@@ -109,6 +110,9 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   for (const [codebook, list] of Object.entries(coders)) {
     const definition = definitions.get(codebook) ?? null;
     const sets = await readSets(codebook, list);
+    // Reading made several times the records' size in garbage (lines, parsed values), and the
+    // last codebook's shapes are garbage now: collected here, the peak is what is alive (issue 33).
+    collectGarbage();
     const info = describeCodebook(codebook, definition, list, seenIn(sets));
     const frame = balesFrame(info, definition);
     // The codebook's categories (order, labels, groups), coders and fallback are settings of every part of it.
@@ -129,6 +133,7 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
     for (const { writer, member } of writers) await writer.append(member, part[member]);
     await sequences.append("sequences", part.sequences);
     summaries.push(codebookSummary(part));
+    collectGarbage();
   }
   for (const { writer } of writers) await writer.close();
   await sequences.close();

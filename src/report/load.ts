@@ -1,6 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { readFile } from "node:fs/promises";
+import { garbageBudget } from "../util/memory.js";
 import { parseArtifact } from "../study/artifacts.js";
 import { STUDY_FOLDERS, type Artifact } from "../util/artifact.js";
 import {
@@ -186,14 +187,20 @@ export async function readAnalysisFiles(
   } catch {
     // no analysis folder yet: every analysis view shows its empty state
   }
+  // The files are 1-20 MB each at 100,000 turns, and their parsed and validated values several
+  // times that: a collection before reading the next lets the last one go, rather than V8's slack
+  // piling them up (the build's peak, issue 33).
+  const processed = garbageBudget();
   for (const file of names) {
     const analysis = analyses.find((d) => d.result.match(file));
     if (!analysis) continue;
     const params = analysis.result.match(file)!;
     let read;
     try {
+      const text = await readFile(join(dir, file), "utf8");
+      processed(text.length);
       const artifact = analysis.result as Artifact<string[], unknown>;
-      read = parseArtifact({ ...artifact, schema: schemaOf(analysis as AnalysisDescriptor<unknown>) }, await readFile(join(dir, file), "utf8"));
+      read = parseArtifact({ ...artifact, schema: schemaOf(analysis as AnalysisDescriptor<unknown>) }, text);
     } catch (error) {
       read = { status: "invalid" as const, problem: `not readable (${errorMessage(error)})` };
     }

@@ -4,6 +4,7 @@ import { dirname, basename, join, relative, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { CliError } from "./errors.js";
 import { shorten } from "./text.js";
+import { visitLines } from "./lines.js";
 
 /**
  * A file's bytes, read with as few reads as its size allows (readFile reads 512 KB at a time, each
@@ -452,11 +453,28 @@ export async function readJsonl(path: string): Promise<{ records: unknown[]; tor
 
 /**
  * Call `visit` with each parsed line of a JSONL file and its 1-based line number, in order; torn
- * and damaged lines as in {@link readJsonl}. A missing file has no lines.
+ * and damaged lines as in {@link readJsonl}. A missing file has no lines. The file is read a chunk
+ * at a time (util/lines.ts): what is held is what `visit` keeps.
  */
 export async function visitJsonl(path: string, visit: (value: unknown, line: number) => void): Promise<{ torn: number[] }> {
-  const text = await readTextIfExists(path);
-  return text === undefined ? { torn: [] } : visitJsonlText(text, path, visit);
+  const torn: number[] = [];
+  await visitLines(path, (line, number, ended) => {
+    if (line.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      if (!ended) return void torn.push(number);
+      const preview = shorten(line, 60);
+      const study = studyOf(path);
+      throw new CliError(
+        `${path}:${number}: not a valid JSON line (${preview}); an interrupted write probably left part of a record there. ` +
+          `Run \`colloquy repair ${study ?? "<study folder>"}\`: it moves the unreadable bytes to a .torn file next to it and keeps every complete record.`,
+      );
+    }
+    visit(value, number);
+  });
+  return { torn };
 }
 
 /** A text file the user named (a sheet, a lexicon), or a CliError naming it and what it holds. */
@@ -466,37 +484,4 @@ export async function readUserText(path: string, what: string): Promise<string> 
   } catch (error) {
     throw new CliError(`${path}: cannot read the ${what} (${(error as Error).message})`);
   }
-}
-
-/** A UTF-8 file's text, or undefined when there is no such file (any other error is thrown). */
-export async function readTextIfExists(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
-/** {@link visitJsonl} over text already read from `path` (named in errors). */
-export function visitJsonlText(text: string, path: string, visit: (value: unknown, line: number) => void): { torn: number[] } {
-  const torn: number[] = [];
-  const lines = text.split("\n");
-  lines.forEach((line, i) => {
-    if (line.trim() === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      if (i === lines.length - 1) return void torn.push(i + 1);
-      const preview = shorten(line, 60);
-      const study = studyOf(path);
-      throw new CliError(
-        `${path}:${i + 1}: not a valid JSON line (${preview}); an interrupted write probably left part of a record there. ` +
-          `Run \`colloquy repair ${study ?? "<study folder>"}\`: it moves the unreadable bytes to a .torn file next to it and keeps every complete record.`,
-      );
-    }
-    visit(value, i + 1);
-  });
-  return { torn };
 }

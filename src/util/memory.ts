@@ -10,7 +10,8 @@ import { runInNewContext } from "node:vm";
  */
 let gc: (() => void) | undefined | null = null;
 
-function collect(): void {
+/** A full collection now (when the runtime allows it): call it where a large piece of work let its data go. */
+export function collectGarbage(): void {
   if (gc === null) {
     try {
       setFlagsFromString("--expose-gc");
@@ -29,7 +30,7 @@ export function garbageBudget(everyBytes = 8 * 1024 * 1024): (bytes: number) => 
     since += bytes;
     if (since >= everyBytes) {
       since = 0;
-      collect();
+      collectGarbage();
     }
   };
 }

@@ -1,4 +1,4 @@
-import { appendFile, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -485,5 +485,47 @@ describe("a codes file holds one codebook and one coder", () => {
     await expect(readCodeHistory(dir, "bales-ipa", "llm")).rejects.toThrow(
       `${file}:4: not a code record (${named}, but this file holds the codes of codebook "bales-ipa" by coder "llm"`,
     );
+  });
+});
+
+describe("a codes file is read a line at a time (issue 33)", () => {
+  /** A file of several 1 MB read chunks: 8,000 code lines of ~330 bytes, "é", "·" and "😀" in each. */
+  const big = async () => {
+    const records = Array.from({ length: 8_000 }, (_, i) => record(i, { rationale: `réponse n°${i} 😀 ${"·".repeat(100)}` }));
+    await appendCodes(dir, records);
+    expect((await stat(file)).size).toBeGreaterThan(2 << 20);
+    return records;
+  };
+
+  it("reads what it wrote across chunks, characters cut by them included", async () => {
+    const records = await big();
+    expect(await readCodeHistory(dir, "bales-ipa", "llm")).toEqual(records);
+  });
+
+  it("a bad line in the middle of a big file is named by its line number", async () => {
+    await big();
+    const text = (await readFile(file, "utf8")).split("\n");
+    text[5_432] = JSON.stringify({ session: "s1", turn: 7 });
+    await writeFile(file, text.join("\n"));
+    await expect(readCodeHistory(dir, "bales-ipa", "llm")).rejects.toThrow(`${file}:5433: not a code record (turn: expected a string)`);
+    text[5_432] = '{"session":"s1","tu';
+    await writeFile(file, text.join("\n"));
+    await expect(readCodeHistory(dir, "bales-ipa", "llm")).rejects.toThrow(`${file}:5433: not a valid JSON line`);
+  });
+
+  it("CRLF line ends and a last line without its \\n read the same records", async () => {
+    const records = await big();
+    const text = await readFile(file, "utf8");
+    await writeFile(file, text.replaceAll("\n", "\r\n"));
+    expect(await readCodeHistory(dir, "bales-ipa", "llm")).toEqual(records);
+    await writeFile(file, text.slice(0, -1));
+    expect(await readCodeHistory(dir, "bales-ipa", "llm")).toEqual(records);
+  });
+
+  it("an empty file and a missing one have no records", async () => {
+    expect(await readCodeHistory(dir, "bales-ipa", "llm")).toEqual([]);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, "");
+    expect(await readCodeHistory(dir, "bales-ipa", "llm")).toEqual([]);
   });
 });
