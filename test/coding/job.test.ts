@@ -282,7 +282,7 @@ describe("a batch's requests and its collection read one session at a time", () 
     const model = modelFor(server, { cacheDir: join(study.dir, ".cache", "llm") });
     const replies = new Map<string, string>();
     const { lines } = codingBatchRequests({ study: study.dir, sessions, load, codebook: bales, coder: "llm", model }, new Set());
-    for await (const line of lines) replies.set(line.key, balesHandler({ body: line.body } as unknown as RecordedRequest).content!);
+    for await (const line of lines) replies.set(line.key, (balesHandler({ body: line.body } as unknown as RecordedRequest) as { content: string }).content);
     loaded.length = 0;
     const answered = async (hash: string) => {
       const text = replies.get(hash);
