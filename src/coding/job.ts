@@ -7,7 +7,7 @@ import { pruneFailures } from "./store.js";
 import type { Codebook } from "./codebook/schema.js";
 import type { Session } from "../transcript/schema.js";
 import { sessionFingerprints } from "../transcript/fingerprint.js";
-import type { ChatMessage, ChatModel, ChatRequest } from "../llm/types.js";
+import type { ChatMessage, ChatModel, ChatRequest, ChatResult } from "../llm/types.js";
 import { mapLimit } from "../util/concurrency.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
 import { rulesProblem } from "./rules/index.js";
@@ -284,6 +284,10 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
     // Requests already waiting for a slot (or a retry) are not sent either.
     halting.abort();
   };
+  // Decided inside the request's slot (llm/client.ts), so no request waiting for a slot starts after a fatal error.
+  const haltOnFatal = (result: ChatResult) => {
+    if (!result.ok && FATAL_KINDS.has(result.error.kind)) halt();
+  };
   const noRules = options.coder === "rules" ? rulesProblem(codebook) : undefined;
   if (noRules) throw new Error(noRules);
   const done = await doneSet(options, coderId);
@@ -426,7 +430,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
       const workers = Math.max(1, (options.model?.config?.concurrency ?? 8) * 2);
       await mapLimit(units, workers, async (unit) => {
         if (signal.aborted || halted) return;
-        const outcomes = await coder.code(unit.session, unit.targets, { signal, stopStarting: halting.signal });
+        const outcomes = await coder.code(unit.session, unit.targets, { signal, stopStarting: halting.signal, onResult: haltOnFatal });
         outcomes.forEach((outcome) => record(unit.session, outcome));
         reporter.progress(task, finished, toCode);
       });
