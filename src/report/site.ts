@@ -61,6 +61,30 @@ const leftover = (name: string, ours: RegExp) => {
   return match !== null && ours.test(match[1]) && !processRunning(Number(match[2]));
 };
 
+/**
+ * The files the site's index.html points to now: the build a browser tab may have open, which
+ * loads its views' and sessions' files as they are asked for. Read before a build replaces it.
+ */
+async function filesInUse(dir: string): Promise<Set<string>> {
+  const files = new Set<string>();
+  let html: string;
+  try {
+    html = await readFile(join(dir, "index.html"), "utf8");
+  } catch {
+    return files;
+  }
+  for (const match of html.matchAll(/"(app\.[0-9a-f]{12}\.(?:js|css)|data\.[0-9a-f]{12}\.json)"/g)) files.add(match[1]);
+  const data = [...files].find((name) => name.startsWith("data."));
+  try {
+    const index = JSON.parse(await readFile(join(dir, data!), "utf8")) as Partial<SiteIndex>;
+    for (const file of Object.values(index.views ?? {})) files.add(file);
+    for (const session of index.sessions ?? []) if (session.chunk) files.add(session.chunk);
+  } catch {
+    // No readable index: nothing more to keep than what index.html names.
+  }
+  return files;
+}
+
 /** Remove hashed files of earlier builds and temp files of crashed ones (only names this writer makes), keeping `keep`. */
 async function removeStale(dir: string, keep: Set<string>): Promise<void> {
   const ours = /^(app\.[0-9a-f]{12}\.(js|css)|data\.[0-9a-f]{12}\.json)$/;
@@ -116,13 +140,15 @@ export interface SiteWriter {
  * views/<view>.<hash>.json per view and one hashed chunk per session. Content hashes in names
  * let any static server cache forever; index.html is written last so a reader never sees an
  * index pointing at files that are not there yet. A chunk whose file already holds the same
- * content (same hash in its name, and as many bytes) is not written again.
+ * content (same hash in its name, and as many bytes) is not written again. The files of the build
+ * before stay (a tab open on it loads its views as they are shown); older ones are removed.
  */
 export async function openSite(dir: string): Promise<SiteWriter> {
   await mkdir(join(dir, "sessions"), { recursive: true });
   await mkdir(join(dir, "views"), { recursive: true });
   const existing = new Set(await readdir(join(dir, "sessions")));
-  const keep = new Set<string>();
+  // The previous build's files stay until the next build: a tab still open on it asks for them (404 otherwise).
+  const keep = await filesInUse(dir);
   const chunkNames = new Map<string, string>();
   const views: Record<string, string> = {};
   let chunkBytes = 0;
