@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/fs.js";
 import { sha256 } from "../util/hash.js";
-import { processRunning } from "../util/process.js";
+import { OWNER_TAG, taggedOwnerRunning } from "../util/process.js";
 import { openJsonObject, type JsonObjectWriter } from "./json-file.js";
 import { VIEW_DATA, type ReportBundle, type SessionChunk, type SiteIndex, type ViewMember } from "./types.js";
 import { webAssets } from "./webbundle.js";
@@ -52,13 +52,14 @@ function indexHtml(title: string, js: string, css: string, data: string): string
 }
 
 /**
- * A temp file this writer (or writeFileAtomic for it) makes, `.<name>.<pid>.<hex>.tmp`, left by a
- * build that crashed: a view's can be several MB. A temp of a process still running may be a
- * build writing now, and is left alone.
+ * A temp file this writer (or writeFileAtomic for it) makes, `.<name>.<owner>.<hex>.tmp`, left by a
+ * build that crashed: a view's can be several MB. A temp of a process that may still run (on this
+ * machine, or on another sharing the folder) may be a build writing now, and is left alone.
  */
+const TEMP_NAME = new RegExp(String.raw`^\.(.+)\.(${OWNER_TAG})\.[0-9a-f]{8}\.tmp$`);
 const leftover = (name: string, ours: RegExp) => {
-  const match = /^\.(.+)\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name);
-  return match !== null && ours.test(match[1]) && !processRunning(Number(match[2]));
+  const match = TEMP_NAME.exec(name);
+  return match !== null && ours.test(match[1]) && !taggedOwnerRunning(match[2]);
 };
 
 /**
