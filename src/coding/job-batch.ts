@@ -1,6 +1,6 @@
 import type { LlmClient } from "../llm/client.js";
 import type { BatchRequestLine } from "../llm/batch/files.js";
-import { planCoding } from "./job-plan.js";
+import { sessionPlans } from "./job-plan.js";
 import { EST_COMPLETION_TOKENS_PER_TURN, coderIdOf, doneSet, makeLlmCoder, type CodingJobOptions } from "./job.js";
 import { estimateTokens } from "./llm/prompt.js";
 
@@ -34,24 +34,27 @@ export function codingBatchRequests(
   const samples = options.samples ?? 1;
   const perTurn = EST_COMPLETION_TOKENS_PER_TURN[options.codebook.kind];
   async function* lines(): AsyncGenerator<BatchRequestLine> {
-    const plan = planCoding(options.sessions, await doneSet(options, coderIdOf(options)), options.batch ?? 1);
-    counts.alreadyCoded = plan.alreadyCoded;
+    const done = await doneSet(options, coderIdOf(options));
     const coder = makeLlmCoder(options);
     const seen = new Set<string>();
-    for (const unit of plan.units) {
-      counts.toCode += unit.targets.length;
-      for (let sample = 0; sample < samples; sample++) {
-        const request = coder.request(unit.session, unit.targets, sample);
-        const key = options.model.requestHash(request);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        if (open.has(key)) counts.pending++;
-        else if (await options.model.isCached(request, key)) counts.cached++;
-        else {
-          counts.requests++;
-          counts.promptTokens += estimateTokens(request.messages);
-          counts.completionTokens += unit.targets.length * perTurn;
-          yield { key, body: options.model.wireRequest(request) };
+    // One session at a time (with `load`): its requests are written before the next is read.
+    for await (const plan of sessionPlans(options.sessions, done, options.batch ?? 1, options.load)) {
+      counts.alreadyCoded += plan.alreadyCoded;
+      for (const unit of plan.units) {
+        counts.toCode += unit.targets.length;
+        for (let sample = 0; sample < samples; sample++) {
+          const request = coder.request(unit.session, unit.targets, sample);
+          const key = options.model.requestHash(request);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          if (open.has(key)) counts.pending++;
+          else if (await options.model.isCached(request, key)) counts.cached++;
+          else {
+            counts.requests++;
+            counts.promptTokens += estimateTokens(request.messages);
+            counts.completionTokens += unit.targets.length * perTurn;
+            yield { key, body: options.model.wireRequest(request) };
+          }
         }
       }
     }

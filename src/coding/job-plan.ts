@@ -64,3 +64,32 @@ export function planCoding(sessions: readonly Session[], done: ReadonlySet<strin
   }
   return { units, turns, alreadyCoded, coded, skipped };
 }
+
+/** A plan's counts, without its units. */
+export type PlanCounts = Pick<CodingPlan, "turns" | "alreadyCoded" | "skipped"> & { toCode: number };
+
+/**
+ * The plan one session at a time: with `load`, each session is read when its turn comes and let
+ * go after, so a pass over a large study holds one session's turns (the study's sessions given
+ * may then be heads whose turns are never read). Without it, the sessions given are planned.
+ */
+export async function* sessionPlans(
+  sessions: readonly Session[],
+  done: ReadonlySet<string>,
+  batch: number,
+  load?: (id: string) => Promise<Session>,
+): AsyncGenerator<CodingPlan> {
+  for (const session of sessions) yield planCoding([load ? await load(session.id) : session], done, batch);
+}
+
+/** What the plans of a pass add up to. */
+export async function countPlans(plans: AsyncIterable<CodingPlan>): Promise<PlanCounts> {
+  const counts: PlanCounts = { turns: 0, alreadyCoded: 0, skipped: {}, toCode: 0 };
+  for await (const plan of plans) {
+    counts.turns += plan.turns;
+    counts.alreadyCoded += plan.alreadyCoded;
+    counts.toCode += plan.units.reduce((n, u) => n + u.targets.length, 0);
+    for (const [reason, n] of Object.entries(plan.skipped)) counts.skipped[reason] = (counts.skipped[reason] ?? 0) + n;
+  }
+  return counts;
+}

@@ -1,13 +1,13 @@
 import { setMaxListeners } from "node:events";
 import { diskReader, type StudyReader } from "../study/reader.js";
-import { planCoding } from "./job-plan.js";
+import { countPlans, planCoding, sessionPlans, type CodingPlan } from "./job-plan.js";
 import { createWriter } from "./job-writer.js";
 import { offlineCoder } from "./job-offline.js";
 import { pruneFailures } from "./store.js";
 import type { Codebook } from "./codebook/schema.js";
 import type { Session } from "../transcript/schema.js";
 import { sessionFingerprints } from "../transcript/fingerprint.js";
-import type { ChatMessage, ChatModel, ChatRequest } from "../llm/types.js";
+import type { ChatMessage, ChatModel, ChatRequest, ChatResult } from "../llm/types.js";
 import { mapLimit } from "../util/concurrency.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
 import { rulesProblem } from "./rules/index.js";
@@ -71,6 +71,12 @@ export interface CodingJobOptions {
   answered?: (requestHash: string) => Promise<AnsweredReply | undefined>;
   reporter?: Reporter;
   signal?: AbortSignal;
+  /**
+   * One session with its turns, read anew (from its file): the passes that need one session at a
+   * time (a collected batch, the batch's requests) then hold one session's turns, and `sessions`
+   * may be heads whose turns are never read. Default: the sessions given.
+   */
+  load?: (id: string) => Promise<Session>;
   /** Where the already-stored records come from (default: the codes file). */
   reader?: StudyReader;
   /** Records per append (default 50); also flushed every `flushMs` (default 500 ms). */
@@ -279,10 +285,20 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
     // Requests already waiting for a slot (or a retry) are not sent either.
     halting.abort();
   };
+  // Decided inside the request's slot (llm/client.ts), so no request waiting for a slot starts after a fatal error.
+  const haltOnFatal = (result: ChatResult) => {
+    if (!result.ok && FATAL_KINDS.has(result.error.kind)) halt();
+  };
   const noRules = options.coder === "rules" ? rulesProblem(codebook) : undefined;
   if (noRules) throw new Error(noRules);
-  const plan = planCoding(options.sessions, await doneSet(options, coderId), options.batch ?? 1);
-  const toCode = plan.units.reduce((n, u) => n + u.targets.length, 0);
+  const done = await doneSet(options, coderId);
+  const batch = options.batch ?? 1;
+  // A collected batch is coded one session at a time (read, coded, let go); the other paths plan the whole study at once.
+  const oneByOne = Boolean(options.answered && options.load);
+  const plans = () => sessionPlans(options.sessions, done, batch, options.load);
+  const whole = oneByOne ? undefined : planCoding(options.sessions, done, batch);
+  const plan = whole ? { ...whole, toCode: whole.units.reduce((n, u) => n + u.targets.length, 0) } : await countPlans(plans());
+  const { toCode } = plan;
   const repairs: JsonlRepair[] = [];
   const writer = createWriter(study, {
     every: options.flushEvery ?? 50,
@@ -322,11 +338,9 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
   let finished = 0;
   reporter.progress(task, 0, toCode);
   const now = () => new Date().toISOString();
-  const sessionById = new Map(options.sessions.map((s) => [s.id, s]));
-  // Each record keeps the fingerprint of the words it was given (coding/currency.ts).
-  const fingerprintOf = (session: string, turn: string) => sessionFingerprints(sessionById.get(session)!).get(turn);
 
-  const record = (outcome: TurnOutcome) => {
+  /** Store one outcome of a unit of `session` (whose fingerprints each record keeps: coding/currency.ts). */
+  const record = (session: Session, outcome: TurnOutcome) => {
     if (outcome.status === "aborted") return;
     finished++;
     if (outcome.status === "failed") {
@@ -351,7 +365,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
       writer.code({
         session: outcome.session,
         turn: outcome.turn,
-        fingerprint: fingerprintOf(outcome.session, outcome.turn),
+        fingerprint: sessionFingerprints(session).get(outcome.turn),
         codebook: codebook.id,
         codebookVersion: codebook.version,
         coder: coderId,
@@ -367,7 +381,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
     const offline = offlineCoder(options, summary);
     if (offline) {
       let queued = 0;
-      for (const unit of plan.units) {
+      for (const unit of whole!.units) {
         if (signal.aborted || halted) break;
         // About 20,000 records at a time go to disk before more are made: a loop that never waited
         // queued every record of the study and wrote them as one string (1,000,000 turns: out of memory).
@@ -383,29 +397,33 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
           const turn = unit.session.turns[index];
           const ref = { session: unit.session.id, turn: turn.id, index };
           try {
-            record({ ...ref, status: "coded", cached: false, ...offline(unit.session, index) });
+            record(unit.session, { ...ref, status: "coded", cached: false, ...offline(unit.session, index) });
           } catch (error) {
-            record({ ...ref, status: "failed", reason: `${options.coder} coder error: ${(error as Error).message}`, cached: false });
+            record(unit.session, { ...ref, status: "failed", reason: `${options.coder} coder error: ${(error as Error).message}`, cached: false });
           }
         }
         reporter.progress(task, finished, toCode);
       }
     } else {
       const coder = makeLlmCoder(options);
-      let units = plan.units;
+      let units = whole?.units ?? [];
       if (options.answered) {
         // A collected batch: most units are coded from their reply at once, in one loop, a window
         // of units at a time: their records are on disk before the next window is coded (a loop
         // that only yielded let 100,000 records pile up in memory while appends lagged behind).
         const rest: typeof units = [];
-        for (const [i, unit] of units.entries()) {
-          if (signal.aborted || halted) break;
-          const outcomes = await coder.codeFromReply(unit.session, unit.targets, options.answered);
-          if (outcomes) outcomes.forEach(record);
-          else rest.push(unit);
-          if (i % ANSWERED_WINDOW === ANSWERED_WINDOW - 1) {
-            reporter.progress(task, finished, toCode);
-            await writer.flush();
+        let unitsCoded = 0;
+        const passes: Iterable<CodingPlan> | AsyncIterable<CodingPlan> = whole ? [whole] : plans();
+        coding: for await (const { units: some } of passes) {
+          for (const unit of some) {
+            if (signal.aborted || halted) break coding;
+            const outcomes = await coder.codeFromReply(unit.session, unit.targets, options.answered);
+            if (outcomes) outcomes.forEach((outcome) => record(unit.session, outcome));
+            else rest.push(unit);
+            if (++unitsCoded % ANSWERED_WINDOW === 0) {
+              reporter.progress(task, finished, toCode);
+              await writer.flush();
+            }
           }
         }
         units = rest;
@@ -416,8 +434,8 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
       const workers = Math.max(1, (options.model?.config?.concurrency ?? 8) * 2);
       await mapLimit(units, workers, async (unit) => {
         if (signal.aborted || halted) return;
-        const outcomes = await coder.code(unit.session, unit.targets, { signal, stopStarting: halting.signal });
-        outcomes.forEach(record);
+        const outcomes = await coder.code(unit.session, unit.targets, { signal, stopStarting: halting.signal, onResult: haltOnFatal });
+        outcomes.forEach((outcome) => record(unit.session, outcome));
         reporter.progress(task, finished, toCode);
       });
       const stats = coder.stats();
@@ -436,7 +454,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
   }
   // Failures of turns that now have a code (an earlier run's, coded by this one) are history.
   const key = (session: string, turn: string) => `${session}\u0000${turn}`;
-  const pruned = await pruneFailures(study, codebook.id, coderId, (s, t) => plan.coded.has(key(s, t)) || writer.stored.has(key(s, t)));
+  const pruned = await pruneFailures(study, codebook.id, coderId, (s, t) => done.has(key(s, t)) || writer.stored.has(key(s, t)));
   summary.failuresResolved = pruned.removed;
   if (pruned.repair) {
     repairs.push(pruned.repair);

@@ -3,7 +3,7 @@ import { readdir, rm } from "node:fs/promises";
 import { createHash, randomBytes, type Hash } from "node:crypto";
 import { join } from "node:path";
 import { hashValue, stableStringify } from "../util/hash.js";
-import { processRunning } from "../util/process.js";
+import { OWNER_TAG, isThisProcess, ownerTag, taggedOwnerRunning } from "../util/process.js";
 import type { ChatMessage, ResponseFormat, TokenUsage } from "./types.js";
 
 /**
@@ -204,7 +204,7 @@ export class ResponseCache {
       if (buckets.includes("packs"))
         for (const name of (await readdir(this.packDir)).sort()) {
           // A pack being written by a process that was killed (a collect stopped mid-download) is never renamed.
-          if (PACK_TEMP_NAME.test(name) && goneProcess(Number(PACK_TEMP_NAME.exec(name)![1]))) rmSync(join(this.packDir, name), { force: true });
+          if (PACK_TEMP_NAME.test(name) && goneProcess(PACK_TEMP_NAME.exec(name)![1])) rmSync(join(this.packDir, name), { force: true });
           if (!name.endsWith(".jsonl")) continue;
           const path = join(this.packDir, name);
           if (abandonedJournal(name) && !closeAbandonedJournal(path)) continue;
@@ -306,7 +306,7 @@ export class ResponseCache {
     if (this.journal) return;
     mkdirSync(this.packDir, { recursive: true });
     // Named like every pack, by time first, so "a later pack overrides an earlier one" holds for it too.
-    const path = join(this.packDir, `${new Date().toISOString().replace(/[:.]/g, "-")}-journal-${process.pid}-${randomBytes(4).toString("hex")}.jsonl`);
+    const path = join(this.packDir, `${new Date().toISOString().replace(/[:.]/g, "-")}-journal-${ownerTag()}-${randomBytes(4).toString("hex")}.jsonl`);
     const fd = openSync(path, "w");
     try {
       writeAll(fd, Buffer.alloc(bytes, 10), 0);
@@ -352,7 +352,7 @@ export class ResponseCache {
     const keys = await this.keys();
     mkdirSync(this.packDir, { recursive: true });
     // Sortable by time, so a later pack overrides an earlier one (see keys()).
-    const name = `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}-${randomBytes(4).toString("hex")}.jsonl`;
+    const name = `${new Date().toISOString().replace(/[:.]/g, "-")}-${ownerTag()}-${randomBytes(4).toString("hex")}.jsonl`;
     const path = join(this.packDir, name);
     const temp = `${path}.tmp`;
     const placed: [string, Packed][] = [];
@@ -422,24 +422,25 @@ export class ResponseCache {
   }
 }
 
-/** A journal's name: `<time>-journal-<pid>-<8 hex>.jsonl` (see reserve). */
-const JOURNAL_NAME = /-journal-(\d+)-[0-9a-f]{8}\.jsonl$/;
+/** A journal's name: `<time>-journal-<owner>-<8 hex>.jsonl` (see reserve; the owner: util/process.ts ownerTag). */
+const JOURNAL_NAME = new RegExp(String.raw`-journal-(${OWNER_TAG})-[0-9a-f]{8}\.jsonl$`);
 
-/** A pack's temp file while putMany writes it: `<time>-<pid>-<8 hex>.jsonl.tmp`. */
-const PACK_TEMP_NAME = /-(\d+)-[0-9a-f]{8}\.jsonl\.tmp$/;
+/** A pack's temp file while putMany writes it: `<time>-<owner>-<8 hex>.jsonl.tmp`. */
+const PACK_TEMP_NAME = new RegExp(String.raw`-(${OWNER_TAG})-[0-9a-f]{8}\.jsonl\.tmp$`);
 
 /** Whether a journal was left by a process that is gone (killed: its exit hook never cut it). */
 function abandonedJournal(name: string): boolean {
-  return goneProcess(Number(JOURNAL_NAME.exec(name)?.[1]));
+  const owner = JOURNAL_NAME.exec(name)?.[1];
+  return owner !== undefined && goneProcess(owner);
 }
 
 /**
- * Whether the process that named a file is gone. A file of a running process (this one, or
- * another command on the same study) is its own. Checked by process id, so on one machine; a
- * reused id only postpones the clean-up.
+ * Whether the process that named a file (its owner tag) is gone. A file of a running process
+ * (this one, another command on the same study, or any process of another machine sharing the
+ * folder) is its own; a reused id only postpones the clean-up.
  */
-function goneProcess(pid: number): boolean {
-  return Boolean(pid) && pid !== process.pid && !processRunning(pid);
+function goneProcess(tag: string): boolean {
+  return !isThisProcess(tag) && !taggedOwnerRunning(tag);
 }
 
 /**

@@ -250,16 +250,13 @@ export function createChatModel(config: ModelConfig, options: ChatModelOptions =
     // Refused when its turn to be sent comes, and kept before its slot is given to the next:
     // nothing is asked whose reply could not be kept (a resume would pay for it again).
     const result = await limiter.run(async () => {
-      if (request.stopStarting) {
-        // The slot was freed by a request whose caller may stop the run on its result; that
-        // caller's promise chain runs before the next macrotask, so a stop is seen here.
-        await new Promise((resolve) => setImmediate(resolve));
-        if (request.stopStarting.aborted) return fail({ kind: "aborted", message: STOPPED_BEFORE_SENT }, 0, 0);
-      }
+      // The request that held this slot before told its caller its result (onResult) before freeing it.
+      if (request.stopStarting?.aborted) return fail({ kind: "aborted", message: STOPPED_BEFORE_SENT }, 0, 0);
       const refused = cache && unkeepable();
       if (refused) return refused;
       const sent = await send(request, hash);
       if (sent.ok) await keep(sent.response, hash);
+      request.onResult?.(sent);
       return sent;
     });
     const sent = (result.ok ? result.response.httpRequests : result.error.httpRequests) ?? 0;

@@ -37,6 +37,12 @@ export interface ChatRequest {
    * which the provider bills anyway, is received and kept.
    */
   stopStarting?: AbortSignal;
+  /**
+   * Called with the result of a request that was sent, inside its slot: before a request waiting
+   * for that slot can start. A caller that stops on this result (aborts `stopStarting`) is thus
+   * seen by every request not sent yet, whatever the timing of its own promise chain.
+   */
+  onResult?: (result: ChatResult) => void;
 }
 
 export interface TokenUsage {

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { ownerTag } from "../util/process.js";
 import { writeChunks } from "../util/fs.js";
 
 /**
@@ -27,7 +28,7 @@ const FLUSH_CHARS = 1 << 20;
  * (src/report/site.ts removes those of crashed builds) and renamed once its hash is known.
  */
 export async function openJsonObject(dir: string, prefix: string): Promise<JsonObjectWriter> {
-  const temp = join(dir, `.${prefix}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const temp = join(dir, `.${prefix}.${ownerTag()}.${randomBytes(4).toString("hex")}.tmp`);
   const handle = await open(temp, "w");
   const hash = createHash("sha256");
   let bytes = 0;

@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/fs.js";
 import { sha256 } from "../util/hash.js";
-import { processRunning } from "../util/process.js";
+import { OWNER_TAG, taggedOwnerRunning } from "../util/process.js";
 import { openJsonObject, type JsonObjectWriter } from "./json-file.js";
 import { VIEW_DATA, type ReportBundle, type SessionChunk, type SiteIndex, type ViewMember } from "./types.js";
 import { webAssets } from "./webbundle.js";
@@ -52,14 +52,39 @@ function indexHtml(title: string, js: string, css: string, data: string): string
 }
 
 /**
- * A temp file this writer (or writeFileAtomic for it) makes, `.<name>.<pid>.<hex>.tmp`, left by a
- * build that crashed: a view's can be several MB. A temp of a process still running may be a
- * build writing now, and is left alone.
+ * A temp file this writer (or writeFileAtomic for it) makes, `.<name>.<owner>.<hex>.tmp`, left by a
+ * build that crashed: a view's can be several MB. A temp of a process that may still run (on this
+ * machine, or on another sharing the folder) may be a build writing now, and is left alone.
  */
+const TEMP_NAME = new RegExp(String.raw`^\.(.+)\.(${OWNER_TAG})\.[0-9a-f]{8}\.tmp$`);
 const leftover = (name: string, ours: RegExp) => {
-  const match = /^\.(.+)\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name);
-  return match !== null && ours.test(match[1]) && !processRunning(Number(match[2]));
+  const match = TEMP_NAME.exec(name);
+  return match !== null && ours.test(match[1]) && !taggedOwnerRunning(match[2]);
 };
+
+/**
+ * The files the site's index.html points to now: the build a browser tab may have open, which
+ * loads its views' and sessions' files as they are asked for. Read before a build replaces it.
+ */
+async function filesInUse(dir: string): Promise<Set<string>> {
+  const files = new Set<string>();
+  let html: string;
+  try {
+    html = await readFile(join(dir, "index.html"), "utf8");
+  } catch {
+    return files;
+  }
+  for (const match of html.matchAll(/"(app\.[0-9a-f]{12}\.(?:js|css)|data\.[0-9a-f]{12}\.json)"/g)) files.add(match[1]);
+  const data = [...files].find((name) => name.startsWith("data."));
+  try {
+    const index = JSON.parse(await readFile(join(dir, data!), "utf8")) as Partial<SiteIndex>;
+    for (const file of Object.values(index.views ?? {})) files.add(file);
+    for (const session of index.sessions ?? []) if (session.chunk) files.add(session.chunk);
+  } catch {
+    // No readable index: nothing more to keep than what index.html names.
+  }
+  return files;
+}
 
 /** Remove hashed files of earlier builds and temp files of crashed ones (only names this writer makes), keeping `keep`. */
 async function removeStale(dir: string, keep: Set<string>): Promise<void> {
@@ -116,13 +141,15 @@ export interface SiteWriter {
  * views/<view>.<hash>.json per view and one hashed chunk per session. Content hashes in names
  * let any static server cache forever; index.html is written last so a reader never sees an
  * index pointing at files that are not there yet. A chunk whose file already holds the same
- * content (same hash in its name, and as many bytes) is not written again.
+ * content (same hash in its name, and as many bytes) is not written again. The files of the build
+ * before stay (a tab open on it loads its views as they are shown); older ones are removed.
  */
 export async function openSite(dir: string): Promise<SiteWriter> {
   await mkdir(join(dir, "sessions"), { recursive: true });
   await mkdir(join(dir, "views"), { recursive: true });
   const existing = new Set(await readdir(join(dir, "sessions")));
-  const keep = new Set<string>();
+  // The previous build's files stay until the next build: a tab still open on it asks for them (404 otherwise).
+  const keep = await filesInUse(dir);
   const chunkNames = new Map<string, string>();
   const views: Record<string, string> = {};
   let chunkBytes = 0;

@@ -30,7 +30,7 @@ export async function collectBatches(
   options: { signal?: AbortSignal },
   effects: StageEffects,
 ): Promise<CollectSummary> {
-  const { jobs, waiting, ledger } = await downloadFinished(context, cli, effects);
+  const { jobs, waiting, ledger } = await downloadFinished(context, cli, effects, options.signal);
   const summary: CollectSummary = { collected: [], waiting };
   for (const job of jobs) {
     if (job.kind === "topics") {

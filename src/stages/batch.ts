@@ -299,8 +299,18 @@ interface Downloaded {
  * each reply goes into the response cache (one pack per batch) before the next line is read, so
  * neither the file nor its replies are ever held whole. Requests with no line get why.
  */
-async function download(study: string, model: LlmClient, entry: BatchEntry, info: BatchInfo, collected: CollectedReplies): Promise<Downloaded> {
+async function download(
+  study: string,
+  model: LlmClient,
+  entry: BatchEntry,
+  info: BatchInfo,
+  collected: CollectedReplies,
+  signal: AbortSignal | undefined,
+): Promise<Downloaded> {
   const api = model.batchApi();
+  // Ctrl-C: the download stops at once; the entry stays open and its files are downloaded again (free).
+  const interrupted = () =>
+    new CliError(`interrupted while downloading batch ${entry.id}; nothing is lost: run \`colloquy batch collect ${study}\` again`, { exitCode: 130 });
   const why =
     info.status === "failed"
       ? `the batch failed validation${info.errors.length ? `: ${info.errors.slice(0, 3).join("; ")}` : ""}`
@@ -314,12 +324,19 @@ async function download(study: string, model: LlmClient, entry: BatchEntry, info
   async function* toKeep(): AsyncGenerator<[string, Omit<CachedReply, "receivedAt">]> {
     for (const [file, label] of files) {
       if (!file) continue;
-      const lines = batchResults(await apiCall(() => api.download(file)), `batch ${entry.id} ${label}`, found.problems);
+      let body: AsyncIterable<string>;
+      try {
+        body = await apiCall(() => api.download(file, signal));
+      } catch (error) {
+        throw signal?.aborted ? interrupted() : error;
+      }
+      const lines = batchResults(body, `batch ${entry.id} ${label}`, found.problems);
       for (;;) {
         let next: IteratorResult<[string, BatchAnswer]>;
         try {
           next = await lines.next();
         } catch (error) {
+          if (signal?.aborted) throw interrupted();
           // A connection lost mid-file: the pack being written is dropped, the file is downloaded again (free).
           throw new CliError(
             `downloading file ${file} of batch ${entry.id}: ${(error as Error).message}; nothing is lost: run \`colloquy batch collect ${study}\` again`,
@@ -379,6 +396,7 @@ export async function downloadFinished(
   context: StudyContext,
   cli: ModelCliOptions,
   effects: StageEffects,
+  signal?: AbortSignal,
 ): Promise<{ jobs: CollectedJob[]; waiting: BatchStatusLine[]; ledger: BatchLedger }> {
   const ledger = await loadLedger(context.dir);
   const infos = await refresh(context, ledger, cli, effects);
@@ -409,7 +427,7 @@ export async function downloadFinished(
       jobs.set(groupKey, job);
     }
     effects.log(`${entry.label}: downloading the replies of batch ${entry.id} (${info.status})…`);
-    const found = await download(context.dir, model, entry, info, job.answers);
+    const found = await download(context.dir, model, entry, info, job.answers, signal);
     job.problems.push(...found.problems);
     job.batches.push(entry.id!);
     job.entries.push(entry);

@@ -13,7 +13,7 @@ import { batchAnsweredModel } from "../llm/batch/answered.js";
 import type { BatchLimits } from "../llm/batch/files.js";
 import type { BatchReplies } from "../llm/batch/collected.js";
 import { submitCodingBatch, type BatchSubmitSummary } from "./batch.js";
-import { listSessionIds } from "../study/study.js";
+import { listSessionIds, sessionReader } from "../study/study.js";
 import { rulesValidation } from "./rules-validation.js";
 import { CliError } from "../util/errors.js";
 import type { StageEffects, StudyContext } from "./context.js";
@@ -273,6 +273,8 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
   // The rules coder's lexicon lookups of earlier runs: compromise loads only for words never asked.
   const rules = specs.some((s) => s.coder === "rules") && !options.dryRun;
   const saveAnswers = rules ? await keepAnswers(context.dir, "rules-lexicon", [imperativeAnswers()]) : undefined;
+  // Submitting or collecting a batch reads one session at a time (bounded memory at any study size).
+  const load = options.via === "batch" || options.answers ? await sessionReader(context.dir) : undefined;
   try {
     for (const [i, spec] of specs.entries()) {
       const job = {
@@ -299,6 +301,7 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
         reader: context,
         signal: options.signal,
         answered: spec.coder === "llm" && options.answers ? answeredBy(options.answers) : undefined,
+        load: spec.coder === "llm" ? load : undefined,
         flushEvery: options.flushEvery,
         flushMs: options.flushMs,
       };

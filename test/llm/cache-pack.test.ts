@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { ResponseCache, type CachedReply } from "../../src/llm/cache.js";
+import { bootId, ownerTag } from "../../src/util/process.js";
 
 /** The response cache's pack files: many replies in one file, read by the same lookup as loose entries. */
 
@@ -94,6 +95,24 @@ describe("response cache packs", () => {
     expect(await readFile(held, "utf8")).toBe(line);
     expect((await readdir(packs)).sort()).toEqual([held, running].map((p) => p.slice(packs.length + 1)).sort());
     expect(await readFile(running, "utf8")).toBe(room);
+  });
+
+  it("leaves a journal of another machine sharing the folder alone, and closes one of an earlier boot of this machine", async () => {
+    const [pid, host, boot] = ownerTag().split("~");
+    const room = "\n".repeat(1024);
+    const packs = join(dir, "packs");
+    await mkdir(packs);
+    // Another host: its pid means nothing here, so even a pid that is gone here keeps the journal.
+    const elsewhere = `2026-01-01T00-00-00-000Z-journal-${spawnSync(process.execPath, ["-e", ""]).pid}~${host === "00000000" ? "00000001" : "00000000"}~${boot}-0123abcd.jsonl`;
+    await writeFile(join(packs, elsewhere), room);
+    const names = [elsewhere];
+    if (bootId() !== undefined) {
+      // This host before a restart: gone, although a process of this boot has its pid (this one).
+      await writeFile(join(packs, `2026-01-01T00-00-01-000Z-journal-${pid}~${host}~12345678-4567abcd.jsonl`), room);
+    }
+    const cache = new ResponseCache(dir);
+    expect(await cache.get(key(1))).toBeUndefined();
+    expect(await readdir(packs)).toEqual(names);
   });
 
   it("removes the unfinished pack of a killed process (a collect stopped mid-download), not a running one's", async () => {

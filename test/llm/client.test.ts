@@ -29,6 +29,19 @@ describe("ChatModel against a real OpenAI-compatible server", () => {
     expect(model.usage()).toMatchObject({ requests: 1, promptTokens: 11, completionTokens: 2, failures: 0, estimatedCost: 0 });
   });
 
+  it("a stop decided on a result (onResult) is seen by every request waiting for a slot, whatever its caller's timing", async () => {
+    server.setHandler(() => ({ status: 400, message: "Unsupported parameter: 'seed'" }));
+    const model = modelFor(server, { concurrency: 1 });
+    const halting = new AbortController();
+    const onResult = (result: { ok: boolean; error?: { kind: string } }) => {
+      if (!result.ok && result.error?.kind === "bad_request") halting.abort();
+    };
+    // Three requests for one slot; their callers do nothing on the results (no promise chain to wait for).
+    const results = await Promise.all(["a", "b", "c"].map((text) => model.complete({ ...ask(text), stopStarting: halting.signal, onResult })));
+    expect(server.chatCount).toBe(1);
+    expect(results.map((r) => (r.ok ? "ok" : r.error.kind))).toEqual(["bad_request", "aborted", "aborted"]);
+  });
+
   it("honours Retry-After in seconds on 429 (measured wait)", async () => {
     server.enqueue({ status: 429, headers: { "retry-after": "1" } }, { content: "done" });
     const model = modelFor(server);

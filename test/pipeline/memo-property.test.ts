@@ -46,12 +46,15 @@ async function outputs(dir: string): Promise<Record<string, string>> {
       .replace(/"createdAt": ?"[^"]*"/g, '"createdAt":"<time>"')
       .replace(/"importedAt": ?"[^"]*"/g, '"importedAt":"<time>"');
   for (const name of (await readdir(join(dir, "analysis"))).sort()) out[`analysis/${name}`] = mask(await readFile(join(dir, "analysis", name), "utf8"));
-  const index = (await readdir(join(dir, "site"))).find((n) => n.startsWith("data."));
+  // The current build's index (the build before's files stay beside it for a tab still open on it).
+  const html = await readFile(join(dir, "site", "index.html"), "utf8").catch(() => "");
+  const index = /<meta name="colloquy-data" content="([^"]+)">/.exec(html)?.[1];
   if (index) {
+    const text = await readFile(join(dir, "site", index), "utf8");
     // The index names each view's file by its hash, which a masked time in it changes: each view is compared by its id.
-    out["site/data"] = mask(await readFile(join(dir, "site", index), "utf8")).replace(/(views\/[a-z]+)\.[0-9a-f]{12}\.json/g, "$1.json");
-    for (const name of await readdir(join(dir, "site", "views")))
-      out[`site/views/${name.split(".")[0]}`] = mask(await readFile(join(dir, "site", "views", name), "utf8"));
+    out["site/data"] = mask(text).replace(/(views\/[a-z]+)\.[0-9a-f]{12}\.json/g, "$1.json");
+    for (const file of Object.values(JSON.parse(text).views as Record<string, string>))
+      out[`site/views/${file.split("/")[1].split(".")[0]}`] = mask(await readFile(join(dir, "site", file), "utf8"));
   }
   return out;
 }

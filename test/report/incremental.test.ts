@@ -11,7 +11,7 @@ import { openStudy, silentEffects } from "../../src/stages/context.js";
 import { runBuild } from "../../src/stages/build.js";
 import { appendCodes, readCodes, replaceCodes } from "../../src/coding/store.js";
 import { loadSessions, saveSession } from "../../src/study/study.js";
-import type { ReportBundle } from "../../src/report/types.js";
+import type { ReportBundle, SiteIndex } from "../../src/report/types.js";
 import { memoPath } from "../../src/study/memo.js";
 import { existsSync } from "node:fs";
 
@@ -37,13 +37,25 @@ async function bundleOf(site: string): Promise<ReportBundle> {
   return bundle;
 }
 
-/** Every file of a site (relative name -> content), index.html and data file aside. */
+/** The files the site's index.html points to (its app, its data file, and the views' and sessions' files that names). */
+async function inUse(site: string): Promise<Set<string>> {
+  const html = await readFile(join(site, "index.html"), "utf8");
+  const names = new Set([...html.matchAll(/"(app\.[0-9a-f]{12}\.(?:js|css)|data\.[0-9a-f]{12}\.json)"/g)].map((m) => m[1]));
+  const data = [...names].find((n) => n.startsWith("data."))!;
+  const index = JSON.parse(await readFile(join(site, data), "utf8")) as SiteIndex;
+  for (const file of Object.values(index.views)) names.add(file);
+  for (const session of index.sessions) names.add(session.chunk);
+  return names;
+}
+
+/** Every file of the site's current build (relative name -> content), index.html and data file aside; the build before's files stay beside it. */
 async function filesOf(site: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
+  const current = await inUse(site);
   for (const entry of await readdir(site, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const rel = join(entry.parentPath, entry.name).slice(site.length + 1);
-    if (rel === "index.html" || rel.startsWith("data.")) continue;
+    if (rel === "index.html" || rel.startsWith("data.") || !current.has(rel)) continue;
     out.set(rel, await readFile(join(site, rel), "utf8"));
   }
   return out;
@@ -64,6 +76,31 @@ async function expectSameAsFromScratch(study: string, fresh: string): Promise<vo
   await buildSite(fresh);
   await expectSameSite(join(study, "site"), join(fresh, "site"));
 }
+
+describe("a rebuild and a browser tab open on the build before", () => {
+  it("keeps the files of the build before (its views load as they are shown), and removes those of older builds", async () => {
+    const study = join(await mkdtemp(join(tmpdir(), "colloquy-generations-")), "study");
+    await cp(dir, study, { recursive: true });
+    await rm(join(study, "site"), { recursive: true, force: true });
+    const site = join(study, "site");
+    const generation = async (title: string) => {
+      const config = JSON.parse(await readFile(join(study, "colloquy.json"), "utf8"));
+      await writeFile(join(study, "colloquy.json"), JSON.stringify({ ...config, title }));
+      await buildSite(study);
+      return inUse(site);
+    };
+    const first = await generation("first");
+    const second = await generation("second");
+    // The study's title is in the index and in views: each build has files of its own.
+    const firstOnly = [...first].filter((f) => !second.has(f));
+    expect(firstOnly.length).toBeGreaterThan(0);
+    for (const file of first) expect(existsSync(join(site, file)), file).toBe(true);
+    const third = await generation("third");
+    for (const file of second) expect(existsSync(join(site, file)), file).toBe(true);
+    for (const file of firstOnly.filter((f) => !third.has(f))) expect(existsSync(join(site, file)), file).toBe(false);
+    await rm(join(study, ".."), { recursive: true, force: true });
+  });
+});
 
 describe("the streaming, incremental build", () => {
   it("writes the bundle and chunks assembleReport makes from everything in memory", async () => {
@@ -133,7 +170,9 @@ describe("the streaming, incremental build", () => {
     await buildSite(dir, { out: join(dir, "scratch") });
     await expectSameSite(site, join(dir, "scratch"));
 
-    const after = await readdir(join(site, "sessions"));
+    // The files of this build (d2's chunk of the build before stays beside them, for a tab still open on it).
+    const current = await inUse(site);
+    const after = (await readdir(join(site, "sessions"))).filter((n) => current.has(`sessions/${n}`));
     expect(after.filter((n) => n.startsWith("c9."))).toHaveLength(1);
     for (const name of after) {
       const id = name.split(".")[0];

@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url";
 import { acquireStudyLock, StudyLockedError, withStudyLock } from "../../src/study/lock.js";
 import { artifacts } from "../../src/study/artifacts.js";
 import { memoryReporter } from "../../src/util/reporter.js";
+import { bootId } from "../../src/util/process.js";
 
 let study: string;
 let lockFile: string;
@@ -46,9 +47,16 @@ async function writeLock(holder: { pid: number; host?: string; command?: string;
 const readLock = async () => JSON.parse(await readFile(lockFile, "utf8"));
 
 describe("acquireStudyLock", () => {
-  it("writes {pid, host, command, startedAt} and removes it on release", async () => {
+  it("writes {pid, host, boot, command, startedAt} and removes it on release", async () => {
     const release = await acquireStudyLock(study, "colloquy stats");
-    expect(await readLock()).toEqual({ pid: process.pid, host: hostname(), command: "colloquy stats", startedAt: expect.any(String) });
+    const boot = bootId();
+    expect(await readLock()).toEqual({
+      pid: process.pid,
+      host: hostname(),
+      ...(boot ? { boot } : {}),
+      command: "colloquy stats",
+      startedAt: expect.any(String),
+    });
     release();
     expect(existsSync(lockFile)).toBe(false);
     release(); // idempotent
@@ -121,6 +129,15 @@ describe("acquireStudyLock", () => {
     expect((error as Error).message).toContain("(pid 1 on lab-server-7");
     expect((error as Error).message).toContain("It runs on another machine (lab-server-7), so colloquy cannot check from here whether it is still running.");
     expect((error as Error).message).not.toContain("waited");
+  });
+
+  it.runIf(bootId() !== undefined)("takes over a lock of this host's earlier boot, even when a process has its pid now", async () => {
+    await writeLock({ pid: liveProcess(), boot: "an-earlier-boot" } as { pid: number });
+    const effects = memoryReporter();
+    const release = await acquireStudyLock(study, "colloquy code", { waitMs: 0, effects });
+    expect(effects.warnings[0]).toContain("is no longer running");
+    expect(await readLock()).toMatchObject({ pid: process.pid, host: hostname(), boot: bootId() });
+    release();
   });
 
   it("COLLOQUY_LOCK_WAIT_MS sets the default wait", async () => {

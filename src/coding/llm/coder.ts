@@ -108,8 +108,11 @@ export interface LlmCoder {
   readonly settings: Record<string, unknown>;
 }
 
-/** Ctrl-C (`signal`: cut everything off) and a halt (`stopStarting`: send nothing more, let what was sent finish). */
-export type RequestSignals = Pick<ChatRequest, "signal" | "stopStarting">;
+/**
+ * Ctrl-C (`signal`: cut everything off) and a halt (`stopStarting`: send nothing more, let what was
+ * sent finish; `onResult` sees each result before the next request may start, to halt on it).
+ */
+export type RequestSignals = Pick<ChatRequest, "signal" | "stopStarting" | "onResult">;
 
 /** A reply obtained without asking (a batch output line). */
 export interface AnsweredReply {

@@ -53,8 +53,8 @@ export interface BatchApi {
   deleteFile(fileId: string): Promise<void>;
   retrieve(batchId: string): Promise<BatchInfo>;
   cancel(batchId: string): Promise<BatchInfo>;
-  /** A file's content (batch output or error file), line by line as it is read. */
-  download(fileId: string): Promise<AsyncIterable<string>>;
+  /** A file's content (batch output or error file), line by line as it is read; `signal` stops it at once (Ctrl-C). */
+  download(fileId: string, signal?: AbortSignal): Promise<AsyncIterable<string>>;
 }
 
 export class BatchApiError extends Error {
@@ -75,7 +75,7 @@ export const REQUEST_HASH_KEY = "colloquy_request_hash";
 
 export function createBatchApi(client: () => Promise<OpenAI>, config: { baseURL?: string; model: string; apiKey?: string }): BatchApi {
   /** Run a request, retrying transient failures; `beforeRetry` may settle the call instead (a create that did happen). */
-  async function call<T>(what: string, run: (openai: OpenAI) => Promise<T>, beforeRetry?: () => Promise<T | undefined>): Promise<T> {
+  async function call<T>(what: string, run: (openai: OpenAI) => Promise<T>, beforeRetry?: () => Promise<T | undefined>, signal?: AbortSignal): Promise<T> {
     // Loading the SDK is not a request: a failure there is thrown as it is, not retried.
     const openai = await client();
     for (let attempt = 1; ; attempt++) {
@@ -87,7 +87,7 @@ export function createBatchApi(client: () => Promise<OpenAI>, config: { baseURL?
         const settled = await beforeRetry?.();
         if (settled !== undefined) return settled;
         if (attempt >= ATTEMPTS) throw new BatchApiError(`${what}: ${redact(classified.message, config.apiKey)}`, classified.status);
-        await sleep(250 * 2 ** attempt);
+        await sleep(250 * 2 ** attempt, signal);
       }
     }
   }
@@ -144,11 +144,17 @@ export function createBatchApi(client: () => Promise<OpenAI>, config: { baseURL?
       }),
     retrieve: (batchId) => call(`reading batch ${batchId}`, async (openai) => info(await openai.batches.retrieve(batchId))),
     cancel: (batchId) => call(`cancelling batch ${batchId}`, async (openai) => info(await openai.batches.cancel(batchId))),
-    download: (fileId) =>
-      call(`downloading file ${fileId}`, async (openai) => {
-        const body = (await openai.files.content(fileId, { timeout: 30 * 60_000 })).body;
-        // Lines straight off the body: no whole-file string, no array of every line.
-        return createInterface({ input: body ? Readable.fromWeb(body as NodeReadableStream) : Readable.from([]), crlfDelay: Infinity });
-      }),
+    download: (fileId, signal) =>
+      call(
+        `downloading file ${fileId}`,
+        async (openai) => {
+          // The signal also cuts the body off mid-file: the stream errors, and so does the line reader.
+          const body = (await openai.files.content(fileId, { timeout: 30 * 60_000, signal })).body;
+          // Lines straight off the body: no whole-file string, no array of every line.
+          return createInterface({ input: body ? Readable.fromWeb(body as NodeReadableStream) : Readable.from([]), crlfDelay: Infinity });
+        },
+        undefined,
+        signal,
+      ),
   };
 }
