@@ -69,29 +69,36 @@ function rowsOf(xs: readonly SparseVector[]): Rows {
 }
 
 /**
- * The scores of row `i` (`out[k]` = bias[k] + Σ x[j·K + k]·v over the row's entries), classes in
- * blocks of four kept in locals: accumulating into `out` directly made every addition wait for the
- * previous store to the same element, and this loop is most of the training time. The additions
- * are done in the same order either way, so the numbers are the same.
+ * Class scores of one sparse row: `out[k]` = bias[biasAt + k] + Σₐ weights[column[a]·K + k]·value[a]
+ * over a in [from, to), K = out.length. The classes go four at a time, summed in locals:
+ * accumulating into `out` directly made every addition wait for the previous store to the same
+ * element, and this loop is most of the training and coding time. The additions are done in the
+ * same order either way, so the numbers are the same.
  */
-function rowScores(rows: Rows, i: number, x: Float64Array, bias: number, out: Float64Array): void {
-  const { start, column, value } = rows;
+function rowScores(
+  column: Int32Array,
+  value: Float64Array,
+  from: number,
+  to: number,
+  weights: Float64Array,
+  bias: Float64Array,
+  biasAt: number,
+  out: Float64Array,
+): void {
   const classes = out.length;
-  const from = start[i];
-  const to = start[i + 1];
   let k = 0;
   for (; k + 4 <= classes; k += 4) {
-    let s0 = x[bias + k];
-    let s1 = x[bias + k + 1];
-    let s2 = x[bias + k + 2];
-    let s3 = x[bias + k + 3];
+    let s0 = bias[biasAt + k];
+    let s1 = bias[biasAt + k + 1];
+    let s2 = bias[biasAt + k + 2];
+    let s3 = bias[biasAt + k + 3];
     for (let a = from; a < to; a++) {
       const at = column[a] * classes + k;
       const v = value[a];
-      s0 += x[at] * v;
-      s1 += x[at + 1] * v;
-      s2 += x[at + 2] * v;
-      s3 += x[at + 3] * v;
+      s0 += weights[at] * v;
+      s1 += weights[at + 1] * v;
+      s2 += weights[at + 2] * v;
+      s3 += weights[at + 3] * v;
     }
     out[k] = s0;
     out[k + 1] = s1;
@@ -99,8 +106,8 @@ function rowScores(rows: Rows, i: number, x: Float64Array, bias: number, out: Fl
     out[k + 3] = s3;
   }
   for (; k < classes; k++) {
-    let s = x[bias + k];
-    for (let a = from; a < to; a++) s += x[column[a] * classes + k] * value[a];
+    let s = bias[biasAt + k];
+    for (let a = from; a < to; a++) s += weights[column[a] * classes + k] * value[a];
     out[k] = s;
   }
 }
@@ -156,7 +163,7 @@ function lossAndGradient(p: Problem, x: Float64Array, gradient: Float64Array): n
   let loss = 0;
   const n = rows.start.length - 1;
   for (let i = 0; i < n; i++) {
-    rowScores(rows, i, x, size, scores);
+    rowScores(rows.column, rows.value, rows.start[i], rows.start[i + 1], x, x, size, scores);
     const w = weights[i];
     const y = i * classes;
     if (kind === "softmax") {
@@ -219,18 +226,25 @@ export function trainLogistic(
   return { kind, classes, columns: rows.columns, weights: theta.slice(0, size), bias: theta.slice(size), fit };
 }
 
+/** One vector's entries as model columns (those the model has), reused from call to call. */
+let entryColumn = new Int32Array(1024);
+let entryValue = new Float64Array(1024);
+
 /** Class scores (logits) of one vector. */
 export function logisticScores(model: LogisticModel, x: SparseVector): Float64Array {
-  const out = new Float64Array(model.classes);
-  out.set(model.bias);
-  const { weights, classes } = model;
+  if (x.index.length > entryColumn.length) {
+    entryColumn = new Int32Array(x.index.length);
+    entryValue = new Float64Array(x.index.length);
+  }
+  let n = 0;
   for (let a = 0; a < x.index.length; a++) {
     const column = model.columns[x.index[a]];
     if (column < 0) continue;
-    const base = column * classes;
-    const v = x.value[a];
-    for (let k = 0; k < classes; k++) out[k] += weights[base + k] * v;
+    entryColumn[n] = column;
+    entryValue[n++] = x.value[a];
   }
+  const out = new Float64Array(model.classes);
+  rowScores(entryColumn, entryValue, 0, n, model.weights, model.bias, 0, out);
   return out;
 }
 
