@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCodebook } from "../../src/coding/codebook/load.js";
 import type { Codebook } from "../../src/coding/codebook/schema.js";
 import { turnTerms, fitIdf, vectorise, withoutContext } from "../../src/coding/learned/features.js";
-import { predictLogistic, trainLogistic } from "../../src/coding/learned/logistic.js";
+import { logisticScores, predictLogistic, trainLogistic } from "../../src/coding/learned/logistic.js";
+import { mulberry32 } from "../../src/util/random.js";
 import { predictLearned, trainLearnedModel, type ModelSettings } from "../../src/coding/learned/model.js";
 import { agreementOf, crossValidate, LARGE_STUDY_FOLDS, type GroupedExample, type Validation } from "../../src/coding/learned/validate.js";
 import { bootstrapCI } from "../../src/analysis/reliability/bootstrap.js";
@@ -86,6 +87,37 @@ describe("learned coder: parts", () => {
     expect(p[0]).toBeGreaterThan(0.5);
     expect(p[1]).toBeGreaterThan(0.5);
     expect(p[2]).toBeLessThan(0.5);
+  });
+
+  it("logistic regression with classes beyond a block of four: scores are bias + weights · x, and the fit stops where the gradient is ~0", () => {
+    // 6 classes: one block of four and two left over (the scoring and gradient loops go four classes at a time).
+    const classes = 6;
+    const random = mulberry32(7);
+    const xs = Array.from({ length: 60 }, () => {
+      const index = [...new Set(Array.from({ length: 5 }, () => Math.floor(random() * 40)))].sort((a, b) => a - b);
+      return { index, value: index.map(() => random()) };
+    });
+    const ys = xs.map((x) => [x.index[0] % classes]);
+    const c = 2;
+    const model = trainLogistic("softmax", xs, ys, classes, { c });
+    expect(model.fit.converged).toBe(true);
+    const scores = (x: { index: number[]; value: number[] }) =>
+      Array.from({ length: classes }, (_, k) => x.index.reduce((s, j, a) => s + model.weights[model.columns[j] * classes + k] * x.value[a], model.bias[k]));
+    for (const x of xs) Array.from(logisticScores(model, x)).forEach((s, k) => expect(s).toBeCloseTo(scores(x)[k], 12));
+    // A feature the model never saw adds nothing.
+    expect(Array.from(logisticScores(model, { index: [xs[0].index[0], 100], value: [xs[0].value[0], 5] }))).toEqual(
+      Array.from(logisticScores(model, { index: [xs[0].index[0]], value: [xs[0].value[0]] })),
+    );
+    // The objective's gradient, computed the plain way, is ~0 at the fit: (Σ x (p - y) + W / C) / n per weight.
+    const gradient = new Float64Array(model.weights.length);
+    xs.forEach((x, i) => {
+      const p = predictLogistic(model, x);
+      x.index.forEach((j, a) => {
+        for (let k = 0; k < classes; k++) gradient[model.columns[j] * classes + k] += x.value[a] * (p[k] - (ys[i][0] === k ? 1 : 0));
+      });
+    });
+    const largest = Math.max(...gradient.map((g, at) => Math.abs((g + model.weights[at] / c) / xs.length)));
+    expect(largest).toBeLessThan(1e-3);
   });
 
   it("cross-validation keeps each session in one fold (a session-specific word cannot leak its label)", async () => {
