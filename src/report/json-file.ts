@@ -1,8 +1,7 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { ownerTag } from "../util/process.js";
-import { writeChunks } from "../util/fs.js";
+import { tempName, writeChunks } from "../util/fs.js";
 
 /**
  * Writes one JSON object a member at a time, or an array member an entry list at a time, so the
@@ -24,11 +23,11 @@ export interface JsonObjectWriter {
 const FLUSH_CHARS = 1 << 20;
 
 /**
- * Start `<prefix>.<hash>.json` in `dir`: written to the temp file `.<prefix>.<pid>.<hex>.tmp`
+ * Start `<prefix>.<hash>.json` in `dir`: written to the temp file `.<prefix>.<owner>.<hex>.tmp` (util/fs.ts tempName)
  * (src/report/site.ts removes those of crashed builds) and renamed once its hash is known.
  */
 export async function openJsonObject(dir: string, prefix: string): Promise<JsonObjectWriter> {
-  const temp = join(dir, `.${prefix}.${ownerTag()}.${randomBytes(4).toString("hex")}.tmp`);
+  const temp = join(dir, tempName(prefix));
   const handle = await open(temp, "w");
   const hash = createHash("sha256");
   let bytes = 0;

@@ -63,27 +63,31 @@ const leftover = (name: string, ours: RegExp) => {
 };
 
 /**
- * The files the site's index.html points to now: the build a browser tab may have open, which
- * loads its views' and sessions' files as they are asked for. Read before a build replaces it.
+ * The build the site's index.html points to now: the files a browser tab open on it loads as its
+ * views and sessions are asked for, and the sessions it shows. Read before a build replaces it.
  */
-async function filesInUse(dir: string): Promise<Set<string>> {
+async function previousBuild(dir: string): Promise<{ files: Set<string>; sessions: Set<string> }> {
   const files = new Set<string>();
+  const sessions = new Set<string>();
   let html: string;
   try {
     html = await readFile(join(dir, "index.html"), "utf8");
   } catch {
-    return files;
+    return { files, sessions };
   }
   for (const match of html.matchAll(/"(app\.[0-9a-f]{12}\.(?:js|css)|data\.[0-9a-f]{12}\.json)"/g)) files.add(match[1]);
   const data = [...files].find((name) => name.startsWith("data."));
   try {
     const index = JSON.parse(await readFile(join(dir, data!), "utf8")) as Partial<SiteIndex>;
     for (const file of Object.values(index.views ?? {})) files.add(file);
-    for (const session of index.sessions ?? []) if (session.chunk) files.add(session.chunk);
+    for (const session of index.sessions ?? []) {
+      sessions.add(session.id);
+      if (session.chunk) files.add(session.chunk);
+    }
   } catch {
     // No readable index: nothing more to keep than what index.html names.
   }
-  return files;
+  return { files, sessions };
 }
 
 /** Remove hashed files of earlier builds and temp files of crashed ones (only names this writer makes), keeping `keep`. */
@@ -149,7 +153,8 @@ export async function openSite(dir: string): Promise<SiteWriter> {
   await mkdir(join(dir, "views"), { recursive: true });
   const existing = new Set(await readdir(join(dir, "sessions")));
   // The previous build's files stay until the next build: a tab still open on it asks for them (404 otherwise).
-  const keep = await filesInUse(dir);
+  const previous = await previousBuild(dir);
+  const keep = new Set<string>();
   const chunkNames = new Map<string, string>();
   const views: Record<string, string> = {};
   let chunkBytes = 0;
@@ -212,7 +217,11 @@ export async function openSite(dir: string): Promise<SiteWriter> {
       }
       const title = `${index.study.title ?? index.study.name} · Colloquy`;
       await writeFileAtomic(join(dir, "index.html"), indexHtml(title, js, css, dataName));
-      await removeStale(dir, keep);
+      // Unless a session left the study (a participant withdrew): then nothing of it may stay in the
+      // site, and the previous build goes at once (a tab open on it must reload).
+      const ids = new Set(index.sessions.map((s) => s.id));
+      const sessionLeft = [...previous.sessions].some((id) => !ids.has(id));
+      await removeStale(dir, sessionLeft ? keep : new Set([...keep, ...previous.files]));
       return {
         dir,
         files: { index: "index.html", js, css, data: dataName, views: ordered, chunks: chunkNames.size },

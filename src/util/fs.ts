@@ -35,6 +35,22 @@ export async function readFrom(handle: FileHandle, from: number, size: number): 
   return parts.length === 1 ? parts[0] : Buffer.concat(parts);
 }
 
+/** File names longer than this many bytes are refused by most file systems (ext4, APFS, NTFS). */
+const NAME_MAX = 255;
+
+/**
+ * The name of a temp file for `name` in the same folder, `.<name>.<owner>.<random>.tmp` (the owner:
+ * util/process.ts ownerTag, so a crashed writer's temps can be told from a running one's). A name
+ * near the limit keeps its end (its hash and extension, which clean-up matches), so any file whose
+ * own name fits can be written.
+ */
+export function tempName(name: string): string {
+  const tail = `.${ownerTag()}.${randomBytes(4).toString("hex")}.tmp`;
+  let kept = name;
+  while (Buffer.byteLength(`.${kept}${tail}`) > NAME_MAX) kept = kept.slice(1);
+  return `.${kept}${tail}`;
+}
+
 /**
  * Write a file atomically: write a temp file in the same folder, then rename over the target.
  * A crash leaves either the old file or the new one, never half of one. With `sync`, the data
@@ -43,7 +59,7 @@ export async function readFrom(handle: FileHandle, from: number, size: number): 
 export async function writeFileAtomic(path: string, data: string | Uint8Array | readonly Uint8Array[], options: { sync?: boolean } = {}): Promise<void> {
   const chunks: readonly Uint8Array[] = Array.isArray(data) ? data : [typeof data === "string" ? Buffer.from(data) : (data as Uint8Array)];
   await mkdir(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${basename(path)}.${ownerTag()}.${randomBytes(4).toString("hex")}.tmp`);
+  const temp = join(dirname(path), tempName(basename(path)));
   try {
     // The whole buffer in one write (writeFile writes 512 KB at a time, and encodes a string as it goes: 50 ms for 20 MB), or the chunks in one gathered write.
     const handle = await open(temp, "w");

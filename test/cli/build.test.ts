@@ -57,8 +57,15 @@ describe("colloquy build", () => {
     await runCli(["build", dir]);
     await runCli(["build", dir]);
     const files = (await readdir(join(dir, "site"))).filter((f) => f.startsWith("data."));
+    // This build's data file and views, and at most the build before's beside them (a tab open on it).
+    const html = await readFile(join(dir, "site", "index.html"), "utf8");
+    const data = /"(data\.[0-9a-f]{12}\.json)"/.exec(html)![1];
+    expect(files).toContain(data);
     expect(files.length).toBeLessThanOrEqual(2);
-    expect((await readdir(join(dir, "site", "views"))).length).toBeLessThanOrEqual(2 * Object.keys(VIEW_DATA).length);
+    const views = Object.values((JSON.parse(await readFile(join(dir, "site", data), "utf8")) as SiteIndex).views).map((f) => f.slice("views/".length));
+    const viewFiles = await readdir(join(dir, "site", "views"));
+    for (const view of views) expect(viewFiles).toContain(view);
+    expect(viewFiles.length).toBeLessThanOrEqual(2 * Object.keys(VIEW_DATA).length);
     const out = join(dir, "elsewhere");
     const run = await runCli(["build", dir, "--out", out]);
     expect(run.code).toBe(0);

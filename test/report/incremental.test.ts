@@ -14,6 +14,7 @@ import { loadSessions, saveSession } from "../../src/study/study.js";
 import type { ReportBundle, SiteIndex } from "../../src/report/types.js";
 import { memoPath } from "../../src/study/memo.js";
 import { existsSync } from "node:fs";
+import { removeSessions } from "../../src/stages/remove-sessions.js";
 
 /**
  * The build streams (one codebook's code files at a time, each chunk written as it is made) and
@@ -98,6 +99,25 @@ describe("a rebuild and a browser tab open on the build before", () => {
     const third = await generation("third");
     for (const file of second) expect(existsSync(join(site, file)), file).toBe(true);
     for (const file of firstOnly.filter((f) => !third.has(f))) expect(existsSync(join(site, file)), file).toBe(false);
+    await rm(join(study, ".."), { recursive: true, force: true });
+  });
+
+  it("keeps nothing of a session that left the study (a participant withdrew): the build before goes at once", async () => {
+    const study = join(await mkdtemp(join(tmpdir(), "colloquy-withdrawn-")), "study");
+    await cp(dir, study, { recursive: true });
+    await rm(join(study, "site"), { recursive: true, force: true });
+    const site = join(study, "site");
+    await buildSite(study);
+    const before = await inUse(site);
+    const [gone] = (await loadSessions(study)).map((s) => s.id);
+    await removeSessions(study, [gone]);
+    await buildSite(study);
+    const now = await inUse(site);
+    const left = await readdir(join(site, "sessions"));
+    expect(left.filter((name) => name.startsWith(`${gone}.`))).toEqual([]);
+    // Only the new build's files stay: the data file and views of the build before named the session.
+    for (const file of [...before].filter((f) => !now.has(f))) expect(existsSync(join(site, file)), file).toBe(false);
+    expect((await readdir(site)).filter((f) => f.startsWith("data."))).toHaveLength(1);
     await rm(join(study, ".."), { recursive: true, force: true });
   });
 });

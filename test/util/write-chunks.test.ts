@@ -3,7 +3,7 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeChunks, writeFileAtomic } from "../../src/util/fs.js";
+import { tempName, writeChunks, writeFileAtomic } from "../../src/util/fs.js";
 
 describe("writing a file from chunks (a file laid out from stored lines)", () => {
   it("writes their bytes in order, more chunks than one gathered write takes included", async () => {
@@ -28,5 +28,21 @@ describe("writing a file from chunks (a file laid out from stored lines)", () =>
     const chunks = [Buffer.from("abc"), Buffer.from("defg"), Buffer.from("hij")];
     await writeChunks(handle, chunks);
     expect(Buffer.concat(written).toString()).toBe("fghij");
+  });
+});
+
+describe("a temp file for a long name", () => {
+  it("any name that fits the file system can be written atomically: the temp name keeps the name's end, within 255 bytes", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "colloquy-long-name-"));
+    // A session chunk's name for a ~230-character session id (ids keep a file's stem whole), 255 bytes in all.
+    const name = `${"é".repeat(10)}${"s".repeat(255 - 20 - ".0123456789ab.json".length)}.0123456789ab.json`;
+    expect(Buffer.byteLength(name)).toBe(255);
+    await writeFileAtomic(join(dir, name), "{}");
+    expect(await readFile(join(dir, name), "utf8")).toBe("{}");
+    const temp = tempName(name);
+    expect(Buffer.byteLength(temp)).toBeLessThanOrEqual(255);
+    // Clean-up of a crashed build's temps matches the chunk's hash and extension at the name's end.
+    expect(temp).toMatch(/\.0123456789ab\.json\.\d+(~[0-9a-f]{8}~[0-9a-f]{8})?\.[0-9a-f]{8}\.tmp$/);
+    expect(tempName("data")).toMatch(/^\.data\./);
   });
 });
