@@ -41,10 +41,15 @@ export const thisProcess = (): ProcessOwner => ({ pid: process.pid, host: hostna
  * of an earlier boot is gone (its pid may name another process now); else its pid is asked.
  */
 export function ownerRunning(owner: ProcessOwner): boolean {
-  if (owner.host !== hostname()) return true;
   const boot = bootId();
-  if (owner.boot !== undefined && boot !== undefined && owner.boot !== boot) return false;
-  return processRunning(owner.pid);
+  return decide(owner.host === hostname(), owner.boot !== undefined && boot !== undefined ? owner.boot === boot : undefined, owner.pid);
+}
+
+/** The one rule of `ownerRunning` and `taggedOwnerRunning`; `sameBoot` undefined when either boot is unknown. */
+function decide(sameHost: boolean, sameBoot: boolean | undefined, pid: number): boolean {
+  if (!sameHost) return true;
+  if (sameBoot === false) return false;
+  return processRunning(pid);
 }
 
 /** Host and boot in a file name: 8 hex of their hash each (a name holds no host name). */
@@ -66,11 +71,10 @@ export const OWNER_TAG = String.raw`\d+(?:~[0-9a-f]{8}~[0-9a-f]{8})?`;
 /** Whether the owner a tag names may still be running (see `ownerRunning`); a bare pid is taken as this host's. */
 export function taggedOwnerRunning(tag: string): boolean {
   const [pid, host, boot] = tag.split("~");
-  if (host !== undefined && host !== short(hostname())) return true;
   const current = bootId();
   // A boot hash of "" (written where no boot id could be read) is no boot to compare.
-  if (boot !== undefined && boot !== short("") && current !== undefined && boot !== short(current)) return false;
-  return processRunning(Number(pid));
+  const bootKnown = boot !== undefined && boot !== short("") && current !== undefined;
+  return decide(host === undefined || host === short(hostname()), bootKnown ? boot === short(current) : undefined, Number(pid));
 }
 
 /** Whether a tag names this very process. */
