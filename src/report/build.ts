@@ -13,8 +13,8 @@ import {
   type CodebookSummary,
   type SessionShapes,
 } from "./bundle.js";
-import { indexCodes, keepAnalysis, loadCodebooks, noAnalysisFiles, readAnalysisFiles, type CodeSet } from "./load.js";
-import { diskReader, type StudyReader } from "../study/reader.js";
+import { keepAnalysis, loadCodebooks, noAnalysisFiles, readAnalysisFiles, shapedCodes } from "./load.js";
+import { diskSessions, type BuildSessions } from "./sessions.js";
 import { loadStudyConfig } from "../study/study.js";
 import { listCoders } from "../coding/store.js";
 import { readAgreement, readConcepts, readTopics } from "./shape/analysis.js";
@@ -23,7 +23,7 @@ import { chunkOf, codeSetFacts, type SessionBadges } from "./shape/overview.js";
 import { describeCodebook, seenIn } from "./shape/common.js";
 import { balesFrame } from "./shape/bales.js";
 import { codebookSessionPart, mergeBadges, sessionBadges, sessionPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
-import { codesDigest, openMemo, sessionHash } from "../study/memo.js";
+import { codesDigest, openMemo, sessionHash, type Memo } from "../study/memo.js";
 import { recordsBySession } from "../coding/records.js";
 import { VIEW_DATA, type CodebookInfo, type ConceptsSet, type ReportBundle, type SiteIndex, type TopicsSet } from "./types.js";
 import { collectGarbage } from "../util/memory.js";
@@ -35,8 +35,11 @@ export interface BuildOptions {
   /** Output folder (default `<study>/site`). */
   out?: string;
   reporter?: Reporter;
-  /** Where sessions and records come from (default: the study's files). */
-  reader?: StudyReader;
+  /**
+   * Where sessions and records come from (report/sessions.ts): by default the study's files, one
+   * session whole at a time; the pipeline passes what its context holds (heldSessions).
+   */
+  sessions?: BuildSessions;
 }
 
 export interface BuildResult extends SiteResult {
@@ -51,7 +54,7 @@ export async function buildSite(study: string, options: BuildOptions = {}): Prom
   const out = resolve(options.out ?? studyPaths(study).site);
   const t0 = performance.now();
   const site = await openSite(out);
-  const index = await shapeStudy(study, options.reader ?? diskReader(study), site);
+  const index = await shapeStudy(study, options.sessions, site);
   const t1 = performance.now();
   const result = await site.finish(index);
   const t2 = performance.now();
@@ -77,17 +80,21 @@ const CODEBOOK_VIEWS = [
  * The study-level shapes are merges of the session parts (src/report/shape/parts.ts); the parts
  * are kept per session in the study's memo (keyed by the session's content and the digest of its
  * code records), so a build after one session was added or changed shapes that session only.
+ * Across the study the build holds each session's head (no turns) and small per-session parts;
+ * a session is read whole only for a step that needs its turns (report/sessions.ts).
  * Returns the index (what every view shares), for the site writer to write last.
  */
-async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter): Promise<Omit<SiteIndex, "views">> {
+async function shapeStudy(study: string, given: BuildSessions | undefined, site: SiteWriter): Promise<Omit<SiteIndex, "views">> {
   const paths = studyPaths(study);
   const config = await loadStudyConfig(study);
   const readWarnings: string[] = [];
   const coders = await listCoders(study);
   const definitions = await loadCodebooks(paths.root, config, Object.keys(coders), readWarnings);
   const { analysis, compareFiles } = await shapeAnalysisFiles(paths.root, readWarnings, site);
-  const sessions = await reader.sessions();
-  const { base, binSizes, sequences } = await shapeSessions(study, sessions, config.compare.control, site);
+  // Read after the analysis files: their garbage is collected while the heads are not held yet.
+  const source = given ?? (await diskSessions(study));
+  const sessions = source.heads;
+  const { base, binSizes, sequences } = await shapeSessions(study, source, config.compare.control, site);
   const writers = await Promise.all(
     CODEBOOK_VIEWS.map(async ([view, member]) => {
       const writer = await site.view(view);
@@ -96,40 +103,54 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
     }),
   );
   // Each session's badges of each codebook (code set order) for its chunk: their digests always,
-  // their text when the part was made now or the chunk must be written.
+  // their text when the part was made now or the chunk must be written. Kept as JSON text until
+  // the chunk is written: as objects (an array per badge and per turn) a build that makes every
+  // part (after a code change) held ~70 MB of them at 100,000 turns, as text ~6 times less.
   const digests = sessions.map((): string[] => []);
-  const made = sessions.map((): (SessionBadges | undefined)[] => []);
+  const made = sessions.map((): (string | undefined)[] => []);
   const books: { codebook: string; coders: string[]; info: CodebookInfo }[] = [];
   const summaries: CodebookSummary[] = [];
   // One codebook's records at a time: they are let go before the next codebook's are read.
+  // What the overview and the codebook's categories need of the whole records is taken first;
+  // then only what the views read of each record is held (shapedSet).
   const readSets = async (codebook: string, list: string[]) => {
-    const sets: CodeSet[] = [];
-    for (const coder of list) sets.push(indexCodes(codebook, coder, await reader.codes(codebook, coder)));
-    return sets;
+    const records = await source.codes(codebook, list);
+    const sets = list.map((coder, k) => shapedCodes(codebook, coder, records[k]));
+    const whole = sets.map((set, k) => ({ ...set, records: records[k] }));
+    return { sets, facts: whole.map(codeSetFacts), seen: seenIn(whole) };
   };
   for (const [codebook, list] of Object.entries(coders)) {
     const definition = definitions.get(codebook) ?? null;
-    const sets = await readSets(codebook, list);
+    const { sets, facts, seen } = await readSets(codebook, list);
     // Reading made several times the records' size in garbage (lines, parsed values), and the
     // last codebook's shapes are garbage now: collected here, the peak is what is alive (issue 33).
     collectGarbage();
-    const info = describeCodebook(codebook, definition, list, seenIn(sets));
+    const info = describeCodebook(codebook, definition, list, seen);
     const frame = balesFrame(info, definition);
     // The codebook's categories (order, labels, groups), coders and fallback are settings of every part of it.
     const memo = await openMemo<CodebookSessionPart>(study, ["report-codebook", codebook], { info, coders: list, fallback: frame?.fallback });
     const bySession = sets.map((set) => recordsBySession(set.records));
-    const codebookParts = sessions.map((session, i) => {
-      const inputs = `${sessionHash(session)} ${bySession.map((m) => codesDigest(m.get(session.id) ?? [])).join(" ")}`;
-      return memo.get(session.id, inputs, () => {
-        const { badges, ...part } = codebookSessionPart(session, sets, info, binSizes[i], frame);
-        made[i][books.length] = badges;
-        return part;
-      });
-    });
+    const codebookParts: CodebookSessionPart[] = [];
+    for (const [i, head] of sessions.entries()) {
+      const inputs = `${sessionHash(head)} ${bySession.map((m) => codesDigest(m.get(head.id) ?? [])).join(" ")}`;
+      codebookParts.push(
+        await memoised(
+          memo,
+          head.id,
+          inputs,
+          () => source.load(i),
+          (session) => {
+            const { badges, ...part } = codebookSessionPart(session, sets, info, binSizes[i], frame);
+            made[i][books.length] = JSON.stringify(badges);
+            return part;
+          },
+        ),
+      );
+    }
     await memo.save();
     codebookParts.forEach((part, i) => digests[i].push(part.badgesDigest));
     books.push({ codebook, coders: list, info });
-    const part = shapeCodebookParts(info, definition, sets, sets.map(codeSetFacts), sessions, codebookParts, base, config, compareFiles.get(codebook));
+    const part = shapeCodebookParts(info, definition, sets, facts, sessions, codebookParts, base, config, compareFiles.get(codebook));
     for (const { writer, member } of writers) await writer.append(member, part[member]);
     await sequences.append("sequences", part.sequences);
     summaries.push(codebookSummary(part));
@@ -150,11 +171,12 @@ async function shapeStudy(study: string, reader: StudyReader, site: SiteWriter):
   for (const [b, book] of books.entries()) {
     const missing = todo.filter((i) => made[i][b] === undefined);
     if (missing.length === 0) continue;
-    const sets = await readSets(book.codebook, book.coders);
-    for (const i of missing) made[i][b] = sessionBadges(sessions[i], sets, book.info);
+    const { sets } = await readSets(book.codebook, book.coders);
+    for (const i of missing) made[i][b] = JSON.stringify(sessionBadges(await source.load(i), sets, book.info));
   }
   for (const i of todo) {
-    chunkMemo.set(sessions[i].id, chunkInputs[i], await site.chunk(chunkOf(sessions[i], mergeBadges(made[i] as SessionBadges[]))));
+    const badges = made[i].map((text) => JSON.parse(text!) as SessionBadges);
+    chunkMemo.set(sessions[i].id, chunkInputs[i], await site.chunk(chunkOf(await source.load(i), mergeBadges(badges))));
     made[i] = [];
   }
   await chunkMemo.save();
@@ -214,12 +236,13 @@ async function shapeAnalysisFiles(
  */
 async function shapeSessions(
   study: string,
-  sessions: readonly Session[],
+  source: BuildSessions,
   control: string | undefined,
   site: SiteWriter,
 ): Promise<{ base: Omit<SessionShapes, "participation" | "sequenceSessions">; binSizes: number[]; sequences: JsonObjectWriter }> {
   const sessionMemo = await openMemo<SessionPart>(study, "report-sessions", {});
-  const sessionParts = sessions.map((s) => sessionMemo.get(s.id, sessionHash(s), () => sessionPart(s)));
+  const sessionParts: SessionPart[] = [];
+  for (const [i, head] of source.heads.entries()) sessionParts.push(await memoised(sessionMemo, head.id, sessionHash(head), () => source.load(i), sessionPart));
   await sessionMemo.save();
   const { participation, sequenceSessions, ...base } = shapeSessionParts(sessionParts, control);
   await writeView(site, "participation", { participation });
@@ -227,6 +250,24 @@ async function shapeSessions(
   await sequences.member("sequenceSessions", sequenceSessions);
   await sequences.append("sequences", []);
   return { base, binSizes: sessionParts.map((p) => p.sequence.binSize), sequences };
+}
+
+/**
+ * `memo`'s entry for `key` made from `inputs`, else `compute` of the session `load` reads (only
+ * then: a session whose entries are all kept is never read whole).
+ */
+async function memoised<T>(memo: Memo<T>, key: string, inputs: string, load: () => Promise<Session>, compute: (session: Session) => T): Promise<T> {
+  if (memo.has(key, inputs)) {
+    let unreadable = false;
+    const kept = memo.get(key, inputs, () => {
+      unreadable = true;
+      return undefined as T;
+    });
+    if (!unreadable) return kept;
+  }
+  const value = compute(await load());
+  memo.set(key, inputs, value);
+  return value;
 }
 
 async function newestMtime(path: string): Promise<number> {

@@ -95,6 +95,24 @@ export function indexCodes(codebook: string, coder: string, records: CodeRecord[
   return { codebook, coder, records, bySession, turns };
 }
 
+/**
+ * A code set of `records` each cut to what the views and the memo's digests read of it (session,
+ * turn, codes, scores). Take the set's facts (codeSetFacts) and seen codes (seenIn) from the whole
+ * records: they read provenance, dates and versions. A parsed record with its rationale,
+ * fingerprint and provenance takes ~400 bytes, one cut so ~60: the build holds a codebook's
+ * records while it shapes every session's part of them (issue 40).
+ */
+export function shapedCodes(codebook: string, coder: string, records: readonly CodeRecord[]): CodeSet {
+  const cut = records.map((r) => {
+    const one: Pick<CodeRecord, "session" | "turn" | "codes" | "scores"> = { session: r.session, turn: r.turn };
+    if (r.codes !== undefined) one.codes = r.codes;
+    if (r.scores !== undefined) one.scores = r.scores;
+    // Only these fields are read from here on (shape/parts.ts, shape/overview.ts addBadges, memo.ts codesDigest).
+    return one as CodeRecord;
+  });
+  return indexCodes(codebook, coder, cut);
+}
+
 const noCodes: ReadonlyMap<string, CodeRecord> = new Map();
 
 /** One session's records of a code set, by turn id (empty when the session has none). */

@@ -1,27 +1,23 @@
 import { buildSite, type BuildResult } from "../report/build.js";
-import { readCodes } from "../coding/store.js";
-import { currentCodes, type StudyReader } from "../study/reader.js";
+import { heldSessions } from "../report/sessions.js";
 import type { StageEffects, StudyContext } from "./context.js";
 
 /** The build stage: the static dashboard site (default <study>/site). */
 export interface BuildStageOptions {
   out?: string;
   /**
-   * The build runs alone (`colloquy build`): read each code file when its codebook is shaped and
-   * let it go, never through the context. In the pipeline, the records earlier stages loaded are
-   * reused, and those they did not are read and let go the same way: memory is bounded by one
-   * codebook's records beyond what the context holds (issue 40).
+   * The build runs alone (`colloquy build`): it reads the sessions from their files, one whole at
+   * a time, and each code file when its codebook is shaped, letting them go (report/sessions.ts),
+   * never through the context. In the pipeline, the sessions and records earlier stages loaded are
+   * reused, and records they did not load are read and let go the same way (issue 40).
    */
   alone?: boolean;
 }
 
 export async function runBuild(context: StudyContext, options: BuildStageOptions, effects: StageEffects): Promise<BuildResult> {
-  const reader: StudyReader = options.alone
-    ? {
-        sessions: () => context.sessions(),
-        codes: async (codebook, coder) => currentCodes(await readCodes(context.dir, codebook, coder), await context.sessions()),
-      }
-    : { sessions: () => context.sessions(), codes: (codebook, coder) => context.codes(codebook, coder, { keep: false }) };
+  const sessions = options.alone
+    ? undefined
+    : await heldSessions({ sessions: () => context.sessions(), codes: (codebook, coder) => context.codes(codebook, coder, { keep: false }) });
   // Warnings (unreadable analysis files, unknown codebooks) go through the effects, once.
-  return buildSite(context.dir, { out: options.out, reporter: effects, reader });
+  return buildSite(context.dir, { out: options.out, reporter: effects, sessions });
 }

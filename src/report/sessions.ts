@@ -1,0 +1,110 @@
+import { checkCodeCurrency } from "../coding/currency.js";
+import type { CodeRecord } from "../coding/records.js";
+import { readCodes } from "../coding/store.js";
+import { rememberSessionHash, sessionHash } from "../study/memo.js";
+import type { StudyReader } from "../study/reader.js";
+import { compareSessions, listSessionIds, sessionPath } from "../study/study.js";
+import { openSessionFiles } from "../study/validated-sessions.js";
+import type { Session } from "../transcript/schema.js";
+
+/**
+ * Where the build gets the study's sessions and code records. It holds every session's head (the
+ * session without its turns: id, title, participants, metadata) in study order for the whole build,
+ * and asks for a session whole only for the step that needs its turns (its parts when the memo has
+ * none, its chunk), letting it go after that step (issue 40: the build's memory does not grow with
+ * the study's turns). The study-level views are merged from the sessions' parts, which need only
+ * the heads.
+ */
+export interface BuildSessions {
+  /** Every session without its turns (reading `turns` throws), in study order (condition, run, id); `sessionHash` works on each. */
+  heads: Session[];
+  /** Session `index` of `heads` whole, for one step. */
+  load(index: number): Promise<Session>;
+  /** One codebook's records by each of `coders` (in that order, each in file order), those that still describe their turn. */
+  codes(codebook: string, coders: readonly string[]): Promise<CodeRecord[][]>;
+}
+
+/**
+ * The sessions and records a caller holds already (the pipeline's context, whose earlier stages
+ * loaded them): heads are the sessions themselves.
+ */
+export async function heldSessions(reader: StudyReader): Promise<BuildSessions> {
+  const sessions = await reader.sessions();
+  return {
+    heads: sessions,
+    load: async (index) => sessions[index],
+    async codes(codebook, coders) {
+      const lists: CodeRecord[][] = [];
+      for (const coder of coders) lists.push(await reader.codes(codebook, coder));
+      return lists;
+    },
+  };
+}
+
+/** A session's head: its own properties but `turns`, copied by descriptor (a session read lazily keeps its turns unread). */
+function headOf(session: Session): Session {
+  const { turns: _turns, ...rest } = Object.getOwnPropertyDescriptors(session);
+  const head = Object.defineProperties({}, rest) as Session;
+  // The getter keeps the id alone: the session it was made from may hold its turns.
+  const id = session.id;
+  Object.defineProperty(head, "turns", {
+    enumerable: false,
+    get() {
+      throw new Error(`session ${id}: the build holds its head only; load it whole for its turns (src/report/sessions.ts)`);
+    },
+  });
+  rememberSessionHash(head, sessionHash(session));
+  return head;
+}
+
+/**
+ * The study's sessions read from its files, one whole at a time: each step that needs a session's
+ * turns reads its file again (a remembered session's turns are parsed, not validated again:
+ * study/validated-sessions.ts). Code records are read from the codes files and checked against
+ * their turns a session at a time, as `currentCodes` checks them against the whole study.
+ */
+export async function diskSessions(study: string): Promise<BuildSessions> {
+  const ids = await listSessionIds(study);
+  const files = await openSessionFiles(study);
+  const heads: Session[] = [];
+  for (const id of ids) heads.push(headOf(await files.read(sessionPath(study, id), id)));
+  await files.save(ids);
+  heads.sort(compareSessions);
+  // Opened after the save: sessions validated by the pass above are not validated again.
+  const again = await openSessionFiles(study);
+  const load = (index: number) => again.read(sessionPath(study, heads[index].id), heads[index].id);
+  return {
+    heads,
+    load,
+    async codes(codebook, coders) {
+      const lists: CodeRecord[][] = [];
+      for (const coder of coders) lists.push(await readCodes(study, codebook, coder));
+      return currentBySession(lists, heads, load);
+    },
+  };
+}
+
+/**
+ * `lists` without the records that no longer describe their turn (checkCodeCurrency), checking each
+ * session's records of every list against that session alone, loaded once; file order is kept.
+ */
+async function currentBySession(lists: CodeRecord[][], heads: readonly Session[], load: (index: number) => Promise<Session>): Promise<CodeRecord[][]> {
+  const index = new Map(heads.map((h, i) => [h.id, i]));
+  // Per session (by index), its records of each list that carry a fingerprint (the only ones checked).
+  const checked = new Map<number, CodeRecord[][]>();
+  lists.forEach((records, k) => {
+    for (const record of records) {
+      const i = record.fingerprint === undefined ? undefined : index.get(record.session);
+      if (i === undefined) continue;
+      let mine = checked.get(i);
+      if (!mine) checked.set(i, (mine = lists.map(() => [])));
+      mine[k].push(record);
+    }
+  });
+  const withheld = new Set<CodeRecord>();
+  for (const i of [...checked.keys()].sort((a, b) => a - b)) {
+    const session = await load(i);
+    for (const mine of checked.get(i)!) for (const { record } of checkCodeCurrency(mine, [session]).withheld) withheld.add(record);
+  }
+  return withheld.size === 0 ? lists : lists.map((records) => records.filter((r) => !withheld.has(r)));
+}
