@@ -62,12 +62,18 @@ describe("learned coder: parts", () => {
     // Three blocks (words, characters, context), each of unit length.
     const squares = x.value.reduce((sum, v) => sum + v * v, 0);
     expect(squares).toBeCloseTo(3, 10);
+    // The vocabulary numbers exactly the features seen in training, densely and in order (the
+    // context block's last), so the idf and the models' columns are arrays of its size.
+    const seen = turnTerms(s, 0).blocks.reduce((n, bl) => n + bl.bucket.length, 0);
+    expect(idf.weight.length).toBe(seen);
+    expect(x.index).toEqual(Array.from({ length: seen }, (_, i) => i));
+    expect(idf.contextStart).toBe(seen - turnTerms(s, 0).blocks[2].bucket.length);
     // The second turn shares no word with the first: only shared character n-grams and context remain.
     const unseen = vectorise(turnTerms(s, 1), idf);
     expect(unseen.index.length).toBeLessThan(turnTerms(s, 1).blocks.reduce((n, bl) => n + bl.bucket.length, 0));
     // The text model's view, cut from the vector with the context block, is what vectorise gives without it.
-    expect(withoutContext(x)).toEqual(vectorise(turnTerms(s, 0), idf, false));
-    expect(withoutContext(x).index.length).toBeLessThan(x.index.length);
+    expect(withoutContext(x, idf)).toEqual(vectorise(turnTerms(s, 0), idf, false));
+    expect(withoutContext(x, idf).index.length).toBeLessThan(x.index.length);
   });
 
   it("logistic regression separates separable data, its probabilities sum to 1, and a seed fixes the model", () => {
