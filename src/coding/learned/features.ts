@@ -59,16 +59,17 @@ class HashBuffer {
   }
   /** Sorted unique buckets with their counts; empties the buffer. */
   take(): { bucket: number[]; count: number[] } {
-    // Plain arrays: a turn's few hundred numbers are cheaper to allocate than typed arrays.
+    // Plain arrays: a turn's few hundred numbers are cheaper to allocate than typed arrays. Made
+    // at their size (counted first) rather than grown by push, which copied them several times.
     const sorted = this.data.subarray(0, this.length).sort();
-    const bucket: number[] = [];
-    const count: number[] = [];
+    let unique = 0;
+    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) unique++;
+    const bucket = new Array<number>(unique).fill(0);
+    const count = new Array<number>(unique).fill(0);
+    let u = -1;
     for (let i = 0; i < sorted.length; i++) {
-      if (i > 0 && sorted[i] === sorted[i - 1]) count[count.length - 1]++;
-      else {
-        bucket.push(sorted[i]);
-        count.push(1);
-      }
+      if (i === 0 || sorted[i] !== sorted[i - 1]) bucket[++u] = sorted[i];
+      count[u]++;
     }
     this.length = 0;
     return { bucket, count };
@@ -82,14 +83,20 @@ const WORD_SEED = fnv("w ");
 const BIGRAM_SEED = fnv("b ");
 const SPACE = " ".charCodeAt(0);
 
+/** " word " as character codes, reused from word to word. */
+let padded = new Int32Array(64);
+
 /** Character 2-5-grams of " word ", hashed incrementally (no substring is built). */
 function charGrams(word: string): void {
   const n = word.length + 2;
-  const at = (j: number) => (j === 0 || j === n - 1 ? SPACE : word.charCodeAt(j - 1));
+  if (padded.length < n) padded = new Int32Array(2 * n);
+  padded[0] = SPACE;
+  for (let j = 0; j < word.length; j++) padded[j + 1] = word.charCodeAt(j);
+  padded[n - 1] = SPACE;
   for (let i = 0; i + 2 <= n; i++) {
     let h = CHAR_SEED;
     for (let j = i; j < n && j < i + 5; j++) {
-      h = Math.imul(h ^ at(j), FNV_PRIME);
+      h = Math.imul(h ^ padded[j], FNV_PRIME);
       if (j > i) charHashes.push((h >>> 0) & MASK);
     }
   }
