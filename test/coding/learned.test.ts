@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -62,12 +63,32 @@ describe("learned coder: parts", () => {
     // Three blocks (words, characters, context), each of unit length.
     const squares = x.value.reduce((sum, v) => sum + v * v, 0);
     expect(squares).toBeCloseTo(3, 10);
+    // The vocabulary numbers exactly the features seen in training, densely and in order (the
+    // context block's last), so the idf and the models' columns are arrays of its size.
+    const seen = turnTerms(s, 0).blocks.reduce((n, bl) => n + bl.bucket.length, 0);
+    expect(idf.weight.length).toBe(seen);
+    expect(x.index).toEqual(Array.from({ length: seen }, (_, i) => i));
+    expect(idf.contextStart).toBe(seen - turnTerms(s, 0).blocks[2].bucket.length);
     // The second turn shares no word with the first: only shared character n-grams and context remain.
     const unseen = vectorise(turnTerms(s, 1), idf);
     expect(unseen.index.length).toBeLessThan(turnTerms(s, 1).blocks.reduce((n, bl) => n + bl.bucket.length, 0));
     // The text model's view, cut from the vector with the context block, is what vectorise gives without it.
-    expect(withoutContext(x)).toEqual(vectorise(turnTerms(s, 0), idf, false));
-    expect(withoutContext(x).index.length).toBeLessThan(x.index.length);
+    expect(withoutContext(x, idf)).toEqual(vectorise(turnTerms(s, 0), idf, false));
+    expect(withoutContext(x, idf).index.length).toBeLessThan(x.index.length);
+  });
+
+  it("a turn's hashed terms are those of the coder's version (the training hash and the models are made of them)", () => {
+    // Repeated words and n-grams (counts above 1), a curly apostrophe, non-ASCII letters, a word
+    // longer than the n-grams. Pinned to what the code made before its tokeniser and hashing loops
+    // were rewritten for speed: a change here changes every model, so it needs a new version.
+    const s = session("a", [
+      ["ana", "Could you send the plan? The plan, the plan: we’re planning it all over again."],
+      ["bot", "Sure, here it is: Überprüfung 2026 — a long word, antidisestablishmentarianism!"],
+    ]);
+    const hash = createHash("sha256");
+    for (const i of [0, 1]) hash.update(JSON.stringify(turnTerms(s, i).blocks));
+    expect(hash.digest("hex").slice(0, 16)).toBe("27c655a83d61e57b");
+    expect(turnTerms(s, 0).blocks[1].count.filter((c) => c > 1)).toHaveLength(28);
   });
 
   it("logistic regression separates separable data, its probabilities sum to 1, and a seed fixes the model", () => {

@@ -6,8 +6,9 @@ import type { Session } from "../../transcript/schema.js";
  * few features of the turn's place in the conversation (speaker kind, whether the turn asks,
  * whether the previous turn asked, whether the speaker changed), which only a second model sees
  * (`vectorise`'s `context`; model.ts averages it with the text model). Strings are
- * hashed into a fixed space (the "hashing trick"), so nothing is kept per distinct word and
- * memory is bounded.
+ * hashed into a fixed space (the "hashing trick"), so no string is kept per distinct term and
+ * memory is bounded; the hashed features seen in training are then numbered densely (`fitIdf`'s
+ * vocabulary), and vectors and models use those numbers.
  */
 
 /** 2^18 buckets per block: collisions are rare at the vocabulary sizes of a coded study. */
@@ -17,7 +18,7 @@ const MASK = BUCKETS - 1;
 /** Blocks (normalised separately, as in a FeatureUnion): words, characters, context. */
 export const BLOCKS = 3;
 /** Width of the concatenated feature space. */
-export const FEATURE_SPACE = BLOCKS * BUCKETS;
+const FEATURE_SPACE = BLOCKS * BUCKETS;
 
 /** The hashed terms of one turn: per block, sorted buckets and their counts. */
 export interface TurnTerms {
@@ -58,16 +59,17 @@ class HashBuffer {
   }
   /** Sorted unique buckets with their counts; empties the buffer. */
   take(): { bucket: number[]; count: number[] } {
-    // Plain arrays: a turn's few hundred numbers are cheaper to allocate than typed arrays.
+    // Plain arrays: a turn's few hundred numbers are cheaper to allocate than typed arrays. Made
+    // at their size (counted first) rather than grown by push, which copied them several times.
     const sorted = this.data.subarray(0, this.length).sort();
-    const bucket: number[] = [];
-    const count: number[] = [];
+    let unique = 0;
+    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) unique++;
+    const bucket = new Array<number>(unique).fill(0);
+    const count = new Array<number>(unique).fill(0);
+    let u = -1;
     for (let i = 0; i < sorted.length; i++) {
-      if (i > 0 && sorted[i] === sorted[i - 1]) count[count.length - 1]++;
-      else {
-        bucket.push(sorted[i]);
-        count.push(1);
-      }
+      if (i === 0 || sorted[i] !== sorted[i - 1]) bucket[++u] = sorted[i];
+      count[u]++;
     }
     this.length = 0;
     return { bucket, count };
@@ -81,14 +83,20 @@ const WORD_SEED = fnv("w ");
 const BIGRAM_SEED = fnv("b ");
 const SPACE = " ".charCodeAt(0);
 
+/** " word " as character codes, reused from word to word. */
+let padded = new Int32Array(64);
+
 /** Character 2-5-grams of " word ", hashed incrementally (no substring is built). */
 function charGrams(word: string): void {
   const n = word.length + 2;
-  const at = (j: number) => (j === 0 || j === n - 1 ? SPACE : word.charCodeAt(j - 1));
+  if (padded.length < n) padded = new Int32Array(2 * n);
+  padded[0] = SPACE;
+  for (let j = 0; j < word.length; j++) padded[j + 1] = word.charCodeAt(j);
+  padded[n - 1] = SPACE;
   for (let i = 0; i + 2 <= n; i++) {
     let h = CHAR_SEED;
     for (let j = i; j < n && j < i + 5; j++) {
-      h = Math.imul(h ^ at(j), FNV_PRIME);
+      h = Math.imul(h ^ padded[j], FNV_PRIME);
       if (j > i) charHashes.push((h >>> 0) & MASK);
     }
   }
@@ -118,34 +126,53 @@ export function turnTerms(session: Session, index: number): TurnTerms {
   return { blocks: [wordHashes.take(), charHashes.take(), contextHashes.take()] };
 }
 
-/** A sparse vector over FEATURE_SPACE: parallel arrays of indexes and values. */
+/** Index of the block of context features (speaker kind, neighbours) in `TurnTerms.blocks`. */
+const CONTEXT_BLOCK = 2;
+
+/**
+ * The training turns' vocabulary: every feature seen in training gets a dense id, numbered in
+ * feature order (so a vector's ids stay sorted and the context block's ids come last), with its
+ * smoothed inverse document frequency. Vectors and models work on these ids: the weights, the
+ * models' columns and the idf are then small arrays indexed by id, where tables over the whole
+ * hashed space cost a cache miss per n-gram when 100,000 turns are coded.
+ */
+export interface Idf {
+  documents: number;
+  /** Feature (block x BUCKETS + bucket) -> id, -1 for features never seen in training. */
+  id: Int32Array;
+  /** weight[id]: ln((1 + n) / (1 + df)) + 1. */
+  weight: Float64Array;
+  /** The first id of the context block (ids from here on are context features). */
+  contextStart: number;
+}
+
+export function fitIdf(terms: readonly TurnTerms[]): Idf {
+  const df = new Int32Array(FEATURE_SPACE);
+  for (const t of terms) t.blocks.forEach((block, b) => block.bucket.forEach((h) => df[b * BUCKETS + h]++));
+  const n = terms.length;
+  const id = new Int32Array(FEATURE_SPACE).fill(-1);
+  const weights: number[] = [];
+  let contextStart = -1;
+  for (let i = 0; i < FEATURE_SPACE; i++) {
+    if (i === CONTEXT_BLOCK * BUCKETS) contextStart = weights.length;
+    if (df[i] === 0) continue;
+    id[i] = weights.length;
+    weights.push(Math.log((1 + n) / (1 + df[i])) + 1);
+  }
+  return { documents: n, id, weight: Float64Array.from(weights), contextStart };
+}
+
+/** A sparse vector over the ids of an `Idf`'s vocabulary: parallel arrays of ids (ascending) and values. */
 export interface SparseVector {
   index: number[];
   value: number[];
 }
 
-/** Smoothed inverse document frequencies per feature, learned from the training turns only (0 = unseen). */
-export interface Idf {
-  documents: number;
-  weight: Float64Array;
-}
-
-export function fitIdf(terms: readonly TurnTerms[]): Idf {
-  const df = new Float64Array(FEATURE_SPACE);
-  for (const t of terms) t.blocks.forEach((block, b) => block.bucket.forEach((h) => df[b * BUCKETS + h]++));
-  const n = terms.length;
-  const weight = new Float64Array(FEATURE_SPACE);
-  for (let i = 0; i < FEATURE_SPACE; i++) if (df[i] > 0) weight[i] = Math.log((1 + n) / (1 + df[i])) + 1;
-  return { documents: n, weight };
-}
-
-/** Index of the block of context features (speaker kind, neighbours) in `TurnTerms.blocks`. */
-const CONTEXT_BLOCK = 2;
-
 /**
  * Sublinear TF (1 + ln tf) x smoothed IDF (ln((1 + n) / (1 + df)) + 1), as scikit-learn's
  * TfidfVectorizer(sublinear_tf=True), each block L2-normalised. Terms never seen in training are
- * dropped (their weights would be 0 anyway). Without `context`, the context block is left out.
+ * dropped (they have no id, and their weights would be 0 anyway). Without `context`, the context
+ * block is left out.
  */
 export function vectorise(terms: TurnTerms, idf: Idf, context = true): SparseVector {
   const index: number[] = [];
@@ -156,11 +183,12 @@ export function vectorise(terms: TurnTerms, idf: Idf, context = true): SparseVec
     const start = n;
     let norm = 0;
     for (let i = 0; i < block.bucket.length; i++) {
-      const feature = b * BUCKETS + block.bucket[i];
-      const w = idf.weight[feature];
-      if (w === 0) continue;
-      const v = (1 + Math.log(block.count[i])) * w;
-      index.push(feature);
+      const id = idf.id[b * BUCKETS + block.bucket[i]];
+      if (id < 0) continue;
+      // Most terms occur once in a turn, and 1 + ln 1 is 1: the logarithm only for the others.
+      const count = block.count[i];
+      const v = (count === 1 ? 1 : 1 + Math.log(count)) * idf.weight[id];
+      index.push(id);
       value.push(v);
       n++;
       norm += v * v;
@@ -176,8 +204,8 @@ export function vectorise(terms: TurnTerms, idf: Idf, context = true): SparseVec
  * blocks are normalised apart, and the context block comes last, so it is a prefix), without
  * turning the terms into features a second time.
  */
-export function withoutContext(x: SparseVector): SparseVector {
+export function withoutContext(x: SparseVector, idf: Idf): SparseVector {
   let n = x.index.length;
-  while (n > 0 && x.index[n - 1] >= CONTEXT_BLOCK * BUCKETS) n--;
+  while (n > 0 && x.index[n - 1] >= idf.contextStart) n--;
   return { index: x.index.slice(0, n), value: x.value.slice(0, n) };
 }

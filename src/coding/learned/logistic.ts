@@ -1,4 +1,4 @@
-import { FEATURE_SPACE, type SparseVector } from "./features.js";
+import type { SparseVector } from "./features.js";
 import { minimise, type LbfgsResult } from "./lbfgs.js";
 
 /**
@@ -10,7 +10,7 @@ import { minimise, type LbfgsResult } from "./lbfgs.js";
  *   (1 / Σw) · [ Σᵢ wᵢ · lossᵢ + ‖W‖² / (2C) ]     (the intercepts are not penalised),
  * so C means what it means there. Full-batch and without randomness: the same examples in the
  * same order give the same model, bit for bit (the caller puts them in a canonical order).
- * Only the buckets seen in training get a weight column, so memory is classes x seen buckets.
+ * Only the features seen in training get a weight column, so memory is classes x seen features.
  */
 
 export type LogisticKind = "softmax" | "one-vs-rest";
@@ -28,7 +28,7 @@ export interface LogisticOptions {
 export interface LogisticModel {
   kind: LogisticKind;
   classes: number;
-  /** Feature -> weight column, -1 for features not seen in training. */
+  /** Feature (a vocabulary id, features.ts) -> weight column, -1 (or beyond the end) for features not seen in training. */
   columns: Int32Array;
   /** weights[column * classes + class]. */
   weights: Float64Array;
@@ -47,7 +47,9 @@ interface Rows {
 }
 
 function rowsOf(xs: readonly SparseVector[]): Rows {
-  const columns = new Int32Array(FEATURE_SPACE).fill(-1);
+  let features = 0;
+  for (const x of xs) for (const j of x.index) features = Math.max(features, j + 1);
+  const columns = new Int32Array(features).fill(-1);
   let width = 0;
   let nnz = 0;
   for (const x of xs) {
@@ -237,8 +239,10 @@ export function logisticScores(model: LogisticModel, x: SparseVector): Float64Ar
     entryValue = new Float64Array(x.index.length);
   }
   let n = 0;
+  const { columns } = model;
   for (let a = 0; a < x.index.length; a++) {
-    const column = model.columns[x.index[a]];
+    const j = x.index[a];
+    const column = j < columns.length ? columns[j] : -1;
     if (column < 0) continue;
     entryColumn[n] = column;
     entryValue[n++] = x.value[a];

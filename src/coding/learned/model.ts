@@ -103,7 +103,7 @@ export interface TrainingFeatures {
 export function trainingFeatures(examples: readonly TrainingExample[]): TrainingFeatures {
   const idf = fitIdf(examples.map((e) => e.terms));
   const withContext = examples.map((e) => vectorise(e.terms, idf));
-  return { idf, text: withContext.map(withoutContext), withContext };
+  return { idf, text: withContext.map((x) => withoutContext(x, idf)), withContext };
 }
 
 export interface TrainOptions {
