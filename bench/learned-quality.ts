@@ -23,12 +23,11 @@
  *     the whole pool hand-coded (the ceiling: on ChatCollab 150 random turns are nearly all of it);
  *   - the rules coder's kappa on every turn.
  * Run: nice npx tsx bench/learned-quality.ts [--seeds 5] [--orders 2] [--draws 5] [--only chatcollab|own]   (many minutes on a busy machine)
- *      nice npx tsx bench/learned-quality.ts --tune [--seeds 5] [--strategies "a;b"]: the
- *      active-learning candidates (CANDIDATES) compared with the default order of
- *      src/coding/active-learning.ts and random sampling on our tuning data only (tuningCorpus),
- *      where the order `colloquy sample --strategy uncertain` uses was chosen.
- *      --active-learning: only the simulation of that order against random sampling (with --only;
- *      --held-out-extra "a;b" adds candidates);
+ *      nice npx tsx bench/learned-quality.ts --tune [--seeds 5]: the orders of
+ *      src/coding/active-learning.ts compared with random sampling on our tuning data only
+ *      (tuningCorpus), where the order `colloquy sample --strategy uncertain` uses was chosen
+ *      (the candidates that lost are at the commits docs/learned-coder.md names).
+ *      --active-learning: only the simulation of that order against random sampling (with --only);
  *      --batch 10: turns hand-coded between two retrainings in every simulation;
  *      --select cv: every simulated model made as `colloquy code` makes it (C by cross-validation,
  *      calibrated margins) rather than at C = 3 (about ten times slower).
@@ -42,7 +41,7 @@ import { loadCodebook } from "../src/coding/codebook/load.js";
 import { expectedCalibrationError, correct } from "../src/coding/learned/calibration.js";
 import { createLearnedCoder, trainingExamples, type KeyedExample } from "../src/coding/learned/coder.js";
 import { decide, headScores, predictLearned, trainLearnedModel, type LearnedModel, type ModelSettings, type Prediction } from "../src/coding/learned/model.js";
-import { agreementOf, crossValidate, shuffledSessions } from "../src/coding/learned/validate.js";
+import { agreementOf, crossValidate } from "../src/coding/learned/validate.js";
 import type { CodeRecord } from "../src/coding/records.js";
 import { codeTurnWithRules } from "../src/coding/rules/index.js";
 import { DEFAULT_UNCERTAIN_ORDER, uncertainSample, type Doubt, type UncertainOrder } from "../src/coding/active-learning.js";
@@ -119,105 +118,17 @@ function fit(examples: readonly KeyedExample[]): Fitted {
   return { model: trainLearnedModel(codebook, examples, validation.settings), temperature: validation.calibration.temperature };
 }
 
-/**
- * How a simulated hand-coder picks turns: random sampling (no `order`), or uncertainty sampling
- * through `uncertainSample` in one of its orders, how unsure the model is measured by `measure`.
- * `seedSet`: turns coded at random before the first model (default SEED_SET); `batch`: turns per
- * round (default --batch); `randomShare`: the share of each round taken at random.
- */
+/** Random sampling (no `order`), or uncertainty sampling through `uncertainSample` in one of its orders. */
 interface Strategy {
   name: string;
   order?: UncertainOrder;
-  measure?: Measure;
-  seedSet?: number;
-  batch?: number;
-  randomShare?: number;
 }
-/**
- * "margin": the margin between the two likeliest codes (as stored). "rare": the same margin, but a
- * turn counts for the least hand-coded of its two likeliest codes, so the per-code order asks
- * about the edges of codes with few human examples first (class balance). "folds": query by a
- * committee of the models of 5 session folds of the coded turns (minus their mean KL divergence
- * from their average). "eer": expected error reduction, approximated: of the EER_CANDIDATES
- * turns the margin (per code) would ask first, those whose code, whichever of its two likeliest
- * it is (weighted by their probabilities), leaves the text-only model retrained with it least
- * unsure over EER_POOL turns of the pool (mean of 1 - confidence; Roy & McCallum 2001).
- */
-type Measure = "margin" | "rare" | "folds" | "eer";
-const EER_CANDIDATES = 16;
-const EER_POOL = 100;
-
 const RANDOM: Strategy = { name: "random" };
-const CHOSEN: Strategy = { name: DEFAULT_UNCERTAIN_ORDER, order: DEFAULT_UNCERTAIN_ORDER, measure: "margin" };
+const CHOSEN: Strategy = { name: DEFAULT_UNCERTAIN_ORDER, order: DEFAULT_UNCERTAIN_ORDER };
+/** Compared with the default and random sampling on the tuning data (--tune). */
+const CANDIDATES: Strategy[] = [{ name: "least-sure", order: "least-sure" }];
 
 const keyOfUnit = (u: CodeableTurn) => `${u.session.id}\u0000${u.turn.id}`;
-/** Mean KL divergence of each member's class probabilities (by class id) from their average. */
-function committeeDisagreement(members: readonly Record<string, number>[]): number {
-  const classes = [...new Set(members.flatMap((m) => Object.keys(m)))];
-  const average = classes.map((c) => mean(members.map((m) => m[c] ?? 0)));
-  return mean(members.map((m) => classes.reduce((s, c, k) => s + ((m[c] ?? 0) > 0 ? m[c] * Math.log(m[c] / average[k]) : 0), 0)));
-}
-/** The two likeliest codes of a prediction, likeliest first. */
-const topTwo = (p: Prediction) =>
-  Object.entries(p.probabilities)
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, 2);
-
-/** How sure of each pool turn not yet coded the model fitted on `coded` is, by `measure`, with the code it counts for. */
-function doubtOf(measure: Measure, fitted: Fitted, coded: readonly KeyedExample[], candidates: readonly CodeableTurn[], seed: number): Map<string, Doubt> {
-  const { model, temperature } = fitted;
-  const predictions = new Map(candidates.map((u) => [keyOfUnit(u), predictLearned(model, termsOf(u), temperature)]));
-  const margin = new Map(candidates.map((u) => [keyOfUnit(u), { sure: predictions.get(keyOfUnit(u))!.margin, code: predictions.get(keyOfUnit(u))!.codes?.[0] }]));
-  if (measure === "margin") return margin;
-  if (measure === "rare") {
-    const count = new Map<string, number>();
-    for (const e of coded) for (const c of e.codes ?? []) count.set(c, (count.get(c) ?? 0) + 1);
-    return new Map(
-      candidates.map((u) => {
-        const p = predictions.get(keyOfUnit(u))!;
-        const [first, second] = topTwo(p).map(([c]) => c);
-        const code = second !== undefined && (count.get(second) ?? 0) < (count.get(first) ?? 0) ? second : first;
-        return [keyOfUnit(u), { sure: p.margin, code }];
-      }),
-    );
-  }
-  if (measure === "folds") {
-    const sessions = shuffledSessions(coded, seed);
-    const fold = new Map(sessions.map((g, i) => [g, i % 5]));
-    const members = Array.from({ length: Math.min(5, sessions.length) }, (_, f) => {
-      try {
-        return trainLearnedModel(
-          codebook,
-          coded.filter((e) => fold.get(e.group) !== f),
-          fitted.model.settings,
-        );
-      } catch {
-        return undefined; // a fold whose rest has one category: no member
-      }
-    }).filter((m) => m !== undefined);
-    return new Map(
-      candidates.map((u) => [
-        keyOfUnit(u),
-        { sure: -committeeDisagreement(members.map((m) => predictLearned(m, termsOf(u)).probabilities)), code: margin.get(keyOfUnit(u))!.code },
-      ]),
-    );
-  }
-  // "eer": the first EER_CANDIDATES of the per-code order, each scored by the pool's expected doubt after it.
-  const shortlist = uncertainSample(candidates, EER_CANDIDATES, margin, new Set(), seed, "per-code").units;
-  const pool = shuffleInPlace([...candidates], mulberry32(seed + coded.length)).slice(0, EER_POOL);
-  const textOnly: ModelSettings = { ...fitted.model.settings, context: false };
-  return new Map(
-    shortlist.map((u) => {
-      const two = topTwo(predictions.get(keyOfUnit(u))!);
-      const total = two.reduce((s, [, q]) => s + q, 0);
-      const expected = two.reduce((s, [code, q]) => {
-        const retrained = trainLearnedModel(codebook, [...coded, { ...coded[0], key: keyOfUnit(u), group: u.session.id, terms: termsOf(u), codes: [code] }], textOnly);
-        return s + (q / total) * mean(pool.map((v) => 1 - predictLearned(retrained, termsOf(v)).confidence));
-      }, 0);
-      return [keyOfUnit(u), { sure: expected, code: margin.get(keyOfUnit(u))!.code }];
-    }),
-  );
-}
 
 /** Kappa on `test` after hand-coding turns of `pool` chosen by `strategy`, at each size of `checkpoints` (bench/support/al-simulation.ts). */
 function simulate(corpus: Corpus, pool: readonly CodeRecord[], test: readonly CodeRecord[], strategy: Strategy, seed: number, checkpoints: number[]) {
@@ -237,27 +148,29 @@ function simulate(corpus: Corpus, pool: readonly CodeRecord[], test: readonly Co
     const examples = examplesOf(units);
     const key = examples.map((e) => e.key).join("\u0001");
     if (last?.key !== key) last = { key, fitted: fit(examples) };
-    return { examples, fitted: last.fitted };
+    return last.fitted;
   };
-  const { order: by, measure } = strategy;
+  const by = strategy.order;
   return runSimulation<CodeableTurn>({
     order: shuffleInPlace([...poolUnits], mulberry32(seed)),
     checkpoints,
-    seedSet: strategy.seedSet ?? SEED_SET,
-    batch: strategy.batch ?? BATCH,
-    randomShare: strategy.randomShare,
+    seedSet: SEED_SET,
+    batch: BATCH,
     pick:
       by &&
       ((coded, n) => {
-        const { examples, fitted } = fitOn(coded);
-        const candidates = poolUnits.filter((u) => !coded.has(u));
-        const doubt = doubtOf(measure ?? "margin", fitted, examples, candidates, seed);
-        return uncertainSample(poolUnits, n, doubt, new Set([...coded].map(keyOfUnit)), seed, measure === "eer" ? "least-sure" : by).units.map(
-          (u) => unitOf.get(keyOfUnit(u))!,
+        // What the stored codes would say (the margin and the code), read as `colloquy sample` reads them.
+        const { model, temperature } = fitOn(coded);
+        const doubt = new Map<string, Doubt>(
+          poolUnits.map((u) => {
+            const p = predictLearned(model, termsOf(u), temperature);
+            return [keyOfUnit(u), { sure: p.margin, code: p.codes?.[0] }];
+          }),
         );
+        return uncertainSample(poolUnits, n, doubt, new Set([...coded].map(keyOfUnit)), seed, by).units.map((u) => unitOf.get(keyOfUnit(u))!);
       }),
     score: (coded) => {
-      const { model } = fitOn(coded).fitted;
+      const { model } = fitOn(coded);
       return agreementOf(
         codebook,
         testExamples,
@@ -312,7 +225,7 @@ function activeLearning(corpus: Corpus, splits: Corpus["splits"], strategies: re
       }
     });
   console.log(
-    `\nactive learning, simulated (${splits.map((s) => s.name).join("; ")}: ${splits.length} split(s) x ${SEEDS} seeds = ${splits.length * SEEDS} runs; ${SEED_SET} random turns, then ${BATCH} at a time unless the strategy says; ${SELECT_CV ? "C chosen by the coder's cross-validation, calibrated margins" : describe(SIMULATION)} for all); mean [95% bootstrap interval of the mean over runs]:`,
+    `\nactive learning, simulated (${splits.map((s) => s.name).join("; ")}: ${splits.length} split(s) x ${SEEDS} seeds = ${splits.length * SEEDS} runs; ${SEED_SET} random turns, then ${BATCH} at a time; ${SELECT_CV ? "C chosen by the coder's cross-validation, calibrated margins" : describe(SIMULATION)} for all); mean [95% bootstrap interval of the mean over runs]:`,
   );
   const names = strategies.map((s) => s.name);
   printTable([["hand-coded turns", ...names], ...checkpoints.map((c) => [String(c), ...names.map((s) => meanInterval(curves.get(s)!.get(c)))])]);
@@ -327,7 +240,11 @@ function activeLearning(corpus: Corpus, splits: Corpus["splits"], strategies: re
     const gain = at100.map((k, i) => k - random150[i]);
     // Random turns worth the strategy's 100: linear between random's means at 100 and 150.
     const worth = 100 + (50 * (mean(at100) - mean(random100))) / (mean(random150) - mean(random100));
-    const [at150, reference100, reference150] = [curves.get(name)!.get(150) ?? [], curves.get(reference!)!.get(100) ?? [], curves.get(reference!)!.get(150) ?? []];
+    const [at150, reference100, reference150] = [
+      curves.get(name)!.get(150) ?? [],
+      curves.get(reference!)!.get(100) ?? [],
+      curves.get(reference!)!.get(150) ?? [],
+    ];
     if (gain.length && random150.length)
       console.log(
         `${name} at 100 minus random at 150, paired by run: ${meanInterval(gain)}; ${gain.filter((g) => g >= 0).length} of ${gain.length} runs >= 0; worth ${worth.toFixed(0)} random turns` +
@@ -343,27 +260,9 @@ function activeLearning(corpus: Corpus, splits: Corpus["splits"], strategies: re
 function heldOutActiveLearning(corpus: Corpus) {
   const inSplit = (ids: Set<string>) => corpus.gold.filter((r) => ids.has(r.session));
   const checkpoints = [50, 100, 150].filter((c) => c <= Math.min(...corpus.splits.map((s) => inSplit(s.train).length)));
-  const strategies = [CHOSEN, ...CANDIDATES.filter((s) => HELD_OUT_EXTRA.includes(s.name)), RANDOM];
-  const al = activeLearning(corpus, corpus.splits.slice(corpus.splits.length > 1 ? 1 : 0), strategies, checkpoints);
+  const al = activeLearning(corpus, corpus.splits.slice(corpus.splits.length > 1 ? 1 : 0), [CHOSEN, RANDOM], checkpoints);
   return { al100: al.curves.get(CHOSEN.name)!.get(100) ?? [], random150: al.curves.get(RANDOM.name)!.get(150) ?? [] };
 }
-
-/** The strategies compared on the tuning data (--tune); `--strategies "a;b"` runs only those (the current default and random always). */
-const CANDIDATES: Strategy[] = [
-  { name: "least-sure", order: "least-sure", measure: "margin" },
-  { name: "per-code, half random", order: "per-code", measure: "margin", randomShare: 0.5 },
-  { name: "per-code, 20% random", order: "per-code", measure: "margin", randomShare: 0.2 },
-  { name: "per-code, first 10 random", order: "per-code", measure: "margin", seedSet: 10 },
-  { name: "per-code, first 40 random", order: "per-code", measure: "margin", seedSet: 40 },
-  { name: "per-code, 5 per round", order: "per-code", measure: "margin", batch: 5 },
-  { name: "per-code, 20 per round", order: "per-code", measure: "margin", batch: 20 },
-  { name: "per-code, rare codes", order: "per-code", measure: "rare" },
-  { name: "per-code, committee of fold models", order: "per-code", measure: "folds" },
-  { name: "expected error reduction", order: "least-sure", measure: "eer" },
-];
-const chosenNames = process.argv.includes("--strategies") ? process.argv[process.argv.indexOf("--strategies") + 1].split(";") : undefined;
-/** `--held-out-extra "a;b"`: candidates also simulated on the held-out data (beside the default and random). */
-const HELD_OUT_EXTRA = process.argv.includes("--held-out-extra") ? process.argv[process.argv.indexOf("--held-out-extra") + 1].split(";") : [];
 
 function evaluate(corpus: Corpus, bars: Record<string, string>): void {
   console.log(`\n=== ${corpus.name}: ${corpus.gold.length} human-coded turns in ${corpus.sessions.length} sessions ===`);
@@ -550,7 +449,7 @@ try {
   if (process.argv.includes("--tune")) {
     const corpus = await tuningCorpus();
     console.log(`=== ${corpus.name}: ${corpus.gold.length} human-coded turns in ${corpus.sessions.length} sessions ===`);
-    activeLearning(corpus, corpus.splits, [CHOSEN, ...CANDIDATES.filter((s) => chosenNames?.includes(s.name) ?? true), RANDOM], [50, 100, 150]);
+    activeLearning(corpus, corpus.splits, [CHOSEN, ...CANDIDATES, RANDOM], [50, 100, 150]);
   } else {
     if (only === undefined || only === "chatcollab") {
       if (chatcollabPresent()) {

@@ -21,8 +21,6 @@ export interface SimulationPlan<U> {
   batch: number;
   /** A round's uncertainty picks: up to `n` turns of the pool not in `coded`. Absent: random sampling. */
   pick?: (coded: ReadonlySet<U>, n: number) => readonly U[];
-  /** Share of each round taken at random (from `order`) rather than by `pick` (mixing the two). */
-  randomShare?: number;
   /** The score of a model trained on `coded` (the same function for every strategy). */
   score: (coded: readonly U[]) => number;
 }
@@ -45,11 +43,8 @@ export function runSimulation<U>(plan: SimulationPlan<U>): Map<number, number> {
     while (coded.size < checkpoint) {
       const n = Math.min(batch, checkpoint - coded.size);
       const target = coded.size + n;
-      if (plan.pick) {
-        const uncertain = n - Math.round(n * (plan.randomShare ?? 0));
-        // Picks past what was asked are ignored; too few (candidates ran out) are made up at random.
-        for (const u of plan.pick(coded, uncertain).slice(0, uncertain)) coded.add(u);
-      }
+      // Picks past what was asked are ignored; too few (candidates ran out) are made up at random.
+      if (plan.pick) for (const u of plan.pick(coded, n).slice(0, n)) coded.add(u);
       takeRandom(target);
     }
     scores.set(checkpoint, plan.score([...coded]));

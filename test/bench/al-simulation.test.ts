@@ -46,16 +46,6 @@ describe("runSimulation: the schedule bench/learned-quality.ts compares strategi
     expect(new Set(sets.get(30)!.slice(10))).toEqual(new Set(rest.slice(0, 20)));
   });
 
-  it("mixes: a random share of each round comes from the order, the rest from the picks", () => {
-    const sets = scoredSets({ checkpoints: [20], seedSet: 10, batch: 10, pick: largest, randomShare: 0.3 });
-    const round = sets.get(20)!.slice(10);
-    const seed = new Set(order.slice(0, 10));
-    expect(new Set(round.slice(0, 7))).toEqual(new Set(largest(seed, 7)));
-    // The random three: the order's next turns not already picked.
-    const next = order.filter((u) => !seed.has(u) && !round.slice(0, 7).includes(u)).slice(0, 3);
-    expect(round.slice(7)).toEqual(next);
-  });
-
   it("makes up at random what the picks could not give, and refuses a seed set past the first checkpoint", () => {
     const sets = scoredSets({ checkpoints: [30], seedSet: 10, batch: 10, pick: () => [] });
     expect(sets.get(30)).toEqual(order.slice(0, 30));
