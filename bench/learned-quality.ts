@@ -23,11 +23,14 @@
  *     the whole pool hand-coded (the ceiling: on ChatCollab 150 random turns are nearly all of it);
  *   - the rules coder's kappa on every turn.
  * Run: nice npx tsx bench/learned-quality.ts [--seeds 5] [--orders 2] [--draws 5] [--only chatcollab|own]   (many minutes on a busy machine)
- *      nice npx tsx bench/learned-quality.ts --tune [--seeds 5]: the active-learning orders of
- *      src/coding/active-learning.ts compared on our tuning data only (tuningCorpus), where the
- *      order `colloquy sample --strategy uncertain` uses was chosen.
+ *      nice npx tsx bench/learned-quality.ts --tune [--seeds 5]: the orders of
+ *      src/coding/active-learning.ts compared with random sampling on our tuning data only
+ *      (tuningCorpus), where the order `colloquy sample --strategy uncertain` uses was chosen
+ *      (the candidates that lost are at the commits docs/learned-coder.md names).
  *      --active-learning: only the simulation of that order against random sampling (with --only);
- *      --batch 10: turns hand-coded between two retrainings in every simulation.
+ *      --batch 10: turns hand-coded between two retrainings in every simulation;
+ *      --select cv: every simulated model made as `colloquy code` makes it (C by cross-validation,
+ *      calibrated margins) rather than at C = 3 (about ten times slower).
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -36,16 +39,17 @@ import Papa from "papaparse";
 import { bootstrapCI } from "../src/analysis/reliability/bootstrap.js";
 import { loadCodebook } from "../src/coding/codebook/load.js";
 import { expectedCalibrationError, correct } from "../src/coding/learned/calibration.js";
-import { createLearnedCoder, trainingExamples } from "../src/coding/learned/coder.js";
-import { decide, headScores, predictLearned, trainLearnedModel, type ModelSettings, type Prediction } from "../src/coding/learned/model.js";
-import { agreementOf } from "../src/coding/learned/validate.js";
+import { createLearnedCoder, trainingExamples, type KeyedExample } from "../src/coding/learned/coder.js";
+import { decide, headScores, predictLearned, trainLearnedModel, type LearnedModel, type ModelSettings, type Prediction } from "../src/coding/learned/model.js";
+import { agreementOf, crossValidate } from "../src/coding/learned/validate.js";
 import type { CodeRecord } from "../src/coding/records.js";
 import { codeTurnWithRules } from "../src/coding/rules/index.js";
-import { DEFAULT_UNCERTAIN_ORDER, uncertainSample, type UncertainOrder } from "../src/coding/active-learning.js";
-import { codeableTurns } from "../src/coding/sample.js";
+import { DEFAULT_UNCERTAIN_ORDER, uncertainSample, type Doubt, type UncertainOrder } from "../src/coding/active-learning.js";
+import { codeableTurns, type CodeableTurn } from "../src/coding/sample.js";
 import { openStudy } from "../src/stages/context.js";
 import type { Session } from "../src/transcript/schema.js";
 import { mulberry32, shuffleInPlace } from "../src/util/random.js";
+import { runSimulation } from "./support/al-simulation.js";
 import { chatcollabPresent, writeChatcollabStudy } from "./support/chatcollab.js";
 import { printTable } from "./support/table.js";
 
@@ -94,59 +98,86 @@ function calibrationRow(label: string, examples: ReturnType<typeof heldOut>["exa
 
 /** The coder's model at the middle of its grid (validate.ts's SETTINGS_GRID) for the simulation: the same for both strategies. */
 const SIMULATION: ModelSettings = { c: 3, context: true, balanced: true };
+/**
+ * `--select cv`: every model of the simulation (the one that says how sure it is, and the one
+ * scored at a checkpoint, for every strategy) is made as `colloquy code` makes it: C chosen by the
+ * coder's grouped cross-validation, margins after its calibrated temperature (the margin
+ * `colloquy sample` reads). Slower (a cross-validation per round); the default is SIMULATION.
+ */
+const SELECT_CV = process.argv.includes("--select") && process.argv[process.argv.indexOf("--select") + 1] === "cv";
+const SEED_SET = 20;
 
-/** Random sampling, or uncertainty sampling taking candidates in one of active-learning.ts's orders. */
-type Strategy = "random" | UncertainOrder;
+/** A model of the simulation, and the temperature its margins are read at. */
+interface Fitted {
+  model: LearnedModel;
+  temperature: number;
+}
+function fit(examples: readonly KeyedExample[]): Fitted {
+  if (!SELECT_CV) return { model: trainLearnedModel(codebook, examples, SIMULATION), temperature: 1 };
+  const validation = crossValidate(codebook, examples, { folds: 5, seed: 1 });
+  return { model: trainLearnedModel(codebook, examples, validation.settings), temperature: validation.calibration.temperature };
+}
 
-/** Kappa on `test` after hand-coding turns of `pool` chosen by `strategy`, at each size of `checkpoints`. */
+/** Random sampling (no `order`), or uncertainty sampling through `uncertainSample` in one of its orders. */
+interface Strategy {
+  name: string;
+  order?: UncertainOrder;
+}
+const RANDOM: Strategy = { name: "random" };
+const CHOSEN: Strategy = { name: DEFAULT_UNCERTAIN_ORDER, order: DEFAULT_UNCERTAIN_ORDER };
+/** Compared with the default and random sampling on the tuning data (--tune). */
+const CANDIDATES: Strategy[] = [{ name: "least-sure", order: "least-sure" }];
+
+const keyOfUnit = (u: CodeableTurn) => `${u.session.id}\u0000${u.turn.id}`;
+
+/** Kappa on `test` after hand-coding turns of `pool` chosen by `strategy`, at each size of `checkpoints` (bench/support/al-simulation.ts). */
 function simulate(corpus: Corpus, pool: readonly CodeRecord[], test: readonly CodeRecord[], strategy: Strategy, seed: number, checkpoints: number[]) {
   const sessions = corpus.sessions.filter((s) => pool.some((r) => r.session === s.id));
-  const units = codeableTurns(sessions).turns;
   const human = new Map(pool.map((r) => [`${r.session}\u0000${r.turn}`, r]));
-  const poolUnits = units.filter((u) => human.has(`${u.session.id}\u0000${u.turn.id}`));
+  const poolUnits = codeableTurns(sessions).turns.filter((u) => human.has(keyOfUnit(u)));
+  const unitOf = new Map(poolUnits.map((u) => [keyOfUnit(u), u]));
   const testExamples = trainingExamples(corpus.sessions, test);
-  const order = shuffleInPlace([...poolUnits], mulberry32(seed));
-  // The first 20 at random for both strategies (the same 20 for a seed), then BATCH at a time.
-  const coded = new Set(order.slice(0, 20).map((u) => `${u.session.id}\u0000${u.turn.id}`));
-  const kappas = new Map<number, number>();
-  const last = Math.max(...checkpoints);
-  const codedExamples = () =>
+  const examplesOf = (units: Iterable<CodeableTurn>) =>
     trainingExamples(
       corpus.sessions,
-      [...coded].map((k) => human.get(k)!),
+      [...units].map((u) => human.get(keyOfUnit(u))!),
     );
-  while (coded.size < last) {
-    const n = Math.min(BATCH, last - coded.size);
-    if (strategy === "random") {
-      const target = coded.size + n;
-      for (const u of order) {
-        if (coded.size >= target) break;
-        coded.add(`${u.session.id}\u0000${u.turn.id}`);
-      }
-    } else {
-      const model = trainLearnedModel(codebook, codedExamples(), SIMULATION);
-      // What the stored codes would say (the margin and the code), read as `colloquy sample` reads them.
-      const doubt = new Map(
-        poolUnits.map((u) => {
-          const p = predictLearned(model, termsOf(u));
-          return [`${u.session.id}\u0000${u.turn.id}`, { sure: p.margin, code: p.codes?.[0] }];
-        }),
-      );
-      for (const u of uncertainSample(poolUnits, n, doubt, coded, seed, strategy).units) coded.add(`${u.session.id}\u0000${u.turn.id}`);
-    }
-    if (checkpoints.includes(coded.size)) {
-      const model = trainLearnedModel(codebook, codedExamples(), SIMULATION);
-      kappas.set(
-        coded.size,
-        agreementOf(
-          codebook,
-          testExamples,
-          testExamples.map((e) => predictLearned(model, e.terms)),
-        ).kappa,
-      );
-    }
-  }
-  return kappas;
+  // The last model fitted, by the set it was fitted on: a checkpoint's model is the next round's.
+  let last: { key: string; fitted: Fitted } | undefined;
+  const fitOn = (units: Iterable<CodeableTurn>) => {
+    const examples = examplesOf(units);
+    const key = examples.map((e) => e.key).join("\u0001");
+    if (last?.key !== key) last = { key, fitted: fit(examples) };
+    return last.fitted;
+  };
+  const by = strategy.order;
+  return runSimulation<CodeableTurn>({
+    order: shuffleInPlace([...poolUnits], mulberry32(seed)),
+    checkpoints,
+    seedSet: SEED_SET,
+    batch: BATCH,
+    pick:
+      by &&
+      ((coded, n) => {
+        // What the stored codes would say (the margin and the code), read as `colloquy sample` reads them.
+        const { model, temperature } = fitOn(coded);
+        const doubt = new Map<string, Doubt>(
+          poolUnits.map((u) => {
+            const p = predictLearned(model, termsOf(u), temperature);
+            return [keyOfUnit(u), { sure: p.margin, code: p.codes?.[0] }];
+          }),
+        );
+        return uncertainSample(poolUnits, n, doubt, new Set([...coded].map(keyOfUnit)), seed, by).units.map((u) => unitOf.get(keyOfUnit(u))!);
+      }),
+    score: (coded) => {
+      const { model } = fitOn(coded);
+      return agreementOf(
+        codebook,
+        testExamples,
+        testExamples.map((e) => predictLearned(model, e.terms)),
+      ).kappa;
+    },
+  });
 }
 const termsCache = new Map<string, ReturnType<typeof trainingExamples>[number]["terms"]>();
 function termsOf(u: { session: Session; turn: { id: string } }) {
@@ -157,48 +188,69 @@ function termsOf(u: { session: Session; turn: { id: string } }) {
 
 /**
  * Active learning simulated on `splits` x SEEDS runs, each strategy on the same runs in the same
- * order (split x seed: the same first 20 turns), so each run of one strategy has a twin in the
+ * order (split x seed: the same first turns), so each run of one strategy has a twin in the
  * others. Prints kappa at each checkpoint (mean [95% bootstrap interval over runs]), the kappa of
  * the whole pool hand-coded (the ceiling), and, for each uncertainty strategy, its kappa at 100
- * minus random's at 150, paired by run, and how many random turns it is worth at 100.
+ * minus random's at 150 and minus the first strategy's (the current default) at 100, paired by
+ * run, and how many random turns it is worth at 100.
  */
 function activeLearning(corpus: Corpus, splits: Corpus["splits"], strategies: readonly Strategy[], checkpoints: number[]) {
   const inSplit = (ids: Set<string>) => corpus.gold.filter((r) => ids.has(r.session));
-  const curves = new Map(strategies.map((s) => [s, new Map<number, number[]>()]));
+  const curves = new Map(strategies.map((s) => [s.name, new Map<number, number[]>()]));
   const ceiling: number[] = [];
-  for (const split of splits) {
+  const wholePool = splits.map((split) => {
     const [pool, test] = [inSplit(split.train), inSplit(split.test)];
     const testExamples = trainingExamples(corpus.sessions, test);
-    const whole = trainLearnedModel(codebook, trainingExamples(corpus.sessions, pool), SIMULATION);
-    const k = agreementOf(
+    const whole = fit(trainingExamples(corpus.sessions, pool)).model;
+    return agreementOf(
       codebook,
       testExamples,
       testExamples.map((e) => predictLearned(whole, e.terms)),
     ).kappa;
-    for (let seed = 1; seed <= SEEDS; seed++) {
-      ceiling.push(k);
-      for (const strategy of strategies)
-        for (const [size, kappa] of simulate(corpus, pool, test, strategy, seed, checkpoints))
-          curves.get(strategy)!.set(size, [...(curves.get(strategy)!.get(size) ?? []), kappa]);
-    }
-  }
+  });
+  // Seed by seed over the splits, each run printed as it ends (a long run stopped early has whole
+  // seeds); the figures are kept split by split, seed by seed (run = split x SEEDS + seed - 1).
+  for (let seed = 1; seed <= SEEDS; seed++)
+    splits.forEach((split, s) => {
+      const run = s * SEEDS + seed - 1;
+      ceiling[run] = wholePool[s];
+      for (const strategy of strategies) {
+        const kappas = simulate(corpus, inSplit(split.train), inSplit(split.test), strategy, seed, checkpoints);
+        const curve = curves.get(strategy.name)!;
+        for (const [size, kappa] of kappas) {
+          if (!curve.has(size)) curve.set(size, new Array<number>(splits.length * SEEDS));
+          curve.get(size)![run] = kappa;
+        }
+        console.log(`run: ${split.name}, seed ${seed}, ${strategy.name}: ${[...kappas].map(([size, kappa]) => `${size} ${f(kappa)}`).join(", ")}`);
+      }
+    });
   console.log(
-    `\nactive learning, simulated (${splits.map((s) => s.name).join("; ")}: ${splits.length} split(s) x ${SEEDS} seeds = ${splits.length * SEEDS} runs; 20 random turns, then ${BATCH} at a time; ${describe(SIMULATION)} for all); mean [95% bootstrap interval of the mean over runs]:`,
+    `\nactive learning, simulated (${splits.map((s) => s.name).join("; ")}: ${splits.length} split(s) x ${SEEDS} seeds = ${splits.length * SEEDS} runs; ${SEED_SET} random turns, then ${BATCH} at a time; ${SELECT_CV ? "C chosen by the coder's cross-validation, calibrated margins" : describe(SIMULATION)} for all); mean [95% bootstrap interval of the mean over runs]:`,
   );
-  printTable([["hand-coded turns", ...strategies], ...checkpoints.map((c) => [String(c), ...strategies.map((s) => meanInterval(curves.get(s)!.get(c)))])]);
-  const random = curves.get("random");
+  const names = strategies.map((s) => s.name);
+  printTable([["hand-coded turns", ...names], ...checkpoints.map((c) => [String(c), ...names.map((s) => meanInterval(curves.get(s)!.get(c)))])]);
+  const random = curves.get(RANDOM.name);
   const [random100, random150] = [random?.get(100) ?? [], random?.get(150) ?? []];
   console.log(
     `the whole pool hand-coded (${splits.map((s) => inSplit(s.train).length).join(", ")} turns), the ceiling: kappa ${f(mean(ceiling))}; random at 150 minus it, paired: ${random150.length ? meanInterval(random150.map((k, i) => k - ceiling[i])) : "-"}`,
   );
-  for (const name of strategies.filter((s) => s !== "random")) {
+  const reference = names.find((s) => s !== RANDOM.name);
+  for (const name of names.filter((s) => s !== RANDOM.name)) {
     const at100 = curves.get(name)!.get(100) ?? [];
     const gain = at100.map((k, i) => k - random150[i]);
     // Random turns worth the strategy's 100: linear between random's means at 100 and 150.
     const worth = 100 + (50 * (mean(at100) - mean(random100))) / (mean(random150) - mean(random100));
+    const [at150, reference100, reference150] = [
+      curves.get(name)!.get(150) ?? [],
+      curves.get(reference!)!.get(100) ?? [],
+      curves.get(reference!)!.get(150) ?? [],
+    ];
     if (gain.length && random150.length)
       console.log(
-        `${name} at 100 minus random at 150, paired by run: ${meanInterval(gain)}; ${gain.filter((g) => g >= 0).length} of ${gain.length} runs >= 0; worth ${worth.toFixed(0)} random turns`,
+        `${name} at 100 minus random at 150, paired by run: ${meanInterval(gain)}; ${gain.filter((g) => g >= 0).length} of ${gain.length} runs >= 0; worth ${worth.toFixed(0)} random turns` +
+          (name === reference
+            ? ""
+            : `; minus ${reference} at 100: ${meanInterval(at100.map((k, i) => k - reference100[i]))}, at 150: ${meanInterval(at150.map((k, i) => k - reference150[i]))}`),
       );
   }
   return { curves };
@@ -208,8 +260,8 @@ function activeLearning(corpus: Corpus, splits: Corpus["splits"], strategies: re
 function heldOutActiveLearning(corpus: Corpus) {
   const inSplit = (ids: Set<string>) => corpus.gold.filter((r) => ids.has(r.session));
   const checkpoints = [50, 100, 150].filter((c) => c <= Math.min(...corpus.splits.map((s) => inSplit(s.train).length)));
-  const al = activeLearning(corpus, corpus.splits.slice(corpus.splits.length > 1 ? 1 : 0), [DEFAULT_UNCERTAIN_ORDER, "random"], checkpoints);
-  return { al100: al.curves.get(DEFAULT_UNCERTAIN_ORDER)!.get(100) ?? [], random150: al.curves.get("random")!.get(150) ?? [] };
+  const al = activeLearning(corpus, corpus.splits.slice(corpus.splits.length > 1 ? 1 : 0), [CHOSEN, RANDOM], checkpoints);
+  return { al100: al.curves.get(CHOSEN.name)!.get(100) ?? [], random150: al.curves.get(RANDOM.name)!.get(150) ?? [] };
 }
 
 function evaluate(corpus: Corpus, bars: Record<string, string>): void {
@@ -397,7 +449,7 @@ try {
   if (process.argv.includes("--tune")) {
     const corpus = await tuningCorpus();
     console.log(`=== ${corpus.name}: ${corpus.gold.length} human-coded turns in ${corpus.sessions.length} sessions ===`);
-    activeLearning(corpus, corpus.splits, ["random", "least-sure", "per-code"], [50, 100, 150]);
+    activeLearning(corpus, corpus.splits, [CHOSEN, ...CANDIDATES, RANDOM], [50, 100, 150]);
   } else {
     if (only === undefined || only === "chatcollab") {
       if (chatcollabPresent()) {

@@ -25,7 +25,10 @@ export interface Doubt {
  * doubt weighted by similarity to the pool, diversity within a batch, a random warm-up of 50 turns
  * and 30% random picks (commit f22b559); the calibrated margin, entropy, expected gradient length,
  * query by committee (the two views; bootstrap models), retraining after every turn, and a
- * representative first sample (commit 5db7d8b).
+ * representative first sample (commit 5db7d8b); a 20% or 50% random share of every round, steering
+ * to the least hand-coded of a turn's two likeliest codes, a committee of 5 session-fold models,
+ * expected error reduction on a shortlist, 20 turns per round, 10 or 40 random turns first
+ * (commit 87ef1d0).
  */
 export type UncertainOrder = "least-sure" | "per-code";
 
