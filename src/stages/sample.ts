@@ -133,7 +133,7 @@ async function leastCertain(
   const coders = (await context.coders())[codebook] ?? [];
   if (!coders.includes(coder))
     throw new CliError(
-      `--strategy uncertain: no codes of ${codebook} by ${coder} yet; code first: colloquy code ${context.dir} --codebook ${codebook} --coder learned --train human:<name>`,
+      `--strategy uncertain: no codes of ${codebook} by ${coder} yet; code first: colloquy code ${context.dir} --codebook ${codebook} --coder learned --train human:<name> (with --allow-below-floor while it has too few human codes to code on its own; its codes then record that status)`,
     );
   // How sure the coder is: the margin between its two likeliest codes where it stored one, else its confidence.
   const doubt = new Map<string, Doubt>();

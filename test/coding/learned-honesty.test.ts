@@ -123,7 +123,8 @@ describe("learned coder: deterministic, honest, and active", { timeout: 600_000 
     const stop = await runCli(["code", few, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:alice"]);
     expect(stop.code).not.toBe(0);
     expect(stop.stderr).toMatch(/too few human codes per category: the median category has \d+/);
-    expect(stop.stderr).toContain("--allow-below-floor");
+    // The advice can be followed in the order given: sample --strategy uncertain needs the coder's codes first.
+    expect(stop.stderr).toMatch(/--allow-below-floor[^]*then[^]*--strategy uncertain/);
     // The researcher has seen the estimate, and nothing is stored.
     expect(stop.stderr).toMatch(/learned coder, estimated on this study by \d+-fold cross-validation grouped by session: kappa -?\d\.\d\d \(95% CI/);
     expect(await readCodes(few, "bales-ipa", "learned")).toEqual([]);
@@ -131,6 +132,9 @@ describe("learned coder: deterministic, honest, and active", { timeout: 600_000 
     const records = await readCodes(few, "bales-ipa", "learned");
     expect(records).toHaveLength(160);
     for (const r of records) expect(r.provenance.validation).toMatchObject({ status: "below-floor" });
+    const next = await runCli(["sample", few, "--strategy", "uncertain", "--coder", "learned", "--n", "10", "--out", join(few, "next.csv")]);
+    expect(next.stderr).toBe("");
+    expect(next.code).toBe(0);
   });
 
   it("code --learning-curve and agree --learning-curve print the same curve, averaged over seeds", async () => {
