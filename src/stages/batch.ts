@@ -304,7 +304,7 @@ const unansweredWhy = (info: BatchInfo) =>
 /**
  * Replies read between two full garbage collections while downloading. Each pack chunk of replies
  * lives long enough to reach V8's old space, where it piled up as garbage to ~3x what was alive
- * (100,000 replies: 450 MB peak, issue 40); a collection every 10,000 replies costs ~40 ms.
+ * (100,000 replies: 450 MB peak, issue 40); a collection costs tens of milliseconds.
  */
 const REPLIES_PER_COLLECTION = 10_000;
 

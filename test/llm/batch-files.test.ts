@@ -147,10 +147,13 @@ describe("the requests being collected", () => {
     const key = (i: number) => createHash("sha256").update(String(i)).digest("hex");
     const first = Array.from({ length: 500 }, (_, i) => key(i));
     const second = Array.from({ length: 500 }, (_, i) => key(i + 400));
-    const answers = new CollectedReplies(async () => undefined, [
-      { requests: first, why: "first expired" },
-      { requests: second, why: "second expired" },
-    ]);
+    const answers = new CollectedReplies(
+      async () => undefined,
+      [
+        { requests: first, why: "first expired" },
+        { requests: second, why: "second expired" },
+      ],
+    );
     for (let i = 0; i < 900; i++) expect(await answers.get(key(i))).toEqual({ ok: false, message: i < 500 ? "first expired" : "second expired" });
     for (let i = 900; i < 1000; i++) expect(await answers.get(key(i))).toBeUndefined();
     expect(answers.own(key(450))).toBe(key(450));
