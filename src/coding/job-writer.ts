@@ -13,6 +13,12 @@ export interface WriterOptions {
   onRepair?: (repair: JsonlRepair) => void;
   /** An append failed (disk full…): the caller should stop asking for more work. */
   onError?: (error: CliError) => void;
+  /**
+   * The `session\u0000turn` keys whose storing `stored` reports: the turns of earlier failures,
+   * which the end of the run prunes. Not every turn: 100,000 keys held for a failures file that is
+   * usually empty were a tenth of a collect's live memory (issue 40).
+   */
+  watch?: ReadonlySet<string>;
 }
 
 /**
@@ -27,7 +33,7 @@ export function createWriter(study: string, options: WriterOptions) {
   let draining: Promise<void> | undefined;
   let failed: CliError | undefined;
   let timer: NodeJS.Timeout | undefined;
-  /** `session\u0000turn` of every code record on disk (appended by this writer). */
+  /** `session\u0000turn` of the code records on disk (appended by this writer) whose key is watched. */
   const stored = new Set<string>();
 
   const drain = async () => {
@@ -38,7 +44,11 @@ export function createWriter(study: string, options: WriterOptions) {
       failures = [];
       try {
         for (const repair of await appendCodes(study, c)) options.onRepair?.(repair);
-        for (const record of c) stored.add(`${record.session}\u0000${record.turn}`);
+        if (options.watch?.size)
+          for (const record of c) {
+            const key = `${record.session}\u0000${record.turn}`;
+            if (options.watch.has(key)) stored.add(key);
+          }
         for (const repair of await appendFailures(study, f)) options.onRepair?.(repair);
       } catch (error) {
         failed = writeError(study, error, c.length);

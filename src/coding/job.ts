@@ -3,7 +3,7 @@ import { diskReader, type StudyReader } from "../study/reader.js";
 import { countPlans, planCoding, sessionPlans, type CodingPlan } from "./job-plan.js";
 import { createWriter } from "./job-writer.js";
 import { offlineCoder } from "./job-offline.js";
-import { pruneFailures } from "./store.js";
+import { pruneFailures, readFailures } from "./store.js";
 import type { Codebook } from "./codebook/schema.js";
 import type { Session } from "../transcript/schema.js";
 import { sessionFingerprints } from "../transcript/fingerprint.js";
@@ -257,8 +257,8 @@ export async function dryRunCoding(options: CodingJobOptions): Promise<DryRun> {
   };
 }
 
-/** Units of a collected batch coded before their records are appended (see runCodingJob). */
-const ANSWERED_WINDOW = 5000;
+/** Units of a collected batch coded before their records are appended and garbage is collected (see runCodingJob). */
+const ANSWERED_WINDOW = 10_000;
 
 /** Run the job. Never throws for per-turn failures: they are counted, written and returned. */
 export async function runCodingJob(options: CodingJobOptions): Promise<CodingSummary> {
@@ -298,11 +298,17 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
   const plans = () => sessionPlans(options.sessions, done, batch, options.load);
   const whole = oneByOne ? undefined : planCoding(options.sessions, done, batch);
   const plan = whole ? { ...whole, toCode: whole.units.reduce((n, u) => n + u.targets.length, 0) } : await countPlans(plans());
+  // Counting read every session: their turns are garbage now, and would pile up with the first window's.
+  if (!whole) collectGarbage();
   const { toCode } = plan;
   const repairs: JsonlRepair[] = [];
+  // The turns of earlier failures not coded yet: the end of the run prunes those this run codes.
+  const key = (session: string, turn: string) => `${session}\u0000${turn}`;
+  const failedBefore = new Set((await readFailures(study, codebook.id, coderId)).map((f) => key(f.session, f.turn)).filter((k) => !done.has(k)));
   const writer = createWriter(study, {
     every: options.flushEvery ?? 50,
     everyMs: options.flushMs ?? 500,
+    watch: failedBefore,
     onRepair: (repair) => {
       repairs.push(repair);
       reporter.warn(describeRepair(repair, study));
@@ -423,6 +429,9 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
             if (++unitsCoded % ANSWERED_WINDOW === 0) {
               reporter.progress(task, finished, toCode);
               await writer.flush();
+              // The window's records and replies reached V8's old space before they were written;
+              // let them go now, or they pile up as garbage to ~3x what is alive (as offline coding's windows).
+              collectGarbage();
             }
           }
         }
@@ -453,7 +462,6 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
     await writer.flush();
   }
   // Failures of turns that now have a code (an earlier run's, coded by this one) are history.
-  const key = (session: string, turn: string) => `${session}\u0000${turn}`;
   const pruned = await pruneFailures(study, codebook.id, coderId, (s, t) => done.has(key(s, t)) || writer.stored.has(key(s, t)));
   summary.failuresResolved = pruned.removed;
   if (pruned.repair) {

@@ -11,6 +11,7 @@ import { CliError } from "../util/errors.js";
 import { conceptsLexiconPath } from "./concepts-lexicon.js";
 import type { StageEffects, StudyContext } from "./context.js";
 import { studyCompareOptions } from "./design.js";
+import type { Session } from "../transcript/schema.js";
 
 /** The concepts stage: noun concepts per turn, participant, session and condition. */
 export interface ConceptsStageOptions {
@@ -48,9 +49,20 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   const saveWords = await keepWordClasses(context.dir);
   const extractor = createConceptExtractor(lexicon);
   const analysis = { speakers, rateBasis, compare: studyCompareOptions(context.config, sessions) };
-  // Learn the new sessions' vocabulary in batches first (as bench/concepts.ts measures it).
-  extractor.prepare(sessions.filter((s) => !memo.has(s.id, sessionHash(s))).flatMap((s) => s.turns.map((t) => t.text)));
-  const results = sessions.map((s) => memo.get(s.id, sessionHash(s), () => analyseSessionConcepts(s, extractor, analysis)));
+  // One window of sessions at a time (their turns let go after it): the new sessions' vocabulary is
+  // learnt in one batch per window (as bench/concepts.ts measures it), then each session is analysed.
+  const results: SessionConcepts[] = [];
+  let window: Session[] = [];
+  const analyseWindow = () => {
+    extractor.prepare(window.filter((s) => !memo.has(s.id, sessionHash(s))).flatMap((s) => s.turns.map((t) => t.text)));
+    for (const s of window) results.push(memo.get(s.id, sessionHash(s), () => analyseSessionConcepts(s, extractor, analysis)));
+    window = [];
+  };
+  for await (const session of context.eachSession()) {
+    window.push(session);
+    if (window.length === CONCEPTS_WINDOW) analyseWindow();
+  }
+  analyseWindow();
   const report = conceptsReport(results, extractor, analysis);
   const files = await writeConceptsReport(context.dir, report);
   await memo.save();
@@ -58,6 +70,9 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   effects.log(`concepts: ${sessions.length} session(s)${memoNote(memo)}`);
   return { report, files, speakers, rateBasis };
 }
+
+/** Sessions whose turns are held at once (their vocabulary is learnt in one batch). */
+const CONCEPTS_WINDOW = 50;
 
 /** The tagger's word classes of earlier runs: with them, compromise loads only when a session has a word not seen before. */
 export function keepWordClasses(study: string): Promise<() => Promise<void>> {

@@ -3,8 +3,9 @@ import type { CodeRecord } from "../coding/records.js";
 import { createChatModel, type LlmClient } from "../llm/client.js";
 import { resolveModelConfig, type ModelCliOptions } from "../llm/config.js";
 import type { StudyConfig } from "../study/config.js";
-import { loadSessions, loadStudyConfig, studyPaths, type StudyPaths } from "../study/study.js";
+import { loadSessions, loadStudyConfig, sessionReader, studyPaths, type StudyPaths } from "../study/study.js";
 import { currentCodes, type StudyReader } from "../study/reader.js";
+import { turnsInMemory } from "../study/validated-sessions.js";
 import type { Session } from "../transcript/schema.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
 
@@ -29,6 +30,12 @@ export interface StudyContext extends StudyReader {
   readonly config: StudyConfig;
   /** Every session of the study, sorted by condition, run, id; read once and shared. */
   sessions(): Promise<Session[]>;
+  /**
+   * The sessions of `sessions()`, in its order, for a pass that holds one session's turns at a
+   * time: a session whose turns were never read is read anew for the caller and let go with it
+   * (the shared one keeps no turns); one whose turns this process already holds is given as is.
+   */
+  eachSession(): AsyncGenerator<Session>;
   /** Coders with codes, per codebook id. */
   coders(): Promise<Record<string, string[]>>;
   /**
@@ -61,6 +68,11 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
     config,
     // A failed load is not remembered: the next call tries again.
     sessions: () => (sessions ??= loadSessions(dir).catch((error) => ((sessions = undefined), Promise.reject(error)))),
+    async *eachSession() {
+      const heads = await context.sessions();
+      const read = await sessionReader(dir);
+      for (const head of heads) yield turnsInMemory(head) ? head : await read(head.id);
+    },
     coders: () => (coders ??= listCoders(dir)),
     codes(codebook, coder, { keep = true } = {}) {
       const key = `${codebook}\u0000${coder}`;

@@ -76,11 +76,13 @@ export async function runTopics(context: StudyContext, options: TopicsStageOptio
     const saveWords = await keepWordClasses(context.dir);
     const extractor = createConceptExtractor();
     effects.progress("topics", 0, sessions.length);
-    const trees = sessions.flatMap((session, i) => {
-      const made = memo.get(session.id, sessionHash(session), () => rulesSessionTrees(session, { scope, speakers, extractor }));
-      effects.progress("topics", i + 1, sessions.length);
-      return made;
-    });
+    // One session's turns at a time (each read for this pass and let go): the trees are what is kept.
+    const trees: TreeResult[] = [];
+    let done = 0;
+    for await (const session of context.eachSession()) {
+      trees.push(...memo.get(session.id, sessionHash(session), () => rulesSessionTrees(session, { scope, speakers, extractor })));
+      effects.progress("topics", ++done, sessions.length);
+    }
     report = topicsReport(trees, { coder: "rules", scope, speakers, runs: 1, compare: studyCompareOptions(config, sessions) });
     await memo.save();
     await saveWords();

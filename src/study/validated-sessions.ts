@@ -156,6 +156,11 @@ function sessionOf(session: Session, path: string, known: FileStamp, hash: strin
   return session;
 }
 
+/** Whether a session's turns are in memory: false for one read from its head whose turns were never asked for (sessionOf). */
+export function turnsInMemory(session: Session): boolean {
+  return Object.getOwnPropertyDescriptor(session, "turns")?.get === undefined;
+}
+
 export interface SessionFileReader {
   /** One session: from its remembered head while its file is unchanged (turns read on first use), else read and validated. */
   read(path: string, id: string): Promise<Session>;

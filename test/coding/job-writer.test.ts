@@ -7,6 +7,8 @@ import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.j
 import { modelFor } from "../llm/helpers.js";
 import { loadCodebook } from "../../src/coding/codebook/load.js";
 import { runCodingJob } from "../../src/coding/job.js";
+import { createWriter } from "../../src/coding/job-writer.js";
+import type { CodeRecord } from "../../src/coding/records.js";
 import { loadSessions } from "../../src/study/study.js";
 import { balesHandler, makeSession, makeStudy, TEXTS_A, TEXTS_B } from "./llm-fixtures.js";
 
@@ -60,4 +62,23 @@ it("a failed append stops the job at once with a clear error; no unhandled rejec
   } finally {
     process.off("unhandledRejection", onUnhandled);
   }
+});
+
+it("reports as stored only the watched turns (earlier failures), once their records are on disk", async () => {
+  const writer = createWriter(study.dir, { every: 100, everyMs: 1000, watch: new Set(["a\u0000t0001"]) });
+  const record = (turn: string): CodeRecord => ({
+    session: "a",
+    turn,
+    codebook: "bales-ipa",
+    codebookVersion: "1",
+    coder: "llm",
+    codes: ["agrees"],
+    provenance: {},
+    createdAt: "2026-12-07T00:00:00.000Z",
+  });
+  writer.code(record("t0001"));
+  writer.code(record("t0002"));
+  expect([...writer.stored]).toEqual([]);
+  await writer.flush();
+  expect([...writer.stored]).toEqual(["a\u0000t0001"]);
 });

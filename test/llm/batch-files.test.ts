@@ -94,8 +94,7 @@ async function read(lines: string[], label: string, collected: CollectedReplies,
 describe("batch output and error files", () => {
   it("reads replies, error lines and non-200 responses; names unreadable lines", async () => {
     const cache = new Map<string, CachedReply>();
-    const answers = new CollectedReplies(async (key) => cache.get(key));
-    answers.expect(["a", "b", "c", "d", "e"], "the batch expired");
+    const answers = new CollectedReplies(async (key) => cache.get(key), [{ requests: ["a", "b", "c", "d", "e"], why: "the batch expired" }]);
     const ok = (id: string, content: string, finish = "stop") =>
       JSON.stringify({
         id: "r",
@@ -140,5 +139,28 @@ describe("batch output and error files", () => {
     // An error line never overwrites a reply already read for the same request.
     await read([JSON.stringify({ custom_id: "a", response: null, error: { code: "x", message: "y" } })], "err.jsonl", answers, cache);
     expect((await answers.get("a"))?.ok).toBe(true);
+  });
+});
+
+describe("the requests being collected", () => {
+  it("finds each of many keys and no other; a request in two batches keeps the first batch's why", async () => {
+    const key = (i: number) => createHash("sha256").update(String(i)).digest("hex");
+    const first = Array.from({ length: 500 }, (_, i) => key(i));
+    const second = Array.from({ length: 500 }, (_, i) => key(i + 400));
+    const answers = new CollectedReplies(
+      async () => undefined,
+      [
+        { requests: first, why: "first expired" },
+        { requests: second, why: "second expired" },
+      ],
+    );
+    for (let i = 0; i < 900; i++) expect(await answers.get(key(i))).toEqual({ ok: false, message: i < 500 ? "first expired" : "second expired" });
+    for (let i = 900; i < 1000; i++) expect(await answers.get(key(i))).toBeUndefined();
+    expect(answers.own(key(450))).toBe(key(450));
+    expect(answers.add(key(450), { ok: false, message: "status 500" })).toBe("held");
+    expect(answers.add(key(450), { ok: true, text: "{}", model: "m", usage: { promptTokens: 1, completionTokens: 1 } })).toBe("new");
+    expect(answers.answered(key(450))).toBe(true);
+    expect(answers.answered(key(451))).toBe(false);
+    expect(answers.add(key(2000), { ok: true, text: "{}", model: "m", usage: { promptTokens: 1, completionTokens: 1 } })).toBe("ignored");
   });
 });
