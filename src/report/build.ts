@@ -123,7 +123,7 @@ async function shapeStudy(study: string, given: BuildSessions | undefined, site:
     const definition = definitions.get(codebook) ?? null;
     const { sets, facts, seen } = await readSets(codebook, list);
     // Reading made several times the records' size in garbage (lines, parsed values), and the
-    // last codebook's shapes are garbage now: collected here, the peak is what is alive (issue 33).
+    // last codebook's shapes are garbage now: collected here (when the heap grew: util/memory.ts), the peak is what is alive (issue 33).
     collectGarbage();
     const info = describeCodebook(codebook, definition, list, seen);
     const frame = balesFrame(info, definition);

@@ -4,7 +4,7 @@ import { readCodes } from "../coding/store.js";
 import { rememberSessionHash, sessionHash } from "../study/memo.js";
 import type { StudyReader } from "../study/reader.js";
 import { compareSessions, listSessionIds, sessionPath } from "../study/study.js";
-import { openSessionFiles } from "../study/validated-sessions.js";
+import { openSessionFiles, readSessionAgain, sameSessionFile } from "../study/validated-sessions.js";
 import type { Session } from "../transcript/schema.js";
 
 /**
@@ -54,13 +54,14 @@ function headOf(session: Session): Session {
     },
   });
   rememberSessionHash(head, sessionHash(session));
+  sameSessionFile(head, session);
   return head;
 }
 
 /**
  * The study's sessions read from its files, one whole at a time: each step that needs a session's
- * turns reads its file again (a remembered session's turns are parsed, not validated again:
- * study/validated-sessions.ts). Code records are read from the codes files and checked against
+ * turns reads its file again (readSessionAgain: a validated session's file is parsed, not
+ * validated again, and must not have changed since the heads were read). Code records are read from the codes files and checked against
  * their turns a session at a time, as `currentCodes` checks them against the whole study.
  */
 export async function diskSessions(study: string): Promise<BuildSessions> {
@@ -70,9 +71,8 @@ export async function diskSessions(study: string): Promise<BuildSessions> {
   for (const id of ids) heads.push(headOf(await files.read(sessionPath(study, id), id)));
   await files.save(ids);
   heads.sort(compareSessions);
-  // Opened after the save: sessions validated by the pass above are not validated again.
-  const again = await openSessionFiles(study);
-  const load = (index: number) => again.read(sessionPath(study, heads[index].id), heads[index].id);
+  // Checked to be the file the head was read from: a file edited since stops the build.
+  const load = async (index: number) => readSessionAgain(heads[index]);
   return {
     heads,
     load,

@@ -3,9 +3,9 @@ import type { CodeRecord } from "../coding/records.js";
 import { createChatModel, type LlmClient } from "../llm/client.js";
 import { resolveModelConfig, type ModelCliOptions } from "../llm/config.js";
 import type { StudyConfig } from "../study/config.js";
-import { loadSessions, loadStudyConfig, sessionReader, studyPaths, type StudyPaths } from "../study/study.js";
+import { loadSessions, loadStudyConfig, studyPaths, type StudyPaths } from "../study/study.js";
 import { currentCodes, type StudyReader } from "../study/reader.js";
-import { turnsInMemory } from "../study/validated-sessions.js";
+import { readSessionAgain, turnsInMemory } from "../study/validated-sessions.js";
 import type { Session } from "../transcript/schema.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
 
@@ -69,9 +69,7 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
     // A failed load is not remembered: the next call tries again.
     sessions: () => (sessions ??= loadSessions(dir).catch((error) => ((sessions = undefined), Promise.reject(error)))),
     async *eachSession() {
-      const heads = await context.sessions();
-      const read = await sessionReader(dir);
-      for (const head of heads) yield turnsInMemory(head) ? head : await read(head.id);
+      for (const head of await context.sessions()) yield turnsInMemory(head) ? head : readSessionAgain(head);
     },
     coders: () => (coders ??= listCoders(dir)),
     codes(codebook, coder, { keep = true } = {}) {

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { parseSessionText } from "../transcript/io.js";
 import { validateSession } from "../transcript/validate.js";
 import type { Session } from "../transcript/schema.js";
-import { rememberSessionHash } from "./memo.js";
+import { rememberSessionHash, sessionHash } from "./memo.js";
 import { CliError } from "../util/errors.js";
 import { sameStamp, settled, stamp, type FileStamp } from "../util/file-stamp.js";
 import { sha256 } from "../util/hash.js";
@@ -161,6 +161,39 @@ export function turnsInMemory(session: Session): boolean {
   return Object.getOwnPropertyDescriptor(session, "turns")?.get === undefined;
 }
 
+/**
+ * Per session read by openSessionFiles (and each head made from one): the file it was read from,
+ * and whether parsing that file gives the validated session (it was remembered as validated), so
+ * reading it again need not validate it again.
+ */
+const sources = new WeakMap<Session, { path: string; exact: boolean }>();
+
+/**
+ * `session` read again from its file, whole, for one pass over the study that lets it go after
+ * (the shared `session` keeps no turns). The file must be the one the session was read from (the
+ * same sha256, so a file only touched passes), else the run stops as when a head's turns are read
+ * from an edited file: its turns may no longer be what the run used so far.
+ */
+export function readSessionAgain(session: Session): Session {
+  const source = sources.get(session);
+  if (!source) throw new Error(`session ${session.id} was not read from a session file (validated-sessions.ts)`);
+  const { path, exact } = source;
+  const { bytes } = readWhole(path, `${path}: the file was removed while this run was using it; run the command again`);
+  const hash = sha256(bytes);
+  if (hash !== sessionHash(session)) throw new CliError(`${path}: the file changed while this run was using it; run the command again`);
+  const value = parseSessionText(bytes.toString("utf8"), path);
+  const again = exact ? (value as Session) : validateSession(value, path);
+  rememberSessionHash(again, hash);
+  sources.set(again, source);
+  return again;
+}
+
+/** A head made from `session` (a copy without its turns) reads its file again as `session` would. */
+export function sameSessionFile(head: Session, session: Session): void {
+  const source = sources.get(session);
+  if (source) sources.set(head, source);
+}
+
 export interface SessionFileReader {
   /** One session: from its remembered head while its file is unchanged (turns read on first use), else read and validated. */
   read(path: string, id: string): Promise<Session>;
@@ -212,6 +245,7 @@ export async function openSessionFiles(study: string): Promise<SessionFileReader
         if (head) {
           const session = sessionOf(head, path, now, known[4]);
           rememberSessionHash(session, known[4]);
+          sources.set(session, { path, exact: true });
           return session;
         }
       }
@@ -226,6 +260,7 @@ export async function openSessionFiles(study: string): Promise<SessionFileReader
       const remember = code !== null && settled(info) && JSON.stringify(session) === JSON.stringify(value);
       if (remember) next[id] = [...now, hash, headOf(session)];
       else delete next[id];
+      sources.set(session, { path, exact: remember });
       changed ||= remember || known !== undefined;
       return session;
     },

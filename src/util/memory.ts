@@ -19,6 +19,9 @@ let gc: (() => void) | undefined | null = null;
  * 34 MB in use, which frees little and costs 15-100 ms); in a +1 run, the one after 21-27 MB of
  * growth freed 5-10 MB. Skipping those left every peak as it was (build 251-256 MB, code stage
  * 365 MB; docs/benchmarks.md, "fifth pass"); skipping more would skip collections that free 40 MB.
+ * It assumes what was alive after the last collection is still alive: data let go after it and
+ * collected by V8 on its own leaves room for garbage the rule does not see, until V8's own schedule
+ * (which then sets its next limit from the smaller heap) collects it.
  */
 const MIN_GROWTH_BYTES = 32 * 1024 * 1024;
 

@@ -132,7 +132,10 @@ describe("learned coder: deterministic, honest, and active", { timeout: 600_000 
     const records = await readCodes(few, "bales-ipa", "learned");
     expect(records).toHaveLength(160);
     for (const r of records) expect(r.provenance.validation).toMatchObject({ status: "below-floor" });
-    const next = await runCli(["sample", few, "--strategy", "uncertain", "--coder", "learned", "--n", "10", "--out", join(few, "next.csv")]);
+    // The command the advice names, as written (its --out relative to the working directory, here the study).
+    const advised = stop.stderr.match(/`colloquy (sample [^`]*--strategy uncertain[^`]*)`/)![1]!.split(" ");
+    expect(advised).toContain("--out");
+    const next = await runCli(advised.map((a) => (a === "next.csv" ? join(few, a) : a)));
     expect(next.stderr).toBe("");
     expect(next.code).toBe(0);
   });

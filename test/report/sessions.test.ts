@@ -9,7 +9,7 @@ import { readCodes, replaceCodes } from "../../src/coding/store.js";
 import { diskReader } from "../../src/study/reader.js";
 import { loadSessions, saveSession } from "../../src/study/study.js";
 import { turnFingerprint } from "../../src/transcript/fingerprint.js";
-import { collectGarbage } from "../../src/util/memory.js";
+import { fullCollection } from "../support/gc.js";
 
 /**
  * The build alone holds each session's head, and a session whole only for the step that needs its
@@ -47,7 +47,7 @@ function watched(source: BuildSessions): { source: BuildSessions; alive: () => n
       ...source,
       async load(index) {
         await new Promise((resolve) => setImmediate(resolve));
-        collectGarbage();
+        fullCollection();
         most = Math.max(most, turns.filter((ref) => ref.deref() !== undefined).length);
         const session = await source.load(index);
         turns.push(new WeakRef(session.turns));
@@ -96,10 +96,10 @@ describe("the build's sessions", () => {
     for (const session of await loadSessions(study))
       await saveSession(study, { ...session, turns: session.turns.map((t) => ({ ...t, text: `${t.text} `.repeat(1000) })) });
     await rm(join(study, ".cache"), { recursive: true, force: true });
-    collectGarbage();
+    fullCollection();
     const before = process.memoryUsage().heapUsed;
     const { heads, load } = await diskSessions(study);
-    collectGarbage();
+    fullCollection();
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(1_000_000);
     expect(heads).toHaveLength(SESSIONS);
     expect(() => heads[0].turns).toThrow(/head only/);

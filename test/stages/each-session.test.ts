@@ -1,28 +1,74 @@
 // The concepts and topics stages go through the study one session at a time (issue 40): the
 // sessions the context shares keep no turns after them, so a pass holds one window's turns.
 import { expect, it } from "vitest";
-import { cp, mkdtemp, readdir, rm, utimes } from "node:fs/promises";
+import { cp, mkdtemp, readFile, readdir, rename, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSessions, saveSession } from "../../src/study/study.js";
 import { turnsInMemory } from "../../src/study/validated-sessions.js";
+import { diskSessions } from "../../src/report/sessions.js";
 import { openStudy, silentEffects } from "../../src/stages/context.js";
 import { runConcepts } from "../../src/stages/concepts.js";
 import { runTopics } from "../../src/stages/topics.js";
 
 const demo = join(import.meta.dirname, "../../fixtures/demo-study");
 
+/** A copy of the demo study whose session files are remembered with their heads (turns read on first use). */
+async function rememberedStudy(root: string): Promise<string> {
+  const dir = join(root, "study");
+  await cp(demo, dir, { recursive: true });
+  for (const session of await loadSessions(dir)) await saveSession(dir, session);
+  // Files older than the window in which a fresh file is not trusted, then remembered with their heads.
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  for (const name of await readdir(join(dir, "sessions"))) await utimes(join(dir, "sessions", name), hourAgo, hourAgo);
+  await loadSessions(dir);
+  return dir;
+}
+
+it("a pass that reads a session again stops when its file changed or went away since the run read it, as reading a head's turns does", async () => {
+  const root = await mkdtemp(join(tmpdir(), "colloquy-each-session-"));
+  try {
+    const dir = await rememberedStudy(root);
+    const [first] = await readdir(join(dir, "sessions"));
+    const file = join(dir, "sessions", first!);
+    const context = await openStudy(dir);
+    await context.sessions();
+    const build = await diskSessions(dir);
+    const text = await readFile(file, "utf8");
+    await writeFile(file, text.replace(/"text": ?"/, '"text":"edited meanwhile: '));
+    await expect(async () => {
+      for await (const _session of context.eachSession());
+    }).rejects.toThrow(`${file}: the file changed while this run was using it`);
+    const at = build.heads.findIndex((h) => file.endsWith(`${h.id}.json`));
+    await expect(build.load(at)).rejects.toThrow(`${file}: the file changed while this run was using it`);
+    await rm(file);
+    await expect(build.load(at)).rejects.toThrow(`${file}: the file was removed while this run was using it`);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+it("a session whose file is named otherwise than its id is read again from its own file", async () => {
+  const root = await mkdtemp(join(tmpdir(), "colloquy-each-session-"));
+  try {
+    const dir = await rememberedStudy(root);
+    const [first] = await readdir(join(dir, "sessions"));
+    await rename(join(dir, "sessions", first!), join(dir, "sessions", `renamed-${first}`));
+    await loadSessions(dir); // remembered under its new name: its turns are read on first use
+    const context = await openStudy(dir);
+    expect((await context.sessions()).some(turnsInMemory)).toBe(false);
+    const passed = [];
+    for await (const session of context.eachSession()) passed.push(session);
+    expect(passed.map((s) => s.turns.length)).toEqual((await loadSessions(dir)).map((s) => s.turns.length));
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
 it("concepts and topics leave the shared sessions without their turns; eachSession gives every session, in order, with its turns", async () => {
   const root = await mkdtemp(join(tmpdir(), "colloquy-each-session-"));
   try {
-    const dir = join(root, "study");
-    await cp(demo, dir, { recursive: true });
-    for (const session of await loadSessions(dir)) await saveSession(dir, session);
-    // Files older than the window in which a fresh file is not trusted, then remembered with their heads.
-    const hourAgo = new Date(Date.now() - 3_600_000);
-    for (const name of await readdir(join(dir, "sessions"))) await utimes(join(dir, "sessions", name), hourAgo, hourAgo);
-    await loadSessions(dir);
-
+    const dir = await rememberedStudy(root);
     const context = await openStudy(dir);
     const shared = await context.sessions();
     expect(shared.some(turnsInMemory)).toBe(false);
