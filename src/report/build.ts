@@ -23,13 +23,12 @@ import { chunkOf, codeSetFacts, type SessionBadges } from "./shape/overview.js";
 import { describeCodebook, seenIn } from "./shape/common.js";
 import { balesFrame } from "./shape/bales.js";
 import { codebookSessionPart, mergeBadges, sessionBadges, sessionPart, type CodebookSessionPart, type SessionPart } from "./shape/parts.js";
-import { codesDigest, openMemo, sessionHash, type Memo } from "../study/memo.js";
+import { codesDigest, openMemo, sessionHash } from "../study/memo.js";
 import { recordsBySession } from "../coding/records.js";
 import { VIEW_DATA, type CodebookInfo, type ConceptsSet, type ReportBundle, type SiteIndex, type TopicsSet } from "./types.js";
 import { collectGarbage } from "../util/memory.js";
 import { openSite, type SiteResult, type SiteWriter } from "./site.js";
 import type { JsonObjectWriter } from "./json-file.js";
-import type { Session } from "../transcript/schema.js";
 
 export interface BuildOptions {
   /** Output folder (default `<study>/site`). */
@@ -133,18 +132,13 @@ async function shapeStudy(study: string, given: BuildSessions | undefined, site:
     const codebookParts: CodebookSessionPart[] = [];
     for (const [i, head] of sessions.entries()) {
       const inputs = `${sessionHash(head)} ${bySession.map((m) => codesDigest(m.get(head.id) ?? [])).join(" ")}`;
+      // A session whose part is kept is never read whole.
       codebookParts.push(
-        await memoised(
-          memo,
-          head.id,
-          inputs,
-          () => source.load(i),
-          (session) => {
-            const { badges, ...part } = codebookSessionPart(session, sets, info, binSizes[i], frame);
-            made[i][books.length] = JSON.stringify(badges);
-            return part;
-          },
-        ),
+        await memo.getAsync(head.id, inputs, async () => {
+          const { badges, ...part } = codebookSessionPart(await source.load(i), sets, info, binSizes[i], frame);
+          made[i][books.length] = JSON.stringify(badges);
+          return part;
+        }),
       );
     }
     await memo.save();
@@ -242,7 +236,8 @@ async function shapeSessions(
 ): Promise<{ base: Omit<SessionShapes, "participation" | "sequenceSessions">; binSizes: number[]; sequences: JsonObjectWriter }> {
   const sessionMemo = await openMemo<SessionPart>(study, "report-sessions", {});
   const sessionParts: SessionPart[] = [];
-  for (const [i, head] of source.heads.entries()) sessionParts.push(await memoised(sessionMemo, head.id, sessionHash(head), () => source.load(i), sessionPart));
+  for (const [i, head] of source.heads.entries())
+    sessionParts.push(await sessionMemo.getAsync(head.id, sessionHash(head), async () => sessionPart(await source.load(i))));
   await sessionMemo.save();
   const { participation, sequenceSessions, ...base } = shapeSessionParts(sessionParts, control);
   await writeView(site, "participation", { participation });
@@ -250,24 +245,6 @@ async function shapeSessions(
   await sequences.member("sequenceSessions", sequenceSessions);
   await sequences.append("sequences", []);
   return { base, binSizes: sessionParts.map((p) => p.sequence.binSize), sequences };
-}
-
-/**
- * `memo`'s entry for `key` made from `inputs`, else `compute` of the session `load` reads (only
- * then: a session whose entries are all kept is never read whole).
- */
-async function memoised<T>(memo: Memo<T>, key: string, inputs: string, load: () => Promise<Session>, compute: (session: Session) => T): Promise<T> {
-  if (memo.has(key, inputs)) {
-    let unreadable = false;
-    const kept = memo.get(key, inputs, () => {
-      unreadable = true;
-      return undefined as T;
-    });
-    if (!unreadable) return kept;
-  }
-  const value = compute(await load());
-  memo.set(key, inputs, value);
-  return value;
 }
 
 async function newestMtime(path: string): Promise<number> {

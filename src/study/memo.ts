@@ -27,6 +27,8 @@ import { hashValue, sha256 } from "../util/hash.js";
 export interface Memo<T> {
   /** The stored result for `key` computed from `inputs` (then kept by save), else `compute()` (then stored). */
   get(key: string, inputs: string, compute: () => T): T;
+  /** As `get`, for a computation that first reads what it needs (a session's file): `compute` runs only when no result is kept. */
+  getAsync(key: string, inputs: string, compute: () => Promise<T>): Promise<T>;
   /** Whether a stored result for `key` computed from `inputs` exists. */
   has(key: string, inputs: string): boolean;
   /** Store `value` for `key` computed from `inputs` (replacing any stored one). */
@@ -69,20 +71,32 @@ export async function openMemo<T>(study: string, name: MemoName, settings: unkno
     used.set(key, { file: fileOf(key, inputs), computed: { value } });
     stats.computed++;
   };
+  /** The entry kept for `key` made from `inputs` (this run's, else the stored one, then marked used), or undefined. */
+  const kept = (key: string, inputs: string): { value: T } | undefined => {
+    const file = fileOf(key, inputs);
+    const entry = used.get(key);
+    if (entry?.file === file && entry.computed) return entry.computed;
+    const stored = readEntry<T>(join(dir, file));
+    if (stored) {
+      stats.reused++;
+      used.set(key, { file });
+    }
+    return stored;
+  };
   return {
     stats,
     has: (key, inputs) => existsSync(join(dir, fileOf(key, inputs))),
     get(key, inputs, compute) {
-      const file = fileOf(key, inputs);
-      const entry = used.get(key);
-      if (entry?.file === file && entry.computed) return entry.computed.value;
-      const stored = readEntry<T>(join(dir, file));
-      if (stored) {
-        stats.reused++;
-        used.set(key, { file });
-        return stored.value;
-      }
+      const entry = kept(key, inputs);
+      if (entry) return entry.value;
       const value = compute();
+      store(key, inputs, value);
+      return value;
+    },
+    async getAsync(key, inputs, compute) {
+      const entry = kept(key, inputs);
+      if (entry) return entry.value;
+      const value = await compute();
       store(key, inputs, value);
       return value;
     },

@@ -38,6 +38,13 @@ describe("the memo's entries on disk", () => {
       for (const f of after) await writeFile(join(memoPath(dir, ["test", "a/b"]), f), "torn");
       const third = await openMemo<number[]>(dir, ["test", "a/b"], { x: 1 });
       expect(third.get("s1", "s1-v1", () => [7])).toEqual([7]);
+      // getAsync reads what it needs only when nothing is kept, and counts a torn entry once.
+      let reads = 0;
+      const load = async () => (reads++, [8]);
+      expect(await third.getAsync("s4", "s4-v1", load)).toEqual([8]);
+      expect(await third.getAsync("s4", "s4-v1", load)).toEqual([8]);
+      expect(reads).toBe(1);
+      expect(third.stats).toEqual({ reused: 0, computed: 2 });
       const other = await openMemo<number[]>(dir, ["test", "a/b"], { x: 2 });
       expect(other.has("s1", "s1-v1")).toBe(false);
     } finally {
