@@ -173,12 +173,14 @@ async function differingOutputs(a: string, b: string): Promise<string[]> {
     const out = new Map<string, string>();
     const mask = (text: string) => text.replaceAll(dir, "<study>").replace(/"createdAt": ?"[^"]*"/g, "<time>");
     for (const name of await readdir(join(dir, "analysis"))) out.set(`analysis/${name}`, mask(await readFile(join(dir, "analysis", name), "utf8")));
-    const index = (await readdir(join(dir, "site"))).find((n) => n.startsWith("data."));
+    // The current build's index is the one index.html names: a rebuild keeps the build before's files beside it.
+    const index = (await readFile(join(dir, "site", "index.html"), "utf8")).match(/data\.[0-9a-f]+\.json/)?.[0];
     if (index) {
+      const text = await readFile(join(dir, "site", index), "utf8");
       // The index names each view's file by its hash, which a masked time in it changes: each view is compared by its id.
-      out.set("site/data", mask(await readFile(join(dir, "site", index), "utf8")).replace(/(views\/[a-z]+)\.[0-9a-f]{12}\.json/g, "$1.json"));
-      for (const name of await readdir(join(dir, "site", "views")))
-        out.set(`site/views/${name.split(".")[0]}`, mask(await readFile(join(dir, "site", "views", name), "utf8")));
+      out.set("site/data", mask(text).replace(/(views\/[a-z]+)\.[0-9a-f]{12}\.json/g, "$1.json"));
+      for (const [file, view] of text.matchAll(/views\/([a-z]+)\.[0-9a-f]{12}\.json/g))
+        out.set(`site/views/${view}`, mask(await readFile(join(dir, "site", file), "utf8")));
     }
     return out;
   };

@@ -77,9 +77,9 @@ export async function* sessionPlans(
   sessions: readonly Session[],
   done: ReadonlySet<string>,
   batch: number,
-  load?: (id: string) => Promise<Session>,
+  load?: (session: Session) => Promise<Session>,
 ): AsyncGenerator<CodingPlan> {
-  for (const session of sessions) yield planCoding([load ? await load(session.id) : session], done, batch);
+  for (const session of sessions) yield planCoding([load ? await load(session) : session], done, batch);
 }
 
 /** What the plans of a pass add up to. */

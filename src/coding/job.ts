@@ -76,7 +76,7 @@ export interface CodingJobOptions {
    * time (a collected batch, the batch's requests) then hold one session's turns, and `sessions`
    * may be heads whose turns are never read. Default: the sessions given.
    */
-  load?: (id: string) => Promise<Session>;
+  load?: (session: Session) => Promise<Session>;
   /** Where the already-stored records come from (default: the codes file). */
   reader?: StudyReader;
   /** Records per append (default 50); also flushed every `flushMs` (default 500 ms). */

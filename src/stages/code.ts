@@ -1,5 +1,6 @@
 import { loadCodebook } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
+import type { Session } from "../transcript/schema.js";
 import { createLearnedCoder, type LearnedCoder } from "../coding/learned/coder.js";
 import { createExamplePicker, type ExamplePicker } from "../coding/llm/examples.js";
 import { imperativeAnswers } from "../coding/rules/text.js";
@@ -13,7 +14,8 @@ import { batchAnsweredModel } from "../llm/batch/answered.js";
 import type { BatchLimits } from "../llm/batch/files.js";
 import type { BatchReplies } from "../llm/batch/collected.js";
 import { submitCodingBatch, type BatchSubmitSummary } from "./batch.js";
-import { listSessionIds, sessionReader } from "../study/study.js";
+import { listSessionIds } from "../study/study.js";
+import { readSessionAgain, turnsInMemory } from "../study/validated-sessions.js";
 import { rulesValidation } from "./rules-validation.js";
 import { CliError } from "../util/errors.js";
 import type { StageEffects, StudyContext } from "./context.js";
@@ -274,7 +276,10 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
   const rules = specs.some((s) => s.coder === "rules") && !options.dryRun;
   const saveAnswers = rules ? await keepAnswers(context.dir, "rules-lexicon", [imperativeAnswers()]) : undefined;
   // Submitting or collecting a batch reads one session at a time (bounded memory at any study size).
-  const load = options.via === "batch" || options.answers ? await sessionReader(context.dir) : undefined;
+  // A session whose turns this process holds is given as is; one read from its head is read again
+  // from the file it came from (checked to be unchanged) and let go after.
+  const load =
+    options.via === "batch" || options.answers ? async (session: Session) => (turnsInMemory(session) ? session : readSessionAgain(session)) : undefined;
   try {
     for (const [i, spec] of specs.entries()) {
       const job = {

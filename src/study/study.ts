@@ -142,15 +142,6 @@ export async function loadSessions(dir: string, ids?: readonly string[]): Promis
   return sessions.sort(compareSessions);
 }
 
-/**
- * Reads one session at a time, each anew (turns read on first use, let go with the session): for
- * a pass over a large study that holds one session's turns at a time, not the whole study.
- */
-export async function sessionReader(dir: string): Promise<(id: string) => Promise<Session>> {
-  const files = await openSessionFiles(dir);
-  return (id) => files.read(sessionPath(dir, id), id);
-}
-
 export async function saveSession(dir: string, session: Session): Promise<string> {
   const path = sessionPath(dir, session.id);
   await writeSessionFile(path, session);

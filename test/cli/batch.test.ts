@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { spawn } from "node:child_process";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, rename, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { runCli, clearModelEnv } from "../support/cli.js";
 import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
 import { balesHandler, makeSession, makeStudy, targetsOf, TEXTS_A, TEXTS_B } from "../coding/llm-fixtures.js";
 import { readCodes, readFailures } from "../../src/coding/store.js";
+import { loadSessions } from "../../src/study/study.js";
 
 const SECRET = "sk-test-secret-never-written-42";
 let server: OpenAiServer;
@@ -68,6 +69,18 @@ async function uploadedLines(): Promise<string[]> {
 }
 
 describe("colloquy code --via batch", () => {
+  it("reads each session again from the file it was listed from, whatever the file is called", async () => {
+    const folder = join(study.dir, "sessions");
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await rename(join(folder, "a.json"), join(folder, "renamed-a.json"));
+    for (const name of await readdir(folder)) await utimes(join(folder, name), hourAgo, hourAgo);
+    await loadSessions(study.dir); // remembered with their heads: their turns are read when needed
+    const run = await submit(study.dir);
+    expect(run.stderr).not.toMatch(/no session/);
+    expect(run.code).toBe(0);
+    expect(await uploadedLines()).toHaveLength(9);
+  });
+
   it("writes byte for byte the requests the online coder sends", async () => {
     const online = await makeStudy(sessions());
     try {

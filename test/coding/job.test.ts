@@ -245,7 +245,7 @@ describe("a batch's requests and its collection read one session at a time", () 
   async function heads() {
     const sessions = await loadSessions(study.dir);
     const loaded: string[] = [];
-    const load = async (id: string) => {
+    const load = async ({ id }: Session) => {
       loaded.push(id);
       return (await loadSessions(study.dir, [id]))[0];
     };

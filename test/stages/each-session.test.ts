@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSessions, saveSession } from "../../src/study/study.js";
 import { turnsInMemory } from "../../src/study/validated-sessions.js";
-import { diskSessions } from "../../src/report/sessions.js";
+import { diskSessions, heldSessions } from "../../src/report/sessions.js";
+import { buildSite } from "../../src/report/build.js";
 import { openStudy, silentEffects } from "../../src/stages/context.js";
 import { runConcepts } from "../../src/stages/concepts.js";
 import { runTopics } from "../../src/stages/topics.js";
@@ -60,6 +61,21 @@ it("a session whose file is named otherwise than its id is read again from its o
     const passed = [];
     for await (const session of context.eachSession()) passed.push(session);
     expect(passed.map((s) => s.turns.length)).toEqual((await loadSessions(dir)).map((s) => s.turns.length));
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+it("the pipeline's build reads a session whose turns were never read for its step, and leaves the shared one without them", async () => {
+  const root = await mkdtemp(join(tmpdir(), "colloquy-each-session-"));
+  try {
+    const dir = await rememberedStudy(root);
+    // Without codes, nothing else reads the turns: only the build's own steps would.
+    await rm(join(dir, "codes"), { recursive: true, force: true });
+    const context = await openStudy(dir);
+    const shared = await context.sessions();
+    await buildSite(dir, { out: join(root, "site"), sessions: await heldSessions(context) });
+    expect(shared.some(turnsInMemory)).toBe(false);
   } finally {
     await rm(root, { recursive: true, force: true });
   }
