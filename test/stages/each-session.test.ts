@@ -14,22 +14,28 @@ import { runTopics } from "../../src/stages/topics.js";
 
 const demo = join(import.meta.dirname, "../../fixtures/demo-study");
 
-/** A copy of the demo study whose session files are remembered with their heads (turns read on first use). */
-async function rememberedStudy(root: string): Promise<string> {
-  const dir = join(root, "study");
-  await cp(demo, dir, { recursive: true });
-  for (const session of await loadSessions(dir)) await saveSession(dir, session);
-  // Files older than the window in which a fresh file is not trusted, then remembered with their heads.
-  const hourAgo = new Date(Date.now() - 3_600_000);
-  for (const name of await readdir(join(dir, "sessions"))) await utimes(join(dir, "sessions", name), hourAgo, hourAgo);
-  await loadSessions(dir);
-  return dir;
-}
-
-it("a pass that reads a session again stops when its file changed or went away since the run read it, as reading a head's turns does", async () => {
+/**
+ * `test` on a copy of the demo study (`dir`, in the temp folder `root`) whose session files are
+ * remembered with their heads (turns read on first use); the copy is removed after.
+ */
+async function withRememberedStudy(test: (dir: string, root: string) => Promise<void>): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), "colloquy-each-session-"));
   try {
-    const dir = await rememberedStudy(root);
+    const dir = join(root, "study");
+    await cp(demo, dir, { recursive: true });
+    for (const session of await loadSessions(dir)) await saveSession(dir, session);
+    // Files older than the window in which a fresh file is not trusted, then remembered with their heads.
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    for (const name of await readdir(join(dir, "sessions"))) await utimes(join(dir, "sessions", name), hourAgo, hourAgo);
+    await loadSessions(dir);
+    await test(dir, root);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+it("a pass that reads a session again stops when its file changed or went away since the run read it, as reading a head's turns does", async () =>
+  withRememberedStudy(async (dir) => {
     const [first] = await readdir(join(dir, "sessions"));
     const file = join(dir, "sessions", first!);
     const context = await openStudy(dir);
@@ -44,15 +50,10 @@ it("a pass that reads a session again stops when its file changed or went away s
     await expect(build.load(at)).rejects.toThrow(`${file}: the file changed while this run was using it`);
     await rm(file);
     await expect(build.load(at)).rejects.toThrow(`${file}: the file was removed while this run was using it`);
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-});
+  }));
 
-it("a session whose file is named otherwise than its id is read again from its own file", async () => {
-  const root = await mkdtemp(join(tmpdir(), "colloquy-each-session-"));
-  try {
-    const dir = await rememberedStudy(root);
+it("a session whose file is named otherwise than its id is read again from its own file", async () =>
+  withRememberedStudy(async (dir) => {
     const [first] = await readdir(join(dir, "sessions"));
     await rename(join(dir, "sessions", first!), join(dir, "sessions", `renamed-${first}`));
     await loadSessions(dir); // remembered under its new name: its turns are read on first use
@@ -61,30 +62,20 @@ it("a session whose file is named otherwise than its id is read again from its o
     const passed = [];
     for await (const session of context.eachSession()) passed.push(session);
     expect(passed.map((s) => s.turns.length)).toEqual((await loadSessions(dir)).map((s) => s.turns.length));
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-});
+  }));
 
-it("the pipeline's build reads a session whose turns were never read for its step, and leaves the shared one without them", async () => {
-  const root = await mkdtemp(join(tmpdir(), "colloquy-each-session-"));
-  try {
-    const dir = await rememberedStudy(root);
+it("the pipeline's build reads a session whose turns were never read for its step, and leaves the shared one without them", async () =>
+  withRememberedStudy(async (dir, root) => {
     // Without codes, nothing else reads the turns: only the build's own steps would.
     await rm(join(dir, "codes"), { recursive: true, force: true });
     const context = await openStudy(dir);
     const shared = await context.sessions();
     await buildSite(dir, { out: join(root, "site"), sessions: await heldSessions(context) });
     expect(shared.some(turnsInMemory)).toBe(false);
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-});
+  }));
 
-it("concepts and topics leave the shared sessions without their turns; eachSession gives every session, in order, with its turns", async () => {
-  const root = await mkdtemp(join(tmpdir(), "colloquy-each-session-"));
-  try {
-    const dir = await rememberedStudy(root);
+it("concepts and topics leave the shared sessions without their turns; eachSession gives every session, in order, with its turns", async () =>
+  withRememberedStudy(async (dir) => {
     const context = await openStudy(dir);
     const shared = await context.sessions();
     expect(shared.some(turnsInMemory)).toBe(false);
@@ -97,7 +88,4 @@ it("concepts and topics leave the shared sessions without their turns; eachSessi
     expect(passed.map((s) => s.id)).toEqual(shared.map((s) => s.id));
     expect(passed.map((s) => s.turns.length)).toEqual((await loadSessions(dir)).map((s) => s.turns.length));
     expect(shared.some(turnsInMemory)).toBe(false);
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-});
+  }));
