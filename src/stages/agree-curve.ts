@@ -55,7 +55,7 @@ async function trainedOnOf(
     const trained = records.find((r) => Array.isArray(r.provenance.trainedOn))?.provenance;
     if (trained) {
       const chosen = trained.modelSettings as (ModelSettings & { temperature?: number }) | undefined;
-      const settings = chosen ? { c: chosen.c, context: chosen.context, balanced: chosen.balanced } : undefined;
+      const settings = chosen ? { c: chosen.c, text: chosen.text ?? true, context: chosen.context, balanced: chosen.balanced } : undefined;
       return { learner: coder, trainedOn: trained.trainedOn as string[], settings };
     }
   }
