@@ -6,11 +6,12 @@ import { logisticScores, probabilities, trainLogistic, type LogisticKind, type L
  * A codebook-shaped classifier: for a nominal codebook one head over its categories (softmax, or
  * one-vs-rest when the codebook allows several codes per turn); for a scales codebook one head per
  * scale over its ratings, predicting the probability-weighted mean rating, rounded (so a scale
- * keeps its order). With the context features, a head is two logistic regressions whose scores
- * are averaged: one on the text alone, one on the text and the turn's context. Whether the context
- * helps could not be told by cross-validation on a study's few hundred codes (bench/learned-quality.ts:
- * the choice went the wrong way on both corpora it measures), and the average is never far from the
- * better of the two.
+ * keeps its order). A head is one or two logistic regressions: one on the text alone, one on the
+ * text and the turn's context; with both, their scores are averaged. Whether the context helps
+ * could not be told by a plain comparison of cross-validated kappas on a study's few hundred
+ * codes (bench/learned-quality.ts: the choice went the wrong way on both corpora it measures), and
+ * the average is never far from the better of the two, so the average codes unless the folds show
+ * one model alone measurably better (validate.ts, ViewComparison); then only that one is trained.
  */
 
 /** One human-coded turn to learn from. */

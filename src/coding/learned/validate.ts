@@ -122,9 +122,11 @@ function viewScored(scored: readonly (Scored | undefined)[], parts: readonly (Fl
  * Settings tried, in order (the first of equal kappas wins, so the more regularised): scikit-learn's
  * default C of 1 down to a tenth of its regularisation (sparse text features often want little),
  * every one with balanced class weights (rare categories are the ones a researcher most needs found)
- * and the text model averaged with the text-and-context model (model.ts). Choosing also between
- * balanced and unweighted classes, or with and without the context model, made the held-out figures
- * no better and the choice noisier on ChatCollab (bench/learned-quality.ts; docs/learned-coder.md).
+ * and both models (the text model and the text-and-context model, model.ts), whose average C is
+ * chosen by. Choosing also between balanced and unweighted classes, or with and without the
+ * context model by the higher kappa, made the held-out figures no better and the choice noisier on
+ * ChatCollab (bench/learned-quality.ts; docs/learned-coder.md); at the chosen C, one model alone
+ * replaces the average only where it is measurably better (ViewComparison).
  * Three settings x two models x five folds (three in a large study) keep validation to seconds.
  */
 export const SETTINGS_GRID: readonly ModelSettings[] = [1, 3, 10].map((c) => ({ c, text: true, context: true, balanced: true }));
@@ -275,19 +277,30 @@ function sessionBootstrap(
   const groups = [...new Set(examples.map((e) => e.group))].sort();
   if (groups.length < 2) return undefined;
   const groupIndex = new Map(groups.map((g, i) => [g, i]));
-  const tablesOfSets = sets.map((predictions) => confusionTables(codebook, examples, predictions, (i) => groupIndex.get(examples[i].group)!, groups.length));
+  // Each group's matrix as one flat array, so a resample's sum is one loop per group (the same
+  // additions, cell by cell, in the order of the resample).
+  const flatSets = sets.map((predictions) =>
+    confusionTables(codebook, examples, predictions, (i) => groupIndex.get(examples[i].group)!, groups.length).map(({ perGroup, weights }) => ({
+      labels: perGroup[0].length,
+      cells: perGroup.map((matrix) => Float64Array.from(matrix.flat())),
+      weights,
+    })),
+  );
+  const kappaOfSample = (sample: Int32Array, { labels, cells, weights }: (typeof flatSets)[number][number]) => {
+    const sum = new Float64Array(labels * labels);
+    for (const g of sample) {
+      const m = cells[g];
+      for (let a = 0; a < m.length; a++) sum[a] += m[a];
+    }
+    const rows = Array.from({ length: labels }, (_, r) => Array.from(sum.subarray(r * labels, (r + 1) * labels)));
+    return kappaOfMatrix(rows, weights).kappa;
+  };
   const ci = bootstrapCI(
     groups.length,
     (sample) =>
       statistic(
-        tablesOfSets.map((tables) => {
-          const kappas = tables
-            .map(({ perGroup, weights }) => {
-              const sum = perGroup[0].map((row) => row.map(() => 0));
-              for (const g of sample) perGroup[g].forEach((row, r) => row.forEach((x, c) => (sum[r][c] += x)));
-              return kappaOfMatrix(sum, weights).kappa;
-            })
-            .filter(Number.isFinite);
+        flatSets.map((tables) => {
+          const kappas = tables.map((table) => kappaOfSample(sample, table)).filter(Number.isFinite);
           return kappas.length ? kappas.reduce((a, b) => a + b, 0) / kappas.length : NaN;
         }),
       ),
