@@ -97,4 +97,15 @@ describe("colloquy code --coder learned: the records say which model coded", { t
       expect(r.provenance.model).toMatch(/the text-and-context model alone$/);
     }
   });
+
+  it("agree --learning-curve trains the model the records say coded, as code --learning-curve does", async () => {
+    const code = JSON.parse(
+      (await runCli(["code", dir, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:alice", "--learning-curve", "--json"])).stdout,
+    ).jobs[0];
+    expect(code.learned.validation.settings).toMatchObject({ text: false, context: true });
+    const agree = JSON.parse(
+      (await runCli(["agree", dir, "--codebook", "bales-ipa", "--coders", "learned,human:alice", "--learning-curve", "--bootstrap", "0", "--json"])).stdout,
+    ).learningCurve;
+    expect(agree.points).toEqual(code.learned.curve);
+  });
 });
