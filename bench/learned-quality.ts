@@ -68,7 +68,8 @@ function meanInterval(xs: readonly number[] = []): string {
   const ci = bootstrapCI(xs.length, (sample) => mean(Array.from(sample, (i) => xs[i])));
   return `${f(mean(xs))} [${f(ci.lower)}, ${f(ci.upper)}]`;
 }
-const describe = (s: ModelSettings) => `C=${s.c}${s.context ? " text+context" : " text only"}${s.balanced ? " balanced" : " unweighted"}`;
+const describe = (s: ModelSettings) =>
+  `C=${s.c}${s.text && s.context ? " text, and text+context" : s.context ? " text+context" : " text only"}${s.balanced ? " balanced" : " unweighted"}`;
 
 interface Corpus {
   name: string;
@@ -97,7 +98,7 @@ function calibrationRow(label: string, examples: ReturnType<typeof heldOut>["exa
 }
 
 /** The coder's model at the middle of its grid (validate.ts's SETTINGS_GRID) for the simulation: the same for both strategies. */
-const SIMULATION: ModelSettings = { c: 3, context: true, balanced: true };
+const SIMULATION: ModelSettings = { c: 3, text: true, context: true, balanced: true };
 /**
  * `--select cv`: every model of the simulation (the one that says how sure it is, and the one
  * scored at a checkpoint, for every strategy) is made as `colloquy code` makes it: C chosen by the

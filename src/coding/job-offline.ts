@@ -34,11 +34,11 @@ export function offlineCoder(options: CodingJobOptions, summary: CodingSummary):
   if (options.coder !== "learned") return undefined;
   const learner = options.learner;
   if (!learner) throw new Error("the learned coder needs a trained learner");
-  const { folds, kappa, agreement, n, ratings, sessions, interval, settings, calibration } = learner.validation;
+  const { folds, kappa, agreement, n, ratings, sessions, interval, settings, views, calibration } = learner.validation;
   summary.learned = {
     trainedOn: learner.trainedOn,
     trainingSize: learner.trainingSize,
-    validation: { folds, kappa, agreement, n, ratings, sessions, interval, settings, calibration },
+    validation: { folds, kappa, agreement, n, ratings, sessions, interval, settings, views, calibration },
     status: learner.status,
     ...(options.learningCurve ? { curve: learner.learningCurve() } : {}),
   };

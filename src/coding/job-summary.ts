@@ -1,4 +1,5 @@
 import type { CodingSummary } from "./job.js";
+import { describeViews } from "./learned/model.js";
 
 /** The one-line summary printed at the end of `colloquy code`. */
 export function formatCodingSummary(s: CodingSummary): string {
@@ -27,7 +28,8 @@ export function formatCodingSummary(s: CodingSummary): string {
       ? `kappa ${v.kappa.toFixed(3)}${interval}, agreement ${(v.agreement * 100).toFixed(1)}% on ${compared} (${v.folds}-fold, grouped by session)`
       : "not validated (human codes in fewer than two sessions)";
     const status = s.learned.status.status === "validated" ? "" : `; ${s.learned.status.status.toUpperCase()}: ${s.learned.status.reason}`;
-    parts.push(`learned from ${n(s.learned.trainingSize)} code(s) by ${s.learned.trainedOn.join(", ")}: ${kappa}${status}`);
+    const alone = v.settings.text && v.settings.context ? "" : ` (${describeViews(v.settings)})`;
+    parts.push(`learned from ${n(s.learned.trainingSize)} code(s) by ${s.learned.trainedOn.join(", ")}${alone}: ${kappa}${status}`);
   }
   if (s.failuresResolved > 0) parts.push(`${n(s.failuresResolved)} earlier failure(s) now coded`);
   if (s.coder !== "rules" && (s.requests > 0 || s.cachedRequests > 0)) {

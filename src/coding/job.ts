@@ -18,6 +18,7 @@ import type { Calibration } from "./learned/calibration.js";
 import type { LearningCurvePoint } from "./learned/curve.js";
 import type { CoderValidation } from "./learned/floor.js";
 import type { ModelSettings } from "./learned/model.js";
+import type { ViewComparison } from "./learned/validate.js";
 import type { CodeRecord } from "./records.js";
 import { estimateTokens, type ContextWindow } from "./llm/prompt.js";
 import { batchPrice, estimateCost, priceFor, type ModelPrice } from "../llm/prices.js";
@@ -132,6 +133,8 @@ export interface CodingSummary {
       sessions: number;
       interval?: { lower: number; upper: number };
       settings: ModelSettings;
+      /** Which model codes, and the kappas it was chosen by. */
+      views?: ViewComparison;
       calibration: Calibration;
     };
     /** Whether the estimate clears the floor, as stored with the codes. */

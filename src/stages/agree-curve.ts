@@ -54,8 +54,9 @@ async function trainedOnOf(
     const records = await context.codes(codebook, coder);
     const trained = records.find((r) => Array.isArray(r.provenance.trainedOn))?.provenance;
     if (trained) {
-      const chosen = trained.modelSettings as (ModelSettings & { temperature?: number }) | undefined;
-      const settings = chosen ? { c: chosen.c, context: chosen.context, balanced: chosen.balanced } : undefined;
+      // Records of learned coder versions before 5 have no `text`: their models all had the text model.
+      const chosen = trained.modelSettings as (Omit<ModelSettings, "text"> & { text?: boolean; temperature?: number }) | undefined;
+      const settings = chosen ? { c: chosen.c, text: chosen.text ?? true, context: chosen.context, balanced: chosen.balanced } : undefined;
       return { learner: coder, trainedOn: trained.trainedOn as string[], settings };
     }
   }

@@ -2,6 +2,7 @@ import { loadCodebook } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import type { Session } from "../transcript/schema.js";
 import { createLearnedCoder, type LearnedCoder } from "../coding/learned/coder.js";
+import { describeViews } from "../coding/learned/model.js";
 import { createExamplePicker, type ExamplePicker } from "../coding/llm/examples.js";
 import { imperativeAnswers } from "../coding/rules/text.js";
 import { keepAnswers } from "../study/memo.js";
@@ -189,11 +190,18 @@ function describeEstimate(learner: LearnedCoder): string {
   const f = (x: number) => x.toFixed(2);
   if (!Number.isFinite(v.kappa)) return `learned coder: no estimate (${learner.status.reason})`;
   const interval = v.interval ? ` (95% CI ${f(v.interval.lower)}-${f(v.interval.upper)}, bootstrap over ${v.sessions} sessions)` : "";
-  const { c, context, balanced } = v.settings;
+  const { c, balanced } = v.settings;
   const { temperature, eceBefore, eceAfter } = v.calibration;
+  // Why one model alone: its out-of-fold kappa beat the average's by more than the noise.
+  const views = v.views;
+  const gain = views && views.chosen !== "average" ? views.overAverage[views.chosen] : undefined;
+  const why =
+    views && gain
+      ? ` (kappa ${f(views.kappa[views.chosen])} against the average's ${f(views.kappa.average)}, difference 95% CI ${f(gain.lower)}-${f(gain.upper)})`
+      : "";
   return (
     `learned coder, estimated on this study by ${v.folds}-fold cross-validation grouped by session: kappa ${f(v.kappa)}${interval}, agreement ${(v.agreement * 100).toFixed(1)}% on ${v.n} turn(s); ` +
-    `chose C=${c} (${balanced ? "balanced" : "unweighted"} classes, ${context ? "the text model averaged with the text-and-context model" : "text only"}); calibration: temperature ${temperature}, ECE ${f(eceBefore)} -> ${f(eceAfter)}`
+    `chose C=${c} (${balanced ? "balanced" : "unweighted"} classes, ${describeViews(v.settings)}${why}); calibration: temperature ${temperature}, ECE ${f(eceBefore)} -> ${f(eceAfter)}`
   );
 }
 

@@ -30,7 +30,7 @@ function session(id: string, lines: readonly (readonly [string, string])[]): Ses
 }
 
 /** scikit-learn's default C, without the context features, balanced class weights. */
-const SETTINGS: ModelSettings = { c: 1, context: false, balanced: true };
+const SETTINGS: ModelSettings = { c: 1, text: true, context: false, balanced: true };
 
 const gold = fileURLToPath(new URL("../../fixtures/coding/bales-gold.csv", import.meta.url));
 type GoldRow = { conversation: string; split: string; speaker: string; kind: string; code: string; text: string };

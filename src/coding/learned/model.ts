@@ -6,11 +6,12 @@ import { logisticScores, probabilities, trainLogistic, type LogisticKind, type L
  * A codebook-shaped classifier: for a nominal codebook one head over its categories (softmax, or
  * one-vs-rest when the codebook allows several codes per turn); for a scales codebook one head per
  * scale over its ratings, predicting the probability-weighted mean rating, rounded (so a scale
- * keeps its order). With the context features, a head is two logistic regressions whose scores
- * are averaged: one on the text alone, one on the text and the turn's context. Whether the context
- * helps could not be told by cross-validation on a study's few hundred codes (bench/learned-quality.ts:
- * the choice went the wrong way on both corpora it measures), and the average is never far from the
- * better of the two.
+ * keeps its order). A head is one or two logistic regressions: one on the text alone, one on the
+ * text and the turn's context; with both, their scores are averaged. Whether the context helps
+ * could not be told by a plain comparison of cross-validated kappas on a study's few hundred
+ * codes (bench/learned-quality.ts: the choice went the wrong way on both corpora it measures), and
+ * the average is never far from the better of the two, so the average codes unless the folds show
+ * one model alone measurably better (validate.ts, ViewComparison); then only that one is trained.
  */
 
 /** One human-coded turn to learn from. */
@@ -24,17 +25,25 @@ export interface TrainingExample {
 export interface ModelSettings {
   /** Inverse regularisation strength (scikit-learn's C). */
   c: number;
-  /** Average the text model with one that also sees the context features (speaker kind, neighbouring turns). */
+  /** Fit a model on the text features alone. */
+  text: boolean;
+  /** Fit a model on the text and the context features (speaker kind, neighbouring turns). With `text` too, their scores are averaged. */
   context: boolean;
   /** Weight examples by n / (classes x n_class) (scikit-learn's class_weight="balanced"); single-label heads only. */
   balanced: boolean;
 }
 
-/** `models`: the text model, then (with `context`) the text-and-context model; their scores are averaged. */
+/** `models`: the text model (with `text`), then the text-and-context model (with `context`); their scores are averaged. */
 type Head = { kind: "categories"; classes: string[]; models: LogisticModel[] } | { kind: "scale"; scale: string; classes: number[]; models: LogisticModel[] };
 
-/** The feature views a model is trained on: text only, and with `context` text and context. */
-const viewsOf = (settings: ModelSettings): boolean[] => (settings.context ? [false, true] : [false]);
+/** The feature views a model is trained on, in this order: text only (`text`); text and context (`context`). */
+const viewsOf = (settings: ModelSettings): boolean[] => [...(settings.text ? [false] : []), ...(settings.context ? [true] : [])];
+
+/** Which model codes, in words (provenance, the printed estimate and summary). */
+export function describeViews(settings: { text: boolean; context: boolean }): string {
+  if (settings.text && settings.context) return "the text model averaged with the text-and-context model";
+  return settings.context ? "the text-and-context model alone" : "the text model alone";
+}
 
 export interface LearnedModel {
   idf: Idf;
@@ -118,6 +127,7 @@ export function trainLearnedModel(codebook: Codebook, examples: readonly Trainin
   const { start } = options;
   const { idf, text, withContext } = options.features ?? trainingFeatures(examples);
   const views = viewsOf(settings).map((context) => (context ? withContext : text));
+  if (views.length === 0) throw new Error("a learned model needs the text model, the text-and-context model or both");
   const heads = targetsOf(codebook, examples).map(({ head, kind, rows }, h): Head => {
     const classes = head.classes.length;
     const weights = settings.balanced && kind === "softmax" ? balancedWeights(rows, classes) : undefined;
@@ -146,11 +156,29 @@ export function headScores(model: LearnedModel, terms: TurnTerms): Float64Array[
  * text model never gave the context a column.
  */
 export function vectorScores(model: LearnedModel, x: SparseVector): Float64Array[] {
-  return model.heads.map((head) => {
-    const sum = new Float64Array(head.classes.length);
-    head.models.forEach((m) => logisticScores(m, x).forEach((s, k) => (sum[k] += s / head.models.length)));
-    return sum;
-  });
+  return modelScores(model, x).map(averageScores);
+}
+
+/** Each head's class scores from each of its models (in `viewsOf` order), before they are averaged. */
+export function modelScores(model: LearnedModel, x: SparseVector): Float64Array[][] {
+  return model.heads.map((head) => head.models.map((m) => logisticScores(m, x)));
+}
+
+/** The mean of a head's models' scores. */
+export function averageScores(scores: readonly Float64Array[]): Float64Array {
+  const sum = new Float64Array(scores[0].length);
+  for (const s of scores) s.forEach((x, k) => (sum[k] += x / scores.length));
+  return sum;
+}
+
+/**
+ * The part of a model with both views that is one of them: its text model (`context` false) or its
+ * text-and-context model (`context` true), as if trained with only that view's setting.
+ */
+export function oneView(model: LearnedModel, context: boolean): LearnedModel {
+  if (!model.settings.text || !model.settings.context) throw new Error("oneView: the model has one view only");
+  const v = context ? 1 : 0;
+  return { idf: model.idf, settings: { ...model.settings, text: !context, context }, heads: model.heads.map((h) => ({ ...h, models: [h.models[v]] }) as Head) };
 }
 
 /** The prediction from each head's scores, divided by `temperature` (calibration.ts) first. */

@@ -5,10 +5,12 @@ import type { Codebook } from "../codebook/schema.js";
 import { vectorise } from "./features.js";
 import { calibrate, type Calibration, type Scored } from "./calibration.js";
 import {
+  averageScores,
   decide,
+  modelScores,
+  oneView,
   trainingFeatures,
   trainLearnedModel,
-  vectorScores,
   type LearnedModel,
   type ModelSettings,
   type Prediction,
@@ -55,6 +57,8 @@ export interface Validation extends Agreement {
   /** The settings chosen, and the pooled kappa of each setting tried. */
   settings: ModelSettings;
   tried: { settings: ModelSettings; kappa: number }[];
+  /** At the chosen C, when the setting has both models: which of them codes (ViewComparison). */
+  views?: ViewComparison;
   /** Out-of-fold prediction per example (same order), calibrated; undefined when its fold could not be trained. */
   predictions: (Prediction | undefined)[];
   /** 95% percentile bootstrap interval of the kappa, resampling sessions (1,000 replicates). */
@@ -62,16 +66,70 @@ export interface Validation extends Agreement {
   calibration: Calibration;
 }
 
+/** Which model codes: the text model alone, the text-and-context model alone, or their average. */
+export type View = "text" | "context" | "average";
+
+/**
+ * The pooled out-of-fold kappa of each model of the chosen setting alone and of their average
+ * (the same fold models: no extra fit), and the 95% interval (paired bootstrap over sessions) of
+ * each model's kappa minus the average's. The average codes unless one model alone is
+ * measurably better than it (its interval above 0): then that model alone is trained and codes,
+ * and the other is not fitted at all. On a few hundred codes the folds cannot tell the models
+ * apart (on ChatCollab and our corpus no interval cleared 0, so the average, the better held-out
+ * form there, stays: docs/learned-coder.md); on thousands they can.
+ */
+export interface ViewComparison {
+  chosen: View;
+  kappa: Record<View, number>;
+  /** Each model's kappa minus the average's: 95% interval. */
+  overAverage: { text?: { lower: number; upper: number }; context?: { lower: number; upper: number } };
+}
+
+/** ViewComparison of the chosen setting's out-of-fold scores: averaged (`scored`) and per model (`parts`). */
+function compareViews(
+  codebook: Codebook,
+  examples: readonly GroupedExample[],
+  scored: readonly (Scored | undefined)[],
+  parts: readonly (Float64Array[][] | undefined)[],
+  seed?: number,
+): ViewComparison {
+  const decided = (items: readonly (Scored | undefined)[]) => items.map((x) => x && decide(x.model, x.scores));
+  const text = decided(viewScored(scored, parts, false));
+  const context = decided(viewScored(scored, parts, true));
+  const average = decided(scored);
+  const kappaOf = (p: readonly (Prediction | undefined)[]) => agreementOf(codebook, examples, p).kappa;
+  const kappa = { text: kappaOf(text), context: kappaOf(context), average: kappaOf(average) };
+  const overAverage = {
+    text: sessionBootstrap(codebook, examples, [text, average], ([a, b]) => a - b, seed),
+    context: sessionBootstrap(codebook, examples, [context, average], ([a, b]) => a - b, seed),
+  };
+  const better = (["context", "text"] as const).filter((v) => (overAverage[v]?.lower ?? 0) > 0).sort((a, b) => kappa[b] - kappa[a]);
+  return { chosen: better[0] ?? "average", kappa, overAverage };
+}
+
+/** The out-of-fold scores of one model of each fold's pair: the text model, or (`context`) the text-and-context model. */
+function viewScored(scored: readonly (Scored | undefined)[], parts: readonly (Float64Array[][] | undefined)[], context: boolean): (Scored | undefined)[] {
+  const v = context ? 1 : 0;
+  const models = new Map<LearnedModel, LearnedModel>();
+  return scored.map((x, i) => {
+    if (!x) return undefined;
+    if (!models.has(x.model)) models.set(x.model, oneView(x.model, context));
+    return { model: models.get(x.model)!, scores: parts[i]!.map((h) => h[v]), example: x.example };
+  });
+}
+
 /**
  * Settings tried, in order (the first of equal kappas wins, so the more regularised): scikit-learn's
  * default C of 1 down to a tenth of its regularisation (sparse text features often want little),
  * every one with balanced class weights (rare categories are the ones a researcher most needs found)
- * and the text model averaged with the text-and-context model (model.ts). Choosing also between
- * balanced and unweighted classes, or with and without the context model, made the held-out figures
- * no better and the choice noisier on ChatCollab (bench/learned-quality.ts; docs/learned-coder.md).
+ * and both models (the text model and the text-and-context model, model.ts), whose average C is
+ * chosen by. Choosing also between balanced and unweighted classes, or with and without the
+ * context model by the higher kappa, made the held-out figures no better and the choice noisier on
+ * ChatCollab (bench/learned-quality.ts; docs/learned-coder.md); at the chosen C, one model alone
+ * replaces the average only where it is measurably better (ViewComparison).
  * Three settings x two models x five folds (three in a large study) keep validation to seconds.
  */
-export const SETTINGS_GRID: readonly ModelSettings[] = [1, 3, 10].map((c) => ({ c, context: true, balanced: true }));
+export const SETTINGS_GRID: readonly ModelSettings[] = [1, 3, 10].map((c) => ({ c, text: true, context: true, balanced: true }));
 
 /**
  * Above this many coded turns, the fold models are trained on whole sessions drawn (seeded) until
@@ -125,8 +183,10 @@ export function crossValidate(codebook: Codebook, examples: readonly GroupedExam
   // Every session has a fold (the drawn ones first, so they spread evenly); only drawn ones train.
   const foldOf = new Map(shuffled.map((g, i) => [g, i % folds]));
   const fold = examples.map((e) => foldOf.get(e.group)!);
-  // scored[setting][example]: the example's scores from its fold's model at that setting.
+  // scored[setting][example]: the example's scores from its fold's model at that setting, and
+  // parts[setting][example] those of each of the model's views (head x view).
   const scored: (Scored | undefined)[][] = grid.map(() => examples.map(() => undefined));
+  const parts: (Float64Array[][] | undefined)[][] = grid.map(() => examples.map(() => undefined));
   for (let f = 0; f < folds; f++) {
     const train = examples.filter((e, i) => drawn.has(e.group) && fold[i] !== f);
     // The settings share the training part's features, and the fold's turns are turned into
@@ -144,7 +204,10 @@ export function crossValidate(codebook: Codebook, examples: readonly GroupedExam
         return; // a fold whose training part has one category only: its turns stay unpredicted
       }
       previous = model;
-      held.forEach((i, j) => (scored[s][i] = { model, scores: vectorScores(model, vectors[j]), example: examples[i] }));
+      held.forEach((i, j) => {
+        parts[s][i] = modelScores(model, vectors[j]);
+        scored[s][i] = { model, scores: parts[s][i]!.map(averageScores), example: examples[i] };
+      });
     });
   }
   const tried = grid.map((settings, s) => ({
@@ -156,7 +219,9 @@ export function crossValidate(codebook: Codebook, examples: readonly GroupedExam
     ).kappa,
   }));
   const best = tried.reduce((b, t, s) => (t.kappa > tried[b].kappa ? s : b), 0);
-  const chosen = scored[best];
+  const views = grid[best].text && grid[best].context ? compareViews(codebook, examples, scored[best], parts[best], options.seed) : undefined;
+  const settings = views ? { ...grid[best], text: views.chosen !== "context", context: views.chosen !== "text" } : grid[best];
+  const chosen = views && views.chosen !== "average" ? viewScored(scored[best], parts[best], views.chosen === "context") : scored[best];
   // The temperature is fitted on the drawn sessions' out-of-fold scores (all of them but in a
   // large study): one number needs no more, and fitting it costs a pass over them per step.
   const present = chosen.flatMap((x, i) => (x && drawn.has(examples[i].group) ? [i] : []));
@@ -171,8 +236,9 @@ export function crossValidate(codebook: Codebook, examples: readonly GroupedExam
   return {
     folds,
     sessions: shuffled.length,
-    settings: grid[best],
+    settings,
     tried,
+    ...(views ? { views } : {}),
     predictions,
     ...agreementOf(codebook, examples, predictions),
     interval: sessionInterval(codebook, examples, predictions, options.seed),
@@ -194,22 +260,50 @@ function sessionInterval(
   predictions: readonly (Prediction | undefined)[],
   seed = 1,
 ): { lower: number; upper: number } | undefined {
+  return sessionBootstrap(codebook, examples, [predictions], ([kappa]) => kappa, seed);
+}
+
+/**
+ * Percentile bootstrap over sessions of `statistic` of the kappas of several sets of predictions
+ * of the same examples, each resample the same sessions for every set (so a difference is paired).
+ */
+function sessionBootstrap(
+  codebook: Codebook,
+  examples: readonly GroupedExample[],
+  sets: readonly (readonly (Prediction | undefined)[])[],
+  statistic: (kappas: number[]) => number,
+  seed = 1,
+): { lower: number; upper: number } | undefined {
   const groups = [...new Set(examples.map((e) => e.group))].sort();
   if (groups.length < 2) return undefined;
   const groupIndex = new Map(groups.map((g, i) => [g, i]));
-  const tables = confusionTables(codebook, examples, predictions, (i) => groupIndex.get(examples[i].group)!, groups.length);
+  // Each group's matrix as one flat array, so a resample's sum is one loop per group (the same
+  // additions, cell by cell, in the order of the resample).
+  const flatSets = sets.map((predictions) =>
+    confusionTables(codebook, examples, predictions, (i) => groupIndex.get(examples[i].group)!, groups.length).map(({ perGroup, weights }) => ({
+      labels: perGroup[0].length,
+      cells: perGroup.map((matrix) => Float64Array.from(matrix.flat())),
+      weights,
+    })),
+  );
+  const kappaOfSample = (sample: Int32Array, { labels, cells, weights }: (typeof flatSets)[number][number]) => {
+    const sum = new Float64Array(labels * labels);
+    for (const g of sample) {
+      const m = cells[g];
+      for (let a = 0; a < m.length; a++) sum[a] += m[a];
+    }
+    const rows = Array.from({ length: labels }, (_, r) => Array.from(sum.subarray(r * labels, (r + 1) * labels)));
+    return kappaOfMatrix(rows, weights).kappa;
+  };
   const ci = bootstrapCI(
     groups.length,
-    (sample) => {
-      const kappas = tables
-        .map(({ perGroup, weights }) => {
-          const sum = perGroup[0].map((row) => row.map(() => 0));
-          for (const g of sample) perGroup[g].forEach((row, r) => row.forEach((x, c) => (sum[r][c] += x)));
-          return kappaOfMatrix(sum, weights).kappa;
-        })
-        .filter(Number.isFinite);
-      return kappas.length ? kappas.reduce((a, b) => a + b, 0) / kappas.length : NaN;
-    },
+    (sample) =>
+      statistic(
+        flatSets.map((tables) => {
+          const kappas = tables.map((table) => kappaOfSample(sample, table)).filter(Number.isFinite);
+          return kappas.length ? kappas.reduce((a, b) => a + b, 0) / kappas.length : NaN;
+        }),
+      ),
     { seed },
   );
   return Number.isFinite(ci.lower) && Number.isFinite(ci.upper) ? { lower: ci.lower, upper: ci.upper } : undefined;

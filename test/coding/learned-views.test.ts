@@ -1,0 +1,111 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import Papa from "papaparse";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeSession, writePipelineStudy } from "../../bench/support/pipeline-study.js";
+import { loadCodebook } from "../../src/coding/codebook/load.js";
+import { turnTerms } from "../../src/coding/learned/features.js";
+import { trainLearnedModel } from "../../src/coding/learned/model.js";
+import { crossValidate, type GroupedExample } from "../../src/coding/learned/validate.js";
+import { readCodes } from "../../src/coding/store.js";
+import type { Session } from "../../src/transcript/schema.js";
+import { runCli } from "../support/cli.js";
+
+/**
+ * Which model codes (validate.ts, ViewComparison): the text model averaged with the
+ * text-and-context model, unless the folds show one of them alone measurably better than the
+ * average; then only that one is fitted, and the records say so.
+ */
+
+/** The turns of the benchmark's generated sessions (their texts' pools differ by speaker kind, so the context tells a lot). */
+function generated(sessions: number): GroupedExample[] {
+  return Array.from({ length: sessions }, (_, s) => makeSession(s, 7)).flatMap(({ session, truth }) =>
+    session.turns.map((_, i) => ({ group: session.id, terms: turnTerms(session, i), codes: [truth[i]] })),
+  );
+}
+
+type GoldRow = { conversation: string; split: string; speaker: string; kind: string; code: string; text: string };
+
+/** The tune split of fixtures/coding/bales-gold.csv as grouped examples. */
+async function goldTune(): Promise<GroupedExample[]> {
+  const path = fileURLToPath(new URL("../../fixtures/coding/bales-gold.csv", import.meta.url));
+  const rows = Papa.parse<GoldRow>(await readFile(path, "utf8"), { header: true, skipEmptyLines: true }).data.filter((r) => r.split === "tune");
+  const sessions = new Map<string, { session: Session; codes: string[] }>();
+  for (const r of rows) {
+    const entry = sessions.get(r.conversation) ?? {
+      session: { schemaVersion: 1, id: r.conversation, metadata: {}, participants: [], turns: [] } as Session,
+      codes: [],
+    };
+    if (!entry.session.participants.some((p) => p.id === r.speaker))
+      entry.session.participants.push({ id: r.speaker, name: r.speaker, kind: r.kind as "human" });
+    entry.session.turns.push({ id: `t${entry.session.turns.length}`, index: entry.session.turns.length, speaker: r.speaker, text: r.text, type: "message" });
+    entry.codes.push(r.code);
+    sessions.set(r.conversation, entry);
+  }
+  return [...sessions.values()].flatMap((e) => e.session.turns.map((_, i) => ({ group: e.session.id, terms: turnTerms(e.session, i), codes: [e.codes[i]] })));
+}
+
+describe("learned coder: which model codes", () => {
+  it("one model alone codes, and is the only one fitted, where the folds show it measurably better than the average", async () => {
+    const bales = await loadCodebook("bales-ipa");
+    const examples = generated(4);
+    const cv = crossValidate(bales, examples, { folds: 4 });
+    expect(cv.views!.chosen).toBe("context");
+    expect(cv.views!.overAverage.context!.lower).toBeGreaterThan(0);
+    expect(cv.views!.kappa.context).toBeGreaterThan(cv.views!.kappa.average);
+    // The estimate and the out-of-fold codes are that model's, at the C the average chose.
+    expect(cv.settings).toEqual({ ...cv.tried.reduce((b, t) => (t.kappa > b.kappa ? t : b)).settings, text: false, context: true });
+    expect(cv.kappa).toBe(cv.views!.kappa.context);
+    const model = trainLearnedModel(bales, examples, cv.settings);
+    expect(model.heads[0].models).toHaveLength(1);
+    // The same model as the text-and-context half of the pair, bit for bit.
+    const pair = trainLearnedModel(bales, examples, { ...cv.settings, text: true });
+    expect(pair.heads[0].models).toHaveLength(2);
+    expect(model.heads[0].models[0].weights).toEqual(pair.heads[0].models[1].weights);
+  }, 120_000);
+
+  it("where the folds cannot tell the models apart, the average codes", async () => {
+    const bales = await loadCodebook("bales-ipa");
+    const cv = crossValidate(bales, await goldTune(), { folds: 4 });
+    expect(cv.views!.chosen).toBe("average");
+    expect(cv.views!.overAverage.context!.lower).toBeLessThanOrEqual(0);
+    expect(cv.views!.overAverage.text!.lower).toBeLessThanOrEqual(0);
+    expect(cv.settings).toMatchObject({ text: true, context: true });
+    expect(cv.kappa).toBe(cv.views!.kappa.average);
+  }, 120_000);
+});
+
+describe("colloquy code --coder learned: the records say which model coded", { timeout: 600_000 }, () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "colloquy-learned-views-"));
+    // 20 sessions, every fifth coded by human:alice: 400 codes in 4 sessions.
+    await writePipelineStudy(dir, 2_000);
+  }, 600_000);
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("says which model coded in its summary, and stores it in every record", async () => {
+    const run = await runCli(["code", dir, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:alice"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/learned from 400 code\(s\) by human:alice \(the text-and-context model alone\): kappa /);
+    const records = await readCodes(dir, "bales-ipa", "learned");
+    expect(records).toHaveLength(2_000);
+    for (const r of records) {
+      expect(r.provenance.modelSettings).toMatchObject({ text: false, context: true });
+      expect(r.provenance.model).toMatch(/the text-and-context model alone$/);
+    }
+  });
+
+  it("agree --learning-curve trains the model the records say coded, as code --learning-curve does", async () => {
+    const code = JSON.parse(
+      (await runCli(["code", dir, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:alice", "--learning-curve", "--json"])).stdout,
+    ).jobs[0];
+    expect(code.learned.validation.settings).toMatchObject({ text: false, context: true });
+    const agree = JSON.parse(
+      (await runCli(["agree", dir, "--codebook", "bales-ipa", "--coders", "learned,human:alice", "--learning-curve", "--bootstrap", "0", "--json"])).stdout,
+    ).learningCurve;
+    expect(agree.points).toEqual(code.learned.curve);
+  });
+});
