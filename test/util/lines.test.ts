@@ -36,9 +36,23 @@ describe("visitLines reads a file a chunk at a time, as reading it whole and spl
     );
   });
 
-  it("a character cut by the end of a 1 MB chunk is read whole", async () => {
+  it("whatever the bytes, valid UTF-8 or not, ASCII or not: as readFile(path, 'utf8') and a split (property)", async () => {
+    const path = join(dir, "bytes.bin");
+    // ASCII, "\n", lead and continuation bytes of multi-byte characters, bytes never valid in UTF-8.
+    const byte = fc.constantFrom(0x61, 0x0a, 0x0d, 0x7f, 0x80, 0xbf, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0xff);
+    await fc.assert(
+      fc.asyncProperty(fc.array(byte, { maxLength: 40 }), fc.integer({ min: 1, max: 9 }), async (list, chunk) => {
+        const bytes = Buffer.from(list);
+        await writeFile(path, bytes);
+        expect(await visited(path, chunk)).toEqual(splitWhole(bytes.toString("utf8")));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a character cut by the end of a chunk of the default size (64 KB; 1 MB is a multiple of it) is read whole", async () => {
     const path = join(dir, "big.txt");
-    // "😀" is 4 bytes: starting 2 bytes before the first chunk's end, it is cut in the middle.
+    // "😀" is 4 bytes: starting 2 bytes before 1 MB, a chunk's end, it is cut in the middle.
     const text = `${"x".repeat((1 << 20) - 2)}😀\n${"y".repeat(10)}\n`;
     await writeFile(path, text);
     expect(await visited(path)).toEqual(splitWhole(text));
