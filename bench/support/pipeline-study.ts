@@ -103,13 +103,8 @@ function records(session: Session, codes: string[], coder: string): CodeRecord[]
   }));
 }
 
-/** Write the study into `dir`; returns the number of sessions and of double human-coded turns. */
-export async function writePipelineStudy(
-  dir: string,
-  turns: number,
-  seed = 7,
-  codedEvery = 5,
-): Promise<{ sessions: number; humanTurns: number }> {
+/** Write the study into `dir` (every `codedEvery`-th session coded by both people); returns the number of sessions and of double human-coded turns. */
+export async function writePipelineStudy(dir: string, turns: number, seed = 7, codedEvery = 5): Promise<{ sessions: number; humanTurns: number }> {
   await initStudy(dir, {
     title: `Pipeline benchmark (${turns} turns, generated)`,
     codebooks: [
