@@ -103,8 +103,8 @@ function records(session: Session, codes: string[], coder: string): CodeRecord[]
   }));
 }
 
-/** Write the study into `dir`; returns the number of sessions and of double human-coded turns. */
-export async function writePipelineStudy(dir: string, turns: number, seed = 7): Promise<{ sessions: number; humanTurns: number }> {
+/** Write the study into `dir` (every `codedEvery`-th session coded by both people); returns the number of sessions and of double human-coded turns. */
+export async function writePipelineStudy(dir: string, turns: number, seed = 7, codedEvery = 5): Promise<{ sessions: number; humanTurns: number }> {
   await initStudy(dir, {
     title: `Pipeline benchmark (${turns} turns, generated)`,
     codebooks: [
@@ -121,7 +121,7 @@ export async function writePipelineStudy(dir: string, turns: number, seed = 7): 
   for (let s = 0; s < count; s++) {
     const { session, truth } = makeSession(s, seed);
     await saveSession(dir, session);
-    if (s % 5 !== 0) continue;
+    if (s % codedEvery !== 0) continue;
     const random = mulberry32(seed + 31 * s);
     alice.push(...records(session, truth, "human:alice"));
     bob.push(

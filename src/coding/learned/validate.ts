@@ -73,16 +73,61 @@ export type View = "text" | "context" | "average";
  * The pooled out-of-fold kappa of each model of the chosen setting alone and of their average
  * (the same fold models: no extra fit), and the 95% interval (paired bootstrap over sessions) of
  * each model's kappa minus the average's. The average codes unless one model alone is
- * measurably better than it (its interval above 0): then that model alone is trained and codes,
+ * measurably better than it (chooseView: its interval above 0, on at least MIN_VIEW_SESSIONS
+ * sessions, with few undefined replicates): then that model alone is trained and codes,
  * and the other is not fitted at all. On a few hundred codes the folds cannot tell the models
  * apart (on ChatCollab and our corpus no interval cleared 0, so the average, the better held-out
- * form there, stays: docs/learned-coder.md); on thousands they can.
+ * form there, stays: docs/learned-coder.md); on thousands they can. Nominal codebooks only: their
+ * decisions (the most likely code, or every code over one half) do not change with the
+ * calibration temperature, so comparing uncalibrated decisions compares what would code; a scales
+ * codebook's rating (the one nearest the expected rating) does change with it, so there the
+ * average always codes and nothing is compared.
  */
 export interface ViewComparison {
   chosen: View;
   kappa: Record<View, number>;
-  /** Each model's kappa minus the average's: 95% interval. */
-  overAverage: { text?: { lower: number; upper: number }; context?: { lower: number; upper: number } };
+  /** Each model's kappa minus the average's: 95% interval, and the share of bootstrap replicates left out as undefined. */
+  overAverage: { text?: ViewInterval; context?: ViewInterval };
+  /** Sessions with out-of-fold predictions (the units the bootstrap resamples). */
+  sessions: number;
+}
+
+export interface ViewInterval {
+  lower: number;
+  upper: number;
+  /** Share of the bootstrap replicates whose statistic was undefined (NaN) and were left out. */
+  undefinedShare: number;
+}
+
+/**
+ * Sessions with out-of-fold predictions needed before one model alone may replace the average.
+ * The percentile bootstrap over n sessions is narrow by a factor of about sqrt((n - 1) / n) and
+ * ignores that the spread is itself estimated from n sessions, so under normality its nominal 95%
+ * interval covers about 60% at 2 sessions, 81% at 4 (and 4 sessions have only 35 distinct
+ * resamples), 90% at 10 and 93% at 20 (2 P(|t(n-1)| < 1.96 sqrt((n-1)/n)) - 1). At 10 sessions
+ * "interval above 0" is then a one-sided test at about 5% rather than 2.5%: still a test, and a
+ * wrong replacement costs little (each model alone was within a few hundredths of the average on
+ * both corpora), while asking for 20 would keep studies of 10-19 coded sessions from ever leaving
+ * the average. Below 10 the interval is no 95% test, so the average codes.
+ */
+export const MIN_VIEW_SESSIONS = 10;
+
+/**
+ * Largest share of bootstrap replicates that may be undefined (NaN: a resample whose kappa has no
+ * chance agreement to correct, e.g. one category only) for the interval to decide: it is taken
+ * over the defined replicates only, a selected subset of the resamples, so when more than this
+ * share are left out it is no 95% interval of the difference, and the average codes.
+ */
+export const MAX_UNDEFINED_SHARE = 0.05;
+
+/** Which model codes: the better model alone whose gain over the average is measurably above 0 (see MIN_VIEW_SESSIONS, MAX_UNDEFINED_SHARE), else the average. */
+export function chooseView(comparison: Omit<ViewComparison, "chosen">): View {
+  if (comparison.sessions < MIN_VIEW_SESSIONS) return "average";
+  const better = (["context", "text"] as const).filter((v) => {
+    const gain = comparison.overAverage[v];
+    return gain !== undefined && gain.lower > 0 && gain.undefinedShare <= MAX_UNDEFINED_SHARE;
+  });
+  return better.sort((a, b) => comparison.kappa[b] - comparison.kappa[a])[0] ?? "average";
 }
 
 /** ViewComparison of the chosen setting's out-of-fold scores: averaged (`scored`) and per model (`parts`). */
@@ -103,8 +148,8 @@ function compareViews(
     text: sessionBootstrap(codebook, examples, [text, average], ([a, b]) => a - b, seed),
     context: sessionBootstrap(codebook, examples, [context, average], ([a, b]) => a - b, seed),
   };
-  const better = (["context", "text"] as const).filter((v) => (overAverage[v]?.lower ?? 0) > 0).sort((a, b) => kappa[b] - kappa[a]);
-  return { chosen: better[0] ?? "average", kappa, overAverage };
+  const sessions = new Set(examples.flatMap((e, i) => (scored[i] ? [e.group] : []))).size;
+  return { chosen: chooseView({ kappa, overAverage, sessions }), kappa, overAverage, sessions };
 }
 
 /** The out-of-fold scores of one model of each fold's pair: the text model, or (`context`) the text-and-context model. */
@@ -219,7 +264,11 @@ export function crossValidate(codebook: Codebook, examples: readonly GroupedExam
     ).kappa,
   }));
   const best = tried.reduce((b, t, s) => (t.kappa > tried[b].kappa ? s : b), 0);
-  const views = grid[best].text && grid[best].context ? compareViews(codebook, examples, scored[best], parts[best], options.seed) : undefined;
+  // Nominal codebooks only (ViewComparison): a scales codebook's average always codes.
+  const views =
+    codebook.kind === "nominal" && grid[best].text && grid[best].context
+      ? compareViews(codebook, examples, scored[best], parts[best], options.seed)
+      : undefined;
   const settings = views ? { ...grid[best], text: views.chosen !== "context", context: views.chosen !== "text" } : grid[best];
   const chosen = views && views.chosen !== "average" ? viewScored(scored[best], parts[best], views.chosen === "context") : scored[best];
   // The temperature is fitted on the drawn sessions' out-of-fold scores (all of them but in a
@@ -260,7 +309,8 @@ function sessionInterval(
   predictions: readonly (Prediction | undefined)[],
   seed = 1,
 ): { lower: number; upper: number } | undefined {
-  return sessionBootstrap(codebook, examples, [predictions], ([kappa]) => kappa, seed);
+  const ci = sessionBootstrap(codebook, examples, [predictions], ([kappa]) => kappa, seed);
+  return ci && { lower: ci.lower, upper: ci.upper };
 }
 
 /**
@@ -273,7 +323,7 @@ function sessionBootstrap(
   sets: readonly (readonly (Prediction | undefined)[])[],
   statistic: (kappas: number[]) => number,
   seed = 1,
-): { lower: number; upper: number } | undefined {
+): ViewInterval | undefined {
   const groups = [...new Set(examples.map((e) => e.group))].sort();
   if (groups.length < 2) return undefined;
   const groupIndex = new Map(groups.map((g, i) => [g, i]));
@@ -306,7 +356,9 @@ function sessionBootstrap(
       ),
     { seed },
   );
-  return Number.isFinite(ci.lower) && Number.isFinite(ci.upper) ? { lower: ci.lower, upper: ci.upper } : undefined;
+  return Number.isFinite(ci.lower) && Number.isFinite(ci.upper)
+    ? { lower: ci.lower, upper: ci.upper, undefinedShare: ci.undefinedReplicates / ci.replicates }
+    : undefined;
 }
 
 /** Per group, the confusion matrix (human x machine) of what `agreementOf` compares: one table for a nominal codebook, one per scale. */
