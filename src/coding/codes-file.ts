@@ -107,13 +107,14 @@ function toRecord(
   provenance: Json,
   createdAt: string,
   same = (text: string) => text,
+  sameCodes = (codes: string[]) => codes,
 ): CodeRecord {
   const record: Json = { session: same(v.session as string), turn: same(v.turn as string) };
   if (v.fingerprint !== undefined) record.fingerprint = v.fingerprint;
   record.codebook = run.codebook;
   record.codebookVersion = run.codebookVersion;
   record.coder = run.coder;
-  if (v.codes !== undefined) record.codes = v.codes;
+  if (v.codes !== undefined) record.codes = sameCodes(v.codes as string[]);
   if (v.scores !== undefined) record.scores = v.scores;
   if (v.segments !== undefined) record.segments = v.segments;
   if (v.rationale !== undefined) record.rationale = same(v.rationale as string);
@@ -207,6 +208,16 @@ export async function readCodesFile(path: string, owner?: CodesFileOwner): Promi
     texts.set(text, text);
     return text;
   };
+  // One array for the code lists lines repeat (a codebook has a few dozen categories): a list per
+  // line was ~100 bytes of a record's ~400 (issue 40). Records read are shared: never changed in place.
+  const lists = new Map<string, string[]>();
+  const sameCodes = (codes: string[]) => {
+    const key = codes.join("\u0000");
+    const known = lists.get(key);
+    if (known !== undefined && known.length === codes.length && known.every((code, i) => code === codes[i])) return known;
+    lists.set(key, codes);
+    return codes;
+  };
   const fail = (line: number, problem: string): never => {
     throw new CliError(`${path}:${line}: not a code record (${problem}); fix or move the line (colloquy repair <study> mends torn lines)`);
   };
@@ -266,7 +277,7 @@ export async function readCodesFile(path: string, owner?: CodesFileOwner): Promi
       createdAt = isoTime(run.ms + (value.ms as number), second);
     }
     run.lines++;
-    records.push(toRecord(value, run, lineProvenance(run, value.provenance), createdAt, same));
+    records.push(toRecord(value, run, lineProvenance(run, value.provenance), createdAt, same, sameCodes));
   });
   return records;
 }

@@ -140,6 +140,29 @@ export function recordsBySession(records: readonly CodeRecord[]): Map<string, Co
 }
 
 /**
+ * What the analyses read of a code record (agreement, compare, stats): where it applies, what it
+ * gives, and under which codebook version. A record parsed from a codes file, with its
+ * fingerprint, rationale and provenance, takes ~400 bytes; this ~80: the pipeline's stages share
+ * these across stages rather than the records (issue 40).
+ */
+export type CodeValue = Pick<CodeRecord, "session" | "turn" | "codebookVersion" | "codes" | "scores">;
+
+/** A record cut to its {@link CodeValue} (fields it lacks stay absent). */
+export function codeValue(record: CodeRecord): CodeValue {
+  const value: CodeValue = { session: record.session, turn: record.turn, codebookVersion: record.codebookVersion };
+  if (record.codes !== undefined) value.codes = record.codes;
+  if (record.scores !== undefined) value.scores = record.scores;
+  return value;
+}
+
+/** Records per codebook version, in the order first met (RecordsSummary.versions of the same records). */
+export function versionCounts(records: Iterable<Pick<CodeRecord, "codebookVersion">>): Map<string, number> {
+  const versions = new Map<string, number>();
+  for (const r of records) versions.set(r.codebookVersion, (versions.get(r.codebookVersion) ?? 0) + 1);
+  return versions;
+}
+
+/**
  * What readers count of a list of records (the dashboard's overview and codebook description,
  * compare's and agree's version notes, the kept code digests): each the same way, so that counts
  * taken from kept digests equal those taken from the records. `add` folds more records in.

@@ -2,10 +2,10 @@ import { agreementOf, type AgreementReport } from "../analysis/agreement/agree.j
 import { analyseVariable, type VariableOptions } from "../analysis/agreement/core.js";
 import { inferShape, shapeFromDefinition, type CodebookShape } from "../analysis/agreement/study.js";
 import { loadCodebook } from "../coding/codebook/load.js";
-import type { CodeRecord } from "../coding/records.js";
+import type { CodeValue } from "../coding/records.js";
 import { codesPath, listCoders } from "../coding/store.js";
 import { openMemo } from "../study/memo.js";
-import { diskReader, type StudyReader } from "../study/reader.js";
+import { diskReader, valuesOf, type StudyReader } from "../study/reader.js";
 import { loadStudyConfig, studyPaths } from "../study/study.js";
 import { CliError, errorMessage } from "../util/errors.js";
 import { hashValue } from "../util/hash.js";
@@ -41,7 +41,7 @@ export interface AgreeStudyOptions {
  * shipped codebook / file of that name. When none can be loaded, infer the shape from the
  * records so agreement still runs, and say so.
  */
-export async function resolveCodebookShape(study: string, id: string, records: () => Iterable<CodeRecord>): Promise<CodebookShape> {
+export async function resolveCodebookShape(study: string, id: string, records: () => Iterable<CodeValue>): Promise<CodebookShape> {
   const problems: string[] = [];
   const root = studyPaths(study).root;
   try {
@@ -83,9 +83,9 @@ function noCodes(study: string, codebook: string, coder: string, available: Reco
 export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementReport> {
   const reporter = options.reporter ?? silentReporter;
   const reader = options.reader ?? diskReader(options.study);
-  const records = new Map<string, CodeRecord[]>();
+  const records = new Map<string, readonly CodeValue[]>();
   for (const coder of options.coders) {
-    const list = await reader.codes(options.codebook, coder);
+    const list = await valuesOf(reader, options.codebook, coder);
     if (list.length === 0) throw noCodes(options.study, options.codebook, coder, await listCoders(options.study));
     records.set(coder, list);
   }
@@ -124,7 +124,7 @@ export async function runAgree(context: StudyContext, options: AgreeStageOptions
     sessions = (await reader.sessions()).map((s) => s.id);
     // A coder with codes elsewhere in the study but none here: say so rather than "no codes at all".
     for (const coder of agree.coders) {
-      if ((await reader.codes(agree.codebook, coder)).length === 0 && (await context.codes(agree.codebook, coder)).length > 0) {
+      if ((await valuesOf(reader, agree.codebook, coder)).length === 0 && (await context.codeValues(agree.codebook, coder)).length > 0) {
         throw new CliError(`coder ${coder} coded no turn of ${describeSelection(given)} under codebook "${agree.codebook}"; choose sessions both coders coded`);
       }
     }

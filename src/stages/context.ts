@@ -1,5 +1,5 @@
 import { listCoders, readCodes } from "../coding/store.js";
-import type { CodeRecord } from "../coding/records.js";
+import { codeValue, type CodeRecord, type CodeValue } from "../coding/records.js";
 import { createChatModel, type LlmClient } from "../llm/client.js";
 import { resolveModelConfig, type ModelCliOptions } from "../llm/config.js";
 import type { StudyConfig } from "../study/config.js";
@@ -43,6 +43,12 @@ export interface StudyContext extends StudyReader {
    * loaded yet are read for this caller alone and let go with it (the build, the last stage).
    */
   codes(codebook: string, coder: string, options?: { keep?: boolean }): Promise<CodeRecord[]>;
+  /**
+   * One coder's records of one codebook cut to what the analyses read (CodeValue); read once and
+   * shared. The whole records read for them are let go (unless `codes` keeps them): agree, compare
+   * and stats share these across a pipeline run, ~80 bytes a record where a whole one takes ~400.
+   */
+  codeValues(codebook: string, coder: string): Promise<CodeValue[]>;
   /** The LLM client for these overrides (CLI > colloquy.json > environment > default). */
   model(overrides: ModelCliOptions, effects: StageEffects): LlmClient;
   /** Forget what was loaded after a stage wrote sessions or codes. */
@@ -62,6 +68,7 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
   let sessions: Promise<Session[]> | undefined;
   let coders: Promise<Record<string, string[]>> | undefined;
   const codes = new Map<string, Promise<CodeRecord[]>>();
+  const values = new Map<string, Promise<CodeValue[]>>();
   const context: StudyContext = {
     dir,
     paths: studyPaths(dir),
@@ -82,10 +89,24 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
       }
       return records;
     },
+    codeValues(codebook, coder) {
+      const key = `${codebook}\u0000${coder}`;
+      let cut = values.get(key);
+      if (!cut) {
+        // A failed read is not remembered: the next call tries again.
+        cut = context.codes(codebook, coder, { keep: false }).then(
+          (records) => records.map(codeValue),
+          (error: unknown) => (values.delete(key), Promise.reject(error)),
+        );
+        values.set(key, cut);
+      }
+      return cut;
+    },
     model: (overrides, effects) => factory(context, overrides, effects),
     changed(what) {
       if (what === "sessions") sessions = undefined;
       codes.clear();
+      values.clear();
       coders = undefined;
     },
   };

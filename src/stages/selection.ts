@@ -82,6 +82,10 @@ export function selectedContext(context: StudyContext, selection: SessionSelecti
       const { ids } = await select();
       return (await context.codes(codebook, coder)).filter((r) => ids.has(r.session));
     },
+    codeValues: async (codebook, coder) => {
+      const { ids } = await select();
+      return (await context.codeValues(codebook, coder)).filter((r) => ids.has(r.session));
+    },
     changed(what) {
       chosen = undefined;
       context.changed(what);

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
-import { cp, mkdir, mkdtemp, readFile, stat, utimes, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FileHasher, fingerprint, type StatCache } from "../../src/pipeline/fingerprint.js";
+import { FileHasher, fileHash, fingerprint, type StatCache } from "../../src/pipeline/fingerprint.js";
 import { runPipeline } from "../../src/pipeline/run.js";
 import type { Stage } from "../../src/pipeline/types.js";
 import { silentReporter } from "../../src/util/reporter.js";
@@ -169,5 +169,19 @@ describe("the pipeline state", () => {
     // A run where only a quick stage's inputs changed: its new record is written at the end.
     await runPipeline(dir, [quick("import"), quick("code"), quick("agree", false, "other inputs")], {}, silentReporter);
     expect((await readState(dir)).stages.agree?.fingerprint).toBe("agree other inputs");
+  });
+});
+
+describe("fileHash", () => {
+  it("is the sha256 of the file's bytes, read in chunks (empty, one chunk, several)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "colloquy-file-hash-"));
+    for (const size of [0, 10, (1 << 20) + 7, 3 << 20]) {
+      const bytes = Buffer.alloc(size, 0);
+      for (let i = 0; i < size; i++) bytes[i] = (i * 31 + 7) & 0xff;
+      const path = join(dir, `f${size}`);
+      await writeFile(path, bytes);
+      expect(await fileHash(path)).toBe(sha256(bytes));
+    }
+    await rm(dir, { recursive: true, force: true });
   });
 });

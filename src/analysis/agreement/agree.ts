@@ -1,4 +1,4 @@
-import type { CodeRecord } from "../../coding/records.js";
+import type { CodeValue } from "../../coding/records.js";
 import { CliError } from "../../util/errors.js";
 import { csvRows, csvWithRows } from "../../util/csv.js";
 import { portableStudyPath, provenance, type Provenance } from "../../util/provenance.js";
@@ -42,7 +42,7 @@ export interface AgreementInput {
   shape: CodebookShape;
   sessions: readonly Session[];
   /** Each coder's current records of the codebook, by coder. */
-  records: ReadonlyMap<string, readonly CodeRecord[]>;
+  records: ReadonlyMap<string, readonly CodeValue[]>;
   coders: readonly string[];
   /** Reference coder for precision/recall (default: the first human:* coder named, else the first). */
   reference?: string;

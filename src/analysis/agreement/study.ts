@@ -1,5 +1,5 @@
 import type { Codebook } from "../../coding/codebook/schema.js";
-import type { CodeRecord } from "../../coding/records.js";
+import type { CodeValue } from "../../coding/records.js";
 
 /**
  * What `colloquy agree` knows of a codebook: its shape (from its definition, or inferred from the
@@ -65,7 +65,7 @@ export function shapeFromDefinition(codebook: Codebook): CodebookShape {
  * The shape of a codebook no definition could be loaded for, inferred from its records (scores =>
  * scales, else nominal); `problems` say why no definition was used.
  */
-export function inferShape(id: string, records: Iterable<CodeRecord>, problems: readonly string[]): CodebookShape {
+export function inferShape(id: string, records: Iterable<CodeValue>, problems: readonly string[]): CodebookShape {
   const scaleIds = new Set<string>();
   let withCodes = 0;
   let multiple = false;
@@ -82,12 +82,12 @@ export function inferShape(id: string, records: Iterable<CodeRecord>, problems: 
 }
 
 /** Whether a record carries something to compare for this codebook shape. */
-export function usable(record: CodeRecord, shape: CodebookShape): boolean {
+export function usable(record: CodeValue, shape: CodebookShape): boolean {
   return shape.kind === "nominal" ? (record.codes?.length ?? 0) > 0 : Object.keys(record.scores ?? {}).length > 0;
 }
 
 /** The nominal value a record gives: its code, or for multi-coding the sorted set joined by "+". */
-export function nominalValue(record: CodeRecord): string {
+export function nominalValue(record: CodeValue): string {
   const codes = [...(record.codes ?? [])].sort();
   return codes.join("+");
 }

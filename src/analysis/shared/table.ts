@@ -1,5 +1,5 @@
 import type { Participant, Session } from "../../transcript/schema.js";
-import type { CodeRecord } from "../../coding/records.js";
+import type { CodeValue } from "../../coding/records.js";
 
 /**
  * The join every analysis starts from: each session's turns with the codes one coder gave them.
@@ -80,12 +80,15 @@ export function membersOf(session: Session, undeclared: readonly string[]): Part
   return [...session.participants, ...undeclared.map(undeclaredMember)];
 }
 
+/** What the join reads of a code record. */
+export type JoinedCode = Pick<CodeValue, "session" | "turn" | "codes">;
+
 /**
  * Join sessions with code records of one codebook and one coder. `labels` fixes the code order
  * (the codebook's categories); codes outside it are appended and listed in `unknownLabels`.
  * A record for a turn that does not exist is counted in `orphanRecords`, never guessed onto another turn.
  */
-export function codedTurns(sessions: readonly Session[], records: readonly CodeRecord[], labels: readonly string[] = []): CodedTurns {
+export function codedTurns(sessions: readonly Session[], records: readonly JoinedCode[], labels: readonly string[] = []): CodedTurns {
   const labelList = [...labels];
   const labelIndex = new Map<string, number>(labelList.map((l, i) => [l, i]));
   const unknownLabels: string[] = [];
@@ -101,7 +104,7 @@ export function codedTurns(sessions: readonly Session[], records: readonly CodeR
   };
 
   // Group records by session first: one Map lookup per record, then one per-session turn index.
-  const bySession = new Map<string, CodeRecord[]>();
+  const bySession = new Map<string, JoinedCode[]>();
   for (const record of records) {
     let list = bySession.get(record.session);
     if (!list) bySession.set(record.session, (list = []));
@@ -110,7 +113,7 @@ export function codedTurns(sessions: readonly Session[], records: readonly CodeR
 
   let orphanRecords = 0;
   const orphanExamples: string[] = [];
-  const orphan = (r: CodeRecord) => {
+  const orphan = (r: JoinedCode) => {
     orphanRecords++;
     if (orphanExamples.length < 10) orphanExamples.push(`${r.session}/${r.turn}`);
   };
