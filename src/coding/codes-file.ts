@@ -209,13 +209,14 @@ export async function readCodesFile(path: string, owner?: CodesFileOwner): Promi
     return text;
   };
   // One array for the code lists lines repeat (a codebook has a few dozen categories): a list per
-  // line was ~100 bytes of a record's ~400 (issue 40). Records read are shared: never changed in place.
+  // line was ~100 bytes of a record's ~400 (issue 40).
   const lists = new Map<string, string[]>();
   const sameCodes = (codes: string[]) => {
     const key = codes.join("\u0000");
     const known = lists.get(key);
     if (known !== undefined && known.length === codes.length && known.every((code, i) => code === codes[i])) return known;
-    lists.set(key, codes);
+    // Frozen, so that code changing a record's list in place fails loudly rather than changing other records.
+    lists.set(key, Object.freeze(codes) as string[]);
     return codes;
   };
   const fail = (line: number, problem: string): never => {

@@ -77,5 +77,8 @@ describe("reading a codes file", () => {
     expect(records.length).toBeGreaterThan(25_000);
     // A codebook's few categories, not a list per record.
     expect(lists.size).toBeLessThan(100);
+    // Shared, so frozen: a change in place would otherwise change every record with the same codes.
+    const shared = records.find((r) => r.codes && r.codes.length > 0)!;
+    expect(() => shared.codes!.push("x")).toThrow(TypeError);
   });
 });
