@@ -8,8 +8,8 @@ import { makeSession, writePipelineStudy } from "../../bench/support/pipeline-st
 import { loadCodebook } from "../../src/coding/codebook/load.js";
 import type { Codebook } from "../../src/coding/codebook/schema.js";
 import { turnTerms } from "../../src/coding/learned/features.js";
-import { trainLearnedModel } from "../../src/coding/learned/model.js";
-import { chooseView, crossValidate, MAX_UNDEFINED_SHARE, MIN_VIEW_SESSIONS, type GroupedExample } from "../../src/coding/learned/validate.js";
+import { trainLearnedModel, type Prediction } from "../../src/coding/learned/model.js";
+import { chooseView, crossValidate, MAX_UNDEFINED_SHARE, MIN_VIEW_SESSIONS, sessionBootstrap, type GroupedExample } from "../../src/coding/learned/validate.js";
 import { readCodes, replaceCodes } from "../../src/coding/store.js";
 import type { Session } from "../../src/transcript/schema.js";
 import { runCli } from "../support/cli.js";
@@ -167,5 +167,32 @@ describe("colloquy code --coder learned: the records say which model coded", { t
     // The settings every point was trained with: the records' C, and both models.
     const { c, balanced } = records[0].provenance.modelSettings as { c: number; balanced: boolean };
     expect(agree.settings).toEqual({ c, text: true, context: true, balanced });
+  });
+});
+
+describe("the paired bootstrap of two sets of predictions", () => {
+  it("gives a difference of exactly 0 on resamples where the two sets code alike, whatever order each first used the codes in", async () => {
+    const bales = await loadCodebook("bales-ipa");
+    if (bales.kind !== "nominal") throw new Error("bales-ipa is nominal");
+    const ids = bales.categories.map((c) => c.id);
+    const examples: GroupedExample[] = [];
+    const first: Prediction[] = [];
+    const second: Prediction[] = [];
+    const predicted = (code: string): Prediction => ({ codes: [code], probabilities: {}, confidence: 1, margin: 1 });
+    for (let s = 0; s < 12; s++) {
+      for (let t = 0; t < 10; t++) {
+        const human = ids[(s + t) % 5];
+        const machine = t % 3 === 0 ? ids[(s + t + 1) % 5] : human;
+        examples.push({ group: `s${String(s).padStart(2, "0")}`, terms: undefined as never, codes: [human] });
+        // Session s00 alone differs: its first turn is right in the first set and wrong in the second,
+        // which so uses ids[4] before ids[1] where the first set uses ids[1] first.
+        first.push(predicted(s === 0 && t === 0 ? human : machine));
+        second.push(predicted(s === 0 && t === 0 ? ids[4] : machine));
+      }
+    }
+    const interval = sessionBootstrap(bales, examples, [first, second], ([a, b]) => a - b, 1)!;
+    // About (11/12)^12 = 35% of resamples leave out s00: there the two kappas are the same number.
+    expect(interval.lower).toBe(0);
+    expect(interval.upper).toBeGreaterThan(0);
   });
 });

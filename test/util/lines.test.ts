@@ -50,7 +50,7 @@ describe("visitLines reads a file a chunk at a time, as reading it whole and spl
     );
   });
 
-  it("a character cut by the end of a chunk of the default size (64 KB; 1 MB is a multiple of it) is read whole", async () => {
+  it("a character cut by the end of a chunk of the default size (32 KB; 1 MB is a multiple of it) is read whole", async () => {
     const path = join(dir, "big.txt");
     // "😀" is 4 bytes: starting 2 bytes before 1 MB, a chunk's end, it is cut in the middle.
     const text = `${"x".repeat((1 << 20) - 2)}😀\n${"y".repeat(10)}\n`;

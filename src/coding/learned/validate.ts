@@ -317,7 +317,7 @@ function sessionInterval(
  * Percentile bootstrap over sessions of `statistic` of the kappas of several sets of predictions
  * of the same examples, each resample the same sessions for every set (so a difference is paired).
  */
-function sessionBootstrap(
+export function sessionBootstrap(
   codebook: Codebook,
   examples: readonly GroupedExample[],
   sets: readonly (readonly (Prediction | undefined)[])[],
@@ -379,7 +379,14 @@ function confusionTables(
   };
   if (codebook.kind === "nominal") {
     const used = new Set(examples.flatMap((e, i) => (e.codes?.[0] && predictions[i]?.codes?.[0] ? [e.codes[0], predictions[i]!.codes![0]] : [])));
-    const position = new Map([...used].map((c, i) => [c, i]));
+    // Labels in the codebook's order (others after, sorted), not in order of first use: two sets of
+    // predictions then share the positions of the codes both use, so where they give the same codes
+    // their kappas are the same number, not one that differs in its last bits (summed in another order),
+    // whose sign would otherwise decide a paired difference of 0.
+    const order = new Map(codebook.categories.map((c, i) => [c.id, i]));
+    const rank = (code: string) => order.get(code) ?? order.size;
+    const labels = [...used].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+    const position = new Map(labels.map((c, i) => [c, i]));
     return [
       table(position.size, (i) => {
         const human = position.get(examples[i].codes?.[0] ?? "");
