@@ -1,8 +1,7 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import Papa from "papaparse";
+import { goldExamples } from "./gold-examples.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeSession, writePipelineStudy } from "../../bench/support/pipeline-study.js";
 import { loadCodebook } from "../../src/coding/codebook/load.js";
@@ -11,7 +10,6 @@ import { turnTerms } from "../../src/coding/learned/features.js";
 import { trainLearnedModel, type Prediction } from "../../src/coding/learned/model.js";
 import { chooseView, crossValidate, MAX_UNDEFINED_SHARE, MIN_VIEW_SESSIONS, sessionBootstrap, type GroupedExample } from "../../src/coding/learned/validate.js";
 import { readCodes, replaceCodes } from "../../src/coding/store.js";
-import type { Session } from "../../src/transcript/schema.js";
 import { runCli } from "../support/cli.js";
 
 /**
@@ -28,27 +26,6 @@ function generated(sessions: number, turns = 100): GroupedExample[] {
   return Array.from({ length: sessions }, (_, s) => makeSession(s, 7)).flatMap(({ session, truth }) =>
     session.turns.slice(0, turns).map((_, i) => ({ group: session.id, terms: turnTerms(session, i), codes: [truth[i]] })),
   );
-}
-
-type GoldRow = { conversation: string; split: string; speaker: string; kind: string; code: string; text: string };
-
-/** The tune split of fixtures/coding/bales-gold.csv as grouped examples. */
-async function goldTune(): Promise<GroupedExample[]> {
-  const path = fileURLToPath(new URL("../../fixtures/coding/bales-gold.csv", import.meta.url));
-  const rows = Papa.parse<GoldRow>(await readFile(path, "utf8"), { header: true, skipEmptyLines: true }).data.filter((r) => r.split === "tune");
-  const sessions = new Map<string, { session: Session; codes: string[] }>();
-  for (const r of rows) {
-    const entry = sessions.get(r.conversation) ?? {
-      session: { schemaVersion: 1, id: r.conversation, metadata: {}, participants: [], turns: [] } as Session,
-      codes: [],
-    };
-    if (!entry.session.participants.some((p) => p.id === r.speaker))
-      entry.session.participants.push({ id: r.speaker, name: r.speaker, kind: r.kind as "human" });
-    entry.session.turns.push({ id: `t${entry.session.turns.length}`, index: entry.session.turns.length, speaker: r.speaker, text: r.text, type: "message" });
-    entry.codes.push(r.code);
-    sessions.set(r.conversation, entry);
-  }
-  return [...sessions.values()].flatMap((e) => e.session.turns.map((_, i) => ({ group: e.session.id, terms: turnTerms(e.session, i), codes: [e.codes[i]] })));
 }
 
 describe("learned coder: which model codes", () => {
@@ -113,7 +90,7 @@ describe("learned coder: which model codes", () => {
 
   it("where the folds cannot tell the models apart, the average codes", async () => {
     const bales = await loadCodebook("bales-ipa");
-    const cv = crossValidate(bales, await goldTune(), { folds: 4 });
+    const cv = crossValidate(bales, await goldExamples("tune"), { folds: 4 });
     expect(cv.views!.chosen).toBe("average");
     expect(cv.views!.overAverage.context!.lower).toBeLessThanOrEqual(0);
     expect(cv.views!.overAverage.text!.lower).toBeLessThanOrEqual(0);

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import Papa from "papaparse";
+import { gold, goldExamples, type GoldRow } from "./gold-examples.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCodebook } from "../../src/coding/codebook/load.js";
 import type { Codebook } from "../../src/coding/codebook/schema.js";
@@ -31,24 +31,6 @@ function session(id: string, lines: readonly (readonly [string, string])[]): Ses
 
 /** scikit-learn's default C, without the context features, balanced class weights. */
 const SETTINGS: ModelSettings = { c: 1, text: true, context: false, balanced: true };
-
-const gold = fileURLToPath(new URL("../../fixtures/coding/bales-gold.csv", import.meta.url));
-type GoldRow = { conversation: string; split: string; speaker: string; kind: string; code: string; text: string };
-
-/** The turns of one split of fixtures/coding/bales-gold.csv as grouped training examples. */
-async function goldExamples(split: string): Promise<GroupedExample[]> {
-  const rows = Papa.parse<GoldRow>(await readFile(gold, "utf8"), { header: true, skipEmptyLines: true }).data;
-  const sessions = new Map<string, { session: Session; codes: string[] }>();
-  for (const r of rows.filter((row) => row.split === split)) {
-    const entry = sessions.get(r.conversation) ?? { session: session(r.conversation, []), codes: [] };
-    if (!entry.session.participants.some((p) => p.id === r.speaker))
-      entry.session.participants.push({ id: r.speaker, name: r.speaker, kind: r.kind as "human" });
-    entry.session.turns.push({ id: `t${entry.session.turns.length}`, index: entry.session.turns.length, speaker: r.speaker, text: r.text, type: "message" });
-    entry.codes.push(r.code);
-    sessions.set(r.conversation, entry);
-  }
-  return [...sessions.values()].flatMap((e) => e.session.turns.map((_, i) => ({ group: e.session.id, terms: turnTerms(e.session, i), codes: [e.codes[i]] })));
-}
 
 describe("learned coder: parts", () => {
   it("features are deterministic, block-normalised, and drop terms never seen in training", () => {
