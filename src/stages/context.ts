@@ -96,7 +96,8 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
         // A failed read is not remembered: the next call tries again.
         cut = context.codes(codebook, coder, { keep: false }).then(
           (records) => records.map(codeValue),
-          (error: unknown) => (values.delete(key), Promise.reject(error)),
+          // Unless changed() has since put a newer read there.
+          (error: unknown) => (values.get(key) === cut && values.delete(key), Promise.reject(error)),
         );
         values.set(key, cut);
       }
