@@ -28,9 +28,6 @@
  *      (tuningCorpus), where the order `colloquy sample --strategy uncertain` uses was chosen
  *      (the candidates that lost are at the commits docs/learned-coder.md names).
  *      --active-learning: only the simulation of that order against random sampling (with --only);
- *      --default-only: --tune compares only the default order with random sampling;
- *      --prototypes 0.5: every model also trained on the codebook's example utterances, each of
- *      that weight (src/coding/learned/prototypes.ts; default the coder's, DEFAULT_PROTOTYPE_WEIGHT; 0: none);
  *      --batch 10: turns hand-coded between two retrainings in every simulation;
  *      --select cv: every simulated model made as `colloquy code` makes it (C by cross-validation,
  *      calibrated margins) rather than at C = 3 (about ten times slower).
@@ -42,7 +39,7 @@ import Papa from "papaparse";
 import { bootstrapCI } from "../src/analysis/reliability/bootstrap.js";
 import { loadCodebook } from "../src/coding/codebook/load.js";
 import { expectedCalibrationError, correct } from "../src/coding/learned/calibration.js";
-import { createLearnedCoder, DEFAULT_PROTOTYPE_WEIGHT, learnedGrid, trainingExamples, type KeyedExample } from "../src/coding/learned/coder.js";
+import { createLearnedCoder, trainingExamples, type KeyedExample } from "../src/coding/learned/coder.js";
 import { decide, headScores, predictLearned, trainLearnedModel, type LearnedModel, type ModelSettings, type Prediction } from "../src/coding/learned/model.js";
 import { agreementOf, crossValidate } from "../src/coding/learned/validate.js";
 import type { CodeRecord } from "../src/coding/records.js";
@@ -63,8 +60,6 @@ const DRAWS = flag("--draws", 5);
 /** Turns hand-coded between two retrainings in the simulation. */
 const BATCH = flag("--batch", 10);
 const codebook = await loadCodebook("bales-ipa");
-/** `--prototypes W`: the codebook's example utterances as training turns of weight W in every model (0: none). */
-const PROTOTYPE_WEIGHT = flag("--prototypes", DEFAULT_PROTOTYPE_WEIGHT);
 const f = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : "-");
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 /** Mean and its 95% percentile bootstrap interval (resampling the values: runs, draws). */
@@ -74,7 +69,7 @@ function meanInterval(xs: readonly number[] = []): string {
   return `${f(mean(xs))} [${f(ci.lower)}, ${f(ci.upper)}]`;
 }
 const describe = (s: ModelSettings) =>
-  `C=${s.c}${s.text && s.context ? " text, and text+context" : s.context ? " text+context" : " text only"}${s.balanced ? " balanced" : " unweighted"}${s.prototypes ? ` prototypes ${s.prototypes}` : ""}`;
+  `C=${s.c}${s.text && s.context ? " text, and text+context" : s.context ? " text+context" : " text only"}${s.balanced ? " balanced" : " unweighted"}`;
 
 interface Corpus {
   name: string;
@@ -88,7 +83,7 @@ const bySession = (sessions: readonly Session[]) => new Map(sessions.map((s) => 
 
 /** Train the real coder on `training` and predict `test` records' turns. */
 function heldOut(corpus: Corpus, training: readonly CodeRecord[], test: readonly CodeRecord[]) {
-  const coder = createLearnedCoder({ codebook, sessions: corpus.sessions, training, trainedOn: ["human:gold"], prototypeWeight: PROTOTYPE_WEIGHT });
+  const coder = createLearnedCoder({ codebook, sessions: corpus.sessions, training, trainedOn: ["human:gold"] });
   const examples = trainingExamples(corpus.sessions, test);
   const sessions = bySession(corpus.sessions);
   const predictions = examples.map((e) => coder.predict(sessions.get(e.group)!, e.turnIndex));
@@ -103,7 +98,7 @@ function calibrationRow(label: string, examples: ReturnType<typeof heldOut>["exa
 }
 
 /** The coder's model at the middle of its grid (validate.ts's SETTINGS_GRID) for the simulation: the same for both strategies. */
-const SIMULATION: ModelSettings = { c: 3, text: true, context: true, balanced: true, ...(PROTOTYPE_WEIGHT > 0 ? { prototypes: PROTOTYPE_WEIGHT } : {}) };
+const SIMULATION: ModelSettings = { c: 3, text: true, context: true, balanced: true };
 /**
  * `--select cv`: every model of the simulation (the one that says how sure it is, and the one
  * scored at a checkpoint, for every strategy) is made as `colloquy code` makes it: C chosen by the
@@ -120,7 +115,7 @@ interface Fitted {
 }
 function fit(examples: readonly KeyedExample[]): Fitted {
   if (!SELECT_CV) return { model: trainLearnedModel(codebook, examples, SIMULATION), temperature: 1 };
-  const validation = crossValidate(codebook, examples, { folds: 5, seed: 1, grid: learnedGrid(PROTOTYPE_WEIGHT) });
+  const validation = crossValidate(codebook, examples, { folds: 5, seed: 1 });
   return { model: trainLearnedModel(codebook, examples, validation.settings), temperature: validation.calibration.temperature };
 }
 
@@ -314,7 +309,7 @@ function evaluate(corpus: Corpus, bars: Record<string, string>): void {
   const test = inSplit(corpus.splits[0].test);
   const draws = Array.from({ length: DRAWS }, (_, d) => {
     const drawn = shuffleInPlace([...train], mulberry32(d + 1)).slice(0, 100);
-    const coder = createLearnedCoder({ codebook, sessions: corpus.sessions, training: drawn, trainedOn: ["human:gold"], prototypeWeight: PROTOTYPE_WEIGHT });
+    const coder = createLearnedCoder({ codebook, sessions: corpus.sessions, training: drawn, trainedOn: ["human:gold"] });
     const ex = trainingExamples(corpus.sessions, test);
     const sessions = bySession(corpus.sessions);
     return agreementOf(
@@ -455,7 +450,7 @@ try {
   if (process.argv.includes("--tune")) {
     const corpus = await tuningCorpus();
     console.log(`=== ${corpus.name}: ${corpus.gold.length} human-coded turns in ${corpus.sessions.length} sessions ===`);
-    activeLearning(corpus, corpus.splits, [CHOSEN, ...(process.argv.includes("--default-only") ? [] : CANDIDATES), RANDOM], [50, 100, 150]);
+    activeLearning(corpus, corpus.splits, [CHOSEN, ...CANDIDATES, RANDOM], [50, 100, 150]);
   } else {
     if (only === undefined || only === "chatcollab") {
       if (chatcollabPresent()) {

@@ -16,7 +16,6 @@ interface CodeFlags {
   reviewBelow?: number;
   learningCurve?: boolean;
   allowBelowFloor?: boolean;
-  codebookExamples?: number;
   coderId?: string;
   model?: string;
   baseUrl?: string;
@@ -50,12 +49,6 @@ const positiveInt = (flag: string) => (value: string) => {
 const number = (flag: string) => (value: string) => {
   const n = Number(value);
   if (!Number.isFinite(n)) throw new CliError(`${flag} must be a number, got "${value}"`);
-  return n;
-};
-
-const nonNegative = (flag: string) => (value: string) => {
-  const n = Number(value);
-  if (!(n >= 0 && n <= 10)) throw new CliError(`${flag} must be a number from 0 to 10, got "${value}"`);
   return n;
 };
 
@@ -105,11 +98,6 @@ export function registerCode(program: Command): void {
     .option(
       "--allow-below-floor",
       "learned coder: code even when its cross-validated kappa is under 0.4 or the categories have too few human codes; the codes then say so",
-    )
-    .option(
-      "--codebook-examples <weight>",
-      "learned coder: weight of each of the codebook's example utterances as a training turn (default 0.3; 0: train on the human codes only)",
-      nonNegative("--codebook-examples"),
     )
     .option("--coder-id <id>", 'coder id stored in the records (default "llm", "rules" or "learned"; e.g. llm:gpt-4o to compare models)')
     .option("--model <name>", "model name (default: colloquy.json model.model, $COLLOQUY_MODEL, $OPENAI_MODEL, gpt-4o-mini)")
@@ -177,7 +165,6 @@ async function codeCommand(study: string, flags: CodeFlags): Promise<void> {
         reviewBelow: flags.reviewBelow,
         learningCurve: flags.learningCurve,
         allowBelowFloor: flags.allowBelowFloor,
-        codebookExamples: flags.codebookExamples,
         coderId: flags.coderId,
         model,
         context: flags.context !== undefined ? contextFlag(flags.context) : undefined,

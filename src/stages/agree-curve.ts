@@ -1,5 +1,5 @@
 import { loadCodebook } from "../coding/codebook/load.js";
-import { DEFAULT_PROTOTYPE_WEIGHT, learnedGrid, trainingExamples } from "../coding/learned/coder.js";
+import { trainingExamples } from "../coding/learned/coder.js";
 import { heldOutCurve, learningCurve, type LearningCurvePoint } from "../coding/learned/curve.js";
 import type { ModelSettings } from "../coding/learned/model.js";
 import { crossValidate } from "../coding/learned/validate.js";
@@ -56,16 +56,7 @@ async function trainedOnOf(
     if (trained) {
       // Records of learned coder versions before 5 have no `text`: their models all had the text model.
       const chosen = trained.modelSettings as (Omit<ModelSettings, "text"> & { text?: boolean; temperature?: number }) | undefined;
-      // Versions before 7 trained on no prototypes (`prototypes` absent).
-      const settings = chosen
-        ? {
-            c: chosen.c,
-            text: chosen.text ?? true,
-            context: chosen.context,
-            balanced: chosen.balanced,
-            ...(chosen.prototypes ? { prototypes: chosen.prototypes } : {}),
-          }
-        : undefined;
+      const settings = chosen ? { c: chosen.c, text: chosen.text ?? true, context: chosen.context, balanced: chosen.balanced } : undefined;
       return { learner: coder, trainedOn: trained.trainedOn as string[], settings };
     }
   }
@@ -88,7 +79,7 @@ export async function agreeLearningCurve(context: StudyContext, options: AgreeCu
   if (training.length === 0) throw new CliError(`--learning-curve: ${found.trainedOn.join(", ")} coded no turn of ${codebook.id}`);
   const given = selectionOf(options.selection);
   const examples = trainingExamples(sessions, training);
-  const settings = found.settings ?? crossValidate(codebook, examples, { grid: learnedGrid(DEFAULT_PROTOTYPE_WEIGHT) }).settings;
+  const settings = found.settings ?? crossValidate(codebook, examples).settings;
   const { learner, trainedOn } = found;
   if (!given) {
     return {

@@ -40,8 +40,6 @@ export interface CodeStageOptions {
   learningCurve?: boolean;
   /** Learned coder: code even when the cross-validated estimate is below the floor (the codes then carry status "below-floor"). */
   allowBelowFloor?: boolean;
-  /** Learned coder: weight of each of the codebook's example utterances as a training turn (0: none). */
-  codebookExamples?: number;
   /** Stored coder id (default "llm", "rules" or "learned"). */
   coderId?: string;
   /** Model settings given on the command line (win over colloquy.json and the environment). */
@@ -81,7 +79,6 @@ export interface CodingJobSpec {
   /** From the codebook plan of colloquy.json (command-line flags win). */
   train?: string[];
   allowBelowFloor?: boolean;
-  codebookExamples?: number;
   examples?: string[];
   shots?: number;
   examplesExcludeSession?: boolean;
@@ -91,7 +88,6 @@ export interface CodingJobSpec {
 const planTeaching = (plan: CodebookPlan | undefined) => ({
   train: plan?.train,
   allowBelowFloor: plan?.allowBelowFloor,
-  codebookExamples: plan?.codebookExamples,
   examples: plan?.examples,
   shots: plan?.shots,
   examplesExcludeSession: plan?.examplesExcludeSession,
@@ -163,7 +159,6 @@ async function trainLearner(
   codebook: Codebook,
   train: readonly string[],
   allowBelowFloor: boolean | undefined,
-  prototypeWeight: number | undefined,
   effects: StageEffects,
 ): Promise<LearnedCoder> {
   if (train.length === 0) throw new CliError("the learned coder needs human codes to learn from: --train human:alice (or several: human:alice,human:bob)");
@@ -175,14 +170,7 @@ async function trainLearner(
   effects.log(`training the learned coder on ${training.length} human code(s) of ${codebook.id} by ${train.join(", ")}…`);
   let learner: LearnedCoder;
   try {
-    learner = createLearnedCoder({
-      codebook,
-      sessions: await context.sessions(),
-      training,
-      trainedOn: train,
-      seed: context.config.model.seed,
-      prototypeWeight,
-    });
+    learner = createLearnedCoder({ codebook, sessions: await context.sessions(), training, trainedOn: train, seed: context.config.model.seed });
   } catch (error) {
     throw new CliError((error as Error).message);
   }
@@ -309,14 +297,7 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
         coder: spec.coder,
         learner:
           spec.coder === "learned"
-            ? await trainLearner(
-                context,
-                codebooks[i],
-                options.train ?? spec.train ?? [],
-                options.allowBelowFloor ?? spec.allowBelowFloor,
-                options.codebookExamples ?? spec.codebookExamples,
-                effects,
-              )
+            ? await trainLearner(context, codebooks[i], options.train ?? spec.train ?? [], options.allowBelowFloor ?? spec.allowBelowFloor, effects)
             : undefined,
         rulesValidation: spec.coder === "rules" && !options.dryRun ? await rulesValidation(context, codebooks[i], sessions) : undefined,
         reviewBelow: options.reviewBelow,

@@ -36,8 +36,6 @@ export const codebookPlanSchema = z
     train: z.array(humanCoder).min(1).optional(),
     /** Learned coder: code even when its cross-validated estimate is below the floor (the codes then say so). */
     allowBelowFloor: z.boolean().optional(),
-    /** Learned coder: weight of each of the codebook's example utterances as a training turn (0: none; default DEFAULT_PROTOTYPE_WEIGHT). */
-    codebookExamples: z.number().min(0).max(10).optional(),
     /** LLM coder: the human coders whose most similar coded turns go into each prompt as worked examples. */
     examples: z.array(humanCoder).min(1).optional(),
     /** LLM coder with examples: how many per request (default 8). */
@@ -49,8 +47,6 @@ export const codebookPlanSchema = z
   .superRefine((plan, ctx) => {
     if (plan.coders.includes("learned") && !plan.train)
       ctx.addIssue({ code: "custom", path: ["train"], message: 'the "learned" coder needs train: ["human:<name>", …], the coders whose codes it learns from' });
-    if (plan.codebookExamples !== undefined && !plan.coders.includes("learned"))
-      ctx.addIssue({ code: "custom", path: ["codebookExamples"], message: 'codebookExamples is for the "learned" coder: add "learned" to coders' });
     if (plan.train && !plan.coders.includes("learned"))
       ctx.addIssue({ code: "custom", path: ["train"], message: 'train is for the "learned" coder: add "learned" to coders' });
     if (!plan.coders.includes("llm")) {

@@ -134,8 +134,7 @@ describe("colloquy code --coder learned: the records say which model coded", { t
   it("agree --learning-curve: records of learned coder versions before 5 (no `text` in modelSettings) had both models, so the curve trains both", async () => {
     const records = await readCodes(dir, "bales-ipa", "learned");
     const old = records.map((r) => {
-      // Versions before 7 had no prototypes either.
-      const { text: _text, prototypes: _prototypes, ...settings } = r.provenance.modelSettings as Record<string, unknown>;
+      const { text: _text, ...settings } = r.provenance.modelSettings as Record<string, unknown>;
       return { ...r, provenance: { ...r.provenance, learnedVersion: "4", modelSettings: { ...settings, context: true } } };
     });
     await replaceCodes(dir, "bales-ipa", "learned", old);

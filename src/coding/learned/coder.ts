@@ -4,7 +4,7 @@ import type { Codebook } from "../codebook/schema.js";
 import type { CodeRecord } from "../records.js";
 import { turnTerms } from "./features.js";
 import { learningCurve, type LearningCurvePoint } from "./curve.js";
-import { describeViews, predictLearned, trainLearnedModel, type LearnedModel, type ModelSettings, type Prediction } from "./model.js";
+import { describeViews, predictLearned, trainLearnedModel, type LearnedModel, type Prediction } from "./model.js";
 import { floorCheck, type CoderValidation } from "./floor.js";
 import { crossValidate, SETTINGS_GRID, type GroupedExample, type Validation } from "./validate.js";
 
@@ -22,7 +22,7 @@ import { crossValidate, SETTINGS_GRID, type GroupedExample, type Validation } fr
  */
 
 /** Bump when features or training change in a way that changes codes. */
-export const LEARNED_CODER_VERSION = "7"; // 5: one model alone codes where the folds show it measurably better than the average (validate.ts); 6: only on at least 10 sessions, and for nominal codebooks only; 7: the codebook's example utterances are training turns of weight 0.3 (prototypes.ts)
+export const LEARNED_CODER_VERSION = "6"; // 5: one model alone codes where the folds show it measurably better than the average (validate.ts); 6: only on at least 10 sessions, and for nominal codebooks only
 
 export interface LearnedCoder {
   /** Hash of the training set as the model saw it and of the settings; records with another hash are out of date. */
@@ -56,8 +56,6 @@ export interface LearnedCoderOptions {
   trainedOn: readonly string[];
   seed?: number;
   folds?: number;
-  /** Weight of each of the codebook's example utterances as a training turn (prototypes.ts); 0: none; default DEFAULT_PROTOTYPE_WEIGHT. */
-  prototypeWeight?: number;
 }
 
 export function createLearnedCoder(options: LearnedCoderOptions): LearnedCoder {
@@ -69,8 +67,7 @@ export function createLearnedCoder(options: LearnedCoderOptions): LearnedCoder {
     );
   const seed = options.seed ?? 1;
   const folds = options.folds ?? 5;
-  const grid = learnedGrid(options.prototypeWeight ?? DEFAULT_PROTOTYPE_WEIGHT);
-  const validation = crossValidate(codebook, examples, { folds, seed, grid });
+  const validation = crossValidate(codebook, examples, { folds, seed });
   const model: LearnedModel = trainLearnedModel(codebook, examples, validation.settings);
   const { temperature } = validation.calibration;
   const outOfFold = new Map<string, Prediction>();
@@ -80,11 +77,11 @@ export function createLearnedCoder(options: LearnedCoderOptions): LearnedCoder {
   });
   const trained = new Set(examples.map((e) => e.key));
   const status = floorCheck(codebook, examples, validation);
-  const trainingHash = hashTraining(codebook, examples, { seed, folds, grid });
+  const trainingHash = hashTraining(codebook, examples, { seed, folds, grid: SETTINGS_GRID });
   const settings = {
     coder: "learned",
     learnedVersion: LEARNED_CODER_VERSION,
-    model: `tf-idf (word 1-2-grams, char 2-5-grams in words, sublinear tf, l2 norm) + logistic regression (L-BFGS, balanced class weights${validation.settings.prototypes ? `, the codebook's example utterances as training turns of weight ${validation.settings.prototypes}` : ""}), ${describeViews(validation.settings)}`,
+    model: `tf-idf (word 1-2-grams, char 2-5-grams in words, sublinear tf, l2 norm) + logistic regression (L-BFGS, balanced class weights), ${describeViews(validation.settings)}`,
     modelSettings: { ...validation.settings, temperature },
     converged: model.heads.every((h) => h.models.every((m) => m.fit.converged)),
     trainedOn: [...options.trainedOn],
@@ -108,17 +105,6 @@ export function createLearnedCoder(options: LearnedCoderOptions): LearnedCoder {
       return { ...predictLearned(model, turnTerms(session, index), temperature), heldOut: !trained.has(key), outOfFold: false };
     },
   };
-}
-
-/**
- * Weight of each of the codebook's example utterances (prototypes.ts) against a human code's 1:
- * chosen on tuning data only (bench/learned-quality.ts --tune --prototypes; docs/learned-coder.md).
- */
-export const DEFAULT_PROTOTYPE_WEIGHT = 0.3;
-
-/** The settings the coder chooses from: SETTINGS_GRID, each with the codebook's prototypes at `weight` (0: none). */
-export function learnedGrid(weight: number): readonly ModelSettings[] {
-  return weight > 0 ? SETTINGS_GRID.map((s) => ({ ...s, prototypes: weight })) : SETTINGS_GRID;
 }
 
 /** A training example with the key of its turn and what orders it. */

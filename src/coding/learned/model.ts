@@ -1,6 +1,5 @@
 import type { Codebook } from "../codebook/schema.js";
 import { fitIdf, vectorise, withoutContext, type Idf, type SparseVector, type TurnTerms } from "./features.js";
-import { codebookPrototypes } from "./prototypes.js";
 import { logisticScores, probabilities, trainLogistic, type LogisticKind, type LogisticModel } from "./logistic.js";
 
 /**
@@ -20,12 +19,6 @@ export interface TrainingExample {
   terms: TurnTerms;
   codes?: readonly string[];
   scores?: Readonly<Record<string, number>>;
-  /**
-   * Weight in the objective, for an example that is not a human code of the study (the codebook's
-   * own example utterances, prototypes.ts); a human code has none and counts 1 (or its balanced
-   * class weight). Such examples do not count in the balanced class weights.
-   */
-  weight?: number;
 }
 
 /** What a model is trained with; chosen per study by grouped cross-validation (validate.ts). */
@@ -38,11 +31,6 @@ export interface ModelSettings {
   context: boolean;
   /** Weight examples by n / (classes x n_class) (scikit-learn's class_weight="balanced"); single-label heads only. */
   balanced: boolean;
-  /**
-   * Weight of each of the codebook's example utterances, added to the human codes as training turns
-   * (prototypes.ts); absent or 0: none (learned coder versions before 7 had none).
-   */
-  prototypes?: number;
 }
 
 /** `models`: the text model (with `text`), then the text-and-context model (with `context`); their scores are averaged. */
@@ -105,19 +93,12 @@ function targetsOf(codebook: Codebook, examples: readonly TrainingExample[]): { 
   return heads;
 }
 
-/**
- * Per-row weights: scikit-learn's "balanced" weights, n / (classes x count of the example's class),
- * counted over the human codes only (`balanced`), or 1; an example with its own `weight` (a
- * prototype) has that weight. Undefined when every row weighs 1.
- */
-function rowWeights(examples: readonly TrainingExample[], rows: readonly [number, number[]][], classes: number, balanced: boolean): Float64Array | undefined {
-  const own = (i: number) => examples[i].weight;
-  if (!balanced) return rows.some(([i]) => own(i) !== undefined) ? Float64Array.from(rows, ([i]) => own(i) ?? 1) : undefined;
-  const human = rows.filter(([i]) => own(i) === undefined);
+/** scikit-learn's "balanced" weights: n / (classes x count of the example's class). */
+function balancedWeights(rows: readonly [number, number[]][], classes: number): Float64Array {
   const count = new Float64Array(classes);
-  for (const [, t] of human) count[t[0]]++;
+  for (const [, t] of rows) count[t[0]]++;
   const present = count.filter((c) => c > 0).length;
-  return Float64Array.from(rows, ([i, t]) => own(i) ?? human.length / (present * count[t[0]]));
+  return Float64Array.from(rows, ([, t]) => rows.length / (present * count[t[0]]));
 }
 
 /** A training set's idf and its turns' vectors, per view (text only; text and context). */
@@ -127,17 +108,7 @@ export interface TrainingFeatures {
   withContext: SparseVector[];
 }
 
-/** What a model of `settings` is trained on: the human codes, then the codebook's prototypes at the settings' weight. */
-export function withPrototypes(
-  codebook: Codebook,
-  examples: readonly TrainingExample[],
-  settings: Pick<ModelSettings, "prototypes">,
-): readonly TrainingExample[] {
-  const prototypes = codebookPrototypes(codebook, settings.prototypes ?? 0);
-  return prototypes.length ? [...examples, ...prototypes] : examples;
-}
-
-/** Computed once per training set (`withPrototypes`'s): cross-validation tries several settings on the same one. */
+/** Computed once per training set: cross-validation tries several settings on the same one. */
 export function trainingFeatures(examples: readonly TrainingExample[]): TrainingFeatures {
   const idf = fitIdf(examples.map((e) => e.terms));
   const withContext = examples.map((e) => vectorise(e.terms, idf));
@@ -147,25 +118,19 @@ export function trainingFeatures(examples: readonly TrainingExample[]): Training
 export interface TrainOptions {
   /** A model of the same examples to continue from (a warm start). */
   start?: LearnedModel;
-  /** `trainingFeatures(withPrototypes(codebook, examples, settings))`, when the caller already has it. */
+  /** `trainingFeatures(examples)`, when the caller already has it. */
   features?: TrainingFeatures;
 }
 
-/** Train on `examples` (in the order given: callers pass a canonical order) and the settings' prototypes. */
-export function trainLearnedModel(
-  codebook: Codebook,
-  humanExamples: readonly TrainingExample[],
-  settings: ModelSettings,
-  options: TrainOptions = {},
-): LearnedModel {
+/** Train on `examples` (in the order given: callers pass a canonical order). */
+export function trainLearnedModel(codebook: Codebook, examples: readonly TrainingExample[], settings: ModelSettings, options: TrainOptions = {}): LearnedModel {
   const { start } = options;
-  const examples = withPrototypes(codebook, humanExamples, settings);
   const { idf, text, withContext } = options.features ?? trainingFeatures(examples);
   const views = viewsOf(settings).map((context) => (context ? withContext : text));
   if (views.length === 0) throw new Error("a learned model needs the text model, the text-and-context model or both");
   const heads = targetsOf(codebook, examples).map(({ head, kind, rows }, h): Head => {
     const classes = head.classes.length;
-    const weights = rowWeights(examples, rows, classes, settings.balanced && kind === "softmax");
+    const weights = settings.balanced && kind === "softmax" ? balancedWeights(rows, classes) : undefined;
     const models = views.map((vectors, v) =>
       trainLogistic(
         kind,

@@ -11,7 +11,6 @@ import {
   oneView,
   trainingFeatures,
   trainLearnedModel,
-  withPrototypes,
   type LearnedModel,
   type ModelSettings,
   type Prediction,
@@ -235,16 +234,14 @@ export function crossValidate(codebook: Codebook, examples: readonly GroupedExam
   const parts: (Float64Array[][] | undefined)[][] = grid.map(() => examples.map(() => undefined));
   for (let f = 0; f < folds; f++) {
     const train = examples.filter((e, i) => drawn.has(e.group) && fold[i] !== f);
-    // The settings share the training part's features (with the codebook's prototypes, which every
-    // setting of a grid weighs alike), and the fold's turns are turned into vectors once (under its
-    // idf) for all of them.
-    const features = trainingFeatures(withPrototypes(codebook, train, grid[0]));
+    // The settings share the training part's features, and the fold's turns are turned into
+    // vectors once (under its idf) for all of them.
+    const features = trainingFeatures(train);
     const held = examples.flatMap((_, i) => (fold[i] === f ? [i] : []));
     const vectors = held.map((i) => vectorise(examples[i].terms, features.idf));
     let previous: LearnedModel | undefined;
     grid.forEach((settings, s) => {
       let model: LearnedModel;
-      if ((settings.prototypes ?? 0) !== (grid[0].prototypes ?? 0)) throw new Error("crossValidate: every setting of the grid must weigh the prototypes alike");
       try {
         // The neighbouring setting's solution on the same data is a good start (a warm start).
         model = trainLearnedModel(codebook, train, settings, { start: previous, features });
