@@ -11,7 +11,7 @@ import { turnTerms, fitIdf, vectorise, withoutContext } from "../../src/coding/l
 import { logisticScores, predictLogistic, trainLogistic } from "../../src/coding/learned/logistic.js";
 import { mulberry32 } from "../../src/util/random.js";
 import { predictLearned, trainLearnedModel, type ModelSettings } from "../../src/coding/learned/model.js";
-import { agreementOf, crossValidate, LARGE_STUDY_FOLDS, type GroupedExample, type Validation } from "../../src/coding/learned/validate.js";
+import { agreementOf, crossValidate, LARGE_STUDY_FOLDS, shuffledSessions, type GroupedExample, type Validation } from "../../src/coding/learned/validate.js";
 import { bootstrapCI } from "../../src/analysis/reliability/bootstrap.js";
 import { appendCodes, readCodes } from "../../src/coding/store.js";
 import { turnFingerprint } from "../../src/transcript/fingerprint.js";
@@ -147,6 +147,37 @@ describe("learned coder: parts", () => {
     expect([cv.folds, capped.folds]).toEqual([4, LARGE_STUDY_FOLDS]);
     expect(capped.agreement).toBeLessThan(0.75);
   });
+
+  it("in a large study the settings are compared on the drawn sessions' out-of-fold turns, and only the chosen one predicts the rest", async () => {
+    const bales = await loadCodebook("bales-ipa");
+    const tune = await goldExamples("tune");
+    const maxExamples = 120;
+    const grid: ModelSettings[] = [1, 10].map((c) => ({ ...SETTINGS, c }));
+    const cv = crossValidate(bales, tune, { folds: 3, maxExamples, grid });
+    // The drawn sessions, as crossValidate draws them: in the seeded order until maxExamples turns are in.
+    const drawn = new Set<string>();
+    let total = 0;
+    for (const g of shuffledSessions(tune)) {
+      if (total >= maxExamples) break;
+      drawn.add(g);
+      total += tune.filter((e) => e.group === g).length;
+    }
+    expect(drawn.size).toBeLessThan(new Set(tune.map((e) => e.group)).size);
+    const onDrawn = (predictions: Validation["predictions"]) =>
+      agreementOf(
+        bales,
+        tune.filter((e) => drawn.has(e.group)),
+        predictions.filter((_, i) => drawn.has(tune[i].group)),
+      ).kappa;
+    const chosen = cv.tried.findIndex((t) => t.settings === cv.settings);
+    expect(chosen).toBeGreaterThanOrEqual(0);
+    // The chosen setting's kappa in `tried` is that of its drawn sessions' predictions (a nominal
+    // decision is the same at any temperature), not that of every turn's.
+    expect(cv.tried[chosen].kappa).toBe(onDrawn(cv.predictions));
+    expect(cv.tried[chosen].kappa).not.toBe(cv.kappa);
+    // Every turn is still predicted, by its fold's model at the chosen setting.
+    expect(cv.predictions.every((p) => p !== undefined)).toBe(true);
+  }, 120_000);
 
   it("the interval is the bootstrap over whole sessions of the kappa of their out-of-fold predictions", async () => {
     // Reference: resample sessions and compute agreementOf on their turns, as a reader would.
