@@ -7,10 +7,10 @@ import { gold, goldExamples, type GoldRow } from "./gold-examples.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCodebook } from "../../src/coding/codebook/load.js";
 import type { Codebook } from "../../src/coding/codebook/schema.js";
-import { turnTerms, fitIdf, vectorise, withoutContext } from "../../src/coding/learned/features.js";
+import { turnTerms, turnVector, fitIdf, vectorise, withoutContext } from "../../src/coding/learned/features.js";
 import { logisticScores, predictLogistic, trainLogistic } from "../../src/coding/learned/logistic.js";
 import { mulberry32 } from "../../src/util/random.js";
-import { predictLearned, trainLearnedModel, type ModelSettings } from "../../src/coding/learned/model.js";
+import { predictLearned, predictTurn, trainLearnedModel, type ModelSettings } from "../../src/coding/learned/model.js";
 import { agreementOf, crossValidate, LARGE_STUDY_FOLDS, shuffledSessions, type GroupedExample, type Validation } from "../../src/coding/learned/validate.js";
 import { bootstrapCI } from "../../src/analysis/reliability/bootstrap.js";
 import { appendCodes, readCodes } from "../../src/coding/store.js";
@@ -57,6 +57,30 @@ describe("learned coder: parts", () => {
     // The text model's view, cut from the vector with the context block, is what vectorise gives without it.
     expect(withoutContext(x, idf)).toEqual(vectorise(turnTerms(s, 0), idf, false));
     expect(withoutContext(x, idf).index.length).toBeLessThan(x.index.length);
+  });
+
+  it("coding a turn in reused buffers gives vectorise's vector and predictLearned's prediction, bit for bit", async () => {
+    const bales = await loadCodebook("bales-ipa");
+    const s = session("a", [
+      ["ana", "Could you send the plan? The plan, the plan: we’re planning it all over again."],
+      ["bot", "Sure, here it is: Überprüfung 2026 — a long word, antidisestablishmentarianism!"],
+      ["ana", "ok"],
+      ["bot", `${"a long turn that grows the buffers ".repeat(60)}antidisestablishmentarianism`],
+    ]);
+    // Trained on the first two turns: the others have terms never seen (no id) and repeated ones (counts above 1).
+    const idf = fitIdf([turnTerms(s, 0), turnTerms(s, 1)]);
+    for (const i of [0, 1, 2, 3])
+      for (const context of [true, false]) {
+        const x = vectorise(turnTerms(s, i), idf, context);
+        const buffered = turnVector(s, i, idf, context);
+        expect(Array.from(buffered.index.subarray(0, buffered.length))).toEqual(x.index);
+        expect(Array.from(buffered.value.subarray(0, buffered.length))).toEqual(x.value);
+      }
+    const examples = [0, 1].map((i) => ({ terms: turnTerms(s, i), codes: [i === 0 ? "asks-orientation" : "gives-orientation"] }));
+    for (const settings of [SETTINGS, { ...SETTINGS, context: true }, { ...SETTINGS, text: false, context: true }]) {
+      const model = trainLearnedModel(bales, examples, settings);
+      for (const i of [0, 1, 2, 3]) expect(predictTurn(model, s, i, 0.7)).toEqual(predictLearned(model, turnTerms(s, i), 0.7));
+    }
   });
 
   it("a turn's hashed terms are those of the coder's version (the training hash and the models are made of them)", () => {
