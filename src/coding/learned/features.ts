@@ -255,7 +255,7 @@ export function turnVector(session: Session, index: number, idf: Idf, context = 
     const start = n;
     let norm = 0;
     // Runs of equal hashes are a bucket and its count, in the bucket order of `take`.
-    for (let i = 0; i < sorted.length; ) {
+    for (let i = 0; i < sorted.length;) {
       let j = i + 1;
       while (j < sorted.length && sorted[j] === sorted[i]) j++;
       const count = j - i;
