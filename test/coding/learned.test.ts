@@ -7,11 +7,11 @@ import { gold, goldExamples, type GoldRow } from "./gold-examples.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCodebook } from "../../src/coding/codebook/load.js";
 import type { Codebook } from "../../src/coding/codebook/schema.js";
-import { turnTerms, fitIdf, vectorise, withoutContext } from "../../src/coding/learned/features.js";
+import { turnTerms, turnVector, fitIdf, vectorise, withoutContext } from "../../src/coding/learned/features.js";
 import { logisticScores, predictLogistic, trainLogistic } from "../../src/coding/learned/logistic.js";
 import { mulberry32 } from "../../src/util/random.js";
-import { predictLearned, trainLearnedModel, type ModelSettings } from "../../src/coding/learned/model.js";
-import { agreementOf, crossValidate, LARGE_STUDY_FOLDS, type GroupedExample, type Validation } from "../../src/coding/learned/validate.js";
+import { predictLearned, predictTurn, trainLearnedModel, type ModelSettings } from "../../src/coding/learned/model.js";
+import { agreementOf, crossValidate, LARGE_STUDY_FOLDS, shuffledSessions, type GroupedExample, type Validation } from "../../src/coding/learned/validate.js";
 import { bootstrapCI } from "../../src/analysis/reliability/bootstrap.js";
 import { appendCodes, readCodes } from "../../src/coding/store.js";
 import { turnFingerprint } from "../../src/transcript/fingerprint.js";
@@ -57,6 +57,30 @@ describe("learned coder: parts", () => {
     // The text model's view, cut from the vector with the context block, is what vectorise gives without it.
     expect(withoutContext(x, idf)).toEqual(vectorise(turnTerms(s, 0), idf, false));
     expect(withoutContext(x, idf).index.length).toBeLessThan(x.index.length);
+  });
+
+  it("coding a turn in reused buffers gives vectorise's vector and predictLearned's prediction, bit for bit", async () => {
+    const bales = await loadCodebook("bales-ipa");
+    const s = session("a", [
+      ["ana", "Could you send the plan? The plan, the plan: we’re planning it all over again."],
+      ["bot", "Sure, here it is: Überprüfung 2026 — a long word, antidisestablishmentarianism!"],
+      ["ana", "ok"],
+      ["bot", `${"a long turn that grows the buffers ".repeat(60)}antidisestablishmentarianism`],
+    ]);
+    // Trained on the first two turns: the others have terms never seen (no id) and repeated ones (counts above 1).
+    const idf = fitIdf([turnTerms(s, 0), turnTerms(s, 1)]);
+    for (const i of [0, 1, 2, 3])
+      for (const context of [true, false]) {
+        const x = vectorise(turnTerms(s, i), idf, context);
+        const buffered = turnVector(s, i, idf, context);
+        expect(Array.from(buffered.index.subarray(0, buffered.length))).toEqual(x.index);
+        expect(Array.from(buffered.value.subarray(0, buffered.length))).toEqual(x.value);
+      }
+    const examples = [0, 1].map((i) => ({ terms: turnTerms(s, i), codes: [i === 0 ? "asks-orientation" : "gives-orientation"] }));
+    for (const settings of [SETTINGS, { ...SETTINGS, context: true }, { ...SETTINGS, text: false, context: true }]) {
+      const model = trainLearnedModel(bales, examples, settings);
+      for (const i of [0, 1, 2, 3]) expect(predictTurn(model, s, i, 0.7)).toEqual(predictLearned(model, turnTerms(s, i), 0.7));
+    }
   });
 
   it("a turn's hashed terms are those of the coder's version (the training hash and the models are made of them)", () => {
@@ -147,6 +171,37 @@ describe("learned coder: parts", () => {
     expect([cv.folds, capped.folds]).toEqual([4, LARGE_STUDY_FOLDS]);
     expect(capped.agreement).toBeLessThan(0.75);
   });
+
+  it("in a large study the settings are compared on the drawn sessions' out-of-fold turns, and only the chosen one predicts the rest", async () => {
+    const bales = await loadCodebook("bales-ipa");
+    const tune = await goldExamples("tune");
+    const maxExamples = 120;
+    const grid: ModelSettings[] = [1, 10].map((c) => ({ ...SETTINGS, c }));
+    const cv = crossValidate(bales, tune, { folds: 3, maxExamples, grid });
+    // The drawn sessions, as crossValidate draws them: in the seeded order until maxExamples turns are in.
+    const drawn = new Set<string>();
+    let total = 0;
+    for (const g of shuffledSessions(tune)) {
+      if (total >= maxExamples) break;
+      drawn.add(g);
+      total += tune.filter((e) => e.group === g).length;
+    }
+    expect(drawn.size).toBeLessThan(new Set(tune.map((e) => e.group)).size);
+    const onDrawn = (predictions: Validation["predictions"]) =>
+      agreementOf(
+        bales,
+        tune.filter((e) => drawn.has(e.group)),
+        predictions.filter((_, i) => drawn.has(tune[i].group)),
+      ).kappa;
+    const chosen = cv.tried.findIndex((t) => t.settings === cv.settings);
+    expect(chosen).toBeGreaterThanOrEqual(0);
+    // The chosen setting's kappa in `tried` is that of its drawn sessions' predictions (a nominal
+    // decision is the same at any temperature), not that of every turn's.
+    expect(cv.tried[chosen].kappa).toBe(onDrawn(cv.predictions));
+    expect(cv.tried[chosen].kappa).not.toBe(cv.kappa);
+    // Every turn is still predicted, by its fold's model at the chosen setting.
+    expect(cv.predictions.every((p) => p !== undefined)).toBe(true);
+  }, 120_000);
 
   it("the interval is the bootstrap over whole sessions of the kappa of their out-of-fold predictions", async () => {
     // Reference: resample sessions and compute agreementOf on their turns, as a reader would.

@@ -4,7 +4,7 @@ import type { Codebook } from "../codebook/schema.js";
 import type { CodeRecord } from "../records.js";
 import { turnTerms } from "./features.js";
 import { learningCurve, type LearningCurvePoint } from "./curve.js";
-import { describeViews, predictLearned, trainLearnedModel, type LearnedModel, type Prediction } from "./model.js";
+import { describeViews, predictTurn, trainLearnedModel, type LearnedModel, type Prediction } from "./model.js";
 import { floorCheck, type CoderValidation } from "./floor.js";
 import { crossValidate, SETTINGS_GRID, type GroupedExample, type Validation } from "./validate.js";
 
@@ -101,8 +101,8 @@ export function createLearnedCoder(options: LearnedCoderOptions): LearnedCoder {
     predict(session, index) {
       const key = `${session.id}\u0000${session.turns[index].id}`;
       const held = outOfFold.get(key);
-      if (held) return { ...held, heldOut: true, outOfFold: true };
-      return { ...predictLearned(model, turnTerms(session, index), temperature), heldOut: !trained.has(key), outOfFold: false };
+      if (held) return Object.assign({}, held, { heldOut: true, outOfFold: true });
+      return Object.assign(predictTurn(model, session, index, temperature), { heldOut: !trained.has(key), outOfFold: false });
     },
   };
 }

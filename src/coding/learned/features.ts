@@ -57,11 +57,17 @@ class HashBuffer {
     }
     this.data[this.length++] = h;
   }
+  /** The hashes sorted, as a view of the buffer (valid until the next push); empties the buffer. */
+  sorted(): Int32Array {
+    const sorted = this.data.subarray(0, this.length).sort();
+    this.length = 0;
+    return sorted;
+  }
   /** Sorted unique buckets with their counts; empties the buffer. */
   take(): { bucket: number[]; count: number[] } {
     // Plain arrays: a turn's few hundred numbers are cheaper to allocate than typed arrays. Made
     // at their size (counted first) rather than grown by push, which copied them several times.
-    const sorted = this.data.subarray(0, this.length).sort();
+    const sorted = this.sorted();
     let unique = 0;
     for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) unique++;
     const bucket = new Array<number>(unique).fill(0);
@@ -71,7 +77,6 @@ class HashBuffer {
       if (i === 0 || sorted[i] !== sorted[i - 1]) bucket[++u] = sorted[i];
       count[u]++;
     }
-    this.length = 0;
     return { bucket, count };
   }
 }
@@ -104,6 +109,12 @@ function charGrams(word: string): void {
 
 /** The terms of turn `index` of `session`. */
 export function turnTerms(session: Session, index: number): TurnTerms {
+  hashTurn(session, index);
+  return { blocks: [wordHashes.take(), charHashes.take(), contextHashes.take()] };
+}
+
+/** The hashes of turn `index` of `session`, pushed into the blocks' buffers. */
+function hashTurn(session: Session, index: number): void {
   const turn = session.turns[index];
   const tokens = words(turn.text);
   tokens.forEach((w, i) => {
@@ -123,7 +134,6 @@ export function turnTerms(session: Session, index: number): TurnTerms {
   ]) {
     contextHashes.push((fnv(term) >>> 0) & MASK);
   }
-  return { blocks: [wordHashes.take(), charHashes.take(), contextHashes.take()] };
 }
 
 /** Index of the block of context features (speaker kind, neighbours) in `TurnTerms.blocks`. */
@@ -208,4 +218,59 @@ export function withoutContext(x: SparseVector, idf: Idf): SparseVector {
   let n = x.index.length;
   while (n > 0 && x.index[n - 1] >= idf.contextStart) n--;
   return { index: x.index.slice(0, n), value: x.value.slice(0, n) };
+}
+
+/** A sparse vector in buffers reused from call to call: its entries are [0, length) of `index` and `value`. */
+export interface BufferedVector {
+  index: Int32Array;
+  value: Float64Array;
+  length: number;
+}
+
+const buffered: BufferedVector = { index: new Int32Array(1024), value: new Float64Array(1024), length: 0 };
+
+/**
+ * `vectorise(turnTerms(session, index), idf, context)`, the same numbers, written into buffers
+ * reused from turn to turn (valid until the next call) rather than into new arrays: what coding
+ * 100,000 turns does. The per-turn arrays were garbage at once, but V8 had seen the same code's
+ * arrays live on in training (the training turns' terms and vectors) and made them in the old
+ * space, where 100,000 turns of them piled up until a full collection: predicting every turn of
+ * the benchmark's study took 6.0 s of CPU that way against 3.7 s with that V8 heuristic off.
+ */
+export function turnVector(session: Session, index: number, idf: Idf, context = true): BufferedVector {
+  hashTurn(session, index);
+  const blocks = [wordHashes.sorted(), charHashes.sorted(), contextHashes.sorted()];
+  let n = 0;
+  for (let b = 0; b < BLOCKS; b++) {
+    const sorted = blocks[b];
+    if (b === CONTEXT_BLOCK && !context) continue;
+    if (buffered.index.length < n + sorted.length) {
+      const size = 2 * (n + sorted.length);
+      const [index, value] = [new Int32Array(size), new Float64Array(size)];
+      index.set(buffered.index.subarray(0, n));
+      value.set(buffered.value.subarray(0, n));
+      [buffered.index, buffered.value] = [index, value];
+    }
+    const { index: ids, value } = buffered;
+    const start = n;
+    let norm = 0;
+    // Runs of equal hashes are a bucket and its count, in the bucket order of `take`.
+    for (let i = 0; i < sorted.length;) {
+      let j = i + 1;
+      while (j < sorted.length && sorted[j] === sorted[i]) j++;
+      const count = j - i;
+      const id = idf.id[b * BUCKETS + sorted[i]];
+      i = j;
+      if (id < 0) continue;
+      const v = (count === 1 ? 1 : 1 + Math.log(count)) * idf.weight[id];
+      ids[n] = id;
+      value[n] = v;
+      n++;
+      norm += v * v;
+    }
+    norm = Math.sqrt(norm);
+    if (norm > 0) for (let i = start; i < n; i++) value[i] /= norm;
+  }
+  buffered.length = n;
+  return buffered;
 }

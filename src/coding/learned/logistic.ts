@@ -1,4 +1,4 @@
-import type { SparseVector } from "./features.js";
+import type { BufferedVector, SparseVector } from "./features.js";
 import { minimise, type LbfgsResult } from "./lbfgs.js";
 
 /**
@@ -234,22 +234,32 @@ let entryValue = new Float64Array(1024);
 
 /** Class scores (logits) of one vector. */
 export function logisticScores(model: LogisticModel, x: SparseVector): Float64Array {
-  if (x.index.length > entryColumn.length) {
-    entryColumn = new Int32Array(x.index.length);
-    entryValue = new Float64Array(x.index.length);
+  const out = new Float64Array(model.classes);
+  scoresOf(model, x.index, x.value, x.index.length, out);
+  return out;
+}
+
+/** `logisticScores` of a vector in reused buffers (features.ts, turnVector), written into `out` (model.classes long). */
+export function bufferedScores(model: LogisticModel, x: BufferedVector, out: Float64Array): void {
+  scoresOf(model, x.index, x.value, x.length, out);
+}
+
+/** Class scores of the vector's first `length` entries, written into `out`. */
+function scoresOf(model: LogisticModel, index: ArrayLike<number>, value: ArrayLike<number>, length: number, out: Float64Array): void {
+  if (length > entryColumn.length) {
+    entryColumn = new Int32Array(length);
+    entryValue = new Float64Array(length);
   }
   let n = 0;
   const { columns } = model;
-  for (let a = 0; a < x.index.length; a++) {
-    const j = x.index[a];
+  for (let a = 0; a < length; a++) {
+    const j = index[a];
     const column = j < columns.length ? columns[j] : -1;
     if (column < 0) continue;
     entryColumn[n] = column;
-    entryValue[n++] = x.value[a];
+    entryValue[n++] = value[a];
   }
-  const out = new Float64Array(model.classes);
   rowScores(entryColumn, entryValue, 0, n, model.weights, model.bias, 0, out);
-  return out;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Codebook } from "../codebook/schema.js";
-import { fitIdf, vectorise, withoutContext, type Idf, type SparseVector, type TurnTerms } from "./features.js";
-import { logisticScores, probabilities, trainLogistic, type LogisticKind, type LogisticModel } from "./logistic.js";
+import type { Session } from "../../transcript/schema.js";
+import { fitIdf, turnVector, vectorise, withoutContext, type Idf, type SparseVector, type TurnTerms } from "./features.js";
+import { bufferedScores, logisticScores, probabilities, trainLogistic, type LogisticKind, type LogisticModel } from "./logistic.js";
 
 /**
  * A codebook-shaped classifier: for a nominal codebook one head over its categories (softmax, or
@@ -104,15 +105,20 @@ function balancedWeights(rows: readonly [number, number[]][], classes: number): 
 /** A training set's idf and its turns' vectors, per view (text only; text and context). */
 export interface TrainingFeatures {
   idf: Idf;
-  text: SparseVector[];
+  /** Without `text` (trainingFeatures), undefined. */
+  text?: SparseVector[];
   withContext: SparseVector[];
 }
 
-/** Computed once per training set: cross-validation tries several settings on the same one. */
-export function trainingFeatures(examples: readonly TrainingExample[]): TrainingFeatures {
+/**
+ * Computed once per training set: cross-validation tries several settings on the same one.
+ * Without `text`, no text-only vectors: a text-and-context model alone needs none, and at 20,000
+ * turns they were ~80 MB held through its fit.
+ */
+export function trainingFeatures(examples: readonly TrainingExample[], text = true): TrainingFeatures {
   const idf = fitIdf(examples.map((e) => e.terms));
   const withContext = examples.map((e) => vectorise(e.terms, idf));
-  return { idf, text: withContext.map((x) => withoutContext(x, idf)), withContext };
+  return { idf, ...(text ? { text: withContext.map((x) => withoutContext(x, idf)) } : {}), withContext };
 }
 
 export interface TrainOptions {
@@ -125,8 +131,8 @@ export interface TrainOptions {
 /** Train on `examples` (in the order given: callers pass a canonical order). */
 export function trainLearnedModel(codebook: Codebook, examples: readonly TrainingExample[], settings: ModelSettings, options: TrainOptions = {}): LearnedModel {
   const { start } = options;
-  const { idf, text, withContext } = options.features ?? trainingFeatures(examples);
-  const views = viewsOf(settings).map((context) => (context ? withContext : text));
+  const { idf, text, withContext } = options.features ?? trainingFeatures(examples, settings.text);
+  const views = viewsOf(settings).map((context) => (context ? withContext : (text ?? withContext.map((x) => withoutContext(x, idf)))));
   if (views.length === 0) throw new Error("a learned model needs the text model, the text-and-context model or both");
   const heads = targetsOf(codebook, examples).map(({ head, kind, rows }, h): Head => {
     const classes = head.classes.length;
@@ -210,6 +216,30 @@ export function decide(model: LearnedModel, scores: readonly Float64Array[], tem
 
 export function predictLearned(model: LearnedModel, terms: TurnTerms, temperature = 1): Prediction {
   return decide(model, headScores(model, terms), temperature);
+}
+
+/** One model's scores, before they are averaged (turnScores), reused from turn to turn. */
+let scratch = new Float64Array(16);
+
+/**
+ * `predictLearned(model, turnTerms(session, index), temperature)`, the same prediction, without a
+ * turn's intermediate arrays (its terms, its vector, each model's scores): what coding every turn
+ * of a study does (features.ts, turnVector, says why that matters).
+ */
+export function predictTurn(model: LearnedModel, session: Session, index: number, temperature = 1): Prediction {
+  const x = turnVector(session, index, model.idf, model.settings.context);
+  const scores = model.heads.map((head) => {
+    const sum = new Float64Array(head.classes.length);
+    if (scratch.length < sum.length) scratch = new Float64Array(sum.length);
+    const out = scratch.subarray(0, sum.length);
+    // As averageScores: each model's scores divided by their number, added in model order.
+    for (const m of head.models) {
+      bufferedScores(m, x, out);
+      for (let k = 0; k < sum.length; k++) sum[k] += out[k] / head.models.length;
+    }
+    return sum;
+  });
+  return decide(model, scores, temperature);
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
