@@ -114,6 +114,10 @@ export async function runPipeline(
         failures.push({ name: stage.name, error });
         reporter.log(`[${stage.name}] FAILED after ${seconds.toFixed(1)} s: ${errorMessage(error)}`);
         continue;
+      } finally {
+        // The stages after this one read the turns they need anew: those this one read (a
+        // study's turns take ~0.5 GB at 1,000,000) are not held through them (issue 40).
+        studyContext.releaseSessions();
       }
       // What the stage wrote may be what later stages read.
       hashes.forget(stage.writes.map((folder) => context.study.paths[folder]));
