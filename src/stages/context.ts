@@ -94,7 +94,9 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
       let records = codes.get(key);
       if (!records) {
         // Only records that still describe their turn (study/reader.ts), checked a session at a time.
-        records = Promise.all([readCodes(dir, codebook, coder), context.sessions()]).then(async ([all, sessions]) => (await currentBySession([all], sessions, withTurns))[0]);
+        records = Promise.all([readCodes(dir, codebook, coder), context.sessions()]).then(
+          async ([all, sessions]) => (await currentBySession([all], sessions, withTurns))[0],
+        );
         if (keep) codes.set(key, records);
       }
       return records;
