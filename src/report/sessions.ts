@@ -1,8 +1,7 @@
-import { checkCodeCurrency } from "../coding/currency.js";
 import type { CodeRecord } from "../coding/records.js";
 import { readCodes } from "../coding/store.js";
 import { rememberSessionHash, sessionHash } from "../study/memo.js";
-import type { StudyReader } from "../study/reader.js";
+import { currentBySession, type StudyReader } from "../study/reader.js";
 import { compareSessions, listSessionIds, sessionPath } from "../study/study.js";
 import { openSessionFiles, readSessionAgain, sameSessionFile, turnsInMemory } from "../study/validated-sessions.js";
 import type { Session } from "../transcript/schema.js";
@@ -80,32 +79,7 @@ export async function diskSessions(study: string): Promise<BuildSessions> {
     async codes(codebook, coders) {
       const lists: CodeRecord[][] = [];
       for (const coder of coders) lists.push(await readCodes(study, codebook, coder));
-      return currentBySession(lists, heads, load);
+      return currentBySession(lists, heads, readSessionAgain);
     },
   };
-}
-
-/**
- * `lists` without the records that no longer describe their turn (checkCodeCurrency), checking each
- * session's records of every list against that session alone, loaded once; file order is kept.
- */
-async function currentBySession(lists: CodeRecord[][], heads: readonly Session[], load: (index: number) => Promise<Session>): Promise<CodeRecord[][]> {
-  const index = new Map(heads.map((h, i) => [h.id, i]));
-  // Per session (by index), its records of each list that carry a fingerprint (the only ones checked).
-  const checked = new Map<number, CodeRecord[][]>();
-  lists.forEach((records, k) => {
-    for (const record of records) {
-      const i = record.fingerprint === undefined ? undefined : index.get(record.session);
-      if (i === undefined) continue;
-      let mine = checked.get(i);
-      if (!mine) checked.set(i, (mine = lists.map(() => [])));
-      mine[k].push(record);
-    }
-  });
-  const withheld = new Set<CodeRecord>();
-  for (const i of [...checked.keys()].sort((a, b) => a - b)) {
-    const session = await load(i);
-    for (const mine of checked.get(i)!) for (const { record } of checkCodeCurrency(mine, [session]).withheld) withheld.add(record);
-  }
-  return withheld.size === 0 ? lists : lists.map((records) => records.filter((r) => !withheld.has(r)));
 }

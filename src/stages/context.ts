@@ -4,7 +4,7 @@ import { createChatModel, type LlmClient } from "../llm/client.js";
 import { resolveModelConfig, type ModelCliOptions } from "../llm/config.js";
 import type { StudyConfig } from "../study/config.js";
 import { loadSessions, loadStudyConfig, studyPaths, type StudyPaths } from "../study/study.js";
-import { currentCodes, type StudyReader } from "../study/reader.js";
+import { currentBySession, type StudyReader } from "../study/reader.js";
 import { readSessionAgain, turnsInMemory } from "../study/validated-sessions.js";
 import type { Session } from "../transcript/schema.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
@@ -53,6 +53,13 @@ export interface StudyContext extends StudyReader {
   model(overrides: ModelCliOptions, effects: StageEffects): LlmClient;
   /** Forget what was loaded after a stage wrote sessions or codes. */
   changed(what: "sessions" | "codes"): void;
+  /**
+   * Let go of the sessions loaded so far (the code values cut from the records stay): the next
+   * `sessions()` gives their heads again (unchanged files are stamped, not read), and a stage
+   * reads the turns it needs anew. The pipeline calls it after each stage, so turns that one
+   * stage read are not held through the stages after it (issue 40).
+   */
+  releaseSessions(): void;
 }
 
 /** The real client, with retries reported as warnings. */
@@ -60,6 +67,9 @@ export const defaultModelFactory: ModelFactory = (context, overrides, effects) =
   createChatModel(resolveModelConfig({ cli: overrides, study: context.config.model, studyDir: context.dir }), {
     onRetry: ({ attempt, delayMs, error }) => effects.warn(`${error.message}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
   });
+
+/** A session with its turns: as it is when this process holds them, else read again for the caller alone (study/validated-sessions.ts). */
+const withTurns = (session: Session): Session => (turnsInMemory(session) ? session : readSessionAgain(session));
 
 /** Open a study: validates colloquy.json now (naming a wrong field); loads data lazily. */
 export async function openStudy(dir: string, options: { modelFactory?: ModelFactory } = {}): Promise<StudyContext> {
@@ -76,15 +86,17 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
     // A failed load is not remembered: the next call tries again.
     sessions: () => (sessions ??= loadSessions(dir).catch((error) => ((sessions = undefined), Promise.reject(error)))),
     async *eachSession() {
-      for (const head of await context.sessions()) yield turnsInMemory(head) ? head : readSessionAgain(head);
+      for (const head of await context.sessions()) yield withTurns(head);
     },
     coders: () => (coders ??= listCoders(dir)),
     codes(codebook, coder, { keep = true } = {}) {
       const key = `${codebook}\u0000${coder}`;
       let records = codes.get(key);
       if (!records) {
-        // Only records that still describe their turn (study/reader.ts).
-        records = Promise.all([readCodes(dir, codebook, coder), context.sessions()]).then(([all, sessions]) => currentCodes(all, sessions));
+        // Only records that still describe their turn (study/reader.ts), checked a session at a time.
+        records = Promise.all([readCodes(dir, codebook, coder), context.sessions()]).then(
+          async ([all, sessions]) => (await currentBySession([all], sessions, withTurns))[0],
+        );
         if (keep) codes.set(key, records);
       }
       return records;
@@ -109,6 +121,9 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
       codes.clear();
       values.clear();
       coders = undefined;
+    },
+    releaseSessions() {
+      sessions = undefined;
     },
   };
   return context;

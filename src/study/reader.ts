@@ -41,3 +41,36 @@ export function diskReader(study: string): StudyReader {
 export function currentCodes(records: readonly CodeRecord[], sessions: readonly Session[]): CodeRecord[] {
   return checkCodeCurrency(records, sessions).current;
 }
+
+/**
+ * `lists` without the records that no longer describe their turn, as `currentCodes` gives them,
+ * checked a session at a time: each session with records to check (those carrying a fingerprint)
+ * is given by `load`, once for every list, and let go after. A caller that holds the sessions'
+ * heads only (their turns not read) then holds one session's turns and fingerprints during the
+ * check, not the study's (issue 40). File order is kept; `lists` are returned as they are when
+ * every record is current.
+ */
+export async function currentBySession(
+  lists: readonly CodeRecord[][],
+  sessions: readonly Session[],
+  load: (session: Session) => Session | Promise<Session>,
+): Promise<CodeRecord[][]> {
+  const index = new Map(sessions.map((s, i) => [s.id, i]));
+  // Per session (by index), its records of each list that carry a fingerprint (the only ones checked).
+  const checked = new Map<number, CodeRecord[][]>();
+  lists.forEach((records, k) => {
+    for (const record of records) {
+      const i = record.fingerprint === undefined ? undefined : index.get(record.session);
+      if (i === undefined) continue;
+      let mine = checked.get(i);
+      if (!mine) checked.set(i, (mine = lists.map(() => [])));
+      mine[k].push(record);
+    }
+  });
+  const withheld = new Set<CodeRecord>();
+  for (const i of [...checked.keys()].sort((a, b) => a - b)) {
+    const session = await load(sessions[i]);
+    for (const mine of checked.get(i)!) for (const { record } of checkCodeCurrency(mine, [session]).withheld) withheld.add(record);
+  }
+  return withheld.size === 0 ? [...lists] : lists.map((records) => records.filter((r) => !withheld.has(r)));
+}

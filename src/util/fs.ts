@@ -56,16 +56,15 @@ export function tempName(name: string): string {
  * A crash leaves either the old file or the new one, never half of one. With `sync`, the data
  * is on the disk (fsync) before the rename, so a power cut cannot leave an empty file either.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array | readonly Uint8Array[], options: { sync?: boolean } = {}): Promise<void> {
-  const chunks: readonly Uint8Array[] = Array.isArray(data) ? data : [typeof data === "string" ? Buffer.from(data) : (data as Uint8Array)];
+export async function writeFileAtomic(path: string, data: string | Uint8Array | Iterable<Uint8Array>, options: { sync?: boolean } = {}): Promise<void> {
+  const chunks: Iterable<Uint8Array> = typeof data === "string" ? [Buffer.from(data)] : data instanceof Uint8Array ? [data] : data;
   await mkdir(dirname(path), { recursive: true });
   const temp = join(dirname(path), tempName(basename(path)));
   try {
     // The whole buffer in one write (writeFile writes 512 KB at a time, and encodes a string as it goes: 50 ms for 20 MB), or the chunks in one gathered write.
     const handle = await open(temp, "w");
     try {
-      if (chunks.length === 1) await writeAll(handle, chunks[0]);
-      else await writeChunks(handle, chunks);
+      await writeEach(handle, chunks);
       if (options.sync) await handle.sync();
     } finally {
       await handle.close();
@@ -80,6 +79,30 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array | 
 /** Pretty JSON (2-space indent, trailing newline), written atomically. */
 export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
   await writeFileAtomic(path, JSON.stringify(value, null, 2) + "\n");
+}
+
+/** Bytes gathered into one write: the chunks of a file made as it is written are held this much at a time. */
+const GATHER_BYTES = 1 << 20;
+
+/**
+ * Chunks in order, as they come: a whole buffer in one write, else gathered writes of about
+ * GATHER_BYTES each, so chunks made as the file is written (util/json-layout.ts) are let go as
+ * they go out rather than held until the last is made (issue 40).
+ */
+async function writeEach(handle: FileHandle, chunks: Iterable<Uint8Array>): Promise<void> {
+  let group: Uint8Array[] = [];
+  let bytes = 0;
+  for (const chunk of chunks) {
+    group.push(chunk);
+    bytes += chunk.length;
+    if (bytes >= GATHER_BYTES) {
+      await (group.length === 1 ? writeAll(handle, group[0]) : writeChunks(handle, group));
+      group = [];
+      bytes = 0;
+    }
+  }
+  if (group.length === 1) await writeAll(handle, group[0]);
+  else if (group.length > 1) await writeChunks(handle, group);
 }
 
 /**

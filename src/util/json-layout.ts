@@ -14,33 +14,40 @@ export function arrayLine(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** {@link jsonWithArrayLines} with each array's lines made here. */
-export function jsonWithLineArrays(object: object, paths: readonly string[]): Uint8Array[] {
+/**
+ * {@link jsonWithArrayLines} with each array's lines made here, one as it is written: a large
+ * file's lines (concepts.json: 200 MB at 1,000,000 turns) are never all held at once (issue 40).
+ */
+export function jsonWithLineArrays(object: object, paths: readonly string[]): Iterable<Uint8Array> {
   return jsonWithArrayLines(
     object,
     paths.flatMap((path) => {
       const value = valueAt(object, path);
-      // Array.from, not map: a hole in the array is null, as JSON.stringify writes it.
-      return value ? [{ path, lines: Array.from(value, arrayLine) }] : [];
+      return value ? [{ path, lines: linesOf(value) }] : [];
     }),
   );
+}
+
+/** Each entry's line, made when it is asked for; by index, so a hole in the array is null, as JSON.stringify writes it. */
+function* linesOf(value: readonly unknown[]): Iterable<string> {
+  for (let i = 0; i < value.length; i++) yield arrayLine(value[i]);
 }
 
 /** One array of a file written one entry per line: its path of keys from the top ("sessions", "codes.profiles.members") and its entries' texts. */
 export interface LineArray {
   path: string;
-  lines: readonly (string | Uint8Array)[];
+  lines: Iterable<string | Uint8Array>;
 }
 
 /**
- * The file's bytes, as chunks to write in order (writeFileAtomic writes them in one gathered
- * write): `object` as `JSON.stringify(object, null, 2) + "\n"`, with each of `arrays`
+ * The file's bytes, as chunks to write in order (writeFileAtomic writes them a gathered write at
+ * a time, as they come): `object` as `JSON.stringify(object, null, 2) + "\n"`, with each of `arrays`
  * made of its `lines` (from {@link arrayLine}, as strings or UTF-8 bytes), one per line. Only an
  * array reached through plain objects is laid out so (see {@link valueAt}); any other path is
  * written as the rest is, and a path given twice once. Bytes in, bytes out: decoding 20 MB of
  * entries to one string to encode it back cost twice.
  */
-export function jsonWithArrayLines(object: object, arrays: readonly LineArray[]): Uint8Array[] {
+export function* jsonWithArrayLines(object: object, arrays: readonly LineArray[]): Iterable<Uint8Array> {
   const paths = new Set<string>();
   const present = arrays.filter(({ path }) => {
     const fresh = !paths.has(path) && valueAt(object, path) !== undefined;
@@ -49,20 +56,19 @@ export function jsonWithArrayLines(object: object, arrays: readonly LineArray[])
   });
   // No path runs inside another: an array on the way is no plain object, so valueAt leaves such a path out.
   const pretty = () => [Buffer.from(`${JSON.stringify(object, null, 2)}\n`)];
-  if (present.length === 0) return pretty();
+  if (present.length === 0) return yield* pretty();
   const cut = cutAtArrays(
     object,
     present.map((a) => a.path),
     (value) => JSON.stringify(value, null, 2),
   );
-  if (!cut) return pretty();
-  const chunks: Uint8Array[] = [Buffer.from(cut.pieces[0])];
-  cut.order.forEach((i, k) => {
-    pushLines(chunks, present[i].lines, present[i].path);
-    chunks.push(Buffer.from(cut.pieces[k + 1]));
-  });
-  chunks.push(Buffer.from("\n"));
-  return chunks;
+  if (!cut) return yield* pretty();
+  yield Buffer.from(cut.pieces[0]);
+  for (const [k, i] of cut.order.entries()) {
+    yield* linesChunks(present[i].lines, present[i].path);
+    yield Buffer.from(cut.pieces[k + 1]);
+  }
+  yield Buffer.from("\n");
 }
 
 /**
@@ -100,20 +106,16 @@ export function cutAtArrays(object: object, paths: readonly string[], stringify:
 export const lineSeparator = (path: string): string => `,\n${"  ".repeat(path.split(".").length)}  `;
 
 /** `[`, the lines indented one step deeper than the member at `path`, and `]` at the member's indent. */
-function pushLines(chunks: Uint8Array[], lines: LineArray["lines"], path: string): void {
-  if (lines.length === 0) {
-    chunks.push(Buffer.from("[]"));
-    return;
-  }
+function* linesChunks(lines: LineArray["lines"], path: string): Iterable<Uint8Array> {
   const indent = "  ".repeat(path.split(".").length);
   const separator = Buffer.from(lineSeparator(path));
-  chunks.push(Buffer.from(`[\n${indent}  `));
-  for (let i = 0; i < lines.length; i++) {
-    if (i > 0) chunks.push(separator);
-    const line = lines[i];
-    chunks.push(typeof line === "string" ? Buffer.from(line) : line);
+  let first = true;
+  for (const line of lines) {
+    yield first ? Buffer.from(`[\n${indent}  `) : separator;
+    first = false;
+    yield typeof line === "string" ? Buffer.from(line) : line;
   }
-  chunks.push(Buffer.from(`\n${indent}]`));
+  yield Buffer.from(first ? "[]" : `\n${indent}]`);
 }
 
 /** An object JSON.stringify writes as its own enumerable members: no toJSON, a plain prototype. */

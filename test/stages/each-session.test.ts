@@ -11,6 +11,13 @@ import { buildSite } from "../../src/report/build.js";
 import { openStudy, silentEffects } from "../../src/stages/context.js";
 import { runConcepts } from "../../src/stages/concepts.js";
 import { runTopics } from "../../src/stages/topics.js";
+import { runCode } from "../../src/stages/code.js";
+import { runPipeline } from "../../src/pipeline/run.js";
+import type { Stage, StageName } from "../../src/pipeline/types.js";
+import { currentCodes } from "../../src/study/reader.js";
+import { readCodes } from "../../src/coding/store.js";
+import { silentReporter } from "../../src/util/reporter.js";
+import type { Session } from "../../src/transcript/schema.js";
 
 const demo = join(import.meta.dirname, "../../fixtures/demo-study");
 
@@ -88,4 +95,53 @@ it("concepts and topics leave the shared sessions without their turns; eachSessi
     expect(passed.map((s) => s.id)).toEqual(shared.map((s) => s.id));
     expect(passed.map((s) => s.turns.length)).toEqual((await loadSessions(dir)).map((s) => s.turns.length));
     expect(shared.some(turnsInMemory)).toBe(false);
+  }));
+
+it("the code records' currency check reads one session at a time: the shared sessions keep no turns after it, and a record of an edited turn is still withheld", async () =>
+  withRememberedStudy(async (dir) => {
+    // Rules codes carry their turns' fingerprints (the demo's human codes have none to check).
+    await runCode(await openStudy(dir), { codebook: "bales-ipa", coder: "rules" }, silentEffects);
+    const context = await openStudy(dir);
+    const shared = await context.sessions();
+    const [codebook, coder] = ["bales-ipa", "rules"];
+    const records = await context.codes(codebook, coder);
+    expect(records.length).toBeGreaterThan(0);
+    expect(shared.some(turnsInMemory)).toBe(false);
+    // The same records as the check against the whole study holds them.
+    expect(records).toEqual(currentCodes(await readCodes(dir, codebook, coder), await loadSessions(dir)));
+
+    // A turn edited (and the session remembered anew): its record no longer describes it.
+    const first = records.find((r) => r.fingerprint !== undefined);
+    const session = (await loadSessions(dir)).find((s) => s.id === first!.session)!;
+    const turn = session.turns.find((t) => t.id === first!.turn)!;
+    turn.text = `${turn.text} (edited)`;
+    await saveSession(dir, session);
+    const again = await openStudy(dir);
+    const kept = await again.codes(codebook, coder);
+    expect(kept).toHaveLength(records.length - 1);
+    expect(kept.some((r) => r.session === first!.session && r.turn === first!.turn)).toBe(false);
+  }));
+
+it("the pipeline lets go of the sessions after each stage: the next stage reads them (and any turns it needs) anew", async () =>
+  withRememberedStudy(async (dir) => {
+    const seen: Session[][] = [];
+    const heldAtStart: boolean[] = [];
+    const stage = (name: StageName): Stage => ({
+      name,
+      description: name,
+      writes: [],
+      plan: async () => ({ fingerprint: String(Math.random()), work: name }),
+      async run(c) {
+        const sessions = await c.study.sessions();
+        heldAtStart.push(sessions.some(turnsInMemory));
+        // A stage that reads every session's turns through the shared heads holds them while it runs.
+        for (const s of sessions) void s.turns.length;
+        seen.push(sessions);
+        return name;
+      },
+    });
+    await runPipeline(dir, [stage("agree"), stage("compare")], {}, silentReporter);
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).not.toBe(seen[0]);
+    expect(heldAtStart).toEqual([false, false]);
   }));

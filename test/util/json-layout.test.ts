@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { arrayLine, jsonWithArrayLines as arrayLinesChunks, jsonWithLineArrays as lineArraysChunks } from "../../src/util/json-layout.js";
 
 // The file's bytes as one buffer (the functions give its chunks, for one gathered write).
-const jsonWithArrayLines = (...args: Parameters<typeof arrayLinesChunks>) => Buffer.concat(arrayLinesChunks(...args));
-const jsonWithLineArrays = (...args: Parameters<typeof lineArraysChunks>) => Buffer.concat(lineArraysChunks(...args));
+const jsonWithArrayLines = (...args: Parameters<typeof arrayLinesChunks>) => Buffer.concat([...arrayLinesChunks(...args)]);
+const jsonWithLineArrays = (...args: Parameters<typeof lineArraysChunks>) => Buffer.concat([...lineArraysChunks(...args)]);
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
 
@@ -104,5 +104,19 @@ describe("jsonWithArrayLines: indented JSON with some arrays' entries one per li
     expect(jsonWithLineArrays({ items: [], after: 1 }, ["items"]).toString("utf8")).toBe(pretty({ items: [], after: 1 }));
     const tricky = { before: "lines0\u0000", items: [undefined, () => 1, 2], after: ["lines0\u0000\u0000"] };
     expect(JSON.parse(jsonWithLineArrays(tricky, ["items"]).toString("utf8"))).toEqual(JSON.parse(JSON.stringify(tricky)));
+  });
+});
+
+describe("jsonWithLineArrays makes each line as it is written (issue 40)", () => {
+  it("an entry's line is made when its chunk is asked for, not before: a large file's lines are never all held", () => {
+    const made: number[] = [];
+    const items = Array.from({ length: 1000 }, (_, i) => ({ toJSON: () => (made.push(i), { i }) }));
+    const chunks = lineArraysChunks({ head: 1, items }, ["items"])[Symbol.iterator]();
+    // The text before the array, "[" with the first line's indent, and the first line.
+    for (let k = 0; k < 3; k++) chunks.next();
+    expect(made).toEqual([0]);
+    const rest = [...{ [Symbol.iterator]: () => chunks }];
+    expect(made).toHaveLength(1000);
+    expect(rest.length).toBeGreaterThan(1000);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { readdirSync, statSync } from "node:fs";
 import { mkdtemp, readFile } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,6 +14,27 @@ describe("writing a file from chunks (a file laid out from stored lines)", () =>
     const path = join(dir, "out.json");
     await writeFileAtomic(path, chunks);
     expect((await readFile(path)).equals(Buffer.concat(chunks))).toBe(true);
+  });
+
+  it("writes chunks as they come: those made while the file is written are on disk before the next is asked for (issue 40)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "colloquy-chunks-"));
+    const path = join(dir, "out.json");
+    const megabyte = Buffer.alloc(1 << 20, "x");
+    // The temp file's size when the writer asks for the chunk after each one.
+    const written = () => {
+      const temp = readdirSync(dir).find((name) => name.startsWith(".out.json."));
+      return temp === undefined ? -1 : statSync(join(dir, temp)).size;
+    };
+    const sizes: number[] = [];
+    function* chunks() {
+      for (let i = 0; i < 4; i++) {
+        yield megabyte;
+        sizes.push(written());
+      }
+    }
+    await writeFileAtomic(path, chunks());
+    expect((await readFile(path)).equals(Buffer.concat([megabyte, megabyte, megabyte, megabyte]))).toBe(true);
+    expect(sizes).toEqual([1 << 20, 2 << 20, 3 << 20, 4 << 20]);
   });
 
   it("writes what a partial gathered write left out", async () => {
