@@ -3,10 +3,12 @@ import { codeValue, type CodeRecord, type CodeValue } from "../coding/records.js
 import { createChatModel, type LlmClient } from "../llm/client.js";
 import { resolveModelConfig, type ModelCliOptions } from "../llm/config.js";
 import type { StudyConfig } from "../study/config.js";
+import { sessionHash } from "../study/memo.js";
 import { loadSessions, loadStudyConfig, studyPaths, type StudyPaths } from "../study/study.js";
 import { currentBySession, type StudyReader } from "../study/reader.js";
 import { readSessionAgain, turnsInMemory } from "../study/validated-sessions.js";
 import type { Session } from "../transcript/schema.js";
+import { CliError } from "../util/errors.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
 
 /**
@@ -76,6 +78,17 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
   const config = await loadStudyConfig(dir);
   const factory = options.modelFactory ?? defaultModelFactory;
   let sessions: Promise<Session[]> | undefined;
+  // The content hash of each session releaseSessions() let go: the next load must find the same
+  // files, as readSessionAgain demands of a file read again, since the code records this run
+  // checked and cut were checked against those turns.
+  let released: Promise<Map<string, string> | undefined> | undefined;
+  const loadUnchanged = async (): Promise<Session[]> => {
+    const before = await released;
+    const loaded = await loadSessions(dir);
+    if (before) assertSameSessions(dir, before, loaded);
+    released = undefined;
+    return loaded;
+  };
   let coders: Promise<Record<string, string[]>> | undefined;
   const codes = new Map<string, Promise<CodeRecord[]>>();
   const values = new Map<string, Promise<CodeValue[]>>();
@@ -84,7 +97,7 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
     paths: studyPaths(dir),
     config,
     // A failed load is not remembered: the next call tries again.
-    sessions: () => (sessions ??= loadSessions(dir).catch((error) => ((sessions = undefined), Promise.reject(error)))),
+    sessions: () => (sessions ??= loadUnchanged().catch((error) => ((sessions = undefined), Promise.reject(error)))),
     async *eachSession() {
       for (const head of await context.sessions()) yield withTurns(head);
     },
@@ -117,12 +130,17 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
     },
     model: (overrides, effects) => factory(context, overrides, effects),
     changed(what) {
-      if (what === "sessions") sessions = undefined;
+      if (what === "sessions") sessions = released = undefined;
       codes.clear();
       values.clear();
       coders = undefined;
     },
     releaseSessions() {
+      if (sessions)
+        released = sessions.then(
+          (list) => new Map(list.map((s) => [s.id, sessionHash(s)])),
+          () => undefined,
+        );
       sessions = undefined;
     },
   };
@@ -131,3 +149,12 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
 
 /** The effects of a stage run with nobody listening. */
 export const silentEffects: StageEffects = silentReporter;
+
+/** Stop the run if the sessions loaded again are not those let go: a file was edited, added or removed in between. */
+function assertSameSessions(dir: string, before: ReadonlyMap<string, string>, loaded: readonly Session[]): void {
+  // Every id loaded was let go with the same hash, and as many: the same sessions (ids are unique).
+  const edited = loaded.find((s) => before.get(s.id) !== sessionHash(s));
+  if (!edited && loaded.length === before.size) return;
+  const which = edited ? `session ${edited.id} was edited or added` : "a session was removed";
+  throw new CliError(`${studyPaths(dir).sessions}: ${which} while this run was using the study; run the command again`);
+}

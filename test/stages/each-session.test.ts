@@ -145,3 +145,25 @@ it("the pipeline lets go of the sessions after each stage: the next stage reads 
     expect(seen[1]).not.toBe(seen[0]);
     expect(heldAtStart).toEqual([false, false]);
   }));
+
+it("sessions loaded again after the context let them go must be the files it let go: an edit, a new or a removed file in between stops the run", async () =>
+  withRememberedStudy(async (dir) => {
+    const folder = join(dir, "sessions");
+    const [first, second] = (await readdir(folder)).sort();
+    const context = await openStudy(dir);
+    const before = await context.sessions();
+    context.releaseSessions();
+    // Unchanged files: the same sessions, loaded anew.
+    expect((await context.sessions()).map((s) => s.id)).toEqual(before.map((s) => s.id));
+    context.releaseSessions();
+    const file = join(folder, first!);
+    const text = await readFile(file, "utf8");
+    await writeFile(file, text.replace(/"text": ?"/, '"text":"edited between stages: '));
+    await expect(context.sessions()).rejects.toThrow(/sessions: session .+ was edited or added while this run was using the study/);
+    // A stage that writes sessions says so (changed): what it wrote is the study from then on.
+    context.changed("sessions");
+    await context.sessions();
+    context.releaseSessions();
+    await rm(join(folder, second!));
+    await expect(context.sessions()).rejects.toThrow(/sessions: a session was removed while this run was using the study/);
+  }));
