@@ -116,7 +116,12 @@ it("the code records' currency check reads one session at a time: the shared ses
     const turn = session.turns.find((t) => t.id === first!.turn)!;
     turn.text = `${turn.text} (edited)`;
     await saveSession(dir, session);
+    // Remembered with its head, as an older file is: the check must read its turns anew.
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await utimes(join(dir, "sessions", `${session.id}.json`), hourAgo, hourAgo);
+    await loadSessions(dir);
     const again = await openStudy(dir);
+    expect((await again.sessions()).find((s) => s.id === session.id)!).toSatisfy((head: Session) => !turnsInMemory(head));
     const kept = await again.codes(codebook, coder);
     expect(kept).toHaveLength(records.length - 1);
     expect(kept.some((r) => r.session === first!.session && r.turn === first!.turn)).toBe(false);

@@ -37,6 +37,20 @@ describe("writing a file from chunks (a file laid out from stored lines)", () =>
     expect(sizes).toEqual([1 << 20, 2 << 20, 3 << 20, 4 << 20]);
   });
 
+  it("a failure while the chunks are made (after some are on disk) keeps the file as it was and leaves no temp file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "colloquy-chunks-"));
+    const path = join(dir, "out.json");
+    await writeFileAtomic(path, "the file before");
+    const megabyte = Buffer.alloc(1 << 20, "x");
+    function* chunks() {
+      for (let i = 0; i < 3; i++) yield megabyte;
+      throw new Error("a value could not be serialised");
+    }
+    await expect(writeFileAtomic(path, chunks())).rejects.toThrow("a value could not be serialised");
+    expect(await readFile(path, "utf8")).toBe("the file before");
+    expect(readdirSync(dir)).toEqual(["out.json"]);
+  });
+
   it("writes what a partial gathered write left out", async () => {
     const written: Buffer[] = [];
     // A disk that takes 5 bytes of the gathered write, then the rest a byte at a time.
