@@ -200,7 +200,13 @@ export function vectorise(terms: TurnTerms, idf: Idf, context = true): SparseVec
   terms.blocks.forEach((block, b) => {
     if (b !== CONTEXT_BLOCK || context) n = appendBlock(b, block.bucket, block.count, block.bucket.length, idf, n);
   });
-  return { index: Array.from(buffered.index.subarray(0, n)), value: Array.from(buffered.value.subarray(0, n)) };
+  const index: number[] = [];
+  const value: number[] = [];
+  for (let i = 0; i < n; i++) {
+    index.push(buffered.index[i]);
+    value.push(buffered.value[i]);
+  }
+  return { index, value };
 }
 
 /**
