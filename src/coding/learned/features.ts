@@ -63,38 +63,27 @@ class HashBuffer {
     this.length = 0;
     return sorted;
   }
-  /** Sorted unique buckets and their counts, [0, `runs()`) of them, reused from call to call. */
-  bucket = new Int32Array(4096);
-  count = new Int32Array(4096);
-  /** Puts the sorted unique buckets and their counts in `bucket` and `count`; returns how many; empties the buffer. */
-  runs(): number {
+  /** Sorted unique buckets with their counts; empties the buffer. */
+  take(): { bucket: number[]; count: number[] } {
+    // Plain arrays: a turn's few hundred numbers are cheaper to allocate than typed arrays. Made
+    // at their size (counted first) rather than grown by push, which copied them several times.
     const sorted = this.sorted();
-    if (this.bucket.length < sorted.length) {
-      this.bucket = new Int32Array(this.data.length);
-      this.count = new Int32Array(this.data.length);
-    }
+    let unique = 0;
+    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) unique++;
+    const bucket = new Array<number>(unique).fill(0);
+    const count = new Array<number>(unique).fill(0);
     let u = -1;
     for (let i = 0; i < sorted.length; i++) {
-      if (i === 0 || sorted[i] !== sorted[i - 1]) {
-        this.bucket[++u] = sorted[i];
-        this.count[u] = 0;
-      }
-      this.count[u]++;
+      if (i === 0 || sorted[i] !== sorted[i - 1]) bucket[++u] = sorted[i];
+      count[u]++;
     }
-    return u + 1;
-  }
-  /** Sorted unique buckets with their counts, in new arrays; empties the buffer. */
-  take(): { bucket: number[]; count: number[] } {
-    const n = this.runs();
-    return { bucket: Array.from(this.bucket.subarray(0, n)), count: Array.from(this.count.subarray(0, n)) };
+    return { bucket, count };
   }
 }
 
 const wordHashes = new HashBuffer();
 const charHashes = new HashBuffer();
 const contextHashes = new HashBuffer();
-/** The blocks' buffers, in block order. */
-const hashBuffers = [wordHashes, charHashes, contextHashes];
 const WORD_SEED = fnv("w ");
 const BIGRAM_SEED = fnv("b ");
 const SPACE = " ".charCodeAt(0);
@@ -121,7 +110,7 @@ function charGrams(word: string): void {
 /** The terms of turn `index` of `session`. */
 export function turnTerms(session: Session, index: number): TurnTerms {
   hashTurn(session, index);
-  return { blocks: hashBuffers.map((hashes) => hashes.take()) };
+  return { blocks: [wordHashes.take(), charHashes.take(), contextHashes.take()] };
 }
 
 /** The hashes of turn `index` of `session`, pushed into the blocks' buffers. */
@@ -196,16 +185,27 @@ export interface SparseVector {
  * block is left out.
  */
 export function vectorise(terms: TurnTerms, idf: Idf, context = true): SparseVector {
-  let n = 0;
-  terms.blocks.forEach((block, b) => {
-    if (b !== CONTEXT_BLOCK || context) n = appendBlock(b, block.bucket, block.count, block.bucket.length, idf, n);
-  });
   const index: number[] = [];
   const value: number[] = [];
-  for (let i = 0; i < n; i++) {
-    index.push(buffered.index[i]);
-    value.push(buffered.value[i]);
-  }
+  let n = 0;
+  terms.blocks.forEach((block, b) => {
+    if (b === CONTEXT_BLOCK && !context) return;
+    const start = n;
+    let norm = 0;
+    for (let i = 0; i < block.bucket.length; i++) {
+      const id = idf.id[b * BUCKETS + block.bucket[i]];
+      if (id < 0) continue;
+      // Most terms occur once in a turn, and 1 + ln 1 is 1: the logarithm only for the others.
+      const count = block.count[i];
+      const v = (count === 1 ? 1 : 1 + Math.log(count)) * idf.weight[id];
+      index.push(id);
+      value.push(v);
+      n++;
+      norm += v * v;
+    }
+    norm = Math.sqrt(norm);
+    if (norm > 0) for (let i = start; i < n; i++) value[i] /= norm;
+  });
   return { index, value };
 }
 
@@ -227,56 +227,49 @@ export interface BufferedVector {
   length: number;
 }
 
-/** Where `vectorise` and `turnVector` build a vector (valid until the next call of either). */
 const buffered: BufferedVector = { index: new Int32Array(1024), value: new Float64Array(1024), length: 0 };
 
 /**
- * Writes block `b`'s entries into `buffered` from entry `n` on and returns the vector's new length:
- * each of its `length` sorted unique buckets with its count, as `vectorise` says (sublinear TF x
- * IDF, the block L2-normalised, terms never seen in training dropped).
- */
-function appendBlock(b: number, bucket: ArrayLike<number>, count: ArrayLike<number>, length: number, idf: Idf, n: number): number {
-  if (buffered.index.length < n + length) {
-    const size = 2 * (n + length);
-    const [index, value] = [new Int32Array(size), new Float64Array(size)];
-    index.set(buffered.index.subarray(0, n));
-    value.set(buffered.value.subarray(0, n));
-    [buffered.index, buffered.value] = [index, value];
-  }
-  const { index: ids, value } = buffered;
-  const start = n;
-  let norm = 0;
-  for (let i = 0; i < length; i++) {
-    const id = idf.id[b * BUCKETS + bucket[i]];
-    if (id < 0) continue;
-    // Most terms occur once in a turn, and 1 + ln 1 is 1: the logarithm only for the others.
-    const v = (count[i] === 1 ? 1 : 1 + Math.log(count[i])) * idf.weight[id];
-    ids[n] = id;
-    value[n] = v;
-    n++;
-    norm += v * v;
-  }
-  norm = Math.sqrt(norm);
-  if (norm > 0) for (let i = start; i < n; i++) value[i] /= norm;
-  return n;
-}
-
-/**
- * `vectorise(turnTerms(session, index), idf, context)`, the same numbers, left in buffers reused
- * from turn to turn (valid until the next call of this or `vectorise`) rather than copied into new
- * arrays, and the terms in the hash buffers rather than in new arrays: what coding 100,000 turns
- * does. The per-turn arrays were garbage at once, but V8 had seen the same code's arrays live on
- * in training (the training turns' terms and vectors) and made them in the old space, where
- * 100,000 turns of them piled up until a full collection: predicting every turn of the
- * benchmark's study took 6.0 s of CPU that way against 3.7 s with that V8 heuristic off.
+ * `vectorise(turnTerms(session, index), idf, context)`, the same numbers, written into buffers
+ * reused from turn to turn (valid until the next call) rather than into new arrays: what coding
+ * 100,000 turns does. The per-turn arrays were garbage at once, but V8 had seen the same code's
+ * arrays live on in training (the training turns' terms and vectors) and made them in the old
+ * space, where 100,000 turns of them piled up until a full collection: predicting every turn of
+ * the benchmark's study took 6.0 s of CPU that way against 3.7 s with that V8 heuristic off.
  */
 export function turnVector(session: Session, index: number, idf: Idf, context = true): BufferedVector {
   hashTurn(session, index);
+  const blocks = [wordHashes.sorted(), charHashes.sorted(), contextHashes.sorted()];
   let n = 0;
   for (let b = 0; b < BLOCKS; b++) {
-    const hashes = hashBuffers[b];
-    const length = hashes.runs(); // every block's buffer is emptied, the context's too
-    if (b !== CONTEXT_BLOCK || context) n = appendBlock(b, hashes.bucket, hashes.count, length, idf, n);
+    const sorted = blocks[b];
+    if (b === CONTEXT_BLOCK && !context) continue;
+    if (buffered.index.length < n + sorted.length) {
+      const size = 2 * (n + sorted.length);
+      const [index, value] = [new Int32Array(size), new Float64Array(size)];
+      index.set(buffered.index.subarray(0, n));
+      value.set(buffered.value.subarray(0, n));
+      [buffered.index, buffered.value] = [index, value];
+    }
+    const { index: ids, value } = buffered;
+    const start = n;
+    let norm = 0;
+    // Runs of equal hashes are a bucket and its count, in the bucket order of `take`.
+    for (let i = 0; i < sorted.length;) {
+      let j = i + 1;
+      while (j < sorted.length && sorted[j] === sorted[i]) j++;
+      const count = j - i;
+      const id = idf.id[b * BUCKETS + sorted[i]];
+      i = j;
+      if (id < 0) continue;
+      const v = (count === 1 ? 1 : 1 + Math.log(count)) * idf.weight[id];
+      ids[n] = id;
+      value[n] = v;
+      n++;
+      norm += v * v;
+    }
+    norm = Math.sqrt(norm);
+    if (norm > 0) for (let i = start; i < n; i++) value[i] /= norm;
   }
   buffered.length = n;
   return buffered;
