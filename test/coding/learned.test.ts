@@ -201,6 +201,17 @@ describe("learned coder: parts", () => {
     expect(cv.tried[chosen].kappa).not.toBe(cv.kappa);
     // Every turn is still predicted, by its fold's model at the chosen setting.
     expect(cv.predictions.every((p) => p !== undefined)).toBe(true);
+    // By the chosen setting's model and not another's: validated with the chosen setting alone,
+    // the fold models are the same (the grid's first setting is trained from scratch, as a
+    // one-setting grid's is; later ones start from their neighbour's solution), so every
+    // prediction is too, the undrawn sessions' among them, which the grid's other setting codes
+    // differently.
+    expect(chosen).toBe(0);
+    const alone = crossValidate(bales, tune, { folds: 3, maxExamples, grid: [grid[chosen]] });
+    const undrawn = (predictions: Validation["predictions"]) => predictions.filter((_, i) => !drawn.has(tune[i].group));
+    expect(undrawn(cv.predictions)).toEqual(undrawn(alone.predictions));
+    const other = crossValidate(bales, tune, { folds: 3, maxExamples, grid: [grid[1 - chosen]] });
+    expect(undrawn(other.predictions)).not.toEqual(undrawn(alone.predictions));
   }, 120_000);
 
   it("the interval is the bootstrap over whole sessions of the kappa of their out-of-fold predictions", async () => {

@@ -1,4 +1,4 @@
-import type { BufferedVector, SparseVector } from "./features.js";
+import type { SparseVector } from "./features.js";
 import { minimise, type LbfgsResult } from "./lbfgs.js";
 
 /**
@@ -235,17 +235,12 @@ let entryValue = new Float64Array(1024);
 /** Class scores (logits) of one vector. */
 export function logisticScores(model: LogisticModel, x: SparseVector): Float64Array {
   const out = new Float64Array(model.classes);
-  scoresOf(model, x.index, x.value, x.index.length, out);
+  scoresInto(model, x.index, x.value, x.index.length, out);
   return out;
 }
 
-/** `logisticScores` of a vector in reused buffers (features.ts, turnVector), written into `out` (model.classes long). */
-export function bufferedScores(model: LogisticModel, x: BufferedVector, out: Float64Array): void {
-  scoresOf(model, x.index, x.value, x.length, out);
-}
-
-/** Class scores of the vector's first `length` entries, written into `out`. */
-function scoresOf(model: LogisticModel, index: ArrayLike<number>, value: ArrayLike<number>, length: number, out: Float64Array): void {
+/** Class scores of the vector's first `length` entries (ids and values), written into `out` (model.classes long). */
+export function scoresInto(model: LogisticModel, index: ArrayLike<number>, value: ArrayLike<number>, length: number, out: Float64Array): void {
   if (length > entryColumn.length) {
     entryColumn = new Int32Array(length);
     entryValue = new Float64Array(length);

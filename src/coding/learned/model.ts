@@ -1,7 +1,7 @@
 import type { Codebook } from "../codebook/schema.js";
 import type { Session } from "../../transcript/schema.js";
 import { fitIdf, turnVector, vectorise, withoutContext, type Idf, type SparseVector, type TurnTerms } from "./features.js";
-import { bufferedScores, logisticScores, probabilities, trainLogistic, type LogisticKind, type LogisticModel } from "./logistic.js";
+import { logisticScores, scoresInto, probabilities, trainLogistic, type LogisticKind, type LogisticModel } from "./logistic.js";
 
 /**
  * A codebook-shaped classifier: for a nominal codebook one head over its categories (softmax, or
@@ -162,7 +162,27 @@ export function headScores(model: LearnedModel, terms: TurnTerms): Float64Array[
  * text model never gave the context a column.
  */
 export function vectorScores(model: LearnedModel, x: SparseVector): Float64Array[] {
-  return modelScores(model, x).map(averageScores);
+  return meanScores(model, x.index, x.value, x.index.length);
+}
+
+/** One model's scores, before they are added into its head's mean, reused from call to call. */
+let scratch = new Float64Array(16);
+
+/**
+ * Each head's class scores, the mean of its models' (as `averageScores`), of the vector's first
+ * `length` entries; each model's scores are made in a reused array rather than a new one.
+ */
+function meanScores(model: LearnedModel, index: ArrayLike<number>, value: ArrayLike<number>, length: number): Float64Array[] {
+  return model.heads.map((head) => {
+    const sum = new Float64Array(head.classes.length);
+    if (scratch.length < sum.length) scratch = new Float64Array(sum.length);
+    const out = scratch.subarray(0, sum.length);
+    for (const m of head.models) {
+      scoresInto(m, index, value, length, out);
+      addShare(sum, out, head.models.length);
+    }
+    return sum;
+  });
 }
 
 /** Each head's class scores from each of its models (in `viewsOf` order), before they are averaged. */
@@ -173,8 +193,13 @@ export function modelScores(model: LearnedModel, x: SparseVector): Float64Array[
 /** The mean of a head's models' scores. */
 export function averageScores(scores: readonly Float64Array[]): Float64Array {
   const sum = new Float64Array(scores[0].length);
-  for (const s of scores) s.forEach((x, k) => (sum[k] += x / scores.length));
+  for (const s of scores) addShare(sum, s, scores.length);
   return sum;
+}
+
+/** Adds one of a head's `models` models' scores, each divided by `models`, into `sum` (their mean, added in model order). */
+function addShare(sum: Float64Array, scores: Float64Array, models: number): void {
+  for (let k = 0; k < sum.length; k++) sum[k] += scores[k] / models;
 }
 
 /**
@@ -218,9 +243,6 @@ export function predictLearned(model: LearnedModel, terms: TurnTerms, temperatur
   return decide(model, headScores(model, terms), temperature);
 }
 
-/** One model's scores, before they are averaged (turnScores), reused from turn to turn. */
-let scratch = new Float64Array(16);
-
 /**
  * `predictLearned(model, turnTerms(session, index), temperature)`, the same prediction, without a
  * turn's intermediate arrays (its terms, its vector, each model's scores): what coding every turn
@@ -228,18 +250,7 @@ let scratch = new Float64Array(16);
  */
 export function predictTurn(model: LearnedModel, session: Session, index: number, temperature = 1): Prediction {
   const x = turnVector(session, index, model.idf, model.settings.context);
-  const scores = model.heads.map((head) => {
-    const sum = new Float64Array(head.classes.length);
-    if (scratch.length < sum.length) scratch = new Float64Array(sum.length);
-    const out = scratch.subarray(0, sum.length);
-    // As averageScores: each model's scores divided by their number, added in model order.
-    for (const m of head.models) {
-      bufferedScores(m, x, out);
-      for (let k = 0; k < sum.length; k++) sum[k] += out[k] / head.models.length;
-    }
-    return sum;
-  });
-  return decide(model, scores, temperature);
+  return decide(model, meanScores(model, x.index, x.value, x.length), temperature);
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
