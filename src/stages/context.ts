@@ -78,15 +78,20 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
   const config = await loadStudyConfig(dir);
   const factory = options.modelFactory ?? defaultModelFactory;
   let sessions: Promise<Session[]> | undefined;
-  // The content hash of each session releaseSessions() let go: the next load must find the same
-  // files, as readSessionAgain demands of a file read again, since the code records this run
-  // checked and cut were checked against those turns.
-  let released: Promise<Map<string, string> | undefined> | undefined;
+  // Each session's content hash as this context first loaded it: a later load (after
+  // releaseSessions) must find the same files, as readSessionAgain demands of a file read again,
+  // since the code records this run checked and cut were checked against those turns. Only a
+  // stage that writes sessions (changed) starts anew; a load begun before that is not compared.
+  let known: Map<string, string> | undefined;
+  let generation = 0;
   const loadUnchanged = async (): Promise<Session[]> => {
-    const before = await released;
+    const at = generation;
     const loaded = await loadSessions(dir);
-    if (before) assertSameSessions(dir, before, loaded);
-    released = undefined;
+    if (at === generation) {
+      const hashes = new Map(loaded.map((s) => [s.id, sessionHash(s)]));
+      if (known) assertSameSessions(dir, known, hashes);
+      else known = hashes;
+    }
     return loaded;
   };
   let coders: Promise<Record<string, string[]>> | undefined;
@@ -130,17 +135,15 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
     },
     model: (overrides, effects) => factory(context, overrides, effects),
     changed(what) {
-      if (what === "sessions") sessions = released = undefined;
+      if (what === "sessions") {
+        sessions = known = undefined;
+        generation++;
+      }
       codes.clear();
       values.clear();
       coders = undefined;
     },
     releaseSessions() {
-      if (sessions)
-        released = sessions.then(
-          (list) => new Map(list.map((s) => [s.id, sessionHash(s)])),
-          () => undefined,
-        );
       sessions = undefined;
     },
   };
@@ -150,11 +153,11 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
 /** The effects of a stage run with nobody listening. */
 export const silentEffects: StageEffects = silentReporter;
 
-/** Stop the run if the sessions loaded again are not those let go: a file was edited, added or removed in between. */
-function assertSameSessions(dir: string, before: ReadonlyMap<string, string>, loaded: readonly Session[]): void {
-  // Every id loaded was let go with the same hash, and as many: the same sessions (ids are unique).
-  const edited = loaded.find((s) => before.get(s.id) !== sessionHash(s));
-  if (!edited && loaded.length === before.size) return;
-  const which = edited ? `session ${edited.id} was edited or added` : "a session was removed";
+/** Stop the run if the sessions loaded again are not those loaded first: a file was edited, added or removed in between. */
+function assertSameSessions(dir: string, first: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>): void {
+  // Every id loaded now was loaded first with the same hash, and as many: the same sessions.
+  const edited = [...now].find(([id, hash]) => first.get(id) !== hash)?.[0];
+  if (edited === undefined && now.size === first.size) return;
+  const which = edited !== undefined ? `session ${edited} was edited or added` : "a session was removed";
   throw new CliError(`${studyPaths(dir).sessions}: ${which} while this run was using the study; run the command again`);
 }

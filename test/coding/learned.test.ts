@@ -10,7 +10,15 @@ import type { Codebook } from "../../src/coding/codebook/schema.js";
 import { turnTerms, turnVector, fitIdf, vectorise, withoutContext } from "../../src/coding/learned/features.js";
 import { logisticScores, predictLogistic, trainLogistic } from "../../src/coding/learned/logistic.js";
 import { mulberry32 } from "../../src/util/random.js";
-import { predictLearned, predictTurn, trainLearnedModel, type ModelSettings } from "../../src/coding/learned/model.js";
+import {
+  averageScores,
+  modelScores,
+  predictLearned,
+  predictTurn,
+  trainLearnedModel,
+  vectorScores,
+  type ModelSettings,
+} from "../../src/coding/learned/model.js";
 import { agreementOf, crossValidate, LARGE_STUDY_FOLDS, shuffledSessions, type GroupedExample, type Validation } from "../../src/coding/learned/validate.js";
 import { bootstrapCI } from "../../src/analysis/reliability/bootstrap.js";
 import { appendCodes, readCodes } from "../../src/coding/store.js";
@@ -79,7 +87,13 @@ describe("learned coder: parts", () => {
     const examples = [0, 1].map((i) => ({ terms: turnTerms(s, i), codes: [i === 0 ? "asks-orientation" : "gives-orientation"] }));
     for (const settings of [SETTINGS, { ...SETTINGS, context: true }, { ...SETTINGS, text: false, context: true }]) {
       const model = trainLearnedModel(bales, examples, settings);
-      for (const i of [0, 1, 2, 3]) expect(predictTurn(model, s, i, 0.7)).toEqual(predictLearned(model, turnTerms(s, i), 0.7));
+      for (const i of [0, 1, 2, 3]) {
+        expect(predictTurn(model, s, i, 0.7)).toEqual(predictLearned(model, turnTerms(s, i), 0.7));
+        // Coding and predictLearned share meanScores: both must give the scores the
+        // cross-validation decides and calibrates on (each model's, then their mean).
+        const x = vectorise(turnTerms(s, i), model.idf, model.settings.context);
+        expect(vectorScores(model, x)).toEqual(modelScores(model, x).map(averageScores));
+      }
     }
   });
 

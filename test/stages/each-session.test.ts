@@ -3,6 +3,8 @@
 import { expect, it } from "vitest";
 import { cp, mkdtemp, readFile, readdir, rename, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { join } from "node:path";
 import { loadSessions, saveSession } from "../../src/study/study.js";
 import { turnsInMemory } from "../../src/study/validated-sessions.js";
@@ -171,4 +173,27 @@ it("sessions loaded again after the context let them go must be the files it let
     context.releaseSessions();
     await rm(join(folder, second!));
     await expect(context.sessions()).rejects.toThrow(/sessions: a session was removed while this run was using the study/);
+  }));
+
+it("letting go of the sessions holds nothing of them (a collection right after frees them), and a release while a load is under way keeps the check", async () =>
+  withRememberedStudy(async (dir) => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const context = await openStudy(dir);
+    const list = new WeakRef(await context.sessions());
+    context.releaseSessions();
+    // A WeakRef's target stays alive to the end of the job that made it.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    gc();
+    expect(list.deref()).toBeUndefined();
+
+    // Released before its load finished (a stage that failed early): the next load is still checked.
+    const again = await openStudy(dir);
+    const loading = again.sessions();
+    again.releaseSessions();
+    await loading;
+    const [first] = await readdir(join(dir, "sessions"));
+    const file = join(dir, "sessions", first!);
+    await writeFile(file, (await readFile(file, "utf8")).replace(/"text": ?"/, '"text":"edited while a stage failed: '));
+    await expect(again.sessions()).rejects.toThrow(/was edited or added while this run was using the study/);
   }));
