@@ -27,7 +27,7 @@ export interface BuildSessions {
  * The sessions and records a caller holds already (the pipeline's context, whose earlier stages
  * loaded them): heads are the sessions themselves.
  */
-export async function heldSessions(reader: StudyReader): Promise<BuildSessions> {
+export async function heldSessions(reader: Pick<StudyReader, "sessions" | "codes">): Promise<BuildSessions> {
   const sessions = await reader.sessions();
   return {
     heads: sessions,

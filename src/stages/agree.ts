@@ -5,7 +5,7 @@ import { loadCodebook } from "../coding/codebook/load.js";
 import type { CodeValue } from "../coding/records.js";
 import { codesPath, listCoders } from "../coding/store.js";
 import { openMemo } from "../study/memo.js";
-import { diskReader, valuesOf, type StudyReader } from "../study/reader.js";
+import { diskReader, type StudyReader } from "../study/reader.js";
 import { loadStudyConfig, studyPaths } from "../study/study.js";
 import { CliError, errorMessage } from "../util/errors.js";
 import { hashValue } from "../util/hash.js";
@@ -85,7 +85,7 @@ export async function agreeStudy(options: AgreeStudyOptions): Promise<AgreementR
   const reader = options.reader ?? diskReader(options.study);
   const records = new Map<string, readonly CodeValue[]>();
   for (const coder of options.coders) {
-    const list = await valuesOf(reader, options.codebook, coder);
+    const list = await reader.codeValues(options.codebook, coder);
     if (list.length === 0) throw noCodes(options.study, options.codebook, coder, await listCoders(options.study));
     records.set(coder, list);
   }
@@ -124,7 +124,7 @@ export async function runAgree(context: StudyContext, options: AgreeStageOptions
     sessions = (await reader.sessions()).map((s) => s.id);
     // A coder with codes elsewhere in the study but none here: say so rather than "no codes at all".
     for (const coder of agree.coders) {
-      if ((await valuesOf(reader, agree.codebook, coder)).length === 0 && (await context.codeValues(agree.codebook, coder)).length > 0) {
+      if ((await reader.codeValues(agree.codebook, coder)).length === 0 && (await context.codeValues(agree.codebook, coder)).length > 0) {
         throw new CliError(`coder ${coder} coded no turn of ${describeSelection(given)} under codebook "${agree.codebook}"; choose sessions both coders coded`);
       }
     }

@@ -2,7 +2,7 @@ import { loadStudyCodebook } from "../coding/codebook/load.js";
 import type { NominalCodebook } from "../coding/codebook/schema.js";
 import { listCoders } from "../coding/store.js";
 import { versionCounts } from "../coding/records.js";
-import { valuesOf, type StudyReader } from "../study/reader.js";
+import type { StudyReader } from "../study/reader.js";
 import type { Session } from "../transcript/schema.js";
 import { CliError } from "../util/errors.js";
 import { codedTurns, type CodedTurns } from "../analysis/shared/table.js";
@@ -61,7 +61,7 @@ export async function loadCodedStudy(
   const plan = plans.find((p) => p.codebook === codebook.id || p.codebook === codebookRef);
   const chosen = chooseCoder((await listCoders(study))[codebook.id] ?? [], coder, codebook.id, study, plan?.coders);
   const sessions = await reader.sessions();
-  const records = await valuesOf(reader, codebook.id, chosen);
+  const records = await reader.codeValues(codebook.id, chosen);
   const versions = versionCounts(records);
   return {
     sessions,

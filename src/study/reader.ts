@@ -1,4 +1,4 @@
-import type { CodeRecord, CodeValue } from "../coding/records.js";
+import { codeValue, type CodeRecord, type CodeValue } from "../coding/records.js";
 import { checkCodeCurrency } from "../coding/currency.js";
 import { readCodes } from "../coding/store.js";
 import type { Session } from "../transcript/schema.js";
@@ -16,15 +16,9 @@ export interface StudyReader {
   codes(codebook: string, coder: string): Promise<CodeRecord[]>;
   /**
    * `codes` cut to what the analyses read of each record (CodeValue). A reader that shares what
-   * it read across stages (the pipeline's context) shares these, not the whole records; one
-   * without gives its records (valuesOf).
+   * it read across stages (the pipeline's context) shares these, not the whole records.
    */
-  codeValues?(codebook: string, coder: string): Promise<CodeValue[]>;
-}
-
-/** One coder's current records of a codebook as the analyses read them: the reader's code values, else its records. */
-export function valuesOf(reader: StudyReader, codebook: string, coder: string): Promise<readonly CodeValue[]> {
-  return reader.codeValues ? reader.codeValues(codebook, coder) : reader.codes(codebook, coder);
+  codeValues(codebook: string, coder: string): Promise<CodeValue[]>;
 }
 
 /** Reads the files on each call (what a one-off library call wants); sessions once per reader. */
@@ -33,6 +27,7 @@ export function diskReader(study: string): StudyReader {
   const reader: StudyReader = {
     sessions: () => (sessions ??= loadSessions(study)),
     codes: async (codebook, coder) => currentCodes(await readCodes(study, codebook, coder), await reader.sessions()),
+    codeValues: async (codebook, coder) => (await reader.codes(codebook, coder)).map(codeValue),
   };
   return reader;
 }

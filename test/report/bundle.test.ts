@@ -87,7 +87,7 @@ describe("dashboard numbers are the analysis numbers", () => {
   it("participation and Bales profiles equal what colloquy stats writes for the same sessions and codes", async () => {
     const data = await loadStudyData(dir);
     const { bundle } = assembleReport(data);
-    const coded = await loadCodedStudy(dir, "bales-ipa", "rules", { sessions: async () => data.sessions, codes: diskReader(dir).codes });
+    const coded = await loadCodedStudy(dir, "bales-ipa", "rules", { ...diskReader(dir), sessions: async () => data.sessions });
     const stats = buildStats(data.sessions, { data: coded.data, codebook: coded.codebook, coder: "rules" });
     bundle.participation.sessions.forEach((p, i) => {
       const metrics = stats.sessions[i];

@@ -44,7 +44,7 @@ describe("what the build validates of an analysis file", () => {
 
   it("stats.json: its provenance is validated (the file list shows it), its rows are not read", async () => {
     const data = await loadStudyData(dir);
-    const coded = await loadCodedStudy(dir, "bales-ipa", "rules", { sessions: async () => data.sessions, codes: diskReader(dir).codes });
+    const coded = await loadCodedStudy(dir, "bales-ipa", "rules", { ...diskReader(dir), sessions: async () => data.sessions });
     const json = JSON.parse(
       JSON.stringify({
         provenance: provenance({ command: "stats" }),
