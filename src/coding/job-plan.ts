@@ -77,19 +77,32 @@ export async function* sessionPlans(
   sessions: readonly Session[],
   done: ReadonlySet<string>,
   batch: number,
-  load?: (session: Session) => Promise<Session>,
+  load?: (session: Session) => Session | Promise<Session>,
 ): AsyncGenerator<CodingPlan> {
   for (const session of sessions) yield planCoding([load ? await load(session) : session], done, batch);
 }
 
+/** Nothing counted yet. */
+export const noCounts = (): PlanCounts => ({ turns: 0, alreadyCoded: 0, skipped: {}, toCode: 0 });
+
+/** Add one plan's turns to `counts` (in place). */
+export function addCounts(counts: PlanCounts, plan: CodingPlan): void {
+  counts.turns += plan.turns;
+  counts.alreadyCoded += plan.alreadyCoded;
+  counts.toCode += plan.units.reduce((n, u) => n + u.targets.length, 0);
+  for (const [reason, n] of Object.entries(plan.skipped)) counts.skipped[reason] = (counts.skipped[reason] ?? 0) + n;
+}
+
+/** What one plan counts. */
+export function countsOf(plan: CodingPlan): PlanCounts {
+  const counts = noCounts();
+  addCounts(counts, plan);
+  return counts;
+}
+
 /** What the plans of a pass add up to. */
 export async function countPlans(plans: AsyncIterable<CodingPlan>): Promise<PlanCounts> {
-  const counts: PlanCounts = { turns: 0, alreadyCoded: 0, skipped: {}, toCode: 0 };
-  for await (const plan of plans) {
-    counts.turns += plan.turns;
-    counts.alreadyCoded += plan.alreadyCoded;
-    counts.toCode += plan.units.reduce((n, u) => n + u.targets.length, 0);
-    for (const [reason, n] of Object.entries(plan.skipped)) counts.skipped[reason] = (counts.skipped[reason] ?? 0) + n;
-  }
+  const counts = noCounts();
+  for await (const plan of plans) addCounts(counts, plan);
   return counts;
 }

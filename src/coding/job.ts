@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import { diskReader, type StudyReader } from "../study/reader.js";
-import { countPlans, planCoding, sessionPlans, type CodingPlan } from "./job-plan.js";
+import { addCounts, countPlans, countsOf, noCounts, planCoding, sessionPlans, type CodingPlan } from "./job-plan.js";
 import { createWriter } from "./job-writer.js";
 import { offlineCoder } from "./job-offline.js";
 import { pruneFailures, readFailures } from "./store.js";
@@ -74,10 +74,10 @@ export interface CodingJobOptions {
   signal?: AbortSignal;
   /**
    * One session with its turns, read anew (from its file): the passes that need one session at a
-   * time (a collected batch, the batch's requests) then hold one session's turns, and `sessions`
-   * may be heads whose turns are never read. Default: the sessions given.
+   * time (offline coding, a collected batch, the batch's requests) then hold one session's turns,
+   * and `sessions` may be heads whose turns are never read. Default: the sessions given.
    */
-  load?: (session: Session) => Promise<Session>;
+  load?: (session: Session) => Session | Promise<Session>;
   /** Where the already-stored records come from (default: the codes file). */
   reader?: StudyReader;
   /** Records per append (default 50); also flushed every `flushMs` (default 500 ms). */
@@ -224,16 +224,19 @@ function withCost(provenance: Record<string, unknown>, price: ModelPrice | undef
   return cost === undefined ? provenance : { ...provenance, spent: { ...spent, cost: Number(cost.toPrecision(6)) } };
 }
 
-/** What a run would do and cost, without calling the model. */
+/** What a run would do and cost, without calling the model; with `load`, reading one session at a time. */
 export async function dryRunCoding(options: CodingJobOptions): Promise<DryRun> {
-  const plan = planCoding(options.sessions, await doneSet(options, coderIdOf(options)), options.batch ?? 1);
-  const toCode = plan.units.reduce((n, u) => n + u.targets.length, 0);
+  const counts = noCounts();
   const samples = options.samples ?? 1;
+  let units = 0;
   let promptTokens = 0;
   let cachedRequests = 0;
   let example: DryRun["example"];
-  if (options.coder === "llm") {
-    const coder = makeLlmCoder(options);
+  const coder = options.coder === "llm" ? makeLlmCoder(options) : undefined;
+  for await (const plan of sessionPlans(options.sessions, await doneSet(options, coderIdOf(options)), options.batch ?? 1, options.load)) {
+    addCounts(counts, plan);
+    units += plan.units.length;
+    if (!coder) continue;
     for (const unit of plan.units) {
       const req = coder.request(unit.session, unit.targets, 0);
       example ??= { session: unit.session.id, turns: unit.targets.map((i) => unit.session.turns[i].id), messages: req.messages };
@@ -243,20 +246,21 @@ export async function dryRunCoding(options: CodingJobOptions): Promise<DryRun> {
       }
     }
   }
+  const { toCode } = counts;
   const completionTokens = options.coder === "llm" ? toCode * samples * EST_COMPLETION_TOKENS_PER_TURN[options.codebook.kind] : 0;
   const price = priceOf(options);
   return {
     example,
-    units: plan.units.length,
-    requests: options.coder === "llm" ? plan.units.length * samples : 0,
+    units,
+    requests: options.coder === "llm" ? units * samples : 0,
     cachedRequests,
     promptTokens,
     completionTokens,
     estimatedCost: options.coder === "llm" ? estimateCost(price, promptTokens, completionTokens) : 0,
-    turns: plan.turns,
-    alreadyCoded: plan.alreadyCoded,
+    turns: counts.turns,
+    alreadyCoded: counts.alreadyCoded,
     toCode,
-    skipped: plan.skipped,
+    skipped: counts.skipped,
   };
 }
 
@@ -296,14 +300,17 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
   if (noRules) throw new Error(noRules);
   const done = await doneSet(options, coderId);
   const batch = options.batch ?? 1;
-  // A collected batch is coded one session at a time (read, coded, let go); the other paths plan the whole study at once.
-  const oneByOne = Boolean(options.answered && options.load);
+  // Offline coders and a collected batch code one session at a time (read, coded, let go) when
+  // given `load`; an LLM coding online plans the whole study at once. Offline coding counts as it
+  // goes (one pass: it is as fast as reading); a collected batch counts first, in a pass of its own.
+  const offlineOneByOne = Boolean(options.load) && options.coder !== "llm";
+  const oneByOne = offlineOneByOne || Boolean(options.answered && options.load);
   const plans = () => sessionPlans(options.sessions, done, batch, options.load);
   const whole = oneByOne ? undefined : planCoding(options.sessions, done, batch);
-  const plan = whole ? { ...whole, toCode: whole.units.reduce((n, u) => n + u.targets.length, 0) } : await countPlans(plans());
+  const plan = whole ? countsOf(whole) : offlineOneByOne ? noCounts() : await countPlans(plans());
   // Counting read every session: their turns are garbage now, and would pile up with the first window's.
-  if (!whole) collectGarbage();
-  const { toCode } = plan;
+  if (!whole && !offlineOneByOne) collectGarbage();
+  let { toCode } = plan;
   const repairs: JsonlRepair[] = [];
   // The turns of earlier failures not coded yet: the end of the run prunes those this run codes.
   const key = (session: string, turn: string) => `${session}\u0000${turn}`;
@@ -330,7 +337,7 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
     failed: 0,
     cached: 0,
     skipped: plan.skipped,
-    skippedTotal: Object.values(plan.skipped).reduce((a, b) => a + b, 0),
+    skippedTotal: 0,
     remaining: 0,
     aborted: false,
     requests: 0,
@@ -345,7 +352,11 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
   };
   const task = `coding ${codebook.id} (${coderId})`;
   let finished = 0;
-  reporter.progress(task, 0, toCode);
+  // Counted as they are read: the study's turns are not known before the last session.
+  let sessionsRead = 0;
+  const progress = () =>
+    offlineOneByOne ? reporter.progress(`${task}, sessions`, sessionsRead, options.sessions.length) : reporter.progress(task, finished, toCode);
+  progress();
   const now = () => new Date().toISOString();
 
   /** Store one outcome of a unit of `session` (whose fingerprints each record keeps: coding/currency.ts). */
@@ -390,28 +401,37 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
     const offline = offlineCoder(options, summary);
     if (offline) {
       let queued = 0;
-      for (const unit of whole!.units) {
-        if (signal.aborted || halted) break;
-        // About 20,000 records at a time go to disk before more are made: a loop that never waited
-        // queued every record of the study and wrote them as one string (1,000,000 turns: out of memory).
-        // Written records are garbage in the old space by then, and V8 let them pile up (100,000 turns:
-        // 640 MB peak for ~150 MB alive); a collection after each window keeps the peak near what is alive (issue 40).
-        if (queued >= 20_000) {
-          await writer.flush();
-          queued = 0;
-          collectGarbage();
+      for await (const some of whole ? [whole] : plans()) {
+        if (offlineOneByOne) {
+          addCounts(plan, some);
+          toCode = plan.toCode;
+          sessionsRead++;
         }
-        queued += unit.targets.length;
-        for (const index of unit.targets) {
-          const turn = unit.session.turns[index];
-          const ref = { session: unit.session.id, turn: turn.id, index };
-          try {
-            record(unit.session, { ...ref, status: "coded", cached: false, ...offline(unit.session, index) });
-          } catch (error) {
-            record(unit.session, { ...ref, status: "failed", reason: `${options.coder} coder error: ${(error as Error).message}`, cached: false });
+        // After a stop the other sessions are still read (not coded), so what was not reached is counted.
+        if (signal.aborted || halted) continue;
+        for (const unit of some.units) {
+          // About 20,000 records at a time go to disk before more are made: a loop that never waited
+          // queued every record of the study and wrote them as one string (1,000,000 turns: out of memory).
+          // Written records are garbage in the old space by then, and V8 let them pile up (100,000 turns:
+          // 640 MB peak for ~150 MB alive); a collection after each window keeps the peak near what is alive (issue 40).
+          if (queued >= 20_000) {
+            await writer.flush();
+            queued = 0;
+            collectGarbage();
           }
+          queued += unit.targets.length;
+          for (const index of unit.targets) {
+            const turn = unit.session.turns[index];
+            const ref = { session: unit.session.id, turn: turn.id, index };
+            try {
+              record(unit.session, { ...ref, status: "coded", cached: false, ...offline(unit.session, index) });
+            } catch (error) {
+              record(unit.session, { ...ref, status: "failed", reason: `${options.coder} coder error: ${(error as Error).message}`, cached: false });
+            }
+          }
+          if (!offlineOneByOne) progress();
         }
-        reporter.progress(task, finished, toCode);
+        if (offlineOneByOne) progress();
       }
     } else {
       const coder = makeLlmCoder(options);
@@ -471,6 +491,9 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
     repairs.push(pruned.repair);
     reporter.warn(describeRepair(pruned.repair, study));
   }
+  // Counted while coding when the sessions were read one at a time.
+  Object.assign(summary, { turns: plan.turns, alreadyCoded: plan.alreadyCoded, skipped: plan.skipped });
+  summary.skippedTotal = Object.values(plan.skipped).reduce((a, b) => a + b, 0);
   summary.remaining = toCode - finished;
   summary.aborted = (signal.aborted || halted) && summary.remaining > 0;
   summary.elapsedMs = Math.round(performance.now() - started);

@@ -9,6 +9,7 @@ import { toolVersion } from "../util/provenance.js";
 import { hashValue, sha256 } from "../util/hash.js";
 import type { BatchEntry } from "../llm/batch/ledger.js";
 import { artifacts } from "../study/artifacts.js";
+import { withTurns } from "../study/validated-sessions.js";
 import { conceptsLexiconPath } from "../stages/concepts-lexicon.js";
 import { analyses } from "../analysis/analyses.js";
 import { fingerprint } from "./fingerprint.js";
@@ -223,7 +224,16 @@ const codeStage: Stage = {
       for (const coder of plan.coders) {
         const dry = await (
           await import("../coding/job.js")
-        ).dryRunCoding({ study: c.study.dir, sessions, codebook: codebooks[i], coder, model: coder === "llm" ? model : undefined, reader: scope.study });
+        ).dryRunCoding({
+          study: c.study.dir,
+          sessions,
+          codebook: codebooks[i],
+          coder,
+          model: coder === "llm" ? model : undefined,
+          reader: scope.study,
+          // A session at a time: planning holds no session's turns (a first run over 1,000,000 turns held ~0.5 GB through the code stage).
+          load: withTurns,
+        });
         jobs.push(`${plan.codebook}/${coder} (${dry.toCode} new turn${dry.toCode === 1 ? "" : "s"})`);
         toCode += dry.toCode;
         requests += dry.requests - dry.cachedRequests;

@@ -3,7 +3,7 @@ import { readCodes } from "../coding/store.js";
 import { rememberSessionHash, sessionHash } from "../study/memo.js";
 import { currentBySession, type StudyReader } from "../study/reader.js";
 import { compareSessions, listSessionIds, sessionPath } from "../study/study.js";
-import { openSessionFiles, readSessionAgain, sameSessionFile, turnsInMemory } from "../study/validated-sessions.js";
+import { openSessionFiles, readSessionAgain, sameSessionFile, withTurns } from "../study/validated-sessions.js";
 import type { Session } from "../transcript/schema.js";
 
 /**
@@ -32,7 +32,7 @@ export async function heldSessions(reader: Pick<StudyReader, "sessions" | "codes
   return {
     heads: sessions,
     // A session whose turns were never read is read again for the step, not kept on the shared one.
-    load: async (index) => (turnsInMemory(sessions[index]) ? sessions[index] : readSessionAgain(sessions[index])),
+    load: async (index) => withTurns(sessions[index]),
     async codes(codebook, coders) {
       const lists: CodeRecord[][] = [];
       for (const coder of coders) lists.push(await reader.codes(codebook, coder));

@@ -1,6 +1,5 @@
 import { loadCodebook } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
-import type { Session } from "../transcript/schema.js";
 import { createLearnedCoder, type LearnedCoder } from "../coding/learned/coder.js";
 import { describeViews } from "../coding/learned/model.js";
 import { createExamplePicker, type ExamplePicker } from "../coding/llm/examples.js";
@@ -16,7 +15,7 @@ import type { BatchLimits } from "../llm/batch/files.js";
 import type { BatchReplies } from "../llm/batch/collected.js";
 import { submitCodingBatch, type BatchSubmitSummary } from "./batch.js";
 import { listSessionIds } from "../study/study.js";
-import { readSessionAgain, turnsInMemory } from "../study/validated-sessions.js";
+import { withTurns } from "../study/validated-sessions.js";
 import { rulesValidation } from "./rules-validation.js";
 import { CliError } from "../util/errors.js";
 import type { StageEffects, StudyContext } from "./context.js";
@@ -283,11 +282,10 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
   // The rules coder's lexicon lookups of earlier runs: compromise loads only for words never asked.
   const rules = specs.some((s) => s.coder === "rules") && !options.dryRun;
   const saveAnswers = rules ? await keepAnswers(context.dir, "rules-lexicon", [imperativeAnswers()]) : undefined;
-  // Submitting or collecting a batch reads one session at a time (bounded memory at any study size).
-  // A session whose turns this process holds is given as is; one read from its head is read again
-  // from the file it came from (checked to be unchanged) and let go after.
-  const load =
-    options.via === "batch" || options.answers ? async (session: Session) => (turnsInMemory(session) ? session : readSessionAgain(session)) : undefined;
+  // Offline coding, submitting or collecting a batch read one session at a time (bounded memory at
+  // any study size), through withTurns: a session whose turns this process holds is given as is; one
+  // read from its head is read again from the file it came from (checked to be unchanged) and let go after.
+  const oneByOne = options.via === "batch" || options.answers !== undefined;
   try {
     for (const [i, spec] of specs.entries()) {
       const job = {
@@ -299,7 +297,7 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
           spec.coder === "learned"
             ? await trainLearner(context, codebooks[i], options.train ?? spec.train ?? [], options.allowBelowFloor ?? spec.allowBelowFloor, effects)
             : undefined,
-        rulesValidation: spec.coder === "rules" && !options.dryRun ? await rulesValidation(context, codebooks[i], sessions) : undefined,
+        rulesValidation: spec.coder === "rules" && !options.dryRun ? await rulesValidation(context, codebooks[i], sessions, withTurns) : undefined,
         reviewBelow: options.reviewBelow,
         learningCurve: options.learningCurve,
         coderId: options.coderId,
@@ -314,7 +312,7 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
         reader: context,
         signal: options.signal,
         answered: spec.coder === "llm" && options.answers ? answeredBy(options.answers) : undefined,
-        load: spec.coder === "llm" ? load : undefined,
+        load: spec.coder !== "llm" || oneByOne ? withTurns : undefined,
         flushEvery: options.flushEvery,
         flushMs: options.flushMs,
       };

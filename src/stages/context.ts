@@ -6,7 +6,7 @@ import type { StudyConfig } from "../study/config.js";
 import { sessionHash } from "../study/memo.js";
 import { loadSessions, loadStudyConfig, studyPaths, type StudyPaths } from "../study/study.js";
 import { currentBySession, type StudyReader } from "../study/reader.js";
-import { readSessionAgain, turnsInMemory } from "../study/validated-sessions.js";
+import { withTurns } from "../study/validated-sessions.js";
 import type { Session } from "../transcript/schema.js";
 import { CliError } from "../util/errors.js";
 import { silentReporter, type Reporter } from "../util/reporter.js";
@@ -69,9 +69,6 @@ export const defaultModelFactory: ModelFactory = (context, overrides, effects) =
   createChatModel(resolveModelConfig({ cli: overrides, study: context.config.model, studyDir: context.dir }), {
     onRetry: ({ attempt, delayMs, error }) => effects.warn(`${error.message}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
   });
-
-/** A session with its turns: as it is when this process holds them, else read again for the caller alone (study/validated-sessions.ts). */
-const withTurns = (session: Session): Session => (turnsInMemory(session) ? session : readSessionAgain(session));
 
 /** Open a study: validates colloquy.json now (naming a wrong field); loads data lazily. */
 export async function openStudy(dir: string, options: { modelFactory?: ModelFactory } = {}): Promise<StudyContext> {

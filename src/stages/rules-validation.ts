@@ -3,31 +3,51 @@ import { KAPPA_FLOOR, type CoderValidation } from "../coding/learned/floor.js";
 import { agreementOf } from "../coding/learned/validate.js";
 import { codeTurnWithRules, rulesProblem } from "../coding/rules/index.js";
 import type { Session } from "../transcript/schema.js";
+import type { CodeRecord } from "../coding/records.js";
 import type { StudyContext } from "./context.js";
 
 /**
  * The rules coder's agreement with the study's own human codes of a codebook, stored with every
  * rules code so the dashboard and the report can mark codes from a coder never checked on this
- * study (or checked and found under the floor). The rules are run on the human-coded turns only.
+ * study (or checked and found under the floor). The rules are run on the human-coded turns only,
+ * a session at a time: `load` gives a session's turns (read anew, so the study's are not all held).
  */
-export async function rulesValidation(context: StudyContext, codebook: Codebook, sessions: readonly Session[]): Promise<CoderValidation> {
+export async function rulesValidation(
+  context: StudyContext,
+  codebook: Codebook,
+  sessions: readonly Session[],
+  load: (session: Session) => Session | Promise<Session>,
+): Promise<CoderValidation> {
   if (rulesProblem(codebook)) return { status: "unvalidated", reason: "no rule set codes this codebook" };
   const humans = ((await context.coders())[codebook.id] ?? []).filter((c) => c.startsWith("human:"));
-  const byId = new Map(sessions.map((s) => [s.id, { session: s, position: new Map(s.turns.map((t, i) => [t.id, i])) }]));
-  const pairs: {
-    human: { codes?: string[]; scores?: Record<string, number> };
-    rules: { codes?: string[]; scores?: Record<string, number> };
-    session: string;
-  }[] = [];
-  for (const coder of humans) {
-    for (const record of await context.codes(codebook.id, coder)) {
-      const found = byId.get(record.session);
-      const index = found?.position.get(record.turn);
-      if (!found || index === undefined) continue;
-      const rules = codeTurnWithRules(codebook, found.session, index);
-      pairs.push({ human: record, rules: { codes: rules.codes, scores: rules.scores }, session: record.session });
+  let humanCodes: CodeRecord[] = [];
+  // concat, not push(...): a spread of 200,000 records overflows the stack.
+  for (const coder of humans) humanCodes = humanCodes.concat(await context.codes(codebook.id, coder));
+  // Each human code's place in humanCodes, by session: a session is read once, in the study's order.
+  const placesBySession = new Map<string, number[]>();
+  humanCodes.forEach((record, i) => {
+    const places = placesBySession.get(record.session);
+    if (places) places.push(i);
+    else placesBySession.set(record.session, [i]);
+  });
+  const rulesCodes: ({ codes?: string[]; scores?: Record<string, number> } | undefined)[] = [];
+  for (const head of sessions) {
+    const places = placesBySession.get(head.id);
+    if (!places) continue;
+    const session = await load(head);
+    const position = new Map(session.turns.map((t, i) => [t.id, i]));
+    for (const i of places) {
+      const index = position.get(humanCodes[i].turn);
+      if (index === undefined) continue;
+      const rules = codeTurnWithRules(codebook, session, index);
+      rulesCodes[i] = { codes: rules.codes, scores: rules.scores };
     }
   }
+  // In the human codes' order, as before this read by session: the order the agreement sees.
+  const pairs = humanCodes.flatMap((human, i) => {
+    const rules = rulesCodes[i];
+    return rules ? [{ human, rules, session: human.session }] : [];
+  });
   if (pairs.length === 0) return { status: "unvalidated", reason: "no human codes of this codebook in the study to check the rules against" };
   const measured = agreementOf(
     codebook,

@@ -299,6 +299,62 @@ describe("a batch's requests and its collection read one session at a time", () 
   });
 });
 
+describe("offline coding and the dry run read one session at a time", () => {
+  /** The sessions as heads whose turns must never be read, and a `load` that reads each from its file (as the code stage's). */
+  async function heads(onLoad: (id: string) => void = () => {}) {
+    const sessions = await loadSessions(study.dir);
+    const loaded: string[] = [];
+    const load = async ({ id }: Session) => {
+      loaded.push(id);
+      onLoad(id);
+      return (await loadSessions(study.dir, [id]))[0];
+    };
+    const untouched = sessions.map((s) => {
+      const head = { ...s } as Session;
+      Object.defineProperty(head, "turns", {
+        get: () => {
+          throw new Error(`the turns of ${s.id} were read from the study-wide sessions`);
+        },
+      });
+      return head;
+    });
+    return { sessions: untouched, load, loaded };
+  }
+  const withoutTimes = (records: object[]) => records.map((r) => JSON.stringify(r, (key, value: unknown) => (key === "createdAt" ? undefined : value)));
+
+  it("the rules coder codes session by session, in one pass, what it codes from the whole study", async () => {
+    const whole = await runCodingJob({ study: study.dir, sessions: await loadSessions(study.dir), codebook: bales, coder: "rules" });
+    const expected = withoutTimes(await readCodeHistory(study.dir, "bales-ipa", "rules"));
+    await rm(join(study.dir, "codes"), { recursive: true });
+    const { sessions, load, loaded } = await heads();
+    const oneByOne = await runCodingJob({ study: study.dir, sessions, load, codebook: bales, coder: "rules" });
+    expect(loaded).toEqual(["a", "b"]);
+    expect(withoutTimes(await readCodeHistory(study.dir, "bales-ipa", "rules"))).toEqual(expected);
+    const counts = (x: typeof whole) => ({ ...x, elapsedMs: 0, rulesValidation: undefined });
+    expect(counts(oneByOne)).toEqual(counts(whole));
+    expect(oneByOne).toMatchObject({ coded: 8, turns: 8, skipped: { system: 1, reasoning: 1 }, skippedTotal: 2, remaining: 0, aborted: false });
+  });
+
+  it("stopped after the first session, it still counts the turns it did not reach", async () => {
+    const stop = new AbortController();
+    const { sessions, load } = await heads((id) => id === "b" && stop.abort());
+    const summary = await runCodingJob({ study: study.dir, sessions, load, codebook: bales, coder: "rules", signal: stop.signal });
+    const codedA = sessionA.turns.length - 1; // its system turn is skipped
+    expect(summary).toMatchObject({ coded: codedA, turns: 8, remaining: 8 - codedA, aborted: true });
+    expect(await readCodes(study.dir, "bales-ipa", "rules")).toHaveLength(codedA);
+  });
+
+  it("the dry run plans session by session what it plans from the whole study", async () => {
+    const model = modelFor(server, { cacheDir: join(study.dir, ".cache", "llm") });
+    const base = { study: study.dir, codebook: bales, coder: "llm" as const, model };
+    const whole = await dryRunCoding({ ...base, sessions: await loadSessions(study.dir) });
+    const { sessions, load, loaded } = await heads();
+    expect(await dryRunCoding({ ...base, sessions, load })).toEqual(whole);
+    expect(loaded).toEqual(["a", "b"]);
+    expect(whole).toMatchObject({ toCode: 8, requests: 8, turns: 8 });
+  });
+});
+
 describe("coding job (rules)", () => {
   it("codes with the rule coder offline, with rule provenance", async () => {
     const sessions = await loadSessions(study.dir);

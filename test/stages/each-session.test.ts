@@ -15,6 +15,7 @@ import { runConcepts } from "../../src/stages/concepts.js";
 import { runTopics } from "../../src/stages/topics.js";
 import { runCode } from "../../src/stages/code.js";
 import { runPipeline } from "../../src/pipeline/run.js";
+import { studyStages } from "../../src/pipeline/stages.js";
 import type { Stage, StageName } from "../../src/pipeline/types.js";
 import { currentCodes } from "../../src/study/reader.js";
 import { readCodes } from "../../src/coding/store.js";
@@ -127,6 +128,28 @@ it("the code records' currency check reads one session at a time: the shared ses
     const kept = await again.codes(codebook, coder);
     expect(kept).toHaveLength(records.length - 1);
     expect(kept.some((r) => r.session === first!.session && r.turn === first!.turn)).toBe(false);
+  }));
+
+it("the code stage of a first run (no file validated before) plans and codes one session at a time: the shared sessions keep no turns", async () =>
+  withRememberedStudy(async (dir) => {
+    // Nothing remembered: every file is validated in this run, and given as its head all the same.
+    await rm(join(dir, ".cache"), { recursive: true, force: true });
+    const code = studyStages.find((s) => s.name === "code")!;
+    let heldAfter: boolean | undefined;
+    const watched: Stage = {
+      ...code,
+      async run(c) {
+        const summary = await code.run(c);
+        heldAfter = (await c.study.sessions()).some(turnsInMemory);
+        return summary;
+      },
+    };
+    await runPipeline(dir, [watched], {}, silentReporter);
+    expect(heldAfter).toBe(false);
+    // It coded every codebook the study names, rules validated against the demo's human codes included.
+    const records = await readCodes(dir, "bales-ipa", "rules");
+    expect(records.length).toBeGreaterThan(0);
+    expect(records[0]!.provenance.validation).toMatchObject({ against: ["human:coder-a", "human:coder-b"] });
   }));
 
 it("the pipeline lets go of the sessions after each stage: the next stage reads them (and any turns it needs) anew", async () =>

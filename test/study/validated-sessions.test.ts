@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSessions, saveSession } from "../../src/study/study.js";
+import { turnsInMemory } from "../../src/study/validated-sessions.js";
 
 const demo = join(import.meta.dirname, "../../fixtures/demo-study");
 
@@ -73,6 +74,19 @@ describe("loading sessions validates each file once", () => {
     expect((await cacheOf(dir)).files["critical-1"]).toBeUndefined();
     expect(JSON.stringify(remembered)).toBe(JSON.stringify(validated));
     expect(remembered.find((s) => s.id === "control-2")!.metadata).toEqual({});
+  });
+
+  it("a file validated and remembered in this load is given as its head too (a first run holds no session's turns); one not remembered is given whole", async () => {
+    const dir = await study();
+    const path = join(dir, "sessions", "control-1.json");
+    await age(path);
+    // critical-1 was just written (by study()): not remembered, so given as validated, turns and all.
+    const [fresh, recent] = await loadSessions(dir, ["control-1", "critical-1"]);
+    expect((await cacheOf(dir)).files["control-1"]).toBeDefined();
+    expect(turnsInMemory(fresh)).toBe(false);
+    expect(turnsInMemory(recent)).toBe(true);
+    // Read from the file when asked for: what the file holds.
+    expect(JSON.parse(JSON.stringify(fresh.turns))).toEqual(JSON.parse(await readFile(path, "utf8")).turns);
   });
 
   it("a remembered file is stamped, not read: its turns are read when first asked for, from the file as it was remembered", async () => {
