@@ -407,8 +407,10 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
           toCode = plan.toCode;
           sessionsRead++;
         }
-        // After a stop the other sessions are still read (not coded), so what was not reached is counted.
-        if (signal.aborted || halted) continue;
+        // A failed write (the only halt offline) fails the job: nothing more to count. After Ctrl-C the
+        // other sessions are still read (not coded), so what was not reached is counted.
+        if (halted) break;
+        if (signal.aborted) continue;
         for (const unit of some.units) {
           // About 20,000 records at a time go to disk before more are made: a loop that never waited
           // queued every record of the study and wrote them as one string (1,000,000 turns: out of memory).
@@ -419,6 +421,8 @@ export async function runCodingJob(options: CodingJobOptions): Promise<CodingSum
             queued = 0;
             collectGarbage();
           }
+          // The flush is where a stop can land (the only wait): a session of 60,000 turns stops within it.
+          if (signal.aborted || halted) break;
           queued += unit.targets.length;
           for (const index of unit.targets) {
             const turn = unit.session.turns[index];

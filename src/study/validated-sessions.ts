@@ -211,7 +211,11 @@ export function sameSessionFile(head: Session, session: Session): void {
 }
 
 export interface SessionFileReader {
-  /** One session: from its remembered head while its file is unchanged (turns read on first use), else read and validated. */
+  /**
+   * One session: from its remembered head while its file is unchanged, else read and validated; a
+   * file remembered now (validation gave back exactly what it holds) is given as its head as well.
+   * A head reads its turns on first use.
+   */
   read(path: string, id: string): Promise<Session>;
   /** Remember what was validated; with `all`, forget files of sessions no longer in the study. */
   save(all?: readonly string[]): Promise<void>;

@@ -344,6 +344,26 @@ describe("offline coding and the dry run read one session at a time", () => {
     expect(await readCodes(study.dir, "bales-ipa", "rules")).toHaveLength(codedA);
   });
 
+  it("stopped during a write inside one long session (Ctrl-C lands at the writes, the only waits), it stops there", async () => {
+    // More codeable turns than one write window (20,000 records): the stop lands at the first write.
+    const long = await makeStudy([
+      makeSession(
+        "long",
+        Array.from({ length: 20_100 }, (_, i) => (i % 2 ? "Yes, agreed." : `Shall we try plan ${i}?`)),
+      ),
+    ]);
+    try {
+      const stop = new AbortController();
+      const sessions = await loadSessions(long.dir);
+      // As SIGINT would: it arrives while the job waits, i.e. during its first write.
+      const load = (session: Session) => (setTimeout(() => stop.abort(), 0), session);
+      const summary = await runCodingJob({ study: long.dir, sessions, load, codebook: bales, coder: "rules", signal: stop.signal });
+      expect(summary).toMatchObject({ coded: 20_000, turns: 20_100, remaining: 100, aborted: true });
+    } finally {
+      await long.cleanup();
+    }
+  });
+
   it("the dry run plans session by session what it plans from the whole study", async () => {
     const model = modelFor(server, { cacheDir: join(study.dir, ".cache", "llm") });
     const base = { study: study.dir, codebook: bales, coder: "llm" as const, model };

@@ -79,12 +79,18 @@ describe("loading sessions validates each file once", () => {
   it("a file validated and remembered in this load is given as its head too (a first run holds no session's turns); one not remembered is given whole", async () => {
     const dir = await study();
     const path = join(dir, "sessions", "control-1.json");
-    await age(path);
-    // critical-1 was just written (by study()): not remembered, so given as validated, turns and all.
-    const [fresh, recent] = await loadSessions(dir, ["control-1", "critical-1"]);
+    // control-2 without metadata: validation fills it in, so the file is never remembered.
+    const other = join(dir, "sessions", "control-2.json");
+    const session = JSON.parse(await readFile(other, "utf8"));
+    delete session.metadata;
+    await writeFile(other, JSON.stringify(session));
+    for (const file of [path, other]) await age(file);
+    const loaded = await loadSessions(dir, ["control-1", "control-2"]);
+    const [fresh, whole] = ["control-1", "control-2"].map((id) => loaded.find((s) => s.id === id)!);
     expect((await cacheOf(dir)).files["control-1"]).toBeDefined();
+    expect((await cacheOf(dir)).files["control-2"]).toBeUndefined();
     expect(turnsInMemory(fresh)).toBe(false);
-    expect(turnsInMemory(recent)).toBe(true);
+    expect(turnsInMemory(whole)).toBe(true);
     // Read from the file when asked for: what the file holds.
     expect(JSON.parse(JSON.stringify(fresh.turns))).toEqual(JSON.parse(await readFile(path, "utf8")).turns);
   });
