@@ -240,27 +240,31 @@ describe("coding job (llm)", () => {
   });
 });
 
-describe("a batch's requests and its collection read one session at a time", () => {
-  /** The sessions as heads whose turns must never be read: the job reads each session through `load`. */
-  async function heads() {
-    const sessions = await loadSessions(study.dir);
-    const loaded: string[] = [];
-    const load = async ({ id }: Session) => {
-      loaded.push(id);
-      return (await loadSessions(study.dir, [id]))[0];
-    };
-    const untouched = sessions.map((s) => {
-      const head = { ...s } as Session;
-      Object.defineProperty(head, "turns", {
-        get: () => {
-          throw new Error(`the turns of ${s.id} were read from the study-wide sessions`);
-        },
-      });
-      return head;
+/**
+ * The sessions as heads whose turns must never be read, and a `load` that reads each from its file
+ * (as the code stage's): a job given them reads each session through `load` only.
+ */
+async function heads(onLoad: (id: string) => void = () => {}) {
+  const sessions = await loadSessions(study.dir);
+  const loaded: string[] = [];
+  const load = async ({ id }: Session) => {
+    loaded.push(id);
+    onLoad(id);
+    return (await loadSessions(study.dir, [id]))[0];
+  };
+  const untouched = sessions.map((s) => {
+    const head = { ...s } as Session;
+    Object.defineProperty(head, "turns", {
+      get: () => {
+        throw new Error(`the turns of ${s.id} were read from the study-wide sessions`);
+      },
     });
-    return { sessions: untouched, load, loaded };
-  }
+    return head;
+  });
+  return { sessions: untouched, load, loaded };
+}
 
+describe("a batch's requests and its collection read one session at a time", () => {
   it("the requests are built session by session, the same as from the whole study", async () => {
     const model = modelFor(server, { cacheDir: join(study.dir, ".cache", "llm") });
     const base = { study: study.dir, codebook: bales, coder: "llm" as const, model };
@@ -300,26 +304,6 @@ describe("a batch's requests and its collection read one session at a time", () 
 });
 
 describe("offline coding and the dry run read one session at a time", () => {
-  /** The sessions as heads whose turns must never be read, and a `load` that reads each from its file (as the code stage's). */
-  async function heads(onLoad: (id: string) => void = () => {}) {
-    const sessions = await loadSessions(study.dir);
-    const loaded: string[] = [];
-    const load = async ({ id }: Session) => {
-      loaded.push(id);
-      onLoad(id);
-      return (await loadSessions(study.dir, [id]))[0];
-    };
-    const untouched = sessions.map((s) => {
-      const head = { ...s } as Session;
-      Object.defineProperty(head, "turns", {
-        get: () => {
-          throw new Error(`the turns of ${s.id} were read from the study-wide sessions`);
-        },
-      });
-      return head;
-    });
-    return { sessions: untouched, load, loaded };
-  }
   const withoutTimes = (records: object[]) => records.map((r) => JSON.stringify(r, (key, value: unknown) => (key === "createdAt" ? undefined : value)));
 
   it("the rules coder codes session by session, in one pass, what it codes from the whole study", async () => {
