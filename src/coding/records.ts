@@ -200,4 +200,17 @@ export function summariseRecords(records: Iterable<CodeRecord>, into: RecordsSum
   return into;
 }
 
+/**
+ * What a reader keeps of one coder's records once they are read: the values the analyses read,
+ * and the summary of the rest (models, dates, validation, the codes and scales used), so the whole
+ * records can be let go. The pipeline's context keeps one per coder for the run, so agree, compare,
+ * stats and the build parse each codes file once, not the build a second time.
+ */
+export interface CodeCut {
+  values: CodeValue[];
+  summary: RecordsSummary;
+}
+
+export const cutRecords = (records: readonly CodeRecord[]): CodeCut => ({ values: records.map(codeValue), summary: summariseRecords(records) });
+
 export const emptySummary = (): RecordsSummary => ({ codes: new Set(), scales: new Map(), versions: new Map(), models: new Set() });

@@ -113,10 +113,9 @@ async function shapeStudy(study: string, given: BuildSessions | undefined, site:
   // What the overview and the codebook's categories need of the whole records is taken first;
   // then only what the views read of each record is held (shapedSet).
   const readSets = async (codebook: string, list: string[]) => {
-    const records = await source.codes(codebook, list);
-    const sets = list.map((coder, k) => shapedCodes(codebook, coder, records[k]));
-    const whole = sets.map((set, k) => ({ ...set, records: records[k] }));
-    return { sets, facts: whole.map(codeSetFacts), seen: seenIn(whole) };
+    const cuts = await source.codes(codebook, list);
+    const sets = list.map((coder, k) => shapedCodes(codebook, coder, cuts[k].values));
+    return { sets, facts: sets.map((set, k) => codeSetFacts(set, cuts[k].summary)), seen: seenIn(cuts.map((cut) => cut.summary)) };
   };
   for (const [codebook, list] of Object.entries(coders)) {
     const definition = definitions.get(codebook) ?? null;

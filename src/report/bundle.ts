@@ -1,4 +1,5 @@
 import { provenance } from "../util/provenance.js";
+import { summariseRecords } from "../coding/records.js";
 import type { AnalysisFile, CodeSet, StudyData } from "./load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
 import type { StudyConfig } from "../study/config.js";
@@ -319,7 +320,17 @@ export function assembleReport(data: StudyData): { bundle: ReportBundle; chunks:
       badges[i].push(made);
       return part;
     });
-    return shapeCodebookParts(info, definition, sets, sets.map(codeSetFacts), data.sessions, codebookParts, base, data.config, data.analysis.compare.get(id));
+    return shapeCodebookParts(
+      info,
+      definition,
+      sets,
+      sets.map((set) => codeSetFacts(set, summariseRecords(set.records))),
+      data.sessions,
+      codebookParts,
+      base,
+      data.config,
+      data.analysis.compare.get(id),
+    );
   });
   const warnings: string[] = [];
   const agreement = readAgreement(data.analysis.agreement, warnings);

@@ -25,7 +25,7 @@ import type { StudyConfig } from "../study/config.js";
 import { listCoders } from "../coding/store.js";
 import { loadCodebook } from "../coding/codebook/load.js";
 import type { Codebook } from "../coding/codebook/schema.js";
-import { codeValue, type CodeRecord } from "../coding/records.js";
+import type { CodeRecord, CodeValue } from "../coding/records.js";
 import type { Session } from "../transcript/schema.js";
 import { errorMessage } from "../util/errors.js";
 import type { z } from "zod";
@@ -96,19 +96,15 @@ export function indexCodes(codebook: string, coder: string, records: CodeRecord[
 }
 
 /**
- * A code set of `records` each cut to its CodeValue (session, turn, codes, scores, version): what
- * the views and the memo's digests read of it. Take the set's facts (codeSetFacts) and seen codes (seenIn) from the whole
- * records: they read provenance, dates and versions. A parsed record with its rationale,
- * fingerprint and provenance takes ~400 bytes, one cut so ~60: the build holds a codebook's
- * records while it shapes every session's part of them (issue 40).
+ * A code set of records cut to their CodeValue (session, turn, codes, scores, version): what the
+ * views and the memo's digests read of it. The set's facts (codeSetFacts) and seen codes (seenIn)
+ * come from the summary of the whole records (CodeCut): they read provenance, dates and versions.
+ * A parsed record with its rationale, fingerprint and provenance takes ~400 bytes, one cut so ~60:
+ * the build holds a codebook's values while it shapes every session's part of them (issue 40).
  */
-export function shapedCodes(codebook: string, coder: string, records: readonly CodeRecord[]): CodeSet {
+export function shapedCodes(codebook: string, coder: string, values: readonly CodeValue[]): CodeSet {
   // Only these fields are read from here on (shape/parts.ts, shape/overview.ts addBadges, memo.ts codesDigest).
-  return indexCodes(
-    codebook,
-    coder,
-    records.map((r) => codeValue(r) as CodeRecord),
-  );
+  return indexCodes(codebook, coder, values as CodeRecord[]);
 }
 
 const noCodes: ReadonlyMap<string, CodeRecord> = new Map();

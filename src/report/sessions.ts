@@ -1,4 +1,4 @@
-import type { CodeRecord } from "../coding/records.js";
+import { cutRecords, type CodeCut, type CodeRecord } from "../coding/records.js";
 import { readCodes } from "../coding/store.js";
 import { rememberSessionHash, sessionHash } from "../study/memo.js";
 import { currentBySession, type StudyReader } from "../study/reader.js";
@@ -19,24 +19,27 @@ export interface BuildSessions {
   heads: Session[];
   /** Session `index` of `heads` whole, for one step. */
   load(index: number): Promise<Session>;
-  /** One codebook's records by each of `coders` (in that order, each in file order), those that still describe their turn. */
-  codes(codebook: string, coders: readonly string[]): Promise<CodeRecord[][]>;
+  /**
+   * One codebook's records by each of `coders` (in that order, each in file order), those that
+   * still describe their turn, each coder's cut to what the build reads (CodeCut).
+   */
+  codes(codebook: string, coders: readonly string[]): Promise<CodeCut[]>;
 }
 
 /**
  * The sessions and records a caller holds already (the pipeline's context, whose earlier stages
  * loaded them): heads are the sessions themselves.
  */
-export async function heldSessions(reader: Pick<StudyReader, "sessions" | "codes">): Promise<BuildSessions> {
+export async function heldSessions(reader: Pick<StudyReader, "sessions" | "codeCut">): Promise<BuildSessions> {
   const sessions = await reader.sessions();
   return {
     heads: sessions,
     // A session whose turns were never read is read again for the step, not kept on the shared one.
     load: async (index) => withTurns(sessions[index]),
     async codes(codebook, coders) {
-      const lists: CodeRecord[][] = [];
-      for (const coder of coders) lists.push(await reader.codes(codebook, coder));
-      return lists;
+      const cuts: CodeCut[] = [];
+      for (const coder of coders) cuts.push(await reader.codeCut(codebook, coder));
+      return cuts;
     },
   };
 }
@@ -79,7 +82,7 @@ export async function diskSessions(study: string): Promise<BuildSessions> {
     async codes(codebook, coders) {
       const lists: CodeRecord[][] = [];
       for (const coder of coders) lists.push(await readCodes(study, codebook, coder));
-      return currentBySession(lists, heads, readSessionAgain);
+      return (await currentBySession(lists, heads, readSessionAgain)).map(cutRecords);
     },
   };
 }

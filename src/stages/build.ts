@@ -8,16 +8,14 @@ export interface BuildStageOptions {
   /**
    * The build runs alone (`colloquy build`): it reads the sessions from their files, one whole at
    * a time, and each code file when its codebook is shaped, letting them go (report/sessions.ts),
-   * never through the context. In the pipeline, the sessions and records earlier stages loaded are
-   * reused, and records they did not load are read and let go the same way (issue 40).
+   * never through the context. In the pipeline, the sessions and code values earlier stages loaded
+   * are reused (each codes file is parsed once a run), and those they did not load are read (issue 40).
    */
   alone?: boolean;
 }
 
 export async function runBuild(context: StudyContext, options: BuildStageOptions, effects: StageEffects): Promise<BuildResult> {
-  const sessions = options.alone
-    ? undefined
-    : await heldSessions({ sessions: () => context.sessions(), codes: (codebook, coder) => context.codes(codebook, coder, { keep: false }) });
+  const sessions = options.alone ? undefined : await heldSessions(context);
   // Warnings (unreadable analysis files, unknown codebooks) go through the effects, once.
   return buildSite(context.dir, { out: options.out, reporter: effects, sessions });
 }

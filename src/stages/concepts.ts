@@ -12,6 +12,7 @@ import { conceptsLexiconPath } from "./concepts-lexicon.js";
 import type { StageEffects, StudyContext } from "./context.js";
 import { studyCompareOptions } from "./design.js";
 import type { Session } from "../transcript/schema.js";
+import { withTurns } from "../study/validated-sessions.js";
 
 /** The concepts stage: noun concepts per turn, participant, session and condition. */
 export interface ConceptsStageOptions {
@@ -49,16 +50,18 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   const saveWords = await keepWordClasses(context.dir);
   const extractor = createConceptExtractor(lexicon);
   const analysis = { speakers, rateBasis, compare: studyCompareOptions(context.config, sessions) };
-  // One window of sessions at a time (their turns let go after it): the new sessions' vocabulary is
-  // learnt in one batch per window (as bench/concepts.ts measures it), then each session is analysed.
+  // Only sessions the memo has no result for are read, a window at a time (their turns let go after
+  // it): their vocabulary is learnt in one batch per window (as bench/concepts.ts measures it), then
+  // each is analysed. Results stay in study order.
   const results: SessionConcepts[] = [];
   let window: Session[] = [];
   const analyseWindow = () => {
-    extractor.prepare(window.filter((s) => !memo.has(s.id, sessionHash(s))).flatMap((s) => s.turns.map((t) => t.text)));
-    for (const s of window) results.push(memo.get(s.id, sessionHash(s), () => analyseSessionConcepts(s, extractor, analysis)));
+    const read = new Map(window.filter((s) => !memo.has(s.id, sessionHash(s))).map((s) => [s.id, withTurns(s)]));
+    extractor.prepare([...read.values()].flatMap((s) => s.turns.map((t) => t.text)));
+    for (const s of window) results.push(memo.get(s.id, sessionHash(s), () => analyseSessionConcepts(read.get(s.id)!, extractor, analysis)));
     window = [];
   };
-  for await (const session of context.eachSession()) {
+  for (const session of sessions) {
     window.push(session);
     if (window.length === CONCEPTS_WINDOW) analyseWindow();
   }

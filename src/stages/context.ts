@@ -1,5 +1,5 @@
 import { listCoders, readCodes } from "../coding/store.js";
-import { codeValue, type CodeRecord, type CodeValue } from "../coding/records.js";
+import { cutRecords, type CodeCut, type CodeRecord, type CodeValue } from "../coding/records.js";
 import { createChatModel, type LlmClient } from "../llm/client.js";
 import { resolveModelConfig, type ModelCliOptions } from "../llm/config.js";
 import type { StudyConfig } from "../study/config.js";
@@ -32,24 +32,21 @@ export interface StudyContext extends StudyReader {
   readonly config: StudyConfig;
   /** Every session of the study, sorted by condition, run, id; read once and shared. */
   sessions(): Promise<Session[]>;
-  /**
-   * The sessions of `sessions()`, in its order, for a pass that holds one session's turns at a
-   * time: a session whose turns were never read is read anew for the caller and let go with it
-   * (the shared one keeps no turns); one whose turns this process already holds is given as is.
-   */
-  eachSession(): AsyncGenerator<Session>;
   /** Coders with codes, per codebook id. */
   coders(): Promise<Record<string, string[]>>;
   /**
    * One coder's records of one codebook; read once and shared. With `keep: false`, records not
-   * loaded yet are read for this caller alone and let go with it (the build, the last stage).
+   * loaded yet are read for this caller alone and let go with it (what codeCut does).
    */
   codes(codebook: string, coder: string, options?: { keep?: boolean }): Promise<CodeRecord[]>;
   /**
-   * One coder's records of one codebook cut to what the analyses read (CodeValue); read once and
-   * shared. The whole records read for them are let go (unless `codes` keeps them): agree, compare
-   * and stats share these across a pipeline run, ~80 bytes a record where a whole one takes ~400.
+   * One coder's records of one codebook cut to what the analyses and the build read (CodeCut);
+   * read once and shared. The whole records read for it are let go (unless `codes` keeps them):
+   * agree, compare, stats and the build share these across a pipeline run, so each codes file is
+   * parsed once, and held at ~80 bytes a record where a whole one takes ~400.
    */
+  codeCut(codebook: string, coder: string): Promise<CodeCut>;
+  /** The values of `codeCut`. */
   codeValues(codebook: string, coder: string): Promise<CodeValue[]>;
   /** The LLM client for these overrides (CLI > colloquy.json > environment > default). */
   model(overrides: ModelCliOptions, effects: StageEffects): LlmClient;
@@ -93,16 +90,13 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
   };
   let coders: Promise<Record<string, string[]>> | undefined;
   const codes = new Map<string, Promise<CodeRecord[]>>();
-  const values = new Map<string, Promise<CodeValue[]>>();
+  const cuts = new Map<string, Promise<CodeCut>>();
   const context: StudyContext = {
     dir,
     paths: studyPaths(dir),
     config,
     // A failed load is not remembered: the next call tries again.
     sessions: () => (sessions ??= loadUnchanged().catch((error) => ((sessions = undefined), Promise.reject(error)))),
-    async *eachSession() {
-      for (const head of await context.sessions()) yield withTurns(head);
-    },
     coders: () => (coders ??= listCoders(dir)),
     codes(codebook, coder, { keep = true } = {}) {
       const key = `${codebook}\u0000${coder}`;
@@ -116,20 +110,22 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
       }
       return records;
     },
-    codeValues(codebook, coder) {
+    codeCut(codebook, coder) {
       const key = `${codebook}\u0000${coder}`;
-      let cut = values.get(key);
+      let cut = cuts.get(key);
       if (!cut) {
         // A failed read is not remembered: the next call tries again.
         cut = context.codes(codebook, coder, { keep: false }).then(
-          (records) => records.map(codeValue),
-          // Unless changed() has since put a newer read there.
-          (error: unknown) => (values.get(key) === cut && values.delete(key), Promise.reject(error)),
+          cutRecords,
+          (error: unknown) =>
+            // Unless changed() has since put a newer read there.
+            (cuts.get(key) === cut && cuts.delete(key), Promise.reject(error)),
         );
-        values.set(key, cut);
+        cuts.set(key, cut);
       }
       return cut;
     },
+    codeValues: async (codebook, coder) => (await context.codeCut(codebook, coder)).values,
     model: (overrides, effects) => factory(context, overrides, effects),
     changed(what) {
       if (what === "sessions") {
@@ -137,7 +133,7 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
         generation++;
       }
       codes.clear();
-      values.clear();
+      cuts.clear();
       coders = undefined;
     },
     releaseSessions() {

@@ -2,6 +2,7 @@ import { createConceptExtractor } from "../analysis/concepts/extract.js";
 import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
 import { buildTopicsReport, rulesSessionTrees, summariseTopics, topicsReport, type TopicsReport, type TreeResult } from "../analysis/topics/report.js";
 import { memoNote, openMemo, sessionHash } from "../study/memo.js";
+import { withTurns } from "../study/validated-sessions.js";
 import { keepWordClasses } from "./concepts.js";
 import { readTopicsReport, writeTopicsReport } from "./analysis-files.js";
 import { applyReviews, parseReviewSheets, REVIEW_CODEBOOK, reviewCsv } from "../analysis/topics/review.js";
@@ -76,11 +77,11 @@ export async function runTopics(context: StudyContext, options: TopicsStageOptio
     const saveWords = await keepWordClasses(context.dir);
     const extractor = createConceptExtractor();
     effects.progress("topics", 0, sessions.length);
-    // One session's turns at a time (each read for this pass and let go): the trees are what is kept.
+    // A session's turns are read only when its trees are made (for this pass, then let go): the trees are what is kept.
     const trees: TreeResult[] = [];
     let done = 0;
-    for await (const session of context.eachSession()) {
-      trees.push(...memo.get(session.id, sessionHash(session), () => rulesSessionTrees(session, { scope, speakers, extractor })));
+    for (const session of sessions) {
+      trees.push(...memo.get(session.id, sessionHash(session), () => rulesSessionTrees(withTurns(session), { scope, speakers, extractor })));
       effects.progress("topics", ++done, sessions.length);
     }
     report = topicsReport(trees, { coder: "rules", scope, speakers, runs: 1, compare: studyCompareOptions(config, sessions) });

@@ -1,4 +1,4 @@
-import { codeValue, type CodeRecord, type CodeValue } from "../coding/records.js";
+import { cutRecords, type CodeCut, type CodeRecord, type CodeValue } from "../coding/records.js";
 import { checkCodeCurrency } from "../coding/currency.js";
 import { readCodes } from "../coding/store.js";
 import type { Session } from "../transcript/schema.js";
@@ -19,6 +19,8 @@ export interface StudyReader {
    * it read across stages (the pipeline's context) shares these, not the whole records.
    */
   codeValues(codebook: string, coder: string): Promise<CodeValue[]>;
+  /** `codeValues` with the summary of the whole records (CodeCut): what the dashboard's build reads of a coder. */
+  codeCut(codebook: string, coder: string): Promise<CodeCut>;
 }
 
 /** Reads the files on each call (what a one-off library call wants); sessions once per reader. */
@@ -27,7 +29,8 @@ export function diskReader(study: string): StudyReader {
   const reader: StudyReader = {
     sessions: () => (sessions ??= loadSessions(study)),
     codes: async (codebook, coder) => currentCodes(await readCodes(study, codebook, coder), await reader.sessions()),
-    codeValues: async (codebook, coder) => (await reader.codes(codebook, coder)).map(codeValue),
+    codeValues: async (codebook, coder) => (await reader.codeCut(codebook, coder)).values,
+    codeCut: async (codebook, coder) => cutRecords(await reader.codes(codebook, coder)),
   };
   return reader;
 }

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { sessionSchema, type Session } from "../../src/transcript/schema.js";
 import { nominalCodebookSchema } from "../../src/coding/codebook/schema.js";
 import { indexCodes } from "../../src/report/load.js";
-import type { CodeRecord } from "../../src/coding/records.js";
+import { summariseRecords, type CodeRecord } from "../../src/coding/records.js";
 import { sessionMetrics } from "../../src/analysis/stats/metrics.js";
-import { codebookInfo } from "../../src/report/shape/common.js";
+import { codebookInfo, seenIn } from "../../src/report/shape/common.js";
 import { codebookSessionPart, mergeSpeakers, mergeStyleValues, sessionPart } from "../../src/report/shape/parts.js";
 import { shapeSessionParts } from "../../src/report/bundle.js";
 import { buildFollows, buildParticipation, thin } from "../../src/report/shape/participation.js";
@@ -263,6 +263,25 @@ describe("shaping from sessions and codes", () => {
     const cb = codebookInfo("cb", null, [set]);
     expect(cb.defined).toBe(false);
     expect(cb.categories.map((c) => c.id)).toEqual(["op", "su"]);
+  });
+
+  it("the codes and scales seen, merged from each coder's summary, are those of all their records summarised in coder order", () => {
+    const record = (coder: string, codes: string[] | undefined, scores?: Record<string, number>): CodeRecord => ({
+      ...{ session: "s1", turn: "t0", codebook: "cb", codebookVersion: "1", coder, provenance: {}, createdAt: "x" },
+      ...(codes ? { codes } : {}),
+      ...(scores ? { scores } : {}),
+    });
+    const first = [record("a", ["su", "op"], { warmth: 2.5 }), record("a", ["op"], { warmth: -3 })];
+    const second = [record("b", ["ag", "su"], { clarity: 4, warmth: 6.2 }), record("b", undefined, { warmth: 1 })];
+    const seen = seenIn([summariseRecords(first), summariseRecords(second)]);
+    const whole = summariseRecords([...first, ...second]);
+    expect([...seen.codes]).toEqual(["su", "op", "ag"]);
+    expect([...seen.codes]).toEqual([...whole.codes]);
+    expect([...seen.scales]).toEqual([
+      ["warmth", 7],
+      ["clarity", 4],
+    ]);
+    expect([...seen.scales]).toEqual([...whole.scales]);
   });
 
   it("chunks keep the text verbatim and carry code badges with labels", () => {

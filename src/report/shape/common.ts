@@ -1,4 +1,4 @@
-import { emptySummary, summariseRecords } from "../../coding/records.js";
+import { summariseRecords, type RecordsSummary } from "../../coding/records.js";
 import type { Codebook } from "../../coding/codebook/schema.js";
 import { countWords } from "../../analysis/shared/words.js";
 import { NO_CONDITION } from "../../analysis/shared/table.js";
@@ -52,11 +52,15 @@ export interface SeenCodes {
   scales: ReadonlyMap<string, number>;
 }
 
-/** What one codebook's code sets use, sets in order, records in order. */
-export function seenIn(sets: readonly CodeSet[]): SeenCodes {
-  const summary = emptySummary();
-  for (const set of sets) summariseRecords(set.records, summary);
-  return summary;
+/** What one codebook's code sets use, from each set's summary (summariseRecords), sets in order: as if their records were summarised in that order. */
+export function seenIn(summaries: readonly RecordsSummary[]): SeenCodes {
+  const codes = new Set<string>();
+  const scales = new Map<string, number>();
+  for (const summary of summaries) {
+    for (const code of summary.codes) codes.add(code);
+    for (const [scale, top] of summary.scales) scales.set(scale, Math.max(scales.get(scale) ?? 0, top));
+  }
+  return { codes, scales };
 }
 
 /**
@@ -70,7 +74,7 @@ export function codebookInfo(id: string, codebook: Codebook | null, sets: CodeSe
     id,
     codebook,
     mine.map((s) => s.coder),
-    seenIn(mine),
+    seenIn(mine.map((set) => summariseRecords(set.records))),
   );
 }
 

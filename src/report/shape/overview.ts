@@ -1,5 +1,5 @@
 import type { Session } from "../../transcript/schema.js";
-import { summariseRecords, type RecordsSummary } from "../../coding/records.js";
+import type { RecordsSummary } from "../../coding/records.js";
 import { sessionCodes, type CodeSet, type StudyData } from "../load.js";
 import type { Counts, Overview, SessionChunk, SessionSummary } from "../types.js";
 import { codeSetValidation, validationLabel } from "./validation.js";
@@ -46,8 +46,8 @@ export interface CodeSetFacts {
   validation?: RecordsSummary["validation"];
 }
 
-export function codeSetFacts(set: CodeSet): CodeSetFacts {
-  const { models, first, last, validation } = summariseRecords(set.records);
+/** The facts of `set`, from the summary of its whole records (summariseRecords). */
+export function codeSetFacts(set: CodeSet, { models, first, last, validation }: RecordsSummary): CodeSetFacts {
   return { codebook: set.codebook, coder: set.coder, turns: set.turns, models, first, last, validation };
 }
 

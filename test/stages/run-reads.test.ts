@@ -1,0 +1,78 @@
+// What a pipeline run reads again: every codes file is parsed once a run (the dashboard's build takes
+// each coder's records from what the analyses before it read, the context's code cuts), and a stage
+// whose memo has a session's result does not read that session's turns.
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { mkdtemp, readdir, rm, utimes } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { writeLargeStudy } from "../../fixtures/dashboard/generate.js";
+import { runBuild } from "../../src/stages/build.js";
+import { runConcepts } from "../../src/stages/concepts.js";
+import { runTopics } from "../../src/stages/topics.js";
+import { openStudy, silentEffects } from "../../src/stages/context.js";
+import { loadSessions } from "../../src/study/study.js";
+
+const { codeReads, sessionReads } = vi.hoisted(() => ({ codeReads: [] as string[], sessionReads: [] as string[] }));
+vi.mock("../../src/coding/store.js", async (original) => {
+  const store = await original<typeof import("../../src/coding/store.js")>();
+  return {
+    ...store,
+    readCodes: (study: string, codebook: string, coder: string) => (codeReads.push(`${codebook}/${coder}`), store.readCodes(study, codebook, coder)),
+  };
+});
+vi.mock("../../src/study/validated-sessions.js", async (original) => {
+  const files = await original<typeof import("../../src/study/validated-sessions.js")>();
+  return {
+    ...files,
+    withTurns: (session: Parameters<typeof files.withTurns>[0]) => (files.turnsInMemory(session) || sessionReads.push(session.id), files.withTurns(session)),
+  };
+});
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "colloquy-run-reads-"));
+  await writeLargeStudy(dir, 600, 100);
+  // Files older than the window in which a fresh file is not trusted, then remembered with their heads (turns read on first use).
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  for (const name of await readdir(join(dir, "sessions"))) await utimes(join(dir, "sessions", name), hourAgo, hourAgo);
+  await loadSessions(dir);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+it("a build after the analyses of a run reads no codes file again, and gives the site a build alone gives", async () => {
+  const context = await openStudy(dir);
+  const coders = Object.entries(await context.coders()).flatMap(([codebook, list]) => list.map((coder) => [codebook, coder] as const));
+  expect(coders.length).toBeGreaterThan(1);
+  // What agree, compare and stats read of each coder.
+  for (const [codebook, coder] of coders) await context.codeValues(codebook, coder);
+  expect(codeReads.sort()).toEqual(coders.map(([codebook, coder]) => `${codebook}/${coder}`).sort());
+  codeReads.length = 0;
+  const held = await runBuild(context, { out: join(dir, "held") }, silentEffects);
+  expect(codeReads).toEqual([]);
+  // Alone, the build reads each codes file itself (here twice: the chunks of a new folder are made from records again), and shapes the same dashboard.
+  const alone = await runBuild(await openStudy(dir), { out: join(dir, "alone"), alone: true }, silentEffects);
+  expect(new Set(codeReads).size).toBe(coders.length);
+  // Each view's file is named by its content.
+  expect(held.files.views).toEqual(alone.files.views);
+  expect(held.files.chunks).toBe(alone.files.chunks);
+  expect(held.warnings).toEqual(alone.warnings);
+});
+
+it("concepts and topics read a session's turns only when their memo has no result for it", async () => {
+  const ids = (await loadSessions(dir)).map((s) => s.id).sort();
+  sessionReads.length = 0;
+  const first = await openStudy(dir);
+  const made = await runConcepts(first, {}, silentEffects);
+  await runTopics(first, { coder: "rules" }, silentEffects);
+  expect(sessionReads.sort()).toEqual([...ids, ...ids].sort());
+  sessionReads.length = 0;
+  const again = await openStudy(dir);
+  const concepts = await runConcepts(again, {}, silentEffects);
+  const topics = await runTopics(again, { coder: "rules" }, silentEffects);
+  expect(sessionReads).toEqual([]);
+  // The same report as the first run's, its provenance (times) aside.
+  const { provenance: _again, ...report } = concepts.report;
+  const { provenance: _first, ...firstReport } = made.report;
+  expect(report).toEqual(firstReport);
+  expect(topics.trees).toBeGreaterThan(0);
+});
