@@ -1,7 +1,7 @@
-import { cutRecords, type CodeCut, type CodeRecord } from "../coding/records.js";
+import { cutRecords, type CodeCut } from "../coding/records.js";
 import { readCodes } from "../coding/store.js";
 import { rememberSessionHash, sessionHash } from "../study/memo.js";
-import { currentBySession, type StudyReader } from "../study/reader.js";
+import { currentBySession, verdictsOf, type StudyReader } from "../study/reader.js";
 import { compareSessions, listSessionIds, sessionPath } from "../study/study.js";
 import { openSessionFiles, readSessionAgain, sameSessionFile, withTurns } from "../study/validated-sessions.js";
 import type { Session } from "../transcript/schema.js";
@@ -80,9 +80,12 @@ export async function diskSessions(study: string): Promise<BuildSessions> {
     heads,
     load,
     async codes(codebook, coders) {
-      const lists: CodeRecord[][] = [];
-      for (const coder of coders) lists.push(await readCodes(study, codebook, coder));
-      return (await currentBySession(lists, heads, readSessionAgain)).map(cutRecords);
+      const cuts: CodeCut[] = [];
+      for (const coder of coders)
+        cuts.push(
+          cutRecords(await currentBySession(await readCodes(study, codebook, coder), heads, readSessionAgain, await verdictsOf(study, codebook, coder))),
+        );
+      return cuts;
     },
   };
 }

@@ -5,7 +5,7 @@ import { resolveModelConfig, type ModelCliOptions } from "../llm/config.js";
 import type { StudyConfig } from "../study/config.js";
 import { sessionHash } from "../study/memo.js";
 import { loadSessions, loadStudyConfig, studyPaths, type StudyPaths } from "../study/study.js";
-import { currentBySession, type StudyReader } from "../study/reader.js";
+import { currentBySession, verdictsOf, type StudyReader } from "../study/reader.js";
 import { withTurns } from "../study/validated-sessions.js";
 import type { Session } from "../transcript/schema.js";
 import { CliError } from "../util/errors.js";
@@ -103,8 +103,8 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
       let records = codes.get(key);
       if (!records) {
         // Only records that still describe their turn (study/reader.ts), checked a session at a time.
-        records = Promise.all([readCodes(dir, codebook, coder), context.sessions()]).then(
-          async ([all, sessions]) => (await currentBySession([all], sessions, withTurns))[0],
+        records = Promise.all([readCodes(dir, codebook, coder), context.sessions()]).then(async ([all, sessions]) =>
+          currentBySession(all, sessions, withTurns, await verdictsOf(dir, codebook, coder)),
         );
         if (keep) codes.set(key, records);
       }

@@ -3,6 +3,8 @@ import { checkCodeCurrency } from "../coding/currency.js";
 import { readCodes } from "../coding/store.js";
 import type { Session } from "../transcript/schema.js";
 import { loadSessions } from "./study.js";
+import { openMemo, sessionHash, type Memo } from "./memo.js";
+import { sha256 } from "../util/hash.js";
 
 /**
  * Where library functions get a study's sessions and code records. A function given none reads
@@ -41,34 +43,50 @@ export function currentCodes(records: readonly CodeRecord[], sessions: readonly 
 }
 
 /**
- * `lists` without the records that no longer describe their turn, as `currentCodes` gives them,
+ * `records` without those that no longer describe their turn, as `currentCodes` gives them,
  * checked a session at a time: each session with records to check (those carrying a fingerprint)
- * is given by `load`, once for every list, and let go after. A caller that holds the sessions'
- * heads only (their turns not read) then holds one session's turns and fingerprints during the
- * check, not the study's (issue 40). File order is kept; `lists` are returned as they are when
- * every record is current.
+ * is given by `load` and let go after, so a caller holding the sessions' heads only (their turns
+ * not read) holds one session's turns during the check, not the study's (issue 40). Each session's
+ * verdict (which of its records are withheld) is kept in `verdicts` under the session's content
+ * hash and its checked records' turns and fingerprints: a later run reads only the sessions whose
+ * file or records changed. File order is kept; `records` is returned as it is when all are current.
  */
 export async function currentBySession(
-  lists: readonly CodeRecord[][],
+  records: CodeRecord[],
   sessions: readonly Session[],
   load: (session: Session) => Session | Promise<Session>,
-): Promise<CodeRecord[][]> {
+  verdicts: Memo<number[]>,
+): Promise<CodeRecord[]> {
   const index = new Map(sessions.map((s, i) => [s.id, i]));
-  // Per session (by index), its records of each list that carry a fingerprint (the only ones checked).
-  const checked = new Map<number, CodeRecord[][]>();
-  lists.forEach((records, k) => {
-    for (const record of records) {
-      const i = record.fingerprint === undefined ? undefined : index.get(record.session);
-      if (i === undefined) continue;
-      let mine = checked.get(i);
-      if (!mine) checked.set(i, (mine = lists.map(() => [])));
-      mine[k].push(record);
-    }
-  });
+  // Per session (by index), its records that carry a fingerprint (the only ones checked).
+  const checked = new Map<number, CodeRecord[]>();
+  for (const record of records) {
+    const i = record.fingerprint === undefined ? undefined : index.get(record.session);
+    if (i === undefined) continue;
+    let mine = checked.get(i);
+    if (!mine) checked.set(i, (mine = []));
+    mine.push(record);
+  }
   const withheld = new Set<CodeRecord>();
   for (const i of [...checked.keys()].sort((a, b) => a - b)) {
-    const session = await load(sessions[i]);
-    for (const mine of checked.get(i)!) for (const { record } of checkCodeCurrency(mine, [session]).withheld) withheld.add(record);
+    const mine = checked.get(i)!;
+    const verdict = await verdicts.getAsync(sessions[i].id, `${sessionHash(sessions[i])} ${checkedDigest(mine)}`, async () => {
+      const out = new Set(checkCodeCurrency(mine, [await load(sessions[i])]).withheld.map((w) => w.record));
+      return mine.flatMap((record, k) => (out.has(record) ? [k] : []));
+    });
+    for (const k of verdict) withheld.add(mine[k]);
   }
-  return withheld.size === 0 ? [...lists] : lists.map((records) => records.filter((r) => !withheld.has(r)));
+  await verdicts.save();
+  return withheld.size === 0 ? records : records.filter((r) => !withheld.has(r));
+}
+
+/** The memo of one coder's verdicts (currentBySession). */
+export const verdictsOf = (study: string, codebook: string, coder: string): Promise<Memo<number[]>> =>
+  openMemo<number[]>(study, ["code-currency", codebook, coder], {});
+
+/** Digest of what a session's check reads of its records: each one's turn and fingerprint, in order (length-prefixed). */
+function checkedDigest(records: readonly CodeRecord[]): string {
+  let text = "";
+  for (const r of records) text += `${r.turn.length}:${r.turn}${r.fingerprint!.length}:${r.fingerprint}`;
+  return sha256(text);
 }

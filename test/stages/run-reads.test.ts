@@ -10,7 +10,9 @@ import { runBuild } from "../../src/stages/build.js";
 import { runConcepts } from "../../src/stages/concepts.js";
 import { runTopics } from "../../src/stages/topics.js";
 import { openStudy, silentEffects } from "../../src/stages/context.js";
-import { loadSessions } from "../../src/study/study.js";
+import { loadSessions, saveSession } from "../../src/study/study.js";
+import { runCode } from "../../src/stages/code.js";
+import { appendCodes } from "../../src/coding/store.js";
 
 const { codeReads, sessionReads } = vi.hoisted(() => ({ codeReads: [] as string[], sessionReads: [] as string[] }));
 vi.mock("../../src/coding/store.js", async (original) => {
@@ -75,4 +77,31 @@ it("concepts and topics read a session's turns only when their memo has no resul
   const { provenance: _first, ...firstReport } = made.report;
   expect(report).toEqual(firstReport);
   expect(topics.trees).toBeGreaterThan(0);
+});
+
+it("the codes' currency check keeps each session's verdict: a later run reads no session for it, and a record of an edited turn is still withheld", async () => {
+  // Records as the rules coder writes them (with their turns' fingerprints, not the fixture's); no verdict kept yet.
+  await rm(join(dir, "codes", "bales-ipa", "rules.jsonl"));
+  await runCode(await openStudy(dir), { codebook: "bales-ipa", coder: "rules" }, silentEffects);
+  await rm(join(dir, ".cache", "memo", "code-currency"), { recursive: true, force: true });
+  const ids = (await loadSessions(dir)).map((s) => s.id).sort();
+  sessionReads.length = 0;
+  const first = await (await openStudy(dir)).codes("bales-ipa", "rules", { keep: false });
+  expect(first.every((r) => r.fingerprint !== undefined)).toBe(true);
+  expect(sessionReads.sort()).toEqual(ids);
+  sessionReads.length = 0;
+  expect(await (await openStudy(dir)).codes("bales-ipa", "rules", { keep: false })).toEqual(first);
+  expect(sessionReads).toEqual([]);
+  // A record given another version of a turn (a stale fingerprint) in an unchanged session: that session's verdict is made anew.
+  const stale = first.find((r) => r.session === ids[1])!;
+  await appendCodes(dir, [{ ...stale, fingerprint: "0".repeat(16), createdAt: new Date().toISOString() }]);
+  const withStale = await (await openStudy(dir)).codes("bales-ipa", "rules", { keep: false });
+  expect(withStale).toEqual(first.filter((r) => r !== stale));
+  first.splice(first.indexOf(stale), 1);
+  // One turn's words edited outside colloquy: that session is checked anew, its record of the turn withheld.
+  const [session] = await loadSessions(dir);
+  await saveSession(dir, { ...session, turns: session.turns.map((t, i) => (i === 0 ? { ...t, text: `${t.text} (edited)` } : t)) });
+  const now = await (await openStudy(dir)).codes("bales-ipa", "rules", { keep: false });
+  expect(now).toEqual(first.filter((r) => !(r.session === session.id && r.turn === session.turns[0].id)));
+  expect(now.length).toBe(first.length - 1);
 });
