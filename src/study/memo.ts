@@ -1,12 +1,11 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import type { CodeRecord } from "../coding/records.js";
 import type { Session } from "../transcript/schema.js";
 import { codeVersion } from "../util/code-version.js";
-import { mapLimit } from "../util/concurrency.js";
-import { writeFileAtomic } from "../util/fs.js";
+import { writeSmallFileAtomic } from "../util/fs.js";
 import { hashValue, sha256 } from "../util/hash.js";
 
 /**
@@ -103,7 +102,9 @@ export async function openMemo<T>(study: string, name: MemoName, settings: unkno
     set: store,
     async save() {
       const fresh = [...used.values()].filter((e) => e.computed);
-      await mapLimit(fresh, 16, (e) => writeFileAtomic(join(dir, e.file), serialize(e.computed)));
+      // One at a time, synchronously: a first run at 100,000 turns writes ~10,000 small entries.
+      if (fresh.length > 0) mkdirSync(dir, { recursive: true });
+      for (const e of fresh) writeSmallFileAtomic(join(dir, e.file), serialize(e.computed));
       const keep = new Set([...used.values()].map((e) => e.file));
       const files = await readdir(dir, { withFileTypes: true }).catch(() => []);
       await Promise.all(files.filter((f) => f.isFile() && !keep.has(f.name)).map((f) => rm(join(dir, f.name), { force: true })));

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { access, mkdir, open, readFile, rename, rm, type FileHandle } from "node:fs/promises";
 import { dirname, basename, join, relative, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -72,6 +72,22 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array | 
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * {@link writeFileAtomic} for a small file, synchronously, into a folder that exists. For many
+ * small files in a row (memo entries): the promise API's five thread-pool round trips a file cost
+ * 3-6x the CPU of the writes themselves (4,000 entries of a few bytes: 0.8-1.9 s async, 0.3-0.6 s).
+ */
+export function writeSmallFileAtomic(path: string, data: Uint8Array): void {
+  const temp = join(dirname(path), tempName(basename(path)));
+  try {
+    writeFileSync(temp, data);
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
     throw error;
   }
 }
