@@ -1,7 +1,7 @@
 import { join, relative } from "node:path";
 import { readWholeFile } from "../util/fs.js";
 import { codesPath, readCodes } from "../coding/store.js";
-import { codeValue, type CodeRecord } from "../coding/records.js";
+import { codeValue, cutRecords, type CodeRecord } from "../coding/records.js";
 import type { CodebookPlan } from "../study/config.js";
 import { artifacts } from "../study/artifacts.js";
 import { currentCodes } from "../study/reader.js";
@@ -118,6 +118,7 @@ export function sessionsOnly(study: StudyContext, ids: readonly string[], files:
     },
     // Cut from this part's records, not the study's values (which would name other sessions).
     codeValues: async (codebook, coder) => (await part.codes(codebook, coder)).map(codeValue),
+    codeCut: async (codebook, coder) => cutRecords(await part.codes(codebook, coder)),
     changed(what) {
       if (what === "sessions") sessions = undefined;
       codes.clear();

@@ -109,9 +109,9 @@ async function shapeStudy(study: string, given: BuildSessions | undefined, site:
   const made = sessions.map((): (string | undefined)[] => []);
   const books: { codebook: string; coders: string[]; info: CodebookInfo }[] = [];
   const summaries: CodebookSummary[] = [];
-  // One codebook's records at a time: they are let go before the next codebook's are read.
-  // What the overview and the codebook's categories need of the whole records is taken first;
-  // then only what the views read of each record is held (shapedSet).
+  // One codebook's code values at a time (those the pipeline's earlier stages share stay with them;
+  // the others are let go before the next codebook's are read), with the summary of the whole
+  // records that the overview and the codebook's categories need (CodeCut).
   const readSets = async (codebook: string, list: string[]) => {
     const cuts = await source.codes(codebook, list);
     const sets = list.map((coder, k) => shapedCodes(codebook, coder, cuts[k].values));
@@ -160,7 +160,7 @@ async function shapeStudy(study: string, given: BuildSessions | undefined, site:
     const known = chunkMemo.has(session.id, chunkInputs[i]) ? chunkMemo.get(session.id, chunkInputs[i], () => ({ file: "", bytes: 0 })) : undefined;
     if (!known || !(await site.keep(session.id, known.file, known.bytes))) todo.push(i);
   }
-  // Badges of chunks to write whose codebook parts were kept (the chunk's file went missing): that codebook's records are read again.
+  // Badges of chunks to write whose codebook parts were kept (the chunk's file went missing): that codebook's values are asked for again.
   for (const [b, book] of books.entries()) {
     const missing = todo.filter((i) => made[i][b] === undefined);
     if (missing.length === 0) continue;

@@ -38,7 +38,8 @@ export async function heldSessions(reader: Pick<StudyReader, "sessions" | "codeC
     load: async (index) => withTurns(sessions[index]),
     async codes(codebook, coders) {
       const cuts: CodeCut[] = [];
-      for (const coder of coders) cuts.push(await reader.codeCut(codebook, coder));
+      // Those earlier stages shared; the others are read for this codebook and let go after it.
+      for (const coder of coders) cuts.push(await reader.codeCut(codebook, coder, { keep: false }));
       return cuts;
     },
   };

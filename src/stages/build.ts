@@ -9,7 +9,8 @@ export interface BuildStageOptions {
    * The build runs alone (`colloquy build`): it reads the sessions from their files, one whole at
    * a time, and each code file when its codebook is shaped, letting them go (report/sessions.ts),
    * never through the context. In the pipeline, the sessions and code values earlier stages loaded
-   * are reused (each codes file is parsed once a run), and those they did not load are read (issue 40).
+   * are reused (each codes file is parsed once a run), and those they did not load are read for the
+   * build and let go after their codebook (issue 40).
    */
   alone?: boolean;
 }

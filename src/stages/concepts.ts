@@ -58,7 +58,8 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   const analyseWindow = () => {
     const read = new Map(window.filter((s) => !memo.has(s.id, sessionHash(s))).map((s) => [s.id, withTurns(s)]));
     extractor.prepare([...read.values()].flatMap((s) => s.turns.map((t) => t.text)));
-    for (const s of window) results.push(memo.get(s.id, sessionHash(s), () => analyseSessionConcepts(read.get(s.id)!, extractor, analysis)));
+    // A session read now, or one whose entry exists but cannot be read (torn: recomputed, never trusted).
+    for (const s of window) results.push(memo.get(s.id, sessionHash(s), () => analyseSessionConcepts(read.get(s.id) ?? withTurns(s), extractor, analysis)));
     window = [];
   };
   for (const session of sessions) {

@@ -42,10 +42,11 @@ export interface StudyContext extends StudyReader {
   /**
    * One coder's records of one codebook cut to what the analyses and the build read (CodeCut);
    * read once and shared. The whole records read for it are let go (unless `codes` keeps them):
-   * agree, compare, stats and the build share these across a pipeline run, so each codes file is
-   * parsed once, and held at ~80 bytes a record where a whole one takes ~400.
+   * agree, compare and stats share these across a pipeline run, ~80 bytes a record where a whole
+   * one takes ~400, and the build takes them from there, so each codes file is parsed once. With
+   * `keep: false` (the build, the last stage), a cut not shared yet is made for the caller alone.
    */
-  codeCut(codebook: string, coder: string): Promise<CodeCut>;
+  codeCut(codebook: string, coder: string, options?: { keep?: boolean }): Promise<CodeCut>;
   /** The values of `codeCut`. */
   codeValues(codebook: string, coder: string): Promise<CodeValue[]>;
   /** The LLM client for these overrides (CLI > colloquy.json > environment > default). */
@@ -110,7 +111,7 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
       }
       return records;
     },
-    codeCut(codebook, coder) {
+    codeCut(codebook, coder, { keep = true } = {}) {
       const key = `${codebook}\u0000${coder}`;
       let cut = cuts.get(key);
       if (!cut) {
@@ -121,7 +122,7 @@ export async function openStudy(dir: string, options: { modelFactory?: ModelFact
             // Unless changed() has since put a newer read there.
             (cuts.get(key) === cut && cuts.delete(key), Promise.reject(error)),
         );
-        cuts.set(key, cut);
+        if (keep) cuts.set(key, cut);
       }
       return cut;
     },

@@ -1,3 +1,4 @@
+import { cutRecords } from "../coding/records.js";
 import type { Session } from "../transcript/schema.js";
 import { CliError } from "../util/errors.js";
 import type { StudyContext } from "./context.js";
@@ -85,6 +86,11 @@ export function selectedContext(context: StudyContext, selection: SessionSelecti
     codeValues: async (codebook, coder) => {
       const { ids } = await select();
       return (await context.codeValues(codebook, coder)).filter((r) => ids.has(r.session));
+    },
+    // Cut from the selection's records: the study's cut would summarise other sessions' records.
+    codeCut: async (codebook, coder) => {
+      const { ids } = await select();
+      return cutRecords((await context.codes(codebook, coder, { keep: false })).filter((r) => ids.has(r.session)));
     },
     changed(what) {
       chosen = undefined;

@@ -124,6 +124,15 @@ export async function acquireStudyLock(dir: string, command: string, options: St
   return releaser(key);
 }
 
+/** Whether this process holds the writer lock of the study at `dir` (a reader does not). */
+export function holdsStudyLock(dir: string): boolean {
+  try {
+    return state.held.has(realpathSync(resolve(dir)));
+  } catch {
+    return false; // no such folder: nobody holds its lock
+  }
+}
+
 /** Run `fn` holding the study's writer lock (see {@link acquireStudyLock}); released however `fn` ends. */
 export async function withStudyLock<T>(dir: string, command: string, fn: () => Promise<T> | T, options: StudyLockOptions = {}): Promise<T> {
   const release = await acquireStudyLock(dir, command, options);

@@ -1,9 +1,10 @@
-import { cutRecords, type CodeCut, type CodeRecord, type CodeValue } from "../coding/records.js";
+import { codeValue, cutRecords, type CodeCut, type CodeRecord, type CodeValue } from "../coding/records.js";
 import { checkCodeCurrency } from "../coding/currency.js";
 import { readCodes } from "../coding/store.js";
 import type { Session } from "../transcript/schema.js";
 import { loadSessions } from "./study.js";
 import { openMemo, sessionHash, type Memo } from "./memo.js";
+import { holdsStudyLock } from "./lock.js";
 import { sha256 } from "../util/hash.js";
 
 /**
@@ -21,8 +22,11 @@ export interface StudyReader {
    * it read across stages (the pipeline's context) shares these, not the whole records.
    */
   codeValues(codebook: string, coder: string): Promise<CodeValue[]>;
-  /** `codeValues` with the summary of the whole records (CodeCut): what the dashboard's build reads of a coder. */
-  codeCut(codebook: string, coder: string): Promise<CodeCut>;
+  /**
+   * `codeValues` with the summary of the whole records (CodeCut): what the dashboard's build reads
+   * of a coder. With `keep: false`, a cut the reader does not share yet is made for this caller alone.
+   */
+  codeCut(codebook: string, coder: string, options?: { keep?: boolean }): Promise<CodeCut>;
 }
 
 /** Reads the files on each call (what a one-off library call wants); sessions once per reader. */
@@ -31,7 +35,7 @@ export function diskReader(study: string): StudyReader {
   const reader: StudyReader = {
     sessions: () => (sessions ??= loadSessions(study)),
     codes: async (codebook, coder) => currentCodes(await readCodes(study, codebook, coder), await reader.sessions()),
-    codeValues: async (codebook, coder) => (await reader.codeCut(codebook, coder)).values,
+    codeValues: async (codebook, coder) => (await reader.codes(codebook, coder)).map(codeValue),
     codeCut: async (codebook, coder) => cutRecords(await reader.codes(codebook, coder)),
   };
   return reader;
@@ -80,9 +84,15 @@ export async function currentBySession(
   return withheld.size === 0 ? records : records.filter((r) => !withheld.has(r));
 }
 
-/** The memo of one coder's verdicts (currentBySession). */
-export const verdictsOf = (study: string, codebook: string, coder: string): Promise<Memo<number[]>> =>
-  openMemo<number[]>(study, ["code-currency", codebook, coder], {});
+/**
+ * The memo of one coder's verdicts (currentBySession). Only a process holding the study's writer
+ * lock stores them: a reader (export, a dry run, a read-only study) uses the verdicts kept and
+ * writes nothing, since it may run beside a writer, whose entries its save would delete.
+ */
+export async function verdictsOf(study: string, codebook: string, coder: string): Promise<Memo<number[]>> {
+  const memo = await openMemo<number[]>(study, ["code-currency", codebook, coder], {});
+  return holdsStudyLock(study) ? memo : { ...memo, save: async () => {} };
+}
 
 /** Digest of what a session's check reads of its records: each one's turn and fingerprint, in order (length-prefixed). */
 function checkedDigest(records: readonly CodeRecord[]): string {
