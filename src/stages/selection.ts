@@ -87,7 +87,8 @@ export function selectedContext(context: StudyContext, selection: SessionSelecti
       const { ids } = await select();
       return (await context.codeValues(codebook, coder)).filter((r) => ids.has(r.session));
     },
-    // Cut from the selection's records: the study's cut would summarise other sessions' records.
+    // Cut from the selection's records (the study's cut would summarise other sessions' records), on
+    // each call: only the build asks for cuts, and it is given the whole study's context.
     codeCut: async (codebook, coder) => {
       const { ids } = await select();
       return cutRecords((await context.codes(codebook, coder, { keep: false })).filter((r) => ids.has(r.session)));

@@ -91,7 +91,8 @@ export async function currentBySession(
  */
 export async function verdictsOf(study: string, codebook: string, coder: string): Promise<Memo<number[]>> {
   const memo = await openMemo<number[]>(study, ["code-currency", codebook, coder], {});
-  return holdsStudyLock(study) ? memo : { ...memo, save: async () => {} };
+  // Asked when saving: a memo opened under the lock may be saved after it was released.
+  return { ...memo, save: () => (holdsStudyLock(study) ? memo.save() : Promise.resolve()) };
 }
 
 /** Digest of what a session's check reads of its records: each one's turn and fingerprint, in order (length-prefixed). */
