@@ -157,7 +157,7 @@ async function shapeStudy(study: string, given: BuildSessions | undefined, site:
   const chunkInputs = sessions.map((session, i) => `${sessionHash(session)} ${digests[i].join(" ")}`);
   const todo: number[] = [];
   for (const [i, session] of sessions.entries()) {
-    const known = chunkMemo.has(session.id, chunkInputs[i]) ? chunkMemo.get(session.id, chunkInputs[i], () => ({ file: "", bytes: 0 })) : undefined;
+    const known = chunkMemo.kept(session.id, chunkInputs[i])?.value;
     if (!known || !(await site.keep(session.id, known.file, known.bytes))) todo.push(i);
   }
   // Badges of chunks to write whose codebook parts were kept (the chunk's file went missing): that codebook's values are asked for again.

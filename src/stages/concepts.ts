@@ -56,10 +56,15 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   const results: SessionConcepts[] = [];
   let window: Session[] = [];
   const analyseWindow = () => {
-    const read = new Map(window.filter((s) => !memo.has(s.id, sessionHash(s))).map((s) => [s.id, withTurns(s)]));
-    extractor.prepare([...read.values()].flatMap((s) => s.turns.map((t) => t.text)));
-    // A session read now, or one whose entry exists but cannot be read (torn: recomputed, never trusted).
-    for (const s of window) results.push(memo.get(s.id, sessionHash(s), () => analyseSessionConcepts(read.get(s.id) ?? withTurns(s), extractor, analysis)));
+    const kept = window.map((s) => memo.kept(s.id, sessionHash(s)));
+    const read = window.flatMap((s, k) => (kept[k] ? [] : [withTurns(s)]));
+    extractor.prepare(read.flatMap((s) => s.turns.map((t) => t.text)));
+    let next = 0;
+    for (const [k, s] of window.entries()) {
+      let result = kept[k]?.value;
+      if (!result) memo.set(s.id, sessionHash(s), (result = analyseSessionConcepts(read[next++], extractor, analysis)));
+      results.push(result);
+    }
     window = [];
   };
   for (const session of sessions) {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
@@ -28,8 +28,11 @@ export interface Memo<T> {
   get(key: string, inputs: string, compute: () => T): T;
   /** As `get`, for a computation that first reads what it needs (a session's file): `compute` runs only when no result is kept. */
   getAsync(key: string, inputs: string, compute: () => Promise<T>): Promise<T>;
-  /** Whether a stored result for `key` computed from `inputs` exists. */
-  has(key: string, inputs: string): boolean;
+  /**
+   * The result kept for `key` computed from `inputs` (this run's, else a readable stored one, then
+   * kept by save), or undefined: what `get` would return without computing.
+   */
+  kept(key: string, inputs: string): { value: T } | undefined;
   /** Store `value` for `key` computed from `inputs` (replacing any stored one). */
   set(key: string, inputs: string, value: T): void;
   /** Write the entries computed in this run and delete those not used in it (sessions no longer asked for, older inputs). */
@@ -84,7 +87,7 @@ export async function openMemo<T>(study: string, name: MemoName, settings: unkno
   };
   return {
     stats,
-    has: (key, inputs) => existsSync(join(dir, fileOf(key, inputs))),
+    kept,
     get(key, inputs, compute) {
       const entry = kept(key, inputs);
       if (entry) return entry.value;
@@ -124,7 +127,7 @@ export async function openMemo<T>(study: string, name: MemoName, settings: unkno
 export async function keepAnswers(study: string, name: string, maps: readonly Map<string, unknown>[]): Promise<() => Promise<void>> {
   const memo = await openMemo<[string, unknown][][]>(study, ["answers", name], {});
   const size = () => maps.reduce((n, m) => n + m.size, 0);
-  const stored = memo.has("answers", "") ? memo.get("answers", "", () => []) : [];
+  const stored = memo.kept("answers", "")?.value ?? [];
   if (stored.length === maps.length) maps.forEach((map, i) => stored[i].forEach(([key, value]) => map.has(key) || map.set(key, value)));
   const loaded = size();
   return async () => {

@@ -27,18 +27,18 @@ describe("sessionHash", () => {
     await memo.save();
     const again = await openMemo<number>(dir, "test-session-hash", {});
     const [reloaded] = await loadSessions(dir);
-    expect(again.has(reloaded.id, sessionHash(reloaded))).toBe(true);
+    expect(again.kept(reloaded.id, sessionHash(reloaded))?.value).toBe(1);
     // The same content laid out otherwise: computed again (never a wrong reuse) ...
     await writeFile(path, JSON.stringify(JSON.parse(bytes.toString("utf8"))));
     const [compact] = await loadSessions(dir);
     expect(compact).toEqual(reloaded);
-    expect(again.has(compact.id, sessionHash(compact))).toBe(false);
+    expect(again.kept(compact.id, sessionHash(compact))).toBeUndefined();
     // ... and other words: another hash too.
     compact.turns[0].text += " (edited)";
     await writeFile(path, JSON.stringify(compact, null, 2));
     const [edited] = await loadSessions(dir);
     expect(sessionHash(edited)).not.toBe(sessionHash(reloaded));
-    expect(again.has(edited.id, sessionHash(edited))).toBe(false);
+    expect(again.kept(edited.id, sessionHash(edited))).toBeUndefined();
   });
 
   it("of an unchanged file is the hash kept with its stamp when it was validated (not hashed again); an entry kept without one gets it", async () => {
