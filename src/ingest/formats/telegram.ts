@@ -69,13 +69,14 @@ export const telegramImporter: Importer = {
             ...(fromId ? { metadata: { telegramId: fromId } } : {}),
           });
         }
-        const seconds = Number(msg.date_unixtime);
+        const unix = idOf(msg.date_unixtime);
+        const seconds = unix === undefined ? NaN : Number(unix);
         const date = optionalString(msg, "date", file, at);
-        const when = Number.isFinite(seconds) && msg.date_unixtime !== undefined ? seconds : date !== undefined ? Date.parse(date) / 1000 : NaN;
+        const when = Number.isFinite(seconds) ? seconds : date !== undefined ? Date.parse(date) / 1000 : NaN;
         if (!Number.isNaN(when)) origin ??= when;
         const meta: Record<string, unknown> = rest(msg, ["text", "from", "date", "type"]) ?? {};
-        const reply = msg.reply_to_message_id;
-        if (reply !== undefined && turnOf.has(String(reply))) meta.replyTo = turnOf.get(String(reply));
+        const reply = idOf(msg.reply_to_message_id);
+        if (reply !== undefined && turnOf.has(reply)) meta.replyTo = turnOf.get(reply);
         const media = ["photo", "file", "sticker_emoji", "media_type"].some((k) => msg[k] !== undefined);
         const type: TurnType = service ? "system" : text === "" && media ? "file" : "message";
         const turn = builder.turn({
@@ -86,7 +87,8 @@ export const telegramImporter: Importer = {
           ...(!Number.isNaN(when) && origin !== undefined ? { start: when - origin } : {}),
           metadata: meta,
         });
-        if (msg.id !== undefined) turnOf.set(String(msg.id), turn);
+        const own = idOf(msg.id);
+        if (own !== undefined) turnOf.set(own, turn);
       });
       if (messages.length === 0) warnings.push(`${file}: ${listPath}: no messages; imported an empty session`);
       return builder.build();
@@ -108,4 +110,13 @@ function messageText(value: unknown, file: string, path: string): string {
       throw shapeError(file, childPath(path, i), 'a text part: a string or {"type": …, "text": …}', part);
     })
     .join("");
+}
+
+/**
+ * A message id or epoch field as text when it is one (a string or a number), else undefined. The
+ * field is kept in the turn's metadata either way; `String()` of another JSON value could throw
+ * (an object whose `toString` is not a function) or link a reply to the wrong turn.
+ */
+function idOf(value: unknown): string | undefined {
+  return typeof value === "string" || typeof value === "number" ? String(value) : undefined;
 }

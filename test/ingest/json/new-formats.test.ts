@@ -83,6 +83,23 @@ describe("telegram importer", () => {
   });
 });
 
+it("telegram: an id, reply or epoch field that is not a string or number is kept as metadata, links nothing and does not stop the import", async () => {
+  const odd = { toString: null };
+  const messages = [
+    { id: odd, type: "message", date: "2024-01-01T00:00:00", date_unixtime: odd, from: "Ana", from_id: "user1", text: "first", text_entities: [] },
+    { id: 2, type: "message", date: "2024-01-01T00:01:00", from: "Bo", from_id: "user2", reply_to_message_id: odd, text: "second", text_entities: [] },
+  ];
+  const { sessions } = await importText(telegramImporter, "result.json", JSON.stringify({ name: "chat", type: "personal_chat", id: 1, messages }));
+  const [chat] = sessions;
+  expect(chat.turns.map((t) => [t.text, t.start])).toEqual([
+    ["first", 0],
+    ["second", 60],
+  ]);
+  expect(chat.turns[0].metadata).toMatchObject({ id: odd, date_unixtime: odd });
+  expect(chat.turns[1].metadata).toMatchObject({ reply_to_message_id: odd });
+  expect(chat.turns[1].metadata?.replyTo).toBeUndefined();
+});
+
 describe("messenger importer", () => {
   it("repairs Facebook's UTF-8-as-Latin-1 text, puts turns in time order and keeps media and reactions", async () => {
     const path = fixture("messenger/message_1.json");
