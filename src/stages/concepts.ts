@@ -3,7 +3,7 @@ import { emptyLexicon, parseLexicon } from "../analysis/concepts/lexicon.js";
 import { readUserText } from "../util/fs.js";
 import { conceptsReport, type ConceptsReport } from "../analysis/concepts/report.js";
 import { analyseSessionConcepts, type SessionConcepts } from "../analysis/concepts/measures.js";
-import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
+import { checkSelection, noHumanSpeakers, type SpeakerSelection } from "../analysis/concepts/speakers.js";
 import { learntWords } from "../analysis/concepts/tagger.js";
 import { writeConceptsReport } from "./analysis-files.js";
 import { keepAnswers, memoNote, openMemo, sessionHash } from "../study/memo.js";
@@ -41,6 +41,8 @@ export async function runConcepts(context: StudyContext, options: ConceptsStageO
   if (sessions.length === 0)
     throw new CliError(`${context.paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${context.dir}\``);
   checkSelection(sessions, speakers);
+  const noOne = noHumanSpeakers(sessions, speakers, "concepts");
+  if (noOne) effects.warn(noOne);
   const memo = await openMemo<SessionConcepts>(context.dir, "concepts", {
     terms: lexicon.terms,
     ignore: [...lexicon.ignore].sort(),

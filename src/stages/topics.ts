@@ -1,5 +1,5 @@
 import { createConceptExtractor } from "../analysis/concepts/extract.js";
-import { checkSelection, type SpeakerSelection } from "../analysis/concepts/speakers.js";
+import { checkSelection, noHumanSpeakers, type SpeakerSelection } from "../analysis/concepts/speakers.js";
 import { buildTopicsReport, rulesSessionTrees, summariseTopics, topicsReport, type TopicsReport, type TreeResult } from "../analysis/topics/report.js";
 import { memoNote, openMemo, sessionHash } from "../study/memo.js";
 import { withTurns } from "../study/validated-sessions.js";
@@ -62,6 +62,8 @@ export async function runTopics(context: StudyContext, options: TopicsStageOptio
   if (sessions.length === 0)
     throw new CliError(`${context.paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${context.dir}\``);
   checkSelection(sessions, speakers);
+  const noOne = noHumanSpeakers(sessions, speakers, "topics");
+  if (noOne) effects.warn(noOne);
   let model: LlmClient | undefined;
   if (coder === "llm") {
     model = context.model(options.model ?? {}, effects);
@@ -136,6 +138,8 @@ export async function submitTopicsBatch(context: StudyContext, options: TopicsSt
     throw new CliError(`${context.paths.sessions}: no sessions yet; import some with \`colloquy import <files…> --study ${context.dir}\``);
   const speakers = options.speakers ?? context.config.topics.speakers ?? "human";
   checkSelection(sessions, speakers);
+  const noOne = noHumanSpeakers(sessions, speakers, "topics");
+  if (noOne) effects.warn(noOne);
   const model = context.model(options.model ?? {}, effects);
   if (!options.dryRun) {
     const problem = await model.preflight();

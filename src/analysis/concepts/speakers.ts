@@ -37,6 +37,16 @@ export function checkSelection(sessions: readonly Session[], selection: SpeakerS
 }
 
 /**
+ * The warning for a default selection that counts no one: in a study of AI agents alone (logs of
+ * an LLM discussion) "human" leaves topics and concepts empty, which a researcher would otherwise
+ * find only as an empty dashboard view. `setting` is the colloquy.json section ("topics", "concepts").
+ */
+export function noHumanSpeakers(sessions: readonly Pick<Session, "participants">[], selection: SpeakerSelection, setting: string): string | undefined {
+  if (selection !== "human" || sessions.length === 0 || sessions.some((s) => s.participants.some((p) => p.kind === "human"))) return undefined;
+  return `no session has a human participant, and ${setting} counts human speakers unless told otherwise: to count the AI agents, set "${setting}": {"speakers": "all"} in colloquy.json or pass --speakers all`;
+}
+
+/**
  * Turns that carry a participant's words: messages, backchannels and interruptions.
  * System notices, hidden reasoning, tool actions and file posts are not conversation.
  */

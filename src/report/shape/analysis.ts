@@ -166,11 +166,22 @@ function firstMentions(s: ConceptsReport["sessions"][number]): ConceptsSet["firs
   return s.firstMentions.flatMap((m) => (m.start !== null ? [{ session: s.session, condition: s.condition, concept: m.concept, time: m.start }] : []));
 }
 
+/**
+ * Why a concepts file has nothing to chart. Re-running does not help when the transcripts have no
+ * turn times (rates are per minute, first mentions are placed in time); only a file with no
+ * concept at all is worth re-making.
+ */
+function whyNoConcepts(report: ConceptsReport): string {
+  if (report.sessions.some((s) => s.firstMentions.length > 0))
+    return "the sessions have no turn times, so there are no rates per minute or times of first mentions";
+  return `no concept in the turns it counted (speakers: ${JSON.stringify(report.provenance.speakers)}); ${rerun(conceptsFiles.concepts)}`;
+}
+
 function conceptsSet(report: ConceptsReport, mentions: ConceptsSet["firstMentions"], warnings: string[]): ConceptsSet | null {
   const rate = report.conditions.find((c) => c.measure === "sessionConceptRate") ?? report.conditions.find((c) => c.measure === "conceptRate");
   const rates = summaries(rate).map(({ condition, mean, sd, n }) => ({ condition, mean, sd, n }));
   if (rates.length === 0 && mentions.length === 0) {
-    warnings.push(`${conceptsFiles.concepts.relative()}: no concept rates or first mentions; ${rerun(conceptsFiles.concepts)}`);
+    warnings.push(`${conceptsFiles.concepts.relative()}: no concept rates or first mentions to chart: ${whyNoConcepts(report)}`);
     return null;
   }
   return { rates, firstMentions: mentions, test: firstTest(rate) };
