@@ -194,7 +194,8 @@ describe("compareConditions: tests between conditions (reference values from Sci
     expect(t).toMatchObject({ adjust: "holm", familySize: 2 });
     close(t.pAdjusted, 0.047619047619047616);
     close(agrees.pAdjusted, 0.16666666666666666);
-    expect(t.effectCi95![0]).toBeLessThan(t.effectSize!);
+    // 5 vs 5 sessions: too few for a bootstrap interval of g.
+    expect(t.effectCi95).toBeNull();
     expect(t.mde80).toBeGreaterThan(1.5);
     // Codes nobody used are not tested and stay out of the family.
     const unused = r.tests.find((x) => x.code === "shows-tension")!;

@@ -157,9 +157,9 @@ describe("effect sizes over values equal but for floating point", () => {
     expect(cohensDz(x, [0, 0, 0])).toBeNull();
     expect(hedgesGz(x, [0, 0, 0])).toBeNull();
     expect(hedgesG([0.1 + 0.2, 0.3], [0.3, 0.3])).toBeNull();
-    // Resamples of the first two pairs alone have no spread: left out and counted, never a bound of 1e16
-    // (over a fifth of the resamples here, so no interval at all).
-    const interval = effectInterval("hedges-gz", [0.1 + 0.2, 0.3, 5], [0, 0, 0], "participant");
+    // Resamples without the last pair have no spread: left out and counted, never a bound of 1e16
+    // (about a third of the resamples here, 0.9^10, so no interval at all).
+    const interval = effectInterval("hedges-gz", [0.1 + 0.2, ...Array<number>(8).fill(0.3), 5], Array<number>(10).fill(0), "participant");
     expect(interval.ci95).toBeNull();
     expect(interval.method).toMatch(/resamples had no spread/);
   });

@@ -32,11 +32,31 @@ describe("testTwoGroups: one pre-declared test per question", () => {
     expect(t.p).toBeCloseTo(0.05714285714285714, 12);
     expect(t.smallestP).toBeCloseTo(2 / 70, 12);
     expect(t.mde80).toBeCloseTo(2.3706568976044298, 6);
+    // 4 a side is too few for a bootstrap interval of g (see the next test).
+    expect(t.effectCi95).toBeNull();
+    expect(t.effectCiMethod).toMatch(/no interval: fewer than 10 sessions in a condition/);
+  });
+
+  it("no effect-size interval below 10 units a side: it would exclude 0 beside a p of .76 (ChatCollab, 9 vs 3 sessions)", () => {
+    // asks-orientation acts per session, gives_* (9 sessions) vs control (3), rules coder.
+    // python: stats.permutation_test -> p 0.7636; the percentile bootstrap of g gives [0.34, 1.38]
+    // (every resample of the control is [0, 0, 0], so no resampled g is below 0).
+    const t = testTwoGroups("between", [1, 0, 1, 0, 0, 0, 0, 0, 1], [0, 0, 0], { unit: "session" });
+    expect(t.p).toBeCloseTo(0.7636363636363637, 12);
+    expect(t.effectSize).toBeCloseTo(0.6877, 3);
+    expect(t.effectCi95).toBeNull();
+    expect(t.effectCiMethod).toMatch(/fewer than 10 sessions in a condition/);
+  });
+
+  it("10 or more units a side: Hedges' g with a seeded bootstrap interval", () => {
+    const x = [12, 15, 9, 20, 14, 11, 17, 13, 16, 10];
+    const y = [7, 6, 11, 5, 9, 8, 4, 10, 6, 7];
+    const t = testTwoGroups("between", x, y, { unit: "session" });
     expect(t.effectCi95![0]).toBeLessThan(t.effectSize!);
     expect(t.effectCi95![1]).toBeGreaterThan(t.effectSize!);
     expect(t.effectCiMethod).toMatch(/percentile bootstrap over sessions \(2000 resamples, seed 1/);
     // Seeded: the same interval every run.
-    expect(testTwoGroups("between", [12, 15, 9, 20], [7, 6, 11, 5], { unit: "session" }).effectCi95).toEqual(t.effectCi95);
+    expect(testTwoGroups("between", x, y, { unit: "session" }).effectCi95).toEqual(t.effectCi95);
   });
 
   it("named alternatives of the same design run instead of the default, never beside it", () => {
