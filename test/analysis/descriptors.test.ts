@@ -81,6 +81,10 @@ describe("emptyWhen: when a view will be empty, and how to fill it", () => {
     expect(compareAnalysis.emptyWhen!(facts(["a", "b"]))).toMatch(
       /^no control condition\. Set "compare": \{"control": "a"\} in study\/colloquy\.json \(conditions: a, b\)/,
     );
+    // A condition named control is the one suggested, not the first in alphabetical order.
+    expect(compareAnalysis.emptyWhen!(facts(["asks_opinion", "control", "shows_solidarity"]))).toMatch(
+      /^no control condition\. Set "compare": \{"control": "control"\}/,
+    );
     expect(compareAnalysis.emptyWhen!(facts(["a", "b"], { compare: { control: "c" } }))).toMatch(
       /^the control "c" .* is not a condition of the study \(a, b\)/,
     );

@@ -4,6 +4,15 @@ import type { AnalysisDescriptor, StudyFacts } from "../descriptor.js";
 import { NO_CONDITION } from "../shared/table.js";
 import type { CompareReport } from "./compare.js";
 
+/**
+ * The condition to name in the advice: one called control or baseline when there is one (the
+ * first in alphabetical order is rarely the control: ChatCollab's is "control", after
+ * "asks_opinion"), else the first. Only a suggestion: the control is never inferred.
+ */
+function likelyControl(conditions: readonly string[]): string {
+  return conditions.find((c) => /^(control|baseline)$/i.test(c.trim())) ?? conditions[0];
+}
+
 /** Why there is nothing to compare: fewer than two conditions, or no usable control. */
 function whyNoComparison({ conditions, config, configFile }: StudyFacts): string | undefined {
   const control = config.compare.control;
@@ -14,7 +23,7 @@ function whyNoComparison({ conditions, config, configFile }: StudyFacts): string
     );
   }
   if (control === undefined)
-    return `no control condition. Set "compare": {"control": "${conditions[0]}"} in ${configFile} (conditions: ${conditions.join(", ")}), then run \`colloquy study\` again.`;
+    return `no control condition. Set "compare": {"control": "${likelyControl(conditions)}"} in ${configFile} (conditions: ${conditions.join(", ")}), then run \`colloquy study\` again.`;
   if (!conditions.includes(control) && !Object.keys(config.compare.conditionGroups ?? {}).includes(control)) {
     return `the control "${control}" (compare.control in ${configFile}) is not a condition of the study (${conditions.join(", ")}).`;
   }
