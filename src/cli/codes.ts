@@ -37,6 +37,7 @@ function describe(summary: CodesImportSummary): string {
             .join(", ")})`
         : ""),
   ];
+  if (summary.listed) lines.push(`${summary.coder} is now listed under "humanCoders" in colloquy.json: \`colloquy study\` compares the machine coders with it`);
   return lines.join("\n");
 }
 

@@ -7,6 +7,7 @@ import { humanCoderId } from "../coding/sheet.js";
 import { appendCodes, readCodeHistory, replaceCodes } from "../coding/store.js";
 import type { CodeRecord } from "../coding/records.js";
 import { StudyLockedError, withStudyLock } from "../study/lock.js";
+import { registerHumanCoders } from "../study/study.js";
 import { CliError, errorMessage } from "../util/errors.js";
 import type { StageEffects, StudyContext } from "./context.js";
 import { selectedContext, selectionOf, type SessionSelection } from "./selection.js";
@@ -64,7 +65,7 @@ const WRITES_ONLY_ITS_OWN_CODER = new Set(["colloquy code", "colloquy batch coll
  * command that never touches people's code files holds it, writing beside it at once. The page
  * sends one answer at a time, and only this page writes this person's file.
  */
-function lockedStore(context: StudyContext): DeskStore {
+function lockedStore(context: StudyContext, effects: StageEffects): DeskStore {
   const locked = async (fn: () => Promise<void>) => {
     try {
       return await withStudyLock(context.dir, COMMAND, fn, { waitMs: 0 });
@@ -79,6 +80,10 @@ function lockedStore(context: StudyContext): DeskStore {
       locked(async () => {
         await appendCodes(context.dir, [record]);
         context.changed("codes");
+        // A person's first answer lists them under humanCoders, so `colloquy study` compares the
+        // machine coders with them without a hand edit of colloquy.json (adjudicated codes stay opt-in).
+        if (record.coder !== ADJUDICATED_CODER && (await registerHumanCoders(context.dir, [record.coder])).length > 0)
+          effects.log(`${record.coder} is now listed under "humanCoders" in colloquy.json: \`colloquy study\` compares the machine coders with it`);
       }),
     remove: (record) =>
       locked(async () => {
@@ -142,7 +147,7 @@ export async function runAnnotate(context: StudyContext, options: AnnotateStageO
     items,
     existing: await context.codes(codebook.id, writer),
     compared,
-    store: lockedStore(context),
+    store: lockedStore(context, effects),
     window: options.window,
   });
   const title =

@@ -6,6 +6,7 @@ import type { CodeRecord } from "../coding/records.js";
 import { cellReader, findColumn, planColumns, type CodeColumnPlan } from "../coding/sheet-cells.js";
 import { fingerprintOfCell, humanCoderId, SHEET_KEY_COLUMNS } from "../coding/sheet.js";
 import { readCodeHistory, replaceCodes } from "../coding/store.js";
+import { registerHumanCoders } from "../study/study.js";
 import { sessionFingerprints } from "../transcript/fingerprint.js";
 import type { Session, Turn } from "../transcript/schema.js";
 import { parseTable, type TableRow } from "../util/csv.js";
@@ -73,6 +74,8 @@ export interface CodesImportSummary {
   /** Rows repeating another row's turn with the same code (stored once). */
   duplicates: number;
   problems: RowProblem[];
+  /** The coder was newly listed under humanCoders in colloquy.json. */
+  listed: boolean;
   /** Problems per kind. */
   refused: Partial<Record<RowProblemKind, number>>;
 }
@@ -309,6 +312,9 @@ export async function runCodesImport(context: StudyContext, options: CodesImport
     context.changed("codes");
   }
 
+  // A person's codes count in `colloquy study`'s agreement without a hand edit of colloquy.json.
+  const listed = records.length > 0 && (await registerHumanCoders(context.dir, [coder])).length > 0;
+
   const refused: Partial<Record<RowProblemKind, number>> = {};
   for (const p of problems) refused[p.kind] = (refused[p.kind] ?? 0) + 1;
   effects.log(`codes import: ${records.length} code(s) of ${coder} for ${codebook.id} from ${options.file}`);
@@ -327,5 +333,6 @@ export async function runCodesImport(context: StudyContext, options: CodesImport
     duplicates,
     problems,
     refused,
+    listed,
   };
 }

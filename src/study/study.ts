@@ -92,14 +92,41 @@ export async function loadStudyConfig(dir: string): Promise<StudyConfig> {
  * machine coder (`coders: []`) until the researcher adds one. Returns the ids added.
  */
 export async function registerCodebooks(dir: string, ids: readonly string[]): Promise<string[]> {
+  return addToConfig(
+    dir,
+    (config) => ids.filter((id) => !config.codebooks.some((plan) => plan.codebook === id)),
+    (raw, config, missing) => {
+      // A file that never named its codebooks had the defaults: they stay listed beside the new ones.
+      const plans = Array.isArray(raw.codebooks) ? raw.codebooks : config.codebooks;
+      return { ...raw, codebooks: [...plans, ...missing.map((codebook) => ({ codebook, coders: [] }))] };
+    },
+  );
+}
+
+/**
+ * List people's coders (human:<name>) under humanCoders in colloquy.json, so `colloquy study`
+ * compares the machine coders with them without a hand edit; returns those newly listed.
+ */
+export async function registerHumanCoders(dir: string, coders: readonly string[]): Promise<string[]> {
+  return addToConfig(
+    dir,
+    (config) => coders.filter((coder, i) => !config.humanCoders.includes(coder) && coders.indexOf(coder) === i),
+    (raw, config, missing) => ({ ...raw, humanCoders: [...config.humanCoders, ...missing] }),
+  );
+}
+
+/** Add what `missing` finds absent to colloquy.json (the file's other fields kept as written); returns what was added. */
+async function addToConfig(
+  dir: string,
+  missingFrom: (config: StudyConfig) => string[],
+  add: (raw: Record<string, unknown>, config: StudyConfig, missing: string[]) => Record<string, unknown>,
+): Promise<string[]> {
   const config = await loadStudyConfig(dir);
-  const missing = ids.filter((id) => !config.codebooks.some((plan) => plan.codebook === id));
+  const missing = missingFrom(config);
   if (missing.length === 0) return [];
   const path = studyPaths(dir).config;
   const raw = (await exists(path)) ? (JSON.parse(await readFile(path, "utf8")) as Record<string, unknown>) : {};
-  // A file that never named its codebooks had the defaults: they stay listed beside the new ones.
-  const plans = Array.isArray(raw.codebooks) ? raw.codebooks : config.codebooks;
-  const next = { ...raw, codebooks: [...plans, ...missing.map((codebook) => ({ codebook, coders: [] }))] };
+  const next = add(raw, config, missing);
   studyConfigSchema.parse(next);
   await writeJsonAtomic(path, next);
   return missing;

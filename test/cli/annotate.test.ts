@@ -108,6 +108,20 @@ describe("colloquy annotate: coding", () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it("the first answer lists the person under humanCoders in colloquy.json (adjudicated codes are not listed)", async () => {
+    const config = async () => (JSON.parse(await readFile(resolve(study, "colloquy.json"), "utf8")) as { humanCoders?: string[] }).humanCoders;
+    expect(await config()).toEqual([]);
+    const server = await start();
+    await openPage(server.url);
+    expect(await config()).toEqual([]);
+    await page.keyboard.press("3");
+    await at(1);
+    expect(await config()).toEqual(["human:alice"]);
+    await page.keyboard.press("3");
+    await at(2);
+    expect(await config()).toEqual(["human:alice"]);
+  }, 60_000);
+
   it("Ctrl+Enter in the note before a category leaves the note (no keyboard trap): the next key codes", async () => {
     const server = await start();
     await openPage(server.url);
@@ -314,6 +328,8 @@ describe("colloquy annotate --adjudicate", () => {
       provenance: { decidedBy: "carol", between: { "human:alice": ["gives-opinion"], "human:bob": ["gives-suggestion"] } },
     });
     expect(JSON.parse((await readFile(codesPath(study, "bales-ipa", "human:adjudicated"), "utf8")).split("\n")[0]!).run.coder).toBe("human:adjudicated");
+    // Adjudicated codes are not listed as a human coder: comparing them with the coders they settle is opt-in.
+    expect(JSON.parse(await readFile(resolve(study, "colloquy.json"), "utf8")).humanCoders).toEqual([]);
     expect(errors).toEqual([]);
   }, 60_000);
 

@@ -286,6 +286,24 @@ describe("human coding round trip", () => {
     expect(Number.isFinite(pair.kappa)).toBe(true);
   });
 
+  it("codes import lists a new person under humanCoders in colloquy.json, once, so `colloquy study` compares the machine coders with them", async () => {
+    const out = join(dir, "sheet.csv");
+    expect((await runCli(["sheet", study, "--codebook", "bales-ipa", "--coders", "carol", "--out", out])).code).toBe(0);
+    const sheet = await readSheet(out);
+    sheet.rows.slice(0, 4).forEach((row) => (row.code_carol = "agrees"));
+    await writeSheet(out, sheet);
+    const config = async () => JSON.parse(await readFile(join(study, "colloquy.json"), "utf8")) as { humanCoders: string[]; version: number };
+    const before = await config();
+    const first = await runCli(["codes", "import", out, "--study", study, "--codebook", "bales-ipa", "--coder", "carol"]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('human:carol is now listed under "humanCoders" in colloquy.json');
+    expect(await config()).toEqual({ ...before, humanCoders: ["human:alice", "human:bob", "human:carol"] });
+    const again = await runCli(["codes", "import", out, "--study", study, "--codebook", "bales-ipa", "--coder", "carol"]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).not.toContain("is now listed");
+    expect((await config()).humanCoders).toEqual(["human:alice", "human:bob", "human:carol"]);
+  });
+
   it("re-importing the same sheet replaces that file's codes only; other sources of the coder are kept", async () => {
     const first = join(dir, "a.csv");
     const second = join(dir, "b.csv");

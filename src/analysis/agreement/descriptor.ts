@@ -40,6 +40,6 @@ export const agreementAnalysis: AnalysisDescriptor<AgreementReport> = {
   views: ["Agreement"],
   emptyWhen: ({ config, configFile }) =>
     config.humanCoders.length === 0 && config.codebooks.every((p) => p.coders.length < 2)
-      ? `only one coder per codebook. Have people code a sample (\`colloquy sample\`, \`colloquy sheet\`, \`colloquy codes import\`) and list them under "humanCoders" in ${configFile}.`
+      ? `only one coder per codebook. Have people code a sample (\`colloquy sample\`, then \`colloquy annotate\`, or \`colloquy sheet\` and \`colloquy codes import\`): each is listed under "humanCoders" in ${configFile}.`
       : undefined,
 };
