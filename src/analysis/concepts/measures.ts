@@ -4,7 +4,7 @@ import { mtld, type MtldResult } from "./mtld.js";
 import { isSelected, isSpokenTurn, type SpeakerSelection } from "./speakers.js";
 import { words } from "./tokens.js";
 import { countWords } from "../shared/words.js";
-import { timeSpan } from "../shared/measures.js";
+import { rateSeconds, timeSpan } from "../shared/measures.js";
 
 /** Concepts of one turn, in order of mention with repeats. */
 export interface TurnConcepts {
@@ -103,7 +103,9 @@ export const NO_CONDITION = "(no condition)";
 function span(turns: readonly Turn[]): { minutes: number | null; reason?: string } {
   const time = timeSpan(turns);
   if (time.seconds === null) return { minutes: null, reason: time.timed === 0 ? "no turn times" : "the time span is zero" };
-  return { minutes: time.seconds / 60 };
+  const rated = rateSeconds(time);
+  if (rated.seconds === null) return { minutes: null, reason: "times to the minute spanning one minute" };
+  return { minutes: rated.seconds / 60 };
 }
 
 function rate(total: number, basis: ConceptRate["basis"], time: { minutes: number | null; reason?: string }): ConceptRate {

@@ -27,11 +27,19 @@ export function thirdOf(k: number, n: number): 0 | 1 | 2 {
 /** Seconds spanned by some turns, or null with the reason. */
 export interface TimeSpan {
   seconds: number | null;
-  /** Why `seconds` is null, or a caveat when only some turns are timed. */
+  /** Why `seconds` is null, or a caveat (only some turns timed, times to the minute). */
   note?: string;
   /** Turns that have a start time. */
   timed: number;
+  /**
+   * Every time falls on a whole minute: the source's clock keeps minutes only (Slack pastes,
+   * WhatsApp and many chat exports), so each end of the span is known to within a minute.
+   */
+  toTheMinute?: boolean;
 }
+
+/** Seconds in a minute: the resolution of clocks that keep minutes only. */
+const MINUTE = 60;
 
 /**
  * Duration of a list of turns in seconds: the latest end (or start, when a turn has no end)
@@ -43,17 +51,38 @@ export function timeSpan(turns: readonly Pick<Turn, "start" | "end">[]): TimeSpa
   let first = Infinity;
   let last = -Infinity;
   let timed = 0;
+  let toTheMinute = true;
   for (const turn of turns) {
     if (turn.start === undefined) continue;
     timed++;
     if (turn.start < first) first = turn.start;
     const stop = turn.end ?? turn.start;
     if (stop > last) last = stop;
+    if (turn.start % MINUTE !== 0 || stop % MINUTE !== 0) toTheMinute = false;
   }
+  // Two times on whole minutes happen by chance (1 in 60 for seconds); three or more are a clock that keeps minutes.
+  toTheMinute &&= timed >= 3;
   if (timed === 0) return { seconds: null, timed, note: "no turn has a start time, so duration and per-minute rates are unknown" };
   if (!(last > first)) return { seconds: null, timed, note: "all timed turns fall at the same moment, so duration is zero and rates are undefined" };
-  const note = timed < turns.length ? `only ${timed} of ${turns.length} turns have times; duration spans the timed ones` : undefined;
-  return { seconds: last - first, timed, ...(note ? { note } : {}) };
+  const notes = [
+    ...(timed < turns.length ? [`only ${timed} of ${turns.length} turns have times; duration spans the timed ones`] : []),
+    ...(toTheMinute ? ["the times are to the minute, so the duration is known to within a minute either way"] : []),
+  ];
+  return { seconds: last - first, timed, ...(notes.length ? { note: notes.join("; ") } : {}), ...(toTheMinute ? { toTheMinute } : {}) };
+}
+
+/**
+ * The seconds a per-minute rate divides by, or null with the reason. Times to the minute that span
+ * a single minute leave the true span anywhere from a moment to two minutes, so a rate could be
+ * off many times over (ChatCollab: 7 turns stamped 10:16 and 10:17 gave 81 concepts a minute
+ * where the other sessions gave 14-43, and drove a condition's mean): no rate then. From two
+ * minutes on the span is known to within half of itself, and the note says how far.
+ */
+export function rateSeconds(time: TimeSpan): { seconds: number | null; reason?: string } {
+  if (time.seconds === null) return { seconds: null, reason: time.note };
+  if (time.toTheMinute && time.seconds < 2 * MINUTE)
+    return { seconds: null, reason: "it spans one minute, so the true span is anywhere up to two minutes and per-minute rates are left out" };
+  return { seconds: time.seconds };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Participant, Session, TurnType } from "../../transcript/schema.js";
 import { countWords } from "../shared/words.js";
-import { normalisedEntropy, timeSpan } from "../shared/measures.js";
+import { normalisedEntropy, rateSeconds, timeSpan } from "../shared/measures.js";
 
 // Defined once in measures.ts; re-exported here, where stats readers look for them.
 export { normalisedEntropy };
@@ -16,7 +16,8 @@ import { NO_CONDITION, summarise, type Summary } from "../shared/table.js";
  *  - duration (seconds) follows {@link timeSpan} over all the session's turns: the latest `end`
  *    (or `start` when a turn has no end) minus the earliest `start`, over every turn that has a
  *    start time; null with a reason when no turn has one or the span is zero.
- *    Rates (per minute) divide by that duration and are null whenever it is;
+ *    Rates (per minute) divide by that duration and are null whenever it is, or when the times
+ *    are to the minute and span one minute ({@link rateSeconds});
  *  - balance follows {@link normalisedEntropy} (and 1 - {@link gini}).
  */
 export const EXCLUDED_TURN_TYPES: readonly TurnType[] = ["system", "reasoning"];
@@ -160,6 +161,8 @@ export function sessionMetrics(session: Session): SessionMetrics {
   const totalTurns = turns.reduce((a, b) => a + b, 0);
   const totalWords = words.reduce((a, b) => a + b, 0);
   const time = timeSpan(session.turns);
+  const rated = rateSeconds(time);
+  const durationNote = [time.note, time.seconds !== null ? rated.reason : undefined].filter(Boolean).join("; ");
   const condition = session.metadata.condition ?? NO_CONDITION;
   const run = session.metadata.run ?? session.id;
   const ids = members.map((p) => p.id);
@@ -173,9 +176,9 @@ export function sessionMetrics(session: Session): SessionMetrics {
     words: totalWords,
     excludedTurns: excluded,
     durationSeconds: time.seconds,
-    ...(time.note ? { durationNote: time.note } : {}),
-    turnsPerMinute: perMinute(totalTurns, time.seconds),
-    wordsPerMinute: perMinute(totalWords, time.seconds),
+    ...(durationNote ? { durationNote } : {}),
+    turnsPerMinute: perMinute(totalTurns, rated.seconds),
+    wordsPerMinute: perMinute(totalWords, rated.seconds),
     meanWordsPerTurn: ratio(totalWords, totalTurns),
     balance: balance(turns, words),
     follows: { ids, names, counts: follows },
@@ -193,8 +196,8 @@ export function sessionMetrics(session: Session): SessionMetrics {
       shareTurns: ratio(turns[i], totalTurns),
       shareWords: ratio(words[i], totalWords),
       meanWordsPerTurn: ratio(words[i], turns[i]),
-      turnsPerMinute: perMinute(turns[i], time.seconds),
-      wordsPerMinute: perMinute(words[i], time.seconds),
+      turnsPerMinute: perMinute(turns[i], rated.seconds),
+      wordsPerMinute: perMinute(words[i], rated.seconds),
     })),
   };
 }

@@ -116,6 +116,17 @@ describe("session concept measures", () => {
     expect(r.participants[0].totalConcepts).toBe(8);
   });
 
+  it("times to the minute spanning one minute: no rate, with the reason (the span could be anything up to two minutes)", () => {
+    const stamped = makeSession(
+      "stamped",
+      "A",
+      gardenLines.map(([s, t], i) => [s, t, i < 5 ? 0 : 60] as [string, string, number]),
+    );
+    const r = analyseSessionConcepts(stamped, extractor, { speakers: "human", rateBasis: "session" });
+    expect(r.rate).toEqual({ value: null, basis: "session", minutes: null, reason: "times to the minute spanning one minute" });
+    expect(r.participants[0].totalConcepts).toBe(8);
+  });
+
   it("builds the who-picks-up-whose matrix and referential cohesion", () => {
     const r = analyseSessionConcepts(session, extractor, { speakers: "all", rateBasis: "session" });
     expect(r.uptake.speakers).toEqual(["alice", "bob", "agent"]);

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { countWords, normalisedEntropy, THIRDS, thirdOf, timeSpan } from "../../../src/analysis/shared/measures.js";
+import { countWords, normalisedEntropy, rateSeconds, THIRDS, thirdOf, timeSpan } from "../../../src/analysis/shared/measures.js";
 import { tCritical } from "../../../src/analysis/inference/distributions.js";
 import { meanInterval, summariseValues } from "../../../src/analysis/concepts/conditions.js";
 import { quantileSorted, summariseRatings } from "../../../src/analysis/shared/scales.js";
@@ -65,6 +65,21 @@ describe("timeSpan: duration of turns", () => {
     expect(timeSpan([{}, {}])).toMatchObject({ seconds: null, timed: 0 });
     expect(timeSpan([{ start: 7 }, { start: 7, end: 7 }])).toMatchObject({ seconds: null, timed: 2 });
     expect(timeSpan([])).toMatchObject({ seconds: null, timed: 0 });
+  });
+
+  it("times to the minute (three or more, all on whole minutes) are said so; a span of one minute gives no rate", () => {
+    // ChatCollab's Slack paste: six turns stamped 10:16, one 10:17.
+    const oneMinute = timeSpan([...Array<object>(6).fill({ start: 0 }), { start: 60 }]);
+    expect(oneMinute).toMatchObject({ seconds: 60, timed: 7, toTheMinute: true, note: expect.stringMatching(/to the minute/) });
+    expect(rateSeconds(oneMinute)).toEqual({ seconds: null, reason: expect.stringMatching(/spans one minute.*left out/) });
+    const threeMinutes = timeSpan([{ start: 0 }, { start: 60 }, { start: 180 }]);
+    expect(threeMinutes).toMatchObject({ seconds: 180, toTheMinute: true });
+    expect(rateSeconds(threeMinutes)).toEqual({ seconds: 180 });
+    // Seconds on the clock, or only two times on whole minutes (1 in 60 by chance): a measured span, no caveat.
+    expect(timeSpan([{ start: 0 }, { start: 60 }, { start: 61 }])).toEqual({ seconds: 61, timed: 3 });
+    expect(timeSpan([{ start: 0 }, { start: 60 }])).toEqual({ seconds: 60, timed: 2 });
+    expect(rateSeconds(timeSpan([{ start: 0 }, { start: 60 }]))).toEqual({ seconds: 60 });
+    expect(rateSeconds(timeSpan([{}]))).toEqual({ seconds: null, reason: expect.stringMatching(/no turn has a start time/) });
   });
 });
 

@@ -115,6 +115,17 @@ describe("sessionMetrics", () => {
     expect(instant.durationSeconds).toBeNull();
     expect(instant.durationNote).toMatch(/same moment/);
   });
+
+  it("times to the minute spanning one minute: the duration stays, the per-minute rates are left out and the note says why", () => {
+    const turns = [0, 0, 0, 0, 0, 0, 60].map((start, i) => ({ who: i % 2 ? "Bob" : "Alice", start }));
+    const m = sessionMetrics(makeSession("s5", "ai", "5", turns).session);
+    expect(m).toMatchObject({ durationSeconds: 60, turnsPerMinute: null, wordsPerMinute: null });
+    expect(m.participants[0].turnsPerMinute).toBeNull();
+    expect(m.durationNote).toMatch(/the times are to the minute.*; it spans one minute.*per-minute rates are left out/);
+    const longer = sessionMetrics(makeSession("s6", "ai", "6", [...turns, { who: "Bob", start: 180 }]).session);
+    expect(longer).toMatchObject({ durationSeconds: 180, turnsPerMinute: 8 / 3 });
+    expect(longer.durationNote).toMatch(/known to within a minute either way$/);
+  });
 });
 
 describe("summaries per condition and role", () => {
