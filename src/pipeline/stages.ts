@@ -6,6 +6,7 @@ import { RULES_CODER_VERSION } from "../coding/rules/index.js";
 import type { ModelCliOptions } from "../llm/config.js";
 import type { CodebookPlan } from "../study/config.js";
 import { toolVersion } from "../util/provenance.js";
+import { codeVersion } from "../util/code-version.js";
 import { hashValue, sha256 } from "../util/hash.js";
 import type { BatchEntry } from "../llm/batch/ledger.js";
 import { artifacts } from "../study/artifacts.js";
@@ -285,6 +286,15 @@ const codeStage: Stage = {
   },
 };
 
+/**
+ * What the analysis stages (agree to build) are a function of besides their inputs: the code
+ * itself, by the same definition the memo uses (util/code-version.ts). With the package version
+ * instead, an updated Colloquy kept every analysis its predecessor wrote ("unchanged since last
+ * run"), fixed numbers included. Import and code keep the package version: re-importing every
+ * inbox file or re-checking every code after any update would cost what they exist to save.
+ */
+const analysisCode = (): string => sha256(codeVersion());
+
 /** Human coders (from colloquy.json) that have codes for a codebook. */
 async function humansWithCodes(c: StageContext, codebook: string): Promise<string[]> {
   const coders = (await c.study.coders())[codebook] ?? [];
@@ -306,7 +316,7 @@ const agreeStage: Stage = {
         codes: await codesHashes(c),
         plans: plans(c),
         humans: c.study.config.humanCoders,
-        tool: toolVersion,
+        code: analysisCode(),
       }),
       work: pairs.length ? `agreement for ${pairs.join(", ")}` : "no human codes to compare against (colloquy.json humanCoders)",
       nothingToDo: pairs.length === 0,
@@ -365,7 +375,13 @@ const compareStage: Stage = {
   async plan(c) {
     const targets = await nominalPlans(c);
     return {
-      fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), targets, compare: c.study.config.compare, tool: toolVersion }),
+      fingerprint: fingerprint({
+        sessions: await sessionsHashes(c),
+        codes: await codesHashes(c),
+        targets,
+        compare: c.study.config.compare,
+        code: analysisCode(),
+      }),
       work: targets.length ? `compare conditions for ${targets.map((t) => `${t.codebook} (${t.coder})`).join(", ")}` : "no nominal codebook to compare",
       nothingToDo: targets.length === 0,
       mustRun: missingOutputs(
@@ -393,7 +409,7 @@ const statsStage: Stage = {
     // The codebook `colloquy stats` takes by default: the first nominal codebook colloquy.json lists.
     const coded = (await nominalPlans(c))[0];
     return {
-      fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), coded, tool: toolVersion }),
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), coded, code: analysisCode() }),
       work: `session metrics and participation${coded ? `, Bales and sequence analyses of ${coded.codebook} (${coded.coder})` : ""}`,
       mustRun: missingOutputs(c, [statsFiles.stats.path(c.study.dir)]),
     };
@@ -422,7 +438,7 @@ const topicsStage: Stage = {
         compare: config.compare,
         coder,
         model: coder === "llm" ? modelIdentity(c) : null,
-        tool: toolVersion,
+        code: analysisCode(),
       }),
       work: `topic trees with the ${coder} coder`,
       mustRun: missingOutputs(c, [topicsFiles.topics.path(c.study.dir)]),
@@ -446,7 +462,7 @@ const conceptsStage: Stage = {
     const lexicon = lexiconPath && existsSync(lexiconPath) ? sha256(await readFile(lexiconPath)) : null;
     const config = c.study.config;
     return {
-      fingerprint: fingerprint({ sessions: await sessionsHashes(c), concepts: config.concepts, compare: config.compare, lexicon, tool: toolVersion }),
+      fingerprint: fingerprint({ sessions: await sessionsHashes(c), concepts: config.concepts, compare: config.compare, lexicon, code: analysisCode() }),
       work: "noun concepts and concept rates",
       mustRun: missingOutputs(c, [conceptsFiles.concepts.path(c.study.dir)]),
     };
@@ -469,7 +485,7 @@ const buildStage: Stage = {
         codes: await codesHashes(c),
         analysis: await analysisHashes(c),
         config: c.study.config,
-        tool: toolVersion,
+        code: analysisCode(),
       }),
       work: `build the dashboard into ${relative(process.cwd(), site) || site}`,
       mustRun: existsSync(join(site, "index.html")) ? undefined : "the site is missing",
