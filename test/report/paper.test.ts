@@ -57,6 +57,8 @@ describe("colloquy report", () => {
     expect(headings.indexOf("Topics")).toBeGreaterThan(headings.indexOf("Reliability"));
     expect(md).toMatch(/Design: within-subject, unit: participant \(paired by participant id\); declared \(colloquy\.json compare\)/);
     expect(md).toMatch(/one test chosen in advance from the decision table: the paired permutation test/);
+    // The design says when there is an interval: never at these sizes.
+    expect(md).toMatch(/Hedges' g_z and, from 10 participants paired, its 95% bootstrap interval over participants\./);
     // One unit and one n in every section: 3 people paired in compare, topics and concepts.
     expect(md).toMatch(/Unit of analysis: participant \(3 paired participants per comparison\)/);
     expect(md).toMatch(/analysed per participant/);

@@ -5,7 +5,7 @@ import type { MeasureComparison } from "../../analysis/concepts/conditions.js";
 import { DEFAULT_INFERENCE, describeDesign, resolveDesign } from "../../analysis/shared/design.js";
 import { chooseTest } from "../../analysis/inference/decision.js";
 import { cannotReach } from "../../analysis/inference/two-groups.js";
-import { EFFECT_SIZE_NAMES } from "../../analysis/inference/effect-sizes.js";
+import { EFFECT_SIZE_NAMES, MIN_EFFECT_INTERVAL_N } from "../../analysis/inference/effect-sizes.js";
 import { ADJUSTMENT_NAMES } from "../../analysis/inference/multiplicity.js";
 import { adjustmentText } from "../../analysis/compare/tests.js";
 import type { AnalysisFile, StudyData } from "../load.js";
@@ -135,7 +135,7 @@ function designSection(data: StudyData, compares: AnalysisFile<CompareReport>[])
   const blocks: Block[] = [
     para(
       `Design: ${design.description}; ${design.reason}. ${unitsAndN(data, design, compares, measures)} ` +
-        `Every question (a code or measure, one condition against another) has one test chosen in advance from the decision table: the ${test.name}, with ${EFFECT_SIZE_NAMES[test.effect]} and its 95% bootstrap interval over ${design.unit}s. ` +
+        `Every question (a code or measure, one condition against another) has one test chosen in advance from the decision table: the ${test.name}, with ${EFFECT_SIZE_NAMES[test.effect]} and, from ${MIN_EFFECT_INTERVAL_N} ${design.unit}s ${design.design === "within" ? "paired" : "a side"}, its 95% bootstrap interval over ${design.unit}s. ` +
         `The tests of one analysis in one comparison (the codes of one codebook; the measures of topics; those of concepts) are one family, ${adjust === "none" ? "not adjusted for multiplicity" : `adjusted with the ${ADJUSTMENT_NAMES[adjust]} procedure; the text reports adjusted p`}. ` +
         "Counts of acts per condition and their percentage differences from control are descriptive: acts are nested in sessions and speakers." +
         (control
