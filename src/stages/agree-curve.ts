@@ -18,7 +18,9 @@ import { describeSelection, selectedContext, selectionOf, type SessionSelection 
  *  - Without: the session-grouped cross-validated curve `colloquy code --learning-curve` prints.
  * Both train with the settings the learned coder chose (its records' `modelSettings`; chosen
  * again by cross-validation on the training codes when `train` overrides them), and average over
- * the same seeds, so this curve and `code --learning-curve`'s are the same numbers.
+ * the same seeds, so this curve and `code --learning-curve`'s are the same numbers. The held-out
+ * curve chooses them again on the codes outside the selection when the coder learned from codes
+ * inside it.
  */
 
 export interface AgreeCurveOptions {
@@ -79,7 +81,8 @@ export async function agreeLearningCurve(context: StudyContext, options: AgreeCu
   if (training.length === 0) throw new CliError(`--learning-curve: ${found.trainedOn.join(", ")} coded no turn of ${codebook.id}`);
   const given = selectionOf(options.selection);
   const examples = trainingExamples(sessions, training);
-  const settings = found.settings ?? crossValidate(codebook, examples).settings;
+  const seed = context.config.model.seed;
+  const settings = found.settings ?? crossValidate(codebook, examples, { seed }).settings;
   const { learner, trainedOn } = found;
   if (!given) {
     return {
@@ -107,14 +110,19 @@ export async function agreeLearningCurve(context: StudyContext, options: AgreeCu
       `--learning-curve: every turn ${found.trainedOn.join(", ")} coded is in ${describeSelection(given)}; nothing is left to train on outside it`,
     );
   if (evaluation.length === 0) throw new CliError(`--learning-curve: ${reference} coded no turn of ${describeSelection(given)}`);
+  // Settings the coder chose with codes of the selected sessions in its training saw the held-out
+  // labels (C was picked by their kappa): choose them again on the pool alone, so the curve is the
+  // same whether or not the coder was trained on the selection.
+  const sawSelection = training.some((r) => selected.has(r.session));
+  const heldOutSettings = sawSelection ? crossValidate(codebook, pool, { seed }).settings : settings;
   return {
     learner,
     trainedOn,
     reference,
     method: "held-out",
-    settings,
+    settings: heldOutSettings,
     pool: pool.length,
     evaluated: evaluation.length,
-    points: heldOutCurve(codebook, pool, evaluation, { settings }),
+    points: heldOutCurve(codebook, pool, evaluation, { settings: heldOutSettings }),
   };
 }
