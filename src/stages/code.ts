@@ -159,6 +159,7 @@ async function trainLearner(
   train: readonly string[],
   allowBelowFloor: boolean | undefined,
   effects: StageEffects,
+  coderId = "learned",
 ): Promise<LearnedCoder> {
   if (train.length === 0) throw new CliError("the learned coder needs human codes to learn from: --train human:alice (or several: human:alice,human:bob)");
   const coders = (await context.coders())[codebook.id] ?? [];
@@ -178,9 +179,22 @@ async function trainLearner(
   const { status } = learner;
   if (status.status !== "validated" && !allowBelowFloor)
     throw new CliError(
-      `the learned coder for ${codebook.id} is not good enough to code on its own: ${status.reason} (${estimate}). Code more turns by hand: to let the coder pick the most useful ones, code with --allow-below-floor (every code then records status ${status.status}), then \`colloquy sample ${context.dir} --codebook ${codebook.id} --strategy uncertain --coder learned --n 10 --out next.csv\` lists the turns it is least sure of; or draw a random sample (\`colloquy sample ${context.dir} --n 20 --out next.csv\`)`,
+      `the learned coder for ${codebook.id} is not good enough to code on its own: ${status.reason} (${estimate}). Code more turns by hand: to let the coder pick the most useful ones, code with --allow-below-floor (every code then records status ${status.status}), then \`colloquy sample ${context.dir} --codebook ${codebook.id} --strategy uncertain --coder learned --n 10 --out next.csv\` lists the turns it is least sure of; or draw a random sample (\`colloquy sample ${context.dir} --n 20 --out next.csv\`)` +
+        (await outOfDate(context, codebook, coderId, learner)),
     );
   return learner;
+}
+
+/**
+ * Refusing to code leaves the codes of an earlier training in place, and the report, the dashboard
+ * and `sample --strategy uncertain` go on reading them with the status they were stored with
+ * (e.g. "validated"): say so, since the human codes they were learned from have changed.
+ */
+async function outOfDate(context: StudyContext, codebook: Codebook, coderId: string, learner: LearnedCoder): Promise<string> {
+  const stale = (await context.codes(codebook.id, coderId)).filter((r) => r.provenance.trainingHash !== learner.trainingHash);
+  if (stale.length === 0) return "";
+  const was = stale.find((r) => r.provenance.validation)?.provenance.validation as { status?: string } | undefined;
+  return `. The ${stale.length} ${coderId} code(s) of ${codebook.id} already stored were learned from other human codes than the study has now and are out of date${was?.status ? ` (they still say "${was.status}")` : ""}: code again with --allow-below-floor to replace them, or do not use them`;
 }
 
 /** The estimate a researcher sees before any code is stored. */
@@ -295,7 +309,14 @@ export async function runCode(context: StudyContext, options: CodeStageOptions, 
         coder: spec.coder,
         learner:
           spec.coder === "learned"
-            ? await trainLearner(context, codebooks[i], options.train ?? spec.train ?? [], options.allowBelowFloor ?? spec.allowBelowFloor, effects)
+            ? await trainLearner(
+                context,
+                codebooks[i],
+                options.train ?? spec.train ?? [],
+                options.allowBelowFloor ?? spec.allowBelowFloor,
+                effects,
+                options.coderId,
+              )
             : undefined,
         rulesValidation: spec.coder === "rules" && !options.dryRun ? await rulesValidation(context, codebooks[i], sessions, withTurns) : undefined,
         reviewBelow: options.reviewBelow,
