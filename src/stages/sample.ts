@@ -2,6 +2,7 @@ import { dirname } from "node:path";
 import { uncertainSample, type Doubt } from "../coding/active-learning.js";
 import { codeableTurns, drawSample, STRATA, type DrawnSample, type Stratum, type StratumDraw } from "../coding/sample.js";
 import { chosenCodebook } from "./codebook-choice.js";
+import type { CodeRecord } from "../coding/records.js";
 import { CliError } from "../util/errors.js";
 import { toCsv } from "../util/csv.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
@@ -90,7 +91,7 @@ export async function runSample(context: StudyContext, options: SampleStageOptio
   const seed = options.seed ?? 1;
   const stratify = [...(options.stratify ?? [])];
   const drawn: DrawnSample & { codebook?: string } =
-    options.strategy === "uncertain" ? await leastCertain(context, options, turns, n, seed) : drawSample(turns, n, stratify, seed);
+    options.strategy === "uncertain" ? await leastCertain(context, options, turns, n, seed, effects) : drawSample(turns, n, stratify, seed);
   const body = toCsv(
     ["session", "turn", "fingerprint", "stratum"],
     drawn.units.map((u) => [u.session.id, u.turn.id, u.fingerprint, u.stratum]),
@@ -125,6 +126,7 @@ async function leastCertain(
   turns: Parameters<typeof uncertainSample>[0],
   n: number,
   seed: number,
+  effects: StageEffects,
 ): Promise<DrawnSample & { codebook: string }> {
   const coder = options.coder ?? "learned";
   const codebook = (await chosenCodebook(context, options.codebook, { command: "sample --strategy uncertain", coded: [coder] })).id;
@@ -137,7 +139,8 @@ async function leastCertain(
     );
   // How sure the coder is: the margin between its two likeliest codes where it stored one, else its confidence.
   const doubt = new Map<string, Doubt>();
-  for (const r of await context.codes(codebook, coder)) {
+  const machine = await context.codes(codebook, coder);
+  for (const r of machine) {
     const sure = typeof r.provenance.margin === "number" ? r.provenance.margin : r.provenance.confidence;
     if (typeof sure === "number") doubt.set(`${r.session}\u0000${r.turn}`, { sure, code: r.codes?.[0] });
   }
@@ -146,9 +149,34 @@ async function leastCertain(
       `--strategy uncertain: the codes of ${codebook} by ${coder} carry no confidence (the learned coder stores one; rules and LLM codes do not)`,
     );
   const handCoded = new Set<string>();
-  for (const human of coders.filter((c) => c.startsWith("human:")))
-    for (const r of await context.codes(codebook, human)) handCoded.add(`${r.session}\u0000${r.turn}`);
+  const humans = new Map<string, readonly CodeRecord[]>();
+  for (const human of coders.filter((c) => c.startsWith("human:"))) {
+    humans.set(human, await context.codes(codebook, human));
+    for (const r of humans.get(human)!) handCoded.add(`${r.session}\u0000${r.turn}`);
+  }
+  const newer = codedSinceTraining(machine, humans);
+  if (newer > 0)
+    effects.warn(
+      `${newer} human code(s) of ${codebook} were stored after ${coder}'s codes were made: the doubts below are those of the model trained without them. Run \`colloquy code ${context.dir} --codebook ${codebook} --coder ${coder} --train ...\` first to rank the turns with everything coded so far`,
+    );
   const drawn = uncertainSample(turns, n, doubt, handCoded, seed);
   if (drawn.units.length < n) throw new CliError(`--size ${n}: only ${drawn.units.length} turn(s) coded by ${coder} and by no person are left to sample`);
   return { ...drawn, codebook };
+}
+
+/**
+ * Human codes of the coders a learned coder trained on, stored after its newest code: the model
+ * that ranked the turns never saw them (codes imported or answered since the last \`colloquy code\`).
+ */
+function codedSinceTraining(machine: readonly CodeRecord[], humans: ReadonlyMap<string, readonly CodeRecord[]>): number {
+  let made = -Infinity;
+  const trainedOn = new Set<string>();
+  for (const r of machine) {
+    made = Math.max(made, Date.parse(r.createdAt));
+    const on = r.provenance.trainedOn;
+    if (Array.isArray(on)) for (const coder of on) if (typeof coder === "string") trainedOn.add(coder);
+  }
+  let newer = 0;
+  for (const coder of trainedOn) for (const r of humans.get(coder) ?? []) if (Date.parse(r.createdAt) > made) newer++;
+  return newer;
 }

@@ -10,6 +10,9 @@ import { readCodes } from "../../src/coding/store.js";
 import { loadSessions } from "../../src/study/study.js";
 import { mulberry32, shuffleInPlace } from "../../src/util/random.js";
 import { runCli } from "../support/cli.js";
+import { runSample } from "../../src/stages/sample.js";
+import { openStudy } from "../../src/stages/context.js";
+import { silentReporter } from "../../src/util/reporter.js";
 
 /**
  * The learned coder is deterministic, honest about itself, and feeds active learning: on a small
@@ -180,5 +183,26 @@ describe("learned coder: deterministic, honest, and active", { timeout: 600_000 
     const sheet = join(dir, "next-sheet.csv");
     expect((await runCli(["sheet", studies.half, "--codebook", "bales-ipa", "--sample", out, "--coders", "bob", "--out", sheet])).code).toBe(0);
     expect(Papa.parse((await readFile(sheet, "utf8")).trim(), { header: true }).data).toHaveLength(10);
+
+    const warned = async () => {
+      const warnings: string[] = [];
+      await runSample(
+        await openStudy(studies.half),
+        { size: { count: 10 }, stratify: [], seed: 1, strategy: "uncertain", coder: "learned", out: join(dir, "after.csv") },
+        { ...silentReporter, warn: (w: string) => void warnings.push(w) },
+      );
+      return warnings.join("\n");
+    };
+    expect(await warned()).toBe("");
+    // Alice codes the sample: until the coder is trained again, its doubts are the old model's, and sample says so.
+    const alices = join(dir, "next-alice.csv");
+    expect((await runCli(["sheet", studies.half, "--codebook", "bales-ipa", "--sample", out, "--coders", "alice", "--out", alices])).code).toBe(0);
+    const filled = Papa.parse<Record<string, string>>((await readFile(alices, "utf8")).trim(), { header: true }).data;
+    filled.forEach((row) => (row.code_alice = "agrees"));
+    await writeFile(alices, Papa.unparse(filled));
+    expect((await runCli(["codes", "import", alices, "--study", studies.half, "--codebook", "bales-ipa", "--coder", "alice"])).code).toBe(0);
+    expect(await warned()).toMatch(
+      /10 human code\(s\) of bales-ipa were stored after learned's codes were made: the doubts below are those of the model trained without them/,
+    );
   });
 });
