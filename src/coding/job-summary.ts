@@ -22,7 +22,7 @@ export function formatCodingSummary(s: CodingSummary): string {
   if (s.learned) {
     const v = s.learned.validation;
     // A scales codebook compares one rating per scale of a turn: say both, never ratings as turns.
-    const compared = v.ratings !== undefined ? `${n(v.ratings)} ratings of ${n(v.n)} turns` : `${n(v.n)} turns`;
+    const compared = v.ratings !== undefined ? `${n(v.ratings)} ratings of ${n(v.n)} human code(s)` : `${n(v.n)} human code(s)`;
     const interval = v.interval ? ` (95% CI ${v.interval.lower.toFixed(3)}-${v.interval.upper.toFixed(3)})` : "";
     const kappa = Number.isFinite(v.kappa)
       ? `kappa ${v.kappa.toFixed(3)}${interval}, agreement ${(v.agreement * 100).toFixed(1)}% on ${compared} (${v.folds}-fold, grouped by session)`

@@ -213,7 +213,7 @@ function describeEstimate(learner: LearnedCoder): string {
       ? ` (kappa ${f(views.kappa[views.chosen])} against the average's ${f(views.kappa.average)}, difference 95% CI ${f(gain.lower)}-${f(gain.upper)})`
       : "";
   return (
-    `learned coder, estimated on this study by ${v.folds}-fold cross-validation grouped by session: kappa ${f(v.kappa)}${interval}, agreement ${(v.agreement * 100).toFixed(1)}% on ${v.n} turn(s); ` +
+    `learned coder, estimated on this study by ${v.folds}-fold cross-validation grouped by session: kappa ${f(v.kappa)}${interval}, agreement ${(v.agreement * 100).toFixed(1)}% on ${v.n} human code(s); ` +
     `chose C=${c} (${balanced ? "balanced" : "unweighted"} classes, ${describeViews(v.settings)}${why}); calibration: temperature ${temperature}, ECE ${f(eceBefore)} -> ${f(eceAfter)}`
   );
 }
