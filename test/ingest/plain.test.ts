@@ -159,6 +159,34 @@ describe("plain speakers who talk once", () => {
     expect(result.warnings).toEqual([]);
   });
 
+  it("names in scripts without case (Chinese, Arabic, Korean) are speakers: their words stay in their own turns", () => {
+    const text = "Alice: hi\nBob: hello\n王芳: 你好\nAlice: ok\nمحمد: مرحبا\n김민준: 네\nBob: bye\n";
+    const result = parsePlain("cjk.txt", text);
+    expect(result.sessions[0]!.turns.map((t) => [result.sessions[0]!.participants.find((p) => p.id === t.speaker)!.name, t.text])).toEqual([
+      ["Alice", "hi"],
+      ["Bob", "hello"],
+      ["王芳", "你好"],
+      ["Alice", "ok"],
+      ["محمد", "مرحبا"],
+      ["김민준", "네"],
+      ["Bob", "bye"],
+    ]);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it("--humans and --agents names are speakers even when they do not look like names (a handle, a bracketed note)", () => {
+    const text = "Alice: hi\nuser_42: hello\nAlice: ok\nuser_42: sure\nP3 [muted]: hear me?\nAlice: yes\n";
+    const turns = parsePlain("h.txt", text, { humans: ["user_42", "P3 [muted]"] }).sessions[0]!.turns;
+    expect(turns.map((t) => [t.speaker, t.text])).toEqual([
+      ["alice", "hi"],
+      ["user_42", "hello"],
+      ["alice", "ok"],
+      ["user_42", "sure"],
+      ["p3-muted", "hear me?"],
+      ["alice", "yes"],
+    ]);
+  });
+
   it("evidence keeps a once-only label as text: a note word, or an untimed label among timed speakers; --humans makes it a speaker", () => {
     const notes = parsePlain("n.txt", "Ann: hi\nBob: hello\nAnn: so\nUpdate: we moved the date\nStep 2: plan\nBob: ok").sessions[0]!;
     expect(notes.turns.map((t) => t.text)).toEqual(["hi", "hello", "so\nUpdate: we moved the date\nStep 2: plan", "ok"]);

@@ -1,6 +1,6 @@
 import { parseOffset } from "../clock.js";
 import { SessionBuilder, sessionIdFromPath, type TurnDraft } from "../builder.js";
-import { looksLikeName, timeToken } from "../speaker-label.js";
+import { looksLikeName as looksLikeNameLabel, timeToken } from "../speaker-label.js";
 import { trimBlankEdgeLines } from "./slack-paste.js";
 import { ImportError, type Importer, type ImportInput, type ImportOptions, type ImportResult } from "../types.js";
 
@@ -50,7 +50,12 @@ const boldName = new RegExp(String.raw`^(\[${T}\]\s*)?(\*\*|__)([^*_\n]{1,40}?)(
 /** A transcription service's footer line ("Transcribed by https://otter.ai"): metadata, not speech, at the file's end. */
 const footerLine = /^\s*Transcribed by https?:\/\/\S+\s*$/i;
 
-function headOf(rawLine: string): LineHead | undefined {
+/**
+ * The line's speaker header, if it has one. `named` (lower case) are the --agents/--humans names:
+ * speakers even when they do not look like names ("user_42", "P3 [muted]"), since the user said so.
+ */
+function headOf(rawLine: string, named: ReadonlySet<string> = new Set()): LineHead | undefined {
+  const looksLikeName = (label: string) => looksLikeNameLabel(label) || named.has(label.trim().toLowerCase());
   const line = rawLine.replace(boldName, "$1$3$4");
   let m = timedPrefix.exec(line);
   if (m) return { name: m[2]?.trim(), time: m[1], rest: m[3]!, timed: true };
@@ -71,6 +76,8 @@ function headOf(rawLine: string): LineHead | undefined {
  */
 export class PlainParser {
   private readonly known: Set<string>;
+  /** The --agents and --humans names (lower case): speakers whatever they look like. */
+  private readonly named: Set<string>;
   private readonly plainCounts = new Map<string, number>();
   /** Whether any header of the file has a time (then an untimed once-only label is text). */
   private timedHeaders = false;
@@ -90,7 +97,8 @@ export class PlainParser {
     private readonly path: string,
     options: ImportOptions,
   ) {
-    this.known = new Set([...(options.agents ?? []), ...(options.humans ?? [])].map((a) => a.toLowerCase()));
+    this.named = new Set([...(options.agents ?? []), ...(options.humans ?? [])].map((a) => a.toLowerCase()));
+    this.known = new Set(this.named);
     this.builder = new SessionBuilder(sessionIdFromPath(path), { source: { file: path, format: "plain" } }, options.agents);
   }
 
@@ -102,7 +110,7 @@ export class PlainParser {
       return;
     }
     if (line.trim() !== "") this.footerFrom = undefined;
-    const h = headOf(line);
+    const h = headOf(line, this.named);
     if (!h?.name) return;
     const key = h.name.toLowerCase();
     if (h.timed) {
@@ -121,7 +129,7 @@ export class PlainParser {
       this.footer.push(line.trim());
       return;
     }
-    const h = headOf(line);
+    const h = headOf(line, this.named);
     const isTurn = h !== undefined && (h.timed || (h.name !== undefined && (this.known.has(h.name.toLowerCase()) || this.known.size === 0)));
     if (h && isTurn) {
       const name = h.name ?? this.lastName;
