@@ -1,4 +1,4 @@
-import { rename, rm, stat } from "node:fs/promises";
+import { readdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { loadCodebook } from "../coding/codebook/load.js";
 import { chooseCodebook } from "./codebook-choice.js";
@@ -19,6 +19,7 @@ import { validateSession } from "../transcript/validate.js";
 import { CliError, errorMessage } from "../util/errors.js";
 import { describeRepair, writeFileAtomic } from "../util/fs.js";
 import { garbageBudget } from "../util/memory.js";
+import { isThisProcess, OWNER_TAG, taggedOwnerRunning } from "../util/process.js";
 import { provenance } from "../util/provenance.js";
 import type { SpeakerSettings } from "../study/config.js";
 import type { StageEffects, StudyContext } from "./context.js";
@@ -98,11 +99,36 @@ interface CodeBatch {
   codes: { code: ImportedCode; session?: string; fingerprint?: string; line?: number }[];
 }
 
+/** A session staged by saveFile (`.<id>.json.import-<pid>.tmp`), or writeFileAtomic's temp for one. */
+const STAGED = /^\..+\.json\.import-(\d+)\.tmp(?:\.\d+(?:~[0-9a-f]{8}~[0-9a-f]{8})?\.[0-9a-f]{8}\.tmp)?$/;
+/** writeFileAtomic's temp for the import map (util/fs.ts tempName), written once per imported file. */
+const MAP_TEMP = new RegExp(String.raw`^\.\.colloquy-imports\.json\.(${OWNER_TAG})\.[0-9a-f]{8}\.tmp$`);
+
+/**
+ * Remove what a killed import left behind: staged sessions in sessions/ (a whole session each)
+ * and temps of the import map, never read and never removed otherwise, so every kill added some.
+ * Only those of a process no longer running: this import holds the lock, so any other importer
+ * is gone, but a pid that runs again on this machine is left alone to be safe.
+ */
+async function removeStaleStaging(study: string): Promise<void> {
+  const stale = (owner: string) => !isThisProcess(owner) && !taggedOwnerRunning(owner);
+  for (const [dir, pattern] of [
+    [studyPaths(study).sessions, STAGED],
+    [study, MAP_TEMP],
+  ] as const) {
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      const owner = pattern.exec(name)?.[1];
+      if (owner !== undefined && stale(owner)) await rm(join(dir, name), { force: true });
+    }
+  }
+}
+
 /** Import transcripts into the study. Per-file failures are reported in the summary, not thrown. */
 export async function runImport(context: StudyContext, options: ImportStageOptions, _effects: StageEffects): Promise<ImportSummary> {
   const study = context.dir;
   const { paths, codebook, codeColumns = {}, ...parse } = options;
   const stream = importEach(paths, { ...parse, ...statedSpeakers(parse, context.config.speakers), codeColumns });
+  await removeStaleStaging(study);
   const importMap = await readImportMap(study);
   // Ids the import map gives out are taken even while their session file is missing (a kill
   // between the map's write and the session's): another file's session must not get one.

@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { ownerTag } from "../../src/util/process.js";
 import { openStudy, runImport, silentEffects } from "../../src/index.js";
 import { artifacts, loadArtifact } from "../../src/study/artifacts.js";
 
@@ -31,5 +33,24 @@ describe("import is atomic per session", () => {
     // And a plain re-import replaces, never adds.
     await runImport(await openStudy(dir), { paths: [transcript] }, silentEffects);
     expect(await readdir(join(dir, "sessions"))).toEqual([`${id}.json`]);
+  });
+
+  it("a session a killed import staged is removed by the next import; one of a running process is kept", async () => {
+    const { dir, transcript } = await studyWithTranscript();
+    await runImport(await openStudy(dir), { paths: [transcript] }, silentEffects);
+    // What kill -9 between staging and renaming leaves: a whole session under a temp name, with its pid.
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid!;
+    // Its temps carry this machine's host and boot, as a temp of a killed import here would.
+    const deadTag = ownerTag().replace(/^\d+/, String(dead));
+    const staged = [`.other.json.import-${dead}.tmp`, `..other.json.import-${dead}.tmp.${deadTag}.0123abcd.tmp`];
+    const running = `.mine.json.import-${process.pid}.tmp`;
+    for (const name of [...staged, running]) await writeFile(join(dir, "sessions", name), "{}");
+    const mapTemp = `..colloquy-imports.json.${deadTag}.0123abcd.tmp`;
+    await writeFile(join(dir, mapTemp), "{}");
+    await runImport(await openStudy(dir), { paths: [transcript] }, silentEffects);
+    const left = await readdir(join(dir, "sessions"));
+    for (const name of staged) expect(left).not.toContain(name);
+    expect(left).toContain(running);
+    expect(await readdir(dir)).not.toContain(mapTemp);
   });
 });
