@@ -174,8 +174,27 @@ describe("plain speakers who talk once", () => {
     expect(result.warnings).toEqual([]);
   });
 
+  it("a full-width colon (Chinese and Japanese transcripts) ends a speaker label, with or without a space after it", () => {
+    const text = "主持人：大家好\n王芳：你好，我先说。\n李雷： 好的\n王芳：会议在10:30开始\n";
+    const result = parsePlain("zh.txt", text);
+    const s = result.sessions[0]!;
+    expect(s.turns.map((t) => [s.participants.find((p) => p.id === t.speaker)!.name, t.text])).toEqual([
+      ["主持人", "大家好"],
+      ["王芳", "你好，我先说。"],
+      ["李雷", "好的"],
+      ["王芳", "会议在10:30开始"],
+    ]);
+    expect(plainImporter.detect("zh.txt", text)).toBeGreaterThan(0.5);
+  });
+
   it("--humans and --agents names are speakers even when they do not look like names (a handle, a bracketed note)", () => {
     const text = "Alice: hi\nuser_42: hello\nAlice: ok\nuser_42: sure\nP3 [muted]: hear me?\nAlice: yes\n";
+    // Without the flag, the lines stay in Alice's turns, and the warning names the label and the fix.
+    const unnamed = parsePlain("h.txt", text);
+    expect(unnamed.sessions[0]!.turns.map((t) => t.text)).toEqual(["hi\nuser_42: hello", "ok\nuser_42: sure\nP3 [muted]: hear me?", "yes"]);
+    expect(unnamed.warnings).toEqual([
+      'h.txt:2: "user_42:" starts 2 lines but does not look like a name, so they were kept as text of the turns before them; if "user_42" is a speaker, import again with --humans "user_42" (or --agents)',
+    ]);
     const turns = parsePlain("h.txt", text, { humans: ["user_42", "P3 [muted]"] }).sessions[0]!.turns;
     expect(turns.map((t) => [t.speaker, t.text])).toEqual([
       ["alice", "hi"],

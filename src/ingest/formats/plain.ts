@@ -11,7 +11,7 @@ import { ImportError, type Importer, type ImportInput, type ImportOptions, type 
  *   Speaker 1 (00:00): text       Rev style (text on this line and/or the following ones)
  *   Alice Smith  1:23             Otter style header line (two spaces or a tab before the time)
  *   Emma [0:00]                   name then bracketed time (text on this line and/or the following ones)
- *   Alice: text                   plain
+ *   Alice: text                   plain (王芳：你好 with a full-width colon)
  * each also with the name in Markdown bold (`**Alice Smith**  1:23`, `[00:01:23] **Alice:** text`,
  * `**Alice:** text`), as Otter and Descript write Markdown. Any other line continues the previous
  * turn (joined with "\n"). Lines before the first turn go to session.metadata.preamble; Otter's
@@ -32,7 +32,11 @@ const revHeader = new RegExp(String.raw`^([^:()\[\]]{1,40}?)\s*\((${T})\):(?:\s|
 /** `Emma [0:00]` / `**Emma** [0:00]` (Markdown exports), text after it or on the next lines. */
 const bracketHeader = new RegExp(String.raw`^([^:()\[\]]{1,40}?)\s+\[(${T})\]:?(?:\s+(.*)|$)`);
 const otterHeader = new RegExp(String.raw`^(\S[^:\t]{0,39}?)(?:\s{2,}|\t+)(${T})\s*$`);
-const plainLine = /^([^:]{1,40}?):(?:\s+|$)(.*)$/;
+/**
+ * `Name: text`, or `Name：text` with the full-width colon Chinese and Japanese transcripts use
+ * (with no space after it: an ASCII colon needs one, so "10:30" and "http://" stay text).
+ */
+const plainLine = /^([^:：]{1,40}?)(?::(?:\s+|$)|：\s*)(.*)$/;
 /** Words notes and documents put before a colon: a once-only `Note:` is part of a turn, not a person. */
 const documentLabel =
   /^(?:n\.?b\.?|p\.?s\.?|e\.?g\.?|i\.?e\.?|note|notes|example|examples|warning|caution|update|edit|edited|summary|tip|hint|important|reminder|source|sources|subject|re|fyi|todo|date|time|location|disclaimer|caveat|result|results|output|input|action|actions|topic|agenda|step|part|chapter|section|title|question|answer|status|comment|comments|keywords|tags|link|links|file|duration|attendees|transcript|definition|context|goal|task|bonus|fact|quote|translation|correction|spoiler|trigger warning|tl;?dr)(?:\s+\d+|\s+[A-Z])?$/i;
@@ -79,6 +83,8 @@ export class PlainParser {
   /** The --agents and --humans names (lower case): speakers whatever they look like. */
   private readonly named: Set<string>;
   private readonly plainCounts = new Map<string, number>();
+  /** Labels before a colon that do not look like names ("user_42:"): lines they start, and the first. */
+  private readonly refused = new Map<string, { lines: number; first: number }>();
   /** Whether any header of the file has a time (then an untimed once-only label is text). */
   private timedHeaders = false;
   private builder: SessionBuilder;
@@ -111,6 +117,7 @@ export class PlainParser {
     }
     if (line.trim() !== "") this.footerFrom = undefined;
     const h = headOf(line, this.named);
+    if (!h) this.countRefused(line);
     if (!h?.name) return;
     const key = h.name.toLowerCase();
     if (h.timed) {
@@ -152,6 +159,16 @@ export class PlainParser {
     else this.preamble.push(line);
   }
 
+  /** A `label: text` line whose label was not read as a name: counted, for the warning in `finish`. */
+  private countRefused(line: string): void {
+    const m = plainLine.exec(line.replace(boldName, "$1$3$4"));
+    if (!m || m[2]!.startsWith("//")) return;
+    const label = m[1]!.trim();
+    const seen = this.refused.get(label);
+    if (seen) seen.lines++;
+    else this.refused.set(label, { lines: 1, first: this.counted });
+  }
+
   private close(): void {
     const current = this.current;
     if (!current) return;
@@ -174,6 +191,13 @@ export class PlainParser {
         expected: "lines like `Alice: text`, `[00:01:23] Alice: text`, `Speaker 1 (00:00):` or `Alice  1:23`",
       });
     }
+    // A label that starts several lines is likely a speaker whose name does not look like one
+    // ("user_42", "q"): their words are in the turns before them, so say so and how to fix it.
+    for (const [label, { lines, first }] of this.refused)
+      if (lines >= 2)
+        this.warnings.push(
+          `${this.path}:${first}: "${label}:" starts ${lines} lines but does not look like a name, so they were kept as text of the turns before them; if "${label}" is a speaker, import again with --humans "${label}" (or --agents)`,
+        );
     const text = trimBlankEdgeLines(this.preamble).join("\n");
     if (text !== "") this.builder.metadata.preamble = text;
     if (this.footer.length > 0) this.builder.metadata.transcribedBy = this.footer.join("\n");
