@@ -179,8 +179,11 @@ export interface RecordsSummary {
   /** Earliest and latest createdAt. */
   first?: string;
   last?: string;
-  /** The offline coder's validation on the study as its latest record states it (`provenance.validation`), and that record's date. */
-  validation?: { status?: unknown; kappa?: unknown; at: string };
+  /**
+   * The offline coder's validation on the study as its latest record states it (`provenance.validation`),
+   * that record's date, and the human coders a learned coder trained on (`provenance.trainedOn`).
+   */
+  validation?: { status?: unknown; kappa?: unknown; at: string; trainedOn?: string[] };
 }
 
 export function summariseRecords(records: Iterable<CodeRecord>, into: RecordsSummary = emptySummary()): RecordsSummary {
@@ -194,8 +197,11 @@ export function summariseRecords(records: Iterable<CodeRecord>, into: RecordsSum
     if (into.first === undefined || r.createdAt < into.first) into.first = r.createdAt;
     if (into.last === undefined || r.createdAt > into.last) into.last = r.createdAt;
     const validation = r.provenance.validation as { status?: unknown; kappa?: unknown } | undefined;
-    if (validation && (into.validation === undefined || r.createdAt >= into.validation.at))
-      into.validation = { status: validation.status, kappa: validation.kappa, at: r.createdAt };
+    if (validation && (into.validation === undefined || r.createdAt >= into.validation.at)) {
+      const on = r.provenance.trainedOn;
+      const trainedOn = Array.isArray(on) ? on.filter((c): c is string => typeof c === "string") : undefined;
+      into.validation = { status: validation.status, kappa: validation.kappa, at: r.createdAt, ...(trainedOn ? { trainedOn } : {}) };
+    }
   }
   return into;
 }

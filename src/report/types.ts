@@ -87,6 +87,8 @@ export interface SessionSummary {
 export interface CoderValidationSummary {
   status: "human" | "validated" | "below-floor" | "unvalidated" | "not recorded";
   kappa?: number;
+  /** A learned coder's codes made before some of the human codes it learns from were stored. */
+  outOfDate?: boolean;
 }
 
 export interface Overview {

@@ -204,5 +204,11 @@ describe("learned coder: deterministic, honest, and active", { timeout: 600_000 
     expect(await warned()).toMatch(
       /10 human code\(s\) of bales-ipa were stored after learned's codes were made: the doubts below are those of the model trained without them/,
     );
+    // The report's coding table says so too, beside the validation the codes were stored with.
+    const report = join(dir, "half-report.md");
+    expect((await runCli(["report", studies.half, "--out", report])).code).toBe(0);
+    expect((await readFile(report, "utf8")).split("\n").find((l) => /^\| bales-ipa \|.*\| learned \|/.test(l))).toMatch(
+      /OUT OF DATE: human codes were stored after it was trained/,
+    );
   });
 });

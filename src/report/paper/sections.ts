@@ -200,6 +200,8 @@ function studyDesignOf(data: StudyData) {
 
 function codingSection(data: StudyData, compares: AnalysisFile<CompareReport>[]): Section {
   const rows: Cell[][] = [];
+  const last = (codebook: string, coder: string) =>
+    summariseRecords(data.codeSets.find((s) => s.codebook === codebook && s.coder === coder)?.records ?? []).last;
   for (const set of data.codeSets) {
     const versions = [...new Set(set.records.map((r) => r.codebookVersion))].sort();
     rows.push([
@@ -208,7 +210,7 @@ function codingSection(data: StudyData, compares: AnalysisFile<CompareReport>[])
       set.coder,
       set.coder.startsWith("human:") ? "human" : set.coder === "rules" ? "offline rules" : "machine",
       set.records.length,
-      validationLabel(codeSetValidation(set.coder, summariseRecords(set.records).validation)),
+      validationLabel(codeSetValidation(set.coder, summariseRecords(set.records).validation, (human) => last(set.codebook, human))),
     ]);
   }
   const blocks: Block[] = [

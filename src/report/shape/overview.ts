@@ -157,7 +157,7 @@ export function finishOverview(counted: SessionsOverview, sessions: number, sets
     turnTypes: counted.turnTypes,
     coders,
     coded: sets.map((s) => {
-      const validation = codeSetValidation(s.coder, s.validation);
+      const validation = codeSetValidation(s.coder, s.validation, (human) => sets.find((h) => h.codebook === s.codebook && h.coder === human)?.last);
       return { codebook: s.codebook, coder: s.coder, turns: s.turns, validation, label: validationLabel(validation) };
     }),
     models: [...models].sort(),
