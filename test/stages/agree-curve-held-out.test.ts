@@ -1,15 +1,14 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCodebook } from "../../src/coding/codebook/load.js";
 import { trainingExamples } from "../../src/coding/learned/coder.js";
 import { crossValidate } from "../../src/coding/learned/validate.js";
 import { readCodes } from "../../src/coding/store.js";
 import { loadSessions } from "../../src/study/study.js";
-import { mulberry32 } from "../../src/util/random.js";
 import { runCli } from "../support/cli.js";
+import { importAliceCodes, templatedStudy } from "../support/templated-study.js";
 
 /**
  * `agree --learning-curve --sessions ...` is a held-out curve: nothing about the selected sessions'
@@ -17,40 +16,14 @@ import { runCli } from "../support/cli.js";
  * selection's codes in its folds, so the curve chooses again on the codes outside the selection.
  */
 
-const TEMPLATES: Record<string, string[]> = {
-  "asks-orientation": ["where is the {n}?", "which {n} do we use?"],
-  "gives-suggestion": ["let's {v} the {n} first", "we should {v} the {n}"],
-  agrees: ["yes, sounds good", "agreed, the {n} works"],
-  "gives-orientation": ["the {n} is in the shared folder", "the {n} starts at noon"],
-};
-const NOUNS = ["report", "budget", "demo", "plan"];
-const VERBS = ["review", "finish", "check"];
-
 let dir: string;
 let study: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "colloquy-curve-held-out-"));
-  study = join(dir, "study");
-  const random = mulberry32(3);
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)];
-  const rows: { conversation: string; speaker: string; text: string; code: string }[] = [];
-  for (let s = 0; s < 8; s++)
-    for (let t = 0; t < 12; t++) {
-      const code = pick(Object.keys(TEMPLATES));
-      const text = pick(TEMPLATES[code]).replace("{n}", pick(NOUNS)).replace("{v}", pick(VERBS));
-      rows.push({ conversation: `s${s}`, speaker: t % 2 ? "ana" : "ben", text, code: random() < 0.2 ? pick(Object.keys(TEMPLATES)) : code });
-    }
-  await mkdir(join(dir, "source"));
-  const csv = join(dir, "source", "turns.csv");
-  await writeFile(csv, Papa.unparse(rows.map(({ conversation, speaker, text }) => ({ conversation, speaker, text }))));
-  expect((await runCli(["import", csv, "--study", study, "--columns", "session=conversation,speaker=speaker,text=text"])).code).toBe(0);
-  const sheet = join(dir, "sheet.csv");
-  expect((await runCli(["sheet", study, "--codebook", "bales-ipa", "--coders", "alice", "--context", "0", "--out", sheet])).code).toBe(0);
-  const filled = Papa.parse<Record<string, string>>(await readFile(sheet, "utf8"), { header: true, skipEmptyLines: true }).data;
-  filled.forEach((row, i) => (row.code_alice = rows[i].code));
-  await writeFile(sheet, Papa.unparse(filled));
-  expect((await runCli(["codes", "import", sheet, "--study", study, "--codebook", "bales-ipa", "--coder", "human:alice"])).code).toBe(0);
+  const made = await templatedStudy(dir, { seed: 3, sessions: 8, noise: 0.2 });
+  study = made.study;
+  await importAliceCodes(made, made.codes);
   expect((await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:alice"])).code).toBe(0);
 }, 300_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
