@@ -99,11 +99,15 @@ export interface SessionConcepts {
 /** Condition label for sessions without one (the same label as the compare and stats reports). */
 export const NO_CONDITION = "(no condition)";
 
-/** Minutes spanned by some turns, by the one duration rule ({@link timeSpan}); null with a reason. */
-function span(turns: readonly Turn[]): { minutes: number | null; reason?: string } {
+/**
+ * Minutes spanned by some turns, by the one duration rule ({@link timeSpan}); null with a reason.
+ * `toTheMinute`: the session's clock keeps minutes, which a participant's own two turns cannot
+ * show (timeSpan needs three), yet their 10:16-10:17 span is as uncertain as a session's.
+ */
+function span(turns: readonly Turn[], toTheMinute = false): { minutes: number | null; reason?: string } {
   const time = timeSpan(turns);
   if (time.seconds === null) return { minutes: null, reason: time.timed === 0 ? "no turn times" : "the time span is zero" };
-  const rated = rateSeconds(time);
+  const rated = rateSeconds({ ...time, toTheMinute: toTheMinute || time.toTheMinute });
   if (rated.seconds === null) return { minutes: null, reason: "times to the minute spanning one minute" };
   return { minutes: rated.seconds / 60 };
 }
@@ -163,6 +167,7 @@ export function analyseSessionConcepts(
   };
 
   // The session's duration is the same number stats reports: over all its turns.
+  const sessionTime = timeSpan(session.turns);
   const sessionSpan = span(session.turns);
   const participants: ParticipantConcepts[] = [];
   for (const id of session.participants.map((p) => p.id).filter((p) => selected.has(p))) {
@@ -182,7 +187,13 @@ export function analyseSessionConcepts(
     });
     const wordList = spoken.filter((t) => t.speaker === id).flatMap((t) => words(t.text));
     const wordCount = own.reduce((n, t) => n + t.words, 0);
-    const time = options.rateBasis === "session" ? sessionSpan : span(spoken.filter((t) => t.speaker === id));
+    const time =
+      options.rateBasis === "session"
+        ? sessionSpan
+        : span(
+            spoken.filter((t) => t.speaker === id),
+            sessionTime.toTheMinute,
+          );
     participants.push({
       session: session.id,
       condition,

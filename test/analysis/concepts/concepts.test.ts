@@ -127,6 +127,20 @@ describe("session concept measures", () => {
     expect(r.participants[0].totalConcepts).toBe(8);
   });
 
+  it("--rate active: a participant's two turns across one minute get no rate when the session's clock keeps minutes", () => {
+    // ChatCollab's Slack paste: Benjamin's two turns at 10:16 and 10:17 gave 80 concepts a minute.
+    const starts = [0, 0, 60, 120, 60, 180];
+    const stamped = makeSession(
+      "stamped",
+      "A",
+      gardenLines.map(([s, t], i) => [s, t, starts[i]] as [string, string, number]),
+    );
+    const r = analyseSessionConcepts(stamped, extractor, { speakers: "human", rateBasis: "active" });
+    const [alice, bob] = r.participants;
+    expect(alice.rate).toEqual({ value: 8 / 3, basis: "active", minutes: 3 });
+    expect(bob.rate).toEqual({ value: null, basis: "active", minutes: null, reason: "times to the minute spanning one minute" });
+  });
+
   it("builds the who-picks-up-whose matrix and referential cohesion", () => {
     const r = analyseSessionConcepts(session, extractor, { speakers: "all", rateBasis: "session" });
     expect(r.uptake.speakers).toEqual(["alice", "bob", "agent"]);
