@@ -473,6 +473,13 @@ const conceptsStage: Stage = {
   },
 };
 
+/** A hash of the dashboard app's JS and CSS (the prebundle, or web/ bundled now from source; memoised). */
+async function webAppHash(): Promise<string> {
+  const { webAssets } = await import("../report/webbundle.js");
+  const { js, css } = await webAssets();
+  return sha256(`${js}\u0000${css}`);
+}
+
 const buildStage: Stage = {
   name: "build",
   description: "the dashboard (static site)",
@@ -486,6 +493,9 @@ const buildStage: Stage = {
         analysis: await analysisHashes(c),
         config: c.study.config,
         code: analysisCode(),
+        // The dashboard app (dist/web, outside the modules codeVersion hashes): an update that
+        // changes only the app must rebuild the site, as the package version used to make it.
+        app: await webAppHash(),
       }),
       work: `build the dashboard into ${relative(process.cwd(), site) || site}`,
       mustRun: existsSync(join(site, "index.html")) ? undefined : "the site is missing",

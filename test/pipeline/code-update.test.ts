@@ -12,6 +12,9 @@ vi.mock("../../src/util/code-version.js", async (importOriginal) => ({
   codeVersion: () => code.version,
 }));
 
+const app = vi.hoisted(() => ({ js: "app 1" }));
+vi.mock("../../src/report/webbundle.js", () => ({ webAssets: async () => ({ js: app.js, css: "", origin: "prebundled" }) }));
+
 const { runPipeline } = await import("../../src/pipeline/run.js");
 const { studyStages } = await import("../../src/pipeline/stages.js");
 const { silentReporter } = await import("../../src/util/reporter.js");
@@ -37,4 +40,18 @@ it("after an update of the code, import and code are skipped and every analysis 
     concepts: "ran",
     build: "ran",
   });
+}, 240_000);
+
+it("after an update of the dashboard app alone, the site is built again", async () => {
+  const dir = join(root, "demo");
+  const statuses = async () => Object.fromEntries((await runPipeline(dir, studyStages, {}, silentReporter)).stages.map((o) => [o.name, o.status]));
+  expect(Object.values(await statuses()).every((s) => s === "skipped")).toBe(true);
+  app.js = "app 2";
+  const after = await statuses();
+  expect(after.build).toBe("ran");
+  expect(
+    Object.entries(after)
+      .filter(([, s]) => s === "ran")
+      .map(([name]) => name),
+  ).toEqual(["build"]);
 }, 240_000);
