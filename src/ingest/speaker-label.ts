@@ -15,7 +15,9 @@ const particles = new Set(["de", "van", "von", "der", "den", "da", "di", "du", "
 export function looksLikeName(label: string): boolean {
   const name = label.trim();
   if (name.length === 0 || name.length > 40) return false;
-  if (/[,;!?"“”<>{}\[\]=\\/@#]|https?$/.test(name)) return false;
+  // Sentence punctuation of scripts without case too (，、。；！？ and Arabic ، ؟): there, case
+  // cannot tell "第一点，预算：" (first, the budget:) from a name.
+  if (/[,;!?"“”<>{}\[\]=\\/@#，、。；！？،؟]|https?$/.test(name)) return false;
   const words = name.split(/\s+/);
   if (words.length > 4) return false;
   return words.every((w, i) => /^[\p{Lu}\p{Lt}\p{Lo}\p{N}(]/u.test(w) || (i > 0 && i < words.length - 1 && particles.has(w.toLowerCase())));

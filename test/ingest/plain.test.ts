@@ -187,6 +187,16 @@ describe("plain speakers who talk once", () => {
     expect(plainImporter.detect("zh.txt", text)).toBeGreaterThan(0.5);
   });
 
+  it("in a script without case, a clause before a full-width colon or a time (10：30) stays text of the turn", () => {
+    const text = "王芳：我想补充两点。\n第一点，预算：不能超过五万。\n第二点，时间安排：三月完成。\n李明：会议定在\n10：30 开始。\n王芳：好。\n";
+    const s = parsePlain("zh2.txt", text).sessions[0]!;
+    expect(s.turns.map((t) => [s.participants.find((p) => p.id === t.speaker)!.name, t.text])).toEqual([
+      ["王芳", "我想补充两点。\n第一点，预算：不能超过五万。\n第二点，时间安排：三月完成。"],
+      ["李明", "会议定在\n10：30 开始。"],
+      ["王芳", "好。"],
+    ]);
+  });
+
   it("--humans and --agents names are speakers even when they do not look like names (a handle, a bracketed note)", () => {
     const text = "Alice: hi\nuser_42: hello\nAlice: ok\nuser_42: sure\nP3 [muted]: hear me?\nAlice: yes\n";
     // Without the flag, the lines stay in Alice's turns, and the warning names the label and the fix.
@@ -204,6 +214,12 @@ describe("plain speakers who talk once", () => {
       ["p3-muted", "hear me?"],
       ["alice", "yes"],
     ]);
+  });
+
+  it("no label warning for list items, JSON keys or quotes in an answer: a speaker label starts the line with a letter or digit", () => {
+    const text =
+      'User: compare them\nAssistant: Here.\n- pros: cheap\n  "name": "x",\n> q: why\nUser: and?\nAssistant: Also.\n- pros: fast\n  "name": "y",\n> q: how\n';
+    expect(parsePlain("ai.txt", text, { agents: ["Assistant"] }).warnings).toEqual([]);
   });
 
   it("evidence keeps a once-only label as text: a note word, or an untimed label among timed speakers; --humans makes it a speaker", () => {

@@ -34,9 +34,10 @@ const bracketHeader = new RegExp(String.raw`^([^:()\[\]]{1,40}?)\s+\[(${T})\]:?(
 const otterHeader = new RegExp(String.raw`^(\S[^:\t]{0,39}?)(?:\s{2,}|\t+)(${T})\s*$`);
 /**
  * `Name: text`, or `Name：text` with the full-width colon Chinese and Japanese transcripts use
- * (with no space after it: an ASCII colon needs one, so "10:30" and "http://" stay text).
+ * (with no space after it: an ASCII colon needs one, so "10:30" and "http://" stay text; a
+ * full-width colon between digits is a time too, "10：30").
  */
-const plainLine = /^([^:：]{1,40}?)(?::(?:\s+|$)|：\s*)(.*)$/;
+const plainLine = /^([^:：]{1,40}?)(?::(?:\s+|$)|(?<!\d)：\s*|：(?!\d)\s*)(.*)$/;
 /** Words notes and documents put before a colon: a once-only `Note:` is part of a turn, not a person. */
 const documentLabel =
   /^(?:n\.?b\.?|p\.?s\.?|e\.?g\.?|i\.?e\.?|note|notes|example|examples|warning|caution|update|edit|edited|summary|tip|hint|important|reminder|source|sources|subject|re|fyi|todo|date|time|location|disclaimer|caveat|result|results|output|input|action|actions|topic|agenda|step|part|chapter|section|title|question|answer|status|comment|comments|keywords|tags|link|links|file|duration|attendees|transcript|definition|context|goal|task|bonus|fact|quote|translation|correction|spoiler|trigger warning|tl;?dr)(?:\s+\d+|\s+[A-Z])?$/i;
@@ -162,7 +163,9 @@ export class PlainParser {
   /** A `label: text` line whose label was not read as a name: counted, for the warning in `finish`. */
   private countRefused(line: string): void {
     const m = plainLine.exec(line.replace(boldName, "$1$3$4"));
-    if (!m || m[2]!.startsWith("//")) return;
+    // A speaker label starts the line with a letter or digit: "- pros:" (a list item), `  "name":`
+    // (JSON) and "> q:" (a quote) in an AI's answer are its text, not a speaker to warn about.
+    if (!m || m[2]!.startsWith("//") || !/^[\p{L}\p{N}]/u.test(m[1]!)) return;
     const label = m[1]!.trim();
     const seen = this.refused.get(label);
     if (seen) seen.lines++;
