@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { loadStudyCodebook } from "../coding/codebook/load.js";
 import { chooseCodebook } from "./codebook-choice.js";
+import { ADJUDICATED_CODER } from "../coding/annotate/desk.js";
 import type { CodeRecord } from "../coding/records.js";
 import { cellReader, findColumn, planColumns, type CodeColumnPlan } from "../coding/sheet-cells.js";
 import { fingerprintOfCell, humanCoderId, SHEET_KEY_COLUMNS } from "../coding/sheet.js";
@@ -313,7 +314,9 @@ export async function runCodesImport(context: StudyContext, options: CodesImport
   }
 
   // A person's codes count in `colloquy study`'s agreement without a hand edit of colloquy.json.
-  const listed = records.length > 0 && (await registerHumanCoders(context.dir, [coder])).length > 0;
+  // Adjudicated codes (a sheet settling disagreements, --coder adjudicated) stay opt-in, as in annotate:
+  // listed, agreement would compare the people with the decisions made from their own codes.
+  const listed = records.length > 0 && coder !== ADJUDICATED_CODER && (await registerHumanCoders(context.dir, [coder])).length > 0;
 
   const refused: Partial<Record<RowProblemKind, number>> = {};
   for (const p of problems) refused[p.kind] = (refused[p.kind] ?? 0) + 1;

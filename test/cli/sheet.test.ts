@@ -302,6 +302,10 @@ describe("human coding round trip", () => {
     expect(again.code).toBe(0);
     expect(again.stdout).not.toContain("is now listed");
     expect((await config()).humanCoders).toEqual(["human:alice", "human:bob", "human:carol"]);
+    // Adjudicated codes are not listed (as in annotate): comparing them with the coders they settle is opt-in.
+    const settled = await runCli(["codes", "import", out, "--study", study, "--codebook", "bales-ipa", "--coder", "adjudicated", "--column", "code_carol"]);
+    expect(settled.code).toBe(0);
+    expect((await config()).humanCoders).toEqual(["human:alice", "human:bob", "human:carol"]);
   });
 
   it("re-importing the same sheet replaces that file's codes only; other sources of the coder are kept", async () => {
