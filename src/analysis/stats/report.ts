@@ -53,7 +53,8 @@ export const STATS_DEFINITIONS: Record<string, string> = {
   countedTurns: "turns whose type is not system or reasoning, spoken by a participant whose kind is not system; the rest are excludedTurns",
   members: "participants whose kind is not system, including those who never spoke",
   durationSeconds: "latest end (or start when a turn has no end) minus earliest start over turns with a start time; null when no turn has one",
-  perMinute: "count / (durationSeconds / 60); null when the duration is null",
+  perMinute:
+    "count / (durationSeconds / 60); null when the duration is null, or when every time falls on a whole minute (three or more times) and they span one minute (durationNote says so)",
   entropy:
     "normalised Shannon entropy of members' shares, -Σ p ln p / ln k over the k members (1 = perfectly balanced, 0 = one member did everything); null with fewer than 2 members",
   oneMinusGini: "1 - Gini coefficient of members' counts, Gini = Σi Σj |xi - xj| / (2 k² mean) (1 = perfectly balanced; minimum 1/k)",
