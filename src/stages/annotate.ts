@@ -81,9 +81,16 @@ function lockedStore(context: StudyContext, effects: StageEffects): DeskStore {
         await appendCodes(context.dir, [record]);
         context.changed("codes");
         // A person's first answer lists them under humanCoders, so `colloquy study` compares the
-        // machine coders with them without a hand edit of colloquy.json (adjudicated codes stay opt-in).
-        if (record.coder !== ADJUDICATED_CODER && (await registerHumanCoders(context.dir, [record.coder])).length > 0)
-          effects.log(`${record.coder} is now listed under "humanCoders" in colloquy.json: \`colloquy study\` compares the machine coders with it`);
+        // machine coders with them without a hand edit of colloquy.json (adjudicated codes stay
+        // opt-in). Every answer checks again, so a listing lost to a concurrent edit comes back;
+        // the answer is saved by now, so a colloquy.json that cannot be edited only warns.
+        if (record.coder === ADJUDICATED_CODER) return;
+        try {
+          if ((await registerHumanCoders(context.dir, [record.coder])).length > 0)
+            effects.log(`${record.coder} is now listed under "humanCoders" in colloquy.json: \`colloquy study\` compares the machine coders with it`);
+        } catch (error) {
+          effects.warn(`${record.coder} could not be listed under "humanCoders" in colloquy.json (${errorMessage(error)}); the answer is saved`);
+        }
       }),
     remove: (record) =>
       locked(async () => {
