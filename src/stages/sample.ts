@@ -154,10 +154,10 @@ async function leastCertain(
     humans.set(human, await context.codes(codebook, human));
     for (const r of humans.get(human)!) handCoded.add(`${r.session}\u0000${r.turn}`);
   }
-  const newer = codedSinceTraining(machine, humans);
+  const { newer, trainedOn } = codedSinceTraining(machine, humans);
   if (newer > 0)
     effects.warn(
-      `${newer} human code(s) of ${codebook} were stored after ${coder}'s codes were made: the doubts below are those of the model trained without them. Run \`colloquy code ${context.dir} --codebook ${codebook} --coder ${coder} --train ...\` first to rank the turns with everything coded so far`,
+      `${newer} human code(s) of ${codebook} were stored after ${coder}'s codes were made: the doubts below are those of the model trained without them. Run \`colloquy code ${context.dir} --codebook ${codebook} --coder ${coder} --train ${trainedOn.join(",")}\` first to rank the turns with everything coded so far`,
     );
   const drawn = uncertainSample(turns, n, doubt, handCoded, seed);
   if (drawn.units.length < n) throw new CliError(`--size ${n}: only ${drawn.units.length} turn(s) coded by ${coder} and by no person are left to sample`);
@@ -168,7 +168,7 @@ async function leastCertain(
  * Human codes of the coders a learned coder trained on, stored after its newest code: the model
  * that ranked the turns never saw them (codes imported or answered since the last \`colloquy code\`).
  */
-function codedSinceTraining(machine: readonly CodeRecord[], humans: ReadonlyMap<string, readonly CodeRecord[]>): number {
+function codedSinceTraining(machine: readonly CodeRecord[], humans: ReadonlyMap<string, readonly CodeRecord[]>): { newer: number; trainedOn: string[] } {
   let made = -Infinity;
   const trainedOn = new Set<string>();
   for (const r of machine) {
@@ -178,5 +178,5 @@ function codedSinceTraining(machine: readonly CodeRecord[], humans: ReadonlyMap<
   }
   let newer = 0;
   for (const coder of trainedOn) for (const r of humans.get(coder) ?? []) if (Date.parse(r.createdAt) > made) newer++;
-  return newer;
+  return { newer, trainedOn: [...trainedOn] };
 }

@@ -202,7 +202,7 @@ describe("learned coder: deterministic, honest, and active", { timeout: 600_000 
     await writeFile(alices, Papa.unparse(filled));
     expect((await runCli(["codes", "import", alices, "--study", studies.half, "--codebook", "bales-ipa", "--coder", "alice"])).code).toBe(0);
     expect(await warned()).toMatch(
-      /10 human code\(s\) of bales-ipa were stored after learned's codes were made: the doubts below are those of the model trained without them/,
+      /10 human code\(s\) of bales-ipa were stored after learned's codes were made: the doubts below are those of the model trained without them\. Run `colloquy code .* --coder learned --train human:alice` first/,
     );
     // The report's coding table says so too, beside the validation the codes were stored with.
     const report = join(dir, "half-report.md");
