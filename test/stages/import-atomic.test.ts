@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { ownerTag } from "../../src/util/process.js";
 import { openStudy, runImport, silentEffects } from "../../src/index.js";
 import { artifacts, loadArtifact } from "../../src/study/artifacts.js";
@@ -43,14 +43,20 @@ describe("import is atomic per session", () => {
     // Its temps carry this machine's host and boot, as a temp of a killed import here would.
     const deadTag = ownerTag().replace(/^\d+/, String(dead));
     const staged = [`.other.json.import-${dead}.tmp`, `..other.json.import-${dead}.tmp.${deadTag}.0123abcd.tmp`];
-    const running = `.mine.json.import-${process.pid}.tmp`;
-    for (const name of [...staged, running]) await writeFile(join(dir, "sessions", name), "{}");
-    const mapTemp = `..colloquy-imports.json.${deadTag}.0123abcd.tmp`;
-    await writeFile(join(dir, mapTemp), "{}");
-    await runImport(await openStudy(dir), { paths: [transcript] }, silentEffects);
-    const left = await readdir(join(dir, "sessions"));
-    for (const name of staged) expect(left).not.toContain(name);
-    expect(left).toContain(running);
-    expect(await readdir(dir)).not.toContain(mapTemp);
+    // Another process still running (not this one): its temps are left alone.
+    const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+    try {
+      const running = [`.mine.json.import-${process.pid}.tmp`, `.live.json.import-${other.pid}.tmp`];
+      for (const name of [...staged, ...running]) await writeFile(join(dir, "sessions", name), "{}");
+      const mapTemp = `..colloquy-imports.json.${deadTag}.0123abcd.tmp`;
+      await writeFile(join(dir, mapTemp), "{}");
+      await runImport(await openStudy(dir), { paths: [transcript] }, silentEffects);
+      const left = await readdir(join(dir, "sessions"));
+      for (const name of staged) expect(left).not.toContain(name);
+      for (const name of running) expect(left).toContain(name);
+      expect(await readdir(dir)).not.toContain(mapTemp);
+    } finally {
+      other.kill();
+    }
   });
 });
