@@ -1,3 +1,4 @@
+import { sha256 } from "../util/hash.js";
 import { z } from "zod";
 
 /**
@@ -181,10 +182,53 @@ export interface RecordsSummary {
   last?: string;
   /**
    * The offline coder's validation on the study as its latest record states it (`provenance.validation`),
-   * that record's date, and the human coders a learned coder trained on (`provenance.trainedOn`).
+   * and that record's date.
    */
-  validation?: { status?: unknown; kappa?: unknown; at: string; trainedOn?: string[] };
+  validation?: { status?: unknown; kappa?: unknown; at: string };
+  /**
+   * A learned coder's trainings: each distinct `provenance.trainedCodes` of its records (human coder ->
+   * {@link codeValuesDigest} of the codes it learned from). More than one when some sessions were
+   * recoded after a new training and the others kept the old one's codes.
+   */
+  trainings: Set<Readonly<Record<string, string>>>;
+  /** People's codes (human:<name>): the {@link codeValuesDigest} of the records, as a sum kept while reading. */
+  valuesSum: number;
 }
+
+/** Digests of code values are summed modulo 2^48: exact in a double, and a sum ignores the order. */
+const DIGEST_MODULUS = 2 ** 48;
+
+function codeValueHash(r: Pick<CodeRecord, "session" | "turn" | "codes" | "scores">): number {
+  return parseInt(sha256(JSON.stringify([r.session, r.turn, r.codes ?? null, r.scores ?? null])).slice(0, 12), 16);
+}
+
+/**
+ * What a set of codes says, whatever the order or time they were stored in (a sheet imported again
+ * unchanged, or in another row order, gives the same digest): a learned coder records it for each
+ * human coder it trained on, so readers can tell its codes were learned from other codes than the
+ * study has now.
+ */
+export function codeValuesDigest(records: Iterable<Pick<CodeRecord, "session" | "turn" | "codes" | "scores">>): string {
+  let sum = 0;
+  for (const r of records) sum = (sum + codeValueHash(r)) % DIGEST_MODULUS;
+  return digestText(sum);
+}
+
+const digestText = (sum: number) => sum.toString(16).padStart(12, "0");
+
+/**
+ * The human coders whose current codes differ from those a learned coder's codes were learned from
+ * (any of its trainings); `digestOf` gives a coder's {@link codeValuesDigest} now, undefined when
+ * it has no codes. Empty for other coders, and for learned codes made before trainings were recorded.
+ */
+export function changedTraining(summary: Pick<RecordsSummary, "trainings">, digestOf: (coder: string) => string | undefined): string[] {
+  const changed = new Set<string>();
+  for (const training of summary.trainings) for (const [coder, digest] of Object.entries(training)) if (digestOf(coder) !== digest) changed.add(coder);
+  return [...changed];
+}
+
+/** The {@link codeValuesDigest} of a summarised set of people's codes. */
+export const summaryDigest = (summary: Pick<RecordsSummary, "valuesSum">): string => digestText(summary.valuesSum);
 
 export function summariseRecords(records: Iterable<CodeRecord>, into: RecordsSummary = emptySummary()): RecordsSummary {
   for (const r of records) {
@@ -197,11 +241,12 @@ export function summariseRecords(records: Iterable<CodeRecord>, into: RecordsSum
     if (into.first === undefined || r.createdAt < into.first) into.first = r.createdAt;
     if (into.last === undefined || r.createdAt > into.last) into.last = r.createdAt;
     const validation = r.provenance.validation as { status?: unknown; kappa?: unknown } | undefined;
-    if (validation && (into.validation === undefined || r.createdAt >= into.validation.at)) {
-      const on = r.provenance.trainedOn;
-      const trainedOn = Array.isArray(on) ? on.filter((c): c is string => typeof c === "string") : undefined;
-      into.validation = { status: validation.status, kappa: validation.kappa, at: r.createdAt, ...(trainedOn ? { trainedOn } : {}) };
-    }
+    if (validation && (into.validation === undefined || r.createdAt >= into.validation.at))
+      into.validation = { status: validation.status, kappa: validation.kappa, at: r.createdAt };
+    // One object per coding run (the run header's provenance is shared by its records): a Set by reference.
+    const trained = r.provenance.trainedCodes;
+    if (trained && typeof trained === "object" && !Array.isArray(trained)) into.trainings.add(trained as Record<string, string>);
+    if (r.coder.startsWith("human:")) into.valuesSum = (into.valuesSum + codeValueHash(r)) % DIGEST_MODULUS;
   }
   return into;
 }
@@ -219,4 +264,11 @@ export interface CodeCut {
 
 export const cutRecords = (records: readonly CodeRecord[]): CodeCut => ({ values: records.map(codeValue), summary: summariseRecords(records) });
 
-export const emptySummary = (): RecordsSummary => ({ codes: new Set(), scales: new Map(), versions: new Map(), models: new Set() });
+export const emptySummary = (): RecordsSummary => ({
+  codes: new Set(),
+  scales: new Map(),
+  versions: new Map(),
+  models: new Set(),
+  trainings: new Set(),
+  valuesSum: 0,
+});

@@ -2,7 +2,7 @@ import { dirname } from "node:path";
 import { uncertainSample, type Doubt } from "../coding/active-learning.js";
 import { codeableTurns, drawSample, STRATA, type DrawnSample, type Stratum, type StratumDraw } from "../coding/sample.js";
 import { chosenCodebook } from "./codebook-choice.js";
-import type { CodeRecord } from "../coding/records.js";
+import { changedTraining, codeValuesDigest, summariseRecords, type CodeRecord } from "../coding/records.js";
 import { CliError } from "../util/errors.js";
 import { toCsv } from "../util/csv.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
@@ -154,29 +154,15 @@ async function leastCertain(
     humans.set(human, await context.codes(codebook, human));
     for (const r of humans.get(human)!) handCoded.add(`${r.session}\u0000${r.turn}`);
   }
-  const { newer, trainedOn } = codedSinceTraining(machine, humans);
-  if (newer > 0)
+  const summary = summariseRecords(machine);
+  const changed = changedTraining(summary, (human) => (humans.has(human) ? codeValuesDigest(humans.get(human)!) : undefined));
+  if (changed.length > 0) {
+    const trainedOn = [...new Set([...summary.trainings].flatMap(Object.keys))];
     effects.warn(
-      `${newer} human code(s) of ${codebook} were stored after ${coder}'s codes were made: the doubts below are those of the model trained without them. Run \`colloquy code ${context.dir} --codebook ${codebook} --coder ${coder} --train ${trainedOn.join(",")}\` first to rank the turns with everything coded so far`,
+      `the codes of ${changed.join(", ")} in ${codebook} changed since ${coder}'s codes were made: the doubts below are those of a model trained on other codes. Run \`colloquy code ${context.dir} --codebook ${codebook} --coder ${coder} --train ${trainedOn.join(",")}\` first to rank the turns with everything coded so far`,
     );
+  }
   const drawn = uncertainSample(turns, n, doubt, handCoded, seed);
   if (drawn.units.length < n) throw new CliError(`--size ${n}: only ${drawn.units.length} turn(s) coded by ${coder} and by no person are left to sample`);
   return { ...drawn, codebook };
-}
-
-/**
- * Human codes of the coders a learned coder trained on, stored after its newest code: the model
- * that ranked the turns never saw them (codes imported or answered since the last \`colloquy code\`).
- */
-function codedSinceTraining(machine: readonly CodeRecord[], humans: ReadonlyMap<string, readonly CodeRecord[]>): { newer: number; trainedOn: string[] } {
-  let made = -Infinity;
-  const trainedOn = new Set<string>();
-  for (const r of machine) {
-    made = Math.max(made, Date.parse(r.createdAt));
-    const on = r.provenance.trainedOn;
-    if (Array.isArray(on)) for (const coder of on) if (typeof coder === "string") trainedOn.add(coder);
-  }
-  let newer = 0;
-  for (const coder of trainedOn) for (const r of humans.get(coder) ?? []) if (Date.parse(r.createdAt) > made) newer++;
-  return { newer, trainedOn: [...trainedOn] };
 }

@@ -202,13 +202,22 @@ describe("learned coder: deterministic, honest, and active", { timeout: 600_000 
     await writeFile(alices, Papa.unparse(filled));
     expect((await runCli(["codes", "import", alices, "--study", studies.half, "--codebook", "bales-ipa", "--coder", "alice"])).code).toBe(0);
     expect(await warned()).toMatch(
-      /10 human code\(s\) of bales-ipa were stored after learned's codes were made: the doubts below are those of the model trained without them\. Run `colloquy code .* --coder learned --train human:alice` first/,
+      /the codes of human:alice in bales-ipa changed since learned's codes were made: the doubts below are those of a model trained on other codes\. Run `colloquy code .* --coder learned --train human:alice` first/,
     );
-    // The report's coding table says so too, beside the validation the codes were stored with.
-    const report = join(dir, "half-report.md");
-    expect((await runCli(["report", studies.half, "--out", report])).code).toBe(0);
-    expect((await readFile(report, "utf8")).split("\n").find((l) => /^\| bales-ipa \|.*\| learned \|/.test(l))).toMatch(
-      /OUT OF DATE: human codes were stored after it was trained/,
-    );
+    // The report's coding table says so too, beside the validation the codes were stored with;
+    // training again clears it, and the same codes stored again (another file, later) do not bring it back.
+    const learnedRow = async () => {
+      const report = join(dir, "half-report.md");
+      expect((await runCli(["report", studies.half, "--out", report])).code).toBe(0);
+      return (await readFile(report, "utf8")).split("\n").find((l) => /^\| bales-ipa \|.*\| learned \|/.test(l));
+    };
+    expect(await learnedRow()).toMatch(/OUT OF DATE: human codes changed since it was trained/);
+    expect((await runCli(["code", studies.half, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:alice"])).code).toBe(0);
+    expect(await learnedRow()).not.toMatch(/OUT OF DATE/);
+    const copy = join(dir, "next-alice-again.csv");
+    await writeFile(copy, await readFile(alices, "utf8"));
+    expect((await runCli(["codes", "import", copy, "--study", studies.half, "--codebook", "bales-ipa", "--coder", "alice"])).code).toBe(0);
+    expect(await learnedRow()).not.toMatch(/OUT OF DATE/);
+    expect(await warned()).toBe("");
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Session } from "../../transcript/schema.js";
 import type { Codebook } from "../codebook/schema.js";
-import type { CodeRecord } from "../records.js";
+import { codeValuesDigest, type CodeRecord } from "../records.js";
 import { turnTerms } from "./features.js";
 import { learningCurve, type LearningCurvePoint } from "./curve.js";
 import { describeViews, predictTurn, trainLearnedModel, type LearnedModel, type Prediction } from "./model.js";
@@ -85,6 +85,9 @@ export function createLearnedCoder(options: LearnedCoderOptions): LearnedCoder {
     modelSettings: { ...validation.settings, temperature },
     converged: model.heads.every((h) => h.models.every((m) => m.fit.converged)),
     trainedOn: [...options.trainedOn],
+    // What each human coder's codes said when the model learned from them: the dashboard, the report
+    // and `sample --strategy uncertain` compare it with their codes now (records.ts changedTraining).
+    trainedCodes: Object.fromEntries(options.trainedOn.map((coder) => [coder, codeValuesDigest(options.training.filter((r) => r.coder === coder))])),
     trainingHash,
     trainingSize: examples.length,
     validation: status,

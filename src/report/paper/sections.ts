@@ -14,7 +14,7 @@ import type { Block, Cell, Chart, PaperReport, Section, Table } from "./document
 import { CONDITION_COLOURS, coloursByName } from "../palette.js";
 import { conditionOf, conditionsOf } from "../shape/common.js";
 import { codeSetValidation, validationLabel } from "../shape/validation.js";
-import { summariseRecords } from "../../coding/records.js";
+import { codeValuesDigest, summariseRecords } from "../../coding/records.js";
 import { statsFiles } from "../../analysis/stats/descriptor.js";
 
 /**
@@ -200,8 +200,10 @@ function studyDesignOf(data: StudyData) {
 
 function codingSection(data: StudyData, compares: AnalysisFile<CompareReport>[]): Section {
   const rows: Cell[][] = [];
-  const last = (codebook: string, coder: string) =>
-    summariseRecords(data.codeSets.find((s) => s.codebook === codebook && s.coder === coder)?.records ?? []).last;
+  const digestOf = (codebook: string, coder: string) => {
+    const set = data.codeSets.find((s) => s.codebook === codebook && s.coder === coder);
+    return set && codeValuesDigest(set.records);
+  };
   for (const set of data.codeSets) {
     const versions = [...new Set(set.records.map((r) => r.codebookVersion))].sort();
     rows.push([
@@ -210,7 +212,7 @@ function codingSection(data: StudyData, compares: AnalysisFile<CompareReport>[])
       set.coder,
       set.coder.startsWith("human:") ? "human" : set.coder === "rules" ? "offline rules" : "machine",
       set.records.length,
-      validationLabel(codeSetValidation(set.coder, summariseRecords(set.records).validation, (human) => last(set.codebook, human))),
+      validationLabel(codeSetValidation(set.coder, summariseRecords(set.records), (human) => digestOf(set.codebook, human))),
     ]);
   }
   const blocks: Block[] = [

@@ -1,5 +1,5 @@
 import type { Session } from "../../transcript/schema.js";
-import type { RecordsSummary } from "../../coding/records.js";
+import { summaryDigest, type RecordsSummary } from "../../coding/records.js";
 import { sessionCodes, type CodeSet, type StudyData } from "../load.js";
 import type { Counts, Overview, SessionChunk, SessionSummary } from "../types.js";
 import { codeSetValidation, validationLabel } from "./validation.js";
@@ -42,13 +42,17 @@ export interface CodeSetFacts {
   models: Set<string>;
   first?: string;
   last?: string;
-  /** The coder's validation on the study as its latest record states it (shown by finishOverview). */
+  /** The coder's validation on the study as its latest record states it, and a learned coder's trainings (shown by finishOverview). */
   validation?: RecordsSummary["validation"];
+  trainings: RecordsSummary["trainings"];
+  /** People's codes: what they say (codeValuesDigest), for a learned coder's trainings to be compared with. */
+  digest: string;
 }
 
 /** The facts of `set`, from the summary of its whole records (summariseRecords). */
-export function codeSetFacts(set: CodeSet, { models, first, last, validation }: RecordsSummary): CodeSetFacts {
-  return { codebook: set.codebook, coder: set.coder, turns: set.turns, models, first, last, validation };
+export function codeSetFacts(set: CodeSet, summary: RecordsSummary): CodeSetFacts {
+  const { models, first, last, validation, trainings } = summary;
+  return { codebook: set.codebook, coder: set.coder, turns: set.turns, models, first, last, validation, trainings, digest: summaryDigest(summary) };
 }
 
 /** What the overview counts of the sessions alone. */
@@ -157,7 +161,7 @@ export function finishOverview(counted: SessionsOverview, sessions: number, sets
     turnTypes: counted.turnTypes,
     coders,
     coded: sets.map((s) => {
-      const validation = codeSetValidation(s.coder, s.validation, (human) => sets.find((h) => h.codebook === s.codebook && h.coder === human)?.last);
+      const validation = codeSetValidation(s.coder, s, (human) => sets.find((h) => h.codebook === s.codebook && h.coder === human)?.digest);
       return { codebook: s.codebook, coder: s.coder, turns: s.turns, validation, label: validationLabel(validation) };
     }),
     models: [...models].sort(),
