@@ -1,4 +1,4 @@
-import { sha256 } from "../util/hash.js";
+import { fnv1a } from "../util/hash.js";
 import { z } from "zod";
 
 /**
@@ -198,9 +198,13 @@ export interface RecordsSummary {
 /** Digests of code values are summed modulo 2^48: exact in a double, and a sum ignores the order. */
 const DIGEST_MODULUS = 2 ** 48;
 
+/** 48 bits of two FNV-1a hashes of the record's value: ~10 times cheaper than sha256, read for every person's code every run. */
 function codeValueHash(r: Pick<CodeRecord, "session" | "turn" | "codes" | "scores">): number {
-  return parseInt(sha256(JSON.stringify([r.session, r.turn, r.codes ?? null, r.scores ?? null])).slice(0, 12), 16);
+  const text = JSON.stringify([r.session, r.turn, r.codes ?? null, r.scores ?? null]);
+  return (fnv1a(text) >>> 16) * 2 ** 32 + (fnv1a(text, SECOND_SEED) >>> 0);
 }
+
+const SECOND_SEED = fnv1a("colloquy code value");
 
 /**
  * What a set of codes says, whatever the order or time they were stored in (a sheet imported again

@@ -30,3 +30,12 @@ export function sha256(data: string | Uint8Array): string {
 export function hashValue(value: unknown): string {
   return sha256(stableStringify(value));
 }
+
+const FNV_OFFSET = 0x811c9dc5;
+export const FNV_PRIME = 0x01000193;
+
+/** FNV-1a, 32-bit (signed), continued from `h`: fast, well spread for short strings, stable everywhere. */
+export function fnv1a(text: string, h = FNV_OFFSET): number {
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+  return h;
+}

@@ -1,3 +1,4 @@
+import { fnv1a, FNV_PRIME } from "../../util/hash.js";
 import type { Session } from "../../transcript/schema.js";
 
 /**
@@ -25,22 +26,13 @@ export interface TurnTerms {
   blocks: { bucket: number[]; count: number[] }[];
 }
 
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-
-/** FNV-1a, 32-bit, continued from `h`: fast, well spread for short strings, stable everywhere. */
-function fnv(text: string, h = FNV_OFFSET): number {
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
-  return h;
-}
-
 const wordPattern = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
 function words(text: string): string[] {
   return (text.toLowerCase().replace(/’/g, "'").match(wordPattern) ?? []) as string[];
 }
 
-const CHAR_SEED = fnv("c ");
+const CHAR_SEED = fnv1a("c ");
 
 /**
  * Hashes of one block, collected in a reused buffer: turning a turn into features happens 100,000
@@ -84,8 +76,8 @@ class HashBuffer {
 const wordHashes = new HashBuffer();
 const charHashes = new HashBuffer();
 const contextHashes = new HashBuffer();
-const WORD_SEED = fnv("w ");
-const BIGRAM_SEED = fnv("b ");
+const WORD_SEED = fnv1a("w ");
+const BIGRAM_SEED = fnv1a("b ");
 const SPACE = " ".charCodeAt(0);
 
 /** " word " as character codes, reused from word to word. */
@@ -118,8 +110,8 @@ function hashTurn(session: Session, index: number): void {
   const turn = session.turns[index];
   const tokens = words(turn.text);
   tokens.forEach((w, i) => {
-    wordHashes.push((fnv(w, WORD_SEED) >>> 0) & MASK);
-    if (i > 0) wordHashes.push((fnv(w, fnv(" ", fnv(tokens[i - 1], BIGRAM_SEED))) >>> 0) & MASK);
+    wordHashes.push((fnv1a(w, WORD_SEED) >>> 0) & MASK);
+    if (i > 0) wordHashes.push((fnv1a(w, fnv1a(" ", fnv1a(tokens[i - 1], BIGRAM_SEED))) >>> 0) & MASK);
     charGrams(w);
   });
   const kindOf = (speaker: string) => session.participants.find((p) => p.id === speaker)?.kind ?? "human";
@@ -132,7 +124,7 @@ function hashTurn(session: Session, index: number): void {
     `prev-kind ${previous ? kindOf(previous.speaker) : "none"}`,
     `same-speaker ${previous?.speaker === turn.speaker}`,
   ]) {
-    contextHashes.push((fnv(term) >>> 0) & MASK);
+    contextHashes.push((fnv1a(term) >>> 0) & MASK);
   }
 }
 
