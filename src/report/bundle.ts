@@ -21,7 +21,7 @@ import {
   type StyleSet,
   type TopicsSet,
 } from "./types.js";
-import { conditionsOf, describeCodebook, seenIn } from "./shape/common.js";
+import { codebookInfo, conditionsOf } from "./shape/common.js";
 import { chunkOf, codeSetFacts, finishOverview, mergeOverview, type CodeSetFacts, type SessionBadges, type SessionsOverview } from "./shape/overview.js";
 import { buildFollows, buildSpeakerParticipation } from "./shape/participation.js";
 import { styleSetOf } from "./shape/styles.js";
@@ -313,13 +313,7 @@ export function assembleReport(data: StudyData): { bundle: ReportBundle; chunks:
   const badges = data.sessions.map((): SessionBadges[] => []);
   const parts = [...byCodebook(data.codeSets)].map(([id, sets]) => {
     const definition = data.codebooks.get(id) ?? null;
-    const summaries = sets.map((set) => summariseRecords(set.records));
-    const info = describeCodebook(
-      id,
-      definition,
-      sets.map((s) => s.coder),
-      seenIn(summaries),
-    );
+    const info = codebookInfo(id, definition, sets);
     const frame = balesFrame(info, definition);
     const codebookParts = data.sessions.map((session, i) => {
       const { badges: made, ...part } = codebookSessionPart(session, sets, info, sessionParts[i].sequence.binSize, frame);
@@ -330,7 +324,7 @@ export function assembleReport(data: StudyData): { bundle: ReportBundle; chunks:
       info,
       definition,
       sets,
-      sets.map((set, k) => codeSetFacts(set, summaries[k])),
+      sets.map((set) => codeSetFacts(set, summariseRecords(set.records))),
       data.sessions,
       codebookParts,
       base,

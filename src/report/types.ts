@@ -87,7 +87,7 @@ export interface SessionSummary {
 export interface CoderValidationSummary {
   status: "human" | "validated" | "below-floor" | "unvalidated" | "not recorded";
   kappa?: number;
-  /** A learned coder's codes made before some of the human codes it learns from were stored. */
+  /** A learned coder's codes learned from other codes than the human coders it trained on have now. */
   outOfDate?: boolean;
 }
 

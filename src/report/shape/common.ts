@@ -78,7 +78,7 @@ export function codebookInfo(id: string, codebook: Codebook | null, sets: CodeSe
   );
 }
 
-/** {@link codebookInfo} from its coders and what their records use (seenIn, or kept digests: study/code-digests.ts). */
+/** {@link codebookInfo} from its coders and what their records use (seenIn of their summaries: the build has no whole records). */
 export function describeCodebook(id: string, codebook: Codebook | null, coders: readonly string[], seen: SeenCodes): CodebookInfo {
   const categories: CategoryInfo[] = [];
   const known = new Set<string>();
