@@ -1,10 +1,10 @@
-import type { Session, Turn } from "../../transcript/schema.js";
+import type { Session } from "../../transcript/schema.js";
 import type { ConceptExtractor } from "./extract.js";
 import { mtld, type MtldResult } from "./mtld.js";
 import { isSelected, isSpokenTurn, type SpeakerSelection } from "./speakers.js";
 import { words } from "./tokens.js";
 import { countWords } from "../shared/words.js";
-import { rateSeconds, timeSpan } from "../shared/measures.js";
+import { rateSeconds, timeSpan, type TimeSpan } from "../shared/measures.js";
 
 /** Concepts of one turn, in order of mention with repeats. */
 export interface TurnConcepts {
@@ -100,12 +100,11 @@ export interface SessionConcepts {
 export const NO_CONDITION = "(no condition)";
 
 /**
- * Minutes spanned by some turns, by the one duration rule ({@link timeSpan}); null with a reason.
- * `toTheMinute`: the session's clock keeps minutes, which a participant's own two turns cannot
- * show (timeSpan needs three), yet their 10:16-10:17 span is as uncertain as a session's.
+ * Minutes of a span of turns ({@link timeSpan}, the one duration rule) a rate divides by; null
+ * with a reason. `toTheMinute`: the session's clock keeps minutes, which a participant's own two
+ * turns cannot show (timeSpan needs three), yet their 10:16-10:17 span is as uncertain as a session's.
  */
-function span(turns: readonly Turn[], toTheMinute = false): { minutes: number | null; reason?: string } {
-  const time = timeSpan(turns);
+function span(time: TimeSpan, toTheMinute = false): { minutes: number | null; reason?: string } {
   if (time.seconds === null) return { minutes: null, reason: time.timed === 0 ? "no turn times" : "the time span is zero" };
   const rated = rateSeconds({ ...time, toTheMinute: toTheMinute || time.toTheMinute });
   if (rated.seconds === null) return { minutes: null, reason: "times to the minute spanning one minute" };
@@ -168,7 +167,7 @@ export function analyseSessionConcepts(
 
   // The session's duration is the same number stats reports: over all its turns.
   const sessionTime = timeSpan(session.turns);
-  const sessionSpan = span(session.turns);
+  const sessionSpan = span(sessionTime);
   const participants: ParticipantConcepts[] = [];
   for (const id of session.participants.map((p) => p.id).filter((p) => selected.has(p))) {
     const own = turns.filter((t) => t.speaker === id);
@@ -187,13 +186,7 @@ export function analyseSessionConcepts(
     });
     const wordList = spoken.filter((t) => t.speaker === id).flatMap((t) => words(t.text));
     const wordCount = own.reduce((n, t) => n + t.words, 0);
-    const time =
-      options.rateBasis === "session"
-        ? sessionSpan
-        : span(
-            spoken.filter((t) => t.speaker === id),
-            sessionTime.toTheMinute,
-          );
+    const time = options.rateBasis === "session" ? sessionSpan : span(timeSpan(spoken.filter((t) => t.speaker === id)), sessionTime.toTheMinute);
     participants.push({
       session: session.id,
       condition,
