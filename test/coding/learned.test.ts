@@ -7,7 +7,8 @@ import { gold, goldExamples, type GoldRow } from "./gold-examples.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCodebook } from "../../src/coding/codebook/load.js";
 import type { Codebook } from "../../src/coding/codebook/schema.js";
-import { turnTerms, turnVector, fitIdf, vectorise, withoutContext } from "../../src/coding/learned/features.js";
+import { FEATURE_BITS, turnTerms, turnVector, fitIdf, vectorise, withoutContext } from "../../src/coding/learned/features.js";
+import { fnv1a, FNV_PRIME } from "../../src/util/hash.js";
 import { logisticScores, predictLogistic, trainLogistic } from "../../src/coding/learned/logistic.js";
 import { mulberry32 } from "../../src/util/random.js";
 import {
@@ -99,16 +100,111 @@ describe("learned coder: parts", () => {
 
   it("a turn's hashed terms are those of the coder's version (the training hash and the models are made of them)", () => {
     // Repeated words and n-grams (counts above 1), a curly apostrophe, non-ASCII letters, a word
-    // longer than the n-grams. Pinned to what the code made before its tokeniser and hashing loops
-    // were rewritten for speed: a change here changes every model, so it needs a new version.
+    // longer than the n-grams. Pinned (since version 8's char_wb n-grams): a change here changes
+    // every model, so it needs a new version.
     const s = session("a", [
       ["ana", "Could you send the plan? The plan, the plan: we’re planning it all over again."],
       ["bot", "Sure, here it is: Überprüfung 2026 — a long word, antidisestablishmentarianism!"],
     ]);
     const hash = createHash("sha256");
     for (const i of [0, 1]) hash.update(JSON.stringify(turnTerms(s, i).blocks));
-    expect(hash.digest("hex").slice(0, 16)).toBe("27c655a83d61e57b");
-    expect(turnTerms(s, 0).blocks[1].count.filter((c) => c > 1)).toHaveLength(28);
+    expect(hash.digest("hex").slice(0, 16)).toBe("50b57d3caa2f239f");
+    expect(turnTerms(s, 0).blocks[1].count.filter((c) => c > 1)).toHaveLength(24);
+  });
+
+  it("the character block is scikit-learn's char_wb 2-5-grams of the whitespace-separated tokens, punctuation included", () => {
+    // Expected: TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5)).build_analyzer()(text), scikit-learn 1.2.1,
+    // sorted. Runs of spaces and tabs, punctuation inside tokens, an astral character (one
+    // character in Python, two UTF-16 units here), upper-case and accented letters.
+    const cases: [string, string[]][] = [
+      [
+        "Why?  Now!",
+        [
+          " n",
+          " no",
+          " now",
+          " now!",
+          " w",
+          " wh",
+          " why",
+          " why?",
+          "! ",
+          "? ",
+          "hy",
+          "hy?",
+          "hy? ",
+          "no",
+          "now",
+          "now!",
+          "now! ",
+          "ow",
+          "ow!",
+          "ow! ",
+          "w!",
+          "w! ",
+          "wh",
+          "why",
+          "why?",
+          "why? ",
+          "y?",
+          "y? ",
+        ],
+      ],
+      ["a b", [" a", " a ", " b", " b ", "a ", "b "]],
+      [
+        "I'm  OK 😀x\tdone.",
+        [
+          " d",
+          " do",
+          " don",
+          " done",
+          " i",
+          " i'",
+          " i'm",
+          " i'm ",
+          " o",
+          " ok",
+          " ok ",
+          " 😀",
+          " 😀x",
+          " 😀x ",
+          "'m",
+          "'m ",
+          ". ",
+          "do",
+          "don",
+          "done",
+          "done.",
+          "e.",
+          "e. ",
+          "i'",
+          "i'm",
+          "i'm ",
+          "k ",
+          "m ",
+          "ne",
+          "ne.",
+          "ne. ",
+          "ok",
+          "ok ",
+          "on",
+          "one",
+          "one.",
+          "one. ",
+          "x ",
+          "😀x",
+          "😀x ",
+        ],
+      ],
+      ["ÉTÉ à", [" à", " à ", " é", " ét", " été", " été ", "té", "té ", "à ", "é ", "ét", "été", "été "]],
+    ];
+    const hashOf = (gram: string) => ([...gram].reduce((h, ch) => Math.imul(h ^ ch.codePointAt(0)!, FNV_PRIME), fnv1a("c ")) >>> 0) & ((1 << FEATURE_BITS) - 1);
+    for (const [text, grams] of cases) {
+      const counts = new Map<number, number>();
+      for (const gram of grams) counts.set(hashOf(gram), (counts.get(hashOf(gram)) ?? 0) + 1);
+      const { bucket, count } = turnTerms(session("a", [["ana", text]]), 0).blocks[1];
+      expect(new Map(bucket.map((b, i) => [b, count[i]])), text).toEqual(counts);
+    }
   });
 
   it("logistic regression separates separable data, its probabilities sum to 1, and a seed fixes the model", () => {

@@ -3,7 +3,7 @@ import type { Session } from "../../transcript/schema.js";
 
 /**
  * Features of one turn for the learned coder: TF-IDF over word 1-2-grams and character 2-5-grams
- * inside words (scikit-learn's `char_wb`), the textbook baseline for coding dialogue acts, plus a
+ * of whitespace-separated tokens, punctuation included (scikit-learn's `char_wb`), the textbook baseline for coding dialogue acts, plus a
  * few features of the turn's place in the conversation (speaker kind, whether the turn asks,
  * whether the previous turn asked, whether the speaker changed), which only a second model sees
  * (`vectorise`'s `context`; model.ts averages it with the text model). Strings are
@@ -80,19 +80,37 @@ const WORD_SEED = fnv1a("w ");
 const BIGRAM_SEED = fnv1a("b ");
 const SPACE = " ".charCodeAt(0);
 
-/** " word " as character codes, reused from word to word. */
+/** " token " as code points, reused from token to token. */
 let padded = new Int32Array(64);
 
-/** Character 2-5-grams of " word ", hashed incrementally (no substring is built). */
-function charGrams(word: string): void {
-  const n = word.length + 2;
-  if (padded.length < n) padded = new Int32Array(2 * n);
-  padded[0] = SPACE;
-  for (let j = 0; j < word.length; j++) padded[j + 1] = word.charCodeAt(j);
-  padded[n - 1] = SPACE;
-  for (let i = 0; i + 2 <= n; i++) {
+/**
+ * Character 2-5-grams of every whitespace-separated token of the lowercased text, as scikit-learn's
+ * `char_wb` analyser makes them (the baseline the issue names): each token is padded with one space
+ * on each side and keeps its punctuation ("why?" gives "y? " and "? "), which marks questions and
+ * exclamations. Code points, not UTF-16 units, as Python counts characters. Hashed incrementally (no
+ * substring is built).
+ */
+function charGrams(lowercased: string): void {
+  for (const token of lowercased.split(/\s+/u)) {
+    if (token === "") continue;
+    let n = 1;
+    if (padded.length < token.length + 2) padded = new Int32Array(2 * token.length + 2);
+    padded[0] = SPACE;
+    for (let j = 0; j < token.length; j++) {
+      const point = token.codePointAt(j)!;
+      padded[n++] = point;
+      if (point > 0xffff) j++;
+    }
+    padded[n++] = SPACE;
+    gramsOfPadded(n);
+  }
+}
+
+/** Every 2-5-gram that fits in `padded[0..length)`. */
+function gramsOfPadded(length: number): void {
+  for (let i = 0; i + 2 <= length; i++) {
     let h = CHAR_SEED;
-    for (let j = i; j < n && j < i + 5; j++) {
+    for (let j = i; j < length && j < i + 5; j++) {
       h = Math.imul(h ^ padded[j], FNV_PRIME);
       if (j > i) charHashes.push((h >>> 0) & MASK);
     }
@@ -112,8 +130,8 @@ function hashTurn(session: Session, index: number): void {
   tokens.forEach((w, i) => {
     wordHashes.push((fnv1a(w, WORD_SEED) >>> 0) & MASK);
     if (i > 0) wordHashes.push((fnv1a(w, fnv1a(" ", fnv1a(tokens[i - 1], BIGRAM_SEED))) >>> 0) & MASK);
-    charGrams(w);
   });
+  charGrams(turn.text.toLowerCase());
   const kindOf = (speaker: string) => session.participants.find((p) => p.id === speaker)?.kind ?? "human";
   const previous = index > 0 ? session.turns[index - 1] : undefined;
   for (const term of [
