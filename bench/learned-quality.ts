@@ -21,7 +21,11 @@
  *   - active learning, simulated: kappa on the held-out run against hand-coded turns, the most
  *     doubtful turns (spread across sessions) against random ones, over seeds, beside the kappa of
  *     the whole pool hand-coded (the ceiling: on ChatCollab 150 random turns are nearly all of it);
- *   - the rules coder's kappa on every turn.
+ *   - the rules coder's kappa on every turn;
+ *   - when a python3 with scikit-learn is found ($COLLOQUY_PYTHON, python3, /usr/bin/python3), the
+ *     textbook baseline itself on the same splits and the same 100-turn draws, at scikit-learn's
+ *     defaults and with the learned coder's selection (balanced classes, C by grouped 5-fold CV):
+ *     bench/support/sklearn-baseline.py.
  * Run: nice npx tsx bench/learned-quality.ts [--seeds 5] [--orders 2] [--draws 5] [--only chatcollab|own]   (many minutes on a busy machine)
  *      nice npx tsx bench/learned-quality.ts --tune [--seeds 5]: the orders of
  *      src/coding/active-learning.ts compared with random sampling on our tuning data only
@@ -51,6 +55,7 @@ import type { Session } from "../src/transcript/schema.js";
 import { mulberry32, shuffleInPlace } from "../src/util/random.js";
 import { runSimulation } from "./support/al-simulation.js";
 import { chatcollabPresent, writeChatcollabStudy } from "./support/chatcollab.js";
+import { findSklearnPython, runSklearnBaseline } from "./support/sklearn.js";
 import { printTable } from "./support/table.js";
 
 const flag = (name: string, fallback: number) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);
@@ -307,8 +312,8 @@ function evaluate(corpus: Corpus, bars: Record<string, string>): void {
   // 100 random training turns of the first split's training part, several draws.
   const train = inSplit(corpus.splits[0].train);
   const test = inSplit(corpus.splits[0].test);
-  const draws = Array.from({ length: DRAWS }, (_, d) => {
-    const drawn = shuffleInPlace([...train], mulberry32(d + 1)).slice(0, 100);
+  const drawnSets = Array.from({ length: DRAWS }, (_, d) => shuffleInPlace([...train], mulberry32(d + 1)).slice(0, 100));
+  const draws = drawnSets.map((drawn) => {
     const coder = createLearnedCoder({ codebook, sessions: corpus.sessions, training: drawn, trainedOn: ["human:gold"] });
     const ex = trainingExamples(corpus.sessions, test);
     const sessions = bySession(corpus.sessions);
@@ -330,6 +335,7 @@ function evaluate(corpus: Corpus, bars: Record<string, string>): void {
   console.log(
     `order: ${ORDERS} orders of the training codes give ${new Set(orders.map((o) => o.hash)).size} training hash(es), ${new Set(orders.map((o) => o.codes)).size} distinct set(s) of codes, kappa ${f(Math.min(...orders.map((o) => o.kappa)))}-${f(Math.max(...orders.map((o) => o.kappa)))}`,
   );
+  const sklearn = sklearnBaseline(corpus, results, drawnSets);
   const { al100, random150 } = heldOutActiveLearning(corpus);
   // Rules on every turn.
   const sessions = bySession(corpus.sessions);
@@ -343,19 +349,86 @@ function evaluate(corpus: Corpus, bars: Record<string, string>): void {
   });
   const rules = agreementOf(codebook, corpus.gold, rulesPredictions).kappa;
   console.log(`rules coder on all ${corpus.gold.length} turns: kappa ${f(rules)}`);
-  console.log(`\nsummary for ${corpus.name} (bar in brackets):`);
+  console.log(`\nsummary for ${corpus.name} (bar in brackets; scikit-learn's defaults / balanced with C by grouped CV, on the same splits):`);
+  const both = (x?: { defaults: number; tuned: number }) => (x ? `${f(x.defaults)} / ${f(x.tuned)}` : "-");
   printTable([
-    ["figure", "measured", "bar", ""],
-    ["trained on the first split's training part, held out", f(results[0].kappa), bars.first ?? "-", verdict(results[0].kappa, bars.first)],
-    ["leave-one-out, pooled", f(loro), bars.loro ?? "-", verdict(loro, bars.loro)],
-    ["100 random training turns", f(mean(draws)), bars.random100 ?? "-", verdict(mean(draws), bars.random100)],
+    ["figure", "measured", "bar", "", "scikit-learn here"],
+    [
+      "trained on the first split's training part, held out",
+      f(results[0].kappa),
+      bars.first ?? "-",
+      verdict(results[0].kappa, bars.first),
+      both(sklearn?.first),
+    ],
+    ["leave-one-out, pooled", f(loro), bars.loro ?? "-", verdict(loro, bars.loro), both(sklearn?.loro)],
+    ["100 random training turns", f(mean(draws)), bars.random100 ?? "-", verdict(mean(draws), bars.random100), both(sklearn?.random100)],
     [
       "uncertainty at 100 vs random at 150",
       `${f(mean(al100))} vs ${f(mean(random150))}`,
       ">=",
       random150.length ? (mean(al100) >= mean(random150) ? "PASS" : "FAIL") : "n/a",
+      "",
     ],
   ]);
+}
+
+const SKLEARN_PYTHON = findSklearnPython();
+
+/**
+ * Issue 35's textbook baseline on the very turns the learned coder was scored on: each split's
+ * training and held-out turns, and the same 100-turn draws (bench/support/sklearn-baseline.py).
+ * Kappas by the same agreementOf. Undefined, with a line saying so, without scikit-learn.
+ */
+function sklearnBaseline(corpus: Corpus, results: readonly ReturnType<typeof heldOut>[], drawnSets: readonly CodeRecord[][]) {
+  if (!SKLEARN_PYTHON) {
+    console.log("\nscikit-learn baseline: not run (no python3 with scikit-learn; set COLLOQUY_PYTHON to one); the bars are the issue's figures.");
+    return undefined;
+  }
+  const sessions = bySession(corpus.sessions);
+  const textOf = (e: KeyedExample) => sessions.get(e.group)!.turns[e.turnIndex].text;
+  const task = (training: readonly CodeRecord[], test: readonly KeyedExample[]) => ({
+    train: trainingExamples(corpus.sessions, training).map((e) => ({ text: textOf(e), code: e.codes![0], group: e.group })),
+    test: test.map(textOf),
+  });
+  const inSplit = (ids: Set<string>) => corpus.gold.filter((r) => ids.has(r.session));
+  const firstTest = results[0].examples;
+  const t = performance.now();
+  const run = runSklearnBaseline(SKLEARN_PYTHON, [
+    ...corpus.splits.map((split, i) => task(inSplit(split.train), results[i].examples)),
+    ...drawnSets.map((drawn) => task(drawn, firstTest)),
+  ]);
+  const kappa = (examples: readonly KeyedExample[], codes: readonly string[]) =>
+    agreementOf(
+      codebook,
+      examples,
+      codes.map((c) => ({ codes: [c] })),
+    ).kappa;
+  const perSplit = corpus.splits.map((split, i) => ({
+    name: split.name,
+    defaults: kappa(results[i].examples, run.tasks[i].defaults),
+    tuned: kappa(results[i].examples, run.tasks[i].tuned),
+    c: run.tasks[i].c,
+  }));
+  console.log(
+    `\nscikit-learn ${run.version} on the same turns (${((performance.now() - t) / 1000).toFixed(0)} s): TF-IDF word 1-2 + char_wb 2-5, logistic regression`,
+  );
+  printTable([
+    ["split", "learned coder", "defaults (C=1)", "balanced, C by grouped CV"],
+    ...perSplit.map((p, i) => [p.name, f(results[i].kappa), f(p.defaults), `${f(p.tuned)} (C=${p.c})`]),
+  ]);
+  const leaveOneOut = corpus.splits.map((_, i) => i).filter((i) => corpus.splits.length > 1 && i > 0);
+  const pooledKappa = (which: "defaults" | "tuned") =>
+    kappa(
+      leaveOneOut.flatMap((i) => results[i].examples),
+      leaveOneOut.flatMap((i) => run.tasks[i][which]),
+    );
+  const drawTasks = run.tasks.slice(corpus.splits.length);
+  const drawMean = (which: "defaults" | "tuned") => mean(drawTasks.map((d) => kappa(firstTest, d[which])));
+  return {
+    first: perSplit[0],
+    loro: leaveOneOut.length ? { defaults: pooledKappa("defaults"), tuned: pooledKappa("tuned") } : undefined,
+    random100: { defaults: drawMean("defaults"), tuned: drawMean("tuned") },
+  };
 }
 
 const verdict = (x: number, bar?: string) => (bar === undefined ? "" : x >= Number(bar.split(" ")[0]) ? "PASS" : "FAIL");
@@ -462,7 +535,6 @@ try {
       } else console.log("ChatCollab skipped: ../shared/corpora/chatcollab is absent (see bench/support/chatcollab.ts)");
     }
     if (only === undefined || only === "own") evaluate(await ownCorpus(), { first: "0.597 (main, fixtures/coding/README.md)" });
-    console.log("\nscikit-learn baseline: not run here (no scikit-learn on this machine); the bars are the issue's measured figures.");
   }
 } finally {
   await rm(dir, { recursive: true, force: true });

@@ -2,12 +2,12 @@ import { fnv1a, FNV_PRIME } from "../../util/hash.js";
 import type { Session } from "../../transcript/schema.js";
 
 /**
- * Features of one turn for the learned coder: TF-IDF over word 1-2-grams and character 2-5-grams
- * of whitespace-separated tokens, punctuation included (scikit-learn's `char_wb`), the textbook baseline for coding dialogue acts, plus a
- * few features of the turn's place in the conversation (speaker kind, whether the turn asks,
- * whether the previous turn asked, whether the speaker changed), which only a second model sees
- * (`vectorise`'s `context`; model.ts averages it with the text model). Strings are
- * hashed into a fixed space (the "hashing trick"), so no string is kept per distinct term and
+ * Features of one turn for the learned coder: TF-IDF over word 1-2-grams and character 2-5-grams of
+ * whitespace-separated tokens, punctuation included (scikit-learn's `char_wb`), the textbook
+ * baseline for coding dialogue acts, plus a few features of the turn's place in the conversation
+ * (speaker kind, whether the turn asks, whether the previous turn asked, whether the speaker
+ * changed), which only a second model sees (`vectorise`'s `context`; model.ts averages it with the
+ * text model). Strings are hashed into a fixed space (the "hashing trick"), so no string is kept per distinct term and
  * memory is bounded; the hashed features seen in training are then numbered densely (`fitIdf`'s
  * vocabulary), and vectors and models use those numbers.
  */
