@@ -18,7 +18,7 @@ interface ImportFlags {
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
-function describe(summary: CodesImportSummary): string {
+function describe(summary: CodesImportSummary, listedLine: (coder: string) => string): string {
   const columns = Object.entries(summary.columns)
     .map(([what, column]) => (what === "codes" ? column : `${what}=${column}`))
     .join(", ");
@@ -37,7 +37,7 @@ function describe(summary: CodesImportSummary): string {
             .join(", ")})`
         : ""),
   ];
-  if (summary.listed) lines.push(`${summary.coder} is now listed under "humanCoders" in colloquy.json: \`colloquy study\` compares the machine coders with it`);
+  if (summary.listed) lines.push(listedLine(summary.coder));
   return lines.join("\n");
 }
 
@@ -74,6 +74,7 @@ exits 1. Importing the same file again replaces the codes it gave last time, and
     .action(async (file: string, study: string, flags: ImportFlags) => {
       const { openStudy } = await import("../stages/context.js");
       const { runCodesImport } = await import("../stages/codes-import.js");
+      const { listedLine } = await import("../stages/human-coders.js");
       const summary = await writing(study, "codes import", async () =>
         runCodesImport(
           await openStudy(study),
@@ -91,7 +92,7 @@ exits 1. Importing the same file again replaces the codes it gave last time, and
         ),
       );
       if (flags.json) printJson(summary);
-      else io().out(describe(summary));
+      else io().out(describe(summary, listedLine));
       for (const p of summary.problems) io().err(`${file}:${p.line}: ${p.message}`);
       if (summary.problems.length > 0) throw new CliError(`${summary.problems.length} row(s) of ${file} were not stored (listed above); the other codes were`);
     });

@@ -93,6 +93,7 @@ async function importCommand(paths: string[], flags: ImportFlags): Promise<void>
   const { initStudy, studyPaths } = await import("../study/study.js");
   const { openStudy } = await import("../stages/context.js");
   const { runImport } = await import("../stages/import.js");
+  const { listedLine } = await import("../stages/human-coders.js");
   const study = flags.study;
   const created = !existsSync(studyPaths(study).config);
   await initStudy(study);
@@ -123,14 +124,14 @@ async function importCommand(paths: string[], flags: ImportFlags): Promise<void>
     },
     io().reporter(),
   );
-  printReport(summary, flags, created ? study : undefined);
+  printReport(summary, flags, created ? study : undefined, listedLine);
   if (summary.failed > 0) {
     const others = summary.imported > 0 ? ` (the other ${summary.imported} were imported)` : "";
     throw new CliError(`${summary.failed} of ${summary.inputs} input(s) failed to import${others}; fix them and run the same command again`);
   }
 }
 
-function printReport(result: ImportSummary, flags: ImportFlags, createdStudy: string | undefined): void {
+function printReport(result: ImportSummary, flags: ImportFlags, createdStudy: string | undefined, listedLine: (coder: string) => string): void {
   const { files: reports, ...summary } = result;
   if (flags.json) {
     printJson({ provenance: provenance({ command: "import" }), study: resolve(flags.study), files: reports, summary });
@@ -157,6 +158,7 @@ function printReport(result: ImportSummary, flags: ImportFlags, createdStudy: st
       (summary.skipped ? `; ${summary.skipped} skipped` : "") +
       (summary.warnings ? `; ${summary.warnings} warning(s)` : ""),
   );
+  for (const coder of summary.listed) out(listedLine(coder));
 }
 
 const isQdpx = (path: string) => /\.qdpx$/i.test(path);
@@ -166,6 +168,7 @@ async function importProjects(files: string[], flags: ImportFlags): Promise<void
   const { initStudy } = await import("../study/study.js");
   const { openStudy } = await import("../stages/context.js");
   const { runQdpxImport } = await import("../stages/qda-import.js");
+  const { listedLine } = await import("../stages/human-coders.js");
   await initStudy(flags.study);
   const context = await openStudy(flags.study);
   const summaries = [];
@@ -186,6 +189,7 @@ async function importProjects(files: string[], flags: ImportFlags): Promise<void
     );
     if (s.automaticSkipped)
       out(`    ${s.automaticSkipped} coding(s) by Colloquy's automatic coders on sessions the study has were skipped (the study has its own)`);
+    for (const coder of s.listed) out(`    ${listedLine(coder)}`);
     for (const w of s.warnings) out(`    warning: ${w}`);
     for (const p of s.problems) out(`    not stored: ${p.source} [${p.start}, ${p.end})${p.code ? ` "${p.code}"` : ""}: ${p.reason}`);
   }

@@ -5,6 +5,7 @@ import { loadCodebook } from "../coding/codebook/load.js";
 import { RULES_CODER_VERSION } from "../coding/rules/index.js";
 import type { ModelCliOptions } from "../llm/config.js";
 import type { CodebookPlan } from "../study/config.js";
+import { loadStudyConfig } from "../study/study.js";
 import { toolVersion } from "../util/provenance.js";
 import { codeVersion } from "../util/code-version.js";
 import { hashValue, sha256 } from "../util/hash.js";
@@ -129,6 +130,11 @@ const importStage: Stage = {
       for (const w of file.warnings) c.reporter.warn(w);
       if (file.error && !file.skipped) c.reporter.warn(file.error);
     }
+    // People whose codes came in with the transcripts are now listed in colloquy.json: the stages
+    // after this one (agree first) read the config as it is now, not as the run found it.
+    if (summary.listed.length > 0) c.study = { ...c.study, config: await loadStudyConfig(c.study.dir) };
+    const { listedLine } = await import("../stages/human-coders.js");
+    for (const coder of summary.listed) c.reporter.log(listedLine(coder));
     if (summary.failed > 0)
       throw new Error(`${summary.failed} of ${summary.inputs} inbox file(s) failed to import (see the warnings above); the others were imported`);
     for (const f of todo) c.state.imported[f] = files[f];

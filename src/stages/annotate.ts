@@ -7,9 +7,9 @@ import { humanCoderId } from "../coding/sheet.js";
 import { appendCodes, readCodeHistory, replaceCodes } from "../coding/store.js";
 import type { CodeRecord } from "../coding/records.js";
 import { StudyLockedError, withStudyLock } from "../study/lock.js";
-import { registerHumanCoders } from "../study/study.js";
 import { CliError, errorMessage } from "../util/errors.js";
 import type { StageEffects, StudyContext } from "./context.js";
+import { listedLine, listHumanCoders } from "./human-coders.js";
 import { selectedContext, selectionOf, type SessionSelection } from "./selection.js";
 import { sampledTurns, type SampleProblem } from "./sheet.js";
 
@@ -80,17 +80,9 @@ function lockedStore(context: StudyContext, effects: StageEffects): DeskStore {
       locked(async () => {
         await appendCodes(context.dir, [record]);
         context.changed("codes");
-        // A person's first answer lists them under humanCoders, so `colloquy study` compares the
-        // machine coders with them without a hand edit of colloquy.json (adjudicated codes stay
-        // opt-in). Every answer checks again, so a listing lost to a concurrent edit comes back;
-        // the answer is saved by now, so a colloquy.json that cannot be edited only warns.
-        if (record.coder === ADJUDICATED_CODER) return;
-        try {
-          if ((await registerHumanCoders(context.dir, [record.coder])).length > 0)
-            effects.log(`${record.coder} is now listed under "humanCoders" in colloquy.json: \`colloquy study\` compares the machine coders with it`);
-        } catch (error) {
-          effects.warn(`${record.coder} could not be listed under "humanCoders" in colloquy.json (${errorMessage(error)}); the answer is saved`);
-        }
+        // A person's first answer lists them under humanCoders (human-coders.ts). Every answer
+        // checks again, so a listing lost to a concurrent edit comes back.
+        for (const coder of await listHumanCoders(context.dir, [record.coder], effects)) effects.log(listedLine(coder));
       }),
     remove: (record) =>
       locked(async () => {

@@ -2,7 +2,6 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { loadStudyCodebook } from "../coding/codebook/load.js";
 import { chooseCodebook } from "./codebook-choice.js";
-import { ADJUDICATED_CODER } from "../coding/annotate/desk.js";
 import type { CodeRecord } from "../coding/records.js";
 import { cellReader, findColumn, planColumns, type CodeColumnPlan } from "../coding/sheet-cells.js";
 import { fingerprintOfCell, humanCoderId, SHEET_KEY_COLUMNS } from "../coding/sheet.js";
@@ -14,6 +13,7 @@ import { parseTable, type TableRow } from "../util/csv.js";
 import { CliError, errorMessage } from "../util/errors.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
+import { listedAutomatically } from "./human-coders.js";
 
 /**
  * `colloquy codes import`: one coder's codes from a filled coding sheet (or a column of any
@@ -313,10 +313,8 @@ export async function runCodesImport(context: StudyContext, options: CodesImport
     context.changed("codes");
   }
 
-  // A person's codes count in `colloquy study`'s agreement without a hand edit of colloquy.json.
-  // Adjudicated codes (a sheet settling disagreements, --coder adjudicated) stay opt-in, as in annotate:
-  // listed, agreement would compare the people with the decisions made from their own codes.
-  const listed = records.length > 0 && coder !== ADJUDICATED_CODER && (await registerHumanCoders(context.dir, [coder])).length > 0;
+  // A person's codes count in `colloquy study`'s agreement without a hand edit of colloquy.json (human-coders.ts).
+  const listed = records.length > 0 && listedAutomatically(coder) && (await registerHumanCoders(context.dir, [coder])).length > 0;
 
   const refused: Partial<Record<RowProblemKind, number>> = {};
   for (const p of problems) refused[p.kind] = (refused[p.kind] ?? 0) + 1;

@@ -23,6 +23,7 @@ import { isThisProcess, OWNER_TAG, taggedOwnerRunning } from "../util/process.js
 import { provenance } from "../util/provenance.js";
 import type { SpeakerSettings } from "../study/config.js";
 import type { StageEffects, StudyContext } from "./context.js";
+import { listHumanCoders } from "./human-coders.js";
 import { FileUndo } from "./import-undo.js";
 
 /**
@@ -69,6 +70,8 @@ export interface ImportSummary {
   /** Codes whose turn was edited or removed, now on a stale list (never applied to another turn). */
   codesStale: number;
   warnings: number;
+  /** The coders newly listed under humanCoders in colloquy.json (human-coders.ts). */
+  listed: string[];
 }
 
 /** Where re-imports find the session id a source file's session got last time. */
@@ -124,7 +127,7 @@ async function removeStaleStaging(study: string): Promise<void> {
 }
 
 /** Import transcripts into the study. Per-file failures are reported in the summary, not thrown. */
-export async function runImport(context: StudyContext, options: ImportStageOptions, _effects: StageEffects): Promise<ImportSummary> {
+export async function runImport(context: StudyContext, options: ImportStageOptions, effects: StageEffects): Promise<ImportSummary> {
   const study = context.dir;
   const { paths, codebook, codeColumns = {}, ...parse } = options;
   const stream = importEach(paths, { ...parse, ...statedSpeakers(parse, context.config.speakers), codeColumns });
@@ -161,8 +164,8 @@ export async function runImport(context: StudyContext, options: ImportStageOptio
   }
   // The codebook the labels belong to: the one default rule (nominal codebooks); without one each code is a warning.
   const labels = codeBatches.length > 0 ? await chooseCodebook(context, codebook, { command: "import", nominal: true }).catch(() => undefined) : codebook;
-  await storeCodes(study, labels, codeBatches, reports, [...Object.values(codeColumns), "human:transcript"]);
-  return summarise(reports);
+  const coders = await storeCodes(study, labels, codeBatches, reports, [...Object.values(codeColumns), "human:transcript"]);
+  return { ...summarise(reports), listed: await listHumanCoders(study, coders, effects) };
 }
 
 /**
@@ -181,7 +184,7 @@ function statedSpeakers(flags: ImportFilesOptions, speakers: SpeakerSettings): P
   };
 }
 
-function summarise(files: FileReport[]): ImportSummary {
+function summarise(files: FileReport[]): Omit<ImportSummary, "listed"> {
   const ok = files.filter((r) => !r.error);
   return {
     files,
@@ -354,7 +357,7 @@ function isImportedFrom(record: CodeRecord, file: string): boolean {
 /**
  * Imported code labels -> CodeRecords under each coder, matched to the codebook's categories.
  * Codes of re-imported sessions replace their old ones; other sessions' codes are kept.
- * Unmatched labels become warnings naming file and line.
+ * Unmatched labels become warnings naming file and line. Returns the coders whose codes were stored.
  */
 async function storeCodes(
   study: string,
@@ -362,7 +365,7 @@ async function storeCodes(
   batches: CodeBatch[],
   reports: FileReport[],
   sourceCoders: readonly string[],
-): Promise<void> {
+): Promise<string[]> {
   const indexes = new Map<string, LabelIndex>();
   const fresh = new Map<string, { codebook: Codebook; coder: string; records: CodeRecord[]; sessions: Set<string> }>();
   for (const batch of batches) {
@@ -435,4 +438,5 @@ async function storeCodes(
       if (kept.length !== records.length) await replaceCodes(study, codebook, coder, kept);
     }
   }
+  return [...new Set([...fresh.values()].map((group) => group.coder))];
 }

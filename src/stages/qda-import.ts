@@ -22,6 +22,7 @@ import { CliError, errorMessage } from "../util/errors.js";
 import { writeJsonAtomic } from "../util/fs.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
+import { listHumanCoders } from "./human-coders.js";
 
 /**
  * Importing a REFI-QDA project (.qdpx) made by NVivo, ATLAS.ti, MAXQDA, QualCoder or Colloquy:
@@ -55,6 +56,8 @@ export interface QdpxImportSummary {
   /** Codebooks newly listed in colloquy.json (so an export writes them again). */
   registered: string[];
   coders: string[];
+  /** The coders newly listed under humanCoders in colloquy.json (human-coders.ts). */
+  listed: string[];
   codes: number;
   /** The unit the project's selection positions were read in (stored as code points), and why. */
   positions: PositionReading;
@@ -198,6 +201,7 @@ export async function runQdpxImport(context: StudyContext, options: QdpxImportOp
       codebooks.filter((c) => c.status === "written").map((c) => c.book.id),
     ),
     coders: [],
+    listed: [],
     codes: 0,
     positions: readPositionUnit(project.origin, project.sources),
     codings: { read: 0, stored: 0, segments: 0, duplicates: 0, split: 0 },
@@ -345,6 +349,7 @@ export async function runQdpxImport(context: StudyContext, options: QdpxImportOp
   }
   context.changed("codes");
   summary.coders = [...new Set([...fresh.values()].map((r) => r.coder))].sort();
+  summary.listed = await listHumanCoders(study, summary.coders, effects);
   effects.log(
     `import ${options.file}: ${summary.sessions.length} session(s), ${summary.codes} code record(s) holding ${count.stored} of ${count.read} coding(s), ${summary.problems.length} not stored; positions read as ${summary.positions.unit}`,
   );

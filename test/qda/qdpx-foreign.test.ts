@@ -85,6 +85,9 @@ describe("colloquy import <project.qdpx> from another tool", () => {
     ]);
 
     expect(await listCoders(study)).toEqual({ "focus-groups-2025": ["human:jane-doe", "human:ken"] });
+    // The project's users are people: listed for `colloquy study`'s agreement, and said so.
+    expect(JSON.parse(await readFile(join(study, "colloquy.json"), "utf8")).humanCoders).toEqual(["human:jane-doe", "human:ken"]);
+    expect(run.stdout).toContain('human:ken is now listed under "humanCoders" in colloquy.json');
     const jane = await readCodes(study, "focus-groups-2025", "human:jane-doe");
     expect(jane.map((r) => [r.turn, r.codes])).toEqual([
       ["t0001", ["asks-for-opinion"]],
