@@ -121,7 +121,7 @@ export async function runPipeline(
         // stage let go is collected now: else V8 lets the next stage's garbage pile up on it, to a
         // limit it set while this stage held the most (1,000,000 turns: the agree stage peaked at
         // 1.98 GB after the code stage, where on its own it takes a fraction of that).
-        studyContext.releaseSessions();
+        context.study.releaseSessions();
         collectGarbage();
       }
       // What the stage wrote may be what later stages read.
@@ -142,7 +142,7 @@ export async function runPipeline(
     }
     // Once per run, after every stage: what the dashboard will not be able to show, and how to fix it.
     const remembered = JSON.stringify(state.emptyViews);
-    const warnings = await rememberedEmptyViewWarnings(studyContext, hashes, state);
+    const warnings = await rememberedEmptyViewWarnings(context.study, hashes, state);
     // Remember the hashes even when nothing ran, so the next run reads no unchanged file.
     if (unsaved || JSON.stringify(state.hashes ?? {}) !== JSON.stringify(hashes.remembered()) || JSON.stringify(state.emptyViews) !== remembered) await save();
     if (failures.length > 0) {

@@ -35,6 +35,8 @@ describe("human codes brought by an import are listed under humanCoders", () => 
     expect(agree?.status).toBe("ran");
     expect(await humanCoders(study)).toEqual(["human:transcript"]);
     expect(await readFile(join(study, "analysis", "agreement-bales-ipa.json"), "utf8")).toContain("human:transcript");
+    // The closing advice reads the config as it is now too: no "have people code a sample".
+    expect(run.stdout + run.stderr).not.toContain("only one coder per codebook");
     // Nothing changed: the second run skips every stage (the listing is not a change to redo).
     const second = await runCli(["study", study, "--json"]);
     expect((JSON.parse(second.stdout).stages as { status: string }[]).every((s) => s.status === "skipped")).toBe(true);
