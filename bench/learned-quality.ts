@@ -424,11 +424,40 @@ function sklearnBaseline(corpus: Corpus, results: readonly ReturnType<typeof hel
     );
   const drawTasks = run.tasks.slice(corpus.splits.length);
   const drawMean = (which: "defaults" | "tuned") => mean(drawTasks.map((d) => kappa(firstTest, d[which])));
+  // Is the learned coder measurably below (or above) the baseline? Both coded the same turns, so
+  // the difference of their kappas is bootstrapped over the held-out sessions, paired.
+  const scored = leaveOneOut.length ? leaveOneOut : [0];
+  const difference = pairedDifference(
+    scored.flatMap((i) => results[i].examples),
+    scored.flatMap((i) => results[i].predictions.map((p) => p.codes?.[0] ?? "")),
+    scored.flatMap((i) => run.tasks[i].tuned),
+  );
+  console.log(
+    `learned coder minus scikit-learn (balanced, C by grouped CV), ${leaveOneOut.length ? "leave-one-out pooled" : corpus.splits[0].name}: kappa ${f(difference.value)}, 95% bootstrap interval over ${difference.sessions} held-out sessions [${f(difference.lower)}, ${f(difference.upper)}]`,
+  );
   return {
     first: perSplit[0],
     loro: leaveOneOut.length ? { defaults: pooledKappa("defaults"), tuned: pooledKappa("tuned") } : undefined,
     random100: { defaults: drawMean("defaults"), tuned: drawMean("tuned") },
   };
+}
+
+/** Kappa of `ours` minus kappa of `theirs` on the same examples, with a percentile interval from resampling whole sessions. */
+function pairedDifference(examples: readonly KeyedExample[], ours: readonly string[], theirs: readonly string[]) {
+  const sessions = [...new Set(examples.map((e) => e.group))];
+  const turnsOf = sessions.map((s) => examples.flatMap((e, i) => (e.group === s ? [i] : [])));
+  const difference = (turns: readonly number[]) => {
+    const picked = turns.map((i) => examples[i]);
+    const kappaOf = (codes: readonly string[]) =>
+      agreementOf(
+        codebook,
+        picked,
+        turns.map((i) => ({ codes: [codes[i]] })),
+      ).kappa;
+    return kappaOf(ours) - kappaOf(theirs);
+  };
+  const ci = bootstrapCI(sessions.length, (sample) => difference(Array.from(sample, (s) => turnsOf[s]).flat()));
+  return { value: difference(examples.map((_, i) => i)), lower: ci.lower, upper: ci.upper, sessions: sessions.length };
 }
 
 const verdict = (x: number, bar?: string) => (bar === undefined ? "" : x >= Number(bar.split(" ")[0]) ? "PASS" : "FAIL");
