@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ImportSummary } from "../stages/import.js";
+import type { QdpxImportSummary } from "../stages/qda-import.js";
 import { CliError } from "../util/errors.js";
 import { provenance } from "../util/provenance.js";
 import { io, printJson } from "./io.js";
@@ -172,25 +173,30 @@ async function importProjects(files: string[], flags: ImportFlags): Promise<void
   await initStudy(flags.study);
   const context = await openStudy(flags.study);
   const summaries = [];
-  for (const file of files) summaries.push(await runQdpxImport(context, { file, codebook: flags.codebook }, io().reporter()));
-  if (flags.json) {
-    printJson({ provenance: provenance({ command: "import" }), study: resolve(flags.study), projects: summaries });
-    return;
+  for (const file of files) {
+    const summary = await runQdpxImport(context, { file, codebook: flags.codebook }, io().reporter());
+    summaries.push(summary);
+    // Said as each project is imported: a later project that fails must not leave this one's
+    // sessions, codes and colloquy.json listings (codebooks, humanCoders) unsaid.
+    if (!flags.json) printProject(summary, listedLine);
   }
+  if (flags.json) printJson({ provenance: provenance({ command: "import" }), study: resolve(flags.study), projects: summaries });
+}
+
+/** What one project brought into the study. */
+function printProject(s: QdpxImportSummary, listedLine: (coder: string) => string): void {
   const out = io().out;
-  for (const s of summaries) {
-    const created = s.sessions.filter((x) => x.status === "created").length;
-    out(
-      `✓ ${s.file} [qdpx]: ${created} new session(s), ${s.sessions.length - created} already in the study; codebook(s) ${s.codebooks.map((c) => `${c.id}${c.status === "written" ? " (written to codebooks/)" : ""}${s.registered.includes(c.id) ? " (listed in colloquy.json)" : ""}`).join(", ") || "none"}; ${s.codes} code record(s) by ${s.coders.join(", ") || "nobody"}`,
-    );
-    const c = s.codings;
-    out(
-      `    codings: ${c.read} read, ${c.stored} stored with their ranges${c.duplicates ? ` (${c.duplicates} repeating another of the same user, code and range, stored once)` : ""}, ${s.problems.length} not stored; positions read as ${s.positions.unit === "utf16" ? "UTF-16 units" : "code points"} (${s.positions.reason})`,
-    );
-    if (s.automaticSkipped)
-      out(`    ${s.automaticSkipped} coding(s) by Colloquy's automatic coders on sessions the study has were skipped (the study has its own)`);
-    for (const coder of s.listed) out(`    ${listedLine(coder)}`);
-    for (const w of s.warnings) out(`    warning: ${w}`);
-    for (const p of s.problems) out(`    not stored: ${p.source} [${p.start}, ${p.end})${p.code ? ` "${p.code}"` : ""}: ${p.reason}`);
-  }
+  const created = s.sessions.filter((x) => x.status === "created").length;
+  out(
+    `✓ ${s.file} [qdpx]: ${created} new session(s), ${s.sessions.length - created} already in the study; codebook(s) ${s.codebooks.map((c) => `${c.id}${c.status === "written" ? " (written to codebooks/)" : ""}${s.registered.includes(c.id) ? " (listed in colloquy.json)" : ""}`).join(", ") || "none"}; ${s.codes} code record(s) by ${s.coders.join(", ") || "nobody"}`,
+  );
+  const c = s.codings;
+  out(
+    `    codings: ${c.read} read, ${c.stored} stored with their ranges${c.duplicates ? ` (${c.duplicates} repeating another of the same user, code and range, stored once)` : ""}, ${s.problems.length} not stored; positions read as ${s.positions.unit === "utf16" ? "UTF-16 units" : "code points"} (${s.positions.reason})`,
+  );
+  if (s.automaticSkipped)
+    out(`    ${s.automaticSkipped} coding(s) by Colloquy's automatic coders on sessions the study has were skipped (the study has its own)`);
+  for (const coder of s.listed) out(`    ${listedLine(coder)}`);
+  for (const w of s.warnings) out(`    warning: ${w}`);
+  for (const p of s.problems) out(`    not stored: ${p.source} [${p.start}, ${p.end})${p.code ? ` "${p.code}"` : ""}: ${p.reason}`);
 }

@@ -87,7 +87,7 @@ describe("held-out agreement on bales-eval (data we wrote)", () => {
     expect(kappaOf(agree.stdout)).toBeGreaterThanOrEqual(0.58);
   }, 60_000);
 
-  it("learned coder trained on the train part: kappa >= 0.58 held out (measured 0.614), and its learning curve rises", async () => {
+  it("learned coder trained on the train part: kappa >= 0.58 held out (measured 0.632; 0.614 before version 8), and its learning curve rises", async () => {
     expect((await runCli(["code", study, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:train"])).code).toBe(0);
     const agree = await runCli([
       "agree",
@@ -109,7 +109,8 @@ describe("held-out agreement on bales-eval (data we wrote)", () => {
     const points: { size: number; kappa: number; n: number }[] = report.learningCurve.points;
     expect(points.map((p) => p.size)).toEqual([25, 50, 100, 200, 400, 427]);
     expect(points.every((p) => p.n === 190)).toBe(true);
-    // Means over three seeds of random draws: measured 0.219, 0.335, 0.464, 0.548, 0.624 at 25 to 400 turns.
+    // Means over three seeds of random draws: measured 0.196, 0.305, 0.419, 0.554, 0.642 at 25 to 400 turns
+    // (version 7: 0.219, 0.335, 0.464, 0.548, 0.624).
     expect(points[0].kappa).toBeLessThan(points[2].kappa);
     expect(points[2].kappa).toBeLessThan(points[4].kappa);
     expect(points[4].kappa).toBeGreaterThanOrEqual(0.57);

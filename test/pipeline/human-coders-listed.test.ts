@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { copyFile, mkdir, mkdtemp, readFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,6 +22,20 @@ describe("human codes brought by an import are listed under humanCoders", () => 
     expect(again.stdout + again.stderr).not.toContain("is now listed");
     await runCli(["import", compact, "--study", study, "--codebook", "bales-ipa"]);
     expect(await humanCoders(study)).toEqual(["human:alice", "human:transcript"]);
+  });
+
+  it("colloquy import of several QDA projects: a project's listed coders are said even when a later project fails", async () => {
+    const root = await mkdtemp(join(tmpdir(), "colloquy-listed-"));
+    const [source, study] = [join(root, "source"), join(root, "s")];
+    expect((await runCli(["import", chatLog, "--study", source, "--code-column", "ipa_code=alice", "--codebook", "bales-ipa"])).code).toBe(0);
+    const project = join(root, "coded.qdpx");
+    expect((await runCli(["export", source, "--format", "qdpx", "--out", project])).code).toBe(0);
+    const broken = join(root, "broken.qdpx");
+    await writeFile(broken, "not a zip");
+    const run = await runCli(["import", project, broken, "--study", study]);
+    expect(run.code).toBe(1);
+    expect(await humanCoders(study)).toEqual(["human:alice"]);
+    expect(run.stdout).toContain('human:alice is now listed under "humanCoders" in colloquy.json');
   });
 
   it("colloquy study: labels in an inbox transcript are compared with the machine coder in the same run", async () => {

@@ -81,7 +81,7 @@ export function createLearnedCoder(options: LearnedCoderOptions): LearnedCoder {
   const settings = {
     coder: "learned",
     learnedVersion: LEARNED_CODER_VERSION,
-    model: `tf-idf (word 1-2-grams, char 2-5-grams in words, sublinear tf, l2 norm) + logistic regression (L-BFGS, balanced class weights), ${describeViews(validation.settings)}`,
+    model: `tf-idf (word 1-2-grams, char_wb 2-5-grams with punctuation, sublinear tf, l2 norm) + logistic regression (L-BFGS, balanced class weights), ${describeViews(validation.settings)}`,
     modelSettings: { ...validation.settings, temperature },
     converged: model.heads.every((h) => h.models.every((m) => m.fit.converged)),
     trainedOn: [...options.trainedOn],

@@ -80,6 +80,13 @@ const WORD_SEED = fnv1a("w ");
 const BIGRAM_SEED = fnv1a("b ");
 const SPACE = " ".charCodeAt(0);
 
+/**
+ * Python's whitespace (str.isspace, what `str.split()` splits on), which is not JavaScript's `\s`:
+ * Python counts the separators U+001C-U+001F and NEL (U+0085) as spaces, JavaScript counts the
+ * byte-order mark U+FEFF, which Python keeps inside a token.
+ */
+const PYTHON_WHITESPACE = /[\t-\r\u001c-\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u;
+
 /** " token " as code points, reused from token to token. */
 let padded = new Int32Array(64);
 
@@ -91,7 +98,7 @@ let padded = new Int32Array(64);
  * substring is built).
  */
 function charGrams(lowercased: string): void {
-  for (const token of lowercased.split(/\s+/u)) {
+  for (const token of lowercased.split(PYTHON_WHITESPACE)) {
     if (token === "") continue;
     let n = 1;
     if (padded.length < token.length + 2) padded = new Int32Array(2 * token.length + 2);
