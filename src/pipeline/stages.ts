@@ -132,9 +132,11 @@ const importStage: Stage = {
     }
     // People whose codes came in with the transcripts are now listed in colloquy.json: the stages
     // after this one (agree first) read the config as it is now, not as the run found it.
-    if (summary.listed.length > 0) c.study = { ...c.study, config: await loadStudyConfig(c.study.dir) };
-    const { listedLine } = await import("../stages/human-coders.js");
-    for (const coder of summary.listed) c.reporter.log(listedLine(coder));
+    if (summary.listed.length > 0) {
+      c.study = { ...c.study, config: await loadStudyConfig(c.study.dir) };
+      const { listedLine } = await import("../stages/human-coders.js");
+      for (const coder of summary.listed) c.reporter.log(listedLine(coder));
+    }
     if (summary.failed > 0)
       throw new Error(`${summary.failed} of ${summary.inputs} inbox file(s) failed to import (see the warnings above); the others were imported`);
     for (const f of todo) c.state.imported[f] = files[f];

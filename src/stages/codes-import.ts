@@ -6,14 +6,13 @@ import type { CodeRecord } from "../coding/records.js";
 import { cellReader, findColumn, planColumns, type CodeColumnPlan } from "../coding/sheet-cells.js";
 import { fingerprintOfCell, humanCoderId, SHEET_KEY_COLUMNS } from "../coding/sheet.js";
 import { readCodeHistory, replaceCodes } from "../coding/store.js";
-import { registerHumanCoders } from "../study/study.js";
 import { sessionFingerprints } from "../transcript/fingerprint.js";
 import type { Session, Turn } from "../transcript/schema.js";
 import { parseTable, type TableRow } from "../util/csv.js";
 import { CliError, errorMessage } from "../util/errors.js";
 import { provenance } from "../util/provenance.js";
 import type { StageEffects, StudyContext } from "./context.js";
-import { listedAutomatically } from "./human-coders.js";
+import { listHumanCoders } from "./human-coders.js";
 
 /**
  * `colloquy codes import`: one coder's codes from a filled coding sheet (or a column of any
@@ -314,7 +313,7 @@ export async function runCodesImport(context: StudyContext, options: CodesImport
   }
 
   // A person's codes count in `colloquy study`'s agreement without a hand edit of colloquy.json (human-coders.ts).
-  const listed = records.length > 0 && listedAutomatically(coder) && (await registerHumanCoders(context.dir, [coder])).length > 0;
+  const listed = records.length > 0 && (await listHumanCoders(context.dir, [coder], effects)).length > 0;
 
   const refused: Partial<Record<RowProblemKind, number>> = {};
   for (const p of problems) refused[p.kind] = (refused[p.kind] ?? 0) + 1;

@@ -10,7 +10,7 @@ import type { StageEffects } from "./context.js";
  * settling disagreements) stay opt-in: listed, agreement would compare the people with decisions
  * made from their own codes.
  */
-export const listedAutomatically = (coder: string): boolean => coder.startsWith("human:") && coder !== ADJUDICATED_CODER;
+const listedAutomatically = (coder: string): boolean => coder.startsWith("human:") && coder !== ADJUDICATED_CODER;
 
 /** The line that says a coder was listed. */
 export const listedLine = (coder: string): string =>

@@ -22,7 +22,7 @@ import { crossValidate, SETTINGS_GRID, type GroupedExample, type Validation } fr
  */
 
 /** Bump when features or training change in a way that changes codes. */
-export const LEARNED_CODER_VERSION = "8"; // 8: character n-grams as scikit-learn's char_wb makes them (whitespace tokens, punctuation kept); 5: one model alone codes where the folds show it measurably better than the average (validate.ts); 6: only on at least 10 sessions, and for nominal codebooks only; 7: above 2,000 codes C is chosen on the drawn sessions' turns only, which can choose another C
+export const LEARNED_CODER_VERSION = "8"; // 5: one model alone codes where the folds show it measurably better than the average (validate.ts); 6: only on at least 10 sessions, and for nominal codebooks only; 7: above 2,000 codes C is chosen on the drawn sessions' turns only, which can choose another C; 8: character n-grams as scikit-learn's char_wb makes them (whitespace tokens, punctuation kept)
 
 export interface LearnedCoder {
   /** Hash of the training set as the model saw it and of the settings; records with another hash are out of date. */

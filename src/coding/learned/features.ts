@@ -7,9 +7,9 @@ import type { Session } from "../../transcript/schema.js";
  * baseline for coding dialogue acts, plus a few features of the turn's place in the conversation
  * (speaker kind, whether the turn asks, whether the previous turn asked, whether the speaker
  * changed), which only a second model sees (`vectorise`'s `context`; model.ts averages it with the
- * text model). Strings are hashed into a fixed space (the "hashing trick"), so no string is kept per distinct term and
- * memory is bounded; the hashed features seen in training are then numbered densely (`fitIdf`'s
- * vocabulary), and vectors and models use those numbers.
+ * text model). Strings are hashed into a fixed space (the "hashing trick"), so no string is kept
+ * per distinct term and memory is bounded; the hashed features seen in training are then numbered
+ * densely (`fitIdf`'s vocabulary), and vectors and models use those numbers.
  */
 
 /** 2^18 buckets per block: collisions are rare at the vocabulary sizes of a coded study. */
