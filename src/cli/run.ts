@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { isNewOrEmpty, notAStudy, studyArgument } from "./study-arg.js";
 import type { RunOutcome } from "../orchestrator/run.js";
 import type { HumanInput } from "../orchestrator/human.js";
+import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { CliError } from "../util/errors.js";
@@ -206,7 +207,12 @@ export function registerRun(program: Command): void {
                 await live.hub.awaitNext(first, "opening");
               } else if (live.people.length) {
                 io().err(`Waiting for ${live.people.length} participant(s) to open their page…`);
-                await live.hub.everyoneConnected();
+                // Ctrl-C before everyone has opened their page: no session has started, so there is nothing to save and the run ends.
+                await Promise.race([live.hub.everyoneConnected(), once(interrupt.signal, "abort")]);
+                if (interrupt.signal.aborted)
+                  throw new CliError(`${String(interrupt.signal.reason)} while waiting for the participants: no session had started, nothing was saved`, {
+                    exitCode: 130,
+                  });
               }
             }
             const outcomes = await runScenario(scenario, {

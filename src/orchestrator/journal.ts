@@ -37,6 +37,8 @@ export interface StartRecord {
   startedAt: number;
   posts: "per-person" | "shared" | false;
   links?: JournalLinks;
+  /** Who had agreed to the study's consent text when the session started (ISO 8601): a resumed run's pages do not agree again. */
+  consent?: Record<string, string>;
 }
 
 export type JournalRecord =

@@ -24,7 +24,8 @@ export type SessionEvent =
   | { type: "typing"; participant: string }
   | { type: "ask"; participant: string; prompt: string; controls: readonly string[]; timeoutSeconds?: number }
   | { type: "asked"; participant: string; answer: "answered" | "passed" | "no answer" }
-  | { type: "end"; reason: string };
+  /** `incomplete`: stopped before its end (a failure, Ctrl-C, a kill) and saved for --resume, so the pages say it may go on. */
+  | { type: "end"; reason: string; incomplete?: true };
 
 /** A live watcher of sessions; it may also pause the session and ask it to end. */
 export interface SessionObserver {

@@ -161,13 +161,18 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
   /** The session file this run replaces: kept in backups/ first (overwrite, or people's words). */
   let replacing: { backup: boolean; resume: boolean; previous: Session } | undefined;
   const previous: Session | undefined = existsSync(path) ? await readSessionFile(path) : undefined;
-  const start = (): StartRecord => ({
-    sessionId,
-    seed,
-    startedAt: Date.now(),
-    posts: options.human.record ? (options.human.queue ?? "per-person") : false,
-    ...(options.live?.links ? { links: options.live.links } : {}),
-  });
+  const consentsNow = () => options.live?.observer?.consents?.();
+  const start = (): StartRecord => {
+    const consent = consentsNow();
+    return {
+      sessionId,
+      seed,
+      startedAt: Date.now(),
+      posts: options.human.record ? (options.human.queue ?? "per-person") : false,
+      ...(options.live?.links ? { links: options.live.links } : {}),
+      ...(consent ? { consent } : {}),
+    };
+  };
   const journaled = SessionJournal.read(journalPath, start());
   if (previous && previous.metadata.incomplete !== true && !options.overwrite)
     return outcome("skipped", "already complete (use --overwrite to run it again)", previous.turns.length);
@@ -221,9 +226,14 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
       journal: { journal, replay },
     },
   );
-  // Who agreed to the study's consent text, and when: kept with the session.
-  const consents = options.live?.observer?.consents?.();
-  if (consents) conversation.notes.consent = consents;
+  // Who agreed to the study's consent text, and when: kept with the session. Read again at every
+  // save, so a person who agreed after the start (a late joiner) is in it; the journal's start
+  // keeps the agreements made before an interruption (the resumed run's pages do not agree again).
+  const noteConsents = () => {
+    const now = consentsNow();
+    if (now) conversation.notes.consent = { ...now, ...replayed?.start.consent };
+  };
+  noteConsents();
   // Record the temperature the requests carry, not the client's default.
   const modelInfo = { ...options.model.info, temperature: conversation.temperature };
   const observer = options.live?.observer;
@@ -243,7 +253,10 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
   options.human.record?.((post) => journal.append({ k: "post", ...post }));
   if (replayed && replay) options.human.restore?.(untakenPosts(replayed));
   /** The session so far, with what people posted that nothing took yet (from the journal: every acknowledged word). */
-  const snapshot = (failure: string) => withUntakenPosts(conversation.toSession({ incomplete: true, failure, strategy: raw, model: modelInfo }), journalPath);
+  const snapshot = (failure: string) => {
+    noteConsents();
+    return withUntakenPosts(conversation.toSession({ incomplete: true, failure, strategy: raw, model: modelInfo }), journalPath);
+  };
   let interrupted: (() => void) | undefined;
   const interruption = new Promise<string>((ok) => {
     const signal = options.signal;
@@ -261,7 +274,7 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     const stopped = await Promise.race([strategy.run(conversation, params).then(() => undefined), interruption]);
     if (stopped) {
       // Ctrl-C or a kill: saved as it is, incomplete; the journal stays for --resume (the strategy is abandoned mid-step).
-      observer?.event({ type: "end", reason: stopped });
+      observer?.event({ type: "end", reason: stopped, incomplete: true });
       await replace(options, path, sessionId, replacing, snapshot(stopped));
       options.reporter.warn(`${sessionId}: ${stopped} after ${conversation.turns.length} turns. Saved as incomplete; run again with --resume to continue.`);
       return { ...outcome("interrupted", stopped, conversation.turns.length) };
@@ -272,7 +285,7 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     observer?.event({ type: "end", reason: conversation.endReason ?? "" });
   } catch (error) {
     const failure = errorMessage(error);
-    observer?.event({ type: "end", reason: `stopped: ${failure}` });
+    observer?.event({ type: "end", reason: `stopped: ${failure}`, incomplete: true });
     const attempt = snapshot(failure);
     const failed = { ...outcome("failed", failure, conversation.turns.length) };
     if (replacing && !replacing.resume) {
@@ -295,6 +308,7 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     options.signal?.removeEventListener("abort", interrupted!);
     journal.close();
   }
+  noteConsents();
   const backup = await replace(options, path, sessionId, replacing, conversation.toSession({ incomplete: false, strategy: raw, model: modelInfo }));
   // Saved complete: the journal has nothing more to give.
   journal.remove();

@@ -37,6 +37,13 @@ async function emptyViewWarnings(context: StudyContext): Promise<string[]> {
     const why = analysis.emptyWhen?.(facts);
     if (why) out.push(`dashboard: ${analysis.views.map((v) => `"${v}"`).join(", ")} will be empty: ${why}`);
   }
+  // A live session stopped by a failure or an interruption and not resumed yet is analysed as far
+  // as it got: said here, or its shorter length passes for the participants' behaviour.
+  const stopped = sessions.filter((s) => s.metadata.incomplete === true).map((s) => s.id);
+  if (stopped.length)
+    out.push(
+      `sessions: ${stopped.length} stopped before their end and are analysed as far as they got (metadata.incomplete): ${stopped.join(", ")}; continue them with \`colloquy run <scenario> --study ${context.paths.root} --resume\`, or leave them out.`,
+    );
   if (conditions.length >= 2 && config.compare.design === undefined && config.compare.unit === undefined) {
     const design = resolveDesign(sessions, {});
     out.push(

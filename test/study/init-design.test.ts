@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../support/cli.js";
@@ -45,4 +45,22 @@ describe("colloquy study: empty dashboard views", () => {
     const compare = JSON.parse(await readFile(join(dir, "analysis", "compare-bales-ipa.json"), "utf8"));
     expect(compare.design).toMatchObject({ design: "between", unit: "session", source: "default" });
   }, 60_000);
+});
+
+describe("colloquy study: sessions that stopped before their end", () => {
+  it("says which sessions are incomplete and how to continue them (and nothing when none is)", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "colloquy-study-")), "demo");
+    await cp(join(import.meta.dirname, "../../fixtures/demo-study"), dir, { recursive: true });
+    const clean = await runCli(["study", dir, "--only", "import,code,compare"]);
+    expect(clean.code, clean.stderr).toBe(0);
+    expect(clean.stderr).not.toContain("stopped before their end");
+    const [first] = (await readdir(join(dir, "sessions"))).filter((f) => f.endsWith(".json")).sort();
+    const session = JSON.parse(await readFile(join(dir, "sessions", first), "utf8"));
+    session.metadata.incomplete = true;
+    await writeFile(join(dir, "sessions", first), JSON.stringify(session));
+    const run = await runCli(["study", dir, "--only", "import,code,compare"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`sessions: 1 stopped before their end and are analysed as far as they got (metadata.incomplete): ${session.id};`);
+    expect(run.stderr).toContain("--resume");
+  });
 });

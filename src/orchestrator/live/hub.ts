@@ -409,7 +409,8 @@ export function visibleTo(viewer: Viewer, message: LiveMessage, view: SessionVie
     case "presence":
       return undefined;
     case "end":
-      return { type: "end", reason: "" };
+      // Not why it ended, only whether it may go on (a resumed run): people then keep the page open.
+      return { type: "end", reason: "", ...(message.incomplete ? { incomplete: true as const } : {}) };
     case "between":
       return { type: "between", next: "", ...(message.opening ? { opening: true } : {}), ...(message.closing ? { closing: true } : {}) };
     default:

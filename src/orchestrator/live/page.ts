@@ -25,6 +25,7 @@ ${
   operator
     ? ""
     : `<section id="intro" hidden><p id="instructions"></p><p id="consent"></p><button id="join" type="button">Join</button></section>
+<ol id="pending" aria-label="Sent, not yet in the conversation"></ol>
 <p id="download"></p>
 <p id="prompt"></p>
 <div id="controls"></div>
@@ -49,6 +50,7 @@ header h1 { font-size: 1.2rem; margin: 0; } #task { color: #555; margin: .25rem 
 #compose { display: flex; gap: .5rem; } #compose textarea { flex: 1; font: inherit; }
 #approvals .approval { border: 1px solid #d9a; padding: .5rem; margin: .5rem 0; }
 #intro p { white-space: pre-wrap; } #consent { border: 1px solid #ccd; padding: .5rem; }
+#pending { list-style: none; padding: 0; color: #777; } #pending li { white-space: pre-wrap; font-style: italic; }
 body[data-intro="true"] #people, body[data-intro="true"] #log, body[data-intro="true"] #compose, body[data-intro="true"] #controls { display: none; }
 `;
 
@@ -94,7 +96,23 @@ export const liveScript = `"use strict";
     clearTimeout(typingTimer);
     typingTimer = setTimeout(function () { $("typing").textContent = ""; }, 3000);
   }
+  // What this person sent that no turn holds yet (the session takes posts at its next decision
+  // point, which a slow or failing model can hold up): shown, so sent words never seem to vanish.
+  // A turn can reach the page before the server's answer to the post: kept while posts are under way.
+  var inFlight = 0, saidEarly = [];
+  function addPending(text) {
+    var early = saidEarly.indexOf(text.trim());
+    if (early >= 0) return void saidEarly.splice(early, 1);
+    if (!$("pending") || text.trim().charAt(0) === "/") return;
+    var li = el("li", null, "Sent, waiting for its turn: " + text); li.dataset.text = text.trim(); $("pending").appendChild(li);
+  }
+  function dropPending(text) {
+    var items = $("pending") ? $("pending").children : [];
+    for (var i = 0; i < items.length; i++) if (items[i].dataset.text === text.trim()) { items[i].remove(); return; }
+    if (inFlight > 0) saidEarly.push(text.trim());
+  }
   function addTurn(turn) {
+    if (turn.speaker === me && me) dropPending(turn.text);
     var li = el("li", turn.type + (turn.speaker === me ? " mine" : ""));
     li.dataset.speaker = turn.speaker; li.dataset.type = turn.type; li.dataset.id = turn.id;
     if (turn.speaker !== "system") li.appendChild(el("span", "who", nameOf(turn.speaker) + (turn.type !== "message" ? " [" + turn.type + "]" : "") + ":"));
@@ -175,7 +193,10 @@ export const liveScript = `"use strict";
         break;
       case "presence": presence = m; renderPresence(); break;
       case "end":
-        waiting = {}; renderWaiting(); $("status").textContent = "The session is over" + (m.reason ? " (" + m.reason + ")." : "."); document.body.dataset.ended = "true";
+        waiting = {}; renderWaiting();
+        // A session stopped by a failure or an interruption may be resumed: the page waits for it (and reconnects) instead of saying goodbye.
+        $("status").textContent = m.incomplete ? "The session stopped" + (m.reason ? " (" + m.reason + ")" : "") + ". Please keep this page open: it may go on shortly." : "The session is over" + (m.reason ? " (" + m.reason + ")." : ".");
+        document.body.dataset.ended = m.incomplete ? "stopped" : "true";
         // The transcript as this person saw it: a plain-text file from this page's own address.
         if (transcriptOffered && $("download")) {
           var a = el("a", null, "Download the transcript"); a.id = "transcript"; a.href = "/p/" + token + "/transcript.txt"; a.download = "transcript.txt";
@@ -189,7 +210,8 @@ export const liveScript = `"use strict";
     var source = new EventSource("/events?token=" + encodeURIComponent(token));
     // The browser reconnects on its own; the page says what is going on meanwhile.
     source.onerror = function () {
-      if (lost) return;
+      // After the last session ended the run closes the pages: the page keeps saying the session is over.
+      if (lost || document.body.dataset.ended === "true") return;
       lost = true; document.body.dataset.connection = "lost";
       $("status").textContent = "Connection to the session lost: reconnecting… (what you type stays in the box until it is sent)";
     };
@@ -237,8 +259,12 @@ export const liveScript = `"use strict";
       var text = $("text").value;
       if (!text.trim()) return;
       // The box is emptied only once the server took the message: refused, the words stay.
+      inFlight++;
       post("/api/post", { text: text }).then(function (sent) {
+        if (--inFlight === 0 && !sent) saidEarly = [];
         if (!sent) return;
+        addPending(text);
+        if (inFlight === 0) saidEarly = [];
         if ($("text").value === text) $("text").value = "";
         if ($("status").textContent.indexOf("Not sent") === 0) $("status").textContent = "";
       });

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Browser } from "playwright-core";
+import { launchBrowser } from "../web/browser.js";
+import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
+import { askedAgent } from "../orchestrator/support.js";
+import { startRun } from "./kill-resume.js";
+
+/**
+ * What a person's page says once `colloquy run --serve` is gone: after the last session ended,
+ * that it is over (not "connection lost: reconnecting"); after a model failure stopped it, that
+ * it may go on; and after --resume, that it goes on.
+ */
+let server: OpenAiServer;
+let browser: Browser;
+let failing = false;
+beforeAll(async () => {
+  browser = await launchBrowser();
+  let n = 0;
+  server = await startOpenAiServer({
+    handler: (req) =>
+      failing
+        ? { status: 500, message: "the model is down" }
+        : { content: JSON.stringify({ reasoning: "r", action: "message", message: `${askedAgent(req)} note ${++n}`, fileName: null }), delayMs: 30 },
+  });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const SCENARIO = `id: end
+task: Plan a picnic.
+participants: [{ name: Ann }, { name: Hana, kind: human }]
+strategy: { type: autonomous, pauseSeconds: [1, 3] }
+stop: { maxTurns: 400 }
+`;
+
+async function args() {
+  const dir = await mkdtemp(join(tmpdir(), "colloquy-end-"));
+  await writeFile(join(dir, "end.yaml"), SCENARIO);
+  return [join(dir, "end.yaml"), "--serve", "--study", join(dir, "study"), "--base-url", server.url, "--model", "test-model", "--speed", "20"];
+}
+
+describe("the participant's page when the run stops", () => {
+  it("still says the session is over after the run has closed the pages", async () => {
+    failing = false;
+    const run = await startRun(await args(), ["Hana"]);
+    const page = await browser.newPage();
+    try {
+      await page.goto(run.links.Hana);
+      await page.waitForSelector('body[data-ready="true"]');
+      expect(await run.control("end")).toBe(200);
+      expect(await run.exit, run.stderr()).toBe(0);
+      await page.waitForSelector('body[data-ended="true"]');
+      await sleep(1500);
+      expect(await page.textContent("#status")).toBe("The session is over.");
+    } finally {
+      await page.close();
+    }
+  }, 30_000);
+
+  it("after a model failure says the session may go on, and goes on after --resume", async () => {
+    const runArgs = await args();
+    failing = false;
+    const first = await startRun(runArgs, ["Hana"]);
+    const page = await browser.newPage();
+    try {
+      await page.goto(first.links.Hana);
+      await page.waitForSelector('body[data-ready="true"]');
+      failing = true;
+      expect(await first.exit, first.stderr()).toBe(1);
+      await page.waitForSelector('body[data-ended="stopped"]');
+      expect(await page.textContent("#status")).not.toContain("The session is over");
+      failing = false;
+      const second = await startRun([...runArgs, "--resume"], ["Hana"]);
+      await page.waitForFunction(() => document.getElementById("status")!.textContent!.startsWith("Reconnected"), undefined, { timeout: 15_000 });
+      expect(await second.control("end")).toBe(200);
+      expect(await second.exit, second.stderr()).toBe(0);
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
+});
