@@ -46,7 +46,9 @@ export type JournalRecord =
   | ({ k: "post" } & PostRecord)
   | { k: "in"; step: number; what: InputKind; value: unknown }
   | { k: "turn"; turn: Turn; at: number }
-  | { k: "amend"; turn: Turn };
+  | { k: "amend"; turn: Turn }
+  /** A person agreed to the consent text after the session started (a late joiner): kept for --resume, whose pages do not agree again. */
+  | { k: "consent"; participant: string; at: string };
 
 /** A journal read back: its start, the inputs in order, the turns as said and as they ended up, and the posts. */
 export interface JournalContents {
@@ -57,6 +59,8 @@ export interface JournalContents {
   /** Turns with later amendments (an interruption cuts a turn) applied. */
   turns: Turn[];
   posts: PostRecord[];
+  /** Who agreed to the consent text, and when: the start's, then the later agreements (the first time each person agreed wins). */
+  consent: Record<string, string>;
 }
 
 /** A journal line that could not be read back: its number (from 1), what is wrong, and its text as it is. */
@@ -76,7 +80,7 @@ export interface ReadJournal {
   replayable: JournalRecord[];
 }
 
-const RECORD_KINDS = new Set(["start", "post", "in", "turn", "amend"]);
+const RECORD_KINDS = new Set(["start", "post", "in", "turn", "amend", "consent"]);
 
 /** A journal line's record, or what is wrong with it. */
 function parseRecord(text: string): JournalRecord | string {
@@ -89,20 +93,21 @@ function parseRecord(text: string): JournalRecord | string {
   const kind = (value as { k?: unknown } | null)?.k;
   return typeof kind === "string" && RECORD_KINDS.has(kind)
     ? (value as JournalRecord)
-    : 'not a journal record (expected an object with "k": start, post, in, turn or amend)';
+    : 'not a journal record (expected an object with "k": start, post, in, turn, amend or consent)';
 }
 
 /** A journal's records gathered: its start, the inputs in order, the turns as said and as amended, the posts. */
 export function contentsOf(records: readonly JournalRecord[]): JournalContents {
   const start = records[0] as Extract<JournalRecord, { k: "start" }>;
-  const contents: JournalContents = { start, inputs: [], said: [], turns: [], posts: [] };
+  const contents: JournalContents = { start, inputs: [], said: [], turns: [], posts: [], consent: { ...start.consent } };
   for (const record of records) {
     if (record.k === "in") contents.inputs.push(record);
     else if (record.k === "post") contents.posts.push({ participant: record.participant, text: record.text, receivedAt: record.receivedAt });
     else if (record.k === "turn") {
       contents.said.push({ turn: record.turn, at: record.at });
       contents.turns.push(structuredClone(record.turn));
-    } else if (record.k === "amend") {
+    } else if (record.k === "consent") contents.consent[record.participant] ??= record.at;
+    else if (record.k === "amend") {
       const at = contents.turns.findIndex((t) => t.id === record.turn.id);
       if (at >= 0) contents.turns[at] = record.turn;
     }
@@ -166,7 +171,7 @@ export class SessionJournal {
       damaged,
       completeBytes: end,
       // Before the first damage the records are one consistent session; after it, only the posts are sure to be whole.
-      replayable: records.filter((r) => r.line < firstDamage || r.record.k === "post").map((r) => r.record),
+      replayable: records.filter((r) => r.line < firstDamage || r.record.k === "post" || r.record.k === "consent").map((r) => r.record),
     };
   }
 
@@ -189,7 +194,7 @@ export class SessionJournal {
   append(record: JournalRecord): void {
     if (this.fd === undefined) throw new Error(`${this.path}: the session journal is closed`);
     writeSync(this.fd, JSON.stringify(record) + "\n");
-    if (record.k === "post" || record.k === "start") fsyncSync(this.fd);
+    if (record.k === "post" || record.k === "start" || record.k === "consent") fsyncSync(this.fd);
   }
 
   close(): void {

@@ -36,4 +36,6 @@ export interface SessionObserver {
   endRequested?(): string | undefined;
   /** When each person agreed to the study's consent text (ISO 8601), stored with the session; undefined without one. */
   consents?(): Record<string, string> | undefined;
+  /** Tell `listener` of each agreement from now on (the session journals it: a late joiner's consent survives kill -9 and --resume). */
+  onConsent?(listener: ((participant: string, at: string) => void) | undefined): void;
 }

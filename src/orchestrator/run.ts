@@ -231,7 +231,7 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
   // keeps the agreements made before an interruption (the resumed run's pages do not agree again).
   const noteConsents = () => {
     const now = consentsNow();
-    if (now) conversation.notes.consent = { ...now, ...replayed?.start.consent };
+    if (now) conversation.notes.consent = { ...now, ...replayed?.consent };
   };
   noteConsents();
   // Record the temperature the requests carry, not the client's default.
@@ -251,6 +251,15 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     },
   });
   options.human.record?.((post) => journal.append({ k: "post", ...post }));
+  // An agreement after the start (a late joiner) is journaled: the pages of a resumed run do not agree again.
+  // A journal already closed (the session is stopping) cannot take it: the save reads the consents itself.
+  observer?.onConsent?.((participant, at) => {
+    try {
+      journal.append({ k: "consent", participant, at });
+    } catch {
+      // Kept in memory by the hub all the same: noteConsents() stores it with the session.
+    }
+  });
   if (replayed && replay) options.human.restore?.(untakenPosts(replayed));
   /** The session so far, with what people posted that nothing took yet (from the journal: every acknowledged word). */
   const snapshot = (failure: string) => {
@@ -305,6 +314,7 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     return { ...failed, ...(backup ? { backup } : {}) };
   } finally {
     options.human.record?.(undefined);
+    observer?.onConsent?.(undefined);
     options.signal?.removeEventListener("abort", interrupted!);
     journal.close();
   }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
-import { askedAgent } from "../orchestrator/support.js";
+import { notingAgent } from "../orchestrator/support.js";
 import { loadSessions } from "../../src/study/study.js";
 import { postWhenRunning, startRun, type LiveRun } from "./kill-resume.js";
 
@@ -15,13 +15,7 @@ import { postWhenRunning, startRun, type LiveRun } from "./kill-resume.js";
  */
 let server: OpenAiServer;
 beforeAll(async () => {
-  let n = 0;
-  server = await startOpenAiServer({
-    handler: (req) => ({
-      content: JSON.stringify({ reasoning: "r", action: "message", message: `${askedAgent(req)} note ${++n}`, fileName: null }),
-      delayMs: 30,
-    }),
-  });
+  server = await startOpenAiServer({ handler: notingAgent() });
 });
 afterAll(() => server?.close());
 
@@ -93,5 +87,30 @@ describe("consent records", () => {
     const consent = await consentOf(path);
     expect(Object.keys(consent).sort()).toEqual(["hana", "ivo"]);
     for (const at of Object.values(consent)) expect(Math.abs(Date.parse(at) - agreedAt)).toBeLessThan(5_000);
+  }, 40_000);
+  it("keeps the consent of a late joiner after kill -9 and --resume", async () => {
+    const { path, args } = await study(true);
+    const first = await startRun(args, ["Hana", "Ivo"]);
+    expect(await join_(first, "Hana")).toBe(200);
+    await first.connect();
+    expect(await first.control("next" as "end")).toBe(200);
+    await postWhenRunning(first, "Hana", "Hello.");
+    const agreedAt = Date.now();
+    expect(await join_(first, "Ivo")).toBe(200);
+    expect(await first.post("Ivo", "Sorry I am late.")).toBe(200);
+    await sleep(300);
+    first.child.kill("SIGKILL");
+    expect(await first.exit).toBe(137);
+
+    const second = await startRun([...args, "--resume"], ["Hana", "Ivo"]);
+    await second.connect();
+    expect(await second.control("next" as "end")).toBe(200);
+    await postWhenRunning(second, "Ivo", "After the resume.");
+    await sleep(100);
+    expect(await second.control("end")).toBe(200);
+    expect(await second.exit, second.stderr()).toBe(0);
+    const consent = await consentOf(path);
+    expect(Object.keys(consent).sort()).toEqual(["hana", "ivo"]);
+    expect(Math.abs(Date.parse(consent.ivo) - agreedAt)).toBeLessThan(5_000);
   }, 40_000);
 });

@@ -87,7 +87,14 @@ export class LiveHub implements HumanInput, SessionObserver {
 
   /** A person agreed to the consent text (or pressed Join): the first time is kept. */
   join(participant: string): void {
-    if (!this.joinedAt.has(participant)) this.joinedAt.set(participant, Date.now());
+    if (this.joinedAt.has(participant)) return;
+    this.joinedAt.set(participant, Date.now());
+    if (this.flow.consent) this.consentListener?.(participant, new Date(this.joinedAt.get(participant)!).toISOString());
+  }
+
+  private consentListener: ((participant: string, at: string) => void) | undefined;
+  onConsent(listener: ((participant: string, at: string) => void) | undefined): void {
+    this.consentListener = listener;
   }
 
   /** When each person agreed to the consent text, as stored with every session (ISO 8601). */

@@ -99,7 +99,8 @@ export const liveScript = `"use strict";
   // What this person sent that no turn holds yet (the session takes posts at its next decision
   // point, which a slow or failing model can hold up): shown, so sent words never seem to vanish.
   // A turn can reach the page before the server's answer to the post: kept while posts are under way.
-  var inFlight = 0, saidEarly = [];
+  // A reconnected page (or a resumed run) gets the session's turns again: each turn settles a post once, by its id.
+  var inFlight = 0, saidEarly = [], settled = {};
   function addPending(text) {
     var early = saidEarly.indexOf(text.trim());
     if (early >= 0) return void saidEarly.splice(early, 1);
@@ -112,7 +113,7 @@ export const liveScript = `"use strict";
     if (inFlight > 0) saidEarly.push(text.trim());
   }
   function addTurn(turn) {
-    if (turn.speaker === me && me) dropPending(turn.text);
+    if (turn.speaker === me && me && !settled[turn.id]) { settled[turn.id] = true; dropPending(turn.text); }
     var li = el("li", turn.type + (turn.speaker === me ? " mine" : ""));
     li.dataset.speaker = turn.speaker; li.dataset.type = turn.type; li.dataset.id = turn.id;
     if (turn.speaker !== "system") li.appendChild(el("span", "who", nameOf(turn.speaker) + (turn.type !== "message" ? " [" + turn.type + "]" : "") + ":"));
@@ -197,6 +198,8 @@ export const liveScript = `"use strict";
         // A session stopped by a failure or an interruption may be resumed: the page waits for it (and reconnects) instead of saying goodbye.
         $("status").textContent = m.incomplete ? "The session stopped" + (m.reason ? " (" + m.reason + ")" : "") + ". Please keep this page open: it may go on shortly." : "The session is over" + (m.reason ? " (" + m.reason + ")." : ".");
         document.body.dataset.ended = m.incomplete ? "stopped" : "true";
+        // Over for good: the next session numbers its turns from the start again.
+        if (!m.incomplete) settled = {};
         // The transcript as this person saw it: a plain-text file from this page's own address.
         if (transcriptOffered && $("download")) {
           var a = el("a", null, "Download the transcript"); a.id = "transcript"; a.href = "/p/" + token + "/transcript.txt"; a.download = "transcript.txt";
