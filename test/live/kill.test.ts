@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
-import { askedAgent } from "../orchestrator/support.js";
+import { notingAgent } from "../orchestrator/support.js";
 import { loadSessions } from "../../src/study/study.js";
 import { createRandom } from "../../src/orchestrator/random.js";
 import { postWhenRunning, startRun } from "./kill-resume.js";
@@ -16,14 +16,8 @@ import { postWhenRunning, startRun } from "./kill-resume.js";
  */
 let server: OpenAiServer;
 beforeAll(async () => {
-  let n = 0;
-  server = await startOpenAiServer({
-    // The agent answers every time it is asked, after 30-80 ms (so kills also land mid-request).
-    handler: (req) => ({
-      content: JSON.stringify({ reasoning: "r", action: "message", message: `${askedAgent(req)} note ${++n}`, fileName: null }),
-      delayMs: 30 + (n % 6) * 10,
-    }),
-  });
+  // The agent answers every time it is asked, after 30-80 ms (so kills also land mid-request).
+  server = await startOpenAiServer({ handler: notingAgent((n) => 30 + (n % 6) * 10) });
 });
 afterAll(() => server?.close());
 

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Browser } from "playwright-core";
 import { launchBrowser, watchErrors } from "../web/browser.js";
 import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
-import { askedAgent } from "../orchestrator/support.js";
+import { notingAgent } from "../orchestrator/support.js";
 import { startRun } from "./kill-resume.js";
 
 /**
@@ -17,13 +17,7 @@ let server: OpenAiServer;
 let browser: Browser;
 beforeAll(async () => {
   browser = await launchBrowser();
-  let n = 0;
-  server = await startOpenAiServer({
-    handler: (req) => ({
-      content: JSON.stringify({ reasoning: "r", action: "message", message: `${askedAgent(req)} note ${++n}`, fileName: null }),
-      delayMs: 2500,
-    }),
-  });
+  server = await startOpenAiServer({ handler: notingAgent(() => 2500) });
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

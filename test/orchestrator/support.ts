@@ -1,7 +1,7 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startOpenAiServer, type OpenAiServer, type RecordedRequest } from "../support/openai-server.js";
+import { startOpenAiServer, type OpenAiServer, type RecordedRequest, type ScriptedReply } from "../support/openai-server.js";
 import { createChatModel, resolveModelConfig } from "../../src/llm/index.js";
 import { initStudy } from "../../src/study/study.js";
 import { parseScenario, type Scenario } from "../../src/orchestrator/scenario.js";
@@ -14,6 +14,15 @@ import { loadSessions } from "../../src/study/study.js";
 export function askedAgent(request: RecordedRequest): string {
   const system: string = request.body?.messages?.[0]?.content ?? "";
   return system.match(/^You are (.+?)(?: \(.*?\))? in a group conversation/)?.[1] ?? "(observer)";
+}
+
+/** A model whose agents always speak: "<name> note <n>" (n counts the replies), after `delayMs(n)` ms. */
+export function notingAgent(delayMs: (n: number) => number = () => 30): (request: RecordedRequest) => ScriptedReply {
+  let n = 0;
+  return (request) => {
+    n++;
+    return { content: JSON.stringify({ reasoning: "r", action: "message", message: `${askedAgent(request)} note ${n}`, fileName: null }), delayMs: delayMs(n) };
+  };
 }
 
 /** The user message (transcript + instruction) of a chat request. */
