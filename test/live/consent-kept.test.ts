@@ -50,16 +50,23 @@ async function study(waitingRoom: boolean) {
 
 const consentOf = async (path: string) => ((await loadSessions(path))[0].metadata.orchestrator as { notes: { consent: Record<string, string> } }).notes.consent;
 
+/** A waiting-room session the operator starts with Hana alone; Ivo agrees after the start and posts. */
+async function withLateJoiner(args: string[]) {
+  const run = await startRun(args, ["Hana", "Ivo"]);
+  expect(await join_(run, "Hana")).toBe(200);
+  await run.connect();
+  expect(await run.control("next" as "end")).toBe(200);
+  await postWhenRunning(run, "Hana", "Hello.");
+  const agreedAt = Date.now();
+  expect(await join_(run, "Ivo")).toBe(200);
+  expect(await run.post("Ivo", "Sorry I am late.")).toBe(200);
+  return { run, agreedAt };
+}
+
 describe("consent records", () => {
   it("keeps the consent of a person who agreed after the operator started the session", async () => {
     const { path, args } = await study(true);
-    const run = await startRun(args, ["Hana", "Ivo"]);
-    expect(await join_(run, "Hana")).toBe(200);
-    await run.connect();
-    expect(await run.control("next" as "end")).toBe(200);
-    await postWhenRunning(run, "Hana", "Hello.");
-    expect(await join_(run, "Ivo")).toBe(200);
-    expect(await run.post("Ivo", "Sorry I am late.")).toBe(200);
+    const { run } = await withLateJoiner(args);
     await sleep(100);
     expect(await run.control("end")).toBe(200);
     expect(await run.exit, run.stderr()).toBe(0);
@@ -88,16 +95,10 @@ describe("consent records", () => {
     expect(Object.keys(consent).sort()).toEqual(["hana", "ivo"]);
     for (const at of Object.values(consent)) expect(Math.abs(Date.parse(at) - agreedAt)).toBeLessThan(5_000);
   }, 40_000);
+
   it("keeps the consent of a late joiner after kill -9 and --resume", async () => {
     const { path, args } = await study(true);
-    const first = await startRun(args, ["Hana", "Ivo"]);
-    expect(await join_(first, "Hana")).toBe(200);
-    await first.connect();
-    expect(await first.control("next" as "end")).toBe(200);
-    await postWhenRunning(first, "Hana", "Hello.");
-    const agreedAt = Date.now();
-    expect(await join_(first, "Ivo")).toBe(200);
-    expect(await first.post("Ivo", "Sorry I am late.")).toBe(200);
+    const { run: first, agreedAt } = await withLateJoiner(args);
     await sleep(300);
     first.child.kill("SIGKILL");
     expect(await first.exit).toBe(137);
