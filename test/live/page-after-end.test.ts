@@ -7,7 +7,7 @@ import type { Browser } from "playwright-core";
 import { launchBrowser } from "../web/browser.js";
 import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
 import { askedAgent } from "../orchestrator/support.js";
-import { startRun } from "./kill-resume.js";
+import { startRun, type LiveRun } from "./kill-resume.js";
 
 /**
  * What a person's page says once `colloquy run --serve` is gone: after the last session ended,
@@ -45,6 +45,13 @@ async function args() {
   return [join(dir, "end.yaml"), "--serve", "--study", join(dir, "study"), "--base-url", server.url, "--model", "test-model", "--speed", "20"];
 }
 
+/** The run's exit code, or "still running" after `ms` (then it is killed). */
+async function exitWithin(run: LiveRun, ms = 30_000): Promise<number | string> {
+  const code = await Promise.race([run.exit, sleep(ms).then(() => "still running")]);
+  if (code === "still running") run.child.kill("SIGKILL");
+  return code;
+}
+
 describe("the participant's page when the run stops", () => {
   it("still says the session is over after the run has closed the pages", async () => {
     failing = false;
@@ -63,7 +70,9 @@ describe("the participant's page when the run stops", () => {
     }
   }, 30_000);
 
-  it("after a model failure says the session may go on, and goes on after --resume", async () => {
+  // Retried: on a machine loaded by the whole suite a run can miss its moment (the model made to fail
+  // between two of Ann's turns); a run that does not end in 30 s is killed, so a retry starts clean.
+  it("after a model failure says the session may go on, and goes on after --resume", { retry: 2 }, async () => {
     const runArgs = await args();
     failing = false;
     const first = await startRun(runArgs, ["Hana"]);
@@ -75,16 +84,16 @@ describe("the participant's page when the run stops", () => {
       // Ann may have answered before the model failed, and then has nothing new to answer: Hana's
       // post makes her speak, so the failing model is asked (unless the run already failed).
       await first.post("Hana", "Are you still there?").catch(() => undefined);
-      expect(await first.exit, first.stderr()).toBe(1);
+      expect(await exitWithin(first), first.stderr()).toBe(1);
       await page.waitForSelector('body[data-ended="stopped"]');
       expect(await page.textContent("#status")).not.toContain("The session is over");
       failing = false;
       const second = await startRun([...runArgs, "--resume"], ["Hana"]);
       await page.waitForFunction(() => document.getElementById("status")!.textContent!.startsWith("Reconnected"), undefined, { timeout: 15_000 });
       expect(await second.control("end")).toBe(200);
-      expect(await second.exit, second.stderr()).toBe(0);
+      expect(await exitWithin(second), second.stderr()).toBe(0);
     } finally {
       await page.close();
     }
-  }, 90_000);
+  });
 });
