@@ -86,3 +86,14 @@ export async function postWhenRunning(run: LiveRun, person: string, text: string
   }
   throw new Error(`the session never took posts:\n${run.stderr()}`);
 }
+
+/** The operator's End, pressed again while no session runs yet (409), as after --resume while the run sets the session up. */
+export async function endWhenRunning(run: LiveRun): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    const status = await run.control("end");
+    if (status === 200) return;
+    if (status !== 409) throw new Error(`End answered ${status}:\n${run.stderr()}`);
+    await sleep(50);
+  }
+  throw new Error(`no session ever ran to be ended:\n${run.stderr()}`);
+}

@@ -79,6 +79,18 @@ describe("the live server refuses what did not come from its own page", () => {
     expect(answer.status).toBe(409);
   });
 
+  it("End while no session runs is refused with 409 and does not end the session that starts next", async () => {
+    const operator = writeHeaders({ "x-colloquy-token": live.hub.operatorToken });
+    const end = () => raw("POST", "/api/control", operator, JSON.stringify({ action: "end" }));
+    const early = await end();
+    expect(early.status).toBe(409);
+    expect(JSON.parse(early.text).error).toContain("no session is running");
+    live.hub.event({ type: "session", sessionId: "live-default-1", title: "t", task: "Talk.", strategy: "autonomous", controls: [], participants: [] });
+    expect(live.hub.endRequested()).toBeUndefined();
+    expect((await end()).status).toBe(200);
+    expect(live.hub.endRequested()).toBe("the operator ended the session");
+  });
+
   it("the page's script and stylesheet are served only under its token", async () => {
     expect((await raw("GET", "/live.js", { host: host() })).status).toBe(404);
     expect((await raw("GET", "/live.css", { host: host() })).status).toBe(404);

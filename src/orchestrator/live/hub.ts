@@ -252,7 +252,13 @@ export class LiveHub implements HumanInput, SessionObserver {
     return Boolean(start);
   }
 
-  end(reason = "the operator ended the session"): void {
+  /**
+   * End the running session. False when none runs (the waiting room, between sessions, or a run
+   * still setting its session up, as after --resume): an End kept until a session started would
+   * end one nobody asked to end, and one cleared at the start was lost without a word.
+   */
+  end(reason = "the operator ended the session"): boolean {
+    if (!this.running) return false;
     this.ended ??= reason;
     this.setPaused(false);
     for (const ok of this.resumers.splice(0)) ok();
@@ -263,6 +269,7 @@ export class LiveHub implements HumanInput, SessionObserver {
     for (const idle of [...this.idlers]) idle();
     // A derail still held when the session ends is not said.
     this.withdrawApprovals("the session ended before anyone decided, so it was not said");
+    return true;
   }
 
   /** The operator's decision on held derail `id`: taken, or why not (no such derail, or no longer waiting and why). */
