@@ -186,8 +186,14 @@ export function registerRun(program: Command): void {
           const reporter = io().reporter();
           // Ctrl-C or a kill: the running session is saved as incomplete (its journal stays for --resume).
           const interrupt = new AbortController();
+          // Until the pages are open (or the operator starts the first session) no session runs: Ctrl-C then has nothing to save.
+          let started = false;
           const onSignal = (signal: NodeJS.Signals) => {
-            io().err(`\n${signal}: saving the session as incomplete…`);
+            // Live, between two sessions nothing runs either (the operator has not started the next).
+            const running = live ? live.hub.sessionRunning : started;
+            io().err(
+              `\n${signal}: ${running ? "saving the session as incomplete…" : started ? "stopping before the next session…" : "stopping: no session has started yet…"}`,
+            );
             interrupt.abort(signal);
             live?.hub.end(`interrupted (${signal})`);
             live?.hub.startNext();
@@ -204,17 +210,19 @@ export function registerRun(program: Command): void {
                 // The waiting room: the operator sees who has joined and starts the first session.
                 const first = sessionIdFor(scenario, selectConditions(scenario, flags.condition)[0].name, 1);
                 io().err(`Waiting for the operator to start ${first} (the waiting room: the operator page's "Start the session")…`);
+                // Ctrl-C ends the wait too (the signal's handler starts "the next session", which the run then does not run).
                 await live.hub.awaitNext(first, "opening");
               } else if (live.people.length) {
                 io().err(`Waiting for ${live.people.length} participant(s) to open their page…`);
-                // Ctrl-C before everyone has opened their page: no session has started, so there is nothing to save and the run ends.
                 await Promise.race([live.hub.everyoneConnected(), once(interrupt.signal, "abort")]);
-                if (interrupt.signal.aborted)
-                  throw new CliError(`${String(interrupt.signal.reason)} while waiting for the participants: no session had started, nothing was saved`, {
-                    exitCode: 130,
-                  });
               }
+              // Ctrl-C in the waiting room or before everyone has opened their page: no session has started, so there is nothing to save and the run ends.
+              if (interrupt.signal.aborted)
+                throw new CliError(`${String(interrupt.signal.reason)} while waiting for the participants: no session had started, nothing was saved`, {
+                  exitCode: 130,
+                });
             }
+            started = true;
             const outcomes = await runScenario(scenario, {
               study,
               runs,
@@ -278,9 +286,12 @@ export function registerRun(program: Command): void {
                 : []),
             ];
             if (interrupt.signal.aborted)
-              throw new CliError(`${String(interrupt.signal.reason)}: the session was saved as incomplete; run the same command with --resume to continue it`, {
-                exitCode: 130,
-              });
+              throw new CliError(
+                outcomes.some((o) => o.status === "interrupted")
+                  ? `${String(interrupt.signal.reason)}: the session was saved as incomplete; run the same command with --resume to continue it`
+                  : `${String(interrupt.signal.reason)} before the next session started: the sessions already run are saved; run the same command to run the rest`,
+                { exitCode: 130 },
+              );
             if (problems.length) throw new CliError(problems.join("; "));
           } finally {
             process.off("SIGINT", onSignal);

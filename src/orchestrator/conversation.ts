@@ -57,6 +57,8 @@ export interface LiveOptions {
 export interface JournalOptions {
   journal: SessionJournal;
   replay?: JournalReplay;
+  /** When the session first started (the journal's start record, ms): a resumed session keeps it as its start. */
+  startedAt?: number;
 }
 
 export interface RunIdentity {
@@ -148,7 +150,9 @@ export class Conversation {
     this.echoTurns = deps.echoTurns ?? true;
     this.live = deps.live ?? {};
     this.realTime = Boolean(deps.human.live) && this.humans.length > 0;
-    if (this.realTime) this.notes.realTime = { speed: this.live.speed ?? 1, startedAt: new Date(this.startedAt).toISOString() };
+    // A resumed session started when its first run did (each resume is in notes.resumed).
+    const startedAt = deps.journal?.startedAt ?? this.startedAt;
+    if (this.realTime) this.notes.realTime = { speed: this.live.speed ?? 1, startedAt: new Date(startedAt).toISOString() };
     this.journal = deps.journal?.journal;
     this.resumedFrom = deps.journal?.replay;
     this.inputs = new JournalInputs(this.journal, this.resumedFrom, () => this.goLive());
@@ -159,8 +163,10 @@ export class Conversation {
   private goLive(): void {
     const turns = this.resumedFrom?.turnsSaid ?? 0;
     this.startedAt = Date.now() - (this.clock / (this.live.speed ?? 1)) * 1000;
-    const resumed = (this.notes.resumed as unknown[] | undefined) ?? [];
-    this.notes.resumed = [...resumed, { afterTurns: turns, at: new Date().toISOString() }];
+    // Journaled, so that a session resumed twice (or killed after a resume) lists every resume.
+    const resume = { afterTurns: turns, at: new Date().toISOString() };
+    this.notes.resumed = [...(this.resumedFrom?.resumes ?? []), resume];
+    this.journal?.append({ k: "resumed", ...resume });
   }
 
   /** True while the session is resuming: what it looks at comes from its journal, and nobody is asked or shown anything. */

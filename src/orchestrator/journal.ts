@@ -48,7 +48,9 @@ export type JournalRecord =
   | { k: "turn"; turn: Turn; at: number }
   | { k: "amend"; turn: Turn }
   /** A person agreed to the consent text after the session started (a late joiner): kept for --resume, whose pages do not agree again. */
-  | { k: "consent"; participant: string; at: string };
+  | { k: "consent"; participant: string; at: string }
+  /** The session went live again after a --resume, after this many turns: every resume is kept, not only the last. */
+  | { k: "resumed"; afterTurns: number; at: string };
 
 /** A journal read back: its start, the inputs in order, the turns as said and as they ended up, and the posts. */
 export interface JournalContents {
@@ -61,6 +63,8 @@ export interface JournalContents {
   posts: PostRecord[];
   /** Who agreed to the consent text, and when: the start's, then the later agreements (the first time each person agreed wins). */
   consent: Record<string, string>;
+  /** Each earlier --resume, in order. */
+  resumed: { afterTurns: number; at: string }[];
 }
 
 /** A journal line that could not be read back: its number (from 1), what is wrong, and its text as it is. */
@@ -80,7 +84,7 @@ export interface ReadJournal {
   replayable: JournalRecord[];
 }
 
-const RECORD_KINDS = new Set(["start", "post", "in", "turn", "amend", "consent"]);
+const RECORD_KINDS = new Set(["start", "post", "in", "turn", "amend", "consent", "resumed"]);
 
 /** A journal line's record, or what is wrong with it. */
 function parseRecord(text: string): JournalRecord | string {
@@ -93,13 +97,13 @@ function parseRecord(text: string): JournalRecord | string {
   const kind = (value as { k?: unknown } | null)?.k;
   return typeof kind === "string" && RECORD_KINDS.has(kind)
     ? (value as JournalRecord)
-    : 'not a journal record (expected an object with "k": start, post, in, turn, amend or consent)';
+    : 'not a journal record (expected an object with "k": start, post, in, turn, amend, consent or resumed)';
 }
 
 /** A journal's records gathered: its start, the inputs in order, the turns as said and as amended, the posts. */
 export function contentsOf(records: readonly JournalRecord[]): JournalContents {
   const start = records[0] as Extract<JournalRecord, { k: "start" }>;
-  const contents: JournalContents = { start, inputs: [], said: [], turns: [], posts: [], consent: { ...start.consent } };
+  const contents: JournalContents = { start, inputs: [], said: [], turns: [], posts: [], consent: { ...start.consent }, resumed: [] };
   for (const record of records) {
     if (record.k === "in") contents.inputs.push(record);
     else if (record.k === "post") contents.posts.push({ participant: record.participant, text: record.text, receivedAt: record.receivedAt });
@@ -107,6 +111,7 @@ export function contentsOf(records: readonly JournalRecord[]): JournalContents {
       contents.said.push({ turn: record.turn, at: record.at });
       contents.turns.push(structuredClone(record.turn));
     } else if (record.k === "consent") contents.consent[record.participant] ??= record.at;
+    else if (record.k === "resumed") contents.resumed.push({ afterTurns: record.afterTurns, at: record.at });
     else if (record.k === "amend") {
       const at = contents.turns.findIndex((t) => t.id === record.turn.id);
       if (at >= 0) contents.turns[at] = record.turn;
@@ -171,7 +176,9 @@ export class SessionJournal {
       damaged,
       completeBytes: end,
       // Before the first damage the records are one consistent session; after it, only the posts are sure to be whole.
-      replayable: records.filter((r) => r.line < firstDamage || r.record.k === "post" || r.record.k === "consent").map((r) => r.record),
+      replayable: records
+        .filter((r) => r.line < firstDamage || r.record.k === "post" || r.record.k === "consent" || r.record.k === "resumed")
+        .map((r) => r.record),
     };
   }
 
@@ -261,6 +268,11 @@ export class JournalReplay {
   /** The turn said at `index` in the first run, if the journal has it. */
   said(index: number): { turn: Turn; at: number } | undefined {
     return this.contents.said[index];
+  }
+
+  /** The session's earlier resumes, from its journal. */
+  get resumes(): readonly { afterTurns: number; at: string }[] {
+    return this.contents.resumed;
   }
 
   get turnsSaid(): number {

@@ -57,16 +57,21 @@ export class ModelCalls {
     if (!this.host.replaying()) await this.c.live.observer?.gate?.();
     // A resumed session takes the replies its first run got from the journal (the same words, cache or not).
     const response = await this.host.look("llm", async () => {
-      const result = await this.host.model.complete({
-        messages,
-        model: agent?.model ?? this.c.scenario.model.model,
-        temperature: options.temperature ?? this.c.temperature,
-        // The run's seed makes runs differ (and their cache entries distinct) while keeping replays exact.
-        seed: this.c.seed,
-        maxTokens: options.maxTokens ?? this.c.scenario.model.maxTokens,
-        responseFormat: options.json ? { type: "json_schema", name: options.json.name, schema: options.json.schema } : undefined,
-        purpose: `orchestrator:${options.purpose}`,
-      });
+      // A slow model (or the LLM layer's retries after errors) holds the session up: the operator's page says so until it answers.
+      const observer = this.c.live.observer;
+      observer?.event({ type: "model", ...(agent ? { participant: agent.id } : {}), waiting: true });
+      const result = await this.host.model
+        .complete({
+          messages,
+          model: agent?.model ?? this.c.scenario.model.model,
+          temperature: options.temperature ?? this.c.temperature,
+          // The run's seed makes runs differ (and their cache entries distinct) while keeping replays exact.
+          seed: this.c.seed,
+          maxTokens: options.maxTokens ?? this.c.scenario.model.maxTokens,
+          responseFormat: options.json ? { type: "json_schema", name: options.json.name, schema: options.json.schema } : undefined,
+          purpose: `orchestrator:${options.purpose}`,
+        })
+        .finally(() => observer?.event({ type: "model", ...(agent ? { participant: agent.id } : {}), waiting: false }));
       if (!result.ok) throw new OrchestratorError(`${agent ? agent.name : "orchestrator"} (${options.purpose}): ${result.error.message}`);
       const { text, usage, cached, requestHash } = result.response;
       return { text, usage, cached, requestHash };

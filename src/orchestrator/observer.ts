@@ -24,6 +24,8 @@ export type SessionEvent =
   | { type: "typing"; participant: string }
   | { type: "ask"; participant: string; prompt: string; controls: readonly string[]; timeoutSeconds?: number }
   | { type: "asked"; participant: string; answer: "answered" | "passed" | "no answer" }
+  /** A model call went out (`waiting`) or came back, for an agent (none: the orchestrator's own decision); the operator's page says the session waits for it. */
+  | { type: "model"; participant?: string; waiting: boolean }
   /** `incomplete`: stopped before its end (a failure, Ctrl-C, a kill) and saved for --resume, so the pages say it may go on. */
   | { type: "end"; reason: string; incomplete?: true };
 

@@ -208,8 +208,9 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
     options.reporter.log(`${sessionId}: the interrupted session it replaces was kept in ${backup}`);
   }
   if (previous) replacing = { backup: !resume || humanTurns(previous) > 0, resume, previous };
+  const started = replay ? replayed!.start : start();
   const journal = !replay
-    ? SessionJournal.create(journalPath, start())
+    ? SessionJournal.create(journalPath, started)
     : damaged
       ? SessionJournal.rewrite(journalPath, journaled!.replayable)
       : SessionJournal.reopen(journalPath, journaled!.completeBytes);
@@ -223,7 +224,7 @@ async function runOne(scenario: Scenario, condition: ConditionSpec, run: number,
       temperature: options.temperature,
       echoTurns: options.echoTurns,
       live: options.live,
-      journal: { journal, replay },
+      journal: { journal, replay, startedAt: started.startedAt },
     },
   );
   // Who agreed to the study's consent text, and when: kept with the session. Read again at every

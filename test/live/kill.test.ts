@@ -120,6 +120,9 @@ describe("kill -9 of a live run, then --resume", () => {
     expect(await first.exit, first.stderr()).toBe(130);
     const [saved] = await loadSessions(study);
     expect(saved.metadata.incomplete).toBe(true);
+    const notes = (session: typeof saved) =>
+      (session.metadata.orchestrator as { notes: { realTime: { startedAt: string }; resumed?: { at: string }[] } }).notes;
+    const startedAt = notes(saved).realTime.startedAt;
     expect(saved.turns.filter((t) => t.speaker === "hana" || t.speaker === "ivo").map((t) => t.text)).toEqual(["Before Ctrl-C.", "Ivo too."]);
 
     const second = await startRun([...args, "--resume"], ["Hana", "Ivo"]);
@@ -136,5 +139,8 @@ describe("kill -9 of a live run, then --resume", () => {
       ["After the resume.", false],
     ]);
     expect((session.metadata.orchestrator as { endReason: string }).endReason).toBe("the operator ended the session");
+    // The session started when its first run did; the resume is recorded as one, after it.
+    expect(notes(session).realTime.startedAt).toBe(startedAt);
+    expect(Date.parse(notes(session).resumed![0].at)).toBeGreaterThan(Date.parse(startedAt));
   }, 60_000);
 });

@@ -105,6 +105,18 @@ describe("replay, runs and resume", () => {
     expect(h.server.chatRequests().length - before).toBe(3);
     expect(session.turns.slice(0, 3).map((t) => t.text)).toEqual(["Ann says 1", "Bob says 2", "Cy says 3"]);
   });
+
+  it("a session resumed twice lists both resumes (they are journaled, not only kept in the run's memory)", async () => {
+    let n = 0;
+    h.server.setHandler((req) => (++n === 3 || n === 6 ? { status: 401, message: "bad key" } : { content: `${askedAgent(req)} says ${n}` }));
+    expect((await h.run(team("{ type: round-robin }")))[0].status).toBe("failed");
+    expect((await h.run(team("{ type: round-robin }"), { resume: true }))[0].status).toBe("failed");
+    expect((await h.run(team("{ type: round-robin }"), { resume: true }))[0].status).toBe("completed");
+    const [session] = await h.sessions();
+    const resumed = (session.metadata.orchestrator as { notes: { resumed: { afterTurns: number; at: string }[] } }).notes.resumed;
+    expect(resumed.map((r) => r.afterTurns)).toEqual([2, 4]);
+    expect(Date.parse(resumed[0].at)).toBeLessThanOrEqual(Date.parse(resumed[1].at));
+  });
 });
 
 describe("rounds", () => {

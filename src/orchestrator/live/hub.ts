@@ -221,6 +221,11 @@ export class LiveHub implements HumanInput, SessionObserver {
     while (this.paused && !this.ended) await new Promise<void>((ok) => this.resumers.push(ok));
   }
 
+  /** Between a session's start and its end (not in the waiting room, between sessions or after the last). */
+  get sessionRunning(): boolean {
+    return this.running;
+  }
+
   endRequested(): string | undefined {
     return this.ended;
   }
@@ -421,6 +426,7 @@ export function visibleTo(viewer: Viewer, message: LiveMessage, view: SessionVie
     case "approval":
     case "approved":
     case "presence":
+    case "model":
       return undefined;
     case "end":
       // Not why it ended, only whether it may go on (a resumed run): people then keep the page open.

@@ -129,13 +129,14 @@ export const liveScript = `"use strict";
     if (turn.speaker !== "system" && $("typing").textContent.indexOf(nameOf(turn.speaker)) === 0) $("typing").textContent = "";
     li.scrollIntoView({ block: "end" });
   }
-  // The operator sees who the session is waiting for, since when and for how long at most.
+  // The operator sees who the session is waiting for (a person, or an agent's model call), since when and for how long at most.
   var waiting = {};
   function renderWaiting() {
     var box = $("waiting"); if (!box) return;
     box.textContent = Object.keys(waiting).map(function (id) {
       var w = waiting[id];
-      return "Waiting for " + nameOf(id) + " since " + w.since.toLocaleTimeString() + (w.timeout !== undefined ? " (at most " + w.timeout + " s)" : "");
+      var who = w.model === undefined ? nameOf(id) : w.model ? nameOf(w.model) + "'s model" : "the model";
+      return "Waiting for " + who + " since " + w.since.toLocaleTimeString() + (w.timeout !== undefined ? " (at most " + w.timeout + " s)" : "");
     }).join("; ");
   }
   // Who has joined (the operator's): shown again once the session names everyone.
@@ -177,6 +178,10 @@ export const liveScript = `"use strict";
       case "turn": addTurn(m.turn); break;
       case "typing": case "person-typing": showTyping(m.participant); break;
       case "ask": if (role === "operator") { waiting[m.participant] = { since: new Date(), timeout: m.timeoutSeconds }; renderWaiting(); } if ($("prompt")) { $("prompt").textContent = m.prompt; asked = m.controls || []; prompted = true; renderControls(); } break;
+      case "model":
+        if (role !== "operator") break;
+        if (m.waiting) waiting["model:" + (m.participant || "")] = { since: new Date(), model: m.participant || "" }; else delete waiting["model:" + (m.participant || "")];
+        renderWaiting(); break;
       case "asked": if (role === "operator") { delete waiting[m.participant]; renderWaiting(); } if ($("prompt")) { $("prompt").textContent = ""; asked = []; prompted = false; renderControls(); } break;
       case "paused": $("status").textContent = m.paused ? "Paused by the operator" : ""; document.body.dataset.paused = String(m.paused); break;
       case "approval": addApproval(m); break;
