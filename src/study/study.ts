@@ -115,8 +115,24 @@ export async function registerHumanCoders(dir: string, coders: readonly string[]
   );
 }
 
+/**
+ * This process's edits of colloquy.json, one at a time: two coding pages saving at once each read
+ * the file before the other wrote it, and one person's listing was lost.
+ */
+let configEdits: Promise<unknown> = Promise.resolve();
+
 /** Add what `missing` finds absent to colloquy.json (the file's other fields kept as written); returns what was added. */
-async function addToConfig(
+function addToConfig(
+  dir: string,
+  missingFrom: (config: StudyConfig) => string[],
+  add: (raw: Record<string, unknown>, config: StudyConfig, missing: string[]) => Record<string, unknown>,
+): Promise<string[]> {
+  const edit = configEdits.then(() => editConfig(dir, missingFrom, add));
+  configEdits = edit.catch(() => undefined);
+  return edit;
+}
+
+async function editConfig(
   dir: string,
   missingFrom: (config: StudyConfig) => string[],
   add: (raw: Record<string, unknown>, config: StudyConfig, missing: string[]) => Record<string, unknown>,

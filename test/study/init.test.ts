@@ -3,7 +3,7 @@ import { mkdtemp, readFile, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../support/cli.js";
-import { loadStudyConfig } from "../../src/study/study.js";
+import { initStudy, loadStudyConfig, registerHumanCoders } from "../../src/study/study.js";
 
 describe("colloquy init", () => {
   it("creates the study folder with a valid default config", async () => {
@@ -34,5 +34,14 @@ describe("colloquy init", () => {
   it("prints help and exits 0, and fails on an unknown command", async () => {
     expect((await runCli(["--help"])).code).toBe(0);
     expect((await runCli(["nonsense"])).code).not.toBe(0);
+  });
+
+  it("people listed at the same moment (two coding pages saving at once) are all kept in colloquy.json", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "colloquy-")), "study");
+    await initStudy(dir);
+    const people = ["human:ana", "human:bo", "human:cy", "human:di"];
+    const added = await Promise.all(people.map((person) => registerHumanCoders(dir, [person])));
+    expect(added).toEqual(people.map((person) => [person]));
+    expect((await loadStudyConfig(dir)).humanCoders.sort()).toEqual(people);
   });
 });
