@@ -225,6 +225,11 @@ describe("plain speakers who talk once", () => {
   it("evidence keeps a once-only label as text: a note word, or an untimed label among timed speakers; --humans makes it a speaker", () => {
     const notes = parsePlain("n.txt", "Ann: hi\nBob: hello\nAnn: so\nUpdate: we moved the date\nStep 2: plan\nBob: ok").sessions[0]!;
     expect(notes.turns.map((t) => t.text)).toEqual(["hi", "hello", "so\nUpdate: we moved the date\nStep 2: plan", "ok"]);
+    // The same in Chinese and Japanese, where no capital letter tells a name from a word.
+    const zh = parsePlain("zh.txt", "王芳：我们开始吧。\n李雷：好的。\n王芳：预算有变化。\n注意：周五截止。\n李雷：明白。").sessions[0]!;
+    expect(zh.turns.map((t) => t.text)).toEqual(["我们开始吧。", "好的。", "预算有变化。\n注意：周五截止。", "明白。"]);
+    const ja = parsePlain("ja.txt", "田中：始めましょう。\n佐藤：はい。\n田中：備考：資料は後で送ります。\n備考：金曜日まで。\n佐藤：了解です。").sessions[0]!;
+    expect(ja.turns.map((t) => t.text)).toEqual(["始めましょう。", "はい。", "備考：資料は後で送ります。\n備考：金曜日まで。", "了解です。"]);
     const timed = "[00:00:01] Ann: hi\n[00:00:04] Bob: hello\nCarla: a quick one\n[00:00:09] Ann: so";
     const kept = parsePlain("t.txt", timed);
     expect(kept.sessions[0]!.turns[1]!.text).toBe("hello\nCarla: a quick one");

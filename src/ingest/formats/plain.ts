@@ -38,9 +38,12 @@ const otterHeader = new RegExp(String.raw`^(\S[^:\t]{0,39}?)(?:\s{2,}|\t+)(${T})
  * full-width colon between digits is a time too, "10：30").
  */
 const plainLine = /^([^:：]{1,40}?)(?::(?:\s+|$)|(?<!\d)：\s*|：(?!\d)\s*)(.*)$/;
-/** Words notes and documents put before a colon: a once-only `Note:` is part of a turn, not a person. */
+/**
+ * Words notes and documents put before a colon: a once-only `Note:` is part of a turn, not a person.
+ * Chinese and Japanese ones too (注意：, 备注：, 例如：), since a script without case gives no other sign.
+ */
 const documentLabel =
-  /^(?:n\.?b\.?|p\.?s\.?|e\.?g\.?|i\.?e\.?|note|notes|example|examples|warning|caution|update|edit|edited|summary|tip|hint|important|reminder|source|sources|subject|re|fyi|todo|date|time|location|disclaimer|caveat|result|results|output|input|action|actions|topic|agenda|step|part|chapter|section|title|question|answer|status|comment|comments|keywords|tags|link|links|file|duration|attendees|transcript|definition|context|goal|task|bonus|fact|quote|translation|correction|spoiler|trigger warning|tl;?dr)(?:\s+\d+|\s+[A-Z])?$/i;
+  /^(?:注意|注|备注|備註|備考|附注|提示|提醒|警告|例|例如|举例|舉例|比如|更新|总结|總結|小结|小結|摘要|要約|概要|问题|問題|質問|回答|答案|结果|結果|结论|結論|时间|時間|日期|日時|地点|地點|場所|主题|主題|议题|議題|议程|議程|来源|來源|出典|参考|參考|链接|鏈接|リンク|翻译|翻譯|翻訳|补充|補充|说明|說明|説明|メモ|ノート|ヒント|まとめ|n\.?b\.?|p\.?s\.?|e\.?g\.?|i\.?e\.?|note|notes|example|examples|warning|caution|update|edit|edited|summary|tip|hint|important|reminder|source|sources|subject|re|fyi|todo|date|time|location|disclaimer|caveat|result|results|output|input|action|actions|topic|agenda|step|part|chapter|section|title|question|answer|status|comment|comments|keywords|tags|link|links|file|duration|attendees|transcript|definition|context|goal|task|bonus|fact|quote|translation|correction|spoiler|trigger warning|tl;?dr)(?:\s+\d+|\s+[A-Z])?$/i;
 
 interface LineHead {
   name?: string;
