@@ -23,21 +23,20 @@ async function interruptWhileWaiting(scenario: string): Promise<{ code: number |
 
 /** Ctrl-C before the first session started: the run ends (no session to save) instead of hanging, and says nothing was saved. */
 describe("Ctrl-C while colloquy run --serve waits for the participants", () => {
-  it("ends the run with code 130, saying no session had started", async () => {
-    const { code, stderr, sessions } = await interruptWhileWaiting(SCENARIO);
-    expect(code, stderr).toBe(130);
-    expect(stderr).toContain("no session had started, nothing was saved");
-    expect(stderr).not.toContain("incomplete");
-    expect(sessions).toEqual([]);
-  }, 20_000);
-
-  it("in the waiting room (studyFlow.waitingRoom), says no session had started instead of 'saved as incomplete'", async () => {
-    const { code, stderr, sessions } = await interruptWhileWaiting(`${SCENARIO}studyFlow: { waitingRoom: true }\n`);
-    expect(code, stderr).toBe(130);
-    expect(stderr).toContain("no session had started, nothing was saved");
-    expect(stderr).not.toContain("incomplete");
-    expect(sessions).toEqual([]);
-  }, 20_000);
+  it.each([
+    ["before everyone has opened their page", SCENARIO],
+    ["in the waiting room (studyFlow.waitingRoom)", `${SCENARIO}studyFlow: { waitingRoom: true }\n`],
+  ])(
+    "%s: ends the run with code 130, saying no session had started (not 'saved as incomplete')",
+    async (_when, scenario) => {
+      const { code, stderr, sessions } = await interruptWhileWaiting(scenario);
+      expect(code, stderr).toBe(130);
+      expect(stderr).toContain("no session had started, nothing was saved");
+      expect(stderr).not.toContain("incomplete");
+      expect(sessions).toEqual([]);
+    },
+    20_000,
+  );
 
   it("between two sessions, says the sessions run are saved, not that one was saved as incomplete", async () => {
     const dir = await mkdtemp(join(tmpdir(), "colloquy-wait-"));
