@@ -92,8 +92,9 @@ export interface TestInput {
 
 const num = (v: number | undefined | null): number | null => (v !== undefined && v !== null && Number.isFinite(v) ? v : null);
 
-const ACTS_NOTE =
-  "descriptive: acts are nested in sessions and speakers, so they are not independent observations and this p is not a test of the conditions (the per-unit tests are)";
+/** The note of a chi-square over acts, naming what it is not a test of (the conditions, or the roles). */
+const actsNote = (across: "conditions" | "roles") =>
+  `descriptive: acts are nested in sessions and speakers, so they are not independent observations and this p is not a test of the ${across} (the per-unit tests are)`;
 
 /** Run every test of a comparison; see the module comment for what runs when. */
 export function runTests(input: TestInput): { comparisons: Comparison[]; tests: TestResult[] } {
@@ -301,7 +302,7 @@ function chiSquareAcross(across: "conditions" | "roles", rows: readonly Frequenc
         method: "Fisher's exact (two-sided)",
         details: { ...chiDetails, chiSquare: { statistic: r.chi2, df: r.dof, p: num(r.p), method: chiMethod } },
         note:
-          `${ACTS_NOTE}; ${sparse} (${chiText}), so Fisher's exact test is reported` +
+          `${actsNote(across)}; ${sparse} (${chiText}), so Fisher's exact test is reported` +
           (Number.isFinite(exact.oddsRatio) ? "" : "; the odds ratio is infinite (a zero cell)"),
       };
     }
@@ -318,7 +319,7 @@ function chiSquareAcross(across: "conditions" | "roles", rows: readonly Frequenc
       effectSize: num(r.cramersV),
       method: chiMethod,
       details: chiDetails,
-      note: smallCounts ? `${ACTS_NOTE}; ${smallCounts}` : ACTS_NOTE,
+      note: smallCounts ? `${actsNote(across)}; ${smallCounts}` : actsNote(across),
     };
   });
 }

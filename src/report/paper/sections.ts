@@ -1,4 +1,5 @@
 import type { AgreementReport } from "../../analysis/agreement/agree.js";
+import type { SpeakerSelection } from "../../analysis/concepts/speakers.js";
 import { codesBy, inPlainWords, plainLabel } from "../glossary.js";
 import type { CompareReport } from "../../analysis/compare/compare.js";
 import type { MeasureComparison } from "../../analysis/concepts/conditions.js";
@@ -32,6 +33,16 @@ const table = (t: Table): Block => ({ kind: "table", table: t });
 const para = (text: string): Block => ({ kind: "paragraph", text });
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+/**
+ * Whose turns topics and concepts counted: by default only the human speakers' (docs/analysis.md),
+ * so "words per turn" is not the team's unless the report says whose it is.
+ */
+function speakersPhrase(speakers: SpeakerSelection | undefined): string {
+  if (speakers === undefined || speakers === "all") return "";
+  if (speakers === "human") return ", counting the turns of human speakers only";
+  return `, counting the turns of ${speakers.join(", ")} only`;
+}
+
 /** Build the report of a loaded study. `version` and `date` go in the byline. */
 export function buildPaper(data: StudyData, meta: { version: string; date: string }): PaperReport {
   const a = data.analysis;
@@ -52,12 +63,22 @@ export function buildPaper(data: StudyData, meta: { version: string; date: strin
             "Topics",
             a.topics.file,
             a.topics.value.conditions.filter((c) => c.measure === "branchingRatio" || c.measure === "mainTopics" || c.measure === "subtopics"),
-            "branching ratio (sub-topics per main topic)",
+            `branching ratio (sub-topics per main topic)${speakersPhrase(a.topics.value.provenance.speakers)}`,
             colour,
           ),
         ]
       : []),
-    ...(a.concepts ? [measuresSection("Concepts", a.concepts.file, a.concepts.value.conditions, "concepts per minute and lexical measures", colour)] : []),
+    ...(a.concepts
+      ? [
+          measuresSection(
+            "Concepts",
+            a.concepts.file,
+            a.concepts.value.conditions,
+            `concepts per minute and lexical measures${speakersPhrase(a.concepts.value.provenance.speakers)}`,
+            colour,
+          ),
+        ]
+      : []),
   ];
   const missing = [
     ...(a.agreement.length === 0 ? ["reliability (run `colloquy agree <study>` with human coders)"] : []),
@@ -407,18 +428,52 @@ function compareSection(f: AnalysisFile<CompareReport>, data: StudyData, colour:
     }),
   );
   const untested = r.tests.filter((t) => (t.note ?? "").startsWith("no acts with this code"));
-  const notes = [
-    ...r.notes,
-    ...(untested.length ? [`Not tested (no acts in either condition): ${[...new Set(untested.map((t) => labelOf(t.code!)))].join(", ")}.`] : []),
-  ];
+  const notes = [...r.notes, ...untestedNotes(untested, r.tests, labelOf)];
   if (notes.length) blocks.push({ kind: "notes", items: notes });
   return { title: `Code frequencies by condition (${cb})`, level: 3, blocks };
+}
+
+/**
+ * The codes not tested for want of acts. A code untested in only some comparisons names them: a
+ * code tested where it occurs (asks-opinion in asks_opinion vs control, and in no other condition)
+ * must not read as never tested.
+ */
+function untestedNotes(untested: CompareReport["tests"], tests: CompareReport["tests"], labelOf: (code: string) => string): string[] {
+  if (untested.length === 0) return [];
+  const name = (t: CompareReport["tests"][number]) => `${t.condition} vs ${t.reference}`;
+  const comparisons = new Set(tests.filter((t) => t.family !== "chi-square" && t.condition !== undefined).map(name));
+  const where = new Map<string, string[]>();
+  for (const t of untested) where.set(t.code!, [...(where.get(t.code!) ?? []), name(t)]);
+  const everywhere = [...where].filter(([, list]) => new Set(list).size === comparisons.size).map(([code]) => labelOf(code));
+  const some = [...where]
+    .filter(([, list]) => new Set(list).size < comparisons.size)
+    .map(([code, list]) => `${labelOf(code)} (${[...new Set(list)].join(", ")})`);
+  return [
+    ...(everywhere.length ? [`Not tested (no acts in either condition of any comparison): ${everywhere.join(", ")}.`] : []),
+    ...(some.length ? [`Not tested in some comparisons (no acts in either condition of those comparisons; tested in the others): ${some.join("; ")}.`] : []),
+  ];
 }
 
 /** "more" or "fewer": the sign of the test's mean difference (condition minus reference). */
 function direction(t: CompareReport["tests"][number]): string {
   const diff = (t.details as { meanDifference?: number | null } | undefined)?.meanDifference;
   return diff === undefined || diff === null ? "different" : diff > 0 ? "more" : diff < 0 ? "fewer" : "the same on average";
+}
+
+/**
+ * The n per condition of a group of measures: one list when every measure has it, else one per
+ * set of measures that share it (a concept rate has no value for a session whose times span under
+ * a minute, while the counts of that session do), so no measure is given another's n.
+ */
+function nPerCondition(group: MeasureComparison[]): string {
+  const listOf = (c: MeasureComparison) =>
+    Object.entries(c.byCondition)
+      .map(([condition, s]) => `${condition} ${s.n}`)
+      .join(", ");
+  const byList = new Map<string, string[]>();
+  for (const c of group) byList.set(listOf(c), [...(byList.get(listOf(c)) ?? []), plainLabel(c.measure)]);
+  if (byList.size === 1) return [...byList.keys()][0];
+  return [...byList].map(([list, measures]) => `${measures.join(", ")}: ${list}`).join("; ");
 }
 
 /** Topics or concepts: per-measure summaries by condition and the tests, as reported by the analysis. */
@@ -431,11 +486,8 @@ function measuresSection(title: string, file: string, comparisons: MeasureCompar
   for (const c of comparisons) groups.set(`${c.level}/${c.unit}/${c.design}`, [...(groups.get(`${c.level}/${c.unit}/${c.design}`) ?? []), c]);
   const ways = [...groups.values()].map((group) => {
     const g = group[0];
-    const n = Object.entries(g.byCondition)
-      .map(([c, s]) => `${c} ${s.n}`)
-      .join(", ");
     const which = groups.size > 1 ? `${group.map((c) => plainLabel(c.measure)).join(", ")}: m` : "M";
-    return `${which}easured per ${g.level} and analysed per ${g.unit} (${describeDesign(g)}; ${g.designReason}; n per condition: ${n})`;
+    return `${which}easured per ${g.level} and analysed per ${g.unit} (${describeDesign(g)}; ${g.designReason}; n per condition: ${nPerCondition(group)})`;
   });
   const test = comparisons.flatMap((c) => c.tests)[0];
   blocks.push(
