@@ -6,6 +6,7 @@ import { RULES_CODER_VERSION } from "../coding/rules/index.js";
 import type { ModelCliOptions } from "../llm/config.js";
 import type { CodebookPlan } from "../study/config.js";
 import { loadStudyConfig } from "../study/study.js";
+import { CliError } from "../util/errors.js";
 import { toolVersion } from "../util/provenance.js";
 import { codeVersion } from "../util/code-version.js";
 import { hashValue, sha256 } from "../util/hash.js";
@@ -366,11 +367,21 @@ const agreeStage: Stage = {
   },
 };
 
-/** Nominal codebooks of the plan (compare and the Bales analyses work on categories). */
+/**
+ * Nominal codebooks of the plan (compare and the Bales analyses work on categories), each with the
+ * coder whose codes they analyse: --coder, else the plan's analysisCoder, else its first coder.
+ */
 async function nominalPlans(c: StageContext) {
   const out: { codebook: string; coder: string }[] = [];
-  for (const p of plans(c)) {
-    if ((await loadCodebook(p.codebook, c.study.dir)).kind === "nominal" && p.coders.length) out.push({ codebook: p.codebook, coder: p.coders[0] });
+  for (const [i, p] of plans(c).entries()) {
+    const coder = c.options.coder ?? p.analysisCoder ?? p.coders[0];
+    if ((await loadCodebook(p.codebook, c.study.dir)).kind !== "nominal" || !coder) continue;
+    const have = (await c.study.coders())[p.codebook] ?? [];
+    if (coder === p.analysisCoder && !c.options.coder && !have.includes(coder))
+      throw new CliError(
+        `${c.study.paths.config}: codebooks[${i}].analysisCoder: ${coder} has no codes for "${p.codebook}" yet${have.length ? ` (coders with codes: ${have.join(", ")})` : ""}; import or make them first, or remove analysisCoder to analyse ${p.coders[0] ?? "the first coder"}'s codes`,
+      );
+    out.push({ codebook: p.codebook, coder });
   }
   return out;
 }

@@ -41,7 +41,7 @@ export function chooseCoder(
   if (fromConfig !== undefined) return fromConfig;
   if (available.length > 1)
     throw new CliError(
-      `codebook "${codebook}" has codes from several coders (${available.join(", ")}); choose one with --coder, or name it first under "coders" of this codebook in colloquy.json`,
+      `codebook "${codebook}" has codes from several coders (${available.join(", ")}); choose one with --coder, or name it as "analysisCoder" of this codebook in colloquy.json`,
     );
   return available[0];
 }
@@ -52,14 +52,15 @@ export async function loadCodedStudy(
   codebookRef: string,
   coder: string | undefined,
   reader: StudyReader,
-  plans: readonly { codebook: string; coders: readonly string[] }[] = [],
+  plans: readonly { codebook: string; coders: readonly string[]; analysisCoder?: string }[] = [],
 ): Promise<LoadedCodes> {
   const codebook = await loadStudyCodebook(study, codebookRef);
   if (codebook.kind !== "nominal") {
     throw new CliError(`codebook "${codebook.id}" rates scales; compare and stats count categories, so give a nominal codebook such as bales-ipa`);
   }
   const plan = plans.find((p) => p.codebook === codebook.id || p.codebook === codebookRef);
-  const chosen = chooseCoder((await listCoders(study))[codebook.id] ?? [], coder, codebook.id, study, plan?.coders);
+  const configured = plan ? [...(plan.analysisCoder ? [plan.analysisCoder] : []), ...plan.coders] : [];
+  const chosen = chooseCoder((await listCoders(study))[codebook.id] ?? [], coder, codebook.id, study, configured);
   const sessions = await reader.sessions();
   const records = await reader.codeValues(codebook.id, chosen);
   const versions = versionCounts(records);

@@ -29,6 +29,11 @@ export const codebookPlanSchema = z
     codebook: z.string(),
     /** Machine coders to run: "rules", "llm" and/or "learned" (trained on `train`). */
     coders: z.array(z.enum(["rules", "llm", "learned"])).default(["rules"]),
+    /**
+     * Whose codes of this codebook compare and stats analyse (default: the first of `coders`): a
+     * machine coder of `coders`, or people's codes ("human:alice") when they coded every turn.
+     */
+    analysisCoder: z.union([z.enum(["rules", "llm", "learned"]), humanCoder]).optional(),
     /** Turn context for the LLM coder: turns before and after the target. */
     context: z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]).optional(),
     samples: z.number().int().positive().optional(),
@@ -47,6 +52,13 @@ export const codebookPlanSchema = z
   .superRefine((plan, ctx) => {
     if (plan.coders.includes("learned") && !plan.train)
       ctx.addIssue({ code: "custom", path: ["train"], message: 'the "learned" coder needs train: ["human:<name>", …], the coders whose codes it learns from' });
+    const machine = plan.analysisCoder === "rules" || plan.analysisCoder === "llm" || plan.analysisCoder === "learned" ? plan.analysisCoder : undefined;
+    if (machine && !plan.coders.includes(machine))
+      ctx.addIssue({
+        code: "custom",
+        path: ["analysisCoder"],
+        message: `"${plan.analysisCoder}" is not among this codebook's coders: add it to coders, or name people's codes ("human:<name>")`,
+      });
     if (plan.train && !plan.coders.includes("learned"))
       ctx.addIssue({ code: "custom", path: ["train"], message: 'train is for the "learned" coder: add "learned" to coders' });
     if (!plan.coders.includes("llm")) {

@@ -91,4 +91,16 @@ describe("report counts", () => {
       .find((line) => line.startsWith("Concepts: "))!;
     expect(sentence).toMatch(/^Concepts: concepts per minute and lexical measures, counting the turns of human speakers only\./);
   });
+
+  it("names a comparison's coder as below the floor where it says the comparisons use its codes", async () => {
+    const data = await loadStudyData(dir);
+    const r = [...data.analysis.compare.values()][0].value;
+    const set = data.codeSets.find((s) => s.codebook === r.codebook.id && s.coder === r.coder)!;
+    expect(text(data)).not.toContain("BELOW FLOOR");
+    for (const record of set.records) record.provenance = { ...record.provenance, validation: { status: "below-floor", kappa: 0.17 } };
+    const sentence = text(data)
+      .split("\n")
+      .find((line) => line.includes("Comparisons use"))!;
+    expect(sentence).toContain(`(version ${r.codebook.version}): BELOW FLOOR, kappa 0.17: check before use.`);
+  });
 });

@@ -225,6 +225,10 @@ function codingSection(data: StudyData, compares: AnalysisFile<CompareReport>[])
     const set = data.codeSets.find((s) => s.codebook === codebook && s.coder === coder);
     return set && codeValuesDigest(set.records);
   };
+  const validation = (codebook: string, coder: string) => {
+    const set = data.codeSets.find((s) => s.codebook === codebook && s.coder === coder);
+    return set && codeSetValidation(set.coder, summariseRecords(set.records), (human) => digestOf(set.codebook, human));
+  };
   for (const set of data.codeSets) {
     const versions = [...new Set(set.records.map((r) => r.codebookVersion))].sort();
     rows.push([
@@ -233,14 +237,20 @@ function codingSection(data: StudyData, compares: AnalysisFile<CompareReport>[])
       set.coder,
       set.coder.startsWith("human:") ? "human" : set.coder === "rules" ? "offline rules" : "machine",
       set.records.length,
-      validationLabel(codeSetValidation(set.coder, summariseRecords(set.records), (human) => digestOf(set.codebook, human))),
+      validationLabel(validation(set.codebook, set.coder)!),
     ]);
   }
+  // The comparisons' results are only as good as their codes: a coder not validated (or under the
+  // floor) is said where the comparisons are named, not only in the table below.
+  const caveat = (codebook: string, coder: string) => {
+    const v = validation(codebook, coder);
+    return v && (v.status === "below-floor" || v.status === "unvalidated" || v.outOfDate) ? `: ${validationLabel(v)}` : "";
+  };
   const blocks: Block[] = [
     para(
       `Turns were coded with ${plural(new Set(data.codeSets.map((s) => s.codebook)).size, "codebook")} by ${plural(new Set(data.codeSets.map((s) => s.coder)).size, "coder")}.` +
         (compares.length
-          ? ` Comparisons use ${compares.map((c) => `${codesBy(c.value.coder, c.value.codebook.id)} (version ${c.value.codebook.version})`).join("; ")}.`
+          ? ` Comparisons use ${compares.map((c) => `${codesBy(c.value.coder, c.value.codebook.id)} (version ${c.value.codebook.version})${caveat(c.value.codebook.id, c.value.coder)}`).join("; ")}.`
           : ""),
     ),
     table({
