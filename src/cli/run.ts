@@ -188,7 +188,15 @@ export function registerRun(program: Command): void {
           const interrupt = new AbortController();
           // Until the pages are open (or the operator starts the first session) no session runs: Ctrl-C then has nothing to save.
           let started = false;
+          // After the last session, while the pages stay up for the transcripts: every session is done and saved.
+          let closing = false;
           const onSignal = (signal: NodeJS.Signals) => {
+            // Nothing runs or is left to run: Ctrl-C closes the pages as "Close the pages" does, and the run ends as done.
+            if (closing) {
+              io().err(`\n${signal}: closing the pages (every session is done and saved)…`);
+              live?.hub.startNext();
+              return;
+            }
             // Live, between two sessions nothing runs either (the operator has not started the next).
             const running = live ? live.hub.sessionRunning : started;
             io().err(
@@ -262,7 +270,8 @@ export function registerRun(program: Command): void {
             });
             if (live && scenario.studyFlow.transcript && !interrupt.signal.aborted) {
               // The people download their transcripts from the pages: they stay up until the operator closes them.
-              io().err('All sessions are done; the pages stay open for the transcripts until the operator presses "Close the pages"…');
+              io().err('All sessions are done; the pages stay open for the transcripts until the operator presses "Close the pages" (or Ctrl-C)…');
+              closing = true;
               await live.hub.awaitNext("", "closing");
             }
             const usage = model.usage();

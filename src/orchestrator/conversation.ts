@@ -439,6 +439,7 @@ export class Conversation {
       prompt,
       controls: options.controls ?? [],
       ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}),
+      at: askedAt,
     });
     const asking = this.human.ask({ participant: agent, prompt, history: this.visible(), display, controls: options.controls });
     let timer: NodeJS.Timeout | undefined;

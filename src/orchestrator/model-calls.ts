@@ -59,7 +59,8 @@ export class ModelCalls {
     const response = await this.host.look("llm", async () => {
       // A slow model (or the LLM layer's retries after errors) holds the session up: the operator's page says so until it answers.
       const observer = this.c.live.observer;
-      observer?.event({ type: "model", ...(agent ? { participant: agent.id } : {}), waiting: true });
+      // When it went out: an operator page opened (or reloaded) mid-call says since when, not since it opened.
+      observer?.event({ type: "model", ...(agent ? { participant: agent.id } : {}), waiting: true, at: Date.now() });
       const result = await this.host.model
         .complete({
           messages,

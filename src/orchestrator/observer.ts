@@ -22,10 +22,11 @@ export type SessionEvent =
     }
   | { type: "turn"; turn: Turn }
   | { type: "typing"; participant: string }
-  | { type: "ask"; participant: string; prompt: string; controls: readonly string[]; timeoutSeconds?: number }
+  /** `at`: when it was asked (ms since epoch), so that a page opened later says since when the session waits. */
+  | { type: "ask"; participant: string; prompt: string; controls: readonly string[]; timeoutSeconds?: number; at?: number }
   | { type: "asked"; participant: string; answer: "answered" | "passed" | "no answer" }
   /** A model call went out (`waiting`) or came back, for an agent (none: the orchestrator's own decision); the operator's page says the session waits for it. */
-  | { type: "model"; participant?: string; waiting: boolean }
+  | { type: "model"; participant?: string; waiting: boolean; at?: number }
   /** `incomplete`: stopped before its end (a failure, Ctrl-C, a kill) and saved for --resume, so the pages say it may go on. */
   | { type: "end"; reason: string; incomplete?: true };
 

@@ -58,4 +58,24 @@ describe("Ctrl-C while colloquy run --serve waits for the participants", () => {
     expect(await readdir(join(dir, "study", "sessions"))).toHaveLength(1);
     await server.close();
   }, 30_000);
+
+  it("after the last session, while the pages stay up for the transcripts, closes them: the run is done (code 0), nothing to run again", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "colloquy-wait-"));
+    await writeFile(join(dir, "s.yaml"), `${SCENARIO}studyFlow: { transcript: true }\n`);
+    const server = await startOpenAiServer({
+      handler: () => ({ content: JSON.stringify({ reasoning: "r", action: "message", message: "Hello.", fileName: null }) }),
+    });
+    const run = await startRun([join(dir, "s.yaml"), "--serve", "--study", join(dir, "study"), "--base-url", server.url, "--model", "test-model"], ["Hana"]);
+    await run.connect();
+    await endWhenRunning(run);
+    for (let i = 0; i < 200 && !run.stderr().includes("the pages stay open for the transcripts"); i++) await sleep(50);
+    run.child.kill("SIGINT");
+    const code = await Promise.race([run.exit, sleep(8_000).then(() => "still running")]);
+    if (code === "still running") run.child.kill("SIGKILL");
+    expect(code, run.stderr()).toBe(0);
+    expect(run.stderr()).toContain("closing the pages (every session is done and saved)");
+    expect(run.stderr()).not.toContain("run the rest");
+    expect(run.stderr()).not.toContain("incomplete");
+    await server.close();
+  }, 30_000);
 });

@@ -6,6 +6,7 @@ import type { Browser } from "playwright-core";
 import { launchBrowser, watchErrors } from "../web/browser.js";
 import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
 import { askedAgent } from "../orchestrator/support.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import { startRun } from "./kill-resume.js";
 
 /**
@@ -14,9 +15,11 @@ import { startRun } from "./kill-resume.js";
  */
 let browser: Browser;
 let server: OpenAiServer;
+let slow = false;
+const delayMs = () => (slow ? 5000 : 2500);
 beforeAll(async () => {
   browser = await launchBrowser();
-  server = await startOpenAiServer({ handler: (req) => ({ content: `${askedAgent(req)} says hello`, delayMs: 2500 }) });
+  server = await startOpenAiServer({ handler: (req) => ({ content: `${askedAgent(req)} says hello`, delayMs: delayMs() }) });
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -52,6 +55,37 @@ describe("the operator page while an agent's model answers slowly", () => {
       await context.close();
       expect(await run.control("end")).toBe(200);
       await run.exit;
+    }
+  }, 40_000);
+
+  it("an operator page opened while the call is out says since when the session has waited, not since the page opened", async () => {
+    slow = true;
+    const dir = await mkdtemp(join(tmpdir(), "colloquy-model-wait-"));
+    await writeFile(
+      join(dir, "m.yaml"),
+      "id: m\ntask: Plan a picnic.\nparticipants: [{ name: Ann }, { name: Hana, kind: human }]\nstrategy: { type: round-robin }\nstop: { maxTurns: 4 }\n",
+    );
+    const run = await startRun([join(dir, "m.yaml"), "--serve", "--study", join(dir, "study"), "--base-url", server.url, "--model", "test-model"], ["Hana"]);
+    const context = await browser.newContext();
+    const [early, hana] = [await context.newPage(), await context.newPage()];
+    try {
+      await early.goto(run.operator);
+      await hana.goto(run.links.Hana);
+      await early.waitForFunction(() => /^Waiting for Ann's model since /.test(document.getElementById("waiting")!.textContent!), undefined, {
+        timeout: 5_000,
+      });
+      const shown = await early.textContent("#waiting");
+      // Seconds later (the model is slow): a page opened now, or this one reloaded, says the same.
+      await sleep(2_200);
+      const late = await context.newPage();
+      await late.goto(run.operator);
+      await late.waitForFunction(() => /^Waiting for Ann's model since /.test(document.getElementById("waiting")!.textContent!), undefined, { timeout: 5_000 });
+      expect(await late.textContent("#waiting")).toBe(shown);
+    } finally {
+      await context.close();
+      expect(await run.control("end")).toBe(200);
+      await run.exit;
+      slow = false;
     }
   }, 40_000);
 });

@@ -177,10 +177,10 @@ export const liveScript = `"use strict";
         break;
       case "turn": addTurn(m.turn); break;
       case "typing": case "person-typing": showTyping(m.participant); break;
-      case "ask": if (role === "operator") { waiting[m.participant] = { since: new Date(), timeout: m.timeoutSeconds }; renderWaiting(); } if ($("prompt")) { $("prompt").textContent = m.prompt; asked = m.controls || []; prompted = true; renderControls(); } break;
+      case "ask": if (role === "operator") { waiting[m.participant] = { since: m.at ? new Date(m.at) : new Date(), timeout: m.timeoutSeconds }; renderWaiting(); } if ($("prompt")) { $("prompt").textContent = m.prompt; asked = m.controls || []; prompted = true; renderControls(); } break;
       case "model":
         if (role !== "operator") break;
-        if (m.waiting) waiting["model:" + (m.participant || "")] = { since: new Date(), model: m.participant || "" }; else delete waiting["model:" + (m.participant || "")];
+        if (m.waiting) waiting["model:" + (m.participant || "")] = { since: m.at ? new Date(m.at) : new Date(), model: m.participant || "" }; else delete waiting["model:" + (m.participant || "")];
         renderWaiting(); break;
       case "asked": if (role === "operator") { delete waiting[m.participant]; renderWaiting(); } if ($("prompt")) { $("prompt").textContent = ""; asked = []; prompted = false; renderControls(); } break;
       case "paused": $("status").textContent = m.paused ? "Paused by the operator" : ""; document.body.dataset.paused = String(m.paused); break;

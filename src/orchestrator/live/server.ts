@@ -130,7 +130,7 @@ async function handle(hub: LiveHub, req: IncomingMessage, res: ServerResponse, s
     if (!parsed.success) return send(res, 400, { error: "expected {action: pause|resume|end|next}" });
     if (parsed.data.action === "next") return hub.startNext() ? send(res, 200, { ok: true }) : send(res, 409, { error: "no session is waiting to start" });
     if (parsed.data.action === "end") {
-      if (!hub.end()) return send(res, 409, { error: "no session is running right now: there is nothing to end (press End once it has started)" });
+      if (!hub.end()) return send(res, 409, { error: "no session is running right now (it has ended, or the next has not started yet): nothing was ended" });
     } else hub.setPaused(parsed.data.action === "pause");
     return send(res, 200, { ok: true });
   }
