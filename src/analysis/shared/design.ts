@@ -82,6 +82,7 @@ export function resolveDesign(sessions: readonly Session[], declared: { flag?: D
   }
   const given = flag.design !== undefined || flag.unit !== undefined ? "flag" : design !== undefined || config.unit !== undefined ? "colloquy.json" : "default";
   const who = agentUnits ? "participants (agents included, as declared)" : "people (human participants; agents are not paired)";
+  const repeated = repeatedParticipants(sessions, agentUnits);
   if (given !== "default") {
     const what =
       design === "within"
@@ -89,15 +90,21 @@ export function resolveDesign(sessions: readonly Session[], declared: { flag?: D
         : unit === "participant"
           ? `between-subject: each of the ${who} is one observation`
           : "between-subject: each session is one observation";
+    // Declared between-subject, yet someone is in two conditions: the samples share that person,
+    // so they are not independent, which every between-subject test assumes. Said, not refused:
+    // ids can repeat by accident (a common first name), which only the researcher can tell.
+    const shared =
+      design !== "within" && repeated.length > 0
+        ? `; but ${repeated.length === 1 ? "1 person" : `${repeated.length} people`} (${repeated.slice(0, 5).join(", ")}${repeated.length > 5 ? ", …" : ""}) took part in more than one condition, so the samples are not independent: if the same people took part in several conditions, declare "design": "within" to pair them`
+        : "";
     return {
       design: design ?? "between",
       unit,
       agentUnits,
       source: given,
-      reason: `declared (${given === "flag" ? "command line" : "colloquy.json compare"}): ${what}`,
+      reason: `declared (${given === "flag" ? "command line" : "colloquy.json compare"}): ${what}${shared}`,
     };
   }
-  const repeated = repeatedParticipants(sessions, agentUnits);
   const hint =
     repeated.length >= 2
       ? `; ${repeated.length} people took part in more than one condition: if they are the study's subjects, set "design": "within" under "compare" in colloquy.json to pair them`

@@ -56,6 +56,13 @@ describe("the study's design", () => {
     });
     // A session is in one condition: sessions are never paired.
     expect(() => resolveDesign(separate.sessions, { config: { design: "within", unit: "session" } })).toThrow(/sessions cannot be paired/);
+    // Declared between-subject while people are in both conditions: said, with what to declare instead.
+    for (const unit of ["participant", "session"] as const)
+      expect(resolveDesign(paired.sessions, { flag: { design: "between", unit } }).reason).toMatch(
+        /; but 2 people \(.+\) took part in more than one condition, so the samples are not independent: .*"design": "within"/,
+      );
+    expect(resolveDesign(separate.sessions, { flag: { design: "between", unit: "participant" } }).reason).not.toContain("not independent");
+    expect(resolveDesign(paired.sessions, { config: { design: "within" } }).reason).not.toContain("not independent");
   });
 
   it("agents are not units of a pairing unless the study says so", () => {
