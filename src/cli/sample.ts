@@ -87,7 +87,11 @@ Examples:
         lines.push(`strata (${summary.stratify.join(", ")}), proportional allocation by largest remainder:`);
         for (const s of summary.strata) lines.push(`  ${s.key}  ${s.sample} of ${s.population}`);
       }
-      lines.push(`Next: colloquy sheet ${study} --codebook <id> --sample ${summary.file} --coders alice,bob --out sheet.csv`);
+      const codebook = summary.codebook ?? "<id>";
+      lines.push(
+        `Next: code them in a page (colloquy annotate ${study} --codebook ${codebook} --sample ${summary.file} --coder <your name>) or a sheet (colloquy sheet ${study} --codebook ${codebook} --sample ${summary.file} --coders alice,bob --out sheet.csv)` +
+          (strategy === "uncertain" ? `; then code with the learned coder again, so the next sample ranks the turns by a model that saw these codes` : ""),
+      );
       io().out(lines.join("\n"));
     });
 }

@@ -84,7 +84,9 @@ export function uncertainSample(
       taken.set(id, (taken.get(id) ?? 0) + 1);
     }
   }
-  const stratum = (u: CodeableTurn) => `doubt=${doubt.get(keyOf(u))!.sure}`;
+  // The sample's stratum column: how sure the coder was (its margin or confidence, higher is surer).
+  // Labelled "doubt=" before, which read a sure 0.98 (a rare code's least doubtful turn) as very doubtful.
+  const stratum = (u: CodeableTurn) => `sure=${doubt.get(keyOf(u))!.sure}`;
   return {
     units: units.filter((u) => chosen.has(u)).map((u) => ({ ...u, stratum: stratum(u), fingerprint: turnFingerprint(u.turn) })),
     strata: [{ key: `${ORDER_NAMES[order]}, spread across sessions`, population: candidates.length, sample: chosen.size }],

@@ -179,7 +179,7 @@ async function trainLearner(
   const { status } = learner;
   if (status.status !== "validated" && !allowBelowFloor)
     throw new CliError(
-      `the learned coder for ${codebook.id} is not good enough to code on its own: ${status.reason} (${estimate}). Code more turns by hand: to let the coder pick the most useful ones, code with --allow-below-floor (every code then records status ${status.status}), then \`colloquy sample ${context.dir} --codebook ${codebook.id} --strategy uncertain --coder learned --n 10 --out next.csv\` lists the turns it is least sure of; or draw a random sample (\`colloquy sample ${context.dir} --n 20 --out next.csv\`)` +
+      `the learned coder for ${codebook.id} is not good enough to code on its own: ${status.reason} (${estimate}). Code more turns by hand: to let the coder pick the most useful ones, code with --allow-below-floor (\`colloquy study\` takes no such flag: set "allowBelowFloor": true in the ${codebook.id} plan of colloquy.json's "codebooks"; every code then records status ${status.status}), then \`colloquy sample ${context.dir} --codebook ${codebook.id} --strategy uncertain --coder learned --n 10 --out next.csv\` lists the turns it is least sure of; or draw a random sample (\`colloquy sample ${context.dir} --n 20 --out next.csv\`)` +
         (await outOfDate(context, codebook, coderId, learner)),
     );
   return learner;

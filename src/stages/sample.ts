@@ -74,6 +74,8 @@ export interface SampleSummary {
   seed: number;
   stratify: Stratum[];
   strata: StratumDraw[];
+  /** The codebook the sample is for, when known (an uncertain sample's, or --codebook). */
+  codebook?: string;
 }
 
 export async function runSample(context: StudyContext, options: SampleStageOptions, effects: StageEffects): Promise<SampleSummary> {
@@ -83,7 +85,9 @@ export async function runSample(context: StudyContext, options: SampleStageOptio
     throw new CliError(`${context.dir}: no codeable turns to sample (import sessions first; system, reasoning and empty turns are never coded)`);
   const n = "count" in options.size ? options.size.count : Math.floor((turns.length * options.size.percent) / 100 + 0.5);
   if (n > turns.length)
-    throw new CliError(`--size ${n}: the ${selectionOf(options.selection) ? "selected sessions have" : "study has"} only ${turns.length} codeable turn(s)`);
+    throw new CliError(
+      `asked for ${n} turns, but the ${selectionOf(options.selection) ? "selected sessions have" : "study has"} only ${turns.length} codeable turn(s); ask for ${turns.length} or fewer`,
+    );
   if (n === 0)
     throw new CliError(
       `--size: ${"percent" in options.size ? `${options.size.percent}%` : "0"} of ${turns.length} codeable turns is no turn at all; ask for more`,
@@ -116,7 +120,18 @@ export async function runSample(context: StudyContext, options: SampleStageOptio
     }),
   );
   effects.log(`sample: ${n} of ${turns.length} codeable turn(s)${stratify.length ? ` in ${drawn.strata.length} strata` : ""}, seed ${seed}`);
-  return { file: options.out, provenanceFile, population: turns.length, skipped, size: n, seed, stratify, strata: drawn.strata };
+  const codebook = drawn.codebook ?? options.codebook;
+  return {
+    file: options.out,
+    provenanceFile,
+    population: turns.length,
+    skipped,
+    size: n,
+    seed,
+    stratify,
+    strata: drawn.strata,
+    ...(codebook ? { codebook } : {}),
+  };
 }
 
 /** Active learning: the turns no person has coded that the machine coder is least sure about. */
@@ -163,6 +178,9 @@ async function leastCertain(
     );
   }
   const drawn = uncertainSample(turns, n, doubt, handCoded, seed);
-  if (drawn.units.length < n) throw new CliError(`--size ${n}: only ${drawn.units.length} turn(s) coded by ${coder} and by no person are left to sample`);
+  if (drawn.units.length < n)
+    throw new CliError(
+      `asked for ${n} turns, but only ${drawn.units.length} turn(s) coded by ${coder} and by no person are left to sample; ask for ${drawn.units.length} or fewer`,
+    );
   return { ...drawn, codebook };
 }

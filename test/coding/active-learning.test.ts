@@ -68,6 +68,11 @@ describe("uncertainSample: colloquy sample --strategy uncertain", () => {
     expect(uncertainSample(one, 2, skewed, new Set(), 1, "least-sure").units.map((u) => u.turn.id)).toEqual(["t0", "t1"]);
   });
 
+  it("labels each picked turn's stratum with how sure the coder was (higher is surer), not as its doubt", () => {
+    for (const u of uncertainSample(units, 6, doubt, new Set(), 1).units)
+      expect(u.stratum).toBe(`sure=${doubt.get(`${u.session.id}\u0000${u.turn.id}`)!.sure}`);
+  });
+
   it("breaks ties in a seeded order: the same seed gives the same turns, another seed others", () => {
     const flat = new Map([...doubt].map(([k]) => [k, { sure: 0.5, code: "agrees" }]));
     const pick = (seed: number) => uncertainSample(units, 6, flat, new Set(), seed).units.map((u) => `${u.session.id}\u0000${u.turn.id}`);

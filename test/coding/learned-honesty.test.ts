@@ -143,6 +143,23 @@ describe("learned coder: deterministic, honest, and active", { timeout: 600_000 
     expect(next.code).toBe(0);
   });
 
+  it("below the floor, colloquy study's refusal names the colloquy.json setting, since study takes no --allow-below-floor", async () => {
+    const few = await study("few-plan", "as written", (i) => i % 16 < 1);
+    const path = join(few, "colloquy.json");
+    const config = JSON.parse(await readFile(path, "utf8"));
+    await writeFile(path, JSON.stringify({ ...config, codebooks: [{ codebook: "bales-ipa", coders: ["learned"], train: ["human:alice"] }] }));
+    const stop = await runCli(["study", few, "--only", "code"]);
+    expect(stop.code).not.toBe(0);
+    expect(stop.stderr).toMatch(/"allowBelowFloor": true in the bales-ipa plan of colloquy.json/);
+    // Followed as written, the study codes, and every code says it is below the floor.
+    await writeFile(
+      path,
+      JSON.stringify({ ...config, codebooks: [{ codebook: "bales-ipa", coders: ["learned"], train: ["human:alice"], allowBelowFloor: true }] }),
+    );
+    expect((await runCli(["study", few, "--only", "code"])).code).toBe(0);
+    for (const r of await readCodes(few, "bales-ipa", "learned")) expect(r.provenance.validation).toMatchObject({ status: "below-floor" });
+  });
+
   it("code --learning-curve and agree --learning-curve print the same curve, averaged over seeds", async () => {
     const code = JSON.parse(
       (await runCli(["code", studies.a, "--codebook", "bales-ipa", "--coder", "learned", "--train", "human:alice", "--learning-curve", "--json"])).stdout,
@@ -172,6 +189,9 @@ describe("learned coder: deterministic, honest, and active", { timeout: 600_000 
     const out = join(dir, "next.csv");
     const run = await runCli(["sample", studies.half, "--strategy", "uncertain", "--coder", "learned", "--n", "10", "--out", out]);
     expect(run.stderr).toBe("");
+    // What to do next names the codebook (not "<id>") and says to code with the learned coder again.
+    expect(run.stdout).toContain(`colloquy annotate ${studies.half} --codebook bales-ipa --sample ${out}`);
+    expect(run.stdout).toContain("then code with the learned coder again");
     const picked = Papa.parse<{ session: string; turn: string }>((await readFile(out, "utf8")).trim(), { header: true }).data;
     expect(picked).toHaveLength(10);
     const trained = new Set((await readCodes(studies.half, "bales-ipa", "human:alice")).map((r) => r.session));
@@ -180,6 +200,9 @@ describe("learned coder: deterministic, honest, and active", { timeout: 600_000 
     const perSession = new Map<string, number>();
     for (const r of picked) perSession.set(r.session, (perSession.get(r.session) ?? 0) + 1);
     expect([...perSession.values()]).toEqual([2, 2, 2, 2, 2]);
+    // More than are left: the message says how many there are (and names no flag that was not typed).
+    const tooMany = await runCli(["sample", studies.half, "--strategy", "uncertain", "--coder", "learned", "--n", "100000", "--out", join(dir, "all.csv")]);
+    expect(tooMany.stderr).toMatch(/asked for 100000 turns, but .*only (\d+) .*; ask for \1 or fewer/);
     const sheet = join(dir, "next-sheet.csv");
     expect((await runCli(["sheet", studies.half, "--codebook", "bales-ipa", "--sample", out, "--coders", "bob", "--out", sheet])).code).toBe(0);
     expect(Papa.parse((await readFile(sheet, "utf8")).trim(), { header: true }).data).toHaveLength(10);

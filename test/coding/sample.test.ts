@@ -199,7 +199,7 @@ describe("colloquy sample", () => {
     });
     const tooMany = await runCli(["sample", study, "--size", "40", "--out", out]);
     expect(tooMany.code).toBe(1);
-    expect(tooMany.stderr).toContain("--size 40: the study has only 32 codeable turn(s)");
+    expect(tooMany.stderr).toContain("asked for 40 turns, but the study has only 32 codeable turn(s); ask for 32 or fewer");
     const bad = await runCli(["sample", study, "--size", "0.2", "--out", out]);
     expect(bad.stderr).toContain('--size "0.2": give a percentage');
     const strata = await runCli(["sample", study, "--size", "5", "--stratify", "gender", "--out", out]);
