@@ -7,7 +7,7 @@ import { launchBrowser, watchErrors } from "../web/browser.js";
 import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
 import { askedAgent } from "../orchestrator/support.js";
 import { setTimeout as sleep } from "node:timers/promises";
-import { startRun } from "./kill-resume.js";
+import { startRun, type LiveRun } from "./kill-resume.js";
 
 /**
  * A slow model holds the session up: the operator's page says whose model the session waits
@@ -16,7 +16,8 @@ import { startRun } from "./kill-resume.js";
 let browser: Browser;
 let server: OpenAiServer;
 let slow = false;
-const delayMs = () => (slow ? 5000 : 2500);
+// Long enough that a page opened on a loaded machine still finds the call out.
+const delayMs = () => (slow ? 8000 : 4000);
 beforeAll(async () => {
   browser = await launchBrowser();
   server = await startOpenAiServer({ handler: (req) => ({ content: `${askedAgent(req)} says hello`, delayMs: delayMs() }) });
@@ -26,14 +27,19 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** Ann (an agent, asked first) and Hana (a person) take turns: the session starts when Hana's page opens. */
+async function startSession(): Promise<LiveRun> {
+  const dir = await mkdtemp(join(tmpdir(), "colloquy-model-wait-"));
+  await writeFile(
+    join(dir, "m.yaml"),
+    "id: m\ntask: Plan a picnic.\nparticipants: [{ name: Ann }, { name: Hana, kind: human }]\nstrategy: { type: round-robin }\nstop: { maxTurns: 4 }\n",
+  );
+  return startRun([join(dir, "m.yaml"), "--serve", "--study", join(dir, "study"), "--base-url", server.url, "--model", "test-model"], ["Hana"]);
+}
+
 describe("the operator page while an agent's model answers slowly", () => {
   it("says the session waits for Ann's model until Ann's turn arrives", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "colloquy-model-wait-"));
-    await writeFile(
-      join(dir, "m.yaml"),
-      "id: m\ntask: Plan a picnic.\nparticipants: [{ name: Ann }, { name: Hana, kind: human }]\nstrategy: { type: round-robin }\nstop: { maxTurns: 4 }\n",
-    );
-    const run = await startRun([join(dir, "m.yaml"), "--serve", "--study", join(dir, "study"), "--base-url", server.url, "--model", "test-model"], ["Hana"]);
+    const run = await startSession();
     const context = await browser.newContext();
     const [operator, hana] = [await context.newPage(), await context.newPage()];
     const errors = [operator, hana].map((p) => watchErrors(p));
@@ -44,7 +50,7 @@ describe("the operator page while an agent's model answers slowly", () => {
       await operator.waitForFunction(() => /^Waiting for Ann's model since /.test(document.getElementById("waiting")!.textContent!), undefined, {
         timeout: 5_000,
       });
-      await operator.waitForSelector('#log li[data-speaker="ann"]', { timeout: 10_000 });
+      await operator.waitForSelector('#log li[data-speaker="ann"]', { timeout: 15_000 });
       // Ann's turn is there: the session now waits for Hana, no longer for a model.
       await operator.waitForFunction(() => /^Waiting for Hana since /.test(document.getElementById("waiting")!.textContent!));
       expect(await operator.textContent("#waiting")).not.toContain("model");
@@ -60,12 +66,7 @@ describe("the operator page while an agent's model answers slowly", () => {
 
   it("an operator page opened while the call is out says since when the session has waited, not since the page opened", async () => {
     slow = true;
-    const dir = await mkdtemp(join(tmpdir(), "colloquy-model-wait-"));
-    await writeFile(
-      join(dir, "m.yaml"),
-      "id: m\ntask: Plan a picnic.\nparticipants: [{ name: Ann }, { name: Hana, kind: human }]\nstrategy: { type: round-robin }\nstop: { maxTurns: 4 }\n",
-    );
-    const run = await startRun([join(dir, "m.yaml"), "--serve", "--study", join(dir, "study"), "--base-url", server.url, "--model", "test-model"], ["Hana"]);
+    const run = await startSession();
     const context = await browser.newContext();
     const [early, hana] = [await context.newPage(), await context.newPage()];
     try {

@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtemp, rm, readdir } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
-import { runCli } from "../support/cli.js";
+import { rm } from "node:fs/promises";
+import { analysedFixture } from "./analysed-fixture.js";
 import { loadStudyData } from "../../src/report/load.js";
 import { assembleReport } from "../../src/report/bundle.js";
 import { buildPaper } from "../../src/report/paper/sections.js";
@@ -15,18 +12,12 @@ import { conditionColour } from "../../web/lib/palette.js";
 // (replacing its hand-written analysis files) and check every view's data comes through.
 let dir: string;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "colloquy-report-int-"));
-  await writeDashboardFixture(dir);
-  for (const f of await readdir(join(dir, "analysis"))) await rm(join(dir, "analysis", f));
-  for (const args of [
-    ["agree", dir, "--codebook", "bales-ipa", "--coders", "human:alice,rules"],
-    ["compare", dir, "--codebook", "bales-ipa", "--coder", "rules"],
-    ["topics", dir],
-    ["concepts", dir],
-  ]) {
-    const run = await runCli(args);
-    if (run.code !== 0) throw new Error(`colloquy ${args[0]} failed: ${run.stderr}`);
-  }
+  dir = await analysedFixture("colloquy-report-int-", [
+    ["agree", "--codebook", "bales-ipa", "--coders", "human:alice,rules"],
+    ["compare", "--codebook", "bales-ipa", "--coder", "rules"],
+    ["topics"],
+    ["concepts"],
+  ]);
 }, 120_000);
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });

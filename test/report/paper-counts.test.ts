@@ -3,27 +3,15 @@
 // was tested in asks_opinion vs control and listed as "not tested"; concepts per minute's n was given
 // for every concept measure).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { writeDashboardFixture } from "../../fixtures/dashboard/generate.js";
-import { runCli } from "../support/cli.js";
+import { rm } from "node:fs/promises";
+import { analysedFixture } from "./analysed-fixture.js";
 import { loadStudyData, type StudyData } from "../../src/report/load.js";
 import { buildPaper } from "../../src/report/paper/sections.js";
 import { plainLabel } from "../../src/report/glossary.js";
 
 let dir: string;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "colloquy-paper-counts-"));
-  await writeDashboardFixture(dir);
-  for (const f of await readdir(join(dir, "analysis"))) await rm(join(dir, "analysis", f));
-  for (const args of [
-    ["compare", dir, "--codebook", "bales-ipa", "--coder", "rules"],
-    ["concepts", dir],
-  ]) {
-    const run = await runCli(args);
-    if (run.code !== 0) throw new Error(`colloquy ${args[0]} failed: ${run.stderr}`);
-  }
+  dir = await analysedFixture("colloquy-paper-counts-", [["compare", "--codebook", "bales-ipa", "--coder", "rules"], ["concepts"]]);
 }, 120_000);
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
