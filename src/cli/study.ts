@@ -51,6 +51,7 @@ export async function runStudy(dir: string, flags: StudyFlags): Promise<void> {
   const paths = studyPaths(dir);
   if (!existsSync(paths.root)) throw new CliError(`${paths.root}: no such study folder. Create one with \`colloquy init ${dir}\`.`);
   const { stages: outcomes, filesRead, warnings } = await writing(dir, "study", () => runPipeline(dir, studyStages, pipelineOptions(flags), io().reporter()));
+  warnings.push(...(await staleReports(paths.analysis, dir)));
   for (const warning of warnings) io().err(`warning: ${warning}`);
   if (flags.json) printJson({ study: paths.root, stages: outcomes, filesRead, warnings });
   else {
@@ -64,6 +65,22 @@ export async function runStudy(dir: string, flags: StudyFlags): Promise<void> {
   }
   if (flags.serve)
     await (await import("./serve.js")).serveDashboard(dir, { port: flags.port ?? "5173", host: flags.host ?? "127.0.0.1", open: flags.open, build: false });
+}
+
+/**
+ * `colloquy report` writes analysis/report.md (or .html) once, from the analysis files as they
+ * were: one older than an analysis file would be pasted into a paper with numbers the study no
+ * longer has. The pipeline does not write it (a report is the researcher's deliberate step).
+ */
+async function staleReports(analysis: string, dir: string): Promise<string[]> {
+  const { readdir, stat } = await import("node:fs/promises");
+  const names = await readdir(analysis).catch(() => [] as string[]);
+  const newest = Math.max(0, ...(await Promise.all(names.filter((n) => n.endsWith(".json")).map(async (n) => (await stat(join(analysis, n))).mtimeMs))));
+  const stale: string[] = [];
+  for (const report of names.filter((n) => n === "report.md" || n === "report.html"))
+    if ((await stat(join(analysis, report))).mtimeMs < newest)
+      stale.push(`analysis/${report} was written before the analyses it reports changed; run \`colloquy report ${dir}\` again before using it`);
+  return stale;
 }
 
 /** Options shared by `study` and `demo`. */

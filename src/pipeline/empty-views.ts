@@ -13,7 +13,9 @@ import type { PipelineState } from "./state.js";
  * (the caller writes the state).
  */
 export async function rememberedEmptyViewWarnings(context: StudyContext, hashes: FileHasher, state: PipelineState): Promise<string[]> {
-  const print = fingerprint({ sessions: await hashes.folder(context.paths.sessions), config: context.config, tool: toolVersion });
+  // The warnings name the study's paths (its colloquy.json, `--study <root>`): a copied or moved
+  // study works them out again rather than replaying the old folder's.
+  const print = fingerprint({ sessions: await hashes.folder(context.paths.sessions), config: context.config, root: context.paths.root, tool: toolVersion });
   if (state.emptyViews?.fingerprint === print) return state.emptyViews.warnings;
   const warnings = await emptyViewWarnings(context);
   state.emptyViews = { fingerprint: print, warnings };

@@ -16,8 +16,8 @@ import { FILLERS, STOP_NOUNS } from "./stopwords.js";
  *   and `participants[]` (per participant and session: counts, rate, MTLD, words per
  *   utterance, referential cohesion).
  * - `conditions[]`: one {@link MeasureComparison} per measure: summaries (mean, SD, n) per
- *   condition and the between-condition tests (paired t / Wilcoxon for within-subject designs,
- *   Welch / Mann-Whitney for between), naming the test and its n.
+ *   condition and the between-condition tests (the decision table of docs/statistics.md: paired
+ *   permutation or Wilcoxon within subjects, permutation, Mann-Whitney or Welch between), naming the test and its n.
  */
 export interface ConceptsReport {
   provenance: Provenance & {

@@ -86,8 +86,8 @@ export interface TreeResult {
  * - `participants[]` (participant scope) and `sessions[]`: the branching ratio (mean across
  *   runs; sessions in participant scope: mean over their participants).
  * - `conditions[]`: summaries (mean, SD, n) per condition and the between-condition tests
- *   (within-subject: paired t-test and Wilcoxon signed-rank on units present in both
- *   conditions; between: Welch t and Mann-Whitney U), each naming its n.
+ *   (the decision table of docs/statistics.md: within-subject, paired permutation or Wilcoxon
+ *   on units present in both conditions; between, permutation, Mann-Whitney or Welch), each naming its n.
  * A tree with no main topics has no branching ratio (null, counted as missing).
  */
 export interface TopicsReport {

@@ -23,3 +23,18 @@ describe("docs/statistics.md decision table", () => {
     });
   }
 });
+
+// docs/analysis.md's topics-and-concepts "Tests" bullet once named paired t / Welch as the tests
+// while the analyses ran the decision table's defaults: it must name each design's default.
+describe("docs/analysis.md topics and concepts tests", () => {
+  const analysisDoc = readFileSync(new URL("../../../docs/analysis.md", import.meta.url), "utf8");
+  const bullet = analysisDoc
+    .slice(analysisDoc.indexOf("- **Tests**"))
+    .split(/\n(?!  )/)[0]
+    .replace(/\s+/g, " ");
+  for (const row of decisionTable.filter((r) => r.default)) {
+    it(`names the ${row.design} default, ${row.test}`, () => {
+      expect(bullet).toContain(row.name);
+    });
+  }
+});
