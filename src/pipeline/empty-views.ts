@@ -1,5 +1,5 @@
 import { analyses } from "../analysis/analyses.js";
-import { resolveDesign } from "../analysis/shared/design.js";
+import { repeatedParticipants, resolveDesign } from "../analysis/shared/design.js";
 import { NO_CONDITION } from "../analysis/shared/table.js";
 import type { StudyContext } from "../stages/context.js";
 import { toolVersion } from "../util/provenance.js";
@@ -51,6 +51,12 @@ async function emptyViewWarnings(context: StudyContext): Promise<string[]> {
     out.push(
       `design: comparisons use sessions as independent units (${design.reason}); declare the design under "compare" in ${facts.configFile} (docs/statistics.md).`,
     );
+  } else if (conditions.length >= 2 && config.compare.design !== "within") {
+    // Declared between-subject while people are in several conditions: every between-subject test
+    // assumes independent samples, so it is said here too, not only in compare's own lines.
+    const { agentUnits, design, unit } = config.compare;
+    const declared = resolveDesign(sessions, { config: { agentUnits, design, unit } });
+    if (repeatedParticipants(sessions, declared.agentUnits).length > 0) out.push(`design: ${declared.reason} (docs/statistics.md).`);
   }
   return out;
 }

@@ -370,14 +370,17 @@ const agreeStage: Stage = {
 /**
  * Nominal codebooks of the plan (compare and the Bales analyses work on categories), each with the
  * coder whose codes they analyse: --coder, else the plan's analysisCoder, else its first coder.
+ * An analysisCoder without codes is refused when the stage runs, not when it is planned: the run
+ * plans every stage before the import stage brings people's codes from inbox/ and the code stage
+ * makes a machine coder's (a new study, a coder just added).
  */
-async function nominalPlans(c: StageContext) {
+async function nominalPlans(c: StageContext, when: "planning" | "running") {
   const out: { codebook: string; coder: string }[] = [];
   for (const [i, p] of plans(c).entries()) {
     const coder = c.options.coder ?? p.analysisCoder ?? p.coders[0];
     if ((await loadCodebook(p.codebook, c.study.dir)).kind !== "nominal" || !coder) continue;
     const have = (await c.study.coders())[p.codebook] ?? [];
-    if (coder === p.analysisCoder && !c.options.coder && !have.includes(coder))
+    if (when === "running" && coder === p.analysisCoder && !c.options.coder && !have.includes(coder))
       throw new CliError(
         `${c.study.paths.config}: codebooks[${i}].analysisCoder: ${coder} has no codes for "${p.codebook}" yet${have.length ? ` (coders with codes: ${have.join(", ")})` : ""}; import or make them first, or remove analysisCoder to analyse ${p.coders[0] ?? "the first coder"}'s codes`,
       );
@@ -392,7 +395,7 @@ const compareStage: Stage = {
   description: "code frequencies per condition, role and speaker; differences from control; tests",
   writes: ["analysis"],
   async plan(c) {
-    const targets = await nominalPlans(c);
+    const targets = await nominalPlans(c, "planning");
     return {
       fingerprint: fingerprint({
         sessions: await sessionsHashes(c),
@@ -411,7 +414,7 @@ const compareStage: Stage = {
   },
   async run(c) {
     const written: string[] = [];
-    for (const t of await nominalPlans(c)) {
+    for (const t of await nominalPlans(c, "running")) {
       const { files } = await (await import("../stages/compare.js")).runCompare(c.study, { codebook: t.codebook, coder: t.coder }, c.reporter);
       written.push(relative(c.study.paths.root, files.json));
     }
@@ -426,7 +429,7 @@ const statsStage: Stage = {
   writes: ["analysis"],
   async plan(c) {
     // The codebook `colloquy stats` takes by default: the first nominal codebook colloquy.json lists.
-    const coded = (await nominalPlans(c))[0];
+    const coded = (await nominalPlans(c, "planning"))[0];
     return {
       fingerprint: fingerprint({ sessions: await sessionsHashes(c), codes: await codesHashes(c), coded, code: analysisCode() }),
       work: `session metrics and participation${coded ? `, Bales and sequence analyses of ${coded.codebook} (${coded.coder})` : ""}`,
@@ -434,7 +437,7 @@ const statsStage: Stage = {
     };
   },
   async run(c) {
-    const coded = (await nominalPlans(c))[0];
+    const coded = (await nominalPlans(c, "running"))[0];
     const { files } = await (await import("../stages/stats.js")).runStats(c.study, coded ? { codebook: coded.codebook, coder: coded.coder } : {}, c.reporter);
     return `wrote ${relative(c.study.paths.root, files.json)}`;
   },

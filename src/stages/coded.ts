@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { loadStudyCodebook } from "../coding/codebook/load.js";
 import type { NominalCodebook } from "../coding/codebook/schema.js";
 import { listCoders } from "../coding/store.js";
@@ -58,9 +59,17 @@ export async function loadCodedStudy(
   if (codebook.kind !== "nominal") {
     throw new CliError(`codebook "${codebook.id}" rates scales; compare and stats count categories, so give a nominal codebook such as bales-ipa`);
   }
-  const plan = plans.find((p) => p.codebook === codebook.id || p.codebook === codebookRef);
+  const index = plans.findIndex((p) => p.codebook === codebook.id || p.codebook === codebookRef);
+  const plan = plans[index];
+  const available = (await listCoders(study))[codebook.id] ?? [];
+  // A configured analysisCoder without codes (not imported yet, a misspelt name) is refused, as
+  // colloquy study refuses it: falling back to another coder would change every number unsaid.
+  if (coder === undefined && plan?.analysisCoder && available.length > 0 && !available.includes(plan.analysisCoder))
+    throw new CliError(
+      `${join(study, "colloquy.json")}: codebooks[${index}].analysisCoder: ${plan.analysisCoder} has no codes for "${codebook.id}" (coders with codes: ${available.join(", ")}); import them, correct the name, or choose a coder with --coder`,
+    );
   const configured = plan ? [...(plan.analysisCoder ? [plan.analysisCoder] : []), ...plan.coders] : [];
-  const chosen = chooseCoder((await listCoders(study))[codebook.id] ?? [], coder, codebook.id, study, configured);
+  const chosen = chooseCoder(available, coder, codebook.id, study, configured);
   const sessions = await reader.sessions();
   const records = await reader.codeValues(codebook.id, chosen);
   const versions = versionCounts(records);

@@ -178,6 +178,11 @@ async function leastCertain(
     );
   }
   const drawn = uncertainSample(turns, n, doubt, handCoded, seed);
+  // None left: "ask for 0 or fewer" would read as a typo to fix; the sample is done, not too big.
+  if (drawn.units.length === 0)
+    throw new CliError(
+      `--strategy uncertain: every turn of ${codebook} that ${coder} coded has a person's code already, so none is left to sample; code more sessions with ${coder} to sample from them, or check the coder with \`colloquy agree ${context.dir} --codebook ${codebook}\``,
+    );
   if (drawn.units.length < n)
     throw new CliError(
       `asked for ${n} turns, but only ${drawn.units.length} turn(s) coded by ${coder} and by no person are left to sample; ask for ${drawn.units.length} or fewer`,

@@ -44,4 +44,30 @@ describe("codebooks[].analysisCoder: whose codes compare and stats analyse", () 
     expect(notRun.code).toBe(1);
     expect(notRun.stderr).toContain('codebooks[0].analysisCoder: "llm" is not among this codebook\'s coders');
   }, 120_000);
+
+  // colloquy study plans every stage before the code stage runs: a machine coder named as
+  // analysisCoder has no codes yet in a new study, and the run must make them, not refuse.
+  it("a machine analysisCoder of a new study, not coded yet, is coded and analysed", async () => {
+    const study = join(await mkdtemp(join(tmpdir(), "colloquy-analysed-")), "s");
+    expect((await runCli(["import", chatLog, "--study", study])).code).toBe(0);
+    await setAnalysisCoder(study, "rules");
+    const run = await runCli(["study", study]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(await statsCoder(study)).toBe("rules");
+  }, 120_000);
+
+  // A misspelt or not yet imported analysisCoder: colloquy compare and stats refuse it as
+  // colloquy study does, rather than analysing another coder's codes unsaid.
+  it("colloquy compare and stats without --coder refuse an analysisCoder that has no codes", async () => {
+    const study = join(await mkdtemp(join(tmpdir(), "colloquy-analysed-")), "s");
+    expect((await runCli(["import", chatLog, "--study", study, "--code-column", "ipa_code=alice", "--codebook", "bales-ipa"])).code).toBe(0);
+    expect((await runCli(["code", study, "--codebook", "bales-ipa"])).code).toBe(0);
+    await setAnalysisCoder(study, "human:Alice");
+    for (const command of ["compare", "stats"]) {
+      const run = await runCli([command, study, "--codebook", "bales-ipa"]);
+      expect(run.code, run.stdout).toBe(1);
+      expect(run.stderr).toContain('codebooks[0].analysisCoder: human:Alice has no codes for "bales-ipa" (coders with codes: human:alice, rules)');
+    }
+    expect((await runCli(["compare", study, "--codebook", "bales-ipa", "--coder", "rules"])).code).toBe(0);
+  }, 120_000);
 });

@@ -89,6 +89,20 @@ describe("report counts", () => {
     const sentence = text(data)
       .split("\n")
       .find((line) => line.includes("Comparisons use"))!;
-    expect(sentence).toContain(`(version ${r.codebook.version}): BELOW FLOOR, kappa 0.17: check before use.`);
+    expect(sentence).toContain(`(version ${r.codebook.version}): BELOW FLOOR, kappa 0.17: check before use`);
+  });
+
+  // A person who coded part of the turns as analysisCoder: the comparisons count only those.
+  it("says how many turns the comparison's coder left without a code where it names the coder", async () => {
+    const data = await loadStudyData(dir);
+    const file = [...data.analysis.compare.values()][0];
+    const sentence = () =>
+      text(data)
+        .split("\n")
+        .find((line) => line.includes("Comparisons use"))!;
+    file.value = { ...file.value, acts: { ...file.value.acts, uncodedTurns: 0 } };
+    expect(sentence()).not.toContain("without a code");
+    file.value = { ...file.value, acts: { ...file.value.acts, uncodedTurns: 186 } };
+    expect(sentence()).toContain(`(version ${file.value.codebook.version}): 186 turns without a code from this coder left out.`);
   });
 });

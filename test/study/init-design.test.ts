@@ -47,6 +47,20 @@ describe("colloquy study: empty dashboard views", () => {
   }, 60_000);
 });
 
+describe("colloquy study: a declared between design with people in several conditions", () => {
+  it("says after the stages that the samples are not independent, as it says of the default design", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "colloquy-study-")), "demo");
+    await cp(join(import.meta.dirname, "../../fixtures/demo-study"), dir, { recursive: true });
+    const config = JSON.parse(await readFile(join(dir, "colloquy.json"), "utf8"));
+    config.compare.design = "between";
+    config.compare.unit = "participant";
+    await writeFile(join(dir, "colloquy.json"), JSON.stringify(config));
+    const run = await runCli(["study", dir, "--only", "import,code,compare"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/design: declared \(colloquy\.json compare\): .*but 3 people .* so the samples are not independent/);
+  }, 60_000);
+});
+
 describe("colloquy study: sessions that stopped before their end", () => {
   it("says which sessions are incomplete and how to continue them (and nothing when none is)", async () => {
     const dir = join(await mkdtemp(join(tmpdir(), "colloquy-study-")), "demo");

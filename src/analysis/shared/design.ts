@@ -83,6 +83,8 @@ export function resolveDesign(sessions: readonly Session[], declared: { flag?: D
   const given = flag.design !== undefined || flag.unit !== undefined ? "flag" : design !== undefined || config.unit !== undefined ? "colloquy.json" : "default";
   const who = agentUnits ? "participants (agents included, as declared)" : "people (human participants; agents are not paired)";
   const repeated = repeatedParticipants(sessions, agentUnits);
+  // With agents declared as units the repeated ones are mostly agents: "people" would misname them.
+  const counted = (n: number) => (agentUnits ? `${n} participant${n === 1 ? "" : "s"}` : n === 1 ? "1 person" : `${n} people`);
   if (given !== "default") {
     const what =
       design === "within"
@@ -95,7 +97,7 @@ export function resolveDesign(sessions: readonly Session[], declared: { flag?: D
     // ids can repeat by accident (a common first name), which only the researcher can tell.
     const shared =
       design !== "within" && repeated.length > 0
-        ? `; but ${repeated.length === 1 ? "1 person" : `${repeated.length} people`} (${repeated.slice(0, 5).join(", ")}${repeated.length > 5 ? ", …" : ""}) took part in more than one condition, so the samples are not independent: if the same people took part in several conditions, declare "design": "within" to pair them`
+        ? `; but ${counted(repeated.length)} (${repeated.slice(0, 5).join(", ")}${repeated.length > 5 ? ", …" : ""}) took part in more than one condition, so the samples are not independent: if the same ${agentUnits ? "participants" : "people"} took part in several conditions, declare "design": "within" to pair them`
         : "";
     return {
       design: design ?? "between",
@@ -107,7 +109,7 @@ export function resolveDesign(sessions: readonly Session[], declared: { flag?: D
   }
   const hint =
     repeated.length >= 2
-      ? `; ${repeated.length} people took part in more than one condition: if they are the study's subjects, set "design": "within" under "compare" in colloquy.json to pair them`
+      ? `; ${counted(repeated.length)} took part in more than one condition: if they are the study's subjects, set "design": "within" under "compare" in colloquy.json to pair them`
       : "";
   return {
     design: "between",

@@ -242,15 +242,21 @@ function codingSection(data: StudyData, compares: AnalysisFile<CompareReport>[])
   }
   // The comparisons' results are only as good as their codes: a coder not validated (or under the
   // floor) is said where the comparisons are named, not only in the table below.
-  const caveat = (codebook: string, coder: string) => {
-    const v = validation(codebook, coder);
-    return v && (v.status === "below-floor" || v.status === "unvalidated" || v.outOfDate) ? `: ${validationLabel(v)}` : "";
+  // So are turns the coder left without a code (people who coded a part, an LLM's failures): the
+  // comparisons count only the coded ones, which a reader takes for all unless told.
+  const caveat = (c: CompareReport) => {
+    const v = validation(c.codebook.id, c.coder);
+    const said = [
+      ...(v && (v.status === "below-floor" || v.status === "unvalidated" || v.outOfDate) ? [validationLabel(v)] : []),
+      ...(c.acts.uncodedTurns > 0 ? [`${plural(c.acts.uncodedTurns, "turn")} without a code from this coder left out`] : []),
+    ];
+    return said.length ? `: ${said.join("; ")}` : "";
   };
   const blocks: Block[] = [
     para(
       `Turns were coded with ${plural(new Set(data.codeSets.map((s) => s.codebook)).size, "codebook")} by ${plural(new Set(data.codeSets.map((s) => s.coder)).size, "coder")}.` +
         (compares.length
-          ? ` Comparisons use ${compares.map((c) => `${codesBy(c.value.coder, c.value.codebook.id)} (version ${c.value.codebook.version})${caveat(c.value.codebook.id, c.value.coder)}`).join("; ")}.`
+          ? ` Comparisons use ${compares.map((c) => `${codesBy(c.value.coder, c.value.codebook.id)} (version ${c.value.codebook.version})${caveat(c.value)}`).join("; ")}.`
           : ""),
     ),
     table({

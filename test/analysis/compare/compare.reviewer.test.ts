@@ -71,7 +71,11 @@ describe("the study's design", () => {
       ["t1", "treatment", "1", { AIbot: { agrees: 3 }, AIhelper: { agrees: 2 } }],
     ]);
     expect(resolveDesign(s.sessions, {}).reason).not.toMatch(/took part in more than one condition/);
-    expect(resolveDesign(s.sessions, { config: { agentUnits: true } }).reason).toMatch(/2 people took part in more than one condition/);
+    // Agents declared as units are counted as participants, not called people.
+    expect(resolveDesign(s.sessions, { config: { agentUnits: true } }).reason).toMatch(/2 participants took part in more than one condition/);
+    expect(resolveDesign(s.sessions, { config: { agentUnits: true, design: "between", unit: "participant" } }).reason).toMatch(
+      /; but 2 participants \(aibot, aihelper\) took part in more than one condition.*if the same participants/,
+    );
     expect(() => compare(s, { control: "control", design: "within" })).toThrow(/no person appears in both treatment and control/);
   });
 
