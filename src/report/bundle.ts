@@ -244,23 +244,25 @@ export function finishIndex(
   if (books.every((p) => p.bales === 0)) empty.bales ??= h.bales;
   if (!analysis.agreement) empty.agreement = h.agreement;
   if (!analysis.topics) empty.topics = `${h.topics} ${h.concepts}`;
-  const index: Omit<SiteIndex, "views"> = {
-    schemaVersion: REPORT_SCHEMA_VERSION,
-    provenance: provenance({ study: name, sessions: sessions.length }),
-    study: { name, title: config.title, description: config.description, control },
-    speakers: base.speakers,
-    conditions: base.conditions,
-    codebooks: books.map((p) => p.info).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
-    sessions,
-    empty,
-    warnings: [...readWarnings, ...analysis.warnings],
-  };
   const overview = finishOverview(
     base.overview,
     sessions.length,
     books.flatMap((p) => p.facts),
     analysis.files,
   );
+  // Every view showing a coder's codes says whether that coder was checked (the overview's words).
+  const validation = (id: string) => Object.fromEntries(overview.coded.filter((c) => c.codebook === id).map((c) => [c.coder, c.label]));
+  const index: Omit<SiteIndex, "views"> = {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    provenance: provenance({ study: name, sessions: sessions.length }),
+    study: { name, title: config.title, description: config.description, control },
+    speakers: base.speakers,
+    conditions: base.conditions,
+    codebooks: books.map((p) => ({ ...p.info, validation: validation(p.info.id) })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+    sessions,
+    empty,
+    warnings: [...readWarnings, ...analysis.warnings],
+  };
   return { index, overview };
 }
 

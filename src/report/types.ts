@@ -64,6 +64,11 @@ export interface CodebookInfo {
   scales: { id: string; label: string; points: number }[];
   /** Coders with codes for this codebook, e.g. ["human:alice", "llm", "rules"]. */
   coders: string[];
+  /**
+   * Each coder's validation on the study in words (validationLabel: "BELOW FLOOR, kappa 0.17: check
+   * before use"), in the index so every view that shows a coder's codes can say it, not only the overview.
+   */
+  validation?: Record<string, string>;
   /** False when the codebook definition could not be loaded (labels then equal ids). */
   defined: boolean;
 }
@@ -239,6 +244,8 @@ export interface AgreementSet {
   overall?: { level: string; alpha: number; alphaCI?: [number, number]; fleiss?: number };
   confusion?: { reference: string; other: string; labels: string[]; matrix: number[][] };
   perCategory: { code: string; precision: number | null; recall: number | null; f1: number | null; support?: number }[];
+  /** Whose codes perCategory scores against whose (the first pair the report scored; the view names it). */
+  perCategoryPair?: { coder: string; reference: string };
   disagreements: { session: string; turn: string; speaker?: string; text: string; codes: Record<string, string> }[];
 }
 
@@ -252,13 +259,25 @@ export interface TopicNode {
 export interface TopicsSet {
   trees: { scope: string; id: string; condition?: string; root: TopicNode }[];
   branching: { condition: string; mean: number; sd?: number; ci?: [number, number]; n: number }[];
-  test?: { test: string; statistic?: number; p?: number; n?: number };
+  tests?: MeasureTestLine[];
+}
+
+/**
+ * Every comparison's test of one measure, in the report's words (apaConditionTest: adjusted and
+ * unadjusted p named as such, or why p cannot reach .05), so the views say what the report says.
+ */
+export interface MeasureTestLine {
+  /** "asks_opinion vs control" */
+  comparison: string;
+  /** The test in plain words: "permutation test of the difference in means (two-sided)". */
+  test: string;
+  apa: string;
 }
 
 export interface ConceptsSet {
   rates: { condition: string; mean: number; sd?: number; n: number }[];
   firstMentions: { session: string; condition?: string; concept: string; time: number }[];
-  test?: { test: string; statistic?: number; p?: number; n?: number };
+  tests?: MeasureTestLine[];
 }
 
 export interface ReportBundle {

@@ -48,13 +48,13 @@ describe("assembleReport on the fixture study", () => {
     const control = bundle.topics!.branching.find((b) => b.condition === "control")!;
     expect(control).toMatchObject({ mean: 1, sd: 0.2, n: 2 });
     expect(control.ci![1]).toBeCloseTo(1 + (12.706204736174694 * 0.2) / Math.SQRT2, 5);
-    expect(bundle.topics!.test).toMatchObject({ test: "Welch's t-test (two-sided), debate vs control", p: 0.12, n: 4 });
+    expect(bundle.topics!.tests).toMatchObject([{ comparison: "debate vs control", test: "Welch's t-test (two-sided)" }]);
     expect(bundle.topics!.trees[0].root.children.map((c) => c.children.length)).toEqual([3, 1]);
     expect(bundle.concepts!.rates.map((r) => [r.condition, r.mean])).toEqual([
       ["control", 1.5],
       ["debate", 3.2],
     ]);
-    expect(bundle.concepts!.test).toMatchObject({ p: 0.14, n: 4 });
+    expect(bundle.concepts!.tests).toMatchObject([{ comparison: "debate vs control" }]);
     expect(bundle.empty).toEqual({});
     expect(bundle.warnings).toEqual([]);
     expect(chunks.map((c) => c.id).sort()).toEqual(["c1", "c2", "d1", "d2", "xss"]);

@@ -42,6 +42,15 @@ describe("what the build validates of an analysis file", () => {
     expect(dashboardSchema(asRead(conceptsAnalysis))!.safeParse(badTurn).success).toBe(true);
   });
 
+  it("concepts.json: every comparison's test is shown in the report's words, its adjusted p named as such", async () => {
+    const json = JSON.parse(await readFile(join(dir, "analysis", "concepts.json"), "utf8")) as ConceptsReport;
+    // A second comparison whose Holm-adjusted p differs from its own (the view showed the first comparison only, its adjusted p as "p").
+    for (const c of json.conditions) c.tests = [...c.tests, { ...c.tests[0], a: "other", p: 0.03, pAdjusted: 0.06 }];
+    const tests = readConcepts({ file: "concepts.json", params: [], value: json }, [])!.tests!;
+    expect(tests.map((t) => t.comparison)).toEqual(["debate vs control", "other vs control"]);
+    expect(tests[1].apa).toContain("Holm-adjusted p = .060 (unadjusted p = .030)");
+  });
+
   it("stats.json: its provenance is validated (the file list shows it), its rows are not read", async () => {
     const data = await loadStudyData(dir);
     const coded = await loadCodedStudy(dir, "bales-ipa", "rules", { ...diskReader(dir), sessions: async () => data.sessions });

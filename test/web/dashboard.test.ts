@@ -57,10 +57,13 @@ describe("dashboard in Chromium (fixture study with known numbers)", () => {
       expect(await page.locator(`[data-chart="donut-${speaker}"] path.slice`).count()).toBe(slices);
     }
     expect(await page.locator('[data-chart="codes-per-condition"] g.row').count()).toBe(2);
+    // The machine coder's codes say whether it was checked against people (the overview's words), as every view showing them does.
+    expect(await page.textContent('[data-coder-status="rules"]')).toBe("rules: not recorded");
     // Switching the coder redraws from the human coder's codes (she coded only c1 and d1).
     await page.selectOption('select[data-control="coder"]', "human:alice");
     await page.waitForSelector('[data-chart="donut-Critic"]');
     expect(await page.locator('[data-chart="donut-Critic"] path.slice').count()).toBe(1);
+    expect(await page.locator("[data-coder-status]").count()).toBe(0);
     await page.selectOption('select[data-control="coder"]', "rules");
     await page.selectOption('select[data-control="by"]', "role");
     await page.waitForSelector('[data-chart="donut-designer"]');
@@ -82,6 +85,10 @@ describe("dashboard in Chromium (fixture study with known numbers)", () => {
     expect(await suggestion.allTextContents()).toEqual([KNOWN.suggestion.pct, `${KNOWN.suggestion.debate} vs ${KNOWN.suggestion.control}`]);
     // 13 codes x 2 conditions (control + debate) raw-count bars.
     expect(await page.locator('[data-chart="compare-counts"] rect.bar').count()).toBe(26);
+    // No analysis/compare file (colloquy compare not run): the view says so and how to test, instead of no word at all.
+    expect(await page.textContent('[data-tests="none"]')).toBe(
+      "TestsNo tests of the codes of rules: there is no analysis/compare-bales-ipa.json yet. Run colloquy compare --codebook bales-ipa --coder rules to test them.",
+    );
     await shot("03-compare");
     expect(errors).toEqual([]);
   });
@@ -136,6 +143,11 @@ describe("dashboard in Chromium (fixture study with known numbers)", () => {
     expect(await page.locator('[data-chart="confusion"] g.cell[data-row="Gives suggestion"][data-col="Gives opinion"] text').textContent()).toBe("1");
     expect(await page.locator('[data-chart="agreement-pairs"] rect.bar').count()).toBe(3);
     expect(await page.locator('[data-chart="per-category-f1"] rect.bar').count()).toBe(9);
+    // The F1 scores name their pair; the pairs' table shows agreement as the percentage its column names.
+    expect(await page.textContent('[data-chart="per-category-f1"] .card-title')).toBe("Per-category precision, recall, F1 (rules against human (alice))");
+    const pairs = page.locator('[data-chart="agreement-pairs"]');
+    await pairs.locator('[data-action="table"]').click();
+    expect(await pairs.locator(".table-box tbody tr").first().locator("td").nth(2).textContent()).toBe("90.0%");
     expect(await page.textContent('table[data-table="disagreements"] tbody')).toContain("Honestly a mix seems best to me.");
     await shot("06-agreement");
     expect(errors).toEqual([]);
@@ -143,6 +155,7 @@ describe("dashboard in Chromium (fixture study with known numbers)", () => {
 
   it("pragmatic style: a box per participant and scale, and a radar", async () => {
     await openView(page, server.url, "style");
+    expect(await page.textContent('[data-coder-status="rules"]')).toBe("rules: not recorded");
     expect(await page.locator('[data-chart="style-sentiment"] g.box').count()).toBe(3);
     expect(await page.locator('[data-chart="style-radar"] polygon.radar-series').count()).toBe(3);
     await page.selectOption('select[data-control="by"]', "condition");

@@ -1,6 +1,6 @@
 import { VIEW_DATA, type CodebookInfo, type ReportBundle, type SessionChunk, type SiteIndex } from "../../src/report/types.js";
 import { codeColour, conditionColour, speakerStyle, type SeriesStyle } from "./palette.js";
-import { select } from "./dom.js";
+import { el, select } from "./dom.js";
 
 /** What every view gets: the bundle, colour maps, and the on-demand loaders of views' data and sessions. */
 export interface ViewContext {
@@ -112,7 +112,7 @@ export function chooseCodeSet<T extends { codebook: string; coder: string }>(
   const cb = pref(ctx, "codebook", codebooks, "bales-ipa");
   const coders = sets.filter((s) => s.codebook === cb).map((s) => s.coder);
   const coder = pref(ctx, "coder", coders, coders.find((c) => c.startsWith("llm")) ?? "rules");
-  const controls = [
+  const controls: HTMLElement[] = [
     select(
       "Codebook",
       codebooks.map((c) => ({ value: c, label: ctx.codebook(c)?.title ?? c })),
@@ -128,5 +128,19 @@ export function chooseCodeSet<T extends { codebook: string; coder: string }>(
       "coder",
     ),
   ];
+  const status = coderStatus(ctx, cb, coder);
+  if (status) controls.push(status);
   return { cb, coder, set: sets.find((s) => s.codebook === cb && s.coder === coder)!, controls };
+}
+
+/**
+ * Whether the shown coder's codes were checked against the study's people ("rules: BELOW FLOOR,
+ * kappa 0.17: check before use"), beside the coder selector: a view drawing a machine coder's
+ * codes must not look as trustworthy as one drawing people's. Nothing for people, or for an index
+ * without the words (an older site).
+ */
+export function coderStatus(ctx: ViewContext, codebook: string, coder: string): HTMLElement | null {
+  const label = ctx.codebook(codebook)?.validation?.[coder];
+  if (label === undefined || coder.startsWith("human:")) return null;
+  return el("span", { class: "note coder-status", "data-coder-status": coder }, `${coderLabel(coder)}: ${label}`);
 }

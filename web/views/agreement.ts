@@ -105,7 +105,8 @@ export const agreementView: View = {
             ...set.pairs.map((p) => [
               pairLabel(p.a, p.b),
               p.n,
-              p.percent ?? null,
+              // A share, shown as the percentage its column names (the report's "agreed on 37.1%"), not 0.371.
+              p.percent === undefined ? null : fmtShare(p.percent),
               p.kappa ?? null,
               p.kappaCI ? `${fmtCoef(p.kappaCI[0])}–${fmtCoef(p.kappaCI[1])}` : null,
               p.alpha ?? null,
@@ -163,7 +164,8 @@ export const agreementView: View = {
         cards.push(
           chartCard(
             "per-category-f1",
-            "Per-category precision, recall, F1",
+            // Scores of one coder against another: say which (with three coders there are several pairs).
+            `Per-category precision, recall, F1${set.perCategoryPair ? ` (${coderLabel(set.perCategoryPair.coder)} against ${coderLabel(set.perCategoryPair.reference)})` : ""}`,
             groupedBarsChart(
               {
                 title: "Per-category F1",

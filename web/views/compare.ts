@@ -1,6 +1,6 @@
 import { el, emptyState } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
-import { chooseCodeSet } from "../lib/context.js";
+import { chooseCodeSet, coderLabel } from "../lib/context.js";
 import { positions } from "../lib/indexing.js";
 import { heatmapChart } from "../charts/heatmap.js";
 import { groupedBarsChart } from "../charts/grouped-bars.js";
@@ -28,6 +28,8 @@ export const compareView: View = {
       if (collapsed.length) notes.push(`Collapsed: ${collapsed.map(([k, v]) => `${k} = ${v.join(" + ")}`).join("; ")}.`);
       if (set.dropped.length) notes.push(`Dropped: ${set.dropped.join(", ")}.`);
       notes.push('Cell: % difference from control, then "count vs control count". n/a = the control has none.');
+      // Counts of acts are nested in sessions: the colours are no test (the report says so too).
+      notes.push("These differences are descriptive; the tests are per session, below.");
       const rows = set.conditions;
       const cols = set.codes.map((c) => c.label);
       // Row and column of each cell, indexed once (first match wins, as indexOf/find did).
@@ -69,6 +71,26 @@ export const compareView: View = {
       });
       // Tests that could not run (too few units) have no p; the CSV/JSON from colloquy compare says why.
       const ran = set.tests.filter((t) => t.p !== undefined);
+      // Tests are in analysis/compare-<codebook>.json for the coder `colloquy compare` was run with
+      // only: another coder's view says so instead of dropping the section without a word.
+      const tested = sets.find((s) => s.codebook === set.codebook && s.source === "analysis");
+      const untested =
+        set.source === "analysis"
+          ? null
+          : el(
+              "section",
+              { class: "card", "data-tests": "none" },
+              el("h2", {}, "Tests"),
+              el(
+                "p",
+                { class: "note" },
+                `No tests of the codes of ${coderLabel(set.coder)}: ${
+                  tested
+                    ? `analysis/compare-${set.codebook}.json tests those of ${coderLabel(tested.coder)}`
+                    : `there is no analysis/compare-${set.codebook}.json yet`
+                }. Run colloquy compare --codebook ${set.codebook} --coder ${set.coder} to test them${tested ? " (it replaces that file)" : ""}.`,
+              ),
+            );
       const tests = set.tests.length
         ? el(
             "section",
@@ -119,7 +141,7 @@ export const compareView: View = {
             rows: set.codes.map((c) => [c.label, ...all.map((cond) => set.counts[cond][c.id])]),
           }),
         ),
-        ...(tests ? [tests] : []),
+        ...(tests ? [tests] : untested ? [untested] : []),
       );
     };
     main.append(body);

@@ -1,6 +1,6 @@
 import { el, emptyState, select } from "../lib/dom.js";
 import { chartCard } from "../lib/frame.js";
-import { coderLabel, pref } from "../lib/context.js";
+import { coderLabel, coderStatus, pref } from "../lib/context.js";
 import { sortByOrder } from "../lib/indexing.js";
 import { boxplotChart } from "../charts/boxplot.js";
 import { radarChart } from "../charts/radar.js";
@@ -67,6 +67,7 @@ export const styleView: View = {
             (v) => (ctx.prefs.set("style.coder", v), draw()),
             "coder",
           ),
+          coderStatus(ctx, cb, coder),
           select(
             "Group by",
             [

@@ -8,12 +8,12 @@ import { MAX_OPEN_NODES, nodesAtDepth, openLevels } from "../lib/tree-levels.js"
 import { groupedBarsChart } from "../charts/grouped-bars.js";
 import { linesChart } from "../charts/lines.js";
 import type { View } from "./types.js";
-import { fmtCount, fmtNum, fmtP } from "../lib/format.js";
+import type { MeasureTestLine } from "../../src/report/types.js";
+import { fmtCount, fmtNum } from "../lib/format.js";
 
-const testLine = (t?: { test: string; statistic?: number; p?: number; n?: number }) =>
-  t
-    ? `${t.test}${t.statistic !== undefined ? `: statistic ${fmtNum(t.statistic)}` : ""}${t.p !== undefined ? `, p ${/^[<>]/.test(fmtP(t.p)) ? "" : "= "}${fmtP(t.p)}` : ""}${t.n !== undefined ? `, n = ${fmtCount(t.n)}` : ""}`
-    : "";
+/** Every comparison's test, in the report's words ("asks_opinion vs control: ..."), under the test's name. */
+const testLine = (tests: readonly MeasureTestLine[] = []) =>
+  tests.length ? `${[...new Set(tests.map((t) => t.test))].join("; ")}: ${tests.map((t) => `${t.comparison}: ${t.apa}`).join("; ")}` : "";
 
 /** Topics and concepts: collapsible topic trees, branching ratio and concept rates by condition, first mentions. */
 export const topicsView: View = {
@@ -101,7 +101,7 @@ export const topicsView: View = {
               columns: ["condition", "mean", "sd", "CI low", "CI high", "n"],
               rows: topics.branching.map((b) => [b.condition, b.mean, b.sd ?? null, b.ci?.[0] ?? null, b.ci?.[1] ?? null, b.n]),
             },
-            testLine(topics.test),
+            testLine(topics.tests),
           ),
         );
       }
@@ -128,7 +128,7 @@ export const topicsView: View = {
               yLabel: "concepts per minute",
             }),
             { columns: ["condition", "mean", "sd", "n"], rows: concepts.rates.map((r) => [r.condition, r.mean, r.sd ?? null, r.n]) },
-            testLine(concepts.test),
+            testLine(concepts.tests),
           ),
         );
       }

@@ -5,7 +5,8 @@ import { meanInterval, type MeasureComparison } from "../../analysis/concepts/co
 import type { TopicsReport } from "../../analysis/topics/report.js";
 import type { AnalysisFile } from "../load.js";
 import { rerun } from "../load.js";
-import type { AgreementSet, ConceptsSet, TopicNode, TopicsSet } from "../types.js";
+import type { AgreementSet, ConceptsSet, MeasureTestLine, TopicNode, TopicsSet } from "../types.js";
+import { apaConditionTest } from "../apa.js";
 import { agreementFiles } from "../../analysis/agreement/descriptor.js";
 import { topicsFiles } from "../../analysis/topics/descriptor.js";
 import { conceptsFiles } from "../../analysis/concepts/descriptor.js";
@@ -71,6 +72,7 @@ export function agreementFromReport(file: string, report: AgreementReport): Agre
             support: c.support,
           }))
         : [],
+      ...(scores ? { perCategoryPair: { coder: scores.coder, reference: scores.reference } } : {}),
       disagreements: report.disagreements.rows
         .filter((r) => r.variable === v.name)
         .map((r) => ({
@@ -97,11 +99,12 @@ export function readAgreement(files: readonly AnalysisFile<AgreementReport>[], w
   return out;
 }
 
-/** The first test of a measure's comparison as {test, statistic, p (adjusted for multiplicity), n}. */
-function firstTest(comparison: MeasureComparison | undefined): TopicsSet["test"] {
-  const t = comparison?.tests[0];
-  if (!t) return undefined;
-  return { test: `${inPlainWords(t.testName)}, ${t.a} vs ${t.b}`, statistic: finite(t.statistic), p: finite(t.pAdjusted) ?? finite(t.p), n: t.n };
+/**
+ * Every comparison's test of a measure, as the report words it: the view showed the first only
+ * (one of seven with eight conditions), and its adjusted p labelled plain "p".
+ */
+function measureTests(comparison: MeasureComparison | undefined): MeasureTestLine[] {
+  return (comparison?.tests ?? []).map((t) => ({ comparison: `${t.a} vs ${t.b}`, test: inPlainWords(t.testName), apa: apaConditionTest(t) }));
 }
 
 /** Per-condition summaries of one measure: mean, SD, n and the 95% CI of the mean, as the analysis computed them. */
@@ -152,7 +155,7 @@ function topicsSet(report: TopicsReport, trees: TopicsSet["trees"], warnings: st
     return null;
   }
   const comparison = report.conditions.find((c) => c.measure === "branchingRatio");
-  return { trees, branching: summaries(comparison), test: firstTest(comparison) };
+  return { trees, branching: summaries(comparison), tests: measureTests(comparison) };
 }
 
 /** `analysis/concepts.json` (ConceptsReport): concept rate per condition and first mentions. */
@@ -184,5 +187,5 @@ function conceptsSet(report: ConceptsReport, mentions: ConceptsSet["firstMention
     warnings.push(`${conceptsFiles.concepts.relative()}: no concept rates or first mentions to chart: ${whyNoConcepts(report)}`);
     return null;
   }
-  return { rates, firstMentions: mentions, test: firstTest(rate) };
+  return { rates, firstMentions: mentions, tests: measureTests(rate) };
 }
