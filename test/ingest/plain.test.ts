@@ -228,6 +228,9 @@ describe("plain speakers who talk once", () => {
     // The same in Chinese and Japanese, where no capital letter tells a name from a word.
     const zh = parsePlain("zh.txt", "王芳：我们开始吧。\n李雷：好的。\n王芳：预算有变化。\n注意：周五截止。\n李雷：明白。").sessions[0]!;
     expect(zh.turns.map((t) => t.text)).toEqual(["我们开始吧。", "好的。", "预算有变化。\n注意：周五截止。", "明白。"]);
+    expect(parsePlain("zh.txt", "王芳：我们开始吧。\n李雷：好的。\n注意：周五截止。\n李雷：明白。").warnings).toEqual([
+      expect.stringMatching(/^zh\.txt:3: "注意：" looks like a speaker label/),
+    ]);
     const ja = parsePlain("ja.txt", "田中：始めましょう。\n佐藤：はい。\n田中：備考：資料は後で送ります。\n備考：金曜日まで。\n佐藤：了解です。").sessions[0]!;
     expect(ja.turns.map((t) => t.text)).toEqual(["始めましょう。", "はい。", "備考：資料は後で送ります。\n備考：金曜日まで。", "了解です。"]);
     const timed = "[00:00:01] Ann: hi\n[00:00:04] Bob: hello\nCarla: a quick one\n[00:00:09] Ann: so";

@@ -155,8 +155,15 @@ export class PlainParser {
       return;
     }
     if (h?.name && !h.timed && this.current) {
+      // Quoted with the colon the line has (注意：, not 注意:), so a search of the file finds it.
+      const colon = line
+        .slice(line.indexOf(h.name) + h.name.length)
+        .trimStart()
+        .startsWith("：")
+        ? "："
+        : ":";
       this.warnings.push(
-        `${this.path}:${this.lineNo}: "${h.name}:" looks like a speaker label but "${h.name}" starts no other line and ${this.timedHeaders ? "has no time stamp, as the file's speakers have" : "is a word notes use as a label"}; kept as text of ${this.current.name}'s turn (pass --humans "${h.name}" if it is a speaker)`,
+        `${this.path}:${this.lineNo}: "${h.name}${colon}" looks like a speaker label but "${h.name}" starts no other line and ${this.timedHeaders ? "has no time stamp, as the file's speakers have" : "is a word notes use as a label"}; kept as text of ${this.current.name}'s turn (pass --humans "${h.name}" if it is a speaker)`,
       );
     }
     if (this.current) this.current.body.push(line);
