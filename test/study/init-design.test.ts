@@ -57,7 +57,9 @@ describe("colloquy study: a declared between design with people in several condi
     await writeFile(join(dir, "colloquy.json"), JSON.stringify(config));
     const run = await runCli(["study", dir, "--only", "import,code,compare"]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/design: declared \(colloquy\.json compare\): .*but 3 people .* so the samples are not independent/);
+    expect(run.stderr).toMatch(
+      /design: declared \(colloquy\.json compare\): .*but 3 people .* so a comparison of two conditions they were both in does not have independent samples/,
+    );
   }, 60_000);
 });
 

@@ -97,7 +97,7 @@ export function resolveDesign(sessions: readonly Session[], declared: { flag?: D
     // ids can repeat by accident (a common first name), which only the researcher can tell.
     const shared =
       design !== "within" && repeated.length > 0
-        ? `; but ${counted(repeated.length)} (${repeated.slice(0, 5).join(", ")}${repeated.length > 5 ? ", …" : ""}) took part in more than one condition, so the samples are not independent: if the same ${agentUnits ? "participants" : "people"} took part in several conditions, declare "design": "within" to pair them`
+        ? `; but ${counted(repeated.length)} (${repeated.slice(0, 5).join(", ")}${repeated.length > 5 ? ", …" : ""}) took part in more than one condition, so a comparison of two conditions they were both in does not have independent samples: if the same ${agentUnits ? "participants" : "people"} took part in several conditions, declare "design": "within" to pair them`
         : "";
     return {
       design: design ?? "between",

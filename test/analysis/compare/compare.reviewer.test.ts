@@ -59,10 +59,10 @@ describe("the study's design", () => {
     // Declared between-subject while people are in both conditions: said, with what to declare instead.
     for (const unit of ["participant", "session"] as const)
       expect(resolveDesign(paired.sessions, { flag: { design: "between", unit } }).reason).toMatch(
-        /; but 2 people \(.+\) took part in more than one condition, so the samples are not independent: .*"design": "within"/,
+        /; but 2 people \(.+\) took part in more than one condition, so a comparison of two conditions they were both in does not have independent samples: .*"design": "within"/,
       );
-    expect(resolveDesign(separate.sessions, { flag: { design: "between", unit: "participant" } }).reason).not.toContain("not independent");
-    expect(resolveDesign(paired.sessions, { config: { design: "within" } }).reason).not.toContain("not independent");
+    expect(resolveDesign(separate.sessions, { flag: { design: "between", unit: "participant" } }).reason).not.toContain("does not have independent samples");
+    expect(resolveDesign(paired.sessions, { config: { design: "within" } }).reason).not.toContain("does not have independent samples");
   });
 
   it("agents are not units of a pairing unless the study says so", () => {
