@@ -75,12 +75,31 @@ export async function runStudy(dir: string, flags: StudyFlags): Promise<void> {
 async function staleReports(analysis: string, dir: string): Promise<string[]> {
   const { readdir, stat } = await import("node:fs/promises");
   const names = await readdir(analysis).catch(() => [] as string[]);
-  const newest = Math.max(0, ...(await Promise.all(names.filter((n) => n.endsWith(".json")).map(async (n) => (await stat(join(analysis, n))).mtimeMs))));
+  const reports = names.filter((n) => n === "report.md" || n === "report.html");
+  // Only a study with a report pays for reading the analysis files' times (JSON.parse of each).
+  if (reports.length === 0) return [];
+  const newest = Math.max(0, ...(await Promise.all(names.filter((n) => n.endsWith(".json")).map((n) => computedAt(join(analysis, n))))));
   const stale: string[] = [];
-  for (const report of names.filter((n) => n === "report.md" || n === "report.html"))
+  for (const report of reports)
     if ((await stat(join(analysis, report))).mtimeMs < newest)
       stale.push(`analysis/${report} was written before the analyses it reports changed; run \`colloquy report ${dir}\` again before using it`);
   return stale;
+}
+
+/**
+ * When an analysis file's numbers were computed: its provenance.createdAt, not the file's mtime,
+ * which a copy, a git checkout or an unzip sets in whatever order it writes the files (a current
+ * report.md copied before stats.json would read as older than it). The mtime for a file without one.
+ */
+async function computedAt(file: string): Promise<number> {
+  const { readFile, stat } = await import("node:fs/promises");
+  try {
+    const created = Date.parse((JSON.parse(await readFile(file, "utf8")) as { provenance?: { createdAt?: string } }).provenance?.createdAt ?? "");
+    if (Number.isFinite(created)) return created;
+  } catch {
+    // Not JSON of ours: its mtime below.
+  }
+  return (await stat(file)).mtimeMs;
 }
 
 /** Options shared by `study` and `demo`. */

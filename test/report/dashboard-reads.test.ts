@@ -51,6 +51,14 @@ describe("what the build validates of an analysis file", () => {
     expect(tests[1].apa).toContain("Holm-adjusted p = .060 (unadjusted p = .030)");
   });
 
+  it("concepts.json: a test's note (what qualifies its p) is shown, as the report's line shows it", async () => {
+    const json = JSON.parse(await readFile(join(dir, "analysis", "concepts.json"), "utf8")) as ConceptsReport;
+    const note = "the same people took part in sessions of both conditions, so the sessions are not fully independent: read p with that in mind";
+    for (const c of json.conditions) c.tests = c.tests.map((t) => ({ ...t, note }));
+    const tests = readConcepts({ file: "concepts.json", params: [], value: json }, [])!.tests!;
+    expect(tests[0].apa).toContain(`(${note})`);
+  });
+
   it("stats.json: its provenance is validated (the file list shows it), its rows are not read", async () => {
     const data = await loadStudyData(dir);
     const coded = await loadCodedStudy(dir, "bales-ipa", "rules", { ...diskReader(dir), sessions: async () => data.sessions });

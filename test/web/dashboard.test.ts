@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { writeDashboardFixture, KNOWN, HOSTILE } from "../../fixtures/dashboard/generate.js";
 import { buildSite } from "../../src/report/build.js";
@@ -87,7 +87,7 @@ describe("dashboard in Chromium (fixture study with known numbers)", () => {
     expect(await page.locator('[data-chart="compare-counts"] rect.bar').count()).toBe(26);
     // No analysis/compare file (colloquy compare not run): the view says so and how to test, instead of no word at all.
     expect(await page.textContent('[data-tests="none"]')).toBe(
-      "TestsNo tests of the codes of rules: there is no analysis/compare-bales-ipa.json yet. Run colloquy compare --codebook bales-ipa --coder rules to test them.",
+      `TestsNo tests of the codes of rules: there is no analysis/compare-bales-ipa.json yet. Run colloquy compare ${basename(dir)} --codebook bales-ipa --coder rules to test them.`,
     );
     await shot("03-compare");
     expect(errors).toEqual([]);

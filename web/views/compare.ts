@@ -74,6 +74,8 @@ export const compareView: View = {
       // Tests are in analysis/compare-<codebook>.json for the coder `colloquy compare` was run with
       // only: another coder's view says so instead of dropping the section without a word.
       const tested = sets.find((s) => s.codebook === set.codebook && s.source === "analysis");
+      // The command names the study (as the empty views' hints do): `colloquy compare` without one stops.
+      const study = /^[\w./-]+$/.test(ctx.bundle.study.name) ? ctx.bundle.study.name : JSON.stringify(ctx.bundle.study.name);
       const untested =
         set.source === "analysis"
           ? null
@@ -88,7 +90,7 @@ export const compareView: View = {
                   tested
                     ? `analysis/compare-${set.codebook}.json tests those of ${coderLabel(tested.coder)}`
                     : `there is no analysis/compare-${set.codebook}.json yet`
-                }. Run colloquy compare --codebook ${set.codebook} --coder ${set.coder} to test them${tested ? " (it replaces that file)" : ""}.`,
+                }. Run colloquy compare ${study} --codebook ${set.codebook} --coder ${set.coder} to test them${tested ? " (it replaces that file)" : ""}.`,
               ),
             );
       const tests = set.tests.length

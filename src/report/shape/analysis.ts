@@ -104,7 +104,12 @@ export function readAgreement(files: readonly AnalysisFile<AgreementReport>[], w
  * (one of seven with eight conditions), and its adjusted p labelled plain "p".
  */
 function measureTests(comparison: MeasureComparison | undefined): MeasureTestLine[] {
-  return (comparison?.tests ?? []).map((t) => ({ comparison: `${t.a} vs ${t.b}`, test: inPlainWords(t.testName), apa: apaConditionTest(t) }));
+  // With its note, as the report's line has it: "the same people took part in sessions of both conditions ..." qualifies p.
+  return (comparison?.tests ?? []).map((t) => ({
+    comparison: `${t.a} vs ${t.b}`,
+    test: inPlainWords(t.testName),
+    apa: `${apaConditionTest(t)}${t.note ? ` (${t.note})` : ""}`,
+  }));
 }
 
 /** Per-condition summaries of one measure: mean, SD, n and the 95% CI of the mean, as the analysis computed them. */
