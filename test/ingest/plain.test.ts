@@ -187,6 +187,26 @@ describe("plain speakers who talk once", () => {
     expect(plainImporter.detect("zh.txt", text)).toBeGreaterThan(0.5);
   });
 
+  it("an ASCII colon with no space after a name in a script without case (田中:はい) ends a speaker label; a time or a URL after it does not", () => {
+    const text = "田中:はい、始めましょう。\n佐藤:了解です。\n田中:会議は10:30からです。\n佐藤:資料はhttp://example.com/aにあります。\n";
+    const s = parsePlain("ja-ascii.txt", text).sessions[0]!;
+    expect(s.turns.map((t) => [s.participants.find((p) => p.id === t.speaker)!.name, t.text])).toEqual([
+      ["田中", "はい、始めましょう。"],
+      ["佐藤", "了解です。"],
+      ["田中", "会議は10:30からです。"],
+      ["佐藤", "資料はhttp://example.com/aにあります。"],
+    ]);
+    // Latin names still need the space: "Note:this" and "10:30" stay text.
+    expect(parsePlain("l.txt", "Ann: hi\nBob: at 10:30\nNote:this\nAnn: ok").sessions[0]!.turns.map((t) => t.text)).toEqual([
+      "hi",
+      "at 10:30\nNote:this",
+      "ok",
+    ]);
+    // A time after a case-less label stays text of the turn ("时间:10:30" is no speaker).
+    const zh = parsePlain("zh-time.txt", "王芳:我们开始吧。\n时间:10:30\n李雷:好的。\n王芳:嗯。").sessions[0]!;
+    expect(zh.turns.map((t) => t.text)).toEqual(["我们开始吧。\n时间:10:30", "好的。", "嗯。"]);
+  });
+
   it("in a script without case, a clause before a full-width colon or a time (10：30) stays text of the turn", () => {
     const text = "王芳：我想补充两点。\n第一点，预算：不能超过五万。\n第二点，时间安排：三月完成。\n李明：会议定在\n10：30 开始。\n王芳：好。\n";
     const s = parsePlain("zh2.txt", text).sessions[0]!;

@@ -35,9 +35,11 @@ const otterHeader = new RegExp(String.raw`^(\S[^:\t]{0,39}?)(?:\s{2,}|\t+)(${T})
 /**
  * `Name: text`, or `Name：text` with the full-width colon Chinese and Japanese transcripts use
  * (with no space after it: an ASCII colon needs one, so "10:30" and "http://" stay text; a
- * full-width colon between digits is a time too, "10：30").
+ * full-width colon between digits is a time too, "10：30"). An ASCII colon with no space counts
+ * after a letter of a script without case ("田中:はい", as such transcripts are often typed),
+ * unless a digit or a slash follows it ("时间:10:30", "网址://").
  */
-const plainLine = /^([^:：]{1,40}?)(?::(?:\s+|$)|(?<!\d)：\s*|：(?!\d)\s*)(.*)$/;
+const plainLine = /^([^:：]{1,40}?)(?::(?:\s+|$)|(?<=\p{Lo}):(?![\d/])|(?<!\d)：\s*|：(?!\d)\s*)(.*)$/u;
 /**
  * Words notes and documents put before a colon: a once-only `Note:` is part of a turn, not a person.
  * Chinese and Japanese ones too (注意：, 备注：, 例如：), since a script without case gives no other sign.
