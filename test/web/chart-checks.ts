@@ -166,7 +166,8 @@ export const FIND_CAMEL_CASE = (root: ParentNode) => {
   const walker = document.createTreeWalker(root as Node, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const parent = node.parentElement;
-    if (!parent || parent.closest(".transcript, [data-transcript], table[data-table='disagreements'], .tooltip, script, style")) continue;
+    // Skipped: people's words, and commands shown as typed (<code>: a study folder's name is the user's).
+    if (!parent || parent.closest(".transcript, [data-transcript], table[data-table='disagreements'], .tooltip, code, script, style")) continue;
     for (const m of (node.textContent ?? "").matchAll(/\b[a-z]+(?:[A-Z][a-z0-9]*)+\b/g))
       out.push(`"${m[0]}" in <${parent.tagName.toLowerCase()}>: ${(node.textContent ?? "").trim().slice(0, 80)}`);
   }

@@ -87,8 +87,10 @@ describe("dashboard in Chromium (fixture study with known numbers)", () => {
     expect(await page.locator('[data-chart="compare-counts"] rect.bar').count()).toBe(26);
     // No analysis/compare file (colloquy compare not run): the view says so and how to test, instead of no word at all.
     expect(await page.textContent('[data-tests="none"]')).toBe(
-      `TestsNo tests of the codes of rules: there is no analysis/compare-bales-ipa.json yet. Run colloquy compare ${basename(dir)} --codebook bales-ipa --coder rules to test them.`,
+      `TestsNo tests of the codes of rules: analysis/compare-bales-ipa.json has none to show (it is not made yet, or names no control condition). To test them, run colloquy compare ${basename(dir)} --codebook bales-ipa --coder rules.`,
     );
+    // The command is shown as typed (the study's folder name verbatim, whatever it looks like).
+    expect(await page.textContent('[data-tests="none"] code')).toBe(`colloquy compare ${basename(dir)} --codebook bales-ipa --coder rules`);
     await shot("03-compare");
     expect(errors).toEqual([]);
   });

@@ -89,8 +89,11 @@ export const compareView: View = {
                 `No tests of the codes of ${coderLabel(set.coder)}: ${
                   tested
                     ? `analysis/compare-${set.codebook}.json tests those of ${coderLabel(tested.coder)}`
-                    : `there is no analysis/compare-${set.codebook}.json yet`
-                }. Run colloquy compare ${study} --codebook ${set.codebook} --coder ${set.coder} to test them${tested ? " (it replaces that file)" : ""}.`,
+                    : `analysis/compare-${set.codebook}.json has none to show (it is not made yet, or names no control condition)`
+                }. To test them, run `,
+                // A command as typed: the study's folder name verbatim.
+                el("code", {}, `colloquy compare ${study} --codebook ${set.codebook} --coder ${set.coder}`),
+                tested ? " (it replaces that file)." : ".",
               ),
             );
       const tests = set.tests.length
