@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.js";
 import { notingAgent } from "../orchestrator/support.js";
 import { loadSessions } from "../../src/study/study.js";
-import { postWhenRunning, startRun, type LiveRun } from "./kill-resume.js";
+import { postWhenRunning, resumeAndEnd, startRun, type LiveRun } from "./kill-resume.js";
 
 /**
  * Who agreed to the consent text is stored with the session even when they agreed after it
@@ -85,12 +85,7 @@ describe("consent records", () => {
     first.child.kill("SIGKILL");
     expect(await first.exit).toBe(137);
 
-    const second = await startRun([...args, "--resume"], ["Hana", "Ivo"]);
-    await second.connect();
-    await postWhenRunning(second, "Ivo", "After the resume.");
-    await sleep(100);
-    expect(await second.control("end")).toBe(200);
-    expect(await second.exit, second.stderr()).toBe(0);
+    await resumeAndEnd(args, ["Hana", "Ivo"], "Ivo", "After the resume.");
     const consent = await consentOf(path);
     expect(Object.keys(consent).sort()).toEqual(["hana", "ivo"]);
     for (const at of Object.values(consent)) expect(Math.abs(Date.parse(at) - agreedAt)).toBeLessThan(5_000);
@@ -103,13 +98,7 @@ describe("consent records", () => {
     first.child.kill("SIGKILL");
     expect(await first.exit).toBe(137);
 
-    const second = await startRun([...args, "--resume"], ["Hana", "Ivo"]);
-    await second.connect();
-    expect(await second.control("next" as "end")).toBe(200);
-    await postWhenRunning(second, "Ivo", "After the resume.");
-    await sleep(100);
-    expect(await second.control("end")).toBe(200);
-    expect(await second.exit, second.stderr()).toBe(0);
+    await resumeAndEnd(args, ["Hana", "Ivo"], "Ivo", "After the resume.", { startNext: true });
     const consent = await consentOf(path);
     expect(Object.keys(consent).sort()).toEqual(["hana", "ivo"]);
     expect(Math.abs(Date.parse(consent.ivo) - agreedAt)).toBeLessThan(5_000);

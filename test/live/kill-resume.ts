@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -96,4 +97,25 @@ export async function endWhenRunning(run: LiveRun): Promise<void> {
     await sleep(50);
   }
   throw new Error(`no session ever ran to be ended:\n${run.stderr()}`);
+}
+
+/**
+ * `--resume` a stopped run with the same arguments, open every page, post once as `person` (after
+ * releasing the waiting room when `startNext`), and End the session: the resumed run, ended with 0.
+ */
+export async function resumeAndEnd(
+  args: readonly string[],
+  people: readonly string[],
+  person: string,
+  text: string,
+  options: { startNext?: boolean } = {},
+): Promise<LiveRun> {
+  const second = await startRun([...args, "--resume"], people);
+  await second.connect();
+  if (options.startNext) expect(await second.control("next" as "end")).toBe(200);
+  await postWhenRunning(second, person, text);
+  await sleep(100);
+  expect(await second.control("end")).toBe(200);
+  expect(await second.exit, second.stderr()).toBe(0);
+  return second;
 }

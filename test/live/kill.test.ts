@@ -7,7 +7,7 @@ import { startOpenAiServer, type OpenAiServer } from "../support/openai-server.j
 import { notingAgent } from "../orchestrator/support.js";
 import { loadSessions } from "../../src/study/study.js";
 import { createRandom } from "../../src/orchestrator/random.js";
-import { postWhenRunning, startRun } from "./kill-resume.js";
+import { postWhenRunning, resumeAndEnd, startRun } from "./kill-resume.js";
 
 /**
  * kill -9 of `colloquy run --serve` while two people post, at a random moment, then `--resume`:
@@ -125,12 +125,7 @@ describe("kill -9 of a live run, then --resume", () => {
     const startedAt = notes(saved).realTime.startedAt;
     expect(saved.turns.filter((t) => t.speaker === "hana" || t.speaker === "ivo").map((t) => t.text)).toEqual(["Before Ctrl-C.", "Ivo too."]);
 
-    const second = await startRun([...args, "--resume"], ["Hana", "Ivo"]);
-    await second.connect();
-    await postWhenRunning(second, "Hana", "After the resume.");
-    await sleep(100);
-    expect(await second.control("end")).toBe(200);
-    expect(await second.exit, second.stderr()).toBe(0);
+    await resumeAndEnd(args, ["Hana", "Ivo"], "Hana", "After the resume.");
     const [session] = await loadSessions(study);
     const people = session.turns.filter((t) => t.speaker === "hana" || t.speaker === "ivo");
     expect(people.map((t) => [t.text, Boolean(t.metadata?.late)])).toEqual([
