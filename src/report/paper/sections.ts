@@ -221,13 +221,14 @@ function studyDesignOf(data: StudyData) {
 
 function codingSection(data: StudyData, compares: AnalysisFile<CompareReport>[]): Section {
   const rows: Cell[][] = [];
+  const setOf = (codebook: string, coder: string) => data.codeSets.find((s) => s.codebook === codebook && s.coder === coder);
   const digestOf = (codebook: string, coder: string) => {
-    const set = data.codeSets.find((s) => s.codebook === codebook && s.coder === coder);
+    const set = setOf(codebook, coder);
     return set && codeValuesDigest(set.records);
   };
   const validation = (codebook: string, coder: string) => {
-    const set = data.codeSets.find((s) => s.codebook === codebook && s.coder === coder);
-    return set && codeSetValidation(set.coder, summariseRecords(set.records), (human) => digestOf(set.codebook, human));
+    const set = setOf(codebook, coder);
+    return set && codeSetValidation(set.coder, summariseRecords(set.records), (human) => digestOf(codebook, human));
   };
   for (const set of data.codeSets) {
     const versions = [...new Set(set.records.map((r) => r.codebookVersion))].sort();
